@@ -1,0 +1,85 @@
+/**
+ * Every error the kit raises is a KitError with a stable string `code` (switch on it, never on
+ * the message) and the HTTP status the kit's routes answer with. Messages never carry the client
+ * secret, an Authorization header or a handoff.
+ */
+export const KitErrorCode = {
+  /** The factory's options are wrong; the message says how to fix the call. */
+  InvalidConfig: 'invalid_config',
+  /** The landing router is mounted somewhere other than the registered returnUrl's path. */
+  MountedAtWrongPath: 'mounted_at_wrong_path',
+  NotSignedIn: 'not_signed_in',
+  CsrfFailed: 'csrf_failed',
+  UnknownAction: 'unknown_action',
+  InvalidActionParams: 'invalid_action_params',
+  RateLimited: 'rate_limited',
+  /** session_id / state missing, duplicated, oversized or malformed. */
+  InvalidReturnParams: 'invalid_return_params',
+  /** No attempt is stored for this state (forged, or already swept away). */
+  UnknownAttempt: 'unknown_attempt',
+  /** The session_id does not belong to the attempt stored for this state. */
+  SessionMismatch: 'session_mismatch',
+  /** The service echoed a state or userRef other than the one stored for the attempt. */
+  ServiceResponseMismatch: 'service_response_mismatch',
+  /** Network error, timeout or 5xx from the service, after the retries the call allows. */
+  ServiceUnavailable: 'service_unavailable',
+  /** The service refused the request with an errorCode (see `serviceErrorCode`). */
+  ServiceRejected: 'service_rejected',
+  /** The service answered something the spec does not allow (redirect, wrong content type, bad JSON). */
+  ServiceProtocolError: 'service_protocol_error',
+  /** The action's own fulfil threw; the transaction was rolled back and nothing was marked. */
+  FulfilFailed: 'fulfil_failed',
+} as const;
+
+export type KitErrorCode = (typeof KitErrorCode)[keyof typeof KitErrorCode];
+
+const statusByCode: Record<KitErrorCode, number> = {
+  invalid_config: 500,
+  mounted_at_wrong_path: 500,
+  not_signed_in: 401,
+  csrf_failed: 403,
+  unknown_action: 400,
+  invalid_action_params: 400,
+  rate_limited: 429,
+  invalid_return_params: 400,
+  unknown_attempt: 400,
+  session_mismatch: 400,
+  service_response_mismatch: 502,
+  service_unavailable: 503,
+  service_rejected: 502,
+  service_protocol_error: 502,
+  fulfil_failed: 500,
+};
+
+export interface KitErrorOptions {
+  /** The service's own `errorCode`, for ServiceRejected. */
+  serviceErrorCode?: string;
+  /** The service's HTTP status, when there was a response. */
+  serviceStatus?: number;
+  /** Seconds the client should wait, for RateLimited. */
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
+export class KitError extends Error {
+  override readonly name = 'KitError';
+  readonly code: KitErrorCode;
+  /** HTTP status for Express's error handler. */
+  readonly status: number;
+  readonly serviceErrorCode: string | undefined;
+  readonly serviceStatus: number | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: KitErrorCode, message: string, options: KitErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = statusByCode[code];
+    this.serviceErrorCode = options.serviceErrorCode;
+    this.serviceStatus = options.serviceStatus;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+export function isKitError(value: unknown, code?: KitErrorCode): value is KitError {
+  return value instanceof KitError && (code === undefined || value.code === code);
+}

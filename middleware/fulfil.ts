@@ -1,0 +1,118 @@
+/**
+ * The one fulfil path, shared by the landing, the mobile completion and the sweep.
+ *
+ * Arrival proves nothing: the outcome is re-read from the service, and the action runs only when
+ * the status is `verified` AND the echoed state and userRef equal what was stored for the attempt
+ * (the session_id was matched by the caller: findReturnedAttempt, or the sweep's own claim).
+ * The action and its mark commit in one transaction keyed by sessionId, so concurrent callers
+ * run it once.
+ */
+import { KitError, KitErrorCode } from './errors.ts';
+import type { Attempt, VerifyStore } from './store/types.ts';
+import type { ActionDefinition, VerifyClient } from './types.ts';
+
+export interface FulfilDeps<Tx> {
+  client: Pick<VerifyClient, 'getSession'>;
+  store: VerifyStore<Tx>;
+  actions: ReadonlyMap<string, ActionDefinition<Tx>>;
+  now: () => number;
+}
+
+export type Completion =
+  /** `firstTime` is true only for the caller whose transaction ran the action. */
+  | { kind: 'fulfilled'; attempt: Attempt; firstTime: boolean }
+  | { kind: 'failed'; attempt: Attempt; reason: string }
+  | { kind: 'pending'; attempt: Attempt }
+  | { kind: 'expired'; attempt: Attempt };
+
+/**
+ * Looks up the attempt a return (landing or mobile completion) refers to: resolved by `state`,
+ * then the `session_id` must be the one stored for it. Writes nothing.
+ */
+export async function findReturnedAttempt<Tx>(
+  store: VerifyStore<Tx>,
+  returned: { sessionId: string; state: string },
+): Promise<Attempt> {
+  const attempt = await store.findAttemptByState(returned.state);
+  if (attempt === undefined) {
+    throw new KitError(KitErrorCode.UnknownAttempt, 'No verification attempt matches this link; start again.');
+  }
+  if (attempt.sessionId !== returned.sessionId) {
+    throw new KitError(KitErrorCode.SessionMismatch, 'This link does not belong to the verification it names; start again.');
+  }
+  return attempt;
+}
+
+/** Re-reads the session and fulfils, records the failure, or reports it still pending. */
+export async function completeAttempt<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt): Promise<Completion> {
+  const settled = settledCompletion(attempt);
+  if (settled !== undefined) return settled;
+
+  const status = await deps.client.getSession(attempt.sessionId);
+  if (status.status === 'pending') return { kind: 'pending', attempt };
+  if (status.status === 'failed') {
+    await deps.store.recordFailure(attempt.sessionId, status.reason, deps.now());
+    const current = await deps.store.findAttemptByState(attempt.state);
+    // A concurrent caller may have settled it first; report what is stored.
+    return settledCompletion(current ?? attempt) ?? { kind: 'failed', attempt, reason: status.reason };
+  }
+
+  if (status.state !== attempt.state || status.userRef !== attempt.userRef) {
+    throw new KitError(
+      KitErrorCode.ServiceResponseMismatch,
+      'The verification service reported a state or user other than the ones this attempt was started with; nothing was fulfilled.',
+    );
+  }
+  const action = deps.actions.get(attempt.action);
+  if (action === undefined) {
+    throw new KitError(
+      KitErrorCode.UnknownAction,
+      `Attempt uses action "${attempt.action}", which is no longer registered; register it again to fulfil it.`,
+    );
+  }
+  const result = await runFulfilment(deps, action, attempt);
+  switch (result.kind) {
+    case 'fulfilled':
+      return { kind: 'fulfilled', attempt: result.attempt, firstTime: true };
+    case 'already_fulfilled':
+      return { kind: 'fulfilled', attempt: result.attempt, firstTime: false };
+    case 'not_pending':
+      return settledCompletion(result.attempt ?? attempt) ?? { kind: 'pending', attempt };
+  }
+}
+
+async function runFulfilment<Tx>(deps: FulfilDeps<Tx>, action: ActionDefinition<Tx>, attempt: Attempt) {
+  try {
+    return await deps.store.fulfilOnce(
+      attempt.sessionId,
+      (tx, stored) =>
+        action.fulfil(tx, {
+          sessionId: stored.sessionId,
+          state: stored.state,
+          userRef: stored.userRef,
+          action: stored.action,
+          params: stored.params,
+        }),
+      deps.now(),
+    );
+  } catch (error) {
+    if (error instanceof KitError) throw error;
+    throw new KitError(KitErrorCode.FulfilFailed, `Action "${action.name}" failed; nothing was marked and it will be retried.`, {
+      cause: error,
+    });
+  }
+}
+
+/** The completion an attempt already has in the store, if it is no longer pending. */
+function settledCompletion(attempt: Attempt): Completion | undefined {
+  switch (attempt.outcome) {
+    case 'fulfilled':
+      return { kind: 'fulfilled', attempt, firstTime: false };
+    case 'failed':
+      return { kind: 'failed', attempt, reason: attempt.failureReason ?? 'unknown' };
+    case 'expired':
+      return { kind: 'expired', attempt };
+    case 'pending':
+      return undefined;
+  }
+}

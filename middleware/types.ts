@@ -1,0 +1,81 @@
+/** Types shared by the kit's modules. Each module's own options live beside it. */
+
+export type OperationSensitivity = 'normal' | 'sensitive';
+export type Platform = 'web' | 'mobile';
+
+/** JSON-serialisable values: action parameters are stored as JSON beside the attempt. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+// ---- the service, as the kit sees it (spec: "Session create" and "Session status") ----
+
+export interface CreateSessionInput {
+  returnUrl: string;
+  destination: string;
+  operationSensitivity: OperationSensitivity;
+  userRef: string;
+  state: string;
+  platform: Platform;
+}
+
+export interface CreatedSession {
+  sessionId: string;
+  /** Used exactly as returned: never built or extended. */
+  verifyUrl: string;
+  /** Single use, 120 s; travels only in a request body. */
+  handoff: string;
+  expiresInSeconds: number;
+  /** True when the service replayed an earlier success for the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+export const KNOWN_FAILURE_REASONS = ['otp_locked', 'device_changed', 'session_binding_failed'] as const;
+export type KnownFailureReason = (typeof KNOWN_FAILURE_REASONS)[number];
+
+export type SessionStatus =
+  | { status: 'pending'; state?: string; userRef?: string }
+  | { status: 'verified'; state?: string; userRef?: string }
+  /** `reason` is one of KNOWN_FAILURE_REASONS or any other string (a generic failure). */
+  | { status: 'failed'; reason: string; state?: string; userRef?: string };
+
+export interface VerifyClient {
+  /**
+   * POST /session with an Idempotency-Key unique to the logical attempt. Retries network errors,
+   * 5xx and 409 idempotency_request_in_flight with the same key; throws KitError otherwise.
+   */
+  createSession(input: CreateSessionInput, idempotencyKey: string): Promise<CreatedSession>;
+  /** GET /session/{id}. Unknown fields and reasons are tolerated; assertionExchanged is ignored. */
+  getSession(sessionId: string): Promise<SessionStatus>;
+  close(): Promise<void>;
+}
+
+// ---- the integrator's guarded actions ----
+
+/** What an action's fulfil receives about the verified attempt. */
+export interface VerifiedAttempt {
+  sessionId: string;
+  state: string;
+  userRef: string;
+  action: string;
+  params: JsonValue;
+}
+
+export interface ActionDefinition<Tx = unknown> {
+  /** Registered name, picked by the server; `^[a-z][a-z0-9_-]{0,63}$`. */
+  name: string;
+  operationSensitivity: OperationSensitivity;
+  /**
+   * Where to send the user after fulfilment: a same-origin path starting with a single "/".
+   * Fixed on the server; nothing the browser sends can change it.
+   */
+  successPath: string;
+  /**
+   * Validates the start request and returns the server-side parameters stored with the attempt
+   * (e.g. the new payout account). Throw KitError('invalid_action_params') for bad input.
+   */
+  prepare?: (req: import('express').Request) => JsonValue | Promise<JsonValue>;
+  /**
+   * Performs the guarded action. Synchronous: it runs inside the kit's transaction, with the
+   * transaction handle, and commits together with the fulfilment mark, exactly once per session.
+   */
+  fulfil: (tx: Tx, attempt: VerifiedAttempt) => void;
+}
