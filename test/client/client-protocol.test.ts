@@ -1,0 +1,195 @@
+/**
+ * The backend client against a scripted HTTP server on loopback: the misbehaviours a real service
+ * (or a man in the middle) could show, which the spec-faithful emulator never does.
+ */
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createVerifyClient, type VerifyClientOptions } from '../../middleware/client.ts';
+import type { CreateSessionInput } from '../../middleware/types.ts';
+
+const SECRET = 'sk_live_do-not-leak-7f3a9c';
+const input: CreateSessionInput = {
+  returnUrl: 'http://localhost:3000/verify/return',
+  destination: '+15550100001',
+  operationSensitivity: 'normal',
+  userRef: 'user-1',
+  state: 'state-1',
+  platform: 'web',
+};
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
+interface Scripted {
+  url: string;
+  requests: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[];
+}
+const servers: http.Server[] = [];
+
+async function scriptedServer(handlers: Handler[]): Promise<Scripted> {
+  const requests: Scripted['requests'] = [];
+  const server = http.createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    requests.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+    const handler = handlers[Math.min(requests.length, handlers.length) - 1]!;
+    handler(req, res, body);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  servers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
+
+const json = (status: number, value: unknown, headers: Record<string, string> = {}): Handler => (_req, res) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(value));
+};
+const created = { isSuccess: true, sessionId: 'sess-1', verifyUrl: 'https://verify.example/v', handoff: 'hx-1', expiresInSeconds: 120, binding: 'form_post' };
+
+function client(url: string, extra: Partial<VerifyClientOptions> = {}) {
+  return createVerifyClient({
+    baseUrl: url,
+    clientId: 'client-1',
+    clientSecret: SECRET,
+    retry: { baseDelayMs: 5, maxDelayMs: 20 },
+    ...extra,
+  });
+}
+
+/** Everything an error could show anyone: message, stack, own properties, causes. */
+function everythingAbout(error: unknown): string {
+  return `${String(error)}\n${(error as Error).stack}\n${JSON.stringify(error)}\n${inspect(error, { depth: 10, showHidden: true })}`;
+}
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+describe('backend client protocol', () => {
+  it('sends the credentials only as a Basic Authorization header, and the payload with channel sms', async () => {
+    const service = await scriptedServer([json(200, created)]);
+    await client(service.url).createSession(input, 'key-1');
+    const [request] = service.requests;
+    expect(request!.headers.authorization).toBe(`Basic ${Buffer.from(`client-1:${SECRET}`).toString('base64')}`);
+    expect(request!.url).toBe('/session');
+    expect(request!.url + request!.body).not.toContain(SECRET);
+    expect(JSON.parse(request!.body)).toEqual({ ...input, channel: 'sms' });
+    expect(request!.headers['idempotency-key']).toBe('key-1');
+  });
+
+  it('keeps a path prefix of the base URL and encodes the session id into one path segment', async () => {
+    const service = await scriptedServer([json(200, { status: 'pending' })]);
+    await client(`${service.url}/api/v2/`).getSession('a/../b?c');
+    expect(service.requests[0]!.url).toBe('/api/v2/session/a%2F..%2Fb%3Fc');
+  });
+
+  it('retries 5xx, resets and 409 in-flight with the same Idempotency-Key, and uses a replay like the original', async () => {
+    const service = await scriptedServer([
+      json(503, { errorCode: 'service_unavailable' }),
+      (req) => req.socket.destroy(),
+      json(409, { isSuccess: false, errorCode: 'idempotency_request_in_flight' }),
+      json(200, created, { 'idempotent-replayed': 'true' }),
+    ]);
+    const session = await client(service.url).createSession(input, 'key-42');
+    expect(session).toMatchObject({ sessionId: 'sess-1', handoff: 'hx-1', replayed: true });
+    expect(service.requests.map((r) => r.headers['idempotency-key'])).toEqual(['key-42', 'key-42', 'key-42', 'key-42']);
+  });
+
+  it('does not retry a validation error or idempotency_key_reused, and surfaces the errorCode', async () => {
+    for (const [status, errorCode] of [[400, 'invalid_return_url'], [422, 'idempotency_key_reused']] as const) {
+      const service = await scriptedServer([json(status, { isSuccess: false, errorCode })]);
+      const error = await client(service.url).createSession(input, 'key-1').catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'service_rejected', serviceErrorCode: errorCode, serviceStatus: status });
+      expect(service.requests).toHaveLength(1);
+    }
+  });
+
+  it('gives up after its retries with service_unavailable', async () => {
+    const service = await scriptedServer([json(502, {})]);
+    const error = await client(service.url, { retry: { maxAttempts: 3, baseDelayMs: 1 } }).createSession(input, 'k').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'service_unavailable', serviceStatus: 502 });
+    expect(service.requests).toHaveLength(3);
+  });
+
+  it('follows no redirect: a 3xx is a protocol error and the target is never contacted', async () => {
+    const elsewhere = await scriptedServer([json(200, { status: 'verified', state: 'state-1', userRef: 'user-1' })]);
+    const service = await scriptedServer([(_req, res) => { res.writeHead(307, { location: `${elsewhere.url}/session/x` }); res.end(); }]);
+    const error = await client(service.url).getSession('x').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'service_protocol_error', serviceStatus: 307 });
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it('checks the content type and the body before trusting a status', async () => {
+    const html = await scriptedServer([(_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('{"status":"verified"}'); }]);
+    await expect(client(html.url).getSession('x')).rejects.toMatchObject({ code: 'service_protocol_error' });
+    const notObject = await scriptedServer([(_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('["verified"]'); }]);
+    await expect(client(notObject.url).getSession('x')).rejects.toMatchObject({ code: 'service_protocol_error' });
+    const unknownStatus = await scriptedServer([json(200, { status: 'approved' })]);
+    await expect(client(unknownStatus.url).getSession('x')).rejects.toMatchObject({ code: 'service_protocol_error' });
+    const noHandoff = await scriptedServer([json(200, { ...created, handoff: undefined })]);
+    await expect(client(noHandoff.url).createSession(input, 'k')).rejects.toMatchObject({ code: 'service_protocol_error' });
+  });
+
+  it('tolerates unknown fields and reasons, and ignores assertionExchanged', async () => {
+    const service = await scriptedServer([
+      json(200, { status: 'failed', reason: 'carrier_blocked', state: 's', userRef: 'u', assertionExchanged: true, riskScore: 3 }),
+      json(200, { status: 'verified', state: 's', userRef: 'u', assertionExchanged: false, extra: { nested: 1 } }),
+    ]);
+    const c = client(service.url);
+    expect(await c.getSession('a')).toEqual({ status: 'failed', reason: 'carrier_blocked', state: 's', userRef: 'u' });
+    expect(await c.getSession('b')).toEqual({ status: 'verified', state: 's', userRef: 'u' });
+  });
+
+  it('times out a service that never answers, within its headers timeout per try', async () => {
+    const service = await scriptedServer([() => {}]);
+    const started = Date.now();
+    const error = await client(service.url, { timeouts: { headersMs: 150 }, statusReadAttempts: 2 }).getSession('x').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'service_unavailable' });
+    // undici checks timeouts on a coarse (~1 s) timer: bound the total, not each tick.
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(service.requests).toHaveLength(2);
+  });
+
+  it('never carries the secret or the Authorization value in any error it throws', async () => {
+    const authorization = Buffer.from(`client-1:${SECRET}`).toString('base64');
+    const service = await scriptedServer([
+      json(401, { isSuccess: false, errorCode: 'unauthorized' }),
+      (req) => req.socket.destroy(),
+      (_req, res) => { res.writeHead(302, { location: '/elsewhere' }); res.end(); },
+      () => {},
+    ]);
+    const c = client(service.url, { timeouts: { headersMs: 100 }, retry: { maxAttempts: 1 }, statusReadAttempts: 1 });
+    const errors = [
+      await c.createSession(input, 'k').catch((e: unknown) => e),
+      await c.getSession('x').catch((e: unknown) => e),
+      await c.getSession('x').catch((e: unknown) => e),
+      await c.getSession('x').catch((e: unknown) => e),
+    ];
+    expect(errors.map((e) => (e as { code: string }).code)).toEqual([
+      'service_rejected', 'service_unavailable', 'service_protocol_error', 'service_unavailable',
+    ]);
+    for (const error of errors) {
+      const text = everythingAbout(error);
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain(authorization);
+    }
+    expect(inspect(c, { depth: 10, showHidden: true })).not.toContain(authorization);
+  });
+
+  it('rejects configuration it cannot use, naming the option to fix and never echoing the secret', () => {
+    expect(() => createVerifyClient({ baseUrl: 'verify.example.com', clientId: 'c', clientSecret: SECRET })).toThrow(/`baseUrl` must be an absolute/);
+    expect(() => createVerifyClient({ baseUrl: `https://c:${SECRET}@verify.example`, clientId: 'c', clientSecret: SECRET })).toThrow(/without query, fragment or credentials/);
+    expect(() => createVerifyClient({ baseUrl: 'https://verify.example', clientId: 'a:b', clientSecret: SECRET })).toThrow(/`clientId`/);
+    expect(() => createVerifyClient({ baseUrl: 'https://verify.example', clientId: 'c', clientSecret: '' })).toThrow(/`clientSecret`/);
+    try {
+      createVerifyClient({ baseUrl: `https://c:${SECRET}@verify.example`, clientId: 'c', clientSecret: SECRET });
+    } catch (error) {
+      expect(everythingAbout(error)).not.toContain(SECRET);
+    }
+  });
+});
