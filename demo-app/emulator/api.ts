@@ -1,0 +1,129 @@
+/** The backend API: POST /session (create) and GET /session/{id} (status read), both with Basic auth. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { clientOf, requireClient } from './auth.ts';
+import type { EmulatorContext } from './context.ts';
+import { sendError } from './errors.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, type Claim } from './idempotency.ts';
+import { HANDOFF_TTL_SECONDS, type Session } from './sessions.ts';
+import { validateCreateRequest } from './validation.ts';
+
+const jsonBody = express.json({ type: ['application/json', 'application/*+json'], limit: '16kb' });
+
+export function apiRouter(context: EmulatorContext): express.Router {
+  const router = express.Router();
+  const auth = requireClient(context.clients);
+
+  router.post('/session', auth, jsonBody, async (req, res) => {
+    const failureStatus = context.faults.takeCreateFailure();
+    if (failureStatus !== undefined) {
+      sendError(res, failureStatus, 'service_unavailable', 'The service is temporarily unavailable (injected fault). Retry with the same Idempotency-Key.');
+      return;
+    }
+    if (context.faults.takeCreateReset('before')) {
+      req.socket.destroy();
+      return;
+    }
+    if (!req.is(['application/json', 'application/*+json'])) {
+      sendError(res, 400, 'invalid_request', 'Send a JSON object with Content-Type: application/json.');
+      return;
+    }
+    const key = req.get('idempotency-key');
+    if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
+      sendError(res, 400, 'invalid_idempotency_key', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`);
+      return;
+    }
+    const client = clientOf(res);
+    const claim: Claim | undefined = key === undefined ? undefined : context.idempotency.claim(client.clientId, key, req.body);
+    if (claim?.kind === 'in_flight') {
+      sendError(res, 409, 'idempotency_request_in_flight', 'A request with this Idempotency-Key is still running. Wait and retry with the same key.');
+      return;
+    }
+    if (claim?.kind === 'key_reused') {
+      sendError(res, 422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different payload.');
+      return;
+    }
+    if (claim?.kind === 'replay') {
+      context.stats.replays += 1;
+      res.set('Idempotent-Replayed', 'true').json(claim.body);
+      return;
+    }
+    try {
+      if (context.faults.settings.createDelayMs > 0) {
+        await sleep(context.faults.settings.createDelayMs, undefined, { signal: context.shutdown });
+      }
+      const validation = validateCreateRequest(req.body, client);
+      if (!validation.ok) {
+        sendError(res, 400, validation.errorCode, validation.message);
+        return;
+      }
+      const session = context.sessions.create({ ...validation.value, clientId: client.clientId });
+      context.outbox.send(session.destination, session.otp, session.id);
+      countCreate(context, key);
+      const body = createdBody(context, session);
+      claim?.store(body);
+      if (context.faults.takeCreateReset('after')) {
+        req.socket.destroy(); // the service acted, the caller never hears: the lost-response case
+        return;
+      }
+      res.json(body);
+    } finally {
+      claim?.release(); // no-op once stored; otherwise a failed attempt stays retryable
+    }
+  });
+
+  router.get('/session/:sessionId', auth, async (req, res) => {
+    context.stats.statusReads += 1;
+    if (context.faults.settings.statusDelayMs > 0) {
+      await sleep(context.faults.settings.statusDelayMs, undefined, { signal: context.shutdown });
+    }
+    const failureStatus = context.faults.takeStatusFailure();
+    if (failureStatus !== undefined) {
+      sendError(res, failureStatus, 'service_unavailable', 'The service is temporarily unavailable (injected fault).');
+      return;
+    }
+    res.set('Cache-Control', 'no-store');
+    const session = context.sessions.get(String(req.params.sessionId));
+    // Unknown, expired and other clients' ids read identically: pending, and nothing else.
+    if (session === undefined || session.clientId !== clientOf(res).clientId) {
+      res.json({ isSuccess: true, status: 'pending' });
+      return;
+    }
+    res.json({
+      isSuccess: true,
+      status: session.status,
+      ...(session.status === 'failed' ? { reason: session.reason } : {}),
+      state: session.state,
+      userRef: session.userRef,
+      assertionExchanged: false,
+    });
+  });
+
+  // Body-parser errors (bad JSON, too large, bad charset) on this API answer in the service's error shape.
+  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const status = (error as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      sendError(res, status, 'invalid_request', status === 413 ? 'The body is too large.' : 'The body is not valid JSON.');
+      return;
+    }
+    next(error);
+  });
+  return router;
+}
+
+function createdBody(context: EmulatorContext, session: Session): object {
+  return {
+    isSuccess: true,
+    sessionId: session.id,
+    verifyUrl: `${context.origin}/verify`,
+    handoff: session.handoff,
+    expiresInSeconds: HANDOFF_TTL_SECONDS,
+    binding: 'form_post',
+  };
+}
+
+function countCreate(context: EmulatorContext, key: string | undefined): void {
+  context.stats.creates += 1;
+  context.stats.smsSent += 1;
+  if (key !== undefined) context.stats.smsByIdempotencyKey[key] = (context.stats.smsByIdempotencyKey[key] ?? 0) + 1;
+}

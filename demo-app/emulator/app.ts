@@ -1,0 +1,27 @@
+/** Assembles the emulator's Express app from its routers. */
+import express from 'express';
+import helmet from 'helmet';
+import { apiRouter } from './api.ts';
+import type { EmulatorContext } from './context.ts';
+import { controlRouter } from './control.ts';
+import { sendError } from './errors.ts';
+import { hostedPageRouter } from './hosted-page.ts';
+import { inboxRouter } from './inbox.ts';
+
+export function createApp(context: EmulatorContext, options: { control: boolean }): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // Helmet's defaults for every answer; the hosted page and inbox set their own, tighter CSP.
+  app.use(helmet({ strictTransportSecurity: false })); // plain http on loopback
+  app.use(apiRouter(context));
+  app.use('/verify', hostedPageRouter(context));
+  if (options.control) {
+    app.use('/_control', controlRouter(context));
+    app.use(inboxRouter(context));
+  }
+  app.use((_req, res) => {
+    sendError(res, 404, 'not_found', 'Not found.');
+  });
+  return app;
+}

@@ -1,0 +1,117 @@
+/** Emulator configuration: registered clients and environment variables, validated with messages that name the fix. */
+
+export type Platform = 'web' | 'mobile';
+
+export interface EmulatorClient {
+  clientId: string;
+  secret: string;
+  /** The client's ONE registered return URL (a deep link for a mobile app), compared byte for byte. */
+  returnUrl: string;
+  /** Kind of app registered; only checks that `returnUrl` has a fitting scheme. Default `web`. */
+  platform?: Platform;
+}
+
+export const DEFAULT_PORT = 4010;
+
+/** Matches `.env.example`, so the demo works against the emulator with no configuration. */
+export const DEFAULT_CLIENT: EmulatorClient = {
+  clientId: 'demo-client',
+  secret: 'demo-secret-change-me',
+  returnUrl: 'http://localhost:3000/verify/return',
+  platform: 'web',
+};
+
+const WEB_SCHEMES = new Set(['http', 'https']);
+// Schemes a browser handles itself; a mobile deep link must use the app's own custom scheme.
+const NON_APP_SCHEMES = new Set(['http', 'https', 'javascript', 'data', 'file', 'blob', 'about', 'ftp', 'ws', 'wss', 'mailto', 'tel', 'sms']);
+const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
+
+export function schemeOf(url: string): string | undefined {
+  return SCHEME.exec(url)?.[1]?.toLowerCase();
+}
+
+/** `platform` changes only which return URL schemes are accepted: web takes http(s), mobile a custom-scheme deep link. */
+export function schemeFitsPlatform(url: string, platform: Platform): boolean {
+  const scheme = schemeOf(url);
+  if (scheme === undefined) return false;
+  return platform === 'web' ? WEB_SCHEMES.has(scheme) : !NON_APP_SCHEMES.has(scheme);
+}
+
+export function isPlatform(value: unknown): value is Platform {
+  return value === 'web' || value === 'mobile';
+}
+
+/** Validates a list of clients; throws an Error whose message says which entry is wrong and how. */
+export function validateClients(value: unknown, source = 'clients'): EmulatorClient[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new Error(`${source} must be a non-empty JSON array of {clientId, secret, returnUrl, platform?}.`);
+  }
+  const seen = new Set<string>();
+  return value.map((entry: unknown, index) => {
+    const where = `${source}[${index}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new Error(`${where} must be an object {clientId, secret, returnUrl, platform?}.`);
+    }
+    const { clientId, secret, returnUrl, platform = 'web' } = entry as Record<string, unknown>;
+    if (typeof clientId !== 'string' || clientId === '' || clientId.includes(':')) {
+      throw new Error(`${where}.clientId must be a non-empty string without ":" (it is the Basic auth user name).`);
+    }
+    if (seen.has(clientId)) throw new Error(`${where}.clientId "${clientId}" is registered twice; client ids must be unique.`);
+    seen.add(clientId);
+    if (typeof secret !== 'string' || secret === '') {
+      throw new Error(`${where}.secret must be a non-empty string.`);
+    }
+    if (!isPlatform(platform)) throw new Error(`${where}.platform must be "web" or "mobile" (default "web").`);
+    if (typeof returnUrl !== 'string' || !URL.canParse(returnUrl)) {
+      throw new Error(`${where}.returnUrl must be an absolute URL, e.g. http://localhost:3000/verify/return.`);
+    }
+    if (returnUrl.includes('?') || returnUrl.includes('#')) {
+      throw new Error(`${where}.returnUrl must not contain a query or fragment: the service appends session_id and state itself.`);
+    }
+    if (!schemeFitsPlatform(returnUrl, platform)) {
+      throw new Error(
+        platform === 'web'
+          ? `${where}.returnUrl must use http or https for a web client (or set "platform": "mobile" for a deep link).`
+          : `${where}.returnUrl must be a custom-scheme deep link (e.g. com.example.app://verify/return) for a mobile client.`,
+      );
+    }
+    return { clientId, secret, returnUrl, platform };
+  });
+}
+
+export interface EnvConfig {
+  port: number;
+  clients: EmulatorClient[];
+  control: boolean;
+}
+
+/** Reads EMULATOR_PORT, EMULATOR_CLIENTS and EMULATOR_CONTROL; throws with a clear message on bad values. */
+export function loadEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
+  return { port: parsePort(env.EMULATOR_PORT), clients: parseClients(env.EMULATOR_CLIENTS), control: parseControl(env.EMULATOR_CONTROL) };
+}
+
+export function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_PORT;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`EMULATOR_PORT must be an integer from 0 to 65535, got "${raw}".`);
+  }
+  return port;
+}
+
+export function parseClients(raw: string | undefined): EmulatorClient[] {
+  if (raw === undefined || raw.trim() === '') return [DEFAULT_CLIENT];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    throw new Error(`EMULATOR_CLIENTS is not valid JSON (${(error as Error).message}). Expected e.g. [{"clientId":"demo-client","secret":"…","returnUrl":"http://localhost:3000/verify/return"}].`);
+  }
+  return validateClients(parsed, 'EMULATOR_CLIENTS');
+}
+
+export function parseControl(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new Error(`EMULATOR_CONTROL must be "on" (default) or "off" (production-like: no /_control, no /_dev/inbox), got "${raw}".`);
+}

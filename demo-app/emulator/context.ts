@@ -1,0 +1,50 @@
+/** Everything the emulator's routers share: state, clock, registered clients and its own origin. */
+import { randomBytes } from 'node:crypto';
+import { VirtualClock } from './clock.ts';
+import type { EmulatorClient } from './config.ts';
+import { Faults, emptyStats, type Stats } from './faults.ts';
+import { IdempotencyStore } from './idempotency.ts';
+import { Outbox } from './outbox.ts';
+import { SessionStore } from './sessions.ts';
+
+export interface EmulatorContext {
+  readonly clients: readonly EmulatorClient[];
+  readonly clock: VirtualClock;
+  readonly sessions: SessionStore;
+  readonly idempotency: IdempotencyStore;
+  readonly outbox: Outbox;
+  readonly faults: Faults;
+  stats: Stats;
+  /** Signs the hosted page's binding field; fresh per process. */
+  readonly bindingKey: Buffer;
+  /** Known once the server listens (port 0 picks it then). */
+  origin: string;
+  /** Aborted on close, so injected delays stop waiting. */
+  readonly shutdown: AbortSignal;
+}
+
+export function createContext(clients: readonly EmulatorClient[], log: (line: string) => void, shutdown: AbortSignal): EmulatorContext {
+  const clock = new VirtualClock();
+  return {
+    clients,
+    clock,
+    sessions: new SessionStore(clock),
+    idempotency: new IdempotencyStore(clock),
+    outbox: new Outbox(clock, log),
+    faults: new Faults(),
+    stats: emptyStats(),
+    bindingKey: randomBytes(32),
+    origin: '',
+    shutdown,
+  };
+}
+
+/** Back to a fresh start (POST /_control/reset); clients and keys stay. */
+export function resetContext(context: EmulatorContext): void {
+  context.sessions.clear();
+  context.idempotency.clear();
+  context.outbox.clear();
+  context.faults.reset();
+  context.clock.reset();
+  context.stats = emptyStats();
+}

@@ -1,0 +1,99 @@
+/**
+ * The test-control API under /_control: outbox, virtual clock, faults, stats, reset and ending a
+ * session as if on the hosted page. Mounted only when control is on; answers loopback callers only.
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { EmulatorContext } from './context.ts';
+import { resetContext } from './context.ts';
+import { sendError } from './errors.ts';
+import { parseFaultUpdate } from './faults.ts';
+
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  return v4.startsWith('127.') || address === '::1';
+}
+
+/** Anything not from this machine gets the same 404 as a path that does not exist. */
+export function loopbackOnly(req: Request, res: Response, next: NextFunction): void {
+  if (isLoopbackAddress(req.socket.remoteAddress)) {
+    next();
+    return;
+  }
+  sendError(res, 404, 'not_found', 'Not found.');
+}
+
+export function controlRouter(context: EmulatorContext): express.Router {
+  const router = express.Router();
+  router.use(loopbackOnly, express.json({ limit: '16kb' }));
+
+  router.get('/outbox', (_req, res) => {
+    res.json({ messages: context.outbox.list() });
+  });
+
+  router.post('/clock', (req, res) => {
+    const advanceSeconds: unknown = req.body?.advanceSeconds;
+    if (typeof advanceSeconds !== 'number' || !Number.isFinite(advanceSeconds) || advanceSeconds < 0) {
+      sendError(res, 400, 'invalid_request', 'advanceSeconds must be a non-negative number.');
+      return;
+    }
+    context.clock.advance(advanceSeconds);
+    res.json({ now: new Date(context.clock.now()).toISOString() });
+  });
+
+  router.get('/faults', (_req, res) => {
+    res.json({ faults: context.faults.settings });
+  });
+
+  router.post('/faults', (req, res) => {
+    const update = parseFaultUpdate(req.body);
+    if (typeof update === 'string') {
+      sendError(res, 400, 'invalid_request', update);
+      return;
+    }
+    context.faults.update(update);
+    res.json({ faults: context.faults.settings });
+  });
+
+  router.get('/stats', (_req, res) => {
+    res.json(context.stats);
+  });
+
+  router.post('/reset', (_req, res) => {
+    resetContext(context);
+    res.json({ isSuccess: true });
+  });
+
+  router.post('/sessions/:sessionId/complete', (req, res) => {
+    const { outcome, reason } = (req.body ?? {}) as { outcome?: unknown; reason?: unknown };
+    if (outcome !== 'verified' && outcome !== 'failed') {
+      sendError(res, 400, 'invalid_request', 'outcome must be "verified" or "failed".');
+      return;
+    }
+    if (outcome === 'failed' && (typeof reason !== 'string' || reason === '')) {
+      sendError(res, 400, 'invalid_request', 'A failed outcome needs a reason, e.g. "otp_locked" (any string, to test unknown reasons).');
+      return;
+    }
+    const session = context.sessions.get(req.params.sessionId);
+    if (session === undefined) {
+      sendError(res, 404, 'unknown_session', 'No such session (or it is older than 24 h).');
+      return;
+    }
+    if (session.status !== 'pending') {
+      sendError(res, 409, 'session_already_ended', `The session already ended as ${session.status}.`);
+      return;
+    }
+    context.sessions.end(session, outcome, typeof reason === 'string' ? reason : undefined);
+    res.json({ isSuccess: true, status: session.status, ...(session.reason ? { reason: session.reason } : {}) });
+  });
+
+  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const status = (error as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      sendError(res, 400, 'invalid_request', 'The body is not valid JSON.');
+      return;
+    }
+    next(error);
+  });
+  return router;
+}

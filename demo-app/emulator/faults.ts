@@ -1,0 +1,109 @@
+/** Injected faults (POST /_control/faults) and call statistics (GET /_control/stats). */
+
+export type ResetPhase = 'before' | 'after';
+
+export interface FaultSettings {
+  /** The next N POST /session answer `createStatus` without acting. */
+  createFailures: number;
+  createStatus: number;
+  /** Every POST /session waits this long (while in flight) before acting. */
+  createDelayMs: number;
+  /** The next N POST /session get their socket destroyed, before acting or after (the lost response). */
+  resetConnections: number;
+  resetPhase: ResetPhase;
+  /** The next N GET /session/{id} answer `statusStatus`. */
+  statusFailures: number;
+  statusStatus: number;
+  /** Every GET /session/{id} waits this long. */
+  statusDelayMs: number;
+}
+
+const NO_FAULTS: FaultSettings = {
+  createFailures: 0,
+  createStatus: 503,
+  createDelayMs: 0,
+  resetConnections: 0,
+  resetPhase: 'after',
+  statusFailures: 0,
+  statusStatus: 503,
+  statusDelayMs: 0,
+};
+
+const COUNTS = ['createFailures', 'createDelayMs', 'resetConnections', 'statusFailures', 'statusDelayMs'] as const;
+const STATUSES = ['createStatus', 'statusStatus'] as const;
+
+/** Validates a faults update; returns the update or a message saying what is wrong. */
+export function parseFaultUpdate(body: unknown): Partial<FaultSettings> | string {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'Send a JSON object of fault settings.';
+  const input = body as Record<string, unknown>;
+  const update: Partial<FaultSettings> = {};
+  for (const [name, value] of Object.entries(input)) {
+    if ((COUNTS as readonly string[]).includes(name)) {
+      if (!Number.isInteger(value) || (value as number) < 0) return `${name} must be a non-negative integer.`;
+      update[name as (typeof COUNTS)[number]] = value as number;
+    } else if ((STATUSES as readonly string[]).includes(name)) {
+      if (!Number.isInteger(value) || (value as number) < 400 || (value as number) > 599) return `${name} must be an HTTP error status (400-599).`;
+      update[name as (typeof STATUSES)[number]] = value as number;
+    } else if (name === 'resetPhase') {
+      if (value !== 'before' && value !== 'after') return 'resetPhase must be "before" or "after".';
+      update.resetPhase = value;
+    } else {
+      return `Unknown fault "${name}".`;
+    }
+  }
+  return update;
+}
+
+export class Faults {
+  #settings: FaultSettings = { ...NO_FAULTS };
+
+  get settings(): Readonly<FaultSettings> {
+    return this.#settings;
+  }
+
+  update(update: Partial<FaultSettings>): void {
+    this.#settings = { ...this.#settings, ...update };
+  }
+
+  reset(): void {
+    this.#settings = { ...NO_FAULTS };
+  }
+
+  /** Consumes one create failure; returns the status to answer with, if any. */
+  takeCreateFailure(): number | undefined {
+    if (this.#settings.createFailures === 0) return undefined;
+    this.#settings.createFailures -= 1;
+    return this.#settings.createStatus;
+  }
+
+  /** Consumes one connection reset if one is due in this phase. */
+  takeCreateReset(phase: ResetPhase): boolean {
+    if (this.#settings.resetConnections === 0 || this.#settings.resetPhase !== phase) return false;
+    this.#settings.resetConnections -= 1;
+    return true;
+  }
+
+  takeStatusFailure(): number | undefined {
+    if (this.#settings.statusFailures === 0) return undefined;
+    this.#settings.statusFailures -= 1;
+    return this.#settings.statusStatus;
+  }
+}
+
+export interface Stats {
+  /** Sessions created (each sent one SMS). */
+  creates: number;
+  /** POST /session answered by replaying a stored response. */
+  replays: number;
+  smsSent: number;
+  /** SMS sent per Idempotency-Key (creates without a key are not listed). */
+  smsByIdempotencyKey: Record<string, number>;
+  /** Authenticated GET /session/{id} calls, including failed and delayed ones. */
+  statusReads: number;
+  /** POST requests to verifyUrl, accepted or refused. */
+  verifyPosts: number;
+}
+
+export function emptyStats(): Stats {
+  return { creates: 0, replays: 0, smsSent: 0, smsByIdempotencyKey: Object.create(null) as Record<string, number>, statusReads: 0, verifyPosts: 0 };
+}

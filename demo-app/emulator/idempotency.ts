@@ -1,0 +1,72 @@
+/**
+ * Idempotency-Key handling for POST /session, after the IETF draft as the spec states it:
+ * per-client keys kept 24 h, only successes stored, replay on same payload, 409 while the first
+ * request runs, 422 for another payload.
+ */
+import { createHash } from 'node:crypto';
+import type { VirtualClock } from './clock.ts';
+import { RETENTION_MS } from './sessions.ts';
+
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+type Entry =
+  | { phase: 'in_flight'; fingerprint: string }
+  | { phase: 'stored'; fingerprint: string; storedAt: number; body: object };
+
+export type Claim =
+  /** A fresh attempt: call `store` on success or `release` on failure (so it can be retried). */
+  | { kind: 'new'; store(body: object): void; release(): void }
+  | { kind: 'replay'; body: object }
+  | { kind: 'in_flight' }
+  | { kind: 'key_reused' };
+
+/** JSON with object keys sorted at every level, so key order does not change a payload's identity. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export class IdempotencyStore {
+  readonly #entries = new Map<string, Entry>();
+  readonly #clock: VirtualClock;
+
+  constructor(clock: VirtualClock) {
+    this.#clock = clock;
+  }
+
+  claim(clientId: string, key: string, payload: unknown): Claim {
+    // Scoped per client: another client's identical key is a different key.
+    const scopedKey = `${clientId}\u0000${key}`;
+    const fingerprint = createHash('sha256').update(canonicalJson(payload)).digest('hex');
+    const existing = this.#current(scopedKey);
+    if (existing?.phase === 'in_flight') return { kind: 'in_flight' };
+    if (existing?.phase === 'stored') {
+      return existing.fingerprint === fingerprint ? { kind: 'replay', body: existing.body } : { kind: 'key_reused' };
+    }
+    this.#entries.set(scopedKey, { phase: 'in_flight', fingerprint });
+    return {
+      kind: 'new',
+      store: (body) => this.#entries.set(scopedKey, { phase: 'stored', fingerprint, storedAt: this.#clock.now(), body }),
+      release: () => {
+        if (this.#entries.get(scopedKey)?.phase === 'in_flight') this.#entries.delete(scopedKey);
+      },
+    };
+  }
+
+  #current(scopedKey: string): Entry | undefined {
+    const entry = this.#entries.get(scopedKey);
+    if (entry?.phase === 'stored' && this.#clock.now() - entry.storedAt > RETENTION_MS) {
+      this.#entries.delete(scopedKey);
+      return undefined;
+    }
+    return entry;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}

@@ -1,0 +1,36 @@
+/** `npm run emulator`: starts the emulator from the environment and says how to use it. */
+import { loadEnvConfig } from './config.ts';
+import { startEmulator } from './index.ts';
+
+async function main(): Promise<void> {
+  const config = loadEnvConfig();
+  const emulator = await startEmulator(config);
+  const lines = [
+    `Hosted SMS verification emulator listening on ${emulator.url}`,
+    `  POST ${emulator.url}/session · GET ${emulator.url}/session/{id} · verifyUrl ${emulator.url}/verify`,
+    // Dev-only credentials of a local emulator, printed on its own console so a person can configure the demo.
+    ...config.clients.map(
+      (client) => `  client ${client.clientId} · secret ${client.secret} · returnUrl ${client.returnUrl} (${client.platform ?? 'web'})`,
+    ),
+    config.control
+      ? `  SMS inbox: ${emulator.url}/_dev/inbox\n  Control API: on at ${emulator.url}/_control (loopback only)`
+      : '  Control API and inbox: off (EMULATOR_CONTROL=off, production-like); SMS codes are printed here only.',
+    '  Press Ctrl+C to stop.',
+  ];
+  console.log(lines.join('\n'));
+
+  const stop = (signal: string) => {
+    console.log(`\n${signal}: stopping the emulator.`);
+    emulator.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`Emulator failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
