@@ -1,0 +1,76 @@
+/**
+ * The landing (GET at the returnUrl's path). Arrival proves nothing: the session_id and state are
+ * read on the server, the attempt is resolved by state, and the one fulfil path re-reads the
+ * outcome. Only then does the signed-in user matter, and only for what the page shows: the
+ * attempt's own user is sent (303) to the action's server-side successPath or shown the failure;
+ * anyone else sees a neutral page without details.
+ */
+import type { Request, Response, Router } from 'express';
+import type { KitConfig } from './config.ts';
+import { KitError, KitErrorCode } from './errors.ts';
+import type { FulfilDeps } from './fulfil.ts';
+import { newNonce, sendPage, setNoStoreHeaders } from './pages.ts';
+import { currentUser, route } from './respond.ts';
+import { completeReturn } from './returned.ts';
+import { restartFormFor } from './start.ts';
+
+/** The request's path as the browser sent it (before any mount stripped a prefix). */
+function originalPath(req: Request): string {
+  const url = req.originalUrl;
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+}
+
+export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: FulfilDeps<Tx>): void {
+  const cfg = config as unknown as KitConfig;
+  const landingPath = config.landingPath;
+  if (landingPath === null) return;
+
+  router.get(
+    landingPath,
+    route(cfg, 'landing', 'html', async (req: Request, res: Response) => {
+      if (originalPath(req) !== landingPath) {
+        throw new KitError(
+          KitErrorCode.MountedAtWrongPath,
+          `The verification kit's landing must answer at the returnUrl's path "${landingPath}", but it was reached at "${originalPath(req)}": mount kit.router at '/' (app.use(kit.router)).`,
+        );
+      }
+      const completion = await completeReturn(deps, req.query, {
+        times: config.landing.pendingRechecks,
+        intervalMs: config.landing.pendingRecheckIntervalMs,
+      });
+      const { attempt } = completion;
+      config.logger.info(
+        { route: 'landing', sessionId: attempt.sessionId, action: attempt.action, outcome: completion.kind },
+        'verification landing',
+      );
+
+      const user = await currentUser(cfg, req);
+      const nonce = newNonce();
+      if (user === null || user.userRef !== attempt.userRef) {
+        sendPage(res, 200, cfg.pages.complete({}, nonce), nonce);
+        return;
+      }
+      switch (completion.kind) {
+        case 'fulfilled':
+          setNoStoreHeaders(res);
+          // The stored, server-side destination: never a URL from a parameter, a header or state.
+          res.redirect(303, attempt.returnTo);
+          return;
+        case 'failed':
+        case 'expired': {
+          const reason = completion.kind === 'failed' ? completion.reason : 'expired';
+          const restart = restartFormFor(cfg, req, attempt.action, attempt.state);
+          sendPage(res, 200, cfg.pages.failed({ reason, restart }, nonce), nonce);
+          return;
+        }
+        case 'pending': {
+          const stillRefreshing = config.now() < attempt.createdAt + config.landing.refreshWindowMs;
+          const refreshSeconds = stillRefreshing ? config.landing.refreshSeconds : null;
+          sendPage(res, 200, cfg.pages.pending({ refreshSeconds }, nonce), nonce);
+          return;
+        }
+      }
+    }),
+  );
+}

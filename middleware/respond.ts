@@ -1,0 +1,81 @@
+/**
+ * How the kit's routes answer an error: a page (or JSON) with the KitError's status, or, with
+ * `errors: 'next'`, Express's error handler. Server-side problems (5xx) show users a generic text;
+ * the real message goes to the logger. Anything that is not a KitError always goes to `next`.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import type { KitConfig } from './config.ts';
+import { KitError, KitErrorCode } from './errors.ts';
+import { newNonce, sendPage, setNoStoreHeaders } from './pages.ts';
+
+export function userMessage(error: KitError): string {
+  if (error.status < 500) return error.message;
+  switch (error.code) {
+    case KitErrorCode.ServiceUnavailable:
+      return 'The verification service cannot be reached right now. Please try again in a moment.';
+    case KitErrorCode.ServiceResponseMismatch:
+      return 'The verification could not be confirmed, so nothing was changed. Please start again.';
+    default:
+      return 'The verification could not be completed because of a problem on our side. Nothing was changed; please try again later.';
+  }
+}
+
+export function logKitError(config: KitConfig, route: string, error: KitError): void {
+  const fields = { route, code: error.code, status: error.status, serviceErrorCode: error.serviceErrorCode, serviceStatus: error.serviceStatus };
+  if (error.status >= 500) config.logger.error(fields, error.message);
+  else config.logger.warn(fields, error.message);
+}
+
+export function answerError(
+  config: KitConfig,
+  route: string,
+  format: 'html' | 'json',
+  error: unknown,
+  res: Response,
+  next: NextFunction,
+): void {
+  if (!(error instanceof KitError)) {
+    config.logger.error({ route }, 'unexpected error in the verification kit');
+    next(error);
+    return;
+  }
+  logKitError(config, route, error);
+  if (config.errors === 'next' || res.headersSent) {
+    next(error);
+    return;
+  }
+  if (error.code === KitErrorCode.RateLimited && error.retryAfterSeconds !== undefined) {
+    res.setHeader('Retry-After', String(Math.max(0, Math.ceil(error.retryAfterSeconds))));
+  }
+  if (format === 'json') {
+    setNoStoreHeaders(res);
+    res.status(error.status).json({ error: error.code, message: userMessage(error) });
+    return;
+  }
+  const nonce = newNonce();
+  sendPage(res, error.status, config.pages.error({ status: error.status, code: error.code, message: userMessage(error) }, nonce), nonce);
+}
+
+/** Wraps an async route so a rejection is answered by answerError. */
+export function route(
+  config: KitConfig,
+  name: string,
+  format: 'html' | 'json',
+  handler: (req: Request, res: Response) => Promise<void>,
+) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    handler(req, res).catch((error: unknown) => answerError(config, name, format, error, res, next));
+  };
+}
+
+export async function currentUser(config: KitConfig, req: Request) {
+  const user = await config.resolveUser(req);
+  if (user === null || user === undefined) return null;
+  if (typeof user.userRef !== 'string' || user.userRef === '' || typeof user.destination !== 'string') {
+    throw new KitError(
+      KitErrorCode.InvalidConfig,
+      'resolveUser must return { userRef: non-empty string, destination: string } or null.',
+    );
+  }
+  return user;
+}

@@ -1,0 +1,69 @@
+/**
+ * A return (the landing's query, or the mobile completion's JSON body): `session_id` and `state`
+ * are identifiers only, never evidence. Anything odd is a 400 and nothing is written.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { KitError, KitErrorCode } from './errors.ts';
+import { completeAttempt, findReturnedAttempt, type Completion, type FulfilDeps } from './fulfil.ts';
+
+/** The kit's states: 32 random bytes, base64url without padding. */
+export const STATE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** Printable ASCII without spaces, 1..256. */
+const SESSION_ID_PATTERN = /^[\x21-\x7e]{1,256}$/;
+const MAX_LENGTH = 512;
+
+export interface ReturnedIds {
+  sessionId: string;
+  state: string;
+}
+
+function read(source: Record<string, unknown>, name: string): string {
+  const value = source[name];
+  if (value === undefined || value === '') {
+    throw new KitError(KitErrorCode.InvalidReturnParams, `This verification link is incomplete (no ${name}); start again.`);
+  }
+  if (typeof value !== 'string') {
+    throw new KitError(KitErrorCode.InvalidReturnParams, `This verification link is malformed (${name} given more than once or not as text); start again.`);
+  }
+  if (value.length > MAX_LENGTH) {
+    throw new KitError(KitErrorCode.InvalidReturnParams, `This verification link is malformed (${name} too long); start again.`);
+  }
+  return value;
+}
+
+export function readReturnedIds(source: unknown): ReturnedIds {
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) {
+    throw new KitError(KitErrorCode.InvalidReturnParams, 'Expected session_id and state; start again.');
+  }
+  const bag = source as Record<string, unknown>;
+  const sessionId = read(bag, 'session_id');
+  const state = read(bag, 'state');
+  if (!SESSION_ID_PATTERN.test(sessionId)) {
+    throw new KitError(KitErrorCode.InvalidReturnParams, 'This verification link is malformed (session_id); start again.');
+  }
+  if (!STATE_PATTERN.test(state)) {
+    throw new KitError(KitErrorCode.InvalidReturnParams, 'This verification link is malformed (state); start again.');
+  }
+  return { sessionId, state };
+}
+
+/**
+ * The shared part of the landing and the mobile completion: validate, resolve the attempt by
+ * state (session_id must match), then the one fulfil path; while the service still says pending,
+ * re-check a few times. Whether the action runs never depends on who is signed in.
+ */
+export async function completeReturn<Tx>(
+  deps: FulfilDeps<Tx>,
+  source: unknown,
+  recheck: { times: number; intervalMs: number },
+): Promise<Completion> {
+  const ids = readReturnedIds(source);
+  let attempt = await findReturnedAttempt(deps.store, ids);
+  let completion = await completeAttempt(deps, attempt);
+  for (let i = 0; completion.kind === 'pending' && i < recheck.times; i++) {
+    await sleep(recheck.intervalMs);
+    attempt = (await deps.store.findAttemptByState(ids.state)) ?? attempt;
+    completion = await completeAttempt(deps, attempt);
+  }
+  return completion;
+}

@@ -1,0 +1,212 @@
+/**
+ * The start route: POST only, CSRF-checked, signed-in users only. The server picks the action from
+ * the registered list by name, prepares its parameters, creates a fresh session with a fresh
+ * state and Idempotency-Key, stores the attempt, and answers the auto-submit page (web) or JSON
+ * (mobile). Nothing the browser sends chooses a URL.
+ *
+ * Also the start-again page (GET), where a used or restored auto-submit page goes instead of
+ * re-sending its handoff.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { KitConfig } from './config.ts';
+import { csrfToken, verifyCsrf } from './csrf.ts';
+import { KitError, KitErrorCode } from './errors.ts';
+import { handoffPage, newNonce, sendPage, setNoStoreHeaders, type RestartForm } from './pages.ts';
+import { currentUser, route } from './respond.ts';
+import { STATE_PATTERN } from './returned.ts';
+import type { ActionDefinition, JsonValue, VerifyClient } from './types.ts';
+
+/** 32 bytes from node:crypto, base64url: 43 characters, 256 bits. */
+export function newState(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+const BODY_LIMIT = '16kb';
+
+function bodyParsers(config: KitConfig): RequestHandler[] {
+  const urlencoded = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 50 });
+  return config.platform === 'mobile' ? [express.json({ limit: BODY_LIMIT, strict: true }), urlencoded] : [urlencoded];
+}
+
+/** Runs the body parsers (skipped by them when the app already read the body). */
+async function readBody(parsers: RequestHandler[], req: Request, res: Response): Promise<void> {
+  for (const parser of parsers) {
+    await new Promise<void>((resolve, reject) => {
+      parser(req, res, (error?: unknown) => {
+        if (error === undefined || error === null) resolve();
+        else reject(new KitError(KitErrorCode.InvalidActionParams, 'The form could not be read; go back and try again.'));
+      });
+    });
+  }
+}
+
+function bodyOf(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+
+function pickAction<Tx>(config: KitConfig<Tx>, value: unknown): ActionDefinition<Tx> {
+  const action = typeof value === 'string' ? config.actions.get(value) : undefined;
+  if (action === undefined) {
+    throw new KitError(KitErrorCode.UnknownAction, 'This verification request names no known action; go back and try again.');
+  }
+  return action;
+}
+
+/** The server-side parameters: from `prepare`, or from the finished attempt being restarted. */
+async function paramsFor<Tx>(
+  config: KitConfig<Tx>,
+  req: Request,
+  action: ActionDefinition<Tx>,
+  userRef: string,
+  restart: unknown,
+): Promise<JsonValue> {
+  if (restart !== undefined) {
+    const previous =
+      typeof restart === 'string' && STATE_PATTERN.test(restart) ? await config.store.findAttemptByState(restart) : undefined;
+    if (
+      previous === undefined ||
+      previous.userRef !== userRef ||
+      previous.action !== action.name ||
+      (previous.outcome !== 'failed' && previous.outcome !== 'expired')
+    ) {
+      throw new KitError(KitErrorCode.InvalidActionParams, 'That verification cannot be restarted; go back and start again.');
+    }
+    return previous.params;
+  }
+  if (action.prepare === undefined) return null;
+  const params = await action.prepare(req);
+  return params === undefined ? null : params;
+}
+
+function verifyUrlOrigin(verifyUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(verifyUrl);
+  } catch {
+    throw new KitError(KitErrorCode.ServiceProtocolError, 'The verification service returned an unusable verifyUrl.');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new KitError(KitErrorCode.ServiceProtocolError, 'The verification service returned a verifyUrl that is not http(s).');
+  }
+  return url.origin;
+}
+
+/** A start-again form for `actionName`, or undefined when none can be offered to this request. */
+export function restartFormFor(
+  config: KitConfig,
+  req: Request,
+  actionName: string,
+  restartState?: string,
+): RestartForm | undefined {
+  if (!config.routes.start || config.platform !== 'web' || !config.actions.has(actionName)) return undefined;
+  let token: string;
+  try {
+    token = csrfToken(config, req);
+  } catch {
+    return undefined;
+  }
+  return { startPath: config.startPath, csrfToken: token, actionName, ...(restartState === undefined ? {} : { restartState }) };
+}
+
+export function startAgainUrl(config: KitConfig, actionName: string): string {
+  return `${config.startAgainPath}?action=${encodeURIComponent(actionName)}`;
+}
+
+export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: VerifyClient): void {
+  const cfg = config as unknown as KitConfig;
+  const format = config.platform === 'mobile' ? 'json' : 'html';
+  const parsers = bodyParsers(cfg);
+
+  const start = route(cfg, 'start', format, async (req: Request, res: Response) => {
+    await readBody(parsers, req, res);
+    await verifyCsrf(cfg, req);
+    const user = await currentUser(cfg, req);
+    if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
+    const body = bodyOf(req);
+    const action = pickAction(config, body.action);
+    const params = await paramsFor(config, req, action, user.userRef, body.restart);
+
+    // Abuse limits (issue 6) hook in here: before any session exists, so a refusal sends no SMS.
+    if (config.beforeCreate !== undefined) {
+      await config.beforeCreate(req, { userRef: user.userRef, destination: user.destination, action: action.name });
+    }
+
+    const state = newState();
+    const created = await client.createSession(
+      {
+        returnUrl: config.returnUrl,
+        destination: user.destination,
+        operationSensitivity: action.operationSensitivity,
+        userRef: user.userRef,
+        state,
+        platform: config.platform,
+      },
+      randomUUID(),
+    );
+    const origin = verifyUrlOrigin(created.verifyUrl);
+    const now = config.now();
+    await config.store.insertAttempt({
+      state,
+      sessionId: created.sessionId,
+      userRef: user.userRef,
+      action: action.name,
+      params,
+      returnTo: action.successPath,
+      sensitivity: action.operationSensitivity,
+      platform: config.platform,
+      createdAt: now,
+      nextCheckAt: now + config.sweepFirstCheckAfterMs,
+    });
+    config.logger.info(
+      { route: 'start', action: action.name, sessionId: created.sessionId, replayed: created.replayed },
+      'verification started',
+    );
+
+    if (config.platform === 'mobile') {
+      setNoStoreHeaders(res);
+      res.status(200).json({ verifyUrl: created.verifyUrl, handoff: created.handoff, expiresInSeconds: created.expiresInSeconds });
+      return;
+    }
+    const nonce = newNonce();
+    const page = handoffPage(
+      { verifyUrl: created.verifyUrl, handoff: created.handoff, startAgainUrl: startAgainUrl(cfg, action.name) },
+      nonce,
+    );
+    sendPage(res, 200, page, nonce, origin);
+  });
+
+  router.all(config.startPath, (req, res, next) => {
+    if (req.method === 'POST') {
+      next();
+      return;
+    }
+    res.setHeader('Allow', 'POST');
+    const nonce = newNonce();
+    const message = 'Verification is started by submitting a form (POST), not by opening a link.';
+    if (format === 'json') {
+      setNoStoreHeaders(res);
+      res.status(405).json({ error: 'method_not_allowed', message });
+    } else {
+      sendPage(res, 405, cfg.pages.error({ status: 405, code: 'method_not_allowed', message }, nonce), nonce);
+    }
+  });
+  router.post(config.startPath, start);
+
+  if (config.platform === 'web') {
+    router.get(
+      config.startAgainPath,
+      route(cfg, 'start-again', 'html', async (req: Request, res: Response) => {
+        const name = req.query.action;
+        const action = typeof name === 'string' ? config.actions.get(name) : undefined;
+        const user = await currentUser(cfg, req);
+        // Actions that read form fields in prepare must be started from the integrator's form again.
+        const restart =
+          user !== null && action !== undefined && action.prepare === undefined ? restartFormFor(cfg, req, action.name) : undefined;
+        const nonce = newNonce();
+        sendPage(res, 200, cfg.pages.startAgain({ restart }, nonce), nonce);
+      }),
+    );
+  }
+}
