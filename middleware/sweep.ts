@@ -1,0 +1,327 @@
+/**
+ * One sweep run: fulfils attempts whose user verified but never came back (spec, return URL rule 6).
+ *
+ * A run first marks attempts older than the 24 h window expired (they are never read again), then
+ * claims due attempts in batches (a leased, conditional claim in the store, safe across processes),
+ * reads each status with bounded concurrency through `completeAttempt` (THE fulfil path shared with
+ * the landing), and reschedules what is still pending with backoff. Service errors never mark
+ * anything: the attempt is rescheduled and read again by a later run.
+ *
+ * Work is bounded per run (batch size, concurrency, time budget), and at most one batch is held
+ * in memory at a time, so memory does not grow with the number of unfinished attempts.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { KitError, KitErrorCode } from './errors.ts';
+import { completeAttempt, type FulfilDeps } from './fulfil.ts';
+import type { Attempt } from './store/types.ts';
+
+/** The spec's outcome window: a session's outcome is readable for 24 hours. */
+export const SWEEP_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** Default delays between status reads of a pending attempt; the last one repeats. */
+export const DEFAULT_SWEEP_BACKOFF_MS: readonly number[] = [30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000];
+
+/** A pino-compatible logger (pino, or anything with these methods). */
+export interface SweepLogger {
+  info(obj: Record<string, unknown>, msg?: string): void;
+  warn(obj: Record<string, unknown>, msg?: string): void;
+  error(obj: Record<string, unknown>, msg?: string): void;
+}
+
+/** What a run needs: the same dependencies as the landing's fulfil path. */
+export type SweepDeps<Tx = unknown> = FulfilDeps<Tx>;
+
+export interface SweepOptions {
+  /** Attempts claimed per store call. Default 50 (1..1000). */
+  batchSize?: number;
+  /** Status reads in flight at once. Default 4 (1..64). */
+  concurrency?: number;
+  /** How long a claim holds before another worker may take the attempt. Default 120 000 ms (>= 1000). */
+  leaseMs?: number;
+  /** Stop claiming after this long; in-flight reads finish. Default 60 000 ms (>= 100). */
+  timeBudgetMs?: number;
+  /** Delays between reads of a still-pending attempt, by reads so far; the last repeats. */
+  backoffMs?: readonly number[];
+  /** Delay before re-reading after a transient service error (unreachable, protocol). Default 30 000 ms. */
+  errorRetryMs?: number;
+  /** Identifies this worker's claims. Default `<host>:<pid>:<random>`; share it with releaseClaims. */
+  owner?: string;
+  /** Abort to stop claiming and starting reads; in-flight reads finish, unstarted claims are released. */
+  signal?: AbortSignal;
+  logger?: SweepLogger;
+}
+
+export interface SweepReport {
+  owner: string;
+  /** Attempts claimed by this run. */
+  claimed: number;
+  /** Status reads made (each claimed attempt is read at most once per run). */
+  reads: number;
+  /** Attempts whose action this run performed. */
+  fulfilled: number;
+  /** Attempts a landing (or another worker) fulfilled between the claim and the read. */
+  alreadyFulfilled: number;
+  /** Attempts the service reported failed; the reason was recorded. */
+  failed: number;
+  /** Attempts still pending, rescheduled with backoff. */
+  pending: number;
+  /** Attempts marked expired (past the 24 h window; never read). */
+  expired: number;
+  /** Reads or fulfilments that failed; the attempts were rescheduled, nothing was marked. */
+  errors: number;
+  /** Claimed attempts not started because the run was stopped or ran out of time (released). */
+  released: number;
+  durationMs: number;
+  /**
+   * False when at least one read was made and none got a usable answer from the service
+   * (every one failed as service_unavailable, service_protocol_error or service_rejected).
+   */
+  serviceReachable: boolean;
+  /** Why the run ended before the due work was exhausted, if it did. */
+  stoppedBy: 'signal' | 'time_budget' | null;
+}
+
+interface ResolvedSweepOptions {
+  batchSize: number;
+  concurrency: number;
+  leaseMs: number;
+  timeBudgetMs: number;
+  backoffMs: readonly number[];
+  errorRetryMs: number;
+  owner: string;
+}
+
+/** A fresh owner id: host, pid and a random suffix (two workers in one process differ). */
+export function newSweepOwner(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+function invalid(message: string): KitError {
+  return new KitError(KitErrorCode.InvalidConfig, message);
+}
+
+function checkInteger(name: string, value: unknown, min: number, max: number, unit = ''): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(
+      `Sweep option \`${name}\` must be an integer from ${min} to ${max}${unit}; got ${JSON.stringify(value)}. Pass e.g. { ${name}: ${min === 0 ? max : min} } or leave it out for the default.`,
+    );
+  }
+  return value;
+}
+
+/** Validates sweep options and fills in defaults. Throws KitError('invalid_config') naming the fix. */
+export function resolveSweepOptions(options: SweepOptions = {}): ResolvedSweepOptions {
+  if (typeof options !== 'object' || options === null) throw invalid('Sweep options must be an object, e.g. { batchSize: 50 }.');
+  const batchSize = checkInteger('batchSize', options.batchSize ?? 50, 1, 1000);
+  const concurrency = checkInteger('concurrency', options.concurrency ?? 4, 1, 64);
+  const leaseMs = checkInteger('leaseMs', options.leaseMs ?? 120_000, 1000, SWEEP_WINDOW_MS, ' ms');
+  const timeBudgetMs = checkInteger('timeBudgetMs', options.timeBudgetMs ?? 60_000, 100, SWEEP_WINDOW_MS, ' ms');
+  const errorRetryMs = checkInteger('errorRetryMs', options.errorRetryMs ?? 30_000, 1000, SWEEP_WINDOW_MS, ' ms');
+  const backoffMs = options.backoffMs ?? DEFAULT_SWEEP_BACKOFF_MS;
+  if (
+    !Array.isArray(backoffMs) ||
+    backoffMs.length === 0 ||
+    !backoffMs.every((d) => typeof d === 'number' && Number.isInteger(d) && d >= 1000 && d <= SWEEP_WINDOW_MS)
+  ) {
+    throw invalid(
+      'Sweep option `backoffMs` must be a non-empty array of delays in whole milliseconds, each at least 1000, e.g. [30000, 60000, 300000]; the last one repeats.',
+    );
+  }
+  const owner = options.owner ?? newSweepOwner();
+  if (typeof owner !== 'string' || owner.length === 0 || owner.length > 200) {
+    throw invalid('Sweep option `owner` must be a non-empty string of at most 200 characters, unique per worker; leave it out to generate one.');
+  }
+  return { batchSize, concurrency, leaseMs, timeBudgetMs, backoffMs: [...backoffMs], errorRetryMs, owner };
+}
+
+/**
+ * When to read a still-pending attempt next: `now` + the backoff for the reads made so far, but
+ * never past the 24 h window. When the next read would fall outside the window, one last read is
+ * placed a minute before its end; after that the attempt gets the window's end, where it is no
+ * longer claimable and the next run marks it expired.
+ */
+export function computeNextCheckAt(
+  attempt: Pick<Attempt, 'createdAt' | 'sweepChecks'>,
+  now: number,
+  backoffMs: readonly number[] = DEFAULT_SWEEP_BACKOFF_MS,
+): number {
+  const delay = backoffMs[Math.min(attempt.sweepChecks, backoffMs.length - 1)] ?? DEFAULT_SWEEP_BACKOFF_MS.at(-1)!;
+  const windowEnd = attempt.createdAt + SWEEP_WINDOW_MS;
+  const lastRead = windowEnd - 60_000;
+  const next = now + delay;
+  if (next <= lastRead) return next;
+  return now < lastRead ? lastRead : windowEnd;
+}
+
+/** Errors worth retrying soon: the service was unreachable or answered garbage. */
+const TRANSIENT: ReadonlySet<string> = new Set([KitErrorCode.ServiceUnavailable, KitErrorCode.ServiceProtocolError]);
+
+/** Errors that mean the read got no usable answer from the service. */
+const UNANSWERED: ReadonlySet<string> = new Set([
+  KitErrorCode.ServiceUnavailable,
+  KitErrorCode.ServiceProtocolError,
+  KitErrorCode.ServiceRejected,
+]);
+
+/** Runs one sweep. Rejects only when the store itself fails (claim or expiry). */
+export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = {}): Promise<SweepReport> {
+  const opts = resolveSweepOptions(options);
+  const { store, now } = deps;
+  const logger = options.logger;
+  const signal = options.signal;
+  const startedAt = performance.now();
+  const deadline = startedAt + opts.timeBudgetMs;
+
+  const report: SweepReport = {
+    owner: opts.owner,
+    claimed: 0,
+    reads: 0,
+    fulfilled: 0,
+    alreadyFulfilled: 0,
+    failed: 0,
+    pending: 0,
+    expired: 0,
+    errors: 0,
+    released: 0,
+    durationMs: 0,
+    serviceReachable: true,
+    stoppedBy: null,
+  };
+  let unreachableReads = 0;
+  let tooOld = 0;
+
+  const stopReason = (): SweepReport['stoppedBy'] => {
+    if (signal?.aborted) return 'signal';
+    if (performance.now() >= deadline) return 'time_budget';
+    return null;
+  };
+
+  report.expired += await store.expireAttempts(now(), SWEEP_WINDOW_MS);
+
+  // The batch being worked through; refilled (one claim at a time) only when it is empty.
+  let buffer: Attempt[] = [];
+  let exhausted = false;
+  let claiming: Promise<void> | undefined;
+
+  const claimNext = async (): Promise<void> => {
+    const batch = await store.claimDueAttempts({
+      now: now(),
+      maxAgeMs: SWEEP_WINDOW_MS,
+      limit: opts.batchSize,
+      leaseMs: opts.leaseMs,
+      owner: opts.owner,
+    });
+    report.claimed += batch.length;
+    if (batch.length < opts.batchSize) exhausted = true;
+    buffer = batch.reverse(); // pop() takes the most overdue first
+  };
+
+  /** The next attempt to read, claiming a batch when needed; undefined when the run is done. */
+  const take = async (): Promise<Attempt | undefined> => {
+    for (;;) {
+      const reason = stopReason();
+      if (reason !== null) {
+        report.stoppedBy = reason;
+        return undefined;
+      }
+      const next = buffer.pop();
+      if (next !== undefined) return next;
+      if (exhausted) return undefined;
+      claiming ??= claimNext().finally(() => {
+        claiming = undefined;
+      });
+      await claiming;
+    }
+  };
+
+  const reschedule = async (attempt: Attempt, nextCheckAt: number): Promise<void> => {
+    try {
+      await store.scheduleNextCheck(attempt.sessionId, opts.owner, nextCheckAt);
+    } catch (error) {
+      // The lease lapses on its own; the attempt is not lost.
+      report.errors++;
+      logger?.error({ sessionId: attempt.sessionId, err: describe(error) }, 'sweep: could not reschedule an attempt');
+    }
+  };
+
+  const check = async (attempt: Attempt): Promise<void> => {
+    const current = now();
+    if (attempt.createdAt <= current - SWEEP_WINDOW_MS) {
+      // Crossed the 24 h line since the claim: never read it; expiry below marks it.
+      tooOld++;
+      await reschedule(attempt, attempt.createdAt + SWEEP_WINDOW_MS);
+      return;
+    }
+    report.reads++;
+    try {
+      const completion = await completeAttempt(deps, attempt);
+      switch (completion.kind) {
+        case 'fulfilled':
+          if (completion.firstTime) report.fulfilled++;
+          else report.alreadyFulfilled++;
+          return;
+        case 'failed':
+          report.failed++;
+          return;
+        case 'expired':
+          report.expired++;
+          return;
+        case 'pending':
+          report.pending++;
+          await reschedule(attempt, computeNextCheckAt(attempt, now(), opts.backoffMs));
+          return;
+      }
+    } catch (error) {
+      report.errors++;
+      const code = error instanceof KitError ? error.code : undefined;
+      if (code !== undefined && UNANSWERED.has(code)) unreachableReads++;
+      const transient = code === undefined || TRANSIENT.has(code);
+      // Transient: read again soon. Persistent (mismatch, action failed, unknown action): back off.
+      const at = transient
+        ? Math.min(now() + opts.errorRetryMs, computeNextCheckAt(attempt, now(), opts.backoffMs))
+        : computeNextCheckAt(attempt, now(), opts.backoffMs);
+      logger?.[transient ? 'warn' : 'error'](
+        { sessionId: attempt.sessionId, err: describe(error), nextCheckAt: at },
+        'sweep: status check failed; the attempt stays pending and is read again later',
+      );
+      await reschedule(attempt, at);
+    }
+  };
+
+  const workers = Array.from({ length: opts.concurrency }, async () => {
+    for (let attempt = await take(); attempt !== undefined; attempt = await take()) await check(attempt);
+  });
+  // allSettled: if a claim fails, the other workers' in-flight reads still finish before we return.
+  const settled = await Promise.allSettled(workers);
+  try {
+    const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure !== undefined) throw failure.reason;
+  } finally {
+    if (buffer.length > 0) {
+      // Stopped or out of time with claimed attempts not started: hand them back now.
+      report.released = buffer.length;
+      buffer = [];
+      try {
+        await store.releaseClaims(opts.owner);
+      } catch (error) {
+        logger?.error({ err: describe(error) }, 'sweep: could not release claims; they lapse with the lease');
+      }
+    }
+  }
+  if (tooOld > 0) report.expired += await store.expireAttempts(now(), SWEEP_WINDOW_MS);
+
+  report.serviceReachable = !(report.reads > 0 && unreachableReads === report.reads);
+  report.durationMs = Math.round(performance.now() - startedAt);
+  return report;
+}
+
+/** A loggable description of an error: code and message only (never a cause with headers). */
+export function describe(error: unknown): Record<string, unknown> {
+  if (error instanceof KitError) {
+    return { code: error.code, message: error.message, ...(error.serviceStatus === undefined ? {} : { serviceStatus: error.serviceStatus }) };
+  }
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { message: String(error) };
+}

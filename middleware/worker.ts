@@ -1,0 +1,158 @@
+/**
+ * The in-process sweep worker: runs `runSweep` on an interval, one run at a time.
+ *
+ * `stop()` stops claiming at once, lets in-flight status reads finish (up to `stopTimeoutMs`),
+ * then releases every claim this worker still holds so another worker can take them right away.
+ * It is awaitable and idempotent (every call returns the same promise). Timers are unref'd, so
+ * the worker never keeps a process alive by itself; errors in a run are logged, never thrown.
+ */
+import { KitError, KitErrorCode } from './errors.ts';
+import {
+  describe,
+  newSweepOwner,
+  resolveSweepOptions,
+  runSweep,
+  type SweepDeps,
+  type SweepLogger,
+  type SweepOptions,
+  type SweepReport,
+} from './sweep.ts';
+
+export interface SweepWorkerOptions extends Omit<SweepOptions, 'signal'> {
+  /** Pause between the end of one run and the start of the next, in ms (>= 10). */
+  intervalMs: number;
+  /** Wait this long before the first run. Default 0 (run at once). */
+  initialDelayMs?: number;
+  /** How long stop() waits for in-flight reads before releasing claims anyway. Default 10 000 ms. */
+  stopTimeoutMs?: number;
+  /** Called after every completed run (e.g. metrics). Exceptions it throws are logged. */
+  onReport?: (report: SweepReport) => void;
+  /** Called when a run fails (the store failed); the worker carries on at the next interval. */
+  onError?: (error: unknown) => void;
+}
+
+export interface SweepWorker {
+  /** The owner id this worker claims with. */
+  readonly owner: string;
+  /** True while a run is in progress. */
+  readonly running: boolean;
+  /** Completed runs so far. */
+  readonly runs: number;
+  /** The last completed run's report, if any. */
+  readonly lastReport: SweepReport | undefined;
+  /** Stops the worker; resolves when claims are released. Safe to call more than once (same promise). */
+  stop(): Promise<void>;
+}
+
+function validateWorkerOptions(options: SweepWorkerOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new KitError(KitErrorCode.InvalidConfig, 'startSweepWorker: pass options, e.g. { intervalMs: 60000 }.');
+  }
+  const check = (name: string, value: unknown, min: number) => {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > 2 ** 31 - 1) {
+      throw new KitError(
+        KitErrorCode.InvalidConfig,
+        `startSweepWorker: \`${name}\` must be a whole number of milliseconds, at least ${min}; got ${JSON.stringify(value)}. For one run a minute pass { ${name}: 60000 }.`,
+      );
+    }
+  };
+  check('intervalMs', options.intervalMs, 10);
+  if (options.initialDelayMs !== undefined) check('initialDelayMs', options.initialDelayMs, 0);
+  if (options.stopTimeoutMs !== undefined) check('stopTimeoutMs', options.stopTimeoutMs, 0);
+}
+
+export function startSweepWorker<Tx>(deps: SweepDeps<Tx>, options: SweepWorkerOptions): SweepWorker {
+  validateWorkerOptions(options);
+  const { intervalMs, initialDelayMs = 0, stopTimeoutMs = 10_000, onReport, onError, ...sweepOptions } = options;
+  const owner = sweepOptions.owner ?? newSweepOwner();
+  resolveSweepOptions({ ...sweepOptions, owner }); // fail fast, not in the first run
+  const logger: SweepLogger | undefined = sweepOptions.logger;
+  const abort = new AbortController();
+
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+  let runs = 0;
+  let lastReport: SweepReport | undefined;
+
+  const schedule = (delayMs: number) => {
+    if (abort.signal.aborted) return;
+    timer = setTimeout(tick, delayMs);
+    timer.unref();
+  };
+
+  const runOnce = async (): Promise<void> => {
+    try {
+      const report = await runSweep(deps, { ...sweepOptions, owner, signal: abort.signal });
+      runs++;
+      lastReport = report;
+      logger?.info({ sweep: report }, 'sweep run finished');
+      try {
+        onReport?.(report);
+      } catch (error) {
+        logger?.error({ err: describe(error) }, 'sweep worker: onReport threw');
+      }
+    } catch (error) {
+      logger?.error({ err: describe(error) }, 'sweep run failed; the worker tries again at the next interval');
+      try {
+        onError?.(error);
+      } catch (hookError) {
+        logger?.error({ err: describe(hookError) }, 'sweep worker: onError threw');
+      }
+    }
+  };
+
+  function tick(): void {
+    timer = undefined;
+    if (abort.signal.aborted || current !== undefined) return;
+    current = runOnce().finally(() => {
+      current = undefined;
+      schedule(intervalMs);
+    });
+  }
+
+  schedule(initialDelayMs);
+
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      abort.abort();
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      const inFlight = current;
+      if (inFlight !== undefined) {
+        let waitTimer: NodeJS.Timeout | undefined;
+        const finished = await Promise.race([
+          inFlight.then(() => true),
+          new Promise<boolean>((resolve) => {
+            waitTimer = setTimeout(() => resolve(false), stopTimeoutMs);
+          }),
+        ]);
+        clearTimeout(waitTimer);
+        if (!finished) {
+          logger?.warn({ owner, stopTimeoutMs }, 'sweep worker: in-flight checks did not finish in time; releasing their claims');
+        }
+      }
+      try {
+        const released = await deps.store.releaseClaims(owner);
+        if (released > 0) logger?.info({ owner, released }, 'sweep worker: released claims');
+      } catch (error) {
+        logger?.error({ err: describe(error) }, 'sweep worker: could not release claims; they lapse with the lease');
+      }
+    })();
+    return stopping;
+  };
+
+  return {
+    owner,
+    get running() {
+      return current !== undefined;
+    },
+    get runs() {
+      return runs;
+    },
+    get lastReport() {
+      return lastReport;
+    },
+    stop,
+  };
+}
