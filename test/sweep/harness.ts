@@ -1,0 +1,189 @@
+/**
+ * Shared set-up of the sweep suites: a real emulator on loopback, the real client, a SQLite file
+ * with the kit's store and a test action whose fulfil writes one row in its own table (in the
+ * kit's transaction), and attempts created as real sessions in the emulator.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import { startEmulator } from '../../demo-app/emulator/index.ts';
+import { createVerifyClient } from '../../middleware/client.ts';
+import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
+import type { Attempt } from '../../middleware/store/types.ts';
+import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
+import type { SweepDeps } from '../../middleware/sweep.ts';
+
+export const CLIENT_ID = 'demo-client';
+export const CLIENT_SECRET = 'demo-secret-change-me';
+export const RETURN_URL = 'http://localhost:3000/verify/return';
+export const ACTION = 'sweep_grant';
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The test action: one row per fulfilment in `sweep_effects`, written inside the kit's transaction. */
+export function effectsTable(db: Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS sweep_effects (session_id TEXT NOT NULL, state TEXT NOT NULL, user_ref TEXT NOT NULL, by TEXT NOT NULL)');
+}
+
+export function grantAction(by: string): ActionDefinition<Database> {
+  return {
+    name: ACTION,
+    operationSensitivity: 'normal',
+    successPath: '/done',
+    fulfil(tx, attempt) {
+      tx.prepare('INSERT INTO sweep_effects (session_id, state, user_ref, by) VALUES (?, ?, ?, ?)').run(
+        attempt.sessionId,
+        attempt.state,
+        attempt.userRef,
+        by,
+      );
+    },
+  };
+}
+
+export function countEffects(db: Database): number {
+  return (db.prepare('SELECT count(*) AS n FROM sweep_effects').get() as { n: number }).n;
+}
+
+/** Sessions fulfilled more than once (must always be empty). */
+export function duplicateEffects(db: Database): { session_id: string; n: number }[] {
+  return db.prepare('SELECT session_id, count(*) AS n FROM sweep_effects GROUP BY session_id HAVING n > 1').all() as {
+    session_id: string;
+    n: number;
+  }[];
+}
+
+export interface Emulator {
+  url: string;
+  close(): Promise<void>;
+  control<T = unknown>(path: string, body?: unknown): Promise<T>;
+  stats(): Promise<{ statusReads: number; creates: number }>;
+  complete(sessionId: string, outcome: 'verified' | 'failed', reason?: string): Promise<void>;
+  faults(settings: Record<string, unknown>): Promise<void>;
+  advanceClock(seconds: number): Promise<void>;
+}
+
+export async function emulator(): Promise<Emulator> {
+  const { url, close } = await startEmulator({ port: 0, log: () => {} });
+  const control = async <T>(path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${url}/_control/${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`control ${path}: ${response.status} ${await response.text()}`);
+    const text = await response.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  };
+  return {
+    url,
+    close,
+    control,
+    stats: () => control('stats'),
+    complete: async (sessionId, outcome, reason) => {
+      await control(`sessions/${encodeURIComponent(sessionId)}/complete`, reason === undefined ? { outcome } : { outcome, reason });
+    },
+    faults: async (settings) => {
+      await control('faults', settings);
+    },
+    advanceClock: async (seconds) => {
+      await control('clock', { advanceSeconds: seconds });
+    },
+  };
+}
+
+export function client(url: string, overrides: { headersMs?: number; statusReadAttempts?: number } = {}): VerifyClient {
+  return createVerifyClient({
+    baseUrl: url,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    timeouts: { connectMs: 2000, headersMs: overrides.headersMs ?? 5000, bodyMs: 5000 },
+    retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 50, budgetMs: 2000 },
+    statusReadAttempts: overrides.statusReadAttempts ?? 2,
+  });
+}
+
+export interface Bench {
+  dir: string;
+  path: string;
+  store: SqliteStore;
+  client: VerifyClient;
+  deps: SweepDeps<Database>;
+  /** Creates `n` real sessions in the emulator and the matching attempts, due at `createdAt`. */
+  createAttempts(n: number, options?: { createdAt?: number; nextCheckAt?: number }): Promise<Attempt[]>;
+  attempt(state: string): Promise<Attempt>;
+  close(): Promise<void>;
+}
+
+/** A SQLite file + store + client against `emulatorUrl`; `now` is what the sweep sees. */
+export async function bench(emulatorUrl: string, now: () => number = Date.now, clientOptions?: Parameters<typeof client>[1]): Promise<Bench> {
+  const dir = mkdtempSync(join(tmpdir(), 'verify-sweep-'));
+  const path = join(dir, 'kit.sqlite');
+  const store = createSqliteStore({ database: path });
+  effectsTable(store.db);
+  const verifyClient = client(emulatorUrl, clientOptions);
+  const deps: SweepDeps<Database> = {
+    client: verifyClient,
+    store,
+    actions: new Map([[ACTION, grantAction('in-process')]]),
+    now,
+  };
+  return {
+    dir,
+    path,
+    store,
+    client: verifyClient,
+    deps,
+    async createAttempts(n, options = {}) {
+      const created: Attempt[] = [];
+      const createdAt = options.createdAt ?? now();
+      // A few at a time: the emulator is real HTTP.
+      for (let i = 0; i < n; i += 10) {
+        const chunk = await Promise.all(
+          Array.from({ length: Math.min(10, n - i) }, async () => {
+            const state = randomBytes(16).toString('base64url');
+            const userRef = `user-${randomBytes(4).toString('hex')}`;
+            const session = await verifyClient.createSession(
+              { returnUrl: RETURN_URL, destination: '+15550100001', operationSensitivity: 'normal', userRef, state, platform: 'web' },
+              `key-${state}`,
+            );
+            await store.insertAttempt({
+              state,
+              sessionId: session.sessionId,
+              userRef,
+              action: ACTION,
+              params: { grant: 'premium' },
+              returnTo: '/done',
+              sensitivity: 'normal',
+              platform: 'web',
+              createdAt,
+              nextCheckAt: options.nextCheckAt ?? createdAt,
+            });
+            return (await store.findAttemptByState(state))!;
+          }),
+        );
+        created.push(...chunk);
+      }
+      return created;
+    },
+    async attempt(state) {
+      const found = await store.findAttemptByState(state);
+      if (found === undefined) throw new Error(`no attempt ${state}`);
+      return found;
+    },
+    async close() {
+      await verifyClient.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Lease columns are not on Attempt; read them directly. */
+export function leaseOf(db: Database, sessionId: string): { lease_owner: string | null; lease_until: number | null } {
+  return db.prepare('SELECT lease_owner, lease_until FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as {
+    lease_owner: string | null;
+    lease_until: number | null;
+  };
+}

@@ -1,0 +1,303 @@
+/**
+ * One sweep run (runSweep) over real HTTP against the emulator, on a real SQLite file.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isKitError } from '../../middleware/errors.ts';
+import {
+  computeNextCheckAt,
+  DEFAULT_SWEEP_BACKOFF_MS,
+  resolveSweepOptions,
+  runSweep,
+  SWEEP_WINDOW_MS,
+  type SweepLogger,
+} from '../../middleware/sweep.ts';
+import { bench, countEffects, DAY_MS, duplicateEffects, emulator, leaseOf, type Bench, type Emulator } from './harness.ts';
+
+let emu: Emulator;
+let b: Bench;
+/** The sweep's clock: real time plus an offset the test moves (the emulator's clock is moved separately). */
+let offsetMs = 0;
+/** When set, the sweep's clock stands still at this time. */
+let frozenAt: number | undefined;
+const now = () => frozenAt ?? Date.now() + offsetMs;
+
+beforeAll(async () => {
+  emu = await emulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+afterEach(async () => {
+  await b?.close();
+  await emu.control('reset', {});
+  offsetMs = 0;
+  frozenAt = undefined;
+});
+
+async function setUp(clientOptions?: Parameters<typeof bench>[2]) {
+  b = await bench(emu.url, now, clientOptions);
+  return b;
+}
+
+describe('runSweep', () => {
+  it('fulfils a user who verified and never came back, once, and leaves the undecided one pending', async () => {
+    await setUp();
+    const [verified1, verified2, undecided] = await b.createAttempts(3);
+    await emu.complete(verified1!.sessionId, 'verified');
+    await emu.complete(verified2!.sessionId, 'verified');
+
+    const report = await runSweep(b.deps);
+    expect(report).toMatchObject({ claimed: 3, reads: 3, fulfilled: 2, failed: 0, pending: 1, errors: 0, expired: 0, serviceReachable: true });
+    expect(countEffects(b.store.db)).toBe(2);
+    expect((await b.attempt(verified1!.state)).outcome).toBe('fulfilled');
+    expect((await b.attempt(verified2!.state)).outcome).toBe('fulfilled');
+    const stillPending = await b.attempt(undecided!.state);
+    expect(stillPending).toMatchObject({ outcome: 'pending', sweepChecks: 1 });
+    expect(leaseOf(b.store.db, undecided!.sessionId).lease_owner).toBeNull();
+
+    // The undecided user verifies later; a run after its next check time fulfils it, and only it.
+    await emu.complete(undecided!.sessionId, 'verified');
+    offsetMs = DEFAULT_SWEEP_BACKOFF_MS[0]! + 1000;
+    const second = await runSweep(b.deps);
+    expect(second).toMatchObject({ claimed: 1, fulfilled: 1, pending: 0 });
+    expect(countEffects(b.store.db)).toBe(3);
+    expect(duplicateEffects(b.store.db)).toEqual([]);
+  });
+
+  it('records the reason of a failed verification and never runs the action for it', async () => {
+    await setUp();
+    const [locked, changed] = await b.createAttempts(2);
+    await emu.complete(locked!.sessionId, 'failed', 'otp_locked');
+    await emu.complete(changed!.sessionId, 'failed', 'device_changed');
+
+    const report = await runSweep(b.deps);
+    expect(report).toMatchObject({ claimed: 2, fulfilled: 0, failed: 2, pending: 0, errors: 0 });
+    expect(await b.attempt(locked!.state)).toMatchObject({ outcome: 'failed', failureReason: 'otp_locked', fulfilledAt: null });
+    expect(await b.attempt(changed!.state)).toMatchObject({ outcome: 'failed', failureReason: 'device_changed' });
+    expect(countEffects(b.store.db)).toBe(0);
+    // Settled attempts are never claimed again.
+    offsetMs = DAY_MS / 2;
+    expect((await runSweep(b.deps)).claimed).toBe(0);
+  });
+
+  it('reads a pending attempt again only when due, backing off 30 s, 1, 2, 5, 10 min, then every 30 min', async () => {
+    await setUp();
+    const [attempt] = await b.createAttempts(1);
+    const t0 = attempt!.createdAt;
+    const seen: number[] = [];
+    let at = t0;
+    for (let read = 0; read < 8; read++) {
+      frozenAt = at;
+      const report = await runSweep(b.deps);
+      expect(report.reads).toBe(1);
+      const stored = await b.attempt(attempt!.state);
+      expect(stored.sweepChecks).toBe(read + 1);
+      seen.push(stored.nextCheckAt - at);
+      // One millisecond before it is due, nothing is read.
+      const readsBefore = (await emu.stats()).statusReads;
+      frozenAt = stored.nextCheckAt - 1;
+      expect((await runSweep(b.deps)).claimed).toBe(0);
+      expect((await emu.stats()).statusReads).toBe(readsBefore);
+      at = stored.nextCheckAt;
+    }
+    expect(seen).toEqual([30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 1_800_000, 1_800_000]);
+  });
+
+  it('never schedules a read outside the 24 h window: one last read a minute before its end, then none', () => {
+    const createdAt = 1_000_000;
+    const end = createdAt + SWEEP_WINDOW_MS;
+    // Far from the end: plain backoff.
+    expect(computeNextCheckAt({ createdAt, sweepChecks: 0 }, createdAt + 5000)).toBe(createdAt + 5000 + 30_000);
+    expect(computeNextCheckAt({ createdAt, sweepChecks: 99 }, createdAt + 5000)).toBe(createdAt + 5000 + 1_800_000);
+    // 10 min before the end, a 30 min delay would cross it: the last read goes a minute before the end.
+    expect(computeNextCheckAt({ createdAt, sweepChecks: 9 }, end - 600_000)).toBe(end - 60_000);
+    // That last read done: the next time is the window's end, where it is no longer claimable.
+    expect(computeNextCheckAt({ createdAt, sweepChecks: 10 }, end - 60_000)).toBe(end);
+  });
+
+  it('marks an attempt older than 24 h expired without reading it, even if the user had verified (emulator clock and sweep clock both moved)', async () => {
+    await setUp();
+    const [late, fresh] = await b.createAttempts(2);
+    await emu.complete(late!.sessionId, 'verified');
+    // Make `fresh` 23 h younger by moving only its creation time forward (it stays in the window).
+    b.store.db.prepare('UPDATE verify_kit_attempts SET created_at = created_at + ?, next_check_at = next_check_at + ? WHERE session_id = ?').run(
+      23 * 3_600_000,
+      23 * 3_600_000,
+      fresh!.sessionId,
+    );
+    await emu.advanceClock(24 * 3600 + 60);
+    offsetMs = DAY_MS + 60_000;
+    const readsBefore = (await emu.stats()).statusReads;
+
+    const report = await runSweep(b.deps);
+    expect(report.expired).toBe(1);
+    expect(await b.attempt(late!.state)).toMatchObject({ outcome: 'expired', fulfilledAt: null });
+    expect(countEffects(b.store.db)).toBe(0);
+    // Only the attempt still in its window was read.
+    expect(report.reads).toBe(1);
+    expect((await emu.stats()).statusReads).toBe(readsBefore + 1);
+
+    // And it is never read again, however often the sweep runs.
+    offsetMs = 2 * DAY_MS;
+    const later = await runSweep(b.deps);
+    expect(later.claimed).toBe(0);
+    expect((await emu.stats()).statusReads).toBe(readsBefore + 1);
+    expect((await b.attempt(late!.state)).outcome).toBe('expired');
+  });
+
+  it('leaves every attempt pending when the service answers 503, reports it unreachable, and a later run completes them', async () => {
+    await setUp({ statusReadAttempts: 1 });
+    const attempts = await b.createAttempts(4);
+    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
+    await emu.faults({ statusFailures: 100 });
+
+    const failing = await runSweep(b.deps, { errorRetryMs: 5000 });
+    expect(failing).toMatchObject({ claimed: 4, reads: 4, errors: 4, fulfilled: 0, serviceReachable: false });
+    for (const a of attempts) {
+      const stored = await b.attempt(a.state);
+      expect(stored.outcome).toBe('pending');
+      expect(stored.failureReason).toBeNull();
+      // Retried soon (errorRetryMs), not after the backoff.
+      expect(stored.nextCheckAt - now()).toBeLessThanOrEqual(5000);
+      expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+    }
+    expect(countEffects(b.store.db)).toBe(0);
+
+    await emu.faults({ statusFailures: 0 });
+    offsetMs = 5000;
+    const recovered = await runSweep(b.deps);
+    expect(recovered).toMatchObject({ claimed: 4, fulfilled: 4, errors: 0, serviceReachable: true });
+    expect(countEffects(b.store.db)).toBe(4);
+  });
+
+  it('survives faults in the middle of a run: reads that fail or time out stay pending, the rest complete, the next run finishes', async () => {
+    await setUp({ statusReadAttempts: 1, headersMs: 300 });
+    const attempts = await b.createAttempts(6);
+    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
+    // Two 503s among six reads (one at a time, so the first two reads get them).
+    await emu.faults({ statusFailures: 2 });
+    const mixed = await runSweep(b.deps, { concurrency: 1, errorRetryMs: 2000 });
+    expect(mixed).toMatchObject({ claimed: 6, errors: 2, fulfilled: 4, serviceReachable: true });
+    expect(countEffects(b.store.db)).toBe(4);
+
+    // The next run is slower than the client's timeout: nothing is marked, nothing lost.
+    await emu.faults({ statusDelayMs: 800 });
+    offsetMs = 2000;
+    const slow = await runSweep(b.deps, { errorRetryMs: 2000 });
+    expect(slow).toMatchObject({ claimed: 2, errors: 2, fulfilled: 0, serviceReachable: false });
+    const pending = attempts.filter((a) => b.store.db.prepare("SELECT 1 FROM verify_kit_attempts WHERE session_id = ? AND outcome = 'pending'").get(a.sessionId));
+    expect(pending).toHaveLength(2);
+
+    await emu.faults({ statusDelayMs: 0 });
+    offsetMs = 4000;
+    const done = await runSweep(b.deps);
+    expect(done).toMatchObject({ claimed: 2, fulfilled: 2, errors: 0 });
+    expect(countEffects(b.store.db)).toBe(6);
+    expect(duplicateEffects(b.store.db)).toEqual([]);
+  });
+
+  it('does not fulfil when the service echoes another user, and does not mark the attempt either', async () => {
+    await setUp();
+    const [attempt] = await b.createAttempts(1);
+    await emu.complete(attempt!.sessionId, 'verified');
+    b.store.db.prepare('UPDATE verify_kit_attempts SET user_ref = ? WHERE session_id = ?').run('someone-else', attempt!.sessionId);
+    const logged: { level: string; obj: Record<string, unknown> }[] = [];
+    const logger: SweepLogger = {
+      info: (obj) => logged.push({ level: 'info', obj }),
+      warn: (obj) => logged.push({ level: 'warn', obj }),
+      error: (obj) => logged.push({ level: 'error', obj }),
+    };
+    const report = await runSweep(b.deps, { logger });
+    expect(report).toMatchObject({ reads: 1, errors: 1, fulfilled: 0, serviceReachable: true });
+    expect(await b.attempt(attempt!.state)).toMatchObject({ outcome: 'pending', sweepChecks: 1 });
+    expect(countEffects(b.store.db)).toBe(0);
+    expect(logged).toContainEqual(expect.objectContaining({ level: 'error', obj: expect.objectContaining({ err: expect.objectContaining({ code: 'service_response_mismatch' }) }) }));
+    expect(JSON.stringify(logged)).not.toContain('demo-secret-change-me');
+  });
+
+  it('claims in batches of batchSize until a short batch, with at most `concurrency` reads in flight and one batch held', async () => {
+    await setUp();
+    const attempts = await b.createAttempts(23);
+    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
+    await emu.faults({ statusDelayMs: 20 });
+    const batches: number[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const store = b.store;
+    const deps = {
+      ...b.deps,
+      store: {
+        ...store,
+        claimDueAttempts: async (o: Parameters<typeof store.claimDueAttempts>[0]) => {
+          // A claim only starts when the previous batch has been handed out entirely.
+          const claimed = await store.claimDueAttempts(o);
+          batches.push(claimed.length);
+          return claimed;
+        },
+      },
+      client: {
+        getSession: async (id: string) => {
+          inFlight++;
+          maxInFlight = Math.max(maxInFlight, inFlight);
+          try {
+            return await b.client.getSession(id);
+          } finally {
+            inFlight--;
+          }
+        },
+      },
+    };
+    const report = await runSweep(deps, { batchSize: 10, concurrency: 3 });
+    expect(batches).toEqual([10, 10, 3]);
+    expect(maxInFlight).toBe(3);
+    expect(report).toMatchObject({ claimed: 23, fulfilled: 23 });
+    expect(countEffects(b.store.db)).toBe(23);
+  });
+
+  it('stops claiming when the time budget runs out and hands back the claims it did not start', async () => {
+    await setUp();
+    const attempts = await b.createAttempts(8);
+    await emu.faults({ statusDelayMs: 150 });
+    const report = await runSweep(b.deps, { batchSize: 8, concurrency: 1, timeBudgetMs: 350 });
+    expect(report.stoppedBy).toBe('time_budget');
+    expect(report.reads).toBeGreaterThanOrEqual(2);
+    expect(report.reads).toBeLessThan(8);
+    expect(report.released).toBe(8 - report.reads);
+    // Nothing stays leased: another worker can take the rest at once.
+    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+    await emu.faults({ statusDelayMs: 0 });
+    const rest = await runSweep(b.deps, { owner: 'another-worker' });
+    expect(rest.claimed).toBe(8 - report.reads);
+  });
+
+  it('stops claiming on abort; in-flight reads finish and unstarted claims are released', async () => {
+    await setUp();
+    const attempts = await b.createAttempts(6);
+    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
+    await emu.faults({ statusDelayMs: 200 });
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 100);
+    const report = await runSweep(b.deps, { concurrency: 2, signal: abort.signal });
+    expect(report).toMatchObject({ stoppedBy: 'signal', claimed: 6, reads: 2, fulfilled: 2, released: 4 });
+    expect(countEffects(b.store.db)).toBe(2);
+    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+  });
+
+  it('rejects bad options with a message that names the fix', () => {
+    const message = (options: object) => {
+      try {
+        resolveSweepOptions(options);
+      } catch (error) {
+        expect(isKitError(error, 'invalid_config')).toBe(true);
+        return (error as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(message({ batchSize: 0 })).toMatch(/`batchSize` must be an integer from 1 to 1000.*batchSize: 1/);
+    expect(message({ concurrency: 2.5 })).toMatch(/`concurrency` must be an integer from 1 to 64/);
+    expect(message({ leaseMs: 10 })).toMatch(/`leaseMs`.*at least|`leaseMs` must be an integer from 1000/);
+    expect(message({ backoffMs: [] })).toMatch(/`backoffMs` must be a non-empty array/);
+    expect(message({ owner: '' })).toMatch(/`owner` must be a non-empty string/);
+    expect(resolveSweepOptions({})).toMatchObject({ batchSize: 50, concurrency: 4, leaseMs: 120_000, timeBudgetMs: 60_000 });
+  });
+});
