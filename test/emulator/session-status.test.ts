@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { OTHER_CLIENT, WEB_CLIENT, newSession, readSession, startTestEmulator, type TestEmulator } from '../helpers/emulator.ts';
+
+let emulator: TestEmulator;
+beforeAll(async () => {
+  emulator = await startTestEmulator();
+});
+afterAll(() => emulator.close());
+beforeEach(() => emulator.control.reset());
+
+describe('GET /session/{id} status read', () => {
+  it('a new session reads pending with the echoed state and userRef and no reason', async () => {
+    const created = await newSession(emulator.url, WEB_CLIENT, { userRef: 'user-7', state: 'st-1' });
+    const answer = await readSession(emulator.url, WEB_CLIENT, created.sessionId);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ isSuccess: true, status: 'pending', state: 'st-1', userRef: 'user-7', assertionExchanged: false });
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('a verified session reads verified', async () => {
+    const created = await newSession(emulator.url, WEB_CLIENT);
+    await emulator.control.complete(created.sessionId, { outcome: 'verified' });
+    expect((await readSession(emulator.url, WEB_CLIENT, created.sessionId)).body).toEqual({
+      isSuccess: true,
+      status: 'verified',
+      state: created.state,
+      userRef: created.userRef,
+      assertionExchanged: false,
+    });
+  });
+
+  it('a failed session carries its reason', async () => {
+    const created = await newSession(emulator.url, WEB_CLIENT);
+    await emulator.control.complete(created.sessionId, { outcome: 'failed', reason: 'device_changed' });
+    expect((await readSession(emulator.url, WEB_CLIENT, created.sessionId)).body).toMatchObject({ status: 'failed', reason: 'device_changed' });
+  });
+});
+
+describe('pending for unknown ids and ids of other clients (no 404)', () => {
+  it('an unknown id reads 200 pending and nothing else', async () => {
+    const answer = await readSession(emulator.url, WEB_CLIENT, 'ses_does_not_exist');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ isSuccess: true, status: 'pending' });
+  });
+
+  it('another client’s verified session reads exactly like an unknown id: nothing leaks', async () => {
+    const theirs = await newSession(emulator.url, OTHER_CLIENT, { userRef: 'their-user', state: 'their-state' });
+    await emulator.control.complete(theirs.sessionId, { outcome: 'verified' });
+    const answer = await readSession(emulator.url, WEB_CLIENT, theirs.sessionId);
+    const unknown = await readSession(emulator.url, WEB_CLIENT, 'ses_does_not_exist');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(unknown.body);
+    expect(JSON.stringify(answer.body)).not.toMatch(/their-user|their-state|verified/);
+    // The owner still reads it.
+    expect((await readSession(emulator.url, OTHER_CLIENT, theirs.sessionId)).body.status).toBe('verified');
+  });
+});
+
+describe('an outcome is readable for 24 hours', () => {
+  it('reads verified just before 24 h and like an unknown id after', async () => {
+    const created = await newSession(emulator.url, WEB_CLIENT);
+    await emulator.control.complete(created.sessionId, { outcome: 'verified' });
+    await emulator.control.advanceClock(24 * 3600 - 1);
+    expect((await readSession(emulator.url, WEB_CLIENT, created.sessionId)).body.status).toBe('verified');
+    await emulator.control.advanceClock(2);
+    expect((await readSession(emulator.url, WEB_CLIENT, created.sessionId)).body).toEqual({ isSuccess: true, status: 'pending' });
+  });
+});

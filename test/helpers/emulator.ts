@@ -1,0 +1,174 @@
+/** Starts an emulator per suite and offers small typed fetch helpers for its API, hosted page and control API. */
+import { startEmulator, type EmulatorClient, type EmulatorOptions } from '../../demo-app/emulator/index.ts';
+
+export type Json = Record<string, unknown>;
+
+export const WEB_CLIENT: EmulatorClient = {
+  clientId: 'web-client',
+  secret: 'web-secret-0123456789',
+  returnUrl: 'http://localhost:3999/verify/return',
+};
+export const OTHER_CLIENT: EmulatorClient = {
+  clientId: 'other-client',
+  secret: 'other-secret-0123456789',
+  returnUrl: 'https://other.example/done',
+};
+export const MOBILE_CLIENT: EmulatorClient = {
+  clientId: 'mobile-client',
+  secret: 'mobile-secret-0123456789',
+  returnUrl: 'com.example.app://verify/return',
+  platform: 'mobile',
+};
+
+export interface TestEmulator {
+  url: string;
+  /** Every line the emulator logged (SMS lines). */
+  logLines: string[];
+  control: ControlApi;
+  close(): Promise<void>;
+}
+
+export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
+  const logLines: string[] = [];
+  const emulator = await startEmulator({
+    port: 0,
+    clients: [WEB_CLIENT, OTHER_CLIENT, MOBILE_CLIENT],
+    control: true,
+    log: (line) => logLines.push(line),
+    ...options,
+  });
+  return { url: emulator.url, logLines, control: controlApi(emulator.url), close: () => emulator.close() };
+}
+
+export function basicAuth(client: Pick<EmulatorClient, 'clientId' | 'secret'>): string {
+  return `Basic ${Buffer.from(`${client.clientId}:${client.secret}`).toString('base64')}`;
+}
+
+/** A valid create body for the client; override or delete (value undefined) any field. */
+export function sessionBody(client: EmulatorClient, overrides: Json = {}): Json {
+  const body: Json = {
+    returnUrl: client.returnUrl,
+    channel: 'sms',
+    destination: '+15551234567',
+    operationSensitivity: 'normal',
+    userRef: 'user-42',
+    state: `state-${Math.random().toString(36).slice(2)}`,
+    platform: client.platform ?? 'web',
+    ...overrides,
+  };
+  for (const [key, value] of Object.entries(body)) if (value === undefined) delete body[key];
+  return body;
+}
+
+export interface JsonAnswer {
+  status: number;
+  headers: Headers;
+  body: Json;
+}
+
+async function jsonAnswer(response: Response): Promise<JsonAnswer> {
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Json) : {} };
+}
+
+export async function createSession(
+  url: string,
+  client: EmulatorClient,
+  body: unknown = sessionBody(client),
+  options: { idempotencyKey?: string; authorization?: string | null } = {},
+): Promise<JsonAnswer> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const authorization = options.authorization === undefined ? basicAuth(client) : options.authorization;
+  if (authorization !== null) headers.authorization = authorization;
+  if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
+  return jsonAnswer(await fetch(`${url}/session`, { method: 'POST', headers, body: JSON.stringify(body) }));
+}
+
+/** A created session's fields, failing loudly when the create did not succeed. */
+export async function newSession(url: string, client: EmulatorClient, overrides: Json = {}) {
+  const body = sessionBody(client, overrides);
+  const answer = await createSession(url, client, body);
+  if (answer.status !== 200) throw new Error(`create failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return {
+    sessionId: answer.body.sessionId as string,
+    verifyUrl: answer.body.verifyUrl as string,
+    handoff: answer.body.handoff as string,
+    state: body.state as string,
+    userRef: body.userRef as string,
+  };
+}
+
+export async function readSession(url: string, client: EmulatorClient, sessionId: string, authorization?: string | null): Promise<JsonAnswer> {
+  const auth = authorization === undefined ? basicAuth(client) : authorization;
+  const headers: Record<string, string> = auth === null ? {} : { authorization: auth };
+  return jsonAnswer(await fetch(`${url}/session/${encodeURIComponent(sessionId)}`, { headers }));
+}
+
+/** POSTs a form without following redirects, optionally with the device cookie. */
+export async function postForm(target: string, fields: Record<string, string>, cookie?: string): Promise<Response> {
+  return fetch(target, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
+}
+
+export interface HostedPage {
+  response: Response;
+  html: string;
+  /** `emu_device=…` as a Cookie header value. */
+  deviceCookie: string | undefined;
+  /** The hidden page_binding field of the code form. */
+  binding: string | undefined;
+}
+
+export async function openHostedPage(verifyUrl: string, handoff: string): Promise<HostedPage> {
+  const response = await postForm(verifyUrl, { hx: handoff });
+  const html = await response.text();
+  const setCookie = response.headers.getSetCookie().find((line) => line.startsWith('emu_device='));
+  return {
+    response,
+    html,
+    deviceCookie: setCookie?.split(';')[0],
+    binding: /name="page_binding" value="([^"]+)"/.exec(html)?.[1],
+  };
+}
+
+/** Submits a code on the hosted page; `verifyUrl` is the session's, the code form posts under it. */
+export async function submitCode(verifyUrl: string, page: { binding?: string; deviceCookie?: string }, code: string, cookie = page.deviceCookie): Promise<Response> {
+  return postForm(`${verifyUrl}/code`, { page_binding: page.binding ?? '', code }, cookie);
+}
+
+export interface ControlApi {
+  outbox(): Promise<Array<{ to: string; code: string; sessionId: string; sentAt: string }>>;
+  codeFor(sessionId: string): Promise<string>;
+  advanceClock(seconds: number): Promise<void>;
+  setFaults(faults: Json): Promise<Response>;
+  stats(): Promise<{ creates: number; replays: number; smsSent: number; smsByIdempotencyKey: Record<string, number>; statusReads: number; verifyPosts: number }>;
+  reset(): Promise<void>;
+  complete(sessionId: string, body: Json): Promise<Response>;
+}
+
+export function controlApi(url: string): ControlApi {
+  const post = (path: string, body: Json) =>
+    fetch(`${url}/_control${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const ok = async (response: Response) => {
+    if (!response.ok) throw new Error(`control call failed: ${response.status} ${await response.text()}`);
+    return response.json();
+  };
+  const api: ControlApi = {
+    outbox: async () => ((await ok(await fetch(`${url}/_control/outbox`))) as { messages: Awaited<ReturnType<ControlApi['outbox']>> }).messages,
+    codeFor: async (sessionId) => {
+      const message = (await api.outbox()).findLast((candidate) => candidate.sessionId === sessionId);
+      if (!message) throw new Error(`no SMS for session ${sessionId}`);
+      return message.code;
+    },
+    advanceClock: async (seconds) => void (await ok(await post('/clock', { advanceSeconds: seconds }))),
+    setFaults: (faults) => post('/faults', faults),
+    stats: async () => ok(await fetch(`${url}/_control/stats`)),
+    reset: async () => void (await ok(await post('/reset', {}))),
+    complete: (sessionId, body) => post(`/sessions/${encodeURIComponent(sessionId)}/complete`, body),
+  };
+  return api;
+}
