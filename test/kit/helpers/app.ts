@@ -233,7 +233,7 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
 
 export function describeError(error: unknown): string {
   if (error instanceof Error) {
-    return JSON.stringify({ message: error.message, stack: error.stack, ...error, cause: String((error as { cause?: unknown }).cause) });
+    return JSON.stringify({ ...error, message: error.message, stack: error.stack, cause: String((error as { cause?: unknown }).cause) });
   }
   return String(error);
 }
