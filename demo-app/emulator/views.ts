@@ -4,7 +4,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
-/** Shows the country prefix and the last two digits only: +1•••••••67. */
+/** Shows the first digit after "+" and the last two digits only: +1••••••••67. */
 export function maskPhone(e164: string): string {
   return `${e164.slice(0, 2)}${'•'.repeat(Math.max(0, e164.length - 4))}${e164.slice(-2)}`;
 }
