@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isLoopbackAddress } from '../../demo-app/emulator/control.ts';
+import {
+  WEB_CLIENT,
+  createSession,
+  newSession,
+  openHostedPage,
+  readSession,
+  sessionBody,
+  startTestEmulator,
+  type TestEmulator,
+} from '../helpers/emulator.ts';
+
+let emulator: TestEmulator;
+beforeAll(async () => {
+  emulator = await startTestEmulator();
+});
+afterAll(() => emulator.close());
+beforeEach(() => emulator.control.reset());
+
+describe('control off (production-like)', () => {
+  let production: TestEmulator;
+  beforeAll(async () => {
+    production = await startTestEmulator({ control: false });
+  });
+  afterAll(() => production.close());
+
+  it.each(['/_control/outbox', '/_control/stats', '/_dev/inbox'])('GET %s is 404', async (path) => {
+    expect((await fetch(`${production.url}${path}`)).status).toBe(404);
+  });
+
+  it.each(['/_control/reset', '/_control/clock', '/_control/faults'])('POST %s is 404', async (path) => {
+    const response = await fetch(`${production.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advanceSeconds":1}' });
+    expect(response.status).toBe(404);
+  });
+
+  it('still serves the API and prints each SMS on its log', async () => {
+    expect((await createSession(production.url, WEB_CLIENT)).status).toBe(200);
+    expect(production.logLines.at(-1)).toMatch(/^SMS to \+15551234567: your code is \d{6} \(session ses_/);
+  });
+});
+
+describe('control API is for loopback callers only', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.4.5.6', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['10.0.0.8', false],
+    ['192.168.1.2', false],
+    ['::ffff:10.0.0.8', false],
+    ['2001:db8::1', false],
+    [undefined, false],
+  ])('%s is loopback: %s', (address, expected) => {
+    expect(isLoopbackAddress(address)).toBe(expected);
+  });
+});
+
+describe('outbox, inbox and clock', () => {
+  it('lists messages oldest first on /_control/outbox and newest first on /_dev/inbox', async () => {
+    const first = await newSession(emulator.url, WEB_CLIENT, { destination: '+15550000001' });
+    const second = await newSession(emulator.url, WEB_CLIENT, { destination: '+15550000002' });
+    const messages = await emulator.control.outbox();
+    expect(messages.map((message) => message.sessionId)).toEqual([first.sessionId, second.sessionId]);
+    const inbox = await (await fetch(`${emulator.url}/_dev/inbox`)).text();
+    expect(inbox.indexOf('+15550000002')).toBeGreaterThan(0);
+    expect(inbox.indexOf('+15550000002')).toBeLessThan(inbox.indexOf('+15550000001'));
+    expect(inbox).toContain(messages[1]?.code);
+  });
+
+  it('advancing the clock moves SMS timestamps', async () => {
+    await newSession(emulator.url, WEB_CLIENT);
+    await emulator.control.advanceClock(3600);
+    await newSession(emulator.url, WEB_CLIENT);
+    const [a, b] = await emulator.control.outbox();
+    expect(Date.parse(b?.sentAt ?? '') - Date.parse(a?.sentAt ?? '')).toBeGreaterThanOrEqual(3600_000);
+  });
+
+  it('refuses a negative or missing advanceSeconds', async () => {
+    for (const body of [{ advanceSeconds: -1 }, {}]) {
+      const response = await fetch(`${emulator.url}/_control/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(response.status).toBe(400);
+    }
+  });
+});
+
+describe('faults', () => {
+  it('createFailures: the next N creates answer createStatus (default 503 service_unavailable) without acting', async () => {
+    await emulator.control.setFaults({ createFailures: 2 });
+    for (let call = 0; call < 2; call += 1) {
+      const answer = await createSession(emulator.url, WEB_CLIENT);
+      expect(answer.status).toBe(503);
+      expect(answer.body).toMatchObject({ isSuccess: false, errorCode: 'service_unavailable' });
+    }
+    expect((await emulator.control.stats()).smsSent).toBe(0);
+    expect((await createSession(emulator.url, WEB_CLIENT)).status).toBe(200);
+  });
+
+  it('createStatus chooses the failure status', async () => {
+    await emulator.control.setFaults({ createFailures: 1, createStatus: 500 });
+    expect((await createSession(emulator.url, WEB_CLIENT)).status).toBe(500);
+  });
+
+  it('resetConnections before: the connection drops and nothing was created', async () => {
+    await emulator.control.setFaults({ resetConnections: 1, resetPhase: 'before' });
+    await expect(createSession(emulator.url, WEB_CLIENT, undefined, { idempotencyKey: 'k-before' })).rejects.toThrow();
+    expect((await emulator.control.stats()).smsSent).toBe(0);
+    const retry = await createSession(emulator.url, WEB_CLIENT, undefined, { idempotencyKey: 'k-before' });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('resetConnections after (default): the session exists, the response is lost, the retry replays it', async () => {
+    await emulator.control.setFaults({ resetConnections: 1 });
+    const body = sessionBody(WEB_CLIENT);
+    await expect(createSession(emulator.url, WEB_CLIENT, body, { idempotencyKey: 'k-after' })).rejects.toThrow();
+    const [sent] = await emulator.control.outbox();
+    expect(sent).toBeDefined();
+    const retry = await createSession(emulator.url, WEB_CLIENT, body, { idempotencyKey: 'k-after' });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.sessionId).toBe(sent?.sessionId);
+    expect((await emulator.control.stats()).smsByIdempotencyKey['k-after']).toBe(1);
+  });
+
+  it('createDelayMs holds each create before it acts', async () => {
+    await emulator.control.setFaults({ createDelayMs: 300 });
+    const started = Date.now();
+    expect((await createSession(emulator.url, WEB_CLIENT)).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it('statusFailures: the next N reads answer statusStatus, then reads work again', async () => {
+    const { sessionId } = await newSession(emulator.url, WEB_CLIENT);
+    await emulator.control.setFaults({ statusFailures: 1, statusStatus: 502 });
+    const failed = await readSession(emulator.url, WEB_CLIENT, sessionId);
+    expect(failed.status).toBe(502);
+    expect(failed.body).toMatchObject({ isSuccess: false, errorCode: 'service_unavailable' });
+    expect((await readSession(emulator.url, WEB_CLIENT, sessionId)).status).toBe(200);
+  });
+
+  it('statusDelayMs delays every read until changed', async () => {
+    const { sessionId } = await newSession(emulator.url, WEB_CLIENT);
+    await emulator.control.setFaults({ statusDelayMs: 250 });
+    for (let call = 0; call < 2; call += 1) {
+      const started = Date.now();
+      await readSession(emulator.url, WEB_CLIENT, sessionId);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(240);
+    }
+  });
+
+  it('refuses unknown faults and bad values with 400', async () => {
+    for (const faults of [{ createFailures: -1 }, { createStatus: 200 }, { resetPhase: 'during' }, { explode: true }]) {
+      expect((await emulator.control.setFaults(faults)).status).toBe(400);
+    }
+  });
+});
+
+describe('stats', () => {
+  it('counts creates, replays, SMS per key, status reads and verify posts', async () => {
+    const body = sessionBody(WEB_CLIENT);
+    const first = await createSession(emulator.url, WEB_CLIENT, body, { idempotencyKey: 'stats-key' });
+    await createSession(emulator.url, WEB_CLIENT, body, { idempotencyKey: 'stats-key' });
+    await createSession(emulator.url, WEB_CLIENT);
+    await readSession(emulator.url, WEB_CLIENT, first.body.sessionId as string);
+    await openHostedPage(first.body.verifyUrl as string, first.body.handoff as string);
+    expect(await emulator.control.stats()).toEqual({
+      creates: 2,
+      replays: 1,
+      smsSent: 2,
+      smsByIdempotencyKey: { 'stats-key': 1 },
+      statusReads: 1,
+      verifyPosts: 1,
+    });
+  });
+});
+
+describe('reset', () => {
+  it('clears sessions, outbox, stats, faults and clock', async () => {
+    const { sessionId } = await newSession(emulator.url, WEB_CLIENT);
+    await emulator.control.setFaults({ createFailures: 5, statusDelayMs: 10 });
+    await emulator.control.advanceClock(1000);
+    await emulator.control.reset();
+    expect(await emulator.control.outbox()).toEqual([]);
+    expect((await emulator.control.stats()).creates).toBe(0);
+    expect((await readSession(emulator.url, WEB_CLIENT, sessionId)).body).toEqual({ isSuccess: true, status: 'pending' });
+    expect((await createSession(emulator.url, WEB_CLIENT)).status).toBe(200);
+    const [message] = await emulator.control.outbox();
+    expect(Math.abs(Date.parse(message?.sentAt ?? '') - Date.now())).toBeLessThan(60_000);
+  });
+});
+
+describe('sessions/:id/complete', () => {
+  it('ends a pending session as verified or failed with any reason', async () => {
+    const a = await newSession(emulator.url, WEB_CLIENT);
+    const b = await newSession(emulator.url, WEB_CLIENT);
+    expect((await emulator.control.complete(a.sessionId, { outcome: 'verified' })).status).toBe(200);
+    expect((await emulator.control.complete(b.sessionId, { outcome: 'failed', reason: 'some_future_reason' })).status).toBe(200);
+    expect((await readSession(emulator.url, WEB_CLIENT, a.sessionId)).body.status).toBe('verified');
+    expect((await readSession(emulator.url, WEB_CLIENT, b.sessionId)).body).toMatchObject({ status: 'failed', reason: 'some_future_reason' });
+  });
+
+  it('refuses an unknown id (404), an ended session (409), a bad outcome or a failure without reason (400)', async () => {
+    const { sessionId } = await newSession(emulator.url, WEB_CLIENT);
+    expect((await emulator.control.complete('ses_nope', { outcome: 'verified' })).status).toBe(404);
+    expect((await emulator.control.complete(sessionId, { outcome: 'done' })).status).toBe(400);
+    expect((await emulator.control.complete(sessionId, { outcome: 'failed' })).status).toBe(400);
+    await emulator.control.complete(sessionId, { outcome: 'verified' });
+    expect((await emulator.control.complete(sessionId, { outcome: 'failed', reason: 'otp_locked' })).status).toBe(409);
+    expect((await readSession(emulator.url, WEB_CLIENT, sessionId)).body.status).toBe('verified');
+  });
+});
