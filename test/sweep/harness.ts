@@ -3,7 +3,9 @@
  * with the kit's store and a test action whose fulfil writes one row in its own table (in the
  * kit's transaction), and attempts created as real sessions in the emulator.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -187,3 +189,49 @@ export function leaseOf(db: Database, sessionId: string): { lease_owner: string 
     lease_until: number | null;
   };
 }
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/sweep-process.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const children: ChildProcess[] = [];
+
+export interface SweepProcess {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+}
+
+/** Spawns the sweep job fixture as a real process (`node --import tsx`), with only `env` (and PATH). */
+export function spawnSweepProcess(args: string[], env: Record<string, string>): SweepProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+/** SIGKILLs every fixture process this file started that is still running. */
+export function killSweepProcesses(): void {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+export async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export const jsonLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);

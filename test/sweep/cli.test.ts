@@ -1,0 +1,177 @@
+/**
+ * The copyable job's body (runSweepJob): its output line and exit codes, in-process with a
+ * recording `print`, and as a real process.
+ */
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { Database } from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createVerifyClient } from '../../middleware/client.ts';
+import { runSweepJob, SweepJobExitCode } from '../../middleware/sweep-cli.ts';
+import {
+  bench,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  countEffects,
+  emulator,
+  jsonLines,
+  killSweepProcesses,
+  spawnSweepProcess,
+  waitFor,
+  type Bench,
+  type Emulator,
+} from './harness.ts';
+
+let emu: Emulator;
+let b: Bench;
+
+beforeAll(async () => {
+  emu = await emulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+afterEach(async () => {
+  killSweepProcesses();
+  await b?.close();
+  await emu.control('reset', {});
+});
+
+function recorder() {
+  const out: string[] = [];
+  return { out, print: (line: string) => out.push(line), parsed: () => out.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+/** A loopback port with nothing listening on it. */
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+describe('runSweepJob', () => {
+  it('--once prints one JSON line with the run counts and exits 0', async () => {
+    b = await bench(emu.url);
+    const [verified, failed, undecided] = await b.createAttempts(3);
+    await emu.complete(verified!.sessionId, 'verified');
+    await emu.complete(failed!.sessionId, 'failed', 'otp_locked');
+    void undecided;
+    const r = recorder();
+    const code = await runSweepJob({ deps: b.deps, argv: ['--once'], env: {}, print: r.print, handleSignals: false });
+    expect(code).toBe(SweepJobExitCode.Ok);
+    expect(r.out).toHaveLength(1);
+    const [line] = r.parsed();
+    expect(line).toMatchObject({ event: 'sweep', mode: 'once', claimed: 3, fulfilled: 1, failed: 1, pending: 1, expired: 0, errors: 0, serviceReachable: true });
+    expect(typeof line!.durationMs).toBe('number');
+    expect(countEffects(b.store.db)).toBe(1);
+  });
+
+  it('exits 2 when the service cannot be reached at all (nothing listening), and the attempts stay pending', async () => {
+    b = await bench(emu.url);
+    const attempts = await b.createAttempts(2);
+    const unreachable = createVerifyClient({ baseUrl: `http://127.0.0.1:${await deadPort()}`, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, retry: { maxAttempts: 1 } });
+    const r = recorder();
+    const code = await runSweepJob({ deps: { ...b.deps, client: unreachable }, argv: ['--once'], env: {}, print: r.print, handleSignals: false });
+    await unreachable.close();
+    expect(code).toBe(SweepJobExitCode.ServiceUnreachable);
+    expect(r.parsed()).toEqual([expect.objectContaining({ event: 'sweep', claimed: 2, errors: 2, serviceReachable: false })]);
+    for (const a of attempts) expect((await b.attempt(a.state)).outcome).toBe('pending');
+  });
+
+  it('exits 0, not 2, when some reads fail but the service answered others', async () => {
+    b = await bench(emu.url, Date.now, { statusReadAttempts: 1 });
+    await b.createAttempts(3);
+    await emu.faults({ statusFailures: 2 });
+    const r = recorder();
+    const code = await runSweepJob({ deps: b.deps, argv: ['--once', '--concurrency', '1'], env: {}, print: r.print, handleSignals: false });
+    expect(r.parsed()[0]).toMatchObject({ claimed: 3, errors: 2, pending: 1, serviceReachable: true });
+    expect(code).toBe(SweepJobExitCode.Ok);
+  });
+
+  it('exits 1 on a configuration error, with a message that names the fix and never the secret', async () => {
+    b = await bench(emu.url);
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['--once', '--batch-size', 'lots'], {}, /--batch-size must be a whole number/],
+      [['--interval-seconds=-5'], {}, /--interval-seconds must be a positive number of seconds/],
+      [['--once', '--bogus'], {}, /Unknown option '--bogus'.*usage: sweep-job/],
+      [['--once'], { SWEEP_CONCURRENCY: '500' }, /`concurrency` must be an integer from 1 to 64/],
+      [['--once', '--interval-seconds', '10'], {}, /--once runs a single sweep; drop --interval-seconds/],
+    ];
+    for (const [argv, env, message] of cases) {
+      const r = recorder();
+      expect(await runSweepJob({ deps: b.deps, argv, env, print: r.print, handleSignals: false }), argv.join(' ')).toBe(SweepJobExitCode.ConfigError);
+      expect(r.parsed()).toEqual([{ event: 'sweep_config_error', message: expect.stringMatching(message) }]);
+    }
+    // A deps factory that fails (here: the integrator's config echoes the secret) is a config error, redacted.
+    const r = recorder();
+    const env = { VERIFY_CLIENT_SECRET: CLIENT_SECRET };
+    const code = await runSweepJob<Database>({
+      deps: (e) => {
+        throw new Error(`VERIFY_BASE_URL is missing (secret was ${e.VERIFY_CLIENT_SECRET})`);
+      },
+      argv: ['--once'],
+      env,
+      print: r.print,
+      handleSignals: false,
+    });
+    expect(code).toBe(SweepJobExitCode.ConfigError);
+    expect(r.out.join('\n')).toContain('VERIFY_BASE_URL is missing');
+    expect(r.out.join('\n')).not.toContain(CLIENT_SECRET);
+  });
+
+  it('loops at --interval-seconds, one line per run, until stopped; then exits 0', async () => {
+    b = await bench(emu.url);
+    const [attempt] = await b.createAttempts(1);
+    const r = recorder();
+    const stop = new AbortController();
+    const job = runSweepJob({ deps: b.deps, argv: ['--interval-seconds', '0.05'], env: {}, print: r.print, handleSignals: false, signal: stop.signal });
+    await waitFor(() => r.out.length >= 1, 5000, 'a first run');
+    await emu.complete(attempt!.sessionId, 'verified');
+    // The attempt is due again 30 s later on the sweep's clock; make it due now.
+    b.store.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0').run();
+    await waitFor(() => countEffects(b.store.db) === 1, 5000, 'a later run to fulfil it');
+    await waitFor(() => r.out.length >= 3, 5000, 'a third run');
+    stop.abort();
+    expect(await job).toBe(SweepJobExitCode.Ok);
+    const lines = r.parsed();
+    const runs = lines.filter((l) => l.event === 'sweep');
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+    for (const l of runs) expect(l).toMatchObject({ mode: 'loop', claimed: expect.any(Number), durationMs: expect.any(Number) });
+    expect(runs.reduce((n, l) => n + Number(l.fulfilled), 0)).toBe(1);
+  });
+
+  it('as a real process: --once prints one line and exits 0; unreachable exits 2; SIGTERM stops a loop with exit 0', async () => {
+    b = await bench(emu.url);
+    const attempts = await b.createAttempts(2);
+    await emu.complete(attempts[0]!.sessionId, 'verified');
+    const env = { SWEEP_DB: b.path, VERIFY_BASE_URL: emu.url, VERIFY_CLIENT_ID: CLIENT_ID, VERIFY_CLIENT_SECRET: CLIENT_SECRET };
+
+    const once = await spawnSweepProcess(['--once'], env).done;
+    expect(once.code, once.stderr).toBe(0);
+    expect(jsonLines(once.stdout)).toEqual([expect.objectContaining({ event: 'sweep', claimed: 2, fulfilled: 1, pending: 1 })]);
+    expect(once.stdout + once.stderr).not.toContain(CLIENT_SECRET);
+
+    b.store.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0').run();
+    const down = await spawnSweepProcess(['--once'], { ...env, VERIFY_BASE_URL: `http://127.0.0.1:${await deadPort()}` }).done;
+    expect(down.code, down.stderr).toBe(2);
+    expect(jsonLines(down.stdout)).toEqual([expect.objectContaining({ claimed: 1, errors: 1, serviceReachable: false })]);
+
+    const bad = await spawnSweepProcess(['--once'], { ...env, VERIFY_CLIENT_SECRET: '' }).done;
+    expect(bad.code).toBe(1);
+    expect(jsonLines(bad.stdout)).toEqual([{ event: 'sweep_config_error', message: expect.stringMatching(/clientSecret/) }]);
+
+    const loop = spawnSweepProcess(['--interval-seconds', '0.05'], env);
+    let seen = '';
+    loop.child.stdout!.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    await waitFor(() => jsonLines(seen).filter((l) => l.event === 'sweep').length >= 2, 15_000, 'two loop runs');
+    loop.child.kill('SIGTERM');
+    const stopped = await loop.done;
+    expect(stopped.code, stopped.stderr).toBe(0);
+    const lines = jsonLines(stopped.stdout);
+    expect(lines).toContainEqual({ event: 'sweep_stopping', signal: 'SIGTERM' });
+    expect(stopped.stdout).not.toContain(CLIENT_SECRET);
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * The in-process worker (startSweepWorker) over real HTTP against the emulator.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isKitError } from '../../middleware/errors.ts';
+import type { SweepLogger, SweepReport } from '../../middleware/sweep.ts';
+import { startSweepWorker, type SweepWorker } from '../../middleware/worker.ts';
+import { bench, countEffects, emulator, leaseOf, waitFor, type Bench, type Emulator } from './harness.ts';
+
+let emu: Emulator;
+let b: Bench;
+let worker: SweepWorker | undefined;
+
+beforeAll(async () => {
+  emu = await emulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+afterEach(async () => {
+  await worker?.stop();
+  worker = undefined;
+  await b?.close();
+  await emu.control('reset', {});
+});
+
+function recordingLogger() {
+  const entries: { level: string; obj: Record<string, unknown>; msg: string | undefined }[] = [];
+  const logger: SweepLogger = {
+    info: (obj, msg) => entries.push({ level: 'info', obj, msg }),
+    warn: (obj, msg) => entries.push({ level: 'warn', obj, msg }),
+    error: (obj, msg) => entries.push({ level: 'error', obj, msg }),
+  };
+  return { entries, logger };
+}
+
+describe('startSweepWorker', () => {
+  it('runs on its interval, one run at a time, and fulfils users who verify while it runs', async () => {
+    b = await bench(emu.url);
+    const attempts = await b.createAttempts(4);
+    await emu.faults({ statusDelayMs: 60 }); // each run takes longer than the interval
+    let active = 0;
+    let maxActive = 0;
+    const store = b.store;
+    const reports: SweepReport[] = [];
+    worker = startSweepWorker(
+      {
+        ...b.deps,
+        store: {
+          ...store,
+          expireAttempts: (now, maxAgeMs) => {
+            // Every run starts with expiry: count the runs in progress.
+            active++;
+            maxActive = Math.max(maxActive, active);
+            return store.expireAttempts(now, maxAgeMs);
+          },
+        },
+      },
+      {
+        intervalMs: 10,
+        concurrency: 1,
+        // Read every pending attempt again on each run (a test-only schedule).
+        backoffMs: [1000],
+        onReport: (report) => {
+          active--;
+          reports.push(report);
+        },
+      },
+    );
+    await waitFor(() => reports.length >= 1, 5000, 'a first run');
+    expect(reports[0]).toMatchObject({ claimed: 4, pending: 4 });
+    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
+    await waitFor(() => countEffects(b.store.db) === 4, 10_000, 'the worker to fulfil all four');
+    await worker.stop();
+    expect(maxActive).toBe(1);
+    expect(worker.runs).toBeGreaterThanOrEqual(2);
+    for (const a of attempts) expect((await b.attempt(a.state)).outcome).toBe('fulfilled');
+  });
+
+  it('stop() is awaitable and idempotent: it stops claiming, lets the in-flight read finish, and releases the rest', async () => {
+    b = await bench(emu.url);
+    const attempts = await b.createAttempts(5);
+    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
+    await emu.faults({ statusDelayMs: 400 });
+    const readsBefore = (await emu.stats()).statusReads;
+    worker = startSweepWorker(b.deps, { intervalMs: 10, concurrency: 1, batchSize: 5 });
+    await waitFor(async () => (await emu.stats()).statusReads === readsBefore + 1, 5000, 'the first read');
+    expect(worker.running).toBe(true);
+    const first = worker.stop();
+    const second = worker.stop();
+    expect(second).toBe(first);
+    await first;
+    expect(worker.running).toBe(false);
+    // The read in flight when stop() was called completed its fulfilment.
+    expect(countEffects(b.store.db)).toBe(1);
+    // The other four are not leased by anyone: another worker may take them at once.
+    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+    // And nothing more is read after stop.
+    const readsAtStop = (await emu.stats()).statusReads;
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await emu.stats()).statusReads).toBe(readsAtStop);
+    await worker.stop(); // a third call is still fine
+  });
+
+  it('stop() does not wait past stopTimeoutMs for a hung read, and still releases the claims', async () => {
+    b = await bench(emu.url, Date.now, { headersMs: 20_000 });
+    const attempts = await b.createAttempts(3);
+    await emu.faults({ statusDelayMs: 2000 });
+    const readsBefore = (await emu.stats()).statusReads;
+    const { entries, logger } = recordingLogger();
+    worker = startSweepWorker(b.deps, { intervalMs: 10, concurrency: 1, stopTimeoutMs: 200, logger });
+    await waitFor(async () => (await emu.stats()).statusReads > readsBefore, 5000, 'the first read');
+    const startedStop = Date.now();
+    await worker.stop();
+    expect(Date.now() - startedStop).toBeLessThan(1000);
+    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+    expect(entries.some((e) => e.level === 'warn' && /did not finish in time/.test(e.msg ?? ''))).toBe(true);
+  });
+
+  it('logs a failed run and carries on at the next interval instead of crashing', async () => {
+    b = await bench(emu.url);
+    const [attempt] = await b.createAttempts(1);
+    await emu.complete(attempt!.sessionId, 'verified');
+    const { entries, logger } = recordingLogger();
+    let claimCalls = 0;
+    const store = b.store;
+    const errors: unknown[] = [];
+    worker = startSweepWorker(
+      {
+        ...b.deps,
+        store: {
+          ...store,
+          claimDueAttempts: async (o) => {
+            // The database is briefly unavailable on the first run.
+            if (++claimCalls === 1) throw new Error('SQLITE_BUSY: database is locked');
+            return store.claimDueAttempts(o);
+          },
+        },
+      },
+      { intervalMs: 20, logger, onError: (error) => errors.push(error) },
+    );
+    await waitFor(() => countEffects(b.store.db) === 1, 5000, 'the second run to fulfil');
+    expect(errors).toHaveLength(1);
+    expect(entries).toContainEqual(
+      expect.objectContaining({ level: 'error', obj: { err: { name: 'Error', message: 'SQLITE_BUSY: database is locked' } } }),
+    );
+    expect(JSON.stringify(entries)).not.toContain('demo-secret-change-me');
+  });
+
+  it('validates its options with messages that name the fix', () => {
+    b = undefined as unknown as Bench;
+    const deps = { client: { getSession: async () => ({ status: 'pending' as const }) }, store: {} as never, actions: new Map(), now: Date.now };
+    const failure = (options: object) => {
+      try {
+        startSweepWorker(deps, options as never);
+      } catch (error) {
+        expect(isKitError(error, 'invalid_config')).toBe(true);
+        return (error as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(failure({})).toMatch(/`intervalMs` must be a whole number of milliseconds.*intervalMs: 60000/);
+    expect(failure({ intervalMs: 1000, batchSize: -1 })).toMatch(/`batchSize` must be an integer from 1 to 1000/);
+    expect(failure({ intervalMs: 1000, stopTimeoutMs: 'soon' })).toMatch(/`stopTimeoutMs`/);
+  });
+
+  it('never keeps the process alive by itself: a process that only starts a worker exits', () => {
+    const script = `
+      import { startSweepWorker } from './middleware/worker.ts';
+      import { createSqliteStore } from './middleware/store/sqlite.ts';
+      import { createVerifyClient } from './middleware/client.ts';
+      const store = createSqliteStore({ database: ':memory:' });
+      const client = createVerifyClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's' });
+      const worker = startSweepWorker({ client, store, actions: new Map(), now: Date.now }, { intervalMs: 60000, initialDelayMs: 60000 });
+      console.log('started', worker.running);`;
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, timeout: 15_000, encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('started false');
+    expect(result.status).toBe(0);
+    expect(result.signal).toBeNull();
+  });
+});
