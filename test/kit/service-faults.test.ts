@@ -1,0 +1,140 @@
+/**
+ * Service faults during create and at the landing, with the emulator's fault controls: retries
+ * never send a second SMS, the flow still completes, and refusals surface as clear errors.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VerifyClient } from '../../middleware/index.ts';
+import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
+import { completeOnHostedPage, leaks, newSeen, TestUser } from './helpers/user.ts';
+
+const seen = newSeen();
+
+async function smsDelta(app: KitTestApp, run: () => Promise<void>) {
+  const before = await app.emulator.control.stats();
+  await run();
+  const after = await app.emulator.control.stats();
+  return { sms: after.smsSent - before.smsSent, replays: after.replays - before.replays, after };
+}
+
+async function finishes(app: KitTestApp, user: TestUser, handoff: Awaited<ReturnType<TestUser['start']>>) {
+  const attempt = app.latestAttempt();
+  const location = await completeOnHostedPage(app.emulator, handoff, attempt.session_id, seen);
+  const landing = await user.request(location);
+  expect(landing.status).toBe(303);
+  expect(app.grants(attempt.session_id)).toBe(1);
+}
+
+describe('create faults (default timeouts)', () => {
+  let app: KitTestApp;
+  let reuseKey: string | undefined;
+  beforeAll(async () => {
+    app = await startKitTestApp({
+      wrapClient: (real: VerifyClient): VerifyClient => ({
+        createSession: (input, key) => real.createSession(input, reuseKey ?? key),
+        getSession: (id) => real.getSession(id),
+        close: () => real.close(),
+      }),
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('two 503s then success: one SMS, one session, and the flow completes', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    await app.emulator.control.setFaults({ createFailures: 2, createStatus: 503 });
+    let handoff!: Awaited<ReturnType<TestUser['start']>>;
+    const { sms, after } = await smsDelta(app, async () => {
+      handoff = await alice.start();
+    });
+    expect(sms).toBe(1);
+    expect(Math.max(...Object.values(after.smsByIdempotencyKey))).toBe(1);
+    await finishes(app, alice, handoff);
+  });
+
+  it('a connection reset after the service created the session: the retry is replayed, one SMS, and the flow completes', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    await app.emulator.control.setFaults({ resetConnections: 1, resetPhase: 'after' });
+    let handoff!: Awaited<ReturnType<TestUser['start']>>;
+    const { sms, replays, after } = await smsDelta(app, async () => {
+      handoff = await alice.start();
+    });
+    expect(sms).toBe(1);
+    expect(replays).toBe(1);
+    expect(Math.max(...Object.values(after.smsByIdempotencyKey))).toBe(1);
+    await finishes(app, alice, handoff);
+  });
+
+  it('422 idempotency_key_reused is surfaced (502 page, nothing stored, the service code logged), not retried', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    reuseKey = `fixed-${Date.now()}`;
+    try {
+      await alice.start(); // first use of the key succeeds
+      const attempts = app.attemptCount();
+      const creates = (await app.emulator.control.stats()).creates;
+      const response = await alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' });
+      expect(response.status).toBe(502);
+      expect(await response.text()).toContain('problem on our side');
+      expect(app.attemptCount()).toBe(attempts);
+      expect((await app.emulator.control.stats()).creates).toBe(creates);
+      const logged = app.logs.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1);
+      expect(logged).toMatchObject({ level: 'error', route: 'start', code: 'service_rejected', serviceErrorCode: 'idempotency_key_reused' });
+    } finally {
+      reuseKey = undefined;
+    }
+  });
+
+  it('the service unavailable at the landing: 503 page, nothing fulfilled, a later landing fulfils once', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    const handoff = await alice.start();
+    const attempt = app.latestAttempt();
+    const location = await completeOnHostedPage(app.emulator, handoff, attempt.session_id, seen);
+    await app.emulator.control.setFaults({ statusFailures: 10, statusStatus: 503 });
+    const down = await alice.request(location);
+    expect(down.status).toBe(503);
+    expect(await down.text()).toContain('cannot be reached right now');
+    expect(app.grants(attempt.session_id)).toBe(0);
+    await app.emulator.control.setFaults({ statusFailures: 0 });
+    expect((await alice.request(location)).status).toBe(303);
+    expect(app.grants(attempt.session_id)).toBe(1);
+  });
+
+  it('leaks: none in this suite', () => {
+    expect(leaks(app, seen)).toEqual([]);
+  });
+});
+
+describe('409 in flight (short client timeout)', () => {
+  let app: KitTestApp;
+  beforeAll(async () => {
+    app = await startKitTestApp({ clientTimeouts: { headersMs: 400 }, clientRetry: { maxAttempts: 12, baseDelayMs: 300, maxDelayMs: 800 } });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('a create still running when the client retries is answered 409, waited out with the same key, and replayed: one SMS', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    await app.emulator.control.setFaults({ createDelayMs: 1200 });
+    let handoff!: Awaited<ReturnType<TestUser['start']>>;
+    const began = Date.now();
+    const { sms, replays, after } = await smsDelta(app, async () => {
+      try {
+        handoff = await alice.start();
+      } finally {
+        await app.emulator.control.setFaults({ createDelayMs: 0 });
+      }
+    });
+    // the first try timed out after 400 ms; the answer came only after the 1200 ms create finished
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1200);
+    expect(sms).toBe(1);
+    expect(replays).toBeGreaterThanOrEqual(1);
+    expect(Object.values(after.smsByIdempotencyKey)).toEqual([1]);
+    expect(app.attemptCount()).toBe(1);
+    await finishes(app, alice, handoff);
+  });
+
+  it('leaks: none in this suite', () => {
+    expect(leaks(app, seen)).toEqual([]);
+  });
+});
