@@ -1,0 +1,130 @@
+/** The hosted page in real headless Chromium: a full flow from an integrator's page, and a refused iframe. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EmulatorClient } from '../../demo-app/emulator/index.ts';
+import { escapeHtml } from '../../demo-app/emulator/views.ts';
+import { launchBrowser } from '../helpers/browser.ts';
+import { newSession, readSession, startTestEmulator, type TestEmulator } from '../helpers/emulator.ts';
+
+/** A stand-in integrator site on `localhost` (another site than the emulator's 127.0.0.1). */
+interface Landing {
+  origin: string;
+  /** HTML served on GET /page. */
+  page: string;
+  /** Query strings that arrived on GET /verify/return. */
+  returns: URLSearchParams[];
+  server: Server;
+}
+
+async function startLanding(): Promise<Landing> {
+  const landing: Landing = { origin: '', page: '', returns: [], server: createServer() };
+  landing.server.on('request', (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/verify/return') {
+      landing.returns.push(url.searchParams);
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Back at the site</h1>');
+    } else if (url.pathname === '/page') {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(landing.page);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => landing.server.listen(0, '127.0.0.1', resolve));
+  landing.origin = `http://localhost:${(landing.server.address() as AddressInfo).port}`;
+  return landing;
+}
+
+/** The integrator's frontend: a form that POSTs the handoff as `hx` to verifyUrl, optionally into a frame. */
+function handoffForm(verifyUrl: string, handoff: string, target?: string): string {
+  const targetAttr = target ? ` target="${target}"` : '';
+  const frame = target ? `<iframe name="${target}" title="hosted page" width="400" height="400"></iframe>` : '';
+  return `<!doctype html><html><body>
+<form method="post" action="${escapeHtml(verifyUrl)}"${targetAttr}>
+<input type="hidden" name="hx" value="${escapeHtml(handoff)}"><button type="submit">Verify my phone</button>
+</form>${frame}</body></html>`;
+}
+
+let landing: Landing;
+let emulator: TestEmulator;
+let client: EmulatorClient;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let cspViolations: string[];
+
+beforeAll(async () => {
+  landing = await startLanding();
+  client = { clientId: 'browser-client', secret: 'browser-secret-0123456789', returnUrl: `${landing.origin}/verify/return` };
+  emulator = await startTestEmulator({ clients: [client] });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await emulator?.close();
+  landing?.server.closeAllConnections();
+  await new Promise((resolve) => landing?.server.close(resolve));
+});
+
+beforeEach(async () => {
+  landing.returns.length = 0;
+  context = await browser.newContext();
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000); // a blocked navigation should fail fast, not at the test timeout
+  cspViolations = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+});
+
+afterEach(() => context.close());
+
+describe('hosted page in Chromium', () => {
+  it('completes a flow: form POST of hx, a wrong code, the right code, back at returnUrl with session_id and state', async () => {
+    const session = await newSession(emulator.url, client, { state: 'st/ate 1&2' });
+    landing.page = handoffForm(session.verifyUrl, session.handoff);
+    await page.goto(`${landing.origin}/page`);
+    await page.getByRole('button', { name: 'Verify my phone' }).click();
+
+    const codeInput = page.getByLabel('Verification code');
+    await codeInput.waitFor();
+    expect(page.url()).toBe(session.verifyUrl); // nothing in the URL
+    expect(await codeInput.getAttribute('autocomplete')).toBe('one-time-code');
+
+    const code = await emulator.control.codeFor(session.sessionId);
+    await codeInput.fill(code === '000000' ? '111111' : '000000');
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('That code is not correct');
+
+    await page.getByLabel('Verification code').fill(code);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL(`${landing.origin}/verify/return?**`);
+
+    expect(landing.returns).toHaveLength(1);
+    expect(landing.returns[0]?.get('session_id')).toBe(session.sessionId);
+    expect(landing.returns[0]?.get('state')).toBe('st/ate 1&2');
+    expect((await readSession(emulator.url, client, session.sessionId)).body.status).toBe('verified');
+    expect(cspViolations).toEqual([]); // the nonce'd styles and the redirect to returnUrl are allowed
+  });
+
+  it('refuses to render inside an iframe', async () => {
+    const session = await newSession(emulator.url, client);
+    landing.page = handoffForm(session.verifyUrl, session.handoff, 'hosted');
+    await page.goto(`${landing.origin}/page`);
+    const answered = page.waitForResponse((response) => response.url() === session.verifyUrl);
+    await page.getByRole('button', { name: 'Verify my phone' }).click();
+    const response = await answered;
+
+    expect(response.status()).toBe(200); // the service answered, but the browser must not show it framed
+    expect(response.headers()['x-frame-options']).toBe('DENY');
+    expect(response.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+
+    const frame = page.frame({ name: 'hosted' });
+    await expect.poll(() => frame?.url()).toMatch(/^(about:blank|chrome-error:)/);
+    const frameText = await frame?.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+    expect(frameText).not.toContain('Enter the code');
+    expect(await page.frameLocator('iframe[name="hosted"]').getByLabel('Verification code').count()).toBe(0);
+  });
+});
