@@ -1,0 +1,155 @@
+/**
+ * The factory validates its options when called, with messages that name the fix and never the
+ * secret; the router detects being mounted anywhere but '/'.
+ */
+import express from 'express';
+import request from 'supertest';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  createSqliteStore,
+  createVerificationKit,
+  isKitError,
+  KitErrorCode,
+  type VerificationKitOptions,
+} from '../../middleware/index.ts';
+
+const store = createSqliteStore({ database: ':memory:' });
+afterAll(async () => {
+  await store.close();
+});
+
+const SECRET = 'top-secret-value-9f8e7d';
+
+function options(overrides: Partial<VerificationKitOptions> = {}): VerificationKitOptions {
+  return {
+    baseUrl: 'http://127.0.0.1:9',
+    clientId: 'client-1',
+    clientSecret: SECRET,
+    returnUrl: 'http://localhost:3000/verify/return',
+    store,
+    actions: [{ name: 'grant_badge', operationSensitivity: 'normal', successPath: '/done', fulfil: () => {} }],
+    resolveUser: () => null,
+    ...overrides,
+  };
+}
+
+function configError(overrides: Partial<VerificationKitOptions>): string {
+  try {
+    createVerificationKit(options(overrides));
+  } catch (error) {
+    expect(isKitError(error, KitErrorCode.InvalidConfig)).toBe(true);
+    const message = (error as Error).message;
+    expect(message).not.toContain(SECRET);
+    return message;
+  }
+  throw new Error('expected createVerificationKit to throw');
+}
+
+describe('option validation', () => {
+  it('accepts a valid configuration and keeps returnUrl byte for byte', async () => {
+    const kit = createVerificationKit(options());
+    expect(kit.router).toBeTypeOf('function');
+    await kit.close();
+  });
+
+  it('returnUrl with a query: names the fix', () => {
+    expect(configError({ returnUrl: 'http://localhost:3000/verify/return?x=1' })).toContain(
+      'must be absolute with no query or fragment (the service appends session_id and state): got "http://localhost:3000/verify/return?x=1". Did you mean "http://localhost:3000/verify/return"?',
+    );
+  });
+
+  it('returnUrl relative, with a fragment, with whitespace, non-canonical, or plain http off localhost', () => {
+    expect(configError({ returnUrl: '/verify/return' })).toContain('must be absolute');
+    expect(configError({ returnUrl: 'http://localhost:3000/verify/return#top' })).toContain('Did you mean "http://localhost:3000/verify/return"?');
+    expect(configError({ returnUrl: 'http://localhost:3000/verify/return\n' })).toContain('no whitespace');
+    expect(configError({ returnUrl: 'http://LOCALHOST:3000/verify/return' })).toContain('which browsers read as "http://localhost:3000/verify/return"');
+    expect(configError({ returnUrl: 'http://app.example.com/verify/return' })).toContain('Did you mean "https://app.example.com/verify/return"?');
+  });
+
+  it('platform and returnUrl scheme must agree', () => {
+    expect(configError({ platform: 'mobile' })).toContain("for platform 'mobile' must be a custom-scheme deep link");
+    expect(configError({ returnUrl: 'com.example.app://verify/return' })).toContain("set platform: 'mobile'");
+    expect(() => createVerificationKit(options({ platform: 'mobile', returnUrl: 'com.example.app://verify/return' }))).not.toThrow();
+  });
+
+  it('actions: unsafe successPath, duplicate names, bad sensitivity, async-looking shape', () => {
+    const fulfil = () => {};
+    expect(configError({ actions: [{ name: 'a', operationSensitivity: 'normal', successPath: 'https://evil.example/', fulfil }] })).toContain(
+      'successPath` must be a same-origin path',
+    );
+    expect(configError({ actions: [{ name: 'a', operationSensitivity: 'normal', successPath: '//evil.example', fulfil }] })).toContain('successPath');
+    expect(
+      configError({
+        actions: [
+          { name: 'a', operationSensitivity: 'normal', successPath: '/x', fulfil },
+          { name: 'a', operationSensitivity: 'normal', successPath: '/y', fulfil },
+        ],
+      }),
+    ).toContain('registered twice');
+    expect(configError({ actions: [{ name: 'a', operationSensitivity: 'urgent' as 'normal', successPath: '/x', fulfil }] })).toContain(
+      "must be 'normal' or 'sensitive'",
+    );
+    expect(configError({ actions: [] })).toContain('non-empty array');
+  });
+
+  it('reports every problem at once and never quotes the secret or URL credentials', () => {
+    const message = configError({
+      baseUrl: `https://client-1:${SECRET}@verify.example.com/?q=1`,
+      clientSecret: `${SECRET}\n`,
+      returnUrl: 'nope',
+      resolveUser: undefined as never,
+    });
+    expect(message).toContain('`baseUrl` must not carry credentials');
+    expect(message).toContain('`clientSecret` contains whitespace');
+    expect(message).toContain('`returnUrl` must be absolute');
+    expect(message).toContain('`resolveUser` must be a function');
+    expect(message).not.toContain(SECRET);
+  });
+
+  it('a missing secret says where it should come from', () => {
+    expect(configError({ clientSecret: '' })).toContain('process.env.VERIFY_CLIENT_SECRET');
+  });
+
+  it('route paths must not collide with the landing', () => {
+    expect(configError({ startPath: '/verify/return' })).toContain('give each route its own path');
+  });
+});
+
+describe('mount detection', () => {
+  it('app.use("/prefix", kit.router) throws at startup, saying to mount at "/" because of the returnUrl path', () => {
+    const kit = createVerificationKit(options());
+    const app = express();
+    let thrown: unknown;
+    try {
+      app.use('/auth', kit.router);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isKitError(thrown, KitErrorCode.MountedAtWrongPath)).toBe(true);
+    expect((thrown as Error).message).toBe(
+      'The verification kit\'s router is mounted at "/auth": mount it at \'/\' with app.use(kit.router) since the landing must answer at the returnUrl\'s path "/verify/return".',
+    );
+  });
+
+  it('a router reached below a prefix (nested sub-app) is reported on the first request', async () => {
+    const lines: string[] = [];
+    const log = (obj: Record<string, unknown>, msg: string) => lines.push(`${String(obj.code)} ${msg}`);
+    const kit = createVerificationKit(options({ logger: { info: log, warn: log, error: log } }));
+    const inner = express();
+    inner.use(kit.router);
+    const outer = express();
+    outer.use('/nested', inner);
+    const response = await request(outer).get('/nested/verify/return?session_id=a&state=b');
+    expect(response.status).toBe(500);
+    expect(lines.some((line) => line.startsWith('mounted_at_wrong_path') && line.includes('mounted at "/nested"'))).toBe(true);
+  });
+
+  it('mounted at "/", the landing answers only at the exact returnUrl path (case and trailing slash count)', async () => {
+    const kit = createVerificationKit(options());
+    const app = express();
+    app.use(kit.router);
+    expect((await request(app).get('/verify/return?session_id=a&state=b')).status).toBe(400);
+    expect((await request(app).get('/verify/return/?session_id=a&state=b')).status).toBe(404);
+    expect((await request(app).get('/Verify/Return?session_id=a&state=b')).status).toBe(404);
+  });
+});
