@@ -1,0 +1,327 @@
+/**
+ * The demo integrator: an Express app with a demo sign-in and two actions guarded by SMS
+ * verification through the kit. Importable by tests (listen on port 0); run.ts wires it up for
+ * `npm run demo`.
+ *
+ * Order matters: helmet (every response) -> express-session (the kit's CSRF token and resolveUser
+ * read it) -> the demo's routes -> the kit's router at '/' (start route, start-again page, and the
+ * landing at the returnUrl's path) -> 404 and error pages.
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import session from 'express-session';
+import helmet from 'helmet';
+import type { Database } from 'better-sqlite3';
+import { createVerificationKit, type KitLogger, type VerificationKit } from '../middleware/index.ts';
+import { createSqliteStore } from '../middleware/store/sqlite.ts';
+import { ACTION_LABELS, CHANGE_PAYOUT, CONFIRM_PHONE, createDemoActions, maskAccountNumber } from './actions.ts';
+import type { DemoConfig } from './config.ts';
+import { demoCsrfToken, demoCsrfValid } from './csrf.ts';
+import { createQueries, openDemoDatabase, type DemoUser } from './db.ts';
+import { SqliteSessionStore } from './session-store.ts';
+import './session-data.ts';
+import { activityPage } from './views/activity.ts';
+import { errorPage } from './views/errors.ts';
+import { homePage } from './views/home.ts';
+import { demoKitPages } from './views/kit-pages.ts';
+import type { Viewer } from './views/layout.ts';
+import { signinPage } from './views/signin.ts';
+import { CSS } from './views/style.ts';
+import { verifiedPage } from './views/verified.ts';
+
+export const SESSION_COOKIE = 'demo.sid';
+const SESSION_MAX_AGE_MS = 8 * 60 * 60 * 1000;
+
+export type DemoAppOptions = Pick<
+  DemoConfig,
+  'clientId' | 'clientSecret' | 'returnUrl' | 'databasePath' | 'sessionSecret' | 'trustProxy'
+> & {
+  /** The service (or emulator) base address. */
+  verifyBaseUrl: string;
+  logger?: KitLogger;
+  now?: () => number;
+};
+
+export interface DemoApp {
+  app: express.Express;
+  kit: VerificationKit<Database>;
+  db: Database;
+  close(): Promise<void>;
+}
+
+export function createDemoApp(options: DemoAppOptions): DemoApp {
+  const db = openDemoDatabase(options.databasePath);
+  const queries = createQueries(db);
+  const now = options.now ?? Date.now;
+
+  // The kit's attempts live in the same Database handle, so an action's effect and the
+  // fulfilment mark commit in one transaction (the `tx` each fulfil receives is this handle).
+  const kit = createVerificationKit<Database>({
+    baseUrl: options.verifyBaseUrl,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    returnUrl: options.returnUrl,
+    store: createSqliteStore({ database: db }),
+    actions: createDemoActions(queries, now),
+    resolveUser(req) {
+      const user = signedInUser(req);
+      return user === undefined ? null : { userRef: user.id, destination: user.phone };
+    },
+    pages: demoKitPages,
+    now,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+
+  const sessionStore = new SqliteSessionStore({ db, ttlMs: SESSION_MAX_AGE_MS, now });
+  const https = new URL(options.returnUrl).protocol === 'https:';
+
+  const app = express();
+  app.disable('x-powered-by');
+  // Behind a TLS-terminating proxy set TRUST_PROXY (e.g. 1 or "loopback") so req.secure, and with
+  // it the cookie's Secure flag, follow X-Forwarded-Proto. Off by default: nothing to trust on loopback.
+  app.set('trust proxy', options.trustProxy);
+
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        // upgrade-insecure-requests only when the demo is served over https.
+        directives: { frameAncestors: ["'none'"], ...(https ? {} : { upgradeInsecureRequests: null }) },
+      },
+      // HSTS means nothing over plain http (and would pin localhost to https); on only for https.
+      strictTransportSecurity: https,
+      xFrameOptions: { action: 'deny' },
+      // Not helmet's default no-referrer: with it Chromium sends `Origin: null` on form POSTs, and the
+      // kit's start route rightly refuses a null origin. same-origin still sends nothing to other sites.
+      referrerPolicy: { policy: 'same-origin' },
+    }),
+  );
+  app.use(
+    session({
+      name: SESSION_COOKIE,
+      secret: options.sessionSecret,
+      store: sessionStore,
+      resave: false,
+      saveUninitialized: false,
+      rolling: true,
+      cookie: {
+        httpOnly: true,
+        // Lax: the return from the verification site is a top-level GET navigation, which carries it.
+        sameSite: 'lax',
+        // Secure whenever the request arrived over https (directly or, with trust proxy, via the proxy).
+        secure: 'auto',
+        maxAge: SESSION_MAX_AGE_MS,
+        path: '/',
+      },
+    }),
+  );
+
+  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+
+  function signedInUser(req: Request): DemoUser | undefined {
+    const id = req.session?.userId;
+    return typeof id === 'string' ? queries.user(id) : undefined;
+  }
+
+  function viewer(req: Request, user: DemoUser): Viewer {
+    return { name: user.name, csrf: demoCsrfToken(req) };
+  }
+
+  /** Pages for signed-in users; everyone else goes to the (fixed) sign-in path. */
+  function withUser(handler: (req: Request, res: Response, user: DemoUser) => void) {
+    return (req: Request, res: Response) => {
+      const user = signedInUser(req);
+      if (user === undefined) {
+        res.redirect(303, '/signin');
+        return;
+      }
+      res.setHeader('Cache-Control', 'no-store');
+      handler(req, res, user);
+    };
+  }
+
+  app.get('/favicon.ico', (_req, res) => {
+    res.status(204).setHeader('Cache-Control', 'public, max-age=86400').end();
+  });
+
+  app.get('/assets/demo.css', (_req, res) => {
+    res.type('css').setHeader('Cache-Control', 'public, max-age=300').send(CSS);
+  });
+
+  app.get('/signin', (req, res) => {
+    if (signedInUser(req) !== undefined) {
+      res.redirect(303, '/');
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.send(signinPage({ users: queries.users(), csrf: demoCsrfToken(req) }));
+  });
+
+  app.post('/signin', form, (req, res, next) => {
+    const userId = (req.body as Record<string, unknown> | undefined)?.userId;
+    const user = typeof userId === 'string' ? queries.user(userId) : undefined;
+    if (!demoCsrfValid(req) || user === undefined) {
+      res.status(demoCsrfValid(req) ? 400 : 403).setHeader('Cache-Control', 'no-store');
+      res.send(
+        signinPage({
+          users: queries.users(),
+          csrf: demoCsrfToken(req),
+          error: demoCsrfValid(req) ? 'Pick one of the demo users.' : 'The form expired; please try again.',
+        }),
+      );
+      return;
+    }
+    // A new session id at sign-in (no fixation); the old session's tokens are gone with it.
+    req.session.regenerate((error) => {
+      if (error) return next(error);
+      req.session.userId = user.id;
+      req.session.save((saveError) => (saveError ? next(saveError) : res.redirect(303, '/')));
+    });
+  });
+
+  app.post('/signout', form, (req, res, next) => {
+    if (!demoCsrfValid(req)) {
+      res.status(403).send(errorPage({ status: 403, title: 'Sign-out refused', message: 'The form expired; go back and try again.' }));
+      return;
+    }
+    req.session.destroy((error) => {
+      if (error) return next(error);
+      res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax' });
+      res.redirect(303, '/signin');
+    });
+  });
+
+  app.get(
+    '/',
+    withUser((req, res, user) => {
+      res.send(
+        homePage({
+          viewer: viewer(req, user),
+          user,
+          payout: queries.payoutAccount(user.id),
+          kitCsrf: kit.csrfToken(req),
+          startPath: '/verify/start',
+        }),
+      );
+    }),
+  );
+
+  app.get(
+    '/activity',
+    withUser((req, res, user) => {
+      res.send(activityPage({ viewer: viewer(req, user), entries: queries.activity(user.id) }));
+    }),
+  );
+
+  // The actions' successPaths: the kit redirects here after fulfilment; the page reads the result back.
+  app.get(
+    '/verified/phone',
+    withUser((req, res, user) => {
+      const latest = queries.activity(user.id).find((entry) => entry.action === CONFIRM_PHONE);
+      res.send(
+        verifiedPage({
+          viewer: viewer(req, user),
+          title: 'Phone number confirmed',
+          text: `You confirmed that ${user.verifiedPhone ?? user.phone} is yours.`,
+          latest,
+        }),
+      );
+    }),
+  );
+
+  app.get(
+    '/verified/payout',
+    withUser((req, res, user) => {
+      const latest = queries.activity(user.id).find((entry) => entry.action === CHANGE_PAYOUT);
+      const account = queries.payoutAccount(user.id);
+      res.send(
+        verifiedPage({
+          viewer: viewer(req, user),
+          title: 'Payout account changed',
+          text:
+            account === undefined
+              ? 'Your payout account was updated.'
+              : `Payouts now go to the account ending ${account.accountNumber.slice(-4)}.`,
+          latest,
+        }),
+      );
+    }),
+  );
+
+  // For scripted checks: the signed-in user's profile and fulfilled actions.
+  app.get('/api/me', (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const user = signedInUser(req);
+    if (user === undefined) {
+      res.status(401).json({ error: 'not_signed_in', message: 'Sign in at /signin first.' });
+      return;
+    }
+    const payout = queries.payoutAccount(user.id);
+    res.json({
+      user: {
+        id: user.id,
+        name: user.name,
+        email: user.email,
+        phone: user.phone,
+        phoneVerified: user.verifiedPhone === user.phone && user.phoneVerifiedAt !== null,
+        phoneVerifiedAt: user.phoneVerifiedAt === null ? null : new Date(user.phoneVerifiedAt).toISOString(),
+        payoutAccount:
+          payout === undefined
+            ? null
+            : { masked: maskAccountNumber(payout.accountNumber), changedAt: new Date(payout.changedAt).toISOString() },
+      },
+      actions: queries.activity(user.id).map((entry) => ({
+        sessionId: entry.sessionId,
+        action: entry.action,
+        label: ACTION_LABELS[entry.action] ?? entry.action,
+        detail: entry.detail,
+        at: new Date(entry.at).toISOString(),
+      })),
+    });
+  });
+
+  // The kit: POST /verify/start, GET /verify/start-again, GET <returnUrl path> (the landing).
+  app.use('/', kit.router);
+
+  app.use((req: Request, res: Response) => {
+    if (req.path.startsWith('/api/')) {
+      res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
+      return;
+    }
+    res.status(404).send(errorPage({ status: 404, title: 'Page not found', message: 'There is nothing at this address.' }));
+  });
+
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = (error as { status?: unknown }).status;
+    const clientError = typeof status === 'number' && status >= 400 && status < 500;
+    if (!clientError) options.logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'demo: unhandled error');
+    if (res.headersSent) return;
+    const code = clientError ? status : 500;
+    if (req.path.startsWith('/api/')) {
+      res.status(code).json({ error: clientError ? 'bad_request' : 'internal_error' });
+      return;
+    }
+    res
+      .status(code)
+      .send(
+        errorPage(
+          clientError
+            ? { status: code, title: 'That request could not be read', message: 'Go back and try again.' }
+            : { status: code, title: 'Something went wrong', message: 'Nothing was changed. Please try again in a moment.' },
+        ),
+      );
+  });
+
+  let closed: Promise<void> | undefined;
+  return {
+    app,
+    kit,
+    db,
+    close() {
+      closed ??= (async () => {
+        sessionStore.close();
+        await kit.close();
+        if (db.open) db.close();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The demo's configuration, read from the environment (every variable is in .env.example) and
+ * validated up front with messages that say what to set. Nothing here is ever printed whole: the
+ * client secret and the session secret stay out of logs.
+ */
+
+export interface DemoConfig {
+  /** The hosted service's base address; undefined = run against the bundled emulator. */
+  verifyBaseUrl: string | undefined;
+  clientId: string;
+  /** Basic auth password: sent only in the Authorization header by the kit's client. */
+  clientSecret: string;
+  /** The ONE registered return URL, byte for byte. Its path is where the kit's landing is mounted. */
+  returnUrl: string;
+  /** Port the demo listens on (0 = any free port, for tests). */
+  port: number;
+  /** Interface the demo listens on: loopback by default. */
+  host: string;
+  /** SQLite file shared by the demo's tables, its sessions and the kit's attempts. */
+  databasePath: string;
+  /** Signs the `demo.sid` cookie. */
+  sessionSecret: string;
+  /** Express `trust proxy` setting: set it when a TLS-terminating proxy sits in front (see docs/demo.md). */
+  trustProxy: boolean | number | string;
+  /** Pause between sweep runs of the in-process worker. */
+  sweepIntervalMs: number;
+  /** Port of the bundled emulator (only when verifyBaseUrl is undefined). */
+  emulatorPort: number;
+}
+
+export const DEFAULTS = {
+  clientId: 'demo-client',
+  clientSecret: 'demo-secret-change-me',
+  returnUrl: 'http://localhost:3000/verify/return',
+  port: 3000,
+  host: 'localhost',
+  databasePath: './data/demo.sqlite',
+  sessionSecret: 'change-me-to-a-long-random-value',
+  sweepIntervalMs: 30_000,
+  emulatorPort: 4010,
+} as const;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+function text(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}".`);
+  }
+  return Number(raw);
+}
+
+function httpUrl(name: string, value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, e.g. https://verify.example.com; got "${value}".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must use http or https; got "${url.protocol}".`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new ConfigError(`${name} must not carry credentials; put them in VERIFY_CLIENT_ID and VERIFY_CLIENT_SECRET.`);
+  }
+  return url;
+}
+
+function parseTrustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw; // e.g. "loopback" or a comma-separated list of addresses, as Express accepts
+}
+
+/** Reads and validates the demo's configuration. Throws ConfigError naming the variable to fix. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
+  const verifyBaseUrl = text(env, 'VERIFY_BASE_URL');
+  if (verifyBaseUrl !== undefined) {
+    const url = httpUrl('VERIFY_BASE_URL', verifyBaseUrl);
+    if (url.search !== '' || url.hash !== '') {
+      throw new ConfigError('VERIFY_BASE_URL must not contain a query string or fragment.');
+    }
+  }
+
+  const clientId = text(env, 'VERIFY_CLIENT_ID') ?? DEFAULTS.clientId;
+  if (clientId.includes(':')) {
+    throw new ConfigError('VERIFY_CLIENT_ID must not contain ":" (it is the Basic auth user name).');
+  }
+  const clientSecret = text(env, 'VERIFY_CLIENT_SECRET') ?? DEFAULTS.clientSecret;
+
+  // Not trimmed beyond surrounding whitespace: the service compares it byte for byte.
+  const returnUrl = text(env, 'VERIFY_RETURN_URL') ?? DEFAULTS.returnUrl;
+  const parsedReturn = httpUrl('VERIFY_RETURN_URL', returnUrl);
+  if (returnUrl.includes('?') || returnUrl.includes('#')) {
+    throw new ConfigError(
+      'VERIFY_RETURN_URL must not contain a query string or fragment: the service appends session_id and state itself.',
+    );
+  }
+  if (parsedReturn.pathname === '/') {
+    throw new ConfigError('VERIFY_RETURN_URL needs a path of its own, e.g. http://localhost:3000/verify/return.');
+  }
+
+  const port = integer(env, 'PORT', DEFAULTS.port, 0, 65_535);
+  const host = text(env, 'DEMO_HOST') ?? DEFAULTS.host;
+  const databasePath = text(env, 'DATABASE_PATH') ?? DEFAULTS.databasePath;
+
+  const sessionSecret = text(env, 'SESSION_SECRET') ?? DEFAULTS.sessionSecret;
+  if (sessionSecret.length < 16) {
+    throw new ConfigError('SESSION_SECRET must be at least 16 characters; use a long random value, e.g. `openssl rand -hex 32`.');
+  }
+  if (env.NODE_ENV === 'production') {
+    if (sessionSecret === DEFAULTS.sessionSecret) {
+      throw new ConfigError('SESSION_SECRET still has the .env.example value; set a long random value in production.');
+    }
+    if (verifyBaseUrl === undefined) {
+      throw new ConfigError('VERIFY_BASE_URL is empty, which runs the local emulator; set the real service address in production.');
+    }
+  }
+
+  const sweepIntervalMs = integer(env, 'SWEEP_INTERVAL_MS', DEFAULTS.sweepIntervalMs, 1000, 86_400_000);
+  const emulatorPort = integer(env, 'EMULATOR_PORT', DEFAULTS.emulatorPort, 0, 65_535);
+
+  return {
+    verifyBaseUrl,
+    clientId,
+    clientSecret,
+    returnUrl,
+    port,
+    host,
+    databasePath,
+    sessionSecret,
+    trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
+    sweepIntervalMs,
+    emulatorPort,
+  };
+}
+
+/**
+ * With the bundled emulator, the browser really lands on VERIFY_RETURN_URL, so it must point at
+ * this demo on loopback. Throws a ConfigError with the value to use when it does not.
+ */
+export function checkReturnUrlServesDemo(config: DemoConfig, actualPort: number): void {
+  const url = new URL(config.returnUrl);
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  if (!LOOPBACK_HOSTS.has(url.hostname) || port !== actualPort || url.protocol !== 'http:') {
+    throw new ConfigError(
+      `VERIFY_RETURN_URL (${config.returnUrl}) does not reach this demo on port ${actualPort}. With the bundled emulator set ` +
+        `VERIFY_RETURN_URL=http://localhost:${actualPort}${url.pathname}, or set PORT=${port}.`,
+    );
+  }
+}
+
+/** A loggable summary: no secrets. */
+export function describeConfig(config: DemoConfig): Record<string, unknown> {
+  return {
+    verifyBaseUrl: config.verifyBaseUrl ?? '(bundled emulator)',
+    clientId: config.clientId,
+    returnUrl: config.returnUrl,
+    port: config.port,
+    host: config.host,
+    databasePath: config.databasePath,
+    trustProxy: config.trustProxy,
+    sweepIntervalMs: config.sweepIntervalMs,
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * `npm run demo`: the demo on http://localhost:PORT, the bundled emulator on 127.0.0.1 (a
+ * different site, so cookies behave as in production) unless VERIFY_BASE_URL is set, and the
+ * sweep worker in-process. SIGTERM/SIGINT stop the worker, then close the servers and the database.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startEmulator, type RunningEmulator } from './emulator/index.ts';
+import { startSweepWorker } from '../middleware/worker.ts';
+import { createDemoApp } from './app.ts';
+import { checkReturnUrlServesDemo, ConfigError, describeConfig, loadConfig } from './config.ts';
+import { SEEDED_USERS } from './db.ts';
+
+type Fields = Record<string, unknown>;
+const line = (level: string) => (obj: Fields, msg?: string) =>
+  console.log(JSON.stringify({ level, time: new Date().toISOString(), msg, ...obj }));
+const logger = { info: line('info'), warn: line('warn'), error: line('error') };
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+
+  let emulator: RunningEmulator | undefined;
+  if (config.verifyBaseUrl === undefined) {
+    // The browser really lands on VERIFY_RETURN_URL: it must point at this demo.
+    checkReturnUrlServesDemo(config, config.port);
+    emulator = await startEmulator({
+      port: config.emulatorPort,
+      host: '127.0.0.1',
+      // The emulator registers exactly the return URL the demo sends, so the two always agree.
+      clients: [{ clientId: config.clientId, secret: config.clientSecret, returnUrl: config.returnUrl, platform: 'web' }],
+      control: true,
+      log: (text) => console.log(`[emulator] ${text}`),
+    });
+  }
+
+  const demo = createDemoApp({ ...config, verifyBaseUrl: config.verifyBaseUrl ?? emulator!.url, logger });
+  const server = createServer(demo.app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  const worker = startSweepWorker(demo.kit.fulfilDeps, {
+    intervalMs: config.sweepIntervalMs,
+    // Per-check warnings and errors; a line per run only when the run did something (onReport).
+    logger: { ...logger, info: () => {} },
+    onReport: (report) => {
+      if (report.claimed + report.expired > 0) logger.info({ sweep: report }, 'sweep run');
+    },
+  });
+
+  const demoUrl = config.verifyBaseUrl === undefined ? `http://localhost:${port}` : new URL(config.returnUrl).origin;
+  const users = SEEDED_USERS.map((u) => `${u.name.split(' ')[0]} (${u.phone})`).join(', ');
+  console.log(
+    [
+      '',
+      `  Demo app        ${demoUrl}   (listening on ${config.host}:${port})`,
+      `  Sign in         open the demo and pick a demo user: ${users}`,
+      emulator === undefined
+        ? `  SMS codes       sent by ${config.verifyBaseUrl} to the user's phone`
+        : `  SMS codes       ${emulator.url}/_dev/inbox   (the bundled emulator; codes are also printed below)`,
+      `  Sweep worker    every ${Math.round(config.sweepIntervalMs / 1000)} s, in this process`,
+      `  Database        ${config.databasePath}`,
+      '',
+      '  Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+  logger.info(describeConfig(config), 'demo started');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      console.log(`${signal} again: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'stopping: sweep worker, then servers');
+    await worker.stop();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    await demo.close();
+    await emulator?.close();
+    logger.info({}, 'stopped');
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      shutdown(signal).then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(error);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    console.error(`Configuration error: ${error.message}`);
+  } else {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  }
+  process.exit(1);
+});

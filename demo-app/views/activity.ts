@@ -1,0 +1,30 @@
+import { ACTION_LABELS } from '../actions.ts';
+import type { ActivityEntry } from '../db.ts';
+import { formatTime, html, page, type Viewer } from './layout.ts';
+
+/** The user's fulfilled actions, newest first: one row per verification session. */
+export function activityPage(ctx: { viewer: Viewer; entries: ActivityEntry[] }): string {
+  return page({
+    title: 'Activity',
+    viewer: ctx.viewer,
+    nav: 'activity',
+    body: html`<h1>Activity</h1>
+<p class="lead">Every action below ran exactly once, in the same database transaction that marked its verification session fulfilled.</p>
+<section class="card">
+${
+  ctx.entries.length === 0
+    ? html`<p class="empty">Nothing yet. Confirm your phone number or change your payout account from <a href="/">Home</a>.</p>`
+    : html`<table>
+<thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Details</th><th scope="col">Verification session</th></tr></thead>
+<tbody>
+${ctx.entries.map(
+  (entry) => html`<tr data-session-id="${entry.sessionId}">
+<td>${formatTime(entry.at)}</td><td>${ACTION_LABELS[entry.action] ?? entry.action}</td><td>${entry.detail}</td><td><code>${entry.sessionId}</code></td>
+</tr>`,
+)}
+</tbody>
+</table>`
+}
+</section>`,
+  });
+}

@@ -1,0 +1,148 @@
+/**
+ * One demo + one emulator per suite, both on loopback and on different sites (the demo on
+ * `localhost`, the emulator on `127.0.0.1`), the way `npm run demo` runs them. The demo's server
+ * listens first on port 0 so the emulator's registered returnUrl can name its real port.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
+import { startEmulator } from '../../demo-app/emulator/index.ts';
+import { controlApi, type ControlApi } from '../helpers/emulator.ts';
+
+export interface Stack {
+  demoUrl: string;
+  returnUrl: string;
+  emulatorUrl: string;
+  control: ControlApi;
+  demo: DemoApp;
+  clientSecret: string;
+  emulatorLog: string[];
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+export async function startStack(): Promise<Stack> {
+  const dir = mkdtempSync(join(tmpdir(), 'demo-e2e-'));
+  const server = createServer();
+  const port = await listen(server, 0, 'localhost');
+  const demoUrl = `http://localhost:${port}`;
+  const returnUrl = `${demoUrl}/verify/return`;
+  const clientId = 'demo-client';
+  const clientSecret = `e2e-${randomBytes(12).toString('hex')}`;
+  const emulatorLog: string[] = [];
+  const emulator = await startEmulator({
+    port: 0,
+    host: '127.0.0.1',
+    clients: [{ clientId, secret: clientSecret, returnUrl, platform: 'web' }],
+    control: true,
+    log: (line) => emulatorLog.push(line),
+  });
+  const demo = createDemoApp({
+    verifyBaseUrl: emulator.url,
+    clientId,
+    clientSecret,
+    returnUrl,
+    databasePath: join(dir, 'demo.sqlite'),
+    sessionSecret: 'e2e-session-secret-0123456789abcdef',
+    trustProxy: false,
+  });
+  server.on('request', demo.app);
+  return {
+    demoUrl,
+    returnUrl,
+    emulatorUrl: emulator.url,
+    control: controlApi(emulator.url),
+    demo,
+    clientSecret,
+    emulatorLog,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await demo.close();
+      await emulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const USERS = {
+  alice: { id: 'usr_alice', name: 'Alice Moreau', phone: '+15550100001' },
+  bob: { id: 'usr_bob', name: 'Bob Okafor', phone: '+15550100002' },
+  chen: { id: 'usr_chen', name: 'Chen Wei', phone: '+15550100003' },
+} as const;
+export type DemoUserKey = keyof typeof USERS;
+
+export async function newContext(browser: Browser, options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 760 }, javaScriptEnabled: options.javaScriptEnabled ?? true });
+  // Fail fast with the step that hung rather than at the test's own timeout.
+  context.setDefaultTimeout(8000);
+  return context;
+}
+
+export async function signIn(page: Page, stack: Stack, user: DemoUserKey): Promise<void> {
+  await page.goto(`${stack.demoUrl}/signin`);
+  await page.getByRole('button', { name: `Sign in as ${USERS[user].name}` }).click();
+  await page.waitForURL(`${stack.demoUrl}/`);
+}
+
+/** The hosted code page of the attempt just started; returns its sessionId (from the SMS outbox). */
+export async function waitForHostedPage(page: Page, stack: Stack, user: DemoUserKey, sentBefore: number): Promise<string> {
+  await page.waitForURL(`${stack.emulatorUrl}/verify`);
+  await page.locator('#code').waitFor();
+  const messages = (await stack.control.outbox()).slice(sentBefore).filter((m) => m.to === USERS[user].phone);
+  if (messages.length !== 1) throw new Error(`expected one new SMS to ${user}, found ${messages.length}`);
+  return messages[0]!.sessionId;
+}
+
+export async function enterCode(page: Page, code: string): Promise<void> {
+  await page.locator('#code').fill(code);
+  await page.getByRole('button', { name: 'Verify' }).click();
+}
+
+export function wrongCode(code: string): string {
+  return code === '000000' ? '111111' : '000000';
+}
+
+export interface Me {
+  user: { id: string; phoneVerified: boolean; payoutAccount: { masked: string } | null };
+  actions: Array<{ sessionId: string; action: string; detail: string }>;
+}
+
+export async function apiMe(context: BrowserContext, stack: Stack): Promise<Me> {
+  const response = await context.request.get(`${stack.demoUrl}/api/me`);
+  if (response.status() !== 200) throw new Error(`/api/me answered ${response.status()}`);
+  return (await response.json()) as Me;
+}
+
+/** Rows that prove the effect: the demo's activity row and the kit's attempt outcome. */
+export function dbFacts(stack: Stack, sessionId: string) {
+  const db = stack.demo.db;
+  const activity = (db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?').get(sessionId) as { n: number }).n;
+  const attempt = db
+    .prepare('SELECT outcome, failure_reason AS reason FROM verify_kit_attempts WHERE session_id = ?')
+    .get(sessionId) as { outcome: string; reason: string | null } | undefined;
+  return { activity, outcome: attempt?.outcome, reason: attempt?.reason ?? null };
+}
+
+/** Waits for the page to be at `url`; on timeout the error says where the page is and what it shows. */
+export async function arriveAt(page: Page, url: string): Promise<void> {
+  try {
+    await page.waitForURL(url);
+  } catch (error) {
+    const text = await page.locator('body').innerText().catch(() => '(no body)');
+    throw new Error(`expected ${url}, but the page is at ${page.url()} showing:\n${text.slice(0, 600)}`, { cause: error });
+  }
+}
