@@ -1,8 +1,7 @@
 /** The backend API: POST /session (create) and GET /session/{id} (status read), both with Basic auth. */
-import { setTimeout as sleep } from 'node:timers/promises';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { clientOf, requireClient } from './auth.ts';
-import type { EmulatorContext } from './context.ts';
+import { pause, type EmulatorContext } from './context.ts';
 import { sendError } from './errors.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, type Claim } from './idempotency.ts';
 import { HANDOFF_TTL_SECONDS, type Session } from './sessions.ts';
@@ -49,9 +48,7 @@ export function apiRouter(context: EmulatorContext): express.Router {
       return;
     }
     try {
-      if (context.faults.settings.createDelayMs > 0) {
-        await sleep(context.faults.settings.createDelayMs, undefined, { signal: context.shutdown });
-      }
+      if (!(await pause(context, context.faults.settings.createDelayMs))) return;
       const validation = validateCreateRequest(req.body, client);
       if (!validation.ok) {
         sendError(res, 400, validation.errorCode, validation.message);
@@ -74,9 +71,7 @@ export function apiRouter(context: EmulatorContext): express.Router {
 
   router.get('/session/:sessionId', auth, async (req, res) => {
     context.stats.statusReads += 1;
-    if (context.faults.settings.statusDelayMs > 0) {
-      await sleep(context.faults.settings.statusDelayMs, undefined, { signal: context.shutdown });
-    }
+    if (!(await pause(context, context.faults.settings.statusDelayMs))) return;
     const failureStatus = context.faults.takeStatusFailure();
     if (failureStatus !== undefined) {
       sendError(res, failureStatus, 'service_unavailable', 'The service is temporarily unavailable (injected fault).');

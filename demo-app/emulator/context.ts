@@ -1,5 +1,6 @@
 /** Everything the emulator's routers share: state, clock, registered clients and its own origin. */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { VirtualClock } from './clock.ts';
 import type { EmulatorClient } from './config.ts';
 import { Faults, emptyStats, type Stats } from './faults.ts';
@@ -47,4 +48,15 @@ export function resetContext(context: EmulatorContext): void {
   context.faults.reset();
   context.clock.reset();
   context.stats = emptyStats();
+}
+
+/** Waits out an injected delay; false when the emulator closed meanwhile (then there is no one to answer). */
+export async function pause(context: EmulatorContext, ms: number): Promise<boolean> {
+  if (ms <= 0) return true;
+  try {
+    await sleep(ms, undefined, { signal: context.shutdown });
+    return true;
+  } catch {
+    return false;
+  }
 }

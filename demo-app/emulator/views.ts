@@ -30,7 +30,7 @@ input:focus { outline: 3px solid var(--focus); border-color: var(--accent); }
 input[aria-invalid="true"] { border-color: var(--error); }
 .error { color: var(--error); background: var(--error-bg); border-radius: 8px; padding: 10px 12px; font-weight: 600; }
 .hint { font-size: 14px; margin: 8px 0 20px; }
-button { width: 100%; min-height: 48px; font: 600 17px/1 inherit; font-family: inherit; border: 0; border-radius: 10px;
+button { width: 100%; min-height: 48px; font: 600 17px/1 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; border: 0; border-radius: 10px;
   background: var(--accent); color: var(--accent-text); cursor: pointer; }
 button:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }

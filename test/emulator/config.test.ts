@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CLIENT, loadEnvConfig, parseClients, validateClients } from '../../demo-app/emulator/config.ts';
 import { startEmulator } from '../../demo-app/emulator/index.ts';
+import { WEB_CLIENT, createSession, startTestEmulator } from '../helpers/emulator.ts';
 
 describe('emulator configuration from the environment', () => {
   it('defaults to port 4010, the .env.example client and control on', () => {
@@ -62,5 +63,16 @@ describe('startEmulator', () => {
     await emulator.close();
     expect(Date.now() - started).toBeLessThan(1000);
     await expect(fetch(`${emulator.url}/session/x`)).rejects.toThrow();
+  });
+
+  it('close() does not wait for a request held by an injected delay', async () => {
+    const emulator = await startTestEmulator();
+    await emulator.control.setFaults({ createDelayMs: 20_000 });
+    const held = createSession(emulator.url, WEB_CLIENT).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    await emulator.close();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await held).toBeInstanceOf(Error);
   });
 });
