@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   MOBILE_CLIENT,
+  postForm,
   WEB_CLIENT,
   newSession,
   openHostedPage,
@@ -53,6 +54,19 @@ describe('OTP accepted: pending -> verified, browser returns to returnUrl?sessio
     const response = await submitCode(session.verifyUrl, session.page, session.code);
     expectReturnRedirect(response, MOBILE_CLIENT, session.sessionId, 'm/1 2');
     expect(response.headers.get('location')).toMatch(/^com\.example\.app:\/\/verify\/return\?session_id=/);
+  });
+});
+
+describe('platform and the return target are set by the backend, not the browser', () => {
+  it('ignores platform, returnUrl and state fields a browser adds to the hosted forms', async () => {
+    const created = await newSession(emulator.url, WEB_CLIENT);
+    const opened = await postForm(created.verifyUrl, { hx: created.handoff, platform: 'mobile', returnUrl: 'https://evil.example/' });
+    const html = await opened.text();
+    const binding = /name="page_binding" value="([^"]+)"/.exec(html)?.[1] ?? '';
+    const cookie = opened.headers.getSetCookie()[0]?.split(';')[0];
+    const code = await emulator.control.codeFor(created.sessionId);
+    const response = await postForm(`${created.verifyUrl}/code`, { page_binding: binding, code, returnUrl: 'https://evil.example/', state: 'forged' }, cookie);
+    expectReturnRedirect(response, WEB_CLIENT, created.sessionId, created.state);
   });
 });
 
