@@ -169,7 +169,7 @@ const UNANSWERED: ReadonlySet<string> = new Set([
 export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = {}): Promise<SweepReport> {
   const opts = resolveSweepOptions(options);
   const { store, now } = deps;
-  const logger = options.logger;
+  const logger = safeLogger(options.logger);
   const signal = options.signal;
   const startedAt = performance.now();
   const deadline = startedAt + opts.timeBudgetMs;
@@ -315,6 +315,21 @@ export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = 
   report.serviceReachable = !(report.reads > 0 && unreachableReads === report.reads);
   report.durationMs = Math.round(performance.now() - startedAt);
   return report;
+}
+
+/** The logger with every call guarded: a throwing logger never disturbs a sweep. */
+export function safeLogger(logger: SweepLogger | undefined): SweepLogger | undefined {
+  if (logger === undefined) return undefined;
+  const guard =
+    (level: keyof SweepLogger) =>
+    (obj: Record<string, unknown>, msg?: string): void => {
+      try {
+        logger[level](obj, msg);
+      } catch {
+        // nothing sensible to do: logging is best effort
+      }
+    };
+  return { info: guard('info'), warn: guard('warn'), error: guard('error') };
 }
 
 /** A loggable description of an error: code and message only (never a cause with headers). */

@@ -11,6 +11,7 @@ import {
   describe,
   newSweepOwner,
   resolveSweepOptions,
+  safeLogger,
   runSweep,
   type SweepDeps,
   type SweepLogger,
@@ -66,7 +67,7 @@ export function startSweepWorker<Tx>(deps: SweepDeps<Tx>, options: SweepWorkerOp
   const { intervalMs, initialDelayMs = 0, stopTimeoutMs = 10_000, onReport, onError, ...sweepOptions } = options;
   const owner = sweepOptions.owner ?? newSweepOwner();
   resolveSweepOptions({ ...sweepOptions, owner }); // fail fast, not in the first run
-  const logger: SweepLogger | undefined = sweepOptions.logger;
+  const logger: SweepLogger | undefined = safeLogger(sweepOptions.logger);
   const abort = new AbortController();
 
   let timer: NodeJS.Timeout | undefined;

@@ -181,7 +181,8 @@ describe('runSweep', () => {
     expect(countEffects(b.store.db)).toBe(4);
 
     // The next run is slower than the client's timeout: nothing is marked, nothing lost.
-    await emu.faults({ statusDelayMs: 800 });
+    // (undici checks its headers timeout on a coarse ~0.5 s tick, hence the wide margin.)
+    await emu.faults({ statusDelayMs: 2500 });
     offsetMs = 2000;
     const slow = await runSweep(b.deps, { errorRetryMs: 2000 });
     expect(slow).toMatchObject({ claimed: 2, errors: 2, fulfilled: 0, serviceReachable: false });
@@ -213,6 +214,21 @@ describe('runSweep', () => {
     expect(countEffects(b.store.db)).toBe(0);
     expect(logged).toContainEqual(expect.objectContaining({ level: 'error', obj: expect.objectContaining({ err: expect.objectContaining({ code: 'service_response_mismatch' }) }) }));
     expect(JSON.stringify(logged)).not.toContain('demo-secret-change-me');
+  });
+
+  it('keeps sweeping when the logger itself throws: failed reads are still rescheduled, nothing stays leased', async () => {
+    await setUp({ statusReadAttempts: 1 });
+    const attempts = await b.createAttempts(3);
+    await emu.faults({ statusFailures: 3 });
+    const explode = () => {
+      throw new Error('log sink down');
+    };
+    const report = await runSweep(b.deps, { logger: { info: explode, warn: explode, error: explode }, errorRetryMs: 5000 });
+    expect(report).toMatchObject({ claimed: 3, errors: 3 });
+    for (const a of attempts) {
+      expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+      expect((await b.attempt(a.state)).sweepChecks).toBe(1);
+    }
   });
 
   it('claims in batches of batchSize until a short batch, with at most `concurrency` reads in flight and one batch held', async () => {
@@ -276,8 +292,15 @@ describe('runSweep', () => {
     for (const a of attempts) await emu.complete(a.sessionId, 'verified');
     await emu.faults({ statusDelayMs: 200 });
     const abort = new AbortController();
-    setTimeout(() => abort.abort(), 100);
-    const report = await runSweep(b.deps, { concurrency: 2, signal: abort.signal });
+    let started = 0;
+    const client = {
+      getSession: (id: string) => {
+        // Stop as the second read starts: both in-flight reads must still complete.
+        if (++started === 2) abort.abort();
+        return b.client.getSession(id);
+      },
+    };
+    const report = await runSweep({ ...b.deps, client }, { concurrency: 2, signal: abort.signal });
     expect(report).toMatchObject({ stoppedBy: 'signal', claimed: 6, reads: 2, fulfilled: 2, released: 4 });
     expect(countEffects(b.store.db)).toBe(2);
     for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
