@@ -56,7 +56,9 @@ function checkOrigin(config: Pick<KitConfig, 'csrf' | 'returnOrigin'>, req: Requ
     refuse('This request came from another site and was refused. Start the verification from this site.');
   }
   const origin = req.get('origin');
-  if (origin === undefined) return;
+  // Browsers send `Origin: null` for a same-origin form under `Referrer-Policy: no-referrer`
+  // (helmet's default): it says nothing either way, so the token and fetch metadata decide.
+  if (origin === undefined || origin === 'null') return;
   const allowed = new Set(config.csrf.allowedOrigins);
   if (config.returnOrigin !== null) allowed.add(config.returnOrigin);
   if (!allowed.has(origin)) {

@@ -87,7 +87,17 @@ describe('start refuses', () => {
       403,
       /came from another origin/,
     );
-    await expectNothingCreated(() => alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }, { origin: 'null' }), 403);
+    await expectNothingCreated(
+      () => alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }, { origin: 'null', 'sec-fetch-site': 'cross-site' }),
+      403,
+    );
+  });
+
+  it('Origin: null (what browsers send under helmet’s no-referrer) is decided by the token, not trusted', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    await expectNothingCreated(() => alice.postStart({ _csrf: 'wrong', action: 'grant_badge' }, { origin: 'null' }), 403);
+    const ok = await alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }, { origin: 'null' });
+    expect(ok.status).toBe(200);
   });
 
   it('a user who is not signed in (401), even with a session CSRF token', async () => {
