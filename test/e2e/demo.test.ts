@@ -35,6 +35,11 @@ async function visible(locator: Locator): Promise<void> {
   await locator.waitFor({ state: 'visible', timeout: 5000 });
 }
 
+/** Presses the start button of an action's form on the home page. */
+async function startAction(page: Page, action: 'confirm_phone' | 'change_payout'): Promise<void> {
+  await page.locator(`form:has(input[name="action"][value="${action}"]) button[type="submit"]`).click();
+}
+
 async function outboxSize(): Promise<number> {
   return (await stack.control.outbox()).length;
 }
@@ -51,7 +56,7 @@ describe('demo app in a real browser', () => {
     await shot(page, 'home');
 
     const before = await outboxSize();
-    await page.getByRole('button', { name: 'Confirm your phone number' }).click();
+    await startAction(page, 'confirm_phone');
     const sessionId = await waitForHostedPage(page, stack, 'alice', before);
     await shot(page, 'hosted-code');
     expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
@@ -70,4 +75,271 @@ describe('demo app in a real browser', () => {
     expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     await context.close();
   });
+
+  it('changes the payout account (sensitive): bad input is refused with nothing written, then one fulfilment', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await signIn(page, stack, 'bob');
+
+    // Server-side validation in the action's prepare: 400, no session created, no SMS, no attempt.
+    const csrf = await page.locator('form:has(input[value="change_payout"]) input[name="_csrf"]').getAttribute('value');
+    const statsBefore = await stack.control.stats();
+    const attemptsBefore = countAttempts();
+    const refused = await context.request.post(`${stack.demoUrl}/verify/start`, {
+      form: { _csrf: csrf!, action: 'change_payout', accountNumber: '12-34-ab' },
+      headers: { origin: stack.demoUrl },
+    });
+    expect(refused.status()).toBe(400);
+    expect(await refused.text()).toContain('8 to 17 digits');
+    expect((await stack.control.stats()).creates).toBe(statsBefore.creates);
+    expect(countAttempts()).toBe(attemptsBefore);
+
+    const before = await outboxSize();
+    await page.locator('#accountNumber').fill('0123 4567 8901');
+    await startAction(page, 'change_payout');
+    const sessionId = await waitForHostedPage(page, stack, 'bob', before);
+    await visible(page.getByText('You are confirming a sensitive action'));
+    expect(stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE user_id = ?').get(USERS.bob.id)).toEqual({ n: 0 });
+
+    await enterCode(page, await stack.control.codeFor(sessionId));
+    await arriveAt(page, `${stack.demoUrl}/verified/payout`);
+    await visible(page.getByRole('heading', { name: 'Payout account changed' }));
+    await visible(page.getByText('Payouts now go to the account ending 8901.'));
+
+    const me = await apiMe(context, stack);
+    expect(me.user.payoutAccount?.masked).toBe('••••8901');
+    expect(me.actions.filter((a) => a.sessionId === sessionId)).toEqual([
+      expect.objectContaining({ sessionId, action: 'change_payout', detail: 'Payout account set to ••••8901' }),
+    ]);
+    expect(stack.demo.db.prepare('SELECT account_number AS accountNumber, session_id AS sessionId FROM demo_payout_accounts WHERE user_id = ?').get(USERS.bob.id)).toEqual({
+      accountNumber: '012345678901',
+      sessionId,
+    });
+    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+
+    await page.getByRole('link', { name: 'View activity' }).click();
+    await arriveAt(page, `${stack.demoUrl}/activity`);
+    await visible(page.locator(`tr[data-session-id="${sessionId}"]`));
+    await shot(page, 'activity');
+    await context.close();
+  });
+
+  it('five wrong codes end on the otp_locked page; nothing is fulfilled', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await signIn(page, stack, 'chen');
+    const before = await outboxSize();
+    await startAction(page, 'confirm_phone');
+    const sessionId = await waitForHostedPage(page, stack, 'chen', before);
+    const wrong = wrongCode(await stack.control.codeFor(sessionId));
+
+    for (let left = 4; left >= 1; left--) {
+      await enterCode(page, wrong);
+      await visible(page.getByText('That code is not correct'));
+      expect(await page.locator('#code-hint').innerText()).toContain(`${left} ${left === 1 ? 'attempt' : 'attempts'} left`);
+    }
+    await enterCode(page, wrong);
+    await arriveAt(page, new RegExp(`^${escapeRegExp(stack.returnUrl)}\\?session_id=`));
+    await visible(page.getByRole('heading', { name: 'Too many incorrect codes' }));
+    expect(await page.locator('[data-reason]').getAttribute('data-reason')).toBe('otp_locked');
+    await shot(page, 'otp-locked');
+
+    expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'failed', reason: 'otp_locked' });
+    const me = await apiMe(context, stack);
+    expect(me.actions.some((a) => a.sessionId === sessionId)).toBe(false);
+    expect(me.user.phoneVerified).toBe(false);
+
+    // "Start a new verification" restarts with a new session and a new state, and can succeed.
+    const restartBefore = await outboxSize();
+    await page.getByRole('button', { name: 'Start a new verification' }).click();
+    const retried = await waitForHostedPage(page, stack, 'chen', restartBefore);
+    expect(retried).not.toBe(sessionId);
+    await enterCode(page, await stack.control.codeFor(retried));
+    await arriveAt(page, `${stack.demoUrl}/verified/phone`);
+    expect(dbFacts(stack, retried)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'failed', reason: 'otp_locked' });
+    await context.close();
+  });
+
+  it('the back button after verifying and reloading the landing URL leave exactly one fulfilment', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const landings: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(`${stack.returnUrl}?`)) landings.push(request.url());
+    });
+    await signIn(page, stack, 'alice');
+    const before = await outboxSize();
+    await startAction(page, 'confirm_phone');
+    const sessionId = await waitForHostedPage(page, stack, 'alice', before);
+    await enterCode(page, await stack.control.codeFor(sessionId));
+    await arriveAt(page, `${stack.demoUrl}/verified/phone`);
+    expect(landings).toHaveLength(1);
+    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+
+    // Back through the history: the hosted page and the kit's auto-submit page were POST results,
+    // which the browser does not send again (and the kit's page never re-sends a used handoff).
+    const verifyPosts = (await stack.control.stats()).verifyPosts;
+    for (let i = 0; i < 3; i++) await page.goBack({ waitUntil: 'load' }).catch(() => null);
+    await page.waitForTimeout(300);
+    expect((await stack.control.stats()).verifyPosts).toBe(verifyPosts);
+    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+
+    // Reload the landing URL (twice, in a fresh tab of the same browser): the stored successPath
+    // again, and the action does not run again.
+    const again = await context.newPage();
+    for (let i = 0; i < 2; i++) {
+      await again.goto(landings[0]!);
+      await arriveAt(again, `${stack.demoUrl}/verified/phone`);
+    }
+    await again.reload();
+    await arriveAt(again, `${stack.demoUrl}/verified/phone`);
+    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    const me = await apiMe(context, stack);
+    expect(me.actions.filter((a) => a.sessionId === sessionId)).toHaveLength(1);
+    await context.close();
+  });
+
+  it('a user who closes the tab before the redirect is fulfilled once by the sweep', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await signIn(page, stack, 'bob');
+    const before = await outboxSize();
+    await page.locator('#accountNumber').fill('9876543210');
+    await startAction(page, 'change_payout');
+    const sessionId = await waitForHostedPage(page, stack, 'bob', before);
+
+    // The code reaches the service and is accepted, but the answer (the redirect to the landing)
+    // never reaches the browser: the connection drops and the user closes the tab.
+    let serviceAnswered = 0;
+    await page.route(`${stack.emulatorUrl}/verify/code`, async (route) => {
+      const response = await route.fetch({ maxRedirects: 0 });
+      serviceAnswered = response.status();
+      await route.abort('connectionreset');
+    });
+    await enterCode(page, await stack.control.codeFor(sessionId)).catch(() => null);
+    await expect.poll(() => serviceAnswered).toBe(303);
+    await page.close();
+
+    expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
+    expect((await apiMe(context, stack)).actions.some((a) => a.sessionId === sessionId)).toBe(false);
+
+    // The attempt becomes due for the sweep after the kit's first-check delay (3 min): run it as if then.
+    const later = { ...stack.demo.kit.fulfilDeps, now: () => Date.now() + 4 * 60_000 };
+    const first = await runSweep(later, { owner: 'e2e-sweep' });
+    expect(first).toMatchObject({ fulfilled: 1, errors: 0 });
+    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    const second = await runSweep(later, { owner: 'e2e-sweep' });
+    expect(second).toMatchObject({ claimed: 0, fulfilled: 0 });
+
+    const me = await apiMe(context, stack);
+    expect(me.actions.filter((a) => a.sessionId === sessionId)).toEqual([expect.objectContaining({ action: 'change_payout' })]);
+    expect(me.user.payoutAccount?.masked).toBe('••••3210');
+    await context.close();
+  });
+
+  it('works with JavaScript disabled, through the visible Continue button', async () => {
+    const context = await newContext(browser, { javaScriptEnabled: false });
+    const page = await context.newPage();
+    await signIn(page, stack, 'chen');
+    const before = await outboxSize();
+    await startAction(page, 'confirm_phone');
+    await arriveAt(page, `${stack.demoUrl}/verify/start`);
+    await visible(page.getByRole('heading', { name: 'Continue to verification' }));
+    expect(await outboxSize()).toBe(before + 1); // the session exists; the handoff waits for the button
+    await page.getByRole('button', { name: 'Continue' }).click();
+    const sessionId = await waitForHostedPage(page, stack, 'chen', before);
+    await enterCode(page, await stack.control.codeFor(sessionId));
+    await arriveAt(page, `${stack.demoUrl}/verified/phone`);
+    await visible(page.getByRole('heading', { name: 'Phone number confirmed' }));
+    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    await context.close();
+  });
+
+  it('the hosted page refuses to load in an iframe (and loads top-level)', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const open = async () =>
+      stack.demo.kit.client.createSession(
+        {
+          returnUrl: stack.returnUrl,
+          destination: '+15550100099',
+          operationSensitivity: 'normal',
+          userRef: 'iframe-probe',
+          state: randomBytes(32).toString('base64url'),
+          platform: 'web',
+        },
+        randomUUID(),
+      );
+    const framed = await open();
+    await page.setContent(
+      `<iframe name="target" title="hosted"></iframe>
+       <form target="target" method="post" action="${framed.verifyUrl}"><input type="hidden" name="hx" value="${framed.handoff}"></form>`,
+    );
+    const answered = page.waitForResponse((r) => r.url() === framed.verifyUrl && r.request().method() === 'POST');
+    await page.locator('form').evaluate((form: HTMLFormElement) => form.submit());
+    const response = await answered;
+    expect(response.headers()['x-frame-options']).toBe('DENY');
+    expect(response.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    await page.waitForTimeout(300);
+    const frame = page.frame({ name: 'target' });
+    expect(frame).not.toBeNull();
+    expect(await frame!.locator('#code').count()).toBe(0);
+
+    // Control: the same kind of form, top-level, shows the code page.
+    const top = await open();
+    await page.setContent(
+      `<form method="post" action="${top.verifyUrl}"><input type="hidden" name="hx" value="${top.handoff}"></form>`,
+    );
+    await page.locator('form').evaluate((form: HTMLFormElement) => form.submit());
+    await arriveAt(page, `${stack.emulatorUrl}/verify`);
+    await visible(page.locator('#code'));
+    await context.close();
+  });
+
+  it('two tabs verify two attempts side by side, each fulfilled once', async () => {
+    const context = await newContext(browser);
+    const phoneTab = await context.newPage();
+    await signIn(phoneTab, stack, 'chen');
+    const payoutTab = await context.newPage();
+    await payoutTab.goto(`${stack.demoUrl}/`);
+
+    let before = await outboxSize();
+    await startAction(phoneTab, 'confirm_phone');
+    const phoneSession = await waitForHostedPage(phoneTab, stack, 'chen', before);
+    before = await outboxSize();
+    await payoutTab.locator('#accountNumber').fill('5555-4444-3333');
+    await startAction(payoutTab, 'change_payout');
+    const payoutSession = await waitForHostedPage(payoutTab, stack, 'chen', before);
+    expect(payoutSession).not.toBe(phoneSession);
+
+    // Finish the second tab first, then the first.
+    await enterCode(payoutTab, await stack.control.codeFor(payoutSession));
+    await arriveAt(payoutTab, `${stack.demoUrl}/verified/payout`);
+    await enterCode(phoneTab, await stack.control.codeFor(phoneSession));
+    await arriveAt(phoneTab, `${stack.demoUrl}/verified/phone`);
+
+    expect(dbFacts(stack, phoneSession)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(dbFacts(stack, payoutSession)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    const me = await apiMe(context, stack);
+    expect(me.actions.filter((a) => a.sessionId === phoneSession).map((a) => a.action)).toEqual(['confirm_phone']);
+    expect(me.actions.filter((a) => a.sessionId === payoutSession).map((a) => a.action)).toEqual(['change_payout']);
+    expect(me.user.payoutAccount?.masked).toBe('••••3333');
+    await context.close();
+  });
+
+  it('/api/me answers 401 JSON without a signed-in user', async () => {
+    const response = await fetch(`${stack.demoUrl}/api/me`);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual({ error: 'not_signed_in', message: expect.any(String) });
+  });
 });
+
+function countAttempts(): number {
+  return (stack.demo.db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts').get() as { n: number }).n;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -138,7 +138,7 @@ export function dbFacts(stack: Stack, sessionId: string) {
 }
 
 /** Waits for the page to be at `url`; on timeout the error says where the page is and what it shows. */
-export async function arriveAt(page: Page, url: string): Promise<void> {
+export async function arriveAt(page: Page, url: string | RegExp): Promise<void> {
   try {
     await page.waitForURL(url);
   } catch (error) {
