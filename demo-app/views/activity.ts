@@ -19,7 +19,7 @@ ${
 <tbody>
 ${ctx.entries.map(
   (entry) => html`<tr data-session-id="${entry.sessionId}">
-<td>${formatTime(entry.at)}</td><td>${ACTION_LABELS[entry.action] ?? entry.action}</td><td>${entry.detail}</td><td><code>${entry.sessionId}</code></td>
+<td class="when">${formatTime(entry.at)}</td><td>${ACTION_LABELS[entry.action] ?? entry.action}</td><td>${entry.detail}</td><td><code>${entry.sessionId}</code></td>
 </tr>`,
 )}
 </tbody>

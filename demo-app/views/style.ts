@@ -73,6 +73,8 @@ table{width:100%;border-collapse:collapse;font-size:.95rem}
 th,td{text-align:left;padding:.75rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.78rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);font-weight:600}
 tr:last-child td{border-bottom:0}
+td.when{white-space:nowrap;color:var(--muted)}
+td code{white-space:nowrap;word-break:normal}
 .empty{text-align:center;color:var(--muted);padding:2rem 0}
 .note{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}
 .alert{border-radius:10px;padding:.75rem 1rem;margin:0 0 1.25rem;font-size:.95rem}

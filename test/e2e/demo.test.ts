@@ -2,6 +2,7 @@
  * The demo in real headless Chromium against the bundled emulator: the flows a person goes
  * through, checked through the page, /api/me and the database (exactly one fulfilment each).
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -120,7 +121,6 @@ describe('demo app in a real browser', () => {
     await page.getByRole('link', { name: 'View activity' }).click();
     await arriveAt(page, `${stack.demoUrl}/activity`);
     await visible(page.locator(`tr[data-session-id="${sessionId}"]`));
-    await shot(page, 'activity');
     await context.close();
   });
 
@@ -235,6 +235,42 @@ describe('demo app in a real browser', () => {
     const me = await apiMe(context, stack);
     expect(me.actions.filter((a) => a.sessionId === sessionId)).toEqual([expect.objectContaining({ action: 'change_payout' })]);
     expect(me.user.payoutAccount?.masked).toBe('••••3210');
+
+    const activity = await context.newPage();
+    await activity.goto(`${stack.demoUrl}/activity`);
+    await visible(activity.locator(`tr[data-session-id="${sessionId}"]`));
+    expect(await activity.locator('tbody tr').count()).toBe(2); // the earlier change and this one
+    await shot(activity, 'activity');
+    await context.close();
+  });
+
+  it('the copyable sweep job (its own process, same env as the demo) fulfils a user who closed the tab', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await signIn(page, stack, 'alice');
+    const before = await outboxSize();
+    await startAction(page, 'confirm_phone');
+    const sessionId = await waitForHostedPage(page, stack, 'alice', before);
+    await page.close(); // the tab is closed on the hosted page...
+    // ...and the verification completes there anyway (as if finished just before closing).
+    expect((await stack.control.complete(sessionId, { outcome: 'verified' })).status).toBe(200);
+    expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
+    // As if the kit's first-check delay (3 min) had passed: the attempt is due now.
+    stack.demo.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(sessionId);
+
+    const job = await runJob(['--once'], {
+      VERIFY_BASE_URL: stack.emulatorUrl,
+      VERIFY_CLIENT_ID: stack.clientId,
+      VERIFY_CLIENT_SECRET: stack.clientSecret,
+      VERIFY_RETURN_URL: stack.returnUrl,
+      DATABASE_PATH: stack.databasePath,
+    });
+    expect(job.code).toBe(0);
+    expect(job.stdout).not.toContain(stack.clientSecret);
+    const line = JSON.parse(job.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(line).toMatchObject({ event: 'sweep', mode: 'once', fulfilled: 1, errors: 0 });
+    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect((await apiMe(context, stack)).actions.filter((a) => a.sessionId === sessionId)).toHaveLength(1);
     await context.close();
   });
 
@@ -335,6 +371,22 @@ describe('demo app in a real browser', () => {
     expect(await response.json()).toEqual({ error: 'not_signed_in', message: expect.any(String) });
   });
 });
+
+function runJob(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const script = join(import.meta.dirname, '../../demo-app/sweep-job.ts');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 function countAttempts(): number {
   return (stack.demo.db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts').get() as { n: number }).n;

@@ -20,7 +20,9 @@ export interface Stack {
   emulatorUrl: string;
   control: ControlApi;
   demo: DemoApp;
+  clientId: string;
   clientSecret: string;
+  databasePath: string;
   emulatorLog: string[];
   close(): Promise<void>;
 }
@@ -48,12 +50,13 @@ export async function startStack(): Promise<Stack> {
     control: true,
     log: (line) => emulatorLog.push(line),
   });
+  const databasePath = join(dir, 'demo.sqlite');
   const demo = createDemoApp({
     verifyBaseUrl: emulator.url,
     clientId,
     clientSecret,
     returnUrl,
-    databasePath: join(dir, 'demo.sqlite'),
+    databasePath,
     sessionSecret: 'e2e-session-secret-0123456789abcdef',
     trustProxy: false,
   });
@@ -64,7 +67,9 @@ export async function startStack(): Promise<Stack> {
     emulatorUrl: emulator.url,
     control: controlApi(emulator.url),
     demo,
+    clientId,
     clientSecret,
+    databasePath,
     emulatorLog,
     async close() {
       await new Promise<void>((resolve) => {
