@@ -158,15 +158,15 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   app.post('/signin', form, (req, res, next) => {
     const userId = (req.body as Record<string, unknown> | undefined)?.userId;
     const user = typeof userId === 'string' ? queries.user(userId) : undefined;
-    if (!demoCsrfValid(req) || user === undefined) {
-      res.status(demoCsrfValid(req) ? 400 : 403).setHeader('Cache-Control', 'no-store');
-      res.send(
-        signinPage({
-          users: queries.users(),
-          csrf: demoCsrfToken(req),
-          error: demoCsrfValid(req) ? 'Pick one of the demo users.' : 'The form expired; please try again.',
-        }),
-      );
+    if (!demoCsrfValid(req)) {
+      // Refused without creating or changing any session.
+      res.status(403).setHeader('Cache-Control', 'no-store');
+      res.send(errorPage({ status: 403, title: 'Sign-in refused', message: 'The sign-in form expired or came from another site. Open the sign-in page and try again.' }));
+      return;
+    }
+    if (user === undefined) {
+      res.status(400).setHeader('Cache-Control', 'no-store');
+      res.send(signinPage({ users: queries.users(), csrf: demoCsrfToken(req), error: 'Pick one of the demo users.' }));
       return;
     }
     // A new session id at sign-in (no fixation); the old session's tokens are gone with it.

@@ -1,0 +1,190 @@
+/**
+ * The demo's own pieces without a browser: configuration messages, the SQLite session store's
+ * expiry, the account-number rule, and the demo's own forms (sign-in/out CSRF, 4xx writing nothing).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { normaliseAccountNumber } from '../../demo-app/actions.ts';
+import { checkReturnUrlServesDemo, ConfigError, loadConfig } from '../../demo-app/config.ts';
+import { openDemoDatabase } from '../../demo-app/db.ts';
+import { SqliteSessionStore } from '../../demo-app/session-store.ts';
+import { isKitError } from '../../middleware/errors.ts';
+import { startStack, type Stack } from './stack.ts';
+
+describe('demo configuration', () => {
+  it('defaults match .env.example', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      verifyBaseUrl: undefined,
+      clientId: 'demo-client',
+      clientSecret: 'demo-secret-change-me',
+      returnUrl: 'http://localhost:3000/verify/return',
+      port: 3000,
+      host: 'localhost',
+      databasePath: './data/demo.sqlite',
+      emulatorPort: 4010,
+      trustProxy: false,
+    });
+  });
+
+  it.each([
+    [{ PORT: '70000' }, /PORT must be a whole number from 0 to 65535/],
+    [{ VERIFY_BASE_URL: 'verify.example.com' }, /VERIFY_BASE_URL must be an absolute http\(s\) URL/],
+    [{ VERIFY_BASE_URL: 'https://id:pw@verify.example.com' }, /must not carry credentials/],
+    [{ VERIFY_RETURN_URL: 'http://localhost:3000/verify/return?x=1' }, /must not contain a query string/],
+    [{ VERIFY_RETURN_URL: 'http://localhost:3000/' }, /needs a path of its own/],
+    [{ SESSION_SECRET: 'short' }, /SESSION_SECRET must be at least 16 characters/],
+    [{ NODE_ENV: 'production', VERIFY_BASE_URL: 'https://verify.example.com' }, /SESSION_SECRET still has the .env.example value/],
+    [{ VERIFY_CLIENT_ID: 'a:b' }, /must not contain ":"/],
+  ])('refuses %j with a message naming the fix', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('never quotes the client secret in its messages', () => {
+    const secret = 'super-secret-value-123';
+    try {
+      loadConfig({ VERIFY_CLIENT_SECRET: secret, VERIFY_BASE_URL: `https://x:${secret}@verify.example.com` });
+      expect.unreachable();
+    } catch (error) {
+      expect(String(error)).not.toContain(secret);
+    }
+  });
+
+  it('with the emulator, the return URL must reach this demo', () => {
+    const config = loadConfig({ PORT: '3001' });
+    expect(() => checkReturnUrlServesDemo(config, 3001)).toThrow('VERIFY_RETURN_URL=http://localhost:3001/verify/return');
+    expect(() => checkReturnUrlServesDemo(loadConfig({}), 3000)).not.toThrow();
+  });
+});
+
+describe('payout account numbers (the change_payout prepare rule)', () => {
+  it('accepts 8 to 17 digits with spaces or hyphens', () => {
+    expect(normaliseAccountNumber('0123 4567-89')).toBe('0123456789');
+    expect(normaliseAccountNumber('12345678')).toBe('12345678');
+  });
+  it.each(['1234567', '123456789012345678', '12ab5678', '', ' ', 42, null, 'x'.repeat(100)])('refuses %j as invalid_action_params', (value) => {
+    try {
+      normaliseAccountNumber(value);
+      expect.unreachable();
+    } catch (error) {
+      expect(isKitError(error, 'invalid_action_params')).toBe(true);
+    }
+  });
+});
+
+describe('SqliteSessionStore', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'demo-sessions-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('stores, expires with the cookie, touches and prunes rows', async () => {
+    const db = openDemoDatabase(join(dir, 'sessions.sqlite'));
+    let now = 1_000_000;
+    const store = new SqliteSessionStore({ db, now: () => now, cleanupIntervalMs: 0 });
+    const get = (sid: string) => new Promise((resolve, reject) => store.get(sid, (err, value) => (err ? reject(err) : resolve(value))));
+    const cookie = (expiresAt: number) => ({ originalMaxAge: null, expires: new Date(expiresAt), httpOnly: true, path: '/' });
+    await new Promise((r) => store.set('a', { cookie: cookie(now + 1000), userId: 'usr_alice' } as never, r));
+    expect(await get('a')).toMatchObject({ userId: 'usr_alice' });
+
+    now += 1500; // past the cookie's expiry: never returned, then pruned
+    expect(await get('a')).toBeNull();
+    expect(store.prune()).toBe(1);
+
+    await new Promise((r) => store.set('b', { cookie: cookie(now + 1000) } as never, r));
+    await new Promise((r) => store.touch('b', { cookie: cookie(now + 60_000) } as never, r));
+    now += 5000;
+    expect(await get('b')).not.toBeNull();
+    await new Promise((r) => store.destroy('b', r));
+    expect(await get('b')).toBeNull();
+    store.close();
+    db.close();
+  });
+});
+
+describe("the demo's own forms and API", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => stack?.close());
+
+  const sessionRows = () => (stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_sessions').get() as { n: number }).n;
+
+  it('sign-in needs the form token: a forged post is refused and creates no session', async () => {
+    const rows = sessionRows();
+    const forged = await request(stack.demo.app).post('/signin').type('form').send({ userId: 'usr_alice' });
+    expect(forged.status).toBe(403);
+    expect(forged.headers['set-cookie']).toBeUndefined();
+    expect(sessionRows()).toBe(rows);
+  });
+
+  it('signs in with the token (new session id, demo.sid cookie flags) and refuses unknown users', async () => {
+    const agent = request.agent(stack.demo.app);
+    const page = await agent.get('/signin');
+    const anonymousCookie = String(page.headers['set-cookie']);
+    expect(anonymousCookie).toMatch(/^demo\.sid=.*; HttpOnly; SameSite=Lax/);
+    expect(anonymousCookie).not.toMatch(/Secure/); // plain http on loopback
+    const token = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
+
+    const unknown = await agent.post('/signin').type('form').send({ _csrf: token, userId: 'usr_mallory' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.text).toContain('Pick one of the demo users.');
+
+    const ok = await agent.post('/signin').type('form').send({ _csrf: token, userId: 'usr_bob' });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.location).toBe('/');
+    expect(String(ok.headers['set-cookie'])).not.toBe(anonymousCookie); // regenerated
+    const me = await agent.get('/api/me');
+    expect(me.status).toBe(200);
+    expect(me.body.user).toMatchObject({ id: 'usr_bob', phone: '+15550100002' });
+    expect(me.headers['cache-control']).toBe('no-store');
+
+    // Sign-out is a POST with the token; afterwards /api/me is 401 JSON.
+    const home = await agent.get('/');
+    const signoutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+    expect((await agent.post('/signout').type('form').send({})).status).toBe(403);
+    expect((await agent.post('/signout').type('form').send({ _csrf: signoutToken })).status).toBe(303);
+    const after = await agent.get('/api/me');
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual({ error: 'not_signed_in', message: expect.any(String) });
+  });
+
+  it('sets Secure on the cookie when served over https behind a trusted proxy', async () => {
+    const { createDemoApp } = await import('../../demo-app/app.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'demo-https-'));
+    const demo = createDemoApp({
+      verifyBaseUrl: stack.emulatorUrl,
+      clientId: 'demo-client',
+      clientSecret: 'irrelevant-here',
+      returnUrl: 'https://demo.example.com/verify/return',
+      databasePath: join(dir, 'demo.sqlite'),
+      sessionSecret: 'another-long-session-secret-value',
+      trustProxy: 'loopback',
+    });
+    try {
+      const res = await request(demo.app).get('/signin').set('X-Forwarded-Proto', 'https');
+      expect(String(res.headers['set-cookie'])).toMatch(/; Secure; SameSite=Lax/);
+      expect(res.headers['strict-transport-security']).toBeDefined();
+    } finally {
+      await demo.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('every page carries helmet headers and never the client secret', async () => {
+    for (const path of ['/signin', '/api/me', '/nope', '/verify/start-again?action=confirm_phone']) {
+      const res = await request(stack.demo.app).get(path);
+      expect(res.headers['content-security-policy'], path).toBeDefined();
+      expect(res.headers['x-content-type-options'], path).toBe('nosniff');
+      expect(res.text, path).not.toContain(stack.clientSecret);
+    }
+    expect((await request(stack.demo.app).get('/nope')).status).toBe(404);
+    expect((await request(stack.demo.app).get('/api/nope')).body).toEqual({ error: 'not_found', message: 'No such endpoint.' });
+  });
+});
