@@ -152,4 +152,16 @@ describe('mount detection', () => {
     expect((await request(app).get('/verify/return/?session_id=a&state=b')).status).toBe(404);
     expect((await request(app).get('/Verify/Return?session_id=a&state=b')).status).toBe(404);
   });
+
+  it("errors: 'next' hands KitErrors to Express's error handler with their stable code and status", async () => {
+    const kit = createVerificationKit(options({ errors: 'next' }));
+    const app = express();
+    app.use(kit.router);
+    app.use((error: { code?: string; status?: number }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(299).json({ code: error.code, status: error.status });
+    });
+    const response = await request(app).get('/verify/return?state=x');
+    expect(response.status).toBe(299);
+    expect(response.body).toEqual({ code: 'invalid_return_params', status: 400 });
+  });
 });
