@@ -55,15 +55,15 @@ export function hostedPageRouter(context: EmulatorContext): express.Router {
       sendPage(res, 400, NOT_FROM_SITE.title, 'The page was not opened with a form submission carrying the verification token. Go back to the site and start again.');
       return;
     }
-    // Reuse this browser's device id when it already has one (a same-site cookie); otherwise mint one.
-    const deviceId = deviceIdOf(req) ?? newDeviceId();
+    // A fresh device id per redemption: this cross-site POST carries no SameSite=Lax cookie anyway.
+    const deviceId = newDeviceId();
     const redemption = context.sessions.redeemHandoff(hx, deviceId);
     if (!redemption.ok) {
       sendPage(res, 400, STALE.title, STALE.message);
       return;
     }
-    setDeviceCookie(res, deviceId);
     const { session } = redemption;
+    setDeviceCookie(res, session.id, deviceId);
     if (session.status !== 'pending') {
       returnToSite(res, session);
       return;
@@ -78,7 +78,7 @@ export function hostedPageRouter(context: EmulatorContext): express.Router {
       sendPage(res, 400, STALE.title, STALE.message);
       return;
     }
-    const deviceId = deviceIdOf(req);
+    const deviceId = deviceIdOf(req, session.id);
     if (session.status !== 'pending') {
       // Back button or double submit from the same browser: the flow has ended, send it home again.
       if (deviceId === session.deviceId) returnToSite(res, session);

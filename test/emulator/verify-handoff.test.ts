@@ -1,6 +1,6 @@
 import { get } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WEB_CLIENT, newSession, openHostedPage, postForm, startTestEmulator, type TestEmulator } from '../helpers/emulator.ts';
+import { WEB_CLIENT, newSession, openHostedPage, postForm, readSession, startTestEmulator, submitCode, type TestEmulator } from '../helpers/emulator.ts';
 
 let emulator: TestEmulator;
 beforeAll(async () => {
@@ -29,11 +29,24 @@ describe('POST {verifyUrl} with the handoff in form field hx', () => {
     expect(page.binding?.startsWith(`${sessionId}.`)).toBe(true);
   });
 
-  it('binds the redeeming browser with an HttpOnly, SameSite=Lax device cookie on /verify', async () => {
-    const { verifyUrl, handoff } = await newSession(emulator.url, WEB_CLIENT);
+  it('binds the redeeming browser with an HttpOnly, SameSite=Lax device cookie of its own per session on /verify', async () => {
+    const { verifyUrl, handoff, sessionId } = await newSession(emulator.url, WEB_CLIENT);
     const { response } = await openHostedPage(verifyUrl, handoff);
-    const cookie = response.headers.getSetCookie().find((line) => line.startsWith('emu_device='));
-    expect(cookie).toMatch(/^emu_device=[A-Za-z0-9_-]{24}; Path=\/verify; HttpOnly; SameSite=Lax$/);
+    const cookie = response.headers.getSetCookie().find((line) => line.startsWith('emu_device_'));
+    expect(cookie).toMatch(new RegExp(`^emu_device_${sessionId}=[A-Za-z0-9_-]{24}; Max-Age=1800; Path=/verify; Expires=[^;]+; HttpOnly; SameSite=Lax$`));
+  });
+
+  it('keeps two sessions opened in one browser (two tabs) each bound to its own device cookie', async () => {
+    const first = await newSession(emulator.url, WEB_CLIENT);
+    const second = await newSession(emulator.url, WEB_CLIENT);
+    const firstPage = await openHostedPage(first.verifyUrl, first.handoff);
+    const secondPage = await openHostedPage(second.verifyUrl, second.handoff);
+    const bothCookies = `${firstPage.deviceCookie}; ${secondPage.deviceCookie}`;
+    const [firstCode, secondCode] = await Promise.all([emulator.control.codeFor(first.sessionId), emulator.control.codeFor(second.sessionId)]);
+    expect((await submitCode(first.verifyUrl, firstPage, firstCode, bothCookies)).status).toBe(303);
+    expect((await submitCode(second.verifyUrl, secondPage, secondCode, bothCookies)).status).toBe(303);
+    expect((await readSession(emulator.url, WEB_CLIENT, first.sessionId)).body.status).toBe('verified');
+    expect((await readSession(emulator.url, WEB_CLIENT, second.sessionId)).body.status).toBe('verified');
   });
 
   it('counts verify posts in stats', async () => {

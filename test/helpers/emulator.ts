@@ -117,7 +117,7 @@ export async function postForm(target: string, fields: Record<string, string>, c
 export interface HostedPage {
   response: Response;
   html: string;
-  /** `emu_device=…` as a Cookie header value. */
+  /** `emu_device_<sessionId>=…` as a Cookie header value. */
   deviceCookie: string | undefined;
   /** The hidden page_binding field of the code form. */
   binding: string | undefined;
@@ -126,7 +126,7 @@ export interface HostedPage {
 export async function openHostedPage(verifyUrl: string, handoff: string): Promise<HostedPage> {
   const response = await postForm(verifyUrl, { hx: handoff });
   const html = await response.text();
-  const setCookie = response.headers.getSetCookie().find((line) => line.startsWith('emu_device='));
+  const setCookie = response.headers.getSetCookie().find((line) => line.startsWith('emu_device_'));
   return {
     response,
     html,
