@@ -12,7 +12,8 @@ import { runSweep } from '../../middleware/sweep.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { apiMe, arriveAt, dbFacts, enterCode, newContext, signIn, startStack, USERS, waitForHostedPage, wrongCode, type Stack } from './stack.ts';
 
-const SCREENSHOTS = join(import.meta.dirname, '../../docs/screenshots');
+// The README's screenshots come from this run. SCREENSHOTS_DIR sends them elsewhere (e.g. CI artifacts).
+const SCREENSHOTS = process.env.SCREENSHOTS_DIR ?? join(import.meta.dirname, '../../docs/screenshots');
 
 let stack: Stack;
 let browser: Browser;
