@@ -2,8 +2,10 @@
  * The factory's options, validated when `createVerificationKit` is called. Every problem is
  * reported at once, each message naming the fix. The client secret is never echoed.
  */
+import BetterSqlite3 from 'better-sqlite3';
 import type { Request } from 'express';
 import { KitError, KitErrorCode } from './errors.ts';
+import { createStartLimits, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
 import { defaultPages, type PageRenderers } from './pages.ts';
 import type { VerifyStore } from './store/types.ts';
 import type { ActionDefinition, Platform, VerifyClient } from './types.ts';
@@ -79,6 +81,14 @@ export interface VerificationKitOptions<Tx = unknown> {
   /** Switch routes off (e.g. to mount only the landing). Each defaults to on where it applies. */
   routes?: { start?: boolean; landing?: boolean; mobile?: boolean };
   csrf?: CsrfOptions;
+  /**
+   * Limits on starts per user, destination and client IP, against SMS pumping. Default on:
+   * createStartLimits({ database: store.db }) with the SQLite store. Pass budgets to change them, or
+   * a StartLimits on a shared store (createStartLimits({ limiters })) when the app runs as several instances.
+   */
+  limits?: StartLimitsOptions | StartLimits;
+  /** Turns the start limits off. Only for apps that enforce equal limits elsewhere: every start sends an SMS at your cost. */
+  dangerouslyDisableStartLimits?: boolean;
   /** Runs before each session create; throw KitError('rate_limited') to refuse (no session, no SMS). */
   beforeCreate?: BeforeCreateHook;
   /** A ready client (tests, DI). Default: createVerifyClient from baseUrl/clientId/clientSecret. */
@@ -119,6 +129,7 @@ export interface KitConfig<Tx = unknown> {
   mobileCompletePath: string;
   routes: { start: boolean; landing: boolean; mobile: boolean };
   csrf: Required<Pick<CsrfOptions, 'allowedOrigins' | 'sessionKey'>> & Pick<CsrfOptions, 'dangerouslyReplaceTokenCheck'>;
+  limits: StartLimits | undefined;
   beforeCreate: BeforeCreateHook | undefined;
   client: VerifyClient | undefined;
   clientTimeouts: VerifyClientTimeouts | undefined;
@@ -368,6 +379,7 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
     problems.push('`csrf.allowedOrigins` must be origins such as "https://app.example.com" (scheme and host, no path).');
   }
 
+  const limits = startLimitsFrom(o.limits, o.dangerouslyDisableStartLimits, store, problems);
   for (const name of ['beforeCreate', 'now'] as const) {
     if (o[name] !== undefined && !isFn(o[name])) problems.push(`\`${name}\` must be a function.`);
   }
@@ -424,6 +436,7 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
       sessionKey: csrfIn.sessionKey ?? 'verifyKitCsrf',
       dangerouslyReplaceTokenCheck: csrfIn.dangerouslyReplaceTokenCheck,
     },
+    limits,
     beforeCreate: o.beforeCreate,
     client: o.client,
     clientTimeouts: o.clientTimeouts,
@@ -435,4 +448,28 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
     sweepFirstCheckAfterMs,
     errors: o.errors ?? 'render',
   };
+}
+
+/** The start limits: the integrator's, or the default on the SQLite store's database. */
+function startLimitsFrom(given: unknown, disabled: unknown, store: unknown, problems: string[]): StartLimits | undefined {
+  if (disabled === true) {
+    if (given !== undefined) problems.push('Pass either `limits` or `dangerouslyDisableStartLimits: true`, not both.');
+    return undefined;
+  }
+  if (given !== undefined && (typeof given !== 'object' || given === null)) {
+    problems.push('`limits` must be start limit options ({ perUser, perDestination, perIp, limiters }) or createStartLimits(...).');
+    return undefined;
+  }
+  if (typeof given === 'object' && given !== null && 'consume' in given && isFn(given.consume)) return given as StartLimits;
+  const storeDb = typeof store === 'object' && store !== null && 'db' in store && store.db instanceof BetterSqlite3 ? store.db : undefined;
+  try {
+    return createStartLimits({ database: storeDb, ...(given as StartLimitsOptions | undefined) });
+  } catch (error) {
+    problems.push(
+      error instanceof KitError && storeDb === undefined && given === undefined
+        ? 'Start limits need a counter store: use the SQLite store, pass `limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) `dangerouslyDisableStartLimits: true`.'
+        : `\`limits\`: ${(error as Error).message}`,
+    );
+    return undefined;
+  }
 }

@@ -93,6 +93,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
 export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
 export { createVerifyClient, type VerifyClientOptions, type VerifyClientRetry, type VerifyClientTimeouts } from './client.ts';
 export { KitError, KitErrorCode, isKitError, type KitErrorOptions } from './errors.ts';
+export { createStartLimits, type LimitBudget, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
 export { completeAttempt, findReturnedAttempt, type Completion, type FulfilDeps } from './fulfil.ts';
 export type {
   BeforeCreateHook,

@@ -20,11 +20,11 @@ export interface LimitBudget {
 export interface StartLimitsOptions {
   /** The SQLite database for counters (the kit store's `db`). Not needed when every limiter is passed. */
   database?: Database;
-  /** Default 5 starts per 15 minutes per user. */
+  /** Default 10 starts per hour per user. */
   perUser?: LimitBudget;
-  /** Default 5 texts per hour per destination number (Twilio Verify's per-number cap). */
+  /** Default 5 texts per 10 minutes per destination number (as Twilio Verify caps sends per number). */
   perDestination?: LimitBudget;
-  /** Default 20 starts per hour per client IP (`req.ip`: set Express's `trust proxy` behind a proxy). */
+  /** Default 30 starts per hour per client IP (`req.ip`: set Express's `trust proxy` behind a proxy). */
   perIp?: LimitBudget;
   /** Limiters on a shared store (rate-limiter-flexible's Redis, Postgres, ...) for several instances. */
   limiters?: { user?: RateLimiterAbstract; destination?: RateLimiterAbstract; ip?: RateLimiterAbstract };
@@ -36,9 +36,9 @@ export interface StartLimits {
 }
 
 const DEFAULTS = {
-  perUser: { points: 5, durationSeconds: 15 * 60 },
-  perDestination: { points: 5, durationSeconds: 60 * 60 },
-  perIp: { points: 20, durationSeconds: 60 * 60 },
+  perUser: { points: 10, durationSeconds: 60 * 60 },
+  perDestination: { points: 5, durationSeconds: 10 * 60 },
+  perIp: { points: 30, durationSeconds: 60 * 60 },
 } satisfies Record<string, LimitBudget>;
 
 export function createStartLimits(options: StartLimitsOptions = {}): StartLimits {

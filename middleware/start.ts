@@ -128,7 +128,8 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
     const action = pickAction(config, body.action);
     const params = await paramsFor(config, req, action, user.userRef, body.restart);
 
-    // Abuse limits (issue 6) hook in here: before any session exists, so a refusal sends no SMS.
+    // Abuse limits run before any session exists, so a refusal sends no SMS.
+    await config.limits?.consume(req, { userRef: user.userRef, destination: user.destination });
     if (config.beforeCreate !== undefined) {
       await config.beforeCreate(req, { userRef: user.userRef, destination: user.destination, action: action.name });
     }

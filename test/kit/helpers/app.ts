@@ -130,6 +130,11 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
   });
   const client = options.wrapClient ? options.wrapClient(realClient) : realClient;
 
+  const GENEROUS_LIMITS = {
+    perUser: { points: 10_000, durationSeconds: 60 },
+    perDestination: { points: 10_000, durationSeconds: 60 },
+    perIp: { points: 10_000, durationSeconds: 60 },
+  };
   const kit = createVerificationKit<Database>({
     baseUrl: emulator.url,
     clientId,
@@ -145,6 +150,8 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
     },
     logger: { info: line('info'), warn: line('warn'), error: line('error') },
     landing: { pendingRechecks: 2, pendingRecheckIntervalMs: 150, refreshSeconds: 2, refreshWindowMs: 60_000 },
+    // Suites start many attempts per user; the limits' own tests pass `kit.limits` to tighten them.
+    limits: GENEROUS_LIMITS,
     ...options.kit,
   });
 

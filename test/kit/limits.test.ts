@@ -1,0 +1,64 @@
+/**
+ * Start limits are on by default (counters in the kit's SQLite file): past a budget the start
+ * answers 429 with Retry-After and no session is created, so no SMS is sent.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVerificationKit, createVerifyClient, type VerifyStore } from '../../middleware/index.ts';
+import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
+import { newSeen, TestUser } from './helpers/user.ts';
+
+let app: KitTestApp;
+const seen = newSeen();
+
+beforeAll(async () => {
+  // `limits: undefined` drops the suites' generous budgets: the kit's defaults apply.
+  app = await startKitTestApp({ kit: { limits: undefined } });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('default start limits', () => {
+  it('refuse the sixth text to one destination within ten minutes: 429, Retry-After, no session, no SMS', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    for (let i = 0; i < 5; i++) {
+      const allowed = await alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' });
+      expect(allowed.status).toBe(200);
+    }
+    const before = { attempts: app.attemptCount(), stats: await app.emulator.control.stats() };
+    const refused = await alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(600);
+    expect(await refused.text()).toMatch(/Too many verification attempts/);
+    const after = await app.emulator.control.stats();
+    expect(app.attemptCount()).toBe(before.attempts);
+    expect(after.creates).toBe(before.stats.creates);
+    expect(after.smsSent).toBe(before.stats.smsSent);
+  });
+
+  it('leave other users and destinations alone', async () => {
+    const bob = await new TestUser(app, seen).signIn('bob');
+    expect((await bob.postStart({ _csrf: bob.csrf, action: 'grant_badge' })).status).toBe(200);
+  });
+
+  it('cannot be left out silently with a store that has no SQLite database', () => {
+    const client = createVerifyClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's' });
+    const store = new Proxy({} as VerifyStore, { get: () => async () => undefined });
+    const build = (extra: object) =>
+      createVerificationKit({
+        baseUrl: 'http://127.0.0.1:9',
+        clientId: 'c',
+        clientSecret: 's',
+        returnUrl: 'http://localhost:3000/verify/return',
+        store,
+        client,
+        actions: [{ name: 'a', operationSensitivity: 'normal', successPath: '/', fulfil: () => {} }],
+        resolveUser: () => null,
+        ...extra,
+      });
+    expect(() => build({})).toThrow(/Start limits need a counter store/);
+    expect(() => build({ dangerouslyDisableStartLimits: true })).not.toThrow();
+    expect(() => build({ dangerouslyDisableStartLimits: true, limits: {} })).toThrow(/either `limits` or `dangerouslyDisableStartLimits/);
+  });
+});
