@@ -1,0 +1,218 @@
+/**
+ * Crash test: the app PROCESS (test/fixtures/crash-app.ts, the kit on a SQLite file) is killed with
+ * SIGKILL while it is inside the fulfilment transaction (its action has written the effect row and
+ * blocks), then restarted. The database must be intact, the half-done fulfilment must have left no
+ * trace, and the next landing (or the sweep) must fulfil exactly once, with the attempt row and
+ * the effect row agreeing.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../../middleware/index.ts';
+import { runSweep } from '../../middleware/sweep.ts';
+import { createVerifyClient } from '../../middleware/client.ts';
+import { startEmulator, type RunningEmulator } from '../../demo-app/emulator/index.ts';
+import { controlApi, type ControlApi } from '../helpers/emulator.ts';
+import { FixtureUser } from '../fixtures/kit-app.ts';
+import { waitFor } from '../security/harness.ts';
+
+const FIXTURE = new URL('../fixtures/crash-app.ts', import.meta.url).pathname;
+const CLIENT_ID = 'crash-client';
+const CLIENT_SECRET = 'crash-secret-0123456789abcdef';
+
+let dir: string;
+let port: number;
+let emulator: RunningEmulator;
+let control: ControlApi;
+const children: ChildProcess[] = [];
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: p } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return p;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'crash-'));
+  port = await freePort();
+  emulator = await startEmulator({
+    port: 0,
+    host: '127.0.0.1',
+    clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: `http://localhost:${port}/verify/return` }],
+    control: true,
+    log: () => {},
+  });
+  control = controlApi(emulator.url);
+});
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+afterAll(async () => {
+  await emulator?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Starts the app process; resolves once it listens. */
+async function startApp(db: string, blockFlag?: string): Promise<{ child: ChildProcess; url: string; exited: Promise<NodeJS.Signals | number | null> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      DB: db,
+      BASE_URL: emulator.url,
+      CLIENT_ID,
+      CLIENT_SECRET,
+      ...(blockFlag === undefined ? {} : { BLOCK_FLAG: blockFlag }),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`app did not start: ${stderr}`)), 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
+      if (line !== undefined) {
+        clearTimeout(timer);
+        resolve((JSON.parse(line) as { ready: string }).ready);
+      }
+    });
+    child.on('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`app exited early: ${stderr}`));
+    });
+  });
+  return { child, url, exited };
+}
+
+function inspect(path: string, sessionId: string) {
+  const db = new BetterSqlite3(path, { readonly: false });
+  try {
+    const integrity = db.pragma('integrity_check', { simple: true });
+    const attempt = db.prepare('SELECT outcome, fulfilled_at, state, user_ref FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as
+      | { outcome: string; fulfilled_at: number | null; state: string; user_ref: string }
+      | undefined;
+    const effects = db.prepare('SELECT session_id, state, user_ref FROM fixture_effects WHERE session_id = ?').all(sessionId) as {
+      session_id: string;
+      state: string;
+      user_ref: string;
+    }[];
+    const allEffects = (db.prepare('SELECT COUNT(*) AS n FROM fixture_effects').get() as { n: number }).n;
+    return { integrity, attempt, effects, allEffects };
+  } finally {
+    db.close();
+  }
+}
+
+/** Starts an attempt through the app and completes it as verified on the service. */
+async function verifiedAttempt(url: string, db: string, user: string) {
+  const agent = await new FixtureUser(url, user).signIn();
+  const started = await agent.start();
+  expect(started.status).toBe(200);
+  const reader = new BetterSqlite3(db, { readonly: true });
+  const row = reader.prepare('SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as {
+    session_id: string;
+    state: string;
+  };
+  reader.close();
+  expect((await control.complete(row.session_id, { outcome: 'verified' })).status).toBe(200);
+  return { agent, sessionId: row.session_id, state: row.state };
+}
+
+describe('SIGKILL inside the fulfilment transaction', () => {
+  it('killed mid-fulfil by the landing, restarted: integrity ok, no trace of the half-done effect, then exactly one fulfilment by the next landing', async () => {
+    const db = join(dir, 'landing.sqlite');
+    const flag = join(dir, 'landing.block');
+    const first = await startApp(db, flag);
+    const { agent, sessionId, state } = await verifiedAttempt(first.url, db, 'alice');
+
+    writeFileSync(flag, '1');
+    const landing = agent.land(sessionId, state, 30_000).then(
+      (answer) => answer,
+      (error: unknown) => error,
+    );
+    await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the fulfilment transaction');
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+    expect(await landing).toBeInstanceOf(Error); // the connection died with the process
+
+    const afterCrash = inspect(db, sessionId);
+    expect(afterCrash.integrity).toBe('ok');
+    expect(afterCrash.attempt?.outcome).toBe('pending');
+    expect(afterCrash.attempt?.fulfilled_at).toBeNull();
+    expect(afterCrash.effects).toEqual([]); // the effect row written inside the transaction rolled back
+
+    rmSync(flag);
+    rmSync(`${flag}.inside`);
+    const second = await startApp(db);
+    const again = await agent.land(sessionId, state);
+    expect(again.status).toBe(200); // the session cookie died with the first process: neutral page
+    const reload = await agent.land(sessionId, state);
+    expect(reload.status).toBe(200);
+    second.child.kill('SIGTERM');
+    await second.exited;
+
+    const end = inspect(db, sessionId);
+    expect(end.integrity).toBe('ok');
+    expect(end.attempt?.outcome).toBe('fulfilled');
+    expect(end.attempt?.fulfilled_at).not.toBeNull();
+    expect(end.effects).toEqual([{ session_id: sessionId, state: end.attempt!.state, user_ref: end.attempt!.user_ref }]);
+    expect(end.allEffects).toBe(1);
+  });
+
+  it('killed mid-fulfil, never landed again: the sweep after the restart fulfils it exactly once', async () => {
+    const db = join(dir, 'sweep.sqlite');
+    const flag = join(dir, 'sweep.block');
+    const first = await startApp(db, flag);
+    const { agent, sessionId, state } = await verifiedAttempt(first.url, db, 'bob');
+    writeFileSync(flag, '1');
+    const landing = agent.land(sessionId, state, 30_000).catch((error: unknown) => error);
+    await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the fulfilment transaction');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await landing;
+    expect(inspect(db, sessionId)).toMatchObject({ integrity: 'ok', effects: [], attempt: { outcome: 'pending' } });
+
+    // The restarted deployment's sweep (same file, same action) finishes the attempt.
+    const second = await startApp(db);
+    const store = createSqliteStore({ database: db });
+    const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+    try {
+      const grant = {
+        name: 'grant',
+        operationSensitivity: 'sensitive' as const,
+        successPath: '/done',
+        fulfil(tx: import('better-sqlite3').Database, a: { sessionId: string; state: string; userRef: string }) {
+          tx.prepare('INSERT INTO fixture_effects (session_id, state, user_ref, at) VALUES (?, ?, ?, ?)').run(a.sessionId, a.state, a.userRef, Date.now());
+        },
+      };
+      const deps = { client, store, actions: new Map([['grant', grant]]), now: () => Date.now() + 10 * 60_000 };
+      const report = await runSweep(deps, { owner: 'after-crash' });
+      expect(report.fulfilled).toBe(1);
+      expect((await runSweep(deps, { owner: 'after-crash-2' })).fulfilled).toBe(0);
+      // A late landing on the restarted app changes nothing.
+      expect((await agent.land(sessionId, state)).status).toBe(200);
+    } finally {
+      await client.close();
+      await store.close();
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+    const end = inspect(db, sessionId);
+    expect(end.integrity).toBe('ok');
+    expect(end.attempt?.outcome).toBe('fulfilled');
+    expect(end.effects).toHaveLength(1);
+    expect(end.allEffects).toBe(1);
+  });
+});
