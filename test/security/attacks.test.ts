@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep.ts';
 import {
   activityOf,
@@ -20,6 +20,7 @@ import {
   foreignLocations,
   fulfilments,
   leaks,
+  resetStartLimits,
   snapshot,
   startSecStack,
   type SecStack,
@@ -32,6 +33,8 @@ beforeAll(async () => {
   stack = await startSecStack();
   restoreConsole = captureConsole(stack.recorder.logs);
 });
+// Many starts from one loopback IP: the limits have their own suite (limits.test.ts).
+beforeEach(() => resetStartLimits(stack.demo.db));
 afterAll(async () => {
   restoreConsole?.();
   await stack?.close();
@@ -241,7 +244,7 @@ describe('open redirects: every Location the app sends is same-origin and server
   });
 
   it('through the Host, X-Forwarded-Host, X-Forwarded-Proto and Referer headers, on every redirecting route', async () => {
-    const evilHeaders = [
+    const evilHeaders: Record<string, string>[] = [
       { host: 'evil.example' },
       { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
       { referer: evil },

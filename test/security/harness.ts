@@ -231,6 +231,36 @@ export function parseHandoffPage(html: string): { verifyUrl: string; handoff: st
   return action === undefined || hx === undefined ? undefined : { verifyUrl: unescapeHtml(action), handoff: unescapeHtml(hx) };
 }
 
+/** One HTTP exchange on node:http (any header may be set, Host included); bounded by a timeout. */
+export function rawRequest(
+  url: URL,
+  method: string,
+  headers: Headers,
+  body?: string,
+  timeoutMs = 20_000,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const hostHeader = Object.keys(headers).some((h) => h.toLowerCase() === 'host');
+    const req = httpRequest(
+      {
+        host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname,
+        port: url.port,
+        method,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...(hostHeader ? {} : { host: url.host }), ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers },
+        timeout: timeoutMs,
+        agent: false,
+      },
+      (res) => {
+        readAll(res).then((buffer) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buffer.toString('utf8') }), reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url.href} did not answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 export interface Answer {
   status: number;
   headers: globalThis.Headers;
@@ -264,9 +294,14 @@ export class Agent {
     const headers: Headers = { ...init.headers };
     const cookie = this.cookieFor(url.origin);
     if (cookie !== undefined && headers.cookie === undefined) headers.cookie = cookie;
-    const response = await fetch(url, { method: init.method ?? 'GET', headers, body: init.body, redirect: 'manual' });
-    const body = await response.text();
-    for (const line of response.headers.getSetCookie()) {
+    // node:http rather than fetch: fetch would silently replace a forged Host header.
+    const raw = await rawRequest(url, init.method ?? 'GET', headers, init.body);
+    const responseHeaders = new globalThis.Headers();
+    for (const [name, value] of Object.entries(raw.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) responseHeaders.append(name, String(v));
+    }
+    for (const line of responseHeaders.getSetCookie()) {
       const [pair] = line.split(';');
       const eq = pair!.indexOf('=');
       const cookies = this.jar.get(url.origin) ?? new Map<string, string>();
@@ -281,11 +316,11 @@ export class Agent {
       url: url.href,
       requestHeaders: headers,
       requestBody: init.body ?? '',
-      status: response.status,
-      responseHeaders: Object.fromEntries(response.headers),
-      responseBody: body,
+      status: raw.status,
+      responseHeaders: Object.fromEntries(responseHeaders),
+      responseBody: raw.body,
     });
-    return { status: response.status, headers: response.headers, body, location: response.headers.get('location') };
+    return { status: raw.status, headers: responseHeaders, body: raw.body, location: responseHeaders.get('location') };
   }
 
   postForm(target: string, fields: Record<string, string> | string, headers: Headers = {}): Promise<Answer> {
@@ -400,6 +435,15 @@ export function snapshot(stack: SecStack): Record<string, unknown> {
     if (tables.includes(name)) out[name] = db.prepare(`SELECT * FROM "${name}" ORDER BY 1`).all();
   }
   return out;
+}
+
+/**
+ * Forgets the start limits' counters (the kit's SQLite table), so suites that start many attempts
+ * from one loopback IP test what they mean to and not the limits (test/security/limits.test.ts does).
+ */
+export function resetStartLimits(db: import('better-sqlite3').Database): void {
+  const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'verify_kit_rate_limits'").get();
+  if (table !== undefined) db.exec('DELETE FROM verify_kit_rate_limits');
 }
 
 /** Paths the demo and the kit may redirect to: all fixed on the server. */
