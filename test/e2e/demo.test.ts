@@ -12,8 +12,9 @@ import { runSweep } from '../../middleware/sweep.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { apiMe, arriveAt, dbFacts, enterCode, newContext, signIn, startStack, USERS, waitForHostedPage, wrongCode, type Stack } from './stack.ts';
 
-// The README's screenshots come from this run. SCREENSHOTS_DIR sends them elsewhere (e.g. CI artifacts).
-const SCREENSHOTS = process.env.SCREENSHOTS_DIR ?? join(import.meta.dirname, '../../docs/screenshots');
+// Every run saves screenshots of the main pages to test-results/screenshots (ignored by git);
+// `npm run screenshots` runs this suite with SCREENSHOTS_DIR=docs/screenshots to refresh the README's.
+const SCREENSHOTS = process.env.SCREENSHOTS_DIR ?? join(import.meta.dirname, '../../test-results/screenshots');
 
 let stack: Stack;
 let browser: Browser;
