@@ -82,7 +82,7 @@ function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
 }
 
 /** The recording (and optionally rewriting) proxy between the app's backend and the emulator. */
-async function startServiceProxy(target: string, stack: { tamper: StatusTamper | undefined }, recorder: Recorder) {
+export async function startServiceProxy(target: string, stack: { tamper: StatusTamper | undefined }, recorder: Recorder) {
   const upstream = new URL(target);
   const server = createServer(async (req, res) => {
     const requestBody = await readAll(req);
