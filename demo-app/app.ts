@@ -11,8 +11,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import session from 'express-session';
 import helmet from 'helmet';
 import type { Database } from 'better-sqlite3';
-import { createVerificationKit, type KitLogger, type VerificationKit } from '../middleware/index.ts';
-import { createSqliteStore } from '../middleware/store/sqlite.ts';
+import { createSqliteStore, createVerificationKit, type KitLogger, type VerificationKit } from '../middleware/index.ts';
 import { ACTION_LABELS, CHANGE_PAYOUT, CONFIRM_PHONE, createDemoActions, maskAccountNumber } from './actions.ts';
 import type { DemoConfig } from './config.ts';
 import { demoCsrfToken, demoCsrfValid } from './csrf.ts';

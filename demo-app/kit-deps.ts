@@ -5,7 +5,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { createSqliteStore, createVerifyClient } from '../middleware/index.ts';
-import type { SweepJobDeps } from '../middleware/sweep-cli.ts';
+import type { SweepJobDeps } from '../middleware/index.ts';
 import { createDemoActions } from './actions.ts';
 import { loadConfig } from './config.ts';
 import { createQueries, openDemoDatabase } from './db.ts';

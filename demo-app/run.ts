@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startEmulator, type RunningEmulator } from './emulator/index.ts';
-import { startSweepWorker } from '../middleware/worker.ts';
+import { startSweepWorker } from '../middleware/index.ts';
 import { createDemoApp } from './app.ts';
 import { checkReturnUrlServesDemo, ConfigError, describeConfig, loadConfig } from './config.ts';
 import { SEEDED_USERS } from './db.ts';

@@ -93,6 +93,9 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
 export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
 export { createVerifyClient, type VerifyClientOptions, type VerifyClientRetry, type VerifyClientTimeouts } from './client.ts';
 export { KitError, KitErrorCode, isKitError, type KitErrorOptions } from './errors.ts';
+export { runSweep, SWEEP_WINDOW_MS, DEFAULT_SWEEP_BACKOFF_MS, type SweepDeps, type SweepOptions, type SweepReport } from './sweep.ts';
+export { startSweepWorker, type SweepWorker, type SweepWorkerOptions } from './worker.ts';
+export { runSweepJob, SweepJobExitCode, type SweepJobDeps, type SweepJobOptions } from './sweep-cli.ts';
 export { createStartLimits, type LimitBudget, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
 export { completeAttempt, findReturnedAttempt, type Completion, type FulfilDeps } from './fulfil.ts';
 export type {
