@@ -35,15 +35,8 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
           `The verification kit's landing must answer at the returnUrl's path "${landingPath}", but it was reached at "${originalPath(req)}": mount kit.router at '/' (app.use(kit.router)).`,
         );
       }
-      const completion = await completeReturn(deps, req.query, {
-        times: config.landing.pendingRechecks,
-        intervalMs: config.landing.pendingRecheckIntervalMs,
-      });
+      const completion = await completeReturn(config, deps, req.query, 'landing');
       const { attempt } = completion;
-      config.logger.info(
-        { route: 'landing', sessionId: attempt.sessionId, action: attempt.action, outcome: completion.kind },
-        'verification landing',
-      );
 
       const user = await currentUser(cfg, req);
       const nonce = newNonce();

@@ -47,15 +47,8 @@ export function mountMobile<Tx>(router: Router, config: KitConfig<Tx>, deps: Ful
     config.mobileCompletePath,
     route(cfg, 'mobile-complete', 'json', async (req: Request, res: Response) => {
       await readJson(req, res);
-      const completion = await completeReturn(deps, req.body, {
-        times: config.landing.pendingRechecks,
-        intervalMs: config.landing.pendingRecheckIntervalMs,
-      });
+      const completion = await completeReturn(config, deps, req.body, 'mobile-complete');
       const { attempt } = completion;
-      config.logger.info(
-        { route: 'mobile-complete', sessionId: attempt.sessionId, action: attempt.action, outcome: completion.kind },
-        'verification mobile completion',
-      );
       const user = await currentUser(cfg, req);
       let body: MobileOutcome;
       if (user === null || user.userRef !== attempt.userRef) body = { outcome: 'processed' };

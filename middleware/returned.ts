@@ -3,6 +3,7 @@
  * are identifiers only, never evidence. Anything odd is a 400 and nothing is written.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { KitConfig } from './config.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { completeAttempt, findReturnedAttempt, type Completion, type FulfilDeps } from './fulfil.ts';
 
@@ -53,17 +54,22 @@ export function readReturnedIds(source: unknown): ReturnedIds {
  * re-check a few times. Whether the action runs never depends on who is signed in.
  */
 export async function completeReturn<Tx>(
+  config: KitConfig<Tx>,
   deps: FulfilDeps<Tx>,
   source: unknown,
-  recheck: { times: number; intervalMs: number },
+  route: 'landing' | 'mobile-complete',
 ): Promise<Completion> {
   const ids = readReturnedIds(source);
   let attempt = await findReturnedAttempt(deps.store, ids);
   let completion = await completeAttempt(deps, attempt);
-  for (let i = 0; completion.kind === 'pending' && i < recheck.times; i++) {
-    await sleep(recheck.intervalMs);
+  for (let i = 0; completion.kind === 'pending' && i < config.landing.pendingRechecks; i++) {
+    await sleep(config.landing.pendingRecheckIntervalMs);
     attempt = (await deps.store.findAttemptByState(ids.state)) ?? attempt;
     completion = await completeAttempt(deps, attempt);
   }
+  config.logger.info(
+    { route, sessionId: completion.attempt.sessionId, action: completion.attempt.action, outcome: completion.kind },
+    'verification return',
+  );
   return completion;
 }
