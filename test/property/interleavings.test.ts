@@ -80,6 +80,7 @@ type Op =
   | { t: 'verify'; a: number }
   | { t: 'fail'; a: number; reason: string }
   | { t: 'land'; a: number; by: number }
+  | { t: 'burst'; a: number; n: number }
   | { t: 'cross'; a: number; b: number }
   | { t: 'sweep'; mobile: boolean }
   | { t: 'statusFaults'; n: number }
@@ -92,6 +93,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ t: fc.constant('verify' as const), a: fc.nat(20) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('fail' as const), a: fc.nat(20), reason: fc.constantFrom('otp_locked', 'device_changed', 'session_binding_failed', 'brand_new_reason') }) },
   { weight: 5, arbitrary: fc.record({ t: fc.constant('land' as const), a: fc.nat(20), by: fc.nat(USERS - 1) }) },
+  { weight: 3, arbitrary: fc.record({ t: fc.constant('burst' as const), a: fc.nat(20), n: fc.integer({ min: 2, max: 6 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('cross' as const), a: fc.nat(20), b: fc.nat(20) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('sweep' as const), mobile: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('statusFaults' as const), n: fc.integer({ min: 0, max: 4 }) }) },
@@ -217,6 +219,26 @@ async function execute(ops: Op[]): Promise<void> {
           expect(answer.location).toBe('/done');
         }
         if (a.mobile && answer.status === 200 && op.by !== a.owner) expect(JSON.parse(answer.body)).toEqual({ outcome: 'processed' });
+        break;
+      }
+      case 'burst': {
+        // Reloads, double clicks and a second tab at once: concurrent landings (or completions) by the owner.
+        const a = pick(op.a);
+        if (a === undefined) break;
+        const user = users[a.owner]!;
+        const answers = await Promise.all(
+          Array.from({ length: op.n }, () =>
+            a.mobile
+              ? user.request('/verify/mobile/complete', {
+                  method: 'POST',
+                  headers: { 'content-type': 'application/json' },
+                  body: JSON.stringify({ session_id: a.sessionId, state: a.state }),
+                })
+              : user.land(a.sessionId, a.state),
+          ),
+        );
+        const allowed = statusFaultsOn || corrupted.has(a.sessionId) ? [200, 303, 502, 503] : [200, 303];
+        for (const answer of answers) expect(allowed, `${answer.status} ${answer.body.slice(0, 120)}`).toContain(answer.status);
         break;
       }
       case 'cross': {

@@ -150,6 +150,14 @@ describe('forged and replayed returns', () => {
     expect(after.verify_kit_attempts).toEqual((before as Record<string, unknown>).verify_kit_attempts);
   });
 
+  it('concurrent first landings (double click, reload, second tab) of a verified attempt: one fulfilment, every answer the redirect', async () => {
+    const alice = await signedIn('alice');
+    const started = await verifiedAttempt(alice);
+    const burst = await Promise.all(Array.from({ length: 12 }, () => alice.landFor(started.sessionId, started.state)));
+    for (const answer of burst) expect(`${answer.status} ${answer.location}`).toBe('303 /verified/phone');
+    expect(fulfilments(stack, started.sessionId)).toBe(1);
+  });
+
   it('status pending presented as success (landing before the user finished): no fulfilment, no redirect', async () => {
     const alice = await signedIn('alice');
     const started = await alice.start();
