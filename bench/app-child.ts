@@ -1,0 +1,308 @@
+/**
+ * One integrator app in its own process: `kit` (express + express-session + helmet + the kit) or
+ * `baseline` (the same express + express-session + helmet, with a minimal hand-written start and
+ * landing). Both use a file SQLite database (WAL, synchronous=NORMAL), an undici keep-alive Pool to
+ * the emulator, a silent logger, and the same action: one INSERT into bench_grants committed with
+ * the attempt's mark.
+ *
+ * The process listens first (port 0) so the orchestrator can register the app's returnUrl with the
+ * emulator, then `configure` builds the app.
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import session from 'express-session';
+import helmet from 'helmet';
+import { Pool } from 'undici';
+import { createSqliteStore, createVerificationKit, type ActionDefinition, type SqliteStore, type VerificationKit } from '../middleware/index.ts';
+import { ACTION, basicAuthorization, destinationOf, SUCCESS_PATH, type ConfigureArgs, type SeedAttempt } from './common.ts';
+import { serve } from './ipc.ts';
+
+const mode = process.argv[2];
+if (mode !== 'kit' && mode !== 'baseline') throw new Error('usage: app-child.ts kit|baseline');
+
+const GENEROUS = { points: 10_000_000, durationSeconds: 3600 };
+
+type SessionData = { user?: string; csrf?: string };
+const bag = (req: Request) => req.session as unknown as SessionData;
+
+const server: Server = createServer();
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const port = (server.address() as AddressInfo).port;
+
+let db: Database | undefined;
+let store: SqliteStore | undefined;
+let kit: VerificationKit<Database> | undefined;
+let upstream: Pool | undefined;
+let seed: (attempts: SeedAttempt[]) => void = () => {
+  throw new Error('not configured');
+};
+let counts: () => { grants: number; fulfilled: number } = () => ({ grants: 0, fulfilled: 0 });
+
+function baseApp(): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(helmet());
+  app.use(
+    session({
+      name: 'bench_sid',
+      secret: randomBytes(16).toString('hex'),
+      resave: false,
+      saveUninitialized: false,
+      cookie: { httpOnly: true, sameSite: 'lax' },
+    }),
+  );
+  return app;
+}
+
+function configureKit(args: ConfigureArgs): express.Express {
+  store = createSqliteStore({ database: args.dbPath });
+  const kdb = store.db;
+  db = kdb;
+  kdb.exec('CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)');
+  const insertGrant = kdb.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?, ?)');
+  const actions: ActionDefinition<Database>[] = [
+    {
+      name: ACTION,
+      operationSensitivity: 'normal',
+      successPath: SUCCESS_PATH,
+      fulfil(_tx, attempt) {
+        insertGrant.run(attempt.sessionId, attempt.userRef);
+      },
+    },
+  ];
+  kit = createVerificationKit<Database>({
+    baseUrl: args.emulatorUrl,
+    clientId: args.clientId,
+    clientSecret: args.secret,
+    returnUrl: args.returnUrl,
+    store,
+    actions,
+    // The kit's start limits are on by default (SQLite counters per user, destination and IP). Every bench
+    // request comes from 127.0.0.1, so the budgets are made generous: the limits are counted, never hit.
+    // BENCH_KIT_START_LIMITS=off measures the start without them (dangerouslyDisableStartLimits).
+    ...(process.env.BENCH_KIT_START_LIMITS === 'off'
+      ? { dangerouslyDisableStartLimits: true }
+      : { limits: { perUser: GENEROUS, perDestination: GENEROUS, perIp: GENEROUS } }),
+    // Trivial: the session's user; the destination is derived from it.
+    resolveUser: (req) => {
+      const user = bag(req).user;
+      return user === undefined ? null : { userRef: user, destination: destinationOf(user) };
+    },
+  });
+  const s = store;
+  seed = (attempts) => {
+    const now = Date.now();
+    kdb.exec('BEGIN');
+    try {
+      for (const a of attempts) {
+        // insertAttempt runs its statement synchronously; awaiting is not needed inside BEGIN/COMMIT.
+        void s.insertAttempt({
+          state: a.state,
+          sessionId: a.sessionId,
+          userRef: a.userRef,
+          action: ACTION,
+          params: null,
+          returnTo: SUCCESS_PATH,
+          sensitivity: 'normal',
+          platform: 'web',
+          createdAt: now,
+          nextCheckAt: now + 3 * 60_000,
+        });
+      }
+      kdb.exec('COMMIT');
+    } catch (error) {
+      kdb.exec('ROLLBACK');
+      throw error;
+    }
+  };
+  const grants = kdb.prepare('SELECT COUNT(*) AS n FROM bench_grants');
+  const fulfilled = kdb.prepare("SELECT COUNT(*) AS n FROM verify_kit_attempts WHERE outcome = 'fulfilled'");
+  counts = () => ({ grants: (grants.get() as { n: number }).n, fulfilled: (fulfilled.get() as { n: number }).n });
+
+  const app = baseApp();
+  const k = kit;
+  app.post('/bench/login', express.urlencoded({ extended: false }), (req, res) => {
+    bag(req).user = String((req.body as { user?: string }).user);
+    res.json({ csrf: k.csrfToken(req) });
+  });
+  app.use(kit.router);
+  return app;
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const da = createHash('sha256').update(a).digest();
+  const db2 = createHash('sha256').update(b).digest();
+  return timingSafeEqual(da, db2) && a.length === b.length;
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/**
+ * What an integrator would write by hand from the spec: start = CSRF token check, fresh state,
+ * POST /session with an Idempotency-Key, one INSERT, an auto-submit form page; landing = look up
+ * the attempt by state (session_id must match), GET /session, check verified + state + userRef,
+ * one IMMEDIATE transaction (conditional mark + the action's INSERT), 303 to the stored path.
+ */
+function configureBaseline(args: ConfigureArgs): express.Express {
+  const bdb = new BetterSqlite3(args.dbPath);
+  db = bdb;
+  bdb.pragma('busy_timeout = 5000');
+  bdb.pragma('journal_mode = WAL');
+  bdb.pragma('synchronous = NORMAL');
+  bdb.exec(`CREATE TABLE IF NOT EXISTS attempts (
+      state TEXT PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, user_ref TEXT NOT NULL, action TEXT NOT NULL,
+      return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at INTEGER NOT NULL, fulfilled_at INTEGER) STRICT;
+    CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL);`);
+  const insertAttempt = bdb.prepare(
+    'INSERT INTO attempts (state, session_id, user_ref, action, return_to, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const byState = bdb.prepare('SELECT session_id, user_ref, return_to, outcome FROM attempts WHERE state = ?');
+  const mark = bdb.prepare("UPDATE attempts SET outcome = 'fulfilled', fulfilled_at = ? WHERE session_id = ? AND outcome = 'pending'");
+  const insertGrant = bdb.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?, ?)');
+  const fulfil = bdb.transaction((sessionId: string, userRef: string) => {
+    if (mark.run(Date.now(), sessionId).changes === 1) insertGrant.run(sessionId, userRef);
+  });
+  seed = bdb.transaction((attempts: SeedAttempt[]) => {
+    const now = Date.now();
+    for (const a of attempts) insertAttempt.run(a.state, a.sessionId, a.userRef, ACTION, SUCCESS_PATH, now);
+  });
+  const grants = bdb.prepare('SELECT COUNT(*) AS n FROM bench_grants');
+  const fulfilled = bdb.prepare("SELECT COUNT(*) AS n FROM attempts WHERE outcome = 'fulfilled'");
+  counts = () => ({ grants: (grants.get() as { n: number }).n, fulfilled: (fulfilled.get() as { n: number }).n });
+
+  const pool = new Pool(new URL(args.emulatorUrl).origin, { keepAliveTimeout: 10_000 });
+  upstream = pool;
+  const authorization = basicAuthorization(args.clientId, args.secret);
+
+  const app = baseApp();
+  app.post('/bench/login', express.urlencoded({ extended: false }), (req, res) => {
+    const s = bag(req);
+    s.user = String((req.body as { user?: string }).user);
+    s.csrf ??= randomBytes(32).toString('base64url');
+    res.json({ csrf: s.csrf });
+  });
+
+  app.post('/verify/start', express.urlencoded({ extended: false, limit: '16kb' }), async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const s = bag(req);
+      const body = req.body as Record<string, unknown>;
+      if (s.user === undefined) {
+        res.status(401).send('sign in');
+        return;
+      }
+      if (typeof s.csrf !== 'string' || typeof body._csrf !== 'string' || !safeEqual(body._csrf, s.csrf)) {
+        res.status(403).send('csrf');
+        return;
+      }
+      if (body.action !== ACTION) {
+        res.status(400).send('action');
+        return;
+      }
+      const state = randomBytes(32).toString('base64url');
+      const answer = await pool.request({
+        method: 'POST',
+        path: '/session',
+        headers: { authorization, accept: 'application/json', 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify({
+          returnUrl: args.returnUrl,
+          channel: 'sms',
+          destination: destinationOf(s.user),
+          operationSensitivity: 'normal',
+          userRef: s.user,
+          state,
+          platform: 'web',
+        }),
+      });
+      const created = (await answer.body.json()) as { isSuccess?: boolean; sessionId?: string; verifyUrl?: string; handoff?: string };
+      if (answer.statusCode !== 200 || created.isSuccess !== true || !created.sessionId || !created.verifyUrl || !created.handoff) {
+        res.status(502).send('service');
+        return;
+      }
+      insertAttempt.run(state, created.sessionId, s.user, ACTION, SUCCESS_PATH, Date.now());
+      const nonce = randomBytes(16).toString('base64');
+      res.set('Cache-Control', 'no-store');
+      res.set('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; form-action ${new URL(created.verifyUrl).origin}`);
+      res
+        .type('html')
+        .send(
+          `<!doctype html><title>Continue</title><form method="post" action="${escapeHtml(created.verifyUrl)}"><input type="hidden" name="hx" value="${escapeHtml(created.handoff)}"><button>Continue</button></form><script nonce="${nonce}">document.forms[0].submit()</script>`,
+        );
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.get('/verify/return', async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const { session_id: sessionId, state } = req.query;
+      if (typeof sessionId !== 'string' || typeof state !== 'string') {
+        res.status(400).send('bad link');
+        return;
+      }
+      const row = byState.get(state) as { session_id: string; user_ref: string; return_to: string; outcome: string } | undefined;
+      if (row === undefined || row.session_id !== sessionId) {
+        res.status(400).send('unknown');
+        return;
+      }
+      if (row.outcome === 'pending') {
+        const answer = await pool.request({
+          method: 'GET',
+          path: `/session/${encodeURIComponent(sessionId)}`,
+          headers: { authorization, accept: 'application/json' },
+        });
+        const status = (await answer.body.json()) as { status?: string; state?: string; userRef?: string };
+        if (answer.statusCode !== 200) {
+          res.status(502).send('service');
+          return;
+        }
+        if (status.status !== 'verified' || status.state !== state || status.userRef !== row.user_ref) {
+          res.status(200).type('html').send('<!doctype html><title>Pending</title><p>Not verified (yet).</p>');
+          return;
+        }
+        fulfil.immediate(sessionId, row.user_ref);
+      }
+      if (bag(req).user !== row.user_ref) {
+        res.type('html').send('<!doctype html><title>Done</title><p>Done.</p>');
+        return;
+      }
+      res.set('Cache-Control', 'no-store');
+      res.redirect(303, row.return_to);
+    } catch (error) {
+      next(error);
+    }
+  });
+  return app;
+}
+
+serve(
+  {
+    port: () => ({ port }),
+    configure(args: ConfigureArgs) {
+      const app = mode === 'kit' ? configureKit(args) : configureBaseline(args);
+      app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+        res.status(500).send(error instanceof Error ? error.name : 'error');
+      });
+      server.on('request', app);
+      return { ok: true };
+    },
+    seed(args: { attempts: SeedAttempt[] }) {
+      seed(args.attempts);
+      return { inserted: args.attempts.length };
+    },
+    counts: () => counts(),
+    cpu: () => process.cpuUsage(),
+    memory: () => process.memoryUsage(),
+  },
+  async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await kit?.close();
+    await upstream?.close();
+    await store?.close();
+    if (db?.open) db.close();
+  },
+);

@@ -1,0 +1,84 @@
+/**
+ * Seeds sessions through the emulator's real API: POST /session (Basic auth, a real create with its
+ * SMS), then POST /_control/sessions/:id/complete {outcome: 'verified'}, as if the user had entered
+ * the code on the hosted page. Returns what the integrator's store needs for each attempt.
+ */
+import { basicAuthorization, destinationOf, newState, type SeedAttempt } from './common.ts';
+import { closedLoop, loadPool } from './load.ts';
+
+export interface SeedClient {
+  clientId: string;
+  secret: string;
+  returnUrl: string;
+}
+
+export async function seedVerifiedSessions(
+  emulatorUrl: string,
+  client: SeedClient,
+  count: number,
+  userRefOf: (index: number) => string,
+  options: { concurrency?: number; maxMs?: number } = {},
+): Promise<SeedAttempt[]> {
+  const concurrency = options.concurrency ?? 16;
+  const maxMs = options.maxMs ?? 600_000;
+  const pool = loadPool(new URL(emulatorUrl).origin, concurrency);
+  const authorization = basicAuthorization(client.clientId, client.secret);
+  const attempts: (SeedAttempt | undefined)[] = new Array(count);
+  try {
+    const created = await closedLoop({
+      pool,
+      concurrency,
+      total: count,
+      maxMs,
+      expectStatus: 200,
+      request: (i) => {
+        const userRef = userRefOf(i);
+        const state = newState();
+        attempts[i] = { state, sessionId: '', userRef };
+        return {
+          method: 'POST',
+          path: '/session',
+          headers: { authorization, 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({
+            returnUrl: client.returnUrl,
+            channel: 'sms',
+            destination: destinationOf(userRef),
+            operationSensitivity: 'normal',
+            userRef,
+            state,
+            platform: 'web',
+          }),
+        };
+      },
+      onBody: (i, status, body) => {
+        if (status === 200) attempts[i]!.sessionId = (JSON.parse(body) as { sessionId: string }).sessionId;
+      },
+    });
+    if (created.ok !== count) throw new Error(`seeding: ${created.ok} of ${count} sessions created (${JSON.stringify(created.statuses)})`);
+    const done = attempts as SeedAttempt[];
+    const completed = await closedLoop({
+      pool,
+      concurrency,
+      total: count,
+      maxMs,
+      expectStatus: 200,
+      request: (i) => ({
+        method: 'POST',
+        path: `/_control/sessions/${encodeURIComponent(done[i]!.sessionId)}/complete`,
+        headers: { 'content-type': 'application/json' },
+        body: '{"outcome":"verified"}',
+      }),
+    });
+    if (completed.ok !== count) throw new Error(`seeding: ${completed.ok} of ${count} sessions completed (${JSON.stringify(completed.statuses)})`);
+    return done;
+  } finally {
+    await pool.close();
+  }
+}
+
+/** POST /_control/reset: clears the emulator's sessions, outbox, idempotency keys and stats. */
+export async function resetEmulator(emulatorUrl: string): Promise<void> {
+  const response = await fetch(`${emulatorUrl}/_control/reset`, { method: 'POST' });
+  if (!response.ok) throw new Error(`emulator reset answered ${response.status}`);
+  await response.arrayBuffer();
+}
