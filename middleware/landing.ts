@@ -39,17 +39,19 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
       const { attempt } = completion;
 
       const user = await currentUser(cfg, req);
+      const isOwner = user !== null && user.userRef === attempt.userRef;
+      if (isOwner && completion.kind === 'fulfilled') {
+        setNoStoreHeaders(res);
+        // The stored, server-side destination: never a URL from a parameter, a header or state.
+        res.redirect(303, attempt.returnTo);
+        return;
+      }
       const nonce = newNonce();
-      if (user === null || user.userRef !== attempt.userRef) {
+      if (!isOwner || completion.kind === 'fulfilled') {
         sendPage(res, 200, cfg.pages.complete({}, nonce), nonce);
         return;
       }
       switch (completion.kind) {
-        case 'fulfilled':
-          setNoStoreHeaders(res);
-          // The stored, server-side destination: never a URL from a parameter, a header or state.
-          res.redirect(303, attempt.returnTo);
-          return;
         case 'failed':
         case 'expired': {
           const reason = completion.kind === 'failed' ? completion.reason : 'expired';

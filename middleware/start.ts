@@ -199,12 +199,10 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
     router.get(
       config.startAgainPath,
       route(cfg, 'start-again', 'html', async (req: Request, res: Response) => {
-        const name = req.query.action;
-        const action = typeof name === 'string' ? config.actions.get(name) : undefined;
+        const action = pickAction(config, req.query.action);
         const user = await currentUser(cfg, req);
         // Actions that read form fields in prepare must be started from the integrator's form again.
-        const restart =
-          user !== null && action !== undefined && action.prepare === undefined ? restartFormFor(cfg, req, action.name) : undefined;
+        const restart = user !== null && action.prepare === undefined ? restartFormFor(cfg, req, action.name) : undefined;
         const nonce = newNonce();
         sendPage(res, 200, cfg.pages.startAgain({ restart }, nonce), nonce);
       }),

@@ -174,9 +174,13 @@ describe('start-again page', () => {
     expect(handoff.html).toContain('"/verify/start-again?action=grant_badge"');
   });
 
-  it('offers no form for an unknown action, or to a signed-out visitor', async () => {
+  it('answers 400 without a form for a missing, unknown or duplicated action, and offers no form to a signed-out visitor', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
-    expect(await (await alice.request('/verify/start-again?action=nope')).text()).not.toContain('<form');
+    for (const query of ['', '?action=nope', '?action=grant_badge&action=grant_badge']) {
+      const answer = await alice.request(`/verify/start-again${query}`);
+      expect(answer.status, query).toBe(400);
+      expect(await answer.text()).not.toContain('<form');
+    }
     const stranger = new TestUser(app, seen);
     expect(await (await stranger.request('/verify/start-again?action=grant_badge')).text()).not.toContain('<form');
   });
