@@ -87,7 +87,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const bySession = db.prepare(`SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ?`);
   const markFulfilled = db.prepare(
     `UPDATE verify_kit_attempts SET outcome = 'fulfilled', fulfilled_at = @now, finished_at = @now, lease_owner = NULL, lease_until = NULL
-     WHERE session_id = @sessionId AND outcome = 'pending'`,
+     WHERE session_id = @sessionId AND outcome = 'pending'
+     RETURNING ${COLUMNS}`,
   );
   const markFailed = db.prepare(
     `UPDATE verify_kit_attempts SET outcome = 'failed', failure_reason = @reason, finished_at = @now, lease_owner = NULL, lease_until = NULL
@@ -116,11 +117,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
   const fulfilTransaction = db.transaction(
     (sessionId: string, now: number, effect: (tx: Database, attempt: Attempt) => void): FulfilOnceResult => {
-      const row = bySession.get(sessionId) as AttemptRow | undefined;
-      if (row === undefined) return { kind: 'not_pending', attempt: undefined };
-      const attempt = toAttempt(row);
-      if (attempt.outcome === 'fulfilled') return { kind: 'already_fulfilled', attempt };
-      if (attempt.outcome !== 'pending') return { kind: 'not_pending', attempt };
+      // Mark first (one statement decides who wins), then run the effect: both commit or neither.
+      const marked = markFulfilled.get({ sessionId, now }) as AttemptRow | undefined;
+      if (marked === undefined) {
+        const row = bySession.get(sessionId) as AttemptRow | undefined;
+        if (row === undefined) return { kind: 'not_pending', attempt: undefined };
+        const attempt = toAttempt(row);
+        return attempt.outcome === 'fulfilled' ? { kind: 'already_fulfilled', attempt } : { kind: 'not_pending', attempt };
+      }
+      const attempt = toAttempt(marked);
       const returned: unknown = effect(db, attempt);
       if (returned instanceof Promise) {
         // The effect would finish after COMMIT, outside the transaction: refuse and roll back.
@@ -130,8 +135,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
           `Action "${attempt.action}": fulfil must be synchronous (it runs inside the kit's SQLite transaction); do not return a Promise.`,
         );
       }
-      markFulfilled.run({ sessionId, now });
-      return { kind: 'fulfilled', attempt: { ...attempt, outcome: 'fulfilled', fulfilledAt: now, finishedAt: now } };
+      return { kind: 'fulfilled', attempt };
     },
   );
   const claimTransaction = db.transaction((o: ClaimOptions) =>
