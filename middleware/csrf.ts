@@ -76,7 +76,7 @@ function submittedToken(req: Request): string | undefined {
 }
 
 /** Throws KitError csrf_failed (403) unless the request may start a verification. */
-export async function verifyCsrf(config: KitConfig, req: Request): Promise<void> {
+export async function verifyCsrf<Tx>(config: KitConfig<Tx>, req: Request): Promise<void> {
   checkOrigin(config, req);
   if (config.csrf.dangerouslyReplaceTokenCheck !== undefined) {
     if ((await config.csrf.dangerouslyReplaceTokenCheck(req)) !== true) refuse('The form could not be verified; reload the page and try again.');

@@ -32,7 +32,7 @@ export interface VerificationKit<Tx = unknown> {
   close(): Promise<void>;
 }
 
-function mountedAtWrongPath(config: KitConfig, where: string): KitError {
+function mountedAtWrongPath<Tx>(config: KitConfig<Tx>, where: string): KitError {
   const landing = config.landingPath === null ? '' : ` since the landing must answer at the returnUrl's path "${config.landingPath}"`;
   return new KitError(
     KitErrorCode.MountedAtWrongPath,
@@ -42,7 +42,6 @@ function mountedAtWrongPath(config: KitConfig, where: string): KitError {
 
 export function createVerificationKit<Tx = unknown>(options: VerificationKitOptions<Tx>): VerificationKit<Tx> {
   const config = validateOptions(options);
-  const cfg = config as unknown as KitConfig;
   const ownsClient = config.client === undefined;
   const client =
     config.client ??
@@ -63,7 +62,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
   // Startup detection: app.use('/prefix', kit.router) throws here, at the app.use call.
   router.on('mount', () => {
     const at = router.mountpath;
-    if (at !== '/') throw mountedAtWrongPath(cfg, Array.isArray(at) ? at.join(', ') : String(at));
+    if (at !== '/') throw mountedAtWrongPath(config, Array.isArray(at) ? at.join(', ') : String(at));
   });
   // First-request detection: the router reached below a prefix (e.g. inside a mounted sub-app).
   router.use((req, res, next) => {
@@ -71,7 +70,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
       next();
       return;
     }
-    answerError(cfg, 'mount', 'html', mountedAtWrongPath(cfg, req.baseUrl), res, next);
+    answerError(config, 'mount', 'html', mountedAtWrongPath(config, req.baseUrl), res, next);
   });
 
   if (config.routes.start) mountStart(router, config, client);

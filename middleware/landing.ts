@@ -22,13 +22,12 @@ function originalPath(req: Request): string {
 }
 
 export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: FulfilDeps<Tx>): void {
-  const cfg = config as unknown as KitConfig;
   const landingPath = config.landingPath;
   if (landingPath === null) return;
 
   router.get(
     landingPath,
-    route(cfg, 'landing', 'html', async (req: Request, res: Response) => {
+    route(config, 'landing', 'html', async (req: Request, res: Response) => {
       if (originalPath(req) !== landingPath) {
         throw new KitError(
           KitErrorCode.MountedAtWrongPath,
@@ -38,7 +37,7 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
       const completion = await completeReturn(config, deps, req.query, 'landing');
       const { attempt } = completion;
 
-      const user = await currentUser(cfg, req);
+      const user = await currentUser(config, req);
       const isOwner = user !== null && user.userRef === attempt.userRef;
       if (isOwner && completion.kind === 'fulfilled') {
         setNoStoreHeaders(res);
@@ -48,21 +47,21 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
       }
       const nonce = newNonce();
       if (!isOwner || completion.kind === 'fulfilled') {
-        sendPage(res, 200, cfg.pages.complete({}, nonce), nonce);
+        sendPage(res, 200, config.pages.complete({}, nonce), nonce);
         return;
       }
       switch (completion.kind) {
         case 'failed':
         case 'expired': {
           const reason = completion.kind === 'failed' ? completion.reason : 'expired';
-          const restart = restartFormFor(cfg, req, attempt.action, attempt.state);
-          sendPage(res, 200, cfg.pages.failed({ reason, restart }, nonce), nonce);
+          const restart = restartFormFor(config, req, attempt.action, attempt.state);
+          sendPage(res, 200, config.pages.failed({ reason, restart }, nonce), nonce);
           return;
         }
         case 'pending': {
           const stillRefreshing = config.now() < attempt.createdAt + config.landing.refreshWindowMs;
           const refreshSeconds = stillRefreshing ? config.landing.refreshSeconds : null;
-          sendPage(res, 200, cfg.pages.pending({ refreshSeconds }, nonce), nonce);
+          sendPage(res, 200, config.pages.pending({ refreshSeconds }, nonce), nonce);
           return;
         }
       }

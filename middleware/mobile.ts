@@ -33,7 +33,6 @@ function readJson(req: Request, res: Response): Promise<void> {
 }
 
 export function mountMobile<Tx>(router: Router, config: KitConfig<Tx>, deps: FulfilDeps<Tx>): void {
-  const cfg = config as unknown as KitConfig;
   router.all(config.mobileCompletePath, (req, res, next) => {
     if (req.method === 'POST') {
       next();
@@ -45,11 +44,11 @@ export function mountMobile<Tx>(router: Router, config: KitConfig<Tx>, deps: Ful
   });
   router.post(
     config.mobileCompletePath,
-    route(cfg, 'mobile-complete', 'json', async (req: Request, res: Response) => {
+    route(config, 'mobile-complete', 'json', async (req: Request, res: Response) => {
       await readJson(req, res);
       const completion = await completeReturn(config, deps, req.body, 'mobile-complete');
       const { attempt } = completion;
-      const user = await currentUser(cfg, req);
+      const user = await currentUser(config, req);
       let body: MobileOutcome;
       if (user === null || user.userRef !== attempt.userRef) body = { outcome: 'processed' };
       else if (completion.kind === 'failed') body = { outcome: 'failed', reason: completion.reason };

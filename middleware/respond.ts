@@ -20,14 +20,14 @@ export function userMessage(error: KitError): string {
   }
 }
 
-export function logKitError(config: KitConfig, route: string, error: KitError): void {
+export function logKitError<Tx>(config: KitConfig<Tx>, route: string, error: KitError): void {
   const fields = { route, code: error.code, status: error.status, serviceErrorCode: error.serviceErrorCode, serviceStatus: error.serviceStatus };
   if (error.status >= 500) config.logger.error(fields, error.message);
   else config.logger.warn(fields, error.message);
 }
 
-export function answerError(
-  config: KitConfig,
+export function answerError<Tx>(
+  config: KitConfig<Tx>,
   route: string,
   format: 'html' | 'json',
   error: unknown,
@@ -57,8 +57,8 @@ export function answerError(
 }
 
 /** Wraps an async route so a rejection is answered by answerError. */
-export function route(
-  config: KitConfig,
+export function route<Tx>(
+  config: KitConfig<Tx>,
   name: string,
   format: 'html' | 'json',
   handler: (req: Request, res: Response) => Promise<void>,
@@ -68,7 +68,7 @@ export function route(
   };
 }
 
-export async function currentUser(config: KitConfig, req: Request) {
+export async function currentUser<Tx>(config: KitConfig<Tx>, req: Request) {
   const user = await config.resolveUser(req);
   if (user === null || user === undefined) return null;
   if (typeof user.userRef !== 'string' || user.userRef === '' || typeof user.destination !== 'string') {

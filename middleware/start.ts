@@ -24,7 +24,7 @@ export function newState(): string {
 
 const BODY_LIMIT = '16kb';
 
-function bodyParsers(config: KitConfig): RequestHandler[] {
+function bodyParsers<Tx>(config: KitConfig<Tx>): RequestHandler[] {
   const urlencoded = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 50 });
   return config.platform === 'mobile' ? [express.json({ limit: BODY_LIMIT, strict: true }), urlencoded] : [urlencoded];
 }
@@ -94,8 +94,8 @@ function verifyUrlOrigin(verifyUrl: string): string {
 }
 
 /** A start-again form for `actionName`, or undefined when none can be offered to this request. */
-export function restartFormFor(
-  config: KitConfig,
+export function restartFormFor<Tx>(
+  config: KitConfig<Tx>,
   req: Request,
   actionName: string,
   restartState?: string,
@@ -110,19 +110,18 @@ export function restartFormFor(
   return { startPath: config.startPath, csrfToken: token, actionName, ...(restartState === undefined ? {} : { restartState }) };
 }
 
-export function startAgainUrl(config: KitConfig, actionName: string): string {
+export function startAgainUrl<Tx>(config: KitConfig<Tx>, actionName: string): string {
   return `${config.startAgainPath}?action=${encodeURIComponent(actionName)}`;
 }
 
 export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: VerifyClient): void {
-  const cfg = config as unknown as KitConfig;
   const format = config.platform === 'mobile' ? 'json' : 'html';
-  const parsers = bodyParsers(cfg);
+  const parsers = bodyParsers(config);
 
-  const start = route(cfg, 'start', format, async (req: Request, res: Response) => {
+  const start = route(config, 'start', format, async (req: Request, res: Response) => {
     await readBody(parsers, req, res);
-    await verifyCsrf(cfg, req);
-    const user = await currentUser(cfg, req);
+    await verifyCsrf(config, req);
+    const user = await currentUser(config, req);
     if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
     const body = bodyOf(req);
     const action = pickAction(config, body.action);
@@ -172,7 +171,7 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
     }
     const nonce = newNonce();
     const page = handoffPage(
-      { verifyUrl: created.verifyUrl, handoff: created.handoff, startAgainUrl: startAgainUrl(cfg, action.name) },
+      { verifyUrl: created.verifyUrl, handoff: created.handoff, startAgainUrl: startAgainUrl(config, action.name) },
       nonce,
     );
     sendPage(res, 200, page, nonce, origin);
@@ -190,7 +189,7 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
       setNoStoreHeaders(res);
       res.status(405).json({ error: 'method_not_allowed', message });
     } else {
-      sendPage(res, 405, cfg.pages.error({ status: 405, code: 'method_not_allowed', message }, nonce), nonce);
+      sendPage(res, 405, config.pages.error({ status: 405, code: 'method_not_allowed', message }, nonce), nonce);
     }
   });
   router.post(config.startPath, start);
@@ -198,13 +197,13 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
   if (config.platform === 'web') {
     router.get(
       config.startAgainPath,
-      route(cfg, 'start-again', 'html', async (req: Request, res: Response) => {
+      route(config, 'start-again', 'html', async (req: Request, res: Response) => {
         const action = pickAction(config, req.query.action);
-        const user = await currentUser(cfg, req);
+        const user = await currentUser(config, req);
         // Actions that read form fields in prepare must be started from the integrator's form again.
-        const restart = user !== null && action.prepare === undefined ? restartFormFor(cfg, req, action.name) : undefined;
+        const restart = user !== null && action.prepare === undefined ? restartFormFor(config, req, action.name) : undefined;
         const nonce = newNonce();
-        sendPage(res, 200, cfg.pages.startAgain({ restart }, nonce), nonce);
+        sendPage(res, 200, config.pages.startAgain({ restart }, nonce), nonce);
       }),
     );
   }
