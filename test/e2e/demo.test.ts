@@ -10,7 +10,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep.ts';
 import { launchBrowser } from '../helpers/browser.ts';
-import { apiMe, arriveAt, dbFacts, enterCode, newContext, signIn, startStack, USERS, waitForHostedPage, wrongCode, type Stack } from './stack.ts';
+import { apiMe, arriveAt, browserTraffic, dbFacts, enterCode, newContext, signIn, startStack, USERS, waitForHostedPage, wrongCode, type Stack } from './stack.ts';
 
 // Every run saves screenshots of the main pages to test-results/screenshots (ignored by git);
 // `npm run screenshots` runs this suite with SCREENSHOTS_DIR=docs/screenshots to refresh the README's.
@@ -371,6 +371,19 @@ describe('demo app in a real browser', () => {
     expect(response.status).toBe(401);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await response.json()).toEqual({ error: 'not_signed_in', message: expect.any(String) });
+  });
+});
+
+describe('leaks', () => {
+  it('no URL, Referer or other header the browsers sent or received in this suite carries the client secret or a handoff', () => {
+    // Runs last in this file: every flow above has been recorded.
+    expect(browserTraffic.handoffs.size).toBeGreaterThan(5);
+    expect(browserTraffic.lines.length).toBeGreaterThan(100);
+    const basic = Buffer.from(`${stack.clientId}:${stack.clientSecret}`).toString('base64');
+    const needles = [stack.clientSecret, encodeURIComponent(stack.clientSecret), basic, ...browserTraffic.handoffs];
+    const hits = browserTraffic.lines.filter((line) => needles.some((needle) => line.includes(needle)));
+    expect(hits).toEqual([]);
+    expect(stack.emulatorLog.filter((line) => needles.some((needle) => line.includes(needle)))).toEqual([]);
   });
 });
 

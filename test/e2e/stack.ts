@@ -90,8 +90,26 @@ export const USERS = {
 } as const;
 export type DemoUserKey = keyof typeof USERS;
 
+/**
+ * Everything the browsers of a suite sent or received outside bodies (URLs, every request and
+ * response header, Referers included) and every handoff they posted, for the leak check.
+ */
+export const browserTraffic = { lines: [] as string[], handoffs: new Set<string>() };
+
+function recordTraffic(context: BrowserContext): void {
+  context.on('request', (request) => {
+    browserTraffic.lines.push(`${request.method()} ${request.url()} ${JSON.stringify(request.headers())}`);
+    const hx = new URLSearchParams(request.postData() ?? '').get('hx');
+    if (request.method() === 'POST' && hx) browserTraffic.handoffs.add(hx);
+  });
+  context.on('response', (response) => {
+    browserTraffic.lines.push(`${response.status()} ${response.url()} ${JSON.stringify(response.headers())}`);
+  });
+}
+
 export async function newContext(browser: Browser, options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 }, javaScriptEnabled: options.javaScriptEnabled ?? true });
+  recordTraffic(context);
   // Fail fast with the step that hung rather than at the test's own timeout.
   context.setDefaultTimeout(8000);
   return context;
