@@ -9,10 +9,12 @@
  */
 import { KitError, KitErrorCode } from './errors.ts';
 import type { Attempt, VerifyStore } from './store/types.ts';
-import type { ActionDefinition, VerifyClient } from './types.ts';
+import type { ActionDefinition, Platform, VerifyClient } from './types.ts';
 
 export interface FulfilDeps<Tx> {
   client: Pick<VerifyClient, 'getSession'>;
+  /** The platform of the kit whose client this is; the sweep claims only its attempts. Default: all. */
+  platform?: Platform;
   store: VerifyStore<Tx>;
   actions: ReadonlyMap<string, ActionDefinition<Tx>>;
   now: () => number;

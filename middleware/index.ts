@@ -52,7 +52,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
       ...(config.clientTimeouts === undefined ? {} : { timeouts: config.clientTimeouts }),
       ...(config.clientRetry === undefined ? {} : { retry: config.clientRetry }),
     });
-  const fulfilDeps: FulfilDeps<Tx> = { client, store: config.store, actions: config.actions, now: config.now };
+  const fulfilDeps: FulfilDeps<Tx> = { client, store: config.store, actions: config.actions, now: config.now, platform: config.platform };
 
   const router = express();
   router.disable('x-powered-by');

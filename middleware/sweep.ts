@@ -212,6 +212,7 @@ export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = 
       limit: opts.batchSize,
       leaseMs: opts.leaseMs,
       owner: opts.owner,
+      ...(deps.platform === undefined ? {} : { platform: deps.platform }),
     });
     report.claimed += batch.length;
     if (batch.length < opts.batchSize) exhausted = true;

@@ -99,7 +99,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
      WHERE state IN (
        SELECT state FROM verify_kit_attempts
        WHERE outcome = 'pending' AND next_check_at <= @now AND created_at > @minCreatedAt
-         AND (lease_until IS NULL OR lease_until <= @now)
+         AND (lease_until IS NULL OR lease_until <= @now) AND (@platform IS NULL OR platform = @platform)
        ORDER BY next_check_at LIMIT @limit)
      RETURNING ${COLUMNS}`,
   );
@@ -146,6 +146,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         now: o.now,
         minCreatedAt: o.now - o.maxAgeMs,
         limit: o.limit,
+        platform: o.platform ?? null,
       }) as AttemptRow[]
     ).map(toAttempt),
   );

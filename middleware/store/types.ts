@@ -51,6 +51,11 @@ export interface ClaimOptions {
   leaseMs: number;
   /** Identifies the claiming worker (process + random suffix). */
   owner: string;
+  /**
+   * Only attempts started on this platform: when a web kit and a mobile kit (two clients) share a
+   * store, each sweep claims only the sessions its own client can read. Default: all.
+   */
+  platform?: Platform;
 }
 
 export interface VerifyStore<Tx = unknown> {

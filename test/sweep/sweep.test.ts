@@ -40,6 +40,17 @@ async function setUp(clientOptions?: Parameters<typeof bench>[2]) {
 }
 
 describe('runSweep', () => {
+  it("claims only its own kit's platform, so a mobile kit's sweep never reads (and backs off) a web kit's attempts", async () => {
+    await setUp();
+    const [verified] = await b.createAttempts(1);
+    await emu.complete(verified!.sessionId, 'verified');
+    const mobileRun = await runSweep({ ...b.deps, platform: 'mobile' });
+    expect(mobileRun).toMatchObject({ claimed: 0, reads: 0 });
+    expect((await b.attempt(verified!.state)).sweepChecks).toBe(0);
+    const webRun = await runSweep({ ...b.deps, platform: 'web' });
+    expect(webRun).toMatchObject({ claimed: 1, fulfilled: 1 });
+  });
+
   it('fulfils a user who verified and never came back, once, and leaves the undecided one pending', async () => {
     await setUp();
     const [verified1, verified2, undecided] = await b.createAttempts(3);
