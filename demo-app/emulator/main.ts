@@ -5,12 +5,15 @@ import { startEmulator } from './index.ts';
 async function main(): Promise<void> {
   const config = loadEnvConfig();
   const emulator = await startEmulator(config);
+  const secretSource = process.env.EMULATOR_CLIENTS
+    ? 'as set in EMULATOR_CLIENTS'
+    : '= VERIFY_CLIENT_SECRET of .env.example';
   const lines = [
     `Hosted SMS verification emulator listening on ${emulator.url}`,
     `  POST ${emulator.url}/session · GET ${emulator.url}/session/{id} · verifyUrl ${emulator.url}/verify`,
-    // Dev-only credentials of a local emulator, printed on its own console so a person can configure the demo.
+    // The client secret is never printed, not even the dev one: say where it is configured instead.
     ...config.clients.map(
-      (client) => `  client ${client.clientId} · secret ${client.secret} · returnUrl ${client.returnUrl} (${client.platform ?? 'web'})`,
+      (client) => `  client ${client.clientId} · secret ${secretSource} · returnUrl ${client.returnUrl} (${client.platform ?? 'web'})`,
     ),
     config.control
       ? `  SMS inbox: ${emulator.url}/_dev/inbox\n  Control API: on at ${emulator.url}/_control (loopback only)`

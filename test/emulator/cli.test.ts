@@ -1,0 +1,60 @@
+/**
+ * `npm run emulator` (demo-app/emulator/main.ts) as a person runs it: it says where it listens,
+ * which client is registered and where the inbox is, never prints a client secret, and stops
+ * cleanly on SIGTERM.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const MAIN = fileURLToPath(new URL('../../demo-app/emulator/main.ts', import.meta.url));
+
+function runEmulator(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const banner = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner within 15 s:\n${output}`)), 15_000);
+    child.stdout.on('data', () => {
+      if (output.includes('Press Ctrl+C')) {
+        clearTimeout(timer);
+        resolve(output);
+      }
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, banner, exited, output: () => output };
+}
+
+describe('npm run emulator', () => {
+  it('prints its URL, the registered client and the inbox, never the client secret, and exits 0 on SIGTERM', async () => {
+    const secret = `cli-secret-${randomBytes(8).toString('hex')}`;
+    const clients = JSON.stringify([{ clientId: 'cli-client', secret, returnUrl: 'http://localhost:3999/verify/return' }]);
+    const run = runEmulator({ EMULATOR_PORT: '0', EMULATOR_CLIENTS: clients });
+    const banner = await run.banner;
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
+    expect(url).toBeDefined();
+    expect(banner).toContain('client cli-client');
+    expect(banner).toContain('http://localhost:3999/verify/return');
+    expect(banner).toContain(`${url}/_dev/inbox`);
+    // The emulator really answers at the printed URL with the configured client.
+    const created = await fetch(`${url}/session`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`cli-client:${secret}`).toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        returnUrl: 'http://localhost:3999/verify/return', channel: 'sms', destination: '+15550100001',
+        operationSensitivity: 'normal', userRef: 'u1', state: 's1',
+      }),
+    });
+    expect(created.status).toBe(200);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(run.output()).not.toContain(secret);
+    expect(run.output()).toMatch(/SMS to \+15550100001: your code is \d{6}/);
+  });
+});
