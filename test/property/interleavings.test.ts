@@ -265,8 +265,10 @@ async function execute(ops: Op[]): Promise<void> {
         break;
       }
       case 'corrupt': {
+        // From now on the service's echo for this attempt is corrupted; one already fulfilled stays so.
         const a = pick(op.a);
-        if (a !== undefined) corrupted.add(a.sessionId);
+        const fulfilled = a !== undefined && rows().some((r) => r.session_id === a.sessionId && r.outcome === 'fulfilled');
+        if (a !== undefined && !fulfilled) corrupted.add(a.sessionId);
         break;
       }
     }
@@ -275,8 +277,8 @@ async function execute(ops: Op[]): Promise<void> {
 
   // The service recovers; a final sweep finishes every verified attempt nobody landed.
   await clearFaults();
-  // Each kit's sweep reads with its own client registration; a sweep also claims the other kit's
-  // attempts (one shared store) and reads them as pending, so both run, twice, later each time.
+  // Each kit's sweep reads with its own client registration and claims only its platform's
+  // attempts (one shared store), so both run, twice, later each time.
   for (const [i, deps] of [app.kit.fulfilDeps, app.mobileKit!.fulfilDeps, app.kit.fulfilDeps, app.mobileKit!.fulfilDeps].entries()) {
     await runSweep({ ...deps, now: () => Date.now() + (60 + 20 * i) * 60_000 }, { owner: `prop-final-${run}-${i}`, timeBudgetMs: 10_000 });
   }
@@ -303,7 +305,27 @@ describe('random interleavings of landings, reloads, mobile completions, sweeps 
           await clearFaults();
         }
       }),
-      { numRuns: 25, endOnFailure: true },
+      {
+        numRuns: 25,
+        endOnFailure: true,
+        // Besides the random runs, one fixed run guarantees every path below is exercised.
+        examples: [
+          [
+            [
+              { t: 'start', user: 0, mobile: false },
+              { t: 'start', user: 1, mobile: true },
+              { t: 'start', user: 2, mobile: false },
+              { t: 'verify', a: 0 },
+              { t: 'verify', a: 1 },
+              { t: 'fail', a: 2, reason: 'otp_locked' },
+              { t: 'land', a: 0, by: 0 },
+              { t: 'burst', a: 1, n: 3 },
+              { t: 'land', a: 2, by: 2 },
+              { t: 'sweep', mobile: false },
+            ],
+          ],
+        ],
+      },
     );
     // The runs really exercised the paths (not vacuous): fulfilments by several routes happened.
     const platforms = app.db.prepare("SELECT platform, COUNT(*) AS n FROM verify_kit_attempts WHERE outcome = 'fulfilled' GROUP BY platform").all() as { platform: string; n: number }[];
