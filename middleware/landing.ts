@@ -7,19 +7,11 @@
  */
 import type { Request, Response, Router } from 'express';
 import type { KitConfig } from './config.ts';
-import { KitError, KitErrorCode } from './errors.ts';
 import type { FulfilDeps } from './fulfil.ts';
 import { newNonce, sendPage, setNoStoreHeaders } from './pages.ts';
 import { currentUser, route } from './respond.ts';
 import { completeReturn } from './returned.ts';
 import { restartFormFor } from './start.ts';
-
-/** The request's path as the browser sent it (before any mount stripped a prefix). */
-function originalPath(req: Request): string {
-  const url = req.originalUrl;
-  const end = url.search(/[?#]/);
-  return end === -1 ? url : url.slice(0, end);
-}
 
 export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: FulfilDeps<Tx>): void {
   const landingPath = config.landingPath;
@@ -28,12 +20,6 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
   router.get(
     landingPath,
     route(config, 'landing', 'html', async (req: Request, res: Response) => {
-      if (originalPath(req) !== landingPath) {
-        throw new KitError(
-          KitErrorCode.MountedAtWrongPath,
-          `The verification kit's landing must answer at the returnUrl's path "${landingPath}", but it was reached at "${originalPath(req)}": mount kit.router at '/' (app.use(kit.router)).`,
-        );
-      }
       const completion = await completeReturn(config, deps, req.query, 'landing');
       const { attempt } = completion;
 
