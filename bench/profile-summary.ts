@@ -19,7 +19,7 @@ interface Profile {
 
 function area(url: string, fn: string): string {
   if (url.includes('/middleware/')) return 'kit (middleware/)';
-  if (url.includes('/demo-app/emulator/')) return 'emulator';
+  if (url.includes('/emulator/')) return 'emulator';
   if (url.includes('/bench/')) return 'bench harness';
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (m) return m[1]!;

@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startEmulator, type RunningEmulator } from './emulator/index.ts';
+import { startEmulator, type RunningEmulator } from '../emulator/index.ts';
 import { startSweepWorker } from '../middleware/index.ts';
 import { createDemoApp } from './app.ts';
 import { checkReturnUrlServesDemo, ConfigError, describeConfig, loadConfig } from './config.ts';

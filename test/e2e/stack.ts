@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
-import { startEmulator } from '../../demo-app/emulator/index.ts';
+import { startEmulator } from '../../emulator/index.ts';
 import { controlApi, type ControlApi } from '../helpers/emulator.ts';
 
 export interface Stack {

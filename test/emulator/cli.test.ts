@@ -1,5 +1,5 @@
 /**
- * `npm run emulator` (demo-app/emulator/main.ts) as a person runs it: it says where it listens,
+ * `npm run emulator` (emulator/main.ts) as a person runs it: it says where it listens,
  * which client is registered and where the inbox is, never prints a client secret, and stops
  * cleanly on SIGTERM.
  */
@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const MAIN = fileURLToPath(new URL('../../demo-app/emulator/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../emulator/main.ts', import.meta.url));
 
 function runEmulator(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLIENT, loadEnvConfig, parseClients, validateClients } from '../../demo-app/emulator/config.ts';
-import { startEmulator } from '../../demo-app/emulator/index.ts';
+import { DEFAULT_CLIENT, loadEnvConfig, parseClients, validateClients } from '../../emulator/config.ts';
+import { startEmulator } from '../../emulator/index.ts';
 import { WEB_CLIENT, createSession, startTestEmulator } from '../helpers/emulator.ts';
 
 describe('emulator configuration from the environment', () => {

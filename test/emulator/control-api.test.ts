@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isLoopbackAddress } from '../../demo-app/emulator/control.ts';
+import { isLoopbackAddress } from '../../emulator/control.ts';
 import {
   WEB_CLIENT,
   createSession,

@@ -10,7 +10,7 @@ import {
   submitCode,
   type TestEmulator,
 } from '../helpers/emulator.ts';
-import type { EmulatorClient } from '../../demo-app/emulator/index.ts';
+import type { EmulatorClient } from '../../emulator/index.ts';
 
 let emulator: TestEmulator;
 beforeAll(async () => {

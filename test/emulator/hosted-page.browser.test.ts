@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EmulatorClient } from '../../demo-app/emulator/index.ts';
-import { escapeHtml } from '../../demo-app/emulator/views.ts';
+import type { EmulatorClient } from '../../emulator/index.ts';
+import { escapeHtml } from '../../emulator/views.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { newSession, readSession, startTestEmulator, type TestEmulator } from '../helpers/emulator.ts';
 

@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../middleware/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
-import { startEmulator, type RunningEmulator } from '../../demo-app/emulator/index.ts';
+import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { controlApi, type ControlApi } from '../helpers/emulator.ts';
 import { FixtureUser } from '../fixtures/kit-app.ts';
 import { waitFor } from '../security/harness.ts';

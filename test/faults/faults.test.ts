@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep.ts';
-import { startEmulator, type RunningEmulator } from '../../demo-app/emulator/index.ts';
+import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { controlApi, openHostedPage, submitCode, type ControlApi } from '../helpers/emulator.ts';
 import { effectCounts, FixtureUser, startFixtureApp, type FixtureApp } from '../fixtures/kit-app.ts';
 import { resetStartLimits, startServiceProxy, type Recorder } from '../security/harness.ts';

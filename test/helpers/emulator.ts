@@ -1,5 +1,5 @@
 /** Starts an emulator per suite and offers small typed fetch helpers for its API, hosted page and control API. */
-import { startEmulator, type EmulatorClient, type EmulatorOptions } from '../../demo-app/emulator/index.ts';
+import { startEmulator, type EmulatorClient, type EmulatorOptions } from '../../emulator/index.ts';
 
 export type Json = Record<string, unknown>;
 

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../demo-app/emulator/index.ts';
+import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { controlApi, type ControlApi } from '../helpers/emulator.ts';
 import { effectCounts, FixtureUser, MOBILE_RETURN_URL, startFixtureApp, type FixtureApp } from '../fixtures/kit-app.ts';

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
-import { startEmulator } from '../../demo-app/emulator/index.ts';
+import { startEmulator } from '../../emulator/index.ts';
 import { controlApi, type ControlApi } from '../helpers/emulator.ts';
 
 export type Headers = Record<string, string>;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../demo-app/emulator/index.ts';
+import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { createSqliteStore, createVerificationKit } from '../../middleware/index.ts';
 import { controlApi, type ControlApi } from '../helpers/emulator.ts';
 import { fixtureUser } from '../fixtures/kit-app.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { startEmulator } from '../../demo-app/emulator/index.ts';
+import { startEmulator } from '../../emulator/index.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
 import type { Attempt } from '../../middleware/store/types.ts';
