@@ -8,7 +8,7 @@
  */
 import type { Request } from 'express';
 import type { Database } from 'better-sqlite3';
-import { KitError, KitErrorCode, type ActionDefinition, type JsonValue, type VerifiedAttempt } from '../middleware/index.ts';
+import { KitError, KitErrorCode, type ActionDefinition, type JsonValue, type VerifiedAttempt } from 'hosted-sms-verify-kit';
 import type { DemoQueries } from './db.ts';
 
 export const CONFIRM_PHONE = 'confirm_phone';

@@ -11,7 +11,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import session from 'express-session';
 import helmet from 'helmet';
 import type { Database } from 'better-sqlite3';
-import { createSqliteStore, createVerificationKit, type KitLogger, type VerificationKit } from '../middleware/index.ts';
+import { createSqliteStore, createVerificationKit, type KitLogger, type VerificationKit } from 'hosted-sms-verify-kit';
 import { ACTION_LABELS, CHANGE_PAYOUT, CONFIRM_PHONE, createDemoActions, maskAccountNumber } from './actions.ts';
 import type { DemoConfig } from './config.ts';
 import { demoCsrfToken, demoCsrfValid } from './csrf.ts';

@@ -40,6 +40,9 @@ export const DEFAULTS = {
   emulatorPort: 4010,
 } as const;
 
+/** The landing's path in the default return URL, on whichever port the demo runs. */
+const DEFAULT_RETURN_PATH = '/verify/return';
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
 export class ConfigError extends Error {
@@ -99,8 +102,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   }
   const clientSecret = text(env, 'VERIFY_CLIENT_SECRET') ?? DEFAULTS.clientSecret;
 
-  // Not trimmed beyond surrounding whitespace: the service compares it byte for byte.
-  const returnUrl = text(env, 'VERIFY_RETURN_URL') ?? DEFAULTS.returnUrl;
+  const port = integer(env, 'PORT', DEFAULTS.port, 0, 65_535);
+  // Not trimmed beyond surrounding whitespace: the service compares it byte for byte. With the
+  // bundled emulator the demo registers it itself, so an unset one follows PORT.
+  const returnUrl =
+    text(env, 'VERIFY_RETURN_URL') ??
+    (verifyBaseUrl === undefined ? `http://localhost:${port}${DEFAULT_RETURN_PATH}` : DEFAULTS.returnUrl);
   const parsedReturn = httpUrl('VERIFY_RETURN_URL', returnUrl);
   if (returnUrl.includes('?') || returnUrl.includes('#')) {
     throw new ConfigError(
@@ -111,7 +118,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     throw new ConfigError('VERIFY_RETURN_URL needs a path of its own, e.g. http://localhost:3000/verify/return.');
   }
 
-  const port = integer(env, 'PORT', DEFAULTS.port, 0, 65_535);
   const host = text(env, 'DEMO_HOST') ?? DEFAULTS.host;
   const databasePath = text(env, 'DATABASE_PATH') ?? DEFAULTS.databasePath;
 

@@ -4,8 +4,8 @@
  * with the same credentials. Used by the copyable job (sweep-job.ts).
  */
 import type { Database } from 'better-sqlite3';
-import { createSqliteStore, createVerifyClient } from '../middleware/index.ts';
-import type { SweepJobDeps } from '../middleware/index.ts';
+import { createSqliteStore, createVerifyClient } from 'hosted-sms-verify-kit';
+import type { SweepJobDeps } from 'hosted-sms-verify-kit';
 import { createDemoActions } from './actions.ts';
 import { loadConfig } from './config.ts';
 import { createQueries, openDemoDatabase } from './db.ts';

@@ -5,8 +5,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startEmulator, type RunningEmulator } from '../emulator/index.ts';
-import { startSweepWorker } from '../middleware/index.ts';
+import { startEmulator, type RunningEmulator } from 'hosted-sms-verify-kit/testing';
+import { startSweepWorker } from 'hosted-sms-verify-kit';
 import { createDemoApp } from './app.ts';
 import { checkReturnUrlServesDemo, ConfigError, describeConfig, loadConfig } from './config.ts';
 import { SEEDED_USERS } from './db.ts';

@@ -11,7 +11,7 @@
  * Exit codes (from the kit's runSweepJob): 0 ok, 1 configuration error, 2 the service could not
  * be reached at all, 3 the sweep failed (e.g. the database). The client secret is never printed.
  */
-import { runSweepJob } from '../middleware/index.ts';
+import { runSweepJob } from 'hosted-sms-verify-kit';
 import { demoSweepDeps } from './kit-deps.ts';
 
 process.exitCode = await runSweepJob({

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { loadEnvConfig, validateClients, type EmulatorClient } from './config.ts';
 import { createContext } from './context.ts';
+import { emulatorControl, type EmulatorControl } from './control-client.ts';
 
 export type { EmulatorClient, Platform } from './config.ts';
 export { DEFAULT_CLIENT } from './config.ts';
@@ -24,6 +25,8 @@ export interface EmulatorOptions {
 export interface RunningEmulator {
   /** e.g. http://127.0.0.1:4010 (no trailing slash). */
   url: string;
+  /** Typed calls to its control API (they answer 404 when started with `control: false`). */
+  control: EmulatorControl;
   close(): Promise<void>;
 }
 
@@ -51,6 +54,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   return {
     url,
+    control: emulatorControl(url),
     close: () =>
       new Promise<void>((resolve, reject) => {
         shutdown.abort();

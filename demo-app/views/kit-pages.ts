@@ -3,7 +3,7 @@
  * The kit renders them on its routes with their own strict CSP and a per-response nonce; these
  * functions only produce the HTML. The auto-submit page is the kit's own and is not overridden.
  */
-import type { PageRenderers, RestartForm } from '../../middleware/pages.ts';
+import type { PageRenderers, RestartForm } from 'hosted-sms-verify-kit';
 import { html, kitPage, type SafeHtml } from './layout.ts';
 
 const HOME = html`<a class="btn secondary" href="/">Back to home</a>`;

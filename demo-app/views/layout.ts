@@ -1,7 +1,7 @@
 /**
  * Page shells. Every interpolated value is escaped by the `html` tag; no inline script anywhere.
  */
-import { html, unsafeRaw, type SafeHtml } from '../../middleware/html.ts';
+import { html, SafeHtml } from 'hosted-sms-verify-kit';
 import { CSS } from './style.ts';
 
 export { html, type SafeHtml };
@@ -88,7 +88,7 @@ ${options.body}
 /** The stylesheet is our own constant (no user input); it contains no "</style". */
 function unsafeCss(css: string): SafeHtml {
   if (css.toLowerCase().includes('</style')) throw new Error('The stylesheet must not contain "</style".');
-  return unsafeRaw(css);
+  return new SafeHtml(css);
 }
 
 export function initials(name: string): string {

@@ -11,7 +11,7 @@ import { normaliseAccountNumber } from '../../demo-app/actions.ts';
 import { checkReturnUrlServesDemo, ConfigError, loadConfig } from '../../demo-app/config.ts';
 import { openDemoDatabase } from '../../demo-app/db.ts';
 import { SqliteSessionStore } from '../../demo-app/session-store.ts';
-import { isKitError } from '../../middleware/errors.ts';
+import { isKitError } from 'hosted-sms-verify-kit';
 import { startStack, type Stack } from './stack.ts';
 
 describe('demo configuration', () => {
@@ -55,9 +55,20 @@ describe('demo configuration', () => {
   });
 
   it('with the emulator, the return URL must reach this demo', () => {
-    const config = loadConfig({ PORT: '3001' });
+    const config = loadConfig({ PORT: '3001', VERIFY_RETURN_URL: 'http://localhost:3000/verify/return' });
     expect(() => checkReturnUrlServesDemo(config, 3001)).toThrow('VERIFY_RETURN_URL=http://localhost:3001/verify/return');
     expect(() => checkReturnUrlServesDemo(loadConfig({}), 3000)).not.toThrow();
+  });
+
+  it('with the emulator and no VERIFY_RETURN_URL, the return URL follows PORT', () => {
+    const config = loadConfig({ PORT: '4000' });
+    expect(config.returnUrl).toBe('http://localhost:4000/verify/return');
+    expect(() => checkReturnUrlServesDemo(config, 4000)).not.toThrow();
+  });
+
+  it('against a real service, an unset VERIFY_RETURN_URL keeps the documented default whatever PORT is', () => {
+    const config = loadConfig({ PORT: '4000', VERIFY_BASE_URL: 'https://verify.example.com' });
+    expect(config.returnUrl).toBe('http://localhost:3000/verify/return');
   });
 });
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSweep } from '../../middleware/sweep.ts';
+import { runSweep } from 'hosted-sms-verify-kit';
 import { launchBrowser } from '../helpers/browser.ts';
 import { apiMe, arriveAt, browserTraffic, dbFacts, enterCode, newContext, signIn, startStack, USERS, waitForHostedPage, wrongCode, type Stack } from './stack.ts';
 

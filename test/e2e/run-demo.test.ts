@@ -40,7 +40,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('npm run demo: prints the URLs, a person completes a verification with the inbox code, SIGTERM stops it', async () => {
+it('npm run demo with only PORT set: prints the URLs, a person completes a verification with the inbox code, SIGTERM stops it', async () => {
   const port = await freePort('localhost');
   const emulatorPort = await freePort('127.0.0.1');
   child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../demo-app/run.ts')], {
@@ -48,7 +48,6 @@ it('npm run demo: prints the URLs, a person completes a verification with the in
       PATH: process.env.PATH ?? '',
       PORT: String(port),
       EMULATOR_PORT: String(emulatorPort),
-      VERIFY_RETURN_URL: `http://localhost:${port}/verify/return`,
       VERIFY_CLIENT_SECRET: secret,
       DATABASE_PATH: join(dir, 'demo.sqlite'),
     },

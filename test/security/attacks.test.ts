@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runSweep } from '../../middleware/sweep.ts';
+import { runSweep } from 'hosted-sms-verify-kit';
 import {
   activityOf,
   Agent,

@@ -1,0 +1,102 @@
+/**
+ * Typed calls to a running emulator's control API (`/_control`, loopback only), for integrators'
+ * own test suites: end a session as if on the hosted page, read the code that was texted, move the
+ * virtual clock, inject faults. Works for an emulator in this process or one started elsewhere.
+ */
+import type { FaultSettings, Stats } from './faults.ts';
+import type { SmsMessage } from './outbox.ts';
+
+export type { FaultSettings, Stats } from './faults.ts';
+export type { SmsMessage } from './outbox.ts';
+
+/** Failure reasons the spec names; any other string is accepted too (to test unknown reasons). */
+export type FailureReason = 'otp_locked' | 'device_changed' | 'session_binding_failed' | (string & {});
+
+/** Which texted code to read: the latest one for a session, or for a phone destination. */
+export type CodeQuery = { sessionId: string } | { destination: string };
+
+export interface EmulatorControl {
+  /** Ends a pending session as `verified` (as if the right code was entered on the hosted page). */
+  completeSession(sessionId: string, outcome: 'verified'): Promise<void>;
+  /** Ends a pending session as `failed` with `reason`. */
+  completeSession(sessionId: string, outcome: 'failed', reason: FailureReason): Promise<void>;
+  /** The code of the newest SMS for the session or destination; throws when none was sent. */
+  latestCode(query: CodeQuery): Promise<string>;
+  /** Every SMS sent since start (or the last reset), oldest first. */
+  sentMessages(): Promise<SmsMessage[]>;
+  /** Moves the emulator's virtual clock forward (handoff TTL, code validity, the 24 h window). */
+  advanceClock(seconds: number): Promise<void>;
+  /** Changes fault settings (counts apply to the next N calls); returns the settings now in force. */
+  injectFaults(faults: Partial<FaultSettings>): Promise<FaultSettings>;
+  /** Call counts: creates, replays, SMS sent (also per Idempotency-Key), status reads, verify posts. */
+  stats(): Promise<Stats>;
+  /** Forgets sessions, messages, stats and faults, and resets the clock. */
+  reset(): Promise<void>;
+}
+
+/** Raised when the emulator refuses a control call; `code` is its `errorCode`. */
+export class EmulatorControlError extends Error {
+  readonly status: number;
+  readonly code: string;
+
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.name = 'EmulatorControlError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+function matches(query: CodeQuery, message: SmsMessage): boolean {
+  return 'sessionId' in query ? message.sessionId === query.sessionId : message.to === query.destination;
+}
+
+/** Control calls for the emulator at `url` (what `startEmulator` returned, or `npm run emulator`'s). */
+export function emulatorControl(url: string): EmulatorControl {
+  const base = `${url.replace(/\/+$/, '')}/_control`;
+
+  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    const parsed = (text === '' ? {} : JSON.parse(text)) as { errorCode?: string; message?: string };
+    if (!response.ok) {
+      const hint = response.status === 404 ? ' (is the emulator started with control: true, and called over loopback?)' : '';
+      throw new EmulatorControlError(
+        response.status,
+        parsed.errorCode ?? 'control_failed',
+        `Emulator control ${method} ${path} answered ${response.status}: ${parsed.message ?? text}${hint}`,
+      );
+    }
+    return parsed as T;
+  }
+
+  const sentMessages = async () => (await call<{ messages: SmsMessage[] }>('GET', '/outbox')).messages;
+
+  return {
+    async completeSession(sessionId: string, outcome: 'verified' | 'failed', reason?: FailureReason) {
+      await call('POST', `/sessions/${encodeURIComponent(sessionId)}/complete`, { outcome, reason });
+    },
+    async latestCode(query) {
+      const message = (await sentMessages()).findLast((candidate) => matches(query, candidate));
+      if (message === undefined) {
+        const about = 'sessionId' in query ? `session ${query.sessionId}` : `destination ${query.destination}`;
+        throw new EmulatorControlError(404, 'no_sms_sent', `The emulator sent no SMS for ${about}.`);
+      }
+      return message.code;
+    },
+    sentMessages,
+    async advanceClock(seconds) {
+      await call('POST', '/clock', { advanceSeconds: seconds });
+    },
+    async injectFaults(faults) {
+      return (await call<{ faults: FaultSettings }>('POST', '/faults', faults)).faults;
+    },
+    stats: () => call<Stats>('GET', '/stats'),
+    async reset() {
+      await call('POST', '/reset', {});
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// A strict TypeScript integrator (module node16) type-checking against the shipped declarations only.
+// The @ts-expect-error lines prove the declarations are real types, not `any`: were they `any`,
+// each directive would be unused, and that is an error too.
+import Database from 'better-sqlite3';
+import {
+  createSqliteStore,
+  createVerificationKit,
+  KitErrorCode,
+  type ActionDefinition,
+  type VerificationKit,
+} from 'hosted-sms-verify-kit';
+import { startEmulator, type EmulatorControl, type RunningEmulator } from 'hosted-sms-verify-kit/testing';
+
+const db = new Database(':memory:');
+
+const confirmPhone: ActionDefinition<Database.Database> = {
+  name: 'confirm_phone',
+  operationSensitivity: 'normal',
+  successPath: '/profile',
+  fulfil: (tx, attempt) => {
+    tx.prepare('UPDATE users SET phone_verified = 1 WHERE id = ?').run(attempt.userRef);
+  },
+};
+
+export const kit: VerificationKit<Database.Database> = createVerificationKit({
+  baseUrl: 'https://verify.example.com',
+  clientId: 'shop',
+  clientSecret: process.env.VERIFY_CLIENT_SECRET ?? '',
+  returnUrl: 'https://shop.example/verify/return',
+  store: createSqliteStore({ database: db }),
+  actions: [confirmPhone],
+  resolveUser: () => ({ userRef: 'user-1', destination: '+15550100001' }),
+});
+
+export const wrongSensitivity: ActionDefinition = {
+  name: 'x',
+  // @ts-expect-error operationSensitivity is 'normal' | 'sensitive'
+  operationSensitivity: 'critical',
+  successPath: '/',
+  fulfil: () => {},
+};
+
+export const code: string = KitErrorCode.RateLimited;
+
+export async function withEmulator(): Promise<string> {
+  const emulator: RunningEmulator = await startEmulator({
+    port: 0,
+    clients: [{ clientId: 'shop', secret: 'shop-secret-0123456789', returnUrl: 'http://localhost:3000/verify/return' }],
+    log: () => {},
+  });
+  const control: EmulatorControl = emulator.control;
+  await control.completeSession('session-id', 'failed', 'otp_locked');
+  // @ts-expect-error a failed outcome needs a reason
+  await control.completeSession('session-id', 'failed');
+  const sms: string = await control.latestCode({ destination: '+15550100001' });
+  await emulator.close();
+  return sms;
+}
