@@ -52,9 +52,8 @@ beforeAll(async () => {
   await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
   const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as PackedManifest;
   const forTheApp = ['express-session', '@types/node', '@types/express', '@types/better-sqlite3'];
-  for (const name of [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {}), ...forTheApp]) {
-    linkFromRepo(name);
-  }
+  const declared = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+  for (const name of new Set([...declared, ...forTheApp])) linkFromRepo(name);
   cpSync(CONSUMER, app, { recursive: true });
   cpSync(join(CONSUMER, 'package.json'), join(app, 'package.json'));
 }, 120_000);
