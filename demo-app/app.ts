@@ -7,6 +7,7 @@
  * read it) -> the demo's routes -> the kit's router at '/' (start route, start-again page, and the
  * landing at the returnUrl's path) -> 404 and error pages.
  */
+import { createHmac } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import session from 'express-session';
 import helmet from 'helmet';
@@ -66,6 +67,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
       return user === undefined ? null : { userRef: user.id, destination: user.phone };
     },
     pages: demoKitPages,
+    // Destination counters are keyed by an HMAC; the demo derives that key from its own server secret.
+    limits: { destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest() },
     now,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });

@@ -5,6 +5,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { Request } from 'express';
 import { KitError, KitErrorCode } from './errors.ts';
+import { deriveDestinationKey } from './limit-keys.ts';
 import { createStartLimits, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
 import { defaultPages, type PageRenderers } from './pages.ts';
 import type { VerifyStore } from './store/types.ts';
@@ -379,7 +380,6 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
     problems.push('`csrf.allowedOrigins` must be origins such as "https://app.example.com" (scheme and host, no path).');
   }
 
-  const limits = startLimitsFrom(o.limits, o.dangerouslyDisableStartLimits, store, problems);
   for (const name of ['beforeCreate', 'now'] as const) {
     if (o[name] !== undefined && !isFn(o[name])) problems.push(`\`${name}\` must be a function.`);
   }
@@ -391,6 +391,13 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
   if (logger !== undefined && (typeof logger !== 'object' || logger === null || !isFn(logger.info) || !isFn(logger.warn) || !isFn(logger.error))) {
     problems.push('`logger` must have info, warn and error methods (pino-compatible), or be omitted.');
   }
+  const limits = startLimitsFrom(
+    o.limits,
+    o.dangerouslyDisableStartLimits,
+    store,
+    { clientSecret: typeof o.clientSecret === 'string' ? o.clientSecret : '', logger: o.logger ?? silentLogger },
+    problems,
+  );
   const pages = (o.pages ?? {}) as Record<string, unknown>;
   for (const [key, fn] of Object.entries(pages)) {
     if (!['complete', 'failed', 'pending', 'startAgain', 'error'].includes(key)) {
@@ -451,7 +458,14 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
 }
 
 /** The start limits: the integrator's, or the default on the SQLite store's database. */
-function startLimitsFrom(given: unknown, disabled: unknown, store: unknown, problems: string[]): StartLimits | undefined {
+function startLimitsFrom(
+  given: unknown,
+  disabled: unknown,
+  store: unknown,
+  secrets: { clientSecret: string; logger: KitLogger },
+  problems: string[],
+): StartLimits | undefined {
+  const { clientSecret, logger } = secrets;
   if (disabled === true) {
     if (given !== undefined) problems.push('Pass either `limits` or `dangerouslyDisableStartLimits: true`, not both.');
     return undefined;
@@ -463,7 +477,12 @@ function startLimitsFrom(given: unknown, disabled: unknown, store: unknown, prob
   if (typeof given === 'object' && given !== null && 'consume' in given && isFn(given.consume)) return given as StartLimits;
   const storeDb = typeof store === 'object' && store !== null && 'db' in store && store.db instanceof BetterSqlite3 ? store.db : undefined;
   try {
-    return createStartLimits({ database: storeDb, ...(given as StartLimitsOptions | undefined) });
+    return createStartLimits({
+      database: storeDb,
+      destinationKey: deriveDestinationKey(clientSecret),
+      logger,
+      ...(given as StartLimitsOptions | undefined),
+    });
   } catch (error) {
     problems.push(
       error instanceof KitError && storeDb === undefined && given === undefined

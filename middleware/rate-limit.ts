@@ -4,11 +4,12 @@
  * user, per destination number and per client IP. Counters live in SQLite by default, so a
  * restart does not reset them; apps with several instances pass limiters on a shared store.
  */
-import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { Request } from 'express';
 import { RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { KitLogger } from './config.ts';
 import { KitError, KitErrorCode } from './errors.ts';
+import { DEFAULT_IPV6_SUBNET, destinationBudgetKey, ipBudgetKey } from './limit-keys.ts';
 
 export interface LimitBudget {
   /** Starts allowed per window. */
@@ -26,6 +27,15 @@ export interface StartLimitsOptions {
   perDestination?: LimitBudget;
   /** Default 30 starts per hour per client IP (`req.ip`: set Express's `trust proxy` behind a proxy). */
   perIp?: LimitBudget;
+  /** IPv6 clients share one IP budget per prefix of this length. Default 64; 128 counts each address. */
+  ipv6Subnet?: number;
+  /**
+   * Server-side key (at least 32 characters or bytes) for the HMAC that keys destination counters,
+   * so they hold no phone number. The kit derives one from the client secret when you pass none.
+   */
+  destinationKey?: string | Uint8Array;
+  /** Receives the one-time warning about forwarded headers while `trust proxy` is off. */
+  logger?: Pick<KitLogger, 'warn'>;
   /** Limiters on a shared store (rate-limiter-flexible's Redis, Postgres, ...) for several instances. */
   limiters?: { user?: RateLimiterAbstract; destination?: RateLimiterAbstract; ip?: RateLimiterAbstract };
 }
@@ -68,18 +78,21 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
       created,
     );
   };
+  const destinationKey = checkDestinationKey(options.destinationKey);
+  const ipv6Subnet = checkIpv6Subnet(options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
   const byUser = limiterFor('user', options.perUser, DEFAULTS.perUser);
   const byDestination = limiterFor('destination', options.perDestination, DEFAULTS.perDestination);
   const byIp = limiterFor('ip', options.perIp, DEFAULTS.perIp);
+  const warnOnce = proxyWarning(options.logger);
 
   return {
     async consume(req, who) {
       await Promise.all(tablesReady);
+      warnOnce(req);
       const keys: [RateLimiterAbstract, string][] = [
         [byUser, who.userRef],
-        // Counters need no phone numbers in clear.
-        [byDestination, createHash('sha256').update(who.destination).digest('base64url')],
-        [byIp, req.ip ?? req.socket.remoteAddress ?? 'unknown'],
+        [byDestination, destinationBudgetKey(who.destination, destinationKey)],
+        [byIp, ipBudgetKey(req.ip ?? req.socket.remoteAddress ?? 'unknown', ipv6Subnet)],
       ];
       const refusals = await Promise.all(
         keys.map(([limiter, key]) =>
@@ -94,6 +107,8 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
       );
       const waits = refusals.filter((r) => r !== undefined).map((r) => r.msBeforeNext);
       if (waits.length > 0) {
+        // A refused start sends nothing, so it spends nothing: give back what this call counted.
+        await Promise.all(keys.map(([limiter, key]) => limiter.reward(key, 1)));
         const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(...waits) / 1000));
         throw new KitError(KitErrorCode.RateLimited, `Too many verification attempts; try again in ${retryAfterSeconds} s.`, {
           retryAfterSeconds,
@@ -112,4 +127,45 @@ function checkBudget(name: string, budget: LimitBudget): LimitBudget {
     );
   }
   return budget;
+}
+
+function checkDestinationKey(key: string | Uint8Array | undefined): Uint8Array {
+  const bytes = typeof key === 'string' ? new TextEncoder().encode(key) : key;
+  if (!(bytes instanceof Uint8Array) || bytes.length < 32) {
+    throw new KitError(
+      KitErrorCode.InvalidConfig,
+      'Start limits need `destinationKey`: a server-side secret of at least 32 characters that keys destination counters ' +
+        '(e.g. crypto.randomBytes(32) kept in your secrets, the same on every instance).',
+    );
+  }
+  return bytes;
+}
+
+function checkIpv6Subnet(bits: number): number {
+  if (!Number.isInteger(bits) || bits < 16 || bits > 128) {
+    throw new KitError(KitErrorCode.InvalidConfig, '`ipv6Subnet` must be a whole number of bits from 16 to 128, e.g. 64.');
+  }
+  return bits;
+}
+
+/**
+ * Behind a proxy that Express does not trust, `req.ip` is the proxy's address: every user then
+ * shares one IP budget. Says so once, the first time a forwarded header arrives untrusted.
+ */
+function proxyWarning(logger: Pick<KitLogger, 'warn'> | undefined): (req: Request) => void {
+  let warned = false;
+  return (req) => {
+    if (warned || logger === undefined) return;
+    const forwarded = req.headers?.['x-forwarded-for'] ?? req.headers?.forwarded;
+    if (forwarded === undefined) return;
+    const trusts = req.app?.get('trust proxy fn') as ((address: string, hop: number) => boolean) | undefined;
+    const peer = req.socket?.remoteAddress;
+    if (trusts === undefined || peer === undefined || trusts(peer, 0)) return;
+    warned = true;
+    logger.warn(
+      { peer },
+      "verify kit: a request carries X-Forwarded-For/Forwarded but Express's `trust proxy` is off, so every user " +
+        "behind the proxy shares one IP start budget; set app.set('trust proxy', <your proxy hops>)",
+    );
+  };
 }

@@ -42,6 +42,12 @@ describe('default start limits', () => {
     expect((await bob.postStart({ _csrf: bob.csrf, action: 'grant_badge' })).status).toBe(200);
   });
 
+  it("warn through the kit's logger when X-Forwarded-For arrives while Express's trust proxy is off", async () => {
+    const bob = await new TestUser(app, seen).signIn('bob');
+    await bob.postStart({ _csrf: bob.csrf, action: 'grant_badge' }, { 'x-forwarded-for': '203.0.113.50' });
+    expect(app.logs.filter((line) => line.includes('`trust proxy` is off'))).toHaveLength(1);
+  });
+
   it('cannot be left out silently with a store that has no SQLite database', () => {
     const client = createVerifyClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's' });
     const store = new Proxy({} as VerifyStore, { get: () => async () => undefined });

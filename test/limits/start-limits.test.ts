@@ -2,13 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import type { Request } from 'express';
+import { createHash } from 'node:crypto';
+import express, { type Request } from 'express';
+import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { destinationBudgetKey, ipBudgetKey, normaliseDestination } from '../../middleware/limit-keys.ts';
 import { createStartLimits } from '../../middleware/rate-limit.ts';
 
 let dir: string;
 let db: BetterSqlite3.Database;
 const fromIp = (ip: string) => ({ ip }) as Request;
+const KEY = 'a-server-side-key-of-at-least-32-characters';
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'verify-limits-'));
@@ -28,7 +32,7 @@ async function outcome(promise: Promise<void>) {
 
 describe('start limits against SMS pumping', () => {
   it('stops a user after their budget and says when to retry', async () => {
-    const limits = createStartLimits({ database: db, perUser: { points: 2, durationSeconds: 600 } });
+    const limits = createStartLimits({ database: db, destinationKey: KEY, perUser: { points: 2, durationSeconds: 600 } });
     const results = [];
     for (let i = 0; i < 3; i++) results.push(await outcome(limits.consume(fromIp(`10.0.0.${i}`), { userRef: 'u1', destination: `+1555010000${i}` })));
     expect(results).toEqual(['allowed', 'allowed', 'rate_limited 600']);
@@ -36,7 +40,7 @@ describe('start limits against SMS pumping', () => {
   });
 
   it('stops texts to one destination whoever asks, and keeps no phone number in clear', async () => {
-    const limits = createStartLimits({ database: db, perDestination: { points: 3, durationSeconds: 3600 } });
+    const limits = createStartLimits({ database: db, destinationKey: KEY, perDestination: { points: 3, durationSeconds: 3600 } });
     const results = [];
     for (let i = 0; i < 4; i++) results.push(await outcome(limits.consume(fromIp(`10.0.1.${i}`), { userRef: `u${i}`, destination: '+15550199999' })));
     expect(results.at(-1)).toMatch(/^rate_limited /);
@@ -46,23 +50,125 @@ describe('start limits against SMS pumping', () => {
   });
 
   it('stops one client IP across users and destinations', async () => {
-    const limits = createStartLimits({ database: db, perIp: { points: 3, durationSeconds: 3600 } });
+    const limits = createStartLimits({ database: db, destinationKey: KEY, perIp: { points: 3, durationSeconds: 3600 } });
     const results = [];
     for (let i = 0; i < 4; i++) results.push(await outcome(limits.consume(fromIp('203.0.113.7'), { userRef: `u${i}`, destination: `+1555020000${i}` })));
     expect(results).toEqual(['allowed', 'allowed', 'allowed', expect.stringMatching(/^rate_limited /)]);
   });
 
   it('keeps counting across a restart, because the counters live in the database file', async () => {
-    const before = createStartLimits({ database: db, perUser: { points: 1, durationSeconds: 600 } });
+    const before = createStartLimits({ database: db, destinationKey: KEY, perUser: { points: 1, durationSeconds: 600 } });
     expect(await outcome(before.consume(fromIp('10.0.0.1'), { userRef: 'u1', destination: '+15550100001' }))).toBe('allowed');
     db.close();
     db = new BetterSqlite3(join(dir, 'app.sqlite'));
-    const after = createStartLimits({ database: db, perUser: { points: 1, durationSeconds: 600 } });
+    const after = createStartLimits({ database: db, destinationKey: KEY, perUser: { points: 1, durationSeconds: 600 } });
     expect(await outcome(after.consume(fromIp('10.0.0.1'), { userRef: 'u1', destination: '+15550100002' }))).toMatch(/^rate_limited /);
   });
 
   it('refuses options it cannot use, saying how to fix them', () => {
-    expect(() => createStartLimits({})).toThrow(/need `database`/);
-    expect(() => createStartLimits({ database: db, perIp: { points: 0, durationSeconds: 60 } })).toThrow(/positive whole `points`/);
+    expect(() => createStartLimits({ destinationKey: KEY })).toThrow(/need `database`/);
+    expect(() => createStartLimits({ database: db })).toThrow(/need `destinationKey`/);
+    expect(() => createStartLimits({ database: db, destinationKey: 'too-short' })).toThrow(/at least 32 characters/);
+    expect(() => createStartLimits({ database: db, destinationKey: KEY, ipv6Subnet: 8 })).toThrow(/from 16 to 128/);
+    expect(() => createStartLimits({ database: db, destinationKey: KEY, perIp: { points: 0, durationSeconds: 60 } })).toThrow(/positive whole `points`/);
+  });
+});
+
+describe('budget keys an attacker cannot multiply', () => {
+  it('counts an IPv6 client per /64: another address in the same /64 shares the budget, the next /64 does not', async () => {
+    const limits = createStartLimits({ database: db, destinationKey: KEY, perIp: { points: 2, durationSeconds: 3600 } });
+    const start = (ip: string, i: number) => outcome(limits.consume(fromIp(ip), { userRef: `u${i}`, destination: `+1555030000${i}` }));
+    expect(await start('2001:db8:1:2::1', 1)).toBe('allowed');
+    expect(await start('2001:db8:1:2:ffff:ffff:ffff:9', 2)).toBe('allowed');
+    expect(await start('2001:db8:1:2:abcd::1', 3)).toMatch(/^rate_limited /);
+    expect(await start('2001:db8:1:3::1', 4)).toBe('allowed');
+  });
+
+  it('counts each IPv6 address on its own with ipv6Subnet 128', async () => {
+    const limits = createStartLimits({ database: db, destinationKey: KEY, ipv6Subnet: 128, perIp: { points: 1, durationSeconds: 3600 } });
+    expect(await outcome(limits.consume(fromIp('2001:db8::1'), { userRef: 'u1', destination: '+15550300001' }))).toBe('allowed');
+    expect(await outcome(limits.consume(fromIp('2001:db8::2'), { userRef: 'u2', destination: '+15550300002' }))).toBe('allowed');
+  });
+
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2:0:0:0:0/64'],
+    ['2001:DB8:1:2::', '2001:db8:1:2:0:0:0:0/64'],
+    ['2001:db8:0:0:1::1', '2001:db8:0:0:0:0:0:0/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0:0:0:0:0/64'],
+    ['64:ff9b::192.0.2.1', '64:ff9b:0:0:0:0:0:0/64'],
+    ['::1', '0:0:0:0:0:0:0:0/64'],
+    ['unknown', 'unknown'],
+  ])('the IP key of %s is %s', (ip, key) => {
+    expect(ipBudgetKey(ip)).toBe(key);
+  });
+
+  it('gives every spelling of one number one destination budget', async () => {
+    const spellings = ['+1 555 010 0001', '+1 (555) 010-0001', '+1.555.010.0001', '0015550100001'];
+    expect(new Set(spellings.map(normaliseDestination))).toEqual(new Set(['+15550100001']));
+    const limits = createStartLimits({ database: db, destinationKey: KEY, perDestination: { points: 3, durationSeconds: 600 } });
+    const results = [];
+    for (const [i, destination] of spellings.entries()) {
+      results.push(await outcome(limits.consume(fromIp(`10.0.4.${i}`), { userRef: `u${i}`, destination })));
+    }
+    expect(results).toEqual(['allowed', 'allowed', 'allowed', expect.stringMatching(/^rate_limited /)]);
+  });
+
+  it('keys destinations by an HMAC under the server-side key, never a plain hash a number list could reverse', async () => {
+    const limits = createStartLimits({ database: db, destinationKey: KEY });
+    await limits.consume(fromIp('10.0.5.1'), { userRef: 'u1', destination: '+15550100001' });
+    const keys = (db.prepare('SELECT key FROM verify_kit_rate_limits').all() as { key: string }[]).map((row) => row.key);
+    const plainHash = createHash('sha256').update('+15550100001').digest('base64url');
+    expect(keys.some((key) => key.endsWith(destinationBudgetKey('+15550100001', new TextEncoder().encode(KEY))))).toBe(true);
+    expect(keys.join(' ')).not.toContain(plainHash);
+    expect(keys.join(' ')).not.toContain('5550100001');
+    const otherKey = new TextEncoder().encode('another-server-side-key-of-32-characters');
+    expect(destinationBudgetKey('+15550100001', otherKey)).not.toBe(destinationBudgetKey('+15550100001', new TextEncoder().encode(KEY)));
+  });
+
+  it('spends nothing on a refused start: a start refused by the user budget leaves the destination and IP budgets whole', async () => {
+    const limits = createStartLimits({
+      database: db,
+      destinationKey: KEY,
+      perUser: { points: 1, durationSeconds: 600 },
+      perDestination: { points: 2, durationSeconds: 600 },
+      perIp: { points: 2, durationSeconds: 600 },
+    });
+    const start = (userRef: string) => outcome(limits.consume(fromIp('198.51.100.1'), { userRef, destination: '+15550600001' }));
+    expect(await start('u1')).toBe('allowed');
+    expect(await start('u1')).toMatch(/^rate_limited /);
+    expect(await start('u1')).toMatch(/^rate_limited /);
+    // Had the refusals counted, the destination and IP budgets (2 each) would be spent by now.
+    expect(await start('u2')).toBe('allowed');
+    expect(await start('u3')).toMatch(/^rate_limited /);
+  });
+});
+
+describe('forwarded headers while trust proxy is off', () => {
+  function appWith(trustProxy: boolean | number, warnings: string[]) {
+    const limits = createStartLimits({ database: db, destinationKey: KEY, logger: { warn: (_obj, msg) => warnings.push(msg) } });
+    const app = express();
+    app.set('trust proxy', trustProxy);
+    app.post('/start', async (req, res) => {
+      await limits.consume(req, { userRef: 'u1', destination: '+15550700001' });
+      res.send('ok');
+    });
+    return app;
+  }
+
+  it('warns once that every user behind the proxy shares one IP budget', async () => {
+    const warnings: string[] = [];
+    const app = appWith(false, warnings);
+    await request(app).post('/start').set('x-forwarded-for', '203.0.113.9').expect(200);
+    await request(app).post('/start').set('x-forwarded-for', '203.0.113.10').expect(200);
+    expect(warnings).toEqual([expect.stringMatching(/`trust proxy` is off.*app\.set\('trust proxy'/)]);
+  });
+
+  it('says nothing when trust proxy is set, or when no forwarded header arrives', async () => {
+    const warnings: string[] = [];
+    await request(appWith(1, warnings)).post('/start').set('x-forwarded-for', '203.0.113.9').expect(200);
+    await request(appWith(false, warnings)).post('/start').expect(200);
+    expect(warnings).toEqual([]);
   });
 });

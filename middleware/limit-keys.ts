@@ -1,0 +1,57 @@
+/**
+ * The keys the start limits count under. An attacker must not get a fresh budget by changing what
+ * they cheaply control: one IPv6 host holds a whole /64, and one phone number has many spellings.
+ * Destination keys are an HMAC under a server-side key, because a plain hash of a phone number is
+ * reversed by enumerating numbers.
+ */
+import { createHmac, hkdfSync } from 'node:crypto';
+import { isIP } from 'node:net';
+
+/** IPv6 clients are counted per /64 by default: one subscriber or host is usually given a whole /64. */
+export const DEFAULT_IPV6_SUBNET = 64;
+
+/** Eight 16-bit groups of an IPv6 address (no zone id, embedded IPv4 expanded). */
+function ipv6Groups(address: string): number[] {
+  let text = address.split('%')[0]!;
+  const embedded = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (embedded !== null) {
+    const [a, b, c, d] = embedded.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, embedded.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const parse = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const first = parse(head);
+  const last = parse(tail);
+  return [...first, ...new Array<number>(8 - first.length - last.length).fill(0), ...last];
+}
+
+/** The client's IP budget key: IPv4 (also IPv4-mapped IPv6) as is, IPv6 as its `/ipv6Subnet` prefix. */
+export function ipBudgetKey(ip: string, ipv6Subnet = DEFAULT_IPV6_SUBNET): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped !== null) return mapped[1]!;
+  if (isIP(ip.split('%')[0]!) !== 6) return ip;
+  const masked = ipv6Groups(ip).map((group, index) => {
+    const keep = Math.min(16, Math.max(0, ipv6Subnet - index * 16));
+    return keep === 0 ? 0 : group & ((0xffff << (16 - keep)) & 0xffff);
+  });
+  return `${masked.map((group) => group.toString(16)).join(':')}/${ipv6Subnet}`;
+}
+
+/**
+ * One spelling per number: separators people type ("+1 (555) 010-0001", "+1.555.010.0001") go,
+ * and the international "00" prefix becomes "+". No country is guessed.
+ */
+export function normaliseDestination(destination: string): string {
+  const compact = destination.trim().replace(/[\s\-.()/]/g, '');
+  return compact.startsWith('00') ? `+${compact.slice(2)}` : compact;
+}
+
+/** The destination budget key: an HMAC of the normalised number, so counters hold no number. */
+export function destinationBudgetKey(destination: string, key: Uint8Array): string {
+  return createHmac('sha256', key).update(normaliseDestination(destination)).digest('base64url');
+}
+
+/** A key for destination counters derived from another server-side secret (one-way: it reveals nothing of it). */
+export function deriveDestinationKey(serverSecret: string): Uint8Array {
+  return new Uint8Array(hkdfSync('sha256', serverSecret, '', 'hosted-sms-verify-kit start limits: destination key', 32));
+}
