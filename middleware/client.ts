@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { KitError, KitErrorCode } from './errors.ts';
+import { inSpan, SpanName } from './telemetry.ts';
 import type { CreateSessionInput, CreatedSession, SessionStatus, VerifyClient } from './types.ts';
 
 export interface VerifyClientTimeouts {
@@ -102,7 +103,16 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
     return { status: statusCode, replayed: responseHeaders['idempotent-replayed'] === 'true', body: parsed ?? {} };
   }
 
-  async function createSession(input: CreateSessionInput, idempotencyKey: string): Promise<CreatedSession> {
+  function createSession(input: CreateSessionInput, idempotencyKey: string): Promise<CreatedSession> {
+    const attributes = { 'verify_kit.platform': input.platform, 'verify_kit.sensitivity': input.operationSensitivity };
+    return inSpan(SpanName.CreateSession, attributes, async (span) => {
+      const created = await createSessionOnce(input, idempotencyKey);
+      span.setAttributes({ 'verify_kit.session_id': created.sessionId, 'verify_kit.replayed': created.replayed });
+      return created;
+    });
+  }
+
+  async function createSessionOnce(input: CreateSessionInput, idempotencyKey: string): Promise<CreatedSession> {
     if (idempotencyKey.length === 0 || idempotencyKey.length > 255) {
       throw new KitError(KitErrorCode.InvalidConfig, 'createSession: the Idempotency-Key must be 1 to 255 characters.');
     }
@@ -125,11 +135,18 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
     return parseCreatedSession(response);
   }
 
-  async function getSession(sessionId: string): Promise<SessionStatus> {
-    const path = `/session/${encodeURIComponent(sessionId)}`;
-    const response = await withRetries({ ...retry, maxAttempts: statusReadAttempts }, () => call('GET', path, {}));
-    if (response.status !== 200) throw rejection('GET /session/{id}', response);
-    return parseSessionStatus(response.body);
+  function getSession(sessionId: string): Promise<SessionStatus> {
+    return inSpan(SpanName.ReadStatus, { 'verify_kit.session_id': sessionId }, async (span) => {
+      const path = `/session/${encodeURIComponent(sessionId)}`;
+      const response = await withRetries({ ...retry, maxAttempts: statusReadAttempts }, () => call('GET', path, {}));
+      if (response.status !== 200) throw rejection('GET /session/{id}', response);
+      const status = parseSessionStatus(response.body);
+      span.setAttributes({
+        'verify_kit.status': status.status,
+        ...(status.status === 'failed' ? { 'verify_kit.reason': status.reason } : {}),
+      });
+      return status;
+    });
   }
 
   return {

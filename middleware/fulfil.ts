@@ -9,6 +9,7 @@
  */
 import { KitError, KitErrorCode } from './errors.ts';
 import type { Attempt, VerifyStore } from './store/types.ts';
+import { inSpan, SpanName } from './telemetry.ts';
 import type { ActionDefinition, Platform, VerifyClient } from './types.ts';
 
 export interface FulfilDeps<Tx> {
@@ -83,7 +84,16 @@ export async function completeAttempt<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt
   }
 }
 
-async function runFulfilment<Tx>(deps: FulfilDeps<Tx>, action: ActionDefinition<Tx>, attempt: Attempt) {
+function runFulfilment<Tx>(deps: FulfilDeps<Tx>, action: ActionDefinition<Tx>, attempt: Attempt) {
+  const attributes = { 'verify_kit.session_id': attempt.sessionId, 'verify_kit.action': action.name };
+  return inSpan(SpanName.Fulfil, attributes, async (span) => {
+    const result = await fulfilInTransaction(deps, action, attempt);
+    span.setAttribute('verify_kit.result', result.kind);
+    return result;
+  });
+}
+
+async function fulfilInTransaction<Tx>(deps: FulfilDeps<Tx>, action: ActionDefinition<Tx>, attempt: Attempt) {
   try {
     return await deps.store.fulfilOnce(
       attempt.sessionId,

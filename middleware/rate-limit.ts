@@ -10,6 +10,7 @@ import { RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rat
 import type { KitLogger } from './config.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { DEFAULT_IPV6_SUBNET, destinationBudgetKey, ipBudgetKey } from './limit-keys.ts';
+import { countRefusedStart } from './telemetry.ts';
 
 export interface LimitBudget {
   /** Starts allowed per window. */
@@ -44,6 +45,9 @@ export interface StartLimits {
   /** Counts one start; throws KitError `rate_limited` with `retryAfterSeconds` when a budget is spent. */
   consume(req: Request, who: { userRef: string; destination: string }): Promise<void>;
 }
+
+/** In the order `consume` checks them. */
+const BUDGET_NAMES = ['user', 'destination', 'ip'] as const;
 
 const DEFAULTS = {
   perUser: { points: 10, durationSeconds: 60 * 60 },
@@ -106,6 +110,9 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
         ),
       );
       const waits = refusals.filter((r) => r !== undefined).map((r) => r.msBeforeNext);
+      refusals.forEach((refusal, index) => {
+        if (refusal !== undefined) countRefusedStart(BUDGET_NAMES[index]!);
+      });
       if (waits.length > 0) {
         // A refused start sends nothing, so it spends nothing: give back what this call counted.
         await Promise.all(keys.map(([limiter, key]) => limiter.reward(key, 1)));

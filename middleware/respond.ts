@@ -7,6 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { KitConfig } from './config.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { newNonce, sendPage, setNoStoreHeaders } from './pages.ts';
+import { inSpan } from './telemetry.ts';
 
 export function userMessage(error: KitError): string {
   if (error.status < 500) return error.message;
@@ -63,8 +64,11 @@ export function route<Tx>(
   format: 'html' | 'json',
   handler: (req: Request, res: Response) => Promise<void>,
 ) {
+  const spanName = `verify_kit.${name.replaceAll('-', '_')}`;
   return (req: Request, res: Response, next: NextFunction): void => {
-    handler(req, res).catch((error: unknown) => answerError(config, name, format, error, res, next));
+    inSpan(spanName, { 'verify_kit.route': name, 'verify_kit.platform': config.platform }, () => handler(req, res)).catch(
+      (error: unknown) => answerError(config, name, format, error, res, next),
+    );
   };
 }
 

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KitConfig } from './config.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { completeAttempt, findReturnedAttempt, type Completion, type FulfilDeps } from './fulfil.ts';
+import { annotateSpan } from './telemetry.ts';
 
 /** The kit's states: 32 random bytes, base64url without padding. */
 export const STATE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -67,9 +68,8 @@ export async function completeReturn<Tx>(
     attempt = (await deps.store.findAttemptByState(ids.state)) ?? attempt;
     completion = await completeAttempt(deps, attempt);
   }
-  config.logger.info(
-    { route, sessionId: completion.attempt.sessionId, action: completion.attempt.action, outcome: completion.kind },
-    'verification return',
-  );
+  const { sessionId, action } = completion.attempt;
+  config.logger.info({ route, sessionId, action, outcome: completion.kind }, 'verification return');
+  annotateSpan({ 'verify_kit.session_id': sessionId, 'verify_kit.action': action, 'verify_kit.outcome': completion.kind });
   return completion;
 }

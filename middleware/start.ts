@@ -14,6 +14,7 @@ import { csrfToken, verifyCsrf } from './csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { handoffPage, newNonce, sendPage, setNoStoreHeaders, type RestartForm } from './pages.ts';
 import { currentUser, route } from './respond.ts';
+import { annotateSpan, countStart } from './telemetry.ts';
 import { STATE_PATTERN } from './returned.ts';
 import type { ActionDefinition, JsonValue, VerifyClient } from './types.ts';
 
@@ -163,6 +164,8 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
       { route: 'start', action: action.name, sessionId: created.sessionId, replayed: created.replayed },
       'verification started',
     );
+    countStart({ action: action.name, platform: config.platform });
+    annotateSpan({ 'verify_kit.action': action.name, 'verify_kit.session_id': created.sessionId });
 
     if (config.platform === 'mobile') {
       setNoStoreHeaders(res);

@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { KitError, KitErrorCode } from './errors.ts';
 import { completeAttempt, type FulfilDeps } from './fulfil.ts';
 import type { Attempt } from './store/types.ts';
+import { inSpan, recordSweepLag, SpanName } from './telemetry.ts';
 
 /** The spec's outcome window: a session's outcome is readable for 24 hours. */
 export const SWEEP_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -81,6 +82,8 @@ export interface SweepReport {
   serviceReachable: boolean;
   /** Why the run ended before the due work was exhausted, if it did. */
   stoppedBy: 'signal' | 'time_budget' | null;
+  /** How overdue the most overdue attempt this run claimed was (0 when none was due): the sweep's lag. */
+  oldestDueAgeMs: number;
 }
 
 interface ResolvedSweepOptions {
@@ -168,6 +171,27 @@ const UNANSWERED: ReadonlySet<string> = new Set([
 /** Runs one sweep. Rejects only when the store itself fails (claim or expiry). */
 export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = {}): Promise<SweepReport> {
   const opts = resolveSweepOptions(options);
+  return inSpan(SpanName.Sweep, { 'verify_kit.sweep.owner': opts.owner }, async (span) => {
+    const report = await sweepOnce(deps, opts, options);
+    const { claimed, fulfilled, failed, pending, expired, errors, oldestDueAgeMs } = report;
+    span.setAttributes({
+      'verify_kit.sweep.claimed': claimed,
+      'verify_kit.sweep.fulfilled': fulfilled,
+      'verify_kit.sweep.failed': failed,
+      'verify_kit.sweep.pending': pending,
+      'verify_kit.sweep.expired': expired,
+      'verify_kit.sweep.errors': errors,
+    });
+    recordSweepLag(oldestDueAgeMs);
+    return report;
+  });
+}
+
+async function sweepOnce<Tx>(
+  deps: SweepDeps<Tx>,
+  opts: ResolvedSweepOptions,
+  options: SweepOptions,
+): Promise<SweepReport> {
   const { store, now } = deps;
   const logger = safeLogger(options.logger);
   const signal = options.signal;
@@ -188,6 +212,7 @@ export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = 
     durationMs: 0,
     serviceReachable: true,
     stoppedBy: null,
+    oldestDueAgeMs: 0,
   };
   let unreachableReads = 0;
   let tooOld = 0;
@@ -206,14 +231,17 @@ export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = 
   let claiming: Promise<void> | undefined;
 
   const claimNext = async (): Promise<void> => {
+    const claimedAt = now();
     const batch = await store.claimDueAttempts({
-      now: now(),
+      now: claimedAt,
       maxAgeMs: SWEEP_WINDOW_MS,
       limit: opts.batchSize,
       leaseMs: opts.leaseMs,
       owner: opts.owner,
       ...(deps.platform === undefined ? {} : { platform: deps.platform }),
     });
+    // Claims come most overdue first, so the run's first claim holds its oldest due attempt.
+    if (report.claimed === 0 && batch[0] !== undefined) report.oldestDueAgeMs = claimedAt - batch[0].nextCheckAt;
     report.claimed += batch.length;
     if (batch.length < opts.batchSize) exhausted = true;
     buffer = batch.reverse(); // pop() takes the most overdue first

@@ -1,0 +1,103 @@
+/**
+ * What an operator can see, through `@opentelemetry/api` only: a no-op until the app registers an
+ * OpenTelemetry SDK. Attributes carry identifiers and outcomes, never the client secret, a handoff,
+ * a phone number or a `state` (the landing's key to an attempt).
+ */
+import {
+  metrics,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Counter,
+  type Gauge,
+  type MeterProvider,
+  type Span,
+} from '@opentelemetry/api';
+
+/** The instrumentation scope every span and metric is reported under. */
+export const TELEMETRY_SCOPE = 'hosted-sms-verify-kit';
+
+/** Span names, one per unit of work. */
+export const SpanName = {
+  Start: 'verify_kit.start',
+  Landing: 'verify_kit.landing',
+  MobileComplete: 'verify_kit.mobile_complete',
+  CreateSession: 'verify_kit.create_session',
+  ReadStatus: 'verify_kit.read_status',
+  Fulfil: 'verify_kit.fulfil',
+  Sweep: 'verify_kit.sweep',
+} as const;
+
+/** Metric names. */
+export const MetricName = {
+  /** Verifications started (a session created, an SMS sent). */
+  Starts: 'verify_kit.starts',
+  /** Starts refused by a limit, by `verify_kit.budget` (user, destination, ip). */
+  StartsRefused: 'verify_kit.starts.refused',
+  /** Age in seconds of the oldest due attempt a sweep run found (0 when none was due). */
+  SweepLag: 'verify_kit.sweep.lag',
+} as const;
+
+interface Instruments {
+  starts: Counter;
+  startsRefused: Counter;
+  sweepLag: Gauge;
+}
+
+let instruments: { provider: MeterProvider; value: Instruments } | undefined;
+
+/** The instruments of the meter provider registered now (the metrics API has no proxy provider). */
+function current(): Instruments {
+  const provider = metrics.getMeterProvider();
+  if (instruments?.provider !== provider) {
+    const meter = provider.getMeter(TELEMETRY_SCOPE);
+    instruments = {
+      provider,
+      value: {
+        starts: meter.createCounter(MetricName.Starts, { description: 'Verifications started (one SMS each).' }),
+        startsRefused: meter.createCounter(MetricName.StartsRefused, { description: 'Starts refused by a limit.' }),
+        sweepLag: meter.createGauge(MetricName.SweepLag, {
+          description: 'Age of the oldest due attempt found by a sweep run.',
+          unit: 's',
+        }),
+      },
+    };
+  }
+  return instruments.value;
+}
+
+export function countStart(attributes: { action: string; platform: string }): void {
+  current().starts.add(1, { 'verify_kit.action': attributes.action, 'verify_kit.platform': attributes.platform });
+}
+
+export function countRefusedStart(budget: string): void {
+  current().startsRefused.add(1, { 'verify_kit.budget': budget });
+}
+
+export function recordSweepLag(ageMs: number): void {
+  current().sweepLag.record(Math.max(0, ageMs) / 1000);
+}
+
+/**
+ * Runs `work` in an active span. A failure sets the span's status and the KitError code, not the
+ * message or the cause (a cause may carry a request's headers).
+ */
+export function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
+  return trace.getTracer(TELEMETRY_SCOPE).startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      span.setStatus({ code: SpanStatusCode.ERROR, ...(typeof code === 'string' ? { message: code } : {}) });
+      if (typeof code === 'string') span.setAttribute('verify_kit.error_code', code);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Adds attributes to the span of the work in progress, if any. */
+export function annotateSpan(attributes: Attributes): void {
+  trace.getActiveSpan()?.setAttributes(attributes);
+}

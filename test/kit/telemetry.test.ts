@@ -1,0 +1,122 @@
+/**
+ * What an operator sees through OpenTelemetry (in-memory exporters stand in for the app's SDK):
+ * spans for start, create, status read, fulfil, the landing and each sweep run, nested in one
+ * trace per request; metrics for starts, refused starts by budget and the sweep's lag; and no
+ * attribute carrying the secret, a handoff, a phone number or a state.
+ */
+import { context, metrics, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSweep } from '../../middleware/index.ts';
+import { MetricName, SpanName } from '../../middleware/telemetry.ts';
+import { startKitTestApp, USERS, type KitTestApp } from './helpers/app.ts';
+import { completeOnHostedPage, newSeen, TestUser } from './helpers/user.ts';
+
+class CollectingReader extends MetricReader {
+  protected override async onForceFlush(): Promise<void> {}
+  protected override async onShutdown(): Promise<void> {}
+}
+
+const spans = new InMemorySpanExporter();
+const reader = new CollectingReader();
+let app: KitTestApp;
+const seen = newSeen();
+
+beforeAll(async () => {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
+  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+  app = await startKitTestApp({ kit: { limits: { perUser: { points: 3, durationSeconds: 600 } } } });
+});
+afterAll(async () => {
+  await app?.close();
+  trace.disable();
+  metrics.disable();
+  context.disable();
+});
+
+function named(name: string): ReadableSpan[] {
+  return spans.getFinishedSpans().filter((span) => span.name === name);
+}
+
+function metricPoints(collected: ResourceMetrics, name: string) {
+  const metric = collected.scopeMetrics.flatMap((scope) => scope.metrics).find((m) => m.descriptor.name === name);
+  return (metric?.dataPoints ?? []) as { attributes: Record<string, unknown>; value: unknown }[];
+}
+
+describe('OpenTelemetry', () => {
+  let sessionId = '';
+
+  it('a verified start and landing give start, create, landing, status read and fulfil spans, nested per request', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    const handoff = await alice.start('grant_badge');
+    sessionId = app.latestAttempt().session_id;
+    const location = await completeOnHostedPage(app.emulator, handoff, sessionId, seen);
+    expect((await alice.request(location)).status).toBe(303);
+
+    const [start] = named(SpanName.Start);
+    const [create] = named(SpanName.CreateSession);
+    expect(start?.attributes).toMatchObject({ 'verify_kit.action': 'grant_badge', 'verify_kit.session_id': sessionId });
+    expect(create?.attributes).toMatchObject({ 'verify_kit.session_id': sessionId, 'verify_kit.replayed': false });
+    expect(create?.parentSpanContext?.spanId).toBe(start?.spanContext().spanId);
+
+    const [landing] = named(SpanName.Landing);
+    const read = named(SpanName.ReadStatus).find((span) => span.parentSpanContext?.spanId === landing?.spanContext().spanId);
+    const fulfil = named(SpanName.Fulfil).find((span) => span.parentSpanContext?.spanId === landing?.spanContext().spanId);
+    expect(landing?.attributes).toMatchObject({ 'verify_kit.outcome': 'fulfilled', 'verify_kit.session_id': sessionId });
+    expect(read?.attributes).toMatchObject({ 'verify_kit.status': 'verified', 'verify_kit.session_id': sessionId });
+    expect(fulfil?.attributes).toMatchObject({ 'verify_kit.result': 'fulfilled', 'verify_kit.action': 'grant_badge' });
+  });
+
+  it('a refused start is an error span with the code, and counted by the budget that refused it', async () => {
+    const bob = await new TestUser(app, seen).signIn('bob');
+    for (let i = 0; i < 3; i++) await bob.start('grant_badge');
+    expect((await bob.postStart({ _csrf: bob.csrf, action: 'grant_badge' })).status).toBe(429);
+    const refused = named(SpanName.Start).at(-1);
+    expect(refused?.attributes['verify_kit.error_code']).toBe('rate_limited');
+
+    const { resourceMetrics } = await reader.collect();
+    expect(metricPoints(resourceMetrics, MetricName.StartsRefused)).toEqual([
+      expect.objectContaining({ attributes: { 'verify_kit.budget': 'user' }, value: 1 }),
+    ]);
+    const starts = metricPoints(resourceMetrics, MetricName.Starts);
+    expect(starts).toEqual([
+      expect.objectContaining({ attributes: { 'verify_kit.action': 'grant_badge', 'verify_kit.platform': 'web' }, value: 4 }),
+    ]);
+  });
+
+  it('each sweep run is a span with its counts, and records how overdue its oldest due attempt was', async () => {
+    const dueSince = Date.now() - 90_000;
+    app.db.prepare("UPDATE verify_kit_attempts SET next_check_at = ? WHERE outcome = 'pending'").run(dueSince);
+    const report = await runSweep(app.kit.fulfilDeps, { concurrency: 2 });
+    expect(report.claimed).toBeGreaterThan(0);
+    expect(report.oldestDueAgeMs).toBeGreaterThanOrEqual(90_000);
+
+    const sweep = named(SpanName.Sweep).at(-1);
+    expect(sweep?.attributes).toMatchObject({ 'verify_kit.sweep.claimed': report.claimed, 'verify_kit.sweep.pending': report.pending });
+    const { resourceMetrics } = await reader.collect();
+    const [lag] = metricPoints(resourceMetrics, MetricName.SweepLag);
+    expect(lag?.value).toBeGreaterThanOrEqual(90);
+  });
+
+  it('no span or metric attribute carries the secret, a handoff, a phone number or a state', async () => {
+    const states = (app.db.prepare('SELECT state FROM verify_kit_attempts').all() as { state: string }[]).map((r) => r.state);
+    const forbidden = [app.secret, ...seen.handoffs, ...states, ...Object.values(USERS).map((user) => user.destination)];
+    expect(forbidden.length).toBeGreaterThan(5);
+    const { resourceMetrics } = await reader.collect();
+    const values = [
+      ...spans.getFinishedSpans().flatMap((span) => [span.name, ...Object.values(span.attributes).map(String)]),
+      JSON.stringify(resourceMetrics.scopeMetrics),
+    ];
+    const leaks = values.filter((value) => forbidden.some((secret) => value.includes(secret)));
+    expect(leaks).toEqual([]);
+    expect(spans.getFinishedSpans().length).toBeGreaterThan(10);
+  });
+});
