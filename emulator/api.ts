@@ -5,6 +5,7 @@ import { pause, type EmulatorContext } from './context.ts';
 import { sendError } from './errors.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, type Claim } from './idempotency.ts';
 import { HANDOFF_TTL_SECONDS, type Session } from './sessions.ts';
+import { sendOtpOnce, smsDeferredAtCreate } from './sms.ts';
 import { validateCreateRequest } from './validation.ts';
 
 const jsonBody = express.json({ type: ['application/json', 'application/*+json'], limit: '16kb' });
@@ -55,8 +56,9 @@ export function apiRouter(context: EmulatorContext): express.Router {
         return;
       }
       const session = context.sessions.create({ ...validation.value, clientId: client.clientId });
-      context.outbox.send(session.destination, session.otp, session.id);
-      countCreate(context, key);
+      session.idempotencyKey = key;
+      context.stats.creates += 1;
+      if (!smsDeferredAtCreate(context, session)) sendOtpOnce(context, session);
       const body = createdBody(context, session);
       claim?.store(body);
       if (context.faults.takeCreateReset('after')) {
@@ -110,15 +112,9 @@ function createdBody(context: EmulatorContext, session: Session): object {
   return {
     isSuccess: true,
     sessionId: session.id,
-    verifyUrl: `${context.origin}/verify`,
+    verifyUrl: `${context.pageOrigin}/verify`,
     handoff: session.handoff,
     expiresInSeconds: HANDOFF_TTL_SECONDS,
     binding: 'form_post',
   };
-}
-
-function countCreate(context: EmulatorContext, key: string | undefined): void {
-  context.stats.creates += 1;
-  context.stats.smsSent += 1;
-  if (key !== undefined) context.stats.smsByIdempotencyKey[key] = (context.stats.smsByIdempotencyKey[key] ?? 0) + 1;
 }

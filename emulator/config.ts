@@ -1,4 +1,5 @@
 /** Emulator configuration: registered clients and environment variables, validated with messages that name the fix. */
+import { isIP } from 'node:net';
 
 export type Platform = 'web' | 'mobile';
 
@@ -83,11 +84,31 @@ export interface EnvConfig {
   port: number;
   clients: EmulatorClient[];
   control: boolean;
+  /** EMULATOR_PAGE_HOST, when set. */
+  pageHost: string | undefined;
+}
+
+/** What `npm run emulator` and `npm run demo` use: a name (so passkeys work) that is another site than localhost. */
+export const DEFAULT_PAGE_HOST = 'verify.localhost';
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/** A bare host name or IP address for the hosted page: no scheme, port or path. */
+export function validatePageHost(value: string): string {
+  const bare = value.replace(/^\[(.*)\]$/, '$1');
+  if (HOST_NAME.test(bare) || isIP(bare) !== 0) return bare;
+  throw new Error(`EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost (no scheme, port or path), got "${value}".`);
 }
 
 /** Reads EMULATOR_PORT, EMULATOR_CLIENTS and EMULATOR_CONTROL; throws with a clear message on bad values. */
 export function loadEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
-  return { port: parsePort(env.EMULATOR_PORT), clients: parseClients(env.EMULATOR_CLIENTS), control: parseControl(env.EMULATOR_CONTROL) };
+  const pageHost = env.EMULATOR_PAGE_HOST?.trim() ? validatePageHost(env.EMULATOR_PAGE_HOST.trim()) : undefined;
+  return {
+    port: parsePort(env.EMULATOR_PORT),
+    clients: parseClients(env.EMULATOR_CLIENTS),
+    control: parseControl(env.EMULATOR_CONTROL),
+    pageHost,
+  };
 }
 
 export function parsePort(raw: string | undefined): number {

@@ -6,6 +6,7 @@ import type { EmulatorClient } from './config.ts';
 import { Faults, emptyStats, type Stats } from './faults.ts';
 import { IdempotencyStore } from './idempotency.ts';
 import { Outbox } from './outbox.ts';
+import { PasskeyStore, type RelyingParty } from './passkeys.ts';
 import { SessionStore } from './sessions.ts';
 
 export interface EmulatorContext {
@@ -18,8 +19,13 @@ export interface EmulatorContext {
   stats: Stats;
   /** Signs the hosted page's binding field; fresh per process. */
   readonly bindingKey: Buffer;
-  /** Known once the server listens (port 0 picks it then). */
+  /** The API's origin; known once the server listens (port 0 picks it then). */
   origin: string;
+  /** The hosted page's origin, used in verifyUrl: the API's, or another host name on the same port. */
+  pageOrigin: string;
+  /** Passkeys' relying party (the page's host name); undefined on an IP host, where WebAuthn cannot work. */
+  relyingParty: RelyingParty | undefined;
+  readonly passkeys: PasskeyStore;
   /** Aborted on close, so injected delays stop waiting. */
   readonly shutdown: AbortSignal;
 }
@@ -36,6 +42,9 @@ export function createContext(clients: readonly EmulatorClient[], log: (line: st
     stats: emptyStats(),
     bindingKey: randomBytes(32),
     origin: '',
+    pageOrigin: '',
+    relyingParty: undefined,
+    passkeys: new PasskeyStore(),
     shutdown,
   };
 }
@@ -45,6 +54,7 @@ export function resetContext(context: EmulatorContext): void {
   context.sessions.clear();
   context.idempotency.clear();
   context.outbox.clear();
+  context.passkeys.clear();
   context.faults.reset();
   context.clock.reset();
   context.stats = emptyStats();

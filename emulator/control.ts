@@ -55,6 +55,11 @@ export function controlRouter(context: EmulatorContext): express.Router {
     res.json({ faults: context.faults.settings });
   });
 
+  // Enrolled passkeys (never their keys): which client and userRef own them, and how often each was used.
+  router.get('/passkeys', (_req, res) => {
+    res.json({ passkeys: context.passkeys.all().map(({ clientId, userRef, id, uses }) => ({ clientId, userRef, credentialId: id, uses })) });
+  });
+
   router.get('/stats', (_req, res) => {
     res.json(context.stats);
   });

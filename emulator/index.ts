@@ -2,9 +2,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
-import { loadEnvConfig, validateClients, type EmulatorClient } from './config.ts';
+import { loadEnvConfig, validateClients, validatePageHost, type EmulatorClient } from './config.ts';
 import { createContext } from './context.ts';
 import { emulatorControl, type EmulatorControl } from './control-client.ts';
+import { relyingPartyOf } from './passkeys.ts';
 
 export type { EmulatorClient, Platform } from './config.ts';
 export { DEFAULT_CLIENT } from './config.ts';
@@ -14,6 +15,12 @@ export interface EmulatorOptions {
   port?: number;
   /** Default '127.0.0.1': a different site from the demo's 'localhost'. */
   host?: string;
+  /**
+   * Host name browsers use for the hosted page (verifyUrl), on the same port. Default: EMULATOR_PAGE_HOST,
+   * else `host`. A name such as 'verify.localhost' enables passkeys (an IP cannot be a WebAuthn RP ID)
+   * and stays another site than 'localhost'; browsers resolve *.localhost to loopback themselves.
+   */
+  pageHost?: string;
   /** Default from EMULATOR_CLIENTS or the one client of .env.example. */
   clients?: EmulatorClient[];
   /** Mount /_control and /_dev/inbox (loopback only). Default true unless EMULATOR_CONTROL=off. */
@@ -23,10 +30,12 @@ export interface EmulatorOptions {
 }
 
 export interface RunningEmulator {
-  /** e.g. http://127.0.0.1:4010 (no trailing slash). */
+  /** The API's base URL, e.g. http://127.0.0.1:4010 (no trailing slash). */
   url: string;
   /** Typed calls to its control API (they answer 404 when started with `control: false`). */
   control: EmulatorControl;
+  /** The hosted page's origin (what verifyUrl starts with), e.g. http://verify.localhost:4010. */
+  pageOrigin: string;
   close(): Promise<void>;
 }
 
@@ -37,6 +46,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const clients = options.clients === undefined ? env().clients : validateClients(options.clients);
   const control = options.control ?? env().control;
   const host = options.host ?? '127.0.0.1';
+  const pageHost = validatePageHost(options.pageHost ?? env().pageHost ?? host);
   const shutdown = new AbortController();
   const context = createContext(clients, options.log ?? console.log, shutdown.signal);
   const server = createServer(createApp(context, { control }));
@@ -49,12 +59,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     });
   });
   const { port: boundPort } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  const url = `http://${bracketed(host)}:${boundPort}`;
   context.origin = url;
+  context.pageOrigin = `http://${bracketed(pageHost)}:${boundPort}`;
+  context.relyingParty = relyingPartyOf(context.pageOrigin);
 
   return {
     url,
     control: emulatorControl(url),
+    pageOrigin: context.pageOrigin,
     close: () =>
       new Promise<void>((resolve, reject) => {
         shutdown.abort();
@@ -62,4 +75,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         server.closeAllConnections(); // keep-alive sockets would otherwise hold close() open
       }),
   };
+}
+
+function bracketed(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
 }

@@ -1,16 +1,17 @@
 /** `npm run emulator`: starts the emulator from the environment and says how to use it. */
-import { loadEnvConfig } from './config.ts';
+import { DEFAULT_PAGE_HOST, loadEnvConfig } from './config.ts';
 import { startEmulator } from './index.ts';
 
 async function main(): Promise<void> {
   const config = loadEnvConfig();
-  const emulator = await startEmulator(config);
+  // The hosted page on its own *.localhost name: passkeys need a host name, not an IP (see README.md).
+  const emulator = await startEmulator({ ...config, pageHost: config.pageHost ?? DEFAULT_PAGE_HOST });
   const secretSource = process.env.EMULATOR_CLIENTS
     ? 'as set in EMULATOR_CLIENTS'
     : '= VERIFY_CLIENT_SECRET of .env.example';
   const lines = [
     `Hosted SMS verification emulator listening on ${emulator.url}`,
-    `  POST ${emulator.url}/session · GET ${emulator.url}/session/{id} · verifyUrl ${emulator.url}/verify`,
+    `  POST ${emulator.url}/session · GET ${emulator.url}/session/{id} · verifyUrl ${emulator.pageOrigin}/verify`,
     // The client secret is never printed, not even the dev one: say where it is configured instead.
     ...config.clients.map(
       (client) => `  client ${client.clientId} · secret ${secretSource} · returnUrl ${client.returnUrl} (${client.platform ?? 'web'})`,

@@ -9,6 +9,8 @@ export const RETENTION_MS = 24 * 60 * 60 * 1000;
 export const OTP_LENGTH = 6;
 export const OTP_MAX_ATTEMPTS = 5;
 export const OTP_VALIDITY_MS = 10 * 60 * 1000;
+/** A passkey page's challenge answers one ceremony, within this time. */
+export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60 * 1000;
 
 export type SessionStatus = 'pending' | 'verified' | 'failed';
 export type OperationSensitivity = 'normal' | 'sensitive';
@@ -31,10 +33,22 @@ export interface Session extends SessionInput {
   /** The browser that redeemed the handoff; only it may submit the code. */
   deviceId?: string;
   otp: string;
-  otpSentAt: number;
+  /** Undefined while the SMS is deferred (a passkey user who has not asked for a code). */
+  otpSentAt: number | undefined;
+  /** The create call's Idempotency-Key, so a deferred SMS is still counted under it. */
+  idempotencyKey?: string;
   wrongAttempts: number;
   status: SessionStatus;
   reason?: string;
+  verifiedBy?: 'sms' | 'passkey';
+  /** The one WebAuthn challenge this session's page may answer; cleared when used (single use). */
+  passkeyChallenge?: PasskeyChallenge;
+}
+
+export interface PasskeyChallenge {
+  value: string;
+  purpose: 'enrol' | 'verify';
+  issuedAt: number;
 }
 
 export type Redemption =
@@ -63,7 +77,7 @@ export class SessionStore {
       handoff: randomBytes(32).toString('base64url'), // 256 bits
       handoffRedeemed: false,
       otp: newOtp(),
-      otpSentAt: now,
+      otpSentAt: undefined, // sendOtpOnce (sms.ts) sends it and sets the time
       wrongAttempts: 0,
       status: 'pending',
     };
@@ -97,14 +111,29 @@ export class SessionStore {
   }
 
   /** Terminal states are final: an ended session never moves again. */
-  end(session: Session, status: 'verified' | 'failed', reason?: string): void {
+  end(session: Session, status: 'verified' | 'failed', reason?: string, verifiedBy?: 'sms' | 'passkey'): void {
     if (session.status !== 'pending') return;
     session.status = status;
+    session.passkeyChallenge = undefined;
     if (status === 'failed') session.reason = reason;
+    else session.verifiedBy = verifiedBy;
   }
 
   otpExpired(session: Session): boolean {
-    return this.#clock.now() - session.otpSentAt > OTP_VALIDITY_MS;
+    return session.otpSentAt !== undefined && this.#clock.now() - session.otpSentAt > OTP_VALIDITY_MS;
+  }
+
+  /** A fresh challenge for the page about to be shown; it replaces any earlier one of the session. */
+  issueChallenge(session: Session, purpose: PasskeyChallenge['purpose'], value: string): void {
+    session.passkeyChallenge = { value, purpose, issuedAt: this.#clock.now() };
+  }
+
+  /** The session's challenge for `purpose` if still valid, and either way it is gone: single use. */
+  takeChallenge(session: Session, purpose: PasskeyChallenge['purpose']): string | undefined {
+    const challenge = session.passkeyChallenge;
+    session.passkeyChallenge = undefined;
+    if (challenge === undefined || challenge.purpose !== purpose) return undefined;
+    return this.#clock.now() - challenge.issuedAt > PASSKEY_CHALLENGE_TTL_MS ? undefined : challenge.value;
   }
 
   clear(): void {

@@ -33,10 +33,14 @@ input[aria-invalid="true"] { border-color: var(--error); }
 button { width: 100%; min-height: 48px; font: 600 17px/1 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; border: 0; border-radius: 10px;
   background: var(--accent); color: var(--accent-text); cursor: pointer; }
 button:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+button.secondary { background: transparent; color: var(--accent); border: 2px solid var(--accent); margin-top: 12px; }
+button:disabled { opacity: .6; cursor: progress; }
+.error:empty { display: none; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
-function layout(title: string, nonce: string, body: string): string {
+/** The page frame; `script` (the passkey pages' only script) runs under the same nonce as the styles. */
+export function layout(title: string, nonce: string, body: string, script?: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -51,7 +55,7 @@ function layout(title: string, nonce: string, body: string): string {
 <p class="brand">Hosted verification · local emulator</p>
 ${body}
 </main>
-</body>
+${script === undefined ? '' : `<script nonce="${nonce}">${script}</script>\n`}</body>
 </html>`;
 }
 

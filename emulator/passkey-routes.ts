@@ -1,0 +1,59 @@
+/**
+ * The passkey forms of the hosted page. POST /verify/passkey ends a pending session `verified` with
+ * a passkey of its client and userRef (no SMS); POST /verify/passkey/enrol saves a passkey after an
+ * accepted SMS code. Both pass the same device and binding checks as the code form, and each answers
+ * the one single-use challenge the page it came from was issued.
+ */
+import express from 'express';
+import type { EmulatorContext } from './context.ts';
+import { endedForm, FORM_TYPE, pendingForm, returnToSite, sendEnrolPage, sendPage, sendPasskeyPage } from './hosted-responses.ts';
+import { parseCredential, verifyAssertion, verifyEnrolment } from './passkeys.ts';
+
+// A WebAuthn answer as JSON is a few kB (RSA keys and attestation make it larger than a code form).
+const passkeyBody = express.urlencoded({ extended: false, limit: '32kb', type: FORM_TYPE, parameterLimit: 20 });
+
+export function passkeyRoutes(router: express.Router, context: EmulatorContext): void {
+  router.post('/passkey', passkeyBody, async (req, res) => {
+    const checked = pendingForm(req, res, context);
+    if (checked === undefined) return;
+    const { session, deviceId } = checked;
+    const rp = context.relyingParty;
+    const passkeys = context.passkeys.list(session.clientId, session.userRef);
+    if (rp === undefined || passkeys.length === 0) {
+      // This session's userRef has no passkey (another userRef's never counts): nothing changes.
+      sendPage(res, 400, 'No passkey for this verification', 'Go back to the verification page and use the SMS code.');
+      return;
+    }
+    const challenge = context.sessions.takeChallenge(session, 'verify');
+    const credential = parseCredential(req.body?.credential);
+    if (challenge === undefined || credential === undefined || !(await verifyAssertion(rp, credential, challenge, passkeys))) {
+      const error = challenge === undefined ? 'That passkey request has expired or was already used. Try again.' : 'That passkey could not be verified. Try again, or get a code by SMS.';
+      await sendPasskeyPage(res, context, session, deviceId, { status: 400, error });
+      return;
+    }
+    context.sessions.end(session, 'verified', undefined, 'passkey');
+    returnToSite(res, session);
+  });
+
+  router.post('/passkey/enrol', passkeyBody, async (req, res) => {
+    const checked = endedForm(req, res, context);
+    if (checked === undefined) return;
+    const { session, deviceId } = checked;
+    const rp = context.relyingParty;
+    // Only right after an accepted SMS code, in the browser that entered it.
+    if (rp === undefined || session.status !== 'verified' || session.verifiedBy !== 'sms') {
+      sendPage(res, 400, 'No passkey can be saved here', 'Go back to the site.');
+      return;
+    }
+    const challenge = context.sessions.takeChallenge(session, 'enrol');
+    const credential = parseCredential(req.body?.credential);
+    const owner = { clientId: session.clientId, userRef: session.userRef };
+    const passkey = challenge === undefined || credential === undefined ? undefined : await verifyEnrolment(rp, credential, challenge, owner);
+    if (passkey === undefined) {
+      await sendEnrolPage(res, context, session, deviceId, { status: 400, error: 'The passkey could not be saved. Try again, or continue without one.' });
+      return;
+    }
+    context.passkeys.add(passkey);
+    returnToSite(res, session);
+  });
+}

@@ -1,0 +1,21 @@
+/**
+ * Sends a session's OTP, once. Normally at create (the spec's "An SMS OTP is sent to the
+ * destination"); for a userRef with an enrolled passkey it is deferred until the user asks for a
+ * code on the hosted page, so a passkey verification sends no SMS at all (see README.md).
+ */
+import type { EmulatorContext } from './context.ts';
+import type { Session } from './sessions.ts';
+
+export function sendOtpOnce(context: EmulatorContext, session: Session): void {
+  if (session.otpSentAt !== undefined) return; // no resend: one code per session
+  session.otpSentAt = context.clock.now();
+  context.outbox.send(session.destination, session.otp, session.id);
+  context.stats.smsSent += 1;
+  const key = session.idempotencyKey;
+  if (key !== undefined) context.stats.smsByIdempotencyKey[key] = (context.stats.smsByIdempotencyKey[key] ?? 0) + 1;
+}
+
+/** At create: a passkey user gets the choice on the hosted page instead of an SMS they may not need. */
+export function smsDeferredAtCreate(context: EmulatorContext, session: Session): boolean {
+  return context.relyingParty !== undefined && context.passkeys.has(session.clientId, session.userRef);
+}
