@@ -1,0 +1,51 @@
+/** A stand-in integrator site on `localhost` for hosted-page browser tests, and its handoff form. */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { escapeHtml } from '../../emulator/views.ts';
+
+export interface Landing {
+  origin: string;
+  /** HTML served on GET /page. */
+  page: string;
+  /** Query strings that arrived on GET /verify/return, with the request headers the browser sent. */
+  returns: Array<{ query: URLSearchParams; headers: IncomingHttpHeaders }>;
+  close(): Promise<void>;
+}
+
+export async function startLanding(): Promise<Landing> {
+  const server: Server = createServer();
+  const landing: Landing = {
+    origin: '',
+    page: '',
+    returns: [],
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  server.on('request', (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/verify/return') {
+      landing.returns.push({ query: url.searchParams, headers: req.headers });
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Back at the site</h1>');
+    } else if (url.pathname === '/page') {
+      // A Lax cookie of the site's own, to show it never travels to the hosted page.
+      res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'site_session=s3cr3t; SameSite=Lax; HttpOnly; Path=/' });
+      res.end(landing.page);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  landing.origin = `http://localhost:${(server.address() as AddressInfo).port}`;
+  return landing;
+}
+
+/** The integrator's frontend: a form that POSTs the handoff as `hx` to verifyUrl. */
+export function handoffForm(verifyUrl: string, handoff: string): string {
+  return `<!doctype html><html><body>
+<form method="post" action="${escapeHtml(verifyUrl)}">
+<input type="hidden" name="hx" value="${escapeHtml(handoff)}"><button type="submit">Verify my phone</button>
+</form></body></html>`;
+}
