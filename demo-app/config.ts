@@ -26,6 +26,11 @@ export interface DemoConfig {
   sweepIntervalMs: number;
   /** Port of the bundled emulator (only when verifyBaseUrl is undefined). */
   emulatorPort: number;
+  /**
+   * Host name of the bundled emulator's hosted page: a *.localhost name is another site than the demo's
+   * localhost and, unlike 127.0.0.1, a valid WebAuthn RP ID, so its passkey enrolment works.
+   */
+  emulatorPageHost: string;
 }
 
 export const DEFAULTS = {
@@ -38,6 +43,7 @@ export const DEFAULTS = {
   sessionSecret: 'change-me-to-a-long-random-value',
   sweepIntervalMs: 30_000,
   emulatorPort: 4010,
+  emulatorPageHost: 'verify.localhost',
 } as const;
 
 /** The landing's path in the default return URL, on whichever port the demo runs. */
@@ -136,6 +142,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
 
   const sweepIntervalMs = integer(env, 'SWEEP_INTERVAL_MS', DEFAULTS.sweepIntervalMs, 1000, 86_400_000);
   const emulatorPort = integer(env, 'EMULATOR_PORT', DEFAULTS.emulatorPort, 0, 65_535);
+  const emulatorPageHost = text(env, 'EMULATOR_PAGE_HOST') ?? DEFAULTS.emulatorPageHost;
+  if (!/^[a-z0-9.-]+$/i.test(emulatorPageHost)) {
+    throw new ConfigError(`EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost; got "${emulatorPageHost}".`);
+  }
 
   return {
     verifyBaseUrl,
@@ -149,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
     sweepIntervalMs,
     emulatorPort,
+    emulatorPageHost,
   };
 }
 

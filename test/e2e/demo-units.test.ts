@@ -26,6 +26,7 @@ describe('demo configuration', () => {
       host: 'localhost',
       databasePath: './data/demo.sqlite',
       emulatorPort: 4010,
+      emulatorPageHost: 'verify.localhost',
       trustProxy: false,
     });
   });

@@ -10,7 +10,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from 'hosted-sms-verify-kit';
 import { launchBrowser } from '../helpers/browser.ts';
-import { apiMe, arriveAt, browserTraffic, dbFacts, enterCode, newContext, signIn, startStack, USERS, waitForHostedPage, wrongCode, type Stack } from './stack.ts';
+import { apiMe, arriveAt, browserTraffic, dbFacts, declinePasskeyOffer, enterCode, newContext, signIn, startStack, USERS, waitForHostedPage, wrongCode, type Stack } from './stack.ts';
 
 // Every run saves screenshots of the main pages to test-results/screenshots (ignored by git);
 // `npm run screenshots` runs this suite with SCREENSHOTS_DIR=docs/screenshots to refresh the README's.
@@ -65,6 +65,7 @@ describe('demo app in a real browser', () => {
     expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
 
     await enterCode(page, await stack.control.codeFor(sessionId));
+    await declinePasskeyOffer(page);
     await arriveAt(page, `${stack.demoUrl}/verified/phone`);
     await visible(page.getByRole('heading', { name: 'Phone number confirmed' }));
     await visible(page.getByText(sessionId));
@@ -105,6 +106,7 @@ describe('demo app in a real browser', () => {
     expect(stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE user_id = ?').get(USERS.bob.id)).toEqual({ n: 0 });
 
     await enterCode(page, await stack.control.codeFor(sessionId));
+    await declinePasskeyOffer(page);
     await arriveAt(page, `${stack.demoUrl}/verified/payout`);
     await visible(page.getByRole('heading', { name: 'Payout account changed' }));
     await visible(page.getByText('Payouts now go to the account ending 8901.'));
@@ -157,6 +159,7 @@ describe('demo app in a real browser', () => {
     const retried = await waitForHostedPage(page, stack, 'chen', restartBefore);
     expect(retried).not.toBe(sessionId);
     await enterCode(page, await stack.control.codeFor(retried));
+    await declinePasskeyOffer(page);
     await arriveAt(page, `${stack.demoUrl}/verified/phone`);
     expect(dbFacts(stack, retried)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'failed', reason: 'otp_locked' });
@@ -175,6 +178,7 @@ describe('demo app in a real browser', () => {
     await startAction(page, 'confirm_phone');
     const sessionId = await waitForHostedPage(page, stack, 'alice', before);
     await enterCode(page, await stack.control.codeFor(sessionId));
+    await declinePasskeyOffer(page);
     await arriveAt(page, `${stack.demoUrl}/verified/phone`);
     expect(landings).toHaveLength(1);
     expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
@@ -211,16 +215,10 @@ describe('demo app in a real browser', () => {
     await startAction(page, 'change_payout');
     const sessionId = await waitForHostedPage(page, stack, 'bob', before);
 
-    // The code reaches the service and is accepted, but the answer (the redirect to the landing)
-    // never reaches the browser: the connection drops and the user closes the tab.
-    let serviceAnswered = 0;
-    await page.route(`${stack.emulatorUrl}/verify/code`, async (route) => {
-      const response = await route.fetch({ maxRedirects: 0 });
-      serviceAnswered = response.status();
-      await route.abort('connectionreset');
-    });
-    await enterCode(page, await stack.control.codeFor(sessionId)).catch(() => null);
-    await expect.poll(() => serviceAnswered).toBe(303);
+    // The code is accepted (the session is verified), and the hosted page offers a passkey before
+    // sending the browser back; the user closes the tab there, so the landing never happens.
+    await enterCode(page, await stack.control.codeFor(sessionId));
+    await visible(page.getByRole('heading', { name: 'Code accepted' }));
     await page.close();
 
     expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
@@ -288,6 +286,7 @@ describe('demo app in a real browser', () => {
     await page.getByRole('button', { name: 'Continue' }).click();
     const sessionId = await waitForHostedPage(page, stack, 'chen', before);
     await enterCode(page, await stack.control.codeFor(sessionId));
+    await declinePasskeyOffer(page);
     await arriveAt(page, `${stack.demoUrl}/verified/phone`);
     await visible(page.getByRole('heading', { name: 'Phone number confirmed' }));
     expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
@@ -330,7 +329,7 @@ describe('demo app in a real browser', () => {
       `<form method="post" action="${top.verifyUrl}"><input type="hidden" name="hx" value="${top.handoff}"></form>`,
     );
     await page.locator('form').evaluate((form: HTMLFormElement) => form.submit());
-    await arriveAt(page, `${stack.emulatorUrl}/verify`);
+    await arriveAt(page, stack.verifyUrl);
     await visible(page.locator('#code'));
     await context.close();
   });
@@ -353,8 +352,10 @@ describe('demo app in a real browser', () => {
 
     // Finish the second tab first, then the first.
     await enterCode(payoutTab, await stack.control.codeFor(payoutSession));
+    await declinePasskeyOffer(payoutTab);
     await arriveAt(payoutTab, `${stack.demoUrl}/verified/payout`);
     await enterCode(phoneTab, await stack.control.codeFor(phoneSession));
+    await declinePasskeyOffer(phoneTab);
     await arriveAt(phoneTab, `${stack.demoUrl}/verified/phone`);
 
     expect(dbFacts(stack, phoneSession)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
@@ -371,6 +372,81 @@ describe('demo app in a real browser', () => {
     expect(response.status).toBe(401);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await response.json()).toEqual({ error: 'not_signed_in', message: expect.any(String) });
+  });
+});
+
+describe('passkeys on the hosted page: why a stable userRef matters', () => {
+  // A stack of its own: a fresh emulator, so no other test meets Alice's passkey.
+  let own: Stack;
+  beforeAll(async () => {
+    own = await startStack();
+  });
+  afterAll(() => own?.close());
+
+  it('the first verification offers a passkey; the next one uses it with no SMS and the kit fulfils it once; another userRef gets the SMS', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    await signIn(page, own, 'alice');
+
+    // First verification: the SMS code, then the offer to save a passkey.
+    let sent = (await own.control.outbox()).length;
+    await startAction(page, 'confirm_phone');
+    const first = await waitForHostedPage(page, own, 'alice', sent);
+    await enterCode(page, await own.control.codeFor(first));
+    await visible(page.getByRole('heading', { name: 'Code accepted' }));
+    await shot(page, 'passkey-offer');
+    await page.getByRole('button', { name: 'Create a passkey' }).click();
+    await arriveAt(page, `${own.demoUrl}/verified/phone`);
+    expect(dbFacts(own, first)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+
+    // Next verification, same userRef (Alice's permanent id): "Use your passkey", and no SMS at all.
+    await page.goto(`${own.demoUrl}/`);
+    sent = (await own.control.outbox()).length;
+    await page.locator('#accountNumber').fill('2468 1357 9000');
+    await startAction(page, 'change_payout');
+    await arriveAt(page, own.verifyUrl);
+    await visible(page.getByRole('button', { name: 'Use your passkey' }));
+    expect(await page.locator('#code').count()).toBe(0);
+    await shot(page, 'passkey-use');
+    await page.getByRole('button', { name: 'Use your passkey' }).click();
+    await arriveAt(page, `${own.demoUrl}/verified/payout`);
+    await visible(page.getByText('Payouts now go to the account ending 9000.'));
+    expect((await own.control.outbox()).length).toBe(sent);
+
+    // The kit fulfilled it exactly as an SMS-verified session: re-read, one transaction, once.
+    const me = await apiMe(context, own);
+    const payout = me.actions.filter((a) => a.action === 'change_payout');
+    expect(payout).toHaveLength(1);
+    expect(dbFacts(own, payout[0]!.sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(me.user.payoutAccount?.masked).toBe('••••9000');
+
+    // The same person arriving under another userRef (an app that used the email) gets the SMS page.
+    const other = await own.demo.kit.client.createSession(
+      {
+        returnUrl: own.returnUrl,
+        destination: USERS.alice.phone,
+        operationSensitivity: 'normal',
+        userRef: 'alice@example.com',
+        state: randomBytes(32).toString('base64url'),
+        platform: 'web',
+      },
+      randomUUID(),
+    );
+    expect((await own.control.outbox()).filter((m) => m.sessionId === other.sessionId)).toHaveLength(1);
+    await page.goto('about:blank'); // out of the demo's page and its CSP (form-action 'self')
+    await page.setContent(
+      `<form method="post" action="${other.verifyUrl}"><input type="hidden" name="hx" value="${other.handoff}"></form>`,
+    );
+    await page.locator('form').evaluate((form: HTMLFormElement) => form.submit());
+    await arriveAt(page, own.verifyUrl);
+    await visible(page.locator('#code'));
+    expect(await page.getByRole('button', { name: 'Use your passkey' }).count()).toBe(0);
+    await context.close();
   });
 });
 

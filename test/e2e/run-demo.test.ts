@@ -83,6 +83,10 @@ it('npm run demo with only PORT set: prints the URLs, a person completes a verif
 
   await page.locator('#code').fill(code);
   await page.getByRole('button', { name: 'Verify' }).click();
+  // The hosted page (on verify.localhost, where passkeys work) offers a passkey; this person declines.
+  await page.getByRole('heading', { name: 'Code accepted' }).waitFor();
+  expect(new URL(page.url()).host).toBe(`verify.localhost:${emulatorPort}`);
+  await page.getByRole('button', { name: 'Not now' }).click();
   await page.waitForURL(`${demoUrl}/verified/payout`);
   await page.getByText('Payouts now go to the account ending 2211.').waitFor();
   const me = (await (await context.request.get(`${demoUrl}/api/me`)).json()) as { actions: Array<{ action: string; sessionId: string }> };

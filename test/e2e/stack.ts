@@ -1,7 +1,8 @@
 /**
  * One demo + one emulator per suite, both on loopback and on different sites (the demo on
- * `localhost`, the emulator on `127.0.0.1`), the way `npm run demo` runs them. The demo's server
- * listens first on port 0 so the emulator's registered returnUrl can name its real port.
+ * `localhost`; the emulator's API on `127.0.0.1` and its hosted page on `verify.localhost`, where
+ * passkeys work), the way `npm run demo` runs them. The demo's server listens first on port 0 so
+ * the emulator's registered returnUrl can name its real port.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +18,10 @@ import { controlApi, type ControlApi } from '../helpers/emulator.ts';
 export interface Stack {
   demoUrl: string;
   returnUrl: string;
+  /** The emulator's API base (the kit's baseUrl). */
   emulatorUrl: string;
+  /** The hosted page, as browsers see it: http://verify.localhost:<port>/verify. */
+  verifyUrl: string;
   control: ControlApi;
   demo: DemoApp;
   clientId: string;
@@ -46,6 +50,7 @@ export async function startStack(): Promise<Stack> {
   const emulator = await startEmulator({
     port: 0,
     host: '127.0.0.1',
+    pageHost: 'verify.localhost',
     clients: [{ clientId, secret: clientSecret, returnUrl, platform: 'web' }],
     control: true,
     log: (line) => emulatorLog.push(line),
@@ -65,6 +70,7 @@ export async function startStack(): Promise<Stack> {
     demoUrl,
     returnUrl,
     emulatorUrl: emulator.url,
+    verifyUrl: `${emulator.pageOrigin}/verify`,
     control: controlApi(emulator.url),
     demo,
     clientId,
@@ -123,7 +129,7 @@ export async function signIn(page: Page, stack: Stack, user: DemoUserKey): Promi
 
 /** The hosted code page of the attempt just started; returns its sessionId (from the SMS outbox). */
 export async function waitForHostedPage(page: Page, stack: Stack, user: DemoUserKey, sentBefore: number): Promise<string> {
-  await page.waitForURL(`${stack.emulatorUrl}/verify`);
+  await page.waitForURL(stack.verifyUrl);
   await page.locator('#code').waitFor();
   const messages = (await stack.control.outbox()).slice(sentBefore).filter((m) => m.to === USERS[user].phone);
   if (messages.length !== 1) throw new Error(`expected one new SMS to ${user}, found ${messages.length}`);
@@ -133,6 +139,12 @@ export async function waitForHostedPage(page: Page, stack: Stack, user: DemoUser
 export async function enterCode(page: Page, code: string): Promise<void> {
   await page.locator('#code').fill(code);
   await page.getByRole('button', { name: 'Verify' }).click();
+}
+
+/** After an accepted code the hosted page offers a passkey (the session is already verified): decline it. */
+export async function declinePasskeyOffer(page: Page): Promise<void> {
+  await page.getByRole('heading', { name: 'Code accepted' }).waitFor();
+  await page.getByRole('button', { name: 'Not now' }).click();
 }
 
 export function wrongCode(code: string): string {
