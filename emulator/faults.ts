@@ -91,7 +91,7 @@ export class Faults {
 }
 
 export interface Stats {
-  /** Sessions created (each sent one SMS). */
+  /** Sessions created (each sends one SMS: at create, or for a passkey user only when asked). */
   creates: number;
   /** POST /session answered by replaying a stored response. */
   replays: number;
