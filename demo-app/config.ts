@@ -144,7 +144,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   const emulatorPort = integer(env, 'EMULATOR_PORT', DEFAULTS.emulatorPort, 0, 65_535);
   const emulatorPageHost = text(env, 'EMULATOR_PAGE_HOST') ?? DEFAULTS.emulatorPageHost;
   if (!/^[a-z0-9.-]+$/i.test(emulatorPageHost)) {
-    throw new ConfigError(`EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost; got "${emulatorPageHost}".`);
+    throw new ConfigError(
+      `EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost; got "${emulatorPageHost}".`,
+    );
   }
 
   return {

@@ -97,7 +97,9 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([
 export function validatePageHost(value: string): string {
   const bare = value.replace(/^\[(.*)\]$/, '$1');
   if (HOST_NAME.test(bare) || isIP(bare) !== 0) return bare;
-  throw new Error(`EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost (no scheme, port or path), got "${value}".`);
+  throw new Error(
+    `EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost (no scheme, port or path), got "${value}".`,
+  );
 }
 
 /** Reads EMULATOR_PORT, EMULATOR_CLIENTS and EMULATOR_CONTROL; throws with a clear message on bad values. */

@@ -57,7 +57,10 @@ export function controlRouter(context: EmulatorContext): express.Router {
 
   // Enrolled passkeys (never their keys): which client and userRef own them, and how often each was used.
   router.get('/passkeys', (_req, res) => {
-    res.json({ passkeys: context.passkeys.all().map(({ clientId, userRef, id, uses }) => ({ clientId, userRef, credentialId: id, uses })) });
+    const passkeys = context.passkeys
+      .all()
+      .map(({ clientId, userRef, id, uses }) => ({ clientId, userRef, credentialId: id, uses }));
+    res.json({ passkeys });
   });
 
   router.get('/stats', (_req, res) => {

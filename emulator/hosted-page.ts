@@ -86,7 +86,8 @@ export function hostedPageRouter(context: EmulatorContext): express.Router {
     if (context.sessions.otpExpired(session)) return fail(res, context, session, 'otp_locked');
     if (session.otpSentAt === undefined) {
       // A passkey user who never asked for a code: nothing to compare with, no attempt used.
-      await sendSessionPage(res, context, session, deviceId, { status: 400, error: 'Ask for a code by SMS first, or use your passkey.' });
+      const error = 'Ask for a code by SMS first, or use your passkey.';
+      await sendSessionPage(res, context, session, deviceId, { status: 400, error });
       return;
     }
 
@@ -98,7 +99,8 @@ export function hostedPageRouter(context: EmulatorContext): express.Router {
     if (!timingSafeEqual(Buffer.from(code), Buffer.from(session.otp))) {
       session.wrongAttempts += 1;
       if (session.wrongAttempts >= OTP_MAX_ATTEMPTS) return fail(res, context, session, 'otp_locked');
-      sendCodePage(res, context, session, deviceId, { error: 'That code is not correct. Check the SMS and try again.' });
+      const error = 'That code is not correct. Check the SMS and try again.';
+      sendCodePage(res, context, session, deviceId, { error });
       return;
     }
     context.sessions.end(session, 'verified', undefined, 'sms');

@@ -17,11 +17,15 @@ export const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 export const STALE = {
   title: 'This link was already used or has expired',
-  message: 'For your security each verification link works once and only for a short time. Go back to the site and start again.',
+  message:
+    'For your security each verification link works once and only for a short time. ' +
+    'Go back to the site and start again.',
 };
 export const NOT_FROM_SITE = {
   title: 'Open this page from the site',
-  message: 'This verification page can only be opened by the site that asked you to verify. Go back to the site and start again.',
+  message:
+    'This verification page can only be opened by the site that asked you to verify. ' +
+    'Go back to the site and start again.',
 };
 const ENDED = { title: 'This verification has already ended', message: 'Go back to the site and start again.' };
 
@@ -63,13 +67,25 @@ interface PageOptions {
 }
 
 /** Sends a page whose forms post to the hosted page and may end in a 303 to the site. */
-function sendFormPage(res: Response, session: Session, status: number, render: (nonce: string) => string, withScript = false): void {
+function sendFormPage(
+  res: Response,
+  session: Session,
+  status: number,
+  render: (nonce: string) => string,
+  withScript = false,
+): void {
   const nonce = randomBytes(16).toString('base64');
   res.set('Content-Security-Policy', csp(nonce, `'self' ${returnTarget(session.returnUrl)}`, withScript));
   res.status(status).type('html').send(render(nonce));
 }
 
-export function sendCodePage(res: Response, context: EmulatorContext, session: Session, deviceId: string, options: PageOptions = {}): void {
+export function sendCodePage(
+  res: Response,
+  context: EmulatorContext,
+  session: Session,
+  deviceId: string,
+  options: PageOptions = {},
+): void {
   sendFormPage(res, session, options.status ?? 200, (nonce) =>
     codePage({
       nonce,
@@ -123,10 +139,12 @@ export async function sendEnrolPage(
     return;
   }
   const displayName = maskPhone(session.destination);
-  const publicKey = await enrolmentOptions(rp, context.passkeys, { clientId: session.clientId, userRef: session.userRef, displayName });
+  const owner = { clientId: session.clientId, userRef: session.userRef, displayName };
+  const publicKey = await enrolmentOptions(rp, context.passkeys, owner);
   context.sessions.issueChallenge(session, 'enrol', publicKey.challenge);
   const binding = pageBinding(context.bindingKey, session.id, deviceId);
-  sendFormPage(res, session, options.status ?? 200, (nonce) => enrolPage({ nonce, binding, options: publicKey, error: options.error }), true);
+  const render = (nonce: string) => enrolPage({ nonce, binding, options: publicKey, error: options.error });
+  sendFormPage(res, session, options.status ?? 200, render, true);
 }
 
 /**
@@ -153,6 +171,11 @@ export interface PostedForm {
   mac: string;
 }
 
+export interface CheckedForm {
+  session: Session;
+  deviceId: string;
+}
+
 /** The session a hosted-page form names in page_binding; answers 400 itself when there is none. */
 export function postedForm(req: Request, res: Response, context: EmulatorContext): PostedForm | undefined {
   const parsed = req.is(FORM_TYPE) ? parsePageBinding(req.body?.page_binding) : undefined;
@@ -170,7 +193,7 @@ export function postedForm(req: Request, res: Response, context: EmulatorContext
  * own browser home again; another device fails it as device_changed, a forged binding as
  * session_binding_failed. Answers itself and returns undefined unless all pass.
  */
-export function pendingForm(req: Request, res: Response, context: EmulatorContext): { session: Session; deviceId: string } | undefined {
+export function pendingForm(req: Request, res: Response, context: EmulatorContext): CheckedForm | undefined {
   const posted = postedForm(req, res, context);
   if (posted === undefined) return undefined;
   const { session, deviceId, mac } = posted;
@@ -180,20 +203,29 @@ export function pendingForm(req: Request, res: Response, context: EmulatorContex
     else sendPage(res, 400, ENDED.title, ENDED.message);
     return undefined;
   }
-  if (deviceId === undefined || deviceId !== session.deviceId) return void fail(res, context, session, 'device_changed');
-  if (!bindingMatches(context.bindingKey, session.id, deviceId, mac)) return void fail(res, context, session, 'session_binding_failed');
+  if (deviceId === undefined || deviceId !== session.deviceId) {
+    fail(res, context, session, 'device_changed');
+    return undefined;
+  }
+  if (!bindingMatches(context.bindingKey, session.id, deviceId, mac)) {
+    fail(res, context, session, 'session_binding_failed');
+    return undefined;
+  }
   return { session, deviceId };
 }
 
 /** For the forms shown after the end (continue, enrol): only the browser that finished it, with its binding. */
-export function endedForm(req: Request, res: Response, context: EmulatorContext): { session: Session; deviceId: string } | undefined {
+export function endedForm(req: Request, res: Response, context: EmulatorContext): CheckedForm | undefined {
   const posted = postedForm(req, res, context);
   if (posted === undefined) return undefined;
   const { session, deviceId, mac } = posted;
-  const sameBrowser = deviceId !== undefined && deviceId === session.deviceId && bindingMatches(context.bindingKey, session.id, deviceId, mac);
+  const sameDevice = deviceId !== undefined && deviceId === session.deviceId;
+  const sameBrowser = sameDevice && bindingMatches(context.bindingKey, session.id, deviceId, mac);
   if (session.status === 'pending' || !sameBrowser) {
     // Nothing changes: a pending session is finished only by its code or passkey, an ended one stays ended.
-    if (session.status === 'pending') sendPage(res, 400, 'Finish the verification first', 'Go back to the verification page and finish it there.');
+    if (session.status === 'pending') {
+      sendPage(res, 400, 'Finish the verification first', 'Go back to the verification page and finish it there.');
+    }
     else sendPage(res, 400, ENDED.title, ENDED.message);
     return undefined;
   }

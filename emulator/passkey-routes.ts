@@ -6,7 +6,15 @@
  */
 import express from 'express';
 import type { EmulatorContext } from './context.ts';
-import { endedForm, FORM_TYPE, pendingForm, returnToSite, sendEnrolPage, sendPage, sendPasskeyPage } from './hosted-responses.ts';
+import {
+  endedForm,
+  FORM_TYPE,
+  pendingForm,
+  returnToSite,
+  sendEnrolPage,
+  sendPage,
+  sendPasskeyPage,
+} from './hosted-responses.ts';
 import { parseCredential, verifyAssertion, verifyEnrolment } from './passkeys.ts';
 
 // A WebAuthn answer as JSON is a few kB (RSA keys and attestation make it larger than a code form).
@@ -26,8 +34,13 @@ export function passkeyRoutes(router: express.Router, context: EmulatorContext):
     }
     const challenge = context.sessions.takeChallenge(session, 'verify');
     const credential = parseCredential(req.body?.credential);
-    if (challenge === undefined || credential === undefined || !(await verifyAssertion(rp, credential, challenge, passkeys))) {
-      const error = challenge === undefined ? 'That passkey request has expired or was already used. Try again.' : 'That passkey could not be verified. Try again, or get a code by SMS.';
+    const answered = challenge !== undefined && credential !== undefined;
+    const verified = answered && (await verifyAssertion(rp, credential, challenge, passkeys));
+    if (!verified) {
+      const error =
+        challenge === undefined
+          ? 'That passkey request has expired or was already used. Try again.'
+          : 'That passkey could not be verified. Try again, or get a code by SMS.';
       await sendPasskeyPage(res, context, session, deviceId, { status: 400, error });
       return;
     }
@@ -48,9 +61,11 @@ export function passkeyRoutes(router: express.Router, context: EmulatorContext):
     const challenge = context.sessions.takeChallenge(session, 'enrol');
     const credential = parseCredential(req.body?.credential);
     const owner = { clientId: session.clientId, userRef: session.userRef };
-    const passkey = challenge === undefined || credential === undefined ? undefined : await verifyEnrolment(rp, credential, challenge, owner);
+    const answered = challenge !== undefined && credential !== undefined;
+    const passkey = answered ? await verifyEnrolment(rp, credential, challenge, owner) : undefined;
     if (passkey === undefined) {
-      await sendEnrolPage(res, context, session, deviceId, { status: 400, error: 'The passkey could not be saved. Try again, or continue without one.' });
+      const error = 'The passkey could not be saved. Try again, or continue without one.';
+      await sendEnrolPage(res, context, session, deviceId, { status: 400, error });
       return;
     }
     context.passkeys.add(passkey);

@@ -30,8 +30,9 @@ const PASSKEY_SCRIPT = `
     authenticatorAttachment: credential.authenticatorAttachment || undefined });
   async function ceremony() {
     if (enrol) {
-      const created = await navigator.credentials.create({ publicKey: { ...options, challenge: bytes(options.challenge),
-        user: { ...options.user, id: bytes(options.user.id) }, excludeCredentials: withIds(options.excludeCredentials) } });
+      const created = await navigator.credentials.create({ publicKey: { ...options,
+        challenge: bytes(options.challenge), user: { ...options.user, id: bytes(options.user.id) },
+        excludeCredentials: withIds(options.excludeCredentials) } });
       const r = created.response;
       return { ...common(created), response: { clientDataJSON: text(r.clientDataJSON),
         attestationObject: text(r.attestationObject), transports: r.getTransports ? r.getTransports() : [] } };
@@ -39,8 +40,9 @@ const PASSKEY_SCRIPT = `
     const got = await navigator.credentials.get({ publicKey: { ...options, challenge: bytes(options.challenge),
       allowCredentials: withIds(options.allowCredentials) } });
     const r = got.response;
-    return { ...common(got), response: { clientDataJSON: text(r.clientDataJSON), authenticatorData: text(r.authenticatorData),
-      signature: text(r.signature), userHandle: r.userHandle ? text(r.userHandle) : undefined } };
+    return { ...common(got), response: { clientDataJSON: text(r.clientDataJSON),
+      authenticatorData: text(r.authenticatorData), signature: text(r.signature),
+      userHandle: r.userHandle ? text(r.userHandle) : undefined } };
   }
   button.hidden = false;
   button.addEventListener('click', async () => {
@@ -59,6 +61,9 @@ const PASSKEY_SCRIPT = `
 })();
 `;
 
+const SENSITIVE_NOTICE =
+  '<p class="notice">You are confirming a sensitive action. Only continue if you started it yourself.</p>';
+
 interface PasskeyFormInput {
   mode: 'enrol' | 'verify';
   action: string;
@@ -68,7 +73,8 @@ interface PasskeyFormInput {
 }
 
 function passkeyForm({ mode, action, options, binding, label }: PasskeyFormInput): string {
-  return `<form id="passkey-form" method="post" action="${action}" data-mode="${mode}" data-options="${escapeHtml(JSON.stringify(options))}">
+  const data = `data-mode="${mode}" data-options="${escapeHtml(JSON.stringify(options))}"`;
+  return `<form id="passkey-form" method="post" action="${action}" ${data}>
 <input type="hidden" name="page_binding" value="${escapeHtml(binding)}">
 <input type="hidden" name="credential" value="">
 <button type="button" id="passkey-button" hidden>${escapeHtml(label)}</button>
@@ -94,18 +100,20 @@ export interface PasskeyPageInput {
 /** A session whose userRef has a passkey: use it, or ask for the SMS code. */
 export function passkeyPage(input: PasskeyPageInput): string {
   const { nonce, binding, options, maskedPhone, smsSent, sensitive, error } = input;
+  const smsButton = smsSent ? 'Enter the SMS code instead' : 'Text me a code instead';
+  const phone = escapeHtml(maskedPhone);
   return layout(
     'Use your passkey',
     nonce,
     `<h1>Verify it’s you</h1>
 <p>Use the passkey you saved on this device. No SMS needed.</p>
-${sensitive ? '<p class="notice">You are confirming a sensitive action. Only continue if you started it yourself.</p>' : ''}
+${sensitive ? SENSITIVE_NOTICE : ''}
 ${errorLine(error)}
 ${passkeyForm({ mode: 'verify', action: '/verify/passkey', options, binding, label: 'Use your passkey' })}
 <form method="post" action="/verify/sms">
 <input type="hidden" name="page_binding" value="${escapeHtml(binding)}">
-<button type="submit" class="secondary" aria-describedby="sms-hint">${smsSent ? 'Enter the SMS code instead' : 'Text me a code instead'}</button>
-<p class="hint" id="sms-hint">${smsSent ? 'We sent' : 'We will send'} a 6-digit code to <strong>${escapeHtml(maskedPhone)}</strong>.</p>
+<button type="submit" class="secondary" aria-describedby="sms-hint">${smsButton}</button>
+<p class="hint" id="sms-hint">${smsSent ? 'We sent' : 'We will send'} a 6-digit code to <strong>${phone}</strong>.</p>
 </form>`,
     PASSKEY_SCRIPT,
   );

@@ -109,7 +109,10 @@ export function enrolmentOptions(
   });
 }
 
-export function verificationOptions(rp: RelyingParty, passkeys: readonly StoredPasskey[]): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export function verificationOptions(
+  rp: RelyingParty,
+  passkeys: readonly StoredPasskey[],
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
   return generateAuthenticationOptions({
     rpID: rp.rpId,
     // Only this userRef's credentials: a passkey of another userRef is never offered (nor accepted).
@@ -126,7 +129,8 @@ export function parseCredential(value: unknown): Record<string, unknown> | undef
     const parsed: unknown = JSON.parse(value);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
     const { id, response } = parsed as Record<string, unknown>;
-    return typeof id === 'string' && typeof response === 'object' && response !== null ? (parsed as Record<string, unknown>) : undefined;
+    const shaped = typeof id === 'string' && typeof response === 'object' && response !== null;
+    return shaped ? (parsed as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -156,7 +160,7 @@ export async function verifyEnrolment(
   }
 }
 
-/** Verifies a `navigator.credentials.get` answer against the owner's passkeys; true when one of them signed the challenge. */
+/** Verifies a `navigator.credentials.get` answer: true when one of the owner's passkeys signed the challenge. */
 export async function verifyAssertion(
   rp: RelyingParty,
   credential: Record<string, unknown>,
@@ -171,7 +175,12 @@ export async function verifyAssertion(
       expectedChallenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.rpId,
-      credential: { id: passkey.id, publicKey: passkey.publicKey as Uint8Array<ArrayBuffer>, counter: passkey.counter, transports: passkey.transports },
+      credential: {
+        id: passkey.id,
+        publicKey: passkey.publicKey as Uint8Array<ArrayBuffer>,
+        counter: passkey.counter,
+        transports: passkey.transports,
+      },
       requireUserVerification: false,
     });
     if (!result.verified) return false;

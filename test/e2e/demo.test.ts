@@ -9,8 +9,22 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from 'hosted-sms-verify-kit';
-import { launchBrowser } from '../helpers/browser.ts';
-import { apiMe, arriveAt, browserTraffic, dbFacts, declinePasskeyOffer, enterCode, newContext, signIn, startStack, USERS, waitForHostedPage, wrongCode, type Stack } from './stack.ts';
+import { addVirtualAuthenticator, launchBrowser } from '../helpers/browser.ts';
+import {
+  apiMe,
+  arriveAt,
+  browserTraffic,
+  dbFacts,
+  declinePasskeyOffer,
+  enterCode,
+  newContext,
+  signIn,
+  startStack,
+  USERS,
+  waitForHostedPage,
+  wrongCode,
+  type Stack,
+} from './stack.ts';
 
 // Every run saves screenshots of the main pages to test-results/screenshots (ignored by git);
 // `npm run screenshots` runs this suite with SCREENSHOTS_DIR=docs/screenshots to refresh the README's.
@@ -383,14 +397,10 @@ describe('passkeys on the hosted page: why a stable userRef matters', () => {
   });
   afterAll(() => own?.close());
 
-  it('the first verification offers a passkey; the next one uses it with no SMS and the kit fulfils it once; another userRef gets the SMS', async () => {
+  it('the first code offers a passkey; the next uses it, no SMS, fulfilled once; another userRef: SMS', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-    });
+    await addVirtualAuthenticator(context, page);
     await signIn(page, own, 'alice');
 
     // First verification: the SMS code, then the offer to save a passkey.

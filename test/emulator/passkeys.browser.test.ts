@@ -7,7 +7,7 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorClient } from '../../emulator/index.ts';
-import { launchBrowser } from '../helpers/browser.ts';
+import { addVirtualAuthenticator, launchBrowser } from '../helpers/browser.ts';
 import { newSession, postForm, readSession, startTestEmulator, type TestEmulator } from '../helpers/emulator.ts';
 import { handoffForm, startLanding, type Landing } from '../helpers/landing.ts';
 
@@ -27,8 +27,9 @@ let cspViolations: string[];
 
 beforeAll(async () => {
   landing = await startLanding();
-  client = { clientId: 'passkey-client', secret: 'passkey-secret-0123456789', returnUrl: `${landing.origin}/verify/return` };
-  otherClient = { clientId: 'passkey-other', secret: 'passkey-other-0123456789', returnUrl: `${landing.origin}/verify/return` };
+  const returnUrl = `${landing.origin}/verify/return`;
+  client = { clientId: 'passkey-client', secret: 'passkey-secret-0123456789', returnUrl };
+  otherClient = { clientId: 'passkey-other', secret: 'passkey-other-0123456789', returnUrl };
   emulator = await startTestEmulator({ clients: [client, otherClient], pageHost: PAGE_HOST });
   browser = await launchBrowser();
   context = await browser.newContext();
@@ -38,11 +39,7 @@ beforeAll(async () => {
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
   });
-  cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-  }));
+  ({ cdp, id: authenticatorId } = await addVirtualAuthenticator(context, page));
 });
 
 afterAll(async () => {
@@ -68,7 +65,8 @@ async function smsFor(sessionId: string) {
 
 async function passkeys() {
   const response = await fetch(`${emulator.url}/_control/passkeys`);
-  return ((await response.json()) as { passkeys: Array<{ clientId: string; userRef: string; credentialId: string; uses: number }> }).passkeys;
+  type Enrolled = { passkeys: Array<{ clientId: string; userRef: string; credentialId: string; uses: number }> };
+  return ((await response.json()) as Enrolled).passkeys;
 }
 
 async function backAtSite(sessionId: string): Promise<void> {
@@ -76,17 +74,18 @@ async function backAtSite(sessionId: string): Promise<void> {
   expect(landing.returns.at(-1)?.query.get('session_id')).toBe(sessionId);
 }
 
-const statusOf = async (owner: EmulatorClient, sessionId: string) => (await readSession(emulator.url, owner, sessionId)).body;
+const statusOf = async (owner: EmulatorClient, sessionId: string) =>
+  (await readSession(emulator.url, owner, sessionId)).body;
 
 /** The hosted page's own URL on the emulator's listening address (Node cannot resolve *.localhost). */
 const onLoopback = (url: string) => url.replace(`//${PAGE_HOST}:`, '//127.0.0.1:');
 
 describe('passkeys on the hosted page (Chromium, virtual authenticator)', () => {
-  it('the page host is another site than the integrator: the handoff POST and the return are cross-site, cookies stay home', async () => {
+  it('the page host is another site: the handoff POST and the return are cross-site, cookies stay home', async () => {
     const next = await newSession(emulator.url, client, { userRef: 'site-probe' });
     landing.page = handoffForm(next.verifyUrl, next.handoff);
     await page.goto(`${landing.origin}/page`);
-    const sent = page.waitForRequest((candidate) => candidate.url() === next.verifyUrl && candidate.method() === 'POST');
+    const sent = page.waitForRequest((request) => request.url() === next.verifyUrl && request.method() === 'POST');
     await page.getByRole('button', { name: 'Verify my phone' }).click();
     const headers = await (await sent).allHeaders();
     expect(headers['sec-fetch-site']).toBe('cross-site');
@@ -102,7 +101,7 @@ describe('passkeys on the hosted page (Chromium, virtual authenticator)', () => 
     expect(cookies.find((cookie) => cookie.name === 'site_session')?.domain).toBe('localhost');
   });
 
-  it('after an accepted SMS code offers a passkey; creating it stores it for this client and userRef and returns to the site', async () => {
+  it('after an accepted SMS code offers a passkey; creating it stores it for this client and userRef', async () => {
     const session = await openHostedPage(client, USER);
     expect(await smsFor(session.sessionId)).toHaveLength(1); // no passkey yet: the SMS goes out at create
     await page.locator('#code').fill(await emulator.control.codeFor(session.sessionId));
@@ -113,7 +112,8 @@ describe('passkeys on the hosted page (Chromium, virtual authenticator)', () => 
     await page.getByRole('button', { name: 'Create a passkey' }).click();
     await backAtSite(session.sessionId);
 
-    expect(await passkeys()).toEqual([{ clientId: client.clientId, userRef: USER, credentialId: expect.any(String), uses: 0 }]);
+    const stored = { clientId: client.clientId, userRef: USER, credentialId: expect.any(String), uses: 0 };
+    expect(await passkeys()).toEqual([stored]);
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials).toHaveLength(1);
     expect(credentials[0]?.rpId).toBe(PAGE_HOST);
@@ -127,7 +127,8 @@ describe('passkeys on the hosted page (Chromium, virtual authenticator)', () => 
     await page.getByRole('button', { name: 'Use your passkey' }).click();
     await backAtSite(session.sessionId);
 
-    expect(await statusOf(client, session.sessionId)).toMatchObject({ status: 'verified', userRef: USER, state: session.state });
+    const status = await statusOf(client, session.sessionId);
+    expect(status).toMatchObject({ status: 'verified', userRef: USER, state: session.state });
     expect(await smsFor(session.sessionId)).toEqual([]);
     expect((await passkeys())[0]?.uses).toBe(1);
     expect(cspViolations).toEqual([]);
@@ -148,7 +149,7 @@ describe('passkeys on the hosted page (Chromium, virtual authenticator)', () => 
     expect((await passkeys())[0]?.uses).toBe(1); // the passkey was not used
   });
 
-  it('a changed userRef (say, the user’s new email) gets the SMS at create and the code page, never the passkey', async () => {
+  it('a changed userRef (say, the user’s new email) gets the SMS at create and the code page, no passkey', async () => {
     const session = await openHostedPage(client, 'alice.new@example.com');
     expect(await smsFor(session.sessionId)).toHaveLength(1);
     await page.locator('#code').waitFor();
@@ -163,7 +164,7 @@ describe('passkeys on the hosted page (Chromium, virtual authenticator)', () => 
     expect(await page.getByRole('button', { name: 'Use your passkey' }).count()).toBe(0);
   });
 
-  it('a challenge answers once: a passkey answer replayed after a failed try is refused and the session stays pending', async () => {
+  it('a challenge answers once: a passkey answer replayed after a failed try is refused, still pending', async () => {
     const session = await openHostedPage(client, USER);
     let original = '';
     await page.route('**/verify/passkey', async (route) => {
@@ -181,7 +182,9 @@ describe('passkeys on the hosted page (Chromium, virtual authenticator)', () => 
 
     // The untouched answer, from the same browser (its device cookie), for the challenge already spent.
     const device = (await context.cookies()).find((cookie) => cookie.name === `emu_device_${session.sessionId}`);
-    const replay = await postForm(onLoopback(`${session.verifyUrl}/passkey`), Object.fromEntries(new URLSearchParams(original)), `${device?.name}=${device?.value}`);
+    const fields = Object.fromEntries(new URLSearchParams(original));
+    const cookie = `${device?.name}=${device?.value}`;
+    const replay = await postForm(onLoopback(`${session.verifyUrl}/passkey`), fields, cookie);
     expect(replay.status).toBe(400);
     expect(await replay.text()).toContain('That passkey could not be verified'); // it signed the spent challenge
     expect(await statusOf(client, session.sessionId)).toMatchObject({ status: 'pending' });
@@ -198,10 +201,11 @@ describe('passkeys on the hosted page (Chromium, virtual authenticator)', () => 
     expect(await smsFor(session.sessionId)).toEqual([]);
   });
 
-  it('a passkey answer from a browser without the session’s device cookie fails the session as device_changed', async () => {
+  it('a passkey answer from a browser without the device cookie fails the session as device_changed', async () => {
     const session = await openHostedPage(client, USER);
     const binding = await page.locator('#passkey-form input[name="page_binding"]').inputValue();
-    const response = await postForm(onLoopback(`${session.verifyUrl}/passkey`), { page_binding: binding, credential: '{}' });
+    const fields = { page_binding: binding, credential: '{}' };
+    const response = await postForm(onLoopback(`${session.verifyUrl}/passkey`), fields);
     expect(response.status).toBe(303);
     expect(await statusOf(client, session.sessionId)).toMatchObject({ status: 'failed', reason: 'device_changed' });
   });

@@ -28,16 +28,23 @@ afterAll(() => emulator.close());
 beforeEach(() => emulator.control.reset());
 
 const onLoopback = (url: string) => url.replace(`//${RP_ID}:`, '//127.0.0.1:');
-const statusOf = async (sessionId: string, client = WEB_CLIENT) => (await readSession(emulator.url, client, sessionId)).body;
-const smsFor = async (sessionId: string) => (await emulator.control.outbox()).filter((message) => message.sessionId === sessionId);
-const passkeys = async () =>
-  ((await (await fetch(`${emulator.url}/_control/passkeys`)).json()) as { passkeys: Array<{ clientId: string; userRef: string }> }).passkeys;
+const statusOf = async (sessionId: string, client = WEB_CLIENT) =>
+  (await readSession(emulator.url, client, sessionId)).body;
+const smsFor = async (sessionId: string) =>
+  (await emulator.control.outbox()).filter((message) => message.sessionId === sessionId);
+type Enrolled = { passkeys: Array<{ clientId: string; userRef: string }> };
+const passkeys = async () => ((await (await fetch(`${emulator.url}/_control/passkeys`)).json()) as Enrolled).passkeys;
+
+/** A signed `navigator.credentials.get` answer as the form field's JSON. */
+const assertion = (authenticator: SoftAuthenticator, challenge: string, origin: string) =>
+  JSON.stringify(authenticator.assert({ challenge, origin, rpId: RP_ID }));
 
 /** The WebAuthn options a passkey page carries in data-options. */
 function optionsOf(html: string): { challenge: string } {
   const raw = /data-options="([^"]+)"/.exec(html)?.[1];
   if (raw === undefined) throw new Error('no passkey form on this page');
-  return JSON.parse(raw.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))) as { challenge: string };
+  const json = raw.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+  return JSON.parse(json) as { challenge: string };
 }
 
 /** A session with its hosted page opened by this "browser" (its device cookie). */
@@ -65,14 +72,15 @@ async function enrol(authenticator: SoftAuthenticator, client: EmulatorClient = 
 }
 
 describe('enrolment after an accepted SMS code', () => {
-  it('the accepted code ends the session verified first, then the offer; the passkey is stored for that client and userRef', async () => {
+  it('an accepted code ends the session verified, then offers a passkey; stored per client and userRef', async () => {
     const session = await opened();
     const offer = await session.post('/code', { code: await emulator.control.codeFor(session.sessionId) });
     expect(offer.status).toBe(200);
     expect(offer.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'/);
     expect(await statusOf(session.sessionId)).toMatchObject({ status: 'verified' });
     const { challenge } = optionsOf(await offer.text());
-    const credential = JSON.stringify(new SoftAuthenticator().register({ challenge, origin: session.origin, rpId: RP_ID }));
+    const registration = new SoftAuthenticator().register({ challenge, origin: session.origin, rpId: RP_ID });
+    const credential = JSON.stringify(registration);
     const saved = await session.post('/passkey/enrol', { credential });
     expect(saved.status).toBe(303);
     const query = `session_id=${encodeURIComponent(session.sessionId)}&state=${encodeURIComponent(session.state)}`;
@@ -95,7 +103,7 @@ describe('enrolment after an accepted SMS code', () => {
     expect(await passkeys()).toEqual([]);
   });
 
-  it('refuses an enrolment on a pending session, from another browser, or signed for another origin: 400, nothing stored', async () => {
+  it('refuses enrolment: pending session, another browser, another origin (400, nothing stored)', async () => {
     const pending = await opened();
     const forged = new SoftAuthenticator().register({ challenge: 'AAAA', origin: pending.origin, rpId: RP_ID });
     expect((await pending.post('/passkey/enrol', { credential: JSON.stringify(forged) })).status).toBe(400);
@@ -146,9 +154,10 @@ describe('a later session of the same client and userRef', () => {
     await enrol(authenticator);
     const session = await opened();
     const { challenge } = optionsOf(session.page.html);
-    const answer = await session.post('/passkey', { credential: JSON.stringify(authenticator.assert({ challenge, origin: session.origin, rpId: RP_ID })) });
+    const answer = await session.post('/passkey', { credential: assertion(authenticator, challenge, session.origin) });
     expect(answer.status).toBe(303);
-    expect(await statusOf(session.sessionId)).toMatchObject({ status: 'verified', userRef: 'user-42', state: session.state });
+    const status = await statusOf(session.sessionId);
+    expect(status).toMatchObject({ status: 'verified', userRef: 'user-42', state: session.state });
     expect(await smsFor(session.sessionId)).toEqual([]);
   });
 
@@ -165,21 +174,25 @@ describe('a later session of the same client and userRef', () => {
     expect(await statusOf(session.sessionId)).toMatchObject({ status: 'pending' });
   });
 
-  it('refuses a passkey answer for another origin, from an unknown credential, or replayed: 400, still pending', async () => {
+  it('refuses a passkey answer for another origin, of an unknown credential, or replayed: 400, pending', async () => {
     const authenticator = new SoftAuthenticator();
     await enrol(authenticator);
     const session = await opened();
     const first = optionsOf(session.page.html).challenge;
 
-    const otherOrigin = await session.post('/passkey', { credential: JSON.stringify(authenticator.assert({ challenge: first, origin: 'http://evil.localhost:1', rpId: RP_ID })) });
+    const otherOrigin = await session.post('/passkey', {
+      credential: assertion(authenticator, first, 'http://evil.localhost:1'),
+    });
     expect(otherOrigin.status).toBe(400);
     const second = optionsOf(await otherOrigin.text()).challenge;
     expect(second).not.toBe(first);
 
-    const stranger = await session.post('/passkey', { credential: JSON.stringify(new SoftAuthenticator().assert({ challenge: second, origin: session.origin, rpId: RP_ID })) });
+    const stranger = await session.post('/passkey', {
+      credential: assertion(new SoftAuthenticator(), second, session.origin),
+    });
     expect(stranger.status).toBe(400);
     // The challenge `second` was spent by that refused answer: a valid signature over it no longer counts.
-    const replayed = await session.post('/passkey', { credential: JSON.stringify(authenticator.assert({ challenge: second, origin: session.origin, rpId: RP_ID })) });
+    const replayed = await session.post('/passkey', { credential: assertion(authenticator, second, session.origin) });
     expect(replayed.status).toBe(400);
     expect(await statusOf(session.sessionId)).toMatchObject({ status: 'pending' });
   });
@@ -190,7 +203,7 @@ describe('a later session of the same client and userRef', () => {
     const session = await opened();
     const { challenge } = optionsOf(session.page.html);
     await emulator.control.advanceClock(5 * 60 + 1);
-    const late = await session.post('/passkey', { credential: JSON.stringify(authenticator.assert({ challenge, origin: session.origin, rpId: RP_ID })) });
+    const late = await session.post('/passkey', { credential: assertion(authenticator, challenge, session.origin) });
     expect(late.status).toBe(400);
     expect(await late.text()).toContain('expired or was already used');
     expect(await statusOf(session.sessionId)).toMatchObject({ status: 'pending' });
@@ -203,8 +216,9 @@ describe('a later session of the same client and userRef', () => {
     const { challenge } = optionsOf(session.page.html);
     const binding = session.page.binding ?? '';
     const forged = `${binding.slice(0, -1)}${binding.endsWith('A') ? 'B' : 'A'}`;
-    const credential = JSON.stringify(authenticator.assert({ challenge, origin: session.origin, rpId: RP_ID }));
-    const response = await postForm(`${session.verifyUrl}/passkey`, { page_binding: forged, credential }, session.page.deviceCookie);
+    const credential = assertion(authenticator, challenge, session.origin);
+    const fields = { page_binding: forged, credential };
+    const response = await postForm(`${session.verifyUrl}/passkey`, fields, session.page.deviceCookie);
     expect(response.status).toBe(303);
     expect(await statusOf(session.sessionId)).toMatchObject({ status: 'failed', reason: 'session_binding_failed' });
   });
@@ -218,8 +232,7 @@ describe('another userRef or another client never sees (nor may use) the passkey
     expect(await smsFor(session.sessionId)).toHaveLength(1);
     expect(session.page.html).toContain('id="code"');
     expect(session.page.html).not.toContain(authenticator.id);
-    const credential = JSON.stringify(authenticator.assert({ challenge: 'AAAA', origin: enrolled.origin, rpId: RP_ID }));
-    const response = await session.post('/passkey', { credential });
+    const response = await session.post('/passkey', { credential: assertion(authenticator, 'AAAA', enrolled.origin) });
     expect(response.status).toBe(400);
     expect(await statusOf(session.sessionId)).toMatchObject({ status: 'pending' });
   });

@@ -31,7 +31,8 @@ export async function startLanding(): Promise<Landing> {
       res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Back at the site</h1>');
     } else if (url.pathname === '/page') {
       // A Lax cookie of the site's own, to show it never travels to the hosted page.
-      res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'site_session=s3cr3t; SameSite=Lax; HttpOnly; Path=/' });
+      const cookie = 'site_session=s3cr3t; SameSite=Lax; HttpOnly; Path=/';
+      res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': cookie });
       res.end(landing.page);
     } else {
       res.writeHead(404).end();

@@ -56,14 +56,19 @@ export class SoftAuthenticator {
       this.credentialId,
       isoCBOR.encode(coseKey),
     ]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as never);
+    const attestation = new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]);
+    const attestationObject = isoCBOR.encode(attestation as never);
     const clientDataJSON = JSON.stringify({ type: 'webauthn.create', challenge, origin, crossOrigin: false });
     return {
       id: this.id,
       rawId: this.id,
       type: 'public-key',
       clientExtensionResults: {},
-      response: { clientDataJSON: b64url(Buffer.from(clientDataJSON)), attestationObject: b64url(attestationObject), transports: ['internal'] },
+      response: {
+        clientDataJSON: b64url(Buffer.from(clientDataJSON)),
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
+      },
     };
   }
 
@@ -71,7 +76,8 @@ export class SoftAuthenticator {
   assert({ challenge, origin, rpId }: CeremonyInput): object {
     const authData = this.#authDataHead(rpId, FLAG_USER_PRESENT | FLAG_USER_VERIFIED);
     const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge, origin, crossOrigin: false }));
-    const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), this.#privateKey); // DER, as WebAuthn wants
+    // ECDSA over authData || SHA-256(clientDataJSON); Node signs DER, which WebAuthn expects.
+    const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), this.#privateKey);
     return {
       id: this.id,
       rawId: this.id,
