@@ -16,9 +16,10 @@ export interface EmulatorOptions {
   /** Default '127.0.0.1': a different site from the demo's 'localhost'. */
   host?: string;
   /**
-   * Host name browsers use for the hosted page (verifyUrl), on the same port. Default: EMULATOR_PAGE_HOST,
-   * else `host`. A name such as 'verify.localhost' enables passkeys (an IP cannot be a WebAuthn RP ID)
-   * and stays another site than 'localhost'; browsers resolve *.localhost to loopback themselves.
+   * Host name browsers use for the hosted page (verifyUrl), on the same port. Default `host` (so Node
+   * can fetch verifyUrl in tests; EMULATOR_PAGE_HOST is read by `npm run emulator` only). A name such as
+   * 'verify.localhost' enables passkeys (an IP cannot be a WebAuthn RP ID) and stays another site than
+   * 'localhost'; browsers resolve *.localhost to loopback themselves.
    */
   pageHost?: string;
   /** Default from EMULATOR_CLIENTS or the one client of .env.example. */
@@ -46,7 +47,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const clients = options.clients === undefined ? env().clients : validateClients(options.clients);
   const control = options.control ?? env().control;
   const host = options.host ?? '127.0.0.1';
-  const pageHost = validatePageHost(options.pageHost ?? env().pageHost ?? host);
+  const pageHost = validatePageHost(options.pageHost ?? host);
   const shutdown = new AbortController();
   const context = createContext(clients, options.log ?? console.log, shutdown.signal);
   const server = createServer(createApp(context, { control }));

@@ -52,6 +52,10 @@ describe('npm run emulator', () => {
       }),
     });
     expect(created.status).toBe(200);
+    // The hosted page is served under verify.localhost on the same port (passkeys need a host name).
+    const port = new URL(url!).port;
+    expect(banner).toContain(`verifyUrl http://verify.localhost:${port}/verify`);
+    expect(((await created.json()) as { verifyUrl: string }).verifyUrl).toBe(`http://verify.localhost:${port}/verify`);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     expect(run.output()).not.toContain(secret);

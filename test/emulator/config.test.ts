@@ -9,6 +9,22 @@ describe('emulator configuration from the environment', () => {
     expect(DEFAULT_CLIENT).toMatchObject({ clientId: 'demo-client', secret: 'demo-secret-change-me', returnUrl: 'http://localhost:3000/verify/return' });
   });
 
+  it('reads EMULATOR_PAGE_HOST; from code the page stays on the listening host unless pageHost is set', async () => {
+    expect(loadEnvConfig({ EMULATOR_PAGE_HOST: 'verify.localhost' }).pageHost).toBe('verify.localhost');
+    for (const [pageHost, expected] of [[undefined, '127.0.0.1'], ['verify.localhost', 'verify.localhost']] as const) {
+      const emulator = await startEmulator({ port: 0, clients: [WEB_CLIENT], control: false, log: () => {}, pageHost });
+      try {
+        const created = await createSession(emulator.url, WEB_CLIENT);
+        const port = new URL(emulator.url).port;
+        expect(new URL(emulator.url).hostname).toBe('127.0.0.1'); // the API never moves
+        expect(created.body.verifyUrl).toBe(`http://${expected}:${port}/verify`);
+        expect(emulator.pageOrigin).toBe(`http://${expected}:${port}`);
+      } finally {
+        await emulator.close();
+      }
+    }
+  });
+
   it('reads EMULATOR_PORT, EMULATOR_CLIENTS and EMULATOR_CONTROL=off', () => {
     const clients = [{ clientId: 'a', secret: 's', returnUrl: 'https://a.example/r' }];
     expect(loadEnvConfig({ EMULATOR_PORT: '0', EMULATOR_CLIENTS: JSON.stringify(clients), EMULATOR_CONTROL: 'off' })).toEqual({
@@ -24,6 +40,8 @@ describe('emulator configuration from the environment', () => {
     [{ EMULATOR_CONTROL: 'no' }, /EMULATOR_CONTROL must be "on" \(default\) or "off"/],
     [{ EMULATOR_CLIENTS: '{not json' }, /EMULATOR_CLIENTS is not valid JSON/],
     [{ EMULATOR_CLIENTS: '[]' }, /non-empty JSON array/],
+    [{ EMULATOR_PAGE_HOST: 'http://verify.localhost:4010' }, /EMULATOR_PAGE_HOST must be a bare host name/],
+    [{ EMULATOR_PAGE_HOST: 'verify.localhost/verify' }, /EMULATOR_PAGE_HOST must be a bare host name/],
   ])('explains a bad value %j', (env, message) => {
     expect(() => loadEnvConfig(env)).toThrow(message);
   });
