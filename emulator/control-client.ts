@@ -30,7 +30,7 @@ export interface EmulatorControl {
   injectFaults(faults: Partial<FaultSettings>): Promise<FaultSettings>;
   /** Call counts: creates, replays, SMS sent (also per Idempotency-Key), status reads, verify posts. */
   stats(): Promise<Stats>;
-  /** Forgets sessions, messages, stats and faults, and resets the clock. */
+  /** Forgets sessions, messages, passkeys, stats and faults, and resets the clock. */
   reset(): Promise<void>;
 }
 
