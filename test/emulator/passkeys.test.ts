@@ -209,6 +209,17 @@ describe('a later session of the same client and userRef', () => {
     expect(await statusOf(session.sessionId)).toMatchObject({ status: 'pending' });
   });
 
+  it('a session never opened by its handoff cannot be verified by passkey: 400, still pending', async () => {
+    const authenticator = new SoftAuthenticator();
+    const enrolled = await enrol(authenticator);
+    const created = await newSession(emulator.url, WEB_CLIENT, { userRef: 'user-42' });
+    const credential = assertion(authenticator, 'AAAA', enrolled.origin);
+    const fields = { page_binding: `${created.sessionId}.forged`, credential };
+    const response = await postForm(`${onLoopback(created.verifyUrl)}/passkey`, fields);
+    expect(response.status).toBe(400);
+    expect(await statusOf(created.sessionId)).toMatchObject({ status: 'pending' });
+  });
+
   it('a forged page binding on the passkey form fails the session as session_binding_failed', async () => {
     const authenticator = new SoftAuthenticator();
     await enrol(authenticator);
