@@ -37,6 +37,10 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
         return;
       }
       switch (completion.kind) {
+        case 'superseded':
+          // No restart form: the newer verification the user finished is the one that counts.
+          sendPage(res, 200, config.pages.failed({ reason: 'superseded', restart: undefined }, nonce), nonce);
+          return;
         case 'failed':
         case 'expired': {
           const reason = completion.kind === 'failed' ? completion.reason : 'expired';

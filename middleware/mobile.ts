@@ -16,6 +16,8 @@ export type MobileOutcome =
   | { outcome: 'failed'; reason: string }
   | { outcome: 'pending' }
   | { outcome: 'expired' }
+  /** A newer verification of the same action was applied instead; this one never will be. */
+  | { outcome: 'superseded' }
   | { outcome: 'processed' };
 
 const parseJson = express.json({ limit: '4kb', strict: true });

@@ -68,7 +68,7 @@ describe('sweep processes on one SQLite file', () => {
     // From the end of the queue, where the sweepers (most overdue first) arrive last.
     for (const wave of [4, 3, 2, 1, 0]) {
       const slice = attempts.slice(wave * 10, wave * 10 + 10);
-      landings.push(...(await Promise.all(slice.map((a) => completeAttempt({ ...b.deps, actions: new Map([[a.action, grantAction('landing')]]) }, a)))));
+      landings.push(...(await Promise.all(slice.map((a) => completeAttempt({ ...b.deps, actions: new Map([[a.action, grantAction('landing')]]) }, a, 'landing')))));
     }
     const [r1, r2] = await Promise.all([one.done, two.done]);
     expect(r1.code, r1.stderr).toBe(0);
