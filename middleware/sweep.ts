@@ -262,7 +262,8 @@ async function sweepOnce<Tx>(
     if (report.claimed === 0 && batch[0] !== undefined) report.oldestDueAgeMs = claimedAt - batch[0].nextCheckAt;
     report.claimed += batch.length;
     if (batch.length < opts.batchSize) exhausted = true;
-    buffer = batch.reverse(); // pop() takes the most overdue first
+    // RETURNING gives rows in table order, not the claim's ORDER BY: sort so pop() takes the most overdue first.
+    buffer = batch.sort((a, b) => b.nextCheckAt - a.nextCheckAt);
   };
 
   /** The next attempt to read, claiming a batch when needed; undefined when the run is done. */
