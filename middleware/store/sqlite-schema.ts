@@ -81,8 +81,11 @@ const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings the kit's tables to SCHEMA_VERSION; safe to run from several processes at once. */
-export function migrate(db: Database): void {
+/**
+ * Brings the kit's tables to SCHEMA_VERSION (or `target`, for upgrade tests); safe to run from
+ * several processes at once.
+ */
+export function migrate(db: Database, target: number = SCHEMA_VERSION): void {
   db.exec('CREATE TABLE IF NOT EXISTS verify_kit_schema (version INTEGER NOT NULL) STRICT');
   const run = db.transaction(() => {
     const row = db.prepare('SELECT version FROM verify_kit_schema').get() as { version: number } | undefined;
@@ -92,9 +95,10 @@ export function migrate(db: Database): void {
         `The database's verify kit schema is version ${current}, newer than this kit's ${SCHEMA_VERSION}: upgrade the kit.`,
       );
     }
-    for (let version = current + 1; version <= SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version - 1]!);
-    if (row === undefined) db.prepare('INSERT INTO verify_kit_schema (version) VALUES (?)').run(SCHEMA_VERSION);
-    else db.prepare('UPDATE verify_kit_schema SET version = ?').run(SCHEMA_VERSION);
+    const to = Math.max(current, Math.min(target, SCHEMA_VERSION));
+    for (let version = current + 1; version <= to; version++) db.exec(MIGRATIONS[version - 1]!);
+    if (row === undefined) db.prepare('INSERT INTO verify_kit_schema (version) VALUES (?)').run(to);
+    else db.prepare('UPDATE verify_kit_schema SET version = ?').run(to);
   });
   run.immediate();
 }
