@@ -31,7 +31,7 @@ export interface OutcomeEvent {
   supersededBy: string | null;
   /** When the outcome was committed (ms). */
   occurredAt: number;
-  /** 1 on the first delivery, 2 on the first re-delivery, and so on. */
+  /** 1 on the first delivery, 2 on the first re-delivery (after a throw or a crash), and so on. */
   delivery: number;
 }
 
@@ -84,7 +84,7 @@ function toEvent(stored: StoredOutcomeEvent): OutcomeEvent {
     reason: attempt.failureReason,
     supersededBy: attempt.supersededBy,
     occurredAt: stored.occurredAt,
-    delivery: stored.deliveries + 1,
+    delivery: stored.deliveries,
   };
 }
 
@@ -113,7 +113,7 @@ export async function deliverOutcomeEvents(
         counts.delivered++;
       } catch (error) {
         counts.failed++;
-        const delay = OUTCOME_RETRY_MS[Math.min(stored.deliveries, OUTCOME_RETRY_MS.length - 1)]!;
+        const delay = OUTCOME_RETRY_MS[Math.min(stored.deliveries - 1, OUTCOME_RETRY_MS.length - 1)]!;
         const nextAttemptAt = deps.now() + delay;
         deps.logger?.warn(
           { eventId: event.eventId, sessionId: event.sessionId, outcome: event.outcome, nextAttemptAt, err: describeHookError(error) },

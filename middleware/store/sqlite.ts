@@ -143,7 +143,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
      RETURNING event_id`,
   );
   const claimEvents = db.prepare(
-    `UPDATE verify_kit_outcome_events SET lease_owner = @owner, lease_until = @leaseUntil
+    `UPDATE verify_kit_outcome_events SET lease_owner = @owner, lease_until = @leaseUntil, deliveries = deliveries + 1
      WHERE event_id IN (
        SELECT event_id FROM verify_kit_outcome_events
        WHERE delivered_at IS NULL AND next_delivery_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
@@ -152,12 +152,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
      RETURNING event_id, session_id, outcome, source, occurred_at, deliveries`,
   );
   const eventDelivered = db.prepare(
-    `UPDATE verify_kit_outcome_events SET delivered_at = @now, deliveries = deliveries + 1, lease_owner = NULL, lease_until = NULL
+    `UPDATE verify_kit_outcome_events SET delivered_at = @now, lease_owner = NULL, lease_until = NULL
      WHERE event_id = @eventId AND lease_owner = @owner AND delivered_at IS NULL`,
   );
   const eventRetry = db.prepare(
-    `UPDATE verify_kit_outcome_events SET next_delivery_at = @nextAttemptAt, deliveries = deliveries + 1,
-       lease_owner = NULL, lease_until = NULL
+    `UPDATE verify_kit_outcome_events SET next_delivery_at = @nextAttemptAt, lease_owner = NULL, lease_until = NULL
      WHERE event_id = @eventId AND lease_owner = @owner AND delivered_at IS NULL`,
   );
   const claimDue = db.prepare(

@@ -79,7 +79,7 @@ export interface StoredOutcomeEvent {
   outcome: Exclude<AttemptOutcome, 'pending'>;
   source: OutcomeSource;
   occurredAt: number;
-  /** Delivery attempts before this one. */
+  /** Delivery attempts so far, this claim included (a crash mid-delivery counts). */
   deliveries: number;
   attempt: Attempt;
 }

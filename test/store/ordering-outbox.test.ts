@@ -148,12 +148,12 @@ describe('outcome events (the outbox)', () => {
     await store.fulfilOnce('session-1', effect, 10, sweepEvent);
     const claim = (owner: string, now: number) => store.claimOutcomeEvents({ now, owner, leaseMs: 1000, limit: 10 });
     const [first] = await claim('a', 20);
-    expect(first).toMatchObject({ outcome: 'fulfilled', source: 'sweep', deliveries: 0, attempt: { sessionId: 'session-1' } });
+    expect(first).toMatchObject({ outcome: 'fulfilled', source: 'sweep', deliveries: 1, attempt: { sessionId: 'session-1' } });
     expect(await claim('b', 500)).toEqual([]); // leased to a
     await store.retryOutcomeEvent(first!.eventId, 'a', 5000); // a's hook threw: try again at 5000
     expect(await claim('b', 4999)).toEqual([]);
     const [again] = await claim('b', 5000);
-    expect(again?.deliveries).toBe(1);
+    expect(again?.deliveries).toBe(2);
     await store.markOutcomeEventDelivered(again!.eventId, 'a', 5001); // not a's any more: no effect
     expect(await claim('c', 7000)).toHaveLength(1); // b's lease lapsed at 6000 (b crashed)
     await store.markOutcomeEventDelivered(again!.eventId, 'c', 7001);
