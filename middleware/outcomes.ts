@@ -127,13 +127,18 @@ export async function deliverOutcomeEvents(
 }
 
 /**
- * Delivers what a request just recorded once the response is on its way ("never delaying the
- * user's redirect"): scheduled with setImmediate, never awaited. Anything that fails here is
- * left undelivered for the sweep.
+ * Delivers what a request just recorded once its response is finished ("never delaying the
+ * user's redirect"): on the response's 'close' (after the last byte went out, or the client left;
+ * express-session may still be saving when the handler returns), never awaited. Anything that
+ * fails here is left undelivered for the sweep.
  */
-export function deliverAfterResponse(deps: OutcomeDeliveryDeps, eventIds: readonly string[]): void {
+export function deliverAfterResponse(
+  deps: OutcomeDeliveryDeps,
+  eventIds: readonly string[],
+  response: { once(event: 'close', listener: () => void): unknown },
+): void {
   if (deps.onOutcome === undefined || eventIds.length === 0) return;
-  setImmediate(() => {
+  response.once('close', () => {
     const owner = `${hostname()}:${process.pid}:request:${randomBytes(4).toString('hex')}`;
     deliverOutcomeEvents(deps, { owner, leaseMs: AFTER_RESPONSE_LEASE_MS, limit: eventIds.length, eventIds }).catch(
       (error: unknown) => {

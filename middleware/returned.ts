@@ -6,7 +6,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KitConfig } from './config.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { completeAttempt, findReturnedAttempt, type Completion, type FulfilDeps } from './fulfil.ts';
-import { deliverAfterResponse } from './outcomes.ts';
 import { annotateSpan } from './telemetry.ts';
 
 /** The kit's states: 32 random bytes, base64url without padding. */
@@ -70,7 +69,6 @@ export async function completeReturn<Tx>(
     attempt = (await deps.store.findAttemptByState(ids.state)) ?? attempt;
     completion = await completeAttempt(deps, attempt, outcomeSource);
   }
-  deliverAfterResponse(deps, completion.eventIds);
   const { sessionId, action } = completion.attempt;
   config.logger.info({ route, sessionId, action, outcome: completion.kind }, 'verification return');
   annotateSpan({ 'verify_kit.session_id': sessionId, 'verify_kit.action': action, 'verify_kit.outcome': completion.kind });
