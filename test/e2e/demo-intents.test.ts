@@ -156,3 +156,34 @@ describe('a restart verifies what it applies', () => {
     expect((stack.demo.db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts').get() as { n: number }).n).toBe(attemptsBefore);
   });
 });
+
+describe("the demo's onOutcome outbox", () => {
+  async function activityWithEmail(agent: Agent, sessionId: string, outcome: string): Promise<string> {
+    for (let i = 0; i < 200; i++) {
+      const page = await agent.get('/activity');
+      if (page.text.includes(`data-session-id="${sessionId}" data-outcome="${outcome}"`)) return page.text;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`no ${outcome} email for ${sessionId} on the Activity page`);
+  }
+
+  it('the Activity page shows one email per outcome: the applied change and the older request that was superseded', async () => {
+    const agent = await signIn(USERS.chen.id);
+    const older = await startOk(agent, { action: 'change_payout', accountNumber: '4000 0000 4444' });
+    const newer = await startOk(agent, { action: 'change_payout', accountNumber: '5000 0000 5555' });
+    await stack.control.complete(older.sessionId, { outcome: 'verified' });
+    await stack.control.complete(newer.sessionId, { outcome: 'verified' });
+    expect((await land(agent, newer)).status).toBe(303);
+    const page = await activityWithEmail(agent, newer.sessionId, 'fulfilled');
+    expect(page).toContain('Payouts now go to the account ending 5555.');
+    await activityWithEmail(agent, older.sessionId, 'superseded');
+    // A reload and a sweep deliver nothing twice.
+    await land(agent, newer);
+    await runSweep({ ...stack.demo.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner: 'outbox-sweep' });
+    const emails = stack.demo.db
+      .prepare('SELECT outcome FROM demo_outbox WHERE session_id IN (?, ?) ORDER BY outcome')
+      .all(older.sessionId, newer.sessionId);
+    expect(emails).toEqual([{ outcome: 'fulfilled' }, { outcome: 'superseded' }]);
+    expect(page).not.toContain(stack.clientSecret);
+  });
+});
