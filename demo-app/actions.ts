@@ -83,7 +83,8 @@ export function createDemoActions(queries: DemoQueries, now: () => number = Date
     successPath: '/verified/payout',
     prepare(req, { user, restartParams }) {
       // A restart checks the earlier attempt's account again, for the user as they are now.
-      const given = restartParams === undefined ? ((req.body ?? {}) as Record<string, unknown>).accountNumber : paramOf(restartParams);
+      const form = (req.body ?? {}) as Record<string, unknown>;
+      const given = restartParams === undefined ? form.accountNumber : paramOf(restartParams);
       const accountNumber = normaliseAccountNumber(given);
       if (queries.payoutAccount(user.userRef)?.accountNumber === accountNumber) {
         throw new KitError(KitErrorCode.InvalidActionParams, 'That is already your payout account.');

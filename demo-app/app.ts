@@ -212,7 +212,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   app.get(
     '/activity',
     withUser((req, res, user) => {
-      res.send(activityPage({ viewer: viewer(req, user), entries: queries.activity(user.id), emails: queries.outbox(user.id) }));
+      const entries = queries.activity(user.id);
+      res.send(activityPage({ viewer: viewer(req, user), entries, emails: queries.outbox(user.id) }));
     }),
   );
 

@@ -15,28 +15,38 @@ export interface OutboxEmail {
   body: string;
 }
 
-function accountOf(event: OutcomeEvent): string | undefined {
+function maskedAccount(event: OutcomeEvent): string {
   const params = event.params;
-  const value = typeof params === 'object' && params !== null && !Array.isArray(params) ? params.accountNumber : undefined;
-  return typeof value === 'string' ? maskAccountNumber(value) : undefined;
+  const isObject = typeof params === 'object' && params !== null && !Array.isArray(params);
+  const value = isObject ? params.accountNumber : undefined;
+  return typeof value === 'string' ? maskAccountNumber(value) : 'a new account';
 }
 
 /** The email text for an outcome (no secret, no handoff: only what the user already knows). */
 export function emailFor(event: OutcomeEvent): OutboxEmail {
   const payout = event.action === CHANGE_PAYOUT;
-  const what = payout ? `changing your payout account to ${accountOf(event) ?? 'a new account'}` : 'confirming your phone number';
+  const what = payout ? `changing your payout account to ${maskedAccount(event)}` : 'confirming your phone number';
   switch (event.outcome) {
     case 'fulfilled':
-      return payout
-        ? {
-            subject: 'Your payout account was changed',
-            body: `Payouts now go to the account ending ${accountOf(event)?.slice(-4) ?? '(unknown)'}. If this was not you, contact us.`,
-          }
-        : { subject: 'Phone number confirmed', body: `You confirmed ${event.destination ?? 'your phone number'} with a code.` };
+      if (payout) {
+        const account = maskedAccount(event);
+        const body = `Payouts now go to the account ending ${account.slice(-4)}. If this was not you, contact us.`;
+        return { subject: 'Your payout account was changed', body };
+      }
+      return {
+        subject: 'Phone number confirmed',
+        body: `You confirmed ${event.destination ?? 'your number'} with a code.`,
+      };
     case 'failed':
-      return { subject: 'A verification did not succeed', body: `The verification for ${what} failed. Nothing was changed.` };
+      return {
+        subject: 'A verification did not succeed',
+        body: `The verification for ${what} failed. Nothing was changed.`,
+      };
     case 'expired':
-      return { subject: 'A verification expired', body: `The verification for ${what} was not finished in time. Nothing was changed.` };
+      return {
+        subject: 'A verification expired',
+        body: `The verification for ${what} was not finished in time. Nothing was changed.`,
+      };
     case 'superseded':
       return {
         subject: 'An older request was not applied',
@@ -45,7 +55,7 @@ export function emailFor(event: OutcomeEvent): OutboxEmail {
   }
 }
 
-/** The onOutcome hook: one outbox row per event, whatever how often it is delivered. */
+/** The onOutcome hook: one outbox row per event, however often it is delivered. */
 export function createOutboxHook(db: Database): (event: OutcomeEvent) => void {
   const insert = db.prepare(
     `INSERT INTO demo_outbox (event_id, user_id, session_id, outcome, subject, body, at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -53,6 +63,7 @@ export function createOutboxHook(db: Database): (event: OutcomeEvent) => void {
   );
   return (event) => {
     const email = emailFor(event);
-    insert.run(event.eventId, event.userRef, event.sessionId, event.outcome, email.subject, email.body, event.occurredAt);
+    const { eventId, userRef, sessionId, outcome, occurredAt } = event;
+    insert.run(eventId, userRef, sessionId, outcome, email.subject, email.body, occurredAt);
   };
 }

@@ -294,10 +294,13 @@ function validateActions<Tx>(value: unknown, problems: string[]): Map<string, Ac
       );
     }
     if (!isFn(action.fulfil)) problems.push(`\`${named}.fulfil\` must be a synchronous function (tx, attempt) => void.`);
-    if (action.prepare !== undefined && !isFn(action.prepare)) problems.push(`\`${named}.prepare\` must be a function (req, context) => params, or omitted.`);
+    if (action.prepare !== undefined && !isFn(action.prepare)) {
+      problems.push(`\`${named}.prepare\` must be a function (req, context) => params, or omitted.`);
+    }
     if (action.ordering !== undefined && action.ordering !== 'latest' && action.ordering !== 'independent') {
       problems.push(
-        `\`${named}.ordering\` must be 'latest' (the newest verified attempt of a user wins; the default) or 'independent' (every verified attempt applies): got ${quote(action.ordering)}.`,
+        `\`${named}.ordering\` must be 'latest' (the newest verified attempt of a user wins; the default) ` +
+          `or 'independent' (every verified attempt applies): got ${quote(action.ordering)}.`,
       );
     }
     map.set(action.name, action as ActionDefinition<Tx>);

@@ -61,7 +61,11 @@ export async function findReturnedAttempt<Tx>(
  * Re-reads the session and fulfils, records the failure, or reports it still pending. `source`
  * names the caller in outcome events and log lines.
  */
-export async function completeAttempt<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt, source: OutcomeSource): Promise<Completion> {
+export async function completeAttempt<Tx>(
+  deps: FulfilDeps<Tx>,
+  attempt: Attempt,
+  source: OutcomeSource,
+): Promise<Completion> {
   const settled = settledCompletion(attempt);
   if (settled !== undefined) return settled;
   const event: OutcomeRecording | undefined = deps.onOutcome === undefined ? undefined : { source };
@@ -72,7 +76,8 @@ export async function completeAttempt<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt
     const { eventIds } = await deps.store.recordFailure(attempt.sessionId, status.reason, deps.now(), event);
     const current = await deps.store.findAttemptByState(attempt.state);
     // A concurrent caller may have settled it first; report what is stored.
-    const stored = settledCompletion(current ?? attempt) ?? { kind: 'failed', attempt, reason: status.reason, eventIds: [] };
+    const failed: Completion = { kind: 'failed', attempt, reason: status.reason, eventIds: [] };
+    const stored = settledCompletion(current ?? attempt) ?? failed;
     return { ...stored, eventIds };
   }
 
@@ -106,7 +111,13 @@ export async function completeAttempt<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt
 
 function logSuperseded<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt, source: OutcomeSource): void {
   deps.logger?.info(
-    { route: source, sessionId: attempt.sessionId, action: attempt.action, supersededBy: attempt.supersededBy, outcome: 'superseded' },
+    {
+      route: source,
+      sessionId: attempt.sessionId,
+      action: attempt.action,
+      supersededBy: attempt.supersededBy,
+      outcome: 'superseded',
+    },
     'verification superseded: a newer one of the same user and action was applied, so this one never will be',
   );
 }

@@ -116,7 +116,13 @@ export async function deliverOutcomeEvents(
         const delay = OUTCOME_RETRY_MS[Math.min(stored.deliveries - 1, OUTCOME_RETRY_MS.length - 1)]!;
         const nextAttemptAt = deps.now() + delay;
         deps.logger?.warn(
-          { eventId: event.eventId, sessionId: event.sessionId, outcome: event.outcome, nextAttemptAt, err: describeHookError(error) },
+          {
+            eventId: event.eventId,
+            sessionId: event.sessionId,
+            outcome: event.outcome,
+            nextAttemptAt,
+            err: describeHookError(error),
+          },
           'onOutcome failed; the event is delivered again later',
         );
         await deps.store.retryOutcomeEvent(event.eventId, options.owner, nextAttemptAt);
@@ -140,11 +146,11 @@ export function deliverAfterResponse(
   if (deps.onOutcome === undefined || eventIds.length === 0) return;
   response.once('close', () => {
     const owner = `${hostname()}:${process.pid}:request:${randomBytes(4).toString('hex')}`;
-    deliverOutcomeEvents(deps, { owner, leaseMs: AFTER_RESPONSE_LEASE_MS, limit: eventIds.length, eventIds }).catch(
-      (error: unknown) => {
-        deps.logger?.error({ err: describeHookError(error) }, 'outcome events could not be delivered now; the sweep will');
-      },
-    );
+    const delivery = { owner, leaseMs: AFTER_RESPONSE_LEASE_MS, limit: eventIds.length, eventIds };
+    deliverOutcomeEvents(deps, delivery).catch((error: unknown) => {
+      const message = 'outcome events could not be delivered now; the sweep will';
+      deps.logger?.error({ err: describeHookError(error) }, message);
+    });
   });
 }
 

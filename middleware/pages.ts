@@ -132,7 +132,9 @@ export const defaultPages: PageRenderers = {
         : ctx.reason === 'superseded'
           ? {
               title: 'A newer request replaced this one',
-              text: 'You confirmed a newer request of the same kind, and that one was applied. This older request will never be applied.',
+              text:
+                'You confirmed a newer request of the same kind, and that one was applied. ' +
+                'This older request will never be applied.',
             }
           : { title: 'Verification failed', text: 'The verification did not succeed. You can start a new one.' };
     return layout({

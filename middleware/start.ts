@@ -67,7 +67,8 @@ async function paramsFor<Tx>(
   user: ResolvedUser,
   restart: unknown,
 ): Promise<JsonValue> {
-  const restartParams = restart === undefined ? undefined : await restartedParams(config, action, user.userRef, restart);
+  const restartParams =
+    restart === undefined ? undefined : await restartedParams(config, action, user.userRef, restart);
   if (action.prepare === undefined) return restartParams ?? null;
   const context: PrepareContext = {
     user: { userRef: user.userRef, destination: user.destination },
@@ -85,14 +86,19 @@ async function restartedParams<Tx>(
   restart: unknown,
 ): Promise<JsonValue> {
   const previous =
-    typeof restart === 'string' && STATE_PATTERN.test(restart) ? await config.store.findAttemptByState(restart) : undefined;
+    typeof restart === 'string' && STATE_PATTERN.test(restart)
+      ? await config.store.findAttemptByState(restart)
+      : undefined;
   if (
     previous === undefined ||
     previous.userRef !== userRef ||
     previous.action !== action.name ||
     (previous.outcome !== 'failed' && previous.outcome !== 'expired')
   ) {
-    throw new KitError(KitErrorCode.InvalidActionParams, 'That verification cannot be restarted; go back and start again.');
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'That verification cannot be restarted; go back and start again.',
+    );
   }
   return previous.params;
 }

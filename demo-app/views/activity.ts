@@ -27,7 +27,8 @@ ${ctx.entries.map(
 }
 </section>
 <h2>Emails sent</h2>
-<p class="lead">Sent after each outcome by the kit's onOutcome hook, outside the transaction (at least once; one per outcome).</p>
+<p class="lead">Sent after each outcome by the kit's onOutcome hook, outside the transaction
+(at least once; one per outcome).</p>
 <section class="card" id="outbox">
 ${
   ctx.emails.length === 0

@@ -40,7 +40,9 @@ FAILURE_COPY.expired = {
 
 FAILURE_COPY.superseded = {
   title: 'A newer request replaced this one',
-  text: 'You confirmed a newer request of the same kind, and that one was applied. This older request will never be applied.',
+  text:
+    'You confirmed a newer request of the same kind, and that one was applied. ' +
+    'This older request will never be applied.',
 };
 
 const GENERIC_FAILURE = {

@@ -55,9 +55,11 @@ const MIGRATIONS: readonly string[] = [
      lease_until    INTEGER
    ) STRICT;
    INSERT INTO verify_kit_attempts_v2 (state, session_id, user_ref, action, params, return_to, sensitivity, platform,
-     created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, lease_owner, lease_until)
+     created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks,
+     lease_owner, lease_until)
    SELECT state, session_id, user_ref, action, params, return_to, sensitivity, platform,
-     created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, lease_owner, lease_until
+     created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks,
+     lease_owner, lease_until
    FROM verify_kit_attempts ORDER BY created_at, rowid;
    DROP TABLE verify_kit_attempts;
    ALTER TABLE verify_kit_attempts_v2 RENAME TO verify_kit_attempts;
@@ -76,7 +78,8 @@ const MIGRATIONS: readonly string[] = [
      lease_owner      TEXT,
      lease_until      INTEGER
    ) STRICT;
-   CREATE INDEX verify_kit_outcome_events_due ON verify_kit_outcome_events (next_delivery_at) WHERE delivered_at IS NULL;`,
+   CREATE INDEX verify_kit_outcome_events_due ON verify_kit_outcome_events (next_delivery_at)
+     WHERE delivered_at IS NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -105,9 +105,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   migrate(db);
 
   const insert = db.prepare(
-    `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, destination, return_to, sensitivity, platform,
-       created_at, next_check_at)
-     VALUES (@state, @sessionId, @userRef, @action, @params, @destination, @returnTo, @sensitivity, @platform, @createdAt, @nextCheckAt)`,
+    `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, destination, return_to,
+       sensitivity, platform, created_at, next_check_at)
+     VALUES (@state, @sessionId, @userRef, @action, @params, @destination, @returnTo,
+       @sensitivity, @platform, @createdAt, @nextCheckAt)`,
   );
   const byState = db.prepare(`SELECT ${COLUMNS} FROM verify_kit_attempts WHERE state = ?`);
   const bySession = db.prepare(`SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ?`);
@@ -128,12 +129,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
      ORDER BY start_seq DESC LIMIT 1`,
   );
   const markSuperseded = db.prepare(
-    `UPDATE verify_kit_attempts SET outcome = 'superseded', superseded_by = @by, finished_at = @now, lease_owner = NULL, lease_until = NULL
+    `UPDATE verify_kit_attempts SET outcome = 'superseded', superseded_by = @by, finished_at = @now,
+       lease_owner = NULL, lease_until = NULL
      WHERE session_id = @sessionId AND outcome = 'pending'
      RETURNING ${COLUMNS}`,
   );
   const supersedeOlder = db.prepare(
-    `UPDATE verify_kit_attempts SET outcome = 'superseded', superseded_by = @by, finished_at = @now, lease_owner = NULL, lease_until = NULL
+    `UPDATE verify_kit_attempts SET outcome = 'superseded', superseded_by = @by, finished_at = @now,
+       lease_owner = NULL, lease_until = NULL
      WHERE user_ref = @userRef AND action = @action AND start_seq < @startSeq AND outcome = 'pending'
      RETURNING ${COLUMNS}`,
   );
@@ -211,7 +214,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       const newer = latest ? (newerFulfilled.get(intent) as { session_id: string } | undefined) : undefined;
       if (newer !== undefined) {
         const row = markSuperseded.get({ sessionId, by: newer.session_id, now }) as AttemptRow;
-        return { kind: 'superseded', attempt: toAttempt(row), eventIds: recordEvent(options.event, sessionId, 'superseded', now) };
+        const eventIds = recordEvent(options.event, sessionId, 'superseded', now);
+        return { kind: 'superseded', attempt: toAttempt(row), eventIds };
       }
 
       // Mark first (one statement decides who wins), then run the effect: both commit or neither.
@@ -228,7 +232,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
       const eventIds = recordEvent(options.event, sessionId, 'fulfilled', now);
       // Older attempts still pending can never apply after this one: settle them now.
-      const superseded = latest ? (supersedeOlder.all({ ...intent, by: sessionId, now }) as AttemptRow[]).map(toAttempt) : [];
+      const olderRows = latest ? (supersedeOlder.all({ ...intent, by: sessionId, now }) as AttemptRow[]) : [];
+      const superseded = olderRows.map(toAttempt);
       for (const older of superseded) eventIds.push(...recordEvent(options.event, older.sessionId, 'superseded', now));
       return { kind: 'fulfilled', attempt, superseded, eventIds };
     },

@@ -131,7 +131,12 @@ export interface VerifyStore<Tx = unknown> {
     options?: FulfilOnceOptions,
   ): Promise<FulfilOnceResult>;
   /** Marks a pending attempt failed with the service's reason; never touches a settled one. */
-  recordFailure(sessionId: string, reason: string, now: number, event?: OutcomeRecording): Promise<{ eventIds: string[] }>;
+  recordFailure(
+    sessionId: string,
+    reason: string,
+    now: number,
+    event?: OutcomeRecording,
+  ): Promise<{ eventIds: string[] }>;
   /** Claims up to `limit` pending attempts that are due and not leased by a live worker. */
   claimDueAttempts(options: ClaimOptions): Promise<Attempt[]>;
   /** Releases this owner's claim on an attempt that is still pending and sets its next check. */

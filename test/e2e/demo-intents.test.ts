@@ -93,7 +93,8 @@ describe('the newest verified intent wins', () => {
     return { agent, older, newer };
   }
 
-  it('the older attempt’s return URL opened from the history afterwards does not put the replaced account back', async () => {
+  it('the older attempt’s return URL opened from the history afterwards does not put the ' +
+    'replaced account back', async () => {
     const { agent, older } = await twoVerifiedChanges(USERS.alice.id);
     await land(agent, older);
     expect(await payoutMasked(agent)).toBe('••••2222');
@@ -137,7 +138,8 @@ describe('a restart verifies what it applies', () => {
     expect(user.verifiedPhone).toBe(newNumber);
   });
 
-  it('a restart runs prepare again: refused now (already the payout account) is a clear 4xx page and sends nothing', async () => {
+  it('a restart runs prepare again: refused now (already the payout account) is a clear 4xx page ' +
+    'and sends nothing', async () => {
     const agent = await signIn(USERS.alice.id);
     const failed = await startOk(agent, { action: 'change_payout', accountNumber: '3000 0000 3333' });
     await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
@@ -167,7 +169,8 @@ describe("the demo's onOutcome outbox", () => {
     throw new Error(`no ${outcome} email for ${sessionId} on the Activity page`);
   }
 
-  it('the Activity page shows one email per outcome: the applied change and the older request that was superseded', async () => {
+  it('the Activity page shows one email per outcome: the applied change and the older request ' +
+    'that was superseded', async () => {
     const agent = await signIn(USERS.chen.id);
     const older = await startOk(agent, { action: 'change_payout', accountNumber: '4000 0000 4444' });
     const newer = await startOk(agent, { action: 'change_payout', accountNumber: '5000 0000 5555' });

@@ -61,7 +61,8 @@ const sweep = (on: KitTestApp, owner: string, concurrency = 4) =>
   runSweep({ ...on.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner, concurrency });
 
 describe('landing', () => {
-  it('an older verified attempt landing after a newer one was applied is superseded: its own page, nothing applied', async () => {
+  it('an older verified attempt landing after a newer one was applied is superseded: its own ' +
+    'page, nothing applied', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
     const older = await startNote(alice, 'older one');
     const newer = await startNote(alice, 'newer one');
@@ -82,7 +83,8 @@ describe('landing', () => {
     expectNeverOlderAfterNewer(app, 'user-alice');
   });
 
-  it('applying a newer attempt settles the older still-pending ones at once: verified later, they never apply', async () => {
+  it('applying a newer attempt settles the older still-pending ones at once: verified later, ' +
+    'they never apply', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
     const older = await startNote(alice, 'pending older');
     const newer = await startNote(alice, 'applied newer');
@@ -101,7 +103,8 @@ describe('landing', () => {
     expect(app.grants(older.sessionId)).toBe(0);
   });
 
-  it('an older verified attempt still applies when the newer one was abandoned (failed): it is the newest verified intent', async () => {
+  it('an older verified attempt still applies when the newer one was abandoned (failed): it is ' +
+    'the newest verified intent', async () => {
     const bob = await new TestUser(app, seen).signIn('bob');
     const older = await startNote(bob, 'kept older');
     const newer = await startNote(bob, 'abandoned newer');
@@ -113,7 +116,8 @@ describe('landing', () => {
     expect(currentNote(app, 'user-bob')).toBe('kept older');
   });
 
-  it('an older verified attempt applies while the newer one is still pending; the newer one, verified later, applies after it', async () => {
+  it('an older verified attempt applies while the newer one is still pending; the newer one, ' +
+    'verified later, applies after it', async () => {
     const bob = await new TestUser(app, seen).signIn('bob');
     const older = await startNote(bob, 'first applied');
     const newer = await startNote(bob, 'then newer');
@@ -141,7 +145,8 @@ describe('landing', () => {
 });
 
 describe('sweep', () => {
-  it('reads an older verified attempt while the newer one lands: counts it superseded, logs it, applies nothing', async () => {
+  it('reads an older verified attempt while the newer one lands: counts it superseded, logs it, ' +
+    'applies nothing', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
     const older = await startNote(alice, 'swept older');
     const newer = await startNote(alice, 'landed newer');
@@ -167,7 +172,8 @@ describe('sweep', () => {
     );
   });
 
-  it('two verified attempts nobody landed, the newer read first: the newer one is applied, the older superseded', async () => {
+  it('two verified attempts nobody landed, the newer read first: the newer one is applied, the ' +
+    'older superseded', async () => {
     const bob = await new TestUser(app, seen).signIn('bob');
     const older = await startNote(bob, 'sweep older');
     const newer = await startNote(bob, 'sweep newer');
@@ -199,7 +205,8 @@ describe('sweep', () => {
 });
 
 describe('concurrent arrivals', () => {
-  it('older and newer landing together many times, with a sweep running: the newer one is what stays applied', async () => {
+  it('older and newer landing together many times, with a sweep running: the newer one is what ' +
+    'stays applied', async () => {
     const bob = await new TestUser(app, seen).signIn('bob');
     const older = await startNote(bob, 'racing older');
     const newer = await startNote(bob, 'racing newer');

@@ -50,7 +50,8 @@ async function failedTransfer(user: TestUser, amount: string) {
 }
 
 describe('restart', () => {
-  it('runs prepare again with the stored params, texts the current destination, and fulfil receives that destination', async () => {
+  it('runs prepare again with the stored params, texts the current destination, and fulfil ' +
+    'receives that destination', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
     const failed = await failedTransfer(alice, '250');
     const original = USERS.alice!.destination;

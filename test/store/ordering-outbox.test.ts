@@ -49,7 +49,8 @@ afterEach(async () => {
 });
 
 describe('start order', () => {
-  it('attempts inserted with the same createdAt still get strictly increasing startSeq, and keep their destination', async () => {
+  it('attempts inserted with the same createdAt still get strictly increasing startSeq, and keep ' +
+    'their destination', async () => {
     for (const n of [1, 2, 3]) await store.insertAttempt(attempt(n));
     const seqs = await Promise.all([1, 2, 3].map(async (n) => (await store.findAttemptByState(`state-${n}`))!.startSeq));
     expect(seqs[0]! < seqs[1]! && seqs[1]! < seqs[2]!).toBe(true);
@@ -58,7 +59,8 @@ describe('start order', () => {
 });
 
 describe('ordering inside the fulfil transaction', () => {
-  it("fulfilling the newer attempt supersedes the user's older pending ones of that action, and no one else's", async () => {
+  it("fulfilling the newer attempt supersedes the user's older pending ones of that action, and " +
+    "no one else's", async () => {
     await store.insertAttempt(attempt(1));
     await store.insertAttempt(attempt(2, { action: 'confirm_phone' }));
     await store.insertAttempt(attempt(3, { userRef: 'user-b' }));
@@ -73,7 +75,8 @@ describe('ordering inside the fulfil transaction', () => {
     expect(applied).toEqual(['session-4']);
   });
 
-  it("an older attempt still pending when a newer one was applied (the action was 'independent' then) is superseded, not applied", async () => {
+  it("an older attempt still pending when a newer one was applied (the action was 'independent' " +
+    "then) is superseded, not applied", async () => {
     await store.insertAttempt(attempt(1));
     await store.insertAttempt(attempt(2));
     await store.fulfilOnce('session-2', effect, 10, { ordering: 'independent' });
@@ -162,7 +165,8 @@ describe('outcome events (the outbox)', () => {
 });
 
 describe('upgrading a version-1 database', () => {
-  it('keeps every attempt and its outcome, orders them by when they started, and leaves their destination unknown', async () => {
+  it('keeps every attempt and its outcome, orders them by when they started, and leaves their ' +
+    'destination unknown', async () => {
     const path = join(dir, 'v1.sqlite');
     const db = new BetterSqlite3(path);
     migrate(db, 1);
