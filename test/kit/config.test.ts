@@ -95,9 +95,8 @@ describe('option validation', () => {
   it("actions: ordering must be 'latest' or 'independent'; onOutcome must be a function", () => {
     const fulfil = () => {};
     const ordering = 'oldest' as 'latest';
-    expect(configError({ actions: [{ name: 'a', operationSensitivity: 'normal', successPath: '/x', ordering, fulfil }] })).toContain(
-      "ordering` must be 'latest'",
-    );
+    const actions = [{ name: 'a', operationSensitivity: 'normal' as const, successPath: '/x', ordering, fulfil }];
+    expect(configError({ actions })).toContain("ordering` must be 'latest'");
     expect(configError({ onOutcome: 'https://hooks.example/' as never })).toContain('`onOutcome` must be a function');
   });
 

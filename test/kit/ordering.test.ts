@@ -16,7 +16,10 @@ let mobile: KitTestApp;
 const seen = newSeen();
 
 beforeAll(async () => {
-  [app, mobile] = await Promise.all([startKitTestApp(), startKitTestApp({ mobileReturnUrl: 'com.example.kit://verify/return' })]);
+  [app, mobile] = await Promise.all([
+    startKitTestApp(),
+    startKitTestApp({ mobileReturnUrl: 'com.example.kit://verify/return' }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([app?.close(), mobile?.close()]);
@@ -34,14 +37,16 @@ async function startNote(user: TestUser, note: string): Promise<Started> {
 }
 
 const verify = (on: KitTestApp, a: Started) => on.emulator.control.complete(a.sessionId, { outcome: 'verified' });
-const fail = (on: KitTestApp, a: Started) => on.emulator.control.complete(a.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+const fail = (on: KitTestApp, a: Started) =>
+  on.emulator.control.complete(a.sessionId, { outcome: 'failed', reason: 'otp_locked' });
 
 /** The notes applied for a user, in the order they were applied, with each attempt's start order. */
 function applied(on: KitTestApp, userRef: string): { note: string; startSeq: number }[] {
   return (
     on.db
       .prepare(
-        `SELECT g.detail AS detail, a.start_seq AS startSeq FROM test_grants g JOIN verify_kit_attempts a USING (session_id)
+        `SELECT g.detail AS detail, a.start_seq AS startSeq
+         FROM test_grants g JOIN verify_kit_attempts a USING (session_id)
          WHERE g.user_ref = ? AND g.detail LIKE 'note:%' ORDER BY g.id`,
       )
       .all(userRef) as { detail: string; startSeq: number }[]
@@ -79,7 +84,8 @@ describe('landing', () => {
     expect(app.grants(older.sessionId)).toBe(0);
     expect(app.attempt(older.sessionId)).toMatchObject({ outcome: 'superseded' });
     const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(logged).toContainEqual(expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', route: 'landing' }));
+    const line = expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', route: 'landing' });
+    expect(logged).toContainEqual(line);
     expectNeverOlderAfterNewer(app, 'user-alice');
   });
 
@@ -91,9 +97,8 @@ describe('landing', () => {
     await verify(app, newer);
     await alice.landFor(newer.sessionId, newer.state);
     expect(outcome(app, older)).toBe('superseded');
-    expect(app.db.prepare('SELECT superseded_by AS by FROM verify_kit_attempts WHERE session_id = ?').get(older.sessionId)).toEqual({
-      by: newer.sessionId,
-    });
+    const supersededBy = app.db.prepare('SELECT superseded_by AS by FROM verify_kit_attempts WHERE session_id = ?');
+    expect(supersededBy.get(older.sessionId)).toEqual({ by: newer.sessionId });
 
     await verify(app, older); // the user finishes the old tab afterwards
     await alice.landFor(older.sessionId, older.state);
@@ -162,7 +167,8 @@ describe('sweep', () => {
         return status;
       },
     };
-    const report = await runSweep({ ...deps, client, now: () => Date.now() + 10 * 60_000 }, { owner: 'ordering-sweep-race' });
+    const later = () => Date.now() + 10 * 60_000;
+    const report = await runSweep({ ...deps, client, now: later }, { owner: 'ordering-sweep-race' });
     expect(report.superseded).toBeGreaterThanOrEqual(1);
     expect(outcome(app, older)).toBe('superseded');
     expect(currentNote(app, 'user-alice')).toBe('landed newer');
@@ -196,7 +202,9 @@ describe('sweep', () => {
     const newer = await startNote(alice, 'expired newer');
     await verify(app, older);
     // The newer one was never finished and is now past the 24 h window (backdated, no sleeping).
-    app.db.prepare('UPDATE verify_kit_attempts SET created_at = created_at - 2 * 86400000 WHERE session_id = ?').run(newer.sessionId);
+    app.db
+      .prepare('UPDATE verify_kit_attempts SET created_at = created_at - 2 * 86400000 WHERE session_id = ?')
+      .run(newer.sessionId);
     const report = await sweep(app, 'ordering-newer-expired');
     expect(outcome(app, newer)).toBe('expired');
     expect(report.fulfilled).toBeGreaterThanOrEqual(1);

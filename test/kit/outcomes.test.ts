@@ -51,7 +51,9 @@ async function waitForEvent(sessionId: string): Promise<OutcomeEvent> {
 }
 
 const deliveredRow = (on: KitTestApp, sessionId: string) =>
-  on.db.prepare('SELECT delivered_at AS deliveredAt, deliveries FROM verify_kit_outcome_events WHERE session_id = ?').get(sessionId) as
+  on.db
+    .prepare('SELECT delivered_at AS deliveredAt, deliveries FROM verify_kit_outcome_events WHERE session_id = ?')
+    .get(sessionId) as
     | { deliveredAt: number | null; deliveries: number }
     | undefined;
 
@@ -93,19 +95,23 @@ describe('onOutcome', () => {
     const failed = await started(bob, 'set_note', 'will fail');
     await app.emulator.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
     await bob.landFor(failed.sessionId, failed.state);
-    expect(await waitForEvent(failed.sessionId)).toMatchObject({ outcome: 'failed', reason: 'otp_locked', source: 'landing' });
+    const failure = await waitForEvent(failed.sessionId);
+    expect(failure).toMatchObject({ outcome: 'failed', reason: 'otp_locked', source: 'landing' });
 
     const older = await started(bob, 'set_note', 'older');
     const newer = await started(bob, 'set_note', 'newer');
     await app.emulator.control.complete(newer.sessionId, { outcome: 'verified' });
     await bob.landFor(newer.sessionId, newer.state);
-    expect(await waitForEvent(older.sessionId)).toMatchObject({ outcome: 'superseded', supersededBy: newer.sessionId, source: 'landing' });
+    const superseded = await waitForEvent(older.sessionId);
+    expect(superseded).toMatchObject({ outcome: 'superseded', supersededBy: newer.sessionId, source: 'landing' });
   });
 
   it('an attempt the sweep expires is delivered with source sweep', async () => {
     const bob = await new TestUser(app, seen).signIn('bob');
     const a = await started(bob, 'grant_badge');
-    app.db.prepare('UPDATE verify_kit_attempts SET created_at = created_at - 2 * 86400000 WHERE session_id = ?').run(a.sessionId);
+    app.db
+      .prepare('UPDATE verify_kit_attempts SET created_at = created_at - 2 * 86400000 WHERE session_id = ?')
+      .run(a.sessionId);
     const report = await sweepAt(app, 0, 'outcomes-expiry');
     expect(report.outcomesDelivered).toBeGreaterThanOrEqual(1);
     expect(await waitForEvent(a.sessionId)).toMatchObject({ outcome: 'expired', source: 'sweep' });
@@ -125,7 +131,8 @@ describe('onOutcome', () => {
       headers: { 'content-type': 'application/json', 'x-test-user': 'bob' },
       body: JSON.stringify({ session_id: row.session_id, state: row.state }),
     });
-    expect(await waitForEvent(row.session_id)).toMatchObject({ outcome: 'fulfilled', source: 'mobile', userRef: 'user-bob' });
+    const event = await waitForEvent(row.session_id);
+    expect(event).toMatchObject({ outcome: 'fulfilled', source: 'mobile', userRef: 'user-bob' });
   });
 
   it('a hook that throws is delivered again by the sweep once its retry is due, then never again', async () => {
@@ -138,7 +145,9 @@ describe('onOutcome', () => {
     expect(behaviour).toBe('ok'); // the hook ran and threw
     expect(deliveredRow(app, a.sessionId)).toMatchObject({ deliveredAt: null, deliveries: 1 });
     const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(logged).toContainEqual(expect.objectContaining({ sessionId: a.sessionId, msg: expect.stringContaining('onOutcome failed') }));
+    const failedHook = expect.stringContaining('onOutcome failed');
+    const warning = expect.objectContaining({ sessionId: a.sessionId, msg: failedHook });
+    expect(logged).toContainEqual(warning);
 
     // Not before its retry is due (10 s on the virtual clock)...
     expect((await sweepAt(app, 1000, 'outcomes-too-early')).outcomesDelivered).toBe(0);

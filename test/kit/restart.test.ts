@@ -6,7 +6,13 @@
  */
 import type { Database } from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KitError, KitErrorCode, type ActionDefinition, type PrepareContext, type VerifiedAttempt } from '../../middleware/index.ts';
+import {
+  KitError,
+  KitErrorCode,
+  type ActionDefinition,
+  type PrepareContext,
+  type VerifiedAttempt,
+} from '../../middleware/index.ts';
 import { startKitTestApp, USERS, type KitTestApp } from './helpers/app.ts';
 import { newSeen, TestUser } from './helpers/user.ts';
 
@@ -23,10 +29,14 @@ const transfer: ActionDefinition<Database> = {
   prepare(req, context) {
     prepared.push(context);
     // What prepare enforces must hold on a restart too: here, a blocklist checked at every start.
-    if (blocked.has(context.user.userRef)) throw new KitError(KitErrorCode.InvalidActionParams, 'Transfers are blocked for this account.');
+    if (blocked.has(context.user.userRef)) {
+      throw new KitError(KitErrorCode.InvalidActionParams, 'Transfers are blocked for this account.');
+    }
     const given = context.restartParams ?? (req.body as Record<string, unknown>);
     const amount = (given as Record<string, unknown>).amount;
-    if (typeof amount !== 'string' || !/^\d{1,6}$/.test(amount)) throw new KitError(KitErrorCode.InvalidActionParams, 'Enter an amount.');
+    if (typeof amount !== 'string' || !/^\d{1,6}$/.test(amount)) {
+      throw new KitError(KitErrorCode.InvalidActionParams, 'Enter an amount.');
+    }
     return { amount };
   },
   fulfil(_tx, attempt) {
@@ -58,15 +68,19 @@ describe('restart', () => {
     USERS.alice!.destination = '+15550007777'; // the user's number changed after the failure
     try {
       prepared.length = 0;
-      await alice.start('transfer', { restart: failed.state, amount: '999999' }); // a form field is not what a restart uses
-      expect(prepared).toEqual([{ user: { userRef: 'user-alice', destination: '+15550007777' }, restartParams: { amount: '250' } }]);
+      // A form field is not what a restart uses: the stored params are.
+      await alice.start('transfer', { restart: failed.state, amount: '999999' });
+      const now = { userRef: 'user-alice', destination: '+15550007777' };
+      expect(prepared).toEqual([{ user: now, restartParams: { amount: '250' } }]);
       const restarted = app.latestAttempt();
       expect(JSON.parse(restarted.params)).toEqual({ amount: '250' });
-      const texted = (await app.emulator.control.outbox()).filter((m) => m.sessionId === restarted.session_id).map((m) => m.to);
+      const sms = await app.emulator.control.outbox();
+      const texted = sms.filter((m) => m.sessionId === restarted.session_id).map((m) => m.to);
       expect(texted).toEqual(['+15550007777']);
       await app.emulator.control.complete(restarted.session_id, { outcome: 'verified' });
       expect((await alice.landFor(restarted.session_id, restarted.state)).status).toBe(303);
-      expect(fulfilled.at(-1)).toMatchObject({ sessionId: restarted.session_id, destination: '+15550007777', params: { amount: '250' } });
+      const applied = { sessionId: restarted.session_id, destination: '+15550007777', params: { amount: '250' } };
+      expect(fulfilled.at(-1)).toMatchObject(applied);
     } finally {
       USERS.alice!.destination = original;
     }

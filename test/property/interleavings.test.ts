@@ -131,11 +131,15 @@ function rows(): AttemptRow[] {
 /** "An older attempt must never be applied after a newer one of the same user and action was applied." */
 function checkOrdering(bySession: Map<string, AttemptRow>): void {
   const applied = app.db
-    .prepare('SELECT e.user_ref AS userRef, a.start_seq AS seq FROM fixture_effects e JOIN verify_kit_attempts a USING (session_id) ORDER BY e.id')
+    .prepare(
+      `SELECT e.user_ref AS userRef, a.start_seq AS seq
+       FROM fixture_effects e JOIN verify_kit_attempts a USING (session_id) ORDER BY e.id`,
+    )
     .all() as { userRef: string; seq: number }[];
   const lastApplied = new Map<string, number>();
   for (const { userRef, seq } of applied) {
-    expect(seq, `${userRef} applied an older attempt after a newer one`).toBeGreaterThan(lastApplied.get(userRef) ?? -1);
+    const previous = lastApplied.get(userRef) ?? -1;
+    expect(seq, `${userRef} applied an older attempt after a newer one`).toBeGreaterThan(previous);
     lastApplied.set(userRef, seq);
   }
   for (const row of bySession.values()) {

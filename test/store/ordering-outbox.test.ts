@@ -52,7 +52,8 @@ describe('start order', () => {
   it('attempts inserted with the same createdAt still get strictly increasing startSeq, and keep ' +
     'their destination', async () => {
     for (const n of [1, 2, 3]) await store.insertAttempt(attempt(n));
-    const seqs = await Promise.all([1, 2, 3].map(async (n) => (await store.findAttemptByState(`state-${n}`))!.startSeq));
+    const seqOf = async (n: number) => (await store.findAttemptByState(`state-${n}`))!.startSeq;
+    const seqs = await Promise.all([1, 2, 3].map(seqOf));
     expect(seqs[0]! < seqs[1]! && seqs[1]! < seqs[2]!).toBe(true);
     expect((await store.findAttemptByState('state-2'))?.destination).toBe('+15550100001');
   });
@@ -68,7 +69,8 @@ describe('ordering inside the fulfil transaction', () => {
     const result = await store.fulfilOnce('session-4', effect, 10);
     expect(result.kind).toBe('fulfilled');
     expect(result.kind === 'fulfilled' && result.superseded.map((a) => a.sessionId)).toEqual(['session-1']);
-    expect(await store.findAttemptByState('state-1')).toMatchObject({ outcome: 'superseded', supersededBy: 'session-4', finishedAt: 10 });
+    const older = await store.findAttemptByState('state-1');
+    expect(older).toMatchObject({ outcome: 'superseded', supersededBy: 'session-4', finishedAt: 10 });
     expect((await store.findAttemptByState('state-2'))?.outcome).toBe('pending');
     expect((await store.findAttemptByState('state-3'))?.outcome).toBe('pending');
     expect((await store.fulfilOnce('session-1', effect, 11)).kind).toBe('not_pending');
@@ -106,7 +108,9 @@ describe('ordering inside the fulfil transaction', () => {
 
 describe('outcome events (the outbox)', () => {
   const events = () =>
-    store.db.prepare('SELECT session_id AS sessionId, outcome, source FROM verify_kit_outcome_events ORDER BY event_id').all();
+    store.db
+      .prepare('SELECT session_id AS sessionId, outcome, source FROM verify_kit_outcome_events ORDER BY event_id')
+      .all();
 
   it('are written with the outcome they describe, one per settled attempt, only when asked for', async () => {
     for (const n of [1, 2, 3, 4]) await store.insertAttempt(attempt(n, { userRef: `user-${n}` }));
@@ -151,7 +155,8 @@ describe('outcome events (the outbox)', () => {
     await store.fulfilOnce('session-1', effect, 10, sweepEvent);
     const claim = (owner: string, now: number) => store.claimOutcomeEvents({ now, owner, leaseMs: 1000, limit: 10 });
     const [first] = await claim('a', 20);
-    expect(first).toMatchObject({ outcome: 'fulfilled', source: 'sweep', deliveries: 1, attempt: { sessionId: 'session-1' } });
+    const expected = { outcome: 'fulfilled', source: 'sweep', deliveries: 1, attempt: { sessionId: 'session-1' } };
+    expect(first).toMatchObject(expected);
     expect(await claim('b', 500)).toEqual([]); // leased to a
     await store.retryOutcomeEvent(first!.eventId, 'a', 5000); // a's hook threw: try again at 5000
     expect(await claim('b', 4999)).toEqual([]);
@@ -171,8 +176,9 @@ describe('upgrading a version-1 database', () => {
     const db = new BetterSqlite3(path);
     migrate(db, 1);
     const insert = db.prepare(
-      `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at,
-         outcome, next_check_at) VALUES (?, ?, 'user-a', 'confirm_phone', '{"phone":"+15550100001"}', '/done', 'normal', 'web', ?, ?, 0)`,
+      `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, return_to, sensitivity, platform,
+         created_at, outcome, next_check_at)
+       VALUES (?, ?, 'user-a', 'confirm_phone', '{"phone":"+15550100001"}', '/done', 'normal', 'web', ?, ?, 0)`,
     );
     insert.run('z-later', 'session-later', 2000, 'pending');
     insert.run('a-earlier', 'session-earlier', 1000, 'fulfilled');

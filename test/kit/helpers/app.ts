@@ -109,7 +109,7 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
       successPath: '/done/note',
       prepare(req, { restartParams }) {
         // A restart validates the earlier attempt's note again instead of reading the form.
-        const given = restartParams === undefined ? (req.body as Record<string, unknown>) : (restartParams as Record<string, unknown>);
+        const given = (restartParams ?? req.body) as Record<string, unknown>;
         const note = given.note;
         if (typeof note !== 'string' || !/^[a-z ]{1,40}$/.test(note)) {
           throw new KitError(KitErrorCode.InvalidActionParams, 'Enter a note of 1 to 40 lowercase letters.');
