@@ -186,13 +186,16 @@ export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = 
   const opts = resolveSweepOptions(options);
   return inSpan(SpanName.Sweep, { 'verify_kit.sweep.owner': opts.owner }, async (span) => {
     const report = await sweepOnce(deps, opts, options);
-    const { claimed, fulfilled, failed, pending, expired, errors, oldestDueAgeMs } = report;
+    const { claimed, fulfilled, failed, pending, expired, superseded, errors, oldestDueAgeMs } = report;
     span.setAttributes({
       'verify_kit.sweep.claimed': claimed,
       'verify_kit.sweep.fulfilled': fulfilled,
       'verify_kit.sweep.failed': failed,
       'verify_kit.sweep.pending': pending,
       'verify_kit.sweep.expired': expired,
+      'verify_kit.sweep.superseded': superseded,
+      'verify_kit.sweep.outcomes_delivered': report.outcomesDelivered,
+      'verify_kit.sweep.outcome_delivery_errors': report.outcomeDeliveryErrors,
       'verify_kit.sweep.errors': errors,
     });
     recordSweepLag(oldestDueAgeMs);
