@@ -4,9 +4,11 @@
  * the same transaction as the outcome (and never without it), their leases, and the upgrade of a
  * version-1 database that keeps every stored attempt.
  */
+import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/sqlite-schema.ts';
@@ -103,6 +105,58 @@ describe('ordering inside the fulfil transaction', () => {
     expect((await store.fulfilOnce('session-1', effect, 10)).kind).toBe('fulfilled');
     expect((await store.fulfilOnce('session-2', effect, 11)).kind).toBe('fulfilled');
     expect(applied).toEqual(['session-1', 'session-2']);
+  });
+});
+
+describe('ordering across processes', () => {
+  it('four processes fulfilling the same attempts in different orders never apply an older one ' +
+    'after a newer one', async () => {
+    const path = join(dir, 'kit.sqlite');
+    store.db.exec('CREATE TABLE ordered_effects (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, user_ref TEXT)');
+    const sessionIds = Array.from({ length: 30 }, (_, i) => `session-${i}`);
+    for (let i = 0; i < 30; i++) await store.insertAttempt(attempt(i, { userRef: `user-${i % 3}` }));
+    const reversed = [...sessionIds].reverse();
+    const orders = [sessionIds, reversed, sessionIds.filter((_, i) => i % 2 === 0), reversed];
+    const racers = orders.map((order) =>
+      fork(fileURLToPath(new URL('../fixtures/ordering-racer.ts', import.meta.url)), [path, ...order], {
+        execArgv: ['--import', 'tsx'],
+      }),
+    );
+    const ready = racers.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
+    const done = racers.map(
+      (racer) =>
+        new Promise<Record<string, number>>((resolve, reject) => {
+          racer.on('message', (message) => {
+            if (typeof message === 'object') resolve(message as Record<string, number>);
+          });
+          racer.once('exit', (code) => code !== 0 && reject(new Error(`racer exited with ${code}`)));
+        }),
+    );
+    await Promise.all(ready);
+    for (const racer of racers) racer.send('go');
+    const counts = await Promise.all(done);
+    // Not vacuous: racers did meet attempts a newer one had already settled.
+    expect(counts.reduce((n, c) => n + (c.superseded ?? 0) + (c.not_pending ?? 0), 0)).toBeGreaterThan(0);
+
+    const applied = store.db
+      .prepare(
+        `SELECT e.user_ref AS userRef, a.start_seq AS seq FROM ordered_effects e
+         JOIN verify_kit_attempts a USING (session_id) ORDER BY e.id`,
+      )
+      .all() as { userRef: string; seq: number }[];
+    const last = new Map<string, number>();
+    for (const { userRef, seq } of applied) {
+      expect(seq, userRef).toBeGreaterThan(last.get(userRef) ?? -1);
+      last.set(userRef, seq);
+    }
+    // Each user's newest attempt is the one that stays applied; each attempt applied at most once.
+    for (const user of ['user-0', 'user-1', 'user-2']) {
+      const newest = (await store.findAttemptByState(`state-${27 + Number(user.slice(-1))}`))!;
+      expect(newest.outcome).toBe('fulfilled');
+      expect(last.get(user)).toBe(newest.startSeq);
+    }
+    const twice = store.db.prepare('SELECT session_id FROM ordered_effects GROUP BY session_id HAVING count(*) > 1');
+    expect(twice.all()).toEqual([]);
   });
 });
 
