@@ -112,7 +112,9 @@ describe('ordering across processes', () => {
   it('four processes fulfilling the same attempts in different orders never apply an older one ' +
     'after a newer one', async () => {
     const path = join(dir, 'kit.sqlite');
-    store.db.exec('CREATE TABLE ordered_effects (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, user_ref TEXT)');
+    store.db.exec(
+      'CREATE TABLE ordered_effects (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, user_ref TEXT)',
+    );
     const sessionIds = Array.from({ length: 30 }, (_, i) => `session-${i}`);
     for (let i = 0; i < 30; i++) await store.insertAttempt(attempt(i, { userRef: `user-${i % 3}` }));
     const reversed = [...sessionIds].reverse();
