@@ -16,6 +16,7 @@ import { createSqliteStore, createVerificationKit, type KitLogger, type Verifica
 import { ACTION_LABELS, CHANGE_PAYOUT, CONFIRM_PHONE, createDemoActions, maskAccountNumber } from './actions.ts';
 import type { DemoConfig } from './config.ts';
 import { demoCsrfToken, demoCsrfValid } from './csrf.ts';
+import { createOutboxHook } from './outbox.ts';
 import { createQueries, openDemoDatabase, type DemoUser } from './db.ts';
 import { SqliteSessionStore } from './session-store.ts';
 import './session-data.ts';
@@ -69,6 +70,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     pages: demoKitPages,
     // Destination counters are keyed by an HMAC; the demo derives that key from its own server secret.
     limits: { destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest() },
+    // After commit, never inside the transaction: the "emails" shown on the Activity page.
+    onOutcome: createOutboxHook(db),
     now,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
@@ -209,7 +212,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   app.get(
     '/activity',
     withUser((req, res, user) => {
-      res.send(activityPage({ viewer: viewer(req, user), entries: queries.activity(user.id) }));
+      const entries = queries.activity(user.id);
+      res.send(activityPage({ viewer: viewer(req, user), entries, emails: queries.outbox(user.id) }));
     }),
   );
 

@@ -9,6 +9,7 @@ import type { SweepJobDeps } from 'hosted-sms-verify-kit';
 import { createDemoActions } from './actions.ts';
 import { loadConfig } from './config.ts';
 import { createQueries, openDemoDatabase } from './db.ts';
+import { createOutboxHook } from './outbox.ts';
 
 export function demoSweepDeps(env: NodeJS.ProcessEnv): SweepJobDeps<Database> {
   const config = loadConfig(env);
@@ -27,6 +28,8 @@ export function demoSweepDeps(env: NodeJS.ProcessEnv): SweepJobDeps<Database> {
       },
     },
     actions: new Map(actions.map((action) => [action.name, action])),
+    // The same hook as the app: the sweep re-delivers what the app could not.
+    onOutcome: createOutboxHook(db),
     now: Date.now,
   };
 }

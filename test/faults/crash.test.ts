@@ -3,7 +3,8 @@
  * SIGKILL while it is inside the fulfilment transaction (its action has written the effect row and
  * blocks), then restarted. The database must be intact, the half-done fulfilment must have left no
  * trace, and the next landing (or the sweep) must fulfil exactly once, with the attempt row and
- * the effect row agreeing.
+ * the effect row agreeing. Also killed AFTER the commit, inside the onOutcome hook: the outcome
+ * stays, and the sweep delivers its event.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSqliteStore } from '../../middleware/index.ts';
+import { createSqliteStore, type OutcomeEvent } from '../../middleware/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
@@ -60,7 +61,11 @@ afterAll(async () => {
 });
 
 /** Starts the app process; resolves once it listens. */
-async function startApp(db: string, blockFlag?: string): Promise<{ child: ChildProcess; url: string; exited: Promise<NodeJS.Signals | number | null> }> {
+async function startApp(
+  db: string,
+  blockFlag?: string,
+  hookBlockFlag?: string,
+): Promise<{ child: ChildProcess; url: string; exited: Promise<NodeJS.Signals | number | null> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -70,6 +75,7 @@ async function startApp(db: string, blockFlag?: string): Promise<{ child: ChildP
       CLIENT_ID,
       CLIENT_SECRET,
       ...(blockFlag === undefined ? {} : { BLOCK_FLAG: blockFlag }),
+      ...(hookBlockFlag === undefined ? {} : { HOOK_BLOCK_FLAG: hookBlockFlag }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -214,5 +220,61 @@ describe('SIGKILL inside the fulfilment transaction', () => {
     expect(end.attempt?.outcome).toBe('fulfilled');
     expect(end.effects).toHaveLength(1);
     expect(end.allEffects).toBe(1);
+  });
+});
+
+describe('SIGKILL between the commit and the onOutcome hook', () => {
+  it('the fulfilment stays committed, the user already had the redirect, and the sweep delivers ' +
+    'the event once', async () => {
+    const db = join(dir, 'hook.sqlite');
+    const flag = join(dir, 'hook.block');
+    const app = await startApp(db, undefined, flag);
+    const { agent, sessionId, state } = await verifiedAttempt(app.url, db, 'carol');
+    writeFileSync(flag, '1');
+    const landing = await agent.land(sessionId, state);
+    expect(landing.status).toBe(303); // the redirect went out before the hook ran
+    await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the onOutcome hook');
+    app.child.kill('SIGKILL');
+    expect(await app.exited).toBe('SIGKILL');
+
+    const afterCrash = inspect(db, sessionId);
+    expect(afterCrash).toMatchObject({ integrity: 'ok', attempt: { outcome: 'fulfilled' } });
+    expect(afterCrash.effects).toHaveLength(1);
+    const eventRow = () => {
+      const reader = new BetterSqlite3(db, { readonly: true });
+      try {
+        return reader
+          .prepare(
+            'SELECT outcome, source, delivered_at AS deliveredAt FROM verify_kit_outcome_events WHERE session_id = ?',
+          )
+          .get(sessionId);
+      } finally {
+        reader.close();
+      }
+    };
+    expect(eventRow()).toEqual({ outcome: 'fulfilled', source: 'landing', deliveredAt: null });
+
+    // A sweep with the same hook, once the dead process's lease has lapsed (virtual clock).
+    const store = createSqliteStore({ database: db });
+    const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+    const delivered: OutcomeEvent[] = [];
+    try {
+      const deps = {
+        client,
+        store,
+        actions: new Map(),
+        now: () => Date.now() + 5 * 60_000,
+        onOutcome: (event: OutcomeEvent) => void delivered.push(event),
+      };
+      expect((await runSweep(deps, { owner: 'after-hook-crash' })).outcomesDelivered).toBe(1);
+      expect((await runSweep(deps, { owner: 'after-hook-crash-2' })).outcomesDelivered).toBe(0);
+    } finally {
+      await client.close();
+      await store.close();
+    }
+    const redelivered = expect.objectContaining({ sessionId, outcome: 'fulfilled', source: 'landing', delivery: 2 });
+    expect(delivered).toEqual([redelivered]);
+    expect(eventRow()).toMatchObject({ deliveredAt: expect.any(Number) });
+    expect(inspect(db, sessionId).allEffects).toBe(1);
   });
 });

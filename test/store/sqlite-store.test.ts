@@ -20,6 +20,7 @@ function attempt(n: number, overrides: Partial<NewAttempt> = {}): NewAttempt {
     userRef: `user-${n % 3}`,
     action: 'confirm_phone',
     params: { n, note: 'ünïcode' },
+    destination: '+15550100001',
     returnTo: '/done',
     sensitivity: 'normal',
     platform: 'web',
