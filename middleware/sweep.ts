@@ -20,7 +20,7 @@ import { KitError, KitErrorCode } from './errors.ts';
 import { completeAttempt, type FulfilDeps } from './fulfil.ts';
 import { deliverOutcomeEvents } from './outcomes.ts';
 import type { Attempt } from './store/types.ts';
-import { inSpan, recordSweepLag, SpanName } from './telemetry.ts';
+import { countOutcomes, inSpan, recordSweepLag, SpanName } from './telemetry.ts';
 
 /** The spec's outcome window: a session's outcome is readable for 24 hours. */
 export const SWEEP_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -244,7 +244,7 @@ async function sweepOnce<Tx>(
 
   const fulfilDeps: SweepDeps<Tx> = deps.logger === undefined && logger !== undefined ? { ...deps, logger } : deps;
   const event = deps.onOutcome === undefined ? undefined : { source: 'sweep' as const };
-  report.expired += await store.expireAttempts(now(), SWEEP_WINDOW_MS, event);
+  report.expired += countExpired(await store.expireAttempts(now(), SWEEP_WINDOW_MS, event));
 
   // The batch being worked through; refilled (one claim at a time) only when it is empty.
   let buffer: Attempt[] = [];
@@ -364,7 +364,7 @@ async function sweepOnce<Tx>(
       }
     }
   }
-  if (tooOld > 0) report.expired += await store.expireAttempts(now(), SWEEP_WINDOW_MS, event);
+  if (tooOld > 0) report.expired += countExpired(await store.expireAttempts(now(), SWEEP_WINDOW_MS, event));
 
   // At least once: whatever onOutcome has not acknowledged (this run's outcomes included).
   const delivery = await deliverOutcomeEvents(fulfilDeps, {
@@ -379,6 +379,11 @@ async function sweepOnce<Tx>(
   report.serviceReachable = !(report.reads > 0 && unreachableReads === report.reads);
   report.durationMs = Math.round(performance.now() - startedAt);
   return report;
+}
+
+function countExpired(expired: number): number {
+  countOutcomes(expired, 'expired', 'sweep');
+  return expired;
 }
 
 /** The logger with every call guarded: a throwing logger never disturbs a sweep. */
