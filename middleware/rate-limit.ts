@@ -76,6 +76,9 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
         storeType: 'better-sqlite3',
         tableName: 'verify_kit_rate_limits',
         keyPrefix: `start_${name}`,
+        // Expired counters are deleted (every 5 minutes, those expired over an hour ago); the
+        // library leaves this off for SQLite, and the table would grow forever.
+        clearExpiredByTimeout: true,
         points,
         duration: durationSeconds,
       },

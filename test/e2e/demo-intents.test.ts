@@ -11,7 +11,7 @@
  */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSweep } from '../../middleware/sweep.ts';
+import { runSweep } from 'hosted-sms-verify-kit';
 import { startStack, USERS, type Stack } from './stack.ts';
 
 let stack: Stack;
