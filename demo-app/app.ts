@@ -28,6 +28,7 @@ import type { Viewer } from './views/layout.ts';
 import { signinPage } from './views/signin.ts';
 import { CSS } from './views/style.ts';
 import { verifiedPage } from './views/verified.ts';
+import { verificationsPage } from './views/verifications.ts';
 
 export const SESSION_COOKIE = 'demo.sid';
 const SESSION_MAX_AGE_MS = 8 * 60 * 60 * 1000;
@@ -131,15 +132,16 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   }
 
   /** Pages for signed-in users; everyone else goes to the (fixed) sign-in path. */
-  function withUser(handler: (req: Request, res: Response, user: DemoUser) => void) {
-    return (req: Request, res: Response) => {
+  function withUser(handler: (req: Request, res: Response, user: DemoUser) => void | Promise<void>) {
+    return (req: Request, res: Response): void | Promise<void> => {
       const user = signedInUser(req);
       if (user === undefined) {
         res.redirect(303, '/signin');
         return;
       }
       res.setHeader('Cache-Control', 'no-store');
-      handler(req, res, user);
+      // A rejected promise goes to Express's error handler.
+      return handler(req, res, user);
     };
   }
 
@@ -214,6 +216,15 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     withUser((req, res, user) => {
       const entries = queries.activity(user.id);
       res.send(activityPage({ viewer: viewer(req, user), entries, emails: queries.outbox(user.id) }));
+    }),
+  );
+
+  // The kit's read API for support screens: this user's attempts, outcome, age and who settled them.
+  app.get(
+    '/verifications',
+    withUser(async (req, res, user) => {
+      const attempts = await kit.attempts.find({ userRef: user.id, limit: 50 });
+      res.send(verificationsPage({ viewer: viewer(req, user), attempts, now: now() }));
     }),
   );
 

@@ -14,7 +14,7 @@ export interface Viewer {
   csrf: string;
 }
 
-export type NavItem = 'home' | 'activity';
+export type NavItem = 'home' | 'activity' | 'verifications';
 
 function topbar(viewer: Viewer | undefined, current: NavItem | undefined): SafeHtml {
   const link = (href: string, label: string, item: NavItem) =>
@@ -24,7 +24,7 @@ function topbar(viewer: Viewer | undefined, current: NavItem | undefined): SafeH
 ${
   viewer === undefined
     ? html`<nav class="main" aria-label="Main"></nav>`
-    : html`<nav class="main" aria-label="Main">${link('/', 'Home', 'home')}${link('/activity', 'Activity', 'activity')}</nav>
+    : html`<nav class="main" aria-label="Main">${link('/', 'Home', 'home')}${link('/activity', 'Activity', 'activity')}${link('/verifications', 'Verifications', 'verifications')}</nav>
 <div class="who"><span>Signed in as <strong>${viewer.name}</strong></span>
 <form method="post" action="/signout"><input type="hidden" name="_csrf" value="${viewer.csrf}"><button class="btn secondary small" type="submit">Sign out</button></form></div>`
 }
