@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: what the kit costs over a hand-written integration, and how the sweep scales
- * (issue 7). Loopback only, against the emulator with no artificial latency. Prints a table and
+ * (against its targets). Loopback only, against the emulator with no artificial latency. Prints a table and
  * writes the same figures to bench/results/latest.json. See docs/performance.md.
  *
  * Processes: this orchestrator (load generator), the emulator, the kit app and the baseline app
@@ -685,10 +685,10 @@ async function main(): Promise<void> {
   }
   if (results.sweep) {
     out.push(sweepTable(results.sweep));
-    if (config.sweepSizes.join(',') !== '10000,100000') out.push(`  NOTE: sweep sizes were set by BENCH_SWEEP_SIZES=${config.sweepSizes.join(',')} (issue 7 asks for 10000,100000).`);
+    if (config.sweepSizes.join(',') !== '10000,100000') out.push(`  NOTE: sweep sizes were set by BENCH_SWEEP_SIZES=${config.sweepSizes.join(',')} (the targets are set for 10000,100000).`);
     out.push('');
   }
-  out.push('Targets (issue 7)');
+  out.push('Targets');
   for (const t of targets) out.push(`  ${t.met ? 'met   ' : 'MISSED'}  ${t.name}: ${t.value} (target ${t.target})`);
   if (!config.phases.every((p) => PHASES.includes(p)) || config.phases.length < PHASES.length) {
     out.push(`  NOTE: only phases ${config.phases.join(', ')} were run (BENCH_ONLY).`);

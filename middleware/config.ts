@@ -31,7 +31,7 @@ export interface KitLogger {
   error(obj: Record<string, unknown>, msg: string): void;
 }
 
-/** The hook for abuse limits (issue 6): runs before a session is created (before any SMS). */
+/** The hook for abuse limits: runs before a session is created (before any SMS). */
 export type BeforeCreateHook = (
   req: Request,
   attempt: { userRef: string; destination: string; action: string },

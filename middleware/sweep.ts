@@ -1,5 +1,6 @@
 /**
- * One sweep run: fulfils attempts whose user verified but never came back (spec, return URL rule 6).
+ * One sweep run: fulfils attempts whose user verified but never came back (the spec: "run a periodic
+ * sweep over unfinished pending records ... for users whose browser never returned").
  *
  * A run first marks attempts older than the 24 h window expired (they are never read again), then
  * claims due attempts in batches (a leased, conditional claim in the store, safe across processes),
