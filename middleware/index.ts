@@ -127,7 +127,17 @@ export type {
   VerificationKitOptions,
 } from './config.ts';
 export type { ErrorPage, FailedPage, PageRenderers, PendingPage, RestartForm, StartAgainPage } from './pages.ts';
-export { defaultPages, layout } from './pages.ts';
+export { defaultPages, layout, restartForm, pendingScript, PENDING_STATUS_ID } from './pages.ts';
+export {
+  englishMessages,
+  errorText,
+  failureText,
+  type ErrorTextKey,
+  type FailureTextKey,
+  type KitMessages,
+  type KitMessagesInput,
+  type LocaleChooser,
+} from './messages.ts';
 export { escapeHtml, html, SafeHtml } from './html.ts';
 export type { MobileOutcome } from './mobile.ts';
 export type {
