@@ -18,6 +18,7 @@ import type { DemoConfig } from './config.ts';
 import { demoCsrfToken, demoCsrfValid } from './csrf.ts';
 import { createOutboxHook } from './outbox.ts';
 import { createQueries, openDemoDatabase, type DemoUser } from './db.ts';
+import { demoKitMessages, demoTexts } from './i18n.ts';
 import { SqliteSessionStore } from './session-store.ts';
 import './session-data.ts';
 import { activityPage } from './views/activity.ts';
@@ -73,6 +74,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     limits: { destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest() },
     // After commit, never inside the transaction: the "emails" shown on the Activity page.
     onOutcome: createOutboxHook(db),
+    // English and French, chosen by Accept-Language (the kit's default), like the demo's own pages.
+    messages: demoKitMessages,
     now,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
@@ -100,6 +103,11 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
       referrerPolicy: { policy: 'same-origin' },
     }),
   );
+  // Every page is in the language Accept-Language asks for (English or French).
+  app.use((_req, res, next) => {
+    res.vary('Accept-Language');
+    next();
+  });
   app.use(
     session({
       name: SESSION_COOKIE,
@@ -159,7 +167,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
       return;
     }
     res.setHeader('Cache-Control', 'no-store');
-    res.send(signinPage({ users: queries.users(), csrf: demoCsrfToken(req) }));
+    res.send(signinPage({ t: demoTexts(req), users: queries.users(), csrf: demoCsrfToken(req) }));
   });
 
   app.post('/signin', form, (req, res, next) => {
@@ -168,12 +176,13 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     if (!demoCsrfValid(req)) {
       // Refused without creating or changing any session.
       res.status(403).setHeader('Cache-Control', 'no-store');
-      res.send(errorPage({ status: 403, title: 'Sign-in refused', message: 'The sign-in form expired or came from another site. Open the sign-in page and try again.' }));
+      res.send(errorPage({ t: demoTexts(req), status: 403, ...demoTexts(req).errors.signinRefused }));
       return;
     }
     if (user === undefined) {
       res.status(400).setHeader('Cache-Control', 'no-store');
-      res.send(signinPage({ users: queries.users(), csrf: demoCsrfToken(req), error: 'Pick one of the demo users.' }));
+      const t = demoTexts(req);
+      res.send(signinPage({ t, users: queries.users(), csrf: demoCsrfToken(req), error: t.signin.pickUser }));
       return;
     }
     // A new session id at sign-in (no fixation); the old session's tokens are gone with it.
@@ -186,7 +195,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
 
   app.post('/signout', form, (req, res, next) => {
     if (!demoCsrfValid(req)) {
-      res.status(403).send(errorPage({ status: 403, title: 'Sign-out refused', message: 'The form expired; go back and try again.' }));
+      res.status(403).send(errorPage({ t: demoTexts(req), status: 403, ...demoTexts(req).errors.signoutRefused }));
       return;
     }
     req.session.destroy((error) => {
@@ -201,6 +210,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     withUser((req, res, user) => {
       res.send(
         homePage({
+          t: demoTexts(req),
           viewer: viewer(req, user),
           user,
           payout: queries.payoutAccount(user.id),
@@ -215,7 +225,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     '/activity',
     withUser((req, res, user) => {
       const entries = queries.activity(user.id);
-      res.send(activityPage({ viewer: viewer(req, user), entries, emails: queries.outbox(user.id) }));
+      res.send(activityPage({ t: demoTexts(req), viewer: viewer(req, user), entries, emails: queries.outbox(user.id) }));
     }),
   );
 
@@ -233,11 +243,13 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     '/verified/phone',
     withUser((req, res, user) => {
       const latest = queries.activity(user.id).find((entry) => entry.action === CONFIRM_PHONE);
+      const t = demoTexts(req);
       res.send(
         verifiedPage({
+          t,
           viewer: viewer(req, user),
-          title: 'Phone number confirmed',
-          text: `You confirmed that ${user.verifiedPhone ?? user.phone} is yours.`,
+          title: t.verified.phoneTitle,
+          text: t.verified.phoneText(user.verifiedPhone ?? user.phone),
           latest,
         }),
       );
@@ -249,14 +261,13 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     withUser((req, res, user) => {
       const latest = queries.activity(user.id).find((entry) => entry.action === CHANGE_PAYOUT);
       const account = queries.payoutAccount(user.id);
+      const t = demoTexts(req);
       res.send(
         verifiedPage({
+          t,
           viewer: viewer(req, user),
-          title: 'Payout account changed',
-          text:
-            account === undefined
-              ? 'Your payout account was updated.'
-              : `Payouts now go to the account ending ${account.accountNumber.slice(-4)}.`,
+          title: t.verified.payoutTitle,
+          text: account === undefined ? t.verified.payoutUpdated : t.verified.payoutText(account.accountNumber.slice(-4)),
           latest,
         }),
       );
@@ -303,7 +314,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
       res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
       return;
     }
-    res.status(404).send(errorPage({ status: 404, title: 'Page not found', message: 'There is nothing at this address.' }));
+    res.status(404).send(errorPage({ t: demoTexts(req), status: 404, ...demoTexts(req).errors.notFound }));
   });
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -316,15 +327,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
       res.status(code).json({ error: clientError ? 'bad_request' : 'internal_error' });
       return;
     }
-    res
-      .status(code)
-      .send(
-        errorPage(
-          clientError
-            ? { status: code, title: 'That request could not be read', message: 'Go back and try again.' }
-            : { status: code, title: 'Something went wrong', message: 'Nothing was changed. Please try again in a moment.' },
-        ),
-      );
+    const t = demoTexts(req);
+    res.status(code).send(errorPage({ t, status: code, ...(clientError ? t.errors.badRequest : t.errors.server) }));
   });
 
   let closed: Promise<void> | undefined;
