@@ -128,7 +128,10 @@ export function pendingScript(ctx: PendingPage, nonce: string, messages: KitMess
     if (Date.now() >= stopAt) { say(texts.stopped); return; }
     fetch(url, { credentials: 'same-origin', cache: 'no-store', redirect: 'manual', headers: { 'X-Verify-Kit-Check': '1' } })
       .then(function (response) {
-        if (response.type !== 'opaqueredirect' && response.headers.get(${scriptJson(PENDING_HEADER)}) === 'pending') {
+        // A redirect (fulfilled) or another page (failed, neutral): show it. Still pending or a
+        // passing error (the service unreachable): keep waiting.
+        var settled = response.type === 'opaqueredirect' || (response.ok && response.headers.get(${scriptJson(PENDING_HEADER)}) !== 'pending');
+        if (!settled) {
           setTimeout(check, everyMs);
           return;
         }
