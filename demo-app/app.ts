@@ -267,7 +267,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
           t,
           viewer: viewer(req, user),
           title: t.verified.payoutTitle,
-          text: account === undefined ? t.verified.payoutUpdated : t.verified.payoutText(account.accountNumber.slice(-4)),
+          text:
+            account === undefined ? t.verified.payoutUpdated : t.verified.payoutText(account.accountNumber.slice(-4)),
           latest,
         }),
       );

@@ -23,7 +23,15 @@ export interface DemoTexts {
   signedInAs: string;
   signOut: string;
   backHome: string;
-  signin: { title: string; heading: string; lead: string; button: string; buttonLabel: (name: string) => string; pickUser: string; note: string };
+  signin: {
+    title: string;
+    heading: string;
+    lead: string;
+    button: string;
+    buttonLabel: (name: string) => string;
+    pickUser: string;
+    note: string;
+  };
   home: {
     title: string;
     welcome: (firstName: string) => string;
@@ -103,16 +111,22 @@ const en: DemoTexts = {
   signin: {
     title: 'Sign in',
     heading: 'Sign in to the demo',
-    lead: "Pick a demo user. Each has a phone number on file; the SMS code goes to that number (read it from the emulator's inbox).",
+    lead:
+      'Pick a demo user. Each has a phone number on file; the SMS code goes to that number ' +
+      "(read it from the emulator's inbox).",
     button: 'Sign in',
     buttonLabel: (name) => `Sign in as ${name}`,
     pickUser: 'Pick one of the demo users.',
-    note: 'Sign-in here is deliberately passwordless: the demo is about what happens after sign-in, when an action needs a fresh SMS verification.',
+    note:
+      'Sign-in here is deliberately passwordless: the demo is about what happens after sign-in, when an action needs ' +
+      'a fresh SMS verification.',
   },
   home: {
     title: 'Home',
     welcome: (first) => `Welcome back, ${first}`,
-    lead: "Both actions below are confirmed with a one-time code sent by SMS to your phone, on the verification service's own page.",
+    lead:
+      'Both actions below are confirmed with a one-time code sent by SMS to your phone, ' +
+      "on the verification service's own page.",
     phone: 'Phone number',
     verified: '✓ Verified',
     notVerified: 'Not verified',
@@ -134,7 +148,9 @@ const en: DemoTexts = {
   },
   activity: {
     title: 'Activity',
-    lead: 'Every action below ran exactly once, in the same database transaction that marked its verification session fulfilled.',
+    lead:
+      'Every action below ran exactly once, in the same database transaction that marked its verification session ' +
+      'fulfilled.',
     empty: 'Nothing yet. Confirm your phone number or change your payout account from',
     emptyLink: 'Home',
     caption: 'Fulfilled actions, newest first',
@@ -143,7 +159,8 @@ const en: DemoTexts = {
     details: 'Details',
     session: 'Verification session',
     emailsTitle: 'Emails sent',
-    emailsLead: "Sent after each outcome by the kit's onOutcome hook, outside the transaction (at least once; one per outcome).",
+    emailsLead:
+      "Sent after each outcome by the kit's onOutcome hook, outside the transaction (at least once; one per outcome).",
     noEmails: 'No emails yet.',
   },
   actionLabels: { confirm_phone: 'Confirmed phone number', change_payout: 'Changed payout account' },
@@ -159,7 +176,11 @@ const en: DemoTexts = {
     viewActivity: 'View activity',
   },
   errors: {
-    signinRefused: { title: 'Sign-in refused', message: 'The sign-in form expired or came from another site. Open the sign-in page and try again.' },
+    signinRefused: {
+      title: 'Sign-in refused',
+      message:
+        'The sign-in form expired or came from another site. Open the sign-in page and try again.',
+    },
     signoutRefused: { title: 'Sign-out refused', message: 'The form expired; go back and try again.' },
     notFound: { title: 'Page not found', message: 'There is nothing at this address.' },
     badRequest: { title: 'That request could not be read', message: 'Go back and try again.' },
@@ -184,7 +205,8 @@ const en: DemoTexts = {
 const fr: DemoTexts = {
   lang: 'fr',
   brandTagline: 'vérification par SMS hébergée',
-  footer: 'Un intégrateur de référence pour le kit de vérification par SMS hébergée. Données de démonstration uniquement.',
+  footer:
+    'Un intégrateur de référence pour le kit de vérification par SMS hébergée. Données de démonstration uniquement.',
   nav: { label: 'Principal', home: 'Accueil', activity: 'Activité', verifications: 'Vérifications' },
   signedInAs: 'Connecté en tant que',
   signOut: 'Se déconnecter',
@@ -192,16 +214,22 @@ const fr: DemoTexts = {
   signin: {
     title: 'Connexion',
     heading: 'Connexion à la démo',
-    lead: 'Choisissez un utilisateur de démonstration. Chacun a un numéro de téléphone enregistré ; le code SMS est envoyé à ce numéro (lisez-le dans la boîte de réception de l’émulateur).',
+    lead:
+      'Choisissez un utilisateur de démonstration. Chacun a un numéro de téléphone enregistré ; le code SMS est ' +
+      'envoyé à ce numéro (lisez-le dans la boîte de réception de l’émulateur).',
     button: 'Se connecter',
     buttonLabel: (name) => `Se connecter en tant que ${name}`,
     pickUser: 'Choisissez l’un des utilisateurs de démonstration.',
-    note: 'La connexion est volontairement sans mot de passe : la démo porte sur ce qui se passe après la connexion, quand une action demande une nouvelle vérification par SMS.',
+    note:
+      'La connexion est volontairement sans mot de passe : la démo porte sur ce qui se passe après la connexion, ' +
+      'quand une action demande une nouvelle vérification par SMS.',
   },
   home: {
     title: 'Accueil',
     welcome: (first) => `Bon retour, ${first}`,
-    lead: 'Les deux actions ci-dessous sont confirmées par un code à usage unique envoyé par SMS à votre téléphone, sur la page du service de vérification.',
+    lead:
+      'Les deux actions ci-dessous sont confirmées par un code à usage unique envoyé par SMS à votre téléphone, sur ' +
+      'la page du service de vérification.',
     phone: 'Numéro de téléphone',
     verified: '✓ Vérifié',
     notVerified: 'Non vérifié',
@@ -219,11 +247,14 @@ const fr: DemoTexts = {
     accountExample: 'par ex. 0123 4567 8901',
     changePayout: 'Changer de compte de versement',
     codesGoTo: 'Les codes sont envoyés au',
-    activityNote: 'Avec l’émulateur fourni, lisez-les dans sa boîte de réception. Vos vérifications terminées sont listées sous',
+    activityNote:
+      'Avec l’émulateur fourni, lisez-les dans sa boîte de réception. Vos vérifications terminées sont listées sous',
   },
   activity: {
     title: 'Activité',
-    lead: 'Chaque action ci-dessous a été exécutée une seule fois, dans la même transaction de base de données qui a marqué sa session de vérification comme traitée.',
+    lead:
+      'Chaque action ci-dessous a été exécutée une seule fois, dans la même transaction de base de données qui a ' +
+      'marqué sa session de vérification comme traitée.',
     empty: 'Rien pour l’instant. Confirmez votre numéro ou changez de compte de versement depuis l’',
     emptyLink: 'Accueil',
     caption: 'Actions exécutées, les plus récentes d’abord',
@@ -232,7 +263,9 @@ const fr: DemoTexts = {
     details: 'Détails',
     session: 'Session de vérification',
     emailsTitle: 'E-mails envoyés',
-    emailsLead: 'Envoyés après chaque résultat par le hook onOutcome du kit, hors de la transaction (au moins une fois ; un par résultat).',
+    emailsLead:
+      'Envoyés après chaque résultat par le hook onOutcome du kit, hors de la transaction ' +
+      '(au moins une fois ; un par résultat).',
     noEmails: 'Aucun e-mail pour l’instant.',
   },
   actionLabels: { confirm_phone: 'Numéro de téléphone confirmé', change_payout: 'Compte de versement changé' },
@@ -248,15 +281,25 @@ const fr: DemoTexts = {
     viewActivity: 'Voir l’activité',
   },
   errors: {
-    signinRefused: { title: 'Connexion refusée', message: 'Le formulaire de connexion a expiré ou venait d’un autre site. Ouvrez la page de connexion et réessayez.' },
-    signoutRefused: { title: 'Déconnexion refusée', message: 'Le formulaire a expiré ; revenez en arrière et réessayez.' },
+    signinRefused: {
+      title: 'Connexion refusée',
+      message:
+        'Le formulaire de connexion a expiré ou venait d’un autre site. Ouvrez la page de connexion et réessayez.',
+    },
+    signoutRefused: {
+      title: 'Déconnexion refusée',
+      message:
+        'Le formulaire a expiré ; revenez en arrière et réessayez.',
+    },
     notFound: { title: 'Page introuvable', message: 'Il n’y a rien à cette adresse.' },
     badRequest: { title: 'Cette requête n’a pas pu être lue', message: 'Revenez en arrière et réessayez.' },
     server: { title: 'Une erreur s’est produite', message: 'Rien n’a été modifié. Réessayez dans un instant.' },
   },
   kit: {
     processedTitle: 'Vérification traitée',
-    processedText: 'Si vous avez lancé cette vérification, connectez-vous au compte depuis lequel vous l’avez lancée pour voir le résultat.',
+    processedText:
+      'Si vous avez lancé cette vérification, connectez-vous au compte depuis lequel vous l’avez lancée pour voir le ' +
+      'résultat.',
     goToSignIn: 'Aller à la connexion',
     errorTitle: 'Problème de vérification',
     clientErrorHeading: 'Cela n’a pas fonctionné',
@@ -281,7 +324,9 @@ export function textsFor(messages: KitMessages): DemoTexts {
   return messages.lang === 'fr' ? fr : en;
 }
 
-const SERVER_PROBLEM_FR = 'La vérification n’a pas pu aboutir à cause d’un problème de notre côté. Rien n’a été modifié ; réessayez plus tard.';
+const SERVER_PROBLEM_FR =
+  'La vérification n’a pas pu aboutir à cause d’un problème de notre côté. Rien n’a été modifié ; réessayez plus ' +
+  'tard.';
 const START_AGAIN_FR = 'Recommencez depuis la page d’où vous venez.';
 
 /** The kit's messages in the demo: English with the demo's wording, and a complete French set. */
@@ -290,22 +335,37 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
     failures: {
       otp_locked: {
         title: 'Too many incorrect codes',
-        text: 'The code was entered incorrectly too many times, so this verification was locked. Nothing was changed. You can start a new verification with a new code.',
+        text:
+          'The code was entered incorrectly too many times, so this verification was locked. Nothing was changed. ' +
+          'You can start a new verification with a new code.',
       },
       device_changed: {
         title: 'Verification moved to another device',
-        text: 'The verification was continued on a different device or browser than the one it started on, so it was stopped for your safety. Nothing was changed; start again on this device.',
+        text:
+          'The verification was continued on a different device or browser than the one it started on, so it was ' +
+          'stopped for your safety. Nothing was changed; start again on this device.',
       },
       session_binding_failed: {
         title: 'Verification could not be tied to this browser',
-        text: 'The verification page could not confirm it was opened from this browser (for example, from a copied link). Nothing was changed; start again from this site.',
+        text:
+          'The verification page could not confirm it was opened from this browser (for example, from a copied ' +
+          'link). Nothing was changed; start again from this site.',
       },
-      expired: { title: 'This verification expired', text: 'The verification was not finished in time, so nothing was changed. You can start a new one.' },
-      generic: { title: 'Verification failed', text: 'The verification did not succeed, so nothing was changed. You can start a new one.' },
+      expired: {
+        title: 'This verification expired',
+        text:
+          'The verification was not finished in time, so nothing was changed. You can start a new one.',
+      },
+      generic: {
+        title: 'Verification failed',
+        text:
+          'The verification did not succeed, so nothing was changed. You can start a new one.',
+      },
     },
     pending: {
       stopped:
-        'The verification service has not confirmed the result yet. You do not need to wait: if you entered the code, the change is applied in the background within a few minutes and appears under Activity.',
+        'The verification service has not confirmed the result yet. You do not need to wait: if you entered the ' +
+        'code, the change is applied in the background within a few minutes and appears under Activity.',
     },
   },
   fr: {
@@ -320,42 +380,69 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
     },
     complete: {
       title: 'Vérification terminée',
-      text: 'Cette vérification a été traitée. Si vous l’avez lancée, connectez-vous au compte depuis lequel vous l’avez lancée pour voir le résultat.',
+      text:
+        'Cette vérification a été traitée. Si vous l’avez lancée, connectez-vous au compte depuis lequel vous l’avez ' +
+        'lancée pour voir le résultat.',
     },
     failures: {
       otp_locked: {
         title: 'Trop de codes incorrects',
-        text: 'Le code a été saisi incorrectement trop de fois, cette vérification a donc été verrouillée. Rien n’a été modifié. Vous pouvez lancer une nouvelle vérification avec un nouveau code.',
+        text:
+          'Le code a été saisi incorrectement trop de fois, cette vérification a donc été verrouillée. Rien n’a été ' +
+          'modifié. Vous pouvez lancer une nouvelle vérification avec un nouveau code.',
       },
       device_changed: {
         title: 'Vérification poursuivie sur un autre appareil',
-        text: 'La vérification a été poursuivie sur un autre appareil ou navigateur que celui où elle a commencé ; elle a été arrêtée pour votre sécurité. Recommencez sur cet appareil.',
+        text:
+          'La vérification a été poursuivie sur un autre appareil ou navigateur que celui où elle a commencé ; elle ' +
+          'a été arrêtée pour votre sécurité. Recommencez sur cet appareil.',
       },
       session_binding_failed: {
         title: 'La vérification n’a pas pu être liée à ce navigateur',
-        text: 'La page de vérification n’a pas pu confirmer qu’elle avait été ouverte depuis ce navigateur (par exemple depuis un lien copié). Recommencez depuis ce site.',
+        text:
+          'La page de vérification n’a pas pu confirmer qu’elle avait été ouverte depuis ce navigateur (par exemple ' +
+          'depuis un lien copié). Recommencez depuis ce site.',
       },
-      expired: { title: 'Cette vérification a expiré', text: 'La vérification n’a pas été terminée à temps, rien n’a donc été modifié. Vous pouvez en lancer une nouvelle.' },
+      expired: {
+        title: 'Cette vérification a expiré',
+        text:
+          'La vérification n’a pas été terminée à temps, rien n’a donc été modifié. Vous pouvez en lancer une ' +
+          'nouvelle.',
+      },
       superseded: {
         title: 'Une demande plus récente a remplacé celle-ci',
-        text: 'Vous avez confirmé une demande plus récente du même type, et c’est celle-ci qui a été appliquée. Cette demande plus ancienne ne sera jamais appliquée.',
+        text:
+          'Vous avez confirmé une demande plus récente du même type, et c’est celle-ci qui a été appliquée. ' +
+          'Cette demande plus ancienne ne sera jamais appliquée.',
       },
-      generic: { title: 'La vérification a échoué', text: 'La vérification n’a pas abouti, rien n’a donc été modifié. Vous pouvez en lancer une nouvelle.' },
+      generic: {
+        title: 'La vérification a échoué',
+        text:
+          'La vérification n’a pas abouti, rien n’a donc été modifié. Vous pouvez en lancer une nouvelle.',
+      },
     },
     pending: {
       title: 'Confirmation de votre vérification',
-      waiting: 'En attente de la confirmation du service de vérification. Appuyez sur Vérifier à nouveau dans quelques secondes pour voir le résultat.',
-      checking: 'En attente de la confirmation du service de vérification. Cette page vérifie à nouveau d’elle-même toutes les quelques secondes.',
+      waiting:
+        'En attente de la confirmation du service de vérification. Appuyez sur Vérifier à nouveau dans quelques ' +
+        'secondes pour voir le résultat.',
+      checking:
+        'En attente de la confirmation du service de vérification. Cette page vérifie à nouveau d’elle-même toutes ' +
+        'les quelques secondes.',
       stoppedTitle: 'Confirmation toujours en cours',
       stopped:
-        'Le service de vérification n’a pas encore confirmé le résultat. Inutile d’attendre ici : si vous avez saisi le code, la modification sera appliquée en arrière-plan d’ici quelques minutes et apparaîtra dans Activité.',
+        'Le service de vérification n’a pas encore confirmé le résultat. Inutile d’attendre ici : si vous avez ' +
+        'saisi le code, la modification sera appliquée en arrière-plan d’ici quelques minutes et apparaîtra dans ' +
+        'Activité.',
       resultReady: 'Le résultat est arrivé. Affichage en cours.',
       checkAgain: 'Vérifier à nouveau',
     },
     startAgain: {
       title: 'Recommencer la vérification',
       heading: 'Cette page de vérification a déjà été utilisée',
-      text: 'Pour votre sécurité, une page de vérification ne s’ouvre qu’une seule fois. Lancez une nouvelle vérification pour continuer.',
+      text:
+        'Pour votre sécurité, une page de vérification ne s’ouvre qu’une seule fois. Lancez une nouvelle ' +
+        'vérification pour continuer.',
     },
     error: { title: 'Problème de vérification', heading: 'Un problème est survenu pendant la vérification' },
     errors: {
@@ -363,7 +450,8 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       mounted_at_wrong_path: SERVER_PROBLEM_FR,
       not_signed_in: 'Connectez-vous pour continuer.',
       csrf_failed: 'Le formulaire a expiré ou n’a pas été envoyé depuis ce site ; rechargez la page et réessayez.',
-      unknown_action: 'Cette demande de vérification ne correspond à aucune action connue ; revenez en arrière et réessayez.',
+      unknown_action:
+        'Cette demande de vérification ne correspond à aucune action connue ; revenez en arrière et réessayez.',
       invalid_action_params: 'Le formulaire n’a pas pu être accepté ; revenez en arrière, vérifiez-le et réessayez.',
       rate_limited: 'Trop de tentatives de vérification.',
       invalid_return_params: `Ce lien de vérification est incomplet ou mal formé. ${START_AGAIN_FR}`,
@@ -378,6 +466,7 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       client_error: 'Cette requête n’a pas pu être acceptée ; revenez en arrière et réessayez.',
       server_error: SERVER_PROBLEM_FR,
     },
-    retryAfter: (seconds) => (seconds < 90 ? `Réessayez dans ${seconds} secondes.` : `Réessayez dans ${Math.ceil(seconds / 60)} minutes.`),
+    retryAfter: (seconds) =>
+      seconds < 90 ? `Réessayez dans ${seconds} secondes.` : `Réessayez dans ${Math.ceil(seconds / 60)} minutes.`,
   },
 };

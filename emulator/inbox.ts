@@ -31,7 +31,9 @@ export function inboxRouter(context: EmulatorContext): express.Router {
       )
       .join('\n');
     res.set({
-      'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+      'Content-Security-Policy':
+        `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; ` +
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
       'Cache-Control': 'no-store',
     });
     res.type('html').send(`<!doctype html>
@@ -45,7 +47,8 @@ export function inboxRouter(context: EmulatorContext): express.Router {
 <body>
 <main>
 <h1>SMS inbox</h1>
-<p>Messages the emulator "sent", newest first. The list updates by itself every 3 seconds. <a href="/_dev/inbox">Refresh</a></p>
+<p>Messages the emulator "sent", newest first. The list updates by itself every 3 seconds.
+<a href="/_dev/inbox">Refresh</a></p>
 <div id="messages">
 ${rows ? `<table><thead><tr><th scope="col">To</th><th scope="col">Code</th><th scope="col">Sent / session</th></tr></thead><tbody>\n${rows}\n</tbody></table>` : '<p><em>No messages yet.</em></p>'}
 </div>

@@ -488,14 +488,18 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
 const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
 
 function validateMessages(messages: unknown, locale: unknown, problems: string[]): void {
-  if (locale !== undefined && !isFn(locale)) problems.push('`locale` must be a function (req) => locale tag such as "fr", or omitted.');
+  if (locale !== undefined && !isFn(locale)) {
+    problems.push('`locale` must be a function (req) => locale tag such as "fr", or omitted.');
+  }
   if (messages === undefined) return;
   if (typeof messages !== 'object' || messages === null || Array.isArray(messages)) {
     problems.push('`messages` must be an object of locale tag to texts, e.g. { fr: { startNew: "Recommencer" } }.');
     return;
   }
   for (const [tag, texts] of Object.entries(messages)) {
-    if (!LOCALE_TAG.test(tag)) problems.push(`\`messages\` key ${quote(tag)} must be a locale tag such as "fr" or "pt-BR".`);
+    if (!LOCALE_TAG.test(tag)) {
+      problems.push(`\`messages\` key ${quote(tag)} must be a locale tag such as "fr" or "pt-BR".`);
+    }
     if (typeof texts !== 'object' || texts === null || Array.isArray(texts)) {
       problems.push(`\`messages.${tag}\` must be an object of texts (any subset of the English messages).`);
     }

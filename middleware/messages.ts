@@ -62,6 +62,9 @@ export type KitMessagesInput = { [K in keyof KitMessages]?: KitMessages[K] exten
     : KitMessages[K] };
 
 const START_AGAIN = 'Start again from the page you came from.';
+const SERVER_PROBLEM =
+  'The verification could not be completed because of a problem on our side. ' +
+  'Nothing was changed; please try again later.';
 
 export const englishMessages: KitMessages = {
   lang: 'en',
@@ -75,20 +78,27 @@ export const englishMessages: KitMessages = {
   },
   complete: {
     title: 'Verification complete',
-    text: 'This verification has been processed. If you started it, sign in to the account you started it from to see the result.',
+    text:
+      'This verification has been processed. If you started it, sign in to the account you started it from to see ' +
+      'the result.',
   },
   failures: {
     otp_locked: {
       title: 'Too many incorrect codes',
-      text: 'The code was entered incorrectly too many times, so this verification was locked. You can start a new one.',
+      text:
+        'The code was entered incorrectly too many times, so this verification was locked. You can start a new one.',
     },
     device_changed: {
       title: 'Verification moved to another device',
-      text: 'The verification was continued on a different device or browser than the one it started on, so it was stopped for your safety. Start again on this device.',
+      text:
+        'The verification was continued on a different device or browser than the one it started on, so it was ' +
+        'stopped for your safety. Start again on this device.',
     },
     session_binding_failed: {
       title: 'Verification could not be tied to this browser',
-      text: 'The verification page could not confirm it was opened from this browser (for example it was opened from a copied link). Start again from this page.',
+      text:
+        'The verification page could not confirm it was opened from this browser (for example it was opened from a ' +
+        'copied link). Start again from this page.',
     },
     expired: { title: 'Verification expired', text: 'This verification was not completed in time. You can start a new one.' },
     superseded: {
@@ -101,11 +111,16 @@ export const englishMessages: KitMessages = {
   },
   pending: {
     title: 'Confirming your verification',
-    waiting: 'Waiting for the verification service to confirm the result. Press Check again in a few seconds to see it.',
-    checking: 'Waiting for the verification service to confirm the result. This page checks again by itself every few seconds.',
+    waiting:
+      'Waiting for the verification service to confirm the result. Press Check again in a few seconds to see it.',
+    checking:
+      'Waiting for the verification service to confirm the result. This page checks again by itself every few ' +
+      'seconds.',
     stoppedTitle: 'Still confirming your verification',
     stopped:
-      'The verification service has not confirmed the result yet. You do not need to wait here: if you completed the verification, it will be finished in the background within a few minutes and you will see the result in your account.',
+      'The verification service has not confirmed the result yet. You do not need to wait here: if you completed ' +
+      'the verification, it will be finished in the background within a few minutes and you will see the result in ' +
+      'your account.',
     resultReady: 'The result is in. Showing it now.',
     checkAgain: 'Check again',
   },
@@ -116,8 +131,8 @@ export const englishMessages: KitMessages = {
   },
   error: { title: 'Verification problem', heading: 'Something went wrong with the verification' },
   errors: {
-    invalid_config: 'The verification could not be completed because of a problem on our side. Nothing was changed; please try again later.',
-    mounted_at_wrong_path: 'The verification could not be completed because of a problem on our side. Nothing was changed; please try again later.',
+    invalid_config: SERVER_PROBLEM,
+    mounted_at_wrong_path: SERVER_PROBLEM,
     not_signed_in: 'Sign in to continue.',
     csrf_failed: 'The form has expired or was not sent from this site; reload the page and try again.',
     unknown_action: 'This verification request names no known action; go back and try again.',
@@ -128,14 +143,15 @@ export const englishMessages: KitMessages = {
     session_mismatch: `This link does not belong to the verification it names. ${START_AGAIN}`,
     service_response_mismatch: 'The verification could not be confirmed, so nothing was changed. Please start again.',
     service_unavailable: 'The verification service cannot be reached right now. Please try again in a moment.',
-    service_rejected: 'The verification could not be completed because of a problem on our side. Nothing was changed; please try again later.',
-    service_protocol_error: 'The verification could not be completed because of a problem on our side. Nothing was changed; please try again later.',
-    fulfil_failed: 'The verification could not be completed because of a problem on our side. Nothing was changed; please try again later.',
+    service_rejected: SERVER_PROBLEM,
+    service_protocol_error: SERVER_PROBLEM,
+    fulfil_failed: SERVER_PROBLEM,
     method_not_allowed: 'Verification is started by submitting a form (POST), not by opening a link.',
     client_error: 'That request could not be accepted; go back and try again.',
-    server_error: 'The verification could not be completed because of a problem on our side. Nothing was changed; please try again later.',
+    server_error: SERVER_PROBLEM,
   },
-  retryAfter: (seconds) => (seconds < 90 ? `Try again in ${seconds} seconds.` : `Try again in ${Math.ceil(seconds / 60)} minutes.`),
+  retryAfter: (seconds) =>
+    seconds < 90 ? `Try again in ${seconds} seconds.` : `Try again in ${Math.ceil(seconds / 60)} minutes.`,
 };
 
 /** One locale's input merged over the English defaults (one level deep: each group's missing keys). */

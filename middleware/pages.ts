@@ -64,9 +64,11 @@ export interface PageRenderers {
 }
 
 /** Colours meet WCAG AA contrast; focus is always visible. */
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a;background:#fff}
-button,.button{font:inherit;padding:.5rem 1.25rem;cursor:pointer;display:inline-block;color:#fff;background:#1d4ed8;border:0;
-border-radius:.4rem;text-decoration:none}:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}h1{font-size:1.4rem}`;
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5;
+color:#1a1a1a;background:#fff}
+button,.button{font:inherit;padding:.5rem 1.25rem;cursor:pointer;display:inline-block;color:#fff;background:#1d4ed8;
+border:0;border-radius:.4rem;text-decoration:none}
+:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}h1{font-size:1.4rem}`;
 
 export function layout(page: {
   title: string;
@@ -126,11 +128,12 @@ export function pendingScript(ctx: PendingPage, nonce: string, messages: KitMess
   function say(text) { if (status) status.textContent = text; }
   function check() {
     if (Date.now() >= stopAt) { say(texts.stopped); return; }
-    fetch(url, { credentials: 'same-origin', cache: 'no-store', redirect: 'manual', headers: { 'X-Verify-Kit-Check': '1' } })
+    fetch(url, { credentials: 'same-origin', cache: 'no-store', redirect: 'manual' })
       .then(function (response) {
         // A redirect (fulfilled) or another page (failed, neutral): show it. Still pending or a
         // passing error (the service unreachable): keep waiting.
-        var settled = response.type === 'opaqueredirect' || (response.ok && response.headers.get(${scriptJson(PENDING_HEADER)}) !== 'pending');
+        var pending = response.headers.get(${scriptJson(PENDING_HEADER)}) === 'pending';
+        var settled = response.type === 'opaqueredirect' || (response.ok && !pending);
         if (!settled) {
           setTimeout(check, everyMs);
           return;
@@ -227,7 +230,8 @@ export function sendPage(res: Response, status: number, body: string, nonce: str
   res.vary('Accept-Language');
   res.setHeader(
     'Content-Security-Policy',
-    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; ` +
+      `form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
   );
   res.setHeader('X-Frame-Options', 'DENY');
   res.status(status).type('html').send(body);

@@ -69,7 +69,8 @@ export function answerError<Tx>(
     return;
   }
   const nonce = newNonce();
-  sendPage(res, error.status, config.pages.error({ status: error.status, code: error.code, message }, nonce, messages), nonce);
+  const page = config.pages.error({ status: error.status, code: error.code, message }, nonce, messages);
+  sendPage(res, error.status, page, nonce);
 }
 
 /** Wraps an async route so a rejection is answered by answerError. */

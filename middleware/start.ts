@@ -228,7 +228,8 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
       setNoStoreHeaders(res);
       res.status(405).json({ error: 'method_not_allowed', message });
     } else {
-      sendPage(res, 405, config.pages.error({ status: 405, code: 'method_not_allowed', message }, nonce, messages), nonce);
+      const page = config.pages.error({ status: 405, code: 'method_not_allowed', message }, nonce, messages);
+      sendPage(res, 405, page, nonce);
     }
   });
   router.post(config.startPath, start);

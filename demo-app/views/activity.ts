@@ -17,11 +17,13 @@ ${
     ? html`<p class="empty" id="activity-caption">${a.empty} <a href="/">${a.emptyLink}</a>.</p>`
     : html`<table>
 <caption id="activity-caption" class="sr-only">${a.caption}</caption>
-<thead><tr><th scope="col">${a.when}</th><th scope="col">${a.action}</th><th scope="col">${a.details}</th><th scope="col">${a.session}</th></tr></thead>
+<thead><tr><th scope="col">${a.when}</th><th scope="col">${a.action}</th>
+<th scope="col">${a.details}</th><th scope="col">${a.session}</th></tr></thead>
 <tbody>
 ${ctx.entries.map(
   (entry) => html`<tr data-session-id="${entry.sessionId}">
-<td class="when">${formatTime(entry.at)}</td><td>${ctx.t.actionLabels[entry.action] ?? entry.action}</td><td>${entry.detail}</td><td><code>${entry.sessionId}</code></td>
+<td class="when">${formatTime(entry.at)}</td><td>${ctx.t.actionLabels[entry.action] ?? entry.action}</td>
+<td>${entry.detail}</td><td><code>${entry.sessionId}</code></td>
 </tr>`,
 )}
 </tbody>

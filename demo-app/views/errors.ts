@@ -1,7 +1,13 @@
 import { html, page, type DemoTexts, type Viewer } from './layout.ts';
 
 /** The demo's own error pages (404, bad form, server error). Messages are written by the demo. */
-export function errorPage(ctx: { t: DemoTexts; status: number; title: string; message: string; viewer?: Viewer }): string {
+export function errorPage(ctx: {
+  t: DemoTexts;
+  status: number;
+  title: string;
+  message: string;
+  viewer?: Viewer;
+}): string {
   return page({
     t: ctx.t,
     title: ctx.title,

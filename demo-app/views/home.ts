@@ -27,7 +27,8 @@ export function homePage(ctx: HomeContext): string {
 <div class="grid">
 <section class="card" aria-labelledby="phone-title">
 <div class="card-head"><h2 id="phone-title">${h.phone}</h2>
-${verified ? html`<span class="badge ok">${h.verified}</span>` : html`<span class="badge warn">${h.notVerified}</span>`}</div>
+${verified ? html`<span class="badge ok">${h.verified}</span>` : html`<span class="badge warn">${h.notVerified}</span>`}
+</div>
 <p class="value">${user.phone}</p>
 <p class="muted">${verified ? h.confirmedAt(formatTime(user.phoneVerifiedAt!)) : h.confirmHint}</p>
 <form method="post" action="${ctx.startPath}">
@@ -44,12 +45,15 @@ ${verified ? html`<span class="badge ok">${h.verified}</span>` : html`<span clas
 <input type="hidden" name="_csrf" value="${ctx.kitCsrf}">
 <input type="hidden" name="action" value="${CHANGE_PAYOUT}">
 <label for="accountNumber">${h.newAccount}</label>
-<input type="text" id="accountNumber" name="accountNumber" inputmode="numeric" autocomplete="off" required minlength="8" maxlength="64" placeholder="${h.accountExample}" pattern="[0-9 \\-]{8,64}" aria-describedby="accountNumber-hint">
+<input type="text" id="accountNumber" name="accountNumber" inputmode="numeric" autocomplete="off" required
+  minlength="8" maxlength="64" placeholder="${h.accountExample}" pattern="[0-9 \\-]{8,64}"
+  aria-describedby="accountNumber-hint">
 <p class="hint" id="accountNumber-hint">${h.accountHint}</p>
 <button class="btn block" type="submit">${h.changePayout}</button>
 </form>
 </section>
 </div>
-<p class="note">${h.codesGoTo} <strong>${user.phone}</strong>. ${h.activityNote} <a href="/activity">${t.nav.activity}</a>.</p>`,
+<p class="note">${h.codesGoTo} <strong>${user.phone}</strong>.
+${h.activityNote} <a href="/activity">${t.nav.activity}</a>.</p>`,
   });
 }

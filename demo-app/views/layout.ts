@@ -25,9 +25,12 @@ function topbar(t: DemoTexts, viewer: Viewer | undefined, current: NavItem | und
 ${
   viewer === undefined
     ? html`<nav class="main" aria-label="${t.nav.label}"></nav>`
-    : html`<nav class="main" aria-label="${t.nav.label}">${link('/', t.nav.home, 'home')}${link('/activity', t.nav.activity, 'activity')}${link('/verifications', t.nav.verifications, 'verifications')}</nav>
+    : html`<nav class="main" aria-label="${t.nav.label}">
+${link('/', t.nav.home, 'home')}${link('/activity', t.nav.activity, 'activity')}
+${link('/verifications', t.nav.verifications, 'verifications')}</nav>
 <div class="who"><span>${t.signedInAs} <strong>${viewer.name}</strong></span>
-<form method="post" action="/signout"><input type="hidden" name="_csrf" value="${viewer.csrf}"><button class="btn secondary small" type="submit">${t.signOut}</button></form></div>`
+<form method="post" action="/signout"><input type="hidden" name="_csrf" value="${viewer.csrf}">
+<button class="btn secondary small" type="submit">${t.signOut}</button></form></div>`
 }
 </div></header>`;
 }
@@ -73,7 +76,13 @@ ${options.body}
  * A page rendered by the kit (failure, pending, error...). The kit's CSP allows styles and scripts
  * only by nonce, so the stylesheet is inlined with it. The kit passes no request, so there is no user bar.
  */
-export function kitPage(options: { t: DemoTexts; title: string; nonce: string; body: SafeHtml; script?: SafeHtml | string }): string {
+export function kitPage(options: {
+  t: DemoTexts;
+  title: string;
+  nonce: string;
+  body: SafeHtml;
+  script?: SafeHtml | string;
+}): string {
   return document(
     options.t,
     options.title,

@@ -8,7 +8,8 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_TEXTS, type DemoLocale } from '../../demo-app/i18n.ts';
+import { DEMO_TEXTS, demoKitMessages, type DemoLocale } from '../../demo-app/i18n.ts';
+import { englishMessages } from '../../middleware/index.ts';
 import { expectNoAxeViolations, withoutPageScripts } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { startStack, USERS, type DemoUserKey, type Stack } from '../e2e/stack.ts';
@@ -32,7 +33,10 @@ beforeEach(resetStartBudgets);
 const ACCEPT_LANGUAGE: Record<DemoLocale, string> = { en: 'en-GB', fr: 'fr-FR' };
 
 async function newContext(locale: DemoLocale, options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
-  const context = await browser.newContext({ locale: ACCEPT_LANGUAGE[locale], javaScriptEnabled: options.javaScriptEnabled ?? true });
+  const context = await browser.newContext({
+    locale: ACCEPT_LANGUAGE[locale],
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+  });
   context.setDefaultTimeout(8000);
   return context;
 }
@@ -61,8 +65,16 @@ async function startAttempt(context: BrowserContext, page: Page): Promise<{ sess
   });
   expect(started.status()).toBe(200);
   return stack.demo.db
-    .prepare('SELECT session_id AS sessionId, state FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1')
+    .prepare(
+      'SELECT session_id AS sessionId, state FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1',
+    )
     .get() as { sessionId: string; state: string };
+}
+
+/** Moves the attempt's creation an hour back: past the pending page's checking window. */
+function makeOld(sessionId: string): void {
+  const update = 'UPDATE verify_kit_attempts SET created_at = created_at - 3600000 WHERE session_id = ?';
+  stack.demo.db.prepare(update).run(sessionId);
 }
 
 function landingUrl(ids: { sessionId: string; state: string }): string {
@@ -106,7 +118,7 @@ for (const locale of ['en', 'fr'] as const) {
       await expect
         .poll(() => page.evaluate(() => (window as unknown as { autoSubmittedTo?: string }).autoSubmittedTo))
         .toBe(`${stack.emulatorUrl}/verify`);
-      const messages = (await import('../../demo-app/i18n.ts')).demoKitMessages[locale];
+      const messages = demoKitMessages[locale];
       await check(page, locale, 'auto-submit page (JavaScript on)', messages.handoff?.continue ?? 'Continue');
       await context.close();
 
@@ -146,14 +158,14 @@ for (const locale of ['en', 'fr'] as const) {
       const context = await newContext(locale);
       const page = await context.newPage();
       await signIn(page, locale, user);
-      const kit = (await import('../../demo-app/i18n.ts')).demoKitMessages[locale];
+      const kit = demoKitMessages[locale];
 
       const pending = await startAttempt(context, page);
       await page.goto(landingUrl(pending));
       await check(page, locale, 'pending page (checking)');
       await expect.poll(() => page.getByRole('status').textContent()).toBeTruthy();
       expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
-      stack.demo.db.prepare('UPDATE verify_kit_attempts SET created_at = created_at - 3600000 WHERE session_id = ?').run(pending.sessionId);
+      makeOld(pending.sessionId);
       await page.goto(landingUrl(pending));
       await check(page, locale, 'pending page (stopped)', kit.pending?.stopped?.slice(0, 40));
 
@@ -162,12 +174,13 @@ for (const locale of ['en', 'fr'] as const) {
         expect((await stack.control.complete(attempt.sessionId, { outcome: 'failed', reason })).status).toBe(200);
         await page.goto(landingUrl(attempt));
         const key = reason === 'a_reason_nobody_knows' ? 'generic' : (reason as 'otp_locked');
-        const title = kit.failures?.[key]?.title ?? (await import('../../middleware/index.ts')).englishMessages.failures[key].title;
+        const title = kit.failures?.[key]?.title ?? englishMessages.failures[key].title;
         await check(page, locale, `failure page (${reason})`, title);
       }
 
       const expired = await startAttempt(context, page);
-      stack.demo.db.prepare("UPDATE verify_kit_attempts SET outcome = 'expired' WHERE session_id = ?").run(expired.sessionId);
+      stack.demo.db.prepare("UPDATE verify_kit_attempts SET outcome = 'expired' WHERE session_id = ?")
+        .run(expired.sessionId);
       await page.goto(landingUrl(expired));
       await check(page, locale, 'failure page (expired)');
 
@@ -202,7 +215,8 @@ for (const locale of ['en', 'fr'] as const) {
       }
 
       await page.goto(`${stack.demoUrl}/`);
-      await page.locator('form:has(input[value="confirm_phone"]) input[name="_csrf"]').evaluate((input: HTMLInputElement) => (input.value = 'x'));
+      const token = page.locator('form:has(input[value="confirm_phone"]) input[name="_csrf"]');
+      await token.evaluate((input: HTMLInputElement) => (input.value = 'x'));
       const [refused] = await Promise.all([
         page.waitForResponse(`${stack.demoUrl}/verify/start`),
         page.locator('form:has(input[value="confirm_phone"]) button').click(),
@@ -211,7 +225,8 @@ for (const locale of ['en', 'fr'] as const) {
       await check(page, locale, 'error 403 csrf_failed');
 
       await page.goto(`${stack.demoUrl}/`);
-      await page.locator('#accountNumber').fill('1234 5678 9012 3456 78'); // passes the field's pattern, not prepare's 8 to 17 digits
+      // Passes the field's own pattern, not prepare's 8 to 17 digits: the demo's text, in the page's language.
+      await page.locator('#accountNumber').fill('1234 5678 9012 3456 78');
       const [badNumber] = await Promise.all([
         page.waitForResponse(`${stack.demoUrl}/verify/start`),
         page.locator('form:has(input[value="change_payout"]) button').click(),
@@ -296,11 +311,12 @@ async function tabTo(page: Page, describe: string, matches: () => boolean): Prom
 }
 
 describe('keyboard only', () => {
-  it('signs in, changes the payout account through the hosted page and reads the activity, with Tab, typing and Enter', async () => {
+  it('signs in, changes the payout account on the hosted page and reads the activity: Tab, typing, Enter', async () => {
     const context = await newContext('en');
     const page = await context.newPage();
     await page.goto(`${stack.demoUrl}/signin`);
-    await tabTo(page, 'the sign-in button for Chen', () => document.activeElement?.getAttribute('aria-label') === 'Sign in as Chen Wei');
+    const isChensButton = () => document.activeElement?.getAttribute('aria-label') === 'Sign in as Chen Wei';
+    await tabTo(page, 'the sign-in button for Chen', isChensButton);
     await page.keyboard.press('Enter');
     await page.waitForURL(`${stack.demoUrl}/`);
 

@@ -19,7 +19,8 @@ let browser: Browser;
 const bobIsOverBudget: StartLimits = {
   async consume(_req, who) {
     if (who.userRef === 'user-bob') {
-      throw new KitError(KitErrorCode.RateLimited, 'Too many verification attempts; try again in 120 s.', { retryAfterSeconds: 120 });
+      const options = { retryAfterSeconds: 120 };
+      throw new KitError(KitErrorCode.RateLimited, 'Too many verification attempts; try again in 120 s.', options);
     }
   },
 };
@@ -49,18 +50,32 @@ afterAll(async () => {
 });
 
 async function signedIn(user: string | null, options: { javaScriptEnabled?: boolean; locale?: string } = {}) {
-  const context = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled ?? true, locale: options.locale ?? 'en-US' });
+  const context = await browser.newContext({
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+    locale: options.locale ?? 'en-US',
+  });
   context.setDefaultTimeout(8000);
-  if (user !== null) expect((await context.request.post(`${app.url}/test/login`, { form: { user } })).status()).toBe(200);
+  if (user !== null) {
+    expect((await context.request.post(`${app.url}/test/login`, { form: { user } })).status()).toBe(200);
+  }
   return { context, page: await context.newPage() };
 }
 
 /** Starts an attempt for the context's user over HTTP (no browser navigation): its stored row. */
 async function startAttempt(context: BrowserContext): Promise<AttemptRow> {
   const { csrf } = (await (await context.request.get(`${app.url}/test/csrf`)).json()) as { csrf: string };
-  const started = await context.request.post(`${app.url}/verify/start`, { form: { _csrf: csrf, action: 'grant_badge' }, headers: { origin: app.url } });
+  const started = await context.request.post(`${app.url}/verify/start`, {
+    form: { _csrf: csrf, action: 'grant_badge' },
+    headers: { origin: app.url },
+  });
   expect(started.status()).toBe(200);
   return app.latestAttempt();
+}
+
+/** Moves the attempt's creation an hour back: past the pending page's checking window. */
+function makeOld(sessionId: string): void {
+  const update = 'UPDATE verify_kit_attempts SET created_at = created_at - 3600000 WHERE session_id = ?';
+  app.db.prepare(update).run(sessionId);
 }
 
 function landingUrl(attempt: Pick<AttemptRow, 'session_id' | 'state'>): string {
@@ -118,7 +133,7 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toContain('checks again by itself');
     await expectNoAxeViolations(page, 'pending page (checking)');
 
-    app.db.prepare('UPDATE verify_kit_attempts SET created_at = created_at - 3600000 WHERE session_id = ?').run(attempt.session_id);
+    makeOld(attempt.session_id);
     await page.getByRole('link', { name: 'Check again' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('You do not need to wait here');
     await expectNoAxeViolations(page, 'pending page (stopped)');
@@ -192,7 +207,10 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
     // 401: nobody signed in.
     const stranger = await signedIn(null);
     await stranger.page.goto(`${app.url}/form`);
-    const [unsigned] = await Promise.all([stranger.page.waitForResponse(`${app.url}/verify/start`), stranger.page.click('#go')]);
+    const [unsigned] = await Promise.all([
+      stranger.page.waitForResponse(`${app.url}/verify/start`),
+      stranger.page.click('#go'),
+    ]);
     expect(unsigned.status()).toBe(401);
     await expectNoAxeViolations(stranger.page, 'error page 401 not_signed_in');
     await stranger.context.close();
@@ -203,14 +221,15 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
     const [limited] = await Promise.all([bob.page.waitForResponse(`${app.url}/verify/start`), bob.page.click('#go')]);
     expect(limited.status()).toBe(429);
     expect(limited.headers()['retry-after']).toBe('120');
-    expect(await bob.page.locator('main').innerText()).toContain('Too many verification attempts. Try again in 2 minutes.');
+    const limitedText = await bob.page.locator('main').innerText();
+    expect(limitedText).toContain('Too many verification attempts. Try again in 2 minutes.');
     await expectNoAxeViolations(bob.page, 'error page 429 rate_limited');
     await bob.context.close();
   });
 });
 
 describe('the pending page', () => {
-  it('announces its state in a status region and, with JavaScript, shows the result by itself once there is one', async () => {
+  it('announces its state in a status region and, with JavaScript, shows the result by itself', async () => {
     const { context, page } = await signedIn('alice');
     const attempt = await startAttempt(context);
     await page.goto(landingUrl(attempt));
@@ -244,7 +263,7 @@ describe('the pending page', () => {
   it('after the window, it no longer checks by itself', async () => {
     const { context, page } = await signedIn('alice');
     const attempt = await startAttempt(context);
-    app.db.prepare('UPDATE verify_kit_attempts SET created_at = created_at - 3600000 WHERE session_id = ?').run(attempt.session_id);
+    makeOld(attempt.session_id);
     const checks: string[] = [];
     page.on('request', (request) => {
       if (request.url().startsWith(app.returnUrl)) checks.push(request.url());
@@ -257,7 +276,7 @@ describe('the pending page', () => {
 });
 
 describe('locale', () => {
-  it('Accept-Language picks the messages and the lang; unknown reasons get the generic text; missing texts fall back to English', async () => {
+  it('Accept-Language picks messages and lang; unknown reasons: generic text; missing texts: English', async () => {
     const { context, page } = await signedIn('alice', { locale: 'fr-FR' });
     const attempt = await failedAttempt(context, 'a_reason_nobody_knows');
     await page.goto(landingUrl(attempt));
@@ -273,7 +292,8 @@ describe('locale', () => {
     const [limited] = await Promise.all([bob.page.waitForResponse(`${app.url}/verify/start`), bob.page.click('#go')]);
     expect(limited.status()).toBe(429);
     await expectLang(bob.page, 'fr');
-    expect(await bob.page.locator('main').innerText()).toContain('Trop de tentatives de vérification. Réessayez dans 2 minutes.');
+    const frenchText = await bob.page.locator('main').innerText();
+    expect(frenchText).toContain('Trop de tentatives de vérification. Réessayez dans 2 minutes.');
 
     const english = await signedIn('alice', { locale: 'de-DE' });
     await english.page.goto(landingUrl(attempt));

@@ -27,7 +27,8 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   const loaded = await page.evaluate(() => typeof (window as { axe?: unknown }).axe === 'object');
   if (!loaded) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async (tags) => {
-    const axe = (window as unknown as { axe: { run(ctx: unknown, options: unknown): Promise<{ violations: unknown[] }> } }).axe;
+    type Axe = { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> };
+    const axe = (window as unknown as { axe: Axe }).axe;
     const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
     return (result.violations as Array<Record<string, unknown>>).map((v) => ({
       id: String(v.id),
@@ -45,7 +46,10 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 export function formatViolations(violations: AxeViolation[]): string {
   return violations
     .flatMap((v) =>
-      v.nodes.map((n) => `${v.id} (${v.impact ?? 'n/a'}) at ${n.target.join(' ')}: ${v.help}. ${n.failureSummary.replace(/\s+/g, ' ')}`),
+      v.nodes.map((n) => {
+        const fix = n.failureSummary.replace(/\s+/g, ' ');
+        return `${v.id} (${v.impact ?? 'n/a'}) at ${n.target.join(' ')}: ${v.help}. ${fix}`;
+      }),
     )
     .join('\n');
 }
@@ -54,6 +58,13 @@ export function formatViolations(violations: AxeViolation[]): string {
 export async function expectNoAxeViolations(page: Page, label: string): Promise<void> {
   const violations = await axeViolations(page);
   expect(formatViolations(violations), `axe violations on ${label} (${page.url()})`).toBe('');
+}
+
+/** The response's CSP with `script-src 'none'` (replacing any script-src the page had). */
+function withoutScripts(csp: string | undefined): string {
+  if (csp === undefined) return "script-src 'none'";
+  const directive = /script-src[^;]*/;
+  return directive.test(csp) ? csp.replace(directive, "script-src 'none'") : `${csp}; script-src 'none'`;
 }
 
 /**
@@ -72,8 +83,7 @@ export async function withoutPageScripts(page: Page): Promise<void> {
       const response = await route.fetch({ maxRedirects: 0 });
       const headers = { ...response.headers() };
       const csp = headers['content-security-policy'];
-      headers['content-security-policy'] =
-        csp === undefined ? "script-src 'none'" : /script-src[^;]*/.test(csp) ? csp.replace(/script-src[^;]*/, "script-src 'none'") : `${csp}; script-src 'none'`;
+      headers['content-security-policy'] = withoutScripts(csp);
       await route.fulfill({ response, headers });
     },
   );
