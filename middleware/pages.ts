@@ -1,10 +1,11 @@
 /**
  * The kit's default HTML pages and the headers every kit page carries.
  *
- * Every value is escaped (see html.ts). The only script is the auto-submit page's, allowed by a
- * per-response nonce in that page's own Content-Security-Policy. Every page is `no-store` and
- * `no-referrer`, so neither a handoff nor a return URL's query is kept in a cache or leaked in a
- * Referer. Integrators may override any page but the auto-submit one (`pages` option).
+ * Every value is escaped (see html.ts); every text comes from the request's messages (messages.ts)
+ * and sets `<html lang>`. The only scripts are the auto-submit page's and the pending page's
+ * re-check, each allowed by a per-response nonce in the page's own Content-Security-Policy. Every
+ * page is `no-store` and `no-referrer`, so neither a handoff nor a return URL's query is kept in a
+ * cache or leaked in a Referer. Integrators may override any page but the auto-submit one (`pages`).
  */
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
