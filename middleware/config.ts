@@ -55,9 +55,9 @@ export interface LandingOptions {
   pendingRechecks?: number;
   /** Pause between those re-reads. Default 600 ms. */
   pendingRecheckIntervalMs?: number;
-  /** The "still confirming" page reloads itself every this many seconds. Default 3. */
+  /** The "still confirming" page's script checks again in the background every this many seconds. Default 3. */
   refreshSeconds?: number;
-  /** It stops reloading this long after the attempt was created; the sweep finishes it. Default 5 min. */
+  /** It stops checking this long after the attempt was created; the sweep finishes it. Default 5 min. */
   refreshWindowMs?: number;
 }
 
