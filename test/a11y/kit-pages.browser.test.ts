@@ -7,7 +7,18 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KitError, KitErrorCode, type StartLimits } from '../../middleware/index.ts';
+import { demoKitMessages } from '../../demo-app/i18n.ts';
+import { demoKitPages } from '../../demo-app/views/kit-pages.ts';
+import {
+  defaultPages,
+  englishMessages,
+  errorText,
+  KitError,
+  KitErrorCode,
+  type StartLimits,
+} from '../../middleware/index.ts';
+import { completeMessages } from '../../middleware/messages.ts';
+import { newNonce } from '../../middleware/pages.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { expectNoAxeViolations, withoutPageScripts } from '../helpers/axe.ts';
 import { startKitTestApp, type AttemptRow, type KitTestApp } from '../kit/helpers/app.ts';
@@ -226,6 +237,43 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
     await expectNoAxeViolations(bob.page, 'error page 429 rate_limited');
     await bob.context.close();
   });
+});
+
+describe('every error code has a page that passes axe, in the default look and the demo’s, in English and French', () => {
+  const codes: Array<[string, number]> = [
+    ...Object.values(KitErrorCode).map((code): [string, number] => [code, new KitError(code, 'x').status]),
+    ['method_not_allowed', 405],
+    ['a_code_from_a_future_version', 409],
+  ];
+  const looks = [
+    { name: 'default', renderers: defaultPages, messages: englishMessages, lang: 'en' },
+    { name: 'demo', renderers: demoKitPages, messages: completeMessages('en', demoKitMessages.en), lang: 'en' },
+    { name: 'demo', renderers: demoKitPages, messages: completeMessages('fr', demoKitMessages.fr), lang: 'fr' },
+  ];
+  for (const look of looks) {
+    it(`${look.name} look, ${look.lang}`, async () => {
+      const page = await browser.newPage();
+      for (const [code, status] of codes) {
+        const nonce = newNonce();
+        const message = errorText(look.messages, code, status);
+        const body = look.renderers.error({ status, code, message }, nonce, look.messages);
+        const url = `http://localhost/error/${code}`;
+        await page.route(url, (route) =>
+          route.fulfill({
+            status,
+            contentType: 'text/html',
+            headers: { 'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'` },
+            body,
+          }),
+        );
+        await page.goto(url);
+        await expectLang(page, look.lang);
+        expect(await page.locator('main').innerText()).toContain(message);
+        await expectNoAxeViolations(page, `error page ${status} ${code} (${look.name}, ${look.lang})`);
+      }
+      await page.close();
+    });
+  }
 });
 
 describe('the pending page', () => {
