@@ -107,6 +107,9 @@ ${form.restartState === undefined ? '' : html`<input type="hidden" name="restart
 </form>`;
 }
 
+/** Response header the landing sets on a pending answer, so the page's script knows to keep waiting. */
+export const PENDING_HEADER = 'X-Verify-Kit-Outcome';
+
 /** The id of the pending page's status region; the checking script updates it. */
 export const PENDING_STATUS_ID = 'verify-kit-status';
 
@@ -149,9 +152,6 @@ export function pendingScript(ctx: PendingPage, nonce: string, messages: KitMess
 })();
 </script>`;
 }
-
-/** Response header the landing sets on a pending answer, so the page's script knows to keep waiting. */
-export const PENDING_HEADER = 'X-Verify-Kit-Outcome';
 
 export const defaultPages: PageRenderers = {
   complete(_ctx, nonce, messages) {
