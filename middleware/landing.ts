@@ -58,7 +58,7 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
       switch (completion.kind) {
         case 'superseded':
           // No restart form: the newer verification the user finished is the one that counts.
-          sendPage(res, 200, config.pages.failed({ reason: 'superseded', restart: undefined }, nonce), nonce);
+          sendPage(res, 200, config.pages.failed({ reason: 'superseded', restart: undefined }, nonce, messages), nonce);
           return;
         case 'failed':
         case 'expired': {

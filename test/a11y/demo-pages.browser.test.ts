@@ -11,8 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_TEXTS, demoKitMessages, type DemoLocale } from '../../demo-app/i18n.ts';
 import { englishMessages } from '../../middleware/index.ts';
 import { expectNoAxeViolations, withoutPageScripts } from '../helpers/axe.ts';
-import { launchBrowser } from '../helpers/browser.ts';
-import { startStack, USERS, type DemoUserKey, type Stack } from '../e2e/stack.ts';
+import { addVirtualAuthenticator, launchBrowser } from '../helpers/browser.ts';
+import { declinePasskeyOffer, startStack, USERS, type DemoUserKey, type Stack } from '../e2e/stack.ts';
 
 let stack: Stack;
 let browser: Browser;
@@ -82,7 +82,7 @@ function landingUrl(ids: { sessionId: string; state: string }): string {
 }
 
 async function waitForHostedPage(page: Page): Promise<string> {
-  await page.waitForURL(`${stack.emulatorUrl}/verify`);
+  await page.waitForURL(stack.verifyUrl);
   await page.locator('#code').waitFor();
   return (await stack.control.outbox()).at(-1)!.sessionId;
 }
@@ -117,7 +117,7 @@ for (const locale of ['en', 'fr'] as const) {
       await page.waitForURL(`${stack.demoUrl}/verify/start`);
       await expect
         .poll(() => page.evaluate(() => (window as unknown as { autoSubmittedTo?: string }).autoSubmittedTo))
-        .toBe(`${stack.emulatorUrl}/verify`);
+        .toBe(stack.verifyUrl);
       const messages = demoKitMessages[locale];
       await check(page, locale, 'auto-submit page (JavaScript on)', messages.handoff?.continue ?? 'Continue');
       await context.close();
@@ -130,6 +130,7 @@ for (const locale of ['en', 'fr'] as const) {
       const sessionId = await waitForHostedPage(flowPage);
       await flowPage.locator('#code').fill(await stack.control.codeFor(sessionId));
       await flowPage.locator('#code').press('Enter');
+      await declinePasskeyOffer(flowPage);
       await flowPage.waitForURL(`${stack.demoUrl}/verified/phone`);
       await check(flowPage, locale, 'verified page', t.verified.phoneTitle);
       await flowPage.goto(`${stack.demoUrl}/activity`);
@@ -144,7 +145,7 @@ for (const locale of ['en', 'fr'] as const) {
       await withoutPageScripts(page);
       const toVerifyPage: string[] = [];
       page.on('request', (request) => {
-        if (request.url().startsWith(stack.emulatorUrl)) toVerifyPage.push(request.url());
+        if (request.url().startsWith(stack.verifyUrl)) toVerifyPage.push(request.url());
       });
       await page.goto(`${stack.demoUrl}/`);
       await page.locator('form:has(input[value="confirm_phone"]) button').click();
@@ -154,7 +155,7 @@ for (const locale of ['en', 'fr'] as const) {
       await context.close();
     });
 
-    it('pending (checking, then stopped), each failure reason, expired, start-again and the neutral page', async () => {
+    it('pending (checking, stopped), each failure reason, expired, superseded, start-again, neutral', async () => {
       const context = await newContext(locale);
       const page = await context.newPage();
       await signIn(page, locale, user);
@@ -183,6 +184,12 @@ for (const locale of ['en', 'fr'] as const) {
         .run(expired.sessionId);
       await page.goto(landingUrl(expired));
       await check(page, locale, 'failure page (expired)');
+
+      const superseded = await startAttempt(context, page);
+      stack.demo.db.prepare("UPDATE verify_kit_attempts SET outcome = 'superseded' WHERE session_id = ?")
+        .run(superseded.sessionId);
+      await page.goto(landingUrl(superseded));
+      await check(page, locale, 'failure page (superseded)', kit.failures?.superseded?.title ?? 'A newer request');
 
       await page.goto(`${stack.demoUrl}/verify/start-again?action=confirm_phone`);
       await check(page, locale, 'start-again page');
@@ -252,7 +259,7 @@ describe('rate limited, in both languages', () => {
         page.locator('form:has(input[value="confirm_phone"]) button').click(),
       ]);
       status = answer.status();
-      if (status === 200) await page.waitForURL(`${stack.emulatorUrl}/verify`);
+      if (status === 200) await page.waitForURL(stack.verifyUrl);
     }
     expect(status).toBe(429);
     await check(page, 'en', 'rate limited', 'Too many verification attempts. Try again in');
@@ -272,7 +279,7 @@ describe('rate limited, in both languages', () => {
 });
 
 describe("the emulator's pages pass axe", () => {
-  it('the hosted code page (normal, sensitive, after a wrong code), its 400 page and the SMS inbox', async () => {
+  it('the hosted code page (normal, sensitive, wrong code), the passkey offer, the 400 page and the inbox', async () => {
     const context = await newContext('en');
     const page = await context.newPage();
     await signIn(page, 'en', 'alice');
@@ -284,6 +291,12 @@ describe("the emulator's pages pass axe", () => {
     await page.locator('#code').press('Enter');
     await page.getByRole('alert').waitFor();
     await check(page, 'en', 'hosted code page after a wrong code');
+    await page.locator('#code').fill(code);
+    await page.locator('#code').press('Enter');
+    await page.getByRole('heading', { name: 'Code accepted' }).waitFor();
+    await check(page, 'en', 'hosted passkey offer');
+    await page.getByRole('button', { name: 'Not now' }).click();
+    await page.waitForURL(`${stack.demoUrl}/verified/phone`);
 
     await page.goto(`${stack.demoUrl}/`);
     await page.locator('#accountNumber').fill('0123 4567 8901');
@@ -291,13 +304,41 @@ describe("the emulator's pages pass axe", () => {
     await waitForHostedPage(page);
     await check(page, 'en', 'hosted code page (sensitive)', 'sensitive action');
 
-    const refused = await page.goto(`${stack.emulatorUrl}/verify?hx=nope`);
+    const refused = await page.goto(`${stack.verifyUrl}?hx=nope`);
     expect(refused?.status()).toBe(400);
     await check(page, 'en', 'hosted 400 page');
 
     await page.goto(`${stack.emulatorUrl}/_dev/inbox`);
     await check(page, 'en', 'SMS inbox', code);
     await context.close();
+  });
+
+  it('the hosted "Use your passkey" page (a stack of its own: the passkey stays with that emulator)', async () => {
+    const own = await startStack();
+    try {
+      const context = await newContext('en');
+      const page = await context.newPage();
+      await addVirtualAuthenticator(context, page);
+      await page.goto(`${own.demoUrl}/signin`);
+      await page.getByRole('button', { name: 'Sign in as Alice Moreau' }).click();
+      await page.waitForURL(`${own.demoUrl}/`);
+      await page.locator('form:has(input[value="confirm_phone"]) button').click();
+      await page.waitForURL(own.verifyUrl);
+      const first = (await own.control.outbox()).at(-1)!.sessionId;
+      await page.locator('#code').fill(await own.control.codeFor(first));
+      await page.locator('#code').press('Enter');
+      await page.getByRole('button', { name: 'Create a passkey' }).click();
+      await page.waitForURL(`${own.demoUrl}/verified/phone`);
+
+      await page.goto(`${own.demoUrl}/`);
+      await page.locator('form:has(input[value="confirm_phone"]) button').click();
+      await page.waitForURL(own.verifyUrl);
+      await page.getByRole('button', { name: 'Use your passkey' }).waitFor();
+      await check(page, 'en', 'hosted "Use your passkey" page');
+      await context.close();
+    } finally {
+      await own.close();
+    }
   });
 });
 
@@ -327,6 +368,10 @@ describe('keyboard only', () => {
     // The code field has focus on arrival.
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('code');
     await page.keyboard.type(await stack.control.codeFor(sessionId));
+    await page.keyboard.press('Enter');
+    // The hosted page offers a passkey; "Not now", by keyboard too.
+    await page.getByRole('heading', { name: 'Code accepted' }).waitFor();
+    await tabTo(page, 'the Not now button', () => document.activeElement?.textContent?.trim() === 'Not now');
     await page.keyboard.press('Enter');
     await page.waitForURL(`${stack.demoUrl}/verified/payout`);
     expect(await page.locator('body').innerText()).toContain('Payouts now go to the account ending 3333.');

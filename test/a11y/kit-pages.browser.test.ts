@@ -162,13 +162,21 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
     });
   }
 
-  it('the failure page for an expired attempt, the start-again page and the neutral page', async () => {
+  it('the failure page for an expired and a superseded attempt, the start-again page and the neutral page', async () => {
     const { context, page } = await signedIn('alice');
     const attempt = await startAttempt(context);
     app.db.prepare("UPDATE verify_kit_attempts SET outcome = 'expired' WHERE session_id = ?").run(attempt.session_id);
     await page.goto(landingUrl(attempt));
     await expect.poll(() => page.locator('h1').textContent()).toBe('Verification expired');
     await expectNoAxeViolations(page, 'failure page (expired)');
+
+    const superseded = await startAttempt(context);
+    app.db.prepare("UPDATE verify_kit_attempts SET outcome = 'superseded' WHERE session_id = ?")
+      .run(superseded.session_id);
+    await page.goto(landingUrl(superseded));
+    await expect.poll(() => page.locator('h1').textContent()).toBe('A newer request replaced this one');
+    expect(await page.getByRole('button').count()).toBe(0);
+    await expectNoAxeViolations(page, 'failure page (superseded)');
 
     await page.goto(`${app.url}/verify/start-again?action=grant_badge`);
     await expect.poll(() => page.locator('h1').textContent()).toBe('This verification page was already used');
