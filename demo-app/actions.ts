@@ -20,7 +20,10 @@ export const ACTION_LABELS: Record<string, string> = {
 };
 
 /** Account numbers: 8 to 17 digits; spaces and hyphens are ignored. Refusals in the user's language. */
-export function normaliseAccountNumber(input: unknown, texts: DemoTexts['account'] = DEMO_TEXTS.en.account): string {
+export function normaliseAccountNumber(
+  input: unknown,
+  texts: DemoTexts['account'] = DEMO_TEXTS.en.account,
+): string {
   if (typeof input !== 'string') {
     throw new KitError(KitErrorCode.InvalidActionParams, texts.missing);
   }

@@ -2,7 +2,12 @@ import type { ActivityEntry, OutboxEntry } from '../db.ts';
 import { formatTime, html, page, type DemoTexts, type Viewer } from './layout.ts';
 
 /** The user's fulfilled actions, newest first: one row per verification session; then the emails sent. */
-export function activityPage(ctx: { t: DemoTexts; viewer: Viewer; entries: ActivityEntry[]; emails: OutboxEntry[] }): string {
+export function activityPage(ctx: {
+  t: DemoTexts;
+  viewer: Viewer;
+  entries: ActivityEntry[];
+  emails: OutboxEntry[];
+}): string {
   const a = ctx.t.activity;
   return page({
     t: ctx.t,
