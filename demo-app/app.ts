@@ -234,7 +234,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     '/verifications',
     withUser(async (req, res, user) => {
       const attempts = await kit.attempts.find({ userRef: user.id, limit: 50 });
-      res.send(verificationsPage({ viewer: viewer(req, user), attempts, now: now() }));
+      res.send(verificationsPage({ t: demoTexts(req), viewer: viewer(req, user), attempts, now: now() }));
     }),
   );
 

@@ -70,6 +70,23 @@ export interface DemoTexts {
     noEmails: string;
   };
   actionLabels: Record<string, string>;
+  verifications: {
+    title: string;
+    lead: string;
+    empty: string;
+    started: string;
+    action: string;
+    outcome: string;
+    settledBy: string;
+    number: string;
+    removed: string;
+    outcomes: Record<'pending' | 'fulfilled' | 'failed' | 'expired' | 'superseded', string>;
+    sources: Record<string, string>;
+    justNow: string;
+    minutesAgo: (n: number) => string;
+    hoursAgo: (n: number) => string;
+    daysAgo: (n: number) => string;
+  };
   verified: {
     phoneTitle: string;
     phoneText: (phone: string) => string;
@@ -164,6 +181,31 @@ const en: DemoTexts = {
     noEmails: 'No emails yet.',
   },
   actionLabels: { confirm_phone: 'Confirmed phone number', change_payout: 'Changed payout account' },
+  verifications: {
+    title: 'Verifications',
+    lead:
+      'Every verification you started, newest first, as the kit keeps it: the number is masked, and ' +
+      'after 30 days the details of a finished verification are removed.',
+    empty: 'No verifications yet.',
+    started: 'Started',
+    action: 'Action',
+    outcome: 'Outcome',
+    settledBy: 'Settled by',
+    number: 'Number',
+    removed: 'removed',
+    outcomes: {
+      pending: 'Waiting for the code',
+      fulfilled: 'Verified and applied',
+      failed: 'Not verified',
+      expired: 'Expired',
+      superseded: 'Replaced by a newer request',
+    },
+    sources: { landing: 'you came back to the site', mobile: 'the mobile app', sweep: 'the background check' },
+    justNow: 'just now',
+    minutesAgo: (n) => `${n} min ago`,
+    hoursAgo: (n) => `${n} h ago`,
+    daysAgo: (n) => `${n} days ago`,
+  },
   verified: {
     phoneTitle: 'Phone number confirmed',
     phoneText: (phone) => `You confirmed that ${phone} is yours.`,
@@ -269,6 +311,35 @@ const fr: DemoTexts = {
     noEmails: 'Aucun e-mail pour l’instant.',
   },
   actionLabels: { confirm_phone: 'Numéro de téléphone confirmé', change_payout: 'Compte de versement changé' },
+  verifications: {
+    title: 'Vérifications',
+    lead:
+      'Toutes les vérifications que vous avez lancées, les plus récentes d’abord, telles que le kit les conserve : ' +
+      'le numéro est masqué, et les détails d’une vérification terminée sont supprimés après 30 jours.',
+    empty: 'Aucune vérification pour l’instant.',
+    started: 'Lancée',
+    action: 'Action',
+    outcome: 'Résultat',
+    settledBy: 'Conclue par',
+    number: 'Numéro',
+    removed: 'supprimé',
+    outcomes: {
+      pending: 'En attente du code',
+      fulfilled: 'Vérifiée et appliquée',
+      failed: 'Non vérifiée',
+      expired: 'Expirée',
+      superseded: 'Remplacée par une demande plus récente',
+    },
+    sources: {
+      landing: 'votre retour sur le site',
+      mobile: 'l’application mobile',
+      sweep: 'la vérification en arrière-plan',
+    },
+    justNow: 'à l’instant',
+    minutesAgo: (n) => `il y a ${n} min`,
+    hoursAgo: (n) => `il y a ${n} h`,
+    daysAgo: (n) => `il y a ${n} jours`,
+  },
   verified: {
     phoneTitle: 'Numéro de téléphone confirmé',
     phoneText: (phone) => `Vous avez confirmé que le ${phone} est le vôtre.`,

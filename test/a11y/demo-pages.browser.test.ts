@@ -94,7 +94,7 @@ for (const locale of ['en', 'fr'] as const) {
   const user = USER_FOR[locale];
 
   describe(`the demo in ${locale}: every page passes axe`, () => {
-    it('sign-in, home, activity (empty and filled), the auto-submit page, the verified page, 404', async () => {
+    it('sign-in, home, activity and verifications (empty and filled), auto-submit, verified page, 404', async () => {
       const context = await newContext(locale);
       const page = await context.newPage();
       await page.goto(`${stack.demoUrl}/signin`);
@@ -103,6 +103,8 @@ for (const locale of ['en', 'fr'] as const) {
       await check(page, locale, 'home', t.home.confirm);
       await page.goto(`${stack.demoUrl}/activity`);
       await check(page, locale, 'activity (empty)', t.activity.empty);
+      await page.goto(`${stack.demoUrl}/verifications`);
+      await check(page, locale, 'verifications (empty)', t.verifications.empty);
       await page.goto(`${stack.demoUrl}/nowhere`);
       await check(page, locale, '404', t.errors.notFound.title);
 
@@ -135,6 +137,8 @@ for (const locale of ['en', 'fr'] as const) {
       await check(flowPage, locale, 'verified page', t.verified.phoneTitle);
       await flowPage.goto(`${stack.demoUrl}/activity`);
       await check(flowPage, locale, 'activity (one row)', t.actionLabels.confirm_phone);
+      await flowPage.goto(`${stack.demoUrl}/verifications`);
+      await check(flowPage, locale, 'verifications (rows)', t.verifications.outcomes.fulfilled);
       await flow.close();
     });
 
