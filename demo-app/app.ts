@@ -225,7 +225,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     '/activity',
     withUser((req, res, user) => {
       const entries = queries.activity(user.id);
-      res.send(activityPage({ t: demoTexts(req), viewer: viewer(req, user), entries, emails: queries.outbox(user.id) }));
+      const emails = queries.outbox(user.id);
+      res.send(activityPage({ t: demoTexts(req), viewer: viewer(req, user), entries, emails }));
     }),
   );
 

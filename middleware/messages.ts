@@ -100,7 +100,10 @@ export const englishMessages: KitMessages = {
         'The verification page could not confirm it was opened from this browser (for example it was opened from a ' +
         'copied link). Start again from this page.',
     },
-    expired: { title: 'Verification expired', text: 'This verification was not completed in time. You can start a new one.' },
+    expired: {
+      title: 'Verification expired',
+      text: 'This verification was not completed in time. You can start a new one.',
+    },
     superseded: {
       title: 'A newer request replaced this one',
       text:

@@ -283,7 +283,7 @@ describe('rate limited, in both languages', () => {
 });
 
 describe("the emulator's pages pass axe", () => {
-  it('the hosted code page (normal, sensitive, wrong code), the passkey offer, the 400 page and the inbox', async () => {
+  it('the hosted code page (normal, sensitive, wrong code), passkey offer, 400 page, inbox', async () => {
     const context = await newContext('en');
     const page = await context.newPage();
     await signIn(page, 'en', 'alice');

@@ -162,7 +162,7 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
     });
   }
 
-  it('the failure page for an expired and a superseded attempt, the start-again page and the neutral page', async () => {
+  it('the failure page for an expired and a superseded attempt, start-again and the neutral page', async () => {
     const { context, page } = await signedIn('alice');
     const attempt = await startAttempt(context);
     app.db.prepare("UPDATE verify_kit_attempts SET outcome = 'expired' WHERE session_id = ?").run(attempt.session_id);
@@ -247,7 +247,7 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
   });
 });
 
-describe('every error code has a page that passes axe, in the default look and the demo’s, in English and French', () => {
+describe('every error code’s page passes axe, default look and the demo’s, English and French', () => {
   const codes: Array<[string, number]> = [
     ...Object.values(KitErrorCode).map((code): [string, number] => [code, new KitError(code, 'x').status]),
     ['method_not_allowed', 405],

@@ -173,7 +173,7 @@ describe('failure reasons', () => {
 });
 
 describe('pending', () => {
-  it('a landing while the service says pending re-checks, then shows a self-checking page, fulfils nothing', async () => {
+  it('a landing while the service says pending re-checks, shows a self-checking page, fulfils nothing', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
     const { attempt } = await startedAttempt(alice);
     const statusReads = (await app.emulator.control.stats()).statusReads;

@@ -45,8 +45,10 @@ describe('locale choice', () => {
 
   it("the integrator's locale(req) wins over Accept-Language; a region falls back to its language", async () => {
     const fromHeader: LocaleChooser = (req) => req.get('x-user-language');
-    expect(await chosen({ 'accept-language': 'en', 'x-user-language': 'fr-CA' }, fromHeader)).toMatchObject({ lang: 'fr' });
-    expect(await chosen({ 'accept-language': 'fr', 'x-user-language': 'xx' }, fromHeader)).toMatchObject({ lang: 'en' });
+    const region = await chosen({ 'accept-language': 'en', 'x-user-language': 'fr-CA' }, fromHeader);
+    expect(region).toMatchObject({ lang: 'fr' });
+    const unknown = await chosen({ 'accept-language': 'fr', 'x-user-language': 'xx' }, fromHeader);
+    expect(unknown).toMatchObject({ lang: 'en' });
     expect(await chosen({ 'accept-language': 'fr' }, () => undefined)).toMatchObject({ lang: 'en' });
   });
 });
