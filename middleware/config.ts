@@ -285,7 +285,9 @@ function validateActions<Tx>(value: unknown, problems: string[]): Map<string, Ac
         `\`${named}.successPath\` must be a same-origin path starting with a single "/" (e.g. "/account"): got ${quote(path)}. It is fixed on the server; never a URL from the request.`,
       );
     }
-    if (!isFn(action.fulfil)) problems.push(`\`${named}.fulfil\` must be a synchronous function (tx, attempt) => void.`);
+    if (!isFn(action.fulfil)) {
+      problems.push(`\`${named}.fulfil\` must be a function (tx, attempt) => void (async only on PostgreSQL).`);
+    }
     if (action.prepare !== undefined && !isFn(action.prepare)) problems.push(`\`${named}.prepare\` must be a function (req) => params, or omitted.`);
     map.set(action.name, action as ActionDefinition<Tx>);
   });

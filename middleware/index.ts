@@ -90,6 +90,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
 }
 
 export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
+export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './store/postgres.ts';
 export { createVerifyClient, type VerifyClientOptions, type VerifyClientRetry, type VerifyClientTimeouts } from './client.ts';
 export { KitError, KitErrorCode, isKitError, type KitErrorOptions } from './errors.ts';
 export { runSweep, SWEEP_WINDOW_MS, DEFAULT_SWEEP_BACKOFF_MS, type SweepDeps, type SweepOptions, type SweepReport } from './sweep.ts';
@@ -109,6 +110,6 @@ export type { ErrorPage, FailedPage, PageRenderers, PendingPage, RestartForm, St
 export { defaultPages, layout } from './pages.ts';
 export { escapeHtml, html, SafeHtml } from './html.ts';
 export type { MobileOutcome } from './mobile.ts';
-export type { Attempt, AttemptOutcome, NewAttempt, VerifyStore } from './store/types.ts';
+export type { Attempt, AttemptOutcome, FulfilEffect, NewAttempt, VerifyStore } from './store/types.ts';
 export type * from './types.ts';
 export { KNOWN_FAILURE_REASONS } from './types.ts';

@@ -1,7 +1,7 @@
 /**
  * The store interface: the only way routers, the fulfil path and the sweep reach the database.
- * SQL lives behind it (store/sqlite.ts today; a PostgreSQL store later implements the same).
- * `Tx` is the transaction handle handed to an action's fulfil.
+ * SQL lives behind it (store/sqlite.ts, store/postgres.ts). `Tx` is the transaction handle handed
+ * to an action's fulfil: the better-sqlite3 Database, or the pg PoolClient inside BEGIN ... COMMIT.
  */
 import type { JsonValue, OperationSensitivity, Platform } from '../types.ts';
 
@@ -58,15 +58,19 @@ export interface ClaimOptions {
   platform?: Platform;
 }
 
+/** The action's part of a fulfilment, run inside the store's transaction with its handle. */
+export type FulfilEffect<Tx> = (tx: Tx, attempt: Attempt) => void | Promise<void>;
+
 export interface VerifyStore<Tx = unknown> {
   insertAttempt(attempt: NewAttempt): Promise<void>;
   findAttemptByState(state: string): Promise<Attempt | undefined>;
   /**
    * Runs `effect` and marks the attempt fulfilled in ONE transaction keyed by sessionId. Across
    * processes and concurrent callers the effect commits at most once; if it throws, nothing is
-   * marked and the error propagates.
+   * marked and the error propagates. The effect may return a promise where the store's transaction
+   * can span one (PostgreSQL); the SQLite store refuses one, its transaction being synchronous.
    */
-  fulfilOnce(sessionId: string, effect: (tx: Tx, attempt: Attempt) => void, now: number): Promise<FulfilOnceResult>;
+  fulfilOnce(sessionId: string, effect: FulfilEffect<Tx>, now: number): Promise<FulfilOnceResult>;
   /** Marks a pending attempt failed with the service's reason; never touches a fulfilled one. */
   recordFailure(sessionId: string, reason: string, now: number): Promise<void>;
   /** Claims up to `limit` pending attempts that are due and not leased by a live worker. */

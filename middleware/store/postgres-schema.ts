@@ -1,0 +1,71 @@
+/**
+ * The kit's PostgreSQL schema, versioned in its own table. Migrations only ever append. Several
+ * app instances may start at once: each migration run holds a transaction-scoped advisory lock,
+ * so exactly one of them creates the tables and the others then find them at the current version.
+ */
+import type { Pool } from 'pg';
+
+/** Chosen once for this kit ("vkit" in ASCII); only the kit's migrations take it. */
+const MIGRATION_LOCK = 0x766b6974;
+
+const MIGRATIONS: readonly string[] = [
+  // 1: one attempt per state; session_id unique so fulfilment can be keyed by it. Times are
+  // milliseconds since the epoch, as the SQLite store keeps them.
+  `CREATE TABLE verify_kit_attempts (
+     state          TEXT PRIMARY KEY,
+     session_id     TEXT NOT NULL UNIQUE,
+     user_ref       TEXT NOT NULL,
+     action         TEXT NOT NULL,
+     params         TEXT NOT NULL,
+     return_to      TEXT NOT NULL,
+     sensitivity    TEXT NOT NULL CHECK (sensitivity IN ('normal', 'sensitive')),
+     platform       TEXT NOT NULL CHECK (platform IN ('web', 'mobile')),
+     created_at     BIGINT NOT NULL,
+     outcome        TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'fulfilled', 'failed', 'expired')),
+     failure_reason TEXT,
+     fulfilled_at   BIGINT,
+     finished_at    BIGINT,
+     next_check_at  BIGINT NOT NULL,
+     sweep_checks   INTEGER NOT NULL DEFAULT 0,
+     lease_owner    TEXT,
+     lease_until    BIGINT
+   );
+   CREATE INDEX verify_kit_attempts_due ON verify_kit_attempts (next_check_at) WHERE outcome = 'pending';
+   CREATE INDEX verify_kit_attempts_age ON verify_kit_attempts (created_at) WHERE outcome = 'pending';
+   CREATE INDEX verify_kit_attempts_lease ON verify_kit_attempts (lease_owner) WHERE lease_owner IS NOT NULL;
+   -- rate-limiter-flexible's own table for the shared start limits (its layout, created here so
+   -- that concurrent starts never race to create it).
+   CREATE TABLE verify_kit_rate_limits (
+     key    VARCHAR(255) PRIMARY KEY,
+     points INTEGER NOT NULL DEFAULT 0,
+     expire BIGINT
+   );`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the kit's tables to SCHEMA_VERSION; safe to run from several processes at once. */
+export async function migrate(pool: Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS verify_kit_schema (version INTEGER NOT NULL)');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM verify_kit_schema');
+    const current = rows[0]?.version ?? 0;
+    if (current > SCHEMA_VERSION) {
+      throw new Error(
+        `The database's verify kit schema is version ${current}, newer than this kit's ${SCHEMA_VERSION}: upgrade the kit.`,
+      );
+    }
+    for (let version = current + 1; version <= SCHEMA_VERSION; version++) await client.query(MIGRATIONS[version - 1]!);
+    if (rows.length === 0) await client.query('INSERT INTO verify_kit_schema (version) VALUES ($1)', [SCHEMA_VERSION]);
+    else await client.query('UPDATE verify_kit_schema SET version = $1', [SCHEMA_VERSION]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
