@@ -8,6 +8,7 @@ import { KitError, KitErrorCode } from './errors.ts';
 import { deriveDestinationKey } from './limit-keys.ts';
 import { createStartLimits, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
 import { defaultPages, type PageRenderers } from './pages.ts';
+import type { PostgresStore } from './store/postgres.ts';
 import type { VerifyStore } from './store/types.ts';
 import type { ActionDefinition, Platform, VerifyClient } from './types.ts';
 import type { VerifyClientRetry, VerifyClientTimeouts } from './client.ts';
@@ -84,7 +85,8 @@ export interface VerificationKitOptions<Tx = unknown> {
   csrf?: CsrfOptions;
   /**
    * Limits on starts per user, destination and client IP, against SMS pumping. Default on:
-   * createStartLimits({ database: store.db }) with the SQLite store. Pass budgets to change them, or
+   * createStartLimits({ database: store.db }) with the SQLite store, createStartLimits({ postgres: store })
+   * (shared by every instance) with the PostgreSQL store. Pass budgets to change them, or
    * a StartLimits on a shared store (createStartLimits({ limiters })) when the app runs as several instances.
    */
   limits?: StartLimitsOptions | StartLimits;
@@ -478,17 +480,19 @@ function startLimitsFrom(
   }
   if (typeof given === 'object' && given !== null && 'consume' in given && isFn(given.consume)) return given as StartLimits;
   const storeDb = typeof store === 'object' && store !== null && 'db' in store && store.db instanceof BetterSqlite3 ? store.db : undefined;
+  // Several instances share one PostgreSQL store, so they share its counters too.
+  const postgres = typeof store === 'object' && store !== null && 'kind' in store && store.kind === 'postgres' ? (store as PostgresStore) : undefined;
   try {
     return createStartLimits({
-      database: storeDb,
+      ...(postgres === undefined ? { database: storeDb } : { postgres }),
       destinationKey: deriveDestinationKey(clientSecret),
       logger,
       ...(given as StartLimitsOptions | undefined),
     });
   } catch (error) {
     problems.push(
-      error instanceof KitError && storeDb === undefined && given === undefined
-        ? 'Start limits need a counter store: use the SQLite store, pass `limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) `dangerouslyDisableStartLimits: true`.'
+      error instanceof KitError && storeDb === undefined && postgres === undefined && given === undefined
+        ? 'Start limits need a counter store: use the SQLite or PostgreSQL store, pass `limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) `dangerouslyDisableStartLimits: true`.'
         : `\`limits\`: ${(error as Error).message}`,
     );
     return undefined;

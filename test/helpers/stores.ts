@@ -1,7 +1,8 @@
 /**
  * The stores under test, behind one shape, so that a suite written once runs unchanged against
- * SQLite and PostgreSQL (`describe.each(STORE_KINDS)`). Each kind opens a fresh database: a
- * SQLite file in a temporary directory, or a scratch PostgreSQL database (test/helpers/postgres.ts).
+ * SQLite and PostgreSQL (`describe.each(STORE_KINDS)`). Each open() starts from an empty database:
+ * a new SQLite file in a temporary directory, or the suite's scratch PostgreSQL database
+ * (test/helpers/postgres.ts) with its schema emptied, dropped after the suite.
  *
  * The test action writes one row per fulfilment into `effects` (no unique constraint, so a second
  * fulfilment would show as a second row) inside the store's transaction, with the handle the
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { PoolClient } from 'pg';
 import pg from 'pg';
-import { describe, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
 import type { Attempt, FulfilEffect, VerifyStore } from '../../middleware/store/types.ts';
@@ -108,8 +109,24 @@ async function openSqlite(): Promise<StoreUnderTest> {
   return h;
 }
 
+/** One scratch database per suite (creating one costs about a second): each open() empties it. */
+let suiteDatabase: Promise<TestDatabase> | undefined;
+
+async function emptySuiteDatabase(): Promise<TestDatabase> {
+  suiteDatabase ??= createTestDatabase();
+  const database = await suiteDatabase;
+  await database.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+  return database;
+}
+
+async function dropSuiteDatabase(): Promise<void> {
+  const database = suiteDatabase;
+  suiteDatabase = undefined;
+  await (await database)?.drop();
+}
+
 async function openPostgres(): Promise<StoreUnderTest> {
-  const database: TestDatabase = await createTestDatabase();
+  const database: TestDatabase = await emptySuiteDatabase();
   const pools: pg.Pool[] = [];
   const opened: PostgresStore[] = [];
   const open = async () => {
@@ -158,7 +175,6 @@ async function openPostgres(): Promise<StoreUnderTest> {
     async dispose() {
       for (const s of opened) await s.close();
       for (const p of pools) await p.end().catch(() => {});
-      await database.drop();
     },
   };
   return h;
@@ -205,6 +221,7 @@ export function describeEachStore(title: string, body: (kind: StoreKind) => void
       it.skip(`not run: ${kind.unavailable}`, () => {});
       return;
     }
+    if (kind.name === 'postgres') afterAll(dropSuiteDatabase);
     body(kind);
   });
 }
