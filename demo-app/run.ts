@@ -9,6 +9,7 @@ import { startEmulator, type RunningEmulator } from 'hosted-sms-verify-kit/testi
 import { startSweepWorker } from 'hosted-sms-verify-kit';
 import { createDemoApp } from './app.ts';
 import { checkReturnUrlServesDemo, ConfigError, describeConfig, loadConfig } from './config.ts';
+import { withoutPassword } from './data.ts';
 import { SEEDED_USERS } from './db.ts';
 
 type Fields = Record<string, unknown>;
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
         ? `  SMS codes       sent by ${config.verifyBaseUrl} to the user's phone`
         : `  SMS codes       ${emulator.url}/_dev/inbox   (the bundled emulator; codes are also printed below)`,
       `  Sweep worker    every ${Math.round(config.sweepIntervalMs / 1000)} s, in this process`,
-      `  Database        ${config.databasePath}`,
+      `  Database        ${config.databaseUrl === undefined ? config.databasePath : withoutPassword(config.databaseUrl)}`,
       '',
       '  Ctrl-C stops everything.',
       '',
