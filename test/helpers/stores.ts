@@ -42,6 +42,8 @@ export interface StoreUnderTest {
   leaseOwners(): Promise<number>;
   /** Runs one statement without parameters (schema surgery in tests). */
   exec(sql: string): Promise<void>;
+  /** Rows of one query without parameters, SQL both stores accept (numbers come back as numbers). */
+  query<T>(sql: string): Promise<T[]>;
   /** Closes the store and opens it again on the same database (a restart). */
   reopen(): Promise<void>;
   /** Opens another store on the same database (another instance); rejects when it cannot migrate. */
@@ -96,6 +98,7 @@ async function openSqlite(): Promise<StoreUnderTest> {
     leaseOwners: async () =>
       (db().prepare('SELECT count(DISTINCT lease_owner) AS n FROM verify_kit_attempts WHERE lease_owner IS NOT NULL').get() as { n: number }).n,
     exec: async (sql) => void db().exec(sql),
+    query: async <T>(sql: string) => db().prepare(sql).all() as T[],
     async reopen() {
       await store.close();
       store = open();
@@ -167,6 +170,15 @@ async function openPostgres(): Promise<StoreUnderTest> {
     leaseOwners: async () =>
       Number((await one<{ n: string }>('SELECT count(DISTINCT lease_owner) AS n FROM verify_kit_attempts WHERE lease_owner IS NOT NULL'))[0]!.n),
     exec: async (sql) => void (await database.pool.query(sql)),
+    query: async <T>(sql: string) => {
+      const result = await database.pool.query(sql);
+      // BIGINT (and count(*)) arrive as strings: numbers, as SQLite gives them.
+      const bigints = result.fields.filter((f) => f.dataTypeID === 20).map((f) => f.name);
+      return result.rows.map((row: Record<string, unknown>) => {
+        for (const name of bigints) if (row[name] !== null) row[name] = Number(row[name]);
+        return row;
+      }) as T[];
+    },
     async reopen() {
       await store.close();
       store = await open();
