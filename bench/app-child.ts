@@ -118,6 +118,7 @@ function configureKit(args: ConfigureArgs): express.Express {
           userRef: a.userRef,
           action: ACTION,
           params: null,
+          destination: destinationOf(a.userRef),
           returnTo: SUCCESS_PATH,
           sensitivity: 'normal',
           platform: 'web',

@@ -406,6 +406,7 @@ async function sweepPhase(
         userRef: s.userRef,
         action: ACTION,
         params: null,
+        destination: '+15550100001',
         returnTo: SUCCESS_PATH,
         sensitivity: 'normal',
         platform: 'web',

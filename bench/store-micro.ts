@@ -21,7 +21,7 @@ if (process.env.DROP_IDX) { store.db.exec('DROP INDEX verify_kit_attempts_due; D
 const g = store.db.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?, ?)');
 const rows = Array.from({ length: N }, (_, i) => ({ state: newState(), sessionId: `ses_${i}_${newState().slice(0, 20)}` }));
 store.db.exec('BEGIN');
-for (const r of rows) void store.insertAttempt({ state: r.state, sessionId: r.sessionId, userRef: 'u', action: 'grant', params: null, returnTo: '/done', sensitivity: 'normal', platform: 'web', createdAt: Date.now(), nextCheckAt: Date.now() });
+for (const r of rows) void store.insertAttempt({ state: r.state, sessionId: r.sessionId, userRef: 'u', action: 'grant', params: null, destination: '+15550100001', returnTo: '/done', sensitivity: 'normal', platform: 'web', createdAt: Date.now(), nextCheckAt: Date.now() });
 store.db.exec('COMMIT');
 const b = new BetterSqlite3('/tmp/kb/b.sqlite'); b.pragma('journal_mode = WAL'); b.pragma('synchronous = NORMAL'); if (process.env.NO_CKPT) b.pragma('wal_autocheckpoint = 0');
 b.exec(`CREATE TABLE attempts (state TEXT PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, user_ref TEXT NOT NULL, action TEXT NOT NULL, return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at INTEGER NOT NULL, fulfilled_at INTEGER) STRICT; CREATE TABLE bench_grants (id INTEGER PRIMARY KEY, session_id TEXT, user_ref TEXT)`);

@@ -7,7 +7,6 @@
  * Everything an action needs is decided on the server: `prepare` validates the start request and
  * returns the parameters the kit stores beside the attempt; the browser never sends them again.
  */
-import type { Request } from 'express';
 import { KitError, KitErrorCode, type ActionDefinition, type JsonValue, type VerifiedAttempt } from 'hosted-sms-verify-kit';
 import { after, type DemoReads, type DemoWrites } from './data.ts';
 
@@ -45,10 +44,8 @@ function stringParam(params: JsonValue, key: string): string {
   return value;
 }
 
-function sessionUserId(req: Request): string {
-  const userId = req.session?.userId;
-  if (typeof userId !== 'string') throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
-  return userId;
+function paramOf(params: JsonValue): unknown {
+  return typeof params === 'object' && params !== null && !Array.isArray(params) ? params.accountNumber : undefined;
 }
 
 export function createDemoActions(reads: DemoReads, writes: DemoWrites, now: () => number = Date.now): ActionDefinition<unknown>[] {
@@ -60,14 +57,10 @@ export function createDemoActions(reads: DemoReads, writes: DemoWrites, now: () 
     name: CONFIRM_PHONE,
     operationSensitivity: 'normal',
     successPath: '/verified/phone',
-    async prepare(req) {
-      const user = await reads.user(sessionUserId(req));
-      if (user === undefined) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
-      // The number the code is sent to is the one that becomes verified, even if the profile changes meanwhile.
-      return { phone: user.phone };
-    },
     fulfil(tx, attempt) {
-      const phone = stringParam(attempt.params, 'phone');
+      // The number the code was sent to is the one that becomes verified, whatever the profile says
+      // now. (Attempts stored before the kit recorded destinations kept the number in params.)
+      const phone = attempt.destination ?? stringParam(attempt.params, 'phone');
       const at = now();
       return after(writes.confirmPhone(tx, attempt.userRef, phone, at), (changed) => {
         if (changed !== 1) throw new Error(`User ${attempt.userRef} no longer exists; nothing was changed.`);
@@ -80,11 +73,12 @@ export function createDemoActions(reads: DemoReads, writes: DemoWrites, now: () 
     name: CHANGE_PAYOUT,
     operationSensitivity: 'sensitive',
     successPath: '/verified/payout',
-    async prepare(req) {
-      const userId = sessionUserId(req);
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const accountNumber = normaliseAccountNumber(body.accountNumber);
-      if ((await reads.payoutAccount(userId))?.accountNumber === accountNumber) {
+    async prepare(req, { user, restartParams }) {
+      // A restart checks the earlier attempt's account again, for the user as they are now.
+      const form = (req.body ?? {}) as Record<string, unknown>;
+      const given = restartParams === undefined ? form.accountNumber : paramOf(restartParams);
+      const accountNumber = normaliseAccountNumber(given);
+      if ((await reads.payoutAccount(user.userRef))?.accountNumber === accountNumber) {
         throw new KitError(KitErrorCode.InvalidActionParams, 'That is already your payout account.');
       }
       return { accountNumber };

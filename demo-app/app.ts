@@ -79,6 +79,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     pages: demoKitPages,
     // Destination counters are keyed by an HMAC; the demo derives that key from its own server secret.
     limits: { destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest() },
+    // After commit, never inside the transaction: the "emails" shown on the Activity page.
+    onOutcome: data.onOutcome,
     now,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
@@ -219,7 +221,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   app.get(
     '/activity',
     withUser(async (req, res, user) => {
-      res.send(activityPage({ viewer: viewer(req, user), entries: await queries.activity(user.id) }));
+      const entries = await queries.activity(user.id);
+      res.send(activityPage({ viewer: viewer(req, user), entries, emails: await queries.outbox(user.id) }));
     }),
   );
 

@@ -10,9 +10,10 @@
 import type { Database } from 'better-sqlite3';
 import type session from 'express-session';
 import pg from 'pg';
-import { createPostgresStore, createSqliteStore, type VerifyStore } from 'hosted-sms-verify-kit';
-import { createQueries, openDemoDatabase, type ActivityEntry, type DemoUser, type PayoutAccount } from './db.ts';
+import { createPostgresStore, createSqliteStore, type OutcomeHook, type VerifyStore } from 'hosted-sms-verify-kit';
+import { createQueries, openDemoDatabase, type ActivityEntry, type DemoUser, type OutboxEntry, type PayoutAccount } from './db.ts';
 import { openDemoPostgres, PostgresSessionStore } from './db-postgres.ts';
+import { createOutboxHook } from './outbox.ts';
 import { SqliteSessionStore } from './session-store.ts';
 
 type MaybePromise<T> = T | Promise<T>;
@@ -22,6 +23,8 @@ export interface DemoReads {
   users(): MaybePromise<DemoUser[]>;
   payoutAccount(userId: string): MaybePromise<PayoutAccount | undefined>;
   activity(userId: string, limit?: number): MaybePromise<ActivityEntry[]>;
+  /** The "emails" the onOutcome hook wrote for this user, newest first. */
+  outbox(userId: string, limit?: number): MaybePromise<OutboxEntry[]>;
 }
 
 /** The actions' writes, given the kit's transaction handle. */
@@ -38,6 +41,8 @@ export interface DemoData {
   store: VerifyStore<unknown>;
   reads: DemoReads;
   writes: DemoWrites;
+  /** The after-commit hook writing the demo's outbox, in the same database. */
+  onOutcome: OutcomeHook;
   sessionStore: session.Store & { close?(): void };
   /** The SQLite handle (SQLite only). */
   db: Database | undefined;
@@ -76,12 +81,13 @@ export function openDemoData(options: DemoDataOptions): DemoData {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     // An idle connection the server drops is replaced on next use; without a listener it would crash the process.
     pool.on('error', () => {});
-    const { ready, queries, writes } = openDemoPostgres(pool);
+    const { ready, queries, writes, onOutcome } = openDemoPostgres(pool);
     return {
       kind: 'postgres',
       store: createPostgresStore({ pool }),
       reads: queries,
       writes: writes as DemoWrites,
+      onOutcome,
       sessionStore: new PostgresSessionStore({ pool, ready, ...(options.sessionTtlMs ? { ttlMs: options.sessionTtlMs } : {}), now }),
       db: undefined,
       location: withoutPassword(options.databaseUrl),
@@ -111,6 +117,7 @@ export function openDemoData(options: DemoDataOptions): DemoData {
     store: createSqliteStore({ database: db }),
     reads: createQueries(db),
     writes: sqliteWrites,
+    onOutcome: createOutboxHook(db),
     sessionStore,
     db,
     location: options.databasePath,

@@ -5,9 +5,11 @@
  * instances of the demo share users, sessions, attempts and start limits.
  */
 import session from 'express-session';
+import type { OutcomeEvent } from 'hosted-sms-verify-kit';
 import pg from 'pg';
-import type { ActivityEntry, DemoUser, PayoutAccount } from './db.ts';
+import type { ActivityEntry, DemoUser, OutboxEntry, PayoutAccount } from './db.ts';
 import { SEEDED_USERS } from './db.ts';
+import { emailFor } from './outbox.ts';
 
 /** Taken only by the demo's own migrations (the kit's take their own). */
 const DEMO_MIGRATION_LOCK = 0x64656d6f;
@@ -41,7 +43,19 @@ const SCHEMA = `
     sess    TEXT NOT NULL,
     expires BIGINT NOT NULL
   );
-  CREATE INDEX IF NOT EXISTS demo_sessions_expires ON demo_sessions (expires);`;
+  CREATE INDEX IF NOT EXISTS demo_sessions_expires ON demo_sessions (expires);
+  -- The "emails" the kit's onOutcome hook writes (one per outcome event: the event id is the key).
+  CREATE TABLE IF NOT EXISTS demo_outbox (
+    seq        BIGSERIAL,
+    event_id   TEXT PRIMARY KEY,
+    user_id    TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    outcome    TEXT NOT NULL,
+    subject    TEXT NOT NULL,
+    body       TEXT NOT NULL,
+    at         BIGINT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS demo_outbox_user ON demo_outbox (user_id, at);`;
 
 interface UserRow {
   id: string;
@@ -116,6 +130,24 @@ export function openDemoPostgres(pool: pg.Pool) {
       );
       return found.map((entry) => ({ ...entry, at: Number(entry.at) }));
     },
+    async outbox(userId: string, limit = 50): Promise<OutboxEntry[]> {
+      const found = await rows<OutboxEntry & { at: string }>(
+        `SELECT session_id AS "sessionId", outcome, subject, body, at FROM demo_outbox
+         WHERE user_id = $1 ORDER BY at DESC, seq DESC LIMIT $2`,
+        [userId, limit],
+      );
+      return found.map((entry) => ({ ...entry, at: Number(entry.at) }));
+    },
+  };
+  /** The onOutcome hook: one outbox row per event, however often it is delivered. */
+  const onOutcome = async (event: OutcomeEvent): Promise<void> => {
+    await ready;
+    const email = emailFor(event);
+    await pool.query(
+      `INSERT INTO demo_outbox (event_id, user_id, session_id, outcome, subject, body, at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (event_id) DO NOTHING`,
+      [event.eventId, event.userRef, event.sessionId, event.outcome, email.subject, email.body, event.occurredAt],
+    );
   };
   /** The actions' writes, on the kit's transaction client. */
   const writes = {
@@ -141,7 +173,7 @@ export function openDemoPostgres(pool: pg.Pool) {
       ]);
     },
   };
-  return { ready, queries, writes };
+  return { ready, queries, writes, onOutcome };
 }
 
 type Callback<T = void> = (err?: unknown, value?: T) => void;

@@ -26,6 +26,14 @@ export interface PayoutAccount {
   sessionId: string;
 }
 
+export interface OutboxEntry {
+  sessionId: string;
+  outcome: string;
+  subject: string;
+  body: string;
+  at: number;
+}
+
 export interface ActivityEntry {
   sessionId: string;
   action: string;
@@ -69,6 +77,17 @@ const MIGRATIONS: readonly string[] = [
      expires INTEGER NOT NULL
    ) STRICT;
    CREATE INDEX demo_sessions_expires ON demo_sessions (expires);`,
+  // 2: the outbox of "emails" the kit's onOutcome hook writes (one per outcome event).
+  `CREATE TABLE demo_outbox (
+     event_id   TEXT PRIMARY KEY,
+     user_id    TEXT NOT NULL,
+     session_id TEXT NOT NULL,
+     outcome    TEXT NOT NULL,
+     subject    TEXT NOT NULL,
+     body       TEXT NOT NULL,
+     at         INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX demo_outbox_user ON demo_outbox (user_id, at);`,
 ];
 
 /** Opens (creating if needed) the demo database, applies migrations and seeds the users. */
@@ -122,6 +141,10 @@ export function createQueries(db: Database) {
   const activityByUser = db.prepare(
     'SELECT session_id AS sessionId, action, detail, at FROM demo_activity WHERE user_id = ? ORDER BY at DESC, rowid DESC LIMIT ?',
   );
+  const outboxByUser = db.prepare(
+    `SELECT session_id AS sessionId, outcome, subject, body, at FROM demo_outbox WHERE user_id = ?
+     ORDER BY at DESC, rowid DESC LIMIT ?`,
+  );
   return {
     user(id: string): DemoUser | undefined {
       const row = userById.get(id) as UserRow | undefined;
@@ -135,6 +158,10 @@ export function createQueries(db: Database) {
     },
     activity(userId: string, limit = 100): ActivityEntry[] {
       return activityByUser.all(userId, limit) as ActivityEntry[];
+    },
+    /** The "emails" the onOutcome hook wrote for this user, newest first. */
+    outbox(userId: string, limit = 50): OutboxEntry[] {
+      return outboxByUser.all(userId, limit) as OutboxEntry[];
     },
   };
 }

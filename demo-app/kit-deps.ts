@@ -21,6 +21,8 @@ export function demoSweepDeps(env: NodeJS.ProcessEnv): SweepJobDeps<unknown> {
     // The job closes what it built when it ends: the SQLite file or the PostgreSQL pool.
     store: { ...data.store, close: () => data.close() },
     actions: new Map(actions.map((action) => [action.name, action])),
+    // The same hook as the app: the sweep re-delivers what the app could not.
+    onOutcome: data.onOutcome,
     now: Date.now,
   };
 }

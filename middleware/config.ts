@@ -12,6 +12,7 @@ import type { PostgresStore } from './store/postgres.ts';
 import type { VerifyStore } from './store/types.ts';
 import type { ActionDefinition, Platform, VerifyClient } from './types.ts';
 import type { VerifyClientRetry, VerifyClientTimeouts } from './client.ts';
+import type { OutcomeHook } from './outcomes.ts';
 
 /** The signed-in user as the integrator knows them. */
 export interface ResolvedUser {
@@ -107,6 +108,12 @@ export interface VerificationKitOptions<Tx = unknown> {
   /** Delay before the sweep first reads an attempt nobody landed. Default 3 min. */
   sweepFirstCheckAfterMs?: number;
   /**
+   * After-commit hook for side effects that cannot run inside the transaction (email, analytics):
+   * called for fulfilled, failed, expired and superseded attempts, at least once, after the
+   * response. Give the sweep (worker or job) the same hook: it re-delivers what failed.
+   */
+  onOutcome?: OutcomeHook;
+  /**
    * 'render' (default): the kit answers errors itself (an HTML page, or JSON on JSON routes) with
    * the KitError's status. 'next': KitErrors go to Express's error handler (`err.code`, `err.status`).
    */
@@ -142,6 +149,7 @@ export interface KitConfig<Tx = unknown> {
   pages: PageRenderers;
   landing: Required<LandingOptions>;
   sweepFirstCheckAfterMs: number;
+  onOutcome: OutcomeHook | undefined;
   errors: 'render' | 'next';
 }
 
@@ -290,7 +298,15 @@ function validateActions<Tx>(value: unknown, problems: string[]): Map<string, Ac
     if (!isFn(action.fulfil)) {
       problems.push(`\`${named}.fulfil\` must be a function (tx, attempt) => void (async only on PostgreSQL).`);
     }
-    if (action.prepare !== undefined && !isFn(action.prepare)) problems.push(`\`${named}.prepare\` must be a function (req) => params, or omitted.`);
+    if (action.prepare !== undefined && !isFn(action.prepare)) {
+      problems.push(`\`${named}.prepare\` must be a function (req, context) => params, or omitted.`);
+    }
+    if (action.ordering !== undefined && action.ordering !== 'latest' && action.ordering !== 'independent') {
+      problems.push(
+        `\`${named}.ordering\` must be 'latest' (the newest verified attempt of a user wins; the default) ` +
+          `or 'independent' (every verified attempt applies): got ${quote(action.ordering)}.`,
+      );
+    }
     map.set(action.name, action as ActionDefinition<Tx>);
   });
   return map;
@@ -384,7 +400,7 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
     problems.push('`csrf.allowedOrigins` must be origins such as "https://app.example.com" (scheme and host, no path).');
   }
 
-  for (const name of ['beforeCreate', 'now'] as const) {
+  for (const name of ['beforeCreate', 'now', 'onOutcome'] as const) {
     if (o[name] !== undefined && !isFn(o[name])) problems.push(`\`${name}\` must be a function.`);
   }
   const client = o.client as Partial<VerifyClient> | undefined;
@@ -457,6 +473,7 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
     pages: { ...defaultPages, ...o.pages },
     landing,
     sweepFirstCheckAfterMs,
+    onOutcome: o.onOutcome,
     errors: o.errors ?? 'render',
   };
 }

@@ -5,12 +5,14 @@
  * the status is `verified` AND the echoed state and userRef equal what was stored for the attempt
  * (the session_id was matched by the caller: findReturnedAttempt, or the sweep's own claim).
  * The action and its mark commit in one transaction keyed by sessionId, so concurrent callers
- * run it once.
+ * run it once. The same transaction decides the order between attempts of one user and action
+ * (the newest started one that is verified wins) and writes the outcome event for onOutcome.
  */
 import { KitError, KitErrorCode } from './errors.ts';
-import type { Attempt, VerifyStore } from './store/types.ts';
+import type { OutcomeHook, OutcomeLogger } from './outcomes.ts';
+import type { Attempt, OutcomeRecording, VerifyStore } from './store/types.ts';
 import { inSpan, SpanName } from './telemetry.ts';
-import type { ActionDefinition, Platform, VerifyClient } from './types.ts';
+import type { ActionDefinition, OutcomeSource, Platform, VerifyClient } from './types.ts';
 
 export interface FulfilDeps<Tx> {
   client: Pick<VerifyClient, 'getSession'>;
@@ -19,14 +21,23 @@ export interface FulfilDeps<Tx> {
   store: VerifyStore<Tx>;
   actions: ReadonlyMap<string, ActionDefinition<Tx>>;
   now: () => number;
+  /** After-commit hook: when set, every outcome is also recorded as an event and delivered to it. */
+  onOutcome?: OutcomeHook;
+  logger?: OutcomeLogger;
 }
 
-export type Completion =
+export type Completion = (
   /** `firstTime` is true only for the caller whose transaction ran the action. */
   | { kind: 'fulfilled'; attempt: Attempt; firstTime: boolean }
   | { kind: 'failed'; attempt: Attempt; reason: string }
   | { kind: 'pending'; attempt: Attempt }
-  | { kind: 'expired'; attempt: Attempt };
+  | { kind: 'expired'; attempt: Attempt }
+  /** Never applied: a newer attempt of the same user and action was (attempt.supersededBy). */
+  | { kind: 'superseded'; attempt: Attempt }
+) & {
+  /** Outcome events this call recorded (deliver them after the response: deliverAfterResponse). */
+  eventIds: readonly string[];
+};
 
 /**
  * Looks up the attempt a return (landing or mobile completion) refers to: resolved by `state`,
@@ -46,18 +57,28 @@ export async function findReturnedAttempt<Tx>(
   return attempt;
 }
 
-/** Re-reads the session and fulfils, records the failure, or reports it still pending. */
-export async function completeAttempt<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt): Promise<Completion> {
+/**
+ * Re-reads the session and fulfils, records the failure, or reports it still pending. `source`
+ * names the caller in outcome events and log lines.
+ */
+export async function completeAttempt<Tx>(
+  deps: FulfilDeps<Tx>,
+  attempt: Attempt,
+  source: OutcomeSource,
+): Promise<Completion> {
   const settled = settledCompletion(attempt);
   if (settled !== undefined) return settled;
+  const event: OutcomeRecording | undefined = deps.onOutcome === undefined ? undefined : { source };
 
   const status = await deps.client.getSession(attempt.sessionId);
-  if (status.status === 'pending') return { kind: 'pending', attempt };
+  if (status.status === 'pending') return { kind: 'pending', attempt, eventIds: [] };
   if (status.status === 'failed') {
-    await deps.store.recordFailure(attempt.sessionId, status.reason, deps.now());
+    const { eventIds } = await deps.store.recordFailure(attempt.sessionId, status.reason, deps.now(), event);
     const current = await deps.store.findAttemptByState(attempt.state);
     // A concurrent caller may have settled it first; report what is stored.
-    return settledCompletion(current ?? attempt) ?? { kind: 'failed', attempt, reason: status.reason };
+    const failed: Completion = { kind: 'failed', attempt, reason: status.reason, eventIds: [] };
+    const stored = settledCompletion(current ?? attempt) ?? failed;
+    return { ...stored, eventIds };
   }
 
   if (status.state !== attempt.state || status.userRef !== attempt.userRef) {
@@ -73,27 +94,54 @@ export async function completeAttempt<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt
       `Attempt uses action "${attempt.action}", which is no longer registered; register it again to fulfil it.`,
     );
   }
-  const result = await runFulfilment(deps, action, attempt);
+  const result = await runFulfilment(deps, action, attempt, event);
   switch (result.kind) {
     case 'fulfilled':
-      return { kind: 'fulfilled', attempt: result.attempt, firstTime: true };
+      for (const older of result.superseded) logSuperseded(deps, older, source);
+      return { kind: 'fulfilled', attempt: result.attempt, firstTime: true, eventIds: result.eventIds };
+    case 'superseded':
+      logSuperseded(deps, result.attempt, source);
+      return { kind: 'superseded', attempt: result.attempt, eventIds: result.eventIds };
     case 'already_fulfilled':
-      return { kind: 'fulfilled', attempt: result.attempt, firstTime: false };
+      return { kind: 'fulfilled', attempt: result.attempt, firstTime: false, eventIds: [] };
     case 'not_pending':
-      return settledCompletion(result.attempt ?? attempt) ?? { kind: 'pending', attempt };
+      return settledCompletion(result.attempt ?? attempt) ?? { kind: 'pending', attempt, eventIds: [] };
   }
 }
 
-function runFulfilment<Tx>(deps: FulfilDeps<Tx>, action: ActionDefinition<Tx>, attempt: Attempt) {
+function logSuperseded<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt, source: OutcomeSource): void {
+  deps.logger?.info(
+    {
+      route: source,
+      sessionId: attempt.sessionId,
+      action: attempt.action,
+      supersededBy: attempt.supersededBy,
+      outcome: 'superseded',
+    },
+    'verification superseded: a newer one of the same user and action was applied, so this one never will be',
+  );
+}
+
+function runFulfilment<Tx>(
+  deps: FulfilDeps<Tx>,
+  action: ActionDefinition<Tx>,
+  attempt: Attempt,
+  event: OutcomeRecording | undefined,
+) {
   const attributes = { 'verify_kit.session_id': attempt.sessionId, 'verify_kit.action': action.name };
   return inSpan(SpanName.Fulfil, attributes, async (span) => {
-    const result = await fulfilInTransaction(deps, action, attempt);
+    const result = await fulfilInTransaction(deps, action, attempt, event);
     span.setAttribute('verify_kit.result', result.kind);
     return result;
   });
 }
 
-async function fulfilInTransaction<Tx>(deps: FulfilDeps<Tx>, action: ActionDefinition<Tx>, attempt: Attempt) {
+async function fulfilInTransaction<Tx>(
+  deps: FulfilDeps<Tx>,
+  action: ActionDefinition<Tx>,
+  attempt: Attempt,
+  event: OutcomeRecording | undefined,
+) {
   try {
     return await deps.store.fulfilOnce(
       attempt.sessionId,
@@ -104,8 +152,10 @@ async function fulfilInTransaction<Tx>(deps: FulfilDeps<Tx>, action: ActionDefin
           userRef: stored.userRef,
           action: stored.action,
           params: stored.params,
+          destination: stored.destination,
         }),
       deps.now(),
+      { ordering: action.ordering ?? 'latest', ...(event === undefined ? {} : { event }) },
     );
   } catch (error) {
     if (error instanceof KitError) throw error;
@@ -119,11 +169,13 @@ async function fulfilInTransaction<Tx>(deps: FulfilDeps<Tx>, action: ActionDefin
 function settledCompletion(attempt: Attempt): Completion | undefined {
   switch (attempt.outcome) {
     case 'fulfilled':
-      return { kind: 'fulfilled', attempt, firstTime: false };
+      return { kind: 'fulfilled', attempt, firstTime: false, eventIds: [] };
     case 'failed':
-      return { kind: 'failed', attempt, reason: attempt.failureReason ?? 'unknown' };
+      return { kind: 'failed', attempt, reason: attempt.failureReason ?? 'unknown', eventIds: [] };
     case 'expired':
-      return { kind: 'expired', attempt };
+      return { kind: 'expired', attempt, eventIds: [] };
+    case 'superseded':
+      return { kind: 'superseded', attempt, eventIds: [] };
     case 'pending':
       return undefined;
   }

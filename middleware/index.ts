@@ -52,7 +52,15 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
       ...(config.clientTimeouts === undefined ? {} : { timeouts: config.clientTimeouts }),
       ...(config.clientRetry === undefined ? {} : { retry: config.clientRetry }),
     });
-  const fulfilDeps: FulfilDeps<Tx> = { client, store: config.store, actions: config.actions, now: config.now, platform: config.platform };
+  const fulfilDeps: FulfilDeps<Tx> = {
+    client,
+    store: config.store,
+    actions: config.actions,
+    now: config.now,
+    platform: config.platform,
+    logger: config.logger,
+    ...(config.onOutcome === undefined ? {} : { onOutcome: config.onOutcome }),
+  };
 
   const router = express();
   router.disable('x-powered-by');
@@ -98,6 +106,13 @@ export { startSweepWorker, type SweepWorker, type SweepWorkerOptions } from './w
 export { runSweepJob, SweepJobExitCode, type SweepJobDeps, type SweepJobOptions } from './sweep-cli.ts';
 export { createStartLimits, type LimitBudget, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
 export { completeAttempt, findReturnedAttempt, type Completion, type FulfilDeps } from './fulfil.ts';
+export {
+  deliverOutcomeEvents,
+  OUTCOME_RETRY_MS,
+  type OutcomeEvent,
+  type OutcomeHook,
+  type OutcomeLogger,
+} from './outcomes.ts';
 export type {
   BeforeCreateHook,
   CsrfOptions,
@@ -110,6 +125,6 @@ export type { ErrorPage, FailedPage, PageRenderers, PendingPage, RestartForm, St
 export { defaultPages, layout } from './pages.ts';
 export { escapeHtml, html, SafeHtml } from './html.ts';
 export type { MobileOutcome } from './mobile.ts';
-export type { Attempt, AttemptOutcome, FulfilEffect, NewAttempt, VerifyStore } from './store/types.ts';
+export type { Attempt, AttemptOutcome, FulfilEffect, NewAttempt, StoredOutcomeEvent, VerifyStore } from './store/types.ts';
 export type * from './types.ts';
 export { KNOWN_FAILURE_REASONS } from './types.ts';

@@ -8,6 +8,7 @@
 import type { Request, Response, Router } from 'express';
 import type { KitConfig } from './config.ts';
 import type { FulfilDeps } from './fulfil.ts';
+import { deliverAfterResponse } from './outcomes.ts';
 import { newNonce, sendPage, setNoStoreHeaders } from './pages.ts';
 import { currentUser, route } from './respond.ts';
 import { completeReturn } from './returned.ts';
@@ -21,6 +22,7 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
     landingPath,
     route(config, 'landing', 'html', async (req: Request, res: Response) => {
       const completion = await completeReturn(config, deps, req.query, 'landing');
+      deliverAfterResponse(deps, completion.eventIds, res);
       const { attempt } = completion;
 
       const user = await currentUser(config, req);
@@ -37,6 +39,10 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
         return;
       }
       switch (completion.kind) {
+        case 'superseded':
+          // No restart form: the newer verification the user finished is the one that counts.
+          sendPage(res, 200, config.pages.failed({ reason: 'superseded', restart: undefined }, nonce), nonce);
+          return;
         case 'failed':
         case 'expired': {
           const reason = completion.kind === 'failed' ? completion.reason : 'expired';

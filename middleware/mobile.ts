@@ -7,6 +7,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { KitConfig } from './config.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import type { FulfilDeps } from './fulfil.ts';
+import { deliverAfterResponse } from './outcomes.ts';
 import { setNoStoreHeaders } from './pages.ts';
 import { currentUser, route } from './respond.ts';
 import { completeReturn } from './returned.ts';
@@ -16,6 +17,8 @@ export type MobileOutcome =
   | { outcome: 'failed'; reason: string }
   | { outcome: 'pending' }
   | { outcome: 'expired' }
+  /** A newer verification of the same action was applied instead; this one never will be. */
+  | { outcome: 'superseded' }
   | { outcome: 'processed' };
 
 const parseJson = express.json({ limit: '4kb', strict: true });
@@ -47,6 +50,7 @@ export function mountMobile<Tx>(router: Router, config: KitConfig<Tx>, deps: Ful
     route(config, 'mobile-complete', 'json', async (req: Request, res: Response) => {
       await readJson(req, res);
       const completion = await completeReturn(config, deps, req.body, 'mobile-complete');
+      deliverAfterResponse(deps, completion.eventIds, res);
       const { attempt } = completion;
       const user = await currentUser(config, req);
       let body: MobileOutcome;

@@ -22,7 +22,10 @@ export interface RestartForm {
 }
 
 export interface FailedPage {
-  /** The service's reason (unknown values are a generic failure), or 'expired' for an attempt the kit expired. */
+  /**
+   * The service's reason (unknown values are a generic failure), 'expired' for an attempt the kit
+   * expired, or 'superseded' for one never applied because a newer one of the same action was.
+   */
   reason: string;
   restart: RestartForm | undefined;
 }
@@ -126,7 +129,14 @@ export const defaultPages: PageRenderers = {
       ? FAILURE_TEXT[ctx.reason as keyof typeof FAILURE_TEXT]
       : ctx.reason === 'expired'
         ? { title: 'Verification expired', text: 'This verification was not completed in time. You can start a new one.' }
-        : { title: 'Verification failed', text: 'The verification did not succeed. You can start a new one.' };
+        : ctx.reason === 'superseded'
+          ? {
+              title: 'A newer request replaced this one',
+              text:
+                'You confirmed a newer request of the same kind, and that one was applied. ' +
+                'This older request will never be applied.',
+            }
+          : { title: 'Verification failed', text: 'The verification did not succeed. You can start a new one.' };
     return layout({
       title: known.title,
       nonce,

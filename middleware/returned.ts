@@ -61,12 +61,13 @@ export async function completeReturn<Tx>(
   route: 'landing' | 'mobile-complete',
 ): Promise<Completion> {
   const ids = readReturnedIds(source);
+  const outcomeSource = route === 'landing' ? 'landing' : 'mobile';
   let attempt = await findReturnedAttempt(deps.store, ids);
-  let completion = await completeAttempt(deps, attempt);
+  let completion = await completeAttempt(deps, attempt, outcomeSource);
   for (let i = 0; completion.kind === 'pending' && i < config.landing.pendingRechecks; i++) {
     await sleep(config.landing.pendingRecheckIntervalMs);
     attempt = (await deps.store.findAttemptByState(ids.state)) ?? attempt;
-    completion = await completeAttempt(deps, attempt);
+    completion = await completeAttempt(deps, attempt, outcomeSource);
   }
   const { sessionId, action } = completion.attempt;
   config.logger.info({ route, sessionId, action, outcome: completion.kind }, 'verification return');

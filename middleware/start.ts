@@ -9,14 +9,14 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import type { KitConfig } from './config.ts';
+import type { KitConfig, ResolvedUser } from './config.ts';
 import { csrfToken, verifyCsrf } from './csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { handoffPage, newNonce, sendPage, setNoStoreHeaders, type RestartForm } from './pages.ts';
 import { currentUser, route } from './respond.ts';
 import { annotateSpan, countStart } from './telemetry.ts';
 import { STATE_PATTERN } from './returned.ts';
-import type { ActionDefinition, JsonValue, VerifyClient } from './types.ts';
+import type { ActionDefinition, JsonValue, PrepareContext, VerifyClient } from './types.ts';
 
 /** 32 bytes from node:crypto, base64url: 43 characters, 256 bits. */
 export function newState(): string {
@@ -55,30 +55,52 @@ function pickAction<Tx>(config: KitConfig<Tx>, value: unknown): ActionDefinition
   return action;
 }
 
-/** The server-side parameters: from `prepare`, or from the finished attempt being restarted. */
+/**
+ * The server-side parameters: from `prepare`, which runs on every start. A restart hands it the
+ * finished attempt's stored parameters to check again for the user as they are now, so whatever
+ * `prepare` enforces (authorisation, blocklists) cannot be bypassed by restarting an old attempt.
+ */
 async function paramsFor<Tx>(
   config: KitConfig<Tx>,
   req: Request,
   action: ActionDefinition<Tx>,
+  user: ResolvedUser,
+  restart: unknown,
+): Promise<JsonValue> {
+  const restartParams =
+    restart === undefined ? undefined : await restartedParams(config, action, user.userRef, restart);
+  if (action.prepare === undefined) return restartParams ?? null;
+  const context: PrepareContext = {
+    user: { userRef: user.userRef, destination: user.destination },
+    ...(restart === undefined ? {} : { restartParams: restartParams ?? null }),
+  };
+  const params = await action.prepare(req, context);
+  return params === undefined ? null : params;
+}
+
+/** The stored parameters of this user's finished (failed or expired) attempt of this action. */
+async function restartedParams<Tx>(
+  config: KitConfig<Tx>,
+  action: ActionDefinition<Tx>,
   userRef: string,
   restart: unknown,
 ): Promise<JsonValue> {
-  if (restart !== undefined) {
-    const previous =
-      typeof restart === 'string' && STATE_PATTERN.test(restart) ? await config.store.findAttemptByState(restart) : undefined;
-    if (
-      previous === undefined ||
-      previous.userRef !== userRef ||
-      previous.action !== action.name ||
-      (previous.outcome !== 'failed' && previous.outcome !== 'expired')
-    ) {
-      throw new KitError(KitErrorCode.InvalidActionParams, 'That verification cannot be restarted; go back and start again.');
-    }
-    return previous.params;
+  const previous =
+    typeof restart === 'string' && STATE_PATTERN.test(restart)
+      ? await config.store.findAttemptByState(restart)
+      : undefined;
+  if (
+    previous === undefined ||
+    previous.userRef !== userRef ||
+    previous.action !== action.name ||
+    (previous.outcome !== 'failed' && previous.outcome !== 'expired')
+  ) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'That verification cannot be restarted; go back and start again.',
+    );
   }
-  if (action.prepare === undefined) return null;
-  const params = await action.prepare(req);
-  return params === undefined ? null : params;
+  return previous.params;
 }
 
 function verifyUrlOrigin(verifyUrl: string): string {
@@ -126,7 +148,7 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
     if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
     const body = bodyOf(req);
     const action = pickAction(config, body.action);
-    const params = await paramsFor(config, req, action, user.userRef, body.restart);
+    const params = await paramsFor(config, req, action, user, body.restart);
 
     // Abuse limits run before any session exists, so a refusal sends no SMS.
     await config.limits?.consume(req, { userRef: user.userRef, destination: user.destination });
@@ -154,6 +176,8 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
       userRef: user.userRef,
       action: action.name,
       params,
+      // What the code is sent to is what a verification proves: fulfil receives exactly this.
+      destination: user.destination,
       returnTo: action.successPath,
       sensitivity: action.operationSensitivity,
       platform: config.platform,

@@ -7,6 +7,9 @@
  * the landing), and reschedules what is still pending with backoff. Service errors never mark
  * anything: the attempt is rescheduled and read again by a later run.
  *
+ * Last, it delivers outcome events the onOutcome hook has not acknowledged yet (a hook that threw,
+ * or a process that died between commit and delivery), leased like claims.
+ *
  * Work is bounded per run (batch size, concurrency, time budget), and at most one batch is held
  * in memory at a time, so memory does not grow with the number of unfinished attempts.
  */
@@ -15,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { KitError, KitErrorCode } from './errors.ts';
 import { completeAttempt, type FulfilDeps } from './fulfil.ts';
+import { deliverOutcomeEvents } from './outcomes.ts';
 import type { Attempt } from './store/types.ts';
 import { inSpan, recordSweepLag, SpanName } from './telemetry.ts';
 
@@ -70,6 +74,15 @@ export interface SweepReport {
   pending: number;
   /** Attempts marked expired (past the 24 h window; never read). */
   expired: number;
+  /**
+   * Verified attempts not applied because a newer attempt of the same user and action already was
+   * (counted when this run found them; older pending ones settled by a fulfilment are not counted).
+   */
+  superseded: number;
+  /** Outcome events delivered to onOutcome by this run. */
+  outcomesDelivered: number;
+  /** Deliveries to onOutcome that threw; those events are delivered again by a later run. */
+  outcomeDeliveryErrors: number;
   /** Reads or fulfilments that failed; the attempts were rescheduled, nothing was marked. */
   errors: number;
   /** Claimed attempts not started because the run was stopped or ran out of time (released). */
@@ -173,13 +186,16 @@ export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = 
   const opts = resolveSweepOptions(options);
   return inSpan(SpanName.Sweep, { 'verify_kit.sweep.owner': opts.owner }, async (span) => {
     const report = await sweepOnce(deps, opts, options);
-    const { claimed, fulfilled, failed, pending, expired, errors, oldestDueAgeMs } = report;
+    const { claimed, fulfilled, failed, pending, expired, superseded, errors, oldestDueAgeMs } = report;
     span.setAttributes({
       'verify_kit.sweep.claimed': claimed,
       'verify_kit.sweep.fulfilled': fulfilled,
       'verify_kit.sweep.failed': failed,
       'verify_kit.sweep.pending': pending,
       'verify_kit.sweep.expired': expired,
+      'verify_kit.sweep.superseded': superseded,
+      'verify_kit.sweep.outcomes_delivered': report.outcomesDelivered,
+      'verify_kit.sweep.outcome_delivery_errors': report.outcomeDeliveryErrors,
       'verify_kit.sweep.errors': errors,
     });
     recordSweepLag(oldestDueAgeMs);
@@ -207,6 +223,9 @@ async function sweepOnce<Tx>(
     failed: 0,
     pending: 0,
     expired: 0,
+    superseded: 0,
+    outcomesDelivered: 0,
+    outcomeDeliveryErrors: 0,
     errors: 0,
     released: 0,
     durationMs: 0,
@@ -223,7 +242,9 @@ async function sweepOnce<Tx>(
     return null;
   };
 
-  report.expired += await store.expireAttempts(now(), SWEEP_WINDOW_MS);
+  const fulfilDeps: SweepDeps<Tx> = deps.logger === undefined && logger !== undefined ? { ...deps, logger } : deps;
+  const event = deps.onOutcome === undefined ? undefined : { source: 'sweep' as const };
+  report.expired += await store.expireAttempts(now(), SWEEP_WINDOW_MS, event);
 
   // The batch being worked through; refilled (one claim at a time) only when it is empty.
   let buffer: Attempt[] = [];
@@ -244,7 +265,8 @@ async function sweepOnce<Tx>(
     if (report.claimed === 0 && batch[0] !== undefined) report.oldestDueAgeMs = claimedAt - batch[0].nextCheckAt;
     report.claimed += batch.length;
     if (batch.length < opts.batchSize) exhausted = true;
-    buffer = batch.reverse(); // pop() takes the most overdue first
+    // RETURNING gives rows in table order, not the claim's ORDER BY: sort so pop() takes the most overdue first.
+    buffer = batch.sort((a, b) => b.nextCheckAt - a.nextCheckAt);
   };
 
   /** The next attempt to read, claiming a batch when needed; undefined when the run is done. */
@@ -285,7 +307,7 @@ async function sweepOnce<Tx>(
     }
     report.reads++;
     try {
-      const completion = await completeAttempt(deps, attempt);
+      const completion = await completeAttempt(fulfilDeps, attempt, 'sweep');
       switch (completion.kind) {
         case 'fulfilled':
           if (completion.firstTime) report.fulfilled++;
@@ -296,6 +318,9 @@ async function sweepOnce<Tx>(
           return;
         case 'expired':
           report.expired++;
+          return;
+        case 'superseded':
+          report.superseded++;
           return;
         case 'pending':
           report.pending++;
@@ -339,7 +364,17 @@ async function sweepOnce<Tx>(
       }
     }
   }
-  if (tooOld > 0) report.expired += await store.expireAttempts(now(), SWEEP_WINDOW_MS);
+  if (tooOld > 0) report.expired += await store.expireAttempts(now(), SWEEP_WINDOW_MS, event);
+
+  // At least once: whatever onOutcome has not acknowledged (this run's outcomes included).
+  const delivery = await deliverOutcomeEvents(fulfilDeps, {
+    owner: opts.owner,
+    leaseMs: opts.leaseMs,
+    limit: opts.batchSize,
+    shouldStop: () => stopReason() !== null,
+  });
+  report.outcomesDelivered = delivery.delivered;
+  report.outcomeDeliveryErrors = delivery.failed;
 
   report.serviceReachable = !(report.reads > 0 && unreachableReads === report.reads);
   report.durationMs = Math.round(performance.now() - startedAt);

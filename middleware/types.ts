@@ -2,6 +2,14 @@
 
 export type OperationSensitivity = 'normal' | 'sensitive';
 export type Platform = 'web' | 'mobile';
+/** Where an outcome was decided: the web landing, the mobile completion or the sweep. */
+export type OutcomeSource = 'landing' | 'mobile' | 'sweep';
+/**
+ * 'latest': of one user's attempts of this action, the newest started one that is verified wins;
+ * an older one is never applied after a newer one was (it becomes `superseded`).
+ * 'independent': every verified attempt applies, in whatever order they arrive.
+ */
+export type ActionOrdering = 'latest' | 'independent';
 
 /** JSON-serialisable values: action parameters are stored as JSON beside the attempt. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -57,6 +65,23 @@ export interface VerifiedAttempt {
   userRef: string;
   action: string;
   params: JsonValue;
+  /**
+   * The phone destination the code of this session was sent to: the number a verification proves
+   * control of. null only for attempts stored before the kit recorded it (schema version 1).
+   */
+  destination: string | null;
+}
+
+/** What `prepare` is told besides the request. */
+export interface PrepareContext {
+  /** The signed-in user the attempt is for, and the destination the code will be sent to. */
+  user: { userRef: string; destination: string };
+  /**
+   * On a restart ("start a new verification" after a failure or expiry): the finished attempt's
+   * stored parameters. Validate them again for the user as they are now and return the
+   * parameters to store (or throw to refuse the restart; nothing is sent). Undefined on a fresh start.
+   */
+  restartParams?: JsonValue;
 }
 
 export interface ActionDefinition<Tx = unknown> {
@@ -68,11 +93,14 @@ export interface ActionDefinition<Tx = unknown> {
    * Fixed on the server; nothing the browser sends can change it.
    */
   successPath: string;
+  /** Default 'latest'. See ActionOrdering. */
+  ordering?: ActionOrdering;
   /**
    * Validates the start request and returns the server-side parameters stored with the attempt
-   * (e.g. the new payout account). Throw KitError('invalid_action_params') for bad input.
+   * (e.g. the new payout account). Throw KitError('invalid_action_params') for bad input. Runs on
+   * every start, restarts included (then `context.restartParams` holds the earlier parameters).
    */
-  prepare?: (req: import('express').Request) => JsonValue | Promise<JsonValue>;
+  prepare?: (req: import('express').Request, context: PrepareContext) => JsonValue | Promise<JsonValue>;
   /**
    * Performs the guarded action inside the kit's transaction, with the transaction handle, and
    * commits together with the fulfilment mark, exactly once per session. On PostgreSQL `tx` is the

@@ -1,9 +1,9 @@
 import { ACTION_LABELS } from '../actions.ts';
-import type { ActivityEntry } from '../db.ts';
+import type { ActivityEntry, OutboxEntry } from '../db.ts';
 import { formatTime, html, page, type Viewer } from './layout.ts';
 
 /** The user's fulfilled actions, newest first: one row per verification session. */
-export function activityPage(ctx: { viewer: Viewer; entries: ActivityEntry[] }): string {
+export function activityPage(ctx: { viewer: Viewer; entries: ActivityEntry[]; emails: OutboxEntry[] }): string {
   return page({
     title: 'Activity',
     viewer: ctx.viewer,
@@ -24,6 +24,21 @@ ${ctx.entries.map(
 )}
 </tbody>
 </table>`
+}
+</section>
+<h2>Emails sent</h2>
+<p class="lead">Sent after each outcome by the kit's onOutcome hook, outside the transaction
+(at least once; one per outcome).</p>
+<section class="card" id="outbox">
+${
+  ctx.emails.length === 0
+    ? html`<p class="empty">No emails yet.</p>`
+    : html`<ul class="outbox">
+${ctx.emails.map(
+  (email) => html`<li data-session-id="${email.sessionId}" data-outcome="${email.outcome}">
+<span class="when">${formatTime(email.at)}</span> <strong>${email.subject}</strong><br>${email.body}</li>`,
+)}
+</ul>`
 }
 </section>`,
   });

@@ -38,6 +38,13 @@ FAILURE_COPY.expired = {
   text: 'The verification was not finished in time, so nothing was changed. You can start a new one.',
 };
 
+FAILURE_COPY.superseded = {
+  title: 'A newer request replaced this one',
+  text:
+    'You confirmed a newer request of the same kind, and that one was applied. ' +
+    'This older request will never be applied.',
+};
+
 const GENERIC_FAILURE = {
   title: 'Verification failed',
   text: 'The verification did not succeed, so nothing was changed. You can start a new one.',

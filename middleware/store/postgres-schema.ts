@@ -11,20 +11,26 @@ const MIGRATION_LOCK = 0x766b6974;
 const MIGRATIONS: readonly string[] = [
   // 1: one attempt per state; session_id unique so fulfilment can be keyed by it. Times are
   // milliseconds since the epoch, as the SQLite store keeps them.
+  // start_seq is the start order no clock can tie (newest started = highest); destination is the
+  // number the code was sent to.
   `CREATE TABLE verify_kit_attempts (
+     start_seq      BIGSERIAL UNIQUE,
      state          TEXT PRIMARY KEY,
      session_id     TEXT NOT NULL UNIQUE,
      user_ref       TEXT NOT NULL,
      action         TEXT NOT NULL,
      params         TEXT NOT NULL,
+     destination    TEXT,
      return_to      TEXT NOT NULL,
      sensitivity    TEXT NOT NULL CHECK (sensitivity IN ('normal', 'sensitive')),
      platform       TEXT NOT NULL CHECK (platform IN ('web', 'mobile')),
      created_at     BIGINT NOT NULL,
-     outcome        TEXT NOT NULL DEFAULT 'pending' CHECK (outcome IN ('pending', 'fulfilled', 'failed', 'expired')),
+     outcome        TEXT NOT NULL DEFAULT 'pending'
+                    CHECK (outcome IN ('pending', 'fulfilled', 'failed', 'expired', 'superseded')),
      failure_reason TEXT,
      fulfilled_at   BIGINT,
      finished_at    BIGINT,
+     superseded_by  TEXT,
      next_check_at  BIGINT NOT NULL,
      sweep_checks   INTEGER NOT NULL DEFAULT 0,
      lease_owner    TEXT,
@@ -33,6 +39,22 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX verify_kit_attempts_due ON verify_kit_attempts (next_check_at) WHERE outcome = 'pending';
    CREATE INDEX verify_kit_attempts_age ON verify_kit_attempts (created_at) WHERE outcome = 'pending';
    CREATE INDEX verify_kit_attempts_lease ON verify_kit_attempts (lease_owner) WHERE lease_owner IS NOT NULL;
+   CREATE INDEX verify_kit_attempts_intent ON verify_kit_attempts (user_ref, action, start_seq);
+   -- The outbox of outcome events for the after-commit hook: one per settled attempt, written in
+   -- the transaction that settles it.
+   CREATE TABLE verify_kit_outcome_events (
+     event_id         BIGSERIAL PRIMARY KEY,
+     session_id       TEXT NOT NULL UNIQUE,
+     outcome          TEXT NOT NULL CHECK (outcome IN ('fulfilled', 'failed', 'expired', 'superseded')),
+     source           TEXT NOT NULL CHECK (source IN ('landing', 'mobile', 'sweep')),
+     occurred_at      BIGINT NOT NULL,
+     delivered_at     BIGINT,
+     deliveries       INTEGER NOT NULL DEFAULT 0,
+     next_delivery_at BIGINT NOT NULL,
+     lease_owner      TEXT,
+     lease_until      BIGINT
+   );
+   CREATE INDEX verify_kit_outcome_events_due ON verify_kit_outcome_events (next_delivery_at) WHERE delivered_at IS NULL;
    -- rate-limiter-flexible's own table for the shared start limits (its layout, created here so
    -- that concurrent starts never race to create it).
    CREATE TABLE verify_kit_rate_limits (

@@ -27,12 +27,68 @@ const MIGRATIONS: readonly string[] = [
    ) STRICT;
    CREATE INDEX verify_kit_attempts_due ON verify_kit_attempts (next_check_at) WHERE outcome = 'pending';
    CREATE INDEX verify_kit_attempts_age ON verify_kit_attempts (created_at) WHERE outcome = 'pending';`,
+
+  // 2: a start order that clocks cannot tie (start_seq, never reused), the destination the code
+  // was sent to, the 'superseded' outcome (a CHECK cannot be altered in SQLite: the table is
+  // rebuilt, every row kept, in start order), and the outbox of outcome events for onOutcome.
+  `CREATE TABLE verify_kit_attempts_v2 (
+     start_seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+     state          TEXT NOT NULL UNIQUE,
+     session_id     TEXT NOT NULL UNIQUE,
+     user_ref       TEXT NOT NULL,
+     action         TEXT NOT NULL,
+     params         TEXT NOT NULL,
+     destination    TEXT,
+     return_to      TEXT NOT NULL,
+     sensitivity    TEXT NOT NULL CHECK (sensitivity IN ('normal', 'sensitive')),
+     platform       TEXT NOT NULL CHECK (platform IN ('web', 'mobile')),
+     created_at     INTEGER NOT NULL,
+     outcome        TEXT NOT NULL DEFAULT 'pending'
+                    CHECK (outcome IN ('pending', 'fulfilled', 'failed', 'expired', 'superseded')),
+     failure_reason TEXT,
+     fulfilled_at   INTEGER,
+     finished_at    INTEGER,
+     superseded_by  TEXT,
+     next_check_at  INTEGER NOT NULL,
+     sweep_checks   INTEGER NOT NULL DEFAULT 0,
+     lease_owner    TEXT,
+     lease_until    INTEGER
+   ) STRICT;
+   INSERT INTO verify_kit_attempts_v2 (state, session_id, user_ref, action, params, return_to, sensitivity, platform,
+     created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks,
+     lease_owner, lease_until)
+   SELECT state, session_id, user_ref, action, params, return_to, sensitivity, platform,
+     created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks,
+     lease_owner, lease_until
+   FROM verify_kit_attempts ORDER BY created_at, rowid;
+   DROP TABLE verify_kit_attempts;
+   ALTER TABLE verify_kit_attempts_v2 RENAME TO verify_kit_attempts;
+   CREATE INDEX verify_kit_attempts_due ON verify_kit_attempts (next_check_at) WHERE outcome = 'pending';
+   CREATE INDEX verify_kit_attempts_age ON verify_kit_attempts (created_at) WHERE outcome = 'pending';
+   CREATE INDEX verify_kit_attempts_intent ON verify_kit_attempts (user_ref, action, start_seq);
+   CREATE TABLE verify_kit_outcome_events (
+     event_id         INTEGER PRIMARY KEY AUTOINCREMENT,
+     session_id       TEXT NOT NULL UNIQUE,
+     outcome          TEXT NOT NULL CHECK (outcome IN ('fulfilled', 'failed', 'expired', 'superseded')),
+     source           TEXT NOT NULL CHECK (source IN ('landing', 'mobile', 'sweep')),
+     occurred_at      INTEGER NOT NULL,
+     delivered_at     INTEGER,
+     deliveries       INTEGER NOT NULL DEFAULT 0,
+     next_delivery_at INTEGER NOT NULL,
+     lease_owner      TEXT,
+     lease_until      INTEGER
+   ) STRICT;
+   CREATE INDEX verify_kit_outcome_events_due ON verify_kit_outcome_events (next_delivery_at)
+     WHERE delivered_at IS NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings the kit's tables to SCHEMA_VERSION; safe to run from several processes at once. */
-export function migrate(db: Database): void {
+/**
+ * Brings the kit's tables to SCHEMA_VERSION (or `target`, for upgrade tests); safe to run from
+ * several processes at once.
+ */
+export function migrate(db: Database, target: number = SCHEMA_VERSION): void {
   db.exec('CREATE TABLE IF NOT EXISTS verify_kit_schema (version INTEGER NOT NULL) STRICT');
   const run = db.transaction(() => {
     const row = db.prepare('SELECT version FROM verify_kit_schema').get() as { version: number } | undefined;
@@ -42,9 +98,10 @@ export function migrate(db: Database): void {
         `The database's verify kit schema is version ${current}, newer than this kit's ${SCHEMA_VERSION}: upgrade the kit.`,
       );
     }
-    for (let version = current + 1; version <= SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version - 1]!);
-    if (row === undefined) db.prepare('INSERT INTO verify_kit_schema (version) VALUES (?)').run(SCHEMA_VERSION);
-    else db.prepare('UPDATE verify_kit_schema SET version = ?').run(SCHEMA_VERSION);
+    const to = Math.max(current, Math.min(target, SCHEMA_VERSION));
+    for (let version = current + 1; version <= to; version++) db.exec(MIGRATIONS[version - 1]!);
+    if (row === undefined) db.prepare('INSERT INTO verify_kit_schema (version) VALUES (?)').run(to);
+    else db.prepare('UPDATE verify_kit_schema SET version = ?').run(to);
   });
   run.immediate();
 }

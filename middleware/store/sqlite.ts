@@ -7,7 +7,17 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { JsonValue } from '../types.ts';
 import { migrate } from './sqlite-schema.ts';
-import type { Attempt, ClaimOptions, FulfilOnceResult, NewAttempt, VerifyStore } from './types.ts';
+import type {
+  Attempt,
+  ClaimOptions,
+  ClaimOutcomeEventsOptions,
+  FulfilOnceOptions,
+  FulfilOnceResult,
+  NewAttempt,
+  OutcomeRecording,
+  StoredOutcomeEvent,
+  VerifyStore,
+} from './types.ts';
 
 export interface SqliteStoreOptions {
   /** A file path, or an open better-sqlite3 Database shared with the integrator's own tables. */
@@ -19,11 +29,13 @@ export interface SqliteStoreOptions {
 export type SqliteStore = VerifyStore<Database> & { readonly db: Database };
 
 interface AttemptRow {
+  start_seq: number;
   state: string;
   session_id: string;
   user_ref: string;
   action: string;
   params: string;
+  destination: string | null;
   return_to: string;
   sensitivity: Attempt['sensitivity'];
   platform: Attempt['platform'];
@@ -34,10 +46,20 @@ interface AttemptRow {
   finished_at: number | null;
   next_check_at: number;
   sweep_checks: number;
+  superseded_by: string | null;
 }
 
-const COLUMNS = `state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at,
-  outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks`;
+const COLUMNS = `start_seq, state, session_id, user_ref, action, params, destination, return_to, sensitivity, platform,
+  created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, superseded_by`;
+
+interface EventRow {
+  event_id: number;
+  session_id: string;
+  outcome: StoredOutcomeEvent['outcome'];
+  source: StoredOutcomeEvent['source'];
+  occurred_at: number;
+  deliveries: number;
+}
 
 function toAttempt(row: AttemptRow): Attempt {
   return {
@@ -46,6 +68,8 @@ function toAttempt(row: AttemptRow): Attempt {
     userRef: row.user_ref,
     action: row.action,
     params: JSON.parse(row.params) as JsonValue,
+    destination: row.destination,
+    startSeq: row.start_seq,
     returnTo: row.return_to,
     sensitivity: row.sensitivity,
     platform: row.platform,
@@ -56,6 +80,7 @@ function toAttempt(row: AttemptRow): Attempt {
     finishedAt: row.finished_at,
     nextCheckAt: row.next_check_at,
     sweepChecks: row.sweep_checks,
+    supersededBy: row.superseded_by,
   };
 }
 
@@ -80,8 +105,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   migrate(db);
 
   const insert = db.prepare(
-    `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at)
-     VALUES (@state, @sessionId, @userRef, @action, @params, @returnTo, @sensitivity, @platform, @createdAt, @nextCheckAt)`,
+    `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, destination, return_to,
+       sensitivity, platform, created_at, next_check_at)
+     VALUES (@state, @sessionId, @userRef, @action, @params, @destination, @returnTo,
+       @sensitivity, @platform, @createdAt, @nextCheckAt)`,
   );
   const byState = db.prepare(`SELECT ${COLUMNS} FROM verify_kit_attempts WHERE state = ?`);
   const bySession = db.prepare(`SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ?`);
@@ -92,7 +119,48 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   );
   const markFailed = db.prepare(
     `UPDATE verify_kit_attempts SET outcome = 'failed', failure_reason = @reason, finished_at = @now, lease_owner = NULL, lease_until = NULL
-     WHERE session_id = @sessionId AND outcome = 'pending'`,
+     WHERE session_id = @sessionId AND outcome = 'pending'
+     RETURNING session_id`,
+  );
+  // Ordering: the newest fulfilled attempt of this user and action started after this one, if any.
+  const newerFulfilled = db.prepare(
+    `SELECT session_id FROM verify_kit_attempts
+     WHERE user_ref = @userRef AND action = @action AND start_seq > @startSeq AND outcome = 'fulfilled'
+     ORDER BY start_seq DESC LIMIT 1`,
+  );
+  const markSuperseded = db.prepare(
+    `UPDATE verify_kit_attempts SET outcome = 'superseded', superseded_by = @by, finished_at = @now,
+       lease_owner = NULL, lease_until = NULL
+     WHERE session_id = @sessionId AND outcome = 'pending'
+     RETURNING ${COLUMNS}`,
+  );
+  const supersedeOlder = db.prepare(
+    `UPDATE verify_kit_attempts SET outcome = 'superseded', superseded_by = @by, finished_at = @now,
+       lease_owner = NULL, lease_until = NULL
+     WHERE user_ref = @userRef AND action = @action AND start_seq < @startSeq AND outcome = 'pending'
+     RETURNING ${COLUMNS}`,
+  );
+  const insertEvent = db.prepare(
+    `INSERT INTO verify_kit_outcome_events (session_id, outcome, source, occurred_at, next_delivery_at)
+     VALUES (@sessionId, @outcome, @source, @now, @now)
+     RETURNING event_id`,
+  );
+  const claimEvents = db.prepare(
+    `UPDATE verify_kit_outcome_events SET lease_owner = @owner, lease_until = @leaseUntil, deliveries = deliveries + 1
+     WHERE event_id IN (
+       SELECT event_id FROM verify_kit_outcome_events
+       WHERE delivered_at IS NULL AND next_delivery_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
+         AND (@ids IS NULL OR event_id IN (SELECT value FROM json_each(@ids)))
+       ORDER BY next_delivery_at LIMIT @limit)
+     RETURNING event_id, session_id, outcome, source, occurred_at, deliveries`,
+  );
+  const eventDelivered = db.prepare(
+    `UPDATE verify_kit_outcome_events SET delivered_at = @now, lease_owner = NULL, lease_until = NULL
+     WHERE event_id = @eventId AND lease_owner = @owner AND delivered_at IS NULL`,
+  );
+  const eventRetry = db.prepare(
+    `UPDATE verify_kit_outcome_events SET next_delivery_at = @nextAttemptAt, lease_owner = NULL, lease_until = NULL
+     WHERE event_id = @eventId AND lease_owner = @owner AND delivered_at IS NULL`,
   );
   const claimDue = db.prepare(
     `UPDATE verify_kit_attempts SET lease_owner = @owner, lease_until = @leaseUntil
@@ -112,19 +180,46 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   );
   const expire = db.prepare(
     `UPDATE verify_kit_attempts SET outcome = 'expired', finished_at = @now, lease_owner = NULL, lease_until = NULL
-     WHERE outcome = 'pending' AND created_at <= @maxCreatedAt AND (lease_until IS NULL OR lease_until <= @now)`,
+     WHERE outcome = 'pending' AND created_at <= @maxCreatedAt AND (lease_until IS NULL OR lease_until <= @now)
+     RETURNING session_id`,
   );
 
+  /** The outbox row of an outcome, written in the transaction that records the outcome. */
+  const recordEvent = (
+    event: OutcomeRecording | undefined,
+    sessionId: string,
+    outcome: StoredOutcomeEvent['outcome'],
+    now: number,
+  ): string[] => {
+    if (event === undefined) return [];
+    const row = insertEvent.get({ sessionId, outcome, source: event.source, now }) as { event_id: number };
+    return [String(row.event_id)];
+  };
+
   const fulfilTransaction = db.transaction(
-    (sessionId: string, now: number, effect: (tx: Database, attempt: Attempt) => void): FulfilOnceResult => {
-      // Mark first (one statement decides who wins), then run the effect: both commit or neither.
-      const marked = markFulfilled.get({ sessionId, now }) as AttemptRow | undefined;
-      if (marked === undefined) {
-        const row = bySession.get(sessionId) as AttemptRow | undefined;
-        if (row === undefined) return { kind: 'not_pending', attempt: undefined };
-        const attempt = toAttempt(row);
-        return attempt.outcome === 'fulfilled' ? { kind: 'already_fulfilled', attempt } : { kind: 'not_pending', attempt };
+    (
+      sessionId: string,
+      now: number,
+      effect: (tx: Database, attempt: Attempt) => void,
+      options: FulfilOnceOptions,
+    ): FulfilOnceResult => {
+      const current = bySession.get(sessionId) as AttemptRow | undefined;
+      if (current === undefined) return { kind: 'not_pending', attempt: undefined };
+      if (current.outcome === 'fulfilled') return { kind: 'already_fulfilled', attempt: toAttempt(current) };
+      if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: toAttempt(current) };
+      const latest = (options.ordering ?? 'latest') === 'latest';
+      const intent = { userRef: current.user_ref, action: current.action, startSeq: current.start_seq };
+
+      // "An older attempt must never be applied after a newer one of the same user and action was applied."
+      const newer = latest ? (newerFulfilled.get(intent) as { session_id: string } | undefined) : undefined;
+      if (newer !== undefined) {
+        const row = markSuperseded.get({ sessionId, by: newer.session_id, now }) as AttemptRow;
+        const eventIds = recordEvent(options.event, sessionId, 'superseded', now);
+        return { kind: 'superseded', attempt: toAttempt(row), eventIds };
       }
+
+      // Mark first (one statement decides who wins), then run the effect: both commit or neither.
+      const marked = markFulfilled.get({ sessionId, now }) as AttemptRow;
       const attempt = toAttempt(marked);
       const returned: unknown = effect(db, attempt);
       if (returned instanceof Promise) {
@@ -135,9 +230,40 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
           `Action "${attempt.action}": fulfil must be synchronous (it runs inside the kit's SQLite transaction); do not return a Promise.`,
         );
       }
-      return { kind: 'fulfilled', attempt };
+      const eventIds = recordEvent(options.event, sessionId, 'fulfilled', now);
+      // Older attempts still pending can never apply after this one: settle them now.
+      const olderRows = latest ? (supersedeOlder.all({ ...intent, by: sessionId, now }) as AttemptRow[]) : [];
+      const superseded = olderRows.map(toAttempt);
+      for (const older of superseded) eventIds.push(...recordEvent(options.event, older.sessionId, 'superseded', now));
+      return { kind: 'fulfilled', attempt, superseded, eventIds };
     },
   );
+  const failTransaction = db.transaction((sessionId: string, reason: string, now: number, event?: OutcomeRecording) => {
+    const marked = markFailed.get({ sessionId, reason, now }) as { session_id: string } | undefined;
+    return { eventIds: marked === undefined ? [] : recordEvent(event, sessionId, 'failed', now) };
+  });
+  const expireTransaction = db.transaction((now: number, maxAgeMs: number, event?: OutcomeRecording) => {
+    const expired = expire.all({ now, maxCreatedAt: now - maxAgeMs }) as { session_id: string }[];
+    for (const row of expired) recordEvent(event, row.session_id, 'expired', now);
+    return expired.length;
+  });
+  const claimEventsTransaction = db.transaction((o: ClaimOutcomeEventsOptions): StoredOutcomeEvent[] => {
+    const rows = claimEvents.all({
+      owner: o.owner,
+      leaseUntil: o.now + o.leaseMs,
+      now: o.now,
+      limit: o.limit,
+      ids: o.eventIds === undefined ? null : JSON.stringify(o.eventIds.map(Number)),
+    }) as EventRow[];
+    return rows.map((row) => ({
+      eventId: String(row.event_id),
+      outcome: row.outcome,
+      source: row.source,
+      occurredAt: row.occurred_at,
+      deliveries: row.deliveries,
+      attempt: toAttempt(bySession.get(row.session_id) as AttemptRow),
+    }));
+  });
   const claimTransaction = db.transaction((o: ClaimOptions) =>
     (
       claimDue.all({
@@ -160,11 +286,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       const row = byState.get(state) as AttemptRow | undefined;
       return row === undefined ? undefined : toAttempt(row);
     },
-    async fulfilOnce(sessionId, effect, now) {
-      return fulfilTransaction.immediate(sessionId, now, effect);
+    async fulfilOnce(sessionId, effect, now, options = {}) {
+      return fulfilTransaction.immediate(sessionId, now, effect, options);
     },
-    async recordFailure(sessionId, reason, now) {
-      markFailed.run({ sessionId, reason, now });
+    async recordFailure(sessionId, reason, now, event) {
+      return failTransaction.immediate(sessionId, reason, now, event);
     },
     async claimDueAttempts(claim) {
       return claimTransaction.immediate(claim);
@@ -175,8 +301,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     async releaseClaims(owner) {
       return release.run(owner).changes;
     },
-    async expireAttempts(now, maxAgeMs) {
-      return expire.run({ now, maxCreatedAt: now - maxAgeMs }).changes;
+    async expireAttempts(now, maxAgeMs, event) {
+      return expireTransaction.immediate(now, maxAgeMs, event);
+    },
+    async claimOutcomeEvents(options) {
+      return claimEventsTransaction.immediate(options);
+    },
+    async markOutcomeEventDelivered(eventId, owner, now) {
+      eventDelivered.run({ eventId: Number(eventId), owner, now });
+    },
+    async retryOutcomeEvent(eventId, owner, nextAttemptAt) {
+      eventRetry.run({ eventId: Number(eventId), owner, nextAttemptAt });
     },
     async close() {
       if (owned && db.open) db.close();

@@ -3,9 +3,10 @@
  * SQL lives behind it (store/sqlite.ts, store/postgres.ts). `Tx` is the transaction handle handed
  * to an action's fulfil: the better-sqlite3 Database, or the pg PoolClient inside BEGIN ... COMMIT.
  */
-import type { JsonValue, OperationSensitivity, Platform } from '../types.ts';
+import type { ActionOrdering, JsonValue, OperationSensitivity, OutcomeSource, Platform } from '../types.ts';
 
-export type AttemptOutcome = 'pending' | 'fulfilled' | 'failed' | 'expired';
+/** `superseded`: verified or not, it was never applied because a newer start of the same user and action was. */
+export type AttemptOutcome = 'pending' | 'fulfilled' | 'failed' | 'expired' | 'superseded';
 
 export interface NewAttempt {
   /** Primary key: the fresh random state of this attempt. */
@@ -14,6 +15,8 @@ export interface NewAttempt {
   userRef: string;
   action: string;
   params: JsonValue;
+  /** The phone destination the service texted the code to (what a verification proves control of). */
+  destination: string;
   /** Server-side destination after fulfilment (the action's successPath at start time). */
   returnTo: string;
   sensitivity: OperationSensitivity;
@@ -23,7 +26,14 @@ export interface NewAttempt {
   nextCheckAt: number;
 }
 
-export interface Attempt extends NewAttempt {
+export interface Attempt extends Omit<NewAttempt, 'destination'> {
+  /** null only for attempts stored before the kit recorded destinations (schema version 1). */
+  destination: string | null;
+  /**
+   * The store's start order: assigned at insert from a per-store sequence, so two attempts never
+   * tie, whatever the clocks say. "Newest started" means the highest startSeq.
+   */
+  startSeq: number;
   outcome: AttemptOutcome;
   /** The service's reason, for `failed`. */
   failureReason: string | null;
@@ -32,15 +42,56 @@ export interface Attempt extends NewAttempt {
   finishedAt: number | null;
   /** Status reads made by the sweep so far (drives its backoff). */
   sweepChecks: number;
+  /** For `superseded`: the sessionId of the newer attempt that was applied instead. */
+  supersededBy: string | null;
 }
 
 export type FulfilOnceResult =
-  /** This call ran the effect and committed the mark. */
-  | { kind: 'fulfilled'; attempt: Attempt }
+  /**
+   * This call ran the effect and committed the mark. With ordering 'latest', `superseded` lists the
+   * older pending attempts of the same user and action it marked superseded in the same transaction.
+   */
+  | { kind: 'fulfilled'; attempt: Attempt; superseded: Attempt[]; eventIds: string[] }
   /** Another caller fulfilled it first; the effect did not run. */
   | { kind: 'already_fulfilled'; attempt: Attempt }
-  /** The attempt is failed or expired (or unknown); nothing ran. */
+  /** A newer attempt of the same user and action was already applied: marked superseded, nothing ran. */
+  | { kind: 'superseded'; attempt: Attempt; eventIds: string[] }
+  /** The attempt is failed, expired or superseded (or unknown); nothing ran. */
   | { kind: 'not_pending'; attempt: Attempt | undefined };
+
+/**
+ * Who recorded an outcome. When given, the store also writes an outcome event (the after-commit
+ * hook's outbox) in the same transaction as the outcome itself.
+ */
+export interface OutcomeRecording {
+  source: OutcomeSource;
+}
+
+export interface FulfilOnceOptions {
+  /** Default 'latest': see ActionDefinition.ordering. Decided inside the fulfil transaction. */
+  ordering?: ActionOrdering;
+  event?: OutcomeRecording;
+}
+
+/** An outcome event waiting for (or past) delivery to the integrator's onOutcome hook. */
+export interface StoredOutcomeEvent {
+  eventId: string;
+  outcome: Exclude<AttemptOutcome, 'pending'>;
+  source: OutcomeSource;
+  occurredAt: number;
+  /** Delivery attempts so far, this claim included (a crash mid-delivery counts). */
+  deliveries: number;
+  attempt: Attempt;
+}
+
+export interface ClaimOutcomeEventsOptions {
+  now: number;
+  owner: string;
+  leaseMs: number;
+  limit: number;
+  /** Only these events (the ones a request just recorded); default: any due, unleased event. */
+  eventIds?: readonly string[];
+}
 
 export interface ClaimOptions {
   now: number;
@@ -69,10 +120,27 @@ export interface VerifyStore<Tx = unknown> {
    * processes and concurrent callers the effect commits at most once; if it throws, nothing is
    * marked and the error propagates. The effect may return a promise where the store's transaction
    * can span one (PostgreSQL); the SQLite store refuses one, its transaction being synchronous.
+   *
+   * With ordering 'latest' (the default) the same transaction also decides the order, serialised
+   * against every other fulfilment of the same userRef and action: when an attempt with a higher
+   * startSeq is already fulfilled, this one is marked superseded and the effect does not run;
+   * otherwise, after the effect, every older still-pending attempt of that user and action is
+   * marked superseded (it must never apply after this one). The PostgreSQL store takes a
+   * transaction-scoped advisory lock on the user and action for the same guarantee.
    */
-  fulfilOnce(sessionId: string, effect: FulfilEffect<Tx>, now: number): Promise<FulfilOnceResult>;
-  /** Marks a pending attempt failed with the service's reason; never touches a fulfilled one. */
-  recordFailure(sessionId: string, reason: string, now: number): Promise<void>;
+  fulfilOnce(
+    sessionId: string,
+    effect: FulfilEffect<Tx>,
+    now: number,
+    options?: FulfilOnceOptions,
+  ): Promise<FulfilOnceResult>;
+  /** Marks a pending attempt failed with the service's reason; never touches a settled one. */
+  recordFailure(
+    sessionId: string,
+    reason: string,
+    now: number,
+    event?: OutcomeRecording,
+  ): Promise<{ eventIds: string[] }>;
   /** Claims up to `limit` pending attempts that are due and not leased by a live worker. */
   claimDueAttempts(options: ClaimOptions): Promise<Attempt[]>;
   /** Releases this owner's claim on an attempt that is still pending and sets its next check. */
@@ -80,6 +148,15 @@ export interface VerifyStore<Tx = unknown> {
   /** Releases every claim held by `owner` without changing schedules (graceful stop). */
   releaseClaims(owner: string): Promise<number>;
   /** Marks pending attempts created before `now - maxAgeMs` expired; returns how many. */
-  expireAttempts(now: number, maxAgeMs: number): Promise<number>;
+  expireAttempts(now: number, maxAgeMs: number, event?: OutcomeRecording): Promise<number>;
+  /**
+   * Leases undelivered outcome events that are due (or the given ones) to `owner` until
+   * `now + leaseMs`; an event leased by a live owner or already delivered is never returned.
+   */
+  claimOutcomeEvents(options: ClaimOutcomeEventsOptions): Promise<StoredOutcomeEvent[]>;
+  /** Marks an event this owner holds delivered: it is never delivered again. */
+  markOutcomeEventDelivered(eventId: string, owner: string, now: number): Promise<void>;
+  /** Releases this owner's lease on an undelivered event and sets when to try again. */
+  retryOutcomeEvent(eventId: string, owner: string, nextAttemptAt: number): Promise<void>;
   close(): Promise<void>;
 }

@@ -3,7 +3,8 @@
  * or a PostgreSQL database) is killed with SIGKILL while it is inside the fulfilment transaction
  * (its action has written the effect row and blocks), then restarted. The database must be intact,
  * the half-done fulfilment must have left no trace, and the next landing (or the sweep) must
- * fulfil exactly once, with the attempt row and the effect row agreeing.
+ * fulfil exactly once, with the attempt row and the effect row agreeing. Also killed AFTER the
+ * commit, inside the onOutcome hook: the outcome stays, and the sweep delivers its event.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { OutcomeEvent } from '../../middleware/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
@@ -64,7 +66,11 @@ afterAll(async () => {
 });
 
 /** Starts the app process; resolves once it listens. */
-async function startApp(db: Db, blockFlag?: string): Promise<{ child: ChildProcess; url: string; exited: Promise<NodeJS.Signals | number | null> }> {
+async function startApp(
+  db: Db,
+  blockFlag?: string,
+  hookBlockFlag?: string,
+): Promise<{ child: ChildProcess; url: string; exited: Promise<NodeJS.Signals | number | null> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -74,6 +80,7 @@ async function startApp(db: Db, blockFlag?: string): Promise<{ child: ChildProce
       CLIENT_ID,
       CLIENT_SECRET,
       ...(blockFlag === undefined ? {} : { BLOCK_FLAG: blockFlag }),
+      ...(hookBlockFlag === undefined ? {} : { HOOK_BLOCK_FLAG: hookBlockFlag }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -111,6 +118,17 @@ async function newDatabase(kind: StoreKindName, name: string): Promise<Db> {
   const database = await createTestDatabase({ max: 2 });
   databases.push(database);
   return { kind, url: database.url, spec: `postgres:${database.url}`, database };
+}
+
+/** Rows of one query on the app's database (`$1`-style parameters on both). */
+async function queryRows<T>(db: Db, sql: string, params: unknown[]): Promise<T[]> {
+  if (db.kind === 'postgres') return (await db.database.pool.query(sql, params)).rows as T[];
+  const sqlite = new BetterSqlite3(db.path, { readonly: true });
+  try {
+    return sqlite.prepare(sql.replace(/\$\d+/g, '?')).all(...params) as T[];
+  } finally {
+    sqlite.close();
+  }
 }
 
 interface Inspection {
@@ -267,5 +285,57 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
     expect(end.attempt?.outcome).toBe('fulfilled');
     expect(end.effects).toHaveLength(1);
     expect(end.allEffects).toBe(1);
+  });
+});
+
+describeEachStore('SIGKILL between the commit and the onOutcome hook', (kind) => {
+  it('the fulfilment stays committed, the user already had the redirect, and the sweep delivers ' +
+    'the event once', async () => {
+    const db = await newDatabase(kind.name, 'hook');
+    const flag = join(dir, `${kind.name}-hook.block`);
+    const app = await startApp(db, undefined, flag);
+    const { agent, sessionId, state } = await verifiedAttempt(app.url, db, 'carol');
+    writeFileSync(flag, '1');
+    const landing = await agent.land(sessionId, state);
+    expect(landing.status).toBe(303); // the redirect went out before the hook ran
+    await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the onOutcome hook');
+    app.child.kill('SIGKILL');
+    expect(await app.exited).toBe('SIGKILL');
+
+    const afterCrash = await inspect(db, sessionId);
+    expect(afterCrash).toMatchObject({ integrity: 'ok', attempt: { outcome: 'fulfilled' } });
+    expect(afterCrash.effects).toHaveLength(1);
+
+    // A sweep with the same hook, once the dead process's lease has lapsed (virtual clock).
+    const { store } = await openStoreFromSpec(db.spec);
+    const eventRow = async () => {
+      const [row] = await queryRows<{ outcome: string; source: string; deliveredAt: string | number | null }>(
+        db,
+        'SELECT outcome, source, delivered_at AS "deliveredAt" FROM verify_kit_outcome_events WHERE session_id = $1',
+        [sessionId],
+      );
+      return row === undefined ? undefined : { ...row, deliveredAt: row.deliveredAt === null ? null : Number(row.deliveredAt) };
+    };
+    expect(await eventRow()).toEqual({ outcome: 'fulfilled', source: 'landing', deliveredAt: null });
+    const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+    const delivered: OutcomeEvent[] = [];
+    try {
+      const deps = {
+        client,
+        store,
+        actions: new Map(),
+        now: () => Date.now() + 5 * 60_000,
+        onOutcome: (event: OutcomeEvent) => void delivered.push(event),
+      };
+      expect((await runSweep(deps, { owner: 'after-hook-crash' })).outcomesDelivered).toBe(1);
+      expect((await runSweep(deps, { owner: 'after-hook-crash-2' })).outcomesDelivered).toBe(0);
+    } finally {
+      await client.close();
+      await store.close();
+    }
+    const redelivered = expect.objectContaining({ sessionId, outcome: 'fulfilled', source: 'landing', delivery: 2 });
+    expect(delivered).toEqual([redelivered]);
+    expect(await eventRow()).toMatchObject({ deliveredAt: expect.any(Number) });
+    expect((await inspect(db, sessionId)).allEffects).toBe(1);
   });
 });

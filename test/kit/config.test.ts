@@ -92,6 +92,14 @@ describe('option validation', () => {
     expect(configError({ actions: [] })).toContain('non-empty array');
   });
 
+  it("actions: ordering must be 'latest' or 'independent'; onOutcome must be a function", () => {
+    const fulfil = () => {};
+    const ordering = 'oldest' as 'latest';
+    const actions = [{ name: 'a', operationSensitivity: 'normal' as const, successPath: '/x', ordering, fulfil }];
+    expect(configError({ actions })).toContain("ordering` must be 'latest'");
+    expect(configError({ onOutcome: 'https://hooks.example/' as never })).toContain('`onOutcome` must be a function');
+  });
+
   it('reports every problem at once and never quotes the secret or URL credentials', () => {
     const message = configError({
       baseUrl: `https://client-1:${SECRET}@verify.example.com/?q=1`,

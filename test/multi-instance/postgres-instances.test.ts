@@ -106,6 +106,7 @@ async function verifiedSweepAttempts(n: number): Promise<string[]> {
           userRef,
           action: ACTION,
           params: null,
+          destination: '+15550100001',
           returnTo: '/done',
           sensitivity: 'normal',
           platform: 'web',

@@ -11,8 +11,12 @@
  *  - an effect exists only for an attempt the service really reports verified, with the stored
  *    state, the stored userRef and the stored sessionId, never for a corrupted-echo attempt;
  *  - the attempt's mark and its effect agree;
+ *  - the newest verified intent wins: per user (one action, web and mobile alike) effects are
+ *    applied in increasing start order, never an older attempt after a newer one, and an attempt
+ *    is superseded only by a newer fulfilled one;
  *  - after the faults stop and a final sweep runs, every attempt verified on the service (within
- *    24 h, echo intact) is fulfilled;
+ *    24 h, echo intact) is fulfilled or superseded by a newer fulfilled one, and each user's
+ *    newest such attempt is fulfilled;
  *  - no Idempotency-Key ever produced a second SMS.
  */
 import { randomBytes } from 'node:crypto';
@@ -125,15 +129,41 @@ interface AttemptRow {
   user_ref: string;
   platform: string;
   outcome: string;
+  start_seq: number;
+  superseded_by: string | null;
 }
 
-function rows(): Promise<AttemptRow[]> {
-  return app.query<AttemptRow>('SELECT session_id, state, user_ref, platform, outcome FROM verify_kit_attempts');
+async function rows(): Promise<AttemptRow[]> {
+  const found = await app.query<AttemptRow>(
+    'SELECT session_id, state, user_ref, platform, outcome, start_seq, superseded_by FROM verify_kit_attempts',
+  );
+  return found.map((row) => ({ ...row, start_seq: Number(row.start_seq) })); // BIGINT on PostgreSQL
 }
 
 async function resetLimits(): Promise<void> {
   if (app.kind === 'sqlite') resetStartLimits(app.db);
   else await app.query('DELETE FROM verify_kit_rate_limits');
+}
+
+/** "An older attempt must never be applied after a newer one of the same user and action was applied." */
+async function checkOrdering(bySession: Map<string, AttemptRow>): Promise<void> {
+  const applied = await app.query<{ userRef: string; seq: number | string }>(
+    `SELECT e.user_ref AS "userRef", a.start_seq AS seq
+     FROM fixture_effects e JOIN verify_kit_attempts a ON a.session_id = e.session_id ORDER BY e.id`,
+  );
+  const lastApplied = new Map<string, number>();
+  for (const { userRef, seq } of applied) {
+    const previous = lastApplied.get(userRef) ?? -1;
+    expect(Number(seq), `${userRef} applied an older attempt after a newer one`).toBeGreaterThan(previous);
+    lastApplied.set(userRef, Number(seq));
+  }
+  for (const row of bySession.values()) {
+    if (row.outcome !== 'superseded') continue;
+    const by = bySession.get(row.superseded_by ?? '');
+    expect(by, `${row.session_id} superseded by an unknown attempt`).toBeDefined();
+    expect(by!).toMatchObject({ outcome: 'fulfilled', user_ref: row.user_ref });
+    expect(by!.start_seq).toBeGreaterThan(row.start_seq);
+  }
 }
 
 /** What the service really holds, kept by the test itself (the status API is subject to the injected faults). */
@@ -175,6 +205,7 @@ async function checkSafety(): Promise<void> {
     if (row.outcome === 'fulfilled') expect(counts.get(row.session_id), row.session_id).toBe(1);
     else expect(counts.get(row.session_id), row.session_id).toBeUndefined();
   }
+  await checkOrdering(bySession);
 }
 
 const clearFaults = () => control.setFaults({ createFailures: 0, resetConnections: 0, statusFailures: 0, statusDelayMs: 0, createDelayMs: 0 });
@@ -302,12 +333,22 @@ async function execute(ops: Op[]): Promise<void> {
   await checkSafety();
   const counts = await effectCountsOf(app);
   const stored = await rows();
+  const newestVerified = new Map<string, AttemptRow>();
   for (const a of attempts) {
     const row = stored.find((r) => r.session_id === a.sessionId)!;
     const status = serviceStatus(row);
-    const shouldFulfil = status.status === 'verified' && !corrupted.has(a.sessionId);
-    expect(counts.get(a.sessionId) ?? 0, `${a.sessionId} ${status.status}`).toBe(shouldFulfil ? 1 : 0);
+    const verifiedIntact = status.status === 'verified' && !corrupted.has(a.sessionId);
+    if (verifiedIntact) {
+      // Nothing verified is lost: applied, or replaced by a newer applied intent.
+      expect(['fulfilled', 'superseded'], `${a.sessionId} verified`).toContain(row.outcome);
+      if ((newestVerified.get(row.user_ref)?.start_seq ?? -1) < row.start_seq) newestVerified.set(row.user_ref, row);
+    } else {
+      expect(counts.get(a.sessionId) ?? 0, `${a.sessionId} ${status.status}`).toBe(0);
+    }
     if (status.status === 'failed') expect(row.outcome).toBe('failed');
+  }
+  for (const [userRef, row] of newestVerified) {
+    expect(counts.get(row.session_id), `${userRef}'s newest verified attempt`).toBe(1);
   }
   const stats = await control.stats();
   for (const [key, n] of Object.entries(stats.smsByIdempotencyKey)) expect(n, key).toBe(1);
@@ -345,12 +386,26 @@ describeEachStore('random interleavings of landings, reloads, mobile completions
               { t: 'sweep', mobile: false },
             ],
           ],
+          // One user's older and newer intents (web, then mobile) both verified; the newer lands first.
+          [
+            [
+              { t: 'start', user: 0, mobile: false },
+              { t: 'start', user: 0, mobile: true },
+              { t: 'verify', a: 0 },
+              { t: 'verify', a: 1 },
+              { t: 'land', a: 1, by: 0 },
+              { t: 'land', a: 0, by: 0 },
+              { t: 'sweep', mobile: false },
+            ],
+          ],
         ],
       },
     );
     // The runs really exercised the paths (not vacuous): fulfilments by several routes happened.
     const platforms = await app.query<{ platform: string }>("SELECT DISTINCT platform FROM verify_kit_attempts WHERE outcome = 'fulfilled'");
     expect(platforms.map((p) => p.platform).sort()).toEqual(['mobile', 'web']);
-    expect((await rows()).some((r) => r.outcome === 'failed')).toBe(true);
+    const stored = await rows();
+    expect(stored.some((r) => r.outcome === 'failed')).toBe(true);
+    expect(stored.some((r) => r.outcome === 'superseded')).toBe(true);
   });
 });

@@ -18,6 +18,7 @@ function attempt(n: number, overrides: Partial<NewAttempt> = {}): NewAttempt {
     userRef: `user-${n % 3}`,
     action: 'confirm_phone',
     params: { n, note: 'ünïcode' },
+    destination: '+15550100001',
     returnTo: '/done',
     sensitivity: 'normal',
     platform: 'web',
@@ -157,7 +158,7 @@ describeEachStore('store contract', (kind) => {
       await h.store.insertAttempt(attempt(2));
       await h.store.insertAttempt(attempt(3));
       await h.store.insertAttempt(attempt(4, { createdAt: 2_000_000 - 24 * HOUR }));
-      await h.store.insertAttempt(attempt(5));
+      await h.store.insertAttempt(attempt(5, { userRef: 'user-elsewhere' }));
       await h.store.recordFailure('session-3', 'otp_locked', 5);
       await h.store.fulfilOnce('session-5', h.effect(), 5);
       expect((await claim('a', 2_000_000)).map((x) => x.state)).toEqual(['state-2']);

@@ -14,6 +14,7 @@ const attempt = (n: number): NewAttempt => ({
   userRef: 'user-1',
   action: 'grant',
   params: { n },
+  destination: '+15550100001',
   returnTo: '/done',
   sensitivity: 'normal',
   platform: 'web',

@@ -4,11 +4,30 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrate, SCHEMA_VERSION } from '../../middleware/store/sqlite-schema.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
+import type { NewAttempt } from '../../middleware/store/types.ts';
 
 let dir: string;
 let store: SqliteStore;
+
+function attempt(n: number): NewAttempt {
+  return {
+    state: `state-${n}`,
+    sessionId: `session-${n}`,
+    userRef: 'user-a',
+    action: 'change_payout',
+    params: { n },
+    destination: '+15550100001',
+    returnTo: '/done',
+    sensitivity: 'sensitive',
+    platform: 'web',
+    createdAt: 1_000_000,
+    nextCheckAt: 1_000_000,
+  };
+}
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'verify-store-'));
@@ -27,6 +46,7 @@ describe('SQLite store', () => {
       userRef: 'user-1',
       action: 'confirm_phone',
       params: null,
+      destination: '+15550100001',
       returnTo: '/done',
       sensitivity: 'normal',
       platform: 'web',
@@ -50,5 +70,38 @@ describe('SQLite store', () => {
 
   it('rejects an option that is not a path or a database, saying what to pass', () => {
     expect(() => createSqliteStore({ database: {} as unknown as string })).toThrow(/file path or an open better-sqlite3 Database/);
+  });
+});
+
+describe('upgrading a version-1 database', () => {
+  it('keeps every attempt and its outcome, orders them by when they started, and leaves their ' +
+    'destination unknown', async () => {
+    const path = join(dir, 'v1.sqlite');
+    const db = new BetterSqlite3(path);
+    migrate(db, 1);
+    const insert = db.prepare(
+      `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, return_to, sensitivity, platform,
+         created_at, outcome, next_check_at)
+       VALUES (?, ?, 'user-a', 'confirm_phone', '{"phone":"+15550100001"}', '/done', 'normal', 'web', ?, ?, 0)`,
+    );
+    insert.run('z-later', 'session-later', 2000, 'pending');
+    insert.run('a-earlier', 'session-earlier', 1000, 'fulfilled');
+    db.close();
+
+    const upgraded = createSqliteStore({ database: path });
+    try {
+      const version = upgraded.db.prepare('SELECT version FROM verify_kit_schema').get() as { version: number };
+      expect(version.version).toBe(SCHEMA_VERSION);
+      const earlier = await upgraded.findAttemptByState('a-earlier');
+      const later = await upgraded.findAttemptByState('z-later');
+      expect(earlier).toMatchObject({ outcome: 'fulfilled', destination: null, params: { phone: '+15550100001' } });
+      expect(later).toMatchObject({ outcome: 'pending', destination: null });
+      expect(earlier!.startSeq).toBeLessThan(later!.startSeq);
+      // New attempts go after every migrated one.
+      await upgraded.insertAttempt(attempt(9));
+      expect((await upgraded.findAttemptByState('state-9'))!.startSeq).toBeGreaterThan(later!.startSeq);
+    } finally {
+      await upgraded.close();
+    }
   });
 });

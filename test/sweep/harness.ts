@@ -156,6 +156,7 @@ export async function bench(emulatorUrl: string, now: () => number = Date.now, c
               userRef,
               action: ACTION,
               params: { grant: 'premium' },
+              destination: '+15550100001',
               returnTo: '/done',
               sensitivity: 'normal',
               platform: 'web',

@@ -4,6 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { completeAttempt } from '../../middleware/fulfil.ts';
+import type { Attempt } from '../../middleware/store/types.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import {
   bench,
@@ -68,7 +69,9 @@ describe('sweep processes on one SQLite file', () => {
     // From the end of the queue, where the sweepers (most overdue first) arrive last.
     for (const wave of [4, 3, 2, 1, 0]) {
       const slice = attempts.slice(wave * 10, wave * 10 + 10);
-      landings.push(...(await Promise.all(slice.map((a) => completeAttempt({ ...b.deps, actions: new Map([[a.action, grantAction('landing')]]) }, a)))));
+      const land = (a: Attempt) =>
+        completeAttempt({ ...b.deps, actions: new Map([[a.action, grantAction('landing')]]) }, a, 'landing');
+      landings.push(...(await Promise.all(slice.map(land))));
     }
     const [r1, r2] = await Promise.all([one.done, two.done]);
     expect(r1.code, r1.stderr).toBe(0);

@@ -96,6 +96,8 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
       name: 'grant_badge',
       operationSensitivity: 'normal',
       successPath: '/done/badge',
+      // Every verified badge grant applies (two tabs, two badges); set_note keeps the default 'latest'.
+      ordering: 'independent',
       fulfil(tx, attempt) {
         // Same database handle as the kit's transaction: commits with the fulfilment mark.
         tx.prepare('INSERT INTO test_grants (session_id, user_ref, detail) VALUES (?, ?, ?)').run(attempt.sessionId, attempt.userRef, 'badge');
@@ -105,8 +107,10 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
       name: 'set_note',
       operationSensitivity: 'sensitive',
       successPath: '/done/note',
-      prepare(req) {
-        const note = (req.body as Record<string, unknown>).note;
+      prepare(req, { restartParams }) {
+        // A restart validates the earlier attempt's note again instead of reading the form.
+        const given = (restartParams ?? req.body) as Record<string, unknown>;
+        const note = given.note;
         if (typeof note !== 'string' || !/^[a-z ]{1,40}$/.test(note)) {
           throw new KitError(KitErrorCode.InvalidActionParams, 'Enter a note of 1 to 40 lowercase letters.');
         }

@@ -1,0 +1,196 @@
+/**
+ * The two defects a hostile review reproduced against the running demo, as tests over real HTTP
+ * (the demo app and the emulator, no browser):
+ *
+ * 1. An older verified intent must never overwrite a newer one: Alice verifies "change payout to
+ *    ••••1111" but never lands, then changes it to ••••2222 and lands. Neither the sweep finding the
+ *    first attempt nor its return URL opened from the history may put ••••1111 back.
+ * 2. A restart verifies what it applies: "Start a new verification" after a failure texts the
+ *    user's current number, so that number (not the old attempt's) is the one confirmed; and it runs
+ *    the action's `prepare` again, so a start that `prepare` refuses now is refused with nothing sent.
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSweep } from '../../middleware/sweep.ts';
+import { startStack, USERS, type Stack } from './stack.ts';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => stack?.close());
+
+type Agent = ReturnType<typeof request.agent>;
+
+async function signIn(userId: string): Promise<Agent> {
+  const agent = request.agent(stack.demo.app);
+  const page = await agent.get('/signin');
+  const token = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
+  const answer = await agent.post('/signin').type('form').send({ _csrf: token, userId });
+  expect(answer.status).toBe(303);
+  return agent;
+}
+
+/** The kit's CSRF token from the home page's start forms. */
+async function kitToken(agent: Agent): Promise<string> {
+  const home = await agent.get('/');
+  return /name="_csrf" value="([^"]+)">\s*<input type="hidden" name="action"/.exec(home.text)![1]!;
+}
+
+interface Started {
+  sessionId: string;
+  state: string;
+}
+
+function latestAttempt(): Started & { outcome: string } {
+  return stack.demo.db
+    .prepare('SELECT session_id AS sessionId, state, outcome FROM verify_kit_attempts ORDER BY rowid DESC LIMIT 1')
+    .get() as Started & { outcome: string };
+}
+
+function outcomeOf(sessionId: string): string {
+  const row = stack.demo.db.prepare('SELECT outcome FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as
+    | { outcome: string }
+    | undefined;
+  return row?.outcome ?? 'missing';
+}
+
+async function start(agent: Agent, fields: Record<string, string>): Promise<request.Response> {
+  return agent
+    .post('/verify/start')
+    .type('form')
+    .set('Origin', new URL(stack.returnUrl).origin)
+    .send({ _csrf: await kitToken(agent), ...fields });
+}
+
+async function startOk(agent: Agent, fields: Record<string, string>): Promise<Started> {
+  const answer = await start(agent, fields);
+  expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+  expect(answer.text).toContain('id="verify-kit-handoff"');
+  const { sessionId, state } = latestAttempt();
+  return { sessionId, state };
+}
+
+const land = (agent: Agent, a: Started) =>
+  agent.get(`/verify/return?session_id=${encodeURIComponent(a.sessionId)}&state=${encodeURIComponent(a.state)}`);
+
+async function payoutMasked(agent: Agent): Promise<string | undefined> {
+  const me = await agent.get('/api/me');
+  return (me.body as { user: { payoutAccount: { masked: string } | null } }).user.payoutAccount?.masked;
+}
+
+describe('the newest verified intent wins', () => {
+  async function twoVerifiedChanges(userId: string) {
+    const agent = await signIn(userId);
+    const older = await startOk(agent, { action: 'change_payout', accountNumber: '1000 0000 1111' });
+    expect((await stack.control.complete(older.sessionId, { outcome: 'verified' })).status).toBe(200);
+    // Alice never lands (tab closed); she starts again with another account, verifies and lands.
+    const newer = await startOk(agent, { action: 'change_payout', accountNumber: '2000 0000 2222' });
+    expect((await stack.control.complete(newer.sessionId, { outcome: 'verified' })).status).toBe(200);
+    const landed = await land(agent, newer);
+    expect(landed.status).toBe(303);
+    expect(await payoutMasked(agent)).toBe('••••2222');
+    return { agent, older, newer };
+  }
+
+  it('the older attempt’s return URL opened from the history afterwards does not put the ' +
+    'replaced account back', async () => {
+    const { agent, older } = await twoVerifiedChanges(USERS.alice.id);
+    await land(agent, older);
+    expect(await payoutMasked(agent)).toBe('••••2222');
+    expect(outcomeOf(older.sessionId)).not.toBe('fulfilled');
+  });
+
+  it('the sweep finding the older verified attempt afterwards does not put the replaced account back', async () => {
+    const { agent, older } = await twoVerifiedChanges(USERS.bob.id);
+    const deps = stack.demo.kit.fulfilDeps;
+    await runSweep({ ...deps, now: () => Date.now() + 10 * 60_000 }, { owner: 'defect-1-sweep' });
+    expect(await payoutMasked(agent)).toBe('••••2222');
+    expect(outcomeOf(older.sessionId)).not.toBe('fulfilled');
+  });
+});
+
+describe('a restart verifies what it applies', () => {
+  const setPhone = (userId: string, phone: string) =>
+    stack.demo.db.prepare('UPDATE demo_users SET phone = ? WHERE id = ?').run(phone, userId);
+
+  it('confirm_phone restarted after the number changed confirms the number the new code was sent to', async () => {
+    const userId = USERS.chen.id;
+    const agent = await signIn(userId);
+    const failed = await startOk(agent, { action: 'confirm_phone' });
+    await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+    const page = await land(agent, failed);
+    expect(page.text).toContain(`name="restart" value="${failed.state}"`);
+
+    // The profile's number changes between the failure and the restart.
+    const newNumber = '+15550109999';
+    setPhone(userId, newNumber);
+    const restarted = await startOk(agent, { action: 'confirm_phone', restart: failed.state });
+    const texted = (await stack.control.outbox()).filter((m) => m.sessionId === restarted.sessionId).map((m) => m.to);
+    expect(texted).toEqual([newNumber]);
+    await stack.control.complete(restarted.sessionId, { outcome: 'verified' });
+    expect((await land(agent, restarted)).status).toBe(303);
+
+    const user = stack.demo.db
+      .prepare('SELECT verified_phone AS verifiedPhone FROM demo_users WHERE id = ?')
+      .get(userId) as {
+      verifiedPhone: string | null;
+    };
+    // Only a number a code of this session was read from may be marked verified.
+    expect(user.verifiedPhone).toBe(newNumber);
+  });
+
+  it('a restart runs prepare again: refused now (already the payout account) is a clear 4xx page ' +
+    'and sends nothing', async () => {
+    const agent = await signIn(USERS.alice.id);
+    const failed = await startOk(agent, { action: 'change_payout', accountNumber: '3000 0000 3333' });
+    await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+    await land(agent, failed);
+    // Meanwhile the same account became the payout account through another verification.
+    const other = await startOk(agent, { action: 'change_payout', accountNumber: '3000 0000 3333' });
+    await stack.control.complete(other.sessionId, { outcome: 'verified' });
+    expect((await land(agent, other)).status).toBe(303);
+
+    const sentBefore = (await stack.control.stats()).smsSent;
+    const countAttempts = stack.demo.db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts');
+    const attemptCount = () => (countAttempts.get() as { n: number }).n;
+    const attemptsBefore = attemptCount();
+    const refused = await start(agent, { action: 'change_payout', restart: failed.state });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('That is already your payout account.');
+    expect((await stack.control.stats()).smsSent).toBe(sentBefore);
+    expect(attemptCount()).toBe(attemptsBefore);
+  });
+});
+
+describe("the demo's onOutcome outbox", () => {
+  async function activityWithEmail(agent: Agent, sessionId: string, outcome: string): Promise<string> {
+    for (let i = 0; i < 200; i++) {
+      const page = await agent.get('/activity');
+      if (page.text.includes(`data-session-id="${sessionId}" data-outcome="${outcome}"`)) return page.text;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`no ${outcome} email for ${sessionId} on the Activity page`);
+  }
+
+  it('the Activity page shows one email per outcome: the applied change and the older request ' +
+    'that was superseded', async () => {
+    const agent = await signIn(USERS.chen.id);
+    const older = await startOk(agent, { action: 'change_payout', accountNumber: '4000 0000 4444' });
+    const newer = await startOk(agent, { action: 'change_payout', accountNumber: '5000 0000 5555' });
+    await stack.control.complete(older.sessionId, { outcome: 'verified' });
+    await stack.control.complete(newer.sessionId, { outcome: 'verified' });
+    expect((await land(agent, newer)).status).toBe(303);
+    const page = await activityWithEmail(agent, newer.sessionId, 'fulfilled');
+    expect(page).toContain('Payouts now go to the account ending 5555.');
+    await activityWithEmail(agent, older.sessionId, 'superseded');
+    // A reload and a sweep deliver nothing twice.
+    await land(agent, newer);
+    await runSweep({ ...stack.demo.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner: 'outbox-sweep' });
+    const emails = stack.demo.db
+      .prepare('SELECT outcome FROM demo_outbox WHERE session_id IN (?, ?) ORDER BY outcome')
+      .all(older.sessionId, newer.sessionId);
+    expect(emails).toEqual([{ outcome: 'fulfilled' }, { outcome: 'superseded' }]);
+    expect(page).not.toContain(stack.clientSecret);
+  });
+});

@@ -1,0 +1,292 @@
+/**
+ * Ordering between attempts of one user and one action ('latest', the default): the newest started
+ * attempt that is verified wins, and an older one is never applied after a newer one was. Every
+ * way an attempt can arrive (landing, mobile completion, sweep), older and newer, verified, pending
+ * and abandoned, and concurrent arrivals. `set_note` is a 'latest' action (its effect is a
+ * `note:<text>` row, so the rows in id order are the order of application); `grant_badge` opts out
+ * with ordering 'independent'.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSweep } from '../../middleware/sweep.ts';
+import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
+import { newSeen, TestUser } from './helpers/user.ts';
+
+let app: KitTestApp;
+let mobile: KitTestApp;
+const seen = newSeen();
+
+beforeAll(async () => {
+  [app, mobile] = await Promise.all([
+    startKitTestApp(),
+    startKitTestApp({ mobileReturnUrl: 'com.example.kit://verify/return' }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([app?.close(), mobile?.close()]);
+});
+
+interface Started {
+  sessionId: string;
+  state: string;
+}
+
+async function startNote(user: TestUser, note: string): Promise<Started> {
+  await user.start('set_note', { note });
+  const row = app.latestAttempt();
+  return { sessionId: row.session_id, state: row.state };
+}
+
+const verify = (on: KitTestApp, a: Started) => on.emulator.control.complete(a.sessionId, { outcome: 'verified' });
+const fail = (on: KitTestApp, a: Started) =>
+  on.emulator.control.complete(a.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+
+/** The notes applied for a user, in the order they were applied, with each attempt's start order. */
+function applied(on: KitTestApp, userRef: string): { note: string; startSeq: number }[] {
+  return (
+    on.db
+      .prepare(
+        `SELECT g.detail AS detail, a.start_seq AS startSeq
+         FROM test_grants g JOIN verify_kit_attempts a USING (session_id)
+         WHERE g.user_ref = ? AND g.detail LIKE 'note:%' ORDER BY g.id`,
+      )
+      .all(userRef) as { detail: string; startSeq: number }[]
+  ).map((row) => ({ note: row.detail.slice('note:'.length), startSeq: row.startSeq }));
+}
+
+/** The invariant: applications happen in increasing start order, so the last applied is the newest. */
+function expectNeverOlderAfterNewer(on: KitTestApp, userRef: string): void {
+  const seqs = applied(on, userRef).map((row) => row.startSeq);
+  expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+}
+
+const currentNote = (on: KitTestApp, userRef: string) => applied(on, userRef).at(-1)?.note;
+const outcome = (on: KitTestApp, a: Started) => on.attempt(a.sessionId)?.outcome;
+
+const sweep = (on: KitTestApp, owner: string, concurrency = 4) =>
+  runSweep({ ...on.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner, concurrency });
+
+describe('landing', () => {
+  it('an older verified attempt landing after a newer one was applied is superseded: its own ' +
+    'page, nothing applied', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    const older = await startNote(alice, 'older one');
+    const newer = await startNote(alice, 'newer one');
+    await verify(app, older);
+    await verify(app, newer);
+    expect((await alice.landFor(newer.sessionId, newer.state)).status).toBe(303);
+
+    const late = await alice.landFor(older.sessionId, older.state);
+    const html = await late.text();
+    expect(late.status).toBe(200);
+    expect(html).toContain('A newer request replaced this one');
+    expect(html).not.toContain('name="restart"');
+    expect(currentNote(app, 'user-alice')).toBe('newer one');
+    expect(app.grants(older.sessionId)).toBe(0);
+    expect(app.attempt(older.sessionId)).toMatchObject({ outcome: 'superseded' });
+    const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const line = expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', route: 'landing' });
+    expect(logged).toContainEqual(line);
+    expectNeverOlderAfterNewer(app, 'user-alice');
+  });
+
+  it('applying a newer attempt settles the older still-pending ones at once: verified later, ' +
+    'they never apply', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    const older = await startNote(alice, 'pending older');
+    const newer = await startNote(alice, 'applied newer');
+    await verify(app, newer);
+    await alice.landFor(newer.sessionId, newer.state);
+    expect(outcome(app, older)).toBe('superseded');
+    const supersededBy = app.db.prepare('SELECT superseded_by AS by FROM verify_kit_attempts WHERE session_id = ?');
+    expect(supersededBy.get(older.sessionId)).toEqual({ by: newer.sessionId });
+
+    await verify(app, older); // the user finishes the old tab afterwards
+    await alice.landFor(older.sessionId, older.state);
+    const report = await sweep(app, 'ordering-pending-older');
+    expect(report.fulfilled).toBe(0);
+    expect(currentNote(app, 'user-alice')).toBe('applied newer');
+    expect(app.grants(older.sessionId)).toBe(0);
+  });
+
+  it('an older verified attempt still applies when the newer one was abandoned (failed): it is ' +
+    'the newest verified intent', async () => {
+    const bob = await new TestUser(app, seen).signIn('bob');
+    const older = await startNote(bob, 'kept older');
+    const newer = await startNote(bob, 'abandoned newer');
+    await verify(app, older);
+    await fail(app, newer);
+    await bob.landFor(newer.sessionId, newer.state);
+    expect(outcome(app, newer)).toBe('failed');
+    expect((await bob.landFor(older.sessionId, older.state)).status).toBe(303);
+    expect(currentNote(app, 'user-bob')).toBe('kept older');
+  });
+
+  it('an older verified attempt applies while the newer one is still pending; the newer one, ' +
+    'verified later, applies after it', async () => {
+    const bob = await new TestUser(app, seen).signIn('bob');
+    const older = await startNote(bob, 'first applied');
+    const newer = await startNote(bob, 'then newer');
+    await verify(app, older);
+    expect((await bob.landFor(older.sessionId, older.state)).status).toBe(303);
+    expect(outcome(app, newer)).toBe('pending');
+    await verify(app, newer);
+    expect((await bob.landFor(newer.sessionId, newer.state)).status).toBe(303);
+    expect(currentNote(app, 'user-bob')).toBe('then newer');
+    expectNeverOlderAfterNewer(app, 'user-bob');
+  });
+
+  it("one user's ordering never touches another user's attempts of the same action", async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    const bob = await new TestUser(app, seen).signIn('bob');
+    const bobsOlder = await startNote(bob, 'bob before alice');
+    const alicesNewer = await startNote(alice, 'alice after bob');
+    await verify(app, alicesNewer);
+    await alice.landFor(alicesNewer.sessionId, alicesNewer.state);
+    expect(outcome(app, bobsOlder)).toBe('pending');
+    await verify(app, bobsOlder);
+    expect((await bob.landFor(bobsOlder.sessionId, bobsOlder.state)).status).toBe(303);
+    expect(currentNote(app, 'user-bob')).toBe('bob before alice');
+  });
+});
+
+describe('sweep', () => {
+  it('reads an older verified attempt while the newer one lands: counts it superseded, logs it, ' +
+    'applies nothing', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    const older = await startNote(alice, 'swept older');
+    const newer = await startNote(alice, 'landed newer');
+    await verify(app, older);
+    await verify(app, newer);
+    app.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(older.sessionId);
+    const deps = app.kit.fulfilDeps;
+    // The sweep has claimed the older attempt and read "verified"; the newer one lands right then.
+    const client = {
+      async getSession(sessionId: string) {
+        const status = await deps.client.getSession(sessionId);
+        if (sessionId === older.sessionId) expect((await alice.landFor(newer.sessionId, newer.state)).status).toBe(303);
+        return status;
+      },
+    };
+    const later = () => Date.now() + 10 * 60_000;
+    const report = await runSweep({ ...deps, client, now: later }, { owner: 'ordering-sweep-race' });
+    expect(report.superseded).toBeGreaterThanOrEqual(1);
+    expect(outcome(app, older)).toBe('superseded');
+    expect(currentNote(app, 'user-alice')).toBe('landed newer');
+    const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged).toContainEqual(
+      expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', supersededBy: newer.sessionId }),
+    );
+  });
+
+  it('two verified attempts nobody landed, the newer read first: the newer one is applied, the ' +
+    'older superseded', async () => {
+    const bob = await new TestUser(app, seen).signIn('bob');
+    const older = await startNote(bob, 'sweep older');
+    const newer = await startNote(bob, 'sweep newer');
+    await verify(app, newer);
+    await verify(app, older);
+    // The newer one becomes due first, so the sweep reads it before the older one.
+    app.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(newer.sessionId);
+    await sweep(app, 'ordering-both-verified', 1);
+    expect(app.grants(newer.sessionId)).toBe(1);
+    expect(currentNote(app, 'user-bob')).toBe('sweep newer');
+    // Settled by the newer one's transaction, so the sweep never even read it again.
+    expect(outcome(app, older)).toBe('superseded');
+    expect(app.grants(older.sessionId)).toBe(0);
+    expectNeverOlderAfterNewer(app, 'user-bob');
+  });
+
+  it('an older verified attempt whose newer sibling expired is applied by the sweep', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    const older = await startNote(alice, 'outlived newer');
+    const newer = await startNote(alice, 'expired newer');
+    await verify(app, older);
+    // The newer one was never finished and is now past the 24 h window (backdated, no sleeping).
+    app.db
+      .prepare('UPDATE verify_kit_attempts SET created_at = created_at - 2 * 86400000 WHERE session_id = ?')
+      .run(newer.sessionId);
+    const report = await sweep(app, 'ordering-newer-expired');
+    expect(outcome(app, newer)).toBe('expired');
+    expect(report.fulfilled).toBeGreaterThanOrEqual(1);
+    expect(currentNote(app, 'user-alice')).toBe('outlived newer');
+  });
+});
+
+describe('concurrent arrivals', () => {
+  it('older and newer landing together many times, with a sweep running: the newer one is what ' +
+    'stays applied', async () => {
+    const bob = await new TestUser(app, seen).signIn('bob');
+    const older = await startNote(bob, 'racing older');
+    const newer = await startNote(bob, 'racing newer');
+    await verify(app, older);
+    await verify(app, newer);
+    await Promise.all([
+      ...Array.from({ length: 6 }, () => bob.landFor(older.sessionId, older.state)),
+      ...Array.from({ length: 6 }, () => bob.landFor(newer.sessionId, newer.state)),
+      sweep(app, 'ordering-race'),
+    ]);
+    expect(currentNote(app, 'user-bob')).toBe('racing newer');
+    expect(app.grants(newer.sessionId)).toBe(1);
+    expect(app.grants(older.sessionId)).toBeLessThanOrEqual(1);
+    expect(['fulfilled', 'superseded']).toContain(outcome(app, older));
+    expectNeverOlderAfterNewer(app, 'user-bob');
+  });
+});
+
+describe("ordering 'independent'", () => {
+  it('every verified attempt applies, an older one after a newer one included', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    await alice.start('grant_badge');
+    const older = app.latestAttempt();
+    await alice.start('grant_badge');
+    const newer = app.latestAttempt();
+    await app.emulator.control.complete(older.session_id, { outcome: 'verified' });
+    await app.emulator.control.complete(newer.session_id, { outcome: 'verified' });
+    expect((await alice.landFor(newer.session_id, newer.state)).status).toBe(303);
+    expect((await alice.landFor(older.session_id, older.state)).status).toBe(303);
+    expect(app.grants(older.session_id)).toBe(1);
+    expect(app.grants(newer.session_id)).toBe(1);
+  });
+});
+
+describe('mobile completion', () => {
+  async function startMobile(note: string): Promise<Started> {
+    const response = await fetch(`${mobile.url}/verify/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
+      body: JSON.stringify({ action: 'set_note', note }),
+    });
+    expect(response.status).toBe(200);
+    const row = mobile.latestAttempt();
+    return { sessionId: row.session_id, state: row.state };
+  }
+  const completeMobile = async (a: Started) => {
+    const response = await fetch(`${mobile.url}/verify/mobile/complete`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
+      body: JSON.stringify({ session_id: a.sessionId, state: a.state }),
+    });
+    return (await response.json()) as { outcome: string };
+  };
+
+  it('an older attempt completed after a newer one answers superseded and applies nothing', async () => {
+    const older = await startMobile('mobile older');
+    const newer = await startMobile('mobile newer');
+    await verify(mobile, older);
+    await verify(mobile, newer);
+    expect(await completeMobile(newer)).toEqual({ outcome: 'fulfilled' });
+    expect(await completeMobile(older)).toEqual({ outcome: 'superseded' });
+    expect(currentNote(mobile, 'user-alice')).toBe('mobile newer');
+    expect(mobile.grants(older.sessionId)).toBe(0);
+  });
+
+  it('an older verified attempt completes (fulfilled) when the newer one failed', async () => {
+    const older = await startMobile('mobile kept');
+    const newer = await startMobile('mobile failed');
+    await verify(mobile, older);
+    await fail(mobile, newer);
+    expect(await completeMobile(newer)).toEqual({ outcome: 'failed', reason: 'otp_locked' });
+    expect(await completeMobile(older)).toEqual({ outcome: 'fulfilled' });
+    expect(currentNote(mobile, 'user-alice')).toBe('mobile kept');
+  });
+});
