@@ -26,7 +26,17 @@ import {
   type VerificationKit,
   type VerifyStore,
 } from '../middleware/index.ts';
-import { ACTION, basicAuthorization, destinationOf, PG_SEED_ATTEMPTS, SUCCESS_PATH, type ConfigureArgs, type SeedAttempt } from './common.ts';
+import {
+  ACTION,
+  basicAuthorization,
+  destinationOf,
+  PG_GRANTS_TABLE,
+  PG_INSERT_GRANT,
+  PG_SEED_ATTEMPTS,
+  SUCCESS_PATH,
+  type ConfigureArgs,
+  type SeedAttempt,
+} from './common.ts';
 import { serve } from './ipc.ts';
 
 const mode = process.argv[2];
@@ -153,7 +163,8 @@ function kitApp(k: VerificationKit<unknown>): express.Express {
 async function seedPostgres(pool: pg.Pool, sql: string, attempts: SeedAttempt[], extra: unknown[]): Promise<void> {
   for (let i = 0; i < attempts.length; i += 5000) {
     const chunk = attempts.slice(i, i + 5000);
-    await pool.query(sql, [chunk.map((a) => a.state), chunk.map((a) => a.sessionId), chunk.map((a) => a.userRef), ...extra]);
+    const columns = [chunk.map((a) => a.state), chunk.map((a) => a.sessionId), chunk.map((a) => a.userRef)];
+    await pool.query(sql, [...columns, ...extra]);
   }
 }
 
@@ -175,8 +186,11 @@ function configureKitPostgres(args: ConfigureArgs): express.Express {
     name: ACTION,
     operationSensitivity: 'normal',
     successPath: SUCCESS_PATH,
+    // One lander lands thousands of its own verified attempts, several at once; the hand-written
+    // baseline applies each one, so the kit does too (with 'latest' a newer one would supersede them).
+    ordering: 'independent',
     async fulfil(tx, attempt) {
-      await tx.query({ name: 'bench_grant', text: 'INSERT INTO bench_grants (session_id, user_ref) VALUES ($1, $2)', values: [attempt.sessionId, attempt.userRef] });
+      await tx.query({ name: 'bench_grant', text: PG_INSERT_GRANT, values: [attempt.sessionId, attempt.userRef] });
     },
   };
   kit = createVerificationKit<unknown>({
@@ -193,7 +207,7 @@ function configureKitPostgres(args: ConfigureArgs): express.Express {
     },
   });
   const ready = pgStore.ready.then(() =>
-    pool.query('CREATE TABLE IF NOT EXISTS bench_grants (id BIGSERIAL PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)'),
+    pool.query(PG_GRANTS_TABLE),
   );
   seed = async (attempts) => {
     await ready;
@@ -361,8 +375,9 @@ function configureBaselinePostgres(args: ConfigureArgs): express.Express {
   pgPool = pool;
   const ready = pool.query(`CREATE TABLE IF NOT EXISTS attempts (
       state TEXT PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, user_ref TEXT NOT NULL, action TEXT NOT NULL,
-      return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at BIGINT NOT NULL, fulfilled_at BIGINT);
-    CREATE TABLE IF NOT EXISTS bench_grants (id BIGSERIAL PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL);`);
+      return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at BIGINT NOT NULL,
+      fulfilled_at BIGINT);
+    ${PG_GRANTS_TABLE};`);
   seed = async (attempts) => {
     await ready;
     await seedPostgres(
@@ -420,11 +435,12 @@ function configureBaselinePostgres(args: ConfigureArgs): express.Express {
           await client.query('BEGIN');
           const marked = await client.query({
             name: 'mark',
-            text: "UPDATE attempts SET outcome = 'fulfilled', fulfilled_at = $1 WHERE session_id = $2 AND outcome = 'pending'",
+            text: `UPDATE attempts SET outcome = 'fulfilled', fulfilled_at = $1
+              WHERE session_id = $2 AND outcome = 'pending'`,
             values: [Date.now(), sessionId],
           });
           if (marked.rowCount === 1) {
-            await client.query({ name: 'grant', text: 'INSERT INTO bench_grants (session_id, user_ref) VALUES ($1, $2)', values: [sessionId, row.user_ref] });
+            await client.query({ name: 'grant', text: PG_INSERT_GRANT, values: [sessionId, row.user_ref] });
           }
           await client.query('COMMIT');
         } catch (error) {

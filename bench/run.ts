@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createPostgresStore, createSqliteStore } from '../middleware/index.ts';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/postgres.ts';
-import { ACTION, PG_SEED_ATTEMPTS, SUCCESS_PATH, type SeedAttempt } from './common.ts';
+import { ACTION, PG_GRANTS_TABLE, PG_SEED_ATTEMPTS, SUCCESS_PATH, type SeedAttempt } from './common.ts';
 import { spawnChild, type Child } from './ipc.ts';
 import { closedLoop, loadPool, median, mergeStatuses, percentile, sortedCopy, type LoadRequest, type LoadResult } from './load.ts';
 import { resetEmulator, seedVerifiedSessions, type SeedClient } from './seed.ts';
@@ -243,7 +243,12 @@ function landingPath(a: SeedAttempt): string {
 
 // ---------------------------------------------------------------- phases
 
-async function landingPhase(emulatorUrl: string, emulator: Child, sides: [Side, Side], what = 'landing'): Promise<Comparison> {
+async function landingPhase(
+  emulatorUrl: string,
+  emulator: Child,
+  sides: [Side, Side],
+  what = 'landing',
+): Promise<Comparison> {
   await resetEmulator(emulatorUrl);
   const perSide = config.warmupRequests + config.rounds * config.roundRequests + 1;
   const lander = 'bench-lander';
@@ -523,12 +528,13 @@ async function pgSweepPhase(emulatorUrl: string, emulator: Child, client: SeedCl
   const database: TestDatabase = await createTestDatabase({ max: 4 });
   try {
     const t0 = performance.now();
-    const sessions = await seedVerifiedSessions(emulatorUrl, client, size, (i) => `bench-pg-sweeper-${i % 1000}`, {
+    // One attempt per user: with the default ordering every one of them is the user's newest intent.
+    const sessions = await seedVerifiedSessions(emulatorUrl, client, size, (i) => `bench-pg-sweeper-${i}`, {
       concurrency: config.seedConcurrency,
     });
     const store = createPostgresStore({ pool: database.pool });
     await store.ready;
-    await database.pool.query('CREATE TABLE bench_grants (id BIGSERIAL PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)');
+    await database.pool.query(PG_GRANTS_TABLE);
     const now = Date.now();
     for (let i = 0; i < sessions.length; i += 5000) {
       const chunk = sessions.slice(i, i + 5000);
@@ -547,11 +553,18 @@ async function pgSweepPhase(emulatorUrl: string, emulator: Child, client: SeedCl
     log(`pg-sweep ${size}: seeded ${size} verified sessions and due attempts in ${Math.round(seedMs)} ms`);
 
     const rawConcurrency = sweepConcurrency * config.pgSweepProcesses;
-    const common = { dbPath: '', databaseUrl: database.url, emulatorUrl, clientId: client.clientId, secret: client.secret };
+    const common = {
+      dbPath: '',
+      databaseUrl: database.url,
+      emulatorUrl,
+      clientId: client.clientId,
+      secret: client.secret,
+    };
     const raw = async (): Promise<RawResult> => {
       const child = spawnChild('./sweep-child.ts', 'raw');
       try {
-        return await child.call<RawResult>('raw', { ...common, concurrency: rawConcurrency, total: config.rawRequests, maxMs: config.rawMaxMs });
+        const args = { ...common, concurrency: rawConcurrency, total: config.rawRequests, maxMs: config.rawMaxMs };
+        return await child.call<RawResult>('raw', args);
       } finally {
         await child.stop();
       }
@@ -567,7 +580,11 @@ async function pgSweepPhase(emulatorUrl: string, emulator: Child, client: SeedCl
     try {
       results = await Promise.all(
         children.map((c) =>
-          c.call<SweepChildResult>('sweep', { ...common, concurrency: config.sweepConcurrency, timeBudgetMs: config.sweepBudgetMs }, config.sweepBudgetMs + 120_000),
+          c.call<SweepChildResult>(
+            'sweep',
+            { ...common, concurrency: config.sweepConcurrency, timeBudgetMs: config.sweepBudgetMs },
+            config.sweepBudgetMs + 120_000,
+          ),
         ),
       );
       wallMs = performance.now() - w0;
@@ -577,7 +594,8 @@ async function pgSweepPhase(emulatorUrl: string, emulator: Child, client: SeedCl
     const after = await raw();
     log(`pg-sweep ${size}: raw capacity after ${Math.round(after.rps)} req/s`);
     const fulfilled = results.reduce((sum, r) => sum + r.report.fulfilled, 0);
-    const { rows } = await database.pool.query('SELECT count(*)::int AS n, count(DISTINCT session_id)::int AS d FROM bench_grants');
+    const grantsSql = 'SELECT count(*)::int AS n, count(DISTINCT session_id)::int AS d FROM bench_grants';
+    const { rows } = await database.pool.query(grantsSql);
     const rawCapacity = (before.rps + after.rps) / 2;
     const attemptsPerSecond = fulfilled / (wallMs / 1000);
     log(`pg-sweep ${size}: ${fulfilled} fulfilled by ${results.length} processes in ${Math.round(wallMs)} ms`);
@@ -622,8 +640,19 @@ function targetsOf(
   const t: Target[] = [];
   if (pgSweep !== undefined) {
     const once = pgSweep.grants === pgSweep.attempts && pgSweep.distinctGrants === pgSweep.attempts;
-    t.push({ name: `pg-sweep ${pgSweep.attempts} (${pgSweep.processes} processes): every attempt fulfilled once`, target: `= ${pgSweep.attempts}`, value: `${pgSweep.fulfilledByProcess.join(' + ')} (grants ${pgSweep.grants}, distinct ${pgSweep.distinctGrants})`, met: once });
-    t.push({ name: `pg-sweep ${pgSweep.attempts}: rate / raw capacity (c=${pgSweep.rawConcurrency})`, target: '>= 0.80', value: pgSweep.fractionOfRaw.toFixed(3), met: pgSweep.fractionOfRaw >= 0.8 });
+    const p = pgSweep;
+    t.push({
+      name: `pg-sweep ${p.attempts} (${p.processes} processes): every attempt fulfilled once`,
+      target: `= ${p.attempts}`,
+      value: `${p.fulfilledByProcess.join(' + ')} (grants ${p.grants}, distinct ${p.distinctGrants})`,
+      met: once,
+    });
+    t.push({
+      name: `pg-sweep ${p.attempts}: rate / raw capacity (c=${p.rawConcurrency})`,
+      target: '>= 0.80',
+      value: p.fractionOfRaw.toFixed(3),
+      met: p.fractionOfRaw >= 0.8,
+    });
   }
   for (const c of [landing, start, pgLanding]) {
     if (c === undefined) continue;
@@ -733,7 +762,8 @@ async function main(): Promise<void> {
     const pgBaseChild = config.phases.includes('pg-landing') ? spawnChild('./app-child.ts', 'baseline') : undefined;
     for (const c of [pgKitChild, pgBaseChild]) if (c !== undefined) children.push(c);
     const pgPorts = pgKitChild && pgBaseChild
-      ? await Promise.all([pgKitChild.call<{ port: number }>('port', undefined, 60_000), pgBaseChild.call<{ port: number }>('port', undefined, 60_000)])
+      ? ((await Promise.all([pgKitChild, pgBaseChild].map((c) => c.call<{ port: number }>('port', undefined, 60_000))))
+          .map((answer) => answer.port) as [number, number])
       : undefined;
     // Random per run; passed to children only over IPC; never printed or written.
     const secret = () => `bench-${randomBytes(24).toString('base64url')}`;
@@ -741,12 +771,17 @@ async function main(): Promise<void> {
     const baseClient: SeedClient = { clientId: 'bench-baseline', secret: secret(), returnUrl: `http://localhost:${basePort}/verify/return` };
     const sweepClient: SeedClient = { clientId: 'bench-sweep', secret: secret(), returnUrl: 'http://localhost:9/verify/return' };
     const pgClients: SeedClient[] = pgPorts === undefined ? [] : [
-      { clientId: 'bench-pg-kit', secret: secret(), returnUrl: `http://localhost:${pgPorts[0].port}/verify/return` },
-      { clientId: 'bench-pg-baseline', secret: secret(), returnUrl: `http://localhost:${pgPorts[1].port}/verify/return` },
+      { clientId: 'bench-pg-kit', secret: secret(), returnUrl: `http://localhost:${pgPorts[0]}/verify/return` },
+      {
+        clientId: 'bench-pg-baseline',
+        secret: secret(),
+        returnUrl: `http://localhost:${pgPorts[1]}/verify/return`,
+      },
     ];
     const emulator = spawnChild('./emulator-child.ts', 'emulator');
     children.push(emulator);
-    const { url: emulatorUrl } = await emulator.call<{ url: string }>('start', { clients: [kitClient, baseClient, sweepClient, ...pgClients] }, 60_000);
+    const clients = [kitClient, baseClient, sweepClient, ...pgClients];
+    const { url: emulatorUrl } = await emulator.call<{ url: string }>('start', { clients }, 60_000);
     await kitChild.call('configure', { emulatorUrl, clientId: kitClient.clientId, secret: kitClient.secret, returnUrl: kitClient.returnUrl, dbPath: join(dir, 'kit.sqlite') });
     await baseChild.call('configure', { emulatorUrl, clientId: baseClient.clientId, secret: baseClient.secret, returnUrl: baseClient.returnUrl, dbPath: join(dir, 'baseline.sqlite') });
     const sides: [Side, Side] = [
@@ -764,11 +799,19 @@ async function main(): Promise<void> {
       const [kitDb, baseDb] = await Promise.all([createTestDatabase({ max: 1 }), createTestDatabase({ max: 1 })]);
       try {
         const [pgKit, pgBase] = pgClients as [SeedClient, SeedClient];
-        await pgKitChild.call('configure', { emulatorUrl, clientId: pgKit.clientId, secret: pgKit.secret, returnUrl: pgKit.returnUrl, dbPath: '', databaseUrl: kitDb.url });
-        await pgBaseChild.call('configure', { emulatorUrl, clientId: pgBase.clientId, secret: pgBase.secret, returnUrl: pgBase.returnUrl, dbPath: '', databaseUrl: baseDb.url });
+        const configure = (c: SeedClient, databaseUrl: string) => ({
+          emulatorUrl,
+          clientId: c.clientId,
+          secret: c.secret,
+          returnUrl: c.returnUrl,
+          dbPath: '',
+          databaseUrl,
+        });
+        await pgKitChild.call('configure', configure(pgKit, kitDb.url));
+        await pgBaseChild.call('configure', configure(pgBase, baseDb.url));
         const pgSides: [Side, Side] = [
-          { name: 'kit', child: pgKitChild, origin: `http://127.0.0.1:${pgPorts[0].port}`, client: pgKit },
-          { name: 'baseline', child: pgBaseChild, origin: `http://127.0.0.1:${pgPorts[1].port}`, client: pgBase },
+          { name: 'kit', child: pgKitChild, origin: `http://127.0.0.1:${pgPorts[0]}`, client: pgKit },
+          { name: 'baseline', child: pgBaseChild, origin: `http://127.0.0.1:${pgPorts[1]}`, client: pgBase },
         ];
         results.pgLanding = await landingPhase(emulatorUrl, emulator, pgSides, 'pg-landing');
       } finally {
@@ -784,7 +827,8 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const targets = targetsOf(results.landing, results.start, results.duplicates, results.sweep, results.pgLanding, results.pgSweep);
+  const { landing, start, duplicates, sweep, pgLanding, pgSweep } = results;
+  const targets = targetsOf(landing, start, duplicates, sweep, pgLanding, pgSweep);
   const runSeconds = round1((performance.now() - startedAt) / 1000);
   const out: string[] = [''];
   out.push(`Verification kit benchmarks — ${new Date().toISOString()} — node ${process.version}, ${cpus().length} CPUs, load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
@@ -826,15 +870,27 @@ async function main(): Promise<void> {
     out.push(
       comparisonTable(
         results.pgLanding,
-        `Landing on PostgreSQL: the kit's PostgreSQL store vs a hand-written node-postgres landing (same steps, one transaction: conditional mark + INSERT); concurrency ${config.concurrency}, ${config.rounds} rounds x ${config.roundRequests} per side, ABBA-interleaved`,
+        "Landing on PostgreSQL: the kit's PostgreSQL store vs a hand-written node-postgres landing (same steps, " +
+          `one transaction: conditional mark + INSERT); concurrency ${config.concurrency}, ` +
+          `${config.rounds} rounds x ${config.roundRequests} per side, ABBA-interleaved`,
       ),
     );
     out.push('');
   }
   if (results.pgSweep) {
     const p = results.pgSweep;
-    out.push(`Sweep on PostgreSQL: ${p.attempts} due attempts, ${p.processes} sweep processes at once (concurrency ${sweepConcurrency} each, batch 50)`);
-    out.push(`  ${p.attemptsPerSecond} attempts/s in ${(p.wallMs / 1000).toFixed(1)} s (fulfilled ${p.fulfilledByProcess.join(' + ')}); raw capacity at c=${p.rawConcurrency} ${p.rawCapacity} req/s (before ${p.rawBefore}, after ${p.rawAfter}); fraction ${p.fractionOfRaw}; grants ${p.grants} (${p.distinctGrants} distinct); peak RSS ${p.peakRssMiB.join(' / ')} MiB; seeding ${(p.seedMs / 1000).toFixed(1)} s`);
+    out.push(
+      `Sweep on PostgreSQL: ${p.attempts} due attempts, ${p.processes} sweep processes at once ` +
+        `(concurrency ${sweepConcurrency} each, batch 50)`,
+    );
+    out.push(
+      `  ${p.attemptsPerSecond} attempts/s in ${(p.wallMs / 1000).toFixed(1)} s ` +
+        `(fulfilled ${p.fulfilledByProcess.join(' + ')}); ` +
+        `raw capacity at c=${p.rawConcurrency} ${p.rawCapacity} req/s ` +
+        `(before ${p.rawBefore}, after ${p.rawAfter}); fraction ${p.fractionOfRaw}; ` +
+        `grants ${p.grants} (${p.distinctGrants} distinct); peak RSS ${p.peakRssMiB.join(' / ')} MiB; ` +
+        `seeding ${(p.seedMs / 1000).toFixed(1)} s`,
+    );
     out.push('');
   }
   out.push('Targets (issue 7; pg-* for several instances on PostgreSQL)');

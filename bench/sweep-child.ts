@@ -8,9 +8,15 @@
 import { performance } from 'node:perf_hooks';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import pg from 'pg';
-import { createPostgresStore, createSqliteStore, createVerifyClient, type ActionDefinition, type VerifyStore } from '../middleware/index.ts';
+import {
+  createPostgresStore,
+  createSqliteStore,
+  createVerifyClient,
+  type ActionDefinition,
+  type VerifyStore,
+} from '../middleware/index.ts';
 import { runSweep, type SweepReport } from '../middleware/sweep.ts';
-import { ACTION, basicAuthorization, SUCCESS_PATH } from './common.ts';
+import { ACTION, basicAuthorization, PG_INSERT_GRANT, SUCCESS_PATH } from './common.ts';
 import { closedLoop, loadPool, percentile, sortedCopy } from './load.ts';
 import { peakRssKiB, serve } from './ipc.ts';
 
@@ -75,8 +81,9 @@ serve({
         operationSensitivity: 'normal',
         successPath: SUCCESS_PATH,
         async fulfil(tx, attempt) {
-          const text = 'INSERT INTO bench_grants (session_id, user_ref) VALUES ($1, $2)';
-          await (tx as pg.PoolClient).query({ name: 'bench_grant', text, values: [attempt.sessionId, attempt.userRef] });
+          const text = PG_INSERT_GRANT;
+          const values = [attempt.sessionId, attempt.userRef];
+          await (tx as pg.PoolClient).query({ name: 'bench_grant', text, values });
         },
       };
       countGrants = async () => (await p.query('SELECT count(*)::int AS n FROM bench_grants')).rows[0].n as number;
@@ -130,7 +137,8 @@ serve({
     if (args.databaseUrl !== undefined) {
       const client = new pg.Client({ connectionString: args.databaseUrl });
       await client.connect();
-      sessionIds = (await client.query<{ session_id: string }>('SELECT session_id FROM verify_kit_attempts')).rows.map((r) => r.session_id);
+      const { rows } = await client.query<{ session_id: string }>('SELECT session_id FROM verify_kit_attempts');
+      sessionIds = rows.map((r) => r.session_id);
       await client.end();
     } else {
       const db = new BetterSqlite3(args.dbPath, { readonly: true });

@@ -48,10 +48,20 @@ function paramOf(params: JsonValue): unknown {
   return typeof params === 'object' && params !== null && !Array.isArray(params) ? params.accountNumber : undefined;
 }
 
-export function createDemoActions(reads: DemoReads, writes: DemoWrites, now: () => number = Date.now): ActionDefinition<unknown>[] {
+export function createDemoActions(
+  reads: DemoReads,
+  writes: DemoWrites,
+  now: () => number = Date.now,
+): ActionDefinition<unknown>[] {
   // session_id is demo_activity's primary key: a second fulfilment of one session could never be recorded.
   const recordActivity = (tx: unknown, attempt: VerifiedAttempt, detail: string, at: number) =>
-    writes.recordActivity(tx, { sessionId: attempt.sessionId, userId: attempt.userRef, action: attempt.action, detail, at });
+    writes.recordActivity(tx, {
+      sessionId: attempt.sessionId,
+      userId: attempt.userRef,
+      action: attempt.action,
+      detail,
+      at,
+    });
 
   const confirmPhone: ActionDefinition<unknown> = {
     name: CONFIRM_PHONE,

@@ -180,7 +180,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     }
     if (user === undefined) {
       res.status(400).setHeader('Cache-Control', 'no-store');
-      res.send(signinPage({ users: await queries.users(), csrf: demoCsrfToken(req), error: 'Pick one of the demo users.' }));
+      const users = await queries.users();
+      res.send(signinPage({ users, csrf: demoCsrfToken(req), error: 'Pick one of the demo users.' }));
       return;
     }
     // A new session id at sign-in (no fixation); the old session's tokens are gone with it.
@@ -332,7 +333,9 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     kit,
     storeKind: data.kind,
     get db(): Database {
-      if (data.db === undefined) throw new Error('The demo runs on PostgreSQL (DATABASE_URL): there is no SQLite handle.');
+      if (data.db === undefined) {
+        throw new Error('The demo runs on PostgreSQL (DATABASE_URL): there is no SQLite handle.');
+      }
       return data.db;
     },
     close() {

@@ -131,7 +131,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   const databasePath = text(env, 'DATABASE_PATH') ?? DEFAULTS.databasePath;
   const databaseUrl = text(env, 'DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a PostgreSQL connection string, e.g. postgres://app@db.internal:5432/app.');
+    throw new ConfigError(
+      'DATABASE_URL must be a PostgreSQL connection string, e.g. postgres://app@db.internal:5432/app.',
+    );
   }
 
   const sessionSecret = text(env, 'SESSION_SECRET') ?? DEFAULTS.sessionSecret;

@@ -11,7 +11,14 @@ import type { Database } from 'better-sqlite3';
 import type session from 'express-session';
 import pg from 'pg';
 import { createPostgresStore, createSqliteStore, type OutcomeHook, type VerifyStore } from 'hosted-sms-verify-kit';
-import { createQueries, openDemoDatabase, type ActivityEntry, type DemoUser, type OutboxEntry, type PayoutAccount } from './db.ts';
+import {
+  createQueries,
+  openDemoDatabase,
+  type ActivityEntry,
+  type DemoUser,
+  type OutboxEntry,
+  type PayoutAccount,
+} from './db.ts';
 import { openDemoPostgres, PostgresSessionStore } from './db-postgres.ts';
 import { createOutboxHook } from './outbox.ts';
 import { SqliteSessionStore } from './session-store.ts';
@@ -77,6 +84,7 @@ export function withoutPassword(url: string): string {
 
 export function openDemoData(options: DemoDataOptions): DemoData {
   const now = options.now ?? Date.now;
+  const ttl = options.sessionTtlMs === undefined ? {} : { ttlMs: options.sessionTtlMs };
   if (options.databaseUrl !== undefined) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     // An idle connection the server drops is replaced on next use; without a listener it would crash the process.
@@ -88,23 +96,25 @@ export function openDemoData(options: DemoDataOptions): DemoData {
       reads: queries,
       writes: writes as DemoWrites,
       onOutcome,
-      sessionStore: new PostgresSessionStore({ pool, ready, ...(options.sessionTtlMs ? { ttlMs: options.sessionTtlMs } : {}), now }),
+      sessionStore: new PostgresSessionStore({ pool, ready, ...ttl, now }),
       db: undefined,
       location: withoutPassword(options.databaseUrl),
       close: () => pool.end(),
     };
   }
   const db = openDemoDatabase(options.databasePath);
-  const sessionStore = new SqliteSessionStore({ db, ...(options.sessionTtlMs ? { ttlMs: options.sessionTtlMs } : {}), now });
+  const sessionStore = new SqliteSessionStore({ db, ...ttl, now });
   const sqliteWrites: DemoWrites = {
     confirmPhone: (tx, userId, phone, at) =>
-      (tx as Database).prepare('UPDATE demo_users SET verified_phone = ?, phone_verified_at = ? WHERE id = ?').run(phone, at, userId).changes,
+      (tx as Database)
+        .prepare('UPDATE demo_users SET verified_phone = ?, phone_verified_at = ? WHERE id = ?')
+        .run(phone, at, userId).changes,
     setPayout: (tx, userId, accountNumber, at, sessionId) =>
       void (tx as Database)
         .prepare(
           `INSERT INTO demo_payout_accounts (user_id, account_number, changed_at, session_id) VALUES (?, ?, ?, ?)
-           ON CONFLICT (user_id) DO UPDATE SET account_number = excluded.account_number, changed_at = excluded.changed_at,
-             session_id = excluded.session_id`,
+           ON CONFLICT (user_id) DO UPDATE SET account_number = excluded.account_number,
+             changed_at = excluded.changed_at, session_id = excluded.session_id`,
         )
         .run(userId, accountNumber, at, sessionId),
     recordActivity: (tx, entry) =>

@@ -83,12 +83,10 @@ async function migrate(pool: pg.Pool): Promise<void> {
     await client.query('SELECT pg_advisory_xact_lock($1)', [DEMO_MIGRATION_LOCK]);
     await client.query(SCHEMA);
     for (const user of SEEDED_USERS) {
-      await client.query('INSERT INTO demo_users (id, name, email, phone) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [
-        user.id,
-        user.name,
-        user.email,
-        user.phone,
-      ]);
+      await client.query(
+        'INSERT INTO demo_users (id, name, email, phone) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
+        [user.id, user.name, user.email, user.phone],
+      );
     }
     await client.query('COMMIT');
   } catch (error) {
@@ -144,18 +142,19 @@ export function openDemoPostgres(pool: pg.Pool) {
     await ready;
     const email = emailFor(event);
     await pool.query(
-      `INSERT INTO demo_outbox (event_id, user_id, session_id, outcome, subject, body, at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (event_id) DO NOTHING`,
+      `INSERT INTO demo_outbox (event_id, user_id, session_id, outcome, subject, body, at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (event_id) DO NOTHING`,
       [event.eventId, event.userRef, event.sessionId, event.outcome, email.subject, email.body, event.occurredAt],
     );
   };
   /** The actions' writes, on the kit's transaction client. */
   const writes = {
     async confirmPhone(tx: pg.PoolClient, userId: string, phone: string, at: number): Promise<number> {
-      const result = await tx.query('UPDATE demo_users SET verified_phone = $1, phone_verified_at = $2 WHERE id = $3', [phone, at, userId]);
+      const sql = 'UPDATE demo_users SET verified_phone = $1, phone_verified_at = $2 WHERE id = $3';
+      const result = await tx.query(sql, [phone, at, userId]);
       return result.rowCount ?? 0;
     },
-    async setPayout(tx: pg.PoolClient, userId: string, accountNumber: string, at: number, sessionId: string): Promise<void> {
+    async setPayout(tx: pg.PoolClient, userId: string, accountNumber: string, at: number, sessionId: string) {
       await tx.query(
         `INSERT INTO demo_payout_accounts (user_id, account_number, changed_at, session_id) VALUES ($1, $2, $3, $4)
          ON CONFLICT (user_id) DO UPDATE SET account_number = excluded.account_number, changed_at = excluded.changed_at,
@@ -164,13 +163,10 @@ export function openDemoPostgres(pool: pg.Pool) {
       );
     },
     async recordActivity(tx: pg.PoolClient, entry: ActivityEntry & { userId: string }): Promise<void> {
-      await tx.query('INSERT INTO demo_activity (session_id, user_id, action, detail, at) VALUES ($1, $2, $3, $4, $5)', [
-        entry.sessionId,
-        entry.userId,
-        entry.action,
-        entry.detail,
-        entry.at,
-      ]);
+      await tx.query(
+        'INSERT INTO demo_activity (session_id, user_id, action, detail, at) VALUES ($1, $2, $3, $4, $5)',
+        [entry.sessionId, entry.userId, entry.action, entry.detail, entry.at],
+      );
     },
   };
   return { ready, queries, writes, onOutcome };
@@ -208,10 +204,8 @@ export class PostgresSessionStore extends session.Store {
 
   override get(sid: string, callback: Callback<session.SessionData | null>): void {
     this.#run(async () => {
-      const { rows } = await this.#pool.query<{ sess: string }>('SELECT sess FROM demo_sessions WHERE sid = $1 AND expires > $2', [
-        sid,
-        this.#now(),
-      ]);
+      const sql = 'SELECT sess FROM demo_sessions WHERE sid = $1 AND expires > $2';
+      const { rows } = await this.#pool.query<{ sess: string }>(sql, [sid, this.#now()]);
       return rows[0] === undefined ? null : (JSON.parse(rows[0].sess) as session.SessionData);
     }, callback);
   }

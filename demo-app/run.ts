@@ -53,6 +53,7 @@ async function main(): Promise<void> {
   });
 
   const demoUrl = config.verifyBaseUrl === undefined ? `http://localhost:${port}` : new URL(config.returnUrl).origin;
+  const databaseShown = config.databaseUrl === undefined ? config.databasePath : withoutPassword(config.databaseUrl);
   const users = SEEDED_USERS.map((u) => `${u.name.split(' ')[0]} (${u.phone})`).join(', ');
   console.log(
     [
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
         ? `  SMS codes       sent by ${config.verifyBaseUrl} to the user's phone`
         : `  SMS codes       ${emulator.url}/_dev/inbox   (the bundled emulator; codes are also printed below)`,
       `  Sweep worker    every ${Math.round(config.sweepIntervalMs / 1000)} s, in this process`,
-      `  Database        ${config.databaseUrl === undefined ? config.databasePath : withoutPassword(config.databaseUrl)}`,
+      `  Database        ${databaseShown}`,
       '',
       '  Ctrl-C stops everything.',
       '',

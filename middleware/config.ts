@@ -498,7 +498,8 @@ function startLimitsFrom(
   if (typeof given === 'object' && given !== null && 'consume' in given && isFn(given.consume)) return given as StartLimits;
   const storeDb = typeof store === 'object' && store !== null && 'db' in store && store.db instanceof BetterSqlite3 ? store.db : undefined;
   // Several instances share one PostgreSQL store, so they share its counters too.
-  const postgres = typeof store === 'object' && store !== null && 'kind' in store && store.kind === 'postgres' ? (store as PostgresStore) : undefined;
+  const isPostgres = typeof store === 'object' && store !== null && 'kind' in store && store.kind === 'postgres';
+  const postgres = isPostgres ? (store as PostgresStore) : undefined;
   try {
     return createStartLimits({
       ...(postgres === undefined ? { database: storeDb } : { postgres }),
@@ -509,7 +510,9 @@ function startLimitsFrom(
   } catch (error) {
     problems.push(
       error instanceof KitError && storeDb === undefined && postgres === undefined && given === undefined
-        ? 'Start limits need a counter store: use the SQLite or PostgreSQL store, pass `limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) `dangerouslyDisableStartLimits: true`.'
+        ? 'Start limits need a counter store: use the SQLite or PostgreSQL store, pass ' +
+          '`limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) ' +
+          '`dangerouslyDisableStartLimits: true`.'
         : `\`limits\`: ${(error as Error).message}`,
     );
     return undefined;

@@ -125,6 +125,13 @@ export type { ErrorPage, FailedPage, PageRenderers, PendingPage, RestartForm, St
 export { defaultPages, layout } from './pages.ts';
 export { escapeHtml, html, SafeHtml } from './html.ts';
 export type { MobileOutcome } from './mobile.ts';
-export type { Attempt, AttemptOutcome, FulfilEffect, NewAttempt, StoredOutcomeEvent, VerifyStore } from './store/types.ts';
+export type {
+  Attempt,
+  AttemptOutcome,
+  FulfilEffect,
+  NewAttempt,
+  StoredOutcomeEvent,
+  VerifyStore,
+} from './store/types.ts';
 export type * from './types.ts';
 export { KNOWN_FAILURE_REASONS } from './types.ts';

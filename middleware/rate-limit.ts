@@ -6,7 +6,12 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { Request } from 'express';
-import { RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterPostgres,
+  RateLimiterRes,
+  RateLimiterSQLite,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { KitLogger } from './config.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import type { PostgresStore } from './store/postgres.ts';
@@ -67,16 +72,23 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
     const given = options.limiters?.[name];
     if (given) return given;
     const { points, durationSeconds } = checkBudget(name, budget ?? fallback);
-    const common = { tableName: 'verify_kit_rate_limits', keyPrefix: `start_${name}`, points, duration: durationSeconds };
+    const common = {
+      tableName: 'verify_kit_rate_limits',
+      keyPrefix: `start_${name}`,
+      points,
+      duration: durationSeconds,
+    };
     if (options.postgres !== undefined) {
       // The store's migrations create the table (under their lock); counting waits for them.
       tablesReady.push(options.postgres.ready);
-      return new RateLimiterPostgres({ ...common, storeClient: options.postgres.pool, storeType: 'pool', tableCreated: true });
+      const shared = { storeClient: options.postgres.pool, storeType: 'pool', tableCreated: true };
+      return new RateLimiterPostgres({ ...common, ...shared });
     }
     if (options.database === undefined) {
       throw new KitError(
         KitErrorCode.InvalidConfig,
-        `Start limits need \`database\` (the kit store's db) or \`postgres\` (the kit's PostgreSQL store) to keep counters across restarts, or \`limiters.${name}\` on a shared store.`,
+        'Start limits need `database` (the kit store\'s db) or `postgres` (the kit\'s PostgreSQL store) to keep ' +
+          `counters across restarts, or \`limiters.${name}\` on a shared store.`,
       );
     }
     let created!: (error?: unknown) => void;

@@ -54,7 +54,8 @@ const MIGRATIONS: readonly string[] = [
      lease_owner      TEXT,
      lease_until      BIGINT
    );
-   CREATE INDEX verify_kit_outcome_events_due ON verify_kit_outcome_events (next_delivery_at) WHERE delivered_at IS NULL;
+   CREATE INDEX verify_kit_outcome_events_due ON verify_kit_outcome_events (next_delivery_at)
+     WHERE delivered_at IS NULL;
    -- rate-limiter-flexible's own table for the shared start limits (its layout, created here so
    -- that concurrent starts never race to create it).
    CREATE TABLE verify_kit_rate_limits (
@@ -77,7 +78,8 @@ export async function migrate(pool: Pool): Promise<void> {
     const current = rows[0]?.version ?? 0;
     if (current > SCHEMA_VERSION) {
       throw new Error(
-        `The database's verify kit schema is version ${current}, newer than this kit's ${SCHEMA_VERSION}: upgrade the kit.`,
+        `The database's verify kit schema is version ${current}, newer than this kit's ${SCHEMA_VERSION}: ` +
+          'upgrade the kit.',
       );
     }
     for (let version = current + 1; version <= SCHEMA_VERSION; version++) await client.query(MIGRATIONS[version - 1]!);

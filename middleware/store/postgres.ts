@@ -99,7 +99,8 @@ function toAttempt(row: AttemptRow): Attempt {
 
 const SQL = {
   insert: `INSERT INTO verify_kit_attempts
-      (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at, destination)
+      (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
+       destination)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
   byState: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE state = $1`,
   bySession: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = $1`,
@@ -114,7 +115,8 @@ const SQL = {
     WHERE a.session_id = $1 AND a.outcome = 'pending'
       AND NOT ($3::boolean AND EXISTS (
         SELECT 1 FROM verify_kit_attempts AS n
-        WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'))
+        WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq
+          AND n.outcome = 'fulfilled'))
     RETURNING ${COLUMNS}`,
   newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
       ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'
@@ -182,7 +184,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   if (typeof options !== 'object' || options === null || !isPool(options.pool)) {
     throw new KitError(
       KitErrorCode.InvalidConfig,
-      'createPostgresStore: `pool` must be a node-postgres Pool, e.g. new pg.Pool({ connectionString: process.env.DATABASE_URL }).',
+      'createPostgresStore: `pool` must be a node-postgres Pool, ' +
+        'e.g. new pg.Pool({ connectionString: process.env.DATABASE_URL }).',
     );
   }
   const { pool } = options;
@@ -274,7 +277,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: current };
           // Still pending, so the mark was refused: a newer attempt of this user and action was applied.
           const newer = await on<{ session_id: string }>(client, 'newerFulfilled', [sessionId]);
-          const superseded = await on<AttemptRow>(client, 'markSuperseded', [sessionId, newer.rows[0]!.session_id, now]);
+          const by = newer.rows[0]!.session_id;
+          const superseded = await on<AttemptRow>(client, 'markSuperseded', [sessionId, by, now]);
           const eventIds = await recordEvent(client, options.event, sessionId, 'superseded', now);
           return { kind: 'superseded', attempt: toAttempt(superseded.rows[0]!), eventIds };
         }
@@ -283,11 +287,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         await effect(client, attempt);
         const eventIds = await recordEvent(client, options.event, sessionId, 'fulfilled', now);
         // Older attempts still pending can never apply after this one: settle them now.
-        const older = latest
-          ? (await on<AttemptRow>(client, 'supersedeOlder', [attempt.userRef, attempt.action, attempt.startSeq, sessionId, now])).rows
-          : [];
+        const intent = [attempt.userRef, attempt.action, attempt.startSeq];
+        const older = latest ? (await on<AttemptRow>(client, 'supersedeOlder', [...intent, sessionId, now])).rows : [];
         const superseded = older.map(toAttempt).sort((a, b) => a.startSeq - b.startSeq);
-        for (const o of superseded) eventIds.push(...(await recordEvent(client, options.event, o.sessionId, 'superseded', now)));
+        for (const o of superseded) {
+          eventIds.push(...(await recordEvent(client, options.event, o.sessionId, 'superseded', now)));
+        }
         return { kind: 'fulfilled', attempt, superseded, eventIds };
       });
     },

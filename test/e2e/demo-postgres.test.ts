@@ -67,7 +67,12 @@ async function start(browser: Browser, app: DemoApp, action: string, extra: Reco
   const token = formToken(home.text, action);
   expect(token).toBeDefined();
   const started = await browser.send(
-    request(app.app).post('/verify/start').type('form').set('Origin', PUBLIC).set('Sec-Fetch-Site', 'same-origin').send({ _csrf: token!, action, ...extra }),
+    request(app.app)
+      .post('/verify/start')
+      .type('form')
+      .set('Origin', PUBLIC)
+      .set('Sec-Fetch-Site', 'same-origin')
+      .send({ _csrf: token!, action, ...extra }),
   );
   expect(started.status, started.text.slice(0, 200)).toBe(200);
   const { rows } = await database.pool.query<{ session_id: string; state: string }>(
@@ -101,11 +106,13 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
     expect(a.storeKind).toBe('postgres');
     const browser = new Browser();
     await signIn(browser, a, 'usr_alice');
-    expect((await browser.send(request(b.app).get('/api/me'))).body.user).toMatchObject({ id: 'usr_alice' }); // shared session
+    // Shared sessions: the other instance knows the user.
+    expect((await browser.send(request(b.app).get('/api/me'))).body.user).toMatchObject({ id: 'usr_alice' });
 
     const attempt = await start(browser, b, 'confirm_phone');
     expect((await control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
-    const path = `/verify/return?session_id=${encodeURIComponent(attempt.session_id)}&state=${encodeURIComponent(attempt.state)}`;
+    const query = new URLSearchParams({ session_id: attempt.session_id, state: attempt.state });
+    const path = `/verify/return?${query.toString()}`;
     const landings = await Promise.all([a, b, a, b].map((app) => browser.send(request(app.app).get(path))));
     expect(landings.map((l) => l.status)).toEqual([303, 303, 303, 303]);
     expect(landings[0]!.headers.location).toBe('/verified/phone');
@@ -113,7 +120,8 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
     const me = (await browser.send(request(a.app).get('/api/me'))).body;
     expect(me.user).toMatchObject({ phoneVerified: true });
     expect(me.actions).toEqual([expect.objectContaining({ sessionId: attempt.session_id, action: 'confirm_phone' })]);
-    const { rows } = await database.pool.query('SELECT count(*)::int AS n FROM demo_activity WHERE session_id = $1', [attempt.session_id]);
+    const activity = 'SELECT count(*)::int AS n FROM demo_activity WHERE session_id = $1';
+    const { rows } = await database.pool.query(activity, [attempt.session_id]);
     expect(rows[0]).toEqual({ n: 1 });
   });
 
@@ -124,7 +132,8 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
     const attempt = await start(browser, a, 'change_payout', { accountNumber: '1234 5678 9012' });
     expect((await control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
     // Nobody lands. The sweep's first read is due after a few minutes: backdate it instead of waiting.
-    await database.pool.query('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = $1', [attempt.session_id]);
+    const due = 'UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = $1';
+    await database.pool.query(due, [attempt.session_id]);
 
     const lines: string[] = [];
     const env = {
@@ -135,7 +144,13 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
       VERIFY_RETURN_URL: RETURN_URL,
       SESSION_SECRET,
     };
-    const code = await runSweepJob({ deps: (e) => demoSweepDeps(e as NodeJS.ProcessEnv), argv: ['--once'], env, print: (l) => lines.push(l), handleSignals: false });
+    const code = await runSweepJob({
+      deps: (e) => demoSweepDeps(e as NodeJS.ProcessEnv),
+      argv: ['--once'],
+      env,
+      print: (l) => lines.push(l),
+      handleSignals: false,
+    });
     expect(code, lines.join('\n')).toBe(0);
     expect(JSON.parse(lines[0]!)).toMatchObject({ event: 'sweep', fulfilled: 1, errors: 0 });
     expect(lines.join('\n')).not.toContain(CLIENT_SECRET);

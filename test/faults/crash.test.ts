@@ -108,7 +108,9 @@ async function startApp(
 }
 
 /** The app's database: a SQLite file, or a scratch PostgreSQL database. */
-type Db = { kind: 'sqlite'; path: string; spec: string } | { kind: 'postgres'; url: string; spec: string; database: TestDatabase };
+type Db =
+  | { kind: 'sqlite'; path: string; spec: string }
+  | { kind: 'postgres'; url: string; spec: string; database: TestDatabase };
 
 async function newDatabase(kind: StoreKindName, name: string): Promise<Db> {
   if (kind === 'sqlite') {
@@ -147,7 +149,10 @@ async function inspect(db: Db, sessionId: string): Promise<Inspection> {
     const attempt = (await q.query(attemptSql, [sessionId])).rows[0] as Inspection['attempt'];
     return {
       integrity: (await q.query('SELECT 1 AS ok')).rows[0]?.ok === 1 ? 'ok' : 'unreachable',
-      attempt: attempt === undefined ? undefined : { ...attempt, fulfilled_at: attempt.fulfilled_at === null ? null : Number(attempt.fulfilled_at) },
+      attempt:
+        attempt === undefined
+          ? undefined
+          : { ...attempt, fulfilled_at: attempt.fulfilled_at === null ? null : Number(attempt.fulfilled_at) },
       effects: (await q.query(effectsSql, [sessionId])).rows,
       allEffects: Number((await q.query('SELECT COUNT(*) AS n FROM fixture_effects')).rows[0].n),
     };
@@ -171,17 +176,16 @@ async function newestAttempt(db: Db): Promise<{ session_id: string; state: strin
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
-      return (await client.query('SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC LIMIT 1')).rows[0];
+      const newest = 'SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC LIMIT 1';
+      return (await client.query(newest)).rows[0];
     } finally {
       await client.end();
     }
   }
   const reader = new BetterSqlite3(db.path, { readonly: true });
   try {
-    return reader.prepare('SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as {
-      session_id: string;
-      state: string;
-    };
+    const newest = 'SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1';
+    return reader.prepare(newest).get() as { session_id: string; state: string };
   } finally {
     reader.close();
   }
@@ -198,7 +202,8 @@ async function verifiedAttempt(url: string, db: Db, user: string) {
 }
 
 describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
-  it('killed mid-fulfil by the landing, restarted: integrity ok, no trace of the half-done effect, then exactly one fulfilment by the next landing', async () => {
+  it('killed mid-fulfil by the landing, restarted: integrity ok, no trace of the half-done effect, then exactly ' +
+    'one fulfilment by the next landing', async () => {
     const db = await newDatabase(kind.name, 'landing');
     const flag = join(dir, `${kind.name}-landing.block`);
     const first = await startApp(db, flag);
@@ -249,7 +254,8 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
     first.child.kill('SIGKILL');
     await first.exited;
     await landing;
-    expect(await inspect(db, sessionId)).toMatchObject({ integrity: 'ok', effects: [], attempt: { outcome: 'pending' } });
+    const afterCrash = await inspect(db, sessionId);
+    expect(afterCrash).toMatchObject({ integrity: 'ok', effects: [], attempt: { outcome: 'pending' } });
 
     // The restarted deployment's sweep (same file, same action) finishes the attempt.
     const second = await startApp(db);
@@ -264,7 +270,9 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
         fulfil:
           kind.name === 'sqlite'
             ? (tx: unknown, a: { sessionId: string; state: string; userRef: string }) =>
-                void (tx as BetterSqlite3.Database).prepare(insert.replace(/\$\d/g, '?')).run(a.sessionId, a.state, a.userRef, Date.now())
+                void (tx as BetterSqlite3.Database)
+                  .prepare(insert.replace(/\$\d/g, '?'))
+                  .run(a.sessionId, a.state, a.userRef, Date.now())
             : async (tx: unknown, a: { sessionId: string; state: string; userRef: string }) =>
                 void (await (tx as pg.PoolClient).query(insert, [a.sessionId, a.state, a.userRef, Date.now()])),
       };
@@ -314,7 +322,8 @@ describeEachStore('SIGKILL between the commit and the onOutcome hook', (kind) =>
         'SELECT outcome, source, delivered_at AS "deliveredAt" FROM verify_kit_outcome_events WHERE session_id = $1',
         [sessionId],
       );
-      return row === undefined ? undefined : { ...row, deliveredAt: row.deliveredAt === null ? null : Number(row.deliveredAt) };
+      if (row === undefined) return undefined;
+      return { ...row, deliveredAt: row.deliveredAt === null ? null : Number(row.deliveredAt) };
     };
     expect(await eventRow()).toEqual({ outcome: 'fulfilled', source: 'landing', deliveredAt: null });
     const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });

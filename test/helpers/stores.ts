@@ -59,7 +59,12 @@ export interface StoreKind {
   open(): Promise<StoreUnderTest>;
 }
 
-export const EFFECTS_SQL = 'CREATE TABLE IF NOT EXISTS effects (session_id TEXT NOT NULL, state TEXT NOT NULL, by TEXT NOT NULL)';
+export const EFFECTS_SQL =
+  'CREATE TABLE IF NOT EXISTS effects (session_id TEXT NOT NULL, state TEXT NOT NULL, by TEXT NOT NULL)';
+const DUPLICATES_SQL = 'SELECT session_id, count(*) AS n FROM effects GROUP BY session_id HAVING count(*) > 1';
+const BY_SQL = 'SELECT by, count(*) AS n FROM effects GROUP BY by';
+const LEASE_SQL = 'SELECT lease_owner, lease_until FROM verify_kit_attempts WHERE session_id = ';
+const OWNERS_SQL = 'SELECT count(DISTINCT lease_owner) AS n FROM verify_kit_attempts WHERE lease_owner IS NOT NULL';
 
 async function openSqlite(): Promise<StoreUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'verify-store-'));
@@ -80,23 +85,22 @@ async function openSqlite(): Promise<StoreUnderTest> {
     },
     spec: `sqlite:${path}`,
     effect: (by = 'test', after) => (tx, attempt) => {
-      (tx as Database).prepare('INSERT INTO effects (session_id, state, by) VALUES (?, ?, ?)').run(attempt.sessionId, attempt.state, by);
+      const insert = (tx as Database).prepare('INSERT INTO effects (session_id, state, by) VALUES (?, ?, ?)');
+      insert.run(attempt.sessionId, attempt.state, by);
       after?.(attempt);
     },
     countEffects: async () => (db().prepare('SELECT count(*) AS n FROM effects').get() as { n: number }).n,
-    duplicateEffects: async () =>
-      db().prepare('SELECT session_id, count(*) AS n FROM effects GROUP BY session_id HAVING n > 1').all() as { session_id: string; n: number }[],
-    effectsBy: async () =>
-      Object.fromEntries((db().prepare('SELECT by, count(*) AS n FROM effects GROUP BY by').all() as { by: string; n: number }[]).map((r) => [r.by, r.n])),
+    duplicateEffects: async () => db().prepare(DUPLICATES_SQL).all() as { session_id: string; n: number }[],
+    effectsBy: async () => {
+      const rows = db().prepare(BY_SQL).all() as { by: string; n: number }[];
+      return Object.fromEntries(rows.map((r) => [r.by, r.n]));
+    },
     lease: async (sessionId) => {
-      const row = db().prepare('SELECT lease_owner, lease_until FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as {
-        lease_owner: string | null;
-        lease_until: number | null;
-      };
+      type Lease = { lease_owner: string | null; lease_until: number | null };
+      const row = db().prepare(`${LEASE_SQL}?`).get(sessionId) as Lease;
       return { owner: row.lease_owner, until: row.lease_until };
     },
-    leaseOwners: async () =>
-      (db().prepare('SELECT count(DISTINCT lease_owner) AS n FROM verify_kit_attempts WHERE lease_owner IS NOT NULL').get() as { n: number }).n,
+    leaseOwners: async () => (db().prepare(OWNERS_SQL).get() as { n: number }).n,
     exec: async (sql) => void db().exec(sql),
     query: async <T>(sql: string) => db().prepare(sql).all() as T[],
     async reopen() {
@@ -150,25 +154,23 @@ async function openPostgres(): Promise<StoreUnderTest> {
     },
     spec: `postgres:${database.url}`,
     effect: (by = 'test', after) => async (tx, attempt) => {
-      await (tx as PoolClient).query('INSERT INTO effects (session_id, state, by) VALUES ($1, $2, $3)', [attempt.sessionId, attempt.state, by]);
+      const insert = 'INSERT INTO effects (session_id, state, by) VALUES ($1, $2, $3)';
+      await (tx as PoolClient).query(insert, [attempt.sessionId, attempt.state, by]);
       after?.(attempt);
     },
     countEffects: async () => Number((await one<{ n: string }>('SELECT count(*) AS n FROM effects'))[0]!.n),
     duplicateEffects: async () =>
-      (await one<{ session_id: string; n: string }>('SELECT session_id, count(*) AS n FROM effects GROUP BY session_id HAVING count(*) > 1')).map(
-        (r) => ({ session_id: r.session_id, n: Number(r.n) }),
-      ),
-    effectsBy: async () =>
-      Object.fromEntries((await one<{ by: string; n: string }>('SELECT by, count(*) AS n FROM effects GROUP BY by')).map((r) => [r.by, Number(r.n)])),
+      (await one<{ session_id: string; n: string }>(DUPLICATES_SQL)).map((r) => ({ ...r, n: Number(r.n) })),
+    effectsBy: async () => {
+      const rows = await one<{ by: string; n: string }>(BY_SQL);
+      return Object.fromEntries(rows.map((r) => [r.by, Number(r.n)]));
+    },
     lease: async (sessionId) => {
-      const [row] = await one<{ lease_owner: string | null; lease_until: string | null }>(
-        'SELECT lease_owner, lease_until FROM verify_kit_attempts WHERE session_id = $1',
-        [sessionId],
-      );
+      type Lease = { lease_owner: string | null; lease_until: string | null };
+      const [row] = await one<Lease>(`${LEASE_SQL}$1`, [sessionId]);
       return { owner: row!.lease_owner, until: row!.lease_until === null ? null : Number(row!.lease_until) };
     },
-    leaseOwners: async () =>
-      Number((await one<{ n: string }>('SELECT count(DISTINCT lease_owner) AS n FROM verify_kit_attempts WHERE lease_owner IS NOT NULL'))[0]!.n),
+    leaseOwners: async () => Number((await one<{ n: string }>(OWNERS_SQL))[0]!.n),
     exec: async (sql) => void (await database.pool.query(sql)),
     query: async <T>(sql: string) => {
       const result = await database.pool.query(sql);
@@ -227,7 +229,11 @@ export async function openStoreFromSpec(spec: string): Promise<{ store: VerifySt
  * `describe.each` over the stores: `body` is the same suite for every kind. A kind that cannot run
  * here shows up as one skipped test carrying the reason (and in CI postgres.ts throws instead).
  */
-export function describeEachStore(title: string, body: (kind: StoreKind) => void, kinds: readonly StoreKind[] = STORE_KINDS): void {
+export function describeEachStore(
+  title: string,
+  body: (kind: StoreKind) => void,
+  kinds: readonly StoreKind[] = STORE_KINDS,
+): void {
   describe.each(kinds)(`${title} on $name`, (kind) => {
     if (kind.unavailable !== undefined) {
       it.skip(`not run: ${kind.unavailable}`, () => {});

@@ -11,6 +11,10 @@ import type { SqliteStore } from '../../middleware/store/sqlite.ts';
 import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
 
 const fromIp = (ip: string) => ({ ip }) as Request;
+type Consume = (req: Request, who: { userRef: string; destination: string }) => Promise<void>;
+/** One start from `ip`: 'allowed', or the refusal's code and retry delay. */
+const startFrom = (limits: { consume: Consume }, ip: string, userRef: string, destination: string) =>
+  outcome(limits.consume(fromIp(ip), { userRef, destination }));
 const KEY = 'a-server-side-key-of-at-least-32-characters';
 
 async function outcome(promise: Promise<void>) {
@@ -39,27 +43,29 @@ describeEachStore('start limits in the store database', (kind) => {
   const limits = (budgets: StartLimitsOptions) => limitsOn(h.store, budgets);
   const counterKeys = async () => {
     const probe = await h.openAnother();
-    if (h.kind === 'sqlite') {
-      return ((probe as SqliteStore).db.prepare('SELECT key FROM verify_kit_rate_limits').all() as { key: string }[]).map((r) => r.key);
-    }
-    return (await (probe as PostgresStore).pool.query<{ key: string }>('SELECT key FROM verify_kit_rate_limits')).rows.map((r) => r.key);
+    const sql = 'SELECT key FROM verify_kit_rate_limits';
+    const rows =
+      h.kind === 'sqlite'
+        ? ((probe as SqliteStore).db.prepare(sql).all() as { key: string }[])
+        : (await (probe as PostgresStore).pool.query<{ key: string }>(sql)).rows;
+    return rows.map((r) => r.key);
   };
 
   it('stops a user after their budget and says when to retry', async () => {
     const start = limits({ perUser: { points: 2, durationSeconds: 600 } });
     const results = [];
     for (let i = 0; i < 3; i++) {
-      results.push(await outcome(start.consume(fromIp(`10.0.0.${i}`), { userRef: 'u1', destination: `+1555010000${i}` })));
+      results.push(await startFrom(start, `10.0.0.${i}`, 'u1', `+1555010000${i}`));
     }
     expect(results).toEqual(['allowed', 'allowed', 'rate_limited 600']);
-    expect(await outcome(start.consume(fromIp('10.0.0.9'), { userRef: 'u2', destination: '+15550100009' }))).toBe('allowed');
+    expect(await startFrom(start, '10.0.0.9', 'u2', '+15550100009')).toBe('allowed');
   });
 
   it('stops texts to one destination whoever asks, and keeps no phone number in clear', async () => {
     const start = limits({ perDestination: { points: 3, durationSeconds: 3600 } });
     const results = [];
     for (let i = 0; i < 4; i++) {
-      results.push(await outcome(start.consume(fromIp(`10.0.1.${i}`), { userRef: `u${i}`, destination: '+15550199999' })));
+      results.push(await startFrom(start, `10.0.1.${i}`, `u${i}`, '+15550199999'));
     }
     expect(results).toEqual(['allowed', 'allowed', 'allowed', expect.stringMatching(/^rate_limited /)]);
     const keys = await counterKeys();
@@ -69,7 +75,7 @@ describeEachStore('start limits in the store database', (kind) => {
 
   it('spends nothing on a refused start', async () => {
     const start = limits({ perUser: { points: 1, durationSeconds: 600 }, perIp: { points: 2, durationSeconds: 600 } });
-    const from = (userRef: string) => outcome(start.consume(fromIp('198.51.100.1'), { userRef, destination: `+1555060${userRef.length}001` }));
+    const from = (userRef: string) => startFrom(start, '198.51.100.1', userRef, `+1555060${userRef.length}001`);
     expect(await from('u1')).toBe('allowed');
     expect(await from('u1')).toMatch(/^rate_limited /);
     expect(await from('u1')).toMatch(/^rate_limited /);
@@ -79,19 +85,20 @@ describeEachStore('start limits in the store database', (kind) => {
 
   it('keeps counting across a restart, because the counters live in the database', async () => {
     const before = limits({ perUser: { points: 1, durationSeconds: 600 } });
-    expect(await outcome(before.consume(fromIp('10.0.0.1'), { userRef: 'u1', destination: '+15550100001' }))).toBe('allowed');
+    expect(await startFrom(before, '10.0.0.1', 'u1', '+15550100001')).toBe('allowed');
     await h.reopen();
     const after = limits({ perUser: { points: 1, durationSeconds: 600 } });
-    expect(await outcome(after.consume(fromIp('10.0.0.1'), { userRef: 'u1', destination: '+15550100002' }))).toMatch(/^rate_limited /);
+    expect(await startFrom(after, '10.0.0.1', 'u1', '+15550100002')).toMatch(/^rate_limited /);
   });
 
-  it('spends one budget across instances: 30 simultaneous starts over three stores on one database allow exactly 10', async () => {
+  it('spends one budget across instances: 30 simultaneous starts over three stores on one database allow exactly ' +
+    '10', async () => {
     const instances = [h.store, await h.openAnother(), await h.openAnother()].map((store) =>
       limitsOn(store, { perUser: { points: 10, durationSeconds: 600 } }),
     );
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        outcome(instances[i % 3]!.consume(fromIp(`10.0.2.${i}`), { userRef: 'u-shared', destination: `+1555030${String(i).padStart(4, '0')}` })),
+        startFrom(instances[i % 3]!, `10.0.2.${i}`, 'u-shared', `+1555030${String(i).padStart(4, '0')}`),
       ),
     );
     expect(results.filter((r) => r === 'allowed')).toHaveLength(10);

@@ -39,13 +39,21 @@ interface Instance {
   child: ChildProcess;
 }
 
-function track(child: ChildProcess): { stdout: () => string; stderr: () => string; exited: Promise<number | string | null> } {
+interface Tracked {
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | string | null>;
+}
+
+function track(child: ChildProcess): Tracked {
   children.push(child);
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  const exited = new Promise<number | string | null>((resolve) => {
+    child.on('exit', (code, signal) => resolve(signal ?? code));
+  });
   return { stdout: () => out, stderr: () => err, exited };
 }
 
@@ -96,7 +104,14 @@ async function verifiedSweepAttempts(n: number): Promise<string[]> {
         const state = randomBytes(16).toString('base64url');
         const userRef = `user-${randomBytes(4).toString('hex')}`;
         const session = await client.createSession(
-          { returnUrl: `${PUBLIC_URL}/verify/return`, destination: '+15550100001', operationSensitivity: 'normal', userRef, state, platform: 'web' },
+          {
+            returnUrl: `${PUBLIC_URL}/verify/return`,
+            destination: '+15550100001',
+            operationSensitivity: 'normal',
+            userRef,
+            state,
+            platform: 'web',
+          },
           `key-${state}`,
         );
         const now = Date.now();
@@ -132,7 +147,8 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     store = createPostgresStore({ pool: database.pool });
     await store.ready;
     await database.pool.query(
-      'CREATE TABLE sweep_effects (session_id TEXT NOT NULL, state TEXT NOT NULL, user_ref TEXT NOT NULL, by TEXT NOT NULL)',
+      `CREATE TABLE sweep_effects (
+         session_id TEXT NOT NULL, state TEXT NOT NULL, user_ref TEXT NOT NULL, by TEXT NOT NULL)`,
     );
     emulator = await startEmulator({
       port: 0,
@@ -150,7 +166,9 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     await control.setFaults({ statusDelayMs: 0, statusFailures: 0 });
   });
   afterAll(async () => {
-    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const child of children.splice(0)) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
     await client?.close();
     await emulator?.close();
     await database?.drop();
@@ -167,7 +185,10 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     expect((await control.complete(sessionId, { outcome: 'verified' })).status).toBe(200);
     const path = `/verify/return?session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(state)}`;
     const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => fetch(`${instances[i % 3]!.url}${path}`, { redirect: 'manual' }).then((r) => r.status)),
+      Array.from({ length: 200 }, async (_, i) => {
+        const answer = await fetch(`${instances[i % 3]!.url}${path}`, { redirect: 'manual' });
+        return answer.status;
+      }),
     );
     // 303 for the owner's browser on the instance holding its session, 200 (neutral page) elsewhere.
     expect(answers.filter((status) => status !== 200 && status !== 303)).toEqual([]);
@@ -175,7 +196,8 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     expect((await store.findAttemptByState(state))?.outcome).toBe('fulfilled');
   });
 
-  it('the start limits are one budget across instances: a user gets exactly their budget of texts, whichever instances they hit', async () => {
+  it('the start limits are one budget across instances: a user gets exactly their budget of texts, whichever ' +
+    'instances they hit', async () => {
     const smsBefore = (await control.stats()).smsSent;
     const users = instances.map((instance) => new FixtureUser(instance.url, 'limited', PUBLIC_URL));
     for (const user of users) await user.signIn();
@@ -183,10 +205,12 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     expect(answers.filter((status) => status === 200)).toHaveLength(PER_USER_STARTS);
     expect(answers.filter((status) => status === 429)).toHaveLength(9 - PER_USER_STARTS);
     expect((await control.stats()).smsSent - smsBefore).toBe(PER_USER_STARTS);
-    expect(await count("SELECT count(*) AS n FROM verify_kit_attempts WHERE user_ref = 'user-limited'")).toBe(PER_USER_STARTS);
+    const stored = await count("SELECT count(*) AS n FROM verify_kit_attempts WHERE user_ref = 'user-limited'");
+    expect(stored).toBe(PER_USER_STARTS);
   });
 
-  it('two sweep processes share 60 due attempts: each is fulfilled exactly once, and both did some of the work', async () => {
+  it('two sweep processes share 60 due attempts: each is fulfilled exactly once, and both did some of the ' +
+    'work', async () => {
     const sessionIds = await verifiedSweepAttempts(60);
     await control.setFaults({ statusDelayMs: 200 }); // slow reads, so that the two really overlap
     const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4' };
@@ -197,7 +221,8 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     const [r2] = jsonLines(two.stdout());
     const ids = sessionIds.map((id) => `'${id}'`).join(',');
     expect(await count(`SELECT count(*) AS n FROM sweep_effects WHERE session_id IN (${ids})`)).toBe(60);
-    expect(await count(`SELECT count(*) AS n FROM (SELECT session_id FROM sweep_effects GROUP BY session_id HAVING count(*) > 1) d`)).toBe(0);
+    const twice = 'SELECT session_id FROM sweep_effects GROUP BY session_id HAVING count(*) > 1';
+    expect(await count(`SELECT count(*) AS n FROM (${twice}) d`)).toBe(0);
     expect(Number(r1!.fulfilled) + Number(r2!.fulfilled)).toBe(60);
     expect(Number(r1!.fulfilled)).toBeGreaterThan(0);
     expect(Number(r2!.fulfilled)).toBeGreaterThan(0);
@@ -208,13 +233,16 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     const sessionIds = await verifiedSweepAttempts(6);
     await control.setFaults({ statusDelayMs: 10_000 }); // hold every read
     const readsBefore = (await control.stats()).statusReads;
-    const victim = startSweep(['--once'], 'victim', { SWEEP_LEASE_SECONDS: '2', SWEEP_CONCURRENCY: '2', SWEEP_BATCH_SIZE: '50' });
-    await waitFor(async () => (await control.stats()).statusReads >= readsBefore + 2, 20_000, 'the victim to be mid-batch');
+    const settings = { SWEEP_LEASE_SECONDS: '2', SWEEP_CONCURRENCY: '2', SWEEP_BATCH_SIZE: '50' };
+    const victim = startSweep(['--once'], 'victim', settings);
+    const midBatch = async () => (await control.stats()).statusReads >= readsBefore + 2;
+    await waitFor(midBatch, 20_000, 'the victim to be mid-batch');
     victim.child.kill('SIGKILL');
     expect(await victim.exited).toBe('SIGKILL');
     const ids = sessionIds.map((id) => `'${id}'`).join(',');
-    expect(await count(`SELECT count(*) AS n FROM verify_kit_attempts WHERE session_id IN (${ids}) AND lease_owner IS NOT NULL`)).toBe(6);
-    const leaseUntil = Number((await database.pool.query(`SELECT max(lease_until) AS t FROM verify_kit_attempts WHERE session_id IN (${ids})`)).rows[0].t);
+    const theirs = `FROM verify_kit_attempts WHERE session_id IN (${ids})`;
+    expect(await count(`SELECT count(*) AS n ${theirs} AND lease_owner IS NOT NULL`)).toBe(6);
+    const leaseUntil = Number((await database.pool.query(`SELECT max(lease_until) AS t ${theirs}`)).rows[0].t);
 
     await control.setFaults({ statusDelayMs: 0 });
     // The survivor runs as a loop from now on: its runs before the lease lapses find nothing to claim.
@@ -224,12 +252,13 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
       30_000,
       'the survivor to finish the killed sweep\'s batch',
     );
-    const fulfilledAt = (await database.pool.query(`SELECT min(fulfilled_at) AS t FROM verify_kit_attempts WHERE session_id IN (${ids})`)).rows[0].t;
+    const fulfilledAt = (await database.pool.query(`SELECT min(fulfilled_at) AS t ${theirs}`)).rows[0].t;
     expect(Number(fulfilledAt)).toBeGreaterThanOrEqual(leaseUntil);
     survivor.child.kill('SIGTERM');
     expect(await survivor.exited).toBe(0);
     const runs = jsonLines(survivor.stdout()).filter((line) => line.event === 'sweep');
     expect(runs.reduce((sum, run) => sum + Number(run.fulfilled), 0)).toBe(6);
-    expect(await count(`SELECT count(*) AS n FROM sweep_effects WHERE session_id IN (${ids}) AND by = 'survivor'`)).toBe(6);
+    const bySurvivor = `SELECT count(*) AS n FROM sweep_effects WHERE session_id IN (${ids}) AND by = 'survivor'`;
+    expect(await count(bySurvivor)).toBe(6);
   });
 });

@@ -28,7 +28,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { controlApi, type ControlApi } from '../helpers/emulator.ts';
-import { effectCountsOf, FixtureUser, MOBILE_RETURN_URL, startFixtureApp, type FixtureApp } from '../fixtures/kit-app.ts';
+import {
+  effectCountsOf,
+  FixtureUser,
+  MOBILE_RETURN_URL,
+  startFixtureApp,
+  type FixtureApp,
+} from '../fixtures/kit-app.ts';
 import { resetStartLimits, startServiceProxy, type Recorder } from '../security/harness.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { describeEachStore } from '../helpers/stores.ts';
@@ -187,7 +193,8 @@ function serviceStatus(row: Pick<AttemptRow, 'session_id'>): { status: string; s
 
 /** The invariants that must hold at every moment. */
 async function checkSafety(): Promise<void> {
-  const effects = await app.query<{ session_id: string; state: string; user_ref: string }>('SELECT session_id, state, user_ref FROM fixture_effects');
+  type Effect = { session_id: string; state: string; user_ref: string };
+  const effects = await app.query<Effect>('SELECT session_id, state, user_ref FROM fixture_effects');
   const counts = await effectCountsOf(app);
   for (const [sessionId, n] of counts) expect(n, `effects of ${sessionId}`).toBe(1);
   const bySession = new Map((await rows()).map((r) => [r.session_id, r]));
@@ -315,7 +322,9 @@ async function execute(ops: Op[]): Promise<void> {
       case 'corrupt': {
         // From now on the service's echo for this attempt is corrupted; one already fulfilled stays so.
         const a = pick(op.a);
-        const fulfilled = a !== undefined && (await rows()).some((r) => r.session_id === a.sessionId && r.outcome === 'fulfilled');
+        const stored = await rows();
+        const isFulfilled = (r: AttemptRow) => r.session_id === a?.sessionId && r.outcome === 'fulfilled';
+        const fulfilled = a !== undefined && stored.some(isFulfilled);
         if (a !== undefined && !fulfilled) corrupted.add(a.sessionId);
         break;
       }
@@ -358,7 +367,8 @@ describeEachStore('random interleavings of landings, reloads, mobile completions
   beforeAll(() => startApp(kind.name));
   afterAll(stopApp);
 
-  it('keep every invariant (at most once, only when truly verified and matching, nothing lost, one SMS per attempt)', async () => {
+  it('keep every invariant (at most once, only when truly verified and matching, nothing lost, one SMS per ' +
+    'attempt)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 4, maxLength: 14 }), async (ops) => {
         try {
@@ -402,7 +412,8 @@ describeEachStore('random interleavings of landings, reloads, mobile completions
       },
     );
     // The runs really exercised the paths (not vacuous): fulfilments by several routes happened.
-    const platforms = await app.query<{ platform: string }>("SELECT DISTINCT platform FROM verify_kit_attempts WHERE outcome = 'fulfilled'");
+    const fulfilledPlatforms = "SELECT DISTINCT platform FROM verify_kit_attempts WHERE outcome = 'fulfilled'";
+    const platforms = await app.query<{ platform: string }>(fulfilledPlatforms);
     expect(platforms.map((p) => p.platform).sort()).toEqual(['mobile', 'web']);
     const stored = await rows();
     expect(stored.some((r) => r.outcome === 'failed')).toBe(true);

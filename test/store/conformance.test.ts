@@ -41,15 +41,25 @@ describeEachStore('store contract', (kind) => {
     await h.store.insertAttempt(attempt(1));
     await h.reopen();
     const found = await h.store.findAttemptByState('state-1');
-    expect(found).toMatchObject({ sessionId: 'session-1', params: { n: 1, note: 'ünïcode' }, outcome: 'pending', fulfilledAt: null });
-    expect(found).toMatchObject({ createdAt: 1_000_000, nextCheckAt: 1_000_000, sweepChecks: 0, platform: 'web', sensitivity: 'normal' });
+    expect(found).toMatchObject({
+      sessionId: 'session-1',
+      params: { n: 1, note: 'ünïcode' },
+      outcome: 'pending',
+      fulfilledAt: null,
+      createdAt: 1_000_000,
+      nextCheckAt: 1_000_000,
+      sweepChecks: 0,
+      platform: 'web',
+      sensitivity: 'normal',
+    });
     expect(await h.store.findAttemptByState('state-2')).toBeUndefined();
   });
 
   it('refuses a second attempt with the same state or the same sessionId, keeping the first', async () => {
     await h.store.insertAttempt(attempt(1));
-    await expect(h.store.insertAttempt(attempt(2, { state: 'state-1' }))).rejects.toThrow(/unique|duplicate key/i);
-    await expect(h.store.insertAttempt(attempt(2, { sessionId: 'session-1' }))).rejects.toThrow(/unique|duplicate key/i);
+    const duplicate = /unique|duplicate key/i;
+    await expect(h.store.insertAttempt(attempt(2, { state: 'state-1' }))).rejects.toThrow(duplicate);
+    await expect(h.store.insertAttempt(attempt(2, { sessionId: 'session-1' }))).rejects.toThrow(duplicate);
     expect((await h.store.findAttemptByState('state-1'))?.userRef).toBe('user-1');
     expect(await h.store.findAttemptByState('state-2')).toBeUndefined();
   });
@@ -61,12 +71,14 @@ describeEachStore('store contract', (kind) => {
     expect(first.kind).toBe('fulfilled');
     expect(second.kind).toBe('already_fulfilled');
     expect(await h.countEffects()).toBe(1);
-    expect(await h.store.findAttemptByState('state-1')).toMatchObject({ outcome: 'fulfilled', fulfilledAt: 5, finishedAt: 5 });
+    const stored = await h.store.findAttemptByState('state-1');
+    expect(stored).toMatchObject({ outcome: 'fulfilled', fulfilledAt: 5, finishedAt: 5 });
   });
 
   it('runs the effect once when twenty callers in one process fulfil the same session at the same moment', async () => {
     await h.store.insertAttempt(attempt(1));
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => h.store.fulfilOnce('session-1', h.effect(), 10 + i)));
+    const callers = Array.from({ length: 20 }, (_, i) => h.store.fulfilOnce('session-1', h.effect(), 10 + i));
+    const results = await Promise.all(callers);
     expect(results.filter((r) => r.kind === 'fulfilled')).toHaveLength(1);
     expect(results.filter((r) => r.kind === 'already_fulfilled')).toHaveLength(19);
     expect(await h.countEffects()).toBe(1);
@@ -94,7 +106,8 @@ describeEachStore('store contract', (kind) => {
     await h.store.fulfilOnce('session-2', () => {}, 7);
     await h.store.recordFailure('session-2', 'device_changed', 8);
     expect(ran).toEqual([]);
-    expect(await h.store.findAttemptByState('state-1')).toMatchObject({ outcome: 'failed', failureReason: 'otp_locked', finishedAt: 5 });
+    const failed = await h.store.findAttemptByState('state-1');
+    expect(failed).toMatchObject({ outcome: 'failed', failureReason: 'otp_locked', finishedAt: 5 });
     expect(await h.store.findAttemptByState('state-2')).toMatchObject({ outcome: 'fulfilled', failureReason: null });
   });
 
@@ -164,12 +177,15 @@ describeEachStore('store contract', (kind) => {
       expect((await claim('a', 2_000_000)).map((x) => x.state)).toEqual(['state-2']);
     });
 
-    it('claims only the platform asked for, so a web kit and a mobile kit sharing a store each sweep their own', async () => {
+    it('claims only the platform asked for, so a web kit and a mobile kit sharing a store each sweep their ' +
+      'own', async () => {
       await h.store.insertAttempt(attempt(1, { platform: 'web' }));
       await h.store.insertAttempt(attempt(2, { platform: 'mobile' }));
       const options = { now: 2_000_000, limit: 10, leaseMs: 60_000, maxAgeMs: 24 * HOUR };
-      expect((await h.store.claimDueAttempts({ ...options, owner: 'm', platform: 'mobile' })).map((x) => x.state)).toEqual(['state-2']);
-      expect((await h.store.claimDueAttempts({ ...options, owner: 'w', platform: 'web' })).map((x) => x.state)).toEqual(['state-1']);
+      const mobile = await h.store.claimDueAttempts({ ...options, owner: 'm', platform: 'mobile' });
+      const web = await h.store.claimDueAttempts({ ...options, owner: 'w', platform: 'web' });
+      expect(mobile.map((x) => x.state)).toEqual(['state-2']);
+      expect(web.map((x) => x.state)).toEqual(['state-1']);
     });
 
     it('reschedules only for the owner of the claim, and releases claims on request', async () => {
@@ -190,7 +206,8 @@ describeEachStore('store contract', (kind) => {
       await h.store.insertAttempt(attempt(1));
       await h.store.insertAttempt(attempt(2));
       await h.store.insertAttempt(attempt(3, { createdAt: now - HOUR }));
-      const [held] = await h.store.claimDueAttempts({ now: now - 1, owner: 'a', limit: 1, leaseMs: 60_000, maxAgeMs: 25 * HOUR });
+      const claim = { now: now - 1, owner: 'a', limit: 1, leaseMs: 60_000, maxAgeMs: 25 * HOUR };
+      const [held] = await h.store.claimDueAttempts(claim);
       const free = held!.state === 'state-1' ? attempt(2) : attempt(1);
       expect(await h.store.expireAttempts(now, 24 * HOUR)).toBe(1);
       expect(await h.store.findAttemptByState(free.state)).toMatchObject({ outcome: 'expired', finishedAt: now });

@@ -42,16 +42,19 @@ describeEachStore('ordering and outcome events', (kind) => {
   });
 
   describe('start order', () => {
-    it('attempts inserted with the same createdAt still get strictly increasing startSeq, and keep their destination', async () => {
+    it('attempts inserted with the same createdAt still get strictly increasing startSeq, and keep their ' +
+      'destination', async () => {
       for (const n of [1, 2, 3]) await h.store.insertAttempt(attempt(n));
-      const seqs = await Promise.all([1, 2, 3].map(async (n) => (await h.store.findAttemptByState(`state-${n}`))!.startSeq));
+      const seqOf = async (n: number) => (await h.store.findAttemptByState(`state-${n}`))!.startSeq;
+      const seqs = await Promise.all([1, 2, 3].map(seqOf));
       expect(seqs[0]! < seqs[1]! && seqs[1]! < seqs[2]!).toBe(true);
       expect((await h.store.findAttemptByState('state-2'))?.destination).toBe('+15550100001');
     });
   });
 
   describe('ordering inside the fulfil transaction', () => {
-    it("fulfilling the newer attempt supersedes the user's older pending ones of that action, and no one else's", async () => {
+    it("fulfilling the newer attempt supersedes the user's older pending ones of that action, and no one " +
+      "else's", async () => {
       await h.store.insertAttempt(attempt(1));
       await h.store.insertAttempt(attempt(2, { action: 'confirm_phone' }));
       await h.store.insertAttempt(attempt(3, { userRef: 'user-b' }));
@@ -59,14 +62,16 @@ describeEachStore('ordering and outcome events', (kind) => {
       const result = await h.store.fulfilOnce('session-4', effect, 10);
       expect(result.kind).toBe('fulfilled');
       expect(result.kind === 'fulfilled' && result.superseded.map((a) => a.sessionId)).toEqual(['session-1']);
-      expect(await h.store.findAttemptByState('state-1')).toMatchObject({ outcome: 'superseded', supersededBy: 'session-4', finishedAt: 10 });
+      const older = await h.store.findAttemptByState('state-1');
+      expect(older).toMatchObject({ outcome: 'superseded', supersededBy: 'session-4', finishedAt: 10 });
       expect((await h.store.findAttemptByState('state-2'))?.outcome).toBe('pending');
       expect((await h.store.findAttemptByState('state-3'))?.outcome).toBe('pending');
       expect((await h.store.fulfilOnce('session-1', effect, 11)).kind).toBe('not_pending');
       expect(applied).toEqual(['session-4']);
     });
 
-    it("an older attempt still pending when a newer one was applied ('independent' then) is superseded, not applied", async () => {
+    it("an older attempt still pending when a newer one was applied ('independent' then) is superseded, not " +
+      "applied", async () => {
       await h.store.insertAttempt(attempt(1));
       await h.store.insertAttempt(attempt(2));
       await h.store.fulfilOnce('session-2', effect, 10, { ordering: 'independent' });
@@ -95,7 +100,8 @@ describeEachStore('ordering and outcome events', (kind) => {
   });
 
   describe('ordering across processes', () => {
-    it('four processes fulfilling the same attempts in different orders never apply an older one after a newer one', async () => {
+    it('four processes fulfilling the same attempts in different orders never apply an older one after a newer ' +
+      'one', async () => {
       await h.exec(
         h.kind === 'sqlite'
           ? 'CREATE TABLE ordered_effects (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, user_ref TEXT)'
@@ -106,7 +112,9 @@ describeEachStore('ordering and outcome events', (kind) => {
       const reversed = [...sessionIds].reverse();
       const orders = [sessionIds, reversed, sessionIds.filter((_, i) => i % 2 === 0), reversed];
       const racers = orders.map((order) =>
-        fork(fileURLToPath(new URL('../fixtures/ordering-racer.ts', import.meta.url)), [h.spec, ...order], { execArgv: ['--import', 'tsx'] }),
+        fork(fileURLToPath(new URL('../fixtures/ordering-racer.ts', import.meta.url)), [h.spec, ...order], {
+          execArgv: ['--import', 'tsx'],
+        }),
       );
       const ready = racers.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
       const done = racers.map(
@@ -139,7 +147,8 @@ describeEachStore('ordering and outcome events', (kind) => {
         expect(newest.outcome).toBe('fulfilled');
         expect(last.get(user)).toBe(newest.startSeq);
       }
-      expect(await h.query('SELECT session_id FROM ordered_effects GROUP BY session_id HAVING count(*) > 1')).toEqual([]);
+      const twice = await h.query('SELECT session_id FROM ordered_effects GROUP BY session_id HAVING count(*) > 1');
+      expect(twice).toEqual([]);
     });
   });
 
@@ -151,7 +160,8 @@ describeEachStore('ordering and outcome events', (kind) => {
       for (const n of [1, 2, 3, 4]) await h.store.insertAttempt(attempt(n, { userRef: `user-${n}` }));
       await h.store.fulfilOnce('session-1', effect, 10, { event: { source: 'landing' } });
       await h.store.recordFailure('session-2', 'otp_locked', 10, { source: 'mobile' });
-      await h.store.recordFailure('session-2', 'otp_locked', 11, { source: 'sweep' }); // already failed: no second event
+      // Already failed: no second event.
+      await h.store.recordFailure('session-2', 'otp_locked', 11, { source: 'sweep' });
       await h.store.insertAttempt(attempt(5, { userRef: 'user-5', createdAt: 0 }));
       expect(await h.store.expireAttempts(1_000_500, 1000, { source: 'sweep' })).toBe(1);
       await h.store.fulfilOnce('session-3', effect, 12); // no event asked for
@@ -188,9 +198,16 @@ describeEachStore('ordering and outcome events', (kind) => {
     it('are leased to one owner at a time, come back when the lease lapses, and never after delivery', async () => {
       await h.store.insertAttempt(attempt(1));
       await h.store.fulfilOnce('session-1', effect, 10, sweepEvent);
-      const claim = (owner: string, now: number) => h.store.claimOutcomeEvents({ now, owner, leaseMs: 1000, limit: 10 });
+      const claim = (owner: string, now: number) =>
+        h.store.claimOutcomeEvents({ now, owner, leaseMs: 1000, limit: 10 });
       const [first] = await claim('a', 20);
-      expect(first).toMatchObject({ outcome: 'fulfilled', source: 'sweep', deliveries: 1, occurredAt: 10, attempt: { sessionId: 'session-1' } });
+      expect(first).toMatchObject({
+        outcome: 'fulfilled',
+        source: 'sweep',
+        deliveries: 1,
+        occurredAt: 10,
+        attempt: { sessionId: 'session-1' },
+      });
       expect(await claim('b', 500)).toEqual([]); // leased to a
       await h.store.retryOutcomeEvent(first!.eventId, 'a', 5000); // a's hook threw: try again at 5000
       expect(await claim('b', 4999)).toEqual([]);
@@ -209,9 +226,11 @@ describeEachStore('ordering and outcome events', (kind) => {
         const result = await h.store.fulfilOnce(`session-${n}`, effect, 10, sweepEvent);
         if (result.kind === 'fulfilled') ids.push(...result.eventIds);
       }
-      const mine = await h.store.claimOutcomeEvents({ now: 20, owner: 'request', leaseMs: 1000, limit: 10, eventIds: [ids[2]!] });
+      const only = { now: 20, owner: 'request', leaseMs: 1000, limit: 10, eventIds: [ids[2]!] };
+      const mine = await h.store.claimOutcomeEvents(only);
       expect(mine.map((e) => e.eventId)).toEqual([ids[2]]);
-      const batches = await Promise.all(['a', 'b', 'c'].map((owner) => h.store.claimOutcomeEvents({ now: 20, owner, leaseMs: 1000, limit: 2 })));
+      const claimAs = (owner: string) => h.store.claimOutcomeEvents({ now: 20, owner, leaseMs: 1000, limit: 2 });
+      const batches = await Promise.all(['a', 'b', 'c'].map(claimAs));
       const claimed = batches.flat().map((e) => e.eventId);
       expect(new Set(claimed).size).toBe(claimed.length);
       expect(claimed.sort()).toEqual(ids.filter((id) => id !== ids[2]).sort());

@@ -81,7 +81,8 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await other.findAttemptByState('state-1'))?.outcome).toBe('pending');
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
     // A concurrent fulfilment waits on the row lock, then finds it fulfilled: the effect ran once.
-    const racer = other.fulfilOnce('session-1', async (tx) => void (await tx.query("INSERT INTO effects VALUES ('x')")), 6);
+    const second = async (tx: pg.PoolClient) => void (await tx.query("INSERT INTO effects VALUES ('x')"));
+    const racer = other.fulfilOnce('session-1', second, 6);
     release();
     expect((await fulfilment).kind).toBe('fulfilled');
     expect((await racer).kind).toBe('already_fulfilled');
@@ -119,7 +120,8 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
   });
 
   it('reports an unreachable database from every call and from ready, without an unhandled rejection', async () => {
-    const pool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/nowhere', connectionTimeoutMillis: 500 });
+    const nowhere = 'postgres://postgres@127.0.0.1:1/nowhere';
+    const pool = new pg.Pool({ connectionString: nowhere, connectionTimeoutMillis: 500 });
     pools.push(pool);
     const broken = createPostgresStore({ pool });
     await expect(broken.ready).rejects.toThrow();

@@ -69,7 +69,8 @@ describe('SQLite store', () => {
   });
 
   it('rejects an option that is not a path or a database, saying what to pass', () => {
-    expect(() => createSqliteStore({ database: {} as unknown as string })).toThrow(/file path or an open better-sqlite3 Database/);
+    const notADatabase = {} as unknown as string;
+    expect(() => createSqliteStore({ database: notADatabase })).toThrow(/file path or an open better-sqlite3 Database/);
   });
 });
 
