@@ -1,9 +1,10 @@
 /**
  * One integrator app in its own process: `kit` (express + express-session + helmet + the kit) or
  * `baseline` (the same express + express-session + helmet, with a minimal hand-written start and
- * landing). Both use a file SQLite database (WAL, synchronous=NORMAL), an undici keep-alive Pool to
- * the emulator, a silent logger, and the same action: one INSERT into bench_grants committed with
- * the attempt's mark.
+ * landing). Both use a file SQLite database (WAL, synchronous=NORMAL), or with `databaseUrl` a
+ * PostgreSQL database (the kit's PostgreSQL store; the baseline on plain node-postgres), an undici
+ * keep-alive Pool to the emulator, a silent logger, and the same action: one INSERT into
+ * bench_grants committed with the attempt's mark.
  *
  * The process listens first (port 0) so the orchestrator can register the app's returnUrl with the
  * emulator, then `configure` builds the app.
@@ -15,9 +16,27 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import session from 'express-session';
 import helmet from 'helmet';
+import pg from 'pg';
 import { Pool } from 'undici';
-import { createSqliteStore, createVerificationKit, type ActionDefinition, type SqliteStore, type VerificationKit } from '../middleware/index.ts';
-import { ACTION, basicAuthorization, destinationOf, SUCCESS_PATH, type ConfigureArgs, type SeedAttempt } from './common.ts';
+import {
+  createPostgresStore,
+  createSqliteStore,
+  createVerificationKit,
+  type ActionDefinition,
+  type VerificationKit,
+  type VerifyStore,
+} from '../middleware/index.ts';
+import {
+  ACTION,
+  basicAuthorization,
+  destinationOf,
+  PG_GRANTS_TABLE,
+  PG_INSERT_GRANT,
+  PG_SEED_ATTEMPTS,
+  SUCCESS_PATH,
+  type ConfigureArgs,
+  type SeedAttempt,
+} from './common.ts';
 import { serve } from './ipc.ts';
 
 const mode = process.argv[2];
@@ -33,13 +52,15 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const port = (server.address() as AddressInfo).port;
 
 let db: Database | undefined;
-let store: SqliteStore | undefined;
-let kit: VerificationKit<Database> | undefined;
+let pgPool: pg.Pool | undefined;
+let store: VerifyStore<unknown> | undefined;
+let kit: VerificationKit<unknown> | undefined;
 let upstream: Pool | undefined;
-let seed: (attempts: SeedAttempt[]) => void = () => {
+let seed: (attempts: SeedAttempt[]) => void | Promise<void> = () => {
   throw new Error('not configured');
 };
-let counts: () => { grants: number; fulfilled: number } = () => ({ grants: 0, fulfilled: 0 });
+type Counts = { grants: number; fulfilled: number };
+let counts: () => Counts | Promise<Counts> = () => ({ grants: 0, fulfilled: 0 });
 
 function baseApp(): express.Express {
   const app = express();
@@ -58,8 +79,10 @@ function baseApp(): express.Express {
 }
 
 function configureKit(args: ConfigureArgs): express.Express {
-  store = createSqliteStore({ database: args.dbPath });
-  const kdb = store.db;
+  if (args.databaseUrl !== undefined) return configureKitPostgres(args);
+  const sqlite = createSqliteStore({ database: args.dbPath });
+  store = sqlite;
+  const kdb = sqlite.db;
   db = kdb;
   kdb.exec('CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)');
   const insertGrant = kdb.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?, ?)');
@@ -73,13 +96,13 @@ function configureKit(args: ConfigureArgs): express.Express {
       },
     },
   ];
-  kit = createVerificationKit<Database>({
+  kit = createVerificationKit<unknown>({
     baseUrl: args.emulatorUrl,
     clientId: args.clientId,
     clientSecret: args.secret,
     returnUrl: args.returnUrl,
-    store,
-    actions,
+    store: sqlite,
+    actions: actions as ActionDefinition<unknown>[],
     // The kit's start limits are on by default (SQLite counters per user, destination and IP). Every bench
     // request comes from 127.0.0.1, so the budgets are made generous: the limits are counted, never hit.
     // BENCH_KIT_START_LIMITS=off measures the start without them (dangerouslyDisableStartLimits).
@@ -92,7 +115,7 @@ function configureKit(args: ConfigureArgs): express.Express {
       return user === undefined ? null : { userRef: user, destination: destinationOf(user) };
     },
   });
-  const s = store;
+  const s = sqlite;
   seed = (attempts) => {
     const now = Date.now();
     kdb.exec('BEGIN');
@@ -123,14 +146,76 @@ function configureKit(args: ConfigureArgs): express.Express {
   const fulfilled = kdb.prepare("SELECT COUNT(*) AS n FROM verify_kit_attempts WHERE outcome = 'fulfilled'");
   counts = () => ({ grants: (grants.get() as { n: number }).n, fulfilled: (fulfilled.get() as { n: number }).n });
 
+  return kitApp(kit);
+}
+
+function kitApp(k: VerificationKit<unknown>): express.Express {
   const app = baseApp();
-  const k = kit;
   app.post('/bench/login', express.urlencoded({ extended: false }), (req, res) => {
     bag(req).user = String((req.body as { user?: string }).user);
     res.json({ csrf: k.csrfToken(req) });
   });
-  app.use(kit.router);
+  app.use(k.router);
   return app;
+}
+
+/** Seeded attempts into PostgreSQL, a chunk per statement (the kit's table, or the baseline's). */
+async function seedPostgres(pool: pg.Pool, sql: string, attempts: SeedAttempt[], extra: unknown[]): Promise<void> {
+  for (let i = 0; i < attempts.length; i += 5000) {
+    const chunk = attempts.slice(i, i + 5000);
+    const columns = [chunk.map((a) => a.state), chunk.map((a) => a.sessionId), chunk.map((a) => a.userRef)];
+    await pool.query(sql, [...columns, ...extra]);
+  }
+}
+
+const pgCounts = (pool: pg.Pool, attemptsTable: string) => async (): Promise<Counts> => {
+  const { rows } = await pool.query(
+    `SELECT (SELECT count(*) FROM bench_grants)::int AS grants,
+            (SELECT count(*) FROM ${attemptsTable} WHERE outcome = 'fulfilled')::int AS fulfilled`,
+  );
+  return rows[0] as Counts;
+};
+
+/** The kit on its PostgreSQL store: the same action, awaited on the transaction's client. */
+function configureKitPostgres(args: ConfigureArgs): express.Express {
+  const pool = new pg.Pool({ connectionString: args.databaseUrl, max: 10 });
+  pgPool = pool;
+  const pgStore = createPostgresStore({ pool });
+  store = pgStore;
+  const action: ActionDefinition<pg.PoolClient> = {
+    name: ACTION,
+    operationSensitivity: 'normal',
+    successPath: SUCCESS_PATH,
+    // One lander lands thousands of its own verified attempts, several at once; the hand-written
+    // baseline applies each one, so the kit does too (with 'latest' a newer one would supersede them).
+    ordering: 'independent',
+    async fulfil(tx, attempt) {
+      await tx.query({ name: 'bench_grant', text: PG_INSERT_GRANT, values: [attempt.sessionId, attempt.userRef] });
+    },
+  };
+  kit = createVerificationKit<unknown>({
+    baseUrl: args.emulatorUrl,
+    clientId: args.clientId,
+    clientSecret: args.secret,
+    returnUrl: args.returnUrl,
+    store: pgStore as VerifyStore<unknown>,
+    actions: [action as ActionDefinition<unknown>],
+    limits: { perUser: GENEROUS, perDestination: GENEROUS, perIp: GENEROUS },
+    resolveUser: (req) => {
+      const user = bag(req).user;
+      return user === undefined ? null : { userRef: user, destination: destinationOf(user) };
+    },
+  });
+  const ready = pgStore.ready.then(() =>
+    pool.query(PG_GRANTS_TABLE),
+  );
+  seed = async (attempts) => {
+    await ready;
+    const now = Date.now();
+    await seedPostgres(pool, PG_SEED_ATTEMPTS, attempts, [ACTION, SUCCESS_PATH, now, now + 3 * 60_000]);
+  };
+  counts = pgCounts(pool, 'verify_kit_attempts');
+  return kitApp(kit);
 }
 
 function safeEqual(a: string, b: string): boolean {
@@ -149,6 +234,7 @@ const escapeHtml = (s: string) =>
  * one IMMEDIATE transaction (conditional mark + the action's INSERT), 303 to the stored path.
  */
 function configureBaseline(args: ConfigureArgs): express.Express {
+  if (args.databaseUrl !== undefined) return configureBaselinePostgres(args);
   const bdb = new BetterSqlite3(args.dbPath);
   db = bdb;
   bdb.pragma('busy_timeout = 5000');
@@ -279,6 +365,104 @@ function configureBaseline(args: ConfigureArgs): express.Express {
   return app;
 }
 
+/**
+ * The hand-written landing on plain node-postgres, what an integrator would write from the spec:
+ * look the attempt up by state, GET /session, check verified + state + userRef, then on one pooled
+ * client BEGIN, the conditional mark, the action's INSERT when the mark took, COMMIT; 303.
+ */
+function configureBaselinePostgres(args: ConfigureArgs): express.Express {
+  const pool = new pg.Pool({ connectionString: args.databaseUrl, max: 10 });
+  pgPool = pool;
+  const ready = pool.query(`CREATE TABLE IF NOT EXISTS attempts (
+      state TEXT PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, user_ref TEXT NOT NULL, action TEXT NOT NULL,
+      return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at BIGINT NOT NULL,
+      fulfilled_at BIGINT);
+    ${PG_GRANTS_TABLE};`);
+  seed = async (attempts) => {
+    await ready;
+    await seedPostgres(
+      pool,
+      `INSERT INTO attempts (state, session_id, user_ref, action, return_to, created_at)
+       SELECT s, i, u, $4, $5, $6 FROM unnest($1::text[], $2::text[], $3::text[]) AS t(s, i, u)`,
+      attempts,
+      [ACTION, SUCCESS_PATH, Date.now()],
+    );
+  };
+  counts = pgCounts(pool, 'attempts');
+  const undiciPool = new Pool(new URL(args.emulatorUrl).origin, { keepAliveTimeout: 10_000 });
+  upstream = undiciPool;
+  const authorization = basicAuthorization(args.clientId, args.secret);
+
+  const app = baseApp();
+  app.post('/bench/login', express.urlencoded({ extended: false }), (req, res) => {
+    bag(req).user = String((req.body as { user?: string }).user);
+    res.json({ csrf: 'unused' });
+  });
+  app.get('/verify/return', async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const { session_id: sessionId, state } = req.query;
+      if (typeof sessionId !== 'string' || typeof state !== 'string') {
+        res.status(400).send('bad link');
+        return;
+      }
+      const { rows } = await pool.query<{ session_id: string; user_ref: string; return_to: string; outcome: string }>({
+        name: 'by_state',
+        text: 'SELECT session_id, user_ref, return_to, outcome FROM attempts WHERE state = $1',
+        values: [state],
+      });
+      const row = rows[0];
+      if (row === undefined || row.session_id !== sessionId) {
+        res.status(400).send('unknown');
+        return;
+      }
+      if (row.outcome === 'pending') {
+        const answer = await undiciPool.request({
+          method: 'GET',
+          path: `/session/${encodeURIComponent(sessionId)}`,
+          headers: { authorization, accept: 'application/json' },
+        });
+        const status = (await answer.body.json()) as { status?: string; state?: string; userRef?: string };
+        if (answer.statusCode !== 200) {
+          res.status(502).send('service');
+          return;
+        }
+        if (status.status !== 'verified' || status.state !== state || status.userRef !== row.user_ref) {
+          res.status(200).type('html').send('<!doctype html><title>Pending</title><p>Not verified (yet).</p>');
+          return;
+        }
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const marked = await client.query({
+            name: 'mark',
+            text: `UPDATE attempts SET outcome = 'fulfilled', fulfilled_at = $1
+              WHERE session_id = $2 AND outcome = 'pending'`,
+            values: [Date.now(), sessionId],
+          });
+          if (marked.rowCount === 1) {
+            await client.query({ name: 'grant', text: PG_INSERT_GRANT, values: [sessionId, row.user_ref] });
+          }
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw error;
+        } finally {
+          client.release();
+        }
+      }
+      if (bag(req).user !== row.user_ref) {
+        res.type('html').send('<!doctype html><title>Done</title><p>Done.</p>');
+        return;
+      }
+      res.set('Cache-Control', 'no-store');
+      res.redirect(303, row.return_to);
+    } catch (error) {
+      next(error);
+    }
+  });
+  return app;
+}
+
 serve(
   {
     port: () => ({ port }),
@@ -290,8 +474,8 @@ serve(
       server.on('request', app);
       return { ok: true };
     },
-    seed(args: { attempts: SeedAttempt[] }) {
-      seed(args.attempts);
+    async seed(args: { attempts: SeedAttempt[] }) {
+      await seed(args.attempts);
       return { inserted: args.attempts.length };
     },
     counts: () => counts(),
@@ -304,6 +488,7 @@ serve(
     await kit?.close();
     await upstream?.close();
     await store?.close();
+    await pgPool?.end();
     if (db?.open) db.close();
   },
 );

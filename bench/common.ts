@@ -7,7 +7,19 @@ export interface ConfigureArgs {
   secret: string;
   returnUrl: string;
   dbPath: string;
+  /** PostgreSQL instead of the SQLite file: the kit's PostgreSQL store, or the baseline on node-postgres. */
+  databaseUrl?: string;
 }
+
+/** Inserts seeded attempts in one statement per chunk (the kit's columns; every attempt due in `dueInMs`). */
+export const PG_SEED_ATTEMPTS = `INSERT INTO verify_kit_attempts
+  (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at)
+  SELECT s, i, u, $4, 'null', $5, 'normal', 'web', $6, $7
+  FROM unnest($1::text[], $2::text[], $3::text[]) AS t(s, i, u)`;
+
+export const PG_GRANTS_TABLE = `CREATE TABLE IF NOT EXISTS bench_grants (
+  id BIGSERIAL PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)`;
+export const PG_INSERT_GRANT = 'INSERT INTO bench_grants (session_id, user_ref) VALUES ($1, $2)';
 
 export interface SeedAttempt {
   state: string;

@@ -14,8 +14,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createSqliteStore } from '../middleware/index.ts';
-import { ACTION, SUCCESS_PATH, type SeedAttempt } from './common.ts';
+import pg from 'pg';
+import { createPostgresStore, createSqliteStore } from '../middleware/index.ts';
+import { createTestDatabase, type TestDatabase } from '../test/helpers/postgres.ts';
+import { ACTION, PG_GRANTS_TABLE, PG_SEED_ATTEMPTS, SUCCESS_PATH, type SeedAttempt } from './common.ts';
 import { spawnChild, type Child } from './ipc.ts';
 import { closedLoop, loadPool, median, mergeStatuses, percentile, sortedCopy, type LoadRequest, type LoadResult } from './load.ts';
 import { resetEmulator, seedVerifiedSessions, type SeedClient } from './seed.ts';
@@ -41,7 +43,7 @@ function listEnv(name: string, fallback: number[]): number[] {
   return values.sort((a, b) => a - b);
 }
 
-const PHASES = ['landing', 'start', 'duplicates', 'sweep'] as const;
+const PHASES = ['landing', 'start', 'duplicates', 'sweep', 'pg-landing', 'pg-sweep'] as const;
 type Phase = (typeof PHASES)[number];
 
 const config = {
@@ -60,6 +62,9 @@ const config = {
   /** The kit's default sweep concurrency (middleware/sweep.ts), used when BENCH_SWEEP_CONCURRENCY is unset. */
   kitDefaultSweepConcurrency: 4,
   sweepBudgetMs: intEnv('BENCH_SWEEP_BUDGET_MS', 300_000),
+  /** Due attempts of the PostgreSQL sweep, shared by `pgSweepProcesses` sweep processes. */
+  pgSweepSize: intEnv('BENCH_PG_SWEEP_SIZE', 100_000),
+  pgSweepProcesses: intEnv('BENCH_PG_SWEEP_PROCESSES', 2),
   rawRequests: intEnv('BENCH_RAW_REQUESTS', 15_000),
   rawMaxMs: intEnv('BENCH_RAW_MAX_MS', 10_000),
   seedConcurrency: intEnv('BENCH_SEED_CONCURRENCY', 16),
@@ -254,7 +259,12 @@ function landingPath(a: SeedAttempt): string {
 
 // ---------------------------------------------------------------- phases
 
-async function landingPhase(emulatorUrl: string, emulator: Child, sides: [Side, Side]): Promise<Comparison> {
+async function landingPhase(
+  emulatorUrl: string,
+  emulator: Child,
+  sides: [Side, Side],
+  what = 'landing',
+): Promise<Comparison> {
   await resetEmulator(emulatorUrl);
   const perSide = config.warmupRequests + config.rounds * config.roundRequests + 1;
   const lander = 'bench-lander';
@@ -277,7 +287,7 @@ async function landingPhase(emulatorUrl: string, emulator: Child, sides: [Side, 
   }
   const before = new Map<string, { grants: number }>();
   for (const side of sides) before.set(side.name, await side.child.call('counts'));
-  const result = await interleaved('landing', sides, emulator, 303, (side, i) => ({
+  const result = await interleaved(what, sides, emulator, 303, (side, i) => ({
     method: 'GET',
     path: landingPath(seeded.get(side.name)![i]!),
     headers: { cookie: cookies.get(side.name)! },
@@ -504,6 +514,128 @@ async function sweepPhase(
   return out;
 }
 
+interface PgSweepFigures {
+  attempts: number;
+  processes: number;
+  seedMs: number;
+  /** From the moment every process was asked to sweep until the last one finished, ms. */
+  wallMs: number;
+  attemptsPerSecond: number;
+  /** Raw GET /session capacity at the processes' combined concurrency, before and after. */
+  rawConcurrency: number;
+  rawBefore: number;
+  rawAfter: number;
+  rawCapacity: number;
+  fractionOfRaw: number;
+  fulfilledByProcess: number[];
+  grants: number;
+  distinctGrants: number;
+  peakRssMiB: number[];
+}
+
+/**
+ * The sweep on PostgreSQL: N due attempts (verified sessions) in one database, swept by several
+ * sweep processes at once (SKIP LOCKED claims), against the emulator's raw capacity at their
+ * combined concurrency.
+ */
+async function pgSweepPhase(emulatorUrl: string, emulator: Child, client: SeedClient): Promise<PgSweepFigures> {
+  await resetEmulator(emulatorUrl);
+  const size = config.pgSweepSize;
+  const database: TestDatabase = await createTestDatabase({ max: 4 });
+  try {
+    const t0 = performance.now();
+    // One attempt per user: with the default ordering every one of them is the user's newest intent.
+    const sessions = await seedVerifiedSessions(emulatorUrl, client, size, (i) => `bench-pg-sweeper-${i}`, {
+      concurrency: config.seedConcurrency,
+    });
+    const store = createPostgresStore({ pool: database.pool });
+    await store.ready;
+    await database.pool.query(PG_GRANTS_TABLE);
+    const now = Date.now();
+    for (let i = 0; i < sessions.length; i += 5000) {
+      const chunk = sessions.slice(i, i + 5000);
+      await database.pool.query(PG_SEED_ATTEMPTS, [
+        chunk.map((a) => a.state),
+        chunk.map((a) => a.sessionId),
+        chunk.map((a) => a.userRef),
+        ACTION,
+        SUCCESS_PATH,
+        now - 10 * 60_000,
+        now - 60_000,
+      ]);
+    }
+    await database.pool.query('VACUUM ANALYZE verify_kit_attempts');
+    const seedMs = performance.now() - t0;
+    log(`pg-sweep ${size}: seeded ${size} verified sessions and due attempts in ${Math.round(seedMs)} ms`);
+
+    const rawConcurrency = sweepConcurrency * config.pgSweepProcesses;
+    const common = {
+      dbPath: '',
+      databaseUrl: database.url,
+      emulatorUrl,
+      clientId: client.clientId,
+      secret: client.secret,
+    };
+    const raw = async (): Promise<RawResult> => {
+      const child = spawnChild('./sweep-child.ts', 'raw');
+      try {
+        const args = { ...common, concurrency: rawConcurrency, total: config.rawRequests, maxMs: config.rawMaxMs };
+        return await child.call<RawResult>('raw', args);
+      } finally {
+        await child.stop();
+      }
+    };
+    const before = await raw();
+    log(`pg-sweep ${size}: raw capacity before ${Math.round(before.rps)} req/s at concurrency ${rawConcurrency}`);
+    const children = Array.from({ length: config.pgSweepProcesses }, () => spawnChild('./sweep-child.ts', 'sweep'));
+    let results: SweepChildResult[];
+    let wallMs: number;
+    // Timed only once every process answers (a tsx start-up is not sweep time): any reply will do.
+    await Promise.all(children.map((c) => c.call('ping').catch(() => undefined)));
+    const w0 = performance.now();
+    try {
+      results = await Promise.all(
+        children.map((c) =>
+          c.call<SweepChildResult>(
+            'sweep',
+            { ...common, concurrency: config.sweepConcurrency, timeBudgetMs: config.sweepBudgetMs },
+            config.sweepBudgetMs + 120_000,
+          ),
+        ),
+      );
+      wallMs = performance.now() - w0;
+    } finally {
+      await Promise.all(children.map((c) => c.stop()));
+    }
+    const after = await raw();
+    log(`pg-sweep ${size}: raw capacity after ${Math.round(after.rps)} req/s`);
+    const fulfilled = results.reduce((sum, r) => sum + r.report.fulfilled, 0);
+    const grantsSql = 'SELECT count(*)::int AS n, count(DISTINCT session_id)::int AS d FROM bench_grants';
+    const { rows } = await database.pool.query(grantsSql);
+    const rawCapacity = (before.rps + after.rps) / 2;
+    const attemptsPerSecond = fulfilled / (wallMs / 1000);
+    log(`pg-sweep ${size}: ${fulfilled} fulfilled by ${results.length} processes in ${Math.round(wallMs)} ms`);
+    return {
+      attempts: size,
+      processes: results.length,
+      seedMs: Math.round(seedMs),
+      wallMs: Math.round(wallMs),
+      attemptsPerSecond: round1(attemptsPerSecond),
+      rawConcurrency,
+      rawBefore: round1(before.rps),
+      rawAfter: round1(after.rps),
+      rawCapacity: round1(rawCapacity),
+      fractionOfRaw: round3(attemptsPerSecond / rawCapacity),
+      fulfilledByProcess: results.map((r) => r.report.fulfilled),
+      grants: rows[0].n,
+      distinctGrants: rows[0].d,
+      peakRssMiB: results.map((r) => round1(r.peakRssKiB / 1024)),
+    };
+  } finally {
+    await database.drop();
+  }
+}
+
 // ---------------------------------------------------------------- targets and output
 
 interface Target {
@@ -513,9 +645,32 @@ interface Target {
   met: boolean;
 }
 
-function targetsOf(landing?: Comparison, start?: Comparison, dups?: DuplicateFigures[], sweep?: SweepFigures[]): Target[] {
+function targetsOf(
+  landing?: Comparison,
+  start?: Comparison,
+  dups?: DuplicateFigures[],
+  sweep?: SweepFigures[],
+  pgLanding?: Comparison,
+  pgSweep?: PgSweepFigures,
+): Target[] {
   const t: Target[] = [];
-  for (const c of [landing, start]) {
+  if (pgSweep !== undefined) {
+    const once = pgSweep.grants === pgSweep.attempts && pgSweep.distinctGrants === pgSweep.attempts;
+    const p = pgSweep;
+    t.push({
+      name: `pg-sweep ${p.attempts} (${p.processes} processes): every attempt fulfilled once`,
+      target: `= ${p.attempts}`,
+      value: `${p.fulfilledByProcess.join(' + ')} (grants ${p.grants}, distinct ${p.distinctGrants})`,
+      met: once,
+    });
+    t.push({
+      name: `pg-sweep ${p.attempts}: rate / raw capacity (c=${p.rawConcurrency})`,
+      target: '>= 0.80',
+      value: p.fractionOfRaw.toFixed(3),
+      met: p.fractionOfRaw >= 0.8,
+    });
+  }
+  for (const c of [landing, start, pgLanding]) {
     if (c === undefined) continue;
     // A ratio over wrong answers (e.g. 429s) means nothing: it counts as met only when every request succeeded.
     const errors = c.kit.errors + c.baseline.errors;
@@ -614,6 +769,8 @@ async function main(): Promise<void> {
     start?: Comparison;
     duplicates?: DuplicateFigures[];
     sweep?: SweepFigures[];
+    pgLanding?: Comparison;
+    pgSweep?: PgSweepFigures;
   } = {};
   log(`config ${JSON.stringify({ ...config, phases: config.phases })}; ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   try {
@@ -624,14 +781,31 @@ async function main(): Promise<void> {
       kitChild.call<{ port: number }>('port', undefined, 60_000),
       baseChild.call<{ port: number }>('port', undefined, 60_000),
     ]);
+    // The same two apps on PostgreSQL (the kit's store; the baseline on plain node-postgres).
+    const pgKitChild = config.phases.includes('pg-landing') ? spawnChild('./app-child.ts', 'kit') : undefined;
+    const pgBaseChild = config.phases.includes('pg-landing') ? spawnChild('./app-child.ts', 'baseline') : undefined;
+    for (const c of [pgKitChild, pgBaseChild]) if (c !== undefined) children.push(c);
+    const pgPorts = pgKitChild && pgBaseChild
+      ? ((await Promise.all([pgKitChild, pgBaseChild].map((c) => c.call<{ port: number }>('port', undefined, 60_000))))
+          .map((answer) => answer.port) as [number, number])
+      : undefined;
     // Random per run; passed to children only over IPC; never printed or written.
     const secret = () => `bench-${randomBytes(24).toString('base64url')}`;
     const kitClient: SeedClient = { clientId: 'bench-kit', secret: secret(), returnUrl: `http://localhost:${kitPort}/verify/return` };
     const baseClient: SeedClient = { clientId: 'bench-baseline', secret: secret(), returnUrl: `http://localhost:${basePort}/verify/return` };
     const sweepClient: SeedClient = { clientId: 'bench-sweep', secret: secret(), returnUrl: 'http://localhost:9/verify/return' };
+    const pgClients: SeedClient[] = pgPorts === undefined ? [] : [
+      { clientId: 'bench-pg-kit', secret: secret(), returnUrl: `http://localhost:${pgPorts[0]}/verify/return` },
+      {
+        clientId: 'bench-pg-baseline',
+        secret: secret(),
+        returnUrl: `http://localhost:${pgPorts[1]}/verify/return`,
+      },
+    ];
     const emulator = spawnChild('./emulator-child.ts', 'emulator');
     children.push(emulator);
-    const { url: emulatorUrl } = await emulator.call<{ url: string }>('start', { clients: [kitClient, baseClient, sweepClient] }, 60_000);
+    const clients = [kitClient, baseClient, sweepClient, ...pgClients];
+    const { url: emulatorUrl } = await emulator.call<{ url: string }>('start', { clients }, 60_000);
     await kitChild.call('configure', { emulatorUrl, clientId: kitClient.clientId, secret: kitClient.secret, returnUrl: kitClient.returnUrl, dbPath: join(dir, 'kit.sqlite') });
     await baseChild.call('configure', { emulatorUrl, clientId: baseClient.clientId, secret: baseClient.secret, returnUrl: baseClient.returnUrl, dbPath: join(dir, 'baseline.sqlite') });
     const sides: [Side, Side] = [
@@ -645,12 +819,40 @@ async function main(): Promise<void> {
     await kitChild.stop();
     await baseChild.stop();
     if (config.phases.includes('sweep')) results.sweep = await sweepPhase(emulatorUrl, emulator, sweepClient, dir);
+    if (pgKitChild !== undefined && pgBaseChild !== undefined && pgPorts !== undefined) {
+      const [kitDb, baseDb] = await Promise.all([createTestDatabase({ max: 1 }), createTestDatabase({ max: 1 })]);
+      try {
+        const [pgKit, pgBase] = pgClients as [SeedClient, SeedClient];
+        const configure = (c: SeedClient, databaseUrl: string) => ({
+          emulatorUrl,
+          clientId: c.clientId,
+          secret: c.secret,
+          returnUrl: c.returnUrl,
+          dbPath: '',
+          databaseUrl,
+        });
+        await pgKitChild.call('configure', configure(pgKit, kitDb.url));
+        await pgBaseChild.call('configure', configure(pgBase, baseDb.url));
+        const pgSides: [Side, Side] = [
+          { name: 'kit', child: pgKitChild, origin: `http://127.0.0.1:${pgPorts[0]}`, client: pgKit },
+          { name: 'baseline', child: pgBaseChild, origin: `http://127.0.0.1:${pgPorts[1]}`, client: pgBase },
+        ];
+        results.pgLanding = await landingPhase(emulatorUrl, emulator, pgSides, 'pg-landing');
+      } finally {
+        await pgKitChild.stop();
+        await pgBaseChild.stop();
+        await kitDb.drop();
+        await baseDb.drop();
+      }
+    }
+    if (config.phases.includes('pg-sweep')) results.pgSweep = await pgSweepPhase(emulatorUrl, emulator, sweepClient);
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const targets = targetsOf(results.landing, results.start, results.duplicates, results.sweep);
+  const { landing, start, duplicates, sweep, pgLanding, pgSweep } = results;
+  const targets = targetsOf(landing, start, duplicates, sweep, pgLanding, pgSweep);
   const runSeconds = round1((performance.now() - startedAt) / 1000);
   const out: string[] = [''];
   out.push(`Verification kit benchmarks — ${new Date().toISOString()} — node ${process.version}, ${cpus().length} CPUs, load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
@@ -688,7 +890,34 @@ async function main(): Promise<void> {
     if (config.sweepSizes.join(',') !== '10000,100000') out.push(`  NOTE: sweep sizes were set by BENCH_SWEEP_SIZES=${config.sweepSizes.join(',')} (the targets are set for 10000,100000).`);
     out.push('');
   }
-  out.push('Targets');
+  if (results.pgLanding) {
+    out.push(
+      comparisonTable(
+        results.pgLanding,
+        "Landing on PostgreSQL: the kit's PostgreSQL store vs a hand-written node-postgres landing (same steps, " +
+          `one transaction: conditional mark + INSERT); concurrency ${config.concurrency}, ` +
+          `${config.rounds} rounds x ${config.roundRequests} per side, ABBA-interleaved`,
+      ),
+    );
+    out.push('');
+  }
+  if (results.pgSweep) {
+    const p = results.pgSweep;
+    out.push(
+      `Sweep on PostgreSQL: ${p.attempts} due attempts, ${p.processes} sweep processes at once ` +
+        `(concurrency ${sweepConcurrency} each, batch 50)`,
+    );
+    out.push(
+      `  ${p.attemptsPerSecond} attempts/s in ${(p.wallMs / 1000).toFixed(1)} s ` +
+        `(fulfilled ${p.fulfilledByProcess.join(' + ')}); ` +
+        `raw capacity at c=${p.rawConcurrency} ${p.rawCapacity} req/s ` +
+        `(before ${p.rawBefore}, after ${p.rawAfter}); fraction ${p.fractionOfRaw}; ` +
+        `grants ${p.grants} (${p.distinctGrants} distinct); peak RSS ${p.peakRssMiB.join(' / ')} MiB; ` +
+        `seeding ${(p.seedMs / 1000).toFixed(1)} s`,
+    );
+    out.push('');
+  }
+  out.push('Targets (pg-*: several instances on PostgreSQL)');
   for (const t of targets) out.push(`  ${t.met ? 'met   ' : 'MISSED'}  ${t.name}: ${t.value} (target ${t.target})`);
   if (!config.phases.every((p) => PHASES.includes(p)) || config.phases.length < PHASES.length) {
     out.push(`  NOTE: only phases ${config.phases.join(', ')} were run (BENCH_ONLY).`);

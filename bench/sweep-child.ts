@@ -7,14 +7,23 @@
  */
 import { performance } from 'node:perf_hooks';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { createSqliteStore, createVerifyClient, type ActionDefinition } from '../middleware/index.ts';
+import pg from 'pg';
+import {
+  createPostgresStore,
+  createSqliteStore,
+  createVerifyClient,
+  type ActionDefinition,
+  type VerifyStore,
+} from '../middleware/index.ts';
 import { runSweep, type SweepReport } from '../middleware/sweep.ts';
-import { ACTION, basicAuthorization, SUCCESS_PATH } from './common.ts';
+import { ACTION, basicAuthorization, PG_INSERT_GRANT, SUCCESS_PATH } from './common.ts';
 import { closedLoop, loadPool, percentile, sortedCopy } from './load.ts';
 import { peakRssKiB, serve } from './ipc.ts';
 
 export interface SweepArgs {
   dbPath: string;
+  /** PostgreSQL instead of the SQLite file (several sweep processes may share it). */
+  databaseUrl?: string;
   emulatorUrl: string;
   clientId: string;
   secret: string;
@@ -37,6 +46,7 @@ export interface SweepChildResult {
 
 export interface RawArgs {
   dbPath: string;
+  databaseUrl?: string;
   emulatorUrl: string;
   clientId: string;
   secret: string;
@@ -58,17 +68,41 @@ export interface RawResult {
 
 serve({
   async sweep(args: SweepArgs): Promise<SweepChildResult> {
-    const store = createSqliteStore({ database: args.dbPath });
-    const db = store.db;
-    const insertGrant = db.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?, ?)');
-    const action: ActionDefinition<Database> = {
-      name: ACTION,
-      operationSensitivity: 'normal',
-      successPath: SUCCESS_PATH,
-      fulfil(_tx, attempt) {
-        insertGrant.run(attempt.sessionId, attempt.userRef);
-      },
-    };
+    let store: VerifyStore<unknown>;
+    let action: ActionDefinition<unknown>;
+    let countGrants: () => Promise<number>;
+    let pool: pg.Pool | undefined;
+    if (args.databaseUrl !== undefined) {
+      pool = new pg.Pool({ connectionString: args.databaseUrl, max: (args.concurrency ?? 4) + 2 });
+      const p = pool;
+      store = createPostgresStore({ pool: p }) as VerifyStore<unknown>;
+      action = {
+        name: ACTION,
+        operationSensitivity: 'normal',
+        successPath: SUCCESS_PATH,
+        async fulfil(tx, attempt) {
+          const text = PG_INSERT_GRANT;
+          const values = [attempt.sessionId, attempt.userRef];
+          await (tx as pg.PoolClient).query({ name: 'bench_grant', text, values });
+        },
+      };
+      countGrants = async () => (await p.query('SELECT count(*)::int AS n FROM bench_grants')).rows[0].n as number;
+    } else {
+      const sqlite = createSqliteStore({ database: args.dbPath });
+      const db = sqlite.db;
+      store = sqlite as VerifyStore<unknown>;
+      const insertGrant = db.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?, ?)');
+      const sync: ActionDefinition<Database> = {
+        name: ACTION,
+        operationSensitivity: 'normal',
+        successPath: SUCCESS_PATH,
+        fulfil(_tx, attempt) {
+          insertGrant.run(attempt.sessionId, attempt.userRef);
+        },
+      };
+      action = sync as ActionDefinition<unknown>;
+      countGrants = async () => (db.prepare('SELECT COUNT(*) AS n FROM bench_grants').get() as { n: number }).n;
+    }
     const client = createVerifyClient({ baseUrl: args.emulatorUrl, clientId: args.clientId, clientSecret: args.secret });
     const rssBeforeKiB = Math.round(process.memoryUsage().rss / 1024);
     const cpu0 = process.cpuUsage();
@@ -83,9 +117,10 @@ serve({
     );
     const runMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
-    const grants = (db.prepare('SELECT COUNT(*) AS n FROM bench_grants').get() as { n: number }).n;
+    const grants = await countGrants();
     await client.close();
     await store.close();
+    await pool?.end();
     return {
       report,
       runMs,
@@ -98,11 +133,19 @@ serve({
   },
 
   async raw(args: RawArgs): Promise<RawResult> {
-    const db = new BetterSqlite3(args.dbPath, { readonly: true });
-    const ids = (db.prepare('SELECT session_id FROM verify_kit_attempts').pluck().all() as string[]).map(
-      (id) => `/session/${encodeURIComponent(id)}`,
-    );
-    db.close();
+    let sessionIds: string[];
+    if (args.databaseUrl !== undefined) {
+      const client = new pg.Client({ connectionString: args.databaseUrl });
+      await client.connect();
+      const { rows } = await client.query<{ session_id: string }>('SELECT session_id FROM verify_kit_attempts');
+      sessionIds = rows.map((r) => r.session_id);
+      await client.end();
+    } else {
+      const db = new BetterSqlite3(args.dbPath, { readonly: true });
+      sessionIds = db.prepare('SELECT session_id FROM verify_kit_attempts').pluck().all() as string[];
+      db.close();
+    }
+    const ids = sessionIds.map((id) => `/session/${encodeURIComponent(id)}`);
     if (ids.length === 0) throw new Error('no seeded sessions to read');
     const origin = new URL(args.emulatorUrl).origin;
     const pool = loadPool(origin, args.concurrency);

@@ -1,14 +1,14 @@
 /**
- * The demo's two guarded actions. Each `fulfil` runs synchronously inside the kit's SQLite
- * transaction (`tx` is the shared better-sqlite3 Database), so the effect on the demo's tables and
- * the kit's "fulfilled" mark commit together, exactly once per sessionId.
+ * The demo's two guarded actions. Each `fulfil` runs inside the kit's transaction with its handle
+ * (the shared better-sqlite3 Database, synchronously; or the pg client inside BEGIN ... COMMIT), so
+ * the effect on the demo's tables and the kit's "fulfilled" mark commit together, exactly once per
+ * sessionId.
  *
  * Everything an action needs is decided on the server: `prepare` validates the start request and
  * returns the parameters the kit stores beside the attempt; the browser never sends them again.
  */
-import type { Database } from 'better-sqlite3';
 import { KitError, KitErrorCode, type ActionDefinition, type JsonValue, type VerifiedAttempt } from 'hosted-sms-verify-kit';
-import type { DemoQueries } from './db.ts';
+import { after, type DemoReads, type DemoWrites } from './data.ts';
 import { DEMO_TEXTS, demoTexts, type DemoTexts } from './i18n.ts';
 
 export const CONFIRM_PHONE = 'confirm_phone';
@@ -52,19 +52,22 @@ function paramOf(params: JsonValue): unknown {
   return typeof params === 'object' && params !== null && !Array.isArray(params) ? params.accountNumber : undefined;
 }
 
-function recordActivity(tx: Database, attempt: VerifiedAttempt, detail: string, at: number): void {
-  // session_id is the primary key: a second fulfilment of one session could never be recorded.
-  tx.prepare('INSERT INTO demo_activity (session_id, user_id, action, detail, at) VALUES (?, ?, ?, ?, ?)').run(
-    attempt.sessionId,
-    attempt.userRef,
-    attempt.action,
-    detail,
-    at,
-  );
-}
+export function createDemoActions(
+  reads: DemoReads,
+  writes: DemoWrites,
+  now: () => number = Date.now,
+): ActionDefinition<unknown>[] {
+  // session_id is demo_activity's primary key: a second fulfilment of one session could never be recorded.
+  const recordActivity = (tx: unknown, attempt: VerifiedAttempt, detail: string, at: number) =>
+    writes.recordActivity(tx, {
+      sessionId: attempt.sessionId,
+      userId: attempt.userRef,
+      action: attempt.action,
+      detail,
+      at,
+    });
 
-export function createDemoActions(queries: DemoQueries, now: () => number = Date.now): ActionDefinition<Database>[] {
-  const confirmPhone: ActionDefinition<Database> = {
+  const confirmPhone: ActionDefinition<unknown> = {
     name: CONFIRM_PHONE,
     operationSensitivity: 'normal',
     successPath: '/verified/phone',
@@ -73,25 +76,24 @@ export function createDemoActions(queries: DemoQueries, now: () => number = Date
       // now. (Attempts stored before the kit recorded destinations kept the number in params.)
       const phone = attempt.destination ?? stringParam(attempt.params, 'phone');
       const at = now();
-      const changed = tx
-        .prepare('UPDATE demo_users SET verified_phone = ?, phone_verified_at = ? WHERE id = ?')
-        .run(phone, at, attempt.userRef).changes;
-      if (changed !== 1) throw new Error(`User ${attempt.userRef} no longer exists; nothing was changed.`);
-      recordActivity(tx, attempt, `Confirmed ${phone}`, at);
+      return after(writes.confirmPhone(tx, attempt.userRef, phone, at), (changed) => {
+        if (changed !== 1) throw new Error(`User ${attempt.userRef} no longer exists; nothing was changed.`);
+        return recordActivity(tx, attempt, `Confirmed ${phone}`, at);
+      });
     },
   };
 
-  const changePayout: ActionDefinition<Database> = {
+  const changePayout: ActionDefinition<unknown> = {
     name: CHANGE_PAYOUT,
     operationSensitivity: 'sensitive',
     successPath: '/verified/payout',
-    prepare(req, { user, restartParams }) {
+    async prepare(req, { user, restartParams }) {
       // A restart checks the earlier attempt's account again, for the user as they are now.
       const form = (req.body ?? {}) as Record<string, unknown>;
       const given = restartParams === undefined ? form.accountNumber : paramOf(restartParams);
       const texts = demoTexts(req).account;
       const accountNumber = normaliseAccountNumber(given, texts);
-      if (queries.payoutAccount(user.userRef)?.accountNumber === accountNumber) {
+      if ((await reads.payoutAccount(user.userRef))?.accountNumber === accountNumber) {
         throw new KitError(KitErrorCode.InvalidActionParams, texts.same);
       }
       return { accountNumber };
@@ -99,11 +101,9 @@ export function createDemoActions(queries: DemoQueries, now: () => number = Date
     fulfil(tx, attempt) {
       const accountNumber = normaliseAccountNumber(stringParam(attempt.params, 'accountNumber'));
       const at = now();
-      tx.prepare(
-        `INSERT INTO demo_payout_accounts (user_id, account_number, changed_at, session_id) VALUES (?, ?, ?, ?)
-         ON CONFLICT (user_id) DO UPDATE SET account_number = excluded.account_number, changed_at = excluded.changed_at, session_id = excluded.session_id`,
-      ).run(attempt.userRef, accountNumber, at, attempt.sessionId);
-      recordActivity(tx, attempt, `Payout account set to ${maskAccountNumber(accountNumber)}`, at);
+      return after(writes.setPayout(tx, attempt.userRef, accountNumber, at, attempt.sessionId), () =>
+        recordActivity(tx, attempt, `Payout account set to ${maskAccountNumber(accountNumber)}`, at),
+      );
     },
   };
 

@@ -12,14 +12,13 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import session from 'express-session';
 import helmet from 'helmet';
 import type { Database } from 'better-sqlite3';
-import { createSqliteStore, createVerificationKit, type KitLogger, type VerificationKit } from 'hosted-sms-verify-kit';
+import { createVerificationKit, type KitLogger, type VerificationKit } from 'hosted-sms-verify-kit';
 import { ACTION_LABELS, CHANGE_PAYOUT, CONFIRM_PHONE, createDemoActions, maskAccountNumber } from './actions.ts';
 import type { DemoConfig } from './config.ts';
 import { demoCsrfToken, demoCsrfValid } from './csrf.ts';
-import { createOutboxHook } from './outbox.ts';
-import { createQueries, openDemoDatabase, type DemoUser } from './db.ts';
+import { openDemoData } from './data.ts';
+import type { DemoUser } from './db.ts';
 import { demoKitMessages, demoTexts } from './i18n.ts';
-import { SqliteSessionStore } from './session-store.ts';
 import './session-data.ts';
 import { activityPage } from './views/activity.ts';
 import { errorPage } from './views/errors.ts';
@@ -38,6 +37,8 @@ export type DemoAppOptions = Pick<
   DemoConfig,
   'clientId' | 'clientSecret' | 'returnUrl' | 'databasePath' | 'sessionSecret' | 'trustProxy'
 > & {
+  /** PostgreSQL instead of the SQLite file (DATABASE_URL): for several instances of the demo. */
+  databaseUrl?: string | undefined;
   /** The service (or emulator) base address. */
   verifyBaseUrl: string;
   logger?: KitLogger;
@@ -46,41 +47,49 @@ export type DemoAppOptions = Pick<
 
 export interface DemoApp {
   app: express.Express;
-  kit: VerificationKit<Database>;
+  kit: VerificationKit<unknown>;
+  /** 'sqlite' (DATABASE_PATH) or 'postgres' (DATABASE_URL). */
+  storeKind: 'sqlite' | 'postgres';
+  /** The SQLite handle (SQLite only: throws on PostgreSQL). */
   db: Database;
   close(): Promise<void>;
 }
 
 export function createDemoApp(options: DemoAppOptions): DemoApp {
-  const db = openDemoDatabase(options.databasePath);
-  const queries = createQueries(db);
   const now = options.now ?? Date.now;
+  const data = openDemoData({
+    databasePath: options.databasePath,
+    databaseUrl: options.databaseUrl,
+    sessionTtlMs: SESSION_MAX_AGE_MS,
+    now,
+  });
+  const queries = data.reads;
 
-  // The kit's attempts live in the same Database handle, so an action's effect and the
-  // fulfilment mark commit in one transaction (the `tx` each fulfil receives is this handle).
-  const kit = createVerificationKit<Database>({
+  // The kit's attempts live in the same database, so an action's effect and the fulfilment mark
+  // commit in one transaction (the `tx` each fulfil receives is that transaction's handle).
+  const kit = createVerificationKit<unknown>({
     baseUrl: options.verifyBaseUrl,
     clientId: options.clientId,
     clientSecret: options.clientSecret,
     returnUrl: options.returnUrl,
-    store: createSqliteStore({ database: db }),
-    actions: createDemoActions(queries, now),
-    resolveUser(req) {
-      const user = signedInUser(req);
+    store: data.store,
+    actions: createDemoActions(queries, data.writes, now),
+    async resolveUser(req) {
+      const user = await signedInUser(req);
       return user === undefined ? null : { userRef: user.id, destination: user.phone };
     },
     pages: demoKitPages,
     // Destination counters are keyed by an HMAC; the demo derives that key from its own server secret.
     limits: { destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest() },
     // After commit, never inside the transaction: the "emails" shown on the Activity page.
-    onOutcome: createOutboxHook(db),
+    onOutcome: data.onOutcome,
     // English and French, chosen by Accept-Language (the kit's default), like the demo's own pages.
     messages: demoKitMessages,
     now,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
 
-  const sessionStore = new SqliteSessionStore({ db, ttlMs: SESSION_MAX_AGE_MS, now });
+  const sessionStore = data.sessionStore;
   const https = new URL(options.returnUrl).protocol === 'https:';
 
   const app = express();
@@ -130,7 +139,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
 
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
-  function signedInUser(req: Request): DemoUser | undefined {
+  async function signedInUser(req: Request): Promise<DemoUser | undefined> {
     const id = req.session?.userId;
     return typeof id === 'string' ? queries.user(id) : undefined;
   }
@@ -141,15 +150,14 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
 
   /** Pages for signed-in users; everyone else goes to the (fixed) sign-in path. */
   function withUser(handler: (req: Request, res: Response, user: DemoUser) => void | Promise<void>) {
-    return (req: Request, res: Response): void | Promise<void> => {
-      const user = signedInUser(req);
+    return async (req: Request, res: Response) => {
+      const user = await signedInUser(req);
       if (user === undefined) {
         res.redirect(303, '/signin');
         return;
       }
       res.setHeader('Cache-Control', 'no-store');
-      // A rejected promise goes to Express's error handler.
-      return handler(req, res, user);
+      await handler(req, res, user);
     };
   }
 
@@ -161,18 +169,18 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     res.type('css').setHeader('Cache-Control', 'public, max-age=300').send(CSS);
   });
 
-  app.get('/signin', (req, res) => {
-    if (signedInUser(req) !== undefined) {
+  app.get('/signin', async (req, res) => {
+    if ((await signedInUser(req)) !== undefined) {
       res.redirect(303, '/');
       return;
     }
     res.setHeader('Cache-Control', 'no-store');
-    res.send(signinPage({ t: demoTexts(req), users: queries.users(), csrf: demoCsrfToken(req) }));
+    res.send(signinPage({ t: demoTexts(req), users: await queries.users(), csrf: demoCsrfToken(req) }));
   });
 
-  app.post('/signin', form, (req, res, next) => {
+  app.post('/signin', form, async (req, res, next) => {
     const userId = (req.body as Record<string, unknown> | undefined)?.userId;
-    const user = typeof userId === 'string' ? queries.user(userId) : undefined;
+    const user = typeof userId === 'string' ? await queries.user(userId) : undefined;
     if (!demoCsrfValid(req)) {
       // Refused without creating or changing any session.
       res.status(403).setHeader('Cache-Control', 'no-store');
@@ -182,7 +190,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     if (user === undefined) {
       res.status(400).setHeader('Cache-Control', 'no-store');
       const t = demoTexts(req);
-      res.send(signinPage({ t, users: queries.users(), csrf: demoCsrfToken(req), error: t.signin.pickUser }));
+      const users = await queries.users();
+      res.send(signinPage({ t, users, csrf: demoCsrfToken(req), error: t.signin.pickUser }));
       return;
     }
     // A new session id at sign-in (no fixation); the old session's tokens are gone with it.
@@ -207,13 +216,13 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
 
   app.get(
     '/',
-    withUser((req, res, user) => {
+    withUser(async (req, res, user) => {
       res.send(
         homePage({
           t: demoTexts(req),
           viewer: viewer(req, user),
           user,
-          payout: queries.payoutAccount(user.id),
+          payout: await queries.payoutAccount(user.id),
           kitCsrf: kit.csrfToken(req),
           startPath: '/verify/start',
         }),
@@ -223,9 +232,9 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
 
   app.get(
     '/activity',
-    withUser((req, res, user) => {
-      const entries = queries.activity(user.id);
-      const emails = queries.outbox(user.id);
+    withUser(async (req, res, user) => {
+      const entries = await queries.activity(user.id);
+      const emails = await queries.outbox(user.id);
       res.send(activityPage({ t: demoTexts(req), viewer: viewer(req, user), entries, emails }));
     }),
   );
@@ -242,8 +251,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   // The actions' successPaths: the kit redirects here after fulfilment; the page reads the result back.
   app.get(
     '/verified/phone',
-    withUser((req, res, user) => {
-      const latest = queries.activity(user.id).find((entry) => entry.action === CONFIRM_PHONE);
+    withUser(async (req, res, user) => {
+      const latest = (await queries.activity(user.id)).find((entry) => entry.action === CONFIRM_PHONE);
       const t = demoTexts(req);
       res.send(
         verifiedPage({
@@ -259,9 +268,9 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
 
   app.get(
     '/verified/payout',
-    withUser((req, res, user) => {
-      const latest = queries.activity(user.id).find((entry) => entry.action === CHANGE_PAYOUT);
-      const account = queries.payoutAccount(user.id);
+    withUser(async (req, res, user) => {
+      const latest = (await queries.activity(user.id)).find((entry) => entry.action === CHANGE_PAYOUT);
+      const account = await queries.payoutAccount(user.id);
       const t = demoTexts(req);
       res.send(
         verifiedPage({
@@ -277,14 +286,15 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   );
 
   // For scripted checks: the signed-in user's profile and fulfilled actions.
-  app.get('/api/me', (req, res) => {
+  app.get('/api/me', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    const user = signedInUser(req);
+    const user = await signedInUser(req);
     if (user === undefined) {
       res.status(401).json({ error: 'not_signed_in', message: 'Sign in at /signin first.' });
       return;
     }
-    const payout = queries.payoutAccount(user.id);
+    const payout = await queries.payoutAccount(user.id);
+    const activity = await queries.activity(user.id);
     res.json({
       user: {
         id: user.id,
@@ -298,7 +308,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
             ? null
             : { masked: maskAccountNumber(payout.accountNumber), changedAt: new Date(payout.changedAt).toISOString() },
       },
-      actions: queries.activity(user.id).map((entry) => ({
+      actions: activity.map((entry) => ({
         sessionId: entry.sessionId,
         action: entry.action,
         label: ACTION_LABELS[entry.action] ?? entry.action,
@@ -337,12 +347,17 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   return {
     app,
     kit,
-    db,
+    storeKind: data.kind,
+    get db(): Database {
+      if (data.db === undefined) {
+        throw new Error('The demo runs on PostgreSQL (DATABASE_URL): there is no SQLite handle.');
+      }
+      return data.db;
+    },
     close() {
       closed ??= (async () => {
-        sessionStore.close();
         await kit.close();
-        if (db.open) db.close();
+        await data.close();
       })();
       return closed;
     },

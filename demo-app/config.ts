@@ -3,6 +3,7 @@
  * validated up front with messages that say what to set. Nothing here is ever printed whole: the
  * client secret and the session secret stay out of logs.
  */
+import { withoutPassword } from './data.ts';
 
 export interface DemoConfig {
   /** The hosted service's base address; undefined = run against the bundled emulator. */
@@ -18,6 +19,8 @@ export interface DemoConfig {
   host: string;
   /** SQLite file shared by the demo's tables, its sessions and the kit's attempts. */
   databasePath: string;
+  /** PostgreSQL instead (DATABASE_URL), for several instances; undefined = the SQLite file. */
+  databaseUrl: string | undefined;
   /** Signs the `demo.sid` cookie. */
   sessionSecret: string;
   /** Express `trust proxy` setting: set it when a TLS-terminating proxy sits in front (see docs/demo.md). */
@@ -126,6 +129,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
 
   const host = text(env, 'DEMO_HOST') ?? DEFAULTS.host;
   const databasePath = text(env, 'DATABASE_PATH') ?? DEFAULTS.databasePath;
+  const databaseUrl = text(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(
+      'DATABASE_URL must be a PostgreSQL connection string, e.g. postgres://app@db.internal:5432/app.',
+    );
+  }
 
   const sessionSecret = text(env, 'SESSION_SECRET') ?? DEFAULTS.sessionSecret;
   if (sessionSecret.length < 16) {
@@ -157,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     port,
     host,
     databasePath,
+    databaseUrl,
     sessionSecret,
     trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
     sweepIntervalMs,
@@ -188,7 +198,7 @@ export function describeConfig(config: DemoConfig): Record<string, unknown> {
     returnUrl: config.returnUrl,
     port: config.port,
     host: config.host,
-    databasePath: config.databasePath,
+    database: config.databaseUrl === undefined ? config.databasePath : withoutPassword(config.databaseUrl),
     trustProxy: config.trustProxy,
     sweepIntervalMs: config.sweepIntervalMs,
   };

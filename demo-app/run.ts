@@ -9,6 +9,7 @@ import { startEmulator, type RunningEmulator } from 'hosted-sms-verify-kit/testi
 import { startSweepWorker } from 'hosted-sms-verify-kit';
 import { createDemoApp } from './app.ts';
 import { checkReturnUrlServesDemo, ConfigError, describeConfig, loadConfig } from './config.ts';
+import { withoutPassword } from './data.ts';
 import { SEEDED_USERS } from './db.ts';
 
 type Fields = Record<string, unknown>;
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
   });
 
   const demoUrl = config.verifyBaseUrl === undefined ? `http://localhost:${port}` : new URL(config.returnUrl).origin;
+  const databaseShown = config.databaseUrl === undefined ? config.databasePath : withoutPassword(config.databaseUrl);
   const users = SEEDED_USERS.map((u) => `${u.name.split(' ')[0]} (${u.phone})`).join(', ');
   console.log(
     [
@@ -62,7 +64,7 @@ async function main(): Promise<void> {
         ? `  SMS codes       sent by ${config.verifyBaseUrl} to the user's phone`
         : `  SMS codes       ${emulator.url}/_dev/inbox   (the bundled emulator; codes are also printed below)`,
       `  Sweep worker    every ${Math.round(config.sweepIntervalMs / 1000)} s, in this process`,
-      `  Database        ${config.databasePath}`,
+      `  Database        ${databaseShown}`,
       '',
       '  Ctrl-C stops everything.',
       '',

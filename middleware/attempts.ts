@@ -78,7 +78,9 @@ function invalid(message: string): KitError {
 }
 
 function checkSearch(search: AttemptSearch): void {
-  if (typeof search !== 'object' || search === null) throw invalid('pass a search object, e.g. { userRef, limit: 20 }.');
+  if (typeof search !== 'object' || search === null) {
+    throw invalid('pass a search object, e.g. { userRef, limit: 20 }.');
+  }
   if (search.userRef !== undefined && (typeof search.userRef !== 'string' || search.userRef === '')) {
     throw invalid('`userRef` must be a non-empty string.');
   }
@@ -87,7 +89,9 @@ function checkSearch(search: AttemptSearch): void {
   }
   for (const name of ['newerThanMs', 'olderThanMs'] as const) {
     const value = search[name];
-    if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw invalid(`\`${name}\` must be whole ms >= 0.`);
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+      throw invalid(`\`${name}\` must be whole ms >= 0.`);
+    }
   }
   if (search.limit !== undefined && (!Number.isInteger(search.limit) || search.limit < 1 || search.limit > 500)) {
     throw invalid('`limit` must be a whole number from 1 to 500.');

@@ -9,6 +9,7 @@ import { deriveDestinationKey } from './limit-keys.ts';
 import { createStartLimits, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
 import { createMessageCatalog, type KitMessagesInput, type LocaleChooser, type MessageCatalog } from './messages.ts';
 import { defaultPages, type PageRenderers } from './pages.ts';
+import type { PostgresStore } from './store/postgres.ts';
 import type { VerifyStore } from './store/types.ts';
 import type { ActionDefinition, Platform, VerifyClient } from './types.ts';
 import type { VerifyClientRetry, VerifyClientTimeouts } from './client.ts';
@@ -86,7 +87,8 @@ export interface VerificationKitOptions<Tx = unknown> {
   csrf?: CsrfOptions;
   /**
    * Limits on starts per user, destination and client IP, against SMS pumping. Default on:
-   * createStartLimits({ database: store.db }) with the SQLite store. Pass budgets to change them, or
+   * createStartLimits({ database: store.db }) with the SQLite store, createStartLimits({ postgres: store })
+   * (shared by every instance) with the PostgreSQL store. Pass budgets to change them, or
    * a StartLimits on a shared store (createStartLimits({ limiters })) when the app runs as several instances.
    */
   limits?: StartLimitsOptions | StartLimits;
@@ -302,7 +304,9 @@ function validateActions<Tx>(value: unknown, problems: string[]): Map<string, Ac
         `\`${named}.successPath\` must be a same-origin path starting with a single "/" (e.g. "/account"): got ${quote(path)}. It is fixed on the server; never a URL from the request.`,
       );
     }
-    if (!isFn(action.fulfil)) problems.push(`\`${named}.fulfil\` must be a synchronous function (tx, attempt) => void.`);
+    if (!isFn(action.fulfil)) {
+      problems.push(`\`${named}.fulfil\` must be a function (tx, attempt) => void (async only on PostgreSQL).`);
+    }
     if (action.prepare !== undefined && !isFn(action.prepare)) {
       problems.push(`\`${named}.prepare\` must be a function (req, context) => params, or omitted.`);
     }
@@ -525,17 +529,22 @@ function startLimitsFrom(
   }
   if (typeof given === 'object' && given !== null && 'consume' in given && isFn(given.consume)) return given as StartLimits;
   const storeDb = typeof store === 'object' && store !== null && 'db' in store && store.db instanceof BetterSqlite3 ? store.db : undefined;
+  // Several instances share one PostgreSQL store, so they share its counters too.
+  const isPostgres = typeof store === 'object' && store !== null && 'kind' in store && store.kind === 'postgres';
+  const postgres = isPostgres ? (store as PostgresStore) : undefined;
   try {
     return createStartLimits({
-      database: storeDb,
+      ...(postgres === undefined ? { database: storeDb } : { postgres }),
       destinationKey: deriveDestinationKey(clientSecret),
       logger,
       ...(given as StartLimitsOptions | undefined),
     });
   } catch (error) {
     problems.push(
-      error instanceof KitError && storeDb === undefined && given === undefined
-        ? 'Start limits need a counter store: use the SQLite store, pass `limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) `dangerouslyDisableStartLimits: true`.'
+      error instanceof KitError && storeDb === undefined && postgres === undefined && given === undefined
+        ? 'Start limits need a counter store: use the SQLite or PostgreSQL store, pass ' +
+          '`limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) ' +
+          '`dangerouslyDisableStartLimits: true`.'
         : `\`limits\`: ${(error as Error).message}`,
     );
     return undefined;

@@ -104,6 +104,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
 export { maskDestination, type AttemptReader, type AttemptSearch, type AttemptSummary } from './attempts.ts';
 export { DEFAULT_RETENTION, type RetentionOptions } from './retention.ts';
 export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
+export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './store/postgres.ts';
 export { createVerifyClient, type VerifyClientOptions, type VerifyClientRetry, type VerifyClientTimeouts } from './client.ts';
 export { KitError, KitErrorCode, isKitError, type KitErrorOptions } from './errors.ts';
 export { runSweep, SWEEP_WINDOW_MS, DEFAULT_SWEEP_BACKOFF_MS, type SweepDeps, type SweepOptions, type SweepReport } from './sweep.ts';
@@ -145,6 +146,7 @@ export type {
   AttemptOutcome,
   AttemptQuery,
   AttemptRecord,
+  FulfilEffect,
   NewAttempt,
   RetentionBatch,
   RetentionResult,

@@ -1,14 +1,20 @@
 /**
  * Limits on starting a verification, against SMS pumping (toll fraud): every start sends a text
  * at the integrator's cost. Three budgets, each checked before a session is created: per signed-in
- * user, per destination number and per client IP. Counters live in SQLite by default, so a
- * restart does not reset them; apps with several instances pass limiters on a shared store.
+ * user, per destination number and per client IP. Counters live in the kit store's database by
+ * default (SQLite, or PostgreSQL shared by every instance), so a restart does not reset them.
  */
 import type { Database } from 'better-sqlite3';
 import type { Request } from 'express';
-import { RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterPostgres,
+  RateLimiterRes,
+  RateLimiterSQLite,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { KitLogger } from './config.ts';
 import { KitError, KitErrorCode } from './errors.ts';
+import type { PostgresStore } from './store/postgres.ts';
 import { DEFAULT_IPV6_SUBNET, destinationBudgetKey, ipBudgetKey } from './limit-keys.ts';
 import { countRefusedStart } from './telemetry.ts';
 
@@ -22,6 +28,11 @@ export interface LimitBudget {
 export interface StartLimitsOptions {
   /** The SQLite database for counters (the kit store's `db`). Not needed when every limiter is passed. */
   database?: Database;
+  /**
+   * The kit's PostgreSQL store: counters in its database (the table its migrations create), so
+   * every instance of the app spends the same budgets.
+   */
+  postgres?: PostgresStore;
   /** Default 10 starts per hour per user. */
   perUser?: LimitBudget;
   /** Default 5 texts per 10 minutes per destination number (as Twilio Verify caps sends per number). */
@@ -61,10 +72,23 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
     const given = options.limiters?.[name];
     if (given) return given;
     const { points, durationSeconds } = checkBudget(name, budget ?? fallback);
+    const common = {
+      tableName: 'verify_kit_rate_limits',
+      keyPrefix: `start_${name}`,
+      points,
+      duration: durationSeconds,
+    };
+    if (options.postgres !== undefined) {
+      // The store's migrations create the table (under their lock); counting waits for them.
+      tablesReady.push(options.postgres.ready);
+      const shared = { storeClient: options.postgres.pool, storeType: 'pool', tableCreated: true };
+      return new RateLimiterPostgres({ ...common, ...shared });
+    }
     if (options.database === undefined) {
       throw new KitError(
         KitErrorCode.InvalidConfig,
-        `Start limits need \`database\` (the kit store's db) to keep counters across restarts, or \`limiters.${name}\` on a shared store.`,
+        'Start limits need `database` (the kit store\'s db) or `postgres` (the kit\'s PostgreSQL store) to keep ' +
+          `counters across restarts, or \`limiters.${name}\` on a shared store.`,
       );
     }
     let created!: (error?: unknown) => void;
@@ -72,15 +96,12 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
     tablesReady.push(new Promise<void>((resolve, reject) => (created = (error) => (error ? reject(error) : resolve()))));
     return new RateLimiterSQLite(
       {
+        ...common,
         storeClient: options.database,
         storeType: 'better-sqlite3',
-        tableName: 'verify_kit_rate_limits',
-        keyPrefix: `start_${name}`,
         // Expired counters are deleted (every 5 minutes, those expired over an hour ago); the
         // library leaves this off for SQLite, and the table would grow forever.
         clearExpiredByTimeout: true,
-        points,
-        duration: durationSeconds,
       },
       created,
     );

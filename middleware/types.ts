@@ -102,8 +102,10 @@ export interface ActionDefinition<Tx = unknown> {
    */
   prepare?: (req: import('express').Request, context: PrepareContext) => JsonValue | Promise<JsonValue>;
   /**
-   * Performs the guarded action. Synchronous: it runs inside the kit's transaction, with the
-   * transaction handle, and commits together with the fulfilment mark, exactly once per session.
+   * Performs the guarded action inside the kit's transaction, with the transaction handle, and
+   * commits together with the fulfilment mark, exactly once per session. On PostgreSQL `tx` is the
+   * pg PoolClient inside BEGIN ... COMMIT and fulfil may be async (await every query on `tx`); on
+   * SQLite `tx` is the better-sqlite3 Database and fulfil must be synchronous (a promise is refused).
    */
-  fulfil: (tx: Tx, attempt: VerifiedAttempt) => void;
+  fulfil: (tx: Tx, attempt: VerifiedAttempt) => void | Promise<void>;
 }

@@ -1,7 +1,7 @@
 /**
  * The store interface: the only way routers, the fulfil path and the sweep reach the database.
- * SQL lives behind it (store/sqlite.ts today; a PostgreSQL store later implements the same).
- * `Tx` is the transaction handle handed to an action's fulfil.
+ * SQL lives behind it (store/sqlite.ts, store/postgres.ts). `Tx` is the transaction handle handed
+ * to an action's fulfil: the better-sqlite3 Database, or the pg PoolClient inside BEGIN ... COMMIT.
  */
 import type { ActionOrdering, JsonValue, OperationSensitivity, OutcomeSource, Platform } from '../types.ts';
 
@@ -142,24 +142,28 @@ export interface RetentionResult {
   deleted: number;
 }
 
+/** The action's part of a fulfilment, run inside the store's transaction with its handle. */
+export type FulfilEffect<Tx> = (tx: Tx, attempt: Attempt) => void | Promise<void>;
+
 export interface VerifyStore<Tx = unknown> {
   insertAttempt(attempt: NewAttempt): Promise<void>;
   findAttemptByState(state: string): Promise<Attempt | undefined>;
   /**
    * Runs `effect` and marks the attempt fulfilled in ONE transaction keyed by sessionId. Across
    * processes and concurrent callers the effect commits at most once; if it throws, nothing is
-   * marked and the error propagates.
+   * marked and the error propagates. The effect may return a promise where the store's transaction
+   * can span one (PostgreSQL); the SQLite store refuses one, its transaction being synchronous.
    *
    * With ordering 'latest' (the default) the same transaction also decides the order, serialised
    * against every other fulfilment of the same userRef and action: when an attempt with a higher
    * startSeq is already fulfilled, this one is marked superseded and the effect does not run;
    * otherwise, after the effect, every older still-pending attempt of that user and action is
-   * marked superseded (it must never apply after this one). A PostgreSQL store locks the user's
-   * attempts of that action (SELECT ... FOR UPDATE) for the same guarantee.
+   * marked superseded (it must never apply after this one). The PostgreSQL store takes a
+   * transaction-scoped advisory lock on the user and action for the same guarantee.
    */
   fulfilOnce(
     sessionId: string,
-    effect: (tx: Tx, attempt: Attempt) => void,
+    effect: FulfilEffect<Tx>,
     now: number,
     options?: FulfilOnceOptions,
   ): Promise<FulfilOnceResult>;

@@ -1,10 +1,10 @@
 /**
- * Crash test: the app PROCESS (test/fixtures/crash-app.ts, the kit on a SQLite file) is killed with
- * SIGKILL while it is inside the fulfilment transaction (its action has written the effect row and
- * blocks), then restarted. The database must be intact, the half-done fulfilment must have left no
- * trace, and the next landing (or the sweep) must fulfil exactly once, with the attempt row and
- * the effect row agreeing. Also killed AFTER the commit, inside the onOutcome hook: the outcome
- * stays, and the sweep delivers its event.
+ * Crash test, on each store: the app PROCESS (test/fixtures/crash-app.ts, the kit on a SQLite file
+ * or a PostgreSQL database) is killed with SIGKILL while it is inside the fulfilment transaction
+ * (its action has written the effect row and blocks), then restarted. The database must be intact,
+ * the half-done fulfilment must have left no trace, and the next landing (or the sweep) must
+ * fulfil exactly once, with the attempt row and the effect row agreeing. Also killed AFTER the
+ * commit, inside the onOutcome hook: the outcome stays, and the sweep delivers its event.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,14 +13,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSqliteStore, type OutcomeEvent } from '../../middleware/index.ts';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { OutcomeEvent } from '../../middleware/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { controlApi, type ControlApi } from '../helpers/emulator.ts';
 import { FixtureUser } from '../fixtures/kit-app.ts';
 import { waitFor } from '../security/harness.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { describeEachStore, openStoreFromSpec, type StoreKindName } from '../helpers/stores.ts';
 
 const FIXTURE = new URL('../fixtures/crash-app.ts', import.meta.url).pathname;
 const CLIENT_ID = 'crash-client';
@@ -31,6 +34,7 @@ let port: number;
 let emulator: RunningEmulator;
 let control: ControlApi;
 const children: ChildProcess[] = [];
+const databases: TestDatabase[] = [];
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -56,13 +60,14 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 afterAll(async () => {
+  for (const database of databases.splice(0)) await database.drop();
   await emulator?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** Starts the app process; resolves once it listens. */
 async function startApp(
-  db: string,
+  db: Db,
   blockFlag?: string,
   hookBlockFlag?: string,
 ): Promise<{ child: ChildProcess; url: string; exited: Promise<NodeJS.Signals | number | null> }> {
@@ -70,7 +75,7 @@ async function startApp(
     env: {
       PATH: process.env.PATH ?? '',
       PORT: String(port),
-      DB: db,
+      ...(db.kind === 'sqlite' ? { DB: db.path } : { DATABASE_URL: db.url }),
       BASE_URL: emulator.url,
       CLIENT_ID,
       CLIENT_SECRET,
@@ -102,44 +107,105 @@ async function startApp(
   return { child, url, exited };
 }
 
-function inspect(path: string, sessionId: string) {
-  const db = new BetterSqlite3(path, { readonly: false });
+/** The app's database: a SQLite file, or a scratch PostgreSQL database. */
+type Db =
+  | { kind: 'sqlite'; path: string; spec: string }
+  | { kind: 'postgres'; url: string; spec: string; database: TestDatabase };
+
+async function newDatabase(kind: StoreKindName, name: string): Promise<Db> {
+  if (kind === 'sqlite') {
+    const path = join(dir, `${name}.sqlite`);
+    return { kind, path, spec: `sqlite:${path}` };
+  }
+  const database = await createTestDatabase({ max: 2 });
+  databases.push(database);
+  return { kind, url: database.url, spec: `postgres:${database.url}`, database };
+}
+
+/** Rows of one query on the app's database (`$1`-style parameters on both). */
+async function queryRows<T>(db: Db, sql: string, params: unknown[]): Promise<T[]> {
+  if (db.kind === 'postgres') return (await db.database.pool.query(sql, params)).rows as T[];
+  const sqlite = new BetterSqlite3(db.path, { readonly: true });
   try {
-    const integrity = db.pragma('integrity_check', { simple: true });
-    const attempt = db.prepare('SELECT outcome, fulfilled_at, state, user_ref FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as
-      | { outcome: string; fulfilled_at: number | null; state: string; user_ref: string }
-      | undefined;
-    const effects = db.prepare('SELECT session_id, state, user_ref FROM fixture_effects WHERE session_id = ?').all(sessionId) as {
-      session_id: string;
-      state: string;
-      user_ref: string;
-    }[];
-    const allEffects = (db.prepare('SELECT COUNT(*) AS n FROM fixture_effects').get() as { n: number }).n;
-    return { integrity, attempt, effects, allEffects };
+    return sqlite.prepare(sql.replace(/\$\d+/g, '?')).all(...params) as T[];
   } finally {
-    db.close();
+    sqlite.close();
+  }
+}
+
+interface Inspection {
+  /** SQLite's integrity check; on PostgreSQL, 'ok' when the server answers (it recovers on its own). */
+  integrity: unknown;
+  attempt: { outcome: string; fulfilled_at: number | null; state: string; user_ref: string } | undefined;
+  effects: { session_id: string; state: string; user_ref: string }[];
+  allEffects: number;
+}
+
+async function inspect(db: Db, sessionId: string): Promise<Inspection> {
+  const attemptSql = 'SELECT outcome, fulfilled_at, state, user_ref FROM verify_kit_attempts WHERE session_id = $1';
+  const effectsSql = 'SELECT session_id, state, user_ref FROM fixture_effects WHERE session_id = $1';
+  if (db.kind === 'postgres') {
+    const q = db.database.pool;
+    const attempt = (await q.query(attemptSql, [sessionId])).rows[0] as Inspection['attempt'];
+    return {
+      integrity: (await q.query('SELECT 1 AS ok')).rows[0]?.ok === 1 ? 'ok' : 'unreachable',
+      attempt:
+        attempt === undefined
+          ? undefined
+          : { ...attempt, fulfilled_at: attempt.fulfilled_at === null ? null : Number(attempt.fulfilled_at) },
+      effects: (await q.query(effectsSql, [sessionId])).rows,
+      allEffects: Number((await q.query('SELECT COUNT(*) AS n FROM fixture_effects')).rows[0].n),
+    };
+  }
+  const sqlite = new BetterSqlite3(db.path, { readonly: false });
+  try {
+    return {
+      integrity: sqlite.pragma('integrity_check', { simple: true }),
+      attempt: sqlite.prepare(attemptSql.replace('$1', '?')).get(sessionId) as Inspection['attempt'],
+      effects: sqlite.prepare(effectsSql.replace('$1', '?')).all(sessionId) as Inspection['effects'],
+      allEffects: (sqlite.prepare('SELECT COUNT(*) AS n FROM fixture_effects').get() as { n: number }).n,
+    };
+  } finally {
+    sqlite.close();
+  }
+}
+
+/** The newest attempt the app stored (the one just started). */
+async function newestAttempt(db: Db): Promise<{ session_id: string; state: string }> {
+  if (db.kind === 'postgres') {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const newest = 'SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC LIMIT 1';
+      return (await client.query(newest)).rows[0];
+    } finally {
+      await client.end();
+    }
+  }
+  const reader = new BetterSqlite3(db.path, { readonly: true });
+  try {
+    const newest = 'SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1';
+    return reader.prepare(newest).get() as { session_id: string; state: string };
+  } finally {
+    reader.close();
   }
 }
 
 /** Starts an attempt through the app and completes it as verified on the service. */
-async function verifiedAttempt(url: string, db: string, user: string) {
+async function verifiedAttempt(url: string, db: Db, user: string) {
   const agent = await new FixtureUser(url, user).signIn();
   const started = await agent.start();
   expect(started.status).toBe(200);
-  const reader = new BetterSqlite3(db, { readonly: true });
-  const row = reader.prepare('SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as {
-    session_id: string;
-    state: string;
-  };
-  reader.close();
+  const row = await newestAttempt(db);
   expect((await control.complete(row.session_id, { outcome: 'verified' })).status).toBe(200);
   return { agent, sessionId: row.session_id, state: row.state };
 }
 
-describe('SIGKILL inside the fulfilment transaction', () => {
-  it('killed mid-fulfil by the landing, restarted: integrity ok, no trace of the half-done effect, then exactly one fulfilment by the next landing', async () => {
-    const db = join(dir, 'landing.sqlite');
-    const flag = join(dir, 'landing.block');
+describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
+  it('killed mid-fulfil by the landing, restarted: integrity ok, no trace of the half-done effect, then exactly ' +
+    'one fulfilment by the next landing', async () => {
+    const db = await newDatabase(kind.name, 'landing');
+    const flag = join(dir, `${kind.name}-landing.block`);
     const first = await startApp(db, flag);
     const { agent, sessionId, state } = await verifiedAttempt(first.url, db, 'alice');
 
@@ -153,7 +219,7 @@ describe('SIGKILL inside the fulfilment transaction', () => {
     expect(await first.exited).toBe('SIGKILL');
     expect(await landing).toBeInstanceOf(Error); // the connection died with the process
 
-    const afterCrash = inspect(db, sessionId);
+    const afterCrash = await inspect(db, sessionId);
     expect(afterCrash.integrity).toBe('ok');
     expect(afterCrash.attempt?.outcome).toBe('pending');
     expect(afterCrash.attempt?.fulfilled_at).toBeNull();
@@ -169,7 +235,7 @@ describe('SIGKILL inside the fulfilment transaction', () => {
     second.child.kill('SIGTERM');
     await second.exited;
 
-    const end = inspect(db, sessionId);
+    const end = await inspect(db, sessionId);
     expect(end.integrity).toBe('ok');
     expect(end.attempt?.outcome).toBe('fulfilled');
     expect(end.attempt?.fulfilled_at).not.toBeNull();
@@ -178,8 +244,8 @@ describe('SIGKILL inside the fulfilment transaction', () => {
   });
 
   it('killed mid-fulfil, never landed again: the sweep after the restart fulfils it exactly once', async () => {
-    const db = join(dir, 'sweep.sqlite');
-    const flag = join(dir, 'sweep.block');
+    const db = await newDatabase(kind.name, 'sweep');
+    const flag = join(dir, `${kind.name}-sweep.block`);
     const first = await startApp(db, flag);
     const { agent, sessionId, state } = await verifiedAttempt(first.url, db, 'bob');
     writeFileSync(flag, '1');
@@ -188,20 +254,27 @@ describe('SIGKILL inside the fulfilment transaction', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     await landing;
-    expect(inspect(db, sessionId)).toMatchObject({ integrity: 'ok', effects: [], attempt: { outcome: 'pending' } });
+    const afterCrash = await inspect(db, sessionId);
+    expect(afterCrash).toMatchObject({ integrity: 'ok', effects: [], attempt: { outcome: 'pending' } });
 
     // The restarted deployment's sweep (same file, same action) finishes the attempt.
     const second = await startApp(db);
-    const store = createSqliteStore({ database: db });
+    const { store } = await openStoreFromSpec(db.spec);
     const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
     try {
+      const insert = 'INSERT INTO fixture_effects (session_id, state, user_ref, at) VALUES ($1, $2, $3, $4)';
       const grant = {
         name: 'grant',
         operationSensitivity: 'sensitive' as const,
         successPath: '/done',
-        fulfil(tx: import('better-sqlite3').Database, a: { sessionId: string; state: string; userRef: string }) {
-          tx.prepare('INSERT INTO fixture_effects (session_id, state, user_ref, at) VALUES (?, ?, ?, ?)').run(a.sessionId, a.state, a.userRef, Date.now());
-        },
+        fulfil:
+          kind.name === 'sqlite'
+            ? (tx: unknown, a: { sessionId: string; state: string; userRef: string }) =>
+                void (tx as BetterSqlite3.Database)
+                  .prepare(insert.replace(/\$\d/g, '?'))
+                  .run(a.sessionId, a.state, a.userRef, Date.now())
+            : async (tx: unknown, a: { sessionId: string; state: string; userRef: string }) =>
+                void (await (tx as pg.PoolClient).query(insert, [a.sessionId, a.state, a.userRef, Date.now()])),
       };
       const deps = { client, store, actions: new Map([['grant', grant]]), now: () => Date.now() + 10 * 60_000 };
       const report = await runSweep(deps, { owner: 'after-crash' });
@@ -215,7 +288,7 @@ describe('SIGKILL inside the fulfilment transaction', () => {
       second.child.kill('SIGTERM');
       await second.exited;
     }
-    const end = inspect(db, sessionId);
+    const end = await inspect(db, sessionId);
     expect(end.integrity).toBe('ok');
     expect(end.attempt?.outcome).toBe('fulfilled');
     expect(end.effects).toHaveLength(1);
@@ -223,11 +296,11 @@ describe('SIGKILL inside the fulfilment transaction', () => {
   });
 });
 
-describe('SIGKILL between the commit and the onOutcome hook', () => {
+describeEachStore('SIGKILL between the commit and the onOutcome hook', (kind) => {
   it('the fulfilment stays committed, the user already had the redirect, and the sweep delivers ' +
     'the event once', async () => {
-    const db = join(dir, 'hook.sqlite');
-    const flag = join(dir, 'hook.block');
+    const db = await newDatabase(kind.name, 'hook');
+    const flag = join(dir, `${kind.name}-hook.block`);
     const app = await startApp(db, undefined, flag);
     const { agent, sessionId, state } = await verifiedAttempt(app.url, db, 'carol');
     writeFileSync(flag, '1');
@@ -237,25 +310,22 @@ describe('SIGKILL between the commit and the onOutcome hook', () => {
     app.child.kill('SIGKILL');
     expect(await app.exited).toBe('SIGKILL');
 
-    const afterCrash = inspect(db, sessionId);
+    const afterCrash = await inspect(db, sessionId);
     expect(afterCrash).toMatchObject({ integrity: 'ok', attempt: { outcome: 'fulfilled' } });
     expect(afterCrash.effects).toHaveLength(1);
-    const eventRow = () => {
-      const reader = new BetterSqlite3(db, { readonly: true });
-      try {
-        return reader
-          .prepare(
-            'SELECT outcome, source, delivered_at AS deliveredAt FROM verify_kit_outcome_events WHERE session_id = ?',
-          )
-          .get(sessionId);
-      } finally {
-        reader.close();
-      }
-    };
-    expect(eventRow()).toEqual({ outcome: 'fulfilled', source: 'landing', deliveredAt: null });
 
     // A sweep with the same hook, once the dead process's lease has lapsed (virtual clock).
-    const store = createSqliteStore({ database: db });
+    const { store } = await openStoreFromSpec(db.spec);
+    const eventRow = async () => {
+      const [row] = await queryRows<{ outcome: string; source: string; deliveredAt: string | number | null }>(
+        db,
+        'SELECT outcome, source, delivered_at AS "deliveredAt" FROM verify_kit_outcome_events WHERE session_id = $1',
+        [sessionId],
+      );
+      if (row === undefined) return undefined;
+      return { ...row, deliveredAt: row.deliveredAt === null ? null : Number(row.deliveredAt) };
+    };
+    expect(await eventRow()).toEqual({ outcome: 'fulfilled', source: 'landing', deliveredAt: null });
     const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
     const delivered: OutcomeEvent[] = [];
     try {
@@ -274,7 +344,7 @@ describe('SIGKILL between the commit and the onOutcome hook', () => {
     }
     const redelivered = expect.objectContaining({ sessionId, outcome: 'fulfilled', source: 'landing', delivery: 2 });
     expect(delivered).toEqual([redelivered]);
-    expect(eventRow()).toMatchObject({ deliveredAt: expect.any(Number) });
-    expect(inspect(db, sessionId).allEffects).toBe(1);
+    expect(await eventRow()).toMatchObject({ deliveredAt: expect.any(Number) });
+    expect((await inspect(db, sessionId)).allEffects).toBe(1);
   });
 });

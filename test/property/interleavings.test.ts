@@ -24,17 +24,29 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { controlApi, type ControlApi } from '../helpers/emulator.ts';
-import { effectCounts, FixtureUser, MOBILE_RETURN_URL, startFixtureApp, type FixtureApp } from '../fixtures/kit-app.ts';
+import {
+  effectCountsOf,
+  FixtureUser,
+  MOBILE_RETURN_URL,
+  startFixtureApp,
+  type FixtureApp,
+} from '../fixtures/kit-app.ts';
 import { resetStartLimits, startServiceProxy, type Recorder } from '../security/harness.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { describeEachStore } from '../helpers/stores.ts';
+
+/** Property runs per store: every step is several HTTP and database round trips. */
+const RUNS = { sqlite: 25, postgres: 15 } as const;
 
 const WEB = { clientId: 'prop-web', clientSecret: `prop-web-${randomBytes(8).toString('hex')}` };
 const MOBILE = { clientId: 'prop-mobile', clientSecret: `prop-mobile-${randomBytes(8).toString('hex')}` };
 
 let dir: string;
+let database: TestDatabase | undefined;
 let emulator: RunningEmulator;
 let proxy: Awaited<ReturnType<typeof startServiceProxy>>;
 let control: ControlApi;
@@ -47,10 +59,11 @@ const tamper = {
     corrupted.has(sessionId) ? { ...body, userRef: 'user-mallory', state: randomBytes(32).toString('base64url') } : body,
 };
 
-beforeAll(async () => {
+async function startApp(kind: 'sqlite' | 'postgres'): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), 'prop-'));
+  database = kind === 'postgres' ? await createTestDatabase({ max: 2 }) : undefined;
   app = await startFixtureApp({
-    databasePath: join(dir, 'app.sqlite'),
+    ...(database === undefined ? { databasePath: join(dir, 'app.sqlite') } : { databaseUrl: database.url }),
     service: async (returnUrl) => {
       emulator = await startEmulator({
         port: 0,
@@ -71,13 +84,17 @@ beforeAll(async () => {
     clientRetry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, budgetMs: 1000 },
   });
   recorder.exchanges.length = 0;
-});
-afterAll(async () => {
+}
+
+async function stopApp(): Promise<void> {
   await app?.close();
   await proxy?.close();
   await emulator?.close();
+  await database?.drop();
   rmSync(dir, { recursive: true, force: true });
-});
+  corrupted.clear();
+  ended.clear();
+}
 
 type Op =
   | { t: 'start'; user: number; mobile: boolean }
@@ -122,25 +139,29 @@ interface AttemptRow {
   superseded_by: string | null;
 }
 
-function rows(): AttemptRow[] {
-  return app.db
-    .prepare('SELECT session_id, state, user_ref, platform, outcome, start_seq, superseded_by FROM verify_kit_attempts')
-    .all() as AttemptRow[];
+async function rows(): Promise<AttemptRow[]> {
+  const found = await app.query<AttemptRow>(
+    'SELECT session_id, state, user_ref, platform, outcome, start_seq, superseded_by FROM verify_kit_attempts',
+  );
+  return found.map((row) => ({ ...row, start_seq: Number(row.start_seq) })); // BIGINT on PostgreSQL
+}
+
+async function resetLimits(): Promise<void> {
+  if (app.kind === 'sqlite') resetStartLimits(app.db);
+  else await app.query('DELETE FROM verify_kit_rate_limits');
 }
 
 /** "An older attempt must never be applied after a newer one of the same user and action was applied." */
-function checkOrdering(bySession: Map<string, AttemptRow>): void {
-  const applied = app.db
-    .prepare(
-      `SELECT e.user_ref AS userRef, a.start_seq AS seq
-       FROM fixture_effects e JOIN verify_kit_attempts a USING (session_id) ORDER BY e.id`,
-    )
-    .all() as { userRef: string; seq: number }[];
+async function checkOrdering(bySession: Map<string, AttemptRow>): Promise<void> {
+  const applied = await app.query<{ userRef: string; seq: number | string }>(
+    `SELECT e.user_ref AS "userRef", a.start_seq AS seq
+     FROM fixture_effects e JOIN verify_kit_attempts a ON a.session_id = e.session_id ORDER BY e.id`,
+  );
   const lastApplied = new Map<string, number>();
   for (const { userRef, seq } of applied) {
     const previous = lastApplied.get(userRef) ?? -1;
-    expect(seq, `${userRef} applied an older attempt after a newer one`).toBeGreaterThan(previous);
-    lastApplied.set(userRef, seq);
+    expect(Number(seq), `${userRef} applied an older attempt after a newer one`).toBeGreaterThan(previous);
+    lastApplied.set(userRef, Number(seq));
   }
   for (const row of bySession.values()) {
     if (row.outcome !== 'superseded') continue;
@@ -172,10 +193,11 @@ function serviceStatus(row: Pick<AttemptRow, 'session_id'>): { status: string; s
 
 /** The invariants that must hold at every moment. */
 async function checkSafety(): Promise<void> {
-  const effects = app.db.prepare('SELECT session_id, state, user_ref FROM fixture_effects').all() as { session_id: string; state: string; user_ref: string }[];
-  const counts = effectCounts(app.db);
+  type Effect = { session_id: string; state: string; user_ref: string };
+  const effects = await app.query<Effect>('SELECT session_id, state, user_ref FROM fixture_effects');
+  const counts = await effectCountsOf(app);
   for (const [sessionId, n] of counts) expect(n, `effects of ${sessionId}`).toBe(1);
-  const bySession = new Map(rows().map((r) => [r.session_id, r]));
+  const bySession = new Map((await rows()).map((r) => [r.session_id, r]));
   for (const effect of effects) {
     const row = bySession.get(effect.session_id);
     expect(row, effect.session_id).toBeDefined();
@@ -190,7 +212,7 @@ async function checkSafety(): Promise<void> {
     if (row.outcome === 'fulfilled') expect(counts.get(row.session_id), row.session_id).toBe(1);
     else expect(counts.get(row.session_id), row.session_id).toBeUndefined();
   }
-  checkOrdering(bySession);
+  await checkOrdering(bySession);
 }
 
 const clearFaults = () => control.setFaults({ createFailures: 0, resetConnections: 0, statusFailures: 0, statusDelayMs: 0, createDelayMs: 0 });
@@ -199,7 +221,7 @@ let run = 0;
 
 async function execute(ops: Op[]): Promise<void> {
   run += 1;
-  resetStartLimits(app.db);
+  await resetLimits();
   const users = await Promise.all(Array.from({ length: USERS }, (_, i) => new FixtureUser(app.url, `r${run}u${i}`).signIn()));
   const attempts: Attempt[] = [];
   const pick = (i: number) => (attempts.length === 0 ? undefined : attempts[i % attempts.length]);
@@ -209,17 +231,18 @@ async function execute(ops: Op[]): Promise<void> {
     switch (op.t) {
       case 'start': {
         const user = users[op.user]!;
-        const before = rows().length;
+        const before = new Set((await rows()).map((r) => r.session_id));
         const answer = op.mobile
           ? await user.request('/m/verify/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'grant' }) })
           : await user.start();
         expect([200, 503]).toContain(answer.status);
         if (answer.status === 200) {
-          const row = app.db.prepare('SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as AttemptRow;
-          expect(rows().length).toBe(before + 1);
+          const added = (await rows()).filter((r) => !before.has(r.session_id));
+          expect(added).toHaveLength(1);
+          const row = added[0]!;
           attempts.push({ sessionId: row.session_id, state: row.state, owner: op.user, mobile: op.mobile });
         } else {
-          expect(rows().length).toBe(before); // a failed start stores nothing
+          expect((await rows()).length).toBe(before.size); // a failed start stores nothing
         }
         break;
       }
@@ -299,7 +322,9 @@ async function execute(ops: Op[]): Promise<void> {
       case 'corrupt': {
         // From now on the service's echo for this attempt is corrupted; one already fulfilled stays so.
         const a = pick(op.a);
-        const fulfilled = a !== undefined && rows().some((r) => r.session_id === a.sessionId && r.outcome === 'fulfilled');
+        const stored = await rows();
+        const isFulfilled = (r: AttemptRow) => r.session_id === a?.sessionId && r.outcome === 'fulfilled';
+        const fulfilled = a !== undefined && stored.some(isFulfilled);
         if (a !== undefined && !fulfilled) corrupted.add(a.sessionId);
         break;
       }
@@ -315,10 +340,11 @@ async function execute(ops: Op[]): Promise<void> {
     await runSweep({ ...deps, now: () => Date.now() + (60 + 20 * i) * 60_000 }, { owner: `prop-final-${run}-${i}`, timeBudgetMs: 10_000 });
   }
   await checkSafety();
-  const counts = effectCounts(app.db);
+  const counts = await effectCountsOf(app);
+  const stored = await rows();
   const newestVerified = new Map<string, AttemptRow>();
   for (const a of attempts) {
-    const row = rows().find((r) => r.session_id === a.sessionId)!;
+    const row = stored.find((r) => r.session_id === a.sessionId)!;
     const status = serviceStatus(row);
     const verifiedIntact = status.status === 'verified' && !corrupted.has(a.sessionId);
     if (verifiedIntact) {
@@ -337,8 +363,12 @@ async function execute(ops: Op[]): Promise<void> {
   for (const [key, n] of Object.entries(stats.smsByIdempotencyKey)) expect(n, key).toBe(1);
 }
 
-describe('random interleavings of landings, reloads, mobile completions, sweeps and faults', () => {
-  it('keep every invariant (at most once, only when truly verified and matching, nothing lost, one SMS per attempt)', async () => {
+describeEachStore('random interleavings of landings, reloads, mobile completions, sweeps and faults', (kind) => {
+  beforeAll(() => startApp(kind.name));
+  afterAll(stopApp);
+
+  it('keep every invariant (at most once, only when truly verified and matching, nothing lost, one SMS per ' +
+    'attempt)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 4, maxLength: 14 }), async (ops) => {
         try {
@@ -348,7 +378,7 @@ describe('random interleavings of landings, reloads, mobile completions, sweeps 
         }
       }),
       {
-        numRuns: 25,
+        numRuns: RUNS[kind.name],
         endOnFailure: true,
         // Besides the random runs, one fixed run guarantees every path below is exercised.
         examples: [
@@ -382,9 +412,11 @@ describe('random interleavings of landings, reloads, mobile completions, sweeps 
       },
     );
     // The runs really exercised the paths (not vacuous): fulfilments by several routes happened.
-    const platforms = app.db.prepare("SELECT platform, COUNT(*) AS n FROM verify_kit_attempts WHERE outcome = 'fulfilled' GROUP BY platform").all() as { platform: string; n: number }[];
+    const fulfilledPlatforms = "SELECT DISTINCT platform FROM verify_kit_attempts WHERE outcome = 'fulfilled'";
+    const platforms = await app.query<{ platform: string }>(fulfilledPlatforms);
     expect(platforms.map((p) => p.platform).sort()).toEqual(['mobile', 'web']);
-    expect(rows().some((r) => r.outcome === 'failed')).toBe(true);
-    expect(rows().some((r) => r.outcome === 'superseded')).toBe(true);
+    const stored = await rows();
+    expect(stored.some((r) => r.outcome === 'failed')).toBe(true);
+    expect(stored.some((r) => r.outcome === 'superseded')).toBe(true);
   });
 });

@@ -1,0 +1,315 @@
+/**
+ * The PostgreSQL store on node-postgres (`pg`), for apps that run as several instances. The
+ * integrator passes their own Pool; the kit's tables live beside theirs, and an action's fulfil
+ * receives the pool client that holds the kit's open transaction (BEGIN ... COMMIT), so its
+ * writes commit together with the fulfilment mark, or not at all.
+ *
+ * Who wins is decided by locks, never by the application: the fulfilment mark is a conditional
+ * UPDATE (a concurrent one waits for the first to commit, then finds nothing pending); with
+ * ordering 'latest' every fulfilment of one user's attempts of one action first takes a
+ * transaction-scoped advisory lock on that pair, so the newest-wins decision cannot race; sweep
+ * and outbox claims take rows with FOR UPDATE SKIP LOCKED and a lease. Outcome events are written
+ * in the transaction that records the outcome.
+ */
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { postgresHousekeeping } from './postgres-housekeeping.ts';
+import { COLUMNS, toAttempt, type AttemptRow } from './postgres-rows.ts';
+import { migrate } from './postgres-schema.ts';
+import type {
+  Attempt,
+  ClaimOptions,
+  ClaimOutcomeEventsOptions,
+  FulfilOnceResult,
+  NewAttempt,
+  OutcomeRecording,
+  StoredOutcomeEvent,
+  VerifyStore,
+} from './types.ts';
+
+export interface PostgresStoreOptions {
+  /** The app's node-postgres Pool. The store never ends it: the pool is yours to close. */
+  pool: Pool;
+}
+
+export type PostgresStore = VerifyStore<PoolClient> & {
+  readonly kind: 'postgres';
+  readonly pool: Pool;
+  /** Resolves once the kit's tables are migrated; every store call waits for it. Await it at startup to fail fast. */
+  readonly ready: Promise<void>;
+};
+
+interface EventRow {
+  event_id: string;
+  session_id: string;
+  outcome: StoredOutcomeEvent['outcome'];
+  source: StoredOutcomeEvent['source'];
+  occurred_at: string;
+  deliveries: number;
+}
+
+const SQL = {
+  insert: `INSERT INTO verify_kit_attempts
+      (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
+       destination)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+  byState: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE state = $1`,
+  bySession: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = $1`,
+  // Every fulfilment of one user's attempts of one action queues here, in its transaction, so the
+  // ordering decided below cannot race (user_ref and action never change once stored).
+  lockIntent: `SELECT pg_advisory_xact_lock(hashtextextended(user_ref || chr(31) || action, 0))
+    FROM verify_kit_attempts WHERE session_id = $1`,
+  // $3 true: "an older attempt must never be applied after a newer one of the same user and action
+  // was applied", so the mark is refused when a newer one is already fulfilled.
+  markFulfilled: `UPDATE verify_kit_attempts AS a
+    SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
+    WHERE a.session_id = $1 AND a.outcome = 'pending'
+      AND NOT ($3::boolean AND EXISTS (
+        SELECT 1 FROM verify_kit_attempts AS n
+        WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq
+          AND n.outcome = 'fulfilled'))
+    RETURNING ${COLUMNS}`,
+  newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
+      ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'
+    WHERE a.session_id = $1 ORDER BY n.start_seq DESC LIMIT 1`,
+  markSuperseded: `UPDATE verify_kit_attempts
+    SET outcome = 'superseded', superseded_by = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE session_id = $1 AND outcome = 'pending'
+    RETURNING ${COLUMNS}`,
+  supersedeOlder: `UPDATE verify_kit_attempts
+    SET outcome = 'superseded', superseded_by = $4, finished_at = $5, lease_owner = NULL, lease_until = NULL
+    WHERE user_ref = $1 AND action = $2 AND start_seq < $3 AND outcome = 'pending'
+    RETURNING ${COLUMNS}`,
+  markFailed: `UPDATE verify_kit_attempts
+    SET outcome = 'failed', failure_reason = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE session_id = $1 AND outcome = 'pending'
+    RETURNING session_id`,
+  insertEvent: `INSERT INTO verify_kit_outcome_events (session_id, outcome, source, occurred_at, next_delivery_at)
+    VALUES ($1, $2, $3, $4, $4) RETURNING event_id`,
+  claimEvents: `UPDATE verify_kit_outcome_events SET lease_owner = $1, lease_until = $2, deliveries = deliveries + 1
+    WHERE event_id IN (
+      SELECT event_id FROM verify_kit_outcome_events
+      WHERE delivered_at IS NULL AND next_delivery_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+        AND ($5::bigint[] IS NULL OR event_id = ANY($5::bigint[]))
+      ORDER BY next_delivery_at LIMIT $4
+      FOR UPDATE SKIP LOCKED)
+    RETURNING event_id, session_id, outcome, source, occurred_at, deliveries`,
+  bySessions: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ANY($1::text[])`,
+  eventDelivered: `UPDATE verify_kit_outcome_events SET delivered_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE event_id = $1 AND lease_owner = $2 AND delivered_at IS NULL`,
+  eventRetry: `UPDATE verify_kit_outcome_events SET next_delivery_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE event_id = $1 AND lease_owner = $2 AND delivered_at IS NULL`,
+  // SKIP LOCKED: two sweeps claiming at once take disjoint rows instead of queueing on each other.
+  claimDue: `UPDATE verify_kit_attempts SET lease_owner = $1, lease_until = $2
+    WHERE state IN (
+      SELECT state FROM verify_kit_attempts
+      WHERE outcome = 'pending' AND next_check_at <= $3 AND created_at > $4
+        AND (lease_until IS NULL OR lease_until <= $3) AND ($6::text IS NULL OR platform = $6::text)
+      ORDER BY next_check_at LIMIT $5
+      FOR UPDATE SKIP LOCKED)
+    RETURNING ${COLUMNS}`,
+  reschedule: `UPDATE verify_kit_attempts
+    SET next_check_at = $3, sweep_checks = sweep_checks + 1, lease_owner = NULL, lease_until = NULL
+    WHERE session_id = $1 AND lease_owner = $2 AND outcome = 'pending'`,
+  release: 'UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
+  expire: `UPDATE verify_kit_attempts SET outcome = 'expired', finished_at = $1, lease_owner = NULL, lease_until = NULL
+    WHERE outcome = 'pending' AND created_at <= $2 AND (lease_until IS NULL OR lease_until <= $1)
+    RETURNING session_id`,
+} as const;
+
+/** SQLSTATE 25P02: a statement was sent after an error had already aborted the transaction. */
+const IN_FAILED_TRANSACTION = '25P02';
+const ABORTED = 'The transaction was aborted by an error inside the action, so nothing was committed.';
+
+function isPool(value: unknown): value is Pool {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Pool).connect === 'function' &&
+    typeof (value as Pool).query === 'function' &&
+    typeof (value as Pool).end === 'function'
+  );
+}
+
+export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  if (typeof options !== 'object' || options === null || !isPool(options.pool)) {
+    throw new KitError(
+      KitErrorCode.InvalidConfig,
+      'createPostgresStore: `pool` must be a node-postgres Pool, ' +
+        'e.g. new pg.Pool({ connectionString: process.env.DATABASE_URL }).',
+    );
+  }
+  const { pool } = options;
+  const ready = migrate(pool);
+  // A failed migration is reported by every call (and by `ready`); never as an unhandled rejection.
+  ready.catch(() => {});
+
+  const query = async <Row extends QueryResultRow>(name: keyof typeof SQL, values: unknown[]) => {
+    await ready;
+    return pool.query<Row>({ name: `verify_kit_${name}`, text: SQL[name], values });
+  };
+  /** The same, on the transaction's client. */
+  const on = <Row extends QueryResultRow>(client: PoolClient, name: keyof typeof SQL, values: unknown[]) =>
+    client.query<Row>({ name: `verify_kit_${name}`, text: SQL[name], values });
+  /** Runs `work` inside BEGIN ... COMMIT on one pooled client; rolls back on any throw. */
+  const transaction = async <T>(work: (client: PoolClient) => Promise<T>): Promise<T> => {
+    await ready;
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      const committed = await client.query('COMMIT');
+      // An action that swallowed an SQL error leaves the transaction aborted: COMMIT then rolls back.
+      if (committed.command === 'ROLLBACK') throw new Error(ABORTED);
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError; // the connection is unusable: destroy it instead of pooling it
+      });
+      if ((error as { code?: string }).code === IN_FAILED_TRANSACTION) {
+        // The action swallowed an SQL error; the kit's next statement found the transaction aborted.
+        throw new Error(ABORTED, { cause: error });
+      }
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  };
+
+
+  /** The outbox row of an outcome, written in the transaction that records the outcome. */
+  const recordEvent = async (
+    client: PoolClient,
+    event: OutcomeRecording | undefined,
+    sessionId: string,
+    outcome: StoredOutcomeEvent['outcome'],
+    now: number,
+  ): Promise<string[]> => {
+    if (event === undefined) return [];
+    const { rows } = await on<{ event_id: string }>(client, 'insertEvent', [sessionId, outcome, event.source, now]);
+    return [String(rows[0]!.event_id)];
+  };
+
+  return {
+    kind: 'postgres',
+    pool,
+    ready,
+    ...postgresHousekeeping(pool, ready),
+    async insertAttempt(attempt: NewAttempt) {
+      await query('insert', [
+        attempt.state,
+        attempt.sessionId,
+        attempt.userRef,
+        attempt.action,
+        JSON.stringify(attempt.params),
+        attempt.returnTo,
+        attempt.sensitivity,
+        attempt.platform,
+        attempt.createdAt,
+        attempt.nextCheckAt,
+        attempt.destination,
+      ]);
+    },
+    async findAttemptByState(state: string) {
+      const { rows } = await query<AttemptRow>('byState', [state]);
+      return rows[0] === undefined ? undefined : toAttempt(rows[0]);
+    },
+    async fulfilOnce(sessionId, effect, now, options = {}): Promise<FulfilOnceResult> {
+      const latest = (options.ordering ?? 'latest') === 'latest';
+      return transaction(async (client) => {
+        if (latest) await on(client, 'lockIntent', [sessionId]);
+        // Mark first: a concurrent caller's UPDATE waits on this row, then finds it no longer pending.
+        const marked = await on<AttemptRow>(client, 'markFulfilled', [sessionId, now, latest]);
+        if (marked.rows[0] === undefined) {
+          const { rows } = await on<AttemptRow>(client, 'bySession', [sessionId]);
+          if (rows[0] === undefined) return { kind: 'not_pending', attempt: undefined };
+          const current = toAttempt(rows[0]);
+          if (current.outcome === 'fulfilled') return { kind: 'already_fulfilled', attempt: current };
+          if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: current };
+          // Still pending, so the mark was refused: a newer attempt of this user and action was applied.
+          const newer = await on<{ session_id: string }>(client, 'newerFulfilled', [sessionId]);
+          const by = newer.rows[0]!.session_id;
+          const superseded = await on<AttemptRow>(client, 'markSuperseded', [sessionId, by, now]);
+          const eventIds = await recordEvent(client, options.event, sessionId, 'superseded', now);
+          return { kind: 'superseded', attempt: toAttempt(superseded.rows[0]!), eventIds };
+        }
+        const attempt = toAttempt(marked.rows[0]);
+        // The action's writes go through the same client, inside the same transaction.
+        await effect(client, attempt);
+        const eventIds = await recordEvent(client, options.event, sessionId, 'fulfilled', now);
+        // Older attempts still pending can never apply after this one: settle them now.
+        const intent = [attempt.userRef, attempt.action, attempt.startSeq];
+        const older = latest ? (await on<AttemptRow>(client, 'supersedeOlder', [...intent, sessionId, now])).rows : [];
+        const superseded = older.map(toAttempt).sort((a, b) => a.startSeq - b.startSeq);
+        for (const o of superseded) {
+          eventIds.push(...(await recordEvent(client, options.event, o.sessionId, 'superseded', now)));
+        }
+        return { kind: 'fulfilled', attempt, superseded, eventIds };
+      });
+    },
+    async recordFailure(sessionId, reason, now, event) {
+      if (event === undefined) {
+        await query('markFailed', [sessionId, reason, now]);
+        return { eventIds: [] };
+      }
+      return transaction(async (client) => {
+        const marked = await on(client, 'markFailed', [sessionId, reason, now]);
+        return { eventIds: marked.rowCount === 1 ? await recordEvent(client, event, sessionId, 'failed', now) : [] };
+      });
+    },
+    async claimDueAttempts(o: ClaimOptions) {
+      const { rows } = await query<AttemptRow>('claimDue', [
+        o.owner,
+        o.now + o.leaseMs,
+        o.now,
+        o.now - o.maxAgeMs,
+        o.limit,
+        o.platform ?? null,
+      ]);
+      // RETURNING keeps no order: most overdue first, as the sweep expects.
+      return rows.map(toAttempt).sort((a, b) => a.nextCheckAt - b.nextCheckAt);
+    },
+    async scheduleNextCheck(sessionId, owner, nextCheckAt) {
+      await query('reschedule', [sessionId, owner, nextCheckAt]);
+    },
+    async releaseClaims(owner) {
+      return (await query('release', [owner])).rowCount ?? 0;
+    },
+    async expireAttempts(now, maxAgeMs, event) {
+      if (event === undefined) return (await query('expire', [now, now - maxAgeMs])).rowCount ?? 0;
+      return transaction(async (client) => {
+        const { rows } = await on<{ session_id: string }>(client, 'expire', [now, now - maxAgeMs]);
+        for (const row of rows) await recordEvent(client, event, row.session_id, 'expired', now);
+        return rows.length;
+      });
+    },
+    async claimOutcomeEvents(o: ClaimOutcomeEventsOptions) {
+      const ids = o.eventIds === undefined ? null : o.eventIds.map(Number);
+      const { rows } = await query<EventRow>('claimEvents', [o.owner, o.now + o.leaseMs, o.now, o.limit, ids]);
+      if (rows.length === 0) return [];
+      const attempts = await query<AttemptRow>('bySessions', [rows.map((r) => r.session_id)]);
+      const bySessionId = new Map(attempts.rows.map((row) => [row.session_id, toAttempt(row)]));
+      return rows
+        .map((row) => ({
+          eventId: String(row.event_id),
+          outcome: row.outcome,
+          source: row.source,
+          occurredAt: Number(row.occurred_at),
+          deliveries: row.deliveries,
+          attempt: bySessionId.get(row.session_id)!,
+        }))
+        .sort((a, b) => Number(a.eventId) - Number(b.eventId));
+    },
+    async markOutcomeEventDelivered(eventId, owner, now) {
+      await query('eventDelivered', [Number(eventId), owner, now]);
+    },
+    async retryOutcomeEvent(eventId, owner, nextAttemptAt) {
+      await query('eventRetry', [Number(eventId), owner, nextAttemptAt]);
+    },
+    async close() {
+      // The pool belongs to the app; only wait for a migration still running.
+      await ready.catch(() => {});
+    },
+  };
+}

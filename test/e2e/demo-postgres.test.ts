@@ -1,0 +1,162 @@
+/**
+ * The demo on PostgreSQL (DATABASE_URL), as two instances on one database: a user signed in on
+ * one instance is signed in on the other (shared sessions), a verification started on one and
+ * landed on the other is fulfilled once, and the copyable sweep job, built from the same
+ * environment, fulfils a verification whose tab was closed. Over HTTP, without a browser (the
+ * browser suites cover the pages themselves on SQLite).
+ */
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
+import { demoSweepDeps } from '../../demo-app/kit-deps.ts';
+import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
+import { runSweepJob } from '../../middleware/sweep-cli.ts';
+import { controlApi, type ControlApi } from '../helpers/emulator.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres.ts';
+
+const PUBLIC = 'http://localhost:3902';
+const RETURN_URL = `${PUBLIC}/verify/return`;
+const CLIENT_ID = 'demo-client';
+const CLIENT_SECRET = `pg-demo-${randomBytes(12).toString('hex')}`;
+const SESSION_SECRET = 'postgres-demo-session-secret-0123456789';
+
+let database: TestDatabase;
+let emulator: RunningEmulator;
+let control: ControlApi;
+let instances: DemoApp[];
+
+function instance(): DemoApp {
+  return createDemoApp({
+    verifyBaseUrl: emulator.url,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    returnUrl: RETURN_URL,
+    databasePath: '/nonexistent/unused.sqlite',
+    databaseUrl: database.url,
+    sessionSecret: SESSION_SECRET,
+    trustProxy: false,
+  });
+}
+
+/** A browser's cookie jar, shared by requests to either instance (they sit behind one address). */
+class Browser {
+  cookie = '';
+  async send(test: request.Test): Promise<request.Response> {
+    const response = await (this.cookie === '' ? test : test.set('Cookie', this.cookie));
+    const set = response.headers['set-cookie'] as unknown as string[] | undefined;
+    const sid = set?.find((c) => c.startsWith('demo.sid='));
+    if (sid !== undefined) this.cookie = sid.split(';')[0]!;
+    return response;
+  }
+}
+
+const formToken = (html: string, action: string) =>
+  new RegExp(`name="_csrf" value="([^"]+)">\\s*<input type="hidden" name="action" value="${action}"`).exec(html)?.[1];
+
+async function signIn(browser: Browser, app: DemoApp, userId: string): Promise<void> {
+  const page = await browser.send(request(app.app).get('/signin'));
+  const token = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
+  const done = await browser.send(request(app.app).post('/signin').type('form').send({ _csrf: token, userId }));
+  expect(done.status).toBe(303);
+}
+
+async function start(browser: Browser, app: DemoApp, action: string, extra: Record<string, string> = {}) {
+  const home = await browser.send(request(app.app).get('/'));
+  expect(home.status).toBe(200);
+  const token = formToken(home.text, action);
+  expect(token).toBeDefined();
+  const started = await browser.send(
+    request(app.app)
+      .post('/verify/start')
+      .type('form')
+      .set('Origin', PUBLIC)
+      .set('Sec-Fetch-Site', 'same-origin')
+      .send({ _csrf: token!, action, ...extra }),
+  );
+  expect(started.status, started.text.slice(0, 200)).toBe(200);
+  const { rows } = await database.pool.query<{ session_id: string; state: string }>(
+    'SELECT session_id, state FROM verify_kit_attempts WHERE action = $1 ORDER BY created_at DESC LIMIT 1',
+    [action],
+  );
+  return rows[0]!;
+}
+
+describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two instances', () => {
+  beforeAll(async () => {
+    database = await createTestDatabase({ max: 2 });
+    emulator = await startEmulator({
+      port: 0,
+      host: '127.0.0.1',
+      clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: RETURN_URL, platform: 'web' }],
+      control: true,
+      log: () => {},
+    });
+    control = controlApi(emulator.url);
+    instances = [instance(), instance()];
+  });
+  afterAll(async () => {
+    for (const demo of instances ?? []) await demo.close();
+    await emulator?.close();
+    await database?.drop();
+  });
+
+  it('signs in on one instance, starts on the other, lands on the first: fulfilled once, seen by both', async () => {
+    const [a, b] = instances as [DemoApp, DemoApp];
+    expect(a.storeKind).toBe('postgres');
+    const browser = new Browser();
+    await signIn(browser, a, 'usr_alice');
+    // Shared sessions: the other instance knows the user.
+    expect((await browser.send(request(b.app).get('/api/me'))).body.user).toMatchObject({ id: 'usr_alice' });
+
+    const attempt = await start(browser, b, 'confirm_phone');
+    expect((await control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    const query = new URLSearchParams({ session_id: attempt.session_id, state: attempt.state });
+    const path = `/verify/return?${query.toString()}`;
+    const landings = await Promise.all([a, b, a, b].map((app) => browser.send(request(app.app).get(path))));
+    expect(landings.map((l) => l.status)).toEqual([303, 303, 303, 303]);
+    expect(landings[0]!.headers.location).toBe('/verified/phone');
+
+    const me = (await browser.send(request(a.app).get('/api/me'))).body;
+    expect(me.user).toMatchObject({ phoneVerified: true });
+    expect(me.actions).toEqual([expect.objectContaining({ sessionId: attempt.session_id, action: 'confirm_phone' })]);
+    const activity = 'SELECT count(*)::int AS n FROM demo_activity WHERE session_id = $1';
+    const { rows } = await database.pool.query(activity, [attempt.session_id]);
+    expect(rows[0]).toEqual({ n: 1 });
+  });
+
+  it('the copyable sweep job, on the same DATABASE_URL, fulfils a verification whose tab was closed', async () => {
+    const [a] = instances as [DemoApp, DemoApp];
+    const browser = new Browser();
+    await signIn(browser, a, 'usr_bob');
+    const attempt = await start(browser, a, 'change_payout', { accountNumber: '1234 5678 9012' });
+    expect((await control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    // Nobody lands. The sweep's first read is due after a few minutes: backdate it instead of waiting.
+    const due = 'UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = $1';
+    await database.pool.query(due, [attempt.session_id]);
+
+    const lines: string[] = [];
+    const env = {
+      DATABASE_URL: database.url,
+      VERIFY_BASE_URL: emulator.url,
+      VERIFY_CLIENT_ID: CLIENT_ID,
+      VERIFY_CLIENT_SECRET: CLIENT_SECRET,
+      VERIFY_RETURN_URL: RETURN_URL,
+      SESSION_SECRET,
+    };
+    const code = await runSweepJob({
+      deps: (e) => demoSweepDeps(e as NodeJS.ProcessEnv),
+      argv: ['--once'],
+      env,
+      print: (l) => lines.push(l),
+      handleSignals: false,
+    });
+    expect(code, lines.join('\n')).toBe(0);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ event: 'sweep', fulfilled: 1, errors: 0 });
+    expect(lines.join('\n')).not.toContain(CLIENT_SECRET);
+
+    const me = (await browser.send(request(a.app).get('/api/me'))).body;
+    expect(me.user.payoutAccount).toMatchObject({ masked: '••••9012' });
+    expect(me.actions[0]).toMatchObject({ sessionId: attempt.session_id, action: 'change_payout' });
+  });
+});

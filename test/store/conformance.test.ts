@@ -1,0 +1,235 @@
+/**
+ * The store contract (middleware/store/types.ts), one suite run unchanged against every store the
+ * kit ships: SQLite and PostgreSQL. What only one store does (SQLite's synchronous fulfil, the
+ * PostgreSQL pool option) is in sqlite-store.test.ts and postgres-store.test.ts.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewAttempt } from '../../middleware/store/types.ts';
+import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
+
+const HOUR = 3_600_000;
+
+function attempt(n: number, overrides: Partial<NewAttempt> = {}): NewAttempt {
+  return {
+    state: `state-${n}`,
+    sessionId: `session-${n}`,
+    userRef: `user-${n % 3}`,
+    action: 'confirm_phone',
+    params: { n, note: 'ünïcode' },
+    destination: '+15550100001',
+    returnTo: '/done',
+    sensitivity: 'normal',
+    platform: 'web',
+    createdAt: 1_000_000,
+    nextCheckAt: 1_000_000,
+    ...overrides,
+  };
+}
+
+describeEachStore('store contract', (kind) => {
+  let h: StoreUnderTest;
+  beforeEach(async () => {
+    h = await kind.open();
+  });
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  it('keeps an attempt per state with its server-side parameters, and finds it again after a restart', async () => {
+    await h.store.insertAttempt(attempt(1));
+    await h.reopen();
+    const found = await h.store.findAttemptByState('state-1');
+    expect(found).toMatchObject({
+      sessionId: 'session-1',
+      params: { n: 1, note: 'ünïcode' },
+      outcome: 'pending',
+      fulfilledAt: null,
+      createdAt: 1_000_000,
+      nextCheckAt: 1_000_000,
+      sweepChecks: 0,
+      platform: 'web',
+      sensitivity: 'normal',
+    });
+    expect(await h.store.findAttemptByState('state-2')).toBeUndefined();
+  });
+
+  it('refuses a second attempt with the same state or the same sessionId, keeping the first', async () => {
+    await h.store.insertAttempt(attempt(1));
+    const duplicate = /unique|duplicate key/i;
+    await expect(h.store.insertAttempt(attempt(2, { state: 'state-1' }))).rejects.toThrow(duplicate);
+    await expect(h.store.insertAttempt(attempt(2, { sessionId: 'session-1' }))).rejects.toThrow(duplicate);
+    expect((await h.store.findAttemptByState('state-1'))?.userRef).toBe('user-1');
+    expect(await h.store.findAttemptByState('state-2')).toBeUndefined();
+  });
+
+  it('runs the effect and the mark once: the second caller is told it was already fulfilled', async () => {
+    await h.store.insertAttempt(attempt(1));
+    const first = await h.store.fulfilOnce('session-1', h.effect(), 5);
+    const second = await h.store.fulfilOnce('session-1', h.effect(), 6);
+    expect(first.kind).toBe('fulfilled');
+    expect(second.kind).toBe('already_fulfilled');
+    expect(await h.countEffects()).toBe(1);
+    const stored = await h.store.findAttemptByState('state-1');
+    expect(stored).toMatchObject({ outcome: 'fulfilled', fulfilledAt: 5, finishedAt: 5 });
+  });
+
+  it('runs the effect once when twenty callers in one process fulfil the same session at the same moment', async () => {
+    await h.store.insertAttempt(attempt(1));
+    const callers = Array.from({ length: 20 }, (_, i) => h.store.fulfilOnce('session-1', h.effect(), 10 + i));
+    const results = await Promise.all(callers);
+    expect(results.filter((r) => r.kind === 'fulfilled')).toHaveLength(1);
+    expect(results.filter((r) => r.kind === 'already_fulfilled')).toHaveLength(19);
+    expect(await h.countEffects()).toBe(1);
+  });
+
+  it('rolls back the effect and leaves the attempt pending when the effect throws', async () => {
+    await h.store.insertAttempt(attempt(1));
+    const failing = h.effect('test', () => {
+      throw new Error('payout provider down');
+    });
+    await expect(h.store.fulfilOnce('session-1', failing, 5)).rejects.toThrow('payout provider down');
+    expect(await h.countEffects()).toBe(0);
+    expect(await h.store.findAttemptByState('state-1')).toMatchObject({ outcome: 'pending', fulfilledAt: null });
+    expect((await h.store.fulfilOnce('session-1', h.effect(), 6)).kind).toBe('fulfilled');
+    expect(await h.countEffects()).toBe(1);
+  });
+
+  it('never fulfils a failed, expired or unknown attempt, and never turns a fulfilled one into failed', async () => {
+    await h.store.insertAttempt(attempt(1));
+    await h.store.insertAttempt(attempt(2));
+    await h.store.recordFailure('session-1', 'otp_locked', 5);
+    const ran: string[] = [];
+    expect((await h.store.fulfilOnce('session-1', () => void ran.push('1'), 6)).kind).toBe('not_pending');
+    expect((await h.store.fulfilOnce('session-unknown', () => void ran.push('u'), 6)).kind).toBe('not_pending');
+    await h.store.fulfilOnce('session-2', () => {}, 7);
+    await h.store.recordFailure('session-2', 'device_changed', 8);
+    expect(ran).toEqual([]);
+    const failed = await h.store.findAttemptByState('state-1');
+    expect(failed).toMatchObject({ outcome: 'failed', failureReason: 'otp_locked', finishedAt: 5 });
+    expect(await h.store.findAttemptByState('state-2')).toMatchObject({ outcome: 'fulfilled', failureReason: null });
+  });
+
+  it('fulfils each attempt exactly once when four processes race on the same database', async () => {
+    const sessionIds = Array.from({ length: 40 }, (_, i) => `session-${i}`);
+    for (let i = 0; i < sessionIds.length; i++) await h.store.insertAttempt(attempt(i));
+    const processes = Array.from({ length: 4 }, () =>
+      fork(fileURLToPath(new URL('../fixtures/fulfil-racer.ts', import.meta.url)), [h.spec, ...sessionIds], {
+        execArgv: ['--import', 'tsx'],
+      }),
+    );
+    const ready = processes.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
+    const results = processes.map(
+      (racer) =>
+        new Promise<number>((resolve, reject) => {
+          racer.on('message', (message) => typeof message === 'number' && resolve(message));
+          racer.once('exit', (code) => code !== 0 && reject(new Error(`racer exited with ${code}`)));
+        }),
+    );
+    await Promise.all(ready);
+    for (const racer of processes) racer.send('go');
+    const ranPerRacer = await Promise.all(results);
+    expect(ranPerRacer.reduce((a, b) => a + b, 0)).toBe(sessionIds.length);
+    expect(await h.countEffects()).toBe(sessionIds.length);
+    expect(await h.duplicateEffects()).toEqual([]);
+  });
+
+  describe('sweep claims', () => {
+    const claim = (owner: string, now: number, limit = 10) =>
+      h.store.claimDueAttempts({ now, owner, limit, leaseMs: 60_000, maxAgeMs: 24 * HOUR });
+
+    it('gives each due attempt to one owner at a time, and back to anyone once the lease expires', async () => {
+      for (let i = 0; i < 5; i++) await h.store.insertAttempt(attempt(i));
+      const a = await claim('a', 2_000_000, 3);
+      const b = await claim('b', 2_000_000, 10);
+      expect(a).toHaveLength(3);
+      expect(b).toHaveLength(2);
+      expect(new Set([...a, ...b].map((x) => x.state)).size).toBe(5);
+      expect(await h.lease('session-0')).toEqual({ owner: expect.stringMatching(/^[ab]$/), until: 2_060_000 });
+      expect(await claim('c', 2_000_000 + 59_000)).toHaveLength(0);
+      expect(await claim('c', 2_000_000 + 60_000)).toHaveLength(5);
+    });
+
+    it('hands out the most overdue attempts first', async () => {
+      await h.store.insertAttempt(attempt(1, { nextCheckAt: 1_500_000 }));
+      await h.store.insertAttempt(attempt(2, { nextCheckAt: 1_100_000 }));
+      await h.store.insertAttempt(attempt(3, { nextCheckAt: 1_300_000 }));
+      expect((await claim('a', 2_000_000, 2)).map((x) => x.state)).toEqual(['state-2', 'state-3']);
+    });
+
+    it('gives disjoint batches to claims made at the same moment', async () => {
+      for (let i = 0; i < 30; i++) await h.store.insertAttempt(attempt(i));
+      const batches = await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map((owner) => claim(owner, 2_000_000, 5)));
+      const states = batches.flat().map((x) => x.state);
+      expect(states).toHaveLength(30);
+      expect(new Set(states).size).toBe(30);
+    });
+
+    it('skips attempts not yet due, settled ones, and ones older than the 24 h window', async () => {
+      await h.store.insertAttempt(attempt(1, { nextCheckAt: 3_000_000 }));
+      await h.store.insertAttempt(attempt(2));
+      await h.store.insertAttempt(attempt(3));
+      await h.store.insertAttempt(attempt(4, { createdAt: 2_000_000 - 24 * HOUR }));
+      await h.store.insertAttempt(attempt(5, { userRef: 'user-elsewhere' }));
+      await h.store.recordFailure('session-3', 'otp_locked', 5);
+      await h.store.fulfilOnce('session-5', h.effect(), 5);
+      expect((await claim('a', 2_000_000)).map((x) => x.state)).toEqual(['state-2']);
+    });
+
+    it('claims only the platform asked for, so a web kit and a mobile kit sharing a store each sweep their ' +
+      'own', async () => {
+      await h.store.insertAttempt(attempt(1, { platform: 'web' }));
+      await h.store.insertAttempt(attempt(2, { platform: 'mobile' }));
+      const options = { now: 2_000_000, limit: 10, leaseMs: 60_000, maxAgeMs: 24 * HOUR };
+      const mobile = await h.store.claimDueAttempts({ ...options, owner: 'm', platform: 'mobile' });
+      const web = await h.store.claimDueAttempts({ ...options, owner: 'w', platform: 'web' });
+      expect(mobile.map((x) => x.state)).toEqual(['state-2']);
+      expect(web.map((x) => x.state)).toEqual(['state-1']);
+    });
+
+    it('reschedules only for the owner of the claim, and releases claims on request', async () => {
+      await h.store.insertAttempt(attempt(1));
+      await h.store.insertAttempt(attempt(2));
+      await claim('a', 2_000_000);
+      await h.store.scheduleNextCheck('session-1', 'not-the-owner', 9_000_000);
+      expect((await h.store.findAttemptByState('state-1'))?.nextCheckAt).toBe(1_000_000);
+      await h.store.scheduleNextCheck('session-1', 'a', 9_000_000);
+      expect(await h.store.findAttemptByState('state-1')).toMatchObject({ nextCheckAt: 9_000_000, sweepChecks: 1 });
+      expect(await h.lease('session-1')).toEqual({ owner: null, until: null });
+      expect(await h.store.releaseClaims('a')).toBe(1);
+      expect((await claim('b', 2_000_000)).map((x) => x.state)).toEqual(['state-2']);
+    });
+
+    it('expires attempts past 24 h unless a live claim holds them', async () => {
+      const now = 1_000_000 + 24 * HOUR;
+      await h.store.insertAttempt(attempt(1));
+      await h.store.insertAttempt(attempt(2));
+      await h.store.insertAttempt(attempt(3, { createdAt: now - HOUR }));
+      const claim = { now: now - 1, owner: 'a', limit: 1, leaseMs: 60_000, maxAgeMs: 25 * HOUR };
+      const [held] = await h.store.claimDueAttempts(claim);
+      const free = held!.state === 'state-1' ? attempt(2) : attempt(1);
+      expect(await h.store.expireAttempts(now, 24 * HOUR)).toBe(1);
+      expect(await h.store.findAttemptByState(free.state)).toMatchObject({ outcome: 'expired', finishedAt: now });
+      expect((await h.store.findAttemptByState(held!.state))?.outcome).toBe('pending');
+      expect(await h.store.expireAttempts(now + 60_000, 24 * HOUR)).toBe(1);
+      expect((await h.store.findAttemptByState('state-3'))?.outcome).toBe('pending');
+      expect((await h.store.fulfilOnce(free.sessionId, h.effect(), now + 1)).kind).toBe('not_pending');
+    });
+  });
+
+  describe('schema', () => {
+    it('migrates again when another instance opens the same database, keeping the kit rows', async () => {
+      await h.store.insertAttempt(attempt(1));
+      const again = await h.openAnother();
+      expect(await again.findAttemptByState('state-1')).toBeDefined();
+      await again.insertAttempt(attempt(2));
+      expect(await h.store.findAttemptByState('state-2')).toBeDefined();
+    });
+
+    it('refuses a database written by a newer kit instead of guessing', async () => {
+      await h.exec('UPDATE verify_kit_schema SET version = 99');
+      await expect(h.openAnother()).rejects.toThrow(/newer than this kit/);
+    });
+  });
+});

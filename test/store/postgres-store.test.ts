@@ -1,0 +1,134 @@
+/**
+ * What only the PostgreSQL store does; the shared contract is in conformance.test.ts. Every test
+ * gets its own scratch database.
+ */
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
+import type { NewAttempt } from '../../middleware/store/types.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres.ts';
+
+const attempt = (n: number): NewAttempt => ({
+  state: `state-${n}`,
+  sessionId: `session-${n}`,
+  userRef: 'user-1',
+  action: 'grant',
+  params: { n },
+  destination: '+15550100001',
+  returnTo: '/done',
+  sensitivity: 'normal',
+  platform: 'web',
+  createdAt: 1_000,
+  nextCheckAt: 1_000,
+});
+
+let database: TestDatabase;
+let store: PostgresStore;
+const pools: pg.Pool[] = [];
+
+function newPool(max = 5): pg.Pool {
+  const pool = new pg.Pool({ connectionString: database.url, max });
+  pools.push(pool);
+  return pool;
+}
+
+describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    store = createPostgresStore({ pool: database.pool });
+    await store.ready;
+    await database.pool.query('CREATE TABLE effects (session_id TEXT NOT NULL, note TEXT)');
+  });
+  afterEach(async () => {
+    for (const pool of pools.splice(0)) await pool.end().catch(() => {});
+    await database.drop();
+  });
+
+  it('migrates once when eight instances start at the same moment on an empty database', async () => {
+    const fresh = await createTestDatabase();
+    const freshPools = Array.from({ length: 8 }, () => new pg.Pool({ connectionString: fresh.url, max: 2 }));
+    try {
+      const instances = freshPools.map((pool) => createPostgresStore({ pool }));
+      await Promise.all(instances.map((s) => s.ready));
+      const { rows } = await fresh.pool.query<{ version: number }>('SELECT version FROM verify_kit_schema');
+      expect(rows).toEqual([{ version: 1 }]);
+      await instances[3]!.insertAttempt(attempt(1));
+      expect(await instances[6]!.findAttemptByState('state-1')).toMatchObject({ sessionId: 'session-1' });
+    } finally {
+      for (const pool of freshPools) await pool.end();
+      await fresh.drop();
+    }
+  });
+
+  it('awaits an async effect inside the transaction: nobody sees the mark or the effect before COMMIT', async () => {
+    await store.insertAttempt(attempt(1));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    const fulfilment = store.fulfilOnce(
+      'session-1',
+      async (tx, a) => {
+        await tx.query('INSERT INTO effects (session_id) VALUES ($1)', [a.sessionId]);
+        inside();
+        await held;
+      },
+      5,
+    );
+    await entered;
+    // Another instance's view, mid-transaction: still pending, no effect.
+    const other = createPostgresStore({ pool: newPool() });
+    expect((await other.findAttemptByState('state-1'))?.outcome).toBe('pending');
+    expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
+    // A concurrent fulfilment waits on the row lock, then finds it fulfilled: the effect ran once.
+    const second = async (tx: pg.PoolClient) => void (await tx.query("INSERT INTO effects VALUES ('x')"));
+    const racer = other.fulfilOnce('session-1', second, 6);
+    release();
+    expect((await fulfilment).kind).toBe('fulfilled');
+    expect((await racer).kind).toBe('already_fulfilled');
+    expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 1 });
+  });
+
+  it('commits nothing when the action swallowed an SQL error, which aborts the transaction', async () => {
+    await store.insertAttempt(attempt(1));
+    const swallowing = async (tx: pg.PoolClient) => {
+      await tx.query("INSERT INTO effects (session_id) VALUES ('before')");
+      await tx.query('INSERT INTO no_such_table VALUES (1)').catch(() => {});
+    };
+    await expect(store.fulfilOnce('session-1', swallowing, 5)).rejects.toThrow(/aborted by an error inside the action/);
+    expect((await store.findAttemptByState('state-1'))?.outcome).toBe('pending');
+    expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
+    // The pool is still healthy afterwards.
+    expect((await store.fulfilOnce('session-1', () => {}, 6)).kind).toBe('fulfilled');
+  });
+
+  it('rolls back when the effect throws after writing, and returns its connection to the pool', async () => {
+    const pool = newPool(1);
+    const single = createPostgresStore({ pool });
+    await single.insertAttempt(attempt(1));
+    for (let i = 0; i < 3; i++) {
+      await expect(
+        single.fulfilOnce('session-1', async (tx) => {
+          await tx.query("INSERT INTO effects (session_id) VALUES ('s')");
+          throw new Error('provider down');
+        }, 5),
+      ).rejects.toThrow('provider down');
+    }
+    // With one connection, a leaked one would hang here.
+    expect((await single.fulfilOnce('session-1', () => {}, 6)).kind).toBe('fulfilled');
+    expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
+  });
+
+  it('reports an unreachable database from every call and from ready, without an unhandled rejection', async () => {
+    const nowhere = 'postgres://postgres@127.0.0.1:1/nowhere';
+    const pool = new pg.Pool({ connectionString: nowhere, connectionTimeoutMillis: 500 });
+    pools.push(pool);
+    const broken = createPostgresStore({ pool });
+    await expect(broken.ready).rejects.toThrow();
+    await expect(broken.findAttemptByState('x')).rejects.toThrow();
+  });
+
+  it('rejects an option that is not a pg Pool, saying what to pass', () => {
+    expect(() => createPostgresStore({ pool: {} as pg.Pool })).toThrow(/must be a node-postgres Pool/);
+  });
+});
