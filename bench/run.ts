@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: what the kit costs over a hand-written integration, and how the sweep scales
- * (issue 7). Loopback only, against the emulator with no artificial latency. Prints a table and
+ * (against its targets). Loopback only, against the emulator with no artificial latency. Prints a table and
  * writes the same figures to bench/results/latest.json. See docs/performance.md.
  *
  * Processes: this orchestrator (load generator), the emulator, the kit app and the baseline app
@@ -137,7 +137,22 @@ interface Comparison {
   ratio: { p50: number; p99: number; rps: number; appCpu: number };
   /** kit/baseline p50 and p99 ratios of each ABBA round pair (their spread shows the noise). */
   perRound: { p50: number[]; p99: number[] };
+  /** min, median and max of the per-round ratios: a target is met only when the median meets it. */
+  spread: { p50: Spread; p99: Spread };
 }
+
+interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+function spreadOf(values: number[]): Spread {
+  const sorted = sortedCopy(values);
+  return { min: sorted[0] ?? Number.NaN, median: round3(median(values)), max: sorted.at(-1) ?? Number.NaN };
+}
+
+const showSpread = (s: Spread) => `median ${s.median.toFixed(3)} (min ${s.min.toFixed(3)}, max ${s.max.toFixed(3)})`;
 
 function figures(runs: LoadResult[], appCpuMs: number, emuCpuMs: number): SideFigures {
   const latencies = sortedCopy(runs.flatMap((r) => r.latenciesMs));
@@ -234,6 +249,7 @@ async function interleaved(
       appCpu: round3(kit.appCpuMsPerRequest / baseline.appCpuMsPerRequest),
     },
     perRound,
+    spread: { p50: spreadOf(perRound.p50), p99: spreadOf(perRound.p99) },
   };
 }
 
@@ -659,8 +675,16 @@ function targetsOf(
     // A ratio over wrong answers (e.g. 429s) means nothing: it counts as met only when every request succeeded.
     const errors = c.kit.errors + c.baseline.errors;
     const note = errors === 0 ? '' : ' (not comparable: some requests failed)';
-    t.push({ name: `${c.what}: kit/baseline p50`, target: '<= 1.10', value: c.ratio.p50.toFixed(3) + note, met: errors === 0 && c.ratio.p50 <= 1.1 });
-    t.push({ name: `${c.what}: kit/baseline p99`, target: '<= 1.10', value: c.ratio.p99.toFixed(3) + note, met: errors === 0 && c.ratio.p99 <= 1.1 });
+    // The median of the per-round ratios decides: one noisy round on a shared machine cannot.
+    for (const q of ['p50', 'p99'] as const) {
+      const s = c.spread[q];
+      t.push({
+        name: `${c.what}: kit/baseline ${q}, median of ${c.rounds} ABBA rounds`,
+        target: '<= 1.10',
+        value: `${showSpread(s)}; pooled ${c.ratio[q].toFixed(3)}${note}`,
+        met: errors === 0 && s.median <= 1.1,
+      });
+    }
     t.push({ name: `${c.what}: every request answered as expected`, target: '0 errors', value: String(errors), met: errors === 0 });
   }
   for (const d of dups ?? []) {
@@ -704,8 +728,8 @@ function comparisonTable(c: Comparison, title: string): string {
     row('kit', c.kit),
     row('baseline', c.baseline),
     pad(['kit/base', c.ratio.rps.toFixed(3), c.ratio.p50.toFixed(3), '', c.ratio.p99.toFixed(3), c.ratio.appCpu.toFixed(3), ''], w),
-    `  per ABBA round kit/base p50: ${c.perRound.p50.join(' ')} (median ${median(c.perRound.p50).toFixed(3)})`,
-    `  per ABBA round kit/base p99: ${c.perRound.p99.join(' ')} (median ${median(c.perRound.p99).toFixed(3)})`,
+    `  per ABBA round kit/base p50: ${c.perRound.p50.join(' ')}: ${showSpread(c.spread.p50)}`,
+    `  per ABBA round kit/base p99: ${c.perRound.p99.join(' ')}: ${showSpread(c.spread.p99)}`,
     `  statuses kit ${JSON.stringify(c.kit.statuses)} baseline ${JSON.stringify(c.baseline.statuses)}`,
   ].join('\n');
 }
@@ -863,7 +887,7 @@ async function main(): Promise<void> {
   }
   if (results.sweep) {
     out.push(sweepTable(results.sweep));
-    if (config.sweepSizes.join(',') !== '10000,100000') out.push(`  NOTE: sweep sizes were set by BENCH_SWEEP_SIZES=${config.sweepSizes.join(',')} (issue 7 asks for 10000,100000).`);
+    if (config.sweepSizes.join(',') !== '10000,100000') out.push(`  NOTE: sweep sizes were set by BENCH_SWEEP_SIZES=${config.sweepSizes.join(',')} (the targets are set for 10000,100000).`);
     out.push('');
   }
   if (results.pgLanding) {
@@ -893,7 +917,7 @@ async function main(): Promise<void> {
     );
     out.push('');
   }
-  out.push('Targets (issue 7; pg-* for several instances on PostgreSQL)');
+  out.push('Targets (pg-*: several instances on PostgreSQL)');
   for (const t of targets) out.push(`  ${t.met ? 'met   ' : 'MISSED'}  ${t.name}: ${t.value} (target ${t.target})`);
   if (!config.phases.every((p) => PHASES.includes(p)) || config.phases.length < PHASES.length) {
     out.push(`  NOTE: only phases ${config.phases.join(', ')} were run (BENCH_ONLY).`);

@@ -9,6 +9,7 @@
  */
 import { KitError, KitErrorCode, type ActionDefinition, type JsonValue, type VerifiedAttempt } from 'hosted-sms-verify-kit';
 import { after, type DemoReads, type DemoWrites } from './data.ts';
+import { DEMO_TEXTS, demoTexts, type DemoTexts } from './i18n.ts';
 
 export const CONFIRM_PHONE = 'confirm_phone';
 export const CHANGE_PAYOUT = 'change_payout';
@@ -18,17 +19,20 @@ export const ACTION_LABELS: Record<string, string> = {
   [CHANGE_PAYOUT]: 'Changed payout account',
 };
 
-/** Account numbers: 8 to 17 digits; spaces and hyphens are ignored. */
-export function normaliseAccountNumber(input: unknown): string {
+/** Account numbers: 8 to 17 digits; spaces and hyphens are ignored. Refusals in the user's language. */
+export function normaliseAccountNumber(
+  input: unknown,
+  texts: DemoTexts['account'] = DEMO_TEXTS.en.account,
+): string {
   if (typeof input !== 'string') {
-    throw new KitError(KitErrorCode.InvalidActionParams, 'Enter the new account number.');
+    throw new KitError(KitErrorCode.InvalidActionParams, texts.missing);
   }
   if (input.length > 64) {
-    throw new KitError(KitErrorCode.InvalidActionParams, 'The account number is too long: use 8 to 17 digits.');
+    throw new KitError(KitErrorCode.InvalidActionParams, texts.tooLong);
   }
   const digits = input.replace(/[\s-]/g, '');
   if (!/^\d{8,17}$/.test(digits)) {
-    throw new KitError(KitErrorCode.InvalidActionParams, 'The account number must be 8 to 17 digits (spaces and hyphens are fine).');
+    throw new KitError(KitErrorCode.InvalidActionParams, texts.digits);
   }
   return digits;
 }
@@ -87,9 +91,10 @@ export function createDemoActions(
       // A restart checks the earlier attempt's account again, for the user as they are now.
       const form = (req.body ?? {}) as Record<string, unknown>;
       const given = restartParams === undefined ? form.accountNumber : paramOf(restartParams);
-      const accountNumber = normaliseAccountNumber(given);
+      const texts = demoTexts(req).account;
+      const accountNumber = normaliseAccountNumber(given, texts);
       if ((await reads.payoutAccount(user.userRef))?.accountNumber === accountNumber) {
-        throw new KitError(KitErrorCode.InvalidActionParams, 'That is already your payout account.');
+        throw new KitError(KitErrorCode.InvalidActionParams, texts.same);
       }
       return { accountNumber };
     },

@@ -18,6 +18,7 @@ import type { DemoConfig } from './config.ts';
 import { demoCsrfToken, demoCsrfValid } from './csrf.ts';
 import { openDemoData } from './data.ts';
 import type { DemoUser } from './db.ts';
+import { demoKitMessages, demoTexts } from './i18n.ts';
 import './session-data.ts';
 import { activityPage } from './views/activity.ts';
 import { errorPage } from './views/errors.ts';
@@ -27,6 +28,7 @@ import type { Viewer } from './views/layout.ts';
 import { signinPage } from './views/signin.ts';
 import { CSS } from './views/style.ts';
 import { verifiedPage } from './views/verified.ts';
+import { verificationsPage } from './views/verifications.ts';
 
 export const SESSION_COOKIE = 'demo.sid';
 const SESSION_MAX_AGE_MS = 8 * 60 * 60 * 1000;
@@ -81,6 +83,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     limits: { destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest() },
     // After commit, never inside the transaction: the "emails" shown on the Activity page.
     onOutcome: data.onOutcome,
+    // English and French, chosen by Accept-Language (the kit's default), like the demo's own pages.
+    messages: demoKitMessages,
     now,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
@@ -108,6 +112,11 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
       referrerPolicy: { policy: 'same-origin' },
     }),
   );
+  // Every page is in the language Accept-Language asks for (English or French).
+  app.use((_req, res, next) => {
+    res.vary('Accept-Language');
+    next();
+  });
   app.use(
     session({
       name: SESSION_COOKIE,
@@ -141,13 +150,14 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
 
   /** Pages for signed-in users; everyone else goes to the (fixed) sign-in path. */
   function withUser(handler: (req: Request, res: Response, user: DemoUser) => void | Promise<void>) {
-    return async (req: Request, res: Response) => {
+    return async (req: Request, res: Response): Promise<void> => {
       const user = await signedInUser(req);
       if (user === undefined) {
         res.redirect(303, '/signin');
         return;
       }
       res.setHeader('Cache-Control', 'no-store');
+      // A rejected promise goes to Express's error handler.
       await handler(req, res, user);
     };
   }
@@ -166,7 +176,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
       return;
     }
     res.setHeader('Cache-Control', 'no-store');
-    res.send(signinPage({ users: await queries.users(), csrf: demoCsrfToken(req) }));
+    res.send(signinPage({ t: demoTexts(req), users: await queries.users(), csrf: demoCsrfToken(req) }));
   });
 
   app.post('/signin', form, async (req, res, next) => {
@@ -175,13 +185,14 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     if (!demoCsrfValid(req)) {
       // Refused without creating or changing any session.
       res.status(403).setHeader('Cache-Control', 'no-store');
-      res.send(errorPage({ status: 403, title: 'Sign-in refused', message: 'The sign-in form expired or came from another site. Open the sign-in page and try again.' }));
+      res.send(errorPage({ t: demoTexts(req), status: 403, ...demoTexts(req).errors.signinRefused }));
       return;
     }
     if (user === undefined) {
       res.status(400).setHeader('Cache-Control', 'no-store');
+      const t = demoTexts(req);
       const users = await queries.users();
-      res.send(signinPage({ users, csrf: demoCsrfToken(req), error: 'Pick one of the demo users.' }));
+      res.send(signinPage({ t, users, csrf: demoCsrfToken(req), error: t.signin.pickUser }));
       return;
     }
     // A new session id at sign-in (no fixation); the old session's tokens are gone with it.
@@ -194,7 +205,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
 
   app.post('/signout', form, (req, res, next) => {
     if (!demoCsrfValid(req)) {
-      res.status(403).send(errorPage({ status: 403, title: 'Sign-out refused', message: 'The form expired; go back and try again.' }));
+      res.status(403).send(errorPage({ t: demoTexts(req), status: 403, ...demoTexts(req).errors.signoutRefused }));
       return;
     }
     req.session.destroy((error) => {
@@ -209,6 +220,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     withUser(async (req, res, user) => {
       res.send(
         homePage({
+          t: demoTexts(req),
           viewer: viewer(req, user),
           user,
           payout: await queries.payoutAccount(user.id),
@@ -223,7 +235,17 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     '/activity',
     withUser(async (req, res, user) => {
       const entries = await queries.activity(user.id);
-      res.send(activityPage({ viewer: viewer(req, user), entries, emails: await queries.outbox(user.id) }));
+      const emails = await queries.outbox(user.id);
+      res.send(activityPage({ t: demoTexts(req), viewer: viewer(req, user), entries, emails }));
+    }),
+  );
+
+  // The kit's read API for support screens: this user's attempts, outcome, age and who settled them.
+  app.get(
+    '/verifications',
+    withUser(async (req, res, user) => {
+      const attempts = await kit.attempts.find({ userRef: user.id, limit: 50 });
+      res.send(verificationsPage({ t: demoTexts(req), viewer: viewer(req, user), attempts, now: now() }));
     }),
   );
 
@@ -232,11 +254,13 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     '/verified/phone',
     withUser(async (req, res, user) => {
       const latest = (await queries.activity(user.id)).find((entry) => entry.action === CONFIRM_PHONE);
+      const t = demoTexts(req);
       res.send(
         verifiedPage({
+          t,
           viewer: viewer(req, user),
-          title: 'Phone number confirmed',
-          text: `You confirmed that ${user.verifiedPhone ?? user.phone} is yours.`,
+          title: t.verified.phoneTitle,
+          text: t.verified.phoneText(user.verifiedPhone ?? user.phone),
           latest,
         }),
       );
@@ -248,14 +272,14 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     withUser(async (req, res, user) => {
       const latest = (await queries.activity(user.id)).find((entry) => entry.action === CHANGE_PAYOUT);
       const account = await queries.payoutAccount(user.id);
+      const t = demoTexts(req);
       res.send(
         verifiedPage({
+          t,
           viewer: viewer(req, user),
-          title: 'Payout account changed',
+          title: t.verified.payoutTitle,
           text:
-            account === undefined
-              ? 'Your payout account was updated.'
-              : `Payouts now go to the account ending ${account.accountNumber.slice(-4)}.`,
+            account === undefined ? t.verified.payoutUpdated : t.verified.payoutText(account.accountNumber.slice(-4)),
           latest,
         }),
       );
@@ -303,7 +327,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
       res.status(404).json({ error: 'not_found', message: 'No such endpoint.' });
       return;
     }
-    res.status(404).send(errorPage({ status: 404, title: 'Page not found', message: 'There is nothing at this address.' }));
+    res.status(404).send(errorPage({ t: demoTexts(req), status: 404, ...demoTexts(req).errors.notFound }));
   });
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -316,15 +340,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
       res.status(code).json({ error: clientError ? 'bad_request' : 'internal_error' });
       return;
     }
-    res
-      .status(code)
-      .send(
-        errorPage(
-          clientError
-            ? { status: code, title: 'That request could not be read', message: 'Go back and try again.' }
-            : { status: code, title: 'Something went wrong', message: 'Nothing was changed. Please try again in a moment.' },
-        ),
-      );
+    const t = demoTexts(req);
+    res.status(code).send(errorPage({ t, status: code, ...(clientError ? t.errors.badRequest : t.errors.server) }));
   });
 
   let closed: Promise<void> | undefined;

@@ -1,4 +1,8 @@
-/** GET /_dev/inbox: the SMS outbox as a page a person can read the code from (newest first, refreshes itself). */
+/**
+ * GET /_dev/inbox: the SMS outbox as a page a person can read the code from (newest first). A
+ * small script refreshes the list in place every 3 s (no page reload, which would be an
+ * accessibility failure, WCAG 2.2.1); without JavaScript the Refresh link does it.
+ */
 import { randomBytes } from 'node:crypto';
 import express from 'express';
 import type { EmulatorContext } from './context.ts';
@@ -10,7 +14,8 @@ body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 720px; p
 h1 { font-size: 22px; } table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 8px; border-bottom: 1px solid #8884; vertical-align: top; }
 .code { font: 700 22px ui-monospace, Menlo, monospace; letter-spacing: .15em; }
-.muted { color: #888; font-size: 13px; word-break: break-all; }
+.muted { color: #595959; font-size: 13px; word-break: break-all; }
+@media (prefers-color-scheme: dark) { .muted { color: #b0b0b0; } }
 `;
 
 export function inboxRouter(context: EmulatorContext): express.Router {
@@ -26,7 +31,9 @@ export function inboxRouter(context: EmulatorContext): express.Router {
       )
       .join('\n');
     res.set({
-      'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+      'Content-Security-Policy':
+        `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; ` +
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
       'Cache-Control': 'no-store',
     });
     res.type('html').send(`<!doctype html>
@@ -34,14 +41,27 @@ export function inboxRouter(context: EmulatorContext): express.Router {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="refresh" content="3">
 <title>SMS inbox · verification emulator</title>
 <style nonce="${nonce}">${STYLE}</style>
 </head>
 <body>
+<main>
 <h1>SMS inbox</h1>
-<p>Messages the emulator "sent", newest first. This page refreshes every 3 seconds.</p>
+<p>Messages the emulator "sent", newest first. The list updates by itself every 3 seconds.
+<a href="/_dev/inbox">Refresh</a></p>
+<div id="messages">
 ${rows ? `<table><thead><tr><th scope="col">To</th><th scope="col">Code</th><th scope="col">Sent / session</th></tr></thead><tbody>\n${rows}\n</tbody></table>` : '<p><em>No messages yet.</em></p>'}
+</div>
+</main>
+<script nonce="${nonce}">
+setInterval(function () {
+  fetch('/_dev/inbox', { cache: 'no-store' }).then(function (r) { return r.text(); }).then(function (text) {
+    var next = new DOMParser().parseFromString(text, 'text/html').getElementById('messages');
+    var list = document.getElementById('messages');
+    if (next && list && next.innerHTML !== list.innerHTML) list.innerHTML = next.innerHTML;
+  }).catch(function () {});
+}, 3000);
+</script>
 </body>
 </html>`);
   });

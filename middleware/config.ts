@@ -7,6 +7,7 @@ import type { Request } from 'express';
 import { KitError, KitErrorCode } from './errors.ts';
 import { deriveDestinationKey } from './limit-keys.ts';
 import { createStartLimits, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
+import { createMessageCatalog, type KitMessagesInput, type LocaleChooser, type MessageCatalog } from './messages.ts';
 import { defaultPages, type PageRenderers } from './pages.ts';
 import type { PostgresStore } from './store/postgres.ts';
 import type { VerifyStore } from './store/types.ts';
@@ -32,7 +33,7 @@ export interface KitLogger {
   error(obj: Record<string, unknown>, msg: string): void;
 }
 
-/** The hook for abuse limits (issue 6): runs before a session is created (before any SMS). */
+/** The hook for abuse limits: runs before a session is created (before any SMS). */
 export type BeforeCreateHook = (
   req: Request,
   attempt: { userRef: string; destination: string; action: string },
@@ -55,9 +56,9 @@ export interface LandingOptions {
   pendingRechecks?: number;
   /** Pause between those re-reads. Default 600 ms. */
   pendingRecheckIntervalMs?: number;
-  /** The "still confirming" page reloads itself every this many seconds. Default 3. */
+  /** The "still confirming" page's script checks again in the background every this many seconds. Default 3. */
   refreshSeconds?: number;
-  /** It stops reloading this long after the attempt was created; the sweep finishes it. Default 5 min. */
+  /** It stops checking this long after the attempt was created; the sweep finishes it. Default 5 min. */
   refreshWindowMs?: number;
 }
 
@@ -104,6 +105,13 @@ export interface VerificationKitOptions<Tx = unknown> {
   now?: () => number;
   logger?: KitLogger;
   pages?: Partial<PageRenderers>;
+  /**
+   * Texts of the kit's pages per locale tag, each merged over the English defaults:
+   * `{ en: { startNew: 'Try again' }, fr: frenchMessages }`. Default: English only.
+   */
+  messages?: Readonly<Record<string, KitMessagesInput>>;
+  /** Picks the locale tag for a request (e.g. from the user's profile). Default: the best `Accept-Language` match. */
+  locale?: LocaleChooser;
   landing?: LandingOptions;
   /** Delay before the sweep first reads an attempt nobody landed. Default 3 min. */
   sweepFirstCheckAfterMs?: number;
@@ -147,6 +155,7 @@ export interface KitConfig<Tx = unknown> {
   now: () => number;
   logger: KitLogger;
   pages: PageRenderers;
+  messages: MessageCatalog;
   landing: Required<LandingOptions>;
   sweepFirstCheckAfterMs: number;
   onOutcome: OutcomeHook | undefined;
@@ -424,6 +433,7 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
       problems.push(`\`pages.${key}\` is not an overridable page; use complete, failed, pending, startAgain or error (the auto-submit page is fixed).`);
     } else if (!isFn(fn)) problems.push(`\`pages.${key}\` must be a function returning HTML.`);
   }
+  validateMessages(o.messages, o.locale, problems);
   if (o.errors !== undefined && o.errors !== 'render' && o.errors !== 'next') {
     problems.push(`\`errors\` must be 'render' or 'next': got ${quote(o.errors)}.`);
   }
@@ -471,11 +481,33 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
     now: o.now ?? Date.now,
     logger: o.logger ?? silentLogger,
     pages: { ...defaultPages, ...o.pages },
+    messages: createMessageCatalog(o.messages, o.locale),
     landing,
     sweepFirstCheckAfterMs,
     onOutcome: o.onOutcome,
     errors: o.errors ?? 'render',
   };
+}
+
+const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
+
+function validateMessages(messages: unknown, locale: unknown, problems: string[]): void {
+  if (locale !== undefined && !isFn(locale)) {
+    problems.push('`locale` must be a function (req) => locale tag such as "fr", or omitted.');
+  }
+  if (messages === undefined) return;
+  if (typeof messages !== 'object' || messages === null || Array.isArray(messages)) {
+    problems.push('`messages` must be an object of locale tag to texts, e.g. { fr: { startNew: "Recommencer" } }.');
+    return;
+  }
+  for (const [tag, texts] of Object.entries(messages)) {
+    if (!LOCALE_TAG.test(tag)) {
+      problems.push(`\`messages\` key ${quote(tag)} must be a locale tag such as "fr" or "pt-BR".`);
+    }
+    if (typeof texts !== 'object' || texts === null || Array.isArray(texts)) {
+      problems.push(`\`messages.${tag}\` must be an object of texts (any subset of the English messages).`);
+    }
+  }
 }
 
 /** The start limits: the integrator's, or the default on the SQLite store's database. */

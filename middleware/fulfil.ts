@@ -11,7 +11,7 @@
 import { KitError, KitErrorCode } from './errors.ts';
 import type { OutcomeHook, OutcomeLogger } from './outcomes.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from './store/types.ts';
-import { inSpan, SpanName } from './telemetry.ts';
+import { countOutcomes, inSpan, SpanName } from './telemetry.ts';
 import type { ActionDefinition, OutcomeSource, Platform, VerifyClient } from './types.ts';
 
 export interface FulfilDeps<Tx> {
@@ -73,8 +73,11 @@ export async function completeAttempt<Tx>(
   const status = await deps.client.getSession(attempt.sessionId);
   if (status.status === 'pending') return { kind: 'pending', attempt, eventIds: [] };
   if (status.status === 'failed') {
-    const { eventIds } = await deps.store.recordFailure(attempt.sessionId, status.reason, deps.now(), event);
+    const failedAt = deps.now();
+    const { eventIds } = await deps.store.recordFailure(attempt.sessionId, status.reason, failedAt, event);
     const current = await deps.store.findAttemptByState(attempt.state);
+    // This call recorded it when the stored failure carries its time (another caller's would not).
+    if (current?.outcome === 'failed' && current.finishedAt === failedAt) countOutcomes(1, 'failed', source, status.reason);
     // A concurrent caller may have settled it first; report what is stored.
     const failed: Completion = { kind: 'failed', attempt, reason: status.reason, eventIds: [] };
     const stored = settledCompletion(current ?? attempt) ?? failed;
@@ -98,9 +101,12 @@ export async function completeAttempt<Tx>(
   switch (result.kind) {
     case 'fulfilled':
       for (const older of result.superseded) logSuperseded(deps, older, source);
+      countOutcomes(1, 'fulfilled', source);
+      countOutcomes(result.superseded.length, 'superseded', source);
       return { kind: 'fulfilled', attempt: result.attempt, firstTime: true, eventIds: result.eventIds };
     case 'superseded':
       logSuperseded(deps, result.attempt, source);
+      countOutcomes(1, 'superseded', source);
       return { kind: 'superseded', attempt: result.attempt, eventIds: result.eventIds };
     case 'already_fulfilled':
       return { kind: 'fulfilled', attempt: result.attempt, firstTime: false, eventIds: [] };

@@ -9,6 +9,7 @@
 import express, { type Express, type Request } from 'express';
 import { createVerifyClient } from './client.ts';
 import { validateOptions, type KitConfig, type VerificationKitOptions } from './config.ts';
+import { createAttemptReader, type AttemptReader } from './attempts.ts';
 import { csrfToken } from './csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import type { FulfilDeps } from './fulfil.ts';
@@ -28,6 +29,8 @@ export interface VerificationKit<Tx = unknown> {
   fulfilDeps: FulfilDeps<Tx>;
   client: VerifyClient;
   store: VerifyStore<Tx>;
+  /** Reads for support screens: attempts by user, outcome and age, or one by sessionId (destination masked). */
+  attempts: AttemptReader;
   /** Closes the client's connection pool (and a client the kit created). The store is yours to close. */
   close(): Promise<void>;
 }
@@ -91,12 +94,15 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
     fulfilDeps,
     client,
     store: config.store,
+    attempts: createAttemptReader(config.store, config.now),
     async close() {
       if (ownsClient) await client.close();
     },
   };
 }
 
+export { maskDestination, type AttemptReader, type AttemptSearch, type AttemptSummary } from './attempts.ts';
+export { DEFAULT_RETENTION, type RetentionOptions } from './retention.ts';
 export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
 export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './store/postgres.ts';
 export { createVerifyClient, type VerifyClientOptions, type VerifyClientRetry, type VerifyClientTimeouts } from './client.ts';
@@ -122,14 +128,28 @@ export type {
   VerificationKitOptions,
 } from './config.ts';
 export type { ErrorPage, FailedPage, PageRenderers, PendingPage, RestartForm, StartAgainPage } from './pages.ts';
-export { defaultPages, layout } from './pages.ts';
+export { defaultPages, layout, restartForm, pendingScript, PENDING_STATUS_ID } from './pages.ts';
+export {
+  englishMessages,
+  errorText,
+  failureText,
+  type ErrorTextKey,
+  type FailureTextKey,
+  type KitMessages,
+  type KitMessagesInput,
+  type LocaleChooser,
+} from './messages.ts';
 export { escapeHtml, html, SafeHtml } from './html.ts';
 export type { MobileOutcome } from './mobile.ts';
 export type {
   Attempt,
   AttemptOutcome,
+  AttemptQuery,
+  AttemptRecord,
   FulfilEffect,
   NewAttempt,
+  RetentionBatch,
+  RetentionResult,
   StoredOutcomeEvent,
   VerifyStore,
 } from './store/types.ts';

@@ -9,10 +9,26 @@ import type { Request, Response, Router } from 'express';
 import type { KitConfig } from './config.ts';
 import type { FulfilDeps } from './fulfil.ts';
 import { deliverAfterResponse } from './outcomes.ts';
-import { newNonce, sendPage, setNoStoreHeaders } from './pages.ts';
+import type { Attempt } from './store/types.ts';
+import { newNonce, PENDING_HEADER, sendPage, setNoStoreHeaders, type PendingPage } from './pages.ts';
 import { currentUser, route } from './respond.ts';
 import { completeReturn } from './returned.ts';
 import { restartFormFor } from './start.ts';
+
+/**
+ * The pending page's context: it checks again by itself only within the refresh window; its
+ * "Check again" target is the landing's own path with the stored (validated) identifiers.
+ */
+function pendingPage<Tx>(config: KitConfig<Tx>, attempt: Attempt): PendingPage {
+  const windowEnd = attempt.createdAt + config.landing.refreshWindowMs;
+  const remainingMs = windowEnd - config.now();
+  const query = new URLSearchParams({ session_id: attempt.sessionId, state: attempt.state });
+  return {
+    refreshSeconds: remainingMs > 0 ? config.landing.refreshSeconds : null,
+    refreshForSeconds: remainingMs > 0 ? Math.ceil(remainingMs / 1000) : null,
+    checkAgainUrl: `${config.landingPath}?${query.toString()}`,
+  };
+}
 
 export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: FulfilDeps<Tx>): void {
   const landingPath = config.landingPath;
@@ -34,26 +50,26 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
         return;
       }
       const nonce = newNonce();
+      const messages = config.messages.forRequest(req);
       if (!isOwner || completion.kind === 'fulfilled') {
-        sendPage(res, 200, config.pages.complete({}, nonce), nonce);
+        sendPage(res, 200, config.pages.complete({}, nonce, messages), nonce);
         return;
       }
       switch (completion.kind) {
         case 'superseded':
           // No restart form: the newer verification the user finished is the one that counts.
-          sendPage(res, 200, config.pages.failed({ reason: 'superseded', restart: undefined }, nonce), nonce);
+          sendPage(res, 200, config.pages.failed({ reason: 'superseded', restart: undefined }, nonce, messages), nonce);
           return;
         case 'failed':
         case 'expired': {
           const reason = completion.kind === 'failed' ? completion.reason : 'expired';
           const restart = restartFormFor(config, req, attempt.action, attempt.state);
-          sendPage(res, 200, config.pages.failed({ reason, restart }, nonce), nonce);
+          sendPage(res, 200, config.pages.failed({ reason, restart }, nonce, messages), nonce);
           return;
         }
         case 'pending': {
-          const stillRefreshing = config.now() < attempt.createdAt + config.landing.refreshWindowMs;
-          const refreshSeconds = stillRefreshing ? config.landing.refreshSeconds : null;
-          sendPage(res, 200, config.pages.pending({ refreshSeconds }, nonce), nonce);
+          res.setHeader(PENDING_HEADER, 'pending');
+          sendPage(res, 200, config.pages.pending(pendingPage(config, attempt), nonce, messages), nonce);
           return;
         }
       }

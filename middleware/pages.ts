@@ -1,15 +1,16 @@
 /**
  * The kit's default HTML pages and the headers every kit page carries.
  *
- * Every value is escaped (see html.ts). The only script is the auto-submit page's, allowed by a
- * per-response nonce in that page's own Content-Security-Policy. Every page is `no-store` and
- * `no-referrer`, so neither a handoff nor a return URL's query is kept in a cache or leaked in a
- * Referer. Integrators may override any page but the auto-submit one (`pages` option).
+ * Every value is escaped (see html.ts); every text comes from the request's messages (messages.ts)
+ * and sets `<html lang>`. The only scripts are the auto-submit page's and the pending page's
+ * re-check, each allowed by a per-response nonce in the page's own Content-Security-Policy. Every
+ * page is `no-store` and `no-referrer`, so neither a handoff nor a return URL's query is kept in a
+ * cache or leaked in a Referer. Integrators may override any page but the auto-submit one (`pages`).
  */
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
 import { html, scriptJson, type SafeHtml } from './html.ts';
-import { KNOWN_FAILURE_REASONS } from './types.ts';
+import { failureText, type KitMessages } from './messages.ts';
 
 /** A POST form back to the start route: a new session and a new state. */
 export interface RestartForm {
@@ -31,8 +32,12 @@ export interface FailedPage {
 }
 
 export interface PendingPage {
-  /** Seconds until this page reloads itself, or null when the kit stopped re-checking. */
+  /** Seconds between the page's own checks, or null when the kit stopped checking (the sweep finishes). */
   refreshSeconds: number | null;
+  /** How much longer the page may keep checking by itself, in seconds (null when it stopped). */
+  refreshForSeconds: number | null;
+  /** The landing's own path with the validated session_id and state: the "Check again" target. */
+  checkAgainUrl: string;
 }
 
 export interface StartAgainPage {
@@ -42,41 +47,43 @@ export interface StartAgainPage {
 export interface ErrorPage {
   status: number;
   code: string;
-  /** Safe for users: never carries a secret, a handoff or a service response body. */
+  /** In the request's language; never carries a secret, a handoff or a service response body. */
   message: string;
 }
 
-/** Default renderers; each returns a whole HTML document. Values must be escaped by the renderer. */
+/**
+ * Default renderers; each returns a whole HTML document. Values must be escaped by the renderer.
+ * `messages` are the texts in the request's language (see messages.ts); set `<html lang>` from them.
+ */
 export interface PageRenderers {
   /** Shown to anyone but the attempt's user, whatever the outcome: no details. */
-  complete(ctx: Record<string, never>, nonce: string): string;
-  failed(ctx: FailedPage, nonce: string): string;
-  pending(ctx: PendingPage, nonce: string): string;
-  startAgain(ctx: StartAgainPage, nonce: string): string;
-  error(ctx: ErrorPage, nonce: string): string;
+  complete(ctx: Record<string, never>, nonce: string, messages: KitMessages): string;
+  failed(ctx: FailedPage, nonce: string, messages: KitMessages): string;
+  pending(ctx: PendingPage, nonce: string, messages: KitMessages): string;
+  startAgain(ctx: StartAgainPage, nonce: string, messages: KitMessages): string;
+  error(ctx: ErrorPage, nonce: string, messages: KitMessages): string;
 }
 
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
-button{font:inherit;padding:.5rem 1.25rem;cursor:pointer}h1{font-size:1.4rem}`;
+/** Colours meet WCAG AA contrast; focus is always visible. */
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5;
+color:#1a1a1a;background:#fff}
+button,.button{font:inherit;padding:.5rem 1.25rem;cursor:pointer;display:inline-block;color:#fff;background:#1d4ed8;
+border:0;border-radius:.4rem;text-decoration:none}
+:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}h1{font-size:1.4rem}`;
 
 export function layout(page: {
   title: string;
   body: SafeHtml;
   nonce: string;
-  refreshSeconds?: number | null;
-  script?: SafeHtml;
+  messages: KitMessages;
+  script?: SafeHtml | string;
 }): string {
-  const refresh =
-    page.refreshSeconds === undefined || page.refreshSeconds === null
-      ? ''
-      : html`<meta http-equiv="refresh" content="${String(page.refreshSeconds)}">`;
   return html`<!doctype html>
-<html lang="en">
+<html lang="${page.messages.lang}" dir="${page.messages.dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-${refresh}
 <title>${page.title}</title>
 <style nonce="${page.nonce}">${STYLE}</style>
 </head>
@@ -90,93 +97,115 @@ ${page.script ?? ''}
 `.value;
 }
 
-function restartForm(form: RestartForm | undefined, label: string): SafeHtml | string {
+export function restartForm(form: RestartForm | undefined, label: string, buttonClass?: string): SafeHtml | string {
   if (form === undefined) return '';
   return html`<form method="post" action="${form.startPath}">
 <input type="hidden" name="_csrf" value="${form.csrfToken}">
 <input type="hidden" name="action" value="${form.actionName}">
 ${form.restartState === undefined ? '' : html`<input type="hidden" name="restart" value="${form.restartState}">`}
-<button type="submit">${label}</button>
+<button type="submit"${buttonClass === undefined ? '' : html` class="${buttonClass}"`}>${label}</button>
 </form>`;
 }
 
-const FAILURE_TEXT: Record<(typeof KNOWN_FAILURE_REASONS)[number], { title: string; text: string }> = {
-  otp_locked: {
-    title: 'Too many incorrect codes',
-    text: 'The code was entered incorrectly too many times, so this verification was locked. You can start a new one.',
-  },
-  device_changed: {
-    title: 'Verification moved to another device',
-    text: 'The verification was continued on a different device or browser than the one it started on, so it was stopped for your safety. Start again on this device.',
-  },
-  session_binding_failed: {
-    title: 'Verification could not be tied to this browser',
-    text: 'The verification page could not confirm it was opened from this browser (for example it was opened from a copied link). Start again from this page.',
-  },
-};
+/** Response header the landing sets on a pending answer, so the page's script knows to keep waiting. */
+export const PENDING_HEADER = 'X-Verify-Kit-Outcome';
+
+/** The id of the pending page's status region; the checking script updates it. */
+export const PENDING_STATUS_ID = 'verify-kit-status';
+
+/**
+ * The pending page's script: while the window lasts it re-requests the landing in the background
+ * every `refreshSeconds` (no page reload, so nothing moves under a screen reader), and once the
+ * answer is no longer "pending" it loads the landing to show the result. Only the page's own
+ * landing URL is ever requested or opened. Without JavaScript the "Check again" link does the same.
+ */
+export function pendingScript(ctx: PendingPage, nonce: string, messages: KitMessages): SafeHtml | string {
+  if (ctx.refreshSeconds === null || ctx.refreshForSeconds === null) return '';
+  const t = messages.pending;
+  return html`<script nonce="${nonce}">
+(function () {
+  var url = ${scriptJson(ctx.checkAgainUrl)};
+  var everyMs = ${scriptJson(ctx.refreshSeconds * 1000)};
+  var stopAt = Date.now() + ${scriptJson(ctx.refreshForSeconds * 1000)};
+  var status = document.getElementById(${scriptJson(PENDING_STATUS_ID)});
+  var texts = ${scriptJson({ checking: t.checking, ready: t.resultReady, stopped: t.stopped })};
+  function say(text) { if (status) status.textContent = text; }
+  function check() {
+    if (Date.now() >= stopAt) { say(texts.stopped); return; }
+    fetch(url, { credentials: 'same-origin', cache: 'no-store', redirect: 'manual' })
+      .then(function (response) {
+        // A redirect (fulfilled) or another page (failed, neutral): show it. Still pending or a
+        // passing error (the service unreachable): keep waiting.
+        var pending = response.headers.get(${scriptJson(PENDING_HEADER)}) === 'pending';
+        var settled = response.type === 'opaqueredirect' || (response.ok && !pending);
+        if (!settled) {
+          setTimeout(check, everyMs);
+          return;
+        }
+        say(texts.ready);
+        window.location.replace(url);
+      })
+      .catch(function () { setTimeout(check, everyMs); });
+  }
+  say(texts.checking);
+  setTimeout(check, everyMs);
+})();
+</script>`;
+}
 
 export const defaultPages: PageRenderers = {
-  complete(_ctx, nonce) {
+  complete(_ctx, nonce, messages) {
+    const { title, text } = messages.complete;
     return layout({
-      title: 'Verification complete',
+      title,
       nonce,
-      body: html`<h1>Verification complete</h1>
-<p>This verification has been processed. If you started it, sign in to the account you started it from to see the result.</p>`,
+      messages,
+      body: html`<h1>${title}</h1>
+<p>${text}</p>`,
     });
   },
-  failed(ctx, nonce) {
-    const known = (KNOWN_FAILURE_REASONS as readonly string[]).includes(ctx.reason)
-      ? FAILURE_TEXT[ctx.reason as keyof typeof FAILURE_TEXT]
-      : ctx.reason === 'expired'
-        ? { title: 'Verification expired', text: 'This verification was not completed in time. You can start a new one.' }
-        : ctx.reason === 'superseded'
-          ? {
-              title: 'A newer request replaced this one',
-              text:
-                'You confirmed a newer request of the same kind, and that one was applied. ' +
-                'This older request will never be applied.',
-            }
-          : { title: 'Verification failed', text: 'The verification did not succeed. You can start a new one.' };
+  failed(ctx, nonce, messages) {
+    const { title, text } = failureText(messages, ctx.reason);
     return layout({
-      title: known.title,
+      title,
       nonce,
-      body: html`<h1>${known.title}</h1>
-<p>${known.text}</p>
-<p>Nothing was changed.</p>
-${restartForm(ctx.restart, 'Start a new verification')}`,
+      messages,
+      body: html`<h1>${title}</h1>
+<p>${text}</p>
+<p>${messages.nothingChanged}</p>
+${restartForm(ctx.restart, messages.startNew)}`,
     });
   },
-  pending(ctx, nonce) {
-    if (ctx.refreshSeconds === null) {
-      return layout({
-        title: 'Still confirming',
-        nonce,
-        body: html`<h1>Still confirming your verification</h1>
-<p>The verification service has not confirmed the result yet. You do not need to wait here: if you completed the verification, it will be finished in the background within a few minutes and you will see the result in your account.</p>`,
-      });
-    }
+  pending(ctx, nonce, messages) {
+    const t = messages.pending;
+    const checking = ctx.refreshSeconds !== null;
     return layout({
-      title: 'Confirming your verification',
+      title: checking ? t.title : t.stoppedTitle,
       nonce,
-      refreshSeconds: ctx.refreshSeconds,
-      body: html`<h1>Confirming your verification…</h1>
-<p>This page checks again automatically every few seconds. Please keep it open.</p>`,
+      messages,
+      script: pendingScript(ctx, nonce, messages),
+      body: html`<h1>${checking ? t.title : t.stoppedTitle}</h1>
+<p id="${PENDING_STATUS_ID}" role="status">${checking ? t.waiting : t.stopped}</p>
+<p><a class="button" href="${ctx.checkAgainUrl}">${t.checkAgain}</a></p>`,
     });
   },
-  startAgain(ctx, nonce) {
+  startAgain(ctx, nonce, messages) {
+    const t = messages.startAgain;
     return layout({
-      title: 'Start the verification again',
+      title: t.title,
       nonce,
-      body: html`<h1>This verification page was already used</h1>
-<p>For your security a verification page is opened only once. Start a new verification to continue.</p>
-${restartForm(ctx.restart, 'Start a new verification')}`,
+      messages,
+      body: html`<h1>${t.heading}</h1>
+<p>${t.text}</p>
+${restartForm(ctx.restart, messages.startNew)}`,
     });
   },
-  error(ctx, nonce) {
+  error(ctx, nonce, messages) {
     return layout({
-      title: 'Verification problem',
+      title: messages.error.title,
       nonce,
-      body: html`<h1>Something went wrong with the verification</h1>
+      messages,
+      body: html`<h1>${messages.error.heading}</h1>
 <p>${ctx.message}</p>`,
     });
   },
@@ -193,12 +222,17 @@ export function setNoStoreHeaders(res: Response): void {
   res.setHeader('Referrer-Policy', 'no-referrer');
 }
 
-/** Sends one of the kit's pages with its own CSP (overriding helmet's) and no-store headers. */
+/**
+ * Sends one of the kit's pages with its own CSP (overriding helmet's) and no-store headers.
+ * `connect-src 'self'` lets the pending page's script re-check the landing; nothing else connects.
+ */
 export function sendPage(res: Response, status: number, body: string, nonce: string, formAction = "'self'"): void {
   setNoStoreHeaders(res);
+  res.vary('Accept-Language');
   res.setHeader(
     'Content-Security-Policy',
-    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; ` +
+      `form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
   );
   res.setHeader('X-Frame-Options', 'DENY');
   res.status(status).type('html').send(body);
@@ -217,7 +251,7 @@ export interface HandoffPage {
  * says it was already submitted) it never re-sends the handoff: it goes to the start-again page.
  * Not overridable: its script and headers are the security boundary.
  */
-export function handoffPage(ctx: HandoffPage, nonce: string): string {
+export function handoffPage(ctx: HandoffPage, nonce: string, messages: KitMessages): string {
   const flagKey = `verify-kit-handoff-${nonce}`;
   const script = html`<script nonce="${nonce}">
 (function () {
@@ -239,15 +273,17 @@ export function handoffPage(ctx: HandoffPage, nonce: string): string {
   setTimeout(blank, 0);
 })();
 </script>`;
+  const t = messages.handoff;
   return layout({
-    title: 'Continue to verification',
+    title: t.title,
     nonce,
+    messages,
     script,
-    body: html`<h1>Continue to verification</h1>
-<p>You are being taken to the verification page. If nothing happens, press Continue.</p>
+    body: html`<h1>${t.title}</h1>
+<p>${t.text}</p>
 <form id="verify-kit-handoff" method="post" action="${ctx.verifyUrl}">
 <input type="hidden" name="hx" value="${ctx.handoff}">
-<button type="submit">Continue</button>
+<button type="submit">${t.continue}</button>
 </form>`,
   });
 }

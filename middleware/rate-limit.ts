@@ -95,7 +95,14 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
     // The library creates its table asynchronously; counting before that fails.
     tablesReady.push(new Promise<void>((resolve, reject) => (created = (error) => (error ? reject(error) : resolve()))));
     return new RateLimiterSQLite(
-      { ...common, storeClient: options.database, storeType: 'better-sqlite3' },
+      {
+        ...common,
+        storeClient: options.database,
+        storeType: 'better-sqlite3',
+        // Expired counters are deleted (every 5 minutes, those expired over an hour ago); the
+        // library leaves this off for SQLite, and the table would grow forever.
+        clearExpiredByTimeout: true,
+      },
       created,
     );
   };

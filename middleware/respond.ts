@@ -1,24 +1,36 @@
 /**
  * How the kit's routes answer an error: a page (or JSON) with the KitError's status, or, with
- * `errors: 'next'`, Express's error handler. Server-side problems (5xx) show users a generic text;
- * the real message goes to the logger. Anything that is not a KitError always goes to `next`.
+ * `errors: 'next'`, Express's error handler. Users see the text for the error's code in their
+ * language (messages.ts); the real message goes to the logger. Anything that is not a KitError
+ * always goes to `next`.
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { KitConfig } from './config.ts';
 import { KitError, KitErrorCode } from './errors.ts';
+import { errorText, type KitMessages } from './messages.ts';
 import { newNonce, sendPage, setNoStoreHeaders } from './pages.ts';
 import { inSpan } from './telemetry.ts';
 
-export function userMessage(error: KitError): string {
-  if (error.status < 500) return error.message;
-  switch (error.code) {
-    case KitErrorCode.ServiceUnavailable:
-      return 'The verification service cannot be reached right now. Please try again in a moment.';
-    case KitErrorCode.ServiceResponseMismatch:
-      return 'The verification could not be confirmed, so nothing was changed. Please start again.';
-    default:
-      return 'The verification could not be completed because of a problem on our side. Nothing was changed; please try again later.';
+/** KitErrors the integrator's own code (prepare, beforeCreate) threw: their text is meant for users. */
+const writtenForUsers = new WeakSet<KitError>();
+
+/** Marks a KitError from the integrator's hooks so error pages show its message as written. */
+export function showAsWritten(error: unknown): unknown {
+  if (error instanceof KitError && error.status < 500) writtenForUsers.add(error);
+  return error;
+}
+
+/**
+ * The text users see for an error, in the request's language: the kit's text for the code (the
+ * real message goes to the logger), or the integrator's own text for errors its hooks threw.
+ */
+export function userMessage(error: KitError, messages: KitMessages): string {
+  if (writtenForUsers.has(error)) return error.message;
+  const text = errorText(messages, error.code, error.status);
+  if (error.code === KitErrorCode.RateLimited && error.retryAfterSeconds !== undefined) {
+    return `${text} ${messages.retryAfter(Math.max(1, Math.ceil(error.retryAfterSeconds)))}`;
   }
+  return text;
 }
 
 export function logKitError<Tx>(config: KitConfig<Tx>, route: string, error: KitError): void {
@@ -48,13 +60,17 @@ export function answerError<Tx>(
   if (error.code === KitErrorCode.RateLimited && error.retryAfterSeconds !== undefined) {
     res.setHeader('Retry-After', String(Math.max(0, Math.ceil(error.retryAfterSeconds))));
   }
+  const messages = config.messages.forRequest(res.req);
+  const message = userMessage(error, messages);
   if (format === 'json') {
     setNoStoreHeaders(res);
-    res.status(error.status).json({ error: error.code, message: userMessage(error) });
+    res.vary('Accept-Language');
+    res.status(error.status).json({ error: error.code, message });
     return;
   }
   const nonce = newNonce();
-  sendPage(res, error.status, config.pages.error({ status: error.status, code: error.code, message: userMessage(error) }, nonce), nonce);
+  const page = config.pages.error({ status: error.status, code: error.code, message }, nonce, messages);
+  sendPage(res, error.status, page, nonce);
 }
 
 /** Wraps an async route so a rejection is answered by answerError. */

@@ -13,7 +13,7 @@ import type { KitConfig, ResolvedUser } from './config.ts';
 import { csrfToken, verifyCsrf } from './csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { handoffPage, newNonce, sendPage, setNoStoreHeaders, type RestartForm } from './pages.ts';
-import { currentUser, route } from './respond.ts';
+import { currentUser, route, showAsWritten } from './respond.ts';
 import { annotateSpan, countStart } from './telemetry.ts';
 import { STATE_PATTERN } from './returned.ts';
 import type { ActionDefinition, JsonValue, PrepareContext, VerifyClient } from './types.ts';
@@ -74,7 +74,13 @@ async function paramsFor<Tx>(
     user: { userRef: user.userRef, destination: user.destination },
     ...(restart === undefined ? {} : { restartParams: restartParams ?? null }),
   };
-  const params = await action.prepare(req, context);
+  let params: JsonValue | undefined;
+  try {
+    // A KitError from prepare carries the integrator's own text for its users: shown as written.
+    params = await action.prepare(req, context);
+  } catch (error) {
+    throw showAsWritten(error);
+  }
   return params === undefined ? null : params;
 }
 
@@ -153,7 +159,11 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
     // Abuse limits run before any session exists, so a refusal sends no SMS.
     await config.limits?.consume(req, { userRef: user.userRef, destination: user.destination });
     if (config.beforeCreate !== undefined) {
-      await config.beforeCreate(req, { userRef: user.userRef, destination: user.destination, action: action.name });
+      try {
+        await config.beforeCreate(req, { userRef: user.userRef, destination: user.destination, action: action.name });
+      } catch (error) {
+        throw showAsWritten(error);
+      }
     }
 
     const state = newState();
@@ -200,6 +210,7 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
     const page = handoffPage(
       { verifyUrl: created.verifyUrl, handoff: created.handoff, startAgainUrl: startAgainUrl(config, action.name) },
       nonce,
+      config.messages.forRequest(req),
     );
     sendPage(res, 200, page, nonce, origin);
   });
@@ -211,12 +222,14 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
     }
     res.setHeader('Allow', 'POST');
     const nonce = newNonce();
-    const message = 'Verification is started by submitting a form (POST), not by opening a link.';
+    const messages = config.messages.forRequest(req);
+    const message = messages.errors.method_not_allowed;
     if (format === 'json') {
       setNoStoreHeaders(res);
       res.status(405).json({ error: 'method_not_allowed', message });
     } else {
-      sendPage(res, 405, config.pages.error({ status: 405, code: 'method_not_allowed', message }, nonce), nonce);
+      const page = config.pages.error({ status: 405, code: 'method_not_allowed', message }, nonce, messages);
+      sendPage(res, 405, page, nonce);
     }
   });
   router.post(config.startPath, start);
@@ -230,7 +243,7 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
         // Actions that read form fields in prepare must be started from the integrator's form again.
         const restart = user !== null && action.prepare === undefined ? restartFormFor(config, req, action.name) : undefined;
         const nonce = newNonce();
-        sendPage(res, 200, config.pages.startAgain({ restart }, nonce), nonce);
+        sendPage(res, 200, config.pages.startAgain({ restart }, nonce, config.messages.forRequest(req)), nonce);
       }),
     );
   }

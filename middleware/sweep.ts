@@ -1,5 +1,6 @@
 /**
- * One sweep run: fulfils attempts whose user verified but never came back (spec, return URL rule 6).
+ * One sweep run: fulfils attempts whose user verified but never came back (the spec: "run a periodic
+ * sweep over unfinished pending records ... for users whose browser never returned").
  *
  * A run first marks attempts older than the 24 h window expired (they are never read again), then
  * claims due attempts in batches (a leased, conditional claim in the store, safe across processes),
@@ -19,8 +20,9 @@ import { performance } from 'node:perf_hooks';
 import { KitError, KitErrorCode } from './errors.ts';
 import { completeAttempt, type FulfilDeps } from './fulfil.ts';
 import { deliverOutcomeEvents } from './outcomes.ts';
+import { applyRetention, resolveRetention, type ResolvedRetention, type RetentionOptions } from './retention.ts';
 import type { Attempt } from './store/types.ts';
-import { inSpan, recordSweepLag, SpanName } from './telemetry.ts';
+import { countOutcomes, inSpan, recordSweepLag, SpanName } from './telemetry.ts';
 
 /** The spec's outcome window: a session's outcome is readable for 24 hours. */
 export const SWEEP_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -51,6 +53,8 @@ export interface SweepOptions {
   backoffMs?: readonly number[];
   /** Delay before re-reading after a transient service error (unreachable, protocol). Default 30 000 ms. */
   errorRetryMs?: number;
+  /** How long settled attempts keep their params and destination, and are kept at all; false keeps everything. */
+  retention?: RetentionOptions | false;
   /** Identifies this worker's claims. Default `<host>:<pid>:<random>`; share it with releaseClaims. */
   owner?: string;
   /** Abort to stop claiming and starting reads; in-flight reads finish, unstarted claims are released. */
@@ -97,6 +101,10 @@ export interface SweepReport {
   stoppedBy: 'signal' | 'time_budget' | null;
   /** How overdue the most overdue attempt this run claimed was (0 when none was due): the sweep's lag. */
   oldestDueAgeMs: number;
+  /** Settled attempts whose params and destination retention removed in this run. */
+  redacted: number;
+  /** Settled attempts retention deleted in this run. */
+  deleted: number;
 }
 
 interface ResolvedSweepOptions {
@@ -106,6 +114,7 @@ interface ResolvedSweepOptions {
   timeBudgetMs: number;
   backoffMs: readonly number[];
   errorRetryMs: number;
+  retention: ResolvedRetention | false;
   owner: string;
 }
 
@@ -149,7 +158,8 @@ export function resolveSweepOptions(options: SweepOptions = {}): ResolvedSweepOp
   if (typeof owner !== 'string' || owner.length === 0 || owner.length > 200) {
     throw invalid('Sweep option `owner` must be a non-empty string of at most 200 characters, unique per worker; leave it out to generate one.');
   }
-  return { batchSize, concurrency, leaseMs, timeBudgetMs, backoffMs: [...backoffMs], errorRetryMs, owner };
+  const retention = resolveRetention(options.retention);
+  return { batchSize, concurrency, leaseMs, timeBudgetMs, backoffMs: [...backoffMs], errorRetryMs, owner, retention };
 }
 
 /**
@@ -232,6 +242,8 @@ async function sweepOnce<Tx>(
     serviceReachable: true,
     stoppedBy: null,
     oldestDueAgeMs: 0,
+    redacted: 0,
+    deleted: 0,
   };
   let unreachableReads = 0;
   let tooOld = 0;
@@ -244,7 +256,8 @@ async function sweepOnce<Tx>(
 
   const fulfilDeps: SweepDeps<Tx> = deps.logger === undefined && logger !== undefined ? { ...deps, logger } : deps;
   const event = deps.onOutcome === undefined ? undefined : { source: 'sweep' as const };
-  report.expired += await store.expireAttempts(now(), SWEEP_WINDOW_MS, event);
+  report.expired += countExpired(await store.expireAttempts(now(), SWEEP_WINDOW_MS, event));
+  Object.assign(report, await applyRetention(store, now(), opts.retention));
 
   // The batch being worked through; refilled (one claim at a time) only when it is empty.
   let buffer: Attempt[] = [];
@@ -364,7 +377,7 @@ async function sweepOnce<Tx>(
       }
     }
   }
-  if (tooOld > 0) report.expired += await store.expireAttempts(now(), SWEEP_WINDOW_MS, event);
+  if (tooOld > 0) report.expired += countExpired(await store.expireAttempts(now(), SWEEP_WINDOW_MS, event));
 
   // At least once: whatever onOutcome has not acknowledged (this run's outcomes included).
   const delivery = await deliverOutcomeEvents(fulfilDeps, {
@@ -379,6 +392,11 @@ async function sweepOnce<Tx>(
   report.serviceReachable = !(report.reads > 0 && unreachableReads === report.reads);
   report.durationMs = Math.round(performance.now() - startedAt);
   return report;
+}
+
+function countExpired(expired: number): number {
+  countOutcomes(expired, 'expired', 'sweep');
+  return expired;
 }
 
 /** The logger with every call guarded: a throwing logger never disturbs a sweep. */

@@ -34,6 +34,8 @@ export const MetricName = {
   Starts: 'verify_kit.starts',
   /** Starts refused by a limit, by `verify_kit.budget` (user, destination, ip). */
   StartsRefused: 'verify_kit.starts.refused',
+  /** Outcomes as first recorded, by `verify_kit.outcome`, `verify_kit.source` and, for failures, `verify_kit.reason`. */
+  Outcomes: 'verify_kit.outcomes',
   /** Age in seconds of the oldest due attempt a sweep run found (0 when none was due). */
   SweepLag: 'verify_kit.sweep.lag',
 } as const;
@@ -41,6 +43,7 @@ export const MetricName = {
 interface Instruments {
   starts: Counter;
   startsRefused: Counter;
+  outcomes: Counter;
   sweepLag: Gauge;
 }
 
@@ -56,6 +59,7 @@ function current(): Instruments {
       value: {
         starts: meter.createCounter(MetricName.Starts, { description: 'Verifications started (one SMS each).' }),
         startsRefused: meter.createCounter(MetricName.StartsRefused, { description: 'Starts refused by a limit.' }),
+        outcomes: meter.createCounter(MetricName.Outcomes, { description: 'Attempt outcomes, counted when recorded.' }),
         sweepLag: meter.createGauge(MetricName.SweepLag, {
           description: 'Age of the oldest due attempt found by a sweep run.',
           unit: 's',
@@ -72,6 +76,17 @@ export function countStart(attributes: { action: string; platform: string }): vo
 
 export function countRefusedStart(budget: string): void {
   current().startsRefused.add(1, { 'verify_kit.budget': budget });
+}
+
+export function countOutcomes(
+  count: number,
+  outcome: 'fulfilled' | 'failed' | 'expired' | 'superseded',
+  source: string,
+  reason?: string,
+): void {
+  if (count === 0) return;
+  const attributes = { 'verify_kit.outcome': outcome, 'verify_kit.source': source };
+  current().outcomes.add(count, reason === undefined ? attributes : { ...attributes, 'verify_kit.reason': reason });
 }
 
 export function recordSweepLag(ageMs: number): void {

@@ -1,38 +1,46 @@
-import { ACTION_LABELS } from '../actions.ts';
 import type { ActivityEntry, OutboxEntry } from '../db.ts';
-import { formatTime, html, page, type Viewer } from './layout.ts';
+import { formatTime, html, page, type DemoTexts, type Viewer } from './layout.ts';
 
-/** The user's fulfilled actions, newest first: one row per verification session. */
-export function activityPage(ctx: { viewer: Viewer; entries: ActivityEntry[]; emails: OutboxEntry[] }): string {
+/** The user's fulfilled actions, newest first: one row per verification session; then the emails sent. */
+export function activityPage(ctx: {
+  t: DemoTexts;
+  viewer: Viewer;
+  entries: ActivityEntry[];
+  emails: OutboxEntry[];
+}): string {
+  const a = ctx.t.activity;
   return page({
-    title: 'Activity',
+    t: ctx.t,
+    title: a.title,
     viewer: ctx.viewer,
     nav: 'activity',
-    body: html`<h1>Activity</h1>
-<p class="lead">Every action below ran exactly once, in the same database transaction that marked its verification session fulfilled.</p>
-<section class="card">
+    body: html`<h1>${a.title}</h1>
+<p class="lead">${a.lead}</p>
+<section class="card" aria-labelledby="activity-caption">
 ${
   ctx.entries.length === 0
-    ? html`<p class="empty">Nothing yet. Confirm your phone number or change your payout account from <a href="/">Home</a>.</p>`
+    ? html`<p class="empty" id="activity-caption">${a.empty} <a href="/">${a.emptyLink}</a>.</p>`
     : html`<table>
-<thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Details</th><th scope="col">Verification session</th></tr></thead>
+<caption id="activity-caption" class="sr-only">${a.caption}</caption>
+<thead><tr><th scope="col">${a.when}</th><th scope="col">${a.action}</th>
+<th scope="col">${a.details}</th><th scope="col">${a.session}</th></tr></thead>
 <tbody>
 ${ctx.entries.map(
   (entry) => html`<tr data-session-id="${entry.sessionId}">
-<td class="when">${formatTime(entry.at)}</td><td>${ACTION_LABELS[entry.action] ?? entry.action}</td><td>${entry.detail}</td><td><code>${entry.sessionId}</code></td>
+<td class="when">${formatTime(entry.at)}</td><td>${ctx.t.actionLabels[entry.action] ?? entry.action}</td>
+<td>${entry.detail}</td><td><code>${entry.sessionId}</code></td>
 </tr>`,
 )}
 </tbody>
 </table>`
 }
 </section>
-<h2>Emails sent</h2>
-<p class="lead">Sent after each outcome by the kit's onOutcome hook, outside the transaction
-(at least once; one per outcome).</p>
+<h2>${a.emailsTitle}</h2>
+<p class="lead">${a.emailsLead}</p>
 <section class="card" id="outbox">
 ${
   ctx.emails.length === 0
-    ? html`<p class="empty">No emails yet.</p>`
+    ? html`<p class="empty">${a.noEmails}</p>`
     : html`<ul class="outbox">
 ${ctx.emails.map(
   (email) => html`<li data-session-id="${email.sessionId}" data-outcome="${email.outcome}">

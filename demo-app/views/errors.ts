@@ -1,8 +1,15 @@
-import { html, page, type Viewer } from './layout.ts';
+import { html, page, type DemoTexts, type Viewer } from './layout.ts';
 
 /** The demo's own error pages (404, bad form, server error). Messages are written by the demo. */
-export function errorPage(ctx: { status: number; title: string; message: string; viewer?: Viewer }): string {
+export function errorPage(ctx: {
+  t: DemoTexts;
+  status: number;
+  title: string;
+  message: string;
+  viewer?: Viewer;
+}): string {
   return page({
+    t: ctx.t,
     title: ctx.title,
     ...(ctx.viewer === undefined ? {} : { viewer: ctx.viewer }),
     narrow: true,
@@ -10,7 +17,7 @@ export function errorPage(ctx: { status: number; title: string; message: string;
 <div class="icon" aria-hidden="true">!</div>
 <h1>${ctx.title}</h1>
 <p>${ctx.message}</p>
-<div class="actions"><a class="btn" href="/">Back to home</a></div>
+<div class="actions"><a class="btn" href="/">${ctx.t.backHome}</a></div>
 </section>`,
   });
 }

@@ -2,6 +2,7 @@
  * Page shells. Every interpolated value is escaped by the `html` tag; no inline script anywhere.
  */
 import { html, SafeHtml } from 'hosted-sms-verify-kit';
+import type { DemoTexts } from '../i18n.ts';
 import { CSS } from './style.ts';
 
 export { html, type SafeHtml };
@@ -14,26 +15,29 @@ export interface Viewer {
   csrf: string;
 }
 
-export type NavItem = 'home' | 'activity';
+export type NavItem = 'home' | 'activity' | 'verifications';
 
-function topbar(viewer: Viewer | undefined, current: NavItem | undefined): SafeHtml {
+function topbar(t: DemoTexts, viewer: Viewer | undefined, current: NavItem | undefined): SafeHtml {
   const link = (href: string, label: string, item: NavItem) =>
     html`<a href="${href}"${current === item ? html` aria-current="page"` : ''}>${label}</a>`;
   return html`<header class="topbar"><div class="topbar-inner">
-<a class="brand" href="/"><span class="logo" aria-hidden="true">✓</span>${BRAND} <small>· hosted SMS verification</small></a>
+<a class="brand" href="/"><span class="logo" aria-hidden="true">✓</span>${BRAND} <small>· ${t.brandTagline}</small></a>
 ${
   viewer === undefined
-    ? html`<nav class="main" aria-label="Main"></nav>`
-    : html`<nav class="main" aria-label="Main">${link('/', 'Home', 'home')}${link('/activity', 'Activity', 'activity')}</nav>
-<div class="who"><span>Signed in as <strong>${viewer.name}</strong></span>
-<form method="post" action="/signout"><input type="hidden" name="_csrf" value="${viewer.csrf}"><button class="btn secondary small" type="submit">Sign out</button></form></div>`
+    ? html`<nav class="main" aria-label="${t.nav.label}"></nav>`
+    : html`<nav class="main" aria-label="${t.nav.label}">
+${link('/', t.nav.home, 'home')}${link('/activity', t.nav.activity, 'activity')}
+${link('/verifications', t.nav.verifications, 'verifications')}</nav>
+<div class="who"><span>${t.signedInAs} <strong>${viewer.name}</strong></span>
+<form method="post" action="/signout"><input type="hidden" name="_csrf" value="${viewer.csrf}">
+<button class="btn secondary small" type="submit">${t.signOut}</button></form></div>`
 }
 </div></header>`;
 }
 
-function document(title: string, head: SafeHtml, body: SafeHtml): string {
+function document(t: DemoTexts, title: string, head: SafeHtml, body: SafeHtml): string {
   return html`<!doctype html>
-<html lang="en">
+<html lang="${t.lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -42,7 +46,7 @@ ${head}
 </head>
 <body>
 ${body}
-<footer>A reference integrator for the hosted SMS verification kit. Demo data only.</footer>
+<footer>${t.footer}</footer>
 </body>
 </html>
 `.value;
@@ -50,6 +54,7 @@ ${body}
 
 /** A demo page: stylesheet from /assets (allowed by helmet's default CSP). */
 export function page(options: {
+  t: DemoTexts;
   title: string;
   viewer?: Viewer;
   nav?: NavItem;
@@ -57,9 +62,10 @@ export function page(options: {
   body: SafeHtml;
 }): string {
   return document(
+    options.t,
     options.title,
     html`<link rel="stylesheet" href="/assets/demo.css">`,
-    html`${topbar(options.viewer, options.nav)}
+    html`${topbar(options.t, options.viewer, options.nav)}
 <main${options.narrow === true ? html` class="narrow"` : ''}>
 ${options.body}
 </main>`,
@@ -67,21 +73,25 @@ ${options.body}
 }
 
 /**
- * A page rendered by the kit (failure, pending, error...). The kit's CSP allows styles only by
- * nonce, so the stylesheet is inlined with it. The kit passes no request, so there is no user bar.
+ * A page rendered by the kit (failure, pending, error...). The kit's CSP allows styles and scripts
+ * only by nonce, so the stylesheet is inlined with it. The kit passes no request, so there is no user bar.
  */
-export function kitPage(options: { title: string; nonce: string; refreshSeconds?: number | null; body: SafeHtml }): string {
-  const refresh =
-    options.refreshSeconds === undefined || options.refreshSeconds === null
-      ? ''
-      : html`<meta http-equiv="refresh" content="${String(options.refreshSeconds)}">`;
+export function kitPage(options: {
+  t: DemoTexts;
+  title: string;
+  nonce: string;
+  body: SafeHtml;
+  script?: SafeHtml | string;
+}): string {
   return document(
+    options.t,
     options.title,
-    html`<meta name="robots" content="noindex">${refresh}<style nonce="${options.nonce}">${unsafeCss(CSS)}</style>`,
-    html`${topbar(undefined, undefined)}
+    html`<meta name="robots" content="noindex"><style nonce="${options.nonce}">${unsafeCss(CSS)}</style>`,
+    html`${topbar(options.t, undefined, undefined)}
 <main class="narrow">
 ${options.body}
-</main>`,
+</main>
+${options.script ?? ''}`,
   );
 }
 
@@ -99,6 +109,8 @@ export function initials(name: string): string {
     .map((part) => part[0]!.toUpperCase())
     .join('');
 }
+
+export type { DemoTexts };
 
 export function formatTime(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';

@@ -1,13 +1,15 @@
 import type { DemoUser } from '../db.ts';
-import { html, initials, page } from './layout.ts';
+import { html, initials, page, type DemoTexts } from './layout.ts';
 
 /** Demo sign-in: pick a seeded user (no passwords; this is about the verification, not the login). */
-export function signinPage(ctx: { users: DemoUser[]; csrf: string; error?: string }): string {
+export function signinPage(ctx: { t: DemoTexts; users: DemoUser[]; csrf: string; error?: string }): string {
+  const { t } = ctx;
   return page({
-    title: 'Sign in',
+    t,
+    title: t.signin.title,
     narrow: true,
-    body: html`<h1>Sign in to the demo</h1>
-<p class="lead">Pick a demo user. Each has a phone number on file; the SMS code goes to that number (read it from the emulator's inbox).</p>
+    body: html`<h1>${t.signin.heading}</h1>
+<p class="lead">${t.signin.lead}</p>
 ${ctx.error === undefined ? '' : html`<p class="alert bad" role="alert">${ctx.error}</p>`}
 <div class="card users">
 ${ctx.users.map(
@@ -17,11 +19,11 @@ ${ctx.users.map(
 <form method="post" action="/signin">
 <input type="hidden" name="_csrf" value="${ctx.csrf}">
 <input type="hidden" name="userId" value="${user.id}">
-<button class="btn small" type="submit" aria-label="Sign in as ${user.name}">Sign in</button>
+<button class="btn small" type="submit" aria-label="${t.signin.buttonLabel(user.name)}">${t.signin.button}</button>
 </form>
 </div>`,
 )}
 </div>
-<p class="note">Sign-in here is deliberately passwordless: the demo is about what happens <em>after</em> sign-in, when an action needs a fresh SMS verification.</p>`,
+<p class="note">${t.signin.note}</p>`,
   });
 }

@@ -79,6 +79,7 @@ td code{white-space:nowrap;word-break:normal}
 .note{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}
 .alert{border-radius:10px;padding:.75rem 1rem;margin:0 0 1.25rem;font-size:.95rem}
 .alert.bad{background:var(--bad-soft);color:var(--bad)}
+caption.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 footer{max-width:60rem;margin:0 auto;padding:0 1.25rem 2rem;color:var(--muted);font-size:.85rem;text-align:center}
 @media (max-width:40rem){.topbar-inner{flex-wrap:wrap;gap:.75rem}.who span{display:none}}
 `;

@@ -1,9 +1,17 @@
 import type { ActivityEntry } from '../db.ts';
-import { formatTime, html, page, type Viewer } from './layout.ts';
+import { formatTime, html, page, type DemoTexts, type Viewer } from './layout.ts';
 
 /** An action's successPath: what was just done, read back from the demo's own tables. */
-export function verifiedPage(ctx: { viewer: Viewer; title: string; text: string; latest: ActivityEntry | undefined }): string {
+export function verifiedPage(ctx: {
+  t: DemoTexts;
+  viewer: Viewer;
+  title: string;
+  text: string;
+  latest: ActivityEntry | undefined;
+}): string {
+  const v = ctx.t.verified;
   return page({
+    t: ctx.t,
     title: ctx.title,
     viewer: ctx.viewer,
     narrow: true,
@@ -14,10 +22,12 @@ export function verifiedPage(ctx: { viewer: Viewer; title: string; text: string;
 ${
   ctx.latest === undefined
     ? ''
-    : html`<dl class="facts"><dt>Change</dt><dd>${ctx.latest.detail}</dd><dt>When</dt><dd>${formatTime(ctx.latest.at)}</dd>
-<dt>Session</dt><dd><code>${ctx.latest.sessionId}</code></dd></dl>`
+    : html`<dl class="facts"><dt>${v.change}</dt><dd>${ctx.latest.detail}</dd>
+<dt>${v.when}</dt><dd>${formatTime(ctx.latest.at)}</dd>
+<dt>${v.session}</dt><dd><code>${ctx.latest.sessionId}</code></dd></dl>`
 }
-<div class="actions"><a class="btn" href="/">Back to home</a><a class="btn secondary" href="/activity">View activity</a></div>
+<div class="actions"><a class="btn" href="/">${ctx.t.backHome}</a>
+<a class="btn secondary" href="/activity">${v.viewActivity}</a></div>
 </section>`,
   });
 }

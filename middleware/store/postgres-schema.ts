@@ -63,6 +63,11 @@ const MIGRATIONS: readonly string[] = [
      points INTEGER NOT NULL DEFAULT 0,
      expire BIGINT
    );`,
+
+  // 2: retention (when an attempt's params and destination were removed) and support-screen reads.
+  `ALTER TABLE verify_kit_attempts ADD COLUMN redacted_at BIGINT;
+   CREATE INDEX verify_kit_attempts_settled ON verify_kit_attempts (finished_at) WHERE outcome <> 'pending';
+   CREATE INDEX verify_kit_attempts_user ON verify_kit_attempts (user_ref, created_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -13,10 +13,10 @@
  */
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { KitError, KitErrorCode } from '../errors.ts';
-import type { JsonValue } from '../types.ts';
+import { postgresHousekeeping } from './postgres-housekeeping.ts';
+import { COLUMNS, toAttempt, type AttemptRow } from './postgres-rows.ts';
 import { migrate } from './postgres-schema.ts';
 import type {
-  Attempt,
   ClaimOptions,
   ClaimOutcomeEventsOptions,
   FulfilOnceResult,
@@ -34,34 +34,9 @@ export interface PostgresStoreOptions {
 export type PostgresStore = VerifyStore<PoolClient> & {
   readonly kind: 'postgres';
   readonly pool: Pool;
-  /** Resolves once the kit's tables are migrated; every store call waits for it. Await it at startup to fail fast. */
+  /** Resolves once the kit's tables are migrated; every store call waits for it (await it at startup to fail fast). */
   readonly ready: Promise<void>;
 };
-
-interface AttemptRow {
-  // BIGINT columns arrive as strings.
-  start_seq: string;
-  state: string;
-  session_id: string;
-  user_ref: string;
-  action: string;
-  params: string;
-  destination: string | null;
-  return_to: string;
-  sensitivity: Attempt['sensitivity'];
-  platform: Attempt['platform'];
-  created_at: string;
-  outcome: Attempt['outcome'];
-  failure_reason: string | null;
-  fulfilled_at: string | null;
-  finished_at: string | null;
-  next_check_at: string;
-  sweep_checks: number;
-  superseded_by: string | null;
-}
-
-const COLUMNS = `start_seq, state, session_id, user_ref, action, params, destination, return_to, sensitivity, platform,
-  created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, superseded_by`;
 
 interface EventRow {
   event_id: string;
@@ -70,31 +45,6 @@ interface EventRow {
   source: StoredOutcomeEvent['source'];
   occurred_at: string;
   deliveries: number;
-}
-
-const nullableNumber = (value: string | null): number | null => (value === null ? null : Number(value));
-
-function toAttempt(row: AttemptRow): Attempt {
-  return {
-    state: row.state,
-    sessionId: row.session_id,
-    userRef: row.user_ref,
-    action: row.action,
-    params: JSON.parse(row.params) as JsonValue,
-    destination: row.destination,
-    startSeq: Number(row.start_seq),
-    returnTo: row.return_to,
-    sensitivity: row.sensitivity,
-    platform: row.platform,
-    createdAt: Number(row.created_at),
-    outcome: row.outcome,
-    failureReason: row.failure_reason,
-    fulfilledAt: nullableNumber(row.fulfilled_at),
-    finishedAt: nullableNumber(row.finished_at),
-    nextCheckAt: Number(row.next_check_at),
-    sweepChecks: row.sweep_checks,
-    supersededBy: row.superseded_by,
-  };
 }
 
 const SQL = {
@@ -355,6 +305,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     async retryOutcomeEvent(eventId, owner, nextAttemptAt) {
       await query('eventRetry', [Number(eventId), owner, nextAttemptAt]);
     },
+    ...postgresHousekeeping(pool, ready),
     async close() {
       // The pool belongs to the app; only wait for a migration still running.
       await ready.catch(() => {});

@@ -80,6 +80,11 @@ const MIGRATIONS: readonly string[] = [
    ) STRICT;
    CREATE INDEX verify_kit_outcome_events_due ON verify_kit_outcome_events (next_delivery_at)
      WHERE delivered_at IS NULL;`,
+
+  // 3: retention (when an attempt's params and destination were removed) and support-screen reads.
+  `ALTER TABLE verify_kit_attempts ADD COLUMN redacted_at INTEGER;
+   CREATE INDEX verify_kit_attempts_settled ON verify_kit_attempts (finished_at) WHERE outcome != 'pending';
+   CREATE INDEX verify_kit_attempts_user ON verify_kit_attempts (user_ref, created_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,8 +5,9 @@
  */
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { KitError, KitErrorCode } from '../errors.ts';
-import type { JsonValue } from '../types.ts';
 import { migrate } from './sqlite-schema.ts';
+import { sqliteHousekeeping } from './sqlite-housekeeping.ts';
+import { COLUMNS, toAttempt, type AttemptRow } from './sqlite-rows.ts';
 import type {
   Attempt,
   ClaimOptions,
@@ -28,30 +29,6 @@ export interface SqliteStoreOptions {
 
 export type SqliteStore = VerifyStore<Database> & { readonly db: Database };
 
-interface AttemptRow {
-  start_seq: number;
-  state: string;
-  session_id: string;
-  user_ref: string;
-  action: string;
-  params: string;
-  destination: string | null;
-  return_to: string;
-  sensitivity: Attempt['sensitivity'];
-  platform: Attempt['platform'];
-  created_at: number;
-  outcome: Attempt['outcome'];
-  failure_reason: string | null;
-  fulfilled_at: number | null;
-  finished_at: number | null;
-  next_check_at: number;
-  sweep_checks: number;
-  superseded_by: string | null;
-}
-
-const COLUMNS = `start_seq, state, session_id, user_ref, action, params, destination, return_to, sensitivity, platform,
-  created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, superseded_by`;
-
 interface EventRow {
   event_id: number;
   session_id: string;
@@ -59,29 +36,6 @@ interface EventRow {
   source: StoredOutcomeEvent['source'];
   occurred_at: number;
   deliveries: number;
-}
-
-function toAttempt(row: AttemptRow): Attempt {
-  return {
-    state: row.state,
-    sessionId: row.session_id,
-    userRef: row.user_ref,
-    action: row.action,
-    params: JSON.parse(row.params) as JsonValue,
-    destination: row.destination,
-    startSeq: row.start_seq,
-    returnTo: row.return_to,
-    sensitivity: row.sensitivity,
-    platform: row.platform,
-    createdAt: row.created_at,
-    outcome: row.outcome,
-    failureReason: row.failure_reason,
-    fulfilledAt: row.fulfilled_at,
-    finishedAt: row.finished_at,
-    nextCheckAt: row.next_check_at,
-    sweepChecks: row.sweep_checks,
-    supersededBy: row.superseded_by,
-  };
 }
 
 function openDatabase(database: string | Database, busyTimeoutMs: number): { db: Database; owned: boolean } {
@@ -313,6 +267,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     async retryOutcomeEvent(eventId, owner, nextAttemptAt) {
       eventRetry.run({ eventId: Number(eventId), owner, nextAttemptAt });
     },
+    ...sqliteHousekeeping(db),
     async close() {
       if (owned && db.open) db.close();
     },

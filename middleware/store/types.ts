@@ -112,6 +112,39 @@ export interface ClaimOptions {
 /** The action's part of a fulfilment, run inside the store's transaction with its handle. */
 export type FulfilEffect<Tx> = (tx: Tx, attempt: Attempt) => void | Promise<void>;
 
+/** Which attempts a support screen lists (newest first). */
+export interface AttemptQuery {
+  userRef?: string;
+  outcome?: AttemptOutcome;
+  /** Only attempts created at or after this time (ms). */
+  createdFrom?: number;
+  /** Only attempts created before this time (ms). */
+  createdBefore?: number;
+  limit: number;
+}
+
+/** An attempt as kept, with who recorded its outcome (known when an outcome event was written). */
+export interface AttemptRecord extends Attempt {
+  outcomeSource: OutcomeSource | null;
+  /** When retention removed its params and destination (null while they are kept). */
+  redactedAt: number | null;
+}
+
+export interface RetentionBatch {
+  now: number;
+  /** Settled attempts finished before this lose their params and destination. */
+  redactBefore: number;
+  /** Settled attempts finished before this are deleted, with their delivered outcome events. */
+  deleteBefore: number;
+  /** At most this many rows redacted, and this many deleted, per call. */
+  limit: number;
+}
+
+export interface RetentionResult {
+  redacted: number;
+  deleted: number;
+}
+
 export interface VerifyStore<Tx = unknown> {
   insertAttempt(attempt: NewAttempt): Promise<void>;
   findAttemptByState(state: string): Promise<Attempt | undefined>;
@@ -158,5 +191,15 @@ export interface VerifyStore<Tx = unknown> {
   markOutcomeEventDelivered(eventId: string, owner: string, now: number): Promise<void>;
   /** Releases this owner's lease on an undelivered event and sets when to try again. */
   retryOutcomeEvent(eventId: string, owner: string, nextAttemptAt: number): Promise<void>;
+  /** One attempt by its sessionId, for support screens. */
+  findAttemptBySessionId(sessionId: string): Promise<AttemptRecord | undefined>;
+  /** Attempts matching `query`, newest first. */
+  listAttempts(query: AttemptQuery): Promise<AttemptRecord[]>;
+  /**
+   * Data kept only as long as needed, in small batches: settled attempts lose their params and
+   * destination after one period and are deleted after a longer one. An attempt whose outcome
+   * event is not yet delivered is kept whole until it is.
+   */
+  applyRetention(batch: RetentionBatch): Promise<RetentionResult>;
   close(): Promise<void>;
 }

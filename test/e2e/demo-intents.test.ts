@@ -11,7 +11,7 @@
  */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSweep } from '../../middleware/sweep.ts';
+import { runSweep } from 'hosted-sms-verify-kit';
 import { startStack, USERS, type Stack } from './stack.ts';
 
 let stack: Stack;
@@ -192,5 +192,36 @@ describe("the demo's onOutcome outbox", () => {
       .all(older.sessionId, newer.sessionId);
     expect(emails).toEqual([{ outcome: 'fulfilled' }, { outcome: 'superseded' }]);
     expect(page).not.toContain(stack.clientSecret);
+  });
+});
+
+describe('the Verifications page (the kit’s read API)', () => {
+  it('lists only the signed-in user’s attempts with outcome, age, who settled them and the number masked', async () => {
+    const agent = await signIn(USERS.chen.id);
+    const failed = await startOk(agent, { action: 'confirm_phone' });
+    expect((await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' })).status).toBe(200);
+    await land(agent, failed);
+    const verified = await startOk(agent, { action: 'confirm_phone' });
+    expect((await stack.control.complete(verified.sessionId, { outcome: 'verified' })).status).toBe(200);
+    await land(agent, verified);
+
+    const page = await agent.get('/verifications');
+    expect(page.status).toBe(200);
+    expect(page.headers['cache-control']).toBe('no-store');
+    const rows = [...page.text.matchAll(/<tr data-session-id="([^"]+)" data-outcome="([^"]+)">([\s\S]*?)<\/tr>/g)];
+    const chens = stack.demo.db.prepare('SELECT session_id FROM verify_kit_attempts WHERE user_ref = ?').pluck().all(USERS.chen.id);
+    expect(new Set(rows.map((row) => row[1]))).toEqual(new Set(chens));
+    expect(rows.slice(0, 2).map((row) => [row[1], row[2]])).toEqual([
+      [verified.sessionId, 'fulfilled'],
+      [failed.sessionId, 'failed'],
+    ]);
+    expect(rows[1]![3]).toContain('(otp_locked)');
+    expect(rows[0]![3]).toContain('you came back to the site');
+    expect(rows[0]![3]).toMatch(/just now|\d+ min ago/);
+    expect(rows[0]![3]).toMatch(/•+\d\d</);
+    expect(page.text).not.toContain(USERS.chen.phone);
+
+    const other = await signIn(USERS.bob.id);
+    expect((await other.get('/verifications')).text).not.toContain(verified.sessionId);
   });
 });

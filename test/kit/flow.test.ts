@@ -173,14 +173,19 @@ describe('failure reasons', () => {
 });
 
 describe('pending', () => {
-  it('a landing while the service still says pending re-checks, then shows a self-refreshing page and fulfils nothing', async () => {
+  it('a landing while the service says pending re-checks, shows a self-checking page, fulfils nothing', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
     const { attempt } = await startedAttempt(alice);
     const statusReads = (await app.emulator.control.stats()).statusReads;
     const landing = await alice.landFor(attempt.session_id, attempt.state);
     const html = await landing.text();
     expect(landing.status).toBe(200);
-    expect(html).toContain('<meta http-equiv="refresh" content="2">');
+    // Checked again by script (every 2 s, test app setting) and by the "Check again" link; never a meta refresh.
+    expect(html).not.toContain('http-equiv="refresh"');
+    expect(html).toContain('var everyMs = 2000;');
+    const checkAgain = `/verify/return?session_id=${attempt.session_id}&amp;state=${attempt.state}`;
+    expect(html).toContain(`<a class="button" href="${checkAgain}">Check again</a>`);
+    expect(landing.headers.get('x-verify-kit-outcome')).toBe('pending');
     expect(app.grants(attempt.session_id)).toBe(0);
     expect(app.attempt(attempt.session_id)?.outcome).toBe('pending');
     // first read + 2 re-checks (landing.pendingRechecks = 2 in the test app)

@@ -106,6 +106,29 @@ describe('OpenTelemetry', () => {
     expect(lag?.value).toBeGreaterThanOrEqual(90);
   });
 
+  it('counts each outcome once when it is recorded, by source and reason (a reload counts nothing more)', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    await alice.start('grant_badge');
+    const failing = app.latestAttempt();
+    await app.emulator.control.complete(failing.session_id, { outcome: 'failed', reason: 'otp_locked' });
+    await alice.landFor(failing.session_id, failing.state);
+    await alice.landFor(failing.session_id, failing.state);
+    await alice.start('grant_badge');
+    const abandoned = app.latestAttempt();
+    app.db.prepare('UPDATE verify_kit_attempts SET created_at = ? WHERE session_id = ?').run(Date.now() - 25 * 3_600_000, abandoned.session_id);
+    await runSweep(app.kit.fulfilDeps);
+
+    const { resourceMetrics } = await reader.collect();
+    const points = metricPoints(resourceMetrics, MetricName.Outcomes).map((p) => ({ ...p.attributes, count: p.value }));
+    expect(points).toEqual(
+      expect.arrayContaining([
+        { 'verify_kit.outcome': 'fulfilled', 'verify_kit.source': 'landing', count: 1 },
+        { 'verify_kit.outcome': 'failed', 'verify_kit.source': 'landing', 'verify_kit.reason': 'otp_locked', count: 1 },
+        { 'verify_kit.outcome': 'expired', 'verify_kit.source': 'sweep', count: 1 },
+      ]),
+    );
+  });
+
   it('no span or metric attribute carries the secret, a handoff, a phone number or a state', async () => {
     const states = (app.db.prepare('SELECT state FROM verify_kit_attempts').all() as { state: string }[]).map((r) => r.state);
     const forbidden = [app.secret, ...seen.handoffs, ...states, ...Object.values(USERS).map((user) => user.destination)];

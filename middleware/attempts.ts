@@ -1,0 +1,120 @@
+/**
+ * A read API for support screens: find attempts by user, outcome and age, or one by sessionId.
+ * What it returns is safe to show an operator: no params, no state, and the destination masked.
+ */
+import { KitError, KitErrorCode } from './errors.ts';
+import type { AttemptOutcome, AttemptRecord, VerifyStore } from './store/types.ts';
+import type { OperationSensitivity, OutcomeSource, Platform } from './types.ts';
+
+export interface AttemptSummary {
+  sessionId: string;
+  userRef: string;
+  action: string;
+  outcome: AttemptOutcome;
+  /** The service's reason, for `failed`. */
+  reason: string | null;
+  /** For `superseded`: the newer attempt applied instead. */
+  supersededBy: string | null;
+  /** Who recorded the outcome (landing, mobile, sweep), when an outcome event was written (onOutcome). */
+  source: OutcomeSource | null;
+  platform: Platform;
+  sensitivity: OperationSensitivity;
+  createdAt: number;
+  finishedAt: number | null;
+  fulfilledAt: number | null;
+  /** The texted number with all but its last two digits hidden; null once retention removed it. */
+  destination: string | null;
+  /** True once retention removed the attempt's params and destination. */
+  redacted: boolean;
+}
+
+export interface AttemptSearch {
+  userRef?: string;
+  outcome?: AttemptOutcome;
+  /** Only attempts started within the last this many ms. */
+  newerThanMs?: number;
+  /** Only attempts started longer ago than this many ms. */
+  olderThanMs?: number;
+  /** Default 50, at most 500. */
+  limit?: number;
+}
+
+export interface AttemptReader {
+  /** Attempts matching the search, newest first. */
+  find(search?: AttemptSearch): Promise<AttemptSummary[]>;
+  /** One attempt by its sessionId, or undefined. */
+  get(sessionId: string): Promise<AttemptSummary | undefined>;
+}
+
+const OUTCOMES: readonly AttemptOutcome[] = ['pending', 'fulfilled', 'failed', 'expired', 'superseded'];
+
+/** "+15550100001" -> "•••••••••01": enough for a user to recognise their number, not to text it. */
+export function maskDestination(destination: string): string {
+  const visible = destination.slice(-2);
+  return '•'.repeat(Math.max(0, destination.length - visible.length)) + visible;
+}
+
+function summarise(record: AttemptRecord): AttemptSummary {
+  return {
+    sessionId: record.sessionId,
+    userRef: record.userRef,
+    action: record.action,
+    outcome: record.outcome,
+    reason: record.failureReason,
+    supersededBy: record.supersededBy,
+    source: record.outcomeSource,
+    platform: record.platform,
+    sensitivity: record.sensitivity,
+    createdAt: record.createdAt,
+    finishedAt: record.finishedAt,
+    fulfilledAt: record.fulfilledAt,
+    destination: record.destination === null ? null : maskDestination(record.destination),
+    redacted: record.redactedAt !== null,
+  };
+}
+
+function invalid(message: string): KitError {
+  return new KitError(KitErrorCode.InvalidConfig, `kit.attempts.find: ${message}`);
+}
+
+function checkSearch(search: AttemptSearch): void {
+  if (typeof search !== 'object' || search === null) throw invalid('pass a search object, e.g. { userRef, limit: 20 }.');
+  if (search.userRef !== undefined && (typeof search.userRef !== 'string' || search.userRef === '')) {
+    throw invalid('`userRef` must be a non-empty string.');
+  }
+  if (search.outcome !== undefined && !OUTCOMES.includes(search.outcome)) {
+    throw invalid(`\`outcome\` must be one of ${OUTCOMES.join(', ')}.`);
+  }
+  for (const name of ['newerThanMs', 'olderThanMs'] as const) {
+    const value = search[name];
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw invalid(`\`${name}\` must be whole ms >= 0.`);
+  }
+  if (search.limit !== undefined && (!Number.isInteger(search.limit) || search.limit < 1 || search.limit > 500)) {
+    throw invalid('`limit` must be a whole number from 1 to 500.');
+  }
+}
+
+export function createAttemptReader(
+  store: Pick<VerifyStore, 'listAttempts' | 'findAttemptBySessionId'>,
+  now: () => number,
+): AttemptReader {
+  return {
+    async find(search = {}) {
+      checkSearch(search);
+      const at = now();
+      const records = await store.listAttempts({
+        ...(search.userRef === undefined ? {} : { userRef: search.userRef }),
+        ...(search.outcome === undefined ? {} : { outcome: search.outcome }),
+        ...(search.newerThanMs === undefined ? {} : { createdFrom: at - search.newerThanMs }),
+        ...(search.olderThanMs === undefined ? {} : { createdBefore: at - search.olderThanMs }),
+        limit: search.limit ?? 50,
+      });
+      return records.map(summarise);
+    },
+    async get(sessionId) {
+      if (typeof sessionId !== 'string' || sessionId === '') throw invalid('`sessionId` must be a non-empty string.');
+      const record = await store.findAttemptBySessionId(sessionId);
+      return record === undefined ? undefined : summarise(record);
+    },
+  };
+}

@@ -1,0 +1,360 @@
+/**
+ * Every page the kit renders with its default look, in Chromium, checked by axe-core (WCAG 2.1 A
+ * and AA): the auto-submit page with and without JavaScript, pending (checking and stopped), each
+ * failure reason, start-again, the neutral page, each error and the rate-limited answer. Also the
+ * pending page's behaviour (status region, script re-check, "Check again" without JavaScript) and
+ * the locale choice (messages and `lang` from Accept-Language).
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoKitMessages } from '../../demo-app/i18n.ts';
+import { demoKitPages } from '../../demo-app/views/kit-pages.ts';
+import {
+  defaultPages,
+  englishMessages,
+  errorText,
+  KitError,
+  KitErrorCode,
+  type StartLimits,
+} from '../../middleware/index.ts';
+import { completeMessages } from '../../middleware/messages.ts';
+import { newNonce } from '../../middleware/pages.ts';
+import { launchBrowser } from '../helpers/browser.ts';
+import { expectNoAxeViolations, withoutPageScripts } from '../helpers/axe.ts';
+import { startKitTestApp, type AttemptRow, type KitTestApp } from '../kit/helpers/app.ts';
+
+let app: KitTestApp;
+let browser: Browser;
+
+/** Bob is always over his start budget: the kit's own rate-limited answer (429 with Retry-After). */
+const bobIsOverBudget: StartLimits = {
+  async consume(_req, who) {
+    if (who.userRef === 'user-bob') {
+      const options = { retryAfterSeconds: 120 };
+      throw new KitError(KitErrorCode.RateLimited, 'Too many verification attempts; try again in 120 s.', options);
+    }
+  },
+};
+
+const FRENCH = {
+  startNew: 'Commencer une nouvelle vérification',
+  failures: { generic: { title: 'La vérification a échoué', text: 'La vérification n’a pas abouti.' } },
+  errors: { rate_limited: 'Trop de tentatives de vérification.' },
+  retryAfter: (seconds: number) => `Réessayez dans ${Math.ceil(seconds / 60)} minutes.`,
+};
+
+beforeAll(async () => {
+  [app, browser] = await Promise.all([
+    startKitTestApp({
+      kit: {
+        limits: bobIsOverBudget,
+        messages: { fr: FRENCH },
+        landing: { pendingRechecks: 0, pendingRecheckIntervalMs: 0, refreshSeconds: 1, refreshWindowMs: 60_000 },
+      },
+    }),
+    launchBrowser(),
+  ]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+async function signedIn(user: string | null, options: { javaScriptEnabled?: boolean; locale?: string } = {}) {
+  const context = await browser.newContext({
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+    locale: options.locale ?? 'en-US',
+  });
+  context.setDefaultTimeout(8000);
+  if (user !== null) {
+    expect((await context.request.post(`${app.url}/test/login`, { form: { user } })).status()).toBe(200);
+  }
+  return { context, page: await context.newPage() };
+}
+
+/** Starts an attempt for the context's user over HTTP (no browser navigation): its stored row. */
+async function startAttempt(context: BrowserContext): Promise<AttemptRow> {
+  const { csrf } = (await (await context.request.get(`${app.url}/test/csrf`)).json()) as { csrf: string };
+  const started = await context.request.post(`${app.url}/verify/start`, {
+    form: { _csrf: csrf, action: 'grant_badge' },
+    headers: { origin: app.url },
+  });
+  expect(started.status()).toBe(200);
+  return app.latestAttempt();
+}
+
+/** Moves the attempt's creation an hour back: past the pending page's checking window. */
+function makeOld(sessionId: string): void {
+  const update = 'UPDATE verify_kit_attempts SET created_at = created_at - 3600000 WHERE session_id = ?';
+  app.db.prepare(update).run(sessionId);
+}
+
+function landingUrl(attempt: Pick<AttemptRow, 'session_id' | 'state'>): string {
+  return `${app.returnUrl}?${new URLSearchParams({ session_id: attempt.session_id, state: attempt.state })}`;
+}
+
+async function failedAttempt(context: BrowserContext, reason: string): Promise<AttemptRow> {
+  const attempt = await startAttempt(context);
+  expect((await app.emulator.control.complete(attempt.session_id, { outcome: 'failed', reason })).status).toBe(200);
+  return attempt;
+}
+
+async function expectLang(page: Page, lang: string): Promise<void> {
+  expect(await page.locator('html').getAttribute('lang')).toBe(lang);
+}
+
+describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
+  it('the auto-submit page, with JavaScript (its submit recorded, not sent) and without', async () => {
+    const withJs = await signedIn('alice');
+    // The page submits itself at once; for axe to see it, its form.submit() only records the call here.
+    await withJs.page.addInitScript(() => {
+      HTMLFormElement.prototype.submit = function submit(this: HTMLFormElement) {
+        (window as unknown as { autoSubmittedTo?: string }).autoSubmittedTo = this.action;
+      };
+    });
+    await withJs.page.goto(`${app.url}/form`);
+    await withJs.page.click('#go');
+    await withJs.page.waitForURL(`${app.url}/verify/start`);
+    await expect
+      .poll(() => withJs.page.evaluate(() => (window as unknown as { autoSubmittedTo?: string }).autoSubmittedTo))
+      .toBe(`${app.emulator.url}/verify`);
+    await expectLang(withJs.page, 'en');
+    await expectNoAxeViolations(withJs.page, 'auto-submit page (JavaScript on)');
+    await withJs.context.close();
+
+    const noJs = await signedIn('alice');
+    await withoutPageScripts(noJs.page);
+    const toVerifyPage: string[] = [];
+    noJs.page.on('request', (request) => {
+      if (request.url().startsWith(app.emulator.url)) toVerifyPage.push(request.url());
+    });
+    await noJs.page.goto(`${app.url}/form`);
+    await noJs.page.click('#go');
+    await noJs.page.waitForURL(`${app.url}/verify/start`);
+    await expect.poll(() => noJs.page.getByRole('button', { name: 'Continue' }).isVisible()).toBe(true);
+    await expectNoAxeViolations(noJs.page, 'auto-submit page (JavaScript off)');
+    expect(toVerifyPage).toEqual([]);
+    await noJs.context.close();
+  });
+
+  it('the pending page while it checks, and after it stopped checking', async () => {
+    const { context, page } = await signedIn('alice');
+    const attempt = await startAttempt(context);
+    await page.goto(landingUrl(attempt));
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('checks again by itself');
+    await expectNoAxeViolations(page, 'pending page (checking)');
+
+    makeOld(attempt.session_id);
+    await page.getByRole('link', { name: 'Check again' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('You do not need to wait here');
+    await expectNoAxeViolations(page, 'pending page (stopped)');
+    await context.close();
+  });
+
+  for (const reason of ['otp_locked', 'device_changed', 'session_binding_failed', 'a_reason_nobody_knows']) {
+    it(`the failure page for ${reason}`, async () => {
+      const { context, page } = await signedIn('alice');
+      const attempt = await failedAttempt(context, reason);
+      await page.goto(landingUrl(attempt));
+      await expect.poll(() => page.getByRole('button', { name: 'Start a new verification' }).isVisible()).toBe(true);
+      await expectNoAxeViolations(page, `failure page (${reason})`);
+      await context.close();
+    });
+  }
+
+  it('the failure page for an expired and a superseded attempt, start-again and the neutral page', async () => {
+    const { context, page } = await signedIn('alice');
+    const attempt = await startAttempt(context);
+    app.db.prepare("UPDATE verify_kit_attempts SET outcome = 'expired' WHERE session_id = ?").run(attempt.session_id);
+    await page.goto(landingUrl(attempt));
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Verification expired');
+    await expectNoAxeViolations(page, 'failure page (expired)');
+
+    const superseded = await startAttempt(context);
+    app.db.prepare("UPDATE verify_kit_attempts SET outcome = 'superseded' WHERE session_id = ?")
+      .run(superseded.session_id);
+    await page.goto(landingUrl(superseded));
+    await expect.poll(() => page.locator('h1').textContent()).toBe('A newer request replaced this one');
+    expect(await page.getByRole('button').count()).toBe(0);
+    await expectNoAxeViolations(page, 'failure page (superseded)');
+
+    await page.goto(`${app.url}/verify/start-again?action=grant_badge`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('This verification page was already used');
+    await expectNoAxeViolations(page, 'start-again page');
+
+    const bob = await signedIn('bob');
+    await bob.page.goto(landingUrl(attempt));
+    await expect.poll(() => bob.page.locator('h1').textContent()).toBe('Verification complete');
+    await expectNoAxeViolations(bob.page, 'neutral (complete) page');
+    await Promise.all([context.close(), bob.context.close()]);
+  });
+
+  it('each error page: 400s, 401, 403, 405, 429 and 503', async () => {
+    const { context, page } = await signedIn('alice');
+    const attempt = await startAttempt(context);
+    const cases: Array<[string, number, string]> = [
+      ['invalid_return_params', 400, `${app.returnUrl}?session_id=abc`],
+      ['unknown_attempt', 400, landingUrl({ session_id: 'abc', state: 'C'.repeat(43) })],
+      ['session_mismatch', 400, landingUrl({ session_id: 'not-this-one', state: attempt.state })],
+      ['unknown_action', 400, `${app.url}/verify/start-again?action=nope`],
+      ['method_not_allowed', 405, `${app.url}/verify/start`],
+    ];
+    for (const [code, status, url] of cases) {
+      const response = await page.goto(url);
+      expect(response?.status(), code).toBe(status);
+      await expectNoAxeViolations(page, `error page ${status} ${code}`);
+    }
+
+    // 403: the start form with a tampered CSRF token.
+    await page.goto(`${app.url}/form`);
+    await page.locator('input[name="_csrf"]').evaluate((input: HTMLInputElement) => (input.value = 'tampered'));
+    const [refused] = await Promise.all([page.waitForResponse(`${app.url}/verify/start`), page.click('#go')]);
+    expect(refused.status()).toBe(403);
+    await expectNoAxeViolations(page, 'error page 403 csrf_failed');
+
+    // 503: the service does not answer the status read.
+    await app.emulator.control.setFaults({ statusFailures: 20, statusStatus: 503 });
+    try {
+      const down = await page.goto(landingUrl(attempt));
+      expect(down?.status()).toBe(503);
+      await expectNoAxeViolations(page, 'error page 503 service_unavailable');
+    } finally {
+      await app.emulator.control.setFaults({ statusFailures: 0 });
+    }
+    await context.close();
+
+    // 401: nobody signed in.
+    const stranger = await signedIn(null);
+    await stranger.page.goto(`${app.url}/form`);
+    const [unsigned] = await Promise.all([
+      stranger.page.waitForResponse(`${app.url}/verify/start`),
+      stranger.page.click('#go'),
+    ]);
+    expect(unsigned.status()).toBe(401);
+    await expectNoAxeViolations(stranger.page, 'error page 401 not_signed_in');
+    await stranger.context.close();
+
+    // 429: over the start budget; the kit's own text with the wait.
+    const bob = await signedIn('bob');
+    await bob.page.goto(`${app.url}/form`);
+    const [limited] = await Promise.all([bob.page.waitForResponse(`${app.url}/verify/start`), bob.page.click('#go')]);
+    expect(limited.status()).toBe(429);
+    expect(limited.headers()['retry-after']).toBe('120');
+    const limitedText = await bob.page.locator('main').innerText();
+    expect(limitedText).toContain('Too many verification attempts. Try again in 2 minutes.');
+    await expectNoAxeViolations(bob.page, 'error page 429 rate_limited');
+    await bob.context.close();
+  });
+});
+
+describe('every error code’s page passes axe, default look and the demo’s, English and French', () => {
+  const codes: Array<[string, number]> = [
+    ...Object.values(KitErrorCode).map((code): [string, number] => [code, new KitError(code, 'x').status]),
+    ['method_not_allowed', 405],
+    ['a_code_from_a_future_version', 409],
+  ];
+  const looks = [
+    { name: 'default', renderers: defaultPages, messages: englishMessages, lang: 'en' },
+    { name: 'demo', renderers: demoKitPages, messages: completeMessages('en', demoKitMessages.en), lang: 'en' },
+    { name: 'demo', renderers: demoKitPages, messages: completeMessages('fr', demoKitMessages.fr), lang: 'fr' },
+  ];
+  for (const look of looks) {
+    it(`${look.name} look, ${look.lang}`, async () => {
+      const page = await browser.newPage();
+      for (const [code, status] of codes) {
+        const nonce = newNonce();
+        const message = errorText(look.messages, code, status);
+        const body = look.renderers.error({ status, code, message }, nonce, look.messages);
+        const url = `http://localhost/error/${code}`;
+        await page.route(url, (route) =>
+          route.fulfill({
+            status,
+            contentType: 'text/html',
+            headers: { 'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'` },
+            body,
+          }),
+        );
+        await page.goto(url);
+        await expectLang(page, look.lang);
+        expect(await page.locator('main').innerText()).toContain(message);
+        await expectNoAxeViolations(page, `error page ${status} ${code} (${look.name}, ${look.lang})`);
+      }
+      await page.close();
+    });
+  }
+});
+
+describe('the pending page', () => {
+  it('announces its state in a status region and, with JavaScript, shows the result by itself', async () => {
+    const { context, page } = await signedIn('alice');
+    const attempt = await startAttempt(context);
+    await page.goto(landingUrl(attempt));
+    expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('checks again by itself');
+    const url = page.url();
+    // The background re-checks leave the page (and anything a screen reader is reading) in place.
+    await page.waitForTimeout(2500);
+    expect(page.url()).toBe(url);
+
+    const code = await app.emulator.control.codeFor(attempt.session_id);
+    expect(code).toMatch(/^\d{6}$/);
+    expect((await app.emulator.control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    await page.waitForURL(`${app.url}/done/badge`, { timeout: 10_000 });
+    expect(app.grants(attempt.session_id)).toBe(1);
+    await context.close();
+  });
+
+  it('without JavaScript, "Check again" shows the result', async () => {
+    const { context, page } = await signedIn('alice', { javaScriptEnabled: false });
+    const attempt = await startAttempt(context);
+    await page.goto(landingUrl(attempt));
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Press Check again');
+    expect((await app.emulator.control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    await page.getByRole('link', { name: 'Check again' }).click();
+    await page.waitForURL(`${app.url}/done/badge`);
+    expect(app.grants(attempt.session_id)).toBe(1);
+    await context.close();
+  });
+
+  it('after the window, it no longer checks by itself', async () => {
+    const { context, page } = await signedIn('alice');
+    const attempt = await startAttempt(context);
+    makeOld(attempt.session_id);
+    const checks: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(app.returnUrl)) checks.push(request.url());
+    });
+    await page.goto(landingUrl(attempt));
+    await page.waitForTimeout(2500);
+    expect(checks).toHaveLength(1);
+    await context.close();
+  });
+});
+
+describe('locale', () => {
+  it('Accept-Language picks messages and lang; unknown reasons: generic text; missing texts: English', async () => {
+    const { context, page } = await signedIn('alice', { locale: 'fr-FR' });
+    const attempt = await failedAttempt(context, 'a_reason_nobody_knows');
+    await page.goto(landingUrl(attempt));
+    await expectLang(page, 'fr');
+    expect(await page.locator('h1').textContent()).toBe('La vérification a échoué');
+    expect(await page.getByRole('button').textContent()).toBe('Commencer une nouvelle vérification');
+    // Not in the French set: the English default.
+    expect(await page.locator('main').innerText()).toContain('Nothing was changed.');
+    await expectNoAxeViolations(page, 'failure page (fr)');
+
+    const bob = await signedIn('bob', { locale: 'fr-CA' });
+    await bob.page.goto(`${app.url}/form`);
+    const [limited] = await Promise.all([bob.page.waitForResponse(`${app.url}/verify/start`), bob.page.click('#go')]);
+    expect(limited.status()).toBe(429);
+    await expectLang(bob.page, 'fr');
+    const frenchText = await bob.page.locator('main').innerText();
+    expect(frenchText).toContain('Trop de tentatives de vérification. Réessayez dans 2 minutes.');
+
+    const english = await signedIn('alice', { locale: 'de-DE' });
+    await english.page.goto(landingUrl(attempt));
+    await expectLang(english.page, 'en');
+    expect(await english.page.locator('h1').textContent()).toBe('Verification failed');
+    await Promise.all([context.close(), bob.context.close(), english.context.close()]);
+  });
+});

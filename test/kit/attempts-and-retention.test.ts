@@ -1,0 +1,113 @@
+/**
+ * What an operator can read and how long data is kept, through the kit: `kit.attempts` finds a
+ * user's attempts by outcome and age with the destination masked and no params; the sweep applies
+ * retention on its clock; expired limiter rows are cleaned.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import type { Request } from 'express';
+import { createStartLimits, runSweep } from '../../middleware/index.ts';
+import { maskDestination } from '../../middleware/attempts.ts';
+import { startKitTestApp, USERS, type KitTestApp } from './helpers/app.ts';
+import { completeOnHostedPage, newSeen, TestUser } from './helpers/user.ts';
+
+const DAY = 86_400_000;
+let app: KitTestApp;
+const seen = newSeen();
+let verified = '';
+let failed = '';
+
+beforeAll(async () => {
+  app = await startKitTestApp();
+  const alice = await new TestUser(app, seen).signIn('alice');
+  const handoff = await alice.start('set_note', { note: 'secret note' });
+  verified = app.latestAttempt().session_id;
+  await alice.request(await completeOnHostedPage(app.emulator, handoff, verified, seen));
+  await alice.start('grant_badge');
+  const failing = app.latestAttempt();
+  failed = failing.session_id;
+  await app.emulator.control.complete(failed, { outcome: 'failed', reason: 'otp_locked' });
+  await alice.landFor(failed, failing.state);
+  const bob = await new TestUser(app, seen).signIn('bob');
+  await bob.start('grant_badge');
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('kit.attempts', () => {
+  it('finds a user’s attempts newest first, with outcome, age and a masked destination, and never the params', async () => {
+    const found = await app.kit.attempts.find({ userRef: USERS.alice!.userRef });
+    expect(found.map((a) => [a.sessionId, a.outcome, a.reason])).toEqual([
+      [failed, 'failed', 'otp_locked'],
+      [verified, 'fulfilled', null],
+    ]);
+    expect(found[0]).toMatchObject({ action: 'grant_badge', destination: '••••••••••11', redacted: false });
+    expect(found[0]!.createdAt).toBeGreaterThan(Date.now() - 60_000);
+    expect(JSON.stringify(found)).not.toContain('secret note');
+    expect(JSON.stringify(found)).not.toContain(USERS.alice!.destination);
+    expect(JSON.stringify(found)).not.toContain(app.latestAttempt().state);
+  });
+
+  it('filters by outcome and age, and reads one attempt by sessionId', async () => {
+    expect((await app.kit.attempts.find({ outcome: 'pending' })).map((a) => a.userRef)).toEqual([USERS.bob!.userRef]);
+    expect(await app.kit.attempts.find({ olderThanMs: 60 * 60_000 })).toEqual([]);
+    expect(await app.kit.attempts.find({ newerThanMs: 60 * 60_000, limit: 2 })).toHaveLength(2);
+    expect(await app.kit.attempts.get(verified)).toMatchObject({ outcome: 'fulfilled', action: 'set_note' });
+    expect(await app.kit.attempts.get('no-such-session')).toBeUndefined();
+  });
+
+  it('refuses a search it cannot run, saying how to fix it', async () => {
+    await expect(app.kit.attempts.find({ limit: 0 })).rejects.toThrow(/`limit` must be a whole number from 1 to 500/);
+    await expect(app.kit.attempts.find({ outcome: 'won' as never })).rejects.toThrow(/`outcome` must be one of/);
+  });
+
+  it('masks all but the last two characters of a destination', () => {
+    expect(maskDestination('+15550100001')).toBe('••••••••••01');
+  });
+});
+
+describe('retention on the sweep’s clock', () => {
+  it('keeps everything for 30 days, then drops params and destination, then deletes after 90 days; pending is untouched', async () => {
+    const sweepAt = (days: number) => runSweep({ ...app.kit.fulfilDeps, now: () => Date.now() + days * DAY });
+    expect(await sweepAt(29)).toMatchObject({ redacted: 0, deleted: 0 });
+    const at31 = await sweepAt(31);
+    expect(at31).toMatchObject({ redacted: 2, deleted: 0 });
+    expect(app.attempt(verified)?.params).toBe('null');
+    expect(await app.kit.attempts.get(verified)).toMatchObject({ destination: null, redacted: true });
+    expect(await sweepAt(91)).toMatchObject({ deleted: 2 });
+    expect(await app.kit.attempts.get(verified)).toBeUndefined();
+    // Bob's attempt expired (never verified) on the first sweep past 24 h; retention deletes it on its own clock.
+    expect((await app.kit.attempts.find({ userRef: USERS.bob!.userRef }))[0]).toMatchObject({ outcome: 'expired' });
+  });
+
+  it('can be tuned or switched off, and refuses settings that cannot work', async () => {
+    await expect(runSweep(app.kit.fulfilDeps, { retention: { redactAfterMs: 10 } })).rejects.toThrow(/redactAfterMs >= 60000/);
+    await expect(
+      runSweep(app.kit.fulfilDeps, { retention: { redactAfterMs: 2 * DAY, deleteAfterMs: DAY } }),
+    ).rejects.toThrow(/deleteAfterMs >= redactAfterMs/);
+    expect(await runSweep({ ...app.kit.fulfilDeps, now: () => Date.now() + 365 * DAY }, { retention: false })).toMatchObject({
+      redacted: 0,
+      deleted: 0,
+    });
+  });
+});
+
+describe('limiter counters', () => {
+  it('are deleted once expired (over an hour past their window), so the table does not grow forever', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    const db = new BetterSqlite3(':memory:');
+    try {
+      const limits = createStartLimits({ database: db, destinationKey: 'a-server-side-key-of-at-least-32-characters' });
+      await limits.consume({ ip: '203.0.113.1' } as Request, { userRef: 'u1', destination: '+15550100001' });
+      const rows = () => (db.prepare('SELECT count(*) AS n FROM verify_kit_rate_limits').get() as { n: number }).n;
+      expect(rows()).toBe(3);
+      vi.setSystemTime(Date.now() + 3 * 60 * 60_000);
+      await vi.advanceTimersByTimeAsync(5 * 60_000);
+      expect(rows()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+      db.close();
+    }
+  });
+});
