@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
+import { SCHEMA_VERSION } from '../../middleware/store/postgres-schema.ts';
 import type { NewAttempt } from '../../middleware/store/types.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres.ts';
 
@@ -51,7 +52,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       const instances = freshPools.map((pool) => createPostgresStore({ pool }));
       await Promise.all(instances.map((s) => s.ready));
       const { rows } = await fresh.pool.query<{ version: number }>('SELECT version FROM verify_kit_schema');
-      expect(rows).toEqual([{ version: 1 }]);
+      expect(rows).toEqual([{ version: SCHEMA_VERSION }]);
       await instances[3]!.insertAttempt(attempt(1));
       expect(await instances[6]!.findAttemptByState('state-1')).toMatchObject({ sessionId: 'session-1' });
     } finally {
