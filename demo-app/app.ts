@@ -150,13 +150,14 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
 
   /** Pages for signed-in users; everyone else goes to the (fixed) sign-in path. */
   function withUser(handler: (req: Request, res: Response, user: DemoUser) => void | Promise<void>) {
-    return async (req: Request, res: Response) => {
+    return async (req: Request, res: Response): Promise<void> => {
       const user = await signedInUser(req);
       if (user === undefined) {
         res.redirect(303, '/signin');
         return;
       }
       res.setHeader('Cache-Control', 'no-store');
+      // A rejected promise goes to Express's error handler.
       await handler(req, res, user);
     };
   }

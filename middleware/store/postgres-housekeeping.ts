@@ -1,10 +1,10 @@
 /**
  * The PostgreSQL store's reads for support screens and its retention: what is kept, for how long.
- * Retention takes its rows with FOR UPDATE SKIP LOCKED, so two sweeps never wait on each other.
+ * Retention takes its rows with SKIP LOCKED, so sweeps on several instances share the work.
  */
 import type { Pool } from 'pg';
 import { COLUMNS, nullableNumber, toAttempt, type AttemptRow } from './postgres-rows.ts';
-import type { AttemptQuery, AttemptRecord, RetentionBatch, VerifyStore } from './types.ts';
+import type { AttemptQuery, AttemptRecord, RetentionBatch, RetentionResult, VerifyStore } from './types.ts';
 
 type Housekeeping = Pick<VerifyStore, 'findAttemptBySessionId' | 'listAttempts' | 'applyRetention'>;
 
@@ -27,12 +27,13 @@ const SQL = {
       AND ($3::bigint IS NULL OR a.created_at >= $3) AND ($4::bigint IS NULL OR a.created_at < $4)
     ORDER BY a.created_at DESC, a.start_seq DESC LIMIT $5`,
   redact: `UPDATE verify_kit_attempts SET params = 'null', destination = NULL, redacted_at = $3
-    WHERE state IN (SELECT a.state FROM verify_kit_attempts a
-      WHERE ${SETTLED_BEFORE} AND a.redacted_at IS NULL LIMIT $2 FOR UPDATE OF a SKIP LOCKED)`,
-  remove: `WITH doomed AS (
-      SELECT a.session_id FROM verify_kit_attempts a WHERE ${SETTLED_BEFORE} LIMIT $2 FOR UPDATE OF a SKIP LOCKED),
-    events AS (DELETE FROM verify_kit_outcome_events e USING doomed d WHERE e.session_id = d.session_id)
-    DELETE FROM verify_kit_attempts a USING doomed d WHERE a.session_id = d.session_id`,
+    WHERE start_seq IN (SELECT a.start_seq FROM verify_kit_attempts a
+      WHERE ${SETTLED_BEFORE} AND a.redacted_at IS NULL LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  // The delivered outcome events go with their attempts.
+  delete: `WITH doomed AS (
+      SELECT a.session_id FROM verify_kit_attempts a WHERE ${SETTLED_BEFORE} LIMIT $2 FOR UPDATE SKIP LOCKED),
+    events AS (DELETE FROM verify_kit_outcome_events WHERE session_id IN (SELECT session_id FROM doomed))
+    DELETE FROM verify_kit_attempts WHERE session_id IN (SELECT session_id FROM doomed)`,
 } as const;
 
 function toRecord(row: RecordRow): AttemptRecord {
@@ -40,24 +41,37 @@ function toRecord(row: RecordRow): AttemptRecord {
 }
 
 export function postgresHousekeeping(pool: Pool, ready: Promise<void>): Housekeeping {
-  const query = async (name: keyof typeof SQL, values: unknown[]) => {
+  const query = async <Row extends object>(name: keyof typeof SQL, values: unknown[]) => {
     await ready;
-    return pool.query<RecordRow>({ name: `verify_kit_${name}`, text: SQL[name], values });
+    return pool.query<Row & import('pg').QueryResultRow>({ name: `verify_kit_${name}`, text: SQL[name], values });
   };
   return {
     async findAttemptBySessionId(sessionId) {
-      const { rows } = await query('bySession', [sessionId]);
+      const { rows } = await query<RecordRow>('bySession', [sessionId]);
       return rows[0] === undefined ? undefined : toRecord(rows[0]);
     },
     async listAttempts(q: AttemptQuery) {
       const values = [q.userRef ?? null, q.outcome ?? null, q.createdFrom ?? null, q.createdBefore ?? null, q.limit];
-      return (await query('list', values)).rows.map(toRecord);
+      const { rows } = await query<RecordRow>('list', values);
+      return rows.map(toRecord);
     },
-    async applyRetention(batch: RetentionBatch) {
-      // Two statements, each its own transaction: a crash between them loses nothing (the next run repeats).
-      const redacted = await query('redact', [batch.redactBefore, batch.limit, batch.now]);
-      const deleted = await query('remove', [batch.deleteBefore, batch.limit]);
-      return { redacted: redacted.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };
+    async applyRetention(batch: RetentionBatch): Promise<RetentionResult> {
+      await ready;
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const redact = { name: 'verify_kit_redact', text: SQL.redact };
+        const redacted = await client.query({ ...redact, values: [batch.redactBefore, batch.limit, batch.now] });
+        const remove = { name: 'verify_kit_delete', text: SQL.delete };
+        const deleted = await client.query({ ...remove, values: [batch.deleteBefore, batch.limit] });
+        await client.query('COMMIT');
+        return { redacted: redacted.rowCount ?? 0, deleted: deleted.rowCount ?? 0 };
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
     },
   };
 }

@@ -1,4 +1,4 @@
-/** How an attempt row of the PostgreSQL store reads back as an Attempt (BIGINT columns arrive as strings). */
+/** How an attempt row of the PostgreSQL store reads back as an Attempt (shared by the store's modules). */
 import type { JsonValue } from '../types.ts';
 import type { Attempt } from './types.ts';
 
@@ -24,8 +24,8 @@ export interface AttemptRow {
   superseded_by: string | null;
 }
 
-export const COLUMNS = `start_seq, state, session_id, user_ref, action, params, destination, return_to, sensitivity, platform,
-  created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, superseded_by`;
+export const COLUMNS = `start_seq, state, session_id, user_ref, action, params, destination, return_to, sensitivity,
+  platform, created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, superseded_by`;
 
 export const nullableNumber = (value: string | null): number | null => (value === null ? null : Number(value));
 

@@ -17,7 +17,6 @@ import { postgresHousekeeping } from './postgres-housekeeping.ts';
 import { COLUMNS, toAttempt, type AttemptRow } from './postgres-rows.ts';
 import { migrate } from './postgres-schema.ts';
 import type {
-  Attempt,
   ClaimOptions,
   ClaimOutcomeEventsOptions,
   FulfilOnceResult,
@@ -35,7 +34,7 @@ export interface PostgresStoreOptions {
 export type PostgresStore = VerifyStore<PoolClient> & {
   readonly kind: 'postgres';
   readonly pool: Pool;
-  /** Resolves once the kit's tables are migrated; every store call waits for it. Await it at startup to fail fast. */
+  /** Resolves once the kit's tables are migrated; every store call waits for it (await it at startup to fail fast). */
   readonly ready: Promise<void>;
 };
 
@@ -307,6 +306,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     async retryOutcomeEvent(eventId, owner, nextAttemptAt) {
       await query('eventRetry', [Number(eventId), owner, nextAttemptAt]);
     },
+    ...postgresHousekeeping(pool, ready),
     async close() {
       // The pool belongs to the app; only wait for a migration still running.
       await ready.catch(() => {});

@@ -109,6 +109,9 @@ export interface ClaimOptions {
   platform?: Platform;
 }
 
+/** The action's part of a fulfilment, run inside the store's transaction with its handle. */
+export type FulfilEffect<Tx> = (tx: Tx, attempt: Attempt) => void | Promise<void>;
+
 /** Which attempts a support screen lists (newest first). */
 export interface AttemptQuery {
   userRef?: string;
@@ -141,9 +144,6 @@ export interface RetentionResult {
   redacted: number;
   deleted: number;
 }
-
-/** The action's part of a fulfilment, run inside the store's transaction with its handle. */
-export type FulfilEffect<Tx> = (tx: Tx, attempt: Attempt) => void | Promise<void>;
 
 export interface VerifyStore<Tx = unknown> {
   insertAttempt(attempt: NewAttempt): Promise<void>;

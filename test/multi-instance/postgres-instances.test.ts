@@ -201,7 +201,7 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     const smsBefore = (await control.stats()).smsSent;
     const users = instances.map((instance) => new FixtureUser(instance.url, 'limited', PUBLIC_URL));
     for (const user of users) await user.signIn();
-    const answers = await Promise.all(Array.from({ length: 9 }, (_, i) => users[i % 3]!.start().then((r) => r.status)));
+    const answers = await Promise.all(Array.from({ length: 9 }, async (_, i) => (await users[i % 3]!.start()).status));
     expect(answers.filter((status) => status === 200)).toHaveLength(PER_USER_STARTS);
     expect(answers.filter((status) => status === 429)).toHaveLength(9 - PER_USER_STARTS);
     expect((await control.stats()).smsSent - smsBefore).toBe(PER_USER_STARTS);

@@ -1,7 +1,8 @@
 /**
- * The store's support-screen reads and its retention, through the store interface only: settled
- * attempts lose their params and destination after one period and are deleted after a longer one,
- * in batches; pending attempts and attempts whose outcome event is not yet delivered are kept whole.
+ * The store's support-screen reads and its retention, through the store interface only, on SQLite
+ * and on PostgreSQL: settled attempts lose their params and destination after one period and are
+ * deleted after a longer one, in batches; pending attempts and attempts whose outcome event is not
+ * yet delivered are kept whole.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewAttempt, VerifyStore } from '../../middleware/store/types.ts';
@@ -9,8 +10,6 @@ import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
 
 const DAY = 86_400_000;
 const T0 = 1_700_000_000_000;
-let h: StoreUnderTest;
-let store: VerifyStore<unknown>;
 
 function attempt(n: number, overrides: Partial<NewAttempt> = {}): NewAttempt {
   return {
@@ -29,11 +28,11 @@ function attempt(n: number, overrides: Partial<NewAttempt> = {}): NewAttempt {
   };
 }
 
-const fulfil = (n: number, at: number) => store.fulfilOnce(`session-${n}`, () => {}, at, { ordering: 'independent' });
-const retainAt = (at: number) =>
-  store.applyRetention({ now: at, redactBefore: at - 30 * DAY, deleteBefore: at - 90 * DAY, limit: 50 });
-
 describeEachStore('support reads and retention', (kind) => {
+  let h: StoreUnderTest;
+  let store: VerifyStore;
+  const fulfil = (n: number, at: number) => store.fulfilOnce(`session-${n}`, () => {}, at, { ordering: 'independent' });
+
   beforeEach(async () => {
     h = await kind.open();
     store = h.store;
@@ -43,7 +42,8 @@ describeEachStore('support reads and retention', (kind) => {
   });
 
   describe('reads for support screens', () => {
-    it('lists a user’s attempts newest first, by outcome and creation time, and finds one by sessionId', async () => {
+    it('lists a user’s attempts newest first, filtered by outcome and creation time, ' +
+      'and finds one by sessionId', async () => {
       for (let n = 1; n <= 4; n++) await store.insertAttempt(attempt(n));
       await store.insertAttempt(attempt(5, { userRef: 'user-b' }));
       await fulfil(1, T0 + 10);
@@ -52,7 +52,10 @@ describeEachStore('support reads and retention', (kind) => {
       const mine = await store.listAttempts({ userRef: 'user-a', limit: 10 });
       expect(mine.map((a) => a.sessionId)).toEqual(['session-4', 'session-3', 'session-2', 'session-1']);
       const pending = await store.listAttempts({ userRef: 'user-a', outcome: 'pending', limit: 10 });
-      expect(pending.map((a) => a.sessionId)).toEqual(['session-4', 'session-3']);
+      expect(pending.map((a) => a.sessionId)).toEqual([
+        'session-4',
+        'session-3',
+      ]);
       const window = await store.listAttempts({ createdFrom: T0 + 2, createdBefore: T0 + 4, limit: 10 });
       expect(window.map((a) => a.sessionId)).toEqual(['session-3', 'session-2']);
       expect(await store.listAttempts({ limit: 2 })).toHaveLength(2);
@@ -70,14 +73,20 @@ describeEachStore('support reads and retention', (kind) => {
   });
 
   describe('retention', () => {
-    it('drops params and destination of settled attempts after one period, deletes them after the next', async () => {
+    it('removes params and destination of settled attempts after the first period, ' +
+      'and deletes them after the second', async () => {
       for (let n = 1; n <= 3; n++) await store.insertAttempt(attempt(n));
       await fulfil(1, T0);
       await store.recordFailure('session-2', 'device_changed', T0 + 20 * DAY);
       // session-3 stays pending: never touched.
 
       const at40 = T0 + 40 * DAY;
-      expect(await retainAt(at40)).toEqual({ redacted: 1, deleted: 0 });
+      const retain = (now: number) =>
+        store.applyRetention({ now, redactBefore: now - 30 * DAY, deleteBefore: now - 90 * DAY, limit: 50 });
+      expect(await retain(at40)).toEqual({
+        redacted: 1,
+        deleted: 0,
+      });
       const redacted = await store.findAttemptBySessionId('session-1');
       expect(redacted).toMatchObject({ params: null, destination: null, redactedAt: at40 });
       expect(await store.findAttemptBySessionId('session-2')).toMatchObject({
@@ -87,11 +96,14 @@ describeEachStore('support reads and retention', (kind) => {
       });
 
       const at95 = T0 + 95 * DAY;
-      expect(await retainAt(at95)).toEqual({ redacted: 1, deleted: 1 });
+      expect(await retain(at95)).toEqual({
+        redacted: 1,
+        deleted: 1,
+      });
       expect(await store.findAttemptBySessionId('session-1')).toBeUndefined();
       expect(await store.findAttemptBySessionId('session-2')).toMatchObject({ params: null, destination: null });
-      const pendingOne = await store.findAttemptBySessionId('session-3');
-      expect(pendingOne).toMatchObject({ outcome: 'pending', params: { account: '123456783' } });
+      const pending = await store.findAttemptBySessionId('session-3');
+      expect(pending).toMatchObject({ outcome: 'pending', params: { account: '123456783' } });
     });
 
     it('works in batches of `limit`', async () => {
@@ -106,9 +118,10 @@ describeEachStore('support reads and retention', (kind) => {
       expect(runs).toEqual([2, 2, 1, 0]);
     });
 
-    it('keeps an attempt whole while its outcome event waits, then deletes it with the event', async () => {
+    it('keeps an attempt whole while its outcome event waits for delivery, ' +
+      'and deletes the event with it once delivered', async () => {
       await store.insertAttempt(attempt(1));
-      const options = { ordering: 'independent', event: { source: 'sweep' } } as const;
+      const options = { ordering: 'independent' as const, event: { source: 'sweep' as const } };
       const fulfilled = await store.fulfilOnce('session-1', () => {}, T0, options);
       expect(fulfilled.kind).toBe('fulfilled');
       const at = T0 + 100 * DAY;
