@@ -194,7 +194,6 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     kind: 'postgres',
     pool,
     ready,
-    ...postgresHousekeeping(pool, ready),
     async insertAttempt(attempt: NewAttempt) {
       await query('insert', [
         attempt.state,
