@@ -84,7 +84,9 @@ function configureKit(args: ConfigureArgs): express.Express {
   store = sqlite;
   const kdb = sqlite.db;
   db = kdb;
-  kdb.exec('CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)');
+  kdb.exec(
+    'CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
+  );
   const insertGrant = kdb.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?, ?)');
   const actions: ActionDefinition<Database>[] = [
     {
@@ -206,9 +208,7 @@ function configureKitPostgres(args: ConfigureArgs): express.Express {
       return user === undefined ? null : { userRef: user, destination: destinationOf(user) };
     },
   });
-  const ready = pgStore.ready.then(() =>
-    pool.query(PG_GRANTS_TABLE),
-  );
+  const ready = pgStore.ready.then(() => pool.query(PG_GRANTS_TABLE));
   seed = async (attempts) => {
     await ready;
     const now = Date.now();
@@ -248,7 +248,9 @@ function configureBaseline(args: ConfigureArgs): express.Express {
     'INSERT INTO attempts (state, session_id, user_ref, action, return_to, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const byState = bdb.prepare('SELECT session_id, user_ref, return_to, outcome FROM attempts WHERE state = ?');
-  const mark = bdb.prepare("UPDATE attempts SET outcome = 'fulfilled', fulfilled_at = ? WHERE session_id = ? AND outcome = 'pending'");
+  const mark = bdb.prepare(
+    "UPDATE attempts SET outcome = 'fulfilled', fulfilled_at = ? WHERE session_id = ? AND outcome = 'pending'",
+  );
   const insertGrant = bdb.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?, ?)');
   const fulfil = bdb.transaction((sessionId: string, userRef: string) => {
     if (mark.run(Date.now(), sessionId).changes === 1) insertGrant.run(sessionId, userRef);
@@ -273,55 +275,78 @@ function configureBaseline(args: ConfigureArgs): express.Express {
     res.json({ csrf: s.csrf });
   });
 
-  app.post('/verify/start', express.urlencoded({ extended: false, limit: '16kb' }), async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const s = bag(req);
-      const body = req.body as Record<string, unknown>;
-      if (s.user === undefined) {
-        res.status(401).send('sign in');
-        return;
-      }
-      if (typeof s.csrf !== 'string' || typeof body._csrf !== 'string' || !safeEqual(body._csrf, s.csrf)) {
-        res.status(403).send('csrf');
-        return;
-      }
-      if (body.action !== ACTION) {
-        res.status(400).send('action');
-        return;
-      }
-      const state = randomBytes(32).toString('base64url');
-      const answer = await pool.request({
-        method: 'POST',
-        path: '/session',
-        headers: { authorization, accept: 'application/json', 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-        body: JSON.stringify({
-          returnUrl: args.returnUrl,
-          channel: 'sms',
-          destination: destinationOf(s.user),
-          operationSensitivity: 'normal',
-          userRef: s.user,
-          state,
-          platform: 'web',
-        }),
-      });
-      const created = (await answer.body.json()) as { isSuccess?: boolean; sessionId?: string; verifyUrl?: string; handoff?: string };
-      if (answer.statusCode !== 200 || created.isSuccess !== true || !created.sessionId || !created.verifyUrl || !created.handoff) {
-        res.status(502).send('service');
-        return;
-      }
-      insertAttempt.run(state, created.sessionId, s.user, ACTION, SUCCESS_PATH, Date.now());
-      const nonce = randomBytes(16).toString('base64');
-      res.set('Cache-Control', 'no-store');
-      res.set('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; form-action ${new URL(created.verifyUrl).origin}`);
-      res
-        .type('html')
-        .send(
-          `<!doctype html><title>Continue</title><form method="post" action="${escapeHtml(created.verifyUrl)}"><input type="hidden" name="hx" value="${escapeHtml(created.handoff)}"><button>Continue</button></form><script nonce="${nonce}">document.forms[0].submit()</script>`,
+  app.post(
+    '/verify/start',
+    express.urlencoded({ extended: false, limit: '16kb' }),
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const s = bag(req);
+        const body = req.body as Record<string, unknown>;
+        if (s.user === undefined) {
+          res.status(401).send('sign in');
+          return;
+        }
+        if (typeof s.csrf !== 'string' || typeof body._csrf !== 'string' || !safeEqual(body._csrf, s.csrf)) {
+          res.status(403).send('csrf');
+          return;
+        }
+        if (body.action !== ACTION) {
+          res.status(400).send('action');
+          return;
+        }
+        const state = randomBytes(32).toString('base64url');
+        const answer = await pool.request({
+          method: 'POST',
+          path: '/session',
+          headers: {
+            authorization,
+            accept: 'application/json',
+            'content-type': 'application/json',
+            'idempotency-key': randomUUID(),
+          },
+          body: JSON.stringify({
+            returnUrl: args.returnUrl,
+            channel: 'sms',
+            destination: destinationOf(s.user),
+            operationSensitivity: 'normal',
+            userRef: s.user,
+            state,
+            platform: 'web',
+          }),
+        });
+        const created = (await answer.body.json()) as {
+          isSuccess?: boolean;
+          sessionId?: string;
+          verifyUrl?: string;
+          handoff?: string;
+        };
+        if (
+          answer.statusCode !== 200 ||
+          created.isSuccess !== true ||
+          !created.sessionId ||
+          !created.verifyUrl ||
+          !created.handoff
+        ) {
+          res.status(502).send('service');
+          return;
+        }
+        insertAttempt.run(state, created.sessionId, s.user, ACTION, SUCCESS_PATH, Date.now());
+        const nonce = randomBytes(16).toString('base64');
+        res.set('Cache-Control', 'no-store');
+        res.set(
+          'Content-Security-Policy',
+          `default-src 'none'; script-src 'nonce-${nonce}'; form-action ${new URL(created.verifyUrl).origin}`,
         );
-    } catch (error) {
-      next(error);
-    }
-  });
+        res
+          .type('html')
+          .send(
+            `<!doctype html><title>Continue</title><form method="post" action="${escapeHtml(created.verifyUrl)}"><input type="hidden" name="hx" value="${escapeHtml(created.handoff)}"><button>Continue</button></form><script nonce="${nonce}">document.forms[0].submit()</script>`,
+          );
+      } catch (error) {
+        next(error);
+      }
+    },
+  );
 
   app.get('/verify/return', async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -330,7 +355,9 @@ function configureBaseline(args: ConfigureArgs): express.Express {
         res.status(400).send('bad link');
         return;
       }
-      const row = byState.get(state) as { session_id: string; user_ref: string; return_to: string; outcome: string } | undefined;
+      const row = byState.get(state) as
+        | { session_id: string; user_ref: string; return_to: string; outcome: string }
+        | undefined;
       if (row === undefined || row.session_id !== sessionId) {
         res.status(400).send('unknown');
         return;

@@ -7,7 +7,13 @@ let running: { url: string; close(): Promise<void> } | undefined;
 serve(
   {
     async start(args: { clients: EmulatorClient[] }) {
-      running = await startEmulator({ port: 0, host: '127.0.0.1', clients: args.clients, control: true, log: () => {} });
+      running = await startEmulator({
+        port: 0,
+        host: '127.0.0.1',
+        clients: args.clients,
+        control: true,
+        log: () => {},
+      });
       return { url: running.url };
     },
     cpu: () => process.cpuUsage(),

@@ -33,13 +33,20 @@ export function spawnChild(script: string, name: string): Child {
   const path = fileURLToPath(new URL(script, import.meta.url));
   const proc: ChildProcess = fork(path, [name], {
     // BENCH_CPU_PROF_DIR=dir: every child writes a V8 CPU profile there on exit (see bench/profile-summary.ts).
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [])],
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'advanced',
   });
   if (process.env.BENCH_CPU_PROF_DIR) process.stderr.write(`[bench] child ${name} is pid ${proc.pid}\n`);
   let nextId = 1;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  const pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
   const exited = new Promise<number | null>((resolve) => {
     proc.once('exit', (code) => {
       for (const [, p] of pending) {
@@ -84,7 +91,10 @@ export function spawnChild(script: string, name: string): Child {
 }
 
 /** In a child: serve `handlers` over IPC. `exit` closes via `onExit` and ends the process. */
-export function serve(handlers: Record<string, (args: any) => unknown>, onExit: () => Promise<void> = async () => {}): void {
+export function serve(
+  handlers: Record<string, (args: any) => unknown>,
+  onExit: () => Promise<void> = async () => {},
+): void {
   const send = (answer: Answer) => process.send?.(answer);
   process.on('message', (message: Envelope) => {
     if (message.op === 'exit') {
@@ -100,7 +110,8 @@ export function serve(handlers: Record<string, (args: any) => unknown>, onExit: 
       .then(() => handler(message.args))
       .then(
         (value) => send({ id: message.id, ok: true, value }),
-        (error: unknown) => send({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) =>
+          send({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
       );
   });
   // The parent died: do not linger.

@@ -22,7 +22,9 @@ function host(): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(helmet());
-  app.use(session({ name: 'bench_sid', secret: randomBytes(16).toString('hex'), resave: false, saveUninitialized: false }));
+  app.use(
+    session({ name: 'bench_sid', secret: randomBytes(16).toString('hex'), resave: false, saveUninitialized: false }),
+  );
   return app;
 }
 

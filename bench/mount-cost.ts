@@ -25,7 +25,14 @@ try {
     for (const [name, path] of order) {
       const pool = loadPool(`http://127.0.0.1:${ports[name]}`, 8);
       const c0 = await child.call<{ user: number; system: number }>('cpu');
-      const result = await closedLoop({ pool, concurrency: 8, total: perRound, maxMs: 30_000, expectStatus: 303, request: () => ({ method: 'GET', path }) });
+      const result = await closedLoop({
+        pool,
+        concurrency: 8,
+        total: perRound,
+        maxMs: 30_000,
+        expectStatus: 303,
+        request: () => ({ method: 'GET', path }),
+      });
       const c1 = await child.call<{ user: number; system: number }>('cpu');
       await pool.close();
       if (r === 0) continue; // warm-up
@@ -39,7 +46,7 @@ try {
   for (const [name, t] of totals) {
     const s = sortedCopy(t.lat);
     console.log(
-      `${name.padEnd(13)} app CPU ${(t.cpu / t.n * 1000).toFixed(1).padStart(6)} µs/req (x${(t.cpu / t.n / (base.cpu / base.n)).toFixed(3)})  p50 ${percentile(s, 50).toFixed(2)} ms  p99 ${percentile(s, 99).toFixed(2)} ms`,
+      `${name.padEnd(13)} app CPU ${((t.cpu / t.n) * 1000).toFixed(1).padStart(6)} µs/req (x${(t.cpu / t.n / (base.cpu / base.n)).toFixed(3)})  p50 ${percentile(s, 50).toFixed(2)} ms  p99 ${percentile(s, 99).toFixed(2)} ms`,
     );
   }
 } finally {

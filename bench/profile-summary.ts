@@ -58,7 +58,8 @@ for (const file of files) {
   const busy = total - idle;
   console.log(`\n${file}: ${(total / 1e6).toFixed(2)} s sampled, ${(busy / 1e6).toFixed(2)} s busy`);
   console.log('  self time by area (% of busy):');
-  for (const [a, us] of [...byArea].sort((x, y) => y[1] - x[1]).slice(0, 20)) console.log(`    ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${a}`);
+  for (const [a, us] of [...byArea].sort((x, y) => y[1] - x[1]).slice(0, 20))
+    console.log(`    ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${a}`);
   // Inclusive (self + callees) time of the kit's functions: what each costs with what it calls.
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -81,5 +82,6 @@ for (const file of files) {
     }
   }
   console.log(`  top ${top} functions by self time:`);
-  for (const [f, us] of [...byFn].sort((x, y) => y[1] - x[1]).slice(0, top)) console.log(`    ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${f}`);
+  for (const [f, us] of [...byFn].sort((x, y) => y[1] - x[1]).slice(0, top))
+    console.log(`    ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${f}`);
 }

@@ -19,7 +19,16 @@ import { createPostgresStore, createSqliteStore } from '../middleware/index.ts';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/postgres.ts';
 import { ACTION, PG_GRANTS_TABLE, PG_SEED_ATTEMPTS, SUCCESS_PATH, type SeedAttempt } from './common.ts';
 import { spawnChild, type Child } from './ipc.ts';
-import { closedLoop, loadPool, median, mergeStatuses, percentile, sortedCopy, type LoadRequest, type LoadResult } from './load.ts';
+import {
+  closedLoop,
+  loadPool,
+  median,
+  mergeStatuses,
+  percentile,
+  sortedCopy,
+  type LoadRequest,
+  type LoadResult,
+} from './load.ts';
 import { resetEmulator, seedVerifiedSessions, type SeedClient } from './seed.ts';
 import type { RawResult, SweepChildResult } from './sweep-child.ts';
 
@@ -29,7 +38,8 @@ function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}; got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} must be an integer >= ${min}; got ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -38,7 +48,9 @@ function listEnv(name: string, fallback: number[]): number[] {
   if (raw === undefined || raw === '') return fallback;
   const values = raw.split(',').map((s) => Number(s.trim()));
   if (values.length === 0 || values.some((v) => !Number.isInteger(v) || v < 1)) {
-    throw new Error(`${name} must be a comma-separated list of positive integers, e.g. 10000,100000; got ${JSON.stringify(raw)}`);
+    throw new Error(
+      `${name} must be a comma-separated list of positive integers, e.g. 10000,100000; got ${JSON.stringify(raw)}`,
+    );
   }
   return values.sort((a, b) => a - b);
 }
@@ -101,13 +113,22 @@ async function login(side: Side, user: string): Promise<{ cookie: string; csrf: 
   });
   const setCookie = response.headers.get('set-cookie');
   const body = (await response.json()) as { csrf?: string };
-  if (!response.ok || setCookie === null || typeof body.csrf !== 'string') throw new Error(`${side.name}: login failed (${response.status})`);
+  if (!response.ok || setCookie === null || typeof body.csrf !== 'string')
+    throw new Error(`${side.name}: login failed (${response.status})`);
   return { cookie: setCookie.split(';', 1)[0]!, csrf: body.csrf };
 }
 
-async function seedSide(emulatorUrl: string, side: Side, count: number, userRef: (i: number) => string): Promise<SeedAttempt[]> {
-  const attempts = await seedVerifiedSessions(emulatorUrl, side.client, count, userRef, { concurrency: config.seedConcurrency });
-  for (let i = 0; i < attempts.length; i += 5000) await side.child.call('seed', { attempts: attempts.slice(i, i + 5000) });
+async function seedSide(
+  emulatorUrl: string,
+  side: Side,
+  count: number,
+  userRef: (i: number) => string,
+): Promise<SeedAttempt[]> {
+  const attempts = await seedVerifiedSessions(emulatorUrl, side.client, count, userRef, {
+    concurrency: config.seedConcurrency,
+  });
+  for (let i = 0; i < attempts.length; i += 5000)
+    await side.child.call('seed', { attempts: attempts.slice(i, i + 5000) });
   return attempts;
 }
 
@@ -205,7 +226,10 @@ async function interleaved(
       request: (i, worker) => request(side, base + i, worker),
     });
     const [app1, emu1] = await Promise.all([side.child.call<Cpu>('cpu'), emulator.call<Cpu>('cpu')]);
-    if (result.timedOut) log(`${what}: a ${side.name} round hit its ${config.roundMaxMs} ms bound after ${result.ok + result.errors} requests`);
+    if (result.timedOut)
+      log(
+        `${what}: a ${side.name} round hit its ${config.roundMaxMs} ms bound after ${result.ok + result.errors} requests`,
+      );
     if (!keep) return;
     runs.get(side.name)!.push(result);
     appCpu.set(side.name, appCpu.get(side.name)! + cpuMs(app0, app1));
@@ -273,16 +297,23 @@ async function landingPhase(
   for (const side of sides) {
     const t0 = performance.now();
     seeded.set(side.name, await seedSide(emulatorUrl, side, perSide, () => lander));
-    log(`landing: seeded ${perSide} verified sessions + attempts for ${side.name} in ${Math.round(performance.now() - t0)} ms`);
+    log(
+      `landing: seeded ${perSide} verified sessions + attempts for ${side.name} in ${Math.round(performance.now() - t0)} ms`,
+    );
     cookies.set(side.name, (await login(side, lander)).cookie);
   }
   // Sanity: one landing each answers 303 to the stored path (the last seeded attempt, not used below).
   for (const side of sides) {
     const attempt = seeded.get(side.name)!.at(-1)!;
-    const response = await fetch(`${side.origin}${landingPath(attempt)}`, { headers: { cookie: cookies.get(side.name)! }, redirect: 'manual' });
+    const response = await fetch(`${side.origin}${landingPath(attempt)}`, {
+      headers: { cookie: cookies.get(side.name)! },
+      redirect: 'manual',
+    });
     await response.arrayBuffer();
     if (response.status !== 303 || response.headers.get('location') !== SUCCESS_PATH) {
-      throw new Error(`landing sanity check failed for ${side.name}: ${response.status} ${response.headers.get('location')}`);
+      throw new Error(
+        `landing sanity check failed for ${side.name}: ${response.status} ${response.headers.get('location')}`,
+      );
     }
   }
   const before = new Map<string, { grants: number }>();
@@ -297,7 +328,8 @@ async function landingPhase(
     const after = await side.child.call<{ grants: number }>('counts');
     const grants = after.grants - before.get(side.name)!.grants;
     const expected = config.warmupRequests + (side.name === 'kit' ? result.kit.ok : result.baseline.ok);
-    if (grants !== expected) log(`landing: WARNING ${side.name} made ${grants} grants for ${expected} successful landings`);
+    if (grants !== expected)
+      log(`landing: WARNING ${side.name} made ${grants} grants for ${expected} successful landings`);
   }
   return result;
 }
@@ -323,7 +355,12 @@ async function startPhase(emulatorUrl: string, emulator: Child, sides: [Side, Si
   // Sanity: each side answers a page that posts a handoff to the emulator's verifyUrl.
   for (const side of sides) {
     const req = startRequest(side, 0);
-    const response = await fetch(`${side.origin}${req.path}`, { method: 'POST', headers: req.headers, body: req.body ?? null, redirect: 'manual' });
+    const response = await fetch(`${side.origin}${req.path}`, {
+      method: 'POST',
+      headers: req.headers,
+      body: req.body ?? null,
+      redirect: 'manual',
+    });
     const text = await response.text();
     if (response.status !== 200 || !text.includes(`${emulatorUrl}/verify`) || !text.includes('name="hx"')) {
       throw new Error(`start sanity check failed for ${side.name}: ${response.status}`);
@@ -417,7 +454,9 @@ async function sweepPhase(
     });
     // The attempts, through the kit's store, all due (first check time in the past), in one transaction.
     const store = createSqliteStore({ database: dbPath });
-    store.db.exec('CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)');
+    store.db.exec(
+      'CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
+    );
     const now = Date.now();
     store.db.exec('BEGIN');
     for (const s of sessions) {
@@ -484,7 +523,8 @@ async function sweepPhase(
     log(`sweep ${size}: ${result.report.fulfilled} fulfilled in ${Math.round(result.runMs)} ms`);
     const after = await raw();
     log(`sweep ${size}: raw capacity after ${Math.round(after.rps)} req/s`);
-    if (result.report.stoppedBy !== null) log(`sweep ${size}: WARNING the sweep stopped by ${result.report.stoppedBy} before the due work was done`);
+    if (result.report.stoppedBy !== null)
+      log(`sweep ${size}: WARNING the sweep stopped by ${result.report.stoppedBy} before the due work was done`);
 
     const attemptsPerSecond = result.report.fulfilled / (result.runMs / 1000);
     const rawCapacity = (before.rps + after.rps) / 2;
@@ -503,7 +543,9 @@ async function sweepPhase(
       sweepCpuMsPerAttempt: round3((result.cpuUserMs + result.cpuSystemMs) / Math.max(1, result.report.reads)),
       emulatorCpuMsPerRead: round3(cpuMs(e0, e1) / Math.max(1, result.report.reads)),
       rawClientCpuMsPerRead: round3((before.cpuMsPerRequest + after.cpuMsPerRequest) / 2),
-      emulatorCpuMsPerRawRead: round3((before.emuCpuMs + after.emuCpuMs) / Math.max(1, before.ok + before.errors + after.ok + after.errors)),
+      emulatorCpuMsPerRawRead: round3(
+        (before.emuCpuMs + after.emuCpuMs) / Math.max(1, before.ok + before.errors + after.ok + after.errors),
+      ),
       report: result.report,
       grants: result.grants,
     });
@@ -685,16 +727,36 @@ function targetsOf(
         met: errors === 0 && s.median <= 1.1,
       });
     }
-    t.push({ name: `${c.what}: every request answered as expected`, target: '0 errors', value: String(errors), met: errors === 0 });
+    t.push({
+      name: `${c.what}: every request answered as expected`,
+      target: '0 errors',
+      value: String(errors),
+      met: errors === 0,
+    });
   }
   for (const d of dups ?? []) {
-    t.push({ name: `duplicates (${d.side}): fulfilments for ${d.requests} concurrent landings`, target: '= 1', value: String(d.fulfilments), met: d.fulfilments === 1 });
+    t.push({
+      name: `duplicates (${d.side}): fulfilments for ${d.requests} concurrent landings`,
+      target: '= 1',
+      value: String(d.fulfilments),
+      met: d.fulfilments === 1,
+    });
   }
   if (sweep !== undefined && sweep.length > 0) {
     for (const s of sweep) {
       const complete = s.report.fulfilled === s.attempts && s.grants === s.attempts;
-      t.push({ name: `sweep ${s.attempts}: every attempt fulfilled once`, target: `= ${s.attempts}`, value: `${s.report.fulfilled} (grants ${s.grants})`, met: complete });
-      t.push({ name: `sweep ${s.attempts}: rate / raw capacity (c=${sweepConcurrency})`, target: '>= 0.80', value: s.fractionOfRaw.toFixed(3), met: s.fractionOfRaw >= 0.8 });
+      t.push({
+        name: `sweep ${s.attempts}: every attempt fulfilled once`,
+        target: `= ${s.attempts}`,
+        value: `${s.report.fulfilled} (grants ${s.grants})`,
+        met: complete,
+      });
+      t.push({
+        name: `sweep ${s.attempts}: rate / raw capacity (c=${sweepConcurrency})`,
+        target: '>= 0.80',
+        value: s.fractionOfRaw.toFixed(3),
+        met: s.fractionOfRaw >= 0.8,
+      });
     }
     if (sweep.length >= 2) {
       const small = sweep[0]!;
@@ -708,7 +770,12 @@ function targetsOf(
         met: perAttempt <= 1.2,
       });
       const rss = large.peakRssMiB / small.peakRssMiB;
-      t.push({ name: `sweep ${small.attempts} -> ${large.attempts}: peak RSS`, target: '<= 1.20x', value: `${rss.toFixed(3)}x`, met: rss <= 1.2 });
+      t.push({
+        name: `sweep ${small.attempts} -> ${large.attempts}: peak RSS`,
+        target: '<= 1.20x',
+        value: `${rss.toFixed(3)}x`,
+        met: rss <= 1.2,
+      });
     }
   }
   return t;
@@ -721,13 +788,35 @@ function pad(cells: (string | number)[], widths: number[]): string {
 function comparisonTable(c: Comparison, title: string): string {
   const w = [10, 9, 8, 8, 8, 12, 12];
   const row = (name: string, f: SideFigures) =>
-    pad([name, f.rps.toFixed(1), f.p50.toFixed(2), f.p90.toFixed(2), f.p99.toFixed(2), f.appCpuMsPerRequest.toFixed(3), f.emulatorCpuMsPerRequest.toFixed(3)], w);
+    pad(
+      [
+        name,
+        f.rps.toFixed(1),
+        f.p50.toFixed(2),
+        f.p90.toFixed(2),
+        f.p99.toFixed(2),
+        f.appCpuMsPerRequest.toFixed(3),
+        f.emulatorCpuMsPerRequest.toFixed(3),
+      ],
+      w,
+    );
   return [
     title,
     pad(['', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'app CPU ms', 'emu CPU ms'], w),
     row('kit', c.kit),
     row('baseline', c.baseline),
-    pad(['kit/base', c.ratio.rps.toFixed(3), c.ratio.p50.toFixed(3), '', c.ratio.p99.toFixed(3), c.ratio.appCpu.toFixed(3), ''], w),
+    pad(
+      [
+        'kit/base',
+        c.ratio.rps.toFixed(3),
+        c.ratio.p50.toFixed(3),
+        '',
+        c.ratio.p99.toFixed(3),
+        c.ratio.appCpu.toFixed(3),
+        '',
+      ],
+      w,
+    ),
     `  per ABBA round kit/base p50: ${c.perRound.p50.join(' ')}: ${showSpread(c.spread.p50)}`,
     `  per ABBA round kit/base p99: ${c.perRound.p99.join(' ')}: ${showSpread(c.spread.p99)}`,
     `  statuses kit ${JSON.stringify(c.kit.statuses)} baseline ${JSON.stringify(c.baseline.statuses)}`,
@@ -738,7 +827,21 @@ function sweepTable(rows: SweepFigures[]): string {
   const w = [9, 9, 9, 10, 11, 11, 9, 10, 11, 11];
   return [
     `Sweep: one runSweep over N due attempts (verified sessions) in a fresh child process; concurrency ${sweepConcurrency}${config.sweepConcurrency === undefined ? ' (kit default)' : ''}, batch 50 (default)`,
-    pad(['attempts', 'seed s', 'run s', 'process s', 'attempts/s', 'raw req/s', 'fraction', 'peak RSS', 'CPU ms/att', 'emu ms/read'], w),
+    pad(
+      [
+        'attempts',
+        'seed s',
+        'run s',
+        'process s',
+        'attempts/s',
+        'raw req/s',
+        'fraction',
+        'peak RSS',
+        'CPU ms/att',
+        'emu ms/read',
+      ],
+      w,
+    ),
     ...rows.map((s) =>
       pad(
         [
@@ -756,7 +859,10 @@ function sweepTable(rows: SweepFigures[]): string {
         w,
       ),
     ),
-    ...rows.map((s) => `  ${s.attempts}: raw before ${s.rawBefore} / after ${s.rawAfter} req/s; emulator CPU per raw read ${s.emulatorCpuMsPerRawRead} ms; raw client CPU per read ${s.rawClientCpuMsPerRead} ms; report ${JSON.stringify({ ...s.report, owner: undefined })}`),
+    ...rows.map(
+      (s) =>
+        `  ${s.attempts}: raw before ${s.rawBefore} / after ${s.rawAfter} req/s; emulator CPU per raw read ${s.emulatorCpuMsPerRawRead} ms; raw client CPU per read ${s.rawClientCpuMsPerRead} ms; report ${JSON.stringify({ ...s.report, owner: undefined })}`,
+    ),
   ].join('\n');
 }
 
@@ -772,7 +878,11 @@ async function main(): Promise<void> {
     pgLanding?: Comparison;
     pgSweep?: PgSweepFigures;
   } = {};
-  log(`config ${JSON.stringify({ ...config, phases: config.phases })}; ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `config ${JSON.stringify({ ...config, phases: config.phases })}; ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   try {
     const kitChild = spawnChild('./app-child.ts', 'kit');
     const baseChild = spawnChild('./app-child.ts', 'baseline');
@@ -785,29 +895,58 @@ async function main(): Promise<void> {
     const pgKitChild = config.phases.includes('pg-landing') ? spawnChild('./app-child.ts', 'kit') : undefined;
     const pgBaseChild = config.phases.includes('pg-landing') ? spawnChild('./app-child.ts', 'baseline') : undefined;
     for (const c of [pgKitChild, pgBaseChild]) if (c !== undefined) children.push(c);
-    const pgPorts = pgKitChild && pgBaseChild
-      ? ((await Promise.all([pgKitChild, pgBaseChild].map((c) => c.call<{ port: number }>('port', undefined, 60_000))))
-          .map((answer) => answer.port) as [number, number])
-      : undefined;
+    const pgPorts =
+      pgKitChild && pgBaseChild
+        ? ((
+            await Promise.all([pgKitChild, pgBaseChild].map((c) => c.call<{ port: number }>('port', undefined, 60_000)))
+          ).map((answer) => answer.port) as [number, number])
+        : undefined;
     // Random per run; passed to children only over IPC; never printed or written.
     const secret = () => `bench-${randomBytes(24).toString('base64url')}`;
-    const kitClient: SeedClient = { clientId: 'bench-kit', secret: secret(), returnUrl: `http://localhost:${kitPort}/verify/return` };
-    const baseClient: SeedClient = { clientId: 'bench-baseline', secret: secret(), returnUrl: `http://localhost:${basePort}/verify/return` };
-    const sweepClient: SeedClient = { clientId: 'bench-sweep', secret: secret(), returnUrl: 'http://localhost:9/verify/return' };
-    const pgClients: SeedClient[] = pgPorts === undefined ? [] : [
-      { clientId: 'bench-pg-kit', secret: secret(), returnUrl: `http://localhost:${pgPorts[0]}/verify/return` },
-      {
-        clientId: 'bench-pg-baseline',
-        secret: secret(),
-        returnUrl: `http://localhost:${pgPorts[1]}/verify/return`,
-      },
-    ];
+    const kitClient: SeedClient = {
+      clientId: 'bench-kit',
+      secret: secret(),
+      returnUrl: `http://localhost:${kitPort}/verify/return`,
+    };
+    const baseClient: SeedClient = {
+      clientId: 'bench-baseline',
+      secret: secret(),
+      returnUrl: `http://localhost:${basePort}/verify/return`,
+    };
+    const sweepClient: SeedClient = {
+      clientId: 'bench-sweep',
+      secret: secret(),
+      returnUrl: 'http://localhost:9/verify/return',
+    };
+    const pgClients: SeedClient[] =
+      pgPorts === undefined
+        ? []
+        : [
+            { clientId: 'bench-pg-kit', secret: secret(), returnUrl: `http://localhost:${pgPorts[0]}/verify/return` },
+            {
+              clientId: 'bench-pg-baseline',
+              secret: secret(),
+              returnUrl: `http://localhost:${pgPorts[1]}/verify/return`,
+            },
+          ];
     const emulator = spawnChild('./emulator-child.ts', 'emulator');
     children.push(emulator);
     const clients = [kitClient, baseClient, sweepClient, ...pgClients];
     const { url: emulatorUrl } = await emulator.call<{ url: string }>('start', { clients }, 60_000);
-    await kitChild.call('configure', { emulatorUrl, clientId: kitClient.clientId, secret: kitClient.secret, returnUrl: kitClient.returnUrl, dbPath: join(dir, 'kit.sqlite') });
-    await baseChild.call('configure', { emulatorUrl, clientId: baseClient.clientId, secret: baseClient.secret, returnUrl: baseClient.returnUrl, dbPath: join(dir, 'baseline.sqlite') });
+    await kitChild.call('configure', {
+      emulatorUrl,
+      clientId: kitClient.clientId,
+      secret: kitClient.secret,
+      returnUrl: kitClient.returnUrl,
+      dbPath: join(dir, 'kit.sqlite'),
+    });
+    await baseChild.call('configure', {
+      emulatorUrl,
+      clientId: baseClient.clientId,
+      secret: baseClient.secret,
+      returnUrl: baseClient.returnUrl,
+      dbPath: join(dir, 'baseline.sqlite'),
+    });
     const sides: [Side, Side] = [
       { name: 'kit', child: kitChild, origin: `http://127.0.0.1:${kitPort}`, client: kitClient },
       { name: 'baseline', child: baseChild, origin: `http://127.0.0.1:${basePort}`, client: baseClient },
@@ -855,8 +994,14 @@ async function main(): Promise<void> {
   const targets = targetsOf(landing, start, duplicates, sweep, pgLanding, pgSweep);
   const runSeconds = round1((performance.now() - startedAt) / 1000);
   const out: string[] = [''];
-  out.push(`Verification kit benchmarks — ${new Date().toISOString()} — node ${process.version}, ${cpus().length} CPUs, load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  out.push('Loopback only; emulator without artificial latency; each of emulator, kit app, baseline app, load generator in its own process.');
+  out.push(
+    `Verification kit benchmarks — ${new Date().toISOString()} — node ${process.version}, ${cpus().length} CPUs, load average at end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  out.push(
+    'Loopback only; emulator without artificial latency; each of emulator, kit app, baseline app, load generator in its own process.',
+  );
   out.push('');
   if (results.landing) {
     out.push(
@@ -877,17 +1022,25 @@ async function main(): Promise<void> {
     out.push('');
   }
   if (results.duplicates) {
-    out.push(`Duplicates: ${config.duplicates} concurrent landings (${config.duplicates} connections) for ONE verified attempt`);
+    out.push(
+      `Duplicates: ${config.duplicates} concurrent landings (${config.duplicates} connections) for ONE verified attempt`,
+    );
     const w = [10, 10, 12, 9, 9, 9];
     out.push(pad(['', 'requests', 'fulfilments', 'p50 ms', 'p99 ms', 'max ms'], w));
     for (const d of results.duplicates) {
-      out.push(pad([d.side, d.requests, d.fulfilments, d.p50.toFixed(2), d.p99.toFixed(2), d.max.toFixed(2)], w) + `  statuses ${JSON.stringify(d.statuses)}`);
+      out.push(
+        pad([d.side, d.requests, d.fulfilments, d.p50.toFixed(2), d.p99.toFixed(2), d.max.toFixed(2)], w) +
+          `  statuses ${JSON.stringify(d.statuses)}`,
+      );
     }
     out.push('');
   }
   if (results.sweep) {
     out.push(sweepTable(results.sweep));
-    if (config.sweepSizes.join(',') !== '10000,100000') out.push(`  NOTE: sweep sizes were set by BENCH_SWEEP_SIZES=${config.sweepSizes.join(',')} (the targets are set for 10000,100000).`);
+    if (config.sweepSizes.join(',') !== '10000,100000')
+      out.push(
+        `  NOTE: sweep sizes were set by BENCH_SWEEP_SIZES=${config.sweepSizes.join(',')} (the targets are set for 10000,100000).`,
+      );
     out.push('');
   }
   if (results.pgLanding) {
@@ -930,8 +1083,17 @@ async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   const json = {
     generatedAt: new Date().toISOString(),
-    machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, loadAverageAtEnd: loadavg().map(round2) },
-    config: { ...config, sweepConcurrencyUsed: sweepConcurrency, kitStartLimits: process.env.BENCH_KIT_START_LIMITS === 'off' ? 'off' : 'on, generous budgets' },
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      loadAverageAtEnd: loadavg().map(round2),
+    },
+    config: {
+      ...config,
+      sweepConcurrencyUsed: sweepConcurrency,
+      kitStartLimits: process.env.BENCH_KIT_START_LIMITS === 'off' ? 'off' : 'on, generous budgets',
+    },
     runSeconds,
     ...results,
     targets,

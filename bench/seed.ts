@@ -54,7 +54,8 @@ export async function seedVerifiedSessions(
         if (status === 200) attempts[i]!.sessionId = (JSON.parse(body) as { sessionId: string }).sessionId;
       },
     });
-    if (created.ok !== count) throw new Error(`seeding: ${created.ok} of ${count} sessions created (${JSON.stringify(created.statuses)})`);
+    if (created.ok !== count)
+      throw new Error(`seeding: ${created.ok} of ${count} sessions created (${JSON.stringify(created.statuses)})`);
     const done = attempts as SeedAttempt[];
     const completed = await closedLoop({
       pool,
@@ -69,7 +70,10 @@ export async function seedVerifiedSessions(
         body: '{"outcome":"verified"}',
       }),
     });
-    if (completed.ok !== count) throw new Error(`seeding: ${completed.ok} of ${count} sessions completed (${JSON.stringify(completed.statuses)})`);
+    if (completed.ok !== count)
+      throw new Error(
+        `seeding: ${completed.ok} of ${count} sessions completed (${JSON.stringify(completed.statuses)})`,
+      );
     return done;
   } finally {
     await pool.close();

@@ -103,7 +103,11 @@ serve({
       action = sync as ActionDefinition<unknown>;
       countGrants = async () => (db.prepare('SELECT COUNT(*) AS n FROM bench_grants').get() as { n: number }).n;
     }
-    const client = createVerifyClient({ baseUrl: args.emulatorUrl, clientId: args.clientId, clientSecret: args.secret });
+    const client = createVerifyClient({
+      baseUrl: args.emulatorUrl,
+      clientId: args.clientId,
+      clientSecret: args.secret,
+    });
     const rssBeforeKiB = Math.round(process.memoryUsage().rss / 1024);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();

@@ -7,7 +7,13 @@
  * Everything an action needs is decided on the server: `prepare` validates the start request and
  * returns the parameters the kit stores beside the attempt; the browser never sends them again.
  */
-import { KitError, KitErrorCode, type ActionDefinition, type JsonValue, type VerifiedAttempt } from 'hosted-sms-verify-kit';
+import {
+  KitError,
+  KitErrorCode,
+  type ActionDefinition,
+  type JsonValue,
+  type VerifiedAttempt,
+} from 'hosted-sms-verify-kit';
 import { after, type DemoReads, type DemoWrites } from './data.ts';
 import { DEMO_TEXTS, demoTexts, type DemoTexts } from './i18n.ts';
 
@@ -20,10 +26,7 @@ export const ACTION_LABELS: Record<string, string> = {
 };
 
 /** Account numbers: 8 to 17 digits; spaces and hyphens are ignored. Refusals in the user's language. */
-export function normaliseAccountNumber(
-  input: unknown,
-  texts: DemoTexts['account'] = DEMO_TEXTS.en.account,
-): string {
+export function normaliseAccountNumber(input: unknown, texts: DemoTexts['account'] = DEMO_TEXTS.en.account): string {
   if (typeof input !== 'string') {
     throw new KitError(KitErrorCode.InvalidActionParams, texts.missing);
   }

@@ -80,7 +80,9 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     },
     pages: demoKitPages,
     // Destination counters are keyed by an HMAC; the demo derives that key from its own server secret.
-    limits: { destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest() },
+    limits: {
+      destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest(),
+    },
     // After commit, never inside the transaction: the "emails" shown on the Activity page.
     onOutcome: data.onOutcome,
     // English and French, chosen by Accept-Language (the kit's default), like the demo's own pages.
@@ -333,7 +335,8 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (error as { status?: unknown }).status;
     const clientError = typeof status === 'number' && status >= 400 && status < 500;
-    if (!clientError) options.logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'demo: unhandled error');
+    if (!clientError)
+      options.logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'demo: unhandled error');
     if (res.headersSent) return;
     const code = clientError ? status : 500;
     if (req.path.startsWith('/api/')) {

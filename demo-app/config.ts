@@ -138,14 +138,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
 
   const sessionSecret = text(env, 'SESSION_SECRET') ?? DEFAULTS.sessionSecret;
   if (sessionSecret.length < 16) {
-    throw new ConfigError('SESSION_SECRET must be at least 16 characters; use a long random value, e.g. `openssl rand -hex 32`.');
+    throw new ConfigError(
+      'SESSION_SECRET must be at least 16 characters; use a long random value, e.g. `openssl rand -hex 32`.',
+    );
   }
   if (env.NODE_ENV === 'production') {
     if (sessionSecret === DEFAULTS.sessionSecret) {
       throw new ConfigError('SESSION_SECRET still has the .env.example value; set a long random value in production.');
     }
     if (verifyBaseUrl === undefined) {
-      throw new ConfigError('VERIFY_BASE_URL is empty, which runs the local emulator; set the real service address in production.');
+      throw new ConfigError(
+        'VERIFY_BASE_URL is empty, which runs the local emulator; set the real service address in production.',
+      );
     }
   }
 

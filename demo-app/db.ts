@@ -104,7 +104,9 @@ export function openDemoDatabase(path: string): Database {
     }
     for (let v = current + 1; v <= MIGRATIONS.length; v++) db.exec(MIGRATIONS[v - 1]!);
     db.pragma(`user_version = ${MIGRATIONS.length}`);
-    const seed = db.prepare('INSERT OR IGNORE INTO demo_users (id, name, email, phone) VALUES (@id, @name, @email, @phone)');
+    const seed = db.prepare(
+      'INSERT OR IGNORE INTO demo_users (id, name, email, phone) VALUES (@id, @name, @email, @phone)',
+    );
     for (const user of SEEDED_USERS) seed.run(user);
   });
   migrate.immediate();

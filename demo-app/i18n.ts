@@ -161,7 +161,7 @@ const en: DemoTexts = {
     accountExample: 'e.g. 0123 4567 8901',
     changePayout: 'Change payout account',
     codesGoTo: 'Codes go to',
-    activityNote: "With the bundled emulator, read them in its inbox. Your completed verifications are listed under",
+    activityNote: 'With the bundled emulator, read them in its inbox. Your completed verifications are listed under',
   },
   activity: {
     title: 'Activity',
@@ -220,8 +220,7 @@ const en: DemoTexts = {
   errors: {
     signinRefused: {
       title: 'Sign-in refused',
-      message:
-        'The sign-in form expired or came from another site. Open the sign-in page and try again.',
+      message: 'The sign-in form expired or came from another site. Open the sign-in page and try again.',
     },
     signoutRefused: { title: 'Sign-out refused', message: 'The form expired; go back and try again.' },
     notFound: { title: 'Page not found', message: 'There is nothing at this address.' },
@@ -359,8 +358,7 @@ const fr: DemoTexts = {
     },
     signoutRefused: {
       title: 'Déconnexion refusée',
-      message:
-        'Le formulaire a expiré ; revenez en arrière et réessayez.',
+      message: 'Le formulaire a expiré ; revenez en arrière et réessayez.',
     },
     notFound: { title: 'Page introuvable', message: 'Il n’y a rien à cette adresse.' },
     badRequest: { title: 'Cette requête n’a pas pu être lue', message: 'Revenez en arrière et réessayez.' },
@@ -424,13 +422,11 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       },
       expired: {
         title: 'This verification expired',
-        text:
-          'The verification was not finished in time, so nothing was changed. You can start a new one.',
+        text: 'The verification was not finished in time, so nothing was changed. You can start a new one.',
       },
       generic: {
         title: 'Verification failed',
-        text:
-          'The verification did not succeed, so nothing was changed. You can start a new one.',
+        text: 'The verification did not succeed, so nothing was changed. You can start a new one.',
       },
     },
     pending: {
@@ -488,8 +484,7 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       },
       generic: {
         title: 'La vérification a échoué',
-        text:
-          'La vérification n’a pas abouti, rien n’a donc été modifié. Vous pouvez en lancer une nouvelle.',
+        text: 'La vérification n’a pas abouti, rien n’a donc été modifié. Vous pouvez en lancer une nouvelle.',
       },
     },
     pending: {

@@ -29,7 +29,9 @@ async function main(): Promise<void> {
       host: '127.0.0.1',
       pageHost: config.emulatorPageHost, // verify.localhost: another site than the demo, and passkeys work
       // The emulator registers exactly the return URL the demo sends, so the two always agree.
-      clients: [{ clientId: config.clientId, secret: config.clientSecret, returnUrl: config.returnUrl, platform: 'web' }],
+      clients: [
+        { clientId: config.clientId, secret: config.clientSecret, returnUrl: config.returnUrl, platform: 'web' },
+      ],
       control: true,
       log: (text) => console.log(`[emulator] ${text}`),
     });

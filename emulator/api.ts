@@ -17,7 +17,12 @@ export function apiRouter(context: EmulatorContext): express.Router {
   router.post('/session', auth, jsonBody, async (req, res) => {
     const failureStatus = context.faults.takeCreateFailure();
     if (failureStatus !== undefined) {
-      sendError(res, failureStatus, 'service_unavailable', 'The service is temporarily unavailable (injected fault). Retry with the same Idempotency-Key.');
+      sendError(
+        res,
+        failureStatus,
+        'service_unavailable',
+        'The service is temporarily unavailable (injected fault). Retry with the same Idempotency-Key.',
+      );
       return;
     }
     if (context.faults.takeCreateReset('before')) {
@@ -30,13 +35,24 @@ export function apiRouter(context: EmulatorContext): express.Router {
     }
     const key = req.get('idempotency-key');
     if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
-      sendError(res, 400, 'invalid_idempotency_key', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`);
+      sendError(
+        res,
+        400,
+        'invalid_idempotency_key',
+        `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
+      );
       return;
     }
     const client = clientOf(res);
-    const claim: Claim | undefined = key === undefined ? undefined : context.idempotency.claim(client.clientId, key, req.body);
+    const claim: Claim | undefined =
+      key === undefined ? undefined : context.idempotency.claim(client.clientId, key, req.body);
     if (claim?.kind === 'in_flight') {
-      sendError(res, 409, 'idempotency_request_in_flight', 'A request with this Idempotency-Key is still running. Wait and retry with the same key.');
+      sendError(
+        res,
+        409,
+        'idempotency_request_in_flight',
+        'A request with this Idempotency-Key is still running. Wait and retry with the same key.',
+      );
       return;
     }
     if (claim?.kind === 'key_reused') {
@@ -100,7 +116,12 @@ export function apiRouter(context: EmulatorContext): express.Router {
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     const status = (error as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      sendError(res, status, 'invalid_request', status === 413 ? 'The body is too large.' : 'The body is not valid JSON.');
+      sendError(
+        res,
+        status,
+        'invalid_request',
+        status === 413 ? 'The body is too large.' : 'The body is not valid JSON.',
+      );
       return;
     }
     next(error);

@@ -11,7 +11,10 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-export function authenticate(header: string | undefined, clients: readonly EmulatorClient[]): EmulatorClient | undefined {
+export function authenticate(
+  header: string | undefined,
+  clients: readonly EmulatorClient[],
+): EmulatorClient | undefined {
   const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(header?.trim() ?? '');
   if (!match?.[1]) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');

@@ -24,7 +24,21 @@ export const DEFAULT_CLIENT: EmulatorClient = {
 
 const WEB_SCHEMES = new Set(['http', 'https']);
 // Schemes a browser handles itself; a mobile deep link must use the app's own custom scheme.
-const NON_APP_SCHEMES = new Set(['http', 'https', 'javascript', 'data', 'file', 'blob', 'about', 'ftp', 'ws', 'wss', 'mailto', 'tel', 'sms']);
+const NON_APP_SCHEMES = new Set([
+  'http',
+  'https',
+  'javascript',
+  'data',
+  'file',
+  'blob',
+  'about',
+  'ftp',
+  'ws',
+  'wss',
+  'mailto',
+  'tel',
+  'sms',
+]);
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
 
 export function schemeOf(url: string): string | undefined {
@@ -57,7 +71,8 @@ export function validateClients(value: unknown, source = 'clients'): EmulatorCli
     if (typeof clientId !== 'string' || clientId === '' || clientId.includes(':')) {
       throw new Error(`${where}.clientId must be a non-empty string without ":" (it is the Basic auth user name).`);
     }
-    if (seen.has(clientId)) throw new Error(`${where}.clientId "${clientId}" is registered twice; client ids must be unique.`);
+    if (seen.has(clientId))
+      throw new Error(`${where}.clientId "${clientId}" is registered twice; client ids must be unique.`);
     seen.add(clientId);
     if (typeof secret !== 'string' || secret === '') {
       throw new Error(`${where}.secret must be a non-empty string.`);
@@ -67,7 +82,9 @@ export function validateClients(value: unknown, source = 'clients'): EmulatorCli
       throw new Error(`${where}.returnUrl must be an absolute URL, e.g. http://localhost:3000/verify/return.`);
     }
     if (returnUrl.includes('?') || returnUrl.includes('#')) {
-      throw new Error(`${where}.returnUrl must not contain a query or fragment: the service appends session_id and state itself.`);
+      throw new Error(
+        `${where}.returnUrl must not contain a query or fragment: the service appends session_id and state itself.`,
+      );
     }
     if (!schemeFitsPlatform(returnUrl, platform)) {
       throw new Error(
@@ -128,7 +145,9 @@ export function parseClients(raw: string | undefined): EmulatorClient[] {
   try {
     parsed = JSON.parse(raw);
   } catch (error) {
-    throw new Error(`EMULATOR_CLIENTS is not valid JSON (${(error as Error).message}). Expected e.g. [{"clientId":"demo-client","secret":"…","returnUrl":"http://localhost:3000/verify/return"}].`);
+    throw new Error(
+      `EMULATOR_CLIENTS is not valid JSON (${(error as Error).message}). Expected e.g. [{"clientId":"demo-client","secret":"…","returnUrl":"http://localhost:3000/verify/return"}].`,
+    );
   }
   return validateClients(parsed, 'EMULATOR_CLIENTS');
 }
@@ -136,5 +155,7 @@ export function parseClients(raw: string | undefined): EmulatorClient[] {
 export function parseControl(raw: string | undefined): boolean {
   if (raw === undefined || raw === '' || raw === 'on') return true;
   if (raw === 'off') return false;
-  throw new Error(`EMULATOR_CONTROL must be "on" (default) or "off" (production-like: no /_control, no /_dev/inbox), got "${raw}".`);
+  throw new Error(
+    `EMULATOR_CONTROL must be "on" (default) or "off" (production-like: no /_control, no /_dev/inbox), got "${raw}".`,
+  );
 }

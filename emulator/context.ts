@@ -30,7 +30,11 @@ export interface EmulatorContext {
   readonly shutdown: AbortSignal;
 }
 
-export function createContext(clients: readonly EmulatorClient[], log: (line: string) => void, shutdown: AbortSignal): EmulatorContext {
+export function createContext(
+  clients: readonly EmulatorClient[],
+  log: (line: string) => void,
+  shutdown: AbortSignal,
+): EmulatorContext {
   const clock = new VirtualClock();
   return {
     clients,

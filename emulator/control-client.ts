@@ -63,7 +63,8 @@ export function emulatorControl(url: string): EmulatorControl {
     const text = await response.text();
     const parsed = (text === '' ? {} : JSON.parse(text)) as { errorCode?: string; message?: string };
     if (!response.ok) {
-      const hint = response.status === 404 ? ' (is the emulator started with control: true, and called over loopback?)' : '';
+      const hint =
+        response.status === 404 ? ' (is the emulator started with control: true, and called over loopback?)' : '';
       throw new EmulatorControlError(
         response.status,
         parsed.errorCode ?? 'control_failed',

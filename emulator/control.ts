@@ -79,7 +79,12 @@ export function controlRouter(context: EmulatorContext): express.Router {
       return;
     }
     if (outcome === 'failed' && (typeof reason !== 'string' || reason === '')) {
-      sendError(res, 400, 'invalid_request', 'A failed outcome needs a reason, e.g. "otp_locked" (any string, to test unknown reasons).');
+      sendError(
+        res,
+        400,
+        'invalid_request',
+        'A failed outcome needs a reason, e.g. "otp_locked" (any string, to test unknown reasons).',
+      );
       return;
     }
     const session = context.sessions.get(req.params.sessionId);

@@ -42,7 +42,8 @@ export function parseFaultUpdate(body: unknown): Partial<FaultSettings> | string
       if (!Number.isInteger(value) || (value as number) < 0) return `${name} must be a non-negative integer.`;
       update[name as (typeof COUNTS)[number]] = value as number;
     } else if ((STATUSES as readonly string[]).includes(name)) {
-      if (!Number.isInteger(value) || (value as number) < 400 || (value as number) > 599) return `${name} must be an HTTP error status (400-599).`;
+      if (!Number.isInteger(value) || (value as number) < 400 || (value as number) > 599)
+        return `${name} must be an HTTP error status (400-599).`;
       update[name as (typeof STATUSES)[number]] = value as number;
     } else if (name === 'resetPhase') {
       if (value !== 'before' && value !== 'after') return 'resetPhase must be "before" or "after".';
@@ -105,5 +106,12 @@ export interface Stats {
 }
 
 export function emptyStats(): Stats {
-  return { creates: 0, replays: 0, smsSent: 0, smsByIdempotencyKey: Object.create(null) as Record<string, number>, statusReads: 0, verifyPosts: 0 };
+  return {
+    creates: 0,
+    replays: 0,
+    smsSent: 0,
+    smsByIdempotencyKey: Object.create(null) as Record<string, number>,
+    statusReads: 0,
+    verifyPosts: 0,
+  };
 }

@@ -43,7 +43,12 @@ export function hostedPageRouter(context: EmulatorContext): express.Router {
     });
     // No flow value may travel in a URL on this path: any query string is refused.
     if (req.originalUrl.includes('?')) {
-      sendPage(res, 400, NOT_FROM_SITE.title, 'This address must not carry anything after "?". Go back to the site and start again.');
+      sendPage(
+        res,
+        400,
+        NOT_FROM_SITE.title,
+        'This address must not carry anything after "?". Go back to the site and start again.',
+      );
       return;
     }
     next();
@@ -60,7 +65,12 @@ export function hostedPageRouter(context: EmulatorContext): express.Router {
     context.stats.verifyPosts += 1;
     const hx: unknown = req.is(FORM_TYPE) ? req.body?.hx : undefined;
     if (typeof hx !== 'string' || hx === '') {
-      sendPage(res, 400, NOT_FROM_SITE.title, 'The page was not opened with a form submission carrying the verification token. Go back to the site and start again.');
+      sendPage(
+        res,
+        400,
+        NOT_FROM_SITE.title,
+        'The page was not opened with a form submission carrying the verification token. Go back to the site and start again.',
+      );
       return;
     }
     // A fresh device id per redemption: this cross-site POST carries no SameSite=Lax cookie anyway.

@@ -58,7 +58,10 @@ export function csp(nonce: string | undefined, formAction: string, withScript = 
 export function sendPage(res: Response, status: number, title: string, message: string): void {
   const nonce = randomBytes(16).toString('base64');
   res.set('Content-Security-Policy', csp(nonce, "'none'"));
-  res.status(status).type('html').send(messagePage(nonce, title, message));
+  res
+    .status(status)
+    .type('html')
+    .send(messagePage(nonce, title, message));
 }
 
 interface PageOptions {
@@ -225,8 +228,7 @@ export function endedForm(req: Request, res: Response, context: EmulatorContext)
     // Nothing changes: a pending session is finished only by its code or passkey, an ended one stays ended.
     if (session.status === 'pending') {
       sendPage(res, 400, 'Finish the verification first', 'Go back to the verification page and finish it there.');
-    }
-    else sendPage(res, 400, ENDED.title, ENDED.message);
+    } else sendPage(res, 400, ENDED.title, ENDED.message);
     return undefined;
   }
   return { session, deviceId };

@@ -50,7 +50,8 @@ export class IdempotencyStore {
     this.#entries.set(scopedKey, { phase: 'in_flight', fingerprint });
     return {
       kind: 'new',
-      store: (body) => this.#entries.set(scopedKey, { phase: 'stored', fingerprint, storedAt: this.#clock.now(), body }),
+      store: (body) =>
+        this.#entries.set(scopedKey, { phase: 'stored', fingerprint, storedAt: this.#clock.now(), body }),
       release: () => {
         if (this.#entries.get(scopedKey)?.phase === 'in_flight') this.#entries.delete(scopedKey);
       },

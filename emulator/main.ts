@@ -14,7 +14,8 @@ async function main(): Promise<void> {
     `  POST ${emulator.url}/session · GET ${emulator.url}/session/{id} · verifyUrl ${emulator.pageOrigin}/verify`,
     // The client secret is never printed, not even the dev one: say where it is configured instead.
     ...config.clients.map(
-      (client) => `  client ${client.clientId} · secret ${secretSource} · returnUrl ${client.returnUrl} (${client.platform ?? 'web'})`,
+      (client) =>
+        `  client ${client.clientId} · secret ${secretSource} · returnUrl ${client.returnUrl} (${client.platform ?? 'web'})`,
     ),
     config.control
       ? `  SMS inbox: ${emulator.url}/_dev/inbox\n  Control API: on at ${emulator.url}/_control (loopback only)`

@@ -56,7 +56,9 @@ export type Redemption =
   | { ok: false; why: 'unknown' | 'already_redeemed' | 'expired' };
 
 export function newOtp(): string {
-  return randomInt(0, 10 ** OTP_LENGTH).toString().padStart(OTP_LENGTH, '0');
+  return randomInt(0, 10 ** OTP_LENGTH)
+    .toString()
+    .padStart(OTP_LENGTH, '0');
 }
 
 export class SessionStore {

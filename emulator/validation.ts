@@ -15,9 +15,7 @@ export interface CreateRequest {
   platform: Platform;
 }
 
-export type Validation =
-  | { ok: true; value: CreateRequest }
-  | { ok: false; errorCode: string; message: string };
+export type Validation = { ok: true; value: CreateRequest } | { ok: false; errorCode: string; message: string };
 
 function reject(errorCode: string, message: string): Validation {
   return { ok: false, errorCode, message };
@@ -41,7 +39,9 @@ export function validateCreateRequest(body: unknown, client: EmulatorClient): Va
   if (!schemeFitsPlatform(input.returnUrl, platform)) {
     return reject(
       'invalid_return_url',
-      platform === 'web' ? 'A web session needs an http or https returnUrl.' : 'A mobile session needs a custom-scheme deep link as returnUrl.',
+      platform === 'web'
+        ? 'A web session needs an http or https returnUrl.'
+        : 'A mobile session needs a custom-scheme deep link as returnUrl.',
     );
   }
   if (input.channel !== 'sms') return reject('invalid_channel', 'channel must be "sms".');
@@ -51,8 +51,10 @@ export function validateCreateRequest(body: unknown, client: EmulatorClient): Va
   if (input.operationSensitivity !== 'normal' && input.operationSensitivity !== 'sensitive') {
     return reject('invalid_operation_sensitivity', 'operationSensitivity must be "normal" or "sensitive".');
   }
-  if (!boundedText(input.userRef)) return reject('invalid_request', `userRef must be a string of 1 to ${TEXT_FIELD_MAX_LENGTH} characters.`);
-  if (!boundedText(input.state)) return reject('invalid_request', `state must be a string of 1 to ${TEXT_FIELD_MAX_LENGTH} characters.`);
+  if (!boundedText(input.userRef))
+    return reject('invalid_request', `userRef must be a string of 1 to ${TEXT_FIELD_MAX_LENGTH} characters.`);
+  if (!boundedText(input.state))
+    return reject('invalid_request', `state must be a string of 1 to ${TEXT_FIELD_MAX_LENGTH} characters.`);
   return {
     ok: true,
     value: {

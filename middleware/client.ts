@@ -70,7 +70,12 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
     keepAliveTimeout: 10_000,
   });
 
-  async function call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<ServiceResponse> {
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<ServiceResponse> {
     let response;
     try {
       response = await pool.request({
@@ -87,9 +92,13 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
       throw new RetryableFailure(networkFailure(error));
     });
     if (statusCode >= 300 && statusCode < 400) {
-      throw new KitError(KitErrorCode.ServiceProtocolError, `The verification service answered ${statusCode} (a redirect); the kit follows none.`, {
-        serviceStatus: statusCode,
-      });
+      throw new KitError(
+        KitErrorCode.ServiceProtocolError,
+        `The verification service answered ${statusCode} (a redirect); the kit follows none.`,
+        {
+          serviceStatus: statusCode,
+        },
+      );
     }
     const parsed = parseJsonBody(statusCode, responseHeaders['content-type'], text);
     if (statusCode >= 500) {
@@ -178,9 +187,18 @@ function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new KitError(KitErrorCode.InvalidConfig, `\`baseUrl\` must be an absolute http(s) URL such as https://verify.example.com; got "${baseUrl}".`);
+    throw new KitError(
+      KitErrorCode.InvalidConfig,
+      `\`baseUrl\` must be an absolute http(s) URL such as https://verify.example.com; got "${baseUrl}".`,
+    );
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password) {
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password
+  ) {
     throw new KitError(
       KitErrorCode.InvalidConfig,
       '`baseUrl` must be an http(s) URL without query, fragment or credentials (credentials go in `clientId` and `clientSecret`).',
@@ -191,10 +209,16 @@ function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
 
 function basicAuthorization(clientId: string, clientSecret: string): string {
   if (typeof clientId !== 'string' || clientId.length === 0 || clientId.includes(':')) {
-    throw new KitError(KitErrorCode.InvalidConfig, '`clientId` must be the non-empty client id issued by the portal, without ":".');
+    throw new KitError(
+      KitErrorCode.InvalidConfig,
+      '`clientId` must be the non-empty client id issued by the portal, without ":".',
+    );
   }
   if (typeof clientSecret !== 'string' || clientSecret.length === 0) {
-    throw new KitError(KitErrorCode.InvalidConfig, '`clientSecret` must be the non-empty secret issued by the portal (read it from the server environment).');
+    throw new KitError(
+      KitErrorCode.InvalidConfig,
+      '`clientSecret` must be the non-empty secret issued by the portal (read it from the server environment).',
+    );
   }
   return `Basic ${Buffer.from(`${clientId}:${clientSecret}`, 'utf8').toString('base64')}`;
 }
@@ -205,14 +229,22 @@ function networkFailure(error: unknown): KitError {
   return new KitError(KitErrorCode.ServiceUnavailable, `The verification service could not be reached (${code}).`);
 }
 
-function parseJsonBody(status: number, contentType: string | string[] | undefined, text: string): JsonObject | undefined {
+function parseJsonBody(
+  status: number,
+  contentType: string | string[] | undefined,
+  text: string,
+): JsonObject | undefined {
   const type = Array.isArray(contentType) ? contentType[0] : contentType;
   const isJson = type !== undefined && /^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(type);
   if (!isJson) {
     if (status >= 500) return undefined;
-    throw new KitError(KitErrorCode.ServiceProtocolError, `The verification service answered ${status} with content type "${type ?? 'none'}", not JSON.`, {
-      serviceStatus: status,
-    });
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      `The verification service answered ${status} with content type "${type ?? 'none'}", not JSON.`,
+      {
+        serviceStatus: status,
+      },
+    );
   }
   try {
     const value: unknown = JSON.parse(text);
@@ -221,9 +253,13 @@ function parseJsonBody(status: number, contentType: string | string[] | undefine
     // fall through
   }
   if (status >= 500) return undefined;
-  throw new KitError(KitErrorCode.ServiceProtocolError, `The verification service answered ${status} with a body that is not a JSON object.`, {
-    serviceStatus: status,
-  });
+  throw new KitError(
+    KitErrorCode.ServiceProtocolError,
+    `The verification service answered ${status} with a body that is not a JSON object.`,
+    {
+      serviceStatus: status,
+    },
+  );
 }
 
 function errorCodeOf(body: JsonObject | undefined): string | undefined {
@@ -241,12 +277,18 @@ function rejection(call: string, response: ServiceResponse): KitError {
 function parseCreatedSession(response: ServiceResponse): CreatedSession {
   const { sessionId, verifyUrl, handoff, expiresInSeconds } = response.body;
   if (
-    typeof sessionId !== 'string' || sessionId.length === 0 ||
-    typeof verifyUrl !== 'string' || !/^https?:\/\//i.test(verifyUrl) ||
-    typeof handoff !== 'string' || handoff.length === 0 ||
+    typeof sessionId !== 'string' ||
+    sessionId.length === 0 ||
+    typeof verifyUrl !== 'string' ||
+    !/^https?:\/\//i.test(verifyUrl) ||
+    typeof handoff !== 'string' ||
+    handoff.length === 0 ||
     typeof expiresInSeconds !== 'number'
   ) {
-    throw new KitError(KitErrorCode.ServiceProtocolError, 'POST /session succeeded without a usable sessionId, verifyUrl, handoff and expiresInSeconds.');
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      'POST /session succeeded without a usable sessionId, verifyUrl, handoff and expiresInSeconds.',
+    );
   }
   return { sessionId, verifyUrl, handoff, expiresInSeconds, replayed: response.replayed };
 }
@@ -260,7 +302,12 @@ function parseSessionStatus(body: JsonObject): SessionStatus {
       return { status: body.status, state, userRef };
     case 'failed':
       // An unknown or missing reason is a generic failure, not an error.
-      return { status: 'failed', reason: typeof body.reason === 'string' && body.reason ? body.reason : 'unknown', state, userRef };
+      return {
+        status: 'failed',
+        reason: typeof body.reason === 'string' && body.reason ? body.reason : 'unknown',
+        state,
+        userRef,
+      };
     default:
       throw new KitError(KitErrorCode.ServiceProtocolError, 'GET /session/{id} answered without a known status.');
   }

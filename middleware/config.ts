@@ -146,7 +146,8 @@ export interface KitConfig<Tx = unknown> {
   startAgainPath: string;
   mobileCompletePath: string;
   routes: { start: boolean; landing: boolean; mobile: boolean };
-  csrf: Required<Pick<CsrfOptions, 'allowedOrigins' | 'sessionKey'>> & Pick<CsrfOptions, 'dangerouslyReplaceTokenCheck'>;
+  csrf: Required<Pick<CsrfOptions, 'allowedOrigins' | 'sessionKey'>> &
+    Pick<CsrfOptions, 'dangerouslyReplaceTokenCheck'>;
   limits: StartLimits | undefined;
   beforeCreate: BeforeCreateHook | undefined;
   client: VerifyClient | undefined;
@@ -194,17 +195,25 @@ function validateBaseUrl(value: unknown, problems: string[]): void {
   try {
     url = new URL(value);
   } catch {
-    problems.push(`\`baseUrl\` must be an absolute URL such as "https://verify.example.com": got ${quote(withoutUserinfo(value))}.`);
+    problems.push(
+      `\`baseUrl\` must be an absolute URL such as "https://verify.example.com": got ${quote(withoutUserinfo(value))}.`,
+    );
     return;
   }
   if (url.username !== '' || url.password !== '') {
-    problems.push('`baseUrl` must not carry credentials: pass them as `clientId` and `clientSecret` (sent only in the Authorization header).');
+    problems.push(
+      '`baseUrl` must not carry credentials: pass them as `clientId` and `clientSecret` (sent only in the Authorization header).',
+    );
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
-    problems.push(`\`baseUrl\` must use https (http is allowed only for a loopback emulator): got ${quote(withoutUserinfo(value))}.`);
+    problems.push(
+      `\`baseUrl\` must use https (http is allowed only for a loopback emulator): got ${quote(withoutUserinfo(value))}.`,
+    );
   }
   if (url.search !== '' || url.hash !== '') {
-    problems.push(`\`baseUrl\` must have no query or fragment: got ${quote(withoutUserinfo(value))}. Did you mean ${quote(withoutUserinfo(`${url.origin}${url.pathname}`))}?`);
+    problems.push(
+      `\`baseUrl\` must have no query or fragment: got ${quote(withoutUserinfo(value))}. Did you mean ${quote(withoutUserinfo(`${url.origin}${url.pathname}`))}?`,
+    );
   }
 }
 
@@ -215,18 +224,24 @@ function validateReturnUrl(
 ): { origin: string | null; path: string | null } {
   const none = { origin: null, path: null };
   if (typeof value !== 'string' || value === '') {
-    problems.push('`returnUrl` must be the ONE return URL registered for this client, byte for byte, e.g. "https://app.example.com/verify/return".');
+    problems.push(
+      '`returnUrl` must be the ONE return URL registered for this client, byte for byte, e.g. "https://app.example.com/verify/return".',
+    );
     return none;
   }
   if (value.trim() !== value || CONTROL.test(value) || /\s/.test(value)) {
-    problems.push(`\`returnUrl\` must contain no whitespace or control characters: got ${quote(value)}. Did you mean ${quote(value.trim())}?`);
+    problems.push(
+      `\`returnUrl\` must contain no whitespace or control characters: got ${quote(value)}. Did you mean ${quote(value.trim())}?`,
+    );
     return none;
   }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    problems.push(`\`returnUrl\` must be absolute (scheme, host and path) and registered for this client: got ${quote(value)}.`);
+    problems.push(
+      `\`returnUrl\` must be absolute (scheme, host and path) and registered for this client: got ${quote(value)}.`,
+    );
     return none;
   }
   if (value.includes('?') || value.includes('#')) {
@@ -256,7 +271,9 @@ function validateReturnUrl(
     return none;
   }
   if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
-    problems.push(`\`returnUrl\` must use https outside localhost: got ${quote(value)}. Did you mean ${quote(value.replace(/^http:/, 'https:'))}?`);
+    problems.push(
+      `\`returnUrl\` must use https outside localhost: got ${quote(value)}. Did you mean ${quote(value.replace(/^http:/, 'https:'))}?`,
+    );
   }
   if (url.href !== value) {
     problems.push(
@@ -279,7 +296,9 @@ function validateRoutePath(name: string, value: unknown, fallback: string, probl
 function validateActions<Tx>(value: unknown, problems: string[]): Map<string, ActionDefinition<Tx>> {
   const map = new Map<string, ActionDefinition<Tx>>();
   if (!Array.isArray(value) || value.length === 0) {
-    problems.push('`actions` must be a non-empty array of { name, operationSensitivity, successPath, prepare?, fulfil }.');
+    problems.push(
+      '`actions` must be a non-empty array of { name, operationSensitivity, successPath, prepare?, fulfil }.',
+    );
     return map;
   }
   value.forEach((candidate: unknown, index) => {
@@ -290,16 +309,26 @@ function validateActions<Tx>(value: unknown, problems: string[]): Map<string, Ac
     }
     const action = candidate as Partial<ActionDefinition<Tx>>;
     if (typeof action.name !== 'string' || !ACTION_NAME.test(action.name)) {
-      problems.push(`\`${at}.name\` must match ${ACTION_NAME} (lowercase, e.g. "change_payout"): got ${quote(action.name)}.`);
+      problems.push(
+        `\`${at}.name\` must match ${ACTION_NAME} (lowercase, e.g. "change_payout"): got ${quote(action.name)}.`,
+      );
       return;
     }
     const named = `${at} ("${action.name}")`;
     if (map.has(action.name)) problems.push(`\`${named}\`: the name is registered twice; action names must be unique.`);
     if (action.operationSensitivity !== 'normal' && action.operationSensitivity !== 'sensitive') {
-      problems.push(`\`${named}.operationSensitivity\` must be 'normal' or 'sensitive': got ${quote(action.operationSensitivity)}.`);
+      problems.push(
+        `\`${named}.operationSensitivity\` must be 'normal' or 'sensitive': got ${quote(action.operationSensitivity)}.`,
+      );
     }
     const path = action.successPath;
-    if (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//') || path.includes('\\') || CONTROL.test(path)) {
+    if (
+      typeof path !== 'string' ||
+      !path.startsWith('/') ||
+      path.startsWith('//') ||
+      path.includes('\\') ||
+      CONTROL.test(path)
+    ) {
       problems.push(
         `\`${named}.successPath\` must be a same-origin path starting with a single "/" (e.g. "/account"): got ${quote(path)}. It is fixed on the server; never a URL from the request.`,
       );
@@ -339,13 +368,19 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
 
   validateBaseUrl(o.baseUrl, problems);
   if (typeof o.clientId !== 'string' || o.clientId === '' || o.clientId.includes(':') || CONTROL.test(o.clientId)) {
-    problems.push(`\`clientId\` must be the client id issued by the portal (non-empty, no ":" or control characters): got ${quote(o.clientId)}.`);
+    problems.push(
+      `\`clientId\` must be the client id issued by the portal (non-empty, no ":" or control characters): got ${quote(o.clientId)}.`,
+    );
   }
   // The secret's value is never quoted, not even in part.
   if (typeof o.clientSecret !== 'string' || o.clientSecret === '') {
-    problems.push('`clientSecret` must be the secret issued by the portal, read from the server\'s environment (e.g. process.env.VERIFY_CLIENT_SECRET); it is missing or not a string.');
+    problems.push(
+      "`clientSecret` must be the secret issued by the portal, read from the server's environment (e.g. process.env.VERIFY_CLIENT_SECRET); it is missing or not a string.",
+    );
   } else if (CONTROL.test(o.clientSecret) || o.clientSecret.trim() !== o.clientSecret) {
-    problems.push('`clientSecret` contains whitespace or control characters (a trailing newline from a file?); trim it.');
+    problems.push(
+      '`clientSecret` contains whitespace or control characters (a trailing newline from a file?); trim it.',
+    );
   }
 
   const platform = o.platform ?? 'web';
@@ -356,24 +391,37 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
 
   const store = o.store as Partial<VerifyStore<Tx>> | undefined;
   if (
-    typeof store !== 'object' || store === null ||
-    !isFn(store.insertAttempt) || !isFn(store.findAttemptByState) || !isFn(store.fulfilOnce) || !isFn(store.recordFailure)
+    typeof store !== 'object' ||
+    store === null ||
+    !isFn(store.insertAttempt) ||
+    !isFn(store.findAttemptByState) ||
+    !isFn(store.fulfilOnce) ||
+    !isFn(store.recordFailure)
   ) {
     problems.push('`store` must be a VerifyStore, e.g. createSqliteStore({ database: "./data/app.sqlite" }).');
   }
   const actions = validateActions<Tx>(o.actions, problems);
   if (!isFn(o.resolveUser)) {
-    problems.push('`resolveUser` must be a function (req) => { userRef, destination } | null giving the signed-in user\'s stable userRef and phone destination.');
+    problems.push(
+      "`resolveUser` must be a function (req) => { userRef, destination } | null giving the signed-in user's stable userRef and phone destination.",
+    );
   }
 
   const startPath = validateRoutePath('startPath', o.startPath, '/verify/start', problems);
   const startAgainPath = validateRoutePath('startAgainPath', o.startAgainPath, '/verify/start-again', problems);
-  const mobileCompletePath = validateRoutePath('mobileCompletePath', o.mobileCompletePath, '/verify/mobile/complete', problems);
+  const mobileCompletePath = validateRoutePath(
+    'mobileCompletePath',
+    o.mobileCompletePath,
+    '/verify/mobile/complete',
+    problems,
+  );
 
   const routesIn = (o.routes ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(routesIn)) {
-    if (!['start', 'landing', 'mobile'].includes(key)) problems.push(`\`routes.${key}\` is not a route; use start, landing or mobile.`);
-    else if (routesIn[key] !== undefined && typeof routesIn[key] !== 'boolean') problems.push(`\`routes.${key}\` must be true or false.`);
+    if (!['start', 'landing', 'mobile'].includes(key))
+      problems.push(`\`routes.${key}\` is not a route; use start, landing or mobile.`);
+    else if (routesIn[key] !== undefined && typeof routesIn[key] !== 'boolean')
+      problems.push(`\`routes.${key}\` must be true or false.`);
   }
   const isMobile = platform === 'mobile';
   const routes = {
@@ -382,7 +430,9 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
     mobile: routesIn.mobile === undefined ? isMobile : routesIn.mobile === true,
   };
   if (isMobile && routes.landing) {
-    problems.push("`routes.landing` cannot be on for platform 'mobile': the deep link returns to the app, which calls the mobile completion route.");
+    problems.push(
+      "`routes.landing` cannot be on for platform 'mobile': the deep link returns to the app, which calls the mobile completion route.",
+    );
   }
   if (!isMobile && routes.mobile) {
     problems.push("`routes.mobile` needs platform 'mobile' and a deep-link returnUrl.");
@@ -396,7 +446,8 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
   ] as const) {
     if (!on || path === '') continue;
     const other = taken.get(path);
-    if (other !== undefined) problems.push(`\`${name}\` and ${other} are both ${quote(path)}; give each route its own path.`);
+    if (other !== undefined)
+      problems.push(`\`${name}\` and ${other} are both ${quote(path)}; give each route its own path.`);
     taken.set(path, name);
   }
 
@@ -405,19 +456,34 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
     problems.push('`csrf.dangerouslyReplaceTokenCheck` must be a function (req) => boolean.');
   }
   const allowedOrigins = csrfIn.allowedOrigins ?? [];
-  if (!Array.isArray(allowedOrigins) || allowedOrigins.some((x) => typeof x !== 'string' || !/^https?:\/\/[^/]+$/.test(x))) {
-    problems.push('`csrf.allowedOrigins` must be origins such as "https://app.example.com" (scheme and host, no path).');
+  if (
+    !Array.isArray(allowedOrigins) ||
+    allowedOrigins.some((x) => typeof x !== 'string' || !/^https?:\/\/[^/]+$/.test(x))
+  ) {
+    problems.push(
+      '`csrf.allowedOrigins` must be origins such as "https://app.example.com" (scheme and host, no path).',
+    );
   }
 
   for (const name of ['beforeCreate', 'now', 'onOutcome'] as const) {
     if (o[name] !== undefined && !isFn(o[name])) problems.push(`\`${name}\` must be a function.`);
   }
   const client = o.client as Partial<VerifyClient> | undefined;
-  if (client !== undefined && (typeof client !== 'object' || client === null || !isFn(client.createSession) || !isFn(client.getSession) || !isFn(client.close))) {
+  if (
+    client !== undefined &&
+    (typeof client !== 'object' ||
+      client === null ||
+      !isFn(client.createSession) ||
+      !isFn(client.getSession) ||
+      !isFn(client.close))
+  ) {
     problems.push('`client` must be a VerifyClient (createVerifyClient(...)), or omitted.');
   }
   const logger = o.logger as Partial<KitLogger> | undefined;
-  if (logger !== undefined && (typeof logger !== 'object' || logger === null || !isFn(logger.info) || !isFn(logger.warn) || !isFn(logger.error))) {
+  if (
+    logger !== undefined &&
+    (typeof logger !== 'object' || logger === null || !isFn(logger.info) || !isFn(logger.warn) || !isFn(logger.error))
+  ) {
     problems.push('`logger` must have info, warn and error methods (pino-compatible), or be omitted.');
   }
   const limits = startLimitsFrom(
@@ -430,7 +496,9 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
   const pages = (o.pages ?? {}) as Record<string, unknown>;
   for (const [key, fn] of Object.entries(pages)) {
     if (!['complete', 'failed', 'pending', 'startAgain', 'error'].includes(key)) {
-      problems.push(`\`pages.${key}\` is not an overridable page; use complete, failed, pending, startAgain or error (the auto-submit page is fixed).`);
+      problems.push(
+        `\`pages.${key}\` is not an overridable page; use complete, failed, pending, startAgain or error (the auto-submit page is fixed).`,
+      );
     } else if (!isFn(fn)) problems.push(`\`pages.${key}\` must be a function returning HTML.`);
   }
   validateMessages(o.messages, o.locale, problems);
@@ -440,11 +508,23 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
   const landingIn = (o.landing ?? {}) as LandingOptions;
   const landing: Required<LandingOptions> = {
     pendingRechecks: positive('landing.pendingRechecks', landingIn.pendingRechecks, 3, problems, true),
-    pendingRecheckIntervalMs: positive('landing.pendingRecheckIntervalMs', landingIn.pendingRecheckIntervalMs, 600, problems, true),
+    pendingRecheckIntervalMs: positive(
+      'landing.pendingRecheckIntervalMs',
+      landingIn.pendingRecheckIntervalMs,
+      600,
+      problems,
+      true,
+    ),
     refreshSeconds: positive('landing.refreshSeconds', landingIn.refreshSeconds, 3, problems),
     refreshWindowMs: positive('landing.refreshWindowMs', landingIn.refreshWindowMs, 5 * 60_000, problems, true),
   };
-  const sweepFirstCheckAfterMs = positive('sweepFirstCheckAfterMs', o.sweepFirstCheckAfterMs, 3 * 60_000, problems, true);
+  const sweepFirstCheckAfterMs = positive(
+    'sweepFirstCheckAfterMs',
+    o.sweepFirstCheckAfterMs,
+    3 * 60_000,
+    problems,
+    true,
+  );
 
   if (problems.length > 0) {
     throw new KitError(
@@ -524,11 +604,17 @@ function startLimitsFrom(
     return undefined;
   }
   if (given !== undefined && (typeof given !== 'object' || given === null)) {
-    problems.push('`limits` must be start limit options ({ perUser, perDestination, perIp, limiters }) or createStartLimits(...).');
+    problems.push(
+      '`limits` must be start limit options ({ perUser, perDestination, perIp, limiters }) or createStartLimits(...).',
+    );
     return undefined;
   }
-  if (typeof given === 'object' && given !== null && 'consume' in given && isFn(given.consume)) return given as StartLimits;
-  const storeDb = typeof store === 'object' && store !== null && 'db' in store && store.db instanceof BetterSqlite3 ? store.db : undefined;
+  if (typeof given === 'object' && given !== null && 'consume' in given && isFn(given.consume))
+    return given as StartLimits;
+  const storeDb =
+    typeof store === 'object' && store !== null && 'db' in store && store.db instanceof BetterSqlite3
+      ? store.db
+      : undefined;
   // Several instances share one PostgreSQL store, so they share its counters too.
   const isPostgres = typeof store === 'object' && store !== null && 'kind' in store && store.kind === 'postgres';
   const postgres = isPostgres ? (store as PostgresStore) : undefined;
@@ -543,8 +629,8 @@ function startLimitsFrom(
     problems.push(
       error instanceof KitError && storeDb === undefined && postgres === undefined && given === undefined
         ? 'Start limits need a counter store: use the SQLite or PostgreSQL store, pass ' +
-          '`limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) ' +
-          '`dangerouslyDisableStartLimits: true`.'
+            '`limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) ' +
+            '`dangerouslyDisableStartLimits: true`.'
         : `\`limits\`: ${(error as Error).message}`,
     );
     return undefined;

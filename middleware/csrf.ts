@@ -79,14 +79,15 @@ function submittedToken(req: Request): string | undefined {
 export async function verifyCsrf<Tx>(config: KitConfig<Tx>, req: Request): Promise<void> {
   checkOrigin(config, req);
   if (config.csrf.dangerouslyReplaceTokenCheck !== undefined) {
-    if ((await config.csrf.dangerouslyReplaceTokenCheck(req)) !== true) refuse('The form could not be verified; reload the page and try again.');
+    if ((await config.csrf.dangerouslyReplaceTokenCheck(req)) !== true)
+      refuse('The form could not be verified; reload the page and try again.');
     return;
   }
   if (config.platform === 'mobile') {
     if (!req.is('application/json')) refuse('Send this request as application/json.');
     return;
   }
-  const session = sessionOf(req, 'The start route\'s CSRF check');
+  const session = sessionOf(req, "The start route's CSRF check");
   const expected = session[config.csrf.sessionKey];
   const given = submittedToken(req);
   if (typeof expected !== 'string' || expected.length < 32 || given === undefined || !safeEqual(given, expected)) {

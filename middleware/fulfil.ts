@@ -26,18 +26,19 @@ export interface FulfilDeps<Tx> {
   logger?: OutcomeLogger;
 }
 
-export type Completion = (
+export type Completion =
   /** `firstTime` is true only for the caller whose transaction ran the action. */
-  | { kind: 'fulfilled'; attempt: Attempt; firstTime: boolean }
-  | { kind: 'failed'; attempt: Attempt; reason: string }
-  | { kind: 'pending'; attempt: Attempt }
-  | { kind: 'expired'; attempt: Attempt }
-  /** Never applied: a newer attempt of the same user and action was (attempt.supersededBy). */
-  | { kind: 'superseded'; attempt: Attempt }
-) & {
-  /** Outcome events this call recorded (deliver them after the response: deliverAfterResponse). */
-  eventIds: readonly string[];
-};
+  (
+    | { kind: 'fulfilled'; attempt: Attempt; firstTime: boolean }
+    | { kind: 'failed'; attempt: Attempt; reason: string }
+    | { kind: 'pending'; attempt: Attempt }
+    | { kind: 'expired'; attempt: Attempt }
+    /** Never applied: a newer attempt of the same user and action was (attempt.supersededBy). */
+    | { kind: 'superseded'; attempt: Attempt }
+  ) & {
+    /** Outcome events this call recorded (deliver them after the response: deliverAfterResponse). */
+    eventIds: readonly string[];
+  };
 
 /**
  * Looks up the attempt a return (landing or mobile completion) refers to: resolved by `state`,
@@ -52,7 +53,10 @@ export async function findReturnedAttempt<Tx>(
     throw new KitError(KitErrorCode.UnknownAttempt, 'No verification attempt matches this link; start again.');
   }
   if (attempt.sessionId !== returned.sessionId) {
-    throw new KitError(KitErrorCode.SessionMismatch, 'This link does not belong to the verification it names; start again.');
+    throw new KitError(
+      KitErrorCode.SessionMismatch,
+      'This link does not belong to the verification it names; start again.',
+    );
   }
   return attempt;
 }
@@ -77,7 +81,8 @@ export async function completeAttempt<Tx>(
     const { eventIds } = await deps.store.recordFailure(attempt.sessionId, status.reason, failedAt, event);
     const current = await deps.store.findAttemptByState(attempt.state);
     // This call recorded it when the stored failure carries its time (another caller's would not).
-    if (current?.outcome === 'failed' && current.finishedAt === failedAt) countOutcomes(1, 'failed', source, status.reason);
+    if (current?.outcome === 'failed' && current.finishedAt === failedAt)
+      countOutcomes(1, 'failed', source, status.reason);
     // A concurrent caller may have settled it first; report what is stored.
     const failed: Completion = { kind: 'failed', attempt, reason: status.reason, eventIds: [] };
     const stored = settledCompletion(current ?? attempt) ?? failed;
@@ -165,9 +170,13 @@ async function fulfilInTransaction<Tx>(
     );
   } catch (error) {
     if (error instanceof KitError) throw error;
-    throw new KitError(KitErrorCode.FulfilFailed, `Action "${action.name}" failed; nothing was marked and it will be retried.`, {
-      cause: error,
-    });
+    throw new KitError(
+      KitErrorCode.FulfilFailed,
+      `Action "${action.name}" failed; nothing was marked and it will be retried.`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 

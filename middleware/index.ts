@@ -36,7 +36,8 @@ export interface VerificationKit<Tx = unknown> {
 }
 
 function mountedAtWrongPath<Tx>(config: KitConfig<Tx>, where: string): KitError {
-  const landing = config.landingPath === null ? '' : ` since the landing must answer at the returnUrl's path "${config.landingPath}"`;
+  const landing =
+    config.landingPath === null ? '' : ` since the landing must answer at the returnUrl's path "${config.landingPath}"`;
   return new KitError(
     KitErrorCode.MountedAtWrongPath,
     `The verification kit's router is mounted at "${where}": mount it at '/' with app.use(kit.router)${landing}.`,
@@ -105,9 +106,21 @@ export { maskDestination, type AttemptReader, type AttemptSearch, type AttemptSu
 export { DEFAULT_RETENTION, type RetentionOptions } from './retention.ts';
 export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
 export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './store/postgres.ts';
-export { createVerifyClient, type VerifyClientOptions, type VerifyClientRetry, type VerifyClientTimeouts } from './client.ts';
+export {
+  createVerifyClient,
+  type VerifyClientOptions,
+  type VerifyClientRetry,
+  type VerifyClientTimeouts,
+} from './client.ts';
 export { KitError, KitErrorCode, isKitError, type KitErrorOptions } from './errors.ts';
-export { runSweep, SWEEP_WINDOW_MS, DEFAULT_SWEEP_BACKOFF_MS, type SweepDeps, type SweepOptions, type SweepReport } from './sweep.ts';
+export {
+  runSweep,
+  SWEEP_WINDOW_MS,
+  DEFAULT_SWEEP_BACKOFF_MS,
+  type SweepDeps,
+  type SweepOptions,
+  type SweepReport,
+} from './sweep.ts';
 export { startSweepWorker, type SweepWorker, type SweepWorkerOptions } from './worker.ts';
 export { runSweepJob, SweepJobExitCode, type SweepJobDeps, type SweepJobOptions } from './sweep-cli.ts';
 export { createStartLimits, type LimitBudget, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';

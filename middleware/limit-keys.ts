@@ -53,5 +53,7 @@ export function destinationBudgetKey(destination: string, key: Uint8Array): stri
 
 /** A key for destination counters derived from another server-side secret (one-way: it reveals nothing of it). */
 export function deriveDestinationKey(serverSecret: string): Uint8Array {
-  return new Uint8Array(hkdfSync('sha256', serverSecret, '', 'hosted-sms-verify-kit start limits: destination key', 32));
+  return new Uint8Array(
+    hkdfSync('sha256', serverSecret, '', 'hosted-sms-verify-kit start limits: destination key', 32),
+  );
 }

@@ -55,11 +55,13 @@ export interface KitMessages {
 }
 
 /** What an integrator passes for one locale: any subset, merged over the English defaults. */
-export type KitMessagesInput = { [K in keyof KitMessages]?: KitMessages[K] extends (...args: never[]) => unknown
-  ? KitMessages[K]
-  : KitMessages[K] extends object
-    ? Partial<KitMessages[K]>
-    : KitMessages[K] };
+export type KitMessagesInput = {
+  [K in keyof KitMessages]?: KitMessages[K] extends (...args: never[]) => unknown
+    ? KitMessages[K]
+    : KitMessages[K] extends object
+      ? Partial<KitMessages[K]>
+      : KitMessages[K];
+};
 
 const START_AGAIN = 'Start again from the page you came from.';
 const SERVER_PROBLEM =
@@ -85,8 +87,7 @@ export const englishMessages: KitMessages = {
   failures: {
     otp_locked: {
       title: 'Too many incorrect codes',
-      text:
-        'The code was entered incorrectly too many times, so this verification was locked. You can start a new one.',
+      text: 'The code was entered incorrectly too many times, so this verification was locked. You can start a new one.',
     },
     device_changed: {
       title: 'Verification moved to another device',

@@ -25,7 +25,9 @@ const parseJson = express.json({ limit: '4kb', strict: true });
 
 function readJson(req: Request, res: Response): Promise<void> {
   if (!req.is('application/json')) {
-    return Promise.reject(new KitError(KitErrorCode.InvalidReturnParams, 'Send { "session_id", "state" } as application/json.'));
+    return Promise.reject(
+      new KitError(KitErrorCode.InvalidReturnParams, 'Send { "session_id", "state" } as application/json.'),
+    );
   }
   return new Promise((resolve, reject) => {
     parseJson(req, res, (error?: unknown) => {

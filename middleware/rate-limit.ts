@@ -87,13 +87,15 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
     if (options.database === undefined) {
       throw new KitError(
         KitErrorCode.InvalidConfig,
-        'Start limits need `database` (the kit store\'s db) or `postgres` (the kit\'s PostgreSQL store) to keep ' +
+        "Start limits need `database` (the kit store's db) or `postgres` (the kit's PostgreSQL store) to keep " +
           `counters across restarts, or \`limiters.${name}\` on a shared store.`,
       );
     }
     let created!: (error?: unknown) => void;
     // The library creates its table asynchronously; counting before that fails.
-    tablesReady.push(new Promise<void>((resolve, reject) => (created = (error) => (error ? reject(error) : resolve()))));
+    tablesReady.push(
+      new Promise<void>((resolve, reject) => (created = (error) => (error ? reject(error) : resolve()))),
+    );
     return new RateLimiterSQLite(
       {
         ...common,
@@ -141,9 +143,13 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
         // A refused start sends nothing, so it spends nothing: give back what this call counted.
         await Promise.all(keys.map(([limiter, key]) => limiter.reward(key, 1)));
         const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(...waits) / 1000));
-        throw new KitError(KitErrorCode.RateLimited, `Too many verification attempts; try again in ${retryAfterSeconds} s.`, {
-          retryAfterSeconds,
-        });
+        throw new KitError(
+          KitErrorCode.RateLimited,
+          `Too many verification attempts; try again in ${retryAfterSeconds} s.`,
+          {
+            retryAfterSeconds,
+          },
+        );
       }
     },
   };
@@ -174,7 +180,10 @@ function checkDestinationKey(key: string | Uint8Array | undefined): Uint8Array {
 
 function checkIpv6Subnet(bits: number): number {
   if (!Number.isInteger(bits) || bits < 16 || bits > 128) {
-    throw new KitError(KitErrorCode.InvalidConfig, '`ipv6Subnet` must be a whole number of bits from 16 to 128, e.g. 64.');
+    throw new KitError(
+      KitErrorCode.InvalidConfig,
+      '`ipv6Subnet` must be a whole number of bits from 16 to 128, e.g. 64.',
+    );
   }
   return bits;
 }

@@ -34,7 +34,13 @@ export function userMessage(error: KitError, messages: KitMessages): string {
 }
 
 export function logKitError<Tx>(config: KitConfig<Tx>, route: string, error: KitError): void {
-  const fields = { route, code: error.code, status: error.status, serviceErrorCode: error.serviceErrorCode, serviceStatus: error.serviceStatus };
+  const fields = {
+    route,
+    code: error.code,
+    status: error.status,
+    serviceErrorCode: error.serviceErrorCode,
+    serviceStatus: error.serviceStatus,
+  };
   if (error.status >= 500) config.logger.error(fields, error.message);
   else config.logger.warn(fields, error.message);
 }
@@ -82,9 +88,9 @@ export function route<Tx>(
 ) {
   const spanName = `verify_kit.${name.replaceAll('-', '_')}`;
   return (req: Request, res: Response, next: NextFunction): void => {
-    inSpan(spanName, { 'verify_kit.route': name, 'verify_kit.platform': config.platform }, () => handler(req, res)).catch(
-      (error: unknown) => answerError(config, name, format, error, res, next),
-    );
+    inSpan(spanName, { 'verify_kit.route': name, 'verify_kit.platform': config.platform }, () =>
+      handler(req, res),
+    ).catch((error: unknown) => answerError(config, name, format, error, res, next));
   };
 }
 

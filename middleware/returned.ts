@@ -22,13 +22,22 @@ export interface ReturnedIds {
 function read(source: Record<string, unknown>, name: string): string {
   const value = source[name];
   if (value === undefined || value === '') {
-    throw new KitError(KitErrorCode.InvalidReturnParams, `This verification link is incomplete (no ${name}); start again.`);
+    throw new KitError(
+      KitErrorCode.InvalidReturnParams,
+      `This verification link is incomplete (no ${name}); start again.`,
+    );
   }
   if (typeof value !== 'string') {
-    throw new KitError(KitErrorCode.InvalidReturnParams, `This verification link is malformed (${name} given more than once or not as text); start again.`);
+    throw new KitError(
+      KitErrorCode.InvalidReturnParams,
+      `This verification link is malformed (${name} given more than once or not as text); start again.`,
+    );
   }
   if (value.length > MAX_LENGTH) {
-    throw new KitError(KitErrorCode.InvalidReturnParams, `This verification link is malformed (${name} too long); start again.`);
+    throw new KitError(
+      KitErrorCode.InvalidReturnParams,
+      `This verification link is malformed (${name} too long); start again.`,
+    );
   }
   return value;
 }
@@ -41,7 +50,10 @@ export function readReturnedIds(source: unknown): ReturnedIds {
   const sessionId = read(bag, 'session_id');
   const state = read(bag, 'state');
   if (!SESSION_ID_PATTERN.test(sessionId)) {
-    throw new KitError(KitErrorCode.InvalidReturnParams, 'This verification link is malformed (session_id); start again.');
+    throw new KitError(
+      KitErrorCode.InvalidReturnParams,
+      'This verification link is malformed (session_id); start again.',
+    );
   }
   if (!STATE_PATTERN.test(state)) {
     throw new KitError(KitErrorCode.InvalidReturnParams, 'This verification link is malformed (state); start again.');
@@ -71,6 +83,10 @@ export async function completeReturn<Tx>(
   }
   const { sessionId, action } = completion.attempt;
   config.logger.info({ route, sessionId, action, outcome: completion.kind }, 'verification return');
-  annotateSpan({ 'verify_kit.session_id': sessionId, 'verify_kit.action': action, 'verify_kit.outcome': completion.kind });
+  annotateSpan({
+    'verify_kit.session_id': sessionId,
+    'verify_kit.action': action,
+    'verify_kit.outcome': completion.kind,
+  });
   return completion;
 }

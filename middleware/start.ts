@@ -36,7 +36,8 @@ async function readBody(parsers: RequestHandler[], req: Request, res: Response):
     await new Promise<void>((resolve, reject) => {
       parser(req, res, (error?: unknown) => {
         if (error === undefined || error === null) resolve();
-        else reject(new KitError(KitErrorCode.InvalidActionParams, 'The form could not be read; go back and try again.'));
+        else
+          reject(new KitError(KitErrorCode.InvalidActionParams, 'The form could not be read; go back and try again.'));
       });
     });
   }
@@ -50,7 +51,10 @@ function bodyOf(req: Request): Record<string, unknown> {
 function pickAction<Tx>(config: KitConfig<Tx>, value: unknown): ActionDefinition<Tx> {
   const action = typeof value === 'string' ? config.actions.get(value) : undefined;
   if (action === undefined) {
-    throw new KitError(KitErrorCode.UnknownAction, 'This verification request names no known action; go back and try again.');
+    throw new KitError(
+      KitErrorCode.UnknownAction,
+      'This verification request names no known action; go back and try again.',
+    );
   }
   return action;
 }
@@ -117,7 +121,10 @@ function verifyUrlOrigin(verifyUrl: string): string {
     throw new KitError(KitErrorCode.ServiceProtocolError, 'The verification service returned an unusable verifyUrl.');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new KitError(KitErrorCode.ServiceProtocolError, 'The verification service returned a verifyUrl that is not http(s).');
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      'The verification service returned a verifyUrl that is not http(s).',
+    );
   }
   return url.origin;
 }
@@ -136,7 +143,12 @@ export function restartFormFor<Tx>(
   } catch {
     return undefined;
   }
-  return { startPath: config.startPath, csrfToken: token, actionName, ...(restartState === undefined ? {} : { restartState }) };
+  return {
+    startPath: config.startPath,
+    csrfToken: token,
+    actionName,
+    ...(restartState === undefined ? {} : { restartState }),
+  };
 }
 
 export function startAgainUrl<Tx>(config: KitConfig<Tx>, actionName: string): string {
@@ -203,7 +215,9 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
 
     if (config.platform === 'mobile') {
       setNoStoreHeaders(res);
-      res.status(200).json({ verifyUrl: created.verifyUrl, handoff: created.handoff, expiresInSeconds: created.expiresInSeconds });
+      res
+        .status(200)
+        .json({ verifyUrl: created.verifyUrl, handoff: created.handoff, expiresInSeconds: created.expiresInSeconds });
       return;
     }
     const nonce = newNonce();
@@ -241,7 +255,8 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
         const action = pickAction(config, req.query.action);
         const user = await currentUser(config, req);
         // Actions that read form fields in prepare must be started from the integrator's form again.
-        const restart = user !== null && action.prepare === undefined ? restartFormFor(config, req, action.name) : undefined;
+        const restart =
+          user !== null && action.prepare === undefined ? restartFormFor(config, req, action.name) : undefined;
         const nonce = newNonce();
         sendPage(res, 200, config.pages.startAgain({ restart }, nonce, config.messages.forRequest(req)), nonce);
       }),

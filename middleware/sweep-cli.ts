@@ -15,7 +15,16 @@
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
 import { parseArgs } from 'node:util';
-import { describe, newSweepOwner, resolveSweepOptions, runSweep, type SweepDeps, type SweepLogger, type SweepOptions, type SweepReport } from './sweep.ts';
+import {
+  describe,
+  newSweepOwner,
+  resolveSweepOptions,
+  runSweep,
+  type SweepDeps,
+  type SweepLogger,
+  type SweepOptions,
+  type SweepReport,
+} from './sweep.ts';
 import { startSweepWorker } from './worker.ts';
 import type { VerifyClient } from './types.ts';
 
@@ -29,7 +38,9 @@ export const SweepJobExitCode = {
 export type SweepJobEnv = Readonly<Record<string, string | undefined>>;
 
 /** Deps the job may build itself; when it builds them it also closes them. */
-export type SweepJobDeps<Tx> = SweepDeps<Tx> & { client: SweepDeps<Tx>['client'] & Partial<Pick<VerifyClient, 'close'>> };
+export type SweepJobDeps<Tx> = SweepDeps<Tx> & {
+  client: SweepDeps<Tx>['client'] & Partial<Pick<VerifyClient, 'close'>>;
+};
 
 export interface SweepJobOptions<Tx> {
   /**
@@ -83,7 +94,11 @@ interface JobConfig {
   sweep: Omit<SweepOptions, 'signal' | 'logger'>;
 }
 
-function parseJobConfig(argv: readonly string[], env: SweepJobEnv, defaults: SweepJobOptions<unknown>['sweep']): JobConfig {
+function parseJobConfig(
+  argv: readonly string[],
+  env: SweepJobEnv,
+  defaults: SweepJobOptions<unknown>['sweep'],
+): JobConfig {
   let values;
   try {
     ({ values } = parseArgs({
@@ -240,7 +255,10 @@ async function runOnceMode<Tx>(
     if (outcome === 'timeout') {
       run.catch(() => {});
       await deps.store.releaseClaims(owner).catch(() => 0);
-      emit({ event: 'sweep_stopped', reason: 'in-flight reads did not finish within the stop timeout; claims released' });
+      emit({
+        event: 'sweep_stopped',
+        reason: 'in-flight reads did not finish within the stop timeout; claims released',
+      });
       return SweepJobExitCode.Ok;
     }
     emit(sweepLine(outcome, 'once'));

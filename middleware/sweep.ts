@@ -138,7 +138,8 @@ function checkInteger(name: string, value: unknown, min: number, max: number, un
 
 /** Validates sweep options and fills in defaults. Throws KitError('invalid_config') naming the fix. */
 export function resolveSweepOptions(options: SweepOptions = {}): ResolvedSweepOptions {
-  if (typeof options !== 'object' || options === null) throw invalid('Sweep options must be an object, e.g. { batchSize: 50 }.');
+  if (typeof options !== 'object' || options === null)
+    throw invalid('Sweep options must be an object, e.g. { batchSize: 50 }.');
   const batchSize = checkInteger('batchSize', options.batchSize ?? 50, 1, 1000);
   const concurrency = checkInteger('concurrency', options.concurrency ?? 4, 1, 64);
   const leaseMs = checkInteger('leaseMs', options.leaseMs ?? 120_000, 1000, SWEEP_WINDOW_MS, ' ms');
@@ -156,7 +157,9 @@ export function resolveSweepOptions(options: SweepOptions = {}): ResolvedSweepOp
   }
   const owner = options.owner ?? newSweepOwner();
   if (typeof owner !== 'string' || owner.length === 0 || owner.length > 200) {
-    throw invalid('Sweep option `owner` must be a non-empty string of at most 200 characters, unique per worker; leave it out to generate one.');
+    throw invalid(
+      'Sweep option `owner` must be a non-empty string of at most 200 characters, unique per worker; leave it out to generate one.',
+    );
   }
   const retention = resolveRetention(options.retention);
   return { batchSize, concurrency, leaseMs, timeBudgetMs, backoffMs: [...backoffMs], errorRetryMs, owner, retention };
@@ -417,7 +420,11 @@ export function safeLogger(logger: SweepLogger | undefined): SweepLogger | undef
 /** A loggable description of an error: code and message only (never a cause with headers). */
 export function describe(error: unknown): Record<string, unknown> {
   if (error instanceof KitError) {
-    return { code: error.code, message: error.message, ...(error.serviceStatus === undefined ? {} : { serviceStatus: error.serviceStatus }) };
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.serviceStatus === undefined ? {} : { serviceStatus: error.serviceStatus }),
+    };
   }
   if (error instanceof Error) return { name: error.name, message: error.message };
   return { message: String(error) };

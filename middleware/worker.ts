@@ -130,7 +130,10 @@ export function startSweepWorker<Tx>(deps: SweepDeps<Tx>, options: SweepWorkerOp
         ]);
         clearTimeout(waitTimer);
         if (!finished) {
-          logger?.warn({ owner, stopTimeoutMs }, 'sweep worker: in-flight checks did not finish in time; releasing their claims');
+          logger?.warn(
+            { owner, stopTimeoutMs },
+            'sweep worker: in-flight checks did not finish in time; releasing their claims',
+          );
         }
       }
       try {

@@ -176,7 +176,6 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   };
 
-
   /** The outbox row of an outcome, written in the transaction that records the outcome. */
   const recordEvent = async (
     client: PoolClient,

@@ -37,9 +37,9 @@ export function sqliteHousekeeping(db: Database): Housekeeping {
      WHERE start_seq IN (SELECT a.start_seq FROM verify_kit_attempts a
        WHERE ${SETTLED_BEFORE} AND a.redacted_at IS NULL LIMIT @limit)`,
   );
-  const doomed = db.prepare(
-    `SELECT a.session_id FROM verify_kit_attempts a WHERE ${SETTLED_BEFORE} LIMIT @limit`,
-  ).pluck();
+  const doomed = db
+    .prepare(`SELECT a.session_id FROM verify_kit_attempts a WHERE ${SETTLED_BEFORE} LIMIT @limit`)
+    .pluck();
   const deleteEvent = db.prepare('DELETE FROM verify_kit_outcome_events WHERE session_id = ?');
   const deleteAttempt = db.prepare('DELETE FROM verify_kit_attempts WHERE session_id = ?');
 

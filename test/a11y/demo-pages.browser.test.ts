@@ -184,13 +184,15 @@ for (const locale of ['en', 'fr'] as const) {
       }
 
       const expired = await startAttempt(context, page);
-      stack.demo.db.prepare("UPDATE verify_kit_attempts SET outcome = 'expired' WHERE session_id = ?")
+      stack.demo.db
+        .prepare("UPDATE verify_kit_attempts SET outcome = 'expired' WHERE session_id = ?")
         .run(expired.sessionId);
       await page.goto(landingUrl(expired));
       await check(page, locale, 'failure page (expired)');
 
       const superseded = await startAttempt(context, page);
-      stack.demo.db.prepare("UPDATE verify_kit_attempts SET outcome = 'superseded' WHERE session_id = ?")
+      stack.demo.db
+        .prepare("UPDATE verify_kit_attempts SET outcome = 'superseded' WHERE session_id = ?")
         .run(superseded.sessionId);
       await page.goto(landingUrl(superseded));
       await check(page, locale, 'failure page (superseded)', kit.failures?.superseded?.title ?? 'A newer request');

@@ -171,7 +171,8 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
     await expectNoAxeViolations(page, 'failure page (expired)');
 
     const superseded = await startAttempt(context);
-    app.db.prepare("UPDATE verify_kit_attempts SET outcome = 'superseded' WHERE session_id = ?")
+    app.db
+      .prepare("UPDATE verify_kit_attempts SET outcome = 'superseded' WHERE session_id = ?")
       .run(superseded.session_id);
     await page.goto(landingUrl(superseded));
     await expect.poll(() => page.locator('h1').textContent()).toBe('A newer request replaced this one');

@@ -42,11 +42,20 @@ async function scriptedServer(handlers: Handler[]): Promise<Scripted> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
 }
 
-const json = (status: number, value: unknown, headers: Record<string, string> = {}): Handler => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(value));
+const json =
+  (status: number, value: unknown, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(value));
+  };
+const created = {
+  isSuccess: true,
+  sessionId: 'sess-1',
+  verifyUrl: 'https://verify.example/v',
+  handoff: 'hx-1',
+  expiresInSeconds: 120,
+  binding: 'form_post',
 };
-const created = { isSuccess: true, sessionId: 'sess-1', verifyUrl: 'https://verify.example/v', handoff: 'hx-1', expiresInSeconds: 120, binding: 'form_post' };
 
 function client(url: string, extra: Partial<VerifyClientOptions> = {}) {
   return createVerifyClient({
@@ -101,9 +110,14 @@ describe('backend client protocol', () => {
   });
 
   it('does not retry a validation error or idempotency_key_reused, and surfaces the errorCode', async () => {
-    for (const [status, errorCode] of [[400, 'invalid_return_url'], [422, 'idempotency_key_reused']] as const) {
+    for (const [status, errorCode] of [
+      [400, 'invalid_return_url'],
+      [422, 'idempotency_key_reused'],
+    ] as const) {
       const service = await scriptedServer([json(status, { isSuccess: false, errorCode })]);
-      const error = await client(service.url).createSession(input, 'key-1').catch((e: unknown) => e);
+      const error = await client(service.url)
+        .createSession(input, 'key-1')
+        .catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'service_rejected', serviceErrorCode: errorCode, serviceStatus: status });
       expect(service.requests).toHaveLength(1);
     }
@@ -111,33 +125,61 @@ describe('backend client protocol', () => {
 
   it('gives up after its retries with service_unavailable', async () => {
     const service = await scriptedServer([json(502, {})]);
-    const error = await client(service.url, { retry: { maxAttempts: 3, baseDelayMs: 1 } }).createSession(input, 'k').catch((e: unknown) => e);
+    const error = await client(service.url, { retry: { maxAttempts: 3, baseDelayMs: 1 } })
+      .createSession(input, 'k')
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'service_unavailable', serviceStatus: 502 });
     expect(service.requests).toHaveLength(3);
   });
 
   it('follows no redirect: a 3xx is a protocol error and the target is never contacted', async () => {
     const elsewhere = await scriptedServer([json(200, { status: 'verified', state: 'state-1', userRef: 'user-1' })]);
-    const service = await scriptedServer([(_req, res) => { res.writeHead(307, { location: `${elsewhere.url}/session/x` }); res.end(); }]);
-    const error = await client(service.url).getSession('x').catch((e: unknown) => e);
+    const service = await scriptedServer([
+      (_req, res) => {
+        res.writeHead(307, { location: `${elsewhere.url}/session/x` });
+        res.end();
+      },
+    ]);
+    const error = await client(service.url)
+      .getSession('x')
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'service_protocol_error', serviceStatus: 307 });
     expect(elsewhere.requests).toHaveLength(0);
   });
 
   it('checks the content type and the body before trusting a status', async () => {
-    const html = await scriptedServer([(_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('{"status":"verified"}'); }]);
+    const html = await scriptedServer([
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('{"status":"verified"}');
+      },
+    ]);
     await expect(client(html.url).getSession('x')).rejects.toMatchObject({ code: 'service_protocol_error' });
-    const notObject = await scriptedServer([(_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('["verified"]'); }]);
+    const notObject = await scriptedServer([
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('["verified"]');
+      },
+    ]);
     await expect(client(notObject.url).getSession('x')).rejects.toMatchObject({ code: 'service_protocol_error' });
     const unknownStatus = await scriptedServer([json(200, { status: 'approved' })]);
     await expect(client(unknownStatus.url).getSession('x')).rejects.toMatchObject({ code: 'service_protocol_error' });
     const noHandoff = await scriptedServer([json(200, { ...created, handoff: undefined })]);
-    await expect(client(noHandoff.url).createSession(input, 'k')).rejects.toMatchObject({ code: 'service_protocol_error' });
+    await expect(client(noHandoff.url).createSession(input, 'k')).rejects.toMatchObject({
+      code: 'service_protocol_error',
+    });
   });
 
   it('tolerates unknown fields and reasons, and ignores assertionExchanged', async () => {
     const service = await scriptedServer([
-      json(200, { status: 'failed', reason: 'carrier_blocked', state: 's', userRef: 'u', assertionExchanged: true, riskScore: 3 }),
+      json(200, {
+        status: 'failed',
+        reason: 'carrier_blocked',
+        state: 's',
+        userRef: 'u',
+        assertionExchanged: true,
+        riskScore: 3,
+      }),
       json(200, { status: 'verified', state: 's', userRef: 'u', assertionExchanged: false, extra: { nested: 1 } }),
     ]);
     const c = client(service.url);
@@ -148,7 +190,9 @@ describe('backend client protocol', () => {
   it('times out a service that never answers, within its headers timeout per try', async () => {
     const service = await scriptedServer([() => {}]);
     const started = Date.now();
-    const error = await client(service.url, { timeouts: { headersMs: 150 }, statusReadAttempts: 2 }).getSession('x').catch((e: unknown) => e);
+    const error = await client(service.url, { timeouts: { headersMs: 150 }, statusReadAttempts: 2 })
+      .getSession('x')
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'service_unavailable' });
     // undici checks timeouts on a coarse (~1 s) timer: bound the total, not each tick.
     expect(Date.now() - started).toBeLessThan(5000);
@@ -160,7 +204,10 @@ describe('backend client protocol', () => {
     const service = await scriptedServer([
       json(401, { isSuccess: false, errorCode: 'unauthorized' }),
       (req) => req.socket.destroy(),
-      (_req, res) => { res.writeHead(302, { location: '/elsewhere' }); res.end(); },
+      (_req, res) => {
+        res.writeHead(302, { location: '/elsewhere' });
+        res.end();
+      },
       () => {},
     ]);
     const c = client(service.url, { timeouts: { headersMs: 100 }, retry: { maxAttempts: 1 }, statusReadAttempts: 1 });
@@ -171,7 +218,10 @@ describe('backend client protocol', () => {
       await c.getSession('x').catch((e: unknown) => e),
     ];
     expect(errors.map((e) => (e as { code: string }).code)).toEqual([
-      'service_rejected', 'service_unavailable', 'service_protocol_error', 'service_unavailable',
+      'service_rejected',
+      'service_unavailable',
+      'service_protocol_error',
+      'service_unavailable',
     ]);
     for (const error of errors) {
       const text = everythingAbout(error);
@@ -182,10 +232,18 @@ describe('backend client protocol', () => {
   });
 
   it('rejects configuration it cannot use, naming the option to fix and never echoing the secret', () => {
-    expect(() => createVerifyClient({ baseUrl: 'verify.example.com', clientId: 'c', clientSecret: SECRET })).toThrow(/`baseUrl` must be an absolute/);
-    expect(() => createVerifyClient({ baseUrl: `https://c:${SECRET}@verify.example`, clientId: 'c', clientSecret: SECRET })).toThrow(/without query, fragment or credentials/);
-    expect(() => createVerifyClient({ baseUrl: 'https://verify.example', clientId: 'a:b', clientSecret: SECRET })).toThrow(/`clientId`/);
-    expect(() => createVerifyClient({ baseUrl: 'https://verify.example', clientId: 'c', clientSecret: '' })).toThrow(/`clientSecret`/);
+    expect(() => createVerifyClient({ baseUrl: 'verify.example.com', clientId: 'c', clientSecret: SECRET })).toThrow(
+      /`baseUrl` must be an absolute/,
+    );
+    expect(() =>
+      createVerifyClient({ baseUrl: `https://c:${SECRET}@verify.example`, clientId: 'c', clientSecret: SECRET }),
+    ).toThrow(/without query, fragment or credentials/);
+    expect(() =>
+      createVerifyClient({ baseUrl: 'https://verify.example', clientId: 'a:b', clientSecret: SECRET }),
+    ).toThrow(/`clientId`/);
+    expect(() => createVerifyClient({ baseUrl: 'https://verify.example', clientId: 'c', clientSecret: '' })).toThrow(
+      /`clientSecret`/,
+    );
     try {
       createVerifyClient({ baseUrl: `https://c:${SECRET}@verify.example`, clientId: 'c', clientSecret: SECRET });
     } catch (error) {

@@ -38,7 +38,10 @@ describe('demo configuration', () => {
     [{ VERIFY_RETURN_URL: 'http://localhost:3000/verify/return?x=1' }, /must not contain a query string/],
     [{ VERIFY_RETURN_URL: 'http://localhost:3000/' }, /needs a path of its own/],
     [{ SESSION_SECRET: 'short' }, /SESSION_SECRET must be at least 16 characters/],
-    [{ NODE_ENV: 'production', VERIFY_BASE_URL: 'https://verify.example.com' }, /SESSION_SECRET still has the .env.example value/],
+    [
+      { NODE_ENV: 'production', VERIFY_BASE_URL: 'https://verify.example.com' },
+      /SESSION_SECRET still has the .env.example value/,
+    ],
     [{ VERIFY_CLIENT_ID: 'a:b' }, /must not contain ":"/],
   ])('refuses %j with a message naming the fix', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -57,7 +60,9 @@ describe('demo configuration', () => {
 
   it('with the emulator, the return URL must reach this demo', () => {
     const config = loadConfig({ PORT: '3001', VERIFY_RETURN_URL: 'http://localhost:3000/verify/return' });
-    expect(() => checkReturnUrlServesDemo(config, 3001)).toThrow('VERIFY_RETURN_URL=http://localhost:3001/verify/return');
+    expect(() => checkReturnUrlServesDemo(config, 3001)).toThrow(
+      'VERIFY_RETURN_URL=http://localhost:3001/verify/return',
+    );
     expect(() => checkReturnUrlServesDemo(loadConfig({}), 3000)).not.toThrow();
   });
 
@@ -78,14 +83,17 @@ describe('payout account numbers (the change_payout prepare rule)', () => {
     expect(normaliseAccountNumber('0123 4567-89')).toBe('0123456789');
     expect(normaliseAccountNumber('12345678')).toBe('12345678');
   });
-  it.each(['1234567', '123456789012345678', '12ab5678', '', ' ', 42, null, 'x'.repeat(100)])('refuses %j as invalid_action_params', (value) => {
-    try {
-      normaliseAccountNumber(value);
-      expect.unreachable();
-    } catch (error) {
-      expect(isKitError(error, 'invalid_action_params')).toBe(true);
-    }
-  });
+  it.each(['1234567', '123456789012345678', '12ab5678', '', ' ', 42, null, 'x'.repeat(100)])(
+    'refuses %j as invalid_action_params',
+    (value) => {
+      try {
+        normaliseAccountNumber(value);
+        expect.unreachable();
+      } catch (error) {
+        expect(isKitError(error, 'invalid_action_params')).toBe(true);
+      }
+    },
+  );
 });
 
 describe('SqliteSessionStore', () => {
@@ -99,8 +107,14 @@ describe('SqliteSessionStore', () => {
     const db = openDemoDatabase(join(dir, 'sessions.sqlite'));
     let now = 1_000_000;
     const store = new SqliteSessionStore({ db, now: () => now, cleanupIntervalMs: 0 });
-    const get = (sid: string) => new Promise((resolve, reject) => store.get(sid, (err, value) => (err ? reject(err) : resolve(value))));
-    const cookie = (expiresAt: number) => ({ originalMaxAge: null, expires: new Date(expiresAt), httpOnly: true, path: '/' });
+    const get = (sid: string) =>
+      new Promise((resolve, reject) => store.get(sid, (err, value) => (err ? reject(err) : resolve(value))));
+    const cookie = (expiresAt: number) => ({
+      originalMaxAge: null,
+      expires: new Date(expiresAt),
+      httpOnly: true,
+      path: '/',
+    });
     await new Promise((r) => store.set('a', { cookie: cookie(now + 1000), userId: 'usr_alice' } as never, r));
     expect(await get('a')).toMatchObject({ userId: 'usr_alice' });
 
@@ -197,6 +211,9 @@ describe("the demo's own forms and API", () => {
       expect(res.text, path).not.toContain(stack.clientSecret);
     }
     expect((await request(stack.demo.app).get('/nope')).status).toBe(404);
-    expect((await request(stack.demo.app).get('/api/nope')).body).toEqual({ error: 'not_found', message: 'No such endpoint.' });
+    expect((await request(stack.demo.app).get('/api/nope')).body).toEqual({
+      error: 'not_found',
+      message: 'No such endpoint.',
+    });
   });
 });

@@ -117,7 +117,9 @@ describe('demo app in a real browser', () => {
     await startAction(page, 'change_payout');
     const sessionId = await waitForHostedPage(page, stack, 'bob', before);
     await visible(page.getByText('You are confirming a sensitive action'));
-    expect(stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE user_id = ?').get(USERS.bob.id)).toEqual({ n: 0 });
+    expect(
+      stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE user_id = ?').get(USERS.bob.id),
+    ).toEqual({ n: 0 });
 
     await enterCode(page, await stack.control.codeFor(sessionId));
     await declinePasskeyOffer(page);
@@ -130,7 +132,13 @@ describe('demo app in a real browser', () => {
     expect(me.actions.filter((a) => a.sessionId === sessionId)).toEqual([
       expect.objectContaining({ sessionId, action: 'change_payout', detail: 'Payout account set to ••••8901' }),
     ]);
-    expect(stack.demo.db.prepare('SELECT account_number AS accountNumber, session_id AS sessionId FROM demo_payout_accounts WHERE user_id = ?').get(USERS.bob.id)).toEqual({
+    expect(
+      stack.demo.db
+        .prepare(
+          'SELECT account_number AS accountNumber, session_id AS sessionId FROM demo_payout_accounts WHERE user_id = ?',
+        )
+        .get(USERS.bob.id),
+    ).toEqual({
       accountNumber: '012345678901',
       sessionId,
     });
@@ -154,7 +162,9 @@ describe('demo app in a real browser', () => {
     for (let left = 4; left >= 1; left--) {
       await enterCode(page, wrong);
       await visible(page.getByText('That code is not correct'));
-      expect(await page.locator('#code-hint').innerText()).toContain(`${left} ${left === 1 ? 'attempt' : 'attempts'} left`);
+      expect(await page.locator('#code-hint').innerText()).toContain(
+        `${left} ${left === 1 ? 'attempt' : 'attempts'} left`,
+      );
     }
     await enterCode(page, wrong);
     await arriveAt(page, new RegExp(`^${escapeRegExp(stack.returnUrl)}\\?session_id=`));
@@ -247,7 +257,9 @@ describe('demo app in a real browser', () => {
     expect(second).toMatchObject({ claimed: 0, fulfilled: 0 });
 
     const me = await apiMe(context, stack);
-    expect(me.actions.filter((a) => a.sessionId === sessionId)).toEqual([expect.objectContaining({ action: 'change_payout' })]);
+    expect(me.actions.filter((a) => a.sessionId === sessionId)).toEqual([
+      expect.objectContaining({ action: 'change_payout' }),
+    ]);
     expect(me.user.payoutAccount?.masked).toBe('••••3210');
 
     const activity = await context.newPage();
@@ -473,7 +485,10 @@ describe('leaks', () => {
   });
 });
 
-function runJob(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runJob(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const script = join(import.meta.dirname, '../../demo-app/sweep-job.ts');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {

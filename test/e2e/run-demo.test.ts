@@ -89,8 +89,12 @@ it('npm run demo with only PORT set: prints the URLs, a person completes a verif
   await page.getByRole('button', { name: 'Not now' }).click();
   await page.waitForURL(`${demoUrl}/verified/payout`);
   await page.getByText('Payouts now go to the account ending 2211.').waitFor();
-  const me = (await (await context.request.get(`${demoUrl}/api/me`)).json()) as { actions: Array<{ action: string; sessionId: string }> };
-  expect(me.actions).toEqual([expect.objectContaining({ action: 'change_payout', sessionId: expect.stringMatching(/\S/) })]);
+  const me = (await (await context.request.get(`${demoUrl}/api/me`)).json()) as {
+    actions: Array<{ action: string; sessionId: string }>;
+  };
+  expect(me.actions).toEqual([
+    expect.objectContaining({ action: 'change_payout', sessionId: expect.stringMatching(/\S/) }),
+  ]);
   await context.close();
 
   child.kill('SIGTERM');

@@ -113,8 +113,14 @@ function recordTraffic(context: BrowserContext): void {
   });
 }
 
-export async function newContext(browser: Browser, options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 760 }, javaScriptEnabled: options.javaScriptEnabled ?? true });
+export async function newContext(
+  browser: Browser,
+  options: { javaScriptEnabled?: boolean } = {},
+): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    viewport: { width: 1100, height: 760 },
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+  });
   recordTraffic(context);
   // Fail fast with the step that hung rather than at the test's own timeout.
   context.setDefaultTimeout(8000);
@@ -128,7 +134,12 @@ export async function signIn(page: Page, stack: Stack, user: DemoUserKey): Promi
 }
 
 /** The hosted code page of the attempt just started; returns its sessionId (from the SMS outbox). */
-export async function waitForHostedPage(page: Page, stack: Stack, user: DemoUserKey, sentBefore: number): Promise<string> {
+export async function waitForHostedPage(
+  page: Page,
+  stack: Stack,
+  user: DemoUserKey,
+  sentBefore: number,
+): Promise<string> {
   await page.waitForURL(stack.verifyUrl);
   await page.locator('#code').waitFor();
   const messages = (await stack.control.outbox()).slice(sentBefore).filter((m) => m.to === USERS[user].phone);
@@ -165,7 +176,9 @@ export async function apiMe(context: BrowserContext, stack: Stack): Promise<Me> 
 /** Rows that prove the effect: the demo's activity row and the kit's attempt outcome. */
 export function dbFacts(stack: Stack, sessionId: string) {
   const db = stack.demo.db;
-  const activity = (db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?').get(sessionId) as { n: number }).n;
+  const activity = (
+    db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?').get(sessionId) as { n: number }
+  ).n;
   const attempt = db
     .prepare('SELECT outcome, failure_reason AS reason FROM verify_kit_attempts WHERE session_id = ?')
     .get(sessionId) as { outcome: string; reason: string | null } | undefined;
@@ -177,7 +190,12 @@ export async function arriveAt(page: Page, url: string | RegExp): Promise<void> 
   try {
     await page.waitForURL(url);
   } catch (error) {
-    const text = await page.locator('body').innerText().catch(() => '(no body)');
-    throw new Error(`expected ${url}, but the page is at ${page.url()} showing:\n${text.slice(0, 600)}`, { cause: error });
+    const text = await page
+      .locator('body')
+      .innerText()
+      .catch(() => '(no body)');
+    throw new Error(`expected ${url}, but the page is at ${page.url()} showing:\n${text.slice(0, 600)}`, {
+      cause: error,
+    });
   }
 }

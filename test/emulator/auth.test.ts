@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OTHER_CLIENT, WEB_CLIENT, basicAuth, createSession, newSession, readSession, startTestEmulator, type TestEmulator } from '../helpers/emulator.ts';
+import {
+  OTHER_CLIENT,
+  WEB_CLIENT,
+  basicAuth,
+  createSession,
+  newSession,
+  readSession,
+  startTestEmulator,
+  type TestEmulator,
+} from '../helpers/emulator.ts';
 
 let emulator: TestEmulator;
 beforeAll(async () => {
@@ -29,7 +38,10 @@ describe('Basic auth on POST /session', () => {
     const attempted = 'my-very-secret-attempt';
     const response = await fetch(`${emulator.url}/session`, {
       method: 'POST',
-      headers: { authorization: basicAuth({ clientId: WEB_CLIENT.clientId, secret: attempted }), 'content-type': 'application/json' },
+      headers: {
+        authorization: basicAuth({ clientId: WEB_CLIENT.clientId, secret: attempted }),
+        'content-type': 'application/json',
+      },
       body: '{}',
     });
     const text = await response.text();
@@ -56,7 +68,11 @@ describe('a browser calling the service directly fails CORS', () => {
   it('grants no cross-origin access on a preflight or on the request', async () => {
     const preflight = await fetch(`${emulator.url}/session`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:3999', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      headers: {
+        origin: 'http://localhost:3999',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
     });
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
     expect(preflight.headers.get('access-control-allow-headers')).toBeNull();

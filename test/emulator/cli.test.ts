@@ -34,7 +34,9 @@ function runEmulator(env: Record<string, string>) {
 describe('npm run emulator', () => {
   it('prints its URL, the registered client and the inbox, never the client secret, and exits 0 on SIGTERM', async () => {
     const secret = `cli-secret-${randomBytes(8).toString('hex')}`;
-    const clients = JSON.stringify([{ clientId: 'cli-client', secret, returnUrl: 'http://localhost:3999/verify/return' }]);
+    const clients = JSON.stringify([
+      { clientId: 'cli-client', secret, returnUrl: 'http://localhost:3999/verify/return' },
+    ]);
     const run = runEmulator({ EMULATOR_PORT: '0', EMULATOR_CLIENTS: clients });
     const banner = await run.banner;
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
@@ -45,10 +47,17 @@ describe('npm run emulator', () => {
     // The emulator really answers at the printed URL with the configured client.
     const created = await fetch(`${url}/session`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`cli-client:${secret}`).toString('base64')}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`cli-client:${secret}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({
-        returnUrl: 'http://localhost:3999/verify/return', channel: 'sms', destination: '+15550100001',
-        operationSensitivity: 'normal', userRef: 'u1', state: 's1',
+        returnUrl: 'http://localhost:3999/verify/return',
+        channel: 'sms',
+        destination: '+15550100001',
+        operationSensitivity: 'normal',
+        userRef: 'u1',
+        state: 's1',
       }),
     });
     expect(created.status).toBe(200);

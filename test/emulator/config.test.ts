@@ -6,12 +6,19 @@ import { WEB_CLIENT, createSession, startTestEmulator } from '../helpers/emulato
 describe('emulator configuration from the environment', () => {
   it('defaults to port 4010, the .env.example client and control on', () => {
     expect(loadEnvConfig({})).toEqual({ port: 4010, clients: [DEFAULT_CLIENT], control: true });
-    expect(DEFAULT_CLIENT).toMatchObject({ clientId: 'demo-client', secret: 'demo-secret-change-me', returnUrl: 'http://localhost:3000/verify/return' });
+    expect(DEFAULT_CLIENT).toMatchObject({
+      clientId: 'demo-client',
+      secret: 'demo-secret-change-me',
+      returnUrl: 'http://localhost:3000/verify/return',
+    });
   });
 
   it('reads EMULATOR_PAGE_HOST; from code the page stays on the listening host unless pageHost is set', async () => {
     expect(loadEnvConfig({ EMULATOR_PAGE_HOST: 'verify.localhost' }).pageHost).toBe('verify.localhost');
-    for (const [pageHost, expected] of [[undefined, '127.0.0.1'], ['verify.localhost', 'verify.localhost']] as const) {
+    for (const [pageHost, expected] of [
+      [undefined, '127.0.0.1'],
+      ['verify.localhost', 'verify.localhost'],
+    ] as const) {
       const emulator = await startEmulator({ port: 0, clients: [WEB_CLIENT], control: false, log: () => {}, pageHost });
       try {
         const created = await createSession(emulator.url, WEB_CLIENT);
@@ -27,7 +34,9 @@ describe('emulator configuration from the environment', () => {
 
   it('reads EMULATOR_PORT, EMULATOR_CLIENTS and EMULATOR_CONTROL=off', () => {
     const clients = [{ clientId: 'a', secret: 's', returnUrl: 'https://a.example/r' }];
-    expect(loadEnvConfig({ EMULATOR_PORT: '0', EMULATOR_CLIENTS: JSON.stringify(clients), EMULATOR_CONTROL: 'off' })).toEqual({
+    expect(
+      loadEnvConfig({ EMULATOR_PORT: '0', EMULATOR_CLIENTS: JSON.stringify(clients), EMULATOR_CONTROL: 'off' }),
+    ).toEqual({
       port: 0,
       clients: [{ ...clients[0], platform: 'web' }],
       control: false,
@@ -67,7 +76,9 @@ describe('emulator configuration from the environment', () => {
   });
 
   it('startEmulator validates clients passed as options too', async () => {
-    await expect(startEmulator({ port: 0, clients: [{ clientId: '', secret: 's', returnUrl: 'http://x/r' }] })).rejects.toThrow(/clientId/);
+    await expect(
+      startEmulator({ port: 0, clients: [{ clientId: '', secret: 's', returnUrl: 'http://x/r' }] }),
+    ).rejects.toThrow(/clientId/);
     expect(validateClients([DEFAULT_CLIENT])).toEqual([DEFAULT_CLIENT]);
   });
 });

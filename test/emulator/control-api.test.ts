@@ -30,7 +30,11 @@ describe('control off (production-like)', () => {
   });
 
   it.each(['/_control/reset', '/_control/clock', '/_control/faults'])('POST %s is 404', async (path) => {
-    const response = await fetch(`${production.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advanceSeconds":1}' });
+    const response = await fetch(`${production.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"advanceSeconds":1}',
+    });
     expect(response.status).toBe(404);
   });
 
@@ -78,7 +82,11 @@ describe('outbox, inbox and clock', () => {
 
   it('refuses a negative or missing advanceSeconds', async () => {
     for (const body of [{ advanceSeconds: -1 }, {}]) {
-      const response = await fetch(`${emulator.url}/_control/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetch(`${emulator.url}/_control/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(response.status).toBe(400);
     }
   });
@@ -183,7 +191,10 @@ describe('reset', () => {
     await emulator.control.reset();
     expect(await emulator.control.outbox()).toEqual([]);
     expect((await emulator.control.stats()).creates).toBe(0);
-    expect((await readSession(emulator.url, WEB_CLIENT, sessionId)).body).toEqual({ isSuccess: true, status: 'pending' });
+    expect((await readSession(emulator.url, WEB_CLIENT, sessionId)).body).toEqual({
+      isSuccess: true,
+      status: 'pending',
+    });
     expect((await createSession(emulator.url, WEB_CLIENT)).status).toBe(200);
     const [message] = await emulator.control.outbox();
     expect(Math.abs(Date.parse(message?.sentAt ?? '') - Date.now())).toBeLessThan(60_000);
@@ -195,9 +206,14 @@ describe('sessions/:id/complete', () => {
     const a = await newSession(emulator.url, WEB_CLIENT);
     const b = await newSession(emulator.url, WEB_CLIENT);
     expect((await emulator.control.complete(a.sessionId, { outcome: 'verified' })).status).toBe(200);
-    expect((await emulator.control.complete(b.sessionId, { outcome: 'failed', reason: 'some_future_reason' })).status).toBe(200);
+    expect(
+      (await emulator.control.complete(b.sessionId, { outcome: 'failed', reason: 'some_future_reason' })).status,
+    ).toBe(200);
     expect((await readSession(emulator.url, WEB_CLIENT, a.sessionId)).body.status).toBe('verified');
-    expect((await readSession(emulator.url, WEB_CLIENT, b.sessionId)).body).toMatchObject({ status: 'failed', reason: 'some_future_reason' });
+    expect((await readSession(emulator.url, WEB_CLIENT, b.sessionId)).body).toMatchObject({
+      status: 'failed',
+      reason: 'some_future_reason',
+    });
   });
 
   it('refuses an unknown id (404), an ended session (409), a bad outcome or a failure without reason (400)', async () => {

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MOBILE_CLIENT, OTHER_CLIENT, WEB_CLIENT, basicAuth, createSession, sessionBody, startTestEmulator, type TestEmulator } from '../helpers/emulator.ts';
+import {
+  MOBILE_CLIENT,
+  OTHER_CLIENT,
+  WEB_CLIENT,
+  basicAuth,
+  createSession,
+  sessionBody,
+  startTestEmulator,
+  type TestEmulator,
+} from '../helpers/emulator.ts';
 
 let emulator: TestEmulator;
 beforeAll(async () => {
@@ -47,10 +56,23 @@ describe('POST /session success response', () => {
   });
 
   it('sends an SMS with a 6-digit code to the destination and prints it', async () => {
-    const { body } = await createSession(emulator.url, WEB_CLIENT, sessionBody(WEB_CLIENT, { destination: '+447700900123' }));
+    const { body } = await createSession(
+      emulator.url,
+      WEB_CLIENT,
+      sessionBody(WEB_CLIENT, { destination: '+447700900123' }),
+    );
     const messages = await emulator.control.outbox();
-    expect(messages).toEqual([{ to: '+447700900123', code: expect.stringMatching(/^\d{6}$/), sessionId: body.sessionId, sentAt: expect.any(String) }]);
-    expect(emulator.logLines.at(-1)).toBe(`SMS to +447700900123: your code is ${messages[0]?.code} (session ${String(body.sessionId)})`);
+    expect(messages).toEqual([
+      {
+        to: '+447700900123',
+        code: expect.stringMatching(/^\d{6}$/),
+        sessionId: body.sessionId,
+        sentAt: expect.any(String),
+      },
+    ]);
+    expect(emulator.logLines.at(-1)).toBe(
+      `SMS to +447700900123: your code is ${messages[0]?.code} (session ${String(body.sessionId)})`,
+    );
   });
 });
 
@@ -79,17 +101,23 @@ describe('returnUrl must equal the registered URL byte for byte', () => {
   });
 
   it('accepts the exact registered URL', async () => {
-    expect((await createSession(emulator.url, WEB_CLIENT, sessionBody(WEB_CLIENT, { returnUrl: registered }))).status).toBe(200);
+    expect(
+      (await createSession(emulator.url, WEB_CLIENT, sessionBody(WEB_CLIENT, { returnUrl: registered }))).status,
+    ).toBe(200);
   });
 });
 
 describe('platform changes only which returnUrl schemes are accepted', () => {
   it('defaults to web: a web client may leave platform out', async () => {
-    expect((await createSession(emulator.url, WEB_CLIENT, sessionBody(WEB_CLIENT, { platform: undefined }))).status).toBe(200);
+    expect(
+      (await createSession(emulator.url, WEB_CLIENT, sessionBody(WEB_CLIENT, { platform: undefined }))).status,
+    ).toBe(200);
   });
 
   it('mobile accepts the registered custom-scheme deep link', async () => {
-    expect((await createSession(emulator.url, MOBILE_CLIENT, sessionBody(MOBILE_CLIENT, { platform: 'mobile' }))).status).toBe(200);
+    expect(
+      (await createSession(emulator.url, MOBILE_CLIENT, sessionBody(MOBILE_CLIENT, { platform: 'mobile' }))).status,
+    ).toBe(200);
   });
 
   it('web refuses a deep link even when it is the registered URL', async () => {
@@ -110,26 +138,40 @@ describe('field rules', () => {
     await expectRejected(sessionBody(WEB_CLIENT, { channel }), 'invalid_channel');
   });
 
-  it.each([[undefined], [''], ['5551234567'], ['+0123456789'], ['+1 555 123 4567'], ['+155512'], ['+1234567890123456'], ['tel:+15551234567'], [15551234567]])(
-    'destination %j gives destination_required',
-    async (destination) => {
-      await expectRejected(sessionBody(WEB_CLIENT, { destination }), 'destination_required');
+  it.each([
+    [undefined],
+    [''],
+    ['5551234567'],
+    ['+0123456789'],
+    ['+1 555 123 4567'],
+    ['+155512'],
+    ['+1234567890123456'],
+    ['tel:+15551234567'],
+    [15551234567],
+  ])('destination %j gives destination_required', async (destination) => {
+    await expectRejected(sessionBody(WEB_CLIENT, { destination }), 'destination_required');
+  });
+
+  it.each([['high'], ['Normal'], [''], [undefined], [true]])(
+    'operationSensitivity %j gives invalid_operation_sensitivity',
+    async (operationSensitivity) => {
+      await expectRejected(sessionBody(WEB_CLIENT, { operationSensitivity }), 'invalid_operation_sensitivity');
     },
   );
 
-  it.each([['high'], ['Normal'], [''], [undefined], [true]])('operationSensitivity %j gives invalid_operation_sensitivity', async (operationSensitivity) => {
-    await expectRejected(sessionBody(WEB_CLIENT, { operationSensitivity }), 'invalid_operation_sensitivity');
-  });
-
   it.each(['normal', 'sensitive'])('operationSensitivity %s is accepted', async (operationSensitivity) => {
-    expect((await createSession(emulator.url, WEB_CLIENT, sessionBody(WEB_CLIENT, { operationSensitivity }))).status).toBe(200);
+    expect(
+      (await createSession(emulator.url, WEB_CLIENT, sessionBody(WEB_CLIENT, { operationSensitivity }))).status,
+    ).toBe(200);
   });
 
   it.each(['userRef', 'state'])('%s must be a string of 1..512 characters (invalid_request)', async (field) => {
     for (const value of [undefined, '', 'x'.repeat(513), 42]) {
       await expectRejected(sessionBody(WEB_CLIENT, { [field]: value }), 'invalid_request');
     }
-    expect((await createSession(emulator.url, WEB_CLIENT, sessionBody(WEB_CLIENT, { [field]: 'x'.repeat(512) }))).status).toBe(200);
+    expect(
+      (await createSession(emulator.url, WEB_CLIENT, sessionBody(WEB_CLIENT, { [field]: 'x'.repeat(512) }))).status,
+    ).toBe(200);
   });
 });
 

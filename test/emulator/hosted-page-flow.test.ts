@@ -29,11 +29,14 @@ async function openedSession(client: EmulatorClient = WEB_CLIENT, overrides = {}
   return { ...created, page, code, wrongCode };
 }
 
-const statusOf = async (sessionId: string, client = WEB_CLIENT) => (await readSession(emulator.url, client, sessionId)).body;
+const statusOf = async (sessionId: string, client = WEB_CLIENT) =>
+  (await readSession(emulator.url, client, sessionId)).body;
 
 function expectReturnRedirect(response: Response, client: EmulatorClient, sessionId: string, state: string) {
   expect(response.status).toBe(303);
-  expect(response.headers.get('location')).toBe(`${client.returnUrl}?session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(state)}`);
+  expect(response.headers.get('location')).toBe(
+    `${client.returnUrl}?session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(state)}`,
+  );
 }
 
 describe('OTP accepted: pending -> verified, browser returns to returnUrl?session_id&state', () => {
@@ -50,7 +53,9 @@ describe('OTP accepted: pending -> verified, browser returns to returnUrl?sessio
 
   it('for a mobile client appends the parameters to the registered deep link', async () => {
     const session = await openedSession(MOBILE_CLIENT, { state: 'm/1 2' });
-    expect(session.page.response.headers.get('content-security-policy')).toContain("form-action 'self' com.example.app:;");
+    expect(session.page.response.headers.get('content-security-policy')).toContain(
+      "form-action 'self' com.example.app:;",
+    );
     const response = await submitCode(session.verifyUrl, session.page, session.code);
     expectReturnRedirect(response, MOBILE_CLIENT, session.sessionId, 'm/1 2');
     expect(response.headers.get('location')).toMatch(/^com\.example\.app:\/\/verify\/return\?session_id=/);
@@ -60,12 +65,20 @@ describe('OTP accepted: pending -> verified, browser returns to returnUrl?sessio
 describe('platform and the return target are set by the backend, not the browser', () => {
   it('ignores platform, returnUrl and state fields a browser adds to the hosted forms', async () => {
     const created = await newSession(emulator.url, WEB_CLIENT);
-    const opened = await postForm(created.verifyUrl, { hx: created.handoff, platform: 'mobile', returnUrl: 'https://evil.example/' });
+    const opened = await postForm(created.verifyUrl, {
+      hx: created.handoff,
+      platform: 'mobile',
+      returnUrl: 'https://evil.example/',
+    });
     const html = await opened.text();
     const binding = /name="page_binding" value="([^"]+)"/.exec(html)?.[1] ?? '';
     const cookie = opened.headers.getSetCookie()[0]?.split(';')[0];
     const code = await emulator.control.codeFor(created.sessionId);
-    const response = await postForm(`${created.verifyUrl}/code`, { page_binding: binding, code, returnUrl: 'https://evil.example/', state: 'forged' }, cookie);
+    const response = await postForm(
+      `${created.verifyUrl}/code`,
+      { page_binding: binding, code, returnUrl: 'https://evil.example/', state: 'forged' },
+      cookie,
+    );
     expectReturnRedirect(response, WEB_CLIENT, created.sessionId, created.state);
   });
 });
@@ -85,8 +98,14 @@ describe('a wrong code shows the page again; the 5th wrong code ends it as faile
 
   it('4 wrong codes still allow the right one', async () => {
     const session = await openedSession();
-    for (let attempt = 0; attempt < 4; attempt += 1) await submitCode(session.verifyUrl, session.page, session.wrongCode);
-    expectReturnRedirect(await submitCode(session.verifyUrl, session.page, session.code), WEB_CLIENT, session.sessionId, session.state);
+    for (let attempt = 0; attempt < 4; attempt += 1)
+      await submitCode(session.verifyUrl, session.page, session.wrongCode);
+    expectReturnRedirect(
+      await submitCode(session.verifyUrl, session.page, session.code),
+      WEB_CLIENT,
+      session.sessionId,
+      session.state,
+    );
     expect((await statusOf(session.sessionId)).status).toBe('verified');
   });
 
@@ -95,7 +114,12 @@ describe('a wrong code shows the page again; the 5th wrong code ends it as faile
     for (let attempt = 0; attempt < 4; attempt += 1) {
       expect((await submitCode(session.verifyUrl, session.page, session.wrongCode)).status).toBe(200);
     }
-    expectReturnRedirect(await submitCode(session.verifyUrl, session.page, session.wrongCode), WEB_CLIENT, session.sessionId, session.state);
+    expectReturnRedirect(
+      await submitCode(session.verifyUrl, session.page, session.wrongCode),
+      WEB_CLIENT,
+      session.sessionId,
+      session.state,
+    );
     expect(await statusOf(session.sessionId)).toMatchObject({ status: 'failed', reason: 'otp_locked' });
   });
 
@@ -130,14 +154,24 @@ describe('a tampered page binding: failed/session_binding_failed', () => {
     const session = await openedSession();
     const binding = session.page.binding ?? '';
     const tampered = `${binding.slice(0, -1)}${binding.endsWith('A') ? 'B' : 'A'}`;
-    const response = await submitCode(session.verifyUrl, { binding: tampered }, session.code, session.page.deviceCookie);
+    const response = await submitCode(
+      session.verifyUrl,
+      { binding: tampered },
+      session.code,
+      session.page.deviceCookie,
+    );
     expectReturnRedirect(response, WEB_CLIENT, session.sessionId, session.state);
     expect(await statusOf(session.sessionId)).toMatchObject({ status: 'failed', reason: 'session_binding_failed' });
   });
 
   it('answers a binding for no known session with a 400 page and changes nothing', async () => {
     const session = await openedSession();
-    const response = await submitCode(session.verifyUrl, { binding: 'ses_unknown.abc' }, session.code, session.page.deviceCookie);
+    const response = await submitCode(
+      session.verifyUrl,
+      { binding: 'ses_unknown.abc' },
+      session.code,
+      session.page.deviceCookie,
+    );
     expect(response.status).toBe(400);
     expect((await statusOf(session.sessionId)).status).toBe('pending');
   });
@@ -157,14 +191,24 @@ describe('the code is valid for 10 minutes (emulator choice)', () => {
   it('accepts the code at 9 minutes', async () => {
     const session = await openedSession();
     await emulator.control.advanceClock(9 * 60);
-    expectReturnRedirect(await submitCode(session.verifyUrl, session.page, session.code), WEB_CLIENT, session.sessionId, session.state);
+    expectReturnRedirect(
+      await submitCode(session.verifyUrl, session.page, session.code),
+      WEB_CLIENT,
+      session.sessionId,
+      session.state,
+    );
     expect((await statusOf(session.sessionId)).status).toBe('verified');
   });
 
   it('after 10 minutes even the right code ends the session as failed/otp_locked', async () => {
     const session = await openedSession();
     await emulator.control.advanceClock(10 * 60 + 1);
-    expectReturnRedirect(await submitCode(session.verifyUrl, session.page, session.code), WEB_CLIENT, session.sessionId, session.state);
+    expectReturnRedirect(
+      await submitCode(session.verifyUrl, session.page, session.code),
+      WEB_CLIENT,
+      session.sessionId,
+      session.state,
+    );
     expect(await statusOf(session.sessionId)).toMatchObject({ status: 'failed', reason: 'otp_locked' });
   });
 });

@@ -56,7 +56,11 @@ let cspViolations: string[];
 
 beforeAll(async () => {
   landing = await startLanding();
-  client = { clientId: 'browser-client', secret: 'browser-secret-0123456789', returnUrl: `${landing.origin}/verify/return` };
+  client = {
+    clientId: 'browser-client',
+    secret: 'browser-secret-0123456789',
+    returnUrl: `${landing.origin}/verify/return`,
+  };
   emulator = await startTestEmulator({ clients: [client] });
   browser = await launchBrowser();
 });

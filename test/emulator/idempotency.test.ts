@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OTHER_CLIENT, WEB_CLIENT, createSession, sessionBody, startTestEmulator, type TestEmulator } from '../helpers/emulator.ts';
+import {
+  OTHER_CLIENT,
+  WEB_CLIENT,
+  createSession,
+  sessionBody,
+  startTestEmulator,
+  type TestEmulator,
+} from '../helpers/emulator.ts';
 
 let emulator: TestEmulator;
 beforeAll(async () => {
@@ -8,8 +15,11 @@ beforeAll(async () => {
 afterAll(() => emulator.close());
 beforeEach(() => emulator.control.reset());
 
-const create = (idempotencyKey: string, body: unknown = sessionBody(WEB_CLIENT, { state: 'fixed-state' }), client = WEB_CLIENT) =>
-  createSession(emulator.url, client, body, { idempotencyKey });
+const create = (
+  idempotencyKey: string,
+  body: unknown = sessionBody(WEB_CLIENT, { state: 'fixed-state' }),
+  client = WEB_CLIENT,
+) => createSession(emulator.url, client, body, { idempotencyKey });
 
 describe('rule 1: an Idempotency-Key is at most 255 characters', () => {
   it('accepts 255 characters', async () => {

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OTHER_CLIENT, WEB_CLIENT, newSession, readSession, startTestEmulator, type TestEmulator } from '../helpers/emulator.ts';
+import {
+  OTHER_CLIENT,
+  WEB_CLIENT,
+  newSession,
+  readSession,
+  startTestEmulator,
+  type TestEmulator,
+} from '../helpers/emulator.ts';
 
 let emulator: TestEmulator;
 beforeAll(async () => {
@@ -13,7 +20,13 @@ describe('GET /session/{id} status read', () => {
     const created = await newSession(emulator.url, WEB_CLIENT, { userRef: 'user-7', state: 'st-1' });
     const answer = await readSession(emulator.url, WEB_CLIENT, created.sessionId);
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ isSuccess: true, status: 'pending', state: 'st-1', userRef: 'user-7', assertionExchanged: false });
+    expect(answer.body).toEqual({
+      isSuccess: true,
+      status: 'pending',
+      state: 'st-1',
+      userRef: 'user-7',
+      assertionExchanged: false,
+    });
     expect(answer.headers.get('cache-control')).toBe('no-store');
   });
 
@@ -32,7 +45,10 @@ describe('GET /session/{id} status read', () => {
   it('a failed session carries its reason', async () => {
     const created = await newSession(emulator.url, WEB_CLIENT);
     await emulator.control.complete(created.sessionId, { outcome: 'failed', reason: 'device_changed' });
-    expect((await readSession(emulator.url, WEB_CLIENT, created.sessionId)).body).toMatchObject({ status: 'failed', reason: 'device_changed' });
+    expect((await readSession(emulator.url, WEB_CLIENT, created.sessionId)).body).toMatchObject({
+      status: 'failed',
+      reason: 'device_changed',
+    });
   });
 });
 
@@ -63,6 +79,9 @@ describe('an outcome is readable for 24 hours', () => {
     await emulator.control.advanceClock(24 * 3600 - 1);
     expect((await readSession(emulator.url, WEB_CLIENT, created.sessionId)).body.status).toBe('verified');
     await emulator.control.advanceClock(2);
-    expect((await readSession(emulator.url, WEB_CLIENT, created.sessionId)).body).toEqual({ isSuccess: true, status: 'pending' });
+    expect((await readSession(emulator.url, WEB_CLIENT, created.sessionId)).body).toEqual({
+      isSuccess: true,
+      status: 'pending',
+    });
   });
 });

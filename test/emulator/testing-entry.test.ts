@@ -3,12 +3,7 @@
  * control }`, and each typed control call does what it says against the running emulator.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  EmulatorControlError,
-  emulatorControl,
-  startEmulator,
-  type RunningEmulator,
-} from '../../emulator/testing.ts';
+import { EmulatorControlError, emulatorControl, startEmulator, type RunningEmulator } from '../../emulator/testing.ts';
 import { WEB_CLIENT, newSession, openHostedPage, readSession } from '../helpers/emulator.ts';
 
 let emulator: RunningEmulator;

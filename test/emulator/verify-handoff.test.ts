@@ -1,6 +1,15 @@
 import { get } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WEB_CLIENT, newSession, openHostedPage, postForm, readSession, startTestEmulator, submitCode, type TestEmulator } from '../helpers/emulator.ts';
+import {
+  WEB_CLIENT,
+  newSession,
+  openHostedPage,
+  postForm,
+  readSession,
+  startTestEmulator,
+  submitCode,
+  type TestEmulator,
+} from '../helpers/emulator.ts';
 
 let emulator: TestEmulator;
 beforeAll(async () => {
@@ -33,7 +42,11 @@ describe('POST {verifyUrl} with the handoff in form field hx', () => {
     const { verifyUrl, handoff, sessionId } = await newSession(emulator.url, WEB_CLIENT);
     const { response } = await openHostedPage(verifyUrl, handoff);
     const cookie = response.headers.getSetCookie().find((line) => line.startsWith('emu_device_'));
-    expect(cookie).toMatch(new RegExp(`^emu_device_${sessionId}=[A-Za-z0-9_-]{24}; Max-Age=1800; Path=/verify; Expires=[^;]+; HttpOnly; SameSite=Lax$`));
+    expect(cookie).toMatch(
+      new RegExp(
+        `^emu_device_${sessionId}=[A-Za-z0-9_-]{24}; Max-Age=1800; Path=/verify; Expires=[^;]+; HttpOnly; SameSite=Lax$`,
+      ),
+    );
   });
 
   it('keeps two sessions opened in one browser (two tabs) each bound to its own device cookie', async () => {
@@ -42,7 +55,10 @@ describe('POST {verifyUrl} with the handoff in form field hx', () => {
     const firstPage = await openHostedPage(first.verifyUrl, first.handoff);
     const secondPage = await openHostedPage(second.verifyUrl, second.handoff);
     const bothCookies = `${firstPage.deviceCookie}; ${secondPage.deviceCookie}`;
-    const [firstCode, secondCode] = await Promise.all([emulator.control.codeFor(first.sessionId), emulator.control.codeFor(second.sessionId)]);
+    const [firstCode, secondCode] = await Promise.all([
+      emulator.control.codeFor(first.sessionId),
+      emulator.control.codeFor(second.sessionId),
+    ]);
     expect((await submitCode(first.verifyUrl, firstPage, firstCode, bothCookies)).status).toBe(303);
     expect((await submitCode(second.verifyUrl, secondPage, secondCode, bothCookies)).status).toBe(303);
     expect((await readSession(emulator.url, WEB_CLIENT, first.sessionId)).body.status).toBe('verified');
@@ -126,7 +142,11 @@ describe('a body that is not a form submission, or has no hx, gives 400', () => 
     ['an empty form body', 'application/x-www-form-urlencoded', () => ''],
   ])('refuses %s and leaves the handoff unspent', async (_name, contentType, body) => {
     const { verifyUrl, handoff } = await newSession(emulator.url, WEB_CLIENT);
-    const response = await fetch(verifyUrl, { method: 'POST', headers: { 'content-type': contentType }, body: body(handoff) });
+    const response = await fetch(verifyUrl, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: body(handoff),
+    });
     expect(response.status).toBe(400);
     expect((await openHostedPage(verifyUrl, handoff)).response.status).toBe(200);
   });
@@ -146,7 +166,7 @@ describe('the hosted page refuses to be framed and is not stored', () => {
     return [ok, refused, withQuery];
   }
 
-  it('sends X-Frame-Options: DENY and CSP frame-ancestors \'none\' on every hosted response', async () => {
+  it("sends X-Frame-Options: DENY and CSP frame-ancestors 'none' on every hosted response", async () => {
     for (const response of await pages()) {
       expect(response.headers.get('x-frame-options')).toBe('DENY');
       expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");

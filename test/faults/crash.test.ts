@@ -57,7 +57,8 @@ beforeAll(async () => {
   control = controlApi(emulator.url);
 });
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 afterAll(async () => {
   for (const database of databases.splice(0)) await database.drop();
@@ -85,7 +86,9 @@ async function startApp(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(signal ?? code)),
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -202,46 +205,51 @@ async function verifiedAttempt(url: string, db: Db, user: string) {
 }
 
 describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
-  it('killed mid-fulfil by the landing, restarted: integrity ok, no trace of the half-done effect, then exactly ' +
-    'one fulfilment by the next landing', async () => {
-    const db = await newDatabase(kind.name, 'landing');
-    const flag = join(dir, `${kind.name}-landing.block`);
-    const first = await startApp(db, flag);
-    const { agent, sessionId, state } = await verifiedAttempt(first.url, db, 'alice');
+  it(
+    'killed mid-fulfil by the landing, restarted: integrity ok, no trace of the half-done effect, then exactly ' +
+      'one fulfilment by the next landing',
+    async () => {
+      const db = await newDatabase(kind.name, 'landing');
+      const flag = join(dir, `${kind.name}-landing.block`);
+      const first = await startApp(db, flag);
+      const { agent, sessionId, state } = await verifiedAttempt(first.url, db, 'alice');
 
-    writeFileSync(flag, '1');
-    const landing = agent.land(sessionId, state, 30_000).then(
-      (answer) => answer,
-      (error: unknown) => error,
-    );
-    await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the fulfilment transaction');
-    first.child.kill('SIGKILL');
-    expect(await first.exited).toBe('SIGKILL');
-    expect(await landing).toBeInstanceOf(Error); // the connection died with the process
+      writeFileSync(flag, '1');
+      const landing = agent.land(sessionId, state, 30_000).then(
+        (answer) => answer,
+        (error: unknown) => error,
+      );
+      await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the fulfilment transaction');
+      first.child.kill('SIGKILL');
+      expect(await first.exited).toBe('SIGKILL');
+      expect(await landing).toBeInstanceOf(Error); // the connection died with the process
 
-    const afterCrash = await inspect(db, sessionId);
-    expect(afterCrash.integrity).toBe('ok');
-    expect(afterCrash.attempt?.outcome).toBe('pending');
-    expect(afterCrash.attempt?.fulfilled_at).toBeNull();
-    expect(afterCrash.effects).toEqual([]); // the effect row written inside the transaction rolled back
+      const afterCrash = await inspect(db, sessionId);
+      expect(afterCrash.integrity).toBe('ok');
+      expect(afterCrash.attempt?.outcome).toBe('pending');
+      expect(afterCrash.attempt?.fulfilled_at).toBeNull();
+      expect(afterCrash.effects).toEqual([]); // the effect row written inside the transaction rolled back
 
-    rmSync(flag);
-    rmSync(`${flag}.inside`);
-    const second = await startApp(db);
-    const again = await agent.land(sessionId, state);
-    expect(again.status).toBe(200); // the session cookie died with the first process: neutral page
-    const reload = await agent.land(sessionId, state);
-    expect(reload.status).toBe(200);
-    second.child.kill('SIGTERM');
-    await second.exited;
+      rmSync(flag);
+      rmSync(`${flag}.inside`);
+      const second = await startApp(db);
+      const again = await agent.land(sessionId, state);
+      expect(again.status).toBe(200); // the session cookie died with the first process: neutral page
+      const reload = await agent.land(sessionId, state);
+      expect(reload.status).toBe(200);
+      second.child.kill('SIGTERM');
+      await second.exited;
 
-    const end = await inspect(db, sessionId);
-    expect(end.integrity).toBe('ok');
-    expect(end.attempt?.outcome).toBe('fulfilled');
-    expect(end.attempt?.fulfilled_at).not.toBeNull();
-    expect(end.effects).toEqual([{ session_id: sessionId, state: end.attempt!.state, user_ref: end.attempt!.user_ref }]);
-    expect(end.allEffects).toBe(1);
-  });
+      const end = await inspect(db, sessionId);
+      expect(end.integrity).toBe('ok');
+      expect(end.attempt?.outcome).toBe('fulfilled');
+      expect(end.attempt?.fulfilled_at).not.toBeNull();
+      expect(end.effects).toEqual([
+        { session_id: sessionId, state: end.attempt!.state, user_ref: end.attempt!.user_ref },
+      ]);
+      expect(end.allEffects).toBe(1);
+    },
+  );
 
   it('killed mid-fulfil, never landed again: the sweep after the restart fulfils it exactly once', async () => {
     const db = await newDatabase(kind.name, 'sweep');
@@ -297,54 +305,56 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
 });
 
 describeEachStore('SIGKILL between the commit and the onOutcome hook', (kind) => {
-  it('the fulfilment stays committed, the user already had the redirect, and the sweep delivers ' +
-    'the event once', async () => {
-    const db = await newDatabase(kind.name, 'hook');
-    const flag = join(dir, `${kind.name}-hook.block`);
-    const app = await startApp(db, undefined, flag);
-    const { agent, sessionId, state } = await verifiedAttempt(app.url, db, 'carol');
-    writeFileSync(flag, '1');
-    const landing = await agent.land(sessionId, state);
-    expect(landing.status).toBe(303); // the redirect went out before the hook ran
-    await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the onOutcome hook');
-    app.child.kill('SIGKILL');
-    expect(await app.exited).toBe('SIGKILL');
+  it(
+    'the fulfilment stays committed, the user already had the redirect, and the sweep delivers ' + 'the event once',
+    async () => {
+      const db = await newDatabase(kind.name, 'hook');
+      const flag = join(dir, `${kind.name}-hook.block`);
+      const app = await startApp(db, undefined, flag);
+      const { agent, sessionId, state } = await verifiedAttempt(app.url, db, 'carol');
+      writeFileSync(flag, '1');
+      const landing = await agent.land(sessionId, state);
+      expect(landing.status).toBe(303); // the redirect went out before the hook ran
+      await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the onOutcome hook');
+      app.child.kill('SIGKILL');
+      expect(await app.exited).toBe('SIGKILL');
 
-    const afterCrash = await inspect(db, sessionId);
-    expect(afterCrash).toMatchObject({ integrity: 'ok', attempt: { outcome: 'fulfilled' } });
-    expect(afterCrash.effects).toHaveLength(1);
+      const afterCrash = await inspect(db, sessionId);
+      expect(afterCrash).toMatchObject({ integrity: 'ok', attempt: { outcome: 'fulfilled' } });
+      expect(afterCrash.effects).toHaveLength(1);
 
-    // A sweep with the same hook, once the dead process's lease has lapsed (virtual clock).
-    const { store } = await openStoreFromSpec(db.spec);
-    const eventRow = async () => {
-      const [row] = await queryRows<{ outcome: string; source: string; deliveredAt: string | number | null }>(
-        db,
-        'SELECT outcome, source, delivered_at AS "deliveredAt" FROM verify_kit_outcome_events WHERE session_id = $1',
-        [sessionId],
-      );
-      if (row === undefined) return undefined;
-      return { ...row, deliveredAt: row.deliveredAt === null ? null : Number(row.deliveredAt) };
-    };
-    expect(await eventRow()).toEqual({ outcome: 'fulfilled', source: 'landing', deliveredAt: null });
-    const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
-    const delivered: OutcomeEvent[] = [];
-    try {
-      const deps = {
-        client,
-        store,
-        actions: new Map(),
-        now: () => Date.now() + 5 * 60_000,
-        onOutcome: (event: OutcomeEvent) => void delivered.push(event),
+      // A sweep with the same hook, once the dead process's lease has lapsed (virtual clock).
+      const { store } = await openStoreFromSpec(db.spec);
+      const eventRow = async () => {
+        const [row] = await queryRows<{ outcome: string; source: string; deliveredAt: string | number | null }>(
+          db,
+          'SELECT outcome, source, delivered_at AS "deliveredAt" FROM verify_kit_outcome_events WHERE session_id = $1',
+          [sessionId],
+        );
+        if (row === undefined) return undefined;
+        return { ...row, deliveredAt: row.deliveredAt === null ? null : Number(row.deliveredAt) };
       };
-      expect((await runSweep(deps, { owner: 'after-hook-crash' })).outcomesDelivered).toBe(1);
-      expect((await runSweep(deps, { owner: 'after-hook-crash-2' })).outcomesDelivered).toBe(0);
-    } finally {
-      await client.close();
-      await store.close();
-    }
-    const redelivered = expect.objectContaining({ sessionId, outcome: 'fulfilled', source: 'landing', delivery: 2 });
-    expect(delivered).toEqual([redelivered]);
-    expect(await eventRow()).toMatchObject({ deliveredAt: expect.any(Number) });
-    expect((await inspect(db, sessionId)).allEffects).toBe(1);
-  });
+      expect(await eventRow()).toEqual({ outcome: 'fulfilled', source: 'landing', deliveredAt: null });
+      const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+      const delivered: OutcomeEvent[] = [];
+      try {
+        const deps = {
+          client,
+          store,
+          actions: new Map(),
+          now: () => Date.now() + 5 * 60_000,
+          onOutcome: (event: OutcomeEvent) => void delivered.push(event),
+        };
+        expect((await runSweep(deps, { owner: 'after-hook-crash' })).outcomesDelivered).toBe(1);
+        expect((await runSweep(deps, { owner: 'after-hook-crash-2' })).outcomesDelivered).toBe(0);
+      } finally {
+        await client.close();
+        await store.close();
+      }
+      const redelivered = expect.objectContaining({ sessionId, outcome: 'fulfilled', source: 'landing', delivery: 2 });
+      expect(delivered).toEqual([redelivered]);
+      expect(await eventRow()).toMatchObject({ deliveredAt: expect.any(Number) });
+      expect((await inspect(db, sessionId)).allEffects).toBe(1);
+    },
+  );
 });

@@ -53,7 +53,13 @@ beforeAll(async () => {
   });
 });
 afterEach(async () => {
-  await control.setFaults({ createFailures: 0, createDelayMs: 0, resetConnections: 0, statusFailures: 0, statusDelayMs: 0 });
+  await control.setFaults({
+    createFailures: 0,
+    createDelayMs: 0,
+    resetConnections: 0,
+    statusFailures: 0,
+    statusDelayMs: 0,
+  });
   resetStartLimits(app.db);
 });
 afterAll(async () => {
@@ -69,7 +75,9 @@ async function newUser(): Promise<FixtureUser> {
 }
 
 function latest() {
-  return app.db.prepare('SELECT session_id, state, outcome FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as {
+  return app.db
+    .prepare('SELECT session_id, state, outcome FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1')
+    .get() as {
     session_id: string;
     state: string;
     outcome: string;
@@ -85,7 +93,12 @@ function creates(from: number) {
   return recorder.exchanges
     .slice(from)
     .filter((x) => x.method === 'POST' && x.url.endsWith('/session'))
-    .map((x) => ({ key: x.requestHeaders['idempotency-key'], status: x.status, replayed: x.responseHeaders['idempotent-replayed'] === 'true', body: x.responseBody }));
+    .map((x) => ({
+      key: x.requestHeaders['idempotency-key'],
+      status: x.status,
+      replayed: x.responseHeaders['idempotent-replayed'] === 'true',
+      body: x.responseBody,
+    }));
 }
 
 /** SMS the service sent for each Idempotency-Key the app used since `from`. */
@@ -101,7 +114,9 @@ function within(answer: { ms: number }): void {
 
 /** The started attempt's handoff opens the hosted page; the code verifies; the landing fulfils once. */
 async function finishThroughHostedPage(user: FixtureUser, startBody: string) {
-  const verifyUrl = /action="([^"]+)"/.exec(startBody.slice(startBody.indexOf('verify-kit-handoff')))![1]!.replace(/&amp;/g, '&');
+  const verifyUrl = /action="([^"]+)"/
+    .exec(startBody.slice(startBody.indexOf('verify-kit-handoff')))![1]!
+    .replace(/&amp;/g, '&');
   const hx = /name="hx" value="([^"]+)"/.exec(startBody)![1]!;
   const attempt = latest();
   const page = await openHostedPage(verifyUrl, hx);
@@ -269,7 +284,10 @@ describe('across this whole file', () => {
     expect(Object.keys(stats.smsByIdempotencyKey).length).toBeGreaterThan(5);
     for (const [key, n] of Object.entries(stats.smsByIdempotencyKey)) expect(n, key).toBe(1);
     await runSweep({ ...app.kit.fulfilDeps, now: () => Date.now() + 2 * 60 * 60_000 }, { owner: 'final-sweep' });
-    const rows = app.db.prepare('SELECT session_id, outcome FROM verify_kit_attempts').all() as { session_id: string; outcome: string }[];
+    const rows = app.db.prepare('SELECT session_id, outcome FROM verify_kit_attempts').all() as {
+      session_id: string;
+      outcome: string;
+    }[];
     const effects = effectCounts(app.db);
     for (const row of rows) {
       const status = await fetch(`${emulator.url}/session/${encodeURIComponent(row.session_id)}`, {

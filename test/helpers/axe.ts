@@ -26,20 +26,23 @@ export interface AxeViolation {
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   const loaded = await page.evaluate(() => typeof (window as { axe?: unknown }).axe === 'object');
   if (!loaded) await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async (tags) => {
-    type Axe = { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> };
-    const axe = (window as unknown as { axe: Axe }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
-    return (result.violations as Array<Record<string, unknown>>).map((v) => ({
-      id: String(v.id),
-      impact: (v.impact as string | null) ?? null,
-      help: String(v.help),
-      nodes: (v.nodes as Array<Record<string, unknown>>).map((n) => ({
-        target: (n.target as unknown[]).map(String),
-        failureSummary: String(n.failureSummary ?? ''),
-      })),
-    }));
-  }, [...WCAG_TAGS]);
+  return page.evaluate(
+    async (tags) => {
+      type Axe = { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> };
+      const axe = (window as unknown as { axe: Axe }).axe;
+      const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+      return (result.violations as Array<Record<string, unknown>>).map((v) => ({
+        id: String(v.id),
+        impact: (v.impact as string | null) ?? null,
+        help: String(v.help),
+        nodes: (v.nodes as Array<Record<string, unknown>>).map((n) => ({
+          target: (n.target as unknown[]).map(String),
+          failureSummary: String(n.failureSummary ?? ''),
+        })),
+      }));
+    },
+    [...WCAG_TAGS],
+  );
 }
 
 /** One line per failing element: rule id, impact, target selector, and what to fix. */

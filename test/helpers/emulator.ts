@@ -98,7 +98,12 @@ export async function newSession(url: string, client: EmulatorClient, overrides:
   };
 }
 
-export async function readSession(url: string, client: EmulatorClient, sessionId: string, authorization?: string | null): Promise<JsonAnswer> {
+export async function readSession(
+  url: string,
+  client: EmulatorClient,
+  sessionId: string,
+  authorization?: string | null,
+): Promise<JsonAnswer> {
   const auth = authorization === undefined ? basicAuth(client) : authorization;
   const headers: Record<string, string> = auth === null ? {} : { authorization: auth };
   return jsonAnswer(await fetch(`${url}/session/${encodeURIComponent(sessionId)}`, { headers }));
@@ -136,7 +141,12 @@ export async function openHostedPage(verifyUrl: string, handoff: string): Promis
 }
 
 /** Submits a code on the hosted page; `verifyUrl` is the session's, the code form posts under it. */
-export async function submitCode(verifyUrl: string, page: { binding?: string; deviceCookie?: string }, code: string, cookie = page.deviceCookie): Promise<Response> {
+export async function submitCode(
+  verifyUrl: string,
+  page: { binding?: string; deviceCookie?: string },
+  code: string,
+  cookie = page.deviceCookie,
+): Promise<Response> {
   return postForm(`${verifyUrl}/code`, { page_binding: page.binding ?? '', code }, cookie);
 }
 
@@ -145,20 +155,33 @@ export interface ControlApi {
   codeFor(sessionId: string): Promise<string>;
   advanceClock(seconds: number): Promise<void>;
   setFaults(faults: Json): Promise<Response>;
-  stats(): Promise<{ creates: number; replays: number; smsSent: number; smsByIdempotencyKey: Record<string, number>; statusReads: number; verifyPosts: number }>;
+  stats(): Promise<{
+    creates: number;
+    replays: number;
+    smsSent: number;
+    smsByIdempotencyKey: Record<string, number>;
+    statusReads: number;
+    verifyPosts: number;
+  }>;
   reset(): Promise<void>;
   complete(sessionId: string, body: Json): Promise<Response>;
 }
 
 export function controlApi(url: string): ControlApi {
   const post = (path: string, body: Json) =>
-    fetch(`${url}/_control${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${url}/_control${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const ok = async (response: Response) => {
     if (!response.ok) throw new Error(`control call failed: ${response.status} ${await response.text()}`);
     return response.json();
   };
   const api: ControlApi = {
-    outbox: async () => ((await ok(await fetch(`${url}/_control/outbox`))) as { messages: Awaited<ReturnType<ControlApi['outbox']>> }).messages,
+    outbox: async () =>
+      ((await ok(await fetch(`${url}/_control/outbox`))) as { messages: Awaited<ReturnType<ControlApi['outbox']>> })
+        .messages,
     codeFor: async (sessionId) => {
       const message = (await api.outbox()).findLast((candidate) => candidate.sessionId === sessionId);
       if (!message) throw new Error(`no SMS for session ${sessionId}`);

@@ -56,7 +56,11 @@ export class SoftAuthenticator {
       this.credentialId,
       isoCBOR.encode(coseKey),
     ]);
-    const attestation = new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]);
+    const attestation = new Map<string, unknown>([
+      ['fmt', 'none'],
+      ['attStmt', new Map()],
+      ['authData', authData],
+    ]);
     const attestationObject = isoCBOR.encode(attestation as never);
     const clientDataJSON = JSON.stringify({ type: 'webauthn.create', challenge, origin, crossOrigin: false });
     return {

@@ -84,11 +84,13 @@ async function openSqlite(): Promise<StoreUnderTest> {
       return store;
     },
     spec: `sqlite:${path}`,
-    effect: (by = 'test', after) => (tx, attempt) => {
-      const insert = (tx as Database).prepare('INSERT INTO effects (session_id, state, by) VALUES (?, ?, ?)');
-      insert.run(attempt.sessionId, attempt.state, by);
-      after?.(attempt);
-    },
+    effect:
+      (by = 'test', after) =>
+      (tx, attempt) => {
+        const insert = (tx as Database).prepare('INSERT INTO effects (session_id, state, by) VALUES (?, ?, ?)');
+        insert.run(attempt.sessionId, attempt.state, by);
+        after?.(attempt);
+      },
     countEffects: async () => (db().prepare('SELECT count(*) AS n FROM effects').get() as { n: number }).n,
     duplicateEffects: async () => db().prepare(DUPLICATES_SQL).all() as { session_id: string; n: number }[],
     effectsBy: async () => {
@@ -153,11 +155,13 @@ async function openPostgres(): Promise<StoreUnderTest> {
       return store;
     },
     spec: `postgres:${database.url}`,
-    effect: (by = 'test', after) => async (tx, attempt) => {
-      const insert = 'INSERT INTO effects (session_id, state, by) VALUES ($1, $2, $3)';
-      await (tx as PoolClient).query(insert, [attempt.sessionId, attempt.state, by]);
-      after?.(attempt);
-    },
+    effect:
+      (by = 'test', after) =>
+      async (tx, attempt) => {
+        const insert = 'INSERT INTO effects (session_id, state, by) VALUES ($1, $2, $3)';
+        await (tx as PoolClient).query(insert, [attempt.sessionId, attempt.state, by]);
+        after?.(attempt);
+      },
     countEffects: async () => Number((await one<{ n: string }>('SELECT count(*) AS n FROM effects'))[0]!.n),
     duplicateEffects: async () =>
       (await one<{ session_id: string; n: string }>(DUPLICATES_SQL)).map((r) => ({ ...r, n: Number(r.n) })),

@@ -82,11 +82,15 @@ describe('retention on the sweep’s clock', () => {
   });
 
   it('can be tuned or switched off, and refuses settings that cannot work', async () => {
-    await expect(runSweep(app.kit.fulfilDeps, { retention: { redactAfterMs: 10 } })).rejects.toThrow(/redactAfterMs >= 60000/);
+    await expect(runSweep(app.kit.fulfilDeps, { retention: { redactAfterMs: 10 } })).rejects.toThrow(
+      /redactAfterMs >= 60000/,
+    );
     await expect(
       runSweep(app.kit.fulfilDeps, { retention: { redactAfterMs: 2 * DAY, deleteAfterMs: DAY } }),
     ).rejects.toThrow(/deleteAfterMs >= redactAfterMs/);
-    expect(await runSweep({ ...app.kit.fulfilDeps, now: () => Date.now() + 365 * DAY }, { retention: false })).toMatchObject({
+    expect(
+      await runSweep({ ...app.kit.fulfilDeps, now: () => Date.now() + 365 * DAY }, { retention: false }),
+    ).toMatchObject({
       redacted: 0,
       deleted: 0,
     });

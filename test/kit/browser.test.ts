@@ -93,7 +93,9 @@ describe('auto-submit page in Chromium under helmet()', () => {
     await page.goto(copyUrl);
     await page.waitForURL(`${app.url}/verify/start-again?action=grant_badge`);
     expect(await page.textContent('h1')).toBe('This verification page was already used');
-    expect(await page.locator('form[action="/verify/start"] input[name="action"]').getAttribute('value')).toBe('grant_badge');
+    expect(await page.locator('form[action="/verify/start"] input[name="action"]').getAttribute('value')).toBe(
+      'grant_badge',
+    );
     expect((await app.emulator.control.stats()).verifyPosts).toBe(posts + 1);
     await context.close();
   });

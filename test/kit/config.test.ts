@@ -60,24 +60,36 @@ describe('option validation', () => {
 
   it('returnUrl relative, with a fragment, with whitespace, non-canonical, or plain http off localhost', () => {
     expect(configError({ returnUrl: '/verify/return' })).toContain('must be absolute');
-    expect(configError({ returnUrl: 'http://localhost:3000/verify/return#top' })).toContain('Did you mean "http://localhost:3000/verify/return"?');
+    expect(configError({ returnUrl: 'http://localhost:3000/verify/return#top' })).toContain(
+      'Did you mean "http://localhost:3000/verify/return"?',
+    );
     expect(configError({ returnUrl: 'http://localhost:3000/verify/return\n' })).toContain('no whitespace');
-    expect(configError({ returnUrl: 'http://LOCALHOST:3000/verify/return' })).toContain('which browsers read as "http://localhost:3000/verify/return"');
-    expect(configError({ returnUrl: 'http://app.example.com/verify/return' })).toContain('Did you mean "https://app.example.com/verify/return"?');
+    expect(configError({ returnUrl: 'http://LOCALHOST:3000/verify/return' })).toContain(
+      'which browsers read as "http://localhost:3000/verify/return"',
+    );
+    expect(configError({ returnUrl: 'http://app.example.com/verify/return' })).toContain(
+      'Did you mean "https://app.example.com/verify/return"?',
+    );
   });
 
   it('platform and returnUrl scheme must agree', () => {
     expect(configError({ platform: 'mobile' })).toContain("for platform 'mobile' must be a custom-scheme deep link");
     expect(configError({ returnUrl: 'com.example.app://verify/return' })).toContain("set platform: 'mobile'");
-    expect(() => createVerificationKit(options({ platform: 'mobile', returnUrl: 'com.example.app://verify/return' }))).not.toThrow();
+    expect(() =>
+      createVerificationKit(options({ platform: 'mobile', returnUrl: 'com.example.app://verify/return' })),
+    ).not.toThrow();
   });
 
   it('actions: unsafe successPath, duplicate names, bad sensitivity, async-looking shape', () => {
     const fulfil = () => {};
-    expect(configError({ actions: [{ name: 'a', operationSensitivity: 'normal', successPath: 'https://evil.example/', fulfil }] })).toContain(
-      'successPath` must be a same-origin path',
-    );
-    expect(configError({ actions: [{ name: 'a', operationSensitivity: 'normal', successPath: '//evil.example', fulfil }] })).toContain('successPath');
+    expect(
+      configError({
+        actions: [{ name: 'a', operationSensitivity: 'normal', successPath: 'https://evil.example/', fulfil }],
+      }),
+    ).toContain('successPath` must be a same-origin path');
+    expect(
+      configError({ actions: [{ name: 'a', operationSensitivity: 'normal', successPath: '//evil.example', fulfil }] }),
+    ).toContain('successPath');
     expect(
       configError({
         actions: [
@@ -86,9 +98,9 @@ describe('option validation', () => {
         ],
       }),
     ).toContain('registered twice');
-    expect(configError({ actions: [{ name: 'a', operationSensitivity: 'urgent' as 'normal', successPath: '/x', fulfil }] })).toContain(
-      "must be 'normal' or 'sensitive'",
-    );
+    expect(
+      configError({ actions: [{ name: 'a', operationSensitivity: 'urgent' as 'normal', successPath: '/x', fulfil }] }),
+    ).toContain("must be 'normal' or 'sensitive'");
     expect(configError({ actions: [] })).toContain('non-empty array');
   });
 
@@ -149,7 +161,9 @@ describe('mount detection', () => {
     outer.use('/nested', inner);
     const response = await request(outer).get('/nested/verify/return?session_id=a&state=b');
     expect(response.status).toBe(500);
-    expect(lines.some((line) => line.startsWith('mounted_at_wrong_path') && line.includes('mounted at "/nested"'))).toBe(true);
+    expect(
+      lines.some((line) => line.startsWith('mounted_at_wrong_path') && line.includes('mounted at "/nested"')),
+    ).toBe(true);
   });
 
   it('mounted at "/", the landing answers only at the exact returnUrl path (case and trailing slash count)', async () => {
@@ -165,9 +179,16 @@ describe('mount detection', () => {
     const kit = createVerificationKit(options({ errors: 'next' }));
     const app = express();
     app.use(kit.router);
-    app.use((error: { code?: string; status?: number }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      res.status(299).json({ code: error.code, status: error.status });
-    });
+    app.use(
+      (
+        error: { code?: string; status?: number },
+        _req: express.Request,
+        res: express.Response,
+        _next: express.NextFunction,
+      ) => {
+        res.status(299).json({ code: error.code, status: error.status });
+      },
+    );
     const response = await request(app).get('/verify/return?state=x');
     expect(response.status).toBe(299);
     expect(response.body).toEqual({ code: 'invalid_return_params', status: 400 });

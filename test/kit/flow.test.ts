@@ -107,7 +107,9 @@ describe('happy path', () => {
     const location = await completeOnHostedPage(app.emulator, handoff, attempt.session_id, seen);
     const landing = await alice.request(location);
     expect(landing.headers.get('location')).toBe('/done/note');
-    const row = app.db.prepare('SELECT detail FROM test_grants WHERE session_id = ?').get(attempt.session_id) as { detail: string };
+    const row = app.db.prepare('SELECT detail FROM test_grants WHERE session_id = ?').get(attempt.session_id) as {
+      detail: string;
+    };
     expect(row.detail).toBe('note:hello there');
   });
 });
@@ -135,7 +137,9 @@ describe('failure reasons', () => {
 
       // The start-again form: POST to start, CSRF token, same action, restart from the stored params.
       expect(html).toContain('<form method="post" action="/verify/start">');
-      const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
+      const fields = Object.fromEntries(
+        [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
+      );
       expect(fields).toMatchObject({ _csrf: alice.csrf, action: 'set_note', restart: attempt.state });
       const again = await alice.start('set_note', { restart: fields.restart! });
       const retried = app.latestAttempt();

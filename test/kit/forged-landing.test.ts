@@ -111,9 +111,16 @@ describe('forged landings fulfil nothing', () => {
     const alice = await new TestUser(app, seen).signIn('alice');
     const { attempt, location } = await verifiedAttempt(alice);
     const evil = encodeURIComponent('https://evil.example/x');
-    const landing = await alice.request(`${location}&next=${evil}&returnTo=${evil}&redirect=${evil}&successPath=${evil}`, {
-      headers: { referer: 'https://evil.example/', 'x-forwarded-host': 'evil.example', 'x-original-url': '/https://evil.example' },
-    });
+    const landing = await alice.request(
+      `${location}&next=${evil}&returnTo=${evil}&redirect=${evil}&successPath=${evil}`,
+      {
+        headers: {
+          referer: 'https://evil.example/',
+          'x-forwarded-host': 'evil.example',
+          'x-original-url': '/https://evil.example',
+        },
+      },
+    );
     expect(landing.status).toBe(303);
     expect(landing.headers.get('location')).toBe('/done/badge');
     expect(app.grants(attempt.session_id)).toBe(1);

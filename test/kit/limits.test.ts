@@ -65,6 +65,8 @@ describe('default start limits', () => {
       });
     expect(() => build({})).toThrow(/Start limits need a counter store/);
     expect(() => build({ dangerouslyDisableStartLimits: true })).not.toThrow();
-    expect(() => build({ dangerouslyDisableStartLimits: true, limits: {} })).toThrow(/either `limits` or `dangerouslyDisableStartLimits/);
+    expect(() => build({ dangerouslyDisableStartLimits: true, limits: {} })).toThrow(
+      /either `limits` or `dangerouslyDisableStartLimits/,
+    );
   });
 });

@@ -108,7 +108,12 @@ describe('mobile flow', () => {
       expect(answer.status).toBe(status);
       expect(((await answer.json()) as { error: string }).error).toBe(code);
     }
-    const form = await post('/verify/mobile/complete', 'alice', `session_id=${attempt.session_id}&state=${attempt.state}`, 'application/x-www-form-urlencoded');
+    const form = await post(
+      '/verify/mobile/complete',
+      'alice',
+      `session_id=${attempt.session_id}&state=${attempt.state}`,
+      'application/x-www-form-urlencoded',
+    );
     expect(form.status).toBe(400);
     expect(app.attempt(attempt.session_id)?.outcome).toBe('pending');
   });

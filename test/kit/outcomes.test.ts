@@ -53,9 +53,7 @@ async function waitForEvent(sessionId: string): Promise<OutcomeEvent> {
 const deliveredRow = (on: KitTestApp, sessionId: string) =>
   on.db
     .prepare('SELECT delivered_at AS deliveredAt, deliveries FROM verify_kit_outcome_events WHERE session_id = ?')
-    .get(sessionId) as
-    | { deliveredAt: number | null; deliveries: number }
-    | undefined;
+    .get(sessionId) as { deliveredAt: number | null; deliveries: number } | undefined;
 
 const sweepAt = (on: KitTestApp, offsetMs: number, owner: string) =>
   runSweep({ ...on.kit.fulfilDeps, now: () => Date.now() + offsetMs }, { owner });

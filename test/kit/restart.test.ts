@@ -60,31 +60,34 @@ async function failedTransfer(user: TestUser, amount: string) {
 }
 
 describe('restart', () => {
-  it('runs prepare again with the stored params, texts the current destination, and fulfil ' +
-    'receives that destination', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
-    const failed = await failedTransfer(alice, '250');
-    const original = USERS.alice!.destination;
-    USERS.alice!.destination = '+15550007777'; // the user's number changed after the failure
-    try {
-      prepared.length = 0;
-      // A form field is not what a restart uses: the stored params are.
-      await alice.start('transfer', { restart: failed.state, amount: '999999' });
-      const now = { userRef: 'user-alice', destination: '+15550007777' };
-      expect(prepared).toEqual([{ user: now, restartParams: { amount: '250' } }]);
-      const restarted = app.latestAttempt();
-      expect(JSON.parse(restarted.params)).toEqual({ amount: '250' });
-      const sms = await app.emulator.control.outbox();
-      const texted = sms.filter((m) => m.sessionId === restarted.session_id).map((m) => m.to);
-      expect(texted).toEqual(['+15550007777']);
-      await app.emulator.control.complete(restarted.session_id, { outcome: 'verified' });
-      expect((await alice.landFor(restarted.session_id, restarted.state)).status).toBe(303);
-      const applied = { sessionId: restarted.session_id, destination: '+15550007777', params: { amount: '250' } };
-      expect(fulfilled.at(-1)).toMatchObject(applied);
-    } finally {
-      USERS.alice!.destination = original;
-    }
-  });
+  it(
+    'runs prepare again with the stored params, texts the current destination, and fulfil ' +
+      'receives that destination',
+    async () => {
+      const alice = await new TestUser(app, seen).signIn('alice');
+      const failed = await failedTransfer(alice, '250');
+      const original = USERS.alice!.destination;
+      USERS.alice!.destination = '+15550007777'; // the user's number changed after the failure
+      try {
+        prepared.length = 0;
+        // A form field is not what a restart uses: the stored params are.
+        await alice.start('transfer', { restart: failed.state, amount: '999999' });
+        const now = { userRef: 'user-alice', destination: '+15550007777' };
+        expect(prepared).toEqual([{ user: now, restartParams: { amount: '250' } }]);
+        const restarted = app.latestAttempt();
+        expect(JSON.parse(restarted.params)).toEqual({ amount: '250' });
+        const sms = await app.emulator.control.outbox();
+        const texted = sms.filter((m) => m.sessionId === restarted.session_id).map((m) => m.to);
+        expect(texted).toEqual(['+15550007777']);
+        await app.emulator.control.complete(restarted.session_id, { outcome: 'verified' });
+        expect((await alice.landFor(restarted.session_id, restarted.state)).status).toBe(303);
+        const applied = { sessionId: restarted.session_id, destination: '+15550007777', params: { amount: '250' } };
+        expect(fulfilled.at(-1)).toMatchObject(applied);
+      } finally {
+        USERS.alice!.destination = original;
+      }
+    },
+  );
 
   it('refused by prepare now: a clear 400 page, no SMS, no attempt stored', async () => {
     const bob = await new TestUser(app, seen).signIn('bob');

@@ -78,7 +78,12 @@ describe('create faults (default timeouts)', () => {
       expect(app.attemptCount()).toBe(attempts);
       expect((await app.emulator.control.stats()).creates).toBe(creates);
       const logged = app.logs.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1);
-      expect(logged).toMatchObject({ level: 'error', route: 'start', code: 'service_rejected', serviceErrorCode: 'idempotency_key_reused' });
+      expect(logged).toMatchObject({
+        level: 'error',
+        route: 'start',
+        code: 'service_rejected',
+        serviceErrorCode: 'idempotency_key_reused',
+      });
     } finally {
       reuseKey = undefined;
     }
@@ -107,7 +112,10 @@ describe('create faults (default timeouts)', () => {
 describe('409 in flight (short client timeout)', () => {
   let app: KitTestApp;
   beforeAll(async () => {
-    app = await startKitTestApp({ clientTimeouts: { headersMs: 400 }, clientRetry: { maxAttempts: 12, baseDelayMs: 300, maxDelayMs: 800 } });
+    app = await startKitTestApp({
+      clientTimeouts: { headersMs: 400 },
+      clientRetry: { maxAttempts: 12, baseDelayMs: 300, maxDelayMs: 800 },
+    });
   });
   afterAll(async () => {
     await app?.close();

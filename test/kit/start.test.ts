@@ -20,7 +20,9 @@ beforeAll(async () => {
         hookCalls.push(who);
         if (refuseNext) {
           refuseNext = false;
-          throw new KitError(KitErrorCode.RateLimited, 'Too many verification attempts; try again in 42 s.', { retryAfterSeconds: 42 });
+          throw new KitError(KitErrorCode.RateLimited, 'Too many verification attempts; try again in 42 s.', {
+            retryAfterSeconds: 42,
+          });
         }
       },
     },
@@ -44,14 +46,21 @@ async function expectNothingCreated(run: () => Promise<Response>, status: number
 describe('start refuses', () => {
   it('GET (and other methods than POST) with 405 and Allow: POST', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
-    const { response } = await expectNothingCreated(() => alice.request(`/verify/start?action=grant_badge&_csrf=${alice.csrf}`), 405);
+    const { response } = await expectNothingCreated(
+      () => alice.request(`/verify/start?action=grant_badge&_csrf=${alice.csrf}`),
+      405,
+    );
     expect(response.headers.get('allow')).toBe('POST');
     await expectNothingCreated(() => alice.request('/verify/start', { method: 'PUT' }), 405);
   });
 
   it('a POST without a CSRF token', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
-    await expectNothingCreated(() => alice.postStart({ action: 'grant_badge' }), 403, /form has expired or was not sent from this site/);
+    await expectNothingCreated(
+      () => alice.postStart({ action: 'grant_badge' }),
+      403,
+      /form has expired or was not sent from this site/,
+    );
   });
 
   it('a POST with a wrong CSRF token (same length, one character off)', async () => {
@@ -68,7 +77,10 @@ describe('start refuses', () => {
 
   it('the token given twice (body field and header disagreeing is ambiguous)', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
-    await expectNothingCreated(() => alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }, { 'x-csrf-token': 'x' }), 403);
+    await expectNothingCreated(
+      () => alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }, { 'x-csrf-token': 'x' }),
+      403,
+    );
   });
 
   it('Sec-Fetch-Site: cross-site even with a valid token', async () => {
@@ -91,14 +103,21 @@ describe('start refuses', () => {
     );
     expect(app.logs.at(-1)).toMatch(/came from another origin/);
     await expectNothingCreated(
-      () => alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }, { origin: 'null', 'sec-fetch-site': 'cross-site' }),
+      () =>
+        alice.postStart(
+          { _csrf: alice.csrf, action: 'grant_badge' },
+          { origin: 'null', 'sec-fetch-site': 'cross-site' },
+        ),
       403,
     );
   });
 
   it('Origin: null (what browsers send under helmet’s no-referrer) is decided by the token, not trusted', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
-    await expectNothingCreated(() => alice.postStart({ _csrf: 'wrong', action: 'grant_badge' }, { origin: 'null' }), 403);
+    await expectNothingCreated(
+      () => alice.postStart({ _csrf: 'wrong', action: 'grant_badge' }, { origin: 'null' }),
+      403,
+    );
     const ok = await alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }, { origin: 'null' });
     expect(ok.status).toBe(200);
   });
@@ -111,7 +130,11 @@ describe('start refuses', () => {
 
   it('an unknown, missing or duplicated action (400 unknown_action)', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
-    await expectNothingCreated(() => alice.postStart({ _csrf: alice.csrf, action: 'delete_everything' }), 400, /no known action/);
+    await expectNothingCreated(
+      () => alice.postStart({ _csrf: alice.csrf, action: 'delete_everything' }),
+      400,
+      /no known action/,
+    );
     await expectNothingCreated(() => alice.postStart({ _csrf: alice.csrf }), 400);
     await expectNothingCreated(
       () =>
@@ -126,14 +149,22 @@ describe('start refuses', () => {
 
   it('parameters the action’s prepare rejects (400), before any session exists', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
-    await expectNothingCreated(() => alice.postStart({ _csrf: alice.csrf, action: 'set_note', note: '<script>' }), 400, /Enter a note/);
+    await expectNothingCreated(
+      () => alice.postStart({ _csrf: alice.csrf, action: 'set_note', note: '<script>' }),
+      400,
+      /Enter a note/,
+    );
   });
 
   it('a start the beforeCreate hook (rate limits) refuses: 429 with Retry-After, no session, no SMS', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
     const sms = (await app.emulator.control.stats()).smsSent;
     refuseNext = true;
-    const { response } = await expectNothingCreated(() => alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }), 429, /Too many/);
+    const { response } = await expectNothingCreated(
+      () => alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }),
+      429,
+      /Too many/,
+    );
     expect(response.headers.get('retry-after')).toBe('42');
     expect((await app.emulator.control.stats()).smsSent).toBe(sms);
     expect(hookCalls.at(-1)).toEqual({ userRef: 'user-alice', destination: '+15550001111', action: 'grant_badge' });
@@ -148,7 +179,13 @@ describe('start accepts', () => {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       // the browser cannot choose the destination, the user or the success URL
-      body: new URLSearchParams({ _csrf: alice.csrf, action: 'grant_badge', destination: '+19990000000', userRef: 'user-bob', successPath: 'https://evil.example/' }).toString(),
+      body: new URLSearchParams({
+        _csrf: alice.csrf,
+        action: 'grant_badge',
+        destination: '+19990000000',
+        userRef: 'user-bob',
+        successPath: 'https://evil.example/',
+      }).toString(),
     });
     expect(response.status).toBe(200);
     const attempt = app.latestAttempt();
@@ -156,7 +193,9 @@ describe('start accepts', () => {
     expect((await app.emulator.control.stats()).smsSent).toBe(sms + 1);
     const outbox = await app.emulator.control.outbox();
     expect(outbox.at(-1)).toMatchObject({ to: '+15550001111', sessionId: attempt.session_id });
-    const row = app.db.prepare('SELECT return_to FROM verify_kit_attempts WHERE state = ?').get(attempt.state) as { return_to: string };
+    const row = app.db.prepare('SELECT return_to FROM verify_kit_attempts WHERE state = ?').get(attempt.state) as {
+      return_to: string;
+    };
     expect(row.return_to).toBe('/done/badge');
   });
 });

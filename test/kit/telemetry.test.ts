@@ -68,9 +68,16 @@ describe('OpenTelemetry', () => {
     expect(create?.parentSpanContext?.spanId).toBe(start?.spanContext().spanId);
 
     const [landing] = named(SpanName.Landing);
-    const read = named(SpanName.ReadStatus).find((span) => span.parentSpanContext?.spanId === landing?.spanContext().spanId);
-    const fulfil = named(SpanName.Fulfil).find((span) => span.parentSpanContext?.spanId === landing?.spanContext().spanId);
-    expect(landing?.attributes).toMatchObject({ 'verify_kit.outcome': 'fulfilled', 'verify_kit.session_id': sessionId });
+    const read = named(SpanName.ReadStatus).find(
+      (span) => span.parentSpanContext?.spanId === landing?.spanContext().spanId,
+    );
+    const fulfil = named(SpanName.Fulfil).find(
+      (span) => span.parentSpanContext?.spanId === landing?.spanContext().spanId,
+    );
+    expect(landing?.attributes).toMatchObject({
+      'verify_kit.outcome': 'fulfilled',
+      'verify_kit.session_id': sessionId,
+    });
     expect(read?.attributes).toMatchObject({ 'verify_kit.status': 'verified', 'verify_kit.session_id': sessionId });
     expect(fulfil?.attributes).toMatchObject({ 'verify_kit.result': 'fulfilled', 'verify_kit.action': 'grant_badge' });
   });
@@ -88,7 +95,10 @@ describe('OpenTelemetry', () => {
     ]);
     const starts = metricPoints(resourceMetrics, MetricName.Starts);
     expect(starts).toEqual([
-      expect.objectContaining({ attributes: { 'verify_kit.action': 'grant_badge', 'verify_kit.platform': 'web' }, value: 4 }),
+      expect.objectContaining({
+        attributes: { 'verify_kit.action': 'grant_badge', 'verify_kit.platform': 'web' },
+        value: 4,
+      }),
     ]);
   });
 
@@ -100,7 +110,10 @@ describe('OpenTelemetry', () => {
     expect(report.oldestDueAgeMs).toBeGreaterThanOrEqual(90_000);
 
     const sweep = named(SpanName.Sweep).at(-1);
-    expect(sweep?.attributes).toMatchObject({ 'verify_kit.sweep.claimed': report.claimed, 'verify_kit.sweep.pending': report.pending });
+    expect(sweep?.attributes).toMatchObject({
+      'verify_kit.sweep.claimed': report.claimed,
+      'verify_kit.sweep.pending': report.pending,
+    });
     const { resourceMetrics } = await reader.collect();
     const [lag] = metricPoints(resourceMetrics, MetricName.SweepLag);
     expect(lag?.value).toBeGreaterThanOrEqual(90);
@@ -115,7 +128,9 @@ describe('OpenTelemetry', () => {
     await alice.landFor(failing.session_id, failing.state);
     await alice.start('grant_badge');
     const abandoned = app.latestAttempt();
-    app.db.prepare('UPDATE verify_kit_attempts SET created_at = ? WHERE session_id = ?').run(Date.now() - 25 * 3_600_000, abandoned.session_id);
+    app.db
+      .prepare('UPDATE verify_kit_attempts SET created_at = ? WHERE session_id = ?')
+      .run(Date.now() - 25 * 3_600_000, abandoned.session_id);
     await runSweep(app.kit.fulfilDeps);
 
     const { resourceMetrics } = await reader.collect();
@@ -130,8 +145,15 @@ describe('OpenTelemetry', () => {
   });
 
   it('no span or metric attribute carries the secret, a handoff, a phone number or a state', async () => {
-    const states = (app.db.prepare('SELECT state FROM verify_kit_attempts').all() as { state: string }[]).map((r) => r.state);
-    const forbidden = [app.secret, ...seen.handoffs, ...states, ...Object.values(USERS).map((user) => user.destination)];
+    const states = (app.db.prepare('SELECT state FROM verify_kit_attempts').all() as { state: string }[]).map(
+      (r) => r.state,
+    );
+    const forbidden = [
+      app.secret,
+      ...seen.handoffs,
+      ...states,
+      ...Object.values(USERS).map((user) => user.destination),
+    ];
     expect(forbidden.length).toBeGreaterThan(5);
     const { resourceMetrics } = await reader.collect();
     const values = [

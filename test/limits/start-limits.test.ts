@@ -32,17 +32,33 @@ async function outcome(promise: Promise<void>) {
 
 describe('start limits against SMS pumping', () => {
   it('stops a user after their budget and says when to retry', async () => {
-    const limits = createStartLimits({ database: db, destinationKey: KEY, perUser: { points: 2, durationSeconds: 600 } });
+    const limits = createStartLimits({
+      database: db,
+      destinationKey: KEY,
+      perUser: { points: 2, durationSeconds: 600 },
+    });
     const results = [];
-    for (let i = 0; i < 3; i++) results.push(await outcome(limits.consume(fromIp(`10.0.0.${i}`), { userRef: 'u1', destination: `+1555010000${i}` })));
+    for (let i = 0; i < 3; i++)
+      results.push(
+        await outcome(limits.consume(fromIp(`10.0.0.${i}`), { userRef: 'u1', destination: `+1555010000${i}` })),
+      );
     expect(results).toEqual(['allowed', 'allowed', 'rate_limited 600']);
-    expect(await outcome(limits.consume(fromIp('10.0.0.9'), { userRef: 'u2', destination: '+15550100009' }))).toBe('allowed');
+    expect(await outcome(limits.consume(fromIp('10.0.0.9'), { userRef: 'u2', destination: '+15550100009' }))).toBe(
+      'allowed',
+    );
   });
 
   it('stops texts to one destination whoever asks, and keeps no phone number in clear', async () => {
-    const limits = createStartLimits({ database: db, destinationKey: KEY, perDestination: { points: 3, durationSeconds: 3600 } });
+    const limits = createStartLimits({
+      database: db,
+      destinationKey: KEY,
+      perDestination: { points: 3, durationSeconds: 3600 },
+    });
     const results = [];
-    for (let i = 0; i < 4; i++) results.push(await outcome(limits.consume(fromIp(`10.0.1.${i}`), { userRef: `u${i}`, destination: '+15550199999' })));
+    for (let i = 0; i < 4; i++)
+      results.push(
+        await outcome(limits.consume(fromIp(`10.0.1.${i}`), { userRef: `u${i}`, destination: '+15550199999' })),
+      );
     expect(results.at(-1)).toMatch(/^rate_limited /);
     expect(results.slice(0, 3)).toEqual(['allowed', 'allowed', 'allowed']);
     const keys = db.prepare('SELECT key FROM verify_kit_rate_limits').all() as { key: string }[];
@@ -50,19 +66,38 @@ describe('start limits against SMS pumping', () => {
   });
 
   it('stops one client IP across users and destinations', async () => {
-    const limits = createStartLimits({ database: db, destinationKey: KEY, perIp: { points: 3, durationSeconds: 3600 } });
+    const limits = createStartLimits({
+      database: db,
+      destinationKey: KEY,
+      perIp: { points: 3, durationSeconds: 3600 },
+    });
     const results = [];
-    for (let i = 0; i < 4; i++) results.push(await outcome(limits.consume(fromIp('203.0.113.7'), { userRef: `u${i}`, destination: `+1555020000${i}` })));
+    for (let i = 0; i < 4; i++)
+      results.push(
+        await outcome(limits.consume(fromIp('203.0.113.7'), { userRef: `u${i}`, destination: `+1555020000${i}` })),
+      );
     expect(results).toEqual(['allowed', 'allowed', 'allowed', expect.stringMatching(/^rate_limited /)]);
   });
 
   it('keeps counting across a restart, because the counters live in the database file', async () => {
-    const before = createStartLimits({ database: db, destinationKey: KEY, perUser: { points: 1, durationSeconds: 600 } });
-    expect(await outcome(before.consume(fromIp('10.0.0.1'), { userRef: 'u1', destination: '+15550100001' }))).toBe('allowed');
+    const before = createStartLimits({
+      database: db,
+      destinationKey: KEY,
+      perUser: { points: 1, durationSeconds: 600 },
+    });
+    expect(await outcome(before.consume(fromIp('10.0.0.1'), { userRef: 'u1', destination: '+15550100001' }))).toBe(
+      'allowed',
+    );
     db.close();
     db = new BetterSqlite3(join(dir, 'app.sqlite'));
-    const after = createStartLimits({ database: db, destinationKey: KEY, perUser: { points: 1, durationSeconds: 600 } });
-    expect(await outcome(after.consume(fromIp('10.0.0.1'), { userRef: 'u1', destination: '+15550100002' }))).toMatch(/^rate_limited /);
+    const after = createStartLimits({
+      database: db,
+      destinationKey: KEY,
+      perUser: { points: 1, durationSeconds: 600 },
+    });
+    expect(await outcome(after.consume(fromIp('10.0.0.1'), { userRef: 'u1', destination: '+15550100002' }))).toMatch(
+      /^rate_limited /,
+    );
   });
 
   it('refuses options it cannot use, saying how to fix them', () => {
@@ -70,14 +105,21 @@ describe('start limits against SMS pumping', () => {
     expect(() => createStartLimits({ database: db })).toThrow(/need `destinationKey`/);
     expect(() => createStartLimits({ database: db, destinationKey: 'too-short' })).toThrow(/at least 32 characters/);
     expect(() => createStartLimits({ database: db, destinationKey: KEY, ipv6Subnet: 8 })).toThrow(/from 16 to 128/);
-    expect(() => createStartLimits({ database: db, destinationKey: KEY, perIp: { points: 0, durationSeconds: 60 } })).toThrow(/positive whole `points`/);
+    expect(() =>
+      createStartLimits({ database: db, destinationKey: KEY, perIp: { points: 0, durationSeconds: 60 } }),
+    ).toThrow(/positive whole `points`/);
   });
 });
 
 describe('budget keys an attacker cannot multiply', () => {
   it('counts an IPv6 client per /64: another address in the same /64 shares the budget, the next /64 does not', async () => {
-    const limits = createStartLimits({ database: db, destinationKey: KEY, perIp: { points: 2, durationSeconds: 3600 } });
-    const start = (ip: string, i: number) => outcome(limits.consume(fromIp(ip), { userRef: `u${i}`, destination: `+1555030000${i}` }));
+    const limits = createStartLimits({
+      database: db,
+      destinationKey: KEY,
+      perIp: { points: 2, durationSeconds: 3600 },
+    });
+    const start = (ip: string, i: number) =>
+      outcome(limits.consume(fromIp(ip), { userRef: `u${i}`, destination: `+1555030000${i}` }));
     expect(await start('2001:db8:1:2::1', 1)).toBe('allowed');
     expect(await start('2001:db8:1:2:ffff:ffff:ffff:9', 2)).toBe('allowed');
     expect(await start('2001:db8:1:2:abcd::1', 3)).toMatch(/^rate_limited /);
@@ -85,9 +127,18 @@ describe('budget keys an attacker cannot multiply', () => {
   });
 
   it('counts each IPv6 address on its own with ipv6Subnet 128', async () => {
-    const limits = createStartLimits({ database: db, destinationKey: KEY, ipv6Subnet: 128, perIp: { points: 1, durationSeconds: 3600 } });
-    expect(await outcome(limits.consume(fromIp('2001:db8::1'), { userRef: 'u1', destination: '+15550300001' }))).toBe('allowed');
-    expect(await outcome(limits.consume(fromIp('2001:db8::2'), { userRef: 'u2', destination: '+15550300002' }))).toBe('allowed');
+    const limits = createStartLimits({
+      database: db,
+      destinationKey: KEY,
+      ipv6Subnet: 128,
+      perIp: { points: 1, durationSeconds: 3600 },
+    });
+    expect(await outcome(limits.consume(fromIp('2001:db8::1'), { userRef: 'u1', destination: '+15550300001' }))).toBe(
+      'allowed',
+    );
+    expect(await outcome(limits.consume(fromIp('2001:db8::2'), { userRef: 'u2', destination: '+15550300002' }))).toBe(
+      'allowed',
+    );
   });
 
   it.each([
@@ -107,7 +158,11 @@ describe('budget keys an attacker cannot multiply', () => {
   it('gives every spelling of one number one destination budget', async () => {
     const spellings = ['+1 555 010 0001', '+1 (555) 010-0001', '+1.555.010.0001', '0015550100001'];
     expect(new Set(spellings.map(normaliseDestination))).toEqual(new Set(['+15550100001']));
-    const limits = createStartLimits({ database: db, destinationKey: KEY, perDestination: { points: 3, durationSeconds: 600 } });
+    const limits = createStartLimits({
+      database: db,
+      destinationKey: KEY,
+      perDestination: { points: 3, durationSeconds: 600 },
+    });
     const results = [];
     for (const [i, destination] of spellings.entries()) {
       results.push(await outcome(limits.consume(fromIp(`10.0.4.${i}`), { userRef: `u${i}`, destination })));
@@ -118,13 +173,19 @@ describe('budget keys an attacker cannot multiply', () => {
   it('keys destinations by an HMAC under the server-side key, never a plain hash a number list could reverse', async () => {
     const limits = createStartLimits({ database: db, destinationKey: KEY });
     await limits.consume(fromIp('10.0.5.1'), { userRef: 'u1', destination: '+15550100001' });
-    const keys = (db.prepare('SELECT key FROM verify_kit_rate_limits').all() as { key: string }[]).map((row) => row.key);
+    const keys = (db.prepare('SELECT key FROM verify_kit_rate_limits').all() as { key: string }[]).map(
+      (row) => row.key,
+    );
     const plainHash = createHash('sha256').update('+15550100001').digest('base64url');
-    expect(keys.some((key) => key.endsWith(destinationBudgetKey('+15550100001', new TextEncoder().encode(KEY))))).toBe(true);
+    expect(keys.some((key) => key.endsWith(destinationBudgetKey('+15550100001', new TextEncoder().encode(KEY))))).toBe(
+      true,
+    );
     expect(keys.join(' ')).not.toContain(plainHash);
     expect(keys.join(' ')).not.toContain('5550100001');
     const otherKey = new TextEncoder().encode('another-server-side-key-of-32-characters');
-    expect(destinationBudgetKey('+15550100001', otherKey)).not.toBe(destinationBudgetKey('+15550100001', new TextEncoder().encode(KEY)));
+    expect(destinationBudgetKey('+15550100001', otherKey)).not.toBe(
+      destinationBudgetKey('+15550100001', new TextEncoder().encode(KEY)),
+    );
   });
 
   it('spends nothing on a refused start: a start refused by the user budget leaves the destination and IP budgets whole', async () => {
@@ -135,7 +196,8 @@ describe('budget keys an attacker cannot multiply', () => {
       perDestination: { points: 2, durationSeconds: 600 },
       perIp: { points: 2, durationSeconds: 600 },
     });
-    const start = (userRef: string) => outcome(limits.consume(fromIp('198.51.100.1'), { userRef, destination: '+15550600001' }));
+    const start = (userRef: string) =>
+      outcome(limits.consume(fromIp('198.51.100.1'), { userRef, destination: '+15550600001' }));
     expect(await start('u1')).toBe('allowed');
     expect(await start('u1')).toMatch(/^rate_limited /);
     expect(await start('u1')).toMatch(/^rate_limited /);
@@ -147,7 +209,11 @@ describe('budget keys an attacker cannot multiply', () => {
 
 describe('forwarded headers while trust proxy is off', () => {
   function appWith(trustProxy: boolean | number, warnings: string[]) {
-    const limits = createStartLimits({ database: db, destinationKey: KEY, logger: { warn: (_obj, msg) => warnings.push(msg) } });
+    const limits = createStartLimits({
+      database: db,
+      destinationKey: KEY,
+      logger: { warn: (_obj, msg) => warnings.push(msg) },
+    });
     const app = express();
     app.set('trust proxy', trustProxy);
     app.post('/start', async (req, res) => {

@@ -91,17 +91,20 @@ describeEachStore('start limits in the store database', (kind) => {
     expect(await startFrom(after, '10.0.0.1', 'u1', '+15550100002')).toMatch(/^rate_limited /);
   });
 
-  it('spends one budget across instances: 30 simultaneous starts over three stores on one database allow exactly ' +
-    '10', async () => {
-    const instances = [h.store, await h.openAnother(), await h.openAnother()].map((store) =>
-      limitsOn(store, { perUser: { points: 10, durationSeconds: 600 } }),
-    );
-    const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        startFrom(instances[i % 3]!, `10.0.2.${i}`, 'u-shared', `+1555030${String(i).padStart(4, '0')}`),
-      ),
-    );
-    expect(results.filter((r) => r === 'allowed')).toHaveLength(10);
-    expect(results.filter((r) => r.startsWith('rate_limited '))).toHaveLength(20);
-  });
+  it(
+    'spends one budget across instances: 30 simultaneous starts over three stores on one database allow exactly ' +
+      '10',
+    async () => {
+      const instances = [h.store, await h.openAnother(), await h.openAnother()].map((store) =>
+        limitsOn(store, { perUser: { points: 10, durationSeconds: 600 } }),
+      );
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          startFrom(instances[i % 3]!, `10.0.2.${i}`, 'u-shared', `+1555030${String(i).padStart(4, '0')}`),
+        ),
+      );
+      expect(results.filter((r) => r === 'allowed')).toHaveLength(10);
+      expect(results.filter((r) => r.startsWith('rate_limited '))).toHaveLength(20);
+    },
+  );
 });

@@ -74,7 +74,10 @@ async function startInstance(): Promise<Instance> {
   });
   const io = track(child);
   await waitFor(() => io.stdout().includes('{"ready"'), 30_000, `an app instance to start: ${io.stderr()}`);
-  const line = io.stdout().split('\n').find((l) => l.startsWith('{"ready"'))!;
+  const line = io
+    .stdout()
+    .split('\n')
+    .find((l) => l.startsWith('{"ready"'))!;
   return { url: (JSON.parse(line) as { ready: string }).ready, child };
 }
 
@@ -196,38 +199,45 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     expect((await store.findAttemptByState(state))?.outcome).toBe('fulfilled');
   });
 
-  it('the start limits are one budget across instances: a user gets exactly their budget of texts, whichever ' +
-    'instances they hit', async () => {
-    const smsBefore = (await control.stats()).smsSent;
-    const users = instances.map((instance) => new FixtureUser(instance.url, 'limited', PUBLIC_URL));
-    for (const user of users) await user.signIn();
-    const answers = await Promise.all(Array.from({ length: 9 }, async (_, i) => (await users[i % 3]!.start()).status));
-    expect(answers.filter((status) => status === 200)).toHaveLength(PER_USER_STARTS);
-    expect(answers.filter((status) => status === 429)).toHaveLength(9 - PER_USER_STARTS);
-    expect((await control.stats()).smsSent - smsBefore).toBe(PER_USER_STARTS);
-    const stored = await count("SELECT count(*) AS n FROM verify_kit_attempts WHERE user_ref = 'user-limited'");
-    expect(stored).toBe(PER_USER_STARTS);
-  });
+  it(
+    'the start limits are one budget across instances: a user gets exactly their budget of texts, whichever ' +
+      'instances they hit',
+    async () => {
+      const smsBefore = (await control.stats()).smsSent;
+      const users = instances.map((instance) => new FixtureUser(instance.url, 'limited', PUBLIC_URL));
+      for (const user of users) await user.signIn();
+      const answers = await Promise.all(
+        Array.from({ length: 9 }, async (_, i) => (await users[i % 3]!.start()).status),
+      );
+      expect(answers.filter((status) => status === 200)).toHaveLength(PER_USER_STARTS);
+      expect(answers.filter((status) => status === 429)).toHaveLength(9 - PER_USER_STARTS);
+      expect((await control.stats()).smsSent - smsBefore).toBe(PER_USER_STARTS);
+      const stored = await count("SELECT count(*) AS n FROM verify_kit_attempts WHERE user_ref = 'user-limited'");
+      expect(stored).toBe(PER_USER_STARTS);
+    },
+  );
 
-  it('two sweep processes share 60 due attempts: each is fulfilled exactly once, and both did some of the ' +
-    'work', async () => {
-    const sessionIds = await verifiedSweepAttempts(60);
-    await control.setFaults({ statusDelayMs: 200 }); // slow reads, so that the two really overlap
-    const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4' };
-    const [one, two] = [startSweep(['--once'], 'sweeper-1', settings), startSweep(['--once'], 'sweeper-2', settings)];
-    expect(await one.exited, one.stderr()).toBe(0);
-    expect(await two.exited, two.stderr()).toBe(0);
-    const [r1] = jsonLines(one.stdout());
-    const [r2] = jsonLines(two.stdout());
-    const ids = sessionIds.map((id) => `'${id}'`).join(',');
-    expect(await count(`SELECT count(*) AS n FROM sweep_effects WHERE session_id IN (${ids})`)).toBe(60);
-    const twice = 'SELECT session_id FROM sweep_effects GROUP BY session_id HAVING count(*) > 1';
-    expect(await count(`SELECT count(*) AS n FROM (${twice}) d`)).toBe(0);
-    expect(Number(r1!.fulfilled) + Number(r2!.fulfilled)).toBe(60);
-    expect(Number(r1!.fulfilled)).toBeGreaterThan(0);
-    expect(Number(r2!.fulfilled)).toBeGreaterThan(0);
-    console.info(`two sweeps on PostgreSQL: sweeper-1 ${r1!.fulfilled}, sweeper-2 ${r2!.fulfilled}`);
-  });
+  it(
+    'two sweep processes share 60 due attempts: each is fulfilled exactly once, and both did some of the ' + 'work',
+    async () => {
+      const sessionIds = await verifiedSweepAttempts(60);
+      await control.setFaults({ statusDelayMs: 200 }); // slow reads, so that the two really overlap
+      const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4' };
+      const [one, two] = [startSweep(['--once'], 'sweeper-1', settings), startSweep(['--once'], 'sweeper-2', settings)];
+      expect(await one.exited, one.stderr()).toBe(0);
+      expect(await two.exited, two.stderr()).toBe(0);
+      const [r1] = jsonLines(one.stdout());
+      const [r2] = jsonLines(two.stdout());
+      const ids = sessionIds.map((id) => `'${id}'`).join(',');
+      expect(await count(`SELECT count(*) AS n FROM sweep_effects WHERE session_id IN (${ids})`)).toBe(60);
+      const twice = 'SELECT session_id FROM sweep_effects GROUP BY session_id HAVING count(*) > 1';
+      expect(await count(`SELECT count(*) AS n FROM (${twice}) d`)).toBe(0);
+      expect(Number(r1!.fulfilled) + Number(r2!.fulfilled)).toBe(60);
+      expect(Number(r1!.fulfilled)).toBeGreaterThan(0);
+      expect(Number(r2!.fulfilled)).toBeGreaterThan(0);
+      console.info(`two sweeps on PostgreSQL: sweeper-1 ${r1!.fulfilled}, sweeper-2 ${r2!.fulfilled}`);
+    },
+  );
 
   it('a sweep process killed mid-batch (SIGKILL) is recovered by the other once its lease lapses', async () => {
     const sessionIds = await verifiedSweepAttempts(6);
@@ -250,7 +260,7 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     await waitFor(
       async () => (await count(`SELECT count(*) AS n FROM sweep_effects WHERE session_id IN (${ids})`)) === 6,
       30_000,
-      'the survivor to finish the killed sweep\'s batch',
+      "the survivor to finish the killed sweep's batch",
     );
     const fulfilledAt = (await database.pool.query(`SELECT min(fulfilled_at) AS t ${theirs}`)).rows[0].t;
     expect(Number(fulfilledAt)).toBeGreaterThanOrEqual(leaseUntil);

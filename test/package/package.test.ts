@@ -40,7 +40,9 @@ beforeAll(async () => {
   // `npm test` builds dist/ first; packing without the prepack build keeps dist/ in place for the
   // suites running beside this one (a rebuild would delete it under them).
   const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT });
-  const [report] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
+  const [report] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [
+    { filename: string; files: { path: string }[] },
+  ];
   tarball = join(work, report.filename);
   files = report.files.map((file) => file.path);
 
@@ -65,7 +67,9 @@ afterAll(() => {
 describe('the packed tarball', () => {
   it('holds JavaScript, declarations, the README, LICENSE and CHANGELOG only (no sources, tests, demo, bench or images)', () => {
     const unexpected = files.filter(
-      (path) => !/^dist\/.+\.(js|d\.ts)$/.test(path) && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(path),
+      (path) =>
+        !/^dist\/.+\.(js|d\.ts)$/.test(path) &&
+        !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(path),
     );
     expect(unexpected).toEqual([]);
     expect(files).toContain('dist/middleware/index.js');
@@ -87,10 +91,13 @@ describe('the packed tarball', () => {
     const result = await run(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'json']).catch(
       (error: { stdout: string }) => error,
     );
-    const analysis = JSON.parse(result.stdout) as { analysis: { problems: unknown[]; entrypoints: Record<string, unknown> } };
+    const analysis = JSON.parse(result.stdout) as {
+      analysis: { problems: unknown[]; entrypoints: Record<string, unknown> };
+    };
     expect(Object.keys(analysis.analysis.entrypoints).sort()).toEqual(['.', './package.json', './testing']);
     const relevant = analysis.analysis.problems.filter(
-      (problem) => !['CJSResolvesToESM'].includes((problem as { kind: string }).kind) &&
+      (problem) =>
+        !['CJSResolvesToESM'].includes((problem as { kind: string }).kind) &&
         (problem as { resolutionKind?: string }).resolutionKind !== 'node10',
     );
     expect(relevant).toEqual([]);

@@ -56,7 +56,9 @@ const corrupted = new Set<string>();
 const recorder: Recorder = { exchanges: [], logs: [] };
 const tamper = {
   tamper: (body: Record<string, unknown>, sessionId: string) =>
-    corrupted.has(sessionId) ? { ...body, userRef: 'user-mallory', state: randomBytes(32).toString('base64url') } : body,
+    corrupted.has(sessionId)
+      ? { ...body, userRef: 'user-mallory', state: randomBytes(32).toString('base64url') }
+      : body,
 };
 
 async function startApp(kind: 'sqlite' | 'postgres'): Promise<void> {
@@ -110,15 +112,35 @@ type Op =
 
 const USERS = 3;
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ t: fc.constant('start' as const), user: fc.nat(USERS - 1), mobile: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ t: fc.constant('start' as const), user: fc.nat(USERS - 1), mobile: fc.boolean() }),
+  },
   { weight: 4, arbitrary: fc.record({ t: fc.constant('verify' as const), a: fc.nat(20) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('fail' as const), a: fc.nat(20), reason: fc.constantFrom('otp_locked', 'device_changed', 'session_binding_failed', 'brand_new_reason') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('fail' as const),
+      a: fc.nat(20),
+      reason: fc.constantFrom('otp_locked', 'device_changed', 'session_binding_failed', 'brand_new_reason'),
+    }),
+  },
   { weight: 5, arbitrary: fc.record({ t: fc.constant('land' as const), a: fc.nat(20), by: fc.nat(USERS - 1) }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('burst' as const), a: fc.nat(20), n: fc.integer({ min: 2, max: 6 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ t: fc.constant('burst' as const), a: fc.nat(20), n: fc.integer({ min: 2, max: 6 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('cross' as const), a: fc.nat(20), b: fc.nat(20) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('sweep' as const), mobile: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('statusFaults' as const), n: fc.integer({ min: 0, max: 4 }) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('createFault' as const), kind: fc.constantFrom('fail' as const, 'resetBefore' as const, 'resetAfter' as const), n: fc.integer({ min: 1, max: 2 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('createFault' as const),
+      kind: fc.constantFrom('fail' as const, 'resetBefore' as const, 'resetAfter' as const),
+      n: fc.integer({ min: 1, max: 2 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('corrupt' as const), a: fc.nat(20) }) },
 );
 
@@ -215,14 +237,17 @@ async function checkSafety(): Promise<void> {
   await checkOrdering(bySession);
 }
 
-const clearFaults = () => control.setFaults({ createFailures: 0, resetConnections: 0, statusFailures: 0, statusDelayMs: 0, createDelayMs: 0 });
+const clearFaults = () =>
+  control.setFaults({ createFailures: 0, resetConnections: 0, statusFailures: 0, statusDelayMs: 0, createDelayMs: 0 });
 
 let run = 0;
 
 async function execute(ops: Op[]): Promise<void> {
   run += 1;
   await resetLimits();
-  const users = await Promise.all(Array.from({ length: USERS }, (_, i) => new FixtureUser(app.url, `r${run}u${i}`).signIn()));
+  const users = await Promise.all(
+    Array.from({ length: USERS }, (_, i) => new FixtureUser(app.url, `r${run}u${i}`).signIn()),
+  );
   const attempts: Attempt[] = [];
   const pick = (i: number) => (attempts.length === 0 ? undefined : attempts[i % attempts.length]);
   let statusFaultsOn = false;
@@ -233,7 +258,11 @@ async function execute(ops: Op[]): Promise<void> {
         const user = users[op.user]!;
         const before = new Set((await rows()).map((r) => r.session_id));
         const answer = op.mobile
-          ? await user.request('/m/verify/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'grant' }) })
+          ? await user.request('/m/verify/start', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ action: 'grant' }),
+            })
           : await user.start();
         expect([200, 503]).toContain(answer.status);
         if (answer.status === 200) {
@@ -273,7 +302,8 @@ async function execute(ops: Op[]): Promise<void> {
           expect(op.by).toBe(a.owner); // only the owner is redirected to the result
           expect(answer.location).toBe('/done');
         }
-        if (a.mobile && answer.status === 200 && op.by !== a.owner) expect(JSON.parse(answer.body)).toEqual({ outcome: 'processed' });
+        if (a.mobile && answer.status === 200 && op.by !== a.owner)
+          expect(JSON.parse(answer.body)).toEqual({ outcome: 'processed' });
         break;
       }
       case 'burst': {
@@ -293,7 +323,8 @@ async function execute(ops: Op[]): Promise<void> {
           ),
         );
         const allowed = statusFaultsOn || corrupted.has(a.sessionId) ? [200, 303, 502, 503] : [200, 303];
-        for (const answer of answers) expect(allowed, `${answer.status} ${answer.body.slice(0, 120)}`).toContain(answer.status);
+        for (const answer of answers)
+          expect(allowed, `${answer.status} ${answer.body.slice(0, 120)}`).toContain(answer.status);
         break;
       }
       case 'cross': {
@@ -316,7 +347,11 @@ async function execute(ops: Op[]): Promise<void> {
       }
       case 'createFault': {
         if (op.kind === 'fail') await control.setFaults({ createFailures: op.n, createStatus: 503 });
-        else await control.setFaults({ resetConnections: op.n, resetPhase: op.kind === 'resetBefore' ? 'before' : 'after' });
+        else
+          await control.setFaults({
+            resetConnections: op.n,
+            resetPhase: op.kind === 'resetBefore' ? 'before' : 'after',
+          });
         break;
       }
       case 'corrupt': {
@@ -336,8 +371,16 @@ async function execute(ops: Op[]): Promise<void> {
   await clearFaults();
   // Each kit's sweep reads with its own client registration and claims only its platform's
   // attempts (one shared store), so both run, twice, later each time.
-  for (const [i, deps] of [app.kit.fulfilDeps, app.mobileKit!.fulfilDeps, app.kit.fulfilDeps, app.mobileKit!.fulfilDeps].entries()) {
-    await runSweep({ ...deps, now: () => Date.now() + (60 + 20 * i) * 60_000 }, { owner: `prop-final-${run}-${i}`, timeBudgetMs: 10_000 });
+  for (const [i, deps] of [
+    app.kit.fulfilDeps,
+    app.mobileKit!.fulfilDeps,
+    app.kit.fulfilDeps,
+    app.mobileKit!.fulfilDeps,
+  ].entries()) {
+    await runSweep(
+      { ...deps, now: () => Date.now() + (60 + 20 * i) * 60_000 },
+      { owner: `prop-final-${run}-${i}`, timeBudgetMs: 10_000 },
+    );
   }
   await checkSafety();
   const counts = await effectCountsOf(app);
@@ -369,56 +412,59 @@ describeEachStore('random interleavings of landings, reloads, mobile completions
   beforeAll(() => startApp(kind.name));
   afterAll(stopApp);
 
-  it('keep every invariant (at most once, only when truly verified and matching, nothing lost, one SMS per ' +
-    'attempt)', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 4, maxLength: 14 }), async (ops) => {
-        try {
-          await execute(ops);
-        } finally {
-          await clearFaults();
-        }
-      }),
-      {
-        numRuns: RUNS[kind.name],
-        endOnFailure: true,
-        // Besides the random runs, one fixed run guarantees every path below is exercised.
-        examples: [
-          [
+  it(
+    'keep every invariant (at most once, only when truly verified and matching, nothing lost, one SMS per ' +
+      'attempt)',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 4, maxLength: 14 }), async (ops) => {
+          try {
+            await execute(ops);
+          } finally {
+            await clearFaults();
+          }
+        }),
+        {
+          numRuns: RUNS[kind.name],
+          endOnFailure: true,
+          // Besides the random runs, one fixed run guarantees every path below is exercised.
+          examples: [
             [
-              { t: 'start', user: 0, mobile: false },
-              { t: 'start', user: 1, mobile: true },
-              { t: 'start', user: 2, mobile: false },
-              { t: 'verify', a: 0 },
-              { t: 'verify', a: 1 },
-              { t: 'fail', a: 2, reason: 'otp_locked' },
-              { t: 'land', a: 0, by: 0 },
-              { t: 'burst', a: 1, n: 3 },
-              { t: 'land', a: 2, by: 2 },
-              { t: 'sweep', mobile: false },
+              [
+                { t: 'start', user: 0, mobile: false },
+                { t: 'start', user: 1, mobile: true },
+                { t: 'start', user: 2, mobile: false },
+                { t: 'verify', a: 0 },
+                { t: 'verify', a: 1 },
+                { t: 'fail', a: 2, reason: 'otp_locked' },
+                { t: 'land', a: 0, by: 0 },
+                { t: 'burst', a: 1, n: 3 },
+                { t: 'land', a: 2, by: 2 },
+                { t: 'sweep', mobile: false },
+              ],
+            ],
+            // One user's older and newer intents (web, then mobile) both verified; the newer lands first.
+            [
+              [
+                { t: 'start', user: 0, mobile: false },
+                { t: 'start', user: 0, mobile: true },
+                { t: 'verify', a: 0 },
+                { t: 'verify', a: 1 },
+                { t: 'land', a: 1, by: 0 },
+                { t: 'land', a: 0, by: 0 },
+                { t: 'sweep', mobile: false },
+              ],
             ],
           ],
-          // One user's older and newer intents (web, then mobile) both verified; the newer lands first.
-          [
-            [
-              { t: 'start', user: 0, mobile: false },
-              { t: 'start', user: 0, mobile: true },
-              { t: 'verify', a: 0 },
-              { t: 'verify', a: 1 },
-              { t: 'land', a: 1, by: 0 },
-              { t: 'land', a: 0, by: 0 },
-              { t: 'sweep', mobile: false },
-            ],
-          ],
-        ],
-      },
-    );
-    // The runs really exercised the paths (not vacuous): fulfilments by several routes happened.
-    const fulfilledPlatforms = "SELECT DISTINCT platform FROM verify_kit_attempts WHERE outcome = 'fulfilled'";
-    const platforms = await app.query<{ platform: string }>(fulfilledPlatforms);
-    expect(platforms.map((p) => p.platform).sort()).toEqual(['mobile', 'web']);
-    const stored = await rows();
-    expect(stored.some((r) => r.outcome === 'failed')).toBe(true);
-    expect(stored.some((r) => r.outcome === 'superseded')).toBe(true);
-  });
+        },
+      );
+      // The runs really exercised the paths (not vacuous): fulfilments by several routes happened.
+      const fulfilledPlatforms = "SELECT DISTINCT platform FROM verify_kit_attempts WHERE outcome = 'fulfilled'";
+      const platforms = await app.query<{ platform: string }>(fulfilledPlatforms);
+      expect(platforms.map((p) => p.platform).sort()).toEqual(['mobile', 'web']);
+      const stored = await rows();
+      expect(stored.some((r) => r.outcome === 'failed')).toBe(true);
+      expect(stored.some((r) => r.outcome === 'superseded')).toBe(true);
+    },
+  );
 });

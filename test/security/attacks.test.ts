@@ -60,7 +60,11 @@ describe('forged and replayed returns', () => {
     const readsBefore = (await stack.control.stats()).statusReads;
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.string({ maxLength: 60 }), fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.constant(randomBytes(32).toString('base64url'))),
+        fc.oneof(
+          fc.string({ maxLength: 60 }),
+          fc.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+          fc.constant(randomBytes(32).toString('base64url')),
+        ),
         fc.oneof(fc.string({ maxLength: 60 }), fc.uuid()),
         async (state, sessionId) => {
           const answer = await alice.landFor(sessionId, state);
@@ -105,7 +109,11 @@ describe('forged and replayed returns', () => {
     expect(inVictimBrowser.status).toBe(400);
     expect(snapshot(stack)).toEqual(before);
     expect(attemptOf(stack, pending.sessionId)?.outcome).toBe('pending');
-    expect(stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE account_number = ?').get('99990000111')).toEqual({ n: 0 });
+    expect(
+      stack.demo.db
+        .prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE account_number = ?')
+        .get('99990000111'),
+    ).toEqual({ n: 0 });
   });
 
   it("another user's attempt landed in a victim's browser: nothing runs for the victim; only the attempt's owner is fulfilled", async () => {
@@ -125,7 +133,9 @@ describe('forged and replayed returns', () => {
     expect(landing.body).not.toContain('4333');
     expect(activityOf(stack, DEMO_USERS.chen.id)).toBe(victimActivity);
     expect(stack.demo.db.prepare('SELECT * FROM demo_users WHERE id = ?').get(DEMO_USERS.chen.id)).toEqual(victimRow);
-    expect(stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE user_id = ?').get(DEMO_USERS.chen.id)).toEqual({ n: 0 });
+    expect(
+      stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE user_id = ?').get(DEMO_USERS.chen.id),
+    ).toEqual({ n: 0 });
     // The action ran once, for its owner (the attempt's userRef), whoever's browser landed it.
     expect(fulfilments(stack, started.sessionId)).toBe(1);
     const row = stack.demo.db.prepare('SELECT user_id FROM demo_activity WHERE session_id = ?').get(started.sessionId);
@@ -194,15 +204,25 @@ describe('forged and replayed returns', () => {
     await alice.request(location!);
     await runSweep(stack.demo.kit.fulfilDeps, { owner: 'attack-sweep' });
     expect(fulfilments(stack, started.sessionId)).toBe(0);
-    expect(stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE account_number = ?').get('22223333444')).toEqual({ n: 0 });
+    expect(
+      stack.demo.db
+        .prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE account_number = ?')
+        .get('22223333444'),
+    ).toEqual({ n: 0 });
   });
 });
 
 describe('a compromised or buggy service response (rewriting proxy between the app and the service)', () => {
   const cases = [
-    ['echoed state changed by the service', (b: Record<string, unknown>) => ({ ...b, state: randomBytes(32).toString('base64url') })],
+    [
+      'echoed state changed by the service',
+      (b: Record<string, unknown>) => ({ ...b, state: randomBytes(32).toString('base64url') }),
+    ],
     ['echoed userRef changed by the service', (b: Record<string, unknown>) => ({ ...b, userRef: DEMO_USERS.bob.id })],
-    ['echoed state and userRef missing from the service answer', (b: Record<string, unknown>) => ({ ...b, state: undefined, userRef: undefined })],
+    [
+      'echoed state and userRef missing from the service answer',
+      (b: Record<string, unknown>) => ({ ...b, state: undefined, userRef: undefined }),
+    ],
   ] as const;
   cases.forEach(([name, rewrite], index) => {
     it(`${name}: no fulfilment by the landing or the sweep`, async () => {
@@ -213,12 +233,17 @@ describe('a compromised or buggy service response (rewriting proxy between the a
         const landing = await alice.landFor(started.sessionId, started.state);
         expect(landing.status).toBe(502);
         expect(landing.location).toBeNull();
-        const report = await runSweep({ ...stack.demo.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner: 'tamper-sweep' });
+        const report = await runSweep(
+          { ...stack.demo.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 },
+          { owner: 'tamper-sweep' },
+        );
         expect(report.fulfilled).toBe(0);
         expect(fulfilments(stack, started.sessionId)).toBe(0);
         expect(attemptOf(stack, started.sessionId)?.outcome).toBe('pending');
         // The proxy really rewrote what the app read.
-        const reads = stack.recorder.exchanges.filter((x) => x.who === 'backend' && x.url.endsWith(`/session/${started.sessionId}`));
+        const reads = stack.recorder.exchanges.filter(
+          (x) => x.who === 'backend' && x.url.endsWith(`/session/${started.sessionId}`),
+        );
         expect(reads.length).toBeGreaterThan(0);
       } finally {
         stack.tamper = undefined;
@@ -239,11 +264,17 @@ describe('open redirects: every Location the app sends is same-origin and server
     const started = await verifiedAttempt(alice);
     for (const p of params) {
       for (const value of [evil, '//evil.example', '/\\evil.example', 'javascript:alert(1)']) {
-        const answer = await alice.land(`session_id=${encodeURIComponent(started.sessionId)}&state=${started.state}&${p}=${encodeURIComponent(value)}`);
+        const answer = await alice.land(
+          `session_id=${encodeURIComponent(started.sessionId)}&state=${started.state}&${p}=${encodeURIComponent(value)}`,
+        );
         expect(answer.location).toBe('/verified/phone');
       }
     }
-    for (const state of [evil, `${started.state}${encodeURIComponent(evil)}`, encodeURIComponent(`//evil.example/${started.state}`)]) {
+    for (const state of [
+      evil,
+      `${started.state}${encodeURIComponent(evil)}`,
+      encodeURIComponent(`//evil.example/${started.state}`),
+    ]) {
       const answer = await alice.land(`session_id=${encodeURIComponent(started.sessionId)}&state=${state}`);
       expect(answer.status).toBe(400);
       expect(answer.location).toBeNull();
@@ -263,20 +294,30 @@ describe('open redirects: every Location the app sends is same-origin and server
       const started = await verifiedAttempt(alice);
       expect((await alice.landFor(started.sessionId, started.state, headers)).location).toBe('/verified/phone');
       expect((await alice.request('/signin', { headers })).location).toBe('/');
-      const out = await alice.postForm('/signout', { _csrf: alice.demoCsrf }, { ...headers, 'sec-fetch-site': 'same-origin' });
+      const out = await alice.postForm(
+        '/signout',
+        { _csrf: alice.demoCsrf },
+        { ...headers, 'sec-fetch-site': 'same-origin' },
+      );
       expect(out.location).toBe('/signin');
       expect((await alice.request('/', { headers })).location).toBe('/signin');
       expect((await alice.request('/verified/payout', { headers })).location).toBe('/signin');
       const page = await alice.request('/signin');
       const token = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
       const next = `&next=${encodeURIComponent(evil)}&returnTo=${encodeURIComponent(evil)}`;
-      const back = await alice.postForm('/signin', `_csrf=${encodeURIComponent(token)}&userId=usr_alice${next}`, headers);
+      const back = await alice.postForm(
+        '/signin',
+        `_csrf=${encodeURIComponent(token)}&userId=usr_alice${next}`,
+        headers,
+      );
       expect(back.location).toBe('/');
     }
   });
 
   it('no Location sent during this whole file pointed anywhere but a fixed same-origin path', () => {
-    const locations = stack.recorder.exchanges.filter((x) => x.who === 'ua' && x.url.startsWith(stack.demoUrl) && x.responseHeaders.location);
+    const locations = stack.recorder.exchanges.filter(
+      (x) => x.who === 'ua' && x.url.startsWith(stack.demoUrl) && x.responseHeaders.location,
+    );
     expect(locations.length).toBeGreaterThan(20);
     expect(foreignLocations(stack)).toEqual([]);
   });
@@ -303,7 +344,9 @@ describe('CSRF on start: refused with 403, no session created, nothing written',
 
   it('wrong token', async () => {
     const alice = await signedIn('alice');
-    await refused(alice, () => alice.postStart({ _csrf: randomBytes(32).toString('base64url'), action: 'confirm_phone' }));
+    await refused(alice, () =>
+      alice.postStart({ _csrf: randomBytes(32).toString('base64url'), action: 'confirm_phone' }),
+    );
     await refused(alice, () => alice.postStart({ _csrf: `${alice.kitCsrf}x`, action: 'confirm_phone' }));
     await refused(alice, () => alice.postStart({ _csrf: '', action: 'confirm_phone' }));
   });
@@ -319,14 +362,31 @@ describe('CSRF on start: refused with 403, no session created, nothing written',
 
   it('cross-site Sec-Fetch-Site, even with the right token', async () => {
     const alice = await signedIn('alice');
-    await refused(alice, () => alice.postStart({ _csrf: alice.kitCsrf, action: 'confirm_phone' }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }));
-    await refused(alice, () => alice.postStart({ _csrf: alice.kitCsrf, action: 'confirm_phone' }, { 'sec-fetch-site': 'cross-site', origin: stack.demoUrl }));
+    await refused(alice, () =>
+      alice.postStart(
+        { _csrf: alice.kitCsrf, action: 'confirm_phone' },
+        { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+      ),
+    );
+    await refused(alice, () =>
+      alice.postStart(
+        { _csrf: alice.kitCsrf, action: 'confirm_phone' },
+        { 'sec-fetch-site': 'cross-site', origin: stack.demoUrl },
+      ),
+    );
   });
 
   it('foreign Origin, even with the right token', async () => {
     const alice = await signedIn('alice');
-    for (const origin of ['https://evil.example', stack.emulatorUrl, stack.demoUrl.replace('localhost', '127.0.0.1'), `${stack.demoUrl}.evil.example`]) {
-      await refused(alice, () => alice.postStart({ _csrf: alice.kitCsrf, action: 'confirm_phone' }, { origin, 'sec-fetch-site': 'same-site' }));
+    for (const origin of [
+      'https://evil.example',
+      stack.emulatorUrl,
+      stack.demoUrl.replace('localhost', '127.0.0.1'),
+      `${stack.demoUrl}.evil.example`,
+    ]) {
+      await refused(alice, () =>
+        alice.postStart({ _csrf: alice.kitCsrf, action: 'confirm_phone' }, { origin, 'sec-fetch-site': 'same-site' }),
+      );
     }
   });
 
@@ -364,7 +424,13 @@ describe('framing: the handoff page and the hosted page refuse to be framed (hea
 
   it("the demo's own pages (home with the start forms, landing results): X-Frame-Options DENY and frame-ancestors none", async () => {
     const alice = await signedIn('alice');
-    for (const path of ['/', '/signin', '/activity', '/verify/start-again?action=confirm_phone', '/verify/return?session_id=x&state=y']) {
+    for (const path of [
+      '/',
+      '/signin',
+      '/activity',
+      '/verify/start-again?action=confirm_phone',
+      '/verify/return?session_id=x&state=y',
+    ]) {
       const answer = await alice.request(path);
       expect(answer.headers.get('x-frame-options'), path).toBe('DENY');
       expect(answer.headers.get('content-security-policy'), path).toMatch(/frame-ancestors 'none'/);

@@ -9,7 +9,15 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.ts';
-import { Agent, captureConsole, leaks, resetStartLimits, startSecStack, type Exchange, type SecStack } from './harness.ts';
+import {
+  Agent,
+  captureConsole,
+  leaks,
+  resetStartLimits,
+  startSecStack,
+  type Exchange,
+  type SecStack,
+} from './harness.ts';
 
 let stack: SecStack;
 let browser: Browser;
@@ -77,7 +85,10 @@ describe('framing in Chromium', () => {
   it("the kit's auto-submit page, loaded in a frame, is not rendered: its script never posts the handoff", async () => {
     await signIn('Alice Moreau');
     const home = await context.request.get(`${stack.demoUrl}/`);
-    const token = /<form method="post" action="\/verify\/start">\s*<input type="hidden" name="_csrf" value="([^"]+)">/.exec(await home.text())![1]!;
+    const token =
+      /<form method="post" action="\/verify\/start">\s*<input type="hidden" name="_csrf" value="([^"]+)">/.exec(
+        await home.text(),
+      )![1]!;
     // A same-origin page (so CSRF passes and only the framing defence is tested) that starts the
     // verification inside an iframe.
     await page.route(`${stack.demoUrl}/__framer`, (route) =>
@@ -90,19 +101,26 @@ describe('framing in Chromium', () => {
     );
     await page.goto(`${stack.demoUrl}/__framer`);
     const verifyPosts = (await stack.control.stats()).verifyPosts;
-    const answered = page.waitForResponse((r) => r.url() === `${stack.demoUrl}/verify/start` && r.request().method() === 'POST');
+    const answered = page.waitForResponse(
+      (r) => r.url() === `${stack.demoUrl}/verify/start` && r.request().method() === 'POST',
+    );
     await page.click('#go');
     const response = await answered;
     expect(response.status()).toBe(200); // the kit answered the auto-submit page ...
     expect(response.headers()['x-frame-options']).toBe('DENY');
     await page.waitForTimeout(1000); // ... but the browser must not run it in the frame
     const frame = page.frame({ name: 'f' });
-    expect(await frame?.locator('#verify-kit-handoff').count().catch(() => 0)).toBe(0);
+    expect(
+      await frame
+        ?.locator('#verify-kit-handoff')
+        .count()
+        .catch(() => 0),
+    ).toBe(0);
     expect(browserRequests().filter((x) => x.url.startsWith(`${stack.emulatorUrl}/verify`))).toEqual([]);
     expect((await stack.control.stats()).verifyPosts).toBe(verifyPosts);
   });
 
-  it("the hosted page, posted into a frame on another origin, is not rendered", async () => {
+  it('the hosted page, posted into a frame on another origin, is not rendered', async () => {
     const agent = await new Agent(stack, 'bob').signIn('bob');
     const started = await agent.start();
     framerPage = `<!doctype html><iframe name="h" title="hosted" width="500" height="400"></iframe>
@@ -114,7 +132,12 @@ describe('framing in Chromium', () => {
     expect(response.headers()['x-frame-options']).toBe('DENY');
     await page.waitForTimeout(500);
     const frame = page.frame({ name: 'h' });
-    expect(await frame?.locator('#code').count().catch(() => 0)).toBe(0);
+    expect(
+      await frame
+        ?.locator('#code')
+        .count()
+        .catch(() => 0),
+    ).toBe(0);
     expect(await page.frameLocator('iframe[name="h"]').getByLabel(/code/i).count()).toBe(0);
   });
 
@@ -125,7 +148,12 @@ describe('framing in Chromium', () => {
     await page.goto(framerUrl);
     expect((await answered).headers()['x-frame-options']).toBe('DENY');
     await page.waitForTimeout(500);
-    expect(await page.frameLocator('iframe[name="d"]').getByRole('button', { name: /confirm your phone/i }).count()).toBe(0);
+    expect(
+      await page
+        .frameLocator('iframe[name="d"]')
+        .getByRole('button', { name: /confirm your phone/i })
+        .count(),
+    ).toBe(0);
   });
 });
 

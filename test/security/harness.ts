@@ -82,7 +82,11 @@ function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
 }
 
 /** The recording (and optionally rewriting) proxy between the app's backend and the emulator. */
-export async function startServiceProxy(target: string, stack: { tamper: StatusTamper | undefined }, recorder: Recorder) {
+export async function startServiceProxy(
+  target: string,
+  stack: { tamper: StatusTamper | undefined },
+  recorder: Recorder,
+) {
   const upstream = new URL(target);
   const server = createServer(async (req, res) => {
     const requestBody = await readAll(req);
@@ -137,7 +141,11 @@ export function captureConsole(into: string[]): () => void {
   const saved = methods.map((m) => console[m]);
   for (const m of methods) {
     console[m] = (...args: unknown[]) => {
-      into.push(args.map((a) => (typeof a === 'string' ? a : a instanceof Error ? `${a.message}\n${a.stack}` : JSON.stringify(a))).join(' '));
+      into.push(
+        args
+          .map((a) => (typeof a === 'string' ? a : a instanceof Error ? `${a.message}\n${a.stack}` : JSON.stringify(a)))
+          .join(' '),
+      );
     };
   }
   return () => methods.forEach((m, i) => (console[m] = saved[i]!));
@@ -228,7 +236,9 @@ function unescapeHtml(value: string): string {
 export function parseHandoffPage(html: string): { verifyUrl: string; handoff: string } | undefined {
   const action = /<form id="verify-kit-handoff" method="post" action="([^"]*)">/.exec(html)?.[1];
   const hx = /<input type="hidden" name="hx" value="([^"]*)">/.exec(html)?.[1];
-  return action === undefined || hx === undefined ? undefined : { verifyUrl: unescapeHtml(action), handoff: unescapeHtml(hx) };
+  return action === undefined || hx === undefined
+    ? undefined
+    : { verifyUrl: unescapeHtml(action), handoff: unescapeHtml(hx) };
 }
 
 /** One HTTP exchange on node:http (any header may be set, Host included); bounded by a timeout. */
@@ -247,12 +257,19 @@ export function rawRequest(
         port: url.port,
         method,
         path: `${url.pathname}${url.search}`,
-        headers: { ...(hostHeader ? {} : { host: url.host }), ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers },
+        headers: {
+          ...(hostHeader ? {} : { host: url.host }),
+          ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+          ...headers,
+        },
         timeout: timeoutMs,
         agent: false,
       },
       (res) => {
-        readAll(res).then((buffer) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buffer.toString('utf8') }), reject);
+        readAll(res).then(
+          (buffer) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buffer.toString('utf8') }),
+          reject,
+        );
       },
     );
     req.on('timeout', () => req.destroy(new Error(`${method} ${url.href} did not answer within ${timeoutMs} ms`)));
@@ -335,8 +352,13 @@ export class Agent {
     const page = await this.request('/signin');
     const token = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1];
     if (token === undefined) throw new Error(`no sign-in token: ${page.status}`);
-    const answer = await this.postForm('/signin', { _csrf: token, userId: DEMO_USERS[user].id }, { origin: this.stack.demoUrl, 'sec-fetch-site': 'same-origin' });
-    if (answer.status !== 303 || answer.location !== '/') throw new Error(`sign-in failed: ${answer.status} ${answer.body.slice(0, 200)}`);
+    const answer = await this.postForm(
+      '/signin',
+      { _csrf: token, userId: DEMO_USERS[user].id },
+      { origin: this.stack.demoUrl, 'sec-fetch-site': 'same-origin' },
+    );
+    if (answer.status !== 303 || answer.location !== '/')
+      throw new Error(`sign-in failed: ${answer.status} ${answer.body.slice(0, 200)}`);
     await this.refreshTokens();
     return this;
   }
@@ -345,8 +367,13 @@ export class Agent {
   async refreshTokens(): Promise<void> {
     const home = await this.request('/');
     if (home.status !== 200) throw new Error(`home answered ${home.status}`);
-    const kit = /<form method="post" action="\/verify\/start">\s*<input type="hidden" name="_csrf" value="([^"]+)">/.exec(home.body)?.[1];
-    const demo = /<form[^>]*action="\/signout"[^>]*>\s*<input type="hidden" name="_csrf" value="([^"]+)">/.exec(home.body)?.[1];
+    const kit =
+      /<form method="post" action="\/verify\/start">\s*<input type="hidden" name="_csrf" value="([^"]+)">/.exec(
+        home.body,
+      )?.[1];
+    const demo = /<form[^>]*action="\/signout"[^>]*>\s*<input type="hidden" name="_csrf" value="([^"]+)">/.exec(
+      home.body,
+    )?.[1];
     if (kit === undefined) throw new Error('no kit token on the home page');
     this.kitCsrf = unescapeHtml(kit);
     this.demoCsrf = demo === undefined ? '' : unescapeHtml(demo);
@@ -354,14 +381,19 @@ export class Agent {
 
   /** POSTs the start form the way the demo's own page does (same origin). */
   postStart(fields: Record<string, string> | string, headers: Headers = {}): Promise<Answer> {
-    return this.postForm('/verify/start', fields, { origin: this.stack.demoUrl, 'sec-fetch-site': 'same-origin', ...headers });
+    return this.postForm('/verify/start', fields, {
+      origin: this.stack.demoUrl,
+      'sec-fetch-site': 'same-origin',
+      ...headers,
+    });
   }
 
   /** Starts an action; returns the handoff page's values and the stored attempt. */
   async start(action = 'confirm_phone', extra: Record<string, string> = {}) {
     const answer = await this.postStart({ _csrf: this.kitCsrf, action, ...extra });
     const parsed = parseHandoffPage(answer.body);
-    if (answer.status !== 200 || parsed === undefined) throw new Error(`start failed: ${answer.status} ${answer.body.slice(0, 300)}`);
+    if (answer.status !== 200 || parsed === undefined)
+      throw new Error(`start failed: ${answer.status} ${answer.body.slice(0, 300)}`);
     const attempt = latestAttempt(this.stack);
     return { answer, ...parsed, sessionId: attempt.session_id, state: attempt.state };
   }
@@ -370,7 +402,10 @@ export class Agent {
    * Completes the hosted page for real: redeems the handoff (form POST of `hx`), reads the code
    * from the emulator's SMS outbox, submits it; returns the service's 303 Location.
    */
-  async verifyOnHostedPage(handoff: { verifyUrl: string; handoff: string; sessionId: string }, code?: string): Promise<string> {
+  async verifyOnHostedPage(
+    handoff: { verifyUrl: string; handoff: string; sessionId: string },
+    code?: string,
+  ): Promise<string> {
     const page = await this.postForm(handoff.verifyUrl, { hx: handoff.handoff });
     if (page.status !== 200) throw new Error(`hosted page answered ${page.status}`);
     const binding = /name="page_binding" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
@@ -399,24 +434,32 @@ export interface AttemptRow {
 }
 
 export function latestAttempt(stack: SecStack): AttemptRow {
-  const row = stack.demo.db.prepare('SELECT * FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as
-    | AttemptRow
-    | undefined;
+  const row = stack.demo.db
+    .prepare('SELECT * FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1')
+    .get() as AttemptRow | undefined;
   if (row === undefined) throw new Error('no attempt stored');
   return row;
 }
 
 export function attemptOf(stack: SecStack, sessionId: string): AttemptRow | undefined {
-  return stack.demo.db.prepare('SELECT * FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as AttemptRow | undefined;
+  return stack.demo.db.prepare('SELECT * FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as
+    | AttemptRow
+    | undefined;
 }
 
 /** Fulfilments recorded by the demo's actions for a session (its activity rows). */
 export function fulfilments(stack: SecStack, sessionId: string): number {
-  return (stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?').get(sessionId) as { n: number }).n;
+  return (
+    stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?').get(sessionId) as {
+      n: number;
+    }
+  ).n;
 }
 
 export function activityOf(stack: SecStack, userId: string): number {
-  return (stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE user_id = ?').get(userId) as { n: number }).n;
+  return (
+    stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE user_id = ?').get(userId) as { n: number }
+  ).n;
 }
 
 /**
@@ -426,7 +469,9 @@ export function activityOf(stack: SecStack, userId: string): number {
  */
 export function snapshot(stack: SecStack): Record<string, unknown> {
   const db = stack.demo.db;
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+  const tables = (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+  ).map((t) => t.name);
   const out: Record<string, unknown> = {};
   for (const name of tables) {
     out[`count:${name}`] = (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n;
@@ -442,7 +487,9 @@ export function snapshot(stack: SecStack): Record<string, unknown> {
  * from one loopback IP test what they mean to and not the limits (test/security/limits.test.ts does).
  */
 export function resetStartLimits(db: import('better-sqlite3').Database): void {
-  const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'verify_kit_rate_limits'").get();
+  const table = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'verify_kit_rate_limits'")
+    .get();
   if (table !== undefined) db.exec('DELETE FROM verify_kit_rate_limits');
 }
 
@@ -505,13 +552,15 @@ export function leaks(stack: SecStack, extraHandoffs: string[] = []): string[] {
   for (const x of stack.recorder.exchanges) {
     const at = `${x.who} ${x.method} ${x.url}`;
     const isCreate = x.who === 'backend' && x.method === 'POST' && x.url.endsWith('/session');
-    const isStart = x.who !== 'backend' && x.method === 'POST' && x.url === `${stack.demoUrl}/verify/start` && x.status === 200;
+    const isStart =
+      x.who !== 'backend' && x.method === 'POST' && x.url === `${stack.demoUrl}/verify/start` && x.status === 200;
     const isRedeem = x.who !== 'backend' && x.method === 'POST' && x.url === `${stack.emulatorUrl}/verify`;
     search(`${at} (URL)`, x.url, false, false);
     for (const [name, value] of Object.entries(x.requestHeaders)) {
       search(`${at} request header ${name}`, value, x.who === 'backend' && name === 'authorization', false);
     }
-    for (const [name, value] of Object.entries(x.responseHeaders)) search(`${at} response header ${name}`, value, false, false);
+    for (const [name, value] of Object.entries(x.responseHeaders))
+      search(`${at} response header ${name}`, value, false, false);
     search(`${at} request body`, x.requestBody, false, isRedeem);
     search(`${at} response body`, x.responseBody, false, isCreate || isStart);
   }

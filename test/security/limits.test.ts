@@ -68,7 +68,12 @@ describe('mobile (JSON): per destination, per user and per IP; counters survive 
   let control: ControlApi;
   let dir: string;
   const RETURN_URL = 'com.example.sec://verify/return';
-  const CLIENT = { clientId: 'sec-mobile', secret: `sec-mobile-${randomBytes(12).toString('hex')}`, returnUrl: RETURN_URL, platform: 'mobile' as const };
+  const CLIENT = {
+    clientId: 'sec-mobile',
+    secret: `sec-mobile-${randomBytes(12).toString('hex')}`,
+    returnUrl: RETURN_URL,
+    platform: 'mobile' as const,
+  };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sec-limits-'));
@@ -95,7 +100,10 @@ describe('mobile (JSON): per destination, per user and per IP; counters survive 
       resolveUser(req) {
         const name = req.get('x-user');
         if (name === undefined) return null;
-        return { userRef: fixtureUser(name).userRef, destination: req.get('x-destination') ?? fixtureUser(name).destination };
+        return {
+          userRef: fixtureUser(name).userRef,
+          destination: req.get('x-destination') ?? fixtureUser(name).destination,
+        };
       },
     });
     const app = express();
@@ -106,7 +114,16 @@ describe('mobile (JSON): per destination, per user and per IP; counters survive 
     const attempts = () => (db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts').get() as { n: number }).n;
     return {
       start: (user: string, destination?: string) =>
-        rawRequest(url, 'POST', { 'content-type': 'application/json', 'x-user': user, ...(destination ? { 'x-destination': destination } : {}) }, JSON.stringify({ action: 'grant' })),
+        rawRequest(
+          url,
+          'POST',
+          {
+            'content-type': 'application/json',
+            'x-user': user,
+            ...(destination ? { 'x-destination': destination } : {}),
+          },
+          JSON.stringify({ action: 'grant' }),
+        ),
       attempts,
       async close() {
         await kit.close();

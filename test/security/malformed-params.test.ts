@@ -6,7 +6,16 @@
  * no parameter ignore them: same answer as without, nothing written, never a 5xx.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Agent, captureConsole, leaks, resetStartLimits, snapshot, startSecStack, type Answer, type SecStack } from './harness.ts';
+import {
+  Agent,
+  captureConsole,
+  leaks,
+  resetStartLimits,
+  snapshot,
+  startSecStack,
+  type Answer,
+  type SecStack,
+} from './harness.ts';
 
 let stack: SecStack;
 let restore: () => void;
@@ -37,7 +46,10 @@ function badValues(valid: string): [string, string][] {
     ['unicode (é)', enc(`${valid.slice(0, -1)}é`)],
     ['unicode (emoji)', enc(`${valid.slice(0, -2)}😀`)],
     ['unicode (RTL override)', enc(`${valid.slice(0, -1)}\u202e`)],
-    ['unicode (fullwidth letters)', enc(valid.replace(/[A-Za-z0-9]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)))],
+    [
+      'unicode (fullwidth letters)',
+      enc(valid.replace(/[A-Za-z0-9]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0))),
+    ],
     ['control (NUL)', `${enc(valid.slice(0, -1))}%00`],
     ['control (newline)', `${enc(valid.slice(0, -1))}%0A`],
     ['control (CR LF header injection)', `${enc(valid)}%0D%0ALocation:%20https://evil.example`],
@@ -93,15 +105,21 @@ describe('the landing (GET /verify/return): session_id and state', () => {
 
   it('oversized, unicode and control-character values of either parameter: 4xx, nothing written, no status read', async () => {
     for (const [name, value] of badValues(real.state)) {
-      await expectClear4xxNothingWritten(`state ${name}`, () => alice.land(`session_id=${enc(real.sessionId)}&state=${value}`));
+      await expectClear4xxNothingWritten(`state ${name}`, () =>
+        alice.land(`session_id=${enc(real.sessionId)}&state=${value}`),
+      );
     }
     for (const [name, value] of badValues(real.sessionId)) {
-      await expectClear4xxNothingWritten(`session_id ${name}`, () => alice.land(`session_id=${value}&state=${real.state}`));
+      await expectClear4xxNothingWritten(`session_id ${name}`, () =>
+        alice.land(`session_id=${value}&state=${real.state}`),
+      );
     }
   });
 
   it('a URL beyond the server header limit: 431, nothing written', async () => {
-    const answer = await expectClear4xxNothingWritten('64 KB query', () => alice.land(`session_id=${enc(real.sessionId)}&state=${'A'.repeat(64 * 1024)}`));
+    const answer = await expectClear4xxNothingWritten('64 KB query', () =>
+      alice.land(`session_id=${enc(real.sessionId)}&state=${'A'.repeat(64 * 1024)}`),
+    );
     expect(answer.status).toBe(431);
   });
 
@@ -143,11 +161,15 @@ describe('the start route (POST /verify/start): _csrf, action, accountNumber, re
       // The demo documents that whitespace in an account number is ignored: a trailing newline is
       // normalised away (the stored value is digits only), so it is not a refusal case.
       if (name === 'empty' || name === 'control (newline)') continue;
-      await expectClear4xxNothingWritten(`accountNumber ${name}`, () => post(`_csrf=${t}&action=change_payout&accountNumber=${value}`));
+      await expectClear4xxNothingWritten(`accountNumber ${name}`, () =>
+        post(`_csrf=${t}&action=change_payout&accountNumber=${value}`),
+      );
     }
     for (const [name, value] of badValues(real.state)) {
       if (name === 'empty') continue;
-      await expectClear4xxNothingWritten(`restart ${name}`, () => post(`_csrf=${t}&action=confirm_phone&restart=${value}`));
+      await expectClear4xxNothingWritten(`restart ${name}`, () =>
+        post(`_csrf=${t}&action=confirm_phone&restart=${value}`),
+      );
     }
     for (const [name, value] of badValues(alice.kitCsrf)) {
       await expectClear4xxNothingWritten(`_csrf ${name}`, () => post(`_csrf=${value}&action=confirm_phone`));
@@ -156,7 +178,9 @@ describe('the start route (POST /verify/start): _csrf, action, accountNumber, re
 
   it('an oversized body, too many fields, and a JSON body on the web form route: 4xx, no session, nothing written', async () => {
     const t = enc(alice.kitCsrf);
-    await expectClear4xxNothingWritten('32 KB body', () => post(`_csrf=${t}&action=confirm_phone&pad=${'x'.repeat(32 * 1024)}`));
+    await expectClear4xxNothingWritten('32 KB body', () =>
+      post(`_csrf=${t}&action=confirm_phone&pad=${'x'.repeat(32 * 1024)}`),
+    );
     const many = Array.from({ length: 80 }, (_, i) => `f${i}=1`).join('&');
     await expectClear4xxNothingWritten('80 fields', () => post(`_csrf=${t}&action=confirm_phone&${many}`));
     await expectClear4xxNothingWritten('JSON body', () =>
@@ -202,7 +226,13 @@ describe("the demo's own form routes", () => {
   it('POST /signout: malformed tokens are a 4xx and leave the session signed in', async () => {
     const bob = await new Agent(stack, 'bob').signIn('bob');
     const t = enc(bob.demoCsrf);
-    const bodies = [`_csrf=${t}&_csrf=${t}`, `_csrf[]=${t}`, `_csrf[a]=${t}`, ...badValues(bob.demoCsrf).map(([, v]) => `_csrf=${v}`), `_csrf=${t}&pad=${'x'.repeat(8 * 1024)}`];
+    const bodies = [
+      `_csrf=${t}&_csrf=${t}`,
+      `_csrf[]=${t}`,
+      `_csrf[a]=${t}`,
+      ...badValues(bob.demoCsrf).map(([, v]) => `_csrf=${v}`),
+      `_csrf=${t}&pad=${'x'.repeat(8 * 1024)}`,
+    ];
     for (const body of bodies) {
       await expectClear4xxNothingWritten(`signout ${body.replace(t, '<token>').slice(0, 60)}`, () =>
         bob.postForm('/signout', body, { origin: stack.demoUrl, 'sec-fetch-site': 'same-origin' }),
@@ -220,7 +250,18 @@ describe('routes that read no parameter ignore junk ones', () => {
       `x=${'A'.repeat(8 * 1024)}`,
       `x=%00%0D%0A%1B&y=${enc('😀\u202e')}&z=%E0%A4%A`,
     ];
-    const paths = ['/', '/activity', '/verified/phone', '/verified/payout', '/api/me', '/signin', '/favicon.ico', '/assets/demo.css', '/verify/start-again', '/nowhere'];
+    const paths = [
+      '/',
+      '/activity',
+      '/verified/phone',
+      '/verified/payout',
+      '/api/me',
+      '/signin',
+      '/favicon.ico',
+      '/assets/demo.css',
+      '/verify/start-again',
+      '/nowhere',
+    ];
     for (const path of paths) {
       const plain = await alice.request(path);
       for (const query of junk) {
@@ -236,7 +277,13 @@ describe('routes that read no parameter ignore junk ones', () => {
   });
 
   it('GET /verify/start-again with a malformed action: 400 without a restart form, nothing written', async () => {
-    for (const query of ['action[]=confirm_phone', 'action=confirm_phone&action=confirm_phone', `action=${'a'.repeat(600)}`, 'action=confirm_phone%00', `action=${enc('confirm_phoné')}`]) {
+    for (const query of [
+      'action[]=confirm_phone',
+      'action=confirm_phone&action=confirm_phone',
+      `action=${'a'.repeat(600)}`,
+      'action=confirm_phone%00',
+      `action=${enc('confirm_phoné')}`,
+    ]) {
       const before = snapshot(stack);
       const answer = await alice.request(`/verify/start-again?${query}`);
       expect(answer.status, query).toBe(400);
@@ -247,7 +294,15 @@ describe('routes that read no parameter ignore junk ones', () => {
   });
 
   it('malformed paths: 4xx, never a 5xx', async () => {
-    for (const path of ['/%00', '/verify/return%00', '/verify/%E0%A4%A', '/..%2f..%2fetc%2fpasswd', `/${'a'.repeat(4000)}`, '/verify//return', '/VERIFY/RETURN']) {
+    for (const path of [
+      '/%00',
+      '/verify/return%00',
+      '/verify/%E0%A4%A',
+      '/..%2f..%2fetc%2fpasswd',
+      `/${'a'.repeat(4000)}`,
+      '/verify//return',
+      '/VERIFY/RETURN',
+    ]) {
       const answer = await alice.request(path);
       expect(answer.status, path).toBeGreaterThanOrEqual(400);
       expect(answer.status, path).toBeLessThan(500);

@@ -109,10 +109,14 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     await single.insertAttempt(attempt(1));
     for (let i = 0; i < 3; i++) {
       await expect(
-        single.fulfilOnce('session-1', async (tx) => {
-          await tx.query("INSERT INTO effects (session_id) VALUES ('s')");
-          throw new Error('provider down');
-        }, 5),
+        single.fulfilOnce(
+          'session-1',
+          async (tx) => {
+            await tx.query("INSERT INTO effects (session_id) VALUES ('s')");
+            throw new Error('provider down');
+          },
+          5,
+        ),
       ).rejects.toThrow('provider down');
     }
     // With one connection, a leaked one would hang here.

@@ -39,7 +39,11 @@ afterEach(async () => {
 
 function recorder() {
   const out: string[] = [];
-  return { out, print: (line: string) => out.push(line), parsed: () => out.map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    out,
+    print: (line: string) => out.push(line),
+    parsed: () => out.map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 /** A loopback port with nothing listening on it. */
@@ -64,7 +68,17 @@ describe('runSweepJob', () => {
     expect(code).toBe(SweepJobExitCode.Ok);
     expect(r.out).toHaveLength(1);
     const [line] = r.parsed();
-    expect(line).toMatchObject({ event: 'sweep', mode: 'once', claimed: 3, fulfilled: 1, failed: 1, pending: 1, expired: 0, errors: 0, serviceReachable: true });
+    expect(line).toMatchObject({
+      event: 'sweep',
+      mode: 'once',
+      claimed: 3,
+      fulfilled: 1,
+      failed: 1,
+      pending: 1,
+      expired: 0,
+      errors: 0,
+      serviceReachable: true,
+    });
     expect(typeof line!.durationMs).toBe('number');
     expect(countEffects(b.store.db)).toBe(1);
   });
@@ -72,12 +86,25 @@ describe('runSweepJob', () => {
   it('exits 2 when the service cannot be reached at all (nothing listening), and the attempts stay pending', async () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(2);
-    const unreachable = createVerifyClient({ baseUrl: `http://127.0.0.1:${await deadPort()}`, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, retry: { maxAttempts: 1 } });
+    const unreachable = createVerifyClient({
+      baseUrl: `http://127.0.0.1:${await deadPort()}`,
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      retry: { maxAttempts: 1 },
+    });
     const r = recorder();
-    const code = await runSweepJob({ deps: { ...b.deps, client: unreachable }, argv: ['--once'], env: {}, print: r.print, handleSignals: false });
+    const code = await runSweepJob({
+      deps: { ...b.deps, client: unreachable },
+      argv: ['--once'],
+      env: {},
+      print: r.print,
+      handleSignals: false,
+    });
     await unreachable.close();
     expect(code).toBe(SweepJobExitCode.ServiceUnreachable);
-    expect(r.parsed()).toEqual([expect.objectContaining({ event: 'sweep', claimed: 2, errors: 2, serviceReachable: false })]);
+    expect(r.parsed()).toEqual([
+      expect.objectContaining({ event: 'sweep', claimed: 2, errors: 2, serviceReachable: false }),
+    ]);
     for (const a of attempts) expect((await b.attempt(a.state)).outcome).toBe('pending');
   });
 
@@ -86,7 +113,13 @@ describe('runSweepJob', () => {
     await b.createAttempts(3);
     await emu.faults({ statusFailures: 2 });
     const r = recorder();
-    const code = await runSweepJob({ deps: b.deps, argv: ['--once', '--concurrency', '1'], env: {}, print: r.print, handleSignals: false });
+    const code = await runSweepJob({
+      deps: b.deps,
+      argv: ['--once', '--concurrency', '1'],
+      env: {},
+      print: r.print,
+      handleSignals: false,
+    });
     expect(r.parsed()[0]).toMatchObject({ claimed: 3, errors: 2, pending: 1, serviceReachable: true });
     expect(code).toBe(SweepJobExitCode.Ok);
   });
@@ -102,7 +135,9 @@ describe('runSweepJob', () => {
     ];
     for (const [argv, env, message] of cases) {
       const r = recorder();
-      expect(await runSweepJob({ deps: b.deps, argv, env, print: r.print, handleSignals: false }), argv.join(' ')).toBe(SweepJobExitCode.ConfigError);
+      expect(await runSweepJob({ deps: b.deps, argv, env, print: r.print, handleSignals: false }), argv.join(' ')).toBe(
+        SweepJobExitCode.ConfigError,
+      );
       expect(r.parsed()).toEqual([{ event: 'sweep_config_error', message: expect.stringMatching(message) }]);
     }
     // A deps factory that fails (here: the integrator's config echoes the secret) is a config error, redacted.
@@ -127,7 +162,14 @@ describe('runSweepJob', () => {
     const [attempt] = await b.createAttempts(1);
     const r = recorder();
     const stop = new AbortController();
-    const job = runSweepJob({ deps: b.deps, argv: ['--interval-seconds', '0.05'], env: {}, print: r.print, handleSignals: false, signal: stop.signal });
+    const job = runSweepJob({
+      deps: b.deps,
+      argv: ['--interval-seconds', '0.05'],
+      env: {},
+      print: r.print,
+      handleSignals: false,
+      signal: stop.signal,
+    });
     await waitFor(() => r.out.length >= 1, 5000, 'a first run');
     await emu.complete(attempt!.sessionId, 'verified');
     // The attempt is due again 30 s later on the sweep's clock; make it due now.
@@ -139,7 +181,8 @@ describe('runSweepJob', () => {
     const lines = r.parsed();
     const runs = lines.filter((l) => l.event === 'sweep');
     expect(runs.length).toBeGreaterThanOrEqual(3);
-    for (const l of runs) expect(l).toMatchObject({ mode: 'loop', claimed: expect.any(Number), durationMs: expect.any(Number) });
+    for (const l of runs)
+      expect(l).toMatchObject({ mode: 'loop', claimed: expect.any(Number), durationMs: expect.any(Number) });
     expect(runs.reduce((n, l) => n + Number(l.fulfilled), 0)).toBe(1);
   });
 
@@ -147,21 +190,35 @@ describe('runSweepJob', () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(2);
     await emu.complete(attempts[0]!.sessionId, 'verified');
-    const env = { SWEEP_DB: b.path, VERIFY_BASE_URL: emu.url, VERIFY_CLIENT_ID: CLIENT_ID, VERIFY_CLIENT_SECRET: CLIENT_SECRET };
+    const env = {
+      SWEEP_DB: b.path,
+      VERIFY_BASE_URL: emu.url,
+      VERIFY_CLIENT_ID: CLIENT_ID,
+      VERIFY_CLIENT_SECRET: CLIENT_SECRET,
+    };
 
     const once = await spawnSweepProcess(['--once'], env).done;
     expect(once.code, once.stderr).toBe(0);
-    expect(jsonLines(once.stdout)).toEqual([expect.objectContaining({ event: 'sweep', claimed: 2, fulfilled: 1, pending: 1 })]);
+    expect(jsonLines(once.stdout)).toEqual([
+      expect.objectContaining({ event: 'sweep', claimed: 2, fulfilled: 1, pending: 1 }),
+    ]);
     expect(once.stdout + once.stderr).not.toContain(CLIENT_SECRET);
 
     b.store.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0').run();
-    const down = await spawnSweepProcess(['--once'], { ...env, VERIFY_BASE_URL: `http://127.0.0.1:${await deadPort()}` }).done;
+    const down = await spawnSweepProcess(['--once'], {
+      ...env,
+      VERIFY_BASE_URL: `http://127.0.0.1:${await deadPort()}`,
+    }).done;
     expect(down.code, down.stderr).toBe(2);
-    expect(jsonLines(down.stdout)).toEqual([expect.objectContaining({ claimed: 1, errors: 1, serviceReachable: false })]);
+    expect(jsonLines(down.stdout)).toEqual([
+      expect.objectContaining({ claimed: 1, errors: 1, serviceReachable: false }),
+    ]);
 
     const bad = await spawnSweepProcess(['--once'], { ...env, VERIFY_CLIENT_SECRET: '' }).done;
     expect(bad.code).toBe(1);
-    expect(jsonLines(bad.stdout)).toEqual([{ event: 'sweep_config_error', message: expect.stringMatching(/clientSecret/) }]);
+    expect(jsonLines(bad.stdout)).toEqual([
+      { event: 'sweep_config_error', message: expect.stringMatching(/clientSecret/) },
+    ]);
 
     const loop = spawnSweepProcess(['--interval-seconds', '0.05'], env);
     let seen = '';

@@ -25,7 +25,9 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The test action: one row per fulfilment in `sweep_effects`, written inside the kit's transaction. */
 export function effectsTable(db: Database): void {
-  db.exec('CREATE TABLE IF NOT EXISTS sweep_effects (session_id TEXT NOT NULL, state TEXT NOT NULL, user_ref TEXT NOT NULL, by TEXT NOT NULL)');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS sweep_effects (session_id TEXT NOT NULL, state TEXT NOT NULL, user_ref TEXT NOT NULL, by TEXT NOT NULL)',
+  );
 }
 
 export function grantAction(by: string): ActionDefinition<Database> {
@@ -84,7 +86,10 @@ export async function emulator(): Promise<Emulator> {
     control,
     stats: () => control('stats'),
     complete: async (sessionId, outcome, reason) => {
-      await control(`sessions/${encodeURIComponent(sessionId)}/complete`, reason === undefined ? { outcome } : { outcome, reason });
+      await control(
+        `sessions/${encodeURIComponent(sessionId)}/complete`,
+        reason === undefined ? { outcome } : { outcome, reason },
+      );
     },
     faults: async (settings) => {
       await control('faults', settings);
@@ -119,7 +124,11 @@ export interface Bench {
 }
 
 /** A SQLite file + store + client against `emulatorUrl`; `now` is what the sweep sees. */
-export async function bench(emulatorUrl: string, now: () => number = Date.now, clientOptions?: Parameters<typeof client>[1]): Promise<Bench> {
+export async function bench(
+  emulatorUrl: string,
+  now: () => number = Date.now,
+  clientOptions?: Parameters<typeof client>[1],
+): Promise<Bench> {
   const dir = mkdtempSync(join(tmpdir(), 'verify-sweep-'));
   const path = join(dir, 'kit.sqlite');
   const store = createSqliteStore({ database: path });
@@ -147,7 +156,14 @@ export async function bench(emulatorUrl: string, now: () => number = Date.now, c
             const state = randomBytes(16).toString('base64url');
             const userRef = `user-${randomBytes(4).toString('hex')}`;
             const session = await verifyClient.createSession(
-              { returnUrl: RETURN_URL, destination: '+15550100001', operationSensitivity: 'normal', userRef, state, platform: 'web' },
+              {
+                returnUrl: RETURN_URL,
+                destination: '+15550100001',
+                operationSensitivity: 'normal',
+                userRef,
+                state,
+                platform: 'web',
+              },
               `key-${state}`,
             );
             await store.insertAttempt({
@@ -212,18 +228,23 @@ export function spawnSweepProcess(args: string[], env: Record<string, string>): 
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
   return { child, done };
 }
 
 /** SIGKILLs every fixture process this file started that is still running. */
 export function killSweepProcesses(): void {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-export async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+export async function waitFor(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);

@@ -61,7 +61,11 @@ describe('sweep processes on one SQLite file', () => {
     const two = sweepProcess(['--once'], jobEnv('sweeper-2', settings));
     // The landings come in waves once both processes hold claims.
     const owners = () =>
-      (b.store.db.prepare('SELECT count(DISTINCT lease_owner) AS n FROM verify_kit_attempts WHERE lease_owner IS NOT NULL').get() as { n: number }).n;
+      (
+        b.store.db
+          .prepare('SELECT count(DISTINCT lease_owner) AS n FROM verify_kit_attempts WHERE lease_owner IS NOT NULL')
+          .get() as { n: number }
+      ).n;
     await waitFor(() => owners() >= 1, 15_000, 'a sweep process to hold claims');
     // Usually both are in by now; on a slow machine go on after a while with one.
     await waitFor(() => owners() >= 2, 3000, 'both sweep processes to hold claims').catch(() => {});
@@ -85,7 +89,10 @@ describe('sweep processes on one SQLite file', () => {
     // Every fulfilment is accounted for exactly once across the three parties.
     const byLanding = landings.filter((c) => c.kind === 'fulfilled' && c.firstTime).length;
     expect(Number(l1!.fulfilled) + Number(l2!.fulfilled) + byLanding).toBe(50);
-    const rows = b.store.db.prepare('SELECT by, count(*) AS n FROM sweep_effects GROUP BY by').all() as { by: string; n: number }[];
+    const rows = b.store.db.prepare('SELECT by, count(*) AS n FROM sweep_effects GROUP BY by').all() as {
+      by: string;
+      n: number;
+    }[];
     const rowsBy = Object.fromEntries(rows.map((r) => [r.by, r.n]));
     expect(rowsBy['sweeper-1'] ?? 0).toBe(l1!.fulfilled);
     expect(rowsBy['sweeper-2'] ?? 0).toBe(l2!.fulfilled);
@@ -93,8 +100,13 @@ describe('sweep processes on one SQLite file', () => {
     // The race really happened: the landings and at least one process both fulfilled some.
     expect(byLanding).toBeGreaterThan(0);
     expect(Number(l1!.fulfilled) + Number(l2!.fulfilled)).toBeGreaterThan(0);
-    const contested = Number(l1!.alreadyFulfilled) + Number(l2!.alreadyFulfilled) + landings.filter((c) => c.kind === 'fulfilled' && !c.firstTime).length;
-    console.info(`exactly-once race: sweeper-1 ${l1!.fulfilled}, sweeper-2 ${l2!.fulfilled}, landings ${byLanding}; found already fulfilled: ${contested}`);
+    const contested =
+      Number(l1!.alreadyFulfilled) +
+      Number(l2!.alreadyFulfilled) +
+      landings.filter((c) => c.kind === 'fulfilled' && !c.firstTime).length;
+    console.info(
+      `exactly-once race: sweeper-1 ${l1!.fulfilled}, sweeper-2 ${l2!.fulfilled}, landings ${byLanding}; found already fulfilled: ${contested}`,
+    );
   });
 
   it('a sweep process killed mid-batch (SIGKILL) is followed by another that completes the work once its lease lapses', async () => {
@@ -124,4 +136,3 @@ describe('sweep processes on one SQLite file', () => {
     expect(duplicateEffects(b.store.db)).toEqual([]);
   });
 });
-

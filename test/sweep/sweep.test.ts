@@ -11,7 +11,16 @@ import {
   SWEEP_WINDOW_MS,
   type SweepLogger,
 } from '../../middleware/sweep.ts';
-import { bench, countEffects, DAY_MS, duplicateEffects, emulator, leaseOf, type Bench, type Emulator } from './harness.ts';
+import {
+  bench,
+  countEffects,
+  DAY_MS,
+  duplicateEffects,
+  emulator,
+  leaseOf,
+  type Bench,
+  type Emulator,
+} from './harness.ts';
 
 let emu: Emulator;
 let b: Bench;
@@ -58,7 +67,16 @@ describe('runSweep', () => {
     await emu.complete(verified2!.sessionId, 'verified');
 
     const report = await runSweep(b.deps);
-    expect(report).toMatchObject({ claimed: 3, reads: 3, fulfilled: 2, failed: 0, pending: 1, errors: 0, expired: 0, serviceReachable: true });
+    expect(report).toMatchObject({
+      claimed: 3,
+      reads: 3,
+      fulfilled: 2,
+      failed: 0,
+      pending: 1,
+      errors: 0,
+      expired: 0,
+      serviceReachable: true,
+    });
     expect(countEffects(b.store.db)).toBe(2);
     expect((await b.attempt(verified1!.state)).outcome).toBe('fulfilled');
     expect((await b.attempt(verified2!.state)).outcome).toBe('fulfilled');
@@ -83,7 +101,11 @@ describe('runSweep', () => {
 
     const report = await runSweep(b.deps);
     expect(report).toMatchObject({ claimed: 2, fulfilled: 0, failed: 2, pending: 0, errors: 0 });
-    expect(await b.attempt(locked!.state)).toMatchObject({ outcome: 'failed', failureReason: 'otp_locked', fulfilledAt: null });
+    expect(await b.attempt(locked!.state)).toMatchObject({
+      outcome: 'failed',
+      failureReason: 'otp_locked',
+      fulfilledAt: null,
+    });
     expect(await b.attempt(changed!.state)).toMatchObject({ outcome: 'failed', failureReason: 'device_changed' });
     expect(countEffects(b.store.db)).toBe(0);
     // Settled attempts are never claimed again.
@@ -131,11 +153,11 @@ describe('runSweep', () => {
     const [late, fresh] = await b.createAttempts(2);
     await emu.complete(late!.sessionId, 'verified');
     // Make `fresh` 23 h younger by moving only its creation time forward (it stays in the window).
-    b.store.db.prepare('UPDATE verify_kit_attempts SET created_at = created_at + ?, next_check_at = next_check_at + ? WHERE session_id = ?').run(
-      23 * 3_600_000,
-      23 * 3_600_000,
-      fresh!.sessionId,
-    );
+    b.store.db
+      .prepare(
+        'UPDATE verify_kit_attempts SET created_at = created_at + ?, next_check_at = next_check_at + ? WHERE session_id = ?',
+      )
+      .run(23 * 3_600_000, 23 * 3_600_000, fresh!.sessionId);
     await emu.advanceClock(24 * 3600 + 60);
     offsetMs = DAY_MS + 60_000;
     const readsBefore = (await emu.stats()).statusReads;
@@ -197,7 +219,11 @@ describe('runSweep', () => {
     offsetMs = 2000;
     const slow = await runSweep(b.deps, { errorRetryMs: 2000 });
     expect(slow).toMatchObject({ claimed: 2, errors: 2, fulfilled: 0, serviceReachable: false });
-    const pending = attempts.filter((a) => b.store.db.prepare("SELECT 1 FROM verify_kit_attempts WHERE session_id = ? AND outcome = 'pending'").get(a.sessionId));
+    const pending = attempts.filter((a) =>
+      b.store.db
+        .prepare("SELECT 1 FROM verify_kit_attempts WHERE session_id = ? AND outcome = 'pending'")
+        .get(a.sessionId),
+    );
     expect(pending).toHaveLength(2);
 
     await emu.faults({ statusDelayMs: 0 });
@@ -212,7 +238,9 @@ describe('runSweep', () => {
     await setUp();
     const [attempt] = await b.createAttempts(1);
     await emu.complete(attempt!.sessionId, 'verified');
-    b.store.db.prepare('UPDATE verify_kit_attempts SET user_ref = ? WHERE session_id = ?').run('someone-else', attempt!.sessionId);
+    b.store.db
+      .prepare('UPDATE verify_kit_attempts SET user_ref = ? WHERE session_id = ?')
+      .run('someone-else', attempt!.sessionId);
     const logged: { level: string; obj: Record<string, unknown> }[] = [];
     const logger: SweepLogger = {
       info: (obj) => logged.push({ level: 'info', obj }),
@@ -223,7 +251,12 @@ describe('runSweep', () => {
     expect(report).toMatchObject({ reads: 1, errors: 1, fulfilled: 0, serviceReachable: true });
     expect(await b.attempt(attempt!.state)).toMatchObject({ outcome: 'pending', sweepChecks: 1 });
     expect(countEffects(b.store.db)).toBe(0);
-    expect(logged).toContainEqual(expect.objectContaining({ level: 'error', obj: expect.objectContaining({ err: expect.objectContaining({ code: 'service_response_mismatch' }) }) }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        obj: expect.objectContaining({ err: expect.objectContaining({ code: 'service_response_mismatch' }) }),
+      }),
+    );
     expect(JSON.stringify(logged)).not.toContain('demo-secret-change-me');
   });
 
@@ -234,7 +267,10 @@ describe('runSweep', () => {
     const explode = () => {
       throw new Error('log sink down');
     };
-    const report = await runSweep(b.deps, { logger: { info: explode, warn: explode, error: explode }, errorRetryMs: 5000 });
+    const report = await runSweep(b.deps, {
+      logger: { info: explode, warn: explode, error: explode },
+      errorRetryMs: 5000,
+    });
     expect(report).toMatchObject({ claimed: 3, errors: 3 });
     for (const a of attempts) {
       expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
@@ -332,6 +368,11 @@ describe('runSweep', () => {
     expect(message({ leaseMs: 10 })).toMatch(/`leaseMs`.*at least|`leaseMs` must be an integer from 1000/);
     expect(message({ backoffMs: [] })).toMatch(/`backoffMs` must be a non-empty array/);
     expect(message({ owner: '' })).toMatch(/`owner` must be a non-empty string/);
-    expect(resolveSweepOptions({})).toMatchObject({ batchSize: 50, concurrency: 4, leaseMs: 120_000, timeBudgetMs: 60_000 });
+    expect(resolveSweepOptions({})).toMatchObject({
+      batchSize: 50,
+      concurrency: 4,
+      leaseMs: 120_000,
+      timeBudgetMs: 60_000,
+    });
   });
 });

@@ -146,14 +146,22 @@ describe('startSweepWorker', () => {
     await waitFor(() => countEffects(b.store.db) === 1, 5000, 'the second run to fulfil');
     expect(errors).toHaveLength(1);
     expect(entries).toContainEqual(
-      expect.objectContaining({ level: 'error', obj: { err: { name: 'Error', message: 'SQLITE_BUSY: database is locked' } } }),
+      expect.objectContaining({
+        level: 'error',
+        obj: { err: { name: 'Error', message: 'SQLITE_BUSY: database is locked' } },
+      }),
     );
     expect(JSON.stringify(entries)).not.toContain('demo-secret-change-me');
   });
 
   it('validates its options with messages that name the fix', () => {
     b = undefined as unknown as Bench;
-    const deps = { client: { getSession: async () => ({ status: 'pending' as const }) }, store: {} as never, actions: new Map(), now: Date.now };
+    const deps = {
+      client: { getSession: async () => ({ status: 'pending' as const }) },
+      store: {} as never,
+      actions: new Map(),
+      now: Date.now,
+    };
     const failure = (options: object) => {
       try {
         startSweepWorker(deps, options as never);
@@ -178,7 +186,11 @@ describe('startSweepWorker', () => {
       const worker = startSweepWorker({ client, store, actions: new Map(), now: Date.now }, { intervalMs: 60000, initialDelayMs: 60000 });
       console.log('started', worker.running);`;
     const root = fileURLToPath(new URL('../..', import.meta.url));
-    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, timeout: 15_000, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      timeout: 15_000,
+      encoding: 'utf8',
+    });
     expect(result.stderr).toBe('');
     expect(result.stdout.trim()).toBe('started false');
     expect(result.status).toBe(0);

@@ -87,7 +87,9 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
   });
 
   const db = new BetterSqlite3(':memory:');
-  db.exec(`CREATE TABLE test_grants (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, user_ref TEXT NOT NULL, detail TEXT NOT NULL)`);
+  db.exec(
+    `CREATE TABLE test_grants (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, user_ref TEXT NOT NULL, detail TEXT NOT NULL)`,
+  );
   const store = createSqliteStore({ database: db });
   const insertGrant = db.prepare('INSERT INTO test_grants (session_id, user_ref, detail) VALUES (?, ?, ?)');
 
@@ -100,7 +102,11 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
       ordering: 'independent',
       fulfil(tx, attempt) {
         // Same database handle as the kit's transaction: commits with the fulfilment mark.
-        tx.prepare('INSERT INTO test_grants (session_id, user_ref, detail) VALUES (?, ?, ?)').run(attempt.sessionId, attempt.userRef, 'badge');
+        tx.prepare('INSERT INTO test_grants (session_id, user_ref, detail) VALUES (?, ?, ?)').run(
+          attempt.sessionId,
+          attempt.userRef,
+          'badge',
+        );
       },
     },
     {
@@ -124,7 +130,8 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
   ];
 
   const logs: string[] = [];
-  const line = (level: string) => (obj: Record<string, unknown>, msg: string) => logs.push(JSON.stringify({ level, ...obj, msg }));
+  const line = (level: string) => (obj: Record<string, unknown>, msg: string) =>
+    logs.push(JSON.stringify({ level, ...obj, msg }));
   const realClient = createVerifyClient({
     baseUrl: emulator.url,
     clientId,
@@ -244,7 +251,12 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
 
 export function describeError(error: unknown): string {
   if (error instanceof Error) {
-    return JSON.stringify({ ...error, message: error.message, stack: error.stack, cause: String((error as { cause?: unknown }).cause) });
+    return JSON.stringify({
+      ...error,
+      message: error.message,
+      stack: error.stack,
+      cause: String((error as { cause?: unknown }).cause),
+    });
   }
   return String(error);
 }

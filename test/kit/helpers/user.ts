@@ -23,13 +23,21 @@ export interface Handoff {
 }
 
 function unescapeHtml(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#96;/g, '`').replace(/&amp;/g, '&');
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&#96;/g, '`')
+    .replace(/&amp;/g, '&');
 }
 
 export function parseHandoffPage(html: string): { verifyUrl: string; handoff: string } | undefined {
   const action = /<form id="verify-kit-handoff" method="post" action="([^"]*)">/.exec(html)?.[1];
   const hx = /<input type="hidden" name="hx" value="([^"]*)">/.exec(html)?.[1];
-  return action === undefined || hx === undefined ? undefined : { verifyUrl: unescapeHtml(action), handoff: unescapeHtml(hx) };
+  return action === undefined || hx === undefined
+    ? undefined
+    : { verifyUrl: unescapeHtml(action), handoff: unescapeHtml(hx) };
 }
 
 export class TestUser {
@@ -69,7 +77,12 @@ export class TestUser {
   postStart(fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
     return this.request('/verify/start', {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.app.url, 'sec-fetch-site': 'same-origin', ...headers },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: this.app.url,
+        'sec-fetch-site': 'same-origin',
+        ...headers,
+      },
       body: new URLSearchParams(fields).toString(),
     });
   }
@@ -80,7 +93,8 @@ export class TestUser {
     const html = await response.text();
     this.seen.bodies.push(html);
     const parsed = parseHandoffPage(html);
-    if (response.status !== 200 || parsed === undefined) throw new Error(`start failed: ${response.status} ${html.slice(0, 400)}`);
+    if (response.status !== 200 || parsed === undefined)
+      throw new Error(`start failed: ${response.status} ${html.slice(0, 400)}`);
     this.seen.handoffs.push(parsed.handoff);
     return { response, html, ...parsed };
   }
@@ -99,7 +113,12 @@ export class TestUser {
  * Goes through the hosted page for real: redeems the handoff, reads the SMS code from the
  * emulator's outbox, submits it, and returns the service's redirect to the return URL.
  */
-export async function completeOnHostedPage(emulator: TestEmulator, handoff: Handoff, sessionId: string, seen: Seen): Promise<string> {
+export async function completeOnHostedPage(
+  emulator: TestEmulator,
+  handoff: Handoff,
+  sessionId: string,
+  seen: Seen,
+): Promise<string> {
   seen.urls.push(handoff.verifyUrl);
   const page = await openHostedPage(handoff.verifyUrl, handoff.handoff);
   if (page.response.status !== 200) throw new Error(`hosted page answered ${page.response.status}`);
@@ -125,7 +144,8 @@ export function leaks(app: KitTestApp, seen: Seen, extra: string[] = []): string
   const found: string[] = [];
   for (const [where, lines] of haystacks) {
     for (const text of lines) {
-      for (const secret of secrets) if (secret.length > 0 && text.includes(secret)) found.push(`${where}: ${text.slice(0, 120)}`);
+      for (const secret of secrets)
+        if (secret.length > 0 && text.includes(secret)) found.push(`${where}: ${text.slice(0, 120)}`);
     }
   }
   return found;
