@@ -14,7 +14,6 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { createPostgresStore, createSqliteStore } from '../middleware/index.ts';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/postgres.ts';
 import { ACTION, PG_GRANTS_TABLE, PG_SEED_ATTEMPTS, SUCCESS_PATH, type SeedAttempt } from './common.ts';
@@ -580,7 +579,7 @@ interface PgSweepFigures {
  * sweep processes at once (SKIP LOCKED claims), against the emulator's raw capacity at their
  * combined concurrency.
  */
-async function pgSweepPhase(emulatorUrl: string, emulator: Child, client: SeedClient): Promise<PgSweepFigures> {
+async function pgSweepPhase(emulatorUrl: string, _emulator: Child, client: SeedClient): Promise<PgSweepFigures> {
   await resetEmulator(emulatorUrl);
   const size = config.pgSweepSize;
   const database: TestDatabase = await createTestDatabase({ max: 4 });

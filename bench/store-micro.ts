@@ -66,8 +66,8 @@ const bg = b.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?,
 const fulfil = b.transaction((sid: string) => {
   if (mark.run(Date.now(), sid).changes === 1) bg.run(sid, 'u');
 });
-let tk = { find: 0, tx: 0 },
-  tb = { find: 0, tx: 0 };
+const tk = { find: 0, tx: 0 };
+const tb = { find: 0, tx: 0 };
 for (let i = 0; i < N; i++) {
   const r = rows[i]!;
   let t = performance.now();

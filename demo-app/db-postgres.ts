@@ -6,7 +6,7 @@
  */
 import session from 'express-session';
 import type { OutcomeEvent } from 'hosted-sms-verify-kit';
-import pg from 'pg';
+import type pg from 'pg';
 import type { ActivityEntry, DemoUser, OutboxEntry, PayoutAccount } from './db.ts';
 import { SEEDED_USERS } from './db.ts';
 import { emailFor } from './outbox.ts';

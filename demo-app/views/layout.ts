@@ -113,5 +113,5 @@ export function initials(name: string): string {
 export type { DemoTexts };
 
 export function formatTime(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+  return `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 }

@@ -148,7 +148,11 @@ export function captureConsole(into: string[]): () => void {
       );
     };
   }
-  return () => methods.forEach((m, i) => (console[m] = saved[i]!));
+  return () => {
+    methods.forEach((m, i) => {
+      console[m] = saved[i]!;
+    });
+  };
 }
 
 export async function startSecStack(options: { now?: () => number } = {}): Promise<SecStack> {

@@ -49,11 +49,11 @@ app.use(kit.router);
 app.get('/done', (_req, res) => res.send('Phone confirmed'));
 server.on('request', app);
 
-const unescape = (value) => value.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
+const decodeAttr = (value) => value.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
 const attr = (html, pattern, what) => {
   const match = pattern.exec(html);
   if (match === null) throw new Error(`no ${what} in: ${html.slice(0, 300)}`);
-  return unescape(match[1]);
+  return decodeAttr(match[1]);
 };
 const cookies = new Map();
 async function browse(url, init = {}) {
@@ -94,10 +94,10 @@ try {
   const form = [...hosted.matchAll(codeForm)].find((match) => match[2].includes('name="code"'));
   if (form === undefined) throw new Error(`no code form on the hosted page: ${hosted.slice(0, 300)}`);
   const hidden = Object.fromEntries(
-    [...form[2].matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], unescape(m[2])]),
+    [...form[2].matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], decodeAttr(m[2])]),
   );
   const code = await emulator.control.latestCode({ destination: USER.phone });
-  const submitted = await postForm(new URL(unescape(form[1]), verifyUrl).href, { ...hidden, code });
+  const submitted = await postForm(new URL(decodeAttr(form[1]), verifyUrl).href, { ...hidden, code });
   const landingUrl = submitted.headers.get('location');
 
   const landing = await browse(landingUrl);
