@@ -92,7 +92,10 @@ export interface VerificationKitOptions<Tx = unknown> {
    * a StartLimits on a shared store (createStartLimits({ limiters })) when the app runs as several instances.
    */
   limits?: StartLimitsOptions | StartLimits;
-  /** Turns the start limits off. Only for apps that enforce equal limits elsewhere: every start sends an SMS at your cost. */
+  /**
+   * Turns the start limits off. Only for apps that enforce equal limits elsewhere:
+   * every start sends an SMS at your cost.
+   */
   dangerouslyDisableStartLimits?: boolean;
   /** Runs before each session create; throw KitError('rate_limited') to refuse (no session, no SMS). */
   beforeCreate?: BeforeCreateHook;

@@ -34,7 +34,10 @@ export const MetricName = {
   Starts: 'verify_kit.starts',
   /** Starts refused by a limit, by `verify_kit.budget` (user, destination, ip). */
   StartsRefused: 'verify_kit.starts.refused',
-  /** Outcomes as first recorded, by `verify_kit.outcome`, `verify_kit.source` and, for failures, `verify_kit.reason`. */
+  /**
+   * Outcomes as first recorded, by `verify_kit.outcome`, `verify_kit.source` and, for failures,
+   * `verify_kit.reason`.
+   */
   Outcomes: 'verify_kit.outcomes',
   /** Age in seconds of the oldest due attempt a sweep run found (0 when none was due). */
   SweepLag: 'verify_kit.sweep.lag',
