@@ -93,15 +93,12 @@ describe('the newest verified intent wins', () => {
     return { agent, older, newer };
   }
 
-  it(
-    'the older attempt’s return URL opened from the history afterwards does not put the ' + 'replaced account back',
-    async () => {
-      const { agent, older } = await twoVerifiedChanges(USERS.alice.id);
-      await land(agent, older);
-      expect(await payoutMasked(agent)).toBe('••••2222');
-      expect(outcomeOf(older.sessionId)).not.toBe('fulfilled');
-    },
-  );
+  it('the older attempt’s return URL opened from the history afterwards does not put the replaced account back', async () => {
+    const { agent, older } = await twoVerifiedChanges(USERS.alice.id);
+    await land(agent, older);
+    expect(await payoutMasked(agent)).toBe('••••2222');
+    expect(outcomeOf(older.sessionId)).not.toBe('fulfilled');
+  });
 
   it('the sweep finding the older verified attempt afterwards does not put the replaced account back', async () => {
     const { agent, older } = await twoVerifiedChanges(USERS.bob.id);
@@ -142,29 +139,26 @@ describe('a restart verifies what it applies', () => {
     expect(user.verifiedPhone).toBe(newNumber);
   });
 
-  it(
-    'a restart runs prepare again: refused now (already the payout account) is a clear 4xx page ' + 'and sends nothing',
-    async () => {
-      const agent = await signIn(USERS.alice.id);
-      const failed = await startOk(agent, { action: 'change_payout', accountNumber: '3000 0000 3333' });
-      await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
-      await land(agent, failed);
-      // Meanwhile the same account became the payout account through another verification.
-      const other = await startOk(agent, { action: 'change_payout', accountNumber: '3000 0000 3333' });
-      await stack.control.complete(other.sessionId, { outcome: 'verified' });
-      expect((await land(agent, other)).status).toBe(303);
+  it('a restart runs prepare again: refused now (already the payout account) is a clear 4xx page and sends nothing', async () => {
+    const agent = await signIn(USERS.alice.id);
+    const failed = await startOk(agent, { action: 'change_payout', accountNumber: '3000 0000 3333' });
+    await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+    await land(agent, failed);
+    // Meanwhile the same account became the payout account through another verification.
+    const other = await startOk(agent, { action: 'change_payout', accountNumber: '3000 0000 3333' });
+    await stack.control.complete(other.sessionId, { outcome: 'verified' });
+    expect((await land(agent, other)).status).toBe(303);
 
-      const sentBefore = (await stack.control.stats()).smsSent;
-      const countAttempts = stack.demo.db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts');
-      const attemptCount = () => (countAttempts.get() as { n: number }).n;
-      const attemptsBefore = attemptCount();
-      const refused = await start(agent, { action: 'change_payout', restart: failed.state });
-      expect(refused.status).toBe(400);
-      expect(refused.text).toContain('That is already your payout account.');
-      expect((await stack.control.stats()).smsSent).toBe(sentBefore);
-      expect(attemptCount()).toBe(attemptsBefore);
-    },
-  );
+    const sentBefore = (await stack.control.stats()).smsSent;
+    const countAttempts = stack.demo.db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts');
+    const attemptCount = () => (countAttempts.get() as { n: number }).n;
+    const attemptsBefore = attemptCount();
+    const refused = await start(agent, { action: 'change_payout', restart: failed.state });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('That is already your payout account.');
+    expect((await stack.control.stats()).smsSent).toBe(sentBefore);
+    expect(attemptCount()).toBe(attemptsBefore);
+  });
 });
 
 describe("the demo's onOutcome outbox", () => {
@@ -177,28 +171,25 @@ describe("the demo's onOutcome outbox", () => {
     throw new Error(`no ${outcome} email for ${sessionId} on the Activity page`);
   }
 
-  it(
-    'the Activity page shows one email per outcome: the applied change and the older request ' + 'that was superseded',
-    async () => {
-      const agent = await signIn(USERS.chen.id);
-      const older = await startOk(agent, { action: 'change_payout', accountNumber: '4000 0000 4444' });
-      const newer = await startOk(agent, { action: 'change_payout', accountNumber: '5000 0000 5555' });
-      await stack.control.complete(older.sessionId, { outcome: 'verified' });
-      await stack.control.complete(newer.sessionId, { outcome: 'verified' });
-      expect((await land(agent, newer)).status).toBe(303);
-      const page = await activityWithEmail(agent, newer.sessionId, 'fulfilled');
-      expect(page).toContain('Payouts now go to the account ending 5555.');
-      await activityWithEmail(agent, older.sessionId, 'superseded');
-      // A reload and a sweep deliver nothing twice.
-      await land(agent, newer);
-      await runSweep({ ...stack.demo.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner: 'outbox-sweep' });
-      const emails = stack.demo.db
-        .prepare('SELECT outcome FROM demo_outbox WHERE session_id IN (?, ?) ORDER BY outcome')
-        .all(older.sessionId, newer.sessionId);
-      expect(emails).toEqual([{ outcome: 'fulfilled' }, { outcome: 'superseded' }]);
-      expect(page).not.toContain(stack.clientSecret);
-    },
-  );
+  it('the Activity page shows one email per outcome: the applied change and the older request that was superseded', async () => {
+    const agent = await signIn(USERS.chen.id);
+    const older = await startOk(agent, { action: 'change_payout', accountNumber: '4000 0000 4444' });
+    const newer = await startOk(agent, { action: 'change_payout', accountNumber: '5000 0000 5555' });
+    await stack.control.complete(older.sessionId, { outcome: 'verified' });
+    await stack.control.complete(newer.sessionId, { outcome: 'verified' });
+    expect((await land(agent, newer)).status).toBe(303);
+    const page = await activityWithEmail(agent, newer.sessionId, 'fulfilled');
+    expect(page).toContain('Payouts now go to the account ending 5555.');
+    await activityWithEmail(agent, older.sessionId, 'superseded');
+    // A reload and a sweep deliver nothing twice.
+    await land(agent, newer);
+    await runSweep({ ...stack.demo.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner: 'outbox-sweep' });
+    const emails = stack.demo.db
+      .prepare('SELECT outcome FROM demo_outbox WHERE session_id IN (?, ?) ORDER BY outcome')
+      .all(older.sessionId, newer.sessionId);
+    expect(emails).toEqual([{ outcome: 'fulfilled' }, { outcome: 'superseded' }]);
+    expect(page).not.toContain(stack.clientSecret);
+  });
 });
 
 describe('the Verifications page (the kit’s read API)', () => {

@@ -305,56 +305,53 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
 });
 
 describeEachStore('SIGKILL between the commit and the onOutcome hook', (kind) => {
-  it(
-    'the fulfilment stays committed, the user already had the redirect, and the sweep delivers ' + 'the event once',
-    async () => {
-      const db = await newDatabase(kind.name, 'hook');
-      const flag = join(dir, `${kind.name}-hook.block`);
-      const app = await startApp(db, undefined, flag);
-      const { agent, sessionId, state } = await verifiedAttempt(app.url, db, 'carol');
-      writeFileSync(flag, '1');
-      const landing = await agent.land(sessionId, state);
-      expect(landing.status).toBe(303); // the redirect went out before the hook ran
-      await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the onOutcome hook');
-      app.child.kill('SIGKILL');
-      expect(await app.exited).toBe('SIGKILL');
+  it('the fulfilment stays committed, the user already had the redirect, and the sweep delivers the event once', async () => {
+    const db = await newDatabase(kind.name, 'hook');
+    const flag = join(dir, `${kind.name}-hook.block`);
+    const app = await startApp(db, undefined, flag);
+    const { agent, sessionId, state } = await verifiedAttempt(app.url, db, 'carol');
+    writeFileSync(flag, '1');
+    const landing = await agent.land(sessionId, state);
+    expect(landing.status).toBe(303); // the redirect went out before the hook ran
+    await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the onOutcome hook');
+    app.child.kill('SIGKILL');
+    expect(await app.exited).toBe('SIGKILL');
 
-      const afterCrash = await inspect(db, sessionId);
-      expect(afterCrash).toMatchObject({ integrity: 'ok', attempt: { outcome: 'fulfilled' } });
-      expect(afterCrash.effects).toHaveLength(1);
+    const afterCrash = await inspect(db, sessionId);
+    expect(afterCrash).toMatchObject({ integrity: 'ok', attempt: { outcome: 'fulfilled' } });
+    expect(afterCrash.effects).toHaveLength(1);
 
-      // A sweep with the same hook, once the dead process's lease has lapsed (virtual clock).
-      const { store } = await openStoreFromSpec(db.spec);
-      const eventRow = async () => {
-        const [row] = await queryRows<{ outcome: string; source: string; deliveredAt: string | number | null }>(
-          db,
-          'SELECT outcome, source, delivered_at AS "deliveredAt" FROM verify_kit_outcome_events WHERE session_id = $1',
-          [sessionId],
-        );
-        if (row === undefined) return undefined;
-        return { ...row, deliveredAt: row.deliveredAt === null ? null : Number(row.deliveredAt) };
+    // A sweep with the same hook, once the dead process's lease has lapsed (virtual clock).
+    const { store } = await openStoreFromSpec(db.spec);
+    const eventRow = async () => {
+      const [row] = await queryRows<{ outcome: string; source: string; deliveredAt: string | number | null }>(
+        db,
+        'SELECT outcome, source, delivered_at AS "deliveredAt" FROM verify_kit_outcome_events WHERE session_id = $1',
+        [sessionId],
+      );
+      if (row === undefined) return undefined;
+      return { ...row, deliveredAt: row.deliveredAt === null ? null : Number(row.deliveredAt) };
+    };
+    expect(await eventRow()).toEqual({ outcome: 'fulfilled', source: 'landing', deliveredAt: null });
+    const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+    const delivered: OutcomeEvent[] = [];
+    try {
+      const deps = {
+        client,
+        store,
+        actions: new Map(),
+        now: () => Date.now() + 5 * 60_000,
+        onOutcome: (event: OutcomeEvent) => void delivered.push(event),
       };
-      expect(await eventRow()).toEqual({ outcome: 'fulfilled', source: 'landing', deliveredAt: null });
-      const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
-      const delivered: OutcomeEvent[] = [];
-      try {
-        const deps = {
-          client,
-          store,
-          actions: new Map(),
-          now: () => Date.now() + 5 * 60_000,
-          onOutcome: (event: OutcomeEvent) => void delivered.push(event),
-        };
-        expect((await runSweep(deps, { owner: 'after-hook-crash' })).outcomesDelivered).toBe(1);
-        expect((await runSweep(deps, { owner: 'after-hook-crash-2' })).outcomesDelivered).toBe(0);
-      } finally {
-        await client.close();
-        await store.close();
-      }
-      const redelivered = expect.objectContaining({ sessionId, outcome: 'fulfilled', source: 'landing', delivery: 2 });
-      expect(delivered).toEqual([redelivered]);
-      expect(await eventRow()).toMatchObject({ deliveredAt: expect.any(Number) });
-      expect((await inspect(db, sessionId)).allEffects).toBe(1);
-    },
-  );
+      expect((await runSweep(deps, { owner: 'after-hook-crash' })).outcomesDelivered).toBe(1);
+      expect((await runSweep(deps, { owner: 'after-hook-crash-2' })).outcomesDelivered).toBe(0);
+    } finally {
+      await client.close();
+      await store.close();
+    }
+    const redelivered = expect.objectContaining({ sessionId, outcome: 'fulfilled', source: 'landing', delivery: 2 });
+    expect(delivered).toEqual([redelivered]);
+    expect(await eventRow()).toMatchObject({ deliveredAt: expect.any(Number) });
+    expect((await inspect(db, sessionId)).allEffects).toBe(1);
+  });
 });

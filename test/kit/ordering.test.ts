@@ -66,51 +66,45 @@ const sweep = (on: KitTestApp, owner: string, concurrency = 4) =>
   runSweep({ ...on.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner, concurrency });
 
 describe('landing', () => {
-  it(
-    'an older verified attempt landing after a newer one was applied is superseded: its own ' + 'page, nothing applied',
-    async () => {
-      const alice = await new TestUser(app, seen).signIn('alice');
-      const older = await startNote(alice, 'older one');
-      const newer = await startNote(alice, 'newer one');
-      await verify(app, older);
-      await verify(app, newer);
-      expect((await alice.landFor(newer.sessionId, newer.state)).status).toBe(303);
+  it('an older verified attempt landing after a newer one was applied is superseded: its own page, nothing applied', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    const older = await startNote(alice, 'older one');
+    const newer = await startNote(alice, 'newer one');
+    await verify(app, older);
+    await verify(app, newer);
+    expect((await alice.landFor(newer.sessionId, newer.state)).status).toBe(303);
 
-      const late = await alice.landFor(older.sessionId, older.state);
-      const html = await late.text();
-      expect(late.status).toBe(200);
-      expect(html).toContain('A newer request replaced this one');
-      expect(html).not.toContain('name="restart"');
-      expect(currentNote(app, 'user-alice')).toBe('newer one');
-      expect(app.grants(older.sessionId)).toBe(0);
-      expect(app.attempt(older.sessionId)).toMatchObject({ outcome: 'superseded' });
-      const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
-      const line = expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', route: 'landing' });
-      expect(logged).toContainEqual(line);
-      expectNeverOlderAfterNewer(app, 'user-alice');
-    },
-  );
+    const late = await alice.landFor(older.sessionId, older.state);
+    const html = await late.text();
+    expect(late.status).toBe(200);
+    expect(html).toContain('A newer request replaced this one');
+    expect(html).not.toContain('name="restart"');
+    expect(currentNote(app, 'user-alice')).toBe('newer one');
+    expect(app.grants(older.sessionId)).toBe(0);
+    expect(app.attempt(older.sessionId)).toMatchObject({ outcome: 'superseded' });
+    const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const line = expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', route: 'landing' });
+    expect(logged).toContainEqual(line);
+    expectNeverOlderAfterNewer(app, 'user-alice');
+  });
 
-  it(
-    'applying a newer attempt settles the older still-pending ones at once: verified later, ' + 'they never apply',
-    async () => {
-      const alice = await new TestUser(app, seen).signIn('alice');
-      const older = await startNote(alice, 'pending older');
-      const newer = await startNote(alice, 'applied newer');
-      await verify(app, newer);
-      await alice.landFor(newer.sessionId, newer.state);
-      expect(outcome(app, older)).toBe('superseded');
-      const supersededBy = app.db.prepare('SELECT superseded_by AS by FROM verify_kit_attempts WHERE session_id = ?');
-      expect(supersededBy.get(older.sessionId)).toEqual({ by: newer.sessionId });
+  it('applying a newer attempt settles the older still-pending ones at once: verified later, they never apply', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    const older = await startNote(alice, 'pending older');
+    const newer = await startNote(alice, 'applied newer');
+    await verify(app, newer);
+    await alice.landFor(newer.sessionId, newer.state);
+    expect(outcome(app, older)).toBe('superseded');
+    const supersededBy = app.db.prepare('SELECT superseded_by AS by FROM verify_kit_attempts WHERE session_id = ?');
+    expect(supersededBy.get(older.sessionId)).toEqual({ by: newer.sessionId });
 
-      await verify(app, older); // the user finishes the old tab afterwards
-      await alice.landFor(older.sessionId, older.state);
-      const report = await sweep(app, 'ordering-pending-older');
-      expect(report.fulfilled).toBe(0);
-      expect(currentNote(app, 'user-alice')).toBe('applied newer');
-      expect(app.grants(older.sessionId)).toBe(0);
-    },
-  );
+    await verify(app, older); // the user finishes the old tab afterwards
+    await alice.landFor(older.sessionId, older.state);
+    const report = await sweep(app, 'ordering-pending-older');
+    expect(report.fulfilled).toBe(0);
+    expect(currentNote(app, 'user-alice')).toBe('applied newer');
+    expect(app.grants(older.sessionId)).toBe(0);
+  });
 
   it(
     'an older verified attempt still applies when the newer one was abandoned (failed): it is ' +
@@ -160,56 +154,49 @@ describe('landing', () => {
 });
 
 describe('sweep', () => {
-  it(
-    'reads an older verified attempt while the newer one lands: counts it superseded, logs it, ' + 'applies nothing',
-    async () => {
-      const alice = await new TestUser(app, seen).signIn('alice');
-      const older = await startNote(alice, 'swept older');
-      const newer = await startNote(alice, 'landed newer');
-      await verify(app, older);
-      await verify(app, newer);
-      app.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(older.sessionId);
-      const deps = app.kit.fulfilDeps;
-      // The sweep has claimed the older attempt and read "verified"; the newer one lands right then.
-      const client = {
-        async getSession(sessionId: string) {
-          const status = await deps.client.getSession(sessionId);
-          if (sessionId === older.sessionId)
-            expect((await alice.landFor(newer.sessionId, newer.state)).status).toBe(303);
-          return status;
-        },
-      };
-      const later = () => Date.now() + 10 * 60_000;
-      const report = await runSweep({ ...deps, client, now: later }, { owner: 'ordering-sweep-race' });
-      expect(report.superseded).toBeGreaterThanOrEqual(1);
-      expect(outcome(app, older)).toBe('superseded');
-      expect(currentNote(app, 'user-alice')).toBe('landed newer');
-      const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(logged).toContainEqual(
-        expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', supersededBy: newer.sessionId }),
-      );
-    },
-  );
+  it('reads an older verified attempt while the newer one lands: counts it superseded, logs it, applies nothing', async () => {
+    const alice = await new TestUser(app, seen).signIn('alice');
+    const older = await startNote(alice, 'swept older');
+    const newer = await startNote(alice, 'landed newer');
+    await verify(app, older);
+    await verify(app, newer);
+    app.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(older.sessionId);
+    const deps = app.kit.fulfilDeps;
+    // The sweep has claimed the older attempt and read "verified"; the newer one lands right then.
+    const client = {
+      async getSession(sessionId: string) {
+        const status = await deps.client.getSession(sessionId);
+        if (sessionId === older.sessionId) expect((await alice.landFor(newer.sessionId, newer.state)).status).toBe(303);
+        return status;
+      },
+    };
+    const later = () => Date.now() + 10 * 60_000;
+    const report = await runSweep({ ...deps, client, now: later }, { owner: 'ordering-sweep-race' });
+    expect(report.superseded).toBeGreaterThanOrEqual(1);
+    expect(outcome(app, older)).toBe('superseded');
+    expect(currentNote(app, 'user-alice')).toBe('landed newer');
+    const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged).toContainEqual(
+      expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', supersededBy: newer.sessionId }),
+    );
+  });
 
-  it(
-    'two verified attempts nobody landed, the newer read first: the newer one is applied, the ' + 'older superseded',
-    async () => {
-      const bob = await new TestUser(app, seen).signIn('bob');
-      const older = await startNote(bob, 'sweep older');
-      const newer = await startNote(bob, 'sweep newer');
-      await verify(app, newer);
-      await verify(app, older);
-      // The newer one becomes due first, so the sweep reads it before the older one.
-      app.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(newer.sessionId);
-      await sweep(app, 'ordering-both-verified', 1);
-      expect(app.grants(newer.sessionId)).toBe(1);
-      expect(currentNote(app, 'user-bob')).toBe('sweep newer');
-      // Settled by the newer one's transaction, so the sweep never even read it again.
-      expect(outcome(app, older)).toBe('superseded');
-      expect(app.grants(older.sessionId)).toBe(0);
-      expectNeverOlderAfterNewer(app, 'user-bob');
-    },
-  );
+  it('two verified attempts nobody landed, the newer read first: the newer one is applied, the older superseded', async () => {
+    const bob = await new TestUser(app, seen).signIn('bob');
+    const older = await startNote(bob, 'sweep older');
+    const newer = await startNote(bob, 'sweep newer');
+    await verify(app, newer);
+    await verify(app, older);
+    // The newer one becomes due first, so the sweep reads it before the older one.
+    app.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(newer.sessionId);
+    await sweep(app, 'ordering-both-verified', 1);
+    expect(app.grants(newer.sessionId)).toBe(1);
+    expect(currentNote(app, 'user-bob')).toBe('sweep newer');
+    // Settled by the newer one's transaction, so the sweep never even read it again.
+    expect(outcome(app, older)).toBe('superseded');
+    expect(app.grants(older.sessionId)).toBe(0);
+    expectNeverOlderAfterNewer(app, 'user-bob');
+  });
 
   it('an older verified attempt whose newer sibling expired is applied by the sweep', async () => {
     const alice = await new TestUser(app, seen).signIn('alice');
@@ -228,26 +215,23 @@ describe('sweep', () => {
 });
 
 describe('concurrent arrivals', () => {
-  it(
-    'older and newer landing together many times, with a sweep running: the newer one is what ' + 'stays applied',
-    async () => {
-      const bob = await new TestUser(app, seen).signIn('bob');
-      const older = await startNote(bob, 'racing older');
-      const newer = await startNote(bob, 'racing newer');
-      await verify(app, older);
-      await verify(app, newer);
-      await Promise.all([
-        ...Array.from({ length: 6 }, () => bob.landFor(older.sessionId, older.state)),
-        ...Array.from({ length: 6 }, () => bob.landFor(newer.sessionId, newer.state)),
-        sweep(app, 'ordering-race'),
-      ]);
-      expect(currentNote(app, 'user-bob')).toBe('racing newer');
-      expect(app.grants(newer.sessionId)).toBe(1);
-      expect(app.grants(older.sessionId)).toBeLessThanOrEqual(1);
-      expect(['fulfilled', 'superseded']).toContain(outcome(app, older));
-      expectNeverOlderAfterNewer(app, 'user-bob');
-    },
-  );
+  it('older and newer landing together many times, with a sweep running: the newer one is what stays applied', async () => {
+    const bob = await new TestUser(app, seen).signIn('bob');
+    const older = await startNote(bob, 'racing older');
+    const newer = await startNote(bob, 'racing newer');
+    await verify(app, older);
+    await verify(app, newer);
+    await Promise.all([
+      ...Array.from({ length: 6 }, () => bob.landFor(older.sessionId, older.state)),
+      ...Array.from({ length: 6 }, () => bob.landFor(newer.sessionId, newer.state)),
+      sweep(app, 'ordering-race'),
+    ]);
+    expect(currentNote(app, 'user-bob')).toBe('racing newer');
+    expect(app.grants(newer.sessionId)).toBe(1);
+    expect(app.grants(older.sessionId)).toBeLessThanOrEqual(1);
+    expect(['fulfilled', 'superseded']).toContain(outcome(app, older));
+    expectNeverOlderAfterNewer(app, 'user-bob');
+  });
 });
 
 describe("ordering 'independent'", () => {

@@ -217,27 +217,24 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     },
   );
 
-  it(
-    'two sweep processes share 60 due attempts: each is fulfilled exactly once, and both did some of the ' + 'work',
-    async () => {
-      const sessionIds = await verifiedSweepAttempts(60);
-      await control.setFaults({ statusDelayMs: 200 }); // slow reads, so that the two really overlap
-      const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4' };
-      const [one, two] = [startSweep(['--once'], 'sweeper-1', settings), startSweep(['--once'], 'sweeper-2', settings)];
-      expect(await one.exited, one.stderr()).toBe(0);
-      expect(await two.exited, two.stderr()).toBe(0);
-      const [r1] = jsonLines(one.stdout());
-      const [r2] = jsonLines(two.stdout());
-      const ids = sessionIds.map((id) => `'${id}'`).join(',');
-      expect(await count(`SELECT count(*) AS n FROM sweep_effects WHERE session_id IN (${ids})`)).toBe(60);
-      const twice = 'SELECT session_id FROM sweep_effects GROUP BY session_id HAVING count(*) > 1';
-      expect(await count(`SELECT count(*) AS n FROM (${twice}) d`)).toBe(0);
-      expect(Number(r1!.fulfilled) + Number(r2!.fulfilled)).toBe(60);
-      expect(Number(r1!.fulfilled)).toBeGreaterThan(0);
-      expect(Number(r2!.fulfilled)).toBeGreaterThan(0);
-      console.info(`two sweeps on PostgreSQL: sweeper-1 ${r1!.fulfilled}, sweeper-2 ${r2!.fulfilled}`);
-    },
-  );
+  it('two sweep processes share 60 due attempts: each is fulfilled exactly once, and both did some of the work', async () => {
+    const sessionIds = await verifiedSweepAttempts(60);
+    await control.setFaults({ statusDelayMs: 200 }); // slow reads, so that the two really overlap
+    const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4' };
+    const [one, two] = [startSweep(['--once'], 'sweeper-1', settings), startSweep(['--once'], 'sweeper-2', settings)];
+    expect(await one.exited, one.stderr()).toBe(0);
+    expect(await two.exited, two.stderr()).toBe(0);
+    const [r1] = jsonLines(one.stdout());
+    const [r2] = jsonLines(two.stdout());
+    const ids = sessionIds.map((id) => `'${id}'`).join(',');
+    expect(await count(`SELECT count(*) AS n FROM sweep_effects WHERE session_id IN (${ids})`)).toBe(60);
+    const twice = 'SELECT session_id FROM sweep_effects GROUP BY session_id HAVING count(*) > 1';
+    expect(await count(`SELECT count(*) AS n FROM (${twice}) d`)).toBe(0);
+    expect(Number(r1!.fulfilled) + Number(r2!.fulfilled)).toBe(60);
+    expect(Number(r1!.fulfilled)).toBeGreaterThan(0);
+    expect(Number(r2!.fulfilled)).toBeGreaterThan(0);
+    console.info(`two sweeps on PostgreSQL: sweeper-1 ${r1!.fulfilled}, sweeper-2 ${r2!.fulfilled}`);
+  });
 
   it('a sweep process killed mid-batch (SIGKILL) is recovered by the other once its lease lapses', async () => {
     const sessionIds = await verifiedSweepAttempts(6);

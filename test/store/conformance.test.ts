@@ -177,18 +177,15 @@ describeEachStore('store contract', (kind) => {
       expect((await claim('a', 2_000_000)).map((x) => x.state)).toEqual(['state-2']);
     });
 
-    it(
-      'claims only the platform asked for, so a web kit and a mobile kit sharing a store each sweep their ' + 'own',
-      async () => {
-        await h.store.insertAttempt(attempt(1, { platform: 'web' }));
-        await h.store.insertAttempt(attempt(2, { platform: 'mobile' }));
-        const options = { now: 2_000_000, limit: 10, leaseMs: 60_000, maxAgeMs: 24 * HOUR };
-        const mobile = await h.store.claimDueAttempts({ ...options, owner: 'm', platform: 'mobile' });
-        const web = await h.store.claimDueAttempts({ ...options, owner: 'w', platform: 'web' });
-        expect(mobile.map((x) => x.state)).toEqual(['state-2']);
-        expect(web.map((x) => x.state)).toEqual(['state-1']);
-      },
-    );
+    it('claims only the platform asked for, so a web kit and a mobile kit sharing a store each sweep their own', async () => {
+      await h.store.insertAttempt(attempt(1, { platform: 'web' }));
+      await h.store.insertAttempt(attempt(2, { platform: 'mobile' }));
+      const options = { now: 2_000_000, limit: 10, leaseMs: 60_000, maxAgeMs: 24 * HOUR };
+      const mobile = await h.store.claimDueAttempts({ ...options, owner: 'm', platform: 'mobile' });
+      const web = await h.store.claimDueAttempts({ ...options, owner: 'w', platform: 'web' });
+      expect(mobile.map((x) => x.state)).toEqual(['state-2']);
+      expect(web.map((x) => x.state)).toEqual(['state-1']);
+    });
 
     it('reschedules only for the owner of the claim, and releases claims on request', async () => {
       await h.store.insertAttempt(attempt(1));

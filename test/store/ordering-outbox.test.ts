@@ -56,24 +56,21 @@ describeEachStore('ordering and outcome events', (kind) => {
   });
 
   describe('ordering inside the fulfil transaction', () => {
-    it(
-      "fulfilling the newer attempt supersedes the user's older pending ones of that action, and no one " + "else's",
-      async () => {
-        await h.store.insertAttempt(attempt(1));
-        await h.store.insertAttempt(attempt(2, { action: 'confirm_phone' }));
-        await h.store.insertAttempt(attempt(3, { userRef: 'user-b' }));
-        await h.store.insertAttempt(attempt(4));
-        const result = await h.store.fulfilOnce('session-4', effect, 10);
-        expect(result.kind).toBe('fulfilled');
-        expect(result.kind === 'fulfilled' && result.superseded.map((a) => a.sessionId)).toEqual(['session-1']);
-        const older = await h.store.findAttemptByState('state-1');
-        expect(older).toMatchObject({ outcome: 'superseded', supersededBy: 'session-4', finishedAt: 10 });
-        expect((await h.store.findAttemptByState('state-2'))?.outcome).toBe('pending');
-        expect((await h.store.findAttemptByState('state-3'))?.outcome).toBe('pending');
-        expect((await h.store.fulfilOnce('session-1', effect, 11)).kind).toBe('not_pending');
-        expect(applied).toEqual(['session-4']);
-      },
-    );
+    it("fulfilling the newer attempt supersedes the user's older pending ones of that action, and no one else's", async () => {
+      await h.store.insertAttempt(attempt(1));
+      await h.store.insertAttempt(attempt(2, { action: 'confirm_phone' }));
+      await h.store.insertAttempt(attempt(3, { userRef: 'user-b' }));
+      await h.store.insertAttempt(attempt(4));
+      const result = await h.store.fulfilOnce('session-4', effect, 10);
+      expect(result.kind).toBe('fulfilled');
+      expect(result.kind === 'fulfilled' && result.superseded.map((a) => a.sessionId)).toEqual(['session-1']);
+      const older = await h.store.findAttemptByState('state-1');
+      expect(older).toMatchObject({ outcome: 'superseded', supersededBy: 'session-4', finishedAt: 10 });
+      expect((await h.store.findAttemptByState('state-2'))?.outcome).toBe('pending');
+      expect((await h.store.findAttemptByState('state-3'))?.outcome).toBe('pending');
+      expect((await h.store.fulfilOnce('session-1', effect, 11)).kind).toBe('not_pending');
+      expect(applied).toEqual(['session-4']);
+    });
 
     it(
       "an older attempt still pending when a newer one was applied ('independent' then) is superseded, not " +
@@ -111,58 +108,55 @@ describeEachStore('ordering and outcome events', (kind) => {
   });
 
   describe('ordering across processes', () => {
-    it(
-      'four processes fulfilling the same attempts in different orders never apply an older one after a newer ' + 'one',
-      async () => {
-        await h.exec(
-          h.kind === 'sqlite'
-            ? 'CREATE TABLE ordered_effects (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, user_ref TEXT)'
-            : 'CREATE TABLE ordered_effects (id BIGSERIAL PRIMARY KEY, session_id TEXT, user_ref TEXT)',
-        );
-        const sessionIds = Array.from({ length: 30 }, (_, i) => `session-${i}`);
-        for (let i = 0; i < 30; i++) await h.store.insertAttempt(attempt(i, { userRef: `user-${i % 3}` }));
-        const reversed = [...sessionIds].reverse();
-        const orders = [sessionIds, reversed, sessionIds.filter((_, i) => i % 2 === 0), reversed];
-        const racers = orders.map((order) =>
-          fork(fileURLToPath(new URL('../fixtures/ordering-racer.ts', import.meta.url)), [h.spec, ...order], {
-            execArgv: ['--import', 'tsx'],
+    it('four processes fulfilling the same attempts in different orders never apply an older one after a newer one', async () => {
+      await h.exec(
+        h.kind === 'sqlite'
+          ? 'CREATE TABLE ordered_effects (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, user_ref TEXT)'
+          : 'CREATE TABLE ordered_effects (id BIGSERIAL PRIMARY KEY, session_id TEXT, user_ref TEXT)',
+      );
+      const sessionIds = Array.from({ length: 30 }, (_, i) => `session-${i}`);
+      for (let i = 0; i < 30; i++) await h.store.insertAttempt(attempt(i, { userRef: `user-${i % 3}` }));
+      const reversed = [...sessionIds].reverse();
+      const orders = [sessionIds, reversed, sessionIds.filter((_, i) => i % 2 === 0), reversed];
+      const racers = orders.map((order) =>
+        fork(fileURLToPath(new URL('../fixtures/ordering-racer.ts', import.meta.url)), [h.spec, ...order], {
+          execArgv: ['--import', 'tsx'],
+        }),
+      );
+      const ready = racers.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
+      const done = racers.map(
+        (racer) =>
+          new Promise<Record<string, number>>((resolve, reject) => {
+            racer.on('message', (message) => {
+              if (typeof message === 'object') resolve(message as Record<string, number>);
+            });
+            racer.once('exit', (code) => code !== 0 && reject(new Error(`racer exited with ${code}`)));
           }),
-        );
-        const ready = racers.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
-        const done = racers.map(
-          (racer) =>
-            new Promise<Record<string, number>>((resolve, reject) => {
-              racer.on('message', (message) => {
-                if (typeof message === 'object') resolve(message as Record<string, number>);
-              });
-              racer.once('exit', (code) => code !== 0 && reject(new Error(`racer exited with ${code}`)));
-            }),
-        );
-        await Promise.all(ready);
-        for (const racer of racers) racer.send('go');
-        const counts = await Promise.all(done);
-        // Not vacuous: racers did meet attempts a newer one had already settled.
-        expect(counts.reduce((n, c) => n + (c.superseded ?? 0) + (c.not_pending ?? 0), 0)).toBeGreaterThan(0);
+      );
+      await Promise.all(ready);
+      for (const racer of racers) racer.send('go');
+      const counts = await Promise.all(done);
+      // Not vacuous: racers did meet attempts a newer one had already settled.
+      expect(counts.reduce((n, c) => n + (c.superseded ?? 0) + (c.not_pending ?? 0), 0)).toBeGreaterThan(0);
 
-        const appliedInOrder = await h.query<{ userRef: string; seq: number }>(
-          `SELECT e.user_ref AS "userRef", a.start_seq AS seq FROM ordered_effects e
+      const appliedInOrder = await h.query<{ userRef: string; seq: number }>(
+        `SELECT e.user_ref AS "userRef", a.start_seq AS seq FROM ordered_effects e
          JOIN verify_kit_attempts a ON a.session_id = e.session_id ORDER BY e.id`,
-        );
-        const last = new Map<string, number>();
-        for (const { userRef, seq } of appliedInOrder) {
-          expect(seq, userRef).toBeGreaterThan(last.get(userRef) ?? -1);
-          last.set(userRef, seq);
-        }
-        // Each user's newest attempt is the one that stays applied; each attempt applied at most once.
-        for (const user of ['user-0', 'user-1', 'user-2']) {
-          const newest = (await h.store.findAttemptByState(`state-${27 + Number(user.slice(-1))}`))!;
-          expect(newest.outcome).toBe('fulfilled');
-          expect(last.get(user)).toBe(newest.startSeq);
-        }
-        const twice = await h.query('SELECT session_id FROM ordered_effects GROUP BY session_id HAVING count(*) > 1');
-        expect(twice).toEqual([]);
-      },
-    );
+      );
+      const last = new Map<string, number>();
+      for (const { userRef, seq } of appliedInOrder) {
+        expect(seq, userRef).toBeGreaterThan(last.get(userRef) ?? -1);
+        last.set(userRef, seq);
+      }
+      // Each user's newest attempt is the one that stays applied; each attempt applied at most once.
+      for (const user of ['user-0', 'user-1', 'user-2']) {
+        const newest = (await h.store.findAttemptByState(`state-${27 + Number(user.slice(-1))}`))!;
+        expect(newest.outcome).toBe('fulfilled');
+        expect(last.get(user)).toBe(newest.startSeq);
+      }
+      const twice = await h.query('SELECT session_id FROM ordered_effects GROUP BY session_id HAVING count(*) > 1');
+      expect(twice).toEqual([]);
+    });
   });
 
   describe('outcome events (the outbox)', () => {

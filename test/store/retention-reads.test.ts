@@ -42,33 +42,30 @@ describeEachStore('support reads and retention', (kind) => {
   });
 
   describe('reads for support screens', () => {
-    it(
-      'lists a user’s attempts newest first, filtered by outcome and creation time, ' + 'and finds one by sessionId',
-      async () => {
-        for (let n = 1; n <= 4; n++) await store.insertAttempt(attempt(n));
-        await store.insertAttempt(attempt(5, { userRef: 'user-b' }));
-        await fulfil(1, T0 + 10);
-        await store.recordFailure('session-2', 'otp_locked', T0 + 10, { source: 'landing' });
+    it('lists a user’s attempts newest first, filtered by outcome and creation time, and finds one by sessionId', async () => {
+      for (let n = 1; n <= 4; n++) await store.insertAttempt(attempt(n));
+      await store.insertAttempt(attempt(5, { userRef: 'user-b' }));
+      await fulfil(1, T0 + 10);
+      await store.recordFailure('session-2', 'otp_locked', T0 + 10, { source: 'landing' });
 
-        const mine = await store.listAttempts({ userRef: 'user-a', limit: 10 });
-        expect(mine.map((a) => a.sessionId)).toEqual(['session-4', 'session-3', 'session-2', 'session-1']);
-        const pending = await store.listAttempts({ userRef: 'user-a', outcome: 'pending', limit: 10 });
-        expect(pending.map((a) => a.sessionId)).toEqual(['session-4', 'session-3']);
-        const window = await store.listAttempts({ createdFrom: T0 + 2, createdBefore: T0 + 4, limit: 10 });
-        expect(window.map((a) => a.sessionId)).toEqual(['session-3', 'session-2']);
-        expect(await store.listAttempts({ limit: 2 })).toHaveLength(2);
+      const mine = await store.listAttempts({ userRef: 'user-a', limit: 10 });
+      expect(mine.map((a) => a.sessionId)).toEqual(['session-4', 'session-3', 'session-2', 'session-1']);
+      const pending = await store.listAttempts({ userRef: 'user-a', outcome: 'pending', limit: 10 });
+      expect(pending.map((a) => a.sessionId)).toEqual(['session-4', 'session-3']);
+      const window = await store.listAttempts({ createdFrom: T0 + 2, createdBefore: T0 + 4, limit: 10 });
+      expect(window.map((a) => a.sessionId)).toEqual(['session-3', 'session-2']);
+      expect(await store.listAttempts({ limit: 2 })).toHaveLength(2);
 
-        expect(await store.findAttemptBySessionId('session-2')).toMatchObject({
-          outcome: 'failed',
-          failureReason: 'otp_locked',
-          outcomeSource: 'landing',
-          redactedAt: null,
-        });
-        const fulfilled = await store.findAttemptBySessionId('session-1');
-        expect(fulfilled).toMatchObject({ outcome: 'fulfilled', outcomeSource: null });
-        expect(await store.findAttemptBySessionId('no-such-session')).toBeUndefined();
-      },
-    );
+      expect(await store.findAttemptBySessionId('session-2')).toMatchObject({
+        outcome: 'failed',
+        failureReason: 'otp_locked',
+        outcomeSource: 'landing',
+        redactedAt: null,
+      });
+      const fulfilled = await store.findAttemptBySessionId('session-1');
+      expect(fulfilled).toMatchObject({ outcome: 'fulfilled', outcomeSource: null });
+      expect(await store.findAttemptBySessionId('no-such-session')).toBeUndefined();
+    });
   });
 
   describe('retention', () => {

@@ -75,36 +75,33 @@ describe('SQLite store', () => {
 });
 
 describe('upgrading a version-1 database', () => {
-  it(
-    'keeps every attempt and its outcome, orders them by when they started, and leaves their ' + 'destination unknown',
-    async () => {
-      const path = join(dir, 'v1.sqlite');
-      const db = new BetterSqlite3(path);
-      migrate(db, 1);
-      const insert = db.prepare(
-        `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, return_to, sensitivity, platform,
+  it('keeps every attempt and its outcome, orders them by when they started, and leaves their destination unknown', async () => {
+    const path = join(dir, 'v1.sqlite');
+    const db = new BetterSqlite3(path);
+    migrate(db, 1);
+    const insert = db.prepare(
+      `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, return_to, sensitivity, platform,
          created_at, outcome, next_check_at)
        VALUES (?, ?, 'user-a', 'confirm_phone', '{"phone":"+15550100001"}', '/done', 'normal', 'web', ?, ?, 0)`,
-      );
-      insert.run('z-later', 'session-later', 2000, 'pending');
-      insert.run('a-earlier', 'session-earlier', 1000, 'fulfilled');
-      db.close();
+    );
+    insert.run('z-later', 'session-later', 2000, 'pending');
+    insert.run('a-earlier', 'session-earlier', 1000, 'fulfilled');
+    db.close();
 
-      const upgraded = createSqliteStore({ database: path });
-      try {
-        const version = upgraded.db.prepare('SELECT version FROM verify_kit_schema').get() as { version: number };
-        expect(version.version).toBe(SCHEMA_VERSION);
-        const earlier = await upgraded.findAttemptByState('a-earlier');
-        const later = await upgraded.findAttemptByState('z-later');
-        expect(earlier).toMatchObject({ outcome: 'fulfilled', destination: null, params: { phone: '+15550100001' } });
-        expect(later).toMatchObject({ outcome: 'pending', destination: null });
-        expect(earlier!.startSeq).toBeLessThan(later!.startSeq);
-        // New attempts go after every migrated one.
-        await upgraded.insertAttempt(attempt(9));
-        expect((await upgraded.findAttemptByState('state-9'))!.startSeq).toBeGreaterThan(later!.startSeq);
-      } finally {
-        await upgraded.close();
-      }
-    },
-  );
+    const upgraded = createSqliteStore({ database: path });
+    try {
+      const version = upgraded.db.prepare('SELECT version FROM verify_kit_schema').get() as { version: number };
+      expect(version.version).toBe(SCHEMA_VERSION);
+      const earlier = await upgraded.findAttemptByState('a-earlier');
+      const later = await upgraded.findAttemptByState('z-later');
+      expect(earlier).toMatchObject({ outcome: 'fulfilled', destination: null, params: { phone: '+15550100001' } });
+      expect(later).toMatchObject({ outcome: 'pending', destination: null });
+      expect(earlier!.startSeq).toBeLessThan(later!.startSeq);
+      // New attempts go after every migrated one.
+      await upgraded.insertAttempt(attempt(9));
+      expect((await upgraded.findAttemptByState('state-9'))!.startSeq).toBeGreaterThan(later!.startSeq);
+    } finally {
+      await upgraded.close();
+    }
+  });
 });
