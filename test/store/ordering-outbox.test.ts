@@ -117,27 +117,36 @@ describeEachStore('ordering and outcome events', (kind) => {
       const sessionIds = Array.from({ length: 30 }, (_, i) => `session-${i}`);
       for (let i = 0; i < 30; i++) await h.store.insertAttempt(attempt(i, { userRef: `user-${i % 3}` }));
       const reversed = [...sessionIds].reverse();
-      const orders = [sessionIds, reversed, sessionIds.filter((_, i) => i % 2 === 0), reversed];
-      const racers = orders.map((order) =>
-        fork(fileURLToPath(new URL('../fixtures/ordering-racer.ts', import.meta.url)), [h.spec, ...order], {
-          execArgv: ['--import', 'tsx'],
-        }),
-      );
-      const ready = racers.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
-      const done = racers.map(
-        (racer) =>
-          new Promise<Record<string, number>>((resolve, reject) => {
-            racer.on('message', (message) => {
-              if (typeof message === 'object') resolve(message as Record<string, number>);
-            });
-            racer.once('exit', (code) => code !== 0 && reject(new Error(`racer exited with ${code}`)));
+      const race = async (orders: string[][]) => {
+        const racers = orders.map((order) =>
+          fork(fileURLToPath(new URL('../fixtures/ordering-racer.ts', import.meta.url)), [h.spec, ...order], {
+            execArgv: ['--import', 'tsx'],
           }),
-      );
-      await Promise.all(ready);
-      for (const racer of racers) racer.send('go');
-      const counts = await Promise.all(done);
+        );
+        const ready = racers.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
+        const done = racers.map(
+          (racer) =>
+            new Promise<Record<string, number>>((resolve, reject) => {
+              racer.on('message', (message) => {
+                if (typeof message === 'object') resolve(message as Record<string, number>);
+              });
+              racer.once('exit', (code) => code !== 0 && reject(new Error(`racer exited with ${code}`)));
+            }),
+        );
+        await Promise.all(ready);
+        for (const racer of racers) racer.send('go');
+        return Promise.all(done);
+      };
+      // First, alone: user-0's attempts newest first. Applying the newest supersedes the older ones,
+      // so the racers below are sure to meet attempts a newer one already settled, however the
+      // machine schedules them (without this, one racer finishing before the others start met none).
+      const userZeroNewestFirst = reversed.filter((id) => Number(id.split('-')[1]) % 3 === 0);
+      const first = await race([userZeroNewestFirst]);
+      const counts = await race([sessionIds, reversed, sessionIds.filter((_, i) => i % 2 === 0), reversed]);
       // Not vacuous: racers did meet attempts a newer one had already settled.
-      expect(counts.reduce((n, c) => n + (c.superseded ?? 0) + (c.not_pending ?? 0), 0)).toBeGreaterThan(0);
+      const settled = (c: Record<string, number>) => (c.superseded ?? 0) + (c.not_pending ?? 0);
+      expect(settled(first[0]!)).toBe(9);
+      expect(counts.reduce((n, c) => n + settled(c), 0)).toBeGreaterThan(0);
 
       const appliedInOrder = await h.query<{ userRef: string; seq: number }>(
         `SELECT e.user_ref AS "userRef", a.start_seq AS seq FROM ordered_effects e
