@@ -356,8 +356,7 @@ function configureBaseline(args: ConfigureArgs): express.Express {
         return;
       }
       const row = byState.get(state) as
-        | { session_id: string; user_ref: string; return_to: string; outcome: string }
-        | undefined;
+        { session_id: string; user_ref: string; return_to: string; outcome: string } | undefined;
       if (row === undefined || row.session_id !== sessionId) {
         res.status(400).send('unknown');
         return;

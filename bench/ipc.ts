@@ -92,7 +92,6 @@ export function spawnChild(script: string, name: string): Child {
 
 /** In a child: serve `handlers` over IPC. `exit` closes via `onExit` and ends the process. */
 export function serve(
-  // biome-ignore lint/suspicious/noExplicitAny: each handler takes its own argument type; unknown would reject them all
   handlers: Record<string, (args: any) => unknown>,
   onExit: () => Promise<void> = async () => {},
 ): void {

@@ -52,8 +52,7 @@ export interface PasskeyChallenge {
 }
 
 export type Redemption =
-  | { ok: true; session: Session }
-  | { ok: false; why: 'unknown' | 'already_redeemed' | 'expired' };
+  { ok: true; session: Session } | { ok: false; why: 'unknown' | 'already_redeemed' | 'expired' };
 
 export function newOtp(): string {
   return randomInt(0, 10 ** OTP_LENGTH)

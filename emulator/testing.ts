@@ -12,11 +12,4 @@
 export { startEmulator, DEFAULT_CLIENT } from './index.ts';
 export type { EmulatorClient, EmulatorOptions, Platform, RunningEmulator } from './index.ts';
 export { emulatorControl, EmulatorControlError } from './control-client.ts';
-export type {
-  CodeQuery,
-  EmulatorControl,
-  FailureReason,
-  FaultSettings,
-  SmsMessage,
-  Stats,
-} from './control-client.ts';
+export type { CodeQuery, EmulatorControl, FailureReason, FaultSettings, SmsMessage, Stats } from './control-client.ts';

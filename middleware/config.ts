@@ -170,7 +170,6 @@ const silentLogger: KitLogger = { info() {}, warn() {}, error() {} };
 
 const ACTION_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 const ROUTE_PATH = /^\/[A-Za-z0-9._~\-/]*$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: it exists to find control characters
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

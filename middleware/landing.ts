@@ -55,7 +55,6 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
         sendPage(res, 200, config.pages.complete({}, nonce, messages), nonce);
         return;
       }
-      // biome-ignore lint/nursery/useExhaustiveSwitchCases: 'fulfilled' returned above (Biome does not narrow)
       switch (completion.kind) {
         case 'superseded':
           // No restart form: the newer verification the user finished is the one that counts.

@@ -50,8 +50,7 @@ function latestAttempt(): Started & { outcome: string } {
 
 function outcomeOf(sessionId: string): string {
   const row = stack.demo.db.prepare('SELECT outcome FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as
-    | { outcome: string }
-    | undefined;
+    { outcome: string } | undefined;
   return row?.outcome ?? 'missing';
 }
 

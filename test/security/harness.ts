@@ -447,8 +447,7 @@ export function latestAttempt(stack: SecStack): AttemptRow {
 
 export function attemptOf(stack: SecStack, sessionId: string): AttemptRow | undefined {
   return stack.demo.db.prepare('SELECT * FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as
-    | AttemptRow
-    | undefined;
+    AttemptRow | undefined;
 }
 
 /** Fulfilments recorded by the demo's actions for a session (its activity rows). */

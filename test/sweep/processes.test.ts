@@ -96,7 +96,6 @@ describe('sweep processes on one SQLite file', () => {
     const rowsBy = Object.fromEntries(rows.map((r) => [r.by, r.n]));
     expect(rowsBy['sweeper-1'] ?? 0).toBe(l1!.fulfilled);
     expect(rowsBy['sweeper-2'] ?? 0).toBe(l2!.fulfilled);
-    // biome-ignore lint/complexity/useLiteralKeys: keyed like the two rows above it
     expect(rowsBy['landing'] ?? 0).toBe(byLanding);
     // The race really happened: the landings and at least one process both fulfilled some.
     expect(byLanding).toBeGreaterThan(0);
