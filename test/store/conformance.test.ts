@@ -8,24 +8,19 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewAttempt } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
+import { newAttempt } from '../helpers/attempts.ts';
 
 const HOUR = 3_600_000;
 
 function attempt(n: number, overrides: Partial<NewAttempt> = {}): NewAttempt {
-  return {
-    state: `state-${n}`,
-    sessionId: `session-${n}`,
+  const params = { n, note: 'ünïcode' };
+  return newAttempt(n, {
     userRef: `user-${n % 3}`,
     action: 'confirm_phone',
-    params: { n, note: 'ünïcode' },
-    destination: '+15550100001',
-    returnTo: '/done',
+    params,
     sensitivity: 'normal',
-    platform: 'web',
-    createdAt: 1_000_000,
-    nextCheckAt: 1_000_000,
     ...overrides,
-  };
+  });
 }
 
 describeEachStore('store contract', (kind) => {

@@ -7,26 +7,11 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewAttempt } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
+import { newAttempt } from '../helpers/attempts.ts';
 
-function attempt(n: number, overrides: Partial<NewAttempt> = {}): NewAttempt {
-  return {
-    state: `state-${n}`,
-    sessionId: `session-${n}`,
-    userRef: 'user-a',
-    action: 'change_payout',
-    params: { n },
-    destination: '+15550100001',
-    returnTo: '/done',
-    sensitivity: 'sensitive',
-    platform: 'web',
-    // The same clock reading for every attempt: the order must not depend on it.
-    createdAt: 1_000_000,
-    nextCheckAt: 1_000_000,
-    ...overrides,
-  };
-}
+// The same clock reading for every attempt (the helper's default): the order must not depend on it.
+const attempt = newAttempt;
 
 describeEachStore('ordering and outcome events', (kind) => {
   let h: StoreUnderTest;

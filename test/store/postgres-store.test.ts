@@ -6,22 +6,11 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
 import { SCHEMA_VERSION } from '../../middleware/store/postgres-schema.ts';
-import type { NewAttempt } from '../../middleware/store/types.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres.ts';
+import { newAttempt } from '../helpers/attempts.ts';
 
-const attempt = (n: number): NewAttempt => ({
-  state: `state-${n}`,
-  sessionId: `session-${n}`,
-  userRef: 'user-1',
-  action: 'grant',
-  params: { n },
-  destination: '+15550100001',
-  returnTo: '/done',
-  sensitivity: 'normal',
-  platform: 'web',
-  createdAt: 1_000,
-  nextCheckAt: 1_000,
-});
+const attempt = (n: number) =>
+  newAttempt(n, { userRef: 'user-1', action: 'grant', sensitivity: 'normal', createdAt: 1_000, nextCheckAt: 1_000 });
 
 let database: TestDatabase;
 let store: PostgresStore;

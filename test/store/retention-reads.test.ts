@@ -7,25 +7,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewAttempt, VerifyStore } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
+import { newAttempt } from '../helpers/attempts.ts';
 
 const DAY = 86_400_000;
 const T0 = 1_700_000_000_000;
 
 function attempt(n: number, overrides: Partial<NewAttempt> = {}): NewAttempt {
-  return {
-    state: `state-${n}`,
-    sessionId: `session-${n}`,
-    userRef: 'user-a',
-    action: `action-${n}`,
-    params: { account: `12345678${n}` },
-    destination: '+15550100001',
-    returnTo: '/done',
-    sensitivity: 'sensitive',
-    platform: 'web',
-    createdAt: T0 + n,
-    nextCheckAt: T0 + n,
-    ...overrides,
-  };
+  const at = T0 + n;
+  const params = { account: `12345678${n}` };
+  return newAttempt(n, { action: `action-${n}`, params, createdAt: at, nextCheckAt: at, ...overrides });
 }
 
 describeEachStore('support reads and retention', (kind) => {

@@ -8,26 +8,12 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/sqlite-schema.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
-import type { NewAttempt } from '../../middleware/store/types.ts';
+import { newAttempt } from '../helpers/attempts.ts';
 
 let dir: string;
 let store: SqliteStore;
 
-function attempt(n: number): NewAttempt {
-  return {
-    state: `state-${n}`,
-    sessionId: `session-${n}`,
-    userRef: 'user-a',
-    action: 'change_payout',
-    params: { n },
-    destination: '+15550100001',
-    returnTo: '/done',
-    sensitivity: 'sensitive',
-    platform: 'web',
-    createdAt: 1_000_000,
-    nextCheckAt: 1_000_000,
-  };
-}
+const attempt = (n: number) => newAttempt(n);
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'verify-store-'));
