@@ -2,15 +2,13 @@
  * The factory's options, validated when `createVerificationKit` is called. Every problem is
  * reported at once, each message naming the fix. The client secret is never echoed.
  */
-import BetterSqlite3 from 'better-sqlite3';
 import type { Request } from 'express';
 import { KitError, KitErrorCode } from './errors.ts';
 import { deriveDestinationKey } from './limit-keys.ts';
 import { createStartLimits, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
 import { createMessageCatalog, type KitMessagesInput, type LocaleChooser, type MessageCatalog } from './messages.ts';
 import { defaultPages, type PageRenderers } from './pages.ts';
-import type { PostgresStore } from './store/postgres.ts';
-import type { VerifyStore } from './store/types.ts';
+import type { StartBudgetCounter, VerifyStore } from './store/types.ts';
 import type { ActionDefinition, Platform, VerifyClient } from './types.ts';
 import type { VerifyClientRetry, VerifyClientTimeouts } from './client.ts';
 import type { OutcomeHook } from './outcomes.ts';
@@ -87,9 +85,8 @@ export interface VerificationKitOptions<Tx = unknown> {
   csrf?: CsrfOptions;
   /**
    * Limits on starts per user, destination and client IP, against SMS pumping. Default on:
-   * createStartLimits({ database: store.db }) with the SQLite store, createStartLimits({ postgres: store })
-   * (shared by every instance) with the PostgreSQL store. Pass budgets to change them, or
-   * a StartLimits on a shared store (createStartLimits({ limiters })) when the app runs as several instances.
+   * createStartLimits({ store }), counted by the kit's store (with PostgreSQL, shared by every
+   * instance). Pass budgets to change them, or createStartLimits({ store }) on another counter.
    */
   limits?: StartLimitsOptions | StartLimits;
   /**
@@ -593,7 +590,7 @@ function validateMessages(messages: unknown, locale: unknown, problems: string[]
   }
 }
 
-/** The start limits: the integrator's, or the default on the SQLite store's database. */
+/** The start limits: the integrator's, or the default counted by the kit's store. */
 function startLimitsFrom(
   given: unknown,
   disabled: unknown,
@@ -608,32 +605,30 @@ function startLimitsFrom(
   }
   if (given !== undefined && (typeof given !== 'object' || given === null)) {
     problems.push(
-      '`limits` must be start limit options ({ perUser, perDestination, perIp, limiters }) or createStartLimits(...).',
+      '`limits` must be start limit options ({ perUser, perDestination, perIp, store }) or createStartLimits(...).',
     );
     return undefined;
   }
   if (typeof given === 'object' && given !== null && 'consume' in given && isFn(given.consume))
     return given as StartLimits;
-  const storeDb =
-    typeof store === 'object' && store !== null && 'db' in store && store.db instanceof BetterSqlite3
-      ? store.db
+  // Any store that counts start budgets (both of the kit's do) keeps the default limits: no type sniffing.
+  const counter =
+    typeof store === 'object' && store !== null && isFn((store as VerifyStore).consumeStartBudgets)
+      ? (store as StartBudgetCounter)
       : undefined;
-  // Several instances share one PostgreSQL store, so they share its counters too.
-  const isPostgres = typeof store === 'object' && store !== null && 'kind' in store && store.kind === 'postgres';
-  const postgres = isPostgres ? (store as PostgresStore) : undefined;
   try {
     return createStartLimits({
-      ...(postgres === undefined ? { database: storeDb } : { postgres }),
+      ...(counter === undefined ? {} : { store: counter }),
       destinationKey: deriveDestinationKey(clientSecret),
       logger,
       ...(given as StartLimitsOptions | undefined),
     });
   } catch (error) {
     problems.push(
-      error instanceof KitError && storeDb === undefined && postgres === undefined && given === undefined
+      error instanceof KitError && counter === undefined && given === undefined
         ? 'Start limits need a counter store: use the SQLite or PostgreSQL store, pass ' +
-            '`limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) ' +
-            '`dangerouslyDisableStartLimits: true`.'
+            '`limits: createStartLimits({ store })` with a store that counts start budgets, or (only with equal ' +
+            'limits elsewhere) `dangerouslyDisableStartLimits: true`.'
         : `\`limits\`: ${(error as Error).message}`,
     );
     return undefined;
