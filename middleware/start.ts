@@ -129,6 +129,20 @@ function verifyUrlOrigin(verifyUrl: string): string {
   return url.origin;
 }
 
+/**
+ * verifyUrlOrigin, remembering the last origin: the service's verifyUrls share it, and a URL that
+ * starts with "<origin>/" has exactly that origin (the first "/" after the host ends the authority),
+ * so most starts skip the URL parse.
+ */
+export function originOfVerifyUrl(): (verifyUrl: string) => string {
+  let last: string | undefined;
+  return (verifyUrl) => {
+    if (last !== undefined && verifyUrl.startsWith(`${last}/`)) return last;
+    last = verifyUrlOrigin(verifyUrl);
+    return last;
+  };
+}
+
 /** A start-again form for `actionName`, or undefined when none can be offered to this request. */
 export function restartFormFor<Tx>(
   config: KitConfig<Tx>,
@@ -158,6 +172,7 @@ export function startAgainUrl<Tx>(config: KitConfig<Tx>, actionName: string): st
 export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: VerifyClient): void {
   const format = config.platform === 'mobile' ? 'json' : 'html';
   const parsers = bodyParsers(config);
+  const originOf = originOfVerifyUrl();
 
   const start = route(config, 'start', format, async (req: Request, res: Response) => {
     await readBody(parsers, req, res);
@@ -190,7 +205,7 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
       },
       randomUUID(),
     );
-    const origin = verifyUrlOrigin(created.verifyUrl);
+    const origin = originOf(created.verifyUrl);
     const now = config.now();
     await config.store.insertAttempt({
       state,
