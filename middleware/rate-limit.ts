@@ -7,7 +7,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { Request } from 'express';
-import type { KitLogger } from './config.ts';
+import type { KitLogger } from './logger.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { createSqliteStore } from './store/sqlite.ts';
 import type { StartBudget, StartBudgetCounter } from './store/types.ts';
@@ -104,7 +104,7 @@ function checkCounter(options: StartLimitsOptions): StartBudgetCounter {
   if (store !== undefined) {
     if (typeof store !== 'object' || store === null || typeof store.consumeStartBudgets !== 'function') {
       throw new KitError(
-        KitErrorCode.InvalidConfig,
+        KitErrorCode.InvalidOptions,
         "Start limits: `store` must count start budgets (`consumeStartBudgets`), e.g. the kit's SQLite or PostgreSQL store.",
       );
     }
@@ -112,7 +112,7 @@ function checkCounter(options: StartLimitsOptions): StartBudgetCounter {
   }
   if (database === undefined) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       "Start limits need `store` (the kit's SQLite or PostgreSQL store, or your own `consumeStartBudgets`) " +
         'to keep counters across restarts.',
     );
@@ -124,7 +124,7 @@ function checkBudget(name: string, budget: LimitBudget): LimitBudget {
   const ok = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n > 0;
   if (typeof budget !== 'object' || budget === null || !ok(budget.points) || !ok(budget.durationSeconds)) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       `Start limit for ${name} needs positive whole \`points\` and \`durationSeconds\`, e.g. { points: 5, durationSeconds: 900 }.`,
     );
   }
@@ -135,7 +135,7 @@ function checkDestinationKey(key: string | Uint8Array | undefined): Uint8Array {
   const bytes = typeof key === 'string' ? new TextEncoder().encode(key) : key;
   if (!(bytes instanceof Uint8Array) || bytes.length < 32) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       'Start limits need `destinationKey`: a server-side secret of at least 32 characters that keys destination counters ' +
         '(e.g. crypto.randomBytes(32) kept in your secrets, the same on every instance).',
     );
@@ -146,7 +146,7 @@ function checkDestinationKey(key: string | Uint8Array | undefined): Uint8Array {
 function checkIpv6Subnet(bits: number): number {
   if (!Number.isInteger(bits) || bits < 16 || bits > 128) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       '`ipv6Subnet` must be a whole number of bits from 16 to 128, e.g. 64.',
     );
   }
