@@ -10,7 +10,7 @@ export class SafeHtml {
   }
 }
 
-const ESCAPES: Record<string, string> = {
+const ESCAPES = {
   '&': '&amp;',
   '<': '&lt;',
   '>': '&gt;',
@@ -20,7 +20,7 @@ const ESCAPES: Record<string, string> = {
 };
 
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"'`]/g, (c) => ESCAPES[c]!);
+  return value.replace(/[&<>"'`]/g, (c) => ESCAPES[c as keyof typeof ESCAPES]);
 }
 
 export type HtmlValue = SafeHtml | string | number | boolean | null | undefined | readonly HtmlValue[];
@@ -33,9 +33,8 @@ function render(value: HtmlValue): string {
 }
 
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
-  let out = strings[0]!;
-  for (let i = 0; i < values.length; i++) out += render(values[i]!) + strings[i + 1]!;
-  return new SafeHtml(out);
+  // A template has one more string than values: each string after the first follows values[i - 1].
+  return new SafeHtml(strings.reduce((out, text, i) => out + render(values[i - 1]) + text));
 }
 
 /** Marks a string as HTML without escaping it. Only for markup the kit itself wrote. */

@@ -1,5 +1,7 @@
 /** Types shared by the kit's modules. Each module's own options live beside it. */
 
+import type { Request } from 'express';
+
 export type OperationSensitivity = 'normal' | 'sensitive';
 export type Platform = 'web' | 'mobile';
 /** Where an outcome was decided: the web landing, the mobile completion or the sweep. */
@@ -100,7 +102,7 @@ export interface ActionDefinition<Tx = unknown> {
    * (e.g. the new payout account). Throw KitError('invalid_action_params') for bad input. Runs on
    * every start, restarts included (then `context.restartParams` holds the earlier parameters).
    */
-  prepare?: (req: import('express').Request, context: PrepareContext) => JsonValue | Promise<JsonValue>;
+  prepare?: (req: Request, context: PrepareContext) => JsonValue | Promise<JsonValue>;
   /**
    * Performs the guarded action inside the kit's transaction, with the transaction handle, and
    * commits together with the fulfilment mark, exactly once per session. On PostgreSQL `tx` is the
