@@ -15,13 +15,13 @@ import type { KitContext } from './context.ts';
 import { csrfToken } from './csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { deriveDestinationKey } from './limit-keys.ts';
-import { mountLanding } from './landing.ts';
+import { landingHandler } from './landing.ts';
 import { mountMobile } from './mobile.ts';
 import { invalidOptions, isFunction, isRecord } from './option-problems.ts';
 import type { ResolvedKitOptions, VerificationKitOptions } from './options.ts';
 import { isVerifyClient, resolveKitOptions } from './options-resolve.ts';
 import { createStartLimits, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
-import { answerError } from './respond.ts';
+import { answerError, route } from './respond.ts';
 import { mountStart } from './start.ts';
 import type { PostgresStore } from './store/postgres.ts';
 import type { VerifyStore } from './store/types.ts';
@@ -132,7 +132,9 @@ function buildRouter<Tx>(context: KitContext<Tx>): Express {
   });
 
   if (routes.start !== false) mountStart(router, context, routes.start);
-  if (routes.landing !== false) mountLanding(router, context, routes.landing);
+  if (routes.landing !== false) {
+    router.get(routes.landing, route(context, 'landing', 'html', landingHandler(context, routes.landing)));
+  }
   if (routes.mobileComplete !== false) mountMobile(router, context, routes.mobileComplete);
   return router;
 }

@@ -21,7 +21,7 @@ export {
 export { startSweepWorker, type SweepWorker } from './worker.ts';
 export { runSweepJob, SweepJobExitCode, type SweepJobDeps, type SweepJobOptions } from './sweep-cli.ts';
 export { createStartLimits, type LimitBudget, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
-export { completeAttempt, findReturnedAttempt, type Completion, type FulfilDeps } from './fulfil.ts';
+export { completeAttempt, findReturnedAttempt, type Completion } from './fulfil.ts';
 export { deliverOutcomeEvents, OUTCOME_RETRY_MS, type OutcomeEvent, type OutcomeHook } from './outcomes.ts';
 export type {
   BeforeCreateHook,

@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { FulfilContext } from './context.ts';
 import type { StoredOutcomeEvent, VerifyStore } from './store/types.ts';
 import type { JsonValue, OutcomeSource } from './types.ts';
 
@@ -38,19 +39,10 @@ export interface OutcomeEvent {
 /** May be async; a throw or rejection means "not delivered" and the event is delivered again later. */
 export type OutcomeHook = (event: OutcomeEvent) => void | Promise<void>;
 
-/** Pino-compatible, as the kit's logger. */
-export interface OutcomeLogger {
-  info(obj: Record<string, unknown>, msg?: string): void;
-  warn(obj: Record<string, unknown>, msg?: string): void;
-  error(obj: Record<string, unknown>, msg?: string): void;
-}
-
-export interface OutcomeDeliveryDeps {
+/** What delivery reads of the kit's context. */
+export type OutcomeDeliveryDeps = Pick<FulfilContext, 'onOutcome' | 'now' | 'logger'> & {
   store: Pick<VerifyStore<unknown>, 'claimOutcomeEvents' | 'markOutcomeEventDelivered' | 'retryOutcomeEvent'>;
-  onOutcome?: OutcomeHook;
-  now: () => number;
-  logger?: OutcomeLogger;
-}
+};
 
 export interface DeliveryOptions {
   owner: string;
