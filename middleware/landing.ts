@@ -9,7 +9,8 @@ import type { Request, Response } from 'express';
 import type { KitContext } from './context.ts';
 import type { Completion } from './fulfil.ts';
 import { newNonce, sendPage, setNoStoreHeaders } from './page-response.ts';
-import { PENDING_HEADER, restartFormFor, type PendingPage } from './pages.ts';
+import type { KitMessages } from './messages.ts';
+import { PENDING_HEADER, pendingScript, restartFormFor, type PendingPage } from './pages.ts';
 import { completeReturn } from './returned.ts';
 import type { Attempt } from './store/types.ts';
 import { currentUser } from './user.ts';
@@ -18,15 +19,21 @@ import { currentUser } from './user.ts';
  * The pending page's context: it checks again by itself only within the refresh window; its
  * "Check again" target is the landing's own path with the stored (validated) identifiers.
  */
-function pendingPage<Tx>(context: KitContext<Tx>, landingPath: string, attempt: Attempt): PendingPage {
+function pendingPage<Tx>(
+  context: KitContext<Tx>,
+  landingPath: string,
+  attempt: Attempt,
+  page: { nonce: string; messages: KitMessages },
+): PendingPage {
   const windowEnd = attempt.createdAt + context.landing.refreshWindowMs;
   const remainingMs = windowEnd - context.now();
   const query = new URLSearchParams({ session_id: attempt.sessionId, state: attempt.state });
-  return {
+  const checking = {
     refreshSeconds: remainingMs > 0 ? context.landing.refreshSeconds : null,
     refreshForSeconds: remainingMs > 0 ? Math.ceil(remainingMs / 1000) : null,
     checkAgainUrl: `${landingPath}?${query.toString()}`,
   };
+  return { ...checking, script: pendingScript(checking, page.nonce, page.messages) };
 }
 
 /** The page the attempt's own user sees for an outcome other than fulfilled. */
@@ -54,7 +61,8 @@ function ownerPage<Tx>(
     }
     case 'pending':
       res.setHeader(PENDING_HEADER, 'pending');
-      sendPage(res, 200, context.pages.pending(pendingPage(context, landingPath, attempt), nonce, messages), nonce);
+      const pending = pendingPage(context, landingPath, attempt, { nonce, messages });
+      sendPage(res, 200, context.pages.pending(pending, nonce, messages), nonce);
       return;
   }
 }

@@ -39,6 +39,11 @@ export interface PendingPage {
   refreshForSeconds: number | null;
   /** The landing's own path with the validated session_id and state: the "Check again" target. */
   checkAgainUrl: string;
+  /**
+   * The page's re-check script (with this response's nonce), or '' once the kit stopped checking:
+   * put it at the end of `<body>`, with a `role="status"` element whose id is PENDING_STATUS_ID.
+   */
+  script: SafeHtml | string;
 }
 
 export interface StartAgainPage {
@@ -138,7 +143,11 @@ export const PENDING_STATUS_ID = 'verify-kit-status';
  * answer is no longer "pending" it loads the landing to show the result. Only the page's own
  * landing URL is ever requested or opened. Without JavaScript the "Check again" link does the same.
  */
-export function pendingScript(ctx: PendingPage, nonce: string, messages: KitMessages): SafeHtml | string {
+export function pendingScript(
+  ctx: Omit<PendingPage, 'script'>,
+  nonce: string,
+  messages: KitMessages,
+): SafeHtml | string {
   if (ctx.refreshSeconds === null || ctx.refreshForSeconds === null) return '';
   const t = messages.pending;
   return html`<script nonce="${nonce}">
@@ -202,7 +211,7 @@ ${restartForm(ctx.restart, messages.startNew)}`,
       title: checking ? t.title : t.stoppedTitle,
       nonce,
       messages,
-      script: pendingScript(ctx, nonce, messages),
+      script: ctx.script,
       body: html`<h1>${checking ? t.title : t.stoppedTitle}</h1>
 <p id="${PENDING_STATUS_ID}" role="status">${checking ? t.waiting : t.stopped}</p>
 <p><a class="button" href="${ctx.checkAgainUrl}">${t.checkAgain}</a></p>`,

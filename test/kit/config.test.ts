@@ -13,6 +13,7 @@ import {
   KitErrorCode,
   type VerificationKitOptions,
 } from '../../middleware/index.ts';
+import { contextOf } from '../../middleware/create-kit.ts';
 
 const store = createSqliteStore({ database: ':memory:' });
 afterAll(async () => {
@@ -167,7 +168,7 @@ describe('grouped options', () => {
     const built = createVerificationKit(
       options({ client: { timeouts: { headersMs: 100 }, retry: { maxAttempts: 1 } } }),
     );
-    expect(built.client.getSession).toBeTypeOf('function');
+    expect(contextOf(built).client.getSession).toBeTypeOf('function');
     await built.close();
     let closed = false;
     const given = {
@@ -176,7 +177,7 @@ describe('grouped options', () => {
       close: async () => void (closed = true),
     };
     const kit = createVerificationKit(options({ client: given }));
-    expect(kit.client).toBe(given);
+    expect(contextOf(kit).client).toBe(given);
     await kit.close();
     expect(closed).toBe(false); // a client the kit did not build is the caller's to close
   });
