@@ -11,6 +11,7 @@ import { route } from './respond.ts';
 import { currentUser } from './user.ts';
 import { completeReturn } from './returned.ts';
 
+/** The mobile completion's JSON answer. */
 export type MobileOutcome =
   | { outcome: 'fulfilled' }
   | { outcome: 'failed'; reason: string }

@@ -15,6 +15,7 @@ import type { FulfilContext } from './context.ts';
 import type { StoredOutcomeEvent, VerifyStore } from './store/types.ts';
 import type { JsonValue, OutcomeSource } from './types.ts';
 
+/** What onOutcome receives, at least once per outcome. */
 export interface OutcomeEvent {
   /** Stable across re-deliveries: deduplicate on it. */
   eventId: string;

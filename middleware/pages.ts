@@ -23,6 +23,7 @@ export interface RestartForm {
   restartState?: string;
 }
 
+/** What the failure page shows. */
 export interface FailedPage {
   /**
    * The service's reason (unknown values are a generic failure), 'expired' for an attempt the kit
@@ -32,6 +33,7 @@ export interface FailedPage {
   restart: RestartForm | undefined;
 }
 
+/** What the "still confirming" page shows. */
 export interface PendingPage {
   /** Seconds between the page's own checks, or null when the kit stopped checking (the sweep finishes). */
   refreshSeconds: number | null;
@@ -46,10 +48,12 @@ export interface PendingPage {
   script: SafeHtml | string;
 }
 
+/** What the start-again page shows. */
 export interface StartAgainPage {
   restart: RestartForm | undefined;
 }
 
+/** What the error page shows. */
 export interface ErrorPage {
   status: number;
   code: string;
@@ -103,6 +107,7 @@ ${page.script ?? ''}
 `.value;
 }
 
+/** The "start a new verification" form for a custom page (empty when none can be offered). */
 export function restartForm(form: RestartForm | undefined, label: string, buttonClass?: string): SafeHtml | string {
   if (form === undefined) return '';
   return html`<form method="post" action="${form.startPath}">
@@ -181,6 +186,7 @@ export function pendingScript(
 </script>`;
 }
 
+/** The kit's own pages; `pages` overrides any of them. */
 export const defaultPages: PageRenderers = {
   complete(_ctx, nonce, messages) {
     const { title, text } = messages.complete;

@@ -20,6 +20,7 @@ import type { SweepReport } from './sweep.ts';
 import { parseJobConfig, USAGE, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
 import { newSweepOwner, type SweepOptions } from './sweep-options.ts';
 
+/** The sweep job's exit codes. */
 export const SweepJobExitCode = {
   Ok: 0,
   ConfigError: 1,
@@ -32,6 +33,7 @@ export type { SweepJobEnv } from './sweep-job-args.ts';
 /** What the job uses of a kit: its sweep, its store (to hand claims back) and close. */
 export type SweepJobKit<Tx = unknown> = Pick<VerificationKit<Tx>, 'runSweep' | 'startSweepWorker' | 'store' | 'close'>;
 
+/** Options of runSweepJob. */
 export interface SweepJobOptions<Tx> {
   /**
    * The kit (the same options as the app's: store, actions, onOutcome), or a function building it

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { OptionProblems } from './option-problems.ts';
 import { checkSweepOptions, type SweepOptions } from './sweep-options.ts';
 
+/** The environment the job reads SWEEP_* settings from (and passes to the kit factory). */
 export type SweepJobEnv = Readonly<Record<string, string | undefined>>;
 
 export const USAGE = `usage: sweep-job [--once] [--interval-seconds N] [--batch-size N] [--concurrency N] [--time-budget-seconds N] [--lease-seconds N]`;

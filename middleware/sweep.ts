@@ -34,6 +34,7 @@ import { countOutcomes, inSpan, recordSweepLag, SpanName } from './telemetry.ts'
 /** What a run needs: the same dependencies as the landing's fulfil path. */
 export type SweepDeps<Tx = unknown> = FulfilContext<Tx>;
 
+/** What one sweep run did. */
 export interface SweepReport {
   owner: string;
   /** Attempts claimed by this run. */

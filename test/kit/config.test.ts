@@ -202,6 +202,31 @@ describe('grouped options', () => {
   });
 });
 
+describe('the kit builds what its options ask for', () => {
+  it('the start limits (and their table) only for a kit with a start route', async () => {
+    const limitsTable = async (routes: { start?: false }) => {
+      const database = new Database(':memory:');
+      const kit = createVerificationKit(options({ store: createSqliteStore({ database }), routes }));
+      // The limiter library creates its table asynchronously: give it the time it takes.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const found = database.prepare("SELECT name FROM sqlite_master WHERE name = 'verify_kit_rate_limits'").all();
+      await kit.close();
+      database.close();
+      return found.length;
+    };
+    expect(await limitsTable({})).toBe(1);
+    expect(await limitsTable({ start: false })).toBe(0);
+  });
+
+  it('kit.runSweep and kit.startSweepWorker check their options like the factory', () => {
+    const kit = createVerificationKit(options());
+    expect(() => kit.startSweepWorker({ intervalMs: 0, concurrency: 0 })).toThrow(
+      /^startSweepWorker: \n {2}- `intervalMs`.*\n {2}- `concurrency`/s,
+    );
+    return expect(kit.runSweep({ batchSize: 0 })).rejects.toThrow(/^runSweep: `batchSize` must be an integer/);
+  });
+});
+
 function never(): never {
   throw new Error('not called');
 }
