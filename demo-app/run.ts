@@ -6,7 +6,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startEmulator, type RunningEmulator } from 'hosted-sms-verify-kit/testing';
-import { startSweepWorker } from 'hosted-sms-verify-kit';
 import { createDemoApp } from './app.ts';
 import { checkReturnUrlServesDemo, ConfigError, describeConfig, loadConfig } from './config.ts';
 import { withoutPassword } from './data.ts';
@@ -47,7 +46,7 @@ async function main(): Promise<void> {
   });
   const { port } = server.address() as AddressInfo;
 
-  const worker = startSweepWorker(demo.kit.fulfilDeps, {
+  const worker = demo.kit.startSweepWorker({
     intervalMs: config.sweepIntervalMs,
     // Per-check warnings and errors; a line per run only when the run did something (onReport).
     logger: { ...logger, info: () => {} },

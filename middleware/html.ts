@@ -3,6 +3,7 @@
  * SafeHtml (the result of another `html` call or an explicit `unsafeRaw`). Arrays are joined.
  */
 
+/** HTML already escaped (or written by the kit): kept as is by `html`. */
 export class SafeHtml {
   constructor(readonly value: string) {}
   toString(): string {
@@ -19,6 +20,7 @@ const ESCAPES = {
   '`': '&#96;',
 };
 
+/** Escapes a value for HTML text and attribute values. */
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"'`]/g, (c) => ESCAPES[c as keyof typeof ESCAPES]);
 }
@@ -32,6 +34,7 @@ function render(value: HtmlValue): string {
   return escapeHtml(String(value));
 }
 
+/** A tagged template that escapes every value (SafeHtml values are kept as they are). */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
   // A template has one more string than values: each string after the first follows values[i - 1].
   return new SafeHtml(strings.reduce((out, text, i) => out + render(values[i - 1]) + text));

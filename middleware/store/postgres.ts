@@ -26,11 +26,13 @@ import type {
   VerifyStore,
 } from './types.ts';
 
+/** Options of createPostgresStore. */
 export interface PostgresStoreOptions {
   /** The app's node-postgres Pool. The store never ends it: the pool is yours to close. */
   pool: Pool;
 }
 
+/** The PostgreSQL store; `ready` settles when its migrations are done. */
 export type PostgresStore = VerifyStore<PoolClient> & {
   readonly kind: 'postgres';
   readonly pool: Pool;
@@ -130,6 +132,7 @@ function isPool(value: unknown): value is Pool {
   );
 }
 
+/** The PostgreSQL store (node-postgres Pool), for several instances of the app. */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   if (typeof options !== 'object' || options === null || !isPool(options.pool)) {
     throw new KitError(
