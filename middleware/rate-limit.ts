@@ -14,6 +14,7 @@ import type { StartBudget, StartBudgetCounter } from './store/types.ts';
 import { DEFAULT_IPV6_SUBNET, destinationBudgetKey, ipBudgetKey } from './limit-keys.ts';
 import { countRefusedStart } from './telemetry.ts';
 
+/** A budget: so many starts per window. */
 export interface LimitBudget {
   /** Starts allowed per window. */
   points: number;
@@ -21,6 +22,7 @@ export interface LimitBudget {
   durationSeconds: number;
 }
 
+/** Options of createStartLimits (and of the kit's `limits`). */
 export interface StartLimitsOptions {
   /**
    * Counts the budgets: the kit's store (SQLite or PostgreSQL; with PostgreSQL every instance of
@@ -46,6 +48,7 @@ export interface StartLimitsOptions {
   logger?: Pick<KitLogger, 'warn'>;
 }
 
+/** Start limits the kit consumes before every session create. */
 export interface StartLimits {
   /** Counts one start; throws KitError `rate_limited` with `retryAfterSeconds` when a budget is spent. */
   consume(req: Request, who: { userRef: string; destination: string }): Promise<void>;
@@ -60,6 +63,7 @@ const DEFAULTS = {
   perIp: { points: 30, durationSeconds: 60 * 60 },
 } satisfies Record<string, LimitBudget>;
 
+/** The start limits (per user, destination and IP), for `limits` when the defaults do not fit. */
 export function createStartLimits(options: StartLimitsOptions = {}): StartLimits {
   const counter = checkCounter(options);
   const user = checkBudget('perUser', options.perUser ?? DEFAULTS.perUser);
@@ -86,7 +90,10 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
         now: Date.now(),
       });
       if (refusals.length === 0) return;
-      for (const refusal of refusals) countRefusedStart(BUDGET_NAMES[refusal.budget]!);
+      for (const refusal of refusals) {
+        const name = BUDGET_NAMES[refusal.budget];
+        if (name !== undefined) countRefusedStart(name);
+      }
       const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(...refusals.map((r) => r.retryAfterMs)) / 1000));
       throw new KitError(
         KitErrorCode.RateLimited,

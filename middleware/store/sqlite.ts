@@ -23,6 +23,7 @@ import type {
   VerifyStore,
 } from './types.ts';
 
+/** Options of createSqliteStore. */
 export interface SqliteStoreOptions {
   /** A file path, or an open better-sqlite3 Database shared with the integrator's own tables. */
   database: string | Database;
@@ -30,6 +31,7 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
+/** The SQLite store, with its open database (`db`). */
 export type SqliteStore = VerifyStore<Database> & StartBudgetCounter & { readonly db: Database };
 
 interface EventRow {
@@ -55,6 +57,7 @@ function openDatabase(database: string | Database, busyTimeoutMs: number): { db:
   return { db, owned };
 }
 
+/** The SQLite store (better-sqlite3): your tables share the kit's transaction. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (typeof options.database !== 'string' && !(options.database instanceof BetterSqlite3)) {
     throw new KitError(
@@ -218,13 +221,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         // A full batch means more are waiting: clean again on the next start.
         nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
       }
-      const counted = budgets.map(({ key, durationMs }) => {
+      const counted = budgets.map(({ key, points, durationMs }) => {
         const row = budgetRow.get(key) as { spent: number; window_ends_at: number } | undefined;
         const open = row !== undefined && row.window_ends_at > now;
-        return { key, spent: open ? row.spent : 0, windowEndsAt: open ? row.window_ends_at : now + durationMs };
+        return { key, points, spent: open ? row.spent : 0, windowEndsAt: open ? row.window_ends_at : now + durationMs };
       });
-      const refusals = counted.flatMap(({ spent, windowEndsAt }, budget) =>
-        spent >= budgets[budget]!.points ? [{ budget, retryAfterMs: windowEndsAt - now }] : [],
+      const refusals = counted.flatMap(({ points, spent, windowEndsAt }, budget) =>
+        spent >= points ? [{ budget, retryAfterMs: windowEndsAt - now }] : [],
       );
       if (refusals.length === 0) {
         for (const c of counted) spendBudget.run({ key: c.key, spent: c.spent + 1, windowEndsAt: c.windowEndsAt });
