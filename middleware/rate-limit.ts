@@ -127,12 +127,22 @@ function checkCounter(options: StartLimitsOptions): StartBudgetCounter {
   return createSqliteStore({ database });
 }
 
+/** Counters are 32-bit integers in the stores; a year is the longest window. */
+const MAX_POINTS = 1_000_000_000;
+const MAX_DURATION_SECONDS = 366 * 24 * 60 * 60;
+
 function checkBudget(name: string, budget: LimitBudget): LimitBudget {
-  const ok = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n > 0;
-  if (typeof budget !== 'object' || budget === null || !ok(budget.points) || !ok(budget.durationSeconds)) {
+  const ok = (n: unknown, max: number) => typeof n === 'number' && Number.isInteger(n) && n > 0 && n <= max;
+  if (
+    typeof budget !== 'object' ||
+    budget === null ||
+    !ok(budget.points, MAX_POINTS) ||
+    !ok(budget.durationSeconds, MAX_DURATION_SECONDS)
+  ) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
-      `Start limit for ${name} needs positive whole \`points\` and \`durationSeconds\`, e.g. { points: 5, durationSeconds: 900 }.`,
+      `Start limit for ${name} needs positive whole \`points\` (at most ${MAX_POINTS}) and \`durationSeconds\` ` +
+        `(at most ${MAX_DURATION_SECONDS}, a year), e.g. { points: 5, durationSeconds: 900 }.`,
     );
   }
   return budget;

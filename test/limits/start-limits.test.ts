@@ -108,6 +108,10 @@ describe('start limits against SMS pumping', () => {
     expect(() =>
       createStartLimits({ database: db, destinationKey: KEY, perIp: { points: 0, durationSeconds: 60 } }),
     ).toThrow(/positive whole `points`/);
+    // The stores count in 32-bit integers: a budget they cannot hold is refused when the kit is built.
+    expect(() =>
+      createStartLimits({ database: db, destinationKey: KEY, perUser: { points: 2 ** 31, durationSeconds: 60 } }),
+    ).toThrow(/at most 1000000000/);
   });
 });
 
