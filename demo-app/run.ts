@@ -20,7 +20,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
 
   let emulator: RunningEmulator | undefined;
-  if (config.verifyBaseUrl === undefined) {
+  let verifyBaseUrl = config.verifyBaseUrl;
+  if (verifyBaseUrl === undefined) {
     // The browser really lands on VERIFY_RETURN_URL: it must point at this demo.
     checkReturnUrlServesDemo(config, config.port);
     emulator = await startEmulator({
@@ -34,9 +35,10 @@ async function main(): Promise<void> {
       control: true,
       log: (text) => console.log(`[emulator] ${text}`),
     });
+    verifyBaseUrl = emulator.url;
   }
 
-  const demo = createDemoApp({ ...config, verifyBaseUrl: config.verifyBaseUrl ?? emulator!.url, logger });
+  const demo = createDemoApp({ ...config, verifyBaseUrl, logger });
   const server = createServer(demo.app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -211,12 +211,12 @@ export function createMessageCatalog(
   const byTag = new Map<string, KitMessages>([['en', englishMessages]]);
   for (const [tag, input] of Object.entries(inputs ?? {})) byTag.set(tag.toLowerCase(), completeMessages(tag, input));
   const tags = [...byTag.keys()];
-  const fallback = byTag.get('en')!;
+  const fallback = byTag.get('en') ?? englishMessages;
 
   function lookup(tag: string | false | undefined | null): KitMessages | undefined {
     if (typeof tag !== 'string' || tag === '') return undefined;
     const lower = tag.toLowerCase();
-    return byTag.get(lower) ?? byTag.get(lower.split('-')[0]!);
+    return byTag.get(lower) ?? byTag.get(lower.split('-')[0] ?? '');
   }
 
   return {

@@ -106,6 +106,8 @@ export async function deliverOutcomeEvents(
         counts.delivered++;
       } catch (error) {
         counts.failed++;
+        // Never undefined: a claimed event has at least one delivery.
+        // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
         const delay = OUTCOME_RETRY_MS[Math.min(stored.deliveries - 1, OUTCOME_RETRY_MS.length - 1)]!;
         const nextAttemptAt = deps.now() + delay;
         deps.logger?.warn(

@@ -140,8 +140,8 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
         ),
       );
       const waits = refusals.filter((r) => r !== undefined).map((r) => r.msBeforeNext);
-      refusals.forEach((refusal, index) => {
-        if (refusal !== undefined) countRefusedStart(BUDGET_NAMES[index]!);
+      BUDGET_NAMES.forEach((name, index) => {
+        if (refusals[index] !== undefined) countRefusedStart(name);
       });
       if (waits.length > 0) {
         // A refused start sends nothing, so it spends nothing: give back what this call counted.

@@ -91,6 +91,8 @@ export function computeNextCheckAt(
   now: number,
   backoffMs: readonly number[] = DEFAULT_SWEEP_BACKOFF_MS,
 ): number {
+  // Never undefined: the default backoff is a non-empty constant.
+  // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
   const delay = backoffMs[Math.min(attempt.sweepChecks, backoffMs.length - 1)] ?? DEFAULT_SWEEP_BACKOFF_MS.at(-1)!;
   const windowEnd = attempt.createdAt + SWEEP_WINDOW_MS;
   const lastRead = windowEnd - 60_000;

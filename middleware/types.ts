@@ -1,5 +1,7 @@
 /** Types shared by the kit's modules. Each module's own options live beside it. */
 
+import type { Request } from 'express';
+
 /** How sensitive an action is, as the service's session create takes it. */
 export type OperationSensitivity = 'normal' | 'sensitive';
 /** 'web' (a browser returns to the landing) or 'mobile' (a deep link returns to the app). */
@@ -109,7 +111,7 @@ export interface ActionDefinition<Tx = unknown> {
    * (e.g. the new payout account). Throw KitError('invalid_action_params') for bad input. Runs on
    * every start, restarts included (then `context.restartParams` holds the earlier parameters).
    */
-  prepare?: (req: import('express').Request, context: PrepareContext) => JsonValue | Promise<JsonValue>;
+  prepare?: (req: Request, context: PrepareContext) => JsonValue | Promise<JsonValue>;
   /**
    * Performs the guarded action inside the kit's transaction, with the transaction handle, and
    * commits together with the fulfilment mark, exactly once per session. On PostgreSQL `tx` is the
