@@ -7,6 +7,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { KitContext } from './context.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import type { ResolvedUser } from './options.ts';
+import { isRecord } from './option-problems.ts';
 import { showAsWritten } from './respond.ts';
 import { isStateShaped } from './state.ts';
 import type { ActionDefinition, JsonValue, PrepareContext } from './types.ts';
@@ -33,7 +34,7 @@ export async function readBody(parsers: RequestHandler[], req: Request, res: Res
 
 export function bodyOf(req: Request): Record<string, unknown> {
   const body: unknown = req.body;
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  return isRecord(body) ? body : {};
 }
 
 export function pickAction<Tx>(config: KitContext<Tx>, value: unknown): ActionDefinition<Tx> {
