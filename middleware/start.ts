@@ -39,6 +39,20 @@ function verifyUrlOrigin(verifyUrl: string): string {
   return url.origin;
 }
 
+/**
+ * verifyUrlOrigin, remembering the last origin: the service's verifyUrls share it, and a URL that
+ * starts with "<origin>/" has exactly that origin (the first "/" after the host ends the authority),
+ * so most starts skip the URL parse.
+ */
+export function originOfVerifyUrl(): (verifyUrl: string) => string {
+  let last: string | undefined;
+  return (verifyUrl) => {
+    if (last !== undefined && verifyUrl.startsWith(`${last}/`)) return last;
+    last = verifyUrlOrigin(verifyUrl);
+    return last;
+  };
+}
+
 /** Where a used auto-submit page goes instead of re-sending its handoff. */
 export function startAgainUrl(startAgainPath: string, actionName: string): string {
   return `${startAgainPath}?action=${encodeURIComponent(actionName)}`;
@@ -66,6 +80,7 @@ async function createAttempt<Tx>(
   user: ResolvedUser,
   action: ActionDefinition<Tx>,
   params: JsonValue,
+  originOf: (verifyUrl: string) => string,
 ): Promise<CreatedSession> {
   const state = newState();
   const created = await context.client.createSession(
@@ -79,7 +94,8 @@ async function createAttempt<Tx>(
     },
     randomUUID(),
   );
-  verifyUrlOrigin(created.verifyUrl);
+  // An unusable verifyUrl is refused before anything is stored.
+  originOf(created.verifyUrl);
   const now = context.now();
   await context.store.insertAttempt({
     state,
@@ -105,7 +121,13 @@ async function createAttempt<Tx>(
 }
 
 /** The mobile app gets JSON; a browser gets the auto-submit page posting the handoff to verifyUrl. */
-function answerStart<Tx>(context: KitContext<Tx>, res: Response, created: CreatedSession, startAgain: string): void {
+function answerStart<Tx>(
+  context: KitContext<Tx>,
+  res: Response,
+  created: CreatedSession,
+  startAgain: string,
+  originOf: (verifyUrl: string) => string,
+): void {
   const { verifyUrl, handoff, expiresInSeconds } = created;
   if (context.platform === 'mobile') {
     setNoStoreHeaders(res);
@@ -118,7 +140,7 @@ function answerStart<Tx>(context: KitContext<Tx>, res: Response, created: Create
     nonce,
     context.messages.forRequest(res.req),
   );
-  sendPage(res, 200, page, nonce, verifyUrlOrigin(verifyUrl));
+  sendPage(res, 200, page, nonce, originOf(verifyUrl));
 }
 
 /** The start route's own 405 for anything but POST, as a page or JSON. */
@@ -165,6 +187,7 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
   const startAgainPath = context.routes.startAgain === false ? startPath : context.routes.startAgain;
   const format = context.platform === 'mobile' ? 'json' : 'html';
   const parsers = bodyParsers(context);
+  const originOf = originOfVerifyUrl();
 
   const start = async (req: Request, res: Response): Promise<void> => {
     await readBody(parsers, req, res);
@@ -175,8 +198,8 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
     const action = pickAction(context, body.action);
     const params = await paramsFor(context, req, action, user, body.restart);
     await allowStart(context, req, user, action);
-    const created = await createAttempt(context, user, action, params);
-    answerStart(context, res, created, startAgainUrl(startAgainPath, action.name));
+    const created = await createAttempt(context, user, action, params, originOf);
+    answerStart(context, res, created, startAgainUrl(startAgainPath, action.name), originOf);
   };
 
   router.all(startPath, methodNotAllowed(context, format));
