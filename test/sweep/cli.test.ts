@@ -131,6 +131,25 @@ describe('runSweepJob', () => {
     expect(code).toBe(SweepJobExitCode.Ok);
   });
 
+  it('closes the kit and the store it built from a factory, and leaves a given kit open', async () => {
+    b = await bench(emu.url);
+    const closed: string[] = [];
+    const tracked = () => {
+      const kit = jobKit(b.deps);
+      return {
+        ...kit,
+        store: { ...b.store, close: async () => void closed.push('store') },
+        close: async () => void closed.push('kit'),
+      };
+    };
+    const job = { argv: ['--once'], env: {}, print: recorder().print, handleSignals: false };
+    expect(await runSweepJob({ ...job, kit: () => tracked() })).toBe(SweepJobExitCode.Ok);
+    expect(closed).toEqual(['kit', 'store']);
+    closed.length = 0;
+    expect(await runSweepJob({ ...job, kit: tracked() })).toBe(SweepJobExitCode.Ok);
+    expect(closed).toEqual([]);
+  });
+
   it('exits 1 on a configuration error, with a message that names the fix and never the secret', async () => {
     b = await bench(emu.url);
     const cases: [string[], Record<string, string>, RegExp][] = [
