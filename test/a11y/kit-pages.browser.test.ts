@@ -19,9 +19,9 @@ import {
 } from '../../middleware/index.ts';
 import { completeMessages } from '../../middleware/messages.ts';
 import { newNonce } from '../../middleware/pages.ts';
-import { launchBrowser } from '../helpers/browser.ts';
-import { expectNoAxeViolations, withoutPageScripts } from '../helpers/axe.ts';
-import { startKitTestApp, type AttemptRow, type KitTestApp } from '../kit/helpers/app.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { expectNoAxeViolations, withoutPageScripts } from '../support/axe.ts';
+import { startKitTestApp, type AttemptRow, type KitTestApp } from '../support/kit-app.ts';
 
 let app: KitTestApp;
 let browser: Browser;

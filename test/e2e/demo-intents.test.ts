@@ -12,7 +12,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from 'hosted-sms-verify-kit';
-import { startStack, USERS, type Stack } from './stack.ts';
+import { startStack, type Stack } from '../support/demo-stack.ts';
+import { DEMO_USERS } from '../support/users.ts';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -93,14 +94,14 @@ describe('the newest verified intent wins', () => {
   }
 
   it('the older attempt’s return URL opened from the history afterwards does not put the replaced account back', async () => {
-    const { agent, older } = await twoVerifiedChanges(USERS.alice.id);
+    const { agent, older } = await twoVerifiedChanges(DEMO_USERS.alice.id);
     await land(agent, older);
     expect(await payoutMasked(agent)).toBe('••••2222');
     expect(outcomeOf(older.sessionId)).not.toBe('fulfilled');
   });
 
   it('the sweep finding the older verified attempt afterwards does not put the replaced account back', async () => {
-    const { agent, older } = await twoVerifiedChanges(USERS.bob.id);
+    const { agent, older } = await twoVerifiedChanges(DEMO_USERS.bob.id);
     const deps = stack.demo.kit.fulfilDeps;
     await runSweep({ ...deps, now: () => Date.now() + 10 * 60_000 }, { owner: 'defect-1-sweep' });
     expect(await payoutMasked(agent)).toBe('••••2222');
@@ -113,7 +114,7 @@ describe('a restart verifies what it applies', () => {
     stack.demo.db.prepare('UPDATE demo_users SET phone = ? WHERE id = ?').run(phone, userId);
 
   it('confirm_phone restarted after the number changed confirms the number the new code was sent to', async () => {
-    const userId = USERS.chen.id;
+    const userId = DEMO_USERS.chen.id;
     const agent = await signIn(userId);
     const failed = await startOk(agent, { action: 'confirm_phone' });
     await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
@@ -139,7 +140,7 @@ describe('a restart verifies what it applies', () => {
   });
 
   it('a restart runs prepare again: refused now (already the payout account) is a clear 4xx page and sends nothing', async () => {
-    const agent = await signIn(USERS.alice.id);
+    const agent = await signIn(DEMO_USERS.alice.id);
     const failed = await startOk(agent, { action: 'change_payout', accountNumber: '3000 0000 3333' });
     await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
     await land(agent, failed);
@@ -171,7 +172,7 @@ describe("the demo's onOutcome outbox", () => {
   }
 
   it('the Activity page shows one email per outcome: the applied change and the older request that was superseded', async () => {
-    const agent = await signIn(USERS.chen.id);
+    const agent = await signIn(DEMO_USERS.chen.id);
     const older = await startOk(agent, { action: 'change_payout', accountNumber: '4000 0000 4444' });
     const newer = await startOk(agent, { action: 'change_payout', accountNumber: '5000 0000 5555' });
     await stack.control.complete(older.sessionId, { outcome: 'verified' });
@@ -193,7 +194,7 @@ describe("the demo's onOutcome outbox", () => {
 
 describe('the Verifications page (the kit’s read API)', () => {
   it('lists only the signed-in user’s attempts with outcome, age, who settled them and the number masked', async () => {
-    const agent = await signIn(USERS.chen.id);
+    const agent = await signIn(DEMO_USERS.chen.id);
     const failed = await startOk(agent, { action: 'confirm_phone' });
     expect((await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' })).status).toBe(
       200,
@@ -210,7 +211,7 @@ describe('the Verifications page (the kit’s read API)', () => {
     const chens = stack.demo.db
       .prepare('SELECT session_id FROM verify_kit_attempts WHERE user_ref = ?')
       .pluck()
-      .all(USERS.chen.id);
+      .all(DEMO_USERS.chen.id);
     expect(new Set(rows.map((row) => row[1]))).toEqual(new Set(chens));
     expect(rows.slice(0, 2).map((row) => [row[1], row[2]])).toEqual([
       [verified.sessionId, 'fulfilled'],
@@ -220,9 +221,9 @@ describe('the Verifications page (the kit’s read API)', () => {
     expect(rows[0]![3]).toContain('you came back to the site');
     expect(rows[0]![3]).toMatch(/just now|\d+ min ago/);
     expect(rows[0]![3]).toMatch(/•+\d\d</);
-    expect(page.text).not.toContain(USERS.chen.phone);
+    expect(page.text).not.toContain(DEMO_USERS.chen.phone);
 
-    const other = await signIn(USERS.bob.id);
+    const other = await signIn(DEMO_USERS.bob.id);
     expect((await other.get('/verifications')).text).not.toContain(verified.sessionId);
   });
 });

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from 'hosted-sms-verify-kit';
-import { addVirtualAuthenticator, launchBrowser } from '../helpers/browser.ts';
+import { addVirtualAuthenticator, launchBrowser } from '../support/browser.ts';
 import {
   apiMe,
   arriveAt,
@@ -20,11 +20,11 @@ import {
   newContext,
   signIn,
   startStack,
-  USERS,
   waitForHostedPage,
   wrongCode,
   type Stack,
-} from './stack.ts';
+} from '../support/demo-stack.ts';
+import { DEMO_USERS } from '../support/users.ts';
 
 // Every run saves screenshots of the main pages to test-results/screenshots (ignored by git);
 // `npm run screenshots` runs this suite with SCREENSHOTS_DIR=docs/screenshots to refresh the README's.
@@ -88,7 +88,7 @@ describe('demo app in a real browser', () => {
     const me = await apiMe(context, stack);
     expect(me.user.phoneVerified).toBe(true);
     expect(me.actions.filter((a) => a.sessionId === sessionId)).toEqual([
-      expect.objectContaining({ sessionId, action: 'confirm_phone', detail: `Confirmed ${USERS.alice.phone}` }),
+      expect.objectContaining({ sessionId, action: 'confirm_phone', detail: `Confirmed ${DEMO_USERS.alice.phone}` }),
     ]);
     expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     await context.close();
@@ -118,7 +118,7 @@ describe('demo app in a real browser', () => {
     const sessionId = await waitForHostedPage(page, stack, 'bob', before);
     await visible(page.getByText('You are confirming a sensitive action'));
     expect(
-      stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE user_id = ?').get(USERS.bob.id),
+      stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE user_id = ?').get(DEMO_USERS.bob.id),
     ).toEqual({ n: 0 });
 
     await enterCode(page, await stack.control.codeFor(sessionId));
@@ -137,7 +137,7 @@ describe('demo app in a real browser', () => {
         .prepare(
           'SELECT account_number AS accountNumber, session_id AS sessionId FROM demo_payout_accounts WHERE user_id = ?',
         )
-        .get(USERS.bob.id),
+        .get(DEMO_USERS.bob.id),
     ).toEqual({
       accountNumber: '012345678901',
       sessionId,
@@ -451,7 +451,7 @@ describe('passkeys on the hosted page: why a stable userRef matters', () => {
     const other = await own.demo.kit.client.createSession(
       {
         returnUrl: own.returnUrl,
-        destination: USERS.alice.phone,
+        destination: DEMO_USERS.alice.phone,
         operationSensitivity: 'normal',
         userRef: 'alice@example.com',
         state: randomBytes(32).toString('base64url'),

@@ -8,8 +8,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -19,11 +17,12 @@ import type { OutcomeEvent } from '../../middleware/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
-import { FixtureUser } from '../fixtures/kit-app.ts';
-import { waitFor } from '../security/harness.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
-import { describeEachStore, openStoreFromSpec, type StoreKindName } from '../helpers/stores.ts';
+import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { FixtureUser } from '../support/fixture-app.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { freePort } from '../support/listen.ts';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
+import { describeEachStore, openStoreFromSpec, type StoreKindName } from '../support/stores.ts';
 
 const FIXTURE = new URL('../fixtures/crash-app.ts', import.meta.url).pathname;
 const CLIENT_ID = 'crash-client';
@@ -35,14 +34,6 @@ let emulator: RunningEmulator;
 let control: ControlApi;
 const children: ChildProcess[] = [];
 const databases: TestDatabase[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: p } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return p;
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'crash-'));

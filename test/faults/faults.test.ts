@@ -1,6 +1,6 @@
 /**
  * Service faults, injected with the emulator's fault controls, against a kit app over real HTTP
- * (test/fixtures/kit-app.ts, client timeouts of a few hundred ms so "slower than the timeout" is
+ * (test/support/fixture-app.ts, client timeouts of a few hundred ms so "slower than the timeout" is
  * cheap). A recording proxy between the app and the emulator shows what the client really did
  * (retries, the Idempotency-Key, 409s, replays). Claims: every request answers within a bound,
  * no attempt produces a second SMS, no verified attempt is lost, nothing is fulfilled twice.
@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
-import { controlApi, openHostedPage, submitCode, type ControlApi } from '../helpers/emulator.ts';
-import { effectCounts, FixtureUser, startFixtureApp, type FixtureApp } from '../fixtures/kit-app.ts';
-import { resetStartLimits, startServiceProxy, type Recorder } from '../security/harness.ts';
+import { controlApi, openHostedPage, submitCode, type ControlApi } from '../support/emulator.ts';
+import { effectCounts, FixtureUser, startFixtureApp, type FixtureApp } from '../support/fixture-app.ts';
+import { resetStartLimits, startServiceProxy, type Recorder } from '../support/security-stack.ts';
 
 /**
  * Every request to the app must answer within this: the client's retry budget (4 s) plus one

@@ -8,8 +8,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Request } from 'express';
 import { createStartLimits, runSweep } from '../../middleware/index.ts';
 import { maskDestination } from '../../middleware/attempts.ts';
-import { startKitTestApp, USERS, type KitTestApp } from './helpers/app.ts';
-import { completeOnHostedPage, newSeen, TestUser } from './helpers/user.ts';
+import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { USERS } from '../support/users.ts';
+import { completeOnHostedPage, newSeen, TestUser } from '../support/kit-user.ts';
 
 const DAY = 86_400_000;
 let app: KitTestApp;

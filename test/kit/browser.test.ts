@@ -4,9 +4,9 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../helpers/browser.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { leaks, newSeen, parseHandoffPage } from './helpers/user.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { leaks, newSeen, parseHandoffPage } from '../support/kit-user.ts';
 
 let app: KitTestApp;
 let browser: Browser;

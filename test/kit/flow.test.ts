@@ -3,8 +3,8 @@
  * fulfilment exactly once; each failure reason; pending; and no secret or handoff anywhere.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { completeOnHostedPage, leaks, newSeen, TestUser } from './helpers/user.ts';
+import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { completeOnHostedPage, leaks, newSeen, TestUser } from '../support/kit-user.ts';
 
 let app: KitTestApp;
 const seen = newSeen();

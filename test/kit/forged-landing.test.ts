@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionStatus, VerifyClient } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { completeOnHostedPage, leaks, newSeen, TestUser } from './helpers/user.ts';
+import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { completeOnHostedPage, leaks, newSeen, TestUser } from '../support/kit-user.ts';
 
 let app: KitTestApp;
 const seen = newSeen();

@@ -3,8 +3,8 @@
  * app completes with POST JSON on the same fulfil path as the landing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { completeOnHostedPage, leaks, newSeen, type Handoff } from './helpers/user.ts';
+import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { completeOnHostedPage, leaks, newSeen, type Handoff } from '../support/kit-user.ts';
 
 let app: KitTestApp;
 const seen = newSeen();

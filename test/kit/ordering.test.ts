@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { newSeen, TestUser } from './helpers/user.ts';
+import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { newSeen, TestUser } from '../support/kit-user.ts';
 
 let app: KitTestApp;
 let mobile: KitTestApp;

@@ -7,8 +7,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutcomeEvent } from '../../middleware/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { newSeen, TestUser } from './helpers/user.ts';
+import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { newSeen, TestUser } from '../support/kit-user.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let app: KitTestApp;
 let mobile: KitTestApp;
@@ -42,12 +43,9 @@ beforeEach(() => {
 });
 
 async function waitForEvent(sessionId: string): Promise<OutcomeEvent> {
-  for (let i = 0; i < 200; i++) {
-    const found = delivered.find((e) => e.sessionId === sessionId);
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`no outcome event for ${sessionId}`);
+  const find = () => delivered.find((e) => e.sessionId === sessionId);
+  await waitFor(() => find() !== undefined, 2000, `the outcome event of ${sessionId}`);
+  return find()!;
 }
 
 const deliveredRow = (on: KitTestApp, sessionId: string) =>

@@ -13,8 +13,9 @@ import {
   type PrepareContext,
   type VerifiedAttempt,
 } from '../../middleware/index.ts';
-import { startKitTestApp, USERS, type KitTestApp } from './helpers/app.ts';
-import { newSeen, TestUser } from './helpers/user.ts';
+import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { USERS } from '../support/users.ts';
+import { newSeen, TestUser } from '../support/kit-user.ts';
 
 let app: KitTestApp;
 const seen = newSeen();

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyClient } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { completeOnHostedPage, leaks, newSeen, TestUser } from './helpers/user.ts';
+import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { completeOnHostedPage, leaks, newSeen, TestUser } from '../support/kit-user.ts';
 
 const seen = newSeen();
 

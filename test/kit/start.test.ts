@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KitError, KitErrorCode } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { leaks, newSeen, TestUser } from './helpers/user.ts';
+import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { leaks, newSeen, TestUser } from '../support/kit-user.ts';
 
 let app: KitTestApp;
 const seen = newSeen();

@@ -16,8 +16,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/index.ts';
 import { MetricName, SpanName } from '../../middleware/telemetry.ts';
-import { startKitTestApp, USERS, type KitTestApp } from './helpers/app.ts';
-import { completeOnHostedPage, newSeen, TestUser } from './helpers/user.ts';
+import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { USERS } from '../support/users.ts';
+import { completeOnHostedPage, newSeen, TestUser } from '../support/kit-user.ts';
 
 class CollectingReader extends MetricReader {
   protected override async onForceFlush(): Promise<void> {}

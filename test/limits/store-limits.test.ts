@@ -8,7 +8,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createStartLimits, type StartLimitsOptions } from '../../middleware/rate-limit.ts';
 import type { PostgresStore } from '../../middleware/store/postgres.ts';
 import type { SqliteStore } from '../../middleware/store/sqlite.ts';
-import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
+import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 
 const fromIp = (ip: string) => ({ ip }) as Request;
 type Consume = (req: Request, who: { userRef: string; destination: string }) => Promise<void>;

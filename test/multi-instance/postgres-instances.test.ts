@@ -13,10 +13,11 @@ import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
 import type { VerifyClient } from '../../middleware/types.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres.ts';
-import { FixtureUser } from '../fixtures/kit-app.ts';
-import { ACTION, jsonLines, waitFor } from '../sweep/harness.ts';
+import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { FixtureUser } from '../support/fixture-app.ts';
+import { ACTION, jsonLines } from '../support/sweep-bench.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APP = fileURLToPath(new URL('../fixtures/crash-app.ts', import.meta.url));

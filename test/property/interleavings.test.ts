@@ -4,7 +4,7 @@
  * crossed landings, mobile completions, sweep runs, injected service faults (5xx bursts on reads
  * and creates, connection resets before/after create) and a corrupted service echo for chosen
  * attempts, over several users and attempts, against a web kit and a mobile kit sharing one SQLite
- * store (test/fixtures/kit-app.ts), over real HTTP to the emulator through a rewriting proxy.
+ * store (test/support/fixture-app.ts), over real HTTP to the emulator through a rewriting proxy.
  *
  * Invariants, checked after every step and at the end of every run:
  *  - at most one fulfilment (effect row) per attempt;
@@ -27,17 +27,17 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
+import { controlApi, type ControlApi } from '../support/emulator.ts';
 import {
   effectCountsOf,
   FixtureUser,
   MOBILE_RETURN_URL,
   startFixtureApp,
   type FixtureApp,
-} from '../fixtures/kit-app.ts';
-import { resetStartLimits, startServiceProxy, type Recorder } from '../security/harness.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
-import { describeEachStore } from '../helpers/stores.ts';
+} from '../support/fixture-app.ts';
+import { resetStartLimits, startServiceProxy, type Recorder } from '../support/security-stack.ts';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
+import { describeEachStore } from '../support/stores.ts';
 
 /** Property runs per store: every step is several HTTP and database round trips. */
 const RUNS = { sqlite: 25, postgres: 15 } as const;

@@ -1,7 +1,7 @@
 /**
  * The attack catalogue, one named test per attack, each over real HTTP against the demo app
  * (createDemoApp on localhost) and the emulator (127.0.0.1). The "service echo" attacks put a
- * small rewriting proxy between the app's backend client and the emulator (harness.ts), so the
+ * small rewriting proxy between the app's backend client and the emulator (test/support/security-stack.ts), so the
  * app really receives a tampered GET /session body over HTTP.
  *
  * The last test searches everything this file produced (every exchange, header, URL, log and
@@ -16,7 +16,6 @@ import {
   Agent,
   attemptOf,
   captureConsole,
-  DEMO_USERS,
   foreignLocations,
   fulfilments,
   leaks,
@@ -24,7 +23,8 @@ import {
   snapshot,
   startSecStack,
   type SecStack,
-} from './harness.ts';
+} from '../support/security-stack.ts';
+import { DEMO_USERS } from '../support/users.ts';
 
 let stack: SecStack;
 let restoreConsole: () => void;

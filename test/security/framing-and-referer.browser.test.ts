@@ -5,10 +5,9 @@
  * (every request and response of the browser is recorded and searched).
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../helpers/browser.ts';
+import { launchBrowser } from '../support/browser.ts';
 import {
   Agent,
   captureConsole,
@@ -17,7 +16,8 @@ import {
   startSecStack,
   type Exchange,
   type SecStack,
-} from './harness.ts';
+} from '../support/security-stack.ts';
+import { closeServer, listen } from '../support/listen.ts';
 
 let stack: SecStack;
 let browser: Browser;
@@ -34,13 +34,11 @@ beforeAll(async () => {
   restore = captureConsole(stack.recorder.logs);
   browser = await launchBrowser();
   framer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(framerPage));
-  await new Promise<void>((resolve) => framer.listen(0, '127.0.0.1', resolve));
-  framerUrl = `http://127.0.0.1:${(framer.address() as AddressInfo).port}/frame`;
+  framerUrl = `http://127.0.0.1:${await listen(framer)}/frame`;
 });
 afterAll(async () => {
   await browser?.close();
-  framer?.closeAllConnections();
-  await new Promise<void>((resolve) => (framer ? framer.close(() => resolve()) : resolve()));
+  if (framer !== undefined) await closeServer(framer);
   restore?.();
   await stack?.close();
 });

@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
@@ -15,9 +14,18 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { createSqliteStore, createVerificationKit } from '../../middleware/index.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
-import { fixtureUser } from '../fixtures/kit-app.ts';
-import { Agent, captureConsole, leaks, rawRequest, snapshot, startSecStack, type SecStack } from './harness.ts';
+import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { userNamed } from '../support/users.ts';
+import {
+  Agent,
+  captureConsole,
+  leaks,
+  rawRequest,
+  snapshot,
+  startSecStack,
+  type SecStack,
+} from '../support/security-stack.ts';
+import { closeServer, listen } from '../support/listen.ts';
 
 describe('web (the demo): limited starts get a 429 page with Retry-After and send no SMS', () => {
   let stack: SecStack;
@@ -101,16 +109,15 @@ describe('mobile (JSON): per destination, per user and per IP; counters survive 
         const name = req.get('x-user');
         if (name === undefined) return null;
         return {
-          userRef: fixtureUser(name).userRef,
-          destination: req.get('x-destination') ?? fixtureUser(name).destination,
+          userRef: userNamed(name).userRef,
+          destination: req.get('x-destination') ?? userNamed(name).destination,
         };
       },
     });
     const app = express();
     app.use(kit.router);
     const server: Server = createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/verify/start`);
+    const url = new URL(`http://127.0.0.1:${await listen(server)}/verify/start`);
     const attempts = () => (db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts').get() as { n: number }).n;
     return {
       start: (user: string, destination?: string) =>
@@ -127,8 +134,7 @@ describe('mobile (JSON): per destination, per user and per IP; counters survive 
       attempts,
       async close() {
         await kit.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await closeServer(server);
         db.close();
       },
     };

@@ -15,7 +15,7 @@ import {
   startSecStack,
   type Answer,
   type SecStack,
-} from './harness.ts';
+} from '../support/security-stack.ts';
 
 let stack: SecStack;
 let restore: () => void;

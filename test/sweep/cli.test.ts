@@ -2,8 +2,6 @@
  * The copyable job's body (runSweepJob): its output line and exit codes, in-process with a
  * recording `print`, and as a real process.
  */
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import type { Database } from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifyClient } from '../../middleware/client.ts';
@@ -17,10 +15,11 @@ import {
   jsonLines,
   killSweepProcesses,
   spawnSweepProcess,
-  waitFor,
   type Bench,
   type Emulator,
-} from './harness.ts';
+} from '../support/sweep-bench.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { freePort } from '../support/listen.ts';
 
 let emu: Emulator;
 let b: Bench;
@@ -44,16 +43,6 @@ function recorder() {
     print: (line: string) => out.push(line),
     parsed: () => out.map((l) => JSON.parse(l) as Record<string, unknown>),
   };
-}
-
-/** A loopback port with nothing listening on it. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 describe('runSweepJob', () => {
@@ -87,7 +76,7 @@ describe('runSweepJob', () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(2);
     const unreachable = createVerifyClient({
-      baseUrl: `http://127.0.0.1:${await deadPort()}`,
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
       retry: { maxAttempts: 1 },
@@ -207,7 +196,7 @@ describe('runSweepJob', () => {
     b.store.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0').run();
     const down = await spawnSweepProcess(['--once'], {
       ...env,
-      VERIFY_BASE_URL: `http://127.0.0.1:${await deadPort()}`,
+      VERIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`,
     }).done;
     expect(down.code, down.stderr).toBe(2);
     expect(jsonLines(down.stdout)).toEqual([

@@ -18,10 +18,10 @@ import {
   killSweepProcesses,
   leaseOf,
   spawnSweepProcess as sweepProcess,
-  waitFor,
   type Bench,
   type Emulator,
-} from './harness.ts';
+} from '../support/sweep-bench.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let emu: Emulator;
 let b: Bench;

@@ -20,7 +20,7 @@ import {
   leaseOf,
   type Bench,
   type Emulator,
-} from './harness.ts';
+} from '../support/sweep-bench.ts';
 
 let emu: Emulator;
 let b: Bench;

@@ -7,7 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isKitError } from '../../middleware/errors.ts';
 import type { SweepLogger, SweepReport } from '../../middleware/sweep.ts';
 import { startSweepWorker, type SweepWorker } from '../../middleware/worker.ts';
-import { bench, countEffects, emulator, leaseOf, waitFor, type Bench, type Emulator } from './harness.ts';
+import { bench, countEffects, emulator, leaseOf, type Bench, type Emulator } from '../support/sweep-bench.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let emu: Emulator;
 let b: Bench;

@@ -2,8 +2,8 @@
  * A scripted user agent over real HTTP: keeps the app's session cookie, never follows redirects,
  * and records every URL it requests and every Location it is sent to (for the leak checks).
  */
-import { openHostedPage, submitCode, type TestEmulator } from '../../helpers/emulator.ts';
-import type { KitTestApp } from './app.ts';
+import { openHostedPage, submitCode, type TestEmulator } from './emulator.ts';
+import type { KitTestApp } from './kit-app.ts';
 
 export interface Seen {
   urls: string[];

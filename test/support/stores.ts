@@ -2,7 +2,7 @@
  * The stores under test, behind one shape, so that a suite written once runs unchanged against
  * SQLite and PostgreSQL (`describe.each(STORE_KINDS)`). Each open() starts from an empty database:
  * a new SQLite file in a temporary directory, or the suite's scratch PostgreSQL database
- * (test/helpers/postgres.ts) with its schema emptied, dropped after the suite.
+ * (test/support/postgres.ts) with its schema emptied, dropped after the suite.
  *
  * The test action writes one row per fulfilment into `effects` (no unique constraint, so a second
  * fulfilment would show as a second row) inside the store's transaction, with the handle the

@@ -5,12 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import session from 'express-session';
 import helmet from 'helmet';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.ts';
+import { startTestEmulator, type TestEmulator } from './emulator.ts';
 import {
   createSqliteStore,
   createVerificationKit,
@@ -21,12 +20,9 @@ import {
   type VerificationKit,
   type VerificationKitOptions,
   type VerifyClient,
-} from '../../../middleware/index.ts';
-
-export const USERS: Record<string, { userRef: string; destination: string }> = {
-  alice: { userRef: 'user-alice', destination: '+15550001111' },
-  bob: { userRef: 'user-bob', destination: '+15550002222' },
-};
+} from '../../middleware/index.ts';
+import { closeServer, listen } from './listen.ts';
+import { USERS } from './users.ts';
 
 export interface KitTestAppOptions {
   /** Wraps the real client (e.g. to alter the echo the service gives). */
@@ -75,8 +71,7 @@ export interface AttemptRow {
 
 export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<KitTestApp> {
   const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server);
   const url = `http://localhost:${port}`;
   const mobile = options.mobileReturnUrl !== undefined;
   const returnUrl = options.mobileReturnUrl ?? `${url}/verify/return`;
@@ -240,8 +235,7 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
     async close() {
       await kit.close();
       await realClient.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       await emulator.close();
       await store.close();
       db.close();

@@ -240,18 +240,6 @@ export function killSweepProcesses(): void {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-export async function waitFor(
-  condition: () => Promise<boolean> | boolean,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 export const jsonLines = (text: string) =>
   text
     .split('\n')

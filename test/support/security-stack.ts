@@ -8,13 +8,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
 import { startEmulator } from '../../emulator/index.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
+import { controlApi, type ControlApi } from './emulator.ts';
+import { closeServer, listen } from './listen.ts';
+import { DEMO_USERS, type DemoUserKey } from './users.ts';
 
 export type Headers = Record<string, string>;
 
@@ -54,13 +55,6 @@ export interface SecStack {
   /** Set to rewrite the next GET /session/{id} bodies the app reads (undefined = faithful). */
   tamper: StatusTamper | undefined;
   close(): Promise<void>;
-}
-
-function listen(server: Server, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, () => resolve((server.address() as AddressInfo).port));
-  });
 }
 
 function flatHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | number | undefined>): Headers {
@@ -124,14 +118,10 @@ export async function startServiceProxy(
     forward.on('error', () => res.destroy());
     forward.end(requestBody);
   });
-  const port = await listen(server, '127.0.0.1');
+  const port = await listen(server);
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
 
@@ -159,7 +149,7 @@ export async function startSecStack(options: { now?: () => number } = {}): Promi
   const dir = mkdtempSync(join(tmpdir(), 'sec-stack-'));
   const recorder: Recorder = { exchanges: [], logs: [] };
   const server = createServer();
-  const port = await listen(server, '127.0.0.1');
+  const port = await listen(server);
   const demoUrl = `http://localhost:${port}`;
   const returnUrl = `${demoUrl}/verify/return`;
   const clientId = 'demo-client';
@@ -206,10 +196,7 @@ export async function startSecStack(options: { now?: () => number } = {}): Promi
       holder.tamper = value;
     },
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
       await demo.close();
       await proxy.close();
       await emulator.close();
@@ -218,13 +205,6 @@ export async function startSecStack(options: { now?: () => number } = {}): Promi
   };
   return stack;
 }
-
-export const DEMO_USERS = {
-  alice: { id: 'usr_alice', phone: '+15550100001' },
-  bob: { id: 'usr_bob', phone: '+15550100002' },
-  chen: { id: 'usr_chen', phone: '+15550100003' },
-} as const;
-export type DemoUserKey = keyof typeof DEMO_USERS;
 
 function unescapeHtml(value: string): string {
   return value
@@ -569,13 +549,4 @@ export function leaks(stack: SecStack, extraHandoffs: string[] = []): string[] {
   }
   for (const line of stack.recorder.logs) search(`log line ${line.slice(0, 80)}`, line, false, false);
   return found;
-}
-
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
