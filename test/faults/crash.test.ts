@@ -18,11 +18,11 @@ import { runSweep } from '../../middleware/sweep.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { controlApi, type ControlApi } from '../support/emulator.ts';
-import { FixtureUser } from '../support/fixture-app.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { freePort } from '../support/listen.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { describeEachStore, openStoreFromSpec, type StoreKindName } from '../support/stores.ts';
+import { Agent, testAppSite } from '../support/agent.ts';
 
 const FIXTURE = new URL('../fixtures/crash-app.ts', import.meta.url).pathname;
 const CLIENT_ID = 'crash-client';
@@ -187,8 +187,8 @@ async function newestAttempt(db: Db): Promise<{ session_id: string; state: strin
 
 /** Starts an attempt through the app and completes it as verified on the service. */
 async function verifiedAttempt(url: string, db: Db, user: string) {
-  const agent = await new FixtureUser(url, user).signIn();
-  const started = await agent.start();
+  const agent = await new Agent(testAppSite(url)).signIn(user);
+  const started = await agent.tryStart('grant');
   expect(started.status).toBe(200);
   const row = await newestAttempt(db);
   expect((await control.complete(row.session_id, { outcome: 'verified' })).status).toBe(200);
@@ -206,7 +206,7 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
       const { agent, sessionId, state } = await verifiedAttempt(first.url, db, 'alice');
 
       writeFileSync(flag, '1');
-      const landing = agent.land(sessionId, state, 30_000).then(
+      const landing = agent.landFor(sessionId, state, {}, 30_000).then(
         (answer) => answer,
         (error: unknown) => error,
       );
@@ -224,9 +224,9 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
       rmSync(flag);
       rmSync(`${flag}.inside`);
       const second = await startApp(db);
-      const again = await agent.land(sessionId, state);
+      const again = await agent.landFor(sessionId, state);
       expect(again.status).toBe(200); // the session cookie died with the first process: neutral page
-      const reload = await agent.land(sessionId, state);
+      const reload = await agent.landFor(sessionId, state);
       expect(reload.status).toBe(200);
       second.child.kill('SIGTERM');
       await second.exited;
@@ -248,7 +248,7 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
     const first = await startApp(db, flag);
     const { agent, sessionId, state } = await verifiedAttempt(first.url, db, 'bob');
     writeFileSync(flag, '1');
-    const landing = agent.land(sessionId, state, 30_000).catch((error: unknown) => error);
+    const landing = agent.landFor(sessionId, state, {}, 30_000).catch((error: unknown) => error);
     await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the fulfilment transaction');
     first.child.kill('SIGKILL');
     await first.exited;
@@ -280,7 +280,7 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
       expect(report.fulfilled).toBe(1);
       expect((await runSweep(deps, { owner: 'after-crash-2' })).fulfilled).toBe(0);
       // A late landing on the restarted app changes nothing.
-      expect((await agent.land(sessionId, state)).status).toBe(200);
+      expect((await agent.landFor(sessionId, state)).status).toBe(200);
     } finally {
       await client.close();
       await store.close();
@@ -302,7 +302,7 @@ describeEachStore('SIGKILL between the commit and the onOutcome hook', (kind) =>
     const app = await startApp(db, undefined, flag);
     const { agent, sessionId, state } = await verifiedAttempt(app.url, db, 'carol');
     writeFileSync(flag, '1');
-    const landing = await agent.land(sessionId, state);
+    const landing = await agent.landFor(sessionId, state);
     expect(landing.status).toBe(303); // the redirect went out before the hook ran
     await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the onOutcome hook');
     app.child.kill('SIGKILL');

@@ -12,8 +12,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { controlApi, openHostedPage, submitCode, type ControlApi } from '../support/emulator.ts';
-import { effectCounts, FixtureUser, startFixtureApp, type FixtureApp } from '../support/fixture-app.ts';
+import { effectCounts, startFixtureApp, type FixtureApp } from '../support/fixture-app.ts';
 import { resetStartLimits, startServiceProxy, type Recorder } from '../support/security-stack.ts';
+import { Agent, testAppSite } from '../support/agent.ts';
 
 /**
  * Every request to the app must answer within this: the client's retry budget (4 s) plus one
@@ -69,9 +70,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function newUser(): Promise<FixtureUser> {
+async function newUser(): Promise<Agent> {
   userCount += 1;
-  return new FixtureUser(app.url, `faulty${userCount}`).signIn();
+  return new Agent(testAppSite(app.url)).signIn(`faulty${userCount}`);
 }
 
 function latest() {
@@ -113,7 +114,7 @@ function within(answer: { ms: number }): void {
 }
 
 /** The started attempt's handoff opens the hosted page; the code verifies; the landing fulfils once. */
-async function finishThroughHostedPage(user: FixtureUser, startBody: string) {
+async function finishThroughHostedPage(user: Agent, startBody: string) {
   const verifyUrl = /action="([^"]+)"/
     .exec(startBody.slice(startBody.indexOf('verify-kit-handoff')))![1]!
     .replace(/&amp;/g, '&');
@@ -124,7 +125,7 @@ async function finishThroughHostedPage(user: FixtureUser, startBody: string) {
   const code = await control.codeFor(attempt.session_id);
   const done = await submitCode(verifyUrl, page, code);
   expect(done.status).toBe(303);
-  const landing = await user.land(attempt.session_id, attempt.state);
+  const landing = await user.landFor(attempt.session_id, attempt.state);
   within(landing);
   expect(landing.location).toBe('/done');
   expect(effectCounts(app.db).get(attempt.session_id)).toBe(1);
@@ -136,7 +137,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     const user = await newUser();
     const from = recorder.exchanges.length;
     await control.setFaults({ createDelayMs: 2000 });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
     const seen = creates(from);
@@ -154,7 +155,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     const before = attempts();
     const t0 = Date.now();
     await control.setFaults({ createDelayMs: 5000 });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(503);
     expect(started.body).toMatch(/cannot be reached|try again/i);
@@ -170,7 +171,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     const user = await newUser();
     const from = recorder.exchanges.length;
     await control.setFaults({ resetConnections: 2, resetPhase: 'before' });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
     expect(await smsPerKey(from)).toEqual([1]);
@@ -181,7 +182,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     const user = await newUser();
     const from = recorder.exchanges.length;
     await control.setFaults({ resetConnections: 1, resetPhase: 'after' });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
     expect(await smsPerKey(from)).toEqual([1]);
@@ -193,7 +194,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     const user = await newUser();
     const from = recorder.exchanges.length;
     await control.setFaults({ createFailures: 4, createStatus: 503 });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
     expect(creates(from).filter((c) => c.status === 503)).toHaveLength(4);
@@ -206,22 +207,22 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     const before = attempts();
     const from = recorder.exchanges.length;
     await control.setFaults({ createFailures: 100, createStatus: 500 });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(503);
     expect(await smsPerKey(from)).toEqual([0]);
     expect(attempts()).toBe(before);
     await control.setFaults({ createFailures: 0 });
     const next = recorder.exchanges.length;
-    const again = await user.start();
+    const again = await user.tryStart('grant');
     expect(again.status).toBe(200);
     expect(await smsPerKey(next)).toEqual([1]);
   });
 });
 
 describe('status-read faults: landings answer within the bound, nothing is fulfilled twice or lost', () => {
-  async function verifiedAttempt(user: FixtureUser) {
-    const started = await user.start();
+  async function verifiedAttempt(user: Agent) {
+    const started = await user.tryStart('grant');
     expect(started.status).toBe(200);
     const attempt = latest();
     expect((await control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
@@ -233,13 +234,13 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
     const attempt = await verifiedAttempt(user);
     await control.setFaults({ statusDelayMs: 3000 });
     for (let i = 0; i < 1; i++) {
-      const landing = await user.land(attempt.session_id, attempt.state);
+      const landing = await user.landFor(attempt.session_id, attempt.state);
       within(landing);
       expect(landing.status).toBe(503);
       expect(effectCounts(app.db).get(attempt.session_id)).toBeUndefined();
     }
     await control.setFaults({ statusDelayMs: 0 });
-    const landing = await user.land(attempt.session_id, attempt.state);
+    const landing = await user.landFor(attempt.session_id, attempt.state);
     expect(landing.location).toBe('/done');
     expect(effectCounts(app.db).get(attempt.session_id)).toBe(1);
   });
@@ -266,14 +267,16 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
     const user = await newUser();
     const attempt = await verifiedAttempt(user);
     await control.setFaults({ statusFailures: 12, statusStatus: 502 });
-    const landings = await Promise.all(Array.from({ length: 10 }, () => user.land(attempt.session_id, attempt.state)));
+    const landings = await Promise.all(
+      Array.from({ length: 10 }, () => user.landFor(attempt.session_id, attempt.state)),
+    );
     for (const landing of landings) {
       within(landing);
       expect([303, 503]).toContain(landing.status);
     }
     expect(effectCounts(app.db).get(attempt.session_id) ?? 0).toBeLessThanOrEqual(1);
     await control.setFaults({ statusFailures: 0 });
-    expect((await user.land(attempt.session_id, attempt.state)).location).toBe('/done');
+    expect((await user.landFor(attempt.session_id, attempt.state)).location).toBe('/done');
     expect(effectCounts(app.db).get(attempt.session_id)).toBe(1);
   });
 });

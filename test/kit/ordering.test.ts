@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
-import { newSeen, TestUser } from '../support/kit-user.ts';
+import type { Agent } from '../support/agent.ts';
+import { newSeen } from '../support/seen.ts';
 
 let app: KitTestApp;
 let mobile: KitTestApp;
@@ -30,10 +31,10 @@ interface Started {
   state: string;
 }
 
-async function startNote(user: TestUser, note: string): Promise<Started> {
+async function startNote(user: Agent, note: string): Promise<Started> {
   await user.start('set_note', { note });
-  const row = app.latestAttempt();
-  return { sessionId: row.session_id, state: row.state };
+  const row = await app.latestAttempt();
+  return { sessionId: row.sessionId, state: row.state };
 }
 
 const verify = (on: KitTestApp, a: Started) => on.emulator.control.complete(a.sessionId, { outcome: 'verified' });
@@ -60,14 +61,14 @@ function expectNeverOlderAfterNewer(on: KitTestApp, userRef: string): void {
 }
 
 const currentNote = (on: KitTestApp, userRef: string) => applied(on, userRef).at(-1)?.note;
-const outcome = (on: KitTestApp, a: Started) => on.attempt(a.sessionId)?.outcome;
+const outcome = async (on: KitTestApp, a: Started) => (await on.attempt(a.sessionId))?.outcome;
 
 const sweep = (on: KitTestApp, owner: string, concurrency = 4) =>
   runSweep({ ...on.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner, concurrency });
 
 describe('landing', () => {
   it('an older verified attempt landing after a newer one was applied is superseded: its own page, nothing applied', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const older = await startNote(alice, 'older one');
     const newer = await startNote(alice, 'newer one');
     await verify(app, older);
@@ -81,7 +82,7 @@ describe('landing', () => {
     expect(html).not.toContain('name="restart"');
     expect(currentNote(app, 'user-alice')).toBe('newer one');
     expect(app.grants(older.sessionId)).toBe(0);
-    expect(app.attempt(older.sessionId)).toMatchObject({ outcome: 'superseded' });
+    expect(await app.attempt(older.sessionId)).toMatchObject({ outcome: 'superseded' });
     const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
     const line = expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', route: 'landing' });
     expect(logged).toContainEqual(line);
@@ -89,12 +90,12 @@ describe('landing', () => {
   });
 
   it('applying a newer attempt settles the older still-pending ones at once: verified later, they never apply', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const older = await startNote(alice, 'pending older');
     const newer = await startNote(alice, 'applied newer');
     await verify(app, newer);
     await alice.landFor(newer.sessionId, newer.state);
-    expect(outcome(app, older)).toBe('superseded');
+    expect(await outcome(app, older)).toBe('superseded');
     const supersededBy = app.db.prepare('SELECT superseded_by AS by FROM verify_kit_attempts WHERE session_id = ?');
     expect(supersededBy.get(older.sessionId)).toEqual({ by: newer.sessionId });
 
@@ -110,13 +111,13 @@ describe('landing', () => {
     'an older verified attempt still applies when the newer one was abandoned (failed): it is ' +
       'the newest verified intent',
     async () => {
-      const bob = await new TestUser(app, seen).signIn('bob');
+      const bob = await app.agent(seen).signIn('bob');
       const older = await startNote(bob, 'kept older');
       const newer = await startNote(bob, 'abandoned newer');
       await verify(app, older);
       await fail(app, newer);
       await bob.landFor(newer.sessionId, newer.state);
-      expect(outcome(app, newer)).toBe('failed');
+      expect(await outcome(app, newer)).toBe('failed');
       expect((await bob.landFor(older.sessionId, older.state)).status).toBe(303);
       expect(currentNote(app, 'user-bob')).toBe('kept older');
     },
@@ -126,12 +127,12 @@ describe('landing', () => {
     'an older verified attempt applies while the newer one is still pending; the newer one, ' +
       'verified later, applies after it',
     async () => {
-      const bob = await new TestUser(app, seen).signIn('bob');
+      const bob = await app.agent(seen).signIn('bob');
       const older = await startNote(bob, 'first applied');
       const newer = await startNote(bob, 'then newer');
       await verify(app, older);
       expect((await bob.landFor(older.sessionId, older.state)).status).toBe(303);
-      expect(outcome(app, newer)).toBe('pending');
+      expect(await outcome(app, newer)).toBe('pending');
       await verify(app, newer);
       expect((await bob.landFor(newer.sessionId, newer.state)).status).toBe(303);
       expect(currentNote(app, 'user-bob')).toBe('then newer');
@@ -140,13 +141,13 @@ describe('landing', () => {
   );
 
   it("one user's ordering never touches another user's attempts of the same action", async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const alice = await app.agent(seen).signIn('alice');
+    const bob = await app.agent(seen).signIn('bob');
     const bobsOlder = await startNote(bob, 'bob before alice');
     const alicesNewer = await startNote(alice, 'alice after bob');
     await verify(app, alicesNewer);
     await alice.landFor(alicesNewer.sessionId, alicesNewer.state);
-    expect(outcome(app, bobsOlder)).toBe('pending');
+    expect(await outcome(app, bobsOlder)).toBe('pending');
     await verify(app, bobsOlder);
     expect((await bob.landFor(bobsOlder.sessionId, bobsOlder.state)).status).toBe(303);
     expect(currentNote(app, 'user-bob')).toBe('bob before alice');
@@ -155,7 +156,7 @@ describe('landing', () => {
 
 describe('sweep', () => {
   it('reads an older verified attempt while the newer one lands: counts it superseded, logs it, applies nothing', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const older = await startNote(alice, 'swept older');
     const newer = await startNote(alice, 'landed newer');
     await verify(app, older);
@@ -173,7 +174,7 @@ describe('sweep', () => {
     const later = () => Date.now() + 10 * 60_000;
     const report = await runSweep({ ...deps, client, now: later }, { owner: 'ordering-sweep-race' });
     expect(report.superseded).toBeGreaterThanOrEqual(1);
-    expect(outcome(app, older)).toBe('superseded');
+    expect(await outcome(app, older)).toBe('superseded');
     expect(currentNote(app, 'user-alice')).toBe('landed newer');
     const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged).toContainEqual(
@@ -182,7 +183,7 @@ describe('sweep', () => {
   });
 
   it('two verified attempts nobody landed, the newer read first: the newer one is applied, the older superseded', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     const older = await startNote(bob, 'sweep older');
     const newer = await startNote(bob, 'sweep newer');
     await verify(app, newer);
@@ -193,13 +194,13 @@ describe('sweep', () => {
     expect(app.grants(newer.sessionId)).toBe(1);
     expect(currentNote(app, 'user-bob')).toBe('sweep newer');
     // Settled by the newer one's transaction, so the sweep never even read it again.
-    expect(outcome(app, older)).toBe('superseded');
+    expect(await outcome(app, older)).toBe('superseded');
     expect(app.grants(older.sessionId)).toBe(0);
     expectNeverOlderAfterNewer(app, 'user-bob');
   });
 
   it('an older verified attempt whose newer sibling expired is applied by the sweep', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const older = await startNote(alice, 'outlived newer');
     const newer = await startNote(alice, 'expired newer');
     await verify(app, older);
@@ -208,7 +209,7 @@ describe('sweep', () => {
       .prepare('UPDATE verify_kit_attempts SET created_at = created_at - 2 * 86400000 WHERE session_id = ?')
       .run(newer.sessionId);
     const report = await sweep(app, 'ordering-newer-expired');
-    expect(outcome(app, newer)).toBe('expired');
+    expect(await outcome(app, newer)).toBe('expired');
     expect(report.fulfilled).toBeGreaterThanOrEqual(1);
     expect(currentNote(app, 'user-alice')).toBe('outlived newer');
   });
@@ -216,7 +217,7 @@ describe('sweep', () => {
 
 describe('concurrent arrivals', () => {
   it('older and newer landing together many times, with a sweep running: the newer one is what stays applied', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     const older = await startNote(bob, 'racing older');
     const newer = await startNote(bob, 'racing newer');
     await verify(app, older);
@@ -229,24 +230,24 @@ describe('concurrent arrivals', () => {
     expect(currentNote(app, 'user-bob')).toBe('racing newer');
     expect(app.grants(newer.sessionId)).toBe(1);
     expect(app.grants(older.sessionId)).toBeLessThanOrEqual(1);
-    expect(['fulfilled', 'superseded']).toContain(outcome(app, older));
+    expect(['fulfilled', 'superseded']).toContain(await outcome(app, older));
     expectNeverOlderAfterNewer(app, 'user-bob');
   });
 });
 
 describe("ordering 'independent'", () => {
   it('every verified attempt applies, an older one after a newer one included', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await alice.start('grant_badge');
-    const older = app.latestAttempt();
+    const older = await app.latestAttempt();
     await alice.start('grant_badge');
-    const newer = app.latestAttempt();
-    await app.emulator.control.complete(older.session_id, { outcome: 'verified' });
-    await app.emulator.control.complete(newer.session_id, { outcome: 'verified' });
-    expect((await alice.landFor(newer.session_id, newer.state)).status).toBe(303);
-    expect((await alice.landFor(older.session_id, older.state)).status).toBe(303);
-    expect(app.grants(older.session_id)).toBe(1);
-    expect(app.grants(newer.session_id)).toBe(1);
+    const newer = await app.latestAttempt();
+    await app.emulator.control.complete(older.sessionId, { outcome: 'verified' });
+    await app.emulator.control.complete(newer.sessionId, { outcome: 'verified' });
+    expect((await alice.landFor(newer.sessionId, newer.state)).status).toBe(303);
+    expect((await alice.landFor(older.sessionId, older.state)).status).toBe(303);
+    expect(app.grants(older.sessionId)).toBe(1);
+    expect(app.grants(newer.sessionId)).toBe(1);
   });
 });
 
@@ -258,8 +259,8 @@ describe('mobile completion', () => {
       body: JSON.stringify({ action: 'set_note', note }),
     });
     expect(response.status).toBe(200);
-    const row = mobile.latestAttempt();
-    return { sessionId: row.session_id, state: row.state };
+    const row = await mobile.latestAttempt();
+    return { sessionId: row.sessionId, state: row.state };
   }
   const completeMobile = async (a: Started) => {
     const response = await fetch(`${mobile.url}/verify/mobile/complete`, {

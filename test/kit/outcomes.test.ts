@@ -8,7 +8,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutcomeEvent } from '../../middleware/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
-import { newSeen, TestUser } from '../support/kit-user.ts';
+import type { Agent } from '../support/agent.ts';
+import { newSeen } from '../support/seen.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 let app: KitTestApp;
@@ -56,15 +57,15 @@ const deliveredRow = (on: KitTestApp, sessionId: string) =>
 const sweepAt = (on: KitTestApp, offsetMs: number, owner: string) =>
   runSweep({ ...on.kit.fulfilDeps, now: () => Date.now() + offsetMs }, { owner });
 
-async function started(user: TestUser, action = 'set_note', note = 'hello') {
+async function started(user: Agent, action = 'set_note', note = 'hello') {
   await user.start(action, action === 'set_note' ? { note } : {});
-  const row = app.latestAttempt();
-  return { sessionId: row.session_id, state: row.state };
+  const row = await app.latestAttempt();
+  return { sessionId: row.sessionId, state: row.state };
 }
 
 describe('onOutcome', () => {
   it('a fulfilment by the landing is delivered once, after commit, with the destination and params', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const a = await started(alice, 'set_note', 'mail me');
     await app.emulator.control.complete(a.sessionId, { outcome: 'verified' });
     expect((await alice.landFor(a.sessionId, a.state)).status).toBe(303);
@@ -87,7 +88,7 @@ describe('onOutcome', () => {
   });
 
   it('a failure and a superseded attempt are delivered with their reason and the newer session', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     const failed = await started(bob, 'set_note', 'will fail');
     await app.emulator.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
     await bob.landFor(failed.sessionId, failed.state);
@@ -103,7 +104,7 @@ describe('onOutcome', () => {
   });
 
   it('an attempt the sweep expires is delivered with source sweep', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     const a = await started(bob, 'grant_badge');
     app.db
       .prepare('UPDATE verify_kit_attempts SET created_at = created_at - 2 * 86400000 WHERE session_id = ?')
@@ -120,19 +121,19 @@ describe('onOutcome', () => {
       body: JSON.stringify({ action: 'grant_badge' }),
     });
     expect(response.status).toBe(200);
-    const row = mobile.latestAttempt();
-    await mobile.emulator.control.complete(row.session_id, { outcome: 'verified' });
+    const row = await mobile.latestAttempt();
+    await mobile.emulator.control.complete(row.sessionId, { outcome: 'verified' });
     await fetch(`${mobile.url}/verify/mobile/complete`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-test-user': 'bob' },
-      body: JSON.stringify({ session_id: row.session_id, state: row.state }),
+      body: JSON.stringify({ session_id: row.sessionId, state: row.state }),
     });
-    const event = await waitForEvent(row.session_id);
+    const event = await waitForEvent(row.sessionId);
     expect(event).toMatchObject({ outcome: 'fulfilled', source: 'mobile', userRef: 'user-bob' });
   });
 
   it('a hook that throws is delivered again by the sweep once its retry is due, then never again', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const a = await started(alice, 'grant_badge');
     await app.emulator.control.complete(a.sessionId, { outcome: 'verified' });
     behaviour = 'throw-once';
@@ -155,7 +156,7 @@ describe('onOutcome', () => {
   });
 
   it('a hook that never finishes does not hold up the redirect', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const a = await started(alice, 'grant_badge');
     await app.emulator.control.complete(a.sessionId, { outcome: 'verified' });
     behaviour = 'hang';

@@ -15,9 +15,9 @@ import { createPostgresStore, type PostgresStore } from '../../middleware/store/
 import type { VerifyClient } from '../../middleware/types.ts';
 import { controlApi, type ControlApi } from '../support/emulator.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
-import { FixtureUser } from '../support/fixture-app.ts';
 import { ACTION, jsonLines } from '../support/sweep-bench.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { Agent, testAppSite } from '../support/agent.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APP = fileURLToPath(new URL('../fixtures/crash-app.ts', import.meta.url));
@@ -179,8 +179,8 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
   });
 
   it('200 concurrent landings of one attempt, spread over three app instances, fulfil it exactly once', async () => {
-    const owner = await new FixtureUser(instances[0]!.url, 'lander', PUBLIC_URL).signIn();
-    expect((await owner.start()).status).toBe(200);
+    const owner = await new Agent(testAppSite(instances[0]!.url, PUBLIC_URL)).signIn('lander');
+    expect((await owner.tryStart('grant')).status).toBe(200);
     const { session_id: sessionId, state } = (
       await database.pool.query<{ session_id: string; state: string }>(
         "SELECT session_id, state FROM verify_kit_attempts WHERE user_ref = 'user-lander'",
@@ -205,10 +205,10 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
       'instances they hit',
     async () => {
       const smsBefore = (await control.stats()).smsSent;
-      const users = instances.map((instance) => new FixtureUser(instance.url, 'limited', PUBLIC_URL));
-      for (const user of users) await user.signIn();
+      const users = instances.map((instance) => new Agent(testAppSite(instance.url, PUBLIC_URL)));
+      for (const user of users) await user.signIn('limited');
       const answers = await Promise.all(
-        Array.from({ length: 9 }, async (_, i) => (await users[i % 3]!.start()).status),
+        Array.from({ length: 9 }, async (_, i) => (await users[i % 3]!.tryStart('grant')).status),
       );
       expect(answers.filter((status) => status === 200)).toHaveLength(PER_USER_STARTS);
       expect(answers.filter((status) => status === 429)).toHaveLength(9 - PER_USER_STARTS);

@@ -28,16 +28,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { controlApi, type ControlApi } from '../support/emulator.ts';
-import {
-  effectCountsOf,
-  FixtureUser,
-  MOBILE_RETURN_URL,
-  startFixtureApp,
-  type FixtureApp,
-} from '../support/fixture-app.ts';
+import { effectCountsOf, MOBILE_RETURN_URL, startFixtureApp, type FixtureApp } from '../support/fixture-app.ts';
 import { resetStartLimits, startServiceProxy, type Recorder } from '../support/security-stack.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { describeEachStore } from '../support/stores.ts';
+import { Agent, testAppSite } from '../support/agent.ts';
 
 /** Property runs per store: every step is several HTTP and database round trips. */
 const RUNS = { sqlite: 25, postgres: 15 } as const;
@@ -246,7 +241,7 @@ async function execute(ops: Op[]): Promise<void> {
   run += 1;
   await resetLimits();
   const users = await Promise.all(
-    Array.from({ length: USERS }, (_, i) => new FixtureUser(app.url, `r${run}u${i}`).signIn()),
+    Array.from({ length: USERS }, (_, i) => new Agent(testAppSite(app.url)).signIn(`r${run}u${i}`)),
   );
   const attempts: Attempt[] = [];
   const pick = (i: number) => (attempts.length === 0 ? undefined : attempts[i % attempts.length]);
@@ -263,7 +258,7 @@ async function execute(ops: Op[]): Promise<void> {
               headers: { 'content-type': 'application/json' },
               body: JSON.stringify({ action: 'grant' }),
             })
-          : await user.start();
+          : await user.tryStart('grant');
         expect([200, 503]).toContain(answer.status);
         if (answer.status === 200) {
           const added = (await rows()).filter((r) => !before.has(r.session_id));
@@ -295,7 +290,7 @@ async function execute(ops: Op[]): Promise<void> {
               headers: { 'content-type': 'application/json' },
               body: JSON.stringify({ session_id: a.sessionId, state: a.state }),
             })
-          : await user.land(a.sessionId, a.state);
+          : await user.landFor(a.sessionId, a.state);
         const allowed = statusFaultsOn || corrupted.has(a.sessionId) ? [200, 303, 502, 503] : [200, 303];
         expect(allowed, `${answer.status} ${answer.body.slice(0, 120)}`).toContain(answer.status);
         if (answer.status === 303) {
@@ -319,7 +314,7 @@ async function execute(ops: Op[]): Promise<void> {
                   headers: { 'content-type': 'application/json' },
                   body: JSON.stringify({ session_id: a.sessionId, state: a.state }),
                 })
-              : user.land(a.sessionId, a.state),
+              : user.landFor(a.sessionId, a.state),
           ),
         );
         const allowed = statusFaultsOn || corrupted.has(a.sessionId) ? [200, 303, 502, 503] : [200, 303];
@@ -331,7 +326,7 @@ async function execute(ops: Op[]): Promise<void> {
         const a = pick(op.a);
         const b = pick(op.b);
         if (a === undefined || b === undefined || a === b) break;
-        const answer = await users[a.owner]!.land(a.sessionId, b.state);
+        const answer = await users[a.owner]!.landFor(a.sessionId, b.state);
         expect(answer.status).toBe(400);
         break;
       }

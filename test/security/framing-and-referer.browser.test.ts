@@ -8,15 +8,8 @@ import { createServer, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.ts';
-import {
-  Agent,
-  captureConsole,
-  leaks,
-  resetStartLimits,
-  startSecStack,
-  type Exchange,
-  type SecStack,
-} from '../support/security-stack.ts';
+import { type Agent, type Exchange } from '../support/agent.ts';
+import { captureConsole, leaks, resetStartLimits, startSecStack, type SecStack } from '../support/security-stack.ts';
 import { closeServer, listen } from '../support/listen.ts';
 
 let stack: SecStack;
@@ -119,8 +112,8 @@ describe('framing in Chromium', () => {
   });
 
   it('the hosted page, posted into a frame on another origin, is not rendered', async () => {
-    const agent = await new Agent(stack, 'bob').signIn('bob');
-    const started = await agent.start();
+    const agent = await stack.agent().signIn('bob');
+    const started = await agent.start('confirm_phone');
     framerPage = `<!doctype html><iframe name="h" title="hosted" width="500" height="400"></iframe>
 <form target="h" method="post" action="${started.verifyUrl}"><input type="hidden" name="hx" value="${started.handoff}"><button id="go">go</button></form>`;
     await page.goto(framerUrl);

@@ -20,8 +20,12 @@ import {
   type VerificationKit,
   type VerificationKitOptions,
   type VerifyClient,
+  type VerifyStore,
 } from '../../middleware/index.ts';
+import type { AttemptRecord } from '../../middleware/store/types.ts';
+import { Agent, testAppSite, type Site } from './agent.ts';
 import { closeServer, listen } from './listen.ts';
+import { recordInto, type Seen } from './seen.ts';
 import { USERS } from './users.ts';
 
 export interface KitTestAppOptions {
@@ -50,23 +54,19 @@ export interface KitTestApp {
   requestUrls: string[];
   /** Every error that reached the app's Express error handler (message, code, own properties). */
   errors: string[];
+  /** The kit's store: tests read attempts through its interface, not SQL. */
+  store: VerifyStore<Database>;
+  /** The app as the scripted agent sees it (sign-in by name, newest attempt, the emulator's outbox). */
+  site: Site;
+  /** A new agent on the app whose URLs, Locations and handoffs go to `seen` (the leak checks). */
+  agent(seen: Seen): Agent;
   /** Rows the actions wrote for a session. */
   grants(sessionId: string): number;
   allGrants(): number;
-  attempt(sessionId: string): AttemptRow | undefined;
-  latestAttempt(): AttemptRow;
-  attemptCount(): number;
+  attempt(sessionId: string): Promise<AttemptRecord | undefined>;
+  latestAttempt(): Promise<AttemptRecord>;
+  attemptCount(): Promise<number>;
   close(): Promise<void>;
-}
-
-export interface AttemptRow {
-  state: string;
-  session_id: string;
-  user_ref: string;
-  action: string;
-  params: string;
-  outcome: string;
-  failure_reason: string | null;
 }
 
 export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<KitTestApp> {
@@ -208,9 +208,12 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
 
   const count = db.prepare('SELECT COUNT(*) AS n FROM test_grants WHERE session_id = ?');
   const countAll = db.prepare('SELECT COUNT(*) AS n FROM test_grants');
-  const bySession = db.prepare('SELECT * FROM verify_kit_attempts WHERE session_id = ?');
-  const latest = db.prepare('SELECT * FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1');
-  const attempts = db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts');
+  const latestAttempt = async () => {
+    const [newest] = await store.listAttempts({ limit: 1 });
+    if (newest === undefined) throw new Error('no attempt stored');
+    return newest;
+  };
+  const site: Site = { ...testAppSite(url), latestAttempt, control: emulator.control };
 
   return {
     url,
@@ -225,13 +228,12 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
     errors,
     grants: (sessionId) => (count.get(sessionId) as { n: number }).n,
     allGrants: () => (countAll.get() as { n: number }).n,
-    attempt: (sessionId) => bySession.get(sessionId) as AttemptRow | undefined,
-    latestAttempt: () => {
-      const row = latest.get() as AttemptRow | undefined;
-      if (row === undefined) throw new Error('no attempt stored');
-      return row;
-    },
-    attemptCount: () => (attempts.get() as { n: number }).n,
+    store,
+    site,
+    agent: (seen) => new Agent(site, { record: recordInto(seen) }),
+    attempt: (sessionId) => store.findAttemptBySessionId(sessionId),
+    latestAttempt,
+    attemptCount: async () => (await store.listAttempts({ limit: Number.MAX_SAFE_INTEGER })).length,
     async close() {
       await kit.close();
       await realClient.close();
