@@ -18,6 +18,7 @@ import {
   KitErrorCode,
   type ActionDefinition,
   type VerificationKit,
+  type ClientSettings,
   type VerificationKitOptions,
   type VerifyClient,
   type VerifyStore,
@@ -31,8 +32,8 @@ import { USERS } from './users.ts';
 export interface KitTestAppOptions {
   /** Wraps the real client (e.g. to alter the echo the service gives). */
   wrapClient?: (client: VerifyClient) => VerifyClient;
-  clientTimeouts?: VerificationKitOptions['clientTimeouts'];
-  clientRetry?: VerificationKitOptions['clientRetry'];
+  clientTimeouts?: ClientSettings['timeouts'];
+  clientRetry?: ClientSettings['retry'];
   /** Any other kit option. */
   kit?: Partial<VerificationKitOptions<Database>>;
   /** Emulator client platform and returnUrl (mobile tests). */
