@@ -276,7 +276,7 @@ export async function snapshot(stack: SecStack): Promise<Record<string, unknown>
 
 /**
  * Forgets the start limits' counters (the kit's SQLite table), so suites that start many attempts
- * from one loopback IP test what they mean to and not the limits (test/security/limits.test.ts does).
+ * from one loopback IP test what they mean to and not the limits (test/limits/demo-and-mobile.test.ts does).
  */
 export function resetStartLimits(db: import('better-sqlite3').Database): void {
   const table = db
