@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { startEmulator } from '../../emulator/index.ts';
+import { startTestEmulator, type TestEmulator } from './emulator.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
 import type { Attempt } from '../../middleware/store/types.ts';
@@ -58,46 +58,9 @@ export function duplicateEffects(db: Database): { session_id: string; n: number 
   }[];
 }
 
-export interface Emulator {
-  url: string;
-  close(): Promise<void>;
-  control<T = unknown>(path: string, body?: unknown): Promise<T>;
-  stats(): Promise<{ statusReads: number; creates: number }>;
-  complete(sessionId: string, outcome: 'verified' | 'failed', reason?: string): Promise<void>;
-  faults(settings: Record<string, unknown>): Promise<void>;
-  advanceClock(seconds: number): Promise<void>;
-}
-
-export async function emulator(): Promise<Emulator> {
-  const { url, close } = await startEmulator({ port: 0, log: () => {} });
-  const control = async <T>(path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${url}/_control/${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`control ${path}: ${response.status} ${await response.text()}`);
-    const text = await response.text();
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
-  return {
-    url,
-    close,
-    control,
-    stats: () => control('stats'),
-    complete: async (sessionId, outcome, reason) => {
-      await control(
-        `sessions/${encodeURIComponent(sessionId)}/complete`,
-        reason === undefined ? { outcome } : { outcome, reason },
-      );
-    },
-    faults: async (settings) => {
-      await control('faults', settings);
-    },
-    advanceClock: async (seconds) => {
-      await control('clock', { advanceSeconds: seconds });
-    },
-  };
+/** An emulator with the sweep's client registered (attempts are created as real sessions in it). */
+export function emulator(): Promise<TestEmulator> {
+  return startTestEmulator({ clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: RETURN_URL }] });
 }
 
 export function client(url: string, overrides: { headersMs?: number; statusReadAttempts?: number } = {}): VerifyClient {

@@ -16,12 +16,12 @@ import {
   killSweepProcesses,
   spawnSweepProcess,
   type Bench,
-  type Emulator,
 } from '../support/sweep-bench.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { freePort } from '../support/listen.ts';
+import type { TestEmulator } from '../support/emulator.ts';
 
-let emu: Emulator;
+let emu: TestEmulator;
 let b: Bench;
 
 beforeAll(async () => {
@@ -33,7 +33,7 @@ afterAll(async () => {
 afterEach(async () => {
   killSweepProcesses();
   await b?.close();
-  await emu.control('reset', {});
+  await emu.control.reset();
 });
 
 function recorder() {
@@ -49,8 +49,8 @@ describe('runSweepJob', () => {
   it('--once prints one JSON line with the run counts and exits 0', async () => {
     b = await bench(emu.url);
     const [verified, failed, undecided] = await b.createAttempts(3);
-    await emu.complete(verified!.sessionId, 'verified');
-    await emu.complete(failed!.sessionId, 'failed', 'otp_locked');
+    await emu.control.completeSession(verified!.sessionId, 'verified');
+    await emu.control.completeSession(failed!.sessionId, 'failed', 'otp_locked');
     void undecided;
     const r = recorder();
     const code = await runSweepJob({ deps: b.deps, argv: ['--once'], env: {}, print: r.print, handleSignals: false });
@@ -100,7 +100,7 @@ describe('runSweepJob', () => {
   it('exits 0, not 2, when some reads fail but the service answered others', async () => {
     b = await bench(emu.url, Date.now, { statusReadAttempts: 1 });
     await b.createAttempts(3);
-    await emu.faults({ statusFailures: 2 });
+    await emu.control.injectFaults({ statusFailures: 2 });
     const r = recorder();
     const code = await runSweepJob({
       deps: b.deps,
@@ -160,7 +160,7 @@ describe('runSweepJob', () => {
       signal: stop.signal,
     });
     await waitFor(() => r.out.length >= 1, 5000, 'a first run');
-    await emu.complete(attempt!.sessionId, 'verified');
+    await emu.control.completeSession(attempt!.sessionId, 'verified');
     // The attempt is due again 30 s later on the sweep's clock; make it due now.
     b.store.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0').run();
     await waitFor(() => countEffects(b.store.db) === 1, 5000, 'a later run to fulfil it');
@@ -178,7 +178,7 @@ describe('runSweepJob', () => {
   it('as a real process: --once prints one line and exits 0; unreachable exits 2; SIGTERM stops a loop with exit 0', async () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(2);
-    await emu.complete(attempts[0]!.sessionId, 'verified');
+    await emu.control.completeSession(attempts[0]!.sessionId, 'verified');
     const env = {
       SWEEP_DB: b.path,
       VERIFY_BASE_URL: emu.url,
