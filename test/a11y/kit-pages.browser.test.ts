@@ -22,9 +22,9 @@ import { newNonce } from '../../middleware/pages.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { expectNoAxeViolations, withoutPageScripts } from '../support/axe.ts';
 import type { AttemptRecord } from '../../middleware/store/types.ts';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 let browser: Browser;
 
 /** Bob is always over his start budget: the kit's own rate-limited answer (429 with Retry-After). */
@@ -46,7 +46,7 @@ const FRENCH = {
 
 beforeAll(async () => {
   [app, browser] = await Promise.all([
-    startKitTestApp({
+    startTestApp({
       kit: {
         limits: bobIsOverBudget,
         messages: { fr: FRENCH },

@@ -137,7 +137,7 @@ interface Inspection {
 
 async function inspect(db: Db, sessionId: string): Promise<Inspection> {
   const attemptSql = 'SELECT outcome, fulfilled_at, state, user_ref FROM verify_kit_attempts WHERE session_id = $1';
-  const effectsSql = 'SELECT session_id, state, user_ref FROM fixture_effects WHERE session_id = $1';
+  const effectsSql = 'SELECT session_id, state, user_ref FROM test_effects WHERE session_id = $1';
   if (db.kind === 'postgres') {
     const q = db.database.pool;
     const attempt = (await q.query(attemptSql, [sessionId])).rows[0] as Inspection['attempt'];
@@ -148,7 +148,7 @@ async function inspect(db: Db, sessionId: string): Promise<Inspection> {
           ? undefined
           : { ...attempt, fulfilled_at: attempt.fulfilled_at === null ? null : Number(attempt.fulfilled_at) },
       effects: (await q.query(effectsSql, [sessionId])).rows,
-      allEffects: Number((await q.query('SELECT COUNT(*) AS n FROM fixture_effects')).rows[0].n),
+      allEffects: Number((await q.query('SELECT COUNT(*) AS n FROM test_effects')).rows[0].n),
     };
   }
   const sqlite = new BetterSqlite3(db.path, { readonly: false });
@@ -157,7 +157,7 @@ async function inspect(db: Db, sessionId: string): Promise<Inspection> {
       integrity: sqlite.pragma('integrity_check', { simple: true }),
       attempt: sqlite.prepare(attemptSql.replace('$1', '?')).get(sessionId) as Inspection['attempt'],
       effects: sqlite.prepare(effectsSql.replace('$1', '?')).all(sessionId) as Inspection['effects'],
-      allEffects: (sqlite.prepare('SELECT COUNT(*) AS n FROM fixture_effects').get() as { n: number }).n,
+      allEffects: (sqlite.prepare('SELECT COUNT(*) AS n FROM test_effects').get() as { n: number }).n,
     };
   } finally {
     sqlite.close();
@@ -261,7 +261,8 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
     const { store } = await openStoreFromSpec(db.spec);
     const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
     try {
-      const insert = 'INSERT INTO fixture_effects (session_id, state, user_ref, at) VALUES ($1, $2, $3, $4)';
+      const insert =
+        "INSERT INTO test_effects (session_id, state, user_ref, detail, at) VALUES ($1, $2, $3, 'grant', $4)";
       const grant = {
         name: 'grant',
         operationSensitivity: 'sensitive' as const,

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { controlApi, openHostedPage, submitCode, type ControlApi } from '../support/emulator.ts';
-import { effectCounts, startFixtureApp, type FixtureApp } from '../support/fixture-app.ts';
+import { effectCounts, NO_PENDING_RECHECKS, startTestApp, type TestApp } from '../support/app.ts';
 import { resetStartLimits, startServiceProxy, type Recorder } from '../support/security-stack.ts';
 import { Agent, testAppSite } from '../support/agent.ts';
 
@@ -29,14 +29,14 @@ let dir: string;
 let emulator: RunningEmulator;
 let proxy: Awaited<ReturnType<typeof startServiceProxy>>;
 let control: ControlApi;
-let app: FixtureApp;
+let app: TestApp;
 const recorder: Recorder = { exchanges: [], logs: [] };
 let userCount = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'faults-'));
-  app = await startFixtureApp({
-    databasePath: join(dir, 'app.sqlite'),
+  app = await startTestApp({
+    database: { path: join(dir, 'app.sqlite') },
     service: async (returnUrl) => {
       emulator = await startEmulator({
         port: 0,
@@ -49,8 +49,11 @@ beforeAll(async () => {
       proxy = await startServiceProxy(emulator.url, { tamper: undefined }, recorder);
       return { baseUrl: proxy.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET };
     },
-    clientTimeouts: { connectMs: 500, headersMs: 400, bodyMs: 400 },
-    clientRetry: { maxAttempts: 40, baseDelayMs: 50, maxDelayMs: 300, budgetMs: 4000 },
+    client: {
+      timeouts: { connectMs: 500, headersMs: 400, bodyMs: 400 },
+      retry: { maxAttempts: 40, baseDelayMs: 50, maxDelayMs: 300, budgetMs: 4000 },
+    },
+    kit: { landing: NO_PENDING_RECHECKS },
   });
 });
 afterEach(async () => {
@@ -128,7 +131,7 @@ async function finishThroughHostedPage(user: Agent, startBody: string) {
   const landing = await user.landFor(attempt.session_id, attempt.state);
   within(landing);
   expect(landing.location).toBe('/done');
-  expect(effectCounts(app.db).get(attempt.session_id)).toBe(1);
+  expect((await effectCounts(app)).get(attempt.session_id)).toBe(1);
   return attempt;
 }
 
@@ -237,12 +240,12 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
       const landing = await user.landFor(attempt.session_id, attempt.state);
       within(landing);
       expect(landing.status).toBe(503);
-      expect(effectCounts(app.db).get(attempt.session_id)).toBeUndefined();
+      expect((await effectCounts(app)).get(attempt.session_id)).toBeUndefined();
     }
     await control.setFaults({ statusDelayMs: 0 });
     const landing = await user.landFor(attempt.session_id, attempt.state);
     expect(landing.location).toBe('/done');
-    expect(effectCounts(app.db).get(attempt.session_id)).toBe(1);
+    expect((await effectCounts(app)).get(attempt.session_id)).toBe(1);
   });
 
   it('slow status reads during a sweep: the sweep marks nothing and ends within its budget; the next fault-free sweep fulfils', async () => {
@@ -256,11 +259,11 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
     expect(report.fulfilled).toBe(0);
     expect(report.errors).toBeGreaterThan(0);
     expect(report.serviceReachable).toBe(false);
-    expect(effectCounts(app.db).get(attempt.session_id)).toBeUndefined();
+    expect((await effectCounts(app)).get(attempt.session_id)).toBeUndefined();
     await control.setFaults({ statusDelayMs: 0 });
     const recovered = await runSweep({ ...later, now: () => Date.now() + 60 * 60_000 }, { owner: 'recovered-sweep' });
     expect(recovered.fulfilled).toBeGreaterThanOrEqual(1);
-    expect(effectCounts(app.db).get(attempt.session_id)).toBe(1);
+    expect((await effectCounts(app)).get(attempt.session_id)).toBe(1);
   });
 
   it('a burst of 5xx on status reads with 10 concurrent landings: each answers within the bound, at most one fulfilment, then exactly one', async () => {
@@ -274,10 +277,10 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
       within(landing);
       expect([303, 503]).toContain(landing.status);
     }
-    expect(effectCounts(app.db).get(attempt.session_id) ?? 0).toBeLessThanOrEqual(1);
+    expect((await effectCounts(app)).get(attempt.session_id) ?? 0).toBeLessThanOrEqual(1);
     await control.setFaults({ statusFailures: 0 });
     expect((await user.landFor(attempt.session_id, attempt.state)).location).toBe('/done');
-    expect(effectCounts(app.db).get(attempt.session_id)).toBe(1);
+    expect((await effectCounts(app)).get(attempt.session_id)).toBe(1);
   });
 });
 
@@ -291,7 +294,7 @@ describe('across this whole file', () => {
       session_id: string;
       outcome: string;
     }[];
-    const effects = effectCounts(app.db);
+    const effects = await effectCounts(app);
     for (const row of rows) {
       const status = await fetch(`${emulator.url}/session/${encodeURIComponent(row.session_id)}`, {
         headers: { authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}` },

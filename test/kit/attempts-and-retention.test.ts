@@ -8,19 +8,19 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Request } from 'express';
 import { createStartLimits, runSweep } from '../../middleware/index.ts';
 import { maskDestination } from '../../middleware/attempts.ts';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import { USERS } from '../support/users.ts';
 import type { Agent } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
 
 const DAY = 86_400_000;
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 let verified = '';
 let failed = '';
 
 beforeAll(async () => {
-  app = await startKitTestApp();
+  app = await startTestApp();
   const alice = await app.agent(seen).signIn('alice');
   const handoff = await alice.start('set_note', { note: 'secret note' });
   verified = (await app.latestAttempt()).sessionId;

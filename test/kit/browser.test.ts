@@ -5,16 +5,16 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.ts';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import { parseHandoffPage } from '../support/agent.ts';
 import { leaks, newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 let browser: Browser;
 const seen = newSeen();
 
 beforeAll(async () => {
-  app = await startKitTestApp();
+  app = await startTestApp();
   browser = await launchBrowser();
 });
 afterAll(async () => {

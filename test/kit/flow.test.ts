@@ -3,15 +3,15 @@
  * fulfilment exactly once; each failure reason; pending; and no secret or handoff anywhere.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent } from '../support/agent.ts';
 import { leaks, newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 
 beforeAll(async () => {
-  app = await startKitTestApp();
+  app = await startTestApp();
 });
 afterAll(async () => {
   await app?.close();
@@ -108,7 +108,7 @@ describe('happy path', () => {
     const location = await alice.verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
     const landing = await alice.request(location);
     expect(landing.headers.get('location')).toBe('/done/note');
-    const row = app.db.prepare('SELECT detail FROM test_grants WHERE session_id = ?').get(attempt.sessionId) as {
+    const row = app.db.prepare('SELECT detail FROM test_effects WHERE session_id = ?').get(attempt.sessionId) as {
       detail: string;
     };
     expect(row.detail).toBe('note:hello there');

@@ -5,16 +5,16 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionStatus, VerifyClient } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent } from '../support/agent.ts';
 import { leaks, newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 let tamper: ((status: SessionStatus) => SessionStatus) | undefined;
 
 beforeAll(async () => {
-  app = await startKitTestApp({
+  app = await startTestApp({
     wrapClient: (real: VerifyClient): VerifyClient => ({
       createSession: (input, key) => real.createSession(input, key),
       getSession: async (id) => {
@@ -82,7 +82,7 @@ describe('forged landings fulfil nothing', () => {
     const html = await landing.text();
     expect(html).toContain('Verification complete');
     expect(html).not.toContain('/done/badge');
-    const grant = app.db.prepare('SELECT user_ref FROM test_grants WHERE session_id = ?').all(attempt.sessionId);
+    const grant = app.db.prepare('SELECT user_ref FROM test_effects WHERE session_id = ?').all(attempt.sessionId);
     expect(grant).toEqual([{ user_ref: 'user-bob' }]); // never for the victim
   });
 

@@ -3,16 +3,16 @@
  * app completes with POST JSON on the same fulfil path as the landing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import { type Started } from '../support/agent.ts';
 import { leaks, newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 const DEEP_LINK = 'com.example.kit://verify/return';
 
 beforeAll(async () => {
-  app = await startKitTestApp({ mobileReturnUrl: DEEP_LINK });
+  app = await startTestApp({ mobileReturnUrl: DEEP_LINK });
 });
 afterAll(async () => {
   await app?.close();

@@ -8,18 +8,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep.ts';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
-let mobile: KitTestApp;
+let app: TestApp;
+let mobile: TestApp;
 const seen = newSeen();
 
 beforeAll(async () => {
   [app, mobile] = await Promise.all([
-    startKitTestApp(),
-    startKitTestApp({ mobileReturnUrl: 'com.example.kit://verify/return' }),
+    startTestApp(),
+    startTestApp({ mobileReturnUrl: 'com.example.kit://verify/return' }),
   ]);
 });
 afterAll(async () => {
@@ -37,17 +37,17 @@ async function startNote(user: Agent, note: string): Promise<Started> {
   return { sessionId: row.sessionId, state: row.state };
 }
 
-const verify = (on: KitTestApp, a: Started) => on.emulator.control.complete(a.sessionId, { outcome: 'verified' });
-const fail = (on: KitTestApp, a: Started) =>
+const verify = (on: TestApp, a: Started) => on.emulator.control.complete(a.sessionId, { outcome: 'verified' });
+const fail = (on: TestApp, a: Started) =>
   on.emulator.control.complete(a.sessionId, { outcome: 'failed', reason: 'otp_locked' });
 
 /** The notes applied for a user, in the order they were applied, with each attempt's start order. */
-function applied(on: KitTestApp, userRef: string): { note: string; startSeq: number }[] {
+function applied(on: TestApp, userRef: string): { note: string; startSeq: number }[] {
   return (
     on.db
       .prepare(
         `SELECT g.detail AS detail, a.start_seq AS startSeq
-         FROM test_grants g JOIN verify_kit_attempts a USING (session_id)
+         FROM test_effects g JOIN verify_kit_attempts a USING (session_id)
          WHERE g.user_ref = ? AND g.detail LIKE 'note:%' ORDER BY g.id`,
       )
       .all(userRef) as { detail: string; startSeq: number }[]
@@ -55,15 +55,15 @@ function applied(on: KitTestApp, userRef: string): { note: string; startSeq: num
 }
 
 /** The invariant: applications happen in increasing start order, so the last applied is the newest. */
-function expectNeverOlderAfterNewer(on: KitTestApp, userRef: string): void {
+function expectNeverOlderAfterNewer(on: TestApp, userRef: string): void {
   const seqs = applied(on, userRef).map((row) => row.startSeq);
   expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
 }
 
-const currentNote = (on: KitTestApp, userRef: string) => applied(on, userRef).at(-1)?.note;
-const outcome = async (on: KitTestApp, a: Started) => (await on.attempt(a.sessionId))?.outcome;
+const currentNote = (on: TestApp, userRef: string) => applied(on, userRef).at(-1)?.note;
+const outcome = async (on: TestApp, a: Started) => (await on.attempt(a.sessionId))?.outcome;
 
-const sweep = (on: KitTestApp, owner: string, concurrency = 4) =>
+const sweep = (on: TestApp, owner: string, concurrency = 4) =>
   runSweep({ ...on.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner, concurrency });
 
 describe('landing', () => {

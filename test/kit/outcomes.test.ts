@@ -7,13 +7,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutcomeEvent } from '../../middleware/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-let app: KitTestApp;
-let mobile: KitTestApp;
+let app: TestApp;
+let mobile: TestApp;
 const seen = newSeen();
 const delivered: OutcomeEvent[] = [];
 /** What the hook does next: 'ok', throw once, or hang until released. */
@@ -31,8 +31,8 @@ async function onOutcome(event: OutcomeEvent): Promise<void> {
 
 beforeAll(async () => {
   [app, mobile] = await Promise.all([
-    startKitTestApp({ kit: { onOutcome } }),
-    startKitTestApp({ kit: { onOutcome }, mobileReturnUrl: 'com.example.kit://verify/return' }),
+    startTestApp({ kit: { onOutcome } }),
+    startTestApp({ kit: { onOutcome }, mobileReturnUrl: 'com.example.kit://verify/return' }),
   ]);
 });
 afterAll(async () => {
@@ -49,12 +49,12 @@ async function waitForEvent(sessionId: string): Promise<OutcomeEvent> {
   return find()!;
 }
 
-const deliveredRow = (on: KitTestApp, sessionId: string) =>
+const deliveredRow = (on: TestApp, sessionId: string) =>
   on.db
     .prepare('SELECT delivered_at AS deliveredAt, deliveries FROM verify_kit_outcome_events WHERE session_id = ?')
     .get(sessionId) as { deliveredAt: number | null; deliveries: number } | undefined;
 
-const sweepAt = (on: KitTestApp, offsetMs: number, owner: string) =>
+const sweepAt = (on: TestApp, offsetMs: number, owner: string) =>
   runSweep({ ...on.kit.fulfilDeps, now: () => Date.now() + offsetMs }, { owner });
 
 async function started(user: Agent, action = 'set_note', note = 'hello') {

@@ -4,7 +4,6 @@
  * with the earlier attempt's stored parameters, and a refusal is a clear 4xx page with no SMS sent
  * and nothing stored.
  */
-import type { Database } from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   KitError,
@@ -13,18 +12,18 @@ import {
   type PrepareContext,
   type VerifiedAttempt,
 } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import { USERS } from '../support/users.ts';
 import type { Agent } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 const blocked = new Set<string>();
 const prepared: PrepareContext[] = [];
 const fulfilled: VerifiedAttempt[] = [];
 
-const transfer: ActionDefinition<Database> = {
+const transfer: ActionDefinition<unknown> = {
   name: 'transfer',
   operationSensitivity: 'sensitive',
   successPath: '/done/transfer',
@@ -47,7 +46,7 @@ const transfer: ActionDefinition<Database> = {
 };
 
 beforeAll(async () => {
-  app = await startKitTestApp({ kit: { actions: [transfer] } });
+  app = await startTestApp({ kit: { actions: [transfer] } });
 });
 afterAll(async () => {
   await app?.close();

@@ -4,20 +4,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyClient } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent, Started } from '../support/agent.ts';
 import { leaks, newSeen } from '../support/seen.ts';
 
 const seen = newSeen();
 
-async function smsDelta(app: KitTestApp, run: () => Promise<void>) {
+async function smsDelta(app: TestApp, run: () => Promise<void>) {
   const before = await app.emulator.control.stats();
   await run();
   const after = await app.emulator.control.stats();
   return { sms: after.smsSent - before.smsSent, replays: after.replays - before.replays, after };
 }
 
-async function finishes(app: KitTestApp, user: Agent, handoff: Started) {
+async function finishes(app: TestApp, user: Agent, handoff: Started) {
   const attempt = await app.latestAttempt();
   const location = await user.verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
   const landing = await user.request(location);
@@ -26,10 +26,10 @@ async function finishes(app: KitTestApp, user: Agent, handoff: Started) {
 }
 
 describe('create faults (default timeouts)', () => {
-  let app: KitTestApp;
+  let app: TestApp;
   let reuseKey: string | undefined;
   beforeAll(async () => {
-    app = await startKitTestApp({
+    app = await startTestApp({
       wrapClient: (real: VerifyClient): VerifyClient => ({
         createSession: (input, key) => real.createSession(input, reuseKey ?? key),
         getSession: (id) => real.getSession(id),
@@ -111,11 +111,13 @@ describe('create faults (default timeouts)', () => {
 });
 
 describe('409 in flight (short client timeout)', () => {
-  let app: KitTestApp;
+  let app: TestApp;
   beforeAll(async () => {
-    app = await startKitTestApp({
-      clientTimeouts: { headersMs: 400 },
-      clientRetry: { maxAttempts: 12, baseDelayMs: 300, maxDelayMs: 800 },
+    app = await startTestApp({
+      client: {
+        timeouts: { headersMs: 400 },
+        retry: { maxAttempts: 12, baseDelayMs: 300, maxDelayMs: 800 },
+      },
     });
   });
   afterAll(async () => {

@@ -5,17 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KitError, KitErrorCode } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent, Answer } from '../support/agent.ts';
 import { leaks, newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 let refuseNext = false;
 const hookCalls: Array<{ userRef: string; destination: string; action: string }> = [];
 
 beforeAll(async () => {
-  app = await startKitTestApp({
+  app = await startTestApp({
     kit: {
       beforeCreate: (_req, who) => {
         hookCalls.push(who);

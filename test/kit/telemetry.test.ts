@@ -16,7 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/index.ts';
 import { MetricName, SpanName } from '../../middleware/telemetry.ts';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import { USERS } from '../support/users.ts';
 import type { Agent } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
@@ -28,14 +28,14 @@ class CollectingReader extends MetricReader {
 
 const spans = new InMemorySpanExporter();
 const reader = new CollectingReader();
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 
 beforeAll(async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
   metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
-  app = await startKitTestApp({ kit: { limits: { perUser: { points: 3, durationSeconds: 600 } } } });
+  app = await startTestApp({ kit: { limits: { perUser: { points: 3, durationSeconds: 600 } } } });
 });
 afterAll(async () => {
   await app?.close();

@@ -4,16 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerificationKit, createVerifyClient, type VerifyStore } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from '../support/kit-app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 
 beforeAll(async () => {
   // `limits: undefined` drops the suites' generous budgets: the kit's defaults apply.
-  app = await startKitTestApp({ kit: { limits: undefined } });
+  app = await startTestApp({ kit: { limits: undefined } });
 });
 afterAll(async () => {
   await app?.close();

@@ -196,7 +196,7 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     );
     // 303 for the owner's browser on the instance holding its session, 200 (neutral page) elsewhere.
     expect(answers.filter((status) => status !== 200 && status !== 303)).toEqual([]);
-    expect(await count('SELECT count(*) AS n FROM fixture_effects WHERE session_id = $1', [sessionId])).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM test_effects WHERE session_id = $1', [sessionId])).toBe(1);
     expect((await store.findAttemptByState(state))?.outcome).toBe('fulfilled');
   });
 

@@ -28,7 +28,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { controlApi, type ControlApi } from '../support/emulator.ts';
-import { effectCountsOf, MOBILE_RETURN_URL, startFixtureApp, type FixtureApp } from '../support/fixture-app.ts';
+import { effectCounts, MOBILE_RETURN_URL, NO_PENDING_RECHECKS, startTestApp, type TestApp } from '../support/app.ts';
 import { resetStartLimits, startServiceProxy, type Recorder } from '../support/security-stack.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { describeEachStore } from '../support/stores.ts';
@@ -45,7 +45,7 @@ let database: TestDatabase | undefined;
 let emulator: RunningEmulator;
 let proxy: Awaited<ReturnType<typeof startServiceProxy>>;
 let control: ControlApi;
-let app: FixtureApp;
+let app: TestApp;
 /** Sessions whose status echo the proxy corrupts (a compromised or buggy service answer). */
 const corrupted = new Set<string>();
 const recorder: Recorder = { exchanges: [], logs: [] };
@@ -59,8 +59,8 @@ const tamper = {
 async function startApp(kind: 'sqlite' | 'postgres'): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), 'prop-'));
   database = kind === 'postgres' ? await createTestDatabase({ max: 2 }) : undefined;
-  app = await startFixtureApp({
-    ...(database === undefined ? { databasePath: join(dir, 'app.sqlite') } : { databaseUrl: database.url }),
+  app = await startTestApp({
+    database: database === undefined ? { path: join(dir, 'app.sqlite') } : { url: database.url },
     service: async (returnUrl) => {
       emulator = await startEmulator({
         port: 0,
@@ -76,9 +76,12 @@ async function startApp(kind: 'sqlite' | 'postgres'): Promise<void> {
       proxy = await startServiceProxy(emulator.url, tamper, recorder);
       return { baseUrl: proxy.url, ...WEB };
     },
-    mobile: MOBILE,
-    clientTimeouts: { connectMs: 500, headersMs: 2000, bodyMs: 2000 },
-    clientRetry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, budgetMs: 1000 },
+    mobileKit: MOBILE,
+    client: {
+      timeouts: { connectMs: 500, headersMs: 2000, bodyMs: 2000 },
+      retry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, budgetMs: 1000 },
+    },
+    kit: { landing: NO_PENDING_RECHECKS },
   });
   recorder.exchanges.length = 0;
 }
@@ -172,7 +175,7 @@ async function resetLimits(): Promise<void> {
 async function checkOrdering(bySession: Map<string, AttemptRow>): Promise<void> {
   const applied = await app.query<{ userRef: string; seq: number | string }>(
     `SELECT e.user_ref AS "userRef", a.start_seq AS seq
-     FROM fixture_effects e JOIN verify_kit_attempts a ON a.session_id = e.session_id ORDER BY e.id`,
+     FROM test_effects e JOIN verify_kit_attempts a ON a.session_id = e.session_id ORDER BY e.id`,
   );
   const lastApplied = new Map<string, number>();
   for (const { userRef, seq } of applied) {
@@ -211,8 +214,8 @@ function serviceStatus(row: Pick<AttemptRow, 'session_id'>): { status: string; s
 /** The invariants that must hold at every moment. */
 async function checkSafety(): Promise<void> {
   type Effect = { session_id: string; state: string; user_ref: string };
-  const effects = await app.query<Effect>('SELECT session_id, state, user_ref FROM fixture_effects');
-  const counts = await effectCountsOf(app);
+  const effects = await app.query<Effect>('SELECT session_id, state, user_ref FROM test_effects');
+  const counts = await effectCounts(app);
   for (const [sessionId, n] of counts) expect(n, `effects of ${sessionId}`).toBe(1);
   const bySession = new Map((await rows()).map((r) => [r.session_id, r]));
   for (const effect of effects) {
@@ -378,7 +381,7 @@ async function execute(ops: Op[]): Promise<void> {
     );
   }
   await checkSafety();
-  const counts = await effectCountsOf(app);
+  const counts = await effectCounts(app);
   const stored = await rows();
   const newestVerified = new Map<string, AttemptRow>();
   for (const a of attempts) {

@@ -4,7 +4,7 @@
  * secret and the handoffs must appear in none of them.
  */
 import { parseHandoffPage, type Exchange } from './agent.ts';
-import type { KitTestApp } from './kit-app.ts';
+import type { TestApp } from './app.ts';
 
 export interface Seen {
   urls: string[];
@@ -31,7 +31,7 @@ export function recordInto(seen: Seen): (exchange: Exchange) => void {
 }
 
 /** Where the secret (raw or inside Basic credentials) or any handoff seen appears in the app's URLs, logs and errors. */
-export function leaks(app: KitTestApp, seen: Seen, extra: string[] = []): string[] {
+export function leaks(app: TestApp, seen: Seen, extra: string[] = []): string[] {
   const secrets = [app.secret, Buffer.from(`${app.clientId}:${app.secret}`).toString('base64'), ...seen.handoffs];
   const haystacks: [string, string[]][] = [
     ['app request URLs', app.requestUrls],

@@ -1,5 +1,5 @@
 /**
- * Who signs in during tests. The test apps (test/support/kit-app.ts, test/support/fixture-app.ts)
+ * Who signs in during tests. The test apps (test/support/app.ts)
  * sign a user in by name and resolve the name to a userRef and a phone; the demo has its own
  * seeded users, signed in by id.
  */
