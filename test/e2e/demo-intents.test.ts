@@ -43,16 +43,14 @@ interface Started {
   state: string;
 }
 
-function latestAttempt(): Started & { outcome: string } {
-  return stack.demo.db
-    .prepare('SELECT session_id AS sessionId, state, outcome FROM verify_kit_attempts ORDER BY rowid DESC LIMIT 1')
-    .get() as Started & { outcome: string };
+async function latestAttempt(): Promise<Started & { outcome: string }> {
+  const [newest] = await stack.demo.store.listAttempts({ limit: 1 });
+  if (newest === undefined) throw new Error('no attempt stored');
+  return newest;
 }
 
-function outcomeOf(sessionId: string): string {
-  const row = stack.demo.db.prepare('SELECT outcome FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as
-    { outcome: string } | undefined;
-  return row?.outcome ?? 'missing';
+async function outcomeOf(sessionId: string): Promise<string> {
+  return (await stack.demo.store.findAttemptBySessionId(sessionId))?.outcome ?? 'missing';
 }
 
 async function start(agent: Agent, fields: Record<string, string>): Promise<request.Response> {
@@ -67,7 +65,7 @@ async function startOk(agent: Agent, fields: Record<string, string>): Promise<St
   const answer = await start(agent, fields);
   expect(answer.status, answer.text.slice(0, 300)).toBe(200);
   expect(answer.text).toContain('id="verify-kit-handoff"');
-  const { sessionId, state } = latestAttempt();
+  const { sessionId, state } = await latestAttempt();
   return { sessionId, state };
 }
 
@@ -97,7 +95,7 @@ describe('the newest verified intent wins', () => {
     const { agent, older } = await twoVerifiedChanges(DEMO_USERS.alice.id);
     await land(agent, older);
     expect(await payoutMasked(agent)).toBe('••••2222');
-    expect(outcomeOf(older.sessionId)).not.toBe('fulfilled');
+    expect(await outcomeOf(older.sessionId)).not.toBe('fulfilled');
   });
 
   it('the sweep finding the older verified attempt afterwards does not put the replaced account back', async () => {
@@ -105,7 +103,7 @@ describe('the newest verified intent wins', () => {
     const deps = stack.demo.kit.fulfilDeps;
     await runSweep({ ...deps, now: () => Date.now() + 10 * 60_000 }, { owner: 'defect-1-sweep' });
     expect(await payoutMasked(agent)).toBe('••••2222');
-    expect(outcomeOf(older.sessionId)).not.toBe('fulfilled');
+    expect(await outcomeOf(older.sessionId)).not.toBe('fulfilled');
   });
 });
 
@@ -150,14 +148,13 @@ describe('a restart verifies what it applies', () => {
     expect((await land(agent, other)).status).toBe(303);
 
     const sentBefore = (await stack.control.stats()).smsSent;
-    const countAttempts = stack.demo.db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts');
-    const attemptCount = () => (countAttempts.get() as { n: number }).n;
-    const attemptsBefore = attemptCount();
+    const attemptCount = async () => (await stack.demo.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER })).length;
+    const attemptsBefore = await attemptCount();
     const refused = await start(agent, { action: 'change_payout', restart: failed.state });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('That is already your payout account.');
     expect((await stack.control.stats()).smsSent).toBe(sentBefore);
-    expect(attemptCount()).toBe(attemptsBefore);
+    expect(await attemptCount()).toBe(attemptsBefore);
   });
 });
 
@@ -208,10 +205,9 @@ describe('the Verifications page (the kit’s read API)', () => {
     expect(page.status).toBe(200);
     expect(page.headers['cache-control']).toBe('no-store');
     const rows = [...page.text.matchAll(/<tr data-session-id="([^"]+)" data-outcome="([^"]+)">([\s\S]*?)<\/tr>/g)];
-    const chens = stack.demo.db
-      .prepare('SELECT session_id FROM verify_kit_attempts WHERE user_ref = ?')
-      .pluck()
-      .all(DEMO_USERS.chen.id);
+    const chens = (
+      await stack.demo.store.listAttempts({ userRef: DEMO_USERS.chen.id, limit: Number.MAX_SAFE_INTEGER })
+    ).map((a) => a.sessionId);
     expect(new Set(rows.map((row) => row[1]))).toEqual(new Set(chens));
     expect(rows.slice(0, 2).map((row) => [row[1], row[2]])).toEqual([
       [verified.sessionId, 'fulfilled'],

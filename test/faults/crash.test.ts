@@ -164,24 +164,15 @@ async function inspect(db: Db, sessionId: string): Promise<Inspection> {
   }
 }
 
-/** The newest attempt the app stored (the one just started). */
-async function newestAttempt(db: Db): Promise<{ session_id: string; state: string }> {
-  if (db.kind === 'postgres') {
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      const newest = 'SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC LIMIT 1';
-      return (await client.query(newest)).rows[0];
-    } finally {
-      await client.end();
-    }
-  }
-  const reader = new BetterSqlite3(db.path, { readonly: true });
+/** The newest attempt the app stored (the one just started), read through a store on the same database. */
+async function newestAttempt(db: Db): Promise<{ sessionId: string; state: string }> {
+  const { store } = await openStoreFromSpec(db.spec);
   try {
-    const newest = 'SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1';
-    return reader.prepare(newest).get() as { session_id: string; state: string };
+    const [newest] = await store.listAttempts({ limit: 1 });
+    if (newest === undefined) throw new Error('no attempt stored');
+    return newest;
   } finally {
-    reader.close();
+    await store.close();
   }
 }
 
@@ -191,8 +182,8 @@ async function verifiedAttempt(url: string, db: Db, user: string) {
   const started = await agent.tryStart('grant');
   expect(started.status).toBe(200);
   const row = await newestAttempt(db);
-  expect((await control.complete(row.session_id, { outcome: 'verified' })).status).toBe(200);
-  return { agent, sessionId: row.session_id, state: row.state };
+  expect((await control.complete(row.sessionId, { outcome: 'verified' })).status).toBe(200);
+  return { agent, sessionId: row.sessionId, state: row.state };
 }
 
 describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {

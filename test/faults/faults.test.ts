@@ -1,6 +1,6 @@
 /**
  * Service faults, injected with the emulator's fault controls, against a kit app over real HTTP
- * (test/support/fixture-app.ts, client timeouts of a few hundred ms so "slower than the timeout" is
+ * (test/support/app.ts, client timeouts of a few hundred ms so "slower than the timeout" is
  * cheap). A recording proxy between the app and the emulator shows what the client really did
  * (retries, the Idempotency-Key, 409s, replays). Claims: every request answers within a bound,
  * no attempt produces a second SMS, no verified attempt is lost, nothing is fulfilled twice.
@@ -78,20 +78,6 @@ async function newUser(): Promise<Agent> {
   return new Agent(testAppSite(app.url)).signIn(`faulty${userCount}`);
 }
 
-function latest() {
-  return app.db
-    .prepare('SELECT session_id, state, outcome FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1')
-    .get() as {
-    session_id: string;
-    state: string;
-    outcome: string;
-  };
-}
-
-function attempts(): number {
-  return (app.db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts').get() as { n: number }).n;
-}
-
 /** The backend's POST /session exchanges since `from`, with their Idempotency-Key. */
 function creates(from: number) {
   return recorder.exchanges
@@ -122,16 +108,16 @@ async function finishThroughHostedPage(user: Agent, startBody: string) {
     .exec(startBody.slice(startBody.indexOf('verify-kit-handoff')))![1]!
     .replace(/&amp;/g, '&');
   const hx = /name="hx" value="([^"]+)"/.exec(startBody)![1]!;
-  const attempt = latest();
+  const attempt = await app.latestAttempt();
   const page = await openHostedPage(verifyUrl, hx);
   expect(page.response.status).toBe(200);
-  const code = await control.codeFor(attempt.session_id);
+  const code = await control.codeFor(attempt.sessionId);
   const done = await submitCode(verifyUrl, page, code);
   expect(done.status).toBe(303);
-  const landing = await user.landFor(attempt.session_id, attempt.state);
+  const landing = await user.landFor(attempt.sessionId, attempt.state);
   within(landing);
   expect(landing.location).toBe('/done');
-  expect((await effectCounts(app)).get(attempt.session_id)).toBe(1);
+  expect((await effectCounts(app)).get(attempt.sessionId)).toBe(1);
   return attempt;
 }
 
@@ -155,19 +141,19 @@ describe('create faults: one SMS per attempt, the start answers within the bound
   it('create slower than the whole retry budget: a clear 503 within the bound, no attempt stored, still only one SMS for the key', async () => {
     const user = await newUser();
     const from = recorder.exchanges.length;
-    const before = attempts();
+    const before = await app.attemptCount();
     const t0 = Date.now();
     await control.setFaults({ createDelayMs: 5000 });
     const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(503);
     expect(started.body).toMatch(/cannot be reached|try again/i);
-    expect(attempts()).toBe(before);
+    expect(await app.attemptCount()).toBe(before);
     expect(new Set(creates(from).map((c) => c.key)).size).toBe(1);
     // The held create finishes on the service later: one SMS for that key, never two.
     await new Promise((r) => setTimeout(r, Math.max(0, t0 + 5500 - Date.now())));
     expect(await smsPerKey(from)).toEqual([1]);
-    expect(attempts()).toBe(before);
+    expect(await app.attemptCount()).toBe(before);
   });
 
   it('connection reset BEFORE the service acted: the retry creates the one session; one SMS', async () => {
@@ -207,14 +193,14 @@ describe('create faults: one SMS per attempt, the start answers within the bound
 
   it('a burst of 5xx longer than the tries: a clear 503 within the bound, no SMS, no attempt; the next start works', async () => {
     const user = await newUser();
-    const before = attempts();
+    const before = await app.attemptCount();
     const from = recorder.exchanges.length;
     await control.setFaults({ createFailures: 100, createStatus: 500 });
     const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(503);
     expect(await smsPerKey(from)).toEqual([0]);
-    expect(attempts()).toBe(before);
+    expect(await app.attemptCount()).toBe(before);
     await control.setFaults({ createFailures: 0 });
     const next = recorder.exchanges.length;
     const again = await user.tryStart('grant');
@@ -227,8 +213,8 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
   async function verifiedAttempt(user: Agent) {
     const started = await user.tryStart('grant');
     expect(started.status).toBe(200);
-    const attempt = latest();
-    expect((await control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    const attempt = await app.latestAttempt();
+    expect((await control.complete(attempt.sessionId, { outcome: 'verified' })).status).toBe(200);
     return attempt;
   }
 
@@ -237,15 +223,15 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
     const attempt = await verifiedAttempt(user);
     await control.setFaults({ statusDelayMs: 3000 });
     for (let i = 0; i < 1; i++) {
-      const landing = await user.landFor(attempt.session_id, attempt.state);
+      const landing = await user.landFor(attempt.sessionId, attempt.state);
       within(landing);
       expect(landing.status).toBe(503);
-      expect((await effectCounts(app)).get(attempt.session_id)).toBeUndefined();
+      expect((await effectCounts(app)).get(attempt.sessionId)).toBeUndefined();
     }
     await control.setFaults({ statusDelayMs: 0 });
-    const landing = await user.landFor(attempt.session_id, attempt.state);
+    const landing = await user.landFor(attempt.sessionId, attempt.state);
     expect(landing.location).toBe('/done');
-    expect((await effectCounts(app)).get(attempt.session_id)).toBe(1);
+    expect((await effectCounts(app)).get(attempt.sessionId)).toBe(1);
   });
 
   it('slow status reads during a sweep: the sweep marks nothing and ends within its budget; the next fault-free sweep fulfils', async () => {
@@ -259,11 +245,11 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
     expect(report.fulfilled).toBe(0);
     expect(report.errors).toBeGreaterThan(0);
     expect(report.serviceReachable).toBe(false);
-    expect((await effectCounts(app)).get(attempt.session_id)).toBeUndefined();
+    expect((await effectCounts(app)).get(attempt.sessionId)).toBeUndefined();
     await control.setFaults({ statusDelayMs: 0 });
     const recovered = await runSweep({ ...later, now: () => Date.now() + 60 * 60_000 }, { owner: 'recovered-sweep' });
     expect(recovered.fulfilled).toBeGreaterThanOrEqual(1);
-    expect((await effectCounts(app)).get(attempt.session_id)).toBe(1);
+    expect((await effectCounts(app)).get(attempt.sessionId)).toBe(1);
   });
 
   it('a burst of 5xx on status reads with 10 concurrent landings: each answers within the bound, at most one fulfilment, then exactly one', async () => {
@@ -271,16 +257,16 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
     const attempt = await verifiedAttempt(user);
     await control.setFaults({ statusFailures: 12, statusStatus: 502 });
     const landings = await Promise.all(
-      Array.from({ length: 10 }, () => user.landFor(attempt.session_id, attempt.state)),
+      Array.from({ length: 10 }, () => user.landFor(attempt.sessionId, attempt.state)),
     );
     for (const landing of landings) {
       within(landing);
       expect([303, 503]).toContain(landing.status);
     }
-    expect((await effectCounts(app)).get(attempt.session_id) ?? 0).toBeLessThanOrEqual(1);
+    expect((await effectCounts(app)).get(attempt.sessionId) ?? 0).toBeLessThanOrEqual(1);
     await control.setFaults({ statusFailures: 0 });
-    expect((await user.landFor(attempt.session_id, attempt.state)).location).toBe('/done');
-    expect((await effectCounts(app)).get(attempt.session_id)).toBe(1);
+    expect((await user.landFor(attempt.sessionId, attempt.state)).location).toBe('/done');
+    expect((await effectCounts(app)).get(attempt.sessionId)).toBe(1);
   });
 });
 
@@ -290,20 +276,17 @@ describe('across this whole file', () => {
     expect(Object.keys(stats.smsByIdempotencyKey).length).toBeGreaterThan(5);
     for (const [key, n] of Object.entries(stats.smsByIdempotencyKey)) expect(n, key).toBe(1);
     await runSweep({ ...app.kit.fulfilDeps, now: () => Date.now() + 2 * 60 * 60_000 }, { owner: 'final-sweep' });
-    const rows = app.db.prepare('SELECT session_id, outcome FROM verify_kit_attempts').all() as {
-      session_id: string;
-      outcome: string;
-    }[];
+    const rows = await app.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER });
     const effects = await effectCounts(app);
     for (const row of rows) {
-      const status = await fetch(`${emulator.url}/session/${encodeURIComponent(row.session_id)}`, {
+      const status = await fetch(`${emulator.url}/session/${encodeURIComponent(row.sessionId)}`, {
         headers: { authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}` },
       }).then((r) => r.json() as Promise<{ status: string }>);
       if (status.status === 'verified') {
-        expect(row.outcome, row.session_id).toBe('fulfilled');
-        expect(effects.get(row.session_id), row.session_id).toBe(1);
+        expect(row.outcome, row.sessionId).toBe('fulfilled');
+        expect(effects.get(row.sessionId), row.sessionId).toBe(1);
       } else {
-        expect(effects.get(row.session_id), row.session_id).toBeUndefined();
+        expect(effects.get(row.sessionId), row.sessionId).toBeUndefined();
       }
     }
     for (const [, n] of effects) expect(n).toBe(1);

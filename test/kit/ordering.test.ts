@@ -41,26 +41,25 @@ const verify = (on: TestApp, a: Started) => on.emulator.control.complete(a.sessi
 const fail = (on: TestApp, a: Started) =>
   on.emulator.control.complete(a.sessionId, { outcome: 'failed', reason: 'otp_locked' });
 
-/** The notes applied for a user, in the order they were applied, with each attempt's start order. */
-function applied(on: TestApp, userRef: string): { note: string; startSeq: number }[] {
-  return (
-    on.db
-      .prepare(
-        `SELECT g.detail AS detail, a.start_seq AS startSeq
-         FROM test_effects g JOIN verify_kit_attempts a USING (session_id)
-         WHERE g.user_ref = ? AND g.detail LIKE 'note:%' ORDER BY g.id`,
-      )
-      .all(userRef) as { detail: string; startSeq: number }[]
-  ).map((row) => ({ note: row.detail.slice('note:'.length), startSeq: row.startSeq }));
+/** The notes applied for a user, in the order they were applied, with each attempt's start order (from the store). */
+async function applied(on: TestApp, userRef: string): Promise<{ note: string; startSeq: number | undefined }[]> {
+  const attempts = await on.store.listAttempts({ userRef, limit: Number.MAX_SAFE_INTEGER });
+  const startSeqOf = new Map(attempts.map((a) => [a.sessionId, a.startSeq]));
+  const notes = on.db
+    .prepare(
+      "SELECT session_id AS sessionId, detail FROM test_effects WHERE user_ref = ? AND detail LIKE 'note:%' ORDER BY id",
+    )
+    .all(userRef) as { sessionId: string; detail: string }[];
+  return notes.map((row) => ({ note: row.detail.slice('note:'.length), startSeq: startSeqOf.get(row.sessionId) }));
 }
 
 /** The invariant: applications happen in increasing start order, so the last applied is the newest. */
-function expectNeverOlderAfterNewer(on: TestApp, userRef: string): void {
-  const seqs = applied(on, userRef).map((row) => row.startSeq);
+async function expectNeverOlderAfterNewer(on: TestApp, userRef: string): Promise<void> {
+  const seqs = (await applied(on, userRef)).map((row) => row.startSeq!);
   expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
 }
 
-const currentNote = (on: TestApp, userRef: string) => applied(on, userRef).at(-1)?.note;
+const currentNote = async (on: TestApp, userRef: string) => (await applied(on, userRef)).at(-1)?.note;
 const outcome = async (on: TestApp, a: Started) => (await on.attempt(a.sessionId))?.outcome;
 
 const sweep = (on: TestApp, owner: string, concurrency = 4) =>
@@ -80,13 +79,13 @@ describe('landing', () => {
     expect(late.status).toBe(200);
     expect(html).toContain('A newer request replaced this one');
     expect(html).not.toContain('name="restart"');
-    expect(currentNote(app, 'user-alice')).toBe('newer one');
+    expect(await currentNote(app, 'user-alice')).toBe('newer one');
     expect(app.grants(older.sessionId)).toBe(0);
     expect(await app.attempt(older.sessionId)).toMatchObject({ outcome: 'superseded' });
     const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
     const line = expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', route: 'landing' });
     expect(logged).toContainEqual(line);
-    expectNeverOlderAfterNewer(app, 'user-alice');
+    await expectNeverOlderAfterNewer(app, 'user-alice');
   });
 
   it('applying a newer attempt settles the older still-pending ones at once: verified later, they never apply', async () => {
@@ -96,14 +95,13 @@ describe('landing', () => {
     await verify(app, newer);
     await alice.landFor(newer.sessionId, newer.state);
     expect(await outcome(app, older)).toBe('superseded');
-    const supersededBy = app.db.prepare('SELECT superseded_by AS by FROM verify_kit_attempts WHERE session_id = ?');
-    expect(supersededBy.get(older.sessionId)).toEqual({ by: newer.sessionId });
+    expect((await app.attempt(older.sessionId))?.supersededBy).toBe(newer.sessionId);
 
     await verify(app, older); // the user finishes the old tab afterwards
     await alice.landFor(older.sessionId, older.state);
     const report = await sweep(app, 'ordering-pending-older');
     expect(report.fulfilled).toBe(0);
-    expect(currentNote(app, 'user-alice')).toBe('applied newer');
+    expect(await currentNote(app, 'user-alice')).toBe('applied newer');
     expect(app.grants(older.sessionId)).toBe(0);
   });
 
@@ -119,7 +117,7 @@ describe('landing', () => {
       await bob.landFor(newer.sessionId, newer.state);
       expect(await outcome(app, newer)).toBe('failed');
       expect((await bob.landFor(older.sessionId, older.state)).status).toBe(303);
-      expect(currentNote(app, 'user-bob')).toBe('kept older');
+      expect(await currentNote(app, 'user-bob')).toBe('kept older');
     },
   );
 
@@ -135,8 +133,8 @@ describe('landing', () => {
       expect(await outcome(app, newer)).toBe('pending');
       await verify(app, newer);
       expect((await bob.landFor(newer.sessionId, newer.state)).status).toBe(303);
-      expect(currentNote(app, 'user-bob')).toBe('then newer');
-      expectNeverOlderAfterNewer(app, 'user-bob');
+      expect(await currentNote(app, 'user-bob')).toBe('then newer');
+      await expectNeverOlderAfterNewer(app, 'user-bob');
     },
   );
 
@@ -150,7 +148,7 @@ describe('landing', () => {
     expect(await outcome(app, bobsOlder)).toBe('pending');
     await verify(app, bobsOlder);
     expect((await bob.landFor(bobsOlder.sessionId, bobsOlder.state)).status).toBe(303);
-    expect(currentNote(app, 'user-bob')).toBe('bob before alice');
+    expect(await currentNote(app, 'user-bob')).toBe('bob before alice');
   });
 });
 
@@ -175,7 +173,7 @@ describe('sweep', () => {
     const report = await runSweep({ ...deps, client, now: later }, { owner: 'ordering-sweep-race' });
     expect(report.superseded).toBeGreaterThanOrEqual(1);
     expect(await outcome(app, older)).toBe('superseded');
-    expect(currentNote(app, 'user-alice')).toBe('landed newer');
+    expect(await currentNote(app, 'user-alice')).toBe('landed newer');
     const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged).toContainEqual(
       expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', supersededBy: newer.sessionId }),
@@ -192,11 +190,11 @@ describe('sweep', () => {
     app.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(newer.sessionId);
     await sweep(app, 'ordering-both-verified', 1);
     expect(app.grants(newer.sessionId)).toBe(1);
-    expect(currentNote(app, 'user-bob')).toBe('sweep newer');
+    expect(await currentNote(app, 'user-bob')).toBe('sweep newer');
     // Settled by the newer one's transaction, so the sweep never even read it again.
     expect(await outcome(app, older)).toBe('superseded');
     expect(app.grants(older.sessionId)).toBe(0);
-    expectNeverOlderAfterNewer(app, 'user-bob');
+    await expectNeverOlderAfterNewer(app, 'user-bob');
   });
 
   it('an older verified attempt whose newer sibling expired is applied by the sweep', async () => {
@@ -211,7 +209,7 @@ describe('sweep', () => {
     const report = await sweep(app, 'ordering-newer-expired');
     expect(await outcome(app, newer)).toBe('expired');
     expect(report.fulfilled).toBeGreaterThanOrEqual(1);
-    expect(currentNote(app, 'user-alice')).toBe('outlived newer');
+    expect(await currentNote(app, 'user-alice')).toBe('outlived newer');
   });
 });
 
@@ -227,11 +225,11 @@ describe('concurrent arrivals', () => {
       ...Array.from({ length: 6 }, () => bob.landFor(newer.sessionId, newer.state)),
       sweep(app, 'ordering-race'),
     ]);
-    expect(currentNote(app, 'user-bob')).toBe('racing newer');
+    expect(await currentNote(app, 'user-bob')).toBe('racing newer');
     expect(app.grants(newer.sessionId)).toBe(1);
     expect(app.grants(older.sessionId)).toBeLessThanOrEqual(1);
     expect(['fulfilled', 'superseded']).toContain(await outcome(app, older));
-    expectNeverOlderAfterNewer(app, 'user-bob');
+    await expectNeverOlderAfterNewer(app, 'user-bob');
   });
 });
 
@@ -278,7 +276,7 @@ describe('mobile completion', () => {
     await verify(mobile, newer);
     expect(await completeMobile(newer)).toEqual({ outcome: 'fulfilled' });
     expect(await completeMobile(older)).toEqual({ outcome: 'superseded' });
-    expect(currentNote(mobile, 'user-alice')).toBe('mobile newer');
+    expect(await currentNote(mobile, 'user-alice')).toBe('mobile newer');
     expect(mobile.grants(older.sessionId)).toBe(0);
   });
 
@@ -289,6 +287,6 @@ describe('mobile completion', () => {
     await fail(mobile, newer);
     expect(await completeMobile(newer)).toEqual({ outcome: 'failed', reason: 'otp_locked' });
     expect(await completeMobile(older)).toEqual({ outcome: 'fulfilled' });
-    expect(currentNote(mobile, 'user-alice')).toBe('mobile kept');
+    expect(await currentNote(mobile, 'user-alice')).toBe('mobile kept');
   });
 });

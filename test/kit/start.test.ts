@@ -194,10 +194,7 @@ describe('start accepts', () => {
     expect((await app.emulator.control.stats()).smsSent).toBe(sms + 1);
     const outbox = await app.emulator.control.outbox();
     expect(outbox.at(-1)).toMatchObject({ to: '+15550001111', sessionId: attempt.sessionId });
-    const row = app.db.prepare('SELECT return_to FROM verify_kit_attempts WHERE state = ?').get(attempt.state) as {
-      return_to: string;
-    };
-    expect(row.return_to).toBe('/done/badge');
+    expect((await app.store.findAttemptByState(attempt.state))?.returnTo).toBe('/done/badge');
   });
 });
 

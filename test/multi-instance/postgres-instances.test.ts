@@ -181,11 +181,8 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
   it('200 concurrent landings of one attempt, spread over three app instances, fulfil it exactly once', async () => {
     const owner = await new Agent(testAppSite(instances[0]!.url, PUBLIC_URL)).signIn('lander');
     expect((await owner.tryStart('grant')).status).toBe(200);
-    const { session_id: sessionId, state } = (
-      await database.pool.query<{ session_id: string; state: string }>(
-        "SELECT session_id, state FROM verify_kit_attempts WHERE user_ref = 'user-lander'",
-      )
-    ).rows[0]!;
+    const [lander] = await store.listAttempts({ userRef: 'user-lander', limit: 1 });
+    const { sessionId, state } = lander!;
     expect((await control.complete(sessionId, { outcome: 'verified' })).status).toBe(200);
     const path = `/verify/return?session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(state)}`;
     const answers = await Promise.all(
@@ -213,8 +210,8 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
       expect(answers.filter((status) => status === 200)).toHaveLength(PER_USER_STARTS);
       expect(answers.filter((status) => status === 429)).toHaveLength(9 - PER_USER_STARTS);
       expect((await control.stats()).smsSent - smsBefore).toBe(PER_USER_STARTS);
-      const stored = await count("SELECT count(*) AS n FROM verify_kit_attempts WHERE user_ref = 'user-limited'");
-      expect(stored).toBe(PER_USER_STARTS);
+      const stored = await store.listAttempts({ userRef: 'user-limited', limit: Number.MAX_SAFE_INTEGER });
+      expect(stored).toHaveLength(PER_USER_STARTS);
     },
   );
 

@@ -4,7 +4,7 @@
  * crossed landings, mobile completions, sweep runs, injected service faults (5xx bursts on reads
  * and creates, connection resets before/after create) and a corrupted service echo for chosen
  * attempts, over several users and attempts, against a web kit and a mobile kit sharing one SQLite
- * store (test/support/fixture-app.ts), over real HTTP to the emulator through a rewriting proxy.
+ * store (test/support/app.ts), over real HTTP to the emulator through a rewriting proxy.
  *
  * Invariants, checked after every step and at the end of every run:
  *  - at most one fulfilment (effect row) per attempt;
@@ -159,11 +159,18 @@ interface AttemptRow {
   superseded_by: string | null;
 }
 
+/** Every stored attempt, read through the kit's store. */
 async function rows(): Promise<AttemptRow[]> {
-  const found = await app.query<AttemptRow>(
-    'SELECT session_id, state, user_ref, platform, outcome, start_seq, superseded_by FROM verify_kit_attempts',
-  );
-  return found.map((row) => ({ ...row, start_seq: Number(row.start_seq) })); // BIGINT on PostgreSQL
+  const found = await app.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER });
+  return found.map((a) => ({
+    session_id: a.sessionId,
+    state: a.state,
+    user_ref: a.userRef,
+    platform: a.platform,
+    outcome: a.outcome,
+    start_seq: a.startSeq,
+    superseded_by: a.supersededBy,
+  }));
 }
 
 async function resetLimits(): Promise<void> {
@@ -173,10 +180,11 @@ async function resetLimits(): Promise<void> {
 
 /** "An older attempt must never be applied after a newer one of the same user and action was applied." */
 async function checkOrdering(bySession: Map<string, AttemptRow>): Promise<void> {
-  const applied = await app.query<{ userRef: string; seq: number | string }>(
-    `SELECT e.user_ref AS "userRef", a.start_seq AS seq
-     FROM test_effects e JOIN verify_kit_attempts a ON a.session_id = e.session_id ORDER BY e.id`,
+  const seqOf = new Map((await rows()).map((row) => [row.session_id, row.start_seq]));
+  const effects = await app.query<{ userRef: string; sessionId: string }>(
+    'SELECT user_ref AS "userRef", session_id AS "sessionId" FROM test_effects ORDER BY id',
   );
+  const applied = effects.map(({ userRef, sessionId }) => ({ userRef, seq: seqOf.get(sessionId) }));
   const lastApplied = new Map<string, number>();
   for (const { userRef, seq } of applied) {
     const previous = lastApplied.get(userRef) ?? -1;
@@ -457,9 +465,8 @@ describeEachStore('random interleavings of landings, reloads, mobile completions
         },
       );
       // The runs really exercised the paths (not vacuous): fulfilments by several routes happened.
-      const fulfilledPlatforms = "SELECT DISTINCT platform FROM verify_kit_attempts WHERE outcome = 'fulfilled'";
-      const platforms = await app.query<{ platform: string }>(fulfilledPlatforms);
-      expect(platforms.map((p) => p.platform).sort()).toEqual(['mobile', 'web']);
+      const fulfilled = await app.store.listAttempts({ outcome: 'fulfilled', limit: Number.MAX_SAFE_INTEGER });
+      expect([...new Set(fulfilled.map((a) => a.platform))].sort()).toEqual(['mobile', 'web']);
       const stored = await rows();
       expect(stored.some((r) => r.outcome === 'failed')).toBe(true);
       expect(stored.some((r) => r.outcome === 'superseded')).toBe(true);

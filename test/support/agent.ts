@@ -293,12 +293,12 @@ export class Agent {
   }
 }
 
-/** A test app (kit-app, fixture-app, the crash fixture) at `url`, its forms sent from `origin`. */
+/** A test app (test/support/app.ts, also in the crash fixture process) at `url`, its forms sent from `origin`. */
 export function testAppSite(url: string, origin?: string): Site {
   return { url, ...(origin === undefined ? {} : { origin }), signIn: signInByName };
 }
 
-/** Sign-in on the test apps (kit-app, fixture-app): POST /test/login names the user, the answer carries the kit's token. */
+/** Sign-in on the test apps: POST /test/login names the user, the answer carries the kit's token. */
 export async function signInByName(agent: Agent, user: string): Promise<{ csrf: string }> {
   const answer = await agent.postForm('/test/login', { user });
   if (answer.status !== 200) throw new Error(`sign-in as ${user} answered ${answer.status}`);

@@ -338,7 +338,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
           resolveUser,
           client: clientFor(options.mobileKit),
           logger,
-          landing: LANDING,
+          landing: options.kit?.landing ?? LANDING,
           limits: GENEROUS_LIMITS,
         });
 

@@ -157,16 +157,15 @@ export async function apiMe(context: BrowserContext, stack: Stack): Promise<Me> 
   return (await response.json()) as Me;
 }
 
-/** Rows that prove the effect: the demo's activity row and the kit's attempt outcome. */
-export function dbFacts(stack: Stack, sessionId: string) {
-  const db = stack.demo.db;
+/** What proves the effect: the demo's activity rows and the attempt's outcome, read through the kit's store. */
+export async function dbFacts(stack: Stack, sessionId: string) {
   const activity = (
-    db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?').get(sessionId) as { n: number }
+    stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?').get(sessionId) as {
+      n: number;
+    }
   ).n;
-  const attempt = db
-    .prepare('SELECT outcome, failure_reason AS reason FROM verify_kit_attempts WHERE session_id = ?')
-    .get(sessionId) as { outcome: string; reason: string | null } | undefined;
-  return { activity, outcome: attempt?.outcome, reason: attempt?.reason ?? null };
+  const attempt = await stack.demo.store.findAttemptBySessionId(sessionId);
+  return { activity, outcome: attempt?.outcome, reason: attempt?.failureReason ?? null };
 }
 
 /** Waits for the page to be at `url`; on timeout the error says where the page is and what it shows. */

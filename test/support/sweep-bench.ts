@@ -162,14 +162,6 @@ export async function bench(
   };
 }
 
-/** Lease columns are not on Attempt; read them directly. */
-export function leaseOf(db: Database, sessionId: string): { lease_owner: string | null; lease_until: number | null } {
-  return db.prepare('SELECT lease_owner, lease_until FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as {
-    lease_owner: string | null;
-    lease_until: number | null;
-  };
-}
-
 const FIXTURE = fileURLToPath(new URL('../fixtures/sweep-process.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const children: ChildProcess[] = [];

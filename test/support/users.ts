@@ -1,7 +1,6 @@
 /**
- * Who signs in during tests. The test apps (test/support/app.ts)
- * sign a user in by name and resolve the name to a userRef and a phone; the demo has its own
- * seeded users, signed in by id.
+ * Who signs in during tests. The test app (test/support/app.ts) signs a user in by name and
+ * resolves the name to a userRef and a phone; the demo has its own seeded users, signed in by id.
  */
 import { createHash } from 'node:crypto';
 

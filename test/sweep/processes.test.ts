@@ -16,12 +16,12 @@ import {
   grantAction,
   jsonLines,
   killSweepProcesses,
-  leaseOf,
   spawnSweepProcess as sweepProcess,
   type Bench,
 } from '../support/sweep-bench.ts';
 import { waitFor } from '../support/wait-for.ts';
 import type { TestEmulator } from '../support/emulator.ts';
+import { sqliteLease, sqliteLeaseOwners } from '../support/stores.ts';
 
 let emu: TestEmulator;
 let b: Bench;
@@ -60,12 +60,7 @@ describe('sweep processes on one SQLite file', () => {
     const one = sweepProcess(['--once'], jobEnv('sweeper-1', settings));
     const two = sweepProcess(['--once'], jobEnv('sweeper-2', settings));
     // The landings come in waves once both processes hold claims.
-    const owners = () =>
-      (
-        b.store.db
-          .prepare('SELECT count(DISTINCT lease_owner) AS n FROM verify_kit_attempts WHERE lease_owner IS NOT NULL')
-          .get() as { n: number }
-      ).n;
+    const owners = () => sqliteLeaseOwners(b.store.db);
     await waitFor(() => owners() >= 1, 15_000, 'a sweep process to hold claims');
     // Usually both are in by now; on a slow machine go on after a while with one.
     await waitFor(() => owners() >= 2, 3000, 'both sweep processes to hold claims').catch(() => {});
@@ -126,11 +121,11 @@ describe('sweep processes on one SQLite file', () => {
     expect(killed.signal).toBe('SIGKILL');
     expect(countEffects(b.store.db)).toBe(0);
     // Its claims are still leased: nobody else may take them yet.
-    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toMatch(/:\d+:/);
+    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toMatch(/:\d+:/);
     expect((await runSweep(b.deps, { owner: 'too-early' })).claimed).toBe(0);
 
     await emu.control.injectFaults({ statusDelayMs: 0 });
-    const leaseUntil = Math.max(...attempts.map((a) => leaseOf(b.store.db, a.sessionId).lease_until!));
+    const leaseUntil = Math.max(...attempts.map((a) => sqliteLease(b.store.db, a.sessionId).until!));
     await new Promise((r) => setTimeout(r, Math.max(0, leaseUntil - Date.now() + 50)));
     const successor = sweepProcess(['--once'], jobEnv('successor'));
     const done = await successor.done;

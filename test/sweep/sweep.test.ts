@@ -6,16 +6,9 @@ import { isKitError } from '../../middleware/errors.ts';
 import type { KitLogger } from '../../middleware/logger.ts';
 import { computeNextCheckAt, runSweep } from '../../middleware/sweep.ts';
 import { DEFAULT_SWEEP_BACKOFF_MS, resolveSweepOptions, SWEEP_WINDOW_MS } from '../../middleware/sweep-options.ts';
-import {
-  bench,
-  countEffects,
-  DAY_MS,
-  duplicateEffects,
-  emulator,
-  leaseOf,
-  type Bench,
-} from '../support/sweep-bench.ts';
+import { bench, countEffects, DAY_MS, duplicateEffects, emulator, type Bench } from '../support/sweep-bench.ts';
 import type { TestEmulator } from '../support/emulator.ts';
+import { sqliteLease } from '../support/stores.ts';
 
 let emu: TestEmulator;
 let b: Bench;
@@ -77,7 +70,7 @@ describe('runSweep', () => {
     expect((await b.attempt(verified2!.state)).outcome).toBe('fulfilled');
     const stillPending = await b.attempt(undecided!.state);
     expect(stillPending).toMatchObject({ outcome: 'pending', sweepChecks: 1 });
-    expect(leaseOf(b.store.db, undecided!.sessionId).lease_owner).toBeNull();
+    expect(sqliteLease(b.store.db, undecided!.sessionId).owner).toBeNull();
 
     // The undecided user verifies later; a run after its next check time fulfils it, and only it.
     await emu.control.completeSession(undecided!.sessionId, 'verified');
@@ -187,7 +180,7 @@ describe('runSweep', () => {
       expect(stored.failureReason).toBeNull();
       // Retried soon (errorRetryMs), not after the backoff.
       expect(stored.nextCheckAt - now()).toBeLessThanOrEqual(5000);
-      expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+      expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
     }
     expect(countEffects(b.store.db)).toBe(0);
 
@@ -268,7 +261,7 @@ describe('runSweep', () => {
     });
     expect(report).toMatchObject({ claimed: 3, errors: 3 });
     for (const a of attempts) {
-      expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+      expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
       expect((await b.attempt(a.state)).sweepChecks).toBe(1);
     }
   });
@@ -322,7 +315,7 @@ describe('runSweep', () => {
     expect(report.reads).toBeLessThan(8);
     expect(report.released).toBe(8 - report.reads);
     // Nothing stays leased: another worker can take the rest at once.
-    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
     await emu.control.injectFaults({ statusDelayMs: 0 });
     const rest = await runSweep(b.deps, { owner: 'another-worker' });
     expect(rest.claimed).toBe(8 - report.reads);
@@ -345,7 +338,7 @@ describe('runSweep', () => {
     const report = await runSweep({ ...b.deps, client }, { concurrency: 2, signal: abort.signal });
     expect(report).toMatchObject({ stoppedBy: 'signal', claimed: 6, reads: 2, fulfilled: 2, released: 4 });
     expect(countEffects(b.store.db)).toBe(2);
-    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
   });
 
   it('rejects bad options with a message that names the fix', () => {

@@ -8,9 +8,10 @@ import { isKitError } from '../../middleware/errors.ts';
 import type { KitLogger } from '../../middleware/logger.ts';
 import type { SweepReport } from '../../middleware/sweep.ts';
 import { startSweepWorker, type SweepWorker } from '../../middleware/worker.ts';
-import { bench, countEffects, emulator, leaseOf, type Bench } from '../support/sweep-bench.ts';
+import { bench, countEffects, emulator, type Bench } from '../support/sweep-bench.ts';
 import { waitFor } from '../support/wait-for.ts';
 import type { TestEmulator } from '../support/emulator.ts';
+import { sqliteLease } from '../support/stores.ts';
 
 let emu: TestEmulator;
 let b: Bench;
@@ -102,7 +103,7 @@ describe('startSweepWorker', () => {
     expect(reads).toBeLessThan(5);
     expect(countEffects(b.store.db)).toBe(reads);
     // The rest are not leased by anyone: another worker may take them at once.
-    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
     // And nothing more is read after stop.
     await new Promise((r) => setTimeout(r, 150));
     expect((await emu.control.stats()).statusReads - readsBefore).toBe(reads);
@@ -120,7 +121,7 @@ describe('startSweepWorker', () => {
     const startedStop = Date.now();
     await worker.stop();
     expect(Date.now() - startedStop).toBeLessThan(1000);
-    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
     expect(entries.some((e) => e.level === 'warn' && /did not finish in time/.test(e.msg ?? ''))).toBe(true);
   });
 
