@@ -11,6 +11,7 @@ import { KitError, KitErrorCode } from './errors.ts';
 import { inSpan, SpanName } from './telemetry.ts';
 import type { CreateSessionInput, CreatedSession, SessionStatus, VerifyClient } from './types.ts';
 
+/** Timeouts of every call to the service. */
 export interface VerifyClientTimeouts {
   /** TCP + TLS connect. Default 5000 ms. */
   connectMs?: number;
@@ -20,6 +21,7 @@ export interface VerifyClientTimeouts {
   bodyMs?: number;
 }
 
+/** Retries of a session create (same Idempotency-Key each time). */
 export interface VerifyClientRetry {
   /** Tries of one createSession, the first included. Default 5. */
   maxAttempts?: number;
@@ -31,6 +33,7 @@ export interface VerifyClientRetry {
   budgetMs?: number;
 }
 
+/** Options of createVerifyClient. */
 export interface VerifyClientOptions {
   /** The service's base address, e.g. https://verify.example.com (a path prefix is kept). */
   baseUrl: string;
@@ -57,6 +60,7 @@ class RetryableFailure extends Error {
   }
 }
 
+/** Builds the backend client: Basic credentials only in the Authorization header, timeouts, no redirects, idempotent retries. */
 export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
   const base = parseBaseUrl(options.baseUrl);
   const authorization = basicAuthorization(options.clientId, options.clientSecret);

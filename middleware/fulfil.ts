@@ -9,22 +9,10 @@
  * (the newest started one that is verified wins) and writes the outcome event for onOutcome.
  */
 import { KitError, KitErrorCode } from './errors.ts';
-import type { OutcomeHook, OutcomeLogger } from './outcomes.ts';
+import type { FulfilContext } from './context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from './store/types.ts';
 import { countOutcomes, inSpan, SpanName } from './telemetry.ts';
-import type { ActionDefinition, OutcomeSource, Platform, VerifyClient } from './types.ts';
-
-export interface FulfilDeps<Tx> {
-  client: Pick<VerifyClient, 'getSession'>;
-  /** The platform of the kit whose client this is; the sweep claims only its attempts. Default: all. */
-  platform?: Platform;
-  store: VerifyStore<Tx>;
-  actions: ReadonlyMap<string, ActionDefinition<Tx>>;
-  now: () => number;
-  /** After-commit hook: when set, every outcome is also recorded as an event and delivered to it. */
-  onOutcome?: OutcomeHook;
-  logger?: OutcomeLogger;
-}
+import type { ActionDefinition, OutcomeSource } from './types.ts';
 
 export type Completion =
   /** `firstTime` is true only for the caller whose transaction ran the action. */
@@ -66,7 +54,7 @@ export async function findReturnedAttempt<Tx>(
  * names the caller in outcome events and log lines.
  */
 export async function completeAttempt<Tx>(
-  deps: FulfilDeps<Tx>,
+  deps: FulfilContext<Tx>,
   attempt: Attempt,
   source: OutcomeSource,
 ): Promise<Completion> {
@@ -120,7 +108,7 @@ export async function completeAttempt<Tx>(
   }
 }
 
-function logSuperseded<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt, source: OutcomeSource): void {
+function logSuperseded<Tx>(deps: FulfilContext<Tx>, attempt: Attempt, source: OutcomeSource): void {
   deps.logger?.info(
     {
       route: source,
@@ -134,7 +122,7 @@ function logSuperseded<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt, source: Outco
 }
 
 function runFulfilment<Tx>(
-  deps: FulfilDeps<Tx>,
+  deps: FulfilContext<Tx>,
   action: ActionDefinition<Tx>,
   attempt: Attempt,
   event: OutcomeRecording | undefined,
@@ -148,7 +136,7 @@ function runFulfilment<Tx>(
 }
 
 async function fulfilInTransaction<Tx>(
-  deps: FulfilDeps<Tx>,
+  deps: FulfilContext<Tx>,
   action: ActionDefinition<Tx>,
   attempt: Attempt,
   event: OutcomeRecording | undefined,

@@ -18,6 +18,7 @@ import type { PostgresStore } from './store/postgres.ts';
 import { DEFAULT_IPV6_SUBNET, destinationBudgetKey, ipBudgetKey } from './limit-keys.ts';
 import { countRefusedStart } from './telemetry.ts';
 
+/** A budget: so many starts per window. */
 export interface LimitBudget {
   /** Starts allowed per window. */
   points: number;
@@ -25,6 +26,7 @@ export interface LimitBudget {
   durationSeconds: number;
 }
 
+/** Options of createStartLimits (and of the kit's `limits`). */
 export interface StartLimitsOptions {
   /** The SQLite database for counters (the kit store's `db`). Not needed when every limiter is passed. */
   database?: Database;
@@ -52,6 +54,7 @@ export interface StartLimitsOptions {
   limiters?: { user?: RateLimiterAbstract; destination?: RateLimiterAbstract; ip?: RateLimiterAbstract };
 }
 
+/** Start limits the kit consumes before every session create. */
 export interface StartLimits {
   /** Counts one start; throws KitError `rate_limited` with `retryAfterSeconds` when a budget is spent. */
   consume(req: Request, who: { userRef: string; destination: string }): Promise<void>;
@@ -66,6 +69,7 @@ const DEFAULTS = {
   perIp: { points: 30, durationSeconds: 60 * 60 },
 } satisfies Record<string, LimitBudget>;
 
+/** The start limits (per user, destination and IP), for `limits` when the defaults do not fit. */
 export function createStartLimits(options: StartLimitsOptions = {}): StartLimits {
   const tablesReady: Promise<void>[] = [];
   const limiterFor = (name: 'user' | 'destination' | 'ip', budget: LimitBudget | undefined, fallback: LimitBudget) => {
@@ -136,8 +140,8 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
         ),
       );
       const waits = refusals.filter((r) => r !== undefined).map((r) => r.msBeforeNext);
-      refusals.forEach((refusal, index) => {
-        if (refusal !== undefined) countRefusedStart(BUDGET_NAMES[index]!);
+      BUDGET_NAMES.forEach((name, index) => {
+        if (refusals[index] !== undefined) countRefusedStart(name);
       });
       if (waits.length > 0) {
         // A refused start sends nothing, so it spends nothing: give back what this call counted.

@@ -7,22 +7,20 @@
  * Also the start-again page (GET), where a used or restored auto-submit page goes instead of
  * re-sending its handoff.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { KitContext } from './context.ts';
 import type { ResolvedUser } from './options.ts';
-import { csrfToken, verifyCsrf } from './csrf.ts';
+import { verifyCsrf } from './csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
-import { handoffPage, newNonce, sendPage, setNoStoreHeaders, type RestartForm } from './pages.ts';
-import { currentUser, route, showAsWritten } from './respond.ts';
+import { handoffPage } from './handoff-page.ts';
+import { newNonce, sendPage, setNoStoreHeaders } from './page-response.ts';
+import { restartFormFor } from './pages.ts';
+import { route, showAsWritten } from './respond.ts';
+import { currentUser } from './user.ts';
 import { annotateSpan, countStart } from './telemetry.ts';
-import { STATE_PATTERN } from './returned.ts';
-import type { ActionDefinition, JsonValue, PrepareContext, VerifyClient } from './types.ts';
-
-/** 32 bytes from node:crypto, base64url: 43 characters, 256 bits. */
-export function newState(): string {
-  return randomBytes(32).toString('base64url');
-}
+import { isStateShaped, newState } from './state.ts';
+import type { ActionDefinition, JsonValue, PrepareContext } from './types.ts';
 
 const BODY_LIMIT = '16kb';
 
@@ -96,10 +94,7 @@ async function restartedParams<Tx>(
   userRef: string,
   restart: unknown,
 ): Promise<JsonValue> {
-  const previous =
-    typeof restart === 'string' && STATE_PATTERN.test(restart)
-      ? await config.store.findAttemptByState(restart)
-      : undefined;
+  const previous = isStateShaped(restart) ? await config.store.findAttemptByState(restart) : undefined;
   if (
     previous === undefined ||
     previous.userRef !== userRef ||
@@ -128,29 +123,6 @@ function verifyUrlOrigin(verifyUrl: string): string {
     );
   }
   return url.origin;
-}
-
-/** A start-again form for `actionName`, or undefined when none can be offered to this request. */
-export function restartFormFor<Tx>(
-  config: KitContext<Tx>,
-  req: Request,
-  actionName: string,
-  restartState?: string,
-): RestartForm | undefined {
-  const startPath = config.routes.start;
-  if (startPath === false || config.platform !== 'web' || !config.actions.has(actionName)) return undefined;
-  let token: string;
-  try {
-    token = csrfToken(config, req);
-  } catch {
-    return undefined;
-  }
-  return {
-    startPath,
-    csrfToken: token,
-    actionName,
-    ...(restartState === undefined ? {} : { restartState }),
-  };
 }
 
 /** Where a used auto-submit page goes instead of re-sending its handoff. */

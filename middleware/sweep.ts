@@ -16,7 +16,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { KitError, KitErrorCode } from './errors.ts';
-import { completeAttempt, type FulfilDeps } from './fulfil.ts';
+import type { FulfilContext } from './context.ts';
+import { completeAttempt } from './fulfil.ts';
 import { deliverOutcomeEvents } from './outcomes.ts';
 import { describeError as describe, safeLogger } from './logger.ts';
 import { applyRetention } from './retention.ts';
@@ -31,8 +32,9 @@ import type { Attempt } from './store/types.ts';
 import { countOutcomes, inSpan, recordSweepLag, SpanName } from './telemetry.ts';
 
 /** What a run needs: the same dependencies as the landing's fulfil path. */
-export type SweepDeps<Tx = unknown> = FulfilDeps<Tx>;
+export type SweepDeps<Tx = unknown> = FulfilContext<Tx>;
 
+/** What one sweep run did. */
 export interface SweepReport {
   owner: string;
   /** Attempts claimed by this run. */
@@ -89,6 +91,8 @@ export function computeNextCheckAt(
   now: number,
   backoffMs: readonly number[] = DEFAULT_SWEEP_BACKOFF_MS,
 ): number {
+  // Never undefined: the default backoff is a non-empty constant.
+  // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
   const delay = backoffMs[Math.min(attempt.sweepChecks, backoffMs.length - 1)] ?? DEFAULT_SWEEP_BACKOFF_MS.at(-1)!;
   const windowEnd = attempt.createdAt + SWEEP_WINDOW_MS;
   const lastRead = windowEnd - 60_000;

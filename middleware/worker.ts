@@ -10,6 +10,7 @@ import { describeError as describe, safeLogger } from './logger.ts';
 import { runSweep, type SweepDeps, type SweepReport } from './sweep.ts';
 import { resolveWorkerOptions, type SweepWorkerOptions } from './sweep-options.ts';
 
+/** A running sweep worker (`kit.startSweepWorker`). */
 export interface SweepWorker {
   /** The owner id this worker claims with. */
   readonly owner: string;

@@ -87,7 +87,7 @@ export async function migrate(pool: Pool): Promise<void> {
           'upgrade the kit.',
       );
     }
-    for (let version = current + 1; version <= SCHEMA_VERSION; version++) await client.query(MIGRATIONS[version - 1]!);
+    for (const migration of MIGRATIONS.slice(current, SCHEMA_VERSION)) await client.query(migration);
     if (rows.length === 0) await client.query('INSERT INTO verify_kit_schema (version) VALUES ($1)', [SCHEMA_VERSION]);
     else await client.query('UPDATE verify_kit_schema SET version = $1', [SCHEMA_VERSION]);
     await client.query('COMMIT');

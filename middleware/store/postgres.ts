@@ -26,11 +26,13 @@ import type {
   VerifyStore,
 } from './types.ts';
 
+/** Options of createPostgresStore. */
 export interface PostgresStoreOptions {
   /** The app's node-postgres Pool. The store never ends it: the pool is yours to close. */
   pool: Pool;
 }
 
+/** The PostgreSQL store; `ready` settles when its migrations are done. */
 export type PostgresStore = VerifyStore<PoolClient> & {
   readonly kind: 'postgres';
   readonly pool: Pool;
@@ -130,6 +132,7 @@ function isPool(value: unknown): value is Pool {
   );
 }
 
+/** The PostgreSQL store (node-postgres Pool), for several instances of the app. */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   if (typeof options !== 'object' || options === null || !isPool(options.pool)) {
     throw new KitError(
@@ -186,7 +189,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   ): Promise<string[]> => {
     if (event === undefined) return [];
     const { rows } = await on<{ event_id: string }>(client, 'insertEvent', [sessionId, outcome, event.source, now]);
-    return [String(rows[0]!.event_id)];
+    return rows.map((row) => String(row.event_id)); // INSERT ... RETURNING: the one new event
   };
 
   return {
@@ -226,9 +229,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: current };
           // Still pending, so the mark was refused: a newer attempt of this user and action was applied.
           const newer = await on<{ session_id: string }>(client, 'newerFulfilled', [sessionId]);
+          // Never undefined: the mark is refused only when a newer attempt is fulfilled.
+          // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
           const by = newer.rows[0]!.session_id;
           const superseded = await on<AttemptRow>(client, 'markSuperseded', [sessionId, by, now]);
           const eventIds = await recordEvent(client, options.event, sessionId, 'superseded', now);
+          // Never undefined: under the intent lock the attempt read above is still pending.
+          // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
           return { kind: 'superseded', attempt: toAttempt(superseded.rows[0]!), eventIds };
         }
         const attempt = toAttempt(marked.rows[0]);
@@ -294,6 +301,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           source: row.source,
           occurredAt: Number(row.occurred_at),
           deliveries: row.deliveries,
+          // Never undefined: attempts are purged only together with their events.
+          // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
           attempt: bySessionId.get(row.session_id)!,
         }))
         .sort((a, b) => Number(a.eventId) - Number(b.eventId));

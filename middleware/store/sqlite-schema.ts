@@ -104,7 +104,7 @@ export function migrate(db: Database, target: number = SCHEMA_VERSION): void {
       );
     }
     const to = Math.max(current, Math.min(target, SCHEMA_VERSION));
-    for (let version = current + 1; version <= to; version++) db.exec(MIGRATIONS[version - 1]!);
+    for (const migration of MIGRATIONS.slice(current, to)) db.exec(migration);
     if (row === undefined) db.prepare('INSERT INTO verify_kit_schema (version) VALUES (?)').run(to);
     else db.prepare('UPDATE verify_kit_schema SET version = ?').run(to);
   });

@@ -20,6 +20,7 @@ import type {
   VerifyStore,
 } from './types.ts';
 
+/** Options of createSqliteStore. */
 export interface SqliteStoreOptions {
   /** A file path, or an open better-sqlite3 Database shared with the integrator's own tables. */
   database: string | Database;
@@ -27,6 +28,7 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
+/** The SQLite store, with its open database (`db`). */
 export type SqliteStore = VerifyStore<Database> & { readonly db: Database };
 
 interface EventRow {
@@ -48,6 +50,7 @@ function openDatabase(database: string | Database, busyTimeoutMs: number): { db:
   return { db, owned };
 }
 
+/** The SQLite store (better-sqlite3): your tables share the kit's transaction. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (typeof options.database !== 'string' && !(options.database instanceof BetterSqlite3)) {
     throw new KitError(

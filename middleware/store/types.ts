@@ -8,6 +8,7 @@ import type { ActionOrdering, JsonValue, OperationSensitivity, OutcomeSource, Pl
 /** `superseded`: verified or not, it was never applied because a newer start of the same user and action was. */
 export type AttemptOutcome = 'pending' | 'fulfilled' | 'failed' | 'expired' | 'superseded';
 
+/** An attempt as the start route stores it. */
 export interface NewAttempt {
   /** Primary key: the fresh random state of this attempt. */
   state: string;
@@ -26,6 +27,7 @@ export interface NewAttempt {
   nextCheckAt: number;
 }
 
+/** A stored attempt, as the store reads it back. */
 export interface Attempt extends Omit<NewAttempt, 'destination'> {
   /** null only for attempts stored before the kit recorded destinations (schema version 1). */
   destination: string | null;
@@ -130,6 +132,7 @@ export interface AttemptRecord extends Attempt {
   redactedAt: number | null;
 }
 
+/** One retention step: what to redact and delete, and how much at most. */
 export interface RetentionBatch {
   now: number;
   /** Settled attempts finished before this lose their params and destination. */
@@ -140,11 +143,13 @@ export interface RetentionBatch {
   limit: number;
 }
 
+/** What one retention step redacted and deleted. */
 export interface RetentionResult {
   redacted: number;
   deleted: number;
 }
 
+/** What a store implements; `Tx` is the transaction handle actions receive. */
 export interface VerifyStore<Tx = unknown> {
   insertAttempt(attempt: NewAttempt): Promise<void>;
   findAttemptByState(state: string): Promise<Attempt | undefined>;

@@ -18,7 +18,7 @@ import {
   type StartLimits,
 } from '../../middleware/index.ts';
 import { completeMessages } from '../../middleware/messages.ts';
-import { newNonce } from '../../middleware/pages.ts';
+import { newNonce } from '../../middleware/page-response.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { expectNoAxeViolations, withoutPageScripts } from '../support/axe.ts';
 import type { AttemptRecord } from '../../middleware/store/types.ts';

@@ -6,11 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Request } from 'express';
-import { createStartLimits, runSweep } from '../../middleware/index.ts';
+import { createStartLimits } from '../../middleware/index.ts';
+import { contextOf } from '../../middleware/create-kit.ts';
+import { runSweep } from '../../middleware/sweep.ts';
 import { maskDestination } from '../../middleware/attempts.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { USERS } from '../support/users.ts';
-import type { Agent } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
 
 const DAY = 86_400_000;
@@ -71,7 +72,7 @@ describe('kit.attempts', () => {
 
 describe('retention on the sweep’s clock', () => {
   it('keeps everything for 30 days, then drops params and destination, then deletes after 90 days; pending is untouched', async () => {
-    const sweepAt = (days: number) => runSweep({ ...app.kit.fulfilDeps, now: () => Date.now() + days * DAY });
+    const sweepAt = (days: number) => runSweep({ ...contextOf(app.kit), now: () => Date.now() + days * DAY });
     expect(await sweepAt(29)).toMatchObject({ redacted: 0, deleted: 0 });
     const at31 = await sweepAt(31);
     expect(at31).toMatchObject({ redacted: 2, deleted: 0 });
@@ -84,14 +85,12 @@ describe('retention on the sweep’s clock', () => {
   });
 
   it('can be tuned or switched off, and refuses settings that cannot work', async () => {
-    await expect(runSweep(app.kit.fulfilDeps, { retention: { redactAfterMs: 10 } })).rejects.toThrow(
-      /redactAfterMs >= 60000/,
+    await expect(app.kit.runSweep({ retention: { redactAfterMs: 10 } })).rejects.toThrow(/redactAfterMs >= 60000/);
+    await expect(app.kit.runSweep({ retention: { redactAfterMs: 2 * DAY, deleteAfterMs: DAY } })).rejects.toThrow(
+      /deleteAfterMs >= redactAfterMs/,
     );
-    await expect(
-      runSweep(app.kit.fulfilDeps, { retention: { redactAfterMs: 2 * DAY, deleteAfterMs: DAY } }),
-    ).rejects.toThrow(/deleteAfterMs >= redactAfterMs/);
     expect(
-      await runSweep({ ...app.kit.fulfilDeps, now: () => Date.now() + 365 * DAY }, { retention: false }),
+      await runSweep({ ...contextOf(app.kit), now: () => Date.now() + 365 * DAY }, { retention: false }),
     ).toMatchObject({
       redacted: 0,
       deleted: 0,

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutcomeEvent } from '../../middleware/index.ts';
+import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent } from '../support/agent.ts';
@@ -55,7 +56,7 @@ const deliveredRow = (on: TestApp, sessionId: string) =>
     .get(sessionId) as { deliveredAt: number | null; deliveries: number } | undefined;
 
 const sweepAt = (on: TestApp, offsetMs: number, owner: string) =>
-  runSweep({ ...on.kit.fulfilDeps, now: () => Date.now() + offsetMs }, { owner });
+  runSweep({ ...contextOf(on.kit), now: () => Date.now() + offsetMs }, { owner });
 
 async function started(user: Agent, action = 'set_note', note = 'hello') {
   await user.start(action, action === 'set_note' ? { note } : {});

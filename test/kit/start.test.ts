@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KitError, KitErrorCode } from '../../middleware/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import type { Agent, Answer } from '../support/agent.ts';
+import type { Answer } from '../support/agent.ts';
 import { leaks, newSeen } from '../support/seen.ts';
 
 let app: TestApp;

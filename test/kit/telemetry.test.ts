@@ -14,11 +14,9 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSweep } from '../../middleware/index.ts';
 import { MetricName, SpanName } from '../../middleware/telemetry.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { USERS } from '../support/users.ts';
-import type { Agent } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
 
 class CollectingReader extends MetricReader {
@@ -107,7 +105,7 @@ describe('OpenTelemetry', () => {
   it('each sweep run is a span with its counts, and records how overdue its oldest due attempt was', async () => {
     const dueSince = Date.now() - 90_000;
     app.db.prepare("UPDATE verify_kit_attempts SET next_check_at = ? WHERE outcome = 'pending'").run(dueSince);
-    const report = await runSweep(app.kit.fulfilDeps, { concurrency: 2 });
+    const report = await app.kit.runSweep({ concurrency: 2 });
     expect(report.claimed).toBeGreaterThan(0);
     expect(report.oldestDueAgeMs).toBeGreaterThanOrEqual(90_000);
 
@@ -133,7 +131,7 @@ describe('OpenTelemetry', () => {
     app.db
       .prepare('UPDATE verify_kit_attempts SET created_at = ? WHERE session_id = ?')
       .run(Date.now() - 25 * 3_600_000, abandoned.sessionId);
-    await runSweep(app.kit.fulfilDeps);
+    await app.kit.runSweep();
 
     const { resourceMetrics } = await reader.collect();
     const points = metricPoints(resourceMetrics, MetricName.Outcomes).map((p) => ({ ...p.attributes, count: p.value }));

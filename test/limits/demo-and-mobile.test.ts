@@ -16,7 +16,7 @@ import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { createSqliteStore, createVerificationKit } from '../../middleware/index.ts';
 import { controlApi, type ControlApi } from '../support/emulator.ts';
 import { userNamed } from '../support/users.ts';
-import { type Agent, rawRequest } from '../support/agent.ts';
+import { rawRequest } from '../support/agent.ts';
 import { captureConsole, leaks, snapshot, startSecStack, type SecStack } from '../support/security-stack.ts';
 import { closeServer, listen } from '../support/listen.ts';
 

@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerificationKit, createVerifyClient, type VerifyStore } from '../../middleware/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import type { Agent } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
 
 let app: TestApp;

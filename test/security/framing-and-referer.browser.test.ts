@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.ts';
-import { type Agent, type Exchange } from '../support/agent.ts';
+import type { Exchange } from '../support/agent.ts';
 import { captureConsole, leaks, resetStartLimits, startSecStack, type SecStack } from '../support/security-stack.ts';
 import { closeServer, listen } from '../support/listen.ts';
 

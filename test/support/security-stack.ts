@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
 import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
 import { startEmulator } from '../../emulator/index.ts';
 import { controlApi, type ControlApi } from './emulator.ts';
@@ -278,7 +279,7 @@ export async function snapshot(stack: SecStack): Promise<Record<string, unknown>
  * Forgets the start limits' counters (the kit's SQLite table), so suites that start many attempts
  * from one loopback IP test what they mean to and not the limits (test/limits/demo-and-mobile.test.ts does).
  */
-export function resetStartLimits(db: import('better-sqlite3').Database): void {
+export function resetStartLimits(db: Database): void {
   const table = db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'verify_kit_rate_limits'")
     .get();
