@@ -7,7 +7,6 @@
  *   app.use(kit.router);            // at '/', since the landing answers at the returnUrl's path
  *   // in your form: <input type="hidden" name="_csrf" value="${kit.csrfToken(req)}">
  */
-import type { Database } from 'better-sqlite3';
 import express, { type Express, type Request } from 'express';
 import { createAttemptReader, type AttemptReader } from './attempts.ts';
 import { createVerifyClient } from './client.ts';
@@ -23,8 +22,7 @@ import { isVerifyClient, resolveKitOptions } from './options-resolve.ts';
 import { createStartLimits, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
 import { answerError, route } from './respond.ts';
 import { mountStart } from './start.ts';
-import type { PostgresStore } from './store/postgres.ts';
-import type { VerifyStore } from './store/types.ts';
+import type { StartBudgetCounter, VerifyStore } from './store/types.ts';
 import { runSweep, type SweepReport } from './sweep.ts';
 import type { SweepOptions, SweepWorkerOptions } from './sweep-options.ts';
 import { startSweepWorker, type SweepWorker } from './worker.ts';
@@ -77,42 +75,31 @@ function isStartLimits(limits: StartLimitsOptions | StartLimits): limits is Star
   return 'consume' in limits && isFunction(limits.consume);
 }
 
-function isPostgresStore<Tx>(store: VerifyStore<Tx>): store is VerifyStore<Tx> & PostgresStore {
-  return 'kind' in store && store.kind === 'postgres';
+/** The store counts the default limits when it can (both of the kit's stores do): no sniffing of its type. */
+function counterOf<Tx>(store: VerifyStore<Tx>): Pick<StartLimitsOptions, 'store'> {
+  return isFunction(store.consumeStartBudgets) ? { store: store as StartBudgetCounter } : {};
 }
 
-function isSqliteStore<Tx>(store: VerifyStore<Tx>): store is VerifyStore<Tx> & { db: Database } {
-  return 'db' in store && isRecord(store.db) && isFunction(store.db.prepare);
-}
-
-/** Where the default limits keep their counters: the kit store's own database. */
-function counterStoreOf<Tx>(store: VerifyStore<Tx>): Pick<StartLimitsOptions, 'database' | 'postgres'> {
-  // Several instances share one PostgreSQL store, so they share its counters too.
-  if (isPostgresStore(store)) return { postgres: store };
-  if (isSqliteStore(store)) return { database: store.db };
-  return {};
-}
-
-/** The start limits the options ask for: the integrator's, or the default on the store's database. */
+/** The start limits the options ask for: the integrator's, or the default counted by the kit's store. */
 function buildStartLimits<Tx>(options: ResolvedKitOptions<Tx>): StartLimits | undefined {
   const { limits, store } = options;
   // No start route, nothing to limit (a kit made only to sweep, or only to land).
   if (options.dangerouslyDisableStartLimits === true || options.routes.start === false) return undefined;
   if (limits !== undefined && isStartLimits(limits)) return limits;
-  const counters = counterStoreOf(store);
+  const counter = counterOf(store);
   try {
     return createStartLimits({
-      ...counters,
+      ...counter,
       destinationKey: deriveDestinationKey(options.clientSecret),
       logger: options.logger,
       ...limits,
     });
   } catch (error) {
-    const noCounters = counters.database === undefined && counters.postgres === undefined && limits === undefined;
-    const problem = noCounters
+    const noCounter = counter.store === undefined && limits === undefined;
+    const problem = noCounter
       ? 'Start limits need a counter store: use the SQLite or PostgreSQL store, pass ' +
-        '`limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) ' +
-        '`dangerouslyDisableStartLimits: true`.'
+        '`limits: createStartLimits({ store })` with a store that counts start budgets (`consumeStartBudgets`), ' +
+        'or (only with equal limits elsewhere) `dangerouslyDisableStartLimits: true`.'
       : `\`limits\`: ${error instanceof Error ? error.message : String(error)}`;
     throw invalidOptions('createVerificationKit', [problem]);
   }

@@ -102,9 +102,8 @@ export interface VerificationKitOptions<Tx = unknown> {
   csrf?: CsrfOptions;
   /**
    * Limits on starts per user, destination and client IP, against SMS pumping. Default on:
-   * counters in the SQLite store's database, or in the PostgreSQL store (shared by every
-   * instance). Pass budgets to change them, or a StartLimits on a shared store
-   * (createStartLimits({ limiters })) when the app runs as several instances.
+   * counted by the kit's store, all three in one transaction (with PostgreSQL, shared by every
+   * instance). Pass budgets to change them, or createStartLimits({ store }) on another counter.
    */
   limits?: StartLimitsOptions | StartLimits;
   /**

@@ -22,6 +22,8 @@ import type {
   FulfilOnceResult,
   NewAttempt,
   OutcomeRecording,
+  StartBudgetCounter,
+  StartBudgetRefusal,
   StoredOutcomeEvent,
   VerifyStore,
 } from './types.ts';
@@ -33,12 +35,13 @@ export interface PostgresStoreOptions {
 }
 
 /** The PostgreSQL store; `ready` settles when its migrations are done. */
-export type PostgresStore = VerifyStore<PoolClient> & {
-  readonly kind: 'postgres';
-  readonly pool: Pool;
-  /** Resolves once the kit's tables are migrated; every store call waits for it (await it at startup to fail fast). */
-  readonly ready: Promise<void>;
-};
+export type PostgresStore = VerifyStore<PoolClient> &
+  StartBudgetCounter & {
+    readonly kind: 'postgres';
+    readonly pool: Pool;
+    /** Resolves once the kit's tables are migrated; every store call waits for it (await it at startup to fail fast). */
+    readonly ready: Promise<void>;
+  };
 
 interface EventRow {
   event_id: string;
@@ -48,6 +51,10 @@ interface EventRow {
   occurred_at: string;
   deliveries: number;
 }
+
+/** Ended start budget counters are deleted at most this often (per store), in batches of at most this many. */
+const BUDGET_CLEANUP_INTERVAL_MS = 5 * 60_000;
+const ENDED_BUDGETS_PER_CLEANUP = 1000;
 
 const SQL = {
   insert: `INSERT INTO verify_kit_attempts
@@ -113,6 +120,11 @@ const SQL = {
     SET next_check_at = $3, sweep_checks = sweep_checks + 1, lease_owner = NULL, lease_until = NULL
     WHERE session_id = $1 AND lease_owner = $2 AND outcome = 'pending'`,
   release: 'UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
+  // One call, one transaction (the statement's): see the function in postgres-schema.ts.
+  consumeStartBudgets: 'SELECT refused_budget, retry_after_ms FROM verify_kit_consume_start_budgets($1, $2, $3, $4)',
+  // SKIP LOCKED: never waits on a counter a start holds, so it cannot deadlock with one.
+  deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (
+      SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= $1 LIMIT ${ENDED_BUDGETS_PER_CLEANUP} FOR UPDATE SKIP LOCKED)`,
   expire: `UPDATE verify_kit_attempts SET outcome = 'expired', finished_at = $1, lease_owner = NULL, lease_until = NULL
     WHERE outcome = 'pending' AND created_at <= $2 AND (lease_until IS NULL OR lease_until <= $1)
     RETURNING session_id`,
@@ -178,6 +190,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       client.release(broken);
     }
   };
+
+  let nextBudgetCleanupAt = 0;
 
   /** The outbox row of an outcome, written in the transaction that records the outcome. */
   const recordEvent = async (
@@ -312,6 +326,16 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
     async retryOutcomeEvent(eventId, owner, nextAttemptAt) {
       await query('eventRetry', [Number(eventId), owner, nextAttemptAt]);
+    },
+    async consumeStartBudgets({ budgets, now }): Promise<StartBudgetRefusal[]> {
+      const values = [budgets.map((b) => b.key), budgets.map((b) => b.points), budgets.map((b) => b.durationMs), now];
+      const { rows } = await query<{ refused_budget: number; retry_after_ms: string }>('consumeStartBudgets', values);
+      if (now >= nextBudgetCleanupAt) {
+        const deleted = (await query('deleteEndedBudgets', [now])).rowCount ?? 0;
+        // A full batch means more are waiting: clean again on the next start.
+        nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
+      }
+      return rows.map((row) => ({ budget: row.refused_budget, retryAfterMs: Number(row.retry_after_ms) }));
     },
     ...postgresHousekeeping(pool, ready),
     async close() {

@@ -149,6 +149,25 @@ export interface RetentionResult {
   deleted: number;
 }
 
+/** One start budget: at most `points` starts per fixed window of `durationMs`, counted under `key`. */
+export interface StartBudget {
+  key: string;
+  points: number;
+  durationMs: number;
+}
+
+export interface ConsumeStartBudgetsOptions {
+  /** Distinct keys (the kit prefixes each with its budget's name). */
+  budgets: readonly StartBudget[];
+  now: number;
+}
+
+/** A spent budget that refused the start: its index in `budgets`, and when its window ends. */
+export interface StartBudgetRefusal {
+  budget: number;
+  retryAfterMs: number;
+}
+
 /** What a store implements; `Tx` is the transaction handle actions receive. */
 export interface VerifyStore<Tx = unknown> {
   insertAttempt(attempt: NewAttempt): Promise<void>;
@@ -206,5 +225,16 @@ export interface VerifyStore<Tx = unknown> {
    * event is not yet delivered is kept whole until it is.
    */
   applyRetention(batch: RetentionBatch): Promise<RetentionResult>;
+  /**
+   * Counts one start against every budget in ONE transaction: only when all of them have room is
+   * each incremented; otherwise nothing is spent and the refusals (empty when allowed) say which
+   * budgets were full. Fixed windows: a budget's window starts with its first start and ends
+   * `durationMs` later. Safe across processes. Expired counters are deleted now and then.
+   * Optional: a store without it needs start limits of the integrator's own (`limits`).
+   */
+  consumeStartBudgets?(options: ConsumeStartBudgetsOptions): Promise<StartBudgetRefusal[]>;
   close(): Promise<void>;
 }
+
+/** What counts start budgets: both of the kit's stores, or an integrator's own shared counter. */
+export type StartBudgetCounter = Required<Pick<VerifyStore, 'consumeStartBudgets'>>;

@@ -203,19 +203,16 @@ describe('grouped options', () => {
 });
 
 describe('the kit builds what its options ask for', () => {
-  it('the start limits (and their table) only for a kit with a start route', async () => {
-    const limitsTable = async (routes: { start?: false }) => {
-      const database = new Database(':memory:');
-      const kit = createVerificationKit(options({ store: createSqliteStore({ database }), routes }));
-      // The limiter library creates its table asynchronously: give it the time it takes.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const found = database.prepare("SELECT name FROM sqlite_master WHERE name = 'verify_kit_rate_limits'").all();
-      await kit.close();
-      database.close();
-      return found.length;
-    };
-    expect(await limitsTable({})).toBe(1);
-    expect(await limitsTable({ start: false })).toBe(0);
+  it('the start limits only for a kit with a start route', () => {
+    const limitsOf = (routes: { start?: false }) =>
+      contextOf(createVerificationKit(options({ store: createSqliteStore({ database: ':memory:' }), routes })))
+        .startLimits;
+    expect(limitsOf({})?.consume).toBeTypeOf('function');
+    expect(limitsOf({ start: false })).toBeUndefined();
+    // Without a start route, a store that counts no budgets needs no limits of its own.
+    const { consumeStartBudgets: _none, ...uncounted } = createSqliteStore({ database: ':memory:' });
+    expect(() => createVerificationKit(options({ store: uncounted }))).toThrow(/Start limits need a counter store/);
+    expect(() => createVerificationKit(options({ store: uncounted, routes: { start: false } }))).not.toThrow();
   });
 
   it('kit.runSweep and kit.startSweepWorker check their options like the factory', () => {

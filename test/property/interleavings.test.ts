@@ -176,7 +176,7 @@ async function rows(): Promise<AttemptRow[]> {
 
 async function resetLimits(): Promise<void> {
   if (app.kind === 'sqlite') resetStartLimits(app.db);
-  else await app.query('DELETE FROM verify_kit_rate_limits');
+  else await app.query('DELETE FROM verify_kit_start_budgets');
 }
 
 /** "An older attempt must never be applied after a newer one of the same user and action was applied." */

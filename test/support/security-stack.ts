@@ -281,9 +281,9 @@ export async function snapshot(stack: SecStack): Promise<Record<string, unknown>
  */
 export function resetStartLimits(db: Database): void {
   const table = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'verify_kit_rate_limits'")
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'verify_kit_start_budgets'")
     .get();
-  if (table !== undefined) db.exec('DELETE FROM verify_kit_rate_limits');
+  if (table !== undefined) db.exec('DELETE FROM verify_kit_start_budgets');
 }
 
 /** Paths the demo and the kit may redirect to: all fixed on the server. */
