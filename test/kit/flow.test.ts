@@ -64,7 +64,7 @@ describe('happy path', () => {
   });
 
   it('kit pages are sent whole as UTF-8 HTML without an ETag (a no-store page is never revalidated, so none is computed)', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { handoff } = await startedAttempt(alice);
     const headers = handoff.response.headers;
     expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
