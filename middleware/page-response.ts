@@ -30,5 +30,10 @@ export function sendPage(res: Response, status: number, body: string, nonce: str
       `form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
   );
   res.setHeader('X-Frame-Options', 'DENY');
-  res.status(status).type('html').send(body);
+  // Written directly rather than with res.send: a no-store page is never revalidated, so the
+  // SHA-1 ETag express would compute over every page (and its freshness check) is pure cost.
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }

@@ -63,6 +63,20 @@ describe('happy path', () => {
     expect(handoff.html.match(/<script/g)?.length).toBe(1);
   });
 
+  it('kit pages are sent whole as UTF-8 HTML without an ETag (a no-store page is never revalidated, so none is computed)', async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { handoff } = await startedAttempt(alice);
+    const headers = handoff.response.headers;
+    expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(Number(headers.get('content-length'))).toBe(Buffer.byteLength(handoff.html));
+    expect(headers.get('etag')).toBeNull();
+    const again = await alice.request('/verify/start-again?action=grant_badge');
+    const body = await again.text();
+    expect(again.headers.get('etag')).toBeNull();
+    expect(Number(again.headers.get('content-length'))).toBe(Buffer.byteLength(body));
+    expect(body).toContain('<form method="post" action="/verify/start">');
+  });
+
   it('every attempt gets a fresh state and a fresh session, and two tabs work side by side', async () => {
     const alice = await app.agent(seen).signIn('alice');
     const first = await startedAttempt(alice);
