@@ -10,6 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_TEXTS, demoKitMessages, type DemoLocale } from '../../demo-app/i18n.ts';
 import { englishMessages } from '../../middleware/index.ts';
+import { DAY_MS } from '../support/clock.ts';
 import { expectNoAxeViolations, withoutPageScripts } from '../support/axe.ts';
 import { addVirtualAuthenticator, launchBrowser } from '../support/browser.ts';
 import { declinePasskeyOffer, startStack, type Stack } from '../support/demo-stack.ts';
@@ -65,18 +66,13 @@ async function startAttempt(context: BrowserContext, page: Page): Promise<{ sess
     headers: { origin: stack.demoUrl },
   });
   expect(started.status()).toBe(200);
-  return stack.demo.db
-    .prepare(
-      'SELECT session_id AS sessionId, state FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1',
-    )
-    .get() as { sessionId: string; state: string };
+  const attempts = await stack.demo.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER });
+  const newest = attempts.reduce((a, b) => (b.startSeq > a.startSeq ? b : a));
+  return { sessionId: newest.sessionId, state: newest.state };
 }
 
-/** Moves the attempt's creation an hour back: past the pending page's checking window. */
-function makeOld(sessionId: string): void {
-  const update = 'UPDATE verify_kit_attempts SET created_at = created_at - 3600000 WHERE session_id = ?';
-  stack.demo.db.prepare(update).run(sessionId);
-}
+/** An hour: past the pending page's checking window. */
+const PAST_THE_WINDOW_MS = 3_600_000;
 
 function landingUrl(ids: { sessionId: string; state: string }): string {
   return `${stack.returnUrl}?${new URLSearchParams({ session_id: ids.sessionId, state: ids.state })}`;
@@ -171,8 +167,8 @@ for (const locale of ['en', 'fr'] as const) {
       await check(page, locale, 'pending page (checking)');
       await expect.poll(() => page.getByRole('status').textContent()).toBeTruthy();
       expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
-      makeOld(pending.sessionId);
-      await page.goto(landingUrl(pending));
+      // An hour later by the demo's clock, the same attempt is past the window.
+      await stack.clock.shifted(PAST_THE_WINDOW_MS, () => page.goto(landingUrl(pending)));
       await check(page, locale, 'pending page (stopped)', kit.pending?.stopped?.slice(0, 40));
 
       for (const reason of ['otp_locked', 'device_changed', 'session_binding_failed', 'a_reason_nobody_knows']) {
@@ -184,17 +180,19 @@ for (const locale of ['en', 'fr'] as const) {
         await check(page, locale, `failure page (${reason})`, title);
       }
 
+      // Never finished: two days later by the demo's clock, the sweep expires it.
       const expired = await startAttempt(context, page);
-      stack.demo.db
-        .prepare("UPDATE verify_kit_attempts SET outcome = 'expired' WHERE session_id = ?")
-        .run(expired.sessionId);
+      await stack.clock.shifted(2 * DAY_MS, () => stack.demo.kit.runSweep());
+      expect((await stack.demo.store.findAttemptBySessionId(expired.sessionId))?.outcome).toBe('expired');
       await page.goto(landingUrl(expired));
       await check(page, locale, 'failure page (expired)');
 
+      // confirm_phone keeps the newest verified start ('latest'): landing a newer one supersedes this one.
       const superseded = await startAttempt(context, page);
-      stack.demo.db
-        .prepare("UPDATE verify_kit_attempts SET outcome = 'superseded' WHERE session_id = ?")
-        .run(superseded.sessionId);
+      const newer = await startAttempt(context, page);
+      expect((await stack.control.complete(newer.sessionId, { outcome: 'verified' })).status).toBe(200);
+      expect((await context.request.get(landingUrl(newer), { maxRedirects: 0 })).status()).toBe(303);
+      expect((await stack.demo.store.findAttemptBySessionId(superseded.sessionId))?.outcome).toBe('superseded');
       await page.goto(landingUrl(superseded));
       await check(page, locale, 'failure page (superseded)', kit.failures?.superseded?.title ?? 'A newer request');
 

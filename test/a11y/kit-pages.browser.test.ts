@@ -19,6 +19,7 @@ import {
 } from '../../middleware/index.ts';
 import { completeMessages } from '../../middleware/messages.ts';
 import { newNonce } from '../../middleware/page-response.ts';
+import { DAY_MS } from '../support/clock.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { expectNoAxeViolations, withoutPageScripts } from '../support/axe.ts';
 import type { AttemptRecord } from '../../middleware/store/types.ts';
@@ -74,21 +75,18 @@ async function signedIn(user: string | null, options: { javaScriptEnabled?: bool
 }
 
 /** Starts an attempt for the context's user over HTTP (no browser navigation): its stored row. */
-async function startAttempt(context: BrowserContext): Promise<AttemptRecord> {
+async function startAttempt(context: BrowserContext, action = 'grant_badge'): Promise<AttemptRecord> {
   const { csrf } = (await (await context.request.get(`${app.url}/test/csrf`)).json()) as { csrf: string };
   const started = await context.request.post(`${app.url}/verify/start`, {
-    form: { _csrf: csrf, action: 'grant_badge' },
+    form: { _csrf: csrf, action },
     headers: { origin: app.url },
   });
   expect(started.status()).toBe(200);
   return app.latestAttempt();
 }
 
-/** Moves the attempt's creation an hour back: past the pending page's checking window. */
-function makeOld(sessionId: string): void {
-  const update = 'UPDATE verify_kit_attempts SET created_at = created_at - 3600000 WHERE session_id = ?';
-  app.db.prepare(update).run(sessionId);
-}
+/** An hour: past the pending page's checking window (refreshWindowMs, one minute here). */
+const PAST_THE_WINDOW_MS = 3_600_000;
 
 function landingUrl(attempt: Pick<AttemptRecord, 'sessionId' | 'state'>): string {
   return `${app.returnUrl}?${new URLSearchParams({ session_id: attempt.sessionId, state: attempt.state })}`;
@@ -145,9 +143,11 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toContain('checks again by itself');
     await expectNoAxeViolations(page, 'pending page (checking)');
 
-    makeOld(attempt.sessionId);
-    await page.getByRole('link', { name: 'Check again' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('You do not need to wait here');
+    // An hour later by the kit's clock, the same attempt is past the window.
+    await app.clock.shifted(PAST_THE_WINDOW_MS, async () => {
+      await page.getByRole('link', { name: 'Check again' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('You do not need to wait here');
+    });
     await expectNoAxeViolations(page, 'pending page (stopped)');
     await context.close();
   });
@@ -165,16 +165,20 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
 
   it('the failure page for an expired and a superseded attempt, start-again and the neutral page', async () => {
     const { context, page } = await signedIn('alice');
-    const attempt = await startAttempt(context);
-    app.db.prepare("UPDATE verify_kit_attempts SET outcome = 'expired' WHERE session_id = ?").run(attempt.sessionId);
+    // Started two days ago by the kit's clock and never finished: the sweep expires it.
+    const attempt = await app.clock.shifted(-2 * DAY_MS, () => startAttempt(context));
+    await app.kit.runSweep();
+    expect((await app.attempt(attempt.sessionId))?.outcome).toBe('expired');
     await page.goto(landingUrl(attempt));
     await expect.poll(() => page.locator('h1').textContent()).toBe('Verification expired');
     await expectNoAxeViolations(page, 'failure page (expired)');
 
-    const superseded = await startAttempt(context);
-    app.db
-      .prepare("UPDATE verify_kit_attempts SET outcome = 'superseded' WHERE session_id = ?")
-      .run(superseded.sessionId);
+    // `grant` keeps the newest verified start ('latest'): landing a newer one supersedes this one.
+    const superseded = await startAttempt(context, 'grant');
+    const newer = await startAttempt(context, 'grant');
+    expect((await app.emulator.control.complete(newer.sessionId, { outcome: 'verified' })).status).toBe(200);
+    expect((await context.request.get(landingUrl(newer), { maxRedirects: 0 })).status()).toBe(303);
+    expect((await app.attempt(superseded.sessionId))?.outcome).toBe('superseded');
     await page.goto(landingUrl(superseded));
     await expect.poll(() => page.locator('h1').textContent()).toBe('A newer request replaced this one');
     expect(await page.getByRole('button').count()).toBe(0);
@@ -320,8 +324,7 @@ describe('the pending page', () => {
 
   it('after the window, it no longer checks by itself', async () => {
     const { context, page } = await signedIn('alice');
-    const attempt = await startAttempt(context);
-    makeOld(attempt.sessionId);
+    const attempt = await app.clock.shifted(-PAST_THE_WINDOW_MS, () => startAttempt(context));
     const checks: string[] = [];
     page.on('request', (request) => {
       if (request.url().startsWith(app.returnUrl)) checks.push(request.url());

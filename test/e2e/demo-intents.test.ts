@@ -9,13 +9,14 @@
  *    user's current number, so that number (not the old attempt's) is the one confirmed; and it runs
  *    the action's `prepare` again, so a start that `prepare` refuses now is refused with nothing sent.
  */
-import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The demo's kit comes from the built package: its internals from the same build.
 import { contextOf } from '../../dist/middleware/create-kit.js';
 import { runSweep } from '../../dist/middleware/sweep.js';
+import { Agent, formToken, type Answer } from '../support/agent.ts';
 import { startStack, type Stack } from '../support/demo-stack.ts';
-import { DEMO_USERS } from '../support/users.ts';
+import { demoSite, latestAttempt } from '../support/security-stack.ts';
+import { DEMO_USERS, type DemoUserKey } from '../support/users.ts';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -23,21 +24,12 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-type Agent = ReturnType<typeof request.agent>;
+const signIn = (user: DemoUserKey): Promise<Agent> => new Agent(demoSite(stack)).signIn(user);
 
-async function signIn(userId: string): Promise<Agent> {
-  const agent = request.agent(stack.demo.app);
-  const page = await agent.get('/signin');
-  const token = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
-  const answer = await agent.post('/signin').type('form').send({ _csrf: token, userId });
-  expect(answer.status).toBe(303);
-  return agent;
-}
-
-/** The kit's CSRF token from the home page's start forms. */
+/** The kit's CSRF token from the home page's start forms, read again before each start. */
 async function kitToken(agent: Agent): Promise<string> {
-  const home = await agent.get('/');
-  return /name="_csrf" value="([^"]+)">\s*<input type="hidden" name="action"/.exec(home.text)![1]!;
+  const home = await agent.request('/');
+  return formToken(home.body, /<form method="post" action="\/verify\/start">\s*/)!;
 }
 
 interface Started {
@@ -45,43 +37,32 @@ interface Started {
   state: string;
 }
 
-async function latestAttempt(): Promise<Started & { outcome: string }> {
-  const [newest] = await stack.demo.store.listAttempts({ limit: 1 });
-  if (newest === undefined) throw new Error('no attempt stored');
-  return newest;
-}
-
 async function outcomeOf(sessionId: string): Promise<string> {
   return (await stack.demo.store.findAttemptBySessionId(sessionId))?.outcome ?? 'missing';
 }
 
-async function start(agent: Agent, fields: Record<string, string>): Promise<request.Response> {
-  return agent
-    .post('/verify/start')
-    .type('form')
-    .set('Origin', new URL(stack.returnUrl).origin)
-    .send({ _csrf: await kitToken(agent), ...fields });
+async function start(agent: Agent, fields: Record<string, string>): Promise<Answer> {
+  return agent.postStart({ _csrf: await kitToken(agent), ...fields });
 }
 
 async function startOk(agent: Agent, fields: Record<string, string>): Promise<Started> {
   const answer = await start(agent, fields);
-  expect(answer.status, answer.text.slice(0, 300)).toBe(200);
-  expect(answer.text).toContain('id="verify-kit-handoff"');
-  const { sessionId, state } = await latestAttempt();
+  expect(answer.status, answer.body.slice(0, 300)).toBe(200);
+  expect(answer.body).toContain('id="verify-kit-handoff"');
+  const { sessionId, state } = await latestAttempt(stack);
   return { sessionId, state };
 }
 
-const land = (agent: Agent, a: Started) =>
-  agent.get(`/verify/return?session_id=${encodeURIComponent(a.sessionId)}&state=${encodeURIComponent(a.state)}`);
+const land = (agent: Agent, a: Started) => agent.landFor(a.sessionId, a.state);
 
 async function payoutMasked(agent: Agent): Promise<string | undefined> {
-  const me = await agent.get('/api/me');
-  return (me.body as { user: { payoutAccount: { masked: string } | null } }).user.payoutAccount?.masked;
+  const me = await (await agent.request('/api/me')).json<{ user: { payoutAccount: { masked: string } | null } }>();
+  return me.user.payoutAccount?.masked;
 }
 
 describe('the newest verified intent wins', () => {
-  async function twoVerifiedChanges(userId: string) {
-    const agent = await signIn(userId);
+  async function twoVerifiedChanges(user: DemoUserKey) {
+    const agent = await signIn(user);
     const older = await startOk(agent, { action: 'change_payout', accountNumber: '1000 0000 1111' });
     expect((await stack.control.complete(older.sessionId, { outcome: 'verified' })).status).toBe(200);
     // Alice never lands (tab closed); she starts again with another account, verifies and lands.
@@ -94,14 +75,14 @@ describe('the newest verified intent wins', () => {
   }
 
   it('the older attempt’s return URL opened from the history afterwards does not put the replaced account back', async () => {
-    const { agent, older } = await twoVerifiedChanges(DEMO_USERS.alice.id);
+    const { agent, older } = await twoVerifiedChanges('alice');
     await land(agent, older);
     expect(await payoutMasked(agent)).toBe('••••2222');
     expect(await outcomeOf(older.sessionId)).not.toBe('fulfilled');
   });
 
   it('the sweep finding the older verified attempt afterwards does not put the replaced account back', async () => {
-    const { agent, older } = await twoVerifiedChanges(DEMO_USERS.bob.id);
+    const { agent, older } = await twoVerifiedChanges('bob');
     const deps = contextOf(stack.demo.kit);
     await runSweep({ ...deps, now: () => Date.now() + 10 * 60_000 }, { owner: 'defect-1-sweep' });
     expect(await payoutMasked(agent)).toBe('••••2222');
@@ -115,11 +96,11 @@ describe('a restart verifies what it applies', () => {
 
   it('confirm_phone restarted after the number changed confirms the number the new code was sent to', async () => {
     const userId = DEMO_USERS.chen.id;
-    const agent = await signIn(userId);
+    const agent = await signIn('chen');
     const failed = await startOk(agent, { action: 'confirm_phone' });
     await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
     const page = await land(agent, failed);
-    expect(page.text).toContain(`name="restart" value="${failed.state}"`);
+    expect(page.body).toContain(`name="restart" value="${failed.state}"`);
 
     // The profile's number changes between the failure and the restart.
     const newNumber = '+15550109999';
@@ -140,7 +121,7 @@ describe('a restart verifies what it applies', () => {
   });
 
   it('a restart runs prepare again: refused now (already the payout account) is a clear 4xx page and sends nothing', async () => {
-    const agent = await signIn(DEMO_USERS.alice.id);
+    const agent = await signIn('alice');
     const failed = await startOk(agent, { action: 'change_payout', accountNumber: '3000 0000 3333' });
     await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
     await land(agent, failed);
@@ -154,7 +135,7 @@ describe('a restart verifies what it applies', () => {
     const attemptsBefore = await attemptCount();
     const refused = await start(agent, { action: 'change_payout', restart: failed.state });
     expect(refused.status).toBe(400);
-    expect(refused.text).toContain('That is already your payout account.');
+    expect(refused.body).toContain('That is already your payout account.');
     expect((await stack.control.stats()).smsSent).toBe(sentBefore);
     expect(await attemptCount()).toBe(attemptsBefore);
   });
@@ -163,15 +144,15 @@ describe('a restart verifies what it applies', () => {
 describe("the demo's onOutcome outbox", () => {
   async function activityWithEmail(agent: Agent, sessionId: string, outcome: string): Promise<string> {
     for (let i = 0; i < 200; i++) {
-      const page = await agent.get('/activity');
-      if (page.text.includes(`data-session-id="${sessionId}" data-outcome="${outcome}"`)) return page.text;
+      const page = await agent.request('/activity');
+      if (page.body.includes(`data-session-id="${sessionId}" data-outcome="${outcome}"`)) return page.body;
       await new Promise((r) => setTimeout(r, 10));
     }
     throw new Error(`no ${outcome} email for ${sessionId} on the Activity page`);
   }
 
   it('the Activity page shows one email per outcome: the applied change and the older request that was superseded', async () => {
-    const agent = await signIn(DEMO_USERS.chen.id);
+    const agent = await signIn('chen');
     const older = await startOk(agent, { action: 'change_payout', accountNumber: '4000 0000 4444' });
     const newer = await startOk(agent, { action: 'change_payout', accountNumber: '5000 0000 5555' });
     await stack.control.complete(older.sessionId, { outcome: 'verified' });
@@ -193,7 +174,7 @@ describe("the demo's onOutcome outbox", () => {
 
 describe('the Verifications page (the kit’s read API)', () => {
   it('lists only the signed-in user’s attempts with outcome, age, who settled them and the number masked', async () => {
-    const agent = await signIn(DEMO_USERS.chen.id);
+    const agent = await signIn('chen');
     const failed = await startOk(agent, { action: 'confirm_phone' });
     expect((await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' })).status).toBe(
       200,
@@ -203,10 +184,10 @@ describe('the Verifications page (the kit’s read API)', () => {
     expect((await stack.control.complete(verified.sessionId, { outcome: 'verified' })).status).toBe(200);
     await land(agent, verified);
 
-    const page = await agent.get('/verifications');
+    const page = await agent.request('/verifications');
     expect(page.status).toBe(200);
-    expect(page.headers['cache-control']).toBe('no-store');
-    const rows = [...page.text.matchAll(/<tr data-session-id="([^"]+)" data-outcome="([^"]+)">([\s\S]*?)<\/tr>/g)];
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const rows = [...page.body.matchAll(/<tr data-session-id="([^"]+)" data-outcome="([^"]+)">([\s\S]*?)<\/tr>/g)];
     const chens = (
       await stack.demo.store.listAttempts({ userRef: DEMO_USERS.chen.id, limit: Number.MAX_SAFE_INTEGER })
     ).map((a) => a.sessionId);
@@ -219,9 +200,9 @@ describe('the Verifications page (the kit’s read API)', () => {
     expect(rows[0]![3]).toContain('you came back to the site');
     expect(rows[0]![3]).toMatch(/just now|\d+ min ago/);
     expect(rows[0]![3]).toMatch(/•+\d\d</);
-    expect(page.text).not.toContain(DEMO_USERS.chen.phone);
+    expect(page.body).not.toContain(DEMO_USERS.chen.phone);
 
-    const other = await signIn(DEMO_USERS.bob.id);
-    expect((await other.get('/verifications')).text).not.toContain(verified.sessionId);
+    const other = await signIn('bob');
+    expect((await other.request('/verifications')).body).not.toContain(verified.sessionId);
   });
 });

@@ -12,6 +12,7 @@ import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
 import { demoSweepKit } from '../../demo-app/kit-deps.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { runSweepJob } from '../../middleware/sweep-cli.ts';
+import { createTestClock } from '../support/clock.ts';
 import { controlApi, type ControlApi } from '../support/emulator.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 
@@ -25,9 +26,12 @@ let database: TestDatabase;
 let emulator: RunningEmulator;
 let control: ControlApi;
 let instances: DemoApp[];
+/** Both instances' clock: a test starts an attempt in the past instead of backdating it with SQL. */
+const clock = createTestClock();
 
 function instance(): DemoApp {
   return createDemoApp({
+    now: clock.now,
     verifyBaseUrl: emulator.url,
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,
@@ -75,11 +79,10 @@ async function start(browser: Browser, app: DemoApp, action: string, extra: Reco
       .send({ _csrf: token!, action, ...extra }),
   );
   expect(started.status, started.text.slice(0, 200)).toBe(200);
-  const { rows } = await database.pool.query<{ session_id: string; state: string }>(
-    'SELECT session_id, state FROM verify_kit_attempts WHERE action = $1 ORDER BY created_at DESC LIMIT 1',
-    [action],
-  );
-  return rows[0]!;
+  // The newest started attempt, read through the kit's store.
+  const attempts = await app.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER });
+  const newest = attempts.filter((a) => a.action === action).reduce((a, b) => (b.startSeq > a.startSeq ? b : a));
+  return { session_id: newest.sessionId, state: newest.state };
 }
 
 describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two instances', () => {
@@ -129,11 +132,12 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
     const [a] = instances as [DemoApp, DemoApp];
     const browser = new Browser();
     await signIn(browser, a, 'usr_bob');
-    const attempt = await start(browser, a, 'change_payout', { accountNumber: '1234 5678 9012' });
+    // Started four minutes ago by the instances' clock: the sweep's first read (after 3 min) is due.
+    const attempt = await clock.shifted(-4 * 60_000, () =>
+      start(browser, a, 'change_payout', { accountNumber: '1234 5678 9012' }),
+    );
     expect((await control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
-    // Nobody lands. The sweep's first read is due after a few minutes: backdate it instead of waiting.
-    const due = 'UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = $1';
-    await database.pool.query(due, [attempt.session_id]);
+    // Nobody lands.
 
     const lines: string[] = [];
     const env = {

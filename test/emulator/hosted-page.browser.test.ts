@@ -1,49 +1,10 @@
 /** The hosted page in real headless Chromium: a full flow from an integrator's page, and a refused iframe. */
-import { createServer, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatorClient } from '../../emulator/index.ts';
-import { escapeHtml } from '../../emulator/views.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { newSession, readSession, startTestEmulator, type TestEmulator } from '../support/emulator.ts';
-import { closeServer, listen } from '../support/listen.ts';
-
-/** A stand-in integrator site on `localhost` (another site than the emulator's 127.0.0.1). */
-interface Landing {
-  origin: string;
-  /** HTML served on GET /page. */
-  page: string;
-  /** Query strings that arrived on GET /verify/return. */
-  returns: URLSearchParams[];
-  server: Server;
-}
-
-async function startLanding(): Promise<Landing> {
-  const landing: Landing = { origin: '', page: '', returns: [], server: createServer() };
-  landing.server.on('request', (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === '/verify/return') {
-      landing.returns.push(url.searchParams);
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Back at the site</h1>');
-    } else if (url.pathname === '/page') {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(landing.page);
-    } else {
-      res.writeHead(404).end();
-    }
-  });
-  landing.origin = `http://localhost:${await listen(landing.server)}`;
-  return landing;
-}
-
-/** The integrator's frontend: a form that POSTs the handoff as `hx` to verifyUrl, optionally into a frame. */
-function handoffForm(verifyUrl: string, handoff: string, target?: string): string {
-  const targetAttr = target ? ` target="${target}"` : '';
-  const frame = target ? `<iframe name="${target}" title="hosted page" width="400" height="400"></iframe>` : '';
-  return `<!doctype html><html><body>
-<form method="post" action="${escapeHtml(verifyUrl)}"${targetAttr}>
-<input type="hidden" name="hx" value="${escapeHtml(handoff)}"><button type="submit">Verify my phone</button>
-</form>${frame}</body></html>`;
-}
+import { handoffForm, startLanding, type Landing } from '../support/landing.ts';
 
 let landing: Landing;
 let emulator: TestEmulator;
@@ -67,7 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await emulator?.close();
-  if (landing !== undefined) await closeServer(landing.server);
+  await landing?.close();
 });
 
 beforeEach(async () => {
@@ -105,8 +66,8 @@ describe('hosted page in Chromium', () => {
     await page.waitForURL(`${landing.origin}/verify/return?**`);
 
     expect(landing.returns).toHaveLength(1);
-    expect(landing.returns[0]?.get('session_id')).toBe(session.sessionId);
-    expect(landing.returns[0]?.get('state')).toBe('st/ate 1&2');
+    expect(landing.returns[0]?.query.get('session_id')).toBe(session.sessionId);
+    expect(landing.returns[0]?.query.get('state')).toBe('st/ate 1&2');
     expect((await readSession(emulator.url, client, session.sessionId)).body.status).toBe('verified');
     expect(cspViolations).toEqual([]); // the nonce'd styles and the redirect to returnUrl are allowed
   });

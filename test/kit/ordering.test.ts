@@ -11,6 +11,7 @@ import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent } from '../support/agent.ts';
+import { DAY_MS } from '../support/clock.ts';
 import { newSeen } from '../support/seen.ts';
 
 let app: TestApp;
@@ -156,11 +157,11 @@ describe('landing', () => {
 describe('sweep', () => {
   it('reads an older verified attempt while the newer one lands: counts it superseded, logs it, applies nothing', async () => {
     const alice = await app.agent(seen).signIn('alice');
-    const older = await startNote(alice, 'swept older');
+    // Started a minute earlier by the clock, the older one falls due first and the sweep reads it first.
+    const older = await app.clock.shifted(-60_000, () => startNote(alice, 'swept older'));
     const newer = await startNote(alice, 'landed newer');
     await verify(app, older);
     await verify(app, newer);
-    app.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(older.sessionId);
     const deps = contextOf(app.kit);
     // The sweep has claimed the older attempt and read "verified"; the newer one lands right then.
     const client = {
@@ -184,11 +185,10 @@ describe('sweep', () => {
   it('two verified attempts nobody landed, the newer read first: the newer one is applied, the older superseded', async () => {
     const bob = await app.agent(seen).signIn('bob');
     const older = await startNote(bob, 'sweep older');
-    const newer = await startNote(bob, 'sweep newer');
+    // Started later but dated a minute earlier: the newer one falls due first, so the sweep reads it first.
+    const newer = await app.clock.shifted(-60_000, () => startNote(bob, 'sweep newer'));
     await verify(app, newer);
     await verify(app, older);
-    // The newer one becomes due first, so the sweep reads it before the older one.
-    app.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(newer.sessionId);
     await sweep(app, 'ordering-both-verified', 1);
     expect(app.grants(newer.sessionId)).toBe(1);
     expect(await currentNote(app, 'user-bob')).toBe('sweep newer');
@@ -201,12 +201,10 @@ describe('sweep', () => {
   it('an older verified attempt whose newer sibling expired is applied by the sweep', async () => {
     const alice = await app.agent(seen).signIn('alice');
     const older = await startNote(alice, 'outlived newer');
-    const newer = await startNote(alice, 'expired newer');
+    // Started after the older one but dated two days back by the clock (no sleeping): never
+    // finished, it is past the 24 h window.
+    const newer = await app.clock.shifted(-2 * DAY_MS, () => startNote(alice, 'expired newer'));
     await verify(app, older);
-    // The newer one was never finished and is now past the 24 h window (backdated, no sleeping).
-    app.db
-      .prepare('UPDATE verify_kit_attempts SET created_at = created_at - 2 * 86400000 WHERE session_id = ?')
-      .run(newer.sessionId);
     const report = await sweep(app, 'ordering-newer-expired');
     expect(await outcome(app, newer)).toBe('expired');
     expect(report.fulfilled).toBeGreaterThanOrEqual(1);

@@ -10,6 +10,7 @@ import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent } from '../support/agent.ts';
+import { DAY_MS } from '../support/clock.ts';
 import { newSeen } from '../support/seen.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -106,10 +107,8 @@ describe('onOutcome', () => {
 
   it('an attempt the sweep expires is delivered with source sweep', async () => {
     const bob = await app.agent(seen).signIn('bob');
-    const a = await started(bob, 'grant_badge');
-    app.db
-      .prepare('UPDATE verify_kit_attempts SET created_at = created_at - 2 * 86400000 WHERE session_id = ?')
-      .run(a.sessionId);
+    // Started two days ago by the kit's clock: past the 24 h window, never finished.
+    const a = await app.clock.shifted(-2 * DAY_MS, () => started(bob, 'grant_badge'));
     const report = await sweepAt(app, 0, 'outcomes-expiry');
     expect(report.outcomesDelivered).toBeGreaterThanOrEqual(1);
     expect(await waitForEvent(a.sessionId)).toMatchObject({ outcome: 'expired', source: 'sweep' });

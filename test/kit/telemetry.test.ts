@@ -28,6 +28,8 @@ const spans = new InMemorySpanExporter();
 const reader = new CollectingReader();
 let app: TestApp;
 const seen = newSeen();
+/** The kit's default delay before the sweep first reads a new attempt's status (sweep.firstCheckAfterMs). */
+const FIRST_CHECK_AFTER_MS = 3 * 60_000;
 
 beforeAll(async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -103,9 +105,8 @@ describe('OpenTelemetry', () => {
   });
 
   it('each sweep run is a span with its counts, and records how overdue its oldest due attempt was', async () => {
-    const dueSince = Date.now() - 90_000;
-    app.db.prepare("UPDATE verify_kit_attempts SET next_check_at = ? WHERE outcome = 'pending'").run(dueSince);
-    const report = await app.kit.runSweep({ concurrency: 2 });
+    // The sweep runs 90 s after the first status check of anything started so far fell due.
+    const report = await app.clock.shifted(FIRST_CHECK_AFTER_MS + 90_000, () => app.kit.runSweep({ concurrency: 2 }));
     expect(report.claimed).toBeGreaterThan(0);
     expect(report.oldestDueAgeMs).toBeGreaterThanOrEqual(90_000);
 
@@ -126,11 +127,8 @@ describe('OpenTelemetry', () => {
     await app.emulator.control.complete(failing.sessionId, { outcome: 'failed', reason: 'otp_locked' });
     await alice.landFor(failing.sessionId, failing.state);
     await alice.landFor(failing.sessionId, failing.state);
-    await alice.start('grant_badge');
-    const abandoned = await app.latestAttempt();
-    app.db
-      .prepare('UPDATE verify_kit_attempts SET created_at = ? WHERE session_id = ?')
-      .run(Date.now() - 25 * 3_600_000, abandoned.sessionId);
+    // Started 25 hours ago by the kit's clock and never finished: the sweep expires it.
+    await app.clock.shifted(-25 * 3_600_000, () => alice.start('grant_badge'));
     await app.kit.runSweep();
 
     const { resourceMetrics } = await reader.collect();

@@ -44,6 +44,7 @@ import {
 import type { AttemptRecord } from '../../middleware/store/types.ts';
 import { Agent, testAppSite, type Site } from './agent.ts';
 import { startTestEmulator, type TestEmulator } from './emulator.ts';
+import { createTestClock, type TestClock } from './clock.ts';
 import { closeServer, listen } from './listen.ts';
 import { newSeen, recordInto, type Seen } from './seen.ts';
 import { USERS, userNamed } from './users.ts';
@@ -109,6 +110,8 @@ export interface TestApp {
   emulator: TestEmulator;
   kit: VerificationKit<unknown>;
   mobileKit: VerificationKit<unknown> | undefined;
+  /** The kits' clock (their `now`): start attempts in the past with `clock.shifted`, no SQL. */
+  clock: TestClock;
   /** The kit's store: tests read attempts through its interface, not SQL. */
   store: VerifyStore<unknown>;
   kind: 'sqlite' | 'postgres';
@@ -307,7 +310,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     const name = mobile ? req.get('x-test-user') : (req.session as { user?: string }).user;
     return name === undefined ? null : (USERS[name] ?? userNamed(name));
   };
+  const clock = createTestClock();
   const kit = createVerificationKit<unknown>({
+    now: clock.now,
     baseUrl: service.baseUrl,
     clientId: service.clientId,
     clientSecret: service.clientSecret,
@@ -327,6 +332,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     options.mobileKit === undefined
       ? undefined
       : createVerificationKit<unknown>({
+          now: clock.now,
           baseUrl: service.baseUrl,
           clientId: options.mobileKit.clientId,
           clientSecret: options.mobileKit.clientSecret,
@@ -395,8 +401,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     if (database.db === undefined) throw new Error('db is the SQLite handle; this app runs on PostgreSQL: use query()');
     return database.db;
   };
+  // The newest started (highest startSeq), not the newest created_at: a test may start one in the past.
   const latestAttempt = async () => {
-    const [newest] = await store.listAttempts({ limit: 1 });
+    const all = await store.listAttempts({ limit: Number.MAX_SAFE_INTEGER });
+    const newest = all.reduce<AttemptRecord | undefined>(
+      (a, b) => (a === undefined || b.startSeq > a.startSeq ? b : a),
+      undefined,
+    );
     if (newest === undefined) throw new Error('no attempt stored');
     return newest;
   };
@@ -417,6 +428,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
     kit,
     mobileKit,
+    clock,
     store,
     kind: database.kind,
     get db() {

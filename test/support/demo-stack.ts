@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
 import { startEmulator } from '../../emulator/index.ts';
+import { createTestClock, type TestClock } from './clock.ts';
 import { controlApi, type ControlApi } from './emulator.ts';
 import { closeServer, listen } from './listen.ts';
 import { DEMO_USERS, type DemoUserKey } from './users.ts';
@@ -25,6 +26,8 @@ export interface Stack {
   verifyUrl: string;
   control: ControlApi;
   demo: DemoApp;
+  /** The demo's clock (its kit's and sessions' `now`): start or land in the past or future without SQL. */
+  clock: TestClock;
   clientId: string;
   clientSecret: string;
   databasePath: string;
@@ -50,7 +53,9 @@ export async function startStack(): Promise<Stack> {
     log: (line) => emulatorLog.push(line),
   });
   const databasePath = join(dir, 'demo.sqlite');
+  const clock = createTestClock();
   const demo = createDemoApp({
+    now: clock.now,
     verifyBaseUrl: emulator.url,
     clientId,
     clientSecret,
@@ -67,6 +72,7 @@ export async function startStack(): Promise<Stack> {
     verifyUrl: `${emulator.pageOrigin}/verify`,
     control: controlApi(emulator.url),
     demo,
+    clock,
     clientId,
     clientSecret,
     databasePath,

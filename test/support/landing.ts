@@ -38,10 +38,15 @@ export async function startLanding(): Promise<Landing> {
   return landing;
 }
 
-/** The integrator's frontend: a form that POSTs the handoff as `hx` to verifyUrl. */
-export function handoffForm(verifyUrl: string, handoff: string): string {
+/** The integrator's frontend: a form that POSTs the handoff as `hx` to verifyUrl, optionally into a named frame. */
+export function handoffForm(verifyUrl: string, handoff: string, target?: string): string {
+  const targetAttr = target === undefined ? '' : ` target="${escapeHtml(target)}"`;
+  const frame =
+    target === undefined
+      ? ''
+      : `<iframe name="${escapeHtml(target)}" title="hosted page" width="400" height="400"></iframe>`;
   return `<!doctype html><html><body>
-<form method="post" action="${escapeHtml(verifyUrl)}">
+<form method="post" action="${escapeHtml(verifyUrl)}"${targetAttr}>
 <input type="hidden" name="hx" value="${escapeHtml(handoff)}"><button type="submit">Verify my phone</button>
-</form></body></html>`;
+</form>${frame}</body></html>`;
 }
