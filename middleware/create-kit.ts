@@ -92,6 +92,8 @@ function buildStartLimits<Tx>(options: ResolvedKitOptions<Tx>): StartLimits | un
       ...counter,
       destinationKey: deriveDestinationKey(options.clientSecret),
       logger: options.logger,
+      // The budgets' windows follow the kit's clock, as every other time the kit keeps.
+      now: options.now,
       ...limits,
     });
   } catch (error) {

@@ -46,6 +46,8 @@ export interface StartLimitsOptions {
   destinationKey?: string | Uint8Array;
   /** Receives the one-time warning about forwarded headers while `trust proxy` is off. */
   logger?: Pick<KitLogger, 'warn'>;
+  /** Clock in ms for the budgets' windows. Default Date.now; the kit passes its own `now`. */
+  now?: () => number;
 }
 
 /** Start limits the kit consumes before every session create. */
@@ -72,6 +74,7 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
   const destinationKey = checkDestinationKey(options.destinationKey);
   const ipv6Subnet = checkIpv6Subnet(options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
   const warnOnce = proxyWarning(options.logger);
+  const now = checkClock(options.now);
   const budget = (name: (typeof BUDGET_NAMES)[number], limit: LimitBudget, key: string): StartBudget => ({
     key: `start_${name}:${key}`,
     points: limit.points,
@@ -87,7 +90,7 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
           budget('destination', destination, destinationBudgetKey(who.destination, destinationKey)),
           budget('ip', ip, ipBudgetKey(req.ip ?? req.socket.remoteAddress ?? 'unknown', ipv6Subnet)),
         ],
-        now: Date.now(),
+        now: now(),
       });
       if (refusals.length === 0) return;
       for (const refusal of refusals) {
@@ -125,6 +128,17 @@ function checkCounter(options: StartLimitsOptions): StartBudgetCounter {
     );
   }
   return createSqliteStore({ database });
+}
+
+function checkClock(now: unknown): () => number {
+  if (now === undefined) return Date.now;
+  if (typeof now !== 'function') {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      'Start limits: `now` must be a function returning ms, like Date.now.',
+    );
+  }
+  return now as () => number;
 }
 
 /** Counters are 32-bit integers in the stores; a year is the longest window. */

@@ -37,6 +37,15 @@ describe('default start limits', () => {
     expect(after.smsSent).toBe(before.stats.smsSent);
   });
 
+  it("count on the kit's clock: the destination's window ends ten minutes later, with no counter reset", async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    expect((await alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' })).status).toBe(429);
+    const later = await app.clock.shifted(10 * 60 * 1000 + 1000, () =>
+      alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }),
+    );
+    expect(later.status).toBe(200);
+  });
+
   it('leave other users and destinations alone', async () => {
     const bob = await app.agent(seen).signIn('bob');
     expect((await bob.postStart({ _csrf: bob.csrf, action: 'grant_badge' })).status).toBe(200);
