@@ -399,6 +399,7 @@ export function validateOptions<Tx>(options: VerificationKitOptions<Tx>): KitCon
     !isFn(store.insertAttempt) ||
     !isFn(store.findAttemptByState) ||
     !isFn(store.fulfilOnce) ||
+    !isFn(store.fulfilBatch) ||
     !isFn(store.recordFailure)
   ) {
     problems.push('`store` must be a VerifyStore, e.g. createSqliteStore({ database: "./data/app.sqlite" }).');

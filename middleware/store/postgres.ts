@@ -13,6 +13,7 @@
  */
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { fulfilOnceVia } from './batch.ts';
 import { postgresHousekeeping } from './postgres-housekeeping.ts';
 import { COLUMNS, toAttempt, type AttemptRow } from './postgres-rows.ts';
 import { migrate } from './postgres-schema.ts';
@@ -20,6 +21,8 @@ import type {
   ClaimOptions,
   ClaimOutcomeEventsOptions,
   FulfilOnceResult,
+  FulfilRequest,
+  FulfilSettlement,
   NewAttempt,
   OutcomeRecording,
   StoredOutcomeEvent,
@@ -56,8 +59,11 @@ const SQL = {
   bySession: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = $1`,
   // Every fulfilment of one user's attempts of one action queues here, in its transaction, so the
   // ordering decided below cannot race (user_ref and action never change once stored).
-  lockIntent: `SELECT pg_advisory_xact_lock(hashtextextended(user_ref || chr(31) || action, 0))
-    FROM verify_kit_attempts WHERE session_id = $1`,
+  // A group takes all its pairs' locks first, in one sorted order (OFFSET 0 keeps the sort below the
+  // locking), so two processes committing overlapping groups queue instead of deadlocking.
+  lockIntents: `SELECT pg_advisory_xact_lock(k) FROM (
+      SELECT DISTINCT hashtextextended(user_ref || chr(31) || action, 0) AS k
+      FROM verify_kit_attempts WHERE session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
   // $3 true: "an older attempt must never be applied after a newer one of the same user and action
   // was applied", so the mark is refused when a newer one is already fulfilled.
   markFulfilled: `UPDATE verify_kit_attempts AS a
@@ -107,9 +113,10 @@ const SQL = {
       ORDER BY next_check_at LIMIT $5
       FOR UPDATE SKIP LOCKED)
     RETURNING ${COLUMNS}`,
-  reschedule: `UPDATE verify_kit_attempts
-    SET next_check_at = $3, sweep_checks = sweep_checks + 1, lease_owner = NULL, lease_until = NULL
-    WHERE session_id = $1 AND lease_owner = $2 AND outcome = 'pending'`,
+  reschedule: `UPDATE verify_kit_attempts AS a
+    SET next_check_at = c.next_check_at, sweep_checks = a.sweep_checks + 1, lease_owner = NULL, lease_until = NULL
+    FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)
+    WHERE a.session_id = c.session_id AND a.lease_owner = $1 AND a.outcome = 'pending'`,
   release: 'UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
   expire: `UPDATE verify_kit_attempts SET outcome = 'expired', finished_at = $1, lease_owner = NULL, lease_until = NULL
     WHERE outcome = 'pending' AND created_at <= $2 AND (lease_until IS NULL OR lease_until <= $1)
@@ -189,6 +196,78 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return [String(rows[0]!.event_id)];
   };
 
+  /** One request of a group, on the group's transaction: fulfilOnce's decision. */
+  const fulfilOne = async (client: PoolClient, request: FulfilRequest<PoolClient>): Promise<FulfilOnceResult> => {
+    const { sessionId, effect, now, options = {} } = request;
+    const latest = (options.ordering ?? 'latest') === 'latest';
+    // Mark first: a concurrent caller's UPDATE waits on this row, then finds it no longer pending.
+    const marked = await on<AttemptRow>(client, 'markFulfilled', [sessionId, now, latest]);
+    if (marked.rows[0] === undefined) {
+      const { rows } = await on<AttemptRow>(client, 'bySession', [sessionId]);
+      if (rows[0] === undefined) return { kind: 'not_pending', attempt: undefined };
+      const current = toAttempt(rows[0]);
+      if (current.outcome === 'fulfilled') return { kind: 'already_fulfilled', attempt: current };
+      if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: current };
+      // Still pending, so the mark was refused: a newer attempt of this user and action was applied.
+      const newer = await on<{ session_id: string }>(client, 'newerFulfilled', [sessionId]);
+      const by = newer.rows[0]!.session_id;
+      const superseded = await on<AttemptRow>(client, 'markSuperseded', [sessionId, by, now]);
+      const eventIds = await recordEvent(client, options.event, sessionId, 'superseded', now);
+      return { kind: 'superseded', attempt: toAttempt(superseded.rows[0]!), eventIds };
+    }
+    const attempt = toAttempt(marked.rows[0]);
+    // The action's writes go through the same client, inside the same transaction.
+    await effect(client, attempt);
+    const eventIds = await recordEvent(client, options.event, sessionId, 'fulfilled', now);
+    // Older attempts still pending can never apply after this one: settle them now.
+    const intent = [attempt.userRef, attempt.action, attempt.startSeq];
+    const older = latest ? (await on<AttemptRow>(client, 'supersedeOlder', [...intent, sessionId, now])).rows : [];
+    const superseded = older.map(toAttempt).sort((a, b) => a.startSeq - b.startSeq);
+    for (const o of superseded) {
+      eventIds.push(...(await recordEvent(client, options.event, o.sessionId, 'superseded', now)));
+    }
+    return { kind: 'fulfilled', attempt, superseded, eventIds };
+  };
+
+  /**
+   * Group commit in one transaction. A batch of one needs no savepoint: its error rolls back the
+   * whole transaction and rejects, as fulfilOnce always did. In a larger group each request runs
+   * in its own savepoint, so a throwing effect (or one that swallowed an SQL error and left the
+   * transaction aborted) rolls back only its own attempt.
+   */
+  const fulfilBatch = async (requests: readonly FulfilRequest<PoolClient>[]): Promise<FulfilSettlement[]> => {
+    if (requests.length === 0) return [];
+    const ordered = requests.filter((r) => (r.options?.ordering ?? 'latest') === 'latest').map((r) => r.sessionId);
+    if (requests.length === 1) {
+      return [
+        {
+          ok: true,
+          result: await transaction(async (client) => {
+            if (ordered.length > 0) await on(client, 'lockIntents', [ordered]);
+            return fulfilOne(client, requests[0]!);
+          }),
+        },
+      ];
+    }
+    return transaction(async (client) => {
+      if (ordered.length > 0) await on(client, 'lockIntents', [ordered]);
+      const settlements: FulfilSettlement[] = [];
+      for (const request of requests) {
+        await client.query('SAVEPOINT verify_kit_fulfil');
+        try {
+          const result = await fulfilOne(client, request);
+          await client.query('RELEASE SAVEPOINT verify_kit_fulfil');
+          settlements.push({ ok: true, result });
+        } catch (error) {
+          await client.query('ROLLBACK TO SAVEPOINT verify_kit_fulfil');
+          const aborted = (error as { code?: string }).code === IN_FAILED_TRANSACTION;
+          settlements.push({ ok: false, error: aborted ? new Error(ABORTED, { cause: error }) : error });
+        }
+      }
+      return settlements;
+    });
+  };
+
   return {
     kind: 'postgres',
     pool,
@@ -212,39 +291,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       const { rows } = await query<AttemptRow>('byState', [state]);
       return rows[0] === undefined ? undefined : toAttempt(rows[0]);
     },
-    async fulfilOnce(sessionId, effect, now, options = {}): Promise<FulfilOnceResult> {
-      const latest = (options.ordering ?? 'latest') === 'latest';
-      return transaction(async (client) => {
-        if (latest) await on(client, 'lockIntent', [sessionId]);
-        // Mark first: a concurrent caller's UPDATE waits on this row, then finds it no longer pending.
-        const marked = await on<AttemptRow>(client, 'markFulfilled', [sessionId, now, latest]);
-        if (marked.rows[0] === undefined) {
-          const { rows } = await on<AttemptRow>(client, 'bySession', [sessionId]);
-          if (rows[0] === undefined) return { kind: 'not_pending', attempt: undefined };
-          const current = toAttempt(rows[0]);
-          if (current.outcome === 'fulfilled') return { kind: 'already_fulfilled', attempt: current };
-          if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: current };
-          // Still pending, so the mark was refused: a newer attempt of this user and action was applied.
-          const newer = await on<{ session_id: string }>(client, 'newerFulfilled', [sessionId]);
-          const by = newer.rows[0]!.session_id;
-          const superseded = await on<AttemptRow>(client, 'markSuperseded', [sessionId, by, now]);
-          const eventIds = await recordEvent(client, options.event, sessionId, 'superseded', now);
-          return { kind: 'superseded', attempt: toAttempt(superseded.rows[0]!), eventIds };
-        }
-        const attempt = toAttempt(marked.rows[0]);
-        // The action's writes go through the same client, inside the same transaction.
-        await effect(client, attempt);
-        const eventIds = await recordEvent(client, options.event, sessionId, 'fulfilled', now);
-        // Older attempts still pending can never apply after this one: settle them now.
-        const intent = [attempt.userRef, attempt.action, attempt.startSeq];
-        const older = latest ? (await on<AttemptRow>(client, 'supersedeOlder', [...intent, sessionId, now])).rows : [];
-        const superseded = older.map(toAttempt).sort((a, b) => a.startSeq - b.startSeq);
-        for (const o of superseded) {
-          eventIds.push(...(await recordEvent(client, options.event, o.sessionId, 'superseded', now)));
-        }
-        return { kind: 'fulfilled', attempt, superseded, eventIds };
-      });
-    },
+    fulfilBatch,
+    fulfilOnce: fulfilOnceVia<PoolClient>({ fulfilBatch }),
     async recordFailure(sessionId, reason, now, event) {
       if (event === undefined) {
         await query('markFailed', [sessionId, reason, now]);
@@ -268,7 +316,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return rows.map(toAttempt).sort((a, b) => a.nextCheckAt - b.nextCheckAt);
     },
     async scheduleNextCheck(sessionId, owner, nextCheckAt) {
-      await query('reschedule', [sessionId, owner, nextCheckAt]);
+      await query('reschedule', [owner, [sessionId], [nextCheckAt]]);
+    },
+    async scheduleNextChecks(owner, checks) {
+      if (checks.length === 0) return;
+      await query('reschedule', [owner, checks.map((c) => c.sessionId), checks.map((c) => c.nextCheckAt)]);
     },
     async releaseClaims(owner) {
       return (await query('release', [owner])).rowCount ?? 0;

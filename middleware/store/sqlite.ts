@@ -8,13 +8,15 @@ import { KitError, KitErrorCode } from '../errors.ts';
 import { migrate } from './sqlite-schema.ts';
 import { sqliteHousekeeping } from './sqlite-housekeeping.ts';
 import { COLUMNS, toAttempt, type AttemptRow } from './sqlite-rows.ts';
+import { fulfilOnceVia } from './batch.ts';
 import type {
-  Attempt,
   ClaimOptions,
   ClaimOutcomeEventsOptions,
-  FulfilOnceOptions,
   FulfilOnceResult,
+  FulfilRequest,
+  FulfilSettlement,
   NewAttempt,
+  NextCheck,
   OutcomeRecording,
   StoredOutcomeEvent,
   VerifyStore,
@@ -150,13 +152,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return [String(row.event_id)];
   };
 
-  const fulfilTransaction = db.transaction(
-    (
-      sessionId: string,
-      now: number,
-      effect: (tx: Database, attempt: Attempt) => void,
-      options: FulfilOnceOptions,
-    ): FulfilOnceResult => {
+  // Nested in fulfilGroup, so better-sqlite3 runs it as a SAVEPOINT: a throw rolls back this attempt only.
+  const fulfilOne = db.transaction(
+    ({ sessionId, now, effect, options = {} }: FulfilRequest<Database>): FulfilOnceResult => {
       const current = bySession.get(sessionId) as AttemptRow | undefined;
       if (current === undefined) return { kind: 'not_pending', attempt: undefined };
       if (current.outcome === 'fulfilled') return { kind: 'already_fulfilled', attempt: toAttempt(current) };
@@ -192,6 +190,19 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return { kind: 'fulfilled', attempt, superseded, eventIds };
     },
   );
+  const fulfilGroup = db.transaction((requests: readonly FulfilRequest<Database>[]): FulfilSettlement[] =>
+    requests.map((request) => {
+      try {
+        return { ok: true, result: fulfilOne(request) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    }),
+  );
+  const fulfilBatch = async (requests: readonly FulfilRequest<Database>[]) => fulfilGroup.immediate(requests);
+  const rescheduleGroup = db.transaction((owner: string, checks: readonly NextCheck[]) => {
+    for (const { sessionId, nextCheckAt } of checks) reschedule.run({ sessionId, owner, nextCheckAt });
+  });
   const failTransaction = db.transaction((sessionId: string, reason: string, now: number, event?: OutcomeRecording) => {
     const marked = markFailed.get({ sessionId, reason, now }) as { session_id: string } | undefined;
     return { eventIds: marked === undefined ? [] : recordEvent(event, sessionId, 'failed', now) };
@@ -240,9 +251,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       const row = byState.get(state) as AttemptRow | undefined;
       return row === undefined ? undefined : toAttempt(row);
     },
-    async fulfilOnce(sessionId, effect, now, options = {}) {
-      return fulfilTransaction.immediate(sessionId, now, effect, options);
-    },
+    fulfilBatch,
+    fulfilOnce: fulfilOnceVia<Database>({ fulfilBatch }),
     async recordFailure(sessionId, reason, now, event) {
       return failTransaction.immediate(sessionId, reason, now, event);
     },
@@ -250,7 +260,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return claimTransaction.immediate(claim);
     },
     async scheduleNextCheck(sessionId, owner, nextCheckAt) {
-      reschedule.run({ sessionId, owner, nextCheckAt });
+      rescheduleGroup.immediate(owner, [{ sessionId, nextCheckAt }]);
+    },
+    async scheduleNextChecks(owner, checks) {
+      rescheduleGroup.immediate(owner, checks);
     },
     async releaseClaims(owner) {
       return release.run(owner).changes;
