@@ -21,3 +21,29 @@ export function fulfilOnceVia<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>) {
     options: FulfilOnceOptions = {},
   ): Promise<FulfilOnceResult> => onlySettlement(await store.fulfilBatch([{ sessionId, effect, now, options }]));
 }
+
+/**
+ * A group's requests in the order both stores work through them: by sessionId, so two processes
+ * committing overlapping groups take the attempts' row locks in the same order (PostgreSQL) and
+ * queue instead of deadlocking. Settlements still come back in the caller's order (see inCallerOrder).
+ */
+export function inLockOrder<Request extends { sessionId: string }>(requests: readonly Request[]): number[] {
+  return requests
+    .map((_, i) => i)
+    .sort((a, b) =>
+      requests[a]!.sessionId < requests[b]!.sessionId
+        ? -1
+        : requests[a]!.sessionId > requests[b]!.sessionId
+          ? 1
+          : a - b,
+    );
+}
+
+/** Settlements computed in `order` put back in the caller's order. */
+export function inCallerOrder<T>(order: readonly number[], settled: readonly T[]): T[] {
+  const out = new Array<T>(settled.length);
+  order.forEach((index, k) => {
+    out[index] = settled[k]!;
+  });
+  return out;
+}

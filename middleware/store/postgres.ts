@@ -13,7 +13,7 @@
  */
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { KitError, KitErrorCode } from '../errors.ts';
-import { fulfilOnceVia } from './batch.ts';
+import { fulfilOnceVia, inCallerOrder, inLockOrder } from './batch.ts';
 import { postgresHousekeeping } from './postgres-housekeeping.ts';
 import { COLUMNS, toAttempt, type AttemptRow } from './postgres-rows.ts';
 import { migrate } from './postgres-schema.ts';
@@ -251,8 +251,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
     return transaction(async (client) => {
       if (ordered.length > 0) await on(client, 'lockIntents', [ordered]);
+      const order = inLockOrder(requests);
       const settlements: FulfilSettlement[] = [];
-      for (const request of requests) {
+      for (const request of order.map((i) => requests[i]!)) {
         await client.query('SAVEPOINT verify_kit_fulfil');
         try {
           const result = await fulfilOne(client, request);
@@ -264,7 +265,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           settlements.push({ ok: false, error: aborted ? new Error(ABORTED, { cause: error }) : error });
         }
       }
-      return settlements;
+      return inCallerOrder(order, settlements);
     });
   };
 

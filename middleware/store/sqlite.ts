@@ -8,7 +8,7 @@ import { KitError, KitErrorCode } from '../errors.ts';
 import { migrate } from './sqlite-schema.ts';
 import { sqliteHousekeeping } from './sqlite-housekeeping.ts';
 import { COLUMNS, toAttempt, type AttemptRow } from './sqlite-rows.ts';
-import { fulfilOnceVia } from './batch.ts';
+import { fulfilOnceVia, inCallerOrder, inLockOrder } from './batch.ts';
 import type {
   ClaimOptions,
   ClaimOutcomeEventsOptions,
@@ -190,15 +190,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return { kind: 'fulfilled', attempt, superseded, eventIds };
     },
   );
-  const fulfilGroup = db.transaction((requests: readonly FulfilRequest<Database>[]): FulfilSettlement[] =>
-    requests.map((request) => {
+  const fulfilGroup = db.transaction((requests: readonly FulfilRequest<Database>[]): FulfilSettlement[] => {
+    const order = inLockOrder(requests);
+    const settled = order.map((i): FulfilSettlement => {
       try {
-        return { ok: true, result: fulfilOne(request) };
+        return { ok: true, result: fulfilOne(requests[i]!) };
       } catch (error) {
         return { ok: false, error };
       }
-    }),
-  );
+    });
+    return inCallerOrder(order, settled);
+  });
   const fulfilBatch = async (requests: readonly FulfilRequest<Database>[]) => fulfilGroup.immediate(requests);
   const rescheduleGroup = db.transaction((owner: string, checks: readonly NextCheck[]) => {
     for (const { sessionId, nextCheckAt } of checks) reschedule.run({ sessionId, owner, nextCheckAt });

@@ -1,0 +1,149 @@
+/**
+ * Group commit (VerifyStore.fulfilBatch, and the sweep that uses it), on every store: many
+ * fulfilments in one transaction must keep each attempt's guarantees on its own: an action and its
+ * mark commit together or not at all, an attempt is fulfilled once however many callers race, and
+ * two processes committing overlapping groups neither deadlock nor fulfil anything twice.
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { completeAttempt, type FulfilDeps } from '../../middleware/fulfil.ts';
+import type { FulfilEffect, FulfilRequest, VerifyStore } from '../../middleware/store/types.ts';
+import { runSweep } from '../../middleware/sweep.ts';
+import type { ActionDefinition, SessionStatus } from '../../middleware/types.ts';
+import { newAttempt } from '../helpers/attempts.ts';
+import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
+
+const ACTION = 'change_payout';
+const sweepEvent = { event: { source: 'sweep' as const } };
+
+/** A client for which every session is verified, echoing what was stored; each read takes `delayMs`. */
+function verifiedClient(store: VerifyStore<unknown>, delayMs: number) {
+  return {
+    async getSession(sessionId: string): Promise<SessionStatus> {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const stored = await store.findAttemptBySessionId(sessionId);
+      return { status: 'verified', state: stored!.state, userRef: stored!.userRef };
+    },
+  };
+}
+
+describeEachStore('group commit', (kind) => {
+  let h: StoreUnderTest;
+  beforeEach(async () => {
+    h = await kind.open();
+  });
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  const request = (n: number, effect: FulfilEffect<unknown>): FulfilRequest<unknown> => ({
+    sessionId: `session-${n}`,
+    effect,
+    now: 100 + n,
+    options: sweepEvent,
+  });
+
+  it('rolls back only the attempt whose action throws: the others in the group commit with their marks and events', async () => {
+    for (const n of [1, 2, 3]) await h.store.insertAttempt(newAttempt(n, { userRef: `user-${n}` }));
+    // The throwing action writes its effect row first: only a per-attempt savepoint can undo it.
+    const throwing = h.effect('test', () => {
+      throw new Error('payout provider down');
+    });
+    const settlements = await h.store.fulfilBatch([
+      request(1, h.effect()),
+      request(2, throwing),
+      request(3, h.effect()),
+    ]);
+
+    expect(settlements.map((s) => s.ok)).toEqual([true, false, true]);
+    expect(settlements[1]).toMatchObject({ ok: false, error: { message: 'payout provider down' } });
+    expect(settlements[0]).toMatchObject({ ok: true, result: { kind: 'fulfilled' } });
+    const effects = await h.query<{ session_id: string }>('SELECT session_id FROM effects ORDER BY session_id');
+    expect(effects.map((e) => e.session_id)).toEqual(['session-1', 'session-3']);
+    expect(await h.store.findAttemptByState('state-2')).toMatchObject({ outcome: 'pending', finishedAt: null });
+    expect(await h.store.findAttemptByState('state-3')).toMatchObject({ outcome: 'fulfilled', fulfilledAt: 103 });
+    const events = await h.query<{ session_id: string }>(
+      'SELECT session_id FROM verify_kit_outcome_events ORDER BY session_id',
+    );
+    expect(events.map((e) => e.session_id)).toEqual(['session-1', 'session-3']);
+    // Nothing was lost: the rolled-back attempt is fulfilled by a later call.
+    expect((await h.store.fulfilOnce('session-2', h.effect(), 200)).kind).toBe('fulfilled');
+    expect(await h.countEffects()).toBe(3);
+  });
+
+  it('keeps the ordering inside a group: an older attempt of the same user and action never applies after a newer one', async () => {
+    for (const n of [1, 2, 3, 4]) await h.store.insertAttempt(newAttempt(n));
+    expect((await h.store.fulfilOnce('session-3', h.effect('first'), 50)).kind).toBe('fulfilled');
+    // 1 and 2 were superseded by 3's fulfilment; 4, newer than 3, still applies.
+    const settlements = await h.store.fulfilBatch([
+      request(4, h.effect()),
+      request(1, h.effect()),
+      request(2, h.effect()),
+    ]);
+    expect(settlements.map((s) => (s.ok ? s.result.kind : 'error'))).toEqual([
+      'fulfilled',
+      'not_pending',
+      'not_pending',
+    ]);
+    expect(await h.effectsBy()).toEqual({ first: 1, test: 1 });
+    const older = await h.store.findAttemptByState('state-1');
+    expect(older).toMatchObject({ outcome: 'superseded', supersededBy: 'session-3' });
+  });
+
+  it('two processes committing the same attempts in opposite orders neither deadlock nor fulfil any twice', async () => {
+    // Users shared across the group, so both processes need the same user-and-action locks.
+    const ns = Array.from({ length: 24 }, (_, i) => i + 1);
+    for (const n of ns) await h.store.insertAttempt(newAttempt(n, { userRef: `user-${n % 6}` }));
+    const other = await h.openAnother();
+    const ordering = { ordering: 'independent' as const };
+    const batch = (by: string, order: number[]) =>
+      order.map((n) => ({ ...request(n, h.effect(by)), options: ordering }));
+    const [a, b] = await Promise.all([
+      h.store.fulfilBatch(batch('a', ns)),
+      other.fulfilBatch(batch('b', [...ns].reverse())),
+      // A third caller takes the latest-ordering locks in a group of its own at the same time.
+      h.store.fulfilBatch(ns.filter((n) => n % 2 === 0).map((n) => request(n, h.effect('c')))),
+    ]);
+    expect([...a!, ...b!].every((s) => s.ok)).toBe(true);
+    expect(await h.duplicateEffects()).toEqual([]);
+    expect(await h.countEffects()).toBe(24);
+  });
+
+  it('two sweeps and concurrent landings over the same due attempts fulfil each exactly once', async () => {
+    const total = 60;
+    for (let n = 1; n <= total; n++) await h.store.insertAttempt(newAttempt(n, { userRef: `user-${n}` }));
+    const other = await h.openAnother();
+    const action = (by: string): ActionDefinition<unknown> => ({
+      name: ACTION,
+      operationSensitivity: 'sensitive',
+      successPath: '/done',
+      fulfil: h.effect(by) as ActionDefinition<unknown>['fulfil'],
+    });
+    const deps = (store: VerifyStore<unknown>, by: string): FulfilDeps<unknown> => ({
+      client: verifiedClient(store, 2),
+      store,
+      actions: new Map([[ACTION, action(by)]]),
+      now: () => 2_000_000,
+    });
+    const options = { batchSize: 8, concurrency: 4 };
+    const landings = async () => {
+      for (let n = 1; n <= total; n += 3) {
+        const attempt = await h.store.findAttemptByState(`state-${n}`);
+        await completeAttempt(deps(h.store, 'landing'), attempt!, 'landing');
+      }
+    };
+    const [one, two] = await Promise.all([
+      runSweep(deps(h.store, 'sweep-1'), options),
+      runSweep(deps(other, 'sweep-2'), options),
+      landings(),
+    ]);
+
+    expect(one.errors + two.errors).toBe(0);
+    expect(await h.duplicateEffects()).toEqual([]);
+    expect(await h.countEffects()).toBe(total);
+    const by = await h.effectsBy();
+    expect(one.fulfilled + two.fulfilled + (by.landing ?? 0)).toBe(total);
+    expect(one.fulfilled).toBe(by['sweep-1'] ?? 0);
+    const pending = await h.store.listAttempts({ outcome: 'pending', limit: 10 });
+    expect(pending).toEqual([]);
+  });
+});
