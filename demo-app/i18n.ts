@@ -512,7 +512,7 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
     },
     error: { title: 'Problème de vérification', heading: 'Un problème est survenu pendant la vérification' },
     errors: {
-      invalid_config: SERVER_PROBLEM_FR,
+      invalid_options: SERVER_PROBLEM_FR,
       mounted_at_wrong_path: SERVER_PROBLEM_FR,
       not_signed_in: 'Connectez-vous pour continuer.',
       csrf_failed: 'Le formulaire a expiré ou n’a pas été envoyé depuis ce site ; rechargez la page et réessayez.',

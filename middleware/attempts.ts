@@ -74,7 +74,7 @@ function summarise(record: AttemptRecord): AttemptSummary {
 }
 
 function invalid(message: string): KitError {
-  return new KitError(KitErrorCode.InvalidConfig, `kit.attempts.find: ${message}`);
+  return new KitError(KitErrorCode.InvalidOptions, `kit.attempts.find: ${message}`);
 }
 
 function checkSearch(search: AttemptSearch): void {

@@ -123,7 +123,10 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
 
   async function createSessionOnce(input: CreateSessionInput, idempotencyKey: string): Promise<CreatedSession> {
     if (idempotencyKey.length === 0 || idempotencyKey.length > 255) {
-      throw new KitError(KitErrorCode.InvalidConfig, 'createSession: the Idempotency-Key must be 1 to 255 characters.');
+      throw new KitError(
+        KitErrorCode.InvalidOptions,
+        'createSession: the Idempotency-Key must be 1 to 255 characters.',
+      );
     }
     const body = JSON.stringify({ ...input, channel: 'sms' });
     const headers = { 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
@@ -188,7 +191,7 @@ function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
     url = new URL(baseUrl);
   } catch {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       `\`baseUrl\` must be an absolute http(s) URL such as https://verify.example.com; got "${baseUrl}".`,
     );
   }
@@ -200,7 +203,7 @@ function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
     url.password
   ) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       '`baseUrl` must be an http(s) URL without query, fragment or credentials (credentials go in `clientId` and `clientSecret`).',
     );
   }
@@ -210,13 +213,13 @@ function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
 function basicAuthorization(clientId: string, clientSecret: string): string {
   if (typeof clientId !== 'string' || clientId.length === 0 || clientId.includes(':')) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       '`clientId` must be the non-empty client id issued by the portal, without ":".',
     );
   }
   if (typeof clientSecret !== 'string' || clientSecret.length === 0) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       '`clientSecret` must be the non-empty secret issued by the portal (read it from the server environment).',
     );
   }

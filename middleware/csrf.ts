@@ -11,7 +11,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import type { KitConfig } from './config.ts';
+import type { KitContext } from './context.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 
 type SessionBag = Record<string, unknown>;
@@ -20,7 +20,7 @@ function sessionOf(req: Request, purpose: string): SessionBag {
   const session = (req as Request & { session?: unknown }).session;
   if (typeof session !== 'object' || session === null) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       `${purpose} needs a session: mount express-session (app.use(session({...}))) before the verification kit, or supply csrf.dangerouslyReplaceTokenCheck.`,
     );
   }
@@ -28,7 +28,7 @@ function sessionOf(req: Request, purpose: string): SessionBag {
 }
 
 /** The current session's token, created on first use. Put it in a hidden `_csrf` field. */
-export function csrfToken(config: Pick<KitConfig, 'csrf'>, req: Request): string {
+export function csrfToken(config: Pick<KitContext, 'csrf'>, req: Request): string {
   const session = sessionOf(req, 'kit.csrfToken(req)');
   const existing = session[config.csrf.sessionKey];
   if (typeof existing === 'string' && existing.length >= 32) return existing;
@@ -50,7 +50,7 @@ function refuse(message: string): never {
   throw new KitError(KitErrorCode.CsrfFailed, message);
 }
 
-function checkOrigin(config: Pick<KitConfig, 'csrf' | 'returnOrigin'>, req: Request): void {
+function checkOrigin(config: Pick<KitContext, 'csrf' | 'returnOrigin'>, req: Request): void {
   const site = req.get('sec-fetch-site');
   if (site !== undefined && site.toLowerCase() === 'cross-site') {
     refuse('This request came from another site and was refused. Start the verification from this site.');
@@ -76,7 +76,7 @@ function submittedToken(req: Request): string | undefined {
 }
 
 /** Throws KitError csrf_failed (403) unless the request may start a verification. */
-export async function verifyCsrf<Tx>(config: KitConfig<Tx>, req: Request): Promise<void> {
+export async function verifyCsrf<Tx>(config: KitContext<Tx>, req: Request): Promise<void> {
   checkOrigin(config, req);
   if (config.csrf.dangerouslyReplaceTokenCheck !== undefined) {
     if ((await config.csrf.dangerouslyReplaceTokenCheck(req)) !== true)

@@ -4,8 +4,13 @@
  * secret, an Authorization header or a handoff.
  */
 export const KitErrorCode = {
-  /** The factory's options are wrong; the message says how to fix the call. */
-  InvalidConfig: 'invalid_config',
+  /**
+   * Options of the kit, the sweep, the worker or the job are wrong (or the app is set up wrongly,
+   * e.g. no express-session); the message lists every problem and how to fix the call.
+   */
+  InvalidOptions: 'invalid_options',
+  /** @deprecated Renamed InvalidOptions in 0.2.0 (the same value, 'invalid_options'). */
+  InvalidConfig: 'invalid_options',
   /** The landing router is mounted somewhere other than the registered returnUrl's path. */
   MountedAtWrongPath: 'mounted_at_wrong_path',
   NotSignedIn: 'not_signed_in',
@@ -34,7 +39,7 @@ export const KitErrorCode = {
 export type KitErrorCode = (typeof KitErrorCode)[keyof typeof KitErrorCode];
 
 const statusByCode: Record<KitErrorCode, number> = {
-  invalid_config: 500,
+  invalid_options: 500,
   mounted_at_wrong_path: 500,
   not_signed_in: 401,
   csrf_failed: 403,

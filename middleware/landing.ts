@@ -6,8 +6,7 @@
  * anyone else sees a neutral page without details.
  */
 import type { Request, Response, Router } from 'express';
-import type { KitConfig } from './config.ts';
-import type { FulfilDeps } from './fulfil.ts';
+import type { KitContext } from './context.ts';
 import { deliverAfterResponse } from './outcomes.ts';
 import type { Attempt } from './store/types.ts';
 import { newNonce, PENDING_HEADER, sendPage, setNoStoreHeaders, type PendingPage } from './pages.ts';
@@ -19,26 +18,23 @@ import { restartFormFor } from './start.ts';
  * The pending page's context: it checks again by itself only within the refresh window; its
  * "Check again" target is the landing's own path with the stored (validated) identifiers.
  */
-function pendingPage<Tx>(config: KitConfig<Tx>, attempt: Attempt): PendingPage {
+function pendingPage<Tx>(config: KitContext<Tx>, landingPath: string, attempt: Attempt): PendingPage {
   const windowEnd = attempt.createdAt + config.landing.refreshWindowMs;
   const remainingMs = windowEnd - config.now();
   const query = new URLSearchParams({ session_id: attempt.sessionId, state: attempt.state });
   return {
     refreshSeconds: remainingMs > 0 ? config.landing.refreshSeconds : null,
     refreshForSeconds: remainingMs > 0 ? Math.ceil(remainingMs / 1000) : null,
-    checkAgainUrl: `${config.landingPath}?${query.toString()}`,
+    checkAgainUrl: `${landingPath}?${query.toString()}`,
   };
 }
 
-export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: FulfilDeps<Tx>): void {
-  const landingPath = config.landingPath;
-  if (landingPath === null) return;
-
+export function mountLanding<Tx>(router: Router, config: KitContext<Tx>, landingPath: string): void {
   router.get(
     landingPath,
     route(config, 'landing', 'html', async (req: Request, res: Response) => {
-      const completion = await completeReturn(config, deps, req.query, 'landing');
-      deliverAfterResponse(deps, completion.eventIds, res);
+      const completion = await completeReturn(config, req.query, 'landing');
+      deliverAfterResponse(config, completion.eventIds, res);
       const { attempt } = completion;
 
       const user = await currentUser(config, req);
@@ -69,7 +65,7 @@ export function mountLanding<Tx>(router: Router, config: KitConfig<Tx>, deps: Fu
         }
         case 'pending': {
           res.setHeader(PENDING_HEADER, 'pending');
-          sendPage(res, 200, config.pages.pending(pendingPage(config, attempt), nonce, messages), nonce);
+          sendPage(res, 200, config.pages.pending(pendingPage(config, landingPath, attempt), nonce, messages), nonce);
           return;
         }
       }

@@ -135,7 +135,7 @@ export const englishMessages: KitMessages = {
   },
   error: { title: 'Verification problem', heading: 'Something went wrong with the verification' },
   errors: {
-    invalid_config: SERVER_PROBLEM,
+    invalid_options: SERVER_PROBLEM,
     mounted_at_wrong_path: SERVER_PROBLEM,
     not_signed_in: 'Sign in to continue.',
     csrf_failed: 'The form has expired or was not sent from this site; reload the page and try again.',

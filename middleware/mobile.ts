@@ -4,9 +4,8 @@
  * JSON. Only the attempt's own user learns the outcome; anyone else gets `processed`.
  */
 import express, { type Request, type Response, type Router } from 'express';
-import type { KitConfig } from './config.ts';
+import type { KitContext } from './context.ts';
 import { KitError, KitErrorCode } from './errors.ts';
-import type { FulfilDeps } from './fulfil.ts';
 import { deliverAfterResponse } from './outcomes.ts';
 import { setNoStoreHeaders } from './pages.ts';
 import { currentUser, route } from './respond.ts';
@@ -37,8 +36,8 @@ function readJson(req: Request, res: Response): Promise<void> {
   });
 }
 
-export function mountMobile<Tx>(router: Router, config: KitConfig<Tx>, deps: FulfilDeps<Tx>): void {
-  router.all(config.mobileCompletePath, (req, res, next) => {
+export function mountMobile<Tx>(router: Router, config: KitContext<Tx>, completePath: string): void {
+  router.all(completePath, (req, res, next) => {
     if (req.method === 'POST') {
       next();
       return;
@@ -48,11 +47,11 @@ export function mountMobile<Tx>(router: Router, config: KitConfig<Tx>, deps: Ful
     res.status(405).json({ error: 'method_not_allowed', message: 'POST { "session_id", "state" } as JSON.' });
   });
   router.post(
-    config.mobileCompletePath,
+    completePath,
     route(config, 'mobile-complete', 'json', async (req: Request, res: Response) => {
       await readJson(req, res);
-      const completion = await completeReturn(config, deps, req.body, 'mobile-complete');
-      deliverAfterResponse(deps, completion.eventIds, res);
+      const completion = await completeReturn(config, req.body, 'mobile-complete');
+      deliverAfterResponse(config, completion.eventIds, res);
       const { attempt } = completion;
       const user = await currentUser(config, req);
       let body: MobileOutcome;

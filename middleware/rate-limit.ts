@@ -12,7 +12,7 @@ import {
   RateLimiterSQLite,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import type { KitLogger } from './config.ts';
+import type { KitLogger } from './logger.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import type { PostgresStore } from './store/postgres.ts';
 import { DEFAULT_IPV6_SUBNET, destinationBudgetKey, ipBudgetKey } from './limit-keys.ts';
@@ -86,7 +86,7 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
     }
     if (options.database === undefined) {
       throw new KitError(
-        KitErrorCode.InvalidConfig,
+        KitErrorCode.InvalidOptions,
         "Start limits need `database` (the kit store's db) or `postgres` (the kit's PostgreSQL store) to keep " +
           `counters across restarts, or \`limiters.${name}\` on a shared store.`,
       );
@@ -159,7 +159,7 @@ function checkBudget(name: string, budget: LimitBudget): LimitBudget {
   const ok = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n > 0;
   if (!ok(budget.points) || !ok(budget.durationSeconds)) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       `Start limit for ${name} needs positive whole \`points\` and \`durationSeconds\`, e.g. { points: 5, durationSeconds: 900 }.`,
     );
   }
@@ -170,7 +170,7 @@ function checkDestinationKey(key: string | Uint8Array | undefined): Uint8Array {
   const bytes = typeof key === 'string' ? new TextEncoder().encode(key) : key;
   if (!(bytes instanceof Uint8Array) || bytes.length < 32) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       'Start limits need `destinationKey`: a server-side secret of at least 32 characters that keys destination counters ' +
         '(e.g. crypto.randomBytes(32) kept in your secrets, the same on every instance).',
     );
@@ -181,7 +181,7 @@ function checkDestinationKey(key: string | Uint8Array | undefined): Uint8Array {
 function checkIpv6Subnet(bits: number): number {
   if (!Number.isInteger(bits) || bits < 16 || bits > 128) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       '`ipv6Subnet` must be a whole number of bits from 16 to 128, e.g. 64.',
     );
   }

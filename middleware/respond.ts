@@ -5,7 +5,7 @@
  * always goes to `next`.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { KitConfig } from './config.ts';
+import type { KitContext } from './context.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { errorText, type KitMessages } from './messages.ts';
 import { newNonce, sendPage, setNoStoreHeaders } from './pages.ts';
@@ -33,7 +33,7 @@ export function userMessage(error: KitError, messages: KitMessages): string {
   return text;
 }
 
-export function logKitError<Tx>(config: KitConfig<Tx>, route: string, error: KitError): void {
+export function logKitError<Tx>(config: KitContext<Tx>, route: string, error: KitError): void {
   const fields = {
     route,
     code: error.code,
@@ -46,7 +46,7 @@ export function logKitError<Tx>(config: KitConfig<Tx>, route: string, error: Kit
 }
 
 export function answerError<Tx>(
-  config: KitConfig<Tx>,
+  config: KitContext<Tx>,
   route: string,
   format: 'html' | 'json',
   error: unknown,
@@ -81,7 +81,7 @@ export function answerError<Tx>(
 
 /** Wraps an async route so a rejection is answered by answerError. */
 export function route<Tx>(
-  config: KitConfig<Tx>,
+  config: KitContext<Tx>,
   name: string,
   format: 'html' | 'json',
   handler: (req: Request, res: Response) => Promise<void>,
@@ -94,12 +94,12 @@ export function route<Tx>(
   };
 }
 
-export async function currentUser<Tx>(config: KitConfig<Tx>, req: Request) {
+export async function currentUser<Tx>(config: KitContext<Tx>, req: Request) {
   const user = await config.resolveUser(req);
   if (user === null || user === undefined) return null;
   if (typeof user.userRef !== 'string' || user.userRef === '' || typeof user.destination !== 'string') {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       'resolveUser must return { userRef: non-empty string, destination: string } or null.',
     );
   }

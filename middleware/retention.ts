@@ -4,7 +4,7 @@
  * removes them after `redactAfterMs` and deletes the attempt after `deleteAfterMs`, a small batch
  * at a time so a run stays short. Pending attempts are never touched (they expire after 24 h).
  */
-import { KitError, KitErrorCode } from './errors.ts';
+import type { OptionProblems } from './option-problems.ts';
 import type { RetentionResult, VerifyStore } from './store/types.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -22,8 +22,11 @@ export const DEFAULT_RETENTION = { redactAfterMs: 30 * DAY_MS, deleteAfterMs: 90
 
 export type ResolvedRetention = Required<RetentionOptions>;
 
-/** Validates retention options (or `false`: keep everything). Throws KitError('invalid_config') naming the fix. */
-export function resolveRetention(options: RetentionOptions | false | undefined): ResolvedRetention | false {
+/** Checks retention options (or `false`: keep everything) and fills in defaults; a problem names the fix. */
+export function resolveRetention(
+  problems: OptionProblems,
+  options: RetentionOptions | false | undefined,
+): ResolvedRetention | false {
   if (options === false) return false;
   const o = options ?? {};
   const redactAfterMs = o.redactAfterMs ?? DEFAULT_RETENTION.redactAfterMs;
@@ -31,9 +34,8 @@ export function resolveRetention(options: RetentionOptions | false | undefined):
   const batchSize = o.batchSize ?? DEFAULT_RETENTION.batchSize;
   const whole = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min;
   if (!whole(redactAfterMs, 60_000) || !whole(deleteAfterMs, redactAfterMs) || !whole(batchSize, 1)) {
-    throw new KitError(
-      KitErrorCode.InvalidConfig,
-      'Sweep option `retention` needs whole milliseconds with redactAfterMs >= 60000 and deleteAfterMs >= redactAfterMs, ' +
+    problems.add(
+      '`retention` needs whole milliseconds with redactAfterMs >= 60000 and deleteAfterMs >= redactAfterMs, ' +
         'and a batchSize >= 1, e.g. { redactAfterMs: 30 * 86400000, deleteAfterMs: 90 * 86400000 }; or false to keep everything.',
     );
   }

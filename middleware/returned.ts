@@ -3,9 +3,9 @@
  * are identifiers only, never evidence. Anything odd is a 400 and nothing is written.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { KitConfig } from './config.ts';
+import type { KitContext } from './context.ts';
 import { KitError, KitErrorCode } from './errors.ts';
-import { completeAttempt, findReturnedAttempt, type Completion, type FulfilDeps } from './fulfil.ts';
+import { completeAttempt, findReturnedAttempt, type Completion } from './fulfil.ts';
 import { annotateSpan } from './telemetry.ts';
 
 /** The kit's states: 32 random bytes, base64url without padding. */
@@ -67,19 +67,18 @@ export function readReturnedIds(source: unknown): ReturnedIds {
  * re-check a few times. Whether the action runs never depends on who is signed in.
  */
 export async function completeReturn<Tx>(
-  config: KitConfig<Tx>,
-  deps: FulfilDeps<Tx>,
+  config: KitContext<Tx>,
   source: unknown,
   route: 'landing' | 'mobile-complete',
 ): Promise<Completion> {
   const ids = readReturnedIds(source);
   const outcomeSource = route === 'landing' ? 'landing' : 'mobile';
-  let attempt = await findReturnedAttempt(deps.store, ids);
-  let completion = await completeAttempt(deps, attempt, outcomeSource);
+  let attempt = await findReturnedAttempt(config.store, ids);
+  let completion = await completeAttempt(config, attempt, outcomeSource);
   for (let i = 0; completion.kind === 'pending' && i < config.landing.pendingRechecks; i++) {
     await sleep(config.landing.pendingRecheckIntervalMs);
-    attempt = (await deps.store.findAttemptByState(ids.state)) ?? attempt;
-    completion = await completeAttempt(deps, attempt, outcomeSource);
+    attempt = (await config.store.findAttemptByState(ids.state)) ?? attempt;
+    completion = await completeAttempt(config, attempt, outcomeSource);
   }
   const { sessionId, action } = completion.attempt;
   config.logger.info({ route, sessionId, action, outcome: completion.kind }, 'verification return');

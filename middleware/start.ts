@@ -9,7 +9,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import type { KitConfig, ResolvedUser } from './config.ts';
+import type { KitContext } from './context.ts';
+import type { ResolvedUser } from './options.ts';
 import { csrfToken, verifyCsrf } from './csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { handoffPage, newNonce, sendPage, setNoStoreHeaders, type RestartForm } from './pages.ts';
@@ -25,7 +26,7 @@ export function newState(): string {
 
 const BODY_LIMIT = '16kb';
 
-function bodyParsers<Tx>(config: KitConfig<Tx>): RequestHandler[] {
+function bodyParsers<Tx>(config: KitContext<Tx>): RequestHandler[] {
   const urlencoded = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 50 });
   return config.platform === 'mobile' ? [express.json({ limit: BODY_LIMIT, strict: true }), urlencoded] : [urlencoded];
 }
@@ -48,7 +49,7 @@ function bodyOf(req: Request): Record<string, unknown> {
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
 
-function pickAction<Tx>(config: KitConfig<Tx>, value: unknown): ActionDefinition<Tx> {
+function pickAction<Tx>(config: KitContext<Tx>, value: unknown): ActionDefinition<Tx> {
   const action = typeof value === 'string' ? config.actions.get(value) : undefined;
   if (action === undefined) {
     throw new KitError(
@@ -65,7 +66,7 @@ function pickAction<Tx>(config: KitConfig<Tx>, value: unknown): ActionDefinition
  * `prepare` enforces (authorisation, blocklists) cannot be bypassed by restarting an old attempt.
  */
 async function paramsFor<Tx>(
-  config: KitConfig<Tx>,
+  config: KitContext<Tx>,
   req: Request,
   action: ActionDefinition<Tx>,
   user: ResolvedUser,
@@ -90,7 +91,7 @@ async function paramsFor<Tx>(
 
 /** The stored parameters of this user's finished (failed or expired) attempt of this action. */
 async function restartedParams<Tx>(
-  config: KitConfig<Tx>,
+  config: KitContext<Tx>,
   action: ActionDefinition<Tx>,
   userRef: string,
   restart: unknown,
@@ -131,12 +132,13 @@ function verifyUrlOrigin(verifyUrl: string): string {
 
 /** A start-again form for `actionName`, or undefined when none can be offered to this request. */
 export function restartFormFor<Tx>(
-  config: KitConfig<Tx>,
+  config: KitContext<Tx>,
   req: Request,
   actionName: string,
   restartState?: string,
 ): RestartForm | undefined {
-  if (!config.routes.start || config.platform !== 'web' || !config.actions.has(actionName)) return undefined;
+  const startPath = config.routes.start;
+  if (startPath === false || config.platform !== 'web' || !config.actions.has(actionName)) return undefined;
   let token: string;
   try {
     token = csrfToken(config, req);
@@ -144,18 +146,22 @@ export function restartFormFor<Tx>(
     return undefined;
   }
   return {
-    startPath: config.startPath,
+    startPath,
     csrfToken: token,
     actionName,
     ...(restartState === undefined ? {} : { restartState }),
   };
 }
 
-export function startAgainUrl<Tx>(config: KitConfig<Tx>, actionName: string): string {
-  return `${config.startAgainPath}?action=${encodeURIComponent(actionName)}`;
+/** Where a used auto-submit page goes instead of re-sending its handoff. */
+export function startAgainUrl(startAgainPath: string, actionName: string): string {
+  return `${startAgainPath}?action=${encodeURIComponent(actionName)}`;
 }
 
-export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: VerifyClient): void {
+export function mountStart<Tx>(router: Router, config: KitContext<Tx>, startPath: string): void {
+  const { client } = config;
+  // resolveKitOptions refuses a web start route without its start-again page.
+  const startAgainPath = config.routes.startAgain === false ? startPath : config.routes.startAgain;
   const format = config.platform === 'mobile' ? 'json' : 'html';
   const parsers = bodyParsers(config);
 
@@ -169,7 +175,7 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
     const params = await paramsFor(config, req, action, user, body.restart);
 
     // Abuse limits run before any session exists, so a refusal sends no SMS.
-    await config.limits?.consume(req, { userRef: user.userRef, destination: user.destination });
+    await config.startLimits?.consume(req, { userRef: user.userRef, destination: user.destination });
     if (config.beforeCreate !== undefined) {
       try {
         await config.beforeCreate(req, { userRef: user.userRef, destination: user.destination, action: action.name });
@@ -204,7 +210,7 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
       sensitivity: action.operationSensitivity,
       platform: config.platform,
       createdAt: now,
-      nextCheckAt: now + config.sweepFirstCheckAfterMs,
+      nextCheckAt: now + config.sweep.firstCheckAfterMs,
     });
     config.logger.info(
       { route: 'start', action: action.name, sessionId: created.sessionId, replayed: created.replayed },
@@ -222,14 +228,18 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
     }
     const nonce = newNonce();
     const page = handoffPage(
-      { verifyUrl: created.verifyUrl, handoff: created.handoff, startAgainUrl: startAgainUrl(config, action.name) },
+      {
+        verifyUrl: created.verifyUrl,
+        handoff: created.handoff,
+        startAgainUrl: startAgainUrl(startAgainPath, action.name),
+      },
       nonce,
       config.messages.forRequest(req),
     );
     sendPage(res, 200, page, nonce, origin);
   });
 
-  router.all(config.startPath, (req, res, next) => {
+  router.all(startPath, (req, res, next) => {
     if (req.method === 'POST') {
       next();
       return;
@@ -246,11 +256,11 @@ export function mountStart<Tx>(router: Router, config: KitConfig<Tx>, client: Ve
       sendPage(res, 405, page, nonce);
     }
   });
-  router.post(config.startPath, start);
+  router.post(startPath, start);
 
   if (config.platform === 'web') {
     router.get(
-      config.startAgainPath,
+      startAgainPath,
       route(config, 'start-again', 'html', async (req: Request, res: Response) => {
         const action = pickAction(config, req.query.action);
         const user = await currentUser(config, req);

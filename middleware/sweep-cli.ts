@@ -15,16 +15,10 @@
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
 import { parseArgs } from 'node:util';
-import {
-  describe,
-  newSweepOwner,
-  resolveSweepOptions,
-  runSweep,
-  type SweepDeps,
-  type SweepLogger,
-  type SweepOptions,
-  type SweepReport,
-} from './sweep.ts';
+import { describeError as describe, type KitLogger } from './logger.ts';
+import { OptionProblems } from './option-problems.ts';
+import { runSweep, type SweepDeps, type SweepReport } from './sweep.ts';
+import { checkSweepOptions, newSweepOwner, type SweepOptions } from './sweep-options.ts';
 import { startSweepWorker } from './worker.ts';
 import type { VerifyClient } from './types.ts';
 
@@ -64,25 +58,25 @@ export interface SweepJobOptions<Tx> {
   /** How long a stop waits for in-flight reads before releasing claims. Default 10 000 ms. */
   stopTimeoutMs?: number;
   /** Warnings and errors of individual checks (pino-compatible). Default: none (counts only). */
-  logger?: SweepLogger;
+  logger?: KitLogger;
 }
 
 const USAGE = `usage: sweep-job [--once] [--interval-seconds N] [--batch-size N] [--concurrency N] [--time-budget-seconds N] [--lease-seconds N]`;
 
-class ConfigError extends Error {}
-
-function secondsToMs(name: string, raw: string): number {
+function secondsToMs(problems: OptionProblems, name: string, raw: string): number | undefined {
   const seconds = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(seconds) || seconds <= 0) {
-    throw new ConfigError(`${name} must be a positive number of seconds, e.g. ${name} 60; got ${JSON.stringify(raw)}.`);
+    problems.add(`${name} must be a positive number of seconds, e.g. ${name} 60; got ${JSON.stringify(raw)}.`);
+    return undefined;
   }
   return Math.round(seconds * 1000);
 }
 
-function toInteger(name: string, raw: string): number {
+function toInteger(problems: OptionProblems, name: string, raw: string): number | undefined {
   const value = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) {
-    throw new ConfigError(`${name} must be a whole number, e.g. ${name} 50; got ${JSON.stringify(raw)}.`);
+    problems.add(`${name} must be a whole number, e.g. ${name} 50; got ${JSON.stringify(raw)}.`);
+    return undefined;
   }
   return value;
 }
@@ -94,52 +88,55 @@ interface JobConfig {
   sweep: Omit<SweepOptions, 'signal' | 'logger'>;
 }
 
+const FLAGS = {
+  once: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  'interval-seconds': { type: 'string' },
+  'batch-size': { type: 'string' },
+  concurrency: { type: 'string' },
+  'time-budget-seconds': { type: 'string' },
+  'lease-seconds': { type: 'string' },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof FLAGS; strict: true; allowPositionals: false }>>['values'];
+
+function parseFlags(problems: OptionProblems, argv: readonly string[]): Flags {
+  try {
+    return parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: FLAGS }).values;
+  } catch (error) {
+    problems.add(`${error instanceof Error ? error.message : String(error)} ${USAGE}`);
+    return {};
+  }
+}
+
+/** The job's settings from argv, then env, then the defaults; every problem reported at once. */
 function parseJobConfig(
   argv: readonly string[],
   env: SweepJobEnv,
   defaults: SweepJobOptions<unknown>['sweep'],
 ): JobConfig {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        once: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        'interval-seconds': { type: 'string' },
-        'batch-size': { type: 'string' },
-        concurrency: { type: 'string' },
-        'time-budget-seconds': { type: 'string' },
-        'lease-seconds': { type: 'string' },
-      },
-    }));
-  } catch (error) {
-    throw new ConfigError(`${(error as Error).message} ${USAGE}`);
-  }
-  const pick = (flag: string, envName: string): [string, string] | undefined => {
-    const fromArgv = values[flag as keyof typeof values];
-    if (typeof fromArgv === 'string') return [`--${flag}`, fromArgv];
+  const problems = new OptionProblems('sweep job');
+  const values = parseFlags(problems, argv);
+  const read = <T>(flag: keyof Flags, envName: string, parse: (p: OptionProblems, n: string, raw: string) => T) => {
+    const fromArgv = values[flag];
+    if (typeof fromArgv === 'string') return parse(problems, `--${flag}`, fromArgv);
     const fromEnv = env[envName];
-    if (fromEnv !== undefined && fromEnv !== '') return [envName, fromEnv];
-    return undefined;
+    return fromEnv === undefined || fromEnv === '' ? undefined : parse(problems, envName, fromEnv);
+  };
+  const given = {
+    batchSize: read('batch-size', 'SWEEP_BATCH_SIZE', toInteger),
+    concurrency: read('concurrency', 'SWEEP_CONCURRENCY', toInteger),
+    timeBudgetMs: read('time-budget-seconds', 'SWEEP_TIME_BUDGET_SECONDS', secondsToMs),
+    leaseMs: read('lease-seconds', 'SWEEP_LEASE_SECONDS', secondsToMs),
   };
   const sweep: JobConfig['sweep'] = { ...defaults };
-  let intervalMs = 60_000;
-  const interval = pick('interval-seconds', 'SWEEP_INTERVAL_SECONDS');
-  if (interval) intervalMs = secondsToMs(...interval);
-  const batch = pick('batch-size', 'SWEEP_BATCH_SIZE');
-  if (batch) sweep.batchSize = toInteger(...batch);
-  const concurrency = pick('concurrency', 'SWEEP_CONCURRENCY');
-  if (concurrency) sweep.concurrency = toInteger(...concurrency);
-  const budget = pick('time-budget-seconds', 'SWEEP_TIME_BUDGET_SECONDS');
-  if (budget) sweep.timeBudgetMs = secondsToMs(...budget);
-  const lease = pick('lease-seconds', 'SWEEP_LEASE_SECONDS');
-  if (lease) sweep.leaseMs = secondsToMs(...lease);
+  for (const [key, value] of Object.entries(given)) if (value !== undefined) Object.assign(sweep, { [key]: value });
+  const intervalMs = read('interval-seconds', 'SWEEP_INTERVAL_SECONDS', secondsToMs) ?? 60_000;
   if (values.once === true && typeof values['interval-seconds'] === 'string') {
-    throw new ConfigError('--once runs a single sweep; drop --interval-seconds, or drop --once to loop.');
+    problems.add('--once runs a single sweep; drop --interval-seconds, or drop --once to loop.');
   }
+  checkSweepOptions(problems, sweep);
+  problems.throwIfAny();
   return { once: values.once === true, help: values.help === true, intervalMs, sweep };
 }
 
@@ -191,7 +188,6 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
       rawPrint(USAGE);
       return SweepJobExitCode.Ok;
     }
-    resolveSweepOptions(config.sweep);
     deps = typeof options.deps === 'function' ? await options.deps(env) : options.deps;
   } catch (error) {
     emit({ event: 'sweep_config_error', message: error instanceof Error ? error.message : String(error) });
@@ -237,7 +233,7 @@ async function runOnceMode<Tx>(
   signal: AbortSignal,
   stopTimeoutMs: number,
   emit: (obj: Record<string, unknown>) => void,
-  logger: SweepLogger | undefined,
+  logger: KitLogger | undefined,
 ): Promise<number> {
   const owner = newSweepOwner();
   const run = runSweep(deps, { ...config.sweep, owner, signal, ...(logger ? { logger } : {}) });
@@ -277,7 +273,7 @@ async function runLoopMode<Tx>(
   signal: AbortSignal,
   stopTimeoutMs: number,
   emit: (obj: Record<string, unknown>) => void,
-  logger: SweepLogger | undefined,
+  logger: KitLogger | undefined,
 ): Promise<number> {
   if (signal.aborted) return SweepJobExitCode.Ok;
   // The worker's timers are unref'd; this one keeps a standalone job process alive between runs.

@@ -15,17 +15,9 @@ import { groupCommitter, type GroupCommitter } from './group-commit.ts';
 import { deliverOutcomeEvents } from './outcomes.ts';
 import { applyRetention } from './retention.ts';
 import type { Attempt, NextCheck, OutcomeRecording } from './store/types.ts';
-import {
-  computeNextCheckAt,
-  describe,
-  safeLogger,
-  SWEEP_WINDOW_MS,
-  type ResolvedSweepOptions,
-  type SweepDeps,
-  type SweepLogger,
-  type SweepOptions,
-  type SweepReport,
-} from './sweep.ts';
+import { describeError as describe, safeLogger, type KitLogger } from './logger.ts';
+import { computeNextCheckAt, type SweepDeps, type SweepReport } from './sweep.ts';
+import { SWEEP_WINDOW_MS, type ResolvedSweepOptions, type SweepOptions } from './sweep-options.ts';
 import { countOutcomes } from './telemetry.ts';
 
 /** Errors worth retrying soon: the service was unreachable or answered garbage. */
@@ -42,7 +34,7 @@ const UNANSWERED: ReadonlySet<string> = new Set([
 interface Run<Tx> {
   deps: SweepDeps<Tx>;
   opts: ResolvedSweepOptions;
-  logger: SweepLogger | undefined;
+  logger: KitLogger | undefined;
   signal: AbortSignal | undefined;
   startedAt: number;
   report: SweepReport;

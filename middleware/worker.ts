@@ -6,31 +6,9 @@
  * It is awaitable and idempotent (every call returns the same promise). Timers are unref'd, so
  * the worker never keeps a process alive by itself; errors in a run are logged, never thrown.
  */
-import { KitError, KitErrorCode } from './errors.ts';
-import {
-  describe,
-  newSweepOwner,
-  resolveSweepOptions,
-  safeLogger,
-  runSweep,
-  type SweepDeps,
-  type SweepLogger,
-  type SweepOptions,
-  type SweepReport,
-} from './sweep.ts';
-
-export interface SweepWorkerOptions extends Omit<SweepOptions, 'signal'> {
-  /** Pause between the end of one run and the start of the next, in ms (>= 10). */
-  intervalMs: number;
-  /** Wait this long before the first run. Default 0 (run at once). */
-  initialDelayMs?: number;
-  /** How long stop() waits for in-flight reads before releasing claims anyway. Default 10 000 ms. */
-  stopTimeoutMs?: number;
-  /** Called after every completed run (e.g. metrics). Exceptions it throws are logged. */
-  onReport?: (report: SweepReport) => void;
-  /** Called when a run fails (the store failed); the worker carries on at the next interval. */
-  onError?: (error: unknown) => void;
-}
+import { describeError as describe, safeLogger } from './logger.ts';
+import { runSweep, type SweepDeps, type SweepReport } from './sweep.ts';
+import { resolveWorkerOptions, type SweepWorkerOptions } from './sweep-options.ts';
 
 export interface SweepWorker {
   /** The owner id this worker claims with. */
@@ -45,29 +23,17 @@ export interface SweepWorker {
   stop(): Promise<void>;
 }
 
-function validateWorkerOptions(options: SweepWorkerOptions): void {
-  if (typeof options !== 'object' || options === null) {
-    throw new KitError(KitErrorCode.InvalidConfig, 'startSweepWorker: pass options, e.g. { intervalMs: 60000 }.');
-  }
-  const check = (name: string, value: unknown, min: number) => {
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > 2 ** 31 - 1) {
-      throw new KitError(
-        KitErrorCode.InvalidConfig,
-        `startSweepWorker: \`${name}\` must be a whole number of milliseconds, at least ${min}; got ${JSON.stringify(value)}. For one run a minute pass { ${name}: 60000 }.`,
-      );
-    }
-  };
-  check('intervalMs', options.intervalMs, 10);
-  if (options.initialDelayMs !== undefined) check('initialDelayMs', options.initialDelayMs, 0);
-  if (options.stopTimeoutMs !== undefined) check('stopTimeoutMs', options.stopTimeoutMs, 0);
-}
-
 export function startSweepWorker<Tx>(deps: SweepDeps<Tx>, options: SweepWorkerOptions): SweepWorker {
-  validateWorkerOptions(options);
-  const { intervalMs, initialDelayMs = 0, stopTimeoutMs = 10_000, onReport, onError, ...sweepOptions } = options;
-  const owner = sweepOptions.owner ?? newSweepOwner();
-  resolveSweepOptions({ ...sweepOptions, owner }); // fail fast, not in the first run
-  const logger: SweepLogger | undefined = safeLogger(sweepOptions.logger);
+  const {
+    intervalMs,
+    initialDelayMs,
+    stopTimeoutMs,
+    onReport,
+    onError,
+    sweep: sweepOptions,
+  } = resolveWorkerOptions(options);
+  const { owner } = sweepOptions;
+  const logger = safeLogger(sweepOptions.logger);
   const abort = new AbortController();
 
   let timer: NodeJS.Timeout | undefined;

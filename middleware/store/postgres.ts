@@ -140,7 +140,7 @@ function isPool(value: unknown): value is Pool {
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   if (typeof options !== 'object' || options === null || !isPool(options.pool)) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       'createPostgresStore: `pool` must be a node-postgres Pool, ' +
         'e.g. new pg.Pool({ connectionString: process.env.DATABASE_URL }).',
     );

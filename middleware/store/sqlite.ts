@@ -53,7 +53,7 @@ function openDatabase(database: string | Database, busyTimeoutMs: number): { db:
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (typeof options.database !== 'string' && !(options.database instanceof BetterSqlite3)) {
     throw new KitError(
-      KitErrorCode.InvalidConfig,
+      KitErrorCode.InvalidOptions,
       'createSqliteStore: `database` must be a file path or an open better-sqlite3 Database.',
     );
   }
@@ -178,7 +178,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         // The effect would finish after COMMIT, outside the transaction: refuse and roll back.
         returned.catch(() => {});
         throw new KitError(
-          KitErrorCode.InvalidConfig,
+          KitErrorCode.InvalidOptions,
           `Action "${attempt.action}": fulfil must be synchronous (it runs inside the kit's SQLite transaction); do not return a Promise.`,
         );
       }

@@ -37,7 +37,7 @@ function configError(overrides: Partial<VerificationKitOptions>): string {
   try {
     createVerificationKit(options(overrides));
   } catch (error) {
-    expect(isKitError(error, KitErrorCode.InvalidConfig)).toBe(true);
+    expect(isKitError(error, KitErrorCode.InvalidOptions)).toBe(true);
     const message = (error as Error).message;
     expect(message).not.toContain(SECRET);
     return message;
@@ -131,7 +131,7 @@ describe('option validation', () => {
   });
 
   it('route paths must not collide with the landing', () => {
-    expect(configError({ startPath: '/verify/return' })).toContain('give each route its own path');
+    expect(configError({ routes: { start: '/verify/return' } })).toContain('give each route its own path');
   });
 });
 

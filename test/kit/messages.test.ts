@@ -91,7 +91,7 @@ describe('options', () => {
     try {
       createVerificationKit(bad);
     } catch (error) {
-      expect(isKitError(error, 'invalid_config')).toBe(true);
+      expect(isKitError(error, 'invalid_options')).toBe(true);
       message = (error as Error).message;
     }
     expect(message).toContain('`messages` key "not a tag" must be a locale tag');

@@ -212,7 +212,7 @@ describe('forwarded headers while trust proxy is off', () => {
     const limits = createStartLimits({
       database: db,
       destinationKey: KEY,
-      logger: { warn: (_obj, msg) => warnings.push(msg) },
+      logger: { warn: (_obj, msg) => warnings.push(msg ?? '') },
     });
     const app = express();
     app.set('trust proxy', trustProxy);

@@ -41,7 +41,7 @@ describe('SQLite store', () => {
     });
     const asyncEffect = async () => {};
     await expect(store.fulfilOnce('session-1', asyncEffect, 5)).rejects.toMatchObject({
-      code: 'invalid_config',
+      code: 'invalid_options',
       message: expect.stringMatching(/must be synchronous/),
     });
     expect((await store.findAttemptByState('state-1'))?.outcome).toBe('pending');

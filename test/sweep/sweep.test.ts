@@ -3,14 +3,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isKitError } from '../../middleware/errors.ts';
-import {
-  computeNextCheckAt,
-  DEFAULT_SWEEP_BACKOFF_MS,
-  resolveSweepOptions,
-  runSweep,
-  SWEEP_WINDOW_MS,
-  type SweepLogger,
-} from '../../middleware/sweep.ts';
+import type { KitLogger } from '../../middleware/logger.ts';
+import { computeNextCheckAt, runSweep } from '../../middleware/sweep.ts';
+import { DEFAULT_SWEEP_BACKOFF_MS, resolveSweepOptions, SWEEP_WINDOW_MS } from '../../middleware/sweep-options.ts';
 import {
   bench,
   countEffects,
@@ -242,7 +237,7 @@ describe('runSweep', () => {
       .prepare('UPDATE verify_kit_attempts SET user_ref = ? WHERE session_id = ?')
       .run('someone-else', attempt!.sessionId);
     const logged: { level: string; obj: Record<string, unknown> }[] = [];
-    const logger: SweepLogger = {
+    const logger: KitLogger = {
       info: (obj) => logged.push({ level: 'info', obj }),
       warn: (obj) => logged.push({ level: 'warn', obj }),
       error: (obj) => logged.push({ level: 'error', obj }),
@@ -358,7 +353,7 @@ describe('runSweep', () => {
       try {
         resolveSweepOptions(options);
       } catch (error) {
-        expect(isKitError(error, 'invalid_config')).toBe(true);
+        expect(isKitError(error, 'invalid_options')).toBe(true);
         return (error as Error).message;
       }
       throw new Error('accepted');

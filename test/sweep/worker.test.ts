@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isKitError } from '../../middleware/errors.ts';
-import type { SweepLogger, SweepReport } from '../../middleware/sweep.ts';
+import type { KitLogger } from '../../middleware/logger.ts';
+import type { SweepReport } from '../../middleware/sweep.ts';
 import { startSweepWorker, type SweepWorker } from '../../middleware/worker.ts';
 import { bench, countEffects, emulator, leaseOf, waitFor, type Bench, type Emulator } from './harness.ts';
 
@@ -28,7 +29,7 @@ afterEach(async () => {
 
 function recordingLogger() {
   const entries: { level: string; obj: Record<string, unknown>; msg: string | undefined }[] = [];
-  const logger: SweepLogger = {
+  const logger: KitLogger = {
     info: (obj, msg) => entries.push({ level: 'info', obj, msg }),
     warn: (obj, msg) => entries.push({ level: 'warn', obj, msg }),
     error: (obj, msg) => entries.push({ level: 'error', obj, msg }),
@@ -166,7 +167,7 @@ describe('startSweepWorker', () => {
       try {
         startSweepWorker(deps, options as never);
       } catch (error) {
-        expect(isKitError(error, 'invalid_config')).toBe(true);
+        expect(isKitError(error, 'invalid_options')).toBe(true);
         return (error as Error).message;
       }
       throw new Error('accepted');

@@ -19,6 +19,7 @@ import {
   KitErrorCode,
   type ActionDefinition,
   type VerificationKit,
+  type ClientSettings,
   type VerificationKitOptions,
   type VerifyClient,
 } from '../../../middleware/index.ts';
@@ -31,8 +32,8 @@ export const USERS: Record<string, { userRef: string; destination: string }> = {
 export interface KitTestAppOptions {
   /** Wraps the real client (e.g. to alter the echo the service gives). */
   wrapClient?: (client: VerifyClient) => VerifyClient;
-  clientTimeouts?: VerificationKitOptions['clientTimeouts'];
-  clientRetry?: VerificationKitOptions['clientRetry'];
+  clientTimeouts?: ClientSettings['timeouts'];
+  clientRetry?: ClientSettings['retry'];
   /** Any other kit option. */
   kit?: Partial<VerificationKitOptions<Database>>;
   /** Emulator client platform and returnUrl (mobile tests). */
