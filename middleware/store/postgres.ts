@@ -65,14 +65,18 @@ const SQL = {
       SELECT DISTINCT hashtextextended(user_ref || chr(31) || action, 0) AS k
       FROM verify_kit_attempts WHERE session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
   // $3 true: "an older attempt must never be applied after a newer one of the same user and action
-  // was applied", so the mark is refused when a newer one is already fulfilled.
+  // was applied", so the mark is refused when a newer one is already fulfilled. The user's newer
+  // attempts are found first (OFFSET 0 keeps that a separate step, on the user's few rows): given
+  // `outcome = 'fulfilled'` directly, the planner may walk the settled-attempts index instead, whose
+  // statistics say it is empty while a sweep fills it, one full scan per fulfilment.
   markFulfilled: `UPDATE verify_kit_attempts AS a
     SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
     WHERE a.session_id = $1 AND a.outcome = 'pending'
       AND NOT ($3::boolean AND EXISTS (
-        SELECT 1 FROM verify_kit_attempts AS n
-        WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq
-          AND n.outcome = 'fulfilled'))
+        SELECT 1 FROM (
+          SELECT n.outcome FROM verify_kit_attempts AS n
+          WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
+        WHERE newer.outcome = 'fulfilled'))
     RETURNING ${COLUMNS}`,
   newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
       ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'
@@ -253,14 +257,17 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       if (ordered.length > 0) await on(client, 'lockIntents', [ordered]);
       const order = inLockOrder(requests);
       const settlements: FulfilSettlement[] = [];
-      for (const request of order.map((i) => requests[i]!)) {
-        await client.query('SAVEPOINT verify_kit_fulfil');
+      await client.query('SAVEPOINT verify_kit_fulfil');
+      for (const [k, request] of order.map((i) => requests[i]!).entries()) {
+        // The next request's savepoint in the same round trip that ends this one's (the last one's ends at COMMIT).
+        const next = k + 1 < order.length ? 'SAVEPOINT verify_kit_fulfil' : '';
         try {
           const result = await fulfilOne(client, request);
-          await client.query('RELEASE SAVEPOINT verify_kit_fulfil');
+          // RELEASE fails here when the action swallowed an SQL error: then it is rolled back like a throw.
+          await client.query(`RELEASE SAVEPOINT verify_kit_fulfil; ${next}`);
           settlements.push({ ok: true, result });
         } catch (error) {
-          await client.query('ROLLBACK TO SAVEPOINT verify_kit_fulfil');
+          await client.query(`ROLLBACK TO SAVEPOINT verify_kit_fulfil; RELEASE SAVEPOINT verify_kit_fulfil; ${next}`);
           const aborted = (error as { code?: string }).code === IN_FAILED_TRANSACTION;
           settlements.push({ ok: false, error: aborted ? new Error(ABORTED, { cause: error }) : error });
         }
