@@ -31,15 +31,29 @@ interface Queued<Tx> {
   reject: (error: unknown) => void;
 }
 
+export interface GroupCommitOptions {
+  /** Most requests in one transaction. */
+  maxGroup: number;
+  /**
+   * Groups committing at once, each on its own connection: a PostgreSQL commit waits for its WAL
+   * flush, so another group can work meanwhile. (A SQLite commit is synchronous: one at a time.)
+   */
+  parallel: number;
+}
+
 /**
  * Group commit: requests queue until the next turn of the event loop, then commit together (at
- * most `maxGroup` per transaction); while a group is committing, the next one gathers. A group
- * whose transaction fails as a whole (a lock timeout, a deadlock the database broke) is retried
- * one request at a time, so one bad neighbour never fails the others.
+ * most `maxGroup` per transaction); while groups are committing (up to `parallel`), the next one
+ * gathers. A group whose transaction fails as a whole (a lock timeout, a deadlock the database
+ * broke) is retried one request at a time, so one bad neighbour never fails the others.
  */
-export function groupCommitter<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>, maxGroup: number): GroupCommitter<Tx> {
+export function groupCommitter<Tx>(
+  store: Pick<VerifyStore<Tx>, 'fulfilBatch'>,
+  { maxGroup, parallel }: GroupCommitOptions,
+): GroupCommitter<Tx> {
   const queue: Queued<Tx>[] = [];
   let committing = 0;
+  let groups = 0;
   let scheduled = false;
 
   const settle = async (group: Queued<Tx>[]): Promise<void> => {
@@ -62,17 +76,19 @@ export function groupCommitter<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>, 
     scheduled = false;
     const group = queue.splice(0, maxGroup);
     committing += group.length;
+    groups++;
     try {
       await settle(group);
     } finally {
       committing -= group.length;
+      groups--;
       if (queue.length > 0) schedule();
     }
   };
 
   function schedule(): void {
-    // One group at a time: the next gathers while this one commits (a PostgreSQL commit waits for its fsync).
-    if (scheduled || committing > 0) return;
+    // The next group gathers while `parallel` groups commit.
+    if (scheduled || groups >= parallel) return;
     scheduled = true;
     setImmediate(() => void commitNext());
   }

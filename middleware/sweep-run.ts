@@ -85,7 +85,8 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
     startedAt: performance.now(),
     report: emptyReport(opts.owner),
     event: deps.onOutcome === undefined ? undefined : { source: 'sweep' },
-    committer: groupCommitter(deps.store, opts.batchSize),
+    // Two groups in flight at the default concurrency of 4: one works while the other waits for its commit.
+    committer: groupCommitter(deps.store, { maxGroup: opts.batchSize, parallel: Math.ceil(opts.concurrency / 2) }),
     applying: new Set(),
     reschedules: [],
     claimed: [],

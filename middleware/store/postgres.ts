@@ -41,6 +41,9 @@ export type PostgresStore = VerifyStore<PoolClient> & {
   readonly ready: Promise<void>;
 };
 
+/** markFulfilled's rows: the attempt it marked, and the older ones it superseded. */
+type RoleRow = AttemptRow & { role: 'fulfilled' | 'superseded' };
+
 interface EventRow {
   event_id: string;
   session_id: string;
@@ -69,25 +72,33 @@ const SQL = {
   // attempts are found first (OFFSET 0 keeps that a separate step, on the user's few rows): given
   // `outcome = 'fulfilled'` directly, the planner may walk the settled-attempts index instead, whose
   // statistics say it is empty while a sweep fills it, one full scan per fulfilment.
-  markFulfilled: `UPDATE verify_kit_attempts AS a
-    SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
-    WHERE a.session_id = $1 AND a.outcome = 'pending'
-      AND NOT ($3::boolean AND EXISTS (
-        SELECT 1 FROM (
-          SELECT n.outcome FROM verify_kit_attempts AS n
-          WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
-        WHERE newer.outcome = 'fulfilled'))
-    RETURNING ${COLUMNS}`,
+  // One statement marks the attempt and, with ordering 'latest', settles the user's older pending
+  // attempts of the action as superseded (they must never apply after this one): one round trip.
+  markFulfilled: `WITH marked AS (
+      UPDATE verify_kit_attempts AS a
+      SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
+      WHERE a.session_id = $1 AND a.outcome = 'pending'
+        AND NOT ($3::boolean AND EXISTS (
+          SELECT 1 FROM (
+            SELECT n.outcome FROM verify_kit_attempts AS n
+            WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
+          WHERE newer.outcome = 'fulfilled'))
+      RETURNING a.*),
+    older AS (
+      UPDATE verify_kit_attempts AS o
+      SET outcome = 'superseded', superseded_by = m.session_id, finished_at = $2, lease_owner = NULL, lease_until = NULL
+      FROM marked AS m
+      WHERE $3::boolean AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
+        AND o.outcome = 'pending'
+      RETURNING o.*)
+    SELECT 'fulfilled' AS role, ${COLUMNS} FROM marked
+    UNION ALL SELECT 'superseded' AS role, ${COLUMNS} FROM older`,
   newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
       ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'
     WHERE a.session_id = $1 ORDER BY n.start_seq DESC LIMIT 1`,
   markSuperseded: `UPDATE verify_kit_attempts
     SET outcome = 'superseded', superseded_by = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
     WHERE session_id = $1 AND outcome = 'pending'
-    RETURNING ${COLUMNS}`,
-  supersedeOlder: `UPDATE verify_kit_attempts
-    SET outcome = 'superseded', superseded_by = $4, finished_at = $5, lease_owner = NULL, lease_until = NULL
-    WHERE user_ref = $1 AND action = $2 AND start_seq < $3 AND outcome = 'pending'
     RETURNING ${COLUMNS}`,
   markFailed: `UPDATE verify_kit_attempts
     SET outcome = 'failed', failure_reason = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
@@ -205,8 +216,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const { sessionId, effect, now, options = {} } = request;
     const latest = (options.ordering ?? 'latest') === 'latest';
     // Mark first: a concurrent caller's UPDATE waits on this row, then finds it no longer pending.
-    const marked = await on<AttemptRow>(client, 'markFulfilled', [sessionId, now, latest]);
-    if (marked.rows[0] === undefined) {
+    const { rows: marked } = await on<RoleRow>(client, 'markFulfilled', [sessionId, now, latest]);
+    const row = marked.find((r) => r.role === 'fulfilled');
+    if (row === undefined) {
       const { rows } = await on<AttemptRow>(client, 'bySession', [sessionId]);
       if (rows[0] === undefined) return { kind: 'not_pending', attempt: undefined };
       const current = toAttempt(rows[0]);
@@ -219,14 +231,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       const eventIds = await recordEvent(client, options.event, sessionId, 'superseded', now);
       return { kind: 'superseded', attempt: toAttempt(superseded.rows[0]!), eventIds };
     }
-    const attempt = toAttempt(marked.rows[0]);
+    const attempt = toAttempt(row);
+    const superseded = marked
+      .filter((r) => r.role === 'superseded')
+      .map(toAttempt)
+      .sort((a, b) => a.startSeq - b.startSeq);
     // The action's writes go through the same client, inside the same transaction.
     await effect(client, attempt);
     const eventIds = await recordEvent(client, options.event, sessionId, 'fulfilled', now);
-    // Older attempts still pending can never apply after this one: settle them now.
-    const intent = [attempt.userRef, attempt.action, attempt.startSeq];
-    const older = latest ? (await on<AttemptRow>(client, 'supersedeOlder', [...intent, sessionId, now])).rows : [];
-    const superseded = older.map(toAttempt).sort((a, b) => a.startSeq - b.startSeq);
     for (const o of superseded) {
       eventIds.push(...(await recordEvent(client, options.event, o.sessionId, 'superseded', now)));
     }

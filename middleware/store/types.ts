@@ -174,8 +174,8 @@ export interface VerifyStore<Tx = unknown> {
    * With ordering 'latest' (the default) the same transaction also decides the order, serialised
    * against every other fulfilment of the same userRef and action: when an attempt with a higher
    * startSeq is already fulfilled, this one is marked superseded and the effect does not run;
-   * otherwise, after the effect, every older still-pending attempt of that user and action is
-   * marked superseded (it must never apply after this one). The PostgreSQL store takes a
+   * otherwise, in the same transaction as the effect, every older still-pending attempt of that
+   * user and action is marked superseded (it must never apply after this one). The PostgreSQL store takes a
    * transaction-scoped advisory lock on the user and action for the same guarantee.
    */
   fulfilOnce(

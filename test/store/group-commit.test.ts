@@ -90,22 +90,36 @@ describeEachStore('group commit', (kind) => {
   });
 
   it('two processes committing the same attempts in opposite orders neither deadlock nor fulfil any twice', async () => {
-    // Users shared across the group, so both processes need the same user-and-action locks.
-    const ns = Array.from({ length: 24 }, (_, i) => i + 1);
-    for (const n of ns) await h.store.insertAttempt(newAttempt(n, { userRef: `user-${n % 6}` }));
+    // Users shared across each group, so both processes need the same rows and user-and-action locks.
+    const independent = Array.from({ length: 24 }, (_, i) => i + 1);
+    const latest = Array.from({ length: 24 }, (_, i) => i + 25);
+    for (const n of [...independent, ...latest])
+      await h.store.insertAttempt(newAttempt(n, { userRef: `user-${n % 6}` }));
     const other = await h.openAnother();
-    const ordering = { ordering: 'independent' as const };
-    const batch = (by: string, order: number[]) =>
-      order.map((n) => ({ ...request(n, h.effect(by)), options: ordering }));
-    const [a, b] = await Promise.all([
-      h.store.fulfilBatch(batch('a', ns)),
-      other.fulfilBatch(batch('b', [...ns].reverse())),
-      // A third caller takes the latest-ordering locks in a group of its own at the same time.
-      h.store.fulfilBatch(ns.filter((n) => n % 2 === 0).map((n) => request(n, h.effect('c')))),
+    const batch = (by: string, order: number[], ordering: 'independent' | 'latest') =>
+      order.map((n) => ({ ...request(n, h.effect(by)), options: { ordering } }));
+    const reversed = (ns: number[]) => [...ns].reverse();
+    const groups = await Promise.all([
+      h.store.fulfilBatch(batch('a', independent, 'independent')),
+      other.fulfilBatch(batch('b', reversed(independent), 'independent')),
+      h.store.fulfilBatch(batch('c', latest, 'latest')),
+      other.fulfilBatch(batch('d', reversed(latest), 'latest')),
     ]);
-    expect([...a!, ...b!].every((s) => s.ok)).toBe(true);
+
+    expect(groups.flat().every((s) => s.ok)).toBe(true);
     expect(await h.duplicateEffects()).toEqual([]);
-    expect(await h.countEffects()).toBe(24);
+    const outcomes = await h.query<{ session_id: string; outcome: string }>(
+      'SELECT session_id, outcome FROM verify_kit_attempts ORDER BY start_seq',
+    );
+    expect(outcomes.slice(0, 24).every((o) => o.outcome === 'fulfilled')).toBe(true);
+    // With 'latest' each attempt is fulfilled or superseded, and every user's newest one is fulfilled.
+    const newestOfUser = new Set(latest.slice(-6).map((n) => `session-${n}`));
+    for (const o of outcomes.slice(24)) {
+      if (newestOfUser.has(o.session_id)) expect(o.outcome).toBe('fulfilled');
+      else expect(o.outcome).toMatch(/^(fulfilled|superseded)$/);
+    }
+    const fulfilled = outcomes.filter((o) => o.outcome === 'fulfilled').length;
+    expect(await h.countEffects()).toBe(fulfilled);
   });
 
   it('two sweeps and concurrent landings over the same due attempts fulfil each exactly once', async () => {
