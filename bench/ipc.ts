@@ -92,7 +92,7 @@ export function spawnChild(script: string, name: string): Child {
 
 /** In a child: serve `handlers` over IPC. `exit` closes via `onExit` and ends the process. */
 export function serve(
-  handlers: Record<string, (args: any) => unknown>,
+  handlers: Record<string, (args: never) => unknown>,
   onExit: () => Promise<void> = async () => {},
 ): void {
   const send = (answer: Answer) => process.send?.(answer);
@@ -107,7 +107,7 @@ export function serve(
       return;
     }
     Promise.resolve()
-      .then(() => handler(message.args))
+      .then(() => handler(message.args as never)) // the caller sends what this op's handler takes
       .then(
         (value) => send({ id: message.id, ok: true, value }),
         (error: unknown) =>

@@ -102,7 +102,7 @@ export function openDemoDatabase(path: string): Database {
     if (current > MIGRATIONS.length) {
       throw new Error(`${path} has demo schema version ${current}, newer than this demo's ${MIGRATIONS.length}.`);
     }
-    for (let v = current + 1; v <= MIGRATIONS.length; v++) db.exec(MIGRATIONS[v - 1]!);
+    for (const migration of MIGRATIONS.slice(current)) db.exec(migration);
     db.pragma(`user_version = ${MIGRATIONS.length}`);
     const seed = db.prepare(
       'INSERT OR IGNORE INTO demo_users (id, name, email, phone) VALUES (@id, @name, @email, @phone)',

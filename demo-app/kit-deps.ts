@@ -1,28 +1,31 @@
 /**
- * The demo's sweep dependencies built from the same environment as the app: the same database
- * (the SQLite file, or PostgreSQL when DATABASE_URL is set), the same actions (so the sweep
- * fulfils exactly as the landing does), a backend client with the same credentials. Used by the
- * copyable job (sweep-job.ts).
+ * The demo's sweep kit, built from the same environment as the app: the same database (the SQLite
+ * file, or PostgreSQL when DATABASE_URL is set), the same actions (so the sweep fulfils exactly as
+ * the landing does), the same credentials and onOutcome hook. It mounts no route: it only sweeps.
+ * Used by the copyable job (sweep-job.ts).
  */
-import { createVerifyClient } from 'hosted-sms-verify-kit';
-import type { SweepJobDeps } from 'hosted-sms-verify-kit';
+import { createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
 import { createDemoActions } from './actions.ts';
 import { loadConfig } from './config.ts';
 import { openDemoData } from './data.ts';
 
-export function demoSweepDeps(env: NodeJS.ProcessEnv): SweepJobDeps<unknown> {
+export function demoSweepKit(env: NodeJS.ProcessEnv): VerificationKit<unknown> {
   const config = loadConfig(env);
   // With VERIFY_BASE_URL empty the demo runs the bundled emulator on 127.0.0.1:EMULATOR_PORT.
   const baseUrl = config.verifyBaseUrl ?? `http://127.0.0.1:${config.emulatorPort}`;
   const data = openDemoData({ databasePath: config.databasePath, databaseUrl: config.databaseUrl });
-  const actions = createDemoActions(data.reads, data.writes);
-  return {
-    client: createVerifyClient({ baseUrl, clientId: config.clientId, clientSecret: config.clientSecret }),
+  return createVerificationKit<unknown>({
+    baseUrl,
+    clientId: config.clientId,
+    clientSecret: config.clientSecret,
+    returnUrl: config.returnUrl,
     // The job closes what it built when it ends: the SQLite file or the PostgreSQL pool.
     store: { ...data.store, close: () => data.close() },
-    actions: new Map(actions.map((action) => [action.name, action])),
+    actions: createDemoActions(data.reads, data.writes),
+    // Nobody signs in to a job, and it serves no route.
+    resolveUser: () => null,
+    routes: { start: false, landing: false },
     // The same hook as the app: the sweep re-delivers what the app could not.
     onOutcome: data.onOutcome,
-    now: Date.now,
-  };
+  });
 }

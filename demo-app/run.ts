@@ -6,7 +6,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startEmulator, type RunningEmulator } from 'hosted-sms-verify-kit/testing';
-import { startSweepWorker } from 'hosted-sms-verify-kit';
 import { createDemoApp } from './app.ts';
 import { checkReturnUrlServesDemo, ConfigError, describeConfig, loadConfig } from './config.ts';
 import { withoutPassword } from './data.ts';
@@ -21,7 +20,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
 
   let emulator: RunningEmulator | undefined;
-  if (config.verifyBaseUrl === undefined) {
+  let verifyBaseUrl = config.verifyBaseUrl;
+  if (verifyBaseUrl === undefined) {
     // The browser really lands on VERIFY_RETURN_URL: it must point at this demo.
     checkReturnUrlServesDemo(config, config.port);
     emulator = await startEmulator({
@@ -35,9 +35,10 @@ async function main(): Promise<void> {
       control: true,
       log: (text) => console.log(`[emulator] ${text}`),
     });
+    verifyBaseUrl = emulator.url;
   }
 
-  const demo = createDemoApp({ ...config, verifyBaseUrl: config.verifyBaseUrl ?? emulator!.url, logger });
+  const demo = createDemoApp({ ...config, verifyBaseUrl, logger });
   const server = createServer(demo.app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   });
   const { port } = server.address() as AddressInfo;
 
-  const worker = startSweepWorker(demo.kit.fulfilDeps, {
+  const worker = demo.kit.startSweepWorker({
     intervalMs: config.sweepIntervalMs,
     // Per-check warnings and errors; a line per run only when the run did something (onReport).
     logger: { ...logger, info: () => {} },

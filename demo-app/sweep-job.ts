@@ -12,10 +12,10 @@
  * be reached at all, 3 the sweep failed (e.g. the database). The client secret is never printed.
  */
 import { runSweepJob } from 'hosted-sms-verify-kit';
-import { demoSweepDeps } from './kit-deps.ts';
+import { demoSweepKit } from './kit-deps.ts';
 
 process.exitCode = await runSweepJob({
-  deps: (env) => demoSweepDeps(env as NodeJS.ProcessEnv),
+  kit: (env) => demoSweepKit(env as NodeJS.ProcessEnv),
   argv: process.argv.slice(2),
   env: process.env,
 });

@@ -6,6 +6,7 @@ import { KitError, KitErrorCode } from './errors.ts';
 import type { AttemptOutcome, AttemptRecord, VerifyStore } from './store/types.ts';
 import type { OperationSensitivity, OutcomeSource, Platform } from './types.ts';
 
+/** An attempt as support screens see it: no params, no state, the destination masked. */
 export interface AttemptSummary {
   sessionId: string;
   userRef: string;
@@ -28,6 +29,7 @@ export interface AttemptSummary {
   redacted: boolean;
 }
 
+/** A search of `kit.attempts.find`. */
 export interface AttemptSearch {
   userRef?: string;
   outcome?: AttemptOutcome;
@@ -39,6 +41,7 @@ export interface AttemptSearch {
   limit?: number;
 }
 
+/** Reads for support screens (`kit.attempts`). */
 export interface AttemptReader {
   /** Attempts matching the search, newest first. */
   find(search?: AttemptSearch): Promise<AttemptSummary[]>;

@@ -14,3 +14,13 @@ export interface KitContext<Tx = unknown> extends Omit<
   /** undefined only with `dangerouslyDisableStartLimits: true`. */
   startLimits: StartLimits | undefined;
 }
+
+/**
+ * The part of the context the one fulfil path and the sweep read: the landing, the mobile
+ * completion and the sweep all pass the kit's context (a test may pass just these fields).
+ * Without `platform` the sweep claims the attempts of every platform.
+ */
+export type FulfilContext<Tx = unknown> = Pick<KitContext<Tx>, 'store' | 'actions' | 'now'> &
+  Partial<Pick<KitContext<Tx>, 'platform' | 'logger' | 'onOutcome'>> & {
+    client: Pick<VerifyClient, 'getSession'>;
+  };

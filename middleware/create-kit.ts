@@ -7,7 +7,6 @@
  *   app.use(kit.router);            // at '/', since the landing answers at the returnUrl's path
  *   // in your form: <input type="hidden" name="_csrf" value="${kit.csrfToken(req)}">
  */
-import type { Database } from 'better-sqlite3';
 import express, { type Express, type Request } from 'express';
 import { createAttemptReader, type AttemptReader } from './attempts.ts';
 import { createVerifyClient } from './client.ts';
@@ -15,31 +14,52 @@ import type { KitContext } from './context.ts';
 import { csrfToken } from './csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { deriveDestinationKey } from './limit-keys.ts';
-import { mountLanding } from './landing.ts';
+import { landingHandler } from './landing.ts';
 import { mountMobile } from './mobile.ts';
 import { invalidOptions, isFunction, isRecord } from './option-problems.ts';
 import type { ResolvedKitOptions, VerificationKitOptions } from './options.ts';
 import { isVerifyClient, resolveKitOptions } from './options-resolve.ts';
 import { createStartLimits, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
-import { answerError } from './respond.ts';
+import { answerError, route } from './respond.ts';
 import { mountStart } from './start.ts';
-import type { PostgresStore } from './store/postgres.ts';
-import type { VerifyStore } from './store/types.ts';
-import type { VerifyClient } from './types.ts';
+import type { StartBudgetCounter, VerifyStore } from './store/types.ts';
+import { runSweep, type SweepReport } from './sweep.ts';
+import type { SweepOptions, SweepWorkerOptions } from './sweep-options.ts';
+import { startSweepWorker, type SweepWorker } from './worker.ts';
 
+/** What createVerificationKit returns. */
 export interface VerificationKit<Tx = unknown> {
   /** An Express sub-application; mount it at '/': `app.use(kit.router)`. */
   router: Express;
   /** The CSRF token for the start form's hidden `_csrf` field (needs express-session). */
   csrfToken(req: Request): string;
-  /** What the sweep needs to run the one fulfil path (client, store, actions, clock). */
-  fulfilDeps: KitContext<Tx>;
-  client: VerifyClient;
+  /** The store the kit was given. */
   store: VerifyStore<Tx>;
   /** Reads for support screens: attempts by user, outcome and age, or one by sessionId (destination masked). */
   attempts: AttemptReader;
-  /** Closes the client's connection pool (and a client the kit created). The store is yours to close. */
+  /**
+   * One sweep run over attempts nobody landed, through the same fulfil path as the landing.
+   * Rejects only when the store fails; a bad option is a KitError `invalid_options`.
+   */
+  runSweep(options?: SweepOptions): Promise<SweepReport>;
+  /** Runs the sweep on an interval in this process, one run at a time; `stop()` it on shutdown. */
+  startSweepWorker(options: SweepWorkerOptions): SweepWorker;
+  /** Closes the client the kit built (a client you passed is yours). The store is yours to close. */
   close(): Promise<void>;
+}
+
+/** Each kit's context, for the kit's own tests (never exported from the package). */
+const contexts = new WeakMap<object, unknown>();
+
+function isContextOf<Tx>(kit: VerificationKit<Tx>, value: unknown): value is KitContext<Tx> {
+  return isRecord(value) && value.store === kit.store;
+}
+
+/** The context a kit was built with. Internal: tests time-travel a sweep with `{ ...contextOf(kit), now }`. */
+export function contextOf<Tx>(kit: VerificationKit<Tx>): KitContext<Tx> {
+  const context = contexts.get(kit);
+  if (!isContextOf(kit, context)) throw new Error('contextOf: not a kit made by createVerificationKit');
+  return context;
 }
 
 function mountedAtWrongPath(landingPath: string | false, where: string): KitError {
@@ -55,41 +75,31 @@ function isStartLimits(limits: StartLimitsOptions | StartLimits): limits is Star
   return 'consume' in limits && isFunction(limits.consume);
 }
 
-function isPostgresStore<Tx>(store: VerifyStore<Tx>): store is VerifyStore<Tx> & PostgresStore {
-  return 'kind' in store && store.kind === 'postgres';
+/** The store counts the default limits when it can (both of the kit's stores do): no sniffing of its type. */
+function counterOf<Tx>(store: VerifyStore<Tx>): Pick<StartLimitsOptions, 'store'> {
+  return isFunction(store.consumeStartBudgets) ? { store: store as StartBudgetCounter } : {};
 }
 
-function isSqliteStore<Tx>(store: VerifyStore<Tx>): store is VerifyStore<Tx> & { db: Database } {
-  return 'db' in store && isRecord(store.db) && isFunction(store.db.prepare);
-}
-
-/** Where the default limits keep their counters: the kit store's own database. */
-function counterStoreOf<Tx>(store: VerifyStore<Tx>): Pick<StartLimitsOptions, 'database' | 'postgres'> {
-  // Several instances share one PostgreSQL store, so they share its counters too.
-  if (isPostgresStore(store)) return { postgres: store };
-  if (isSqliteStore(store)) return { database: store.db };
-  return {};
-}
-
-/** The start limits the options ask for: the integrator's, or the default on the store's database. */
+/** The start limits the options ask for: the integrator's, or the default counted by the kit's store. */
 function buildStartLimits<Tx>(options: ResolvedKitOptions<Tx>): StartLimits | undefined {
   const { limits, store } = options;
-  if (options.dangerouslyDisableStartLimits === true) return undefined;
+  // No start route, nothing to limit (a kit made only to sweep, or only to land).
+  if (options.dangerouslyDisableStartLimits === true || options.routes.start === false) return undefined;
   if (limits !== undefined && isStartLimits(limits)) return limits;
-  const counters = counterStoreOf(store);
+  const counter = counterOf(store);
   try {
     return createStartLimits({
-      ...counters,
+      ...counter,
       destinationKey: deriveDestinationKey(options.clientSecret),
       logger: options.logger,
       ...limits,
     });
   } catch (error) {
-    const noCounters = counters.database === undefined && counters.postgres === undefined && limits === undefined;
-    const problem = noCounters
+    const noCounter = counter.store === undefined && limits === undefined;
+    const problem = noCounter
       ? 'Start limits need a counter store: use the SQLite or PostgreSQL store, pass ' +
-        '`limits: createStartLimits({ limiters })` on a shared store, or (only with equal limits elsewhere) ' +
-        '`dangerouslyDisableStartLimits: true`.'
+        '`limits: createStartLimits({ store })` with a store that counts start budgets (`consumeStartBudgets`), ' +
+        'or (only with equal limits elsewhere) `dangerouslyDisableStartLimits: true`.'
       : `\`limits\`: ${error instanceof Error ? error.message : String(error)}`;
     throw invalidOptions('createVerificationKit', [problem]);
   }
@@ -132,7 +142,9 @@ function buildRouter<Tx>(context: KitContext<Tx>): Express {
   });
 
   if (routes.start !== false) mountStart(router, context, routes.start);
-  if (routes.landing !== false) mountLanding(router, context, routes.landing);
+  if (routes.landing !== false) {
+    router.get(routes.landing, route(context, 'landing', 'html', landingHandler(context, routes.landing)));
+  }
   if (routes.mobileComplete !== false) mountMobile(router, context, routes.mobileComplete);
   return router;
 }
@@ -142,15 +154,17 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
   const resolved = resolveKitOptions(options);
   const context = buildContext(resolved);
   const ownsClient = !isVerifyClient(resolved.client);
-  return {
+  const kit: VerificationKit<Tx> = {
     router: buildRouter(context),
     csrfToken: (req) => csrfToken(context, req),
-    fulfilDeps: context,
-    client: context.client,
     store: context.store,
     attempts: createAttemptReader(context.store, context.now),
+    runSweep: (sweepOptions) => runSweep(context, sweepOptions),
+    startSweepWorker: (workerOptions) => startSweepWorker(context, workerOptions),
     async close() {
       if (ownsClient) await context.client.close();
     },
   };
+  contexts.set(kit, context);
+  return kit;
 }

@@ -56,6 +56,7 @@ const statusByCode: Record<KitErrorCode, number> = {
   fulfil_failed: 500,
 };
 
+/** Details a KitError may carry besides its code and message. */
 export interface KitErrorOptions {
   /** The service's own `errorCode`, for ServiceRejected. */
   serviceErrorCode?: string;
@@ -66,6 +67,7 @@ export interface KitErrorOptions {
   cause?: unknown;
 }
 
+/** The one error type of the kit: a stable `code`, the HTTP `status`, and a message that never carries a secret. */
 export class KitError extends Error {
   override readonly name = 'KitError';
   readonly code: KitErrorCode;
@@ -85,6 +87,7 @@ export class KitError extends Error {
   }
 }
 
+/** True for a KitError (of `code`, when given). */
 export function isKitError(value: unknown, code?: KitErrorCode): value is KitError {
   return value instanceof KitError && (code === undefined || value.code === code);
 }

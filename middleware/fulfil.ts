@@ -10,22 +10,10 @@
  */
 import { KitError, KitErrorCode } from './errors.ts';
 import { commitEach, type FulfilCommitter } from './group-commit.ts';
-import type { OutcomeHook, OutcomeLogger } from './outcomes.ts';
+import type { FulfilContext } from './context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from './store/types.ts';
 import { countOutcomes, inSpan, SpanName } from './telemetry.ts';
-import type { ActionDefinition, OutcomeSource, Platform, VerifyClient } from './types.ts';
-
-export interface FulfilDeps<Tx> {
-  client: Pick<VerifyClient, 'getSession'>;
-  /** The platform of the kit whose client this is; the sweep claims only its attempts. Default: all. */
-  platform?: Platform;
-  store: VerifyStore<Tx>;
-  actions: ReadonlyMap<string, ActionDefinition<Tx>>;
-  now: () => number;
-  /** After-commit hook: when set, every outcome is also recorded as an event and delivered to it. */
-  onOutcome?: OutcomeHook;
-  logger?: OutcomeLogger;
-}
+import type { ActionDefinition, OutcomeSource } from './types.ts';
 
 export type Completion =
   /** `firstTime` is true only for the caller whose transaction ran the action. */
@@ -75,7 +63,7 @@ export type StatusRead<Tx> =
  * names the caller in outcome events and log lines.
  */
 export async function completeAttempt<Tx>(
-  deps: FulfilDeps<Tx>,
+  deps: FulfilContext<Tx>,
   attempt: Attempt,
   source: OutcomeSource,
 ): Promise<Completion> {
@@ -86,7 +74,7 @@ export async function completeAttempt<Tx>(
  * The read half of completeAttempt: the session's status from the service. Writes nothing; throws
  * when the service's answer does not match the attempt or its action is no longer registered.
  */
-export async function readStatus<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt): Promise<StatusRead<Tx>> {
+export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<StatusRead<Tx>> {
   const settled = settledCompletion(attempt);
   if (settled !== undefined) return { kind: 'settled', completion: settled };
   const status = await deps.client.getSession(attempt.sessionId);
@@ -113,7 +101,7 @@ export async function readStatus<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt): Pr
  * through `committer`: on its own by default, grouped with others by the sweep.
  */
 export async function applyStatus<Tx>(
-  deps: FulfilDeps<Tx>,
+  deps: FulfilContext<Tx>,
   attempt: Attempt,
   read: StatusRead<Tx>,
   source: OutcomeSource,
@@ -149,7 +137,7 @@ export async function applyStatus<Tx>(
 }
 
 async function recordFailed<Tx>(
-  deps: FulfilDeps<Tx>,
+  deps: FulfilContext<Tx>,
   attempt: Attempt,
   reason: string,
   source: OutcomeSource,
@@ -166,7 +154,7 @@ async function recordFailed<Tx>(
   return { ...stored, eventIds };
 }
 
-function logSuperseded<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt, source: OutcomeSource): void {
+function logSuperseded<Tx>(deps: FulfilContext<Tx>, attempt: Attempt, source: OutcomeSource): void {
   deps.logger?.info(
     {
       route: source,
@@ -180,7 +168,7 @@ function logSuperseded<Tx>(deps: FulfilDeps<Tx>, attempt: Attempt, source: Outco
 }
 
 function runFulfilment<Tx>(
-  deps: FulfilDeps<Tx>,
+  deps: FulfilContext<Tx>,
   committer: FulfilCommitter<Tx>,
   action: ActionDefinition<Tx>,
   attempt: Attempt,
@@ -195,7 +183,7 @@ function runFulfilment<Tx>(
 }
 
 async function fulfilInTransaction<Tx>(
-  deps: FulfilDeps<Tx>,
+  deps: FulfilContext<Tx>,
   committer: FulfilCommitter<Tx>,
   action: ActionDefinition<Tx>,
   attempt: Attempt,

@@ -61,8 +61,8 @@ export function groupCommitter<Tx>(
     try {
       settlements = await store.fulfilBatch(group.map((q) => q.request));
     } catch (error) {
-      if (group.length === 1) return group[0]!.reject(error);
-      await Promise.all(group.map((q) => settle([q])));
+      if (group.length === 1) group.forEach((q) => q.reject(error));
+      else await Promise.all(group.map((q) => settle([q])));
       return;
     }
     group.forEach((q, i) => {

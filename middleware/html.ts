@@ -3,6 +3,7 @@
  * SafeHtml (the result of another `html` call or an explicit `unsafeRaw`). Arrays are joined.
  */
 
+/** HTML already escaped (or written by the kit): kept as is by `html`. */
 export class SafeHtml {
   constructor(readonly value: string) {}
   toString(): string {
@@ -10,7 +11,7 @@ export class SafeHtml {
   }
 }
 
-const ESCAPES: Record<string, string> = {
+const ESCAPES = {
   '&': '&amp;',
   '<': '&lt;',
   '>': '&gt;',
@@ -19,8 +20,9 @@ const ESCAPES: Record<string, string> = {
   '`': '&#96;',
 };
 
+/** Escapes a value for HTML text and attribute values. */
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"'`]/g, (c) => ESCAPES[c]!);
+  return value.replace(/[&<>"'`]/g, (c) => ESCAPES[c as keyof typeof ESCAPES]);
 }
 
 export type HtmlValue = SafeHtml | string | number | boolean | null | undefined | readonly HtmlValue[];
@@ -32,10 +34,10 @@ function render(value: HtmlValue): string {
   return escapeHtml(String(value));
 }
 
+/** A tagged template that escapes every value (SafeHtml values are kept as they are). */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
-  let out = strings[0]!;
-  for (let i = 0; i < values.length; i++) out += render(values[i]!) + strings[i + 1]!;
-  return new SafeHtml(out);
+  // A template has one more string than values: each string after the first follows values[i - 1].
+  return new SafeHtml(strings.reduce((out, text, i) => out + render(values[i - 1]) + text));
 }
 
 /** Marks a string as HTML without escaping it. Only for markup the kit itself wrote. */

@@ -1,28 +1,12 @@
-/** The package's entry point: re-exports only. The factory lives in create-kit.ts. */
+/**
+ * The package's public entry point: re-exports only. What an integrator needs: the factory and
+ * its option types, the stores, the errors, the start limits, custom pages and texts, the sweep
+ * (through the kit: `kit.runSweep`, `kit.startSweepWorker`; or the copyable job `runSweepJob`) and
+ * the constants. Everything else is internal (the kit's own tests import it from source).
+ */
+
+// The factory and its options.
 export { createVerificationKit, type VerificationKit } from './create-kit.ts';
-export { maskDestination, type AttemptReader, type AttemptSearch, type AttemptSummary } from './attempts.ts';
-export { DEFAULT_RETENTION, type RetentionOptions } from './retention.ts';
-export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
-export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './store/postgres.ts';
-export {
-  createVerifyClient,
-  type VerifyClientOptions,
-  type VerifyClientRetry,
-  type VerifyClientTimeouts,
-} from './client.ts';
-export { KitError, KitErrorCode, isKitError, type KitErrorOptions } from './errors.ts';
-export { runSweep, type SweepDeps, type SweepReport } from './sweep.ts';
-export {
-  SWEEP_WINDOW_MS,
-  DEFAULT_SWEEP_BACKOFF_MS,
-  type SweepOptions,
-  type SweepWorkerOptions,
-} from './sweep-options.ts';
-export { startSweepWorker, type SweepWorker } from './worker.ts';
-export { runSweepJob, SweepJobExitCode, type SweepJobDeps, type SweepJobOptions } from './sweep-cli.ts';
-export { createStartLimits, type LimitBudget, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
-export { completeAttempt, findReturnedAttempt, type Completion, type FulfilDeps } from './fulfil.ts';
-export { deliverOutcomeEvents, OUTCOME_RETRY_MS, type OutcomeEvent, type OutcomeHook } from './outcomes.ts';
 export type {
   BeforeCreateHook,
   ClientSettings,
@@ -34,8 +18,95 @@ export type {
   VerificationKitOptions,
 } from './options.ts';
 export type { KitLogger } from './logger.ts';
-export type { ErrorPage, FailedPage, PageRenderers, PendingPage, RestartForm, StartAgainPage } from './pages.ts';
-export { defaultPages, layout, restartForm, pendingScript, PENDING_STATUS_ID } from './pages.ts';
+
+// Guarded actions and the service as the kit sees it.
+export type {
+  ActionDefinition,
+  ActionOrdering,
+  CreatedSession,
+  CreateSessionInput,
+  JsonValue,
+  KnownFailureReason,
+  OperationSensitivity,
+  OutcomeSource,
+  Platform,
+  PrepareContext,
+  SessionStatus,
+  VerifiedAttempt,
+  VerifyClient,
+} from './types.ts';
+export { KNOWN_FAILURE_REASONS } from './types.ts';
+export {
+  createVerifyClient,
+  type VerifyClientOptions,
+  type VerifyClientRetry,
+  type VerifyClientTimeouts,
+} from './client.ts';
+
+// Errors.
+export { KitError, KitErrorCode, isKitError, type KitErrorOptions } from './errors.ts';
+
+// Stores, and what a custom store implements.
+export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
+export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './store/postgres.ts';
+export type {
+  Attempt,
+  AttemptOutcome,
+  AttemptQuery,
+  AttemptRecord,
+  ConsumeStartBudgetsOptions,
+  FulfilEffect,
+  FulfilRequest,
+  FulfilSettlement,
+  NewAttempt,
+  NextCheck,
+  RetentionBatch,
+  RetentionResult,
+  StartBudget,
+  StartBudgetCounter,
+  StartBudgetRefusal,
+  StoredOutcomeEvent,
+  VerifyStore,
+} from './store/types.ts';
+export { maskDestination, type AttemptReader, type AttemptSearch, type AttemptSummary } from './attempts.ts';
+
+// Start limits.
+export { createStartLimits, type LimitBudget, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
+
+// The sweep: options, reports, the copyable job.
+export {
+  DEFAULT_SWEEP_BACKOFF_MS,
+  SWEEP_WINDOW_MS,
+  type SweepOptions,
+  type SweepWorkerOptions,
+} from './sweep-options.ts';
+export type { SweepReport } from './sweep.ts';
+export type { SweepWorker } from './worker.ts';
+export {
+  runSweepJob,
+  SweepJobExitCode,
+  type SweepJobEnv,
+  type SweepJobKit,
+  type SweepJobOptions,
+} from './sweep-cli.ts';
+export { DEFAULT_RETENTION, type RetentionOptions } from './retention.ts';
+
+// After-commit outcomes.
+export { OUTCOME_RETRY_MS, type OutcomeEvent, type OutcomeHook } from './outcomes.ts';
+export type { MobileOutcome } from './mobile.ts';
+
+// Custom pages and texts.
+export {
+  defaultPages,
+  PENDING_STATUS_ID,
+  restartForm,
+  type ErrorPage,
+  type FailedPage,
+  type PageRenderers,
+  type PendingPage,
+  type RestartForm,
+  type StartAgainPage,
+} from './pages.ts';
 export {
   englishMessages,
   errorText,
@@ -47,21 +118,3 @@ export {
   type LocaleChooser,
 } from './messages.ts';
 export { escapeHtml, html, SafeHtml } from './html.ts';
-export type { MobileOutcome } from './mobile.ts';
-export type {
-  Attempt,
-  AttemptOutcome,
-  AttemptQuery,
-  AttemptRecord,
-  FulfilEffect,
-  FulfilRequest,
-  FulfilSettlement,
-  NewAttempt,
-  NextCheck,
-  RetentionBatch,
-  RetentionResult,
-  StoredOutcomeEvent,
-  VerifyStore,
-} from './store/types.ts';
-export type * from './types.ts';
-export { KNOWN_FAILURE_REASONS } from './types.ts';

@@ -12,7 +12,7 @@ export const DEFAULT_IPV6_SUBNET = 64;
 
 /** Eight 16-bit groups of an IPv6 address (no zone id, embedded IPv4 expanded). */
 function ipv6Groups(address: string): number[] {
-  let text = address.split('%')[0]!;
+  let text = address.split('%')[0] ?? '';
   const embedded = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (embedded !== null) {
     const [a, b, c, d] = embedded.slice(1).map(Number) as [number, number, number, number];
@@ -27,9 +27,9 @@ function ipv6Groups(address: string): number[] {
 
 /** The client's IP budget key: IPv4 (also IPv4-mapped IPv6) as is, IPv6 as its `/ipv6Subnet` prefix. */
 export function ipBudgetKey(ip: string, ipv6Subnet = DEFAULT_IPV6_SUBNET): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped !== null) return mapped[1]!;
-  if (isIP(ip.split('%')[0]!) !== 6) return ip;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
+  if (mapped !== undefined) return mapped;
+  if (isIP(ip.split('%')[0] ?? '') !== 6) return ip;
   const masked = ipv6Groups(ip).map((group, index) => {
     const keep = Math.min(16, Math.max(0, ipv6Subnet - index * 16));
     return keep === 0 ? 0 : group & ((0xffff << (16 - keep)) & 0xffff);

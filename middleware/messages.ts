@@ -22,6 +22,7 @@ export type FailureTextKey = KnownFailureReason | 'expired' | 'superseded' | 'ge
 /** Error texts by KitError code, plus the start route's 405 and the fallbacks for unlisted codes. */
 export type ErrorTextKey = KitErrorCode | 'method_not_allowed' | 'client_error' | 'server_error';
 
+/** Every text of the kit's pages, in one language. */
 export interface KitMessages {
   /** BCP 47 language tag of these texts; every page's `<html lang>`. */
   lang: string;
@@ -68,6 +69,7 @@ const SERVER_PROBLEM =
   'The verification could not be completed because of a problem on our side. ' +
   'Nothing was changed; please try again later.';
 
+/** The kit's English texts, the defaults every locale is merged over. */
 export const englishMessages: KitMessages = {
   lang: 'en',
   dir: 'ltr',
@@ -188,6 +190,7 @@ export function errorText(messages: KitMessages, code: string, status: number): 
   return status < 500 ? messages.errors.client_error : messages.errors.server_error;
 }
 
+/** Picks a request's locale tag (the `locale` option). */
 export type LocaleChooser = (req: Request) => string | undefined | null;
 
 export interface MessageCatalog {
@@ -208,12 +211,12 @@ export function createMessageCatalog(
   const byTag = new Map<string, KitMessages>([['en', englishMessages]]);
   for (const [tag, input] of Object.entries(inputs ?? {})) byTag.set(tag.toLowerCase(), completeMessages(tag, input));
   const tags = [...byTag.keys()];
-  const fallback = byTag.get('en')!;
+  const fallback = byTag.get('en') ?? englishMessages;
 
   function lookup(tag: string | false | undefined | null): KitMessages | undefined {
     if (typeof tag !== 'string' || tag === '') return undefined;
     const lower = tag.toLowerCase();
-    return byTag.get(lower) ?? byTag.get(lower.split('-')[0]!);
+    return byTag.get(lower) ?? byTag.get(lower.split('-')[0] ?? '');
   }
 
   return {

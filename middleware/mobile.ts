@@ -6,11 +6,12 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { KitContext } from './context.ts';
 import { KitError, KitErrorCode } from './errors.ts';
-import { deliverAfterResponse } from './outcomes.ts';
-import { setNoStoreHeaders } from './pages.ts';
-import { currentUser, route } from './respond.ts';
+import { setNoStoreHeaders } from './page-response.ts';
+import { route } from './respond.ts';
+import { currentUser } from './user.ts';
 import { completeReturn } from './returned.ts';
 
+/** The mobile completion's JSON answer. */
 export type MobileOutcome =
   | { outcome: 'fulfilled' }
   | { outcome: 'failed'; reason: string }
@@ -50,8 +51,7 @@ export function mountMobile<Tx>(router: Router, config: KitContext<Tx>, complete
     completePath,
     route(config, 'mobile-complete', 'json', async (req: Request, res: Response) => {
       await readJson(req, res);
-      const completion = await completeReturn(config, req.body, 'mobile-complete');
-      deliverAfterResponse(config, completion.eventIds, res);
+      const completion = await completeReturn(config, req.body, 'mobile-complete', res);
       const { attempt } = completion;
       const user = await currentUser(config, req);
       let body: MobileOutcome;

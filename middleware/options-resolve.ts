@@ -87,7 +87,7 @@ function checkCollaborators(problems: OptionProblems, o: Record<string, unknown>
   checkClient(problems, o.client);
 }
 
-/** Only the shape: the factory builds the limiters (and their tables) from these options. */
+/** Only the shape: createStartLimits checks the budgets and the counter. */
 function checkLimits(problems: OptionProblems, limits: unknown, disabled: unknown): void {
   if (disabled !== undefined && typeof disabled !== 'boolean') {
     problems.add('`dangerouslyDisableStartLimits` must be true or false.');
@@ -97,7 +97,7 @@ function checkLimits(problems: OptionProblems, limits: unknown, disabled: unknow
   }
   if (limits !== undefined && !isRecord(limits)) {
     problems.add(
-      '`limits` must be start limit options ({ perUser, perDestination, perIp, limiters }) or createStartLimits(...).',
+      '`limits` must be start limit options ({ perUser, perDestination, perIp, store }) or createStartLimits(...).',
     );
   }
 }

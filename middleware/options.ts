@@ -49,6 +49,7 @@ export interface ClientSettings {
   retry?: VerifyClientRetry;
 }
 
+/** The start route's CSRF defence (the synchronizer token, fetch metadata and Origin checks). */
 export interface CsrfOptions {
   /**
    * REPLACES the kit's synchronizer-token check, for apps with their own CSRF defence. The kit's
@@ -61,6 +62,7 @@ export interface CsrfOptions {
   sessionKey?: string;
 }
 
+/** How long a landing that finds the session still pending waits, and how its page keeps checking. */
 export interface LandingOptions {
   /** Status re-reads on a pending landing before the "still confirming" page. Default 3. */
   pendingRechecks?: number;
@@ -78,6 +80,7 @@ export interface KitSweepOptions {
   firstCheckAfterMs?: number;
 }
 
+/** The options of createVerificationKit; every one is checked when it is called. */
 export interface VerificationKitOptions<Tx = unknown> {
   /** The service's base address, e.g. https://verify.example.com. */
   baseUrl: string;
@@ -99,9 +102,8 @@ export interface VerificationKitOptions<Tx = unknown> {
   csrf?: CsrfOptions;
   /**
    * Limits on starts per user, destination and client IP, against SMS pumping. Default on:
-   * counters in the SQLite store's database, or in the PostgreSQL store (shared by every
-   * instance). Pass budgets to change them, or a StartLimits on a shared store
-   * (createStartLimits({ limiters })) when the app runs as several instances.
+   * counted by the kit's store, all three in one transaction (with PostgreSQL, shared by every
+   * instance). Pass budgets to change them, or createStartLimits({ store }) on another counter.
    */
   limits?: StartLimitsOptions | StartLimits;
   /**

@@ -11,9 +11,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { FulfilContext } from './context.ts';
 import type { StoredOutcomeEvent, VerifyStore } from './store/types.ts';
 import type { JsonValue, OutcomeSource } from './types.ts';
 
+/** What onOutcome receives, at least once per outcome. */
 export interface OutcomeEvent {
   /** Stable across re-deliveries: deduplicate on it. */
   eventId: string;
@@ -38,19 +40,10 @@ export interface OutcomeEvent {
 /** May be async; a throw or rejection means "not delivered" and the event is delivered again later. */
 export type OutcomeHook = (event: OutcomeEvent) => void | Promise<void>;
 
-/** Pino-compatible, as the kit's logger. */
-export interface OutcomeLogger {
-  info(obj: Record<string, unknown>, msg?: string): void;
-  warn(obj: Record<string, unknown>, msg?: string): void;
-  error(obj: Record<string, unknown>, msg?: string): void;
-}
-
-export interface OutcomeDeliveryDeps {
+/** What delivery reads of the kit's context. */
+export type OutcomeDeliveryDeps = Pick<FulfilContext, 'onOutcome' | 'now' | 'logger'> & {
   store: Pick<VerifyStore<unknown>, 'claimOutcomeEvents' | 'markOutcomeEventDelivered' | 'retryOutcomeEvent'>;
-  onOutcome?: OutcomeHook;
-  now: () => number;
-  logger?: OutcomeLogger;
-}
+};
 
 export interface DeliveryOptions {
   owner: string;
@@ -113,6 +106,8 @@ export async function deliverOutcomeEvents(
         counts.delivered++;
       } catch (error) {
         counts.failed++;
+        // Never undefined: a claimed event has at least one delivery.
+        // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
         const delay = OUTCOME_RETRY_MS[Math.min(stored.deliveries - 1, OUTCOME_RETRY_MS.length - 1)]!;
         const nextAttemptAt = deps.now() + delay;
         deps.logger?.warn(

@@ -1,5 +1,5 @@
 /**
- * The kit's default HTML pages and the headers every kit page carries.
+ * The kit's default HTML pages (and the restart form they offer).
  *
  * Every value is escaped (see html.ts); every text comes from the request's messages (messages.ts)
  * and sets `<html lang>`. The only scripts are the auto-submit page's and the pending page's
@@ -7,8 +7,9 @@
  * page is `no-store` and `no-referrer`, so neither a handoff nor a return URL's query is kept in a
  * cache or leaked in a Referer. Integrators may override any page but the auto-submit one (`pages`).
  */
-import { randomBytes } from 'node:crypto';
-import type { Response } from 'express';
+import type { Request } from 'express';
+import type { KitContext } from './context.ts';
+import { csrfToken } from './csrf.ts';
 import { html, scriptJson, type SafeHtml } from './html.ts';
 import { failureText, type KitMessages } from './messages.ts';
 
@@ -22,6 +23,7 @@ export interface RestartForm {
   restartState?: string;
 }
 
+/** What the failure page shows. */
 export interface FailedPage {
   /**
    * The service's reason (unknown values are a generic failure), 'expired' for an attempt the kit
@@ -31,6 +33,7 @@ export interface FailedPage {
   restart: RestartForm | undefined;
 }
 
+/** What the "still confirming" page shows. */
 export interface PendingPage {
   /** Seconds between the page's own checks, or null when the kit stopped checking (the sweep finishes). */
   refreshSeconds: number | null;
@@ -38,12 +41,19 @@ export interface PendingPage {
   refreshForSeconds: number | null;
   /** The landing's own path with the validated session_id and state: the "Check again" target. */
   checkAgainUrl: string;
+  /**
+   * The page's re-check script (with this response's nonce), or '' once the kit stopped checking:
+   * put it at the end of `<body>`, with a `role="status"` element whose id is PENDING_STATUS_ID.
+   */
+  script: SafeHtml | string;
 }
 
+/** What the start-again page shows. */
 export interface StartAgainPage {
   restart: RestartForm | undefined;
 }
 
+/** What the error page shows. */
 export interface ErrorPage {
   status: number;
   code: string;
@@ -97,6 +107,7 @@ ${page.script ?? ''}
 `.value;
 }
 
+/** The "start a new verification" form for a custom page (empty when none can be offered). */
 export function restartForm(form: RestartForm | undefined, label: string, buttonClass?: string): SafeHtml | string {
   if (form === undefined) return '';
   return html`<form method="post" action="${form.startPath}">
@@ -105,6 +116,24 @@ export function restartForm(form: RestartForm | undefined, label: string, button
 ${form.restartState === undefined ? '' : html`<input type="hidden" name="restart" value="${form.restartState}">`}
 <button type="submit"${buttonClass === undefined ? '' : html` class="${buttonClass}"`}>${label}</button>
 </form>`;
+}
+
+/** A start-again form for `actionName`, or undefined when none can be offered to this request. */
+export function restartFormFor<Tx>(
+  context: Pick<KitContext<Tx>, 'routes' | 'platform' | 'actions' | 'csrf'>,
+  req: Request,
+  actionName: string,
+  restartState?: string,
+): RestartForm | undefined {
+  const startPath = context.routes.start;
+  if (startPath === false || context.platform !== 'web' || !context.actions.has(actionName)) return undefined;
+  let token: string;
+  try {
+    token = csrfToken(context, req);
+  } catch {
+    return undefined;
+  }
+  return { startPath, csrfToken: token, actionName, ...(restartState === undefined ? {} : { restartState }) };
 }
 
 /** Response header the landing sets on a pending answer, so the page's script knows to keep waiting. */
@@ -119,7 +148,11 @@ export const PENDING_STATUS_ID = 'verify-kit-status';
  * answer is no longer "pending" it loads the landing to show the result. Only the page's own
  * landing URL is ever requested or opened. Without JavaScript the "Check again" link does the same.
  */
-export function pendingScript(ctx: PendingPage, nonce: string, messages: KitMessages): SafeHtml | string {
+export function pendingScript(
+  ctx: Omit<PendingPage, 'script'>,
+  nonce: string,
+  messages: KitMessages,
+): SafeHtml | string {
   if (ctx.refreshSeconds === null || ctx.refreshForSeconds === null) return '';
   const t = messages.pending;
   return html`<script nonce="${nonce}">
@@ -153,6 +186,7 @@ export function pendingScript(ctx: PendingPage, nonce: string, messages: KitMess
 </script>`;
 }
 
+/** The kit's own pages; `pages` overrides any of them. */
 export const defaultPages: PageRenderers = {
   complete(_ctx, nonce, messages) {
     const { title, text } = messages.complete;
@@ -183,7 +217,7 @@ ${restartForm(ctx.restart, messages.startNew)}`,
       title: checking ? t.title : t.stoppedTitle,
       nonce,
       messages,
-      script: pendingScript(ctx, nonce, messages),
+      script: ctx.script,
       body: html`<h1>${checking ? t.title : t.stoppedTitle}</h1>
 <p id="${PENDING_STATUS_ID}" role="status">${checking ? t.waiting : t.stopped}</p>
 <p><a class="button" href="${ctx.checkAgainUrl}">${t.checkAgain}</a></p>`,
@@ -210,80 +244,3 @@ ${restartForm(ctx.restart, messages.startNew)}`,
     });
   },
 };
-
-export function newNonce(): string {
-  return randomBytes(16).toString('base64');
-}
-
-/** Headers every kit response carrying a flow value or a result gets. */
-export function setNoStoreHeaders(res: Response): void {
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Pragma', 'no-cache');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-}
-
-/**
- * Sends one of the kit's pages with its own CSP (overriding helmet's) and no-store headers.
- * `connect-src 'self'` lets the pending page's script re-check the landing; nothing else connects.
- */
-export function sendPage(res: Response, status: number, body: string, nonce: string, formAction = "'self'"): void {
-  setNoStoreHeaders(res);
-  res.vary('Accept-Language');
-  res.setHeader(
-    'Content-Security-Policy',
-    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; ` +
-      `form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
-  );
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.status(status).type('html').send(body);
-}
-
-export interface HandoffPage {
-  verifyUrl: string;
-  handoff: string;
-  /** Server-side path shown instead of re-sending a used or restored form. */
-  startAgainUrl: string;
-}
-
-/**
- * The auto-submit page. It POSTs `hx` to verifyUrl exactly as returned, then blanks the field. If
- * the page is ever shown again (back/forward cache, or a restored copy whose sessionStorage flag
- * says it was already submitted) it never re-sends the handoff: it goes to the start-again page.
- * Not overridable: its script and headers are the security boundary.
- */
-export function handoffPage(ctx: HandoffPage, nonce: string, messages: KitMessages): string {
-  const flagKey = `verify-kit-handoff-${nonce}`;
-  const script = html`<script nonce="${nonce}">
-(function () {
-  var form = document.getElementById('verify-kit-handoff');
-  var again = ${scriptJson(ctx.startAgainUrl)};
-  var key = ${scriptJson(flagKey)};
-  function blank() { var f = form.elements.namedItem('hx'); if (f) f.value = ''; }
-  function leave() { blank(); window.location.replace(again); }
-  var used = false;
-  try { used = window.sessionStorage.getItem(key) === '1'; } catch (e) {}
-  if (used) { leave(); return; }
-  window.addEventListener('pageshow', function (event) { if (event.persisted) leave(); });
-  form.addEventListener('submit', function () {
-    try { window.sessionStorage.setItem(key, '1'); } catch (e) {}
-    setTimeout(blank, 0);
-  });
-  try { window.sessionStorage.setItem(key, '1'); } catch (e) {}
-  form.submit();
-  setTimeout(blank, 0);
-})();
-</script>`;
-  const t = messages.handoff;
-  return layout({
-    title: t.title,
-    nonce,
-    messages,
-    script,
-    body: html`<h1>${t.title}</h1>
-<p>${t.text}</p>
-<form id="verify-kit-handoff" method="post" action="${ctx.verifyUrl}">
-<input type="hidden" name="hx" value="${ctx.handoff}">
-<button type="submit">${t.continue}</button>
-</form>`,
-  });
-}

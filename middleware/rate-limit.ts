@@ -1,23 +1,20 @@
 /**
  * Limits on starting a verification, against SMS pumping (toll fraud): every start sends a text
  * at the integrator's cost. Three budgets, each checked before a session is created: per signed-in
- * user, per destination number and per client IP. Counters live in the kit store's database by
- * default (SQLite, or PostgreSQL shared by every instance), so a restart does not reset them.
+ * user, per destination number and per client IP. The store counts all three in one transaction
+ * (`consumeStartBudgets`), in its own database (SQLite, or PostgreSQL shared by every instance), so
+ * a restart does not reset them and a refused start spends nothing.
  */
 import type { Database } from 'better-sqlite3';
 import type { Request } from 'express';
-import {
-  RateLimiterPostgres,
-  RateLimiterRes,
-  RateLimiterSQLite,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
 import type { KitLogger } from './logger.ts';
 import { KitError, KitErrorCode } from './errors.ts';
-import type { PostgresStore } from './store/postgres.ts';
+import { createSqliteStore } from './store/sqlite.ts';
+import type { StartBudget, StartBudgetCounter } from './store/types.ts';
 import { DEFAULT_IPV6_SUBNET, destinationBudgetKey, ipBudgetKey } from './limit-keys.ts';
 import { countRefusedStart } from './telemetry.ts';
 
+/** A budget: so many starts per window. */
 export interface LimitBudget {
   /** Starts allowed per window. */
   points: number;
@@ -25,14 +22,15 @@ export interface LimitBudget {
   durationSeconds: number;
 }
 
+/** Options of createStartLimits (and of the kit's `limits`). */
 export interface StartLimitsOptions {
-  /** The SQLite database for counters (the kit store's `db`). Not needed when every limiter is passed. */
-  database?: Database;
   /**
-   * The kit's PostgreSQL store: counters in its database (the table its migrations create), so
-   * every instance of the app spends the same budgets.
+   * Counts the budgets: the kit's store (SQLite or PostgreSQL; with PostgreSQL every instance of
+   * the app spends the same budgets), or your own `consumeStartBudgets` on a shared database.
    */
-  postgres?: PostgresStore;
+  store?: StartBudgetCounter;
+  /** A SQLite database for counters (opened as the kit's SQLite store). Prefer `store`. */
+  database?: Database;
   /** Default 10 starts per hour per user. */
   perUser?: LimitBudget;
   /** Default 5 texts per 10 minutes per destination number (as Twilio Verify caps sends per number). */
@@ -48,16 +46,15 @@ export interface StartLimitsOptions {
   destinationKey?: string | Uint8Array;
   /** Receives the one-time warning about forwarded headers while `trust proxy` is off. */
   logger?: Pick<KitLogger, 'warn'>;
-  /** Limiters on a shared store (rate-limiter-flexible's Redis, Postgres, ...) for several instances. */
-  limiters?: { user?: RateLimiterAbstract; destination?: RateLimiterAbstract; ip?: RateLimiterAbstract };
 }
 
+/** Start limits the kit consumes before every session create. */
 export interface StartLimits {
   /** Counts one start; throws KitError `rate_limited` with `retryAfterSeconds` when a budget is spent. */
   consume(req: Request, who: { userRef: string; destination: string }): Promise<void>;
 }
 
-/** In the order `consume` checks them. */
+/** In the order `consume` passes them to the store. */
 const BUDGET_NAMES = ['user', 'destination', 'ip'] as const;
 
 const DEFAULTS = {
@@ -66,101 +63,86 @@ const DEFAULTS = {
   perIp: { points: 30, durationSeconds: 60 * 60 },
 } satisfies Record<string, LimitBudget>;
 
+/** The start limits (per user, destination and IP), for `limits` when the defaults do not fit. */
 export function createStartLimits(options: StartLimitsOptions = {}): StartLimits {
-  const tablesReady: Promise<void>[] = [];
-  const limiterFor = (name: 'user' | 'destination' | 'ip', budget: LimitBudget | undefined, fallback: LimitBudget) => {
-    const given = options.limiters?.[name];
-    if (given) return given;
-    const { points, durationSeconds } = checkBudget(name, budget ?? fallback);
-    const common = {
-      tableName: 'verify_kit_rate_limits',
-      keyPrefix: `start_${name}`,
-      points,
-      duration: durationSeconds,
-    };
-    if (options.postgres !== undefined) {
-      // The store's migrations create the table (under their lock); counting waits for them.
-      tablesReady.push(options.postgres.ready);
-      const shared = { storeClient: options.postgres.pool, storeType: 'pool', tableCreated: true };
-      return new RateLimiterPostgres({ ...common, ...shared });
-    }
-    if (options.database === undefined) {
-      throw new KitError(
-        KitErrorCode.InvalidOptions,
-        "Start limits need `database` (the kit store's db) or `postgres` (the kit's PostgreSQL store) to keep " +
-          `counters across restarts, or \`limiters.${name}\` on a shared store.`,
-      );
-    }
-    let created!: (error?: unknown) => void;
-    // The library creates its table asynchronously; counting before that fails.
-    tablesReady.push(
-      new Promise<void>((resolve, reject) => (created = (error) => (error ? reject(error) : resolve()))),
-    );
-    return new RateLimiterSQLite(
-      {
-        ...common,
-        storeClient: options.database,
-        storeType: 'better-sqlite3',
-        // Expired counters are deleted (every 5 minutes, those expired over an hour ago); the
-        // library leaves this off for SQLite, and the table would grow forever.
-        clearExpiredByTimeout: true,
-      },
-      created,
-    );
-  };
+  const counter = checkCounter(options);
+  const user = checkBudget('perUser', options.perUser ?? DEFAULTS.perUser);
+  const destination = checkBudget('perDestination', options.perDestination ?? DEFAULTS.perDestination);
+  const ip = checkBudget('perIp', options.perIp ?? DEFAULTS.perIp);
   const destinationKey = checkDestinationKey(options.destinationKey);
   const ipv6Subnet = checkIpv6Subnet(options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
-  const byUser = limiterFor('user', options.perUser, DEFAULTS.perUser);
-  const byDestination = limiterFor('destination', options.perDestination, DEFAULTS.perDestination);
-  const byIp = limiterFor('ip', options.perIp, DEFAULTS.perIp);
   const warnOnce = proxyWarning(options.logger);
+  const budget = (name: (typeof BUDGET_NAMES)[number], limit: LimitBudget, key: string): StartBudget => ({
+    key: `start_${name}:${key}`,
+    points: limit.points,
+    durationMs: limit.durationSeconds * 1000,
+  });
 
   return {
     async consume(req, who) {
-      await Promise.all(tablesReady);
       warnOnce(req);
-      const keys: [RateLimiterAbstract, string][] = [
-        [byUser, who.userRef],
-        [byDestination, destinationBudgetKey(who.destination, destinationKey)],
-        [byIp, ipBudgetKey(req.ip ?? req.socket.remoteAddress ?? 'unknown', ipv6Subnet)],
-      ];
-      const refusals = await Promise.all(
-        keys.map(([limiter, key]) =>
-          limiter.consume(key).then(
-            () => undefined,
-            (refusal: unknown) => {
-              if (refusal instanceof RateLimiterRes) return refusal;
-              throw refusal; // a store failure, not a refusal
-            },
-          ),
-        ),
-      );
-      const waits = refusals.filter((r) => r !== undefined).map((r) => r.msBeforeNext);
-      refusals.forEach((refusal, index) => {
-        if (refusal !== undefined) countRefusedStart(BUDGET_NAMES[index]!);
+      const refusals = await counter.consumeStartBudgets({
+        budgets: [
+          budget('user', user, who.userRef),
+          budget('destination', destination, destinationBudgetKey(who.destination, destinationKey)),
+          budget('ip', ip, ipBudgetKey(req.ip ?? req.socket.remoteAddress ?? 'unknown', ipv6Subnet)),
+        ],
+        now: Date.now(),
       });
-      if (waits.length > 0) {
-        // A refused start sends nothing, so it spends nothing: give back what this call counted.
-        await Promise.all(keys.map(([limiter, key]) => limiter.reward(key, 1)));
-        const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(...waits) / 1000));
-        throw new KitError(
-          KitErrorCode.RateLimited,
-          `Too many verification attempts; try again in ${retryAfterSeconds} s.`,
-          {
-            retryAfterSeconds,
-          },
-        );
+      if (refusals.length === 0) return;
+      for (const refusal of refusals) {
+        const name = BUDGET_NAMES[refusal.budget];
+        if (name !== undefined) countRefusedStart(name);
       }
+      const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(...refusals.map((r) => r.retryAfterMs)) / 1000));
+      throw new KitError(
+        KitErrorCode.RateLimited,
+        `Too many verification attempts; try again in ${retryAfterSeconds} s.`,
+        {
+          retryAfterSeconds,
+        },
+      );
     },
   };
 }
 
-function checkBudget(name: string, budget: LimitBudget): LimitBudget {
-  const ok = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n > 0;
-  if (!ok(budget.points) || !ok(budget.durationSeconds)) {
+function checkCounter(options: StartLimitsOptions): StartBudgetCounter {
+  const { store, database } = options;
+  if (store !== undefined) {
+    if (typeof store !== 'object' || store === null || typeof store.consumeStartBudgets !== 'function') {
+      throw new KitError(
+        KitErrorCode.InvalidOptions,
+        "Start limits: `store` must count start budgets (`consumeStartBudgets`), e.g. the kit's SQLite or PostgreSQL store.",
+      );
+    }
+    return store;
+  }
+  if (database === undefined) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
-      `Start limit for ${name} needs positive whole \`points\` and \`durationSeconds\`, e.g. { points: 5, durationSeconds: 900 }.`,
+      "Start limits need `store` (the kit's SQLite or PostgreSQL store, or your own `consumeStartBudgets`) " +
+        'to keep counters across restarts.',
+    );
+  }
+  return createSqliteStore({ database });
+}
+
+/** Counters are 32-bit integers in the stores; a year is the longest window. */
+const MAX_POINTS = 1_000_000_000;
+const MAX_DURATION_SECONDS = 366 * 24 * 60 * 60;
+
+function checkBudget(name: string, budget: LimitBudget): LimitBudget {
+  const ok = (n: unknown, max: number) => typeof n === 'number' && Number.isInteger(n) && n > 0 && n <= max;
+  if (
+    typeof budget !== 'object' ||
+    budget === null ||
+    !ok(budget.points, MAX_POINTS) ||
+    !ok(budget.durationSeconds, MAX_DURATION_SECONDS)
+  ) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `Start limit for ${name} needs positive whole \`points\` (at most ${MAX_POINTS}) and \`durationSeconds\` ` +
+        `(at most ${MAX_DURATION_SECONDS}, a year), e.g. { points: 5, durationSeconds: 900 }.`,
     );
   }
   return budget;

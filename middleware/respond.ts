@@ -8,7 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { KitContext } from './context.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { errorText, type KitMessages } from './messages.ts';
-import { newNonce, sendPage, setNoStoreHeaders } from './pages.ts';
+import { newNonce, sendPage, setNoStoreHeaders } from './page-response.ts';
 import { inSpan } from './telemetry.ts';
 
 /** KitErrors the integrator's own code (prepare, beforeCreate) threw: their text is meant for users. */
@@ -92,16 +92,4 @@ export function route<Tx>(
       handler(req, res),
     ).catch((error: unknown) => answerError(config, name, format, error, res, next));
   };
-}
-
-export async function currentUser<Tx>(config: KitContext<Tx>, req: Request) {
-  const user = await config.resolveUser(req);
-  if (user === null || user === undefined) return null;
-  if (typeof user.userRef !== 'string' || user.userRef === '' || typeof user.destination !== 'string') {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      'resolveUser must return { userRef: non-empty string, destination: string } or null.',
-    );
-  }
-  return user;
 }

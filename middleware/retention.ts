@@ -9,6 +9,7 @@ import type { RetentionResult, VerifyStore } from './store/types.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** How long settled attempts keep their details, and are kept at all. */
 export interface RetentionOptions {
   /** After this long a settled attempt keeps no params and no destination. Default 30 days. */
   redactAfterMs?: number;
@@ -18,6 +19,7 @@ export interface RetentionOptions {
   batchSize?: number;
 }
 
+/** Defaults of the sweep's `retention`: redact after 30 days, delete after 90. */
 export const DEFAULT_RETENTION = { redactAfterMs: 30 * DAY_MS, deleteAfterMs: 90 * DAY_MS, batchSize: 200 } as const;
 
 export type ResolvedRetention = Required<RetentionOptions>;

@@ -3,13 +3,14 @@
  * are identifiers only, never evidence. Anything odd is a 400 and nothing is written.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Response } from 'express';
 import type { KitContext } from './context.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { completeAttempt, findReturnedAttempt, type Completion } from './fulfil.ts';
+import { deliverAfterResponse } from './outcomes.ts';
+import { STATE_PATTERN } from './state.ts';
 import { annotateSpan } from './telemetry.ts';
 
-/** The kit's states: 32 random bytes, base64url without padding. */
-export const STATE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 /** Printable ASCII without spaces, 1..256. */
 const SESSION_ID_PATTERN = /^[\x21-\x7e]{1,256}$/;
 const MAX_LENGTH = 512;
@@ -70,6 +71,7 @@ export async function completeReturn<Tx>(
   config: KitContext<Tx>,
   source: unknown,
   route: 'landing' | 'mobile-complete',
+  res: Response,
 ): Promise<Completion> {
   const ids = readReturnedIds(source);
   const outcomeSource = route === 'landing' ? 'landing' : 'mobile';
@@ -87,5 +89,7 @@ export async function completeReturn<Tx>(
     'verify_kit.action': action,
     'verify_kit.outcome': completion.kind,
   });
+  // onOutcome hears of what this return recorded once the response is out, never delaying it.
+  deliverAfterResponse(config, completion.eventIds, res);
   return completion;
 }

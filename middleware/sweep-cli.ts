@@ -14,14 +14,13 @@
  * 1 configuration error, 2 the service could not be reached at all (reads were made and none got
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
-import { parseArgs } from 'node:util';
 import { describeError as describe, type KitLogger } from './logger.ts';
-import { OptionProblems } from './option-problems.ts';
-import { runSweep, type SweepDeps, type SweepReport } from './sweep.ts';
-import { checkSweepOptions, newSweepOwner, type SweepOptions } from './sweep-options.ts';
-import { startSweepWorker } from './worker.ts';
-import type { VerifyClient } from './types.ts';
+import type { VerificationKit } from './create-kit.ts';
+import type { SweepReport } from './sweep.ts';
+import { parseJobConfig, USAGE, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
+import { newSweepOwner, type SweepOptions } from './sweep-options.ts';
 
+/** The sweep job's exit codes. */
 export const SweepJobExitCode = {
   Ok: 0,
   ConfigError: 1,
@@ -29,23 +28,22 @@ export const SweepJobExitCode = {
   SweepFailed: 3,
 } as const;
 
-export type SweepJobEnv = Readonly<Record<string, string | undefined>>;
+export type { SweepJobEnv } from './sweep-job-args.ts';
 
-/** Deps the job may build itself; when it builds them it also closes them. */
-export type SweepJobDeps<Tx> = SweepDeps<Tx> & {
-  client: SweepDeps<Tx>['client'] & Partial<Pick<VerifyClient, 'close'>>;
-};
+/** What the job uses of a kit: its sweep, its store (to hand claims back) and close. */
+export type SweepJobKit<Tx = unknown> = Pick<VerificationKit<Tx>, 'runSweep' | 'startSweepWorker' | 'store' | 'close'>;
 
+/** Options of runSweepJob. */
 export interface SweepJobOptions<Tx> {
   /**
-   * The sweep's dependencies, or a function building them from `env` (the integrator's own
-   * configuration). A factory that throws is reported as a configuration error (exit 1), and the
-   * client and store it built are closed when the job ends.
+   * The kit (the same options as the app's: store, actions, onOutcome), or a function building it
+   * from `env` (the integrator's own configuration). A factory that throws is reported as a
+   * configuration error (exit 1); the kit and the store it built are closed when the job ends.
    */
-  deps: SweepJobDeps<Tx> | ((env: SweepJobEnv) => SweepJobDeps<Tx> | Promise<SweepJobDeps<Tx>>);
+  kit: SweepJobKit<Tx> | ((env: SweepJobEnv) => SweepJobKit<Tx> | Promise<SweepJobKit<Tx>>);
   /** Command-line arguments, without node and the script: `process.argv.slice(2)`. */
   argv: readonly string[];
-  /** Environment for SWEEP_* settings and the deps factory. Default `process.env`. */
+  /** Environment for SWEEP_* settings and the kit factory. Default `process.env`. */
   env?: SweepJobEnv;
   /** Receives each output line (no trailing newline). Default: write to stdout. */
   print?: (line: string) => void;
@@ -59,85 +57,6 @@ export interface SweepJobOptions<Tx> {
   stopTimeoutMs?: number;
   /** Warnings and errors of individual checks (pino-compatible). Default: none (counts only). */
   logger?: KitLogger;
-}
-
-const USAGE = `usage: sweep-job [--once] [--interval-seconds N] [--batch-size N] [--concurrency N] [--time-budget-seconds N] [--lease-seconds N]`;
-
-function secondsToMs(problems: OptionProblems, name: string, raw: string): number | undefined {
-  const seconds = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(seconds) || seconds <= 0) {
-    problems.add(`${name} must be a positive number of seconds, e.g. ${name} 60; got ${JSON.stringify(raw)}.`);
-    return undefined;
-  }
-  return Math.round(seconds * 1000);
-}
-
-function toInteger(problems: OptionProblems, name: string, raw: string): number | undefined {
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) {
-    problems.add(`${name} must be a whole number, e.g. ${name} 50; got ${JSON.stringify(raw)}.`);
-    return undefined;
-  }
-  return value;
-}
-
-interface JobConfig {
-  once: boolean;
-  help: boolean;
-  intervalMs: number;
-  sweep: Omit<SweepOptions, 'signal' | 'logger'>;
-}
-
-const FLAGS = {
-  once: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  'interval-seconds': { type: 'string' },
-  'batch-size': { type: 'string' },
-  concurrency: { type: 'string' },
-  'time-budget-seconds': { type: 'string' },
-  'lease-seconds': { type: 'string' },
-} as const;
-
-type Flags = ReturnType<typeof parseArgs<{ options: typeof FLAGS; strict: true; allowPositionals: false }>>['values'];
-
-function parseFlags(problems: OptionProblems, argv: readonly string[]): Flags {
-  try {
-    return parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: FLAGS }).values;
-  } catch (error) {
-    problems.add(`${error instanceof Error ? error.message : String(error)} ${USAGE}`);
-    return {};
-  }
-}
-
-/** The job's settings from argv, then env, then the defaults; every problem reported at once. */
-function parseJobConfig(
-  argv: readonly string[],
-  env: SweepJobEnv,
-  defaults: SweepJobOptions<unknown>['sweep'],
-): JobConfig {
-  const problems = new OptionProblems('sweep job');
-  const values = parseFlags(problems, argv);
-  const read = <T>(flag: keyof Flags, envName: string, parse: (p: OptionProblems, n: string, raw: string) => T) => {
-    const fromArgv = values[flag];
-    if (typeof fromArgv === 'string') return parse(problems, `--${flag}`, fromArgv);
-    const fromEnv = env[envName];
-    return fromEnv === undefined || fromEnv === '' ? undefined : parse(problems, envName, fromEnv);
-  };
-  const given = {
-    batchSize: read('batch-size', 'SWEEP_BATCH_SIZE', toInteger),
-    concurrency: read('concurrency', 'SWEEP_CONCURRENCY', toInteger),
-    timeBudgetMs: read('time-budget-seconds', 'SWEEP_TIME_BUDGET_SECONDS', secondsToMs),
-    leaseMs: read('lease-seconds', 'SWEEP_LEASE_SECONDS', secondsToMs),
-  };
-  const sweep: JobConfig['sweep'] = { ...defaults };
-  for (const [key, value] of Object.entries(given)) if (value !== undefined) Object.assign(sweep, { [key]: value });
-  const intervalMs = read('interval-seconds', 'SWEEP_INTERVAL_SECONDS', secondsToMs) ?? 60_000;
-  if (values.once === true && typeof values['interval-seconds'] === 'string') {
-    problems.add('--once runs a single sweep; drop --interval-seconds, or drop --once to loop.');
-  }
-  checkSweepOptions(problems, sweep);
-  problems.throwIfAny();
-  return { once: values.once === true, help: values.help === true, intervalMs, sweep };
 }
 
 /** Values that must never reach the output: anything in env that looks like a secret. */
@@ -171,6 +90,38 @@ export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<st
   };
 }
 
+/** The kit the options name: built by the factory (then the job owns it), or given. */
+async function kitOf<Tx>(options: SweepJobOptions<Tx>, env: SweepJobEnv): Promise<SweepJobKit<Tx>> {
+  return typeof options.kit === 'function' ? await options.kit(env) : options.kit;
+}
+
+/** Aborts on SIGTERM/SIGINT (when handled) or the caller's signal; `dispose` removes the listeners. */
+function stopSignal(options: SweepJobOptions<unknown>, emit: (obj: Record<string, unknown>) => void) {
+  const stop = new AbortController();
+  const onSignal = (name: string) => {
+    if (!stop.signal.aborted) emit({ event: 'sweep_stopping', signal: name });
+    stop.abort();
+  };
+  const onTerm = () => onSignal('SIGTERM');
+  const onInt = () => onSignal('SIGINT');
+  const onExternal = () => onSignal('abort');
+  const handleSignals = options.handleSignals ?? true;
+  if (handleSignals) {
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
+  }
+  options.signal?.addEventListener('abort', onExternal, { once: true });
+  if (options.signal?.aborted) onExternal();
+  const dispose = () => {
+    if (handleSignals) {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+    }
+    options.signal?.removeEventListener('abort', onExternal);
+  };
+  return { signal: stop.signal, dispose };
+}
+
 /** Runs the job; resolves with the process exit code (it never calls process.exit itself). */
 export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<number> {
   const env = options.env ?? process.env;
@@ -180,63 +131,44 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
 
   let config: JobConfig;
-  let deps: SweepJobDeps<Tx>;
-  const owned = typeof options.deps === 'function';
+  let kit: SweepJobKit<Tx>;
   try {
     config = parseJobConfig(options.argv, env, options.sweep);
     if (config.help) {
       rawPrint(USAGE);
       return SweepJobExitCode.Ok;
     }
-    deps = typeof options.deps === 'function' ? await options.deps(env) : options.deps;
+    kit = await kitOf(options, env);
   } catch (error) {
     emit({ event: 'sweep_config_error', message: error instanceof Error ? error.message : String(error) });
     return SweepJobExitCode.ConfigError;
   }
 
-  // Stop on SIGTERM/SIGINT or the caller's signal.
-  const stop = new AbortController();
-  const onSignal = (name: string) => {
-    if (!stop.signal.aborted) emit({ event: 'sweep_stopping', signal: name });
-    stop.abort();
-  };
-  const onTerm = () => onSignal('SIGTERM');
-  const onInt = () => onSignal('SIGINT');
-  const handleSignals = options.handleSignals ?? true;
-  if (handleSignals) {
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
-  }
-  const onExternal = () => onSignal('abort');
-  options.signal?.addEventListener('abort', onExternal, { once: true });
-  if (options.signal?.aborted) onExternal();
-
+  const stop = stopSignal(options, emit);
+  const mode = { config, signal: stop.signal, stopTimeoutMs, emit, logger: options.logger };
   try {
-    if (config.once) return await runOnceMode(deps, config, stop.signal, stopTimeoutMs, emit, options.logger);
-    return await runLoopMode(deps, config, stop.signal, stopTimeoutMs, emit, options.logger);
+    return config.once ? await runOnceMode(kit, mode) : await runLoopMode(kit, mode);
   } finally {
-    if (handleSignals) {
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-    }
-    options.signal?.removeEventListener('abort', onExternal);
-    if (owned) {
-      await deps.client.close?.().catch(() => {});
-      await deps.store.close().catch(() => {});
+    stop.dispose();
+    if (typeof options.kit === 'function') {
+      await kit.close().catch(() => {});
+      await kit.store.close().catch(() => {});
     }
   }
 }
 
-async function runOnceMode<Tx>(
-  deps: SweepDeps<Tx>,
-  config: JobConfig,
-  signal: AbortSignal,
-  stopTimeoutMs: number,
-  emit: (obj: Record<string, unknown>) => void,
-  logger: KitLogger | undefined,
-): Promise<number> {
+interface JobMode {
+  config: JobConfig;
+  signal: AbortSignal;
+  stopTimeoutMs: number;
+  emit: (obj: Record<string, unknown>) => void;
+  logger: KitLogger | undefined;
+}
+
+async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<number> {
+  const { config, signal, stopTimeoutMs, emit, logger } = mode;
   const owner = newSweepOwner();
-  const run = runSweep(deps, { ...config.sweep, owner, signal, ...(logger ? { logger } : {}) });
+  const run = kit.runSweep({ ...config.sweep, owner, signal, ...(logger ? { logger } : {}) });
   // After a stop, wait at most stopTimeoutMs for in-flight reads, then hand the claims back.
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<'timeout'>((resolve) => {
@@ -250,7 +182,7 @@ async function runOnceMode<Tx>(
     const outcome = await Promise.race([run, stopped]);
     if (outcome === 'timeout') {
       run.catch(() => {});
-      await deps.store.releaseClaims(owner).catch(() => 0);
+      await kit.store.releaseClaims(owner).catch(() => 0);
       emit({
         event: 'sweep_stopped',
         reason: 'in-flight reads did not finish within the stop timeout; claims released',
@@ -267,19 +199,13 @@ async function runOnceMode<Tx>(
   }
 }
 
-async function runLoopMode<Tx>(
-  deps: SweepDeps<Tx>,
-  config: JobConfig,
-  signal: AbortSignal,
-  stopTimeoutMs: number,
-  emit: (obj: Record<string, unknown>) => void,
-  logger: KitLogger | undefined,
-): Promise<number> {
+async function runLoopMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<number> {
+  const { config, signal, stopTimeoutMs, emit, logger } = mode;
   if (signal.aborted) return SweepJobExitCode.Ok;
   // The worker's timers are unref'd; this one keeps a standalone job process alive between runs.
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
-    const worker = startSweepWorker(deps, {
+    const worker = kit.startSweepWorker({
       ...config.sweep,
       intervalMs: config.intervalMs,
       stopTimeoutMs,

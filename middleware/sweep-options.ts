@@ -15,6 +15,7 @@ export const SWEEP_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Default delays between status reads of a pending attempt; the last one repeats. */
 export const DEFAULT_SWEEP_BACKOFF_MS: readonly number[] = [30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000];
 
+/** Options of one sweep run (`kit.runSweep`). */
 export interface SweepOptions {
   /** Attempts claimed per store call. Default 50 (1..1000). */
   batchSize?: number;
@@ -49,6 +50,7 @@ export interface ResolvedSweepOptions {
   owner: string;
 }
 
+/** Options of `kit.startSweepWorker`: the interval, and the options of each run. */
 export interface SweepWorkerOptions extends Omit<SweepOptions, 'signal'> {
   /** Pause between the end of one run and the start of the next, in ms (>= 10). */
   intervalMs: number;

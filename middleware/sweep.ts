@@ -15,15 +15,16 @@
  * Work is bounded per run (batch size, concurrency, time budget), and at most one batch is held
  * in memory at a time, so memory does not grow with the number of unfinished attempts.
  */
-import type { FulfilDeps } from './fulfil.ts';
+import type { FulfilContext } from './context.ts';
 import type { Attempt } from './store/types.ts';
 import { DEFAULT_SWEEP_BACKOFF_MS, resolveSweepOptions, SWEEP_WINDOW_MS, type SweepOptions } from './sweep-options.ts';
 import { sweepOnce } from './sweep-run.ts';
 import { inSpan, recordSweepLag, SpanName } from './telemetry.ts';
 
 /** What a run needs: the same dependencies as the landing's fulfil path. */
-export type SweepDeps<Tx = unknown> = FulfilDeps<Tx>;
+export type SweepDeps<Tx = unknown> = FulfilContext<Tx>;
 
+/** What one sweep run did. */
 export interface SweepReport {
   owner: string;
   /** Attempts claimed by this run. */
@@ -80,6 +81,8 @@ export function computeNextCheckAt(
   now: number,
   backoffMs: readonly number[] = DEFAULT_SWEEP_BACKOFF_MS,
 ): number {
+  // Never undefined: the default backoff is a non-empty constant.
+  // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
   const delay = backoffMs[Math.min(attempt.sweepChecks, backoffMs.length - 1)] ?? DEFAULT_SWEEP_BACKOFF_MS.at(-1)!;
   const windowEnd = attempt.createdAt + SWEEP_WINDOW_MS;
   const lastRead = windowEnd - 60_000;

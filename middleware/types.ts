@@ -1,6 +1,10 @@
 /** Types shared by the kit's modules. Each module's own options live beside it. */
 
+import type { Request } from 'express';
+
+/** How sensitive an action is, as the service's session create takes it. */
 export type OperationSensitivity = 'normal' | 'sensitive';
+/** 'web' (a browser returns to the landing) or 'mobile' (a deep link returns to the app). */
 export type Platform = 'web' | 'mobile';
 /** Where an outcome was decided: the web landing, the mobile completion or the sweep. */
 export type OutcomeSource = 'landing' | 'mobile' | 'sweep';
@@ -16,6 +20,7 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 // ---- the service, as the kit sees it (spec: "Session create" and "Session status") ----
 
+/** What the kit sends to create a session (spec: "Session create"). */
 export interface CreateSessionInput {
   returnUrl: string;
   destination: string;
@@ -25,6 +30,7 @@ export interface CreateSessionInput {
   platform: Platform;
 }
 
+/** The service's answer to a session create. */
 export interface CreatedSession {
   sessionId: string;
   /** Used exactly as returned: never built or extended. */
@@ -36,15 +42,19 @@ export interface CreatedSession {
   replayed: boolean;
 }
 
+/** The failure reasons the spec names; any other reason is a generic failure. */
 export const KNOWN_FAILURE_REASONS = ['otp_locked', 'device_changed', 'session_binding_failed'] as const;
+/** A failure reason the kit has its own text for. */
 export type KnownFailureReason = (typeof KNOWN_FAILURE_REASONS)[number];
 
+/** A session's status as the service reports it (spec: "Session status"). */
 export type SessionStatus =
   | { status: 'pending'; state?: string; userRef?: string }
   | { status: 'verified'; state?: string; userRef?: string }
   /** `reason` is one of KNOWN_FAILURE_REASONS or any other string (a generic failure). */
   | { status: 'failed'; reason: string; state?: string; userRef?: string };
 
+/** The backend client for the service; createVerifyClient builds the kit's own. */
 export interface VerifyClient {
   /**
    * POST /session with an Idempotency-Key unique to the logical attempt. Retries network errors,
@@ -84,6 +94,7 @@ export interface PrepareContext {
   restartParams?: JsonValue;
 }
 
+/** A guarded action the integrator registers: what to do, exactly once, when a verification succeeds. */
 export interface ActionDefinition<Tx = unknown> {
   /** Registered name, picked by the server; `^[a-z][a-z0-9_-]{0,63}$`. */
   name: string;
@@ -100,7 +111,7 @@ export interface ActionDefinition<Tx = unknown> {
    * (e.g. the new payout account). Throw KitError('invalid_action_params') for bad input. Runs on
    * every start, restarts included (then `context.restartParams` holds the earlier parameters).
    */
-  prepare?: (req: import('express').Request, context: PrepareContext) => JsonValue | Promise<JsonValue>;
+  prepare?: (req: Request, context: PrepareContext) => JsonValue | Promise<JsonValue>;
   /**
    * Performs the guarded action inside the kit's transaction, with the transaction handle, and
    * commits together with the fulfilment mark, exactly once per session. On PostgreSQL `tx` is the

@@ -6,10 +6,11 @@
  * It is awaitable and idempotent (every call returns the same promise). Timers are unref'd, so
  * the worker never keeps a process alive by itself; errors in a run are logged, never thrown.
  */
-import { describeError as describe, safeLogger } from './logger.ts';
+import { describeError as describe, safeLogger, type KitLogger } from './logger.ts';
 import { runSweep, type SweepDeps, type SweepReport } from './sweep.ts';
-import { resolveWorkerOptions, type SweepWorkerOptions } from './sweep-options.ts';
+import { resolveWorkerOptions, type ResolvedWorkerOptions, type SweepWorkerOptions } from './sweep-options.ts';
 
+/** A running sweep worker (`kit.startSweepWorker`). */
 export interface SweepWorker {
   /** The owner id this worker claims with. */
   readonly owner: string;
@@ -23,19 +24,71 @@ export interface SweepWorker {
   stop(): Promise<void>;
 }
 
-export function startSweepWorker<Tx>(deps: SweepDeps<Tx>, options: SweepWorkerOptions): SweepWorker {
-  const {
-    intervalMs,
-    initialDelayMs,
-    stopTimeoutMs,
-    onReport,
-    onError,
-    sweep: sweepOptions,
-  } = resolveWorkerOptions(options);
-  const { owner } = sweepOptions;
-  const logger = safeLogger(sweepOptions.logger);
-  const abort = new AbortController();
+/** Runs one sweep, records its report, and hands it (or the failure) to the hooks; never throws. */
+async function runAndReport<Tx>(
+  deps: SweepDeps<Tx>,
+  options: ResolvedWorkerOptions,
+  signal: AbortSignal,
+  logger: KitLogger | undefined,
+  record: (report: SweepReport) => void,
+): Promise<void> {
+  try {
+    const report = await runSweep(deps, { ...options.sweep, signal });
+    record(report);
+    logger?.info({ sweep: report }, 'sweep run finished');
+    try {
+      options.onReport?.(report);
+    } catch (error) {
+      logger?.error({ err: describe(error) }, 'sweep worker: onReport threw');
+    }
+  } catch (error) {
+    logger?.error({ err: describe(error) }, 'sweep run failed; the worker tries again at the next interval');
+    try {
+      options.onError?.(error);
+    } catch (hookError) {
+      logger?.error({ err: describe(hookError) }, 'sweep worker: onError threw');
+    }
+  }
+}
 
+/** Waits for the run in flight (at most `stopTimeoutMs`), then releases the worker's claims. */
+async function finishAndRelease<Tx>(
+  deps: SweepDeps<Tx>,
+  options: ResolvedWorkerOptions,
+  inFlight: Promise<void> | undefined,
+  logger: KitLogger | undefined,
+): Promise<void> {
+  const { owner } = options.sweep;
+  const { stopTimeoutMs } = options;
+  if (inFlight !== undefined) {
+    let waitTimer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      inFlight.then(() => true),
+      new Promise<boolean>((resolve) => {
+        waitTimer = setTimeout(() => resolve(false), stopTimeoutMs);
+      }),
+    ]);
+    clearTimeout(waitTimer);
+    if (!finished) {
+      logger?.warn(
+        { owner, stopTimeoutMs },
+        'sweep worker: in-flight checks did not finish in time; releasing their claims',
+      );
+    }
+  }
+  try {
+    const released = await deps.store.releaseClaims(owner);
+    if (released > 0) logger?.info({ owner, released }, 'sweep worker: released claims');
+  } catch (error) {
+    logger?.error({ err: describe(error) }, 'sweep worker: could not release claims; they lapse with the lease');
+  }
+}
+
+/** Starts the worker: a run now (or after `initialDelayMs`), then one `intervalMs` after each run ends. */
+export function startSweepWorker<Tx>(deps: SweepDeps<Tx>, options: SweepWorkerOptions): SweepWorker {
+  const resolved = resolveWorkerOptions(options);
+  const logger = safeLogger(resolved.sweep.logger);
+  const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
@@ -47,73 +100,22 @@ export function startSweepWorker<Tx>(deps: SweepDeps<Tx>, options: SweepWorkerOp
     timer = setTimeout(tick, delayMs);
     timer.unref();
   };
-
-  const runOnce = async (): Promise<void> => {
-    try {
-      const report = await runSweep(deps, { ...sweepOptions, owner, signal: abort.signal });
-      runs++;
-      lastReport = report;
-      logger?.info({ sweep: report }, 'sweep run finished');
-      try {
-        onReport?.(report);
-      } catch (error) {
-        logger?.error({ err: describe(error) }, 'sweep worker: onReport threw');
-      }
-    } catch (error) {
-      logger?.error({ err: describe(error) }, 'sweep run failed; the worker tries again at the next interval');
-      try {
-        onError?.(error);
-      } catch (hookError) {
-        logger?.error({ err: describe(hookError) }, 'sweep worker: onError threw');
-      }
-    }
-  };
-
   function tick(): void {
     timer = undefined;
     if (abort.signal.aborted || current !== undefined) return;
-    current = runOnce().finally(() => {
+    const record = (report: SweepReport) => {
+      runs++;
+      lastReport = report;
+    };
+    current = runAndReport(deps, resolved, abort.signal, logger, record).finally(() => {
       current = undefined;
-      schedule(intervalMs);
+      schedule(resolved.intervalMs);
     });
   }
-
-  schedule(initialDelayMs);
-
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      abort.abort();
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-      const inFlight = current;
-      if (inFlight !== undefined) {
-        let waitTimer: NodeJS.Timeout | undefined;
-        const finished = await Promise.race([
-          inFlight.then(() => true),
-          new Promise<boolean>((resolve) => {
-            waitTimer = setTimeout(() => resolve(false), stopTimeoutMs);
-          }),
-        ]);
-        clearTimeout(waitTimer);
-        if (!finished) {
-          logger?.warn(
-            { owner, stopTimeoutMs },
-            'sweep worker: in-flight checks did not finish in time; releasing their claims',
-          );
-        }
-      }
-      try {
-        const released = await deps.store.releaseClaims(owner);
-        if (released > 0) logger?.info({ owner, released }, 'sweep worker: released claims');
-      } catch (error) {
-        logger?.error({ err: describe(error) }, 'sweep worker: could not release claims; they lapse with the lease');
-      }
-    })();
-    return stopping;
-  };
+  schedule(resolved.initialDelayMs);
 
   return {
-    owner,
+    owner: resolved.sweep.owner,
     get running() {
       return current !== undefined;
     },
@@ -123,6 +125,14 @@ export function startSweepWorker<Tx>(deps: SweepDeps<Tx>, options: SweepWorkerOp
     get lastReport() {
       return lastReport;
     },
-    stop,
+    stop() {
+      stopping ??= (async () => {
+        abort.abort();
+        if (timer !== undefined) clearTimeout(timer);
+        timer = undefined;
+        await finishAndRelease(deps, resolved, current, logger);
+      })();
+      return stopping;
+    },
   };
 }

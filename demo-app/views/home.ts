@@ -16,13 +16,14 @@ export interface HomeContext {
 export function homePage(ctx: HomeContext): string {
   const { user, payout, t } = ctx;
   const h = t.home;
-  const verified = user.verifiedPhone === user.phone && user.phoneVerifiedAt !== null;
+  const verifiedAt = user.verifiedPhone === user.phone ? user.phoneVerifiedAt : null;
+  const verified = verifiedAt !== null;
   return page({
     t,
     title: h.title,
     viewer: ctx.viewer,
     nav: 'home',
-    body: html`<h1>${h.welcome(user.name.split(' ')[0]!)}</h1>
+    body: html`<h1>${h.welcome(user.name.split(' ')[0] ?? '')}</h1>
 <p class="lead">${h.lead}</p>
 <div class="grid">
 <section class="card" aria-labelledby="phone-title">
@@ -30,7 +31,7 @@ export function homePage(ctx: HomeContext): string {
 ${verified ? html`<span class="badge ok">${h.verified}</span>` : html`<span class="badge warn">${h.notVerified}</span>`}
 </div>
 <p class="value">${user.phone}</p>
-<p class="muted">${verified ? h.confirmedAt(formatTime(user.phoneVerifiedAt!)) : h.confirmHint}</p>
+<p class="muted">${verified ? h.confirmedAt(formatTime(verifiedAt)) : h.confirmHint}</p>
 <form method="post" action="${ctx.startPath}">
 <input type="hidden" name="_csrf" value="${ctx.kitCsrf}">
 <input type="hidden" name="action" value="${CONFIRM_PHONE}">

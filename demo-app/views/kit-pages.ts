@@ -5,13 +5,7 @@
  * (the demo passes its English and French sets as the kit's `messages` option, see i18n.ts) and
  * the demo's own texts of that language. The auto-submit page is the kit's own and is not overridden.
  */
-import {
-  failureText,
-  pendingScript,
-  PENDING_STATUS_ID,
-  type PageRenderers,
-  type RestartForm,
-} from 'hosted-sms-verify-kit';
+import { failureText, PENDING_STATUS_ID, type PageRenderers, type RestartForm } from 'hosted-sms-verify-kit';
 import { textsFor } from '../i18n.ts';
 import { html, kitPage, type DemoTexts, type SafeHtml } from './layout.ts';
 
@@ -63,7 +57,7 @@ export const demoKitPages: PageRenderers = {
       t,
       title: checking ? p.title : p.stoppedTitle,
       nonce,
-      script: pendingScript(ctx, nonce, messages),
+      script: ctx.script,
       body: html`<section class="card result wait"><div class="icon" aria-hidden="true">…</div>
 <h1>${checking ? p.title : p.stoppedTitle}</h1>
 <p id="${PENDING_STATUS_ID}" role="status">${checking ? p.waiting : p.stopped}</p>

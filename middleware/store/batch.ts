@@ -25,25 +25,17 @@ export function fulfilOnceVia<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>) {
 /**
  * A group's requests in the order both stores work through them: by sessionId, so two processes
  * committing overlapping groups take the attempts' row locks in the same order (PostgreSQL) and
- * queue instead of deadlocking. Settlements still come back in the caller's order (see inCallerOrder).
+ * queue instead of deadlocking. Each keeps its place in the caller's order (see inCallerOrder).
  */
-export function inLockOrder<Request extends { sessionId: string }>(requests: readonly Request[]): number[] {
-  return requests
-    .map((_, i) => i)
-    .sort((a, b) =>
-      requests[a]!.sessionId < requests[b]!.sessionId
-        ? -1
-        : requests[a]!.sessionId > requests[b]!.sessionId
-          ? 1
-          : a - b,
-    );
+export function inLockOrder<Request extends { sessionId: string }>(
+  requests: readonly Request[],
+): { request: Request; index: number }[] {
+  const bySessionId = (a: { request: Request; index: number }, b: { request: Request; index: number }) =>
+    a.request.sessionId < b.request.sessionId ? -1 : a.request.sessionId > b.request.sessionId ? 1 : a.index - b.index;
+  return requests.map((request, index) => ({ request, index })).sort(bySessionId);
 }
 
-/** Settlements computed in `order` put back in the caller's order. */
-export function inCallerOrder<T>(order: readonly number[], settled: readonly T[]): T[] {
-  const out = new Array<T>(settled.length);
-  order.forEach((index, k) => {
-    out[index] = settled[k]!;
-  });
-  return out;
+/** Settlements computed in lock order, put back in the caller's order. */
+export function inCallerOrder<T>(settled: readonly { index: number; settlement: T }[]): T[] {
+  return [...settled].sort((a, b) => a.index - b.index).map((s) => s.settlement);
 }

@@ -2,7 +2,7 @@
  * The PostgreSQL store's reads for support screens and its retention: what is kept, for how long.
  * Retention takes its rows with SKIP LOCKED, so sweeps on several instances share the work.
  */
-import type { Pool } from 'pg';
+import type { Pool, QueryResultRow } from 'pg';
 import { COLUMNS, nullableNumber, toAttempt, type AttemptRow } from './postgres-rows.ts';
 import type { AttemptQuery, AttemptRecord, RetentionBatch, RetentionResult, VerifyStore } from './types.ts';
 
@@ -43,11 +43,7 @@ function toRecord(row: RecordRow): AttemptRecord {
 export function postgresHousekeeping(pool: Pool, ready: Promise<void>): Housekeeping {
   const query = async <Row extends object>(name: keyof typeof SQL, values: unknown[]) => {
     await ready;
-    return pool.query<Row & import('pg').QueryResultRow>({
-      name: `verify_kit_housekeeping_${name}`,
-      text: SQL[name],
-      values,
-    });
+    return pool.query<Row & QueryResultRow>({ name: `verify_kit_housekeeping_${name}`, text: SQL[name], values });
   };
   return {
     async findAttemptBySessionId(sessionId) {

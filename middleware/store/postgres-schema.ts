@@ -68,6 +68,53 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE verify_kit_attempts ADD COLUMN redacted_at BIGINT;
    CREATE INDEX verify_kit_attempts_settled ON verify_kit_attempts (finished_at) WHERE outcome <> 'pending';
    CREATE INDEX verify_kit_attempts_user ON verify_kit_attempts (user_ref, created_at);`,
+
+  // 3: the start budgets, all counted in one transaction by one function call (one round trip).
+  // A counter whose window has ended counts as empty until it is deleted. verify_kit_rate_limits
+  // (rate-limiter-flexible's) is left for instances of an older kit still running beside this one.
+  `CREATE TABLE verify_kit_start_budgets (
+     key            TEXT PRIMARY KEY,
+     spent          INTEGER NOT NULL,
+     window_ends_at BIGINT NOT NULL
+   );
+   CREATE FUNCTION verify_kit_consume_start_budgets(p_keys TEXT[], p_points INTEGER[], p_durations_ms BIGINT[],
+     p_now BIGINT)
+   RETURNS TABLE (refused_budget INTEGER, retry_after_ms BIGINT) LANGUAGE plpgsql AS $fn$
+   DECLARE
+     c_budget INTEGER[];
+     c_key TEXT[];
+     c_spent INTEGER[];
+     c_ends BIGINT[];
+     c_points INTEGER[];
+   BEGIN
+     -- Lock every counter (creating the missing ones) in key order, so concurrent starts queue
+     -- instead of deadlocking; ON CONFLICT DO UPDATE returns the latest committed row. A counter
+     -- whose window has ended counts from zero, in a window starting now.
+     WITH wanted AS (
+       SELECT w.ord::INTEGER - 1 AS budget, w.key, w.points, w.duration_ms
+       FROM unnest(p_keys, p_points, p_durations_ms) WITH ORDINALITY AS w(key, points, duration_ms, ord)),
+     locked AS (
+       INSERT INTO verify_kit_start_budgets AS b (key, spent, window_ends_at)
+       SELECT wanted.key, 0, 0 FROM wanted ORDER BY wanted.key
+       ON CONFLICT (key) DO UPDATE SET spent = b.spent
+       RETURNING b.key, b.spent, b.window_ends_at)
+     SELECT array_agg(wanted.budget ORDER BY wanted.budget), array_agg(wanted.key ORDER BY wanted.budget),
+       array_agg(CASE WHEN locked.window_ends_at > p_now THEN locked.spent ELSE 0 END ORDER BY wanted.budget),
+       array_agg(CASE WHEN locked.window_ends_at > p_now THEN locked.window_ends_at ELSE p_now + wanted.duration_ms END
+         ORDER BY wanted.budget),
+       array_agg(wanted.points ORDER BY wanted.budget)
+     INTO c_budget, c_key, c_spent, c_ends, c_points
+     FROM wanted JOIN locked ON locked.key = wanted.key;
+     -- All or nothing: spend every budget only when none is full.
+     IF NOT EXISTS (SELECT 1 FROM unnest(c_spent, c_points) AS x(spent, points) WHERE x.spent >= x.points) THEN
+       UPDATE verify_kit_start_budgets AS b SET spent = x.spent + 1, window_ends_at = x.ends
+       FROM unnest(c_key, c_spent, c_ends) AS x(key, spent, ends) WHERE b.key = x.key;
+     END IF;
+     RETURN QUERY SELECT x.budget, x.ends - p_now
+       FROM unnest(c_budget, c_spent, c_points, c_ends) AS x(budget, spent, points, ends)
+       WHERE x.spent >= x.points ORDER BY x.budget;
+   END
+   $fn$;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -87,7 +134,7 @@ export async function migrate(pool: Pool): Promise<void> {
           'upgrade the kit.',
       );
     }
-    for (let version = current + 1; version <= SCHEMA_VERSION; version++) await client.query(MIGRATIONS[version - 1]!);
+    for (const migration of MIGRATIONS.slice(current, SCHEMA_VERSION)) await client.query(migration);
     if (rows.length === 0) await client.query('INSERT INTO verify_kit_schema (version) VALUES ($1)', [SCHEMA_VERSION]);
     else await client.query('UPDATE verify_kit_schema SET version = $1', [SCHEMA_VERSION]);
     await client.query('COMMIT');

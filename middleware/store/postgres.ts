@@ -25,21 +25,26 @@ import type {
   FulfilSettlement,
   NewAttempt,
   OutcomeRecording,
+  StartBudgetCounter,
+  StartBudgetRefusal,
   StoredOutcomeEvent,
   VerifyStore,
 } from './types.ts';
 
+/** Options of createPostgresStore. */
 export interface PostgresStoreOptions {
   /** The app's node-postgres Pool. The store never ends it: the pool is yours to close. */
   pool: Pool;
 }
 
-export type PostgresStore = VerifyStore<PoolClient> & {
-  readonly kind: 'postgres';
-  readonly pool: Pool;
-  /** Resolves once the kit's tables are migrated; every store call waits for it (await it at startup to fail fast). */
-  readonly ready: Promise<void>;
-};
+/** The PostgreSQL store; `ready` settles when its migrations are done. */
+export type PostgresStore = VerifyStore<PoolClient> &
+  StartBudgetCounter & {
+    readonly kind: 'postgres';
+    readonly pool: Pool;
+    /** Resolves once the kit's tables are migrated; every store call waits for it (await it at startup to fail fast). */
+    readonly ready: Promise<void>;
+  };
 
 /** markFulfilled's rows: the attempt it marked, and the older ones it superseded. */
 type RoleRow = AttemptRow & { role: 'fulfilled' | 'superseded' };
@@ -52,6 +57,10 @@ interface EventRow {
   occurred_at: string;
   deliveries: number;
 }
+
+/** Ended start budget counters are deleted at most this often (per store), in batches of at most this many. */
+const BUDGET_CLEANUP_INTERVAL_MS = 5 * 60_000;
+const ENDED_BUDGETS_PER_CLEANUP = 1000;
 
 const SQL = {
   insert: `INSERT INTO verify_kit_attempts
@@ -133,6 +142,11 @@ const SQL = {
     FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)
     WHERE a.session_id = c.session_id AND a.lease_owner = $1 AND a.outcome = 'pending'`,
   release: 'UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
+  // One call, one transaction (the statement's): see the function in postgres-schema.ts.
+  consumeStartBudgets: 'SELECT refused_budget, retry_after_ms FROM verify_kit_consume_start_budgets($1, $2, $3, $4)',
+  // SKIP LOCKED: never waits on a counter a start holds, so it cannot deadlock with one.
+  deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (
+      SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= $1 LIMIT ${ENDED_BUDGETS_PER_CLEANUP} FOR UPDATE SKIP LOCKED)`,
   expire: `UPDATE verify_kit_attempts SET outcome = 'expired', finished_at = $1, lease_owner = NULL, lease_until = NULL
     WHERE outcome = 'pending' AND created_at <= $2 AND (lease_until IS NULL OR lease_until <= $1)
     RETURNING session_id`,
@@ -152,6 +166,7 @@ function isPool(value: unknown): value is Pool {
   );
 }
 
+/** The PostgreSQL store (node-postgres Pool), for several instances of the app. */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   if (typeof options !== 'object' || options === null || !isPool(options.pool)) {
     throw new KitError(
@@ -198,6 +213,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   };
 
+  let nextBudgetCleanupAt = 0;
+
   /** The outbox row of an outcome, written in the transaction that records the outcome. */
   const recordEvent = async (
     client: PoolClient,
@@ -208,7 +225,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   ): Promise<string[]> => {
     if (event === undefined) return [];
     const { rows } = await on<{ event_id: string }>(client, 'insertEvent', [sessionId, outcome, event.source, now]);
-    return [String(rows[0]!.event_id)];
+    return rows.map((row) => String(row.event_id)); // INSERT ... RETURNING: the one new event
   };
 
   /** One request of a group, on the group's transaction: fulfilOnce's decision. */
@@ -226,9 +243,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: current };
       // Still pending, so the mark was refused: a newer attempt of this user and action was applied.
       const newer = await on<{ session_id: string }>(client, 'newerFulfilled', [sessionId]);
+      // Never undefined: the mark is refused only when a newer attempt is fulfilled.
+      // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
       const by = newer.rows[0]!.session_id;
       const superseded = await on<AttemptRow>(client, 'markSuperseded', [sessionId, by, now]);
       const eventIds = await recordEvent(client, options.event, sessionId, 'superseded', now);
+      // Never undefined: under the intent lock the attempt read above is still pending.
+      // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
       return { kind: 'superseded', attempt: toAttempt(superseded.rows[0]!), eventIds };
     }
     const attempt = toAttempt(row);
@@ -254,13 +275,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const fulfilBatch = async (requests: readonly FulfilRequest<PoolClient>[]): Promise<FulfilSettlement[]> => {
     if (requests.length === 0) return [];
     const ordered = requests.filter((r) => (r.options?.ordering ?? 'latest') === 'latest').map((r) => r.sessionId);
-    if (requests.length === 1) {
+    const [only] = requests;
+    if (requests.length === 1 && only !== undefined) {
       return [
         {
           ok: true,
           result: await transaction(async (client) => {
             if (ordered.length > 0) await on(client, 'lockIntents', [ordered]);
-            return fulfilOne(client, requests[0]!);
+            return fulfilOne(client, only);
           }),
         },
       ];
@@ -268,23 +290,26 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return transaction(async (client) => {
       if (ordered.length > 0) await on(client, 'lockIntents', [ordered]);
       const order = inLockOrder(requests);
-      const settlements: FulfilSettlement[] = [];
+      const settled: { index: number; settlement: FulfilSettlement }[] = [];
       await client.query('SAVEPOINT verify_kit_fulfil');
-      for (const [k, request] of order.map((i) => requests[i]!).entries()) {
+      for (const [k, { request, index }] of order.entries()) {
         // The next request's savepoint in the same round trip that ends this one's (the last one's ends at COMMIT).
         const next = k + 1 < order.length ? 'SAVEPOINT verify_kit_fulfil' : '';
         try {
           const result = await fulfilOne(client, request);
           // RELEASE fails here when the action swallowed an SQL error: then it is rolled back like a throw.
           await client.query(`RELEASE SAVEPOINT verify_kit_fulfil; ${next}`);
-          settlements.push({ ok: true, result });
+          settled.push({ index, settlement: { ok: true, result } });
         } catch (error) {
           await client.query(`ROLLBACK TO SAVEPOINT verify_kit_fulfil; RELEASE SAVEPOINT verify_kit_fulfil; ${next}`);
           const aborted = (error as { code?: string }).code === IN_FAILED_TRANSACTION;
-          settlements.push({ ok: false, error: aborted ? new Error(ABORTED, { cause: error }) : error });
+          settled.push({
+            index,
+            settlement: { ok: false, error: aborted ? new Error(ABORTED, { cause: error }) : error },
+          });
         }
       }
-      return inCallerOrder(order, settlements);
+      return inCallerOrder(settled);
     });
   };
 
@@ -366,6 +391,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           source: row.source,
           occurredAt: Number(row.occurred_at),
           deliveries: row.deliveries,
+          // Never undefined: attempts are purged only together with their events.
+          // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
           attempt: bySessionId.get(row.session_id)!,
         }))
         .sort((a, b) => Number(a.eventId) - Number(b.eventId));
@@ -375,6 +402,16 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
     async retryOutcomeEvent(eventId, owner, nextAttemptAt) {
       await query('eventRetry', [Number(eventId), owner, nextAttemptAt]);
+    },
+    async consumeStartBudgets({ budgets, now }): Promise<StartBudgetRefusal[]> {
+      const values = [budgets.map((b) => b.key), budgets.map((b) => b.points), budgets.map((b) => b.durationMs), now];
+      const { rows } = await query<{ refused_budget: number; retry_after_ms: string }>('consumeStartBudgets', values);
+      if (now >= nextBudgetCleanupAt) {
+        const deleted = (await query('deleteEndedBudgets', [now])).rowCount ?? 0;
+        // A full batch means more are waiting: clean again on the next start.
+        nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
+      }
+      return rows.map((row) => ({ budget: row.refused_budget, retryAfterMs: Number(row.retry_after_ms) }));
     },
     ...postgresHousekeeping(pool, ready),
     async close() {

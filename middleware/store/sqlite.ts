@@ -19,10 +19,14 @@ import type {
   NewAttempt,
   NextCheck,
   OutcomeRecording,
+  StartBudget,
+  StartBudgetCounter,
+  StartBudgetRefusal,
   StoredOutcomeEvent,
   VerifyStore,
 } from './types.ts';
 
+/** Options of createSqliteStore. */
 export interface SqliteStoreOptions {
   /** A file path, or an open better-sqlite3 Database shared with the integrator's own tables. */
   database: string | Database;
@@ -30,7 +34,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-export type SqliteStore = VerifyStore<Database> & { readonly db: Database };
+/** The SQLite store, with its open database (`db`). */
+export type SqliteStore = VerifyStore<Database> & StartBudgetCounter & { readonly db: Database };
 
 interface EventRow {
   event_id: number;
@@ -40,6 +45,10 @@ interface EventRow {
   occurred_at: number;
   deliveries: number;
 }
+
+/** Ended start budget counters are deleted at most this often, in batches of at most this many. */
+const BUDGET_CLEANUP_INTERVAL_MS = 5 * 60_000;
+const ENDED_BUDGETS_PER_CLEANUP = 1000;
 
 function openDatabase(database: string | Database, busyTimeoutMs: number): { db: Database; owned: boolean } {
   const owned = typeof database === 'string';
@@ -51,6 +60,7 @@ function openDatabase(database: string | Database, busyTimeoutMs: number): { db:
   return { db, owned };
 }
 
+/** The SQLite store (better-sqlite3): your tables share the kit's transaction. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (typeof options.database !== 'string' && !(options.database instanceof BetterSqlite3)) {
     throw new KitError(
@@ -147,6 +157,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
      RETURNING session_id`,
   );
 
+  const budgetRow = db.prepare('SELECT spent, window_ends_at FROM verify_kit_start_budgets WHERE key = ?');
+  const spendBudget = db.prepare(
+    `INSERT INTO verify_kit_start_budgets (key, spent, window_ends_at) VALUES (@key, @spent, @windowEndsAt)
+     ON CONFLICT (key) DO UPDATE SET spent = excluded.spent, window_ends_at = excluded.window_ends_at`,
+  );
+  const deleteEndedBudgets = db.prepare(
+    `DELETE FROM verify_kit_start_budgets WHERE key IN (
+       SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= ? LIMIT ${ENDED_BUDGETS_PER_CLEANUP})`,
+  );
+  let nextBudgetCleanupAt = 0;
+
   /** The outbox row of an outcome, written in the transaction that records the outcome. */
   const recordEvent = (
     event: OutcomeRecording | undefined,
@@ -198,20 +219,41 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return { kind: 'superseded', attempt: toAttempt(row), eventIds };
   };
   const fulfilGroup = db.transaction((requests: readonly FulfilRequest<Database>[]): FulfilSettlement[] => {
-    const order = inLockOrder(requests);
-    const settled = order.map((i): FulfilSettlement => {
+    const settled = inLockOrder(requests).map(({ request, index }) => {
       try {
-        return { ok: true, result: fulfilOne(requests[i]!) };
+        return { index, settlement: { ok: true, result: fulfilOne(request) } satisfies FulfilSettlement };
       } catch (error) {
-        return { ok: false, error };
+        return { index, settlement: { ok: false, error } satisfies FulfilSettlement };
       }
     });
-    return inCallerOrder(order, settled);
+    return inCallerOrder<FulfilSettlement>(settled);
   });
   const fulfilBatch = async (requests: readonly FulfilRequest<Database>[]) => fulfilGroup.immediate(requests);
   const rescheduleGroup = db.transaction((owner: string, checks: readonly NextCheck[]) => {
     for (const { sessionId, nextCheckAt } of checks) reschedule.run({ sessionId, owner, nextCheckAt });
   });
+  // Under the write lock, read every counter, then spend all or none: no other start can slip between.
+  const startBudgetsTransaction = db.transaction(
+    (budgets: readonly StartBudget[], now: number): StartBudgetRefusal[] => {
+      if (now >= nextBudgetCleanupAt) {
+        const deleted = deleteEndedBudgets.run(now).changes;
+        // A full batch means more are waiting: clean again on the next start.
+        nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
+      }
+      const counted = budgets.map(({ key, points, durationMs }) => {
+        const row = budgetRow.get(key) as { spent: number; window_ends_at: number } | undefined;
+        const open = row !== undefined && row.window_ends_at > now;
+        return { key, points, spent: open ? row.spent : 0, windowEndsAt: open ? row.window_ends_at : now + durationMs };
+      });
+      const refusals = counted.flatMap(({ points, spent, windowEndsAt }, budget) =>
+        spent >= points ? [{ budget, retryAfterMs: windowEndsAt - now }] : [],
+      );
+      if (refusals.length === 0) {
+        for (const c of counted) spendBudget.run({ key: c.key, spent: c.spent + 1, windowEndsAt: c.windowEndsAt });
+      }
+      return refusals;
+    },
+  );
   const failTransaction = db.transaction((sessionId: string, reason: string, now: number, event?: OutcomeRecording) => {
     const marked = markFailed.get({ sessionId, reason, now }) as { session_id: string } | undefined;
     return { eventIds: marked === undefined ? [] : recordEvent(event, sessionId, 'failed', now) };
@@ -288,6 +330,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
     async retryOutcomeEvent(eventId, owner, nextAttemptAt) {
       eventRetry.run({ eventId: Number(eventId), owner, nextAttemptAt });
+    },
+    async consumeStartBudgets({ budgets, now }) {
+      return startBudgetsTransaction.immediate(budgets, now);
     },
     ...sqliteHousekeeping(db),
     async close() {

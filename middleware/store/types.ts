@@ -8,6 +8,7 @@ import type { ActionOrdering, JsonValue, OperationSensitivity, OutcomeSource, Pl
 /** `superseded`: verified or not, it was never applied because a newer start of the same user and action was. */
 export type AttemptOutcome = 'pending' | 'fulfilled' | 'failed' | 'expired' | 'superseded';
 
+/** An attempt as the start route stores it. */
 export interface NewAttempt {
   /** Primary key: the fresh random state of this attempt. */
   state: string;
@@ -26,6 +27,7 @@ export interface NewAttempt {
   nextCheckAt: number;
 }
 
+/** A stored attempt, as the store reads it back. */
 export interface Attempt extends Omit<NewAttempt, 'destination'> {
   /** null only for attempts stored before the kit recorded destinations (schema version 1). */
   destination: string | null;
@@ -147,6 +149,7 @@ export interface AttemptRecord extends Attempt {
   redactedAt: number | null;
 }
 
+/** One retention step: what to redact and delete, and how much at most. */
 export interface RetentionBatch {
   now: number;
   /** Settled attempts finished before this lose their params and destination. */
@@ -157,11 +160,32 @@ export interface RetentionBatch {
   limit: number;
 }
 
+/** What one retention step redacted and deleted. */
 export interface RetentionResult {
   redacted: number;
   deleted: number;
 }
 
+/** One start budget: at most `points` starts per fixed window of `durationMs`, counted under `key`. */
+export interface StartBudget {
+  key: string;
+  points: number;
+  durationMs: number;
+}
+
+export interface ConsumeStartBudgetsOptions {
+  /** Distinct keys (the kit prefixes each with its budget's name). */
+  budgets: readonly StartBudget[];
+  now: number;
+}
+
+/** A spent budget that refused the start: its index in `budgets`, and when its window ends. */
+export interface StartBudgetRefusal {
+  budget: number;
+  retryAfterMs: number;
+}
+
+/** What a store implements; `Tx` is the transaction handle actions receive. */
 export interface VerifyStore<Tx = unknown> {
   insertAttempt(attempt: NewAttempt): Promise<void>;
   findAttemptByState(state: string): Promise<Attempt | undefined>;
@@ -228,5 +252,16 @@ export interface VerifyStore<Tx = unknown> {
    * event is not yet delivered is kept whole until it is.
    */
   applyRetention(batch: RetentionBatch): Promise<RetentionResult>;
+  /**
+   * Counts one start against every budget in ONE transaction: only when all of them have room is
+   * each incremented; otherwise nothing is spent and the refusals (empty when allowed) say which
+   * budgets were full. Fixed windows: a budget's window starts with its first start and ends
+   * `durationMs` later. Safe across processes. Expired counters are deleted now and then.
+   * Optional: a store without it needs start limits of the integrator's own (`limits`).
+   */
+  consumeStartBudgets?(options: ConsumeStartBudgetsOptions): Promise<StartBudgetRefusal[]>;
   close(): Promise<void>;
 }
+
+/** What counts start budgets: both of the kit's stores, or an integrator's own shared counter. */
+export type StartBudgetCounter = Required<Pick<VerifyStore, 'consumeStartBudgets'>>;

@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 /** These scenarios start many attempts; the demo's start budgets (5 per number per 10 minutes) start afresh. */
 function resetStartBudgets(): void {
-  stack.demo.db.prepare('DELETE FROM verify_kit_rate_limits').run();
+  stack.demo.db.prepare('DELETE FROM verify_kit_start_budgets').run();
 }
 beforeEach(resetStartBudgets);
 

@@ -18,7 +18,7 @@ import {
   type StartLimits,
 } from '../../middleware/index.ts';
 import { completeMessages } from '../../middleware/messages.ts';
-import { newNonce } from '../../middleware/pages.ts';
+import { newNonce } from '../../middleware/page-response.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { expectNoAxeViolations, withoutPageScripts } from '../helpers/axe.ts';
 import { startKitTestApp, type AttemptRow, type KitTestApp } from '../kit/helpers/app.ts';

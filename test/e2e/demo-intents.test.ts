@@ -11,7 +11,9 @@
  */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSweep } from 'hosted-sms-verify-kit';
+// The demo's kit comes from the built package: its internals from the same build.
+import { contextOf } from '../../dist/middleware/create-kit.js';
+import { runSweep } from '../../dist/middleware/sweep.js';
 import { startStack, USERS, type Stack } from './stack.ts';
 
 let stack: Stack;
@@ -101,7 +103,7 @@ describe('the newest verified intent wins', () => {
 
   it('the sweep finding the older verified attempt afterwards does not put the replaced account back', async () => {
     const { agent, older } = await twoVerifiedChanges(USERS.bob.id);
-    const deps = stack.demo.kit.fulfilDeps;
+    const deps = contextOf(stack.demo.kit);
     await runSweep({ ...deps, now: () => Date.now() + 10 * 60_000 }, { owner: 'defect-1-sweep' });
     expect(await payoutMasked(agent)).toBe('••••2222');
     expect(outcomeOf(older.sessionId)).not.toBe('fulfilled');
@@ -182,7 +184,7 @@ describe("the demo's onOutcome outbox", () => {
     await activityWithEmail(agent, older.sessionId, 'superseded');
     // A reload and a sweep deliver nothing twice.
     await land(agent, newer);
-    await runSweep({ ...stack.demo.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner: 'outbox-sweep' });
+    await runSweep({ ...contextOf(stack.demo.kit), now: () => Date.now() + 10 * 60_000 }, { owner: 'outbox-sweep' });
     const emails = stack.demo.db
       .prepare('SELECT outcome FROM demo_outbox WHERE session_id IN (?, ?) ORDER BY outcome')
       .all(older.sessionId, newer.sessionId);

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
-import { demoSweepDeps } from '../../demo-app/kit-deps.ts';
+import { demoSweepKit } from '../../demo-app/kit-deps.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { runSweepJob } from '../../middleware/sweep-cli.ts';
 import { controlApi, type ControlApi } from '../helpers/emulator.ts';
@@ -145,7 +145,7 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
       SESSION_SECRET,
     };
     const code = await runSweepJob({
-      deps: (e) => demoSweepDeps(e as NodeJS.ProcessEnv),
+      kit: (e) => demoSweepKit(e as NodeJS.ProcessEnv),
       argv: ['--once'],
       env,
       print: (l) => lines.push(l),

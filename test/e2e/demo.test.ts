@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSweep } from 'hosted-sms-verify-kit';
+// The demo's kit comes from the built package: its internals from the same build.
+import { contextOf } from '../../dist/middleware/create-kit.js';
+import { runSweep } from '../../dist/middleware/sweep.js';
 import { addVirtualAuthenticator, launchBrowser } from '../helpers/browser.ts';
 import {
   apiMe,
@@ -249,7 +251,7 @@ describe('demo app in a real browser', () => {
     expect((await apiMe(context, stack)).actions.some((a) => a.sessionId === sessionId)).toBe(false);
 
     // The attempt becomes due for the sweep after the kit's first-check delay (3 min): run it as if then.
-    const later = { ...stack.demo.kit.fulfilDeps, now: () => Date.now() + 4 * 60_000 };
+    const later = { ...contextOf(stack.demo.kit), now: () => Date.now() + 4 * 60_000 };
     const first = await runSweep(later, { owner: 'e2e-sweep' });
     expect(first).toMatchObject({ fulfilled: 1, errors: 0 });
     expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
@@ -323,7 +325,7 @@ describe('demo app in a real browser', () => {
     const context = await newContext(browser);
     const page = await context.newPage();
     const open = async () =>
-      stack.demo.kit.client.createSession(
+      contextOf(stack.demo.kit).client.createSession(
         {
           returnUrl: stack.returnUrl,
           destination: '+15550100099',
@@ -448,7 +450,7 @@ describe('passkeys on the hosted page: why a stable userRef matters', () => {
     expect(me.user.payoutAccount?.masked).toBe('••••9000');
 
     // The same person arriving under another userRef (an app that used the email) gets the SMS page.
-    const other = await own.demo.kit.client.createSession(
+    const other = await contextOf(own.demo.kit).client.createSession(
       {
         returnUrl: own.returnUrl,
         destination: USERS.alice.phone,

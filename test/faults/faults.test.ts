@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { controlApi, openHostedPage, submitCode, type ControlApi } from '../helpers/emulator.ts';
@@ -248,7 +249,7 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
     const user = await newUser();
     const attempt = await verifiedAttempt(user);
     await control.setFaults({ statusDelayMs: 3000 });
-    const later = { ...app.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 };
+    const later = { ...contextOf(app.kit), now: () => Date.now() + 10 * 60_000 };
     const started = Date.now();
     const report = await runSweep(later, { owner: 'slow-sweep', timeBudgetMs: 3000 });
     expect(Date.now() - started).toBeLessThan(3000 + BOUND_MS);
@@ -283,7 +284,7 @@ describe('across this whole file', () => {
     const stats = await control.stats();
     expect(Object.keys(stats.smsByIdempotencyKey).length).toBeGreaterThan(5);
     for (const [key, n] of Object.entries(stats.smsByIdempotencyKey)) expect(n, key).toBe(1);
-    await runSweep({ ...app.kit.fulfilDeps, now: () => Date.now() + 2 * 60 * 60_000 }, { owner: 'final-sweep' });
+    await runSweep({ ...contextOf(app.kit), now: () => Date.now() + 2 * 60 * 60_000 }, { owner: 'final-sweep' });
     const rows = app.db.prepare('SELECT session_id, outcome FROM verify_kit_attempts').all() as {
       session_id: string;
       outcome: string;

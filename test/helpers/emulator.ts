@@ -56,8 +56,7 @@ export function sessionBody(client: EmulatorClient, overrides: Json = {}): Json 
     platform: client.platform ?? 'web',
     ...overrides,
   };
-  for (const [key, value] of Object.entries(body)) if (value === undefined) delete body[key];
-  return body;
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
 }
 
 export interface JsonAnswer {

@@ -2,7 +2,7 @@
  * The auto-submit page in a real Chromium, under helmet() defaults (whose `form-action 'self'`
  * would block a cross-origin form): app on localhost, emulator on 127.0.0.1 (another site).
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.ts';
 import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
@@ -39,7 +39,7 @@ async function signedInPage(options: { javaScriptEnabled?: boolean } = {}) {
   return { context, page, problems };
 }
 
-async function enterCode(page: import('playwright-core').Page) {
+async function enterCode(page: Page) {
   await page.waitForURL((url) => url.href.startsWith(app.emulator.url), { timeout: 10_000 });
   const code = await app.emulator.control.codeFor(app.latestAttempt().session_id);
   await page.fill('#code', code);

@@ -2,6 +2,7 @@
  * The factory validates its options when called, with messages that name the fix and never the
  * secret; the router detects being mounted anywhere but '/'.
  */
+import Database from 'better-sqlite3';
 import express from 'express';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import {
   KitErrorCode,
   type VerificationKitOptions,
 } from '../../middleware/index.ts';
+import { contextOf } from '../../middleware/create-kit.ts';
 
 const store = createSqliteStore({ database: ':memory:' });
 afterAll(async () => {
@@ -134,6 +136,97 @@ describe('option validation', () => {
     expect(configError({ routes: { start: '/verify/return' } })).toContain('give each route its own path');
   });
 });
+
+describe('grouped options', () => {
+  it('routes: a path moves a route, false leaves it out, and a bad path or unknown route names the fix', async () => {
+    const kit = createVerificationKit(options({ routes: { start: '/go', startAgain: '/go-again' } }));
+    const app = express();
+    app.use(kit.router);
+    expect((await request(app).get('/go')).status).toBe(405);
+    expect((await request(app).get('/verify/start')).status).toBe(404);
+    expect((await request(app).get('/go-again?action=grant_badge')).status).toBe(200);
+    await kit.close();
+
+    const landingOnly = createVerificationKit(options({ routes: { start: false } }));
+    const bare = express();
+    bare.use(landingOnly.router);
+    expect((await request(bare).post('/verify/start')).status).toBe(404);
+    expect((await request(bare).get('/verify/start-again?action=grant_badge')).status).toBe(404);
+    expect((await request(bare).get('/verify/return?state=x')).status).toBe(400);
+    await landingOnly.close();
+
+    expect(configError({ routes: { start: 'verify/start' } })).toContain(
+      '`routes.start` must be a plain absolute path',
+    );
+    expect(configError({ routes: { begin: '/x' } as never })).toContain('`routes.begin` is not an option');
+    expect(configError({ routes: { startAgain: false } })).toContain('`routes.startAgain` cannot be false');
+  });
+
+  it('client: settings for the built client are checked; a ready client is used as given', async () => {
+    expect(configError({ client: { timeouts: 5 } as never })).toContain('`client.timeouts` must be an object');
+    expect(configError({ client: { retries: {} } as never })).toContain('`client.retries` is not an option');
+    const built = createVerificationKit(
+      options({ client: { timeouts: { headersMs: 100 }, retry: { maxAttempts: 1 } } }),
+    );
+    expect(contextOf(built).client.getSession).toBeTypeOf('function');
+    await built.close();
+    let closed = false;
+    const given = {
+      createSession: async () => never(),
+      getSession: async () => never(),
+      close: async () => void (closed = true),
+    };
+    const kit = createVerificationKit(options({ client: given }));
+    expect(contextOf(kit).client).toBe(given);
+    await kit.close();
+    expect(closed).toBe(false); // a client the kit did not build is the caller's to close
+  });
+
+  it('sweep.firstCheckAfterMs and landing timings are checked with the group named', () => {
+    expect(configError({ sweep: { firstCheckAfterMs: -1 } })).toContain(
+      '`sweep.firstCheckAfterMs` must be a non-negative',
+    );
+    expect(configError({ landing: { refreshSeconds: 0 } })).toContain('`landing.refreshSeconds` must be a positive');
+  });
+
+  it('checking options has no side effects: a rejected configuration creates no limits table', async () => {
+    const database = new Database(':memory:');
+    const sqlite = createSqliteStore({ database });
+    const tables = () =>
+      database.prepare("SELECT name FROM sqlite_master WHERE name = 'verify_kit_rate_limits'").all().length;
+    expect(configError({ store: sqlite, baseUrl: 'nope' })).toContain('`baseUrl`');
+    // The limiter library creates its table asynchronously: give it the time it would take.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(tables()).toBe(0);
+    database.close();
+  });
+});
+
+describe('the kit builds what its options ask for', () => {
+  it('the start limits only for a kit with a start route', () => {
+    const limitsOf = (routes: { start?: false }) =>
+      contextOf(createVerificationKit(options({ store: createSqliteStore({ database: ':memory:' }), routes })))
+        .startLimits;
+    expect(limitsOf({})?.consume).toBeTypeOf('function');
+    expect(limitsOf({ start: false })).toBeUndefined();
+    // Without a start route, a store that counts no budgets needs no limits of its own.
+    const { consumeStartBudgets: _none, ...uncounted } = createSqliteStore({ database: ':memory:' });
+    expect(() => createVerificationKit(options({ store: uncounted }))).toThrow(/Start limits need a counter store/);
+    expect(() => createVerificationKit(options({ store: uncounted, routes: { start: false } }))).not.toThrow();
+  });
+
+  it('kit.runSweep and kit.startSweepWorker check their options like the factory', () => {
+    const kit = createVerificationKit(options());
+    expect(() => kit.startSweepWorker({ intervalMs: 0, concurrency: 0 })).toThrow(
+      /^startSweepWorker: \n {2}- `intervalMs`.*\n {2}- `concurrency`/s,
+    );
+    return expect(kit.runSweep({ batchSize: 0 })).rejects.toThrow(/^runSweep: `batchSize` must be an integer/);
+  });
+});
+
+function never(): never {
+  throw new Error('not called');
+}
 
 describe('mount detection', () => {
   it('app.use("/prefix", kit.router) throws at startup, saying to mount at "/" because of the returnUrl path', () => {

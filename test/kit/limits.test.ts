@@ -48,9 +48,11 @@ describe('default start limits', () => {
     expect(app.logs.filter((line) => line.includes('`trust proxy` is off'))).toHaveLength(1);
   });
 
-  it('cannot be left out silently with a store that has no SQLite database', () => {
+  it('cannot be left out silently with a store that counts no start budgets', () => {
     const client = createVerifyClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's' });
-    const store = new Proxy({} as VerifyStore, { get: () => async () => undefined });
+    const store = new Proxy({} as VerifyStore, {
+      get: (_, name) => (name === 'consumeStartBudgets' ? undefined : async () => undefined),
+    });
     const build = (extra: object) =>
       createVerificationKit({
         baseUrl: 'http://127.0.0.1:9',

@@ -7,6 +7,7 @@
  * with ordering 'independent'.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
 import { newSeen, TestUser } from './helpers/user.ts';
@@ -63,7 +64,7 @@ const currentNote = (on: KitTestApp, userRef: string) => applied(on, userRef).at
 const outcome = (on: KitTestApp, a: Started) => on.attempt(a.sessionId)?.outcome;
 
 const sweep = (on: KitTestApp, owner: string, concurrency = 4) =>
-  runSweep({ ...on.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 }, { owner, concurrency });
+  runSweep({ ...contextOf(on.kit), now: () => Date.now() + 10 * 60_000 }, { owner, concurrency });
 
 describe('landing', () => {
   it('an older verified attempt landing after a newer one was applied is superseded: its own page, nothing applied', async () => {
@@ -161,7 +162,7 @@ describe('sweep', () => {
     await verify(app, older);
     await verify(app, newer);
     app.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(older.sessionId);
-    const deps = app.kit.fulfilDeps;
+    const deps = contextOf(app.kit);
     // The sweep has claimed the older attempt and read "verified"; the newer one lands right then.
     const client = {
       async getSession(sessionId: string) {

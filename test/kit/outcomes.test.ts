@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutcomeEvent } from '../../middleware/index.ts';
+import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
 import { newSeen, TestUser } from './helpers/user.ts';
@@ -56,7 +57,7 @@ const deliveredRow = (on: KitTestApp, sessionId: string) =>
     .get(sessionId) as { deliveredAt: number | null; deliveries: number } | undefined;
 
 const sweepAt = (on: KitTestApp, offsetMs: number, owner: string) =>
-  runSweep({ ...on.kit.fulfilDeps, now: () => Date.now() + offsetMs }, { owner });
+  runSweep({ ...contextOf(on.kit), now: () => Date.now() + offsetMs }, { owner });
 
 async function started(user: TestUser, action = 'set_note', note = 'hello') {
   await user.start(action, action === 'set_note' ? { note } : {});

@@ -14,7 +14,6 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSweep } from '../../middleware/index.ts';
 import { MetricName, SpanName } from '../../middleware/telemetry.ts';
 import { startKitTestApp, USERS, type KitTestApp } from './helpers/app.ts';
 import { completeOnHostedPage, newSeen, TestUser } from './helpers/user.ts';
@@ -105,7 +104,7 @@ describe('OpenTelemetry', () => {
   it('each sweep run is a span with its counts, and records how overdue its oldest due attempt was', async () => {
     const dueSince = Date.now() - 90_000;
     app.db.prepare("UPDATE verify_kit_attempts SET next_check_at = ? WHERE outcome = 'pending'").run(dueSince);
-    const report = await runSweep(app.kit.fulfilDeps, { concurrency: 2 });
+    const report = await app.kit.runSweep({ concurrency: 2 });
     expect(report.claimed).toBeGreaterThan(0);
     expect(report.oldestDueAgeMs).toBeGreaterThanOrEqual(90_000);
 
@@ -131,7 +130,7 @@ describe('OpenTelemetry', () => {
     app.db
       .prepare('UPDATE verify_kit_attempts SET created_at = ? WHERE session_id = ?')
       .run(Date.now() - 25 * 3_600_000, abandoned.session_id);
-    await runSweep(app.kit.fulfilDeps);
+    await app.kit.runSweep();
 
     const { resourceMetrics } = await reader.collect();
     const points = metricPoints(resourceMetrics, MetricName.Outcomes).map((p) => ({ ...p.attributes, count: p.value }));

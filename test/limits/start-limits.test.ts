@@ -61,7 +61,7 @@ describe('start limits against SMS pumping', () => {
       );
     expect(results.at(-1)).toMatch(/^rate_limited /);
     expect(results.slice(0, 3)).toEqual(['allowed', 'allowed', 'allowed']);
-    const keys = db.prepare('SELECT key FROM verify_kit_rate_limits').all() as { key: string }[];
+    const keys = db.prepare('SELECT key FROM verify_kit_start_budgets').all() as { key: string }[];
     expect(keys.map((k) => k.key).join(' ')).not.toContain('5550199999');
   });
 
@@ -101,13 +101,17 @@ describe('start limits against SMS pumping', () => {
   });
 
   it('refuses options it cannot use, saying how to fix them', () => {
-    expect(() => createStartLimits({ destinationKey: KEY })).toThrow(/need `database`/);
+    expect(() => createStartLimits({ destinationKey: KEY })).toThrow(/need `store`/);
     expect(() => createStartLimits({ database: db })).toThrow(/need `destinationKey`/);
     expect(() => createStartLimits({ database: db, destinationKey: 'too-short' })).toThrow(/at least 32 characters/);
     expect(() => createStartLimits({ database: db, destinationKey: KEY, ipv6Subnet: 8 })).toThrow(/from 16 to 128/);
     expect(() =>
       createStartLimits({ database: db, destinationKey: KEY, perIp: { points: 0, durationSeconds: 60 } }),
     ).toThrow(/positive whole `points`/);
+    // The stores count in 32-bit integers: a budget they cannot hold is refused when the kit is built.
+    expect(() =>
+      createStartLimits({ database: db, destinationKey: KEY, perUser: { points: 2 ** 31, durationSeconds: 60 } }),
+    ).toThrow(/at most 1000000000/);
   });
 });
 
@@ -173,7 +177,7 @@ describe('budget keys an attacker cannot multiply', () => {
   it('keys destinations by an HMAC under the server-side key, never a plain hash a number list could reverse', async () => {
     const limits = createStartLimits({ database: db, destinationKey: KEY });
     await limits.consume(fromIp('10.0.5.1'), { userRef: 'u1', destination: '+15550100001' });
-    const keys = (db.prepare('SELECT key FROM verify_kit_rate_limits').all() as { key: string }[]).map(
+    const keys = (db.prepare('SELECT key FROM verify_kit_start_budgets').all() as { key: string }[]).map(
       (row) => row.key,
     );
     const plainHash = createHash('sha256').update('+15550100001').digest('base64url');

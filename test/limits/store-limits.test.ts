@@ -7,6 +7,7 @@ import type { Request } from 'express';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createStartLimits, type StartLimitsOptions } from '../../middleware/rate-limit.ts';
 import type { PostgresStore } from '../../middleware/store/postgres.ts';
+import type { StartBudgetCounter } from '../../middleware/store/types.ts';
 import type { SqliteStore } from '../../middleware/store/sqlite.ts';
 import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
 
@@ -35,15 +36,11 @@ describeEachStore('start limits in the store database', (kind) => {
 
   /** Limits counted in the given store's database, as the kit sets them up by default. */
   const limitsOn = (store: unknown, budgets: StartLimitsOptions) =>
-    createStartLimits({
-      ...(h.kind === 'postgres' ? { postgres: store as PostgresStore } : { database: (store as SqliteStore).db }),
-      destinationKey: KEY,
-      ...budgets,
-    });
+    createStartLimits({ store: store as StartBudgetCounter, destinationKey: KEY, ...budgets });
   const limits = (budgets: StartLimitsOptions) => limitsOn(h.store, budgets);
   const counterKeys = async () => {
     const probe = await h.openAnother();
-    const sql = 'SELECT key FROM verify_kit_rate_limits';
+    const sql = 'SELECT key FROM verify_kit_start_budgets';
     const rows =
       h.kind === 'sqlite'
         ? ((probe as SqliteStore).db.prepare(sql).all() as { key: string }[])

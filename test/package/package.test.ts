@@ -121,12 +121,13 @@ describe('installed into an app outside the repository', () => {
     });
   });
 
-  it('a CommonJS file require()s the package and its ./testing entry', async () => {
+  it('a CommonJS file require()s the package and its ./testing entry, whose surface holds no internals', async () => {
     const { stdout } = await run(process.execPath, ['cjs-app.cjs'], { cwd: app });
     expect(JSON.parse(stdout.trim())).toEqual({
       createVerificationKit: 'function',
       createSqliteStore: 'function',
-      startSweepWorker: 'function',
+      runSweepJob: 'function',
+      internalsExported: [],
       kitErrorCodes: expect.any(Number),
       startEmulator: 'function',
       emulatorControl: 'function',

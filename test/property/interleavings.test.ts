@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
+import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { controlApi, type ControlApi } from '../helpers/emulator.ts';
 import {
@@ -170,7 +171,7 @@ async function rows(): Promise<AttemptRow[]> {
 
 async function resetLimits(): Promise<void> {
   if (app.kind === 'sqlite') resetStartLimits(app.db);
-  else await app.query('DELETE FROM verify_kit_rate_limits');
+  else await app.query('DELETE FROM verify_kit_start_budgets');
 }
 
 /** "An older attempt must never be applied after a newer one of the same user and action was applied." */
@@ -336,7 +337,7 @@ async function execute(ops: Op[]): Promise<void> {
         break;
       }
       case 'sweep': {
-        const deps = op.mobile ? app.mobileKit!.fulfilDeps : app.kit.fulfilDeps;
+        const deps = op.mobile ? contextOf(app.mobileKit!) : contextOf(app.kit);
         await runSweep({ ...deps, now: () => Date.now() + 10 * 60_000 }, { owner: `prop-${run}`, timeBudgetMs: 5000 });
         break;
       }
@@ -372,10 +373,10 @@ async function execute(ops: Op[]): Promise<void> {
   // Each kit's sweep reads with its own client registration and claims only its platform's
   // attempts (one shared store), so both run, twice, later each time.
   for (const [i, deps] of [
-    app.kit.fulfilDeps,
-    app.mobileKit!.fulfilDeps,
-    app.kit.fulfilDeps,
-    app.mobileKit!.fulfilDeps,
+    contextOf(app.kit),
+    contextOf(app.mobileKit!),
+    contextOf(app.kit),
+    contextOf(app.mobileKit!),
   ].entries()) {
     await runSweep(
       { ...deps, now: () => Date.now() + (60 + 20 * i) * 60_000 },

@@ -10,7 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runSweep } from 'hosted-sms-verify-kit';
+// The demo's kit comes from the built package: its internals from the same build.
+import { contextOf } from '../../dist/middleware/create-kit.js';
+import { runSweep } from '../../dist/middleware/sweep.js';
 import {
   activityOf,
   Agent,
@@ -202,7 +204,7 @@ describe('forged and replayed returns', () => {
     // The correct code after the lock changes nothing either.
     await alice.postForm(`${started.verifyUrl}/code`, { page_binding: binding, code });
     await alice.request(location!);
-    await runSweep(stack.demo.kit.fulfilDeps, { owner: 'attack-sweep' });
+    await stack.demo.kit.runSweep({ owner: 'attack-sweep' });
     expect(fulfilments(stack, started.sessionId)).toBe(0);
     expect(
       stack.demo.db
@@ -234,7 +236,7 @@ describe('a compromised or buggy service response (rewriting proxy between the a
         expect(landing.status).toBe(502);
         expect(landing.location).toBeNull();
         const report = await runSweep(
-          { ...stack.demo.kit.fulfilDeps, now: () => Date.now() + 10 * 60_000 },
+          { ...contextOf(stack.demo.kit), now: () => Date.now() + 10 * 60_000 },
           { owner: 'tamper-sweep' },
         );
         expect(report.fulfilled).toBe(0);

@@ -12,6 +12,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
 import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
 import { startEmulator } from '../../emulator/index.ts';
 import { controlApi, type ControlApi } from '../helpers/emulator.ts';
@@ -489,11 +490,11 @@ export function snapshot(stack: SecStack): Record<string, unknown> {
  * Forgets the start limits' counters (the kit's SQLite table), so suites that start many attempts
  * from one loopback IP test what they mean to and not the limits (test/security/limits.test.ts does).
  */
-export function resetStartLimits(db: import('better-sqlite3').Database): void {
+export function resetStartLimits(db: Database): void {
   const table = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'verify_kit_rate_limits'")
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'verify_kit_start_budgets'")
     .get();
-  if (table !== undefined) db.exec('DELETE FROM verify_kit_rate_limits');
+  if (table !== undefined) db.exec('DELETE FROM verify_kit_start_budgets');
 }
 
 /** Paths the demo and the kit may redirect to: all fixed on the server. */

@@ -5,7 +5,8 @@
  * two processes committing overlapping groups neither deadlock nor fulfil anything twice.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { completeAttempt, type FulfilDeps } from '../../middleware/fulfil.ts';
+import type { FulfilContext } from '../../middleware/context.ts';
+import { completeAttempt } from '../../middleware/fulfil.ts';
 import type { FulfilEffect, FulfilRequest, VerifyStore } from '../../middleware/store/types.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import type { ActionDefinition, SessionStatus } from '../../middleware/types.ts';
@@ -132,7 +133,7 @@ describeEachStore('group commit', (kind) => {
       successPath: '/done',
       fulfil: h.effect(by) as ActionDefinition<unknown>['fulfil'],
     });
-    const deps = (store: VerifyStore<unknown>, by: string): FulfilDeps<unknown> => ({
+    const deps = (store: VerifyStore<unknown>, by: string): FulfilContext<unknown> => ({
       client: verifiedClient(store, 2),
       store,
       actions: new Map([[ACTION, action(by)]]),

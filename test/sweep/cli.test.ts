@@ -14,6 +14,7 @@ import {
   CLIENT_SECRET,
   countEffects,
   emulator,
+  jobKit,
   jsonLines,
   killSweepProcesses,
   spawnSweepProcess,
@@ -64,7 +65,13 @@ describe('runSweepJob', () => {
     await emu.complete(failed!.sessionId, 'failed', 'otp_locked');
     void undecided;
     const r = recorder();
-    const code = await runSweepJob({ deps: b.deps, argv: ['--once'], env: {}, print: r.print, handleSignals: false });
+    const code = await runSweepJob({
+      kit: jobKit(b.deps),
+      argv: ['--once'],
+      env: {},
+      print: r.print,
+      handleSignals: false,
+    });
     expect(code).toBe(SweepJobExitCode.Ok);
     expect(r.out).toHaveLength(1);
     const [line] = r.parsed();
@@ -94,7 +101,7 @@ describe('runSweepJob', () => {
     });
     const r = recorder();
     const code = await runSweepJob({
-      deps: { ...b.deps, client: unreachable },
+      kit: jobKit({ ...b.deps, client: unreachable }),
       argv: ['--once'],
       env: {},
       print: r.print,
@@ -114,7 +121,7 @@ describe('runSweepJob', () => {
     await emu.faults({ statusFailures: 2 });
     const r = recorder();
     const code = await runSweepJob({
-      deps: b.deps,
+      kit: jobKit(b.deps),
       argv: ['--once', '--concurrency', '1'],
       env: {},
       print: r.print,
@@ -135,16 +142,17 @@ describe('runSweepJob', () => {
     ];
     for (const [argv, env, message] of cases) {
       const r = recorder();
-      expect(await runSweepJob({ deps: b.deps, argv, env, print: r.print, handleSignals: false }), argv.join(' ')).toBe(
-        SweepJobExitCode.ConfigError,
-      );
+      expect(
+        await runSweepJob({ kit: jobKit(b.deps), argv, env, print: r.print, handleSignals: false }),
+        argv.join(' '),
+      ).toBe(SweepJobExitCode.ConfigError);
       expect(r.parsed()).toEqual([{ event: 'sweep_config_error', message: expect.stringMatching(message) }]);
     }
-    // A deps factory that fails (here: the integrator's config echoes the secret) is a config error, redacted.
+    // A kit factory that fails (here: the integrator's config echoes the secret) is a config error, redacted.
     const r = recorder();
     const env = { VERIFY_CLIENT_SECRET: CLIENT_SECRET };
     const code = await runSweepJob<Database>({
-      deps: (e) => {
+      kit: (e) => {
         throw new Error(`VERIFY_BASE_URL is missing (secret was ${e.VERIFY_CLIENT_SECRET})`);
       },
       argv: ['--once'],
@@ -163,7 +171,7 @@ describe('runSweepJob', () => {
     const r = recorder();
     const stop = new AbortController();
     const job = runSweepJob({
-      deps: b.deps,
+      kit: jobKit(b.deps),
       argv: ['--interval-seconds', '0.05'],
       env: {},
       print: r.print,

@@ -15,7 +15,9 @@ import { createVerifyClient } from '../../middleware/client.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
 import type { Attempt } from '../../middleware/store/types.ts';
 import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
-import type { SweepDeps } from '../../middleware/sweep.ts';
+import { runSweep, type SweepDeps } from '../../middleware/sweep.ts';
+import type { SweepJobKit } from '../../middleware/sweep-cli.ts';
+import { startSweepWorker } from '../../middleware/worker.ts';
 
 export const CLIENT_ID = 'demo-client';
 export const CLIENT_SECRET = 'demo-secret-change-me';
@@ -109,6 +111,21 @@ export function client(url: string, overrides: { headersMs?: number; statusReadA
     retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 50, budgetMs: 2000 },
     statusReadAttempts: overrides.statusReadAttempts ?? 2,
   });
+}
+
+/**
+ * What the sweep job uses of a kit, over bare sweep deps (the kit's own methods do the same over
+ * its context); close() closes the client when it can, as a kit closes the client it built.
+ */
+export function jobKit<Tx>(deps: SweepDeps<Tx> & { client: Partial<Pick<VerifyClient, 'close'>> }): SweepJobKit<Tx> {
+  return {
+    store: deps.store,
+    runSweep: (options) => runSweep(deps, options),
+    startSweepWorker: (options) => startSweepWorker(deps, options),
+    close: async () => {
+      await deps.client.close?.();
+    },
+  };
 }
 
 export interface Bench {

@@ -363,6 +363,10 @@ describe('runSweep', () => {
     expect(message({ leaseMs: 10 })).toMatch(/`leaseMs`.*at least|`leaseMs` must be an integer from 1000/);
     expect(message({ backoffMs: [] })).toMatch(/`backoffMs` must be a non-empty array/);
     expect(message({ owner: '' })).toMatch(/`owner` must be a non-empty string/);
+    // Every problem at once, in one error: a caller fixes them in one go.
+    const all = message({ batchSize: 0, concurrency: 99, owner: '', retention: { redactAfterMs: 5 } });
+    for (const name of ['batchSize', 'concurrency', 'owner', 'retention']) expect(all).toContain(`\`${name}\``);
+    expect(all).toMatch(/^runSweep: \n {2}- /);
     expect(resolveSweepOptions({})).toMatchObject({
       batchSize: 50,
       concurrency: 4,

@@ -175,6 +175,10 @@ describe('startSweepWorker', () => {
     expect(failure({})).toMatch(/`intervalMs` must be a whole number of milliseconds.*intervalMs: 60000/);
     expect(failure({ intervalMs: 1000, batchSize: -1 })).toMatch(/`batchSize` must be an integer from 1 to 1000/);
     expect(failure({ intervalMs: 1000, stopTimeoutMs: 'soon' })).toMatch(/`stopTimeoutMs`/);
+    // The worker's own options and its runs' options are reported together, in one error.
+    const all = failure({ intervalMs: 1, batchSize: 0, leaseMs: 5 });
+    for (const name of ['intervalMs', 'batchSize', 'leaseMs']) expect(all).toContain(`\`${name}\``);
+    expect(all).toMatch(/^startSweepWorker: \n {2}- /);
   });
 
   it('never keeps the process alive by itself: a process that only starts a worker exits', () => {

@@ -6,7 +6,18 @@ console.log(
   JSON.stringify({
     createVerificationKit: typeof kit.createVerificationKit,
     createSqliteStore: typeof kit.createSqliteStore,
-    startSweepWorker: typeof kit.startSweepWorker,
+    runSweepJob: typeof kit.runSweepJob,
+    // Internals stay internal: none of these may be on the package's surface.
+    internalsExported: [
+      'layout',
+      'completeAttempt',
+      'findReturnedAttempt',
+      'deliverOutcomeEvents',
+      'pendingScript',
+      'runSweep',
+      'startSweepWorker',
+      'resolveKitOptions',
+    ].filter((name) => name in kit),
     kitErrorCodes: Object.keys(kit.KitErrorCode).length,
     startEmulator: typeof testing.startEmulator,
     emulatorControl: typeof testing.emulatorControl,

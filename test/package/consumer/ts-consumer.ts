@@ -7,6 +7,7 @@ import {
   createVerificationKit,
   KitErrorCode,
   type ActionDefinition,
+  type RoutesOptions,
   type VerificationKit,
 } from 'hosted-sms-verify-kit';
 import { startEmulator, type EmulatorControl, type RunningEmulator } from 'hosted-sms-verify-kit/testing';
@@ -31,6 +32,23 @@ export const kit: VerificationKit<Database.Database> = createVerificationKit({
   actions: [confirmPhone],
   resolveUser: () => ({ userRef: 'user-1', destination: '+15550100001' }),
 });
+
+/** Grouped options: a route is a path or false; the sweep runs through the kit. */
+export const landingOnly = createVerificationKit({
+  baseUrl: 'https://verify.example.com',
+  clientId: 'shop',
+  clientSecret: process.env.VERIFY_CLIENT_SECRET ?? '',
+  returnUrl: 'https://shop.example/verify/return',
+  store: createSqliteStore({ database: db }),
+  actions: [confirmPhone],
+  resolveUser: () => null,
+  routes: { start: false },
+  client: { timeouts: { headersMs: 5000 } },
+  sweep: { firstCheckAfterMs: 60_000 },
+});
+export const swept: Promise<number> = landingOnly.runSweep({ batchSize: 10 }).then((report) => report.fulfilled);
+// @ts-expect-error routes are a path or false, not true
+export const wrongRoute: RoutesOptions = { start: true };
 
 export const wrongSensitivity: ActionDefinition = {
   name: 'x',

@@ -1,0 +1,102 @@
+/**
+ * consumeStartBudgets, the same suite on SQLite and PostgreSQL: the start limits' three budgets are
+ * counted in one transaction, all or nothing, in fixed windows, and safe across processes.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { StartBudget } from '../../middleware/store/types.ts';
+import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
+
+const MINUTE = 60_000;
+const T0 = 1_700_000_000_000;
+
+describeEachStore('start budgets', (kind) => {
+  let h: StoreUnderTest;
+  beforeEach(async () => {
+    h = await kind.open();
+  });
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  const consume = (budgets: StartBudget[], now: number) => h.store.consumeStartBudgets!({ budgets, now });
+  const spent = async () => {
+    const rows = await h.query<{ key: string; spent: number }>('SELECT key, spent FROM verify_kit_start_budgets');
+    return Object.fromEntries(rows.map((r) => [r.key, r.spent]));
+  };
+  const user = { key: 'start_user:u1', points: 3, durationMs: 10 * MINUTE };
+  const destination = { key: 'start_destination:d1', points: 1, durationMs: 10 * MINUTE };
+  const ip = { key: 'start_ip:i1', points: 5, durationMs: 60 * MINUTE };
+
+  it('counts all three budgets together, and a refusal names only the full budget with its time to retry', async () => {
+    expect(await consume([user, destination, ip], T0)).toEqual([]);
+    expect(await spent()).toEqual({ 'start_user:u1': 1, 'start_destination:d1': 1, 'start_ip:i1': 1 });
+    expect(await consume([user, destination, ip], T0 + MINUTE)).toEqual([{ budget: 1, retryAfterMs: 9 * MINUTE }]);
+  });
+
+  it('spends nothing on a refusal: the budgets that had room are left as they were', async () => {
+    await consume([user, destination, ip], T0);
+    for (let i = 1; i <= 3; i++) {
+      expect(await consume([user, destination, ip], T0 + i)).toHaveLength(1);
+    }
+    expect(await spent()).toEqual({ 'start_user:u1': 1, 'start_destination:d1': 1, 'start_ip:i1': 1 });
+    // The user budget still has its two remaining starts, with other destinations.
+    const other = { ...destination, key: 'start_destination:d2' };
+    const third = { ...destination, key: 'start_destination:d3' };
+    expect(await consume([user, other, ip], T0 + 10)).toEqual([]);
+    expect(await consume([user, third, ip], T0 + 11)).toEqual([]);
+    const fourth = { ...destination, key: 'start_destination:d4' };
+    expect(await consume([user, fourth, ip], T0 + 12)).toEqual([{ budget: 0, retryAfterMs: 10 * MINUTE - 12 }]);
+    expect((await spent())['start_destination:d4'] ?? 0).toBe(0);
+  });
+
+  it('reports every full budget, each with its own window', async () => {
+    const tight = { ...user, points: 1 };
+    await consume([tight, destination, ip], T0);
+    expect(await consume([tight, destination, ip], T0 + MINUTE)).toEqual([
+      { budget: 0, retryAfterMs: 9 * MINUTE },
+      { budget: 1, retryAfterMs: 9 * MINUTE },
+    ]);
+  });
+
+  it('opens a new window once the old one has ended (fixed windows, on the given clock)', async () => {
+    await consume([destination], T0);
+    expect(await consume([destination], T0 + 10 * MINUTE - 1)).toEqual([{ budget: 0, retryAfterMs: 1 }]);
+    expect(await consume([destination], T0 + 10 * MINUTE)).toEqual([]);
+    // The new window runs from that start.
+    expect(await consume([destination], T0 + 15 * MINUTE)).toEqual([{ budget: 0, retryAfterMs: 5 * MINUTE }]);
+  });
+
+  it('deletes ended counters on a later start, so the table does not grow forever', async () => {
+    for (let i = 0; i < 20; i++) await consume([{ ...ip, key: `start_ip:old-${i}` }], T0);
+    expect(Object.keys(await spent())).toHaveLength(20);
+    await consume([user], T0 + 2 * 60 * MINUTE);
+    expect(await spent()).toEqual({ 'start_user:u1': 1 });
+  });
+
+  it('allows exactly N starts against a budget of N when four processes start at once', async () => {
+    const points = 10;
+    const racers = Array.from({ length: 4 }, () =>
+      fork(fileURLToPath(new URL('../fixtures/budget-racer.ts', import.meta.url)), [h.spec, '8', String(points)], {
+        execArgv: ['--import', 'tsx'],
+      }),
+    );
+    const ready = racers.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
+    const allowed = racers.map(
+      (racer) =>
+        new Promise<number>((resolve, reject) => {
+          racer.on('message', (message) => typeof message === 'number' && resolve(message));
+          racer.once('exit', (code) => code !== 0 && reject(new Error(`racer exited with ${code}`)));
+        }),
+    );
+    await Promise.all(ready);
+    for (const racer of racers) racer.send('go');
+    expect((await Promise.all(allowed)).reduce((a, b) => a + b, 0)).toBe(points);
+    expect(await spent()).toEqual({
+      'start_user:racer': points,
+      'start_destination:racer': points,
+      'start_ip:racer': points,
+    });
+  });
+});
