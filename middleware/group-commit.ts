@@ -20,11 +20,6 @@ export function commitEach<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>): Ful
   return { fulfil: async (request) => onlySettlement(await store.fulfilBatch([request])) };
 }
 
-export interface GroupCommitter<Tx> extends FulfilCommitter<Tx> {
-  /** Requests queued or being committed. */
-  readonly waiting: number;
-}
-
 interface Queued<Tx> {
   request: FulfilRequest<Tx>;
   resolve: (result: FulfilOnceResult) => void;
@@ -50,9 +45,8 @@ export interface GroupCommitOptions {
 export function groupCommitter<Tx>(
   store: Pick<VerifyStore<Tx>, 'fulfilBatch'>,
   { maxGroup, parallel }: GroupCommitOptions,
-): GroupCommitter<Tx> {
+): FulfilCommitter<Tx> {
   const queue: Queued<Tx>[] = [];
-  let committing = 0;
   let groups = 0;
   let scheduled = false;
 
@@ -75,12 +69,10 @@ export function groupCommitter<Tx>(
   const commitNext = async (): Promise<void> => {
     scheduled = false;
     const group = queue.splice(0, maxGroup);
-    committing += group.length;
     groups++;
     try {
       await settle(group);
     } finally {
-      committing -= group.length;
       groups--;
       if (queue.length > 0) schedule();
     }
@@ -94,9 +86,6 @@ export function groupCommitter<Tx>(
   }
 
   return {
-    get waiting() {
-      return queue.length + committing;
-    },
     fulfil(request) {
       return new Promise<FulfilOnceResult>((resolve, reject) => {
         queue.push({ request, resolve, reject });

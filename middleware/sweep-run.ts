@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { KitError, KitErrorCode } from './errors.ts';
 import { applyStatus, readStatus, type Completion, type StatusRead } from './fulfil.ts';
-import { groupCommitter, type GroupCommitter } from './group-commit.ts';
+import { groupCommitter, type FulfilCommitter } from './group-commit.ts';
 import { deliverOutcomeEvents } from './outcomes.ts';
 import { applyRetention } from './retention.ts';
 import type { Attempt, NextCheck, OutcomeRecording } from './store/types.ts';
@@ -40,7 +40,7 @@ interface Run<Tx> {
   report: SweepReport;
   /** Asks the store to also write outcome events (only when an onOutcome hook is set). */
   event: OutcomeRecording | undefined;
-  committer: GroupCommitter<Tx>;
+  committer: FulfilCommitter<Tx>;
   /** Fulfilments handed to the committer and not yet settled. */
   applying: Set<Promise<void>>;
   /** Still-pending attempts whose next check is not written yet (written a batch at a time). */
