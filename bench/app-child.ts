@@ -11,7 +11,6 @@
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import session from 'express-session';
@@ -38,6 +37,7 @@ import {
   type SeedAttempt,
 } from './common.ts';
 import { serve } from './ipc.ts';
+import { closeServer, listen } from '../test/support/listen.ts';
 
 const mode = process.argv[2];
 if (mode !== 'kit' && mode !== 'baseline') throw new Error('usage: app-child.ts kit|baseline');
@@ -48,8 +48,7 @@ type SessionData = { user?: string; csrf?: string };
 const bag = (req: Request) => req.session as unknown as SessionData;
 
 const server: Server = createServer();
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const port = (server.address() as AddressInfo).port;
+const port = await listen(server);
 
 let db: Database | undefined;
 let pgPool: pg.Pool | undefined;
@@ -512,8 +511,7 @@ serve(
     memory: () => process.memoryUsage(),
   },
   async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
     await kit?.close();
     await upstream?.close();
     await store?.close();

@@ -7,11 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express, { type RequestHandler } from 'express';
 import session from 'express-session';
 import helmet from 'helmet';
 import { serve } from './ipc.ts';
+import { listen } from '../test/support/listen.ts';
 
 const handler: RequestHandler = (_req, res) => {
   res.set('Cache-Control', 'no-store');
@@ -53,8 +53,7 @@ apps.behindSubapp.get('/own', handler);
 const ports: Record<string, number> = {};
 for (const [name, app] of Object.entries(apps)) {
   const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  ports[name] = (server.address() as AddressInfo).port;
+  ports[name] = await listen(server);
 }
 
 serve({ ports: () => ports, cpu: () => process.cpuUsage() });

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createPostgresStore, createSqliteStore } from '../middleware/index.ts';
-import { createTestDatabase, type TestDatabase } from '../test/helpers/postgres.ts';
+import { createTestDatabase, type TestDatabase } from '../test/support/postgres.ts';
 import { ACTION, PG_GRANTS_TABLE, PG_SEED_ATTEMPTS, SUCCESS_PATH, type SeedAttempt } from './common.ts';
 import { spawnChild, type Child } from './ipc.ts';
 import {
@@ -1079,7 +1079,7 @@ async function main(): Promise<void> {
   out.push(`npm run bench took ${runSeconds} s.`);
   process.stdout.write(`${out.join('\n')}\n`);
 
-  const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
+  const resultsDir = fileURLToPath(new URL('./results', import.meta.url));
   mkdirSync(resultsDir, { recursive: true });
   const json = {
     generatedAt: new Date().toISOString(),

@@ -12,7 +12,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import session from 'express-session';
 import helmet from 'helmet';
 import type { Database } from 'better-sqlite3';
-import { createVerificationKit, type KitLogger, type VerificationKit } from 'hosted-sms-verify-kit';
+import { createVerificationKit, type KitLogger, type VerificationKit, type VerifyStore } from 'hosted-sms-verify-kit';
 import { ACTION_LABELS, CHANGE_PAYOUT, CONFIRM_PHONE, createDemoActions, maskAccountNumber } from './actions.ts';
 import type { DemoConfig } from './config.ts';
 import { demoCsrfToken, demoCsrfValid } from './csrf.ts';
@@ -50,6 +50,8 @@ export interface DemoApp {
   kit: VerificationKit<unknown>;
   /** 'sqlite' (DATABASE_PATH) or 'postgres' (DATABASE_URL). */
   storeKind: 'sqlite' | 'postgres';
+  /** The kit's store (attempts), on the demo's database; tests read attempts through it. */
+  store: VerifyStore<unknown>;
   /** The SQLite handle (SQLite only: throws on PostgreSQL). */
   db: Database;
   close(): Promise<void>;
@@ -352,6 +354,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     app,
     kit,
     storeKind: data.kind,
+    store: data.store,
     get db(): Database {
       if (data.db === undefined) {
         throw new Error('The demo runs on PostgreSQL (DATABASE_URL): there is no SQLite handle.');

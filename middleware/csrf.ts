@@ -28,12 +28,12 @@ function sessionOf(req: Request, purpose: string): SessionBag {
 }
 
 /** The current session's token, created on first use. Put it in a hidden `_csrf` field. */
-export function csrfToken(config: Pick<KitContext, 'csrf'>, req: Request): string {
+export function csrfToken(context: Pick<KitContext, 'csrf'>, req: Request): string {
   const session = sessionOf(req, 'kit.csrfToken(req)');
-  const existing = session[config.csrf.sessionKey];
+  const existing = session[context.csrf.sessionKey];
   if (typeof existing === 'string' && existing.length >= 32) return existing;
   const token = randomBytes(32).toString('base64url');
-  session[config.csrf.sessionKey] = token;
+  session[context.csrf.sessionKey] = token;
   return token;
 }
 
@@ -50,7 +50,7 @@ function refuse(message: string): never {
   throw new KitError(KitErrorCode.CsrfFailed, message);
 }
 
-function checkOrigin(config: Pick<KitContext, 'csrf' | 'returnOrigin'>, req: Request): void {
+function checkOrigin(context: Pick<KitContext, 'csrf' | 'returnOrigin'>, req: Request): void {
   const site = req.get('sec-fetch-site');
   if (site !== undefined && site.toLowerCase() === 'cross-site') {
     refuse('This request came from another site and was refused. Start the verification from this site.');
@@ -59,8 +59,8 @@ function checkOrigin(config: Pick<KitContext, 'csrf' | 'returnOrigin'>, req: Req
   // Browsers send `Origin: null` for a same-origin form under `Referrer-Policy: no-referrer`
   // (helmet's default): it says nothing either way, so the token and fetch metadata decide.
   if (origin === undefined || origin === 'null') return;
-  const allowed = new Set(config.csrf.allowedOrigins);
-  if (config.returnOrigin !== null) allowed.add(config.returnOrigin);
+  const allowed = new Set(context.csrf.allowedOrigins);
+  if (context.returnOrigin !== null) allowed.add(context.returnOrigin);
   if (!allowed.has(origin)) {
     refuse('This request came from another origin and was refused. Start the verification from this site.');
   }
@@ -76,19 +76,19 @@ function submittedToken(req: Request): string | undefined {
 }
 
 /** Throws KitError csrf_failed (403) unless the request may start a verification. */
-export async function verifyCsrf<Tx>(config: KitContext<Tx>, req: Request): Promise<void> {
-  checkOrigin(config, req);
-  if (config.csrf.dangerouslyReplaceTokenCheck !== undefined) {
-    if ((await config.csrf.dangerouslyReplaceTokenCheck(req)) !== true)
+export async function verifyCsrf<Tx>(context: KitContext<Tx>, req: Request): Promise<void> {
+  checkOrigin(context, req);
+  if (context.csrf.dangerouslyReplaceTokenCheck !== undefined) {
+    if ((await context.csrf.dangerouslyReplaceTokenCheck(req)) !== true)
       refuse('The form could not be verified; reload the page and try again.');
     return;
   }
-  if (config.platform === 'mobile') {
+  if (context.platform === 'mobile') {
     if (!req.is('application/json')) refuse('Send this request as application/json.');
     return;
   }
   const session = sessionOf(req, "The start route's CSRF check");
-  const expected = session[config.csrf.sessionKey];
+  const expected = session[context.csrf.sessionKey];
   const given = submittedToken(req);
   if (typeof expected !== 'string' || expected.length < 32 || given === undefined || !safeEqual(given, expected)) {
     refuse('The form has expired or was not sent from this site; reload the page and try again.');

@@ -9,8 +9,6 @@ export const KitErrorCode = {
    * e.g. no express-session); the message lists every problem and how to fix the call.
    */
   InvalidOptions: 'invalid_options',
-  /** @deprecated Renamed InvalidOptions in 0.2.0 (the same value, 'invalid_options'). */
-  InvalidConfig: 'invalid_options',
   /** The landing router is mounted somewhere other than the registered returnUrl's path. */
   MountedAtWrongPath: 'mounted_at_wrong_path',
   NotSignedIn: 'not_signed_in',

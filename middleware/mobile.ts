@@ -37,7 +37,7 @@ function readJson(req: Request, res: Response): Promise<void> {
   });
 }
 
-export function mountMobile<Tx>(router: Router, config: KitContext<Tx>, completePath: string): void {
+export function mountMobile<Tx>(router: Router, context: KitContext<Tx>, completePath: string): void {
   router.all(completePath, (req, res, next) => {
     if (req.method === 'POST') {
       next();
@@ -49,11 +49,11 @@ export function mountMobile<Tx>(router: Router, config: KitContext<Tx>, complete
   });
   router.post(
     completePath,
-    route(config, 'mobile-complete', 'json', async (req: Request, res: Response) => {
+    route(context, 'mobile-complete', 'json', async (req: Request, res: Response) => {
       await readJson(req, res);
-      const completion = await completeReturn(config, req.body, 'mobile-complete', res);
+      const completion = await completeReturn(context, req.body, 'mobile-complete', res);
       const { attempt } = completion;
-      const user = await currentUser(config, req);
+      const user = await currentUser(context, req);
       let body: MobileOutcome;
       if (user === null || user.userRef !== attempt.userRef) body = { outcome: 'processed' };
       else if (completion.kind === 'failed') body = { outcome: 'failed', reason: completion.reason };

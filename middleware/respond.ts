@@ -33,7 +33,7 @@ export function userMessage(error: KitError, messages: KitMessages): string {
   return text;
 }
 
-export function logKitError<Tx>(config: KitContext<Tx>, route: string, error: KitError): void {
+export function logKitError<Tx>(context: KitContext<Tx>, route: string, error: KitError): void {
   const fields = {
     route,
     code: error.code,
@@ -41,12 +41,12 @@ export function logKitError<Tx>(config: KitContext<Tx>, route: string, error: Ki
     serviceErrorCode: error.serviceErrorCode,
     serviceStatus: error.serviceStatus,
   };
-  if (error.status >= 500) config.logger.error(fields, error.message);
-  else config.logger.warn(fields, error.message);
+  if (error.status >= 500) context.logger.error(fields, error.message);
+  else context.logger.warn(fields, error.message);
 }
 
 export function answerError<Tx>(
-  config: KitContext<Tx>,
+  context: KitContext<Tx>,
   route: string,
   format: 'html' | 'json',
   error: unknown,
@@ -54,19 +54,19 @@ export function answerError<Tx>(
   next: NextFunction,
 ): void {
   if (!(error instanceof KitError)) {
-    config.logger.error({ route }, 'unexpected error in the verification kit');
+    context.logger.error({ route }, 'unexpected error in the verification kit');
     next(error);
     return;
   }
-  logKitError(config, route, error);
-  if (config.errors === 'next' || res.headersSent) {
+  logKitError(context, route, error);
+  if (context.errors === 'next' || res.headersSent) {
     next(error);
     return;
   }
   if (error.code === KitErrorCode.RateLimited && error.retryAfterSeconds !== undefined) {
     res.setHeader('Retry-After', String(Math.max(0, Math.ceil(error.retryAfterSeconds))));
   }
-  const messages = config.messages.forRequest(res.req);
+  const messages = context.messages.forRequest(res.req);
   const message = userMessage(error, messages);
   if (format === 'json') {
     setNoStoreHeaders(res);
@@ -75,21 +75,21 @@ export function answerError<Tx>(
     return;
   }
   const nonce = newNonce();
-  const page = config.pages.error({ status: error.status, code: error.code, message }, nonce, messages);
+  const page = context.pages.error({ status: error.status, code: error.code, message }, nonce, messages);
   sendPage(res, error.status, page, nonce);
 }
 
 /** Wraps an async route so a rejection is answered by answerError. */
 export function route<Tx>(
-  config: KitContext<Tx>,
+  context: KitContext<Tx>,
   name: string,
   format: 'html' | 'json',
   handler: (req: Request, res: Response) => Promise<void>,
 ) {
   const spanName = `verify_kit.${name.replaceAll('-', '_')}`;
   return (req: Request, res: Response, next: NextFunction): void => {
-    inSpan(spanName, { 'verify_kit.route': name, 'verify_kit.platform': config.platform }, () =>
+    inSpan(spanName, { 'verify_kit.route': name, 'verify_kit.platform': context.platform }, () =>
       handler(req, res),
-    ).catch((error: unknown) => answerError(config, name, format, error, res, next));
+    ).catch((error: unknown) => answerError(context, name, format, error, res, next));
   };
 }

@@ -68,28 +68,28 @@ export function readReturnedIds(source: unknown): ReturnedIds {
  * re-check a few times. Whether the action runs never depends on who is signed in.
  */
 export async function completeReturn<Tx>(
-  config: KitContext<Tx>,
+  context: KitContext<Tx>,
   source: unknown,
   route: 'landing' | 'mobile-complete',
   res: Response,
 ): Promise<Completion> {
   const ids = readReturnedIds(source);
   const outcomeSource = route === 'landing' ? 'landing' : 'mobile';
-  let attempt = await findReturnedAttempt(config.store, ids);
-  let completion = await completeAttempt(config, attempt, outcomeSource);
-  for (let i = 0; completion.kind === 'pending' && i < config.landing.pendingRechecks; i++) {
-    await sleep(config.landing.pendingRecheckIntervalMs);
-    attempt = (await config.store.findAttemptByState(ids.state)) ?? attempt;
-    completion = await completeAttempt(config, attempt, outcomeSource);
+  let attempt = await findReturnedAttempt(context.store, ids);
+  let completion = await completeAttempt(context, attempt, outcomeSource);
+  for (let i = 0; completion.kind === 'pending' && i < context.landing.pendingRechecks; i++) {
+    await sleep(context.landing.pendingRecheckIntervalMs);
+    attempt = (await context.store.findAttemptByState(ids.state)) ?? attempt;
+    completion = await completeAttempt(context, attempt, outcomeSource);
   }
   const { sessionId, action } = completion.attempt;
-  config.logger.info({ route, sessionId, action, outcome: completion.kind }, 'verification return');
+  context.logger.info({ route, sessionId, action, outcome: completion.kind }, 'verification return');
   annotateSpan({
     'verify_kit.session_id': sessionId,
     'verify_kit.action': action,
     'verify_kit.outcome': completion.kind,
   });
   // onOutcome hears of what this return recorded once the response is out, never delaying it.
-  deliverAfterResponse(config, completion.eventIds, res);
+  deliverAfterResponse(context, completion.eventIds, res);
   return completion;
 }

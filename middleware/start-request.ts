@@ -7,15 +7,16 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { KitContext } from './context.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import type { ResolvedUser } from './options.ts';
+import { isRecord } from './option-problems.ts';
 import { showAsWritten } from './respond.ts';
 import { isStateShaped } from './state.ts';
 import type { ActionDefinition, JsonValue, PrepareContext } from './types.ts';
 
 const BODY_LIMIT = '16kb';
 
-export function bodyParsers<Tx>(config: KitContext<Tx>): RequestHandler[] {
+export function bodyParsers<Tx>(context: KitContext<Tx>): RequestHandler[] {
   const urlencoded = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 50 });
-  return config.platform === 'mobile' ? [express.json({ limit: BODY_LIMIT, strict: true }), urlencoded] : [urlencoded];
+  return context.platform === 'mobile' ? [express.json({ limit: BODY_LIMIT, strict: true }), urlencoded] : [urlencoded];
 }
 
 /** Runs the body parsers (skipped by them when the app already read the body). */
@@ -33,11 +34,11 @@ export async function readBody(parsers: RequestHandler[], req: Request, res: Res
 
 export function bodyOf(req: Request): Record<string, unknown> {
   const body: unknown = req.body;
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  return isRecord(body) ? body : {};
 }
 
-export function pickAction<Tx>(config: KitContext<Tx>, value: unknown): ActionDefinition<Tx> {
-  const action = typeof value === 'string' ? config.actions.get(value) : undefined;
+export function pickAction<Tx>(context: KitContext<Tx>, value: unknown): ActionDefinition<Tx> {
+  const action = typeof value === 'string' ? context.actions.get(value) : undefined;
   if (action === undefined) {
     throw new KitError(
       KitErrorCode.UnknownAction,
@@ -53,23 +54,23 @@ export function pickAction<Tx>(config: KitContext<Tx>, value: unknown): ActionDe
  * `prepare` enforces (authorisation, blocklists) cannot be bypassed by restarting an old attempt.
  */
 export async function paramsFor<Tx>(
-  config: KitContext<Tx>,
+  context: KitContext<Tx>,
   req: Request,
   action: ActionDefinition<Tx>,
   user: ResolvedUser,
   restart: unknown,
 ): Promise<JsonValue> {
   const restartParams =
-    restart === undefined ? undefined : await restartedParams(config, action, user.userRef, restart);
+    restart === undefined ? undefined : await restartedParams(context, action, user.userRef, restart);
   if (action.prepare === undefined) return restartParams ?? null;
-  const context: PrepareContext = {
+  const prepareContext: PrepareContext = {
     user: { userRef: user.userRef, destination: user.destination },
     ...(restart === undefined ? {} : { restartParams: restartParams ?? null }),
   };
   let params: JsonValue | undefined;
   try {
     // A KitError from prepare carries the integrator's own text for its users: shown as written.
-    params = await action.prepare(req, context);
+    params = await action.prepare(req, prepareContext);
   } catch (error) {
     throw showAsWritten(error);
   }
@@ -78,12 +79,12 @@ export async function paramsFor<Tx>(
 
 /** The stored parameters of this user's finished (failed or expired) attempt of this action. */
 async function restartedParams<Tx>(
-  config: KitContext<Tx>,
+  context: KitContext<Tx>,
   action: ActionDefinition<Tx>,
   userRef: string,
   restart: unknown,
 ): Promise<JsonValue> {
-  const previous = isStateShaped(restart) ? await config.store.findAttemptByState(restart) : undefined;
+  const previous = isStateShaped(restart) ? await context.store.findAttemptByState(restart) : undefined;
   if (
     previous === undefined ||
     previous.userRef !== userRef ||

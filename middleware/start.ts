@@ -60,15 +60,15 @@ export function startAgainUrl(startAgainPath: string, actionName: string): strin
 
 /** Limits and the integrator's hook run before any session exists, so a refusal sends no SMS. */
 async function allowStart<Tx>(
-  config: KitContext<Tx>,
+  context: KitContext<Tx>,
   req: Request,
   user: ResolvedUser,
   action: ActionDefinition<Tx>,
 ): Promise<void> {
-  await config.startLimits?.consume(req, { userRef: user.userRef, destination: user.destination });
-  if (config.beforeCreate === undefined) return;
+  await context.startLimits?.consume(req, { userRef: user.userRef, destination: user.destination });
+  if (context.beforeCreate === undefined) return;
   try {
-    await config.beforeCreate(req, { userRef: user.userRef, destination: user.destination, action: action.name });
+    await context.beforeCreate(req, { userRef: user.userRef, destination: user.destination, action: action.name });
   } catch (error) {
     throw showAsWritten(error);
   }
@@ -76,28 +76,28 @@ async function allowStart<Tx>(
 
 /** A fresh state, a fresh session (its own Idempotency-Key) and the attempt stored. */
 async function createAttempt<Tx>(
-  config: KitContext<Tx>,
+  context: KitContext<Tx>,
   user: ResolvedUser,
   action: ActionDefinition<Tx>,
   params: JsonValue,
   originOf: (verifyUrl: string) => string,
 ): Promise<CreatedSession> {
   const state = newState();
-  const created = await config.client.createSession(
+  const created = await context.client.createSession(
     {
-      returnUrl: config.returnUrl,
+      returnUrl: context.returnUrl,
       destination: user.destination,
       operationSensitivity: action.operationSensitivity,
       userRef: user.userRef,
       state,
-      platform: config.platform,
+      platform: context.platform,
     },
     randomUUID(),
   );
   // An unusable verifyUrl is refused before anything is stored.
   originOf(created.verifyUrl);
-  const now = config.now();
-  await config.store.insertAttempt({
+  const now = context.now();
+  await context.store.insertAttempt({
     state,
     sessionId: created.sessionId,
     userRef: user.userRef,
@@ -107,29 +107,29 @@ async function createAttempt<Tx>(
     destination: user.destination,
     returnTo: action.successPath,
     sensitivity: action.operationSensitivity,
-    platform: config.platform,
+    platform: context.platform,
     createdAt: now,
-    nextCheckAt: now + config.sweep.firstCheckAfterMs,
+    nextCheckAt: now + context.sweep.firstCheckAfterMs,
   });
-  config.logger.info(
+  context.logger.info(
     { route: 'start', action: action.name, sessionId: created.sessionId, replayed: created.replayed },
     'verification started',
   );
-  countStart({ action: action.name, platform: config.platform });
+  countStart({ action: action.name, platform: context.platform });
   annotateSpan({ 'verify_kit.action': action.name, 'verify_kit.session_id': created.sessionId });
   return created;
 }
 
 /** The mobile app gets JSON; a browser gets the auto-submit page posting the handoff to verifyUrl. */
 function answerStart<Tx>(
-  config: KitContext<Tx>,
+  context: KitContext<Tx>,
   res: Response,
   created: CreatedSession,
   startAgain: string,
   originOf: (verifyUrl: string) => string,
 ): void {
   const { verifyUrl, handoff, expiresInSeconds } = created;
-  if (config.platform === 'mobile') {
+  if (context.platform === 'mobile') {
     setNoStoreHeaders(res);
     res.status(200).json({ verifyUrl, handoff, expiresInSeconds });
     return;
@@ -138,20 +138,20 @@ function answerStart<Tx>(
   const page = handoffPage(
     { verifyUrl, handoff, startAgainUrl: startAgain },
     nonce,
-    config.messages.forRequest(res.req),
+    context.messages.forRequest(res.req),
   );
   sendPage(res, 200, page, nonce, originOf(verifyUrl));
 }
 
 /** The start route's own 405 for anything but POST, as a page or JSON. */
-function methodNotAllowed<Tx>(config: KitContext<Tx>, format: 'html' | 'json'): RequestHandler {
+function methodNotAllowed<Tx>(context: KitContext<Tx>, format: 'html' | 'json'): RequestHandler {
   return (req, res, next) => {
     if (req.method === 'POST') {
       next();
       return;
     }
     res.setHeader('Allow', 'POST');
-    const messages = config.messages.forRequest(req);
+    const messages = context.messages.forRequest(req);
     const message = messages.errors.method_not_allowed;
     if (format === 'json') {
       setNoStoreHeaders(res);
@@ -162,49 +162,49 @@ function methodNotAllowed<Tx>(config: KitContext<Tx>, format: 'html' | 'json'): 
     sendPage(
       res,
       405,
-      config.pages.error({ status: 405, code: 'method_not_allowed', message }, nonce, messages),
+      context.pages.error({ status: 405, code: 'method_not_allowed', message }, nonce, messages),
       nonce,
     );
   };
 }
 
 /** The start-again page: a fresh start form, where the action can be started from it again. */
-function startAgainHandler<Tx>(config: KitContext<Tx>) {
+function startAgainHandler<Tx>(context: KitContext<Tx>) {
   return async (req: Request, res: Response): Promise<void> => {
-    const action = pickAction(config, req.query.action);
-    const user = await currentUser(config, req);
+    const action = pickAction(context, req.query.action);
+    const user = await currentUser(context, req);
     // Actions that read form fields in prepare must be started from the integrator's form again.
     const restart =
-      user !== null && action.prepare === undefined ? restartFormFor(config, req, action.name) : undefined;
+      user !== null && action.prepare === undefined ? restartFormFor(context, req, action.name) : undefined;
     const nonce = newNonce();
-    sendPage(res, 200, config.pages.startAgain({ restart }, nonce, config.messages.forRequest(req)), nonce);
+    sendPage(res, 200, context.pages.startAgain({ restart }, nonce, context.messages.forRequest(req)), nonce);
   };
 }
 
 /** Mounts the start route (and, on the web, the start-again page). */
-export function mountStart<Tx>(router: Router, config: KitContext<Tx>, startPath: string): void {
+export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPath: string): void {
   // resolveKitOptions refuses a web start route without its start-again page.
-  const startAgainPath = config.routes.startAgain === false ? startPath : config.routes.startAgain;
-  const format = config.platform === 'mobile' ? 'json' : 'html';
-  const parsers = bodyParsers(config);
+  const startAgainPath = context.routes.startAgain === false ? startPath : context.routes.startAgain;
+  const format = context.platform === 'mobile' ? 'json' : 'html';
+  const parsers = bodyParsers(context);
   const originOf = originOfVerifyUrl();
 
   const start = async (req: Request, res: Response): Promise<void> => {
     await readBody(parsers, req, res);
-    await verifyCsrf(config, req);
-    const user = await currentUser(config, req);
+    await verifyCsrf(context, req);
+    const user = await currentUser(context, req);
     if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
     const body = bodyOf(req);
-    const action = pickAction(config, body.action);
-    const params = await paramsFor(config, req, action, user, body.restart);
-    await allowStart(config, req, user, action);
-    const created = await createAttempt(config, user, action, params, originOf);
-    answerStart(config, res, created, startAgainUrl(startAgainPath, action.name), originOf);
+    const action = pickAction(context, body.action);
+    const params = await paramsFor(context, req, action, user, body.restart);
+    await allowStart(context, req, user, action);
+    const created = await createAttempt(context, user, action, params, originOf);
+    answerStart(context, res, created, startAgainUrl(startAgainPath, action.name), originOf);
   };
 
-  router.all(startPath, methodNotAllowed(config, format));
-  router.post(startPath, route(config, 'start', format, start));
-  if (config.platform === 'web') {
-    router.get(startAgainPath, route(config, 'start-again', 'html', startAgainHandler(config)));
+  router.all(startPath, methodNotAllowed(context, format));
+  router.post(startPath, route(context, 'start', format, start));
+  if (context.platform === 'web') {
+    router.get(startAgainPath, route(context, 'start-again', 'html', startAgainHandler(context)));
   }
 }

@@ -71,14 +71,18 @@ export function parseJobConfig(
     const fromEnv = env[envName];
     return fromEnv === undefined || fromEnv === '' ? undefined : parse(problems, envName, fromEnv);
   };
-  const given = {
-    batchSize: read('batch-size', 'SWEEP_BATCH_SIZE', toInteger),
-    concurrency: read('concurrency', 'SWEEP_CONCURRENCY', toInteger),
-    timeBudgetMs: read('time-budget-seconds', 'SWEEP_TIME_BUDGET_SECONDS', secondsToMs),
-    leaseMs: read('lease-seconds', 'SWEEP_LEASE_SECONDS', secondsToMs),
+  const batchSize = read('batch-size', 'SWEEP_BATCH_SIZE', toInteger);
+  const concurrency = read('concurrency', 'SWEEP_CONCURRENCY', toInteger);
+  const timeBudgetMs = read('time-budget-seconds', 'SWEEP_TIME_BUDGET_SECONDS', secondsToMs);
+  const leaseMs = read('lease-seconds', 'SWEEP_LEASE_SECONDS', secondsToMs);
+  // A setting left out (or wrong, and reported) keeps the caller's default.
+  const sweep: JobConfig['sweep'] = {
+    ...defaults,
+    ...(batchSize === undefined ? {} : { batchSize }),
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(timeBudgetMs === undefined ? {} : { timeBudgetMs }),
+    ...(leaseMs === undefined ? {} : { leaseMs }),
   };
-  const sweep: JobConfig['sweep'] = { ...defaults };
-  for (const [key, value] of Object.entries(given)) if (value !== undefined) Object.assign(sweep, { [key]: value });
   const intervalMs = read('interval-seconds', 'SWEEP_INTERVAL_SECONDS', secondsToMs) ?? 60_000;
   if (values.once === true && typeof values['interval-seconds'] === 'string') {
     problems.add('--once runs a single sweep; drop --interval-seconds, or drop --once to loop.');

@@ -5,8 +5,8 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, expectNoAxeViolations, formatViolations } from '../helpers/axe.ts';
-import { launchBrowser } from '../helpers/browser.ts';
+import { axeViolations, expectNoAxeViolations, formatViolations } from '../support/axe.ts';
+import { launchBrowser } from '../support/browser.ts';
 
 let browser: Browser;
 beforeAll(async () => {

@@ -10,9 +10,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_TEXTS, demoKitMessages, type DemoLocale } from '../../demo-app/i18n.ts';
 import { englishMessages } from '../../middleware/index.ts';
-import { expectNoAxeViolations, withoutPageScripts } from '../helpers/axe.ts';
-import { addVirtualAuthenticator, launchBrowser } from '../helpers/browser.ts';
-import { declinePasskeyOffer, startStack, USERS, type DemoUserKey, type Stack } from '../e2e/stack.ts';
+import { expectNoAxeViolations, withoutPageScripts } from '../support/axe.ts';
+import { addVirtualAuthenticator, launchBrowser } from '../support/browser.ts';
+import { declinePasskeyOffer, startStack, type Stack } from '../support/demo-stack.ts';
+import { DEMO_USERS, type DemoUserKey } from '../support/users.ts';
 
 let stack: Stack;
 let browser: Browser;
@@ -50,7 +51,7 @@ async function check(page: Page, locale: DemoLocale, label: string, text?: strin
 
 async function signIn(page: Page, locale: DemoLocale, user: DemoUserKey): Promise<void> {
   await page.goto(`${stack.demoUrl}/signin`);
-  await page.getByRole('button', { name: DEMO_TEXTS[locale].signin.buttonLabel(USERS[user].name) }).click();
+  await page.getByRole('button', { name: DEMO_TEXTS[locale].signin.buttonLabel(DEMO_USERS[user].name) }).click();
   await page.waitForURL(`${stack.demoUrl}/`);
 }
 

@@ -19,11 +19,12 @@ import {
 } from '../../middleware/index.ts';
 import { completeMessages } from '../../middleware/messages.ts';
 import { newNonce } from '../../middleware/page-response.ts';
-import { launchBrowser } from '../helpers/browser.ts';
-import { expectNoAxeViolations, withoutPageScripts } from '../helpers/axe.ts';
-import { startKitTestApp, type AttemptRow, type KitTestApp } from '../kit/helpers/app.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { expectNoAxeViolations, withoutPageScripts } from '../support/axe.ts';
+import type { AttemptRecord } from '../../middleware/store/types.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 let browser: Browser;
 
 /** Bob is always over his start budget: the kit's own rate-limited answer (429 with Retry-After). */
@@ -45,7 +46,7 @@ const FRENCH = {
 
 beforeAll(async () => {
   [app, browser] = await Promise.all([
-    startKitTestApp({
+    startTestApp({
       kit: {
         limits: bobIsOverBudget,
         messages: { fr: FRENCH },
@@ -73,7 +74,7 @@ async function signedIn(user: string | null, options: { javaScriptEnabled?: bool
 }
 
 /** Starts an attempt for the context's user over HTTP (no browser navigation): its stored row. */
-async function startAttempt(context: BrowserContext): Promise<AttemptRow> {
+async function startAttempt(context: BrowserContext): Promise<AttemptRecord> {
   const { csrf } = (await (await context.request.get(`${app.url}/test/csrf`)).json()) as { csrf: string };
   const started = await context.request.post(`${app.url}/verify/start`, {
     form: { _csrf: csrf, action: 'grant_badge' },
@@ -89,13 +90,13 @@ function makeOld(sessionId: string): void {
   app.db.prepare(update).run(sessionId);
 }
 
-function landingUrl(attempt: Pick<AttemptRow, 'session_id' | 'state'>): string {
-  return `${app.returnUrl}?${new URLSearchParams({ session_id: attempt.session_id, state: attempt.state })}`;
+function landingUrl(attempt: Pick<AttemptRecord, 'sessionId' | 'state'>): string {
+  return `${app.returnUrl}?${new URLSearchParams({ session_id: attempt.sessionId, state: attempt.state })}`;
 }
 
-async function failedAttempt(context: BrowserContext, reason: string): Promise<AttemptRow> {
+async function failedAttempt(context: BrowserContext, reason: string): Promise<AttemptRecord> {
   const attempt = await startAttempt(context);
-  expect((await app.emulator.control.complete(attempt.session_id, { outcome: 'failed', reason })).status).toBe(200);
+  expect((await app.emulator.control.complete(attempt.sessionId, { outcome: 'failed', reason })).status).toBe(200);
   return attempt;
 }
 
@@ -144,7 +145,7 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toContain('checks again by itself');
     await expectNoAxeViolations(page, 'pending page (checking)');
 
-    makeOld(attempt.session_id);
+    makeOld(attempt.sessionId);
     await page.getByRole('link', { name: 'Check again' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('You do not need to wait here');
     await expectNoAxeViolations(page, 'pending page (stopped)');
@@ -165,7 +166,7 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
   it('the failure page for an expired and a superseded attempt, start-again and the neutral page', async () => {
     const { context, page } = await signedIn('alice');
     const attempt = await startAttempt(context);
-    app.db.prepare("UPDATE verify_kit_attempts SET outcome = 'expired' WHERE session_id = ?").run(attempt.session_id);
+    app.db.prepare("UPDATE verify_kit_attempts SET outcome = 'expired' WHERE session_id = ?").run(attempt.sessionId);
     await page.goto(landingUrl(attempt));
     await expect.poll(() => page.locator('h1').textContent()).toBe('Verification expired');
     await expectNoAxeViolations(page, 'failure page (expired)');
@@ -173,7 +174,7 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
     const superseded = await startAttempt(context);
     app.db
       .prepare("UPDATE verify_kit_attempts SET outcome = 'superseded' WHERE session_id = ?")
-      .run(superseded.session_id);
+      .run(superseded.sessionId);
     await page.goto(landingUrl(superseded));
     await expect.poll(() => page.locator('h1').textContent()).toBe('A newer request replaced this one');
     expect(await page.getByRole('button').count()).toBe(0);
@@ -195,8 +196,8 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
     const attempt = await startAttempt(context);
     const cases: Array<[string, number, string]> = [
       ['invalid_return_params', 400, `${app.returnUrl}?session_id=abc`],
-      ['unknown_attempt', 400, landingUrl({ session_id: 'abc', state: 'C'.repeat(43) })],
-      ['session_mismatch', 400, landingUrl({ session_id: 'not-this-one', state: attempt.state })],
+      ['unknown_attempt', 400, landingUrl({ sessionId: 'abc', state: 'C'.repeat(43) })],
+      ['session_mismatch', 400, landingUrl({ sessionId: 'not-this-one', state: attempt.state })],
       ['unknown_action', 400, `${app.url}/verify/start-again?action=nope`],
       ['method_not_allowed', 405, `${app.url}/verify/start`],
     ];
@@ -297,11 +298,11 @@ describe('the pending page', () => {
     await page.waitForTimeout(2500);
     expect(page.url()).toBe(url);
 
-    const code = await app.emulator.control.codeFor(attempt.session_id);
+    const code = await app.emulator.control.codeFor(attempt.sessionId);
     expect(code).toMatch(/^\d{6}$/);
-    expect((await app.emulator.control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    expect((await app.emulator.control.complete(attempt.sessionId, { outcome: 'verified' })).status).toBe(200);
     await page.waitForURL(`${app.url}/done/badge`, { timeout: 10_000 });
-    expect(app.grants(attempt.session_id)).toBe(1);
+    expect(app.grants(attempt.sessionId)).toBe(1);
     await context.close();
   });
 
@@ -310,17 +311,17 @@ describe('the pending page', () => {
     const attempt = await startAttempt(context);
     await page.goto(landingUrl(attempt));
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Press Check again');
-    expect((await app.emulator.control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    expect((await app.emulator.control.complete(attempt.sessionId, { outcome: 'verified' })).status).toBe(200);
     await page.getByRole('link', { name: 'Check again' }).click();
     await page.waitForURL(`${app.url}/done/badge`);
-    expect(app.grants(attempt.session_id)).toBe(1);
+    expect(app.grants(attempt.sessionId)).toBe(1);
     await context.close();
   });
 
   it('after the window, it no longer checks by itself', async () => {
     const { context, page } = await signedIn('alice');
     const attempt = await startAttempt(context);
-    makeOld(attempt.session_id);
+    makeOld(attempt.sessionId);
     const checks: string[] = [];
     page.on('request', (request) => {
       if (request.url().startsWith(app.returnUrl)) checks.push(request.url());

@@ -2,13 +2,12 @@
  * The backend client against a scripted HTTP server on loopback: the misbehaviours a real service
  * (or a man in the middle) could show, which the spec-faithful emulator never does.
  */
-import { once } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVerifyClient, type VerifyClientOptions } from '../../middleware/client.ts';
 import type { CreateSessionInput } from '../../middleware/types.ts';
+import { closeServer, listen } from '../support/listen.ts';
 
 const SECRET = 'sk_live_do-not-leak-7f3a9c';
 const input: CreateSessionInput = {
@@ -36,10 +35,9 @@ async function scriptedServer(handlers: Handler[]): Promise<Scripted> {
     const handler = handlers[Math.min(requests.length, handlers.length) - 1]!;
     handler(req, res, body);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const port = await listen(server);
   servers.push(server);
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+  return { url: `http://127.0.0.1:${port}`, requests };
 }
 
 const json =
@@ -73,10 +71,7 @@ function everythingAbout(error: unknown): string {
 }
 
 afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    server.close();
-  }
+  await Promise.all(servers.splice(0).map(closeServer));
 });
 
 describe('backend client protocol', () => {

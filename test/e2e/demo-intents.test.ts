@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The demo's kit comes from the built package: its internals from the same build.
 import { contextOf } from '../../dist/middleware/create-kit.js';
 import { runSweep } from '../../dist/middleware/sweep.js';
-import { startStack, USERS, type Stack } from './stack.ts';
+import { startStack, type Stack } from '../support/demo-stack.ts';
+import { DEMO_USERS } from '../support/users.ts';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -44,16 +45,14 @@ interface Started {
   state: string;
 }
 
-function latestAttempt(): Started & { outcome: string } {
-  return stack.demo.db
-    .prepare('SELECT session_id AS sessionId, state, outcome FROM verify_kit_attempts ORDER BY rowid DESC LIMIT 1')
-    .get() as Started & { outcome: string };
+async function latestAttempt(): Promise<Started & { outcome: string }> {
+  const [newest] = await stack.demo.store.listAttempts({ limit: 1 });
+  if (newest === undefined) throw new Error('no attempt stored');
+  return newest;
 }
 
-function outcomeOf(sessionId: string): string {
-  const row = stack.demo.db.prepare('SELECT outcome FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as
-    { outcome: string } | undefined;
-  return row?.outcome ?? 'missing';
+async function outcomeOf(sessionId: string): Promise<string> {
+  return (await stack.demo.store.findAttemptBySessionId(sessionId))?.outcome ?? 'missing';
 }
 
 async function start(agent: Agent, fields: Record<string, string>): Promise<request.Response> {
@@ -68,7 +67,7 @@ async function startOk(agent: Agent, fields: Record<string, string>): Promise<St
   const answer = await start(agent, fields);
   expect(answer.status, answer.text.slice(0, 300)).toBe(200);
   expect(answer.text).toContain('id="verify-kit-handoff"');
-  const { sessionId, state } = latestAttempt();
+  const { sessionId, state } = await latestAttempt();
   return { sessionId, state };
 }
 
@@ -95,18 +94,18 @@ describe('the newest verified intent wins', () => {
   }
 
   it('the older attempt’s return URL opened from the history afterwards does not put the replaced account back', async () => {
-    const { agent, older } = await twoVerifiedChanges(USERS.alice.id);
+    const { agent, older } = await twoVerifiedChanges(DEMO_USERS.alice.id);
     await land(agent, older);
     expect(await payoutMasked(agent)).toBe('••••2222');
-    expect(outcomeOf(older.sessionId)).not.toBe('fulfilled');
+    expect(await outcomeOf(older.sessionId)).not.toBe('fulfilled');
   });
 
   it('the sweep finding the older verified attempt afterwards does not put the replaced account back', async () => {
-    const { agent, older } = await twoVerifiedChanges(USERS.bob.id);
+    const { agent, older } = await twoVerifiedChanges(DEMO_USERS.bob.id);
     const deps = contextOf(stack.demo.kit);
     await runSweep({ ...deps, now: () => Date.now() + 10 * 60_000 }, { owner: 'defect-1-sweep' });
     expect(await payoutMasked(agent)).toBe('••••2222');
-    expect(outcomeOf(older.sessionId)).not.toBe('fulfilled');
+    expect(await outcomeOf(older.sessionId)).not.toBe('fulfilled');
   });
 });
 
@@ -115,7 +114,7 @@ describe('a restart verifies what it applies', () => {
     stack.demo.db.prepare('UPDATE demo_users SET phone = ? WHERE id = ?').run(phone, userId);
 
   it('confirm_phone restarted after the number changed confirms the number the new code was sent to', async () => {
-    const userId = USERS.chen.id;
+    const userId = DEMO_USERS.chen.id;
     const agent = await signIn(userId);
     const failed = await startOk(agent, { action: 'confirm_phone' });
     await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
@@ -141,7 +140,7 @@ describe('a restart verifies what it applies', () => {
   });
 
   it('a restart runs prepare again: refused now (already the payout account) is a clear 4xx page and sends nothing', async () => {
-    const agent = await signIn(USERS.alice.id);
+    const agent = await signIn(DEMO_USERS.alice.id);
     const failed = await startOk(agent, { action: 'change_payout', accountNumber: '3000 0000 3333' });
     await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
     await land(agent, failed);
@@ -151,14 +150,13 @@ describe('a restart verifies what it applies', () => {
     expect((await land(agent, other)).status).toBe(303);
 
     const sentBefore = (await stack.control.stats()).smsSent;
-    const countAttempts = stack.demo.db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts');
-    const attemptCount = () => (countAttempts.get() as { n: number }).n;
-    const attemptsBefore = attemptCount();
+    const attemptCount = async () => (await stack.demo.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER })).length;
+    const attemptsBefore = await attemptCount();
     const refused = await start(agent, { action: 'change_payout', restart: failed.state });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('That is already your payout account.');
     expect((await stack.control.stats()).smsSent).toBe(sentBefore);
-    expect(attemptCount()).toBe(attemptsBefore);
+    expect(await attemptCount()).toBe(attemptsBefore);
   });
 });
 
@@ -173,7 +171,7 @@ describe("the demo's onOutcome outbox", () => {
   }
 
   it('the Activity page shows one email per outcome: the applied change and the older request that was superseded', async () => {
-    const agent = await signIn(USERS.chen.id);
+    const agent = await signIn(DEMO_USERS.chen.id);
     const older = await startOk(agent, { action: 'change_payout', accountNumber: '4000 0000 4444' });
     const newer = await startOk(agent, { action: 'change_payout', accountNumber: '5000 0000 5555' });
     await stack.control.complete(older.sessionId, { outcome: 'verified' });
@@ -195,7 +193,7 @@ describe("the demo's onOutcome outbox", () => {
 
 describe('the Verifications page (the kit’s read API)', () => {
   it('lists only the signed-in user’s attempts with outcome, age, who settled them and the number masked', async () => {
-    const agent = await signIn(USERS.chen.id);
+    const agent = await signIn(DEMO_USERS.chen.id);
     const failed = await startOk(agent, { action: 'confirm_phone' });
     expect((await stack.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' })).status).toBe(
       200,
@@ -209,10 +207,9 @@ describe('the Verifications page (the kit’s read API)', () => {
     expect(page.status).toBe(200);
     expect(page.headers['cache-control']).toBe('no-store');
     const rows = [...page.text.matchAll(/<tr data-session-id="([^"]+)" data-outcome="([^"]+)">([\s\S]*?)<\/tr>/g)];
-    const chens = stack.demo.db
-      .prepare('SELECT session_id FROM verify_kit_attempts WHERE user_ref = ?')
-      .pluck()
-      .all(USERS.chen.id);
+    const chens = (
+      await stack.demo.store.listAttempts({ userRef: DEMO_USERS.chen.id, limit: Number.MAX_SAFE_INTEGER })
+    ).map((a) => a.sessionId);
     expect(new Set(rows.map((row) => row[1]))).toEqual(new Set(chens));
     expect(rows.slice(0, 2).map((row) => [row[1], row[2]])).toEqual([
       [verified.sessionId, 'fulfilled'],
@@ -222,9 +219,9 @@ describe('the Verifications page (the kit’s read API)', () => {
     expect(rows[0]![3]).toContain('you came back to the site');
     expect(rows[0]![3]).toMatch(/just now|\d+ min ago/);
     expect(rows[0]![3]).toMatch(/•+\d\d</);
-    expect(page.text).not.toContain(USERS.chen.phone);
+    expect(page.text).not.toContain(DEMO_USERS.chen.phone);
 
-    const other = await signIn(USERS.bob.id);
+    const other = await signIn(DEMO_USERS.bob.id);
     expect((await other.get('/verifications')).text).not.toContain(verified.sessionId);
   });
 });

@@ -12,8 +12,8 @@ import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
 import { demoSweepKit } from '../../demo-app/kit-deps.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { runSweepJob } from '../../middleware/sweep-cli.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres.ts';
+import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 
 const PUBLIC = 'http://localhost:3902';
 const RETURN_URL = `${PUBLIC}/verify/return`;

@@ -12,7 +12,7 @@ import { checkReturnUrlServesDemo, ConfigError, loadConfig } from '../../demo-ap
 import { openDemoDatabase } from '../../demo-app/db.ts';
 import { SqliteSessionStore } from '../../demo-app/session-store.ts';
 import { isKitError } from 'hosted-sms-verify-kit';
-import { startStack, type Stack } from './stack.ts';
+import { startStack, type Stack } from '../support/demo-stack.ts';
 
 describe('demo configuration', () => {
   it('defaults match .env.example', () => {

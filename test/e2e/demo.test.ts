@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The demo's kit comes from the built package: its internals from the same build.
 import { contextOf } from '../../dist/middleware/create-kit.js';
 import { runSweep } from '../../dist/middleware/sweep.js';
-import { addVirtualAuthenticator, launchBrowser } from '../helpers/browser.ts';
+import { addVirtualAuthenticator, launchBrowser } from '../support/browser.ts';
 import {
   apiMe,
   arriveAt,
@@ -22,11 +22,11 @@ import {
   newContext,
   signIn,
   startStack,
-  USERS,
   waitForHostedPage,
   wrongCode,
   type Stack,
-} from './stack.ts';
+} from '../support/demo-stack.ts';
+import { DEMO_USERS } from '../support/users.ts';
 
 // Every run saves screenshots of the main pages to test-results/screenshots (ignored by git);
 // `npm run screenshots` runs this suite with SCREENSHOTS_DIR=docs/screenshots to refresh the README's.
@@ -78,7 +78,7 @@ describe('demo app in a real browser', () => {
     await startAction(page, 'confirm_phone');
     const sessionId = await waitForHostedPage(page, stack, 'alice', before);
     await shot(page, 'hosted-code');
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
 
     await enterCode(page, await stack.control.codeFor(sessionId));
     await declinePasskeyOffer(page);
@@ -90,9 +90,9 @@ describe('demo app in a real browser', () => {
     const me = await apiMe(context, stack);
     expect(me.user.phoneVerified).toBe(true);
     expect(me.actions.filter((a) => a.sessionId === sessionId)).toEqual([
-      expect.objectContaining({ sessionId, action: 'confirm_phone', detail: `Confirmed ${USERS.alice.phone}` }),
+      expect.objectContaining({ sessionId, action: 'confirm_phone', detail: `Confirmed ${DEMO_USERS.alice.phone}` }),
     ]);
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     await context.close();
   });
 
@@ -120,7 +120,7 @@ describe('demo app in a real browser', () => {
     const sessionId = await waitForHostedPage(page, stack, 'bob', before);
     await visible(page.getByText('You are confirming a sensitive action'));
     expect(
-      stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE user_id = ?').get(USERS.bob.id),
+      stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE user_id = ?').get(DEMO_USERS.bob.id),
     ).toEqual({ n: 0 });
 
     await enterCode(page, await stack.control.codeFor(sessionId));
@@ -139,12 +139,12 @@ describe('demo app in a real browser', () => {
         .prepare(
           'SELECT account_number AS accountNumber, session_id AS sessionId FROM demo_payout_accounts WHERE user_id = ?',
         )
-        .get(USERS.bob.id),
+        .get(DEMO_USERS.bob.id),
     ).toEqual({
       accountNumber: '012345678901',
       sessionId,
     });
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
 
     await page.getByRole('link', { name: 'View activity' }).click();
     await arriveAt(page, `${stack.demoUrl}/activity`);
@@ -174,7 +174,7 @@ describe('demo app in a real browser', () => {
     expect(await page.locator('[data-reason]').getAttribute('data-reason')).toBe('otp_locked');
     await shot(page, 'otp-locked');
 
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'failed', reason: 'otp_locked' });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'failed', reason: 'otp_locked' });
     const me = await apiMe(context, stack);
     expect(me.actions.some((a) => a.sessionId === sessionId)).toBe(false);
     expect(me.user.phoneVerified).toBe(false);
@@ -187,8 +187,8 @@ describe('demo app in a real browser', () => {
     await enterCode(page, await stack.control.codeFor(retried));
     await declinePasskeyOffer(page);
     await arriveAt(page, `${stack.demoUrl}/verified/phone`);
-    expect(dbFacts(stack, retried)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'failed', reason: 'otp_locked' });
+    expect(await dbFacts(stack, retried)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'failed', reason: 'otp_locked' });
     await context.close();
   });
 
@@ -207,7 +207,7 @@ describe('demo app in a real browser', () => {
     await declinePasskeyOffer(page);
     await arriveAt(page, `${stack.demoUrl}/verified/phone`);
     expect(landings).toHaveLength(1);
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
 
     // Back through the history: the hosted page and the kit's auto-submit page were POST results,
     // which the browser does not send again (and the kit's page never re-sends a used handoff).
@@ -215,7 +215,7 @@ describe('demo app in a real browser', () => {
     for (let i = 0; i < 3; i++) await page.goBack({ waitUntil: 'load' }).catch(() => null);
     await page.waitForTimeout(300);
     expect((await stack.control.stats()).verifyPosts).toBe(verifyPosts);
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
 
     // Reload the landing URL (twice, in a fresh tab of the same browser): the stored successPath
     // again, and the action does not run again.
@@ -226,7 +226,7 @@ describe('demo app in a real browser', () => {
     }
     await again.reload();
     await arriveAt(again, `${stack.demoUrl}/verified/phone`);
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     const me = await apiMe(context, stack);
     expect(me.actions.filter((a) => a.sessionId === sessionId)).toHaveLength(1);
     await context.close();
@@ -247,14 +247,14 @@ describe('demo app in a real browser', () => {
     await visible(page.getByRole('heading', { name: 'Code accepted' }));
     await page.close();
 
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
     expect((await apiMe(context, stack)).actions.some((a) => a.sessionId === sessionId)).toBe(false);
 
     // The attempt becomes due for the sweep after the kit's first-check delay (3 min): run it as if then.
     const later = { ...contextOf(stack.demo.kit), now: () => Date.now() + 4 * 60_000 };
     const first = await runSweep(later, { owner: 'e2e-sweep' });
     expect(first).toMatchObject({ fulfilled: 1, errors: 0 });
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     const second = await runSweep(later, { owner: 'e2e-sweep' });
     expect(second).toMatchObject({ claimed: 0, fulfilled: 0 });
 
@@ -282,7 +282,7 @@ describe('demo app in a real browser', () => {
     await page.close(); // the tab is closed on the hosted page...
     // ...and the verification completes there anyway (as if finished just before closing).
     expect((await stack.control.complete(sessionId, { outcome: 'verified' })).status).toBe(200);
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
     // As if the kit's first-check delay (3 min) had passed: the attempt is due now.
     stack.demo.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(sessionId);
 
@@ -297,7 +297,7 @@ describe('demo app in a real browser', () => {
     expect(job.stdout).not.toContain(stack.clientSecret);
     const line = JSON.parse(job.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
     expect(line).toMatchObject({ event: 'sweep', mode: 'once', fulfilled: 1, errors: 0 });
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     expect((await apiMe(context, stack)).actions.filter((a) => a.sessionId === sessionId)).toHaveLength(1);
     await context.close();
   });
@@ -317,7 +317,7 @@ describe('demo app in a real browser', () => {
     await declinePasskeyOffer(page);
     await arriveAt(page, `${stack.demoUrl}/verified/phone`);
     await visible(page.getByRole('heading', { name: 'Phone number confirmed' }));
-    expect(dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(stack, sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     await context.close();
   });
 
@@ -386,8 +386,8 @@ describe('demo app in a real browser', () => {
     await declinePasskeyOffer(phoneTab);
     await arriveAt(phoneTab, `${stack.demoUrl}/verified/phone`);
 
-    expect(dbFacts(stack, phoneSession)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
-    expect(dbFacts(stack, payoutSession)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(stack, phoneSession)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(stack, payoutSession)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     const me = await apiMe(context, stack);
     expect(me.actions.filter((a) => a.sessionId === phoneSession).map((a) => a.action)).toEqual(['confirm_phone']);
     expect(me.actions.filter((a) => a.sessionId === payoutSession).map((a) => a.action)).toEqual(['change_payout']);
@@ -426,7 +426,7 @@ describe('passkeys on the hosted page: why a stable userRef matters', () => {
     await shot(page, 'passkey-offer');
     await page.getByRole('button', { name: 'Create a passkey' }).click();
     await arriveAt(page, `${own.demoUrl}/verified/phone`);
-    expect(dbFacts(own, first)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(own, first)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
 
     // Next verification, same userRef (Alice's permanent id): "Use your passkey", and no SMS at all.
     await page.goto(`${own.demoUrl}/`);
@@ -446,14 +446,14 @@ describe('passkeys on the hosted page: why a stable userRef matters', () => {
     const me = await apiMe(context, own);
     const payout = me.actions.filter((a) => a.action === 'change_payout');
     expect(payout).toHaveLength(1);
-    expect(dbFacts(own, payout[0]!.sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
+    expect(await dbFacts(own, payout[0]!.sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     expect(me.user.payoutAccount?.masked).toBe('••••9000');
 
     // The same person arriving under another userRef (an app that used the email) gets the SMS page.
     const other = await contextOf(own.demo.kit).client.createSession(
       {
         returnUrl: own.returnUrl,
-        destination: USERS.alice.phone,
+        destination: DEMO_USERS.alice.phone,
         operationSensitivity: 'normal',
         userRef: 'alice@example.com',
         state: randomBytes(32).toString('base64url'),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CLIENT, loadEnvConfig, parseClients, validateClients } from '../../emulator/config.ts';
 import { startEmulator } from '../../emulator/index.ts';
-import { WEB_CLIENT, createSession, startTestEmulator } from '../helpers/emulator.ts';
+import { WEB_CLIENT, createSession, startTestEmulator } from '../support/emulator.ts';
 
 describe('emulator configuration from the environment', () => {
   it('defaults to port 4010, the .env.example client and control on', () => {

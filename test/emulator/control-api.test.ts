@@ -9,7 +9,7 @@ import {
   sessionBody,
   startTestEmulator,
   type TestEmulator,
-} from '../helpers/emulator.ts';
+} from '../support/emulator.ts';
 
 let emulator: TestEmulator;
 beforeAll(async () => {

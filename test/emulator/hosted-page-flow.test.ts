@@ -9,7 +9,7 @@ import {
   startTestEmulator,
   submitCode,
   type TestEmulator,
-} from '../helpers/emulator.ts';
+} from '../support/emulator.ts';
 import type { EmulatorClient } from '../../emulator/index.ts';
 
 let emulator: TestEmulator;

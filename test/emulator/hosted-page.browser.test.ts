@@ -1,12 +1,12 @@
 /** The hosted page in real headless Chromium: a full flow from an integrator's page, and a refused iframe. */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatorClient } from '../../emulator/index.ts';
 import { escapeHtml } from '../../emulator/views.ts';
-import { launchBrowser } from '../helpers/browser.ts';
-import { newSession, readSession, startTestEmulator, type TestEmulator } from '../helpers/emulator.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { newSession, readSession, startTestEmulator, type TestEmulator } from '../support/emulator.ts';
+import { closeServer, listen } from '../support/listen.ts';
 
 /** A stand-in integrator site on `localhost` (another site than the emulator's 127.0.0.1). */
 interface Landing {
@@ -31,8 +31,7 @@ async function startLanding(): Promise<Landing> {
       res.writeHead(404).end();
     }
   });
-  await new Promise<void>((resolve) => landing.server.listen(0, '127.0.0.1', resolve));
-  landing.origin = `http://localhost:${(landing.server.address() as AddressInfo).port}`;
+  landing.origin = `http://localhost:${await listen(landing.server)}`;
   return landing;
 }
 
@@ -68,8 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await emulator?.close();
-  landing?.server.closeAllConnections();
-  await new Promise((resolve) => landing?.server.close(resolve));
+  if (landing !== undefined) await closeServer(landing.server);
 });
 
 beforeEach(async () => {

@@ -7,9 +7,9 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorClient } from '../../emulator/index.ts';
-import { addVirtualAuthenticator, launchBrowser } from '../helpers/browser.ts';
-import { newSession, postForm, readSession, startTestEmulator, type TestEmulator } from '../helpers/emulator.ts';
-import { handoffForm, startLanding, type Landing } from '../helpers/landing.ts';
+import { addVirtualAuthenticator, launchBrowser } from '../support/browser.ts';
+import { newSession, postForm, readSession, startTestEmulator, type TestEmulator } from '../support/emulator.ts';
+import { handoffForm, startLanding, type Landing } from '../support/landing.ts';
 
 const PAGE_HOST = 'verify.localhost';
 const USER = 'usr_8f3a61'; // a stable id, as the spec asks

@@ -15,8 +15,8 @@ import {
   OTHER_CLIENT,
   WEB_CLIENT,
   type TestEmulator,
-} from '../helpers/emulator.ts';
-import { SoftAuthenticator } from '../helpers/soft-authenticator.ts';
+} from '../support/emulator.ts';
+import { SoftAuthenticator } from '../support/soft-authenticator.ts';
 import type { EmulatorClient } from '../../emulator/index.ts';
 
 const RP_ID = 'verify.localhost';

@@ -6,7 +6,7 @@ import {
   readSession,
   startTestEmulator,
   type TestEmulator,
-} from '../helpers/emulator.ts';
+} from '../support/emulator.ts';
 
 let emulator: TestEmulator;
 beforeAll(async () => {

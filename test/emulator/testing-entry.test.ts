@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EmulatorControlError, emulatorControl, startEmulator, type RunningEmulator } from '../../emulator/testing.ts';
-import { WEB_CLIENT, newSession, openHostedPage, readSession } from '../helpers/emulator.ts';
+import { WEB_CLIENT, newSession, openHostedPage, readSession } from '../support/emulator.ts';
 
 let emulator: RunningEmulator;
 beforeAll(async () => {

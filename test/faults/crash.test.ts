@@ -8,22 +8,21 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { OutcomeEvent } from '../../middleware/index.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
-import { FixtureUser } from '../fixtures/kit-app.ts';
-import { waitFor } from '../security/harness.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
-import { describeEachStore, openStoreFromSpec, type StoreKindName } from '../helpers/stores.ts';
+import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { freePort } from '../support/listen.ts';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
+import { describeEachStore, openStoreFromSpec, type StoreKindName } from '../support/stores.ts';
+import { Agent, testAppSite } from '../support/agent.ts';
 
 const FIXTURE = new URL('../fixtures/crash-app.ts', import.meta.url).pathname;
 const CLIENT_ID = 'crash-client';
@@ -35,14 +34,6 @@ let emulator: RunningEmulator;
 let control: ControlApi;
 const children: ChildProcess[] = [];
 const databases: TestDatabase[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: p } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return p;
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'crash-'));
@@ -146,7 +137,7 @@ interface Inspection {
 
 async function inspect(db: Db, sessionId: string): Promise<Inspection> {
   const attemptSql = 'SELECT outcome, fulfilled_at, state, user_ref FROM verify_kit_attempts WHERE session_id = $1';
-  const effectsSql = 'SELECT session_id, state, user_ref FROM fixture_effects WHERE session_id = $1';
+  const effectsSql = 'SELECT session_id, state, user_ref FROM test_effects WHERE session_id = $1';
   if (db.kind === 'postgres') {
     const q = db.database.pool;
     const attempt = (await q.query(attemptSql, [sessionId])).rows[0] as Inspection['attempt'];
@@ -157,7 +148,7 @@ async function inspect(db: Db, sessionId: string): Promise<Inspection> {
           ? undefined
           : { ...attempt, fulfilled_at: attempt.fulfilled_at === null ? null : Number(attempt.fulfilled_at) },
       effects: (await q.query(effectsSql, [sessionId])).rows,
-      allEffects: Number((await q.query('SELECT COUNT(*) AS n FROM fixture_effects')).rows[0].n),
+      allEffects: Number((await q.query('SELECT COUNT(*) AS n FROM test_effects')).rows[0].n),
     };
   }
   const sqlite = new BetterSqlite3(db.path, { readonly: false });
@@ -166,42 +157,33 @@ async function inspect(db: Db, sessionId: string): Promise<Inspection> {
       integrity: sqlite.pragma('integrity_check', { simple: true }),
       attempt: sqlite.prepare(attemptSql.replace('$1', '?')).get(sessionId) as Inspection['attempt'],
       effects: sqlite.prepare(effectsSql.replace('$1', '?')).all(sessionId) as Inspection['effects'],
-      allEffects: (sqlite.prepare('SELECT COUNT(*) AS n FROM fixture_effects').get() as { n: number }).n,
+      allEffects: (sqlite.prepare('SELECT COUNT(*) AS n FROM test_effects').get() as { n: number }).n,
     };
   } finally {
     sqlite.close();
   }
 }
 
-/** The newest attempt the app stored (the one just started). */
-async function newestAttempt(db: Db): Promise<{ session_id: string; state: string }> {
-  if (db.kind === 'postgres') {
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      const newest = 'SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC LIMIT 1';
-      return (await client.query(newest)).rows[0];
-    } finally {
-      await client.end();
-    }
-  }
-  const reader = new BetterSqlite3(db.path, { readonly: true });
+/** The newest attempt the app stored (the one just started), read through a store on the same database. */
+async function newestAttempt(db: Db): Promise<{ sessionId: string; state: string }> {
+  const { store } = await openStoreFromSpec(db.spec);
   try {
-    const newest = 'SELECT session_id, state FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1';
-    return reader.prepare(newest).get() as { session_id: string; state: string };
+    const [newest] = await store.listAttempts({ limit: 1 });
+    if (newest === undefined) throw new Error('no attempt stored');
+    return newest;
   } finally {
-    reader.close();
+    await store.close();
   }
 }
 
 /** Starts an attempt through the app and completes it as verified on the service. */
 async function verifiedAttempt(url: string, db: Db, user: string) {
-  const agent = await new FixtureUser(url, user).signIn();
-  const started = await agent.start();
+  const agent = await new Agent(testAppSite(url)).signIn(user);
+  const started = await agent.tryStart('grant');
   expect(started.status).toBe(200);
   const row = await newestAttempt(db);
-  expect((await control.complete(row.session_id, { outcome: 'verified' })).status).toBe(200);
-  return { agent, sessionId: row.session_id, state: row.state };
+  expect((await control.complete(row.sessionId, { outcome: 'verified' })).status).toBe(200);
+  return { agent, sessionId: row.sessionId, state: row.state };
 }
 
 describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
@@ -215,7 +197,7 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
       const { agent, sessionId, state } = await verifiedAttempt(first.url, db, 'alice');
 
       writeFileSync(flag, '1');
-      const landing = agent.land(sessionId, state, 30_000).then(
+      const landing = agent.landFor(sessionId, state, {}, 30_000).then(
         (answer) => answer,
         (error: unknown) => error,
       );
@@ -233,9 +215,9 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
       rmSync(flag);
       rmSync(`${flag}.inside`);
       const second = await startApp(db);
-      const again = await agent.land(sessionId, state);
+      const again = await agent.landFor(sessionId, state);
       expect(again.status).toBe(200); // the session cookie died with the first process: neutral page
-      const reload = await agent.land(sessionId, state);
+      const reload = await agent.landFor(sessionId, state);
       expect(reload.status).toBe(200);
       second.child.kill('SIGTERM');
       await second.exited;
@@ -257,7 +239,7 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
     const first = await startApp(db, flag);
     const { agent, sessionId, state } = await verifiedAttempt(first.url, db, 'bob');
     writeFileSync(flag, '1');
-    const landing = agent.land(sessionId, state, 30_000).catch((error: unknown) => error);
+    const landing = agent.landFor(sessionId, state, {}, 30_000).catch((error: unknown) => error);
     await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the fulfilment transaction');
     first.child.kill('SIGKILL');
     await first.exited;
@@ -270,7 +252,8 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
     const { store } = await openStoreFromSpec(db.spec);
     const client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
     try {
-      const insert = 'INSERT INTO fixture_effects (session_id, state, user_ref, at) VALUES ($1, $2, $3, $4)';
+      const insert =
+        "INSERT INTO test_effects (session_id, state, user_ref, detail, at) VALUES ($1, $2, $3, 'grant', $4)";
       const grant = {
         name: 'grant',
         operationSensitivity: 'sensitive' as const,
@@ -289,7 +272,7 @@ describeEachStore('SIGKILL inside the fulfilment transaction', (kind) => {
       expect(report.fulfilled).toBe(1);
       expect((await runSweep(deps, { owner: 'after-crash-2' })).fulfilled).toBe(0);
       // A late landing on the restarted app changes nothing.
-      expect((await agent.land(sessionId, state)).status).toBe(200);
+      expect((await agent.landFor(sessionId, state)).status).toBe(200);
     } finally {
       await client.close();
       await store.close();
@@ -311,7 +294,7 @@ describeEachStore('SIGKILL between the commit and the onOutcome hook', (kind) =>
     const app = await startApp(db, undefined, flag);
     const { agent, sessionId, state } = await verifiedAttempt(app.url, db, 'carol');
     writeFileSync(flag, '1');
-    const landing = await agent.land(sessionId, state);
+    const landing = await agent.landFor(sessionId, state);
     expect(landing.status).toBe(303); // the redirect went out before the hook ran
     await waitFor(() => existsSync(`${flag}.inside`), 15_000, 'the app to be inside the onOutcome hook');
     app.child.kill('SIGKILL');

@@ -1,6 +1,6 @@
 /**
  * Service faults, injected with the emulator's fault controls, against a kit app over real HTTP
- * (test/fixtures/kit-app.ts, client timeouts of a few hundred ms so "slower than the timeout" is
+ * (test/support/app.ts, client timeouts of a few hundred ms so "slower than the timeout" is
  * cheap). A recording proxy between the app and the emulator shows what the client really did
  * (retries, the Idempotency-Key, 409s, replays). Claims: every request answers within a bound,
  * no attempt produces a second SMS, no verified attempt is lost, nothing is fulfilled twice.
@@ -12,9 +12,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
-import { controlApi, openHostedPage, submitCode, type ControlApi } from '../helpers/emulator.ts';
-import { effectCounts, FixtureUser, startFixtureApp, type FixtureApp } from '../fixtures/kit-app.ts';
-import { resetStartLimits, startServiceProxy, type Recorder } from '../security/harness.ts';
+import { controlApi, openHostedPage, submitCode, type ControlApi } from '../support/emulator.ts';
+import { effectCounts, NO_PENDING_RECHECKS, startTestApp, type TestApp } from '../support/app.ts';
+import { resetStartLimits, startServiceProxy, type Recorder } from '../support/security-stack.ts';
+import { Agent, testAppSite } from '../support/agent.ts';
 
 /**
  * Every request to the app must answer within this: the client's retry budget (4 s) plus one
@@ -29,14 +30,14 @@ let dir: string;
 let emulator: RunningEmulator;
 let proxy: Awaited<ReturnType<typeof startServiceProxy>>;
 let control: ControlApi;
-let app: FixtureApp;
+let app: TestApp;
 const recorder: Recorder = { exchanges: [], logs: [] };
 let userCount = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'faults-'));
-  app = await startFixtureApp({
-    databasePath: join(dir, 'app.sqlite'),
+  app = await startTestApp({
+    database: { path: join(dir, 'app.sqlite') },
     service: async (returnUrl) => {
       emulator = await startEmulator({
         port: 0,
@@ -49,8 +50,11 @@ beforeAll(async () => {
       proxy = await startServiceProxy(emulator.url, { tamper: undefined }, recorder);
       return { baseUrl: proxy.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET };
     },
-    clientTimeouts: { connectMs: 500, headersMs: 400, bodyMs: 400 },
-    clientRetry: { maxAttempts: 40, baseDelayMs: 50, maxDelayMs: 300, budgetMs: 4000 },
+    client: {
+      timeouts: { connectMs: 500, headersMs: 400, bodyMs: 400 },
+      retry: { maxAttempts: 40, baseDelayMs: 50, maxDelayMs: 300, budgetMs: 4000 },
+    },
+    kit: { landing: NO_PENDING_RECHECKS },
   });
 });
 afterEach(async () => {
@@ -70,23 +74,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function newUser(): Promise<FixtureUser> {
+async function newUser(): Promise<Agent> {
   userCount += 1;
-  return new FixtureUser(app.url, `faulty${userCount}`).signIn();
-}
-
-function latest() {
-  return app.db
-    .prepare('SELECT session_id, state, outcome FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1')
-    .get() as {
-    session_id: string;
-    state: string;
-    outcome: string;
-  };
-}
-
-function attempts(): number {
-  return (app.db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts').get() as { n: number }).n;
+  return new Agent(testAppSite(app.url)).signIn(`faulty${userCount}`);
 }
 
 /** The backend's POST /session exchanges since `from`, with their Idempotency-Key. */
@@ -114,21 +104,21 @@ function within(answer: { ms: number }): void {
 }
 
 /** The started attempt's handoff opens the hosted page; the code verifies; the landing fulfils once. */
-async function finishThroughHostedPage(user: FixtureUser, startBody: string) {
+async function finishThroughHostedPage(user: Agent, startBody: string) {
   const verifyUrl = /action="([^"]+)"/
     .exec(startBody.slice(startBody.indexOf('verify-kit-handoff')))![1]!
     .replace(/&amp;/g, '&');
   const hx = /name="hx" value="([^"]+)"/.exec(startBody)![1]!;
-  const attempt = latest();
+  const attempt = await app.latestAttempt();
   const page = await openHostedPage(verifyUrl, hx);
   expect(page.response.status).toBe(200);
-  const code = await control.codeFor(attempt.session_id);
+  const code = await control.codeFor(attempt.sessionId);
   const done = await submitCode(verifyUrl, page, code);
   expect(done.status).toBe(303);
-  const landing = await user.land(attempt.session_id, attempt.state);
+  const landing = await user.landFor(attempt.sessionId, attempt.state);
   within(landing);
   expect(landing.location).toBe('/done');
-  expect(effectCounts(app.db).get(attempt.session_id)).toBe(1);
+  expect((await effectCounts(app)).get(attempt.sessionId)).toBe(1);
   return attempt;
 }
 
@@ -137,7 +127,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     const user = await newUser();
     const from = recorder.exchanges.length;
     await control.setFaults({ createDelayMs: 2000 });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
     const seen = creates(from);
@@ -152,26 +142,26 @@ describe('create faults: one SMS per attempt, the start answers within the bound
   it('create slower than the whole retry budget: a clear 503 within the bound, no attempt stored, still only one SMS for the key', async () => {
     const user = await newUser();
     const from = recorder.exchanges.length;
-    const before = attempts();
+    const before = await app.attemptCount();
     const t0 = Date.now();
     await control.setFaults({ createDelayMs: 5000 });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(503);
     expect(started.body).toMatch(/cannot be reached|try again/i);
-    expect(attempts()).toBe(before);
+    expect(await app.attemptCount()).toBe(before);
     expect(new Set(creates(from).map((c) => c.key)).size).toBe(1);
     // The held create finishes on the service later: one SMS for that key, never two.
     await new Promise((r) => setTimeout(r, Math.max(0, t0 + 5500 - Date.now())));
     expect(await smsPerKey(from)).toEqual([1]);
-    expect(attempts()).toBe(before);
+    expect(await app.attemptCount()).toBe(before);
   });
 
   it('connection reset BEFORE the service acted: the retry creates the one session; one SMS', async () => {
     const user = await newUser();
     const from = recorder.exchanges.length;
     await control.setFaults({ resetConnections: 2, resetPhase: 'before' });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
     expect(await smsPerKey(from)).toEqual([1]);
@@ -182,7 +172,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     const user = await newUser();
     const from = recorder.exchanges.length;
     await control.setFaults({ resetConnections: 1, resetPhase: 'after' });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
     expect(await smsPerKey(from)).toEqual([1]);
@@ -194,7 +184,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     const user = await newUser();
     const from = recorder.exchanges.length;
     await control.setFaults({ createFailures: 4, createStatus: 503 });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
     expect(creates(from).filter((c) => c.status === 503)).toHaveLength(4);
@@ -204,28 +194,28 @@ describe('create faults: one SMS per attempt, the start answers within the bound
 
   it('a burst of 5xx longer than the tries: a clear 503 within the bound, no SMS, no attempt; the next start works', async () => {
     const user = await newUser();
-    const before = attempts();
+    const before = await app.attemptCount();
     const from = recorder.exchanges.length;
     await control.setFaults({ createFailures: 100, createStatus: 500 });
-    const started = await user.start();
+    const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(503);
     expect(await smsPerKey(from)).toEqual([0]);
-    expect(attempts()).toBe(before);
+    expect(await app.attemptCount()).toBe(before);
     await control.setFaults({ createFailures: 0 });
     const next = recorder.exchanges.length;
-    const again = await user.start();
+    const again = await user.tryStart('grant');
     expect(again.status).toBe(200);
     expect(await smsPerKey(next)).toEqual([1]);
   });
 });
 
 describe('status-read faults: landings answer within the bound, nothing is fulfilled twice or lost', () => {
-  async function verifiedAttempt(user: FixtureUser) {
-    const started = await user.start();
+  async function verifiedAttempt(user: Agent) {
+    const started = await user.tryStart('grant');
     expect(started.status).toBe(200);
-    const attempt = latest();
-    expect((await control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    const attempt = await app.latestAttempt();
+    expect((await control.complete(attempt.sessionId, { outcome: 'verified' })).status).toBe(200);
     return attempt;
   }
 
@@ -234,15 +224,15 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
     const attempt = await verifiedAttempt(user);
     await control.setFaults({ statusDelayMs: 3000 });
     for (let i = 0; i < 1; i++) {
-      const landing = await user.land(attempt.session_id, attempt.state);
+      const landing = await user.landFor(attempt.sessionId, attempt.state);
       within(landing);
       expect(landing.status).toBe(503);
-      expect(effectCounts(app.db).get(attempt.session_id)).toBeUndefined();
+      expect((await effectCounts(app)).get(attempt.sessionId)).toBeUndefined();
     }
     await control.setFaults({ statusDelayMs: 0 });
-    const landing = await user.land(attempt.session_id, attempt.state);
+    const landing = await user.landFor(attempt.sessionId, attempt.state);
     expect(landing.location).toBe('/done');
-    expect(effectCounts(app.db).get(attempt.session_id)).toBe(1);
+    expect((await effectCounts(app)).get(attempt.sessionId)).toBe(1);
   });
 
   it('slow status reads during a sweep: the sweep marks nothing and ends within its budget; the next fault-free sweep fulfils', async () => {
@@ -256,26 +246,28 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
     expect(report.fulfilled).toBe(0);
     expect(report.errors).toBeGreaterThan(0);
     expect(report.serviceReachable).toBe(false);
-    expect(effectCounts(app.db).get(attempt.session_id)).toBeUndefined();
+    expect((await effectCounts(app)).get(attempt.sessionId)).toBeUndefined();
     await control.setFaults({ statusDelayMs: 0 });
     const recovered = await runSweep({ ...later, now: () => Date.now() + 60 * 60_000 }, { owner: 'recovered-sweep' });
     expect(recovered.fulfilled).toBeGreaterThanOrEqual(1);
-    expect(effectCounts(app.db).get(attempt.session_id)).toBe(1);
+    expect((await effectCounts(app)).get(attempt.sessionId)).toBe(1);
   });
 
   it('a burst of 5xx on status reads with 10 concurrent landings: each answers within the bound, at most one fulfilment, then exactly one', async () => {
     const user = await newUser();
     const attempt = await verifiedAttempt(user);
     await control.setFaults({ statusFailures: 12, statusStatus: 502 });
-    const landings = await Promise.all(Array.from({ length: 10 }, () => user.land(attempt.session_id, attempt.state)));
+    const landings = await Promise.all(
+      Array.from({ length: 10 }, () => user.landFor(attempt.sessionId, attempt.state)),
+    );
     for (const landing of landings) {
       within(landing);
       expect([303, 503]).toContain(landing.status);
     }
-    expect(effectCounts(app.db).get(attempt.session_id) ?? 0).toBeLessThanOrEqual(1);
+    expect((await effectCounts(app)).get(attempt.sessionId) ?? 0).toBeLessThanOrEqual(1);
     await control.setFaults({ statusFailures: 0 });
-    expect((await user.land(attempt.session_id, attempt.state)).location).toBe('/done');
-    expect(effectCounts(app.db).get(attempt.session_id)).toBe(1);
+    expect((await user.landFor(attempt.sessionId, attempt.state)).location).toBe('/done');
+    expect((await effectCounts(app)).get(attempt.sessionId)).toBe(1);
   });
 });
 
@@ -285,20 +277,17 @@ describe('across this whole file', () => {
     expect(Object.keys(stats.smsByIdempotencyKey).length).toBeGreaterThan(5);
     for (const [key, n] of Object.entries(stats.smsByIdempotencyKey)) expect(n, key).toBe(1);
     await runSweep({ ...contextOf(app.kit), now: () => Date.now() + 2 * 60 * 60_000 }, { owner: 'final-sweep' });
-    const rows = app.db.prepare('SELECT session_id, outcome FROM verify_kit_attempts').all() as {
-      session_id: string;
-      outcome: string;
-    }[];
-    const effects = effectCounts(app.db);
+    const rows = await app.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER });
+    const effects = await effectCounts(app);
     for (const row of rows) {
-      const status = await fetch(`${emulator.url}/session/${encodeURIComponent(row.session_id)}`, {
+      const status = await fetch(`${emulator.url}/session/${encodeURIComponent(row.sessionId)}`, {
         headers: { authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}` },
       }).then((r) => r.json() as Promise<{ status: string }>);
       if (status.status === 'verified') {
-        expect(row.outcome, row.session_id).toBe('fulfilled');
-        expect(effects.get(row.session_id), row.session_id).toBe(1);
+        expect(row.outcome, row.sessionId).toBe('fulfilled');
+        expect(effects.get(row.sessionId), row.sessionId).toBe(1);
       } else {
-        expect(effects.get(row.session_id), row.session_id).toBeUndefined();
+        expect(effects.get(row.sessionId), row.sessionId).toBeUndefined();
       }
     }
     for (const [, n] of effects) expect(n).toBe(1);

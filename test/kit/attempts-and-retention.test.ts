@@ -10,27 +10,28 @@ import { createStartLimits } from '../../middleware/index.ts';
 import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import { maskDestination } from '../../middleware/attempts.ts';
-import { startKitTestApp, USERS, type KitTestApp } from './helpers/app.ts';
-import { completeOnHostedPage, newSeen, TestUser } from './helpers/user.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { USERS } from '../support/users.ts';
+import { newSeen } from '../support/seen.ts';
 
 const DAY = 86_400_000;
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 let verified = '';
 let failed = '';
 
 beforeAll(async () => {
-  app = await startKitTestApp();
-  const alice = await new TestUser(app, seen).signIn('alice');
+  app = await startTestApp();
+  const alice = await app.agent(seen).signIn('alice');
   const handoff = await alice.start('set_note', { note: 'secret note' });
-  verified = app.latestAttempt().session_id;
-  await alice.request(await completeOnHostedPage(app.emulator, handoff, verified, seen));
+  verified = (await app.latestAttempt()).sessionId;
+  await alice.request(await alice.verifyOnHostedPage({ ...handoff, sessionId: verified }));
   await alice.start('grant_badge');
-  const failing = app.latestAttempt();
-  failed = failing.session_id;
+  const failing = await app.latestAttempt();
+  failed = failing.sessionId;
   await app.emulator.control.complete(failed, { outcome: 'failed', reason: 'otp_locked' });
   await alice.landFor(failed, failing.state);
-  const bob = await new TestUser(app, seen).signIn('bob');
+  const bob = await app.agent(seen).signIn('bob');
   await bob.start('grant_badge');
 });
 afterAll(async () => {
@@ -48,7 +49,7 @@ describe('kit.attempts', () => {
     expect(found[0]!.createdAt).toBeGreaterThan(Date.now() - 60_000);
     expect(JSON.stringify(found)).not.toContain('secret note');
     expect(JSON.stringify(found)).not.toContain(USERS.alice!.destination);
-    expect(JSON.stringify(found)).not.toContain(app.latestAttempt().state);
+    expect(JSON.stringify(found)).not.toContain((await app.latestAttempt()).state);
   });
 
   it('filters by outcome and age, and reads one attempt by sessionId', async () => {
@@ -75,7 +76,7 @@ describe('retention on the sweep’s clock', () => {
     expect(await sweepAt(29)).toMatchObject({ redacted: 0, deleted: 0 });
     const at31 = await sweepAt(31);
     expect(at31).toMatchObject({ redacted: 2, deleted: 0 });
-    expect(app.attempt(verified)?.params).toBe('null');
+    expect((await app.attempt(verified))?.params).toBeNull();
     expect(await app.kit.attempts.get(verified)).toMatchObject({ destination: null, redacted: true });
     expect(await sweepAt(91)).toMatchObject({ deleted: 2 });
     expect(await app.kit.attempts.get(verified)).toBeUndefined();

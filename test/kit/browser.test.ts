@@ -4,16 +4,17 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../helpers/browser.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { leaks, newSeen, parseHandoffPage } from './helpers/user.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { parseHandoffPage } from '../support/agent.ts';
+import { leaks, newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 let browser: Browser;
 const seen = newSeen();
 
 beforeAll(async () => {
-  app = await startKitTestApp();
+  app = await startTestApp();
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -41,7 +42,7 @@ async function signedInPage(options: { javaScriptEnabled?: boolean } = {}) {
 
 async function enterCode(page: Page) {
   await page.waitForURL((url) => url.href.startsWith(app.emulator.url), { timeout: 10_000 });
-  const code = await app.emulator.control.codeFor(app.latestAttempt().session_id);
+  const code = await app.emulator.control.codeFor((await app.latestAttempt()).sessionId);
   await page.fill('#code', code);
   await Promise.all([page.waitForURL(`${app.url}/done/badge`, { timeout: 10_000 }), page.click('button[type=submit]')]);
 }
@@ -54,7 +55,7 @@ describe('auto-submit page in Chromium under helmet()', () => {
     await page.click('#go');
     await enterCode(page);
     expect(await page.textContent('#done')).toBe('done badge');
-    expect(app.grants(app.latestAttempt().session_id)).toBe(1);
+    expect(app.grants((await app.latestAttempt()).sessionId)).toBe(1);
     expect((await app.emulator.control.stats()).verifyPosts).toBe(posts + 1);
     expect(problems).toEqual([]);
     await context.close();
@@ -67,7 +68,7 @@ describe('auto-submit page in Chromium under helmet()', () => {
     await page.waitForURL(`${app.url}/verify/start`);
     await page.click('#verify-kit-handoff button');
     await enterCode(page);
-    expect(app.grants(app.latestAttempt().session_id)).toBe(1);
+    expect(app.grants((await app.latestAttempt()).sessionId)).toBe(1);
     await context.close();
   });
 

@@ -3,48 +3,49 @@
  * fulfilment exactly once; each failure reason; pending; and no secret or handoff anywhere.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { completeOnHostedPage, leaks, newSeen, TestUser } from './helpers/user.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Agent } from '../support/agent.ts';
+import { leaks, newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 
 beforeAll(async () => {
-  app = await startKitTestApp();
+  app = await startTestApp();
 });
 afterAll(async () => {
   await app?.close();
 });
 
-async function startedAttempt(user: TestUser, action = 'grant_badge', extra: Record<string, string> = {}) {
+async function startedAttempt(user: Agent, action = 'grant_badge', extra: Record<string, string> = {}) {
   const handoff = await user.start(action, extra);
-  const attempt = app.latestAttempt();
+  const attempt = await app.latestAttempt();
   return { handoff, attempt };
 }
 
 describe('happy path', () => {
   it('start → hosted page → landing fulfils once and 303s the starting user to the action’s successPath', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { handoff, attempt } = await startedAttempt(alice);
     expect(handoff.verifyUrl.startsWith(app.emulator.url)).toBe(true);
-    expect(attempt.user_ref).toBe('user-alice');
+    expect(attempt.userRef).toBe('user-alice');
     expect(attempt.state).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-    const location = await completeOnHostedPage(app.emulator, handoff, attempt.session_id, seen);
+    const location = await alice.verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
     expect(location.startsWith(`${app.returnUrl}?`)).toBe(true);
-    expect(app.grants(attempt.session_id)).toBe(0); // arrival alone did nothing yet
+    expect(app.grants(attempt.sessionId)).toBe(0); // arrival alone did nothing yet
 
     const landing = await alice.request(location);
     expect(landing.status).toBe(303);
     expect(landing.headers.get('location')).toBe('/done/badge');
     expect(landing.headers.get('cache-control')).toBe('no-store');
     expect(landing.headers.get('referrer-policy')).toBe('no-referrer');
-    expect(app.grants(attempt.session_id)).toBe(1);
-    expect(app.attempt(attempt.session_id)?.outcome).toBe('fulfilled');
+    expect(app.grants(attempt.sessionId)).toBe(1);
+    expect((await app.attempt(attempt.sessionId))?.outcome).toBe('fulfilled');
   });
 
   it('the auto-submit page is no-store, no-referrer, with its own nonce CSP allowing only the verify page origin', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { handoff } = await startedAttempt(alice);
     const csp = handoff.response.headers.get('content-security-policy') ?? '';
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
@@ -63,51 +64,51 @@ describe('happy path', () => {
   });
 
   it('every attempt gets a fresh state and a fresh session, and two tabs work side by side', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const first = await startedAttempt(alice);
     const second = await startedAttempt(alice);
     expect(second.attempt.state).not.toBe(first.attempt.state);
-    expect(second.attempt.session_id).not.toBe(first.attempt.session_id);
+    expect(second.attempt.sessionId).not.toBe(first.attempt.sessionId);
     expect(second.handoff.handoff).not.toBe(first.handoff.handoff);
     // finish the second tab first, then the first: both fulfil, each once
-    const loc2 = await completeOnHostedPage(app.emulator, second.handoff, second.attempt.session_id, seen);
-    const loc1 = await completeOnHostedPage(app.emulator, first.handoff, first.attempt.session_id, seen);
+    const loc2 = await alice.verifyOnHostedPage({ ...second.handoff, sessionId: second.attempt.sessionId });
+    const loc1 = await alice.verifyOnHostedPage({ ...first.handoff, sessionId: first.attempt.sessionId });
     expect((await alice.request(loc2)).status).toBe(303);
     expect((await alice.request(loc1)).status).toBe(303);
-    expect(app.grants(first.attempt.session_id)).toBe(1);
-    expect(app.grants(second.attempt.session_id)).toBe(1);
+    expect(app.grants(first.attempt.sessionId)).toBe(1);
+    expect(app.grants(second.attempt.sessionId)).toBe(1);
   });
 
   it('a reload of the landing after fulfilment redirects again but fulfils nothing more', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { handoff, attempt } = await startedAttempt(alice);
-    const location = await completeOnHostedPage(app.emulator, handoff, attempt.session_id, seen);
+    const location = await alice.verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
     expect((await alice.request(location)).status).toBe(303);
     const reload = await alice.request(location);
     expect(reload.status).toBe(303);
     expect(reload.headers.get('location')).toBe('/done/badge');
-    expect(app.grants(attempt.session_id)).toBe(1);
+    expect(app.grants(attempt.sessionId)).toBe(1);
   });
 
   it('20 concurrent landings for one attempt fulfil it exactly once', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { handoff, attempt } = await startedAttempt(alice);
-    const location = await completeOnHostedPage(app.emulator, handoff, attempt.session_id, seen);
+    const location = await alice.verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
     const before = app.allGrants();
     const answers = await Promise.all(Array.from({ length: 20 }, () => alice.request(location)));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(303));
-    expect(app.grants(attempt.session_id)).toBe(1);
+    expect(app.grants(attempt.sessionId)).toBe(1);
     expect(app.allGrants()).toBe(before + 1);
   });
 
   it('server-side parameters come from prepare at start and reach fulfil unchanged', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { handoff, attempt } = await startedAttempt(alice, 'set_note', { note: 'hello there' });
-    expect(JSON.parse(attempt.params)).toEqual({ note: 'hello there' });
-    const location = await completeOnHostedPage(app.emulator, handoff, attempt.session_id, seen);
+    expect(attempt.params).toEqual({ note: 'hello there' });
+    const location = await alice.verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
     const landing = await alice.request(location);
     expect(landing.headers.get('location')).toBe('/done/note');
-    const row = app.db.prepare('SELECT detail FROM test_grants WHERE session_id = ?').get(attempt.session_id) as {
+    const row = app.db.prepare('SELECT detail FROM test_effects WHERE session_id = ?').get(attempt.sessionId) as {
       detail: string;
     };
     expect(row.detail).toBe('note:hello there');
@@ -123,17 +124,17 @@ describe('failure reasons', () => {
   ];
   for (const [reason, text] of reasons) {
     it(`failed with ${reason}: its own page, nothing fulfilled, the failure recorded, and a start-again form with a new session`, async () => {
-      const alice = await new TestUser(app, seen).signIn('alice');
+      const alice = await app.agent(seen).signIn('alice');
       const { attempt } = await startedAttempt(alice, 'set_note', { note: 'retry me' });
-      const ended = await app.emulator.control.complete(attempt.session_id, { outcome: 'failed', reason });
+      const ended = await app.emulator.control.complete(attempt.sessionId, { outcome: 'failed', reason });
       expect(ended.status).toBe(200);
-      const landing = await alice.landFor(attempt.session_id, attempt.state);
+      const landing = await alice.landFor(attempt.sessionId, attempt.state);
       const html = await landing.text();
       expect(landing.status).toBe(200);
       expect(landing.headers.get('cache-control')).toBe('no-store');
       expect(html).toMatch(text);
-      expect(app.grants(attempt.session_id)).toBe(0);
-      expect(app.attempt(attempt.session_id)).toMatchObject({ outcome: 'failed', failure_reason: reason });
+      expect(app.grants(attempt.sessionId)).toBe(0);
+      expect(await app.attempt(attempt.sessionId)).toMatchObject({ outcome: 'failed', failureReason: reason });
 
       // The start-again form: POST to start, CSRF token, same action, restart from the stored params.
       expect(html).toContain('<form method="post" action="/verify/start">');
@@ -142,64 +143,64 @@ describe('failure reasons', () => {
       );
       expect(fields).toMatchObject({ _csrf: alice.csrf, action: 'set_note', restart: attempt.state });
       const again = await alice.start('set_note', { restart: fields.restart! });
-      const retried = app.latestAttempt();
+      const retried = await app.latestAttempt();
       expect(retried.state).not.toBe(attempt.state);
-      expect(retried.session_id).not.toBe(attempt.session_id);
-      expect(JSON.parse(retried.params)).toEqual({ note: 'retry me' });
+      expect(retried.sessionId).not.toBe(attempt.sessionId);
+      expect(retried.params).toEqual({ note: 'retry me' });
       expect(again.handoff).not.toBe('');
     });
   }
 
   it('a failed attempt’s page shows no details to another signed-in user', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const alice = await app.agent(seen).signIn('alice');
+    const bob = await app.agent(seen).signIn('bob');
     const { attempt } = await startedAttempt(alice);
-    await app.emulator.control.complete(attempt.session_id, { outcome: 'failed', reason: 'otp_locked' });
-    const html = await (await bob.landFor(attempt.session_id, attempt.state)).text();
+    await app.emulator.control.complete(attempt.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+    const html = await (await bob.landFor(attempt.sessionId, attempt.state)).text();
     expect(html).toContain('Verification complete');
     expect(html).not.toContain('Too many incorrect codes');
     expect(html).not.toContain('name="restart"');
   });
 
   it('a restart is refused for another user’s attempt, a pending one, or a fulfilled one', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const alice = await app.agent(seen).signIn('alice');
+    const bob = await app.agent(seen).signIn('bob');
     const { attempt } = await startedAttempt(alice, 'set_note', { note: 'mine' });
     const pending = await alice.postStart({ _csrf: alice.csrf, action: 'set_note', restart: attempt.state });
     expect(pending.status).toBe(400);
-    await app.emulator.control.complete(attempt.session_id, { outcome: 'failed', reason: 'otp_locked' });
-    await alice.landFor(attempt.session_id, attempt.state);
-    const count = app.attemptCount();
+    await app.emulator.control.complete(attempt.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+    await alice.landFor(attempt.sessionId, attempt.state);
+    const count = await app.attemptCount();
     const stolen = await bob.postStart({ _csrf: bob.csrf, action: 'set_note', restart: attempt.state });
     expect(stolen.status).toBe(400);
-    expect(app.attemptCount()).toBe(count);
+    expect(await app.attemptCount()).toBe(count);
   });
 });
 
 describe('pending', () => {
   it('a landing while the service says pending re-checks, shows a self-checking page, fulfils nothing', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { attempt } = await startedAttempt(alice);
     const statusReads = (await app.emulator.control.stats()).statusReads;
-    const landing = await alice.landFor(attempt.session_id, attempt.state);
+    const landing = await alice.landFor(attempt.sessionId, attempt.state);
     const html = await landing.text();
     expect(landing.status).toBe(200);
     // Checked again by script (every 2 s, test app setting) and by the "Check again" link; never a meta refresh.
     expect(html).not.toContain('http-equiv="refresh"');
     expect(html).toContain('var everyMs = 2000;');
-    const checkAgain = `/verify/return?session_id=${attempt.session_id}&amp;state=${attempt.state}`;
+    const checkAgain = `/verify/return?session_id=${attempt.sessionId}&amp;state=${attempt.state}`;
     expect(html).toContain(`<a class="button" href="${checkAgain}">Check again</a>`);
     expect(landing.headers.get('x-verify-kit-outcome')).toBe('pending');
-    expect(app.grants(attempt.session_id)).toBe(0);
-    expect(app.attempt(attempt.session_id)?.outcome).toBe('pending');
+    expect(app.grants(attempt.sessionId)).toBe(0);
+    expect((await app.attempt(attempt.sessionId))?.outcome).toBe('pending');
     // first read + 2 re-checks (landing.pendingRechecks = 2 in the test app)
     expect((await app.emulator.control.stats()).statusReads - statusReads).toBe(3);
 
     // the refresh lands again once the service says verified: fulfilled then
-    await app.emulator.control.complete(attempt.session_id, { outcome: 'verified' });
-    const again = await alice.landFor(attempt.session_id, attempt.state);
+    await app.emulator.control.complete(attempt.sessionId, { outcome: 'verified' });
+    const again = await alice.landFor(attempt.sessionId, attempt.state);
     expect(again.status).toBe(303);
-    expect(app.grants(attempt.session_id)).toBe(1);
+    expect(app.grants(attempt.sessionId)).toBe(1);
   });
 });
 

@@ -5,15 +5,16 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionStatus, VerifyClient } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { completeOnHostedPage, leaks, newSeen, TestUser } from './helpers/user.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Agent } from '../support/agent.ts';
+import { leaks, newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 let tamper: ((status: SessionStatus) => SessionStatus) | undefined;
 
 beforeAll(async () => {
-  app = await startKitTestApp({
+  app = await startTestApp({
     wrapClient: (real: VerifyClient): VerifyClient => ({
       createSession: (input, key) => real.createSession(input, key),
       getSession: async (id) => {
@@ -31,49 +32,51 @@ beforeEach(() => {
   tamper = undefined;
 });
 
-async function verifiedAttempt(user: TestUser) {
-  const handoff = await user.start();
-  const attempt = app.latestAttempt();
-  const location = await completeOnHostedPage(app.emulator, handoff, attempt.session_id, seen);
+async function verifiedAttempt(user: Agent) {
+  const handoff = await user.start('grant_badge');
+  const attempt = await app.latestAttempt();
+  const location = await user.verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
   return { attempt, location };
 }
 
-function snapshot() {
+/** The effect rows and every stored attempt (through the store), to show a refused landing wrote nothing. */
+async function snapshot() {
+  const attempts = await app.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER });
   return {
     grants: app.allGrants(),
-    attempts: JSON.stringify(app.db.prepare('SELECT * FROM verify_kit_attempts ORDER BY state').all()),
+    attempts: JSON.stringify(attempts.sort((a, b) => a.state.localeCompare(b.state))),
   };
 }
 
 describe('forged landings fulfil nothing', () => {
   it('an unknown (well-formed, random) state: 400 page, nothing written', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { attempt } = await verifiedAttempt(alice);
-    const before = snapshot();
-    const forged = await alice.landFor(attempt.session_id, 'A'.repeat(43));
+    const before = await snapshot();
+    const forged = await alice.landFor(attempt.sessionId, 'A'.repeat(43));
     expect(forged.status).toBe(400);
     expect(await forged.text()).toContain('No verification attempt matches this link');
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it('a valid session_id presented with another attempt’s state (and the reverse): 400, neither fulfilled', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const one = await verifiedAttempt(alice);
     const two = await verifiedAttempt(alice);
-    const before = snapshot();
-    const crossed = await alice.landFor(one.attempt.session_id, two.attempt.state);
+    const before = await snapshot();
+    const crossed = await alice.landFor(one.attempt.sessionId, two.attempt.state);
     expect(crossed.status).toBe(400);
     expect(await crossed.text()).toContain('does not belong to the verification it names');
-    const reverse = await alice.landFor(two.attempt.session_id, one.attempt.state);
+    const reverse = await alice.landFor(two.attempt.sessionId, one.attempt.state);
     expect(reverse.status).toBe(400);
-    expect(snapshot()).toEqual(before);
-    expect(app.grants(one.attempt.session_id)).toBe(0);
-    expect(app.grants(two.attempt.session_id)).toBe(0);
+    expect(await snapshot()).toEqual(before);
+    expect(app.grants(one.attempt.sessionId)).toBe(0);
+    expect(app.grants(two.attempt.sessionId)).toBe(0);
   });
 
   it('another user’s verified attempt landed in a victim’s browser: it fulfils for its own user only, and the victim sees no details and no redirect', async () => {
-    const mallory = await new TestUser(app, seen).signIn('bob');
-    const victim = await new TestUser(app, seen).signIn('alice');
+    const mallory = await app.agent(seen).signIn('bob');
+    const victim = await app.agent(seen).signIn('alice');
     const { attempt, location } = await verifiedAttempt(mallory);
     const landing = await victim.request(location);
     expect(landing.status).toBe(200);
@@ -81,34 +84,34 @@ describe('forged landings fulfil nothing', () => {
     const html = await landing.text();
     expect(html).toContain('Verification complete');
     expect(html).not.toContain('/done/badge');
-    const grant = app.db.prepare('SELECT user_ref FROM test_grants WHERE session_id = ?').all(attempt.session_id);
+    const grant = app.db.prepare('SELECT user_ref FROM test_effects WHERE session_id = ?').all(attempt.sessionId);
     expect(grant).toEqual([{ user_ref: 'user-bob' }]); // never for the victim
   });
 
   it('a signed-out browser landing a verified attempt: the action still runs once (it never depends on who is signed in), no details shown', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { attempt, location } = await verifiedAttempt(alice);
-    const stranger = new TestUser(app, seen);
+    const stranger = app.agent(seen);
     const landing = await stranger.request(location);
     expect(landing.status).toBe(200);
     expect(await landing.text()).toContain('Verification complete');
-    expect(app.grants(attempt.session_id)).toBe(1);
+    expect(app.grants(attempt.sessionId)).toBe(1);
   });
 
   it('a replay of a fulfilled landing fulfils nothing more', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { attempt, location } = await verifiedAttempt(alice);
     expect((await alice.request(location)).status).toBe(303);
-    const before = snapshot();
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const before = await snapshot();
+    const bob = await app.agent(seen).signIn('bob');
     await bob.request(location);
     await alice.request(location);
-    expect(snapshot()).toEqual(before);
-    expect(app.grants(attempt.session_id)).toBe(1);
+    expect(await snapshot()).toEqual(before);
+    expect(app.grants(attempt.sessionId)).toBe(1);
   });
 
   it('open redirect: extra parameters and headers naming a URL never change the 303 target', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { attempt, location } = await verifiedAttempt(alice);
     const evil = encodeURIComponent('https://evil.example/x');
     const landing = await alice.request(
@@ -123,52 +126,52 @@ describe('forged landings fulfil nothing', () => {
     );
     expect(landing.status).toBe(303);
     expect(landing.headers.get('location')).toBe('/done/badge');
-    expect(app.grants(attempt.session_id)).toBe(1);
+    expect(app.grants(attempt.sessionId)).toBe(1);
   });
 
   it('a landing while the status is still pending fulfils nothing', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
-    await alice.start();
-    const attempt = app.latestAttempt();
-    const landing = await alice.landFor(attempt.session_id, attempt.state);
+    const alice = await app.agent(seen).signIn('alice');
+    await alice.start('grant_badge');
+    const attempt = await app.latestAttempt();
+    const landing = await alice.landFor(attempt.sessionId, attempt.state);
     expect(landing.status).toBe(200);
     expect(await landing.text()).toContain('Confirming your verification');
-    expect(app.grants(attempt.session_id)).toBe(0);
-    expect(app.attempt(attempt.session_id)?.outcome).toBe('pending');
+    expect(app.grants(attempt.sessionId)).toBe(0);
+    expect((await app.attempt(attempt.sessionId))?.outcome).toBe('pending');
   });
 
   it('a failed status presented at the landing fulfils nothing', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
-    await alice.start();
-    const attempt = app.latestAttempt();
-    await app.emulator.control.complete(attempt.session_id, { outcome: 'failed', reason: 'device_changed' });
-    await alice.landFor(attempt.session_id, attempt.state);
-    expect(app.grants(attempt.session_id)).toBe(0);
+    const alice = await app.agent(seen).signIn('alice');
+    await alice.start('grant_badge');
+    const attempt = await app.latestAttempt();
+    await app.emulator.control.complete(attempt.sessionId, { outcome: 'failed', reason: 'device_changed' });
+    await alice.landFor(attempt.sessionId, attempt.state);
+    expect(app.grants(attempt.sessionId)).toBe(0);
   });
 
   for (const field of ['state', 'userRef'] as const) {
     it(`verified but the service echoes a different ${field}: 502 page, nothing fulfilled, the attempt stays pending`, async () => {
-      const alice = await new TestUser(app, seen).signIn('alice');
+      const alice = await app.agent(seen).signIn('alice');
       const { attempt, location } = await verifiedAttempt(alice);
       tamper = (status) => ({ ...status, [field]: field === 'state' ? 'B'.repeat(43) : 'user-bob' });
       const landing = await alice.request(location);
       expect(landing.status).toBe(502);
       expect(await landing.text()).toContain('could not be confirmed, so nothing was changed');
-      expect(app.grants(attempt.session_id)).toBe(0);
-      expect(app.attempt(attempt.session_id)?.outcome).toBe('pending');
+      expect(app.grants(attempt.sessionId)).toBe(0);
+      expect((await app.attempt(attempt.sessionId))?.outcome).toBe('pending');
       // and once the echo is right again, the same landing fulfils (nothing was lost)
       tamper = undefined;
       expect((await alice.request(location)).status).toBe(303);
-      expect(app.grants(attempt.session_id)).toBe(1);
+      expect(app.grants(attempt.sessionId)).toBe(1);
     });
   }
 
   it('verified but the echoed state or userRef is missing: nothing fulfilled', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { attempt, location } = await verifiedAttempt(alice);
     tamper = (status) => ({ status: status.status }) as SessionStatus;
     expect((await alice.request(location)).status).toBe(502);
-    expect(app.grants(attempt.session_id)).toBe(0);
+    expect(app.grants(attempt.sessionId)).toBe(0);
   });
 });
 
@@ -191,14 +194,14 @@ describe('malformed landings: 400, nothing written, no status read', () => {
   ];
   for (const [name, query] of cases) {
     it(`${name}`, async () => {
-      const alice = await new TestUser(app, seen).signIn('alice');
-      const before = snapshot();
+      const alice = await app.agent(seen).signIn('alice');
+      const before = await snapshot();
       const reads = (await app.emulator.control.stats()).statusReads;
       const landing = await alice.land(query);
       expect(landing.status).toBe(400);
       expect(landing.headers.get('cache-control')).toBe('no-store');
       expect(await landing.text()).toMatch(/verification link is (incomplete|malformed)/);
-      expect(snapshot()).toEqual(before);
+      expect(await snapshot()).toEqual(before);
       expect((await app.emulator.control.stats()).statusReads).toBe(reads);
     });
   }

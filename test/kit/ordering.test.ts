@@ -9,17 +9,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { newSeen, TestUser } from './helpers/user.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Agent } from '../support/agent.ts';
+import { newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
-let mobile: KitTestApp;
+let app: TestApp;
+let mobile: TestApp;
 const seen = newSeen();
 
 beforeAll(async () => {
   [app, mobile] = await Promise.all([
-    startKitTestApp(),
-    startKitTestApp({ mobileReturnUrl: 'com.example.kit://verify/return' }),
+    startTestApp(),
+    startTestApp({ mobileReturnUrl: 'com.example.kit://verify/return' }),
   ]);
 });
 afterAll(async () => {
@@ -31,44 +32,43 @@ interface Started {
   state: string;
 }
 
-async function startNote(user: TestUser, note: string): Promise<Started> {
+async function startNote(user: Agent, note: string): Promise<Started> {
   await user.start('set_note', { note });
-  const row = app.latestAttempt();
-  return { sessionId: row.session_id, state: row.state };
+  const row = await app.latestAttempt();
+  return { sessionId: row.sessionId, state: row.state };
 }
 
-const verify = (on: KitTestApp, a: Started) => on.emulator.control.complete(a.sessionId, { outcome: 'verified' });
-const fail = (on: KitTestApp, a: Started) =>
+const verify = (on: TestApp, a: Started) => on.emulator.control.complete(a.sessionId, { outcome: 'verified' });
+const fail = (on: TestApp, a: Started) =>
   on.emulator.control.complete(a.sessionId, { outcome: 'failed', reason: 'otp_locked' });
 
-/** The notes applied for a user, in the order they were applied, with each attempt's start order. */
-function applied(on: KitTestApp, userRef: string): { note: string; startSeq: number }[] {
-  return (
-    on.db
-      .prepare(
-        `SELECT g.detail AS detail, a.start_seq AS startSeq
-         FROM test_grants g JOIN verify_kit_attempts a USING (session_id)
-         WHERE g.user_ref = ? AND g.detail LIKE 'note:%' ORDER BY g.id`,
-      )
-      .all(userRef) as { detail: string; startSeq: number }[]
-  ).map((row) => ({ note: row.detail.slice('note:'.length), startSeq: row.startSeq }));
+/** The notes applied for a user, in the order they were applied, with each attempt's start order (from the store). */
+async function applied(on: TestApp, userRef: string): Promise<{ note: string; startSeq: number | undefined }[]> {
+  const attempts = await on.store.listAttempts({ userRef, limit: Number.MAX_SAFE_INTEGER });
+  const startSeqOf = new Map(attempts.map((a) => [a.sessionId, a.startSeq]));
+  const notes = on.db
+    .prepare(
+      "SELECT session_id AS sessionId, detail FROM test_effects WHERE user_ref = ? AND detail LIKE 'note:%' ORDER BY id",
+    )
+    .all(userRef) as { sessionId: string; detail: string }[];
+  return notes.map((row) => ({ note: row.detail.slice('note:'.length), startSeq: startSeqOf.get(row.sessionId) }));
 }
 
 /** The invariant: applications happen in increasing start order, so the last applied is the newest. */
-function expectNeverOlderAfterNewer(on: KitTestApp, userRef: string): void {
-  const seqs = applied(on, userRef).map((row) => row.startSeq);
+async function expectNeverOlderAfterNewer(on: TestApp, userRef: string): Promise<void> {
+  const seqs = (await applied(on, userRef)).map((row) => row.startSeq!);
   expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
 }
 
-const currentNote = (on: KitTestApp, userRef: string) => applied(on, userRef).at(-1)?.note;
-const outcome = (on: KitTestApp, a: Started) => on.attempt(a.sessionId)?.outcome;
+const currentNote = async (on: TestApp, userRef: string) => (await applied(on, userRef)).at(-1)?.note;
+const outcome = async (on: TestApp, a: Started) => (await on.attempt(a.sessionId))?.outcome;
 
-const sweep = (on: KitTestApp, owner: string, concurrency = 4) =>
+const sweep = (on: TestApp, owner: string, concurrency = 4) =>
   runSweep({ ...contextOf(on.kit), now: () => Date.now() + 10 * 60_000 }, { owner, concurrency });
 
 describe('landing', () => {
   it('an older verified attempt landing after a newer one was applied is superseded: its own page, nothing applied', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const older = await startNote(alice, 'older one');
     const newer = await startNote(alice, 'newer one');
     await verify(app, older);
@@ -80,30 +80,29 @@ describe('landing', () => {
     expect(late.status).toBe(200);
     expect(html).toContain('A newer request replaced this one');
     expect(html).not.toContain('name="restart"');
-    expect(currentNote(app, 'user-alice')).toBe('newer one');
+    expect(await currentNote(app, 'user-alice')).toBe('newer one');
     expect(app.grants(older.sessionId)).toBe(0);
-    expect(app.attempt(older.sessionId)).toMatchObject({ outcome: 'superseded' });
+    expect(await app.attempt(older.sessionId)).toMatchObject({ outcome: 'superseded' });
     const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
     const line = expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', route: 'landing' });
     expect(logged).toContainEqual(line);
-    expectNeverOlderAfterNewer(app, 'user-alice');
+    await expectNeverOlderAfterNewer(app, 'user-alice');
   });
 
   it('applying a newer attempt settles the older still-pending ones at once: verified later, they never apply', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const older = await startNote(alice, 'pending older');
     const newer = await startNote(alice, 'applied newer');
     await verify(app, newer);
     await alice.landFor(newer.sessionId, newer.state);
-    expect(outcome(app, older)).toBe('superseded');
-    const supersededBy = app.db.prepare('SELECT superseded_by AS by FROM verify_kit_attempts WHERE session_id = ?');
-    expect(supersededBy.get(older.sessionId)).toEqual({ by: newer.sessionId });
+    expect(await outcome(app, older)).toBe('superseded');
+    expect((await app.attempt(older.sessionId))?.supersededBy).toBe(newer.sessionId);
 
     await verify(app, older); // the user finishes the old tab afterwards
     await alice.landFor(older.sessionId, older.state);
     const report = await sweep(app, 'ordering-pending-older');
     expect(report.fulfilled).toBe(0);
-    expect(currentNote(app, 'user-alice')).toBe('applied newer');
+    expect(await currentNote(app, 'user-alice')).toBe('applied newer');
     expect(app.grants(older.sessionId)).toBe(0);
   });
 
@@ -111,15 +110,15 @@ describe('landing', () => {
     'an older verified attempt still applies when the newer one was abandoned (failed): it is ' +
       'the newest verified intent',
     async () => {
-      const bob = await new TestUser(app, seen).signIn('bob');
+      const bob = await app.agent(seen).signIn('bob');
       const older = await startNote(bob, 'kept older');
       const newer = await startNote(bob, 'abandoned newer');
       await verify(app, older);
       await fail(app, newer);
       await bob.landFor(newer.sessionId, newer.state);
-      expect(outcome(app, newer)).toBe('failed');
+      expect(await outcome(app, newer)).toBe('failed');
       expect((await bob.landFor(older.sessionId, older.state)).status).toBe(303);
-      expect(currentNote(app, 'user-bob')).toBe('kept older');
+      expect(await currentNote(app, 'user-bob')).toBe('kept older');
     },
   );
 
@@ -127,36 +126,36 @@ describe('landing', () => {
     'an older verified attempt applies while the newer one is still pending; the newer one, ' +
       'verified later, applies after it',
     async () => {
-      const bob = await new TestUser(app, seen).signIn('bob');
+      const bob = await app.agent(seen).signIn('bob');
       const older = await startNote(bob, 'first applied');
       const newer = await startNote(bob, 'then newer');
       await verify(app, older);
       expect((await bob.landFor(older.sessionId, older.state)).status).toBe(303);
-      expect(outcome(app, newer)).toBe('pending');
+      expect(await outcome(app, newer)).toBe('pending');
       await verify(app, newer);
       expect((await bob.landFor(newer.sessionId, newer.state)).status).toBe(303);
-      expect(currentNote(app, 'user-bob')).toBe('then newer');
-      expectNeverOlderAfterNewer(app, 'user-bob');
+      expect(await currentNote(app, 'user-bob')).toBe('then newer');
+      await expectNeverOlderAfterNewer(app, 'user-bob');
     },
   );
 
   it("one user's ordering never touches another user's attempts of the same action", async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const alice = await app.agent(seen).signIn('alice');
+    const bob = await app.agent(seen).signIn('bob');
     const bobsOlder = await startNote(bob, 'bob before alice');
     const alicesNewer = await startNote(alice, 'alice after bob');
     await verify(app, alicesNewer);
     await alice.landFor(alicesNewer.sessionId, alicesNewer.state);
-    expect(outcome(app, bobsOlder)).toBe('pending');
+    expect(await outcome(app, bobsOlder)).toBe('pending');
     await verify(app, bobsOlder);
     expect((await bob.landFor(bobsOlder.sessionId, bobsOlder.state)).status).toBe(303);
-    expect(currentNote(app, 'user-bob')).toBe('bob before alice');
+    expect(await currentNote(app, 'user-bob')).toBe('bob before alice');
   });
 });
 
 describe('sweep', () => {
   it('reads an older verified attempt while the newer one lands: counts it superseded, logs it, applies nothing', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const older = await startNote(alice, 'swept older');
     const newer = await startNote(alice, 'landed newer');
     await verify(app, older);
@@ -174,8 +173,8 @@ describe('sweep', () => {
     const later = () => Date.now() + 10 * 60_000;
     const report = await runSweep({ ...deps, client, now: later }, { owner: 'ordering-sweep-race' });
     expect(report.superseded).toBeGreaterThanOrEqual(1);
-    expect(outcome(app, older)).toBe('superseded');
-    expect(currentNote(app, 'user-alice')).toBe('landed newer');
+    expect(await outcome(app, older)).toBe('superseded');
+    expect(await currentNote(app, 'user-alice')).toBe('landed newer');
     const logged = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged).toContainEqual(
       expect.objectContaining({ sessionId: older.sessionId, outcome: 'superseded', supersededBy: newer.sessionId }),
@@ -183,7 +182,7 @@ describe('sweep', () => {
   });
 
   it('two verified attempts nobody landed, the newer read first: the newer one is applied, the older superseded', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     const older = await startNote(bob, 'sweep older');
     const newer = await startNote(bob, 'sweep newer');
     await verify(app, newer);
@@ -192,15 +191,15 @@ describe('sweep', () => {
     app.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0 WHERE session_id = ?').run(newer.sessionId);
     await sweep(app, 'ordering-both-verified', 1);
     expect(app.grants(newer.sessionId)).toBe(1);
-    expect(currentNote(app, 'user-bob')).toBe('sweep newer');
+    expect(await currentNote(app, 'user-bob')).toBe('sweep newer');
     // Settled by the newer one's transaction, so the sweep never even read it again.
-    expect(outcome(app, older)).toBe('superseded');
+    expect(await outcome(app, older)).toBe('superseded');
     expect(app.grants(older.sessionId)).toBe(0);
-    expectNeverOlderAfterNewer(app, 'user-bob');
+    await expectNeverOlderAfterNewer(app, 'user-bob');
   });
 
   it('an older verified attempt whose newer sibling expired is applied by the sweep', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const older = await startNote(alice, 'outlived newer');
     const newer = await startNote(alice, 'expired newer');
     await verify(app, older);
@@ -209,15 +208,15 @@ describe('sweep', () => {
       .prepare('UPDATE verify_kit_attempts SET created_at = created_at - 2 * 86400000 WHERE session_id = ?')
       .run(newer.sessionId);
     const report = await sweep(app, 'ordering-newer-expired');
-    expect(outcome(app, newer)).toBe('expired');
+    expect(await outcome(app, newer)).toBe('expired');
     expect(report.fulfilled).toBeGreaterThanOrEqual(1);
-    expect(currentNote(app, 'user-alice')).toBe('outlived newer');
+    expect(await currentNote(app, 'user-alice')).toBe('outlived newer');
   });
 });
 
 describe('concurrent arrivals', () => {
   it('older and newer landing together many times, with a sweep running: the newer one is what stays applied', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     const older = await startNote(bob, 'racing older');
     const newer = await startNote(bob, 'racing newer');
     await verify(app, older);
@@ -227,27 +226,27 @@ describe('concurrent arrivals', () => {
       ...Array.from({ length: 6 }, () => bob.landFor(newer.sessionId, newer.state)),
       sweep(app, 'ordering-race'),
     ]);
-    expect(currentNote(app, 'user-bob')).toBe('racing newer');
+    expect(await currentNote(app, 'user-bob')).toBe('racing newer');
     expect(app.grants(newer.sessionId)).toBe(1);
     expect(app.grants(older.sessionId)).toBeLessThanOrEqual(1);
-    expect(['fulfilled', 'superseded']).toContain(outcome(app, older));
-    expectNeverOlderAfterNewer(app, 'user-bob');
+    expect(['fulfilled', 'superseded']).toContain(await outcome(app, older));
+    await expectNeverOlderAfterNewer(app, 'user-bob');
   });
 });
 
 describe("ordering 'independent'", () => {
   it('every verified attempt applies, an older one after a newer one included', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await alice.start('grant_badge');
-    const older = app.latestAttempt();
+    const older = await app.latestAttempt();
     await alice.start('grant_badge');
-    const newer = app.latestAttempt();
-    await app.emulator.control.complete(older.session_id, { outcome: 'verified' });
-    await app.emulator.control.complete(newer.session_id, { outcome: 'verified' });
-    expect((await alice.landFor(newer.session_id, newer.state)).status).toBe(303);
-    expect((await alice.landFor(older.session_id, older.state)).status).toBe(303);
-    expect(app.grants(older.session_id)).toBe(1);
-    expect(app.grants(newer.session_id)).toBe(1);
+    const newer = await app.latestAttempt();
+    await app.emulator.control.complete(older.sessionId, { outcome: 'verified' });
+    await app.emulator.control.complete(newer.sessionId, { outcome: 'verified' });
+    expect((await alice.landFor(newer.sessionId, newer.state)).status).toBe(303);
+    expect((await alice.landFor(older.sessionId, older.state)).status).toBe(303);
+    expect(app.grants(older.sessionId)).toBe(1);
+    expect(app.grants(newer.sessionId)).toBe(1);
   });
 });
 
@@ -259,8 +258,8 @@ describe('mobile completion', () => {
       body: JSON.stringify({ action: 'set_note', note }),
     });
     expect(response.status).toBe(200);
-    const row = mobile.latestAttempt();
-    return { sessionId: row.session_id, state: row.state };
+    const row = await mobile.latestAttempt();
+    return { sessionId: row.sessionId, state: row.state };
   }
   const completeMobile = async (a: Started) => {
     const response = await fetch(`${mobile.url}/verify/mobile/complete`, {
@@ -278,7 +277,7 @@ describe('mobile completion', () => {
     await verify(mobile, newer);
     expect(await completeMobile(newer)).toEqual({ outcome: 'fulfilled' });
     expect(await completeMobile(older)).toEqual({ outcome: 'superseded' });
-    expect(currentNote(mobile, 'user-alice')).toBe('mobile newer');
+    expect(await currentNote(mobile, 'user-alice')).toBe('mobile newer');
     expect(mobile.grants(older.sessionId)).toBe(0);
   });
 
@@ -289,6 +288,6 @@ describe('mobile completion', () => {
     await fail(mobile, newer);
     expect(await completeMobile(newer)).toEqual({ outcome: 'failed', reason: 'otp_locked' });
     expect(await completeMobile(older)).toEqual({ outcome: 'fulfilled' });
-    expect(currentNote(mobile, 'user-alice')).toBe('mobile kept');
+    expect(await currentNote(mobile, 'user-alice')).toBe('mobile kept');
   });
 });

@@ -8,11 +8,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutcomeEvent } from '../../middleware/index.ts';
 import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { newSeen, TestUser } from './helpers/user.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Agent } from '../support/agent.ts';
+import { newSeen } from '../support/seen.ts';
+import { waitFor } from '../support/wait-for.ts';
 
-let app: KitTestApp;
-let mobile: KitTestApp;
+let app: TestApp;
+let mobile: TestApp;
 const seen = newSeen();
 const delivered: OutcomeEvent[] = [];
 /** What the hook does next: 'ok', throw once, or hang until released. */
@@ -30,8 +32,8 @@ async function onOutcome(event: OutcomeEvent): Promise<void> {
 
 beforeAll(async () => {
   [app, mobile] = await Promise.all([
-    startKitTestApp({ kit: { onOutcome } }),
-    startKitTestApp({ kit: { onOutcome }, mobileReturnUrl: 'com.example.kit://verify/return' }),
+    startTestApp({ kit: { onOutcome } }),
+    startTestApp({ kit: { onOutcome }, mobileReturnUrl: 'com.example.kit://verify/return' }),
   ]);
 });
 afterAll(async () => {
@@ -43,31 +45,28 @@ beforeEach(() => {
 });
 
 async function waitForEvent(sessionId: string): Promise<OutcomeEvent> {
-  for (let i = 0; i < 200; i++) {
-    const found = delivered.find((e) => e.sessionId === sessionId);
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`no outcome event for ${sessionId}`);
+  const find = () => delivered.find((e) => e.sessionId === sessionId);
+  await waitFor(() => find() !== undefined, 2000, `the outcome event of ${sessionId}`);
+  return find()!;
 }
 
-const deliveredRow = (on: KitTestApp, sessionId: string) =>
+const deliveredRow = (on: TestApp, sessionId: string) =>
   on.db
     .prepare('SELECT delivered_at AS deliveredAt, deliveries FROM verify_kit_outcome_events WHERE session_id = ?')
     .get(sessionId) as { deliveredAt: number | null; deliveries: number } | undefined;
 
-const sweepAt = (on: KitTestApp, offsetMs: number, owner: string) =>
+const sweepAt = (on: TestApp, offsetMs: number, owner: string) =>
   runSweep({ ...contextOf(on.kit), now: () => Date.now() + offsetMs }, { owner });
 
-async function started(user: TestUser, action = 'set_note', note = 'hello') {
+async function started(user: Agent, action = 'set_note', note = 'hello') {
   await user.start(action, action === 'set_note' ? { note } : {});
-  const row = app.latestAttempt();
-  return { sessionId: row.session_id, state: row.state };
+  const row = await app.latestAttempt();
+  return { sessionId: row.sessionId, state: row.state };
 }
 
 describe('onOutcome', () => {
   it('a fulfilment by the landing is delivered once, after commit, with the destination and params', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const a = await started(alice, 'set_note', 'mail me');
     await app.emulator.control.complete(a.sessionId, { outcome: 'verified' });
     expect((await alice.landFor(a.sessionId, a.state)).status).toBe(303);
@@ -90,7 +89,7 @@ describe('onOutcome', () => {
   });
 
   it('a failure and a superseded attempt are delivered with their reason and the newer session', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     const failed = await started(bob, 'set_note', 'will fail');
     await app.emulator.control.complete(failed.sessionId, { outcome: 'failed', reason: 'otp_locked' });
     await bob.landFor(failed.sessionId, failed.state);
@@ -106,7 +105,7 @@ describe('onOutcome', () => {
   });
 
   it('an attempt the sweep expires is delivered with source sweep', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     const a = await started(bob, 'grant_badge');
     app.db
       .prepare('UPDATE verify_kit_attempts SET created_at = created_at - 2 * 86400000 WHERE session_id = ?')
@@ -123,19 +122,19 @@ describe('onOutcome', () => {
       body: JSON.stringify({ action: 'grant_badge' }),
     });
     expect(response.status).toBe(200);
-    const row = mobile.latestAttempt();
-    await mobile.emulator.control.complete(row.session_id, { outcome: 'verified' });
+    const row = await mobile.latestAttempt();
+    await mobile.emulator.control.complete(row.sessionId, { outcome: 'verified' });
     await fetch(`${mobile.url}/verify/mobile/complete`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-test-user': 'bob' },
-      body: JSON.stringify({ session_id: row.session_id, state: row.state }),
+      body: JSON.stringify({ session_id: row.sessionId, state: row.state }),
     });
-    const event = await waitForEvent(row.session_id);
+    const event = await waitForEvent(row.sessionId);
     expect(event).toMatchObject({ outcome: 'fulfilled', source: 'mobile', userRef: 'user-bob' });
   });
 
   it('a hook that throws is delivered again by the sweep once its retry is due, then never again', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const a = await started(alice, 'grant_badge');
     await app.emulator.control.complete(a.sessionId, { outcome: 'verified' });
     behaviour = 'throw-once';
@@ -158,7 +157,7 @@ describe('onOutcome', () => {
   });
 
   it('a hook that never finishes does not hold up the redirect', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const a = await started(alice, 'grant_badge');
     await app.emulator.control.complete(a.sessionId, { outcome: 'verified' });
     behaviour = 'hang';

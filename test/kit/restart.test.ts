@@ -4,7 +4,6 @@
  * with the earlier attempt's stored parameters, and a refusal is a clear 4xx page with no SMS sent
  * and nothing stored.
  */
-import type { Database } from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   KitError,
@@ -13,16 +12,18 @@ import {
   type PrepareContext,
   type VerifiedAttempt,
 } from '../../middleware/index.ts';
-import { startKitTestApp, USERS, type KitTestApp } from './helpers/app.ts';
-import { newSeen, TestUser } from './helpers/user.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { USERS } from '../support/users.ts';
+import type { Agent } from '../support/agent.ts';
+import { newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 const blocked = new Set<string>();
 const prepared: PrepareContext[] = [];
 const fulfilled: VerifiedAttempt[] = [];
 
-const transfer: ActionDefinition<Database> = {
+const transfer: ActionDefinition<unknown> = {
   name: 'transfer',
   operationSensitivity: 'sensitive',
   successPath: '/done/transfer',
@@ -45,17 +46,17 @@ const transfer: ActionDefinition<Database> = {
 };
 
 beforeAll(async () => {
-  app = await startKitTestApp({ kit: { actions: [transfer] } });
+  app = await startTestApp({ kit: { actions: [transfer] } });
 });
 afterAll(async () => {
   await app?.close();
 });
 
-async function failedTransfer(user: TestUser, amount: string) {
+async function failedTransfer(user: Agent, amount: string) {
   await user.start('transfer', { amount });
-  const row = app.latestAttempt();
-  await app.emulator.control.complete(row.session_id, { outcome: 'failed', reason: 'otp_locked' });
-  await user.landFor(row.session_id, row.state);
+  const row = await app.latestAttempt();
+  await app.emulator.control.complete(row.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+  await user.landFor(row.sessionId, row.state);
   return row;
 }
 
@@ -64,7 +65,7 @@ describe('restart', () => {
     'runs prepare again with the stored params, texts the current destination, and fulfil ' +
       'receives that destination',
     async () => {
-      const alice = await new TestUser(app, seen).signIn('alice');
+      const alice = await app.agent(seen).signIn('alice');
       const failed = await failedTransfer(alice, '250');
       const original = USERS.alice!.destination;
       USERS.alice!.destination = '+15550007777'; // the user's number changed after the failure
@@ -74,14 +75,14 @@ describe('restart', () => {
         await alice.start('transfer', { restart: failed.state, amount: '999999' });
         const now = { userRef: 'user-alice', destination: '+15550007777' };
         expect(prepared).toEqual([{ user: now, restartParams: { amount: '250' } }]);
-        const restarted = app.latestAttempt();
-        expect(JSON.parse(restarted.params)).toEqual({ amount: '250' });
+        const restarted = await app.latestAttempt();
+        expect(restarted.params).toEqual({ amount: '250' });
         const sms = await app.emulator.control.outbox();
-        const texted = sms.filter((m) => m.sessionId === restarted.session_id).map((m) => m.to);
+        const texted = sms.filter((m) => m.sessionId === restarted.sessionId).map((m) => m.to);
         expect(texted).toEqual(['+15550007777']);
-        await app.emulator.control.complete(restarted.session_id, { outcome: 'verified' });
-        expect((await alice.landFor(restarted.session_id, restarted.state)).status).toBe(303);
-        const applied = { sessionId: restarted.session_id, destination: '+15550007777', params: { amount: '250' } };
+        await app.emulator.control.complete(restarted.sessionId, { outcome: 'verified' });
+        expect((await alice.landFor(restarted.sessionId, restarted.state)).status).toBe(303);
+        const applied = { sessionId: restarted.sessionId, destination: '+15550007777', params: { amount: '250' } };
         expect(fulfilled.at(-1)).toMatchObject(applied);
       } finally {
         USERS.alice!.destination = original;
@@ -90,26 +91,25 @@ describe('restart', () => {
   );
 
   it('refused by prepare now: a clear 400 page, no SMS, no attempt stored', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     const failed = await failedTransfer(bob, '40');
     blocked.add('user-bob');
     try {
       const sent = (await app.emulator.control.stats()).smsSent;
-      const attempts = app.attemptCount();
+      const attempts = await app.attemptCount();
       const refused = await bob.postStart({ _csrf: bob.csrf, action: 'transfer', restart: failed.state });
       expect(refused.status).toBe(400);
       expect(await refused.text()).toContain('Transfers are blocked for this account.');
       expect((await app.emulator.control.stats()).smsSent).toBe(sent);
-      expect(app.attemptCount()).toBe(attempts);
+      expect(await app.attemptCount()).toBe(attempts);
     } finally {
       blocked.delete('user-bob');
     }
   });
 
   it('a fresh start records the destination it texted', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     await bob.start('transfer', { amount: '5' });
-    const row = app.db.prepare('SELECT destination FROM verify_kit_attempts ORDER BY start_seq DESC LIMIT 1').get();
-    expect(row).toEqual({ destination: USERS.bob!.destination });
+    expect((await app.latestAttempt()).destination).toBe(USERS.bob!.destination);
   });
 });

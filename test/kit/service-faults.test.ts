@@ -4,31 +4,32 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyClient } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { completeOnHostedPage, leaks, newSeen, TestUser } from './helpers/user.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Agent, Started } from '../support/agent.ts';
+import { leaks, newSeen } from '../support/seen.ts';
 
 const seen = newSeen();
 
-async function smsDelta(app: KitTestApp, run: () => Promise<void>) {
+async function smsDelta(app: TestApp, run: () => Promise<void>) {
   const before = await app.emulator.control.stats();
   await run();
   const after = await app.emulator.control.stats();
   return { sms: after.smsSent - before.smsSent, replays: after.replays - before.replays, after };
 }
 
-async function finishes(app: KitTestApp, user: TestUser, handoff: Awaited<ReturnType<TestUser['start']>>) {
-  const attempt = app.latestAttempt();
-  const location = await completeOnHostedPage(app.emulator, handoff, attempt.session_id, seen);
+async function finishes(app: TestApp, user: Agent, handoff: Started) {
+  const attempt = await app.latestAttempt();
+  const location = await user.verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
   const landing = await user.request(location);
   expect(landing.status).toBe(303);
-  expect(app.grants(attempt.session_id)).toBe(1);
+  expect(app.grants(attempt.sessionId)).toBe(1);
 }
 
 describe('create faults (default timeouts)', () => {
-  let app: KitTestApp;
+  let app: TestApp;
   let reuseKey: string | undefined;
   beforeAll(async () => {
-    app = await startKitTestApp({
+    app = await startTestApp({
       wrapClient: (real: VerifyClient): VerifyClient => ({
         createSession: (input, key) => real.createSession(input, reuseKey ?? key),
         getSession: (id) => real.getSession(id),
@@ -41,11 +42,11 @@ describe('create faults (default timeouts)', () => {
   });
 
   it('two 503s then success: one SMS, one session, and the flow completes', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await app.emulator.control.setFaults({ createFailures: 2, createStatus: 503 });
-    let handoff!: Awaited<ReturnType<TestUser['start']>>;
+    let handoff!: Started;
     const { sms, after } = await smsDelta(app, async () => {
-      handoff = await alice.start();
+      handoff = await alice.start('grant_badge');
     });
     expect(sms).toBe(1);
     expect(Math.max(...Object.values(after.smsByIdempotencyKey))).toBe(1);
@@ -53,11 +54,11 @@ describe('create faults (default timeouts)', () => {
   });
 
   it('a connection reset after the service created the session: the retry is replayed, one SMS, and the flow completes', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await app.emulator.control.setFaults({ resetConnections: 1, resetPhase: 'after' });
-    let handoff!: Awaited<ReturnType<TestUser['start']>>;
+    let handoff!: Started;
     const { sms, replays, after } = await smsDelta(app, async () => {
-      handoff = await alice.start();
+      handoff = await alice.start('grant_badge');
     });
     expect(sms).toBe(1);
     expect(replays).toBe(1);
@@ -66,16 +67,16 @@ describe('create faults (default timeouts)', () => {
   });
 
   it('422 idempotency_key_reused is surfaced (502 page, nothing stored, the service code logged), not retried', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     reuseKey = `fixed-${Date.now()}`;
     try {
-      await alice.start(); // first use of the key succeeds
-      const attempts = app.attemptCount();
+      await alice.start('grant_badge'); // first use of the key succeeds
+      const attempts = await app.attemptCount();
       const creates = (await app.emulator.control.stats()).creates;
       const response = await alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' });
       expect(response.status).toBe(502);
       expect(await response.text()).toContain('problem on our side');
-      expect(app.attemptCount()).toBe(attempts);
+      expect(await app.attemptCount()).toBe(attempts);
       expect((await app.emulator.control.stats()).creates).toBe(creates);
       const logged = app.logs.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1);
       expect(logged).toMatchObject({
@@ -90,18 +91,18 @@ describe('create faults (default timeouts)', () => {
   });
 
   it('the service unavailable at the landing: 503 page, nothing fulfilled, a later landing fulfils once', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
-    const handoff = await alice.start();
-    const attempt = app.latestAttempt();
-    const location = await completeOnHostedPage(app.emulator, handoff, attempt.session_id, seen);
+    const alice = await app.agent(seen).signIn('alice');
+    const handoff = await alice.start('grant_badge');
+    const attempt = await app.latestAttempt();
+    const location = await alice.verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
     await app.emulator.control.setFaults({ statusFailures: 10, statusStatus: 503 });
     const down = await alice.request(location);
     expect(down.status).toBe(503);
     expect(await down.text()).toContain('cannot be reached right now');
-    expect(app.grants(attempt.session_id)).toBe(0);
+    expect(app.grants(attempt.sessionId)).toBe(0);
     await app.emulator.control.setFaults({ statusFailures: 0 });
     expect((await alice.request(location)).status).toBe(303);
-    expect(app.grants(attempt.session_id)).toBe(1);
+    expect(app.grants(attempt.sessionId)).toBe(1);
   });
 
   it('leaks: none in this suite', () => {
@@ -110,11 +111,13 @@ describe('create faults (default timeouts)', () => {
 });
 
 describe('409 in flight (short client timeout)', () => {
-  let app: KitTestApp;
+  let app: TestApp;
   beforeAll(async () => {
-    app = await startKitTestApp({
-      clientTimeouts: { headersMs: 400 },
-      clientRetry: { maxAttempts: 12, baseDelayMs: 300, maxDelayMs: 800 },
+    app = await startTestApp({
+      client: {
+        timeouts: { headersMs: 400 },
+        retry: { maxAttempts: 12, baseDelayMs: 300, maxDelayMs: 800 },
+      },
     });
   });
   afterAll(async () => {
@@ -122,13 +125,13 @@ describe('409 in flight (short client timeout)', () => {
   });
 
   it('a create still running when the client retries is answered 409, waited out with the same key, and replayed: one SMS', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await app.emulator.control.setFaults({ createDelayMs: 1200 });
-    let handoff!: Awaited<ReturnType<TestUser['start']>>;
+    let handoff!: Started;
     const began = Date.now();
     const { sms, replays, after } = await smsDelta(app, async () => {
       try {
-        handoff = await alice.start();
+        handoff = await alice.start('grant_badge');
       } finally {
         await app.emulator.control.setFaults({ createDelayMs: 0 });
       }
@@ -138,7 +141,7 @@ describe('409 in flight (short client timeout)', () => {
     expect(sms).toBe(1);
     expect(replays).toBeGreaterThanOrEqual(1);
     expect(Object.values(after.smsByIdempotencyKey)).toEqual([1]);
-    expect(app.attemptCount()).toBe(1);
+    expect(await app.attemptCount()).toBe(1);
     await finishes(app, alice, handoff);
   });
 

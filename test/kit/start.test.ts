@@ -5,16 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KitError, KitErrorCode } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { leaks, newSeen, TestUser } from './helpers/user.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Answer } from '../support/agent.ts';
+import { leaks, newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 let refuseNext = false;
 const hookCalls: Array<{ userRef: string; destination: string; action: string }> = [];
 
 beforeAll(async () => {
-  app = await startKitTestApp({
+  app = await startTestApp({
     kit: {
       beforeCreate: (_req, who) => {
         hookCalls.push(who);
@@ -32,20 +33,20 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function expectNothingCreated(run: () => Promise<Response>, status: number, text?: RegExp) {
-  const before = { attempts: app.attemptCount(), creates: (await app.emulator.control.stats()).creates };
+async function expectNothingCreated(run: () => Promise<Answer>, status: number, text?: RegExp) {
+  const before = { attempts: await app.attemptCount(), creates: (await app.emulator.control.stats()).creates };
   const response = await run();
   expect(response.status).toBe(status);
   const body = await response.text();
   if (text) expect(body).toMatch(text);
-  expect(app.attemptCount()).toBe(before.attempts);
+  expect(await app.attemptCount()).toBe(before.attempts);
   expect((await app.emulator.control.stats()).creates).toBe(before.creates);
   return { response, body };
 }
 
 describe('start refuses', () => {
   it('GET (and other methods than POST) with 405 and Allow: POST', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const { response } = await expectNothingCreated(
       () => alice.request(`/verify/start?action=grant_badge&_csrf=${alice.csrf}`),
       405,
@@ -55,7 +56,7 @@ describe('start refuses', () => {
   });
 
   it('a POST without a CSRF token', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await expectNothingCreated(
       () => alice.postStart({ action: 'grant_badge' }),
       403,
@@ -64,19 +65,19 @@ describe('start refuses', () => {
   });
 
   it('a POST with a wrong CSRF token (same length, one character off)', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const wrong = alice.csrf.slice(0, -1) + (alice.csrf.endsWith('A') ? 'B' : 'A');
     await expectNothingCreated(() => alice.postStart({ _csrf: wrong, action: 'grant_badge' }), 403);
   });
 
   it('another session’s CSRF token', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const alice = await app.agent(seen).signIn('alice');
+    const bob = await app.agent(seen).signIn('bob');
     await expectNothingCreated(() => alice.postStart({ _csrf: bob.csrf, action: 'grant_badge' }), 403);
   });
 
   it('the token given twice (body field and header disagreeing is ambiguous)', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await expectNothingCreated(
       () => alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }, { 'x-csrf-token': 'x' }),
       403,
@@ -84,7 +85,7 @@ describe('start refuses', () => {
   });
 
   it('Sec-Fetch-Site: cross-site even with a valid token', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await expectNothingCreated(
       () => alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }, { 'sec-fetch-site': 'cross-site' }),
       403,
@@ -95,7 +96,7 @@ describe('start refuses', () => {
   });
 
   it('a cross-origin Origin even with a valid token', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await expectNothingCreated(
       () => alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }, { origin: 'http://127.0.0.1:1' }),
       403,
@@ -113,7 +114,7 @@ describe('start refuses', () => {
   });
 
   it('Origin: null (what browsers send under helmet’s no-referrer) is decided by the token, not trusted', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await expectNothingCreated(
       () => alice.postStart({ _csrf: 'wrong', action: 'grant_badge' }, { origin: 'null' }),
       403,
@@ -123,13 +124,13 @@ describe('start refuses', () => {
   });
 
   it('a user who is not signed in (401), even with a session CSRF token', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await alice.request('/test/logout', { method: 'POST' });
     await expectNothingCreated(() => alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' }), 401, /Sign in/);
   });
 
   it('an unknown, missing or duplicated action (400 unknown_action)', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await expectNothingCreated(
       () => alice.postStart({ _csrf: alice.csrf, action: 'delete_everything' }),
       400,
@@ -148,7 +149,7 @@ describe('start refuses', () => {
   });
 
   it('parameters the action’s prepare rejects (400), before any session exists', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await expectNothingCreated(
       () => alice.postStart({ _csrf: alice.csrf, action: 'set_note', note: '<script>' }),
       400,
@@ -157,7 +158,7 @@ describe('start refuses', () => {
   });
 
   it('a start the beforeCreate hook (rate limits) refuses: 429 with Retry-After, no session, no SMS', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const sms = (await app.emulator.control.stats()).smsSent;
     refuseNext = true;
     const { response } = await expectNothingCreated(
@@ -173,7 +174,7 @@ describe('start refuses', () => {
 
 describe('start accepts', () => {
   it('a same-origin POST without fetch metadata (older browsers) creates one session with the server’s own user data', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const sms = (await app.emulator.control.stats()).smsSent;
     const response = await alice.request('/verify/start', {
       method: 'POST',
@@ -188,22 +189,19 @@ describe('start accepts', () => {
       }).toString(),
     });
     expect(response.status).toBe(200);
-    const attempt = app.latestAttempt();
-    expect(attempt.user_ref).toBe('user-alice');
+    const attempt = await app.latestAttempt();
+    expect(attempt.userRef).toBe('user-alice');
     expect((await app.emulator.control.stats()).smsSent).toBe(sms + 1);
     const outbox = await app.emulator.control.outbox();
-    expect(outbox.at(-1)).toMatchObject({ to: '+15550001111', sessionId: attempt.session_id });
-    const row = app.db.prepare('SELECT return_to FROM verify_kit_attempts WHERE state = ?').get(attempt.state) as {
-      return_to: string;
-    };
-    expect(row.return_to).toBe('/done/badge');
+    expect(outbox.at(-1)).toMatchObject({ to: '+15550001111', sessionId: attempt.sessionId });
+    expect((await app.store.findAttemptByState(attempt.state))?.returnTo).toBe('/done/badge');
   });
 });
 
 describe('start-again page', () => {
   it('offers a fresh POST form (CSRF token, same action) and never carries a handoff', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
-    const handoff = await alice.start();
+    const alice = await app.agent(seen).signIn('alice');
+    const handoff = await alice.start('grant_badge');
     const page = await alice.request('/verify/start-again?action=grant_badge');
     const html = await page.text();
     expect(page.status).toBe(200);
@@ -217,13 +215,13 @@ describe('start-again page', () => {
   });
 
   it('answers 400 without a form for a missing, unknown or duplicated action, and offers no form to a signed-out visitor', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     for (const query of ['', '?action=nope', '?action=grant_badge&action=grant_badge']) {
       const answer = await alice.request(`/verify/start-again${query}`);
       expect(answer.status, query).toBe(400);
       expect(await answer.text()).not.toContain('<form');
     }
-    const stranger = new TestUser(app, seen);
+    const stranger = app.agent(seen);
     expect(await (await stranger.request('/verify/start-again?action=grant_badge')).text()).not.toContain('<form');
   });
 });

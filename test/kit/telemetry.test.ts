@@ -15,8 +15,9 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MetricName, SpanName } from '../../middleware/telemetry.ts';
-import { startKitTestApp, USERS, type KitTestApp } from './helpers/app.ts';
-import { completeOnHostedPage, newSeen, TestUser } from './helpers/user.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { USERS } from '../support/users.ts';
+import { newSeen } from '../support/seen.ts';
 
 class CollectingReader extends MetricReader {
   protected override async onForceFlush(): Promise<void> {}
@@ -25,14 +26,14 @@ class CollectingReader extends MetricReader {
 
 const spans = new InMemorySpanExporter();
 const reader = new CollectingReader();
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 
 beforeAll(async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
   metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
-  app = await startKitTestApp({ kit: { limits: { perUser: { points: 3, durationSeconds: 600 } } } });
+  app = await startTestApp({ kit: { limits: { perUser: { points: 3, durationSeconds: 600 } } } });
 });
 afterAll(async () => {
   await app?.close();
@@ -54,10 +55,10 @@ describe('OpenTelemetry', () => {
   let sessionId = '';
 
   it('a verified start and landing give start, create, landing, status read and fulfil spans, nested per request', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     const handoff = await alice.start('grant_badge');
-    sessionId = app.latestAttempt().session_id;
-    const location = await completeOnHostedPage(app.emulator, handoff, sessionId, seen);
+    sessionId = (await app.latestAttempt()).sessionId;
+    const location = await alice.verifyOnHostedPage({ ...handoff, sessionId: sessionId });
     expect((await alice.request(location)).status).toBe(303);
 
     const [start] = named(SpanName.Start);
@@ -82,7 +83,7 @@ describe('OpenTelemetry', () => {
   });
 
   it('a refused start is an error span with the code, and counted by the budget that refused it', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     for (let i = 0; i < 3; i++) await bob.start('grant_badge');
     expect((await bob.postStart({ _csrf: bob.csrf, action: 'grant_badge' })).status).toBe(429);
     const refused = named(SpanName.Start).at(-1);
@@ -119,17 +120,17 @@ describe('OpenTelemetry', () => {
   });
 
   it('counts each outcome once when it is recorded, by source and reason (a reload counts nothing more)', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     await alice.start('grant_badge');
-    const failing = app.latestAttempt();
-    await app.emulator.control.complete(failing.session_id, { outcome: 'failed', reason: 'otp_locked' });
-    await alice.landFor(failing.session_id, failing.state);
-    await alice.landFor(failing.session_id, failing.state);
+    const failing = await app.latestAttempt();
+    await app.emulator.control.complete(failing.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+    await alice.landFor(failing.sessionId, failing.state);
+    await alice.landFor(failing.sessionId, failing.state);
     await alice.start('grant_badge');
-    const abandoned = app.latestAttempt();
+    const abandoned = await app.latestAttempt();
     app.db
       .prepare('UPDATE verify_kit_attempts SET created_at = ? WHERE session_id = ?')
-      .run(Date.now() - 25 * 3_600_000, abandoned.session_id);
+      .run(Date.now() - 25 * 3_600_000, abandoned.sessionId);
     await app.kit.runSweep();
 
     const { resourceMetrics } = await reader.collect();
@@ -144,9 +145,7 @@ describe('OpenTelemetry', () => {
   });
 
   it('no span or metric attribute carries the secret, a handoff, a phone number or a state', async () => {
-    const states = (app.db.prepare('SELECT state FROM verify_kit_attempts').all() as { state: string }[]).map(
-      (r) => r.state,
-    );
+    const states = (await app.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER })).map((a) => a.state);
     const forbidden = [
       app.secret,
       ...seen.handoffs,

@@ -9,7 +9,7 @@ import { createStartLimits, type StartLimitsOptions } from '../../middleware/rat
 import type { PostgresStore } from '../../middleware/store/postgres.ts';
 import type { StartBudgetCounter } from '../../middleware/store/types.ts';
 import type { SqliteStore } from '../../middleware/store/sqlite.ts';
-import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
+import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 
 const fromIp = (ip: string) => ({ ip }) as Request;
 type Consume = (req: Request, who: { userRef: string; destination: string }) => Promise<void>;

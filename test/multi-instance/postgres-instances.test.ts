@@ -13,10 +13,11 @@ import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
 import type { VerifyClient } from '../../middleware/types.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres.ts';
-import { FixtureUser } from '../fixtures/kit-app.ts';
-import { ACTION, jsonLines, waitFor } from '../sweep/harness.ts';
+import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { ACTION, jsonLines } from '../support/sweep-bench.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { Agent, testAppSite } from '../support/agent.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APP = fileURLToPath(new URL('../fixtures/crash-app.ts', import.meta.url));
@@ -178,13 +179,10 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
   });
 
   it('200 concurrent landings of one attempt, spread over three app instances, fulfil it exactly once', async () => {
-    const owner = await new FixtureUser(instances[0]!.url, 'lander', PUBLIC_URL).signIn();
-    expect((await owner.start()).status).toBe(200);
-    const { session_id: sessionId, state } = (
-      await database.pool.query<{ session_id: string; state: string }>(
-        "SELECT session_id, state FROM verify_kit_attempts WHERE user_ref = 'user-lander'",
-      )
-    ).rows[0]!;
+    const owner = await new Agent(testAppSite(instances[0]!.url, PUBLIC_URL)).signIn('lander');
+    expect((await owner.tryStart('grant')).status).toBe(200);
+    const [lander] = await store.listAttempts({ userRef: 'user-lander', limit: 1 });
+    const { sessionId, state } = lander!;
     expect((await control.complete(sessionId, { outcome: 'verified' })).status).toBe(200);
     const path = `/verify/return?session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(state)}`;
     const answers = await Promise.all(
@@ -195,7 +193,7 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     );
     // 303 for the owner's browser on the instance holding its session, 200 (neutral page) elsewhere.
     expect(answers.filter((status) => status !== 200 && status !== 303)).toEqual([]);
-    expect(await count('SELECT count(*) AS n FROM fixture_effects WHERE session_id = $1', [sessionId])).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM test_effects WHERE session_id = $1', [sessionId])).toBe(1);
     expect((await store.findAttemptByState(state))?.outcome).toBe('fulfilled');
   });
 
@@ -204,16 +202,16 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
       'instances they hit',
     async () => {
       const smsBefore = (await control.stats()).smsSent;
-      const users = instances.map((instance) => new FixtureUser(instance.url, 'limited', PUBLIC_URL));
-      for (const user of users) await user.signIn();
+      const users = instances.map((instance) => new Agent(testAppSite(instance.url, PUBLIC_URL)));
+      for (const user of users) await user.signIn('limited');
       const answers = await Promise.all(
-        Array.from({ length: 9 }, async (_, i) => (await users[i % 3]!.start()).status),
+        Array.from({ length: 9 }, async (_, i) => (await users[i % 3]!.tryStart('grant')).status),
       );
       expect(answers.filter((status) => status === 200)).toHaveLength(PER_USER_STARTS);
       expect(answers.filter((status) => status === 429)).toHaveLength(9 - PER_USER_STARTS);
       expect((await control.stats()).smsSent - smsBefore).toBe(PER_USER_STARTS);
-      const stored = await count("SELECT count(*) AS n FROM verify_kit_attempts WHERE user_ref = 'user-limited'");
-      expect(stored).toBe(PER_USER_STARTS);
+      const stored = await store.listAttempts({ userRef: 'user-limited', limit: Number.MAX_SAFE_INTEGER });
+      expect(stored).toHaveLength(PER_USER_STARTS);
     },
   );
 

@@ -4,7 +4,7 @@
  * crossed landings, mobile completions, sweep runs, injected service faults (5xx bursts on reads
  * and creates, connection resets before/after create) and a corrupted service echo for chosen
  * attempts, over several users and attempts, against a web kit and a mobile kit sharing one SQLite
- * store (test/fixtures/kit-app.ts), over real HTTP to the emulator through a rewriting proxy.
+ * store (test/support/app.ts), over real HTTP to the emulator through a rewriting proxy.
  *
  * Invariants, checked after every step and at the end of every run:
  *  - at most one fulfilment (effect row) per attempt;
@@ -28,17 +28,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
-import {
-  effectCountsOf,
-  FixtureUser,
-  MOBILE_RETURN_URL,
-  startFixtureApp,
-  type FixtureApp,
-} from '../fixtures/kit-app.ts';
-import { resetStartLimits, startServiceProxy, type Recorder } from '../security/harness.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
-import { describeEachStore } from '../helpers/stores.ts';
+import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { effectCounts, MOBILE_RETURN_URL, NO_PENDING_RECHECKS, startTestApp, type TestApp } from '../support/app.ts';
+import { resetStartLimits, startServiceProxy, type Recorder } from '../support/security-stack.ts';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
+import { describeEachStore } from '../support/stores.ts';
+import { Agent, testAppSite } from '../support/agent.ts';
 
 /** Property runs per store: every step is several HTTP and database round trips. */
 const RUNS = { sqlite: 25, postgres: 15 } as const;
@@ -51,7 +46,7 @@ let database: TestDatabase | undefined;
 let emulator: RunningEmulator;
 let proxy: Awaited<ReturnType<typeof startServiceProxy>>;
 let control: ControlApi;
-let app: FixtureApp;
+let app: TestApp;
 /** Sessions whose status echo the proxy corrupts (a compromised or buggy service answer). */
 const corrupted = new Set<string>();
 const recorder: Recorder = { exchanges: [], logs: [] };
@@ -65,8 +60,8 @@ const tamper = {
 async function startApp(kind: 'sqlite' | 'postgres'): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), 'prop-'));
   database = kind === 'postgres' ? await createTestDatabase({ max: 2 }) : undefined;
-  app = await startFixtureApp({
-    ...(database === undefined ? { databasePath: join(dir, 'app.sqlite') } : { databaseUrl: database.url }),
+  app = await startTestApp({
+    database: database === undefined ? { path: join(dir, 'app.sqlite') } : { url: database.url },
     service: async (returnUrl) => {
       emulator = await startEmulator({
         port: 0,
@@ -82,9 +77,12 @@ async function startApp(kind: 'sqlite' | 'postgres'): Promise<void> {
       proxy = await startServiceProxy(emulator.url, tamper, recorder);
       return { baseUrl: proxy.url, ...WEB };
     },
-    mobile: MOBILE,
-    clientTimeouts: { connectMs: 500, headersMs: 2000, bodyMs: 2000 },
-    clientRetry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, budgetMs: 1000 },
+    mobileKit: MOBILE,
+    client: {
+      timeouts: { connectMs: 500, headersMs: 2000, bodyMs: 2000 },
+      retry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, budgetMs: 1000 },
+    },
+    kit: { landing: NO_PENDING_RECHECKS },
   });
   recorder.exchanges.length = 0;
 }
@@ -162,11 +160,18 @@ interface AttemptRow {
   superseded_by: string | null;
 }
 
+/** Every stored attempt, read through the kit's store. */
 async function rows(): Promise<AttemptRow[]> {
-  const found = await app.query<AttemptRow>(
-    'SELECT session_id, state, user_ref, platform, outcome, start_seq, superseded_by FROM verify_kit_attempts',
-  );
-  return found.map((row) => ({ ...row, start_seq: Number(row.start_seq) })); // BIGINT on PostgreSQL
+  const found = await app.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER });
+  return found.map((a) => ({
+    session_id: a.sessionId,
+    state: a.state,
+    user_ref: a.userRef,
+    platform: a.platform,
+    outcome: a.outcome,
+    start_seq: a.startSeq,
+    superseded_by: a.supersededBy,
+  }));
 }
 
 async function resetLimits(): Promise<void> {
@@ -176,10 +181,11 @@ async function resetLimits(): Promise<void> {
 
 /** "An older attempt must never be applied after a newer one of the same user and action was applied." */
 async function checkOrdering(bySession: Map<string, AttemptRow>): Promise<void> {
-  const applied = await app.query<{ userRef: string; seq: number | string }>(
-    `SELECT e.user_ref AS "userRef", a.start_seq AS seq
-     FROM fixture_effects e JOIN verify_kit_attempts a ON a.session_id = e.session_id ORDER BY e.id`,
+  const seqOf = new Map((await rows()).map((row) => [row.session_id, row.start_seq]));
+  const effects = await app.query<{ userRef: string; sessionId: string }>(
+    'SELECT user_ref AS "userRef", session_id AS "sessionId" FROM test_effects ORDER BY id',
   );
+  const applied = effects.map(({ userRef, sessionId }) => ({ userRef, seq: seqOf.get(sessionId) }));
   const lastApplied = new Map<string, number>();
   for (const { userRef, seq } of applied) {
     const previous = lastApplied.get(userRef) ?? -1;
@@ -217,8 +223,8 @@ function serviceStatus(row: Pick<AttemptRow, 'session_id'>): { status: string; s
 /** The invariants that must hold at every moment. */
 async function checkSafety(): Promise<void> {
   type Effect = { session_id: string; state: string; user_ref: string };
-  const effects = await app.query<Effect>('SELECT session_id, state, user_ref FROM fixture_effects');
-  const counts = await effectCountsOf(app);
+  const effects = await app.query<Effect>('SELECT session_id, state, user_ref FROM test_effects');
+  const counts = await effectCounts(app);
   for (const [sessionId, n] of counts) expect(n, `effects of ${sessionId}`).toBe(1);
   const bySession = new Map((await rows()).map((r) => [r.session_id, r]));
   for (const effect of effects) {
@@ -247,7 +253,7 @@ async function execute(ops: Op[]): Promise<void> {
   run += 1;
   await resetLimits();
   const users = await Promise.all(
-    Array.from({ length: USERS }, (_, i) => new FixtureUser(app.url, `r${run}u${i}`).signIn()),
+    Array.from({ length: USERS }, (_, i) => new Agent(testAppSite(app.url)).signIn(`r${run}u${i}`)),
   );
   const attempts: Attempt[] = [];
   const pick = (i: number) => (attempts.length === 0 ? undefined : attempts[i % attempts.length]);
@@ -264,7 +270,7 @@ async function execute(ops: Op[]): Promise<void> {
               headers: { 'content-type': 'application/json' },
               body: JSON.stringify({ action: 'grant' }),
             })
-          : await user.start();
+          : await user.tryStart('grant');
         expect([200, 503]).toContain(answer.status);
         if (answer.status === 200) {
           const added = (await rows()).filter((r) => !before.has(r.session_id));
@@ -296,7 +302,7 @@ async function execute(ops: Op[]): Promise<void> {
               headers: { 'content-type': 'application/json' },
               body: JSON.stringify({ session_id: a.sessionId, state: a.state }),
             })
-          : await user.land(a.sessionId, a.state);
+          : await user.landFor(a.sessionId, a.state);
         const allowed = statusFaultsOn || corrupted.has(a.sessionId) ? [200, 303, 502, 503] : [200, 303];
         expect(allowed, `${answer.status} ${answer.body.slice(0, 120)}`).toContain(answer.status);
         if (answer.status === 303) {
@@ -320,7 +326,7 @@ async function execute(ops: Op[]): Promise<void> {
                   headers: { 'content-type': 'application/json' },
                   body: JSON.stringify({ session_id: a.sessionId, state: a.state }),
                 })
-              : user.land(a.sessionId, a.state),
+              : user.landFor(a.sessionId, a.state),
           ),
         );
         const allowed = statusFaultsOn || corrupted.has(a.sessionId) ? [200, 303, 502, 503] : [200, 303];
@@ -332,7 +338,7 @@ async function execute(ops: Op[]): Promise<void> {
         const a = pick(op.a);
         const b = pick(op.b);
         if (a === undefined || b === undefined || a === b) break;
-        const answer = await users[a.owner]!.land(a.sessionId, b.state);
+        const answer = await users[a.owner]!.landFor(a.sessionId, b.state);
         expect(answer.status).toBe(400);
         break;
       }
@@ -384,7 +390,7 @@ async function execute(ops: Op[]): Promise<void> {
     );
   }
   await checkSafety();
-  const counts = await effectCountsOf(app);
+  const counts = await effectCounts(app);
   const stored = await rows();
   const newestVerified = new Map<string, AttemptRow>();
   for (const a of attempts) {
@@ -460,9 +466,8 @@ describeEachStore('random interleavings of landings, reloads, mobile completions
         },
       );
       // The runs really exercised the paths (not vacuous): fulfilments by several routes happened.
-      const fulfilledPlatforms = "SELECT DISTINCT platform FROM verify_kit_attempts WHERE outcome = 'fulfilled'";
-      const platforms = await app.query<{ platform: string }>(fulfilledPlatforms);
-      expect(platforms.map((p) => p.platform).sort()).toEqual(['mobile', 'web']);
+      const fulfilled = await app.store.listAttempts({ outcome: 'fulfilled', limit: Number.MAX_SAFE_INTEGER });
+      expect([...new Set(fulfilled.map((a) => a.platform))].sort()).toEqual(['mobile', 'web']);
       const stored = await rows();
       expect(stored.some((r) => r.outcome === 'failed')).toBe(true);
       expect(stored.some((r) => r.outcome === 'superseded')).toBe(true);

@@ -1,7 +1,7 @@
 /**
  * The attack catalogue, one named test per attack, each over real HTTP against the demo app
  * (createDemoApp on localhost) and the emulator (127.0.0.1). The "service echo" attacks put a
- * small rewriting proxy between the app's backend client and the emulator (harness.ts), so the
+ * small rewriting proxy between the app's backend client and the emulator (test/support/security-stack.ts), so the
  * app really receives a tampered GET /session body over HTTP.
  *
  * The last test searches everything this file produced (every exchange, header, URL, log and
@@ -13,12 +13,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // The demo's kit comes from the built package: its internals from the same build.
 import { contextOf } from '../../dist/middleware/create-kit.js';
 import { runSweep } from '../../dist/middleware/sweep.js';
+import type { Agent } from '../support/agent.ts';
 import {
   activityOf,
-  Agent,
   attemptOf,
   captureConsole,
-  DEMO_USERS,
   foreignLocations,
   fulfilments,
   leaks,
@@ -26,7 +25,8 @@ import {
   snapshot,
   startSecStack,
   type SecStack,
-} from './harness.ts';
+} from '../support/security-stack.ts';
+import { DEMO_USERS } from '../support/users.ts';
 
 let stack: SecStack;
 let restoreConsole: () => void;
@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 async function signedIn(user: keyof typeof DEMO_USERS): Promise<Agent> {
-  return new Agent(stack, user).signIn(user);
+  return stack.agent().signIn(user);
 }
 
 /** A started attempt completed as verified through the service (control API: as on the hosted page). */
@@ -58,7 +58,7 @@ describe('forged and replayed returns', () => {
   it('forged return with random values: 400, nothing written, no status read', async () => {
     const alice = await signedIn('alice');
     await verifiedAttempt(alice); // a real attempt exists, so "nothing written" means something
-    const before = snapshot(stack);
+    const before = await snapshot(stack);
     const readsBefore = (await stack.control.stats()).statusReads;
     await fc.assert(
       fc.asyncProperty(
@@ -77,7 +77,7 @@ describe('forged and replayed returns', () => {
       ),
       { numRuns: 25 },
     );
-    expect(snapshot(stack)).toEqual(before);
+    expect(await snapshot(stack)).toEqual(before);
     expect((await stack.control.stats()).statusReads).toBe(readsBefore);
   });
 
@@ -85,11 +85,11 @@ describe('forged and replayed returns', () => {
     const alice = await signedIn('alice');
     const one = await verifiedAttempt(alice);
     const two = await verifiedAttempt(alice, 'change_payout', { accountNumber: '12345678901' });
-    const before = snapshot(stack);
+    const before = await snapshot(stack);
     const crossed = await alice.landFor(one.sessionId, two.state);
     expect(crossed.status).toBe(400);
     expect(crossed.location).toBeNull();
-    expect(snapshot(stack)).toEqual(before);
+    expect(await snapshot(stack)).toEqual(before);
     expect(fulfilments(stack, one.sessionId) + fulfilments(stack, two.sessionId)).toBe(0);
     // Each attempt still lands correctly with its own pair.
     expect((await alice.landFor(one.sessionId, one.state)).location).toBe('/verified/phone');
@@ -104,13 +104,13 @@ describe('forged and replayed returns', () => {
     // The attacker owns a verified session of the same client (e.g. his own finished attempt).
     const bob = await signedIn('bob');
     const own = await verifiedAttempt(bob);
-    const before = snapshot(stack);
+    const before = await snapshot(stack);
     const forged = await bob.landFor(own.sessionId, pending.state);
     expect(forged.status).toBe(400);
     const inVictimBrowser = await victim.landFor(own.sessionId, pending.state);
     expect(inVictimBrowser.status).toBe(400);
-    expect(snapshot(stack)).toEqual(before);
-    expect(attemptOf(stack, pending.sessionId)?.outcome).toBe('pending');
+    expect(await snapshot(stack)).toEqual(before);
+    expect((await attemptOf(stack, pending.sessionId))?.outcome).toBe('pending');
     expect(
       stack.demo.db
         .prepare('SELECT COUNT(*) AS n FROM demo_payout_accounts WHERE account_number = ?')
@@ -149,15 +149,15 @@ describe('forged and replayed returns', () => {
 
   it('replay of a fulfilled landing (sequential and concurrent): still one fulfilment', async () => {
     const alice = await signedIn('alice');
-    const started = await alice.start();
+    const started = await alice.start('confirm_phone');
     const location = await alice.verifyOnHostedPage(started);
     expect((await alice.request(location)).location).toBe('/verified/phone');
-    const before = snapshot(stack);
+    const before = await snapshot(stack);
     for (let i = 0; i < 3; i++) expect((await alice.request(location)).location).toBe('/verified/phone');
     const burst = await Promise.all(Array.from({ length: 8 }, () => alice.request(location)));
     for (const answer of burst) expect(answer.location).toBe('/verified/phone');
     expect(fulfilments(stack, started.sessionId)).toBe(1);
-    const after = snapshot(stack) as Record<string, unknown>;
+    const after = (await snapshot(stack)) as Record<string, unknown>;
     expect(after.demo_activity).toEqual((before as Record<string, unknown>).demo_activity);
     expect(after.verify_kit_attempts).toEqual((before as Record<string, unknown>).verify_kit_attempts);
   });
@@ -172,13 +172,13 @@ describe('forged and replayed returns', () => {
 
   it('status pending presented as success (landing before the user finished): no fulfilment, no redirect', async () => {
     const alice = await signedIn('alice');
-    const started = await alice.start();
+    const started = await alice.start('confirm_phone');
     const landing = await alice.landFor(started.sessionId, started.state);
     expect(landing.status).toBe(200);
     expect(landing.location).toBeNull();
     expect(landing.body).not.toContain('/verified/phone');
     expect(fulfilments(stack, started.sessionId)).toBe(0);
-    expect(attemptOf(stack, started.sessionId)?.outcome).toBe('pending');
+    expect((await attemptOf(stack, started.sessionId))?.outcome).toBe('pending');
   });
 
   it('status failed presented as success (landing after a failure): no fulfilment, ever', async () => {
@@ -200,7 +200,7 @@ describe('forged and replayed returns', () => {
       expect(landing.location).toBeNull();
     }
     expect(fulfilments(stack, started.sessionId)).toBe(0);
-    expect(attemptOf(stack, started.sessionId)).toMatchObject({ outcome: 'failed', failure_reason: 'otp_locked' });
+    expect(await attemptOf(stack, started.sessionId)).toMatchObject({ outcome: 'failed', failureReason: 'otp_locked' });
     // The correct code after the lock changes nothing either.
     await alice.postForm(`${started.verifyUrl}/code`, { page_binding: binding, code });
     await alice.request(location!);
@@ -241,7 +241,7 @@ describe('a compromised or buggy service response (rewriting proxy between the a
         );
         expect(report.fulfilled).toBe(0);
         expect(fulfilments(stack, started.sessionId)).toBe(0);
-        expect(attemptOf(stack, started.sessionId)?.outcome).toBe('pending');
+        expect((await attemptOf(stack, started.sessionId))?.outcome).toBe('pending');
         // The proxy really rewrote what the app read.
         const reads = stack.recorder.exchanges.filter(
           (x) => x.who === 'backend' && x.url.endsWith(`/session/${started.sessionId}`),
@@ -298,7 +298,7 @@ describe('open redirects: every Location the app sends is same-origin and server
       expect((await alice.request('/signin', { headers })).location).toBe('/');
       const out = await alice.postForm(
         '/signout',
-        { _csrf: alice.demoCsrf },
+        { _csrf: alice.siteCsrf },
         { ...headers, 'sec-fetch-site': 'same-origin' },
       );
       expect(out.location).toBe('/signin');
@@ -327,7 +327,7 @@ describe('open redirects: every Location the app sends is same-origin and server
 
 describe('CSRF on start: refused with 403, no session created, nothing written', () => {
   async function refused(agent: Agent, send: () => Promise<{ status: number; body: string }>) {
-    const before = snapshot(stack);
+    const before = await snapshot(stack);
     const stats = await stack.control.stats();
     const answer = await send();
     expect(answer.status).toBe(403);
@@ -335,7 +335,7 @@ describe('CSRF on start: refused with 403, no session created, nothing written',
     const after = await stack.control.stats();
     expect(after.creates).toBe(stats.creates);
     expect(after.smsSent).toBe(stats.smsSent);
-    expect(snapshot(stack)).toEqual(before);
+    expect(await snapshot(stack)).toEqual(before);
     void agent;
   }
 
@@ -349,30 +349,30 @@ describe('CSRF on start: refused with 403, no session created, nothing written',
     await refused(alice, () =>
       alice.postStart({ _csrf: randomBytes(32).toString('base64url'), action: 'confirm_phone' }),
     );
-    await refused(alice, () => alice.postStart({ _csrf: `${alice.kitCsrf}x`, action: 'confirm_phone' }));
+    await refused(alice, () => alice.postStart({ _csrf: `${alice.csrf}x`, action: 'confirm_phone' }));
     await refused(alice, () => alice.postStart({ _csrf: '', action: 'confirm_phone' }));
   });
 
   it("token of another session (the attacker's own token, the victim's cookie)", async () => {
     const alice = await signedIn('alice');
     const mallory = await signedIn('bob');
-    expect(mallory.kitCsrf).not.toBe(alice.kitCsrf);
-    await refused(alice, () => alice.postStart({ _csrf: mallory.kitCsrf, action: 'confirm_phone' }));
+    expect(mallory.csrf).not.toBe(alice.csrf);
+    await refused(alice, () => alice.postStart({ _csrf: mallory.csrf, action: 'confirm_phone' }));
     // The demo's own token is not the kit's either.
-    await refused(alice, () => alice.postStart({ _csrf: alice.demoCsrf, action: 'confirm_phone' }));
+    await refused(alice, () => alice.postStart({ _csrf: alice.siteCsrf, action: 'confirm_phone' }));
   });
 
   it('cross-site Sec-Fetch-Site, even with the right token', async () => {
     const alice = await signedIn('alice');
     await refused(alice, () =>
       alice.postStart(
-        { _csrf: alice.kitCsrf, action: 'confirm_phone' },
+        { _csrf: alice.csrf, action: 'confirm_phone' },
         { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
       ),
     );
     await refused(alice, () =>
       alice.postStart(
-        { _csrf: alice.kitCsrf, action: 'confirm_phone' },
+        { _csrf: alice.csrf, action: 'confirm_phone' },
         { 'sec-fetch-site': 'cross-site', origin: stack.demoUrl },
       ),
     );
@@ -387,7 +387,7 @@ describe('CSRF on start: refused with 403, no session created, nothing written',
       `${stack.demoUrl}.evil.example`,
     ]) {
       await refused(alice, () =>
-        alice.postStart({ _csrf: alice.kitCsrf, action: 'confirm_phone' }, { origin, 'sec-fetch-site': 'same-site' }),
+        alice.postStart({ _csrf: alice.csrf, action: 'confirm_phone' }, { origin, 'sec-fetch-site': 'same-site' }),
       );
     }
   });
@@ -395,16 +395,16 @@ describe('CSRF on start: refused with 403, no session created, nothing written',
   it('control: the same request with the right token and origin does start (so the refusals above are the defence)', async () => {
     const alice = await signedIn('alice');
     const creates = (await stack.control.stats()).creates;
-    const started = await alice.start();
+    const started = await alice.start('confirm_phone');
     expect((await stack.control.stats()).creates).toBe(creates + 1);
-    expect(attemptOf(stack, started.sessionId)?.user_ref).toBe(DEMO_USERS.alice.id);
+    expect((await attemptOf(stack, started.sessionId))?.userRef).toBe(DEMO_USERS.alice.id);
   });
 });
 
 describe('framing: the handoff page and the hosted page refuse to be framed (headers)', () => {
   it("the kit's auto-submit page: X-Frame-Options DENY, CSP frame-ancestors 'none', no-store, no-referrer, form-action to the service only", async () => {
     const alice = await signedIn('alice');
-    const { answer, verifyUrl } = await alice.start();
+    const { response: answer, verifyUrl } = await alice.start('confirm_phone');
     expect(answer.headers.get('x-frame-options')).toBe('DENY');
     const csp = answer.headers.get('content-security-policy') ?? '';
     expect(csp.split(',')).toHaveLength(1); // one policy, not helmet's plus the kit's
@@ -417,7 +417,7 @@ describe('framing: the handoff page and the hosted page refuse to be framed (hea
 
   it('the hosted page: X-Frame-Options DENY and CSP frame-ancestors none', async () => {
     const alice = await signedIn('alice');
-    const started = await alice.start();
+    const started = await alice.start('confirm_phone');
     const page = await alice.postForm(started.verifyUrl, { hx: started.handoff });
     expect(page.status).toBe(200);
     expect(page.headers.get('x-frame-options')).toBe('DENY');

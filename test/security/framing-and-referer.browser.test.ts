@@ -5,19 +5,12 @@
  * (every request and response of the browser is recorded and searched).
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../helpers/browser.ts';
-import {
-  Agent,
-  captureConsole,
-  leaks,
-  resetStartLimits,
-  startSecStack,
-  type Exchange,
-  type SecStack,
-} from './harness.ts';
+import { launchBrowser } from '../support/browser.ts';
+import type { Exchange } from '../support/agent.ts';
+import { captureConsole, leaks, resetStartLimits, startSecStack, type SecStack } from '../support/security-stack.ts';
+import { closeServer, listen } from '../support/listen.ts';
 
 let stack: SecStack;
 let browser: Browser;
@@ -34,13 +27,11 @@ beforeAll(async () => {
   restore = captureConsole(stack.recorder.logs);
   browser = await launchBrowser();
   framer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(framerPage));
-  await new Promise<void>((resolve) => framer.listen(0, '127.0.0.1', resolve));
-  framerUrl = `http://127.0.0.1:${(framer.address() as AddressInfo).port}/frame`;
+  framerUrl = `http://127.0.0.1:${await listen(framer)}/frame`;
 });
 afterAll(async () => {
   await browser?.close();
-  framer?.closeAllConnections();
-  await new Promise<void>((resolve) => (framer ? framer.close(() => resolve()) : resolve()));
+  if (framer !== undefined) await closeServer(framer);
   restore?.();
   await stack?.close();
 });
@@ -121,8 +112,8 @@ describe('framing in Chromium', () => {
   });
 
   it('the hosted page, posted into a frame on another origin, is not rendered', async () => {
-    const agent = await new Agent(stack, 'bob').signIn('bob');
-    const started = await agent.start();
+    const agent = await stack.agent().signIn('bob');
+    const started = await agent.start('confirm_phone');
     framerPage = `<!doctype html><iframe name="h" title="hosted" width="500" height="400"></iframe>
 <form target="h" method="post" action="${started.verifyUrl}"><input type="hidden" name="hx" value="${started.handoff}"><button id="go">go</button></form>`;
     await page.goto(framerUrl);

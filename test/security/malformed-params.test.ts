@@ -6,16 +6,15 @@
  * no parameter ignore them: same answer as without, nothing written, never a 5xx.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Agent, type Answer } from '../support/agent.ts';
 import {
-  Agent,
   captureConsole,
   leaks,
   resetStartLimits,
   snapshot,
   startSecStack,
-  type Answer,
   type SecStack,
-} from './harness.ts';
+} from '../support/security-stack.ts';
 
 let stack: SecStack;
 let restore: () => void;
@@ -25,8 +24,8 @@ let real: { sessionId: string; state: string };
 beforeAll(async () => {
   stack = await startSecStack();
   restore = captureConsole(stack.recorder.logs);
-  alice = await new Agent(stack, 'alice').signIn('alice');
-  const started = await alice.start();
+  alice = await stack.agent().signIn('alice');
+  const started = await alice.start('confirm_phone');
   await stack.control.complete(started.sessionId, { outcome: 'verified' });
   real = { sessionId: started.sessionId, state: started.state };
 });
@@ -60,7 +59,7 @@ function badValues(valid: string): [string, string][] {
 }
 
 async function expectClear4xxNothingWritten(what: string, send: () => Promise<Answer>): Promise<Answer> {
-  const before = snapshot(stack);
+  const before = await snapshot(stack);
   const stats = await stack.control.stats();
   const answer = await send();
   expect(answer.status, `${what}: ${answer.body.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
@@ -70,7 +69,7 @@ async function expectClear4xxNothingWritten(what: string, send: () => Promise<An
     expect(answer.headers.get('content-type'), what).toMatch(/^(text\/html|application\/json)/);
     expect(answer.body.length, what).toBeGreaterThan(50);
   }
-  expect(snapshot(stack), what).toEqual(before);
+  expect(await snapshot(stack), what).toEqual(before);
   const after = await stack.control.stats();
   expect(after.creates, what).toBe(stats.creates);
   expect(after.statusReads, what).toBe(stats.statusReads);
@@ -134,7 +133,7 @@ describe('the landing (GET /verify/return): session_id and state', () => {
 describe('the start route (POST /verify/start): _csrf, action, accountNumber, restart', () => {
   const post = (body: string) => alice.postStart(body);
   it('duplicated and array-shaped fields: 4xx, no session, nothing written', async () => {
-    const t = enc(alice.kitCsrf);
+    const t = enc(alice.csrf);
     const bodies = [
       `_csrf=${t}&_csrf=${t}&action=confirm_phone`,
       `_csrf[]=${t}&action=confirm_phone`,
@@ -153,7 +152,7 @@ describe('the start route (POST /verify/start): _csrf, action, accountNumber, re
   });
 
   it('oversized, unicode and control-character values of each field: 4xx, no session, nothing written', async () => {
-    const t = enc(alice.kitCsrf);
+    const t = enc(alice.csrf);
     for (const [name, value] of badValues('confirm_phone')) {
       await expectClear4xxNothingWritten(`action ${name}`, () => post(`_csrf=${t}&action=${value}`));
     }
@@ -171,13 +170,13 @@ describe('the start route (POST /verify/start): _csrf, action, accountNumber, re
         post(`_csrf=${t}&action=confirm_phone&restart=${value}`),
       );
     }
-    for (const [name, value] of badValues(alice.kitCsrf)) {
+    for (const [name, value] of badValues(alice.csrf)) {
       await expectClear4xxNothingWritten(`_csrf ${name}`, () => post(`_csrf=${value}&action=confirm_phone`));
     }
   });
 
   it('an oversized body, too many fields, and a JSON body on the web form route: 4xx, no session, nothing written', async () => {
-    const t = enc(alice.kitCsrf);
+    const t = enc(alice.csrf);
     await expectClear4xxNothingWritten('32 KB body', () =>
       post(`_csrf=${t}&action=confirm_phone&pad=${'x'.repeat(32 * 1024)}`),
     );
@@ -187,7 +186,7 @@ describe('the start route (POST /verify/start): _csrf, action, accountNumber, re
       alice.request('/verify/start', {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin: stack.demoUrl, 'sec-fetch-site': 'same-origin' },
-        body: JSON.stringify({ _csrf: alice.kitCsrf, action: 'confirm_phone' }),
+        body: JSON.stringify({ _csrf: alice.csrf, action: 'confirm_phone' }),
       }),
     );
   });
@@ -201,7 +200,7 @@ describe('the start route (POST /verify/start): _csrf, action, accountNumber, re
 
 describe("the demo's own form routes", () => {
   it('POST /signin: duplicated, array-shaped, oversized, unicode and control-character fields: 4xx, nothing written', async () => {
-    const visitor = new Agent(stack, 'visitor');
+    const visitor = stack.agent();
     const page = await visitor.request('/signin');
     const token = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
     const t = enc(token);
@@ -224,13 +223,13 @@ describe("the demo's own form routes", () => {
   });
 
   it('POST /signout: malformed tokens are a 4xx and leave the session signed in', async () => {
-    const bob = await new Agent(stack, 'bob').signIn('bob');
-    const t = enc(bob.demoCsrf);
+    const bob = await stack.agent().signIn('bob');
+    const t = enc(bob.siteCsrf);
     const bodies = [
       `_csrf=${t}&_csrf=${t}`,
       `_csrf[]=${t}`,
       `_csrf[a]=${t}`,
-      ...badValues(bob.demoCsrf).map(([, v]) => `_csrf=${v}`),
+      ...badValues(bob.siteCsrf).map(([, v]) => `_csrf=${v}`),
       `_csrf=${t}&pad=${'x'.repeat(8 * 1024)}`,
     ];
     for (const body of bodies) {
@@ -265,12 +264,12 @@ describe('routes that read no parameter ignore junk ones', () => {
     for (const path of paths) {
       const plain = await alice.request(path);
       for (const query of junk) {
-        const before = snapshot(stack);
+        const before = await snapshot(stack);
         const stats = await stack.control.stats();
         const answer = await alice.request(`${path}?${query}`);
         expect(answer.status, `${path}?${query.slice(0, 40)}`).toBe(plain.status);
         expect(answer.location).toBe(plain.location);
-        expect(snapshot(stack)).toEqual(before);
+        expect(await snapshot(stack)).toEqual(before);
         expect((await stack.control.stats()).creates).toBe(stats.creates);
       }
     }
@@ -284,12 +283,12 @@ describe('routes that read no parameter ignore junk ones', () => {
       'action=confirm_phone%00',
       `action=${enc('confirm_phoné')}`,
     ]) {
-      const before = snapshot(stack);
+      const before = await snapshot(stack);
       const answer = await alice.request(`/verify/start-again?${query}`);
       expect(answer.status, query).toBe(400);
       expect(answer.body).not.toContain('name="restart"');
       expect(answer.body).not.toMatch(/<form method="post" action="\/verify\/start">/);
-      expect(snapshot(stack)).toEqual(before);
+      expect(await snapshot(stack)).toEqual(before);
     }
   });
 

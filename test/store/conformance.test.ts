@@ -7,8 +7,8 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewAttempt } from '../../middleware/store/types.ts';
-import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
-import { newAttempt } from '../helpers/attempts.ts';
+import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
+import { newAttempt } from '../support/attempts.ts';
 
 const HOUR = 3_600_000;
 

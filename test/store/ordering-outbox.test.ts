@@ -7,8 +7,8 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
-import { newAttempt } from '../helpers/attempts.ts';
+import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
+import { newAttempt } from '../support/attempts.ts';
 
 // The same clock reading for every attempt (the helper's default): the order must not depend on it.
 const attempt = newAttempt;

@@ -6,8 +6,8 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
 import { SCHEMA_VERSION } from '../../middleware/store/postgres-schema.ts';
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres.ts';
-import { newAttempt } from '../helpers/attempts.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { newAttempt } from '../support/attempts.ts';
 
 const attempt = (n: number) =>
   newAttempt(n, { userRef: 'user-1', action: 'grant', sensitivity: 'normal', createdAt: 1_000, nextCheckAt: 1_000 });

@@ -6,8 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewAttempt, VerifyStore } from '../../middleware/store/types.ts';
-import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
-import { newAttempt } from '../helpers/attempts.ts';
+import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
+import { newAttempt } from '../support/attempts.ts';
 
 const DAY = 86_400_000;
 const T0 = 1_700_000_000_000;

@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/sqlite-schema.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
-import { newAttempt } from '../helpers/attempts.ts';
+import { newAttempt } from '../support/attempts.ts';
 
 let dir: string;
 let store: SqliteStore;

@@ -6,7 +6,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { StartBudget } from '../../middleware/store/types.ts';
-import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
+import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 
 const MINUTE = 60_000;
 const T0 = 1_700_000_000_000;

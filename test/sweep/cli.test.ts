@@ -2,8 +2,6 @@
  * The copyable job's body (runSweepJob): its output line and exit codes, in-process with a
  * recording `print`, and as a real process.
  */
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import type { Database } from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifyClient } from '../../middleware/client.ts';
@@ -18,12 +16,13 @@ import {
   jsonLines,
   killSweepProcesses,
   spawnSweepProcess,
-  waitFor,
   type Bench,
-  type Emulator,
-} from './harness.ts';
+} from '../support/sweep-bench.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { freePort } from '../support/listen.ts';
+import type { TestEmulator } from '../support/emulator.ts';
 
-let emu: Emulator;
+let emu: TestEmulator;
 let b: Bench;
 
 beforeAll(async () => {
@@ -35,7 +34,7 @@ afterAll(async () => {
 afterEach(async () => {
   killSweepProcesses();
   await b?.close();
-  await emu.control('reset', {});
+  await emu.control.reset();
 });
 
 function recorder() {
@@ -47,22 +46,12 @@ function recorder() {
   };
 }
 
-/** A loopback port with nothing listening on it. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 describe('runSweepJob', () => {
   it('--once prints one JSON line with the run counts and exits 0', async () => {
     b = await bench(emu.url);
     const [verified, failed, undecided] = await b.createAttempts(3);
-    await emu.complete(verified!.sessionId, 'verified');
-    await emu.complete(failed!.sessionId, 'failed', 'otp_locked');
+    await emu.control.completeSession(verified!.sessionId, 'verified');
+    await emu.control.completeSession(failed!.sessionId, 'failed', 'otp_locked');
     void undecided;
     const r = recorder();
     const code = await runSweepJob({
@@ -94,7 +83,7 @@ describe('runSweepJob', () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(2);
     const unreachable = createVerifyClient({
-      baseUrl: `http://127.0.0.1:${await deadPort()}`,
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
       retry: { maxAttempts: 1 },
@@ -118,7 +107,7 @@ describe('runSweepJob', () => {
   it('exits 0, not 2, when some reads fail but the service answered others', async () => {
     b = await bench(emu.url, Date.now, { statusReadAttempts: 1 });
     await b.createAttempts(3);
-    await emu.faults({ statusFailures: 2 });
+    await emu.control.injectFaults({ statusFailures: 2 });
     const r = recorder();
     const code = await runSweepJob({
       kit: jobKit(b.deps),
@@ -129,6 +118,25 @@ describe('runSweepJob', () => {
     });
     expect(r.parsed()[0]).toMatchObject({ claimed: 3, errors: 2, pending: 1, serviceReachable: true });
     expect(code).toBe(SweepJobExitCode.Ok);
+  });
+
+  it('closes the kit and the store it built from a factory, and leaves a given kit open', async () => {
+    b = await bench(emu.url);
+    const closed: string[] = [];
+    const tracked = () => {
+      const kit = jobKit(b.deps);
+      return {
+        ...kit,
+        store: { ...b.store, close: async () => void closed.push('store') },
+        close: async () => void closed.push('kit'),
+      };
+    };
+    const job = { argv: ['--once'], env: {}, print: recorder().print, handleSignals: false };
+    expect(await runSweepJob({ ...job, kit: () => tracked() })).toBe(SweepJobExitCode.Ok);
+    expect(closed).toEqual(['kit', 'store']);
+    closed.length = 0;
+    expect(await runSweepJob({ ...job, kit: tracked() })).toBe(SweepJobExitCode.Ok);
+    expect(closed).toEqual([]);
   });
 
   it('exits 1 on a configuration error, with a message that names the fix and never the secret', async () => {
@@ -179,7 +187,7 @@ describe('runSweepJob', () => {
       signal: stop.signal,
     });
     await waitFor(() => r.out.length >= 1, 5000, 'a first run');
-    await emu.complete(attempt!.sessionId, 'verified');
+    await emu.control.completeSession(attempt!.sessionId, 'verified');
     // The attempt is due again 30 s later on the sweep's clock; make it due now.
     b.store.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0').run();
     await waitFor(() => countEffects(b.store.db) === 1, 5000, 'a later run to fulfil it');
@@ -197,7 +205,7 @@ describe('runSweepJob', () => {
   it('as a real process: --once prints one line and exits 0; unreachable exits 2; SIGTERM stops a loop with exit 0', async () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(2);
-    await emu.complete(attempts[0]!.sessionId, 'verified');
+    await emu.control.completeSession(attempts[0]!.sessionId, 'verified');
     const env = {
       SWEEP_DB: b.path,
       VERIFY_BASE_URL: emu.url,
@@ -215,7 +223,7 @@ describe('runSweepJob', () => {
     b.store.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0').run();
     const down = await spawnSweepProcess(['--once'], {
       ...env,
-      VERIFY_BASE_URL: `http://127.0.0.1:${await deadPort()}`,
+      VERIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`,
     }).done;
     expect(down.code, down.stderr).toBe(2);
     expect(jsonLines(down.stdout)).toEqual([

@@ -16,14 +16,14 @@ import {
   grantAction,
   jsonLines,
   killSweepProcesses,
-  leaseOf,
   spawnSweepProcess as sweepProcess,
-  waitFor,
   type Bench,
-  type Emulator,
-} from './harness.ts';
+} from '../support/sweep-bench.ts';
+import { waitFor } from '../support/wait-for.ts';
+import type { TestEmulator } from '../support/emulator.ts';
+import { sqliteLease, sqliteLeaseOwners } from '../support/stores.ts';
 
-let emu: Emulator;
+let emu: TestEmulator;
 let b: Bench;
 
 beforeAll(async () => {
@@ -35,7 +35,7 @@ afterAll(async () => {
 afterEach(async () => {
   killSweepProcesses();
   await b?.close();
-  await emu.control('reset', {});
+  await emu.control.reset();
 });
 
 function jobEnv(worker: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -53,19 +53,14 @@ describe('sweep processes on one SQLite file', () => {
   it('two sweep processes and a burst of concurrent landings fulfil each of 50 verified attempts exactly once', async () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(50);
-    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
+    for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
     // Slow each read so that the two processes and the landings really overlap.
-    await emu.faults({ statusDelayMs: 60 });
+    await emu.control.injectFaults({ statusDelayMs: 60 });
     const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4' };
     const one = sweepProcess(['--once'], jobEnv('sweeper-1', settings));
     const two = sweepProcess(['--once'], jobEnv('sweeper-2', settings));
     // The landings come in waves once both processes hold claims.
-    const owners = () =>
-      (
-        b.store.db
-          .prepare('SELECT count(DISTINCT lease_owner) AS n FROM verify_kit_attempts WHERE lease_owner IS NOT NULL')
-          .get() as { n: number }
-      ).n;
+    const owners = () => sqliteLeaseOwners(b.store.db);
     await waitFor(() => owners() >= 1, 15_000, 'a sweep process to hold claims');
     // Usually both are in by now; on a slow machine go on after a while with one.
     await waitFor(() => owners() >= 2, 3000, 'both sweep processes to hold claims').catch(() => {});
@@ -112,21 +107,25 @@ describe('sweep processes on one SQLite file', () => {
   it('a sweep process killed mid-batch (SIGKILL) is followed by another that completes the work once its lease lapses', async () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(6);
-    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
-    await emu.faults({ statusDelayMs: 10_000 }); // hold every read
-    const readsBefore = (await emu.stats()).statusReads;
+    for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
+    await emu.control.injectFaults({ statusDelayMs: 10_000 }); // hold every read
+    const readsBefore = (await emu.control.stats()).statusReads;
     const victim = sweepProcess(['--once'], jobEnv('victim', { SWEEP_LEASE_SECONDS: '1.5', SWEEP_CONCURRENCY: '2' }));
-    await waitFor(async () => (await emu.stats()).statusReads >= readsBefore + 2, 15_000, 'the victim to be mid-batch');
+    await waitFor(
+      async () => (await emu.control.stats()).statusReads >= readsBefore + 2,
+      15_000,
+      'the victim to be mid-batch',
+    );
     victim.child.kill('SIGKILL');
     const killed = await victim.done;
     expect(killed.signal).toBe('SIGKILL');
     expect(countEffects(b.store.db)).toBe(0);
     // Its claims are still leased: nobody else may take them yet.
-    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toMatch(/:\d+:/);
+    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toMatch(/:\d+:/);
     expect((await runSweep(b.deps, { owner: 'too-early' })).claimed).toBe(0);
 
-    await emu.faults({ statusDelayMs: 0 });
-    const leaseUntil = Math.max(...attempts.map((a) => leaseOf(b.store.db, a.sessionId).lease_until!));
+    await emu.control.injectFaults({ statusDelayMs: 0 });
+    const leaseUntil = Math.max(...attempts.map((a) => sqliteLease(b.store.db, a.sessionId).until!));
     await new Promise((r) => setTimeout(r, Math.max(0, leaseUntil - Date.now() + 50)));
     const successor = sweepProcess(['--once'], jobEnv('successor'));
     const done = await successor.done;

@@ -6,18 +6,11 @@ import { isKitError } from '../../middleware/errors.ts';
 import type { KitLogger } from '../../middleware/logger.ts';
 import { computeNextCheckAt, runSweep } from '../../middleware/sweep.ts';
 import { DEFAULT_SWEEP_BACKOFF_MS, resolveSweepOptions, SWEEP_WINDOW_MS } from '../../middleware/sweep-options.ts';
-import {
-  bench,
-  countEffects,
-  DAY_MS,
-  duplicateEffects,
-  emulator,
-  leaseOf,
-  type Bench,
-  type Emulator,
-} from './harness.ts';
+import { bench, countEffects, DAY_MS, duplicateEffects, emulator, type Bench } from '../support/sweep-bench.ts';
+import type { TestEmulator } from '../support/emulator.ts';
+import { sqliteLease } from '../support/stores.ts';
 
-let emu: Emulator;
+let emu: TestEmulator;
 let b: Bench;
 /** The sweep's clock: real time plus an offset the test moves (the emulator's clock is moved separately). */
 let offsetMs = 0;
@@ -33,7 +26,7 @@ afterAll(async () => {
 });
 afterEach(async () => {
   await b?.close();
-  await emu.control('reset', {});
+  await emu.control.reset();
   offsetMs = 0;
   frozenAt = undefined;
 });
@@ -47,7 +40,7 @@ describe('runSweep', () => {
   it("claims only its own kit's platform, so a mobile kit's sweep never reads (and backs off) a web kit's attempts", async () => {
     await setUp();
     const [verified] = await b.createAttempts(1);
-    await emu.complete(verified!.sessionId, 'verified');
+    await emu.control.completeSession(verified!.sessionId, 'verified');
     const mobileRun = await runSweep({ ...b.deps, platform: 'mobile' });
     expect(mobileRun).toMatchObject({ claimed: 0, reads: 0 });
     expect((await b.attempt(verified!.state)).sweepChecks).toBe(0);
@@ -58,8 +51,8 @@ describe('runSweep', () => {
   it('fulfils a user who verified and never came back, once, and leaves the undecided one pending', async () => {
     await setUp();
     const [verified1, verified2, undecided] = await b.createAttempts(3);
-    await emu.complete(verified1!.sessionId, 'verified');
-    await emu.complete(verified2!.sessionId, 'verified');
+    await emu.control.completeSession(verified1!.sessionId, 'verified');
+    await emu.control.completeSession(verified2!.sessionId, 'verified');
 
     const report = await runSweep(b.deps);
     expect(report).toMatchObject({
@@ -77,10 +70,10 @@ describe('runSweep', () => {
     expect((await b.attempt(verified2!.state)).outcome).toBe('fulfilled');
     const stillPending = await b.attempt(undecided!.state);
     expect(stillPending).toMatchObject({ outcome: 'pending', sweepChecks: 1 });
-    expect(leaseOf(b.store.db, undecided!.sessionId).lease_owner).toBeNull();
+    expect(sqliteLease(b.store.db, undecided!.sessionId).owner).toBeNull();
 
     // The undecided user verifies later; a run after its next check time fulfils it, and only it.
-    await emu.complete(undecided!.sessionId, 'verified');
+    await emu.control.completeSession(undecided!.sessionId, 'verified');
     offsetMs = DEFAULT_SWEEP_BACKOFF_MS[0]! + 1000;
     const second = await runSweep(b.deps);
     expect(second).toMatchObject({ claimed: 1, fulfilled: 1, pending: 0 });
@@ -91,8 +84,8 @@ describe('runSweep', () => {
   it('records the reason of a failed verification and never runs the action for it', async () => {
     await setUp();
     const [locked, changed] = await b.createAttempts(2);
-    await emu.complete(locked!.sessionId, 'failed', 'otp_locked');
-    await emu.complete(changed!.sessionId, 'failed', 'device_changed');
+    await emu.control.completeSession(locked!.sessionId, 'failed', 'otp_locked');
+    await emu.control.completeSession(changed!.sessionId, 'failed', 'device_changed');
 
     const report = await runSweep(b.deps);
     expect(report).toMatchObject({ claimed: 2, fulfilled: 0, failed: 2, pending: 0, errors: 0 });
@@ -122,10 +115,10 @@ describe('runSweep', () => {
       expect(stored.sweepChecks).toBe(read + 1);
       seen.push(stored.nextCheckAt - at);
       // One millisecond before it is due, nothing is read.
-      const readsBefore = (await emu.stats()).statusReads;
+      const readsBefore = (await emu.control.stats()).statusReads;
       frozenAt = stored.nextCheckAt - 1;
       expect((await runSweep(b.deps)).claimed).toBe(0);
-      expect((await emu.stats()).statusReads).toBe(readsBefore);
+      expect((await emu.control.stats()).statusReads).toBe(readsBefore);
       at = stored.nextCheckAt;
     }
     expect(seen).toEqual([30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 1_800_000, 1_800_000]);
@@ -146,16 +139,16 @@ describe('runSweep', () => {
   it('marks an attempt older than 24 h expired without reading it, even if the user had verified (emulator clock and sweep clock both moved)', async () => {
     await setUp();
     const [late, fresh] = await b.createAttempts(2);
-    await emu.complete(late!.sessionId, 'verified');
+    await emu.control.completeSession(late!.sessionId, 'verified');
     // Make `fresh` 23 h younger by moving only its creation time forward (it stays in the window).
     b.store.db
       .prepare(
         'UPDATE verify_kit_attempts SET created_at = created_at + ?, next_check_at = next_check_at + ? WHERE session_id = ?',
       )
       .run(23 * 3_600_000, 23 * 3_600_000, fresh!.sessionId);
-    await emu.advanceClock(24 * 3600 + 60);
+    await emu.control.advanceClock(24 * 3600 + 60);
     offsetMs = DAY_MS + 60_000;
-    const readsBefore = (await emu.stats()).statusReads;
+    const readsBefore = (await emu.control.stats()).statusReads;
 
     const report = await runSweep(b.deps);
     expect(report.expired).toBe(1);
@@ -163,21 +156,21 @@ describe('runSweep', () => {
     expect(countEffects(b.store.db)).toBe(0);
     // Only the attempt still in its window was read.
     expect(report.reads).toBe(1);
-    expect((await emu.stats()).statusReads).toBe(readsBefore + 1);
+    expect((await emu.control.stats()).statusReads).toBe(readsBefore + 1);
 
     // And it is never read again, however often the sweep runs.
     offsetMs = 2 * DAY_MS;
     const later = await runSweep(b.deps);
     expect(later.claimed).toBe(0);
-    expect((await emu.stats()).statusReads).toBe(readsBefore + 1);
+    expect((await emu.control.stats()).statusReads).toBe(readsBefore + 1);
     expect((await b.attempt(late!.state)).outcome).toBe('expired');
   });
 
   it('leaves every attempt pending when the service answers 503, reports it unreachable, and a later run completes them', async () => {
     await setUp({ statusReadAttempts: 1 });
     const attempts = await b.createAttempts(4);
-    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
-    await emu.faults({ statusFailures: 100 });
+    for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
+    await emu.control.injectFaults({ statusFailures: 100 });
 
     const failing = await runSweep(b.deps, { errorRetryMs: 5000 });
     expect(failing).toMatchObject({ claimed: 4, reads: 4, errors: 4, fulfilled: 0, serviceReachable: false });
@@ -187,11 +180,11 @@ describe('runSweep', () => {
       expect(stored.failureReason).toBeNull();
       // Retried soon (errorRetryMs), not after the backoff.
       expect(stored.nextCheckAt - now()).toBeLessThanOrEqual(5000);
-      expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+      expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
     }
     expect(countEffects(b.store.db)).toBe(0);
 
-    await emu.faults({ statusFailures: 0 });
+    await emu.control.injectFaults({ statusFailures: 0 });
     offsetMs = 5000;
     const recovered = await runSweep(b.deps);
     expect(recovered).toMatchObject({ claimed: 4, fulfilled: 4, errors: 0, serviceReachable: true });
@@ -201,16 +194,16 @@ describe('runSweep', () => {
   it('survives faults in the middle of a run: reads that fail or time out stay pending, the rest complete, the next run finishes', async () => {
     await setUp({ statusReadAttempts: 1, headersMs: 300 });
     const attempts = await b.createAttempts(6);
-    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
+    for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
     // Two 503s among six reads (one at a time, so the first two reads get them).
-    await emu.faults({ statusFailures: 2 });
+    await emu.control.injectFaults({ statusFailures: 2 });
     const mixed = await runSweep(b.deps, { concurrency: 1, errorRetryMs: 2000 });
     expect(mixed).toMatchObject({ claimed: 6, errors: 2, fulfilled: 4, serviceReachable: true });
     expect(countEffects(b.store.db)).toBe(4);
 
     // The next run is slower than the client's timeout: nothing is marked, nothing lost.
     // (undici checks its headers timeout on a coarse ~0.5 s tick, hence the wide margin.)
-    await emu.faults({ statusDelayMs: 2500 });
+    await emu.control.injectFaults({ statusDelayMs: 2500 });
     offsetMs = 2000;
     const slow = await runSweep(b.deps, { errorRetryMs: 2000 });
     expect(slow).toMatchObject({ claimed: 2, errors: 2, fulfilled: 0, serviceReachable: false });
@@ -221,7 +214,7 @@ describe('runSweep', () => {
     );
     expect(pending).toHaveLength(2);
 
-    await emu.faults({ statusDelayMs: 0 });
+    await emu.control.injectFaults({ statusDelayMs: 0 });
     offsetMs = 4000;
     const done = await runSweep(b.deps);
     expect(done).toMatchObject({ claimed: 2, fulfilled: 2, errors: 0 });
@@ -232,7 +225,7 @@ describe('runSweep', () => {
   it('does not fulfil when the service echoes another user, and does not mark the attempt either', async () => {
     await setUp();
     const [attempt] = await b.createAttempts(1);
-    await emu.complete(attempt!.sessionId, 'verified');
+    await emu.control.completeSession(attempt!.sessionId, 'verified');
     b.store.db
       .prepare('UPDATE verify_kit_attempts SET user_ref = ? WHERE session_id = ?')
       .run('someone-else', attempt!.sessionId);
@@ -258,7 +251,7 @@ describe('runSweep', () => {
   it('keeps sweeping when the logger itself throws: failed reads are still rescheduled, nothing stays leased', async () => {
     await setUp({ statusReadAttempts: 1 });
     const attempts = await b.createAttempts(3);
-    await emu.faults({ statusFailures: 3 });
+    await emu.control.injectFaults({ statusFailures: 3 });
     const explode = () => {
       throw new Error('log sink down');
     };
@@ -268,7 +261,7 @@ describe('runSweep', () => {
     });
     expect(report).toMatchObject({ claimed: 3, errors: 3 });
     for (const a of attempts) {
-      expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+      expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
       expect((await b.attempt(a.state)).sweepChecks).toBe(1);
     }
   });
@@ -276,8 +269,8 @@ describe('runSweep', () => {
   it('claims in batches of batchSize until a short batch, with at most `concurrency` reads in flight and one batch held', async () => {
     await setUp();
     const attempts = await b.createAttempts(23);
-    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
-    await emu.faults({ statusDelayMs: 20 });
+    for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
+    await emu.control.injectFaults({ statusDelayMs: 20 });
     const batches: number[] = [];
     let inFlight = 0;
     let maxInFlight = 0;
@@ -315,15 +308,15 @@ describe('runSweep', () => {
   it('stops claiming when the time budget runs out and hands back the claims it did not start', async () => {
     await setUp();
     const attempts = await b.createAttempts(8);
-    await emu.faults({ statusDelayMs: 150 });
+    await emu.control.injectFaults({ statusDelayMs: 150 });
     const report = await runSweep(b.deps, { batchSize: 8, concurrency: 1, timeBudgetMs: 350 });
     expect(report.stoppedBy).toBe('time_budget');
     expect(report.reads).toBeGreaterThanOrEqual(2);
     expect(report.reads).toBeLessThan(8);
     expect(report.released).toBe(8 - report.reads);
     // Nothing stays leased: another worker can take the rest at once.
-    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
-    await emu.faults({ statusDelayMs: 0 });
+    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
+    await emu.control.injectFaults({ statusDelayMs: 0 });
     const rest = await runSweep(b.deps, { owner: 'another-worker' });
     expect(rest.claimed).toBe(8 - report.reads);
   });
@@ -331,8 +324,8 @@ describe('runSweep', () => {
   it('stops claiming on abort; in-flight reads finish and unstarted claims are released', async () => {
     await setUp();
     const attempts = await b.createAttempts(6);
-    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
-    await emu.faults({ statusDelayMs: 200 });
+    for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
+    await emu.control.injectFaults({ statusDelayMs: 200 });
     const abort = new AbortController();
     let started = 0;
     const client = {
@@ -345,7 +338,7 @@ describe('runSweep', () => {
     const report = await runSweep({ ...b.deps, client }, { concurrency: 2, signal: abort.signal });
     expect(report).toMatchObject({ stoppedBy: 'signal', claimed: 6, reads: 2, fulfilled: 2, released: 4 });
     expect(countEffects(b.store.db)).toBe(2);
-    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
   });
 
   it('rejects bad options with a message that names the fix', () => {

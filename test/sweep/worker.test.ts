@@ -8,9 +8,12 @@ import { isKitError } from '../../middleware/errors.ts';
 import type { KitLogger } from '../../middleware/logger.ts';
 import type { SweepReport } from '../../middleware/sweep.ts';
 import { startSweepWorker, type SweepWorker } from '../../middleware/worker.ts';
-import { bench, countEffects, emulator, leaseOf, waitFor, type Bench, type Emulator } from './harness.ts';
+import { bench, countEffects, emulator, type Bench } from '../support/sweep-bench.ts';
+import { waitFor } from '../support/wait-for.ts';
+import type { TestEmulator } from '../support/emulator.ts';
+import { sqliteLease } from '../support/stores.ts';
 
-let emu: Emulator;
+let emu: TestEmulator;
 let b: Bench;
 let worker: SweepWorker | undefined;
 
@@ -24,7 +27,7 @@ afterEach(async () => {
   await worker?.stop();
   worker = undefined;
   await b?.close();
-  await emu.control('reset', {});
+  await emu.control.reset();
 });
 
 function recordingLogger() {
@@ -41,7 +44,7 @@ describe('startSweepWorker', () => {
   it('runs on its interval, one run at a time, and fulfils users who verify while it runs', async () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(4);
-    await emu.faults({ statusDelayMs: 60 }); // each run takes longer than the interval
+    await emu.control.injectFaults({ statusDelayMs: 60 }); // each run takes longer than the interval
     let active = 0;
     let maxActive = 0;
     const store = b.store;
@@ -72,7 +75,7 @@ describe('startSweepWorker', () => {
     );
     await waitFor(() => reports.length >= 1, 5000, 'a first run');
     expect(reports[0]).toMatchObject({ claimed: 4, pending: 4 });
-    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
+    for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
     await waitFor(() => countEffects(b.store.db) === 4, 10_000, 'the worker to fulfil all four');
     await worker.stop();
     expect(maxActive).toBe(1);
@@ -83,11 +86,11 @@ describe('startSweepWorker', () => {
   it('stop() is awaitable and idempotent: it stops claiming, lets the in-flight read finish, and releases the rest', async () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(5);
-    for (const a of attempts) await emu.complete(a.sessionId, 'verified');
-    await emu.faults({ statusDelayMs: 400 });
-    const readsBefore = (await emu.stats()).statusReads;
+    for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
+    await emu.control.injectFaults({ statusDelayMs: 400 });
+    const readsBefore = (await emu.control.stats()).statusReads;
     worker = startSweepWorker(b.deps, { intervalMs: 10, concurrency: 1, batchSize: 5 });
-    await waitFor(async () => (await emu.stats()).statusReads > readsBefore, 5000, 'the first read');
+    await waitFor(async () => (await emu.control.stats()).statusReads > readsBefore, 5000, 'the first read');
     expect(worker.running).toBe(true);
     const first = worker.stop();
     const second = worker.stop();
@@ -95,37 +98,37 @@ describe('startSweepWorker', () => {
     await first;
     expect(worker.running).toBe(false);
     // Every read in flight when stop() was called completed its fulfilment; no more were started.
-    const reads = (await emu.stats()).statusReads - readsBefore;
+    const reads = (await emu.control.stats()).statusReads - readsBefore;
     expect(reads).toBeGreaterThanOrEqual(1);
     expect(reads).toBeLessThan(5);
     expect(countEffects(b.store.db)).toBe(reads);
     // The rest are not leased by anyone: another worker may take them at once.
-    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
     // And nothing more is read after stop.
     await new Promise((r) => setTimeout(r, 150));
-    expect((await emu.stats()).statusReads - readsBefore).toBe(reads);
+    expect((await emu.control.stats()).statusReads - readsBefore).toBe(reads);
     await worker.stop(); // a third call is still fine
   });
 
   it('stop() does not wait past stopTimeoutMs for a hung read, and still releases the claims', async () => {
     b = await bench(emu.url, Date.now, { headersMs: 20_000 });
     const attempts = await b.createAttempts(3);
-    await emu.faults({ statusDelayMs: 2000 });
-    const readsBefore = (await emu.stats()).statusReads;
+    await emu.control.injectFaults({ statusDelayMs: 2000 });
+    const readsBefore = (await emu.control.stats()).statusReads;
     const { entries, logger } = recordingLogger();
     worker = startSweepWorker(b.deps, { intervalMs: 10, concurrency: 1, stopTimeoutMs: 200, logger });
-    await waitFor(async () => (await emu.stats()).statusReads > readsBefore, 5000, 'the first read');
+    await waitFor(async () => (await emu.control.stats()).statusReads > readsBefore, 5000, 'the first read');
     const startedStop = Date.now();
     await worker.stop();
     expect(Date.now() - startedStop).toBeLessThan(1000);
-    for (const a of attempts) expect(leaseOf(b.store.db, a.sessionId).lease_owner).toBeNull();
+    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
     expect(entries.some((e) => e.level === 'warn' && /did not finish in time/.test(e.msg ?? ''))).toBe(true);
   });
 
   it('logs a failed run and carries on at the next interval instead of crashing', async () => {
     b = await bench(emu.url);
     const [attempt] = await b.createAttempts(1);
-    await emu.complete(attempt!.sessionId, 'verified');
+    await emu.control.completeSession(attempt!.sessionId, 'verified');
     const { entries, logger } = recordingLogger();
     let claimCalls = 0;
     const store = b.store;

@@ -6,14 +6,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
 import { startEmulator } from '../../emulator/index.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
+import { controlApi, type ControlApi } from './emulator.ts';
+import { closeServer, listen } from './listen.ts';
+import { DEMO_USERS, type DemoUserKey } from './users.ts';
 
 export interface Stack {
   demoUrl: string;
@@ -31,17 +32,10 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
 export async function startStack(): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'demo-e2e-'));
   const server = createServer();
-  const port = await listen(server, 0, 'localhost');
+  const port = await listen(server, { host: 'localhost' });
   const demoUrl = `http://localhost:${port}`;
   const returnUrl = `${demoUrl}/verify/return`;
   const clientId = 'demo-client';
@@ -78,23 +72,13 @@ export async function startStack(): Promise<Stack> {
     databasePath,
     emulatorLog,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
       await demo.close();
       await emulator.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
-
-export const USERS = {
-  alice: { id: 'usr_alice', name: 'Alice Moreau', phone: '+15550100001' },
-  bob: { id: 'usr_bob', name: 'Bob Okafor', phone: '+15550100002' },
-  chen: { id: 'usr_chen', name: 'Chen Wei', phone: '+15550100003' },
-} as const;
-export type DemoUserKey = keyof typeof USERS;
 
 /**
  * Everything the browsers of a suite sent or received outside bodies (URLs, every request and
@@ -129,7 +113,7 @@ export async function newContext(
 
 export async function signIn(page: Page, stack: Stack, user: DemoUserKey): Promise<void> {
   await page.goto(`${stack.demoUrl}/signin`);
-  await page.getByRole('button', { name: `Sign in as ${USERS[user].name}` }).click();
+  await page.getByRole('button', { name: `Sign in as ${DEMO_USERS[user].name}` }).click();
   await page.waitForURL(`${stack.demoUrl}/`);
 }
 
@@ -142,7 +126,7 @@ export async function waitForHostedPage(
 ): Promise<string> {
   await page.waitForURL(stack.verifyUrl);
   await page.locator('#code').waitFor();
-  const messages = (await stack.control.outbox()).slice(sentBefore).filter((m) => m.to === USERS[user].phone);
+  const messages = (await stack.control.outbox()).slice(sentBefore).filter((m) => m.to === DEMO_USERS[user].phone);
   if (messages.length !== 1) throw new Error(`expected one new SMS to ${user}, found ${messages.length}`);
   return messages[0]!.sessionId;
 }
@@ -173,16 +157,15 @@ export async function apiMe(context: BrowserContext, stack: Stack): Promise<Me> 
   return (await response.json()) as Me;
 }
 
-/** Rows that prove the effect: the demo's activity row and the kit's attempt outcome. */
-export function dbFacts(stack: Stack, sessionId: string) {
-  const db = stack.demo.db;
+/** What proves the effect: the demo's activity rows and the attempt's outcome, read through the kit's store. */
+export async function dbFacts(stack: Stack, sessionId: string) {
   const activity = (
-    db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?').get(sessionId) as { n: number }
+    stack.demo.db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?').get(sessionId) as {
+      n: number;
+    }
   ).n;
-  const attempt = db
-    .prepare('SELECT outcome, failure_reason AS reason FROM verify_kit_attempts WHERE session_id = ?')
-    .get(sessionId) as { outcome: string; reason: string | null } | undefined;
-  return { activity, outcome: attempt?.outcome, reason: attempt?.reason ?? null };
+  const attempt = await stack.demo.store.findAttemptBySessionId(sessionId);
+  return { activity, outcome: attempt?.outcome, reason: attempt?.failureReason ?? null };
 }
 
 /** Waits for the page to be at `url`; on timeout the error says where the page is and what it shows. */

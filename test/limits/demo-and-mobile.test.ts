@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
@@ -15,9 +14,11 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { createSqliteStore, createVerificationKit } from '../../middleware/index.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
-import { fixtureUser } from '../fixtures/kit-app.ts';
-import { Agent, captureConsole, leaks, rawRequest, snapshot, startSecStack, type SecStack } from './harness.ts';
+import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { userNamed } from '../support/users.ts';
+import { rawRequest } from '../support/agent.ts';
+import { captureConsole, leaks, snapshot, startSecStack, type SecStack } from '../support/security-stack.ts';
+import { closeServer, listen } from '../support/listen.ts';
 
 describe('web (the demo): limited starts get a 429 page with Retry-After and send no SMS', () => {
   let stack: SecStack;
@@ -32,12 +33,12 @@ describe('web (the demo): limited starts get a 429 page with Retry-After and sen
   });
 
   it('per destination (and user): the 6th start within 10 minutes is refused before any session exists', async () => {
-    const alice = await new Agent(stack, 'alice').signIn('alice');
-    for (let i = 0; i < 5; i++) await alice.start();
-    const before = snapshot(stack);
+    const alice = await stack.agent().signIn('alice');
+    for (let i = 0; i < 5; i++) await alice.start('confirm_phone');
+    const before = await snapshot(stack);
     const stats = await stack.control.stats();
     for (let i = 0; i < 3; i++) {
-      const refused = await alice.postStart({ _csrf: alice.kitCsrf, action: 'confirm_phone' });
+      const refused = await alice.postStart({ _csrf: alice.csrf, action: 'confirm_phone' });
       expect(refused.status).toBe(429);
       const retryAfter = Number(refused.headers.get('retry-after'));
       expect(Number.isInteger(retryAfter)).toBe(true);
@@ -50,11 +51,11 @@ describe('web (the demo): limited starts get a 429 page with Retry-After and sen
     const after = await stack.control.stats();
     expect(after.creates).toBe(stats.creates);
     expect(after.smsSent).toBe(stats.smsSent);
-    const now = snapshot(stack) as Record<string, unknown>;
+    const now = (await snapshot(stack)) as Record<string, unknown>;
     expect(now.verify_kit_attempts).toEqual((before as Record<string, unknown>).verify_kit_attempts);
     // Another user (another number) is not affected by Alice's budget.
-    const bob = await new Agent(stack, 'bob').signIn('bob');
-    await bob.start();
+    const bob = await stack.agent().signIn('bob');
+    await bob.start('confirm_phone');
     expect((await stack.control.stats()).creates).toBe(stats.creates + 1);
   });
 
@@ -101,16 +102,15 @@ describe('mobile (JSON): per destination, per user and per IP; counters survive 
         const name = req.get('x-user');
         if (name === undefined) return null;
         return {
-          userRef: fixtureUser(name).userRef,
-          destination: req.get('x-destination') ?? fixtureUser(name).destination,
+          userRef: userNamed(name).userRef,
+          destination: req.get('x-destination') ?? userNamed(name).destination,
         };
       },
     });
     const app = express();
     app.use(kit.router);
     const server: Server = createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/verify/start`);
+    const url = new URL(`http://127.0.0.1:${await listen(server)}/verify/start`);
     const attempts = () => (db.prepare('SELECT COUNT(*) AS n FROM verify_kit_attempts').get() as { n: number }).n;
     return {
       start: (user: string, destination?: string) =>
@@ -127,8 +127,7 @@ describe('mobile (JSON): per destination, per user and per IP; counters survive 
       attempts,
       async close() {
         await kit.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await closeServer(server);
         db.close();
       },
     };

@@ -2,7 +2,7 @@
  * The stores under test, behind one shape, so that a suite written once runs unchanged against
  * SQLite and PostgreSQL (`describe.each(STORE_KINDS)`). Each open() starts from an empty database:
  * a new SQLite file in a temporary directory, or the suite's scratch PostgreSQL database
- * (test/helpers/postgres.ts) with its schema emptied, dropped after the suite.
+ * (test/support/postgres.ts) with its schema emptied, dropped after the suite.
  *
  * The test action writes one row per fulfilment into `effects` (no unique constraint, so a second
  * fulfilment would show as a second row) inside the store's transaction, with the handle the
@@ -66,6 +66,18 @@ const BY_SQL = 'SELECT by, count(*) AS n FROM effects GROUP BY by';
 const LEASE_SQL = 'SELECT lease_owner, lease_until FROM verify_kit_attempts WHERE session_id = ';
 const OWNERS_SQL = 'SELECT count(DISTINCT lease_owner) AS n FROM verify_kit_attempts WHERE lease_owner IS NOT NULL';
 
+/** A SQLite attempt's lease (columns Attempt does not carry): the one place suites read them on SQLite. */
+export function sqliteLease(db: Database, sessionId: string): { owner: string | null; until: number | null } {
+  type Lease = { lease_owner: string | null; lease_until: number | null };
+  const row = db.prepare(`${LEASE_SQL}?`).get(sessionId) as Lease;
+  return { owner: row.lease_owner, until: row.lease_until };
+}
+
+/** Distinct owners holding leases right now, on SQLite. */
+export function sqliteLeaseOwners(db: Database): number {
+  return (db.prepare(OWNERS_SQL).get() as { n: number }).n;
+}
+
 async function openSqlite(): Promise<StoreUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'verify-store-'));
   const path = join(dir, 'kit.sqlite');
@@ -97,12 +109,8 @@ async function openSqlite(): Promise<StoreUnderTest> {
       const rows = db().prepare(BY_SQL).all() as { by: string; n: number }[];
       return Object.fromEntries(rows.map((r) => [r.by, r.n]));
     },
-    lease: async (sessionId) => {
-      type Lease = { lease_owner: string | null; lease_until: number | null };
-      const row = db().prepare(`${LEASE_SQL}?`).get(sessionId) as Lease;
-      return { owner: row.lease_owner, until: row.lease_until };
-    },
-    leaseOwners: async () => (db().prepare(OWNERS_SQL).get() as { n: number }).n,
+    lease: async (sessionId) => sqliteLease(db(), sessionId),
+    leaseOwners: async () => sqliteLeaseOwners(db()),
     exec: async (sql) => void db().exec(sql),
     query: async <T>(sql: string) => db().prepare(sql).all() as T[],
     async reopen() {

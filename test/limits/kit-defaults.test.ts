@@ -4,15 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerificationKit, createVerifyClient, type VerifyStore } from '../../middleware/index.ts';
-import { startKitTestApp, type KitTestApp } from './helpers/app.ts';
-import { newSeen, TestUser } from './helpers/user.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { newSeen } from '../support/seen.ts';
 
-let app: KitTestApp;
+let app: TestApp;
 const seen = newSeen();
 
 beforeAll(async () => {
   // `limits: undefined` drops the suites' generous budgets: the kit's defaults apply.
-  app = await startKitTestApp({ kit: { limits: undefined } });
+  app = await startTestApp({ kit: { limits: undefined } });
 });
 afterAll(async () => {
   await app?.close();
@@ -20,30 +20,30 @@ afterAll(async () => {
 
 describe('default start limits', () => {
   it('refuse the sixth text to one destination within ten minutes: 429, Retry-After, no session, no SMS', async () => {
-    const alice = await new TestUser(app, seen).signIn('alice');
+    const alice = await app.agent(seen).signIn('alice');
     for (let i = 0; i < 5; i++) {
       const allowed = await alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' });
       expect(allowed.status).toBe(200);
     }
-    const before = { attempts: app.attemptCount(), stats: await app.emulator.control.stats() };
+    const before = { attempts: await app.attemptCount(), stats: await app.emulator.control.stats() };
     const refused = await alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(600);
     expect(await refused.text()).toMatch(/Too many verification attempts/);
     const after = await app.emulator.control.stats();
-    expect(app.attemptCount()).toBe(before.attempts);
+    expect(await app.attemptCount()).toBe(before.attempts);
     expect(after.creates).toBe(before.stats.creates);
     expect(after.smsSent).toBe(before.stats.smsSent);
   });
 
   it('leave other users and destinations alone', async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     expect((await bob.postStart({ _csrf: bob.csrf, action: 'grant_badge' })).status).toBe(200);
   });
 
   it("warn through the kit's logger when X-Forwarded-For arrives while Express's trust proxy is off", async () => {
-    const bob = await new TestUser(app, seen).signIn('bob');
+    const bob = await app.agent(seen).signIn('bob');
     await bob.postStart({ _csrf: bob.csrf, action: 'grant_badge' }, { 'x-forwarded-for': '203.0.113.50' });
     expect(app.logs.filter((line) => line.includes('`trust proxy` is off'))).toHaveLength(1);
   });

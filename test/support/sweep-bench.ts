@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { startEmulator } from '../../emulator/index.ts';
+import { startTestEmulator, type TestEmulator } from './emulator.ts';
 import { createVerifyClient } from '../../middleware/client.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
 import type { Attempt } from '../../middleware/store/types.ts';
@@ -60,46 +60,9 @@ export function duplicateEffects(db: Database): { session_id: string; n: number 
   }[];
 }
 
-export interface Emulator {
-  url: string;
-  close(): Promise<void>;
-  control<T = unknown>(path: string, body?: unknown): Promise<T>;
-  stats(): Promise<{ statusReads: number; creates: number }>;
-  complete(sessionId: string, outcome: 'verified' | 'failed', reason?: string): Promise<void>;
-  faults(settings: Record<string, unknown>): Promise<void>;
-  advanceClock(seconds: number): Promise<void>;
-}
-
-export async function emulator(): Promise<Emulator> {
-  const { url, close } = await startEmulator({ port: 0, log: () => {} });
-  const control = async <T>(path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${url}/_control/${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`control ${path}: ${response.status} ${await response.text()}`);
-    const text = await response.text();
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
-  return {
-    url,
-    close,
-    control,
-    stats: () => control('stats'),
-    complete: async (sessionId, outcome, reason) => {
-      await control(
-        `sessions/${encodeURIComponent(sessionId)}/complete`,
-        reason === undefined ? { outcome } : { outcome, reason },
-      );
-    },
-    faults: async (settings) => {
-      await control('faults', settings);
-    },
-    advanceClock: async (seconds) => {
-      await control('clock', { advanceSeconds: seconds });
-    },
-  };
+/** An emulator with the sweep's client registered (attempts are created as real sessions in it). */
+export function emulator(): Promise<TestEmulator> {
+  return startTestEmulator({ clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: RETURN_URL }] });
 }
 
 export function client(url: string, overrides: { headersMs?: number; statusReadAttempts?: number } = {}): VerifyClient {
@@ -216,14 +179,6 @@ export async function bench(
   };
 }
 
-/** Lease columns are not on Attempt; read them directly. */
-export function leaseOf(db: Database, sessionId: string): { lease_owner: string | null; lease_until: number | null } {
-  return db.prepare('SELECT lease_owner, lease_until FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as {
-    lease_owner: string | null;
-    lease_until: number | null;
-  };
-}
-
 const FIXTURE = fileURLToPath(new URL('../fixtures/sweep-process.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const children: ChildProcess[] = [];
@@ -255,18 +210,6 @@ export function spawnSweepProcess(args: string[], env: Record<string, string>): 
 export function killSweepProcesses(): void {
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-}
-
-export async function waitFor(
-  condition: () => Promise<boolean> | boolean,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 export const jsonLines = (text: string) =>

@@ -1,7 +1,7 @@
 /** A stand-in integrator site on `localhost` for hosted-page browser tests, and its handoff form. */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { escapeHtml } from '../../emulator/views.ts';
+import { closeServer, listen } from './listen.ts';
 
 export interface Landing {
   origin: string;
@@ -18,11 +18,7 @@ export async function startLanding(): Promise<Landing> {
     origin: '',
     page: '',
     returns: [],
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
   server.on('request', (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -38,8 +34,7 @@ export async function startLanding(): Promise<Landing> {
       res.writeHead(404).end();
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  landing.origin = `http://localhost:${(server.address() as AddressInfo).port}`;
+  landing.origin = `http://localhost:${await listen(server)}`;
   return landing;
 }
 

@@ -8,28 +8,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
 import { startEmulator } from '../../emulator/index.ts';
-import { controlApi, type ControlApi } from '../helpers/emulator.ts';
-
-export type Headers = Record<string, string>;
-
-export interface Exchange {
-  /** 'ua': the scripted browser; 'backend': the app's client to the service; 'browser': Chromium. */
-  who: 'ua' | 'backend' | 'browser';
-  method: string;
-  url: string;
-  requestHeaders: Headers;
-  requestBody: string;
-  status: number;
-  responseHeaders: Headers;
-  responseBody: string;
-}
+import { controlApi, type ControlApi } from './emulator.ts';
+import { closeServer, listen } from './listen.ts';
+import { DEMO_USERS, type DemoUserKey } from './users.ts';
+import { Agent, formToken, type Exchange, type Headers, type Site } from './agent.ts';
+import type { AttemptRecord } from '../../middleware/store/types.ts';
 
 export interface Recorder {
   exchanges: Exchange[];
@@ -40,6 +29,8 @@ export interface Recorder {
 export type StatusTamper = (body: Record<string, unknown>, sessionId: string) => Record<string, unknown>;
 
 export interface SecStack {
+  /** A new scripted agent on the demo, recording into `recorder`. */
+  agent(): Agent;
   demoUrl: string;
   returnUrl: string;
   /** The emulator itself (the hosted page, control API). */
@@ -55,13 +46,6 @@ export interface SecStack {
   /** Set to rewrite the next GET /session/{id} bodies the app reads (undefined = faithful). */
   tamper: StatusTamper | undefined;
   close(): Promise<void>;
-}
-
-function listen(server: Server, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, () => resolve((server.address() as AddressInfo).port));
-  });
 }
 
 function flatHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | number | undefined>): Headers {
@@ -125,14 +109,10 @@ export async function startServiceProxy(
     forward.on('error', () => res.destroy());
     forward.end(requestBody);
   });
-  const port = await listen(server, '127.0.0.1');
+  const port = await listen(server);
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
 
@@ -160,7 +140,7 @@ export async function startSecStack(options: { now?: () => number } = {}): Promi
   const dir = mkdtempSync(join(tmpdir(), 'sec-stack-'));
   const recorder: Recorder = { exchanges: [], logs: [] };
   const server = createServer();
-  const port = await listen(server, '127.0.0.1');
+  const port = await listen(server);
   const demoUrl = `http://localhost:${port}`;
   const returnUrl = `${demoUrl}/verify/return`;
   const clientId = 'demo-client';
@@ -190,6 +170,7 @@ export async function startSecStack(options: { now?: () => number } = {}): Promi
   });
   server.on('request', demo.app);
   const stack: SecStack = {
+    agent: () => new Agent(demoSite(stack), { record: (exchange) => recorder.exchanges.push(exchange) }),
     demoUrl,
     returnUrl,
     emulatorUrl: emulator.url,
@@ -207,10 +188,7 @@ export async function startSecStack(options: { now?: () => number } = {}): Promi
       holder.tamper = value;
     },
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
       await demo.close();
       await proxy.close();
       await emulator.close();
@@ -220,235 +198,44 @@ export async function startSecStack(options: { now?: () => number } = {}): Promi
   return stack;
 }
 
-export const DEMO_USERS = {
-  alice: { id: 'usr_alice', phone: '+15550100001' },
-  bob: { id: 'usr_bob', phone: '+15550100002' },
-  chen: { id: 'usr_chen', phone: '+15550100003' },
-} as const;
-export type DemoUserKey = keyof typeof DEMO_USERS;
-
-function unescapeHtml(value: string): string {
-  return value
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&#x27;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&#96;/g, '`')
-    .replace(/&amp;/g, '&');
+/** The demo as the scripted agent sees it: sign-in by its page, attempts from its store, codes from the emulator. */
+export function demoSite(stack: Pick<SecStack, 'demoUrl' | 'demo' | 'control'>): Site {
+  return {
+    url: stack.demoUrl,
+    signIn: signInOnDemo,
+    latestAttempt: async () => latestAttempt(stack),
+    control: stack.control,
+  };
 }
 
-export function parseHandoffPage(html: string): { verifyUrl: string; handoff: string } | undefined {
-  const action = /<form id="verify-kit-handoff" method="post" action="([^"]*)">/.exec(html)?.[1];
-  const hx = /<input type="hidden" name="hx" value="([^"]*)">/.exec(html)?.[1];
-  return action === undefined || hx === undefined
-    ? undefined
-    : { verifyUrl: unescapeHtml(action), handoff: unescapeHtml(hx) };
+/** The demo's sign-in page, then its home page for the kit's start token and the demo's own token. */
+async function signInOnDemo(agent: Agent, user: string): Promise<{ csrf: string; siteCsrf: string }> {
+  const page = await agent.request('/signin');
+  const token = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1];
+  if (token === undefined) throw new Error(`no sign-in token: ${page.status}`);
+  const answer = await agent.postForm(
+    '/signin',
+    { _csrf: token, userId: DEMO_USERS[user as DemoUserKey].id },
+    { origin: agent.origin, 'sec-fetch-site': 'same-origin' },
+  );
+  if (answer.status !== 303 || answer.location !== '/')
+    throw new Error(`sign-in failed: ${answer.status} ${answer.body.slice(0, 200)}`);
+  const home = await agent.request('/');
+  if (home.status !== 200) throw new Error(`home answered ${home.status}`);
+  const csrf = formToken(home.body, /<form method="post" action="\/verify\/start">\s*/);
+  if (csrf === undefined) throw new Error('no kit token on the home page');
+  return { csrf, siteCsrf: formToken(home.body, /<form[^>]*action="\/signout"[^>]*>\s*/) ?? '' };
 }
 
-/** One HTTP exchange on node:http (any header may be set, Host included); bounded by a timeout. */
-export function rawRequest(
-  url: URL,
-  method: string,
-  headers: Headers,
-  body?: string,
-  timeoutMs = 20_000,
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const hostHeader = Object.keys(headers).some((h) => h.toLowerCase() === 'host');
-    const req = httpRequest(
-      {
-        host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname,
-        port: url.port,
-        method,
-        path: `${url.pathname}${url.search}`,
-        headers: {
-          ...(hostHeader ? {} : { host: url.host }),
-          ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
-          ...headers,
-        },
-        timeout: timeoutMs,
-        agent: false,
-      },
-      (res) => {
-        readAll(res).then(
-          (buffer) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buffer.toString('utf8') }),
-          reject,
-        );
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${url.href} did not answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(body);
-  });
+/** The newest attempt in the demo's store (the one a start just made). */
+export async function latestAttempt(stack: Pick<SecStack, 'demo'>): Promise<AttemptRecord> {
+  const [newest] = await stack.demo.store.listAttempts({ limit: 1 });
+  if (newest === undefined) throw new Error('no attempt stored');
+  return newest;
 }
 
-export interface Answer {
-  status: number;
-  headers: globalThis.Headers;
-  body: string;
-  location: string | null;
-}
-
-/**
- * A scripted browser over real HTTP: one cookie jar per site, no redirects followed, every
- * exchange recorded.
- */
-export class Agent {
-  /** cookie jar: origin -> name -> value */
-  readonly jar = new Map<string, Map<string, string>>();
-  kitCsrf = '';
-  demoCsrf = '';
-
-  constructor(
-    readonly stack: SecStack,
-    readonly label = 'agent',
-  ) {}
-
-  cookieFor(origin: string): string | undefined {
-    const cookies = this.jar.get(origin);
-    if (cookies === undefined || cookies.size === 0) return undefined;
-    return [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-
-  async request(target: string, init: { method?: string; headers?: Headers; body?: string } = {}): Promise<Answer> {
-    const url = new URL(target, this.stack.demoUrl);
-    const headers: Headers = { ...init.headers };
-    const cookie = this.cookieFor(url.origin);
-    if (cookie !== undefined && headers.cookie === undefined) headers.cookie = cookie;
-    // node:http rather than fetch: fetch would silently replace a forged Host header.
-    const raw = await rawRequest(url, init.method ?? 'GET', headers, init.body);
-    const responseHeaders = new globalThis.Headers();
-    for (const [name, value] of Object.entries(raw.headers)) {
-      if (value === undefined) continue;
-      for (const v of Array.isArray(value) ? value : [value]) responseHeaders.append(name, String(v));
-    }
-    for (const line of responseHeaders.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const cookies = this.jar.get(url.origin) ?? new Map<string, string>();
-      const value = pair!.slice(eq + 1);
-      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') cookies.delete(pair!.slice(0, eq));
-      else cookies.set(pair!.slice(0, eq), value);
-      this.jar.set(url.origin, cookies);
-    }
-    this.stack.recorder.exchanges.push({
-      who: 'ua',
-      method: init.method ?? 'GET',
-      url: url.href,
-      requestHeaders: headers,
-      requestBody: init.body ?? '',
-      status: raw.status,
-      responseHeaders: Object.fromEntries(responseHeaders),
-      responseBody: raw.body,
-    });
-    return { status: raw.status, headers: responseHeaders, body: raw.body, location: responseHeaders.get('location') };
-  }
-
-  postForm(target: string, fields: Record<string, string> | string, headers: Headers = {}): Promise<Answer> {
-    return this.request(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body: typeof fields === 'string' ? fields : new URLSearchParams(fields).toString(),
-    });
-  }
-
-  async signIn(user: DemoUserKey): Promise<this> {
-    const page = await this.request('/signin');
-    const token = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1];
-    if (token === undefined) throw new Error(`no sign-in token: ${page.status}`);
-    const answer = await this.postForm(
-      '/signin',
-      { _csrf: token, userId: DEMO_USERS[user].id },
-      { origin: this.stack.demoUrl, 'sec-fetch-site': 'same-origin' },
-    );
-    if (answer.status !== 303 || answer.location !== '/')
-      throw new Error(`sign-in failed: ${answer.status} ${answer.body.slice(0, 200)}`);
-    await this.refreshTokens();
-    return this;
-  }
-
-  /** Reads the kit's start token and the demo's own token from the home page. */
-  async refreshTokens(): Promise<void> {
-    const home = await this.request('/');
-    if (home.status !== 200) throw new Error(`home answered ${home.status}`);
-    const kit =
-      /<form method="post" action="\/verify\/start">\s*<input type="hidden" name="_csrf" value="([^"]+)">/.exec(
-        home.body,
-      )?.[1];
-    const demo = /<form[^>]*action="\/signout"[^>]*>\s*<input type="hidden" name="_csrf" value="([^"]+)">/.exec(
-      home.body,
-    )?.[1];
-    if (kit === undefined) throw new Error('no kit token on the home page');
-    this.kitCsrf = unescapeHtml(kit);
-    this.demoCsrf = demo === undefined ? '' : unescapeHtml(demo);
-  }
-
-  /** POSTs the start form the way the demo's own page does (same origin). */
-  postStart(fields: Record<string, string> | string, headers: Headers = {}): Promise<Answer> {
-    return this.postForm('/verify/start', fields, {
-      origin: this.stack.demoUrl,
-      'sec-fetch-site': 'same-origin',
-      ...headers,
-    });
-  }
-
-  /** Starts an action; returns the handoff page's values and the stored attempt. */
-  async start(action = 'confirm_phone', extra: Record<string, string> = {}) {
-    const answer = await this.postStart({ _csrf: this.kitCsrf, action, ...extra });
-    const parsed = parseHandoffPage(answer.body);
-    if (answer.status !== 200 || parsed === undefined)
-      throw new Error(`start failed: ${answer.status} ${answer.body.slice(0, 300)}`);
-    const attempt = latestAttempt(this.stack);
-    return { answer, ...parsed, sessionId: attempt.session_id, state: attempt.state };
-  }
-
-  /**
-   * Completes the hosted page for real: redeems the handoff (form POST of `hx`), reads the code
-   * from the emulator's SMS outbox, submits it; returns the service's 303 Location.
-   */
-  async verifyOnHostedPage(
-    handoff: { verifyUrl: string; handoff: string; sessionId: string },
-    code?: string,
-  ): Promise<string> {
-    const page = await this.postForm(handoff.verifyUrl, { hx: handoff.handoff });
-    if (page.status !== 200) throw new Error(`hosted page answered ${page.status}`);
-    const binding = /name="page_binding" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
-    const sms = code ?? (await this.stack.control.codeFor(handoff.sessionId));
-    const answer = await this.postForm(`${handoff.verifyUrl}/code`, { page_binding: binding, code: sms });
-    if (answer.status !== 303 || answer.location === null) throw new Error(`code submit answered ${answer.status}`);
-    return answer.location;
-  }
-
-  land(query: string, headers: Headers = {}): Promise<Answer> {
-    return this.request(`/verify/return?${query}`, { headers });
-  }
-
-  landFor(sessionId: string, state: string, headers: Headers = {}): Promise<Answer> {
-    return this.land(`session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(state)}`, headers);
-  }
-}
-
-export interface AttemptRow {
-  state: string;
-  session_id: string;
-  user_ref: string;
-  action: string;
-  outcome: string;
-  failure_reason: string | null;
-}
-
-export function latestAttempt(stack: SecStack): AttemptRow {
-  const row = stack.demo.db
-    .prepare('SELECT * FROM verify_kit_attempts ORDER BY created_at DESC, rowid DESC LIMIT 1')
-    .get() as AttemptRow | undefined;
-  if (row === undefined) throw new Error('no attempt stored');
-  return row;
-}
-
-export function attemptOf(stack: SecStack, sessionId: string): AttemptRow | undefined {
-  return stack.demo.db.prepare('SELECT * FROM verify_kit_attempts WHERE session_id = ?').get(sessionId) as
-    AttemptRow | undefined;
+export function attemptOf(stack: Pick<SecStack, 'demo'>, sessionId: string): Promise<AttemptRecord | undefined> {
+  return stack.demo.store.findAttemptBySessionId(sessionId);
 }
 
 /** Fulfilments recorded by the demo's actions for a session (its activity rows). */
@@ -468,10 +255,10 @@ export function activityOf(stack: SecStack, userId: string): number {
 
 /**
  * Row counts of every table in the database, plus the full content of the tables an attack could
- * change (users, payout accounts, activity, attempts). Sessions are counted only: `rolling`
+ * change (users, payout accounts, activity) and every attempt the kit's store holds. Sessions are counted only: `rolling`
  * sessions refresh their expiry on every request.
  */
-export function snapshot(stack: SecStack): Record<string, unknown> {
+export async function snapshot(stack: SecStack): Promise<Record<string, unknown>> {
   const db = stack.demo.db;
   const tables = (
     db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
@@ -480,15 +267,17 @@ export function snapshot(stack: SecStack): Record<string, unknown> {
   for (const name of tables) {
     out[`count:${name}`] = (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n;
   }
-  for (const name of ['demo_users', 'demo_payout_accounts', 'demo_activity', 'verify_kit_attempts']) {
+  for (const name of ['demo_users', 'demo_payout_accounts', 'demo_activity']) {
     if (tables.includes(name)) out[name] = db.prepare(`SELECT * FROM "${name}" ORDER BY 1`).all();
   }
+  // The kit's attempts through its store, oldest first.
+  out.verify_kit_attempts = (await stack.demo.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER })).reverse();
   return out;
 }
 
 /**
  * Forgets the start limits' counters (the kit's SQLite table), so suites that start many attempts
- * from one loopback IP test what they mean to and not the limits (test/security/limits.test.ts does).
+ * from one loopback IP test what they mean to and not the limits (test/limits/demo-and-mobile.test.ts does).
  */
 export function resetStartLimits(db: Database): void {
   const table = db
@@ -570,13 +359,4 @@ export function leaks(stack: SecStack, extraHandoffs: string[] = []): string[] {
   }
   for (const line of stack.recorder.logs) search(`log line ${line.slice(0, 80)}`, line, false, false);
   return found;
-}
-
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }

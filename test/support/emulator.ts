@@ -1,4 +1,5 @@
 /** Starts an emulator per suite and offers small typed fetch helpers for its API, hosted page and control API. */
+import { emulatorControl, type EmulatorControl, type SmsMessage } from '../../emulator/control-client.ts';
 import { startEmulator, type EmulatorClient, type EmulatorOptions } from '../../emulator/index.ts';
 
 export type Json = Record<string, unknown>;
@@ -149,20 +150,18 @@ export async function submitCode(
   return postForm(`${verifyUrl}/code`, { page_binding: page.binding ?? '', code }, cookie);
 }
 
-export interface ControlApi {
-  outbox(): Promise<Array<{ to: string; code: string; sessionId: string; sentAt: string }>>;
+/**
+ * The emulator's control API for tests: the shipped typed calls (`completeSession`, `injectFaults`,
+ * `stats`, `reset`, `advanceClock`, `latestCode`, `sentMessages`, which throw when refused), plus
+ * the raw answers a test about the control API itself or about refusals needs.
+ */
+export interface ControlApi extends EmulatorControl {
+  outbox(): Promise<SmsMessage[]>;
+  /** The newest code texted for the session. */
   codeFor(sessionId: string): Promise<string>;
-  advanceClock(seconds: number): Promise<void>;
+  /** POST /_control/faults, its answer as it came. */
   setFaults(faults: Json): Promise<Response>;
-  stats(): Promise<{
-    creates: number;
-    replays: number;
-    smsSent: number;
-    smsByIdempotencyKey: Record<string, number>;
-    statusReads: number;
-    verifyPosts: number;
-  }>;
-  reset(): Promise<void>;
+  /** POST /_control/sessions/{id}/complete, its answer as it came. */
   complete(sessionId: string, body: Json): Promise<Response>;
 }
 
@@ -173,24 +172,12 @@ export function controlApi(url: string): ControlApi {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-  const ok = async (response: Response) => {
-    if (!response.ok) throw new Error(`control call failed: ${response.status} ${await response.text()}`);
-    return response.json();
-  };
-  const api: ControlApi = {
-    outbox: async () =>
-      ((await ok(await fetch(`${url}/_control/outbox`))) as { messages: Awaited<ReturnType<ControlApi['outbox']>> })
-        .messages,
-    codeFor: async (sessionId) => {
-      const message = (await api.outbox()).findLast((candidate) => candidate.sessionId === sessionId);
-      if (!message) throw new Error(`no SMS for session ${sessionId}`);
-      return message.code;
-    },
-    advanceClock: async (seconds) => void (await ok(await post('/clock', { advanceSeconds: seconds }))),
+  const typed = emulatorControl(url);
+  return {
+    ...typed,
+    outbox: () => typed.sentMessages(),
+    codeFor: (sessionId) => typed.latestCode({ sessionId }),
     setFaults: (faults) => post('/faults', faults),
-    stats: async () => ok(await fetch(`${url}/_control/stats`)),
-    reset: async () => void (await ok(await post('/reset', {}))),
     complete: (sessionId, body) => post(`/sessions/${encodeURIComponent(sessionId)}/complete`, body),
   };
-  return api;
 }

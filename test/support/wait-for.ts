@@ -1,0 +1,14 @@
+/** Polling for a condition in tests that cannot be told when something happened (other processes, timers). */
+
+/** Resolves once `condition` holds; rejects with "timed out waiting for <what>" after `timeoutMs`. */
+export async function waitFor(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
