@@ -10,8 +10,8 @@ import { completeAttempt } from '../../middleware/fulfil.ts';
 import type { FulfilEffect, FulfilRequest, VerifyStore } from '../../middleware/store/types.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import type { ActionDefinition, SessionStatus } from '../../middleware/types.ts';
-import { newAttempt } from '../helpers/attempts.ts';
-import { describeEachStore, type StoreUnderTest } from '../helpers/stores.ts';
+import { newAttempt } from '../support/attempts.ts';
+import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 
 const ACTION = 'change_payout';
 const sweepEvent = { event: { source: 'sweep' as const } };
@@ -62,10 +62,8 @@ describeEachStore('group commit', (kind) => {
     expect(effects.map((e) => e.session_id)).toEqual(['session-1', 'session-3']);
     expect(await h.store.findAttemptByState('state-2')).toMatchObject({ outcome: 'pending', finishedAt: null });
     expect(await h.store.findAttemptByState('state-3')).toMatchObject({ outcome: 'fulfilled', fulfilledAt: 103 });
-    const events = await h.query<{ session_id: string }>(
-      'SELECT session_id FROM verify_kit_outcome_events ORDER BY session_id',
-    );
-    expect(events.map((e) => e.session_id)).toEqual(['session-1', 'session-3']);
+    const events = await h.store.claimOutcomeEvents({ now: 1_000, owner: 'test', leaseMs: 1_000, limit: 10 });
+    expect(events.map((e) => e.attempt.sessionId).sort()).toEqual(['session-1', 'session-3']);
     // Nothing was lost: the rolled-back attempt is fulfilled by a later call.
     expect((await h.store.fulfilOnce('session-2', h.effect(), 200)).kind).toBe('fulfilled');
     expect(await h.countEffects()).toBe(3);
@@ -109,9 +107,10 @@ describeEachStore('group commit', (kind) => {
 
     expect(groups.flat().every((s) => s.ok)).toBe(true);
     expect(await h.duplicateEffects()).toEqual([]);
-    const outcomes = await h.query<{ session_id: string; outcome: string }>(
-      'SELECT session_id, outcome FROM verify_kit_attempts ORDER BY start_seq',
-    );
+    // Oldest first (start order), read through the store.
+    const outcomes = (await h.store.listAttempts({ limit: 100 }))
+      .sort((a, b) => a.startSeq - b.startSeq)
+      .map((a) => ({ session_id: a.sessionId, outcome: a.outcome }));
     expect(outcomes.slice(0, 24).every((o) => o.outcome === 'fulfilled')).toBe(true);
     // With 'latest' each attempt is fulfilled or superseded, and every user's newest one is fulfilled.
     const newestOfUser = new Set(latest.slice(-6).map((n) => `session-${n}`));
