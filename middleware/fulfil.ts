@@ -9,6 +9,7 @@
  * (the newest started one that is verified wins) and writes the outcome event for onOutcome.
  */
 import { KitError, KitErrorCode } from './errors.ts';
+import { commitEach, type FulfilCommitter } from './group-commit.ts';
 import type { FulfilContext } from './context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from './store/types.ts';
 import { countOutcomes, inSpan, SpanName } from './telemetry.ts';
@@ -49,6 +50,14 @@ export async function findReturnedAttempt<Tx>(
   return attempt;
 }
 
+/** What a status read found: what is stored already settles it, or the service's answer, checked. */
+export type StatusRead<Tx> =
+  | { kind: 'settled'; completion: Completion }
+  | { kind: 'pending' }
+  | { kind: 'failed'; reason: string }
+  /** Verified, with the echoed state and userRef equal to the stored ones, and its action registered. */
+  | { kind: 'verified'; action: ActionDefinition<Tx> };
+
 /**
  * Re-reads the session and fulfils, records the failure, or reports it still pending. `source`
  * names the caller in outcome events and log lines.
@@ -58,25 +67,19 @@ export async function completeAttempt<Tx>(
   attempt: Attempt,
   source: OutcomeSource,
 ): Promise<Completion> {
+  return applyStatus(deps, attempt, await readStatus(deps, attempt), source);
+}
+
+/**
+ * The read half of completeAttempt: the session's status from the service. Writes nothing; throws
+ * when the service's answer does not match the attempt or its action is no longer registered.
+ */
+export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<StatusRead<Tx>> {
   const settled = settledCompletion(attempt);
-  if (settled !== undefined) return settled;
-  const event: OutcomeRecording | undefined = deps.onOutcome === undefined ? undefined : { source };
-
+  if (settled !== undefined) return { kind: 'settled', completion: settled };
   const status = await deps.client.getSession(attempt.sessionId);
-  if (status.status === 'pending') return { kind: 'pending', attempt, eventIds: [] };
-  if (status.status === 'failed') {
-    const failedAt = deps.now();
-    const { eventIds } = await deps.store.recordFailure(attempt.sessionId, status.reason, failedAt, event);
-    const current = await deps.store.findAttemptByState(attempt.state);
-    // This call recorded it when the stored failure carries its time (another caller's would not).
-    if (current?.outcome === 'failed' && current.finishedAt === failedAt)
-      countOutcomes(1, 'failed', source, status.reason);
-    // A concurrent caller may have settled it first; report what is stored.
-    const failed: Completion = { kind: 'failed', attempt, reason: status.reason, eventIds: [] };
-    const stored = settledCompletion(current ?? attempt) ?? failed;
-    return { ...stored, eventIds };
-  }
-
+  if (status.status === 'pending') return { kind: 'pending' };
+  if (status.status === 'failed') return { kind: 'failed', reason: status.reason };
   if (status.state !== attempt.state || status.userRef !== attempt.userRef) {
     throw new KitError(
       KitErrorCode.ServiceResponseMismatch,
@@ -90,7 +93,32 @@ export async function completeAttempt<Tx>(
       `Attempt uses action "${attempt.action}", which is no longer registered; register it again to fulfil it.`,
     );
   }
-  const result = await runFulfilment(deps, action, attempt, event);
+  return { kind: 'verified', action };
+}
+
+/**
+ * The write half of completeAttempt: records what `read` found. A verified read is fulfilled
+ * through `committer`: on its own by default, grouped with others by the sweep.
+ */
+export async function applyStatus<Tx>(
+  deps: FulfilContext<Tx>,
+  attempt: Attempt,
+  read: StatusRead<Tx>,
+  source: OutcomeSource,
+  committer: FulfilCommitter<Tx> = commitEach(deps.store),
+): Promise<Completion> {
+  const event: OutcomeRecording | undefined = deps.onOutcome === undefined ? undefined : { source };
+  switch (read.kind) {
+    case 'settled':
+      return read.completion;
+    case 'pending':
+      return { kind: 'pending', attempt, eventIds: [] };
+    case 'failed':
+      return recordFailed(deps, attempt, read.reason, source, event);
+    case 'verified':
+      break;
+  }
+  const result = await runFulfilment(deps, committer, read.action, attempt, event);
   switch (result.kind) {
     case 'fulfilled':
       for (const older of result.superseded) logSuperseded(deps, older, source);
@@ -108,6 +136,24 @@ export async function completeAttempt<Tx>(
   }
 }
 
+async function recordFailed<Tx>(
+  deps: FulfilContext<Tx>,
+  attempt: Attempt,
+  reason: string,
+  source: OutcomeSource,
+  event: OutcomeRecording | undefined,
+): Promise<Completion> {
+  const failedAt = deps.now();
+  const { eventIds } = await deps.store.recordFailure(attempt.sessionId, reason, failedAt, event);
+  const current = await deps.store.findAttemptByState(attempt.state);
+  // This call recorded it when the stored failure carries its time (another caller's would not).
+  if (current?.outcome === 'failed' && current.finishedAt === failedAt) countOutcomes(1, 'failed', source, reason);
+  // A concurrent caller may have settled it first; report what is stored.
+  const failed: Completion = { kind: 'failed', attempt, reason, eventIds: [] };
+  const stored = settledCompletion(current ?? attempt) ?? failed;
+  return { ...stored, eventIds };
+}
+
 function logSuperseded<Tx>(deps: FulfilContext<Tx>, attempt: Attempt, source: OutcomeSource): void {
   deps.logger?.info(
     {
@@ -123,13 +169,14 @@ function logSuperseded<Tx>(deps: FulfilContext<Tx>, attempt: Attempt, source: Ou
 
 function runFulfilment<Tx>(
   deps: FulfilContext<Tx>,
+  committer: FulfilCommitter<Tx>,
   action: ActionDefinition<Tx>,
   attempt: Attempt,
   event: OutcomeRecording | undefined,
 ) {
   const attributes = { 'verify_kit.session_id': attempt.sessionId, 'verify_kit.action': action.name };
   return inSpan(SpanName.Fulfil, attributes, async (span) => {
-    const result = await fulfilInTransaction(deps, action, attempt, event);
+    const result = await fulfilInTransaction(deps, committer, action, attempt, event);
     span.setAttribute('verify_kit.result', result.kind);
     return result;
   });
@@ -137,14 +184,15 @@ function runFulfilment<Tx>(
 
 async function fulfilInTransaction<Tx>(
   deps: FulfilContext<Tx>,
+  committer: FulfilCommitter<Tx>,
   action: ActionDefinition<Tx>,
   attempt: Attempt,
   event: OutcomeRecording | undefined,
 ) {
   try {
-    return await deps.store.fulfilOnce(
-      attempt.sessionId,
-      (tx, stored) =>
+    return await committer.fulfil({
+      sessionId: attempt.sessionId,
+      effect: (tx, stored) =>
         action.fulfil(tx, {
           sessionId: stored.sessionId,
           state: stored.state,
@@ -153,9 +201,9 @@ async function fulfilInTransaction<Tx>(
           params: stored.params,
           destination: stored.destination,
         }),
-      deps.now(),
-      { ordering: action.ordering ?? 'latest', ...(event === undefined ? {} : { event }) },
-    );
+      now: deps.now(),
+      options: { ordering: action.ordering ?? 'latest', ...(event === undefined ? {} : { event }) },
+    });
   } catch (error) {
     if (error instanceof KitError) throw error;
     throw new KitError(

@@ -43,7 +43,7 @@ function toRecord(row: RecordRow): AttemptRecord {
 export function postgresHousekeeping(pool: Pool, ready: Promise<void>): Housekeeping {
   const query = async <Row extends object>(name: keyof typeof SQL, values: unknown[]) => {
     await ready;
-    return pool.query<Row & QueryResultRow>({ name: `verify_kit_${name}`, text: SQL[name], values });
+    return pool.query<Row & QueryResultRow>({ name: `verify_kit_housekeeping_${name}`, text: SQL[name], values });
   };
   return {
     async findAttemptBySessionId(sessionId) {

@@ -13,6 +13,7 @@
  */
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { fulfilOnceVia, inCallerOrder, inLockOrder } from './batch.ts';
 import { postgresHousekeeping } from './postgres-housekeeping.ts';
 import { COLUMNS, toAttempt, type AttemptRow } from './postgres-rows.ts';
 import { migrate } from './postgres-schema.ts';
@@ -20,6 +21,8 @@ import type {
   ClaimOptions,
   ClaimOutcomeEventsOptions,
   FulfilOnceResult,
+  FulfilRequest,
+  FulfilSettlement,
   NewAttempt,
   OutcomeRecording,
   StartBudgetCounter,
@@ -43,6 +46,9 @@ export type PostgresStore = VerifyStore<PoolClient> &
     readonly ready: Promise<void>;
   };
 
+/** markFulfilled's rows: the attempt it marked, and the older ones it superseded. */
+type RoleRow = AttemptRow & { role: 'fulfilled' | 'superseded' };
+
 interface EventRow {
   event_id: string;
   session_id: string;
@@ -65,28 +71,43 @@ const SQL = {
   bySession: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = $1`,
   // Every fulfilment of one user's attempts of one action queues here, in its transaction, so the
   // ordering decided below cannot race (user_ref and action never change once stored).
-  lockIntent: `SELECT pg_advisory_xact_lock(hashtextextended(user_ref || chr(31) || action, 0))
-    FROM verify_kit_attempts WHERE session_id = $1`,
+  // A group takes all its pairs' locks first, in one sorted order (OFFSET 0 keeps the sort below the
+  // locking), so two processes committing overlapping groups queue instead of deadlocking.
+  lockIntents: `SELECT pg_advisory_xact_lock(k) FROM (
+      SELECT DISTINCT hashtextextended(user_ref || chr(31) || action, 0) AS k
+      FROM verify_kit_attempts WHERE session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
   // $3 true: "an older attempt must never be applied after a newer one of the same user and action
-  // was applied", so the mark is refused when a newer one is already fulfilled.
-  markFulfilled: `UPDATE verify_kit_attempts AS a
-    SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
-    WHERE a.session_id = $1 AND a.outcome = 'pending'
-      AND NOT ($3::boolean AND EXISTS (
-        SELECT 1 FROM verify_kit_attempts AS n
-        WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq
-          AND n.outcome = 'fulfilled'))
-    RETURNING ${COLUMNS}`,
+  // was applied", so the mark is refused when a newer one is already fulfilled. The user's newer
+  // attempts are found first (OFFSET 0 keeps that a separate step, on the user's few rows): given
+  // `outcome = 'fulfilled'` directly, the planner may walk the settled-attempts index instead, whose
+  // statistics say it is empty while a sweep fills it, one full scan per fulfilment.
+  // One statement marks the attempt and, with ordering 'latest', settles the user's older pending
+  // attempts of the action as superseded (they must never apply after this one): one round trip.
+  markFulfilled: `WITH marked AS (
+      UPDATE verify_kit_attempts AS a
+      SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
+      WHERE a.session_id = $1 AND a.outcome = 'pending'
+        AND NOT ($3::boolean AND EXISTS (
+          SELECT 1 FROM (
+            SELECT n.outcome FROM verify_kit_attempts AS n
+            WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
+          WHERE newer.outcome = 'fulfilled'))
+      RETURNING a.*),
+    older AS (
+      UPDATE verify_kit_attempts AS o
+      SET outcome = 'superseded', superseded_by = m.session_id, finished_at = $2, lease_owner = NULL, lease_until = NULL
+      FROM marked AS m
+      WHERE $3::boolean AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
+        AND o.outcome = 'pending'
+      RETURNING o.*)
+    SELECT 'fulfilled' AS role, ${COLUMNS} FROM marked
+    UNION ALL SELECT 'superseded' AS role, ${COLUMNS} FROM older`,
   newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
       ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'
     WHERE a.session_id = $1 ORDER BY n.start_seq DESC LIMIT 1`,
   markSuperseded: `UPDATE verify_kit_attempts
     SET outcome = 'superseded', superseded_by = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
     WHERE session_id = $1 AND outcome = 'pending'
-    RETURNING ${COLUMNS}`,
-  supersedeOlder: `UPDATE verify_kit_attempts
-    SET outcome = 'superseded', superseded_by = $4, finished_at = $5, lease_owner = NULL, lease_until = NULL
-    WHERE user_ref = $1 AND action = $2 AND start_seq < $3 AND outcome = 'pending'
     RETURNING ${COLUMNS}`,
   markFailed: `UPDATE verify_kit_attempts
     SET outcome = 'failed', failure_reason = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
@@ -116,9 +137,10 @@ const SQL = {
       ORDER BY next_check_at LIMIT $5
       FOR UPDATE SKIP LOCKED)
     RETURNING ${COLUMNS}`,
-  reschedule: `UPDATE verify_kit_attempts
-    SET next_check_at = $3, sweep_checks = sweep_checks + 1, lease_owner = NULL, lease_until = NULL
-    WHERE session_id = $1 AND lease_owner = $2 AND outcome = 'pending'`,
+  reschedule: `UPDATE verify_kit_attempts AS a
+    SET next_check_at = c.next_check_at, sweep_checks = a.sweep_checks + 1, lease_owner = NULL, lease_until = NULL
+    FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)
+    WHERE a.session_id = c.session_id AND a.lease_owner = $1 AND a.outcome = 'pending'`,
   release: 'UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
   // One call, one transaction (the statement's): see the function in postgres-schema.ts.
   consumeStartBudgets: 'SELECT refused_budget, retry_after_ms FROM verify_kit_consume_start_budgets($1, $2, $3, $4)',
@@ -206,6 +228,91 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return rows.map((row) => String(row.event_id)); // INSERT ... RETURNING: the one new event
   };
 
+  /** One request of a group, on the group's transaction: fulfilOnce's decision. */
+  const fulfilOne = async (client: PoolClient, request: FulfilRequest<PoolClient>): Promise<FulfilOnceResult> => {
+    const { sessionId, effect, now, options = {} } = request;
+    const latest = (options.ordering ?? 'latest') === 'latest';
+    // Mark first: a concurrent caller's UPDATE waits on this row, then finds it no longer pending.
+    const { rows: marked } = await on<RoleRow>(client, 'markFulfilled', [sessionId, now, latest]);
+    const row = marked.find((r) => r.role === 'fulfilled');
+    if (row === undefined) {
+      const { rows } = await on<AttemptRow>(client, 'bySession', [sessionId]);
+      if (rows[0] === undefined) return { kind: 'not_pending', attempt: undefined };
+      const current = toAttempt(rows[0]);
+      if (current.outcome === 'fulfilled') return { kind: 'already_fulfilled', attempt: current };
+      if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: current };
+      // Still pending, so the mark was refused: a newer attempt of this user and action was applied.
+      const newer = await on<{ session_id: string }>(client, 'newerFulfilled', [sessionId]);
+      // Never undefined: the mark is refused only when a newer attempt is fulfilled.
+      // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
+      const by = newer.rows[0]!.session_id;
+      const superseded = await on<AttemptRow>(client, 'markSuperseded', [sessionId, by, now]);
+      const eventIds = await recordEvent(client, options.event, sessionId, 'superseded', now);
+      // Never undefined: under the intent lock the attempt read above is still pending.
+      // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
+      return { kind: 'superseded', attempt: toAttempt(superseded.rows[0]!), eventIds };
+    }
+    const attempt = toAttempt(row);
+    const superseded = marked
+      .filter((r) => r.role === 'superseded')
+      .map(toAttempt)
+      .sort((a, b) => a.startSeq - b.startSeq);
+    // The action's writes go through the same client, inside the same transaction.
+    await effect(client, attempt);
+    const eventIds = await recordEvent(client, options.event, sessionId, 'fulfilled', now);
+    for (const o of superseded) {
+      eventIds.push(...(await recordEvent(client, options.event, o.sessionId, 'superseded', now)));
+    }
+    return { kind: 'fulfilled', attempt, superseded, eventIds };
+  };
+
+  /**
+   * Group commit in one transaction. A batch of one needs no savepoint: its error rolls back the
+   * whole transaction and rejects, as fulfilOnce always did. In a larger group each request runs
+   * in its own savepoint, so a throwing effect (or one that swallowed an SQL error and left the
+   * transaction aborted) rolls back only its own attempt.
+   */
+  const fulfilBatch = async (requests: readonly FulfilRequest<PoolClient>[]): Promise<FulfilSettlement[]> => {
+    if (requests.length === 0) return [];
+    const ordered = requests.filter((r) => (r.options?.ordering ?? 'latest') === 'latest').map((r) => r.sessionId);
+    const [only] = requests;
+    if (requests.length === 1 && only !== undefined) {
+      return [
+        {
+          ok: true,
+          result: await transaction(async (client) => {
+            if (ordered.length > 0) await on(client, 'lockIntents', [ordered]);
+            return fulfilOne(client, only);
+          }),
+        },
+      ];
+    }
+    return transaction(async (client) => {
+      if (ordered.length > 0) await on(client, 'lockIntents', [ordered]);
+      const order = inLockOrder(requests);
+      const settled: { index: number; settlement: FulfilSettlement }[] = [];
+      await client.query('SAVEPOINT verify_kit_fulfil');
+      for (const [k, { request, index }] of order.entries()) {
+        // The next request's savepoint in the same round trip that ends this one's (the last one's ends at COMMIT).
+        const next = k + 1 < order.length ? 'SAVEPOINT verify_kit_fulfil' : '';
+        try {
+          const result = await fulfilOne(client, request);
+          // RELEASE fails here when the action swallowed an SQL error: then it is rolled back like a throw.
+          await client.query(`RELEASE SAVEPOINT verify_kit_fulfil; ${next}`);
+          settled.push({ index, settlement: { ok: true, result } });
+        } catch (error) {
+          await client.query(`ROLLBACK TO SAVEPOINT verify_kit_fulfil; RELEASE SAVEPOINT verify_kit_fulfil; ${next}`);
+          const aborted = (error as { code?: string }).code === IN_FAILED_TRANSACTION;
+          settled.push({
+            index,
+            settlement: { ok: false, error: aborted ? new Error(ABORTED, { cause: error }) : error },
+          });
+        }
+      }
+      return inCallerOrder(settled);
+    });
+  };
+
   return {
     kind: 'postgres',
     pool,
@@ -229,43 +336,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       const { rows } = await query<AttemptRow>('byState', [state]);
       return rows[0] === undefined ? undefined : toAttempt(rows[0]);
     },
-    async fulfilOnce(sessionId, effect, now, options = {}): Promise<FulfilOnceResult> {
-      const latest = (options.ordering ?? 'latest') === 'latest';
-      return transaction(async (client) => {
-        if (latest) await on(client, 'lockIntent', [sessionId]);
-        // Mark first: a concurrent caller's UPDATE waits on this row, then finds it no longer pending.
-        const marked = await on<AttemptRow>(client, 'markFulfilled', [sessionId, now, latest]);
-        if (marked.rows[0] === undefined) {
-          const { rows } = await on<AttemptRow>(client, 'bySession', [sessionId]);
-          if (rows[0] === undefined) return { kind: 'not_pending', attempt: undefined };
-          const current = toAttempt(rows[0]);
-          if (current.outcome === 'fulfilled') return { kind: 'already_fulfilled', attempt: current };
-          if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: current };
-          // Still pending, so the mark was refused: a newer attempt of this user and action was applied.
-          const newer = await on<{ session_id: string }>(client, 'newerFulfilled', [sessionId]);
-          // Never undefined: the mark is refused only when a newer attempt is fulfilled.
-          // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
-          const by = newer.rows[0]!.session_id;
-          const superseded = await on<AttemptRow>(client, 'markSuperseded', [sessionId, by, now]);
-          const eventIds = await recordEvent(client, options.event, sessionId, 'superseded', now);
-          // Never undefined: under the intent lock the attempt read above is still pending.
-          // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
-          return { kind: 'superseded', attempt: toAttempt(superseded.rows[0]!), eventIds };
-        }
-        const attempt = toAttempt(marked.rows[0]);
-        // The action's writes go through the same client, inside the same transaction.
-        await effect(client, attempt);
-        const eventIds = await recordEvent(client, options.event, sessionId, 'fulfilled', now);
-        // Older attempts still pending can never apply after this one: settle them now.
-        const intent = [attempt.userRef, attempt.action, attempt.startSeq];
-        const older = latest ? (await on<AttemptRow>(client, 'supersedeOlder', [...intent, sessionId, now])).rows : [];
-        const superseded = older.map(toAttempt).sort((a, b) => a.startSeq - b.startSeq);
-        for (const o of superseded) {
-          eventIds.push(...(await recordEvent(client, options.event, o.sessionId, 'superseded', now)));
-        }
-        return { kind: 'fulfilled', attempt, superseded, eventIds };
-      });
-    },
+    fulfilBatch,
+    fulfilOnce: fulfilOnceVia<PoolClient>({ fulfilBatch }),
     async recordFailure(sessionId, reason, now, event) {
       if (event === undefined) {
         await query('markFailed', [sessionId, reason, now]);
@@ -289,7 +361,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return rows.map(toAttempt).sort((a, b) => a.nextCheckAt - b.nextCheckAt);
     },
     async scheduleNextCheck(sessionId, owner, nextCheckAt) {
-      await query('reschedule', [sessionId, owner, nextCheckAt]);
+      await query('reschedule', [owner, [sessionId], [nextCheckAt]]);
+    },
+    async scheduleNextChecks(owner, checks) {
+      if (checks.length === 0) return;
+      await query('reschedule', [owner, checks.map((c) => c.sessionId), checks.map((c) => c.nextCheckAt)]);
     },
     async releaseClaims(owner) {
       return (await query('release', [owner])).rowCount ?? 0;

@@ -8,13 +8,16 @@ import { KitError, KitErrorCode } from '../errors.ts';
 import { migrate } from './sqlite-schema.ts';
 import { sqliteHousekeeping } from './sqlite-housekeeping.ts';
 import { COLUMNS, toAttempt, type AttemptRow } from './sqlite-rows.ts';
+import { fulfilOnceVia, inCallerOrder, inLockOrder } from './batch.ts';
 import type {
-  Attempt,
   ClaimOptions,
   ClaimOutcomeEventsOptions,
   FulfilOnceOptions,
   FulfilOnceResult,
+  FulfilRequest,
+  FulfilSettlement,
   NewAttempt,
+  NextCheck,
   OutcomeRecording,
   StartBudget,
   StartBudgetCounter,
@@ -76,9 +79,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   );
   const byState = db.prepare(`SELECT ${COLUMNS} FROM verify_kit_attempts WHERE state = ?`);
   const bySession = db.prepare(`SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ?`);
+  // @latest = 1: "an older attempt must never be applied after a newer one of the same user and action
+  // was applied", so the mark is refused when a newer one is already fulfilled (one statement, no read first).
   const markFulfilled = db.prepare(
-    `UPDATE verify_kit_attempts SET outcome = 'fulfilled', fulfilled_at = @now, finished_at = @now, lease_owner = NULL, lease_until = NULL
-     WHERE session_id = @sessionId AND outcome = 'pending'
+    `UPDATE verify_kit_attempts AS a SET outcome = 'fulfilled', fulfilled_at = @now, finished_at = @now,
+       lease_owner = NULL, lease_until = NULL
+     WHERE a.session_id = @sessionId AND a.outcome = 'pending'
+       AND NOT (@latest AND EXISTS (
+         SELECT 1 FROM verify_kit_attempts AS n
+         WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'))
      RETURNING ${COLUMNS}`,
   );
   const markFailed = db.prepare(
@@ -171,31 +180,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return [String(row.event_id)];
   };
 
-  const fulfilTransaction = db.transaction(
-    (
-      sessionId: string,
-      now: number,
-      effect: (tx: Database, attempt: Attempt) => void,
-      options: FulfilOnceOptions,
-    ): FulfilOnceResult => {
-      const current = bySession.get(sessionId) as AttemptRow | undefined;
-      if (current === undefined) return { kind: 'not_pending', attempt: undefined };
-      if (current.outcome === 'fulfilled') return { kind: 'already_fulfilled', attempt: toAttempt(current) };
-      if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: toAttempt(current) };
+  // Nested in fulfilGroup, so better-sqlite3 runs it as a SAVEPOINT: a throw rolls back this attempt only.
+  const fulfilOne = db.transaction(
+    ({ sessionId, now, effect, options = {} }: FulfilRequest<Database>): FulfilOnceResult => {
       const latest = (options.ordering ?? 'latest') === 'latest';
-      const intent = { userRef: current.user_ref, action: current.action, startSeq: current.start_seq };
-
-      // "An older attempt must never be applied after a newer one of the same user and action was applied."
-      const newer = latest ? (newerFulfilled.get(intent) as { session_id: string } | undefined) : undefined;
-      if (newer !== undefined) {
-        const row = markSuperseded.get({ sessionId, by: newer.session_id, now }) as AttemptRow;
-        const eventIds = recordEvent(options.event, sessionId, 'superseded', now);
-        return { kind: 'superseded', attempt: toAttempt(row), eventIds };
-      }
-
       // Mark first (one statement decides who wins), then run the effect: both commit or neither.
-      const marked = markFulfilled.get({ sessionId, now }) as AttemptRow;
+      const marked = markFulfilled.get({ sessionId, now, latest: latest ? 1 : 0 }) as AttemptRow | undefined;
+      if (marked === undefined) return notMarked(sessionId, now, options);
       const attempt = toAttempt(marked);
+      const intent = { userRef: attempt.userRef, action: attempt.action, startSeq: attempt.startSeq };
       const returned: unknown = effect(db, attempt);
       if (returned instanceof Promise) {
         // The effect would finish after COMMIT, outside the transaction: refuse and roll back.
@@ -213,6 +206,32 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return { kind: 'fulfilled', attempt, superseded, eventIds };
     },
   );
+  /** Why the mark was refused: settled already, unknown, or a newer attempt was applied (then superseded). */
+  const notMarked = (sessionId: string, now: number, options: FulfilOnceOptions): FulfilOnceResult => {
+    const current = bySession.get(sessionId) as AttemptRow | undefined;
+    if (current === undefined) return { kind: 'not_pending', attempt: undefined };
+    if (current.outcome === 'fulfilled') return { kind: 'already_fulfilled', attempt: toAttempt(current) };
+    if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: toAttempt(current) };
+    const intent = { userRef: current.user_ref, action: current.action, startSeq: current.start_seq };
+    const newer = newerFulfilled.get(intent) as { session_id: string };
+    const row = markSuperseded.get({ sessionId, by: newer.session_id, now }) as AttemptRow;
+    const eventIds = recordEvent(options.event, sessionId, 'superseded', now);
+    return { kind: 'superseded', attempt: toAttempt(row), eventIds };
+  };
+  const fulfilGroup = db.transaction((requests: readonly FulfilRequest<Database>[]): FulfilSettlement[] => {
+    const settled = inLockOrder(requests).map(({ request, index }) => {
+      try {
+        return { index, settlement: { ok: true, result: fulfilOne(request) } satisfies FulfilSettlement };
+      } catch (error) {
+        return { index, settlement: { ok: false, error } satisfies FulfilSettlement };
+      }
+    });
+    return inCallerOrder<FulfilSettlement>(settled);
+  });
+  const fulfilBatch = async (requests: readonly FulfilRequest<Database>[]) => fulfilGroup.immediate(requests);
+  const rescheduleGroup = db.transaction((owner: string, checks: readonly NextCheck[]) => {
+    for (const { sessionId, nextCheckAt } of checks) reschedule.run({ sessionId, owner, nextCheckAt });
+  });
   // Under the write lock, read every counter, then spend all or none: no other start can slip between.
   const startBudgetsTransaction = db.transaction(
     (budgets: readonly StartBudget[], now: number): StartBudgetRefusal[] => {
@@ -283,9 +302,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       const row = byState.get(state) as AttemptRow | undefined;
       return row === undefined ? undefined : toAttempt(row);
     },
-    async fulfilOnce(sessionId, effect, now, options = {}) {
-      return fulfilTransaction.immediate(sessionId, now, effect, options);
-    },
+    fulfilBatch,
+    fulfilOnce: fulfilOnceVia<Database>({ fulfilBatch }),
     async recordFailure(sessionId, reason, now, event) {
       return failTransaction.immediate(sessionId, reason, now, event);
     },
@@ -293,7 +311,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return claimTransaction.immediate(claim);
     },
     async scheduleNextCheck(sessionId, owner, nextCheckAt) {
-      reschedule.run({ sessionId, owner, nextCheckAt });
+      rescheduleGroup.immediate(owner, [{ sessionId, nextCheckAt }]);
+    },
+    async scheduleNextChecks(owner, checks) {
+      rescheduleGroup.immediate(owner, checks);
     },
     async releaseClaims(owner) {
       return release.run(owner).changes;

@@ -114,6 +114,23 @@ export interface ClaimOptions {
 /** The action's part of a fulfilment, run inside the store's transaction with its handle. */
 export type FulfilEffect<Tx> = (tx: Tx, attempt: Attempt) => void | Promise<void>;
 
+/** One fulfilment of a group commit: fulfilOnce's arguments. */
+export interface FulfilRequest<Tx> {
+  sessionId: string;
+  effect: FulfilEffect<Tx>;
+  now: number;
+  options?: FulfilOnceOptions;
+}
+
+/** A request's result in its group, or what its effect threw (then only its own savepoint was rolled back). */
+export type FulfilSettlement = { ok: true; result: FulfilOnceResult } | { ok: false; error: unknown };
+
+/** When the sweep reads a still-pending attempt again. */
+export interface NextCheck {
+  sessionId: string;
+  nextCheckAt: number;
+}
+
 /** Which attempts a support screen lists (newest first). */
 export interface AttemptQuery {
   userRef?: string;
@@ -181,8 +198,8 @@ export interface VerifyStore<Tx = unknown> {
    * With ordering 'latest' (the default) the same transaction also decides the order, serialised
    * against every other fulfilment of the same userRef and action: when an attempt with a higher
    * startSeq is already fulfilled, this one is marked superseded and the effect does not run;
-   * otherwise, after the effect, every older still-pending attempt of that user and action is
-   * marked superseded (it must never apply after this one). The PostgreSQL store takes a
+   * otherwise, in the same transaction as the effect, every older still-pending attempt of that
+   * user and action is marked superseded (it must never apply after this one). The PostgreSQL store takes a
    * transaction-scoped advisory lock on the user and action for the same guarantee.
    */
   fulfilOnce(
@@ -191,6 +208,14 @@ export interface VerifyStore<Tx = unknown> {
     now: number,
     options?: FulfilOnceOptions,
   ): Promise<FulfilOnceResult>;
+  /**
+   * Group commit: fulfilOnce for each request, in the order given, in ONE store transaction with a
+   * savepoint per request, so an effect that throws rolls back only its own attempt. fulfilOnce is
+   * this with a batch of one. Rejects (nothing committed) only when the transaction itself fails.
+   * The PostgreSQL store first takes every request's user-and-action lock in one sorted order, so
+   * two processes committing overlapping groups queue instead of deadlocking.
+   */
+  fulfilBatch(requests: readonly FulfilRequest<Tx>[]): Promise<FulfilSettlement[]>;
   /** Marks a pending attempt failed with the service's reason; never touches a settled one. */
   recordFailure(
     sessionId: string,
@@ -202,6 +227,8 @@ export interface VerifyStore<Tx = unknown> {
   claimDueAttempts(options: ClaimOptions): Promise<Attempt[]>;
   /** Releases this owner's claim on an attempt that is still pending and sets its next check. */
   scheduleNextCheck(sessionId: string, owner: string, nextCheckAt: number): Promise<void>;
+  /** scheduleNextCheck for several attempts in one write (the sweep's reschedules, batched). */
+  scheduleNextChecks(owner: string, checks: readonly NextCheck[]): Promise<void>;
   /** Releases every claim held by `owner` without changing schedules (graceful stop). */
   releaseClaims(owner: string): Promise<number>;
   /** Marks pending attempts created before `now - maxAgeMs` expired; returns how many. */

@@ -92,6 +92,32 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await store.fulfilOnce('session-1', () => {}, 6)).kind).toBe('fulfilled');
   });
 
+  it('in a group, rolls back only the attempt whose action swallowed an SQL error; the others commit', async () => {
+    for (const n of [1, 2, 3]) await store.insertAttempt({ ...attempt(n), userRef: `user-${n}` });
+    const writes = (note: string) => async (tx: pg.PoolClient, a: { sessionId: string }) =>
+      void (await tx.query('INSERT INTO effects (session_id, note) VALUES ($1, $2)', [a.sessionId, note]));
+    const swallowing = async (tx: pg.PoolClient, a: { sessionId: string }) => {
+      await writes('before')(tx, a);
+      await tx.query('INSERT INTO no_such_table VALUES (1)').catch(() => {});
+    };
+    const settlements = await store.fulfilBatch([
+      { sessionId: 'session-1', effect: writes('ok'), now: 5 },
+      { sessionId: 'session-2', effect: swallowing, now: 5 },
+      { sessionId: 'session-3', effect: writes('ok'), now: 5 },
+    ]);
+    expect(settlements.map((s) => s.ok)).toEqual([true, false, true]);
+    expect(settlements[1]).toMatchObject({
+      error: { message: expect.stringMatching(/aborted by an error inside the action/) },
+    });
+    const { rows } = await database.pool.query('SELECT session_id, note FROM effects ORDER BY session_id');
+    expect(rows).toEqual([
+      { session_id: 'session-1', note: 'ok' },
+      { session_id: 'session-3', note: 'ok' },
+    ]);
+    expect((await store.findAttemptByState('state-2'))?.outcome).toBe('pending');
+    expect((await store.findAttemptByState('state-3'))?.outcome).toBe('fulfilled');
+  });
+
   it('rolls back when the effect throws after writing, and returns its connection to the pool', async () => {
     const pool = newPool(1);
     const single = createPostgresStore({ pool });

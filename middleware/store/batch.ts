@@ -1,0 +1,41 @@
+/**
+ * What both stores share around group commit: fulfilOnce is fulfilBatch with a batch of one, so
+ * there is one fulfil path in each store, not a single and a batched copy.
+ */
+import type { FulfilEffect, FulfilOnceOptions, FulfilOnceResult, FulfilSettlement, VerifyStore } from './types.ts';
+
+/** The result of a batch of one: its result, or the error its effect threw. */
+export function onlySettlement(settlements: readonly FulfilSettlement[]): FulfilOnceResult {
+  const [settlement] = settlements;
+  if (settlement === undefined) throw new Error('fulfilBatch returned no result for a batch of one');
+  if (!settlement.ok) throw settlement.error;
+  return settlement.result;
+}
+
+/** fulfilOnce through fulfilBatch. */
+export function fulfilOnceVia<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>) {
+  return async (
+    sessionId: string,
+    effect: FulfilEffect<Tx>,
+    now: number,
+    options: FulfilOnceOptions = {},
+  ): Promise<FulfilOnceResult> => onlySettlement(await store.fulfilBatch([{ sessionId, effect, now, options }]));
+}
+
+/**
+ * A group's requests in the order both stores work through them: by sessionId, so two processes
+ * committing overlapping groups take the attempts' row locks in the same order (PostgreSQL) and
+ * queue instead of deadlocking. Each keeps its place in the caller's order (see inCallerOrder).
+ */
+export function inLockOrder<Request extends { sessionId: string }>(
+  requests: readonly Request[],
+): { request: Request; index: number }[] {
+  const bySessionId = (a: { request: Request; index: number }, b: { request: Request; index: number }) =>
+    a.request.sessionId < b.request.sessionId ? -1 : a.request.sessionId > b.request.sessionId ? 1 : a.index - b.index;
+  return requests.map((request, index) => ({ request, index })).sort(bySessionId);
+}
+
+/** Settlements computed in lock order, put back in the caller's order. */
+export function inCallerOrder<T>(settled: readonly { index: number; settlement: T }[]): T[] {
+  return [...settled].sort((a, b) => a.index - b.index).map((s) => s.settlement);
+}
