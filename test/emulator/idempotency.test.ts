@@ -21,7 +21,7 @@ const create = (
   client = WEB_CLIENT,
 ) => createSession(emulator.url, client, body, { idempotencyKey });
 
-describe('rule 1: an Idempotency-Key is at most 255 characters', () => {
+describe('spec Idempotency rule 1: an Idempotency-Key is at most 255 characters', () => {
   it('accepts 255 characters', async () => {
     expect((await create('k'.repeat(255))).status).toBe(200);
   });
@@ -34,7 +34,7 @@ describe('rule 1: an Idempotency-Key is at most 255 characters', () => {
   });
 });
 
-describe('rule 2: keys are scoped to the client and retained 24 hours', () => {
+describe('spec Idempotency rule 2: keys are scoped to the client and retained 24 hours', () => {
   it('the same key from another client is a different key', async () => {
     const mine = await create('shared-key');
     const theirs = await create('shared-key', sessionBody(OTHER_CLIENT), OTHER_CLIENT);
@@ -59,7 +59,7 @@ describe('rule 2: keys are scoped to the client and retained 24 hours', () => {
   });
 });
 
-describe('rule 3: only a successful response is stored', () => {
+describe('spec Idempotency rule 3: only a successful response is stored', () => {
   it('a validation failure is retryable with the same key and another payload', async () => {
     const failed = await create('retry-key', sessionBody(WEB_CLIENT, { channel: 'email' }));
     expect(failed.body.errorCode).toBe('invalid_channel');
@@ -77,7 +77,7 @@ describe('rule 3: only a successful response is stored', () => {
   });
 });
 
-describe('rule 4: same key and payload after a success replays the original', () => {
+describe('spec Idempotency rule 4: same key and payload after a success replays the original', () => {
   it('replays the original body with Idempotent-Replayed: true and sends no second SMS', async () => {
     const first = await create('replay-key');
     expect(first.headers.get('idempotent-replayed')).toBeNull();
@@ -101,7 +101,7 @@ describe('rule 4: same key and payload after a success replays the original', ()
   });
 });
 
-describe('rule 5: the same key while the first request runs gives 409', () => {
+describe('spec Idempotency rule 5: the same key while the first request runs gives 409', () => {
   it('answers 409 idempotency_request_in_flight, then the first completes and a retry replays it', async () => {
     await emulator.control.setFaults({ createDelayMs: 600 });
     const firstPromise = create('slow-key');
@@ -119,7 +119,7 @@ describe('rule 5: the same key while the first request runs gives 409', () => {
   });
 });
 
-describe('rule 6: the same key with a different payload gives 422', () => {
+describe('spec Idempotency rule 6: the same key with a different payload gives 422', () => {
   it('answers 422 idempotency_key_reused and sends no SMS', async () => {
     await create('reuse-key');
     const answer = await create('reuse-key', sessionBody(WEB_CLIENT, { state: 'another-state' }));
