@@ -1,9 +1,10 @@
 /**
  * The kit's module boundaries that the architecture relies on: the package entry point only
  * re-exports, and the landing reaches the rest of the kit only through the return handling, the
- * pages and the user lookup (the fulfil path, the context and the store only as types).
+ * pages and the user lookup (the fulfil path, the context and the store only as types); and each
+ * store keeps its SQL text in one module (and its migrations in another).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const source = (name: string) => readFileSync(new URL(`../../middleware/${name}`, import.meta.url), 'utf8');
@@ -28,5 +29,18 @@ describe('module map', () => {
       .filter((s) => s.startsWith('import ') && !s.startsWith('import type '))
       .map((s) => /from '([^']+)'$/.exec(s)?.[1]);
     expect(valueImports.sort()).toEqual(['./page-response.ts', './pages.ts', './returned.ts', './user.ts']);
+  });
+
+  it("names the kit's tables only in each store's SQL module and its migrations", () => {
+    const modules = readdirSync(new URL('../../middleware/', import.meta.url), { recursive: true, encoding: 'utf8' });
+    const naming = modules
+      .filter((name) => name.endsWith('.ts'))
+      .filter((name) => /verify_kit_(attempts|outcome_events|start_budgets)/.test(source(name)));
+    expect(naming.sort()).toEqual([
+      'store/postgres-schema.ts',
+      'store/postgres-sql.ts',
+      'store/sqlite-schema.ts',
+      'store/sqlite-sql.ts',
+    ]);
   });
 });

@@ -148,6 +148,65 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     await expect(broken.findAttemptByState('x')).rejects.toThrow();
   });
 
+  it('runs every statement as a named prepared statement, under the names it has always had (verify_kit_<key>)', async () => {
+    // One connection, so pg_prepared_statements (per session) lists every statement the calls below prepared.
+    const single = createPostgresStore({ pool: newPool(1) });
+    const event = { source: 'sweep' } as const;
+    const noEffect = () => {};
+    for (const n of [1, 2, 3, 4, 5]) await single.insertAttempt(attempt(n));
+    await single.findAttemptByState('state-1');
+    // session-2 applied without ordering leaves session-1 pending; fulfilling it with 'latest' then supersedes it.
+    await single.fulfilOnce('session-2', noEffect, 2_000, { ordering: 'independent', event });
+    await single.fulfilOnce('session-1', noEffect, 2_000, { event });
+    await single.fulfilOnce('session-2', noEffect, 2_000, { event }); // already fulfilled: read back by sessionId
+    await single.recordFailure('session-3', 'failed', 2_000, event);
+    const claimed = await single.claimDueAttempts({
+      now: 2_000,
+      maxAgeMs: 10_000,
+      limit: 5,
+      leaseMs: 1_000,
+      owner: 'o',
+    });
+    expect(claimed.map((a) => a.sessionId).sort()).toEqual(['session-4', 'session-5']);
+    await single.scheduleNextChecks('o', [{ sessionId: 'session-4', nextCheckAt: 3_000 }]);
+    await single.releaseClaims('o');
+    await single.expireAttempts(2_000, 500, event);
+    const events = await single.claimOutcomeEvents({ now: 2_000, owner: 'o', leaseMs: 1_000, limit: 10 });
+    await single.markOutcomeEventDelivered(events[0]!.eventId, 'o', 2_000);
+    await single.retryOutcomeEvent(events[1]!.eventId, 'o', 2_500);
+    await single.consumeStartBudgets({ budgets: [{ key: 'k', points: 1, durationMs: 1_000 }], now: 2_000 });
+    await single.findAttemptBySessionId('session-1');
+    await single.listAttempts({ limit: 10 });
+    await single.applyRetention({ now: 2_000, redactBefore: 1_000, deleteBefore: 1_000, limit: 10 });
+
+    const { rows } = await single.pool.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
+    expect(rows.map((row) => row.name).sort()).toEqual([
+      'verify_kit_bySession',
+      'verify_kit_bySessions',
+      'verify_kit_byState',
+      'verify_kit_claimDue',
+      'verify_kit_claimEvents',
+      'verify_kit_consumeStartBudgets',
+      'verify_kit_delete',
+      'verify_kit_deleteEndedBudgets',
+      'verify_kit_eventDelivered',
+      'verify_kit_eventRetry',
+      'verify_kit_expire',
+      'verify_kit_housekeeping_bySession',
+      'verify_kit_housekeeping_list',
+      'verify_kit_insert',
+      'verify_kit_insertEvent',
+      'verify_kit_lockIntents',
+      'verify_kit_markFailed',
+      'verify_kit_markFulfilled',
+      'verify_kit_markSuperseded',
+      'verify_kit_newerFulfilled',
+      'verify_kit_redact',
+      'verify_kit_release',
+      'verify_kit_reschedule',
+    ]);
+  });
+
   it('rejects an option that is not a pg Pool, saying what to pass', () => {
     expect(() => createPostgresStore({ pool: {} as pg.Pool })).toThrow(/must be a node-postgres Pool/);
   });

@@ -1,0 +1,55 @@
+/**
+ * How the PostgreSQL store talks to the app's Pool: every statement by name (postgres-sql.ts),
+ * each call after the migrations are done, and BEGIN ... COMMIT on one pooled client.
+ */
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { SQL, type StatementName } from './postgres-sql.ts';
+
+/** The app's Pool, and the store's migrations (every call waits for them). */
+export interface PostgresDb {
+  readonly pool: Pool;
+  readonly ready: Promise<void>;
+}
+
+/** SQLSTATE 25P02: a statement was sent after an error had already aborted the transaction. */
+export const IN_FAILED_TRANSACTION = '25P02';
+export const ABORTED = 'The transaction was aborted by an error inside the action, so nothing was committed.';
+
+const statement = (name: StatementName) => ({ name: `verify_kit_${name}`, text: SQL[name] });
+
+/** Runs one statement on the pool, once the migrations are done. */
+export async function query<Row extends QueryResultRow>(db: PostgresDb, name: StatementName, values: unknown[]) {
+  await db.ready;
+  return db.pool.query<Row>({ ...statement(name), values });
+}
+
+/** Runs one statement on a transaction's client. */
+export function queryOn<Row extends QueryResultRow>(client: PoolClient, name: StatementName, values: unknown[]) {
+  return client.query<Row>({ ...statement(name), values });
+}
+
+/** Runs `work` inside BEGIN ... COMMIT on one pooled client; rolls back on any throw. */
+export async function inTransaction<T>(db: PostgresDb, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  await db.ready;
+  const client = await db.pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    const committed = await client.query('COMMIT');
+    // An action that swallowed an SQL error leaves the transaction aborted: COMMIT then rolls back.
+    if (committed.command === 'ROLLBACK') throw new Error(ABORTED);
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      broken = rollbackError; // the connection is unusable: destroy it instead of pooling it
+    });
+    if ((error as { code?: string }).code === IN_FAILED_TRANSACTION) {
+      // The action swallowed an SQL error; the kit's next statement found the transaction aborted.
+      throw new Error(ABORTED, { cause: error });
+    }
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Every statement of the PostgreSQL store, in one place (its migrations are in postgres-schema.ts).
+ * Each runs as a named prepared statement: a key here is its name after `verify_kit_`.
+ */
+import { COLUMNS } from './postgres-rows.ts';
+
+/** Ended start budget counters are deleted in batches of at most this many. */
+export const ENDED_BUDGETS_PER_CLEANUP = 1000;
+
+/** An attempt with the source of its outcome event, for support reads. */
+const RECORD = `SELECT ${COLUMNS.replace(/(\w+)/g, 'a.$1')}, a.redacted_at, e.source AS outcome_source
+  FROM verify_kit_attempts a LEFT JOIN verify_kit_outcome_events e ON e.session_id = a.session_id`;
+
+/** Settled, finished before the cut-off ($1), and with no outcome event still waiting for delivery. */
+const SETTLED_BEFORE = `a.outcome <> 'pending' AND a.finished_at < $1 AND NOT EXISTS (
+  SELECT 1 FROM verify_kit_outcome_events w WHERE w.session_id = a.session_id AND w.delivered_at IS NULL)`;
+
+export const SQL = {
+  insert: `INSERT INTO verify_kit_attempts
+      (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
+       destination)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+  byState: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE state = $1`,
+  bySession: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = $1`,
+  // Every fulfilment of one user's attempts of one action queues here, in its transaction, so the
+  // ordering decided below cannot race (user_ref and action never change once stored).
+  // A group takes all its pairs' locks first, in one sorted order (OFFSET 0 keeps the sort below the
+  // locking), so two processes committing overlapping groups queue instead of deadlocking.
+  lockIntents: `SELECT pg_advisory_xact_lock(k) FROM (
+      SELECT DISTINCT hashtextextended(user_ref || chr(31) || action, 0) AS k
+      FROM verify_kit_attempts WHERE session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
+  // $3 true: "an older attempt must never be applied after a newer one of the same user and action
+  // was applied", so the mark is refused when a newer one is already fulfilled. The user's newer
+  // attempts are found first (OFFSET 0 keeps that a separate step, on the user's few rows): given
+  // `outcome = 'fulfilled'` directly, the planner may walk the settled-attempts index instead, whose
+  // statistics say it is empty while a sweep fills it, one full scan per fulfilment.
+  // One statement marks the attempt and, with ordering 'latest', settles the user's older pending
+  // attempts of the action as superseded (they must never apply after this one): one round trip.
+  markFulfilled: `WITH marked AS (
+      UPDATE verify_kit_attempts AS a
+      SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
+      WHERE a.session_id = $1 AND a.outcome = 'pending'
+        AND NOT ($3::boolean AND EXISTS (
+          SELECT 1 FROM (
+            SELECT n.outcome FROM verify_kit_attempts AS n
+            WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
+          WHERE newer.outcome = 'fulfilled'))
+      RETURNING a.*),
+    older AS (
+      UPDATE verify_kit_attempts AS o
+      SET outcome = 'superseded', superseded_by = m.session_id, finished_at = $2, lease_owner = NULL, lease_until = NULL
+      FROM marked AS m
+      WHERE $3::boolean AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
+        AND o.outcome = 'pending'
+      RETURNING o.*)
+    SELECT 'fulfilled' AS role, ${COLUMNS} FROM marked
+    UNION ALL SELECT 'superseded' AS role, ${COLUMNS} FROM older`,
+  newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
+      ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'
+    WHERE a.session_id = $1 ORDER BY n.start_seq DESC LIMIT 1`,
+  markSuperseded: `UPDATE verify_kit_attempts
+    SET outcome = 'superseded', superseded_by = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE session_id = $1 AND outcome = 'pending'
+    RETURNING ${COLUMNS}`,
+  markFailed: `UPDATE verify_kit_attempts
+    SET outcome = 'failed', failure_reason = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE session_id = $1 AND outcome = 'pending'
+    RETURNING session_id`,
+  insertEvent: `INSERT INTO verify_kit_outcome_events (session_id, outcome, source, occurred_at, next_delivery_at)
+    VALUES ($1, $2, $3, $4, $4) RETURNING event_id`,
+  claimEvents: `UPDATE verify_kit_outcome_events SET lease_owner = $1, lease_until = $2, deliveries = deliveries + 1
+    WHERE event_id IN (
+      SELECT event_id FROM verify_kit_outcome_events
+      WHERE delivered_at IS NULL AND next_delivery_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+        AND ($5::bigint[] IS NULL OR event_id = ANY($5::bigint[]))
+      ORDER BY next_delivery_at LIMIT $4
+      FOR UPDATE SKIP LOCKED)
+    RETURNING event_id, session_id, outcome, source, occurred_at, deliveries`,
+  bySessions: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ANY($1::text[])`,
+  eventDelivered: `UPDATE verify_kit_outcome_events SET delivered_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE event_id = $1 AND lease_owner = $2 AND delivered_at IS NULL`,
+  eventRetry: `UPDATE verify_kit_outcome_events SET next_delivery_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE event_id = $1 AND lease_owner = $2 AND delivered_at IS NULL`,
+  // SKIP LOCKED: two sweeps claiming at once take disjoint rows instead of queueing on each other.
+  claimDue: `UPDATE verify_kit_attempts SET lease_owner = $1, lease_until = $2
+    WHERE state IN (
+      SELECT state FROM verify_kit_attempts
+      WHERE outcome = 'pending' AND next_check_at <= $3 AND created_at > $4
+        AND (lease_until IS NULL OR lease_until <= $3) AND ($6::text IS NULL OR platform = $6::text)
+      ORDER BY next_check_at LIMIT $5
+      FOR UPDATE SKIP LOCKED)
+    RETURNING ${COLUMNS}`,
+  reschedule: `UPDATE verify_kit_attempts AS a
+    SET next_check_at = c.next_check_at, sweep_checks = a.sweep_checks + 1, lease_owner = NULL, lease_until = NULL
+    FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)
+    WHERE a.session_id = c.session_id AND a.lease_owner = $1 AND a.outcome = 'pending'`,
+  release: 'UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
+  // One call, one transaction (the statement's): see the function in postgres-schema.ts.
+  consumeStartBudgets: 'SELECT refused_budget, retry_after_ms FROM verify_kit_consume_start_budgets($1, $2, $3, $4)',
+  // SKIP LOCKED: never waits on a counter a start holds, so it cannot deadlock with one.
+  deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (
+      SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= $1 LIMIT ${ENDED_BUDGETS_PER_CLEANUP} FOR UPDATE SKIP LOCKED)`,
+  expire: `UPDATE verify_kit_attempts SET outcome = 'expired', finished_at = $1, lease_owner = NULL, lease_until = NULL
+    WHERE outcome = 'pending' AND created_at <= $2 AND (lease_until IS NULL OR lease_until <= $1)
+    RETURNING session_id`,
+  // Support reads and retention (postgres-housekeeping.ts).
+  housekeeping_bySession: `${RECORD} WHERE a.session_id = $1`,
+  housekeeping_list: `${RECORD}
+    WHERE ($1::text IS NULL OR a.user_ref = $1) AND ($2::text IS NULL OR a.outcome = $2)
+      AND ($3::bigint IS NULL OR a.created_at >= $3) AND ($4::bigint IS NULL OR a.created_at < $4)
+    ORDER BY a.created_at DESC, a.start_seq DESC LIMIT $5`,
+  redact: `UPDATE verify_kit_attempts SET params = 'null', destination = NULL, redacted_at = $3
+    WHERE start_seq IN (SELECT a.start_seq FROM verify_kit_attempts a
+      WHERE ${SETTLED_BEFORE} AND a.redacted_at IS NULL LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  // The delivered outcome events go with their attempts.
+  delete: `WITH doomed AS (
+      SELECT a.session_id FROM verify_kit_attempts a WHERE ${SETTLED_BEFORE} LIMIT $2 FOR UPDATE SKIP LOCKED),
+    events AS (DELETE FROM verify_kit_outcome_events WHERE session_id IN (SELECT session_id FROM doomed))
+    DELETE FROM verify_kit_attempts WHERE session_id IN (SELECT session_id FROM doomed)`,
+} as const;
+
+/** The name of a statement of the store. */
+export type StatementName = keyof typeof SQL;
