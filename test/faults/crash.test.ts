@@ -136,8 +136,8 @@ interface Inspection {
 }
 
 /**
- * Raw SQL on purpose: the file or database as the killed process left it, read before any store
- * opens it (a store's set-up runs its schema migration first), with SQLite's integrity check.
+ * Raw SQL on purpose: right after a kill it reads the file or database as the killed process left
+ * it, without opening a store (a store migrates its schema as it opens), with SQLite's integrity check.
  */
 async function inspect(db: Db, sessionId: string): Promise<Inspection> {
   const attemptSql = 'SELECT outcome, fulfilled_at, state, user_ref FROM verify_kit_attempts WHERE session_id = $1';
