@@ -12,7 +12,13 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import session from 'express-session';
 import helmet from 'helmet';
 import type { Database } from 'better-sqlite3';
-import { createVerificationKit, type KitLogger, type VerificationKit, type VerifyStore } from 'hosted-sms-verify-kit';
+import {
+  createVerificationKit,
+  type KitLogger,
+  type StartLimitsOptions,
+  type VerificationKit,
+  type VerifyStore,
+} from 'hosted-sms-verify-kit';
 import { ACTION_LABELS, CHANGE_PAYOUT, CONFIRM_PHONE, createDemoActions, maskAccountNumber } from './actions.ts';
 import type { DemoConfig } from './config.ts';
 import { demoCsrfToken, demoCsrfValid } from './csrf.ts';
@@ -43,6 +49,8 @@ export type DemoAppOptions = Pick<
   verifyBaseUrl: string;
   logger?: KitLogger;
   now?: () => number;
+  /** Budgets of the start limits (the kit's defaults when omitted), for stacks that start many attempts. */
+  startLimits?: Pick<StartLimitsOptions, 'perUser' | 'perDestination' | 'perIp'>;
 };
 
 export interface DemoApp {
@@ -83,6 +91,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
     pages: demoKitPages,
     // Destination counters are keyed by an HMAC; the demo derives that key from its own server secret.
     limits: {
+      ...options.startLimits,
       destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest(),
     },
     // After commit, never inside the transaction: the "emails" shown on the Activity page.

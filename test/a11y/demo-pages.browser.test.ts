@@ -7,30 +7,27 @@
  * one whole flow finished with the keyboard alone.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TEXTS, demoKitMessages, type DemoLocale } from '../../demo-app/i18n.ts';
 import { englishMessages } from '../../middleware/index.ts';
 import { DAY_MS } from '../support/clock.ts';
 import { expectNoAxeViolations, withoutPageScripts } from '../support/axe.ts';
 import { addVirtualAuthenticator, launchBrowser } from '../support/browser.ts';
 import { declinePasskeyOffer, startStack, type Stack } from '../support/demo-stack.ts';
+import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { DEMO_USERS, type DemoUserKey } from '../support/users.ts';
 
 let stack: Stack;
 let browser: Browser;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  // These scenarios start many attempts; the rate-limited page has a stack of its own with the demo's limits.
+  [stack, browser] = await Promise.all([startStack({ startLimits: GENEROUS_START_LIMITS }), launchBrowser()]);
 });
 afterAll(async () => {
   await browser?.close();
   await stack?.close();
 });
-/** These scenarios start many attempts; the demo's start budgets (5 per number per 10 minutes) start afresh. */
-function resetStartBudgets(): void {
-  stack.demo.db.prepare('DELETE FROM verify_kit_start_budgets').run();
-}
-beforeEach(resetStartBudgets);
 
 const ACCEPT_LANGUAGE: Record<DemoLocale, string> = { en: 'en-GB', fr: 'fr-FR' };
 
@@ -50,15 +47,14 @@ async function check(page: Page, locale: DemoLocale, label: string, text?: strin
   await expectNoAxeViolations(page, `${label} [${locale}]`);
 }
 
-async function signIn(page: Page, locale: DemoLocale, user: DemoUserKey): Promise<void> {
-  await page.goto(`${stack.demoUrl}/signin`);
+async function signIn(page: Page, locale: DemoLocale, user: DemoUserKey, on: Stack = stack): Promise<void> {
+  await page.goto(`${on.demoUrl}/signin`);
   await page.getByRole('button', { name: DEMO_TEXTS[locale].signin.buttonLabel(DEMO_USERS[user].name) }).click();
-  await page.waitForURL(`${stack.demoUrl}/`);
+  await page.waitForURL(`${on.demoUrl}/`);
 }
 
 /** Starts a confirm_phone attempt over HTTP with the home page's kit token: its sessionId and state. */
 async function startAttempt(context: BrowserContext, page: Page): Promise<{ sessionId: string; state: string }> {
-  resetStartBudgets();
   await page.goto(`${stack.demoUrl}/`);
   const csrf = await page.locator('form:has(input[value="confirm_phone"]) input[name="_csrf"]').getAttribute('value');
   const started = await context.request.post(`${stack.demoUrl}/verify/start`, {
@@ -252,34 +248,40 @@ for (const locale of ['en', 'fr'] as const) {
 
 describe('rate limited, in both languages', () => {
   it('the 429 page passes axe and says how long to wait, in English and in French', async () => {
-    const context = await newContext('en');
-    const page = await context.newPage();
-    await signIn(page, 'en', 'chen');
-    // Chen's destination budget (5 per 10 minutes) runs out; the next start is refused before any SMS.
-    let status = 200;
-    for (let i = 0; i < 10 && status === 200; i++) {
-      await page.goto(`${stack.demoUrl}/`);
-      const [answer] = await Promise.all([
-        page.waitForResponse(`${stack.demoUrl}/verify/start`),
-        page.locator('form:has(input[value="confirm_phone"]) button').click(),
-      ]);
-      status = answer.status();
-      if (status === 200) await page.waitForURL(stack.verifyUrl);
-    }
-    expect(status).toBe(429);
-    await check(page, 'en', 'rate limited', 'Too many verification attempts. Try again in');
-    await context.close();
+    // A stack of its own with the demo's start limits (the suite's stack has generous ones).
+    const limited = await startStack();
+    try {
+      const context = await newContext('en');
+      const page = await context.newPage();
+      await signIn(page, 'en', 'chen', limited);
+      // Chen's destination budget (5 per 10 minutes) runs out; the next start is refused before any SMS.
+      let status = 200;
+      for (let i = 0; i < 10 && status === 200; i++) {
+        await page.goto(`${limited.demoUrl}/`);
+        const [answer] = await Promise.all([
+          page.waitForResponse(`${limited.demoUrl}/verify/start`),
+          page.locator('form:has(input[value="confirm_phone"]) button').click(),
+        ]);
+        status = answer.status();
+        if (status === 200) await page.waitForURL(limited.verifyUrl);
+      }
+      expect(status).toBe(429);
+      await check(page, 'en', 'rate limited', 'Too many verification attempts. Try again in');
+      await context.close();
 
-    const french = await newContext('fr');
-    const frPage = await french.newPage();
-    await signIn(frPage, 'fr', 'chen');
-    const [answer] = await Promise.all([
-      frPage.waitForResponse(`${stack.demoUrl}/verify/start`),
-      frPage.locator('form:has(input[value="confirm_phone"]) button').click(),
-    ]);
-    expect(answer.status()).toBe(429);
-    await check(frPage, 'fr', 'rate limited', 'Trop de tentatives de vérification. Réessayez dans');
-    await french.close();
+      const french = await newContext('fr');
+      const frPage = await french.newPage();
+      await signIn(frPage, 'fr', 'chen', limited);
+      const [answer] = await Promise.all([
+        frPage.waitForResponse(`${limited.demoUrl}/verify/start`),
+        frPage.locator('form:has(input[value="confirm_phone"]) button').click(),
+      ]);
+      expect(answer.status()).toBe(429);
+      await check(frPage, 'fr', 'rate limited', 'Trop de tentatives de vérification. Réessayez dans');
+      await french.close();
+    } finally {
+      await limited.close();
+    }
   });
 });
 

@@ -135,6 +135,10 @@ interface Inspection {
   allEffects: number;
 }
 
+/**
+ * Raw SQL on purpose: right after a kill it reads the file or database as the killed process left
+ * it, without opening a store (a store migrates its schema as it opens), with SQLite's integrity check.
+ */
 async function inspect(db: Db, sessionId: string): Promise<Inspection> {
   const attemptSql = 'SELECT outcome, fulfilled_at, state, user_ref FROM verify_kit_attempts WHERE session_id = $1';
   const effectsSql = 'SELECT session_id, state, user_ref FROM test_effects WHERE session_id = $1';
@@ -306,6 +310,7 @@ describeEachStore('SIGKILL between the commit and the onOutcome hook', (kind) =>
 
     // A sweep with the same hook, once the dead process's lease has lapsed (virtual clock).
     const { store } = await openStoreFromSpec(db.spec);
+    // SQL: the store reads outcome events only by claiming them (a lease), which would change what is checked.
     const eventRow = async () => {
       const [row] = await queryRows<{ outcome: string; source: string; deliveredAt: string | number | null }>(
         db,

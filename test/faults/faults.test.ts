@@ -14,7 +14,7 @@ import { runSweep } from '../../middleware/sweep.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { controlApi, openHostedPage, submitCode, type ControlApi } from '../support/emulator.ts';
 import { effectCounts, NO_PENDING_RECHECKS, startTestApp, type TestApp } from '../support/app.ts';
-import { resetStartLimits, startServiceProxy, type Recorder } from '../support/security-stack.ts';
+import { startServiceProxy, type Recorder } from '../support/security-stack.ts';
 import { Agent, testAppSite } from '../support/agent.ts';
 
 /**
@@ -65,7 +65,6 @@ afterEach(async () => {
     statusFailures: 0,
     statusDelayMs: 0,
   });
-  resetStartLimits(app.db);
 });
 afterAll(async () => {
   await app?.close();

@@ -104,6 +104,8 @@ describe('limiter counters', () => {
     const db = new BetterSqlite3(':memory:');
     try {
       const limits = createStartLimits({ database: db, destinationKey: 'a-server-side-key-of-at-least-32-characters' });
+      // SQL: counters have no read in the store's interface (only consumeStartBudgets), and the
+      // table's rows are what this is about.
       const keys = () =>
         (db.prepare('SELECT key FROM verify_kit_start_budgets ORDER BY key').all() as { key: string }[]).map(
           (r) => r.key,

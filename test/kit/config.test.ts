@@ -189,16 +189,19 @@ describe('grouped options', () => {
     expect(configError({ landing: { refreshSeconds: 0 } })).toContain('`landing.refreshSeconds` must be a positive');
   });
 
-  it('checking options has no side effects: a rejected configuration creates no limits table', async () => {
-    const database = new Database(':memory:');
-    const sqlite = createSqliteStore({ database });
-    const tables = () =>
-      database.prepare("SELECT name FROM sqlite_master WHERE name = 'verify_kit_rate_limits'").all().length;
-    expect(configError({ store: sqlite, baseUrl: 'nope' })).toContain('`baseUrl`');
-    // The limiter library creates its table asynchronously: give it the time it would take.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  it('checking options has no side effects: a rejected configuration creates no tables, not even its limits counters', async () => {
+    // With a store that does not count start budgets, `limits.database` opens the limits' own
+    // counter store, which creates its tables: only a kit whose options were accepted may do that.
+    const { consumeStartBudgets: _counts, ...noCounter } = store;
+    const counters = new Database(':memory:');
+    const limited = { store: noCounter, limits: { database: counters } };
+    const tables = () => counters.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().length;
+    expect(configError({ ...limited, baseUrl: 'nope' })).toContain('`baseUrl`');
     expect(tables()).toBe(0);
-    database.close();
+    // The control: the same limits in an accepted configuration do create them.
+    await createVerificationKit(options(limited)).close();
+    expect(tables()).toBeGreaterThan(0);
+    counters.close();
   });
 });
 

@@ -51,6 +51,7 @@ async function waitForEvent(sessionId: string): Promise<OutcomeEvent> {
   return find()!;
 }
 
+/** SQL: the store reads outcome events only by claiming them (a lease), which would change what is checked. */
 const deliveredRow = (on: TestApp, sessionId: string) =>
   on.db
     .prepare('SELECT delivered_at AS deliveredAt, deliveries FROM verify_kit_outcome_events WHERE session_id = ?')

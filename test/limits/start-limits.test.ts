@@ -61,6 +61,7 @@ describe('start limits against SMS pumping', () => {
       );
     expect(results.at(-1)).toMatch(/^rate_limited /);
     expect(results.slice(0, 3)).toEqual(['allowed', 'allowed', 'allowed']);
+    // SQL: what lies in the counters table is the point, and the store has no read of it.
     const keys = db.prepare('SELECT key FROM verify_kit_start_budgets').all() as { key: string }[];
     expect(keys.map((k) => k.key).join(' ')).not.toContain('5550199999');
   });
@@ -177,6 +178,7 @@ describe('budget keys an attacker cannot multiply', () => {
   it('keys destinations by an HMAC under the server-side key, never a plain hash a number list could reverse', async () => {
     const limits = createStartLimits({ database: db, destinationKey: KEY });
     await limits.consume(fromIp('10.0.5.1'), { userRef: 'u1', destination: '+15550100001' });
+    // SQL: what lies in the counters table is the point, and the store has no read of it.
     const keys = (db.prepare('SELECT key FROM verify_kit_start_budgets').all() as { key: string }[]).map(
       (row) => row.key,
     );

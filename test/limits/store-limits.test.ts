@@ -38,6 +38,7 @@ describeEachStore('start limits in the store database', (kind) => {
   const limitsOn = (store: unknown, budgets: StartLimitsOptions) =>
     createStartLimits({ store: store as StartBudgetCounter, destinationKey: KEY, ...budgets });
   const limits = (budgets: StartLimitsOptions) => limitsOn(h.store, budgets);
+  /** The keys at rest (SQL: the store has no read of its counters, only consumeStartBudgets). */
   const counterKeys = async () => {
     const probe = await h.openAnother();
     const sql = 'SELECT key FROM verify_kit_start_budgets';

@@ -245,6 +245,7 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     victim.child.kill('SIGKILL');
     expect(await victim.exited).toBe('SIGKILL');
     const ids = sessionIds.map((id) => `'${id}'`).join(',');
+    // SQL: leases are not part of an Attempt or of the store's interface (as in test/support/stores.ts).
     const theirs = `FROM verify_kit_attempts WHERE session_id IN (${ids})`;
     expect(await count(`SELECT count(*) AS n ${theirs} AND lease_owner IS NOT NULL`)).toBe(6);
     const leaseUntil = Number((await database.pool.query(`SELECT max(lease_until) AS t ${theirs}`)).rows[0].t);

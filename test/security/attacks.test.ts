@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The demo's kit comes from the built package: its internals from the same build.
 import { contextOf } from '../../dist/middleware/create-kit.js';
 import { runSweep } from '../../dist/middleware/sweep.js';
@@ -21,22 +21,20 @@ import {
   foreignLocations,
   fulfilments,
   leaks,
-  resetStartLimits,
   snapshot,
   startSecStack,
   type SecStack,
 } from '../support/security-stack.ts';
+import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { DEMO_USERS } from '../support/users.ts';
 
 let stack: SecStack;
 let restoreConsole: () => void;
 
 beforeAll(async () => {
-  stack = await startSecStack();
+  stack = await startSecStack({ startLimits: GENEROUS_START_LIMITS });
   restoreConsole = captureConsole(stack.recorder.logs);
 });
-// Many starts from one loopback IP: the limits have their own suite (limits.test.ts).
-beforeEach(() => resetStartLimits(stack.demo.db));
 afterAll(async () => {
   restoreConsole?.();
   await stack?.close();

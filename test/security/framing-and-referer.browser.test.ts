@@ -9,7 +9,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.ts';
 import type { Exchange } from '../support/agent.ts';
-import { captureConsole, leaks, resetStartLimits, startSecStack, type SecStack } from '../support/security-stack.ts';
+import { captureConsole, leaks, startSecStack, type SecStack } from '../support/security-stack.ts';
+import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { closeServer, listen } from '../support/listen.ts';
 
 let stack: SecStack;
@@ -23,7 +24,7 @@ let framerUrl: string;
 let framerPage = '';
 
 beforeAll(async () => {
-  stack = await startSecStack();
+  stack = await startSecStack({ startLimits: GENEROUS_START_LIMITS });
   restore = captureConsole(stack.recorder.logs);
   browser = await launchBrowser();
   framer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(framerPage));
@@ -36,7 +37,6 @@ afterAll(async () => {
   await stack?.close();
 });
 beforeEach(async () => {
-  resetStartLimits(stack.demo.db);
   context = await browser.newContext();
   context.setDefaultTimeout(8000);
   // Record every exchange of the browser (URL, all request headers incl. Referer, post data, response headers).

@@ -5,16 +5,10 @@
  * tables are equal before and after, the service saw no create and no status read. Routes that read
  * no parameter ignore them: same answer as without, nothing written, never a 5xx.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, type Answer } from '../support/agent.ts';
-import {
-  captureConsole,
-  leaks,
-  resetStartLimits,
-  snapshot,
-  startSecStack,
-  type SecStack,
-} from '../support/security-stack.ts';
+import { captureConsole, leaks, snapshot, startSecStack, type SecStack } from '../support/security-stack.ts';
+import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 
 let stack: SecStack;
 let restore: () => void;
@@ -22,14 +16,13 @@ let alice: Agent;
 let real: { sessionId: string; state: string };
 
 beforeAll(async () => {
-  stack = await startSecStack();
+  stack = await startSecStack({ startLimits: GENEROUS_START_LIMITS });
   restore = captureConsole(stack.recorder.logs);
   alice = await stack.agent().signIn('alice');
   const started = await alice.start('confirm_phone');
   await stack.control.complete(started.sessionId, { outcome: 'verified' });
   real = { sessionId: started.sessionId, state: started.state };
 });
-beforeEach(() => resetStartLimits(stack.demo.db));
 afterAll(async () => {
   restore?.();
   await stack?.close();

@@ -45,6 +45,7 @@ import type { AttemptRecord } from '../../middleware/store/types.ts';
 import { Agent, testAppSite, type Site } from './agent.ts';
 import { startTestEmulator, type TestEmulator } from './emulator.ts';
 import { createTestClock, type TestClock } from './clock.ts';
+import { GENEROUS_START_LIMITS } from './limits.ts';
 import { closeServer, listen } from './listen.ts';
 import { newSeen, recordInto, type Seen } from './seen.ts';
 import { USERS, userNamed } from './users.ts';
@@ -86,13 +87,6 @@ export interface TestAppOptions {
 }
 
 export const MOBILE_RETURN_URL = 'com.example.fixture://verify/return';
-
-/** Suites start many attempts per user; the limits' own tests pass `kit.limits` to tighten them. */
-const GENEROUS_LIMITS = {
-  perUser: { points: 10_000, durationSeconds: 60 },
-  perDestination: { points: 10_000, durationSeconds: 60 },
-  perIp: { points: 10_000, durationSeconds: 60 },
-};
 
 /** Two quick re-checks of a pending landing before its page, then a page that refreshes every 2 s. */
 const LANDING = { pendingRechecks: 2, pendingRecheckIntervalMs: 150, refreshSeconds: 2, refreshWindowMs: 60_000 };
@@ -324,7 +318,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     resolveUser,
     logger,
     landing: LANDING,
-    limits: GENEROUS_LIMITS,
+    limits: GENEROUS_START_LIMITS,
     ...(onOutcome === undefined ? {} : { onOutcome }),
     ...options.kit,
   });
@@ -345,7 +339,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
           client: clientFor(options.mobileKit),
           logger,
           landing: options.kit?.landing ?? LANDING,
-          limits: GENEROUS_LIMITS,
+          limits: GENEROUS_START_LIMITS,
         });
 
   const requestUrls: string[] = [];

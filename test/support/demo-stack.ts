@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
+import { createDemoApp, type DemoApp, type DemoAppOptions } from '../../demo-app/app.ts';
 import { startEmulator } from '../../emulator/index.ts';
 import { createTestClock, type TestClock } from './clock.ts';
 import { controlApi, type ControlApi } from './emulator.ts';
@@ -35,7 +35,8 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(): Promise<Stack> {
+/** `startLimits`: the demo's start-limit budgets (its own when omitted; GENEROUS_START_LIMITS where not the subject). */
+export async function startStack(options: { startLimits?: DemoAppOptions['startLimits'] } = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'demo-e2e-'));
   const server = createServer();
   const port = await listen(server, { host: 'localhost' });
@@ -63,6 +64,7 @@ export async function startStack(): Promise<Stack> {
     databasePath,
     sessionSecret: 'e2e-session-secret-0123456789abcdef',
     trustProxy: false,
+    ...(options.startLimits === undefined ? {} : { startLimits: options.startLimits }),
   });
   server.on('request', demo.app);
   return {

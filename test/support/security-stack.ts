@@ -11,8 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
-import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
+import { createDemoApp, type DemoApp, type DemoAppOptions } from '../../demo-app/app.ts';
 import { startEmulator } from '../../emulator/index.ts';
 import { controlApi, type ControlApi } from './emulator.ts';
 import { closeServer, listen } from './listen.ts';
@@ -136,7 +135,13 @@ export function captureConsole(into: string[]): () => void {
   };
 }
 
-export async function startSecStack(options: { now?: () => number } = {}): Promise<SecStack> {
+/**
+ * `startLimits`: the demo's start-limit budgets; suites that are not about the limits pass
+ * GENEROUS_START_LIMITS (test/support/limits.ts), the limits' suite keeps the demo's own.
+ */
+export async function startSecStack(
+  options: { now?: () => number; startLimits?: DemoAppOptions['startLimits'] } = {},
+): Promise<SecStack> {
   const dir = mkdtempSync(join(tmpdir(), 'sec-stack-'));
   const recorder: Recorder = { exchanges: [], logs: [] };
   const server = createServer();
@@ -167,6 +172,7 @@ export async function startSecStack(options: { now?: () => number } = {}): Promi
     trustProxy: false,
     logger: { info: line('info'), warn: line('warn'), error: line('error') },
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.startLimits === undefined ? {} : { startLimits: options.startLimits }),
   });
   server.on('request', demo.app);
   const stack: SecStack = {
@@ -273,17 +279,6 @@ export async function snapshot(stack: SecStack): Promise<Record<string, unknown>
   // The kit's attempts through its store, oldest first.
   out.verify_kit_attempts = (await stack.demo.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER })).reverse();
   return out;
-}
-
-/**
- * Forgets the start limits' counters (the kit's SQLite table), so suites that start many attempts
- * from one loopback IP test what they mean to and not the limits (test/limits/demo-and-mobile.test.ts does).
- */
-export function resetStartLimits(db: Database): void {
-  const table = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'verify_kit_start_budgets'")
-    .get();
-  if (table !== undefined) db.exec('DELETE FROM verify_kit_start_budgets');
 }
 
 /** Paths the demo and the kit may redirect to: all fixed on the server. */

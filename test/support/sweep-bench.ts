@@ -97,8 +97,15 @@ export interface Bench {
   store: SqliteStore;
   client: VerifyClient;
   deps: SweepDeps<Database>;
-  /** Creates `n` real sessions in the emulator and the matching attempts, due at `createdAt`. */
-  createAttempts(n: number, options?: { createdAt?: number; nextCheckAt?: number }): Promise<Attempt[]>;
+  /**
+   * Creates `n` real sessions in the emulator and the matching attempts, due at `createdAt`.
+   * `storedUserRef` stores the attempts for another user than the sessions were created for: the
+   * service then echoes a userRef that is not the stored one.
+   */
+  createAttempts(
+    n: number,
+    options?: { createdAt?: number; nextCheckAt?: number; storedUserRef?: string },
+  ): Promise<Attempt[]>;
   attempt(state: string): Promise<Attempt>;
   close(): Promise<void>;
 }
@@ -149,7 +156,7 @@ export async function bench(
             await store.insertAttempt({
               state,
               sessionId: session.sessionId,
-              userRef,
+              userRef: options.storedUserRef ?? userRef,
               action: ACTION,
               params: { grant: 'premium' },
               destination: '+15550100001',

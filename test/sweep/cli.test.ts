@@ -19,8 +19,12 @@ import {
   type Bench,
 } from '../support/sweep-bench.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { createTestClock } from '../support/clock.ts';
 import { freePort } from '../support/listen.ts';
 import type { TestEmulator } from '../support/emulator.ts';
+
+/** Past the first backoff step (30 s): a pending attempt read once is due again. */
+const DUE_AGAIN_MS = 31_000;
 
 let emu: TestEmulator;
 let b: Bench;
@@ -174,7 +178,8 @@ describe('runSweepJob', () => {
   });
 
   it('loops at --interval-seconds, one line per run, until stopped; then exits 0', async () => {
-    b = await bench(emu.url);
+    const clock = createTestClock();
+    b = await bench(emu.url, clock.now);
     const [attempt] = await b.createAttempts(1);
     const r = recorder();
     const stop = new AbortController();
@@ -188,9 +193,10 @@ describe('runSweepJob', () => {
     });
     await waitFor(() => r.out.length >= 1, 5000, 'a first run');
     await emu.control.completeSession(attempt!.sessionId, 'verified');
-    // The attempt is due again 30 s later on the sweep's clock; make it due now.
-    b.store.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0').run();
-    await waitFor(() => countEffects(b.store.db) === 1, 5000, 'a later run to fulfil it');
+    // The attempt is due again 30 s later on the sweep's clock: a later run there fulfils it.
+    await clock.shifted(DUE_AGAIN_MS, () =>
+      waitFor(() => countEffects(b.store.db) === 1, 5000, 'a later run to fulfil it'),
+    );
     await waitFor(() => r.out.length >= 3, 5000, 'a third run');
     stop.abort();
     expect(await job).toBe(SweepJobExitCode.Ok);
@@ -220,10 +226,11 @@ describe('runSweepJob', () => {
     ]);
     expect(once.stdout + once.stderr).not.toContain(CLIENT_SECRET);
 
-    b.store.db.prepare('UPDATE verify_kit_attempts SET next_check_at = 0').run();
+    // The pending one is due again 30 s later: this process's clock runs that far ahead.
     const down = await spawnSweepProcess(['--once'], {
       ...env,
       VERIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`,
+      SWEEP_CLOCK_OFFSET_MS: String(DUE_AGAIN_MS),
     }).done;
     expect(down.code, down.stderr).toBe(2);
     expect(jsonLines(down.stdout)).toEqual([

@@ -10,6 +10,8 @@ import { bench, countEffects, DAY_MS, duplicateEffects, emulator, type Bench } f
 import type { TestEmulator } from '../support/emulator.ts';
 import { sqliteLease } from '../support/stores.ts';
 
+const HOUR_MS = 3_600_000;
+
 let emu: TestEmulator;
 let b: Bench;
 /** The sweep's clock: real time plus an offset the test moves (the emulator's clock is moved separately). */
@@ -138,16 +140,13 @@ describe('runSweep', () => {
 
   it('marks an attempt older than 24 h expired without reading it, even if the user had verified (emulator clock and sweep clock both moved)', async () => {
     await setUp();
-    const [late, fresh] = await b.createAttempts(2);
+    // `late` started 23 h before the other one, on the sweep's clock (stored through the store, no SQL).
+    const [late] = await b.createAttempts(1, { createdAt: now() - 23 * HOUR_MS });
+    await b.createAttempts(1);
     await emu.control.completeSession(late!.sessionId, 'verified');
-    // Make `fresh` 23 h younger by moving only its creation time forward (it stays in the window).
-    b.store.db
-      .prepare(
-        'UPDATE verify_kit_attempts SET created_at = created_at + ?, next_check_at = next_check_at + ? WHERE session_id = ?',
-      )
-      .run(23 * 3_600_000, 23 * 3_600_000, fresh!.sessionId);
     await emu.control.advanceClock(24 * 3600 + 60);
-    offsetMs = DAY_MS + 60_000;
+    // `late` is now 24 h 1 min old, past its window; the other one 1 h 1 min, still in it.
+    offsetMs = HOUR_MS + 60_000;
     const readsBefore = (await emu.control.stats()).statusReads;
 
     const report = await runSweep(b.deps);
@@ -207,12 +206,8 @@ describe('runSweep', () => {
     offsetMs = 2000;
     const slow = await runSweep(b.deps, { errorRetryMs: 2000 });
     expect(slow).toMatchObject({ claimed: 2, errors: 2, fulfilled: 0, serviceReachable: false });
-    const pending = attempts.filter((a) =>
-      b.store.db
-        .prepare("SELECT 1 FROM verify_kit_attempts WHERE session_id = ? AND outcome = 'pending'")
-        .get(a.sessionId),
-    );
-    expect(pending).toHaveLength(2);
+    const outcomes = await Promise.all(attempts.map(async (a) => (await b.attempt(a.state)).outcome));
+    expect(outcomes.filter((outcome) => outcome === 'pending')).toHaveLength(2);
 
     await emu.control.injectFaults({ statusDelayMs: 0 });
     offsetMs = 4000;
@@ -224,11 +219,10 @@ describe('runSweep', () => {
 
   it('does not fulfil when the service echoes another user, and does not mark the attempt either', async () => {
     await setUp();
-    const [attempt] = await b.createAttempts(1);
+    // The service's session is for its user; the kit stored the attempt for someone else, so the
+    // echoed userRef differs from the stored one.
+    const [attempt] = await b.createAttempts(1, { storedUserRef: 'someone-else' });
     await emu.control.completeSession(attempt!.sessionId, 'verified');
-    b.store.db
-      .prepare('UPDATE verify_kit_attempts SET user_ref = ? WHERE session_id = ?')
-      .run('someone-else', attempt!.sessionId);
     const logged: { level: string; obj: Record<string, unknown> }[] = [];
     const logger: KitLogger = {
       info: (obj) => logged.push({ level: 'info', obj }),
