@@ -54,16 +54,18 @@ describe('sweep processes on one SQLite file', () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(50);
     for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
-    // Slow each read so that the two processes and the landings really overlap.
-    await emu.control.injectFaults({ statusDelayMs: 60 });
+    // Slow each read so that the two processes and the landings really overlap: one process alone
+    // needs about 2 s for the 50 (4 reads at a time), longer than the landings wait to begin.
+    await emu.control.injectFaults({ statusDelayMs: 150 });
     const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4' };
     const one = sweepProcess(['--once'], jobEnv('sweeper-1', settings));
     const two = sweepProcess(['--once'], jobEnv('sweeper-2', settings));
     // The landings come in waves once both processes hold claims.
     const owners = () => sqliteLeaseOwners(b.store.db);
     await waitFor(() => owners() >= 1, 15_000, 'a sweep process to hold claims');
-    // Usually both are in by now; on a slow machine go on after a while with one.
-    await waitFor(() => owners() >= 2, 3000, 'both sweep processes to hold claims').catch(() => {});
+    // Usually both are in by now; on a slow machine go on soon with one, so the landings still find
+    // unclaimed attempts at the end of the queue.
+    await waitFor(() => owners() >= 2, 1000, 'both sweep processes to hold claims').catch(() => {});
     const landings = [];
     // From the end of the queue, where the sweepers (most overdue first) arrive last.
     for (const wave of [4, 3, 2, 1, 0]) {
