@@ -17,14 +17,8 @@ import session from 'express-session';
 import helmet from 'helmet';
 import pg from 'pg';
 import { Pool } from 'undici';
-import {
-  createPostgresStore,
-  createSqliteStore,
-  createVerificationKit,
-  type ActionDefinition,
-  type VerificationKit,
-  type VerifyStore,
-} from '../middleware/index.ts';
+import type { ActionDefinition, VerificationKit, VerifyStore } from '../middleware/index.ts';
+import * as thisKit from '../middleware/index.ts';
 import {
   ACTION,
   basicAuthorization,
@@ -41,6 +35,14 @@ import { closeServer, listen } from '../test/support/listen.ts';
 
 const mode = process.argv[2];
 if (mode !== 'kit' && mode !== 'baseline') throw new Error('usage: app-child.ts kit|baseline');
+// BENCH_BASELINE_KIT_DIR=<dir holding another version's middleware/> (e.g. `git archive main middleware`
+// unpacked, with node_modules linked): the "baseline" side runs THAT kit, the same way, so two kit versions
+// are compared in one interleaved run, under the same load (two separate runs on a shared machine differ
+// more than most single changes do).
+const otherKitDir = process.env.BENCH_BASELINE_KIT_DIR;
+const kitModule: typeof thisKit =
+  otherKitDir !== undefined && mode === 'baseline' ? await import(`${otherKitDir}/middleware/index.ts`) : thisKit;
+const { createPostgresStore, createSqliteStore, createVerificationKit } = kitModule;
 
 const GENEROUS = { points: 10_000_000, durationSeconds: 3600 };
 
@@ -495,7 +497,7 @@ serve(
   {
     port: () => ({ port }),
     configure(args: ConfigureArgs) {
-      const app = mode === 'kit' ? configureKit(args) : configureBaseline(args);
+      const app = mode === 'kit' || otherKitDir !== undefined ? configureKit(args) : configureBaseline(args);
       app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
         res.status(500).send(error instanceof Error ? error.name : 'error');
       });

@@ -1075,6 +1075,12 @@ async function main(): Promise<void> {
   if (!config.phases.every((p) => PHASES.includes(p)) || config.phases.length < PHASES.length) {
     out.push(`  NOTE: only phases ${config.phases.join(', ')} were run (BENCH_ONLY).`);
   }
+  if (process.env.BENCH_BASELINE_KIT_DIR !== undefined) {
+    out.push(
+      `  NOTE: the "baseline" side is the kit from ${process.env.BENCH_BASELINE_KIT_DIR}/middleware (BENCH_BASELINE_KIT_DIR): ` +
+        'an A/B of two kit versions, so the targets above do not apply.',
+    );
+  }
   out.push('');
   out.push(`npm run bench took ${runSeconds} s.`);
   process.stdout.write(`${out.join('\n')}\n`);

@@ -53,6 +53,24 @@ describe('locale choice', () => {
   });
 });
 
+describe('one language', () => {
+  it('English only: every request gets it whatever Accept-Language says, without negotiating', () => {
+    const negotiated: unknown[] = [];
+    const req = {
+      acceptsLanguages: (tags: unknown) => negotiated.push(tags),
+      headers: { 'accept-language': 'fr, de;q=0.5' },
+    } as unknown as express.Request;
+    const onlyEnglish = createMessageCatalog(undefined, undefined);
+    expect(onlyEnglish.forRequest(req)).toBe(englishMessages);
+    const ownEnglish = createMessageCatalog({ en: { startNew: 'Begin again' } }, undefined);
+    expect(ownEnglish.forRequest(req).startNew).toBe('Begin again');
+    expect(negotiated).toEqual([]);
+    // With a second language the header is negotiated again.
+    createMessageCatalog({ fr: FRENCH }, undefined).forRequest(req);
+    expect(negotiated).toEqual([['en', 'fr']]);
+  });
+});
+
 describe('texts for reasons and codes', () => {
   it('known failure reasons have their own text; unknown ones (prototype names too) the generic one', () => {
     expect(failureText(englishMessages, 'otp_locked').title).toBe('Too many incorrect codes');
