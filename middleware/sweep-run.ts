@@ -53,7 +53,7 @@ interface Run<Tx> {
   applying: Set<Promise<void>>;
   /** Still-pending attempts whose next check is not written yet (written a batch at a time). */
   reschedules: NextCheck[];
-  /** The claimed batch being worked through, most overdue last (pop); refilled only when empty. */
+  /** Claimed attempts not yet started, most overdue last (pop); the next batch is claimed ahead. */
   claimed: Attempt[];
   exhausted: boolean;
   claiming: Promise<void> | undefined;
@@ -75,6 +75,8 @@ export async function sweepOnce<Tx>(
     await checkDueAttempts(run);
   } finally {
     await Promise.all(run.applying);
+    // A batch claimed ahead and not started is released with the rest.
+    await run.claiming?.catch(() => undefined);
     await writeReschedules(run);
     await releaseUnstarted(run);
   }
@@ -157,7 +159,10 @@ async function checkDueAttempts<Tx>(run: Run<Tx>): Promise<void> {
   if (failure !== undefined) throw failure.reason;
 }
 
-/** The next attempt to check, claiming a batch when needed; undefined when the run is done. */
+/**
+ * The next attempt to check; undefined when the run is done. The next batch is claimed while the
+ * last `concurrency` attempts of this one are read, so no worker waits for a claim's round trip.
+ */
 async function take<Tx>(run: Run<Tx>): Promise<Attempt | undefined> {
   for (;;) {
     const reason = stopReason(run);
@@ -166,13 +171,22 @@ async function take<Tx>(run: Run<Tx>): Promise<Attempt | undefined> {
       return undefined;
     }
     const next = run.claimed.pop();
+    if (run.claimed.length < run.opts.concurrency) claimAhead(run);
     if (next !== undefined) return next;
-    if (run.exhausted) return undefined;
-    run.claiming ??= claimBatch(run).finally(() => {
-      run.claiming = undefined;
-    });
+    if (run.claiming === undefined) return undefined;
     await run.claiming;
   }
+}
+
+/** Starts claiming the next batch unless one is being claimed or none is left. */
+function claimAhead<Tx>(run: Run<Tx>): void {
+  if (run.exhausted || run.claiming !== undefined) return;
+  const claiming = claimBatch(run).finally(() => {
+    run.claiming = undefined;
+  });
+  // A failed claim rejects the worker that waits for it (take); until then it is not unhandled.
+  claiming.catch(() => undefined);
+  run.claiming = claiming;
 }
 
 /** Claims (leases) the next batch of due attempts, most overdue first. */
@@ -194,8 +208,9 @@ async function claimBatch<Tx>(run: Run<Tx>): Promise<void> {
   if (report.claimed === 0 && batch[0] !== undefined) report.oldestDueAgeMs = claimedAt - batch[0].nextCheckAt;
   report.claimed += batch.length;
   if (batch.length < opts.batchSize) run.exhausted = true;
-  // RETURNING gives rows in table order, not the claim's ORDER BY: sort so pop() takes the most overdue first.
-  run.claimed = batch.sort((a, b) => b.nextCheckAt - a.nextCheckAt);
+  // RETURNING gives rows in table order, not the claim's ORDER BY: sort so pop() takes the most overdue
+  // first; the previous batch's last attempts (more overdue still) stay at the end.
+  run.claimed = [...batch.sort((a, b) => b.nextCheckAt - a.nextCheckAt), ...run.claimed];
 }
 
 /**
