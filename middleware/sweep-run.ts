@@ -51,6 +51,12 @@ interface Run<Tx> {
   committer: FulfilCommitter<Tx>;
   /** Fulfilments handed to the committer and not yet settled. */
   applying: Set<Promise<void>>;
+  /**
+   * The last fulfilment handed over per user and action, until it settles. Attempts of one user and
+   * action commit in the order they were read, never in one group, so a group never applies an older
+   * attempt that a newer one read before it would have superseded.
+   */
+  lastOfIntent: Map<string, Promise<void>>;
   /** Still-pending attempts whose next check is not written yet (written a batch at a time). */
   reschedules: NextCheck[];
   /** Claimed attempts not yet started, most overdue last (pop); the next batch is claimed ahead. */
@@ -102,6 +108,7 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
       gatherMs: GROUP_GATHER_MS,
     }),
     applying: new Set(),
+    lastOfIntent: new Map(),
     reschedules: [],
     claimed: [],
     exhausted: false,
@@ -238,8 +245,16 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
     reschedule(run, attempt, computeNextCheckAt(attempt, run.deps.now(), run.opts.backoffMs));
     return;
   }
-  const applying = applyOne(run, attempt, read).finally(() => run.applying.delete(applying));
+  const intent = `${attempt.userRef}\u0000${attempt.action}`;
+  const before = run.lastOfIntent.get(intent);
+  const applying = (
+    before === undefined ? applyOne(run, attempt, read) : before.then(() => applyOne(run, attempt, read))
+  ).finally(() => {
+    run.applying.delete(applying);
+    if (run.lastOfIntent.get(intent) === applying) run.lastOfIntent.delete(intent);
+  });
   run.applying.add(applying);
+  run.lastOfIntent.set(intent, applying);
   if (run.applying.size >= run.opts.batchSize) await Promise.race(run.applying);
 }
 
