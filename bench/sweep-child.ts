@@ -13,6 +13,7 @@ import {
   createSqliteStore,
   createVerifyClient,
   type ActionDefinition,
+  type VerifyClient,
   type VerifyStore,
 } from '../middleware/index.ts';
 import { runSweep, type SweepReport } from '../middleware/sweep.ts';
@@ -103,11 +104,13 @@ serve({
       action = sync as ActionDefinition<unknown>;
       countGrants = async () => (db.prepare('SELECT COUNT(*) AS n FROM bench_grants').get() as { n: number }).n;
     }
-    const client = createVerifyClient({
+    let client = createVerifyClient({
       baseUrl: args.emulatorUrl,
       clientId: args.clientId,
       clientSecret: args.secret,
     });
+    const timeline = process.env.BENCH_SWEEP_TIMELINE ? traceSweep(store, client) : undefined;
+    if (timeline !== undefined) ({ store, client } = timeline);
     const rssBeforeKiB = Math.round(process.memoryUsage().rss / 1024);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -121,6 +124,7 @@ serve({
     );
     const runMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
+    timeline?.print(t0);
     const grants = await countGrants();
     await client.close();
     await store.close();
@@ -182,3 +186,66 @@ serve({
     };
   },
 });
+
+/**
+ * BENCH_SWEEP_TIMELINE=1: when each step of the run happened (ms since runSweep was called), written
+ * to stderr: the store calls before the first read and after the last, and reads per 250 ms, so
+ * the fixed cost of a short run shows where it goes.
+ */
+function traceSweep(store: VerifyStore<unknown>, client: VerifyClient) {
+  const events: { at: number; what: string; ms: number }[] = [];
+  const reads: number[] = [];
+  /** Process CPU (ms) at every 1000th read, to show the warm-up. */
+  const cpuAt: number[] = [];
+  const cpuStart = process.cpuUsage();
+  const timed = <T extends object>(target: T, record: (at: number, name: string, ms: number) => void): T =>
+    new Proxy(target, {
+      get(obj, key, receiver) {
+        const value: unknown = Reflect.get(obj, key, receiver);
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          const at = performance.now();
+          try {
+            return await (value as (...a: unknown[]) => unknown).apply(obj, args);
+          } finally {
+            record(at, String(key), performance.now() - at);
+          }
+        };
+      },
+    });
+  return {
+    store: timed(store, (at, what, ms) => events.push({ at, what, ms })),
+    client: timed(client, (at, what, ms) => {
+      if (what !== 'getSession') return void events.push({ at, what, ms });
+      if (reads.push(at + ms) % 1000 === 0) {
+        const c = process.cpuUsage(cpuStart);
+        cpuAt.push((c.user + c.system) / 1000);
+      }
+    }),
+    print(t0: number) {
+      const rel = (t: number) => (t - t0).toFixed(1);
+      const firstRead = Math.min(...reads);
+      const lastRead = Math.max(...reads);
+      const counts = new Map<string, { n: number; ms: number }>();
+      for (const e of events) {
+        const c = counts.get(e.what) ?? { n: 0, ms: 0 };
+        counts.set(e.what, { n: c.n + 1, ms: c.ms + e.ms });
+      }
+      const lines = [
+        `[timeline] first read done at ${rel(firstRead)} ms, last at ${rel(lastRead)} ms, ${reads.length} reads`,
+        ...events
+          .filter((e) => e.at < firstRead || e.at + e.ms > lastRead || e.what !== 'fulfilBatch')
+          .filter((e) => e.at < firstRead + 50 || e.at + e.ms > lastRead - 50)
+          .map((e) => `[timeline]   ${e.what} at ${rel(e.at)} took ${e.ms.toFixed(1)} ms`),
+        `[timeline] store calls: ${[...counts].map(([k, c]) => `${k} ${c.n}x ${c.ms.toFixed(0)} ms`).join(', ')}`,
+      ];
+      const perBucket: number[] = [];
+      for (const r of reads) perBucket[Math.floor((r - t0) / 250)] = (perBucket[Math.floor((r - t0) / 250)] ?? 0) + 1;
+      lines.push(`[timeline] reads per 250 ms: ${Array.from(perBucket, (n) => n ?? 0).join(' ')}`);
+      lines.push(
+        `[timeline] CPU ms per 1000 reads: ${cpuAt.map((c, i) => (c - (cpuAt[i - 1] ?? 0)).toFixed(0)).join(' ')}`,
+      );
+      process.stderr.write(lines.join('\n') + '\n');
+    },
+  };
+}

@@ -34,6 +34,12 @@ export interface GroupCommitOptions {
    * flush, so another group can work meanwhile. (A SQLite commit is synchronous: one at a time.)
    */
   parallel: number;
+  /**
+   * How long (ms) a group may gather before it commits, unless it fills up first. 0 = the next turn
+   * of the event loop. Every commit costs the same however many it carries (on SQLite most of a
+   * fulfilment's CPU), so a caller that is not waiting on each one (the sweep) gathers longer.
+   */
+  gatherMs?: number;
 }
 
 /**
@@ -44,11 +50,12 @@ export interface GroupCommitOptions {
  */
 export function groupCommitter<Tx>(
   store: Pick<VerifyStore<Tx>, 'fulfilBatch'>,
-  { maxGroup, parallel }: GroupCommitOptions,
+  { maxGroup, parallel, gatherMs = 0 }: GroupCommitOptions,
 ): FulfilCommitter<Tx> {
   const queue: Queued<Tx>[] = [];
   let groups = 0;
-  let scheduled = false;
+  /** The gathering group's scheduled commit: how long it waits, and how to cancel it. */
+  let scheduled: { wait: number; cancel: () => void } | undefined;
 
   const settle = async (group: Queued<Tx>[]): Promise<void> => {
     let settlements;
@@ -67,7 +74,8 @@ export function groupCommitter<Tx>(
   };
 
   const commitNext = async (): Promise<void> => {
-    scheduled = false;
+    scheduled?.cancel();
+    scheduled = undefined;
     const group = queue.splice(0, maxGroup);
     groups++;
     try {
@@ -80,9 +88,18 @@ export function groupCommitter<Tx>(
 
   function schedule(): void {
     // The next group gathers while `parallel` groups commit.
-    if (scheduled || groups >= parallel) return;
-    scheduled = true;
-    setImmediate(() => void commitNext());
+    if (groups >= parallel) return;
+    // A full group need not wait for the rest of its window.
+    const wait = queue.length >= maxGroup ? 0 : gatherMs;
+    if (scheduled !== undefined && scheduled.wait <= wait) return;
+    scheduled?.cancel();
+    if (wait > 0) {
+      const timer = setTimeout(() => void commitNext(), wait);
+      scheduled = { wait, cancel: () => clearTimeout(timer) };
+    } else {
+      const immediate = setImmediate(() => void commitNext());
+      scheduled = { wait, cancel: () => clearImmediate(immediate) };
+    }
   }
 
   return {

@@ -260,7 +260,7 @@ describe('runSweep', () => {
     }
   });
 
-  it('claims in batches of batchSize until a short batch, with at most `concurrency` reads in flight and one batch held', async () => {
+  it('claims in batches of batchSize until a short batch, with at most `concurrency` reads in flight', async () => {
     await setUp();
     const attempts = await b.createAttempts(23);
     for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
@@ -274,7 +274,6 @@ describe('runSweep', () => {
       store: {
         ...store,
         claimDueAttempts: async (o: Parameters<typeof store.claimDueAttempts>[0]) => {
-          // A claim only starts when the previous batch has been handed out entirely.
           const claimed = await store.claimDueAttempts(o);
           batches.push(claimed.length);
           return claimed;
@@ -297,6 +296,40 @@ describe('runSweep', () => {
     expect(maxInFlight).toBe(3);
     expect(report).toMatchObject({ claimed: 23, fulfilled: 23 });
     expect(countEffects(b.store.db)).toBe(23);
+  });
+
+  it('claims the next batch while the last reads of the current one are under way, so no read waits for a claim', async () => {
+    await setUp();
+    const attempts = await b.createAttempts(23);
+    for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
+    let readsStarted = 0;
+    const readsStartedAtClaim: number[] = [];
+    const store = b.store;
+    const deps = {
+      ...b.deps,
+      store: {
+        ...store,
+        claimDueAttempts: (o: Parameters<typeof store.claimDueAttempts>[0]) => {
+          readsStartedAtClaim.push(readsStarted);
+          return store.claimDueAttempts(o);
+        },
+      },
+      client: {
+        getSession: (id: string) => {
+          readsStarted++;
+          return b.client.getSession(id);
+        },
+      },
+    };
+    const report = await runSweep(deps, { batchSize: 10, concurrency: 3 });
+    // Each next claim starts before the previous batch's last attempt is read (10, then 20 reads).
+    expect(readsStartedAtClaim).toHaveLength(3);
+    expect(readsStartedAtClaim[0]).toBe(0);
+    expect(readsStartedAtClaim[1]).toBeLessThan(10);
+    expect(readsStartedAtClaim[2]).toBeLessThan(20);
+    expect(report).toMatchObject({ claimed: 23, reads: 23, fulfilled: 23, released: 0 });
+    expect(countEffects(b.store.db)).toBe(23);
+    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
   });
 
   it('stops claiming when the time budget runs out and hands back the claims it did not start', async () => {
