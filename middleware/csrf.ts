@@ -59,9 +59,7 @@ function checkOrigin(context: Pick<KitContext, 'csrf' | 'returnOrigin'>, req: Re
   // Browsers send `Origin: null` for a same-origin form under `Referrer-Policy: no-referrer`
   // (helmet's default): it says nothing either way, so the token and fetch metadata decide.
   if (origin === undefined || origin === 'null') return;
-  const allowed = new Set(context.csrf.allowedOrigins);
-  if (context.returnOrigin !== null) allowed.add(context.returnOrigin);
-  if (!allowed.has(origin)) {
+  if (origin !== context.returnOrigin && !context.csrf.allowedOrigins.includes(origin)) {
     refuse('This request came from another origin and was refused. Start the verification from this site.');
   }
 }

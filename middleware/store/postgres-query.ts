@@ -28,10 +28,15 @@ export function queryOn<Row extends QueryResultRow>(client: PoolClient, name: St
   return client.query<Row>({ ...statement(name), values });
 }
 
-/** Runs `work` inside BEGIN ... COMMIT on one pooled client; rolls back on any throw. */
+/** Runs `work` inside BEGIN ... COMMIT on one pooled client, once the migrations are done. */
 export async function inTransaction<T>(db: PostgresDb, work: (client: PoolClient) => Promise<T>): Promise<T> {
   await db.ready;
-  const client = await db.pool.connect();
+  return transactionOn(db.pool, work);
+}
+
+/** BEGIN ... COMMIT on one client of `pool`; rolls back on any throw (the migrations use it directly). */
+export async function transactionOn<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');

@@ -4,6 +4,7 @@
  * so exactly one of them creates the tables and the others then find them at the current version.
  */
 import type { Pool } from 'pg';
+import { transactionOn } from './postgres-query.ts';
 
 /** Chosen once for this kit ("vkit" in ASCII); only the kit's migrations take it. */
 const MIGRATION_LOCK = 0x766b6974;
@@ -120,10 +121,8 @@ const MIGRATIONS: readonly string[] = [
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Brings the kit's tables to SCHEMA_VERSION; safe to run from several processes at once. */
-export async function migrate(pool: Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+export function migrate(pool: Pool): Promise<void> {
+  return transactionOn(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query('CREATE TABLE IF NOT EXISTS verify_kit_schema (version INTEGER NOT NULL)');
     const { rows } = await client.query<{ version: number }>('SELECT version FROM verify_kit_schema');
@@ -137,11 +136,5 @@ export async function migrate(pool: Pool): Promise<void> {
     for (const migration of MIGRATIONS.slice(current, SCHEMA_VERSION)) await client.query(migration);
     if (rows.length === 0) await client.query('INSERT INTO verify_kit_schema (version) VALUES ($1)', [SCHEMA_VERSION]);
     else await client.query('UPDATE verify_kit_schema SET version = $1', [SCHEMA_VERSION]);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
