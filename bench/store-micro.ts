@@ -75,7 +75,7 @@ for (let i = 0; i < N; i++) {
   tk.find += performance.now() - t;
   t = performance.now();
   await store.fulfilOnce(
-    a!.sessionId,
+    a!,
     (_tx, at) => {
       g.run(at.sessionId, at.userRef);
     },

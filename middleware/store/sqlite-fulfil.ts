@@ -9,18 +9,26 @@ import { fulfilOnceVia, inCallerOrder, inLockOrder } from './batch.ts';
 import { recordEvent } from './sqlite-outbox.ts';
 import { toAttempt, type AttemptRow } from './sqlite-rows.ts';
 import type { Statements } from './sqlite-sql.ts';
-import type { FulfilOnceOptions, FulfilOnceResult, FulfilRequest, FulfilSettlement, VerifyStore } from './types.ts';
+import type {
+  Attempt,
+  FulfilOnceOptions,
+  FulfilOnceResult,
+  FulfilRequest,
+  FulfilSettlement,
+  VerifyStore,
+} from './types.ts';
 
 type Fulfil = Pick<VerifyStore<Database>, 'fulfilBatch' | 'fulfilOnce'>;
 
 /** One attempt: mark it, run the action, write its events, settle the user's older attempts of the action. */
 function fulfilOne(db: Database, statements: Statements, request: FulfilRequest<Database>): FulfilOnceResult {
-  const { sessionId, now, effect, options = {} } = request;
+  const { effect, now, options = {} } = request;
+  const { sessionId } = request.attempt;
   const latest = (options.ordering ?? 'latest') === 'latest';
   // Mark first (one statement decides who wins), then run the effect: both commit or neither.
-  const marked = statements.markFulfilled.get({ sessionId, now, latest: latest ? 1 : 0 }) as AttemptRow | undefined;
-  if (marked === undefined) return notMarked(statements, sessionId, now, options);
-  const attempt = toAttempt(marked);
+  const marked = statements.markFulfilled.run({ sessionId, now, latest: latest ? 1 : 0 }).changes === 1;
+  if (!marked) return notMarked(statements, sessionId, now, options);
+  const attempt: Attempt = { ...request.attempt, outcome: 'fulfilled', fulfilledAt: now, finishedAt: now };
   const intent = { userRef: attempt.userRef, action: attempt.action, startSeq: attempt.startSeq };
   const returned: unknown = effect(db, attempt);
   if (returned instanceof Promise) {
