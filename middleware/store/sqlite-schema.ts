@@ -105,6 +105,9 @@ const MIGRATIONS: readonly string[] = [
   // than every stored attempt; a number comes back only after the newest attempt was deleted, and
   // retention deletes only settled attempts, none of which is ever compared again. The table is
   // rebuilt (AUTOINCREMENT cannot be dropped in place), every row and its start_seq kept.
+  // The pending-by-age index is not rebuilt: every start wrote it and every outcome deleted from
+  // it, for the sweep's one expiry query per run, which now scans the pending-by-due index instead
+  // (pending attempts only: they settle or expire within a day).
   `CREATE TABLE verify_kit_attempts_v5 (
      start_seq      INTEGER PRIMARY KEY,
      state          TEXT NOT NULL UNIQUE,
@@ -139,7 +142,6 @@ const MIGRATIONS: readonly string[] = [
    DROP TABLE verify_kit_attempts;
    ALTER TABLE verify_kit_attempts_v5 RENAME TO verify_kit_attempts;
    CREATE INDEX verify_kit_attempts_due ON verify_kit_attempts (next_check_at) WHERE outcome = 'pending';
-   CREATE INDEX verify_kit_attempts_age ON verify_kit_attempts (created_at) WHERE outcome = 'pending';
    CREATE INDEX verify_kit_attempts_intent ON verify_kit_attempts (user_ref, action, start_seq);
    CREATE INDEX verify_kit_attempts_settled ON verify_kit_attempts (finished_at) WHERE outcome != 'pending';`,
 ];

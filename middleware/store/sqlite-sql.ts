@@ -68,8 +68,13 @@ export const SQL = {
      WHERE outcome = 'pending' AND created_at <= @maxCreatedAt AND (lease_until IS NULL OR lease_until <= @now)
      RETURNING session_id`,
   budgetRow: 'SELECT spent, window_ends_at FROM verify_kit_start_budgets WHERE key = ?',
-  spendBudget: `INSERT INTO verify_kit_start_budgets (key, spent, window_ends_at) VALUES (@key, @spent, @windowEndsAt)
-     ON CONFLICT (key) DO UPDATE SET spent = excluded.spent, window_ends_at = excluded.window_ends_at`,
+  // Spends one point unless the counter's open window is used up (then nothing changes: changes = 0).
+  // A counter whose window has ended starts a new one at 1.
+  spendBudget: `INSERT INTO verify_kit_start_budgets (key, spent, window_ends_at) VALUES (@key, 1, @newWindowEndsAt)
+     ON CONFLICT (key) DO UPDATE SET
+       spent = CASE WHEN window_ends_at > @now THEN spent + 1 ELSE 1 END,
+       window_ends_at = CASE WHEN window_ends_at > @now THEN window_ends_at ELSE excluded.window_ends_at END
+     WHERE window_ends_at <= @now OR spent < @points`,
   deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (
        SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= ? LIMIT ${ENDED_BUDGETS_PER_CLEANUP})`,
 } as const;

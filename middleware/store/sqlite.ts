@@ -65,36 +65,41 @@ function openDatabase(database: string | Database, busyTimeoutMs: number): { db:
   return { db, owned };
 }
 
+/** Thrown inside the budgets transaction to roll back every spend when one budget refused. */
+class BudgetsRefused extends Error {
+  constructor(readonly refusals: StartBudgetRefusal[]) {
+    super('start budgets refused');
+  }
+}
+
 /** consumeStartBudgets: one IMMEDIATE transaction per start, with the ended counters cleaned now and then. */
 function sqliteStartBudgets(db: Database, statements: Statements): StartBudgetCounter {
   let nextBudgetCleanupAt = 0;
-  // Under the write lock, read every counter, then spend all or none: no other start can slip between.
-  const startBudgetsTransaction = db.transaction(
-    (budgets: readonly StartBudget[], now: number): StartBudgetRefusal[] => {
-      if (now >= nextBudgetCleanupAt) {
-        const deleted = statements.deleteEndedBudgets.run(now).changes;
-        // A full batch means more are waiting: clean again on the next start.
-        nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
-      }
-      const counted = budgets.map(({ key, points, durationMs }) => {
-        const row = statements.budgetRow.get(key) as { spent: number; window_ends_at: number } | undefined;
-        const open = row !== undefined && row.window_ends_at > now;
-        return { key, points, spent: open ? row.spent : 0, windowEndsAt: open ? row.window_ends_at : now + durationMs };
-      });
-      const refusals = counted.flatMap(({ points, spent, windowEndsAt }, budget) =>
-        spent >= points ? [{ budget, retryAfterMs: windowEndsAt - now }] : [],
-      );
-      if (refusals.length === 0) {
-        for (const c of counted) {
-          statements.spendBudget.run({ key: c.key, spent: c.spent + 1, windowEndsAt: c.windowEndsAt });
-        }
-      }
-      return refusals;
-    },
-  );
+  // Under the write lock, spend every budget; if one is used up, roll all of them back: no other
+  // start can slip between, and a refused start spends nothing.
+  const spendAll = db.transaction((budgets: readonly StartBudget[], now: number): void => {
+    if (now >= nextBudgetCleanupAt) {
+      const deleted = statements.deleteEndedBudgets.run(now).changes;
+      // A full batch means more are waiting: clean again on the next start.
+      nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
+    }
+    const refusals = budgets.flatMap(({ key, points, durationMs }, budget) => {
+      const spent = statements.spendBudget.run({ key, points, now, newWindowEndsAt: now + durationMs }).changes === 1;
+      if (spent) return [];
+      const row = statements.budgetRow.get(key) as { window_ends_at: number };
+      return [{ budget, retryAfterMs: row.window_ends_at - now }];
+    });
+    if (refusals.length > 0) throw new BudgetsRefused(refusals);
+  });
   return {
     async consumeStartBudgets({ budgets, now }) {
-      return startBudgetsTransaction.immediate(budgets, now);
+      try {
+        spendAll.immediate(budgets, now);
+        return [];
+      } catch (error) {
+        if (error instanceof BudgetsRefused) return error.refusals;
+        throw error;
+      }
     },
   };
 }

@@ -125,7 +125,6 @@ describe('upgrading a version-4 database (start_seq without AUTOINCREMENT)', () 
         .map((row) => (row as { name: string }).name)
         .sort();
       expect(indexes).toEqual([
-        'verify_kit_attempts_age',
         'verify_kit_attempts_due',
         'verify_kit_attempts_intent',
         'verify_kit_attempts_settled',
