@@ -30,10 +30,21 @@ export interface SeedAttempt {
 export const ACTION = 'grant';
 export const SUCCESS_PATH = '/done';
 
-/** A deterministic E.164 destination per bench user. */
+/** Each bench user's phone number, as an app would keep it on the user's record. */
+const destinations = new Map<string, string>();
+
+/**
+ * A made-up phone number per user, derived once and then looked up: the kit's resolveUser asks for
+ * it on every request, where a real app reads the number it already stored, not a fresh hash.
+ */
 export function destinationOf(userRef: string): string {
-  const digits = createHash('sha256').update(userRef).digest().readUInt32BE(0) % 10_000_000;
-  return `+1555${String(digits).padStart(7, '0')}`;
+  let destination = destinations.get(userRef);
+  if (destination === undefined) {
+    const digits = createHash('sha256').update(userRef).digest().readUInt32BE(0) % 10_000_000;
+    destination = `+1555${String(digits).padStart(7, '0')}`;
+    destinations.set(userRef, destination);
+  }
+  return destination;
 }
 
 /** The kit's state format: 32 random bytes, base64url (43 characters). */
