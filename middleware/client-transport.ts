@@ -26,7 +26,11 @@ export class RetryableFailure extends Error {
 /** The pool and the one way to call the service; `close` ends the pool. */
 export function createTransport(options: VerifyClientOptions) {
   const base = parseBaseUrl(options.baseUrl);
-  const authorization = basicAuthorization(options.clientId, options.clientSecret);
+  // Every call's own headers: the credentials and the one type the kit parses.
+  const callHeaders = {
+    authorization: basicAuthorization(options.clientId, options.clientSecret),
+    accept: 'application/json',
+  };
   const timeouts = { connectMs: 5000, headersMs: 10_000, bodyMs: 10_000, ...options.timeouts };
   const pool = new Pool(base.origin, {
     connect: { timeout: timeouts.connectMs },
@@ -38,7 +42,7 @@ export function createTransport(options: VerifyClientOptions) {
   async function call(
     method: 'GET' | 'POST',
     path: string,
-    headers: Record<string, string>,
+    headers?: Record<string, string>,
     body?: string,
   ): Promise<ServiceResponse> {
     let response;
@@ -46,7 +50,7 @@ export function createTransport(options: VerifyClientOptions) {
       response = await pool.request({
         method,
         path: base.pathPrefix + path,
-        headers: { ...headers, authorization, accept: 'application/json' },
+        headers: headers === undefined ? callHeaders : { ...headers, ...callHeaders },
         body,
       });
     } catch (error) {
