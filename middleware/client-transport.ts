@@ -26,11 +26,7 @@ export class RetryableFailure extends Error {
 /** The pool and the one way to call the service; `close` ends the pool. */
 export function createTransport(options: VerifyClientOptions) {
   const base = parseBaseUrl(options.baseUrl);
-  // Every call's own headers: the credentials and the one type the kit parses.
-  const callHeaders = {
-    authorization: basicAuthorization(options.clientId, options.clientSecret),
-    accept: 'application/json',
-  };
+  const callHeaders = headersOfEveryCall(options);
   const timeouts = { connectMs: 5000, headersMs: 10_000, bodyMs: 10_000, ...options.timeouts };
   const pool = new Pool(base.origin, {
     connect: { timeout: timeouts.connectMs },
@@ -127,6 +123,11 @@ function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
     );
   }
   return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
+}
+
+/** The credentials and the one type the kit parses, on every call (built once). */
+function headersOfEveryCall(options: VerifyClientOptions): Record<string, string> {
+  return { authorization: basicAuthorization(options.clientId, options.clientSecret), accept: 'application/json' };
 }
 
 function basicAuthorization(clientId: string, clientSecret: string): string {
