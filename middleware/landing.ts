@@ -11,7 +11,7 @@ import type { Completion } from './fulfil.ts';
 import { newNonce, sendPage, setNoStoreHeaders } from './page-response.ts';
 import type { KitMessages } from './messages.ts';
 import { PENDING_HEADER, pendingScript, restartFormFor, type PendingPage } from './pages.ts';
-import { completeReturn } from './returned.ts';
+import { completeReturn, queryOf } from './returned.ts';
 import type { Attempt } from './store/types.ts';
 import { currentUser } from './user.ts';
 
@@ -70,7 +70,7 @@ function ownerPage<Tx>(
 /** The landing's handler; the router mounts it at the returnUrl's path. */
 export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string) {
   return async (req: Request, res: Response): Promise<void> => {
-    const completion = await completeReturn(context, req.query, 'landing', res);
+    const completion = await completeReturn(context, queryOf(req), 'landing', res);
     const { attempt } = completion;
     const user = await currentUser(context, req);
     const isOwner = user !== null && user.userRef === attempt.userRef;
