@@ -26,7 +26,7 @@ export class RetryableFailure extends Error {
 /** The pool and the one way to call the service; `close` ends the pool. */
 export function createTransport(options: VerifyClientOptions) {
   const base = parseBaseUrl(options.baseUrl);
-  const authorization = basicAuthorization(options.clientId, options.clientSecret);
+  const callHeaders = headersOfEveryCall(options);
   const timeouts = { connectMs: 5000, headersMs: 10_000, bodyMs: 10_000, ...options.timeouts };
   const pool = new Pool(base.origin, {
     connect: { timeout: timeouts.connectMs },
@@ -38,7 +38,7 @@ export function createTransport(options: VerifyClientOptions) {
   async function call(
     method: 'GET' | 'POST',
     path: string,
-    headers: Record<string, string>,
+    headers?: Record<string, string>,
     body?: string,
   ): Promise<ServiceResponse> {
     let response;
@@ -46,7 +46,7 @@ export function createTransport(options: VerifyClientOptions) {
       response = await pool.request({
         method,
         path: base.pathPrefix + path,
-        headers: { ...headers, authorization, accept: 'application/json' },
+        headers: headers === undefined ? callHeaders : { ...headers, ...callHeaders },
         body,
       });
     } catch (error) {
@@ -123,6 +123,11 @@ function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
     );
   }
   return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
+}
+
+/** The credentials and the one type the kit parses, on every call (built once). */
+function headersOfEveryCall(options: VerifyClientOptions): Record<string, string> {
+  return { authorization: basicAuthorization(options.clientId, options.clientSecret), accept: 'application/json' };
 }
 
 function basicAuthorization(clientId: string, clientSecret: string): string {

@@ -55,7 +55,7 @@ export interface VerifyClientOptions {
 export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
   const { call, close } = createTransport(options);
   const retry = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 3000, budgetMs: 20_000, ...options.retry };
-  const statusReadAttempts = options.statusReadAttempts ?? 2;
+  const statusRetry = { ...retry, maxAttempts: options.statusReadAttempts ?? 2 };
 
   function createSession(input: CreateSessionInput, idempotencyKey: string): Promise<CreatedSession> {
     const attributes = { 'verify_kit.platform': input.platform, 'verify_kit.sensitivity': input.operationSensitivity };
@@ -95,7 +95,7 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
   function getSession(sessionId: string): Promise<SessionStatus> {
     return inSpan(SpanName.ReadStatus, { 'verify_kit.session_id': sessionId }, async (span) => {
       const path = `/session/${encodeURIComponent(sessionId)}`;
-      const response = await withRetries({ ...retry, maxAttempts: statusReadAttempts }, () => call('GET', path, {}));
+      const response = await withRetries(statusRetry, () => call('GET', path));
       if (response.status !== 200) throw rejection('GET /session/{id}', response);
       const status = parseSessionStatus(response.body);
       span.setAttributes({

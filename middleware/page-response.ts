@@ -3,11 +3,11 @@
  * return URL's query is kept in a cache or leaked in a Referer, and a per-response nonce in the
  * page's own Content-Security-Policy for its only scripts.
  */
-import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
+import { randomText } from './state.ts';
 
 export function newNonce(): string {
-  return randomBytes(16).toString('base64');
+  return randomText(16, 'base64');
 }
 
 /** Headers every kit response carrying a flow value or a result gets. */

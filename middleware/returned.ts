@@ -2,8 +2,9 @@
  * A return (the landing's query, or the mobile completion's JSON body): `session_id` and `state`
  * are identifiers only, never evidence. Anything odd is a 400 and nothing is written.
  */
+import { parse as parseQueryString } from 'node:querystring';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { KitContext } from './context.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { completeAttempt, findReturnedAttempt, type Completion } from './fulfil.ts';
@@ -41,6 +42,16 @@ function read(source: Record<string, unknown>, name: string): string {
     );
   }
   return value;
+}
+
+/**
+ * The request's query as Express's default ("simple") parser reads it, whatever `query parser`
+ * the app set: a name given twice is an array (refused below), and the kit's routes read the same
+ * values however they are mounted.
+ */
+export function queryOf(req: Pick<Request, 'url'>): Record<string, unknown> {
+  const at = req.url.indexOf('?');
+  return at === -1 ? {} : parseQueryString(req.url.slice(at + 1));
 }
 
 export function readReturnedIds(source: unknown): ReturnedIds {

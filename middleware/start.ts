@@ -16,6 +16,7 @@ import { KitError, KitErrorCode } from './errors.ts';
 import { handoffPage } from './handoff-page.ts';
 import { newNonce, sendPage, setNoStoreHeaders } from './page-response.ts';
 import { restartFormFor } from './pages.ts';
+import { queryOf } from './returned.ts';
 import { route, showAsWritten } from './respond.ts';
 import { currentUser } from './user.ts';
 import { annotateSpan, countStart } from './telemetry.ts';
@@ -171,7 +172,7 @@ function methodNotAllowed<Tx>(context: KitContext<Tx>, format: 'html' | 'json'):
 /** The start-again page: a fresh start form, where the action can be started from it again. */
 function startAgainHandler<Tx>(context: KitContext<Tx>) {
   return async (req: Request, res: Response): Promise<void> => {
-    const action = pickAction(context, req.query.action);
+    const action = pickAction(context, queryOf(req).action);
     const user = await currentUser(context, req);
     // Actions that read form fields in prepare must be started from the integrator's form again.
     const restart =

@@ -4,7 +4,9 @@
  * a phone number or a `state` (the landing's key to an attempt).
  */
 import {
+  INVALID_SPAN_CONTEXT,
   metrics,
+  ProxyTracerProvider,
   SpanStatusCode,
   trace,
   type Attributes,
@@ -12,6 +14,7 @@ import {
   type Gauge,
   type MeterProvider,
   type Span,
+  type Tracer,
 } from '@opentelemetry/api';
 
 /** The instrumentation scope every span and metric is reported under. */
@@ -96,12 +99,29 @@ export function recordSweepLag(ageMs: number): void {
   current().sweepLag.record(Math.max(0, ageMs) / 1000);
 }
 
+/** What `work` gets while no SDK is registered: records nothing, like the API's own no-op span. */
+const NOT_RECORDING: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/**
+ * The kit's tracer, or undefined while no SDK is registered. The API's global provider is a proxy
+ * whose delegate stays unset until an SDK registers; until then every span and context the API
+ * would make per request is discarded, so none is made. Asked on every call (a property read), so
+ * an SDK registered after the kit was created is used at once.
+ */
+function activeTracer(): Tracer | undefined {
+  const provider = trace.getTracerProvider();
+  if (provider instanceof ProxyTracerProvider) return provider.getDelegateTracer(TELEMETRY_SCOPE);
+  return provider.getTracer(TELEMETRY_SCOPE);
+}
+
 /**
  * Runs `work` in an active span. A failure sets the span's status and the KitError code, not the
  * message or the cause (a cause may carry a request's headers).
  */
 export function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
-  return trace.getTracer(TELEMETRY_SCOPE).startActiveSpan(name, { attributes }, async (span) => {
+  const tracer = activeTracer();
+  if (tracer === undefined) return work(NOT_RECORDING);
+  return tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await work(span);
     } catch (error) {

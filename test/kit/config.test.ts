@@ -262,6 +262,27 @@ describe('mount detection', () => {
     ).toBe(true);
   });
 
+  it("the landing reads its query itself: the host app's `query parser` setting changes nothing", async () => {
+    const lines: string[] = [];
+    const log = (_obj: Record<string, unknown>, msg: string) => lines.push(msg);
+    const kit = createVerificationKit(options({ logger: { info: log, warn: log, error: log } }));
+    const app = express();
+    app.set('query parser', false);
+    app.use(kit.router);
+    expect((await request(app).get('/verify/return?session_id=a&state=b')).status).toBe(400);
+    // Both identifiers were read (the state's shape is what is wrong), not an empty query.
+    expect(lines).toEqual(['This verification link is malformed (state); start again.']);
+    await kit.close();
+  });
+
+  it('kit.router used unmounted, as the server itself, still answers with the full Express request', async () => {
+    const kit = createVerificationKit(options());
+    const response = await request(kit.router).get('/verify/start-again?action=grant_badge');
+    expect(response.status).toBe(200);
+    expect(response.headers['cache-control']).toBe('no-store');
+    await kit.close();
+  });
+
   it('mounted at "/", the landing answers only at the exact returnUrl path (case and trailing slash count)', async () => {
     const kit = createVerificationKit(options());
     const app = express();
