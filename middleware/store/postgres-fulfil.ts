@@ -3,12 +3,12 @@
  * sessionId". The action receives the pool client inside BEGIN ... COMMIT. The mark is a
  * conditional UPDATE (a concurrent one waits for the first to commit, then finds nothing pending);
  * with ordering 'latest', an advisory lock per (user, action) is taken first, so newest-wins
- * cannot race. A group commit is one transaction with a savepoint per attempt.
+ * cannot race. A group commit is one transaction for the whole group (fulfilBatch).
  */
 import type { PoolClient } from 'pg';
 import { fulfilOnceVia, inCallerOrder, inLockOrder } from './batch.ts';
 import { recordEvent } from './postgres-outbox.ts';
-import { ABORTED, IN_FAILED_TRANSACTION, inTransaction, queryOn, type PostgresDb } from './postgres-query.ts';
+import { inTransaction, queryOn, type PostgresDb } from './postgres-query.ts';
 import { toAttempt, type AttemptRow } from './postgres-rows.ts';
 import type { FulfilOnceOptions, FulfilOnceResult, FulfilRequest, FulfilSettlement, VerifyStore } from './types.ts';
 
@@ -69,53 +69,50 @@ async function lockIntents(client: PoolClient, requests: readonly FulfilRequest<
   if (ordered.length > 0) await queryOn(client, 'lockIntents', [ordered]);
 }
 
-/**
- * A group of several, in lock order, each request in its own savepoint, so a throwing effect (or
- * one that swallowed an SQL error and left the transaction aborted) rolls back only its own attempt.
- */
-async function settleEach(client: PoolClient, requests: readonly FulfilRequest<PoolClient>[]) {
-  const order = inLockOrder(requests);
-  const settled: { index: number; settlement: FulfilSettlement }[] = [];
-  await client.query('SAVEPOINT verify_kit_fulfil');
-  for (const [k, { request, index }] of order.entries()) {
-    // The next request's savepoint in the same round trip that ends this one's (the last one's ends at COMMIT).
-    const next = k + 1 < order.length ? 'SAVEPOINT verify_kit_fulfil' : '';
-    try {
-      const result = await fulfilOne(client, request);
-      // RELEASE fails here when the action swallowed an SQL error: then it is rolled back like a throw.
-      await client.query(`RELEASE SAVEPOINT verify_kit_fulfil; ${next}`);
-      settled.push({ index, settlement: { ok: true, result } });
-    } catch (error) {
-      await client.query(`ROLLBACK TO SAVEPOINT verify_kit_fulfil; RELEASE SAVEPOINT verify_kit_fulfil; ${next}`);
-      const aborted = (error as { code?: string }).code === IN_FAILED_TRANSACTION;
-      settled.push({ index, settlement: { ok: false, error: aborted ? new Error(ABORTED, { cause: error }) : error } });
+/** Every request of the group in ONE transaction, in lock order, no savepoint: any error rolls it all back. */
+function fulfilTogether(db: PostgresDb, requests: readonly FulfilRequest<PoolClient>[]) {
+  return inTransaction(db, async (client) => {
+    await lockIntents(client, requests);
+    const settled: { index: number; settlement: FulfilSettlement }[] = [];
+    for (const { request, index } of inLockOrder(requests)) {
+      settled.push({ index, settlement: { ok: true, result: await fulfilOne(client, request) } });
     }
+    return inCallerOrder(settled);
+  });
+}
+
+/** One request in its own transaction: its effect's error (or an aborted transaction) is its settlement. */
+async function settleAlone(db: PostgresDb, request: FulfilRequest<PoolClient>): Promise<FulfilSettlement> {
+  try {
+    const [settlement] = await fulfilTogether(db, [request]);
+    // Never undefined: a batch of one settles one request.
+    // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
+    return settlement!;
+  } catch (error) {
+    return { ok: false, error };
   }
-  return inCallerOrder(settled);
 }
 
 /**
- * Group commit in one transaction. A batch of one needs no savepoint: its error rolls back the
- * whole transaction and rejects, as fulfilOnce always did. A larger group settles each request
- * in its own savepoint (settleEach).
+ * Group commit in one transaction, without a savepoint per request (a savepoint is a round trip
+ * and a subtransaction per attempt). When anything in the group fails (an effect threw, or
+ * swallowed an SQL error and left the transaction aborted), nothing of it committed: each request
+ * is then settled again in its own transaction, so "an effect that throws rolls back only its own
+ * attempt". A batch of one rejects with its error, as fulfilOnce always did.
  */
 async function fulfilBatch(
   db: PostgresDb,
   requests: readonly FulfilRequest<PoolClient>[],
 ): Promise<FulfilSettlement[]> {
-  const [only] = requests;
-  if (only === undefined) return [];
-  if (requests.length === 1) {
-    const result = await inTransaction(db, async (client) => {
-      await lockIntents(client, requests);
-      return fulfilOne(client, only);
-    });
-    return [{ ok: true, result }];
+  if (requests.length <= 1) return requests.length === 0 ? [] : fulfilTogether(db, requests);
+  try {
+    return await fulfilTogether(db, requests);
+  } catch {
+    const settlements: FulfilSettlement[] = [];
+    // One at a time, in the caller's order: a retry is the rare path, and needs one connection.
+    for (const request of requests) settlements.push(await settleAlone(db, request));
+    return settlements;
   }
-  return inTransaction(db, async (client) => {
-    await lockIntents(client, requests);
-    return settleEach(client, requests);
-  });
 }
 
 export function postgresFulfil(db: PostgresDb): Fulfil {

@@ -118,6 +118,27 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await store.findAttemptByState('state-3'))?.outcome).toBe('fulfilled');
   });
 
+  it('a group with a throwing action is settled again one attempt per transaction, on a pool of one connection', async () => {
+    // The group has no savepoints: the throw rolls back all of it, then each attempt runs alone.
+    const single = createPostgresStore({ pool: newPool(1) });
+    for (const n of [1, 2, 3, 4]) await single.insertAttempt({ ...attempt(n), userRef: `user-${n}` });
+    const runs: string[] = [];
+    const writes = async (tx: pg.PoolClient, a: { sessionId: string }) => {
+      runs.push(a.sessionId);
+      await tx.query('INSERT INTO effects (session_id) VALUES ($1)', [a.sessionId]);
+      if (a.sessionId === 'session-3') throw new Error('provider down');
+    };
+    const ids = ['session-4', 'session-3', 'session-2', 'session-1'];
+    const settlements = await single.fulfilBatch(ids.map((sessionId) => ({ sessionId, effect: writes, now: 5 })));
+    expect(settlements.map((s) => s.ok)).toEqual([true, false, true, true]);
+    // First together in lock order up to the throw, then each alone in the caller's order.
+    expect(runs).toEqual(['session-1', 'session-2', 'session-3', 'session-4', 'session-3', 'session-2', 'session-1']);
+    const { rows } = await database.pool.query('SELECT session_id FROM effects ORDER BY session_id');
+    expect(rows.map((r: { session_id: string }) => r.session_id)).toEqual(['session-1', 'session-2', 'session-4']);
+    expect((await single.findAttemptByState('state-3'))?.outcome).toBe('pending');
+    expect(await single.fulfilOnce('session-4', writes, 6)).toMatchObject({ kind: 'already_fulfilled' });
+  });
+
   it('rolls back when the effect throws after writing, and returns its connection to the pool', async () => {
     const pool = newPool(1);
     const single = createPostgresStore({ pool });
