@@ -9,13 +9,13 @@ import type { PoolClient } from 'pg';
 import { fulfilOnceVia, inCallerOrder, inLockOrder } from './batch.ts';
 import { recordEvent } from './postgres-outbox.ts';
 import { inTransaction, queryOn, type PostgresDb } from './postgres-query.ts';
-import { toAttempt, type AttemptRow } from './postgres-rows.ts';
+import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
 import type { FulfilOnceOptions, FulfilOnceResult, FulfilRequest, FulfilSettlement, VerifyStore } from './types.ts';
 
 type Fulfil = Pick<VerifyStore<PoolClient>, 'fulfilBatch' | 'fulfilOnce'>;
 
 /** markFulfilled's rows: the attempt it marked, and the older ones it superseded. */
-type RoleRow = AttemptRow & { role: 'fulfilled' | 'superseded' };
+type RoleRow = AttemptJsonRow & { role: 'fulfilled' | 'superseded' };
 
 /** One request of a group, on the group's transaction: fulfilOnce's decision. */
 async function fulfilOne(client: PoolClient, request: FulfilRequest<PoolClient>): Promise<FulfilOnceResult> {
@@ -25,10 +25,10 @@ async function fulfilOne(client: PoolClient, request: FulfilRequest<PoolClient>)
   const { rows: marked } = await queryOn<RoleRow>(client, 'markFulfilled', [sessionId, now, latest]);
   const row = marked.find((r) => r.role === 'fulfilled');
   if (row === undefined) return notMarked(client, sessionId, now, options);
-  const attempt = toAttempt(row);
+  const attempt = fromAttemptJson(row.attempt);
   const superseded = marked
     .filter((r) => r.role === 'superseded')
-    .map(toAttempt)
+    .map((r) => fromAttemptJson(r.attempt))
     .sort((a, b) => a.startSeq - b.startSeq);
   // The action's writes go through the same client, inside the same transaction.
   await effect(client, attempt);
@@ -46,9 +46,9 @@ async function notMarked(
   now: number,
   options: FulfilOnceOptions,
 ): Promise<FulfilOnceResult> {
-  const { rows } = await queryOn<AttemptRow>(client, 'bySession', [sessionId]);
+  const { rows } = await queryOn<AttemptJsonRow>(client, 'bySession', [sessionId]);
   if (rows[0] === undefined) return { kind: 'not_pending', attempt: undefined };
-  const current = toAttempt(rows[0]);
+  const current = fromAttemptJson(rows[0].attempt);
   if (current.outcome === 'fulfilled') return { kind: 'already_fulfilled', attempt: current };
   if (current.outcome !== 'pending') return { kind: 'not_pending', attempt: current };
   // Still pending, so the mark was refused: a newer attempt of this user and action was applied.
@@ -56,11 +56,11 @@ async function notMarked(
   // Never undefined: the mark is refused only when a newer attempt is fulfilled.
   // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
   const by = newer.rows[0]!.session_id;
-  const superseded = await queryOn<AttemptRow>(client, 'markSuperseded', [sessionId, by, now]);
+  const superseded = await queryOn<AttemptJsonRow>(client, 'markSuperseded', [sessionId, by, now]);
   const eventIds = await recordEvent(client, options.event, sessionId, 'superseded', now);
   // Never undefined: under the intent lock the attempt read above is still pending.
   // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
-  return { kind: 'superseded', attempt: toAttempt(superseded.rows[0]!), eventIds };
+  return { kind: 'superseded', attempt: fromAttemptJson(superseded.rows[0]!.attempt), eventIds };
 }
 
 /** Takes the advisory locks of the requests' (user, action) pairs that are ordered 'latest'. */

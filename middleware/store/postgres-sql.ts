@@ -1,8 +1,9 @@
 /**
  * Every statement of the PostgreSQL store, in one place (its migrations are in postgres-schema.ts).
- * Each runs as a named prepared statement: a key here is its name after `verify_kit_`.
+ * Each runs as a named prepared statement: a key here is its name after `verify_kit_`. Attempts
+ * come back as one JSON column (ATTEMPT, postgres-rows.ts), except on the support reads (RECORD).
  */
-import { COLUMNS } from './postgres-rows.ts';
+import { ATTEMPT, COLUMNS } from './postgres-rows.ts';
 
 /** Ended start budget counters are deleted in batches of at most this many. */
 export const ENDED_BUDGETS_PER_CLEANUP = 1000;
@@ -20,8 +21,8 @@ export const SQL = {
       (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
        destination)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-  byState: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE state = $1`,
-  bySession: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = $1`,
+  byState: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE state = $1`,
+  bySession: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE session_id = $1`,
   // Every fulfilment of one user's attempts of one action queues here, in its transaction, so the
   // ordering decided below cannot race (user_ref and action never change once stored).
   // A group takes all its pairs' locks first, in one sorted order (OFFSET 0 keeps the sort below the
@@ -53,15 +54,15 @@ export const SQL = {
       WHERE $3::boolean AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
         AND o.outcome = 'pending'
       RETURNING o.*)
-    SELECT 'fulfilled' AS role, ${COLUMNS} FROM marked
-    UNION ALL SELECT 'superseded' AS role, ${COLUMNS} FROM older`,
+    SELECT 'fulfilled' AS role, ${ATTEMPT} FROM marked
+    UNION ALL SELECT 'superseded' AS role, ${ATTEMPT} FROM older`,
   newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
       ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'
     WHERE a.session_id = $1 ORDER BY n.start_seq DESC LIMIT 1`,
   markSuperseded: `UPDATE verify_kit_attempts
     SET outcome = 'superseded', superseded_by = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
     WHERE session_id = $1 AND outcome = 'pending'
-    RETURNING ${COLUMNS}`,
+    RETURNING ${ATTEMPT}`,
   markFailed: `UPDATE verify_kit_attempts
     SET outcome = 'failed', failure_reason = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
     WHERE session_id = $1 AND outcome = 'pending'
@@ -76,7 +77,7 @@ export const SQL = {
       ORDER BY next_delivery_at LIMIT $4
       FOR UPDATE SKIP LOCKED)
     RETURNING event_id, session_id, outcome, source, occurred_at, deliveries`,
-  bySessions: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ANY($1::text[])`,
+  bySessions: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE session_id = ANY($1::text[])`,
   eventDelivered: `UPDATE verify_kit_outcome_events SET delivered_at = $3, lease_owner = NULL, lease_until = NULL
     WHERE event_id = $1 AND lease_owner = $2 AND delivered_at IS NULL`,
   eventRetry: `UPDATE verify_kit_outcome_events SET next_delivery_at = $3, lease_owner = NULL, lease_until = NULL
@@ -89,7 +90,7 @@ export const SQL = {
         AND (lease_until IS NULL OR lease_until <= $3) AND ($6::text IS NULL OR platform = $6::text)
       ORDER BY next_check_at LIMIT $5
       FOR UPDATE SKIP LOCKED)
-    RETURNING ${COLUMNS}`,
+    RETURNING ${ATTEMPT}`,
   reschedule: `UPDATE verify_kit_attempts AS a
     SET next_check_at = c.next_check_at, sweep_checks = a.sweep_checks + 1, lease_owner = NULL, lease_until = NULL
     FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)

@@ -118,6 +118,46 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await store.findAttemptByState('state-3'))?.outcome).toBe('fulfilled');
   });
 
+  it('reads an attempt back field for field (one JSON column) by state, by claim and from the mark', async () => {
+    const params = { amount: 12.5, note: 'caf\u00e9 "quoted" \\ \u{1F600}', nested: [null, true, { n: 1 }] };
+    const created = 1_795_000_000_123;
+    await store.insertAttempt({ ...attempt(1), params, destination: null, createdAt: created, nextCheckAt: created });
+    const expected = {
+      state: 'state-1',
+      sessionId: 'session-1',
+      userRef: 'user-1',
+      action: 'grant',
+      params,
+      destination: null,
+      returnTo: '/done',
+      sensitivity: 'normal',
+      platform: 'web',
+      createdAt: created,
+      outcome: 'pending',
+      failureReason: null,
+      fulfilledAt: null,
+      finishedAt: null,
+      nextCheckAt: created,
+      sweepChecks: 0,
+      supersededBy: null,
+    };
+    const found = await store.findAttemptByState('state-1');
+    expect(found).toEqual({ ...expected, startSeq: expect.any(Number) });
+    const [claimed] = await store.claimDueAttempts({
+      now: created + 1,
+      maxAgeMs: 10_000,
+      limit: 5,
+      leaseMs: 1_000,
+      owner: 'o',
+    });
+    expect(claimed).toEqual(found);
+    let seen: unknown;
+    const result = await store.fulfilOnce('session-1', (_tx, a) => void (seen = a), created + 2);
+    const fulfilled = { ...found, outcome: 'fulfilled', fulfilledAt: created + 2, finishedAt: created + 2 };
+    expect(result).toMatchObject({ kind: 'fulfilled', attempt: fulfilled });
+    expect(seen).toEqual(fulfilled);
+  });
+
   it('a group with a throwing action is settled again one attempt per transaction, on a pool of one connection', async () => {
     // The group has no savepoints: the throw rolls back all of it, then each attempt runs alone.
     const single = createPostgresStore({ pool: newPool(1) });
