@@ -14,21 +14,41 @@ import type { FulfilOnceOptions, FulfilOnceResult, FulfilRequest, FulfilSettleme
 
 type Fulfil = Pick<VerifyStore<PoolClient>, 'fulfilBatch' | 'fulfilOnce'>;
 
-/** markFulfilled's rows: the attempt it marked, and the older ones it superseded. */
-type RoleRow = AttemptJsonRow & { role: 'fulfilled' | 'superseded' };
+/** markFulfilled's rows, by ord (a request's place in its round, from 1): marked, superseded by it, deferred. */
+interface MarkRow {
+  role: 'fulfilled' | 'superseded' | 'deferred';
+  ord: string;
+  attempt: string | null;
+}
 
-/** One request of a group, on the group's transaction: fulfilOnce's decision. */
-async function fulfilOne(client: PoolClient, request: FulfilRequest<PoolClient>): Promise<FulfilOnceResult> {
+type Ordered = { request: FulfilRequest<PoolClient>; index: number };
+
+/** Marks a round's requests in one statement (markFulfilled); returns each one's rows by its place in the round. */
+async function markRound(client: PoolClient, round: readonly Ordered[]): Promise<MarkRow[][]> {
+  const requests = round.map(({ request }, k) => ({
+    ord: k + 1,
+    session_id: request.sessionId,
+    latest: (request.options?.ordering ?? 'latest') === 'latest',
+    now: request.now,
+  }));
+  const { rows } = await queryOn<MarkRow>(client, 'markFulfilled', [JSON.stringify(requests)]);
+  const byOrd: MarkRow[][] = round.map(() => []);
+  for (const row of rows) byOrd[Number(row.ord) - 1]?.push(row);
+  return byOrd;
+}
+
+/** One request after its round's mark, on the group's transaction: fulfilOnce's decision. */
+async function settleMarked(
+  client: PoolClient,
+  request: FulfilRequest<PoolClient>,
+  rows: readonly MarkRow[],
+): Promise<FulfilOnceResult> {
   const { sessionId, effect, now, options = {} } = request;
-  const latest = (options.ordering ?? 'latest') === 'latest';
-  // Mark first: a concurrent caller's UPDATE waits on this row, then finds it no longer pending.
-  const { rows: marked } = await queryOn<RoleRow>(client, 'markFulfilled', [sessionId, now, latest]);
-  const row = marked.find((r) => r.role === 'fulfilled');
-  if (row === undefined) return notMarked(client, sessionId, now, options);
+  const row = rows.find((r) => r.role === 'fulfilled');
+  if (row?.attempt == null) return notMarked(client, sessionId, now, options);
   const attempt = fromAttemptJson(row.attempt);
-  const superseded = marked
-    .filter((r) => r.role === 'superseded')
-    .map((r) => fromAttemptJson(r.attempt))
+  const superseded = rows
+    .flatMap((r) => (r.role === 'superseded' && r.attempt !== null ? [fromAttemptJson(r.attempt)] : []))
     .sort((a, b) => a.startSeq - b.startSeq);
   // The action's writes go through the same client, inside the same transaction.
   await effect(client, attempt);
@@ -37,6 +57,31 @@ async function fulfilOne(client: PoolClient, request: FulfilRequest<PoolClient>)
     eventIds.push(...(await recordEvent(client, options.event, o.sessionId, 'superseded', now)));
   }
   return { kind: 'fulfilled', attempt, superseded, eventIds };
+}
+
+/**
+ * The group's requests in lock order, a round at a time: one statement marks the round (a concurrent
+ * caller's UPDATE waits on the marked rows, then finds them no longer pending), then each request
+ * runs its action or learns why it was not marked. A request deferred by its round (another of the
+ * same user and action came first) goes to the next one.
+ */
+async function fulfilInRounds(client: PoolClient, requests: readonly FulfilRequest<PoolClient>[]) {
+  const settled: { index: number; settlement: FulfilSettlement }[] = [];
+  for (let round = inLockOrder(requests); round.length > 0;) {
+    const marks = await markRound(client, round);
+    const deferred: Ordered[] = [];
+    for (const [k, item] of round.entries()) {
+      const rows = marks[k] ?? [];
+      if (rows.some((r) => r.role === 'deferred')) deferred.push(item);
+      else
+        settled.push({
+          index: item.index,
+          settlement: { ok: true, result: await settleMarked(client, item.request, rows) },
+        });
+    }
+    round = deferred;
+  }
+  return inCallerOrder(settled);
 }
 
 /** Why the mark was refused: settled already, unknown, or a newer attempt was applied (then superseded). */
@@ -73,11 +118,7 @@ async function lockIntents(client: PoolClient, requests: readonly FulfilRequest<
 function fulfilTogether(db: PostgresDb, requests: readonly FulfilRequest<PoolClient>[]) {
   return inTransaction(db, async (client) => {
     await lockIntents(client, requests);
-    const settled: { index: number; settlement: FulfilSettlement }[] = [];
-    for (const { request, index } of inLockOrder(requests)) {
-      settled.push({ index, settlement: { ok: true, result: await fulfilOne(client, request) } });
-    }
-    return inCallerOrder(settled);
+    return fulfilInRounds(client, requests);
   });
 }
 

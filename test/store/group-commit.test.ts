@@ -88,6 +88,28 @@ describeEachStore('group commit', (kind) => {
     expect(older).toMatchObject({ outcome: 'superseded', supersededBy: 'session-3' });
   });
 
+  it('decides attempts of one user and action in a group as one at a time in sessionId order, a repeated one included', async () => {
+    // Started 3 then 1 then 2: session-1 sorts first but is newer than session-3.
+    for (const n of [3, 1, 2]) await h.store.insertAttempt(newAttempt(n));
+    const settlements = await h.store.fulfilBatch([
+      request(3, h.effect()),
+      request(2, h.effect()),
+      request(1, h.effect()),
+      request(1, h.effect()),
+    ]);
+    const kinds = settlements.map((s) => (s.ok ? s.result.kind : 'error'));
+    // session-1 applies and supersedes the older session-3; the repeat finds it fulfilled; session-2
+    // (newer than both) still applies; session-3 is no longer pending when its turn comes.
+    expect(kinds).toEqual(['not_pending', 'fulfilled', 'fulfilled', 'already_fulfilled']);
+    expect(settlements[2]).toMatchObject({ ok: true, result: { superseded: [{ sessionId: 'session-3' }] } });
+    expect(await h.store.findAttemptByState('state-3')).toMatchObject({
+      outcome: 'superseded',
+      supersededBy: 'session-1',
+    });
+    const effects = await h.query<{ session_id: string }>('SELECT session_id FROM effects ORDER BY session_id');
+    expect(effects.map((e) => e.session_id)).toEqual(['session-1', 'session-2']);
+  });
+
   it('two processes committing the same attempts in opposite orders neither deadlock nor fulfil any twice', async () => {
     // Users shared across each group, so both processes need the same rows and user-and-action locks.
     const independent = Array.from({ length: 24 }, (_, i) => i + 1);
