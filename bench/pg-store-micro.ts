@@ -22,6 +22,8 @@ const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const PER_ROUND = Number(process.env.PER_ROUND ?? 3000);
 const GROUP = Number(process.env.GROUP ?? 13);
 const OLD_KIT_DIR = process.env.OLD_KIT_DIR ?? '/tmp/old';
+/** Which of claim, group, landing to run (comma-separated). */
+const OPS = (process.env.OPS ?? 'claim,group,landing').split(',');
 
 type Store = {
   ready: Promise<void>;
@@ -138,7 +140,8 @@ const fmt = (xs: number[]) =>
 async function main() {
   const sides = [await open('new', new URL('../middleware', import.meta.url).pathname), await open('old', OLD_KIT_DIR)];
   const figures: Record<string, Record<string, { node: number[]; pg: number[]; wall: number[] }>> = {};
-  const record = (op: string, side: string, f: { node: number; pg: number; wall: number }) => {
+  const record = (round: number, op: string, side: string, f: { node: number; pg: number; wall: number }) => {
+    if (round === 0) return;
     const s = ((figures[op] ??= {})[side] ??= { node: [], pg: [], wall: [] });
     s.node.push(f.node);
     s.pg.push(f.pg);
@@ -149,13 +152,11 @@ async function main() {
     const order = round % 2 === 0 ? sides : [...sides].reverse();
     for (const side of order) {
       const base = round * PER_ROUND * 3;
-      const claim = await measure(side, () => claimRound(side, `owner-${round}`));
-      const group = await measure(side, () => groupRound(side, base));
-      const landing = await measure(side, () => landingRound(side, base + PER_ROUND));
-      if (round === 0) continue;
-      record('claim', side.name, claim);
-      record('group', side.name, group);
-      record('landing', side.name, landing);
+      if (OPS.includes('claim'))
+        record(round, 'claim', side.name, await measure(side, () => claimRound(side, `owner-${round}`)));
+      if (OPS.includes('group')) record(round, 'group', side.name, await measure(side, () => groupRound(side, base)));
+      const landing = () => landingRound(side, base + PER_ROUND);
+      if (OPS.includes('landing')) record(round, 'landing', side.name, await measure(side, landing));
     }
   }
   console.log(`µs per attempt, median (min-max) of ${ROUNDS} rounds x ${PER_ROUND}; group size ${GROUP}`);
