@@ -10,30 +10,54 @@ import { fulfilOnceVia, inCallerOrder, inLockOrder } from './batch.ts';
 import { recordEvent } from './postgres-outbox.ts';
 import { inTransaction, queryOn, type PostgresDb } from './postgres-query.ts';
 import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
-import type { FulfilOnceOptions, FulfilOnceResult, FulfilRequest, FulfilSettlement, VerifyStore } from './types.ts';
+import type {
+  Attempt,
+  FulfilOnceOptions,
+  FulfilOnceResult,
+  FulfilRequest,
+  FulfilSettlement,
+  VerifyStore,
+} from './types.ts';
 
 type Fulfil = Pick<VerifyStore<PoolClient>, 'fulfilBatch' | 'fulfilOnce'>;
 
-/** markFulfilled's rows, by ord (a request's place in its round, from 1): marked, superseded by it, deferred. */
+/** markFulfilled's rows, by ord (a request's place in its round, from 1): marked, or superseded by it. */
 interface MarkRow {
-  role: 'fulfilled' | 'superseded' | 'deferred';
-  ord: string;
+  role: 'fulfilled' | 'superseded';
+  ord: number;
   attempt: string | null;
 }
 
 type Ordered = { request: FulfilRequest<PoolClient>; index: number };
 
+/**
+ * The group in rounds, each request in lock order: at most one request per user and action in a
+ * round (user_ref and action never change once stored), so one statement never updates a row twice
+ * and each pair is decided in lock order, as one at a time would.
+ */
+function inRounds(requests: readonly FulfilRequest<PoolClient>[]): Ordered[][] {
+  const rounds: Ordered[][] = [];
+  const perIntent = new Map<string, number>();
+  for (const item of inLockOrder(requests)) {
+    const intent = `${item.request.attempt.userRef}\u0000${item.request.attempt.action}`;
+    const round = perIntent.get(intent) ?? 0;
+    perIntent.set(intent, round + 1);
+    (rounds[round] ??= []).push(item);
+  }
+  return rounds;
+}
+
 /** Marks a round's requests in one statement (markFulfilled); returns each one's rows by its place in the round. */
 async function markRound(client: PoolClient, round: readonly Ordered[]): Promise<MarkRow[][]> {
   const requests = round.map(({ request }, k) => ({
     ord: k + 1,
-    session_id: request.sessionId,
+    session_id: request.attempt.sessionId,
     latest: (request.options?.ordering ?? 'latest') === 'latest',
     now: request.now,
   }));
   const { rows } = await queryOn<MarkRow>(client, 'markFulfilled', [JSON.stringify(requests)]);
   const byOrd: MarkRow[][] = round.map(() => []);
-  for (const row of rows) byOrd[Number(row.ord) - 1]?.push(row);
+  for (const row of rows) byOrd[row.ord - 1]?.push(row);
   return byOrd;
 }
 
@@ -43,10 +67,11 @@ async function settleMarked(
   request: FulfilRequest<PoolClient>,
   rows: readonly MarkRow[],
 ): Promise<FulfilOnceResult> {
-  const { sessionId, effect, now, options = {} } = request;
-  const row = rows.find((r) => r.role === 'fulfilled');
-  if (row?.attempt == null) return notMarked(client, sessionId, now, options);
-  const attempt = fromAttemptJson(row.attempt);
+  const { effect, now, options = {} } = request;
+  const { sessionId } = request.attempt;
+  if (!rows.some((r) => r.role === 'fulfilled')) return notMarked(client, sessionId, now, options);
+  // The mark changed only these (and the lease): the caller's attempt need not be read back.
+  const attempt: Attempt = { ...request.attempt, outcome: 'fulfilled', fulfilledAt: now, finishedAt: now };
   const superseded = rows
     .flatMap((r) => (r.role === 'superseded' && r.attempt !== null ? [fromAttemptJson(r.attempt)] : []))
     .sort((a, b) => a.startSeq - b.startSeq);
@@ -60,26 +85,18 @@ async function settleMarked(
 }
 
 /**
- * The group's requests in lock order, a round at a time: one statement marks the round (a concurrent
- * caller's UPDATE waits on the marked rows, then finds them no longer pending), then each request
- * runs its action or learns why it was not marked. A request deferred by its round (another of the
- * same user and action came first) goes to the next one.
+ * The group a round at a time (inRounds): one statement marks the round (a concurrent caller's
+ * UPDATE waits on the marked rows, then finds them no longer pending), then each request runs its
+ * action or learns why it was not marked.
  */
 async function fulfilInRounds(client: PoolClient, requests: readonly FulfilRequest<PoolClient>[]) {
   const settled: { index: number; settlement: FulfilSettlement }[] = [];
-  for (let round = inLockOrder(requests); round.length > 0;) {
+  for (const round of inRounds(requests)) {
     const marks = await markRound(client, round);
-    const deferred: Ordered[] = [];
-    for (const [k, item] of round.entries()) {
-      const rows = marks[k] ?? [];
-      if (rows.some((r) => r.role === 'deferred')) deferred.push(item);
-      else
-        settled.push({
-          index: item.index,
-          settlement: { ok: true, result: await settleMarked(client, item.request, rows) },
-        });
+    for (const [k, { request, index }] of round.entries()) {
+      const result = await settleMarked(client, request, marks[k] ?? []);
+      settled.push({ index, settlement: { ok: true, result } });
     }
-    round = deferred;
   }
   return inCallerOrder(settled);
 }
@@ -110,7 +127,9 @@ async function notMarked(
 
 /** Takes the advisory locks of the requests' (user, action) pairs that are ordered 'latest'. */
 async function lockIntents(client: PoolClient, requests: readonly FulfilRequest<PoolClient>[]): Promise<void> {
-  const ordered = requests.filter((r) => (r.options?.ordering ?? 'latest') === 'latest').map((r) => r.sessionId);
+  const ordered = requests
+    .filter((r) => (r.options?.ordering ?? 'latest') === 'latest')
+    .map((r) => r.attempt.sessionId);
   if (ordered.length > 0) await queryOn(client, 'lockIntents', [ordered]);
 }
 

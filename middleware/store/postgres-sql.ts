@@ -30,37 +30,33 @@ export const SQL = {
   lockIntents: `SELECT pg_advisory_xact_lock(k) FROM (
       SELECT DISTINCT hashtextextended(user_ref || chr(31) || action, 0) AS k
       FROM verify_kit_attempts WHERE session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
-  // A round of a group in one statement: $1 a JSON array of the requests in lock order (ord, from 1;
-  // session_id; latest: ordered 'latest'; now). JSON rather than arrays: an array's length is known
-  // when a plan is made for one call's values, so PostgreSQL planned a batch of one again on every
-  // call (3 ms here) instead of reusing the prepared plan; json_to_recordset always counts 100. At most one request per user and action is marked in a round; the
-  // others of that pair come back 'deferred' (by ord, the request's place in $1) for the next round,
-  // so a round never updates a row twice and each pair is decided in lock order, as one at a time.
+  // A round of a group in one statement: $1 a JSON array of the requests (ord, from 1; session_id;
+  // latest: ordered 'latest'; now), at most one per user and action (the caller's rounds). JSON
+  // rather than arrays: an array's length is seen when a plan is made for one call's values, so a
+  // batch of one was planned again on every call (3 ms here) instead of reusing the prepared plan.
+  // The rows are found through `= ANY (ARRAY(...))`, which the planner counts as a few rows: joined
+  // to the JSON alone (counted as 100) it scanned a small table whole.
   // With 'latest': "an older attempt must never be applied after a newer one of the same user and
   // action was applied", so the mark is refused when a newer one is already fulfilled. The user's
   // newer attempts are found first (OFFSET 0 keeps that a separate step, on the user's few rows):
   // given `outcome = 'fulfilled'` directly, the planner may walk the settled-attempts index instead,
   // whose statistics say it is empty while a sweep fills it, one full scan per fulfilment.
   // The same statement settles the user's older pending attempts of the action as superseded (they
-  // must never apply after this one).
-  markFulfilled: `WITH req AS (
-      SELECT r.ord, r.session_id, r.latest, r.now, a.user_ref, a.action
-      FROM json_to_recordset($1::json) AS r (ord integer, session_id text, latest boolean, now bigint)
-      JOIN verify_kit_attempts AS a ON a.session_id = r.session_id),
-    first AS (
-      SELECT * FROM req WHERE NOT EXISTS (
-        SELECT 1 FROM req AS p WHERE p.user_ref = req.user_ref AND p.action = req.action AND p.ord < req.ord)),
+  // must never apply after this one). Only those come back whole; a marked one is the caller's.
+  markFulfilled: `WITH r AS (
+      SELECT * FROM json_to_recordset($1::json) AS r (ord integer, session_id text, latest boolean, now bigint)),
     marked AS (
       UPDATE verify_kit_attempts AS a
-      SET outcome = 'fulfilled', fulfilled_at = f.now, finished_at = f.now, lease_owner = NULL, lease_until = NULL
-      FROM first AS f
-      WHERE a.session_id = f.session_id AND a.outcome = 'pending'
-        AND NOT (f.latest AND EXISTS (
+      SET outcome = 'fulfilled', fulfilled_at = r.now, finished_at = r.now, lease_owner = NULL, lease_until = NULL
+      FROM r
+      WHERE a.session_id = ANY (ARRAY(SELECT session_id FROM r)) AND a.session_id = r.session_id
+        AND a.outcome = 'pending'
+        AND NOT (r.latest AND EXISTS (
           SELECT 1 FROM (
             SELECT n.outcome FROM verify_kit_attempts AS n
             WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
           WHERE newer.outcome = 'fulfilled'))
-      RETURNING a.*, f.ord, f.latest, f.now),
+      RETURNING a.session_id, a.user_ref, a.action, a.start_seq, r.ord, r.latest, r.now),
     older AS (
       UPDATE verify_kit_attempts AS o
       SET outcome = 'superseded', superseded_by = m.session_id, finished_at = m.now, lease_owner = NULL,
@@ -69,8 +65,7 @@ export const SQL = {
       WHERE m.latest AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
         AND o.outcome = 'pending'
       RETURNING o.*, m.ord)
-    SELECT 'deferred' AS role, ord, NULL AS attempt FROM req WHERE ord NOT IN (SELECT ord FROM first)
-    UNION ALL SELECT 'fulfilled', ord, ${ATTEMPT} FROM marked
+    SELECT 'fulfilled' AS role, ord, NULL AS attempt FROM marked
     UNION ALL SELECT 'superseded', ord, ${ATTEMPT} FROM older`,
   newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
       ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
 import { SCHEMA_VERSION } from '../../middleware/store/postgres-schema.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
-import { newAttempt } from '../support/attempts.ts';
+import { newAttempt, storedAttempt } from '../support/attempts.ts';
 
 const attempt = (n: number) =>
   newAttempt(n, { userRef: 'user-1', action: 'grant', sensitivity: 'normal', createdAt: 1_000, nextCheckAt: 1_000 });
@@ -57,7 +57,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     let inside!: () => void;
     const entered = new Promise<void>((resolve) => (inside = resolve));
     const fulfilment = store.fulfilOnce(
-      'session-1',
+      await storedAttempt(store, 'session-1'),
       async (tx, a) => {
         await tx.query('INSERT INTO effects (session_id) VALUES ($1)', [a.sessionId]);
         inside();
@@ -72,7 +72,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
     // A concurrent fulfilment waits on the row lock, then finds it fulfilled: the effect ran once.
     const second = async (tx: pg.PoolClient) => void (await tx.query("INSERT INTO effects VALUES ('x')"));
-    const racer = other.fulfilOnce('session-1', second, 6);
+    const racer = other.fulfilOnce(await storedAttempt(other, 'session-1'), second, 6);
     release();
     expect((await fulfilment).kind).toBe('fulfilled');
     expect((await racer).kind).toBe('already_fulfilled');
@@ -85,11 +85,13 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       await tx.query("INSERT INTO effects (session_id) VALUES ('before')");
       await tx.query('INSERT INTO no_such_table VALUES (1)').catch(() => {});
     };
-    await expect(store.fulfilOnce('session-1', swallowing, 5)).rejects.toThrow(/aborted by an error inside the action/);
+    await expect(store.fulfilOnce(await storedAttempt(store, 'session-1'), swallowing, 5)).rejects.toThrow(
+      /aborted by an error inside the action/,
+    );
     expect((await store.findAttemptByState('state-1'))?.outcome).toBe('pending');
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
     // The pool is still healthy afterwards.
-    expect((await store.fulfilOnce('session-1', () => {}, 6)).kind).toBe('fulfilled');
+    expect((await store.fulfilOnce(await storedAttempt(store, 'session-1'), () => {}, 6)).kind).toBe('fulfilled');
   });
 
   it('in a group, rolls back only the attempt whose action swallowed an SQL error; the others commit', async () => {
@@ -101,9 +103,9 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       await tx.query('INSERT INTO no_such_table VALUES (1)').catch(() => {});
     };
     const settlements = await store.fulfilBatch([
-      { sessionId: 'session-1', effect: writes('ok'), now: 5 },
-      { sessionId: 'session-2', effect: swallowing, now: 5 },
-      { sessionId: 'session-3', effect: writes('ok'), now: 5 },
+      { attempt: await storedAttempt(store, 'session-1'), effect: writes('ok'), now: 5 },
+      { attempt: await storedAttempt(store, 'session-2'), effect: swallowing, now: 5 },
+      { attempt: await storedAttempt(store, 'session-3'), effect: writes('ok'), now: 5 },
     ]);
     expect(settlements.map((s) => s.ok)).toEqual([true, false, true]);
     expect(settlements[1]).toMatchObject({
@@ -118,17 +120,17 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await store.findAttemptByState('state-3'))?.outcome).toBe('fulfilled');
   });
 
-  it('reads an attempt back field for field (one JSON column) by state, by claim and from the mark', async () => {
+  it('reads an attempt back field for field (one JSON column) by state, by claim and as superseded by the mark', async () => {
     const params = { amount: 12.5, note: 'caf\u00e9 "quoted" \\ \u{1F600}', nested: [null, true, { n: 1 }] };
     const created = 1_795_000_000_123;
-    await store.insertAttempt({ ...attempt(1), params, destination: null, createdAt: created, nextCheckAt: created });
+    await store.insertAttempt({ ...attempt(1), params, createdAt: created, nextCheckAt: created });
     const expected = {
       state: 'state-1',
       sessionId: 'session-1',
       userRef: 'user-1',
       action: 'grant',
       params,
-      destination: null,
+      destination: '+15550100001',
       returnTo: '/done',
       sensitivity: 'normal',
       platform: 'web',
@@ -151,11 +153,13 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       owner: 'o',
     });
     expect(claimed).toEqual(found);
-    let seen: unknown;
-    const result = await store.fulfilOnce('session-1', (_tx, a) => void (seen = a), created + 2);
-    const fulfilled = { ...found, outcome: 'fulfilled', fulfilledAt: created + 2, finishedAt: created + 2 };
-    expect(result).toMatchObject({ kind: 'fulfilled', attempt: fulfilled });
-    expect(seen).toEqual(fulfilled);
+    expect(await store.findAttemptBySessionId('session-1')).toMatchObject(found!);
+    // A newer attempt of the same user and action supersedes it: the mark returns it whole.
+    await store.insertAttempt({ ...attempt(2), createdAt: created, nextCheckAt: created });
+    const result = await store.fulfilOnce(await storedAttempt(store, 'session-2'), () => {}, created + 2);
+    const superseded = { ...found, outcome: 'superseded', supersededBy: 'session-2', finishedAt: created + 2 };
+    expect(result).toMatchObject({ kind: 'fulfilled', superseded: [superseded] });
+    expect(result.kind === 'fulfilled' && result.superseded[0]).toEqual(superseded);
   });
 
   it('a group with a throwing action is settled again one attempt per transaction, on a pool of one connection', async () => {
@@ -169,14 +173,18 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       if (a.sessionId === 'session-3') throw new Error('provider down');
     };
     const ids = ['session-4', 'session-3', 'session-2', 'session-1'];
-    const settlements = await single.fulfilBatch(ids.map((sessionId) => ({ sessionId, effect: writes, now: 5 })));
+    const requests = [];
+    for (const id of ids) requests.push({ attempt: await storedAttempt(single, id), effect: writes, now: 5 });
+    const settlements = await single.fulfilBatch(requests);
     expect(settlements.map((s) => s.ok)).toEqual([true, false, true, true]);
     // First together in lock order up to the throw, then each alone in the caller's order.
     expect(runs).toEqual(['session-1', 'session-2', 'session-3', 'session-4', 'session-3', 'session-2', 'session-1']);
     const { rows } = await database.pool.query('SELECT session_id FROM effects ORDER BY session_id');
     expect(rows.map((r: { session_id: string }) => r.session_id)).toEqual(['session-1', 'session-2', 'session-4']);
     expect((await single.findAttemptByState('state-3'))?.outcome).toBe('pending');
-    expect(await single.fulfilOnce('session-4', writes, 6)).toMatchObject({ kind: 'already_fulfilled' });
+    expect(await single.fulfilOnce(await storedAttempt(single, 'session-4'), writes, 6)).toMatchObject({
+      kind: 'already_fulfilled',
+    });
   });
 
   it('rolls back when the effect throws after writing, and returns its connection to the pool', async () => {
@@ -186,7 +194,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     for (let i = 0; i < 3; i++) {
       await expect(
         single.fulfilOnce(
-          'session-1',
+          await storedAttempt(single, 'session-1'),
           async (tx) => {
             await tx.query("INSERT INTO effects (session_id) VALUES ('s')");
             throw new Error('provider down');
@@ -196,7 +204,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       ).rejects.toThrow('provider down');
     }
     // With one connection, a leaked one would hang here.
-    expect((await single.fulfilOnce('session-1', () => {}, 6)).kind).toBe('fulfilled');
+    expect((await single.fulfilOnce(await storedAttempt(single, 'session-1'), () => {}, 6)).kind).toBe('fulfilled');
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
   });
 
@@ -217,9 +225,12 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     for (const n of [1, 2, 3, 4, 5]) await single.insertAttempt(attempt(n));
     await single.findAttemptByState('state-1');
     // session-2 applied without ordering leaves session-1 pending; fulfilling it with 'latest' then supersedes it.
-    await single.fulfilOnce('session-2', noEffect, 2_000, { ordering: 'independent', event });
-    await single.fulfilOnce('session-1', noEffect, 2_000, { event });
-    await single.fulfilOnce('session-2', noEffect, 2_000, { event }); // already fulfilled: read back by sessionId
+    await single.fulfilOnce(await storedAttempt(single, 'session-2'), noEffect, 2_000, {
+      ordering: 'independent',
+      event,
+    });
+    await single.fulfilOnce(await storedAttempt(single, 'session-1'), noEffect, 2_000, { event });
+    await single.fulfilOnce(await storedAttempt(single, 'session-2'), noEffect, 2_000, { event }); // already fulfilled: read back by sessionId
     await single.recordFailure('session-3', 'failed', 2_000, event);
     const claimed = await single.claimDueAttempts({
       now: 2_000,
