@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
+import type { Attempt } from '../middleware/store/types.ts';
 import { createTestDatabase, type TestDatabase } from '../test/support/postgres.ts';
 import { ACTION, PG_GRANTS_TABLE, PG_INSERT_GRANT, PG_SEED_ATTEMPTS, SUCCESS_PATH, newState } from './common.ts';
 
@@ -29,8 +30,9 @@ type Store = {
   ready: Promise<void>;
   claimDueAttempts(o: object): Promise<{ sessionId: string; state: string }[]>;
   fulfilBatch(r: object[]): Promise<{ ok: boolean }[]>;
-  fulfilOnce(sessionId: string, effect: unknown, now: number): Promise<{ kind: string }>;
-  findAttemptByState(state: string): Promise<{ sessionId: string } | undefined>;
+  fulfilOnce(attempt: Attempt, effect: unknown, now: number): Promise<{ kind: string }>;
+  findAttemptByState(state: string): Promise<Attempt | undefined>;
+  findAttemptBySessionId(sessionId: string): Promise<Attempt | undefined>;
   close(): Promise<void>;
 };
 type Side = { name: string; db: TestDatabase; store: Store; states: string[]; sessions: string[] };
@@ -106,18 +108,25 @@ async function claimRound(side: Side, owner: string): Promise<number> {
   return claimed;
 }
 
-async function groupRound(side: Side, from: number): Promise<number> {
-  const ids = side.sessions.slice(from, from + PER_ROUND);
-  const groups: string[][] = [];
-  for (let i = 0; i < ids.length; i += GROUP) groups.push(ids.slice(i, i + GROUP));
+/** The attempts a sweep would hold from its claims (read before the measured round). */
+async function attemptsOf(side: Side, from: number): Promise<Attempt[]> {
+  const attempts: Attempt[] = [];
+  for (const id of side.sessions.slice(from, from + PER_ROUND))
+    attempts.push((await side.store.findAttemptBySessionId(id))!);
+  return attempts;
+}
+
+async function groupRound(side: Side, attempts: Attempt[]): Promise<number> {
+  const groups: Attempt[][] = [];
+  for (let i = 0; i < attempts.length; i += GROUP) groups.push(attempts.slice(i, i + GROUP));
   const lane = async () => {
     for (let g = groups.shift(); g !== undefined; g = groups.shift()) {
-      const settled = await side.store.fulfilBatch(g.map((sessionId) => ({ sessionId, effect, now: Date.now() })));
+      const settled = await side.store.fulfilBatch(g.map((attempt) => ({ attempt, effect, now: Date.now() })));
       if (!settled.every((s) => s.ok)) throw new Error('a fulfilment failed');
     }
   };
   await Promise.all([lane(), lane()]);
-  return ids.length;
+  return attempts.length;
 }
 
 async function landingRound(side: Side, from: number): Promise<number> {
@@ -125,7 +134,7 @@ async function landingRound(side: Side, from: number): Promise<number> {
   const lane = async () => {
     for (let s = states.shift(); s !== undefined; s = states.shift()) {
       const attempt = await side.store.findAttemptByState(s);
-      const result = await side.store.fulfilOnce(attempt!.sessionId, effect, Date.now());
+      const result = await side.store.fulfilOnce(attempt!, effect, Date.now());
       if (result.kind !== 'fulfilled') throw new Error(`landing: ${result.kind}`);
     }
   };
@@ -154,7 +163,10 @@ async function main() {
       const base = round * PER_ROUND * 3;
       if (OPS.includes('claim'))
         record(round, 'claim', side.name, await measure(side, () => claimRound(side, `owner-${round}`)));
-      if (OPS.includes('group')) record(round, 'group', side.name, await measure(side, () => groupRound(side, base)));
+      if (OPS.includes('group')) {
+        const attempts = await attemptsOf(side, base);
+        record(round, 'group', side.name, await measure(side, () => groupRound(side, attempts)));
+      }
       const landing = () => landingRound(side, base + PER_ROUND);
       if (OPS.includes('landing')) record(round, 'landing', side.name, await measure(side, landing));
     }
