@@ -45,7 +45,7 @@ describeEachStore('group commit', (kind) => {
 
   it('rolls back only the attempt whose action throws: the others in the group commit with their marks and events', async () => {
     for (const n of [1, 2, 3]) await h.store.insertAttempt(newAttempt(n, { userRef: `user-${n}` }));
-    // The throwing action writes its effect row first: only a per-attempt savepoint can undo it.
+    // The throwing action writes its effect row first: it must be undone without undoing the others.
     const throwing = h.effect('test', () => {
       throw new Error('payout provider down');
     });
