@@ -9,7 +9,7 @@
  * so drift on a shared machine hits both alike; the figures that matter are the ratios.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -573,6 +573,44 @@ interface PgSweepFigures {
   grants: number;
   distinctGrants: number;
   peakRssMiB: number[];
+  /** CPU ms per fulfilled attempt: the sweep processes (summed), the emulator, and the server's backends. */
+  sweepCpuMsPerAttempt: number;
+  emulatorCpuMsPerAttempt: number;
+  postgresCpuMsPerAttempt: number;
+}
+
+/**
+ * CPU of the server's backends on one database while something runs: sampled from /proc (10 ms
+ * ticks) every 200 ms, since a sweep's connections end with it; the last 200 ms of each is missed.
+ */
+function backendCpuSampler(pool: TestDatabase['pool']) {
+  const seen = new Map<number, number>();
+  const sample = async () => {
+    const { rows } = await pool.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+    );
+    for (const { pid } of rows) {
+      try {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+        seen.set(pid, Math.max(seen.get(pid) ?? 0, (Number(fields[11]) + Number(fields[12])) * 10));
+      } catch {
+        // a backend that ended meanwhile
+      }
+    }
+  };
+  return {
+    async start() {
+      await sample();
+      const before = new Map(seen);
+      const timer = setInterval(() => void sample().catch(() => undefined), 200);
+      return async () => {
+        clearInterval(timer);
+        let ms = 0;
+        for (const [pid, cpu] of seen) ms += cpu - (before.get(pid) ?? 0);
+        return ms;
+      };
+    },
+  };
 }
 
 /**
@@ -580,7 +618,7 @@ interface PgSweepFigures {
  * sweep processes at once (SKIP LOCKED claims), against the emulator's raw capacity at their
  * combined concurrency.
  */
-async function pgSweepPhase(emulatorUrl: string, _emulator: Child, client: SeedClient): Promise<PgSweepFigures> {
+async function pgSweepPhase(emulatorUrl: string, emulator: Child, client: SeedClient): Promise<PgSweepFigures> {
   await resetEmulator(emulatorUrl);
   const size = config.pgSweepSize;
   const database: TestDatabase = await createTestDatabase({ max: 4 });
@@ -634,6 +672,8 @@ async function pgSweepPhase(emulatorUrl: string, _emulator: Child, client: SeedC
     let wallMs: number;
     // Timed only once every process answers (a tsx start-up is not sweep time): any reply will do.
     await Promise.all(children.map((c) => c.call('ping').catch(() => undefined)));
+    const e0 = await emulator.call<Cpu>('cpu');
+    const stopBackends = await backendCpuSampler(database.pool).start();
     const w0 = performance.now();
     try {
       results = await Promise.all(
@@ -649,6 +689,8 @@ async function pgSweepPhase(emulatorUrl: string, _emulator: Child, client: SeedC
     } finally {
       await Promise.all(children.map((c) => c.stop()));
     }
+    const e1 = await emulator.call<Cpu>('cpu');
+    const backendMs = await stopBackends();
     const after = await raw();
     log(`pg-sweep ${size}: raw capacity after ${Math.round(after.rps)} req/s`);
     const fulfilled = results.reduce((sum, r) => sum + r.report.fulfilled, 0);
@@ -672,6 +714,9 @@ async function pgSweepPhase(emulatorUrl: string, _emulator: Child, client: SeedC
       grants: rows[0].n,
       distinctGrants: rows[0].d,
       peakRssMiB: results.map((r) => round1(r.peakRssKiB / 1024)),
+      sweepCpuMsPerAttempt: round3(results.reduce((sum, r) => sum + r.cpuUserMs + r.cpuSystemMs, 0) / fulfilled),
+      emulatorCpuMsPerAttempt: round3(cpuMs(e0, e1) / fulfilled),
+      postgresCpuMsPerAttempt: round3(backendMs / fulfilled),
     };
   } finally {
     await database.drop();
@@ -1067,6 +1112,10 @@ async function main(): Promise<void> {
         `(before ${p.rawBefore}, after ${p.rawAfter}); fraction ${p.fractionOfRaw}; ` +
         `grants ${p.grants} (${p.distinctGrants} distinct); peak RSS ${p.peakRssMiB.join(' / ')} MiB; ` +
         `seeding ${(p.seedMs / 1000).toFixed(1)} s`,
+    );
+    out.push(
+      `  CPU ms per attempt: sweep processes ${p.sweepCpuMsPerAttempt}, emulator ${p.emulatorCpuMsPerAttempt}, ` +
+        `PostgreSQL backends ${p.postgresCpuMsPerAttempt}`,
     );
     out.push('');
   }

@@ -4,7 +4,7 @@
  * so that many attempts share one commit. Both end in the store's one fulfil path, fulfilBatch.
  *
  * Grouping changes when an attempt commits, never what commits with it: each request keeps its
- * own savepoint in the group (its action and its mark commit together or not at all), and the
+ * action and mark together in the group (they commit together or not at all), and the
  * store's pending guard still decides who fulfils an attempt that a landing reaches at the same time.
  */
 import { onlySettlement } from './store/batch.ts';

@@ -5,7 +5,7 @@
  */
 import type { PoolClient } from 'pg';
 import { query, queryOn, type PostgresDb } from './postgres-query.ts';
-import { toAttempt, type AttemptRow } from './postgres-rows.ts';
+import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
 import type { ClaimOutcomeEventsOptions, OutcomeRecording, StoredOutcomeEvent, VerifyStore } from './types.ts';
 
 type Outbox = Pick<VerifyStore<PoolClient>, 'claimOutcomeEvents' | 'markOutcomeEventDelivered' | 'retryOutcomeEvent'>;
@@ -37,8 +37,10 @@ async function claimEvents(db: PostgresDb, o: ClaimOutcomeEventsOptions): Promis
   const ids = o.eventIds === undefined ? null : o.eventIds.map(Number);
   const { rows } = await query<EventRow>(db, 'claimEvents', [o.owner, o.now + o.leaseMs, o.now, o.limit, ids]);
   if (rows.length === 0) return [];
-  const attempts = await query<AttemptRow>(db, 'bySessions', [rows.map((r) => r.session_id)]);
-  const bySessionId = new Map(attempts.rows.map((row) => [row.session_id, toAttempt(row)]));
+  const attempts = (await query<AttemptJsonRow>(db, 'bySessions', [rows.map((r) => r.session_id)])).rows.map((row) =>
+    fromAttemptJson(row.attempt),
+  );
+  const bySessionId = new Map(attempts.map((attempt) => [attempt.sessionId, attempt]));
   return rows
     .map((row) => ({
       eventId: String(row.event_id),

@@ -1,8 +1,9 @@
 /**
  * Every statement of the PostgreSQL store, in one place (its migrations are in postgres-schema.ts).
- * Each runs as a named prepared statement: a key here is its name after `verify_kit_`.
+ * Each runs as a named prepared statement: a key here is its name after `verify_kit_`. Attempts
+ * come back as one JSON column (ATTEMPT, postgres-rows.ts), except on the support reads (RECORD).
  */
-import { COLUMNS } from './postgres-rows.ts';
+import { ATTEMPT, COLUMNS } from './postgres-rows.ts';
 
 /** Ended start budget counters are deleted in batches of at most this many. */
 export const ENDED_BUDGETS_PER_CLEANUP = 1000;
@@ -20,8 +21,8 @@ export const SQL = {
       (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
        destination)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-  byState: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE state = $1`,
-  bySession: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = $1`,
+  byState: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE state = $1`,
+  bySession: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE session_id = $1`,
   // Every fulfilment of one user's attempts of one action queues here, in its transaction, so the
   // ordering decided below cannot race (user_ref and action never change once stored).
   // A group takes all its pairs' locks first, in one sorted order (OFFSET 0 keeps the sort below the
@@ -29,39 +30,50 @@ export const SQL = {
   lockIntents: `SELECT pg_advisory_xact_lock(k) FROM (
       SELECT DISTINCT hashtextextended(user_ref || chr(31) || action, 0) AS k
       FROM verify_kit_attempts WHERE session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
-  // $3 true: "an older attempt must never be applied after a newer one of the same user and action
-  // was applied", so the mark is refused when a newer one is already fulfilled. The user's newer
-  // attempts are found first (OFFSET 0 keeps that a separate step, on the user's few rows): given
-  // `outcome = 'fulfilled'` directly, the planner may walk the settled-attempts index instead, whose
-  // statistics say it is empty while a sweep fills it, one full scan per fulfilment.
-  // One statement marks the attempt and, with ordering 'latest', settles the user's older pending
-  // attempts of the action as superseded (they must never apply after this one): one round trip.
-  markFulfilled: `WITH marked AS (
+  // A round of a group in one statement: $1 a JSON array of the requests (ord, from 1; session_id;
+  // latest: ordered 'latest'; now), at most one per user and action (the caller's rounds). JSON
+  // rather than arrays: an array's length is seen when a plan is made for one call's values, so a
+  // batch of one was planned again on every call (3 ms here) instead of reusing the prepared plan.
+  // The rows are found through `= ANY (ARRAY(...))`, which the planner counts as a few rows: joined
+  // to the JSON alone (counted as 100) it scanned a small table whole.
+  // With 'latest': "an older attempt must never be applied after a newer one of the same user and
+  // action was applied", so the mark is refused when a newer one is already fulfilled. The user's
+  // newer attempts are found first (OFFSET 0 keeps that a separate step, on the user's few rows):
+  // given `outcome = 'fulfilled'` directly, the planner may walk the settled-attempts index instead,
+  // whose statistics say it is empty while a sweep fills it, one full scan per fulfilment.
+  // The same statement settles the user's older pending attempts of the action as superseded (they
+  // must never apply after this one). Only those come back whole; a marked one is the caller's.
+  markFulfilled: `WITH r AS (
+      SELECT * FROM json_to_recordset($1::json) AS r (ord integer, session_id text, latest boolean, now bigint)),
+    marked AS (
       UPDATE verify_kit_attempts AS a
-      SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
-      WHERE a.session_id = $1 AND a.outcome = 'pending'
-        AND NOT ($3::boolean AND EXISTS (
+      SET outcome = 'fulfilled', fulfilled_at = r.now, finished_at = r.now, lease_owner = NULL, lease_until = NULL
+      FROM r
+      WHERE a.session_id = ANY (ARRAY(SELECT session_id FROM r)) AND a.session_id = r.session_id
+        AND a.outcome = 'pending'
+        AND NOT (r.latest AND EXISTS (
           SELECT 1 FROM (
             SELECT n.outcome FROM verify_kit_attempts AS n
             WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
           WHERE newer.outcome = 'fulfilled'))
-      RETURNING a.*),
+      RETURNING a.session_id, a.user_ref, a.action, a.start_seq, r.ord, r.latest, r.now),
     older AS (
       UPDATE verify_kit_attempts AS o
-      SET outcome = 'superseded', superseded_by = m.session_id, finished_at = $2, lease_owner = NULL, lease_until = NULL
+      SET outcome = 'superseded', superseded_by = m.session_id, finished_at = m.now, lease_owner = NULL,
+        lease_until = NULL
       FROM marked AS m
-      WHERE $3::boolean AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
+      WHERE m.latest AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
         AND o.outcome = 'pending'
-      RETURNING o.*)
-    SELECT 'fulfilled' AS role, ${COLUMNS} FROM marked
-    UNION ALL SELECT 'superseded' AS role, ${COLUMNS} FROM older`,
+      RETURNING o.*, m.ord)
+    SELECT 'fulfilled' AS role, ord, NULL AS attempt FROM marked
+    UNION ALL SELECT 'superseded', ord, ${ATTEMPT} FROM older`,
   newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
       ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'
     WHERE a.session_id = $1 ORDER BY n.start_seq DESC LIMIT 1`,
   markSuperseded: `UPDATE verify_kit_attempts
     SET outcome = 'superseded', superseded_by = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
     WHERE session_id = $1 AND outcome = 'pending'
-    RETURNING ${COLUMNS}`,
+    RETURNING ${ATTEMPT}`,
   markFailed: `UPDATE verify_kit_attempts
     SET outcome = 'failed', failure_reason = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
     WHERE session_id = $1 AND outcome = 'pending'
@@ -76,7 +88,7 @@ export const SQL = {
       ORDER BY next_delivery_at LIMIT $4
       FOR UPDATE SKIP LOCKED)
     RETURNING event_id, session_id, outcome, source, occurred_at, deliveries`,
-  bySessions: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ANY($1::text[])`,
+  bySessions: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE session_id = ANY($1::text[])`,
   eventDelivered: `UPDATE verify_kit_outcome_events SET delivered_at = $3, lease_owner = NULL, lease_until = NULL
     WHERE event_id = $1 AND lease_owner = $2 AND delivered_at IS NULL`,
   eventRetry: `UPDATE verify_kit_outcome_events SET next_delivery_at = $3, lease_owner = NULL, lease_until = NULL
@@ -89,7 +101,7 @@ export const SQL = {
         AND (lease_until IS NULL OR lease_until <= $3) AND ($6::text IS NULL OR platform = $6::text)
       ORDER BY next_check_at LIMIT $5
       FOR UPDATE SKIP LOCKED)
-    RETURNING ${COLUMNS}`,
+    RETURNING ${ATTEMPT}`,
   reschedule: `UPDATE verify_kit_attempts AS a
     SET next_check_at = c.next_check_at, sweep_checks = a.sweep_checks + 1, lease_owner = NULL, lease_until = NULL
     FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)

@@ -5,7 +5,7 @@
 import type { PoolClient } from 'pg';
 import { recordEvent } from './postgres-outbox.ts';
 import { inTransaction, query, queryOn, type PostgresDb } from './postgres-query.ts';
-import { toAttempt, type AttemptRow } from './postgres-rows.ts';
+import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
 import type { Attempt, ClaimOptions, NextCheck, OutcomeRecording, VerifyStore } from './types.ts';
 
 type SweepWrites = Pick<
@@ -38,9 +38,9 @@ async function expire(db: PostgresDb, now: number, maxAgeMs: number, event?: Out
 /** Leases the most overdue pending attempts to `owner`; rows another sweep holds are skipped. */
 async function claimDue(db: PostgresDb, o: ClaimOptions): Promise<Attempt[]> {
   const values = [o.owner, o.now + o.leaseMs, o.now, o.now - o.maxAgeMs, o.limit, o.platform ?? null];
-  const { rows } = await query<AttemptRow>(db, 'claimDue', values);
+  const { rows } = await query<AttemptJsonRow>(db, 'claimDue', values);
   // RETURNING keeps no order: most overdue first, as the sweep expects.
-  return rows.map(toAttempt).sort((a, b) => a.nextCheckAt - b.nextCheckAt);
+  return rows.map((r) => fromAttemptJson(r.attempt)).sort((a, b) => a.nextCheckAt - b.nextCheckAt);
 }
 
 /** Sets the next check of attempts `owner` still holds, and ends its lease on them (one statement). */

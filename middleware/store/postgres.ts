@@ -22,7 +22,7 @@ import { postgresFulfil } from './postgres-fulfil.ts';
 import { postgresHousekeeping } from './postgres-housekeeping.ts';
 import { postgresOutbox } from './postgres-outbox.ts';
 import { query, type PostgresDb } from './postgres-query.ts';
-import { toAttempt, type AttemptRow } from './postgres-rows.ts';
+import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
 import { migrate } from './postgres-schema.ts';
 import { ENDED_BUDGETS_PER_CLEANUP } from './postgres-sql.ts';
 import { postgresSweepWrites } from './postgres-sweep.ts';
@@ -121,8 +121,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       await query(db, 'insert', insertValues(attempt));
     },
     async findAttemptByState(state) {
-      const { rows } = await query<AttemptRow>(db, 'byState', [state]);
-      return rows[0] === undefined ? undefined : toAttempt(rows[0]);
+      const { rows } = await query<AttemptJsonRow>(db, 'byState', [state]);
+      return rows[0] === undefined ? undefined : fromAttemptJson(rows[0].attempt);
     },
     ...postgresFulfil(db),
     ...postgresSweepWrites(db),

@@ -126,7 +126,7 @@ export interface FulfilRequest<Tx> {
   options?: FulfilOnceOptions;
 }
 
-/** A request's result in its group, or what its effect threw (then only its own savepoint was rolled back). */
+/** A request's result in its group, or what its effect threw (then only its own attempt was rolled back). */
 export type FulfilSettlement = { ok: true; result: FulfilOnceResult } | { ok: false; error: unknown };
 
 /** When the sweep reads a still-pending attempt again. */
@@ -213,8 +213,9 @@ export interface VerifyStore<Tx = unknown> {
     options?: FulfilOnceOptions,
   ): Promise<FulfilOnceResult>;
   /**
-   * Group commit: fulfilOnce for each request, in the order given, in ONE store transaction with a
-   * savepoint per request, so an effect that throws rolls back only its own attempt. fulfilOnce is
+   * Group commit: fulfilOnce for each request, in the order given, in ONE store transaction, and an
+   * effect that throws rolls back only its own attempt (SQLite: a savepoint per request;
+   * PostgreSQL: a failed group is settled again one request per transaction). fulfilOnce is
    * this with a batch of one. Rejects (nothing committed) only when the transaction itself fails.
    * The PostgreSQL store first takes every request's user-and-action lock in one sorted order, so
    * two processes committing overlapping groups queue instead of deadlocking.

@@ -45,7 +45,7 @@ describeEachStore('group commit', (kind) => {
 
   it('rolls back only the attempt whose action throws: the others in the group commit with their marks and events', async () => {
     for (const n of [1, 2, 3]) await h.store.insertAttempt(newAttempt(n, { userRef: `user-${n}` }));
-    // The throwing action writes its effect row first: only a per-attempt savepoint can undo it.
+    // The throwing action writes its effect row first: it must be undone without undoing the others.
     const throwing = h.effect('test', () => {
       throw new Error('payout provider down');
     });
@@ -86,6 +86,28 @@ describeEachStore('group commit', (kind) => {
     expect(await h.effectsBy()).toEqual({ first: 1, test: 1 });
     const older = await h.store.findAttemptByState('state-1');
     expect(older).toMatchObject({ outcome: 'superseded', supersededBy: 'session-3' });
+  });
+
+  it('decides attempts of one user and action in a group as one at a time in sessionId order, a repeated one included', async () => {
+    // Started 3 then 1 then 2: session-1 sorts first but is newer than session-3.
+    for (const n of [3, 1, 2]) await h.store.insertAttempt(newAttempt(n));
+    const settlements = await h.store.fulfilBatch([
+      await request(3, h.effect()),
+      await request(2, h.effect()),
+      await request(1, h.effect()),
+      await request(1, h.effect()),
+    ]);
+    const kinds = settlements.map((s) => (s.ok ? s.result.kind : 'error'));
+    // session-1 applies and supersedes the older session-3; the repeat finds it fulfilled; session-2
+    // (newer than both) still applies; session-3 is no longer pending when its turn comes.
+    expect(kinds).toEqual(['not_pending', 'fulfilled', 'fulfilled', 'already_fulfilled']);
+    expect(settlements[2]).toMatchObject({ ok: true, result: { superseded: [{ sessionId: 'session-3' }] } });
+    expect(await h.store.findAttemptByState('state-3')).toMatchObject({
+      outcome: 'superseded',
+      supersededBy: 'session-1',
+    });
+    const effects = await h.query<{ session_id: string }>('SELECT session_id FROM effects ORDER BY session_id');
+    expect(effects.map((e) => e.session_id)).toEqual(['session-1', 'session-2']);
   });
 
   it('two processes committing the same attempts in opposite orders neither deadlock nor fulfil any twice', async () => {

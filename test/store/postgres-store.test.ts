@@ -120,6 +120,73 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await store.findAttemptByState('state-3'))?.outcome).toBe('fulfilled');
   });
 
+  it('reads an attempt back field for field (one JSON column) by state, by claim and as superseded by the mark', async () => {
+    const params = { amount: 12.5, note: 'caf\u00e9 "quoted" \\ \u{1F600}', nested: [null, true, { n: 1 }] };
+    const created = 1_795_000_000_123;
+    await store.insertAttempt({ ...attempt(1), params, createdAt: created, nextCheckAt: created });
+    const expected = {
+      state: 'state-1',
+      sessionId: 'session-1',
+      userRef: 'user-1',
+      action: 'grant',
+      params,
+      destination: '+15550100001',
+      returnTo: '/done',
+      sensitivity: 'normal',
+      platform: 'web',
+      createdAt: created,
+      outcome: 'pending',
+      failureReason: null,
+      fulfilledAt: null,
+      finishedAt: null,
+      nextCheckAt: created,
+      sweepChecks: 0,
+      supersededBy: null,
+    };
+    const found = await store.findAttemptByState('state-1');
+    expect(found).toEqual({ ...expected, startSeq: expect.any(Number) });
+    const [claimed] = await store.claimDueAttempts({
+      now: created + 1,
+      maxAgeMs: 10_000,
+      limit: 5,
+      leaseMs: 1_000,
+      owner: 'o',
+    });
+    expect(claimed).toEqual(found);
+    expect(await store.findAttemptBySessionId('session-1')).toMatchObject(found!);
+    // A newer attempt of the same user and action supersedes it: the mark returns it whole.
+    await store.insertAttempt({ ...attempt(2), createdAt: created, nextCheckAt: created });
+    const result = await store.fulfilOnce(await storedAttempt(store, 'session-2'), () => {}, created + 2);
+    const superseded = { ...found, outcome: 'superseded', supersededBy: 'session-2', finishedAt: created + 2 };
+    expect(result).toMatchObject({ kind: 'fulfilled', superseded: [superseded] });
+    expect(result.kind === 'fulfilled' && result.superseded[0]).toEqual(superseded);
+  });
+
+  it('a group with a throwing action is settled again one attempt per transaction, on a pool of one connection', async () => {
+    // The group has no savepoints: the throw rolls back all of it, then each attempt runs alone.
+    const single = createPostgresStore({ pool: newPool(1) });
+    for (const n of [1, 2, 3, 4]) await single.insertAttempt({ ...attempt(n), userRef: `user-${n}` });
+    const runs: string[] = [];
+    const writes = async (tx: pg.PoolClient, a: { sessionId: string }) => {
+      runs.push(a.sessionId);
+      await tx.query('INSERT INTO effects (session_id) VALUES ($1)', [a.sessionId]);
+      if (a.sessionId === 'session-3') throw new Error('provider down');
+    };
+    const ids = ['session-4', 'session-3', 'session-2', 'session-1'];
+    const requests = [];
+    for (const id of ids) requests.push({ attempt: await storedAttempt(single, id), effect: writes, now: 5 });
+    const settlements = await single.fulfilBatch(requests);
+    expect(settlements.map((s) => s.ok)).toEqual([true, false, true, true]);
+    // First together in lock order up to the throw, then each alone in the caller's order.
+    expect(runs).toEqual(['session-1', 'session-2', 'session-3', 'session-4', 'session-3', 'session-2', 'session-1']);
+    const { rows } = await database.pool.query('SELECT session_id FROM effects ORDER BY session_id');
+    expect(rows.map((r: { session_id: string }) => r.session_id)).toEqual(['session-1', 'session-2', 'session-4']);
+    expect((await single.findAttemptByState('state-3'))?.outcome).toBe('pending');
+    expect(await single.fulfilOnce(await storedAttempt(single, 'session-4'), writes, 6)).toMatchObject({
+      kind: 'already_fulfilled',
+    });
+  });
+
   it('rolls back when the effect throws after writing, and returns its connection to the pool', async () => {
     const pool = newPool(1);
     const single = createPostgresStore({ pool });
