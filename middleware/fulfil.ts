@@ -191,7 +191,7 @@ async function fulfilInTransaction<Tx>(
 ) {
   try {
     return await committer.fulfil({
-      sessionId: attempt.sessionId,
+      attempt,
       effect: (tx, stored) =>
         action.fulfil(tx, {
           sessionId: stored.sessionId,

@@ -2,7 +2,14 @@
  * What both stores share around group commit: fulfilOnce is fulfilBatch with a batch of one, so
  * there is one fulfil path in each store, not a single and a batched copy.
  */
-import type { FulfilEffect, FulfilOnceOptions, FulfilOnceResult, FulfilSettlement, VerifyStore } from './types.ts';
+import type {
+  Attempt,
+  FulfilEffect,
+  FulfilOnceOptions,
+  FulfilOnceResult,
+  FulfilSettlement,
+  VerifyStore,
+} from './types.ts';
 
 /** The result of a batch of one: its result, or the error its effect threw. */
 export function onlySettlement(settlements: readonly FulfilSettlement[]): FulfilOnceResult {
@@ -15,11 +22,11 @@ export function onlySettlement(settlements: readonly FulfilSettlement[]): Fulfil
 /** fulfilOnce through fulfilBatch. */
 export function fulfilOnceVia<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>) {
   return async (
-    sessionId: string,
+    attempt: Attempt,
     effect: FulfilEffect<Tx>,
     now: number,
     options: FulfilOnceOptions = {},
-  ): Promise<FulfilOnceResult> => onlySettlement(await store.fulfilBatch([{ sessionId, effect, now, options }]));
+  ): Promise<FulfilOnceResult> => onlySettlement(await store.fulfilBatch([{ attempt, effect, now, options }]));
 }
 
 /**
@@ -27,11 +34,13 @@ export function fulfilOnceVia<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>) {
  * committing overlapping groups take the attempts' row locks in the same order (PostgreSQL) and
  * queue instead of deadlocking. Each keeps its place in the caller's order (see inCallerOrder).
  */
-export function inLockOrder<Request extends { sessionId: string }>(
+export function inLockOrder<Request extends { attempt: { sessionId: string } }>(
   requests: readonly Request[],
 ): { request: Request; index: number }[] {
-  const bySessionId = (a: { request: Request; index: number }, b: { request: Request; index: number }) =>
-    a.request.sessionId < b.request.sessionId ? -1 : a.request.sessionId > b.request.sessionId ? 1 : a.index - b.index;
+  const bySessionId = (a: { request: Request; index: number }, b: { request: Request; index: number }) => {
+    const [x, y] = [a.request.attempt.sessionId, b.request.attempt.sessionId];
+    return x < y ? -1 : x > y ? 1 : a.index - b.index;
+  };
   return requests.map((request, index) => ({ request, index })).sort(bySessionId);
 }
 

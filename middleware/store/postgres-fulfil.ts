@@ -19,7 +19,8 @@ type RoleRow = AttemptRow & { role: 'fulfilled' | 'superseded' };
 
 /** One request of a group, on the group's transaction: fulfilOnce's decision. */
 async function fulfilOne(client: PoolClient, request: FulfilRequest<PoolClient>): Promise<FulfilOnceResult> {
-  const { sessionId, effect, now, options = {} } = request;
+  const { effect, now, options = {} } = request;
+  const { sessionId } = request.attempt;
   const latest = (options.ordering ?? 'latest') === 'latest';
   // Mark first: a concurrent caller's UPDATE waits on this row, then finds it no longer pending.
   const { rows: marked } = await queryOn<RoleRow>(client, 'markFulfilled', [sessionId, now, latest]);
@@ -65,7 +66,9 @@ async function notMarked(
 
 /** Takes the advisory locks of the requests' (user, action) pairs that are ordered 'latest'. */
 async function lockIntents(client: PoolClient, requests: readonly FulfilRequest<PoolClient>[]): Promise<void> {
-  const ordered = requests.filter((r) => (r.options?.ordering ?? 'latest') === 'latest').map((r) => r.sessionId);
+  const ordered = requests
+    .filter((r) => (r.options?.ordering ?? 'latest') === 'latest')
+    .map((r) => r.attempt.sessionId);
   if (ordered.length > 0) await queryOn(client, 'lockIntents', [ordered]);
 }
 

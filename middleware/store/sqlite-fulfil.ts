@@ -1,7 +1,7 @@
 /**
  * The SQLite store's fulfil path: "an action and its mark commit in one transaction keyed by
- * sessionId". A group commit is one IMMEDIATE transaction; each attempt in it runs in its own
- * savepoint, so a throwing action rolls back that attempt only.
+ * sessionId". A batch of one is one IMMEDIATE transaction. A larger group commit is one IMMEDIATE
+ * transaction with a savepoint per attempt, so a throwing action rolls back that attempt only.
  */
 import type { Database } from 'better-sqlite3';
 import { KitError, KitErrorCode } from '../errors.ts';
@@ -9,18 +9,26 @@ import { fulfilOnceVia, inCallerOrder, inLockOrder } from './batch.ts';
 import { recordEvent } from './sqlite-outbox.ts';
 import { toAttempt, type AttemptRow } from './sqlite-rows.ts';
 import type { Statements } from './sqlite-sql.ts';
-import type { FulfilOnceOptions, FulfilOnceResult, FulfilRequest, FulfilSettlement, VerifyStore } from './types.ts';
+import type {
+  Attempt,
+  FulfilOnceOptions,
+  FulfilOnceResult,
+  FulfilRequest,
+  FulfilSettlement,
+  VerifyStore,
+} from './types.ts';
 
 type Fulfil = Pick<VerifyStore<Database>, 'fulfilBatch' | 'fulfilOnce'>;
 
 /** One attempt: mark it, run the action, write its events, settle the user's older attempts of the action. */
 function fulfilOne(db: Database, statements: Statements, request: FulfilRequest<Database>): FulfilOnceResult {
-  const { sessionId, now, effect, options = {} } = request;
+  const { effect, now, options = {} } = request;
+  const { sessionId } = request.attempt;
   const latest = (options.ordering ?? 'latest') === 'latest';
   // Mark first (one statement decides who wins), then run the effect: both commit or neither.
-  const marked = statements.markFulfilled.get({ sessionId, now, latest: latest ? 1 : 0 }) as AttemptRow | undefined;
-  if (marked === undefined) return notMarked(statements, sessionId, now, options);
-  const attempt = toAttempt(marked);
+  const marked = statements.markFulfilled.run({ sessionId, now, latest: latest ? 1 : 0 }).changes === 1;
+  if (!marked) return notMarked(statements, sessionId, now, options);
+  const attempt: Attempt = { ...request.attempt, outcome: 'fulfilled', fulfilledAt: now, finishedAt: now };
   const intent = { userRef: attempt.userRef, action: attempt.action, startSeq: attempt.startSeq };
   const returned: unknown = effect(db, attempt);
   if (returned instanceof Promise) {
@@ -75,11 +83,21 @@ function settleEach(
 }
 
 export function sqliteFulfil(db: Database, statements: Statements): Fulfil {
+  const fulfilAlone = db.transaction((request: FulfilRequest<Database>) => fulfilOne(db, statements, request));
   // Nested in the group's transaction, so better-sqlite3 runs it as a SAVEPOINT: a throw rolls back this attempt only.
-  const fulfilInSavepoint = db.transaction((request: FulfilRequest<Database>) => fulfilOne(db, statements, request));
   const fulfilGroup = db.transaction((requests: readonly FulfilRequest<Database>[]) =>
-    settleEach(requests, fulfilInSavepoint),
+    settleEach(requests, fulfilAlone),
   );
-  const fulfilBatch = async (requests: readonly FulfilRequest<Database>[]) => fulfilGroup.immediate(requests);
+  // A batch of one needs no savepoint or sorting: its throw rolls back its own transaction, as fulfilOnce always did.
+  const fulfilBatch = async (requests: readonly FulfilRequest<Database>[]): Promise<FulfilSettlement[]> => {
+    const [only] = requests;
+    if (only === undefined) return [];
+    if (requests.length > 1) return fulfilGroup.immediate(requests);
+    try {
+      return [{ ok: true, result: fulfilAlone.immediate(only) }];
+    } catch (error) {
+      return [{ ok: false, error }];
+    }
+  };
   return { fulfilBatch, fulfilOnce: fulfilOnceVia<Database>({ fulfilBatch }) };
 }

@@ -99,6 +99,49 @@ const MIGRATIONS: readonly string[] = [
      window_ends_at INTEGER NOT NULL
    ) STRICT, WITHOUT ROWID;
    DROP INDEX IF EXISTS verify_kit_attempts_user;`,
+
+  // 5: start_seq as a plain rowid, without AUTOINCREMENT, whose sequence table every start wrote
+  // as one more page. A new attempt still takes the highest start_seq plus one, so it is newer
+  // than every stored attempt; a number comes back only after the newest attempt was deleted, and
+  // retention deletes only settled attempts, none of which is ever compared again. The table is
+  // rebuilt (AUTOINCREMENT cannot be dropped in place), every row and its start_seq kept.
+  `CREATE TABLE verify_kit_attempts_v5 (
+     start_seq      INTEGER PRIMARY KEY,
+     state          TEXT NOT NULL UNIQUE,
+     session_id     TEXT NOT NULL UNIQUE,
+     user_ref       TEXT NOT NULL,
+     action         TEXT NOT NULL,
+     params         TEXT NOT NULL,
+     destination    TEXT,
+     return_to      TEXT NOT NULL,
+     sensitivity    TEXT NOT NULL CHECK (sensitivity IN ('normal', 'sensitive')),
+     platform       TEXT NOT NULL CHECK (platform IN ('web', 'mobile')),
+     created_at     INTEGER NOT NULL,
+     outcome        TEXT NOT NULL DEFAULT 'pending'
+                    CHECK (outcome IN ('pending', 'fulfilled', 'failed', 'expired', 'superseded')),
+     failure_reason TEXT,
+     fulfilled_at   INTEGER,
+     finished_at    INTEGER,
+     superseded_by  TEXT,
+     next_check_at  INTEGER NOT NULL,
+     sweep_checks   INTEGER NOT NULL DEFAULT 0,
+     lease_owner    TEXT,
+     lease_until    INTEGER,
+     redacted_at    INTEGER
+   ) STRICT;
+   INSERT INTO verify_kit_attempts_v5 (start_seq, state, session_id, user_ref, action, params, destination, return_to,
+     sensitivity, platform, created_at, outcome, failure_reason, fulfilled_at, finished_at, superseded_by,
+     next_check_at, sweep_checks, lease_owner, lease_until, redacted_at)
+   SELECT start_seq, state, session_id, user_ref, action, params, destination, return_to,
+     sensitivity, platform, created_at, outcome, failure_reason, fulfilled_at, finished_at, superseded_by,
+     next_check_at, sweep_checks, lease_owner, lease_until, redacted_at
+   FROM verify_kit_attempts;
+   DROP TABLE verify_kit_attempts;
+   ALTER TABLE verify_kit_attempts_v5 RENAME TO verify_kit_attempts;
+   CREATE INDEX verify_kit_attempts_due ON verify_kit_attempts (next_check_at) WHERE outcome = 'pending';
+   CREATE INDEX verify_kit_attempts_age ON verify_kit_attempts (created_at) WHERE outcome = 'pending';
+   CREATE INDEX verify_kit_attempts_intent ON verify_kit_attempts (user_ref, action, start_seq);
+   CREATE INDEX verify_kit_attempts_settled ON verify_kit_attempts (finished_at) WHERE outcome != 'pending';`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

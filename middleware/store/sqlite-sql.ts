@@ -18,13 +18,13 @@ export const SQL = {
   bySession: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ?`,
   // @latest = 1: "an older attempt must never be applied after a newer one of the same user and action
   // was applied", so the mark is refused when a newer one is already fulfilled (one statement, no read first).
+  // No RETURNING: the caller holds the attempt (SQLite's RETURNING cost about 20 us per mark).
   markFulfilled: `UPDATE verify_kit_attempts AS a SET outcome = 'fulfilled', fulfilled_at = @now, finished_at = @now,
        lease_owner = NULL, lease_until = NULL
      WHERE a.session_id = @sessionId AND a.outcome = 'pending'
        AND NOT (@latest AND EXISTS (
          SELECT 1 FROM verify_kit_attempts AS n
-         WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'))
-     RETURNING ${COLUMNS}`,
+         WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'))`,
   markFailed: `UPDATE verify_kit_attempts SET outcome = 'failed', failure_reason = @reason, finished_at = @now, lease_owner = NULL, lease_until = NULL
      WHERE session_id = @sessionId AND outcome = 'pending'
      RETURNING session_id`,

@@ -8,6 +8,7 @@
  */
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { startBackgroundCheckpoints } from './sqlite-checkpoints.ts';
 import { migrate } from './sqlite-schema.ts';
 import { sqliteFulfil } from './sqlite-fulfil.ts';
 import { sqliteHousekeeping } from './sqlite-housekeeping.ts';
@@ -23,6 +24,11 @@ export interface SqliteStoreOptions {
   database: string | Database;
   /** How long a writer waits for another process's lock. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * Who copies the WAL back into the database file. 'background' (default): a worker thread, so no
+   * request pays for a checkpoint. 'on-commit': SQLite's default, inside the commit that fills the WAL.
+   */
+  checkpoints?: 'background' | 'on-commit';
 }
 
 /** The SQLite store, with its open database (`db`). */
@@ -36,6 +42,15 @@ function assertDatabaseOption(database: unknown): asserts database is string | D
     throw new KitError(
       KitErrorCode.InvalidOptions,
       'createSqliteStore: `database` must be a file path or an open better-sqlite3 Database.',
+    );
+  }
+}
+
+function assertCheckpointsOption(checkpoints: unknown): asserts checkpoints is SqliteStoreOptions['checkpoints'] {
+  if (checkpoints !== undefined && checkpoints !== 'background' && checkpoints !== 'on-commit') {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `createSqliteStore: \`checkpoints\` must be 'background' or 'on-commit' (or left out); got ${JSON.stringify(checkpoints)}.`,
     );
   }
 }
@@ -87,9 +102,11 @@ function sqliteStartBudgets(db: Database, statements: Statements): StartBudgetCo
 /** The SQLite store (better-sqlite3): your tables share the kit's transaction. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   assertDatabaseOption(options.database);
+  assertCheckpointsOption(options.checkpoints);
   const { db, owned } = openDatabase(options.database, options.busyTimeoutMs ?? 5000);
   migrate(db);
   const statements = prepareAll(db, SQL);
+  const checkpointer = options.checkpoints === 'on-commit' ? undefined : startBackgroundCheckpoints(db);
   return {
     db,
     async insertAttempt(attempt) {
@@ -105,6 +122,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...sqliteStartBudgets(db, statements),
     ...sqliteHousekeeping(db),
     async close() {
+      await checkpointer?.stop();
       if (owned && db.open) db.close();
     },
   };

@@ -116,7 +116,11 @@ export type FulfilEffect<Tx> = (tx: Tx, attempt: Attempt) => void | Promise<void
 
 /** One fulfilment of a group commit: fulfilOnce's arguments. */
 export interface FulfilRequest<Tx> {
-  sessionId: string;
+  /**
+   * The attempt as the caller read it from this store (by state, or claimed): the mark is keyed by
+   * its sessionId, and the effect receives it, so the store need not read the row back.
+   */
+  attempt: Attempt;
   effect: FulfilEffect<Tx>;
   now: number;
   options?: FulfilOnceOptions;
@@ -190,7 +194,7 @@ export interface VerifyStore<Tx = unknown> {
   insertAttempt(attempt: NewAttempt): Promise<void>;
   findAttemptByState(state: string): Promise<Attempt | undefined>;
   /**
-   * Runs `effect` and marks the attempt fulfilled in ONE transaction keyed by sessionId. Across
+   * Runs `effect` and marks `attempt` (as read from this store) fulfilled in ONE transaction keyed by its sessionId. Across
    * processes and concurrent callers the effect commits at most once; if it throws, nothing is
    * marked and the error propagates. The effect may return a promise where the store's transaction
    * can span one (PostgreSQL); the SQLite store refuses one, its transaction being synchronous.
@@ -203,7 +207,7 @@ export interface VerifyStore<Tx = unknown> {
    * transaction-scoped advisory lock on the user and action for the same guarantee.
    */
   fulfilOnce(
-    sessionId: string,
+    attempt: Attempt,
     effect: FulfilEffect<Tx>,
     now: number,
     options?: FulfilOnceOptions,

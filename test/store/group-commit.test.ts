@@ -10,7 +10,7 @@ import { completeAttempt } from '../../middleware/fulfil.ts';
 import type { FulfilEffect, FulfilRequest, VerifyStore } from '../../middleware/store/types.ts';
 import { runSweep } from '../../middleware/sweep.ts';
 import type { ActionDefinition, SessionStatus } from '../../middleware/types.ts';
-import { newAttempt } from '../support/attempts.ts';
+import { newAttempt, storedAttempt } from '../support/attempts.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 
 const ACTION = 'change_payout';
@@ -36,8 +36,8 @@ describeEachStore('group commit', (kind) => {
     await h.dispose();
   });
 
-  const request = (n: number, effect: FulfilEffect<unknown>): FulfilRequest<unknown> => ({
-    sessionId: `session-${n}`,
+  const request = async (n: number, effect: FulfilEffect<unknown>): Promise<FulfilRequest<unknown>> => ({
+    attempt: await storedAttempt(h.store, `session-${n}`),
     effect,
     now: 100 + n,
     options: sweepEvent,
@@ -49,11 +49,9 @@ describeEachStore('group commit', (kind) => {
     const throwing = h.effect('test', () => {
       throw new Error('payout provider down');
     });
-    const settlements = await h.store.fulfilBatch([
-      request(1, h.effect()),
-      request(2, throwing),
-      request(3, h.effect()),
-    ]);
+    const settlements = await h.store.fulfilBatch(
+      await Promise.all([request(1, h.effect()), request(2, throwing), request(3, h.effect())]),
+    );
 
     expect(settlements.map((s) => s.ok)).toEqual([true, false, true]);
     expect(settlements[1]).toMatchObject({ ok: false, error: { message: 'payout provider down' } });
@@ -65,19 +63,21 @@ describeEachStore('group commit', (kind) => {
     const events = await h.store.claimOutcomeEvents({ now: 1_000, owner: 'test', leaseMs: 1_000, limit: 10 });
     expect(events.map((e) => e.attempt.sessionId).sort()).toEqual(['session-1', 'session-3']);
     // Nothing was lost: the rolled-back attempt is fulfilled by a later call.
-    expect((await h.store.fulfilOnce('session-2', h.effect(), 200)).kind).toBe('fulfilled');
+    expect((await h.store.fulfilOnce(await storedAttempt(h.store, 'session-2'), h.effect(), 200)).kind).toBe(
+      'fulfilled',
+    );
     expect(await h.countEffects()).toBe(3);
   });
 
   it('keeps the ordering inside a group: an older attempt of the same user and action never applies after a newer one', async () => {
     for (const n of [1, 2, 3, 4]) await h.store.insertAttempt(newAttempt(n));
-    expect((await h.store.fulfilOnce('session-3', h.effect('first'), 50)).kind).toBe('fulfilled');
+    expect((await h.store.fulfilOnce(await storedAttempt(h.store, 'session-3'), h.effect('first'), 50)).kind).toBe(
+      'fulfilled',
+    );
     // 1 and 2 were superseded by 3's fulfilment; 4, newer than 3, still applies.
-    const settlements = await h.store.fulfilBatch([
-      request(4, h.effect()),
-      request(1, h.effect()),
-      request(2, h.effect()),
-    ]);
+    const settlements = await h.store.fulfilBatch(
+      await Promise.all([request(4, h.effect()), request(1, h.effect()), request(2, h.effect())]),
+    );
     expect(settlements.map((s) => (s.ok ? s.result.kind : 'error'))).toEqual([
       'fulfilled',
       'not_pending',
@@ -96,13 +96,13 @@ describeEachStore('group commit', (kind) => {
       await h.store.insertAttempt(newAttempt(n, { userRef: `user-${n % 6}` }));
     const other = await h.openAnother();
     const batch = (by: string, order: number[], ordering: 'independent' | 'latest') =>
-      order.map((n) => ({ ...request(n, h.effect(by)), options: { ordering } }));
+      Promise.all(order.map(async (n) => ({ ...(await request(n, h.effect(by))), options: { ordering } })));
     const reversed = (ns: number[]) => [...ns].reverse();
     const groups = await Promise.all([
-      h.store.fulfilBatch(batch('a', independent, 'independent')),
-      other.fulfilBatch(batch('b', reversed(independent), 'independent')),
-      h.store.fulfilBatch(batch('c', latest, 'latest')),
-      other.fulfilBatch(batch('d', reversed(latest), 'latest')),
+      h.store.fulfilBatch(await batch('a', independent, 'independent')),
+      other.fulfilBatch(await batch('b', reversed(independent), 'independent')),
+      h.store.fulfilBatch(await batch('c', latest, 'latest')),
+      other.fulfilBatch(await batch('d', reversed(latest), 'latest')),
     ]);
 
     expect(groups.flat().every((s) => s.ok)).toBe(true);

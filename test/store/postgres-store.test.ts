@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
 import { SCHEMA_VERSION } from '../../middleware/store/postgres-schema.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
-import { newAttempt } from '../support/attempts.ts';
+import { newAttempt, storedAttempt } from '../support/attempts.ts';
 
 const attempt = (n: number) =>
   newAttempt(n, { userRef: 'user-1', action: 'grant', sensitivity: 'normal', createdAt: 1_000, nextCheckAt: 1_000 });
@@ -57,7 +57,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     let inside!: () => void;
     const entered = new Promise<void>((resolve) => (inside = resolve));
     const fulfilment = store.fulfilOnce(
-      'session-1',
+      await storedAttempt(store, 'session-1'),
       async (tx, a) => {
         await tx.query('INSERT INTO effects (session_id) VALUES ($1)', [a.sessionId]);
         inside();
@@ -72,7 +72,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
     // A concurrent fulfilment waits on the row lock, then finds it fulfilled: the effect ran once.
     const second = async (tx: pg.PoolClient) => void (await tx.query("INSERT INTO effects VALUES ('x')"));
-    const racer = other.fulfilOnce('session-1', second, 6);
+    const racer = other.fulfilOnce(await storedAttempt(other, 'session-1'), second, 6);
     release();
     expect((await fulfilment).kind).toBe('fulfilled');
     expect((await racer).kind).toBe('already_fulfilled');
@@ -85,11 +85,13 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       await tx.query("INSERT INTO effects (session_id) VALUES ('before')");
       await tx.query('INSERT INTO no_such_table VALUES (1)').catch(() => {});
     };
-    await expect(store.fulfilOnce('session-1', swallowing, 5)).rejects.toThrow(/aborted by an error inside the action/);
+    await expect(store.fulfilOnce(await storedAttempt(store, 'session-1'), swallowing, 5)).rejects.toThrow(
+      /aborted by an error inside the action/,
+    );
     expect((await store.findAttemptByState('state-1'))?.outcome).toBe('pending');
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
     // The pool is still healthy afterwards.
-    expect((await store.fulfilOnce('session-1', () => {}, 6)).kind).toBe('fulfilled');
+    expect((await store.fulfilOnce(await storedAttempt(store, 'session-1'), () => {}, 6)).kind).toBe('fulfilled');
   });
 
   it('in a group, rolls back only the attempt whose action swallowed an SQL error; the others commit', async () => {
@@ -101,9 +103,9 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       await tx.query('INSERT INTO no_such_table VALUES (1)').catch(() => {});
     };
     const settlements = await store.fulfilBatch([
-      { sessionId: 'session-1', effect: writes('ok'), now: 5 },
-      { sessionId: 'session-2', effect: swallowing, now: 5 },
-      { sessionId: 'session-3', effect: writes('ok'), now: 5 },
+      { attempt: await storedAttempt(store, 'session-1'), effect: writes('ok'), now: 5 },
+      { attempt: await storedAttempt(store, 'session-2'), effect: swallowing, now: 5 },
+      { attempt: await storedAttempt(store, 'session-3'), effect: writes('ok'), now: 5 },
     ]);
     expect(settlements.map((s) => s.ok)).toEqual([true, false, true]);
     expect(settlements[1]).toMatchObject({
@@ -125,7 +127,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     for (let i = 0; i < 3; i++) {
       await expect(
         single.fulfilOnce(
-          'session-1',
+          await storedAttempt(single, 'session-1'),
           async (tx) => {
             await tx.query("INSERT INTO effects (session_id) VALUES ('s')");
             throw new Error('provider down');
@@ -135,7 +137,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       ).rejects.toThrow('provider down');
     }
     // With one connection, a leaked one would hang here.
-    expect((await single.fulfilOnce('session-1', () => {}, 6)).kind).toBe('fulfilled');
+    expect((await single.fulfilOnce(await storedAttempt(single, 'session-1'), () => {}, 6)).kind).toBe('fulfilled');
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
   });
 
@@ -156,9 +158,12 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     for (const n of [1, 2, 3, 4, 5]) await single.insertAttempt(attempt(n));
     await single.findAttemptByState('state-1');
     // session-2 applied without ordering leaves session-1 pending; fulfilling it with 'latest' then supersedes it.
-    await single.fulfilOnce('session-2', noEffect, 2_000, { ordering: 'independent', event });
-    await single.fulfilOnce('session-1', noEffect, 2_000, { event });
-    await single.fulfilOnce('session-2', noEffect, 2_000, { event }); // already fulfilled: read back by sessionId
+    await single.fulfilOnce(await storedAttempt(single, 'session-2'), noEffect, 2_000, {
+      ordering: 'independent',
+      event,
+    });
+    await single.fulfilOnce(await storedAttempt(single, 'session-1'), noEffect, 2_000, { event });
+    await single.fulfilOnce(await storedAttempt(single, 'session-2'), noEffect, 2_000, { event }); // already fulfilled: read back by sessionId
     await single.recordFailure('session-3', 'failed', 2_000, event);
     const claimed = await single.claimDueAttempts({
       now: 2_000,

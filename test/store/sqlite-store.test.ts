@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/sqlite-schema.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
-import { newAttempt } from '../support/attempts.ts';
+import { newAttempt, storedAttempt } from '../support/attempts.ts';
 
 let dir: string;
 let store: SqliteStore;
@@ -40,7 +40,7 @@ describe('SQLite store', () => {
       nextCheckAt: 1,
     });
     const asyncEffect = async () => {};
-    await expect(store.fulfilOnce('session-1', asyncEffect, 5)).rejects.toMatchObject({
+    await expect(store.fulfilOnce(await storedAttempt(store, 'session-1'), asyncEffect, 5)).rejects.toMatchObject({
       code: 'invalid_options',
       message: expect.stringMatching(/must be synchronous/),
     });
@@ -86,6 +86,53 @@ describe('upgrading a version-1 database', () => {
       // New attempts go after every migrated one.
       await upgraded.insertAttempt(attempt(9));
       expect((await upgraded.findAttemptByState('state-9'))!.startSeq).toBeGreaterThan(later!.startSeq);
+    } finally {
+      await upgraded.close();
+    }
+  });
+});
+
+describe('upgrading a version-4 database (start_seq without AUTOINCREMENT)', () => {
+  it('keeps every attempt with its start_seq and outcome, and a new attempt still starts after all of them', async () => {
+    const path = join(dir, 'v4.sqlite');
+    const db = new BetterSqlite3(path);
+    migrate(db, 4);
+    const insert = db.prepare(
+      `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, destination, return_to, sensitivity,
+         platform, created_at, outcome, finished_at, next_check_at)
+       VALUES (?, ?, 'user-a', 'confirm_phone', 'null', '+15550100001', '/done', 'normal', 'web', ?, ?, ?, 0)`,
+    );
+    insert.run('state-1', 'session-1', 1000, 'pending', null);
+    insert.run('state-2', 'session-2', 2000, 'fulfilled', 2500);
+    insert.run('state-3', 'session-3', 3000, 'pending', null);
+    const before = db.prepare('SELECT * FROM verify_kit_attempts ORDER BY start_seq').all();
+    db.close();
+
+    const upgraded = createSqliteStore({ database: path, checkpoints: 'on-commit' });
+    try {
+      const version = upgraded.db.prepare('SELECT version FROM verify_kit_schema').get() as { version: number };
+      expect(version.version).toBe(SCHEMA_VERSION);
+      expect(upgraded.db.prepare('SELECT * FROM verify_kit_attempts ORDER BY start_seq').all()).toEqual(before);
+      const table = upgraded.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'verify_kit_attempts'").get() as {
+        sql: string;
+      };
+      expect(table.sql).not.toMatch(/AUTOINCREMENT/);
+      const indexes = upgraded.db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'verify_kit_attempts' AND sql IS NOT NULL",
+        )
+        .all()
+        .map((row) => (row as { name: string }).name)
+        .sort();
+      expect(indexes).toEqual([
+        'verify_kit_attempts_age',
+        'verify_kit_attempts_due',
+        'verify_kit_attempts_intent',
+        'verify_kit_attempts_settled',
+      ]);
+      const newest = (await upgraded.findAttemptByState('state-3'))!.startSeq;
+      await upgraded.insertAttempt(attempt(4));
+      expect((await upgraded.findAttemptByState('state-4'))!.startSeq).toBeGreaterThan(newest);
     } finally {
       await upgraded.close();
     }

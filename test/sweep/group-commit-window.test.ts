@@ -13,18 +13,18 @@ function recordingStore() {
   return {
     groups,
     async fulfilBatch(requests: readonly FulfilRequest<unknown>[]): Promise<FulfilSettlement[]> {
-      groups.push(requests.map((r) => r.sessionId));
+      groups.push(requests.map((r) => r.attempt.sessionId));
       // Only the sessionId matters here: it tells each caller's result apart.
       return requests.map((r) => ({
         ok: true,
-        result: { kind: 'not_pending', attempt: { sessionId: r.sessionId } as Attempt },
+        result: { kind: 'not_pending', attempt: r.attempt },
       }));
     },
   };
 }
 
 const request = (n: number): FulfilRequest<unknown> => ({
-  sessionId: `session-${n}`,
+  attempt: { sessionId: `session-${n}` } as Attempt,
   effect: () => undefined,
   now: n,
   options: { ordering: 'independent' },
