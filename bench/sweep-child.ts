@@ -7,7 +7,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { getHeapSpaceStatistics } from 'node:v8';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import pg from 'pg';
 import {
