@@ -44,7 +44,9 @@ try {
       concurrency: 16,
     });
     const store = createSqliteStore({ database: template });
-    store.db.exec('CREATE TABLE bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)');
+    store.db.exec(
+      'CREATE TABLE bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
+    );
     const now = Date.now();
     store.db.exec('BEGIN');
     for (const s of sessions) {
