@@ -521,6 +521,8 @@ async function sweepPhase(
     const e1 = await emulator.call<Cpu>('cpu');
     const processWallMs = performance.now() - w0;
     log(`sweep ${size}: ${result.report.fulfilled} fulfilled in ${Math.round(result.runMs)} ms`);
+    if (result.memoryAtPeak !== undefined)
+      log(`sweep ${size}: memory at the peak ${JSON.stringify(result.memoryAtPeak)}`);
     const after = await raw();
     log(`sweep ${size}: raw capacity after ${Math.round(after.rps)} req/s`);
     if (result.report.stoppedBy !== null)

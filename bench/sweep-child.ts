@@ -6,6 +6,7 @@
  *    fixed concurrency reading (and parsing) the status of the same seeded sessions.
  */
 import { performance } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import pg from 'pg';
 import {
@@ -43,6 +44,20 @@ export interface SweepChildResult {
   rssBeforeKiB: number;
   cpuUserMs: number;
   cpuSystemMs: number;
+  /** BENCH_SWEEP_MEMORY=1: process.memoryUsage() (MiB) sampled every 20 ms during runSweep; the sample with the largest RSS. */
+  memoryAtPeak?: MemorySample;
+}
+
+/** One process.memoryUsage() sample, MiB, with its time since runSweep was called. */
+export interface MemorySample {
+  atMs: number;
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  /** V8 heap spaces' committed sizes (new_space, old_space, code_space, ...), MiB. */
+  spaces: Record<string, number>;
 }
 
 export interface RawArgs {
@@ -114,6 +129,7 @@ serve({
     const rssBeforeKiB = Math.round(process.memoryUsage().rss / 1024);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
+    const memory = process.env.BENCH_SWEEP_MEMORY ? sampleMemory(t0) : undefined;
     const report = await runSweep(
       { client, store, actions: new Map([[ACTION, action]]), now: Date.now },
       {
@@ -124,6 +140,7 @@ serve({
     );
     const runMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
+    const memoryAtPeak = memory?.stop();
     timeline?.print(t0);
     const grants = await countGrants();
     await client.close();
@@ -137,6 +154,7 @@ serve({
       rssBeforeKiB,
       cpuUserMs: cpu.user / 1000,
       cpuSystemMs: cpu.system / 1000,
+      ...(memoryAtPeak === undefined ? {} : { memoryAtPeak }),
     };
   },
 
@@ -186,6 +204,33 @@ serve({
     };
   },
 });
+
+/** Samples process.memoryUsage() every 20 ms; stop() returns the sample with the largest RSS. */
+function sampleMemory(t0: number) {
+  const mib = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
+  let peak: MemorySample | undefined;
+  const sample = () => {
+    const m = process.memoryUsage();
+    if (peak !== undefined && mib(m.rss) <= peak.rss) return;
+    peak = {
+      atMs: Math.round(performance.now() - t0),
+      rss: mib(m.rss),
+      heapTotal: mib(m.heapTotal),
+      heapUsed: mib(m.heapUsed),
+      external: mib(m.external),
+      arrayBuffers: mib(m.arrayBuffers),
+      spaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, mib(space.space_size)])),
+    };
+  };
+  const timer = setInterval(sample, 20);
+  return {
+    stop(): MemorySample | undefined {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
+}
 
 /**
  * BENCH_SWEEP_TIMELINE=1: when each step of the run happened (ms since runSweep was called), written
