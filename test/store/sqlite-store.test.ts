@@ -124,11 +124,7 @@ describe('upgrading a version-4 database (start_seq without AUTOINCREMENT)', () 
         .all()
         .map((row) => (row as { name: string }).name)
         .sort();
-      expect(indexes).toEqual([
-        'verify_kit_attempts_due',
-        'verify_kit_attempts_intent',
-        'verify_kit_attempts_settled',
-      ]);
+      expect(indexes).toEqual(['verify_kit_attempts_due', 'verify_kit_attempts_intent', 'verify_kit_attempts_settled']);
       const newest = (await upgraded.findAttemptByState('state-3'))!.startSeq;
       await upgraded.insertAttempt(attempt(4));
       expect((await upgraded.findAttemptByState('state-4'))!.startSeq).toBeGreaterThan(newest);
