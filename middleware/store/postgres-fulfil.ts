@@ -47,7 +47,7 @@ function inRounds(requests: readonly FulfilRequest<PoolClient>[]): Ordered[][] {
   return rounds;
 }
 
-/** Marks a round's requests in one statement (markFulfilled); returns each one's rows by its place in the round. */
+/** Marks a round's requests in one statement; returns each one's rows by its place in the round. */
 async function markRound(client: PoolClient, round: readonly Ordered[]): Promise<MarkRow[][]> {
   const requests = round.map(({ request }, k) => ({
     ord: k + 1,
@@ -55,7 +55,11 @@ async function markRound(client: PoolClient, round: readonly Ordered[]): Promise
     latest: (request.options?.ordering ?? 'latest') === 'latest',
     now: request.now,
   }));
-  const { rows } = await queryOn<MarkRow>(client, 'markFulfilled', [JSON.stringify(requests)]);
+  const [only] = requests;
+  const { rows } =
+    requests.length === 1 && only !== undefined
+      ? await queryOn<MarkRow>(client, 'markFulfilled', [only.session_id, only.now, only.latest])
+      : await queryOn<MarkRow>(client, 'markFulfilledGroup', [JSON.stringify(requests)]);
   const byOrd: MarkRow[][] = round.map(() => []);
   for (const row of rows) byOrd[row.ord - 1]?.push(row);
   return byOrd;

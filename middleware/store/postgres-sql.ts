@@ -30,6 +30,28 @@ export const SQL = {
   lockIntents: `SELECT pg_advisory_xact_lock(k) FROM (
       SELECT DISTINCT hashtextextended(user_ref || chr(31) || action, 0) AS k
       FROM verify_kit_attempts WHERE session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
+  // One attempt (the landing's, the mobile completion's, a retried one): the same decision as
+  // markFulfilledGroup with scalar parameters, whose plan is simpler (the group's JSON list cost
+  // about 50 us more database CPU per landing, measured).
+  markFulfilled: `WITH marked AS (
+      UPDATE verify_kit_attempts AS a
+      SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
+      WHERE a.session_id = $1 AND a.outcome = 'pending'
+        AND NOT ($3::boolean AND EXISTS (
+          SELECT 1 FROM (
+            SELECT n.outcome FROM verify_kit_attempts AS n
+            WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
+          WHERE newer.outcome = 'fulfilled'))
+      RETURNING a.session_id, a.user_ref, a.action, a.start_seq),
+    older AS (
+      UPDATE verify_kit_attempts AS o
+      SET outcome = 'superseded', superseded_by = m.session_id, finished_at = $2, lease_owner = NULL, lease_until = NULL
+      FROM marked AS m
+      WHERE $3::boolean AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
+        AND o.outcome = 'pending'
+      RETURNING o.*)
+    SELECT 'fulfilled' AS role, 1 AS ord, NULL AS attempt FROM marked
+    UNION ALL SELECT 'superseded', 1, ${ATTEMPT} FROM older`,
   // A round of a group in one statement: $1 a JSON array of the requests (ord, from 1; session_id;
   // latest: ordered 'latest'; now), at most one per user and action (the caller's rounds). JSON
   // rather than arrays: an array's length is seen when a plan is made for one call's values, so a
@@ -43,7 +65,7 @@ export const SQL = {
   // whose statistics say it is empty while a sweep fills it, one full scan per fulfilment.
   // The same statement settles the user's older pending attempts of the action as superseded (they
   // must never apply after this one). Only those come back whole; a marked one is the caller's.
-  markFulfilled: `WITH r AS (
+  markFulfilledGroup: `WITH r AS (
       SELECT * FROM json_to_recordset($1::json) AS r (ord integer, session_id text, latest boolean, now bigint)),
     marked AS (
       UPDATE verify_kit_attempts AS a
