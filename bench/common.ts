@@ -1,5 +1,6 @@
 /** Shared by the orchestrator and its children (no side effects on import). */
 import { createHash, randomBytes } from 'node:crypto';
+import type { NewAttempt } from '../middleware/index.ts';
 
 export interface ConfigureArgs {
   emulatorUrl: string;
@@ -54,4 +55,21 @@ export function newState(): string {
 
 export function basicAuthorization(clientId: string, secret: string): string {
   return `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`;
+}
+
+/** A seeded session as a due attempt of the sweep benches: started ten minutes ago, due a minute ago. */
+export function dueAttempt(session: SeedAttempt, now: number): NewAttempt {
+  return {
+    state: session.state,
+    sessionId: session.sessionId,
+    userRef: session.userRef,
+    action: ACTION,
+    params: null,
+    destination: '+15550100001',
+    returnTo: SUCCESS_PATH,
+    sensitivity: 'normal',
+    platform: 'web',
+    createdAt: now - 10 * 60_000,
+    nextCheckAt: now - 60_000,
+  };
 }

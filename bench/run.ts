@@ -14,7 +14,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createPostgresStore, createSqliteStore } from '../middleware/index.ts';
+import { createPostgresStore } from '../middleware/index.ts';
 import { createTestDatabase, type TestDatabase } from '../test/support/postgres.ts';
 import { ACTION, PG_GRANTS_TABLE, PG_SEED_ATTEMPTS, SUCCESS_PATH, type SeedAttempt } from './common.ts';
 import { spawnChild, type Child } from './ipc.ts';
@@ -28,7 +28,7 @@ import {
   type LoadRequest,
   type LoadResult,
 } from './load.ts';
-import { resetEmulator, seedVerifiedSessions, type SeedClient } from './seed.ts';
+import { resetEmulator, seedVerifiedSessions, writeDueAttempts, type SeedClient } from './seed.ts';
 import type { RawResult, SweepChildResult } from './sweep-child.ts';
 
 // ---------------------------------------------------------------- configuration
@@ -453,30 +453,7 @@ async function sweepPhase(
       concurrency: config.seedConcurrency,
     });
     // The attempts, through the kit's store, all due (first check time in the past), in one transaction.
-    const store = createSqliteStore({ database: dbPath });
-    store.db.exec(
-      'CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
-    );
-    const now = Date.now();
-    store.db.exec('BEGIN');
-    for (const s of sessions) {
-      void store.insertAttempt({
-        state: s.state,
-        sessionId: s.sessionId,
-        userRef: s.userRef,
-        action: ACTION,
-        params: null,
-        destination: '+15550100001',
-        returnTo: SUCCESS_PATH,
-        sensitivity: 'normal',
-        platform: 'web',
-        createdAt: now - 10 * 60_000,
-        nextCheckAt: now - 60_000,
-      });
-    }
-    store.db.exec('COMMIT');
-    store.db.pragma('wal_checkpoint(TRUNCATE)');
-    await store.close();
+    await writeDueAttempts(dbPath, sessions);
     const seedMs = performance.now() - t0;
     log(`sweep ${size}: seeded ${size} verified sessions and due attempts in ${Math.round(seedMs)} ms`);
 

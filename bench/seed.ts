@@ -3,7 +3,8 @@
  * SMS), then POST /_control/sessions/:id/complete {outcome: 'verified'}, as if the user had entered
  * the code on the hosted page. Returns what the integrator's store needs for each attempt.
  */
-import { basicAuthorization, destinationOf, newState, type SeedAttempt } from './common.ts';
+import { createSqliteStore } from '../middleware/index.ts';
+import { basicAuthorization, destinationOf, dueAttempt, newState, type SeedAttempt } from './common.ts';
 import { closedLoop, loadPool } from './load.ts';
 
 export interface SeedClient {
@@ -85,4 +86,21 @@ export async function resetEmulator(emulatorUrl: string): Promise<void> {
   const response = await fetch(`${emulatorUrl}/_control/reset`, { method: 'POST' });
   if (!response.ok) throw new Error(`emulator reset answered ${response.status}`);
   await response.arrayBuffer();
+}
+
+/**
+ * A SQLite file for a sweep bench: the kit's tables and bench_grants, every session a due attempt
+ * (inserted through the kit's store in one transaction), the WAL folded into the file.
+ */
+export async function writeDueAttempts(path: string, sessions: readonly SeedAttempt[]): Promise<void> {
+  const store = createSqliteStore({ database: path });
+  store.db.exec(
+    'CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
+  );
+  const now = Date.now();
+  store.db.transaction(() => {
+    for (const s of sessions) void store.insertAttempt(dueAttempt(s, now));
+  })();
+  store.db.pragma('wal_checkpoint(TRUNCATE)');
+  await store.close();
 }

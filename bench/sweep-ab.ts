@@ -13,11 +13,9 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createSqliteStore } from '../middleware/index.ts';
-import { ACTION, SUCCESS_PATH } from './common.ts';
 import { spawnChild } from './ipc.ts';
 import { median } from './load.ts';
-import { seedVerifiedSessions, type SeedClient } from './seed.ts';
+import { seedVerifiedSessions, writeDueAttempts, type SeedClient } from './seed.ts';
 import type { RawResult, SweepChildResult } from './sweep-child.ts';
 
 const sizes = (process.env.SWEEP_AB_SIZES ?? '10000').split(',').map(Number);
@@ -43,28 +41,7 @@ try {
     const sessions = await seedVerifiedSessions(emulatorUrl, client, size, (i) => `ab-${size}-${i}`, {
       concurrency: 16,
     });
-    const store = createSqliteStore({ database: template });
-    store.db.exec(
-      'CREATE TABLE bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
-    );
-    const now = Date.now();
-    store.db.exec('BEGIN');
-    for (const s of sessions) {
-      void store.insertAttempt({
-        ...s,
-        action: ACTION,
-        params: null,
-        destination: '+15550100001',
-        returnTo: SUCCESS_PATH,
-        sensitivity: 'normal',
-        platform: 'web',
-        createdAt: now - 10 * 60_000,
-        nextCheckAt: now - 60_000,
-      });
-    }
-    store.db.exec('COMMIT');
-    store.db.pragma('wal_checkpoint(TRUNCATE)');
-    await store.close();
+    await writeDueAttempts(template, sessions);
     const common = { emulatorUrl, clientId: client.clientId, secret: client.secret };
     const raw = async () => {
       const child = spawnChild('./sweep-child.ts', 'raw');

@@ -22,7 +22,7 @@ import {
   type VerifyClient,
 } from '../middleware/index.ts';
 import { runSweep } from '../middleware/sweep.ts';
-import { ACTION, newState, SUCCESS_PATH } from './common.ts';
+import { ACTION, dueAttempt, newState, SUCCESS_PATH } from './common.ts';
 
 const n = Number(process.env.MICRO_N ?? 20_000);
 const dir = mkdtempSync(join(tmpdir(), 'sweep-micro-'));
@@ -35,17 +35,7 @@ try {
   for (let i = 0; i < n; i++) {
     const s = { state: newState(), sessionId: `ses_${i.toString(36).padStart(8, '0')}`, userRef: `micro-${i}` };
     sessions.set(s.sessionId, s);
-    void store.insertAttempt({
-      ...s,
-      action: ACTION,
-      params: null,
-      destination: '+15550100001',
-      returnTo: SUCCESS_PATH,
-      sensitivity: 'normal',
-      platform: 'web',
-      createdAt: now - 10 * 60_000,
-      nextCheckAt: now - 60_000,
-    });
+    void store.insertAttempt(dueAttempt(s, now));
   }
   store.db.exec('COMMIT');
   const insertGrant = store.db.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?, ?)');
