@@ -16,6 +16,35 @@ const RECORD = `SELECT ${COLUMNS.replace(/(\w+)/g, 'a.$1')}, a.redacted_at, e.so
 const SETTLED_BEFORE = `a.outcome <> 'pending' AND a.finished_at < $1 AND NOT EXISTS (
   SELECT 1 FROM verify_kit_outcome_events w WHERE w.session_id = a.session_id AND w.delivered_at IS NULL)`;
 
+/**
+ * With `latest`: "an older attempt must never be applied after a newer one of the same user and
+ * action was applied", so marking attempt `a` is refused when a newer one is already fulfilled. The
+ * user's newer attempts are found first (OFFSET 0 keeps that a separate step, on the user's few
+ * rows): given `outcome = 'fulfilled'` directly, the planner may walk the settled-attempts index
+ * instead, whose statistics say it is empty while a sweep fills it, one full scan per fulfilment.
+ */
+const newerApplied = (latest: string) => `${latest} AND EXISTS (
+          SELECT 1 FROM (
+            SELECT n.outcome FROM verify_kit_attempts AS n
+            WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
+          WHERE newer.outcome = 'fulfilled')`;
+
+/**
+ * After a `marked` CTE (session_id, user_ref, action, start_seq, ord, latest, now): the user's older
+ * pending attempts of the action are settled as superseded in the same statement (they must never
+ * apply after the marked one). Only those come back whole; a marked one is the caller's.
+ */
+const SUPERSEDE_OLDER = `older AS (
+      UPDATE verify_kit_attempts AS o
+      SET outcome = 'superseded', superseded_by = m.session_id, finished_at = m.now, lease_owner = NULL,
+        lease_until = NULL
+      FROM marked AS m
+      WHERE m.latest AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
+        AND o.outcome = 'pending'
+      RETURNING o.*, m.ord)
+    SELECT 'fulfilled' AS role, ord, NULL AS attempt FROM marked
+    UNION ALL SELECT 'superseded', ord, ${ATTEMPT} FROM older`;
+
 export const SQL = {
   insert: `INSERT INTO verify_kit_attempts
       (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
@@ -36,35 +65,15 @@ export const SQL = {
   markFulfilled: `WITH marked AS (
       UPDATE verify_kit_attempts AS a
       SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
-      WHERE a.session_id = $1 AND a.outcome = 'pending'
-        AND NOT ($3::boolean AND EXISTS (
-          SELECT 1 FROM (
-            SELECT n.outcome FROM verify_kit_attempts AS n
-            WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
-          WHERE newer.outcome = 'fulfilled'))
-      RETURNING a.session_id, a.user_ref, a.action, a.start_seq),
-    older AS (
-      UPDATE verify_kit_attempts AS o
-      SET outcome = 'superseded', superseded_by = m.session_id, finished_at = $2, lease_owner = NULL, lease_until = NULL
-      FROM marked AS m
-      WHERE $3::boolean AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
-        AND o.outcome = 'pending'
-      RETURNING o.*)
-    SELECT 'fulfilled' AS role, 1 AS ord, NULL AS attempt FROM marked
-    UNION ALL SELECT 'superseded', 1, ${ATTEMPT} FROM older`,
+      WHERE a.session_id = $1 AND a.outcome = 'pending' AND NOT (${newerApplied('$3::boolean')})
+      RETURNING a.session_id, a.user_ref, a.action, a.start_seq, 1 AS ord, $3::boolean AS latest, $2::bigint AS now),
+    ${SUPERSEDE_OLDER}`,
   // A round of a group in one statement: $1 a JSON array of the requests (ord, from 1; session_id;
   // latest: ordered 'latest'; now), at most one per user and action (the caller's rounds). JSON
   // rather than arrays: an array's length is seen when a plan is made for one call's values, so a
   // batch of one was planned again on every call (3 ms here) instead of reusing the prepared plan.
   // The rows are found through `= ANY (ARRAY(...))`, which the planner counts as a few rows: joined
   // to the JSON alone (counted as 100) it scanned a small table whole.
-  // With 'latest': "an older attempt must never be applied after a newer one of the same user and
-  // action was applied", so the mark is refused when a newer one is already fulfilled. The user's
-  // newer attempts are found first (OFFSET 0 keeps that a separate step, on the user's few rows):
-  // given `outcome = 'fulfilled'` directly, the planner may walk the settled-attempts index instead,
-  // whose statistics say it is empty while a sweep fills it, one full scan per fulfilment.
-  // The same statement settles the user's older pending attempts of the action as superseded (they
-  // must never apply after this one). Only those come back whole; a marked one is the caller's.
   markFulfilledGroup: `WITH r AS (
       SELECT * FROM json_to_recordset($1::json) AS r (ord integer, session_id text, latest boolean, now bigint)),
     marked AS (
@@ -72,23 +81,9 @@ export const SQL = {
       SET outcome = 'fulfilled', fulfilled_at = r.now, finished_at = r.now, lease_owner = NULL, lease_until = NULL
       FROM r
       WHERE a.session_id = ANY (ARRAY(SELECT session_id FROM r)) AND a.session_id = r.session_id
-        AND a.outcome = 'pending'
-        AND NOT (r.latest AND EXISTS (
-          SELECT 1 FROM (
-            SELECT n.outcome FROM verify_kit_attempts AS n
-            WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
-          WHERE newer.outcome = 'fulfilled'))
+        AND a.outcome = 'pending' AND NOT (${newerApplied('r.latest')})
       RETURNING a.session_id, a.user_ref, a.action, a.start_seq, r.ord, r.latest, r.now),
-    older AS (
-      UPDATE verify_kit_attempts AS o
-      SET outcome = 'superseded', superseded_by = m.session_id, finished_at = m.now, lease_owner = NULL,
-        lease_until = NULL
-      FROM marked AS m
-      WHERE m.latest AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
-        AND o.outcome = 'pending'
-      RETURNING o.*, m.ord)
-    SELECT 'fulfilled' AS role, ord, NULL AS attempt FROM marked
-    UNION ALL SELECT 'superseded', ord, ${ATTEMPT} FROM older`,
+    ${SUPERSEDE_OLDER}`,
   newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
       ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'
     WHERE a.session_id = $1 ORDER BY n.start_seq DESC LIMIT 1`,
