@@ -3,7 +3,7 @@
  * isolation, this kit against another kit version (OLD_KIT_DIR, e.g. `git archive main middleware`
  * unpacked), interleaved rounds on two scratch databases seeded alike. Per attempt it reports the
  * CPU of this process (node-postgres and the store) and of the PostgreSQL backends serving it
- * (/proc/<pid>/stat of the pools' connections), and the wall time:
+ * (/proc/<pid>/stat of the pools' connections), the wall time and the WAL written (load-independent):
  *  - claim: claimDueAttempts in batches of 50 (the sweep's default batch);
  *  - group: fulfilBatch in groups of GROUP (13, the sweep's measured average on PostgreSQL), two
  *    groups at once (the sweep's `parallel` at concurrency 4);
@@ -87,7 +87,16 @@ async function backendCpuMs(side: Side): Promise<number> {
   return ticks * 10;
 }
 
+/** The cluster's WAL position in bytes: the sides run one at a time, so a difference is one side's. */
+async function walBytes(side: Side): Promise<number> {
+  const { rows } = await side.db.pool.query<{ at: string }>(
+    "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text AS at",
+  );
+  return Number(rows[0]!.at);
+}
+
 async function measure(side: Side, work: () => Promise<number>) {
+  const w0 = await walBytes(side);
   const b0 = await backendCpuMs(side);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
@@ -95,7 +104,8 @@ async function measure(side: Side, work: () => Promise<number>) {
   const wall = performance.now() - t0;
   const c = process.cpuUsage(c0);
   const b1 = await backendCpuMs(side);
-  return { node: (c.user + c.system) / 1000 / n, pg: (b1 - b0) / n, wall: wall / n };
+  const w1 = await walBytes(side);
+  return { node: (c.user + c.system) / 1000 / n, pg: (b1 - b0) / n, wall: wall / n, wal: (w1 - w0) / n };
 }
 
 async function claimRound(side: Side, owner: string): Promise<number> {
@@ -148,13 +158,20 @@ const fmt = (xs: number[]) =>
 
 async function main() {
   const sides = [await open('new', new URL('../middleware', import.meta.url).pathname), await open('old', OLD_KIT_DIR)];
-  const figures: Record<string, Record<string, { node: number[]; pg: number[]; wall: number[] }>> = {};
-  const record = (round: number, op: string, side: string, f: { node: number; pg: number; wall: number }) => {
+  type Figures = { node: number[]; pg: number[]; wall: number[]; wal: number[] };
+  const figures: Record<string, Record<string, Figures>> = {};
+  const record = (
+    round: number,
+    op: string,
+    side: string,
+    f: { node: number; pg: number; wall: number; wal: number },
+  ) => {
     if (round === 0) return;
-    const s = ((figures[op] ??= {})[side] ??= { node: [], pg: [], wall: [] });
+    const s = ((figures[op] ??= {})[side] ??= { node: [], pg: [], wall: [], wal: [] });
     s.node.push(f.node);
     s.pg.push(f.pg);
     s.wall.push(f.wall);
+    s.wal.push(f.wal);
   };
   for (let round = 0; round <= ROUNDS; round++) {
     // ABBA; round 0 warms both sides up and is not recorded.
@@ -174,7 +191,10 @@ async function main() {
   console.log(`µs per attempt, median (min-max) of ${ROUNDS} rounds x ${PER_ROUND}; group size ${GROUP}`);
   for (const [op, bySide] of Object.entries(figures)) {
     for (const [side, f] of Object.entries(bySide)) {
-      console.log(`${op.padEnd(8)} ${side}: node CPU ${fmt(f.node)}, backend CPU ${fmt(f.pg)}, wall ${fmt(f.wall)}`);
+      console.log(
+        `${op.padEnd(8)} ${side}: node CPU ${fmt(f.node)}, backend CPU ${fmt(f.pg)}, wall ${fmt(f.wall)}, ` +
+          `WAL bytes ${median(f.wal).toFixed(0)}`,
+      );
     }
   }
   for (const side of sides) {

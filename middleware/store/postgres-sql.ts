@@ -123,7 +123,9 @@ export const SQL = {
     SET next_check_at = c.next_check_at, sweep_checks = a.sweep_checks + 1, lease_owner = NULL, lease_until = NULL
     FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)
     WHERE a.session_id = c.session_id AND a.lease_owner = $1 AND a.outcome = 'pending'`,
-  release: 'UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
+  // Only pending attempts hold leases (every outcome clears its lease): found through the pending-by-due index.
+  release: `UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL
+    WHERE outcome = 'pending' AND lease_owner = $1`,
   // One call, one transaction (the statement's): see the function in postgres-schema.ts.
   consumeStartBudgets: 'SELECT refused_budget, retry_after_ms FROM verify_kit_consume_start_budgets($1, $2, $3, $4)',
   // SKIP LOCKED: never waits on a counter a start holds, so it cannot deadlock with one.
@@ -139,7 +141,7 @@ export const SQL = {
       AND ($3::bigint IS NULL OR a.created_at >= $3) AND ($4::bigint IS NULL OR a.created_at < $4)
     ORDER BY a.created_at DESC, a.start_seq DESC LIMIT $5`,
   redact: `UPDATE verify_kit_attempts SET params = 'null', destination = NULL, redacted_at = $3
-    WHERE start_seq IN (SELECT a.start_seq FROM verify_kit_attempts a
+    WHERE session_id IN (SELECT a.session_id FROM verify_kit_attempts a
       WHERE ${SETTLED_BEFORE} AND a.redacted_at IS NULL LIMIT $2 FOR UPDATE SKIP LOCKED)`,
   // The delivered outcome events go with their attempts.
   delete: `WITH doomed AS (

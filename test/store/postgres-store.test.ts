@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
-import { SCHEMA_VERSION } from '../../middleware/store/postgres-schema.ts';
+import { migrate, SCHEMA_VERSION } from '../../middleware/store/postgres-schema.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { newAttempt, storedAttempt } from '../support/attempts.ts';
 
@@ -286,5 +286,57 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
 
   it('rejects an option that is not a pg Pool, saying what to pass', () => {
     expect(() => createPostgresStore({ pool: {} as pg.Pool })).toThrow(/must be a node-postgres Pool/);
+  });
+});
+
+describe.skipIf(postgresUnavailable !== undefined)('upgrading a version-3 PostgreSQL database', () => {
+  it('keeps every attempt, drops the lease, per-user and start_seq indexes, and still releases a lease', async () => {
+    const old = await createTestDatabase();
+    try {
+      await migrate(old.pool, 3);
+      const insert = `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, destination, return_to,
+          sensitivity, platform, created_at, outcome, finished_at, next_check_at, lease_owner, lease_until)
+        VALUES ($1, $2, 'user-a', 'confirm_phone', 'null', '+15550100001', '/done', 'normal', 'web', $3, $4, $5, 0, $6, $7)`;
+      await old.pool.query(insert, ['state-1', 'session-1', 1000, 'pending', null, 'sweep-a', 9_000_000_000_000]);
+      await old.pool.query(insert, ['state-2', 'session-2', 2000, 'fulfilled', 2500, null, null]);
+      const before = (await old.pool.query('SELECT * FROM verify_kit_attempts ORDER BY start_seq')).rows;
+
+      const upgraded = createPostgresStore({ pool: old.pool });
+      await upgraded.ready;
+      const { rows: version } = await old.pool.query('SELECT version FROM verify_kit_schema');
+      expect(version).toEqual([{ version: SCHEMA_VERSION }]);
+      expect((await old.pool.query('SELECT * FROM verify_kit_attempts ORDER BY start_seq')).rows).toEqual(before);
+      const { rows: indexes } = await old.pool.query<{ indexname: string; indexdef: string }>(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'verify_kit_attempts' ORDER BY indexname",
+      );
+      expect(indexes.map((i) => i.indexname)).toEqual([
+        'verify_kit_attempts_age',
+        'verify_kit_attempts_due',
+        'verify_kit_attempts_intent',
+        'verify_kit_attempts_pkey',
+        'verify_kit_attempts_session_id_key',
+        'verify_kit_attempts_settled',
+      ]);
+      const { rows: options } = await old.pool.query(
+        "SELECT reloptions FROM pg_class WHERE relname = 'verify_kit_attempts'",
+      );
+      expect(options).toEqual([{ reloptions: ['fillfactor=80'] }]);
+
+      // The release finds the lease without its index; new attempts still start after the old ones.
+      expect(await upgraded.releaseClaims('sweep-a')).toBe(1);
+      expect(await storedAttempt(upgraded, 'session-1')).toMatchObject({ outcome: 'pending' });
+      const { rows: leases } = await old.pool.query(
+        'SELECT lease_owner FROM verify_kit_attempts WHERE lease_owner IS NOT NULL',
+      );
+      expect(leases).toEqual([]);
+      await upgraded.insertAttempt(attempt(9));
+      const [first, , latest] = (
+        await old.pool.query<{ start_seq: string }>('SELECT start_seq FROM verify_kit_attempts ORDER BY start_seq')
+      ).rows;
+      expect(Number(latest!.start_seq)).toBeGreaterThan(Number(first!.start_seq));
+      expect((await storedAttempt(upgraded, 'session-9')).startSeq).toBe(Number(latest!.start_seq));
+    } finally {
+      await old.drop();
+    }
   });
 });
