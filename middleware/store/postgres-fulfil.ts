@@ -2,8 +2,9 @@
  * The PostgreSQL store's fulfil path: "an action and its mark commit in one transaction keyed by
  * sessionId". The action receives the pool client inside BEGIN ... COMMIT. The mark is a
  * conditional UPDATE (a concurrent one waits for the first to commit, then finds nothing pending);
- * with ordering 'latest', an advisory lock per (user, action) is taken first, so newest-wins
- * cannot race. A group commit is one transaction for the whole group (fulfilBatch).
+ * with ordering 'latest', an advisory lock per (user, action) is taken first (by the mark itself
+ * for a request alone), so newest-wins cannot race. A group commit is one transaction for the
+ * whole group (fulfilBatch).
  */
 import type { PoolClient } from 'pg';
 import { fulfilOnceVia, inCallerOrder, inLockOrder } from './batch.ts';
@@ -137,10 +138,13 @@ async function lockIntents(client: PoolClient, requests: readonly FulfilRequest<
   if (ordered.length > 0) await queryOn(client, 'lockIntents', [ordered]);
 }
 
-/** Every request of the group in ONE transaction, in lock order, no savepoint: any error rolls it all back. */
+/**
+ * Every request of the group in ONE transaction, in lock order, no savepoint: any error rolls it all
+ * back. A request alone takes its pair's lock in its mark (markFulfilled), one round trip fewer.
+ */
 function fulfilTogether(db: PostgresDb, requests: readonly FulfilRequest<PoolClient>[]) {
   return inTransaction(db, async (client) => {
-    await lockIntents(client, requests);
+    if (requests.length > 1) await lockIntents(client, requests);
     return fulfilInRounds(client, requests);
   });
 }

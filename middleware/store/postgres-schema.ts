@@ -5,6 +5,7 @@
  */
 import type { Pool } from 'pg';
 import { transactionOn } from './postgres-query.ts';
+import { ROUTINES } from './postgres-sql.ts';
 
 /** Chosen once for this kit ("vkit" in ASCII); only the kit's migrations take it. */
 const MIGRATION_LOCK = 0x766b6974;
@@ -133,8 +134,8 @@ const MIGRATIONS: readonly string[] = [
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
- * Brings the kit's tables to SCHEMA_VERSION (or to `target`, for upgrade tests); safe to run from
- * several processes at once.
+ * Brings the kit's tables to SCHEMA_VERSION (or to `target`, for upgrade tests) and creates the
+ * routines this code calls; safe to run from several processes at once.
  */
 export function migrate(pool: Pool, target: number = SCHEMA_VERSION): Promise<void> {
   return transactionOn(pool, async (client) => {
@@ -152,5 +153,11 @@ export function migrate(pool: Pool, target: number = SCHEMA_VERSION): Promise<vo
     for (const migration of MIGRATIONS.slice(current, to)) await client.query(migration);
     if (rows.length === 0) await client.query('INSERT INTO verify_kit_schema (version) VALUES ($1)', [to]);
     else await client.query('UPDATE verify_kit_schema SET version = $1', [to]);
+    if (to !== SCHEMA_VERSION) return;
+    // The routines this code calls, each under a name carrying a hash of its text (postgres-sql.ts).
+    for (const routine of ROUTINES) {
+      const found = await client.query('SELECT to_regprocedure($1) IS NOT NULL AS present', [routine.signature]);
+      if (found.rows[0]?.present !== true) await client.query(routine.create);
+    }
   });
 }

@@ -3,6 +3,7 @@
  * Each runs as a named prepared statement: a key here is its name after `verify_kit_`. Attempts
  * come back as one JSON column (ATTEMPT, postgres-rows.ts), except on the support reads (RECORD).
  */
+import { createHash } from 'node:crypto';
 import { ATTEMPT, COLUMNS } from './postgres-rows.ts';
 
 /** Ended start budget counters are deleted in batches of at most this many. */
@@ -45,6 +46,47 @@ const SUPERSEDE_OLDER = `older AS (
     SELECT 'fulfilled' AS role, ord, NULL AS attempt FROM marked
     UNION ALL SELECT 'superseded', ord, ${ATTEMPT} FROM older`;
 
+/** The advisory lock key of an attempt's (user, action) pair; every lock on a pair uses this one. */
+const INTENT_LOCK_KEY = (alias: string) => `hashtextextended(${alias}.user_ref || chr(31) || ${alias}.action, 0)`;
+
+/**
+ * The single mark (the landing's, the mobile completion's, a retried one) as a routine, so that the
+ * pair's lock and the mark take one round trip instead of two. The mark must read after the lock is
+ * held: a VOLATILE function's statements each take a fresh snapshot, so the UPDATE below sees a
+ * newer attempt that committed while this one waited. The same decision as markFulfilledGroup,
+ * with scalar parameters, whose plan is simpler (the group's JSON list cost about 50 us more
+ * database CPU per landing, measured).
+ */
+const MARK_ONE_BODY = `
+#variable_conflict use_column
+BEGIN
+  IF p_latest THEN
+    PERFORM pg_advisory_xact_lock(${INTENT_LOCK_KEY('a')}) FROM verify_kit_attempts AS a
+      WHERE a.session_id = p_session_id;
+  END IF;
+  RETURN QUERY WITH marked AS (
+      UPDATE verify_kit_attempts AS a
+      SET outcome = 'fulfilled', fulfilled_at = p_now, finished_at = p_now, lease_owner = NULL, lease_until = NULL
+      WHERE a.session_id = p_session_id AND a.outcome = 'pending' AND NOT (${newerApplied('p_latest')})
+      RETURNING a.session_id, a.user_ref, a.action, a.start_seq, 1 AS ord, p_latest AS latest, p_now AS now),
+    ${SUPERSEDE_OLDER};
+END`;
+
+/**
+ * The store's routines. They are not migrations: the store creates each one when it starts, if it
+ * is missing, under a name that carries a hash of its text. Instances of two kit versions on one
+ * database then each call their own, and a routine can never differ from the code that calls it.
+ */
+export const MARK_ONE_ROUTINE = `verify_kit_mark_fulfilled_${createHash('sha256').update(MARK_ONE_BODY).digest('hex').slice(0, 16)}`;
+export const ROUTINES = [
+  {
+    signature: `${MARK_ONE_ROUTINE}(text, bigint, boolean)`,
+    create: `CREATE FUNCTION ${MARK_ONE_ROUTINE}(p_session_id TEXT, p_now BIGINT, p_latest BOOLEAN)
+      RETURNS TABLE (role TEXT, ord INTEGER, attempt TEXT) LANGUAGE plpgsql VOLATILE AS $fn$${MARK_ONE_BODY}
+      $fn$`,
+  },
+] as const;
+
 export const SQL = {
   insert: `INSERT INTO verify_kit_attempts
       (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
@@ -57,17 +99,10 @@ export const SQL = {
   // A group takes all its pairs' locks first, in one sorted order (OFFSET 0 keeps the sort below the
   // locking), so two processes committing overlapping groups queue instead of deadlocking.
   lockIntents: `SELECT pg_advisory_xact_lock(k) FROM (
-      SELECT DISTINCT hashtextextended(user_ref || chr(31) || action, 0) AS k
-      FROM verify_kit_attempts WHERE session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
-  // One attempt (the landing's, the mobile completion's, a retried one): the same decision as
-  // markFulfilledGroup with scalar parameters, whose plan is simpler (the group's JSON list cost
-  // about 50 us more database CPU per landing, measured).
-  markFulfilled: `WITH marked AS (
-      UPDATE verify_kit_attempts AS a
-      SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
-      WHERE a.session_id = $1 AND a.outcome = 'pending' AND NOT (${newerApplied('$3::boolean')})
-      RETURNING a.session_id, a.user_ref, a.action, a.start_seq, 1 AS ord, $3::boolean AS latest, $2::bigint AS now),
-    ${SUPERSEDE_OLDER}`,
+      SELECT DISTINCT ${INTENT_LOCK_KEY('a')} AS k
+      FROM verify_kit_attempts AS a WHERE a.session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
+  // One attempt: its pair's lock (with $3, ordering 'latest') and its mark, in MARK_ONE_ROUTINE.
+  markFulfilled: `SELECT role, ord, attempt FROM ${MARK_ONE_ROUTINE}($1, $2, $3)`,
   // A round of a group in one statement: $1 a JSON array of the requests (ord, from 1; session_id;
   // latest: ordered 'latest'; now), at most one per user and action (the caller's rounds). JSON
   // rather than arrays: an array's length is seen when a plan is made for one call's values, so a

@@ -79,6 +79,34 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 1 });
   });
 
+  it("a lone fulfilment waits for its pair's lock, then sees the newer attempt committed meanwhile and is superseded", async () => {
+    await store.insertAttempt(attempt(1));
+    await store.insertAttempt(attempt(2));
+    // Another instance applying the newer attempt holds the (user, action) lock until it commits.
+    const other = await newPool(1).connect();
+    try {
+      await other.query('BEGIN');
+      await other.query("SELECT pg_advisory_xact_lock(hashtextextended('user-1' || chr(31) || 'grant', 0))");
+      await other.query(
+        "UPDATE verify_kit_attempts SET outcome = 'fulfilled', fulfilled_at = 7, finished_at = 7 WHERE session_id = 'session-2'",
+      );
+      let effects = 0;
+      let settled = false;
+      const older = store
+        .fulfilOnce(await storedAttempt(store, 'session-1'), () => void effects++, 8)
+        .finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled).toBe(false);
+      await other.query('COMMIT');
+      // "An older attempt must never be applied after a newer one": the mark read after the lock.
+      expect((await older).kind).toBe('superseded');
+      expect(effects).toBe(0);
+      expect((await storedAttempt(store, 'session-1')).outcome).toBe('superseded');
+    } finally {
+      other.release();
+    }
+  });
+
   it('commits nothing when the action swallowed an SQL error, which aborts the transaction', async () => {
     await store.insertAttempt(attempt(1));
     const swallowing = async (tx: pg.PoolClient) => {
