@@ -118,16 +118,16 @@ const MIGRATIONS: readonly string[] = [
    END
    $fn$;`,
 
-  // 4: fewer index writes per attempt. A claim now sets only columns no index reads, so with room
-  // left on each page (fillfactor) it is a HOT update that writes no index at all; before, a claim
-  // and a mark each wrote a new entry into every index. The lease index goes (a run's leases are
-  // all on pending attempts: the release finds them through the pending-by-due index), the
-  // per-user index goes (support lists by user use the intent index, whose first column is the
-  // user, as the SQLite store's do), and so does start_seq's uniqueness (its sequence numbers it;
-  // the intent index orders by it). The pending-by-age index stays: only a start writes it.
-  `DROP INDEX verify_kit_attempts_lease;
-   DROP INDEX verify_kit_attempts_user;
-   ALTER TABLE verify_kit_attempts DROP CONSTRAINT verify_kit_attempts_start_seq_key;
+  // 4: fewer index writes per attempt: a claim and a mark each wrote a new entry into every index.
+  // The lease index goes (a run's leases are all on pending attempts: the release finds them
+  // through the pending-by-due index), the per-user index goes (support lists by user use the
+  // intent index, whose first column is the user, as the SQLite store's do), and so does
+  // start_seq's uniqueness (its sequence numbers it; the intent index orders by it). A claim then
+  // sets only columns no index reads: where its page has room (fillfactor) it is a HOT update,
+  // which writes no index entry at all. The pending-by-age index stays: only a start writes it.
+  `DROP INDEX IF EXISTS verify_kit_attempts_lease;
+   DROP INDEX IF EXISTS verify_kit_attempts_user;
+   ALTER TABLE verify_kit_attempts DROP CONSTRAINT IF EXISTS verify_kit_attempts_start_seq_key;
    ALTER TABLE verify_kit_attempts SET (fillfactor = 80);`,
 ];
 

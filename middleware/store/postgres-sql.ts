@@ -1,7 +1,8 @@
 /**
- * Every statement of the PostgreSQL store, in one place (its migrations are in postgres-schema.ts).
- * Each runs as a named prepared statement: a key here is its name after `verify_kit_`. Attempts
- * come back as one JSON column (ATTEMPT, postgres-rows.ts), except on the support reads (RECORD).
+ * Every statement of the PostgreSQL store, and the routines it creates, in one place (its
+ * migrations are in postgres-schema.ts). Each statement runs as a named prepared statement: a key
+ * here is its name after `verify_kit_`. Attempts come back as one JSON column (ATTEMPT,
+ * postgres-rows.ts), except on the support reads (RECORD).
  */
 import { createHash } from 'node:crypto';
 import { ATTEMPT, COLUMNS } from './postgres-rows.ts';
