@@ -79,33 +79,45 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 1 });
   });
 
-  it("a lone fulfilment waits for its pair's lock, then sees the newer attempt committed meanwhile and is superseded", async () => {
-    await store.insertAttempt(attempt(1));
-    await store.insertAttempt(attempt(2));
-    // Another instance applying the newer attempt holds the (user, action) lock until it commits.
-    const other = await newPool(1).connect();
-    try {
-      await other.query('BEGIN');
-      await other.query("SELECT pg_advisory_xact_lock(hashtextextended('user-1' || chr(31) || 'grant', 0))");
-      await other.query(
-        "UPDATE verify_kit_attempts SET outcome = 'fulfilled', fulfilled_at = 7, finished_at = 7 WHERE session_id = 'session-2'",
-      );
-      let effects = 0;
-      let settled = false;
-      const older = store
-        .fulfilOnce(await storedAttempt(store, 'session-1'), () => void effects++, 8)
-        .finally(() => (settled = true));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(settled).toBe(false);
-      await other.query('COMMIT');
-      // "An older attempt must never be applied after a newer one": the mark read after the lock.
-      expect((await older).kind).toBe('superseded');
-      expect(effects).toBe(0);
-      expect((await storedAttempt(store, 'session-1')).outcome).toBe('superseded');
-    } finally {
-      other.release();
-    }
-  });
+  // "An older attempt must never be applied after a newer one": the mark reads after the pair's lock.
+  it.each(['alone', 'in a group'] as const)(
+    "a fulfilment %s waits for its pair's lock, then sees the newer attempt committed meanwhile and is superseded",
+    async (how) => {
+      await store.insertAttempt(attempt(1));
+      await store.insertAttempt(attempt(2));
+      await store.insertAttempt({ ...attempt(3), userRef: 'user-3' });
+      // Another instance applying the newer attempt holds the (user, action) lock until it commits.
+      const other = await newPool(1).connect();
+      try {
+        await other.query('BEGIN');
+        await other.query("SELECT pg_advisory_xact_lock(hashtextextended('user-1' || chr(31) || 'grant', 0))");
+        await other.query(
+          "UPDATE verify_kit_attempts SET outcome = 'fulfilled', fulfilled_at = 7, finished_at = 7 WHERE session_id = 'session-2'",
+        );
+        const applied: string[] = [];
+        const effect = (_tx: pg.PoolClient, a: { sessionId: string }) => void applied.push(a.sessionId);
+        const older = await storedAttempt(store, 'session-1');
+        let settled = false;
+        const kinds = (
+          how === 'alone'
+            ? store.fulfilOnce(older, effect, 8).then((result) => [result.kind])
+            : store
+                .fulfilBatch(
+                  [older, await storedAttempt(store, 'session-3')].map((a) => ({ attempt: a, effect, now: 8 })),
+                )
+                .then((settlements) => settlements.map((s) => (s.ok ? s.result.kind : 'error')))
+        ).finally(() => (settled = true));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(settled).toBe(false);
+        await other.query('COMMIT');
+        expect(await kinds).toEqual(how === 'alone' ? ['superseded'] : ['superseded', 'fulfilled']);
+        expect(applied).toEqual(how === 'alone' ? [] : ['session-3']);
+        expect((await storedAttempt(store, 'session-1')).outcome).toBe('superseded');
+      } finally {
+        other.release();
+      }
+    },
+  );
 
   it('commits nothing when the action swallowed an SQL error, which aborts the transaction', async () => {
     await store.insertAttempt(attempt(1));
