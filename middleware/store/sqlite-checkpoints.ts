@@ -10,8 +10,12 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
 
-/** How often the worker checkpoints. */
-export const BACKGROUND_CHECKPOINT_INTERVAL_MS = 200;
+/**
+ * How often the worker checkpoints. A checkpoint copies each page the WAL holds once, and the
+ * busiest pages (the newest leaf of each index, the start budgets) change in nearly every commit:
+ * a longer interval copies them fewer times, while the safety net below still bounds the WAL.
+ */
+export const BACKGROUND_CHECKPOINT_INTERVAL_MS = 1000;
 /** WAL pages after which a commit checkpoints on the store's own thread anyway (SQLite's default is 1000). */
 export const SAFETY_NET_CHECKPOINT_PAGES = 10_000;
 

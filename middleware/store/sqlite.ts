@@ -15,6 +15,7 @@ import { sqliteHousekeeping } from './sqlite-housekeeping.ts';
 import { sqliteOutbox } from './sqlite-outbox.ts';
 import { toAttempt, type AttemptRow } from './sqlite-rows.ts';
 import { ENDED_BUDGETS_PER_CLEANUP, prepareAll, SQL, type Statements } from './sqlite-sql.ts';
+import { startWrites, type StartWrite } from './sqlite-start-writes.ts';
 import { sqliteSweepWrites } from './sqlite-sweep.ts';
 import type { StartBudget, StartBudgetCounter, StartBudgetRefusal, VerifyStore } from './types.ts';
 
@@ -72,12 +73,12 @@ class BudgetsRefused extends Error {
   }
 }
 
-/** consumeStartBudgets: one IMMEDIATE transaction per start, with the ended counters cleaned now and then. */
-function sqliteStartBudgets(db: Database, statements: Statements): StartBudgetCounter {
+/** consumeStartBudgets: all of a start's budgets in one savepoint, with the ended counters cleaned now and then. */
+function sqliteStartBudgets(statements: Statements, write: StartWrite): StartBudgetCounter {
   let nextBudgetCleanupAt = 0;
-  // Under the write lock, spend every budget; if one is used up, roll all of them back: no other
-  // start can slip between, and a refused start spends nothing.
-  const spendAll = db.transaction((budgets: readonly StartBudget[], now: number): void => {
+  // Under the write lock, spend every budget; if one is used up, throw, and the write's savepoint
+  // rolls all of them back: no other start can slip between, and a refused start spends nothing.
+  const spendAll = (budgets: readonly StartBudget[], now: number): void => {
     if (now >= nextBudgetCleanupAt) {
       const deleted = statements.deleteEndedBudgets.run(now).changes;
       // A full batch means more are waiting: clean again on the next start.
@@ -90,11 +91,11 @@ function sqliteStartBudgets(db: Database, statements: Statements): StartBudgetCo
       return [{ budget, retryAfterMs: row.window_ends_at - now }];
     });
     if (refusals.length > 0) throw new BudgetsRefused(refusals);
-  });
+  };
   return {
     async consumeStartBudgets({ budgets, now }) {
       try {
-        spendAll.immediate(budgets, now);
+        await write(() => spendAll(budgets, now));
         return [];
       } catch (error) {
         if (error instanceof BudgetsRefused) return error.refusals;
@@ -112,10 +113,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   migrate(db);
   const statements = prepareAll(db, SQL);
   const checkpointer = options.checkpoints === 'on-commit' ? undefined : startBackgroundCheckpoints(db);
+  const starts = startWrites(db);
   return {
     db,
     async insertAttempt(attempt) {
-      statements.insert.run({ ...attempt, params: JSON.stringify(attempt.params) });
+      const row = { ...attempt, params: JSON.stringify(attempt.params) };
+      await starts.write(() => statements.insert.run(row));
     },
     async findAttemptByState(state) {
       const row = statements.byState.get(state) as AttemptRow | undefined;
@@ -124,9 +127,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...sqliteFulfil(db, statements),
     ...sqliteSweepWrites(db, statements),
     ...sqliteOutbox(db, statements),
-    ...sqliteStartBudgets(db, statements),
+    ...sqliteStartBudgets(statements, starts.write),
     ...sqliteHousekeeping(db),
     async close() {
+      if (db.open) starts.flush();
       await checkpointer?.stop();
       if (owned && db.open) db.close();
     },

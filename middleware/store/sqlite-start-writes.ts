@@ -1,0 +1,84 @@
+/**
+ * Group commit for the start's writes (its budgets, its new attempt). A SQLite commit costs about
+ * the same however many rows it carries (its WAL frames, its locks), so the writes that concurrent
+ * starts make in one turn of the event loop share one IMMEDIATE transaction, each in its own
+ * savepoint: a write that throws rolls back alone and rejects only its caller. Every caller's
+ * promise settles after the commit, so no start is answered (and no SMS is sent) on a write that
+ * was not stored.
+ */
+import type { Database } from 'better-sqlite3';
+
+/**
+ * Queues a synchronous write, all or nothing (a throw rolls back what it wrote); resolves with its
+ * result once the transaction holding it commits.
+ */
+export type StartWrite = <T>(write: () => T) => Promise<T>;
+
+export interface StartWrites {
+  write: StartWrite;
+  /** Commits what is queued now (the store calls it before it closes the database). */
+  flush(): void;
+}
+
+interface Queued {
+  write: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export function startWrites(db: Database): StartWrites {
+  let queue: Queued[] = [];
+  let scheduled: NodeJS.Immediate | undefined;
+
+  // Nested in the group's transaction, better-sqlite3 runs each write as a SAVEPOINT.
+  const runOne = db.transaction((write: () => unknown) => write());
+  const runGroup = db.transaction((group: readonly Queued[]): Outcome[] =>
+    group.map(({ write }) => {
+      try {
+        return { ok: true, value: runOne(write) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    }),
+  );
+
+  function flush(): void {
+    if (scheduled !== undefined) clearImmediate(scheduled);
+    scheduled = undefined;
+    const group = queue;
+    queue = [];
+    if (group.length === 0) return;
+    let outcomes: Outcome[];
+    try {
+      outcomes = runGroup.immediate(group);
+    } catch (error) {
+      // The transaction itself failed (a lock timeout, a full disk): none of the group was stored.
+      for (const queued of group) queued.reject(error);
+      return;
+    }
+    outcomes.forEach((outcome, i) => {
+      const queued = group[i] as Queued;
+      if (outcome.ok) queued.resolve(outcome.value);
+      else queued.reject(outcome.error);
+    });
+  }
+
+  const write: StartWrite = <T>(run: () => T) => {
+    // Inside a transaction the integrator opened on the shared connection, the write joins it at
+    // once (in its own savepoint) and commits with it, as a plain statement would.
+    if (db.inTransaction) {
+      try {
+        return Promise.resolve(runOne(run) as T);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return new Promise<T>((resolve, reject) => {
+      queue.push({ write: run, resolve: resolve as (value: unknown) => void, reject });
+      scheduled ??= setImmediate(flush);
+    });
+  };
+  return { write, flush };
+}

@@ -1,0 +1,126 @@
+/**
+ * The SQLite store's group commit of start writes (budgets, new attempts): what concurrent starts
+ * write in one turn of the event loop commits together, yet each write stands or falls alone, and
+ * no caller hears "stored" before the commit.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
+import type { SqliteStoreOptions } from '../../middleware/store/sqlite.ts';
+import { newAttempt } from '../support/attempts.ts';
+
+let dir: string;
+let path: string;
+const opened: SqliteStore[] = [];
+
+function open(options: Omit<SqliteStoreOptions, 'database'> = {}): SqliteStore {
+  // 'on-commit': no worker copies the WAL away while a test reads its size.
+  const store = createSqliteStore({ database: path, checkpoints: 'on-commit', ...options });
+  opened.push(store);
+  return store;
+}
+
+const walBytes = () => statSync(`${path}-wal`).size;
+const budget = (key: string, points: number) => ({ key, points, durationMs: 60_000 });
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'verify-start-writes-'));
+  path = join(dir, 'kit.sqlite');
+});
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SQLite start writes', () => {
+  it('commits the writes of concurrent starts together: 40 at once append a fraction of the WAL 40 in turn do', async () => {
+    const store = open();
+    const before = walBytes();
+    await Promise.all(Array.from({ length: 40 }, (_, i) => store.insertAttempt(newAttempt(i))));
+    const together = walBytes() - before;
+    for (let i = 40; i < 80; i++) await store.insertAttempt(newAttempt(i));
+    const inTurn = walBytes() - before - together;
+    // One commit rewrites each touched page once; forty commits rewrite the same pages forty times.
+    expect(together * 5).toBeLessThan(inTurn);
+    expect((await store.listAttempts({ limit: 100 })).length).toBe(80);
+  });
+
+  it('rolls back only the write that throws: its neighbours in the group are stored', async () => {
+    const store = open();
+    await store.insertAttempt(newAttempt(1));
+    await store.consumeStartBudgets({ budgets: [budget('ip:1', 1)], now: 1_000 });
+    const results = await Promise.allSettled([
+      store.insertAttempt(newAttempt(2)),
+      // The same state as attempt 1: the UNIQUE constraint refuses it.
+      store.insertAttempt(newAttempt(3, { state: 'state-1' })),
+      store.consumeStartBudgets({ budgets: [budget('user:a', 5), budget('ip:1', 1)], now: 1_000 }),
+      store.insertAttempt(newAttempt(4)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    // The refused start spent nothing, not even on the budget that had room.
+    expect((results[2] as PromiseFulfilledResult<unknown>).value).toEqual([{ budget: 1, retryAfterMs: 60_000 }]);
+    expect(await store.consumeStartBudgets({ budgets: [budget('user:a', 1)], now: 1_000 })).toEqual([]);
+    expect(await store.findAttemptBySessionId('session-3')).toBeUndefined();
+    expect((await store.findAttemptBySessionId('session-2'))?.state).toBe('state-2');
+    expect((await store.findAttemptBySessionId('session-4'))?.state).toBe('state-4');
+  });
+
+  it('settles a caller only after the commit: another connection sees the attempt by then, and not before', async () => {
+    const store = open();
+    const other = new BetterSqlite3(path, { readonly: true });
+    const seen = () => other.prepare("SELECT COUNT(*) AS n FROM verify_kit_attempts WHERE state = 'state-1'").get();
+    try {
+      const stored = store.insertAttempt(newAttempt(1));
+      expect(seen()).toEqual({ n: 0 });
+      await stored;
+      expect(seen()).toEqual({ n: 1 });
+    } finally {
+      other.close();
+    }
+  });
+
+  it('rejects every write of a group whose transaction cannot start, and stores none of them', async () => {
+    const store = open({ busyTimeoutMs: 50 });
+    const holder = new BetterSqlite3(path);
+    holder.exec('BEGIN IMMEDIATE');
+    const results = await Promise.allSettled([
+      store.insertAttempt(newAttempt(1)),
+      store.consumeStartBudgets({ budgets: [budget('user:a', 5)], now: 1_000 }),
+    ]);
+    holder.exec('ROLLBACK');
+    holder.close();
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect((results[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_BUSY' });
+    expect(await store.findAttemptBySessionId('session-1')).toBeUndefined();
+    // The budget was not spent either: five starts still fit.
+    const five = await store.consumeStartBudgets({ budgets: [budget('user:a', 5)], now: 1_000 });
+    expect(five).toEqual([]);
+    expect(store.db.prepare('SELECT spent FROM verify_kit_start_budgets').get()).toEqual({ spent: 1 });
+  });
+
+  it('joins a transaction the integrator opened on the shared connection, at once, and rolls back with it', async () => {
+    const store = open();
+    store.db.exec('BEGIN');
+    const stored = store.insertAttempt(newAttempt(1));
+    store.db.exec('ROLLBACK');
+    await stored;
+    expect(await store.findAttemptBySessionId('session-1')).toBeUndefined();
+    store.db.exec('BEGIN');
+    void store.insertAttempt(newAttempt(2));
+    store.db.exec('COMMIT');
+    expect((await store.findAttemptBySessionId('session-2'))?.state).toBe('state-2');
+  });
+
+  it('commits what is queued when the store closes, before the database is closed', async () => {
+    const store = open();
+    const stored = store.insertAttempt(newAttempt(1));
+    await store.close();
+    await stored;
+    const reopened = open();
+    expect((await reopened.findAttemptBySessionId('session-1'))?.state).toBe('state-1');
+  });
+});
