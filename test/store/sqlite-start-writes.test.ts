@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
-import type { SqliteStoreOptions } from '../../middleware/store/sqlite.ts';
+import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../middleware/store/sqlite.ts';
 import { newAttempt } from '../support/attempts.ts';
 
 let dir: string;
@@ -96,9 +95,8 @@ describe('SQLite start writes', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect((results[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_BUSY' });
     expect(await store.findAttemptBySessionId('session-1')).toBeUndefined();
-    // The budget was not spent either: five starts still fit.
-    const five = await store.consumeStartBudgets({ budgets: [budget('user:a', 5)], now: 1_000 });
-    expect(five).toEqual([]);
+    // The budget was not spent either: the next start is the first one it counts.
+    expect(await store.consumeStartBudgets({ budgets: [budget('user:a', 5)], now: 1_000 })).toEqual([]);
     expect(store.db.prepare('SELECT spent FROM verify_kit_start_budgets').get()).toEqual({ spent: 1 });
   });
 
