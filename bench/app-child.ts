@@ -23,9 +23,12 @@ import {
   ACTION,
   basicAuthorization,
   destinationOf,
+  PG_BASELINE_ATTEMPTS_TABLE,
+  PG_BASELINE_SEED_ATTEMPTS,
   PG_GRANTS_TABLE,
   PG_INSERT_GRANT,
   PG_SEED_ATTEMPTS,
+  seedPostgres,
   SUCCESS_PATH,
   type ConfigureArgs,
   type SeedAttempt,
@@ -163,15 +166,6 @@ function kitApp(k: VerificationKit<unknown>): express.Express {
   });
   app.use(k.router);
   return app;
-}
-
-/** Seeded attempts into PostgreSQL, a chunk per statement (the kit's table, or the baseline's). */
-async function seedPostgres(pool: pg.Pool, sql: string, attempts: SeedAttempt[], extra: unknown[]): Promise<void> {
-  for (let i = 0; i < attempts.length; i += 5000) {
-    const chunk = attempts.slice(i, i + 5000);
-    const columns = [chunk.map((a) => a.state), chunk.map((a) => a.sessionId), chunk.map((a) => a.userRef)];
-    await pool.query(sql, [...columns, ...extra]);
-  }
 }
 
 const pgCounts = (pool: pg.Pool, attemptsTable: string) => async (): Promise<Counts> => {
@@ -403,20 +397,10 @@ function configureBaseline(args: ConfigureArgs): express.Express {
 function configureBaselinePostgres(args: ConfigureArgs): express.Express {
   const pool = new pg.Pool({ connectionString: args.databaseUrl, max: 10 });
   pgPool = pool;
-  const ready = pool.query(`CREATE TABLE IF NOT EXISTS attempts (
-      state TEXT PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, user_ref TEXT NOT NULL, action TEXT NOT NULL,
-      return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at BIGINT NOT NULL,
-      fulfilled_at BIGINT);
-    ${PG_GRANTS_TABLE};`);
+  const ready = pool.query(`${PG_BASELINE_ATTEMPTS_TABLE}; ${PG_GRANTS_TABLE};`);
   seed = async (attempts) => {
     await ready;
-    await seedPostgres(
-      pool,
-      `INSERT INTO attempts (state, session_id, user_ref, action, return_to, created_at)
-       SELECT s, i, u, $4, $5, $6 FROM unnest($1::text[], $2::text[], $3::text[]) AS t(s, i, u)`,
-      attempts,
-      [ACTION, SUCCESS_PATH, Date.now()],
-    );
+    await seedPostgres(pool, PG_BASELINE_SEED_ATTEMPTS, attempts, [ACTION, SUCCESS_PATH, Date.now()]);
   };
   counts = pgCounts(pool, 'attempts');
   const undiciPool = new Pool(new URL(args.emulatorUrl).origin, { keepAliveTimeout: 10_000 });

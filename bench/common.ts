@@ -20,12 +20,37 @@ export const PG_SEED_ATTEMPTS = `INSERT INTO verify_kit_attempts
 
 export const PG_GRANTS_TABLE = `CREATE TABLE IF NOT EXISTS bench_grants (
   id BIGSERIAL PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)`;
+/** The hand-written integration's own attempts table on PostgreSQL (the landing baseline, the sweep floor). */
+export const PG_BASELINE_ATTEMPTS_TABLE = `CREATE TABLE IF NOT EXISTS attempts (
+  state TEXT PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, user_ref TEXT NOT NULL, action TEXT NOT NULL,
+  return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at BIGINT NOT NULL,
+  fulfilled_at BIGINT)`;
+/** Seeds the hand-written attempts table: $1 states, $2 session ids, $3 user refs; $4 action, $5 path, $6 created. */
+export const PG_BASELINE_SEED_ATTEMPTS = `INSERT INTO attempts (state, session_id, user_ref, action, return_to, created_at)
+  SELECT s, i, u, $4, $5, $6 FROM unnest($1::text[], $2::text[], $3::text[]) AS t(s, i, u)`;
 export const PG_INSERT_GRANT = 'INSERT INTO bench_grants (session_id, user_ref) VALUES ($1, $2)';
 
 export interface SeedAttempt {
   state: string;
   sessionId: string;
   userRef: string;
+}
+
+/**
+ * Seeds attempts into PostgreSQL, a chunk per statement: `sql` takes the states, session ids and
+ * user refs as $1 to $3 (arrays) and `extra` after them (the kit's table, or the hand-written one).
+ */
+export async function seedPostgres(
+  pool: { query(sql: string, values: unknown[]): Promise<unknown> },
+  sql: string,
+  attempts: readonly SeedAttempt[],
+  extra: unknown[],
+): Promise<void> {
+  for (let i = 0; i < attempts.length; i += 5000) {
+    const chunk = attempts.slice(i, i + 5000);
+    const columns = [chunk.map((a) => a.state), chunk.map((a) => a.sessionId), chunk.map((a) => a.userRef)];
+    await pool.query(sql, [...columns, ...extra]);
+  }
 }
 
 export const ACTION = 'grant';

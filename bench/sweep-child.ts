@@ -63,6 +63,8 @@ export interface MemorySample {
 export interface RawArgs {
   dbPath: string;
   databaseUrl?: string;
+  /** The sessions to read, instead of those of the attempts in the store. */
+  sessionIds?: string[];
   emulatorUrl: string;
   clientId: string;
   secret: string;
@@ -160,7 +162,9 @@ serve({
 
   async raw(args: RawArgs): Promise<RawResult> {
     let sessionIds: string[];
-    if (args.databaseUrl !== undefined) {
+    if (args.sessionIds !== undefined) {
+      sessionIds = args.sessionIds;
+    } else if (args.databaseUrl !== undefined) {
       const client = new pg.Client({ connectionString: args.databaseUrl });
       await client.connect();
       const { rows } = await client.query<{ session_id: string }>('SELECT session_id FROM verify_kit_attempts');

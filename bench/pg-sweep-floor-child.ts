@@ -1,0 +1,113 @@
+/**
+ * The least work any sweep on PostgreSQL can do per attempt, written by hand: read the session's
+ * status (Basic auth, the answer parsed and checked: verified, and the echoed state and userRef
+ * equal the stored ones), and a share of ONE statement per batch of verified attempts that marks
+ * them and writes their grants (one transaction; the reads go on while it commits). No claim: each
+ * process takes its own share of the attempts, loaded before the run. It has no lease, no retry, no
+ * ordering and no outcome events, so it is not an integration anyone should ship; it shows what
+ * this machine allows, so the kit's PostgreSQL sweep can be read against it as well as against the
+ * emulator's raw capacity.
+ */
+import pg from 'pg';
+import { request } from 'undici';
+import { basicAuthorization, PG_BASELINE_ATTEMPTS_TABLE, PG_GRANTS_TABLE } from './common.ts';
+import { loadPool } from './load.ts';
+import { peakRssKiB, serve } from './ipc.ts';
+
+export interface FloorArgs {
+  databaseUrl: string;
+  emulatorUrl: string;
+  clientId: string;
+  secret: string;
+  /** This process's share: the attempts whose place in session_id order is `share` modulo `shares`. */
+  share: number;
+  shares: number;
+  concurrency: number;
+}
+
+export interface FloorResult {
+  fulfilled: number;
+  errors: number;
+  runMs: number;
+  cpuMs: number;
+  peakRssKiB: number;
+}
+
+interface FloorAttempt {
+  state: string;
+  session_id: string;
+  user_ref: string;
+}
+
+/** Verified attempts per statement (the kit sweep's batch size). */
+const BATCH = 50;
+
+const FULFIL = `WITH marked AS (
+    UPDATE attempts SET outcome = 'fulfilled', fulfilled_at = $2
+    WHERE session_id = ANY($1::text[]) AND outcome = 'pending'
+    RETURNING session_id, user_ref)
+  INSERT INTO bench_grants (session_id, user_ref) SELECT session_id, user_ref FROM marked`;
+
+let loaded: { args: FloorArgs; attempts: FloorAttempt[]; db: pg.Pool } | undefined;
+
+serve(
+  {
+    /** Loads this process's share before the timed run. */
+    async load(args: FloorArgs): Promise<number> {
+      const db = new pg.Pool({ connectionString: args.databaseUrl, max: args.concurrency });
+      await db.query(`${PG_BASELINE_ATTEMPTS_TABLE}; ${PG_GRANTS_TABLE}`);
+      const { rows } = await db.query<FloorAttempt>(
+        "SELECT state, session_id, user_ref FROM attempts WHERE outcome = 'pending' ORDER BY session_id",
+      );
+      loaded = { args, attempts: rows.filter((_, i) => i % args.shares === args.share), db };
+      return loaded.attempts.length;
+    },
+
+    async run(): Promise<FloorResult> {
+      if (loaded === undefined) throw new Error('call load first');
+      const { args, attempts, db } = loaded;
+      const emulator = loadPool(new URL(args.emulatorUrl).origin, args.concurrency);
+      const headers = { authorization: basicAuthorization(args.clientId, args.secret), accept: 'application/json' };
+      let next = 0;
+      let fulfilled = 0;
+      let errors = 0;
+      let verified: string[] = [];
+      const writes: Promise<void>[] = [];
+      const write = () => {
+        const batch = verified;
+        verified = [];
+        const values = [batch, Date.now()];
+        writes.push(
+          db.query({ name: 'floor_fulfil', text: FULFIL, values }).then((r) => void (fulfilled += r.rowCount ?? 0)),
+        );
+      };
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      const worker = async () => {
+        for (let a = attempts[next++]; a !== undefined; a = attempts[next++]) {
+          const answer = await request(`${args.emulatorUrl}/session/${encodeURIComponent(a.session_id)}`, {
+            dispatcher: emulator,
+            headers,
+          });
+          const status = (await answer.body.json()) as { status?: string; state?: string; userRef?: string };
+          const ok = answer.statusCode === 200 && status.status === 'verified';
+          if (!ok || status.state !== a.state || status.userRef !== a.user_ref) {
+            errors++;
+            continue;
+          }
+          if (verified.push(a.session_id) >= BATCH) write();
+        }
+      };
+      await Promise.all(Array.from({ length: args.concurrency }, worker));
+      if (verified.length > 0) write();
+      await Promise.all(writes);
+      const runMs = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      await emulator.close();
+      return { fulfilled, errors, runMs, cpuMs: (cpu.user + cpu.system) / 1000, peakRssKiB: peakRssKiB() };
+    },
+  },
+  async () => {
+    await loaded?.db.end();
+  },
+);
