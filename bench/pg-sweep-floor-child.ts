@@ -2,7 +2,8 @@
  * The least work any sweep on PostgreSQL can do per attempt, written by hand: read the session's
  * status (Basic auth, the answer parsed and checked: verified, and the echoed state and userRef
  * equal the stored ones), and a share of ONE statement per batch of verified attempts that marks
- * them and writes their grants (one transaction; the reads go on while it commits). No claim: each
+ * them and writes their grants (one transaction; the reads go on while it commits). With `grants:
+ * 'each'` the grants follow the kit's action contract instead, a statement per attempt. No claim: each
  * process takes its own share of the attempts, loaded before the run. It has no lease, no retry, no
  * ordering and no outcome events, so it is not an integration anyone should ship; it shows what
  * this machine allows, so the kit's PostgreSQL sweep can be read against it as well as against the
@@ -10,7 +11,7 @@
  */
 import pg from 'pg';
 import { request } from 'undici';
-import { basicAuthorization, PG_BASELINE_ATTEMPTS_TABLE, PG_GRANTS_TABLE } from './common.ts';
+import { basicAuthorization, PG_BASELINE_ATTEMPTS_TABLE, PG_GRANTS_TABLE, PG_INSERT_GRANT } from './common.ts';
 import { loadPool } from './load.ts';
 import { peakRssKiB, serve } from './ipc.ts';
 
@@ -23,6 +24,11 @@ export interface FloorArgs {
   share: number;
   shares: number;
   concurrency: number;
+  /**
+   * 'batched': the grants in the marking statement. 'each': the kit's action contract instead (one
+   * statement per attempt, the grant's INSERT, in the batch's transaction after one marking UPDATE).
+   */
+  grants: 'batched' | 'each';
 }
 
 export interface FloorResult {
@@ -47,6 +53,33 @@ const FULFIL = `WITH marked AS (
     WHERE session_id = ANY($1::text[]) AND outcome = 'pending'
     RETURNING session_id, user_ref)
   INSERT INTO bench_grants (session_id, user_ref) SELECT session_id, user_ref FROM marked`;
+const MARK = `UPDATE attempts SET outcome = 'fulfilled', fulfilled_at = $2
+  WHERE session_id = ANY($1::text[]) AND outcome = 'pending' RETURNING session_id, user_ref`;
+
+/** Marks a batch and writes its grants; resolves with how many were marked. */
+async function fulfilBatch(db: pg.Pool, batch: string[], grants: FloorArgs['grants']): Promise<number> {
+  const values = [batch, Date.now()];
+  if (grants === 'batched') return (await db.query({ name: 'floor_fulfil', text: FULFIL, values })).rowCount ?? 0;
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    const marked = await client.query<{ session_id: string; user_ref: string }>({
+      name: 'floor_mark',
+      text: MARK,
+      values,
+    });
+    for (const r of marked.rows) {
+      await client.query({ name: 'floor_grant', text: PG_INSERT_GRANT, values: [r.session_id, r.user_ref] });
+    }
+    await client.query('COMMIT');
+    return marked.rows.length;
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+}
 
 let loaded: { args: FloorArgs; attempts: FloorAttempt[]; db: pg.Pool } | undefined;
 
@@ -76,10 +109,7 @@ serve(
       const write = () => {
         const batch = verified;
         verified = [];
-        const values = [batch, Date.now()];
-        writes.push(
-          db.query({ name: 'floor_fulfil', text: FULFIL, values }).then((r) => void (fulfilled += r.rowCount ?? 0)),
-        );
+        writes.push(fulfilBatch(db, batch, args.grants).then((n) => void (fulfilled += n)));
       };
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();

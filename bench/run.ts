@@ -64,6 +64,12 @@ function listEnv(name: string, fallback: number[]): number[] {
   return values.sort((a, b) => a - b);
 }
 
+function floorGrantsEnv(): 'batched' | 'each' {
+  const raw = process.env.BENCH_PG_FLOOR_GRANTS ?? 'batched';
+  if (raw === 'batched' || raw === 'each') return raw;
+  throw new Error(`BENCH_PG_FLOOR_GRANTS must be batched or each; got ${JSON.stringify(raw)}`);
+}
+
 const PHASES = ['landing', 'start', 'duplicates', 'sweep', 'pg-landing', 'pg-sweep'] as const;
 type Phase = (typeof PHASES)[number];
 
@@ -86,6 +92,8 @@ const config = {
   /** Due attempts of the PostgreSQL sweep, shared by `pgSweepProcesses` sweep processes. */
   pgSweepSize: intEnv('BENCH_PG_SWEEP_SIZE', 100_000),
   pgSweepProcesses: intEnv('BENCH_PG_SWEEP_PROCESSES', 2),
+  /** The floor's grants: in its marking statement, or 'each' in a statement of its own (the kit's action contract). */
+  pgFloorGrants: floorGrantsEnv(),
   rawRequests: intEnv('BENCH_RAW_REQUESTS', 15_000),
   rawMaxMs: intEnv('BENCH_RAW_MAX_MS', 10_000),
   seedConcurrency: intEnv('BENCH_SEED_CONCURRENCY', 16),
@@ -699,7 +707,11 @@ async function floorPgSweep(sessions: SeedAttempt[], common: object, emulator: C
       const concurrency = sweepConcurrency;
       await Promise.all(
         children.map((c, share) =>
-          c.call<number>('load', { ...common, databaseUrl: database.url, share, shares, concurrency }, 120_000),
+          c.call<number>(
+            'load',
+            { ...common, databaseUrl: database.url, share, shares, concurrency, grants: config.pgFloorGrants },
+            120_000,
+          ),
         ),
       );
       return await timedPgSweep(database, emulator, children, (c) =>
@@ -1170,8 +1182,11 @@ async function main(): Promise<void> {
       );
     }
     out.push(
-      `  floor = by hand, the least work per attempt (a read, and a share of one statement per 50 that marks them and writes ` +
-        `their grants; no claim, each process its own share): kit/floor rate ${p.kitOverFloor}`,
+      `  floor = by hand, the least work per attempt (a read, and a share of one statement per 50 that marks them` +
+        (config.pgFloorGrants === 'each'
+          ? `, then the grants' INSERT per attempt in its transaction (BENCH_PG_FLOOR_GRANTS=each)`
+          : ' and writes their grants') +
+        `; no claim, each process its own share): kit/floor rate ${p.kitOverFloor}`,
     );
     out.push('');
   }
