@@ -59,7 +59,10 @@ async function markRound(client: PoolClient, round: readonly Ordered[]): Promise
   const [only] = requests;
   const { rows } =
     requests.length === 1 && only !== undefined
-      ? await queryOn<MarkRow>(client, 'markFulfilled', [only.session_id, only.now, only.latest])
+      ? await queryOn<MarkRow>(client, only.latest ? 'markFulfilled' : 'markFulfilledIndependent', [
+          only.session_id,
+          only.now,
+        ])
       : await queryOn<MarkRow>(client, 'markFulfilledGroup', [JSON.stringify(requests)]);
   const byOrd: MarkRow[][] = round.map(() => []);
   for (const row of rows) byOrd[row.ord - 1]?.push(row);

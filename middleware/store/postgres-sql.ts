@@ -51,8 +51,10 @@ const SUPERSEDE_OLDER = `older AS (
 const INTENT_LOCK_KEY = (alias: string) => `hashtextextended(${alias}.user_ref || chr(31) || ${alias}.action, 0)`;
 
 /**
- * The single mark (the landing's, the mobile completion's, a retried one) as a routine, so that the
- * pair's lock and the mark take one round trip instead of two. The mark must read after the lock is
+ * The single mark ordered 'latest' (the landing's, the mobile completion's, a retried one) as a
+ * routine, so that the pair's lock and the mark take one round trip instead of two. (Its p_latest
+ * is always true now; the body is kept as it was, so its name, a hash of it, does not change.) The
+ * mark must read after the lock is
  * held: a VOLATILE function's statements each take a fresh snapshot, so the UPDATE below sees a
  * newer attempt that committed while this one waited. The same decision as markFulfilledGroup,
  * with scalar parameters, whose plan is simpler (the group's JSON list cost about 50 us more
@@ -102,8 +104,14 @@ export const SQL = {
   lockIntents: `SELECT pg_advisory_xact_lock(k) FROM (
       SELECT DISTINCT ${INTENT_LOCK_KEY('a')} AS k
       FROM verify_kit_attempts AS a WHERE a.session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
-  // One attempt: its pair's lock (with $3, ordering 'latest') and its mark, in MARK_ONE_ROUTINE.
-  markFulfilled: `SELECT role, ord, attempt FROM ${MARK_ONE_ROUTINE}($1, $2, $3)`,
+  // One attempt ordered 'latest': its pair's lock and its mark, in MARK_ONE_ROUTINE.
+  markFulfilled: `SELECT role, ord, attempt FROM ${MARK_ONE_ROUTINE}($1, $2, true)`,
+  // One attempt ordered 'independent': no pair lock and nothing to supersede, so a plain statement
+  // (the routine cost about 100 us more database CPU and 70 us more node CPU per landing, measured).
+  markFulfilledIndependent: `UPDATE verify_kit_attempts
+    SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
+    WHERE session_id = $1 AND outcome = 'pending'
+    RETURNING 'fulfilled' AS role, 1 AS ord, NULL AS attempt`,
   // A round of a group in one statement: $1 a JSON array of the requests (ord, from 1; session_id;
   // latest: ordered 'latest'; now), at most one per user and action (the caller's rounds). JSON
   // rather than arrays: an array's length is seen when a plan is made for one call's values, so a
