@@ -3,11 +3,12 @@
  * status (Basic auth, the answer parsed and checked: verified, and the echoed state and userRef
  * equal the stored ones), and a share of ONE statement per batch of verified attempts that marks
  * them and writes their grants (one transaction; the reads go on while it commits). With `grants:
- * 'each'` the grants follow the kit's action contract instead, a statement per attempt. No claim: each
- * process takes its own share of the attempts, loaded before the run. It has no lease, no retry, no
- * ordering and no outcome events, so it is not an integration anyone should ship; it shows what
- * this machine allows, so the kit's PostgreSQL sweep can be read against it as well as against the
- * emulator's raw capacity.
+ * 'each'` the grants follow the kit's action contract instead, a statement per attempt.
+ *
+ * No claim: each process takes its own share of the attempts, loaded before the run. It has no
+ * lease, no retry, no ordering and no outcome events, so it is not an integration anyone should
+ * ship; it shows what this machine allows, so the kit's PostgreSQL sweep can be read against it as
+ * well as against the emulator's raw capacity.
  */
 import pg from 'pg';
 import { request } from 'undici';

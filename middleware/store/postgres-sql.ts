@@ -52,13 +52,12 @@ const INTENT_LOCK_KEY = (alias: string) => `hashtextextended(${alias}.user_ref |
 
 /**
  * The single mark ordered 'latest' (the landing's, the mobile completion's, a retried one) as a
- * routine, so that the pair's lock and the mark take one round trip instead of two. (Its p_latest
- * is always true now; the body is kept as it was, so its name, a hash of it, does not change.) The
- * mark must read after the lock is
- * held: a VOLATILE function's statements each take a fresh snapshot, so the UPDATE below sees a
- * newer attempt that committed while this one waited. The same decision as markFulfilledGroup,
- * with scalar parameters, whose plan is simpler (the group's JSON list cost about 50 us more
- * database CPU per landing, measured).
+ * routine, so that the pair's lock and the mark take one round trip instead of two. The mark must
+ * read after the lock is held: a VOLATILE function's statements each take a fresh snapshot, so the
+ * UPDATE below sees a newer attempt that committed while this one waited. The same decision as
+ * markFulfilledGroup, with scalar parameters, whose plan is simpler (the group's JSON list cost
+ * about 50 us more database CPU per landing, measured). p_latest is always true now; the body is
+ * kept as it was, so that its name (a hash of it) does not change.
  */
 const MARK_ONE_BODY = `
 #variable_conflict use_column
@@ -107,7 +106,7 @@ export const SQL = {
   // One attempt ordered 'latest': its pair's lock and its mark, in MARK_ONE_ROUTINE.
   markFulfilled: `SELECT role, ord, attempt FROM ${MARK_ONE_ROUTINE}($1, $2, true)`,
   // One attempt ordered 'independent': no pair lock and nothing to supersede, so a plain statement
-  // (the routine cost about 100 us more database CPU and 70 us more node CPU per landing, measured).
+  // (the routine cost about 100 us more database CPU per landing, measured).
   markFulfilledIndependent: `UPDATE verify_kit_attempts
     SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
     WHERE session_id = $1 AND outcome = 'pending'
