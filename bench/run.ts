@@ -86,7 +86,7 @@ const config = {
   sweepSizes: listEnv('BENCH_SWEEP_SIZES', [10_000, 100_000]),
   /** Sweep concurrency; unset = the kit's default (4). Raw capacity is measured at the same value. */
   sweepConcurrency: process.env.BENCH_SWEEP_CONCURRENCY ? intEnv('BENCH_SWEEP_CONCURRENCY', 4) : undefined,
-  /** The kit's default sweep concurrency (middleware/sweep.ts), used when BENCH_SWEEP_CONCURRENCY is unset. */
+  /** The kit's default sweep concurrency (middleware/sweep/sweep-options.ts), used when BENCH_SWEEP_CONCURRENCY is unset. */
   kitDefaultSweepConcurrency: 4,
   sweepBudgetMs: intEnv('BENCH_SWEEP_BUDGET_MS', 300_000),
   /** Due attempts of the PostgreSQL sweep, shared by `pgSweepProcesses` sweep processes. */

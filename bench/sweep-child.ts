@@ -17,7 +17,8 @@ import {
   type VerifyClient,
   type VerifyStore,
 } from '../middleware/index.ts';
-import { runSweep, type SweepReport } from '../middleware/sweep.ts';
+import { runSweep } from '../middleware/sweep/sweep.ts';
+import type { SweepReport } from '../middleware/sweep/sweep-report.ts';
 import { ACTION, basicAuthorization, PG_INSERT_GRANT, SUCCESS_PATH } from './common.ts';
 import { closedLoop, loadPool, percentile, sortedCopy } from './load.ts';
 import { peakRssKiB, serve } from './ipc.ts';

@@ -21,7 +21,7 @@ import {
   type SessionStatus,
   type VerifyClient,
 } from '../middleware/index.ts';
-import { runSweep } from '../middleware/sweep.ts';
+import { runSweep } from '../middleware/sweep/sweep.ts';
 import { ACTION, dueAttempt, newState, SUCCESS_PATH } from './common.ts';
 
 const n = Number(process.env.MICRO_N ?? 20_000);

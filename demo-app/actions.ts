@@ -15,15 +15,8 @@ import {
   type VerifiedAttempt,
 } from 'hosted-sms-verify-kit';
 import { after, type DemoReads, type DemoWrites } from './data.ts';
+import { CHANGE_PAYOUT, CONFIRM_PHONE, maskAccountNumber } from './domain.ts';
 import { DEMO_TEXTS, demoTexts, type DemoTexts } from './i18n.ts';
-
-export const CONFIRM_PHONE = 'confirm_phone';
-export const CHANGE_PAYOUT = 'change_payout';
-
-export const ACTION_LABELS: Record<string, string> = {
-  [CONFIRM_PHONE]: 'Confirmed phone number',
-  [CHANGE_PAYOUT]: 'Changed payout account',
-};
 
 /** Account numbers: 8 to 17 digits; spaces and hyphens are ignored. Refusals in the user's language. */
 export function normaliseAccountNumber(input: unknown, texts: DemoTexts['account'] = DEMO_TEXTS.en.account): string {
@@ -38,11 +31,6 @@ export function normaliseAccountNumber(input: unknown, texts: DemoTexts['account
     throw new KitError(KitErrorCode.InvalidActionParams, texts.digits);
   }
   return digits;
-}
-
-/** ••••1234: pages and activity never show a whole account number. */
-export function maskAccountNumber(accountNumber: string): string {
-  return `••••${accountNumber.slice(-4)}`;
 }
 
 function stringParam(params: JsonValue, key: string): string {

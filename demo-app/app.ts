@@ -19,7 +19,8 @@ import {
   type VerificationKit,
   type VerifyStore,
 } from 'hosted-sms-verify-kit';
-import { ACTION_LABELS, CHANGE_PAYOUT, CONFIRM_PHONE, createDemoActions, maskAccountNumber } from './actions.ts';
+import { createDemoActions } from './actions.ts';
+import { ACTION_LABELS, CHANGE_PAYOUT, CONFIRM_PHONE, maskAccountNumber } from './domain.ts';
 import type { DemoConfig } from './config.ts';
 import { demoCsrfToken, demoCsrfValid } from './csrf.ts';
 import { openDemoData } from './data.ts';

@@ -8,7 +8,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { OutcomeEvent } from 'hosted-sms-verify-kit';
-import { CHANGE_PAYOUT, maskAccountNumber } from './actions.ts';
+import { CHANGE_PAYOUT, maskAccountNumber } from './domain.ts';
 
 export interface OutboxEmail {
   subject: string;

@@ -9,23 +9,24 @@
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createAttemptReader, type AttemptReader } from './attempts.ts';
-import { createVerifyClient } from './client.ts';
+import { createVerifyClient } from './client/client.ts';
 import type { KitContext } from './context.ts';
-import { csrfToken } from './csrf.ts';
+import { csrfToken } from './routes/csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
-import { deriveDestinationKey } from './limit-keys.ts';
-import { landingHandler } from './landing.ts';
-import { mountMobile } from './mobile.ts';
-import { invalidOptions, isFunction, isRecord } from './option-problems.ts';
-import type { ResolvedKitOptions, VerificationKitOptions } from './options.ts';
-import { isVerifyClient, resolveKitOptions } from './options-resolve.ts';
-import { createStartLimits, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
-import { answerError, route } from './respond.ts';
-import { mountStart } from './start.ts';
+import { deriveDestinationKey } from './limits/limit-keys.ts';
+import { landingHandler } from './routes/landing.ts';
+import { mountMobile } from './routes/mobile.ts';
+import { invalidOptions, isFunction, isRecord } from './options/option-problems.ts';
+import type { ResolvedKitOptions, VerificationKitOptions } from './options/options.ts';
+import { isVerifyClient, resolveKitOptions } from './options/options-resolve.ts';
+import { createStartLimits, type StartLimits, type StartLimitsOptions } from './limits/start-limits.ts';
+import { answerError, route } from './routes/answer-error.ts';
+import { mountStart } from './routes/start.ts';
 import type { StartBudgetCounter, VerifyStore } from './store/types.ts';
-import { runSweep, type SweepReport } from './sweep.ts';
-import type { SweepOptions, SweepWorkerOptions } from './sweep-options.ts';
-import { startSweepWorker, type SweepWorker } from './worker.ts';
+import { runSweep } from './sweep/sweep.ts';
+import type { SweepReport } from './sweep/sweep-report.ts';
+import type { SweepOptions, SweepWorkerOptions } from './sweep/sweep-options.ts';
+import { startSweepWorker, type SweepWorker } from './sweep/worker.ts';
 
 /** What createVerificationKit returns. */
 export interface VerificationKit<Tx = unknown> {

@@ -16,7 +16,7 @@ export type {
   ResolvedUser,
   RoutesOptions,
   VerificationKitOptions,
-} from './options.ts';
+} from './options/options.ts';
 export type { KitLogger } from './logger.ts';
 
 // Guarded actions and the service as the kit sees it.
@@ -41,14 +41,14 @@ export {
   type VerifyClientOptions,
   type VerifyClientRetry,
   type VerifyClientTimeouts,
-} from './client.ts';
+} from './client/client.ts';
 
 // Errors.
 export { KitError, KitErrorCode, isKitError, type KitErrorOptions } from './errors.ts';
 
 // Stores, and what a custom store implements.
-export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
-export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './store/postgres.ts';
+export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite.ts';
+export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './store/postgres/postgres.ts';
 export type {
   Attempt,
   AttemptOutcome,
@@ -71,7 +71,12 @@ export type {
 export { maskDestination, type AttemptReader, type AttemptSearch, type AttemptSummary } from './attempts.ts';
 
 // Start limits.
-export { createStartLimits, type LimitBudget, type StartLimits, type StartLimitsOptions } from './rate-limit.ts';
+export {
+  createStartLimits,
+  type LimitBudget,
+  type StartLimits,
+  type StartLimitsOptions,
+} from './limits/start-limits.ts';
 
 // The sweep: options, reports, the copyable job.
 export {
@@ -79,21 +84,22 @@ export {
   SWEEP_WINDOW_MS,
   type SweepOptions,
   type SweepWorkerOptions,
-} from './sweep-options.ts';
-export type { SweepReport } from './sweep.ts';
-export type { SweepWorker } from './worker.ts';
+} from './sweep/sweep-options.ts';
+export type { SweepReport } from './sweep/sweep-report.ts';
+export type { SweepWorker } from './sweep/worker.ts';
 export {
   runSweepJob,
   SweepJobExitCode,
   type SweepJobEnv,
   type SweepJobKit,
   type SweepJobOptions,
-} from './sweep-cli.ts';
-export { DEFAULT_RETENTION, type RetentionOptions } from './retention.ts';
+} from './sweep/sweep-job.ts';
+export { DEFAULT_RETENTION, type RetentionOptions } from './sweep/retention.ts';
 
 // After-commit outcomes.
-export { OUTCOME_RETRY_MS, type OutcomeEvent, type OutcomeHook } from './outcomes.ts';
-export type { MobileOutcome } from './mobile.ts';
+export { OUTCOME_RETRY_MS } from './fulfil/outcomes.ts';
+export type { OutcomeEvent, OutcomeHook } from './types.ts';
+export type { MobileOutcome } from './routes/mobile.ts';
 
 // Custom pages and texts.
 export {
@@ -106,7 +112,7 @@ export {
   type PendingPage,
   type RestartForm,
   type StartAgainPage,
-} from './pages.ts';
+} from './pages/pages.ts';
 export {
   englishMessages,
   errorText,
@@ -116,5 +122,5 @@ export {
   type KitMessages,
   type KitMessagesInput,
   type LocaleChooser,
-} from './messages.ts';
-export { escapeHtml, html, SafeHtml } from './html.ts';
+} from './pages/messages.ts';
+export { escapeHtml, html, SafeHtml } from './pages/html.ts';

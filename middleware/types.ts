@@ -120,3 +120,28 @@ export interface ActionDefinition<Tx = unknown> {
    */
   fulfil: (tx: Tx, attempt: VerifiedAttempt) => void | Promise<void>;
 }
+
+/** What onOutcome receives, at least once per outcome. */
+export interface OutcomeEvent {
+  /** Stable across re-deliveries: deduplicate on it. */
+  eventId: string;
+  outcome: 'fulfilled' | 'failed' | 'expired' | 'superseded';
+  source: OutcomeSource;
+  sessionId: string;
+  userRef: string;
+  action: string;
+  params: JsonValue;
+  /** The destination the code was sent to (null only for attempts stored before it was recorded). */
+  destination: string | null;
+  /** The service's reason, for `failed`. */
+  reason: string | null;
+  /** For `superseded`: the sessionId of the newer attempt that was applied. */
+  supersededBy: string | null;
+  /** When the outcome was committed (ms). */
+  occurredAt: number;
+  /** 1 on the first delivery, 2 on the first re-delivery (after a throw or a crash), and so on. */
+  delivery: number;
+}
+
+/** May be async; a throw or rejection means "not delivered" and the event is delivered again later. */
+export type OutcomeHook = (event: OutcomeEvent) => void | Promise<void>;

@@ -1,4 +1,4 @@
-import { CHANGE_PAYOUT, CONFIRM_PHONE, maskAccountNumber } from '../actions.ts';
+import { CHANGE_PAYOUT, CONFIRM_PHONE, maskAccountNumber } from '../domain.ts';
 import type { DemoUser, PayoutAccount } from '../db.ts';
 import { formatTime, html, page, type DemoTexts, type Viewer } from './layout.ts';
 

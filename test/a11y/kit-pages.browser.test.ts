@@ -17,8 +17,8 @@ import {
   KitErrorCode,
   type StartLimits,
 } from '../../middleware/index.ts';
-import { completeMessages } from '../../middleware/messages.ts';
-import { newNonce } from '../../middleware/page-response.ts';
+import { completeMessages } from '../../middleware/pages/messages.ts';
+import { newNonce } from '../../middleware/routes/state.ts';
 import { DAY_MS } from '../support/clock.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { expectNoAxeViolations, withoutPageScripts } from '../support/axe.ts';

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createVerifyClient, type VerifyClientOptions } from '../../middleware/client.ts';
+import { createVerifyClient, type VerifyClientOptions } from '../../middleware/client/client.ts';
 import type { CreateSessionInput } from '../../middleware/types.ts';
 import { closeServer, listen } from '../support/listen.ts';
 

@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The demo's kit comes from the built package: its internals from the same build.
 import { contextOf } from '../../dist/middleware/create-kit.js';
-import { runSweep } from '../../dist/middleware/sweep.js';
+import { runSweep } from '../../dist/middleware/sweep/sweep.js';
 import { Agent, formToken, type Answer } from '../support/agent.ts';
 import { startStack, type Stack } from '../support/demo-stack.ts';
 import { demoSite, latestAttempt } from '../support/security-stack.ts';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
 import { demoSweepKit } from '../../demo-app/kit-deps.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
-import { runSweepJob } from '../../middleware/sweep-cli.ts';
+import { runSweepJob } from '../../middleware/sweep/sweep-job.ts';
 import { createTestClock } from '../support/clock.ts';
 import { controlApi, type ControlApi } from '../support/emulator.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';

@@ -10,7 +10,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The demo's kit comes from the built package: its internals from the same build.
 import { contextOf } from '../../dist/middleware/create-kit.js';
-import { runSweep } from '../../dist/middleware/sweep.js';
+import { runSweep } from '../../dist/middleware/sweep/sweep.js';
 import { addVirtualAuthenticator, launchBrowser } from '../support/browser.ts';
 import {
   apiMe,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { contextOf } from '../../middleware/create-kit.ts';
-import { runSweep } from '../../middleware/sweep.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { controlApi, openHostedPage, submitCode, type ControlApi } from '../support/emulator.ts';
 import { effectCounts, NO_PENDING_RECHECKS, startTestApp, type TestApp } from '../support/app.ts';

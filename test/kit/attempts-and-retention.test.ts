@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Request } from 'express';
 import { createStartLimits } from '../../middleware/index.ts';
 import { contextOf } from '../../middleware/create-kit.ts';
-import { runSweep } from '../../middleware/sweep.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { maskDestination } from '../../middleware/attempts.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { USERS } from '../support/users.ts';

@@ -14,7 +14,7 @@ import {
   failureText,
   isKitError,
 } from '../../middleware/index.ts';
-import { createMessageCatalog, type KitMessagesInput, type LocaleChooser } from '../../middleware/messages.ts';
+import { createMessageCatalog, type KitMessagesInput, type LocaleChooser } from '../../middleware/pages/messages.ts';
 
 const FRENCH: KitMessagesInput = { startNew: 'Recommencer', failures: { generic: { title: 'Échec', text: 'Raté.' } } };
 

@@ -1,46 +1,166 @@
 /**
- * The kit's module boundaries that the architecture relies on: the package entry point only
- * re-exports, and the landing reaches the rest of the kit only through the return handling, the
- * pages and the user lookup (the fulfil path, the context and the store only as types); and each
- * store keeps its SQL text in one module (and its migrations in another).
+ * The kit's module boundaries, checked from its import graph (type-only imports included):
+ * - the package entry point only re-exports;
+ * - every module sits in a folder named for its concern, and the folders keep their order:
+ *   `pages/` draws what it is handed and never imports `routes/`, `store/` imports nothing above
+ *   it, and each store's dialect folder imports only its own files and the shared contract;
+ * - no import circles, in the kit or in the demo;
+ * - the landing reaches the rest of the kit only through the return handling, the pages and the
+ *   user lookup; each store keeps its SQL text in one module (and its migrations in another).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const source = (name: string) => readFileSync(new URL(`../../middleware/${name}`, import.meta.url), 'utf8');
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Every .ts file under `dir` (relative to the repository), mapped to the files it imports. */
+function importGraph(dir: string): Map<string, string[]> {
+  const files = readdirSync(path.join(repo, dir), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => path.posix.join(dir, name.split(path.sep).join('/')));
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(path.join(repo, file), 'utf8');
+    const specifiers = [...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s*'(\.[^']+)'/gm)].map((m) => m[1]!);
+    graph.set(file, [...new Set(specifiers.map((s) => path.posix.join(path.posix.dirname(file), s)))]);
+  }
+  return graph;
+}
+
+/** The strongly connected groups of more than one file (Tarjan): each is an import circle. */
+function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next++);
+    stack.push(file);
+    onStack.add(file);
+    for (const dep of graph.get(file) ?? []) {
+      if (!graph.has(dep)) continue;
+      if (!index.has(dep)) {
+        visit(dep);
+        low.set(file, Math.min(low.get(file)!, low.get(dep)!));
+      } else if (onStack.has(dep)) {
+        low.set(file, Math.min(low.get(file)!, index.get(dep)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+/** The imports from files under `from` into files under any of `into`, as "importer -> imported". */
+function importsBetween(graph: Map<string, string[]>, from: string, into: readonly string[]): string[] {
+  return [...graph]
+    .filter(([file]) => file.startsWith(from))
+    .flatMap(([file, deps]) =>
+      deps.filter((dep) => into.some((p) => dep.startsWith(p))).map((dep) => `${file} -> ${dep}`),
+    );
+}
 
 /** Statements without comments and blank lines, one per entry (multi-line statements joined). */
-function statements(text: string): string[] {
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+function statements(file: string): string[] {
+  const code = readFileSync(path.join(repo, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
   return code
     .split(';')
     .map((statement) => statement.replace(/\s+/g, ' ').trim())
     .filter((statement) => statement !== '');
 }
 
+const kit = importGraph('middleware');
+const CONCERNS = ['options', 'routes', 'fulfil', 'sweep', 'pages', 'client', 'limits', 'store'];
+/** The few modules every concern shares stay at the top, beside the entry point and the factory. */
+const TOP = [
+  'index.ts',
+  'create-kit.ts',
+  'context.ts',
+  'types.ts',
+  'errors.ts',
+  'logger.ts',
+  'telemetry.ts',
+  'attempts.ts',
+];
+
 describe('module map', () => {
   it('index.ts only re-exports: every statement is `export … from`', () => {
-    const notReExports = statements(source('index.ts')).filter((s) => !/^export (type )?(\{[^}]*\}|\*) from '/.test(s));
+    const notReExports = statements('middleware/index.ts').filter(
+      (s) => !/^export (type )?(\{[^}]*\}|\*) from '/.test(s),
+    );
     expect(notReExports).toEqual([]);
   });
 
-  it('landing.ts imports values only from the return handling, the pages and the user lookup', () => {
-    const valueImports = statements(source('landing.ts'))
+  it('every module sits in a folder named for its concern, or is one of the shared top-level modules', () => {
+    const misplaced = [...kit.keys()].filter((file) => {
+      const [, first, second] = file.split('/');
+      return second === undefined ? !TOP.includes(first!) : !CONCERNS.includes(first!);
+    });
+    expect(misplaced).toEqual([]);
+  });
+
+  it('the kit and the demo have no import circles', () => {
+    expect(circles(kit)).toEqual([]);
+    expect(circles(importGraph('demo-app'))).toEqual([]);
+  });
+
+  it('pages/ only draws: it never imports routes/, the context or the fulfil path', () => {
+    expect(
+      importsBetween(kit, 'middleware/pages/', ['middleware/routes/', 'middleware/context.ts', 'middleware/fulfil/']),
+    ).toEqual([]);
+  });
+
+  it('store/ imports nothing above it: only the shared types and errors', () => {
+    const above = importsBetween(kit, 'middleware/store/', ['middleware/']).filter(
+      (edge) => !/ -> middleware\/(store\/|types\.ts$|errors\.ts$)/.test(edge),
+    );
+    expect(above).toEqual([]);
+  });
+
+  it("each store's folder imports only its own files and the shared contract, never the other store", () => {
+    expect(importsBetween(kit, 'middleware/store/sqlite/', ['middleware/store/postgres/'])).toEqual([]);
+    expect(importsBetween(kit, 'middleware/store/postgres/', ['middleware/store/sqlite/'])).toEqual([]);
+  });
+
+  it('the landing imports values only from the return handling, the pages, the user lookup and the restart form', () => {
+    const valueImports = statements('middleware/routes/landing.ts')
       .filter((s) => s.startsWith('import ') && !s.startsWith('import type '))
       .map((s) => /from '([^']+)'$/.exec(s)?.[1]);
-    expect(valueImports.sort()).toEqual(['./page-response.ts', './pages.ts', './returned.ts', './user.ts']);
+    expect(valueImports.sort()).toEqual([
+      '../pages/page-headers.ts',
+      '../pages/pages.ts',
+      './complete-return.ts',
+      './restart-form.ts',
+      './state.ts',
+      './user.ts',
+    ]);
   });
 
   it("names the kit's tables only in each store's SQL module and its migrations", () => {
-    const modules = readdirSync(new URL('../../middleware/', import.meta.url), { recursive: true, encoding: 'utf8' });
-    const naming = modules
-      .filter((name) => name.endsWith('.ts'))
-      .filter((name) => /verify_kit_(attempts|outcome_events|start_budgets)/.test(source(name)));
+    const naming = [...kit.keys()].filter((file) =>
+      /verify_kit_(attempts|outcome_events|start_budgets)/.test(readFileSync(path.join(repo, file), 'utf8')),
+    );
     expect(naming.sort()).toEqual([
-      'store/postgres-schema.ts',
-      'store/postgres-sql.ts',
-      'store/sqlite-schema.ts',
-      'store/sqlite-sql.ts',
+      'middleware/store/postgres/postgres-schema.ts',
+      'middleware/store/postgres/postgres-sql.ts',
+      'middleware/store/sqlite/sqlite-schema.ts',
+      'middleware/store/sqlite/sqlite-sql.ts',
     ]);
   });
 });

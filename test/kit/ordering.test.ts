@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextOf } from '../../middleware/create-kit.ts';
-import { runSweep } from '../../middleware/sweep.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent } from '../support/agent.ts';
 import { DAY_MS } from '../support/clock.ts';

@@ -3,8 +3,7 @@
  * handed out twice, across many refills of the block) and has the shape the kit recognises.
  */
 import { describe, expect, it } from 'vitest';
-import { newNonce } from '../../middleware/page-response.ts';
-import { STATE_PATTERN, newState, randomText } from '../../middleware/state.ts';
+import { STATE_PATTERN, newNonce, newState, randomText } from '../../middleware/routes/state.ts';
 
 describe('random states and nonces', () => {
   it('5000 states (about 40 refills of the block) are all different and state-shaped', () => {

@@ -4,7 +4,7 @@
  * another origin, and a URL the parser would refuse is still refused.
  */
 import { describe, expect, it } from 'vitest';
-import { originOfVerifyUrl } from '../../middleware/start.ts';
+import { originOfVerifyUrl } from '../../middleware/routes/start.ts';
 
 describe('the origin of the service verifyUrl', () => {
   it('is the URL origin, also after another origin was seen', () => {

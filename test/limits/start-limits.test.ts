@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import express, { type Request } from 'express';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { destinationBudgetKey, ipBudgetKey, normaliseDestination } from '../../middleware/limit-keys.ts';
-import { createStartLimits } from '../../middleware/rate-limit.ts';
+import { destinationBudgetKey, ipBudgetKey, normaliseDestination } from '../../middleware/limits/limit-keys.ts';
+import { createStartLimits } from '../../middleware/limits/start-limits.ts';
 
 let dir: string;
 let db: BetterSqlite3.Database;

@@ -5,10 +5,10 @@
  */
 import type { Request } from 'express';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createStartLimits, type StartLimitsOptions } from '../../middleware/rate-limit.ts';
-import type { PostgresStore } from '../../middleware/store/postgres.ts';
+import { createStartLimits, type StartLimitsOptions } from '../../middleware/limits/start-limits.ts';
+import type { PostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import type { StartBudgetCounter } from '../../middleware/store/types.ts';
-import type { SqliteStore } from '../../middleware/store/sqlite.ts';
+import type { SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 
 const fromIp = (ip: string) => ({ ip }) as Request;

@@ -27,7 +27,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { contextOf } from '../../middleware/create-kit.ts';
-import { runSweep } from '../../middleware/sweep.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { controlApi, type ControlApi } from '../support/emulator.ts';
 import { effectCounts, MOBILE_RETURN_URL, NO_PENDING_RECHECKS, startTestApp, type TestApp } from '../support/app.ts';
 import { startServiceProxy, type Recorder } from '../support/security-stack.ts';

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The demo's kit comes from the built package: its internals from the same build.
 import { contextOf } from '../../dist/middleware/create-kit.js';
-import { runSweep } from '../../dist/middleware/sweep.js';
+import { runSweep } from '../../dist/middleware/sweep/sweep.js';
 import type { Agent } from '../support/agent.ts';
 import {
   activityOf,

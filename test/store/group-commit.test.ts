@@ -6,9 +6,9 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { FulfilContext } from '../../middleware/context.ts';
-import { completeAttempt } from '../../middleware/fulfil.ts';
+import { completeAttempt } from '../../middleware/fulfil/fulfil.ts';
 import type { FulfilEffect, FulfilRequest, VerifyStore } from '../../middleware/store/types.ts';
-import { runSweep } from '../../middleware/sweep.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { ActionDefinition, SessionStatus } from '../../middleware/types.ts';
 import { newAttempt, storedAttempt } from '../support/attempts.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';

@@ -4,8 +4,8 @@
  */
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
-import { migrate, SCHEMA_VERSION } from '../../middleware/store/postgres-schema.ts';
+import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres/postgres.ts';
+import { migrate, SCHEMA_VERSION } from '../../middleware/store/postgres/postgres-schema.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { newAttempt, storedAttempt } from '../support/attempts.ts';
 

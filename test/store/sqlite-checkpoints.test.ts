@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KitErrorCode } from '../../middleware/errors.ts';
-import { SAFETY_NET_CHECKPOINT_PAGES } from '../../middleware/store/sqlite-checkpoints.ts';
-import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../middleware/store/sqlite.ts';
+import { SAFETY_NET_CHECKPOINT_PAGES } from '../../middleware/store/sqlite/sqlite-checkpoints.ts';
+import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../middleware/store/sqlite/sqlite.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 let dir: string;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../middleware/store/sqlite.ts';
+import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../middleware/store/sqlite/sqlite.ts';
 import { newAttempt } from '../support/attempts.ts';
 
 let dir: string;

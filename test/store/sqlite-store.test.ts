@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrate, SCHEMA_VERSION } from '../../middleware/store/sqlite-schema.ts';
-import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
+import { migrate, SCHEMA_VERSION } from '../../middleware/store/sqlite/sqlite-schema.ts';
+import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { newAttempt, storedAttempt } from '../support/attempts.ts';
 
 let dir: string;

@@ -15,8 +15,8 @@ import type { Database } from 'better-sqlite3';
 import type { PoolClient } from 'pg';
 import pg from 'pg';
 import { afterAll, describe, it } from 'vitest';
-import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres.ts';
-import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite.ts';
+import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres/postgres.ts';
+import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import type { Attempt, FulfilEffect, VerifyStore } from '../../middleware/store/types.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from './postgres.ts';
 

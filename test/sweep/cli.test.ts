@@ -4,8 +4,8 @@
  */
 import type { Database } from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createVerifyClient } from '../../middleware/client.ts';
-import { runSweepJob, SweepJobExitCode } from '../../middleware/sweep-cli.ts';
+import { createVerifyClient } from '../../middleware/client/client.ts';
+import { runSweepJob, SweepJobExitCode } from '../../middleware/sweep/sweep-job.ts';
 import {
   bench,
   CLIENT_ID,

@@ -1,10 +1,10 @@
 /**
- * The group committer's gathering window (middleware/group-commit.ts): fulfilments that arrive
+ * The group committer's gathering window (middleware/fulfil/group-commit.ts): fulfilments that arrive
  * within `gatherMs` share one fulfilBatch (one commit), a full group commits without waiting for
  * the rest of its window, and every request still gets its own result.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { groupCommitter } from '../../middleware/group-commit.ts';
+import { groupCommitter } from '../../middleware/fulfil/group-commit.ts';
 import type { Attempt, FulfilOnceResult, FulfilRequest, FulfilSettlement } from '../../middleware/store/types.ts';
 
 /** A store whose fulfilBatch records each group's sessionIds and fulfils every request. */

@@ -3,9 +3,9 @@
  * processes, and recovery after a sweep process is killed mid-batch.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { completeAttempt } from '../../middleware/fulfil.ts';
+import { completeAttempt } from '../../middleware/fulfil/fulfil.ts';
 import type { Attempt } from '../../middleware/store/types.ts';
-import { runSweep } from '../../middleware/sweep.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
 import {
   bench,
   CLIENT_ID,

@@ -4,8 +4,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isKitError } from '../../middleware/errors.ts';
 import type { KitLogger } from '../../middleware/logger.ts';
-import { computeNextCheckAt, runSweep } from '../../middleware/sweep.ts';
-import { DEFAULT_SWEEP_BACKOFF_MS, resolveSweepOptions, SWEEP_WINDOW_MS } from '../../middleware/sweep-options.ts';
+import { computeNextCheckAt } from '../../middleware/sweep/schedule.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
+import {
+  DEFAULT_SWEEP_BACKOFF_MS,
+  resolveSweepOptions,
+  SWEEP_WINDOW_MS,
+} from '../../middleware/sweep/sweep-options.ts';
 import { bench, countEffects, DAY_MS, duplicateEffects, emulator, type Bench } from '../support/sweep-bench.ts';
 import type { TestEmulator } from '../support/emulator.ts';
 import { sqliteLease } from '../support/stores.ts';

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isKitError } from '../../middleware/errors.ts';
 import type { KitLogger } from '../../middleware/logger.ts';
-import type { SweepReport } from '../../middleware/sweep.ts';
-import { startSweepWorker, type SweepWorker } from '../../middleware/worker.ts';
+import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
+import { startSweepWorker, type SweepWorker } from '../../middleware/sweep/worker.ts';
 import { bench, countEffects, emulator, type Bench } from '../support/sweep-bench.ts';
 import { waitFor } from '../support/wait-for.ts';
 import type { TestEmulator } from '../support/emulator.ts';
@@ -186,9 +186,9 @@ describe('startSweepWorker', () => {
 
   it('never keeps the process alive by itself: a process that only starts a worker exits', () => {
     const script = `
-      import { startSweepWorker } from './middleware/worker.ts';
-      import { createSqliteStore } from './middleware/store/sqlite.ts';
-      import { createVerifyClient } from './middleware/client.ts';
+      import { startSweepWorker } from './middleware/sweep/worker.ts';
+      import { createSqliteStore } from './middleware/store/sqlite/sqlite.ts';
+      import { createVerifyClient } from './middleware/client/client.ts';
       const store = createSqliteStore({ database: ':memory:' });
       const client = createVerifyClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's' });
       const worker = startSweepWorker({ client, store, actions: new Map(), now: Date.now }, { intervalMs: 60000, initialDelayMs: 60000 });

@@ -1,0 +1,35 @@
+/** The client's options: where the service is, the credentials, timeouts and retries. */
+
+/** Timeouts of every call to the service. */
+export interface VerifyClientTimeouts {
+  /** TCP + TLS connect. Default 5000 ms. */
+  connectMs?: number;
+  /** Until the response headers arrive. Default 10000 ms. */
+  headersMs?: number;
+  /** Between body chunks. Default 10000 ms. */
+  bodyMs?: number;
+}
+
+/** Retries of a session create (same Idempotency-Key each time). */
+export interface VerifyClientRetry {
+  /** Tries of one createSession, the first included. Default 5. */
+  maxAttempts?: number;
+  /** First backoff; doubles each retry, with full jitter. Default 200 ms. */
+  baseDelayMs?: number;
+  /** Cap of one backoff. Default 3000 ms. */
+  maxDelayMs?: number;
+  /** No retry starts after this much time since the first try (well inside the 120 s handoff). Default 20000 ms. */
+  budgetMs?: number;
+}
+
+/** Options of createVerifyClient. */
+export interface VerifyClientOptions {
+  /** The service's base address, e.g. https://verify.example.com (a path prefix is kept). */
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  timeouts?: VerifyClientTimeouts;
+  retry?: VerifyClientRetry;
+  /** Tries of one getSession on network errors and 5xx. Default 2. */
+  statusReadAttempts?: number;
+}

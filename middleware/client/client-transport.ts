@@ -1,0 +1,190 @@
+/**
+ * How the client talks to the service: one undici keep-alive pool, connect/headers/body timeouts,
+ * no redirects followed, status and content type checked before parsing, and the Basic
+ * credentials encoded once and sent only in the Authorization header.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import type { VerifyClientOptions, VerifyClientRetry } from './client-options.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface ServiceResponse {
+  status: number;
+  replayed: boolean;
+  body: JsonObject;
+}
+
+/** Thrown inside the client for answers worth another try; never leaves it. */
+export class RetryableFailure extends Error {
+  constructor(readonly failure: KitError) {
+    super(failure.message);
+  }
+}
+
+/** The pool and the one way to call the service; `close` ends the pool. */
+export function createTransport(options: VerifyClientOptions) {
+  const base = parseBaseUrl(options.baseUrl);
+  const callHeaders = headersOfEveryCall(options);
+  const timeouts = { connectMs: 5000, headersMs: 10_000, bodyMs: 10_000, ...options.timeouts };
+  const pool = new Pool(base.origin, {
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+    keepAliveTimeout: 10_000,
+  });
+
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    headers?: Record<string, string>,
+    body?: string,
+  ): Promise<ServiceResponse> {
+    let response;
+    try {
+      response = await pool.request({
+        method,
+        path: base.pathPrefix + path,
+        headers: headers === undefined ? callHeaders : { ...headers, ...callHeaders },
+        body,
+      });
+    } catch (error) {
+      throw new RetryableFailure(networkFailure(error));
+    }
+    const { statusCode, headers: responseHeaders } = response;
+    const text = await response.body.text().catch((error: unknown) => {
+      throw new RetryableFailure(networkFailure(error));
+    });
+    if (statusCode >= 300 && statusCode < 400) {
+      throw new KitError(
+        KitErrorCode.ServiceProtocolError,
+        `The verification service answered ${statusCode} (a redirect); the kit follows none.`,
+        {
+          serviceStatus: statusCode,
+        },
+      );
+    }
+    const parsed = parseJsonBody(statusCode, responseHeaders['content-type'], text);
+    if (statusCode >= 500) {
+      throw new RetryableFailure(
+        new KitError(KitErrorCode.ServiceUnavailable, `The verification service answered ${statusCode}.`, {
+          serviceStatus: statusCode,
+          serviceErrorCode: errorCodeOf(parsed),
+        }),
+      );
+    }
+    return { status: statusCode, replayed: responseHeaders['idempotent-replayed'] === 'true', body: parsed ?? {} };
+  }
+
+  return {
+    call,
+    async close(): Promise<void> {
+      if (!pool.closed) await pool.close();
+    },
+  };
+}
+
+export async function withRetries<T>(retry: Required<VerifyClientRetry>, attempt: () => Promise<T>): Promise<T> {
+  const startedAt = Date.now();
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof RetryableFailure)) throw error;
+      const delay = Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (tries - 1));
+      const outOfTime = Date.now() - startedAt + delay > retry.budgetMs;
+      if (tries >= retry.maxAttempts || outOfTime) throw error.failure;
+      await sleep(delay);
+    }
+  }
+}
+
+function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `\`baseUrl\` must be an absolute http(s) URL such as https://verify.example.com; got "${baseUrl}".`,
+    );
+  }
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password
+  ) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      '`baseUrl` must be an http(s) URL without query, fragment or credentials (credentials go in `clientId` and `clientSecret`).',
+    );
+  }
+  return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
+}
+
+/** The credentials and the one type the kit parses, on every call (built once). */
+function headersOfEveryCall(options: VerifyClientOptions): Record<string, string> {
+  return { authorization: basicAuthorization(options.clientId, options.clientSecret), accept: 'application/json' };
+}
+
+function basicAuthorization(clientId: string, clientSecret: string): string {
+  if (typeof clientId !== 'string' || clientId.length === 0 || clientId.includes(':')) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      '`clientId` must be the non-empty client id issued by the portal, without ":".',
+    );
+  }
+  if (typeof clientSecret !== 'string' || clientSecret.length === 0) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      '`clientSecret` must be the non-empty secret issued by the portal (read it from the server environment).',
+    );
+  }
+  return `Basic ${Buffer.from(`${clientId}:${clientSecret}`, 'utf8').toString('base64')}`;
+}
+
+function networkFailure(error: unknown): KitError {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'unknown';
+  // Only the error's code travels on: undici errors describe sockets, never our headers, but we keep no reference.
+  return new KitError(KitErrorCode.ServiceUnavailable, `The verification service could not be reached (${code}).`);
+}
+
+function parseJsonBody(
+  status: number,
+  contentType: string | string[] | undefined,
+  text: string,
+): JsonObject | undefined {
+  const type = Array.isArray(contentType) ? contentType[0] : contentType;
+  const isJson = type !== undefined && /^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(type);
+  if (!isJson) {
+    if (status >= 500) return undefined;
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      `The verification service answered ${status} with content type "${type ?? 'none'}", not JSON.`,
+      {
+        serviceStatus: status,
+      },
+    );
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as JsonObject;
+  } catch {
+    // fall through
+  }
+  if (status >= 500) return undefined;
+  throw new KitError(
+    KitErrorCode.ServiceProtocolError,
+    `The verification service answered ${status} with a body that is not a JSON object.`,
+    {
+      serviceStatus: status,
+    },
+  );
+}
+
+export function errorCodeOf(body: JsonObject | undefined): string | undefined {
+  return typeof body?.errorCode === 'string' ? body.errorCode : undefined;
+}

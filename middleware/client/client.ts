@@ -1,0 +1,130 @@
+/**
+ * The backend client for the hosted service, on an undici keep-alive pool.
+ *
+ * Every call has connect/headers/body timeouts, follows no redirect, and checks status and
+ * content type before parsing. The Basic credentials are encoded once, kept in this closure and
+ * sent only in the Authorization header: no error, log line or property ever carries them.
+ */
+import {
+  createTransport,
+  errorCodeOf,
+  RetryableFailure,
+  withRetries,
+  type JsonObject,
+  type ServiceResponse,
+} from './client-transport.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { inSpan, SpanName } from '../telemetry.ts';
+import type { CreateSessionInput, CreatedSession, SessionStatus, VerifyClient } from '../types.ts';
+import type { VerifyClientOptions } from './client-options.ts';
+
+export type { VerifyClientOptions, VerifyClientRetry, VerifyClientTimeouts } from './client-options.ts';
+
+/** Builds the backend client: Basic credentials only in the Authorization header, timeouts, no redirects, idempotent retries. */
+export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
+  const { call, close } = createTransport(options);
+  const retry = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 3000, budgetMs: 20_000, ...options.retry };
+  const statusRetry = { ...retry, maxAttempts: options.statusReadAttempts ?? 2 };
+
+  function createSession(input: CreateSessionInput, idempotencyKey: string): Promise<CreatedSession> {
+    const attributes = { 'verify_kit.platform': input.platform, 'verify_kit.sensitivity': input.operationSensitivity };
+    return inSpan(SpanName.CreateSession, attributes, async (span) => {
+      const created = await createSessionOnce(input, idempotencyKey);
+      span.setAttributes({ 'verify_kit.session_id': created.sessionId, 'verify_kit.replayed': created.replayed });
+      return created;
+    });
+  }
+
+  async function createSessionOnce(input: CreateSessionInput, idempotencyKey: string): Promise<CreatedSession> {
+    if (idempotencyKey.length === 0 || idempotencyKey.length > 255) {
+      throw new KitError(
+        KitErrorCode.InvalidOptions,
+        'createSession: the Idempotency-Key must be 1 to 255 characters.',
+      );
+    }
+    const body = JSON.stringify({ ...input, channel: 'sms' });
+    const headers = { 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
+    const response = await withRetries(retry, async () => {
+      const answer = await call('POST', '/session', headers, body);
+      if (answer.status === 409 && errorCodeOf(answer.body) === 'idempotency_request_in_flight') {
+        // The first try is still running on the service: wait and ask again with the same key.
+        throw new RetryableFailure(
+          new KitError(KitErrorCode.ServiceUnavailable, 'The verification service was still processing this attempt.', {
+            serviceStatus: 409,
+            serviceErrorCode: 'idempotency_request_in_flight',
+          }),
+        );
+      }
+      return answer;
+    });
+    if (response.status !== 200 || response.body.isSuccess !== true) throw rejection('POST /session', response);
+    return parseCreatedSession(response);
+  }
+
+  function getSession(sessionId: string): Promise<SessionStatus> {
+    return inSpan(SpanName.ReadStatus, { 'verify_kit.session_id': sessionId }, async (span) => {
+      const path = `/session/${encodeURIComponent(sessionId)}`;
+      const response = await withRetries(statusRetry, () => call('GET', path));
+      if (response.status !== 200) throw rejection('GET /session/{id}', response);
+      const status = parseSessionStatus(response.body);
+      span.setAttributes({
+        'verify_kit.status': status.status,
+        ...(status.status === 'failed' ? { 'verify_kit.reason': status.reason } : {}),
+      });
+      return status;
+    });
+  }
+
+  return {
+    createSession,
+    getSession,
+    close,
+  };
+}
+
+function rejection(call: string, response: ServiceResponse): KitError {
+  const serviceErrorCode = errorCodeOf(response.body) ?? 'unknown';
+  return new KitError(KitErrorCode.ServiceRejected, `${call} was refused: ${response.status} ${serviceErrorCode}.`, {
+    serviceStatus: response.status,
+    serviceErrorCode,
+  });
+}
+
+function parseCreatedSession(response: ServiceResponse): CreatedSession {
+  const { sessionId, verifyUrl, handoff, expiresInSeconds } = response.body;
+  if (
+    typeof sessionId !== 'string' ||
+    sessionId.length === 0 ||
+    typeof verifyUrl !== 'string' ||
+    !/^https?:\/\//i.test(verifyUrl) ||
+    typeof handoff !== 'string' ||
+    handoff.length === 0 ||
+    typeof expiresInSeconds !== 'number'
+  ) {
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      'POST /session succeeded without a usable sessionId, verifyUrl, handoff and expiresInSeconds.',
+    );
+  }
+  return { sessionId, verifyUrl, handoff, expiresInSeconds, replayed: response.replayed };
+}
+
+function parseSessionStatus(body: JsonObject): SessionStatus {
+  const state = typeof body.state === 'string' ? body.state : undefined;
+  const userRef = typeof body.userRef === 'string' ? body.userRef : undefined;
+  switch (body.status) {
+    case 'pending':
+    case 'verified':
+      return { status: body.status, state, userRef };
+    case 'failed':
+      // An unknown or missing reason is a generic failure, not an error.
+      return {
+        status: 'failed',
+        reason: typeof body.reason === 'string' && body.reason ? body.reason : 'unknown',
+        state,
+        userRef,
+      };
+    default:
+      throw new KitError(KitErrorCode.ServiceProtocolError, 'GET /session/{id} answered without a known status.');
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * The one fulfil path, shared by the landing, the mobile completion and the sweep.
+ *
+ * Arrival proves nothing: the outcome is re-read from the service, and the action runs only when
+ * the status is `verified` AND the echoed state and userRef equal what was stored for the attempt
+ * (the session_id was matched by the caller: findReturnedAttempt, or the sweep's own claim).
+ * The action and its mark commit in one transaction keyed by sessionId, so concurrent callers
+ * run it once. The same transaction decides the order between attempts of one user and action
+ * (the newest started one that is verified wins) and writes the outcome event for onOutcome.
+ */
+import { KitError, KitErrorCode } from '../errors.ts';
+import { commitEach, type FulfilCommitter } from './group-commit.ts';
+import type { FulfilContext } from '../context.ts';
+import type { Attempt, OutcomeRecording, VerifyStore } from '../store/types.ts';
+import { countOutcomes, inSpan, SpanName } from '../telemetry.ts';
+import type { ActionDefinition, OutcomeSource } from '../types.ts';
+
+export type Completion =
+  /** `firstTime` is true only for the caller whose transaction ran the action. */
+  (
+    | { kind: 'fulfilled'; attempt: Attempt; firstTime: boolean }
+    | { kind: 'failed'; attempt: Attempt; reason: string }
+    | { kind: 'pending'; attempt: Attempt }
+    | { kind: 'expired'; attempt: Attempt }
+    /** Never applied: a newer attempt of the same user and action was (attempt.supersededBy). */
+    | { kind: 'superseded'; attempt: Attempt }
+  ) & {
+    /** Outcome events this call recorded (deliver them after the response: deliverAfterResponse). */
+    eventIds: readonly string[];
+  };
+
+/**
+ * Looks up the attempt a return (landing or mobile completion) refers to: resolved by `state`,
+ * then the `session_id` must be the one stored for it. Writes nothing.
+ */
+export async function findReturnedAttempt<Tx>(
+  store: VerifyStore<Tx>,
+  returned: { sessionId: string; state: string },
+): Promise<Attempt> {
+  const attempt = await store.findAttemptByState(returned.state);
+  if (attempt === undefined) {
+    throw new KitError(KitErrorCode.UnknownAttempt, 'No verification attempt matches this link; start again.');
+  }
+  if (attempt.sessionId !== returned.sessionId) {
+    throw new KitError(
+      KitErrorCode.SessionMismatch,
+      'This link does not belong to the verification it names; start again.',
+    );
+  }
+  return attempt;
+}
+
+/** What a status read found: what is stored already settles it, or the service's answer, checked. */
+export type StatusRead<Tx> =
+  | { kind: 'settled'; completion: Completion }
+  | { kind: 'pending' }
+  | { kind: 'failed'; reason: string }
+  /** Verified, with the echoed state and userRef equal to the stored ones, and its action registered. */
+  | { kind: 'verified'; action: ActionDefinition<Tx> };
+
+/**
+ * Re-reads the session and fulfils, records the failure, or reports it still pending. `source`
+ * names the caller in outcome events and log lines.
+ */
+export async function completeAttempt<Tx>(
+  deps: FulfilContext<Tx>,
+  attempt: Attempt,
+  source: OutcomeSource,
+): Promise<Completion> {
+  return applyStatus(deps, attempt, await readStatus(deps, attempt), source);
+}
+
+/**
+ * The read half of completeAttempt: the session's status from the service. Writes nothing; throws
+ * when the service's answer does not match the attempt or its action is no longer registered.
+ */
+export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<StatusRead<Tx>> {
+  const settled = settledCompletion(attempt);
+  if (settled !== undefined) return { kind: 'settled', completion: settled };
+  const status = await deps.client.getSession(attempt.sessionId);
+  if (status.status === 'pending') return { kind: 'pending' };
+  if (status.status === 'failed') return { kind: 'failed', reason: status.reason };
+  if (status.state !== attempt.state || status.userRef !== attempt.userRef) {
+    throw new KitError(
+      KitErrorCode.ServiceResponseMismatch,
+      'The verification service reported a state or user other than the ones this attempt was started with; nothing was fulfilled.',
+    );
+  }
+  const action = deps.actions.get(attempt.action);
+  if (action === undefined) {
+    throw new KitError(
+      KitErrorCode.UnknownAction,
+      `Attempt uses action "${attempt.action}", which is no longer registered; register it again to fulfil it.`,
+    );
+  }
+  return { kind: 'verified', action };
+}
+
+/**
+ * The write half of completeAttempt: records what `read` found. A verified read is fulfilled
+ * through `committer`: on its own by default, grouped with others by the sweep.
+ */
+export async function applyStatus<Tx>(
+  deps: FulfilContext<Tx>,
+  attempt: Attempt,
+  read: StatusRead<Tx>,
+  source: OutcomeSource,
+  committer: FulfilCommitter<Tx> = commitEach(deps.store),
+): Promise<Completion> {
+  const event: OutcomeRecording | undefined = deps.onOutcome === undefined ? undefined : { source };
+  switch (read.kind) {
+    case 'settled':
+      return read.completion;
+    case 'pending':
+      return { kind: 'pending', attempt, eventIds: [] };
+    case 'failed':
+      return recordFailed(deps, attempt, read.reason, source, event);
+    case 'verified':
+      break;
+  }
+  const result = await runFulfilment(deps, committer, read.action, attempt, event);
+  switch (result.kind) {
+    case 'fulfilled':
+      for (const older of result.superseded) logSuperseded(deps, older, source);
+      countOutcomes(1, 'fulfilled', source);
+      countOutcomes(result.superseded.length, 'superseded', source);
+      return { kind: 'fulfilled', attempt: result.attempt, firstTime: true, eventIds: result.eventIds };
+    case 'superseded':
+      logSuperseded(deps, result.attempt, source);
+      countOutcomes(1, 'superseded', source);
+      return { kind: 'superseded', attempt: result.attempt, eventIds: result.eventIds };
+    case 'already_fulfilled':
+      return { kind: 'fulfilled', attempt: result.attempt, firstTime: false, eventIds: [] };
+    case 'not_pending':
+      return settledCompletion(result.attempt ?? attempt) ?? { kind: 'pending', attempt, eventIds: [] };
+  }
+}
+
+async function recordFailed<Tx>(
+  deps: FulfilContext<Tx>,
+  attempt: Attempt,
+  reason: string,
+  source: OutcomeSource,
+  event: OutcomeRecording | undefined,
+): Promise<Completion> {
+  const failedAt = deps.now();
+  const { eventIds } = await deps.store.recordFailure(attempt.sessionId, reason, failedAt, event);
+  const current = await deps.store.findAttemptByState(attempt.state);
+  // This call recorded it when the stored failure carries its time (another caller's would not).
+  if (current?.outcome === 'failed' && current.finishedAt === failedAt) countOutcomes(1, 'failed', source, reason);
+  // A concurrent caller may have settled it first; report what is stored.
+  const failed: Completion = { kind: 'failed', attempt, reason, eventIds: [] };
+  const stored = settledCompletion(current ?? attempt) ?? failed;
+  return { ...stored, eventIds };
+}
+
+function logSuperseded<Tx>(deps: FulfilContext<Tx>, attempt: Attempt, source: OutcomeSource): void {
+  deps.logger?.info(
+    {
+      route: source,
+      sessionId: attempt.sessionId,
+      action: attempt.action,
+      supersededBy: attempt.supersededBy,
+      outcome: 'superseded',
+    },
+    'verification superseded: a newer one of the same user and action was applied, so this one never will be',
+  );
+}
+
+function runFulfilment<Tx>(
+  deps: FulfilContext<Tx>,
+  committer: FulfilCommitter<Tx>,
+  action: ActionDefinition<Tx>,
+  attempt: Attempt,
+  event: OutcomeRecording | undefined,
+) {
+  const attributes = { 'verify_kit.session_id': attempt.sessionId, 'verify_kit.action': action.name };
+  return inSpan(SpanName.Fulfil, attributes, async (span) => {
+    const result = await fulfilInTransaction(deps, committer, action, attempt, event);
+    span.setAttribute('verify_kit.result', result.kind);
+    return result;
+  });
+}
+
+async function fulfilInTransaction<Tx>(
+  deps: FulfilContext<Tx>,
+  committer: FulfilCommitter<Tx>,
+  action: ActionDefinition<Tx>,
+  attempt: Attempt,
+  event: OutcomeRecording | undefined,
+) {
+  try {
+    return await committer.fulfil({
+      attempt,
+      effect: (tx, stored) =>
+        action.fulfil(tx, {
+          sessionId: stored.sessionId,
+          state: stored.state,
+          userRef: stored.userRef,
+          action: stored.action,
+          params: stored.params,
+          destination: stored.destination,
+        }),
+      now: deps.now(),
+      options: { ordering: action.ordering ?? 'latest', ...(event === undefined ? {} : { event }) },
+    });
+  } catch (error) {
+    if (error instanceof KitError) throw error;
+    throw new KitError(
+      KitErrorCode.FulfilFailed,
+      `Action "${action.name}" failed; nothing was marked and it will be retried.`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** The completion an attempt already has in the store, if it is no longer pending. */
+function settledCompletion(attempt: Attempt): Completion | undefined {
+  switch (attempt.outcome) {
+    case 'fulfilled':
+      return { kind: 'fulfilled', attempt, firstTime: false, eventIds: [] };
+    case 'failed':
+      return { kind: 'failed', attempt, reason: attempt.failureReason ?? 'unknown', eventIds: [] };
+    case 'expired':
+      return { kind: 'expired', attempt, eventIds: [] };
+    case 'superseded':
+      return { kind: 'superseded', attempt, eventIds: [] };
+    case 'pending':
+      return undefined;
+  }
+}

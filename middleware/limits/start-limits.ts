@@ -1,0 +1,207 @@
+/**
+ * Limits on starting a verification, against SMS pumping (toll fraud): every start sends a text
+ * at the integrator's cost. Three budgets, each checked before a session is created: per signed-in
+ * user, per destination number and per client IP. The store counts all three in one transaction
+ * (`consumeStartBudgets`), in its own database (SQLite, or PostgreSQL shared by every instance), so
+ * a restart does not reset them and a refused start spends nothing.
+ */
+import type { Database } from 'better-sqlite3';
+import type { Request } from 'express';
+import type { KitLogger } from '../logger.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { createSqliteStore } from '../store/sqlite/sqlite.ts';
+import type { StartBudget, StartBudgetCounter } from '../store/types.ts';
+import { DEFAULT_IPV6_SUBNET, destinationBudgetKey, ipBudgetKey } from './limit-keys.ts';
+import { countRefusedStart } from '../telemetry.ts';
+
+/** A budget: so many starts per window. */
+export interface LimitBudget {
+  /** Starts allowed per window. */
+  points: number;
+  /** Window length in seconds. */
+  durationSeconds: number;
+}
+
+/** Options of createStartLimits (and of the kit's `limits`). */
+export interface StartLimitsOptions {
+  /**
+   * Counts the budgets: the kit's store (SQLite or PostgreSQL; with PostgreSQL every instance of
+   * the app spends the same budgets), or your own `consumeStartBudgets` on a shared database.
+   */
+  store?: StartBudgetCounter;
+  /** A SQLite database for counters (opened as the kit's SQLite store). Prefer `store`. */
+  database?: Database;
+  /** Default 10 starts per hour per user. */
+  perUser?: LimitBudget;
+  /** Default 5 texts per 10 minutes per destination number (as Twilio Verify caps sends per number). */
+  perDestination?: LimitBudget;
+  /** Default 30 starts per hour per client IP (`req.ip`: set Express's `trust proxy` behind a proxy). */
+  perIp?: LimitBudget;
+  /** IPv6 clients share one IP budget per prefix of this length. Default 64; 128 counts each address. */
+  ipv6Subnet?: number;
+  /**
+   * Server-side key (at least 32 characters or bytes) for the HMAC that keys destination counters,
+   * so they hold no phone number. The kit derives one from the client secret when you pass none.
+   */
+  destinationKey?: string | Uint8Array;
+  /** Receives the one-time warning about forwarded headers while `trust proxy` is off. */
+  logger?: Pick<KitLogger, 'warn'>;
+  /** Clock in ms for the budgets' windows. Default Date.now; the kit passes its own `now`. */
+  now?: () => number;
+}
+
+/** Start limits the kit consumes before every session create. */
+export interface StartLimits {
+  /** Counts one start; throws KitError `rate_limited` with `retryAfterSeconds` when a budget is spent. */
+  consume(req: Request, who: { userRef: string; destination: string }): Promise<void>;
+}
+
+/** In the order `consume` passes them to the store. */
+const BUDGET_NAMES = ['user', 'destination', 'ip'] as const;
+
+const DEFAULTS = {
+  perUser: { points: 10, durationSeconds: 60 * 60 },
+  perDestination: { points: 5, durationSeconds: 10 * 60 },
+  perIp: { points: 30, durationSeconds: 60 * 60 },
+} satisfies Record<string, LimitBudget>;
+
+/** The start limits (per user, destination and IP), for `limits` when the defaults do not fit. */
+export function createStartLimits(options: StartLimitsOptions = {}): StartLimits {
+  const counter = checkCounter(options);
+  const user = checkBudget('perUser', options.perUser ?? DEFAULTS.perUser);
+  const destination = checkBudget('perDestination', options.perDestination ?? DEFAULTS.perDestination);
+  const ip = checkBudget('perIp', options.perIp ?? DEFAULTS.perIp);
+  const destinationKey = checkDestinationKey(options.destinationKey);
+  const ipv6Subnet = checkIpv6Subnet(options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
+  const warnOnce = proxyWarning(options.logger);
+  const now = checkClock(options.now);
+  const budget = (name: (typeof BUDGET_NAMES)[number], limit: LimitBudget, key: string): StartBudget => ({
+    key: `start_${name}:${key}`,
+    points: limit.points,
+    durationMs: limit.durationSeconds * 1000,
+  });
+
+  return {
+    async consume(req, who) {
+      warnOnce(req);
+      const refusals = await counter.consumeStartBudgets({
+        budgets: [
+          budget('user', user, who.userRef),
+          budget('destination', destination, destinationBudgetKey(who.destination, destinationKey)),
+          budget('ip', ip, ipBudgetKey(req.ip ?? req.socket.remoteAddress ?? 'unknown', ipv6Subnet)),
+        ],
+        now: now(),
+      });
+      if (refusals.length === 0) return;
+      for (const refusal of refusals) {
+        const name = BUDGET_NAMES[refusal.budget];
+        if (name !== undefined) countRefusedStart(name);
+      }
+      const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(...refusals.map((r) => r.retryAfterMs)) / 1000));
+      throw new KitError(
+        KitErrorCode.RateLimited,
+        `Too many verification attempts; try again in ${retryAfterSeconds} s.`,
+        {
+          retryAfterSeconds,
+        },
+      );
+    },
+  };
+}
+
+function checkCounter(options: StartLimitsOptions): StartBudgetCounter {
+  const { store, database } = options;
+  if (store !== undefined) {
+    if (typeof store !== 'object' || store === null || typeof store.consumeStartBudgets !== 'function') {
+      throw new KitError(
+        KitErrorCode.InvalidOptions,
+        "Start limits: `store` must count start budgets (`consumeStartBudgets`), e.g. the kit's SQLite or PostgreSQL store.",
+      );
+    }
+    return store;
+  }
+  if (database === undefined) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      "Start limits need `store` (the kit's SQLite or PostgreSQL store, or your own `consumeStartBudgets`) " +
+        'to keep counters across restarts.',
+    );
+  }
+  return createSqliteStore({ database });
+}
+
+function checkClock(now: unknown): () => number {
+  if (now === undefined) return Date.now;
+  if (typeof now !== 'function') {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      'Start limits: `now` must be a function returning ms, like Date.now.',
+    );
+  }
+  return now as () => number;
+}
+
+/** Counters are 32-bit integers in the stores; a year is the longest window. */
+const MAX_POINTS = 1_000_000_000;
+const MAX_DURATION_SECONDS = 366 * 24 * 60 * 60;
+
+function checkBudget(name: string, budget: LimitBudget): LimitBudget {
+  const ok = (n: unknown, max: number) => typeof n === 'number' && Number.isInteger(n) && n > 0 && n <= max;
+  if (
+    typeof budget !== 'object' ||
+    budget === null ||
+    !ok(budget.points, MAX_POINTS) ||
+    !ok(budget.durationSeconds, MAX_DURATION_SECONDS)
+  ) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `Start limit for ${name} needs positive whole \`points\` (at most ${MAX_POINTS}) and \`durationSeconds\` ` +
+        `(at most ${MAX_DURATION_SECONDS}, a year), e.g. { points: 5, durationSeconds: 900 }.`,
+    );
+  }
+  return budget;
+}
+
+function checkDestinationKey(key: string | Uint8Array | undefined): Uint8Array {
+  const bytes = typeof key === 'string' ? new TextEncoder().encode(key) : key;
+  if (!(bytes instanceof Uint8Array) || bytes.length < 32) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      'Start limits need `destinationKey`: a server-side secret of at least 32 characters that keys destination counters ' +
+        '(e.g. crypto.randomBytes(32) kept in your secrets, the same on every instance).',
+    );
+  }
+  return bytes;
+}
+
+function checkIpv6Subnet(bits: number): number {
+  if (!Number.isInteger(bits) || bits < 16 || bits > 128) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      '`ipv6Subnet` must be a whole number of bits from 16 to 128, e.g. 64.',
+    );
+  }
+  return bits;
+}
+
+/**
+ * Behind a proxy that Express does not trust, `req.ip` is the proxy's address: every user then
+ * shares one IP budget. Says so once, the first time a forwarded header arrives untrusted.
+ */
+function proxyWarning(logger: Pick<KitLogger, 'warn'> | undefined): (req: Request) => void {
+  let warned = false;
+  return (req) => {
+    if (warned || logger === undefined) return;
+    const forwarded = req.headers?.['x-forwarded-for'] ?? req.headers?.forwarded;
+    if (forwarded === undefined) return;
+    const trusts = req.app?.get('trust proxy fn') as ((address: string, hop: number) => boolean) | undefined;
+    const peer = req.socket?.remoteAddress;
+    if (trusts === undefined || peer === undefined || trusts(peer, 0)) return;
+    warned = true;
+    logger.warn(
+      { peer },
+      "verify kit: a request carries X-Forwarded-For/Forwarded but Express's `trust proxy` is off, so every user " +
+        "behind the proxy shares one IP start budget; set app.set('trust proxy', <your proxy hops>)",
+    );
+  };
+}

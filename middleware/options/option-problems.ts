@@ -1,0 +1,113 @@
+/**
+ * The one way the kit, the sweep, the worker and the sweep job report option problems: every
+ * check adds to one list, and one KitError `invalid_options` names each problem and its fix.
+ * Checkers return the narrowed value (or the default), so callers need no casts.
+ */
+import { KitError, KitErrorCode } from '../errors.ts';
+
+export class OptionProblems {
+  readonly #problems: string[] = [];
+
+  /** `where` names the call in the error, e.g. "createVerificationKit". */
+  constructor(readonly where: string) {}
+
+  add(problem: string): void {
+    this.#problems.push(problem);
+  }
+
+  get count(): number {
+    return this.#problems.length;
+  }
+
+  /** Throws KitError invalid_options listing every problem, if there is any. */
+  throwIfAny(): void {
+    if (this.#problems.length > 0) throw invalidOptions(this.where, this.#problems);
+  }
+}
+
+/** One KitError for a list of option problems (one line, or one bullet each). */
+export function invalidOptions(where: string, problems: readonly string[]): KitError {
+  const listed = problems.length === 1 ? problems[0] : `\n  - ${problems.join('\n  - ')}`;
+  return new KitError(KitErrorCode.InvalidOptions, `${where}: ${listed}`);
+}
+
+/** A value as it may appear in a message: strings quoted (and cut), anything else by its type. */
+export function quote(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value);
+  if (value === undefined) return 'undefined';
+  if (value === null) return 'null';
+  return typeof value;
+}
+
+export function isFunction(value: unknown): value is (...args: never[]) => unknown {
+  return typeof value === 'function';
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A group of options (`routes`, `csrf`...): an object, or {} when left out. */
+export function optionGroup(problems: OptionProblems, name: string, value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (isRecord(value)) return value;
+  problems.add(`\`${name}\` must be an object of options, or omitted: got ${quote(value)}.`);
+  return {};
+}
+
+/** Keys of a group that are not options: each reported with the ones that are. */
+export function checkKnownKeys(
+  problems: OptionProblems,
+  name: string,
+  group: Record<string, unknown>,
+  known: readonly string[],
+): void {
+  for (const key of Object.keys(group)) {
+    if (!known.includes(key)) problems.add(`\`${name}.${key}\` is not an option; use ${known.join(', ')}.`);
+  }
+}
+
+/** An optional function; undefined when left out or wrong (wrong is reported). */
+export function optionalFunction<F extends (...args: never[]) => unknown>(
+  problems: OptionProblems,
+  name: string,
+  value: F | undefined,
+  shape = 'a function',
+): F | undefined {
+  if (value === undefined || isFunction(value)) return value;
+  problems.add(`\`${name}\` must be ${shape}, or omitted.`);
+  return undefined;
+}
+
+/** A number >= 0 (or > 0), or the fallback when left out or wrong (wrong is reported). */
+export function nonNegative(
+  problems: OptionProblems,
+  name: string,
+  value: unknown,
+  fallback: number,
+  allowZero = true,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    problems.add(`\`${name}\` must be a ${allowZero ? 'non-negative' : 'positive'} number: got ${quote(value)}.`);
+    return fallback;
+  }
+  return value;
+}
+
+/** A whole number within [min, max], or the fallback (wrong is reported with an example fix). */
+export function integerInRange(
+  problems: OptionProblems,
+  name: string,
+  value: unknown,
+  range: { min: number; max: number; fallback: number; unit?: string },
+): number {
+  if (value === undefined) return range.fallback;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= range.min && value <= range.max) return value;
+  const example = range.min === 0 ? range.max : range.min;
+  problems.add(
+    `\`${name}\` must be an integer from ${range.min} to ${range.max}${range.unit ?? ''}; got ${JSON.stringify(value)}. ` +
+      `Pass e.g. { ${name}: ${example} } or leave it out for the default.`,
+  );
+  return range.fallback;
+}

@@ -1,0 +1,233 @@
+/**
+ * `resolveKitOptions`: every option of createVerificationKit checked, defaults filled in, all
+ * problems reported at once. No side effects: the factory builds the client and the start limits
+ * from the result. The client secret's value is never quoted, not even in part.
+ */
+import { KitError, KitErrorCode } from '../errors.ts';
+import { silentLogger } from '../logger.ts';
+import { createMessageCatalog } from '../pages/messages.ts';
+import {
+  checkKnownKeys,
+  isFunction,
+  isRecord,
+  nonNegative,
+  optionalFunction,
+  optionGroup,
+  OptionProblems,
+  quote,
+} from './option-problems.ts';
+import { checkActions } from './options-actions.ts';
+import { checkBaseUrl, checkReturnUrl, checkRoutes, CONTROL } from './options-urls.ts';
+import type { ClientSettings, ResolvedKitOptions, VerificationKitOptions } from './options.ts';
+import { defaultPages, type PageRenderers } from '../pages/pages.ts';
+import type { Platform, VerifyClient } from '../types.ts';
+
+const PAGE_NAMES = ['complete', 'failed', 'pending', 'startAgain', 'error'] as const;
+const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
+
+function hasMethods(value: unknown, names: readonly string[]): boolean {
+  return isRecord(value) && names.every((name) => isFunction(value[name]));
+}
+
+/** A ready client has the client's methods; anything else passed as `client` is settings. */
+export function isVerifyClient(value: VerifyClient | ClientSettings): value is VerifyClient {
+  return hasMethods(value, ['createSession', 'getSession', 'close']);
+}
+
+function checkCredentials(problems: OptionProblems, clientId: unknown, clientSecret: unknown): void {
+  if (typeof clientId !== 'string' || clientId === '' || clientId.includes(':') || CONTROL.test(clientId)) {
+    problems.add(
+      `\`clientId\` must be the client id issued by the portal (non-empty, no ":" or control characters): got ${quote(clientId)}.`,
+    );
+  }
+  if (typeof clientSecret !== 'string' || clientSecret === '') {
+    problems.add(
+      "`clientSecret` must be the secret issued by the portal, read from the server's environment (e.g. process.env.VERIFY_CLIENT_SECRET); it is missing or not a string.",
+    );
+  } else if (CONTROL.test(clientSecret) || clientSecret.trim() !== clientSecret) {
+    problems.add(
+      '`clientSecret` contains whitespace or control characters (a trailing newline from a file?); trim it.',
+    );
+  }
+}
+
+function checkPlatform(problems: OptionProblems, value: unknown): Platform {
+  if (value === undefined || value === 'web' || value === 'mobile') return value ?? 'web';
+  problems.add(`\`platform\` must be 'web' or 'mobile': got ${quote(value)}.`);
+  return 'web';
+}
+
+function checkClient(problems: OptionProblems, value: unknown): void {
+  if (value === undefined) return;
+  if (hasMethods(value, ['createSession', 'getSession', 'close'])) return;
+  if (isRecord(value) && !('createSession' in value) && !('getSession' in value)) {
+    checkKnownKeys(problems, 'client', value, ['timeouts', 'retry']);
+    for (const key of ['timeouts', 'retry']) {
+      if (value[key] !== undefined && !isRecord(value[key])) problems.add(`\`client.${key}\` must be an object.`);
+    }
+    return;
+  }
+  problems.add(
+    '`client` must be a VerifyClient (createVerifyClient(...)), or settings { timeouts?, retry? }, or omitted.',
+  );
+}
+
+function checkCollaborators(problems: OptionProblems, o: Record<string, unknown>): void {
+  if (!hasMethods(o.store, ['insertAttempt', 'findAttemptByState', 'fulfilOnce', 'fulfilBatch', 'recordFailure'])) {
+    problems.add('`store` must be a VerifyStore, e.g. createSqliteStore({ database: "./data/app.sqlite" }).');
+  }
+  if (!isFunction(o.resolveUser)) {
+    problems.add(
+      "`resolveUser` must be a function (req) => { userRef, destination } | null giving the signed-in user's stable userRef and phone destination.",
+    );
+  }
+  if (o.logger !== undefined && !hasMethods(o.logger, ['info', 'warn', 'error'])) {
+    problems.add('`logger` must have info, warn and error methods (pino-compatible), or be omitted.');
+  }
+  checkClient(problems, o.client);
+}
+
+/** Only the shape: createStartLimits checks the budgets and the counter. */
+function checkLimits(problems: OptionProblems, limits: unknown, disabled: unknown): void {
+  if (disabled !== undefined && typeof disabled !== 'boolean') {
+    problems.add('`dangerouslyDisableStartLimits` must be true or false.');
+  }
+  if (disabled === true && limits !== undefined) {
+    problems.add('Pass either `limits` or `dangerouslyDisableStartLimits: true`, not both.');
+  }
+  if (limits !== undefined && !isRecord(limits)) {
+    problems.add(
+      '`limits` must be start limit options ({ perUser, perDestination, perIp, store }) or createStartLimits(...).',
+    );
+  }
+}
+
+function checkPages(problems: OptionProblems, value: Partial<PageRenderers> | undefined): PageRenderers {
+  const given = optionGroup(problems, 'pages', value);
+  for (const [key, render] of Object.entries(given)) {
+    if (!PAGE_NAMES.some((name) => name === key)) {
+      problems.add(
+        `\`pages.${key}\` is not an overridable page; use ${PAGE_NAMES.join(', ')} (the auto-submit page is fixed).`,
+      );
+    } else if (!isFunction(render)) problems.add(`\`pages.${key}\` must be a function returning HTML.`);
+  }
+  return { ...defaultPages, ...value };
+}
+
+function checkMessages(problems: OptionProblems, messages: unknown): void {
+  if (messages === undefined) return;
+  if (!isRecord(messages)) {
+    problems.add('`messages` must be an object of locale tag to texts, e.g. { fr: { startNew: "Recommencer" } }.');
+    return;
+  }
+  for (const [tag, texts] of Object.entries(messages)) {
+    if (!LOCALE_TAG.test(tag))
+      problems.add(`\`messages\` key ${quote(tag)} must be a locale tag such as "fr" or "pt-BR".`);
+    if (!isRecord(texts)) {
+      problems.add(`\`messages.${tag}\` must be an object of texts (any subset of the English messages).`);
+    }
+  }
+}
+
+function checkCsrf(problems: OptionProblems, value: VerificationKitOptions['csrf']): ResolvedKitOptions['csrf'] {
+  const csrf = optionGroup(problems, 'csrf', value);
+  checkKnownKeys(problems, 'csrf', csrf, ['dangerouslyReplaceTokenCheck', 'allowedOrigins', 'sessionKey']);
+  const allowedOrigins = value?.allowedOrigins ?? [];
+  if (
+    !Array.isArray(allowedOrigins) ||
+    allowedOrigins.some((x) => typeof x !== 'string' || !/^https?:\/\/[^/]+$/.test(x))
+  ) {
+    problems.add('`csrf.allowedOrigins` must be origins such as "https://app.example.com" (scheme and host, no path).');
+  }
+  const sessionKey = value?.sessionKey ?? 'verifyKitCsrf';
+  if (typeof sessionKey !== 'string' || sessionKey === '')
+    problems.add('`csrf.sessionKey` must be a non-empty string.');
+  const replace = optionalFunction(
+    problems,
+    'csrf.dangerouslyReplaceTokenCheck',
+    value?.dangerouslyReplaceTokenCheck,
+    'a function (req) => boolean',
+  );
+  return { allowedOrigins, sessionKey, ...(replace === undefined ? {} : { dangerouslyReplaceTokenCheck: replace }) };
+}
+
+function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 'landing' | 'sweep'>) {
+  const given = optionGroup(problems, 'landing', o.landing);
+  checkKnownKeys(problems, 'landing', given, [
+    'pendingRechecks',
+    'pendingRecheckIntervalMs',
+    'refreshSeconds',
+    'refreshWindowMs',
+  ]);
+  const sweep = optionGroup(problems, 'sweep', o.sweep);
+  checkKnownKeys(problems, 'sweep', sweep, ['firstCheckAfterMs']);
+  return {
+    landing: {
+      pendingRechecks: nonNegative(problems, 'landing.pendingRechecks', given.pendingRechecks, 3),
+      pendingRecheckIntervalMs: nonNegative(
+        problems,
+        'landing.pendingRecheckIntervalMs',
+        given.pendingRecheckIntervalMs,
+        600,
+      ),
+      refreshSeconds: nonNegative(problems, 'landing.refreshSeconds', given.refreshSeconds, 3, false),
+      refreshWindowMs: nonNegative(problems, 'landing.refreshWindowMs', given.refreshWindowMs, 5 * 60_000),
+    },
+    sweep: { firstCheckAfterMs: nonNegative(problems, 'sweep.firstCheckAfterMs', sweep.firstCheckAfterMs, 3 * 60_000) },
+  };
+}
+
+/** Checks every option (reporting all problems in one KitError invalid_options) and fills in defaults. */
+export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): ResolvedKitOptions<Tx> {
+  const fields: unknown = options;
+  if (!isRecord(fields)) {
+    throw new KitError(KitErrorCode.InvalidOptions, 'createVerificationKit(options): options must be an object.');
+  }
+  const problems = new OptionProblems('createVerificationKit');
+  checkBaseUrl(problems, options.baseUrl);
+  checkCredentials(problems, options.clientId, options.clientSecret);
+  const platform = checkPlatform(problems, options.platform);
+  const returned = checkReturnUrl(problems, options.returnUrl, platform);
+  const routes = checkRoutes(problems, options.routes, platform, returned.path);
+  const actions = checkActions(problems, options.actions);
+  checkCollaborators(problems, fields);
+  checkLimits(problems, options.limits, options.dangerouslyDisableStartLimits);
+  const beforeCreate = optionalFunction(problems, 'beforeCreate', options.beforeCreate);
+  const now = optionalFunction(problems, 'now', options.now) ?? Date.now;
+  const onOutcome = optionalFunction(problems, 'onOutcome', options.onOutcome);
+  const locale = optionalFunction(problems, 'locale', options.locale, 'a function (req) => locale tag such as "fr"');
+  const pages = checkPages(problems, options.pages);
+  checkMessages(problems, options.messages);
+  if (options.errors !== undefined && options.errors !== 'render' && options.errors !== 'next') {
+    problems.add(`\`errors\` must be 'render' or 'next': got ${quote(options.errors)}.`);
+  }
+  const csrf = checkCsrf(problems, options.csrf);
+  const { landing, sweep } = checkTimings(problems, options);
+  problems.throwIfAny();
+
+  return {
+    baseUrl: options.baseUrl,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    returnUrl: options.returnUrl,
+    store: options.store,
+    resolveUser: options.resolveUser,
+    limits: options.limits,
+    dangerouslyDisableStartLimits: options.dangerouslyDisableStartLimits,
+    platform,
+    returnOrigin: returned.origin,
+    routes,
+    actions,
+    client: options.client ?? {},
+    csrf,
+    beforeCreate,
+    now,
+    onOutcome,
+    logger: options.logger ?? silentLogger,
+    pages,
+    messages: createMessageCatalog(options.messages, locale),
+    errors: options.errors ?? 'render',
+    landing,
+    sweep,
+  };
+}

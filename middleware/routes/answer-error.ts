@@ -1,0 +1,98 @@
+/**
+ * How the kit's routes answer an error: a page (or JSON) with the KitError's status, or, with
+ * `errors: 'next'`, Express's error handler. Users see the text for the error's code in their
+ * language (messages.ts); the real message goes to the logger. Anything that is not a KitError
+ * always goes to `next`.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import type { KitContext } from '../context.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { errorText, type KitMessages } from '../pages/messages.ts';
+import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
+import { newNonce } from './state.ts';
+import { inSpan } from '../telemetry.ts';
+
+/** KitErrors the integrator's own code (prepare, beforeCreate) threw: their text is meant for users. */
+const writtenForUsers = new WeakSet<KitError>();
+
+/** Marks a KitError from the integrator's hooks so error pages show its message as written. */
+export function showAsWritten(error: unknown): unknown {
+  if (error instanceof KitError && error.status < 500) writtenForUsers.add(error);
+  return error;
+}
+
+/**
+ * The text users see for an error, in the request's language: the kit's text for the code (the
+ * real message goes to the logger), or the integrator's own text for errors its hooks threw.
+ */
+export function userMessage(error: KitError, messages: KitMessages): string {
+  if (writtenForUsers.has(error)) return error.message;
+  const text = errorText(messages, error.code, error.status);
+  if (error.code === KitErrorCode.RateLimited && error.retryAfterSeconds !== undefined) {
+    return `${text} ${messages.retryAfter(Math.max(1, Math.ceil(error.retryAfterSeconds)))}`;
+  }
+  return text;
+}
+
+export function logKitError<Tx>(context: KitContext<Tx>, route: string, error: KitError): void {
+  const fields = {
+    route,
+    code: error.code,
+    status: error.status,
+    serviceErrorCode: error.serviceErrorCode,
+    serviceStatus: error.serviceStatus,
+  };
+  if (error.status >= 500) context.logger.error(fields, error.message);
+  else context.logger.warn(fields, error.message);
+}
+
+export function answerError<Tx>(
+  context: KitContext<Tx>,
+  route: string,
+  format: 'html' | 'json',
+  error: unknown,
+  res: Response,
+  next: NextFunction,
+): void {
+  if (!(error instanceof KitError)) {
+    context.logger.error({ route }, 'unexpected error in the verification kit');
+    next(error);
+    return;
+  }
+  logKitError(context, route, error);
+  if (context.errors === 'next' || res.headersSent) {
+    next(error);
+    return;
+  }
+  if (error.code === KitErrorCode.RateLimited && error.retryAfterSeconds !== undefined) {
+    res.setHeader('Retry-After', String(Math.max(0, Math.ceil(error.retryAfterSeconds))));
+  }
+  const messages = context.messages.forRequest(res.req);
+  const message = userMessage(error, messages);
+  if (format === 'json') {
+    setNoStoreHeaders(res);
+    res.vary('Accept-Language');
+    res.status(error.status).json({ error: error.code, message });
+    return;
+  }
+  const nonce = newNonce();
+  const page = context.pages.error({ status: error.status, code: error.code, message }, nonce, messages);
+  sendPage(res, error.status, page, nonce);
+}
+
+/** Wraps an async route so a rejection is answered by answerError. */
+export function route<Tx>(
+  context: KitContext<Tx>,
+  name: string,
+  format: 'html' | 'json',
+  handler: (req: Request, res: Response) => Promise<void>,
+) {
+  const spanName = `verify_kit.${name.replaceAll('-', '_')}`;
+  // The same for every request of the route: built once.
+  const attributes = { 'verify_kit.route': name, 'verify_kit.platform': context.platform };
+  return (req: Request, res: Response, next: NextFunction): void => {
+    inSpan(spanName, attributes, () => handler(req, res)).catch((error: unknown) =>
+      answerError(context, name, format, error, res, next),
+    );
+  };
+}

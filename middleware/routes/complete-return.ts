@@ -1,0 +1,106 @@
+/**
+ * A return (the landing's query, or the mobile completion's JSON body): `session_id` and `state`
+ * are identifiers only, never evidence. Anything odd is a 400 and nothing is written.
+ */
+import { parse as parseQueryString } from 'node:querystring';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Request, Response } from 'express';
+import type { KitContext } from '../context.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { completeAttempt, findReturnedAttempt, type Completion } from '../fulfil/fulfil.ts';
+import { deliverAfterResponse } from '../fulfil/outcomes.ts';
+import { STATE_PATTERN } from './state.ts';
+import { annotateSpan } from '../telemetry.ts';
+
+/** Printable ASCII without spaces, 1..256. */
+const SESSION_ID_PATTERN = /^[\x21-\x7e]{1,256}$/;
+const MAX_LENGTH = 512;
+
+export interface ReturnedIds {
+  sessionId: string;
+  state: string;
+}
+
+function read(source: Record<string, unknown>, name: string): string {
+  const value = source[name];
+  if (value === undefined || value === '') {
+    throw new KitError(
+      KitErrorCode.InvalidReturnParams,
+      `This verification link is incomplete (no ${name}); start again.`,
+    );
+  }
+  if (typeof value !== 'string') {
+    throw new KitError(
+      KitErrorCode.InvalidReturnParams,
+      `This verification link is malformed (${name} given more than once or not as text); start again.`,
+    );
+  }
+  if (value.length > MAX_LENGTH) {
+    throw new KitError(
+      KitErrorCode.InvalidReturnParams,
+      `This verification link is malformed (${name} too long); start again.`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The request's query as Express's default ("simple") parser reads it, whatever `query parser`
+ * the app set: a name given twice is an array (refused below), and the kit's routes read the same
+ * values however they are mounted.
+ */
+export function queryOf(req: Pick<Request, 'url'>): Record<string, unknown> {
+  const at = req.url.indexOf('?');
+  return at === -1 ? {} : parseQueryString(req.url.slice(at + 1));
+}
+
+export function readReturnedIds(source: unknown): ReturnedIds {
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) {
+    throw new KitError(KitErrorCode.InvalidReturnParams, 'Expected session_id and state; start again.');
+  }
+  const bag = source as Record<string, unknown>;
+  const sessionId = read(bag, 'session_id');
+  const state = read(bag, 'state');
+  if (!SESSION_ID_PATTERN.test(sessionId)) {
+    throw new KitError(
+      KitErrorCode.InvalidReturnParams,
+      'This verification link is malformed (session_id); start again.',
+    );
+  }
+  if (!STATE_PATTERN.test(state)) {
+    throw new KitError(KitErrorCode.InvalidReturnParams, 'This verification link is malformed (state); start again.');
+  }
+  return { sessionId, state };
+}
+
+/**
+ * The shared part of the landing and the mobile completion: validate, resolve the attempt by
+ * state (session_id must match), then the one fulfil path; while the service still says pending,
+ * re-check a few times. Whether the action runs never depends on who is signed in.
+ */
+export async function completeReturn<Tx>(
+  context: KitContext<Tx>,
+  source: unknown,
+  route: 'landing' | 'mobile-complete',
+  res: Response,
+): Promise<Completion> {
+  const ids = readReturnedIds(source);
+  const outcomeSource = route === 'landing' ? 'landing' : 'mobile';
+  let attempt = await findReturnedAttempt(context.store, ids);
+  let completion = await completeAttempt(context, attempt, outcomeSource);
+  for (let i = 0; completion.kind === 'pending' && i < context.landing.pendingRechecks; i++) {
+    await sleep(context.landing.pendingRecheckIntervalMs);
+    attempt = (await context.store.findAttemptByState(ids.state)) ?? attempt;
+    completion = await completeAttempt(context, attempt, outcomeSource);
+  }
+  const { sessionId, action } = completion.attempt;
+  context.logger.info({ route, sessionId, action, outcome: completion.kind }, 'verification return');
+  annotateSpan({
+    'verify_kit.session_id': sessionId,
+    'verify_kit.action': action,
+    'verify_kit.outcome': completion.kind,
+  });
+  // onOutcome hears of what this return recorded once the response is out, never delaying it.
+  deliverAfterResponse(context, completion.eventIds, res);
+  return completion;
+}

@@ -1,0 +1,100 @@
+/**
+ * What a start request asks for, read on the server: the body (parsed here unless the app already
+ * did), the registered action it names, and the parameters `prepare` returns for it (on a restart,
+ * from the finished attempt's stored parameters, checked again).
+ */
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { KitContext } from '../context.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import type { ResolvedUser } from '../options/options.ts';
+import { isRecord } from '../options/option-problems.ts';
+import { showAsWritten } from './answer-error.ts';
+import { isStateShaped } from './state.ts';
+import type { ActionDefinition, JsonValue, PrepareContext } from '../types.ts';
+
+const BODY_LIMIT = '16kb';
+
+export function bodyParsers<Tx>(context: KitContext<Tx>): RequestHandler[] {
+  const urlencoded = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 50 });
+  return context.platform === 'mobile' ? [express.json({ limit: BODY_LIMIT, strict: true }), urlencoded] : [urlencoded];
+}
+
+/** Runs the body parsers (skipped by them when the app already read the body). */
+export async function readBody(parsers: RequestHandler[], req: Request, res: Response): Promise<void> {
+  for (const parser of parsers) {
+    await new Promise<void>((resolve, reject) => {
+      parser(req, res, (error?: unknown) => {
+        if (error === undefined || error === null) resolve();
+        else
+          reject(new KitError(KitErrorCode.InvalidActionParams, 'The form could not be read; go back and try again.'));
+      });
+    });
+  }
+}
+
+export function bodyOf(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  return isRecord(body) ? body : {};
+}
+
+export function pickAction<Tx>(context: KitContext<Tx>, value: unknown): ActionDefinition<Tx> {
+  const action = typeof value === 'string' ? context.actions.get(value) : undefined;
+  if (action === undefined) {
+    throw new KitError(
+      KitErrorCode.UnknownAction,
+      'This verification request names no known action; go back and try again.',
+    );
+  }
+  return action;
+}
+
+/**
+ * The server-side parameters: from `prepare`, which runs on every start. A restart hands it the
+ * finished attempt's stored parameters to check again for the user as they are now, so whatever
+ * `prepare` enforces (authorisation, blocklists) cannot be bypassed by restarting an old attempt.
+ */
+export async function paramsFor<Tx>(
+  context: KitContext<Tx>,
+  req: Request,
+  action: ActionDefinition<Tx>,
+  user: ResolvedUser,
+  restart: unknown,
+): Promise<JsonValue> {
+  const restartParams =
+    restart === undefined ? undefined : await restartedParams(context, action, user.userRef, restart);
+  if (action.prepare === undefined) return restartParams ?? null;
+  const prepareContext: PrepareContext = {
+    user: { userRef: user.userRef, destination: user.destination },
+    ...(restart === undefined ? {} : { restartParams: restartParams ?? null }),
+  };
+  let params: JsonValue | undefined;
+  try {
+    // A KitError from prepare carries the integrator's own text for its users: shown as written.
+    params = await action.prepare(req, prepareContext);
+  } catch (error) {
+    throw showAsWritten(error);
+  }
+  return params === undefined ? null : params;
+}
+
+/** The stored parameters of this user's finished (failed or expired) attempt of this action. */
+async function restartedParams<Tx>(
+  context: KitContext<Tx>,
+  action: ActionDefinition<Tx>,
+  userRef: string,
+  restart: unknown,
+): Promise<JsonValue> {
+  const previous = isStateShaped(restart) ? await context.store.findAttemptByState(restart) : undefined;
+  if (
+    previous === undefined ||
+    previous.userRef !== userRef ||
+    previous.action !== action.name ||
+    (previous.outcome !== 'failed' && previous.outcome !== 'expired')
+  ) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'That verification cannot be restarted; go back and start again.',
+    );
+  }
+  return previous.params;
+}

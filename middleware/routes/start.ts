@@ -1,0 +1,211 @@
+/**
+ * The start route: POST only, CSRF-checked, signed-in users only. The server picks the action from
+ * the registered list by name, prepares its parameters, creates a fresh session with a fresh
+ * state and Idempotency-Key, stores the attempt, and answers the auto-submit page (web) or JSON
+ * (mobile). Nothing the browser sends chooses a URL.
+ *
+ * Also the start-again page (GET), where a used or restored auto-submit page goes instead of
+ * re-sending its handoff.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { KitContext } from '../context.ts';
+import type { ResolvedUser } from '../options/options.ts';
+import { verifyCsrf } from './csrf.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { handoffPage } from '../pages/handoff-page.ts';
+import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
+import { newNonce, newState } from './state.ts';
+import { queryOf } from './complete-return.ts';
+import { route, showAsWritten } from './answer-error.ts';
+import { currentUser } from './user.ts';
+import { annotateSpan, countStart } from '../telemetry.ts';
+import { bodyOf, bodyParsers, paramsFor, pickAction, readBody } from './start-request.ts';
+import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
+import { restartFormFor } from './restart-form.ts';
+
+function verifyUrlOrigin(verifyUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(verifyUrl);
+  } catch {
+    throw new KitError(KitErrorCode.ServiceProtocolError, 'The verification service returned an unusable verifyUrl.');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      'The verification service returned a verifyUrl that is not http(s).',
+    );
+  }
+  return url.origin;
+}
+
+/**
+ * verifyUrlOrigin, remembering the last origin: the service's verifyUrls share it, and a URL that
+ * starts with "<origin>/" has exactly that origin (the first "/" after the host ends the authority),
+ * so most starts skip the URL parse.
+ */
+export function originOfVerifyUrl(): (verifyUrl: string) => string {
+  let last: string | undefined;
+  return (verifyUrl) => {
+    if (last !== undefined && verifyUrl.startsWith(`${last}/`)) return last;
+    last = verifyUrlOrigin(verifyUrl);
+    return last;
+  };
+}
+
+/** Where a used auto-submit page goes instead of re-sending its handoff. */
+export function startAgainUrl(startAgainPath: string, actionName: string): string {
+  return `${startAgainPath}?action=${encodeURIComponent(actionName)}`;
+}
+
+/** Limits and the integrator's hook run before any session exists, so a refusal sends no SMS. */
+async function allowStart<Tx>(
+  context: KitContext<Tx>,
+  req: Request,
+  user: ResolvedUser,
+  action: ActionDefinition<Tx>,
+): Promise<void> {
+  await context.startLimits?.consume(req, { userRef: user.userRef, destination: user.destination });
+  if (context.beforeCreate === undefined) return;
+  try {
+    await context.beforeCreate(req, { userRef: user.userRef, destination: user.destination, action: action.name });
+  } catch (error) {
+    throw showAsWritten(error);
+  }
+}
+
+/** A fresh state, a fresh session (its own Idempotency-Key) and the attempt stored. */
+async function createAttempt<Tx>(
+  context: KitContext<Tx>,
+  user: ResolvedUser,
+  action: ActionDefinition<Tx>,
+  params: JsonValue,
+  originOf: (verifyUrl: string) => string,
+): Promise<CreatedSession> {
+  const state = newState();
+  const created = await context.client.createSession(
+    {
+      returnUrl: context.returnUrl,
+      destination: user.destination,
+      operationSensitivity: action.operationSensitivity,
+      userRef: user.userRef,
+      state,
+      platform: context.platform,
+    },
+    randomUUID(),
+  );
+  // An unusable verifyUrl is refused before anything is stored.
+  originOf(created.verifyUrl);
+  const now = context.now();
+  await context.store.insertAttempt({
+    state,
+    sessionId: created.sessionId,
+    userRef: user.userRef,
+    action: action.name,
+    params,
+    // What the code is sent to is what a verification proves: fulfil receives exactly this.
+    destination: user.destination,
+    returnTo: action.successPath,
+    sensitivity: action.operationSensitivity,
+    platform: context.platform,
+    createdAt: now,
+    nextCheckAt: now + context.sweep.firstCheckAfterMs,
+  });
+  context.logger.info(
+    { route: 'start', action: action.name, sessionId: created.sessionId, replayed: created.replayed },
+    'verification started',
+  );
+  countStart({ action: action.name, platform: context.platform });
+  annotateSpan({ 'verify_kit.action': action.name, 'verify_kit.session_id': created.sessionId });
+  return created;
+}
+
+/** The mobile app gets JSON; a browser gets the auto-submit page posting the handoff to verifyUrl. */
+function answerStart<Tx>(
+  context: KitContext<Tx>,
+  res: Response,
+  created: CreatedSession,
+  startAgain: string,
+  originOf: (verifyUrl: string) => string,
+): void {
+  const { verifyUrl, handoff, expiresInSeconds } = created;
+  if (context.platform === 'mobile') {
+    setNoStoreHeaders(res);
+    res.status(200).json({ verifyUrl, handoff, expiresInSeconds });
+    return;
+  }
+  const nonce = newNonce();
+  const page = handoffPage(
+    { verifyUrl, handoff, startAgainUrl: startAgain },
+    nonce,
+    context.messages.forRequest(res.req),
+  );
+  sendPage(res, 200, page, nonce, originOf(verifyUrl));
+}
+
+/** The start route's own 405 for anything but POST, as a page or JSON. */
+function methodNotAllowed<Tx>(context: KitContext<Tx>, format: 'html' | 'json'): RequestHandler {
+  return (req, res, next) => {
+    if (req.method === 'POST') {
+      next();
+      return;
+    }
+    res.setHeader('Allow', 'POST');
+    const messages = context.messages.forRequest(req);
+    const message = messages.errors.method_not_allowed;
+    if (format === 'json') {
+      setNoStoreHeaders(res);
+      res.status(405).json({ error: 'method_not_allowed', message });
+      return;
+    }
+    const nonce = newNonce();
+    sendPage(
+      res,
+      405,
+      context.pages.error({ status: 405, code: 'method_not_allowed', message }, nonce, messages),
+      nonce,
+    );
+  };
+}
+
+/** The start-again page: a fresh start form, where the action can be started from it again. */
+function startAgainHandler<Tx>(context: KitContext<Tx>) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const action = pickAction(context, queryOf(req).action);
+    const user = await currentUser(context, req);
+    // Actions that read form fields in prepare must be started from the integrator's form again.
+    const restart =
+      user !== null && action.prepare === undefined ? restartFormFor(context, req, action.name) : undefined;
+    const nonce = newNonce();
+    sendPage(res, 200, context.pages.startAgain({ restart }, nonce, context.messages.forRequest(req)), nonce);
+  };
+}
+
+/** Mounts the start route (and, on the web, the start-again page). */
+export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPath: string): void {
+  // resolveKitOptions refuses a web start route without its start-again page.
+  const startAgainPath = context.routes.startAgain === false ? startPath : context.routes.startAgain;
+  const format = context.platform === 'mobile' ? 'json' : 'html';
+  const parsers = bodyParsers(context);
+  const originOf = originOfVerifyUrl();
+
+  const start = async (req: Request, res: Response): Promise<void> => {
+    await readBody(parsers, req, res);
+    await verifyCsrf(context, req);
+    const user = await currentUser(context, req);
+    if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
+    const body = bodyOf(req);
+    const action = pickAction(context, body.action);
+    const params = await paramsFor(context, req, action, user, body.restart);
+    await allowStart(context, req, user, action);
+    const created = await createAttempt(context, user, action, params, originOf);
+    answerStart(context, res, created, startAgainUrl(startAgainPath, action.name), originOf);
+  };
+
+  router.all(startPath, methodNotAllowed(context, format));
+  router.post(startPath, route(context, 'start', format, start));
+  if (context.platform === 'web') {
+    router.get(startAgainPath, route(context, 'start-again', 'html', startAgainHandler(context)));
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Every statement of the PostgreSQL store, and the routines it creates, in one place (its
+ * migrations are in postgres-schema.ts). Each statement runs as a named prepared statement: a key
+ * here is its name after `verify_kit_`. Attempts come back as one JSON column (ATTEMPT,
+ * postgres-rows.ts), except on the support reads (RECORD).
+ */
+import { createHash } from 'node:crypto';
+import { ATTEMPT, COLUMNS } from './postgres-rows.ts';
+
+/** Ended start budget counters are deleted in batches of at most this many. */
+export const ENDED_BUDGETS_PER_CLEANUP = 1000;
+
+/** An attempt with the source of its outcome event, for support reads. */
+const RECORD = `SELECT ${COLUMNS.replace(/(\w+)/g, 'a.$1')}, a.redacted_at, e.source AS outcome_source
+  FROM verify_kit_attempts a LEFT JOIN verify_kit_outcome_events e ON e.session_id = a.session_id`;
+
+/** Settled, finished before the cut-off ($1), and with no outcome event still waiting for delivery. */
+const SETTLED_BEFORE = `a.outcome <> 'pending' AND a.finished_at < $1 AND NOT EXISTS (
+  SELECT 1 FROM verify_kit_outcome_events w WHERE w.session_id = a.session_id AND w.delivered_at IS NULL)`;
+
+/**
+ * With `latest`: "an older attempt must never be applied after a newer one of the same user and
+ * action was applied", so marking attempt `a` is refused when a newer one is already fulfilled. The
+ * user's newer attempts are found first (OFFSET 0 keeps that a separate step, on the user's few
+ * rows): given `outcome = 'fulfilled'` directly, the planner may walk the settled-attempts index
+ * instead, whose statistics say it is empty while a sweep fills it, one full scan per fulfilment.
+ */
+const newerApplied = (latest: string) => `${latest} AND EXISTS (
+          SELECT 1 FROM (
+            SELECT n.outcome FROM verify_kit_attempts AS n
+            WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq OFFSET 0) AS newer
+          WHERE newer.outcome = 'fulfilled')`;
+
+/**
+ * After a `marked` CTE (session_id, user_ref, action, start_seq, ord, latest, now): the user's older
+ * pending attempts of the action are settled as superseded in the same statement (they must never
+ * apply after the marked one). Only those come back whole; a marked one is the caller's.
+ */
+const SUPERSEDE_OLDER = `older AS (
+      UPDATE verify_kit_attempts AS o
+      SET outcome = 'superseded', superseded_by = m.session_id, finished_at = m.now, lease_owner = NULL,
+        lease_until = NULL
+      FROM marked AS m
+      WHERE m.latest AND o.user_ref = m.user_ref AND o.action = m.action AND o.start_seq < m.start_seq
+        AND o.outcome = 'pending'
+      RETURNING o.*, m.ord)
+    SELECT 'fulfilled' AS role, ord, NULL AS attempt FROM marked
+    UNION ALL SELECT 'superseded', ord, ${ATTEMPT} FROM older`;
+
+/** The advisory lock key of an attempt's (user, action) pair; every lock on a pair uses this one. */
+const INTENT_LOCK_KEY = (alias: string) => `hashtextextended(${alias}.user_ref || chr(31) || ${alias}.action, 0)`;
+
+/**
+ * The single mark ordered 'latest' (the landing's, the mobile completion's, a retried one) as a
+ * routine, so that the pair's lock and the mark take one round trip instead of two. The mark must
+ * read after the lock is held: a VOLATILE function's statements each take a fresh snapshot, so the
+ * UPDATE below sees a newer attempt that committed while this one waited. The same decision as
+ * markFulfilledGroup, with scalar parameters, whose plan is simpler (the group's JSON list cost
+ * about 50 us more database CPU per landing, measured). p_latest is always true now; the body is
+ * kept as it was, so that its name (a hash of it) does not change.
+ */
+const MARK_ONE_BODY = `
+#variable_conflict use_column
+BEGIN
+  IF p_latest THEN
+    PERFORM pg_advisory_xact_lock(${INTENT_LOCK_KEY('a')}) FROM verify_kit_attempts AS a
+      WHERE a.session_id = p_session_id;
+  END IF;
+  RETURN QUERY WITH marked AS (
+      UPDATE verify_kit_attempts AS a
+      SET outcome = 'fulfilled', fulfilled_at = p_now, finished_at = p_now, lease_owner = NULL, lease_until = NULL
+      WHERE a.session_id = p_session_id AND a.outcome = 'pending' AND NOT (${newerApplied('p_latest')})
+      RETURNING a.session_id, a.user_ref, a.action, a.start_seq, 1 AS ord, p_latest AS latest, p_now AS now),
+    ${SUPERSEDE_OLDER};
+END`;
+
+/**
+ * The store's routines. They are not migrations: the store creates each one when it starts, if it
+ * is missing, under a name that carries a hash of its text. Instances of two kit versions on one
+ * database then each call their own, and a routine can never differ from the code that calls it.
+ */
+export const MARK_ONE_ROUTINE = `verify_kit_mark_fulfilled_${createHash('sha256').update(MARK_ONE_BODY).digest('hex').slice(0, 16)}`;
+export const ROUTINES = [
+  {
+    signature: `${MARK_ONE_ROUTINE}(text, bigint, boolean)`,
+    create: `CREATE FUNCTION ${MARK_ONE_ROUTINE}(p_session_id TEXT, p_now BIGINT, p_latest BOOLEAN)
+      RETURNS TABLE (role TEXT, ord INTEGER, attempt TEXT) LANGUAGE plpgsql VOLATILE AS $fn$${MARK_ONE_BODY}
+      $fn$`,
+  },
+] as const;
+
+export const SQL = {
+  insert: `INSERT INTO verify_kit_attempts
+      (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
+       destination)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+  byState: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE state = $1`,
+  bySession: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE session_id = $1`,
+  // Every fulfilment of one user's attempts of one action queues here, in its transaction, so the
+  // ordering decided below cannot race (user_ref and action never change once stored).
+  // A group takes all its pairs' locks first, in one sorted order (OFFSET 0 keeps the sort below the
+  // locking), so two processes committing overlapping groups queue instead of deadlocking.
+  lockIntents: `SELECT pg_advisory_xact_lock(k) FROM (
+      SELECT DISTINCT ${INTENT_LOCK_KEY('a')} AS k
+      FROM verify_kit_attempts AS a WHERE a.session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
+  // One attempt ordered 'latest': its pair's lock and its mark, in MARK_ONE_ROUTINE.
+  markFulfilled: `SELECT role, ord, attempt FROM ${MARK_ONE_ROUTINE}($1, $2, true)`,
+  // One attempt ordered 'independent': no pair lock and nothing to supersede, so a plain statement
+  // (the routine cost about 100 us more database CPU per landing, measured).
+  markFulfilledIndependent: `UPDATE verify_kit_attempts
+    SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
+    WHERE session_id = $1 AND outcome = 'pending'
+    RETURNING 'fulfilled' AS role, 1 AS ord, NULL AS attempt`,
+  // A round of a group in one statement: $1 a JSON array of the requests (ord, from 1; session_id;
+  // latest: ordered 'latest'; now), at most one per user and action (the caller's rounds). JSON
+  // rather than arrays: an array's length is seen when a plan is made for one call's values, so a
+  // batch of one was planned again on every call (3 ms here) instead of reusing the prepared plan.
+  // The rows are found through `= ANY (ARRAY(...))`, which the planner counts as a few rows: joined
+  // to the JSON alone (counted as 100) it scanned a small table whole.
+  markFulfilledGroup: `WITH r AS (
+      SELECT * FROM json_to_recordset($1::json) AS r (ord integer, session_id text, latest boolean, now bigint)),
+    marked AS (
+      UPDATE verify_kit_attempts AS a
+      SET outcome = 'fulfilled', fulfilled_at = r.now, finished_at = r.now, lease_owner = NULL, lease_until = NULL
+      FROM r
+      WHERE a.session_id = ANY (ARRAY(SELECT session_id FROM r)) AND a.session_id = r.session_id
+        AND a.outcome = 'pending' AND NOT (${newerApplied('r.latest')})
+      RETURNING a.session_id, a.user_ref, a.action, a.start_seq, r.ord, r.latest, r.now),
+    ${SUPERSEDE_OLDER}`,
+  newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
+      ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'
+    WHERE a.session_id = $1 ORDER BY n.start_seq DESC LIMIT 1`,
+  markSuperseded: `UPDATE verify_kit_attempts
+    SET outcome = 'superseded', superseded_by = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE session_id = $1 AND outcome = 'pending'
+    RETURNING ${ATTEMPT}`,
+  markFailed: `UPDATE verify_kit_attempts
+    SET outcome = 'failed', failure_reason = $2, finished_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE session_id = $1 AND outcome = 'pending'
+    RETURNING session_id`,
+  insertEvent: `INSERT INTO verify_kit_outcome_events (session_id, outcome, source, occurred_at, next_delivery_at)
+    VALUES ($1, $2, $3, $4, $4) RETURNING event_id`,
+  claimEvents: `UPDATE verify_kit_outcome_events SET lease_owner = $1, lease_until = $2, deliveries = deliveries + 1
+    WHERE event_id IN (
+      SELECT event_id FROM verify_kit_outcome_events
+      WHERE delivered_at IS NULL AND next_delivery_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+        AND ($5::bigint[] IS NULL OR event_id = ANY($5::bigint[]))
+      ORDER BY next_delivery_at LIMIT $4
+      FOR UPDATE SKIP LOCKED)
+    RETURNING event_id, session_id, outcome, source, occurred_at, deliveries`,
+  bySessions: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE session_id = ANY($1::text[])`,
+  eventDelivered: `UPDATE verify_kit_outcome_events SET delivered_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE event_id = $1 AND lease_owner = $2 AND delivered_at IS NULL`,
+  eventRetry: `UPDATE verify_kit_outcome_events SET next_delivery_at = $3, lease_owner = NULL, lease_until = NULL
+    WHERE event_id = $1 AND lease_owner = $2 AND delivered_at IS NULL`,
+  // SKIP LOCKED: two sweeps claiming at once take disjoint rows instead of queueing on each other.
+  claimDue: `UPDATE verify_kit_attempts SET lease_owner = $1, lease_until = $2
+    WHERE state IN (
+      SELECT state FROM verify_kit_attempts
+      WHERE outcome = 'pending' AND next_check_at <= $3 AND created_at > $4
+        AND (lease_until IS NULL OR lease_until <= $3) AND ($6::text IS NULL OR platform = $6::text)
+      ORDER BY next_check_at LIMIT $5
+      FOR UPDATE SKIP LOCKED)
+    RETURNING ${ATTEMPT}`,
+  reschedule: `UPDATE verify_kit_attempts AS a
+    SET next_check_at = c.next_check_at, sweep_checks = a.sweep_checks + 1, lease_owner = NULL, lease_until = NULL
+    FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)
+    WHERE a.session_id = c.session_id AND a.lease_owner = $1 AND a.outcome = 'pending'`,
+  // Only pending attempts hold leases (every outcome clears its lease): found through the pending-by-due index.
+  release: `UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL
+    WHERE outcome = 'pending' AND lease_owner = $1`,
+  // One call, one transaction (the statement's): see the function in postgres-schema.ts.
+  consumeStartBudgets: 'SELECT refused_budget, retry_after_ms FROM verify_kit_consume_start_budgets($1, $2, $3, $4)',
+  // SKIP LOCKED: never waits on a counter a start holds, so it cannot deadlock with one.
+  deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (
+      SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= $1 LIMIT ${ENDED_BUDGETS_PER_CLEANUP} FOR UPDATE SKIP LOCKED)`,
+  expire: `UPDATE verify_kit_attempts SET outcome = 'expired', finished_at = $1, lease_owner = NULL, lease_until = NULL
+    WHERE outcome = 'pending' AND created_at <= $2 AND (lease_until IS NULL OR lease_until <= $1)
+    RETURNING session_id`,
+  // Support reads and retention (postgres-reads-and-retention.ts).
+  housekeeping_bySession: `${RECORD} WHERE a.session_id = $1`,
+  housekeeping_list: `${RECORD}
+    WHERE ($1::text IS NULL OR a.user_ref = $1) AND ($2::text IS NULL OR a.outcome = $2)
+      AND ($3::bigint IS NULL OR a.created_at >= $3) AND ($4::bigint IS NULL OR a.created_at < $4)
+    ORDER BY a.created_at DESC, a.start_seq DESC LIMIT $5`,
+  redact: `UPDATE verify_kit_attempts SET params = 'null', destination = NULL, redacted_at = $3
+    WHERE session_id IN (SELECT a.session_id FROM verify_kit_attempts a
+      WHERE ${SETTLED_BEFORE} AND a.redacted_at IS NULL LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  // The delivered outcome events go with their attempts.
+  delete: `WITH doomed AS (
+      SELECT a.session_id FROM verify_kit_attempts a WHERE ${SETTLED_BEFORE} LIMIT $2 FOR UPDATE SKIP LOCKED),
+    events AS (DELETE FROM verify_kit_outcome_events WHERE session_id IN (SELECT session_id FROM doomed))
+    DELETE FROM verify_kit_attempts WHERE session_id IN (SELECT session_id FROM doomed)`,
+} as const;
+
+/** The name of a statement of the store. */
+export type StatementName = keyof typeof SQL;

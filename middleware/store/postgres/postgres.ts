@@ -1,0 +1,137 @@
+/**
+ * The PostgreSQL store on node-postgres (`pg`), for apps that run as several instances. The
+ * integrator passes their own Pool; the kit's tables live beside theirs, and an action's fulfil
+ * receives the pool client that holds the kit's open transaction (BEGIN ... COMMIT), so its
+ * writes commit together with the fulfilment mark, or not at all.
+ *
+ * Who wins is decided by locks, never by the application: the fulfilment mark is a conditional
+ * UPDATE (a concurrent one waits for the first to commit, then finds nothing pending); with
+ * ordering 'latest' every fulfilment of one user's attempts of one action first takes a
+ * transaction-scoped advisory lock on that pair, so the newest-wins decision cannot race; sweep
+ * and outbox claims take rows with FOR UPDATE SKIP LOCKED and a lease. Outcome events are written
+ * in the transaction that records the outcome.
+ *
+ * This module checks the options and composes the store's parts: its statements (postgres-sql.ts),
+ * migrations (postgres-schema.ts), queries and transactions (postgres-query.ts), fulfil path
+ * (postgres-fulfil.ts), sweep writes (postgres-sweep.ts), outbox (postgres-outbox.ts) and support
+ * reads and retention (postgres-reads-and-retention.ts).
+ */
+import type { Pool, PoolClient } from 'pg';
+import { KitError, KitErrorCode } from '../../errors.ts';
+import { postgresFulfil } from './postgres-fulfil.ts';
+import { postgresHousekeeping } from './postgres-reads-and-retention.ts';
+import { postgresOutbox } from './postgres-outbox.ts';
+import { query, type PostgresDb } from './postgres-query.ts';
+import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
+import { migrate } from './postgres-schema.ts';
+import { ENDED_BUDGETS_PER_CLEANUP } from './postgres-sql.ts';
+import { postgresSweepWrites } from './postgres-sweep.ts';
+import type { NewAttempt, StartBudgetCounter, VerifyStore } from '../types.ts';
+
+/** Options of createPostgresStore. */
+export interface PostgresStoreOptions {
+  /** The app's node-postgres Pool. The store never ends it: the pool is yours to close. */
+  pool: Pool;
+}
+
+/** The PostgreSQL store; `ready` settles when its migrations are done. */
+export type PostgresStore = VerifyStore<PoolClient> &
+  StartBudgetCounter & {
+    readonly kind: 'postgres';
+    readonly pool: Pool;
+    /** Resolves once the kit's tables are migrated; every store call waits for it (await it at startup to fail fast). */
+    readonly ready: Promise<void>;
+  };
+
+/** Ended start budget counters are deleted at most this often (per store). */
+const BUDGET_CLEANUP_INTERVAL_MS = 5 * 60_000;
+
+function isPool(value: unknown): value is Pool {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Pool).connect === 'function' &&
+    typeof (value as Pool).query === 'function' &&
+    typeof (value as Pool).end === 'function'
+  );
+}
+
+function assertPoolOption(options: unknown): asserts options is PostgresStoreOptions {
+  if (typeof options !== 'object' || options === null || !isPool((options as { pool?: unknown }).pool)) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      'createPostgresStore: `pool` must be a node-postgres Pool, ' +
+        'e.g. new pg.Pool({ connectionString: process.env.DATABASE_URL }).',
+    );
+  }
+}
+
+/** The insert statement's values, in its column order. */
+function insertValues(attempt: NewAttempt): unknown[] {
+  return [
+    attempt.state,
+    attempt.sessionId,
+    attempt.userRef,
+    attempt.action,
+    JSON.stringify(attempt.params),
+    attempt.returnTo,
+    attempt.sensitivity,
+    attempt.platform,
+    attempt.createdAt,
+    attempt.nextCheckAt,
+    attempt.destination,
+  ];
+}
+
+interface RefusalRow {
+  refused_budget: number;
+  retry_after_ms: string;
+}
+
+/** consumeStartBudgets: one statement (one transaction) per start, with the ended counters cleaned now and then. */
+function postgresStartBudgets(db: PostgresDb): StartBudgetCounter {
+  let nextBudgetCleanupAt = 0;
+  return {
+    async consumeStartBudgets({ budgets, now }) {
+      const values = [budgets.map((b) => b.key), budgets.map((b) => b.points), budgets.map((b) => b.durationMs), now];
+      const { rows } = await query<RefusalRow>(db, 'consumeStartBudgets', values);
+      if (now >= nextBudgetCleanupAt) {
+        const deleted = (await query(db, 'deleteEndedBudgets', [now])).rowCount ?? 0;
+        // A full batch means more are waiting: clean again on the next start.
+        nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
+      }
+      return rows.map((row) => ({ budget: row.refused_budget, retryAfterMs: Number(row.retry_after_ms) }));
+    },
+  };
+}
+
+/** The PostgreSQL store (node-postgres Pool), for several instances of the app. */
+export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  assertPoolOption(options);
+  const { pool } = options;
+  const ready = migrate(pool);
+  // A failed migration is reported by every call (and by `ready`); never as an unhandled rejection.
+  ready.catch(() => {});
+  const db: PostgresDb = { pool, ready };
+  return {
+    kind: 'postgres',
+    pool,
+    ready,
+    async insertAttempt(attempt) {
+      await query(db, 'insert', insertValues(attempt));
+    },
+    async findAttemptByState(state) {
+      const { rows } = await query<AttemptJsonRow>(db, 'byState', [state]);
+      return rows[0] === undefined ? undefined : fromAttemptJson(rows[0].attempt);
+    },
+    ...postgresFulfil(db),
+    ...postgresSweepWrites(db),
+    ...postgresOutbox(db),
+    ...postgresStartBudgets(db),
+    ...postgresHousekeeping(db),
+    async close() {
+      // The pool belongs to the app; only wait for a migration still running.
+      await ready.catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Every statement of the SQLite store, in one place (its migrations are in sqlite-schema.ts). The
+ * store's modules prepare them once, when the store is created, and only run them.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import { COLUMNS } from './sqlite-rows.ts';
+
+/** Ended start budget counters are deleted in batches of at most this many. */
+export const ENDED_BUDGETS_PER_CLEANUP = 1000;
+
+/** Attempts, their fulfilment, the sweep's claims, the outcome outbox and the start budgets. */
+export const SQL = {
+  insert: `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, destination, return_to,
+       sensitivity, platform, created_at, next_check_at)
+     VALUES (@state, @sessionId, @userRef, @action, @params, @destination, @returnTo,
+       @sensitivity, @platform, @createdAt, @nextCheckAt)`,
+  byState: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE state = ?`,
+  bySession: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ?`,
+  // @latest = 1: "an older attempt must never be applied after a newer one of the same user and action
+  // was applied", so the mark is refused when a newer one is already fulfilled (one statement, no read first).
+  // No RETURNING: the caller holds the attempt (SQLite's RETURNING cost about 20 us per mark).
+  markFulfilled: `UPDATE verify_kit_attempts AS a SET outcome = 'fulfilled', fulfilled_at = @now, finished_at = @now,
+       lease_owner = NULL, lease_until = NULL
+     WHERE a.session_id = @sessionId AND a.outcome = 'pending'
+       AND NOT (@latest AND EXISTS (
+         SELECT 1 FROM verify_kit_attempts AS n
+         WHERE n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'))`,
+  markFailed: `UPDATE verify_kit_attempts SET outcome = 'failed', failure_reason = @reason, finished_at = @now, lease_owner = NULL, lease_until = NULL
+     WHERE session_id = @sessionId AND outcome = 'pending'
+     RETURNING session_id`,
+  // Ordering: the newest fulfilled attempt of this user and action started after this one, if any.
+  newerFulfilled: `SELECT session_id FROM verify_kit_attempts
+     WHERE user_ref = @userRef AND action = @action AND start_seq > @startSeq AND outcome = 'fulfilled'
+     ORDER BY start_seq DESC LIMIT 1`,
+  markSuperseded: `UPDATE verify_kit_attempts SET outcome = 'superseded', superseded_by = @by, finished_at = @now,
+       lease_owner = NULL, lease_until = NULL
+     WHERE session_id = @sessionId AND outcome = 'pending'
+     RETURNING ${COLUMNS}`,
+  supersedeOlder: `UPDATE verify_kit_attempts SET outcome = 'superseded', superseded_by = @by, finished_at = @now,
+       lease_owner = NULL, lease_until = NULL
+     WHERE user_ref = @userRef AND action = @action AND start_seq < @startSeq AND outcome = 'pending'
+     RETURNING ${COLUMNS}`,
+  insertEvent: `INSERT INTO verify_kit_outcome_events (session_id, outcome, source, occurred_at, next_delivery_at)
+     VALUES (@sessionId, @outcome, @source, @now, @now)
+     RETURNING event_id`,
+  claimEvents: `UPDATE verify_kit_outcome_events SET lease_owner = @owner, lease_until = @leaseUntil, deliveries = deliveries + 1
+     WHERE event_id IN (
+       SELECT event_id FROM verify_kit_outcome_events
+       WHERE delivered_at IS NULL AND next_delivery_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
+         AND (@ids IS NULL OR event_id IN (SELECT value FROM json_each(@ids)))
+       ORDER BY next_delivery_at LIMIT @limit)
+     RETURNING event_id, session_id, outcome, source, occurred_at, deliveries`,
+  eventDelivered: `UPDATE verify_kit_outcome_events SET delivered_at = @now, lease_owner = NULL, lease_until = NULL
+     WHERE event_id = @eventId AND lease_owner = @owner AND delivered_at IS NULL`,
+  eventRetry: `UPDATE verify_kit_outcome_events SET next_delivery_at = @nextAttemptAt, lease_owner = NULL, lease_until = NULL
+     WHERE event_id = @eventId AND lease_owner = @owner AND delivered_at IS NULL`,
+  claimDue: `UPDATE verify_kit_attempts SET lease_owner = @owner, lease_until = @leaseUntil
+     WHERE state IN (
+       SELECT state FROM verify_kit_attempts
+       WHERE outcome = 'pending' AND next_check_at <= @now AND created_at > @minCreatedAt
+         AND (lease_until IS NULL OR lease_until <= @now) AND (@platform IS NULL OR platform = @platform)
+       ORDER BY next_check_at LIMIT @limit)
+     RETURNING ${COLUMNS}`,
+  reschedule: `UPDATE verify_kit_attempts SET next_check_at = @nextCheckAt, sweep_checks = sweep_checks + 1, lease_owner = NULL, lease_until = NULL
+     WHERE session_id = @sessionId AND lease_owner = @owner AND outcome = 'pending'`,
+  release: 'UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?',
+  expire: `UPDATE verify_kit_attempts SET outcome = 'expired', finished_at = @now, lease_owner = NULL, lease_until = NULL
+     WHERE outcome = 'pending' AND created_at <= @maxCreatedAt AND (lease_until IS NULL OR lease_until <= @now)
+     RETURNING session_id`,
+  budgetRow: 'SELECT spent, window_ends_at FROM verify_kit_start_budgets WHERE key = ?',
+  // Spends one point unless the counter's open window is used up (then nothing changes: changes = 0).
+  // A counter whose window has ended starts a new one at 1.
+  spendBudget: `INSERT INTO verify_kit_start_budgets (key, spent, window_ends_at) VALUES (@key, 1, @newWindowEndsAt)
+     ON CONFLICT (key) DO UPDATE SET
+       spent = CASE WHEN window_ends_at > @now THEN spent + 1 ELSE 1 END,
+       window_ends_at = CASE WHEN window_ends_at > @now THEN window_ends_at ELSE excluded.window_ends_at END
+     WHERE window_ends_at <= @now OR spent < @points`,
+  deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (
+       SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= ? LIMIT ${ENDED_BUDGETS_PER_CLEANUP})`,
+} as const;
+
+const RECORD = `SELECT ${COLUMNS.replace(/(\w+)/g, 'a.$1')}, a.redacted_at, e.source AS outcome_source
+  FROM verify_kit_attempts a LEFT JOIN verify_kit_outcome_events e ON e.session_id = a.session_id`;
+
+/** Settled, finished before the cut-off, and with no outcome event still waiting for delivery. */
+const SETTLED_BEFORE = `a.outcome != 'pending' AND a.finished_at < @before AND NOT EXISTS (
+  SELECT 1 FROM verify_kit_outcome_events w WHERE w.session_id = a.session_id AND w.delivered_at IS NULL)`;
+
+/** Support reads and retention (sqlite-reads-and-retention.ts). */
+export const HOUSEKEEPING_SQL = {
+  bySession: `${RECORD} WHERE a.session_id = ?`,
+  list: `${RECORD}
+     WHERE (@userRef IS NULL OR a.user_ref = @userRef) AND (@outcome IS NULL OR a.outcome = @outcome)
+       AND (@createdFrom IS NULL OR a.created_at >= @createdFrom)
+       AND (@createdBefore IS NULL OR a.created_at < @createdBefore)
+     ORDER BY a.created_at DESC, a.start_seq DESC LIMIT @limit`,
+  redact: `UPDATE verify_kit_attempts SET params = 'null', destination = NULL, redacted_at = @now
+     WHERE start_seq IN (SELECT a.start_seq FROM verify_kit_attempts a
+       WHERE ${SETTLED_BEFORE} AND a.redacted_at IS NULL LIMIT @limit)`,
+  doomed: `SELECT a.session_id FROM verify_kit_attempts a WHERE ${SETTLED_BEFORE} LIMIT @limit`,
+  deleteEvent: 'DELETE FROM verify_kit_outcome_events WHERE session_id = ?',
+  deleteAttempt: 'DELETE FROM verify_kit_attempts WHERE session_id = ?',
+} as const;
+
+/** The store's statements, prepared once. */
+export type Statements = { readonly [Name in keyof typeof SQL]: Statement };
+/** The housekeeping statements, prepared once. */
+export type HousekeepingStatements = { readonly [Name in keyof typeof HOUSEKEEPING_SQL]: Statement };
+
+/** Prepares every statement of `sql` on `db` (a statement that does not compile throws here, at creation). */
+export function prepareAll<Sql extends Readonly<Record<string, string>>>(
+  db: Database,
+  sql: Sql,
+): { readonly [Name in keyof Sql]: Statement } {
+  const prepared = Object.entries(sql).map(([name, text]) => [name, db.prepare(text)] as const);
+  return Object.fromEntries(prepared) as { readonly [Name in keyof Sql]: Statement };
+}

@@ -1,0 +1,138 @@
+/**
+ * The SQLite store on better-sqlite3: WAL, a busy timeout, statements prepared once. Every write
+ * that decides something (fulfil, claim) runs in an IMMEDIATE transaction, so processes sharing
+ * the file serialise on it instead of racing. This module opens the database and composes the
+ * store's parts: its statements (sqlite-sql.ts), migrations (sqlite-schema.ts), fulfil path
+ * (sqlite-fulfil.ts), sweep writes (sqlite-sweep.ts), outbox (sqlite-outbox.ts) and support reads
+ * and retention (sqlite-reads-and-retention.ts).
+ */
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { KitError, KitErrorCode } from '../../errors.ts';
+import { startBackgroundCheckpoints } from './sqlite-checkpoints.ts';
+import { migrate } from './sqlite-schema.ts';
+import { sqliteFulfil } from './sqlite-fulfil.ts';
+import { sqliteHousekeeping } from './sqlite-reads-and-retention.ts';
+import { sqliteOutbox } from './sqlite-outbox.ts';
+import { toAttempt, type AttemptRow } from './sqlite-rows.ts';
+import { ENDED_BUDGETS_PER_CLEANUP, prepareAll, SQL, type Statements } from './sqlite-sql.ts';
+import { startWrites, type StartWrite } from './sqlite-start-writes.ts';
+import { sqliteSweepWrites } from './sqlite-sweep.ts';
+import type { StartBudget, StartBudgetCounter, StartBudgetRefusal, VerifyStore } from '../types.ts';
+
+/** Options of createSqliteStore. */
+export interface SqliteStoreOptions {
+  /** A file path, or an open better-sqlite3 Database shared with the integrator's own tables. */
+  database: string | Database;
+  /** How long a writer waits for another process's lock. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /**
+   * Who copies the WAL back into the database file. 'background' (default): a worker thread, so no
+   * request pays for a checkpoint. 'on-commit': SQLite's default, inside the commit that fills the WAL.
+   */
+  checkpoints?: 'background' | 'on-commit';
+}
+
+/** The SQLite store, with its open database (`db`). */
+export type SqliteStore = VerifyStore<Database> & StartBudgetCounter & { readonly db: Database };
+
+/** Ended start budget counters are deleted at most this often (per store). */
+const BUDGET_CLEANUP_INTERVAL_MS = 5 * 60_000;
+
+function assertDatabaseOption(database: unknown): asserts database is string | Database {
+  if (typeof database !== 'string' && !(database instanceof BetterSqlite3)) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      'createSqliteStore: `database` must be a file path or an open better-sqlite3 Database.',
+    );
+  }
+}
+
+function assertCheckpointsOption(checkpoints: unknown): asserts checkpoints is SqliteStoreOptions['checkpoints'] {
+  if (checkpoints !== undefined && checkpoints !== 'background' && checkpoints !== 'on-commit') {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `createSqliteStore: \`checkpoints\` must be 'background' or 'on-commit' (or left out); got ${JSON.stringify(checkpoints)}.`,
+    );
+  }
+}
+
+function openDatabase(database: string | Database, busyTimeoutMs: number): { db: Database; owned: boolean } {
+  const owned = typeof database === 'string';
+  const db = owned ? new BetterSqlite3(database) : database;
+  db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+  if (!db.memory) db.pragma('journal_mode = WAL');
+  // WAL + NORMAL is durable across process crashes (only an OS crash can lose the last commit).
+  db.pragma('synchronous = NORMAL');
+  return { db, owned };
+}
+
+/** Thrown inside the budgets transaction to roll back every spend when one budget refused. */
+class BudgetsRefused extends Error {
+  constructor(readonly refusals: StartBudgetRefusal[]) {
+    super('start budgets refused');
+  }
+}
+
+/** consumeStartBudgets: all of a start's budgets in one savepoint, with the ended counters cleaned now and then. */
+function sqliteStartBudgets(statements: Statements, write: StartWrite): StartBudgetCounter {
+  let nextBudgetCleanupAt = 0;
+  // Under the write lock, spend every budget; if one is used up, throw, and the write's savepoint
+  // rolls all of them back: no other start can slip between, and a refused start spends nothing.
+  const spendAll = (budgets: readonly StartBudget[], now: number): void => {
+    if (now >= nextBudgetCleanupAt) {
+      const deleted = statements.deleteEndedBudgets.run(now).changes;
+      // A full batch means more are waiting: clean again on the next start.
+      nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
+    }
+    const refusals = budgets.flatMap(({ key, points, durationMs }, budget) => {
+      const spent = statements.spendBudget.run({ key, points, now, newWindowEndsAt: now + durationMs }).changes === 1;
+      if (spent) return [];
+      const row = statements.budgetRow.get(key) as { window_ends_at: number };
+      return [{ budget, retryAfterMs: row.window_ends_at - now }];
+    });
+    if (refusals.length > 0) throw new BudgetsRefused(refusals);
+  };
+  return {
+    async consumeStartBudgets({ budgets, now }) {
+      try {
+        await write(() => spendAll(budgets, now));
+        return [];
+      } catch (error) {
+        if (error instanceof BudgetsRefused) return error.refusals;
+        throw error;
+      }
+    },
+  };
+}
+
+/** The SQLite store (better-sqlite3): your tables share the kit's transaction. */
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  assertDatabaseOption(options.database);
+  assertCheckpointsOption(options.checkpoints);
+  const { db, owned } = openDatabase(options.database, options.busyTimeoutMs ?? 5000);
+  migrate(db);
+  const statements = prepareAll(db, SQL);
+  const checkpointer = options.checkpoints === 'on-commit' ? undefined : startBackgroundCheckpoints(db);
+  const starts = startWrites(db);
+  return {
+    db,
+    async insertAttempt(attempt) {
+      const row = { ...attempt, params: JSON.stringify(attempt.params) };
+      await starts.write(() => statements.insert.run(row));
+    },
+    async findAttemptByState(state) {
+      const row = statements.byState.get(state) as AttemptRow | undefined;
+      return row === undefined ? undefined : toAttempt(row);
+    },
+    ...sqliteFulfil(db, statements),
+    ...sqliteSweepWrites(db, statements),
+    ...sqliteOutbox(db, statements),
+    ...sqliteStartBudgets(statements, starts.write),
+    ...sqliteHousekeeping(db),
+    async close() {
+      if (db.open) starts.flush();
+      await checkpointer?.stop();
+      if (owned && db.open) db.close();
+    },
+  };
+}

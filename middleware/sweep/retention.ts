@@ -1,0 +1,60 @@
+/**
+ * Data kept only as long as needed. A settled attempt's params (e.g. an account number) and the
+ * destination it texted are needed for its outcome and its hook, not for years: each sweep run
+ * removes them after `redactAfterMs` and deletes the attempt after `deleteAfterMs`, a small batch
+ * at a time so a run stays short. Pending attempts are never touched (they expire after 24 h).
+ */
+import type { OptionProblems } from '../options/option-problems.ts';
+import type { RetentionResult, VerifyStore } from '../store/types.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** How long settled attempts keep their details, and are kept at all. */
+export interface RetentionOptions {
+  /** After this long a settled attempt keeps no params and no destination. Default 30 days. */
+  redactAfterMs?: number;
+  /** After this long a settled attempt is deleted. Default 90 days; at least `redactAfterMs`. */
+  deleteAfterMs?: number;
+  /** Rows redacted, and rows deleted, per sweep run. Default 200. */
+  batchSize?: number;
+}
+
+/** Defaults of the sweep's `retention`: redact after 30 days, delete after 90. */
+export const DEFAULT_RETENTION = { redactAfterMs: 30 * DAY_MS, deleteAfterMs: 90 * DAY_MS, batchSize: 200 } as const;
+
+export type ResolvedRetention = Required<RetentionOptions>;
+
+/** Checks retention options (or `false`: keep everything) and fills in defaults; a problem names the fix. */
+export function resolveRetention(
+  problems: OptionProblems,
+  options: RetentionOptions | false | undefined,
+): ResolvedRetention | false {
+  if (options === false) return false;
+  const o = options ?? {};
+  const redactAfterMs = o.redactAfterMs ?? DEFAULT_RETENTION.redactAfterMs;
+  const deleteAfterMs = o.deleteAfterMs ?? Math.max(DEFAULT_RETENTION.deleteAfterMs, redactAfterMs);
+  const batchSize = o.batchSize ?? DEFAULT_RETENTION.batchSize;
+  const whole = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min;
+  if (!whole(redactAfterMs, 60_000) || !whole(deleteAfterMs, redactAfterMs) || !whole(batchSize, 1)) {
+    problems.add(
+      '`retention` needs whole milliseconds with redactAfterMs >= 60000 and deleteAfterMs >= redactAfterMs, ' +
+        'and a batchSize >= 1, e.g. { redactAfterMs: 30 * 86400000, deleteAfterMs: 90 * 86400000 }; or false to keep everything.',
+    );
+  }
+  return { redactAfterMs, deleteAfterMs, batchSize };
+}
+
+/** One retention step of a sweep run. */
+export function applyRetention(
+  store: Pick<VerifyStore, 'applyRetention'>,
+  now: number,
+  retention: ResolvedRetention | false,
+): Promise<RetentionResult> {
+  if (retention === false) return Promise.resolve({ redacted: 0, deleted: 0 });
+  return store.applyRetention({
+    now,
+    redactBefore: now - retention.redactAfterMs,
+    deleteBefore: now - retention.deleteAfterMs,
+    limit: retention.batchSize,
+  });
+}

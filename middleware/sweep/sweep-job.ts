@@ -1,0 +1,230 @@
+/**
+ * The reusable body of the copyable sweep job (cron, a systemd timer, a Kubernetes CronJob).
+ *
+ *   --once                     one sweep, then exit
+ *   (default)                  loop: a sweep every --interval-seconds until SIGTERM/SIGINT
+ *   --interval-seconds N       pause between runs in loop mode (env SWEEP_INTERVAL_SECONDS; default 60)
+ *   --batch-size N             attempts claimed per store call (env SWEEP_BATCH_SIZE; default 50)
+ *   --concurrency N            status reads in flight (env SWEEP_CONCURRENCY; default 4)
+ *   --time-budget-seconds N    stop claiming after this long per run (env SWEEP_TIME_BUDGET_SECONDS; default 60)
+ *   --lease-seconds N          claim lease (env SWEEP_LEASE_SECONDS; default 120)
+ *
+ * Prints ONE JSON line per run: {"event":"sweep","claimed",..,"fulfilled",..,"failed",..,"pending",
+ * ..,"expired",..,"errors",..,"durationMs",..}. Exit codes: 0 done (or stopped by a signal),
+ * 1 configuration error, 2 the service could not be reached at all (reads were made and none got
+ * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
+ */
+import { describeError as describe, type KitLogger } from '../logger.ts';
+import type { SweepReport } from './sweep-report.ts';
+import { parseJobConfig, USAGE, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
+import { newSweepOwner, type SweepOptions, type SweepWorkerOptions } from './sweep-options.ts';
+import type { SweepWorker } from './worker.ts';
+
+/** The sweep job's exit codes. */
+export const SweepJobExitCode = {
+  Ok: 0,
+  ConfigError: 1,
+  ServiceUnreachable: 2,
+  SweepFailed: 3,
+} as const;
+
+export type { SweepJobEnv } from './sweep-job-args.ts';
+
+/**
+ * What the job uses of a kit: its sweep, its store (to hand claims back and close) and close.
+ * A structural type, so the job does not depend on the factory: a VerificationKit is one.
+ */
+export interface SweepJobKit<_Tx = unknown> {
+  runSweep(options?: SweepOptions): Promise<SweepReport>;
+  startSweepWorker(options: SweepWorkerOptions): SweepWorker;
+  store: { releaseClaims(owner: string): Promise<number>; close(): Promise<void> };
+  close(): Promise<void>;
+}
+
+/** Options of runSweepJob. */
+export interface SweepJobOptions<Tx> {
+  /**
+   * The kit (the same options as the app's: store, actions, onOutcome), or a function building it
+   * from `env` (the integrator's own configuration). A factory that throws is reported as a
+   * configuration error (exit 1); the kit and the store it built are closed when the job ends.
+   */
+  kit: SweepJobKit<Tx> | ((env: SweepJobEnv) => SweepJobKit<Tx> | Promise<SweepJobKit<Tx>>);
+  /** Command-line arguments, without node and the script: `process.argv.slice(2)`. */
+  argv: readonly string[];
+  /** Environment for SWEEP_* settings and the kit factory. Default `process.env`. */
+  env?: SweepJobEnv;
+  /** Receives each output line (no trailing newline). Default: write to stdout. */
+  print?: (line: string) => void;
+  /** Defaults for the sweep, overridden by env and then argv (e.g. a shorter lease). */
+  sweep?: Omit<SweepOptions, 'signal' | 'logger' | 'owner'>;
+  /** Stop the job (as SIGTERM would). */
+  signal?: AbortSignal;
+  /** Stop gracefully on SIGTERM/SIGINT. Default true. */
+  handleSignals?: boolean;
+  /** How long a stop waits for in-flight reads before releasing claims. Default 10 000 ms. */
+  stopTimeoutMs?: number;
+  /** Warnings and errors of individual checks (pino-compatible). Default: none (counts only). */
+  logger?: KitLogger;
+}
+
+/** Values that must never reach the output: anything in env that looks like a secret. */
+function redactor(env: SweepJobEnv): (line: string) => string {
+  const secrets = Object.entries(env)
+    .filter(([key, value]) => /SECRET|PASSWORD|TOKEN|KEY/i.test(key) && typeof value === 'string' && value.length >= 4)
+    .map(([, value]) => value as string);
+  return (line) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), line);
+}
+
+export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<string, unknown> {
+  return {
+    event: 'sweep',
+    mode,
+    time: new Date().toISOString(),
+    claimed: report.claimed,
+    fulfilled: report.fulfilled,
+    failed: report.failed,
+    pending: report.pending,
+    expired: report.expired,
+    superseded: report.superseded,
+    outcomesDelivered: report.outcomesDelivered,
+    outcomeDeliveryErrors: report.outcomeDeliveryErrors,
+    errors: report.errors,
+    alreadyFulfilled: report.alreadyFulfilled,
+    released: report.released,
+    reads: report.reads,
+    durationMs: report.durationMs,
+    serviceReachable: report.serviceReachable,
+    stoppedBy: report.stoppedBy,
+  };
+}
+
+/** The kit the options name: built by the factory (then the job owns it), or given. */
+async function kitOf<Tx>(options: SweepJobOptions<Tx>, env: SweepJobEnv): Promise<SweepJobKit<Tx>> {
+  return typeof options.kit === 'function' ? await options.kit(env) : options.kit;
+}
+
+/** Aborts on SIGTERM/SIGINT (when handled) or the caller's signal; `dispose` removes the listeners. */
+function stopSignal(options: SweepJobOptions<unknown>, emit: (obj: Record<string, unknown>) => void) {
+  const stop = new AbortController();
+  const onSignal = (name: string) => {
+    if (!stop.signal.aborted) emit({ event: 'sweep_stopping', signal: name });
+    stop.abort();
+  };
+  const onTerm = () => onSignal('SIGTERM');
+  const onInt = () => onSignal('SIGINT');
+  const onExternal = () => onSignal('abort');
+  const handleSignals = options.handleSignals ?? true;
+  if (handleSignals) {
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
+  }
+  options.signal?.addEventListener('abort', onExternal, { once: true });
+  if (options.signal?.aborted) onExternal();
+  const dispose = () => {
+    if (handleSignals) {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+    }
+    options.signal?.removeEventListener('abort', onExternal);
+  };
+  return { signal: stop.signal, dispose };
+}
+
+/** Runs the job; resolves with the process exit code (it never calls process.exit itself). */
+export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<number> {
+  const env = options.env ?? process.env;
+  const redact = redactor(env);
+  const rawPrint = options.print ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const emit = (obj: Record<string, unknown>) => rawPrint(redact(JSON.stringify(obj)));
+  const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+
+  let config: JobConfig;
+  let kit: SweepJobKit<Tx>;
+  try {
+    config = parseJobConfig(options.argv, env, options.sweep);
+    if (config.help) {
+      rawPrint(USAGE);
+      return SweepJobExitCode.Ok;
+    }
+    kit = await kitOf(options, env);
+  } catch (error) {
+    emit({ event: 'sweep_config_error', message: error instanceof Error ? error.message : String(error) });
+    return SweepJobExitCode.ConfigError;
+  }
+
+  const stop = stopSignal(options, emit);
+  const mode = { config, signal: stop.signal, stopTimeoutMs, emit, logger: options.logger };
+  try {
+    return config.once ? await runOnceMode(kit, mode) : await runLoopMode(kit, mode);
+  } finally {
+    stop.dispose();
+    if (typeof options.kit === 'function') {
+      await kit.close().catch(() => {});
+      await kit.store.close().catch(() => {});
+    }
+  }
+}
+
+interface JobMode {
+  config: JobConfig;
+  signal: AbortSignal;
+  stopTimeoutMs: number;
+  emit: (obj: Record<string, unknown>) => void;
+  logger: KitLogger | undefined;
+}
+
+async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<number> {
+  const { config, signal, stopTimeoutMs, emit, logger } = mode;
+  const owner = newSweepOwner();
+  const run = kit.runSweep({ ...config.sweep, owner, signal, ...(logger ? { logger } : {}) });
+  // After a stop, wait at most stopTimeoutMs for in-flight reads, then hand the claims back.
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = new Promise<'timeout'>((resolve) => {
+    const arm = () => {
+      timer = setTimeout(() => resolve('timeout'), stopTimeoutMs);
+    };
+    if (signal.aborted) arm();
+    else signal.addEventListener('abort', arm, { once: true });
+  });
+  try {
+    const outcome = await Promise.race([run, stopped]);
+    if (outcome === 'timeout') {
+      run.catch(() => {});
+      await kit.store.releaseClaims(owner).catch(() => 0);
+      emit({
+        event: 'sweep_stopped',
+        reason: 'in-flight reads did not finish within the stop timeout; claims released',
+      });
+      return SweepJobExitCode.Ok;
+    }
+    emit(sweepLine(outcome, 'once'));
+    return outcome.serviceReachable ? SweepJobExitCode.Ok : SweepJobExitCode.ServiceUnreachable;
+  } catch (error) {
+    emit({ event: 'sweep_failed', error: describe(error) });
+    return SweepJobExitCode.SweepFailed;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function runLoopMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<number> {
+  const { config, signal, stopTimeoutMs, emit, logger } = mode;
+  if (signal.aborted) return SweepJobExitCode.Ok;
+  // The worker's timers are unref'd; this one keeps a standalone job process alive between runs.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  try {
+    const worker = kit.startSweepWorker({
+      ...config.sweep,
+      intervalMs: config.intervalMs,
+      stopTimeoutMs,
+      ...(logger ? { logger } : {}),
+      onReport: (report) => emit(sweepLine(report, 'loop')),
+      onError: (error) => emit({ event: 'sweep_failed', error: describe(error) }),
+    });
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await worker.stop();
+    return SweepJobExitCode.Ok;
+  } finally {
+    clearInterval(keepAlive);
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * Every argument check of the sweep, its worker and its job in one place: each collects all its
+ * problems into one KitError `invalid_options` naming the fix, and returns the complete options.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { KitLogger } from '../logger.ts';
+import { integerInRange, isRecord, OptionProblems } from '../options/option-problems.ts';
+import { resolveRetention, type ResolvedRetention, type RetentionOptions } from './retention.ts';
+import type { SweepReport } from './sweep-report.ts';
+
+/** The spec's outcome window: a session's outcome is readable for 24 hours. */
+export const SWEEP_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** Default delays between status reads of a pending attempt; the last one repeats. */
+export const DEFAULT_SWEEP_BACKOFF_MS: readonly number[] = [30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000];
+
+/** Options of one sweep run (`kit.runSweep`). */
+export interface SweepOptions {
+  /** Attempts claimed per store call. Default 50 (1..1000). */
+  batchSize?: number;
+  /** Status reads in flight at once. Default 4 (1..64). */
+  concurrency?: number;
+  /** How long a claim holds before another worker may take the attempt. Default 120 000 ms (>= 1000). */
+  leaseMs?: number;
+  /** Stop claiming after this long; in-flight reads finish. Default 60 000 ms (>= 100). */
+  timeBudgetMs?: number;
+  /** Delays between reads of a still-pending attempt, by reads so far; the last repeats. */
+  backoffMs?: readonly number[];
+  /** Delay before re-reading after a transient service error (unreachable, protocol). Default 30 000 ms. */
+  errorRetryMs?: number;
+  /** How long settled attempts keep their params and destination, and are kept at all; false keeps everything. */
+  retention?: RetentionOptions | false;
+  /** Identifies this worker's claims. Default `<host>:<pid>:<random>`; share it with releaseClaims. */
+  owner?: string;
+  /** Abort to stop claiming and starting reads; in-flight reads finish, unstarted claims are released. */
+  signal?: AbortSignal;
+  /** The run's own warnings and errors. Default: none (the fulfil path still logs to the kit's logger). */
+  logger?: KitLogger;
+}
+
+export interface ResolvedSweepOptions {
+  batchSize: number;
+  concurrency: number;
+  leaseMs: number;
+  timeBudgetMs: number;
+  backoffMs: readonly number[];
+  errorRetryMs: number;
+  retention: ResolvedRetention | false;
+  owner: string;
+}
+
+/** Options of `kit.startSweepWorker`: the interval, and the options of each run. */
+export interface SweepWorkerOptions extends Omit<SweepOptions, 'signal'> {
+  /** Pause between the end of one run and the start of the next, in ms (>= 10). */
+  intervalMs: number;
+  /** Wait this long before the first run. Default 0 (run at once). */
+  initialDelayMs?: number;
+  /** How long stop() waits for in-flight reads before releasing claims anyway. Default 10 000 ms. */
+  stopTimeoutMs?: number;
+  /** Called after every completed run (e.g. metrics). Exceptions it throws are logged. */
+  onReport?: (report: SweepReport) => void;
+  /** Called when a run fails (the store failed); the worker carries on at the next interval. */
+  onError?: (error: unknown) => void;
+}
+
+/** A fresh owner id: host, pid and a random suffix (two workers in one process differ). */
+export function newSweepOwner(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+function checkBackoff(problems: OptionProblems, value: unknown): readonly number[] {
+  if (value === undefined) return DEFAULT_SWEEP_BACKOFF_MS;
+  const delay = (d: unknown) => typeof d === 'number' && Number.isInteger(d) && d >= 1000 && d <= SWEEP_WINDOW_MS;
+  if (Array.isArray(value) && value.length > 0 && value.every(delay)) return [...value];
+  problems.add(
+    '`backoffMs` must be a non-empty array of delays in whole milliseconds, each at least 1000, e.g. [30000, 60000, 300000]; the last one repeats.',
+  );
+  return DEFAULT_SWEEP_BACKOFF_MS;
+}
+
+function checkOwner(problems: OptionProblems, value: unknown): string {
+  if (value === undefined) return newSweepOwner();
+  if (typeof value === 'string' && value.length > 0 && value.length <= 200) return value;
+  problems.add(
+    '`owner` must be a non-empty string of at most 200 characters, unique per worker; leave it out to generate one.',
+  );
+  return newSweepOwner();
+}
+
+/** Checks a run's options into `problems` and fills in defaults. */
+export function checkSweepOptions(problems: OptionProblems, options: SweepOptions): ResolvedSweepOptions {
+  const window = { max: SWEEP_WINDOW_MS, unit: ' ms' };
+  return {
+    batchSize: integerInRange(problems, 'batchSize', options.batchSize, { min: 1, max: 1000, fallback: 50 }),
+    concurrency: integerInRange(problems, 'concurrency', options.concurrency, { min: 1, max: 64, fallback: 4 }),
+    leaseMs: integerInRange(problems, 'leaseMs', options.leaseMs, { min: 1000, fallback: 120_000, ...window }),
+    timeBudgetMs: integerInRange(problems, 'timeBudgetMs', options.timeBudgetMs, {
+      min: 100,
+      fallback: 60_000,
+      ...window,
+    }),
+    errorRetryMs: integerInRange(problems, 'errorRetryMs', options.errorRetryMs, {
+      min: 1000,
+      fallback: 30_000,
+      ...window,
+    }),
+    backoffMs: checkBackoff(problems, options.backoffMs),
+    owner: checkOwner(problems, options.owner),
+    retention: resolveRetention(problems, options.retention),
+  };
+}
+
+/** Validates a sweep run's options and fills in defaults. Throws KitError('invalid_options') naming each fix. */
+export function resolveSweepOptions(options: SweepOptions = {}, where = 'runSweep'): ResolvedSweepOptions {
+  const problems = new OptionProblems(where);
+  const fields: unknown = options;
+  if (!isRecord(fields)) problems.add('the options must be an object, e.g. { batchSize: 50 }.');
+  const resolved = checkSweepOptions(problems, isRecord(fields) ? options : {});
+  problems.throwIfAny();
+  return resolved;
+}
+
+export interface ResolvedWorkerOptions {
+  intervalMs: number;
+  initialDelayMs: number;
+  stopTimeoutMs: number;
+  onReport: ((report: SweepReport) => void) | undefined;
+  onError: ((error: unknown) => void) | undefined;
+  /** The options of every run (the owner fixed once for the worker's lifetime). */
+  sweep: Omit<SweepOptions, 'signal'> & { owner: string };
+}
+
+/** Validates the worker's options (its runs' options included, so a mistake fails now, not in the first run). */
+export function resolveWorkerOptions(options: SweepWorkerOptions): ResolvedWorkerOptions {
+  const problems = new OptionProblems('startSweepWorker');
+  const fields: unknown = options;
+  if (!isRecord(fields)) {
+    problems.add('pass options, e.g. { intervalMs: 60000 }.');
+    problems.throwIfAny();
+  }
+  const { intervalMs, initialDelayMs, stopTimeoutMs, onReport, onError, ...sweep } = options;
+  const timing = (name: string, value: unknown, min: number, fallback?: number): number => {
+    if (value === undefined && fallback !== undefined) return fallback;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= 2 ** 31 - 1) return value;
+    problems.add(
+      `\`${name}\` must be a whole number of milliseconds, at least ${min}; got ${JSON.stringify(value)}. For one run a minute pass { ${name}: 60000 }.`,
+    );
+    return fallback ?? min;
+  };
+  const resolved: ResolvedWorkerOptions = {
+    intervalMs: timing('intervalMs', intervalMs, 10),
+    initialDelayMs: timing('initialDelayMs', initialDelayMs, 0, 0),
+    stopTimeoutMs: timing('stopTimeoutMs', stopTimeoutMs, 0, 10_000),
+    onReport,
+    onError,
+    sweep: { ...sweep, owner: checkSweepOptions(problems, sweep).owner },
+  };
+  problems.throwIfAny();
+  return resolved;
+}

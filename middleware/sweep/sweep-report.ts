@@ -1,0 +1,51 @@
+/** What one sweep run needs and what it reports. */
+import type { FulfilContext } from '../context.ts';
+
+/** What a run needs: the same dependencies as the landing's fulfil path. */
+export type SweepDeps<Tx = unknown> = FulfilContext<Tx>;
+
+/** What one sweep run did. */
+export interface SweepReport {
+  owner: string;
+  /** Attempts claimed by this run. */
+  claimed: number;
+  /** Status reads made (each claimed attempt is read at most once per run). */
+  reads: number;
+  /** Attempts whose action this run performed. */
+  fulfilled: number;
+  /** Attempts a landing (or another worker) fulfilled between the claim and the read. */
+  alreadyFulfilled: number;
+  /** Attempts the service reported failed; the reason was recorded. */
+  failed: number;
+  /** Attempts still pending, rescheduled with backoff. */
+  pending: number;
+  /** Attempts marked expired (past the 24 h window; never read). */
+  expired: number;
+  /**
+   * Verified attempts not applied because a newer attempt of the same user and action already was
+   * (counted when this run found them; older pending ones settled by a fulfilment are not counted).
+   */
+  superseded: number;
+  /** Outcome events delivered to onOutcome by this run. */
+  outcomesDelivered: number;
+  /** Deliveries to onOutcome that threw; those events are delivered again by a later run. */
+  outcomeDeliveryErrors: number;
+  /** Reads or fulfilments that failed; the attempts were rescheduled, nothing was marked. */
+  errors: number;
+  /** Claimed attempts not started because the run was stopped or ran out of time (released). */
+  released: number;
+  durationMs: number;
+  /**
+   * False when at least one read was made and none got a usable answer from the service
+   * (every one failed as service_unavailable, service_protocol_error or service_rejected).
+   */
+  serviceReachable: boolean;
+  /** Why the run ended before the due work was exhausted, if it did. */
+  stoppedBy: 'signal' | 'time_budget' | null;
+  /** How overdue the most overdue attempt this run claimed was (0 when none was due): the sweep's lag. */
+  oldestDueAgeMs: number;
+  /** Settled attempts whose params and destination retention removed in this run. */
+  redacted: number;
+  /** Settled attempts retention deleted in this run. */
+  deleted: number;
+}

@@ -1,0 +1,43 @@
+/**
+ * One sweep run: fulfils attempts whose user verified but never came back (the spec: "run a periodic
+ * sweep over unfinished pending records ... for users whose browser never returned").
+ *
+ * A run first marks attempts older than the 24 h window expired (they are never read again), then
+ * claims due attempts in batches (a leased, conditional claim in the store, safe across processes),
+ * reads each status with bounded concurrency, fulfils through the same fulfil path as the landing
+ * (fulfil.ts; grouped commits, see group-commit.ts), and reschedules what is still pending with
+ * backoff. Service errors never mark anything: the attempt is rescheduled and read again later.
+ * The run's steps are in sweep-run.ts, when to read again in schedule.ts.
+ *
+ * Last, it delivers outcome events the onOutcome hook has not acknowledged yet (a hook that threw,
+ * or a process that died between commit and delivery), leased like claims.
+ *
+ * Work is bounded per run (batch size, concurrency, time budget), and at most one batch is held
+ * in memory at a time, so memory does not grow with the number of unfinished attempts.
+ */
+import { resolveSweepOptions, type SweepOptions } from './sweep-options.ts';
+import type { SweepDeps, SweepReport } from './sweep-report.ts';
+import { sweepOnce } from './sweep-run.ts';
+import { inSpan, recordSweepLag, SpanName } from '../telemetry.ts';
+
+/** Runs one sweep. Rejects only when the store itself fails (claim or expiry). */
+export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = {}): Promise<SweepReport> {
+  const opts = resolveSweepOptions(options);
+  return inSpan(SpanName.Sweep, { 'verify_kit.sweep.owner': opts.owner }, async (span) => {
+    const report = await sweepOnce(deps, opts, options);
+    const { claimed, fulfilled, failed, pending, expired, superseded, errors, oldestDueAgeMs } = report;
+    span.setAttributes({
+      'verify_kit.sweep.claimed': claimed,
+      'verify_kit.sweep.fulfilled': fulfilled,
+      'verify_kit.sweep.failed': failed,
+      'verify_kit.sweep.pending': pending,
+      'verify_kit.sweep.expired': expired,
+      'verify_kit.sweep.superseded': superseded,
+      'verify_kit.sweep.outcomes_delivered': report.outcomesDelivered,
+      'verify_kit.sweep.outcome_delivery_errors': report.outcomeDeliveryErrors,
+      'verify_kit.sweep.errors': errors,
+    });
+    recordSweepLag(oldestDueAgeMs);
+    return report;
+  });
+}

@@ -1,0 +1,139 @@
+/**
+ * The in-process sweep worker: runs `runSweep` on an interval, one run at a time.
+ *
+ * `stop()` stops claiming at once, lets in-flight status reads finish (up to `stopTimeoutMs`),
+ * then releases every claim this worker still holds so another worker can take them right away.
+ * It is awaitable and idempotent (every call returns the same promise). Timers are unref'd, so
+ * the worker never keeps a process alive by itself; errors in a run are logged, never thrown.
+ */
+import { describeError as describe, safeLogger, type KitLogger } from '../logger.ts';
+import { runSweep } from './sweep.ts';
+import type { SweepDeps, SweepReport } from './sweep-report.ts';
+import { resolveWorkerOptions, type ResolvedWorkerOptions, type SweepWorkerOptions } from './sweep-options.ts';
+
+/** A running sweep worker (`kit.startSweepWorker`). */
+export interface SweepWorker {
+  /** The owner id this worker claims with. */
+  readonly owner: string;
+  /** True while a run is in progress. */
+  readonly running: boolean;
+  /** Completed runs so far. */
+  readonly runs: number;
+  /** The last completed run's report, if any. */
+  readonly lastReport: SweepReport | undefined;
+  /** Stops the worker; resolves when claims are released. Safe to call more than once (same promise). */
+  stop(): Promise<void>;
+}
+
+/** Runs one sweep, records its report, and hands it (or the failure) to the hooks; never throws. */
+async function runAndReport<Tx>(
+  deps: SweepDeps<Tx>,
+  options: ResolvedWorkerOptions,
+  signal: AbortSignal,
+  logger: KitLogger | undefined,
+  record: (report: SweepReport) => void,
+): Promise<void> {
+  try {
+    const report = await runSweep(deps, { ...options.sweep, signal });
+    record(report);
+    logger?.info({ sweep: report }, 'sweep run finished');
+    try {
+      options.onReport?.(report);
+    } catch (error) {
+      logger?.error({ err: describe(error) }, 'sweep worker: onReport threw');
+    }
+  } catch (error) {
+    logger?.error({ err: describe(error) }, 'sweep run failed; the worker tries again at the next interval');
+    try {
+      options.onError?.(error);
+    } catch (hookError) {
+      logger?.error({ err: describe(hookError) }, 'sweep worker: onError threw');
+    }
+  }
+}
+
+/** Waits for the run in flight (at most `stopTimeoutMs`), then releases the worker's claims. */
+async function finishAndRelease<Tx>(
+  deps: SweepDeps<Tx>,
+  options: ResolvedWorkerOptions,
+  inFlight: Promise<void> | undefined,
+  logger: KitLogger | undefined,
+): Promise<void> {
+  const { owner } = options.sweep;
+  const { stopTimeoutMs } = options;
+  if (inFlight !== undefined) {
+    let waitTimer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      inFlight.then(() => true),
+      new Promise<boolean>((resolve) => {
+        waitTimer = setTimeout(() => resolve(false), stopTimeoutMs);
+      }),
+    ]);
+    clearTimeout(waitTimer);
+    if (!finished) {
+      logger?.warn(
+        { owner, stopTimeoutMs },
+        'sweep worker: in-flight checks did not finish in time; releasing their claims',
+      );
+    }
+  }
+  try {
+    const released = await deps.store.releaseClaims(owner);
+    if (released > 0) logger?.info({ owner, released }, 'sweep worker: released claims');
+  } catch (error) {
+    logger?.error({ err: describe(error) }, 'sweep worker: could not release claims; they lapse with the lease');
+  }
+}
+
+/** Starts the worker: a run now (or after `initialDelayMs`), then one `intervalMs` after each run ends. */
+export function startSweepWorker<Tx>(deps: SweepDeps<Tx>, options: SweepWorkerOptions): SweepWorker {
+  const resolved = resolveWorkerOptions(options);
+  const logger = safeLogger(resolved.sweep.logger);
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+  let runs = 0;
+  let lastReport: SweepReport | undefined;
+
+  const schedule = (delayMs: number) => {
+    if (abort.signal.aborted) return;
+    timer = setTimeout(tick, delayMs);
+    timer.unref();
+  };
+  function tick(): void {
+    timer = undefined;
+    if (abort.signal.aborted || current !== undefined) return;
+    const record = (report: SweepReport) => {
+      runs++;
+      lastReport = report;
+    };
+    current = runAndReport(deps, resolved, abort.signal, logger, record).finally(() => {
+      current = undefined;
+      schedule(resolved.intervalMs);
+    });
+  }
+  schedule(resolved.initialDelayMs);
+
+  return {
+    owner: resolved.sweep.owner,
+    get running() {
+      return current !== undefined;
+    },
+    get runs() {
+      return runs;
+    },
+    get lastReport() {
+      return lastReport;
+    },
+    stop() {
+      stopping ??= (async () => {
+        abort.abort();
+        if (timer !== undefined) clearTimeout(timer);
+        timer = undefined;
+        await finishAndRelease(deps, resolved, current, logger);
+      })();
+      return stopping;
+    },
+  };
+}
