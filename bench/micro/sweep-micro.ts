@@ -5,7 +5,7 @@
  * lines `MARK start` and `MARK end` whatever the process prints meanwhile, so with --trace-gc-nvp
  * the garbage collections of the run alone can be read (bytes allocated, survived, promoted):
  *
- *   MICRO_N=20000 node --import tsx --trace-gc-nvp bench/sweep-micro.ts
+ *   MICRO_N=20000 node --import tsx --trace-gc-nvp bench/micro/sweep-micro.ts
  *
  * MICRO_BATCH sets the run's batchSize (default: the kit's).
  */
@@ -20,9 +20,9 @@ import {
   type ActionDefinition,
   type SessionStatus,
   type VerifyClient,
-} from '../middleware/index.ts';
-import { runSweep } from '../middleware/sweep/sweep.ts';
-import { ACTION, dueAttempt, newState, SUCCESS_PATH } from './common.ts';
+} from '../../middleware/index.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
+import { ACTION, dueAttempt, newState, SUCCESS_PATH } from '../common.ts';
 
 const n = Number(process.env.MICRO_N ?? 20_000);
 const dir = mkdtempSync(join(tmpdir(), 'sweep-micro-'));

@@ -16,12 +16,12 @@ import {
   type ActionDefinition,
   type VerifyClient,
   type VerifyStore,
-} from '../middleware/index.ts';
-import { runSweep } from '../middleware/sweep/sweep.ts';
-import type { SweepReport } from '../middleware/sweep/sweep-report.ts';
-import { ACTION, basicAuthorization, PG_INSERT_GRANT, SUCCESS_PATH } from './common.ts';
-import { closedLoop, loadPool, percentile, sortedCopy } from './load.ts';
-import { peakRssKiB, serve } from './ipc.ts';
+} from '../../middleware/index.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
+import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
+import { ACTION, basicAuthorization, PG_INSERT_GRANT, SUCCESS_PATH } from '../common.ts';
+import { closedLoop, loadPool, percentile, sortedCopy } from '../load.ts';
+import { peakRssKiB, serve } from '../ipc.ts';
 
 export interface SweepArgs {
   dbPath: string;

@@ -12,9 +12,9 @@
  */
 import pg from 'pg';
 import { request } from 'undici';
-import { basicAuthorization, PG_BASELINE_ATTEMPTS_TABLE, PG_GRANTS_TABLE, PG_INSERT_GRANT } from './common.ts';
-import { loadPool } from './load.ts';
-import { peakRssKiB, serve } from './ipc.ts';
+import { basicAuthorization, PG_BASELINE_ATTEMPTS_TABLE, PG_GRANTS_TABLE, PG_INSERT_GRANT } from '../common.ts';
+import { loadPool } from '../load.ts';
+import { peakRssKiB, serve } from '../ipc.ts';
 
 export interface FloorArgs {
   databaseUrl: string;

@@ -3,13 +3,13 @@
  * baseline's hand-written statements, in isolation on 10k rows (files in /tmp/kb). NO_CKPT=1 turns WAL
  * auto-checkpoints off, DROP_IDX=1 drops the kit's two partial indexes, to attribute the difference.
  *
- *   npx tsx bench/store-micro.ts
+ *   npx tsx bench/micro/store-micro.ts
  */
 import { performance } from 'node:perf_hooks';
 import { mkdirSync, rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import { createSqliteStore } from '../middleware/index.ts';
-import { newState } from './common.ts';
+import { createSqliteStore } from '../../middleware/index.ts';
+import { newState } from '../common.ts';
 const N = 10000;
 mkdirSync('/tmp/kb', { recursive: true });
 rmSync('/tmp/kb/k.sqlite', { force: true });

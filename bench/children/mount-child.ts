@@ -1,5 +1,5 @@
 /**
- * Diagnostic for bench/mount-cost.ts: three servers in one process with the bench apps' middleware
+ * Diagnostic for bench/micro/mount-cost.ts: three servers in one process with the bench apps' middleware
  * (helmet + express-session) and the same trivial 303 handler, placed (a) on the app itself,
  * (b) in an express() sub-application mounted with app.use(sub) — how the kit's router is built —
  * and (c) in an express.Router(). Also (d): a route of the host app declared AFTER app.use(sub),
@@ -10,8 +10,8 @@ import { createServer } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import session from 'express-session';
 import helmet from 'helmet';
-import { serve } from './ipc.ts';
-import { listen } from '../test/support/listen.ts';
+import { serve } from '../ipc.ts';
+import { listen } from '../listen.ts';
 
 const handler: RequestHandler = (_req, res) => {
   res.set('Cache-Control', 'no-store');

@@ -9,15 +9,15 @@
  *    groups at once (the sweep's `parallel` at concurrency 4);
  *  - landing: findAttemptByState then fulfilOnce, 8 at once (the landing bench's connections).
  *
- *   OLD_KIT_DIR=/tmp/old npx tsx bench/pg-store-micro.ts
- *   NEW_DDL='DROP INDEX ...' OLD_KIT_DIR=... npx tsx bench/pg-store-micro.ts   # a schema experiment, new side only
+ *   OLD_KIT_DIR=/tmp/old npx tsx bench/micro/pg-store-micro.ts
+ *   NEW_DDL='DROP INDEX ...' OLD_KIT_DIR=... npx tsx bench/micro/pg-store-micro.ts   # a schema experiment, new side only
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import type { Attempt } from '../middleware/store/types.ts';
-import { createTestDatabase, type TestDatabase } from '../test/support/postgres.ts';
-import { ACTION, PG_GRANTS_TABLE, PG_INSERT_GRANT, PG_SEED_ATTEMPTS, SUCCESS_PATH, newState } from './common.ts';
+import type { Attempt } from '../../middleware/store/types.ts';
+import { createTestDatabase, type TestDatabase } from '../postgres.ts';
+import { ACTION, PG_GRANTS_TABLE, PG_INSERT_GRANT, PG_SEED_ATTEMPTS, SUCCESS_PATH, newState } from '../common.ts';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const PER_ROUND = Number(process.env.PER_ROUND ?? 3000);
@@ -41,9 +41,15 @@ const effect = async (tx: pg.PoolClient, a: { sessionId: string; userRef: string
   await tx.query({ name: 'bench_grant', text: PG_INSERT_GRANT, values: [a.sessionId, a.userRef] });
 };
 
+/** The PostgreSQL store's factory module: in store/postgres/, or in store/ itself in a version without the folders. */
+function postgresStoreModule(kitDir: string): string {
+  const inFolder = `${kitDir}/store/postgres/postgres.ts`;
+  return existsSync(inFolder) ? inFolder : `${kitDir}/store/postgres.ts`;
+}
+
 async function open(name: string, dir: string): Promise<Side> {
   const db = await createTestDatabase({ max: 10 });
-  const mod = (await import(`${dir}/store/postgres.ts`)) as { createPostgresStore(o: object): Store };
+  const mod = (await import(postgresStoreModule(dir))) as { createPostgresStore(o: object): Store };
   const store = mod.createPostgresStore({ pool: db.pool });
   await store.ready;
   await db.pool.query(PG_GRANTS_TABLE);
@@ -157,7 +163,10 @@ const fmt = (xs: number[]) =>
   `${(median(xs) * 1000).toFixed(0)} (${(Math.min(...xs) * 1000).toFixed(0)}-${(Math.max(...xs) * 1000).toFixed(0)})`;
 
 async function main() {
-  const sides = [await open('new', new URL('../middleware', import.meta.url).pathname), await open('old', OLD_KIT_DIR)];
+  const sides = [
+    await open('new', new URL('../../middleware', import.meta.url).pathname),
+    await open('old', OLD_KIT_DIR),
+  ];
   type Figures = { node: number[]; pg: number[]; wall: number[]; wal: number[] };
   const figures: Record<string, Record<string, Figures>> = {};
   const record = (

@@ -6,25 +6,31 @@
  * capacity, sweep CPU per attempt, peak RSS.
  *
  *   SWEEP_AB_OLD=/tmp/old (a dir holding bench/ and middleware/ of the other version, node_modules linked)
- *   SWEEP_AB_SIZES=10000,100000 SWEEP_AB_ROUNDS=4 npx tsx bench/sweep-ab.ts
+ *   SWEEP_AB_SIZES=10000,100000 SWEEP_AB_ROUNDS=4 npx tsx bench/micro/sweep-ab.ts
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { spawnChild } from './ipc.ts';
-import { median } from './load.ts';
-import { seedVerifiedSessions, writeDueAttempts, type SeedClient } from './seed.ts';
-import type { RawResult, SweepChildResult } from './sweep-child.ts';
+import { spawnChild } from '../ipc.ts';
+import { median } from '../load.ts';
+import { seedVerifiedSessions, writeDueAttempts, type SeedClient } from '../seed.ts';
+import type { RawResult, SweepChildResult } from '../children/sweep-child.ts';
 
 const sizes = (process.env.SWEEP_AB_SIZES ?? '10000').split(',').map(Number);
 const rounds = Number(process.env.SWEEP_AB_ROUNDS ?? 4);
 const oldDir = process.env.SWEEP_AB_OLD;
 const variants: { name: string; script: string }[] = [
-  { name: 'new', script: './sweep-child.ts' },
-  ...(oldDir === undefined ? [] : [{ name: 'old', script: pathToFileURL(`${oldDir}/bench/sweep-child.ts`).href }]),
+  { name: 'new', script: './children/sweep-child.ts' },
+  ...(oldDir === undefined ? [] : [{ name: 'old', script: pathToFileURL(oldSweepChild(oldDir)).href }]),
 ];
+
+/** The other version's sweep child: in bench/children/, or in bench/ itself in a version without the folders. */
+function oldSweepChild(root: string): string {
+  const inFolder = `${root}/bench/children/sweep-child.ts`;
+  return existsSync(inFolder) ? inFolder : `${root}/bench/sweep-child.ts`;
+}
 
 const load = () => loadavg()[0]!.toFixed(1);
 const dir = mkdtempSync(join(tmpdir(), 'sweep-ab-'));
@@ -33,7 +39,7 @@ const client: SeedClient = {
   secret: `ab-${randomBytes(24).toString('base64url')}`,
   returnUrl: 'http://localhost:9/verify/return',
 };
-const emulator = spawnChild('./emulator-child.ts', 'emulator');
+const emulator = spawnChild('./children/emulator-child.ts', 'emulator');
 try {
   const { url: emulatorUrl } = await emulator.call<{ url: string }>('start', { clients: [client] }, 60_000);
   for (const size of sizes) {
@@ -44,7 +50,7 @@ try {
     await writeDueAttempts(template, sessions);
     const common = { emulatorUrl, clientId: client.clientId, secret: client.secret };
     const raw = async () => {
-      const child = spawnChild('./sweep-child.ts', 'raw');
+      const child = spawnChild('./children/sweep-child.ts', 'raw');
       try {
         const args = { ...common, dbPath: template, concurrency: 4, total: Math.min(size, 20_000), maxMs: 20_000 };
         return await child.call<RawResult>('raw', args);

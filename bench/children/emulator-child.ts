@@ -1,6 +1,6 @@
 /** The emulator in its own process (control API on, SMS log discarded, no artificial latency). */
-import { startEmulator, type EmulatorClient } from '../emulator/index.ts';
-import { serve } from './ipc.ts';
+import { startEmulator, type EmulatorClient } from '../../emulator/index.ts';
+import { serve } from '../ipc.ts';
 
 let running: { url: string; close(): Promise<void> } | undefined;
 

@@ -3,14 +3,14 @@
  * on the app, in a mounted express() sub-app (as kit.router is), in an express.Router(), and of a
  * host-app route declared after a mounted sub-app. Interleaved rounds; CPU from process.cpuUsage().
  *
- *   npx tsx bench/mount-cost.ts
+ *   npx tsx bench/micro/mount-cost.ts
  */
-import { spawnChild } from './ipc.ts';
-import { closedLoop, loadPool, percentile, sortedCopy } from './load.ts';
+import { spawnChild } from '../ipc.ts';
+import { closedLoop, loadPool, percentile, sortedCopy } from '../load.ts';
 
 const rounds = Number(process.env.ROUNDS ?? 6);
 const perRound = Number(process.env.PER_ROUND ?? 3000);
-const child = spawnChild('./mount-child.ts', 'mount');
+const child = spawnChild('./children/mount-child.ts', 'mount');
 try {
   const ports = await child.call<Record<string, number>>('ports', undefined, 60_000);
   const variants: [string, string][] = [

@@ -17,8 +17,8 @@ import session from 'express-session';
 import helmet from 'helmet';
 import pg from 'pg';
 import { Pool } from 'undici';
-import type { ActionDefinition, VerificationKit, VerifyStore } from '../middleware/index.ts';
-import * as thisKit from '../middleware/index.ts';
+import type { ActionDefinition, VerificationKit, VerifyStore } from '../../middleware/index.ts';
+import * as thisKit from '../../middleware/index.ts';
 import {
   ACTION,
   basicAuthorization,
@@ -32,9 +32,9 @@ import {
   SUCCESS_PATH,
   type ConfigureArgs,
   type SeedAttempt,
-} from './common.ts';
-import { serve } from './ipc.ts';
-import { closeServer, listen } from '../test/support/listen.ts';
+} from '../common.ts';
+import { serve } from '../ipc.ts';
+import { closeServer, listen } from '../listen.ts';
 
 const mode = process.argv[2];
 if (mode !== 'kit' && mode !== 'baseline') throw new Error('usage: app-child.ts kit|baseline');

@@ -1,0 +1,71 @@
+/** The bench's configuration: every BENCH_* variable, checked when read (docs/performance.md lists them). */
+import { cpus, loadavg } from 'node:os';
+
+function intEnv(name: string, fallback: number, min = 1): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} must be an integer >= ${min}; got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function listEnv(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const values = raw.split(',').map((s) => Number(s.trim()));
+  if (values.length === 0 || values.some((v) => !Number.isInteger(v) || v < 1)) {
+    throw new Error(
+      `${name} must be a comma-separated list of positive integers, e.g. 10000,100000; got ${JSON.stringify(raw)}`,
+    );
+  }
+  return values.sort((a, b) => a - b);
+}
+
+function floorGrantsEnv(): 'batched' | 'each' {
+  const raw = process.env.BENCH_PG_FLOOR_GRANTS ?? 'batched';
+  if (raw === 'batched' || raw === 'each') return raw;
+  throw new Error(`BENCH_PG_FLOOR_GRANTS must be batched or each; got ${JSON.stringify(raw)}`);
+}
+
+export const PHASES = ['landing', 'start', 'duplicates', 'sweep', 'pg-landing', 'pg-sweep'] as const;
+export type Phase = (typeof PHASES)[number];
+
+export const config = {
+  /** Closed-loop workers (= connections) for landing and start. */
+  concurrency: intEnv('BENCH_CONCURRENCY', 8),
+  /** Measured rounds per side (kit and baseline alternate, ABBA). */
+  rounds: intEnv('BENCH_ROUNDS', 10),
+  roundRequests: intEnv('BENCH_ROUND_REQUESTS', 600),
+  warmupRequests: intEnv('BENCH_WARMUP_REQUESTS', 400, 0),
+  /** Time bound of one round (the count bound normally ends it first). */
+  roundMaxMs: intEnv('BENCH_ROUND_MAX_MS', 30_000),
+  duplicates: intEnv('BENCH_DUPLICATES', 200),
+  sweepSizes: listEnv('BENCH_SWEEP_SIZES', [10_000, 100_000]),
+  /** Sweep concurrency; unset = the kit's default (4). Raw capacity is measured at the same value. */
+  sweepConcurrency: process.env.BENCH_SWEEP_CONCURRENCY ? intEnv('BENCH_SWEEP_CONCURRENCY', 4) : undefined,
+  /** The kit's default sweep concurrency (middleware/sweep/sweep-options.ts), used when BENCH_SWEEP_CONCURRENCY is unset. */
+  kitDefaultSweepConcurrency: 4,
+  sweepBudgetMs: intEnv('BENCH_SWEEP_BUDGET_MS', 300_000),
+  /** Due attempts of the PostgreSQL sweep, shared by `pgSweepProcesses` sweep processes. */
+  pgSweepSize: intEnv('BENCH_PG_SWEEP_SIZE', 100_000),
+  pgSweepProcesses: intEnv('BENCH_PG_SWEEP_PROCESSES', 2),
+  /** The floor's grants: in its marking statement, or 'each' in a statement of its own (the kit's action contract). */
+  pgFloorGrants: floorGrantsEnv(),
+  rawRequests: intEnv('BENCH_RAW_REQUESTS', 15_000),
+  rawMaxMs: intEnv('BENCH_RAW_MAX_MS', 10_000),
+  seedConcurrency: intEnv('BENCH_SEED_CONCURRENCY', 16),
+  phases: (process.env.BENCH_ONLY ?? PHASES.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s): s is Phase => (PHASES as readonly string[]).includes(s)),
+};
+export const sweepConcurrency = config.sweepConcurrency ?? config.kitDefaultSweepConcurrency;
+
+/** The configuration and the machine, as the run's first log line. */
+export function configLine(): string {
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  return `config ${JSON.stringify({ ...config, phases: config.phases })}; ${cpus().length} CPUs, load average ${load}`;
+}

@@ -1,0 +1,84 @@
+/**
+ * Every phase BENCH_ONLY names, in order, on processes they share: the kit and baseline apps (and
+ * their PostgreSQL pair), and the emulator with one client per app and one for the sweeps.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { config } from '../config.ts';
+import { spawnChild, type Child } from '../ipc.ts';
+import type { SeedClient } from '../seed.ts';
+import { duplicatesPhase, type DuplicateFigures } from './duplicates.ts';
+import type { Comparison } from './interleaved.ts';
+import { landingPhase } from './landing.ts';
+import { pgLandingPhase } from './pg-landing.ts';
+import { pgSweepPhase, type PgSweepFigures } from './pg-sweep.ts';
+import { sidesOf, spawnAppPair, type AppPair } from './sides.ts';
+import { startPhase } from './start.ts';
+import { sweepPhase, type SweepFigures } from './sweep.ts';
+
+export interface BenchResults {
+  landing?: Comparison;
+  start?: Comparison;
+  duplicates?: DuplicateFigures[];
+  sweep?: SweepFigures[];
+  pgLanding?: Comparison;
+  pgSweep?: PgSweepFigures;
+}
+
+interface BenchClients {
+  kit: SeedClient;
+  baseline: SeedClient;
+  sweep: SeedClient;
+  pg: [SeedClient, SeedClient] | undefined;
+}
+
+/** Runs the phases; every process it starts is added to `children`, which the caller stops; `dir` holds the files. */
+export async function runPhases(dir: string, children: Child[]): Promise<BenchResults> {
+  const results: BenchResults = {};
+  const apps = await spawnAppPair(children);
+  // The same two apps on PostgreSQL (the kit's store; the baseline on plain node-postgres).
+  const pgApps = config.phases.includes('pg-landing') ? await spawnAppPair(children) : undefined;
+  const clients = benchClients(apps, pgApps);
+  const emulator = spawnChild('./children/emulator-child.ts', 'emulator');
+  children.push(emulator);
+  const all = [clients.kit, clients.baseline, clients.sweep, ...(clients.pg ?? [])];
+  const { url: emulatorUrl } = await emulator.call<{ url: string }>('start', { clients: all }, 60_000);
+  await apps.kit.call('configure', appArgs(emulatorUrl, clients.kit, join(dir, 'kit.sqlite')));
+  await apps.baseline.call('configure', appArgs(emulatorUrl, clients.baseline, join(dir, 'baseline.sqlite')));
+  const sides = sidesOf(apps, clients.kit, clients.baseline);
+
+  if (config.phases.includes('landing')) results.landing = await landingPhase(emulatorUrl, emulator, sides);
+  if (config.phases.includes('start')) results.start = await startPhase(emulatorUrl, emulator, sides);
+  if (config.phases.includes('duplicates')) results.duplicates = await duplicatesPhase(emulatorUrl, sides);
+  await apps.kit.stop();
+  await apps.baseline.stop();
+  if (config.phases.includes('sweep')) results.sweep = await sweepPhase(emulatorUrl, emulator, clients.sweep, dir);
+  if (pgApps !== undefined && clients.pg !== undefined)
+    results.pgLanding = await pgLandingPhase(emulatorUrl, emulator, pgApps, clients.pg);
+  if (config.phases.includes('pg-sweep')) results.pgSweep = await pgSweepPhase(emulatorUrl, emulator, clients.sweep);
+  return results;
+}
+
+/** One emulator client per app, each with the app's returnUrl, and one for the sweeps (which no browser returns to). */
+function benchClients(apps: AppPair, pgApps: AppPair | undefined): BenchClients {
+  // Random per run; passed to children only over IPC; never printed or written.
+  const secret = () => `bench-${randomBytes(24).toString('base64url')}`;
+  const returnUrl = (port: number) => `http://localhost:${port}/verify/return`;
+  return {
+    kit: { clientId: 'bench-kit', secret: secret(), returnUrl: returnUrl(apps.ports[0]) },
+    baseline: { clientId: 'bench-baseline', secret: secret(), returnUrl: returnUrl(apps.ports[1]) },
+    sweep: { clientId: 'bench-sweep', secret: secret(), returnUrl: 'http://localhost:9/verify/return' },
+    pg:
+      pgApps === undefined
+        ? undefined
+        : [
+            { clientId: 'bench-pg-kit', secret: secret(), returnUrl: returnUrl(pgApps.ports[0]) },
+            { clientId: 'bench-pg-baseline', secret: secret(), returnUrl: returnUrl(pgApps.ports[1]) },
+          ],
+  };
+}
+
+/** What an app on a SQLite file is configured with. */
+function appArgs(emulatorUrl: string, client: SeedClient, dbPath: string) {
+  return { emulatorUrl, clientId: client.clientId, secret: client.secret, returnUrl: client.returnUrl, dbPath };
+}

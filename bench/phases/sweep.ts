@@ -1,0 +1,176 @@
+/**
+ * Sweep: one runSweep over N due attempts (verified sessions) in a fresh child process, against the
+ * emulator's raw capacity measured just before and just after it at the same concurrency.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { RawResult, SweepChildResult } from '../children/sweep-child.ts';
+import { config, sweepConcurrency } from '../config.ts';
+import { spawnChild, type Child } from '../ipc.ts';
+import { cpuMs, log, round1, round3, type Cpu } from '../measure.ts';
+import { resetEmulator, seedVerifiedSessions, writeDueAttempts, type SeedClient } from '../seed.ts';
+
+export interface SweepFigures {
+  attempts: number;
+  seedMs: number;
+  /** Fork + runSweep + exit of the sweeping process, ms (tsx start-up included). */
+  processWallMs: number;
+  /** runSweep alone, ms. */
+  runMs: number;
+  attemptsPerSecond: number;
+  /** Raw GET /session capacity (req/s) measured just before and just after, and their mean. */
+  rawBefore: number;
+  rawAfter: number;
+  rawCapacity: number;
+  fractionOfRaw: number;
+  peakRssMiB: number;
+  rssBeforeRunMiB: number;
+  sweepCpuMsPerAttempt: number;
+  emulatorCpuMsPerRead: number;
+  emulatorCpuMsPerRawRead: number;
+  /** CPU of the raw client process per read, ms (compare with sweepCpuMsPerAttempt). */
+  rawClientCpuMsPerRead: number;
+  report: SweepChildResult['report'];
+  grants: number;
+}
+
+/** What every sweep child of one size is told: the seeded file, the emulator and the client. */
+interface SweepArgs {
+  dbPath: string;
+  emulatorUrl: string;
+  clientId: string;
+  secret: string;
+}
+
+type RawRun = RawResult & { emuCpuMs: number };
+
+export async function sweepPhase(
+  emulatorUrl: string,
+  emulator: Child,
+  client: SeedClient,
+  dir: string,
+): Promise<SweepFigures[]> {
+  const out: SweepFigures[] = [];
+  for (const size of config.sweepSizes)
+    out.push(await sweepSize(emulatorUrl, emulator, client, join(dir, `sweep-${size}.sqlite`), size));
+  return out;
+}
+
+async function sweepSize(
+  emulatorUrl: string,
+  emulator: Child,
+  client: SeedClient,
+  dbPath: string,
+  size: number,
+): Promise<SweepFigures> {
+  await resetEmulator(emulatorUrl);
+  const seedMs = await seedDueAttempts(emulatorUrl, client, dbPath, size);
+  const common: SweepArgs = { dbPath, emulatorUrl, clientId: client.clientId, secret: client.secret };
+  const before = await rawCapacity(emulator, common, size);
+  log(`sweep ${size}: raw capacity before ${Math.round(before.rps)} req/s`);
+  const { result, processWallMs, emuCpuMs } = await sweepInChild(emulator, common);
+  log(`sweep ${size}: ${result.report.fulfilled} fulfilled in ${Math.round(result.runMs)} ms`);
+  if (result.memoryAtPeak !== undefined)
+    log(`sweep ${size}: memory at the peak ${JSON.stringify(result.memoryAtPeak)}`);
+  const after = await rawCapacity(emulator, common, size);
+  log(`sweep ${size}: raw capacity after ${Math.round(after.rps)} req/s`);
+  if (result.report.stoppedBy !== null)
+    log(`sweep ${size}: WARNING the sweep stopped by ${result.report.stoppedBy} before the due work was done`);
+  const figures = sweepFigures({ size, seedMs, processWallMs, emuCpuMs, result, before, after });
+  rmSync(dbPath, { force: true });
+  rmSync(`${dbPath}-wal`, { force: true });
+  rmSync(`${dbPath}-shm`, { force: true });
+  return figures;
+}
+
+/** Seeds `size` verified sessions and writes them as due attempts; resolves with the time it took, ms. */
+async function seedDueAttempts(emulatorUrl: string, client: SeedClient, dbPath: string, size: number) {
+  const t0 = performance.now();
+  // One attempt per user: with the default ordering every one of them is the user's newest intent.
+  const sessions = await seedVerifiedSessions(emulatorUrl, client, size, (i) => `bench-sweeper-${i}`, {
+    concurrency: config.seedConcurrency,
+  });
+  // The attempts, through the kit's store, all due (first check time in the past), in one transaction.
+  await writeDueAttempts(dbPath, sessions);
+  const seedMs = performance.now() - t0;
+  log(`sweep ${size}: seeded ${size} verified sessions and due attempts in ${Math.round(seedMs)} ms`);
+  return seedMs;
+}
+
+/** The emulator's raw GET /session capacity, from a fresh process, with the emulator's CPU meanwhile. */
+async function rawCapacity(emulator: Child, common: SweepArgs, size: number): Promise<RawRun> {
+  const child = spawnChild('./children/sweep-child.ts', 'raw');
+  try {
+    const e0 = await emulator.call<Cpu>('cpu');
+    const result = await child.call<RawResult>('raw', {
+      ...common,
+      concurrency: sweepConcurrency,
+      total: config.rawRequests,
+      maxMs: config.rawMaxMs,
+    });
+    const e1 = await emulator.call<Cpu>('cpu');
+    if (result.errors > 0) log(`sweep ${size}: WARNING raw capacity run had ${result.errors} errors`);
+    return { ...result, emuCpuMs: cpuMs(e0, e1) };
+  } finally {
+    await child.stop();
+  }
+}
+
+/** ONE runSweep in a fresh process, timed from the fork to its exit, with the emulator's CPU meanwhile. */
+async function sweepInChild(emulator: Child, common: SweepArgs) {
+  const child = spawnChild('./children/sweep-child.ts', 'sweep');
+  let result: SweepChildResult;
+  const w0 = performance.now();
+  const e0 = await emulator.call<Cpu>('cpu');
+  try {
+    result = await child.call<SweepChildResult>(
+      'sweep',
+      {
+        ...common,
+        concurrency: config.sweepConcurrency,
+        timeBudgetMs: config.sweepBudgetMs,
+      },
+      config.sweepBudgetMs + 120_000,
+    );
+  } finally {
+    await child.stop();
+  }
+  const e1 = await emulator.call<Cpu>('cpu');
+  return { result, processWallMs: performance.now() - w0, emuCpuMs: cpuMs(e0, e1) };
+}
+
+function sweepFigures(m: {
+  size: number;
+  seedMs: number;
+  processWallMs: number;
+  emuCpuMs: number;
+  result: SweepChildResult;
+  before: RawRun;
+  after: RawRun;
+}): SweepFigures {
+  const { result, before, after } = m;
+  const attemptsPerSecond = result.report.fulfilled / (result.runMs / 1000);
+  const rawCapacity = (before.rps + after.rps) / 2;
+  return {
+    attempts: m.size,
+    seedMs: Math.round(m.seedMs),
+    processWallMs: Math.round(m.processWallMs),
+    runMs: Math.round(result.runMs),
+    attemptsPerSecond: round1(attemptsPerSecond),
+    rawBefore: round1(before.rps),
+    rawAfter: round1(after.rps),
+    rawCapacity: round1(rawCapacity),
+    fractionOfRaw: round3(attemptsPerSecond / rawCapacity),
+    peakRssMiB: round1(result.peakRssKiB / 1024),
+    rssBeforeRunMiB: round1(result.rssBeforeKiB / 1024),
+    sweepCpuMsPerAttempt: round3((result.cpuUserMs + result.cpuSystemMs) / Math.max(1, result.report.reads)),
+    emulatorCpuMsPerRead: round3(m.emuCpuMs / Math.max(1, result.report.reads)),
+    rawClientCpuMsPerRead: round3((before.cpuMsPerRequest + after.cpuMsPerRequest) / 2),
+    emulatorCpuMsPerRawRead: round3(
+      (before.emuCpuMs + after.emuCpuMs) / Math.max(1, before.ok + before.errors + after.ok + after.errors),
+    ),
+    report: result.report,
+    grants: result.grants,
+  };
+}

@@ -1,0 +1,246 @@
+/** The bench's output: the table on stdout and the same figures as JSON in bench/results/latest.json (or BENCH_OUTPUT). */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { config, PHASES, sweepConcurrency } from './config.ts';
+import { log, round2, showSpread } from './measure.ts';
+import type { DuplicateFigures } from './phases/duplicates.ts';
+import type { Comparison, SideFigures } from './phases/interleaved.ts';
+import type { PgSweepFigures } from './phases/pg-sweep.ts';
+import type { BenchResults } from './phases/run-all.ts';
+import type { SweepFigures } from './phases/sweep.ts';
+import type { Target } from './targets.ts';
+
+/** The report's lines: the machine, one section per phase run, then the targets. */
+export function reportLines(results: BenchResults, targets: Target[], runSeconds: number): string[] {
+  const out: string[] = [''];
+  out.push(
+    `Verification kit benchmarks — ${new Date().toISOString()} — node ${process.version}, ${cpus().length} CPUs, load average at end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  out.push(
+    'Loopback only; emulator without artificial latency; each of emulator, kit app, baseline app, load generator in its own process.',
+  );
+  out.push('');
+  for (const section of phaseSections(results)) out.push(...section, '');
+  out.push(...targetLines(targets));
+  out.push('');
+  out.push(`npm run bench took ${runSeconds} s.`);
+  return out;
+}
+
+/** One section (without its trailing blank line) per phase that ran, in the phases' order. */
+function phaseSections(results: BenchResults): string[][] {
+  const sections: string[][] = [];
+  if (results.landing) {
+    sections.push([
+      comparisonTable(
+        results.landing,
+        `Landing: GET /verify/return for a verified, not yet fulfilled attempt (one attempt per request), signed in as its user -> 303; concurrency ${config.concurrency}, ${config.rounds} rounds x ${config.roundRequests} per side, ABBA-interleaved, samples pooled`,
+      ),
+    ]);
+  }
+  if (results.start) {
+    sections.push([
+      comparisonTable(
+        results.start,
+        `Start: POST /verify/start (CSRF token, one user per connection) -> 200 auto-submit page; concurrency ${config.concurrency}, ${config.rounds} rounds x ${config.roundRequests} per side, ABBA-interleaved, samples pooled; kit start limits ${process.env.BENCH_KIT_START_LIMITS === 'off' ? 'OFF (BENCH_KIT_START_LIMITS=off)' : 'on (its default) with generous budgets: counted, never hit'}`,
+      ),
+    ]);
+  }
+  if (results.duplicates) sections.push(duplicatesLines(results.duplicates));
+  if (results.sweep) sections.push(sweepLines(results.sweep));
+  if (results.pgLanding) {
+    sections.push([
+      comparisonTable(
+        results.pgLanding,
+        "Landing on PostgreSQL: the kit's PostgreSQL store vs a hand-written node-postgres landing (same steps, " +
+          `one transaction: conditional mark + INSERT); concurrency ${config.concurrency}, ` +
+          `${config.rounds} rounds x ${config.roundRequests} per side, ABBA-interleaved`,
+      ),
+    ]);
+  }
+  if (results.pgSweep) sections.push(pgSweepLines(results.pgSweep));
+  return sections;
+}
+
+function duplicatesLines(duplicates: DuplicateFigures[]): string[] {
+  const out = [
+    `Duplicates: ${config.duplicates} concurrent landings (${config.duplicates} connections) for ONE verified attempt`,
+  ];
+  const w = [10, 10, 12, 9, 9, 9];
+  out.push(pad(['', 'requests', 'fulfilments', 'p50 ms', 'p99 ms', 'max ms'], w));
+  for (const d of duplicates) {
+    out.push(
+      pad([d.side, d.requests, d.fulfilments, d.p50.toFixed(2), d.p99.toFixed(2), d.max.toFixed(2)], w) +
+        `  statuses ${JSON.stringify(d.statuses)}`,
+    );
+  }
+  return out;
+}
+
+function sweepLines(sweep: SweepFigures[]): string[] {
+  const out = [sweepTable(sweep)];
+  if (config.sweepSizes.join(',') !== '10000,100000')
+    out.push(
+      `  NOTE: sweep sizes were set by BENCH_SWEEP_SIZES=${config.sweepSizes.join(',')} (the targets are set for 10000,100000).`,
+    );
+  return out;
+}
+
+function pgSweepLines(p: PgSweepFigures): string[] {
+  const f = p.floor;
+  const out = [
+    `Sweep on PostgreSQL: ${p.attempts} due attempts, ${p.processes} sweep processes at once ` +
+      `(concurrency ${sweepConcurrency} each, batch 50); raw capacity at c=${p.rawConcurrency} ` +
+      `${p.rawCapacity} req/s (before ${p.rawBefore}, after ${p.rawAfter}); seeding ${(p.seedMs / 1000).toFixed(1)} s`,
+  ];
+  for (const [what, r] of [
+    ['kit', p],
+    ['floor', f],
+  ] as const) {
+    out.push(
+      `  ${what.padEnd(5)} ${r.attemptsPerSecond} attempts/s in ${(r.wallMs / 1000).toFixed(1)} s ` +
+        `(fulfilled ${r.fulfilledByProcess.join(' + ')}); fraction ${r.fractionOfRaw}; ` +
+        `grants ${r.grants} (${r.distinctGrants} distinct); peak RSS ${r.peakRssMiB.join(' / ')} MiB; ` +
+        `CPU ms per attempt: sweep processes ${r.sweepCpuMsPerAttempt}, emulator ${r.emulatorCpuMsPerAttempt}, ` +
+        `PostgreSQL backends ${r.postgresCpuMsPerAttempt}`,
+    );
+  }
+  out.push(
+    `  floor = by hand, the least work per attempt (a read, and a share of one statement per 50 that marks them` +
+      (config.pgFloorGrants === 'each'
+        ? `, then the grants' INSERT per attempt in its transaction (BENCH_PG_FLOOR_GRANTS=each)`
+        : ' and writes their grants') +
+      `; no claim, each process its own share): kit/floor rate ${p.kitOverFloor}`,
+  );
+  return out;
+}
+
+function targetLines(targets: Target[]): string[] {
+  const out = ['Targets (pg-*: several instances on PostgreSQL)'];
+  for (const t of targets) out.push(`  ${t.met ? 'met   ' : 'MISSED'}  ${t.name}: ${t.value} (target ${t.target})`);
+  if (!config.phases.every((p) => PHASES.includes(p)) || config.phases.length < PHASES.length) {
+    out.push(`  NOTE: only phases ${config.phases.join(', ')} were run (BENCH_ONLY).`);
+  }
+  if (process.env.BENCH_BASELINE_KIT_DIR !== undefined) {
+    out.push(
+      `  NOTE: the "baseline" side is the kit from ${process.env.BENCH_BASELINE_KIT_DIR}/middleware (BENCH_BASELINE_KIT_DIR): ` +
+        'an A/B of two kit versions, so the targets above do not apply.',
+    );
+  }
+  return out;
+}
+
+/** Writes the figures, the configuration and the targets as JSON; logs where. */
+export function writeResults(results: BenchResults, targets: Target[], runSeconds: number): void {
+  const resultsDir = fileURLToPath(new URL('./results', import.meta.url));
+  mkdirSync(resultsDir, { recursive: true });
+  const json = {
+    generatedAt: new Date().toISOString(),
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      loadAverageAtEnd: loadavg().map(round2),
+    },
+    config: {
+      ...config,
+      sweepConcurrencyUsed: sweepConcurrency,
+      kitStartLimits: process.env.BENCH_KIT_START_LIMITS === 'off' ? 'off' : 'on, generous budgets',
+    },
+    runSeconds,
+    ...results,
+    targets,
+  };
+  const file = process.env.BENCH_OUTPUT ?? join(resultsDir, 'latest.json');
+  writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+  log(`wrote ${file}`);
+}
+
+function pad(cells: (string | number)[], widths: number[]): string {
+  return cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join('  ');
+}
+
+function comparisonTable(c: Comparison, title: string): string {
+  const w = [10, 9, 8, 8, 8, 12, 12];
+  const row = (name: string, f: SideFigures) =>
+    pad(
+      [
+        name,
+        f.rps.toFixed(1),
+        f.p50.toFixed(2),
+        f.p90.toFixed(2),
+        f.p99.toFixed(2),
+        f.appCpuMsPerRequest.toFixed(3),
+        f.emulatorCpuMsPerRequest.toFixed(3),
+      ],
+      w,
+    );
+  return [
+    title,
+    pad(['', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'app CPU ms', 'emu CPU ms'], w),
+    row('kit', c.kit),
+    row('baseline', c.baseline),
+    pad(
+      [
+        'kit/base',
+        c.ratio.rps.toFixed(3),
+        c.ratio.p50.toFixed(3),
+        '',
+        c.ratio.p99.toFixed(3),
+        c.ratio.appCpu.toFixed(3),
+        '',
+      ],
+      w,
+    ),
+    `  per ABBA round kit/base p50: ${c.perRound.p50.join(' ')}: ${showSpread(c.spread.p50)}`,
+    `  per ABBA round kit/base p99: ${c.perRound.p99.join(' ')}: ${showSpread(c.spread.p99)}`,
+    `  statuses kit ${JSON.stringify(c.kit.statuses)} baseline ${JSON.stringify(c.baseline.statuses)}`,
+  ].join('\n');
+}
+
+function sweepTable(rows: SweepFigures[]): string {
+  const w = [9, 9, 9, 10, 11, 11, 9, 10, 11, 11];
+  return [
+    `Sweep: one runSweep over N due attempts (verified sessions) in a fresh child process; concurrency ${sweepConcurrency}${config.sweepConcurrency === undefined ? ' (kit default)' : ''}, batch 50 (default)`,
+    pad(
+      [
+        'attempts',
+        'seed s',
+        'run s',
+        'process s',
+        'attempts/s',
+        'raw req/s',
+        'fraction',
+        'peak RSS',
+        'CPU ms/att',
+        'emu ms/read',
+      ],
+      w,
+    ),
+    ...rows.map((s) =>
+      pad(
+        [
+          s.attempts,
+          (s.seedMs / 1000).toFixed(1),
+          (s.runMs / 1000).toFixed(2),
+          (s.processWallMs / 1000).toFixed(2),
+          s.attemptsPerSecond.toFixed(1),
+          s.rawCapacity.toFixed(1),
+          s.fractionOfRaw.toFixed(3),
+          `${s.peakRssMiB.toFixed(1)} MiB`,
+          s.sweepCpuMsPerAttempt.toFixed(3),
+          s.emulatorCpuMsPerRead.toFixed(3),
+        ],
+        w,
+      ),
+    ),
+    ...rows.map(
+      (s) =>
+        `  ${s.attempts}: raw before ${s.rawBefore} / after ${s.rawAfter} req/s; emulator CPU per raw read ${s.emulatorCpuMsPerRawRead} ms; raw client CPU per read ${s.rawClientCpuMsPerRead} ms; report ${JSON.stringify({ ...s.report, owner: undefined })}`,
+    ),
+  ].join('\n');
+}

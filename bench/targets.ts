@@ -1,0 +1,118 @@
+/** The bench's targets (docs/performance.md "Targets"): each with its value and whether it was met. */
+import { sweepConcurrency } from './config.ts';
+import { showSpread } from './measure.ts';
+import type { DuplicateFigures } from './phases/duplicates.ts';
+import type { Comparison } from './phases/interleaved.ts';
+import type { PgSweepFigures } from './phases/pg-sweep.ts';
+import type { BenchResults } from './phases/run-all.ts';
+import type { SweepFigures } from './phases/sweep.ts';
+
+export interface Target {
+  name: string;
+  target: string;
+  value: string;
+  met: boolean;
+}
+
+/** In the order the report lists them: PostgreSQL sweep, comparisons, duplicates, SQLite sweep. */
+export function targetsOf(results: BenchResults): Target[] {
+  const { landing, start, duplicates, sweep, pgLanding, pgSweep } = results;
+  return [
+    ...(pgSweep === undefined ? [] : pgSweepTargets(pgSweep)),
+    ...[landing, start, pgLanding].flatMap((c) => (c === undefined ? [] : comparisonTargets(c))),
+    ...(duplicates ?? []).map(duplicateTarget),
+    ...(sweep === undefined ? [] : sweepTargets(sweep)),
+  ];
+}
+
+function pgSweepTargets(p: PgSweepFigures): Target[] {
+  const once = p.grants === p.attempts && p.distinctGrants === p.attempts;
+  return [
+    {
+      name: `pg-sweep ${p.attempts} (${p.processes} processes): every attempt fulfilled once`,
+      target: `= ${p.attempts}`,
+      value: `${p.fulfilledByProcess.join(' + ')} (grants ${p.grants}, distinct ${p.distinctGrants})`,
+      met: once,
+    },
+    {
+      name: `pg-sweep ${p.attempts}: rate / raw capacity (c=${p.rawConcurrency})`,
+      target: '>= 0.80',
+      value: `${p.fractionOfRaw.toFixed(3)} (the hand-written floor: ${p.floor.fractionOfRaw.toFixed(3)})`,
+      met: p.fractionOfRaw >= 0.8,
+    },
+  ];
+}
+
+function comparisonTargets(c: Comparison): Target[] {
+  const t: Target[] = [];
+  // A ratio over wrong answers (e.g. 429s) means nothing: it counts as met only when every request succeeded.
+  const errors = c.kit.errors + c.baseline.errors;
+  const note = errors === 0 ? '' : ' (not comparable: some requests failed)';
+  // The median of the per-round ratios decides: one noisy round on a shared machine cannot.
+  for (const q of ['p50', 'p99'] as const) {
+    const s = c.spread[q];
+    t.push({
+      name: `${c.what}: kit/baseline ${q}, median of ${c.rounds} ABBA rounds`,
+      target: '<= 1.10',
+      value: `${showSpread(s)}; pooled ${c.ratio[q].toFixed(3)}${note}`,
+      met: errors === 0 && s.median <= 1.1,
+    });
+  }
+  t.push({
+    name: `${c.what}: every request answered as expected`,
+    target: '0 errors',
+    value: String(errors),
+    met: errors === 0,
+  });
+  return t;
+}
+
+function duplicateTarget(d: DuplicateFigures): Target {
+  return {
+    name: `duplicates (${d.side}): fulfilments for ${d.requests} concurrent landings`,
+    target: '= 1',
+    value: String(d.fulfilments),
+    met: d.fulfilments === 1,
+  };
+}
+
+function sweepTargets(sweep: SweepFigures[]): Target[] {
+  const t: Target[] = [];
+  for (const s of sweep) {
+    const complete = s.report.fulfilled === s.attempts && s.grants === s.attempts;
+    t.push({
+      name: `sweep ${s.attempts}: every attempt fulfilled once`,
+      target: `= ${s.attempts}`,
+      value: `${s.report.fulfilled} (grants ${s.grants})`,
+      met: complete,
+    });
+    t.push({
+      name: `sweep ${s.attempts}: rate / raw capacity (c=${sweepConcurrency})`,
+      target: '>= 0.80',
+      value: s.fractionOfRaw.toFixed(3),
+      met: s.fractionOfRaw >= 0.8,
+    });
+  }
+  if (sweep.length >= 2) t.push(...scalingTargets(sweep[0]!, sweep.at(-1)!));
+  return t;
+}
+
+function scalingTargets(small: SweepFigures, large: SweepFigures): Target[] {
+  // Linear time: time per attempt at the large size within 1.2x of the small size's.
+  const perAttempt = large.runMs / large.attempts / (small.runMs / small.attempts);
+  const rss = large.peakRssMiB / small.peakRssMiB;
+  return [
+    {
+      name: `sweep ${small.attempts} -> ${large.attempts}: time per attempt (linear)`,
+      target: '<= 1.20x',
+      value: `${perAttempt.toFixed(3)}x`,
+      met: perAttempt <= 1.2,
+    },
+    {
+      name: `sweep ${small.attempts} -> ${large.attempts}: peak RSS`,
+      target: '<= 1.20x',
+      value: `${rss.toFixed(3)}x`,
+      met: rss <= 1.2,
+    },
+  ];
+}
