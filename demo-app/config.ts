@@ -97,6 +97,36 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string {
 
 /** Reads and validates the demo's configuration. Throws ConfigError naming the variable to fix. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
+  const verifyBaseUrl = readVerifyBaseUrl(env);
+  const clientId = readClientId(env);
+  const clientSecret = text(env, 'VERIFY_CLIENT_SECRET') ?? DEFAULTS.clientSecret;
+  const port = integer(env, 'PORT', DEFAULTS.port, 0, 65_535);
+  const returnUrl = readReturnUrl(env, verifyBaseUrl, port);
+  const host = text(env, 'DEMO_HOST') ?? DEFAULTS.host;
+  const databasePath = text(env, 'DATABASE_PATH') ?? DEFAULTS.databasePath;
+  const databaseUrl = readDatabaseUrl(env);
+  const sessionSecret = readSessionSecret(env, verifyBaseUrl);
+  const sweepIntervalMs = integer(env, 'SWEEP_INTERVAL_MS', DEFAULTS.sweepIntervalMs, 1000, 86_400_000);
+  const emulatorPort = integer(env, 'EMULATOR_PORT', DEFAULTS.emulatorPort, 0, 65_535);
+  const emulatorPageHost = readEmulatorPageHost(env);
+  return {
+    verifyBaseUrl,
+    clientId,
+    clientSecret,
+    returnUrl,
+    port,
+    host,
+    databasePath,
+    databaseUrl,
+    sessionSecret,
+    trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
+    sweepIntervalMs,
+    emulatorPort,
+    emulatorPageHost,
+  };
+}
+
+function readVerifyBaseUrl(env: NodeJS.ProcessEnv): string | undefined {
   const verifyBaseUrl = text(env, 'VERIFY_BASE_URL');
   if (verifyBaseUrl !== undefined) {
     const url = httpUrl('VERIFY_BASE_URL', verifyBaseUrl);
@@ -104,14 +134,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
       throw new ConfigError('VERIFY_BASE_URL must not contain a query string or fragment.');
     }
   }
+  return verifyBaseUrl;
+}
 
+function readClientId(env: NodeJS.ProcessEnv): string {
   const clientId = text(env, 'VERIFY_CLIENT_ID') ?? DEFAULTS.clientId;
   if (clientId.includes(':')) {
     throw new ConfigError('VERIFY_CLIENT_ID must not contain ":" (it is the Basic auth user name).');
   }
-  const clientSecret = text(env, 'VERIFY_CLIENT_SECRET') ?? DEFAULTS.clientSecret;
+  return clientId;
+}
 
-  const port = integer(env, 'PORT', DEFAULTS.port, 0, 65_535);
+function readReturnUrl(env: NodeJS.ProcessEnv, verifyBaseUrl: string | undefined, port: number): string {
   // Not trimmed beyond surrounding whitespace: the service compares it byte for byte. With the
   // bundled emulator the demo registers it itself, so an unset one follows PORT.
   const returnUrl =
@@ -126,16 +160,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   if (parsedReturn.pathname === '/') {
     throw new ConfigError('VERIFY_RETURN_URL needs a path of its own, e.g. http://localhost:3000/verify/return.');
   }
+  return returnUrl;
+}
 
-  const host = text(env, 'DEMO_HOST') ?? DEFAULTS.host;
-  const databasePath = text(env, 'DATABASE_PATH') ?? DEFAULTS.databasePath;
+function readDatabaseUrl(env: NodeJS.ProcessEnv): string | undefined {
   const databaseUrl = text(env, 'DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(
       'DATABASE_URL must be a PostgreSQL connection string, e.g. postgres://app@db.internal:5432/app.',
     );
   }
+  return databaseUrl;
+}
 
+/** Long enough everywhere; in production, neither the .env.example value nor the bundled emulator. */
+function readSessionSecret(env: NodeJS.ProcessEnv, verifyBaseUrl: string | undefined): string {
   const sessionSecret = text(env, 'SESSION_SECRET') ?? DEFAULTS.sessionSecret;
   if (sessionSecret.length < 16) {
     throw new ConfigError(
@@ -152,31 +191,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
       );
     }
   }
+  return sessionSecret;
+}
 
-  const sweepIntervalMs = integer(env, 'SWEEP_INTERVAL_MS', DEFAULTS.sweepIntervalMs, 1000, 86_400_000);
-  const emulatorPort = integer(env, 'EMULATOR_PORT', DEFAULTS.emulatorPort, 0, 65_535);
+function readEmulatorPageHost(env: NodeJS.ProcessEnv): string {
   const emulatorPageHost = text(env, 'EMULATOR_PAGE_HOST') ?? DEFAULTS.emulatorPageHost;
   if (!/^[a-z0-9.-]+$/i.test(emulatorPageHost)) {
     throw new ConfigError(
       `EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost; got "${emulatorPageHost}".`,
     );
   }
-
-  return {
-    verifyBaseUrl,
-    clientId,
-    clientSecret,
-    returnUrl,
-    port,
-    host,
-    databasePath,
-    databaseUrl,
-    sessionSecret,
-    trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
-    sweepIntervalMs,
-    emulatorPort,
-    emulatorPageHost,
-  };
+  return emulatorPageHost;
 }
 
 /**

@@ -104,7 +104,13 @@ export function openDemoPostgres(pool: pg.Pool) {
     await ready;
     return (await pool.query(sql, values)).rows as T[];
   };
-  const queries = {
+  return { ready, queries: postgresQueries(rows), writes: postgresWrites, onOutcome: postgresOutbox(pool, ready) };
+}
+
+type Rows = <T>(sql: string, values: unknown[]) => Promise<T[]>;
+
+function postgresQueries(rows: Rows) {
+  return {
     async user(id: string): Promise<DemoUser | undefined> {
       const [row] = await rows<UserRow>('SELECT * FROM demo_users WHERE id = $1', [id]);
       return row === undefined ? undefined : toUser(row);
@@ -137,8 +143,11 @@ export function openDemoPostgres(pool: pg.Pool) {
       return found.map((entry) => ({ ...entry, at: Number(entry.at) }));
     },
   };
-  /** The onOutcome hook: one outbox row per event, however often it is delivered. */
-  const onOutcome = async (event: OutcomeEvent): Promise<void> => {
+}
+
+/** The onOutcome hook: one outbox row per event, however often it is delivered. */
+function postgresOutbox(pool: pg.Pool, ready: Promise<void>) {
+  return async (event: OutcomeEvent): Promise<void> => {
     await ready;
     const email = emailFor(event);
     await pool.query(
@@ -147,30 +156,33 @@ export function openDemoPostgres(pool: pg.Pool) {
       [event.eventId, event.userRef, event.sessionId, event.outcome, email.subject, email.body, event.occurredAt],
     );
   };
-  /** The actions' writes, on the kit's transaction client. */
-  const writes = {
-    async confirmPhone(tx: pg.PoolClient, userId: string, phone: string, at: number): Promise<number> {
-      const sql = 'UPDATE demo_users SET verified_phone = $1, phone_verified_at = $2 WHERE id = $3';
-      const result = await tx.query(sql, [phone, at, userId]);
-      return result.rowCount ?? 0;
-    },
-    async setPayout(tx: pg.PoolClient, userId: string, accountNumber: string, at: number, sessionId: string) {
-      await tx.query(
-        `INSERT INTO demo_payout_accounts (user_id, account_number, changed_at, session_id) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (user_id) DO UPDATE SET account_number = excluded.account_number, changed_at = excluded.changed_at,
-           session_id = excluded.session_id`,
-        [userId, accountNumber, at, sessionId],
-      );
-    },
-    async recordActivity(tx: pg.PoolClient, entry: ActivityEntry & { userId: string }): Promise<void> {
-      await tx.query(
-        'INSERT INTO demo_activity (session_id, user_id, action, detail, at) VALUES ($1, $2, $3, $4, $5)',
-        [entry.sessionId, entry.userId, entry.action, entry.detail, entry.at],
-      );
-    },
-  };
-  return { ready, queries, writes, onOutcome };
 }
+
+/** The actions' writes, on the kit's transaction client. */
+const postgresWrites = {
+  async confirmPhone(tx: pg.PoolClient, userId: string, phone: string, at: number): Promise<number> {
+    const sql = 'UPDATE demo_users SET verified_phone = $1, phone_verified_at = $2 WHERE id = $3';
+    const result = await tx.query(sql, [phone, at, userId]);
+    return result.rowCount ?? 0;
+  },
+  async setPayout(tx: pg.PoolClient, userId: string, accountNumber: string, at: number, sessionId: string) {
+    await tx.query(
+      `INSERT INTO demo_payout_accounts (user_id, account_number, changed_at, session_id) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (user_id) DO UPDATE SET account_number = excluded.account_number, changed_at = excluded.changed_at,
+         session_id = excluded.session_id`,
+      [userId, accountNumber, at, sessionId],
+    );
+  },
+  async recordActivity(tx: pg.PoolClient, entry: ActivityEntry & { userId: string }): Promise<void> {
+    await tx.query('INSERT INTO demo_activity (session_id, user_id, action, detail, at) VALUES ($1, $2, $3, $4, $5)', [
+      entry.sessionId,
+      entry.userId,
+      entry.action,
+      entry.detail,
+      entry.at,
+    ]);
+  },
+};
 
 type Callback<T = void> = (err?: unknown, value?: T) => void;
 

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startEmulator, type RunningEmulator } from 'hosted-sms-verify-kit/testing';
 import { createDemoApp } from './app.ts';
-import { checkReturnUrlServesDemo, ConfigError, describeConfig, loadConfig } from './config.ts';
+import { checkReturnUrlServesDemo, ConfigError, describeConfig, loadConfig, type DemoConfig } from './config.ts';
 import { withoutPassword } from './data.ts';
 import { SEEDED_USERS } from './db.ts';
 
@@ -18,26 +18,7 @@ const logger = { info: line('info'), warn: line('warn'), error: line('error') };
 
 async function main(): Promise<void> {
   const config = loadConfig();
-
-  let emulator: RunningEmulator | undefined;
-  let verifyBaseUrl = config.verifyBaseUrl;
-  if (verifyBaseUrl === undefined) {
-    // The browser really lands on VERIFY_RETURN_URL: it must point at this demo.
-    checkReturnUrlServesDemo(config, config.port);
-    emulator = await startEmulator({
-      port: config.emulatorPort,
-      host: '127.0.0.1',
-      pageHost: config.emulatorPageHost, // verify.localhost: another site than the demo, and passkeys work
-      // The emulator registers exactly the return URL the demo sends, so the two always agree.
-      clients: [
-        { clientId: config.clientId, secret: config.clientSecret, returnUrl: config.returnUrl, platform: 'web' },
-      ],
-      control: true,
-      log: (text) => console.log(`[emulator] ${text}`),
-    });
-    verifyBaseUrl = emulator.url;
-  }
-
+  const { emulator, verifyBaseUrl } = await verificationService(config);
   const demo = createDemoApp({ ...config, verifyBaseUrl, logger });
   const server = createServer(demo.app);
   await new Promise<void>((resolve, reject) => {
@@ -54,7 +35,43 @@ async function main(): Promise<void> {
       if (report.claimed + report.expired > 0) logger.info({ sweep: report }, 'sweep run');
     },
   });
+  printBanner(config, port, emulator);
+  logger.info(describeConfig(config), 'demo started');
+  stopOnSignals(async () => {
+    await worker.stop();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    await demo.close();
+    await emulator?.close();
+  });
+}
 
+/** The configured service, or else the bundled emulator, started here. */
+async function verificationService(
+  config: DemoConfig,
+): Promise<{ emulator: RunningEmulator | undefined; verifyBaseUrl: string }> {
+  if (config.verifyBaseUrl !== undefined) return { emulator: undefined, verifyBaseUrl: config.verifyBaseUrl };
+  const emulator = await startBundledEmulator(config);
+  return { emulator, verifyBaseUrl: emulator.url };
+}
+
+async function startBundledEmulator(config: DemoConfig): Promise<RunningEmulator> {
+  // The browser really lands on VERIFY_RETURN_URL: it must point at this demo.
+  checkReturnUrlServesDemo(config, config.port);
+  return startEmulator({
+    port: config.emulatorPort,
+    host: '127.0.0.1',
+    pageHost: config.emulatorPageHost, // verify.localhost: another site than the demo, and passkeys work
+    // The emulator registers exactly the return URL the demo sends, so the two always agree.
+    clients: [{ clientId: config.clientId, secret: config.clientSecret, returnUrl: config.returnUrl, platform: 'web' }],
+    control: true,
+    log: (text) => console.log(`[emulator] ${text}`),
+  });
+}
+
+function printBanner(config: DemoConfig, port: number, emulator: RunningEmulator | undefined): void {
   const demoUrl = config.verifyBaseUrl === undefined ? `http://localhost:${port}` : new URL(config.returnUrl).origin;
   const databaseShown = config.databaseUrl === undefined ? config.databasePath : withoutPassword(config.databaseUrl);
   const users = SEEDED_USERS.map((u) => `${u.name.split(' ')[0]} (${u.phone})`).join(', ');
@@ -73,8 +90,10 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-  logger.info(describeConfig(config), 'demo started');
+}
 
+/** SIGINT/SIGTERM run `stop` (the worker first, then the servers and the database); a second signal exits at once. */
+function stopOnSignals(stop: () => Promise<void>): void {
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
@@ -83,13 +102,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'stopping: sweep worker, then servers');
-    await worker.stop();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-    await demo.close();
-    await emulator?.close();
+    await stop();
     logger.info({}, 'stopped');
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,0 +1,17 @@
+/** What createDemoApp takes: the configuration's part it uses, the service's address, and hooks for tests. */
+import type { KitLogger, StartLimitsOptions } from 'hosted-sms-verify-kit';
+import type { DemoConfig } from './config.ts';
+
+export type DemoAppOptions = Pick<
+  DemoConfig,
+  'clientId' | 'clientSecret' | 'returnUrl' | 'databasePath' | 'sessionSecret' | 'trustProxy'
+> & {
+  /** PostgreSQL instead of the SQLite file (DATABASE_URL): for several instances of the demo. */
+  databaseUrl?: string | undefined;
+  /** The service (or emulator) base address. */
+  verifyBaseUrl: string;
+  logger?: KitLogger;
+  now?: () => number;
+  /** Budgets of the start limits (the kit's defaults when omitted), for stacks that start many attempts. */
+  startLimits?: Pick<StartLimitsOptions, 'perUser' | 'perDestination' | 'perIp'>;
+};

@@ -1,0 +1,45 @@
+/**
+ * The app's kit: its attempts live in the demo's own database, so an action's effect and the
+ * fulfilment mark commit in one transaction (the `tx` each fulfil receives is that transaction's handle).
+ */
+import { createHmac } from 'node:crypto';
+import type { Request } from 'express';
+import { createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
+import { createDemoActions } from './actions.ts';
+import type { DemoAppOptions } from './app-options.ts';
+import type { DemoData } from './data.ts';
+import type { DemoUser } from './db.ts';
+import { demoKitMessages } from './i18n.ts';
+import { demoKitPages } from './views/kit-pages.ts';
+
+export function createDemoKit(
+  options: DemoAppOptions,
+  data: DemoData,
+  now: () => number,
+  signedInUser: (req: Request) => Promise<DemoUser | undefined>,
+): VerificationKit<unknown> {
+  return createVerificationKit<unknown>({
+    baseUrl: options.verifyBaseUrl,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    returnUrl: options.returnUrl,
+    store: data.store,
+    actions: createDemoActions(data.reads, data.writes, now),
+    async resolveUser(req) {
+      const user = await signedInUser(req);
+      return user === undefined ? null : { userRef: user.id, destination: user.phone };
+    },
+    pages: demoKitPages,
+    // Destination counters are keyed by an HMAC; the demo derives that key from its own server secret.
+    limits: {
+      ...options.startLimits,
+      destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest(),
+    },
+    // After commit, never inside the transaction: the "emails" shown on the Activity page.
+    onOutcome: data.onOutcome,
+    // English and French, chosen by Accept-Language (the kit's default), like the demo's own pages.
+    messages: demoKitMessages,
+    now,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+}

@@ -1,0 +1,141 @@
+/** The demo's own texts in French. */
+import type { DemoTexts } from './texts.ts';
+
+export const fr: DemoTexts = {
+  lang: 'fr',
+  brandTagline: 'vérification par SMS hébergée',
+  footer:
+    'Un intégrateur de référence pour le kit de vérification par SMS hébergée. Données de démonstration uniquement.',
+  nav: { label: 'Principal', home: 'Accueil', activity: 'Activité', verifications: 'Vérifications' },
+  signedInAs: 'Connecté en tant que',
+  signOut: 'Se déconnecter',
+  backHome: 'Retour à l’accueil',
+  signin: {
+    title: 'Connexion',
+    heading: 'Connexion à la démo',
+    lead:
+      'Choisissez un utilisateur de démonstration. Chacun a un numéro de téléphone enregistré ; le code SMS est ' +
+      'envoyé à ce numéro (lisez-le dans la boîte de réception de l’émulateur).',
+    button: 'Se connecter',
+    buttonLabel: (name) => `Se connecter en tant que ${name}`,
+    pickUser: 'Choisissez l’un des utilisateurs de démonstration.',
+    note:
+      'La connexion est volontairement sans mot de passe : la démo porte sur ce qui se passe après la connexion, ' +
+      'quand une action demande une nouvelle vérification par SMS.',
+  },
+  home: {
+    title: 'Accueil',
+    welcome: (first) => `Bon retour, ${first}`,
+    lead:
+      'Les deux actions ci-dessous sont confirmées par un code à usage unique envoyé par SMS à votre téléphone, sur ' +
+      'la page du service de vérification.',
+    phone: 'Numéro de téléphone',
+    verified: '✓ Vérifié',
+    notVerified: 'Non vérifié',
+    confirmedAt: (when) => `Confirmé le ${when}.`,
+    confirmHint: 'Confirmez que vous recevez les SMS à ce numéro.',
+    confirm: 'Confirmer votre numéro de téléphone',
+    confirmAgain: 'Le confirmer à nouveau',
+    payout: 'Compte de versement',
+    sensitive: 'Sensible',
+    none: 'Aucun pour l’instant',
+    addHint: 'Ajoutez le compte qui reçoit vos versements.',
+    changedAt: (when) => `Modifié le ${when}.`,
+    newAccount: 'Nouveau numéro de compte',
+    accountHint: 'De 8 à 17 chiffres. Appliqué seulement après confirmation par un code SMS.',
+    accountExample: 'par ex. 0123 4567 8901',
+    changePayout: 'Changer de compte de versement',
+    codesGoTo: 'Les codes sont envoyés au',
+    activityNote:
+      'Avec l’émulateur fourni, lisez-les dans sa boîte de réception. Vos vérifications terminées sont listées sous',
+  },
+  activity: {
+    title: 'Activité',
+    lead:
+      'Chaque action ci-dessous a été exécutée une seule fois, dans la même transaction de base de données qui a ' +
+      'marqué sa session de vérification comme traitée.',
+    empty: 'Rien pour l’instant. Confirmez votre numéro ou changez de compte de versement depuis l’',
+    emptyLink: 'Accueil',
+    caption: 'Actions exécutées, les plus récentes d’abord',
+    when: 'Date',
+    action: 'Action',
+    details: 'Détails',
+    session: 'Session de vérification',
+    emailsTitle: 'E-mails envoyés',
+    emailsLead:
+      'Envoyés après chaque résultat par le hook onOutcome du kit, hors de la transaction ' +
+      '(au moins une fois ; un par résultat).',
+    noEmails: 'Aucun e-mail pour l’instant.',
+  },
+  actionLabels: { confirm_phone: 'Numéro de téléphone confirmé', change_payout: 'Compte de versement changé' },
+  verifications: {
+    title: 'Vérifications',
+    lead:
+      'Toutes les vérifications que vous avez lancées, les plus récentes d’abord, telles que le kit les conserve : ' +
+      'le numéro est masqué, et les détails d’une vérification terminée sont supprimés après 30 jours.',
+    empty: 'Aucune vérification pour l’instant.',
+    started: 'Lancée',
+    action: 'Action',
+    outcome: 'Résultat',
+    settledBy: 'Conclue par',
+    number: 'Numéro',
+    removed: 'supprimé',
+    outcomes: {
+      pending: 'En attente du code',
+      fulfilled: 'Vérifiée et appliquée',
+      failed: 'Non vérifiée',
+      expired: 'Expirée',
+      superseded: 'Remplacée par une demande plus récente',
+    },
+    sources: {
+      landing: 'votre retour sur le site',
+      mobile: 'l’application mobile',
+      sweep: 'la vérification en arrière-plan',
+    },
+    justNow: 'à l’instant',
+    minutesAgo: (n) => `il y a ${n} min`,
+    hoursAgo: (n) => `il y a ${n} h`,
+    daysAgo: (n) => `il y a ${n} jours`,
+  },
+  verified: {
+    phoneTitle: 'Numéro de téléphone confirmé',
+    phoneText: (phone) => `Vous avez confirmé que le ${phone} est le vôtre.`,
+    payoutTitle: 'Compte de versement changé',
+    payoutText: (last4) => `Les versements vont désormais sur le compte se terminant par ${last4}.`,
+    payoutUpdated: 'Votre compte de versement a été mis à jour.',
+    change: 'Changement',
+    when: 'Date',
+    session: 'Session',
+    viewActivity: 'Voir l’activité',
+  },
+  errors: {
+    signinRefused: {
+      title: 'Connexion refusée',
+      message:
+        'Le formulaire de connexion a expiré ou venait d’un autre site. Ouvrez la page de connexion et réessayez.',
+    },
+    signoutRefused: {
+      title: 'Déconnexion refusée',
+      message: 'Le formulaire a expiré ; revenez en arrière et réessayez.',
+    },
+    notFound: { title: 'Page introuvable', message: 'Il n’y a rien à cette adresse.' },
+    badRequest: { title: 'Cette requête n’a pas pu être lue', message: 'Revenez en arrière et réessayez.' },
+    server: { title: 'Une erreur s’est produite', message: 'Rien n’a été modifié. Réessayez dans un instant.' },
+  },
+  kit: {
+    processedTitle: 'Vérification traitée',
+    processedText:
+      'Si vous avez lancé cette vérification, connectez-vous au compte depuis lequel vous l’avez lancée pour voir le ' +
+      'résultat.',
+    goToSignIn: 'Aller à la connexion',
+    errorTitle: 'Problème de vérification',
+    clientErrorHeading: 'Cela n’a pas fonctionné',
+    serverErrorHeading: 'Une erreur s’est produite',
+  },
+  account: {
+    missing: 'Saisissez le nouveau numéro de compte.',
+    tooLong: 'Le numéro de compte est trop long : utilisez de 8 à 17 chiffres.',
+    digits: 'Le numéro de compte doit comporter de 8 à 17 chiffres (espaces et tirets acceptés).',
+    same: 'C’est déjà votre compte de versement.',
+  },
+};

@@ -1,0 +1,147 @@
+/** What the demo gives the kit's `messages` option. */
+import type { KitMessagesInput } from 'hosted-sms-verify-kit';
+import type { DemoLocale } from './texts.ts';
+
+const SERVER_PROBLEM_FR =
+  'La vérification n’a pas pu aboutir à cause d’un problème de notre côté. Rien n’a été modifié ; réessayez plus ' +
+  'tard.';
+const START_AGAIN_FR = 'Recommencez depuis la page d’où vous venez.';
+
+/** The kit's messages in the demo: English with the demo's wording, and a complete French set. */
+export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
+  en: {
+    failures: {
+      otp_locked: {
+        title: 'Too many incorrect codes',
+        text:
+          'The code was entered incorrectly too many times, so this verification was locked. Nothing was changed. ' +
+          'You can start a new verification with a new code.',
+      },
+      device_changed: {
+        title: 'Verification moved to another device',
+        text:
+          'The verification was continued on a different device or browser than the one it started on, so it was ' +
+          'stopped for your safety. Nothing was changed; start again on this device.',
+      },
+      session_binding_failed: {
+        title: 'Verification could not be tied to this browser',
+        text:
+          'The verification page could not confirm it was opened from this browser (for example, from a copied ' +
+          'link). Nothing was changed; start again from this site.',
+      },
+      expired: {
+        title: 'This verification expired',
+        text: 'The verification was not finished in time, so nothing was changed. You can start a new one.',
+      },
+      generic: {
+        title: 'Verification failed',
+        text: 'The verification did not succeed, so nothing was changed. You can start a new one.',
+      },
+    },
+    pending: {
+      stopped:
+        'The verification service has not confirmed the result yet. You do not need to wait: if you entered the ' +
+        'code, the change is applied in the background within a few minutes and appears under Activity.',
+    },
+  },
+  fr: {
+    lang: 'fr',
+    dir: 'ltr',
+    startNew: 'Commencer une nouvelle vérification',
+    nothingChanged: 'Rien n’a été modifié.',
+    handoff: {
+      title: 'Continuer vers la vérification',
+      text: 'Vous êtes redirigé vers la page de vérification. Si rien ne se passe, appuyez sur Continuer.',
+      continue: 'Continuer',
+    },
+    complete: {
+      title: 'Vérification terminée',
+      text:
+        'Cette vérification a été traitée. Si vous l’avez lancée, connectez-vous au compte depuis lequel vous l’avez ' +
+        'lancée pour voir le résultat.',
+    },
+    failures: {
+      otp_locked: {
+        title: 'Trop de codes incorrects',
+        text:
+          'Le code a été saisi incorrectement trop de fois, cette vérification a donc été verrouillée. Rien n’a été ' +
+          'modifié. Vous pouvez lancer une nouvelle vérification avec un nouveau code.',
+      },
+      device_changed: {
+        title: 'Vérification poursuivie sur un autre appareil',
+        text:
+          'La vérification a été poursuivie sur un autre appareil ou navigateur que celui où elle a commencé ; elle ' +
+          'a été arrêtée pour votre sécurité. Recommencez sur cet appareil.',
+      },
+      session_binding_failed: {
+        title: 'La vérification n’a pas pu être liée à ce navigateur',
+        text:
+          'La page de vérification n’a pas pu confirmer qu’elle avait été ouverte depuis ce navigateur (par exemple ' +
+          'depuis un lien copié). Recommencez depuis ce site.',
+      },
+      expired: {
+        title: 'Cette vérification a expiré',
+        text:
+          'La vérification n’a pas été terminée à temps, rien n’a donc été modifié. Vous pouvez en lancer une ' +
+          'nouvelle.',
+      },
+      superseded: {
+        title: 'Une demande plus récente a remplacé celle-ci',
+        text:
+          'Vous avez confirmé une demande plus récente du même type, et c’est celle-ci qui a été appliquée. ' +
+          'Cette demande plus ancienne ne sera jamais appliquée.',
+      },
+      generic: {
+        title: 'La vérification a échoué',
+        text: 'La vérification n’a pas abouti, rien n’a donc été modifié. Vous pouvez en lancer une nouvelle.',
+      },
+    },
+    pending: {
+      title: 'Confirmation de votre vérification',
+      waiting:
+        'En attente de la confirmation du service de vérification. Appuyez sur Vérifier à nouveau dans quelques ' +
+        'secondes pour voir le résultat.',
+      checking:
+        'En attente de la confirmation du service de vérification. Cette page vérifie à nouveau d’elle-même toutes ' +
+        'les quelques secondes.',
+      stoppedTitle: 'Confirmation toujours en cours',
+      stopped:
+        'Le service de vérification n’a pas encore confirmé le résultat. Inutile d’attendre ici : si vous avez ' +
+        'saisi le code, la modification sera appliquée en arrière-plan d’ici quelques minutes et apparaîtra dans ' +
+        'Activité.',
+      resultReady: 'Le résultat est arrivé. Affichage en cours.',
+      checkAgain: 'Vérifier à nouveau',
+    },
+    startAgain: {
+      title: 'Recommencer la vérification',
+      heading: 'Cette page de vérification a déjà été utilisée',
+      text:
+        'Pour votre sécurité, une page de vérification ne s’ouvre qu’une seule fois. Lancez une nouvelle ' +
+        'vérification pour continuer.',
+    },
+    error: { title: 'Problème de vérification', heading: 'Un problème est survenu pendant la vérification' },
+    errors: {
+      invalid_options: SERVER_PROBLEM_FR,
+      mounted_at_wrong_path: SERVER_PROBLEM_FR,
+      not_signed_in: 'Connectez-vous pour continuer.',
+      csrf_failed: 'Le formulaire a expiré ou n’a pas été envoyé depuis ce site ; rechargez la page et réessayez.',
+      unknown_action:
+        'Cette demande de vérification ne correspond à aucune action connue ; revenez en arrière et réessayez.',
+      invalid_action_params: 'Le formulaire n’a pas pu être accepté ; revenez en arrière, vérifiez-le et réessayez.',
+      rate_limited: 'Trop de tentatives de vérification.',
+      invalid_return_params: `Ce lien de vérification est incomplet ou mal formé. ${START_AGAIN_FR}`,
+      unknown_attempt: `Aucune tentative de vérification ne correspond à ce lien. ${START_AGAIN_FR}`,
+      session_mismatch: `Ce lien n’appartient pas à la vérification qu’il désigne. ${START_AGAIN_FR}`,
+      service_response_mismatch: 'La vérification n’a pas pu être confirmée, rien n’a donc été modifié. Recommencez.',
+      service_unavailable: 'Le service de vérification est injoignable pour le moment. Réessayez dans un instant.',
+      service_rejected: SERVER_PROBLEM_FR,
+      service_protocol_error: SERVER_PROBLEM_FR,
+      fulfil_failed: SERVER_PROBLEM_FR,
+      method_not_allowed: 'Une vérification se lance en envoyant un formulaire (POST), pas en ouvrant un lien.',
+      client_error: 'Cette requête n’a pas pu être acceptée ; revenez en arrière et réessayez.',
+      server_error: SERVER_PROBLEM_FR,
+    },
+    retryAfter: (seconds) =>
+      seconds < 90 ? `Réessayez dans ${seconds} secondes.` : `Réessayez dans ${Math.ceil(seconds / 60)} minutes.`,
+  },
+};

@@ -1,0 +1,91 @@
+/** The signed-in user's pages: home, activity, the verifications list, and the actions' success pages. */
+import type express from 'express';
+import type { VerificationKit } from 'hosted-sms-verify-kit';
+import type { DemoReads } from '../data.ts';
+import { CHANGE_PAYOUT, CONFIRM_PHONE } from '../domain.ts';
+import { demoTexts } from '../i18n.ts';
+import { activityPage } from '../views/activity.ts';
+import { homePage } from '../views/home.ts';
+import { verifiedPage } from '../views/verified.ts';
+import { verificationsPage } from '../views/verifications.ts';
+import { viewer, withUser } from './signed-in.ts';
+
+export function mountAccountPages(
+  app: express.Express,
+  queries: DemoReads,
+  kit: VerificationKit<unknown>,
+  now: () => number,
+): void {
+  app.get(
+    '/',
+    withUser(queries, async (req, res, user) => {
+      res.send(
+        homePage({
+          t: demoTexts(req),
+          viewer: viewer(req, user),
+          user,
+          payout: await queries.payoutAccount(user.id),
+          kitCsrf: kit.csrfToken(req),
+          startPath: '/verify/start',
+        }),
+      );
+    }),
+  );
+
+  app.get(
+    '/activity',
+    withUser(queries, async (req, res, user) => {
+      const entries = await queries.activity(user.id);
+      const emails = await queries.outbox(user.id);
+      res.send(activityPage({ t: demoTexts(req), viewer: viewer(req, user), entries, emails }));
+    }),
+  );
+
+  // The kit's read API for support screens: this user's attempts, outcome, age and who settled them.
+  app.get(
+    '/verifications',
+    withUser(queries, async (req, res, user) => {
+      const attempts = await kit.attempts.find({ userRef: user.id, limit: 50 });
+      res.send(verificationsPage({ t: demoTexts(req), viewer: viewer(req, user), attempts, now: now() }));
+    }),
+  );
+}
+
+/** The actions' successPaths: the kit redirects here after fulfilment; the page reads the result back. */
+export function mountVerifiedPages(app: express.Express, queries: DemoReads): void {
+  app.get(
+    '/verified/phone',
+    withUser(queries, async (req, res, user) => {
+      const latest = (await queries.activity(user.id)).find((entry) => entry.action === CONFIRM_PHONE);
+      const t = demoTexts(req);
+      res.send(
+        verifiedPage({
+          t,
+          viewer: viewer(req, user),
+          title: t.verified.phoneTitle,
+          text: t.verified.phoneText(user.verifiedPhone ?? user.phone),
+          latest,
+        }),
+      );
+    }),
+  );
+
+  app.get(
+    '/verified/payout',
+    withUser(queries, async (req, res, user) => {
+      const latest = (await queries.activity(user.id)).find((entry) => entry.action === CHANGE_PAYOUT);
+      const account = await queries.payoutAccount(user.id);
+      const t = demoTexts(req);
+      res.send(
+        verifiedPage({
+          t,
+          viewer: viewer(req, user),
+          title: t.verified.payoutTitle,
+          text:
+            account === undefined ? t.verified.payoutUpdated : t.verified.payoutText(account.accountNumber.slice(-4)),
+          latest,
+        }),
+      );
+    }),
+  );
+}

@@ -1,0 +1,72 @@
+/** The demo's static assets, and its sign-in and sign-out (a pick from the seeded users; no passwords). */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { demoCsrfToken, demoCsrfValid } from '../csrf.ts';
+import type { DemoReads } from '../data.ts';
+import { demoTexts } from '../i18n.ts';
+import '../session-data.ts';
+import { errorPage } from '../views/errors.ts';
+import { signinPage } from '../views/signin.ts';
+import { CSS } from '../views/style.ts';
+import { SESSION_COOKIE } from './sessions.ts';
+import { signedInUser } from './signed-in.ts';
+
+export function mountAssets(app: express.Express): void {
+  app.get('/favicon.ico', (_req, res) => {
+    res.status(204).setHeader('Cache-Control', 'public, max-age=86400').end();
+  });
+
+  app.get('/assets/demo.css', (_req, res) => {
+    res.type('css').setHeader('Cache-Control', 'public, max-age=300').send(CSS);
+  });
+}
+
+export function mountSignIn(app: express.Express, queries: DemoReads): void {
+  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+
+  app.get('/signin', async (req, res) => {
+    if ((await signedInUser(queries, req)) !== undefined) {
+      res.redirect(303, '/');
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.send(signinPage({ t: demoTexts(req), users: await queries.users(), csrf: demoCsrfToken(req) }));
+  });
+
+  app.post('/signin', form, (req, res, next) => signIn(queries, req, res, next));
+
+  app.post('/signout', form, (req, res, next) => {
+    if (!demoCsrfValid(req)) {
+      res.status(403).send(errorPage({ t: demoTexts(req), status: 403, ...demoTexts(req).errors.signoutRefused }));
+      return;
+    }
+    req.session.destroy((error) => {
+      if (error) return next(error);
+      res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax' });
+      res.redirect(303, '/signin');
+    });
+  });
+}
+
+async function signIn(queries: DemoReads, req: Request, res: Response, next: NextFunction): Promise<void> {
+  const userId = (req.body as Record<string, unknown> | undefined)?.userId;
+  const user = typeof userId === 'string' ? await queries.user(userId) : undefined;
+  if (!demoCsrfValid(req)) {
+    // Refused without creating or changing any session.
+    res.status(403).setHeader('Cache-Control', 'no-store');
+    res.send(errorPage({ t: demoTexts(req), status: 403, ...demoTexts(req).errors.signinRefused }));
+    return;
+  }
+  if (user === undefined) {
+    res.status(400).setHeader('Cache-Control', 'no-store');
+    const t = demoTexts(req);
+    const users = await queries.users();
+    res.send(signinPage({ t, users, csrf: demoCsrfToken(req), error: t.signin.pickUser }));
+    return;
+  }
+  // A new session id at sign-in (no fixation); the old session's tokens are gone with it.
+  req.session.regenerate((error) => {
+    if (error) return next(error);
+    req.session.userId = user.id;
+    req.session.save((saveError) => (saveError ? next(saveError) : res.redirect(303, '/')));
+  });
+}
