@@ -13,105 +13,8 @@ const jsonBody = express.json({ type: ['application/json', 'application/*+json']
 export function apiRouter(context: EmulatorContext): express.Router {
   const router = express.Router();
   const auth = requireClient(context.clients);
-
-  router.post('/session', auth, jsonBody, async (req, res) => {
-    const failureStatus = context.faults.takeCreateFailure();
-    if (failureStatus !== undefined) {
-      sendError(
-        res,
-        failureStatus,
-        'service_unavailable',
-        'The service is temporarily unavailable (injected fault). Retry with the same Idempotency-Key.',
-      );
-      return;
-    }
-    if (context.faults.takeCreateReset('before')) {
-      req.socket.destroy();
-      return;
-    }
-    if (!req.is(['application/json', 'application/*+json'])) {
-      sendError(res, 400, 'invalid_request', 'Send a JSON object with Content-Type: application/json.');
-      return;
-    }
-    const key = req.get('idempotency-key');
-    if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
-      sendError(
-        res,
-        400,
-        'invalid_idempotency_key',
-        `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
-      );
-      return;
-    }
-    const client = clientOf(res);
-    const claim: Claim | undefined =
-      key === undefined ? undefined : context.idempotency.claim(client.clientId, key, req.body);
-    if (claim?.kind === 'in_flight') {
-      sendError(
-        res,
-        409,
-        'idempotency_request_in_flight',
-        'A request with this Idempotency-Key is still running. Wait and retry with the same key.',
-      );
-      return;
-    }
-    if (claim?.kind === 'key_reused') {
-      sendError(res, 422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different payload.');
-      return;
-    }
-    if (claim?.kind === 'replay') {
-      context.stats.replays += 1;
-      res.set('Idempotent-Replayed', 'true').json(claim.body);
-      return;
-    }
-    try {
-      if (!(await pause(context, context.faults.settings.createDelayMs))) return;
-      const validation = validateCreateRequest(req.body, client);
-      if (!validation.ok) {
-        sendError(res, 400, validation.errorCode, validation.message);
-        return;
-      }
-      const session = context.sessions.create({ ...validation.value, clientId: client.clientId });
-      session.idempotencyKey = key;
-      context.stats.creates += 1;
-      if (!smsDeferredAtCreate(context, session)) sendOtpOnce(context, session);
-      const body = createdBody(context, session);
-      claim?.store(body);
-      if (context.faults.takeCreateReset('after')) {
-        req.socket.destroy(); // the service acted, the caller never hears: the lost-response case
-        return;
-      }
-      res.json(body);
-    } finally {
-      claim?.release(); // no-op once stored; otherwise a failed attempt stays retryable
-    }
-  });
-
-  router.get('/session/:sessionId', auth, async (req, res) => {
-    context.stats.statusReads += 1;
-    if (!(await pause(context, context.faults.settings.statusDelayMs))) return;
-    const failureStatus = context.faults.takeStatusFailure();
-    if (failureStatus !== undefined) {
-      sendError(res, failureStatus, 'service_unavailable', 'The service is temporarily unavailable (injected fault).');
-      return;
-    }
-    res.set('Cache-Control', 'no-store');
-    const session = context.sessions.get(String(req.params.sessionId));
-    // Unknown, expired and other clients' ids read identically: pending, and nothing else.
-    if (session === undefined || session.clientId !== clientOf(res).clientId) {
-      res.json({ isSuccess: true, status: 'pending' });
-      return;
-    }
-    res.json({
-      isSuccess: true,
-      status: session.status,
-      ...(session.status === 'failed' ? { reason: session.reason } : {}),
-      state: session.state,
-      userRef: session.userRef,
-      assertionExchanged: false,
-    });
-  });
-
+  router.post('/session', auth, jsonBody, (req, res) => createSession(context, req, res));
+  router.get('/session/:sessionId', auth, (req, res) => readSession(context, req, res));
   // Body-parser errors (bad JSON, too large, bad charset) on this API answer in the service's error shape.
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     const status = (error as { status?: unknown }).status;
@@ -127,6 +30,120 @@ export function apiRouter(context: EmulatorContext): express.Router {
     next(error);
   });
   return router;
+}
+
+async function createSession(context: EmulatorContext, req: Request, res: Response): Promise<void> {
+  const key = req.get('idempotency-key');
+  if (refusedBeforeClaim(context, req, res, key)) return;
+  const client = clientOf(res);
+  const claim: Claim | undefined =
+    key === undefined ? undefined : context.idempotency.claim(client.clientId, key, req.body);
+  if (answeredByClaim(context, res, claim)) return;
+  try {
+    if (!(await pause(context, context.faults.settings.createDelayMs))) return;
+    const validation = validateCreateRequest(req.body, client);
+    if (!validation.ok) {
+      sendError(res, 400, validation.errorCode, validation.message);
+      return;
+    }
+    const session = context.sessions.create({ ...validation.value, clientId: client.clientId });
+    session.idempotencyKey = key;
+    context.stats.creates += 1;
+    if (!smsDeferredAtCreate(context, session)) sendOtpOnce(context, session);
+    const body = createdBody(context, session);
+    claim?.store(body);
+    if (context.faults.takeCreateReset('after')) {
+      req.socket.destroy(); // the service acted, the caller never hears: the lost-response case
+      return;
+    }
+    res.json(body);
+  } finally {
+    claim?.release(); // no-op once stored; otherwise a failed attempt stays retryable
+  }
+}
+
+/** Injected faults, then the request's shape: true when it was answered (or its connection dropped). */
+function refusedBeforeClaim(context: EmulatorContext, req: Request, res: Response, key: string | undefined): boolean {
+  const failureStatus = context.faults.takeCreateFailure();
+  if (failureStatus !== undefined) {
+    sendError(
+      res,
+      failureStatus,
+      'service_unavailable',
+      'The service is temporarily unavailable (injected fault). Retry with the same Idempotency-Key.',
+    );
+    return true;
+  }
+  if (context.faults.takeCreateReset('before')) {
+    req.socket.destroy();
+    return true;
+  }
+  if (!req.is(['application/json', 'application/*+json'])) {
+    sendError(res, 400, 'invalid_request', 'Send a JSON object with Content-Type: application/json.');
+    return true;
+  }
+  if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
+    sendError(
+      res,
+      400,
+      'invalid_idempotency_key',
+      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
+    );
+    return true;
+  }
+  return false;
+}
+
+/** A key still running, reused with another payload, or replayed: true when the claim answered. */
+function answeredByClaim(
+  context: EmulatorContext,
+  res: Response,
+  claim: Claim | undefined,
+): claim is Exclude<Claim, { kind: 'new' }> {
+  if (claim?.kind === 'in_flight') {
+    sendError(
+      res,
+      409,
+      'idempotency_request_in_flight',
+      'A request with this Idempotency-Key is still running. Wait and retry with the same key.',
+    );
+    return true;
+  }
+  if (claim?.kind === 'key_reused') {
+    sendError(res, 422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different payload.');
+    return true;
+  }
+  if (claim?.kind === 'replay') {
+    context.stats.replays += 1;
+    res.set('Idempotent-Replayed', 'true').json(claim.body);
+    return true;
+  }
+  return false;
+}
+
+async function readSession(context: EmulatorContext, req: Request, res: Response): Promise<void> {
+  context.stats.statusReads += 1;
+  if (!(await pause(context, context.faults.settings.statusDelayMs))) return;
+  const failureStatus = context.faults.takeStatusFailure();
+  if (failureStatus !== undefined) {
+    sendError(res, failureStatus, 'service_unavailable', 'The service is temporarily unavailable (injected fault).');
+    return;
+  }
+  res.set('Cache-Control', 'no-store');
+  const session = context.sessions.get(String(req.params.sessionId));
+  // Unknown, expired and other clients' ids read identically: pending, and nothing else.
+  if (session === undefined || session.clientId !== clientOf(res).clientId) {
+    res.json({ isSuccess: true, status: 'pending' });
+    return;
+  }
+  res.json({
+    isSuccess: true,
+    status: session.status,
+    ...(session.status === 'failed' ? { reason: session.reason } : {}),
+    state: session.state,
+    userRef: session.userRef,
+    assertionExchanged: false,
+  });
 }
 
 function createdBody(context: EmulatorContext, session: Session): object {

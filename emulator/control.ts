@@ -26,11 +26,45 @@ export function loopbackOnly(req: Request, res: Response, next: NextFunction): v
 export function controlRouter(context: EmulatorContext): express.Router {
   const router = express.Router();
   router.use(loopbackOnly, express.json({ limit: '16kb' }));
+  mountClockAndFaults(router, context);
+  mountReads(router, context);
+  router.post('/reset', (_req, res) => {
+    resetContext(context);
+    res.json({ isSuccess: true });
+  });
+  router.post('/sessions/:sessionId/complete', (req, res) => completeSession(context, req, res));
+  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const status = (error as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      sendError(res, 400, 'invalid_request', 'The body is not valid JSON.');
+      return;
+    }
+    next(error);
+  });
+  return router;
+}
 
+/** What a test reads: the outbox, enrolled passkeys, the counters. */
+function mountReads(router: express.Router, context: EmulatorContext): void {
   router.get('/outbox', (_req, res) => {
     res.json({ messages: context.outbox.list() });
   });
 
+  // Enrolled passkeys (never their keys): which client and userRef own them, and how often each was used.
+  router.get('/passkeys', (_req, res) => {
+    const passkeys = context.passkeys
+      .all()
+      .map(({ clientId, userRef, id, uses }) => ({ clientId, userRef, credentialId: id, uses }));
+    res.json({ passkeys });
+  });
+
+  router.get('/stats', (_req, res) => {
+    res.json(context.stats);
+  });
+}
+
+/** What a test changes: the virtual clock and the injected faults. */
+function mountClockAndFaults(router: express.Router, context: EmulatorContext): void {
   router.post('/clock', (req, res) => {
     const advanceSeconds: unknown = req.body?.advanceSeconds;
     if (typeof advanceSeconds !== 'number' || !Number.isFinite(advanceSeconds) || advanceSeconds < 0) {
@@ -54,59 +88,33 @@ export function controlRouter(context: EmulatorContext): express.Router {
     context.faults.update(update);
     res.json({ faults: context.faults.settings });
   });
+}
 
-  // Enrolled passkeys (never their keys): which client and userRef own them, and how often each was used.
-  router.get('/passkeys', (_req, res) => {
-    const passkeys = context.passkeys
-      .all()
-      .map(({ clientId, userRef, id, uses }) => ({ clientId, userRef, credentialId: id, uses }));
-    res.json({ passkeys });
-  });
-
-  router.get('/stats', (_req, res) => {
-    res.json(context.stats);
-  });
-
-  router.post('/reset', (_req, res) => {
-    resetContext(context);
-    res.json({ isSuccess: true });
-  });
-
-  router.post('/sessions/:sessionId/complete', (req, res) => {
-    const { outcome, reason } = (req.body ?? {}) as { outcome?: unknown; reason?: unknown };
-    if (outcome !== 'verified' && outcome !== 'failed') {
-      sendError(res, 400, 'invalid_request', 'outcome must be "verified" or "failed".');
-      return;
-    }
-    if (outcome === 'failed' && (typeof reason !== 'string' || reason === '')) {
-      sendError(
-        res,
-        400,
-        'invalid_request',
-        'A failed outcome needs a reason, e.g. "otp_locked" (any string, to test unknown reasons).',
-      );
-      return;
-    }
-    const session = context.sessions.get(req.params.sessionId);
-    if (session === undefined) {
-      sendError(res, 404, 'unknown_session', 'No such session (or it is older than 24 h).');
-      return;
-    }
-    if (session.status !== 'pending') {
-      sendError(res, 409, 'session_already_ended', `The session already ended as ${session.status}.`);
-      return;
-    }
-    context.sessions.end(session, outcome, typeof reason === 'string' ? reason : undefined);
-    res.json({ isSuccess: true, status: session.status, ...(session.reason ? { reason: session.reason } : {}) });
-  });
-
-  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    const status = (error as { status?: unknown }).status;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      sendError(res, 400, 'invalid_request', 'The body is not valid JSON.');
-      return;
-    }
-    next(error);
-  });
-  return router;
+/** Ends a pending session as if on the hosted page. */
+function completeSession(context: EmulatorContext, req: Request<{ sessionId: string }>, res: Response): void {
+  const { outcome, reason } = (req.body ?? {}) as { outcome?: unknown; reason?: unknown };
+  if (outcome !== 'verified' && outcome !== 'failed') {
+    sendError(res, 400, 'invalid_request', 'outcome must be "verified" or "failed".');
+    return;
+  }
+  if (outcome === 'failed' && (typeof reason !== 'string' || reason === '')) {
+    sendError(
+      res,
+      400,
+      'invalid_request',
+      'A failed outcome needs a reason, e.g. "otp_locked" (any string, to test unknown reasons).',
+    );
+    return;
+  }
+  const session = context.sessions.get(req.params.sessionId);
+  if (session === undefined) {
+    sendError(res, 404, 'unknown_session', 'No such session (or it is older than 24 h).');
+    return;
+  }
+  if (session.status !== 'pending') {
+    sendError(res, 409, 'session_already_ended', `The session already ended as ${session.status}.`);
+    return;
+  }
+  context.sessions.end(session, outcome, typeof reason === 'string' ? reason : undefined);
+  res.json({ isSuccess: true, status: session.status, ...(session.reason ? { reason: session.reason } : {}) });
 }
