@@ -21,64 +21,83 @@ export async function seedVerifiedSessions(
   options: { concurrency?: number; maxMs?: number } = {},
 ): Promise<SeedAttempt[]> {
   const concurrency = options.concurrency ?? 16;
-  const maxMs = options.maxMs ?? 600_000;
-  const pool = loadPool(new URL(emulatorUrl).origin, concurrency);
+  const loop = {
+    pool: loadPool(new URL(emulatorUrl).origin, concurrency),
+    concurrency,
+    maxMs: options.maxMs ?? 600_000,
+  };
+  try {
+    const attempts = await createSessions(loop, client, count, userRefOf);
+    await completeSessions(loop, attempts);
+    return attempts;
+  } finally {
+    await loop.pool.close();
+  }
+}
+
+interface SeedLoop {
+  pool: ReturnType<typeof loadPool>;
+  concurrency: number;
+  maxMs: number;
+}
+
+/** POST /session for each attempt, with a fresh state; throws unless every one was created. */
+async function createSessions(
+  loop: SeedLoop,
+  client: SeedClient,
+  count: number,
+  userRefOf: (index: number) => string,
+): Promise<SeedAttempt[]> {
   const authorization = basicAuthorization(client.clientId, client.secret);
   const attempts: (SeedAttempt | undefined)[] = new Array(count);
-  try {
-    const created = await closedLoop({
-      pool,
-      concurrency,
-      total: count,
-      maxMs,
-      expectStatus: 200,
-      request: (i) => {
-        const userRef = userRefOf(i);
-        const state = newState();
-        attempts[i] = { state, sessionId: '', userRef };
-        return {
-          method: 'POST',
-          path: '/session',
-          headers: { authorization, 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify({
-            returnUrl: client.returnUrl,
-            channel: 'sms',
-            destination: destinationOf(userRef),
-            operationSensitivity: 'normal',
-            userRef,
-            state,
-            platform: 'web',
-          }),
-        };
-      },
-      onBody: (i, status, body) => {
-        if (status === 200) attempts[i]!.sessionId = (JSON.parse(body) as { sessionId: string }).sessionId;
-      },
-    });
-    if (created.ok !== count)
-      throw new Error(`seeding: ${created.ok} of ${count} sessions created (${JSON.stringify(created.statuses)})`);
-    const done = attempts as SeedAttempt[];
-    const completed = await closedLoop({
-      pool,
-      concurrency,
-      total: count,
-      maxMs,
-      expectStatus: 200,
-      request: (i) => ({
+  const created = await closedLoop({
+    ...loop,
+    total: count,
+    expectStatus: 200,
+    request: (i) => {
+      const userRef = userRefOf(i);
+      const state = newState();
+      attempts[i] = { state, sessionId: '', userRef };
+      return {
         method: 'POST',
-        path: `/_control/sessions/${encodeURIComponent(done[i]!.sessionId)}/complete`,
-        headers: { 'content-type': 'application/json' },
-        body: '{"outcome":"verified"}',
-      }),
-    });
-    if (completed.ok !== count)
-      throw new Error(
-        `seeding: ${completed.ok} of ${count} sessions completed (${JSON.stringify(completed.statuses)})`,
-      );
-    return done;
-  } finally {
-    await pool.close();
-  }
+        path: '/session',
+        headers: { authorization, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({
+          returnUrl: client.returnUrl,
+          channel: 'sms',
+          destination: destinationOf(userRef),
+          operationSensitivity: 'normal',
+          userRef,
+          state,
+          platform: 'web',
+        }),
+      };
+    },
+    onBody: (i, status, body) => {
+      if (status === 200) attempts[i]!.sessionId = (JSON.parse(body) as { sessionId: string }).sessionId;
+    },
+  });
+  if (created.ok !== count)
+    throw new Error(`seeding: ${created.ok} of ${count} sessions created (${JSON.stringify(created.statuses)})`);
+  return attempts as SeedAttempt[];
+}
+
+/** Ends every session as verified through the control API; throws unless every one was. */
+async function completeSessions(loop: SeedLoop, done: SeedAttempt[]): Promise<void> {
+  const count = done.length;
+  const completed = await closedLoop({
+    ...loop,
+    total: count,
+    expectStatus: 200,
+    request: (i) => ({
+      method: 'POST',
+      path: `/_control/sessions/${encodeURIComponent(done[i]!.sessionId)}/complete`,
+      headers: { 'content-type': 'application/json' },
+      body: '{"outcome":"verified"}',
+    }),
+  });
+  if (completed.ok !== count)
+    throw new Error(`seeding: ${completed.ok} of ${count} sessions completed (${JSON.stringify(completed.statuses)})`);
 }
 
 /** POST /_control/reset: clears the emulator's sessions, outbox, idempotency keys and stats. */

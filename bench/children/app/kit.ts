@@ -1,0 +1,159 @@
+/**
+ * The kit app: express + express-session + helmet + the kit, on the kit's SQLite store (a file) or
+ * its PostgreSQL store, with the bench's one action and generous start limits.
+ */
+import type { Database } from 'better-sqlite3';
+import express, { type Request } from 'express';
+import pg from 'pg';
+import type * as thisKit from '../../../middleware/index.ts';
+import type { ActionDefinition, VerificationKit, VerifyStore } from '../../../middleware/index.ts';
+import {
+  ACTION,
+  destinationOf,
+  PG_GRANTS_TABLE,
+  PG_INSERT_GRANT,
+  PG_SEED_ATTEMPTS,
+  seedPostgres,
+  SUCCESS_PATH,
+  type ConfigureArgs,
+  type SeedAttempt,
+} from '../../common.ts';
+import { bag, baseApp, pgCounts, type ConfiguredApp, type Counts } from './shared.ts';
+
+/** The kit's exports this app uses: this kit's, or another version's (BENCH_BASELINE_KIT_DIR). */
+export type KitModule = typeof thisKit;
+
+const GENEROUS = { points: 10_000_000, durationSeconds: 3600 };
+
+// Trivial: the session's user; the destination is derived from it.
+const resolveUser = (req: Request) => {
+  const user = bag(req).user;
+  return user === undefined ? null : { userRef: user, destination: destinationOf(user) };
+};
+
+export function configureKit(kitModule: KitModule, args: ConfigureArgs): ConfiguredApp {
+  if (args.databaseUrl !== undefined) return configureKitPostgres(kitModule, args);
+  const sqlite = kitModule.createSqliteStore({ database: args.dbPath });
+  const kdb = sqlite.db;
+  kdb.exec(
+    'CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
+  );
+  const insertGrant = kdb.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?, ?)');
+  const actions: ActionDefinition<Database>[] = [
+    {
+      name: ACTION,
+      operationSensitivity: 'normal',
+      successPath: SUCCESS_PATH,
+      // As the hand-written baseline (and the PostgreSQL bench): no ordering between a user's attempts,
+      // whose many seeded attempts would otherwise supersede each other.
+      ordering: 'independent',
+      fulfil(_tx, attempt) {
+        insertGrant.run(attempt.sessionId, attempt.userRef);
+      },
+    },
+  ];
+  const kit = kitModule.createVerificationKit<unknown>({
+    baseUrl: args.emulatorUrl,
+    clientId: args.clientId,
+    clientSecret: args.secret,
+    returnUrl: args.returnUrl,
+    store: sqlite,
+    actions: actions as ActionDefinition<unknown>[],
+    // The kit's start limits are on by default (SQLite counters per user, destination and IP). Every bench
+    // request comes from 127.0.0.1, so the budgets are made generous: the limits are counted, never hit.
+    // BENCH_KIT_START_LIMITS=off measures the start without them (dangerouslyDisableStartLimits).
+    ...(process.env.BENCH_KIT_START_LIMITS === 'off'
+      ? { dangerouslyDisableStartLimits: true }
+      : { limits: { perUser: GENEROUS, perDestination: GENEROUS, perIp: GENEROUS } }),
+    resolveUser,
+  });
+  const seed = sqliteSeed(kdb, sqlite);
+  return { app: kitApp(kit), kit, store: sqlite, db: kdb, seed, counts: sqliteCounts(kdb) };
+}
+
+/** Seeds attempts through the kit's store in one transaction, due in 3 minutes. */
+function sqliteSeed(kdb: Database, s: VerifyStore<unknown>) {
+  return (attempts: SeedAttempt[]) => {
+    const now = Date.now();
+    kdb.exec('BEGIN');
+    try {
+      for (const a of attempts) {
+        // insertAttempt runs its statement synchronously; awaiting is not needed inside BEGIN/COMMIT.
+        void s.insertAttempt({
+          state: a.state,
+          sessionId: a.sessionId,
+          userRef: a.userRef,
+          action: ACTION,
+          params: null,
+          destination: destinationOf(a.userRef),
+          returnTo: SUCCESS_PATH,
+          sensitivity: 'normal',
+          platform: 'web',
+          createdAt: now,
+          nextCheckAt: now + 3 * 60_000,
+        });
+      }
+      kdb.exec('COMMIT');
+    } catch (error) {
+      kdb.exec('ROLLBACK');
+      throw error;
+    }
+  };
+}
+
+function sqliteCounts(kdb: Database): () => Counts {
+  const grants = kdb.prepare('SELECT COUNT(*) AS n FROM bench_grants');
+  const fulfilled = kdb.prepare("SELECT COUNT(*) AS n FROM verify_kit_attempts WHERE outcome = 'fulfilled'");
+  return () => ({ grants: (grants.get() as { n: number }).n, fulfilled: (fulfilled.get() as { n: number }).n });
+}
+
+function kitApp(k: VerificationKit<unknown>): express.Express {
+  const app = baseApp();
+  app.post('/bench/login', express.urlencoded({ extended: false }), (req, res) => {
+    bag(req).user = String((req.body as { user?: string }).user);
+    res.json({ csrf: k.csrfToken(req) });
+  });
+  app.use(k.router);
+  return app;
+}
+
+/** The kit on its PostgreSQL store: the same action, awaited on the transaction's client. */
+function configureKitPostgres(kitModule: KitModule, args: ConfigureArgs): ConfiguredApp {
+  const pool = new pg.Pool({ connectionString: args.databaseUrl, max: 10 });
+  const pgStore = kitModule.createPostgresStore({ pool });
+  const action: ActionDefinition<pg.PoolClient> = {
+    name: ACTION,
+    operationSensitivity: 'normal',
+    successPath: SUCCESS_PATH,
+    // One lander lands thousands of its own verified attempts, several at once; the hand-written
+    // baseline applies each one, so the kit does too (with 'latest' a newer one would supersede them).
+    ordering: 'independent',
+    async fulfil(tx, attempt) {
+      await tx.query({ name: 'bench_grant', text: PG_INSERT_GRANT, values: [attempt.sessionId, attempt.userRef] });
+    },
+  };
+  const kit = kitModule.createVerificationKit<unknown>({
+    baseUrl: args.emulatorUrl,
+    clientId: args.clientId,
+    clientSecret: args.secret,
+    returnUrl: args.returnUrl,
+    store: pgStore as VerifyStore<unknown>,
+    actions: [action as ActionDefinition<unknown>],
+    limits: { perUser: GENEROUS, perDestination: GENEROUS, perIp: GENEROUS },
+    resolveUser,
+  });
+  const ready = pgStore.ready.then(() => pool.query(PG_GRANTS_TABLE));
+  const seed = async (attempts: SeedAttempt[]) => {
+    await ready;
+    const now = Date.now();
+    await seedPostgres(pool, PG_SEED_ATTEMPTS, attempts, [ACTION, SUCCESS_PATH, now, now + 3 * 60_000]);
+  };
+  return {
+    app: kitApp(kit),
+    kit,
+    store: pgStore as VerifyStore<unknown>,
+    pgPool: pool,
+    seed,
+    counts: pgCounts(pool, 'verify_kit_attempts'),
+  };
+}
