@@ -70,7 +70,7 @@ for (const file of files) {
     const seen = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const { functionName, url } = byId.get(at)!.callFrame;
-      if (!url.includes('/middleware/') && !url.includes('/bench/children/app-child')) continue;
+      if (!url.includes('/middleware/') && !url.includes('/bench/children/app')) continue;
       const key = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(middleware|bench)\//, '$1/')}`;
       if (seen.has(key)) continue;
       seen.add(key);
