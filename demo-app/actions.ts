@@ -62,8 +62,11 @@ export function createDemoActions(
     name: CONFIRM_PHONE,
     operationSensitivity: 'normal',
     successPath: '/verified/phone',
+    // Confirming a number must prove the user holds it: a passkey saved while confirming another
+    // number never answers for this one (the kit binds the service's userRef to the number).
+    proves: 'destination',
     fulfil(tx, attempt) {
-      // The number the code was sent to is the one that becomes verified, whatever the profile says
+      // The number the session was for is the one that becomes verified, whatever the profile says
       // now. (Attempts stored before the kit recorded destinations kept the number in params.)
       const phone = attempt.destination ?? stringParam(attempt.params, 'phone');
       const at = now();

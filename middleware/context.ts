@@ -1,6 +1,6 @@
 /**
  * The one context of a kit, built once by the factory: the resolved options plus what the factory
- * builds from them (the client and the start limits). The request paths and the sweep read it.
+ * builds from them (the client, the start limits, the service userRef key). The request paths and the sweep read it.
  */
 import type { ResolvedKitOptions } from './options/options.ts';
 import type { StartLimits } from './limits/start-limits.ts';
@@ -13,6 +13,8 @@ export interface KitContext<Tx = unknown> extends Omit<
   client: VerifyClient;
   /** undefined only with `dangerouslyDisableStartLimits: true`. */
   startLimits: StartLimits | undefined;
+  /** The HMAC key of the destination-bound userRef sent for actions that prove the destination. */
+  serviceRefKey: Uint8Array;
 }
 
 /**

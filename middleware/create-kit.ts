@@ -22,6 +22,7 @@ import { isVerifyClient, resolveKitOptions } from './options/options-resolve.ts'
 import { createStartLimits, type StartLimits, type StartLimitsOptions } from './limits/start-limits.ts';
 import { answerError, route } from './routes/answer-error.ts';
 import { mountStart } from './routes/start.ts';
+import { deriveServiceRefKey } from './routes/service-user-ref.ts';
 import type { StartBudgetCounter, VerifyStore } from './store/types.ts';
 import { runSweep } from './sweep/sweep.ts';
 import type { SweepReport } from './sweep/sweep-report.ts';
@@ -120,7 +121,9 @@ function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
         clientSecret: options.clientSecret,
         ...client,
       });
-  return { ...rest, client: verifyClient, startLimits };
+  // From the client secret, as the destination limits' key: every instance of the app derives the same.
+  const serviceRefKey = deriveServiceRefKey(options.clientSecret);
+  return { ...rest, client: verifyClient, startLimits, serviceRefKey };
 }
 
 /**

@@ -32,6 +32,7 @@ export type {
   Platform,
   PrepareContext,
   SessionStatus,
+  VerificationProof,
   VerifiedAttempt,
   VerifyClient,
 } from './types.ts';

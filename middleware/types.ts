@@ -15,6 +15,15 @@ export type OutcomeSource = 'landing' | 'mobile' | 'sweep';
  */
 export type ActionOrdering = 'latest' | 'independent';
 
+/**
+ * What a verification of an action proves. 'user': whoever holds the user's factor answered (the
+ * SMS code, or a passkey the hosted page enrolled for this user), not that they hold this number.
+ * 'destination': they hold this number: the service is sent a userRef bound to the user AND the
+ * number, so only the code texted to it, or a passkey enrolled in a session for this same number,
+ * can verify it.
+ */
+export type VerificationProof = 'user' | 'destination';
+
 /** JSON-serialisable values: action parameters are stored as JSON beside the attempt. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -76,8 +85,9 @@ export interface VerifiedAttempt {
   action: string;
   params: JsonValue;
   /**
-   * The phone destination the code of this session was sent to: the number a verification proves
-   * control of. null only for attempts stored before the kit recorded it (schema version 1).
+   * The phone destination the session was created for. Possession of it is proven only by an
+   * action with `proves: 'destination'`; with 'user' a passkey may have answered instead of the
+   * code texted to it. null only for attempts stored before the kit recorded it (schema version 1).
    */
   destination: string | null;
 }
@@ -106,6 +116,11 @@ export interface ActionDefinition<Tx = unknown> {
   successPath: string;
   /** Default 'latest'. See ActionOrdering. */
   ordering?: ActionOrdering;
+  /**
+   * Default 'user'. Use 'destination' when `fulfil` relies on the user holding
+   * `attempt.destination` (confirming a phone number): see VerificationProof.
+   */
+  proves?: VerificationProof;
   /**
    * Validates the start request and returns the server-side parameters stored with the attempt
    * (e.g. the new payout account). Throw KitError('invalid_action_params') for bad input. Runs on

@@ -80,7 +80,8 @@ export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt):
   const status = await deps.client.getSession(attempt.sessionId);
   if (status.status === 'pending') return { kind: 'pending' };
   if (status.status === 'failed') return { kind: 'failed', reason: status.reason };
-  if (status.state !== attempt.state || status.userRef !== attempt.userRef) {
+  // The userRef the service was sent: for an action that proves the destination, bound to the number.
+  if (status.state !== attempt.state || status.userRef !== (attempt.serviceUserRef ?? attempt.userRef)) {
     throw new KitError(
       KitErrorCode.ServiceResponseMismatch,
       'The verification service reported a state or user other than the ones this attempt was started with; nothing was fulfilled.',

@@ -1,4 +1,4 @@
-/** Checks of the integrator's guarded actions: names, sensitivity, successPath, hooks, ordering. */
+/** Checks of the integrator's guarded actions: names, sensitivity, successPath, hooks, ordering, proof. */
 import { isFunction, isRecord, quote, type OptionProblems } from './option-problems.ts';
 import { CONTROL } from './options-urls.ts';
 import type { ActionDefinition } from '../types.ts';
@@ -39,6 +39,12 @@ function checkAction(problems: OptionProblems, named: string, action: Record<str
     problems.add(
       `\`${named}.ordering\` must be 'latest' (the newest verified attempt of a user wins; the default) ` +
         `or 'independent' (every verified attempt applies): got ${quote(action.ordering)}.`,
+    );
+  }
+  if (action.proves !== undefined && action.proves !== 'user' && action.proves !== 'destination') {
+    problems.add(
+      `\`${named}.proves\` must be 'user' (whoever holds the user's factor, SMS code or passkey; the default) ` +
+        `or 'destination' (the user holds this phone number, e.g. confirming it): got ${quote(action.proves)}.`,
     );
   }
 }

@@ -23,6 +23,7 @@ import { annotateSpan, countStart } from '../telemetry.ts';
 import { bodyOf, bodyParsers, paramsFor, pickAction, readBody } from './start-request.ts';
 import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
 import { restartFormFor } from './restart-form.ts';
+import { serviceUserRefFor } from './service-user-ref.ts';
 
 function verifyUrlOrigin(verifyUrl: string): string {
   let url: URL;
@@ -84,12 +85,14 @@ async function createAttempt<Tx>(
   originOf: (verifyUrl: string) => string,
 ): Promise<CreatedSession> {
   const state = newState();
+  const serviceUserRef = serviceUserRefFor(context.serviceRefKey, action, user);
   const created = await context.client.createSession(
     {
       returnUrl: context.returnUrl,
       destination: user.destination,
       operationSensitivity: action.operationSensitivity,
-      userRef: user.userRef,
+      // The service keeps passkeys per userRef: what it is sent decides what `verified` proves.
+      userRef: serviceUserRef ?? user.userRef,
       state,
       platform: context.platform,
     },
@@ -102,9 +105,10 @@ async function createAttempt<Tx>(
     state,
     sessionId: created.sessionId,
     userRef: user.userRef,
+    serviceUserRef,
     action: action.name,
     params,
-    // What the code is sent to is what a verification proves: fulfil receives exactly this.
+    // The number the session was created for: fulfil receives exactly this.
     destination: user.destination,
     returnTo: action.successPath,
     sensitivity: action.operationSensitivity,

@@ -13,7 +13,13 @@ export interface NewAttempt {
   /** Primary key: the fresh random state of this attempt. */
   state: string;
   sessionId: string;
+  /** The integrator's user: ordering, start limits, reads and `fulfil` all group by it. */
   userRef: string;
+  /**
+   * The `userRef` sent to the service when it is not `userRef` itself (an action that proves the
+   * destination: a keyed HMAC of the user and the number). The echoed userRef must equal it.
+   */
+  serviceUserRef?: string | null;
   action: string;
   params: JsonValue;
   /** The phone destination the service texted the code to (what a verification proves control of). */
@@ -28,7 +34,9 @@ export interface NewAttempt {
 }
 
 /** A stored attempt, as the store reads it back. */
-export interface Attempt extends Omit<NewAttempt, 'destination'> {
+export interface Attempt extends Omit<NewAttempt, 'destination' | 'serviceUserRef'> {
+  /** null when the service was sent `userRef` itself. */
+  serviceUserRef: string | null;
   /** null only for attempts stored before the kit recorded destinations (schema version 1). */
   destination: string | null;
   /**

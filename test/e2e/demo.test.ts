@@ -418,15 +418,16 @@ describe('passkeys on the hosted page: why a stable userRef matters', () => {
     await addVirtualAuthenticator(context, page);
     await signIn(page, own, 'alice');
 
-    // First verification: the SMS code, then the offer to save a passkey.
+    // First verification (change_payout proves the user): the SMS code, then the offer to save a passkey.
     let sent = (await own.control.outbox()).length;
-    await startAction(page, 'confirm_phone');
+    await page.locator('#accountNumber').fill('1111 2222 3333');
+    await startAction(page, 'change_payout');
     const first = await waitForHostedPage(page, own, 'alice', sent);
     await enterCode(page, await own.control.codeFor(first));
     await visible(page.getByRole('heading', { name: 'Code accepted' }));
     await shot(page, 'passkey-offer');
     await page.getByRole('button', { name: 'Create a passkey' }).click();
-    await arriveAt(page, `${own.demoUrl}/verified/phone`);
+    await arriveAt(page, `${own.demoUrl}/verified/payout`);
     expect(await dbFacts(own, first)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
 
     // Next verification, same userRef (Alice's permanent id): "Use your passkey", and no SMS at all.
@@ -445,10 +446,17 @@ describe('passkeys on the hosted page: why a stable userRef matters', () => {
 
     // The kit fulfilled it exactly as an SMS-verified session: re-read, one transaction, once.
     const me = await apiMe(context, own);
-    const payout = me.actions.filter((a) => a.action === 'change_payout');
+    const payout = me.actions.filter((a) => a.action === 'change_payout' && a.detail.endsWith('9000'));
     expect(payout).toHaveLength(1);
     expect(await dbFacts(own, payout[0]!.sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     expect(me.user.payoutAccount?.masked).toBe('••••9000');
+
+    // confirm_phone proves the number: her passkey (the user's factor) does not answer for it.
+    await page.goto(`${own.demoUrl}/`);
+    sent = (await own.control.outbox()).length;
+    await startAction(page, 'confirm_phone');
+    await waitForHostedPage(page, own, 'alice', sent);
+    expect(await page.getByRole('button', { name: 'Use your passkey' }).count()).toBe(0);
 
     // The same person arriving under another userRef (an app that used the email) gets the SMS page.
     const other = await contextOf(own.demo.kit).client.createSession(

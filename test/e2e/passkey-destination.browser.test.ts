@@ -8,7 +8,16 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addVirtualAuthenticator, launchBrowser } from '../support/browser.ts';
 import { postForm } from '../support/emulator.ts';
-import { apiMe, arriveAt, dbFacts, enterCode, newContext, signIn, startStack, type Stack } from '../support/demo-stack.ts';
+import {
+  apiMe,
+  arriveAt,
+  dbFacts,
+  enterCode,
+  newContext,
+  signIn,
+  startStack,
+  type Stack,
+} from '../support/demo-stack.ts';
 import { DEMO_USERS } from '../support/users.ts';
 
 const OLD_NUMBER = DEMO_USERS.alice.phone; // +15550100001
@@ -48,7 +57,7 @@ async function passkeys(): Promise<Array<{ userRef: string; uses: number }>> {
 /** Node cannot resolve *.localhost: the hosted page's own address on the emulator's loopback listener. */
 const onLoopback = (url: string) => url.replace('//verify.localhost:', '//127.0.0.1:');
 
-describe("confirm_phone proves the destination: a passkey saved for one number never confirms another", () => {
+describe('confirm_phone proves the destination: a passkey saved for one number never confirms another', () => {
   it('Alice confirms ...0001 by SMS and saves a passkey', async () => {
     await signIn(page, stack, 'alice');
     await startConfirmPhone();
@@ -91,11 +100,11 @@ describe("confirm_phone proves the destination: a passkey saved for one number n
     expect(await dbFacts(stack, sms!.sessionId)).toEqual({ activity: 0, outcome: 'pending', reason: null });
   });
 
-  it('...7777 is verified once its own SMS code is entered', async () => {
+  it('...7777 is verified once its own SMS code is entered (and she saves a passkey for it)', async () => {
     const [sms] = await textsTo(NEW_NUMBER);
     await enterCode(page, sms!.code);
     await page.getByRole('heading', { name: 'Code accepted' }).waitFor();
-    await page.getByRole('button', { name: 'Not now' }).click();
+    await page.getByRole('button', { name: 'Create a passkey' }).click();
     await arriveAt(page, `${stack.demoUrl}/verified/phone`);
     expect(await dbFacts(stack, sms!.sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
     const me = await apiMe(context, stack);
@@ -103,5 +112,19 @@ describe("confirm_phone proves the destination: a passkey saved for one number n
     expect(me.actions.filter((a) => a.sessionId === sms!.sessionId)).toEqual([
       expect.objectContaining({ detail: `Confirmed ${NEW_NUMBER}` }),
     ]);
+  });
+
+  it('a passkey saved for ...7777 confirms ...7777 again: no SMS, one fulfilment', async () => {
+    const sent = (await stack.control.stats()).smsSent;
+    await startConfirmPhone();
+    await page.getByRole('button', { name: 'Use your passkey' }).click();
+    await arriveAt(page, `${stack.demoUrl}/verified/phone`);
+    expect((await stack.control.stats()).smsSent).toBe(sent);
+    const used = await passkeys();
+    expect(used.map((passkey) => passkey.uses)).toEqual([0, 1]); // the ...0001 one never, the ...7777 one once
+    const me = await apiMe(context, stack);
+    const latest = me.actions.filter((a) => a.action === 'confirm_phone')[0]!;
+    expect(latest.detail).toBe(`Confirmed ${NEW_NUMBER}`);
+    expect(await dbFacts(stack, latest.sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
   });
 });

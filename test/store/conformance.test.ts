@@ -50,6 +50,25 @@ describeEachStore('store contract', (kind) => {
     expect(await h.store.findAttemptByState('state-2')).toBeUndefined();
   });
 
+  it('keeps the userRef the service was sent beside the user, through every read (null when it was the user)', async () => {
+    await h.store.insertAttempt(attempt(1, { serviceUserRef: 'vkd1_bound-to-user-and-number' }));
+    await h.store.insertAttempt(attempt(2));
+    await h.reopen();
+    const bound = { userRef: 'user-1', serviceUserRef: 'vkd1_bound-to-user-and-number' };
+    expect(await h.store.findAttemptByState('state-1')).toMatchObject(bound);
+    expect(await h.store.findAttemptBySessionId('session-1')).toMatchObject(bound);
+    expect(await h.store.findAttemptByState('state-2')).toMatchObject({ userRef: 'user-2', serviceUserRef: null });
+    const claimed = await h.store.claimDueAttempts({
+      now: 2_000_000,
+      owner: 'o',
+      limit: 10,
+      leaseMs: 60_000,
+      maxAgeMs: 24 * HOUR,
+    });
+    expect(claimed.find((a) => a.sessionId === 'session-1')).toMatchObject(bound);
+    expect(claimed.find((a) => a.sessionId === 'session-2')).toMatchObject({ serviceUserRef: null });
+  });
+
   it('refuses a second attempt with the same state or the same sessionId, keeping the first', async () => {
     await h.store.insertAttempt(attempt(1));
     const duplicate = /unique|duplicate key/i;

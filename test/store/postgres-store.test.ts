@@ -163,11 +163,13 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
   it('reads an attempt back field for field (one JSON column) by state, by claim and as superseded by the mark', async () => {
     const params = { amount: 12.5, note: 'caf\u00e9 "quoted" \\ \u{1F600}', nested: [null, true, { n: 1 }] };
     const created = 1_795_000_000_123;
-    await store.insertAttempt({ ...attempt(1), params, createdAt: created, nextCheckAt: created });
+    const serviceUserRef = 'vkd1_bound-to-user-and-number';
+    await store.insertAttempt({ ...attempt(1), serviceUserRef, params, createdAt: created, nextCheckAt: created });
     const expected = {
       state: 'state-1',
       sessionId: 'session-1',
       userRef: 'user-1',
+      serviceUserRef,
       action: 'grant',
       params,
       destination: '+15550100001',
@@ -347,7 +349,10 @@ describe.skipIf(postgresUnavailable !== undefined)('upgrading a version-3 Postgr
       await upgraded.ready;
       const { rows: version } = await old.pool.query('SELECT version FROM verify_kit_schema');
       expect(version).toEqual([{ version: SCHEMA_VERSION }]);
-      expect((await old.pool.query('SELECT * FROM verify_kit_attempts ORDER BY start_seq')).rows).toEqual(before);
+      // Every column kept; the service's userRef was the user's own for every attempt stored before.
+      const after = (await old.pool.query('SELECT * FROM verify_kit_attempts ORDER BY start_seq')).rows;
+      expect(after.map(({ service_user_ref: _ref, ...kept }) => kept)).toEqual(before);
+      expect(after.map((row) => row.service_user_ref)).toEqual([null, null]);
       const { rows: indexes } = await old.pool.query<{ indexname: string }>(
         "SELECT indexname FROM pg_indexes WHERE tablename = 'verify_kit_attempts' ORDER BY indexname",
       );

@@ -64,7 +64,8 @@ describeEachStore('support reads and retention', (kind) => {
       'removes params and destination of settled attempts after the first period, ' +
         'and deletes them after the second',
       async () => {
-        for (let n = 1; n <= 3; n++) await store.insertAttempt(attempt(n));
+        // The ref bound to the user and number goes with the number: it could be matched against numbers.
+        for (let n = 1; n <= 3; n++) await store.insertAttempt(attempt(n, { serviceUserRef: `vkd1_ref-${n}` }));
         await fulfil(1, T0);
         await store.recordFailure('session-2', 'device_changed', T0 + 20 * DAY);
         // session-3 stays pending: never touched.
@@ -77,10 +78,11 @@ describeEachStore('support reads and retention', (kind) => {
           deleted: 0,
         });
         const redacted = await store.findAttemptBySessionId('session-1');
-        expect(redacted).toMatchObject({ params: null, destination: null, redactedAt: at40 });
+        expect(redacted).toMatchObject({ params: null, destination: null, serviceUserRef: null, redactedAt: at40 });
         expect(await store.findAttemptBySessionId('session-2')).toMatchObject({
           params: { account: '123456782' },
           destination: '+15550100001',
+          serviceUserRef: 'vkd1_ref-2',
           redactedAt: null,
         });
 

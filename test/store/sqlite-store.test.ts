@@ -112,7 +112,12 @@ describe('upgrading a version-4 database (start_seq without AUTOINCREMENT)', () 
     try {
       const version = upgraded.db.prepare('SELECT version FROM verify_kit_schema').get() as { version: number };
       expect(version.version).toBe(SCHEMA_VERSION);
-      expect(upgraded.db.prepare('SELECT * FROM verify_kit_attempts ORDER BY start_seq').all()).toEqual(before);
+      // Every column kept; the service's userRef was the user's own for every attempt stored before.
+      const after = upgraded.db.prepare('SELECT * FROM verify_kit_attempts ORDER BY start_seq').all() as Array<
+        Record<string, unknown>
+      >;
+      expect(after.map(({ service_user_ref: _ref, ...kept }) => kept)).toEqual(before);
+      expect(after.map((row) => row.service_user_ref)).toEqual([null, null, null]);
       const table = upgraded.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'verify_kit_attempts'").get() as {
         sql: string;
       };

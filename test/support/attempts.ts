@@ -31,6 +31,7 @@ export async function storedAttempt(
   const made = newAttempt(0, { sessionId, state: `state-of-${sessionId}` });
   return {
     ...made,
+    serviceUserRef: made.serviceUserRef ?? null,
     startSeq: 0,
     outcome: 'pending',
     failureReason: null,

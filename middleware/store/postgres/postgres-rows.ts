@@ -8,6 +8,7 @@ export interface AttemptRow {
   state: string;
   session_id: string;
   user_ref: string;
+  service_user_ref: string | null;
   action: string;
   params: string;
   destination: string | null;
@@ -25,7 +26,8 @@ export interface AttemptRow {
 }
 
 export const COLUMNS = `start_seq, state, session_id, user_ref, action, params, destination, return_to, sensitivity,
-  platform, created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, superseded_by`;
+  platform, created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, superseded_by,
+  service_user_ref`;
 
 /**
  * An attempt read back as ONE column: its COLUMNS as a JSON array, in order. node-postgres parses a
@@ -60,16 +62,28 @@ type AttemptTuple = [
   nextCheckAt: number,
   sweepChecks: number,
   supersededBy: string | null,
+  serviceUserRef: string | null,
 ];
 
 export function fromAttemptJson(text: string): Attempt {
   const [startSeq, state, sessionId, userRef, action, params, destination, returnTo, sensitivity, platform, ...rest] =
     JSON.parse(text) as AttemptTuple;
-  const [createdAt, outcome, failureReason, fulfilledAt, finishedAt, nextCheckAt, sweepChecks, supersededBy] = rest;
+  const [
+    createdAt,
+    outcome,
+    failureReason,
+    fulfilledAt,
+    finishedAt,
+    nextCheckAt,
+    sweepChecks,
+    supersededBy,
+    serviceUserRef,
+  ] = rest;
   return {
     state,
     sessionId,
     userRef,
+    serviceUserRef,
     action,
     params: JSON.parse(params) as JsonValue,
     destination,
@@ -95,6 +109,7 @@ export function toAttempt(row: AttemptRow): Attempt {
     state: row.state,
     sessionId: row.session_id,
     userRef: row.user_ref,
+    serviceUserRef: row.service_user_ref,
     action: row.action,
     params: JSON.parse(row.params) as JsonValue,
     destination: row.destination,

@@ -129,6 +129,11 @@ const MIGRATIONS: readonly string[] = [
    DROP INDEX IF EXISTS verify_kit_attempts_user;
    ALTER TABLE verify_kit_attempts DROP CONSTRAINT IF EXISTS verify_kit_attempts_start_seq_key;
    ALTER TABLE verify_kit_attempts SET (fillfactor = 80);`,
+
+  // 5: the userRef the service was sent, when it is not user_ref itself: for an action that proves
+  // the destination, a keyed HMAC of the user and the number, so a passkey enrolled for another
+  // number never verifies this one. user_ref stays the integrator's user for ordering and reads.
+  `ALTER TABLE verify_kit_attempts ADD COLUMN service_user_ref TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

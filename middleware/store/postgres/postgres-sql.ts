@@ -92,8 +92,8 @@ export const ROUTINES = [
 export const SQL = {
   insert: `INSERT INTO verify_kit_attempts
       (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
-       destination)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+       destination, service_user_ref)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
   byState: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE state = $1`,
   bySession: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE session_id = $1`,
   // Every fulfilment of one user's attempts of one action queues here, in its transaction, so the
@@ -183,7 +183,8 @@ export const SQL = {
     WHERE ($1::text IS NULL OR a.user_ref = $1) AND ($2::text IS NULL OR a.outcome = $2)
       AND ($3::bigint IS NULL OR a.created_at >= $3) AND ($4::bigint IS NULL OR a.created_at < $4)
     ORDER BY a.created_at DESC, a.start_seq DESC LIMIT $5`,
-  redact: `UPDATE verify_kit_attempts SET params = 'null', destination = NULL, redacted_at = $3
+  redact: `UPDATE verify_kit_attempts SET params = 'null', destination = NULL, service_user_ref = NULL,
+      redacted_at = $3
     WHERE session_id IN (SELECT a.session_id FROM verify_kit_attempts a
       WHERE ${SETTLED_BEFORE} AND a.redacted_at IS NULL LIMIT $2 FOR UPDATE SKIP LOCKED)`,
   // The delivered outcome events go with their attempts.

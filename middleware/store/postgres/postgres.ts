@@ -80,6 +80,7 @@ function insertValues(attempt: NewAttempt): unknown[] {
     attempt.createdAt,
     attempt.nextCheckAt,
     attempt.destination,
+    attempt.serviceUserRef ?? null,
   ];
 }
 

@@ -7,6 +7,7 @@ export interface AttemptRow {
   state: string;
   session_id: string;
   user_ref: string;
+  service_user_ref: string | null;
   action: string;
   params: string;
   destination: string | null;
@@ -24,13 +25,15 @@ export interface AttemptRow {
 }
 
 export const COLUMNS = `start_seq, state, session_id, user_ref, action, params, destination, return_to, sensitivity, platform,
-  created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, superseded_by`;
+  created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, superseded_by,
+  service_user_ref`;
 
 export function toAttempt(row: AttemptRow): Attempt {
   return {
     state: row.state,
     sessionId: row.session_id,
     userRef: row.user_ref,
+    serviceUserRef: row.service_user_ref,
     action: row.action,
     params: JSON.parse(row.params) as JsonValue,
     destination: row.destination,

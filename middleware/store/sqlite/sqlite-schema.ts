@@ -144,6 +144,11 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX verify_kit_attempts_due ON verify_kit_attempts (next_check_at) WHERE outcome = 'pending';
    CREATE INDEX verify_kit_attempts_intent ON verify_kit_attempts (user_ref, action, start_seq);
    CREATE INDEX verify_kit_attempts_settled ON verify_kit_attempts (finished_at) WHERE outcome != 'pending';`,
+
+  // 6: the userRef the service was sent, when it is not user_ref itself: for an action that proves
+  // the destination, a keyed HMAC of the user and the number, so a passkey enrolled for another
+  // number never verifies this one. user_ref stays the integrator's user for ordering and reads.
+  `ALTER TABLE verify_kit_attempts ADD COLUMN service_user_ref TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -11,9 +11,9 @@ export const ENDED_BUDGETS_PER_CLEANUP = 1000;
 /** Attempts, their fulfilment, the sweep's claims, the outcome outbox and the start budgets. */
 export const SQL = {
   insert: `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, destination, return_to,
-       sensitivity, platform, created_at, next_check_at)
+       sensitivity, platform, created_at, next_check_at, service_user_ref)
      VALUES (@state, @sessionId, @userRef, @action, @params, @destination, @returnTo,
-       @sensitivity, @platform, @createdAt, @nextCheckAt)`,
+       @sensitivity, @platform, @createdAt, @nextCheckAt, @serviceUserRef)`,
   byState: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE state = ?`,
   bySession: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ?`,
   // @latest = 1: "an older attempt must never be applied after a newer one of the same user and action
@@ -94,7 +94,7 @@ export const HOUSEKEEPING_SQL = {
        AND (@createdFrom IS NULL OR a.created_at >= @createdFrom)
        AND (@createdBefore IS NULL OR a.created_at < @createdBefore)
      ORDER BY a.created_at DESC, a.start_seq DESC LIMIT @limit`,
-  redact: `UPDATE verify_kit_attempts SET params = 'null', destination = NULL, redacted_at = @now
+  redact: `UPDATE verify_kit_attempts SET params = 'null', destination = NULL, service_user_ref = NULL, redacted_at = @now
      WHERE start_seq IN (SELECT a.start_seq FROM verify_kit_attempts a
        WHERE ${SETTLED_BEFORE} AND a.redacted_at IS NULL LIMIT @limit)`,
   doomed: `SELECT a.session_id FROM verify_kit_attempts a WHERE ${SETTLED_BEFORE} LIMIT @limit`,

@@ -117,7 +117,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   return {
     db,
     async insertAttempt(attempt) {
-      const row = { ...attempt, params: JSON.stringify(attempt.params) };
+      const row = {
+        ...attempt,
+        params: JSON.stringify(attempt.params),
+        serviceUserRef: attempt.serviceUserRef ?? null,
+      };
       await starts.write(() => statements.insert.run(row));
     },
     async findAttemptByState(state) {
