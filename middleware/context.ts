@@ -1,6 +1,7 @@
 /**
  * The one context of a kit, built once by the factory: the resolved options plus what the factory
- * builds from them (the client, the start limits, the service userRef key). The request paths and the sweep read it.
+ * builds from them (the client, the start limits, the service userRef key). The request paths and
+ * the sweep read it.
  */
 import type { ResolvedKitOptions } from './options/options.ts';
 import type { StartLimits } from './limits/start-limits.ts';

@@ -22,7 +22,10 @@ export interface NewAttempt {
   serviceUserRef?: string | null;
   action: string;
   params: JsonValue;
-  /** The phone destination the service texted the code to (what a verification proves control of). */
+  /**
+   * The phone destination the session was created for (the service texts the code to it). Only an
+   * action that proves the destination proves control of it: see `serviceUserRef`.
+   */
   destination: string;
   /** Server-side destination after fulfilment (the action's successPath at start time). */
   returnTo: string;

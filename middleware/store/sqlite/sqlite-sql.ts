@@ -94,7 +94,8 @@ export const HOUSEKEEPING_SQL = {
        AND (@createdFrom IS NULL OR a.created_at >= @createdFrom)
        AND (@createdBefore IS NULL OR a.created_at < @createdBefore)
      ORDER BY a.created_at DESC, a.start_seq DESC LIMIT @limit`,
-  redact: `UPDATE verify_kit_attempts SET params = 'null', destination = NULL, service_user_ref = NULL, redacted_at = @now
+  redact: `UPDATE verify_kit_attempts SET params = 'null', destination = NULL, service_user_ref = NULL,
+       redacted_at = @now
      WHERE start_seq IN (SELECT a.start_seq FROM verify_kit_attempts a
        WHERE ${SETTLED_BEFORE} AND a.redacted_at IS NULL LIMIT @limit)`,
   doomed: `SELECT a.session_id FROM verify_kit_attempts a WHERE ${SETTLED_BEFORE} LIMIT @limit`,
