@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { KitContext } from '../context.ts';
 import type { ResolvedUser } from '../options/options.ts';
+import { isLoopbackHostname } from '../options/options-urls.ts';
 import { verifyCsrf } from './csrf.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { handoffPage } from '../pages/handoff-page.ts';
@@ -35,6 +36,13 @@ function verifyUrlOrigin(verifyUrl: string): string {
     throw new KitError(
       KitErrorCode.ServiceProtocolError,
       'The verification service returned a verifyUrl that is not http(s).',
+    );
+  }
+  // The same rule as baseUrl: the handoff is posted there, so never in clear across a network.
+  if (url.protocol === 'http:' && !isLoopbackHostname(url.hostname)) {
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      'The verification service returned a plain-http verifyUrl outside loopback; it must use https.',
     );
   }
   return url.origin;
