@@ -75,6 +75,18 @@ describeEachStore('start budgets', (kind) => {
     expect(await spent()).toEqual({ 'start_user:u1': 1 });
   });
 
+  it('still deletes ended counters after a refused start: the refusal rolls back its spends, not the cleanup', async () => {
+    const long = { key: 'start_destination:long', points: 1, durationMs: 3 * 60 * MINUTE };
+    for (let i = 0; i < 20; i++) await consume([{ ...ip, key: `start_ip:old-${i}` }], T0);
+    await consume([long], T0);
+    // The first start after the short windows ended is refused (the long budget is full).
+    const later = T0 + 2 * 60 * MINUTE;
+    expect(await consume([long], later)).toEqual([{ budget: 0, retryAfterMs: 60 * MINUTE }]);
+    // A minute later (well within the cleanup interval) the ended counters are gone.
+    await consume([user], later + MINUTE);
+    expect(await spent()).toEqual({ 'start_destination:long': 1, 'start_user:u1': 1 });
+  });
+
   it('allows exactly N starts against a budget of N when four processes start at once', async () => {
     const points = 10;
     const racers = Array.from({ length: 4 }, () =>
