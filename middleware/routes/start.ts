@@ -13,6 +13,7 @@ import type { KitContext } from '../context.ts';
 import type { ResolvedUser } from '../options/options.ts';
 import { isLoopbackHostname } from '../options/options-urls.ts';
 import { verifyCsrf } from './csrf.ts';
+import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { handoffPage } from '../pages/handoff-page.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
@@ -75,9 +76,11 @@ async function allowStart<Tx>(
   action: ActionDefinition<Tx>,
 ): Promise<void> {
   await context.startLimits?.consume(req, { userRef: user.userRef, destination: user.destination });
-  if (context.beforeCreate === undefined) return;
+  const { beforeCreate } = context;
+  if (beforeCreate === undefined) return;
+  const attempt = { userRef: user.userRef, destination: user.destination, action: action.name };
   try {
-    await context.beforeCreate(req, { userRef: user.userRef, destination: user.destination, action: action.name });
+    await withDeadline('beforeCreate', context.hookTimeouts.beforeCreate, () => beforeCreate(req, attempt));
   } catch (error) {
     throw showAsWritten(error);
   }
