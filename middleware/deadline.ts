@@ -25,12 +25,6 @@ export const DEFAULT_HOOK_TIMEOUTS: HookTimeouts = {
 
 export const HOOK_NAMES = Object.keys(DEFAULT_HOOK_TIMEOUTS) as readonly HookName[];
 
-/** A timed-out callback's error, so a store can tell it from the callback's own failure. */
-export function isHookTimeout(error: unknown): boolean {
-  return error instanceof KitError && error.code === KitErrorCode.HookFailed && timedOut.has(error);
-}
-const timedOut = new WeakSet<KitError>();
-
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === 'object' || typeof value === 'function') &&
@@ -55,12 +49,8 @@ export function withDeadline<T>(name: string, ms: number, hook: () => T | Promis
   return new Promise<Awaited<T>>((resolve, reject) => {
     const timer = setTimeout(
       () => {
-        const error = new KitError(
-          KitErrorCode.HookFailed,
-          `${name} did not settle within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`,
-        );
-        timedOut.add(error);
-        reject(error);
+        const message = `${name} did not settle within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`;
+        reject(new KitError(KitErrorCode.HookFailed, message));
       },
       Math.max(0, ms),
     );
@@ -76,6 +66,11 @@ export function withDeadline<T>(name: string, ms: number, hook: () => T | Promis
       },
     );
   });
+}
+
+/** A callback's result as it is, or, when it is a promise, under the deadline (a sync fulfil stays sync). */
+export function boundIfAsync<T>(name: string, ms: number, result: T): T | Promise<Awaited<T>> {
+  return isThenable(result) ? (withDeadline(name, ms, () => result) as Promise<Awaited<T>>) : result;
 }
 
 /** Runs a synchronous callback whose failure must not escape: its throw, or a promise it returned, is reported. */

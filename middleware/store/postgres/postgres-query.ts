@@ -3,6 +3,7 @@
  * each call after the migrations are done, and BEGIN ... COMMIT on one pooled client.
  */
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { isKitError, KitErrorCode } from '../../errors.ts';
 import { SQL, type StatementName } from './postgres-sql.ts';
 
 /** The app's Pool, and the store's migrations (every call waits for them). */
@@ -46,6 +47,12 @@ export async function transactionOn<T>(pool: Pool, work: (client: PoolClient) =>
     if (committed.command === 'ROLLBACK') throw new Error(ABORTED);
     return result;
   } catch (error) {
+    if (isKitError(error, KitErrorCode.HookFailed)) {
+      // The action missed its deadline and may still be using this client: ending the connection
+      // rolls the transaction back on the server, and nothing late can write through it.
+      broken = error;
+      throw error;
+    }
     await client.query('ROLLBACK').catch((rollbackError: Error) => {
       broken = rollbackError; // the connection is unusable: destroy it instead of pooling it
     });
