@@ -10,6 +10,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createAttemptReader, type AttemptReader } from './attempts.ts';
 import { createVerifyClient } from './client/client.ts';
+import { coalesceStatusReads } from './client/coalesce.ts';
 import type { KitContext } from './context.ts';
 import { csrfToken } from './routes/csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
@@ -120,7 +121,8 @@ function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
         clientSecret: options.clientSecret,
         ...client,
       });
-  return { ...rest, client: verifyClient, startLimits };
+  // Every status read of the routes and the sweep goes through one coalescing layer per kit.
+  return { ...rest, client: coalesceStatusReads(verifyClient, options.landing.pendingReuseMs), startLimits };
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   OptionProblems,
   quote,
 } from './option-problems.ts';
+import { PENDING_REUSE_MS } from '../client/coalesce.ts';
 import { checkActions } from './options-actions.ts';
 import { checkBaseUrl, checkReturnUrl, checkRoutes, CONTROL } from './options-urls.ts';
 import type { ClientSettings, ResolvedKitOptions, VerificationKitOptions } from './options.ts';
@@ -176,6 +177,7 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
     'pendingRecheckIntervalMs',
     'refreshSeconds',
     'refreshWindowMs',
+    'pendingReuseMs',
   ]);
   const sweep = optionGroup(problems, 'sweep', o.sweep);
   checkKnownKeys(problems, 'sweep', sweep, ['firstCheckAfterMs']);
@@ -190,6 +192,7 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
       ),
       refreshSeconds: nonNegative(problems, 'landing.refreshSeconds', given.refreshSeconds, 3, false),
       refreshWindowMs: nonNegative(problems, 'landing.refreshWindowMs', given.refreshWindowMs, 5 * 60_000),
+      pendingReuseMs: nonNegative(problems, 'landing.pendingReuseMs', given.pendingReuseMs, PENDING_REUSE_MS),
     },
     sweep: { firstCheckAfterMs: nonNegative(problems, 'sweep.firstCheckAfterMs', sweep.firstCheckAfterMs, 3 * 60_000) },
   };

@@ -72,6 +72,13 @@ export interface LandingOptions {
   refreshSeconds?: number;
   /** It stops checking this long after the attempt was created; the sweep finishes it. Default 5 min. */
   refreshWindowMs?: number;
+  /**
+   * Reads of one session's status coalesce in this instance: one in flight at a time, and a
+   * `pending` answer is reused this long, so a flood of landings costs a few reads a second. Keep
+   * it below pendingRecheckIntervalMs (a landing's re-check then always reads). Default 500 ms; 0
+   * reuses nothing (reads in flight are still shared).
+   */
+  pendingReuseMs?: number;
 }
 
 /** How new attempts are scheduled for the sweep (the sweep's own run options are given to runSweep). */
