@@ -162,9 +162,15 @@ export const SQL = {
       ORDER BY next_check_at LIMIT $5
       FOR UPDATE SKIP LOCKED)
     RETURNING ${ATTEMPT}`,
-  reschedule: `UPDATE verify_kit_attempts AS a
+  // The rows are locked first in session_id order (as a group's fulfilments are), so a reschedule
+  // and a fulfilment of overlapping rows queue instead of deadlocking.
+  reschedule: `WITH c AS (SELECT * FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)),
+    locked AS (SELECT a.session_id FROM verify_kit_attempts AS a
+      WHERE a.session_id = ANY ($2::text[]) AND a.lease_owner = $1 AND a.outcome = 'pending'
+      ORDER BY a.session_id FOR UPDATE)
+    UPDATE verify_kit_attempts AS a
     SET next_check_at = c.next_check_at, sweep_checks = a.sweep_checks + 1, lease_owner = NULL, lease_until = NULL
-    FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)
+    FROM c JOIN locked ON locked.session_id = c.session_id
     WHERE a.session_id = c.session_id AND a.lease_owner = $1 AND a.outcome = 'pending'`,
   // Only pending attempts hold leases (every outcome clears its lease): found through the pending-by-due index.
   release: `UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL
