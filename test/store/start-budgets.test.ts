@@ -6,7 +6,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { StartBudget } from '../../middleware/store/types.ts';
-import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
+import { describeEachStore, POSTGRES, type StoreUnderTest } from '../support/stores.ts';
 
 const MINUTE = 60_000;
 const T0 = 1_700_000_000_000;
@@ -112,3 +112,33 @@ describeEachStore('start budgets', (kind) => {
     });
   });
 });
+
+describeEachStore(
+  'start budgets across instances whose clocks disagree',
+  (kind) => {
+    let h: StoreUnderTest;
+    beforeEach(async () => {
+      h = await kind.open();
+    });
+    afterEach(async () => {
+      await h.dispose();
+    });
+    const HOUR = 60 * MINUTE;
+    const destination = { key: 'start_destination:skew', points: 1, durationMs: 10 * MINUTE };
+
+    it("an instance whose clock runs an hour ahead neither resets another instance's live counter nor deletes it", async () => {
+      const now = Date.now();
+      expect(await h.store.consumeStartBudgets!({ budgets: [destination], now })).toEqual([]);
+      const ahead = await h.openAnother();
+      // Its first start also runs its cleanup of "ended" counters, on its own clock.
+      const refused = await ahead.consumeStartBudgets!({ budgets: [destination], now: now + HOUR });
+      expect(refused).toHaveLength(1);
+      expect(refused[0]!.budget).toBe(0);
+      const rows = await h.query<{ key: string; spent: number }>('SELECT key, spent FROM verify_kit_start_budgets');
+      expect(rows).toEqual([{ key: 'start_destination:skew', spent: 1 }]);
+      // The instance on time is refused too: the counter it spent is still there.
+      expect(await h.store.consumeStartBudgets!({ budgets: [destination], now: now + 1000 })).toHaveLength(1);
+    });
+  },
+  [POSTGRES],
+);
