@@ -3,6 +3,7 @@
  * cannot be serialised (40001). The store retries such a transaction (or statement) instead of
  * failing a landing with a 500 or losing a sweep's reschedules.
  */
+import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transactionOn } from '../../middleware/store/postgres/postgres-query.ts';
 import { startTestApp } from '../support/app.ts';
@@ -82,6 +83,63 @@ suite('PostgreSQL deadlocks', () => {
     } finally {
       await app.close();
       await flowDatabase.drop();
+    }
+  });
+});
+
+suite('a PostgreSQL fulfil past its deadline', () => {
+  it('rolls back (its connection is ended, nothing late commits), answers the landing, and the sweep fulfils it later', async () => {
+    const database = await createTestDatabase();
+    let hang = true;
+    let lateWrites = 0;
+    const app = await startTestApp({
+      database: { url: database.url },
+      kit: {
+        hookTimeouts: { fulfil: 300 },
+        actions: [
+          {
+            name: 'grant',
+            operationSensitivity: 'normal',
+            successPath: '/done',
+            fulfil: async (tx, attempt) => {
+              const client = tx as PoolClient;
+              if (hang) {
+                await new Promise((resolve) => setTimeout(resolve, 1500));
+                // Too late: this client's transaction was abandoned; the write must not land.
+                await client
+                  .query('CREATE TABLE IF NOT EXISTS late (session_id TEXT); INSERT INTO late VALUES ($1)', [
+                    attempt.sessionId,
+                  ])
+                  .then(() => lateWrites++)
+                  .catch(() => undefined);
+                return;
+              }
+              await client.query('CREATE TABLE IF NOT EXISTS done (session_id TEXT)');
+              await client.query('INSERT INTO done VALUES ($1)', [attempt.sessionId]);
+            },
+          },
+        ],
+      },
+    });
+    try {
+      const alice = await app.agent(newSeen()).signIn('alice');
+      const started = await alice.start('grant');
+      await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+      const startedAt = performance.now();
+      const landed = await alice.landFor(started.sessionId, started.state);
+      expect(landed.status).toBe(500);
+      expect(performance.now() - startedAt).toBeLessThan(1400);
+      expect((await app.attempt(started.sessionId))?.outcome).toBe('pending');
+      await new Promise((resolve) => setTimeout(resolve, 1800));
+      expect(lateWrites).toBe(0);
+      hang = false;
+      const report = await app.clock.shifted(10 * 60_000, () => app.kit.runSweep());
+      expect(report.fulfilled).toBe(1);
+      expect((await app.attempt(started.sessionId))?.outcome).toBe('fulfilled');
+      expect(await app.query('SELECT session_id FROM done')).toEqual([{ session_id: started.sessionId }]);
+    } finally {
+      await app.close();
+      await database.drop();
     }
   });
 });
