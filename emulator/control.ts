@@ -1,6 +1,8 @@
 /**
  * The test-control API under /_control: outbox, virtual clock, faults, stats, reset and ending a
- * session as if on the hosted page. Mounted only when control is on; answers loopback callers only.
+ * session as if on the hosted page. Mounted only when control is on; answers loopback callers only,
+ * and only under a loopback Host: a page in the developer's browser that rebinds its own name to
+ * 127.0.0.1 reaches the peer check as loopback, but still sends its own name as the Host.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { EmulatorContext } from './context.ts';
@@ -14,13 +16,28 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return v4.startsWith('127.') || address === '::1';
 }
 
-/** Anything not from this machine gets the same 404 as a path that does not exist. */
+/** `localhost`, `*.localhost`, `127.0.0.1` or `[::1]`, with any port. */
+export function isLoopbackHost(host: string | undefined): boolean {
+  const match = /^(\[::1\]|[a-z0-9.-]+)(?::\d{1,5})?$/i.exec(host ?? '');
+  const name = match?.[1]?.toLowerCase();
+  if (name === undefined) return false;
+  return name === 'localhost' || name.endsWith('.localhost') || name === '127.0.0.1' || name === '[::1]';
+}
+
+/**
+ * Anything not from this machine gets the same 404 as a path that does not exist; a loopback
+ * caller naming another host gets 421 (Misdirected Request: DNS rebinding).
+ */
 export function loopbackOnly(req: Request, res: Response, next: NextFunction): void {
-  if (isLoopbackAddress(req.socket.remoteAddress)) {
-    next();
+  if (!isLoopbackAddress(req.socket.remoteAddress)) {
+    sendError(res, 404, 'not_found', 'Not found.');
     return;
   }
-  sendError(res, 404, 'not_found', 'Not found.');
+  if (!isLoopbackHost(req.headers.host)) {
+    sendError(res, 421, 'misdirected_request', 'The control API and dev inbox answer only a loopback Host.');
+    return;
+  }
+  next();
 }
 
 export function controlRouter(context: EmulatorContext): express.Router {

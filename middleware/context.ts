@@ -3,6 +3,7 @@
  * builds from them (the client, the start limits, the service userRef key). The request paths and
  * the sweep read it.
  */
+import type { HookTimeouts } from './deadline.ts';
 import type { ResolvedKitOptions } from './options/options.ts';
 import type { StartLimits } from './limits/start-limits.ts';
 import type { VerifyClient } from './types.ts';
@@ -21,9 +22,12 @@ export interface KitContext<Tx = unknown> extends Omit<
 /**
  * The part of the context the one fulfil path and the sweep read: the landing, the mobile
  * completion and the sweep all pass the kit's context (a test may pass just these fields).
- * Without `platform` the sweep claims the attempts of every platform.
+ * Without `platform` the sweep claims the attempts of every platform; without `hookTimeouts` the
+ * callbacks get the default deadlines.
  */
 export type FulfilContext<Tx = unknown> = Pick<KitContext<Tx>, 'store' | 'actions' | 'now'> &
   Partial<Pick<KitContext<Tx>, 'platform' | 'logger' | 'onOutcome'>> & {
+    /** Deadlines of the callbacks (any left out get the default). */
+    hookTimeouts?: Partial<HookTimeouts>;
     client: Pick<VerifyClient, 'getSession'>;
   };

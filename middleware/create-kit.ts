@@ -10,6 +10,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createAttemptReader, type AttemptReader } from './attempts.ts';
 import { createVerifyClient } from './client/client.ts';
+import { coalesceStatusReads } from './client/coalesce.ts';
 import type { KitContext } from './context.ts';
 import { csrfToken } from './routes/csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
@@ -123,7 +124,9 @@ function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
       });
   // From the client secret, as the destination limits' key: every instance of the app derives the same.
   const serviceRefKey = deriveServiceRefKey(options.clientSecret);
-  return { ...rest, client: verifyClient, startLimits, serviceRefKey };
+  // Every status read of the routes and the sweep goes through one coalescing layer per kit.
+  const coalesced = coalesceStatusReads(verifyClient, options.landing.pendingReuseMs);
+  return { ...rest, client: coalesced, startLimits, serviceRefKey };
 }
 
 /**

@@ -32,6 +32,12 @@ export const KitErrorCode = {
   ServiceProtocolError: 'service_protocol_error',
   /** The action's own fulfil threw; the transaction was rolled back and nothing was marked. */
   FulfilFailed: 'fulfil_failed',
+  /**
+   * One of your callbacks (resolveUser, prepare, beforeCreate, the CSRF check, onOutcome, fulfil)
+   * threw or did not settle within its deadline (`hookTimeouts`); nothing it would have decided
+   * was written, and the sweep retries what it must.
+   */
+  HookFailed: 'hook_failed',
 } as const;
 
 export type KitErrorCode = (typeof KitErrorCode)[keyof typeof KitErrorCode];
@@ -52,6 +58,7 @@ const statusByCode: Record<KitErrorCode, number> = {
   service_rejected: 502,
   service_protocol_error: 502,
   fulfil_failed: 500,
+  hook_failed: 500,
 };
 
 /** Details a KitError may carry besides its code and message. */

@@ -8,6 +8,7 @@
  * run it once. The same transaction decides the order between attempts of one user and action
  * (the newest started one that is verified wins) and writes the outcome event for onOutcome.
  */
+import { boundIfAsync, DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { commitEach, type FulfilCommitter } from './group-commit.ts';
 import type { FulfilContext } from '../context.ts';
@@ -193,15 +194,20 @@ async function fulfilInTransaction<Tx>(
   try {
     return await committer.fulfil({
       attempt,
+      // Async (PostgreSQL) under its deadline: a late one rolls back and is retried by the sweep.
       effect: (tx, stored) =>
-        action.fulfil(tx, {
-          sessionId: stored.sessionId,
-          state: stored.state,
-          userRef: stored.userRef,
-          action: stored.action,
-          params: stored.params,
-          destination: stored.destination,
-        }),
+        boundIfAsync(
+          'fulfil',
+          deps.hookTimeouts?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil,
+          action.fulfil(tx, {
+            sessionId: stored.sessionId,
+            state: stored.state,
+            userRef: stored.userRef,
+            action: stored.action,
+            params: stored.params,
+            destination: stored.destination,
+          }),
+        ),
       now: deps.now(),
       options: { ordering: action.ordering ?? 'latest', ...(event === undefined ? {} : { event }) },
     });

@@ -5,7 +5,8 @@
  * A transactional outbox: the store writes one event row in the same transaction that records an
  * outcome (fulfilled, failed, expired, superseded), so an outcome never exists without its event.
  * After commit the event is delivered to `onOutcome` without holding up the user's response;
- * success marks it delivered. A throw, or a crash between commit and delivery, leaves it
+ * success marks it delivered. A throw, a hook late past its deadline (`hookTimeouts.onOutcome`), or
+ * a crash between commit and delivery, leaves it
  * undelivered: the sweep delivers it later, leased so two sweepers do not both call the hook at
  * once. The contract is AT LEAST once: deduplicate on `eventId` when that matters.
  */
@@ -13,10 +14,11 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FulfilContext } from '../context.ts';
 import type { StoredOutcomeEvent, VerifyStore } from '../store/types.ts';
-import type { OutcomeEvent } from '../types.ts';
+import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
+import type { OutcomeEvent, OutcomeHook } from '../types.ts';
 
 /** What delivery reads of the kit's context. */
-export type OutcomeDeliveryDeps = Pick<FulfilContext, 'onOutcome' | 'now' | 'logger'> & {
+export type OutcomeDeliveryDeps = Pick<FulfilContext, 'onOutcome' | 'now' | 'logger' | 'hookTimeouts'> & {
   store: Pick<VerifyStore<unknown>, 'claimOutcomeEvents' | 'markOutcomeEventDelivered' | 'retryOutcomeEvent'>;
 };
 
@@ -56,7 +58,10 @@ function toEvent(stored: StoredOutcomeEvent): OutcomeEvent {
   };
 }
 
-/** Claims due (or the given) undelivered events and hands each to the hook. */
+/**
+ * Claims due (or the given) undelivered events and hands each to the hook, a claimed batch at once,
+ * each under its deadline: one user's stuck hook never holds up the others' deliveries.
+ */
 export async function deliverOutcomeEvents(
   deps: OutcomeDeliveryDeps,
   options: DeliveryOptions,
@@ -73,33 +78,46 @@ export async function deliverOutcomeEvents(
       limit: options.limit,
       ...(options.eventIds === undefined ? {} : { eventIds: options.eventIds }),
     });
-    for (const stored of claimed) {
-      const event = toEvent(stored);
-      try {
-        await hook(event);
-        await deps.store.markOutcomeEventDelivered(event.eventId, options.owner, deps.now());
-        counts.delivered++;
-      } catch (error) {
-        counts.failed++;
-        // Never undefined: a claimed event has at least one delivery.
-        // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
-        const delay = OUTCOME_RETRY_MS[Math.min(stored.deliveries - 1, OUTCOME_RETRY_MS.length - 1)]!;
-        const nextAttemptAt = deps.now() + delay;
-        deps.logger?.warn(
-          {
-            eventId: event.eventId,
-            sessionId: event.sessionId,
-            outcome: event.outcome,
-            nextAttemptAt,
-            err: describeHookError(error),
-          },
-          'onOutcome failed; the event is delivered again later',
-        );
-        await deps.store.retryOutcomeEvent(event.eventId, options.owner, nextAttemptAt);
-      }
-    }
+    const deadlineMs = deps.hookTimeouts?.onOutcome ?? DEFAULT_HOOK_TIMEOUTS.onOutcome;
+    const results = await Promise.all(
+      claimed.map((stored) => deliverOne(deps, hook, stored, options.owner, deadlineMs)),
+    );
+    for (const delivered of results) counts[delivered ? 'delivered' : 'failed']++;
     if (options.eventIds !== undefined || claimed.length < options.limit) return counts;
   }
+}
+
+/** One event to the hook; true when it acknowledged in time (then marked delivered), else retried later. */
+async function deliverOne(
+  deps: OutcomeDeliveryDeps,
+  hook: OutcomeHook,
+  stored: StoredOutcomeEvent,
+  owner: string,
+  deadlineMs: number,
+): Promise<boolean> {
+  const event = toEvent(stored);
+  try {
+    await withDeadline('onOutcome', deadlineMs, () => hook(event));
+  } catch (error) {
+    // Never undefined: a claimed event has at least one delivery.
+    // eslint-disable-next-line @typescript-eslint/no-non-null-assertion
+    const delay = OUTCOME_RETRY_MS[Math.min(stored.deliveries - 1, OUTCOME_RETRY_MS.length - 1)]!;
+    const nextAttemptAt = deps.now() + delay;
+    deps.logger?.warn(
+      {
+        eventId: event.eventId,
+        sessionId: event.sessionId,
+        outcome: event.outcome,
+        nextAttemptAt,
+        err: describeHookError(error),
+      },
+      'onOutcome failed; the event is delivered again later',
+    );
+    await deps.store.retryOutcomeEvent(event.eventId, owner, nextAttemptAt);
+    return false;
+  }
+  await deps.store.markOutcomeEventDelivered(event.eventId, owner, deps.now());
+  return true;
 }
 
 /**

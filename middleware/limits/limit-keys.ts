@@ -25,12 +25,40 @@ function ipv6Groups(address: string): number[] {
   return [...first, ...new Array<number>(8 - first.length - last.length).fill(0), ...last];
 }
 
-/** The client's IP budget key: IPv4 (also IPv4-mapped IPv6) as is, IPv6 as its `/ipv6Subnet` prefix. */
+/** Every client address that does not parse shares this one budget: its raw text never keys a counter. */
+export const UNPARSEABLE_IP_KEY = 'unparseable';
+
+/**
+ * The address in a client IP as proxies write it: bare, `ip:port` (IPv4) or `[v6]` / `[v6]:port`;
+ * undefined when it is none of these. Some proxies append the source port, which would otherwise
+ * give every connection a fresh budget.
+ */
+export function clientAddress(value: string): string | undefined {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(value);
+  const withPort = /^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$/.exec(value);
+  const [address, port] =
+    bracketed !== null
+      ? [bracketed[1], bracketed[2]]
+      : withPort !== null
+        ? [withPort[1], withPort[2]]
+        : [value, undefined];
+  if (address === undefined || (port !== undefined && Number(port) > 65_535)) return undefined;
+  const family = isIP(address.split('%')[0] ?? '');
+  if (family === 0 || (bracketed !== null && family !== 6)) return undefined;
+  return address;
+}
+
+/**
+ * The client's IP budget key: IPv4 (also IPv4-mapped IPv6) as is, IPv6 as its `/ipv6Subnet` prefix,
+ * a port dropped; anything that does not parse shares one bucket.
+ */
 export function ipBudgetKey(ip: string, ipv6Subnet = DEFAULT_IPV6_SUBNET): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
+  const address = clientAddress(ip);
+  if (address === undefined) return UNPARSEABLE_IP_KEY;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
   if (mapped !== undefined) return mapped;
-  if (isIP(ip.split('%')[0] ?? '') !== 6) return ip;
-  const masked = ipv6Groups(ip).map((group, index) => {
+  if (isIP(address.split('%')[0] ?? '') !== 6) return address;
+  const masked = ipv6Groups(address).map((group, index) => {
     const keep = Math.min(16, Math.max(0, ipv6Subnet - index * 16));
     return keep === 0 ? 0 : group & ((0xffff << (16 - keep)) & 0xffff);
   });

@@ -8,6 +8,7 @@ import { silentLogger } from '../logger.ts';
 import { createMessageCatalog } from '../pages/messages.ts';
 import {
   checkKnownKeys,
+  integerInRange,
   isFunction,
   isRecord,
   nonNegative,
@@ -16,10 +17,13 @@ import {
   OptionProblems,
   quote,
 } from './option-problems.ts';
+import { PENDING_REUSE_MS } from '../client/coalesce.ts';
 import { checkActions } from './options-actions.ts';
 import { checkBaseUrl, checkReturnUrl, checkRoutes, CONTROL } from './options-urls.ts';
 import type { ClientSettings, ResolvedKitOptions, VerificationKitOptions } from './options.ts';
-import { defaultPages, type PageRenderers } from '../pages/pages.ts';
+import type { PageRenderers } from '../pages/pages.ts';
+import { guardLocale, guardPages } from '../pages/guard.ts';
+import { DEFAULT_HOOK_TIMEOUTS, HOOK_NAMES, type HookTimeouts } from '../deadline.ts';
 import type { Platform, VerifyClient } from '../types.ts';
 
 const PAGE_NAMES = ['complete', 'failed', 'pending', 'startAgain', 'error'] as const;
@@ -102,7 +106,7 @@ function checkLimits(problems: OptionProblems, limits: unknown, disabled: unknow
   }
 }
 
-function checkPages(problems: OptionProblems, value: Partial<PageRenderers> | undefined): PageRenderers {
+function checkPages(problems: OptionProblems, value: Partial<PageRenderers> | undefined): void {
   const given = optionGroup(problems, 'pages', value);
   for (const [key, render] of Object.entries(given)) {
     if (!PAGE_NAMES.some((name) => name === key)) {
@@ -111,7 +115,22 @@ function checkPages(problems: OptionProblems, value: Partial<PageRenderers> | un
       );
     } else if (!isFunction(render)) problems.add(`\`pages.${key}\` must be a function returning HTML.`);
   }
-  return { ...defaultPages, ...value };
+}
+
+/** Each callback's deadline: the defaults, with the given ones over them. */
+function checkHookTimeouts(problems: OptionProblems, value: unknown): HookTimeouts {
+  const given = optionGroup(problems, 'hookTimeouts', value);
+  checkKnownKeys(problems, 'hookTimeouts', given, HOOK_NAMES);
+  const timeouts: Record<string, number> = {};
+  for (const name of HOOK_NAMES) {
+    timeouts[name] = integerInRange(problems, `hookTimeouts.${name}`, given[name], {
+      min: 1,
+      max: 600_000,
+      fallback: DEFAULT_HOOK_TIMEOUTS[name],
+      unit: ' ms',
+    });
+  }
+  return timeouts as HookTimeouts;
 }
 
 function checkMessages(problems: OptionProblems, messages: unknown): void {
@@ -158,6 +177,7 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
     'pendingRecheckIntervalMs',
     'refreshSeconds',
     'refreshWindowMs',
+    'pendingReuseMs',
   ]);
   const sweep = optionGroup(problems, 'sweep', o.sweep);
   checkKnownKeys(problems, 'sweep', sweep, ['firstCheckAfterMs']);
@@ -172,6 +192,7 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
       ),
       refreshSeconds: nonNegative(problems, 'landing.refreshSeconds', given.refreshSeconds, 3, false),
       refreshWindowMs: nonNegative(problems, 'landing.refreshWindowMs', given.refreshWindowMs, 5 * 60_000),
+      pendingReuseMs: nonNegative(problems, 'landing.pendingReuseMs', given.pendingReuseMs, PENDING_REUSE_MS),
     },
     sweep: { firstCheckAfterMs: nonNegative(problems, 'sweep.firstCheckAfterMs', sweep.firstCheckAfterMs, 3 * 60_000) },
   };
@@ -196,14 +217,16 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   const now = optionalFunction(problems, 'now', options.now) ?? Date.now;
   const onOutcome = optionalFunction(problems, 'onOutcome', options.onOutcome);
   const locale = optionalFunction(problems, 'locale', options.locale, 'a function (req) => locale tag such as "fr"');
-  const pages = checkPages(problems, options.pages);
+  checkPages(problems, options.pages);
   checkMessages(problems, options.messages);
+  const hookTimeouts = checkHookTimeouts(problems, options.hookTimeouts);
   if (options.errors !== undefined && options.errors !== 'render' && options.errors !== 'next') {
     problems.add(`\`errors\` must be 'render' or 'next': got ${quote(options.errors)}.`);
   }
   const csrf = checkCsrf(problems, options.csrf);
   const { landing, sweep } = checkTimings(problems, options);
   problems.throwIfAny();
+  const logger = options.logger ?? silentLogger;
 
   return {
     baseUrl: options.baseUrl,
@@ -223,9 +246,11 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
     beforeCreate,
     now,
     onOutcome,
-    logger: options.logger ?? silentLogger,
-    pages,
-    messages: createMessageCatalog(options.messages, locale),
+    logger,
+    // The integrator's renderers and chooser cannot break the kit's error path: see guard.ts.
+    pages: guardPages(options.pages, logger),
+    messages: createMessageCatalog(options.messages, guardLocale(locale, logger)),
+    hookTimeouts,
     errors: options.errors ?? 'render',
     landing,
     sweep,

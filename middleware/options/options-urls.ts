@@ -10,6 +10,14 @@ const ROUTE_PATH = /^\/[A-Za-z0-9._~\-/]*$/;
 export const CONTROL = /[\u0000-\u001f\u007f]/;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/**
+ * A URL hostname plain http may use: the loopback names (`localhost`, `*.localhost`, which
+ * browsers resolve to loopback themselves, `127.0.0.1`, `[::1]`). Anywhere else it must be https.
+ */
+export function isLoopbackHostname(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || hostname.endsWith('.localhost');
+}
+
 export const DEFAULT_ROUTES = {
   start: '/verify/start',
   startAgain: '/verify/start-again',
@@ -39,7 +47,7 @@ export function checkBaseUrl(problems: OptionProblems, value: unknown): void {
       '`baseUrl` must not carry credentials: pass them as `clientId` and `clientSecret` (sent only in the Authorization header).',
     );
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHostname(url.hostname))) {
     problems.add(`\`baseUrl\` must use https (http is allowed only for a loopback emulator): got ${shown}.`);
   }
   if (url.search !== '' || url.hash !== '') {
@@ -99,7 +107,7 @@ export function checkReturnUrl(problems: OptionProblems, value: unknown, platfor
     );
     return none;
   }
-  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
+  if (url.protocol === 'http:' && !isLoopbackHostname(url.hostname)) {
     const https = quote(String(value).replace(/^http:/, 'https:'));
     problems.add(`\`returnUrl\` must use https outside localhost: got ${shown}. Did you mean ${https}?`);
   }

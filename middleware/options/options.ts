@@ -6,6 +6,7 @@
  */
 import type { Request } from 'express';
 import type { VerifyClientRetry, VerifyClientTimeouts } from '../client/client-options.ts';
+import type { HookTimeouts } from '../deadline.ts';
 import type { KitLogger } from '../logger.ts';
 import type { KitMessagesInput, LocaleChooser, MessageCatalog } from '../pages/messages.ts';
 import type { PageRenderers } from '../pages/pages.ts';
@@ -71,6 +72,13 @@ export interface LandingOptions {
   refreshSeconds?: number;
   /** It stops checking this long after the attempt was created; the sweep finishes it. Default 5 min. */
   refreshWindowMs?: number;
+  /**
+   * Reads of one session's status coalesce in this instance: one in flight at a time, and a
+   * `pending` answer is reused this long, so a flood of landings costs a few reads a second. Keep
+   * it below pendingRecheckIntervalMs (a landing's re-check then always reads). Default 500 ms; 0
+   * reuses nothing (reads in flight are still shared).
+   */
+  pendingReuseMs?: number;
 }
 
 /** How new attempts are scheduled for the sweep (the sweep's own run options are given to runSweep). */
@@ -132,6 +140,15 @@ export interface VerificationKitOptions<Tx = unknown> {
    */
   onOutcome?: OutcomeHook;
   /**
+   * Deadlines in ms for your callbacks the kit awaits; each one late counts as failed (a request
+   * gets the error page, an onOutcome delivery or a fulfilment is retried later). Defaults:
+   * resolveUser, prepare, beforeCreate and csrfCheck (csrf.dangerouslyReplaceTokenCheck) 5000;
+   * onOutcome and fulfil 10000 (fulfil only where it is async: PostgreSQL; SQLite's runs
+   * synchronously inside its transaction). Synchronous `locale` and `pages` cannot be pre-empted:
+   * when they throw, the kit uses English and its built-in pages.
+   */
+  hookTimeouts?: Partial<HookTimeouts>;
+  /**
    * 'render' (default): the kit answers errors itself (an HTML page, or JSON on JSON routes) with
    * the KitError's status. 'next': KitErrors go to Express's error handler (`err.code`, `err.status`).
    */
@@ -141,7 +158,8 @@ export interface VerificationKitOptions<Tx = unknown> {
 /** Options that get a default when left out. */
 type Defaulted = 'platform' | 'now' | 'logger' | 'errors';
 /** Options whose resolved form has another shape. */
-type Reshaped = 'actions' | 'routes' | 'csrf' | 'landing' | 'sweep' | 'pages' | 'messages' | 'locale' | 'client';
+type Reshaped =
+  'actions' | 'routes' | 'csrf' | 'landing' | 'sweep' | 'pages' | 'messages' | 'locale' | 'client' | 'hookTimeouts';
 
 /** Each route's path, or false when it is not mounted (the landing's path is the returnUrl's). */
 export type ResolvedRoutes = { readonly [Route in keyof RoutesOptions]-?: string | false };
@@ -161,4 +179,5 @@ export type ResolvedKitOptions<Tx = unknown> = Omit<VerificationKitOptions<Tx>, 
     messages: MessageCatalog;
     /** A ready client, or the settings of the one the kit builds. */
     client: VerifyClient | ClientSettings;
+    hookTimeouts: HookTimeouts;
   };

@@ -152,6 +152,7 @@ export const englishMessages: KitMessages = {
     service_rejected: SERVER_PROBLEM,
     service_protocol_error: SERVER_PROBLEM,
     fulfil_failed: SERVER_PROBLEM,
+    hook_failed: SERVER_PROBLEM,
     method_not_allowed: 'Verification is started by submitting a form (POST), not by opening a link.',
     client_error: 'That request could not be accepted; go back and try again.',
     server_error: SERVER_PROBLEM,

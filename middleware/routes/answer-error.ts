@@ -2,12 +2,14 @@
  * How the kit's routes answer an error: a page (or JSON) with the KitError's status, or, with
  * `errors: 'next'`, Express's error handler. Users see the text for the error's code in their
  * language (messages.ts); the real message goes to the logger. Anything that is not a KitError
- * always goes to `next`.
+ * (the integrator's code threw it) is a 500 with the kit's own text; the error path never throws.
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
-import { errorText, type KitMessages } from '../pages/messages.ts';
+import { describeError } from '../logger.ts';
+import { englishMessages, errorText, type KitMessages } from '../pages/messages.ts';
+import { defaultPages } from '../pages/pages.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { newNonce } from './state.ts';
 import { inSpan } from '../telemetry.ts';
@@ -46,6 +48,11 @@ export function logKitError<Tx>(context: KitContext<Tx>, route: string, error: K
   else context.logger.warn(fields, error.message);
 }
 
+/**
+ * Answers an error; never throws. Anything that is not a KitError (the integrator's own code threw
+ * it) is logged with its message and answered as a 500, never as Express's default page with a
+ * stack trace; `errors: 'next'` hands it to the app's error handler instead.
+ */
 export function answerError<Tx>(
   context: KitContext<Tx>,
   route: string,
@@ -54,14 +61,40 @@ export function answerError<Tx>(
   res: Response,
   next: NextFunction,
 ): void {
-  if (!(error instanceof KitError)) {
-    context.logger.error({ route }, 'unexpected error in the verification kit');
-    next(error);
-    return;
+  try {
+    answerKitError(context, route, format, asKitError(context, route, error), res, next);
+  } catch {
+    // The error path itself failed (a broken logger, a closed socket): the built-in English page.
+    try {
+      lastResort(res, format);
+    } catch {
+      res.destroy();
+    }
   }
-  logKitError(context, route, error);
+}
+
+/** The integrator's (or any unexpected) error as the KitError users are answered with; logged here. */
+function asKitError<Tx>(context: KitContext<Tx>, route: string, error: unknown): KitError {
+  if (error instanceof KitError) return error;
+  context.logger.error({ route, err: describeError(error) }, 'unexpected error in the verification kit');
+  const wrapped = new KitError(KitErrorCode.HookFailed, 'An unexpected error stopped this request.', { cause: error });
+  passOnAsIs.add(wrapped);
+  return wrapped;
+}
+/** Errors `errors: 'next'` passes on as they were thrown, not as the kit's wrapper. */
+const passOnAsIs = new WeakSet<KitError>();
+
+function answerKitError<Tx>(
+  context: KitContext<Tx>,
+  route: string,
+  format: 'html' | 'json',
+  error: KitError,
+  res: Response,
+  next: NextFunction,
+): void {
+  if (!passOnAsIs.has(error)) logKitError(context, route, error);
   if (context.errors === 'next' || res.headersSent) {
-    next(error);
+    next(passOnAsIs.has(error) ? error.cause : error);
     return;
   }
   if (error.code === KitErrorCode.RateLimited && error.retryAfterSeconds !== undefined) {
@@ -78,6 +111,22 @@ export function answerError<Tx>(
   const nonce = newNonce();
   const page = context.pages.error({ status: error.status, code: error.code, message }, nonce, messages);
   sendPage(res, error.status, page, nonce);
+}
+
+/** The built-in English 500, with nothing of the context. */
+function lastResort(res: Response, format: 'html' | 'json'): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const message = englishMessages.errors.server_error;
+  if (format === 'json') {
+    setNoStoreHeaders(res);
+    res.status(500).json({ error: 'server_error', message });
+    return;
+  }
+  const nonce = newNonce();
+  sendPage(res, 500, defaultPages.error({ status: 500, code: 'server_error', message }, nonce, englishMessages), nonce);
 }
 
 /** Wraps an async route so a rejection is answered by answerError. */

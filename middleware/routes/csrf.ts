@@ -12,6 +12,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import type { KitContext } from '../context.ts';
+import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 
 type SessionBag = Record<string, unknown>;
@@ -77,7 +78,9 @@ function submittedToken(req: Request): string | undefined {
 export async function verifyCsrf<Tx>(context: KitContext<Tx>, req: Request): Promise<void> {
   checkOrigin(context, req);
   if (context.csrf.dangerouslyReplaceTokenCheck !== undefined) {
-    if ((await context.csrf.dangerouslyReplaceTokenCheck(req)) !== true)
+    const check = context.csrf.dangerouslyReplaceTokenCheck;
+    const { csrfCheck } = context.hookTimeouts;
+    if ((await withDeadline('csrfCheck', csrfCheck, () => check(req))) !== true)
       refuse('The form could not be verified; reload the page and try again.');
     return;
   }

@@ -5,6 +5,7 @@
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { KitContext } from '../context.ts';
+import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { ResolvedUser } from '../options/options.ts';
 import { isRecord } from '../options/option-problems.ts';
@@ -70,7 +71,8 @@ export async function paramsFor<Tx>(
   let params: JsonValue | undefined;
   try {
     // A KitError from prepare carries the integrator's own text for its users: shown as written.
-    params = await action.prepare(req, prepareContext);
+    const { prepare } = action;
+    params = await withDeadline('prepare', context.hookTimeouts.prepare, () => prepare(req, prepareContext));
   } catch (error) {
     throw showAsWritten(error);
   }

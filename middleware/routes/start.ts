@@ -11,7 +11,9 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { KitContext } from '../context.ts';
 import type { ResolvedUser } from '../options/options.ts';
+import { isLoopbackHostname } from '../options/options-urls.ts';
 import { verifyCsrf } from './csrf.ts';
+import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { handoffPage } from '../pages/handoff-page.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
@@ -36,6 +38,13 @@ function verifyUrlOrigin(verifyUrl: string): string {
     throw new KitError(
       KitErrorCode.ServiceProtocolError,
       'The verification service returned a verifyUrl that is not http(s).',
+    );
+  }
+  // The same rule as baseUrl: the handoff is posted there, so never in clear across a network.
+  if (url.protocol === 'http:' && !isLoopbackHostname(url.hostname)) {
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      'The verification service returned a plain-http verifyUrl outside loopback; it must use https.',
     );
   }
   return url.origin;
@@ -68,9 +77,11 @@ async function allowStart<Tx>(
   action: ActionDefinition<Tx>,
 ): Promise<void> {
   await context.startLimits?.consume(req, { userRef: user.userRef, destination: user.destination });
-  if (context.beforeCreate === undefined) return;
+  const { beforeCreate } = context;
+  if (beforeCreate === undefined) return;
+  const attempt = { userRef: user.userRef, destination: user.destination, action: action.name };
   try {
-    await context.beforeCreate(req, { userRef: user.userRef, destination: user.destination, action: action.name });
+    await withDeadline('beforeCreate', context.hookTimeouts.beforeCreate, () => beforeCreate(req, attempt));
   } catch (error) {
     throw showAsWritten(error);
   }

@@ -20,6 +20,7 @@ import { computeNextCheckAt } from './schedule.ts';
 import type { SweepDeps, SweepReport } from './sweep-report.ts';
 import { SWEEP_WINDOW_MS, type ResolvedSweepOptions, type SweepOptions } from './sweep-options.ts';
 import { countOutcomes } from '../telemetry.ts';
+import { DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
 
 /** Errors worth retrying soon: the service was unreachable or answered garbage. */
 const TRANSIENT: ReadonlySet<string> = new Set([KitErrorCode.ServiceUnavailable, KitErrorCode.ServiceProtocolError]);
@@ -95,14 +96,34 @@ export async function sweepOnce<Tx>(
   return finishReport(run);
 }
 
+/**
+ * The deps with the integrator's callbacks (fulfil, onOutcome) given no more than what is left of
+ * the run's time budget: `timeBudgetMs` bounds the run, whatever a callback does.
+ */
+function withinBudget<Tx>(deps: SweepDeps<Tx>, endsAt: number): SweepDeps<Tx> {
+  const given = deps.hookTimeouts;
+  return {
+    ...deps,
+    get hookTimeouts() {
+      const left = Math.max(1, Math.ceil(endsAt - performance.now()));
+      return {
+        fulfil: Math.min(given?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil, left),
+        onOutcome: Math.min(given?.onOutcome ?? DEFAULT_HOOK_TIMEOUTS.onOutcome, left),
+      };
+    },
+  };
+}
+
 function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: SweepOptions): Run<Tx> {
   const logger = safeLogger(options.logger);
+  const startedAt = performance.now();
+  const logged = deps.logger === undefined && logger !== undefined ? { ...deps, logger } : deps;
   return {
-    deps: deps.logger === undefined && logger !== undefined ? { ...deps, logger } : deps,
+    deps: withinBudget(logged, startedAt + opts.timeBudgetMs),
     opts,
     logger,
     signal: options.signal,
-    startedAt: performance.now(),
+    startedAt,
     report: emptyReport(opts.owner),
     event: deps.onOutcome === undefined ? undefined : { source: 'sweep' },
     // Two groups in flight at the default concurrency of 4: one works while the other waits for its commit.

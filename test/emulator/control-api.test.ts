@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isLoopbackAddress } from '../../emulator/control.ts';
 import {
@@ -57,6 +58,55 @@ describe('control API is for loopback callers only', () => {
     [undefined, false],
   ])('%s is loopback: %s', (address, expected) => {
     expect(isLoopbackAddress(address)).toBe(expected);
+  });
+});
+
+/** One request with a Host header of our choosing (fetch would send the URL's own). */
+function withHost(method: string, path: string, host: string): Promise<number> {
+  const url = new URL(emulator.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, method, path, headers: { host, 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.end(method === 'POST' ? JSON.stringify({ advanceSeconds: 0 }) : undefined);
+  });
+}
+
+describe('control API and dev inbox refuse a rebinding Host (DNS rebinding from a page in a browser)', () => {
+  const routes = [
+    ['GET', '/_control/outbox'],
+    ['GET', '/_dev/inbox'],
+    ['POST', '/_control/clock'],
+  ] as const;
+  const port = () => new URL(emulator.url).port;
+
+  it.each(routes)('%s %s answers 421 to a non-loopback Host, from a loopback peer', async (method, path) => {
+    for (const host of [
+      'rebind.attacker.example',
+      `rebind.attacker.example:${port()}`,
+      `127.0.0.1.attacker.example:${port()}`,
+      `localhost.attacker.example`,
+      `[2001:db8::1]:${port()}`,
+    ]) {
+      expect({ host, status: await withHost(method, path, host) }).toEqual({ host, status: 421 });
+    }
+  });
+
+  it.each(routes)('%s %s answers loopback Hosts, with or without a port', async (method, path) => {
+    for (const host of [
+      'localhost',
+      `localhost:${port()}`,
+      `verify.localhost:${port()}`,
+      `127.0.0.1:${port()}`,
+      '[::1]',
+    ]) {
+      expect({ host, status: await withHost(method, path, host) }).toEqual({ host, status: 200 });
+    }
   });
 });
 

@@ -171,13 +171,19 @@ describe('grouped options', () => {
     expect(contextOf(built).client.getSession).toBeTypeOf('function');
     await built.close();
     let closed = false;
+    const asked: string[] = [];
     const given = {
       createSession: async () => never(),
-      getSession: async () => never(),
+      getSession: async (sessionId: string) => {
+        asked.push(sessionId);
+        return { status: 'failed' as const, reason: 'otp_locked' };
+      },
       close: async () => void (closed = true),
     };
     const kit = createVerificationKit(options({ client: given }));
-    expect(contextOf(kit).client).toBe(given);
+    // Used as given, behind the kit's coalescing of status reads.
+    expect(await contextOf(kit).client.getSession('ses_1')).toEqual({ status: 'failed', reason: 'otp_locked' });
+    expect(asked).toEqual(['ses_1']);
     await kit.close();
     expect(closed).toBe(false); // a client the kit did not build is the caller's to close
   });

@@ -95,6 +95,7 @@ const TOP = [
   'types.ts',
   'errors.ts',
   'logger.ts',
+  'deadline.ts',
   'telemetry.ts',
   'attempts.ts',
 ];

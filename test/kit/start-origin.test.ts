@@ -23,4 +23,21 @@ describe('the origin of the service verifyUrl', () => {
     expect(() => originOf('javascript:alert(1)')).toThrow(/not http\(s\)/);
     expect(() => originOf('not a url')).toThrow(/unusable verifyUrl/);
   });
+
+  it('refuses a plain-http verifyUrl outside loopback (the handoff would cross the network in clear), as baseUrl is', () => {
+    const originOf = originOfVerifyUrl();
+    expect(() => originOf('http://verify.example.com/v/1')).toThrow(/https/);
+    expect(originOf('https://verify.example.com/v/1')).toBe('https://verify.example.com');
+    // Remembered as https: the same host over http is still refused.
+    expect(() => originOf('http://verify.example.com/v/2')).toThrow(/https/);
+    expect(() => originOf('http://127.0.0.2.example/v/3')).toThrow(/https/);
+    for (const loopback of [
+      'http://localhost:4010',
+      'http://verify.localhost:4010',
+      'http://127.0.0.1',
+      'http://[::1]:4010',
+    ]) {
+      expect(originOf(`${loopback}/v/4`)).toBe(loopback);
+    }
+  });
 });

@@ -155,7 +155,14 @@ describe('budget keys an attacker cannot multiply', () => {
     ['fe80::1%eth0', 'fe80:0:0:0:0:0:0:0/64'],
     ['64:ff9b::192.0.2.1', '64:ff9b:0:0:0:0:0:0/64'],
     ['::1', '0:0:0:0:0:0:0:0/64'],
-    ['unknown', 'unknown'],
+    ['unknown', 'unparseable'],
+    ['203.0.113.7:5678', '203.0.113.7'],
+    ['[2001:db8:1:2::9]:443', '2001:db8:1:2:0:0:0:0/64'],
+    ['[::ffff:203.0.113.7]:80', '203.0.113.7'],
+    ['[2001:db8::1]', '2001:db8:0:0:0:0:0:0/64'],
+    ['203.0.113.7:99999', 'unparseable'],
+    ['<script>', 'unparseable'],
+    ['1.2.3.4, 5.6.7.8', 'unparseable'],
   ])('the IP key of %s is %s', (ip, key) => {
     expect(ipBudgetKey(ip)).toBe(key);
   });
@@ -242,5 +249,52 @@ describe('forwarded headers while trust proxy is off', () => {
     await request(appWith(1, warnings)).post('/start').set('x-forwarded-for', '203.0.113.9').expect(200);
     await request(appWith(false, warnings)).post('/start').expect(200);
     expect(warnings).toEqual([]);
+  });
+});
+
+describe('X-Forwarded-For values a proxy writes with a port', () => {
+  /** A trusted proxy in front: req.ip is the X-Forwarded-For value as the proxy wrote it. */
+  function behindProxy() {
+    const limits = createStartLimits({
+      database: db,
+      destinationKey: KEY,
+      perIp: { points: 1, durationSeconds: 3600 },
+    });
+    const app = express();
+    app.set('trust proxy', 1);
+    let n = 0;
+    app.post('/start', async (req, res) => {
+      n++;
+      res.send(
+        await outcome(limits.consume(req, { userRef: `u${n}`, destination: `+1555080${String(n).padStart(4, '0')}` })),
+      );
+    });
+    return (forwardedFor: string) =>
+      request(app)
+        .post('/start')
+        .set('x-forwarded-for', forwardedFor)
+        .then((res) => res.text);
+  }
+
+  it('counts ip:port under the address: a new source port gets no fresh budget', async () => {
+    const start = behindProxy();
+    expect(await start('198.51.100.20:5678')).toBe('allowed');
+    expect(await start('198.51.100.20:5679')).toMatch(/^rate_limited /);
+    expect(await start('198.51.100.20')).toMatch(/^rate_limited /);
+  });
+
+  it('counts [v6]:port under its /64, as the bare address is', async () => {
+    const start = behindProxy();
+    expect(await start('[2001:db8:5:6::1]:443')).toBe('allowed');
+    expect(await start('[2001:db8:5:6::2]:8443')).toMatch(/^rate_limited /);
+    expect(await start('2001:db8:5:6::3')).toMatch(/^rate_limited /);
+  });
+
+  it('keys every value that does not parse to one shared bucket, never to its raw text', async () => {
+    const start = behindProxy();
+    expect(await start('garbage-1')).toBe('allowed');
+    expect(await start('garbage-2')).toMatch(/^rate_limited /);
+    const keys = (db.prepare('SELECT key FROM verify_kit_start_budgets').all() as { key: string }[]).map((r) => r.key);
+    expect(keys.join(' ')).not.toContain('garbage');
   });
 });

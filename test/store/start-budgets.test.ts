@@ -6,7 +6,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { StartBudget } from '../../middleware/store/types.ts';
-import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
+import { describeEachStore, POSTGRES, type StoreUnderTest } from '../support/stores.ts';
 
 const MINUTE = 60_000;
 const T0 = 1_700_000_000_000;
@@ -75,6 +75,18 @@ describeEachStore('start budgets', (kind) => {
     expect(await spent()).toEqual({ 'start_user:u1': 1 });
   });
 
+  it('still deletes ended counters after a refused start: the refusal rolls back its spends, not the cleanup', async () => {
+    const long = { key: 'start_destination:long', points: 1, durationMs: 3 * 60 * MINUTE };
+    for (let i = 0; i < 20; i++) await consume([{ ...ip, key: `start_ip:old-${i}` }], T0);
+    await consume([long], T0);
+    // The first start after the short windows ended is refused (the long budget is full).
+    const later = T0 + 2 * 60 * MINUTE;
+    expect(await consume([long], later)).toEqual([{ budget: 0, retryAfterMs: 60 * MINUTE }]);
+    // A minute later (well within the cleanup interval) the ended counters are gone.
+    await consume([user], later + MINUTE);
+    expect(await spent()).toEqual({ 'start_destination:long': 1, 'start_user:u1': 1 });
+  });
+
   it('allows exactly N starts against a budget of N when four processes start at once', async () => {
     const points = 10;
     const racers = Array.from({ length: 4 }, () =>
@@ -100,3 +112,33 @@ describeEachStore('start budgets', (kind) => {
     });
   });
 });
+
+describeEachStore(
+  'start budgets across instances whose clocks disagree',
+  (kind) => {
+    let h: StoreUnderTest;
+    beforeEach(async () => {
+      h = await kind.open();
+    });
+    afterEach(async () => {
+      await h.dispose();
+    });
+    const HOUR = 60 * MINUTE;
+    const destination = { key: 'start_destination:skew', points: 1, durationMs: 10 * MINUTE };
+
+    it("an instance whose clock runs an hour ahead neither resets another instance's live counter nor deletes it", async () => {
+      const now = Date.now();
+      expect(await h.store.consumeStartBudgets!({ budgets: [destination], now })).toEqual([]);
+      const ahead = await h.openAnother();
+      // Its first start also runs its cleanup of "ended" counters, on its own clock.
+      const refused = await ahead.consumeStartBudgets!({ budgets: [destination], now: now + HOUR });
+      expect(refused).toHaveLength(1);
+      expect(refused[0]!.budget).toBe(0);
+      const rows = await h.query<{ key: string; spent: number }>('SELECT key, spent FROM verify_kit_start_budgets');
+      expect(rows).toEqual([{ key: 'start_destination:skew', spent: 1 }]);
+      // The instance on time is refused too: the counter it spent is still there.
+      expect(await h.store.consumeStartBudgets!({ budgets: [destination], now: now + 1000 })).toHaveLength(1);
+    });
+  },
+  [POSTGRES],
+);

@@ -88,8 +88,18 @@ export interface TestAppOptions {
 
 export const MOBILE_RETURN_URL = 'com.example.fixture://verify/return';
 
-/** Two quick re-checks of a pending landing before its page, then a page that refreshes every 2 s. */
-const LANDING = { pendingRechecks: 2, pendingRecheckIntervalMs: 150, refreshSeconds: 2, refreshWindowMs: 60_000 };
+/**
+ * Two quick re-checks of a pending landing before its page, then a page that refreshes every 2 s.
+ * Re-checks this quick would find the kit's reused `pending` answer: no reuse here
+ * (test/kit/landing-flood.test.ts runs the defaults).
+ */
+const LANDING = {
+  pendingRechecks: 2,
+  pendingRecheckIntervalMs: 150,
+  refreshSeconds: 2,
+  refreshWindowMs: 60_000,
+  pendingReuseMs: 0,
+};
 
 /** For suites that time the landing (faults, crashes): a pending status gets its page at once. */
 export const NO_PENDING_RECHECKS = { ...LANDING, pendingRechecks: 0, pendingRecheckIntervalMs: 0 };

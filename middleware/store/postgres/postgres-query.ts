@@ -3,6 +3,7 @@
  * each call after the migrations are done, and BEGIN ... COMMIT on one pooled client.
  */
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { isKitError, KitErrorCode } from '../../errors.ts';
 import { SQL, type StatementName } from './postgres-sql.ts';
 
 /** The app's Pool, and the store's migrations (every call waits for them). */
@@ -17,10 +18,31 @@ export const ABORTED = 'The transaction was aborted by an error inside the actio
 
 const statement = (name: StatementName) => ({ name: `verify_kit_${name}`, text: SQL[name] });
 
+/** SQLSTATEs PostgreSQL ends a transaction with when it can only let the other one go on: retried. */
+const RETRIED = new Set(['40P01', '40001']);
+/** Tries of a transaction (or statement) ended by a deadlock or a serialisation failure. */
+const TRIES = 4;
+
+/**
+ * Runs `work` again when PostgreSQL ended it as a deadlock victim (40P01) or as not serialisable
+ * (40001): everything it wrote was rolled back, so running it again is safe, after a short random
+ * pause so the two do not meet again.
+ */
+async function retried<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= TRIES || !RETRIED.has((error as { code?: string }).code ?? '')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+}
+
 /** Runs one statement on the pool, once the migrations are done. */
 export async function query<Row extends QueryResultRow>(db: PostgresDb, name: StatementName, values: unknown[]) {
   await db.ready;
-  return db.pool.query<Row>({ ...statement(name), values });
+  return retried(() => db.pool.query<Row>({ ...statement(name), values }));
 }
 
 /** Runs one statement on a transaction's client. */
@@ -34,8 +56,15 @@ export async function inTransaction<T>(db: PostgresDb, work: (client: PoolClient
   return transactionOn(db.pool, work);
 }
 
-/** BEGIN ... COMMIT on one client of `pool`; rolls back on any throw (the migrations use it directly). */
-export async function transactionOn<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+/**
+ * BEGIN ... COMMIT on one client of `pool`; rolls back on any throw, and runs again a transaction
+ * ended by a deadlock or a serialisation failure (the migrations use it directly).
+ */
+export function transactionOn<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return retried(() => transactionOnce(pool, work));
+}
+
+async function transactionOnce<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -46,6 +75,12 @@ export async function transactionOn<T>(pool: Pool, work: (client: PoolClient) =>
     if (committed.command === 'ROLLBACK') throw new Error(ABORTED);
     return result;
   } catch (error) {
+    if (isKitError(error, KitErrorCode.HookFailed)) {
+      // The action missed its deadline and may still be using this client: ending the connection
+      // rolls the transaction back on the server, and nothing late can write through it.
+      broken = error;
+      throw error;
+    }
     await client.query('ROLLBACK').catch((rollbackError: Error) => {
       broken = rollbackError; // the connection is unusable: destroy it instead of pooling it
     });

@@ -10,6 +10,17 @@ import { ATTEMPT, COLUMNS } from './postgres-rows.ts';
 /** Ended start budget counters are deleted in batches of at most this many. */
 export const ENDED_BUDGETS_PER_CLEANUP = 1000;
 
+/**
+ * How far ahead of the database's clock an instance's clock may count start budgets. Windows are
+ * shared by every instance, so one whose clock runs ahead would end live windows early (a fresh
+ * budget) and delete counters others still use: its time is cut to the database's plus this.
+ */
+export const BUDGET_CLOCK_AHEAD_MS = 1000;
+
+/** The caller's time ($n), never later than the database's clock plus BUDGET_CLOCK_AHEAD_MS. */
+const budgetNow = (n: number) =>
+  `LEAST($${n}::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint + ${BUDGET_CLOCK_AHEAD_MS})`;
+
 /** An attempt with the source of its outcome event, for support reads. */
 const RECORD = `SELECT ${COLUMNS.replace(/(\w+)/g, 'a.$1')}, a.redacted_at, e.source AS outcome_source
   FROM verify_kit_attempts a LEFT JOIN verify_kit_outcome_events e ON e.session_id = a.session_id`;
@@ -162,18 +173,26 @@ export const SQL = {
       ORDER BY next_check_at LIMIT $5
       FOR UPDATE SKIP LOCKED)
     RETURNING ${ATTEMPT}`,
-  reschedule: `UPDATE verify_kit_attempts AS a
+  // The rows are locked first in session_id order (as a group's fulfilments are), so a reschedule
+  // and a fulfilment of overlapping rows queue instead of deadlocking.
+  reschedule: `WITH c AS (SELECT * FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)),
+    locked AS (SELECT a.session_id FROM verify_kit_attempts AS a
+      WHERE a.session_id = ANY ($2::text[]) AND a.lease_owner = $1 AND a.outcome = 'pending'
+      ORDER BY a.session_id FOR UPDATE)
+    UPDATE verify_kit_attempts AS a
     SET next_check_at = c.next_check_at, sweep_checks = a.sweep_checks + 1, lease_owner = NULL, lease_until = NULL
-    FROM unnest($2::text[], $3::bigint[]) AS c (session_id, next_check_at)
+    FROM c JOIN locked ON locked.session_id = c.session_id
     WHERE a.session_id = c.session_id AND a.lease_owner = $1 AND a.outcome = 'pending'`,
   // Only pending attempts hold leases (every outcome clears its lease): found through the pending-by-due index.
   release: `UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL
     WHERE outcome = 'pending' AND lease_owner = $1`,
   // One call, one transaction (the statement's): see the function in postgres-schema.ts.
-  consumeStartBudgets: 'SELECT refused_budget, retry_after_ms FROM verify_kit_consume_start_budgets($1, $2, $3, $4)',
+  consumeStartBudgets: `SELECT refused_budget, retry_after_ms
+    FROM verify_kit_consume_start_budgets($1, $2, $3, ${budgetNow(4)})`,
   // SKIP LOCKED: never waits on a counter a start holds, so it cannot deadlock with one.
   deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (
-      SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= $1 LIMIT ${ENDED_BUDGETS_PER_CLEANUP} FOR UPDATE SKIP LOCKED)`,
+      SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= ${budgetNow(1)}
+      LIMIT ${ENDED_BUDGETS_PER_CLEANUP} FOR UPDATE SKIP LOCKED)`,
   expire: `UPDATE verify_kit_attempts SET outcome = 'expired', finished_at = $1, lease_owner = NULL, lease_until = NULL
     WHERE outcome = 'pending' AND created_at <= $2 AND (lease_until IS NULL OR lease_until <= $1)
     RETURNING session_id`,

@@ -73,17 +73,30 @@ class BudgetsRefused extends Error {
   }
 }
 
-/** consumeStartBudgets: all of a start's budgets in one savepoint, with the ended counters cleaned now and then. */
+/**
+ * consumeStartBudgets: all of a start's budgets in one savepoint. Now and then the ended counters
+ * are deleted first, in a savepoint of their own, so a refused start (whose savepoint rolls back)
+ * never undoes the cleanup; the next cleanup is scheduled only once this one committed.
+ */
 function sqliteStartBudgets(statements: Statements, write: StartWrite): StartBudgetCounter {
   let nextBudgetCleanupAt = 0;
+  let cleaning: Promise<void> | undefined;
+  const cleanEnded = (now: number): void => {
+    if (now < nextBudgetCleanupAt || cleaning !== undefined) return;
+    cleaning = write(() => statements.deleteEndedBudgets.run(now).changes)
+      .then((deleted) => {
+        // A full batch means more are waiting: clean again on the next start.
+        nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
+      })
+      // Not committed (a lock timeout): the next start tries again.
+      .catch(() => undefined)
+      .finally(() => {
+        cleaning = undefined;
+      });
+  };
   // Under the write lock, spend every budget; if one is used up, throw, and the write's savepoint
   // rolls all of them back: no other start can slip between, and a refused start spends nothing.
   const spendAll = (budgets: readonly StartBudget[], now: number): void => {
-    if (now >= nextBudgetCleanupAt) {
-      const deleted = statements.deleteEndedBudgets.run(now).changes;
-      // A full batch means more are waiting: clean again on the next start.
-      nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
-    }
     const refusals = budgets.flatMap(({ key, points, durationMs }, budget) => {
       const spent = statements.spendBudget.run({ key, points, now, newWindowEndsAt: now + durationMs }).changes === 1;
       if (spent) return [];
@@ -94,6 +107,7 @@ function sqliteStartBudgets(statements: Statements, write: StartWrite): StartBud
   };
   return {
     async consumeStartBudgets({ budgets, now }) {
+      cleanEnded(now);
       try {
         await write(() => spendAll(budgets, now));
         return [];

@@ -1,0 +1,87 @@
+/**
+ * The integrator's code is outside the kit's trust for liveness: every callback the kit awaits runs
+ * here, under a deadline. A callback that throws (synchronously or by rejecting) or does not settle
+ * in time rejects with KitError `hook_failed`; whatever it does later is ignored, never an unhandled
+ * rejection. Synchronous code cannot be pre-empted, so a callback that never returns (a SQLite
+ * fulfil in an endless loop) is the one thing no deadline bounds.
+ */
+import { KitError, KitErrorCode } from './errors.ts';
+
+/** The callbacks the kit awaits, by the name their deadline has in `hookTimeouts`. */
+export type HookName = 'resolveUser' | 'prepare' | 'beforeCreate' | 'csrfCheck' | 'onOutcome' | 'fulfil';
+
+/** Each callback's deadline in ms. */
+export type HookTimeouts = Readonly<Record<HookName, number>>;
+
+/** A user waits on the request hooks; the after-commit hook and an async fulfil get longer. */
+export const DEFAULT_HOOK_TIMEOUTS: HookTimeouts = {
+  resolveUser: 5_000,
+  prepare: 5_000,
+  beforeCreate: 5_000,
+  csrfCheck: 5_000,
+  onOutcome: 10_000,
+  fulfil: 10_000,
+};
+
+export const HOOK_NAMES = Object.keys(DEFAULT_HOOK_TIMEOUTS) as readonly HookName[];
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/**
+ * Runs `hook` and waits at most `ms` for it. Its own error is passed on as it is (a KitError it threw
+ * keeps its meaning); a late one becomes KitError `hook_failed` naming the hook and the deadline.
+ */
+export function withDeadline<T>(name: string, ms: number, hook: () => T | PromiseLike<T>): Promise<Awaited<T>> {
+  let result: T | PromiseLike<T>;
+  try {
+    result = hook();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  if (!isThenable(result)) return Promise.resolve(result as Awaited<T>);
+  const settled = Promise.resolve(result) as Promise<Awaited<T>>;
+  return new Promise<Awaited<T>>((resolve, reject) => {
+    const timer = setTimeout(
+      () => {
+        const message = `${name} did not settle within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`;
+        reject(new KitError(KitErrorCode.HookFailed, message));
+      },
+      Math.max(0, ms),
+    );
+    timer.unref();
+    settled.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** A callback's result as it is, or, when it is a promise, under the deadline (a sync fulfil stays sync). */
+export function boundIfAsync<T>(name: string, ms: number, result: T): T | Promise<Awaited<T>> {
+  return isThenable(result) ? (withDeadline(name, ms, () => result) as Promise<Awaited<T>>) : result;
+}
+
+/** Runs a synchronous callback whose failure must not escape: its throw, or a promise it returned, is reported. */
+export function guardSync<T>(hook: () => T, onFailure: (error: unknown) => void): T | undefined {
+  try {
+    const result = hook();
+    if (!isThenable(result)) return result;
+    result.then(undefined, onFailure);
+    onFailure(new TypeError('returned a promise where a value was expected'));
+  } catch (error) {
+    onFailure(error);
+  }
+  return undefined;
+}

@@ -1,0 +1,169 @@
+/**
+ * The integrator's callbacks are outside the kit's trust: one that throws (synchronously or by a
+ * rejected promise) never kills the process, never shows a stack trace and never leaves an
+ * unhandled rejection. The kit's error path falls back to its built-in English page and logs the
+ * integrator's error with its message.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Request } from 'express';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { englishMessages } from '../../middleware/pages/messages.ts';
+import type { VerificationKitOptions } from '../../middleware/options/options.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { newSeen } from '../support/seen.ts';
+
+const seen = newSeen();
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+beforeAll(() => {
+  process.on('unhandledRejection', onUnhandled);
+});
+afterAll(() => {
+  process.off('unhandledRejection', onUnhandled);
+});
+
+/** A callback that fails the way `how` says, with a message the log must carry. */
+function failing(how: 'sync' | 'async', message: string): () => never {
+  return how === 'sync'
+    ? () => {
+        throw new TypeError(message);
+      }
+    : ((() => Promise.reject(new TypeError(message))) as unknown as () => never);
+}
+
+const STACK_LINE = /\n\s+at [^\n]+:\d+:\d+/;
+
+let app: TestApp | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+  // A rejection nobody handled is reported on a later turn of the event loop.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(unhandled.splice(0)).toEqual([]);
+});
+
+async function appWith(kit: Partial<VerificationKitOptions<unknown>>): Promise<TestApp> {
+  app = await startTestApp({ kit });
+  return app;
+}
+
+/** The built-in English error page, with no stack trace and none of the integrator's text. */
+function expectBuiltInErrorPage(body: string, secret: string): void {
+  expect(body).toContain(`<html lang="en"`);
+  expect(body).toContain(englishMessages.error.heading);
+  expect(body).not.toMatch(STACK_LINE);
+  expect(body).not.toContain(secret);
+}
+
+function expectLogged(app: TestApp, message: string): void {
+  const lines = app.logs.filter((line) => line.includes(message));
+  expect(lines.length).toBeGreaterThan(0);
+  for (const line of lines) expect(line).not.toMatch(/\\n\s+at /);
+}
+
+describe.each(['sync', 'async'] as const)('a callback that throws (%s)', (how) => {
+  it('locale: an anonymous bad landing gets the built-in English 400 page', async () => {
+    const message = `locale broke ${how}`;
+    const a = await appWith({ locale: failing(how, message) });
+    const answer = await a.agent(seen).land('session_id=x&state=bad');
+    expect(answer.status).toBe(400);
+    expectBuiltInErrorPage(answer.body, message);
+    expectLogged(a, message);
+  });
+
+  it('pages.error: a bad landing gets the built-in error page instead', async () => {
+    const message = `error page broke ${how}`;
+    const a = await appWith({ pages: { error: failing(how, message) } });
+    const answer = await a.agent(seen).land('session_id=x&state=bad');
+    expect(answer.status).toBe(400);
+    expectBuiltInErrorPage(answer.body, message);
+    expectLogged(a, message);
+  });
+
+  it('pages.startAgain: the built-in start-again page is shown instead', async () => {
+    const message = `start-again page broke ${how}`;
+    const a = await appWith({ pages: { startAgain: failing(how, message) } });
+    const answer = await a.agent(seen).request('/verify/start-again?action=grant_badge');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain(englishMessages.startAgain.heading);
+    expect(answer.body).not.toContain(message);
+    expectLogged(a, message);
+  });
+
+  it('prepare (a plain Error): the built-in 500 page, no stack trace, the message in the log', async () => {
+    const message = `prepare broke ${how}`;
+    const a = await appWith({
+      actions: [
+        {
+          name: 'grant_badge',
+          operationSensitivity: 'normal',
+          successPath: '/done',
+          prepare: failing(how, message),
+          fulfil: () => {},
+        },
+      ],
+    });
+    const alice = await a.agent(seen).signIn('alice');
+    const answer = await alice.tryStart('grant_badge');
+    expect(answer.status).toBe(500);
+    expectBuiltInErrorPage(answer.body, message);
+    expectLogged(a, message);
+    expect(a.errors).toEqual([]);
+  });
+
+  it('resolveUser: the built-in 500 page on the start-again page', async () => {
+    const message = `resolveUser broke ${how}`;
+    const a = await appWith({ resolveUser: failing(how, message) as unknown as (req: Request) => null });
+    const answer = await a.agent(seen).request('/verify/start-again?action=grant_badge');
+    expect(answer.status).toBe(500);
+    expectBuiltInErrorPage(answer.body, message);
+    expectLogged(a, message);
+  });
+
+  it('beforeCreate (a plain Error): the built-in 500 page, no session created', async () => {
+    const message = `beforeCreate broke ${how}`;
+    const a = await appWith({ beforeCreate: failing(how, message) });
+    const alice = await a.agent(seen).signIn('alice');
+    const answer = await alice.tryStart('grant_badge');
+    expect(answer.status).toBe(500);
+    expectBuiltInErrorPage(answer.body, message);
+    expectLogged(a, message);
+    expect((await a.emulator.control.stats()).creates).toBe(0);
+  });
+});
+
+describe('the process survives', () => {
+  it('an anonymous bad landing with a throwing `locale` (req.session.user.lang): answered 400, twice, still running', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('../fixtures/throwing-locale-app.ts', import.meta.url))],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const ready = /\{"ready":"([^"]+)"\}/.exec(out)?.[1];
+          if (ready !== undefined) resolve(ready);
+        });
+        child.once('exit', (code) => reject(new Error(`app exited with ${code}: ${stderr}`)));
+      });
+      for (let i = 0; i < 2; i++) {
+        const answer = await fetch(`${url}/verify/return?session_id=x&state=bad`);
+        expect(answer.status).toBe(400);
+        expect(await answer.text()).toContain(englishMessages.error.heading);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(child.exitCode).toBeNull();
+      expect(stderr).not.toMatch(/Unhandled|TypeError/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
