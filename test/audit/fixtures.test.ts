@@ -1,0 +1,34 @@
+/**
+ * The audit can fail: each flaw of the sample integrator app fails exactly the checks that cover
+ * it and no others, and the same app without a flaw passes every check.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { auditIntegration, failedIds, formatAuditTable } from 'hosted-sms-verify-kit/testing';
+import { startSampleApp, type Flaw, type SampleApp } from './sample-app.ts';
+
+/** The flaw, and the checks that cover it. */
+export const EXPECTED: [Flaw | 'none', string[]][] = [
+  ['none', []],
+  ['fulfilsOnArrival', ['forged.tampered-echo', 'forged.unverified', 'stale-intent', 'sweep.never-returns']],
+  ['skipsStateCheck', ['forged.foreign-session', 'forged.wrong-state', 'forged.missing-state']],
+  ['nextRedirect', ['redirect.landing']],
+  ['secretInQuery', ['leak.secret']],
+  ['noStartLimits', ['limits.burst']],
+  ['looseCookie', ['cookie.flags']],
+];
+
+const apps: SampleApp[] = [];
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.close()));
+});
+
+describe('the sample app, flaw by flaw', () => {
+  for (const [flaw, expected] of EXPECTED) {
+    it(`${flaw}: fails exactly ${expected.length === 0 ? 'nothing' : expected.join(', ')}`, async () => {
+      const app = await startSampleApp(flaw === 'none' ? undefined : flaw);
+      apps.push(app);
+      const report = await auditIntegration(app.auditOptions);
+      expect(failedIds(report).sort(), formatAuditTable(report)).toEqual([...expected].sort());
+    }, 120_000);
+  }
+});
