@@ -10,7 +10,7 @@ import type { AuditOptions } from './options.ts';
 import { auditIntegration } from './runner.ts';
 import type { AuditReport } from './report.ts';
 
-type Body = () => unknown;
+type Body = () => void | Promise<void>;
 
 /** The parts of vitest or node:test the adapter uses: `describe`, `it`, and `beforeAll` (vitest) or `before` (node:test). */
 export interface TestRunner {

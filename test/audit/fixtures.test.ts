@@ -22,7 +22,7 @@ afterAll(async () => {
   await Promise.all(apps.map((app) => app.close()));
 });
 
-describe('the sample app, flaw by flaw', () => {
+describe.concurrent('the sample app, flaw by flaw', () => {
   for (const [flaw, expected] of EXPECTED) {
     it(`${flaw}: fails exactly ${expected.length === 0 ? 'nothing' : expected.join(', ')}`, async () => {
       const app = await startSampleApp(flaw === 'none' ? undefined : flaw);
