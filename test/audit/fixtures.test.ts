@@ -32,3 +32,24 @@ describe.concurrent('the sample app, flaw by flaw', () => {
     }, 120_000);
   }
 });
+
+describe("without a probe: effects counted through the kit's read API", () => {
+  const readApi = (app: SampleApp) => ({ ...app.auditOptions, probe: undefined, kit: app.kit });
+
+  it('skipsStateCheck fails its three checks and no other (the kit marks the forged fulfilment)', async () => {
+    const app = await startSampleApp('skipsStateCheck');
+    apps.push(app);
+    const report = await auditIntegration(readApi(app));
+    expect(report.counting).toBe('read-api');
+    expect(failedIds(report).sort()).toEqual(['forged.foreign-session', 'forged.missing-state', 'forged.wrong-state']);
+  }, 120_000);
+});
+
+describe('options', () => {
+  it('every problem is listed in one error that says how to fix the call, before any request', async () => {
+    const call = auditIntegration({ appUrl: 'localhost:3000', actions: [] } as never);
+    await expect(call).rejects.toThrow(/7 problem\(s\)/);
+    await expect(call).rejects.toThrow('`appUrl` must be your app');
+    await expect(call).rejects.toThrow('Pass `probe`');
+  });
+});
