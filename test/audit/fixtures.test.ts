@@ -15,6 +15,9 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['secretInQuery', ['leak.secret']],
   ['noStartLimits', ['limits.burst']],
   ['looseCookie', ['cookie.flags']],
+  ['grantsOnRedirect', ['replay.after-success', 'replay.storm', 'sweep.never-returns']],
+  ['stripsOrigin', ['csrf.cross-site', 'csrf.foreign-origin']],
+  ['logsResponses', ['leak.handoff']],
 ];
 
 const apps: SampleApp[] = [];

@@ -8,6 +8,9 @@
  * - `secretInQuery`: the action's successPath carries the client secret in its query.
  * - `noStartLimits`: the kit's start limits turned off.
  * - `looseCookie`: the session cookie without HttpOnly and with SameSite None.
+ * - `grantsOnRedirect`: grants when the landing redirects to the success page, not inside fulfil.
+ * - `stripsOrigin`: a middleware drops Origin and Sec-Fetch-Site ("our CDN mangles them").
+ * - `logsResponses`: a debug logger writes every response body to the app's log.
  * Each grant is one row in `grants` (no unique constraint: a second grant shows as a second row).
  */
 import { randomBytes } from 'node:crypto';
@@ -27,7 +30,15 @@ import { closeServer, listen } from '../support/listen.ts';
 import { userNamed } from '../support/users.ts';
 
 export type Flaw =
-  'fulfilsOnArrival' | 'skipsStateCheck' | 'nextRedirect' | 'secretInQuery' | 'noStartLimits' | 'looseCookie';
+  | 'fulfilsOnArrival'
+  | 'skipsStateCheck'
+  | 'nextRedirect'
+  | 'secretInQuery'
+  | 'noStartLimits'
+  | 'looseCookie'
+  | 'grantsOnRedirect'
+  | 'stripsOrigin'
+  | 'logsResponses';
 
 export interface SampleApp {
   url: string;
@@ -47,6 +58,7 @@ function flawedLanding(
   flaw: Flaw | undefined,
   kit: VerificationKit<unknown>,
   grant: (id: string, user: string) => void,
+  grantAgain: (id: string, user: string) => void,
 ) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const sessionId = typeof req.query.session_id === 'string' ? req.query.session_id : undefined;
@@ -60,6 +72,13 @@ function flawedLanding(
       if (attempt !== undefined) {
         req.url = `${LANDING_PATH}?session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(attempt.state)}`;
       }
+    }
+    if (flaw === 'grantsOnRedirect' && sessionId !== undefined) {
+      const location = res.location.bind(res);
+      res.location = (path: string) => {
+        if (path.startsWith('/done')) grantAgain(sessionId, 'landing');
+        return location(path);
+      };
     }
     if (flaw === 'nextRedirect' && typeof req.query.next === 'string') {
       const wanted = req.query.next;
@@ -114,7 +133,8 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
         operationSensitivity: 'sensitive',
         successPath,
         fulfil: (_tx, attempt) => {
-          if (flaw !== 'fulfilsOnArrival') insert.run(attempt.sessionId, attempt.userRef);
+          if (flaw !== 'fulfilsOnArrival' && flaw !== 'grantsOnRedirect')
+            insert.run(attempt.sessionId, attempt.userRef);
         },
       },
     ],
@@ -123,6 +143,33 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
   const app = express();
   app.set('trust proxy', 'loopback');
   app.use(helmet());
+  if (flaw === 'stripsOrigin') {
+    app.use((req, _res, next) => {
+      delete req.headers.origin;
+      delete req.headers['sec-fetch-site'];
+      next();
+    });
+  }
+  if (flaw === 'logsResponses') {
+    app.use((req, res, next) => {
+      const chunks: string[] = [];
+      const keep = (chunk: unknown) => {
+        if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) chunks.push(String(chunk));
+      };
+      const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+      const end = res.end.bind(res) as (...args: unknown[]) => Response;
+      res.write = ((...args: unknown[]) => {
+        keep(args[0]);
+        return write(...args);
+      }) as Response['write'];
+      res.end = ((...args: unknown[]) => {
+        keep(args[0]);
+        logs.push(JSON.stringify({ level: 'debug', url: req.url, body: chunks.join('') }));
+        return end(...args);
+      }) as Response['end'];
+      next();
+    });
+  }
   app.use(
     session({
       name: 'sample.sid',
@@ -155,7 +202,10 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
   const grant = (sessionId: string, userRef: string) => {
     if (grants(sessionId) === 0) insert.run(sessionId, userRef);
   };
-  app.get(LANDING_PATH, flawedLanding(flaw, kit, grant));
+  app.get(
+    LANDING_PATH,
+    flawedLanding(flaw, kit, grant, (id, user) => insert.run(id, user)),
+  );
   app.use(kit.router);
   server.on('request', app);
 
