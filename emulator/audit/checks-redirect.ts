@@ -65,10 +65,13 @@ export const redirectChecks: AuditCheck[] = [
         verdict.note(`${REDIRECT_PARAMS.length} parameters = ${value}: answered ${answer.status}`);
         await judgeRedirects(world, verdict, user, answer, `start with ${value}`);
         const started = answer.status === 200 ? await world.attemptOf(answer).catch(() => undefined) : undefined;
-        if (started !== undefined) {
-          const same = new URL(started.verifyUrl).origin === new URL(plain.verifyUrl).origin;
-          verdict.expect(same, `the handoff form posts to ${started.verifyUrl}, not the service (${plain.verifyUrl})`);
-        }
+        if (started === undefined) continue;
+        const same = new URL(started.verifyUrl).origin === new URL(plain.verifyUrl).origin;
+        verdict.expect(same, `the handoff form posts to ${started.verifyUrl}, not the service (${plain.verifyUrl})`);
+        // A value remembered at the start and used after the landing is an open redirect too.
+        await world.control.completeSession(started.sessionId, 'verified');
+        const landing = await world.landOn(user, started);
+        await judgeRedirects(world, verdict, user, landing, `the landing after a start with ${value}`);
       }
     },
   },

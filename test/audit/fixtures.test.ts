@@ -18,6 +18,9 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['grantsOnRedirect', ['replay.after-success', 'replay.storm', 'sweep.never-returns']],
   ['stripsOrigin', ['csrf.cross-site', 'csrf.foreign-origin']],
   ['logsResponses', ['leak.handoff']],
+  ['fillsMissingToken', ['csrf.no-token']],
+  ['cacheEverything', ['headers.kit-pages']],
+  ['remembersNext', ['redirect.start']],
 ];
 
 const apps: SampleApp[] = [];

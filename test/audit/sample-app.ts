@@ -11,6 +11,9 @@
  * - `grantsOnRedirect`: grants when the landing redirects to the success page, not inside fulfil.
  * - `stripsOrigin`: a middleware drops Origin and Sec-Fetch-Site ("our CDN mangles them").
  * - `logsResponses`: a debug logger writes every response body to the app's log.
+ * - `fillsMissingToken`: a start without `_csrf` gets the session's token filled in.
+ * - `cacheEverything`: a caching middleware sets `public, max-age=60` on every answer.
+ * - `remembersNext`: the start keeps `?next=` in the session; the success page redirects there.
  * Each grant is one row in `grants` (no unique constraint: a second grant shows as a second row).
  */
 import { randomBytes } from 'node:crypto';
@@ -38,7 +41,10 @@ export type Flaw =
   | 'looseCookie'
   | 'grantsOnRedirect'
   | 'stripsOrigin'
-  | 'logsResponses';
+  | 'logsResponses'
+  | 'fillsMissingToken'
+  | 'cacheEverything'
+  | 'remembersNext';
 
 export interface SampleApp {
   url: string;
@@ -143,6 +149,16 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
   const app = express();
   app.set('trust proxy', 'loopback');
   app.use(helmet());
+  if (flaw === 'cacheEverything') {
+    app.use((_req, res, next) => {
+      const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+      res.writeHead = ((...args: unknown[]) => {
+        res.setHeader('Cache-Control', 'public, max-age=60');
+        return writeHead(...args);
+      }) as Response['writeHead'];
+      next();
+    });
+  }
   if (flaw === 'stripsOrigin') {
     app.use((req, _res, next) => {
       delete req.headers.origin;
@@ -195,7 +211,26 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
       res.json({ csrf: kit.csrfToken(req) });
     });
   });
-  app.get('/done', (_req, res) => {
+  if (flaw === 'fillsMissingToken') {
+    app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
+      const body = req.body as Record<string, string>;
+      body._csrf ??= kit.csrfToken(req);
+      next();
+    });
+  }
+  if (flaw === 'remembersNext') {
+    app.post('/verify/start', (req, _res, next) => {
+      if (typeof req.query.next === 'string') (req.session as { next?: string }).next = req.query.next;
+      next();
+    });
+  }
+  app.get('/done', (req, res) => {
+    const remembered = (req.session as { next?: string }).next;
+    if (flaw === 'remembersNext' && remembered !== undefined) {
+      delete (req.session as { next?: string }).next;
+      res.redirect(remembered);
+      return;
+    }
     res.setHeader('Cache-Control', 'no-store');
     res.send('<!doctype html><title>Done</title><p>Done.</p>');
   });
