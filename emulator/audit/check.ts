@@ -41,7 +41,7 @@ export function randomState(): string {
 }
 
 /** `GET /path?query -> 303 /there` for evidence. */
-export function describe(answer: Answer): string {
+export function describeAnswer(answer: Answer): string {
   const url = new URL(answer.url);
   const where = answer.location === null ? '' : ` -> ${answer.location}`;
   return `${url.pathname}${url.search.length > 120 ? `${url.search.slice(0, 120)}...` : url.search} answered ${answer.status}${where}`;

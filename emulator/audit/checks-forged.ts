@@ -3,7 +3,7 @@
  * `state`, a service answer whose echo was tampered with, and a landing for an attempt that was
  * never verified must all leave the action unrun.
  */
-import { describe, expectNoEffect, isRefused, randomState, type AuditCheck } from './check.ts';
+import { describeAnswer, expectNoEffect, isRefused, randomState, type AuditCheck } from './check.ts';
 
 const LANDING_FIX =
   "Mount the kit's landing (app.use(kit.router)) and let nothing before it act on session_id or state: the kit re-reads the session and fulfils only a verified attempt whose state, userRef and session_id match.";
@@ -18,7 +18,7 @@ export const forgedChecks: AuditCheck[] = [
       const user = await world.signIn();
       const real = await world.verified(user);
       const answer = await world.land(user, `session_id=ses_${randomState()}&state=${randomState()}`);
-      verdict.note(describe(answer));
+      verdict.note(describeAnswer(answer));
       verdict.expect(isRefused(answer), `an unknown session_id answered ${answer.status}, not a 4xx`);
       await expectNoEffect(world, verdict, [real.sessionId], 'after an unknown session landed');
     },
@@ -36,7 +36,7 @@ export const forgedChecks: AuditCheck[] = [
       const query = `session_id=${encodeURIComponent(verified.sessionId)}&state=${encodeURIComponent(pending.state)}`;
       for (const who of [other, owner]) {
         const answer = await world.land(who, query);
-        verdict.note(`${who === owner ? 'owner' : 'other user'}: ${describe(answer)}`);
+        verdict.note(`${who === owner ? 'owner' : 'other user'}: ${describeAnswer(answer)}`);
         verdict.expect(isRefused(answer), `a crossed session_id/state pair answered ${answer.status}, not a 4xx`);
       }
       await expectNoEffect(world, verdict, [verified.sessionId, pending.sessionId], 'after a crossed landing');
@@ -54,7 +54,7 @@ export const forgedChecks: AuditCheck[] = [
         user,
         `session_id=${encodeURIComponent(verified.sessionId)}&state=${randomState()}`,
       );
-      verdict.note(describe(answer));
+      verdict.note(describeAnswer(answer));
       verdict.expect(isRefused(answer), `a wrong state answered ${answer.status}, not a 4xx`);
       await expectNoEffect(world, verdict, [verified.sessionId], 'after a wrong state landed');
     },
@@ -70,7 +70,7 @@ export const forgedChecks: AuditCheck[] = [
       const id = `session_id=${encodeURIComponent(verified.sessionId)}`;
       for (const query of [id, `${id}&state=`]) {
         const answer = await world.land(user, query);
-        verdict.note(describe(answer));
+        verdict.note(describeAnswer(answer));
         verdict.expect(isRefused(answer), `a landing without a state answered ${answer.status}, not a 4xx`);
       }
       await expectNoEffect(world, verdict, [verified.sessionId], 'after a landing without a state');
@@ -87,7 +87,7 @@ export const forgedChecks: AuditCheck[] = [
         const attempt = await world.verified(user);
         await world.control.tamperEcho(attempt.sessionId, echo);
         const answer = await world.landOn(user, attempt);
-        verdict.note(`echo ${Object.keys(echo)[0]} changed: ${describe(answer)}`);
+        verdict.note(`echo ${Object.keys(echo)[0]} changed: ${describeAnswer(answer)}`);
         verdict.expect(
           answer.status < 300 || answer.status >= 400,
           `a tampered echo was answered with a redirect (${answer.status})`,
@@ -116,7 +116,7 @@ export const forgedChecks: AuditCheck[] = [
         ['failed', failed],
       ] as const) {
         const answer = await world.landOn(user, attempt);
-        verdict.note(`${label}: ${describe(answer)}`);
+        verdict.note(`${label}: ${describeAnswer(answer)}`);
         verdict.expect(
           answer.status < 300 || answer.status >= 400,
           `the ${label} attempt's landing redirected (${answer.status} -> ${answer.location})`,

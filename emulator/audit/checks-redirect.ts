@@ -4,7 +4,7 @@
  * on the app's origin and carry none of the planted values.
  */
 import type { Answer } from './agent.ts';
-import { describe, type AuditCheck, type Verdict } from './check.ts';
+import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
 /** The names apps read a "where next" from. */
@@ -44,7 +44,7 @@ async function judgeRedirects(world: AuditWorld, verdict: Verdict, user: AuditUs
   let answer = first;
   for (let hop = 0; hop < 4 && answer.location !== null && answer.status >= 300 && answer.status < 400; hop++) {
     const bad = offending(world, answer.location, answer.url);
-    if (!verdict.expect(bad === undefined, `${what}: ${describe(answer)} ${bad}`)) return;
+    if (!verdict.expect(bad === undefined, `${what}: ${describeAnswer(answer)} ${bad}`)) return;
     answer = await user.agent.request(world.resolve(answer.location, answer.url).href, {
       headers: { referer: answer.url },
     });

@@ -3,7 +3,7 @@
  * another browser, a reload storm of concurrent landings, and an older verified attempt arriving
  * after a newer one. The action runs exactly once for its owner, and never for a stale intent.
  */
-import { describe, type AuditCheck } from './check.ts';
+import { describeAnswer, type AuditCheck } from './check.ts';
 
 const ONCE_FIX =
   "Put the action's effect inside the kit's fulfil(tx, attempt) on the transaction handle it gets, so the effect and the kit's mark commit together once per sessionId; do not act in a success page or a hook.";
@@ -18,7 +18,7 @@ export const replayChecks: AuditCheck[] = [
       const user = await world.signIn();
       const attempt = await world.verified(user);
       const first = await world.landOn(user, attempt);
-      verdict.note(`first: ${describe(first)}`);
+      verdict.note(`first: ${describeAnswer(first)}`);
       verdict.expect(
         first.status >= 300 && first.status < 400,
         `the first landing answered ${first.status}, not a redirect to the action's page`,
@@ -50,14 +50,14 @@ export const replayChecks: AuditCheck[] = [
         ['no session', nobody],
       ] as const) {
         const answer = await agent.request(location);
-        verdict.note(`${label}: ${describe(answer)}`);
+        verdict.note(`${label}: ${describeAnswer(answer)}`);
         verdict.expect(
           answer.status < 300 || answer.status >= 400,
           `${label}'s browser was redirected to ${answer.location}`,
         );
       }
       const own = await owner.agent.request(location);
-      verdict.note(`owner: ${describe(own)}`);
+      verdict.note(`owner: ${describeAnswer(own)}`);
       verdict.expect(
         own.status >= 300 && own.status < 400,
         `the owner's own landing answered ${own.status}, not the redirect to the action's page`,
@@ -102,7 +102,7 @@ export const replayChecks: AuditCheck[] = [
       const newer = await world.verified(user);
       const landNewer = await world.landOn(user, newer);
       const landOlder = await world.landOn(user, older);
-      verdict.note(`newer: ${describe(landNewer)}; older: ${describe(landOlder)}`);
+      verdict.note(`newer: ${describeAnswer(landNewer)}; older: ${describeAnswer(landOlder)}`);
       verdict.expect((await world.effects(newer.sessionId)) === 1, 'the newer attempt did not run once');
       const stale = await world.effects(older.sessionId);
       verdict.expect(stale === 0, `the older attempt ran ${stale} time(s) after the newer one`);

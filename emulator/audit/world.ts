@@ -129,18 +129,18 @@ export class AuditWorld {
    * The hosted page for real: redeems the handoff, types the texted code, returns where the service
    * sends the browser back (the enrol offer, if shown, is declined).
    */
-  async walkHostedPage(user: AuditUser, attempt: StartedAttempt, code?: string): Promise<string> {
+  async walkHostedPage(user: AuditUser, attempt: StartedAttempt): Promise<string> {
     const page = await user.agent.postForm(attempt.verifyUrl, { hx: attempt.handoff });
     const binding = hiddenField(page.body, 'page_binding');
     if (page.status !== 200 || binding === undefined) throw new Error(`the hosted page answered ${page.status}`);
-    const sms = code ?? (await this.control.latestCode({ sessionId: attempt.sessionId }));
-    const answer = await user.agent.postForm(`${attempt.verifyUrl}/code`, { page_binding: binding, code: sms });
+    const code = await this.control.latestCode({ sessionId: attempt.sessionId });
+    const answer = await user.agent.postForm(`${attempt.verifyUrl}/code`, { page_binding: binding, code });
     if (answer.status === 303 && answer.location !== null) return answer.location;
     const next = hiddenField(answer.body, 'page_binding') ?? binding;
-    if (code !== undefined) return '';
     const done = await user.agent.postForm(`${attempt.verifyUrl}/continue`, { page_binding: next });
-    if (done.status !== 303 || done.location === null)
+    if (done.status !== 303 || done.location === null) {
       throw new Error(`the hosted page's continue answered ${done.status}`);
+    }
     return done.location;
   }
 
