@@ -140,8 +140,8 @@ async function readSession(context: EmulatorContext, req: Request, res: Response
     isSuccess: true,
     status: session.status,
     ...(session.status === 'failed' ? { reason: session.reason } : {}),
-    state: session.state,
-    userRef: session.userRef,
+    state: session.echo?.state ?? session.state,
+    userRef: session.echo?.userRef ?? session.userRef,
     assertionExchanged: false,
   });
 }

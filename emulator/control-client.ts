@@ -12,6 +12,18 @@ export type { SmsMessage } from './outbox.ts';
 /** Failure reasons the spec names; any other string is accepted too (to test unknown reasons). */
 export type FailureReason = 'otp_locked' | 'device_changed' | 'session_binding_failed' | (string & {});
 
+/** A session as the control API shows it: enough to land on it (never its code or handoff). */
+export interface ControlSession {
+  sessionId: string;
+  status: 'pending' | 'verified' | 'failed';
+  reason?: string;
+  state: string;
+  userRef: string;
+  returnUrl: string;
+  /** Where the hosted page sends the browser back: returnUrl?session_id=…&state=… */
+  returnLocation: string;
+}
+
 /** Which texted code to read: the latest one for a session, or for a phone destination. */
 export type CodeQuery = { sessionId: string } | { destination: string };
 
@@ -20,6 +32,10 @@ export interface EmulatorControl {
   completeSession(sessionId: string, outcome: 'verified'): Promise<void>;
   /** Ends a pending session as `failed` with `reason`. */
   completeSession(sessionId: string, outcome: 'failed', reason: FailureReason): Promise<void>;
+  /** The session a handoff was issued for (the handoff goes in the request body); throws when none. */
+  sessionByHandoff(handoff: string): Promise<ControlSession>;
+  /** From now on this session's status reads echo `echo`'s state and/or userRef instead of the stored ones. */
+  tamperEcho(sessionId: string, echo: { state?: string; userRef?: string }): Promise<ControlSession>;
   /** The code of the newest SMS for the session or destination; throws when none was sent. */
   latestCode(query: CodeQuery): Promise<string>;
   /** Every SMS sent since start (or the last reset), oldest first. */
@@ -80,6 +96,9 @@ export function emulatorControl(url: string): EmulatorControl {
     async completeSession(sessionId: string, outcome: 'verified' | 'failed', reason?: FailureReason) {
       await call('POST', `/sessions/${encodeURIComponent(sessionId)}/complete`, { outcome, reason });
     },
+    sessionByHandoff: (handoff) => call<ControlSession>('POST', '/sessions/lookup', { handoff }),
+    tamperEcho: (sessionId, echo) =>
+      call<ControlSession>('POST', `/sessions/${encodeURIComponent(sessionId)}/echo`, echo),
     async latestCode(query) {
       const message = (await sentMessages()).findLast((candidate) => matches(query, candidate));
       if (message === undefined) {

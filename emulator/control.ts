@@ -8,6 +8,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { EmulatorContext } from './context.ts';
 import { resetContext } from './context.ts';
 import { sendError } from './errors.ts';
+import { mountSessionTools } from './control-sessions.ts';
 import { parseFaultUpdate } from './faults.ts';
 
 export function isLoopbackAddress(address: string | undefined): boolean {
@@ -50,6 +51,7 @@ export function controlRouter(context: EmulatorContext): express.Router {
     res.json({ isSuccess: true });
   });
   router.post('/sessions/:sessionId/complete', (req, res) => completeSession(context, req, res));
+  mountSessionTools(router, context);
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     const status = (error as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {

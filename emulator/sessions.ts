@@ -43,6 +43,8 @@ export interface Session extends SessionInput {
   verifiedBy?: 'sms' | 'passkey';
   /** The one WebAuthn challenge this session's page may answer; cleared when used (single use). */
   passkeyChallenge?: PasskeyChallenge;
+  /** A tampered echo set through the control API: status reads answer these instead (tests only). */
+  echo?: { state?: string; userRef?: string };
 }
 
 export interface PasskeyChallenge {
@@ -64,6 +66,12 @@ export class SessionStore {
   readonly #byId = new Map<string, Session>();
   readonly #idByHandoff = new Map<string, string>();
   readonly #clock: VirtualClock;
+
+  /** The session a handoff was issued for, redeemed or not (control API only). */
+  byHandoff(handoff: string): Session | undefined {
+    const id = this.#idByHandoff.get(handoff);
+    return id === undefined ? undefined : this.get(id);
+  }
 
   constructor(clock: VirtualClock) {
     this.#clock = clock;

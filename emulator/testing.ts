@@ -13,3 +13,19 @@ export { startEmulator, DEFAULT_CLIENT } from './index.ts';
 export type { EmulatorClient, EmulatorOptions, Platform, RunningEmulator } from './index.ts';
 export { emulatorControl, EmulatorControlError } from './control-client.ts';
 export type { CodeQuery, EmulatorControl, FailureReason, FaultSettings, SmsMessage, Stats } from './control-client.ts';
+export type { ControlSession } from './control-client.ts';
+// The integration audit: attacks your own app, wired to the emulator, and reports per check.
+export { auditIntegration } from './audit/runner.ts';
+export { describeAudit, type TestRunner } from './audit/adapter.ts';
+export { AUDIT_CHECK_IDS } from './audit/catalogue.ts';
+export { AuditAgent, type Answer as AuditAnswer } from './audit/agent.ts';
+export {
+  createAuditClock,
+  type AuditAction,
+  type AuditClock,
+  type AuditOptions,
+  type EffectProbe,
+  type SignInForm,
+  type SignInFunction,
+} from './audit/options.ts';
+export { failedIds, formatAuditJson, formatAuditTable, type AuditReport, type CheckResult } from './audit/report.ts';

@@ -276,3 +276,41 @@ describe('sessions/:id/complete', () => {
     expect((await readSession(emulator.url, WEB_CLIENT, sessionId)).body.status).toBe('verified');
   });
 });
+
+describe('sessions/lookup and sessions/:id/echo (the integration audit)', () => {
+  it('a handoff in the body names its session, state and return link; an unknown one is a 404', async () => {
+    const created = await newSession(emulator.url, WEB_CLIENT, { state: 'S'.repeat(43), userRef: 'user-77' });
+    const seen = await emulator.control.sessionByHandoff(created.handoff);
+    expect(seen).toEqual({
+      sessionId: created.sessionId,
+      status: 'pending',
+      state: 'S'.repeat(43),
+      userRef: 'user-77',
+      returnUrl: WEB_CLIENT.returnUrl,
+      returnLocation: `${WEB_CLIENT.returnUrl}?session_id=${encodeURIComponent(created.sessionId)}&state=${'S'.repeat(43)}`,
+    });
+    await expect(emulator.control.sessionByHandoff('nope')).rejects.toMatchObject({
+      status: 404,
+      code: 'unknown_session',
+    });
+  });
+
+  it("a tampered echo changes only that session's status reads, and refuses anything but a state or userRef", async () => {
+    const tampered = await newSession(emulator.url, WEB_CLIENT, { state: 'A'.repeat(43), userRef: 'user-a' });
+    const faithful = await newSession(emulator.url, WEB_CLIENT, { state: 'B'.repeat(43), userRef: 'user-b' });
+    await emulator.control.tamperEcho(tampered.sessionId, { state: 'X'.repeat(43) });
+    expect((await readSession(emulator.url, WEB_CLIENT, tampered.sessionId)).body).toMatchObject({
+      state: 'X'.repeat(43),
+      userRef: 'user-a',
+    });
+    expect((await readSession(emulator.url, WEB_CLIENT, faithful.sessionId)).body).toMatchObject({
+      state: 'B'.repeat(43),
+      userRef: 'user-b',
+    });
+    await expect(emulator.control.tamperEcho(tampered.sessionId, {})).rejects.toMatchObject({ status: 400 });
+    await expect(
+      emulator.control.tamperEcho(tampered.sessionId, { status: 'verified' } as { state?: string }),
+    ).rejects.toMatchObject({ status: 400 });
+    await expect(emulator.control.tamperEcho('ses_nope', { userRef: 'x' })).rejects.toMatchObject({ status: 404 });
+  });
+});

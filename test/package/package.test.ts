@@ -2,7 +2,8 @@
  * What an integrator installs: `npm pack` gives a tarball of JavaScript and declarations only; it
  * passes publint and "are the types wrong"; installed into a scratch app outside the repository,
  * it works from plain Node ESM (a whole verification, one fulfilment, also after a reload of the
- * landing), from CommonJS `require()`, and from a strict TypeScript project (module node16).
+ * landing), from CommonJS `require()`, and from a strict TypeScript project (module node16); the
+ * integration audit runs from it against a small app.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -120,6 +121,12 @@ describe('installed into an app outside the repository', () => {
       smsSent: 1,
     });
   });
+
+  it('the integration audit runs from the tarball against a small sound app and passes every check', async () => {
+    const { stdout } = await run(process.execPath, ['audit-app.mjs'], { cwd: app, timeout: 90_000 });
+    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(seen).toEqual({ ok: true, failed: [], counting: 'probe', checks: 21 });
+  }, 120_000);
 
   it('a CommonJS file require()s the package and its ./testing entry, whose surface holds no internals', async () => {
     const { stdout } = await run(process.execPath, ['cjs-app.cjs'], { cwd: app });

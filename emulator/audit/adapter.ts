@@ -1,0 +1,54 @@
+/**
+ * Each audit check as a test case of your runner: the audit runs once before the cases, and each
+ * case fails with its check's evidence and fix.
+ *
+ *   import { describe, it, beforeAll } from 'vitest';          // or: from 'node:test' (with `before`)
+ *   describeAudit({ describe, it, beforeAll }, () => ({ appUrl, emulatorUrl, ... }));
+ */
+import { AUDIT_CHECK_IDS } from './catalogue.ts';
+import type { AuditOptions } from './options.ts';
+import { auditIntegration } from './runner.ts';
+import type { AuditReport } from './report.ts';
+
+type Body = () => void | Promise<void>;
+
+/** The parts of vitest or node:test the adapter uses: `describe`, `it`, and `beforeAll` (vitest) or `before` (node:test). */
+export interface TestRunner {
+  describe(name: string, body: Body): unknown;
+  it(name: string, body: Body): unknown;
+  beforeAll?: (body: Body, timeout?: number) => unknown;
+  before?: (body: Body, options?: { timeout?: number }) => unknown;
+}
+
+/** Registers one test case per check (all of them, or `only`); `options` may be a function called when the suite starts. */
+export function describeAudit(
+  runner: TestRunner,
+  options: AuditOptions | (() => AuditOptions | Promise<AuditOptions>),
+  settings: { name?: string; only?: string[]; timeoutMs?: number } = {},
+): void {
+  const ids = settings.only ?? AUDIT_CHECK_IDS;
+  const timeout = settings.timeoutMs ?? 240_000;
+  runner.describe(settings.name ?? 'hosted-sms-verify-kit audit', () => {
+    let report: Promise<AuditReport> | undefined;
+    const run = async () => {
+      const given = typeof options === 'function' ? await options() : options;
+      return auditIntegration({ ...given, only: [...ids] });
+    };
+    if (runner.beforeAll !== undefined) runner.beforeAll(() => (report = run()).then(() => undefined), timeout);
+    else if (runner.before !== undefined) runner.before(() => (report = run()).then(() => undefined), { timeout });
+    else
+      throw new TypeError(
+        'describeAudit: pass { describe, it, beforeAll } (vitest) or { describe, it, before } (node:test).',
+      );
+    for (const id of ids) {
+      runner.it(id, async () => {
+        if (report === undefined) throw new Error('the audit did not run (its before hook failed)');
+        const result = (await report).checks.find((check) => check.id === id);
+        if (result === undefined) throw new Error(`no result for ${id}`);
+        if (result.status === 'fail') {
+          throw new Error(`${id}: ${result.title}\n- ${result.evidence.join('\n- ')}\nfix: ${result.fix}`);
+        }
+      });
+    }
+  });
+}

@@ -1,0 +1,191 @@
+/**
+ * The audit's browser-less user agent: real HTTP (node:http or node:https), one cookie jar per
+ * origin, redirects never followed unless asked, every request bounded in time, and every exchange
+ * kept by the run's recorder (the leak and header checks read them afterwards).
+ */
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+export type Headers = Record<string, string>;
+
+/** One request and its answer, as the agent sent and read them. */
+export interface Exchange {
+  method: string;
+  url: string;
+  requestHeaders: Headers;
+  requestBody: string;
+  status: number;
+  responseHeaders: Headers;
+  /** Set-Cookie lines, one per cookie (also joined into responseHeaders['set-cookie']). */
+  setCookies: string[];
+  responseBody: string;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  setCookies: string[];
+  body: string;
+  location: string | null;
+  url: string;
+}
+
+function unescapeHtml(value: string): string {
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&#x27;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&#96;/g, '`')
+    .replace(/&amp;/g, '&');
+}
+
+/** The kit's auto-submit handoff page: where it posts and the handoff it carries (undefined if not that page). */
+export function parseHandoffPage(html: string): { verifyUrl: string; handoff: string } | undefined {
+  const action = /<form id="verify-kit-handoff" method="post" action="([^"]*)">/.exec(html)?.[1];
+  const hx = /<input type="hidden" name="hx" value="([^"]*)">/.exec(html)?.[1];
+  return action === undefined || hx === undefined
+    ? undefined
+    : { verifyUrl: unescapeHtml(action), handoff: unescapeHtml(hx) };
+}
+
+/** A hidden field's value in a page: the first one named `field`, or the first inside a form posting to `formAction`. */
+export function hiddenField(html: string, field: string, formAction?: string): string | undefined {
+  const name = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const input = new RegExp(
+    `<input[^>]*name="${name}"[^>]*value="([^"]*)"|<input[^>]*value="([^"]*)"[^>]*name="${name}"`,
+  );
+  let scope = html;
+  if (formAction !== undefined) {
+    const start = html.search(new RegExp(`<form[^>]*action="${formAction.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`));
+    if (start === -1) return undefined;
+    scope = html.slice(start, html.indexOf('</form>', start) === -1 ? undefined : html.indexOf('</form>', start));
+  }
+  const found = input.exec(scope);
+  const value = found?.[1] ?? found?.[2];
+  return value === undefined ? undefined : unescapeHtml(value);
+}
+
+function flat(headers: IncomingHttpHeaders): Headers {
+  const out: Headers = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join('\n') : String(value);
+  }
+  return out;
+}
+
+function exchange(
+  url: URL,
+  method: string,
+  headers: Headers,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      {
+        host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port,
+        method,
+        path: `${url.pathname}${url.search}`,
+        headers: {
+          host: url.host,
+          ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+          ...headers,
+        },
+        timeout: timeoutMs,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url.href} did not answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export class AuditAgent {
+  /** origin -> cookie name -> value */
+  readonly jar = new Map<string, Map<string, string>>();
+  /** This agent's own exchanges (the run's recorder has everyone's). */
+  readonly exchanges: Exchange[] = [];
+
+  constructor(
+    /** Relative paths resolve against it. */
+    readonly baseUrl: string,
+    private readonly record: (exchange: Exchange) => void,
+    private readonly timeoutMs = 20_000,
+    /** Sent with every request (a proxy's headers, say) unless the request sets its own. */
+    readonly defaultHeaders: Headers = {},
+  ) {}
+
+  /** One request; cookies from the jar unless a `cookie` header is given. */
+  async request(target: string, init: { method?: string; headers?: Headers; body?: string } = {}): Promise<Answer> {
+    const url = new URL(target, this.baseUrl);
+    const method = init.method ?? 'GET';
+    const headers: Headers = { ...this.defaultHeaders, ...init.headers };
+    const cookies = this.jar.get(url.origin);
+    if (cookies !== undefined && cookies.size > 0 && headers.cookie === undefined) {
+      headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    }
+    const raw = await exchange(url, method, headers, init.body, this.timeoutMs);
+    const setCookie = raw.headers['set-cookie'] ?? [];
+    this.keepCookies(url.origin, setCookie);
+    const responseHeaders = flat(raw.headers);
+    this.remember({
+      method,
+      url: url.href,
+      requestHeaders: headers,
+      requestBody: init.body ?? '',
+      status: raw.status,
+      responseHeaders,
+      setCookies: setCookie,
+      responseBody: raw.body,
+    });
+    const location = responseHeaders.location ?? null;
+    return {
+      status: raw.status,
+      headers: responseHeaders,
+      setCookies: setCookie,
+      body: raw.body,
+      location,
+      url: url.href,
+    };
+  }
+
+  /** A form POST (urlencoded). */
+  postForm(target: string, fields: Record<string, string>, headers: Headers = {}): Promise<Answer> {
+    return this.request(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
+  }
+
+  private remember(exchange: Exchange): void {
+    this.exchanges.push(exchange);
+    this.record(exchange);
+  }
+
+  private keepCookies(origin: string, lines: string[]): void {
+    for (const line of lines) {
+      const pair = line.split(';')[0] ?? '';
+      const eq = pair.indexOf('=');
+      if (eq <= 0) continue;
+      const cookies = this.jar.get(origin) ?? new Map<string, string>();
+      const value = pair.slice(eq + 1);
+      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') cookies.delete(pair.slice(0, eq));
+      else cookies.set(pair.slice(0, eq), value);
+      this.jar.set(origin, cookies);
+    }
+  }
+}

@@ -1,0 +1,20 @@
+/** Every check of the audit, in report order. Ids are stable: CI and the test adapters name them. */
+import type { AuditCheck } from './check.ts';
+import { exposureChecks } from './checks-exposure.ts';
+import { forgedChecks } from './checks-forged.ts';
+import { redirectChecks } from './checks-redirect.ts';
+import { replayChecks } from './checks-replay.ts';
+import { sessionChecks } from './checks-session.ts';
+import { startChecks } from './checks-start.ts';
+
+export const AUDIT_CHECKS: readonly AuditCheck[] = [
+  ...forgedChecks,
+  ...replayChecks,
+  ...redirectChecks,
+  ...startChecks,
+  ...sessionChecks,
+  ...exposureChecks,
+];
+
+/** The ids of every check, in report order. */
+export const AUDIT_CHECK_IDS: readonly string[] = AUDIT_CHECKS.map((check) => check.id);

@@ -1,0 +1,65 @@
+/** What a check is, and the small helpers checks share to judge and to explain what they saw. */
+import { randomBytes } from 'node:crypto';
+import type { Answer } from './agent.ts';
+import type { AuditWorld } from './world.ts';
+
+/**
+ * When a check may run: 'concurrent' beside others (it reads only its own users' attempts),
+ * 'alone' (it reads the emulator's global counters or moves the shared clock), 'last' (it reads
+ * everything the run recorded).
+ */
+export type CheckPhase = 'concurrent' | 'alone' | 'last';
+
+export interface AuditCheck {
+  /** Stable: CI and the adapters name checks by it. */
+  id: string;
+  title: string;
+  /** The fix, in one sentence, shown when the check fails. */
+  fix: string;
+  phase: CheckPhase;
+  run(world: AuditWorld, verdict: Verdict): Promise<void>;
+}
+
+/** What a check saw: failed expectations, and notes kept as evidence either way. */
+export class Verdict {
+  readonly failures: string[] = [];
+  readonly notes: string[] = [];
+
+  expect(ok: boolean, failure: string): boolean {
+    if (!ok) this.failures.push(failure);
+    return ok;
+  }
+
+  note(line: string): void {
+    this.notes.push(line);
+  }
+}
+
+/** A state-shaped random value (43 base64url characters), as the kit makes them. */
+export function randomState(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** `GET /path?query -> 303 /there` for evidence. */
+export function describeAnswer(answer: Answer): string {
+  const url = new URL(answer.url);
+  const where = answer.location === null ? '' : ` -> ${answer.location}`;
+  return `${url.pathname}${url.search.length > 120 ? `${url.search.slice(0, 120)}...` : url.search} answered ${answer.status}${where}`;
+}
+
+export function isRefused(answer: Answer): boolean {
+  return answer.status >= 400 && answer.status < 500;
+}
+
+/** Expects a forged or refused landing: a 4xx, no redirect, and no effect for any of `sessionIds`. */
+export async function expectNoEffect(
+  world: AuditWorld,
+  verdict: Verdict,
+  sessionIds: string[],
+  why: string,
+): Promise<void> {
+  for (const sessionId of sessionIds) {
+    const count = await world.effects(sessionId);
+    verdict.expect(count === 0, `${why}: the action ran ${count} time(s) for ${sessionId}`);
+  }
+}

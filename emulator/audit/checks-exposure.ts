@@ -1,0 +1,152 @@
+/**
+ * What the app exposes, judged over every exchange of the run (plus a short tour of its own, so the
+ * checks mean something when run alone): framing and caching headers on every kit page, and the
+ * client secret and the handoffs nowhere but where they must travel.
+ */
+import type { Exchange } from './agent.ts';
+import type { AuditCheck, Verdict } from './check.ts';
+import type { AuditWorld } from './world.ts';
+
+/** One real flow (hosted page walked, success page followed with a browser's Referer) and a forged landing. */
+async function tour(world: AuditWorld): Promise<void> {
+  const user = await world.signIn();
+  const attempt = await world.start(user);
+  const location = await world.walkHostedPage(user, attempt);
+  const landing = await user.agent.request(location);
+  if (landing.location !== null) {
+    await user.agent.request(world.resolve(landing.location, landing.url).href, { headers: { referer: landing.url } });
+  }
+  await world.land(user, 'session_id=unknown&state=unknown');
+}
+
+const tours = new WeakMap<AuditWorld, Promise<void>>();
+
+function toured(world: AuditWorld): Promise<void> {
+  let done = tours.get(world);
+  if (done === undefined) {
+    done = tour(world);
+    tours.set(world, done);
+  }
+  return done;
+}
+
+function isKitRoute(world: AuditWorld, x: Exchange): boolean {
+  const url = new URL(x.url);
+  if (url.origin !== world.options.appOrigin) return false;
+  const starts = world.options.actions.map((a) => world.startPath(a));
+  return (
+    (x.method === 'POST' && starts.includes(url.pathname)) ||
+    (x.method === 'GET' && url.pathname === world.returnUrlPath())
+  );
+}
+
+function framed(x: Exchange): boolean {
+  const xfo = (x.responseHeaders['x-frame-options'] ?? '').toUpperCase();
+  const csp = x.responseHeaders['content-security-policy'] ?? '';
+  return xfo === 'DENY' || xfo === 'SAMEORIGIN' || /frame-ancestors\s+('none'|'self')/.test(csp);
+}
+
+async function logLines(world: AuditWorld): Promise<readonly string[]> {
+  return world.options.logs === undefined ? [] : world.options.logs();
+}
+
+/** Every place a value may be searched, with whether the secret and a handoff are allowed there. */
+function places(world: AuditWorld, x: Exchange): { where: string; text: string; handoffAllowed: boolean }[] {
+  const at = `${x.method} ${x.url.split('?')[0]}`;
+  const isStart = isKitRoute(world, x) && x.method === 'POST' && x.status === 200;
+  const isRedeem =
+    x.method === 'POST' && !x.url.startsWith(world.options.appOrigin) && /\/verify$/.test(new URL(x.url).pathname);
+  return [
+    { where: `${at} (URL)`, text: x.url, handoffAllowed: false },
+    ...Object.entries(x.requestHeaders).map(([n, v]) => ({
+      where: `${at} request header ${n}`,
+      text: v,
+      handoffAllowed: false,
+    })),
+    ...Object.entries(x.responseHeaders).map(([n, v]) => ({
+      where: `${at} response header ${n}`,
+      text: v,
+      handoffAllowed: false,
+    })),
+    { where: `${at} request body`, text: x.requestBody, handoffAllowed: isRedeem },
+    { where: `${at} response body`, text: x.responseBody, handoffAllowed: isStart },
+  ];
+}
+
+async function searchAll(world: AuditWorld, verdict: Verdict, forms: string[], what: string, allowed: boolean) {
+  let searched = 0;
+  for (const x of world.exchanges) {
+    for (const place of places(world, x)) {
+      searched += 1;
+      if (allowed && place.handoffAllowed) continue;
+      const hit = forms.find((f) => f !== '' && place.text.includes(f));
+      verdict.expect(hit === undefined, `${what} in ${place.where}`);
+    }
+  }
+  const lines = await logLines(world);
+  for (const line of lines)
+    verdict.expect(
+      !forms.some((f) => f !== '' && line.includes(f)),
+      `${what} in the log line "${line.slice(0, 60)}..."`,
+    );
+  verdict.note(
+    `${world.exchanges.length} exchanges (${searched} places) and ${lines.length} log lines searched${world.options.logs === undefined ? ' (no `logs` given)' : ''}`,
+  );
+}
+
+export const exposureChecks: AuditCheck[] = [
+  {
+    id: 'headers.kit-pages',
+    title: "Every answer of the kit's routes is no-store, and every page of them refuses framing",
+    fix: "Let the kit's pages keep their headers: set nothing after the kit that drops Cache-Control: no-store or X-Frame-Options/frame-ancestors (helmet's defaults are fine).",
+    phase: 'last',
+    async run(world, verdict) {
+      await toured(world);
+      const answers = world.exchanges.filter((x) => isKitRoute(world, x));
+      const pages = answers.filter((x) => (x.responseHeaders['content-type'] ?? '').includes('text/html'));
+      verdict.note(`${answers.length} answers of the start and landing routes, ${pages.length} of them pages`);
+      verdict.expect(pages.length > 0, 'no page of the kit was seen');
+      const uncached = new Set(
+        answers
+          .filter((x) => !/no-store/.test(x.responseHeaders['cache-control'] ?? ''))
+          .map((x) => `${x.method} ${new URL(x.url).pathname} ${x.status}`),
+      );
+      const framable = new Set(
+        pages.filter((x) => !framed(x)).map((x) => `${x.method} ${new URL(x.url).pathname} ${x.status}`),
+      );
+      for (const page of uncached) verdict.expect(false, `${page} is not Cache-Control: no-store`);
+      for (const page of framable)
+        verdict.expect(false, `${page} may be framed (no X-Frame-Options, no frame-ancestors)`);
+    },
+  },
+  {
+    id: 'leak.secret',
+    title: 'The client secret is in no URL, Referer, page, response header or log line',
+    fix: "Keep the client secret on the server, in the kit's options only (from your secret store or environment); never render, log or link it.",
+    phase: 'last',
+    async run(world, verdict) {
+      await toured(world);
+      const { clientId, clientSecret } = world.options;
+      const forms = [
+        clientSecret,
+        encodeURIComponent(clientSecret),
+        Buffer.from(`${clientId}:${clientSecret}`).toString('base64'),
+      ];
+      await searchAll(world, verdict, forms, 'the client secret', false);
+    },
+  },
+  {
+    id: 'leak.handoff',
+    title:
+      'Each handoff is only in the start answer and the form POST to verifyUrl: no URL, Referer, other page, header or log line',
+    fix: "Let the kit's auto-submit page carry the handoff (it posts it in a form body); never log the start's answer, put the handoff in a link, or redirect with it.",
+    phase: 'last',
+    async run(world, verdict) {
+      await toured(world);
+      const forms = [...world.handoffs].flatMap((h) => [h, encodeURIComponent(h)]);
+      verdict.expect(forms.length > 0, 'no handoff was handed out');
+      verdict.note(`${world.handoffs.size} handoffs searched for`);
+      await searchAll(world, verdict, forms, 'a handoff', true);
+    },
+  },
+];

@@ -1,0 +1,128 @@
+/**
+ * Forged landings: arrival proves nothing. Unknown or crossed identifiers, a wrong or missing
+ * `state`, a service answer whose echo was tampered with, and a landing for an attempt that was
+ * never verified must all leave the action unrun.
+ */
+import { describeAnswer, expectNoEffect, isRefused, randomState, type AuditCheck } from './check.ts';
+
+const LANDING_FIX =
+  "Mount the kit's landing (app.use(kit.router)) and let nothing before it act on session_id or state: the kit re-reads the session and fulfils only a verified attempt whose state, userRef and session_id match.";
+
+export const forgedChecks: AuditCheck[] = [
+  {
+    id: 'forged.unknown-session',
+    title: 'A landing for a session nobody started is refused and runs nothing',
+    fix: LANDING_FIX,
+    phase: 'concurrent',
+    async run(world, verdict) {
+      const user = await world.signIn();
+      const real = await world.verified(user);
+      const answer = await world.land(user, `session_id=ses_${randomState()}&state=${randomState()}`);
+      verdict.note(describeAnswer(answer));
+      verdict.expect(isRefused(answer), `an unknown session_id answered ${answer.status}, not a 4xx`);
+      await expectNoEffect(world, verdict, [real.sessionId], 'after an unknown session landed');
+    },
+  },
+  {
+    id: 'forged.foreign-session',
+    title: "Another user's session_id with this user's state is refused and runs neither attempt",
+    fix: LANDING_FIX,
+    phase: 'concurrent',
+    async run(world, verdict) {
+      const owner = await world.signIn();
+      const other = await world.signIn();
+      const verified = await world.verified(owner);
+      const pending = await world.start(other);
+      const query = `session_id=${encodeURIComponent(verified.sessionId)}&state=${encodeURIComponent(pending.state)}`;
+      for (const who of [other, owner]) {
+        const answer = await world.land(who, query);
+        verdict.note(`${who === owner ? 'owner' : 'other user'}: ${describeAnswer(answer)}`);
+        verdict.expect(isRefused(answer), `a crossed session_id/state pair answered ${answer.status}, not a 4xx`);
+      }
+      await expectNoEffect(world, verdict, [verified.sessionId, pending.sessionId], 'after a crossed landing');
+    },
+  },
+  {
+    id: 'forged.wrong-state',
+    title: 'A verified session_id with a wrong state is refused and runs nothing',
+    fix: LANDING_FIX,
+    phase: 'concurrent',
+    async run(world, verdict) {
+      const user = await world.signIn();
+      const verified = await world.verified(user);
+      const answer = await world.land(
+        user,
+        `session_id=${encodeURIComponent(verified.sessionId)}&state=${randomState()}`,
+      );
+      verdict.note(describeAnswer(answer));
+      verdict.expect(isRefused(answer), `a wrong state answered ${answer.status}, not a 4xx`);
+      await expectNoEffect(world, verdict, [verified.sessionId], 'after a wrong state landed');
+    },
+  },
+  {
+    id: 'forged.missing-state',
+    title: 'A verified session_id without a state (absent or empty) is refused and runs nothing',
+    fix: LANDING_FIX,
+    phase: 'concurrent',
+    async run(world, verdict) {
+      const user = await world.signIn();
+      const verified = await world.verified(user);
+      const id = `session_id=${encodeURIComponent(verified.sessionId)}`;
+      for (const query of [id, `${id}&state=`]) {
+        const answer = await world.land(user, query);
+        verdict.note(describeAnswer(answer));
+        verdict.expect(isRefused(answer), `a landing without a state answered ${answer.status}, not a 4xx`);
+      }
+      await expectNoEffect(world, verdict, [verified.sessionId], 'after a landing without a state');
+    },
+  },
+  {
+    id: 'forged.tampered-echo',
+    title: 'A verified status whose echoed state or userRef differs from what was stored runs nothing',
+    fix: 'Fulfil only through the kit, which compares the re-read state, userRef and session_id with the stored attempt; never on the status alone.',
+    phase: 'concurrent',
+    async run(world, verdict) {
+      const user = await world.signIn();
+      for (const echo of [{ state: randomState() }, { userRef: `someone-else-${world.runId}` }]) {
+        const attempt = await world.verified(user);
+        await world.control.tamperEcho(attempt.sessionId, echo);
+        const answer = await world.landOn(user, attempt);
+        verdict.note(`echo ${Object.keys(echo)[0]} changed: ${describeAnswer(answer)}`);
+        verdict.expect(
+          answer.status < 300 || answer.status >= 400,
+          `a tampered echo was answered with a redirect (${answer.status})`,
+        );
+        await expectNoEffect(
+          world,
+          verdict,
+          [attempt.sessionId],
+          `after the service echoed another ${Object.keys(echo)[0]}`,
+        );
+      }
+    },
+  },
+  {
+    id: 'forged.unverified',
+    title: 'The true return link of an attempt still pending, or failed, runs nothing',
+    fix: 'Never act on arrival at the return URL: let the kit re-read the session and fulfil only when the service says verified.',
+    phase: 'concurrent',
+    async run(world, verdict) {
+      const user = await world.signIn();
+      const pending = await world.start(user);
+      const failed = await world.start(user);
+      await world.control.completeSession(failed.sessionId, 'failed', 'otp_locked');
+      for (const [label, attempt] of [
+        ['pending', pending],
+        ['failed', failed],
+      ] as const) {
+        const answer = await world.landOn(user, attempt);
+        verdict.note(`${label}: ${describeAnswer(answer)}`);
+        verdict.expect(
+          answer.status < 300 || answer.status >= 400,
+          `the ${label} attempt's landing redirected (${answer.status} -> ${answer.location})`,
+        );
+        await expectNoEffect(world, verdict, [attempt.sessionId], `after the ${label} attempt landed`);
+      }
+    },
+  },
+];

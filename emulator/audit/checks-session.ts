@@ -1,0 +1,82 @@
+/**
+ * The app around the kit: its session cookie's flags (behind the configured proxy), and a sweep
+ * that fulfils the user who verified but never came back, on the clock the kit was given.
+ */
+import type { AuditCheck } from './check.ts';
+
+interface CookieFlags {
+  name: string;
+  httpOnly: boolean;
+  secure: boolean;
+  sameSite: string | undefined;
+}
+
+function parseCookie(line: string): CookieFlags {
+  const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
+  const named = (n: string) => attributes.find((a) => a.toLowerCase().startsWith(n));
+  return {
+    name: pair.slice(0, pair.indexOf('=')),
+    httpOnly: named('httponly') !== undefined,
+    secure: named('secure') !== undefined,
+    sameSite: named('samesite=')?.slice('samesite='.length).toLowerCase(),
+  };
+}
+
+export const sessionChecks: AuditCheck[] = [
+  {
+    id: 'cookie.flags',
+    title: 'The session cookie is HttpOnly, SameSite Lax or Strict, and Secure behind an https proxy',
+    fix: "Set the session cookie's httpOnly: true, sameSite: 'lax', secure: 'auto', and Express's 'trust proxy' to your proxy so req.secure follows X-Forwarded-Proto.",
+    phase: 'concurrent',
+    async run(world, verdict) {
+      const proxyHeaders = world.options.proxy?.headers ?? {};
+      const agent = world.agent(proxyHeaders);
+      await world.signIn(undefined, agent);
+      const lines = agent.exchanges.flatMap((x) => x.setCookies);
+      const wanted = world.options.sessionCookie;
+      const cookies = lines.map(parseCookie).filter((c) => wanted === undefined || c.name === wanted);
+      const https =
+        new URL(world.options.appUrl).protocol === 'https:' ||
+        Object.entries(proxyHeaders).some(([k, v]) => k.toLowerCase() === 'x-forwarded-proto' && v.startsWith('https'));
+      verdict.expect(cookies.length > 0, `signing in set no cookie${wanted === undefined ? '' : ` named ${wanted}`}`);
+      for (const cookie of cookies) {
+        verdict.note(
+          `${cookie.name}: HttpOnly ${cookie.httpOnly}, Secure ${cookie.secure}, SameSite ${cookie.sameSite ?? '(none)'}`,
+        );
+        verdict.expect(cookie.httpOnly, `${cookie.name} is not HttpOnly`);
+        verdict.expect(
+          cookie.sameSite === 'lax' || cookie.sameSite === 'strict',
+          `${cookie.name} has SameSite ${cookie.sameSite ?? '(none)'}`,
+        );
+        if (https) verdict.expect(cookie.secure, `${cookie.name} is not Secure behind a proxy that says https`);
+      }
+    },
+  },
+  {
+    id: 'sweep.never-returns',
+    title: 'The sweep fulfils a user who verified and never came back, once',
+    fix: "Run kit.runSweep() on a schedule (kit.startSweepWorker, or the runSweepJob cron job) with the kit's clock, and keep the effect inside fulfil().",
+    phase: 'alone',
+    async run(world, verdict) {
+      const sweep = world.options.sweep;
+      if (sweep === undefined) {
+        verdict.expect(false, 'no `sweep` option: the audit cannot run your sweep');
+        return;
+      }
+      const user = await world.signIn();
+      const attempt = await world.verified(user);
+      verdict.expect((await world.effects(attempt.sessionId)) === 0, 'the action ran before anyone landed or swept');
+      sweep.clock.advance(sweep.advanceMs ?? 30 * 60_000);
+      await sweep.run();
+      const once = await world.effects(attempt.sessionId);
+      await sweep.run();
+      const twice = await world.effects(attempt.sessionId);
+      verdict.note(`effects after one sweep: ${once}; after a second: ${twice}`);
+      verdict.expect(
+        once === 1,
+        `the sweep ran the action ${once} times for a verified attempt nobody landed (expected 1)`,
+      );
+      verdict.expect(twice === 1, `a second sweep left ${twice} effects (expected 1)`);
+    },
+  },
+];

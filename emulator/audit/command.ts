@@ -1,0 +1,78 @@
+/**
+ * `hosted-sms-verify-kit audit --config ./audit.config.js [--json] [--only id,id]`: the audit from
+ * the command line. The configuration module's default export is the audit's options, or a function
+ * of the environment returning them (it may start your app and the emulator, and give `close`).
+ * Prints the table (or the JSON report); exit code 0 when every check passed, 2 when one failed,
+ * 1 for a configuration mistake.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { AuditOptions } from './options.ts';
+import { formatAuditJson, formatAuditTable } from './report.ts';
+import { auditIntegration } from './runner.ts';
+
+export type CommandEnv = Readonly<Record<string, string | undefined>>;
+
+/** What the configuration module gives: the options, and how to stop what it started. */
+export type AuditConfig = AuditOptions & { close?: () => Promise<void> };
+
+const USAGE = `usage: hosted-sms-verify-kit audit --config ./audit.config.js [--json] [--only ID,ID]
+  --config FILE   module whose default export is the audit's options, or (env) => options (it may
+                  start your app and the emulator, and return close()) (env VERIFY_AUDIT_CONFIG)
+  --json          print the JSON report (for CI) instead of the table
+  --only IDS      run only these checks (comma-separated ids)
+Exit codes: 0 every check passed, 1 configuration error, 2 a check failed.`;
+
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+function parseArgs(argv: readonly string[], env: CommandEnv) {
+  let file = env.VERIFY_AUDIT_CONFIG;
+  let json = false;
+  let only: string[] | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--config') file = argv[++i];
+    else if (arg.startsWith('--config=')) file = arg.slice('--config='.length);
+    else if (arg === '--json') json = true;
+    else if (arg === '--only') only = (argv[++i] ?? '').split(',').filter(Boolean);
+    else throw new UsageError(`unknown argument "${arg}".`);
+  }
+  if (file === undefined || file === '') throw new UsageError('--config FILE is required.');
+  return { file, json, only };
+}
+
+async function loadConfig(file: string, env: CommandEnv): Promise<AuditConfig> {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new UsageError(`--config ${file}: no such file (looked at ${path}).`);
+  const loaded = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  const exported = loaded.default ?? loaded;
+  const config = typeof exported === 'function' ? await (exported as (env: CommandEnv) => unknown)(env) : exported;
+  if (typeof config !== 'object' || config === null) {
+    throw new UsageError(`--config ${file}: export the audit's options (or a function returning them) as default.`);
+  }
+  return config as AuditConfig;
+}
+
+export const command = {
+  summary: "attack your own app's integration (wired to the emulator) and report check by check",
+  usage: USAGE,
+  /** Runs the audit; resolves with the exit code. `write` receives what goes to standard output. */
+  async run(
+    argv: readonly string[],
+    env: CommandEnv,
+    write: (text: string) => void = (text) => process.stdout.write(text),
+  ): Promise<number> {
+    const { file, json, only } = parseArgs(argv, env);
+    const config = await loadConfig(file, env);
+    try {
+      const report = await auditIntegration({ ...config, ...(only === undefined ? {} : { only }) });
+      write(`${json ? formatAuditJson(report) : formatAuditTable(report)}\n`);
+      return report.ok ? 0 : 2;
+    } finally {
+      await config.close?.();
+    }
+  },
+};

@@ -1,0 +1,49 @@
+/** The audit's report: one result per check, a table for people and JSON for CI. */
+
+export interface CheckResult {
+  id: string;
+  title: string;
+  status: 'pass' | 'fail';
+  /** What the check saw: its failed expectations first, then its notes. */
+  evidence: string[];
+  /** The fix in one sentence (shown for a failure, kept for a pass). */
+  fix: string;
+  ms: number;
+}
+
+export interface AuditReport {
+  ok: boolean;
+  /** How effects were counted: your probe, or the kit's fulfilment mark through its read API (0 or 1 per attempt). */
+  counting: 'probe' | 'read-api';
+  checks: CheckResult[];
+  ms: number;
+}
+
+/** The ids of the failed checks. */
+export function failedIds(report: AuditReport): string[] {
+  return report.checks.filter((check) => check.status === 'fail').map((check) => check.id);
+}
+
+/** A plain-text table: one line per check, and under each failure its evidence and fix. */
+export function formatAuditTable(report: AuditReport): string {
+  const width = Math.max(...report.checks.map((c) => c.id.length), 5);
+  const lines = [`${'check'.padEnd(width)}  result  ms`, `${'-'.repeat(width)}  ------  ----`];
+  for (const check of report.checks) {
+    lines.push(`${check.id.padEnd(width)}  ${check.status === 'pass' ? 'pass  ' : 'FAIL  '}  ${check.ms}`);
+    if (check.status === 'fail') {
+      for (const line of check.evidence.slice(0, 6)) lines.push(`${' '.repeat(width)}    - ${line}`);
+      lines.push(`${' '.repeat(width)}    fix: ${check.fix}`);
+    }
+  }
+  const failed = failedIds(report).length;
+  lines.push(
+    '',
+    `${report.checks.length - failed} passed, ${failed} failed in ${report.ms} ms (effects counted by ${report.counting === 'probe' ? 'your probe' : "the kit's read API"})`,
+  );
+  return lines.join('\n');
+}
+
+/** The report as JSON for CI. */
+export function formatAuditJson(report: AuditReport): string {
+  return JSON.stringify(report, null, 2);
+}

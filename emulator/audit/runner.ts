@@ -1,0 +1,71 @@
+/**
+ * `auditIntegration(options)`: runs the checks against your running app and the emulator it
+ * talks to. Checks that touch only their own users run a few at a time; those that read the
+ * emulator's global counters or move the shared clock run alone after them; the checks that read
+ * everything recorded run last. A check that throws fails with the error as its evidence.
+ */
+import type { AuditCheck } from './check.ts';
+import { Verdict } from './check.ts';
+import { AUDIT_CHECKS } from './catalogue.ts';
+import { resolveAuditOptions, type AuditOptions } from './options.ts';
+import type { AuditReport, CheckResult } from './report.ts';
+import { AuditWorld } from './world.ts';
+
+async function runCheck(world: AuditWorld, check: AuditCheck): Promise<CheckResult> {
+  const started = Date.now();
+  const verdict = new Verdict();
+  try {
+    await check.run(world, verdict);
+  } catch (error) {
+    verdict.expect(false, `the check could not run: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return {
+    id: check.id,
+    title: check.title,
+    status: verdict.failures.length === 0 ? 'pass' : 'fail',
+    evidence: [...verdict.failures, ...verdict.notes],
+    fix: check.fix,
+    ms: Date.now() - started,
+  };
+}
+
+async function pool<T, R>(items: readonly T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  const queue = items.map((item, index) => ({ item, index }));
+  const lane = async () => {
+    for (let job = queue.shift(); job !== undefined; job = queue.shift()) results[job.index] = await work(job.item);
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, lane));
+  return results;
+}
+
+function selected(only: string[] | undefined): AuditCheck[] {
+  if (only === undefined) return [...AUDIT_CHECKS];
+  const unknown = only.filter((id) => !AUDIT_CHECKS.some((check) => check.id === id));
+  if (unknown.length > 0) {
+    throw new TypeError(
+      `auditIntegration: unknown check id(s) in \`only\`: ${unknown.join(', ')}. Known: ${AUDIT_CHECKS.map((c) => c.id).join(', ')}.`,
+    );
+  }
+  return AUDIT_CHECKS.filter((check) => only.includes(check.id));
+}
+
+/** Runs the audit; resolves with the report (a failed check does not reject: read `report.ok`). */
+export async function auditIntegration(options: AuditOptions): Promise<AuditReport> {
+  const resolved = resolveAuditOptions(options);
+  const checks = selected(resolved.only);
+  const world = new AuditWorld(resolved);
+  const started = Date.now();
+  const results: CheckResult[] = [];
+  const phase = (name: AuditCheck['phase']) => checks.filter((check) => check.phase === name);
+  results.push(...(await pool(phase('concurrent'), resolved.concurrency, (c) => runCheck(world, c))));
+  for (const check of [...phase('alone'), ...phase('last')]) results.push(await runCheck(world, check));
+  const order = (id: string) => checks.findIndex((check) => check.id === id);
+  results.sort((a, b) => order(a.id) - order(b.id));
+  return {
+    ok: results.every((result) => result.status === 'pass'),
+    counting: resolved.probe === undefined ? 'read-api' : 'probe',
+    checks: results,
+    ms: Date.now() - started,
+  };
+}

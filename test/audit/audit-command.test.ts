@@ -1,0 +1,50 @@
+/**
+ * The audit command (`hosted-sms-verify-kit audit --config FILE`): loads the configuration module,
+ * prints the table or the JSON report, and says by its exit code whether every check passed.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+// The command as the bin runs it: from the build.
+import { command } from '../../dist/emulator/audit/command.js';
+
+const config = fileURLToPath(new URL('./sample.config.ts', import.meta.url));
+const ONLY = 'redirect.landing,forged.wrong-state,leak.secret';
+
+async function run(argv: string[], env: Record<string, string> = {}) {
+  let out = '';
+  const code = await command.run(argv, env, (text) => (out += text));
+  return { code, out };
+}
+
+describe('hosted-sms-verify-kit audit', () => {
+  it('a sound app: exit 0 and a table with one passing line per check run', async () => {
+    const { code, out } = await run(['--config', config, '--only', ONLY]);
+    expect(code).toBe(0);
+    for (const id of ONLY.split(',')) expect(out).toMatch(new RegExp(`^${id.replace('.', '\\.')}\\s+pass\\s`, 'm'));
+    expect(out).toContain('3 passed, 0 failed');
+  }, 60_000);
+
+  it('a flawed app with --json: exit 2 and a JSON report naming the failed check, its evidence and fix', async () => {
+    const { code, out } = await run(['--config', config, '--only', ONLY, '--json'], { AUDIT_FLAW: 'nextRedirect' });
+    expect(code).toBe(2);
+    const report = JSON.parse(out) as {
+      ok: boolean;
+      checks: { id: string; status: string; evidence: string[]; fix: string }[];
+    };
+    expect(report.ok).toBe(false);
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+      ['forged.wrong-state', 'pass'],
+      ['redirect.landing', 'fail'],
+      ['leak.secret', 'pass'],
+    ]);
+    const failed = report.checks[1]!;
+    expect(failed.evidence.join('\n')).toContain('evil.example');
+    expect(failed.fix).toMatch(/^Never redirect/);
+  }, 60_000);
+
+  it('usage mistakes are refused before anything runs', async () => {
+    await expect(run([])).rejects.toThrow('--config FILE is required.');
+    await expect(run(['--config', 'nowhere.js'])).rejects.toThrow('no such file');
+    await expect(run(['--config', config, '--only', 'no.such-check'])).rejects.toThrow('unknown check id(s)');
+  }, 60_000);
+});

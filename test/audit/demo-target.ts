@@ -1,0 +1,86 @@
+/**
+ * The demo app as an audit target: createDemoApp on http://localhost with its own limits, behind a
+ * loopback proxy (trust proxy), on the audit's shared clock, wired to an emulator of its own. The
+ * audit's users are created in the demo's database when first signed in, each with its own phone.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAuditClock, startEmulator, type AuditOptions } from 'hosted-sms-verify-kit/testing';
+import { createDemoApp } from '../../demo-app/app.ts';
+import { closeServer, listen } from '../support/listen.ts';
+import { userNamed } from '../support/users.ts';
+
+export interface DemoTarget {
+  options: AuditOptions;
+  close(): Promise<void>;
+}
+
+export async function startDemoTarget(): Promise<DemoTarget> {
+  const dir = mkdtempSync(join(tmpdir(), 'audit-demo-'));
+  const server = createServer();
+  const port = await listen(server);
+  const appUrl = `http://localhost:${port}`;
+  const returnUrl = `${appUrl}/verify/return`;
+  const clientId = 'demo-client';
+  const clientSecret = `audit-${randomBytes(16).toString('hex')}`;
+  const emulator = await startEmulator({
+    port: 0,
+    clients: [{ clientId, secret: clientSecret, returnUrl }],
+    log: () => {},
+  });
+  const logs: string[] = [];
+  const line = (level: string) => (obj: Record<string, unknown>, msg?: string) =>
+    logs.push(JSON.stringify({ level, msg, ...obj }));
+  const clock = createAuditClock();
+  const demo = createDemoApp({
+    verifyBaseUrl: emulator.url,
+    clientId,
+    clientSecret,
+    returnUrl,
+    databasePath: join(dir, 'demo.sqlite'),
+    sessionSecret: randomBytes(16).toString('hex'),
+    trustProxy: 'loopback',
+    logger: { info: line('info'), warn: line('warn'), error: line('error') },
+    now: clock.now,
+  });
+  server.on('request', demo.app);
+  const addUser = demo.db.prepare('INSERT OR IGNORE INTO demo_users (id, name, email, phone) VALUES (?, ?, ?, ?)');
+  const activity = demo.db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?');
+
+  const options: AuditOptions = {
+    appUrl,
+    emulatorUrl: emulator.url,
+    clientId,
+    clientSecret,
+    // The demo's own sign-in form; its seeded users are few, so each audit user is added first.
+    signIn: {
+      path: '/signin',
+      fields: (user) => {
+        addUser.run(`usr_${user}`, user, `${user}@example.test`, userNamed(user).destination);
+        return { userId: `usr_${user}` };
+      },
+      csrfFrom: '/',
+    },
+    actions: [
+      { name: 'confirm_phone' },
+      { name: 'change_payout', fields: (n) => ({ accountNumber: String(40_000_000 + n) }) },
+    ],
+    probe: (sessionId) => (activity.get(sessionId) as { n: number }).n,
+    sweep: { run: () => demo.kit.runSweep({ owner: 'audit-sweep' }), clock },
+    logs: () => logs,
+    proxy: { headers: { 'x-forwarded-proto': 'https' } },
+    sessionCookie: 'demo.sid',
+  };
+  return {
+    options,
+    async close() {
+      await closeServer(server);
+      await demo.close();
+      await emulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

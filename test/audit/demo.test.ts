@@ -1,0 +1,21 @@
+/**
+ * The demo passes every check of the integration audit, each as its own test case through the
+ * vitest adapter (describeAudit), with its real start limits, behind a loopback proxy.
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { AUDIT_CHECK_IDS, describeAudit } from 'hosted-sms-verify-kit/testing';
+import { startDemoTarget, type DemoTarget } from './demo-target.ts';
+
+let target: DemoTarget | undefined;
+afterAll(async () => {
+  await target?.close();
+});
+
+describeAudit(
+  { describe, it, beforeAll },
+  async () => {
+    target = await startDemoTarget();
+    return target.options;
+  },
+  { name: `the demo passes the audit (${AUDIT_CHECK_IDS.length} checks)` },
+);

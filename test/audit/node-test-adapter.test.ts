@@ -1,0 +1,32 @@
+/**
+ * The adapter under node:test: every check is a test case of `node --test`, a failing check fails
+ * its own case (with its evidence and fix) and no other.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { AUDIT_CHECK_IDS } from 'hosted-sms-verify-kit/testing';
+
+const fixture = fileURLToPath(new URL('./node-test-audit.fixture.ts', import.meta.url));
+
+function runNodeTest(flaw: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-reporter=tap', fixture],
+      { env: { ...process.env, AUDIT_FLAW: flaw }, timeout: 120_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : (error.code as number), out: `${stdout}${stderr}` }),
+    );
+  });
+}
+
+it('node --test: one case per check; the nextRedirect flaw fails redirect.landing alone, with its fix', async () => {
+  const { code, out } = await runNodeTest('nextRedirect');
+  expect(code).not.toBe(0);
+  const failed = [...out.matchAll(/^\s*not ok \d+ - (\S+)$/gm)].map((m) => m[1]);
+  const passed = [...out.matchAll(/^\s*ok \d+ - (\S+)$/gm)].map((m) => m[1]);
+  expect(failed.filter((name) => name !== 'hosted-sms-verify-kit')).toEqual(['redirect.landing']);
+  expect(passed.sort()).toEqual(AUDIT_CHECK_IDS.filter((id) => id !== 'redirect.landing').sort());
+  expect(out).toContain('Never redirect to a URL taken from a parameter');
+}, 150_000);

@@ -1,0 +1,17 @@
+/**
+ * The audit as node:test cases (run by node-test-adapter.test.ts in a child process): the sample
+ * app with the flaw named by AUDIT_FLAW, or none.
+ */
+import { after, before, describe, it } from 'node:test';
+import { describeAudit } from 'hosted-sms-verify-kit/testing';
+import { startSampleApp, type Flaw, type SampleApp } from './sample-app.ts';
+
+let app: SampleApp | undefined;
+after(async () => {
+  await app?.close();
+});
+
+describeAudit({ describe, it, before }, async () => {
+  app = await startSampleApp((process.env.AUDIT_FLAW as Flaw | undefined) || undefined);
+  return app.auditOptions;
+});

@@ -1,0 +1,278 @@
+/**
+ * A small integrator app for the audit's fixtures, written as an integrator would (the kit by its
+ * package name, express-session, helmet), with one deliberate flaw switched on at a time:
+ * - `fulfilsOnArrival`: its own landing handler grants on arrival (the attempt found by state and
+ *   session_id, but the service never re-read); the kit's fulfil does nothing.
+ * - `skipsStateCheck`: a "lenient" landing fills in the stored state for any known session_id.
+ * - `nextRedirect`: after the landing, sends the user to `?next=` instead of the kit's Location.
+ * - `secretInQuery`: the action's successPath carries the client secret in its query.
+ * - `noStartLimits`: the kit's start limits turned off.
+ * - `looseCookie`: the session cookie without HttpOnly and with SameSite None.
+ * - `grantsOnRedirect`: grants when the landing redirects to the success page, not inside fulfil.
+ * - `stripsOrigin`: a middleware drops Origin and Sec-Fetch-Site ("our CDN mangles them").
+ * - `logsResponses`: a debug logger writes every response body to the app's log.
+ * - `fillsMissingToken`: a start without `_csrf` gets the session's token filled in.
+ * - `cacheEverything`: a caching middleware sets `public, max-age=60` on every answer.
+ * - `remembersNext`: the start keeps `?next=` in the session; the success page redirects there.
+ * Each grant is one row in `grants` (no unique constraint: a second grant shows as a second row).
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import BetterSqlite3 from 'better-sqlite3';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import session from 'express-session';
+import helmet from 'helmet';
+import { createSqliteStore, createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
+import {
+  createAuditClock,
+  startEmulator,
+  type AuditOptions,
+  type RunningEmulator,
+} from 'hosted-sms-verify-kit/testing';
+import { closeServer, listen } from '../support/listen.ts';
+import { userNamed } from '../support/users.ts';
+
+export type Flaw =
+  | 'fulfilsOnArrival'
+  | 'skipsStateCheck'
+  | 'nextRedirect'
+  | 'secretInQuery'
+  | 'noStartLimits'
+  | 'looseCookie'
+  | 'grantsOnRedirect'
+  | 'stripsOrigin'
+  | 'logsResponses'
+  | 'fillsMissingToken'
+  | 'cacheEverything'
+  | 'remembersNext';
+
+export interface SampleApp {
+  url: string;
+  emulator: RunningEmulator;
+  kit: VerificationKit<unknown>;
+  grants(sessionId: string): number;
+  logs: string[];
+  /** The audit's options for this app (probe on `grants`, sweep on the shared clock, the logs). */
+  auditOptions: AuditOptions;
+  close(): Promise<void>;
+}
+
+const LANDING_PATH = '/verify/return';
+
+/** The flawed landings, mounted before the kit at the landing path. */
+function flawedLanding(
+  flaw: Flaw | undefined,
+  kit: VerificationKit<unknown>,
+  grant: (id: string, user: string) => void,
+  grantAgain: (id: string, user: string) => void,
+) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const sessionId = typeof req.query.session_id === 'string' ? req.query.session_id : undefined;
+    const state = typeof req.query.state === 'string' ? req.query.state : undefined;
+    if (flaw === 'fulfilsOnArrival' && sessionId !== undefined && state !== undefined) {
+      const attempt = await kit.store.findAttemptByState(state);
+      if (attempt !== undefined && attempt.sessionId === sessionId) grant(sessionId, attempt.userRef);
+    }
+    if (flaw === 'skipsStateCheck' && sessionId !== undefined) {
+      const attempt = await kit.store.findAttemptBySessionId(sessionId);
+      if (attempt !== undefined) {
+        req.url = `${LANDING_PATH}?session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(attempt.state)}`;
+      }
+    }
+    if (flaw === 'grantsOnRedirect' && sessionId !== undefined) {
+      const location = res.location.bind(res);
+      res.location = (path: string) => {
+        if (path.startsWith('/done')) grantAgain(sessionId, 'landing');
+        return location(path);
+      };
+    }
+    if (flaw === 'nextRedirect' && typeof req.query.next === 'string') {
+      const wanted = req.query.next;
+      const location = res.location.bind(res);
+      res.location = () => location(wanted);
+    }
+    next();
+  };
+}
+
+export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
+  const server: Server = createServer();
+  const port = await listen(server);
+  const url = `http://localhost:${port}`;
+  const clientId = 'sample-client';
+  const clientSecret = `sample-${randomBytes(16).toString('hex')}`;
+  const emulator = await startEmulator({
+    port: 0,
+    clients: [{ clientId, secret: clientSecret, returnUrl: `${url}${LANDING_PATH}` }],
+    log: () => {},
+  });
+  const db = new BetterSqlite3(':memory:');
+  db.exec(
+    'CREATE TABLE grants (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
+  );
+  const insert = db.prepare('INSERT INTO grants (session_id, user_ref) VALUES (?, ?)');
+  const count = db.prepare('SELECT COUNT(*) AS n FROM grants WHERE session_id = ?');
+  const grants = (sessionId: string) => (count.get(sessionId) as { n: number }).n;
+  const logs: string[] = [];
+  const line = (level: string) => (obj: Record<string, unknown>, msg: string) =>
+    logs.push(JSON.stringify({ level, ...obj, msg }));
+  const clock = createAuditClock();
+  const successPath = flaw === 'secretInQuery' ? `/done?client_secret=${clientSecret}` : '/done';
+
+  const kit = createVerificationKit<unknown>({
+    baseUrl: emulator.url,
+    clientId,
+    clientSecret,
+    returnUrl: `${url}${LANDING_PATH}`,
+    store: createSqliteStore({ database: db }),
+    now: clock.now,
+    logger: { info: line('info'), warn: line('warn'), error: line('error') },
+    landing: { pendingRechecks: 0, pendingRecheckIntervalMs: 0 },
+    ...(flaw === 'noStartLimits' ? { dangerouslyDisableStartLimits: true } : {}),
+    resolveUser: (req) => {
+      const name = (req.session as { user?: string } | undefined)?.user;
+      return name === undefined ? null : userNamed(name);
+    },
+    actions: [
+      {
+        name: 'grant',
+        operationSensitivity: 'sensitive',
+        successPath,
+        fulfil: (_tx, attempt) => {
+          if (flaw !== 'fulfilsOnArrival' && flaw !== 'grantsOnRedirect')
+            insert.run(attempt.sessionId, attempt.userRef);
+        },
+      },
+    ],
+  });
+
+  const app = express();
+  app.set('trust proxy', 'loopback');
+  app.use(helmet());
+  if (flaw === 'cacheEverything') {
+    app.use((_req, res, next) => {
+      const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+      res.writeHead = ((...args: unknown[]) => {
+        res.setHeader('Cache-Control', 'public, max-age=60');
+        return writeHead(...args);
+      }) as Response['writeHead'];
+      next();
+    });
+  }
+  if (flaw === 'stripsOrigin') {
+    app.use((req, _res, next) => {
+      delete req.headers.origin;
+      delete req.headers['sec-fetch-site'];
+      next();
+    });
+  }
+  if (flaw === 'logsResponses') {
+    app.use((req, res, next) => {
+      const chunks: string[] = [];
+      const keep = (chunk: unknown) => {
+        if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) chunks.push(String(chunk));
+      };
+      const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+      const end = res.end.bind(res) as (...args: unknown[]) => Response;
+      res.write = ((...args: unknown[]) => {
+        keep(args[0]);
+        return write(...args);
+      }) as Response['write'];
+      res.end = ((...args: unknown[]) => {
+        keep(args[0]);
+        logs.push(JSON.stringify({ level: 'debug', url: req.url, body: chunks.join('') }));
+        return end(...args);
+      }) as Response['end'];
+      next();
+    });
+  }
+  app.use(
+    session({
+      name: 'sample.sid',
+      secret: randomBytes(16).toString('hex'),
+      resave: false,
+      saveUninitialized: false,
+      cookie:
+        flaw === 'looseCookie'
+          ? { httpOnly: false, sameSite: 'none', secure: 'auto' }
+          : { httpOnly: true, sameSite: 'lax', secure: 'auto' },
+    }),
+  );
+  app.post('/login', express.urlencoded({ extended: false }), (req, res, next) => {
+    const user = (req.body as { user?: unknown }).user;
+    if (typeof user !== 'string' || !/^[a-z0-9]{1,40}$/.test(user)) {
+      res.status(400).json({ error: 'user' });
+      return;
+    }
+    req.session.regenerate((error) => {
+      if (error) return next(error);
+      (req.session as { user?: string }).user = user;
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ csrf: kit.csrfToken(req) });
+    });
+  });
+  if (flaw === 'fillsMissingToken') {
+    app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
+      const body = req.body as Record<string, string>;
+      body._csrf ??= kit.csrfToken(req);
+      next();
+    });
+  }
+  if (flaw === 'remembersNext') {
+    app.post('/verify/start', (req, _res, next) => {
+      if (typeof req.query.next === 'string') (req.session as { next?: string }).next = req.query.next;
+      next();
+    });
+  }
+  app.get('/done', (req, res) => {
+    const remembered = (req.session as { next?: string }).next;
+    if (flaw === 'remembersNext' && remembered !== undefined) {
+      delete (req.session as { next?: string }).next;
+      res.redirect(remembered);
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.send('<!doctype html><title>Done</title><p>Done.</p>');
+  });
+  const grant = (sessionId: string, userRef: string) => {
+    if (grants(sessionId) === 0) insert.run(sessionId, userRef);
+  };
+  app.get(
+    LANDING_PATH,
+    flawedLanding(flaw, kit, grant, (id, user) => insert.run(id, user)),
+  );
+  app.use(kit.router);
+  server.on('request', app);
+
+  const auditOptions: AuditOptions = {
+    appUrl: url,
+    emulatorUrl: emulator.url,
+    clientId,
+    clientSecret,
+    signIn: async (agent, user) => {
+      const answer = await agent.postForm('/login', { user });
+      if (answer.status !== 200) throw new Error(`login answered ${answer.status}`);
+      return JSON.parse(answer.body) as { csrf: string };
+    },
+    actions: [{ name: 'grant' }],
+    probe: grants,
+    sweep: { run: () => kit.runSweep({ owner: 'audit-sweep' }), clock },
+    logs: () => logs,
+    proxy: { headers: { 'x-forwarded-proto': 'https' } },
+  };
+  return {
+    url,
+    emulator,
+    kit,
+    grants,
+    logs,
+    auditOptions,
+    async close() {
+      await closeServer(server);
+      await kit.close();
+      await kit.store.close?.();
+      await emulator.close();
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// An integrator runs the integration audit from the packed tarball against its own small app:
+// sign-in by name, one guarded action writing a row, the sweep on the audit's shared clock.
+// Prints one JSON line: whether every check passed, which failed, and how effects were counted.
+import { createServer } from 'node:http';
+import Database from 'better-sqlite3';
+import express from 'express';
+import session from 'express-session';
+import { createSqliteStore, createVerificationKit } from 'hosted-sms-verify-kit';
+import { auditIntegration, createAuditClock, failedIds, startEmulator } from 'hosted-sms-verify-kit/testing';
+
+const CLIENT = { clientId: 'shop', secret: 'shop-secret-0123456789abcdef' };
+const server = createServer();
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const appUrl = `http://localhost:${server.address().port}`;
+const returnUrl = `${appUrl}/verify/return`;
+const emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl }], log: () => {} });
+
+const db = new Database(':memory:');
+db.exec('CREATE TABLE confirmations (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_id TEXT NOT NULL)');
+const clock = createAuditClock();
+const phoneOf = (name) => `+1555${String(parseInt(name.replace(/\D/g, '').slice(-7) || '0', 10)).padStart(7, '0')}`;
+const kit = createVerificationKit({
+  baseUrl: emulator.url,
+  clientId: CLIENT.clientId,
+  clientSecret: CLIENT.secret,
+  returnUrl,
+  now: clock.now,
+  store: createSqliteStore({ database: db }),
+  resolveUser: (req) =>
+    req.session.user ? { userRef: req.session.user, destination: phoneOf(req.session.user) } : null,
+  actions: [
+    {
+      name: 'confirm_phone',
+      operationSensitivity: 'normal',
+      successPath: '/done',
+      fulfil: (tx, attempt) =>
+        tx
+          .prepare('INSERT INTO confirmations (session_id, user_id) VALUES (?, ?)')
+          .run(attempt.sessionId, attempt.userRef),
+    },
+  ],
+});
+
+const app = express();
+app.use(
+  session({
+    name: 'shop.sid',
+    secret: 'a-long-random-session-secret',
+    resave: false,
+    saveUninitialized: false,
+    cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto' },
+  }),
+);
+app.post('/login', express.urlencoded({ extended: false }), (req, res) => {
+  req.session.user = String(req.body.user);
+  res.json({ csrf: kit.csrfToken(req) });
+});
+app.use(kit.router);
+app.get('/done', (_req, res) => res.send('Phone confirmed'));
+server.on('request', app);
+
+try {
+  const report = await auditIntegration({
+    appUrl,
+    emulatorUrl: emulator.url,
+    clientId: CLIENT.clientId,
+    clientSecret: CLIENT.secret,
+    signIn: async (agent, user) => JSON.parse((await agent.postForm('/login', { user })).body),
+    actions: [{ name: 'confirm_phone' }],
+    probe: (sessionId) => db.prepare('SELECT count(*) AS n FROM confirmations WHERE session_id = ?').get(sessionId).n,
+    sweep: { run: () => kit.runSweep(), clock },
+  });
+  console.log(
+    JSON.stringify({
+      ok: report.ok,
+      failed: failedIds(report),
+      counting: report.counting,
+      checks: report.checks.length,
+    }),
+  );
+} finally {
+  server.close();
+  server.closeAllConnections();
+  await kit.close();
+  await emulator.close();
+}
