@@ -1,5 +1,5 @@
 /**
- * The test-control API under /_control: outbox, virtual clock, faults, stats, reset and ending a
+ * The test-control API under /_control: outbox, virtual clock, faults, rate limits, stats, reset and ending a
  * session as if on the hosted page. Mounted only when control is on; answers loopback callers only.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -7,6 +7,7 @@ import type { EmulatorContext } from './context.ts';
 import { resetContext } from './context.ts';
 import { sendError } from './errors.ts';
 import { parseFaultUpdate } from './faults.ts';
+import { parseRateLimitUpdate } from './rate-limits.ts';
 
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;
@@ -27,6 +28,7 @@ export function controlRouter(context: EmulatorContext): express.Router {
   const router = express.Router();
   router.use(loopbackOnly, express.json({ limit: '16kb' }));
   mountClockAndFaults(router, context);
+  mountRateLimits(router, context);
   mountReads(router, context);
   router.post('/reset', (_req, res) => {
     resetContext(context);
@@ -87,6 +89,22 @@ function mountClockAndFaults(router: express.Router, context: EmulatorContext): 
     }
     context.faults.update(update);
     res.json({ faults: context.faults.settings });
+  });
+}
+
+/** The per-client rate limits: read and changed. */
+function mountRateLimits(router: express.Router, context: EmulatorContext): void {
+  router.get('/rate-limits', (_req, res) => {
+    res.json({ rateLimits: context.rateLimits.settings });
+  });
+  router.post('/rate-limits', (req, res) => {
+    const update = parseRateLimitUpdate(req.body);
+    if (typeof update === 'string') {
+      sendError(res, 400, 'invalid_request', update);
+      return;
+    }
+    context.rateLimits.update(update);
+    res.json({ rateLimits: context.rateLimits.settings });
   });
 }
 
