@@ -30,6 +30,11 @@ export interface SweepReport {
   outcomesDelivered: number;
   /** Deliveries to onOutcome that threw; those events are delivered again by a later run. */
   outcomeDeliveryErrors: number;
+  /**
+   * Reads the service answered 429: the sweep slowed down (every process sharing the store) and
+   * read those attempts again after the Retry-After, in the same run when time allowed.
+   */
+  rateLimited: number;
   /** Reads or fulfilments that failed; the attempts were rescheduled, nothing was marked. */
   errors: number;
   /** Claimed attempts not started because the run was stopped or ran out of time (released). */

@@ -9,7 +9,7 @@
  * (fulfil/group-commit.ts). Fulfilments waiting for their commit are bounded by the batch size.
  */
 import { performance } from 'node:perf_hooks';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { applyStatus, readStatus, type Completion, type StatusRead } from '../fulfil/fulfil.ts';
 import { groupCommitter, type FulfilCommitter } from '../fulfil/group-commit.ts';
 import { deliverOutcomeEvents } from '../fulfil/outcomes.ts';
@@ -20,6 +20,7 @@ import { computeNextCheckAt } from './schedule.ts';
 import type { SweepDeps, SweepReport } from './sweep-report.ts';
 import { SWEEP_WINDOW_MS, type ResolvedSweepOptions, type SweepOptions } from './sweep-options.ts';
 import { countOutcomes } from '../telemetry.ts';
+import { createPacer, type Pacer } from './pacing.ts';
 
 /** Errors worth retrying soon: the service was unreachable or answered garbage. */
 const TRANSIENT: ReadonlySet<string> = new Set([KitErrorCode.ServiceUnavailable, KitErrorCode.ServiceProtocolError]);
@@ -53,6 +54,8 @@ interface Run<Tx> {
   /** Asks the store to also write outcome events (only when an onOutcome hook is set). */
   event: OutcomeRecording | undefined;
   committer: FulfilCommitter<Tx>;
+  /** Read permits: the pace every sweep process shares after a 429, and the cap. */
+  pacer: Pacer;
   /** Fulfilments handed to the committer and not yet settled. */
   applying: Set<Promise<void>>;
   /**
@@ -111,6 +114,7 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
       parallel: Math.ceil(opts.concurrency / 2),
       gatherMs: GROUP_GATHER_MS,
     }),
+    pacer: createPacer({ store: deps.store, cap: opts.maxReadsPerSecond, signal: options.signal }),
     applying: new Set(),
     lastOfIntent: new Map(),
     reschedules: [],
@@ -135,6 +139,7 @@ function emptyReport(owner: string): SweepReport {
     superseded: 0,
     outcomesDelivered: 0,
     outcomeDeliveryErrors: 0,
+    rateLimited: 0,
     errors: 0,
     released: 0,
     durationMs: 0,
@@ -236,12 +241,17 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
     reschedule(run, attempt, attempt.createdAt + SWEEP_WINDOW_MS);
     return;
   }
+  if (!(await run.pacer.acquire())) {
+    run.claimed.push(attempt); // stopped while waiting: released with the rest
+    return;
+  }
   run.report.reads++;
   let read: StatusRead<Tx>;
   try {
     read = await readStatus(run.deps, attempt);
   } catch (error) {
-    checkFailed(run, attempt, error);
+    if (isKitError(error, KitErrorCode.ServiceBusy)) await readAgainLater(run, attempt, error);
+    else checkFailed(run, attempt, error);
     return;
   }
   if (read.kind === 'pending') {
@@ -260,6 +270,13 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
   run.applying.add(applying);
   run.lastOfIntent.set(intent, applying);
   if (run.applying.size >= run.opts.batchSize) await Promise.race(run.applying);
+}
+
+/** The service answered 429: every sweep process slows down, and this attempt is read again after the pause. */
+async function readAgainLater<Tx>(run: Run<Tx>, attempt: Attempt, error: KitError): Promise<void> {
+  run.report.rateLimited++;
+  await run.pacer.limited(error);
+  run.claimed.push(attempt);
 }
 
 /** Records what a read found (through the run's group committer) and counts it. Never rejects. */
