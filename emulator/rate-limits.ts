@@ -40,21 +40,24 @@ export function parseRateLimitUpdate(body: unknown): Partial<RateLimitSettings> 
 
 /**
  * A token bucket per client and call: `perSecond` tokens a second, at most one second's worth
- * saved up, so a burst never exceeds the limit over any second by more than the limit itself.
+ * (and at least one call) saved up, so a burst never exceeds the limit over any second by more
+ * than the limit itself.
  * Real time, not the virtual clock: a rate is about how fast the caller calls.
  */
+const capacity = (perSecond: number) => Math.max(1, perSecond);
+
 class Bucket {
   tokens: number;
   at: number;
 
   constructor(perSecond: number, now: number) {
-    this.tokens = perSecond;
+    this.tokens = capacity(perSecond);
     this.at = now;
   }
 
   /** Takes one token, or says in how many ms the next one comes. */
   take(perSecond: number, now: number): number {
-    this.tokens = Math.min(perSecond, this.tokens + ((now - this.at) / 1000) * perSecond);
+    this.tokens = Math.min(capacity(perSecond), this.tokens + ((now - this.at) / 1000) * perSecond);
     this.at = now;
     if (this.tokens >= 1) {
       this.tokens -= 1;
