@@ -55,8 +55,9 @@ export function currentRate(pace: SweepPace, now: number): number | null {
   const limit = pace.limitPerSecond;
   if (limit === null) return rate * SLOW_START_PER_SECOND ** seconds;
   const aim = limit * (1 - LANDING_SHARE);
-  if (rate >= aim) return rate + limit * PROBE_PER_SECOND * seconds;
-  return Math.min(aim, rate + limit * GROWTH_PER_SECOND * seconds);
+  // Seconds of growth left before the aim; the rest of the time only probes.
+  const growing = Math.min(seconds, Math.max(0, aim - rate) / (limit * GROWTH_PER_SECOND));
+  return rate + limit * (GROWTH_PER_SECOND * growing + PROBE_PER_SECOND * (seconds - growing));
 }
 
 /** What a process may do now: `granted` reads (Infinity: unpaced), else wait `waitMs`. */
