@@ -21,6 +21,7 @@ import { checkBaseUrl, checkReturnUrl, checkRoutes, CONTROL } from './options-ur
 import type { ClientSettings, ResolvedKitOptions, VerificationKitOptions } from './options.ts';
 import { defaultPages, type PageRenderers } from '../pages/pages.ts';
 import type { Platform, VerifyClient } from '../types.ts';
+import { checkReadCap } from '../sweep/sweep-options.ts';
 
 const PAGE_NAMES = ['complete', 'failed', 'pending', 'startAgain', 'error'] as const;
 const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
@@ -160,7 +161,7 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
     'refreshWindowMs',
   ]);
   const sweep = optionGroup(problems, 'sweep', o.sweep);
-  checkKnownKeys(problems, 'sweep', sweep, ['firstCheckAfterMs']);
+  checkKnownKeys(problems, 'sweep', sweep, ['firstCheckAfterMs', 'maxReadsPerSecond']);
   return {
     landing: {
       pendingRechecks: nonNegative(problems, 'landing.pendingRechecks', given.pendingRechecks, 3),
@@ -173,7 +174,10 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
       refreshSeconds: nonNegative(problems, 'landing.refreshSeconds', given.refreshSeconds, 3, false),
       refreshWindowMs: nonNegative(problems, 'landing.refreshWindowMs', given.refreshWindowMs, 5 * 60_000),
     },
-    sweep: { firstCheckAfterMs: nonNegative(problems, 'sweep.firstCheckAfterMs', sweep.firstCheckAfterMs, 3 * 60_000) },
+    sweep: {
+      firstCheckAfterMs: nonNegative(problems, 'sweep.firstCheckAfterMs', sweep.firstCheckAfterMs, 3 * 60_000),
+      maxReadsPerSecond: checkReadCap(problems, sweep.maxReadsPerSecond, 'sweep.maxReadsPerSecond'),
+    },
   };
 }
 

@@ -88,11 +88,12 @@ function checkBackoff(problems: OptionProblems, value: unknown): readonly number
 
 const MAX_READS_PER_SECOND = 1_000_000;
 
-function checkReadCap(problems: OptionProblems, value: unknown): number | undefined {
+/** `maxReadsPerSecond` (a run's, or the kit's `sweep.maxReadsPerSecond`): a positive rate, or undefined. */
+export function checkReadCap(problems: OptionProblems, value: unknown, name = 'maxReadsPerSecond'): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= MAX_READS_PER_SECOND) return value;
   problems.add(
-    `\`maxReadsPerSecond\` must be a positive number of status reads a second (at most ${MAX_READS_PER_SECOND}) shared by every sweep process, e.g. 200; leave it out for no cap.`,
+    `\`${name}\` must be a positive number of status reads a second (at most ${MAX_READS_PER_SECOND}) shared by every sweep process, e.g. 200; leave it out for no cap.`,
   );
   return undefined;
 }

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KitError, KitErrorCode } from '../../middleware/errors.ts';
 import { createPacer, currentRate, cutPace, takePermits, UNPACED } from '../../middleware/sweep/pacing.ts';
 import { resolveSweepOptions } from '../../middleware/sweep/sweep-options.ts';
+import { parseJobConfig } from '../../middleware/sweep/sweep-job-args.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
 import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
@@ -64,6 +65,8 @@ describe('pacing arithmetic', () => {
   it('validates maxReadsPerSecond with the other sweep options', () => {
     expect(resolveSweepOptions({ maxReadsPerSecond: 12.5 }).maxReadsPerSecond).toBe(12.5);
     expect(resolveSweepOptions({}).maxReadsPerSecond).toBeUndefined();
+    expect(parseJobConfig(['--max-reads-per-second', '50'], {}, undefined).sweep.maxReadsPerSecond).toBe(50);
+    expect(parseJobConfig([], { SWEEP_MAX_READS_PER_SECOND: '7.5' }, undefined).sweep.maxReadsPerSecond).toBe(7.5);
     for (const bad of [0, -1, Number.NaN, '10']) {
       expect(() => resolveSweepOptions({ maxReadsPerSecond: bad as number })).toThrow(/maxReadsPerSecond/);
     }
