@@ -180,6 +180,9 @@ export function createPacer(options: PacerOptions): Pacer {
   };
 }
 
+/** When a landing of this process last slowed the sweep, per store. */
+const landingCuts = new WeakMap<PaceStore, number>();
+
 /**
  * A landing met a 429: its user is waiting, the sweep's reads are not, so the sweep slows down
  * (never failing the landing: a store error here is only logged).
@@ -189,6 +192,10 @@ export async function slowTheSweep(
   error: KitError,
 ): Promise<void> {
   const retryAfterMs = (error.retryAfterSeconds ?? 1) * 1000;
+  // Many landings meet one congestion: one write a second per process is enough to say so.
+  const now = Date.now();
+  if (now - (landingCuts.get(context.store) ?? 0) < HOLD_MS) return;
+  landingCuts.set(context.store, now);
   try {
     await paceUpdater(context.store)((pace) => cutPace(pace, Date.now(), retryAfterMs, 0));
   } catch {
