@@ -117,7 +117,7 @@ function paceUpdater(store: PaceStore): NonNullable<PaceStore['updateSweepPace']
 }
 
 export interface Pacer {
-  /** Waits for a read permit; false when `signal` stopped the run meanwhile. */
+  /** Waits for a read permit; false when `signal` stopped the run, or the wait would pass `deadline`. */
   acquire(): Promise<boolean>;
   /** The service answered a read 429. */
   limited(error: KitError): Promise<void>;
@@ -128,13 +128,15 @@ export interface PacerOptions {
   /** `maxReadsPerSecond`: all sweep processes together. */
   cap?: number;
   signal?: AbortSignal;
+  /** The run's end (its time budget), on `now`'s clock: no wait goes past it. */
+  deadline?: number;
   /** Wall-clock ms shared by every process (not the kit's `now`, which tests move). */
   now?: () => number;
 }
 
 /** One run's pacer: permits taken from the shared row a few at a time. */
 export function createPacer(options: PacerOptions): Pacer {
-  const { cap, signal, now = Date.now } = options;
+  const { cap, signal, deadline = Infinity, now = Date.now } = options;
   const update = paceUpdater(options.store);
   const recent: number[] = [];
   let permits = 0;
@@ -168,6 +170,7 @@ export function createPacer(options: PacerOptions): Pacer {
         }
         refilling ??= refill().finally(() => (refilling = undefined));
         const waitMs = await refilling;
+        if (now() + waitMs > deadline) return false;
         if (waitMs > 0) await sleep(Math.max(5, waitMs), undefined, { signal }).catch(() => undefined);
       }
     },

@@ -114,7 +114,12 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
       parallel: Math.ceil(opts.concurrency / 2),
       gatherMs: GROUP_GATHER_MS,
     }),
-    pacer: createPacer({ store: deps.store, cap: opts.maxReadsPerSecond, signal: options.signal }),
+    pacer: createPacer({
+      store: deps.store,
+      cap: opts.maxReadsPerSecond,
+      signal: options.signal,
+      deadline: Date.now() + opts.timeBudgetMs,
+    }),
     applying: new Set(),
     lastOfIntent: new Map(),
     reschedules: [],
@@ -152,6 +157,7 @@ function emptyReport(owner: string): SweepReport {
 }
 
 function stopReason<Tx>(run: Run<Tx>): SweepReport['stoppedBy'] {
+  if (run.report.stoppedBy !== null) return run.report.stoppedBy;
   if (run.signal?.aborted === true) return 'signal';
   if (performance.now() >= run.startedAt + run.opts.timeBudgetMs) return 'time_budget';
   return null;
@@ -242,7 +248,9 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
     return;
   }
   if (!(await run.pacer.acquire())) {
-    run.claimed.push(attempt); // stopped while waiting: released with the rest
+    // Stopped, or the service's Retry-After outlasts the run: released with the rest.
+    run.report.stoppedBy = run.signal?.aborted === true ? 'signal' : 'time_budget';
+    run.claimed.push(attempt);
     return;
   }
   run.report.reads++;

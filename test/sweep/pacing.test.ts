@@ -49,6 +49,15 @@ describe('pacing arithmetic', () => {
     expect(currentRate(second, T0 + 3000 + 11 * 60_000)).toBeNull();
   });
 
+  it("never waits past the run's end: a Retry-After beyond it ends the wait at once", async () => {
+    const pacer = createPacer({ store: {}, deadline: Date.now() + 500 });
+    expect(await pacer.acquire()).toBe(true);
+    await pacer.limited(busy(60));
+    const began = Date.now();
+    expect(await pacer.acquire()).toBe(false);
+    expect(Date.now() - began).toBeLessThan(400);
+  });
+
   it('hands out permits at the rate, a few at a time, and never more than the cap', () => {
     let pace = { ...UNPACED, tokensAt: T0 };
     let granted = 0;
@@ -166,6 +175,19 @@ describeEachStore('sweep pacing', (kind) => {
     expect(stats.statusReadsLimited).toBe(report.rateLimited);
     expect(stats.statusReadsLimited, JSON.stringify({ report, stats })).toBeLessThan(40);
     expect((await h.store.updateSweepPace!(() => undefined)).ratePerSecond).toBeGreaterThan(0);
+  });
+
+  it('stops within its time budget when the Retry-After outlasts it, and hands its claims back', async () => {
+    h = await kind.open();
+    await verifiedAttempts(h.store, verifyClient, 6);
+    await emu.control.setRateLimits({ statusReadsPerSecond: 0.01 }); // Retry-After: 100 s
+    const began = Date.now();
+    const report = await runSweep(sweepDeps(h, h.store, verifyClient, 'sweep'), { timeBudgetMs: 3000 });
+    expect(Date.now() - began).toBeLessThan(10_000);
+    expect(report).toMatchObject({ stoppedBy: 'time_budget', fulfilled: 1, errors: 0 });
+    expect(report.rateLimited).toBeGreaterThan(0);
+    expect(report.released).toBe(5);
+    expect(await h.leaseOwners()).toBe(0);
   });
 
   it('holds maxReadsPerSecond across two sweep processes', async () => {
