@@ -23,12 +23,12 @@ function listEnv(name: string, fallback: number[]): number[] {
 }
 
 function floorGrantsEnv(): 'batched' | 'each' {
-  const raw = process.env.BENCH_PG_FLOOR_GRANTS ?? 'batched';
+  const raw = process.env.BENCH_PG_FLOOR_GRANTS ?? 'each';
   if (raw === 'batched' || raw === 'each') return raw;
   throw new Error(`BENCH_PG_FLOOR_GRANTS must be batched or each; got ${JSON.stringify(raw)}`);
 }
 
-export const PHASES = ['landing', 'start', 'duplicates', 'sweep', 'pg-landing', 'pg-sweep'] as const;
+export const PHASES = ['landing', 'start', 'duplicates', 'rate-limited', 'sweep', 'pg-landing', 'pg-sweep'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export const config = {
@@ -52,6 +52,15 @@ export const config = {
   pgSweepProcesses: intEnv('BENCH_PG_SWEEP_PROCESSES', 2),
   /** The floor's grants: in its marking statement, or 'each' in a statement of its own (the kit's action contract). */
   pgFloorGrants: floorGrantsEnv(),
+  /** Rounds of the PostgreSQL sweep, kit and floor alternating (ABBA); its target is the median. */
+  pgSweepRounds: intEnv('BENCH_PG_SWEEP_ROUNDS', 3),
+  /** The rate-limited phase: the emulator's status reads a second for the kit's client. */
+  rateLimit: intEnv('BENCH_RATE_LIMIT', 300),
+  /** Due attempts two sweep processes work through under that limit. */
+  rateLimitedSize: intEnv('BENCH_RATE_LIMITED_SIZE', 20_000),
+  /** Landings a second, steady, while they do (and for a while before, with no sweep). */
+  rateLimitedLandings: intEnv('BENCH_RATE_LIMITED_LANDINGS', 50),
+  rateLimitedAloneMs: intEnv('BENCH_RATE_LIMITED_ALONE_MS', 15_000),
   rawRequests: intEnv('BENCH_RAW_REQUESTS', 15_000),
   rawMaxMs: intEnv('BENCH_RAW_MAX_MS', 10_000),
   seedConcurrency: intEnv('BENCH_SEED_CONCURRENCY', 16),

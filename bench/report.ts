@@ -8,6 +8,7 @@ import { log, round2, showSpread } from './measure.ts';
 import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison, SideFigures } from './phases/interleaved.ts';
 import type { PgSweepFigures } from './phases/pg-sweep.ts';
+import type { RateLimitedFigures } from './phases/rate-limited.ts';
 import type { BenchResults } from './phases/run-all.ts';
 import type { SweepFigures } from './phases/sweep.ts';
 import type { Target } from './targets.ts';
@@ -51,6 +52,7 @@ function phaseSections(results: BenchResults): string[][] {
     ]);
   }
   if (results.duplicates) sections.push(duplicatesLines(results.duplicates));
+  if (results.rateLimited) sections.push(rateLimitedLines(results.rateLimited));
   if (results.sweep) sections.push(sweepLines(results.sweep));
   if (results.pgLanding) {
     sections.push([
@@ -114,9 +116,34 @@ function pgSweepLines(p: PgSweepFigures): string[] {
       (config.pgFloorGrants === 'each'
         ? `, then the grants' INSERT per attempt in its transaction (BENCH_PG_FLOOR_GRANTS=each)`
         : ' and writes their grants') +
-      `; no claim, each process its own share): kit/floor rate ${p.kitOverFloor}`,
+      `; no claim, each process its own share): kit/floor rate ${showSpread(p.kitOverFloorSpread)} over ` +
+      `${p.perRound.length} ABBA rounds (the rows above are the median round's)`,
+  );
+  p.perRound.forEach((r, i) =>
+    out.push(
+      `  round ${i + 1}: kit ${r.kitRate}/s, floor ${r.floorRate}/s, kit/floor ${r.kitOverFloor}; ` +
+        `CPU ms per attempt (sweep processes + PostgreSQL) kit ${r.kitCpuMsPerAttempt}, floor ${r.floorCpuMsPerAttempt}; ` +
+        `fraction of raw capacity (information) kit ${r.kitFractionOfRaw}, floor ${r.floorFractionOfRaw}`,
+    ),
   );
   return out;
+}
+
+function rateLimitedLines(r: RateLimitedFigures): string[] {
+  const stream = (s: RateLimitedFigures['alone']) =>
+    `${s.landings} landings, p50 ${s.p50} ms, p99 ${s.p99} ms, statuses ${JSON.stringify(s.statuses)}`;
+  return [
+    `Rate-limited: the emulator answers 429 beyond ${r.limitPerSecond} status reads/s for the kit's client; ` +
+      `${r.processes} sweep processes (PostgreSQL) work through ${r.attempts} due attempts while ` +
+      `${r.landingsPerSecond} landings/s run (same client)`,
+    `  landings alone  ${stream(r.alone)}`,
+    `  with the sweeps ${stream(r.withSweep)}; p99 with/alone ${r.p99Ratio}`,
+    `  sweep ${r.sweepRate} attempts/s in ${(r.sweepWallMs / 1000).toFixed(1)} s (fulfilled ${r.fulfilledByProcess.join(' + ')}; ` +
+      `grants ${r.grants}, ${r.distinctGrants} distinct); landings' reads ${r.landingReadsPerSecond}/s, so the target ` +
+      `0.85 x (${r.limitPerSecond} - ${r.landingReadsPerSecond}) = ${r.targetRate}/s`,
+    `  reads ${r.reads}, answered 429: ${r.limited} (${(r.limitedShare * 100).toFixed(2)}%; the sweeps met ` +
+      `${r.rateLimitedByProcess.join(' + ')} of them)`,
+  ];
 }
 
 function targetLines(targets: Target[]): string[] {

@@ -4,6 +4,7 @@ import { clientOf, requireClient } from './auth.ts';
 import { pause, type EmulatorContext } from './context.ts';
 import { sendError } from './errors.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, type Claim } from './idempotency.ts';
+import { rateLimited } from './rate-limits.ts';
 import { HANDOFF_TTL_SECONDS, type Session } from './sessions.ts';
 import { sendOtpOnce, smsDeferredAtCreate } from './sms.ts';
 import { validateCreateRequest } from './validation.ts';
@@ -13,8 +14,13 @@ const jsonBody = express.json({ type: ['application/json', 'application/*+json']
 export function apiRouter(context: EmulatorContext): express.Router {
   const router = express.Router();
   const auth = requireClient(context.clients);
-  router.post('/session', auth, jsonBody, (req, res) => createSession(context, req, res));
-  router.get('/session/:sessionId', auth, (req, res) => readSession(context, req, res));
+  const createLimit = rateLimited(context.rateLimits, 'create', () => (context.stats.createsLimited += 1));
+  const statusLimit = rateLimited(context.rateLimits, 'status', () => {
+    context.stats.statusReads += 1;
+    context.stats.statusReadsLimited += 1;
+  });
+  router.post('/session', auth, createLimit, jsonBody, (req, res) => createSession(context, req, res));
+  router.get('/session/:sessionId', auth, statusLimit, (req, res) => readSession(context, req, res));
   // Body-parser errors (bad JSON, too large, bad charset) on this API answer in the service's error shape.
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     const status = (error as { status?: unknown }).status;

@@ -1,5 +1,6 @@
 /** Emulator configuration: registered clients and environment variables, validated with messages that name the fix. */
 import { isIP } from 'node:net';
+import { NO_RATE_LIMITS, parseRateLimitUpdate, type RateLimitSettings } from './rate-limits.ts';
 
 export type Platform = 'web' | 'mobile';
 
@@ -103,6 +104,8 @@ export interface EnvConfig {
   control: boolean;
   /** EMULATOR_PAGE_HOST, when set. */
   pageHost: string | undefined;
+  /** EMULATOR_STATUS_READS_PER_SECOND and EMULATOR_CREATES_PER_SECOND, when either is set. */
+  rateLimits: RateLimitSettings | undefined;
 }
 
 /** What `npm run emulator` and `npm run demo` use: a name (so passkeys work) that is another site than localhost. */
@@ -119,7 +122,7 @@ export function validatePageHost(value: string): string {
   );
 }
 
-/** Reads EMULATOR_PORT, EMULATOR_CLIENTS and EMULATOR_CONTROL; throws with a clear message on bad values. */
+/** Reads EMULATOR_PORT, EMULATOR_CLIENTS, EMULATOR_CONTROL and the rate limits; throws with a clear message on bad values. */
 export function loadEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
   const pageHost = env.EMULATOR_PAGE_HOST?.trim() ? validatePageHost(env.EMULATOR_PAGE_HOST.trim()) : undefined;
   return {
@@ -127,7 +130,37 @@ export function loadEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     clients: parseClients(env.EMULATOR_CLIENTS),
     control: parseControl(env.EMULATOR_CONTROL),
     pageHost,
+    rateLimits: parseRateLimits(env),
   };
+}
+
+const RATE_LIMIT_VARIABLES = {
+  statusReadsPerSecond: 'EMULATOR_STATUS_READS_PER_SECOND',
+  createsPerSecond: 'EMULATOR_CREATES_PER_SECOND',
+} as const;
+
+/** Per-client limits from the environment; undefined (no limit) when neither variable is set. */
+export function parseRateLimits(env: NodeJS.ProcessEnv): RateLimitSettings | undefined {
+  const limits = { ...NO_RATE_LIMITS };
+  let given = false;
+  for (const [field, variable] of Object.entries(RATE_LIMIT_VARIABLES)) {
+    const raw = env[variable]?.trim();
+    if (raw === undefined || raw === '') continue;
+    const parsed = parseRateLimitUpdate({ [field]: raw === '' ? NaN : Number(raw) });
+    if (typeof parsed === 'string') {
+      throw new Error(`${variable} must be a number of requests per second per client (0 = no limit), got "${raw}".`);
+    }
+    Object.assign(limits, parsed);
+    given = true;
+  }
+  return given ? limits : undefined;
+}
+
+/** Rate limits passed to startEmulator: each a number per second from 0 (no limit). */
+export function validateRateLimits(value: unknown): RateLimitSettings {
+  const parsed = parseRateLimitUpdate(value);
+  if (typeof parsed === 'string') throw new Error(`rateLimits: ${parsed}`);
+  return { ...NO_RATE_LIMITS, ...parsed };
 }
 
 export function parsePort(raw: string | undefined): number {

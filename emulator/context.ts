@@ -7,6 +7,7 @@ import { Faults, emptyStats, type Stats } from './faults.ts';
 import { IdempotencyStore } from './idempotency.ts';
 import { Outbox } from './outbox.ts';
 import { PasskeyStore, type RelyingParty } from './passkeys.ts';
+import { RateLimits, type RateLimitSettings } from './rate-limits.ts';
 import { SessionStore } from './sessions.ts';
 
 export interface EmulatorContext {
@@ -16,6 +17,8 @@ export interface EmulatorContext {
   readonly idempotency: IdempotencyStore;
   readonly outbox: Outbox;
   readonly faults: Faults;
+  /** Per-client requests per second (off unless set). */
+  readonly rateLimits: RateLimits;
   stats: Stats;
   /** Signs the hosted page's binding field; fresh per process. */
   readonly bindingKey: Buffer;
@@ -34,6 +37,7 @@ export function createContext(
   clients: readonly EmulatorClient[],
   log: (line: string) => void,
   shutdown: AbortSignal,
+  rateLimits?: RateLimitSettings,
 ): EmulatorContext {
   const clock = new VirtualClock();
   return {
@@ -43,6 +47,7 @@ export function createContext(
     idempotency: new IdempotencyStore(clock),
     outbox: new Outbox(clock, log),
     faults: new Faults(),
+    rateLimits: new RateLimits(rateLimits),
     stats: emptyStats(),
     bindingKey: randomBytes(32),
     origin: '',
@@ -53,13 +58,14 @@ export function createContext(
   };
 }
 
-/** Back to a fresh start (POST /_control/reset); clients and keys stay. */
+/** Back to a fresh start (POST /_control/reset); clients, keys and the rate limits started with stay. */
 export function resetContext(context: EmulatorContext): void {
   context.sessions.clear();
   context.idempotency.clear();
   context.outbox.clear();
   context.passkeys.clear();
   context.faults.reset();
+  context.rateLimits.reset();
   context.clock.reset();
   context.stats = emptyStats();
 }

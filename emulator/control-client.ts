@@ -5,9 +5,11 @@
  */
 import type { FaultSettings, Stats } from './faults.ts';
 import type { SmsMessage } from './outbox.ts';
+import type { RateLimitSettings } from './rate-limits.ts';
 
 export type { FaultSettings, Stats } from './faults.ts';
 export type { SmsMessage } from './outbox.ts';
+export type { RateLimitSettings } from './rate-limits.ts';
 
 /** Failure reasons the spec names; any other string is accepted too (to test unknown reasons). */
 export type FailureReason = 'otp_locked' | 'device_changed' | 'session_binding_failed' | (string & {});
@@ -44,6 +46,11 @@ export interface EmulatorControl {
   advanceClock(seconds: number): Promise<void>;
   /** Changes fault settings (counts apply to the next N calls); returns the settings now in force. */
   injectFaults(faults: Partial<FaultSettings>): Promise<FaultSettings>;
+  /**
+   * Changes the per-client rate limits (requests per second, 0 = none; beyond them 429 with
+   * Retry-After); returns the limits now in force. `reset()` restores the ones started with.
+   */
+  setRateLimits(limits: Partial<RateLimitSettings>): Promise<RateLimitSettings>;
   /** Call counts: creates, replays, SMS sent (also per Idempotency-Key), status reads, verify posts. */
   stats(): Promise<Stats>;
   /** Forgets sessions, messages, passkeys, stats and faults, and resets the clock. */
@@ -113,6 +120,9 @@ export function emulatorControl(url: string): EmulatorControl {
     },
     async injectFaults(faults) {
       return (await call<{ faults: FaultSettings }>('POST', '/faults', faults)).faults;
+    },
+    async setRateLimits(limits) {
+      return (await call<{ rateLimits: RateLimitSettings }>('POST', '/rate-limits', limits)).rateLimits;
     },
     stats: () => call<Stats>('GET', '/stats'),
     async reset() {

@@ -1,8 +1,8 @@
 /**
- * The test-control API under /_control: outbox, virtual clock, faults, stats, reset and ending a
- * session as if on the hosted page. Mounted only when control is on; answers loopback callers only,
- * and only under a loopback Host: a page in the developer's browser that rebinds its own name to
- * 127.0.0.1 reaches the peer check as loopback, but still sends its own name as the Host.
+ * The test-control API under /_control: outbox, virtual clock, faults, rate limits, stats, reset and
+ * ending a session as if on the hosted page. Mounted only when control is on; answers loopback
+ * callers only, and only under a loopback Host: a page in the developer's browser that rebinds its
+ * own name to 127.0.0.1 reaches the peer check as loopback, but still sends its own name as the Host.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { EmulatorContext } from './context.ts';
@@ -10,6 +10,7 @@ import { resetContext } from './context.ts';
 import { sendError } from './errors.ts';
 import { mountSessionTools } from './control-sessions.ts';
 import { parseFaultUpdate } from './faults.ts';
+import { parseRateLimitUpdate } from './rate-limits.ts';
 
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;
@@ -45,6 +46,7 @@ export function controlRouter(context: EmulatorContext): express.Router {
   const router = express.Router();
   router.use(loopbackOnly, express.json({ limit: '16kb' }));
   mountClockAndFaults(router, context);
+  mountRateLimits(router, context);
   mountReads(router, context);
   router.post('/reset', (_req, res) => {
     resetContext(context);
@@ -106,6 +108,22 @@ function mountClockAndFaults(router: express.Router, context: EmulatorContext): 
     }
     context.faults.update(update);
     res.json({ faults: context.faults.settings });
+  });
+}
+
+/** The per-client rate limits: read and changed. */
+function mountRateLimits(router: express.Router, context: EmulatorContext): void {
+  router.get('/rate-limits', (_req, res) => {
+    res.json({ rateLimits: context.rateLimits.settings });
+  });
+  router.post('/rate-limits', (req, res) => {
+    const update = parseRateLimitUpdate(req.body);
+    if (typeof update === 'string') {
+      sendError(res, 400, 'invalid_request', update);
+      return;
+    }
+    context.rateLimits.update(update);
+    res.json({ rateLimits: context.rateLimits.settings });
   });
 }
 

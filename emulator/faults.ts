@@ -99,8 +99,12 @@ export interface Stats {
   smsSent: number;
   /** SMS sent per Idempotency-Key (creates without a key are not listed). */
   smsByIdempotencyKey: Record<string, number>;
-  /** Authenticated GET /session/{id} calls, including failed and delayed ones. */
+  /** Authenticated GET /session/{id} calls, including failed, delayed and rate-limited ones. */
   statusReads: number;
+  /** GET /session/{id} answered 429 (beyond `statusReadsPerSecond`). */
+  statusReadsLimited: number;
+  /** POST /session answered 429 (beyond `createsPerSecond`); not counted in `creates`. */
+  createsLimited: number;
   /** POST requests to verifyUrl, accepted or refused. */
   verifyPosts: number;
 }
@@ -112,6 +116,8 @@ export function emptyStats(): Stats {
     smsSent: 0,
     smsByIdempotencyKey: Object.create(null) as Record<string, number>,
     statusReads: 0,
+    statusReadsLimited: 0,
+    createsLimited: 0,
     verifyPosts: 0,
   };
 }

@@ -2,12 +2,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
-import { loadEnvConfig, validateClients, validatePageHost, type EmulatorClient } from './config.ts';
+import { loadEnvConfig, validateClients, validatePageHost, validateRateLimits, type EmulatorClient } from './config.ts';
 import { createContext } from './context.ts';
 import { emulatorControl, type EmulatorControl } from './control-client.ts';
 import { relyingPartyOf } from './passkeys.ts';
+import type { RateLimitSettings } from './rate-limits.ts';
 
 export type { EmulatorClient, Platform } from './config.ts';
+export type { RateLimitSettings } from './rate-limits.ts';
 export { DEFAULT_CLIENT } from './config.ts';
 
 export interface EmulatorOptions {
@@ -28,6 +30,11 @@ export interface EmulatorOptions {
   control?: boolean;
   /** SMS lines etc.; default console.log. */
   log?: (line: string) => void;
+  /**
+   * Per-client limits: beyond them a call is answered 429 with `Retry-After` (seconds). Default
+   * from EMULATOR_STATUS_READS_PER_SECOND and EMULATOR_CREATES_PER_SECOND, else none (0 = none).
+   */
+  rateLimits?: Partial<RateLimitSettings>;
 }
 
 export interface RunningEmulator {
@@ -48,8 +55,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const control = options.control ?? env().control;
   const host = options.host ?? '127.0.0.1';
   const pageHost = validatePageHost(options.pageHost ?? host);
+  const rateLimits = options.rateLimits === undefined ? env().rateLimits : validateRateLimits(options.rateLimits);
   const shutdown = new AbortController();
-  const context = createContext(clients, options.log ?? console.log, shutdown.signal);
+  const context = createContext(clients, options.log ?? console.log, shutdown.signal, rateLimits);
   const server = createServer(createApp(context, { control }));
 
   await new Promise<void>((resolve, reject) => {

@@ -110,6 +110,12 @@ function buildStartLimits<Tx>(options: ResolvedKitOptions<Tx>): StartLimits | un
   }
 }
 
+/** What the kit's `sweep` options give every run of kit.runSweep and kit.startSweepWorker. */
+function kitSweepDefaults<Tx>(context: KitContext<Tx>): Pick<SweepOptions, 'maxReadsPerSecond'> {
+  const cap = context.sweep.maxReadsPerSecond;
+  return cap === undefined ? {} : { maxReadsPerSecond: cap };
+}
+
 /** The context every route and the sweep share, built once. */
 function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
   const { client, limits: _limits, dangerouslyDisableStartLimits: _off, ...rest } = options;
@@ -189,8 +195,8 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
     csrfToken: (req) => csrfToken(context, req),
     store: context.store,
     attempts: createAttemptReader(context.store, context.now),
-    runSweep: (sweepOptions) => runSweep(context, sweepOptions),
-    startSweepWorker: (workerOptions) => startSweepWorker(context, workerOptions),
+    runSweep: (sweepOptions) => runSweep(context, { ...kitSweepDefaults(context), ...sweepOptions }),
+    startSweepWorker: (workerOptions) => startSweepWorker(context, { ...kitSweepDefaults(context), ...workerOptions }),
     async close() {
       if (ownsClient) await context.client.close();
     },

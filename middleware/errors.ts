@@ -26,6 +26,12 @@ export const KitErrorCode = {
   ServiceResponseMismatch: 'service_response_mismatch',
   /** Network error, timeout or 5xx from the service, after the retries the call allows. */
   ServiceUnavailable: 'service_unavailable',
+  /**
+   * The service answered 429 (it limits this client's calls): `retryAfterSeconds` says when to
+   * call again. A start that stays refused after its retries shows "busy, try again shortly" and
+   * spends none of the user's start budgets; a landing shows the pending page instead.
+   */
+  ServiceBusy: 'service_busy',
   /** The service refused the request with an errorCode (see `serviceErrorCode`). */
   ServiceRejected: 'service_rejected',
   /** The service answered something the spec does not allow (redirect, wrong content type, bad JSON). */
@@ -55,6 +61,7 @@ const statusByCode: Record<KitErrorCode, number> = {
   session_mismatch: 400,
   service_response_mismatch: 502,
   service_unavailable: 503,
+  service_busy: 503,
   service_rejected: 502,
   service_protocol_error: 502,
   fulfil_failed: 500,
@@ -67,7 +74,7 @@ export interface KitErrorOptions {
   serviceErrorCode?: string;
   /** The service's HTTP status, when there was a response. */
   serviceStatus?: number;
-  /** Seconds the client should wait, for RateLimited. */
+  /** Seconds the client should wait, for RateLimited and ServiceBusy. */
   retryAfterSeconds?: number;
   cause?: unknown;
 }

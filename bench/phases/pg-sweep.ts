@@ -19,7 +19,8 @@ import {
 } from '../common.ts';
 import { config, sweepConcurrency } from '../config.ts';
 import { spawnChild, type Child } from '../ipc.ts';
-import { cpuMs, log, round1, round3, type Cpu } from '../measure.ts';
+import { sortedCopy } from '../load.ts';
+import { cpuMs, log, round1, round3, spreadOf, type Cpu, type Spread } from '../measure.ts';
 import { createTestDatabase, type TestDatabase } from '../postgres.ts';
 import { resetEmulator, seedVerifiedSessions, type SeedClient } from '../seed.ts';
 
@@ -53,8 +54,22 @@ export interface PgSweepFigures extends PgSweepRun {
    * a read and one statement, no claim. What this machine allows any sweep on PostgreSQL.
    */
   floor: PgSweepRun;
-  /** The kit's rate over the floor's. */
+  /** The kit's rate over the floor's: the median of the rounds (the target), and their spread. */
   kitOverFloor: number;
+  kitOverFloorSpread: Spread;
+  /** Every round, kit and floor, wrote one grant per attempt. */
+  everyRoundOnce: boolean;
+  floorGrants: 'batched' | 'each';
+  /** Each round's rates, fractions of raw capacity (information) and CPU ms per attempt (sweep processes + PostgreSQL). */
+  perRound: {
+    kitRate: number;
+    floorRate: number;
+    kitOverFloor: number;
+    kitFractionOfRaw: number;
+    floorFractionOfRaw: number;
+    kitCpuMsPerAttempt: number;
+    floorCpuMsPerAttempt: number;
+  }[];
 }
 
 /**
@@ -218,13 +233,34 @@ export async function pgSweepPhase(emulatorUrl: string, emulator: Child, client:
   const rawConcurrency = sweepConcurrency * config.pgSweepProcesses;
   const before = await pgRawCapacity(sessions, common, rawConcurrency);
   log(`pg-sweep ${size}: raw capacity before ${Math.round(before.rps)} req/s at concurrency ${rawConcurrency}`);
-  const kit = await kitPgSweep(sessions, common, emulator);
-  log(`pg-sweep ${size}: kit ${kit.fulfilledByProcess.join(' + ')} fulfilled in ${kit.wallMs} ms`);
-  const floor = await floorPgSweep(sessions, common, emulator);
-  log(`pg-sweep ${size}: floor ${floor.fulfilledByProcess.join(' + ')} fulfilled in ${floor.wallMs} ms`);
+  const rounds = await kitAndFloorRounds(sessions, common, emulator);
   const after = await pgRawCapacity(sessions, common, rawConcurrency);
   log(`pg-sweep ${size}: raw capacity after ${Math.round(after.rps)} req/s`);
-  return pgSweepFigures({ size, seedMs, rawConcurrency, before, after, kit, floor });
+  return pgSweepFigures({ size, seedMs, rawConcurrency, before, after, rounds });
+}
+
+/**
+ * `pgSweepRounds` rounds of the kit's sweep and the floor over the same sessions, in ABBA order
+ * (kit first in even rounds), each on a fresh database: the target is judged on the median round.
+ */
+async function kitAndFloorRounds(sessions: SeedAttempt[], common: object, emulator: Child): Promise<Round[]> {
+  const rounds: Round[] = [];
+  for (let r = 0; r < config.pgSweepRounds; r++) {
+    const kitFirst = r % 2 === 0;
+    const first = kitFirst
+      ? await kitPgSweep(sessions, common, emulator)
+      : await floorPgSweep(sessions, common, emulator);
+    const second = kitFirst
+      ? await floorPgSweep(sessions, common, emulator)
+      : await kitPgSweep(sessions, common, emulator);
+    const [kit, floor] = kitFirst ? [first, second] : [second, first];
+    rounds.push({ kit, floor });
+    log(
+      `pg-sweep round ${r + 1}/${config.pgSweepRounds}: kit ${kit.attemptsPerSecond}/s (${kit.fulfilledByProcess.join(' + ')}), ` +
+        `floor ${floor.attemptsPerSecond}/s, kit/floor ${round3(kit.attemptsPerSecond / floor.attemptsPerSecond)}`,
+    );
+  }
+  return rounds;
 }
 
 /** The emulator's raw GET /session capacity over the seeded sessions, from a fresh process. */
@@ -246,6 +282,12 @@ async function pgRawCapacity(sessions: SeedAttempt[], common: object, rawConcurr
 }
 
 type TimedRun = Omit<PgSweepRun, 'fractionOfRaw'>;
+interface Round {
+  kit: TimedRun;
+  floor: TimedRun;
+}
+
+const cpuPerAttempt = (r: TimedRun) => round3(r.sweepCpuMsPerAttempt + r.postgresCpuMsPerAttempt);
 
 function pgSweepFigures(m: {
   size: number;
@@ -253,10 +295,15 @@ function pgSweepFigures(m: {
   rawConcurrency: number;
   before: RawResult;
   after: RawResult;
-  kit: TimedRun;
-  floor: TimedRun;
+  rounds: Round[];
 }): PgSweepFigures {
-  const { kit, floor } = m;
+  const ratios = m.rounds.map((r) => round3(r.kit.attemptsPerSecond / r.floor.attemptsPerSecond));
+  const spread = spreadOf(ratios);
+  // The kit and floor shown in full are the median round's.
+  const { kit, floor } = m.rounds[ratios.indexOf(sortedCopy(ratios)[Math.ceil(ratios.length / 2) - 1]!)]!;
+  const everyOnce = m.rounds.every(
+    (r) => r.kit.grants === m.size && r.kit.distinctGrants === m.size && r.floor.distinctGrants === m.size,
+  );
   const rawCapacity = (m.before.rps + m.after.rps) / 2;
   const withFraction = (r: TimedRun): PgSweepRun => ({
     ...r,
@@ -272,6 +319,18 @@ function pgSweepFigures(m: {
     rawAfter: round1(m.after.rps),
     rawCapacity: round1(rawCapacity),
     floor: withFraction(floor),
-    kitOverFloor: round3(kit.attemptsPerSecond / floor.attemptsPerSecond),
+    kitOverFloor: spread.median,
+    kitOverFloorSpread: spread,
+    everyRoundOnce: everyOnce,
+    floorGrants: config.pgFloorGrants,
+    perRound: m.rounds.map((r, i) => ({
+      kitRate: r.kit.attemptsPerSecond,
+      floorRate: r.floor.attemptsPerSecond,
+      kitOverFloor: ratios[i]!,
+      kitFractionOfRaw: round3(r.kit.attemptsPerSecond / rawCapacity),
+      floorFractionOfRaw: round3(r.floor.attemptsPerSecond / rawCapacity),
+      kitCpuMsPerAttempt: cpuPerAttempt(r.kit),
+      floorCpuMsPerAttempt: cpuPerAttempt(r.floor),
+    })),
   };
 }

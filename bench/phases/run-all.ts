@@ -12,6 +12,7 @@ import type { Comparison } from './interleaved.ts';
 import { landingPhase } from './landing.ts';
 import { pgLandingPhase } from './pg-landing.ts';
 import { pgSweepPhase, type PgSweepFigures } from './pg-sweep.ts';
+import { rateLimitedPhase, type RateLimitedFigures } from './rate-limited.ts';
 import { sidesOf, spawnAppPair, type AppPair } from './sides.ts';
 import { startPhase } from './start.ts';
 import { sweepPhase, type SweepFigures } from './sweep.ts';
@@ -20,6 +21,7 @@ export interface BenchResults {
   landing?: Comparison;
   start?: Comparison;
   duplicates?: DuplicateFigures[];
+  rateLimited?: RateLimitedFigures;
   sweep?: SweepFigures[];
   pgLanding?: Comparison;
   pgSweep?: PgSweepFigures;
@@ -50,6 +52,7 @@ export async function runPhases(dir: string, children: Child[]): Promise<BenchRe
   if (config.phases.includes('landing')) results.landing = await landingPhase(emulatorUrl, emulator, sides);
   if (config.phases.includes('start')) results.start = await startPhase(emulatorUrl, emulator, sides);
   if (config.phases.includes('duplicates')) results.duplicates = await duplicatesPhase(emulatorUrl, sides);
+  if (config.phases.includes('rate-limited')) results.rateLimited = await rateLimitedPhase(emulatorUrl, sides[0]);
   await apps.kit.stop();
   await apps.baseline.stop();
   if (config.phases.includes('sweep')) results.sweep = await sweepPhase(emulatorUrl, emulator, clients.sweep, dir);

@@ -134,6 +134,8 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       session_mismatch: `Ce lien n’appartient pas à la vérification qu’il désigne. ${START_AGAIN_FR}`,
       service_response_mismatch: 'La vérification n’a pas pu être confirmée, rien n’a donc été modifié. Recommencez.',
       service_unavailable: 'Le service de vérification est injoignable pour le moment. Réessayez dans un instant.',
+      service_busy:
+        "Le service de vérification est très sollicité. Rien n'a été envoyé ni décompté ; réessayez dans un instant.",
       service_rejected: SERVER_PROBLEM_FR,
       service_protocol_error: SERVER_PROBLEM_FR,
       fulfil_failed: SERVER_PROBLEM_FR,

@@ -20,6 +20,12 @@ export interface VerifyClientRetry {
   maxDelayMs?: number;
   /** No retry starts after this much time since the first try (well inside the 120 s handoff). Default 20000 ms. */
   budgetMs?: number;
+  /**
+   * After a 429 (the service limits this client), a retry waits at least its Retry-After and none
+   * starts later than this since the first try: a user is waiting on the start. Default 5000 ms;
+   * 0 never retries a 429. Beyond it the start shows "busy, try again shortly".
+   */
+  busyBudgetMs?: number;
 }
 
 /** Options of createVerifyClient. */

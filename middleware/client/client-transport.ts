@@ -23,6 +23,43 @@ export class RetryableFailure extends Error {
   }
 }
 
+/**
+ * The service answered 429: worth another try after `retryAfterMs`, where a caller waits (a
+ * create); thrown as the KitError `service_busy` where nobody should (a status read).
+ */
+export class BusyFailure extends RetryableFailure {
+  constructor(
+    failure: KitError,
+    readonly retryAfterMs: number,
+  ) {
+    super(failure);
+  }
+}
+
+/** When the service says nothing usable, wait a second; never longer than an hour. */
+const DEFAULT_RETRY_AFTER_MS = 1000;
+const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/** `Retry-After` as delta-seconds or an HTTP date (RFC 9110), in ms from `now`. */
+export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
+  let ms = Number.NaN;
+  if (/^\d+$/.test(value)) ms = Number(value) * 1000;
+  else if (value !== '') ms = Date.parse(value) - now;
+  if (!Number.isFinite(ms)) return DEFAULT_RETRY_AFTER_MS;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
+}
+
+/** A 429, whatever its body (the service does not show the body's shape, so the kit never reads it). */
+function busyFailure(headers: Record<string, string | string[] | undefined>): BusyFailure {
+  const waitMs = retryAfterMs(headers['retry-after']);
+  const failure = new KitError(KitErrorCode.ServiceBusy, 'The verification service answered 429 (rate limited).', {
+    serviceStatus: 429,
+    retryAfterSeconds: Math.ceil(waitMs / 1000),
+  });
+  return new BusyFailure(failure, waitMs);
+}
+
 /** The pool and the one way to call the service; `close` ends the pool. */
 export function createTransport(options: VerifyClientOptions) {
   const base = parseBaseUrl(options.baseUrl);
@@ -56,6 +93,7 @@ export function createTransport(options: VerifyClientOptions) {
     const text = await response.body.text().catch((error: unknown) => {
       throw new RetryableFailure(networkFailure(error));
     });
+    if (statusCode === 429) throw busyFailure(responseHeaders);
     if (statusCode >= 300 && statusCode < 400) {
       throw new KitError(
         KitErrorCode.ServiceProtocolError,
@@ -85,6 +123,11 @@ export function createTransport(options: VerifyClientOptions) {
   };
 }
 
+/**
+ * Tries `attempt` again after retryable failures, with jittered exponential backoff, within
+ * `maxAttempts` and `budgetMs`. A 429 waits at least its Retry-After and only within `busyBudgetMs`
+ * (0: never retried).
+ */
 export async function withRetries<T>(retry: Required<VerifyClientRetry>, attempt: () => Promise<T>): Promise<T> {
   const startedAt = Date.now();
   for (let tries = 1; ; tries++) {
@@ -92,8 +135,11 @@ export async function withRetries<T>(retry: Required<VerifyClientRetry>, attempt
       return await attempt();
     } catch (error) {
       if (!(error instanceof RetryableFailure)) throw error;
-      const delay = Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (tries - 1));
-      const outOfTime = Date.now() - startedAt + delay > retry.budgetMs;
+      const backoff = Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (tries - 1));
+      const busy = error instanceof BusyFailure;
+      const delay = busy ? Math.max(backoff, error.retryAfterMs) : backoff;
+      const budget = busy ? Math.min(retry.budgetMs, retry.busyBudgetMs) : retry.budgetMs;
+      const outOfTime = Date.now() - startedAt + delay > budget;
       if (tries >= retry.maxAttempts || outOfTime) throw error.failure;
       await sleep(delay);
     }

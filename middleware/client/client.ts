@@ -20,11 +20,14 @@ import type { VerifyClientOptions } from './client-options.ts';
 
 export type { VerifyClientOptions, VerifyClientRetry, VerifyClientTimeouts } from './client-options.ts';
 
+const DEFAULT_RETRY = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 3000, budgetMs: 20_000, busyBudgetMs: 5000 };
+
 /** Builds the backend client: Basic credentials only in the Authorization header, timeouts, no redirects, idempotent retries. */
 export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
   const { call, close } = createTransport(options);
-  const retry = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 3000, budgetMs: 20_000, ...options.retry };
-  const statusRetry = { ...retry, maxAttempts: options.statusReadAttempts ?? 2 };
+  const retry = { ...DEFAULT_RETRY, ...options.retry };
+  // A status read never waits out a 429: the landing shows its pending page, the sweep slows down.
+  const statusRetry = { ...retry, maxAttempts: options.statusReadAttempts ?? 2, busyBudgetMs: 0 };
 
   function createSession(input: CreateSessionInput, idempotencyKey: string): Promise<CreatedSession> {
     const attributes = { 'verify_kit.platform': input.platform, 'verify_kit.sensitivity': input.operationSensitivity };

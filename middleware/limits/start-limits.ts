@@ -50,10 +50,21 @@ export interface StartLimitsOptions {
   now?: () => number;
 }
 
+/** A counted start, which the kit gives back when the service refused to create its session. */
+export interface StartReceipt {
+  refund(): Promise<void>;
+}
+
 /** Start limits the kit consumes before every session create. */
 export interface StartLimits {
-  /** Counts one start; throws KitError `rate_limited` with `retryAfterSeconds` when a budget is spent. */
-  consume(req: Request, who: { userRef: string; destination: string }): Promise<void>;
+  /**
+   * Counts one start; throws KitError `rate_limited` with `retryAfterSeconds` when a budget is
+   * spent. May return a receipt: the kit refunds it when the service was too busy to create the
+   * session (nothing was sent, so nothing counts against the user).
+   */
+  // void: limits of the integrator's own that return nothing stay valid.
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type
+  consume(req: Request, who: { userRef: string; destination: string }): Promise<StartReceipt | void>;
 }
 
 /** In the order `consume` passes them to the store. */
@@ -84,15 +95,16 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
   return {
     async consume(req, who) {
       warnOnce(req);
-      const refusals = await counter.consumeStartBudgets({
-        budgets: [
-          budget('user', user, who.userRef),
-          budget('destination', destination, destinationBudgetKey(who.destination, destinationKey)),
-          budget('ip', ip, ipBudgetKey(req.ip ?? req.socket.remoteAddress ?? 'unknown', ipv6Subnet)),
-        ],
-        now: now(),
-      });
-      if (refusals.length === 0) return;
+      const budgets = [
+        budget('user', user, who.userRef),
+        budget('destination', destination, destinationBudgetKey(who.destination, destinationKey)),
+        budget('ip', ip, ipBudgetKey(req.ip ?? req.socket.remoteAddress ?? 'unknown', ipv6Subnet)),
+      ];
+      const spentAt = now();
+      const refusals = await counter.consumeStartBudgets({ budgets, now: spentAt });
+      if (refusals.length === 0) {
+        return { refund: () => counter.refundStartBudgets?.({ budgets, spentAt }) ?? Promise.resolve() };
+      }
       for (const refusal of refusals) {
         const name = BUDGET_NAMES[refusal.budget];
         if (name !== undefined) countRefusedStart(name);

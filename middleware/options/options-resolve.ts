@@ -25,6 +25,7 @@ import type { PageRenderers } from '../pages/pages.ts';
 import { guardLocale, guardPages } from '../pages/guard.ts';
 import { DEFAULT_HOOK_TIMEOUTS, HOOK_NAMES, type HookTimeouts } from '../deadline.ts';
 import type { Platform, VerifyClient } from '../types.ts';
+import { checkReadCap } from '../sweep/sweep-options.ts';
 
 const PAGE_NAMES = ['complete', 'failed', 'pending', 'startAgain', 'error'] as const;
 const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
@@ -180,7 +181,7 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
     'pendingReuseMs',
   ]);
   const sweep = optionGroup(problems, 'sweep', o.sweep);
-  checkKnownKeys(problems, 'sweep', sweep, ['firstCheckAfterMs']);
+  checkKnownKeys(problems, 'sweep', sweep, ['firstCheckAfterMs', 'maxReadsPerSecond']);
   return {
     landing: {
       pendingRechecks: nonNegative(problems, 'landing.pendingRechecks', given.pendingRechecks, 3),
@@ -194,7 +195,10 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
       refreshWindowMs: nonNegative(problems, 'landing.refreshWindowMs', given.refreshWindowMs, 5 * 60_000),
       pendingReuseMs: nonNegative(problems, 'landing.pendingReuseMs', given.pendingReuseMs, PENDING_REUSE_MS),
     },
-    sweep: { firstCheckAfterMs: nonNegative(problems, 'sweep.firstCheckAfterMs', sweep.firstCheckAfterMs, 3 * 60_000) },
+    sweep: {
+      firstCheckAfterMs: nonNegative(problems, 'sweep.firstCheckAfterMs', sweep.firstCheckAfterMs, 3 * 60_000),
+      maxReadsPerSecond: checkReadCap(problems, sweep.maxReadsPerSecond, 'sweep.maxReadsPerSecond'),
+    },
   };
 }
 

@@ -85,6 +85,12 @@ export interface LandingOptions {
 export interface KitSweepOptions {
   /** Delay before the sweep first reads an attempt nobody landed. Default 3 min. */
   firstCheckAfterMs?: number;
+  /**
+   * Default `maxReadsPerSecond` of kit.runSweep and kit.startSweepWorker (and so of the sweep
+   * job): status reads a second all sweep processes sharing the store make together. Default: no
+   * cap (the sweep still slows down whenever the service answers 429).
+   */
+  maxReadsPerSecond?: number;
 }
 
 /** The options of createVerificationKit; every one is checked when it is called. */
@@ -174,7 +180,7 @@ export type ResolvedKitOptions<Tx = unknown> = Omit<VerificationKitOptions<Tx>, 
     csrf: Required<Omit<CsrfOptions, 'dangerouslyReplaceTokenCheck'>> &
       Pick<CsrfOptions, 'dangerouslyReplaceTokenCheck'>;
     landing: Required<LandingOptions>;
-    sweep: Required<KitSweepOptions>;
+    sweep: Required<Pick<KitSweepOptions, 'firstCheckAfterMs'>> & { maxReadsPerSecond: number | undefined };
     pages: PageRenderers;
     messages: MessageCatalog;
     /** A ready client, or the settings of the one the kit builds. */

@@ -51,7 +51,7 @@ export interface KitMessages {
   startAgain: { title: string; heading: string; text: string };
   error: { title: string; heading: string };
   errors: Record<ErrorTextKey, string>;
-  /** Appended to the rate-limit text when the wait is known. */
+  /** Appended to the rate-limit and busy texts when the wait is known. */
   retryAfter: (seconds: number) => string;
 }
 
@@ -149,6 +149,7 @@ export const englishMessages: KitMessages = {
     session_mismatch: `This link does not belong to the verification it names. ${START_AGAIN}`,
     service_response_mismatch: 'The verification could not be confirmed, so nothing was changed. Please start again.',
     service_unavailable: 'The verification service cannot be reached right now. Please try again in a moment.',
+    service_busy: 'The verification service is busy right now. Nothing was sent or counted; please try again shortly.',
     service_rejected: SERVER_PROBLEM,
     service_protocol_error: SERVER_PROBLEM,
     fulfil_failed: SERVER_PROBLEM,

@@ -30,10 +30,16 @@ export function showAsWritten(error: unknown): unknown {
 export function userMessage(error: KitError, messages: KitMessages): string {
   if (writtenForUsers.has(error)) return error.message;
   const text = errorText(messages, error.code, error.status);
-  if (error.code === KitErrorCode.RateLimited && error.retryAfterSeconds !== undefined) {
+  if (saysWhenToRetry(error)) {
     return `${text} ${messages.retryAfter(Math.max(1, Math.ceil(error.retryAfterSeconds)))}`;
   }
   return text;
+}
+
+/** A refusal that knows when to try again (start budgets, or the service's own 429). */
+function saysWhenToRetry(error: KitError): error is KitError & { retryAfterSeconds: number } {
+  const retryable = error.code === KitErrorCode.RateLimited || error.code === KitErrorCode.ServiceBusy;
+  return retryable && error.retryAfterSeconds !== undefined;
 }
 
 export function logKitError<Tx>(context: KitContext<Tx>, route: string, error: KitError): void {
@@ -97,7 +103,7 @@ function answerKitError<Tx>(
     next(passOnAsIs.has(error) ? error.cause : error);
     return;
   }
-  if (error.code === KitErrorCode.RateLimited && error.retryAfterSeconds !== undefined) {
+  if (saysWhenToRetry(error)) {
     res.setHeader('Retry-After', String(Math.max(0, Math.ceil(error.retryAfterSeconds))));
   }
   const messages = context.messages.forRequest(res.req);

@@ -6,11 +6,14 @@ import { parse as parseQueryString } from 'node:querystring';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { completeAttempt, findReturnedAttempt, type Completion } from '../fulfil/fulfil.ts';
 import { deliverAfterResponse } from '../fulfil/outcomes.ts';
 import { STATE_PATTERN } from './state.ts';
 import { annotateSpan } from '../telemetry.ts';
+import type { Attempt } from '../store/types.ts';
+import type { OutcomeSource } from '../types.ts';
+import { slowTheSweep } from '../sweep/pacing.ts';
 
 /** Printable ASCII without spaces, 1..256. */
 const SESSION_ID_PATTERN = /^[\x21-\x7e]{1,256}$/;
@@ -74,6 +77,28 @@ export function readReturnedIds(source: unknown): ReturnedIds {
 }
 
 /**
+ * completeAttempt, where a 429 from the service reads as pending: the user sees the pending page
+ * (whose own re-check, or the sweep, learns the outcome) and the kit stops reading for this return.
+ */
+async function completeUnlessBusy<Tx>(
+  context: KitContext<Tx>,
+  attempt: Attempt,
+  source: OutcomeSource,
+): Promise<{ completion: Completion; busy: boolean }> {
+  try {
+    return { completion: await completeAttempt(context, attempt, source), busy: false };
+  } catch (error) {
+    if (!isKitError(error, KitErrorCode.ServiceBusy)) throw error;
+    context.logger.warn(
+      { route: source, sessionId: attempt.sessionId, retryAfterSeconds: error.retryAfterSeconds },
+      'verification return: the service is rate limiting status reads; showing the pending page',
+    );
+    await slowTheSweep(context, error);
+    return { completion: { kind: 'pending', attempt, eventIds: [] }, busy: true };
+  }
+}
+
+/**
  * The shared part of the landing and the mobile completion: validate, resolve the attempt by
  * state (session_id must match), then the one fulfil path; while the service still says pending,
  * re-check a few times. Whether the action runs never depends on who is signed in.
@@ -87,11 +112,11 @@ export async function completeReturn<Tx>(
   const ids = readReturnedIds(source);
   const outcomeSource = route === 'landing' ? 'landing' : 'mobile';
   let attempt = await findReturnedAttempt(context.store, ids);
-  let completion = await completeAttempt(context, attempt, outcomeSource);
-  for (let i = 0; completion.kind === 'pending' && i < context.landing.pendingRechecks; i++) {
+  let { completion, busy } = await completeUnlessBusy(context, attempt, outcomeSource);
+  for (let i = 0; completion.kind === 'pending' && !busy && i < context.landing.pendingRechecks; i++) {
     await sleep(context.landing.pendingRecheckIntervalMs);
     attempt = (await context.store.findAttemptByState(ids.state)) ?? attempt;
-    completion = await completeAttempt(context, attempt, outcomeSource);
+    ({ completion, busy } = await completeUnlessBusy(context, attempt, outcomeSource));
   }
   const { sessionId, action } = completion.attempt;
   context.logger.info({ route, sessionId, action, outcome: completion.kind }, 'verification return');

@@ -14,7 +14,9 @@ import type { ResolvedUser } from '../options/options.ts';
 import { isLoopbackHostname } from '../options/options-urls.ts';
 import { verifyCsrf } from './csrf.ts';
 import { withDeadline } from '../deadline.ts';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode } from '../errors.ts';
+import type { StartReceipt } from '../limits/start-limits.ts';
+import { describeError } from '../logger.ts';
 import { handoffPage } from '../pages/handoff-page.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { newNonce, newState } from './state.ts';
@@ -69,21 +71,38 @@ export function startAgainUrl(startAgainPath: string, actionName: string): strin
   return `${startAgainPath}?action=${encodeURIComponent(actionName)}`;
 }
 
-/** Limits and the integrator's hook run before any session exists, so a refusal sends no SMS. */
+/**
+ * Limits and the integrator's hook run before any session exists, so a refusal sends no SMS.
+ * Returns the start limits' receipt (undefined without limits).
+ */
 async function allowStart<Tx>(
   context: KitContext<Tx>,
   req: Request,
   user: ResolvedUser,
   action: ActionDefinition<Tx>,
-): Promise<void> {
-  await context.startLimits?.consume(req, { userRef: user.userRef, destination: user.destination });
+): Promise<StartReceipt | undefined> {
+  const receipt = await context.startLimits?.consume(req, { userRef: user.userRef, destination: user.destination });
   const { beforeCreate } = context;
-  if (beforeCreate === undefined) return;
+  if (beforeCreate === undefined) return receipt ?? undefined;
   const attempt = { userRef: user.userRef, destination: user.destination, action: action.name };
   try {
     await withDeadline('beforeCreate', context.hookTimeouts.beforeCreate, () => beforeCreate(req, attempt));
   } catch (error) {
     throw showAsWritten(error);
+  }
+  return receipt ?? undefined;
+}
+
+/**
+ * The service stayed busy (429) through the create's retries: no session, no SMS, so the start
+ * is not counted against the user; the error then shows "busy, try again shortly".
+ */
+async function refundWhenBusy<Tx>(context: KitContext<Tx>, receipt: StartReceipt | undefined, error: unknown) {
+  if (receipt === undefined || !isKitError(error, KitErrorCode.ServiceBusy)) return;
+  try {
+    await receipt.refund();
+  } catch (refundError) {
+    context.logger.warn({ route: 'start', err: describeError(refundError) }, 'could not give back a start budget');
   }
 }
 
@@ -213,8 +232,11 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
     const body = bodyOf(req);
     const action = pickAction(context, body.action);
     const params = await paramsFor(context, req, action, user, body.restart);
-    await allowStart(context, req, user, action);
-    const created = await createAttempt(context, user, action, params, originOf);
+    const receipt = await allowStart(context, req, user, action);
+    const created = await createAttempt(context, user, action, params, originOf).catch(async (error: unknown) => {
+      await refundWhenBusy(context, receipt, error);
+      throw error;
+    });
     answerStart(context, res, created, startAgainUrl(startAgainPath, action.name), originOf);
   };
 

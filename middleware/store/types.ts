@@ -146,6 +146,24 @@ export interface NextCheck {
   nextCheckAt: number;
 }
 
+/**
+ * The sweep's shared pace (sweep/pacing.ts): one row that every sweep process reads and changes,
+ * so a slow-down one process learned from a 429 holds for all. Times are wall-clock ms.
+ */
+export interface SweepPace {
+  /** Status reads a second all sweep processes together may make; null while not paced. */
+  ratePerSecond: number | null;
+  /** The rate when the service last answered 429 (null while not known). */
+  limitPerSecond: number | null;
+  /** No sweep read before this (the service's Retry-After). */
+  pausedUntil: number;
+  /** When the rate was last cut. */
+  cutAt: number;
+  /** Read permits saved up in the shared bucket, as of `tokensAt`. */
+  tokens: number;
+  tokensAt: number;
+}
+
 /** Which attempts a support screen lists (newest first). */
 export interface AttemptQuery {
   userRef?: string;
@@ -192,6 +210,13 @@ export interface ConsumeStartBudgetsOptions {
   /** Distinct keys (the kit prefixes each with its budget's name). */
   budgets: readonly StartBudget[];
   now: number;
+}
+
+export interface RefundStartBudgetsOptions {
+  /** The budgets the start was counted against. */
+  budgets: readonly StartBudget[];
+  /** The `now` of that consumeStartBudgets call. */
+  spentAt: number;
 }
 
 /** A spent budget that refused the start: its index in `budgets`, and when its window ends. */
@@ -245,6 +270,13 @@ export interface VerifyStore<Tx = unknown> {
   scheduleNextCheck(sessionId: string, owner: string, nextCheckAt: number): Promise<void>;
   /** scheduleNextCheck for several attempts in one write (the sweep's reschedules, batched). */
   scheduleNextChecks(owner: string, checks: readonly NextCheck[]): Promise<void>;
+  /**
+   * Reads the sweep's shared pace and writes what `change` returns (nothing when undefined), in one
+   * transaction that serialises every process's changes; returns the row as it is afterwards.
+   * `change` runs synchronously inside the transaction. Optional: without it each sweep process
+   * paces itself alone.
+   */
+  updateSweepPace?(change: (current: SweepPace) => SweepPace | undefined): Promise<SweepPace>;
   /** Releases every claim held by `owner` without changing schedules (graceful stop). */
   releaseClaims(owner: string): Promise<number>;
   /** Marks pending attempts created before `now - maxAgeMs` expired; returns how many. */
@@ -276,8 +308,15 @@ export interface VerifyStore<Tx = unknown> {
    * Optional: a store without it needs start limits of the integrator's own (`limits`).
    */
   consumeStartBudgets?(options: ConsumeStartBudgetsOptions): Promise<StartBudgetRefusal[]>;
+  /**
+   * Gives back one start counted by `consumeStartBudgets` at `spentAt` (the service refused to
+   * create the session, so nothing was sent): each counter is decremented only while the window
+   * that start was counted in is still open. Optional.
+   */
+  refundStartBudgets?(options: RefundStartBudgetsOptions): Promise<void>;
   close(): Promise<void>;
 }
 
 /** What counts start budgets: both of the kit's stores, or an integrator's own shared counter. */
-export type StartBudgetCounter = Required<Pick<VerifyStore, 'consumeStartBudgets'>>;
+export type StartBudgetCounter = Required<Pick<VerifyStore, 'consumeStartBudgets'>> &
+  Pick<VerifyStore, 'refundStartBudgets'>;

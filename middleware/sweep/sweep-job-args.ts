@@ -9,7 +9,7 @@ import { checkSweepOptions, type SweepOptions } from './sweep-options.ts';
 /** The environment the job reads SWEEP_* settings from (and passes to the kit factory). */
 export type SweepJobEnv = Readonly<Record<string, string | undefined>>;
 
-export const USAGE = `usage: sweep-job [--once] [--interval-seconds N] [--batch-size N] [--concurrency N] [--time-budget-seconds N] [--lease-seconds N]`;
+export const USAGE = `usage: sweep-job [--once] [--interval-seconds N] [--batch-size N] [--concurrency N] [--time-budget-seconds N] [--lease-seconds N] [--max-reads-per-second N]`;
 
 function secondsToMs(problems: OptionProblems, name: string, raw: string): number | undefined {
   const seconds = Number(raw);
@@ -24,6 +24,17 @@ function toInteger(problems: OptionProblems, name: string, raw: string): number 
   const value = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) {
     problems.add(`${name} must be a whole number, e.g. ${name} 50; got ${JSON.stringify(raw)}.`);
+    return undefined;
+  }
+  return value;
+}
+
+function toRate(problems: OptionProblems, name: string, raw: string): number | undefined {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0) {
+    problems.add(
+      `${name} must be a positive number of status reads a second, e.g. ${name} 200; got ${JSON.stringify(raw)}.`,
+    );
     return undefined;
   }
   return value;
@@ -44,6 +55,7 @@ const FLAGS = {
   concurrency: { type: 'string' },
   'time-budget-seconds': { type: 'string' },
   'lease-seconds': { type: 'string' },
+  'max-reads-per-second': { type: 'string' },
 } as const;
 
 type Flags = ReturnType<typeof parseArgs<{ options: typeof FLAGS; strict: true; allowPositionals: false }>>['values'];
@@ -75,6 +87,7 @@ export function parseJobConfig(
   const concurrency = read('concurrency', 'SWEEP_CONCURRENCY', toInteger);
   const timeBudgetMs = read('time-budget-seconds', 'SWEEP_TIME_BUDGET_SECONDS', secondsToMs);
   const leaseMs = read('lease-seconds', 'SWEEP_LEASE_SECONDS', secondsToMs);
+  const maxReadsPerSecond = read('max-reads-per-second', 'SWEEP_MAX_READS_PER_SECOND', toRate);
   // A setting left out (or wrong, and reported) keeps the caller's default.
   const sweep: JobConfig['sweep'] = {
     ...defaults,
@@ -82,6 +95,7 @@ export function parseJobConfig(
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(timeBudgetMs === undefined ? {} : { timeBudgetMs }),
     ...(leaseMs === undefined ? {} : { leaseMs }),
+    ...(maxReadsPerSecond === undefined ? {} : { maxReadsPerSecond }),
   };
   const intervalMs = read('interval-seconds', 'SWEEP_INTERVAL_SECONDS', secondsToMs) ?? 60_000;
   if (values.once === true && typeof values['interval-seconds'] === 'string') {

@@ -29,6 +29,12 @@ export interface SweepOptions {
   backoffMs?: readonly number[];
   /** Delay before re-reading after a transient service error (unreachable, protocol). Default 30 000 ms. */
   errorRetryMs?: number;
+  /**
+   * Status reads a second that all sweep processes sharing the store make together, at most
+   * (e.g. a share of the service's limit). Default: no cap; the sweep still slows down whenever
+   * the service answers 429.
+   */
+  maxReadsPerSecond?: number;
   /** How long settled attempts keep their params and destination, and are kept at all; false keeps everything. */
   retention?: RetentionOptions | false;
   /** Identifies this worker's claims. Default `<host>:<pid>:<random>`; share it with releaseClaims. */
@@ -48,6 +54,7 @@ export interface ResolvedSweepOptions {
   errorRetryMs: number;
   retention: ResolvedRetention | false;
   owner: string;
+  maxReadsPerSecond: number | undefined;
 }
 
 /** Options of `kit.startSweepWorker`: the interval, and the options of each run. */
@@ -79,6 +86,18 @@ function checkBackoff(problems: OptionProblems, value: unknown): readonly number
   return DEFAULT_SWEEP_BACKOFF_MS;
 }
 
+const MAX_READS_PER_SECOND = 1_000_000;
+
+/** `maxReadsPerSecond` (a run's, or the kit's `sweep.maxReadsPerSecond`): a positive rate, or undefined. */
+export function checkReadCap(problems: OptionProblems, value: unknown, name = 'maxReadsPerSecond'): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= MAX_READS_PER_SECOND) return value;
+  problems.add(
+    `\`${name}\` must be a positive number of status reads a second (at most ${MAX_READS_PER_SECOND}) shared by every sweep process, e.g. 200; leave it out for no cap.`,
+  );
+  return undefined;
+}
+
 function checkOwner(problems: OptionProblems, value: unknown): string {
   if (value === undefined) return newSweepOwner();
   if (typeof value === 'string' && value.length > 0 && value.length <= 200) return value;
@@ -108,6 +127,7 @@ export function checkSweepOptions(problems: OptionProblems, options: SweepOption
     backoffMs: checkBackoff(problems, options.backoffMs),
     owner: checkOwner(problems, options.owner),
     retention: resolveRetention(problems, options.retention),
+    maxReadsPerSecond: checkReadCap(problems, options.maxReadsPerSecond),
   };
 }
 

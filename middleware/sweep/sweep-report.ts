@@ -30,6 +30,11 @@ export interface SweepReport {
   outcomesDelivered: number;
   /** Deliveries to onOutcome that threw; those events are delivered again by a later run. */
   outcomeDeliveryErrors: number;
+  /**
+   * Reads the service answered 429: the sweep slowed down (every process sharing the store) and
+   * read those attempts again after the Retry-After, in the same run when time allowed.
+   */
+  rateLimited: number;
   /** Reads or fulfilments that failed; the attempts were rescheduled, nothing was marked. */
   errors: number;
   /** Claimed attempts not started because the run was stopped or ran out of time (released). */
@@ -48,4 +53,30 @@ export interface SweepReport {
   redacted: number;
   /** Settled attempts retention deleted in this run. */
   deleted: number;
+}
+
+/** A report before the run's first step: every count zero. */
+export function emptyReport(owner: string): SweepReport {
+  return {
+    owner,
+    claimed: 0,
+    reads: 0,
+    fulfilled: 0,
+    alreadyFulfilled: 0,
+    failed: 0,
+    pending: 0,
+    expired: 0,
+    superseded: 0,
+    outcomesDelivered: 0,
+    outcomeDeliveryErrors: 0,
+    rateLimited: 0,
+    errors: 0,
+    released: 0,
+    durationMs: 0,
+    serviceReachable: true,
+    stoppedBy: null,
+    oldestDueAgeMs: 0,
+    redacted: 0,
+    deleted: 0,
+  };
 }

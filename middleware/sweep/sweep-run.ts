@@ -9,7 +9,7 @@
  * (fulfil/group-commit.ts). Fulfilments waiting for their commit are bounded by the batch size.
  */
 import { performance } from 'node:perf_hooks';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { applyStatus, readStatus, type Completion, type StatusRead } from '../fulfil/fulfil.ts';
 import { groupCommitter, type FulfilCommitter } from '../fulfil/group-commit.ts';
 import { deliverOutcomeEvents } from '../fulfil/outcomes.ts';
@@ -17,10 +17,11 @@ import { applyRetention } from './retention.ts';
 import type { Attempt, NextCheck, OutcomeRecording } from '../store/types.ts';
 import { describeError as describe, safeLogger, type KitLogger } from '../logger.ts';
 import { computeNextCheckAt } from './schedule.ts';
-import type { SweepDeps, SweepReport } from './sweep-report.ts';
+import { emptyReport, type SweepDeps, type SweepReport } from './sweep-report.ts';
 import { SWEEP_WINDOW_MS, type ResolvedSweepOptions, type SweepOptions } from './sweep-options.ts';
 import { countOutcomes } from '../telemetry.ts';
 import { DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
+import { createPacer, type Pacer } from './pacing.ts';
 
 /** Errors worth retrying soon: the service was unreachable or answered garbage. */
 const TRANSIENT: ReadonlySet<string> = new Set([KitErrorCode.ServiceUnavailable, KitErrorCode.ServiceProtocolError]);
@@ -54,6 +55,8 @@ interface Run<Tx> {
   /** Asks the store to also write outcome events (only when an onOutcome hook is set). */
   event: OutcomeRecording | undefined;
   committer: FulfilCommitter<Tx>;
+  /** Read permits: the pace every sweep process shares after a 429, and the cap. */
+  pacer: Pacer;
   /** Fulfilments handed to the committer and not yet settled. */
   applying: Set<Promise<void>>;
   /**
@@ -132,6 +135,12 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
       parallel: Math.ceil(opts.concurrency / 2),
       gatherMs: GROUP_GATHER_MS,
     }),
+    pacer: createPacer({
+      store: deps.store,
+      cap: opts.maxReadsPerSecond,
+      signal: options.signal,
+      deadline: Date.now() + opts.timeBudgetMs,
+    }),
     applying: new Set(),
     lastOfIntent: new Map(),
     reschedules: [],
@@ -143,31 +152,8 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
   };
 }
 
-function emptyReport(owner: string): SweepReport {
-  return {
-    owner,
-    claimed: 0,
-    reads: 0,
-    fulfilled: 0,
-    alreadyFulfilled: 0,
-    failed: 0,
-    pending: 0,
-    expired: 0,
-    superseded: 0,
-    outcomesDelivered: 0,
-    outcomeDeliveryErrors: 0,
-    errors: 0,
-    released: 0,
-    durationMs: 0,
-    serviceReachable: true,
-    stoppedBy: null,
-    oldestDueAgeMs: 0,
-    redacted: 0,
-    deleted: 0,
-  };
-}
-
 function stopReason<Tx>(run: Run<Tx>): SweepReport['stoppedBy'] {
+  if (run.report.stoppedBy !== null) return run.report.stoppedBy;
   if (run.signal?.aborted === true) return 'signal';
   if (performance.now() >= run.startedAt + run.opts.timeBudgetMs) return 'time_budget';
   return null;
@@ -257,12 +243,19 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
     reschedule(run, attempt, attempt.createdAt + SWEEP_WINDOW_MS);
     return;
   }
+  if (!(await run.pacer.acquire())) {
+    // Stopped, or the service's Retry-After outlasts the run: released with the rest.
+    run.report.stoppedBy = run.signal?.aborted === true ? 'signal' : 'time_budget';
+    run.claimed.push(attempt);
+    return;
+  }
   run.report.reads++;
   let read: StatusRead<Tx>;
   try {
     read = await readStatus(run.deps, attempt);
   } catch (error) {
-    checkFailed(run, attempt, error);
+    if (isKitError(error, KitErrorCode.ServiceBusy)) await readAgainLater(run, attempt, error);
+    else checkFailed(run, attempt, error);
     return;
   }
   if (read.kind === 'pending') {
@@ -281,6 +274,13 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
   run.applying.add(applying);
   run.lastOfIntent.set(intent, applying);
   if (run.applying.size >= run.opts.batchSize) await Promise.race(run.applying);
+}
+
+/** The service answered 429: every sweep process slows down, and this attempt is read again after the pause. */
+async function readAgainLater<Tx>(run: Run<Tx>, attempt: Attempt, error: KitError): Promise<void> {
+  run.report.rateLimited++;
+  await run.pacer.limited(error);
+  run.claimed.push(attempt);
 }
 
 /** Records what a read found (through the run's group committer) and counts it. Never rejects. */

@@ -118,6 +118,39 @@ describe('backend client protocol', () => {
     }
   });
 
+  it('reads a 429 by its status and Retry-After only, whatever its body: the create retried with the same key', async () => {
+    const tooMany: Handler = (_req, res) => {
+      res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' });
+      res.end('slow down');
+    };
+    const service = await scriptedServer([tooMany, json(200, created)]);
+    const began = Date.now();
+    const session = await client(service.url, { retry: { baseDelayMs: 1 } }).createSession(input, 'key-429');
+    expect(session.sessionId).toBe('sess-1');
+    expect(Date.now() - began).toBeGreaterThanOrEqual(950);
+    expect(service.requests.map((r) => r.headers['idempotency-key'])).toEqual(['key-429', 'key-429']);
+  });
+
+  it('gives up on a 429 whose Retry-After (an HTTP date) is past the busy budget: service_busy, one try', async () => {
+    const later = new Date(Date.now() + 120_000).toUTCString();
+    const service = await scriptedServer([json(429, { anything: true }, { 'retry-after': later })]);
+    const error = await client(service.url)
+      .createSession(input, 'k')
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'service_busy', status: 503, serviceStatus: 429 });
+    expect((error as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(100);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('never retries a status read on 429: service_busy at once, so the caller decides', async () => {
+    const service = await scriptedServer([json(429, {}, { 'retry-after': '2' }), json(200, { status: 'pending' })]);
+    const error = await client(service.url)
+      .getSession('sess-1')
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'service_busy', retryAfterSeconds: 2 });
+    expect(service.requests).toHaveLength(1);
+  });
+
   it('gives up after its retries with service_unavailable', async () => {
     const service = await scriptedServer([json(502, {})]);
     const error = await client(service.url, { retry: { maxAttempts: 3, baseDelayMs: 1 } })

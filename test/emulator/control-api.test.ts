@@ -228,6 +228,8 @@ describe('stats', () => {
       smsSent: 2,
       smsByIdempotencyKey: { 'stats-key': 1 },
       statusReads: 1,
+      statusReadsLimited: 0,
+      createsLimited: 0,
       verifyPosts: 1,
     });
   });

@@ -193,6 +193,14 @@ describe('grouped options', () => {
       '`sweep.firstCheckAfterMs` must be a non-negative',
     );
     expect(configError({ landing: { refreshSeconds: 0 } })).toContain('`landing.refreshSeconds` must be a positive');
+    expect(configError({ sweep: { maxReadsPerSecond: 0 } })).toContain('`sweep.maxReadsPerSecond` must be a positive');
+  });
+
+  it("sweep.maxReadsPerSecond is accepted and resolved as the kit sweeps' default cap", async () => {
+    const kit = createVerificationKit(options({ sweep: { maxReadsPerSecond: 25 } }));
+    expect(contextOf(kit).sweep).toMatchObject({ maxReadsPerSecond: 25 });
+    expect(contextOf(createVerificationKit(options())).sweep.maxReadsPerSecond).toBeUndefined();
+    await kit.close();
   });
 
   it('checking options has no side effects: a rejected configuration creates no tables, not even its limits counters', async () => {

@@ -23,7 +23,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function outcome(promise: Promise<void>) {
+async function outcome(promise: Promise<unknown>) {
   return promise.then(
     () => 'allowed',
     (error: { code: string; retryAfterSeconds: number }) => `${error.code} ${error.retryAfterSeconds}`,

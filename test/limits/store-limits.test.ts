@@ -12,13 +12,13 @@ import type { SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 
 const fromIp = (ip: string) => ({ ip }) as Request;
-type Consume = (req: Request, who: { userRef: string; destination: string }) => Promise<void>;
+type Consume = (req: Request, who: { userRef: string; destination: string }) => Promise<unknown>;
 /** One start from `ip`: 'allowed', or the refusal's code and retry delay. */
 const startFrom = (limits: { consume: Consume }, ip: string, userRef: string, destination: string) =>
   outcome(limits.consume(fromIp(ip), { userRef, destination }));
 const KEY = 'a-server-side-key-of-at-least-32-characters';
 
-async function outcome(promise: Promise<void>) {
+async function outcome(promise: Promise<unknown>) {
   return promise.then(
     () => 'allowed',
     (error: { code: string; retryAfterSeconds: number }) => `${error.code} ${error.retryAfterSeconds}`,

@@ -35,6 +35,19 @@ describeEachStore('start budgets', (kind) => {
     expect(await consume([user, destination, ip], T0 + MINUTE)).toEqual([{ budget: 1, retryAfterMs: 9 * MINUTE }]);
   });
 
+  it('gives back a start the service refused, only in the window it was counted in', async () => {
+    await consume([user, destination, ip], T0);
+    await h.store.refundStartBudgets!({ budgets: [user, destination, ip], spentAt: T0 });
+    expect(await spent()).toEqual({ 'start_user:u1': 0, 'start_destination:d1': 0, 'start_ip:i1': 0 });
+    // The destination's one start is free again.
+    expect(await consume([user, destination, ip], T0 + MINUTE)).toEqual([]);
+    // A refund for a start counted in an older window never touches the window open now.
+    await consume([user, destination, ip], T0 + 11 * MINUTE);
+    await h.store.refundStartBudgets!({ budgets: [user, destination], spentAt: T0 });
+    expect((await spent())['start_destination:d1']).toBe(1);
+    expect((await spent())['start_user:u1']).toBe(1);
+  });
+
   it('spends nothing on a refusal: the budgets that had room are left as they were', async () => {
     await consume([user, destination, ip], T0);
     for (let i = 1; i <= 3; i++) {

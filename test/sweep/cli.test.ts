@@ -151,6 +151,8 @@ describe('runSweepJob', () => {
       [['--once', '--bogus'], {}, /Unknown option '--bogus'.*usage: sweep-job/],
       [['--once'], { SWEEP_CONCURRENCY: '500' }, /`concurrency` must be an integer from 1 to 64/],
       [['--once', '--interval-seconds', '10'], {}, /--once runs a single sweep; drop --interval-seconds/],
+      [['--once', '--max-reads-per-second', '0'], {}, /--max-reads-per-second must be a positive number/],
+      [['--once'], { SWEEP_MAX_READS_PER_SECOND: 'fast' }, /SWEEP_MAX_READS_PER_SECOND must be a positive number/],
     ];
     for (const [argv, env, message] of cases) {
       const r = recorder();

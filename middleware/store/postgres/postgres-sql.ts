@@ -190,6 +190,19 @@ export const SQL = {
   consumeStartBudgets: `SELECT refused_budget, retry_after_ms
     FROM verify_kit_consume_start_budgets($1, $2, $3, ${budgetNow(4)})`,
   // SKIP LOCKED: never waits on a counter a start holds, so it cannot deadlock with one.
+  // Counters locked in key order, as the consume routine locks them; only the window the refunded
+  // start was counted in (it ends after spentAt, and at most one duration after it).
+  refundStartBudgets: `WITH refund AS (
+       SELECT b.key FROM verify_kit_start_budgets AS b
+       JOIN unnest($1::text[], $2::bigint[]) AS x(key, duration_ms) ON x.key = b.key
+       WHERE b.spent > 0 AND b.window_ends_at > $3 AND b.window_ends_at <= $3 + x.duration_ms
+       ORDER BY b.key FOR UPDATE OF b)
+     UPDATE verify_kit_start_budgets AS b SET spent = b.spent - 1 FROM refund WHERE b.key = refund.key`,
+  // The one row, locked: every sweep process's change to the pace waits for the one before.
+  lockSweepPace:
+    'SELECT rate_per_second, limit_per_second, paused_until, cut_at, tokens, tokens_at FROM verify_kit_sweep_pace WHERE id = 1 FOR UPDATE',
+  setSweepPace: `UPDATE verify_kit_sweep_pace SET rate_per_second = $1, limit_per_second = $2, paused_until = $3,
+       cut_at = $4, tokens = $5, tokens_at = $6 WHERE id = 1`,
   deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (
       SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= ${budgetNow(1)}
       LIMIT ${ENDED_BUDGETS_PER_CLEANUP} FOR UPDATE SKIP LOCKED)`,

@@ -26,6 +26,7 @@ import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
 import { migrate } from './postgres-schema.ts';
 import { ENDED_BUDGETS_PER_CLEANUP } from './postgres-sql.ts';
 import { postgresSweepWrites } from './postgres-sweep.ts';
+import { postgresSweepPace } from './postgres-sweep-pace.ts';
 import type { NewAttempt, StartBudgetCounter, VerifyStore } from '../types.ts';
 
 /** Options of createPostgresStore. */
@@ -103,6 +104,9 @@ function postgresStartBudgets(db: PostgresDb): StartBudgetCounter {
       }
       return rows.map((row) => ({ budget: row.refused_budget, retryAfterMs: Number(row.retry_after_ms) }));
     },
+    async refundStartBudgets({ budgets, spentAt }) {
+      await query(db, 'refundStartBudgets', [budgets.map((b) => b.key), budgets.map((b) => b.durationMs), spentAt]);
+    },
   };
 }
 
@@ -129,6 +133,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...postgresSweepWrites(db),
     ...postgresOutbox(db),
     ...postgresStartBudgets(db),
+    ...postgresSweepPace(db),
     ...postgresHousekeeping(db),
     async close() {
       // The pool belongs to the app; only wait for a migration still running.

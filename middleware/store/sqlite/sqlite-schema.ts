@@ -149,6 +149,19 @@ const MIGRATIONS: readonly string[] = [
   // the destination, a keyed HMAC of the user and the number, so a passkey enrolled for another
   // number never verifies this one. user_ref stays the integrator's user for ordering and reads.
   `ALTER TABLE verify_kit_attempts ADD COLUMN service_user_ref TEXT;`,
+
+  // 7: the sweep's shared pace (sweep/pacing.ts), one row: how fast every sweep process together
+  // may read statuses after the service answered 429, and their shared bucket of read permits.
+  `CREATE TABLE verify_kit_sweep_pace (
+     id              INTEGER PRIMARY KEY CHECK (id = 1),
+     rate_per_second REAL,
+     limit_per_second REAL,
+     paused_until    INTEGER NOT NULL,
+     cut_at          INTEGER NOT NULL,
+     tokens          REAL NOT NULL,
+     tokens_at       INTEGER NOT NULL
+   ) STRICT;
+   INSERT INTO verify_kit_sweep_pace VALUES (1, NULL, NULL, 0, 0, 0, 0);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

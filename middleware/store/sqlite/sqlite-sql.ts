@@ -75,6 +75,14 @@ export const SQL = {
        spent = CASE WHEN window_ends_at > @now THEN spent + 1 ELSE 1 END,
        window_ends_at = CASE WHEN window_ends_at > @now THEN window_ends_at ELSE excluded.window_ends_at END
      WHERE window_ends_at <= @now OR spent < @points`,
+  // Only the window the refunded start was counted in: it ends after spentAt, and at most one
+  // duration after it (a later window would end later).
+  refundBudget: `UPDATE verify_kit_start_budgets SET spent = spent - 1
+     WHERE key = @key AND spent > 0 AND window_ends_at > @spentAt AND window_ends_at <= @spentAt + @durationMs`,
+  sweepPace:
+    'SELECT rate_per_second, limit_per_second, paused_until, cut_at, tokens, tokens_at FROM verify_kit_sweep_pace WHERE id = 1',
+  setSweepPace: `UPDATE verify_kit_sweep_pace SET rate_per_second = @ratePerSecond, limit_per_second = @limitPerSecond,
+       paused_until = @pausedUntil, cut_at = @cutAt, tokens = @tokens, tokens_at = @tokensAt WHERE id = 1`,
   deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (
        SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= ? LIMIT ${ENDED_BUDGETS_PER_CLEANUP})`,
 } as const;

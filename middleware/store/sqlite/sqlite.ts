@@ -14,6 +14,7 @@ import { sqliteFulfil } from './sqlite-fulfil.ts';
 import { sqliteHousekeeping } from './sqlite-reads-and-retention.ts';
 import { sqliteOutbox } from './sqlite-outbox.ts';
 import { toAttempt, type AttemptRow } from './sqlite-rows.ts';
+import { sqliteSweepPace } from './sqlite-sweep-pace.ts';
 import { ENDED_BUDGETS_PER_CLEANUP, prepareAll, SQL, type Statements } from './sqlite-sql.ts';
 import { startWrites, type StartWrite } from './sqlite-start-writes.ts';
 import { sqliteSweepWrites } from './sqlite-sweep.ts';
@@ -116,6 +117,11 @@ function sqliteStartBudgets(statements: Statements, write: StartWrite): StartBud
         throw error;
       }
     },
+    async refundStartBudgets({ budgets, spentAt }) {
+      await write(() => {
+        for (const { key, durationMs } of budgets) statements.refundBudget.run({ key, spentAt, durationMs });
+      });
+    },
   };
 }
 
@@ -146,6 +152,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...sqliteSweepWrites(db, statements),
     ...sqliteOutbox(db, statements),
     ...sqliteStartBudgets(statements, starts.write),
+    ...sqliteSweepPace(db, statements),
     ...sqliteHousekeeping(db),
     async close() {
       if (db.open) starts.flush();

@@ -1,0 +1,230 @@
+/**
+ * The sweep and the landings within the service's rate limit: the emulator answers 429 beyond R
+ * status reads a second for the kit's client; two sweep processes work through N due attempts on
+ * PostgreSQL while a steady stream of landings (the kit app, same client) runs. Measured: the
+ * sweep's rate against 0.85 x (R minus the landings' reads), the share of reads answered 429, the
+ * landings' p99 against their p99 with no sweep running, and every attempt fulfilled once.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createPostgresStore } from '../../middleware/index.ts';
+import type { SweepChildResult } from '../children/sweep-child.ts';
+import { ACTION, PG_GRANTS_TABLE, PG_SEED_ATTEMPTS, seedPostgres, SUCCESS_PATH, type SeedAttempt } from '../common.ts';
+import { config } from '../config.ts';
+import { spawnChild, type Child } from '../ipc.ts';
+import { loadPool, percentile, sortedCopy } from '../load.ts';
+import { log, round1, round2, round3 } from '../measure.ts';
+import { createTestDatabase, type TestDatabase } from '../postgres.ts';
+import { resetEmulator, seedVerifiedSessions } from '../seed.ts';
+import { landingPath, login, seedSide, type Side } from './sides.ts';
+
+/** A steady stream of landings: what they answered and how fast. */
+export interface LandingStream {
+  landings: number;
+  statuses: Record<string, number>;
+  p50: number;
+  p99: number;
+}
+
+export interface RateLimitedFigures {
+  limitPerSecond: number;
+  attempts: number;
+  processes: number;
+  landingsPerSecond: number;
+  /** The landings with no sweep running, and while the sweeps ran. */
+  alone: LandingStream;
+  withSweep: LandingStream;
+  sweepWallMs: number;
+  fulfilledByProcess: number[];
+  sweepRate: number;
+  /** Status reads the landings made a second while the sweeps ran (all reads minus the sweeps'). */
+  landingReadsPerSecond: number;
+  /** 0.85 x (R minus the landings' reads). */
+  targetRate: number;
+  /** Every status read of the client while the sweeps ran, and those answered 429. */
+  reads: number;
+  limited: number;
+  limitedShare: number;
+  /** Reads the sweeps met a 429 on, per process (each read again after the pause). */
+  rateLimitedByProcess: number[];
+  grants: number;
+  distinctGrants: number;
+  p99Ratio: number;
+}
+
+interface EmulatorStats {
+  statusReads: number;
+  statusReadsLimited: number;
+}
+
+async function control<T>(emulatorUrl: string, method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
+  const init =
+    body === undefined
+      ? { method }
+      : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  const response = await fetch(`${emulatorUrl}/_control${path}`, init);
+  if (!response.ok) throw new Error(`emulator ${method} ${path} answered ${response.status}`);
+  return (await response.json()) as T;
+}
+
+/**
+ * Open loop: a landing every 1/rate s, each on its own attempt, whatever the previous ones are
+ * doing (a user does not wait for another), until `until` resolves or the attempts run out.
+ */
+async function landingStream(
+  side: Side,
+  cookie: string,
+  attempts: SeedAttempt[],
+  perSecond: number,
+  until: Promise<unknown>,
+): Promise<LandingStream> {
+  const pool = loadPool(side.origin, 64);
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const inFlight = new Set<Promise<void>>();
+  let done = false;
+  void until.finally(() => (done = true));
+  const began = performance.now();
+  for (let i = 0; !done && attempts.length > 0; i++) {
+    const wait = began + (i * 1000) / perSecond - performance.now();
+    if (wait > 0) await Promise.race([sleep(wait), until]);
+    if (done) break;
+    const attempt = attempts.shift()!;
+    const t0 = performance.now();
+    const one = pool
+      .request({ method: 'GET', path: landingPath(attempt), headers: { cookie } })
+      .then(async (r) => {
+        await r.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+        latencies.push(performance.now() - t0);
+        statuses[r.statusCode] = (statuses[r.statusCode] ?? 0) + 1;
+      })
+      .catch(() => void (statuses['0'] = (statuses['0'] ?? 0) + 1))
+      .finally(() => inFlight.delete(one));
+    inFlight.add(one);
+  }
+  await Promise.all(inFlight);
+  await pool.close();
+  const sorted = sortedCopy(latencies);
+  return {
+    landings: latencies.length,
+    statuses,
+    p50: round2(percentile(sorted, 50)),
+    p99: round2(percentile(sorted, 99)),
+  };
+}
+
+/** The kit's store on a fresh database with `sessions` as due attempts, and the sweep processes ready. */
+async function sweepDatabase(sessions: SeedAttempt[]): Promise<{ database: TestDatabase; children: Child[] }> {
+  const database = await createTestDatabase({ max: 4 });
+  const store = createPostgresStore({ pool: database.pool });
+  await store.ready;
+  await database.pool.query(PG_GRANTS_TABLE);
+  const now = Date.now();
+  await seedPostgres(database.pool, PG_SEED_ATTEMPTS, sessions, [ACTION, SUCCESS_PATH, now - 600_000, now - 60_000]);
+  await database.pool.query('VACUUM ANALYZE verify_kit_attempts');
+  const children = Array.from({ length: config.pgSweepProcesses }, () =>
+    spawnChild('./children/sweep-child.ts', 'sweep'),
+  );
+  await Promise.all(children.map((c) => c.call('ping').catch(() => undefined)));
+  return { database, children };
+}
+
+/** Seeds the sweep's attempts and the landings' for the kit side (one client: one rate limit). */
+async function seedPhase(emulatorUrl: string, side: Side) {
+  const size = config.rateLimitedSize;
+  const sweepSessions = await seedVerifiedSessions(emulatorUrl, side.client, size, (i) => `bench-rl-sweeper-${i}`, {
+    concurrency: config.seedConcurrency,
+  });
+  // Enough landings for the stream alone and for a sweep at half its target rate.
+  const expectedSweepSeconds = size / (0.5 * Math.max(1, config.rateLimit - config.rateLimitedLandings));
+  const landingCount = Math.ceil(
+    config.rateLimitedLandings * (config.rateLimitedAloneMs / 1000 + expectedSweepSeconds),
+  );
+  const lander = 'bench-rl-lander';
+  const landings = await seedSide(emulatorUrl, side, landingCount, () => lander);
+  return { sweepSessions, landings, cookie: (await login(side, lander)).cookie };
+}
+
+export async function rateLimitedPhase(emulatorUrl: string, side: Side): Promise<RateLimitedFigures> {
+  await resetEmulator(emulatorUrl);
+  const t0 = performance.now();
+  const { sweepSessions, landings, cookie } = await seedPhase(emulatorUrl, side);
+  log(
+    `rate-limited: seeded ${sweepSessions.length} + ${landings.length} sessions in ${Math.round(performance.now() - t0)} ms`,
+  );
+  const { database, children } = await sweepDatabase(sweepSessions);
+  try {
+    await control(emulatorUrl, 'POST', '/rate-limits', { statusReadsPerSecond: config.rateLimit });
+    const alone = await landingStream(
+      side,
+      cookie,
+      landings,
+      config.rateLimitedLandings,
+      sleep(config.rateLimitedAloneMs),
+    );
+    log(`rate-limited: ${alone.landings} landings alone, p99 ${alone.p99} ms`);
+    await sleep(1200); // the emulator's bucket full again
+    const before = await control<EmulatorStats>(emulatorUrl, 'GET', '/stats');
+    const w0 = performance.now();
+    const args = {
+      dbPath: '',
+      emulatorUrl,
+      clientId: side.client.clientId,
+      secret: side.client.secret,
+      databaseUrl: database.url,
+      timeBudgetMs: config.sweepBudgetMs,
+    };
+    const sweeps = Promise.all(
+      children.map((c) => c.call<SweepChildResult>('sweep', args, config.sweepBudgetMs + 120_000)),
+    );
+    const withSweep = await landingStream(side, cookie, landings, config.rateLimitedLandings, sweeps);
+    const results = await sweeps;
+    const wallMs = performance.now() - w0;
+    const after = await control<EmulatorStats>(emulatorUrl, 'GET', '/stats');
+    const { rows } = await database.pool.query(
+      'SELECT count(*)::int AS n, count(DISTINCT session_id)::int AS d FROM bench_grants',
+    );
+    return figuresOf({ alone, withSweep, results, wallMs, before, after, grants: rows[0] });
+  } finally {
+    await control(emulatorUrl, 'POST', '/rate-limits', { statusReadsPerSecond: 0 }).catch(() => undefined);
+    await Promise.all(children.map((c) => c.stop()));
+    await database.drop();
+  }
+}
+
+function figuresOf(m: {
+  alone: LandingStream;
+  withSweep: LandingStream;
+  results: SweepChildResult[];
+  wallMs: number;
+  before: EmulatorStats;
+  after: EmulatorStats;
+  grants: { n: number; d: number };
+}): RateLimitedFigures {
+  const seconds = m.wallMs / 1000;
+  const fulfilled = m.results.reduce((n, r) => n + r.report.fulfilled, 0);
+  const sweepReads = m.results.reduce((n, r) => n + r.report.reads, 0);
+  const reads = m.after.statusReads - m.before.statusReads;
+  const limited = m.after.statusReadsLimited - m.before.statusReadsLimited;
+  const landingReadsPerSecond = Math.max(0, reads - sweepReads) / seconds;
+  return {
+    limitPerSecond: config.rateLimit,
+    attempts: config.rateLimitedSize,
+    processes: m.results.length,
+    landingsPerSecond: config.rateLimitedLandings,
+    alone: m.alone,
+    withSweep: m.withSweep,
+    sweepWallMs: Math.round(m.wallMs),
+    fulfilledByProcess: m.results.map((r) => r.report.fulfilled),
+    sweepRate: round1(fulfilled / seconds),
+    landingReadsPerSecond: round1(landingReadsPerSecond),
+    targetRate: round1(0.85 * (config.rateLimit - landingReadsPerSecond)),
+    reads,
+    limited,
+    limitedShare: round3(reads === 0 ? 0 : limited / reads),
+    rateLimitedByProcess: m.results.map((r) => r.report.rateLimited),
+    grants: m.grants.n,
+    distinctGrants: m.grants.d,
+    p99Ratio: round3(m.withSweep.p99 / m.alone.p99),
+  };
+}

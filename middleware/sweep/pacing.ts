@@ -1,0 +1,207 @@
+/**
+ * How fast the sweep reads statuses. Every read costs the integrator and the service limits them
+ * (it answers 429 with Retry-After beyond a limit it does not show), so the sweep paces itself:
+ *
+ * - while the service has not said 429, and no cap is set, reads are not paced at all;
+ * - on a 429 every sweep process slows down together: the shared rate is cut (multiplicative
+ *   decrease) and nobody reads before the Retry-After has passed; then the rate grows again by a
+ *   fixed step a second (additive increase);
+ * - the rate aims a share below where the service last said 429, leaving that share to the
+ *   landings, whose user is waiting; above the aim it only creeps, to find capacity landings free;
+ *   a landing that meets a 429 cuts the sweep's rate as well;
+ * - `maxReadsPerSecond` caps all sweep processes together.
+ *
+ * The pace is one row in the store (`updateSweepPace`), so a second process starts from what the
+ * first learned; processes take read permits from its token bucket a few at a time.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KitError } from '../errors.ts';
+import type { SweepPace, VerifyStore } from '../store/types.ts';
+
+/** A 429 cuts the rate to this share of what it was. */
+const CUT = 0.8;
+/** The share of the last limit the sweep leaves to landings. */
+const LANDING_SHARE = 0.1;
+/** Growth a second, as a share of the last limit, up to the aim; above it, the probe. */
+const GROWTH_PER_SECOND = 0.05;
+const PROBE_PER_SECOND = 0.005;
+/** Before any limit is known the rate grows by this factor a second (it may start far below). */
+const SLOW_START_PER_SECOND = 1.5;
+/** 429s within this long of a cut are the same congestion: one cut, the pause extended. */
+const HOLD_MS = 1000;
+/** Ten minutes without a 429: reads are not paced again (unless capped). */
+const FORGET_MS = 10 * 60_000;
+/** Permits saved up at most, and taken per store call, in seconds of the rate. */
+const BURST_SECONDS = 0.2;
+const CHUNK_SECONDS = 0.05;
+/** While unpaced, a process looks at the shared row this often. */
+const REFRESH_MS = 1000;
+const MIN_RATE = 1;
+
+export const UNPACED: SweepPace = {
+  ratePerSecond: null,
+  limitPerSecond: null,
+  pausedUntil: 0,
+  cutAt: 0,
+  tokens: 0,
+  tokensAt: 0,
+};
+
+/** The shared rate at `now`: grown since it was last written, or null when reads are not paced. */
+export function currentRate(pace: SweepPace, now: number): number | null {
+  const rate = pace.ratePerSecond;
+  if (rate === null || now - pace.cutAt > FORGET_MS) return null;
+  const seconds = Math.max(0, now - Math.max(pace.tokensAt, pace.pausedUntil)) / 1000;
+  const limit = pace.limitPerSecond;
+  if (limit === null) return rate * SLOW_START_PER_SECOND ** seconds;
+  const aim = limit * (1 - LANDING_SHARE);
+  // Seconds of growth left before the aim; the rest of the time only probes.
+  const growing = Math.min(seconds, Math.max(0, aim - rate) / (limit * GROWTH_PER_SECOND));
+  return rate + limit * (GROWTH_PER_SECOND * growing + PROBE_PER_SECOND * (seconds - growing));
+}
+
+/** What a process may do now: `granted` reads (Infinity: unpaced), else wait `waitMs`. */
+export interface Permits {
+  granted: number;
+  waitMs: number;
+}
+
+/** Takes read permits from the shared bucket; `next` is the row to write (undefined: unchanged). */
+export function takePermits(
+  pace: SweepPace,
+  now: number,
+  cap: number | undefined,
+): Permits & { next: SweepPace | undefined } {
+  const rate = currentRate(pace, now);
+  if (now < pace.pausedUntil) return { granted: 0, waitMs: pace.pausedUntil - now, next: undefined };
+  const limit = Math.min(rate ?? Infinity, cap ?? Infinity);
+  if (limit === Infinity) return { granted: Infinity, waitMs: 0, next: undefined };
+  const since = Math.max(pace.tokensAt, pace.pausedUntil);
+  const tokens = Math.min(Math.max(1, limit * BURST_SECONDS), pace.tokens + (Math.max(0, now - since) / 1000) * limit);
+  const granted = Math.min(Math.floor(tokens), Math.max(1, Math.round(limit * CHUNK_SECONDS)));
+  const waitMs = granted > 0 ? 0 : Math.ceil(((1 - tokens) / limit) * 1000);
+  return { granted, waitMs, next: { ...pace, ratePerSecond: rate, tokens: tokens - granted, tokensAt: now } };
+}
+
+/**
+ * The service said 429: nobody reads before the Retry-After, and the rate is cut once per
+ * congestion. `observedRate` (this process's reads a second) seeds the rate when none was set.
+ */
+export function cutPace(pace: SweepPace, now: number, retryAfterMs: number, observedRate: number): SweepPace {
+  const pausedUntil = Math.max(pace.pausedUntil, now + retryAfterMs);
+  if (now - pace.cutAt < HOLD_MS) return { ...pace, pausedUntil, tokens: 0 };
+  const rate = currentRate(pace, now);
+  const at = rate ?? observedRate;
+  if (at <= 0) return { ...pace, pausedUntil, tokens: 0 };
+  return {
+    // Where the service said no; unknown while the first cut started from one process's share.
+    limitPerSecond: rate === null ? null : at,
+    ratePerSecond: Math.max(MIN_RATE, at * CUT),
+    pausedUntil,
+    cutAt: now,
+    tokens: 0,
+    tokensAt: now,
+  };
+}
+
+/** What pacing needs of the store; a store without `updateSweepPace` paces each process alone. */
+type PaceStore = Pick<VerifyStore<unknown>, 'updateSweepPace'>;
+
+function paceUpdater(store: PaceStore): NonNullable<PaceStore['updateSweepPace']> {
+  if (store.updateSweepPace !== undefined) return store.updateSweepPace.bind(store);
+  let local = UNPACED;
+  return async (change) => {
+    local = change(local) ?? local;
+    return local;
+  };
+}
+
+export interface Pacer {
+  /** Waits for a read permit; false when `signal` stopped the run, or the wait would pass `deadline`. */
+  acquire(): Promise<boolean>;
+  /** The service answered a read 429. */
+  limited(error: KitError): Promise<void>;
+}
+
+export interface PacerOptions {
+  store: PaceStore;
+  /** `maxReadsPerSecond`: all sweep processes together. */
+  cap?: number;
+  signal?: AbortSignal;
+  /** The run's end (its time budget), on `now`'s clock: no wait goes past it. */
+  deadline?: number;
+  /** Wall-clock ms shared by every process (not the kit's `now`, which tests move). */
+  now?: () => number;
+}
+
+/** One run's pacer: permits taken from the shared row a few at a time. */
+export function createPacer(options: PacerOptions): Pacer {
+  const { cap, signal, deadline = Infinity, now = Date.now } = options;
+  const update = paceUpdater(options.store);
+  const recent: number[] = [];
+  let permits = 0;
+  let unpacedUntil = 0;
+  let refilling: Promise<number> | undefined;
+
+  const observedRate = () => {
+    while (recent.length > 0 && (recent[0] ?? 0) <= now() - 1000) recent.shift();
+    return recent.length;
+  };
+  const refill = async (): Promise<number> => {
+    let taken: Permits = { granted: 0, waitMs: 0 };
+    await update((pace) => {
+      const { next, ...permitsNow } = takePermits(pace, now(), cap);
+      taken = permitsNow;
+      return next;
+    });
+    if (taken.granted === Infinity) unpacedUntil = now() + REFRESH_MS;
+    else permits += taken.granted;
+    return taken.waitMs;
+  };
+
+  return {
+    async acquire() {
+      for (;;) {
+        if (signal?.aborted === true) return false;
+        if (permits > 0 || now() < unpacedUntil) {
+          if (permits > 0) permits--;
+          recent.push(now());
+          return true;
+        }
+        refilling ??= refill().finally(() => (refilling = undefined));
+        const waitMs = await refilling;
+        if (now() + waitMs > deadline) return false;
+        if (waitMs > 0) await sleep(Math.max(5, waitMs), undefined, { signal }).catch(() => undefined);
+      }
+    },
+    async limited(error) {
+      const retryAfterMs = (error.retryAfterSeconds ?? 1) * 1000;
+      permits = 0;
+      unpacedUntil = 0;
+      await update((pace) => cutPace(pace, now(), retryAfterMs, observedRate()));
+    },
+  };
+}
+
+/** When a landing of this process last slowed the sweep, per store. */
+const landingCuts = new WeakMap<PaceStore, number>();
+
+/**
+ * A landing met a 429: its user is waiting, the sweep's reads are not, so the sweep slows down
+ * (never failing the landing: a store error here is only logged).
+ */
+export async function slowTheSweep(
+  context: { store: PaceStore; logger: { warn(fields: object, message: string): void } },
+  error: KitError,
+): Promise<void> {
+  const retryAfterMs = (error.retryAfterSeconds ?? 1) * 1000;
+  // Many landings meet one congestion: one write a second per process is enough to say so.
+  const now = Date.now();
+  if (now - (landingCuts.get(context.store) ?? 0) < HOLD_MS) return;
+  landingCuts.set(context.store, now);
+  try {
+    await paceUpdater(context.store)((pace) => cutPace(pace, Date.now(), retryAfterMs, 0));
+  } catch {
+    context.logger.warn({}, 'could not slow the sweep down after a 429');
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The sweep's pacing (middleware/sweep/pacing.ts): on a 429 every sweep process slows down
+ * together (AIMD, honouring Retry-After), the slow-down lives in the store so another process
+ * starts from it, `maxReadsPerSecond` holds across processes, and a sweep against a limited service
+ * still fulfils every verified attempt exactly once. Same suites on every store.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KitError, KitErrorCode } from '../../middleware/errors.ts';
+import { createPacer, currentRate, cutPace, takePermits, UNPACED } from '../../middleware/sweep/pacing.ts';
+import { resolveSweepOptions } from '../../middleware/sweep/sweep-options.ts';
+import { parseJobConfig } from '../../middleware/sweep/sweep-job-args.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
+import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
+import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
+import type { VerifyStore } from '../../middleware/store/types.ts';
+import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
+import { ACTION, RETURN_URL, client, emulator } from '../support/sweep-bench.ts';
+import type { TestEmulator } from '../support/emulator.ts';
+
+const T0 = 1_700_000_000_000;
+const busy = (seconds: number) =>
+  new KitError(KitErrorCode.ServiceBusy, 'busy', { serviceStatus: 429, retryAfterSeconds: seconds });
+
+describe('pacing arithmetic', () => {
+  it('is unpaced until a 429; then cut, paused for the Retry-After, and growing back to a share below the limit', () => {
+    expect(takePermits(UNPACED, T0, undefined)).toMatchObject({ granted: Infinity, next: undefined });
+    // First 429: the rate starts from what this process was reading, and nobody reads for 2 s.
+    const first = cutPace(UNPACED, T0, 2000, 100);
+    expect(first).toMatchObject({ ratePerSecond: 80, limitPerSecond: null, pausedUntil: T0 + 2000 });
+    expect(takePermits(first, T0 + 1999, undefined)).toMatchObject({ granted: 0, waitMs: 1 });
+    // Before a limit is known the rate grows quickly (it may have started from one process's share).
+    expect(currentRate(first, T0 + 3000)).toBeCloseTo(120);
+    // Second 429, at 150 a second: that is the limit; the cut keeps 80 % of it.
+    const second = cutPace(first, T0 + 3000, 1000, 0);
+    expect(second.limitPerSecond).toBeCloseTo(120);
+    expect(second.ratePerSecond).toBeCloseTo(96);
+    // More 429s within a second of a cut are the same congestion: the pause grows, the rate is not cut again.
+    expect(cutPace(second, T0 + 3500, 3000, 0)).toMatchObject({ ratePerSecond: second.ratePerSecond });
+    expect(cutPace(second, T0 + 3500, 3000, 0).pausedUntil).toBe(T0 + 6500);
+    // Additive growth up to 90 % of the limit (the landings' share is left), then only a slow probe.
+    const limit = second.limitPerSecond!;
+    expect(currentRate(second, T0 + 4000 + 1000)).toBeCloseTo(96 + 0.05 * limit);
+    expect(currentRate(second, T0 + 4000 + 10_000)).toBeLessThan(limit);
+    expect(currentRate(second, T0 + 4000 + 10_000)).toBeGreaterThan(0.9 * limit);
+    // The probe passes the old limit after about twenty seconds: capacity the landings freed is found again.
+    expect(currentRate(second, T0 + 4000 + 60_000)).toBeGreaterThan(limit);
+    // Ten minutes without a 429: unpaced again.
+    expect(currentRate(second, T0 + 3000 + 11 * 60_000)).toBeNull();
+  });
+
+  it("never waits past the run's end: a Retry-After beyond it ends the wait at once", async () => {
+    const pacer = createPacer({ store: {}, deadline: Date.now() + 500 });
+    expect(await pacer.acquire()).toBe(true);
+    await pacer.limited(busy(60));
+    const began = Date.now();
+    expect(await pacer.acquire()).toBe(false);
+    expect(Date.now() - began).toBeLessThan(400);
+  });
+
+  it('hands out permits at the rate, a few at a time, and never more than the cap', () => {
+    let pace = { ...UNPACED, tokensAt: T0 };
+    let granted = 0;
+    for (let t = T0; t <= T0 + 10_000; t += 10) {
+      const taken = takePermits(pace, t, 50);
+      granted += taken.granted;
+      pace = taken.next ?? pace;
+    }
+    // 50 a second for 10 s, plus at most the saved-up burst (0.2 s worth).
+    expect(granted).toBeGreaterThanOrEqual(495);
+    expect(granted).toBeLessThanOrEqual(511);
+  });
+
+  it('validates maxReadsPerSecond with the other sweep options', () => {
+    expect(resolveSweepOptions({ maxReadsPerSecond: 12.5 }).maxReadsPerSecond).toBe(12.5);
+    expect(resolveSweepOptions({}).maxReadsPerSecond).toBeUndefined();
+    expect(parseJobConfig(['--max-reads-per-second', '50'], {}, undefined).sweep.maxReadsPerSecond).toBe(50);
+    expect(parseJobConfig([], { SWEEP_MAX_READS_PER_SECOND: '7.5' }, undefined).sweep.maxReadsPerSecond).toBe(7.5);
+    for (const bad of [0, -1, Number.NaN, '10']) {
+      expect(() => resolveSweepOptions({ maxReadsPerSecond: bad as number })).toThrow(/maxReadsPerSecond/);
+    }
+  });
+});
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await emulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+/** The sweep's action over a store under test: one `effects` row per fulfilment, in the store's transaction. */
+function sweepDeps(h: StoreUnderTest, store: VerifyStore<unknown>, verifyClient: VerifyClient, by: string) {
+  const effect = h.effect(by);
+  const action: ActionDefinition<unknown> = {
+    name: ACTION,
+    operationSensitivity: 'normal',
+    successPath: '/done',
+    fulfil: (tx, attempt) => effect(tx, attempt as never),
+  };
+  // Ten minutes on: every attempt is due.
+  const deps: SweepDeps<unknown> = {
+    client: verifyClient,
+    store,
+    actions: new Map([[ACTION, action]]),
+    now: () => Date.now() + 10 * 60_000,
+  };
+  return deps;
+}
+
+/** `n` verified sessions in the emulator, each with its pending attempt in the store. */
+async function verifiedAttempts(store: VerifyStore<unknown>, verifyClient: VerifyClient, n: number) {
+  for (let i = 0; i < n; i++) {
+    const state = randomBytes(16).toString('base64url');
+    const userRef = `user-${randomBytes(4).toString('hex')}`;
+    const input = { returnUrl: RETURN_URL, destination: '+15550100001', userRef, state, platform: 'web' as const };
+    const session = await verifyClient.createSession({ ...input, operationSensitivity: 'normal' }, `k-${state}`);
+    await store.insertAttempt({
+      ...input,
+      sessionId: session.sessionId,
+      action: ACTION,
+      params: {},
+      returnTo: '/done',
+      sensitivity: 'normal',
+      createdAt: Date.now(),
+      nextCheckAt: Date.now(),
+    });
+    await emu.control.completeSession(session.sessionId, 'verified');
+  }
+}
+
+describeEachStore('sweep pacing', (kind) => {
+  let h: StoreUnderTest;
+  let verifyClient: VerifyClient;
+  beforeAll(async () => {
+    verifyClient = client(emu.url);
+  });
+  afterEach(async () => {
+    await h?.dispose();
+    await emu.control.reset();
+  });
+  afterAll(async () => {
+    await verifyClient.close();
+  });
+
+  it('the slow-down one process records is what another store handle sees and waits out', async () => {
+    h = await kind.open();
+    const other = await h.openAnother();
+    const first = createPacer({ store: h.store });
+    expect(await first.acquire()).toBe(true);
+    await first.limited(busy(1));
+    const seen = await other.updateSweepPace!(() => undefined);
+    expect(seen.ratePerSecond).toBeGreaterThan(0);
+    expect(seen.pausedUntil).toBeGreaterThan(Date.now());
+    // A sweep in the other process reads nothing before the Retry-After has passed.
+    const began = Date.now();
+    expect(await createPacer({ store: other }).acquire()).toBe(true);
+    expect(Date.now()).toBeGreaterThanOrEqual(seen.pausedUntil);
+    expect(Date.now() - began).toBeGreaterThan(500);
+  });
+
+  it('backs off on 429 and still fulfils every verified attempt exactly once', async () => {
+    h = await kind.open();
+    await verifiedAttempts(h.store, verifyClient, 40);
+    await emu.control.setRateLimits({ statusReadsPerSecond: 15 });
+    const report = await runSweep(sweepDeps(h, h.store, verifyClient, 'sweep'), { concurrency: 8 });
+    expect(report).toMatchObject({ fulfilled: 40, errors: 0, released: 0 });
+    expect(report.rateLimited).toBeGreaterThan(0);
+    expect(await h.countEffects()).toBe(40);
+    expect(await h.duplicateEffects()).toEqual([]);
+    const stats = await emu.control.stats();
+    // Eight workers reading flat out would meet hundreds of 429s in those seconds; a paced sweep
+    // meets a few per congestion (the reads in flight when it began), fewer than there are attempts.
+    expect(stats.statusReadsLimited).toBe(report.rateLimited);
+    expect(stats.statusReadsLimited, JSON.stringify({ report, stats })).toBeLessThan(40);
+    expect((await h.store.updateSweepPace!(() => undefined)).ratePerSecond).toBeGreaterThan(0);
+  });
+
+  it('stops within its time budget when the Retry-After outlasts it, and hands its claims back', async () => {
+    h = await kind.open();
+    await verifiedAttempts(h.store, verifyClient, 6);
+    await emu.control.setRateLimits({ statusReadsPerSecond: 0.01 }); // Retry-After: 100 s
+    const began = Date.now();
+    const report = await runSweep(sweepDeps(h, h.store, verifyClient, 'sweep'), { timeBudgetMs: 3000 });
+    expect(Date.now() - began).toBeLessThan(10_000);
+    expect(report).toMatchObject({ stoppedBy: 'time_budget', fulfilled: 1, errors: 0 });
+    expect(report.rateLimited).toBeGreaterThan(0);
+    expect(report.released).toBe(5);
+    expect(await h.leaseOwners()).toBe(0);
+  });
+
+  it('holds maxReadsPerSecond across two sweep processes', async () => {
+    h = await kind.open();
+    const other = await h.openAnother();
+    await verifiedAttempts(h.store, verifyClient, 40);
+    const cap = { maxReadsPerSecond: 16, concurrency: 4, batchSize: 10 };
+    const began = Date.now();
+    const reports = await Promise.all([
+      runSweep(sweepDeps(h, h.store, verifyClient, 'a'), { ...cap, owner: 'a' }),
+      runSweep(sweepDeps(h, other, verifyClient, 'b'), { ...cap, owner: 'b' }),
+    ]);
+    const seconds = (Date.now() - began) / 1000;
+    expect(reports[0]!.fulfilled + reports[1]!.fulfilled).toBe(40);
+    expect(reports[0]!.reads).toBeGreaterThan(0);
+    expect(reports[1]!.reads).toBeGreaterThan(0);
+    // 40 reads at 16 a second together, after a saved-up burst of about 3: at least 2.3 s.
+    expect(seconds).toBeGreaterThan(2.1);
+    expect(await h.duplicateEffects()).toEqual([]);
+  });
+});
