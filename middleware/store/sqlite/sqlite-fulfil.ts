@@ -5,7 +5,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { KitError, KitErrorCode } from '../../errors.ts';
-import { fulfilOnceVia, inCallerOrder, inLockOrder } from '../batch.ts';
+import { inCallerOrder, inLockOrder } from '../batch.ts';
 import { recordEvent } from './sqlite-outbox.ts';
 import { toAttempt, type AttemptRow } from './sqlite-rows.ts';
 import type { Statements } from './sqlite-sql.ts';
@@ -18,7 +18,7 @@ import type {
   VerifyStore,
 } from '../types.ts';
 
-type Fulfil = Pick<VerifyStore<Database>, 'fulfilBatch' | 'fulfilOnce'>;
+type Fulfil = Pick<VerifyStore<Database>, 'fulfilBatch'>;
 
 /** One attempt: mark it, run the action, write its events, settle the user's older attempts of the action. */
 function fulfilOne(db: Database, statements: Statements, request: FulfilRequest<Database>): FulfilOnceResult {
@@ -92,7 +92,7 @@ export function sqliteFulfil(db: Database, statements: Statements): Fulfil {
   const fulfilGroup = db.transaction((requests: readonly FulfilRequest<Database>[]) =>
     settleEach(requests, fulfilAlone),
   );
-  // A batch of one needs no savepoint or sorting: its throw rolls back its own transaction, as fulfilOnce always did.
+  // A batch of one needs no savepoint or sorting: its throw rolls back its own transaction.
   const fulfilBatch = async (requests: readonly FulfilRequest<Database>[]): Promise<FulfilSettlement[]> => {
     const [only] = requests;
     if (only === undefined) return [];
@@ -103,5 +103,5 @@ export function sqliteFulfil(db: Database, statements: Statements): Fulfil {
       return [{ ok: false, error }];
     }
   };
-  return { fulfilBatch, fulfilOnce: fulfilOnceVia<Database>({ fulfilBatch }) };
+  return { fulfilBatch };
 }
