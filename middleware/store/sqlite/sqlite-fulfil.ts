@@ -40,8 +40,8 @@ function fulfilOne(db: Database, statements: Statements, request: FulfilRequest<
   }
   const eventIds = recordEvent(statements, options.event, sessionId, 'fulfilled', now);
   // Older attempts still pending can never apply after this one: settle them now.
-  // Named fields, not a spread of a fresh object plus keys: on Node 20 that garbage outlived young
-  // collections and grew the sweep's old generation with its size (peak RSS at 100k, measured).
+  // Named fields, not a spread of a fresh object plus keys: on Node 20 that garbage outlives young
+  // collections, so the sweep's old generation (and peak RSS) would grow with the attempts it fulfils.
   const { userRef, action, startSeq } = attempt;
   const olderRows = latest
     ? (statements.supersedeOlder.all({ userRef, action, startSeq, by: sessionId, now }) as AttemptRow[])
