@@ -136,8 +136,8 @@ function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
 }
 
 /**
- * Mounted with app.use(kit.router), Express moves every request onto this app's prototypes and back
- * (about 10 µs a request, measured). This app's prototypes inherit the host app's (Express sets
+ * Mounted with app.use(kit.router), Express moves every request onto this app's prototypes and back,
+ * work on every request that changes nothing for the kit's routes. This app's prototypes inherit the host app's (Express sets
  * that on mount) and the kit reads its query itself (`queryOf`), so a request already carrying the
  * host's prototypes runs the kit's routes as it is; anything else (a host without them, the app
  * used unmounted) is handled as by any Express app.

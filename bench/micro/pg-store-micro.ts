@@ -7,7 +7,7 @@
  *  - claim: claimDueAttempts in batches of 50 (the sweep's default batch);
  *  - group: fulfilBatch in groups of GROUP (13, the sweep's measured average on PostgreSQL), two
  *    groups at once (the sweep's `parallel` at concurrency 4);
- *  - landing: findAttemptByState then fulfilOnce, 8 at once (the landing bench's connections).
+ *  - landing: findAttemptByState then fulfilBatch of one, 8 at once (the landing bench's connections).
  *
  *   OLD_KIT_DIR=/tmp/old npx tsx bench/micro/pg-store-micro.ts
  *   NEW_DDL='DROP INDEX ...' OLD_KIT_DIR=... npx tsx bench/micro/pg-store-micro.ts   # a schema experiment, new side only
@@ -29,8 +29,7 @@ const OPS = (process.env.OPS ?? 'claim,group,landing').split(',');
 type Store = {
   ready: Promise<void>;
   claimDueAttempts(o: object): Promise<{ sessionId: string; state: string }[]>;
-  fulfilBatch(r: object[]): Promise<{ ok: boolean }[]>;
-  fulfilOnce(attempt: Attempt, effect: unknown, now: number): Promise<{ kind: string }>;
+  fulfilBatch(r: object[]): Promise<{ ok: boolean; result?: { kind: string } }[]>;
   findAttemptByState(state: string): Promise<Attempt | undefined>;
   findAttemptBySessionId(sessionId: string): Promise<Attempt | undefined>;
   close(): Promise<void>;
@@ -150,8 +149,8 @@ async function landingRound(side: Side, from: number): Promise<number> {
   const lane = async () => {
     for (let s = states.shift(); s !== undefined; s = states.shift()) {
       const attempt = await side.store.findAttemptByState(s);
-      const result = await side.store.fulfilOnce(attempt!, effect, Date.now());
-      if (result.kind !== 'fulfilled') throw new Error(`landing: ${result.kind}`);
+      const [settled] = await side.store.fulfilBatch([{ attempt: attempt!, effect, now: Date.now() }]);
+      if (settled?.result?.kind !== 'fulfilled') throw new Error(`landing: ${settled?.result?.kind ?? 'failed'}`);
     }
   };
   await Promise.all(Array.from({ length: 8 }, lane));

@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { mkdirSync, rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { createSqliteStore } from '../../middleware/index.ts';
+import { onlySettlement } from '../../middleware/store/batch.ts';
 import { newState } from '../common.ts';
 const N = 10000;
 mkdirSync('/tmp/kb', { recursive: true });
@@ -74,14 +75,19 @@ for (let i = 0; i < N; i++) {
   const a = await store.findAttemptByState(r.state);
   tk.find += performance.now() - t;
   t = performance.now();
-  await store.fulfilOnce(
-    a!,
-    (_tx, at) => {
-      g.run(at.sessionId, at.userRef);
-    },
-    Date.now(),
-    // As the baseline: no ordering between attempts (one user holds all of them here).
-    { ordering: 'independent' },
+  // A batch of one, as the landing commits; its effect's error is thrown.
+  onlySettlement(
+    await store.fulfilBatch([
+      {
+        attempt: a!,
+        effect: (_tx, at) => {
+          g.run(at.sessionId, at.userRef);
+        },
+        now: Date.now(),
+        // As the baseline: no ordering between attempts (one user holds all of them here).
+        options: { ordering: 'independent' },
+      },
+    ]),
   );
   tk.tx += performance.now() - t;
   t = performance.now();

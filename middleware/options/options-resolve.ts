@@ -78,7 +78,7 @@ function checkClient(problems: OptionProblems, value: unknown): void {
 }
 
 function checkCollaborators(problems: OptionProblems, o: Record<string, unknown>): void {
-  if (!hasMethods(o.store, ['insertAttempt', 'findAttemptByState', 'fulfilOnce', 'fulfilBatch', 'recordFailure'])) {
+  if (!hasMethods(o.store, ['insertAttempt', 'findAttemptByState', 'fulfilBatch', 'recordFailure'])) {
     problems.add('`store` must be a VerifyStore, e.g. createSqliteStore({ database: "./data/app.sqlite" }).');
   }
   if (!isFunction(o.resolveUser)) {

@@ -71,7 +71,7 @@ function ownerPage<Tx>(
 
 /**
  * A 303 to `path` without a body. Express's res.redirect negotiates a "Redirecting to" body by
- * Accept that browsers never show (about 20 µs a landing, measured); the Location is the same.
+ * Accept that browsers never show, work on every landing for nothing; the Location is the same.
  */
 function seeOther(res: Response, path: string): void {
   res.location(path);

@@ -1,15 +1,8 @@
 /**
- * What both stores share around group commit: fulfilOnce is fulfilBatch with a batch of one, so
- * there is one fulfil path in each store, not a single and a batched copy.
+ * What both stores share around group commit: a fulfilment alone is fulfilBatch with a batch of
+ * one, so there is one fulfil path in each store, not a single and a batched copy.
  */
-import type {
-  Attempt,
-  FulfilEffect,
-  FulfilOnceOptions,
-  FulfilOnceResult,
-  FulfilSettlement,
-  VerifyStore,
-} from './types.ts';
+import type { FulfilOnceResult, FulfilSettlement } from './types.ts';
 
 /** The result of a batch of one: its result, or the error its effect threw. */
 export function onlySettlement(settlements: readonly FulfilSettlement[]): FulfilOnceResult {
@@ -17,16 +10,6 @@ export function onlySettlement(settlements: readonly FulfilSettlement[]): Fulfil
   if (settlement === undefined) throw new Error('fulfilBatch returned no result for a batch of one');
   if (!settlement.ok) throw settlement.error;
   return settlement.result;
-}
-
-/** fulfilOnce through fulfilBatch. */
-export function fulfilOnceVia<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>) {
-  return async (
-    attempt: Attempt,
-    effect: FulfilEffect<Tx>,
-    now: number,
-    options: FulfilOnceOptions = {},
-  ): Promise<FulfilOnceResult> => onlySettlement(await store.fulfilBatch([{ attempt, effect, now, options }]));
 }
 
 /**

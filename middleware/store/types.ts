@@ -125,7 +125,7 @@ export interface ClaimOptions {
 /** The action's part of a fulfilment, run inside the store's transaction with its handle. */
 export type FulfilEffect<Tx> = (tx: Tx, attempt: Attempt) => void | Promise<void>;
 
-/** One fulfilment of a group commit: fulfilOnce's arguments. */
+/** One fulfilment of a group commit: the attempt, the action's part, the time and the options. */
 export interface FulfilRequest<Tx> {
   /**
    * The attempt as the caller read it from this store (by state, or claimed): the mark is keyed by
@@ -230,31 +230,25 @@ export interface VerifyStore<Tx = unknown> {
   insertAttempt(attempt: NewAttempt): Promise<void>;
   findAttemptByState(state: string): Promise<Attempt | undefined>;
   /**
-   * Runs `effect` and marks `attempt` (as read from this store) fulfilled in ONE transaction keyed by its sessionId. Across
-   * processes and concurrent callers the effect commits at most once; if it throws, nothing is
-   * marked and the error propagates. The effect may return a promise where the store's transaction
-   * can span one (PostgreSQL); the SQLite store refuses one, its transaction being synchronous.
+   * Fulfils each request, in the order given, in ONE store transaction. For each request the store
+   * runs `effect` and marks `attempt` (as read from this store) fulfilled together, keyed by its
+   * sessionId: across processes and concurrent callers the effect commits at most once; if it
+   * throws, nothing of that attempt is marked and its settlement carries the error (SQLite: a
+   * savepoint per request; PostgreSQL: a failed group is settled again one request per
+   * transaction), so an effect that throws rolls back only its own attempt. The effect may return a
+   * promise where the store's transaction can span one (PostgreSQL); the SQLite store refuses one,
+   * its transaction being synchronous. A fulfilment alone (the landing's) is a batch of one.
+   * Rejects (nothing committed) only when the transaction itself fails; a batch of one may instead
+   * reject with its effect's error.
    *
    * With ordering 'latest' (the default) the same transaction also decides the order, serialised
    * against every other fulfilment of the same userRef and action: when an attempt with a higher
    * startSeq is already fulfilled, this one is marked superseded and the effect does not run;
    * otherwise, in the same transaction as the effect, every older still-pending attempt of that
-   * user and action is marked superseded (it must never apply after this one). The PostgreSQL store takes a
-   * transaction-scoped advisory lock on the user and action for the same guarantee.
-   */
-  fulfilOnce(
-    attempt: Attempt,
-    effect: FulfilEffect<Tx>,
-    now: number,
-    options?: FulfilOnceOptions,
-  ): Promise<FulfilOnceResult>;
-  /**
-   * Group commit: fulfilOnce for each request, in the order given, in ONE store transaction, and an
-   * effect that throws rolls back only its own attempt (SQLite: a savepoint per request;
-   * PostgreSQL: a failed group is settled again one request per transaction). fulfilOnce is
-   * this with a batch of one. Rejects (nothing committed) only when the transaction itself fails.
-   * The PostgreSQL store first takes every request's user-and-action lock in one sorted order, so
-   * two processes committing overlapping groups queue instead of deadlocking.
+   * user and action is marked superseded (it must never apply after this one). The PostgreSQL
+   * store takes a transaction-scoped advisory lock on the user and action for the same guarantee,
+   * every request's lock first, in one sorted order, so two processes committing overlapping groups
+   * queue instead of deadlocking.
    */
   fulfilBatch(requests: readonly FulfilRequest<Tx>[]): Promise<FulfilSettlement[]>;
   /** Marks a pending attempt failed with the service's reason; never touches a settled one. */
@@ -266,9 +260,11 @@ export interface VerifyStore<Tx = unknown> {
   ): Promise<{ eventIds: string[] }>;
   /** Claims up to `limit` pending attempts that are due and not leased by a live worker. */
   claimDueAttempts(options: ClaimOptions): Promise<Attempt[]>;
-  /** Releases this owner's claim on an attempt that is still pending and sets its next check. */
-  scheduleNextCheck(sessionId: string, owner: string, nextCheckAt: number): Promise<void>;
-  /** scheduleNextCheck for several attempts in one write (the sweep's reschedules, batched). */
+  /**
+   * For each check, ends this owner's claim on the attempt (still pending), sets its next check and
+   * counts one more sweep check, in one write (the sweep's reschedules, batched). An attempt another
+   * owner holds, or one already settled, is left as it is.
+   */
   scheduleNextChecks(owner: string, checks: readonly NextCheck[]): Promise<void>;
   /**
    * Reads the sweep's shared pace and writes what `change` returns (nothing when undefined), in one

@@ -35,12 +35,11 @@ const UNANSWERED: ReadonlySet<string> = new Set([
 
 /**
  * How long the sweep's fulfilments gather before they commit together. Nothing waits on one
- * fulfilment's commit, while each commit costs about the same however many it carries: where the
- * next turn of the event loop made groups of 1.7, 5 ms made groups of about 16 (a third less CPU
- * per attempt on SQLite), and 25 ms makes groups of about 30 on PostgreSQL, whose group pays four
- * round trips (BEGIN, the intent locks, the mark, COMMIT): about 15% less CPU per attempt in the
- * sweep processes and PostgreSQL together than at 5 ms (docs/performance.md). A full group of
- * `batchSize` commits at once.
+ * fulfilment's commit, while each commit costs about the same however many it carries (on
+ * PostgreSQL a group pays four round trips of its own: BEGIN, the intent locks, the mark, COMMIT),
+ * so the sweep waits long enough for its reads in flight to fill a group, trading latency no user
+ * sees for fewer commits. A full group of `batchSize` commits at once. Figures:
+ * docs/performance.md.
  */
 const GROUP_GATHER_MS = 25;
 

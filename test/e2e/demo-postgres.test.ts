@@ -10,10 +10,9 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
 import { demoSweepKit } from '../../demo-app/kit-deps.ts';
-import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { runSweepJob } from '../../middleware/sweep/sweep-job.ts';
 import { createTestClock } from '../support/clock.ts';
-import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { useTestEmulator } from '../support/emulator.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 
 const PUBLIC = 'http://localhost:3902';
@@ -23,9 +22,10 @@ const CLIENT_SECRET = `pg-demo-${randomBytes(12).toString('hex')}`;
 const SESSION_SECRET = 'postgres-demo-session-secret-0123456789';
 
 let database: TestDatabase;
-let emulator: RunningEmulator;
-let control: ControlApi;
 let instances: DemoApp[];
+const emulator = useTestEmulator({
+  clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: RETURN_URL, platform: 'web' }],
+});
 /** Both instances' clock: a test starts an attempt in the past instead of backdating it with SQL. */
 const clock = createTestClock();
 
@@ -88,19 +88,10 @@ async function start(browser: Browser, app: DemoApp, action: string, extra: Reco
 describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two instances', () => {
   beforeAll(async () => {
     database = await createTestDatabase({ max: 2 });
-    emulator = await startEmulator({
-      port: 0,
-      host: '127.0.0.1',
-      clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: RETURN_URL, platform: 'web' }],
-      control: true,
-      log: () => {},
-    });
-    control = controlApi(emulator.url);
     instances = [instance(), instance()];
   });
   afterAll(async () => {
     for (const demo of instances ?? []) await demo.close();
-    await emulator?.close();
     await database?.drop();
   });
 
@@ -113,7 +104,7 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
     expect((await browser.send(request(b.app).get('/api/me'))).body.user).toMatchObject({ id: 'usr_alice' });
 
     const attempt = await start(browser, b, 'confirm_phone');
-    expect((await control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    expect((await emulator.control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
     const query = new URLSearchParams({ session_id: attempt.session_id, state: attempt.state });
     const path = `/verify/return?${query.toString()}`;
     const landings = await Promise.all([a, b, a, b].map((app) => browser.send(request(app.app).get(path))));
@@ -136,7 +127,7 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
     const attempt = await clock.shifted(-4 * 60_000, () =>
       start(browser, a, 'change_payout', { accountNumber: '1234 5678 9012' }),
     );
-    expect((await control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    expect((await emulator.control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
     // Nobody lands.
 
     const lines: string[] = [];

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   OTHER_CLIENT,
   WEB_CLIENT,
@@ -6,15 +6,10 @@ import {
   createSession,
   newSession,
   readSession,
-  startTestEmulator,
-  type TestEmulator,
+  useTestEmulator,
 } from '../support/emulator.ts';
 
-let emulator: TestEmulator;
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(() => emulator.close());
+const emulator = useTestEmulator();
 
 const wrongCredentials: Array<[string, string | null]> = [
   ['no Authorization header', null],

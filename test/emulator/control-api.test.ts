@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLoopbackAddress } from '../../emulator/control.ts';
 import {
   WEB_CLIENT,
@@ -10,14 +10,10 @@ import {
   sessionBody,
   startTestEmulator,
   type TestEmulator,
+  useTestEmulator,
 } from '../support/emulator.ts';
 
-let emulator: TestEmulator;
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.control.reset());
+const emulator = useTestEmulator({}, { resetEach: true });
 
 describe('control off (production-like)', () => {
   let production: TestEmulator;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   MOBILE_CLIENT,
   OTHER_CLIENT,
@@ -6,16 +6,10 @@ import {
   basicAuth,
   createSession,
   sessionBody,
-  startTestEmulator,
-  type TestEmulator,
+  useTestEmulator,
 } from '../support/emulator.ts';
 
-let emulator: TestEmulator;
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.control.reset());
+const emulator = useTestEmulator({}, { resetEach: true });
 
 async function expectRejected(body: unknown, errorCode: string, client = WEB_CLIENT) {
   const answer = await createSession(emulator.url, client, body);

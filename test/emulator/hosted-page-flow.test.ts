@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   MOBILE_CLIENT,
   postForm,
@@ -6,18 +6,12 @@ import {
   newSession,
   openHostedPage,
   readSession,
-  startTestEmulator,
   submitCode,
-  type TestEmulator,
+  useTestEmulator,
 } from '../support/emulator.ts';
 import type { EmulatorClient } from '../../emulator/index.ts';
 
-let emulator: TestEmulator;
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.control.reset());
+const emulator = useTestEmulator({}, { resetEach: true });
 
 /** A session whose hosted page is open in one "browser" (its device cookie). */
 async function openedSession(client: EmulatorClient = WEB_CLIENT, overrides = {}) {

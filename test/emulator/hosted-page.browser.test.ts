@@ -3,11 +3,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatorClient } from '../../emulator/index.ts';
 import { launchBrowser } from '../support/browser.ts';
-import { newSession, readSession, startTestEmulator, type TestEmulator } from '../support/emulator.ts';
+import { newSession, readSession, useTestEmulator } from '../support/emulator.ts';
 import { handoffForm, startLanding, type Landing } from '../support/landing.ts';
 
 let landing: Landing;
-let emulator: TestEmulator;
 let client: EmulatorClient;
 let browser: Browser;
 let context: BrowserContext;
@@ -21,13 +20,13 @@ beforeAll(async () => {
     secret: 'browser-secret-0123456789',
     returnUrl: `${landing.origin}/verify/return`,
   };
-  emulator = await startTestEmulator({ clients: [client] });
   browser = await launchBrowser();
 });
+// Registered after the landing's hook: the client's returnUrl is on the landing.
+const emulator = useTestEmulator(() => ({ clients: [client] }));
 
 afterAll(async () => {
   await browser?.close();
-  await emulator?.close();
   await landing?.close();
 });
 

@@ -1,19 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  OTHER_CLIENT,
-  WEB_CLIENT,
-  createSession,
-  sessionBody,
-  startTestEmulator,
-  type TestEmulator,
-} from '../support/emulator.ts';
+import { describe, expect, it } from 'vitest';
+import { OTHER_CLIENT, WEB_CLIENT, createSession, sessionBody, useTestEmulator } from '../support/emulator.ts';
 
-let emulator: TestEmulator;
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.control.reset());
+const emulator = useTestEmulator({}, { resetEach: true });
 
 const create = (
   idempotencyKey: string,

@@ -8,14 +8,13 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorClient } from '../../emulator/index.ts';
 import { addVirtualAuthenticator, launchBrowser } from '../support/browser.ts';
-import { newSession, postForm, readSession, startTestEmulator, type TestEmulator } from '../support/emulator.ts';
+import { newSession, postForm, readSession, useTestEmulator } from '../support/emulator.ts';
 import { handoffForm, startLanding, type Landing } from '../support/landing.ts';
 
 const PAGE_HOST = 'verify.localhost';
 const USER = 'usr_8f3a61'; // a stable id, as the spec asks
 
 let landing: Landing;
-let emulator: TestEmulator;
 let client: EmulatorClient;
 let otherClient: EmulatorClient;
 let browser: Browser;
@@ -30,7 +29,6 @@ beforeAll(async () => {
   const returnUrl = `${landing.origin}/verify/return`;
   client = { clientId: 'passkey-client', secret: 'passkey-secret-0123456789', returnUrl };
   otherClient = { clientId: 'passkey-other', secret: 'passkey-other-0123456789', returnUrl };
-  emulator = await startTestEmulator({ clients: [client, otherClient], pageHost: PAGE_HOST });
   browser = await launchBrowser();
   context = await browser.newContext();
   page = await context.newPage();
@@ -41,11 +39,12 @@ beforeAll(async () => {
   });
   ({ cdp, id: authenticatorId } = await addVirtualAuthenticator(context, page));
 });
+// Registered after the landing's hook: the clients' returnUrl is on the landing.
+const emulator = useTestEmulator(() => ({ clients: [client, otherClient], pageHost: PAGE_HOST }));
 
 afterAll(async () => {
   await context?.close();
   await browser?.close();
-  await emulator?.close();
   await landing?.close();
 });
 

@@ -3,7 +3,7 @@
  * userRef has a passkey, and every refusal (challenge, origin, credential, userRef, device, binding).
  * The page host is verify.localhost; Node cannot resolve it, so requests go to 127.0.0.1 (same port).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createSession,
   newSession,
@@ -11,21 +11,15 @@ import {
   postForm,
   readSession,
   sessionBody,
-  startTestEmulator,
   OTHER_CLIENT,
   WEB_CLIENT,
-  type TestEmulator,
+  useTestEmulator,
 } from '../support/emulator.ts';
 import { SoftAuthenticator } from '../support/soft-authenticator.ts';
 import type { EmulatorClient } from '../../emulator/index.ts';
 
 const RP_ID = 'verify.localhost';
-let emulator: TestEmulator;
-beforeAll(async () => {
-  emulator = await startTestEmulator({ pageHost: RP_ID });
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.control.reset());
+const emulator = useTestEmulator({ pageHost: RP_ID }, { resetEach: true });
 
 const onLoopback = (url: string) => url.replace(`//${RP_ID}:`, '//127.0.0.1:');
 const statusOf = async (sessionId: string, client = WEB_CLIENT) =>

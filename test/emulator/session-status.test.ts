@@ -1,19 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  OTHER_CLIENT,
-  WEB_CLIENT,
-  newSession,
-  readSession,
-  startTestEmulator,
-  type TestEmulator,
-} from '../support/emulator.ts';
+import { describe, expect, it } from 'vitest';
+import { OTHER_CLIENT, WEB_CLIENT, newSession, readSession, useTestEmulator } from '../support/emulator.ts';
 
-let emulator: TestEmulator;
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.control.reset());
+const emulator = useTestEmulator({}, { resetEach: true });
 
 describe('GET /session/{id} status read', () => {
   it('a new session reads pending with the echoed state and userRef and no reason', async () => {

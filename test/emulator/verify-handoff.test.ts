@@ -1,22 +1,16 @@
 import { get } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   WEB_CLIENT,
   newSession,
   openHostedPage,
   postForm,
   readSession,
-  startTestEmulator,
   submitCode,
-  type TestEmulator,
+  useTestEmulator,
 } from '../support/emulator.ts';
 
-let emulator: TestEmulator;
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.control.reset());
+const emulator = useTestEmulator({}, { resetEach: true });
 
 const STALE_TEXT = 'This link was already used or has expired';
 

@@ -16,8 +16,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { OutcomeEvent } from '../../middleware/index.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { createVerifyClient } from '../../middleware/client/client.ts';
-import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
-import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { useTestEmulator } from '../support/emulator.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { freePort } from '../support/listen.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
@@ -30,30 +29,22 @@ const CLIENT_SECRET = 'crash-secret-0123456789abcdef';
 
 let dir: string;
 let port: number;
-let emulator: RunningEmulator;
-let control: ControlApi;
 const children: ChildProcess[] = [];
 const databases: TestDatabase[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'crash-'));
   port = await freePort();
-  emulator = await startEmulator({
-    port: 0,
-    host: '127.0.0.1',
-    clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: `http://localhost:${port}/verify/return` }],
-    control: true,
-    log: () => {},
-  });
-  control = controlApi(emulator.url);
 });
+const emulator = useTestEmulator(() => ({
+  clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: `http://localhost:${port}/verify/return` }],
+}));
 afterEach(() => {
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 afterAll(async () => {
   for (const database of databases.splice(0)) await database.drop();
-  await emulator?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -186,7 +177,7 @@ async function verifiedAttempt(url: string, db: Db, user: string) {
   const started = await agent.tryStart('grant');
   expect(started.status).toBe(200);
   const row = await newestAttempt(db);
-  expect((await control.complete(row.sessionId, { outcome: 'verified' })).status).toBe(200);
+  expect((await emulator.control.complete(row.sessionId, { outcome: 'verified' })).status).toBe(200);
   return { agent, sessionId: row.sessionId, state: row.state };
 }
 

@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
-import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
-import { controlApi, openHostedPage, submitCode, type ControlApi } from '../support/emulator.ts';
+import { openHostedPage, startTestEmulator, submitCode, type TestEmulator } from '../support/emulator.ts';
 import { effectCounts, NO_PENDING_RECHECKS, startTestApp, type TestApp } from '../support/app.ts';
 import { startServiceProxy, type Recorder } from '../support/security-stack.ts';
 import { Agent, testAppSite } from '../support/agent.ts';
@@ -27,9 +26,8 @@ const CLIENT_ID = 'faults-client';
 const CLIENT_SECRET = 'faults-secret-0123456789abcdef';
 
 let dir: string;
-let emulator: RunningEmulator;
+let emulator: TestEmulator;
 let proxy: Awaited<ReturnType<typeof startServiceProxy>>;
-let control: ControlApi;
 let app: TestApp;
 const recorder: Recorder = { exchanges: [], logs: [] };
 let userCount = 0;
@@ -39,14 +37,10 @@ beforeAll(async () => {
   app = await startTestApp({
     database: { path: join(dir, 'app.sqlite') },
     service: async (returnUrl) => {
-      emulator = await startEmulator({
-        port: 0,
-        host: '127.0.0.1',
+      emulator = await startTestEmulator({
         clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl }],
-        control: true,
         log: (line) => recorder.logs.push(line),
       });
-      control = controlApi(emulator.url);
       proxy = await startServiceProxy(emulator.url, { tamper: undefined }, recorder);
       return { baseUrl: proxy.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET };
     },
@@ -58,7 +52,7 @@ beforeAll(async () => {
   });
 });
 afterEach(async () => {
-  await control.setFaults({
+  await emulator.control.setFaults({
     createFailures: 0,
     createDelayMs: 0,
     resetConnections: 0,
@@ -94,7 +88,7 @@ function creates(from: number) {
 /** SMS the service sent for each Idempotency-Key the app used since `from`. */
 async function smsPerKey(from: number): Promise<number[]> {
   const keys = [...new Set(creates(from).map((c) => c.key!))];
-  const stats = await control.stats();
+  const stats = await emulator.control.stats();
   return keys.map((k) => stats.smsByIdempotencyKey[k] ?? 0);
 }
 
@@ -111,7 +105,7 @@ async function finishThroughHostedPage(user: Agent, startBody: string) {
   const attempt = await app.latestAttempt();
   const page = await openHostedPage(verifyUrl, hx);
   expect(page.response.status).toBe(200);
-  const code = await control.codeFor(attempt.sessionId);
+  const code = await emulator.control.codeFor(attempt.sessionId);
   const done = await submitCode(verifyUrl, page, code);
   expect(done.status).toBe(303);
   const landing = await user.landFor(attempt.sessionId, attempt.state);
@@ -125,7 +119,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
   it('create slower than the client headers timeout: the retry meets 409 in flight, then the replay; one SMS; the replayed handoff works', async () => {
     const user = await newUser();
     const from = recorder.exchanges.length;
-    await control.setFaults({ createDelayMs: 2000 });
+    await emulator.control.setFaults({ createDelayMs: 2000 });
     const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
@@ -134,7 +128,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     expect(seen.some((c) => c.status === 409 && c.body.includes('idempotency_request_in_flight'))).toBe(true);
     expect(seen.some((c) => c.status === 200 && c.replayed)).toBe(true);
     expect(await smsPerKey(from)).toEqual([1]);
-    await control.setFaults({ createDelayMs: 0 });
+    await emulator.control.setFaults({ createDelayMs: 0 });
     await finishThroughHostedPage(user, started.body);
   });
 
@@ -143,7 +137,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     const from = recorder.exchanges.length;
     const before = await app.attemptCount();
     const t0 = Date.now();
-    await control.setFaults({ createDelayMs: 5000 });
+    await emulator.control.setFaults({ createDelayMs: 5000 });
     const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(503);
@@ -159,7 +153,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
   it('connection reset BEFORE the service acted: the retry creates the one session; one SMS', async () => {
     const user = await newUser();
     const from = recorder.exchanges.length;
-    await control.setFaults({ resetConnections: 2, resetPhase: 'before' });
+    await emulator.control.setFaults({ resetConnections: 2, resetPhase: 'before' });
     const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
@@ -170,7 +164,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
   it('connection reset AFTER the service acted (the lost response): the retry gets the replay; one SMS; the handoff works', async () => {
     const user = await newUser();
     const from = recorder.exchanges.length;
-    await control.setFaults({ resetConnections: 1, resetPhase: 'after' });
+    await emulator.control.setFaults({ resetConnections: 1, resetPhase: 'after' });
     const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
@@ -182,7 +176,7 @@ describe('create faults: one SMS per attempt, the start answers within the bound
   it('a burst of 5xx shorter than the tries: the start succeeds with one SMS', async () => {
     const user = await newUser();
     const from = recorder.exchanges.length;
-    await control.setFaults({ createFailures: 4, createStatus: 503 });
+    await emulator.control.setFaults({ createFailures: 4, createStatus: 503 });
     const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(200);
@@ -195,13 +189,13 @@ describe('create faults: one SMS per attempt, the start answers within the bound
     const user = await newUser();
     const before = await app.attemptCount();
     const from = recorder.exchanges.length;
-    await control.setFaults({ createFailures: 100, createStatus: 500 });
+    await emulator.control.setFaults({ createFailures: 100, createStatus: 500 });
     const started = await user.tryStart('grant');
     within(started);
     expect(started.status).toBe(503);
     expect(await smsPerKey(from)).toEqual([0]);
     expect(await app.attemptCount()).toBe(before);
-    await control.setFaults({ createFailures: 0 });
+    await emulator.control.setFaults({ createFailures: 0 });
     const next = recorder.exchanges.length;
     const again = await user.tryStart('grant');
     expect(again.status).toBe(200);
@@ -214,21 +208,21 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
     const started = await user.tryStart('grant');
     expect(started.status).toBe(200);
     const attempt = await app.latestAttempt();
-    expect((await control.complete(attempt.sessionId, { outcome: 'verified' })).status).toBe(200);
+    expect((await emulator.control.complete(attempt.sessionId, { outcome: 'verified' })).status).toBe(200);
     return attempt;
   }
 
   it('status reads slower than the client timeout: a 503 page within the bound, nothing fulfilled; after recovery the landing fulfils once', async () => {
     const user = await newUser();
     const attempt = await verifiedAttempt(user);
-    await control.setFaults({ statusDelayMs: 3000 });
+    await emulator.control.setFaults({ statusDelayMs: 3000 });
     for (let i = 0; i < 1; i++) {
       const landing = await user.landFor(attempt.sessionId, attempt.state);
       within(landing);
       expect(landing.status).toBe(503);
       expect((await effectCounts(app)).get(attempt.sessionId)).toBeUndefined();
     }
-    await control.setFaults({ statusDelayMs: 0 });
+    await emulator.control.setFaults({ statusDelayMs: 0 });
     const landing = await user.landFor(attempt.sessionId, attempt.state);
     expect(landing.location).toBe('/done');
     expect((await effectCounts(app)).get(attempt.sessionId)).toBe(1);
@@ -237,7 +231,7 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
   it('slow status reads during a sweep: the sweep marks nothing and ends within its budget; the next fault-free sweep fulfils', async () => {
     const user = await newUser();
     const attempt = await verifiedAttempt(user);
-    await control.setFaults({ statusDelayMs: 3000 });
+    await emulator.control.setFaults({ statusDelayMs: 3000 });
     const later = { ...contextOf(app.kit), now: () => Date.now() + 10 * 60_000 };
     const started = Date.now();
     const report = await runSweep(later, { owner: 'slow-sweep', timeBudgetMs: 3000 });
@@ -246,7 +240,7 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
     expect(report.errors).toBeGreaterThan(0);
     expect(report.serviceReachable).toBe(false);
     expect((await effectCounts(app)).get(attempt.sessionId)).toBeUndefined();
-    await control.setFaults({ statusDelayMs: 0 });
+    await emulator.control.setFaults({ statusDelayMs: 0 });
     const recovered = await runSweep({ ...later, now: () => Date.now() + 60 * 60_000 }, { owner: 'recovered-sweep' });
     expect(recovered.fulfilled).toBeGreaterThanOrEqual(1);
     expect((await effectCounts(app)).get(attempt.sessionId)).toBe(1);
@@ -255,7 +249,7 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
   it('a burst of 5xx on status reads with 10 concurrent landings: each answers within the bound, at most one fulfilment, then exactly one', async () => {
     const user = await newUser();
     const attempt = await verifiedAttempt(user);
-    await control.setFaults({ statusFailures: 12, statusStatus: 502 });
+    await emulator.control.setFaults({ statusFailures: 12, statusStatus: 502 });
     const landings = await Promise.all(
       Array.from({ length: 10 }, () => user.landFor(attempt.sessionId, attempt.state)),
     );
@@ -264,7 +258,7 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
       expect([303, 503]).toContain(landing.status);
     }
     expect((await effectCounts(app)).get(attempt.sessionId) ?? 0).toBeLessThanOrEqual(1);
-    await control.setFaults({ statusFailures: 0 });
+    await emulator.control.setFaults({ statusFailures: 0 });
     expect((await user.landFor(attempt.sessionId, attempt.state)).location).toBe('/done');
     expect((await effectCounts(app)).get(attempt.sessionId)).toBe(1);
   });
@@ -272,7 +266,7 @@ describe('status-read faults: landings answer within the bound, nothing is fulfi
 
 describe('across this whole file', () => {
   it('no attempt produced a second SMS, and every verified attempt is fulfilled exactly once after a final fault-free sweep', async () => {
-    const stats = await control.stats();
+    const stats = await emulator.control.stats();
     expect(Object.keys(stats.smsByIdempotencyKey).length).toBeGreaterThan(5);
     for (const [key, n] of Object.entries(stats.smsByIdempotencyKey)) expect(n, key).toBe(1);
     await runSweep({ ...contextOf(app.kit), now: () => Date.now() + 2 * 60 * 60_000 }, { owner: 'final-sweep' });

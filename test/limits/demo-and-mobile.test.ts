@@ -12,9 +12,8 @@ import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { createSqliteStore, createVerificationKit } from '../../middleware/index.ts';
-import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { useTestEmulator } from '../support/emulator.ts';
 import { userNamed } from '../support/users.ts';
 import { rawRequest } from '../support/agent.ts';
 import { captureConsole, leaks, snapshot, startSecStack, type SecStack } from '../support/security-stack.ts';
@@ -65,8 +64,6 @@ describe('web (the demo): limited starts get a 429 page with Retry-After and sen
 });
 
 describe('mobile (JSON): per destination, per user and per IP; counters survive a restart', () => {
-  let emulator: RunningEmulator;
-  let control: ControlApi;
   let dir: string;
   const RETURN_URL = 'com.example.sec://verify/return';
   const CLIENT = {
@@ -75,14 +72,12 @@ describe('mobile (JSON): per destination, per user and per IP; counters survive 
     returnUrl: RETURN_URL,
     platform: 'mobile' as const,
   };
+  const emulator = useTestEmulator({ clients: [CLIENT] });
 
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'sec-limits-'));
-    emulator = await startEmulator({ port: 0, host: '127.0.0.1', clients: [CLIENT], control: true, log: () => {} });
-    control = controlApi(emulator.url);
   });
-  afterAll(async () => {
-    await emulator?.close();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -147,11 +142,11 @@ describe('mobile (JSON): per destination, per user and per IP; counters survive 
     try {
       const number = '+15559990001';
       for (let i = 0; i < 5; i++) expect((await app.start(`pump${i}`, number)).status).toBe(200);
-      const stats = await control.stats();
+      const stats = await emulator.control.stats();
       const rows = await app.attempts();
       expect(rows).toBe(5);
       await expectRefused(await app.start('pump5', number));
-      expect(await control.stats()).toMatchObject({ creates: stats.creates, smsSent: stats.smsSent });
+      expect(await emulator.control.stats()).toMatchObject({ creates: stats.creates, smsSent: stats.smsSent });
       expect(await app.attempts()).toBe(rows);
     } finally {
       await app.close();
@@ -170,11 +165,11 @@ describe('mobile (JSON): per destination, per user and per IP; counters survive 
       }
       expect(limitedAt).toBeGreaterThan(0); // a budget exists and is more than zero
       expect(limitedAt).toBeLessThan(15);
-      const stats = await control.stats();
+      const stats = await emulator.control.stats();
       await app.close();
       app = await mobileApp(path); // a restart: the counters live in the SQLite file
       await expectRefused(await app.start('rotator', '+15558889999'));
-      expect((await control.stats()).creates).toBe(stats.creates);
+      expect((await emulator.control.stats()).creates).toBe(stats.creates);
     } finally {
       await app.close();
     }
@@ -191,11 +186,11 @@ describe('mobile (JSON): per destination, per user and per IP; counters survive 
       }
       expect(limitedAt).toBeGreaterThan(5); // more than the per-user / per-number budgets: it is the IP's
       expect(limitedAt).toBeLessThan(60);
-      const stats = await control.stats();
+      const stats = await emulator.control.stats();
       const rows = await app.attempts();
       expect(rows).toBe(limitedAt);
       await expectRefused(await app.start('ipuser-late', '+15557779999'));
-      expect(await control.stats()).toMatchObject({ creates: stats.creates, smsSent: stats.smsSent });
+      expect(await emulator.control.stats()).toMatchObject({ creates: stats.creates, smsSent: stats.smsSent });
       expect(await app.attempts()).toBe(rows);
     } finally {
       await app.close();

@@ -9,11 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import type { VerifyClient } from '../../middleware/types.ts';
-import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { useTestEmulator } from '../support/emulator.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { ACTION, jsonLines } from '../support/sweep-bench.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -30,10 +29,11 @@ const PER_USER_STARTS = 4;
 
 let database: TestDatabase;
 let store: PostgresStore;
-let emulator: RunningEmulator;
-let control: ControlApi;
 let client: VerifyClient;
 const children: ChildProcess[] = [];
+const emulator = useTestEmulator({
+  clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: `${PUBLIC_URL}/verify/return` }],
+});
 
 interface Instance {
   url: string;
@@ -132,7 +132,7 @@ async function verifiedSweepAttempts(n: number): Promise<string[]> {
           createdAt: now,
           nextCheckAt: now,
         });
-        expect((await control.complete(session.sessionId, { outcome: 'verified' })).status).toBe(200);
+        expect((await emulator.control.complete(session.sessionId, { outcome: 'verified' })).status).toBe(200);
         return session.sessionId;
       }),
     );
@@ -154,27 +154,18 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
       `CREATE TABLE sweep_effects (
          session_id TEXT NOT NULL, state TEXT NOT NULL, user_ref TEXT NOT NULL, by TEXT NOT NULL)`,
     );
-    emulator = await startEmulator({
-      port: 0,
-      host: '127.0.0.1',
-      clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: `${PUBLIC_URL}/verify/return` }],
-      control: true,
-      log: () => {},
-    });
-    control = controlApi(emulator.url);
     client = createVerifyClient({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
     // Three instances starting at once also migrate the same database at once.
     instances = await Promise.all([startInstance(), startInstance(), startInstance()]);
   }, 90_000);
   afterEach(async () => {
-    await control.setFaults({ statusDelayMs: 0, statusFailures: 0 });
+    await emulator.control.setFaults({ statusDelayMs: 0, statusFailures: 0 });
   });
   afterAll(async () => {
     for (const child of children.splice(0)) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
     await client?.close();
-    await emulator?.close();
     await database?.drop();
   });
 
@@ -183,7 +174,7 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     expect((await owner.tryStart('grant')).status).toBe(200);
     const [lander] = await store.listAttempts({ userRef: 'user-lander', limit: 1 });
     const { sessionId, state } = lander!;
-    expect((await control.complete(sessionId, { outcome: 'verified' })).status).toBe(200);
+    expect((await emulator.control.complete(sessionId, { outcome: 'verified' })).status).toBe(200);
     const path = `/verify/return?session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(state)}`;
     const answers = await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
@@ -201,7 +192,7 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     'the start limits are one budget across instances: a user gets exactly their budget of texts, whichever ' +
       'instances they hit',
     async () => {
-      const smsBefore = (await control.stats()).smsSent;
+      const smsBefore = (await emulator.control.stats()).smsSent;
       const users = instances.map((instance) => new Agent(testAppSite(instance.url, PUBLIC_URL)));
       for (const user of users) await user.signIn('limited');
       const answers = await Promise.all(
@@ -209,7 +200,7 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
       );
       expect(answers.filter((status) => status === 200)).toHaveLength(PER_USER_STARTS);
       expect(answers.filter((status) => status === 429)).toHaveLength(9 - PER_USER_STARTS);
-      expect((await control.stats()).smsSent - smsBefore).toBe(PER_USER_STARTS);
+      expect((await emulator.control.stats()).smsSent - smsBefore).toBe(PER_USER_STARTS);
       const stored = await store.listAttempts({ userRef: 'user-limited', limit: Number.MAX_SAFE_INTEGER });
       expect(stored).toHaveLength(PER_USER_STARTS);
     },
@@ -217,7 +208,7 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
 
   it('two sweep processes share 60 due attempts: each is fulfilled exactly once, and both did some of the work', async () => {
     const sessionIds = await verifiedSweepAttempts(60);
-    await control.setFaults({ statusDelayMs: 200 }); // slow reads, so that the two really overlap
+    await emulator.control.setFaults({ statusDelayMs: 200 }); // slow reads, so that the two really overlap
     const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4' };
     const [one, two] = [startSweep(['--once'], 'sweeper-1', settings), startSweep(['--once'], 'sweeper-2', settings)];
     expect(await one.exited, one.stderr()).toBe(0);
@@ -236,11 +227,11 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
 
   it('a sweep process killed mid-batch (SIGKILL) is recovered by the other once its lease lapses', async () => {
     const sessionIds = await verifiedSweepAttempts(6);
-    await control.setFaults({ statusDelayMs: 10_000 }); // hold every read
-    const readsBefore = (await control.stats()).statusReads;
+    await emulator.control.setFaults({ statusDelayMs: 10_000 }); // hold every read
+    const readsBefore = (await emulator.control.stats()).statusReads;
     const settings = { SWEEP_LEASE_SECONDS: '2', SWEEP_CONCURRENCY: '2', SWEEP_BATCH_SIZE: '50' };
     const victim = startSweep(['--once'], 'victim', settings);
-    const midBatch = async () => (await control.stats()).statusReads >= readsBefore + 2;
+    const midBatch = async () => (await emulator.control.stats()).statusReads >= readsBefore + 2;
     await waitFor(midBatch, 20_000, 'the victim to be mid-batch');
     victim.child.kill('SIGKILL');
     expect(await victim.exited).toBe('SIGKILL');
@@ -250,7 +241,7 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     expect(await count(`SELECT count(*) AS n ${theirs} AND lease_owner IS NOT NULL`)).toBe(6);
     const leaseUntil = Number((await database.pool.query(`SELECT max(lease_until) AS t ${theirs}`)).rows[0].t);
 
-    await control.setFaults({ statusDelayMs: 0 });
+    await emulator.control.setFaults({ statusDelayMs: 0 });
     // The survivor runs as a loop from now on: its runs before the lease lapses find nothing to claim.
     const survivor = startSweep([], 'survivor', { SWEEP_INTERVAL_SECONDS: '0.3' });
     await waitFor(

@@ -25,10 +25,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
-import { controlApi, type ControlApi } from '../support/emulator.ts';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.ts';
 import { effectCounts, MOBILE_RETURN_URL, NO_PENDING_RECHECKS, startTestApp, type TestApp } from '../support/app.ts';
 import { startServiceProxy, type Recorder } from '../support/security-stack.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
@@ -43,9 +42,8 @@ const MOBILE = { clientId: 'prop-mobile', clientSecret: `prop-mobile-${randomByt
 
 let dir: string;
 let database: TestDatabase | undefined;
-let emulator: RunningEmulator;
+let emulator: TestEmulator;
 let proxy: Awaited<ReturnType<typeof startServiceProxy>>;
-let control: ControlApi;
 let app: TestApp;
 /** Sessions whose status echo the proxy corrupts (a compromised or buggy service answer). */
 const corrupted = new Set<string>();
@@ -63,17 +61,12 @@ async function startApp(kind: 'sqlite' | 'postgres'): Promise<void> {
   app = await startTestApp({
     database: database === undefined ? { path: join(dir, 'app.sqlite') } : { url: database.url },
     service: async (returnUrl) => {
-      emulator = await startEmulator({
-        port: 0,
-        host: '127.0.0.1',
+      emulator = await startTestEmulator({
         clients: [
           { ...WEB, secret: WEB.clientSecret, returnUrl },
           { ...MOBILE, secret: MOBILE.clientSecret, returnUrl: MOBILE_RETURN_URL, platform: 'mobile' },
         ],
-        control: true,
-        log: () => {},
       });
-      control = controlApi(emulator.url);
       proxy = await startServiceProxy(emulator.url, tamper, recorder);
       return { baseUrl: proxy.url, ...WEB };
     },
@@ -240,7 +233,13 @@ async function checkSafety(): Promise<void> {
 }
 
 const clearFaults = () =>
-  control.setFaults({ createFailures: 0, resetConnections: 0, statusFailures: 0, statusDelayMs: 0, createDelayMs: 0 });
+  emulator.control.setFaults({
+    createFailures: 0,
+    resetConnections: 0,
+    statusFailures: 0,
+    statusDelayMs: 0,
+    createDelayMs: 0,
+  });
 
 let run = 0;
 
@@ -282,7 +281,7 @@ async function execute(ops: Op[]): Promise<void> {
         const a = pick(op.a);
         if (a === undefined) break;
         const body = op.t === 'verify' ? { outcome: 'verified' } : { outcome: 'failed', reason: op.reason };
-        const done = await control.complete(a.sessionId, body);
+        const done = await emulator.control.complete(a.sessionId, body);
         expect([200, 409]).toContain(done.status);
         if (done.status === 200) ended.set(a.sessionId, op.t === 'verify' ? 'verified' : 'failed');
         break;
@@ -343,14 +342,14 @@ async function execute(ops: Op[]): Promise<void> {
         break;
       }
       case 'statusFaults': {
-        await control.setFaults({ statusFailures: op.n, statusStatus: 503 });
+        await emulator.control.setFaults({ statusFailures: op.n, statusStatus: 503 });
         statusFaultsOn = op.n > 0;
         break;
       }
       case 'createFault': {
-        if (op.kind === 'fail') await control.setFaults({ createFailures: op.n, createStatus: 503 });
+        if (op.kind === 'fail') await emulator.control.setFaults({ createFailures: op.n, createStatus: 503 });
         else
-          await control.setFaults({
+          await emulator.control.setFaults({
             resetConnections: op.n,
             resetPhase: op.kind === 'resetBefore' ? 'before' : 'after',
           });
@@ -406,7 +405,7 @@ async function execute(ops: Op[]): Promise<void> {
   for (const [userRef, row] of newestVerified) {
     expect(counts.get(row.session_id), `${userRef}'s newest verified attempt`).toBe(1);
   }
-  const stats = await control.stats();
+  const stats = await emulator.control.stats();
   for (const [key, n] of Object.entries(stats.smsByIdempotencyKey)) expect(n, key).toBe(1);
 }
 

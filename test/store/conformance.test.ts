@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewAttempt } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
-import { newAttempt, storedAttempt } from '../support/attempts.ts';
+import { fulfilOnce, newAttempt, scheduleNextCheck, storedAttempt } from '../support/attempts.ts';
 
 const HOUR = 3_600_000;
 
@@ -85,8 +85,8 @@ describeEachStore('store contract', (kind) => {
 
     it('runs the effect and the mark once: the second caller is told it was already fulfilled', async () => {
       await h.store.insertAttempt(attempt(1));
-      const first = await h.store.fulfilOnce(await storedAttempt(h.store, 'session-1'), h.effect(), 5, options);
-      const second = await h.store.fulfilOnce(await storedAttempt(h.store, 'session-1'), h.effect(), 6, options);
+      const first = await fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), h.effect(), 5, options);
+      const second = await fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), h.effect(), 6, options);
       expect(first.kind).toBe('fulfilled');
       expect(second.kind).toBe('already_fulfilled');
       expect(await h.countEffects()).toBe(1);
@@ -97,7 +97,7 @@ describeEachStore('store contract', (kind) => {
     it('runs the effect once when twenty callers in one process fulfil the same session at the same moment', async () => {
       await h.store.insertAttempt(attempt(1));
       const stored = await storedAttempt(h.store, 'session-1');
-      const callers = Array.from({ length: 20 }, (_, i) => h.store.fulfilOnce(stored, h.effect(), 10 + i, options));
+      const callers = Array.from({ length: 20 }, (_, i) => fulfilOnce(h.store, stored, h.effect(), 10 + i, options));
       const results = await Promise.all(callers);
       expect(results.filter((r) => r.kind === 'fulfilled')).toHaveLength(1);
       expect(results.filter((r) => r.kind === 'already_fulfilled')).toHaveLength(19);
@@ -109,12 +109,12 @@ describeEachStore('store contract', (kind) => {
       const failing = h.effect('test', () => {
         throw new Error('payout provider down');
       });
-      await expect(h.store.fulfilOnce(await storedAttempt(h.store, 'session-1'), failing, 5, options)).rejects.toThrow(
+      await expect(fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), failing, 5, options)).rejects.toThrow(
         'payout provider down',
       );
       expect(await h.countEffects()).toBe(0);
       expect(await h.store.findAttemptByState('state-1')).toMatchObject({ outcome: 'pending', fulfilledAt: null });
-      expect((await h.store.fulfilOnce(await storedAttempt(h.store, 'session-1'), h.effect(), 6, options)).kind).toBe(
+      expect((await fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), h.effect(), 6, options)).kind).toBe(
         'fulfilled',
       );
       expect(await h.countEffects()).toBe(1);
@@ -126,12 +126,13 @@ describeEachStore('store contract', (kind) => {
       await h.store.recordFailure('session-1', 'otp_locked', 5);
       const ran: string[] = [];
       expect(
-        (await h.store.fulfilOnce(await storedAttempt(h.store, 'session-1'), () => void ran.push('1'), 6, options))
+        (await fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), () => void ran.push('1'), 6, options))
           .kind,
       ).toBe('not_pending');
       expect(
         (
-          await h.store.fulfilOnce(
+          await fulfilOnce(
+            h.store,
             await storedAttempt(h.store, 'session-unknown'),
             () => void ran.push('u'),
             6,
@@ -139,7 +140,7 @@ describeEachStore('store contract', (kind) => {
           )
         ).kind,
       ).toBe('not_pending');
-      await h.store.fulfilOnce(await storedAttempt(h.store, 'session-2'), () => {}, 7, options);
+      await fulfilOnce(h.store, await storedAttempt(h.store, 'session-2'), () => {}, 7, options);
       await h.store.recordFailure('session-2', 'device_changed', 8);
       expect(ran).toEqual([]);
       const failed = await h.store.findAttemptByState('state-1');
@@ -210,7 +211,7 @@ describeEachStore('store contract', (kind) => {
       await h.store.insertAttempt(attempt(4, { createdAt: 2_000_000 - 24 * HOUR }));
       await h.store.insertAttempt(attempt(5, { userRef: 'user-elsewhere' }));
       await h.store.recordFailure('session-3', 'otp_locked', 5);
-      await h.store.fulfilOnce(await storedAttempt(h.store, 'session-5'), h.effect(), 5);
+      await fulfilOnce(h.store, await storedAttempt(h.store, 'session-5'), h.effect(), 5);
       expect((await claim('a', 2_000_000)).map((x) => x.state)).toEqual(['state-2']);
     });
 
@@ -228,9 +229,9 @@ describeEachStore('store contract', (kind) => {
       await h.store.insertAttempt(attempt(1));
       await h.store.insertAttempt(attempt(2));
       await claim('a', 2_000_000);
-      await h.store.scheduleNextCheck('session-1', 'not-the-owner', 9_000_000);
+      await scheduleNextCheck(h.store, 'session-1', 'not-the-owner', 9_000_000);
       expect((await h.store.findAttemptByState('state-1'))?.nextCheckAt).toBe(1_000_000);
-      await h.store.scheduleNextCheck('session-1', 'a', 9_000_000);
+      await scheduleNextCheck(h.store, 'session-1', 'a', 9_000_000);
       expect(await h.store.findAttemptByState('state-1')).toMatchObject({ nextCheckAt: 9_000_000, sweepChecks: 1 });
       expect(await h.lease('session-1')).toEqual({ owner: null, until: null });
       expect(await h.store.releaseClaims('a')).toBe(1);
@@ -250,7 +251,7 @@ describeEachStore('store contract', (kind) => {
       expect((await h.store.findAttemptByState(held!.state))?.outcome).toBe('pending');
       expect(await h.store.expireAttempts(now + 60_000, 24 * HOUR)).toBe(1);
       expect((await h.store.findAttemptByState('state-3'))?.outcome).toBe('pending');
-      expect((await h.store.fulfilOnce(await storedAttempt(h.store, free.sessionId), h.effect(), now + 1)).kind).toBe(
+      expect((await fulfilOnce(h.store, await storedAttempt(h.store, free.sessionId), h.effect(), now + 1)).kind).toBe(
         'not_pending',
       );
     });

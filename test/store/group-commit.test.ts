@@ -10,7 +10,7 @@ import { completeAttempt } from '../../middleware/fulfil/fulfil.ts';
 import type { FulfilEffect, FulfilRequest, VerifyStore } from '../../middleware/store/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { ActionDefinition, SessionStatus } from '../../middleware/types.ts';
-import { newAttempt, storedAttempt } from '../support/attempts.ts';
+import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 
 const ACTION = 'change_payout';
@@ -63,7 +63,7 @@ describeEachStore('group commit', (kind) => {
     const events = await h.store.claimOutcomeEvents({ now: 1_000, owner: 'test', leaseMs: 1_000, limit: 10 });
     expect(events.map((e) => e.attempt.sessionId).sort()).toEqual(['session-1', 'session-3']);
     // Nothing was lost: the rolled-back attempt is fulfilled by a later call.
-    expect((await h.store.fulfilOnce(await storedAttempt(h.store, 'session-2'), h.effect(), 200)).kind).toBe(
+    expect((await fulfilOnce(h.store, await storedAttempt(h.store, 'session-2'), h.effect(), 200)).kind).toBe(
       'fulfilled',
     );
     expect(await h.countEffects()).toBe(3);
@@ -71,7 +71,7 @@ describeEachStore('group commit', (kind) => {
 
   it('keeps the ordering inside a group: an older attempt of the same user and action never applies after a newer one', async () => {
     for (const n of [1, 2, 3, 4]) await h.store.insertAttempt(newAttempt(n));
-    expect((await h.store.fulfilOnce(await storedAttempt(h.store, 'session-3'), h.effect('first'), 50)).kind).toBe(
+    expect((await fulfilOnce(h.store, await storedAttempt(h.store, 'session-3'), h.effect('first'), 50)).kind).toBe(
       'fulfilled',
     );
     // 1 and 2 were superseded by 3's fulfilment; 4, newer than 3, still applies.

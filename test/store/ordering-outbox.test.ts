@@ -8,7 +8,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
-import { newAttempt, storedAttempt } from '../support/attempts.ts';
+import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
 
 // The same clock reading for every attempt (the helper's default): the order must not depend on it.
 const attempt = newAttempt;
@@ -46,14 +46,14 @@ describeEachStore('ordering and outcome events', (kind) => {
       await h.store.insertAttempt(attempt(2, { action: 'confirm_phone' }));
       await h.store.insertAttempt(attempt(3, { userRef: 'user-b' }));
       await h.store.insertAttempt(attempt(4));
-      const result = await h.store.fulfilOnce(await storedAttempt(h.store, 'session-4'), effect, 10);
+      const result = await fulfilOnce(h.store, await storedAttempt(h.store, 'session-4'), effect, 10);
       expect(result.kind).toBe('fulfilled');
       expect(result.kind === 'fulfilled' && result.superseded.map((a) => a.sessionId)).toEqual(['session-1']);
       const older = await h.store.findAttemptByState('state-1');
       expect(older).toMatchObject({ outcome: 'superseded', supersededBy: 'session-4', finishedAt: 10 });
       expect((await h.store.findAttemptByState('state-2'))?.outcome).toBe('pending');
       expect((await h.store.findAttemptByState('state-3'))?.outcome).toBe('pending');
-      expect((await h.store.fulfilOnce(await storedAttempt(h.store, 'session-1'), effect, 11)).kind).toBe(
+      expect((await fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), effect, 11)).kind).toBe(
         'not_pending',
       );
       expect(applied).toEqual(['session-4']);
@@ -65,9 +65,9 @@ describeEachStore('ordering and outcome events', (kind) => {
       async () => {
         await h.store.insertAttempt(attempt(1));
         await h.store.insertAttempt(attempt(2));
-        await h.store.fulfilOnce(await storedAttempt(h.store, 'session-2'), effect, 10, { ordering: 'independent' });
+        await fulfilOnce(h.store, await storedAttempt(h.store, 'session-2'), effect, 10, { ordering: 'independent' });
         expect((await h.store.findAttemptByState('state-1'))?.outcome).toBe('pending');
-        const late = await h.store.fulfilOnce(await storedAttempt(h.store, 'session-1'), effect, 11, {
+        const late = await fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), effect, 11, {
           ordering: 'latest',
           ...sweepEvent,
         });
@@ -83,9 +83,9 @@ describeEachStore('ordering and outcome events', (kind) => {
     it("ordering 'independent' applies an older attempt after a newer one", async () => {
       await h.store.insertAttempt(attempt(1));
       await h.store.insertAttempt(attempt(2));
-      await h.store.fulfilOnce(await storedAttempt(h.store, 'session-2'), effect, 10, { ordering: 'independent' });
+      await fulfilOnce(h.store, await storedAttempt(h.store, 'session-2'), effect, 10, { ordering: 'independent' });
       expect(
-        (await h.store.fulfilOnce(await storedAttempt(h.store, 'session-1'), effect, 11, { ordering: 'independent' }))
+        (await fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), effect, 11, { ordering: 'independent' }))
           .kind,
       ).toBe('fulfilled');
       expect(applied).toEqual(['session-2', 'session-1']);
@@ -94,8 +94,8 @@ describeEachStore('ordering and outcome events', (kind) => {
     it('an older attempt applied first does not stop a newer one', async () => {
       await h.store.insertAttempt(attempt(1));
       await h.store.insertAttempt(attempt(2));
-      expect((await h.store.fulfilOnce(await storedAttempt(h.store, 'session-1'), effect, 10)).kind).toBe('fulfilled');
-      expect((await h.store.fulfilOnce(await storedAttempt(h.store, 'session-2'), effect, 11)).kind).toBe('fulfilled');
+      expect((await fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), effect, 10)).kind).toBe('fulfilled');
+      expect((await fulfilOnce(h.store, await storedAttempt(h.store, 'session-2'), effect, 11)).kind).toBe('fulfilled');
       expect(applied).toEqual(['session-1', 'session-2']);
     });
   });
@@ -167,13 +167,15 @@ describeEachStore('ordering and outcome events', (kind) => {
 
     it('are written with the outcome they describe, one per settled attempt, only when asked for', async () => {
       for (const n of [1, 2, 3, 4]) await h.store.insertAttempt(attempt(n, { userRef: `user-${n}` }));
-      await h.store.fulfilOnce(await storedAttempt(h.store, 'session-1'), effect, 10, { event: { source: 'landing' } });
+      await fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), effect, 10, {
+        event: { source: 'landing' },
+      });
       await h.store.recordFailure('session-2', 'otp_locked', 10, { source: 'mobile' });
       // Already failed: no second event.
       await h.store.recordFailure('session-2', 'otp_locked', 11, { source: 'sweep' });
       await h.store.insertAttempt(attempt(5, { userRef: 'user-5', createdAt: 0 }));
       expect(await h.store.expireAttempts(1_000_500, 1000, { source: 'sweep' })).toBe(1);
-      await h.store.fulfilOnce(await storedAttempt(h.store, 'session-3'), effect, 12); // no event asked for
+      await fulfilOnce(h.store, await storedAttempt(h.store, 'session-3'), effect, 12); // no event asked for
       expect(await events()).toEqual([
         { sessionId: 'session-1', outcome: 'fulfilled', source: 'landing' },
         { sessionId: 'session-2', outcome: 'failed', source: 'mobile' },
@@ -188,7 +190,7 @@ describeEachStore('ordering and outcome events', (kind) => {
         throw new Error('effect failed');
       };
       await expect(
-        h.store.fulfilOnce(await storedAttempt(h.store, 'session-2'), failing, 10, sweepEvent),
+        fulfilOnce(h.store, await storedAttempt(h.store, 'session-2'), failing, 10, sweepEvent),
       ).rejects.toThrow('effect failed');
       expect(await events()).toEqual([]);
       expect((await h.store.findAttemptByState('state-1'))?.outcome).toBe('pending');
@@ -198,7 +200,7 @@ describeEachStore('ordering and outcome events', (kind) => {
     it('a fulfilment writes events for the older attempts it superseded too', async () => {
       await h.store.insertAttempt(attempt(1));
       await h.store.insertAttempt(attempt(2));
-      const result = await h.store.fulfilOnce(await storedAttempt(h.store, 'session-2'), effect, 10, sweepEvent);
+      const result = await fulfilOnce(h.store, await storedAttempt(h.store, 'session-2'), effect, 10, sweepEvent);
       expect(result.kind === 'fulfilled' && result.eventIds.length).toBe(2);
       expect(await events()).toEqual([
         { sessionId: 'session-2', outcome: 'fulfilled', source: 'sweep' },
@@ -208,7 +210,7 @@ describeEachStore('ordering and outcome events', (kind) => {
 
     it('are leased to one owner at a time, come back when the lease lapses, and never after delivery', async () => {
       await h.store.insertAttempt(attempt(1));
-      await h.store.fulfilOnce(await storedAttempt(h.store, 'session-1'), effect, 10, sweepEvent);
+      await fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), effect, 10, sweepEvent);
       const claim = (owner: string, now: number) =>
         h.store.claimOutcomeEvents({ now, owner, leaseMs: 1000, limit: 10 });
       const [first] = await claim('a', 20);
@@ -234,7 +236,7 @@ describeEachStore('ordering and outcome events', (kind) => {
       for (const n of [1, 2, 3, 4, 5, 6]) await h.store.insertAttempt(attempt(n, { userRef: `user-${n}` }));
       const ids: string[] = [];
       for (const n of [1, 2, 3, 4, 5, 6]) {
-        const result = await h.store.fulfilOnce(await storedAttempt(h.store, `session-${n}`), effect, 10, sweepEvent);
+        const result = await fulfilOnce(h.store, await storedAttempt(h.store, `session-${n}`), effect, 10, sweepEvent);
         if (result.kind === 'fulfilled') ids.push(...result.eventIds);
       }
       const only = { now: 20, owner: 'request', leaseMs: 1000, limit: 10, eventIds: [ids[2]!] };

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/postgres/postgres-schema.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
-import { newAttempt, storedAttempt } from '../support/attempts.ts';
+import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
 
 const attempt = (n: number) =>
   newAttempt(n, { userRef: 'user-1', action: 'grant', sensitivity: 'normal', createdAt: 1_000, nextCheckAt: 1_000 });
@@ -56,7 +56,8 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let inside!: () => void;
     const entered = new Promise<void>((resolve) => (inside = resolve));
-    const fulfilment = store.fulfilOnce(
+    const fulfilment = fulfilOnce(
+      store,
       await storedAttempt(store, 'session-1'),
       async (tx, a) => {
         await tx.query('INSERT INTO effects (session_id) VALUES ($1)', [a.sessionId]);
@@ -72,7 +73,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
     // A concurrent fulfilment waits on the row lock, then finds it fulfilled: the effect ran once.
     const second = async (tx: pg.PoolClient) => void (await tx.query("INSERT INTO effects VALUES ('x')"));
-    const racer = other.fulfilOnce(await storedAttempt(other, 'session-1'), second, 6);
+    const racer = fulfilOnce(other, await storedAttempt(other, 'session-1'), second, 6);
     release();
     expect((await fulfilment).kind).toBe('fulfilled');
     expect((await racer).kind).toBe('already_fulfilled');
@@ -100,7 +101,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
         let settled = false;
         const kinds = (
           how === 'alone'
-            ? store.fulfilOnce(older, effect, 8).then((result) => [result.kind])
+            ? fulfilOnce(store, older, effect, 8).then((result) => [result.kind])
             : store
                 .fulfilBatch(
                   [older, await storedAttempt(store, 'session-3')].map((a) => ({ attempt: a, effect, now: 8 })),
@@ -125,13 +126,13 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       await tx.query("INSERT INTO effects (session_id) VALUES ('before')");
       await tx.query('INSERT INTO no_such_table VALUES (1)').catch(() => {});
     };
-    await expect(store.fulfilOnce(await storedAttempt(store, 'session-1'), swallowing, 5)).rejects.toThrow(
+    await expect(fulfilOnce(store, await storedAttempt(store, 'session-1'), swallowing, 5)).rejects.toThrow(
       /aborted by an error inside the action/,
     );
     expect((await store.findAttemptByState('state-1'))?.outcome).toBe('pending');
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
     // The pool is still healthy afterwards.
-    expect((await store.fulfilOnce(await storedAttempt(store, 'session-1'), () => {}, 6)).kind).toBe('fulfilled');
+    expect((await fulfilOnce(store, await storedAttempt(store, 'session-1'), () => {}, 6)).kind).toBe('fulfilled');
   });
 
   it('in a group, rolls back only the attempt whose action swallowed an SQL error; the others commit', async () => {
@@ -198,7 +199,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect(await store.findAttemptBySessionId('session-1')).toMatchObject(found!);
     // A newer attempt of the same user and action supersedes it: the mark returns it whole.
     await store.insertAttempt({ ...attempt(2), createdAt: created, nextCheckAt: created });
-    const result = await store.fulfilOnce(await storedAttempt(store, 'session-2'), () => {}, created + 2);
+    const result = await fulfilOnce(store, await storedAttempt(store, 'session-2'), () => {}, created + 2);
     const superseded = { ...found, outcome: 'superseded', supersededBy: 'session-2', finishedAt: created + 2 };
     expect(result).toMatchObject({ kind: 'fulfilled', superseded: [superseded] });
     expect(result.kind === 'fulfilled' && result.superseded[0]).toEqual(superseded);
@@ -224,7 +225,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     const { rows } = await database.pool.query('SELECT session_id FROM effects ORDER BY session_id');
     expect(rows.map((r: { session_id: string }) => r.session_id)).toEqual(['session-1', 'session-2', 'session-4']);
     expect((await single.findAttemptByState('state-3'))?.outcome).toBe('pending');
-    expect(await single.fulfilOnce(await storedAttempt(single, 'session-4'), writes, 6)).toMatchObject({
+    expect(await fulfilOnce(single, await storedAttempt(single, 'session-4'), writes, 6)).toMatchObject({
       kind: 'already_fulfilled',
     });
   });
@@ -235,7 +236,8 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     await single.insertAttempt(attempt(1));
     for (let i = 0; i < 3; i++) {
       await expect(
-        single.fulfilOnce(
+        fulfilOnce(
+          single,
           await storedAttempt(single, 'session-1'),
           async (tx) => {
             await tx.query("INSERT INTO effects (session_id) VALUES ('s')");
@@ -246,7 +248,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       ).rejects.toThrow('provider down');
     }
     // With one connection, a leaked one would hang here.
-    expect((await single.fulfilOnce(await storedAttempt(single, 'session-1'), () => {}, 6)).kind).toBe('fulfilled');
+    expect((await fulfilOnce(single, await storedAttempt(single, 'session-1'), () => {}, 6)).kind).toBe('fulfilled');
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
   });
 
@@ -272,12 +274,12 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     const group = [await storedAttempt(single, 'session-6'), await storedAttempt(single, 'session-7')];
     await single.fulfilBatch(group.map((a) => ({ attempt: a, effect: noEffect, now: 2_000 })));
     // session-2 applied without ordering leaves session-1 pending; fulfilling it with 'latest' then supersedes it.
-    await single.fulfilOnce(await storedAttempt(single, 'session-2'), noEffect, 2_000, {
+    await fulfilOnce(single, await storedAttempt(single, 'session-2'), noEffect, 2_000, {
       ordering: 'independent',
       event,
     });
-    await single.fulfilOnce(await storedAttempt(single, 'session-1'), noEffect, 2_000, { event });
-    await single.fulfilOnce(await storedAttempt(single, 'session-2'), noEffect, 2_000, { event }); // already fulfilled: read back by sessionId
+    await fulfilOnce(single, await storedAttempt(single, 'session-1'), noEffect, 2_000, { event });
+    await fulfilOnce(single, await storedAttempt(single, 'session-2'), noEffect, 2_000, { event }); // already fulfilled: read back by sessionId
     await single.recordFailure('session-3', 'failed', 2_000, event);
     const claimed = await single.claimDueAttempts({
       now: 2_000,
@@ -382,7 +384,7 @@ describe.skipIf(postgresUnavailable !== undefined)('upgrading a version-3 Postgr
       // The upgraded store created its mark routine: a landing's fulfilment goes through it, and
       // session-1 comes back superseded by session-2 (newer, already fulfilled before the upgrade).
       const effect = () => {};
-      const landing = await upgraded.fulfilOnce(await storedAttempt(upgraded, 'session-1'), effect, 3000);
+      const landing = await fulfilOnce(upgraded, await storedAttempt(upgraded, 'session-1'), effect, 3000);
       expect(landing).toMatchObject({ kind: 'superseded', attempt: { supersededBy: 'session-2' } });
     } finally {
       await old.drop();

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewAttempt, VerifyStore } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
-import { newAttempt, storedAttempt } from '../support/attempts.ts';
+import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
 
 const DAY = 86_400_000;
 const T0 = 1_700_000_000_000;
@@ -22,7 +22,7 @@ describeEachStore('support reads and retention', (kind) => {
   let h: StoreUnderTest;
   let store: VerifyStore;
   const fulfil = async (n: number, at: number) =>
-    store.fulfilOnce(await storedAttempt(store, `session-${n}`), () => {}, at, { ordering: 'independent' });
+    fulfilOnce(store, await storedAttempt(store, `session-${n}`), () => {}, at, { ordering: 'independent' });
 
   beforeEach(async () => {
     h = await kind.open();
@@ -116,7 +116,7 @@ describeEachStore('support reads and retention', (kind) => {
       async () => {
         await store.insertAttempt(attempt(1));
         const options = { ordering: 'independent' as const, event: { source: 'sweep' as const } };
-        const fulfilled = await store.fulfilOnce(await storedAttempt(store, 'session-1'), () => {}, T0, options);
+        const fulfilled = await fulfilOnce(store, await storedAttempt(store, 'session-1'), () => {}, T0, options);
         expect(fulfilled.kind).toBe('fulfilled');
         const at = T0 + 100 * DAY;
         const batch = { now: at, redactBefore: at - 30 * DAY, deleteBefore: at - 90 * DAY, limit: 50 };

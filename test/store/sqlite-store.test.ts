@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/sqlite/sqlite-schema.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
-import { newAttempt, storedAttempt } from '../support/attempts.ts';
+import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
 
 let dir: string;
 let store: SqliteStore;
@@ -40,7 +40,7 @@ describe('SQLite store', () => {
       nextCheckAt: 1,
     });
     const asyncEffect = async () => {};
-    await expect(store.fulfilOnce(await storedAttempt(store, 'session-1'), asyncEffect, 5)).rejects.toMatchObject({
+    await expect(fulfilOnce(store, await storedAttempt(store, 'session-1'), asyncEffect, 5)).rejects.toMatchObject({
       code: 'invalid_options',
       message: expect.stringMatching(/must be synchronous/),
     });

@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createDemoApp, type DemoApp, type DemoAppOptions } from '../../demo-app/app.ts';
-import { startEmulator } from '../../emulator/index.ts';
 import { createTestClock, type TestClock } from './clock.ts';
-import { controlApi, type ControlApi } from './emulator.ts';
+import { startTestEmulator, type ControlApi } from './emulator.ts';
 import { closeServer, listen } from './listen.ts';
 import { DEMO_USERS, type DemoUserKey } from './users.ts';
 
@@ -44,14 +43,9 @@ export async function startStack(options: { startLimits?: DemoAppOptions['startL
   const returnUrl = `${demoUrl}/verify/return`;
   const clientId = 'demo-client';
   const clientSecret = `e2e-${randomBytes(12).toString('hex')}`;
-  const emulatorLog: string[] = [];
-  const emulator = await startEmulator({
-    port: 0,
-    host: '127.0.0.1',
+  const emulator = await startTestEmulator({
     pageHost: 'verify.localhost',
     clients: [{ clientId, secret: clientSecret, returnUrl, platform: 'web' }],
-    control: true,
-    log: (line) => emulatorLog.push(line),
   });
   const databasePath = join(dir, 'demo.sqlite');
   const clock = createTestClock();
@@ -72,13 +66,13 @@ export async function startStack(options: { startLimits?: DemoAppOptions['startL
     returnUrl,
     emulatorUrl: emulator.url,
     verifyUrl: `${emulator.pageOrigin}/verify`,
-    control: controlApi(emulator.url),
+    control: emulator.control,
     demo,
     clock,
     clientId,
     clientSecret,
     databasePath,
-    emulatorLog,
+    emulatorLog: emulator.logLines,
     async close() {
       await closeServer(server);
       await demo.close();

@@ -1,4 +1,5 @@
 /** Starts an emulator per suite and offers small typed fetch helpers for its API, hosted page and control API. */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { emulatorControl, type EmulatorControl, type SmsMessage } from '../../emulator/control-client.ts';
 import { startEmulator, type EmulatorClient, type EmulatorOptions } from '../../emulator/index.ts';
 
@@ -23,6 +24,8 @@ export const MOBILE_CLIENT: EmulatorClient = {
 
 export interface TestEmulator {
   url: string;
+  /** Where the hosted page is served (`url` unless `pageHost` names another host). */
+  pageOrigin: string;
   /** Every line the emulator logged (SMS lines). */
   logLines: string[];
   control: ControlApi;
@@ -38,7 +41,54 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
     log: (line) => logLines.push(line),
     ...options,
   });
-  return { url: emulator.url, logLines, control: controlApi(emulator.url), close: () => emulator.close() };
+  return {
+    url: emulator.url,
+    pageOrigin: emulator.pageOrigin,
+    logLines,
+    control: controlApi(emulator.url),
+    close: () => emulator.close(),
+  };
+}
+
+/**
+ * The suite's emulator (startTestEmulator's): started before the suite's first test, closed after
+ * its last, and with `resetEach` reset through the control API before each test. Call it
+ * where the suite is declared (top level or inside a describe); read its fields in hooks and tests.
+ * `options` may be a function, evaluated when the emulator starts, for what earlier hooks decide.
+ */
+export function useTestEmulator(
+  options: EmulatorOptions | (() => EmulatorOptions) = {},
+  { resetEach = false }: { resetEach?: boolean } = {},
+): TestEmulator {
+  let running: TestEmulator | undefined;
+  const current = (): TestEmulator => {
+    if (running === undefined)
+      throw new Error('The suite emulator runs from beforeAll to afterAll: read it in a hook or a test.');
+    return running;
+  };
+  beforeAll(async () => {
+    running = await startTestEmulator(typeof options === 'function' ? options() : options);
+  });
+  afterAll(async () => {
+    await running?.close();
+    running = undefined;
+  });
+  if (resetEach) beforeEach(() => current().control.reset());
+  return {
+    get url() {
+      return current().url;
+    },
+    get pageOrigin() {
+      return current().pageOrigin;
+    },
+    get logLines() {
+      return current().logLines;
+    },
+    get control() {
+      return current().control;
+    },
+    close: () => current().close(),
+  };
 }
 
 export function basicAuth(client: Pick<EmulatorClient, 'clientId' | 'secret'>): string {

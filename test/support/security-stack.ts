@@ -12,8 +12,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDemoApp, type DemoApp, type DemoAppOptions } from '../../demo-app/app.ts';
-import { startEmulator } from '../../emulator/index.ts';
-import { controlApi, type ControlApi } from './emulator.ts';
+import { startTestEmulator, type ControlApi } from './emulator.ts';
 import { closeServer, listen } from './listen.ts';
 import { DEMO_USERS, type DemoUserKey } from './users.ts';
 import { Agent, formToken, type Exchange, type Headers, type Site } from './agent.ts';
@@ -150,11 +149,8 @@ export async function startSecStack(
   const returnUrl = `${demoUrl}/verify/return`;
   const clientId = 'demo-client';
   const clientSecret = `sec-${randomBytes(16).toString('hex')}`;
-  const emulator = await startEmulator({
-    port: 0,
-    host: '127.0.0.1',
+  const emulator = await startTestEmulator({
     clients: [{ clientId, secret: clientSecret, returnUrl, platform: 'web' }],
-    control: true,
     log: (line) => recorder.logs.push(`[emulator] ${line}`),
   });
   const holder = { tamper: undefined as StatusTamper | undefined };
@@ -181,7 +177,7 @@ export async function startSecStack(
     returnUrl,
     emulatorUrl: emulator.url,
     serviceUrl: proxy.url,
-    control: controlApi(emulator.url),
+    control: emulator.control,
     demo,
     clientId,
     clientSecret,

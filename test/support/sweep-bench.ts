@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { startTestEmulator, type TestEmulator } from './emulator.ts';
+import { useTestEmulator, type TestEmulator } from './emulator.ts';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import type { Attempt } from '../../middleware/store/types.ts';
@@ -61,9 +61,9 @@ export function duplicateEffects(db: Database): { session_id: string; n: number 
   }[];
 }
 
-/** An emulator with the sweep's client registered (attempts are created as real sessions in it). */
-export function emulator(): Promise<TestEmulator> {
-  return startTestEmulator({ clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: RETURN_URL }] });
+/** The suite's emulator with the sweep's client registered (attempts are created as real sessions in it). */
+export function useSweepEmulator(): TestEmulator {
+  return useTestEmulator({ clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: RETURN_URL }] });
 }
 
 export function client(url: string, overrides: { headersMs?: number; statusReadAttempts?: number } = {}): VerifyClient {

@@ -3,7 +3,7 @@
  * recording `print`, and as a real process.
  */
 import type { Database } from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { runSweepJob, SweepJobExitCode } from '../../middleware/sweep/sweep-job.ts';
 import {
@@ -11,7 +11,7 @@ import {
   CLIENT_ID,
   CLIENT_SECRET,
   countEffects,
-  emulator,
+  useSweepEmulator,
   jobKit,
   jsonLines,
   killSweepProcesses,
@@ -21,20 +21,13 @@ import {
 import { waitFor } from '../support/wait-for.ts';
 import { createTestClock } from '../support/clock.ts';
 import { freePort } from '../support/listen.ts';
-import type { TestEmulator } from '../support/emulator.ts';
 
 /** Past the first backoff step (30 s): a pending attempt read once is due again. */
 const DUE_AGAIN_MS = 31_000;
 
-let emu: TestEmulator;
+const emu = useSweepEmulator();
 let b: Bench;
 
-beforeAll(async () => {
-  emu = await emulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
 afterEach(async () => {
   killSweepProcesses();
   await b?.close();

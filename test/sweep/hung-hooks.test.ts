@@ -3,26 +3,19 @@
  * counts as failed and is delivered again later), `timeBudgetMs` bounds a run, and one user's stuck
  * hook never holds up the others' deliveries or the next run.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { OutcomeEvent } from '../../middleware/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
 import { startSweepWorker, type SweepWorker } from '../../middleware/sweep/worker.ts';
-import { bench, emulator, type Bench } from '../support/sweep-bench.ts';
-import type { TestEmulator } from '../support/emulator.ts';
+import { bench, useSweepEmulator, type Bench } from '../support/sweep-bench.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-let emu: TestEmulator;
+const emu = useSweepEmulator();
 let b: Bench | undefined;
 let worker: SweepWorker | undefined;
 const never = () => new Promise<void>(() => {});
 
-beforeAll(async () => {
-  emu = await emulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
 afterEach(async () => {
   await worker?.stop();
   worker = undefined;

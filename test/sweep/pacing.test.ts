@@ -15,8 +15,7 @@ import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
 import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
 import type { VerifyStore } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
-import { ACTION, RETURN_URL, client, emulator } from '../support/sweep-bench.ts';
-import type { TestEmulator } from '../support/emulator.ts';
+import { ACTION, RETURN_URL, client, useSweepEmulator } from '../support/sweep-bench.ts';
 
 const T0 = 1_700_000_000_000;
 const busy = (seconds: number) =>
@@ -82,13 +81,7 @@ describe('pacing arithmetic', () => {
   });
 });
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await emulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
+const emu = useSweepEmulator();
 
 /** The sweep's action over a store under test: one `effects` row per fulfilment, in the store's transaction. */
 function sweepDeps(h: StoreUnderTest, store: VerifyStore<unknown>, verifyClient: VerifyClient, by: string) {
@@ -109,7 +102,7 @@ function sweepDeps(h: StoreUnderTest, store: VerifyStore<unknown>, verifyClient:
   return deps;
 }
 
-/** `n` verified sessions in the emulator, each with its pending attempt in the store. */
+/** `n` verified sessions in the useSweepEmulator, each with its pending attempt in the store. */
 async function verifiedAttempts(store: VerifyStore<unknown>, verifyClient: VerifyClient, n: number) {
   for (let i = 0; i < n; i++) {
     const state = randomBytes(16).toString('base64url');

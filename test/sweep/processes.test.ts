@@ -2,7 +2,7 @@
  * Sweep job PROCESSES sharing one SQLite file with in-process landings: exactly-once across
  * processes, and recovery after a sweep process is killed mid-batch.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { completeAttempt } from '../../middleware/fulfil/fulfil.ts';
 import type { Attempt } from '../../middleware/store/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
@@ -12,7 +12,7 @@ import {
   CLIENT_SECRET,
   countEffects,
   duplicateEffects,
-  emulator,
+  useSweepEmulator,
   grantAction,
   jsonLines,
   killSweepProcesses,
@@ -20,18 +20,11 @@ import {
   type Bench,
 } from '../support/sweep-bench.ts';
 import { waitFor } from '../support/wait-for.ts';
-import type { TestEmulator } from '../support/emulator.ts';
 import { sqliteLease, sqliteLeaseOwners } from '../support/stores.ts';
 
-let emu: TestEmulator;
+const emu = useSweepEmulator();
 let b: Bench;
 
-beforeAll(async () => {
-  emu = await emulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
 afterEach(async () => {
   killSweepProcesses();
   await b?.close();

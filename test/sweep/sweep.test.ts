@@ -1,7 +1,7 @@
 /**
- * One sweep run (runSweep) over real HTTP against the emulator, on a real SQLite file.
+ * One sweep run (runSweep) over real HTTP against the useSweepEmulator, on a real SQLite file.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { isKitError } from '../../middleware/errors.ts';
 import type { KitLogger } from '../../middleware/logger.ts';
 import { computeNextCheckAt } from '../../middleware/sweep/schedule.ts';
@@ -11,13 +11,12 @@ import {
   resolveSweepOptions,
   SWEEP_WINDOW_MS,
 } from '../../middleware/sweep/sweep-options.ts';
-import { bench, countEffects, DAY_MS, duplicateEffects, emulator, type Bench } from '../support/sweep-bench.ts';
-import type { TestEmulator } from '../support/emulator.ts';
+import { bench, countEffects, DAY_MS, duplicateEffects, useSweepEmulator, type Bench } from '../support/sweep-bench.ts';
 import { sqliteLease } from '../support/stores.ts';
 
 const HOUR_MS = 3_600_000;
 
-let emu: TestEmulator;
+const emu = useSweepEmulator();
 let b: Bench;
 /** The sweep's clock: real time plus an offset the test moves (the emulator's clock is moved separately). */
 let offsetMs = 0;
@@ -25,12 +24,6 @@ let offsetMs = 0;
 let frozenAt: number | undefined;
 const now = () => frozenAt ?? Date.now() + offsetMs;
 
-beforeAll(async () => {
-  emu = await emulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
 afterEach(async () => {
   await b?.close();
   await emu.control.reset();

@@ -3,26 +3,19 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { isKitError } from '../../middleware/errors.ts';
 import type { KitLogger } from '../../middleware/logger.ts';
 import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
 import { startSweepWorker, type SweepWorker } from '../../middleware/sweep/worker.ts';
-import { bench, countEffects, emulator, type Bench } from '../support/sweep-bench.ts';
+import { bench, countEffects, useSweepEmulator, type Bench } from '../support/sweep-bench.ts';
 import { waitFor } from '../support/wait-for.ts';
-import type { TestEmulator } from '../support/emulator.ts';
 import { sqliteLease } from '../support/stores.ts';
 
-let emu: TestEmulator;
+const emu = useSweepEmulator();
 let b: Bench;
 let worker: SweepWorker | undefined;
 
-beforeAll(async () => {
-  emu = await emulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
 afterEach(async () => {
   await worker?.stop();
   worker = undefined;

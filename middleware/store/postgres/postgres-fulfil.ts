@@ -7,7 +7,7 @@
  * whole group (fulfilBatch).
  */
 import type { PoolClient } from 'pg';
-import { fulfilOnceVia, inCallerOrder, inLockOrder } from '../batch.ts';
+import { inCallerOrder, inLockOrder } from '../batch.ts';
 import { recordEvent } from './postgres-outbox.ts';
 import { inTransaction, queryOn, type PostgresDb } from './postgres-query.ts';
 import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
@@ -20,7 +20,7 @@ import type {
   VerifyStore,
 } from '../types.ts';
 
-type Fulfil = Pick<VerifyStore<PoolClient>, 'fulfilBatch' | 'fulfilOnce'>;
+type Fulfil = Pick<VerifyStore<PoolClient>, 'fulfilBatch'>;
 
 /** markFulfilled's rows, by ord (a request's place in its round, from 1): marked, or superseded by it. */
 interface MarkRow {
@@ -69,7 +69,7 @@ async function markRound(client: PoolClient, round: readonly Ordered[]): Promise
   return byOrd;
 }
 
-/** One request after its round's mark, on the group's transaction: fulfilOnce's decision. */
+/** One request after its round's mark, on the group's transaction: run its action, or say why not. */
 async function settleMarked(
   client: PoolClient,
   request: FulfilRequest<PoolClient>,
@@ -169,7 +169,7 @@ async function settleAlone(db: PostgresDb, request: FulfilRequest<PoolClient>): 
  * and a subtransaction per attempt). When anything in the group fails (an effect threw, or
  * swallowed an SQL error and left the transaction aborted), nothing of it committed: each request
  * is then settled again in its own transaction, so "an effect that throws rolls back only its own
- * attempt". A batch of one rejects with its error, as fulfilOnce always did.
+ * attempt". A batch of one rejects with its error: its caller (onlySettlement) would throw it anyway.
  */
 async function fulfilBatch(
   db: PostgresDb,
@@ -187,6 +187,5 @@ async function fulfilBatch(
 }
 
 export function postgresFulfil(db: PostgresDb): Fulfil {
-  const fulfilGroup = (requests: readonly FulfilRequest<PoolClient>[]) => fulfilBatch(db, requests);
-  return { fulfilBatch: fulfilGroup, fulfilOnce: fulfilOnceVia<PoolClient>({ fulfilBatch: fulfilGroup }) };
+  return { fulfilBatch: (requests) => fulfilBatch(db, requests) };
 }

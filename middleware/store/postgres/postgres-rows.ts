@@ -31,9 +31,8 @@ export const COLUMNS = `start_seq, state, session_id, user_ref, action, params, 
 
 /**
  * An attempt read back as ONE column: its COLUMNS as a JSON array, in order. node-postgres parses a
- * field description and a string per column of every result (an 18-column row cost about 40 µs of
- * CPU more than a 1-column one per query, bench figures in docs/performance.md); one JSON text is
- * parsed natively. Read with fromAttemptJson.
+ * field description and a string per column of every result, so a wide row costs CPU on every
+ * query; one JSON text is parsed natively (figures: docs/performance.md). Read with fromAttemptJson.
  */
 export const ATTEMPT = `json_build_array(${COLUMNS})::text AS attempt`;
 

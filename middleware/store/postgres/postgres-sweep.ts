@@ -10,7 +10,7 @@ import type { Attempt, ClaimOptions, NextCheck, OutcomeRecording, VerifyStore } 
 
 type SweepWrites = Pick<
   VerifyStore<PoolClient>,
-  'recordFailure' | 'claimDueAttempts' | 'scheduleNextCheck' | 'scheduleNextChecks' | 'releaseClaims' | 'expireAttempts'
+  'recordFailure' | 'claimDueAttempts' | 'scheduleNextChecks' | 'releaseClaims' | 'expireAttempts'
 >;
 
 /** Marks a pending attempt failed, with its outcome event when one is asked for. */
@@ -52,7 +52,6 @@ export function postgresSweepWrites(db: PostgresDb): SweepWrites {
   return {
     recordFailure: (sessionId, reason, now, event) => fail(db, sessionId, reason, now, event),
     claimDueAttempts: (claim) => claimDue(db, claim),
-    scheduleNextCheck: (sessionId, owner, nextCheckAt) => reschedule(db, owner, [{ sessionId, nextCheckAt }]),
     async scheduleNextChecks(owner, checks) {
       if (checks.length > 0) await reschedule(db, owner, checks);
     },

@@ -5,7 +5,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { KitError, KitErrorCode } from '../../errors.ts';
-import { fulfilOnceVia, inCallerOrder, inLockOrder } from '../batch.ts';
+import { inCallerOrder, inLockOrder } from '../batch.ts';
 import { recordEvent } from './sqlite-outbox.ts';
 import { toAttempt, type AttemptRow } from './sqlite-rows.ts';
 import type { Statements } from './sqlite-sql.ts';
@@ -18,7 +18,7 @@ import type {
   VerifyStore,
 } from '../types.ts';
 
-type Fulfil = Pick<VerifyStore<Database>, 'fulfilBatch' | 'fulfilOnce'>;
+type Fulfil = Pick<VerifyStore<Database>, 'fulfilBatch'>;
 
 /** One attempt: mark it, run the action, write its events, settle the user's older attempts of the action. */
 function fulfilOne(db: Database, statements: Statements, request: FulfilRequest<Database>): FulfilOnceResult {
@@ -40,8 +40,8 @@ function fulfilOne(db: Database, statements: Statements, request: FulfilRequest<
   }
   const eventIds = recordEvent(statements, options.event, sessionId, 'fulfilled', now);
   // Older attempts still pending can never apply after this one: settle them now.
-  // Named fields, not a spread of a fresh object plus keys: on Node 20 that garbage outlived young
-  // collections and grew the sweep's old generation with its size (peak RSS at 100k, measured).
+  // Named fields, not a spread of a fresh object plus keys: on Node 20 that garbage outlives young
+  // collections, so the sweep's old generation (and peak RSS) would grow with the attempts it fulfils.
   const { userRef, action, startSeq } = attempt;
   const olderRows = latest
     ? (statements.supersedeOlder.all({ userRef, action, startSeq, by: sessionId, now }) as AttemptRow[])
@@ -92,7 +92,7 @@ export function sqliteFulfil(db: Database, statements: Statements): Fulfil {
   const fulfilGroup = db.transaction((requests: readonly FulfilRequest<Database>[]) =>
     settleEach(requests, fulfilAlone),
   );
-  // A batch of one needs no savepoint or sorting: its throw rolls back its own transaction, as fulfilOnce always did.
+  // A batch of one needs no savepoint or sorting: its throw rolls back its own transaction.
   const fulfilBatch = async (requests: readonly FulfilRequest<Database>[]): Promise<FulfilSettlement[]> => {
     const [only] = requests;
     if (only === undefined) return [];
@@ -103,5 +103,5 @@ export function sqliteFulfil(db: Database, statements: Statements): Fulfil {
       return [{ ok: false, error }];
     }
   };
-  return { fulfilBatch, fulfilOnce: fulfilOnceVia<Database>({ fulfilBatch }) };
+  return { fulfilBatch };
 }

@@ -10,7 +10,7 @@ import type { Attempt, ClaimOptions, NextCheck, OutcomeRecording, VerifyStore } 
 
 type SweepWrites = Pick<
   VerifyStore<Database>,
-  'recordFailure' | 'claimDueAttempts' | 'scheduleNextCheck' | 'scheduleNextChecks' | 'releaseClaims' | 'expireAttempts'
+  'recordFailure' | 'claimDueAttempts' | 'scheduleNextChecks' | 'releaseClaims' | 'expireAttempts'
 >;
 
 /** Marks a pending attempt failed, with its outcome event. */
@@ -61,9 +61,6 @@ export function sqliteSweepWrites(db: Database, statements: Statements): SweepWr
     },
     async claimDueAttempts(claim) {
       return claimTransaction.immediate(claim);
-    },
-    async scheduleNextCheck(sessionId, owner, nextCheckAt) {
-      rescheduleTransaction.immediate(owner, [{ sessionId, nextCheckAt }]);
     },
     async scheduleNextChecks(owner, checks) {
       rescheduleTransaction.immediate(owner, checks);
