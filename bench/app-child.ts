@@ -19,6 +19,8 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import type { ActionDefinition, VerificationKit, VerifyStore } from '../middleware/index.ts';
 import * as thisKit from '../middleware/index.ts';
+import * as postgresEntry from '../middleware/store/postgres/postgres.ts';
+import * as sqliteEntry from '../middleware/store/sqlite/sqlite.ts';
 import {
   ACTION,
   basicAuthorization,
@@ -45,7 +47,11 @@ if (mode !== 'kit' && mode !== 'baseline') throw new Error('usage: app-child.ts 
 const otherKitDir = process.env.BENCH_BASELINE_KIT_DIR;
 const kitModule: typeof thisKit =
   otherKitDir !== undefined && mode === 'baseline' ? await import(`${otherKitDir}/middleware/index.ts`) : thisKit;
-const { createPostgresStore, createSqliteStore, createVerificationKit } = kitModule;
+const { createVerificationKit } = kitModule;
+// The stores left the package's main entry for `./sqlite` and `./postgres`; an older kit still has them there.
+const stores = kitModule as unknown as Partial<typeof sqliteEntry & typeof postgresEntry>;
+const createSqliteStore = stores.createSqliteStore ?? sqliteEntry.createSqliteStore;
+const createPostgresStore = stores.createPostgresStore ?? postgresEntry.createPostgresStore;
 
 const GENEROUS = { points: 10_000_000, durationSeconds: 3600 };
 

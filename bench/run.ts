@@ -14,7 +14,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createPostgresStore } from '../middleware/index.ts';
+import { createPostgresStore } from '../middleware/store/postgres/postgres.ts';
 import { createTestDatabase, type TestDatabase } from '../test/support/postgres.ts';
 import {
   ACTION,

@@ -1,7 +1,7 @@
 /** Everything the emulator's routers share: state, clock, registered clients and its own origin. */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VirtualClock } from './clock.ts';
+import { VirtualClock, type TestClock } from './clock.ts';
 import type { EmulatorClient } from './config.ts';
 import { Faults, emptyStats, type Stats } from './faults.ts';
 import { IdempotencyStore } from './idempotency.ts';
@@ -11,7 +11,7 @@ import { SessionStore } from './sessions.ts';
 
 export interface EmulatorContext {
   readonly clients: readonly EmulatorClient[];
-  readonly clock: VirtualClock;
+  readonly clock: TestClock;
   readonly sessions: SessionStore;
   readonly idempotency: IdempotencyStore;
   readonly outbox: Outbox;
@@ -34,8 +34,8 @@ export function createContext(
   clients: readonly EmulatorClient[],
   log: (line: string) => void,
   shutdown: AbortSignal,
+  clock: TestClock = new VirtualClock(),
 ): EmulatorContext {
-  const clock = new VirtualClock();
   return {
     clients,
     clock,

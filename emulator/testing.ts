@@ -3,13 +3,17 @@
  * double for your own suites. It enforces the spec's rules (byte-for-byte returnUrl, single-use
  * 120 s handoffs, idempotency keys, Basic auth) and is driven through typed control calls.
  *
- *   const emulator = await startEmulator({ port: 0, clients: [{ clientId, secret, returnUrl }], log: () => {} });
+ *   const clock = createTestClock();     // shared: createVerificationKit({ now: clock.now, ... })
+ *   const emulator = await startEmulator({ port: 0, clients: [{ clientId, secret, returnUrl }], clock, log: () => {} });
  *   // ...your app starts a verification against emulator.url...
  *   const code = await emulator.control.latestCode({ destination: '+15550100001' });
  *   await emulator.control.completeSession(sessionId, 'failed', 'otp_locked');
  *   await emulator.close();
+ *
+ * Starting an emulator needs `helmet` and `@simplewebauthn/server` (devDependencies of your app).
  */
 export { startEmulator, DEFAULT_CLIENT } from './index.ts';
 export type { EmulatorClient, EmulatorOptions, Platform, RunningEmulator } from './index.ts';
 export { emulatorControl, EmulatorControlError } from './control-client.ts';
 export type { CodeQuery, EmulatorControl, FailureReason, FaultSettings, SmsMessage, Stats } from './control-client.ts';
+export { createTestClock, type TestClock } from './clock.ts';

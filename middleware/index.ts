@@ -1,6 +1,6 @@
 /**
  * The package's public entry point: re-exports only. What an integrator needs: the factory and
- * its option types, the stores, the errors, the start limits, custom pages and texts, the sweep
+ * its option types, the store contract (the stores are the `./sqlite` and `./postgres` entries), the errors, the start limits, custom pages and texts, the sweep
  * (through the kit: `kit.runSweep`, `kit.startSweepWorker`; or the copyable job `runSweepJob`) and
  * the constants. Everything else is internal (the kit's own tests import it from source).
  */
@@ -46,9 +46,8 @@ export {
 // Errors.
 export { KitError, KitErrorCode, isKitError, type KitErrorOptions } from './errors.ts';
 
-// Stores, and what a custom store implements.
-export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite.ts';
-export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './store/postgres/postgres.ts';
+// What a store implements. The stores themselves are the `./sqlite` and `./postgres` entries, so an
+// app loads only the database driver it uses.
 export type {
   Attempt,
   AttemptOutcome,

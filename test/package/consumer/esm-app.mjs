@@ -6,7 +6,8 @@ import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
 import express from 'express';
 import session from 'express-session';
-import { createSqliteStore, createVerificationKit } from 'hosted-sms-verify-kit';
+import { createVerificationKit } from 'hosted-sms-verify-kit';
+import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
 import { startEmulator } from 'hosted-sms-verify-kit/testing';
 
 const USER = { id: 'user-1', phone: '+15550100001' };
