@@ -2,6 +2,7 @@
 import type { TestClock } from './clock.ts';
 import { loadEnvConfig, validateClients, validatePageHost, type EmulatorClient } from './config.ts';
 import { emulatorControl, type EmulatorControl } from './control-client.ts';
+import type * as Server from './server.ts';
 
 export type { EmulatorClient, Platform } from './config.ts';
 export { DEFAULT_CLIENT } from './config.ts';
@@ -45,7 +46,7 @@ export interface RunningEmulator {
 export const EMULATOR_PEERS = ['helmet', '@simplewebauthn/server'] as const;
 
 /** Loads the server, naming the missing devDependencies instead of a bare ERR_MODULE_NOT_FOUND. */
-async function loadServer(): Promise<typeof import('./server.ts')> {
+async function loadServer(): Promise<typeof Server> {
   try {
     return await import('./server.ts');
   } catch (error) {

@@ -18,6 +18,7 @@ export type {
   VerificationKitOptions,
 } from './options/options.ts';
 export type { KitLogger } from './logger.ts';
+export { verifyOptionsFromEnv, VERIFY_ENV, type VerifyEnvOptions } from './options/options-env.ts';
 
 // Guarded actions and the service as the kit sees it.
 export type {
