@@ -17,3 +17,5 @@ export type { EmulatorClient, EmulatorOptions, Platform, RunningEmulator } from 
 export { emulatorControl, EmulatorControlError } from './control-client.ts';
 export type { CodeQuery, EmulatorControl, FailureReason, FaultSettings, SmsMessage, Stats } from './control-client.ts';
 export { createTestClock, type TestClock } from './clock.ts';
+export { createTestBrowser, type SubmitOptions, type TestBrowser, type TestPage } from './test-browser.ts';
+export { walkHostedPage, type HostedPageResult, type WalkOptions } from './hosted-walk.ts';

@@ -94,7 +94,13 @@ describe('the packed tarball', () => {
     const analysis = JSON.parse(result.stdout) as {
       analysis: { problems: unknown[]; entrypoints: Record<string, unknown> };
     };
-    expect(Object.keys(analysis.analysis.entrypoints).sort()).toEqual(['.', './package.json', './postgres', './sqlite', './testing']);
+    expect(Object.keys(analysis.analysis.entrypoints).sort()).toEqual([
+      '.',
+      './package.json',
+      './postgres',
+      './sqlite',
+      './testing',
+    ]);
     const relevant = analysis.analysis.problems.filter(
       (problem) =>
         !['CJSResolvesToESM'].includes((problem as { kind: string }).kind) &&
