@@ -42,7 +42,7 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
-/** The emulator's own dependencies: optional peers of the package, installed as devDependencies. */
+/** The emulator's own dependencies: the app's devDependencies (the package does not declare them). */
 export const EMULATOR_PEERS = ['helmet', '@simplewebauthn/server'] as const;
 
 /** Loads the server, naming the missing devDependencies instead of a bare ERR_MODULE_NOT_FOUND. */

@@ -1,7 +1,7 @@
 /**
  * The emulator's HTTP server. Loaded by `startEmulator` only when an emulator starts, because it
- * needs `helmet` and `@simplewebauthn/server`, which an app installs as devDependencies (they are
- * optional peers of the package, never part of a production install).
+ * needs `helmet` and `@simplewebauthn/server`, which an app installs as devDependencies: the package
+ * does not declare them, so a production install never holds them.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
