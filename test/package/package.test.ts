@@ -33,6 +33,8 @@ import {
 } from './scratch.ts';
 
 const CONSUMER = join(ROOT, 'test', 'package', 'consumer');
+/** Each test runs npm, tsc, attw or a child process: on a loaded 2-core machine that takes tens of seconds. */
+const SLOW = 120_000;
 const EXAMPLES = join(ROOT, 'examples');
 const CLIENT = { clientId: 'scratch-app', secret: 'scratch-app-secret-0123456789' };
 
@@ -78,7 +80,7 @@ const node = (args: string[], cwd: string, env: Record<string, string> = {}) =>
     },
   );
 
-describe('the packed tarball', () => {
+describe('the packed tarball', { timeout: SLOW }, () => {
   it('holds JavaScript, declarations, the README, LICENSE and CHANGELOG only (no sources, tests, demo, bench or images)', () => {
     const unexpected = files.filter(
       (path) =>
@@ -133,7 +135,7 @@ describe('the packed tarball', () => {
   });
 });
 
-describe('a SQLite app installed as the README says', () => {
+describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
   let emulator: RunningEmulator;
   let returnUrl: string;
   let port: number;
@@ -208,7 +210,7 @@ describe('a SQLite app installed as the README says', () => {
     expect(app.stdout).toMatch(/# pass 3\n# fail 0/);
     const job = await node(['--test'], join(sqliteApp, 'examples', 'sweep-job'));
     expect(job.stdout).toMatch(/# pass 2\n# fail 0/);
-  }, 120_000);
+  });
 
   it('a CommonJS file require()s the package and its ./sqlite and ./testing entries, whose surface holds no internals', async () => {
     const { stdout } = await node(['cjs-app.cjs'], sqliteApp);
@@ -231,7 +233,7 @@ describe('a SQLite app installed as the README says', () => {
       (error: { stdout: string; code: number }) => ({ exitCode: error.code, stdout: error.stdout }),
     );
     expect(result).toEqual({ exitCode: 0, stdout: '' });
-  }, 120_000);
+  });
 
   it('the main, ./postgres and ./testing entries never load better-sqlite3, though it is installed; ./sqlite does', async () => {
     const loads = async (entries: string) =>
@@ -335,29 +337,33 @@ describe('a SQLite app installed as the README says', () => {
   });
 });
 
-describe.skipIf(postgresUnavailable !== undefined)('a PostgreSQL-only app installed as the README says', () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase({ max: 2 });
-  });
-  afterAll(() => database?.drop());
+describe.skipIf(postgresUnavailable !== undefined)(
+  'a PostgreSQL-only app installed as the README says',
+  { timeout: SLOW },
+  () => {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await createTestDatabase({ max: 2 });
+    });
+    afterAll(() => database?.drop());
 
-  it('has no better-sqlite3 at all, and the TypeScript example compiles with skipLibCheck false and passes its tests', async () => {
-    const all = await listed(postgresApp);
-    expect(all).toEqual(expect.arrayContaining(['hosted-sms-verify-kit', 'pg', '@types/pg']));
-    expect(all.filter((name) => name.includes('sqlite'))).toEqual([]);
-    expect(JSON.parse(readFileSync(join(postgresApp, 'tsconfig.json'), 'utf8')).compilerOptions.skipLibCheck).toBe(
-      false,
-    );
-    const compiled = await run(repoBin('tsc'), ['-p', postgresApp], { cwd: postgresApp }).then(
-      ({ stdout }) => stdout,
-      (error: { stdout: string }) => error.stdout,
-    );
-    expect(compiled).toBe('');
-    const tests = await node(['--test', 'dist/test/'], postgresApp, { DATABASE_URL: database.url });
-    expect(tests.stdout).toMatch(/# pass 2\n# fail 0/);
-  }, 120_000);
-});
+    it('has no better-sqlite3 at all, and the TypeScript example compiles with skipLibCheck false and passes its tests', async () => {
+      const all = await listed(postgresApp);
+      expect(all).toEqual(expect.arrayContaining(['hosted-sms-verify-kit', 'pg', '@types/pg']));
+      expect(all.filter((name) => name.includes('sqlite'))).toEqual([]);
+      expect(JSON.parse(readFileSync(join(postgresApp, 'tsconfig.json'), 'utf8')).compilerOptions.skipLibCheck).toBe(
+        false,
+      );
+      const compiled = await run(repoBin('tsc'), ['-p', postgresApp], { cwd: postgresApp }).then(
+        ({ stdout }) => stdout,
+        (error: { stdout: string }) => error.stdout,
+      );
+      expect(compiled).toBe('');
+      const tests = await node(['--test', 'dist/test/'], postgresApp, { DATABASE_URL: database.url });
+      expect(tests.stdout).toMatch(/# pass 2\n# fail 0/);
+    });
+  },
+);
 
 /** The last output line holding `marker` (the kit may print its own log lines beside it). */
 function lineWith(output: string, marker: string): string {
