@@ -3,7 +3,7 @@
  * SMS), then POST /_control/sessions/:id/complete {outcome: 'verified'}, as if the user had entered
  * the code on the hosted page. Returns what the integrator's store needs for each attempt.
  */
-import { createSqliteStore } from '../middleware/index.ts';
+import { createSqliteStore } from '../middleware/store/sqlite/sqlite.ts';
 import { basicAuthorization, destinationOf, dueAttempt, newState, type SeedAttempt } from './common.ts';
 import { closedLoop, loadPool } from './load.ts';
 

@@ -10,7 +10,9 @@
 import type { Database } from 'better-sqlite3';
 import type session from 'express-session';
 import pg from 'pg';
-import { createPostgresStore, createSqliteStore, type OutcomeHook, type VerifyStore } from 'hosted-sms-verify-kit';
+import type { OutcomeHook, VerifyStore } from 'hosted-sms-verify-kit';
+import { createPostgresStore } from 'hosted-sms-verify-kit/postgres';
+import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
 import {
   createQueries,
   openDemoDatabase,

@@ -1,19 +1,42 @@
 /**
  * The emulator's virtual clock: real time plus an offset that `POST /_control/clock` advances,
- * so tests can cross the 120 s handoff TTL and the 24 h windows without waiting.
+ * so tests can cross the 120 s handoff TTL and the 24 h windows without waiting. The same clock
+ * can be handed to the kit (`now: clock.now`), so the kit's sweep and the emulator move together.
  */
-export class VirtualClock {
+
+/** A clock that the emulator and the kit share in a test (`createTestClock`). */
+export interface TestClock {
+  /** Milliseconds since the epoch: the real time plus every advance. Bound: pass it as `now`. */
+  readonly now: () => number;
+  /** Moves the clock forward by `seconds` (the emulator's control `advanceClock` does the same). */
+  advance(seconds: number): void;
+  /** Back to the real time (the emulator's control `reset` does it too). */
+  reset(): void;
+}
+
+export class VirtualClock implements TestClock {
   #offsetMs = 0;
 
-  now(): number {
-    return Date.now() + this.#offsetMs;
-  }
+  readonly now = (): number => Date.now() + this.#offsetMs;
 
   advance(seconds: number): void {
+    if (!Number.isFinite(seconds) || seconds < 0) {
+      throw new RangeError(`The clock only moves forward: advance(seconds) needs a number >= 0, got ${seconds}.`);
+    }
     this.#offsetMs += seconds * 1000;
   }
 
   reset(): void {
     this.#offsetMs = 0;
   }
+}
+
+/**
+ * A clock for your tests that the kit and the emulator share: pass it to
+ * `startEmulator({ clock })` and to `createVerificationKit({ now: clock.now })`, then
+ * `clock.advance(181)` reaches the sweep's first check (and moves the hosted service's time)
+ * without sleeping.
+ */
+export function createTestClock(): TestClock {
+  return new VirtualClock();
 }

@@ -15,7 +15,7 @@ export interface EmulatorClient {
 
 export const DEFAULT_PORT = 4010;
 
-/** Matches `.env.example`, so the demo works against the emulator with no configuration. */
+/** The client an emulator registers when given none: `demo-client`, returning to http://localhost:3000/verify/return (the demo's defaults). */
 export const DEFAULT_CLIENT: EmulatorClient = {
   clientId: 'demo-client',
   secret: 'demo-secret-change-me',
@@ -108,7 +108,7 @@ export interface EnvConfig {
   rateLimits: RateLimitSettings | undefined;
 }
 
-/** What `npm run emulator` and `npm run demo` use: a name (so passkeys work) that is another site than localhost. */
+/** What the `emulator` command and the demo use: a name (so passkeys work) that is another site than localhost. */
 export const DEFAULT_PAGE_HOST = 'verify.localhost';
 
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;

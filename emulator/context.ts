@@ -1,7 +1,7 @@
 /** Everything the emulator's routers share: state, clock, registered clients and its own origin. */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VirtualClock } from './clock.ts';
+import { VirtualClock, type TestClock } from './clock.ts';
 import type { EmulatorClient } from './config.ts';
 import { Faults, emptyStats, type Stats } from './faults.ts';
 import { IdempotencyStore } from './idempotency.ts';
@@ -12,7 +12,7 @@ import { SessionStore } from './sessions.ts';
 
 export interface EmulatorContext {
   readonly clients: readonly EmulatorClient[];
-  readonly clock: VirtualClock;
+  readonly clock: TestClock;
   readonly sessions: SessionStore;
   readonly idempotency: IdempotencyStore;
   readonly outbox: Outbox;
@@ -37,9 +37,9 @@ export function createContext(
   clients: readonly EmulatorClient[],
   log: (line: string) => void,
   shutdown: AbortSignal,
-  rateLimits?: RateLimitSettings,
+  rateLimits: RateLimitSettings | undefined,
+  clock: TestClock = new VirtualClock(),
 ): EmulatorContext {
-  const clock = new VirtualClock();
   return {
     clients,
     clock,

@@ -74,7 +74,7 @@ function matches(query: CodeQuery, message: SmsMessage): boolean {
   return 'sessionId' in query ? message.sessionId === query.sessionId : message.to === query.destination;
 }
 
-/** Control calls for the emulator at `url` (what `startEmulator` returned, or `npm run emulator`'s). */
+/** Control calls for the emulator at `url` (what `startEmulator` returned, or the `hosted-sms-verify-kit emulator` command's). */
 export function emulatorControl(url: string): EmulatorControl {
   const base = `${url.replace(/\/+$/, '')}/_control`;
 

@@ -4,7 +4,7 @@
  * request runs, 422 for another payload.
  */
 import { createHash } from 'node:crypto';
-import type { VirtualClock } from './clock.ts';
+import type { TestClock } from './clock.ts';
 import { RETENTION_MS } from './sessions.ts';
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -32,9 +32,9 @@ export function canonicalJson(value: unknown): string {
 
 export class IdempotencyStore {
   readonly #entries = new Map<string, Entry>();
-  readonly #clock: VirtualClock;
+  readonly #clock: TestClock;
 
-  constructor(clock: VirtualClock) {
+  constructor(clock: TestClock) {
     this.#clock = clock;
   }
 

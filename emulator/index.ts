@@ -1,11 +1,8 @@
 /** The local stand-in of the hosted SMS verification service. See ./README.md. */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from './app.ts';
+import type { TestClock } from './clock.ts';
 import { loadEnvConfig, validateClients, validatePageHost, validateRateLimits, type EmulatorClient } from './config.ts';
-import { createContext } from './context.ts';
 import { emulatorControl, type EmulatorControl } from './control-client.ts';
-import { relyingPartyOf } from './passkeys.ts';
+import type * as Server from './server.ts';
 import type { RateLimitSettings } from './rate-limits.ts';
 
 export type { EmulatorClient, Platform } from './config.ts';
@@ -19,12 +16,12 @@ export interface EmulatorOptions {
   host?: string;
   /**
    * Host name browsers use for the hosted page (verifyUrl), on the same port. Default `host` (so Node
-   * can fetch verifyUrl in tests; EMULATOR_PAGE_HOST is read by `npm run emulator` only). A name such as
+   * can fetch verifyUrl in tests; EMULATOR_PAGE_HOST is read by the `emulator` command only). A name such as
    * 'verify.localhost' enables passkeys (an IP cannot be a WebAuthn RP ID) and stays another site than
    * 'localhost'; browsers resolve *.localhost to loopback themselves.
    */
   pageHost?: string;
-  /** Default from EMULATOR_CLIENTS or the one client of .env.example. */
+  /** Default from EMULATOR_CLIENTS, else one client `demo-client` returning to http://localhost:3000/verify/return. */
   clients?: EmulatorClient[];
   /** Mount /_control and /_dev/inbox (loopback only). Default true unless EMULATOR_CONTROL=off. */
   control?: boolean;
@@ -35,6 +32,11 @@ export interface EmulatorOptions {
    * from EMULATOR_STATUS_READS_PER_SECOND and EMULATOR_CREATES_PER_SECOND, else none (0 = none).
    */
   rateLimits?: Partial<RateLimitSettings>;
+  /**
+   * The emulator's clock. Pass the `createTestClock()` you also give the kit (`now: clock.now`) so
+   * that `clock.advance(seconds)` moves both. Default: its own virtual clock.
+   */
+  clock?: TestClock;
 }
 
 export interface RunningEmulator {
@@ -47,45 +49,39 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
+/** The emulator's own dependencies: the app's devDependencies (the package does not declare them). */
+export const EMULATOR_PEERS = ['helmet', '@simplewebauthn/server'] as const;
+
+/** Loads the server, naming the missing devDependencies instead of a bare ERR_MODULE_NOT_FOUND. */
+async function loadServer(): Promise<typeof Server> {
+  try {
+    return await import('./server.ts');
+  } catch (error) {
+    const missing = EMULATOR_PEERS.filter((name) => String((error as Error).message).includes(`'${name}'`));
+    if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND' || missing.length === 0) throw error;
+    throw new Error(
+      `The emulator needs ${missing.join(' and ')}, which your app installs as devDependencies: ` +
+        `npm install --save-dev ${EMULATOR_PEERS.join(' ')}`,
+      { cause: error },
+    );
+  }
+}
+
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   // Env is read only for what the caller did not pass, so a bad env never breaks explicit options.
   const env = () => loadEnvConfig();
-  const port = options.port ?? env().port;
-  const clients = options.clients === undefined ? env().clients : validateClients(options.clients);
-  const control = options.control ?? env().control;
   const host = options.host ?? '127.0.0.1';
-  const pageHost = validatePageHost(options.pageHost ?? host);
-  const rateLimits = options.rateLimits === undefined ? env().rateLimits : validateRateLimits(options.rateLimits);
-  const shutdown = new AbortController();
-  const context = createContext(clients, options.log ?? console.log, shutdown.signal, rateLimits);
-  const server = createServer(createApp(context, { control }));
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port: boundPort } = server.address() as AddressInfo;
-  const url = `http://${bracketed(host)}:${boundPort}`;
-  context.origin = url;
-  context.pageOrigin = `http://${bracketed(pageHost)}:${boundPort}`;
-  context.relyingParty = relyingPartyOf(context.pageOrigin);
-
-  return {
-    url,
-    control: emulatorControl(url),
-    pageOrigin: context.pageOrigin,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        shutdown.abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections(); // keep-alive sockets would otherwise hold close() open
-      }),
+  const settings = {
+    port: options.port ?? env().port,
+    clients: options.clients === undefined ? env().clients : validateClients(options.clients),
+    control: options.control ?? env().control,
+    host,
+    pageHost: validatePageHost(options.pageHost ?? host),
+    log: options.log ?? console.log,
+    clock: options.clock,
+    rateLimits: options.rateLimits === undefined ? env().rateLimits : validateRateLimits(options.rateLimits),
   };
-}
-
-function bracketed(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
+  const { listenEmulator } = await loadServer();
+  const running = await listenEmulator(settings);
+  return { ...running, control: emulatorControl(running.url) };
 }

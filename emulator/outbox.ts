@@ -1,5 +1,5 @@
 /** The SMS outbox: every message is logged on the console and kept for the dev inbox and /_control/outbox. */
-import type { VirtualClock } from './clock.ts';
+import type { TestClock } from './clock.ts';
 
 export interface SmsMessage {
   to: string;
@@ -11,10 +11,10 @@ export interface SmsMessage {
 
 export class Outbox {
   readonly #messages: SmsMessage[] = [];
-  readonly #clock: VirtualClock;
+  readonly #clock: TestClock;
   readonly #log: (line: string) => void;
 
-  constructor(clock: VirtualClock, log: (line: string) => void) {
+  constructor(clock: TestClock, log: (line: string) => void) {
     this.#clock = clock;
     this.#log = log;
   }

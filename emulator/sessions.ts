@@ -1,6 +1,6 @@
 /** Session state: creation, handoff redemption, OTP attempts and outcomes, all on the virtual clock. */
 import { randomBytes, randomInt } from 'node:crypto';
-import type { VirtualClock } from './clock.ts';
+import type { TestClock } from './clock.ts';
 import type { Platform } from './config.ts';
 
 export const HANDOFF_TTL_SECONDS = 120;
@@ -65,7 +65,7 @@ export function newOtp(): string {
 export class SessionStore {
   readonly #byId = new Map<string, Session>();
   readonly #idByHandoff = new Map<string, string>();
-  readonly #clock: VirtualClock;
+  readonly #clock: TestClock;
 
   /** The session a handoff was issued for, redeemed or not (control API only). */
   byHandoff(handoff: string): Session | undefined {
@@ -73,7 +73,7 @@ export class SessionStore {
     return id === undefined ? undefined : this.get(id);
   }
 
-  constructor(clock: VirtualClock) {
+  constructor(clock: TestClock) {
     this.#clock = clock;
   }
 

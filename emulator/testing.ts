@@ -3,11 +3,14 @@
  * double for your own suites. It enforces the spec's rules (byte-for-byte returnUrl, single-use
  * 120 s handoffs, idempotency keys, Basic auth) and is driven through typed control calls.
  *
- *   const emulator = await startEmulator({ port: 0, clients: [{ clientId, secret, returnUrl }], log: () => {} });
+ *   const clock = createTestClock();     // shared: createVerificationKit({ now: clock.now, ... })
+ *   const emulator = await startEmulator({ port: 0, clients: [{ clientId, secret, returnUrl }], clock, log: () => {} });
  *   // ...your app starts a verification against emulator.url...
  *   const code = await emulator.control.latestCode({ destination: '+15550100001' });
  *   await emulator.control.completeSession(sessionId, 'failed', 'otp_locked');
  *   await emulator.close();
+ *
+ * Starting an emulator needs `helmet` and `@simplewebauthn/server` (devDependencies of your app).
  */
 export { startEmulator, DEFAULT_CLIENT } from './index.ts';
 export type { EmulatorClient, EmulatorOptions, Platform, RunningEmulator } from './index.ts';
@@ -29,3 +32,6 @@ export {
   type SignInFunction,
 } from './audit/options.ts';
 export { failedIds, formatAuditJson, formatAuditTable, type AuditReport, type CheckResult } from './audit/report.ts';
+export { createTestClock, type TestClock } from './clock.ts';
+export { createTestBrowser, type SubmitOptions, type TestBrowser, type TestPage } from './test-browser.ts';
+export { walkHostedPage, type HostedPageResult, type WalkOptions } from './hosted-walk.ts';

@@ -1,6 +1,6 @@
 /**
  * The package's public entry point: re-exports only. What an integrator needs: the factory and
- * its option types, the stores, the errors, the start limits, custom pages and texts, the sweep
+ * its option types, the store contract (the stores are the `./sqlite` and `./postgres` entries), the errors, the start limits, custom pages and texts, the sweep
  * (through the kit: `kit.runSweep`, `kit.startSweepWorker`; or the copyable job `runSweepJob`) and
  * the constants. Everything else is internal (the kit's own tests import it from source).
  */
@@ -18,6 +18,7 @@ export type {
   VerificationKitOptions,
 } from './options/options.ts';
 export type { KitLogger } from './logger.ts';
+export { verifyOptionsFromEnv, VERIFY_ENV, type VerifyEnvOptions } from './options/options-env.ts';
 
 // Guarded actions and the service as the kit sees it.
 export type {
@@ -47,9 +48,8 @@ export {
 // Errors.
 export { KitError, KitErrorCode, isKitError, type KitErrorOptions } from './errors.ts';
 
-// Stores, and what a custom store implements.
-export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite.ts';
-export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './store/postgres/postgres.ts';
+// What a store implements. The stores themselves are the `./sqlite` and `./postgres` entries, so an
+// app loads only the database driver it uses.
 export type {
   Attempt,
   AttemptOutcome,

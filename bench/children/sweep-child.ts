@@ -10,13 +10,13 @@ import { getHeapSpaceStatistics } from 'node:v8';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import pg from 'pg';
 import {
-  createPostgresStore,
-  createSqliteStore,
   createVerifyClient,
   type ActionDefinition,
   type VerifyClient,
   type VerifyStore,
 } from '../../middleware/index.ts';
+import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
 import { ACTION, basicAuthorization, PG_INSERT_GRANT, SUCCESS_PATH } from '../common.ts';

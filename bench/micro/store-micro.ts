@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { mkdirSync, rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import { createSqliteStore } from '../../middleware/index.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { onlySettlement } from '../../middleware/store/batch.ts';
 import { newState } from '../common.ts';
 const N = 10000;

@@ -15,12 +15,8 @@ import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  createSqliteStore,
-  type ActionDefinition,
-  type SessionStatus,
-  type VerifyClient,
-} from '../../middleware/index.ts';
+import { type ActionDefinition, type SessionStatus, type VerifyClient } from '../../middleware/index.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { ACTION, dueAttempt, newState, SUCCESS_PATH } from '../common.ts';
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { createPostgresStore } from '../../middleware/index.ts';
+import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import type { FloorResult } from '../children/pg-sweep-floor-child.ts';
 import type { RawResult, SweepChildResult } from '../children/sweep-child.ts';
 import {

@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createPostgresStore } from '../../middleware/index.ts';
+import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import type { SweepChildResult } from '../children/sweep-child.ts';
 import { ACTION, PG_GRANTS_TABLE, PG_SEED_ATTEMPTS, seedPostgres, SUCCESS_PATH, type SeedAttempt } from '../common.ts';
 import { config } from '../config.ts';

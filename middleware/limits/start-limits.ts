@@ -5,11 +5,9 @@
  * (`consumeStartBudgets`), in its own database (SQLite, or PostgreSQL shared by every instance), so
  * a restart does not reset them and a refused start spends nothing.
  */
-import type { Database } from 'better-sqlite3';
 import type { Request } from 'express';
 import type { KitLogger } from '../logger.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
-import { createSqliteStore } from '../store/sqlite/sqlite.ts';
 import type { StartBudget, StartBudgetCounter } from '../store/types.ts';
 import { DEFAULT_IPV6_SUBNET, destinationBudgetKey, ipBudgetKey } from './limit-keys.ts';
 import { countRefusedStart } from '../telemetry.ts';
@@ -29,8 +27,6 @@ export interface StartLimitsOptions {
    * the app spends the same budgets), or your own `consumeStartBudgets` on a shared database.
    */
   store?: StartBudgetCounter;
-  /** A SQLite database for counters (opened as the kit's SQLite store). Prefer `store`. */
-  database?: Database;
   /** Default 10 starts per hour per user. */
   perUser?: LimitBudget;
   /** Default 5 texts per 10 minutes per destination number (as Twilio Verify caps sends per number). */
@@ -122,7 +118,14 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
 }
 
 function checkCounter(options: StartLimitsOptions): StartBudgetCounter {
-  const { store, database } = options;
+  const { store } = options;
+  // Not an option any more: building a SQLite store here would load better-sqlite3 in every app.
+  if ('database' in options) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      "Start limits: `database` is not an option; pass `store: createSqliteStore({ database })` from 'hosted-sms-verify-kit/sqlite'.",
+    );
+  }
   if (store !== undefined) {
     if (typeof store !== 'object' || store === null || typeof store.consumeStartBudgets !== 'function') {
       throw new KitError(
@@ -132,14 +135,11 @@ function checkCounter(options: StartLimitsOptions): StartBudgetCounter {
     }
     return store;
   }
-  if (database === undefined) {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      "Start limits need `store` (the kit's SQLite or PostgreSQL store, or your own `consumeStartBudgets`) " +
-        'to keep counters across restarts.',
-    );
-  }
-  return createSqliteStore({ database });
+  throw new KitError(
+    KitErrorCode.InvalidOptions,
+    "Start limits need `store` (the kit's SQLite or PostgreSQL store, or your own `consumeStartBudgets`) " +
+      'to keep counters across restarts.',
+  );
 }
 
 function checkClock(now: unknown): () => number {

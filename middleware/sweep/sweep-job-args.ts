@@ -9,7 +9,7 @@ import { checkSweepOptions, type SweepOptions } from './sweep-options.ts';
 /** The environment the job reads SWEEP_* settings from (and passes to the kit factory). */
 export type SweepJobEnv = Readonly<Record<string, string | undefined>>;
 
-export const USAGE = `usage: sweep-job [--once] [--interval-seconds N] [--batch-size N] [--concurrency N] [--time-budget-seconds N] [--lease-seconds N] [--max-reads-per-second N]`;
+export const USAGE = `usage: sweep-job [--once | --loop] [--interval-seconds N] [--batch-size N] [--concurrency N] [--time-budget-seconds N] [--lease-seconds N] [--max-reads-per-second N]`;
 
 function secondsToMs(problems: OptionProblems, name: string, raw: string): number | undefined {
   const seconds = Number(raw);
@@ -49,6 +49,7 @@ export interface JobConfig {
 
 const FLAGS = {
   once: { type: 'boolean' },
+  loop: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   'interval-seconds': { type: 'string' },
   'batch-size': { type: 'string' },
@@ -98,6 +99,9 @@ export function parseJobConfig(
     ...(maxReadsPerSecond === undefined ? {} : { maxReadsPerSecond }),
   };
   const intervalMs = read('interval-seconds', 'SWEEP_INTERVAL_SECONDS', secondsToMs) ?? 60_000;
+  if (values.once === true && values.loop === true) {
+    problems.add('--once and --loop exclude each other: --once runs one sweep (cron, a timer), --loop keeps sweeping.');
+  }
   if (values.once === true && typeof values['interval-seconds'] === 'string') {
     problems.add('--once runs a single sweep; drop --interval-seconds, or drop --once to loop.');
   }

@@ -2,7 +2,7 @@
  * The reusable body of the copyable sweep job (cron, a systemd timer, a Kubernetes CronJob).
  *
  *   --once                     one sweep, then exit
- *   (default)                  loop: a sweep every --interval-seconds until SIGTERM/SIGINT
+ *   --loop (default)           a sweep every --interval-seconds until SIGTERM/SIGINT
  *   --interval-seconds N       pause between runs in loop mode (env SWEEP_INTERVAL_SECONDS; default 60)
  *   --batch-size N             attempts claimed per store call (env SWEEP_BATCH_SIZE; default 50)
  *   --concurrency N            status reads in flight (env SWEEP_CONCURRENCY; default 4)
@@ -49,8 +49,8 @@ export interface SweepJobOptions<Tx> {
    * configuration error (exit 1); the kit and the store it built are closed when the job ends.
    */
   kit: SweepJobKit<Tx> | ((env: SweepJobEnv) => SweepJobKit<Tx> | Promise<SweepJobKit<Tx>>);
-  /** Command-line arguments, without node and the script: `process.argv.slice(2)`. */
-  argv: readonly string[];
+  /** Command-line arguments, without node and the script. Default `process.argv.slice(2)`. */
+  argv?: readonly string[];
   /** Environment for SWEEP_* settings and the kit factory. Default `process.env`. */
   env?: SweepJobEnv;
   /** Receives each output line (no trailing newline). Default: write to stdout. */
@@ -141,7 +141,7 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
   let config: JobConfig;
   let kit: SweepJobKit<Tx>;
   try {
-    config = parseJobConfig(options.argv, env, options.sweep);
+    config = parseJobConfig(options.argv ?? process.argv.slice(2), env, options.sweep);
     if (config.help) {
       rawPrint(USAGE);
       return SweepJobExitCode.Ok;

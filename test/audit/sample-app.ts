@@ -22,7 +22,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import session from 'express-session';
 import helmet from 'helmet';
-import { createSqliteStore, createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
+import { createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
+import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
 import {
   createAuditClock,
   startEmulator,

@@ -1,5 +1,5 @@
 /**
- * `npm run emulator` (emulator/main.ts) as a person runs it: it says where it listens,
+ * `npm run emulator` (cli/main.ts emulator, the package's `emulator` command) as a person runs it: it says where it listens,
  * which client is registered and where the inbox is, never prints a client secret, and stops
  * cleanly on SIGTERM.
  */
@@ -8,10 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const MAIN = fileURLToPath(new URL('../../emulator/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
 
 function runEmulator(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'emulator'], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

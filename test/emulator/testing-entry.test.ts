@@ -1,12 +1,33 @@
 /**
  * The `./testing` entry as an integrator's suite uses it: `startEmulator` returns `{ url, close,
- * control }`, and each typed control call does what it says against the running emulator.
+ * control }`, and each typed control call does what it says against the running emulator;
+ * `walkHostedPage` goes through the hosted page as a browser does and hands back the landing URL
+ * with its real state; a `createTestClock()` shared by the kit and the emulator reaches the sweep's
+ * first check without sleeping.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
+import express from 'express';
+import session from 'express-session';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EmulatorControlError, emulatorControl, startEmulator, type RunningEmulator } from '../../emulator/testing.ts';
+import {
+  createTestBrowser,
+  createTestClock,
+  EmulatorControlError,
+  emulatorControl,
+  startEmulator,
+  walkHostedPage,
+  type RunningEmulator,
+  type TestBrowser,
+  type TestClock,
+} from '../../emulator/testing.ts';
+import { createVerificationKit } from '../../middleware/index.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { WEB_CLIENT, newSession, openHostedPage, readSession } from '../support/emulator.ts';
 
 let emulator: RunningEmulator;
+const PAGE_CLIENT = { clientId: 'page-shop', secret: 'page-shop-secret-0123456789', returnUrl: '' };
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, clients: [WEB_CLIENT], log: () => {} });
 });
@@ -82,5 +103,126 @@ describe('hosted-sms-verify-kit/testing', () => {
     } finally {
       await production.close();
     }
+  });
+});
+
+/** An integrator's app on the kit, against `emulator`, with the clock the two share. */
+async function integratorApp(emulatorUrl: string, clock: TestClock, returnUrl: string, server: Server) {
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE confirmations (session_id TEXT PRIMARY KEY, user_id TEXT NOT NULL)');
+  const kit = createVerificationKit({
+    baseUrl: emulatorUrl,
+    clientId: PAGE_CLIENT.clientId,
+    clientSecret: PAGE_CLIENT.secret,
+    returnUrl,
+    store: createSqliteStore({ database: db }),
+    resolveUser: () => ({ userRef: 'user-7', destination: '+15550100007' }),
+    actions: [
+      {
+        name: 'confirm_phone',
+        operationSensitivity: 'normal',
+        successPath: '/done',
+        fulfil: (tx, attempt) =>
+          void tx.prepare('INSERT INTO confirmations VALUES (?, ?)').run(attempt.sessionId, attempt.userRef),
+      },
+    ],
+    now: clock.now,
+  });
+  const app = express();
+  app.use(session({ secret: 'a-test-session-secret', resave: false, saveUninitialized: false }));
+  app.get('/', (req, res) => {
+    res.send(`<form method="post" action="/verify/start"><input type="hidden" name="_csrf" value="${kit.csrfToken(req)}">
+      <button name="action" value="confirm_phone">Confirm</button></form>`);
+  });
+  app.use(kit.router);
+  server.on('request', app);
+  const fulfilments = () => (db.prepare('SELECT count(*) AS n FROM confirmations').get() as { n: number }).n;
+  return { kit, db, fulfilments };
+}
+
+describe('walkHostedPage and the shared test clock, against an app on the kit', () => {
+  let pageEmulator: RunningEmulator;
+  let clock: TestClock;
+  let server: Server;
+  let origin: string;
+  let app: Awaited<ReturnType<typeof integratorApp>>;
+
+  beforeAll(async () => {
+    server = createServer();
+    const port = await new Promise<number>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+    );
+    origin = `http://localhost:${port}`;
+    PAGE_CLIENT.returnUrl = `${origin}/verify/return`;
+    clock = createTestClock();
+    // The hosted page on verify.localhost, where passkeys work; the browser reaches it on loopback.
+    pageEmulator = await startEmulator({
+      port: 0,
+      clients: [PAGE_CLIENT],
+      pageHost: 'verify.localhost',
+      clock,
+      log: () => {},
+    });
+    app = await integratorApp(pageEmulator.url, clock, PAGE_CLIENT.returnUrl, server);
+  });
+  afterAll(async () => {
+    await app.kit.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await pageEmulator.close();
+    app.db.close();
+  });
+
+  const start = async (browser: TestBrowser) => browser.submitForm(await browser.get(`${origin}/`));
+
+  it('returns the landing URL with the state the kit stored; the landing fulfils once and a reload does not again', async () => {
+    const browser = createTestBrowser();
+    const before = app.fulfilments();
+    const walked = await walkHostedPage(await start(browser), { emulator: pageEmulator, browser });
+    expect(walked).toMatchObject({ outcome: 'verified', via: 'sms' });
+    expect(walked.landingUrl).toBe(
+      `${PAGE_CLIENT.returnUrl}?session_id=${encodeURIComponent(walked.sessionId)}&state=${encodeURIComponent(walked.state)}`,
+    );
+    expect((await app.kit.attempts.get(walked.sessionId))?.outcome).toBe('pending');
+    const landing = await browser.get(walked.landingUrl);
+    expect([landing.status, landing.location]).toEqual([303, `${origin}/done`]);
+    expect(app.fulfilments()).toBe(before + 1);
+    expect((await browser.get(walked.landingUrl)).location).toBe(`${origin}/done`);
+    expect(app.fulfilments()).toBe(before + 1);
+  });
+
+  it('with wrong codes the page gives up (otp_locked) and the landing fulfils nothing', async () => {
+    const browser = createTestBrowser();
+    const before = app.fulfilments();
+    const walked = await walkHostedPage(await start(browser), { emulator: pageEmulator, browser, code: 'wrong' });
+    expect(walked.outcome).toBe('failed');
+    await browser.get(walked.landingUrl);
+    expect(app.fulfilments()).toBe(before);
+    expect((await app.kit.attempts.get(walked.sessionId))?.outcome).toBe('failed');
+  });
+
+  it('a passkey saved on the offer is used the next time: no SMS is sent, and the landing fulfils', async () => {
+    const browser = createTestBrowser();
+    await walkHostedPage(await start(browser), { emulator: pageEmulator, browser, passkeyOffer: 'save' });
+    const smsBefore = (await pageEmulator.control.stats()).smsSent;
+    const before = app.fulfilments();
+    const walked = await walkHostedPage(await start(browser), { emulator: pageEmulator, browser });
+    expect(walked).toMatchObject({ outcome: 'verified', via: 'passkey' });
+    expect((await pageEmulator.control.stats()).smsSent).toBe(smsBefore);
+    expect((await browser.get(walked.landingUrl)).location).toBe(`${origin}/done`);
+    expect(app.fulfilments()).toBe(before + 1);
+  });
+
+  it('a closed tab is swept once the shared clock passes the first check, with no sleep', async () => {
+    const browser = createTestBrowser();
+    const before = app.fulfilments();
+    const walked = await walkHostedPage(await start(browser), { emulator: pageEmulator, browser, passkey: 'sms' });
+    // The tab closes here: nobody opens walked.landingUrl.
+    expect((await app.kit.runSweep()).fulfilled).toBe(0);
+    clock.advance(181);
+    const report = await app.kit.runSweep();
+    expect(report.fulfilled).toBe(1);
+    expect(app.fulfilments()).toBe(before + 1);
+    expect((await app.kit.attempts.get(walked.sessionId))?.outcome).toBe('fulfilled');
   });
 });

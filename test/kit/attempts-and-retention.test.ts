@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Request } from 'express';
 import { createStartLimits } from '../../middleware/index.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { maskDestination } from '../../middleware/attempts.ts';
@@ -103,7 +104,10 @@ describe('limiter counters', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const db = new BetterSqlite3(':memory:');
     try {
-      const limits = createStartLimits({ database: db, destinationKey: 'a-server-side-key-of-at-least-32-characters' });
+      const limits = createStartLimits({
+        store: createSqliteStore({ database: db }),
+        destinationKey: 'a-server-side-key-of-at-least-32-characters',
+      });
       // SQL: counters have no read in the store's interface (only consumeStartBudgets), and the
       // table's rows are what this is about.
       const keys = () =>

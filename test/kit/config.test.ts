@@ -7,12 +7,12 @@ import express from 'express';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  createSqliteStore,
   createVerificationKit,
   isKitError,
   KitErrorCode,
   type VerificationKitOptions,
 } from '../../middleware/index.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { contextOf } from '../../middleware/create-kit.ts';
 
 const store = createSqliteStore({ database: ':memory:' });
@@ -203,18 +203,16 @@ describe('grouped options', () => {
     await kit.close();
   });
 
-  it('checking options has no side effects: a rejected configuration creates no tables, not even its limits counters', async () => {
-    // With a store that does not count start budgets, `limits.database` opens the limits' own
-    // counter store, which creates its tables: only a kit whose options were accepted may do that.
+  it('`limits.database` is refused with the store that replaces it, and the database stays untouched', () => {
+    // The kit no longer opens a SQLite counter store itself (that would load better-sqlite3 in a
+    // PostgreSQL-only app): the fix names the `./sqlite` entry.
     const { consumeStartBudgets: _counts, ...noCounter } = store;
     const counters = new Database(':memory:');
-    const limited = { store: noCounter, limits: { database: counters } };
-    const tables = () => counters.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().length;
-    expect(configError({ ...limited, baseUrl: 'nope' })).toContain('`baseUrl`');
-    expect(tables()).toBe(0);
-    // The control: the same limits in an accepted configuration do create them.
-    await createVerificationKit(options(limited)).close();
-    expect(tables()).toBeGreaterThan(0);
+    const limited = { store: noCounter, limits: { database: counters } as object };
+    expect(configError(limited)).toContain(
+      "pass `store: createSqliteStore({ database })` from 'hosted-sms-verify-kit/sqlite'",
+    );
+    expect(counters.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()).toEqual([]);
     counters.close();
   });
 });

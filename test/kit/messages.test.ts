@@ -6,14 +6,8 @@
 import express from 'express';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  createSqliteStore,
-  createVerificationKit,
-  englishMessages,
-  errorText,
-  failureText,
-  isKitError,
-} from '../../middleware/index.ts';
+import { createVerificationKit, englishMessages, errorText, failureText, isKitError } from '../../middleware/index.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { createMessageCatalog, type KitMessagesInput, type LocaleChooser } from '../../middleware/pages/messages.ts';
 
 const FRENCH: KitMessagesInput = { startNew: 'Recommencer', failures: { generic: { title: 'Échec', text: 'Raté.' } } };

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { destinationBudgetKey, ipBudgetKey, normaliseDestination } from '../../middleware/limits/limit-keys.ts';
 import { createStartLimits } from '../../middleware/limits/start-limits.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 
 let dir: string;
 let db: BetterSqlite3.Database;
@@ -33,7 +34,7 @@ async function outcome(promise: Promise<unknown>) {
 describe('start limits against SMS pumping', () => {
   it('stops a user after their budget and says when to retry', async () => {
     const limits = createStartLimits({
-      database: db,
+      store: createSqliteStore({ database: db }),
       destinationKey: KEY,
       perUser: { points: 2, durationSeconds: 600 },
     });
@@ -50,7 +51,7 @@ describe('start limits against SMS pumping', () => {
 
   it('stops texts to one destination whoever asks, and keeps no phone number in clear', async () => {
     const limits = createStartLimits({
-      database: db,
+      store: createSqliteStore({ database: db }),
       destinationKey: KEY,
       perDestination: { points: 3, durationSeconds: 3600 },
     });
@@ -68,7 +69,7 @@ describe('start limits against SMS pumping', () => {
 
   it('stops one client IP across users and destinations', async () => {
     const limits = createStartLimits({
-      database: db,
+      store: createSqliteStore({ database: db }),
       destinationKey: KEY,
       perIp: { points: 3, durationSeconds: 3600 },
     });
@@ -82,7 +83,7 @@ describe('start limits against SMS pumping', () => {
 
   it('keeps counting across a restart, because the counters live in the database file', async () => {
     const before = createStartLimits({
-      database: db,
+      store: createSqliteStore({ database: db }),
       destinationKey: KEY,
       perUser: { points: 1, durationSeconds: 600 },
     });
@@ -92,7 +93,7 @@ describe('start limits against SMS pumping', () => {
     db.close();
     db = new BetterSqlite3(join(dir, 'app.sqlite'));
     const after = createStartLimits({
-      database: db,
+      store: createSqliteStore({ database: db }),
       destinationKey: KEY,
       perUser: { points: 1, durationSeconds: 600 },
     });
@@ -103,15 +104,31 @@ describe('start limits against SMS pumping', () => {
 
   it('refuses options it cannot use, saying how to fix them', () => {
     expect(() => createStartLimits({ destinationKey: KEY })).toThrow(/need `store`/);
-    expect(() => createStartLimits({ database: db })).toThrow(/need `destinationKey`/);
-    expect(() => createStartLimits({ database: db, destinationKey: 'too-short' })).toThrow(/at least 32 characters/);
-    expect(() => createStartLimits({ database: db, destinationKey: KEY, ipv6Subnet: 8 })).toThrow(/from 16 to 128/);
+    // The SQLite store lives in its own entry, so a `database` is refused with the call that replaces it.
+    expect(() => createStartLimits({ database: db, destinationKey: KEY } as object)).toThrow(
+      /pass `store: createSqliteStore\(\{ database \}\)` from 'hosted-sms-verify-kit\/sqlite'/,
+    );
+    expect(() => createStartLimits({ store: createSqliteStore({ database: db }) })).toThrow(/need `destinationKey`/);
     expect(() =>
-      createStartLimits({ database: db, destinationKey: KEY, perIp: { points: 0, durationSeconds: 60 } }),
+      createStartLimits({ store: createSqliteStore({ database: db }), destinationKey: 'too-short' }),
+    ).toThrow(/at least 32 characters/);
+    expect(() =>
+      createStartLimits({ store: createSqliteStore({ database: db }), destinationKey: KEY, ipv6Subnet: 8 }),
+    ).toThrow(/from 16 to 128/);
+    expect(() =>
+      createStartLimits({
+        store: createSqliteStore({ database: db }),
+        destinationKey: KEY,
+        perIp: { points: 0, durationSeconds: 60 },
+      }),
     ).toThrow(/positive whole `points`/);
     // The stores count in 32-bit integers: a budget they cannot hold is refused when the kit is built.
     expect(() =>
-      createStartLimits({ database: db, destinationKey: KEY, perUser: { points: 2 ** 31, durationSeconds: 60 } }),
+      createStartLimits({
+        store: createSqliteStore({ database: db }),
+        destinationKey: KEY,
+        perUser: { points: 2 ** 31, durationSeconds: 60 },
+      }),
     ).toThrow(/at most 1000000000/);
   });
 });
@@ -119,7 +136,7 @@ describe('start limits against SMS pumping', () => {
 describe('budget keys an attacker cannot multiply', () => {
   it('counts an IPv6 client per /64: another address in the same /64 shares the budget, the next /64 does not', async () => {
     const limits = createStartLimits({
-      database: db,
+      store: createSqliteStore({ database: db }),
       destinationKey: KEY,
       perIp: { points: 2, durationSeconds: 3600 },
     });
@@ -133,7 +150,7 @@ describe('budget keys an attacker cannot multiply', () => {
 
   it('counts each IPv6 address on its own with ipv6Subnet 128', async () => {
     const limits = createStartLimits({
-      database: db,
+      store: createSqliteStore({ database: db }),
       destinationKey: KEY,
       ipv6Subnet: 128,
       perIp: { points: 1, durationSeconds: 3600 },
@@ -171,7 +188,7 @@ describe('budget keys an attacker cannot multiply', () => {
     const spellings = ['+1 555 010 0001', '+1 (555) 010-0001', '+1.555.010.0001', '0015550100001'];
     expect(new Set(spellings.map(normaliseDestination))).toEqual(new Set(['+15550100001']));
     const limits = createStartLimits({
-      database: db,
+      store: createSqliteStore({ database: db }),
       destinationKey: KEY,
       perDestination: { points: 3, durationSeconds: 600 },
     });
@@ -183,7 +200,7 @@ describe('budget keys an attacker cannot multiply', () => {
   });
 
   it('keys destinations by an HMAC under the server-side key, never a plain hash a number list could reverse', async () => {
-    const limits = createStartLimits({ database: db, destinationKey: KEY });
+    const limits = createStartLimits({ store: createSqliteStore({ database: db }), destinationKey: KEY });
     await limits.consume(fromIp('10.0.5.1'), { userRef: 'u1', destination: '+15550100001' });
     // SQL: what lies in the counters table is the point, and the store has no read of it.
     const keys = (db.prepare('SELECT key FROM verify_kit_start_budgets').all() as { key: string }[]).map(
@@ -203,7 +220,7 @@ describe('budget keys an attacker cannot multiply', () => {
 
   it('spends nothing on a refused start: a start refused by the user budget leaves the destination and IP budgets whole', async () => {
     const limits = createStartLimits({
-      database: db,
+      store: createSqliteStore({ database: db }),
       destinationKey: KEY,
       perUser: { points: 1, durationSeconds: 600 },
       perDestination: { points: 2, durationSeconds: 600 },
@@ -223,7 +240,7 @@ describe('budget keys an attacker cannot multiply', () => {
 describe('forwarded headers while trust proxy is off', () => {
   function appWith(trustProxy: boolean | number, warnings: string[]) {
     const limits = createStartLimits({
-      database: db,
+      store: createSqliteStore({ database: db }),
       destinationKey: KEY,
       logger: { warn: (_obj, msg) => warnings.push(msg ?? '') },
     });
@@ -256,7 +273,7 @@ describe('X-Forwarded-For values a proxy writes with a port', () => {
   /** A trusted proxy in front: req.ip is the X-Forwarded-For value as the proxy wrote it. */
   function behindProxy() {
     const limits = createStartLimits({
-      database: db,
+      store: createSqliteStore({ database: db }),
       destinationKey: KEY,
       perIp: { points: 1, durationSeconds: 3600 },
     });

@@ -1,71 +1,87 @@
 /**
- * What an integrator installs: `npm pack` gives a tarball of JavaScript and declarations only; it
- * passes publint and "are the types wrong"; installed into a scratch app outside the repository,
- * it works from plain Node ESM (a whole verification, one fulfilment, also after a reload of the
- * landing), from CommonJS `require()`, and from a strict TypeScript project (module node16); the
- * integration audit runs from it against a small app.
+ * A new integrator's path, from the packed tarball, in scratch apps outside the repository:
+ * - the tarball holds JavaScript, declarations and the docs only, and passes publint and "are the
+ *   types wrong" for every entry;
+ * - a SQLite app installed exactly as the README's "Install" section says runs the README's mount
+ *   snippet verbatim, the JavaScript example's and the sweep job's tests, both bin commands
+ *   (`sweep --once` fulfils a closed tab, `emulator` serves), the integration audit against a small
+ *   sound app, a CommonJS consumer, and
+ *   type-checks a SQLite-only TypeScript file with skipLibCheck false; its production tree
+ *   (`npm ls --omit=dev`) holds neither helmet nor @simplewebauthn/server;
+ * - a PostgreSQL-only app installed as the README says has no better-sqlite3 at all, compiles the
+ *   TypeScript example with skipLibCheck false and passes its tests; and where better-sqlite3 is
+ *   installed, the main, postgres and testing entries still never load it.
  */
-import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../emulator/testing.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import {
+  fencedBlock,
+  installAsReadmeSays,
+  installCommands,
+  listed,
+  pack,
+  README,
+  repoBin,
+  ROOT,
+  run,
+} from './scratch.ts';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CONSUMER = fileURLToPath(new URL('./consumer', import.meta.url));
-const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
-
-interface PackedManifest {
-  name: string;
-  dependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-}
+const CONSUMER = join(ROOT, 'test', 'package', 'consumer');
+/** Each test runs npm, tsc, attw or a child process: on a loaded 2-core machine that takes tens of seconds. */
+const SLOW = 120_000;
+const EXAMPLES = join(ROOT, 'examples');
+const CLIENT = { clientId: 'scratch-app', secret: 'scratch-app-secret-0123456789' };
 
 let work: string;
 let tarball: string;
-let app: string;
 let files: string[];
-
-/** Links a package from the repository's node_modules (no second native build of better-sqlite3). */
-function linkFromRepo(name: string): void {
-  const target = join(app, 'node_modules', name);
-  mkdirSync(dirname(target), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules', name), target, 'dir');
-}
+/** Installed with the README's SQLite commands; holds the JavaScript example and the sweep job. */
+let sqliteApp: string;
+/** Installed with the README's PostgreSQL commands; is the TypeScript example. */
+let postgresApp: string;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'verify-kit-package-'));
-  // `npm test` builds dist/ first; packing without the prepack build keeps dist/ in place for the
-  // suites running beside this one (a rebuild would delete it under them).
-  const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT });
-  const [report] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [
-    { filename: string; files: { path: string }[] },
-  ];
-  tarball = join(work, report.filename);
-  files = report.files.map((file) => file.path);
-
-  // The scratch app lives outside the repository; the tarball itself is unpacked into its
-  // node_modules as npm would, and only the kit's own dependencies are linked.
-  app = join(work, 'app');
-  const installed = join(app, 'node_modules', 'hosted-sms-verify-kit');
-  mkdirSync(installed, { recursive: true });
-  await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
-  const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as PackedManifest;
-  const forTheApp = ['express-session', '@types/node', '@types/express', '@types/better-sqlite3'];
-  const declared = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
-  for (const name of new Set([...declared, ...forTheApp])) linkFromRepo(name);
-  cpSync(CONSUMER, app, { recursive: true });
-  cpSync(join(CONSUMER, 'package.json'), join(app, 'package.json'));
-}, 120_000);
+  ({ tarball, files } = await pack(work));
+  sqliteApp = join(work, 'sqlite-app');
+  postgresApp = join(work, 'postgres-app');
+  await Promise.all([
+    installAsReadmeSays(sqliteApp, tarball, installCommands(fencedBlock(README, 'With SQLite (one host)', 'sh'))),
+    installAsReadmeSays(
+      postgresApp,
+      tarball,
+      installCommands(fencedBlock(README, 'With PostgreSQL (several instances)', 'sh')),
+    ),
+  ]);
+  for (const name of ['cjs-app.cjs', 'ts-consumer.ts', 'tsconfig.json', 'loads.mjs', 'audit-app.mjs']) {
+    cpSync(join(CONSUMER, name), join(sqliteApp, name));
+  }
+  cpSync(join(EXAMPLES, 'js-app'), join(sqliteApp, 'examples', 'js-app'), { recursive: true });
+  cpSync(join(EXAMPLES, 'sweep-job'), join(sqliteApp, 'examples', 'sweep-job'), { recursive: true });
+  for (const name of ['src', 'test', 'tsconfig.json']) {
+    cpSync(join(EXAMPLES, 'ts-app', name), join(postgresApp, name), { recursive: true });
+  }
+}, 400_000);
 
 afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
-describe('the packed tarball', () => {
+const node = (args: string[], cwd: string, env: Record<string, string> = {}) =>
+  run(process.execPath, args, { cwd, timeout: 120_000, env: { ...process.env, ...env } }).catch(
+    (error: { stdout: string; stderr: string; code: number }) => {
+      throw new Error(`node ${args.join(' ')} exited ${error.code}:\n${error.stdout}\n${error.stderr}`);
+    },
+  );
+
+describe('the packed tarball', { timeout: SLOW }, () => {
   it('holds JavaScript, declarations, the README, LICENSE and CHANGELOG only (no sources, tests, demo, bench or images)', () => {
     const unexpected = files.filter(
       (path) =>
@@ -73,15 +89,24 @@ describe('the packed tarball', () => {
         !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(path),
     );
     expect(unexpected).toEqual([]);
-    expect(files).toContain('dist/middleware/index.js');
-    expect(files).toContain('dist/middleware/index.d.ts');
-    expect(files).toContain('dist/emulator/testing.js');
-    expect(files).toContain('dist/emulator/testing.d.ts');
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'CHANGELOG.md', 'README.md']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/middleware/index.js',
+        'dist/middleware/index.d.ts',
+        'dist/middleware/store/sqlite/sqlite.js',
+        'dist/middleware/store/postgres/postgres.js',
+        'dist/emulator/testing.js',
+        'dist/emulator/testing.d.ts',
+        'dist/cli/main.js',
+        'LICENSE',
+        'CHANGELOG.md',
+        'README.md',
+      ]),
+    );
   });
 
   it('passes publint with no errors, warnings or suggestions', async () => {
-    const { stdout } = await run(bin('publint'), ['run', tarball, '--strict']);
+    const { stdout } = await run(repoBin('publint'), ['run', tarball, '--strict']);
     expect(stdout).toContain('All good!');
   });
 
@@ -89,13 +114,19 @@ describe('the packed tarball', () => {
     // Profile esm-only, the two rules it skips being justified: the package is ESM-only with
     // engines node >=20.19, where (1) `node10` resolution (no `exports` support) is not a target,
     // and (2) a CommonJS `require()` of ESM works natively (the CommonJS consumer below proves it).
-    const result = await run(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'json']).catch(
+    const result = await run(repoBin('attw'), [tarball, '--profile', 'esm-only', '--format', 'json']).catch(
       (error: { stdout: string }) => error,
     );
     const analysis = JSON.parse(result.stdout) as {
       analysis: { problems: unknown[]; entrypoints: Record<string, unknown> };
     };
-    expect(Object.keys(analysis.analysis.entrypoints).sort()).toEqual(['.', './package.json', './testing']);
+    expect(Object.keys(analysis.analysis.entrypoints).sort()).toEqual([
+      '.',
+      './package.json',
+      './postgres',
+      './sqlite',
+      './testing',
+    ]);
     const relevant = analysis.analysis.problems.filter(
       (problem) =>
         !['CJSResolvesToESM'].includes((problem as { kind: string }).kind) &&
@@ -105,31 +136,91 @@ describe('the packed tarball', () => {
   });
 });
 
-describe('installed into an app outside the repository', () => {
-  it('an ESM app on plain node mounts the routers against ./testing, verifies once, and a reload fulfils nothing more', async () => {
-    const { stdout } = await run(process.execPath, ['esm-app.mjs'], { cwd: app, timeout: 60_000 });
-    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
-    expect(seen).toEqual({
-      startStatus: 200,
-      startCacheControl: expect.stringContaining('no-store'),
-      codeStatus: 303,
-      landingUrlStartsWithReturnUrl: true,
-      landing: { status: 303, location: '/done' },
-      reload: { status: 303, location: '/done' },
-      fulfilmentsAfterLanding: 1,
-      fulfilmentsAfterReload: 1,
-      smsSent: 1,
+describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
+  let emulator: RunningEmulator;
+  let returnUrl: string;
+  let port: number;
+
+  beforeAll(async () => {
+    // One free port for the app each test runs, registered as the emulator's client's returnUrl.
+    const probe = createServer();
+    port = await new Promise<number>((resolve) =>
+      probe.listen(0, '127.0.0.1', () => resolve((probe.address() as AddressInfo).port)),
+    );
+    await new Promise((resolve) => probe.close(resolve));
+    returnUrl = `http://localhost:${port}/verify/return`;
+    emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl }], log: () => {} });
+  });
+  afterAll(() => emulator?.close());
+
+  const verifyEnv = () => ({
+    VERIFY_BASE_URL: emulator.url,
+    VERIFY_CLIENT_ID: CLIENT.clientId,
+    VERIFY_CLIENT_SECRET: CLIENT.secret,
+    VERIFY_RETURN_URL: returnUrl,
+    SESSION_SECRET: 'a-scratch-session-secret',
+  });
+
+  it('its production tree holds neither helmet nor @simplewebauthn/server, which it has as devDependencies', async () => {
+    const all = await listed(sqliteApp);
+    expect(all).toEqual(
+      expect.arrayContaining(['helmet', '@simplewebauthn/server', 'better-sqlite3', 'express-session']),
+    );
+    const production = await listed(sqliteApp, '--omit=dev');
+    expect(production).toEqual(expect.arrayContaining(['hosted-sms-verify-kit', 'express', 'better-sqlite3']));
+    expect(production.filter((name) => name === 'helmet' || name.startsWith('@simplewebauthn/'))).toEqual([]);
+  });
+
+  it("runs the README's mount snippet verbatim: the kit answers its routes, and the store's file is created", async () => {
+    const snippet = fencedBlock(README, 'Mount the kit', 'js');
+    expect(snippet.trimEnd().split('\n').length).toBeLessThanOrEqual(15);
+    writeFileSync(join(sqliteApp, 'server.mjs'), snippet);
+    const child = spawn(process.execPath, ['server.mjs'], {
+      cwd: sqliteApp,
+      env: { ...process.env, ...verifyEnv(), PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const origin = `http://localhost:${port}`;
+      const landing = await retry(() => fetch(`${origin}/verify/return?session_id=unknown&state=unknown`), output);
+      // The kit's own answer to a landing it never started: a clear 4xx page, not a 500 or a 404.
+      expect(landing.status).toBeGreaterThanOrEqual(400);
+      expect(landing.status).toBeLessThan(500);
+      expect(landing.status).not.toBe(404);
+      const start = await fetch(`${origin}/verify/start`, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+        body: 'action=confirm_phone',
+      });
+      expect(start.status).toBe(403); // no CSRF token: refused, and nothing sent
+      expect((await emulator.control.stats()).creates).toBe(0);
+      expect(existsSync(join(sqliteApp, 'app.sqlite'))).toBe(true);
+      expect(output).not.toContain(CLIENT.secret);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await exited;
+    }
   });
 
   it('the integration audit runs from the tarball against a small sound app and passes every check', async () => {
-    const { stdout } = await run(process.execPath, ['audit-app.mjs'], { cwd: app, timeout: 90_000 });
+    const { stdout } = await node(['audit-app.mjs'], sqliteApp);
     const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
     expect(seen).toEqual({ ok: true, failed: [], counting: 'probe', checks: 21 });
-  }, 120_000);
+  });
 
-  it('a CommonJS file require()s the package and its ./testing entry, whose surface holds no internals', async () => {
-    const { stdout } = await run(process.execPath, ['cjs-app.cjs'], { cwd: app });
+  it("passes the JavaScript example's tests and the sweep job's (`node --test`, with only the public testing entry)", async () => {
+    const app = await node(['--test'], join(sqliteApp, 'examples', 'js-app'));
+    expect(app.stdout).toMatch(/# pass 3\n# fail 0/);
+    const job = await node(['--test'], join(sqliteApp, 'examples', 'sweep-job'));
+    expect(job.stdout).toMatch(/# pass 2\n# fail 0/);
+  });
+
+  it('a CommonJS file require()s the package and its ./sqlite and ./testing entries, whose surface holds no internals', async () => {
+    const { stdout } = await node(['cjs-app.cjs'], sqliteApp);
     expect(JSON.parse(stdout.trim())).toEqual({
       createVerificationKit: 'function',
       createSqliteStore: 'function',
@@ -141,13 +232,186 @@ describe('installed into an app outside the repository', () => {
     });
   });
 
-  it('a strict TypeScript project (module node16) type-checks a kit configuration and startEmulator against the shipped declarations', async () => {
-    const result = await run(bin('tsc'), ['-p', join(app, 'tsconfig.json')], { cwd: app }).then(
+  it('a SQLite-only TypeScript project (node16, skipLibCheck false, no pg installed) type-checks against the declarations', async () => {
+    expect(await listed(sqliteApp)).not.toContain('pg');
+    expect(await listed(sqliteApp)).not.toContain('@types/pg');
+    const result = await run(repoBin('tsc'), ['-p', join(sqliteApp, 'tsconfig.json')], { cwd: sqliteApp }).then(
       ({ stdout }) => ({ exitCode: 0, stdout }),
       (error: { stdout: string; code: number }) => ({ exitCode: error.code, stdout: error.stdout }),
     );
     expect(result).toEqual({ exitCode: 0, stdout: '' });
-    // The declarations, not a copy of the sources, are what it checked against.
-    expect(readdirSync(join(app, 'node_modules', 'hosted-sms-verify-kit'))).not.toContain('middleware');
+  });
+
+  it('the main, ./postgres and ./testing entries never load better-sqlite3, though it is installed; ./sqlite does', async () => {
+    const loads = async (entries: string) =>
+      JSON.parse((await node(['loads.mjs', entries], sqliteApp)).stdout) as { betterSqlite3Loaded: boolean };
+    expect(await loads('hosted-sms-verify-kit,hosted-sms-verify-kit/postgres,hosted-sms-verify-kit/testing')).toEqual({
+      betterSqlite3Loaded: false,
+    });
+    // The control: the same check sees the SQLite entry load it.
+    expect(await loads('hosted-sms-verify-kit/sqlite')).toEqual({ betterSqlite3Loaded: true });
+  });
+
+  it('the bin: `sweep --once --config` fulfils a verification whose tab was closed, once', async () => {
+    const databasePath = join(work, 'bin-sweep.sqlite');
+    const env = { ...verifyEnv(), DATABASE_PATH: databasePath };
+    // The example app started the verification three minutes ago (its clock is behind), and the
+    // user closed the tab after entering the code: the bin's sweep finds it due now.
+    const started = await node(['--input-type=module', '-e', startedThreeMinutesAgo()], sqliteApp, env);
+    const { sessionId } = JSON.parse(lineWith(started.stdout, '"sessionId"')) as { sessionId: string };
+    // Asynchronously: the emulator it reads from runs in this process.
+    const sweep = await run(
+      join(sqliteApp, 'node_modules', '.bin', 'hosted-sms-verify-kit'),
+      ['sweep', '--once', '--config', './examples/js-app/verify.config.js'],
+      { cwd: sqliteApp, env: { ...process.env, ...env }, timeout: 60_000 },
+    ).then(
+      ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ status: error.code, ...error }),
+    );
+    expect(sweep.status, sweep.stdout + sweep.stderr).toBe(0);
+    expect(JSON.parse(lineWith(sweep.stdout, '"event":"sweep"'))).toMatchObject({
+      event: 'sweep',
+      mode: 'once',
+      fulfilled: 1,
+    });
+    expect(sweep.stdout + sweep.stderr).not.toContain(CLIENT.secret);
+    const confirmed = await node(
+      [
+        '-e',
+        `const D=require('better-sqlite3');console.log(JSON.stringify(new D(process.argv[1]).prepare('SELECT session_id FROM phone_confirmations').all()))`,
+        databasePath,
+      ],
+      sqliteApp,
+    );
+    expect(JSON.parse(confirmed.stdout)).toEqual([{ session_id: sessionId }]);
+  });
+
+  it('the bin: `emulator --port 0 --clients FILE` serves the registered client, never prints its secret, stops on SIGTERM', async () => {
+    const clients = join(work, 'clients.json');
+    writeFileSync(clients, JSON.stringify([{ ...CLIENT, returnUrl }]));
+    const child = spawn(
+      join(sqliteApp, 'node_modules', '.bin', 'hosted-sms-verify-kit'),
+      ['emulator', '--port', '0', '--clients', clients],
+      {
+        cwd: sqliteApp,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const url = await retry(async () => {
+      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      if (found === undefined || !output.includes('Press Ctrl+C')) throw new Error('no banner yet');
+      return found;
+    }, output);
+    const created = await fetch(`${url}/session`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${CLIENT.clientId}:${CLIENT.secret}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        returnUrl,
+        channel: 'sms',
+        destination: '+15550100001',
+        operationSensitivity: 'normal',
+        userRef: 'u1',
+        state: 's1',
+      }),
+    });
+    expect(created.status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain(`client ${CLIENT.clientId}`);
+    expect(output).not.toContain(CLIENT.secret);
+  });
+
+  it('without helmet and @simplewebauthn/server, startEmulator says which devDependencies to install', async () => {
+    const bare = join(work, 'bare-app');
+    const installed = join(bare, 'node_modules', 'hosted-sms-verify-kit');
+    mkdirSync(installed, { recursive: true });
+    await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
+    symlinkSync(join(sqliteApp, 'node_modules', 'express'), join(bare, 'node_modules', 'express'), 'dir');
+    writeFileSync(join(bare, 'package.json'), '{"type":"module"}');
+    const script = `import { startEmulator } from 'hosted-sms-verify-kit/testing';
+      await startEmulator({ port: 0 }).then(() => console.log('started'), (error) => console.log(error.message));`;
+    const { stdout } = await node(['--input-type=module', '-e', script], bare);
+    expect(stdout.trim()).toBe(
+      'The emulator needs helmet, which your app installs as devDependencies: npm install --save-dev helmet @simplewebauthn/server',
+    );
   });
 });
+
+describe.skipIf(postgresUnavailable !== undefined)(
+  'a PostgreSQL-only app installed as the README says',
+  { timeout: SLOW },
+  () => {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await createTestDatabase({ max: 2 });
+    });
+    afterAll(() => database?.drop());
+
+    it('has no better-sqlite3 at all, and the TypeScript example compiles with skipLibCheck false and passes its tests', async () => {
+      const all = await listed(postgresApp);
+      expect(all).toEqual(expect.arrayContaining(['hosted-sms-verify-kit', 'pg', '@types/pg']));
+      expect(all.filter((name) => name.includes('sqlite'))).toEqual([]);
+      expect(JSON.parse(readFileSync(join(postgresApp, 'tsconfig.json'), 'utf8')).compilerOptions.skipLibCheck).toBe(
+        false,
+      );
+      const compiled = await run(repoBin('tsc'), ['-p', postgresApp], { cwd: postgresApp }).then(
+        ({ stdout }) => stdout,
+        (error: { stdout: string }) => error.stdout,
+      );
+      expect(compiled).toBe('');
+      const tests = await node(['--test', 'dist/test/'], postgresApp, { DATABASE_URL: database.url });
+      expect(tests.stdout).toMatch(/# pass 2\n# fail 0/);
+    });
+  },
+);
+
+/** The last output line holding `marker` (the kit may print its own log lines beside it). */
+function lineWith(output: string, marker: string): string {
+  const line = output.split('\n').findLast((candidate) => candidate.includes(marker));
+  if (line === undefined) throw new Error(`no line with ${marker} in:\n${output}`);
+  return line;
+}
+
+/** Retries `attempt` for up to 20 s (a child process starting); the error names what it printed. */
+async function retry<T>(attempt: () => Promise<T>, output: string): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`gave up: ${String(error)}\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/**
+ * A script (run in the SQLite app) that starts a verification in the JavaScript example with its
+ * clock three minutes behind, goes through the hosted page and never lands: prints the session id.
+ */
+function startedThreeMinutesAgo(): string {
+  return `
+    import { createServer } from 'node:http';
+    import { createTestBrowser, emulatorControl, walkHostedPage } from 'hosted-sms-verify-kit/testing';
+    import { createApp } from './examples/js-app/app.js';
+    const app = createApp({ now: () => Date.now() - 181_000 });
+    const server = createServer(app);
+    await new Promise((resolve) => server.listen(Number(new URL(process.env.VERIFY_RETURN_URL).port), '127.0.0.1', resolve));
+    const origin = new URL(process.env.VERIFY_RETURN_URL).origin;
+    const browser = createTestBrowser();
+    const signedIn = await browser.submitForm(await browser.get(origin + '/'), { user: 'alice' });
+    const started = await browser.submitForm(await browser.get(signedIn.location), {}, { action: '/verify/start' });
+    const walked = await walkHostedPage(started, { emulator: { control: emulatorControl(process.env.VERIFY_BASE_URL) }, browser });
+    console.log(JSON.stringify({ sessionId: walked.sessionId }));
+    await app.locals.close();
+    server.closeAllConnections();
+    server.close();
+  `;
+}

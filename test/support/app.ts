@@ -26,8 +26,6 @@ import session from 'express-session';
 import helmet from 'helmet';
 import pg from 'pg';
 import {
-  createPostgresStore,
-  createSqliteStore,
   createVerificationKit,
   createVerifyClient,
   KitError,
@@ -41,6 +39,8 @@ import {
   type VerifiedAttempt,
   type VerifyStore,
 } from '../../middleware/index.ts';
+import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import type { AttemptRecord } from '../../middleware/store/types.ts';
 import { Agent, testAppSite, type Site } from './agent.ts';
 import { startTestEmulator, type TestEmulator } from './emulator.ts';

@@ -14,6 +14,8 @@ export default tseslint.config(
       'test-results/**',
       // A scratch integrator app type-checked against the packed declarations by its own tsconfig, not our program.
       'test/package/consumer/**',
+      // Integrators' apps, each type-checked by its own tsconfig against the packed tarball (test/package/).
+      'examples/**',
     ],
   },
   {

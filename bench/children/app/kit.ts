@@ -6,6 +6,8 @@ import type { Database } from 'better-sqlite3';
 import express, { type Request } from 'express';
 import pg from 'pg';
 import type * as thisKit from '../../../middleware/index.ts';
+import * as postgresEntry from '../../../middleware/store/postgres/postgres.ts';
+import * as sqliteEntry from '../../../middleware/store/sqlite/sqlite.ts';
 import type { ActionDefinition, VerificationKit, VerifyStore } from '../../../middleware/index.ts';
 import {
   ACTION,
@@ -23,6 +25,15 @@ import { bag, baseApp, pgCounts, type ConfiguredApp, type Counts } from './share
 /** The kit's exports this app uses: this kit's, or another version's (BENCH_BASELINE_KIT_DIR). */
 export type KitModule = typeof thisKit;
 
+/** The stores left the package's main entry for `./sqlite` and `./postgres`; an older kit still has them there. */
+function storesOf(kitModule: KitModule): typeof sqliteEntry & typeof postgresEntry {
+  const old = kitModule as unknown as Partial<typeof sqliteEntry & typeof postgresEntry>;
+  return {
+    createSqliteStore: old.createSqliteStore ?? sqliteEntry.createSqliteStore,
+    createPostgresStore: old.createPostgresStore ?? postgresEntry.createPostgresStore,
+  };
+}
+
 const GENEROUS = { points: 10_000_000, durationSeconds: 3600 };
 
 // Trivial: the session's user; the destination is derived from it.
@@ -33,7 +44,7 @@ const resolveUser = (req: Request) => {
 
 export function configureKit(kitModule: KitModule, args: ConfigureArgs): ConfiguredApp {
   if (args.databaseUrl !== undefined) return configureKitPostgres(kitModule, args);
-  const sqlite = kitModule.createSqliteStore({ database: args.dbPath });
+  const sqlite = storesOf(kitModule).createSqliteStore({ database: args.dbPath });
   const kdb = sqlite.db;
   kdb.exec(
     'CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
@@ -120,7 +131,7 @@ function kitApp(k: VerificationKit<unknown>): express.Express {
 /** The kit on its PostgreSQL store: the same action, awaited on the transaction's client. */
 function configureKitPostgres(kitModule: KitModule, args: ConfigureArgs): ConfiguredApp {
   const pool = new pg.Pool({ connectionString: args.databaseUrl, max: 10 });
-  const pgStore = kitModule.createPostgresStore({ pool });
+  const pgStore = storesOf(kitModule).createPostgresStore({ pool });
   const action: ActionDefinition<pg.PoolClient> = {
     name: ACTION,
     operationSensitivity: 'normal',

@@ -5,7 +5,8 @@ import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
 import express from 'express';
 import session from 'express-session';
-import { createSqliteStore, createVerificationKit } from 'hosted-sms-verify-kit';
+import { createVerificationKit } from 'hosted-sms-verify-kit';
+import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
 import { auditIntegration, createAuditClock, failedIds, startEmulator } from 'hosted-sms-verify-kit/testing';
 
 const CLIENT = { clientId: 'shop', secret: 'shop-secret-0123456789abcdef' };

@@ -3,13 +3,13 @@
 // each directive would be unused, and that is an error too.
 import Database from 'better-sqlite3';
 import {
-  createSqliteStore,
   createVerificationKit,
   KitErrorCode,
   type ActionDefinition,
   type RoutesOptions,
   type VerificationKit,
 } from 'hosted-sms-verify-kit';
+import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
 import { startEmulator, type EmulatorControl, type RunningEmulator } from 'hosted-sms-verify-kit/testing';
 
 const db = new Database(':memory:');

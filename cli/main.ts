@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * `hosted-sms-verify-kit <command> [options]`: a dispatcher. Each command is its own module,
+ * loaded only when it runs (the emulator's devDependencies are never needed by `sweep`); a new
+ * command is one line in COMMANDS.
+ */
+import type { Command } from './command.ts';
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
+  sweep: { summary: 'fulfil verifications nobody landed (cron, a timer, a CronJob)', load: () => import('./sweep.ts') },
+  emulator: { summary: 'run the service emulator for local development', load: () => import('./emulator.ts') },
+  audit: {
+    summary: 'attack your own app, wired to the emulator, and report each check',
+    load: () => import('../emulator/audit/command.ts'),
+  },
+};
+
+const USAGE = [
+  'usage: hosted-sms-verify-kit <command> [options]   (--help after a command for its options)',
+  ...Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(10)} ${summary}`),
+].join('\n');
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return name === undefined ? 1 : 0;
+  }
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (entry === undefined) {
+    process.stderr.write(`Unknown command "${name}".\n${USAGE}\n`);
+    return 1;
+  }
+  const { command } = await entry.load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest, process.env);
+  } catch (error) {
+    // A person reads this: the message and how to fix it, never a stack trace.
+    const message = error instanceof Error ? error.message : String(error);
+    const usage = error instanceof Error && error.name === 'UsageError' ? `\n${command.usage}` : '';
+    process.stderr.write(`hosted-sms-verify-kit ${name}: ${message}${usage}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

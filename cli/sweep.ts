@@ -1,0 +1,77 @@
+/**
+ * `hosted-sms-verify-kit sweep --once|--loop --config ./verify.config.js`: the sweep job, for
+ * cron, a systemd timer or a Kubernetes CronJob. The configuration module's default export is the
+ * kit's options (the same your app passes to createVerificationKit: store, actions, onOutcome),
+ * a ready kit, or a function of the environment returning either. The job builds a kit that
+ * serves no route, runs `runSweepJob`, and closes the kit and its store when it ends.
+ */
+import {
+  createVerificationKit,
+  runSweepJob,
+  type SweepJobKit,
+  type VerificationKitOptions,
+} from '../middleware/index.ts';
+import { UsageError, type Command, type CommandEnv } from './command.ts';
+import { loadConfigModule } from './config-file.ts';
+
+const USAGE = `usage: hosted-sms-verify-kit sweep (--once | --loop) --config ./verify.config.js
+  --once                     one sweep, one JSON line, then exit (cron, a systemd timer, a CronJob)
+  --loop                     a sweep every --interval-seconds until SIGTERM/SIGINT
+  --config FILE              module whose default export is the kit's options, a kit, or (env) => either
+                             (env VERIFY_CONFIG)
+  --interval-seconds N       pause between runs with --loop (env SWEEP_INTERVAL_SECONDS; default 60)
+  --batch-size N             attempts claimed per store call (env SWEEP_BATCH_SIZE; default 50)
+  --concurrency N            status reads in flight (env SWEEP_CONCURRENCY; default 4)
+  --time-budget-seconds N    stop claiming after this long per run (env SWEEP_TIME_BUDGET_SECONDS; default 60)
+  --lease-seconds N          claim lease (env SWEEP_LEASE_SECONDS; default 120)
+Exit codes: 0 done, 1 configuration error, 2 the service could not be reached, 3 the sweep failed.`;
+
+/** `--config FILE` or `--config=FILE`, and the other arguments for the job. */
+function splitConfig(argv: readonly string[], env: CommandEnv): { file: string; rest: string[] } {
+  const rest: string[] = [];
+  let file = env.VERIFY_CONFIG;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--config') file = argv[++i];
+    else if (arg.startsWith('--config=')) file = arg.slice('--config='.length);
+    else rest.push(arg);
+  }
+  if (file === undefined || file === '') throw new UsageError('--config FILE is required.');
+  if (!rest.includes('--once') && !rest.includes('--loop')) {
+    throw new UsageError('say --once (one run, for a scheduler) or --loop (keep sweeping).');
+  }
+  return { file, rest };
+}
+
+function isKit(value: unknown): value is SweepJobKit {
+  return typeof (value as SweepJobKit | null)?.runSweep === 'function' && typeof value === 'object';
+}
+
+/** The kit the configuration names: given ready, or built from its options with no route mounted. */
+async function kitFromConfig(file: string, env: CommandEnv): Promise<SweepJobKit> {
+  const exported = await loadConfigModule(file);
+  const value: unknown =
+    typeof exported === 'function' ? await (exported as (e: CommandEnv) => unknown)(env) : exported;
+  if (isKit(value)) return value;
+  if (typeof value !== 'object' || value === null) {
+    throw new UsageError(
+      `--config ${file}: its default export must be the kit's options, a kit, or a function of env returning either.`,
+    );
+  }
+  const options = value as VerificationKitOptions<unknown>;
+  // Nobody signs in to a job and it serves no route; everything else is the app's own configuration.
+  return createVerificationKit<unknown>({
+    ...options,
+    resolveUser: options.resolveUser ?? (() => null),
+    routes: { start: false, landing: false },
+  });
+}
+
+export const command: Command = {
+  summary: 'fulfil verifications nobody landed',
+  usage: USAGE,
+  async run(argv, env) {
+    const { file, rest } = splitConfig(argv, env);
+    return runSweepJob({ kit: (jobEnv) => kitFromConfig(file, jobEnv), argv: rest, env });
+  },
+};

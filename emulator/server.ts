@@ -1,0 +1,64 @@
+/**
+ * The emulator's HTTP server. Loaded by `startEmulator` only when an emulator starts, because it
+ * needs `helmet` and `@simplewebauthn/server`, which an app installs as devDependencies: the package
+ * does not declare them, so a production install never holds them.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.ts';
+import type { TestClock } from './clock.ts';
+import type { EmulatorClient } from './config.ts';
+import { createContext } from './context.ts';
+import { relyingPartyOf } from './passkeys.ts';
+import type { RateLimitSettings } from './rate-limits.ts';
+
+export interface ServerSettings {
+  port: number;
+  host: string;
+  pageHost: string;
+  clients: EmulatorClient[];
+  control: boolean;
+  log: (line: string) => void;
+  clock: TestClock | undefined;
+  rateLimits: RateLimitSettings | undefined;
+}
+
+export interface ListeningEmulator {
+  url: string;
+  pageOrigin: string;
+  close(): Promise<void>;
+}
+
+export async function listenEmulator(settings: ServerSettings): Promise<ListeningEmulator> {
+  const shutdown = new AbortController();
+  const context = createContext(settings.clients, settings.log, shutdown.signal, settings.rateLimits, settings.clock);
+  const server = createServer(createApp(context, { control: settings.control }));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, settings.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port: boundPort } = server.address() as AddressInfo;
+  const url = `http://${bracketed(settings.host)}:${boundPort}`;
+  context.origin = url;
+  context.pageOrigin = `http://${bracketed(settings.pageHost)}:${boundPort}`;
+  context.relyingParty = relyingPartyOf(context.pageOrigin);
+
+  return {
+    url,
+    pageOrigin: context.pageOrigin,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        shutdown.abort();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections(); // keep-alive sockets would otherwise hold close() open
+      }),
+  };
+}
+
+function bracketed(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}

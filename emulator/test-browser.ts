@@ -1,0 +1,169 @@
+/**
+ * A browser for integration tests, over real HTTP: a cookie jar per host, no redirect followed
+ * (each answer is a page to look at), and forms submitted as a browser submits them: hidden fields
+ * and the first named button included, with `Origin` and `Sec-Fetch-Site`. Host names under
+ * `.localhost` (the hosted page's `verify.localhost`) are reached on loopback, as browsers do.
+ */
+import { SoftAuthenticator } from './soft-authenticator.ts';
+
+/** One answer, read once: its body is `html`. */
+export interface TestPage {
+  /** The URL that was requested. */
+  url: string;
+  status: number;
+  headers: Headers;
+  html: string;
+  /** The absolute redirect target of a 3xx answer. */
+  location: string | undefined;
+}
+
+export interface SubmitOptions {
+  /** Which form: the one whose action resolves to this URL (or ends with this path). Default: the first. */
+  action?: string;
+}
+
+export interface TestBrowser {
+  /** GET, with this browser's cookies. */
+  get(url: string): Promise<TestPage>;
+  /** Submits a form of `page` (its hidden fields and first named button, plus `fields`). */
+  submitForm(page: TestPage, fields?: Record<string, string>, options?: SubmitOptions): Promise<TestPage>;
+  /** POSTs a urlencoded body as a form on `from` (an origin or page URL) would. */
+  post(url: string, fields: Record<string, string>, from: string): Promise<TestPage>;
+  /** The passkey this browser saved for a relying party (a host name), created on first use. */
+  authenticator(rpId: string): SoftAuthenticator;
+  /** Whether this browser saved a passkey for `rpId`. */
+  hasPasskey(rpId: string): boolean;
+}
+
+export interface ParsedForm {
+  action: string;
+  attributes: string;
+  body: string;
+  fields: Record<string, string>;
+}
+
+const decode = (value: string) =>
+  value
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
+    .replaceAll('&amp;', '&');
+
+/** An attribute's decoded value in a tag's attribute text. */
+export function attribute(attributes: string, name: string): string | undefined {
+  const match = new RegExp(`\\s${name}="([^"]*)"`).exec(` ${attributes}`);
+  return match === null ? undefined : decode(match[1] ?? '');
+}
+
+/** The page's forms, with their actions resolved against the page URL and their submitted fields. */
+export function formsOf(page: TestPage): ParsedForm[] {
+  return [...page.html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)].map((match) => {
+    const [, attributes = '', body = ''] = match;
+    const fields: Record<string, string> = {};
+    for (const input of body.matchAll(/<input\b([^>]*)>/g)) {
+      const attrs = input[1] ?? '';
+      const name = attribute(attrs, 'name');
+      if (attribute(attrs, 'type') === 'hidden' && name !== undefined) fields[name] = attribute(attrs, 'value') ?? '';
+    }
+    const button = /<button\b([^>]*)>/.exec(body)?.[1];
+    const buttonName = button === undefined ? undefined : attribute(button, 'name');
+    if (button !== undefined && buttonName !== undefined) fields[buttonName] = attribute(button, 'value') ?? '';
+    return { action: new URL(attribute(attributes, 'action') ?? '', page.url).href, attributes, body, fields };
+  });
+}
+
+/** Browsers resolve *.localhost to loopback themselves; Node does not. */
+function onLoopback(url: URL): URL {
+  if (!url.hostname.endsWith('.localhost')) return url;
+  const reached = new URL(url);
+  reached.hostname = '127.0.0.1';
+  return reached;
+}
+
+function fetchSite(from: URL, to: URL): string {
+  if (from.origin === to.origin) return 'same-origin';
+  const site = (url: URL) => `${url.protocol}${url.hostname.split('.').slice(-2).join('.')}`;
+  return site(from) === site(to) ? 'same-site' : 'cross-site';
+}
+
+type CookieJars = Map<string, Map<string, string>>;
+
+/** Keeps what a response's Set-Cookie lines set (or clear) in the jar of its host. */
+function storeCookies(jars: CookieJars, host: string, response: Response): void {
+  for (const line of response.headers.getSetCookie()) {
+    const pair = line.split(';')[0] ?? '';
+    const name = pair.split('=')[0] ?? '';
+    if (!jars.has(host)) jars.set(host, new Map());
+    if (/max-age=0|expires=thu, 01 jan 1970/i.test(line)) jars.get(host)?.delete(name);
+    else jars.get(host)?.set(name, pair);
+  }
+}
+
+/** One request as a browser makes it: the host's cookies sent, its Set-Cookie kept, no redirect followed. */
+async function browserRequest(
+  jars: CookieJars,
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: string },
+) {
+  const target = new URL(url);
+  const headers = new Headers(init.headers);
+  const jar = jars.get(target.host);
+  if (jar !== undefined && jar.size > 0) headers.set('cookie', [...jar.values()].join('; '));
+  const response = await fetch(onLoopback(target), { ...init, headers, redirect: 'manual' });
+  storeCookies(jars, target.host, response);
+  const location = response.headers.get('location');
+  return {
+    url,
+    status: response.status,
+    headers: response.headers,
+    html: await response.text(),
+    location: location === null ? undefined : new URL(location, url).href,
+  };
+}
+
+export function createTestBrowser(): TestBrowser {
+  const jars: CookieJars = new Map();
+  const passkeys = new Map<string, SoftAuthenticator>();
+  const request = (url: string, init: { method: string; headers?: Record<string, string>; body?: string }) =>
+    browserRequest(jars, url, init);
+
+  const post = (url: string, fields: Record<string, string>, from: string) =>
+    request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: new URL(from).origin,
+        'sec-fetch-site': fetchSite(new URL(from), new URL(url)),
+        'sec-fetch-mode': 'navigate',
+      },
+      body: new URLSearchParams(fields).toString(),
+    });
+
+  return {
+    get: (url) => request(url, { method: 'GET' }),
+    post,
+    async submitForm(page, fields = {}, options = {}) {
+      const forms = formsOf(page);
+      const wanted = options.action;
+      const form =
+        wanted === undefined
+          ? forms[0]
+          : forms.find((f) => f.action === new URL(wanted, page.url).href || f.action.endsWith(wanted));
+      if (form === undefined) {
+        const which = wanted === undefined ? 'a form' : `a form posting to ${wanted}`;
+        throw new Error(`No ${which} on ${page.url} (status ${page.status}): ${page.html.slice(0, 300)}`);
+      }
+      return post(form.action, { ...form.fields, ...fields }, page.url);
+    },
+    authenticator(rpId) {
+      const existing = passkeys.get(rpId);
+      if (existing !== undefined) return existing;
+      const created = new SoftAuthenticator();
+      passkeys.set(rpId, created);
+      return created;
+    },
+    hasPasskey: (rpId) => passkeys.has(rpId),
+  };
+}

@@ -1,0 +1,53 @@
+// A minimal Express app that confirms the signed-in user's phone number by SMS, exactly once.
+import express from 'express';
+import session from 'express-session';
+import { createVerificationKit } from 'hosted-sms-verify-kit';
+import verificationOptions from './verify.config.js';
+
+const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** `now` is for tests: the clock they share with the emulator (createTestClock). */
+export function createApp({ env = process.env, now } = {}) {
+  const options = verificationOptions(env);
+  const db = options.store.db;
+  const kit = createVerificationKit({ ...options, ...(now === undefined ? {} : { now }) });
+
+  const app = express();
+  app.use(
+    session({
+      name: 'app.sid',
+      secret: env.SESSION_SECRET ?? 'change-me: a long random string from your secrets',
+      resave: false,
+      saveUninitialized: false,
+      cookie: { sameSite: 'lax', httpOnly: true },
+    }),
+  );
+  app.use(kit.router); // POST /verify/start (parses its own form body) and GET /verify/return
+
+  app.get('/', (req, res) => {
+    const signIn = `<form method="post" action="/signin"><input name="user" value="alice"><button>Sign in</button></form>`;
+    const confirm = `<form method="post" action="/verify/start">
+      <input type="hidden" name="_csrf" value="${escape(kit.csrfToken(req))}">
+      <button name="action" value="confirm_phone">Confirm your phone number</button></form>`;
+    res.type('html').send(req.session.userId === undefined ? signIn : confirm);
+  });
+  app.post('/signin', express.urlencoded({ extended: false }), (req, res) => {
+    // Stands in for your own sign-in.
+    req.session.userId = String(req.body.user ?? '');
+    res.redirect(303, '/');
+  });
+  app.get('/done', (_req, res) => res.type('html').send('<p>Phone confirmed.</p>'));
+  app.get('/me', (req, res) => {
+    const confirmations = db
+      .prepare('SELECT session_id AS sessionId, phone FROM phone_confirmations WHERE user_id = ?')
+      .all(req.session.userId ?? '');
+    res.json({ user: req.session.userId ?? null, confirmations });
+  });
+
+  app.locals.kit = kit;
+  app.locals.close = async () => {
+    await kit.close();
+    await options.store.close();
+  };
+  return app;
+}

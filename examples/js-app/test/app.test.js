@@ -1,0 +1,86 @@
+// The app's verification, end to end over HTTP, with only the kit's public `testing` entry:
+// the emulator stands in for the service, a test browser walks its hosted page, and the clock
+// the kit and the emulator share moves the sweep forward without sleeping.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { createTestBrowser, createTestClock, startEmulator, walkHostedPage } from 'hosted-sms-verify-kit/testing';
+import { createApp } from '../app.js';
+
+const CLIENT = { clientId: 'example-app', secret: 'example-secret-0123456789' };
+const dir = mkdtempSync(join(tmpdir(), 'verify-example-'));
+const server = createServer();
+const clock = createTestClock();
+let origin;
+let emulator;
+let app;
+
+before(async () => {
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://localhost:${server.address().port}`;
+  const returnUrl = `${origin}/verify/return`;
+  emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl }], clock, log: () => {} });
+  const env = {
+    VERIFY_BASE_URL: emulator.url,
+    VERIFY_CLIENT_ID: CLIENT.clientId,
+    VERIFY_CLIENT_SECRET: CLIENT.secret,
+    VERIFY_RETURN_URL: returnUrl,
+    DATABASE_PATH: join(dir, 'app.sqlite'),
+    SESSION_SECRET: 'a-test-session-secret',
+  };
+  app = createApp({ env, now: clock.now });
+  server.on('request', app);
+});
+after(async () => {
+  await app.locals.close();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A signed-in browser that has pressed "Confirm your phone number": the kit's auto-submit page. */
+async function startConfirming(browser, user = 'alice') {
+  const signedIn = await browser.submitForm(await browser.get(`${origin}/`), { user });
+  return browser.submitForm(await browser.get(signedIn.location), {}, { action: '/verify/start' });
+}
+const confirmations = async (browser) => JSON.parse((await browser.get(`${origin}/me`)).html).confirmations;
+
+test('a landing fulfils once, and a reload of it fulfils nothing more', async () => {
+  const browser = createTestBrowser();
+  const walked = await walkHostedPage(await startConfirming(browser), { emulator, browser });
+  const landing = await browser.get(walked.landingUrl);
+  assert.equal(landing.status, 303);
+  assert.equal(landing.location, `${origin}/done`);
+  assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '+15550100001' }]);
+
+  const reload = await browser.get(walked.landingUrl);
+  assert.equal(reload.location, `${origin}/done`);
+  assert.equal((await confirmations(browser)).length, 1);
+});
+
+test('wrong codes end the verification failed, and the landing fulfils nothing', async () => {
+  const browser = createTestBrowser();
+  const walked = await walkHostedPage(await startConfirming(browser, 'bob'), { emulator, browser, code: 'wrong' });
+  const landing = await browser.get(walked.landingUrl);
+  assert.equal(landing.status, 200); // the kit's "verification failed" page, with a way to start again
+  assert.equal((await confirmations(browser)).length, 0);
+});
+
+test('a closed tab is fulfilled by the sweep once the shared clock passes its first check', async () => {
+  const browser = createTestBrowser();
+  const started = await startConfirming(browser);
+  const before = (await confirmations(browser)).length;
+  const walked = await walkHostedPage(started, { emulator, browser });
+  // The user closes the tab: nobody opens walked.landingUrl.
+  assert.equal((await app.locals.kit.runSweep()).fulfilled, 0); // not due yet
+  clock.advance(181);
+  assert.equal((await app.locals.kit.runSweep()).fulfilled, 1);
+  assert.equal((await confirmations(browser)).length, before + 1);
+  // Landing late changes nothing.
+  assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
+  assert.equal((await confirmations(browser)).length, before + 1);
+});

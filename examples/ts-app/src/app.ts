@@ -1,0 +1,102 @@
+// An Express app in TypeScript on PostgreSQL: it confirms the signed-in user's phone number by SMS,
+// exactly once, on any number of instances sharing the database. No SQLite module is installed.
+import express from 'express';
+import session from 'express-session';
+import type pg from 'pg';
+import { createVerificationKit, verifyOptionsFromEnv, type VerificationKit } from 'hosted-sms-verify-kit';
+import { createPostgresStore } from 'hosted-sms-verify-kit/postgres';
+import type { PoolClient } from 'pg';
+
+declare module 'express-session' {
+  interface SessionData {
+    userId: string;
+  }
+}
+
+export interface AppOptions {
+  pool: pg.Pool;
+  env?: NodeJS.ProcessEnv;
+  /** For tests: the clock they share with the emulator (createTestClock). */
+  now?: () => number;
+}
+
+export interface App {
+  app: express.Express;
+  kit: VerificationKit<PoolClient>;
+  close(): Promise<void>;
+}
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export async function createApp({ pool, env = process.env, now }: AppOptions): Promise<App> {
+  await pool.query(`CREATE TABLE IF NOT EXISTS users (id text PRIMARY KEY, phone text NOT NULL, phone_verified_at timestamptz);
+    CREATE TABLE IF NOT EXISTS phone_confirmations (session_id text PRIMARY KEY, user_id text NOT NULL, phone text);
+    INSERT INTO users (id, phone) VALUES ('alice', '+15550100001'), ('bob', '+15550100002') ON CONFLICT DO NOTHING`);
+  const store = createPostgresStore({ pool });
+  await store.ready; // migrations done: fail at startup rather than on the first request
+
+  const kit = createVerificationKit<PoolClient>({
+    ...verifyOptionsFromEnv(env),
+    store,
+    ...(now === undefined ? {} : { now }),
+    resolveUser: async (req) => {
+      const { rows } = await pool.query<{ id: string; phone: string }>('SELECT id, phone FROM users WHERE id = $1', [
+        req.session.userId ?? '',
+      ]);
+      const user = rows[0];
+      return user === undefined ? null : { userRef: user.id, destination: user.phone };
+    },
+    actions: [
+      {
+        name: 'confirm_phone',
+        operationSensitivity: 'normal',
+        successPath: '/done',
+        // tx is the client inside the kit's BEGIN ... COMMIT: await every query on it, never on the pool.
+        fulfil: async (tx, attempt) => {
+          await tx.query('UPDATE users SET phone_verified_at = now() WHERE id = $1', [attempt.userRef]);
+          await tx.query('INSERT INTO phone_confirmations VALUES ($1, $2, $3)', [
+            attempt.sessionId,
+            attempt.userRef,
+            attempt.destination,
+          ]);
+        },
+      },
+    ],
+  });
+
+  const app = express();
+  // Several instances need a session store they share (e.g. connect-pg-simple); the memory store is for one.
+  app.use(
+    session({
+      name: 'app.sid',
+      secret: env.SESSION_SECRET ?? 'change-me: a long random string from your secrets',
+      resave: false,
+      saveUninitialized: false,
+      cookie: { sameSite: 'lax', httpOnly: true },
+    }),
+  );
+  app.use(kit.router); // POST /verify/start (parses its own form body) and GET /verify/return
+  app.get('/', (req, res) => {
+    const signIn = `<form method="post" action="/signin"><input name="user" value="alice"><button>Sign in</button></form>`;
+    const confirm = `<form method="post" action="/verify/start">
+      <input type="hidden" name="_csrf" value="${escape(kit.csrfToken(req))}">
+      <button name="action" value="confirm_phone">Confirm your phone number</button></form>`;
+    res.type('html').send(req.session.userId === undefined ? signIn : confirm);
+  });
+  app.post('/signin', express.urlencoded({ extended: false }), (req, res) => {
+    req.session.userId = String(req.body?.user ?? ''); // stands in for your own sign-in
+    res.redirect(303, '/');
+  });
+  app.get('/done', (_req, res) => {
+    res.type('html').send('<p>Phone confirmed.</p>');
+  });
+  app.get('/me', async (req, res) => {
+    const { rows } = await pool.query(
+      'SELECT session_id AS "sessionId", phone FROM phone_confirmations WHERE user_id = $1 ORDER BY session_id',
+      [req.session.userId ?? ''],
+    );
+    res.json({ user: req.session.userId ?? null, confirmations: rows });
+  });
+
+  return { app, kit, close: () => kit.close() };
+}

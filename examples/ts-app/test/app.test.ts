@@ -1,0 +1,81 @@
+// The app's verification on PostgreSQL, end to end over HTTP, with only the kit's public `testing`
+// entry. DATABASE_URL names a scratch database the test may write to.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import {
+  createTestBrowser,
+  createTestClock,
+  startEmulator,
+  walkHostedPage,
+  type RunningEmulator,
+  type TestBrowser,
+} from 'hosted-sms-verify-kit/testing';
+import { createApp, type App } from '../src/app.js';
+
+const CLIENT = { clientId: 'example-ts', secret: 'example-ts-secret-0123456789' };
+const databaseUrl = process.env.DATABASE_URL;
+if (databaseUrl === undefined) throw new Error('Set DATABASE_URL to a scratch PostgreSQL database for these tests.');
+const pool = new pg.Pool({ connectionString: databaseUrl });
+const server = createServer();
+const clock = createTestClock();
+let origin: string;
+let emulator: RunningEmulator;
+let app: App;
+
+before(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://localhost:${(server.address() as AddressInfo).port}`;
+  const returnUrl = `${origin}/verify/return`;
+  emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl }], clock, log: () => {} });
+  const env = {
+    VERIFY_BASE_URL: emulator.url,
+    VERIFY_CLIENT_ID: CLIENT.clientId,
+    VERIFY_CLIENT_SECRET: CLIENT.secret,
+    VERIFY_RETURN_URL: returnUrl,
+    SESSION_SECRET: 'a-test-session-secret',
+  };
+  app = await createApp({ pool, env, now: clock.now });
+  server.on('request', app.app);
+});
+after(async () => {
+  await app.close();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await emulator.close();
+  await pool.end();
+});
+
+async function startConfirming(browser: TestBrowser, user: string) {
+  const signedIn = await browser.submitForm(await browser.get(`${origin}/`), { user });
+  return browser.submitForm(await browser.get(signedIn.location ?? ''), {}, { action: '/verify/start' });
+}
+async function confirmations(browser: TestBrowser): Promise<{ sessionId: string; phone: string }[]> {
+  return (JSON.parse((await browser.get(`${origin}/me`)).html) as { confirmations: [] }).confirmations;
+}
+
+test('a landing fulfils once, and a reload of it fulfils nothing more', async () => {
+  const browser = createTestBrowser();
+  const walked = await walkHostedPage(await startConfirming(browser, 'alice'), { emulator, browser });
+  const landing = await browser.get(walked.landingUrl);
+  assert.equal(landing.status, 303);
+  assert.equal(landing.location, `${origin}/done`);
+  assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '+15550100001' }]);
+  assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
+  assert.equal((await confirmations(browser)).length, 1);
+});
+
+test('a closed tab is fulfilled by the sweep once the shared clock passes its first check', async () => {
+  const browser = createTestBrowser();
+  const started = await startConfirming(browser, 'bob');
+  const walked = await walkHostedPage(started, { emulator, browser });
+  // The user closes the tab: nobody opens walked.landingUrl.
+  assert.equal((await app.kit.runSweep()).fulfilled, 0); // not due yet
+  clock.advance(181);
+  assert.equal((await app.kit.runSweep()).fulfilled, 1);
+  assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '+15550100002' }]);
+  assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
+  assert.equal((await confirmations(browser)).length, 1);
+});

@@ -1,0 +1,90 @@
+/**
+ * The new integrator's scratch apps for test/package/: the tarball packed once, then installed the
+ * way the README's "Install" section says, in directories outside the repository. npm works from
+ * its cache (`--prefer-offline`); install scripts are skipped and better-sqlite3's native build is
+ * copied from the repository's (the same version), because building it again needs the network.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+export const run = promisify(execFile);
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+export const repoBin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+
+/** The body of the first fenced block of `language` after the heading `heading` (exact text). */
+export function fencedBlock(markdown: string, heading: string, language: string): string {
+  const at = markdown.split('\n').findIndex((line) => /^#+ /.test(line) && line.replace(/^#+ /, '') === heading);
+  if (at === -1) throw new Error(`README has no heading "${heading}"`);
+  const rest = markdown
+    .split('\n')
+    .slice(at + 1)
+    .join('\n');
+  const block = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(rest);
+  if (block === null) throw new Error(`no \`\`\`${language} block after "${heading}"`);
+  return block[1]!;
+}
+
+/** The `npm install` commands of a README block, as argument lists. */
+export function installCommands(block: string): string[][] {
+  return block
+    .split('\n')
+    .map((line) => line.replace(/#.*$/, '').trim())
+    .filter((line) => line.startsWith('npm install '))
+    .map((line) => line.split(/\s+/).slice(1));
+}
+
+export async function pack(work: string): Promise<{ tarball: string; files: string[] }> {
+  // `npm test` builds dist/ first; packing without the prepack build keeps dist/ in place for the
+  // suites running beside this one (a rebuild would delete it under them).
+  const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT });
+  const [report] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [
+    { filename: string; files: { path: string }[] },
+  ];
+  return { tarball: join(work, report.filename), files: report.files.map((file) => file.path) };
+}
+
+const repoVersion = (name: string) =>
+  (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+
+/**
+ * A fresh app at `dir` with the README's install commands run in it: the package name stands for
+ * the tarball, and better-sqlite3 for the repository's version (whose native build is copied).
+ */
+export async function installAsReadmeSays(dir: string, tarball: string, commands: string[][]): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'scratch-integrator-app', private: true, type: 'module' }),
+  );
+  for (const args of commands) {
+    const pinned = args.map((arg) =>
+      arg === 'hosted-sms-verify-kit' ? tarball : arg === 'better-sqlite3' ? `better-sqlite3@${repoVersion(arg)}` : arg,
+    );
+    await run(
+      'npm',
+      [...pinned, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'],
+      {
+        cwd: dir,
+        timeout: 180_000,
+      },
+    );
+  }
+  const sqlite = join(dir, 'node_modules', 'better-sqlite3');
+  if (existsSync(sqlite))
+    cpSync(join(ROOT, 'node_modules', 'better-sqlite3', 'build'), join(sqlite, 'build'), { recursive: true });
+}
+
+/** Top-level and nested package names `npm ls` reports for `dir`, e.g. with `--omit=dev`. */
+export async function listed(dir: string, ...flags: string[]): Promise<string[]> {
+  const { stdout } = await run('npm', ['ls', '--all', '--parseable', ...flags], { cwd: dir }).catch(
+    (error: { stdout: string }) => error,
+  );
+  return stdout
+    .split('\n')
+    .filter((line) => line.includes('node_modules'))
+    .map((line) => line.slice(line.lastIndexOf('node_modules/') + 'node_modules/'.length));
+}

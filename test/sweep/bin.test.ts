@@ -1,0 +1,94 @@
+/**
+ * The package's `bin` as a scheduler runs it (`hosted-sms-verify-kit sweep --once --config FILE`):
+ * a configuration module whose default export is the kit's options sweeps and prints one JSON line;
+ * usage mistakes and a bad configuration exit 1 with a message naming the fix, never a stack trace
+ * or the secret. (The packed bin, with a configuration that is a function of env, is run by
+ * test/package/.)
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../emulator/testing.ts';
+
+const MAIN = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
+// The scheduler's working directory is the app's (here a scratch one), where tsx is not installed.
+const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+const SQLITE = fileURLToPath(new URL('../../middleware/store/sqlite/sqlite.ts', import.meta.url));
+const CLIENT = {
+  clientId: 'bin-client',
+  secret: 'bin-secret-0123456789',
+  returnUrl: 'http://localhost:3998/verify/return',
+};
+
+let dir: string;
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'verify-bin-'));
+  emulator = await startEmulator({ port: 0, clients: [CLIENT], log: () => {} });
+  writeFileSync(
+    join(dir, 'options.config.mjs'),
+    `import { createSqliteStore } from ${JSON.stringify(SQLITE)};
+     export default {
+       baseUrl: process.env.VERIFY_BASE_URL, clientId: 'bin-client', clientSecret: process.env.VERIFY_CLIENT_SECRET,
+       returnUrl: 'http://localhost:3998/verify/return',
+       store: createSqliteStore({ database: ${JSON.stringify(join(dir, 'app.sqlite'))} }),
+       actions: [{ name: 'confirm_phone', operationSensitivity: 'normal', successPath: '/', fulfil: () => {} }],
+     };`,
+  );
+  writeFileSync(join(dir, 'number.config.mjs'), 'export default 42;');
+});
+afterAll(async () => {
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function bin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { PATH: process.env.PATH ?? '', VERIFY_BASE_URL: emulator.url, VERIFY_CLIENT_SECRET: CLIENT.secret };
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: dir, env }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr }),
+    );
+  });
+}
+
+describe('hosted-sms-verify-kit sweep', () => {
+  it('with --once and a configuration exporting the kit options: one sweep, one JSON line, exit 0', async () => {
+    const run = await bin('sweep', '--once', '--config', './options.config.mjs');
+    expect(run.code).toBe(0);
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ event: 'sweep', mode: 'once', claimed: 0, errors: 0 });
+    expect(run.stdout + run.stderr).not.toContain(CLIENT.secret);
+  });
+
+  it('without --once or --loop it exits 1 saying which to choose, with the usage', async () => {
+    const run = await bin('sweep', '--config', './options.config.mjs');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('say --once (one run, for a scheduler) or --loop (keep sweeping).');
+    expect(run.stderr).toContain('usage: hosted-sms-verify-kit sweep (--once | --loop) --config');
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('a missing configuration file, or one exporting neither options nor a kit, is a configuration error (exit 1)', async () => {
+    const missing = await bin('sweep', '--once', '--config', './nope.mjs');
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout)).toEqual({
+      event: 'sweep_config_error',
+      message: `--config ./nope.mjs: no such file (looked at ${join(dir, 'nope.mjs')}).`,
+    });
+    const number = await bin('sweep', '--once', '--config', './number.config.mjs');
+    expect(number.code).toBe(1);
+    expect(JSON.parse(number.stdout).message).toContain("its default export must be the kit's options, a kit");
+  });
+
+  it('an unknown command exits 1 listing the commands', async () => {
+    const run = await bin('sweeep');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/Unknown command "sweeep"[\s\S]*\n {2}sweep {6}[\s\S]*\n {2}emulator {3}/);
+  });
+});
