@@ -17,7 +17,9 @@ export type {
   RoutesOptions,
   VerificationKitOptions,
 } from './options/options.ts';
-export type { KitLogger } from './logger.ts';
+export type { KitLogger, LineWriter } from './logger.ts';
+/** One readable line per event on the console: the default in development; pass it to print in production. */
+export { createConsoleLogger } from './logger.ts';
 
 // Guarded actions and the service as the kit sees it.
 export type {
@@ -27,6 +29,7 @@ export type {
   CreateSessionInput,
   JsonValue,
   KnownFailureReason,
+  LandedAttempt,
   OperationSensitivity,
   OutcomeSource,
   Platform,
