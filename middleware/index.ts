@@ -72,7 +72,13 @@ export type {
   StoredOutcomeEvent,
   VerifyStore,
 } from './store/types.ts';
-export { maskDestination, type AttemptReader, type AttemptSearch, type AttemptSummary } from './attempts.ts';
+export {
+  maskDestination,
+  type AttemptReader,
+  type AttemptSearch,
+  type AttemptSummary,
+  type LandedSummary,
+} from './attempts.ts';
 
 // Start limits.
 export {

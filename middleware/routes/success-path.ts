@@ -3,6 +3,7 @@
  * successPath, or its function told the outcome), never a URL from a parameter, a header or state.
  */
 import type { KitContext } from '../context.ts';
+export { leaveLandedFlash } from '../attempts.ts';
 import type { Completion } from '../fulfil/fulfil.ts';
 import { describeError } from '../logger.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';

@@ -2,7 +2,8 @@
  * The outcome reaches the success page: an action's successPath may be a function of the landed
  * attempt, told the session and whether this landing ran the action or replayed it. Its result
  * passes the same same-origin path check as a fixed successPath: anything else (or a throw) is
- * logged and the user sees the neutral "complete" page, never a redirect.
+ * logged and the user sees the neutral "complete" page, never a redirect. And whatever the
+ * successPath, the page it names reads the landed attempt once: kit.attempts.takeLanded(req).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionDefinition, LandedAttempt } from '../../middleware/index.ts';
@@ -114,4 +115,36 @@ describe('successPath as a function of the landed attempt', () => {
       expect(logged).toEqual([expect.stringMatching(why)]);
     });
   }
+});
+
+describe('the one-time flash: kit.attempts.takeLanded(req) on the success page', () => {
+  const landedFor = async (user: Agent) => {
+    const answer = await user.request('/test/landed');
+    return (JSON.parse(answer.body) as { landed: Record<string, unknown> | null }).landed;
+  };
+
+  it('reads the landed attempt once, as first then replay, and never the state or params', async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { sessionId, location } = await land(alice, 'to_outcome');
+    expect(await landedFor(alice)).toBeNull(); // nothing before the landing
+    expect((await alice.request(location)).status).toBe(303);
+    const landed = await landedFor(alice);
+    expect(landed).toMatchObject({ sessionId, action: 'to_outcome', outcome: 'fulfilled', fulfilment: 'first' });
+    expect(landed).not.toHaveProperty('state');
+    expect(landed).not.toHaveProperty('params');
+    expect(await landedFor(alice)).toBeNull(); // read once
+    expect((await alice.request(location)).status).toBe(303);
+    expect(await landedFor(alice)).toMatchObject({ sessionId, fulfilment: 'replay' });
+  });
+
+  it("is left for the attempt's own user only, and not when there was no redirect", async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { location } = await land(alice, 'to_outcome');
+    const bob = await app.agent(seen).signIn('bob');
+    expect((await bob.request(location)).status).toBe(200);
+    expect(await landedFor(bob)).toBeNull();
+    const refused = await land(alice, 'to_other_site');
+    expect((await alice.request(refused.location)).status).toBe(200);
+    expect(await landedFor(alice)).toBeNull();
+  });
 });
