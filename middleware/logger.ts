@@ -45,11 +45,12 @@ export function formatLogLine(level: Level, obj: Record<string, unknown>, msg?: 
   return [head, ...(msg === undefined ? [] : [msg]), ...formatFields(obj)].join(' ');
 }
 
-/** Where console lines go: info to stdout, warn and error to stderr (console's own choice). */
+/** Where a console logger's lines go. */
 export type LineWriter = (level: Level, line: string) => void;
 
-const toConsole: LineWriter = (level, line) => {
-  console[level](line);
+/** stderr for every level: stdout stays the program's own (the sweep job's JSON lines). */
+const toConsole: LineWriter = (_level, line) => {
+  console.error(line);
 };
 
 /** A logger printing one readable line per event (`formatLogLine`). */

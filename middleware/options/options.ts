@@ -129,8 +129,8 @@ export interface VerificationKitOptions<Tx = unknown> {
   /** Clock in ms. Default Date.now. */
   now?: () => number;
   /**
-   * pino-compatible. Default: one readable line per start, landing, outcome and sweep run on the
-   * console in development, nothing when NODE_ENV is `production` or `test`; the environment
+   * pino-compatible. Default: one readable line per start, landing, outcome and sweep run on
+   * stderr in development, nothing when NODE_ENV is `production` or `test`; the environment
    * variable `VERIFY_KIT_LOG=console` prints anywhere, `VERIFY_KIT_LOG=off` never. No line ever
    * carries the client secret or a handoff.
    */
