@@ -149,7 +149,10 @@ export interface ActionDefinition<Tx = unknown> {
    * Performs the guarded action inside the kit's transaction, with the transaction handle, and
    * commits together with the fulfilment mark, exactly once per session. On PostgreSQL `tx` is the
    * pg PoolClient inside BEGIN ... COMMIT and fulfil may be async (await every query on `tx`); on
-   * SQLite `tx` is the better-sqlite3 Database and fulfil must be synchronous (a promise is refused).
+   * SQLite `tx` is the better-sqlite3 Database and fulfil must be synchronous: createVerificationKit
+   * refuses an `async function`, and a plain function that returns a promise is refused when it
+   * runs (the transaction rolls back, nothing is marked, the landing answers 500 and the sweep
+   * tries again later, failing the same way until fulfil is synchronous).
    */
   fulfil: (tx: Tx, attempt: VerifiedAttempt) => void | Promise<void>;
 }
