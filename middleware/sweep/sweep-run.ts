@@ -118,10 +118,10 @@ function withinBudget<Tx>(deps: SweepDeps<Tx>, endsAt: number): SweepDeps<Tx> {
 }
 
 function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: SweepOptions): Run<Tx> {
-  // The run's warnings go to its own logger, else to the kit's.
+  // The run's warnings go to its own logger, else to the kit's; a throwing logger never stops a check.
   const logger = safeLogger(options.logger ?? deps.logger);
   const startedAt = performance.now();
-  const logged = deps.logger === undefined && logger !== undefined ? { ...deps, logger } : deps;
+  const logged = { ...deps, logger: safeLogger(deps.logger) ?? logger };
   return {
     deps: withinBudget(logged, startedAt + opts.timeBudgetMs),
     opts,
