@@ -58,7 +58,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   mountAssets(app);
   mountSignIn(app, queries);
   mountAccountPages(app, queries, kit, now);
-  mountVerifiedPages(app, queries);
+  mountVerifiedPages(app, queries, kit);
   mountApi(app, queries);
   // The kit: POST /verify/start, GET /verify/start-again, GET <returnUrl path> (the landing).
   app.use('/', kit.router);

@@ -27,6 +27,8 @@ export interface DemoConfig {
   trustProxy: boolean | number | string;
   /** Pause between sweep runs of the in-process worker. */
   sweepIntervalMs: number;
+  /** Run the in-process sweep worker (SWEEP_WORKER=off: another instance or the sweep job sweeps). */
+  sweepWorker: boolean;
   /** Port of the bundled emulator (only when verifyBaseUrl is undefined). */
   emulatorPort: number;
   /**
@@ -88,6 +90,14 @@ function httpUrl(name: string, value: string): URL {
   return url;
 }
 
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw === 'on' || raw === 'true' || raw === '1') return true;
+  if (raw === 'off' || raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be "on" or "off"; got "${raw}".`);
+}
+
 function parseTrustProxy(raw: string | undefined): boolean | number | string {
   if (raw === undefined || raw === 'false') return false;
   if (raw === 'true') return true;
@@ -121,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     sessionSecret,
     trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
     sweepIntervalMs,
+    sweepWorker: onOff(env, 'SWEEP_WORKER', true),
     emulatorPort,
     emulatorPageHost,
   };
@@ -230,5 +241,6 @@ export function describeConfig(config: DemoConfig): Record<string, unknown> {
     database: config.databaseUrl === undefined ? config.databasePath : withoutPassword(config.databaseUrl),
     trustProxy: config.trustProxy,
     sweepIntervalMs: config.sweepIntervalMs,
+    sweepWorker: config.sweepWorker,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run demo`: the demo on http://localhost:PORT, the bundled emulator on 127.0.0.1 (a
  * different site, so cookies behave as in production) unless VERIFY_BASE_URL is set, and the
- * sweep worker in-process. SIGTERM/SIGINT stop the worker, then close the servers and the database.
+ * sweep worker in-process unless SWEEP_WORKER=off. SIGTERM/SIGINT stop the worker, then close the
+ * servers and the database. Several instances: docs/demo.md "Several instances".
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,18 +28,20 @@ async function main(): Promise<void> {
   });
   const { port } = server.address() as AddressInfo;
 
-  const worker = demo.kit.startSweepWorker({
-    intervalMs: config.sweepIntervalMs,
-    // Per-check warnings and errors; a line per run only when the run did something (onReport).
-    logger: { ...logger, info: () => {} },
-    onReport: (report) => {
-      if (report.claimed + report.expired > 0) logger.info({ sweep: report }, 'sweep run');
-    },
-  });
-  printBanner(config, port, emulator);
+  const worker = config.sweepWorker
+    ? demo.kit.startSweepWorker({
+        intervalMs: config.sweepIntervalMs,
+        // Per-check warnings and errors; a line per run only when the run did something (onReport).
+        logger: { ...logger, info: () => {} },
+        onReport: (report) => {
+          if (report.claimed + report.expired > 0) logger.info({ sweep: report }, 'sweep run');
+        },
+      })
+    : undefined;
+  printBanner(config, port, emulator, worker !== undefined);
   logger.info(describeConfig(config), 'demo started');
   stopOnSignals(async () => {
-    await worker.stop();
+    await worker?.stop();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
@@ -71,19 +74,25 @@ async function startBundledEmulator(config: DemoConfig): Promise<RunningEmulator
   });
 }
 
-function printBanner(config: DemoConfig, port: number, emulator: RunningEmulator | undefined): void {
-  const demoUrl = config.verifyBaseUrl === undefined ? `http://localhost:${port}` : new URL(config.returnUrl).origin;
+function printBanner(config: DemoConfig, port: number, emulator: RunningEmulator | undefined, sweeping: boolean): void {
+  // This instance's own address, and the one users open (the return URL's origin: the start's
+  // Origin check refuses any other), which differ when several instances sit behind one address.
+  const ownUrl = `http://${config.host}:${port}`;
+  const publicUrl = new URL(config.returnUrl).origin;
   const databaseShown = config.databaseUrl === undefined ? config.databasePath : withoutPassword(config.databaseUrl);
   const users = SEEDED_USERS.map((u) => `${u.name.split(' ')[0]} (${u.phone})`).join(', ');
   console.log(
     [
       '',
-      `  Demo app        ${demoUrl}   (listening on ${config.host}:${port})`,
+      `  Demo app        ${publicUrl}   (the return URL's origin: open the demo there)`,
+      `  This instance   ${ownUrl}`,
       `  Sign in         open the demo and pick a demo user: ${users}`,
       emulator === undefined
         ? `  SMS codes       sent by ${config.verifyBaseUrl} to the user's phone`
         : `  SMS codes       ${emulator.url}/_dev/inbox   (the bundled emulator; codes are also printed below)`,
-      `  Sweep worker    every ${Math.round(config.sweepIntervalMs / 1000)} s, in this process`,
+      sweeping
+        ? `  Sweep worker    every ${Math.round(config.sweepIntervalMs / 1000)} s, in this process`
+        : '  Sweep worker    off in this instance (SWEEP_WORKER=off): another instance or the sweep job sweeps',
       `  Database        ${databaseShown}`,
       '',
       '  Ctrl-C stops everything.',

@@ -1,7 +1,9 @@
 /**
  * A read API for support screens: find attempts by user, outcome and age, or one by sessionId.
  * What it returns is safe to show an operator: no params, no state, and the destination masked.
+ * Also the success page's one-time flash: the attempt its user just landed on, read once.
  */
+import type { Request } from 'express';
 import { KitError, KitErrorCode } from './errors.ts';
 import type { AttemptOutcome, AttemptRecord, VerifyStore } from './store/types.ts';
 import type { OperationSensitivity, OutcomeSource, Platform } from './types.ts';
@@ -41,12 +43,57 @@ export interface AttemptSearch {
   limit?: number;
 }
 
+/** The attempt its own user just landed on (fulfilled), as the success page reads it. */
+export interface LandedSummary extends AttemptSummary {
+  outcome: 'fulfilled';
+  /** 'first' when that landing ran the action; 'replay' for a reload or when something else ran it first. */
+  fulfilment: 'first' | 'replay';
+}
+
 /** Reads for support screens (`kit.attempts`). */
 export interface AttemptReader {
   /** Attempts matching the search, newest first. */
   find(search?: AttemptSearch): Promise<AttemptSummary[]>;
   /** One attempt by its sessionId, or undefined. */
   get(sessionId: string): Promise<AttemptSummary | undefined>;
+  /**
+   * On the page a landing sent its user to (the successPath): the attempt just fulfilled, once.
+   * The landing leaves it in the user's session (express-session) and this takes it out, so a
+   * second read, another user or a page opened directly gets undefined.
+   */
+  takeLanded(req: Request): Promise<LandedSummary | undefined>;
+}
+
+/** The session key of the landing's one-time flash. */
+export const LANDED_SESSION_KEY = 'verifyKitLanded';
+
+/** What the landing leaves in the session: identifiers only. */
+export interface LandedFlash {
+  sessionId: string;
+  fulfilment: 'first' | 'replay';
+}
+
+function sessionOf(req: Request): Record<string, unknown> | undefined {
+  const session = (req as Request & { session?: unknown }).session;
+  return typeof session === 'object' && session !== null ? (session as unknown as Record<string, unknown>) : undefined;
+}
+
+/** Leaves the flash for the success page (nothing without express-session). */
+export function leaveLandedFlash(req: Request, flash: LandedFlash): void {
+  const session = sessionOf(req);
+  if (session !== undefined) session[LANDED_SESSION_KEY] = { ...flash };
+}
+
+/** Takes the flash out of the session: it is read once. */
+function takeFlash(req: Request): LandedFlash | undefined {
+  const session = sessionOf(req);
+  const flash = session?.[LANDED_SESSION_KEY];
+  if (session === undefined || flash === undefined) return undefined;
+  session[LANDED_SESSION_KEY] = undefined;
+  if (typeof flash !== 'object' || flash === null) return undefined;
+  const { sessionId, fulfilment } = flash as Record<string, unknown>;
+  if (typeof sessionId !== 'string' || (fulfilment !== 'first' && fulfilment !== 'replay')) return undefined;
+  return { sessionId, fulfilment };
 }
 
 const OUTCOMES: readonly AttemptOutcome[] = ['pending', 'fulfilled', 'failed', 'expired', 'superseded'];
@@ -122,6 +169,13 @@ export function createAttemptReader(
       if (typeof sessionId !== 'string' || sessionId === '') throw invalid('`sessionId` must be a non-empty string.');
       const record = await store.findAttemptBySessionId(sessionId);
       return record === undefined ? undefined : summarise(record);
+    },
+    async takeLanded(req) {
+      const flash = takeFlash(req);
+      if (flash === undefined) return undefined;
+      const record = await store.findAttemptBySessionId(flash.sessionId);
+      if (record?.outcome !== 'fulfilled') return undefined;
+      return { ...summarise(record), outcome: 'fulfilled', fulfilment: flash.fulfilment };
     },
   };
 }

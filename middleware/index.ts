@@ -17,7 +17,9 @@ export type {
   RoutesOptions,
   VerificationKitOptions,
 } from './options/options.ts';
-export type { KitLogger } from './logger.ts';
+export type { KitLogger, LineWriter } from './logger.ts';
+/** One readable line per event on the console: the default in development; pass it to print in production. */
+export { createConsoleLogger } from './logger.ts';
 export { verifyOptionsFromEnv, VERIFY_ENV, type VerifyEnvOptions } from './options/options-env.ts';
 
 // Guarded actions and the service as the kit sees it.
@@ -28,6 +30,7 @@ export type {
   CreateSessionInput,
   JsonValue,
   KnownFailureReason,
+  LandedAttempt,
   OperationSensitivity,
   OutcomeSource,
   Platform,
@@ -69,7 +72,13 @@ export type {
   StoredOutcomeEvent,
   VerifyStore,
 } from './store/types.ts';
-export { maskDestination, type AttemptReader, type AttemptSearch, type AttemptSummary } from './attempts.ts';
+export {
+  maskDestination,
+  type AttemptReader,
+  type AttemptSearch,
+  type AttemptSummary,
+  type LandedSummary,
+} from './attempts.ts';
 
 // Start limits.
 export {

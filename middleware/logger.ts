@@ -1,6 +1,7 @@
 /**
- * The one logger type of the kit, the sweep, the worker and the job (pino-compatible), and the
- * helpers every module uses to log without leaking: errors are described by code and message only.
+ * The one logger type of the kit, the sweep, the worker and the job (pino-compatible), the default
+ * logger (one readable line per event in development, quiet in production), and the helpers every
+ * module uses to log without leaking: errors are described by code and message only.
  */
 import { KitError } from './errors.ts';
 
@@ -11,8 +12,65 @@ export interface KitLogger {
   error(obj: Record<string, unknown>, msg?: string): void;
 }
 
-/** The default: logs nothing. */
+type Level = keyof KitLogger;
+
+/** Logs nothing. */
 export const silentLogger: KitLogger = { info() {}, warn() {}, error() {} };
+
+/** The environment switch of the default logger: `VERIFY_KIT_LOG=console` (or on, 1, true) or `off`. */
+export const LOG_SWITCH = 'VERIFY_KIT_LOG';
+
+const NEEDS_QUOTES = /[\s"=]|^$/;
+
+function formatValue(value: unknown): string {
+  if (typeof value === 'string') return NEEDS_QUOTES.test(value) ? JSON.stringify(value) : value;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** `key=value` pairs; a nested object (an error's description) one level deep as `err.code=...`. */
+function formatFields(obj: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(obj).flatMap(([key, value]) => {
+    if (value === undefined) return [];
+    if (prefix === '' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      return formatFields(value as Record<string, unknown>, `${key}.`);
+    }
+    return [`${prefix}${key}=${formatValue(value)}`];
+  });
+}
+
+/** One line: `[verify-kit] ERROR message key=value ...` (the level is shown for warn and error only). */
+export function formatLogLine(level: Level, obj: Record<string, unknown>, msg?: string): string {
+  const head = level === 'info' ? '[verify-kit]' : `[verify-kit] ${level.toUpperCase()}`;
+  return [head, ...(msg === undefined ? [] : [msg]), ...formatFields(obj)].join(' ');
+}
+
+/** Where a console logger's lines go. */
+export type LineWriter = (level: Level, line: string) => void;
+
+/** stderr for every level: stdout stays the program's own (the sweep job's JSON lines). */
+const toConsole: LineWriter = (_level, line) => {
+  console.error(line);
+};
+
+/** A logger printing one readable line per event (`formatLogLine`). */
+export function createConsoleLogger(write: LineWriter = toConsole): KitLogger {
+  const at = (level: Level) => (obj: Record<string, unknown>, msg?: string) =>
+    write(level, formatLogLine(level, obj, msg));
+  return { info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/**
+ * The logger of a kit given none: printed lines in development, nothing when NODE_ENV is
+ * `production` or `test`. `VERIFY_KIT_LOG=console` prints anywhere; `VERIFY_KIT_LOG=off` never.
+ */
+export function defaultLogger(env: NodeJS.ProcessEnv = process.env, write?: LineWriter): KitLogger {
+  const switched = env[LOG_SWITCH]?.trim().toLowerCase();
+  if (switched === 'off' || switched === '0' || switched === 'false') return silentLogger;
+  const on = switched === 'console' || switched === 'on' || switched === '1' || switched === 'true';
+  if (!on && (env.NODE_ENV === 'production' || env.NODE_ENV === 'test')) return silentLogger;
+  return createConsoleLogger(write);
+}
 
 /** The logger with every call guarded: a throwing logger never disturbs a request or a sweep. */
 export function safeLogger(logger: KitLogger): KitLogger;
@@ -20,7 +78,7 @@ export function safeLogger(logger: KitLogger | undefined): KitLogger | undefined
 export function safeLogger(logger: KitLogger | undefined): KitLogger | undefined {
   if (logger === undefined) return undefined;
   const guard =
-    (level: keyof KitLogger) =>
+    (level: Level) =>
     (obj: Record<string, unknown>, msg?: string): void => {
       try {
         logger[level](obj, msg);

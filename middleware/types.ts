@@ -92,6 +92,20 @@ export interface VerifiedAttempt {
   destination: string | null;
 }
 
+/** What a `successPath` function is told: the fulfilled attempt its own user landed on. */
+export interface LandedAttempt {
+  sessionId: string;
+  userRef: string;
+  action: string;
+  params: JsonValue;
+  outcome: 'fulfilled';
+  /**
+   * 'first' when this landing ran the action; 'replay' when it was already done (a reload, a
+   * second tab, or the sweep got there first).
+   */
+  fulfilment: 'first' | 'replay';
+}
+
 /** What `prepare` is told besides the request. */
 export interface PrepareContext {
   /** The signed-in user the attempt is for, and the destination the code will be sent to. */
@@ -110,10 +124,14 @@ export interface ActionDefinition<Tx = unknown> {
   name: string;
   operationSensitivity: OperationSensitivity;
   /**
-   * Where to send the user after fulfilment: a same-origin path starting with a single "/".
-   * Fixed on the server; nothing the browser sends can change it.
+   * Where to send the attempt's own user after fulfilment: a same-origin path starting with a
+   * single "/", or a function of the landed attempt returning one (to show the outcome, e.g.
+   * `({ sessionId }) => \`/done?session=\${encodeURIComponent(sessionId)}\``, then
+   * `kit.attempts.get(sessionId)` on that page). Decided on the server: nothing the browser sends
+   * can change it. A returned value that is not such a path (or a throw) is logged and the user
+   * sees the kit's neutral "complete" page instead of a redirect.
    */
-  successPath: string;
+  successPath: string | ((landed: LandedAttempt) => string);
   /** Default 'latest'. See ActionOrdering. */
   ordering?: ActionOrdering;
   /**
@@ -131,7 +149,10 @@ export interface ActionDefinition<Tx = unknown> {
    * Performs the guarded action inside the kit's transaction, with the transaction handle, and
    * commits together with the fulfilment mark, exactly once per session. On PostgreSQL `tx` is the
    * pg PoolClient inside BEGIN ... COMMIT and fulfil may be async (await every query on `tx`); on
-   * SQLite `tx` is the better-sqlite3 Database and fulfil must be synchronous (a promise is refused).
+   * SQLite `tx` is the better-sqlite3 Database and fulfil must be synchronous: createVerificationKit
+   * refuses an `async function`, and a plain function that returns a promise is refused when it
+   * runs (the transaction rolls back, nothing is marked, the landing answers 500 and the sweep
+   * tries again later, failing the same way until fulfil is synchronous).
    */
   fulfil: (tx: Tx, attempt: VerifiedAttempt) => void | Promise<void>;
 }

@@ -93,6 +93,10 @@ export const en: DemoTexts = {
   verified: {
     phoneTitle: 'Phone number confirmed',
     phoneText: (phone) => `You confirmed that ${phone} is yours.`,
+    phoneLanded: {
+      first: 'Phone confirmed: this verification applied it just now.',
+      replay: 'Phone confirmed: this verification had already been applied, so nothing ran twice.',
+    },
     payoutTitle: 'Payout account changed',
     payoutText: (last4) => `Payouts now go to the account ending ${last4}.`,
     payoutUpdated: 'Your payout account was updated.',

@@ -100,6 +100,10 @@ export const fr: DemoTexts = {
   verified: {
     phoneTitle: 'Numéro de téléphone confirmé',
     phoneText: (phone) => `Vous avez confirmé que le ${phone} est le vôtre.`,
+    phoneLanded: {
+      first: 'Téléphone confirmé : cette vérification vient de l’appliquer.',
+      replay: 'Téléphone confirmé : cette vérification avait déjà été appliquée, rien n’a été exécuté deux fois.',
+    },
     payoutTitle: 'Compte de versement changé',
     payoutText: (last4) => `Les versements vont désormais sur le compte se terminant par ${last4}.`,
     payoutUpdated: 'Votre compte de versement a été mis à jour.',

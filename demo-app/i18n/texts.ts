@@ -77,6 +77,8 @@ export interface DemoTexts {
   verified: {
     phoneTitle: string;
     phoneText: (phone: string) => string;
+    /** What the landing just did, read once from the kit (kit.attempts.takeLanded). */
+    phoneLanded: { first: string; replay: string };
     payoutTitle: string;
     payoutText: (last4: string) => string;
     payoutUpdated: string;

@@ -52,11 +52,13 @@ export function mountAccountPages(
 }
 
 /** The actions' successPaths: the kit redirects here after fulfilment; the page reads the result back. */
-export function mountVerifiedPages(app: express.Express, queries: DemoReads): void {
+export function mountVerifiedPages(app: express.Express, queries: DemoReads, kit: VerificationKit<unknown>): void {
   app.get(
     '/verified/phone',
     withUser(queries, async (req, res, user) => {
       const latest = (await queries.activity(user.id)).find((entry) => entry.action === CONFIRM_PHONE);
+      // The kit's one-time flash: present only on arrival from this user's landing.
+      const landed = await kit.attempts.takeLanded(req);
       const t = demoTexts(req);
       res.send(
         verifiedPage({
@@ -65,6 +67,7 @@ export function mountVerifiedPages(app: express.Express, queries: DemoReads): vo
           title: t.verified.phoneTitle,
           text: t.verified.phoneText(user.verifiedPhone ?? user.phone),
           latest,
+          ...(landed?.action === CONFIRM_PHONE ? { landed: t.verified.phoneLanded[landed.fulfilment] } : {}),
         }),
       );
     }),

@@ -8,6 +8,8 @@ export function verifiedPage(ctx: {
   title: string;
   text: string;
   latest: ActivityEntry | undefined;
+  /** The kit's one-time flash on arrival from the landing: what it just did. */
+  landed?: string;
 }): string {
   const v = ctx.t.verified;
   return page({
@@ -18,6 +20,7 @@ export function verifiedPage(ctx: {
     body: html`<section class="card result ok">
 <div class="icon" aria-hidden="true">✓</div>
 <h1>${ctx.title}</h1>
+${ctx.landed === undefined ? '' : html`<p id="landed" role="status"><strong>${ctx.landed}</strong></p>`}
 <p>${ctx.text}</p>
 ${
   ctx.latest === undefined

@@ -128,7 +128,7 @@ export async function applyStatus<Tx>(
       countOutcomes(result.superseded.length, 'superseded', source);
       return { kind: 'fulfilled', attempt: result.attempt, firstTime: true, eventIds: result.eventIds };
     case 'superseded':
-      logSuperseded(deps, result.attempt, source);
+      // The caller logs its own completion (completion-log.ts); the older ones above only here.
       countOutcomes(1, 'superseded', source);
       return { kind: 'superseded', attempt: result.attempt, eventIds: result.eventIds };
     case 'already_fulfilled':
@@ -165,7 +165,7 @@ function logSuperseded<Tx>(deps: FulfilContext<Tx>, attempt: Attempt, source: Ou
       supersededBy: attempt.supersededBy,
       outcome: 'superseded',
     },
-    'verification superseded: a newer one of the same user and action was applied, so this one never will be',
+    'older verification superseded: a newer one of the same user and action was applied, so this one never will be',
   );
 }
 

@@ -1,13 +1,18 @@
-/** Checks of the integrator's guarded actions: names, sensitivity, successPath, hooks, ordering, proof. */
+/**
+ * Checks of the integrator's guarded actions: names, sensitivity, successPath, hooks, ordering, proof.
+ * Every problem of every action is reported, a bad name included, and an `async` fulfil is refused
+ * when the store's transaction cannot span a promise (SQLite).
+ */
 import { isFunction, isRecord, quote, type OptionProblems } from './option-problems.ts';
 import { CONTROL } from './options-urls.ts';
+import type { VerifyStore } from '../store/types.ts';
 import type { ActionDefinition } from '../types.ts';
 
 const ACTION_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 const SHAPE = '{ name, operationSensitivity, successPath, prepare?, fulfil }';
 
 /** A same-origin path with a single leading "/": never a URL another site could be reached by. */
-function isSafeSuccessPath(path: unknown): path is string {
+export function isSafeSuccessPath(path: unknown): path is string {
   return (
     typeof path === 'string' &&
     path.startsWith('/') &&
@@ -17,21 +22,42 @@ function isSafeSuccessPath(path: unknown): path is string {
   );
 }
 
-/** Problems of one action (already known to have a valid, unique name). */
-function checkAction(problems: OptionProblems, named: string, action: Record<string, unknown>): void {
+/** An `async function`: known when the kit is created (a plain function returning a promise is not). */
+function isAsyncFunction(value: unknown): boolean {
+  return typeof value === 'function' && Object.prototype.toString.call(value) === '[object AsyncFunction]';
+}
+
+function checkFulfil(problems: OptionProblems, named: string, fulfil: unknown, syncStore: boolean): void {
+  if (!isFunction(fulfil)) {
+    problems.add(`\`${named}.fulfil\` must be a function (tx, attempt) => void (async only on PostgreSQL).`);
+  } else if (syncStore && isAsyncFunction(fulfil)) {
+    problems.add(
+      `\`${named}.fulfil\` is an async function, but this store's transaction is synchronous (SQLite): ` +
+        'the action would finish after COMMIT, outside the transaction. Make fulfil synchronous ' +
+        '(better-sqlite3 calls on `tx` are synchronous: `tx.prepare(sql).run(...)`), or use the PostgreSQL store.',
+    );
+  }
+}
+
+/** Problems of one action (its name is checked by the caller). */
+function checkAction(
+  problems: OptionProblems,
+  named: string,
+  action: Record<string, unknown>,
+  syncStore: boolean,
+): void {
   if (action.operationSensitivity !== 'normal' && action.operationSensitivity !== 'sensitive') {
     problems.add(
       `\`${named}.operationSensitivity\` must be 'normal' or 'sensitive': got ${quote(action.operationSensitivity)}.`,
     );
   }
-  if (!isSafeSuccessPath(action.successPath)) {
+  if (!isFunction(action.successPath) && !isSafeSuccessPath(action.successPath)) {
     problems.add(
-      `\`${named}.successPath\` must be a same-origin path starting with a single "/" (e.g. "/account"): got ${quote(action.successPath)}. It is fixed on the server; never a URL from the request.`,
+      `\`${named}.successPath\` must be a same-origin path starting with a single "/" (e.g. "/account"), or a function ` +
+        `of the landed attempt returning one: got ${quote(action.successPath)}. It is decided on the server; never a URL from the request.`,
     );
   }
-  if (!isFunction(action.fulfil)) {
-    problems.add(`\`${named}.fulfil\` must be a function (tx, attempt) => void (async only on PostgreSQL).`);
-  }
+  checkFulfil(problems, named, action.fulfil, syncStore);
   if (action.prepare !== undefined && !isFunction(action.prepare)) {
     problems.add(`\`${named}.prepare\` must be a function (req, context) => params, or omitted.`);
   }
@@ -53,7 +79,9 @@ function checkAction(problems: OptionProblems, named: string, action: Record<str
 export function checkActions<Tx>(
   problems: OptionProblems,
   value: readonly ActionDefinition<Tx>[] | undefined,
+  store?: Pick<VerifyStore<Tx>, 'synchronousTransactions'>,
 ): Map<string, ActionDefinition<Tx>> {
+  const syncStore = isRecord(store) && store.synchronousTransactions === true;
   const byName = new Map<string, ActionDefinition<Tx>>();
   if (!Array.isArray(value) || value.length === 0) {
     problems.add(`\`actions\` must be a non-empty array of ${SHAPE}.`);
@@ -71,12 +99,14 @@ export function checkActions<Tx>(
       problems.add(
         `\`${at}.name\` must match ${ACTION_NAME} (lowercase, e.g. "change_payout"): got ${quote(fields.name)}.`,
       );
+      // Its other problems are reported too, under its index.
+      checkAction(problems, at, fields, syncStore);
       return;
     }
     const named = `${at} ("${action.name}")`;
     if (byName.has(action.name))
       problems.add(`\`${named}\`: the name is registered twice; action names must be unique.`);
-    checkAction(problems, named, fields);
+    checkAction(problems, named, fields, syncStore);
     byName.set(action.name, action);
   });
   return problems.count === before ? byName : new Map();

@@ -4,7 +4,7 @@
  * from the result. The client secret's value is never quoted, not even in part.
  */
 import { KitError, KitErrorCode } from '../errors.ts';
-import { silentLogger } from '../logger.ts';
+import { defaultLogger } from '../logger.ts';
 import { createMessageCatalog } from '../pages/messages.ts';
 import {
   checkKnownKeys,
@@ -214,7 +214,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   const platform = checkPlatform(problems, options.platform);
   const returned = checkReturnUrl(problems, options.returnUrl, platform);
   const routes = checkRoutes(problems, options.routes, platform, returned.path);
-  const actions = checkActions(problems, options.actions);
+  const actions = checkActions(problems, options.actions, options.store);
   checkCollaborators(problems, fields);
   checkLimits(problems, options.limits, options.dangerouslyDisableStartLimits);
   const beforeCreate = optionalFunction(problems, 'beforeCreate', options.beforeCreate);
@@ -230,7 +230,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   const csrf = checkCsrf(problems, options.csrf);
   const { landing, sweep } = checkTimings(problems, options);
   problems.throwIfAny();
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger();
 
   return {
     baseUrl: options.baseUrl,

@@ -128,6 +128,12 @@ export interface VerificationKitOptions<Tx = unknown> {
   beforeCreate?: BeforeCreateHook;
   /** Clock in ms. Default Date.now. */
   now?: () => number;
+  /**
+   * pino-compatible. Default: one readable line per start, landing, outcome and sweep run on
+   * stderr in development, nothing when NODE_ENV is `production` or `test`; the environment
+   * variable `VERIFY_KIT_LOG=console` prints anywhere, `VERIFY_KIT_LOG=off` never. No line ever
+   * carries the client secret or a handoff.
+   */
   logger?: KitLogger;
   pages?: Partial<PageRenderers>;
   /**

@@ -13,6 +13,7 @@ import { defaultPages } from '../pages/pages.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { newNonce } from './state.ts';
 import { inSpan } from '../telemetry.ts';
+import { serviceRefusalFix } from './service-refusal.ts';
 
 /** KitErrors the integrator's own code (prepare, beforeCreate) threw: their text is meant for users. */
 const writtenForUsers = new WeakSet<KitError>();
@@ -42,6 +43,7 @@ function saysWhenToRetry(error: KitError): error is KitError & { retryAfterSecon
   return retryable && error.retryAfterSeconds !== undefined;
 }
 
+/** One line: errors at error level (a refusal caused by the kit's set-up says how to fix it), the rest at warn. */
 export function logKitError<Tx>(context: KitContext<Tx>, route: string, error: KitError): void {
   const fields = {
     route,
@@ -50,7 +52,9 @@ export function logKitError<Tx>(context: KitContext<Tx>, route: string, error: K
     serviceErrorCode: error.serviceErrorCode,
     serviceStatus: error.serviceStatus,
   };
-  if (error.status >= 500) context.logger.error(fields, error.message);
+  const fix = serviceRefusalFix(context, error);
+  if (fix !== undefined) context.logger.error(fields, `${error.message} ${fix}`);
+  else if (error.status >= 500) context.logger.error(fields, error.message);
   else context.logger.warn(fields, error.message);
 }
 

@@ -9,6 +9,7 @@ import type { KitContext } from '../context.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { completeAttempt, findReturnedAttempt, type Completion } from '../fulfil/fulfil.ts';
 import { deliverAfterResponse } from '../fulfil/outcomes.ts';
+import { logCompletion } from '../fulfil/completion-log.ts';
 import { STATE_PATTERN } from './state.ts';
 import { annotateSpan } from '../telemetry.ts';
 import type { Attempt } from '../store/types.ts';
@@ -119,7 +120,7 @@ export async function completeReturn<Tx>(
     ({ completion, busy } = await completeUnlessBusy(context, attempt, outcomeSource));
   }
   const { sessionId, action } = completion.attempt;
-  context.logger.info({ route, sessionId, action, outcome: completion.kind }, 'verification return');
+  logCompletion(context.logger, route, completion);
   annotateSpan({
     'verify_kit.session_id': sessionId,
     'verify_kit.action': action,

@@ -60,9 +60,20 @@ function checkOrigin(context: Pick<KitContext, 'csrf' | 'returnOrigin'>, req: Re
   // Browsers send `Origin: null` for a same-origin form under `Referrer-Policy: no-referrer`
   // (helmet's default): it says nothing either way, so the token and fetch metadata decide.
   if (origin === undefined || origin === 'null') return;
-  if (origin !== context.returnOrigin && !context.csrf.allowedOrigins.includes(origin)) {
-    refuse('This request came from another origin and was refused. Start the verification from this site.');
-  }
+  if (origin !== context.returnOrigin && !context.csrf.allowedOrigins.includes(origin)) refuseOrigin(context, origin);
+}
+
+/**
+ * The log names both origins: the usual cause is one app reached under two names (127.0.0.1 and
+ * localhost, or an instance's own port instead of the shared address).
+ */
+function refuseOrigin(context: Pick<KitContext, 'csrf' | 'returnOrigin'>, origin: string): never {
+  const expected = [context.returnOrigin ?? '(none: mobile)', ...context.csrf.allowedOrigins];
+  refuse(
+    `This request came from another origin and was refused: its Origin ${JSON.stringify(origin.slice(0, 200))} is not this app's origin ` +
+      `${JSON.stringify(context.returnOrigin)} (the returnUrl's)${expected.length > 1 ? ` or one of csrf.allowedOrigins (${expected.slice(1).join(', ')})` : ''}. ` +
+      `Open the app at ${expected[0]}, the returnUrl's origin, or list ${JSON.stringify(origin.slice(0, 200))} in csrf.allowedOrigins.`,
+  );
 }
 
 function submittedToken(req: Request): string | undefined {

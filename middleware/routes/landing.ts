@@ -16,6 +16,7 @@ import { completeReturn, queryOf } from './complete-return.ts';
 import type { Attempt } from '../store/types.ts';
 import { currentUser } from './user.ts';
 import { restartFormFor } from './restart-form.ts';
+import { leaveLandedFlash, successPathOf } from './success-path.ts';
 
 /**
  * The pending page's context: it checks again by itself only within the refresh window; its
@@ -87,10 +88,16 @@ export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string)
     const { attempt } = completion;
     const user = await currentUser(context, req);
     const isOwner = user !== null && user.userRef === attempt.userRef;
-    if (isOwner && completion.kind === 'fulfilled') {
+    // Decided on the server and checked as a same-origin path: never a URL from a parameter, a header or state.
+    const successPath = isOwner && completion.kind === 'fulfilled' ? successPathOf(context, completion) : undefined;
+    if (successPath !== undefined) {
+      // The success page reads the outcome once: kit.attempts.takeLanded(req).
+      leaveLandedFlash(req, {
+        sessionId: attempt.sessionId,
+        fulfilment: completion.kind === 'fulfilled' && completion.firstTime ? 'first' : 'replay',
+      });
       setNoStoreHeaders(res);
-      // The stored, server-side destination: never a URL from a parameter, a header or state.
-      seeOther(res, attempt.returnTo);
+      seeOther(res, successPath);
       return;
     }
     if (!isOwner || completion.kind === 'fulfilled') {

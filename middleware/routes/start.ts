@@ -140,7 +140,8 @@ async function createAttempt<Tx>(
     params,
     // The number the session was created for: fulfil receives exactly this.
     destination: user.destination,
-    returnTo: action.successPath,
+    // A successPath function is called at the landing, with the outcome.
+    returnTo: typeof action.successPath === 'string' ? action.successPath : '',
     sensitivity: action.operationSensitivity,
     platform: context.platform,
     createdAt: now,

@@ -27,7 +27,10 @@ export interface NewAttempt {
    * action that proves the destination proves control of it: see `serviceUserRef`.
    */
   destination: string;
-  /** Server-side destination after fulfilment (the action's successPath at start time). */
+  /**
+   * Server-side destination after fulfilment: the action's successPath at start time, or '' when
+   * the action computes it at the landing (a successPath function).
+   */
   returnTo: string;
   sensitivity: OperationSensitivity;
   platform: Platform;
@@ -227,6 +230,11 @@ export interface StartBudgetRefusal {
 
 /** What a store implements; `Tx` is the transaction handle actions receive. */
 export interface VerifyStore<Tx = unknown> {
+  /**
+   * True when the store's transaction cannot span a promise (SQLite): createVerificationKit then
+   * refuses an action whose fulfil is an `async function`. Left out: async effects are allowed.
+   */
+  readonly synchronousTransactions?: boolean;
   insertAttempt(attempt: NewAttempt): Promise<void>;
   findAttemptByState(state: string): Promise<Attempt | undefined>;
   /**

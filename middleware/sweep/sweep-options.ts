@@ -41,7 +41,7 @@ export interface SweepOptions {
   owner?: string;
   /** Abort to stop claiming and starting reads; in-flight reads finish, unstarted claims are released. */
   signal?: AbortSignal;
-  /** The run's own warnings and errors. Default: none (the fulfil path still logs to the kit's logger). */
+  /** The run's line, warnings and errors. Default: the kit's logger (the fulfil path always logs there). */
   logger?: KitLogger;
 }
 

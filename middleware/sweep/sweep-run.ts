@@ -11,6 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { applyStatus, readStatus, type Completion, type StatusRead } from '../fulfil/fulfil.ts';
+import { logCompletion } from '../fulfil/completion-log.ts';
 import { groupCommitter, type FulfilCommitter } from '../fulfil/group-commit.ts';
 import { deliverOutcomeEvents } from '../fulfil/outcomes.ts';
 import { applyRetention } from './retention.ts';
@@ -117,9 +118,10 @@ function withinBudget<Tx>(deps: SweepDeps<Tx>, endsAt: number): SweepDeps<Tx> {
 }
 
 function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: SweepOptions): Run<Tx> {
-  const logger = safeLogger(options.logger);
+  // The run's warnings go to its own logger, else to the kit's; a throwing logger never stops a check.
+  const logger = safeLogger(options.logger ?? deps.logger);
   const startedAt = performance.now();
-  const logged = deps.logger === undefined && logger !== undefined ? { ...deps, logger } : deps;
+  const logged = { ...deps, logger: safeLogger(deps.logger) ?? logger };
   return {
     deps: withinBudget(logged, startedAt + opts.timeBudgetMs),
     opts,
@@ -285,7 +287,10 @@ async function readAgainLater<Tx>(run: Run<Tx>, attempt: Attempt, error: KitErro
 /** Records what a read found (through the run's group committer) and counts it. Never rejects. */
 async function applyOne<Tx>(run: Run<Tx>, attempt: Attempt, read: StatusRead<Tx>): Promise<void> {
   try {
-    countCompletion(run.report, await applyStatus(run.deps, attempt, read, 'sweep', run.committer));
+    const completion = await applyStatus(run.deps, attempt, read, 'sweep', run.committer);
+    countCompletion(run.report, completion);
+    // Still pending is counted in the run's line; anything settled gets its own.
+    if (completion.kind !== 'pending') logCompletion(run.deps.logger, 'sweep', completion);
   } catch (error) {
     checkFailed(run, attempt, error);
   }

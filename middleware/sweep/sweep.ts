@@ -19,6 +19,18 @@ import { resolveSweepOptions, type SweepOptions } from './sweep-options.ts';
 import type { SweepDeps, SweepReport } from './sweep-report.ts';
 import { sweepOnce } from './sweep-run.ts';
 import { inSpan, recordSweepLag, SpanName } from '../telemetry.ts';
+import { safeLogger, type KitLogger } from '../logger.ts';
+
+/** The run's one line: what it did, and a warning when no read reached the service. */
+function logRun(logger: KitLogger | undefined, report: SweepReport): void {
+  const { owner, claimed, fulfilled, alreadyFulfilled, failed, pending, expired, superseded, errors } = report;
+  const fields = { owner, claimed, fulfilled, alreadyFulfilled, failed, pending, expired, superseded, errors };
+  const summary =
+    `sweep run: ${fulfilled} fulfilled, ${failed} failed, ${pending} still pending, ${expired} expired ` +
+    `(${claimed} claimed, ${report.durationMs} ms)`;
+  if (report.serviceReachable) logger?.info({ ...fields, durationMs: report.durationMs }, summary);
+  else logger?.warn({ ...fields, durationMs: report.durationMs }, `${summary}: no read reached the service`);
+}
 
 /** Runs one sweep. Rejects only when the store itself fails (claim or expiry). */
 export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = {}): Promise<SweepReport> {
@@ -38,6 +50,7 @@ export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = 
       'verify_kit.sweep.errors': errors,
     });
     recordSweepLag(oldestDueAgeMs);
+    logRun(safeLogger(options.logger ?? deps.logger), report);
     return report;
   });
 }

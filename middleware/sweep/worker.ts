@@ -35,8 +35,8 @@ async function runAndReport<Tx>(
 ): Promise<void> {
   try {
     const report = await runSweep(deps, { ...options.sweep, signal });
+    // runSweep logs the run's line.
     record(report);
-    logger?.info({ sweep: report }, 'sweep run finished');
     try {
       options.onReport?.(report);
     } catch (error) {
@@ -88,7 +88,7 @@ async function finishAndRelease<Tx>(
 /** Starts the worker: a run now (or after `initialDelayMs`), then one `intervalMs` after each run ends. */
 export function startSweepWorker<Tx>(deps: SweepDeps<Tx>, options: SweepWorkerOptions): SweepWorker {
   const resolved = resolveWorkerOptions(options);
-  const logger = safeLogger(resolved.sweep.logger);
+  const logger = safeLogger(resolved.sweep.logger ?? deps.logger);
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> | undefined;

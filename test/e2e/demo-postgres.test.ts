@@ -110,6 +110,10 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
     const landings = await Promise.all([a, b, a, b].map((app) => browser.send(request(app.app).get(path))));
     expect(landings.map((l) => l.status)).toEqual([303, 303, 303, 303]);
     expect(landings[0]!.headers.location).toBe('/verified/phone');
+    // The success page shows the outcome from the kit's one-time flash, on either instance, once.
+    const confirmed = await browser.send(request(b.app).get('/verified/phone'));
+    expect(confirmed.text).toMatch(/<p id="landed" role="status"><strong>Phone confirmed: this verification/);
+    expect((await browser.send(request(a.app).get('/verified/phone'))).text).not.toContain('id="landed"');
 
     const me = (await browser.send(request(a.app).get('/api/me'))).body;
     expect(me.user).toMatchObject({ phoneVerified: true });

@@ -28,7 +28,14 @@ describe('demo configuration', () => {
       emulatorPort: 4010,
       emulatorPageHost: 'verify.localhost',
       trustProxy: false,
+      sweepWorker: true,
     });
+  });
+
+  it('SWEEP_WORKER=off runs an instance without its sweep worker; anything but on/off is refused', () => {
+    expect(loadConfig({ SWEEP_WORKER: 'off' }).sweepWorker).toBe(false);
+    expect(loadConfig({ SWEEP_WORKER: 'on' }).sweepWorker).toBe(true);
+    expect(() => loadConfig({ SWEEP_WORKER: 'later' })).toThrow('SWEEP_WORKER must be "on" or "off"; got "later".');
   });
 
   it.each([

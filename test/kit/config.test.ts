@@ -106,6 +106,57 @@ describe('option validation', () => {
     expect(configError({ actions: [] })).toContain('non-empty array');
   });
 
+  it("actions: an invalid name does not hide the action's other problems, nor the next action's", () => {
+    const message = configError({
+      actions: [
+        { name: 'Bad Name', operationSensitivity: 'urgent' as 'normal', successPath: 'https://evil.example/' } as never,
+        { name: 'ok', operationSensitivity: 'normal', successPath: '//evil.example', fulfil: 'nope' as never },
+      ],
+    });
+    expect(message).toContain('`actions[0].name` must match');
+    expect(message).toContain("`actions[0].operationSensitivity` must be 'normal' or 'sensitive'");
+    expect(message).toContain('`actions[0].successPath` must be a same-origin path');
+    expect(message).toContain('`actions[0].fulfil` must be a function');
+    expect(message).toContain('`actions[1] ("ok").successPath` must be a same-origin path');
+    expect(message).toContain('`actions[1] ("ok").fulfil` must be a function');
+  });
+
+  it('actions: an async fulfil on the synchronous SQLite store is refused at creation, with the fix', () => {
+    const message = configError({
+      actions: [{ name: 'a', operationSensitivity: 'normal', successPath: '/x', fulfil: async () => {} }],
+    });
+    expect(message).toContain(
+      '`actions[0] ("a").fulfil` is an async function, but this store\'s transaction is synchronous (SQLite)',
+    );
+    expect(message).toContain('Make fulfil synchronous');
+    // A store whose transaction spans a promise (PostgreSQL) takes it: only the store decides.
+    const { synchronousTransactions: _sync, ...asyncCapable } = store;
+    const kit = createVerificationKit(
+      options({
+        store: asyncCapable,
+        actions: [{ name: 'a', operationSensitivity: 'normal', successPath: '/x', fulfil: async () => {} }],
+      }),
+    );
+    expect(kit.router).toBeTypeOf('function');
+  });
+
+  it('actions: successPath may be a function of the landed attempt (its result is checked at the landing)', async () => {
+    const kit = createVerificationKit(
+      options({
+        actions: [
+          {
+            name: 'a',
+            operationSensitivity: 'normal',
+            successPath: ({ sessionId }) => `/done/${sessionId}`,
+            fulfil: () => {},
+          },
+        ],
+      }),
+    );
+    expect(kit.router).toBeTypeOf('function');
+    await kit.close();
+  });
+
   it("actions: ordering must be 'latest' or 'independent'; onOutcome must be a function", () => {
     const fulfil = () => {};
     const ordering = 'oldest' as 'latest';

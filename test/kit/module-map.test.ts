@@ -139,7 +139,7 @@ describe('module map', () => {
     expect(importsBetween(kit, 'middleware/store/postgres/', ['middleware/store/sqlite/'])).toEqual([]);
   });
 
-  it('the landing imports values only from the return handling, the pages, the user lookup and the restart form', () => {
+  it('the landing imports values only from the return handling, the pages, the user lookup, the restart form and the success path', () => {
     const valueImports = statements('middleware/routes/landing.ts')
       .filter((s) => s.startsWith('import ') && !s.startsWith('import type '))
       .map((s) => /from '([^']+)'$/.exec(s)?.[1]);
@@ -149,6 +149,7 @@ describe('module map', () => {
       './complete-return.ts',
       './restart-form.ts',
       './state.ts',
+      './success-path.ts',
       './user.ts',
     ]);
   });

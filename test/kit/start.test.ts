@@ -103,6 +103,9 @@ describe('start refuses', () => {
       /form has expired or was not sent from this site/,
     );
     expect(app.logs.at(-1)).toMatch(/came from another origin/);
+    // The log names both origins: the one the request came from and the returnUrl's.
+    expect(app.logs.at(-1)).toContain('http://127.0.0.1:1');
+    expect(app.logs.at(-1)).toContain(new URL(app.url).origin);
     await expectNothingCreated(
       () =>
         alice.postStart(

@@ -136,6 +136,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const starts = startWrites(db);
   return {
     db,
+    // better-sqlite3 transactions are synchronous: an action's fulfil must be too.
+    synchronousTransactions: true,
     async insertAttempt(attempt) {
       const row = {
         ...attempt,

@@ -1,0 +1,44 @@
+/**
+ * Where the attempt's own user goes after a fulfilment: decided on the server (the action's fixed
+ * successPath, or its function told the outcome), never a URL from a parameter, a header or state.
+ */
+import type { KitContext } from '../context.ts';
+export { leaveLandedFlash } from '../attempts.ts';
+import type { Completion } from '../fulfil/fulfil.ts';
+import { describeError } from '../logger.ts';
+import { isSafeSuccessPath } from '../options/options-actions.ts';
+
+/**
+ * Where the attempt's own user goes after a fulfilment: the action's successPath function, called
+ * with the outcome, or the path stored at the start. Undefined (the neutral page, logged) when the
+ * function throws or returns anything but a same-origin path: the same check as a fixed one.
+ */
+export function successPathOf<Tx>(
+  context: KitContext<Tx>,
+  completion: Extract<Completion, { kind: 'fulfilled' }>,
+): string | undefined {
+  const { attempt } = completion;
+  const chosen = context.actions.get(attempt.action)?.successPath;
+  if (typeof chosen !== 'function') return attempt.returnTo === '' ? chosen : attempt.returnTo;
+  const fields = { route: 'landing', sessionId: attempt.sessionId, action: attempt.action };
+  let path: unknown;
+  try {
+    path = chosen({
+      sessionId: attempt.sessionId,
+      userRef: attempt.userRef,
+      action: attempt.action,
+      params: attempt.params,
+      outcome: 'fulfilled',
+      fulfilment: completion.firstTime ? 'first' : 'replay',
+    });
+  } catch (error) {
+    context.logger.error({ ...fields, err: describeError(error) }, `action "${attempt.action}": successPath threw`);
+    return undefined;
+  }
+  if (isSafeSuccessPath(path)) return path;
+  context.logger.error(
+    { ...fields, returned: typeof path === 'string' ? path.slice(0, 200) : typeof path },
+    `action "${attempt.action}": successPath returned something other than a same-origin path starting with a single "/"; no redirect`,
+  );
+  return undefined;
+}

@@ -1,0 +1,150 @@
+/**
+ * The outcome reaches the success page: an action's successPath may be a function of the landed
+ * attempt, told the session and whether this landing ran the action or replayed it. Its result
+ * passes the same same-origin path check as a fixed successPath: anything else (or a throw) is
+ * logged and the user sees the neutral "complete" page, never a redirect. And whatever the
+ * successPath, the page it names reads the landed attempt once: kit.attempts.takeLanded(req).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ActionDefinition, LandedAttempt } from '../../middleware/index.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Agent } from '../support/agent.ts';
+import { newSeen } from '../support/seen.ts';
+
+let app: TestApp;
+const seen = newSeen();
+const told: LandedAttempt[] = [];
+const ran: string[] = [];
+
+function action(name: string, successPath: ActionDefinition['successPath']): ActionDefinition<unknown> {
+  return {
+    name,
+    operationSensitivity: 'normal',
+    successPath,
+    fulfil: (_tx, attempt) => {
+      ran.push(attempt.sessionId);
+    },
+  };
+}
+
+beforeAll(async () => {
+  app = await startTestApp({
+    kit: {
+      actions: [
+        action('to_outcome', (landed) => {
+          told.push(landed);
+          return `/done/phone?session=${encodeURIComponent(landed.sessionId)}&fulfilment=${landed.fulfilment}`;
+        }),
+        action('to_other_site', () => '//evil.example/phished'),
+        action('to_absolute', () => 'https://evil.example/'),
+        action('throws', () => {
+          throw new Error('lookup failed');
+        }),
+      ],
+    },
+  });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+async function land(user: Agent, name: string) {
+  const handoff = await user.start(name);
+  const { sessionId } = await app.latestAttempt();
+  const location = await user.verifyOnHostedPage({ ...handoff, sessionId });
+  return { sessionId, location };
+}
+
+describe('successPath as a function of the landed attempt', () => {
+  it('is told the session and "first", then "replay" on a reload; the user is sent to what it returned', async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { sessionId, location } = await land(alice, 'to_outcome');
+
+    const first = await alice.request(location);
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe(`/done/phone?session=${encodeURIComponent(sessionId)}&fulfilment=first`);
+    const reload = await alice.request(location);
+    expect(reload.status).toBe(303);
+    expect(reload.headers.get('location')).toBe(
+      `/done/phone?session=${encodeURIComponent(sessionId)}&fulfilment=replay`,
+    );
+    expect(ran.filter((id) => id === sessionId)).toHaveLength(1);
+    expect(told.filter((landed) => landed.sessionId === sessionId)).toEqual([
+      {
+        sessionId,
+        userRef: 'user-alice',
+        action: 'to_outcome',
+        params: null,
+        outcome: 'fulfilled',
+        fulfilment: 'first',
+      },
+      {
+        sessionId,
+        userRef: 'user-alice',
+        action: 'to_outcome',
+        params: null,
+        outcome: 'fulfilled',
+        fulfilment: 'replay',
+      },
+    ]);
+  });
+
+  it("is not called for anyone but the attempt's own user, who sees the neutral page", async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { sessionId, location } = await land(alice, 'to_outcome');
+    const bob = await app.agent(seen).signIn('bob');
+    const landing = await bob.request(location);
+    expect(landing.status).toBe(200);
+    expect(ran.filter((id) => id === sessionId)).toHaveLength(1);
+    expect(told.some((landed) => landed.sessionId === sessionId)).toBe(false);
+  });
+
+  for (const [name, why] of [
+    ['to_other_site', /successPath returned something other than a same-origin path/],
+    ['to_absolute', /successPath returned something other than a same-origin path/],
+    ['throws', /successPath threw/],
+  ] as const) {
+    it(`${name}: no redirect, the neutral page, an error logged; the action still ran once`, async () => {
+      const alice = await app.agent(seen).signIn('alice');
+      const { sessionId, location } = await land(alice, name);
+      const landing = await alice.request(location);
+      expect(landing.status).toBe(200);
+      expect(landing.headers.get('location')).toBeNull();
+      expect(ran.filter((id) => id === sessionId)).toHaveLength(1);
+      const logged = app.logs.filter((line) => line.includes(sessionId) && line.includes('"level":"error"'));
+      expect(logged).toEqual([expect.stringMatching(why)]);
+    });
+  }
+});
+
+describe('the one-time flash: kit.attempts.takeLanded(req) on the success page', () => {
+  const landedFor = async (user: Agent) => {
+    const answer = await user.request('/test/landed');
+    return (JSON.parse(answer.body) as { landed: Record<string, unknown> | null }).landed;
+  };
+
+  it('reads the landed attempt once, as first then replay, and never the state or params', async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { sessionId, location } = await land(alice, 'to_outcome');
+    expect(await landedFor(alice)).toBeNull(); // nothing before the landing
+    expect((await alice.request(location)).status).toBe(303);
+    const landed = await landedFor(alice);
+    expect(landed).toMatchObject({ sessionId, action: 'to_outcome', outcome: 'fulfilled', fulfilment: 'first' });
+    expect(landed).not.toHaveProperty('state');
+    expect(landed).not.toHaveProperty('params');
+    expect(await landedFor(alice)).toBeNull(); // read once
+    expect((await alice.request(location)).status).toBe(303);
+    expect(await landedFor(alice)).toMatchObject({ sessionId, fulfilment: 'replay' });
+  });
+
+  it("is left for the attempt's own user only, and not when there was no redirect", async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { location } = await land(alice, 'to_outcome');
+    const bob = await app.agent(seen).signIn('bob');
+    expect((await bob.request(location)).status).toBe(200);
+    expect(await landedFor(bob)).toBeNull();
+    const refused = await land(alice, 'to_other_site');
+    expect((await alice.request(refused.location)).status).toBe(200);
+    expect(await landedFor(alice)).toBeNull();
+  });
+});
