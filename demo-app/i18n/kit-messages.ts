@@ -139,6 +139,7 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       service_rejected: SERVER_PROBLEM_FR,
       service_protocol_error: SERVER_PROBLEM_FR,
       fulfil_failed: SERVER_PROBLEM_FR,
+      hook_failed: SERVER_PROBLEM_FR,
       method_not_allowed: 'Une vérification se lance en envoyant un formulaire (POST), pas en ouvrant un lien.',
       client_error: 'Cette requête n’a pas pu être acceptée ; revenez en arrière et réessayez.',
       server_error: SERVER_PROBLEM_FR,
