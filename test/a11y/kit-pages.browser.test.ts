@@ -51,7 +51,14 @@ beforeAll(async () => {
       kit: {
         limits: bobIsOverBudget,
         messages: { fr: FRENCH },
-        landing: { pendingRechecks: 0, pendingRecheckIntervalMs: 0, refreshSeconds: 1, refreshWindowMs: 60_000 },
+        // No reuse of a pending answer: "Check again" right after the hosted page must read the new status.
+        landing: {
+          pendingRechecks: 0,
+          pendingRecheckIntervalMs: 0,
+          refreshSeconds: 1,
+          refreshWindowMs: 60_000,
+          pendingReuseMs: 0,
+        },
       },
     }),
     launchBrowser(),
