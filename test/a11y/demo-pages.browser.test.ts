@@ -372,8 +372,8 @@ describe('keyboard only', () => {
     await page.keyboard.type('1111 2222 3333');
     await page.keyboard.press('Enter');
     const sessionId = await waitForHostedPage(page);
-    // The code field has focus on arrival.
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('code');
+    // The code field has focus on arrival (autofocus lands once the page has rendered, so poll for it).
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 5000 }).toBe('code');
     await page.keyboard.type(await stack.control.codeFor(sessionId));
     await page.keyboard.press('Enter');
     // The hosted page offers a passkey; "Not now", by keyboard too.
