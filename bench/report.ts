@@ -135,12 +135,13 @@ function rateLimitedLines(r: RateLimitedFigures): string[] {
   return [
     `Rate-limited: the emulator answers 429 beyond ${r.limitPerSecond} status reads/s for the kit's client; ` +
       `${r.processes} sweep processes (PostgreSQL) work through ${r.attempts} due attempts while ` +
-      `${r.landingsPerSecond} landings/s run (same client)`,
+      `${r.landingsPerSecond} landings/s run on a kit app (same client, same database)`,
     `  landings alone  ${stream(r.alone)}`,
     `  with the sweeps ${stream(r.withSweep)}; p99 with/alone ${r.p99Ratio}`,
     `  sweep ${r.sweepRate} attempts/s in ${(r.sweepWallMs / 1000).toFixed(1)} s (fulfilled ${r.fulfilledByProcess.join(' + ')}; ` +
       `grants ${r.grants}, ${r.distinctGrants} distinct); landings' reads ${r.landingReadsPerSecond}/s, so the target ` +
       `0.85 x (${r.limitPerSecond} - ${r.landingReadsPerSecond}) = ${r.targetRate}/s`,
+    `  landings' grants ${r.landingGrants}, ${r.landingDistinctGrants} distinct`,
     `  reads ${r.reads}, answered 429: ${r.limited} (${(r.limitedShare * 100).toFixed(2)}%; the sweeps met ` +
       `${r.rateLimitedByProcess.join(' + ')} of them)`,
   ];

@@ -60,6 +60,12 @@ function rateLimitedTargets(r: RateLimitedFigures): Target[] {
       met: fulfilled === r.attempts && r.grants === r.attempts && r.distinctGrants === r.attempts,
     },
     {
+      name: `${name}: every landing's attempt fulfilled at most once`,
+      target: '= distinct',
+      value: `${r.landingGrants} grants, ${r.landingDistinctGrants} distinct`,
+      met: r.landingGrants === r.landingDistinctGrants,
+    },
+    {
       name: `${name}: sweep rate vs 0.85 x (R - the landings' ${r.landingReadsPerSecond} reads/s)`,
       target: `>= ${r.targetRate}/s`,
       value: `${r.sweepRate}/s`,

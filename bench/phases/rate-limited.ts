@@ -1,7 +1,8 @@
 /**
  * The sweep and the landings within the service's rate limit: the emulator answers 429 beyond R
  * status reads a second for the kit's client; two sweep processes work through N due attempts on
- * PostgreSQL while a steady stream of landings (the kit app, same client) runs. Measured: the
+ * PostgreSQL while a steady stream of landings runs on a kit app on the same database and client
+ * (so a landing's 429 slows those sweeps, as it would in production). Measured: the
  * sweep's rate against 0.85 x (R minus the landings' reads), the share of reads answered 429, the
  * landings' p99 against their p99 with no sweep running, and every attempt fulfilled once.
  */
@@ -15,8 +16,8 @@ import { spawnChild, type Child } from '../ipc.ts';
 import { loadPool, percentile, sortedCopy } from '../load.ts';
 import { log, round1, round2, round3 } from '../measure.ts';
 import { createTestDatabase, type TestDatabase } from '../postgres.ts';
-import { resetEmulator, seedVerifiedSessions } from '../seed.ts';
-import { landingPath, login, seedSide, type Side } from './sides.ts';
+import { resetEmulator, seedVerifiedSessions, type SeedClient } from '../seed.ts';
+import { landingPath, login, seedSide, spawnApp, type Side } from './sides.ts';
 
 /** A steady stream of landings: what they answered and how fast. */
 export interface LandingStream {
@@ -49,6 +50,9 @@ export interface RateLimitedFigures {
   rateLimitedByProcess: number[];
   grants: number;
   distinctGrants: number;
+  /** The landings' grants (each landing that answered 303 fulfilled its attempt), and how many distinct. */
+  landingGrants: number;
+  landingDistinctGrants: number;
   p99Ratio: number;
 }
 
@@ -129,31 +133,53 @@ async function sweepDatabase(sessions: SeedAttempt[]): Promise<{ database: TestD
   return { database, children };
 }
 
-/** Seeds the sweep's attempts and the landings' for the kit side (one client: one rate limit). */
-async function seedPhase(emulatorUrl: string, side: Side) {
-  const size = config.rateLimitedSize;
-  const sweepSessions = await seedVerifiedSessions(emulatorUrl, side.client, size, (i) => `bench-rl-sweeper-${i}`, {
-    concurrency: config.seedConcurrency,
+/** A kit app on the sweeps' database and client: the landings share their store and their rate limit. */
+async function landingApp(emulatorUrl: string, client: SeedClient, database: TestDatabase, children: Child[]) {
+  const { child, port } = await spawnApp('kit', children);
+  await child.call('configure', {
+    emulatorUrl,
+    clientId: client.clientId,
+    secret: client.secret,
+    returnUrl: client.returnUrl,
+    dbPath: '',
+    databaseUrl: database.url,
   });
+  const side: Side = { name: 'kit', child, origin: `http://127.0.0.1:${port}`, client };
+  return side;
+}
+
+/** Seeds the landings' attempts through the app (due in minutes, so the sweeps leave them to the landings). */
+async function seedLandings(emulatorUrl: string, side: Side) {
   // Enough landings for the stream alone and for a sweep at half its target rate.
-  const expectedSweepSeconds = size / (0.5 * Math.max(1, config.rateLimit - config.rateLimitedLandings));
+  const expectedSweepSeconds =
+    config.rateLimitedSize / (0.5 * Math.max(1, config.rateLimit - config.rateLimitedLandings));
   const landingCount = Math.ceil(
     config.rateLimitedLandings * (config.rateLimitedAloneMs / 1000 + expectedSweepSeconds),
   );
-  const lander = 'bench-rl-lander';
-  const landings = await seedSide(emulatorUrl, side, landingCount, () => lander);
-  return { sweepSessions, landings, cookie: (await login(side, lander)).cookie };
+  const landings = await seedSide(emulatorUrl, side, landingCount, () => LANDER);
+  return { landings, cookie: (await login(side, LANDER)).cookie };
 }
 
-export async function rateLimitedPhase(emulatorUrl: string, side: Side): Promise<RateLimitedFigures> {
+const LANDER = 'bench-rl-lander';
+
+export async function rateLimitedPhase(emulatorUrl: string, client: SeedClient): Promise<RateLimitedFigures> {
   await resetEmulator(emulatorUrl);
   const t0 = performance.now();
-  const { sweepSessions, landings, cookie } = await seedPhase(emulatorUrl, side);
-  log(
-    `rate-limited: seeded ${sweepSessions.length} + ${landings.length} sessions in ${Math.round(performance.now() - t0)} ms`,
+  const sweepSessions = await seedVerifiedSessions(
+    emulatorUrl,
+    client,
+    config.rateLimitedSize,
+    (i) => `bench-rl-sweeper-${i}`,
+    { concurrency: config.seedConcurrency },
   );
   const { database, children } = await sweepDatabase(sweepSessions);
+  const apps: Child[] = [];
   try {
+    const side = await landingApp(emulatorUrl, client, database, apps);
+    const { landings, cookie } = await seedLandings(emulatorUrl, side);
+    log(
+      `rate-limited: seeded ${sweepSessions.length} + ${landings.length} sessions in ${Math.round(performance.now() - t0)} ms`,
+    );
     await control(emulatorUrl, 'POST', '/rate-limits', { statusReadsPerSecond: config.rateLimit });
     const alone = await landingStream(
       side,
@@ -169,8 +195,8 @@ export async function rateLimitedPhase(emulatorUrl: string, side: Side): Promise
     const args = {
       dbPath: '',
       emulatorUrl,
-      clientId: side.client.clientId,
-      secret: side.client.secret,
+      clientId: client.clientId,
+      secret: client.secret,
       databaseUrl: database.url,
       timeBudgetMs: config.sweepBudgetMs,
     };
@@ -181,15 +207,23 @@ export async function rateLimitedPhase(emulatorUrl: string, side: Side): Promise
     const results = await sweeps;
     const wallMs = performance.now() - w0;
     const after = await control<EmulatorStats>(emulatorUrl, 'GET', '/stats');
-    const { rows } = await database.pool.query(
-      'SELECT count(*)::int AS n, count(DISTINCT session_id)::int AS d FROM bench_grants',
-    );
-    return figuresOf({ alone, withSweep, results, wallMs, before, after, grants: rows[0] });
+    return figuresOf({ alone, withSweep, results, wallMs, before, after, grants: await grantCounts(database) });
   } finally {
     await control(emulatorUrl, 'POST', '/rate-limits', { statusReadsPerSecond: 0 }).catch(() => undefined);
-    await Promise.all(children.map((c) => c.stop()));
+    await Promise.all([...apps, ...children].map((c) => c.stop()));
     await database.drop();
   }
+}
+
+/** The grants of the sweeps' attempts and of the landings', each with how many are distinct. */
+async function grantCounts(database: TestDatabase) {
+  const { rows } = await database.pool.query<{ lander: boolean; n: number; d: number }>(
+    `SELECT user_ref = $1 AS lander, count(*)::int AS n, count(DISTINCT session_id)::int AS d
+       FROM bench_grants GROUP BY 1`,
+    [LANDER],
+  );
+  const of = (lander: boolean) => rows.find((r) => r.lander === lander) ?? { n: 0, d: 0 };
+  return { sweeps: of(false), landings: of(true) };
 }
 
 function figuresOf(m: {
@@ -199,7 +233,7 @@ function figuresOf(m: {
   wallMs: number;
   before: EmulatorStats;
   after: EmulatorStats;
-  grants: { n: number; d: number };
+  grants: { sweeps: { n: number; d: number }; landings: { n: number; d: number } };
 }): RateLimitedFigures {
   const seconds = m.wallMs / 1000;
   const fulfilled = m.results.reduce((n, r) => n + r.report.fulfilled, 0);
@@ -223,8 +257,10 @@ function figuresOf(m: {
     limited,
     limitedShare: round3(reads === 0 ? 0 : limited / reads),
     rateLimitedByProcess: m.results.map((r) => r.report.rateLimited),
-    grants: m.grants.n,
-    distinctGrants: m.grants.d,
+    grants: m.grants.sweeps.n,
+    distinctGrants: m.grants.sweeps.d,
+    landingGrants: m.grants.landings.n,
+    landingDistinctGrants: m.grants.landings.d,
     p99Ratio: round3(m.withSweep.p99 / m.alone.p99),
   };
 }

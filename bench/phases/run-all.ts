@@ -52,7 +52,7 @@ export async function runPhases(dir: string, children: Child[]): Promise<BenchRe
   if (config.phases.includes('landing')) results.landing = await landingPhase(emulatorUrl, emulator, sides);
   if (config.phases.includes('start')) results.start = await startPhase(emulatorUrl, emulator, sides);
   if (config.phases.includes('duplicates')) results.duplicates = await duplicatesPhase(emulatorUrl, sides);
-  if (config.phases.includes('rate-limited')) results.rateLimited = await rateLimitedPhase(emulatorUrl, sides[0]);
+  if (config.phases.includes('rate-limited')) results.rateLimited = await rateLimitedPhase(emulatorUrl, clients.kit);
   await apps.kit.stop();
   await apps.baseline.stop();
   if (config.phases.includes('sweep')) results.sweep = await sweepPhase(emulatorUrl, emulator, clients.sweep, dir);

@@ -20,14 +20,16 @@ export interface AppPair {
 
 /** Forks both app processes (added to `children`, which the caller stops) and waits for their ports. */
 export async function spawnAppPair(children: Child[]): Promise<AppPair> {
-  const kit = spawnChild('./children/app-child.ts', 'kit');
-  const baseline = spawnChild('./children/app-child.ts', 'baseline');
-  children.push(kit, baseline);
-  const [{ port: kitPort }, { port: basePort }] = await Promise.all([
-    kit.call<{ port: number }>('port', undefined, 60_000),
-    baseline.call<{ port: number }>('port', undefined, 60_000),
-  ]);
-  return { kit, baseline, ports: [kitPort, basePort] };
+  const [kit, baseline] = await Promise.all([spawnApp('kit', children), spawnApp('baseline', children)]);
+  return { kit: kit.child, baseline: baseline.child, ports: [kit.port, baseline.port] };
+}
+
+/** Forks one app process (added to `children`, which the caller stops) and waits for its port. */
+export async function spawnApp(mode: Side['name'], children: Child[]): Promise<{ child: Child; port: number }> {
+  const child = spawnChild('./children/app-child.ts', mode);
+  children.push(child);
+  const { port } = await child.call<{ port: number }>('port', undefined, 60_000);
+  return { child, port };
 }
 
 export function sidesOf(apps: AppPair, kitClient: SeedClient, baseClient: SeedClient): [Side, Side] {

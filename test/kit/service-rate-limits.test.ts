@@ -119,3 +119,36 @@ describe('429 at the landing', () => {
     expect(app.grants(attempt.sessionId)).toBe(1);
   });
 });
+
+describe("the kit's sweep.maxReadsPerSecond", () => {
+  const CAP = 5;
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ kit: { sweep: { maxReadsPerSecond: CAP } } });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('paces kit.runSweep: 8 status reads at 5 a second take over a second, and all 8 are fulfilled once', async () => {
+    const sessions: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const user = await app.agent(seen).signIn(`capped${i}`);
+      const handoff = await user.start('grant_badge');
+      const attempt = await app.latestAttempt();
+      // Verified on the hosted page, and the user never comes back: only the sweep learns the outcome.
+      await user.verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
+      sessions.push(attempt.sessionId);
+    }
+    const before = await app.emulator.control.stats();
+    const began = Date.now();
+    const report = await app.clock.shifted(10 * 60_000, () => app.kit.runSweep({ concurrency: 8 }));
+    const seconds = (Date.now() - began) / 1000;
+    const reads = (await app.emulator.control.stats()).statusReads - before.statusReads;
+    expect(report).toMatchObject({ fulfilled: 8, errors: 0 });
+    expect(reads).toBe(8);
+    // At most one read saved up, then one every 1/5 s: 7 more reads need at least 1.4 s (unpaced: ~50 ms).
+    expect(seconds).toBeGreaterThan((reads - 1) / CAP - 0.1);
+    expect(sessions.map((s) => app.grants(s))).toEqual(sessions.map(() => 1));
+  });
+});

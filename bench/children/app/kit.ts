@@ -22,6 +22,9 @@ import {
 } from '../../common.ts';
 import { bag, baseApp, pgCounts, type ConfiguredApp, type Counts } from './shared.ts';
 
+/** As the baseline, which logs nothing: the default logger prints a line per fulfilment in development. */
+const QUIET = { info() {}, warn() {}, error() {} };
+
 /** The kit's exports this app uses: this kit's, or another version's (BENCH_BASELINE_KIT_DIR). */
 export type KitModule = typeof thisKit;
 
@@ -68,6 +71,7 @@ export function configureKit(kitModule: KitModule, args: ConfigureArgs): Configu
     clientId: args.clientId,
     clientSecret: args.secret,
     returnUrl: args.returnUrl,
+    logger: QUIET,
     store: sqlite,
     actions: actions as ActionDefinition<unknown>[],
     // The kit's start limits are on by default (SQLite counters per user, destination and IP). Every bench
@@ -148,6 +152,7 @@ function configureKitPostgres(kitModule: KitModule, args: ConfigureArgs): Config
     clientId: args.clientId,
     clientSecret: args.secret,
     returnUrl: args.returnUrl,
+    logger: QUIET,
     store: pgStore as VerifyStore<unknown>,
     actions: [action as ActionDefinition<unknown>],
     limits: { perUser: GENEROUS, perDestination: GENEROUS, perIp: GENEROUS },
