@@ -47,6 +47,8 @@ export const config = {
   /** The kit's default sweep concurrency (middleware/sweep/sweep-options.ts), used when BENCH_SWEEP_CONCURRENCY is unset. */
   kitDefaultSweepConcurrency: 4,
   sweepBudgetMs: intEnv('BENCH_SWEEP_BUDGET_MS', 300_000),
+  /** Runs of each SQLite sweep size, each from the same seeded file; its target is the median run. */
+  sweepRounds: intEnv('BENCH_SWEEP_ROUNDS', 3),
   /** Due attempts of the PostgreSQL sweep, shared by `pgSweepProcesses` sweep processes. */
   pgSweepSize: intEnv('BENCH_PG_SWEEP_SIZE', 100_000),
   pgSweepProcesses: intEnv('BENCH_PG_SWEEP_PROCESSES', 2),

@@ -233,7 +233,7 @@ function comparisonTable(c: Comparison, title: string): string {
 function sweepTable(rows: SweepFigures[]): string {
   const w = [9, 9, 9, 10, 11, 11, 9, 10, 11, 11];
   return [
-    `Sweep: one runSweep over N due attempts (verified sessions) in a fresh child process; concurrency ${sweepConcurrency}${config.sweepConcurrency === undefined ? ' (kit default)' : ''}, batch 50 (default)`,
+    `Sweep: one runSweep over N due attempts (verified sessions) in a fresh child process, ${config.sweepRounds} runs per size from the same seeded file (the rows are each size's median run); concurrency ${sweepConcurrency}${config.sweepConcurrency === undefined ? ' (kit default)' : ''}, batch 50 (default)`,
     pad(
       [
         'attempts',
@@ -268,7 +268,7 @@ function sweepTable(rows: SweepFigures[]): string {
     ),
     ...rows.map(
       (s) =>
-        `  ${s.attempts}: raw before ${s.rawBefore} / after ${s.rawAfter} req/s; emulator CPU per raw read ${s.emulatorCpuMsPerRawRead} ms; raw client CPU per read ${s.rawClientCpuMsPerRead} ms; report ${JSON.stringify({ ...s.report, owner: undefined })}`,
+        `  ${s.attempts}: fraction per run ${s.roundFractions.join(', ')}; raw before ${s.rawBefore} / after ${s.rawAfter} req/s; emulator CPU per raw read ${s.emulatorCpuMsPerRawRead} ms; raw client CPU per read ${s.rawClientCpuMsPerRead} ms; report ${JSON.stringify({ ...s.report, owner: undefined })}`,
     ),
   ].join('\n');
 }

@@ -130,9 +130,9 @@ function sweepTargets(sweep: SweepFigures[]): Target[] {
       met: complete,
     });
     t.push({
-      name: `sweep ${s.attempts}: rate / raw capacity (c=${sweepConcurrency})`,
+      name: `sweep ${s.attempts}: rate / raw capacity (c=${sweepConcurrency}), median of ${s.roundFractions.length} runs`,
       target: '>= 0.80',
-      value: s.fractionOfRaw.toFixed(3),
+      value: `${s.fractionOfRaw.toFixed(3)} (runs: ${s.roundFractions.map((f) => f.toFixed(3)).join(', ')})`,
       met: s.fractionOfRaw >= 0.8,
     });
   }

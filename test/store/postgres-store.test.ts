@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/postgres/postgres-schema.ts';
+import { newSweepOwner } from '../../middleware/sweep/sweep-options.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
 
@@ -330,6 +331,27 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     ]);
   });
 
+  it('claims a batch in place: every claimed row is a HOT update, so a claim writes no index entry', async () => {
+    // One connection, so the statistics this test reads are the ones its claim wrote.
+    const single = createPostgresStore({ pool: newPool(1) });
+    await single.ready;
+    for (let n = 1; n <= 120; n++) await single.insertAttempt({ ...attempt(n), userRef: `user-${n}` });
+    const updates = async () => {
+      await single.pool.query('SELECT pg_stat_force_next_flush()');
+      const { rows } = await single.pool.query<{ updated: string; hot: string }>(
+        "SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'verify_kit_attempts'",
+      );
+      return { updated: Number(rows[0]!.updated), hot: Number(rows[0]!.hot) };
+    };
+    const before = await updates();
+    const claim = { now: 5_000, maxAgeMs: 86_400_000, limit: 100, leaseMs: 60_000, owner: newSweepOwner() };
+    expect(await single.claimDueAttempts(claim)).toHaveLength(100);
+    const after = await updates();
+    // Rows that find no room in their page are written anew, with an entry in every index.
+    expect(after.updated - before.updated).toBe(100);
+    expect(after.hot - before.hot).toBe(100);
+  });
+
   it('rejects an option that is not a pg Pool, saying what to pass', () => {
     expect(() => createPostgresStore({ pool: {} as pg.Pool })).toThrow(/must be a node-postgres Pool/);
   });
@@ -369,7 +391,7 @@ describe.skipIf(postgresUnavailable !== undefined)('upgrading a version-3 Postgr
       const { rows: options } = await old.pool.query(
         "SELECT reloptions FROM pg_class WHERE relname = 'verify_kit_attempts'",
       );
-      expect(options).toEqual([{ reloptions: ['fillfactor=80'] }]);
+      expect(options).toEqual([{ reloptions: ['fillfactor=45'] }]);
 
       // The release finds the lease without its index; new attempts still start after the old ones.
       expect(await upgraded.releaseClaims('sweep-a')).toBe(1);

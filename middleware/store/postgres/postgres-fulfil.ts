@@ -135,10 +135,9 @@ async function notMarked(
 
 /** Takes the advisory locks of the requests' (user, action) pairs that are ordered 'latest'. */
 async function lockIntents(client: PoolClient, requests: readonly FulfilRequest<PoolClient>[]): Promise<void> {
-  const ordered = requests
-    .filter((r) => (r.options?.ordering ?? 'latest') === 'latest')
-    .map((r) => r.attempt.sessionId);
-  if (ordered.length > 0) await queryOn(client, 'lockIntents', [ordered]);
+  const ordered = requests.filter((r) => (r.options?.ordering ?? 'latest') === 'latest').map((r) => r.attempt);
+  if (ordered.length === 0) return;
+  await queryOn(client, 'lockIntents', [ordered.map((a) => a.userRef), ordered.map((a) => a.action)]);
 }
 
 /**

@@ -112,9 +112,11 @@ export const SQL = {
   // ordering decided below cannot race (user_ref and action never change once stored).
   // A group takes all its pairs' locks first, in one sorted order (OFFSET 0 keeps the sort below the
   // locking), so two processes committing overlapping groups queue instead of deadlocking.
+  // The pairs come from the caller ($1 users, $2 actions, as stored: they never change), so no row is
+  // looked up to find them.
   lockIntents: `SELECT pg_advisory_xact_lock(k) FROM (
       SELECT DISTINCT ${INTENT_LOCK_KEY('a')} AS k
-      FROM verify_kit_attempts AS a WHERE a.session_id = ANY($1::text[]) ORDER BY k OFFSET 0) AS keys`,
+      FROM unnest($1::text[], $2::text[]) AS a (user_ref, action) ORDER BY k OFFSET 0) AS keys`,
   // One attempt ordered 'latest': its pair's lock and its mark, in MARK_ONE_ROUTINE.
   markFulfilled: `SELECT role, ord, attempt FROM ${MARK_ONE_ROUTINE}($1, $2, true)`,
   // One attempt ordered 'independent': no pair lock and nothing to supersede, so a plain statement
