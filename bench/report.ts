@@ -9,6 +9,7 @@ import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison, SideFigures } from './phases/interleaved.ts';
 import type { PgSweepFigures } from './phases/pg-sweep.ts';
 import type { RateLimitedFigures } from './phases/rate-limited.ts';
+import { DEFAULT_SWEEP_NICE } from '../middleware/sweep/sweep-job-args.ts';
 import type { BenchResults } from './phases/run-all.ts';
 import type { SweepFigures } from './phases/sweep.ts';
 import type { Target } from './targets.ts';
@@ -134,7 +135,7 @@ function rateLimitedLines(r: RateLimitedFigures): string[] {
     `${s.landings} landings, p50 ${s.p50} ms, p99 ${s.p99} ms, statuses ${JSON.stringify(s.statuses)}`;
   return [
     `Rate-limited: the emulator answers 429 beyond ${r.limitPerSecond} status reads/s for the kit's client; ` +
-      `${r.processes} sweep processes (PostgreSQL) work through ${r.attempts} due attempts while ` +
+      `${r.processes} sweep processes (PostgreSQL, the sweep job's CPU priority: nice ${DEFAULT_SWEEP_NICE}) work through ${r.attempts} due attempts while ` +
       `${r.landingsPerSecond} landings/s run on a kit app (same client, same database)`,
     `  landings alone  ${stream(r.alone)}`,
     `  with the sweeps ${stream(r.withSweep)}; p99 with/alone ${r.p99Ratio}`,

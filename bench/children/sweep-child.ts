@@ -18,6 +18,7 @@ import {
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
+import { yieldToRequests } from '../../middleware/sweep/sweep-job.ts';
 import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
 import { ACTION, basicAuthorization, PG_INSERT_GRANT, SUCCESS_PATH } from '../common.ts';
 import { closedLoop, loadPool, percentile, sortedCopy } from '../load.ts';
@@ -34,6 +35,8 @@ export interface SweepArgs {
   concurrency?: number;
   batchSize?: number;
   timeBudgetMs: number;
+  /** The CPU priority the sweep job's process takes (yieldToRequests); undefined keeps the bench's. */
+  nice?: number;
 }
 
 export interface SweepChildResult {
@@ -135,6 +138,7 @@ function sqliteTarget(args: SweepArgs): SweepTarget {
 
 serve({
   async sweep(args: SweepArgs): Promise<SweepChildResult> {
+    if (args.nice !== undefined) yieldToRequests(args.nice);
     const target =
       args.databaseUrl !== undefined ? postgresTarget({ ...args, databaseUrl: args.databaseUrl }) : sqliteTarget(args);
     const { action, countGrants, pool } = target;

@@ -9,7 +9,10 @@ import { checkSweepOptions, type SweepOptions } from './sweep-options.ts';
 /** The environment the job reads SWEEP_* settings from (and passes to the kit factory). */
 export type SweepJobEnv = Readonly<Record<string, string | undefined>>;
 
-export const USAGE = `usage: sweep-job [--once | --loop] [--interval-seconds N] [--batch-size N] [--concurrency N] [--time-budget-seconds N] [--lease-seconds N] [--max-reads-per-second N]`;
+export const USAGE = `usage: sweep-job [--once | --loop] [--interval-seconds N] [--batch-size N] [--concurrency N] [--time-budget-seconds N] [--lease-seconds N] [--max-reads-per-second N] [--nice N]`;
+
+/** The job process's CPU priority (a Unix nice value) unless --nice / SWEEP_NICE says otherwise. */
+export const DEFAULT_SWEEP_NICE = 10;
 
 function secondsToMs(problems: OptionProblems, name: string, raw: string): number | undefined {
   const seconds = Number(raw);
@@ -40,10 +43,23 @@ function toRate(problems: OptionProblems, name: string, raw: string): number | u
   return value;
 }
 
+function toNice(problems: OptionProblems, name: string, raw: string): number | undefined {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value > 19) {
+    problems.add(
+      `${name} must be a nice value from 0 (keep the priority) to 19 (the lowest); got ${JSON.stringify(raw)}.`,
+    );
+    return undefined;
+  }
+  return value;
+}
+
 export interface JobConfig {
   once: boolean;
   help: boolean;
   intervalMs: number;
+  /** The CPU priority the job's process lowers itself to (0: keeps its own). */
+  nice: number;
   sweep: Omit<SweepOptions, 'signal' | 'logger'>;
 }
 
@@ -57,6 +73,7 @@ const FLAGS = {
   'time-budget-seconds': { type: 'string' },
   'lease-seconds': { type: 'string' },
   'max-reads-per-second': { type: 'string' },
+  nice: { type: 'string' },
 } as const;
 
 type Flags = ReturnType<typeof parseArgs<{ options: typeof FLAGS; strict: true; allowPositionals: false }>>['values'];
@@ -99,6 +116,7 @@ export function parseJobConfig(
     ...(maxReadsPerSecond === undefined ? {} : { maxReadsPerSecond }),
   };
   const intervalMs = read('interval-seconds', 'SWEEP_INTERVAL_SECONDS', secondsToMs) ?? 60_000;
+  const nice = read('nice', 'SWEEP_NICE', toNice) ?? DEFAULT_SWEEP_NICE;
   if (values.once === true && values.loop === true) {
     problems.add('--once and --loop exclude each other: --once runs one sweep (cron, a timer), --loop keeps sweeping.');
   }
@@ -107,5 +125,5 @@ export function parseJobConfig(
   }
   checkSweepOptions(problems, sweep);
   problems.throwIfAny();
-  return { once: values.once === true, help: values.help === true, intervalMs, sweep };
+  return { once: values.once === true, help: values.help === true, intervalMs, nice, sweep };
 }

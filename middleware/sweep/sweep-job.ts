@@ -8,12 +8,15 @@
  *   --concurrency N            status reads in flight (env SWEEP_CONCURRENCY; default 4)
  *   --time-budget-seconds N    stop claiming after this long per run (env SWEEP_TIME_BUDGET_SECONDS; default 60)
  *   --lease-seconds N          claim lease (env SWEEP_LEASE_SECONDS; default 120)
+ *   --max-reads-per-second N   status reads a second, all sweep processes together (env SWEEP_MAX_READS_PER_SECOND)
+ *   --nice N                   CPU priority of the job's process, 0-19 (env SWEEP_NICE; default 10; 0 keeps it)
  *
  * Prints ONE JSON line per run: {"event":"sweep","claimed",..,"fulfilled",..,"failed",..,"pending",
  * ..,"expired",..,"errors",..,"durationMs",..}. Exit codes: 0 done (or stopped by a signal),
  * 1 configuration error, 2 the service could not be reached at all (reads were made and none got
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
+import { getPriority, setPriority } from 'node:os';
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import type { SweepReport } from './sweep-report.ts';
 import { parseJobConfig, USAGE, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
@@ -59,7 +62,10 @@ export interface SweepJobOptions<Tx> {
   sweep?: Omit<SweepOptions, 'signal' | 'logger' | 'owner'>;
   /** Stop the job (as SIGTERM would). */
   signal?: AbortSignal;
-  /** Stop gracefully on SIGTERM/SIGINT. Default true. */
+  /**
+   * Stop gracefully on SIGTERM/SIGINT. Default true: the job owns its process, and then also lowers
+   * that process's CPU priority to `--nice` (see yieldToRequests).
+   */
   handleSignals?: boolean;
   /** How long a stop waits for in-flight reads before releasing claims. Default 10 000 ms. */
   stopTimeoutMs?: number;
@@ -96,6 +102,20 @@ export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<st
     serviceReachable: report.serviceReachable,
     stoppedBy: report.stoppedBy,
   };
+}
+
+/**
+ * Lowers this process's CPU priority to `nice` (never raises it). Nobody waits on a sweep's reads,
+ * while a person waits on every landing: on a host the job shares with the app, the landings get
+ * the CPU first. Under a rate limit the sweep's pace is set by the service, not the CPU, so it does
+ * not slow down. A platform that refuses the change keeps the priority it had.
+ */
+export function yieldToRequests(nice: number): void {
+  try {
+    if (nice > getPriority()) setPriority(nice);
+  } catch {
+    // Not permitted here (a sandbox, another OS): the job runs at the priority it was given.
+  }
 }
 
 /** The kit the options name: built by the factory (then the job owns it), or given. */
@@ -146,6 +166,7 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
       rawPrint(USAGE);
       return SweepJobExitCode.Ok;
     }
+    if (options.handleSignals ?? true) yieldToRequests(config.nice);
     kit = await kitOf(options, env);
   } catch (error) {
     emit({ event: 'sweep_config_error', message: error instanceof Error ? error.message : String(error) });

@@ -196,11 +196,15 @@ export interface SweepProcess {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
-/** Spawns the sweep job fixture as a real process (`node --import tsx`), with only `env` (and PATH). */
+/**
+ * Spawns the sweep job fixture as a real process (`node --import tsx`), with only `env` (and PATH).
+ * It keeps the test's CPU priority unless `env` sets SWEEP_NICE: under a loaded test run a job at
+ * its default priority (10) would wait behind every test worker.
+ */
 export function spawnSweepProcess(args: string[], env: Record<string, string>): SweepProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', SWEEP_NICE: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -5,6 +5,8 @@
 import type { Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVerifyClient } from '../../middleware/client/client.ts';
+import { getPriority } from 'node:os';
+import { DEFAULT_SWEEP_NICE, parseJobConfig } from '../../middleware/sweep/sweep-job-args.ts';
 import { runSweepJob, SweepJobExitCode } from '../../middleware/sweep/sweep-job.ts';
 import {
   bench,
@@ -248,5 +250,34 @@ describe('runSweepJob', () => {
     const lines = jsonLines(stopped.stdout);
     expect(lines).toContainEqual({ event: 'sweep_stopping', signal: 'SIGTERM' });
     expect(stopped.stdout).not.toContain(CLIENT_SECRET);
+  });
+
+  it('reads --nice and SWEEP_NICE (default 10) and refuses a value outside 0-19, saying the range', () => {
+    expect(parseJobConfig([], {}, undefined).nice).toBe(DEFAULT_SWEEP_NICE);
+    expect(parseJobConfig(['--nice', '0'], { SWEEP_NICE: '5' }, undefined).nice).toBe(0);
+    expect(parseJobConfig([], { SWEEP_NICE: '5' }, undefined).nice).toBe(5);
+    for (const bad of ['20', 'low'])
+      expect(() => parseJobConfig(['--nice', bad], {}, undefined)).toThrow(/--nice must be a nice value from 0/);
+    expect(() => parseJobConfig([], { SWEEP_NICE: '-1' }, undefined)).toThrow(/SWEEP_NICE must be a nice value/);
+  });
+
+  it('as a real process lowers its CPU priority to nice 10 by default, or to --nice; 0 keeps it', async () => {
+    b = await bench(emu.url);
+    const env = {
+      SWEEP_DB: b.path,
+      VERIFY_BASE_URL: emu.url,
+      VERIFY_CLIENT_ID: CLIENT_ID,
+      VERIFY_CLIENT_SECRET: CLIENT_SECRET,
+      SWEEP_REPORT_PRIORITY: '1',
+    };
+    const priorityOf = async (args: string[], extra: Record<string, string>) => {
+      const run = await spawnSweepProcess(['--once', ...args], { ...env, ...extra }).done;
+      expect(run.code, run.stderr).toBe(0);
+      return jsonLines(run.stdout).find((l) => l.event === 'priority')?.nice;
+    };
+    const own = getPriority();
+    expect(await priorityOf([], { SWEEP_NICE: '' })).toBe(Math.max(own, DEFAULT_SWEEP_NICE));
+    expect(await priorityOf(['--nice', '15'], {})).toBe(Math.max(own, 15));
+    expect(await priorityOf([], { SWEEP_NICE: '0' })).toBe(own);
   });
 });
