@@ -24,6 +24,8 @@ const USAGE = `usage: hosted-sms-verify-kit sweep (--once | --loop) --config ./v
   --concurrency N            status reads in flight (env SWEEP_CONCURRENCY; default 4)
   --time-budget-seconds N    stop claiming after this long per run (env SWEEP_TIME_BUDGET_SECONDS; default 60)
   --lease-seconds N          claim lease (env SWEEP_LEASE_SECONDS; default 120)
+  --max-reads-per-second N   status reads a second, all sweep processes together (env SWEEP_MAX_READS_PER_SECOND)
+  --nice N                   this process's CPU priority, 0-19 (env SWEEP_NICE; default 10; 0 keeps it)
 Exit codes: 0 done, 1 configuration error, 2 the service could not be reached, 3 the sweep failed.`;
 
 /** `--config FILE` or `--config=FILE`, and the other arguments for the job. */
