@@ -107,8 +107,8 @@ export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<st
 /**
  * Lowers this process's CPU priority to `nice` (never raises it). Nobody waits on a sweep's reads,
  * while a person waits on every landing: on a host the job shares with the app, the landings get
- * the CPU first. Under a rate limit the sweep's pace is set by the service, not the CPU, so it does
- * not slow down. A platform that refuses the change keeps the priority it had.
+ * the CPU first and the sweep what is left (on an idle host, or under the service's rate limit,
+ * its pace does not change). A platform that refuses the change keeps the priority it had.
  */
 export function yieldToRequests(nice: number): void {
   try {
