@@ -147,9 +147,14 @@ async function timedPgSweep(
   };
 }
 
-/** The kit's sweep processes over the kit's store, seeded with `sessions` as due attempts. */
-async function kitPgSweep(sessions: SeedAttempt[], common: object, emulator: Child) {
-  const database: TestDatabase = await createTestDatabase({ max: 4 });
+/**
+ * A fresh database with the kit's store and `sessions` as due attempts, and the sweep processes
+ * ready (each has answered, so a tsx start-up is not sweep time). The caller stops and drops them.
+ */
+export async function kitSweepDatabase(
+  sessions: SeedAttempt[],
+): Promise<{ database: TestDatabase; children: Child[] }> {
+  const database = await createTestDatabase({ max: 4 });
   try {
     const store = createPostgresStore({ pool: database.pool });
     await store.ready;
@@ -157,26 +162,33 @@ async function kitPgSweep(sessions: SeedAttempt[], common: object, emulator: Chi
     const now = Date.now();
     await seedPostgres(database.pool, PG_SEED_ATTEMPTS, sessions, [ACTION, SUCCESS_PATH, now - 600_000, now - 60_000]);
     await database.pool.query('VACUUM ANALYZE verify_kit_attempts');
-    const children = Array.from({ length: config.pgSweepProcesses }, () =>
-      spawnChild('./children/sweep-child.ts', 'sweep'),
-    );
-    try {
-      // Timed only once every process answers (a tsx start-up is not sweep time): any reply will do.
-      await Promise.all(children.map((c) => c.call('ping').catch(() => undefined)));
-      const args = {
-        ...common,
-        databaseUrl: database.url,
-        concurrency: config.sweepConcurrency,
-        timeBudgetMs: config.sweepBudgetMs,
-      };
-      return await timedPgSweep(database, emulator, children, async (c) => {
-        const r = await c.call<SweepChildResult>('sweep', args, config.sweepBudgetMs + 120_000);
-        return { fulfilled: r.report.fulfilled, cpuMs: r.cpuUserMs + r.cpuSystemMs, peakRssKiB: r.peakRssKiB };
-      });
-    } finally {
-      await Promise.all(children.map((c) => c.stop()));
-    }
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+  const children = Array.from({ length: config.pgSweepProcesses }, () =>
+    spawnChild('./children/sweep-child.ts', 'sweep'),
+  );
+  await Promise.all(children.map((c) => c.call('ping').catch(() => undefined)));
+  return { database, children };
+}
+
+/** The kit's sweep processes over the kit's store, seeded with `sessions` as due attempts. */
+async function kitPgSweep(sessions: SeedAttempt[], common: object, emulator: Child) {
+  const { database, children } = await kitSweepDatabase(sessions);
+  try {
+    const args = {
+      ...common,
+      databaseUrl: database.url,
+      concurrency: config.sweepConcurrency,
+      timeBudgetMs: config.sweepBudgetMs,
+    };
+    return await timedPgSweep(database, emulator, children, async (c) => {
+      const r = await c.call<SweepChildResult>('sweep', args, config.sweepBudgetMs + 120_000);
+      return { fulfilled: r.report.fulfilled, cpuMs: r.cpuUserMs + r.cpuSystemMs, peakRssKiB: r.peakRssKiB };
+    });
   } finally {
+    await Promise.all(children.map((c) => c.stop()));
     await database.drop();
   }
 }

@@ -9,16 +9,17 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { DEFAULT_SWEEP_NICE } from '../../middleware/sweep/sweep-job-args.ts';
 import type { SweepChildResult } from '../children/sweep-child.ts';
-import { ACTION, PG_GRANTS_TABLE, PG_SEED_ATTEMPTS, seedPostgres, SUCCESS_PATH, type SeedAttempt } from '../common.ts';
+
+import type { SeedAttempt } from '../common.ts';
 import { config } from '../config.ts';
-import { spawnChild, type Child } from '../ipc.ts';
+import type { Child } from '../ipc.ts';
 import { loadPool, percentile, sortedCopy } from '../load.ts';
 import { log, round1, round2, round3 } from '../measure.ts';
-import { createTestDatabase, type TestDatabase } from '../postgres.ts';
+import type { TestDatabase } from '../postgres.ts';
 import { resetEmulator, seedVerifiedSessions, type SeedClient } from '../seed.ts';
+import { kitSweepDatabase } from './pg-sweep.ts';
 import { landingPath, login, seedSide, spawnApp, type Side } from './sides.ts';
 
 /** A steady stream of landings: what they answered and how fast. */
@@ -119,22 +120,6 @@ async function landingStream(
   };
 }
 
-/** The kit's store on a fresh database with `sessions` as due attempts, and the sweep processes ready. */
-async function sweepDatabase(sessions: SeedAttempt[]): Promise<{ database: TestDatabase; children: Child[] }> {
-  const database = await createTestDatabase({ max: 4 });
-  const store = createPostgresStore({ pool: database.pool });
-  await store.ready;
-  await database.pool.query(PG_GRANTS_TABLE);
-  const now = Date.now();
-  await seedPostgres(database.pool, PG_SEED_ATTEMPTS, sessions, [ACTION, SUCCESS_PATH, now - 600_000, now - 60_000]);
-  await database.pool.query('VACUUM ANALYZE verify_kit_attempts');
-  const children = Array.from({ length: config.pgSweepProcesses }, () =>
-    spawnChild('./children/sweep-child.ts', 'sweep'),
-  );
-  await Promise.all(children.map((c) => c.call('ping').catch(() => undefined)));
-  return { database, children };
-}
-
 /** A kit app on the sweeps' database and client: the landings share their store and their rate limit. */
 async function landingApp(emulatorUrl: string, client: SeedClient, database: TestDatabase, children: Child[]) {
   const { child, port } = await spawnApp('kit', children);
@@ -174,7 +159,7 @@ export async function rateLimitedPhase(emulatorUrl: string, client: SeedClient):
     (i) => `bench-rl-sweeper-${i}`,
     { concurrency: config.seedConcurrency },
   );
-  const { database, children } = await sweepDatabase(sweepSessions);
+  const { database, children } = await kitSweepDatabase(sweepSessions);
   const apps: Child[] = [];
   try {
     const side = await landingApp(emulatorUrl, client, database, apps);
