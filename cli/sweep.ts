@@ -9,6 +9,7 @@ import {
   createVerificationKit,
   runSweepJob,
   type SweepJobKit,
+  type SweepJobSettings,
   type VerificationKitOptions,
 } from '../middleware/index.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
@@ -49,8 +50,11 @@ function isKit(value: unknown): value is SweepJobKit {
   return typeof (value as SweepJobKit | null)?.runSweep === 'function' && typeof value === 'object';
 }
 
-/** The kit the configuration names: given ready, or built from its options with no route mounted. */
-async function kitFromConfig(file: string, env: CommandEnv): Promise<SweepJobKit> {
+/**
+ * The kit the configuration names: given ready, or built from its options with no route mounted
+ * and, unless they say otherwise, a connection to the service per status read in flight.
+ */
+async function kitFromConfig(file: string, env: CommandEnv, job: SweepJobSettings): Promise<SweepJobKit> {
   const exported = await loadConfigModule(file);
   const value: unknown =
     typeof exported === 'function' ? await (exported as (e: CommandEnv) => unknown)(env) : exported;
@@ -64,9 +68,16 @@ async function kitFromConfig(file: string, env: CommandEnv): Promise<SweepJobKit
   // Nobody signs in to a job and it serves no route; everything else is the app's own configuration.
   return createVerificationKit<unknown>({
     ...options,
+    client: sweepClient(options.client, job.concurrency),
     resolveUser: options.resolveUser ?? (() => null),
     routes: { start: false, landing: false },
   });
+}
+
+/** The client settings with `connections` at the job's concurrency, unless set (or a ready client is given). */
+function sweepClient(client: VerificationKitOptions<unknown>['client'], concurrency: number) {
+  if (client !== undefined && 'getSession' in client) return client;
+  return { connections: concurrency, ...client };
 }
 
 export const command: Command = {
@@ -74,6 +85,6 @@ export const command: Command = {
   usage: USAGE,
   async run(argv, env) {
     const { file, rest } = splitConfig(argv, env);
-    return runSweepJob({ kit: (jobEnv) => kitFromConfig(file, jobEnv), argv: rest, env });
+    return runSweepJob({ kit: (jobEnv, job) => kitFromConfig(file, jobEnv, job), argv: rest, env });
   },
 };

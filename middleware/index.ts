@@ -102,6 +102,7 @@ export {
   SweepJobExitCode,
   type SweepJobEnv,
   type SweepJobKit,
+  type SweepJobSettings,
   type SweepJobOptions,
 } from './sweep/sweep-job.ts';
 export { DEFAULT_RETENTION, type RetentionOptions } from './sweep/retention.ts';

@@ -18,6 +18,7 @@ import {
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
+import { DEFAULT_SWEEP_CONCURRENCY } from '../../middleware/sweep/sweep-options.ts';
 import { yieldToRequests } from '../../middleware/sweep/sweep-job.ts';
 import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
 import { ACTION, basicAuthorization, PG_INSERT_GRANT, SUCCESS_PATH } from '../common.ts';
@@ -143,10 +144,12 @@ serve({
       args.databaseUrl !== undefined ? postgresTarget({ ...args, databaseUrl: args.databaseUrl }) : sqliteTarget(args);
     const { action, countGrants, pool } = target;
     let store = target.store;
+    // As the sweep job builds its kit's client: a connection per status read in flight.
     let client = createVerifyClient({
       baseUrl: args.emulatorUrl,
       clientId: args.clientId,
       clientSecret: args.secret,
+      connections: args.concurrency ?? DEFAULT_SWEEP_CONCURRENCY,
     });
     const timeline = process.env.BENCH_SWEEP_TIMELINE ? traceSweep(store, client) : undefined;
     if (timeline !== undefined) ({ store, client } = timeline);

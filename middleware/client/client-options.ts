@@ -38,4 +38,11 @@ export interface VerifyClientOptions {
   retry?: VerifyClientRetry;
   /** Tries of one getSession on network errors and 5xx. Default 2. */
   statusReadAttempts?: number;
+  /**
+   * Most connections open to the service at once; a call beyond them waits for a free one. Default:
+   * no limit. Set it to the calls you run at once (the sweep job sets its `concurrency`): without a
+   * limit the pool opens about twice as many connections as calls in flight, and the ones seldom
+   * used are closed when idle and opened again, which costs the service and this process CPU.
+   */
+  connections?: number;
 }

@@ -70,6 +70,7 @@ export function createTransport(options: VerifyClientOptions) {
     headersTimeout: timeouts.headersMs,
     bodyTimeout: timeouts.bodyMs,
     keepAliveTimeout: 10_000,
+    ...(options.connections === undefined ? {} : { connections: checkedConnections(options.connections) }),
   });
 
   async function call(
@@ -169,6 +170,16 @@ function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
     );
   }
   return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
+}
+
+function checkedConnections(connections: unknown): number {
+  if (typeof connections !== 'number' || !Number.isInteger(connections) || connections < 1) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      '`connections` must be a whole number of at least 1 (the calls you run at once), or omitted for no limit.',
+    );
+  }
+  return connections;
 }
 
 /** The credentials and the one type the kit parses, on every call (built once). */

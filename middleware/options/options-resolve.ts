@@ -66,14 +66,18 @@ function checkClient(problems: OptionProblems, value: unknown): void {
   if (value === undefined) return;
   if (hasMethods(value, ['createSession', 'getSession', 'close'])) return;
   if (isRecord(value) && !('createSession' in value) && !('getSession' in value)) {
-    checkKnownKeys(problems, 'client', value, ['timeouts', 'retry']);
+    checkKnownKeys(problems, 'client', value, ['timeouts', 'retry', 'connections']);
+    const { connections } = value;
+    if (connections !== undefined && !(Number.isInteger(connections) && (connections as number) >= 1)) {
+      problems.add('`client.connections` must be a whole number of at least 1, or omitted for no limit.');
+    }
     for (const key of ['timeouts', 'retry']) {
       if (value[key] !== undefined && !isRecord(value[key])) problems.add(`\`client.${key}\` must be an object.`);
     }
     return;
   }
   problems.add(
-    '`client` must be a VerifyClient (createVerifyClient(...)), or settings { timeouts?, retry? }, or omitted.',
+    '`client` must be a VerifyClient (createVerifyClient(...)), or settings { timeouts?, retry?, connections? }, or omitted.',
   );
 }
 

@@ -47,6 +47,8 @@ export interface RoutesOptions {
 export interface ClientSettings {
   timeouts?: VerifyClientTimeouts;
   retry?: VerifyClientRetry;
+  /** Most connections open to the service at once (VerifyClientOptions.connections). Default: no limit. */
+  connections?: number;
 }
 
 /** The start route's CSRF defence (the synchronizer token, fetch metadata and Origin checks). */

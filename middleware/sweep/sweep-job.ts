@@ -20,7 +20,12 @@ import { getPriority, setPriority } from 'node:os';
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import type { SweepReport } from './sweep-report.ts';
 import { parseJobConfig, USAGE, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
-import { newSweepOwner, type SweepOptions, type SweepWorkerOptions } from './sweep-options.ts';
+import {
+  DEFAULT_SWEEP_CONCURRENCY,
+  newSweepOwner,
+  type SweepOptions,
+  type SweepWorkerOptions,
+} from './sweep-options.ts';
 import type { SweepWorker } from './worker.ts';
 
 /** The sweep job's exit codes. */
@@ -44,6 +49,12 @@ export interface SweepJobKit<_Tx = unknown> {
   close(): Promise<void>;
 }
 
+/** What a kit factory may size the kit by: the job's own settings, parsed from argv and env. */
+export interface SweepJobSettings {
+  /** Status reads in flight: give the kit's client as many connections (`client: { connections }`). */
+  concurrency: number;
+}
+
 /** Options of runSweepJob. */
 export interface SweepJobOptions<Tx> {
   /**
@@ -51,7 +62,7 @@ export interface SweepJobOptions<Tx> {
    * from `env` (the integrator's own configuration). A factory that throws is reported as a
    * configuration error (exit 1); the kit and the store it built are closed when the job ends.
    */
-  kit: SweepJobKit<Tx> | ((env: SweepJobEnv) => SweepJobKit<Tx> | Promise<SweepJobKit<Tx>>);
+  kit: SweepJobKit<Tx> | ((env: SweepJobEnv, job: SweepJobSettings) => SweepJobKit<Tx> | Promise<SweepJobKit<Tx>>);
   /** Command-line arguments, without node and the script. Default `process.argv.slice(2)`. */
   argv?: readonly string[];
   /** Environment for SWEEP_* settings and the kit factory. Default `process.env`. */
@@ -119,8 +130,9 @@ export function yieldToRequests(nice: number): void {
 }
 
 /** The kit the options name: built by the factory (then the job owns it), or given. */
-async function kitOf<Tx>(options: SweepJobOptions<Tx>, env: SweepJobEnv): Promise<SweepJobKit<Tx>> {
-  return typeof options.kit === 'function' ? await options.kit(env) : options.kit;
+async function kitOf<Tx>(options: SweepJobOptions<Tx>, env: SweepJobEnv, config: JobConfig): Promise<SweepJobKit<Tx>> {
+  if (typeof options.kit !== 'function') return options.kit;
+  return options.kit(env, { concurrency: config.sweep.concurrency ?? DEFAULT_SWEEP_CONCURRENCY });
 }
 
 /** Aborts on SIGTERM/SIGINT (when handled) or the caller's signal; `dispose` removes the listeners. */
@@ -167,7 +179,7 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
       return SweepJobExitCode.Ok;
     }
     if (options.handleSignals ?? true) yieldToRequests(config.nice);
-    kit = await kitOf(options, env);
+    kit = await kitOf(options, env, config);
   } catch (error) {
     emit({ event: 'sweep_config_error', message: error instanceof Error ? error.message : String(error) });
     return SweepJobExitCode.ConfigError;

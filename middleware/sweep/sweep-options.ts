@@ -13,6 +13,9 @@ import type { SweepReport } from './sweep-report.ts';
 export const SWEEP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** Default delays between status reads of a pending attempt; the last one repeats. */
+/** Status reads in flight in one sweep run, unless `concurrency` says otherwise. */
+export const DEFAULT_SWEEP_CONCURRENCY = 4;
+
 export const DEFAULT_SWEEP_BACKOFF_MS: readonly number[] = [30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000];
 
 /** Options of one sweep run (`kit.runSweep`). */
@@ -112,7 +115,11 @@ export function checkSweepOptions(problems: OptionProblems, options: SweepOption
   const window = { max: SWEEP_WINDOW_MS, unit: ' ms' };
   return {
     batchSize: integerInRange(problems, 'batchSize', options.batchSize, { min: 1, max: 1000, fallback: 50 }),
-    concurrency: integerInRange(problems, 'concurrency', options.concurrency, { min: 1, max: 64, fallback: 4 }),
+    concurrency: integerInRange(problems, 'concurrency', options.concurrency, {
+      min: 1,
+      max: 64,
+      fallback: DEFAULT_SWEEP_CONCURRENCY,
+    }),
     leaseMs: integerInRange(problems, 'leaseMs', options.leaseMs, { min: 1000, fallback: 120_000, ...window }),
     timeBudgetMs: integerInRange(problems, 'timeBudgetMs', options.timeBudgetMs, {
       min: 100,

@@ -119,6 +119,25 @@ describe('runSweepJob', () => {
     expect(code).toBe(SweepJobExitCode.Ok);
   });
 
+  it("gives a kit factory the job's concurrency (--concurrency, else SWEEP_CONCURRENCY, else 4) to size its client by", async () => {
+    b = await bench(emu.url);
+    const given: number[] = [];
+    const job = { print: recorder().print, handleSignals: false };
+    const factory = (_env: unknown, settings: { concurrency: number }) => {
+      given.push(settings.concurrency);
+      return jobKit(b.deps);
+    };
+    await runSweepJob({
+      ...job,
+      kit: factory,
+      argv: ['--once', '--concurrency', '7'],
+      env: { SWEEP_CONCURRENCY: '3' },
+    });
+    await runSweepJob({ ...job, kit: factory, argv: ['--once'], env: { SWEEP_CONCURRENCY: '3' } });
+    await runSweepJob({ ...job, kit: factory, argv: ['--once'], env: {} });
+    expect(given).toEqual([7, 3, 4]);
+  });
+
   it('closes the kit and the store it built from a factory, and leaves a given kit open', async () => {
     b = await bench(emu.url);
     const closed: string[] = [];
