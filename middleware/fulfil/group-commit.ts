@@ -13,11 +13,13 @@ import type { FulfilOnceResult, FulfilRequest, VerifyStore } from '../store/type
 export interface FulfilCommitter<Tx> {
   /** Commits the request's fulfilment; resolves with its result, rejects with its effect's error. */
   fulfil(request: FulfilRequest<Tx>): Promise<FulfilOnceResult>;
+  /** No more requests are coming: what is gathering commits now, not at the end of its window. */
+  flush(): void;
 }
 
 /** Each fulfilment in its own transaction, at once. */
 export function commitEach<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>): FulfilCommitter<Tx> {
-  return { fulfil: async (request) => onlySettlement(await store.fulfilBatch([request])) };
+  return { fulfil: async (request) => onlySettlement(await store.fulfilBatch([request])), flush: () => undefined };
 }
 
 interface Queued<Tx> {
@@ -54,6 +56,8 @@ export function groupCommitter<Tx>(
 ): FulfilCommitter<Tx> {
   const queue: Queued<Tx>[] = [];
   let groups = 0;
+  /** How long a group gathers: `gatherMs`, until flush() says nothing more will join it. */
+  let window = gatherMs;
   /** The gathering group's scheduled commit: how long it waits, and how to cancel it. */
   let scheduled: { wait: number; cancel: () => void } | undefined;
 
@@ -90,7 +94,7 @@ export function groupCommitter<Tx>(
     // The next group gathers while `parallel` groups commit.
     if (groups >= parallel) return;
     // A full group need not wait for the rest of its window.
-    const wait = queue.length >= maxGroup ? 0 : gatherMs;
+    const wait = queue.length >= maxGroup ? 0 : window;
     if (scheduled !== undefined && scheduled.wait <= wait) return;
     scheduled?.cancel();
     if (wait > 0) {
@@ -108,6 +112,10 @@ export function groupCommitter<Tx>(
         queue.push({ request, resolve, reject });
         schedule();
       });
+    },
+    flush() {
+      window = 0;
+      if (queue.length > 0) schedule();
     },
   };
 }

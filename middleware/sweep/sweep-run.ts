@@ -94,6 +94,8 @@ export async function sweepOnce<Tx>(
   try {
     await checkDueAttempts(run);
   } finally {
+    // Every read is done: the last group need not wait out its gathering window.
+    run.committer.flush();
     await Promise.all(run.applying);
     // A batch claimed ahead and not started is released with the rest.
     await run.claiming?.catch(() => undefined);

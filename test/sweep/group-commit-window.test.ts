@@ -74,3 +74,18 @@ it('without a window, commits on the next turn of the event loop', async () => {
   expect(store.groups).toEqual([['session-1']]);
   await first;
 });
+
+it('flush commits the gathering group at once, and every later one without a window', async () => {
+  const store = recordingStore();
+  const committer = groupCommitter(store, { maxGroup: 50, parallel: 1, gatherMs: 1000 });
+  const first = [1, 2].map((n) => committer.fulfil(request(n)));
+  await vi.advanceTimersByTimeAsync(10);
+  expect(store.groups).toEqual([]);
+  committer.flush();
+  await vi.advanceTimersByTimeAsync(0);
+  expect(store.groups).toEqual([['session-1', 'session-2']]);
+  const later = committer.fulfil(request(3));
+  await vi.advanceTimersByTimeAsync(0);
+  expect(store.groups).toEqual([['session-1', 'session-2'], ['session-3']]);
+  await Promise.all([...first, later]);
+});
