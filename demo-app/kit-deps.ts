@@ -4,12 +4,12 @@
  * the landing does), the same credentials and onOutcome hook. It mounts no route: it only sweeps.
  * Used by the copyable job (sweep-job.ts).
  */
-import { createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
+import { createVerificationKit, type SweepJobSettings, type VerificationKit } from 'hosted-sms-verify-kit';
 import { createDemoActions } from './actions.ts';
 import { loadConfig } from './config.ts';
 import { openDemoData } from './data.ts';
 
-export function demoSweepKit(env: NodeJS.ProcessEnv): VerificationKit<unknown> {
+export function demoSweepKit(env: NodeJS.ProcessEnv, job?: SweepJobSettings): VerificationKit<unknown> {
   const config = loadConfig(env);
   // With VERIFY_BASE_URL empty the demo runs the bundled emulator on 127.0.0.1:EMULATOR_PORT.
   const baseUrl = config.verifyBaseUrl ?? `http://127.0.0.1:${config.emulatorPort}`;
@@ -19,6 +19,8 @@ export function demoSweepKit(env: NodeJS.ProcessEnv): VerificationKit<unknown> {
     clientId: config.clientId,
     clientSecret: config.clientSecret,
     returnUrl: config.returnUrl,
+    // A connection to the service per status read the job keeps in flight, no more.
+    ...(job === undefined ? {} : { client: { connections: job.concurrency } }),
     // The job closes what it built when it ends: the SQLite file or the PostgreSQL pool.
     store: { ...data.store, close: () => data.close() },
     actions: createDemoActions(data.reads, data.writes),

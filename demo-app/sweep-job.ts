@@ -15,7 +15,7 @@ import { runSweepJob } from 'hosted-sms-verify-kit';
 import { demoSweepKit } from './kit-deps.ts';
 
 process.exitCode = await runSweepJob({
-  kit: (env) => demoSweepKit(env as NodeJS.ProcessEnv),
+  kit: (env, job) => demoSweepKit(env as NodeJS.ProcessEnv, job),
   argv: process.argv.slice(2),
   env: process.env,
 });

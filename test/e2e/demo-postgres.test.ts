@@ -144,7 +144,7 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
       SESSION_SECRET,
     };
     const code = await runSweepJob({
-      kit: (e) => demoSweepKit(e as NodeJS.ProcessEnv),
+      kit: (e, job) => demoSweepKit(e as NodeJS.ProcessEnv, job),
       argv: ['--once'],
       env,
       print: (l) => lines.push(l),
