@@ -44,6 +44,23 @@ export interface GroupCommitOptions {
   gatherMs?: number;
 }
 
+/** Commits a group and answers each request; a group that fails as a whole is retried one by one. */
+async function settleGroup<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>, group: Queued<Tx>[]): Promise<void> {
+  let settlements;
+  try {
+    settlements = await store.fulfilBatch(group.map((q) => q.request));
+  } catch (error) {
+    if (group.length === 1) group.forEach((q) => q.reject(error));
+    else await Promise.all(group.map((q) => settleGroup(store, [q])));
+    return;
+  }
+  group.forEach((q, i) => {
+    const settlement = settlements[i];
+    if (settlement?.ok === true) q.resolve(settlement.result);
+    else q.reject(settlement === undefined ? new Error('fulfilBatch returned too few results') : settlement.error);
+  });
+}
+
 /**
  * Group commit: requests queue until the next turn of the event loop, then commit together (at
  * most `maxGroup` per transaction); while groups are committing (up to `parallel`), the next one
@@ -61,29 +78,13 @@ export function groupCommitter<Tx>(
   /** The gathering group's scheduled commit: how long it waits, and how to cancel it. */
   let scheduled: { wait: number; cancel: () => void } | undefined;
 
-  const settle = async (group: Queued<Tx>[]): Promise<void> => {
-    let settlements;
-    try {
-      settlements = await store.fulfilBatch(group.map((q) => q.request));
-    } catch (error) {
-      if (group.length === 1) group.forEach((q) => q.reject(error));
-      else await Promise.all(group.map((q) => settle([q])));
-      return;
-    }
-    group.forEach((q, i) => {
-      const settlement = settlements[i];
-      if (settlement?.ok === true) q.resolve(settlement.result);
-      else q.reject(settlement === undefined ? new Error('fulfilBatch returned too few results') : settlement.error);
-    });
-  };
-
   const commitNext = async (): Promise<void> => {
     scheduled?.cancel();
     scheduled = undefined;
     const group = queue.splice(0, maxGroup);
     groups++;
     try {
-      await settle(group);
+      await settleGroup(store, group);
     } finally {
       groups--;
       if (queue.length > 0) schedule();
