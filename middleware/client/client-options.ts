@@ -28,6 +28,12 @@ export interface VerifyClientRetry {
   busyBudgetMs?: number;
 }
 
+/** What is wrong with a `connections` value, or undefined when it is a limit the pool can take. */
+export function connectionsProblem(connections: unknown): string | undefined {
+  if (typeof connections === 'number' && Number.isInteger(connections) && connections >= 1) return undefined;
+  return 'must be a whole number of at least 1 (the calls you run at once), or omitted for no limit';
+}
+
 /** Options of createVerifyClient. */
 export interface VerifyClientOptions {
   /** The service's base address, e.g. https://verify.example.com (a path prefix is kept). */

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import type { VerifyClientOptions, VerifyClientRetry } from './client-options.ts';
+import { connectionsProblem, type VerifyClientOptions, type VerifyClientRetry } from './client-options.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -172,13 +172,9 @@ function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
   return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
 }
 
-function checkedConnections(connections: unknown): number {
-  if (typeof connections !== 'number' || !Number.isInteger(connections) || connections < 1) {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      '`connections` must be a whole number of at least 1 (the calls you run at once), or omitted for no limit.',
-    );
-  }
+function checkedConnections(connections: number): number {
+  const problem = connectionsProblem(connections);
+  if (problem !== undefined) throw new KitError(KitErrorCode.InvalidOptions, `\`connections\` ${problem}.`);
   return connections;
 }
 

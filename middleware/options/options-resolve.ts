@@ -18,6 +18,7 @@ import {
   quote,
 } from './option-problems.ts';
 import { PENDING_REUSE_MS } from '../client/coalesce.ts';
+import { connectionsProblem } from '../client/client-options.ts';
 import { checkActions } from './options-actions.ts';
 import { checkBaseUrl, checkReturnUrl, checkRoutes, CONTROL } from './options-urls.ts';
 import type { ClientSettings, ResolvedKitOptions, VerificationKitOptions } from './options.ts';
@@ -67,10 +68,8 @@ function checkClient(problems: OptionProblems, value: unknown): void {
   if (hasMethods(value, ['createSession', 'getSession', 'close'])) return;
   if (isRecord(value) && !('createSession' in value) && !('getSession' in value)) {
     checkKnownKeys(problems, 'client', value, ['timeouts', 'retry', 'connections']);
-    const { connections } = value;
-    if (connections !== undefined && !(Number.isInteger(connections) && (connections as number) >= 1)) {
-      problems.add('`client.connections` must be a whole number of at least 1, or omitted for no limit.');
-    }
+    const problem = value.connections === undefined ? undefined : connectionsProblem(value.connections);
+    if (problem !== undefined) problems.add(`\`client.connections\` ${problem}.`);
     for (const key of ['timeouts', 'retry']) {
       if (value[key] !== undefined && !isRecord(value[key])) problems.add(`\`client.${key}\` must be an object.`);
     }

@@ -216,6 +216,7 @@ describe('grouped options', () => {
   it('client: settings for the built client are checked; a ready client is used as given', async () => {
     expect(configError({ client: { timeouts: 5 } as never })).toContain('`client.timeouts` must be an object');
     expect(configError({ client: { retries: {} } as never })).toContain('`client.retries` is not an option');
+    expect(configError({ client: { connections: 0 } })).toContain('`client.connections` must be a whole number');
     const built = createVerificationKit(
       options({ client: { timeouts: { headersMs: 100 }, retry: { maxAttempts: 1 } } }),
     );
