@@ -12,6 +12,7 @@ import {
   type SweepJobSettings,
   type VerificationKitOptions,
 } from '../middleware/index.ts';
+import { isVerifyClient } from '../middleware/options/options-resolve.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
 import { loadConfigModule } from './config-file.ts';
 
@@ -76,7 +77,7 @@ async function kitFromConfig(file: string, env: CommandEnv, job: SweepJobSetting
 
 /** The client settings with `connections` at the job's concurrency, unless set (or a ready client is given). */
 function sweepClient(client: VerificationKitOptions<unknown>['client'], concurrency: number) {
-  if (client !== undefined && 'getSession' in client) return client;
+  if (client !== undefined && isVerifyClient(client)) return client;
   return { connections: concurrency, ...client };
 }
 
