@@ -2,7 +2,8 @@
  * What an integrator would write by hand from the spec: start = CSRF token check, fresh state,
  * POST /session with an Idempotency-Key, one INSERT, an auto-submit form page; landing = look up
  * the attempt by state (session_id must match), GET /session, check verified + state + userRef,
- * one IMMEDIATE transaction (conditional mark + the action's INSERT), 303 to the stored path.
+ * one IMMEDIATE transaction (conditional mark + the action's INSERT), 303 to the stored path. Its
+ * table has the index the spec's sweep of pending attempts needs, as the kit's has.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
@@ -37,6 +38,8 @@ function openBaselineSqlite(path: string) {
   bdb.exec(`CREATE TABLE IF NOT EXISTS attempts (
       state TEXT PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, user_ref TEXT NOT NULL, action TEXT NOT NULL,
       return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at INTEGER NOT NULL, fulfilled_at INTEGER) STRICT;
+    -- What its own sweep of pending attempts needs (PG_BASELINE_PENDING_INDEX in common.ts says why).
+    CREATE INDEX IF NOT EXISTS attempts_pending ON attempts (created_at) WHERE outcome = 'pending';
     CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL);`);
   const insertAttempt = bdb.prepare(
     'INSERT INTO attempts (state, session_id, user_ref, action, return_to, created_at) VALUES (?, ?, ?, ?, ?, ?)',
