@@ -26,13 +26,14 @@ export const PG_BASELINE_ATTEMPTS_TABLE = `CREATE TABLE IF NOT EXISTS attempts (
   return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at BIGINT NOT NULL,
   fulfilled_at BIGINT)`;
 /**
- * The index the hand-written integration's own sweep needs: the spec has it sweep the pending
- * attempts of the last 24 h for users who never return, and without an index each run would read
- * the whole table. It also decides what the landing's mark costs: with `outcome` in an index's
- * predicate the mark is no longer a HOT update (docs/performance.md). The sweep floor's table has no
- * such index: the floor is the least work a sweep can do, its attempts loaded before the run.
+ * The index the hand-written integration's own sweep needs, on SQLite and PostgreSQL alike: the spec
+ * has it sweep the pending attempts of the last 24 h for users who never return, and without an
+ * index each run would read the whole table. It also decides what the landing's mark costs: with
+ * `outcome` in an index's predicate a PostgreSQL mark is no longer a HOT update (docs/performance.md).
+ * The sweep floor's table has no such index: the floor is the least work a sweep can do, its
+ * attempts loaded before the run.
  */
-export const PG_BASELINE_PENDING_INDEX = `CREATE INDEX IF NOT EXISTS attempts_pending ON attempts (created_at)
+export const BASELINE_PENDING_INDEX = `CREATE INDEX IF NOT EXISTS attempts_pending ON attempts (created_at)
   WHERE outcome = 'pending'`;
 /** Seeds the hand-written attempts table: $1 states, $2 session ids, $3 user refs; $4 action, $5 path, $6 created. */
 export const PG_BASELINE_SEED_ATTEMPTS = `INSERT INTO attempts (state, session_id, user_ref, action, return_to, created_at)

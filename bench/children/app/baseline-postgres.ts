@@ -2,7 +2,7 @@
  * The hand-written landing on plain node-postgres, what an integrator would write from the spec:
  * look the attempt up by state, GET /session, check verified + state + userRef, then on one pooled
  * client BEGIN, the conditional mark, the action's INSERT when the mark took, COMMIT; 303. Its
- * table has the index its sweep of pending attempts needs (PG_BASELINE_PENDING_INDEX).
+ * table has the index its sweep of pending attempts needs (BASELINE_PENDING_INDEX).
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import pg from 'pg';
@@ -10,8 +10,8 @@ import { Pool } from 'undici';
 import {
   ACTION,
   basicAuthorization,
+  BASELINE_PENDING_INDEX,
   PG_BASELINE_ATTEMPTS_TABLE,
-  PG_BASELINE_PENDING_INDEX,
   PG_BASELINE_SEED_ATTEMPTS,
   PG_GRANTS_TABLE,
   PG_INSERT_GRANT,
@@ -24,7 +24,7 @@ import { bag, baseApp, pgCounts, readStatus, type ConfiguredApp } from './shared
 
 export function configureBaselinePostgres(args: ConfigureArgs): ConfiguredApp {
   const pool = new pg.Pool({ connectionString: args.databaseUrl, max: 10 });
-  const ready = pool.query(`${PG_BASELINE_ATTEMPTS_TABLE}; ${PG_BASELINE_PENDING_INDEX}; ${PG_GRANTS_TABLE};`);
+  const ready = pool.query(`${PG_BASELINE_ATTEMPTS_TABLE}; ${BASELINE_PENDING_INDEX}; ${PG_GRANTS_TABLE};`);
   const seed = async (attempts: SeedAttempt[]) => {
     await ready;
     await seedPostgres(pool, PG_BASELINE_SEED_ATTEMPTS, attempts, [ACTION, SUCCESS_PATH, Date.now()]);

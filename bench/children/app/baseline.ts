@@ -11,6 +11,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { Pool } from 'undici';
 import {
   ACTION,
+  BASELINE_PENDING_INDEX,
   basicAuthorization,
   destinationOf,
   SUCCESS_PATH,
@@ -38,8 +39,7 @@ function openBaselineSqlite(path: string) {
   bdb.exec(`CREATE TABLE IF NOT EXISTS attempts (
       state TEXT PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, user_ref TEXT NOT NULL, action TEXT NOT NULL,
       return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at INTEGER NOT NULL, fulfilled_at INTEGER) STRICT;
-    -- What its own sweep of pending attempts needs (PG_BASELINE_PENDING_INDEX in common.ts says why).
-    CREATE INDEX IF NOT EXISTS attempts_pending ON attempts (created_at) WHERE outcome = 'pending';
+    ${BASELINE_PENDING_INDEX};
     CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL);`);
   const insertAttempt = bdb.prepare(
     'INSERT INTO attempts (state, session_id, user_ref, action, return_to, created_at) VALUES (?, ?, ?, ?, ?, ?)',
