@@ -187,10 +187,12 @@ async function checkDueAttempts<Tx>(run: Run<Tx>): Promise<void> {
 }
 
 /**
- * The next attempt to check; undefined when the run is done. The next batch is claimed while the
- * last `concurrency` attempts of this one are read, so no worker waits for a claim's round trip.
+ * The next attempt to check; undefined when the run is done. The next batch is claimed while half
+ * of this one (at least `concurrency` attempts) is still to be read: on a busy database a claim's
+ * round trip takes as long as several reads, and no worker should wait for it.
  */
 async function take<Tx>(run: Run<Tx>): Promise<Attempt | undefined> {
+  const claimWhenLeft = Math.max(run.opts.concurrency, Math.ceil(run.opts.batchSize / 2));
   for (;;) {
     const reason = stopReason(run);
     if (reason !== null) {
@@ -198,7 +200,7 @@ async function take<Tx>(run: Run<Tx>): Promise<Attempt | undefined> {
       return undefined;
     }
     const next = run.claimed.pop();
-    if (run.claimed.length < run.opts.concurrency) claimAhead(run);
+    if (run.claimed.length < claimWhenLeft) claimAhead(run);
     if (next !== undefined) return next;
     if (run.claiming === undefined) return undefined;
     await run.claiming;

@@ -330,6 +330,36 @@ describe('runSweep', () => {
     for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
   });
 
+  it('claims the next batch once half of the current one is left, so a slow claim does not hold up the reads', async () => {
+    await setUp();
+    const attempts = await b.createAttempts(23);
+    for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
+    let readsStarted = 0;
+    const readsStartedAtClaim: number[] = [];
+    const store = b.store;
+    const deps = {
+      ...b.deps,
+      store: {
+        ...store,
+        claimDueAttempts: (o: Parameters<typeof store.claimDueAttempts>[0]) => {
+          readsStartedAtClaim.push(readsStarted);
+          return store.claimDueAttempts(o);
+        },
+      },
+      client: {
+        getSession: (id: string) => {
+          readsStarted++;
+          return b.client.getSession(id);
+        },
+      },
+    };
+    // One worker reads the attempts in order: batches of 10 are claimed when 5 are left, not when the last is taken.
+    const report = await runSweep(deps, { batchSize: 10, concurrency: 1 });
+    expect(readsStartedAtClaim).toEqual([0, 5, 15]);
+    expect(report).toMatchObject({ claimed: 23, reads: 23, fulfilled: 23, released: 0 });
+    expect(countEffects(b.store.db)).toBe(23);
+  });
+
   it('stops claiming when the time budget runs out and hands back the claims it did not start', async () => {
     await setUp();
     const attempts = await b.createAttempts(8);
