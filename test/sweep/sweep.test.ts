@@ -296,7 +296,8 @@ describe('runSweep', () => {
     expect(countEffects(b.store.db)).toBe(23);
   });
 
-  it('claims the next batch while the last reads of the current one are under way, so no read waits for a claim', async () => {
+  /** 23 verified due attempts, and deps that record how many reads had started at each claim. */
+  async function countingReadsAtClaims() {
     await setUp();
     const attempts = await b.createAttempts(23);
     for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
@@ -319,6 +320,11 @@ describe('runSweep', () => {
         },
       },
     };
+    return { attempts, deps, readsStartedAtClaim };
+  }
+
+  it('claims the next batch while the last reads of the current one are under way, so no read waits for a claim', async () => {
+    const { attempts, deps, readsStartedAtClaim } = await countingReadsAtClaims();
     const report = await runSweep(deps, { batchSize: 10, concurrency: 3 });
     // Each next claim starts before the previous batch's last attempt is read (10, then 20 reads).
     expect(readsStartedAtClaim).toHaveLength(3);
@@ -331,28 +337,7 @@ describe('runSweep', () => {
   });
 
   it('claims the next batch once half of the current one is left, so a slow claim does not hold up the reads', async () => {
-    await setUp();
-    const attempts = await b.createAttempts(23);
-    for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
-    let readsStarted = 0;
-    const readsStartedAtClaim: number[] = [];
-    const store = b.store;
-    const deps = {
-      ...b.deps,
-      store: {
-        ...store,
-        claimDueAttempts: (o: Parameters<typeof store.claimDueAttempts>[0]) => {
-          readsStartedAtClaim.push(readsStarted);
-          return store.claimDueAttempts(o);
-        },
-      },
-      client: {
-        getSession: (id: string) => {
-          readsStarted++;
-          return b.client.getSession(id);
-        },
-      },
-    };
+    const { deps, readsStartedAtClaim } = await countingReadsAtClaims();
     // One worker reads the attempts in order: batches of 10 are claimed when 5 are left, not when the last is taken.
     const report = await runSweep(deps, { batchSize: 10, concurrency: 1 });
     expect(readsStartedAtClaim).toEqual([0, 5, 15]);
