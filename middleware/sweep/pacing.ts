@@ -138,13 +138,17 @@ export interface PacerOptions {
 export function createPacer(options: PacerOptions): Pacer {
   const { cap, signal, deadline = Infinity, now = Date.now } = options;
   const update = paceUpdater(options.store);
+  /** This process's reads of the last second (older ones are dropped as reads come: a run's memory stays flat). */
   const recent: number[] = [];
   let permits = 0;
   let unpacedUntil = 0;
   let refilling: Promise<number> | undefined;
 
+  const dropBefore = (t: number) => {
+    while (recent.length > 0 && (recent[0] ?? 0) <= t - 1000) recent.shift();
+  };
   const observedRate = () => {
-    while (recent.length > 0 && (recent[0] ?? 0) <= now() - 1000) recent.shift();
+    dropBefore(now());
     return recent.length;
   };
   const refill = async (): Promise<number> => {
@@ -165,7 +169,9 @@ export function createPacer(options: PacerOptions): Pacer {
         if (signal?.aborted === true) return false;
         if (permits > 0 || now() < unpacedUntil) {
           if (permits > 0) permits--;
-          recent.push(now());
+          const t = now();
+          dropBefore(t);
+          recent.push(t);
           return true;
         }
         refilling ??= refill().finally(() => (refilling = undefined));

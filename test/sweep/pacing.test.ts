@@ -57,6 +57,21 @@ describe('pacing arithmetic', () => {
     expect(Date.now() - began).toBeLessThan(400);
   });
 
+  it("starts the first cut from this process's reads of the last second only", async () => {
+    let clock = T0;
+    let pace = UNPACED;
+    const store: Pick<VerifyStore<unknown>, 'updateSweepPace'> = {
+      updateSweepPace: async (change) => (pace = change(pace) ?? pace),
+    };
+    const pacer = createPacer({ store, now: () => clock });
+    for (let i = 0; i < 30; i++) expect(await pacer.acquire()).toBe(true);
+    clock += 1500;
+    for (let i = 0; i < 10; i++) expect(await pacer.acquire()).toBe(true);
+    await pacer.limited(busy(1));
+    // 10 reads a second, cut to 80 %: the 30 reads of 1.5 s ago no longer count.
+    expect(pace).toMatchObject({ ratePerSecond: 8, pausedUntil: clock + 1000 });
+  });
+
   it('hands out permits at the rate, a few at a time, and never more than the cap', () => {
     let pace = { ...UNPACED, tokensAt: T0 };
     let granted = 0;
