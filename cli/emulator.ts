@@ -13,7 +13,7 @@ import {
   parsePort,
   validateClients,
   type EmulatorClient,
-} from '../emulator/config.ts';
+} from '../emulator/config/config.ts';
 import { startEmulator } from '../emulator/index.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
 

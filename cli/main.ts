@@ -11,7 +11,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   emulator: { summary: 'run the service emulator for local development', load: () => import('./emulator.ts') },
   audit: {
     summary: 'attack your own app, wired to the emulator, and report each check',
-    load: () => import('../emulator/audit/command.ts'),
+    load: () => import('../testing/audit/command.ts'),
   },
 };
 

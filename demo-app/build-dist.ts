@@ -14,7 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(root, 'dist');
 const LOCK = path.join(root, 'dist.lock');
 const STAMP = path.join(DIST, '.sources-hash');
-const INPUTS = ['middleware', 'emulator', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const INPUTS = ['middleware', 'emulator', 'testing', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
 const LOCK_WAIT_MS = 5 * 60_000;
 
 /** A hash of every file the build reads, so an unchanged tree is not built again. */

@@ -1,12 +1,12 @@
 /** Assembles the emulator's Express app from its routers. */
 import express from 'express';
 import helmet from 'helmet';
-import { apiRouter } from './api.ts';
+import { apiRouter } from './api/api.ts';
 import type { EmulatorContext } from './context.ts';
-import { controlRouter } from './control.ts';
+import { controlRouter } from './control/control.ts';
 import { sendError } from './errors.ts';
-import { hostedPageRouter } from './hosted-page.ts';
-import { inboxRouter } from './inbox.ts';
+import { hostedPageRouter } from './hosted/hosted-page.ts';
+import { inboxRouter } from './sms/inbox.ts';
 
 export function createApp(context: EmulatorContext, options: { control: boolean }): express.Express {
   const app = express();

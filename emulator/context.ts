@@ -2,13 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VirtualClock, type TestClock } from './clock.ts';
-import type { EmulatorClient } from './config.ts';
-import { Faults, emptyStats, type Stats } from './faults.ts';
-import { IdempotencyStore } from './idempotency.ts';
-import { Outbox } from './outbox.ts';
-import { PasskeyStore, type RelyingParty } from './passkeys.ts';
-import { RateLimits, type RateLimitSettings } from './rate-limits.ts';
-import { SessionStore } from './sessions.ts';
+import type { EmulatorClient } from './config/config.ts';
+import { Faults, emptyStats, type Stats } from './control/faults.ts';
+import { IdempotencyStore } from './api/idempotency.ts';
+import { Outbox } from './sms/outbox.ts';
+import { PasskeyStore, type RelyingParty } from './passkeys/passkeys.ts';
+import { RateLimits, type RateLimitSettings } from './api/rate-limits.ts';
+import { SessionStore } from './api/sessions.ts';
 
 export interface EmulatorContext {
   readonly clients: readonly EmulatorClient[];

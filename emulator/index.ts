@@ -1,13 +1,19 @@
 /** The local stand-in of the hosted SMS verification service. See ./README.md. */
 import type { TestClock } from './clock.ts';
-import { loadEnvConfig, validateClients, validatePageHost, validateRateLimits, type EmulatorClient } from './config.ts';
-import { emulatorControl, type EmulatorControl } from './control-client.ts';
+import {
+  loadEnvConfig,
+  validateClients,
+  validatePageHost,
+  validateRateLimits,
+  type EmulatorClient,
+} from './config/config.ts';
+import { emulatorControl, type EmulatorControl } from './control/control-client.ts';
 import type * as Server from './server.ts';
-import type { RateLimitSettings } from './rate-limits.ts';
+import type { RateLimitSettings } from './api/rate-limits.ts';
 
-export type { EmulatorClient, Platform } from './config.ts';
-export type { RateLimitSettings } from './rate-limits.ts';
-export { DEFAULT_CLIENT } from './config.ts';
+export type { EmulatorClient, Platform } from './config/config.ts';
+export type { RateLimitSettings } from './api/rate-limits.ts';
+export { DEFAULT_CLIENT } from './config/config.ts';
 
 export interface EmulatorOptions {
   /** 0 = ephemeral (tests); default from EMULATOR_PORT or 4010. */

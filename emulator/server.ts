@@ -7,10 +7,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import type { TestClock } from './clock.ts';
-import type { EmulatorClient } from './config.ts';
+import type { EmulatorClient } from './config/config.ts';
 import { createContext } from './context.ts';
-import { relyingPartyOf } from './passkeys.ts';
-import type { RateLimitSettings } from './rate-limits.ts';
+import { relyingPartyOf } from './passkeys/passkeys.ts';
+import type { RateLimitSettings } from './api/rate-limits.ts';
 
 export interface ServerSettings {
   port: number;

@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 // The command as the bin runs it: from the build.
-import { command } from '../../dist/emulator/audit/command.js';
+import { command } from '../../dist/testing/audit/command.js';
 
 const config = fileURLToPath(new URL('./sample.config.ts', import.meta.url));
 const ONLY = 'redirect.landing,forged.wrong-state,leak.secret';

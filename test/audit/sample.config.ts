@@ -1,5 +1,5 @@
 /** An audit configuration module (for `hosted-sms-verify-kit audit --config`): starts the sample app. */
-import type { AuditConfig } from '../../dist/emulator/audit/command.js';
+import type { AuditConfig } from '../../dist/testing/audit/command.js';
 import { startSampleApp, type Flaw } from './sample-app.ts';
 
 export default async function config(env: Record<string, string | undefined>): Promise<AuditConfig> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLIENT, loadEnvConfig, parseClients, validateClients } from '../../emulator/config.ts';
+import { DEFAULT_CLIENT, loadEnvConfig, parseClients, validateClients } from '../../emulator/config/config.ts';
 import { startEmulator } from '../../emulator/index.ts';
 import { WEB_CLIENT, createSession, startTestEmulator } from '../support/emulator.ts';
 

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLoopbackAddress } from '../../emulator/control.ts';
+import { isLoopbackAddress } from '../../emulator/control/control.ts';
 import {
   WEB_CLIENT,
   createSession,

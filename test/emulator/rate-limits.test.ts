@@ -3,8 +3,8 @@
  * Retry-After in whole seconds and does nothing; set from startEmulator, the environment or /_control.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadEnvConfig } from '../../emulator/config.ts';
-import { RateLimits } from '../../emulator/rate-limits.ts';
+import { loadEnvConfig } from '../../emulator/config/config.ts';
+import { RateLimits } from '../../emulator/api/rate-limits.ts';
 import {
   OTHER_CLIENT,
   WEB_CLIENT,

@@ -21,7 +21,7 @@ import {
   type RunningEmulator,
   type TestBrowser,
   type TestClock,
-} from '../../emulator/testing.ts';
+} from '../../testing/testing.ts';
 import { createVerificationKit } from '../../middleware/index.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { WEB_CLIENT, newSession, openHostedPage, readSession } from '../support/emulator.ts';

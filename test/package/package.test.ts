@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../emulator/testing.ts';
+import { startEmulator, type RunningEmulator } from '../../testing/testing.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import {
   fencedBlock,
@@ -95,8 +95,8 @@ describe('the packed tarball', { timeout: SLOW }, () => {
         'dist/middleware/index.d.ts',
         'dist/middleware/store/sqlite/sqlite.js',
         'dist/middleware/store/postgres/postgres.js',
-        'dist/emulator/testing.js',
-        'dist/emulator/testing.d.ts',
+        'dist/testing/testing.js',
+        'dist/testing/testing.d.ts',
         'dist/cli/main.js',
         'LICENSE',
         'CHANGELOG.md',

@@ -1,6 +1,6 @@
 /** Starts an emulator per suite and offers small typed fetch helpers for its API, hosted page and control API. */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { emulatorControl, type EmulatorControl, type SmsMessage } from '../../emulator/control-client.ts';
+import { emulatorControl, type EmulatorControl, type SmsMessage } from '../../emulator/control/control-client.ts';
 import { startEmulator, type EmulatorClient, type EmulatorOptions } from '../../emulator/index.ts';
 
 export type Json = Record<string, unknown>;

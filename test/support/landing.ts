@@ -1,6 +1,6 @@
 /** A stand-in integrator site on `localhost` for hosted-page browser tests, and its handoff form. */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { escapeHtml } from '../../emulator/views.ts';
+import { escapeHtml } from '../../emulator/hosted/views.ts';
 import { closeServer, listen } from './listen.ts';
 
 export interface Landing {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../emulator/testing.ts';
+import { startEmulator, type RunningEmulator } from '../../testing/testing.ts';
 
 const MAIN = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
 // The scheduler's working directory is the app's (here a scratch one), where tsx is not installed.

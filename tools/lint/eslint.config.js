@@ -43,7 +43,7 @@ export default tseslint.config(
   {
     // The kit, the demo, the emulator and the bench stay easy to change: a module holds one concern and a
     // function does one job.
-    files: ['middleware/**/*.ts', 'demo-app/**/*.ts', 'emulator/**/*.ts', 'bench/**/*.ts'],
+    files: ['middleware/**/*.ts', 'demo-app/**/*.ts', 'emulator/**/*.ts', 'testing/**/*.ts', 'bench/**/*.ts'],
     rules: {
       'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }],

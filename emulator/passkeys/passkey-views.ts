@@ -4,7 +4,7 @@
  * posts the answer as JSON in a form field: no fetch, so the CSP keeps `default-src 'none'`.
  * Without JavaScript or WebAuthn the passkey button stays hidden and the SMS path still works.
  */
-import { escapeHtml, layout } from './views.ts';
+import { escapeHtml, layout } from '../hosted/views.ts';
 
 // Browser side of WebAuthn: base64url <-> bytes around navigator.credentials.create/get.
 const PASSKEY_SCRIPT = `

@@ -3,7 +3,7 @@
  * start, verify on the hosted page or through the emulator, land) and the effect counter.
  */
 import { randomBytes } from 'node:crypto';
-import { emulatorControl, type ControlSession, type EmulatorControl } from '../control-client.ts';
+import { emulatorControl, type ControlSession, type EmulatorControl } from '../../emulator/control/control-client.ts';
 import { AuditAgent, hiddenField, parseHandoffPage, type Answer, type Exchange } from './agent.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { clientOf } from './auth.ts';
-import { sendError } from './errors.ts';
+import { sendError } from '../errors.ts';
 
 /** Requests per second per client; 0 means no limit. */
 export interface RateLimitSettings {

@@ -4,12 +4,12 @@
  * virtual clock, inject faults. Works for an emulator in this process or one started elsewhere.
  */
 import type { FaultSettings, Stats } from './faults.ts';
-import type { SmsMessage } from './outbox.ts';
-import type { RateLimitSettings } from './rate-limits.ts';
+import type { SmsMessage } from '../sms/outbox.ts';
+import type { RateLimitSettings } from '../api/rate-limits.ts';
 
 export type { FaultSettings, Stats } from './faults.ts';
-export type { SmsMessage } from './outbox.ts';
-export type { RateLimitSettings } from './rate-limits.ts';
+export type { SmsMessage } from '../sms/outbox.ts';
+export type { RateLimitSettings } from '../api/rate-limits.ts';
 
 /** Failure reasons the spec names; any other string is accepted too (to test unknown reasons). */
 export type FailureReason = 'otp_locked' | 'device_changed' | 'session_binding_failed' | (string & {});

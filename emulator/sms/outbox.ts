@@ -1,5 +1,5 @@
 /** The SMS outbox: every message is logged on the console and kept for the dev inbox and /_control/outbox. */
-import type { TestClock } from './clock.ts';
+import type { TestClock } from '../clock.ts';
 
 export interface SmsMessage {
   to: string;

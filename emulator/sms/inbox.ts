@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import express from 'express';
-import type { EmulatorContext } from './context.ts';
-import { loopbackOnly } from './control.ts';
-import { escapeHtml } from './views.ts';
+import type { EmulatorContext } from '../context.ts';
+import { loopbackOnly } from '../control/control.ts';
+import { escapeHtml } from '../hosted/views.ts';
 
 const STYLE = `
 body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 720px; padding: 24px 16px; color-scheme: light dark; }

@@ -1,7 +1,7 @@
 /** Session state: creation, handoff redemption, OTP attempts and outcomes, all on the virtual clock. */
 import { randomBytes, randomInt } from 'node:crypto';
-import type { TestClock } from './clock.ts';
-import type { Platform } from './config.ts';
+import type { TestClock } from '../clock.ts';
+import type { Platform } from '../config/config.ts';
 
 export const HANDOFF_TTL_SECONDS = 120;
 /** Outcomes (and idempotency keys) stay readable this long; afterwards the id reads as unknown. */

@@ -12,11 +12,18 @@
  *
  * Starting an emulator needs `helmet` and `@simplewebauthn/server` (devDependencies of your app).
  */
-export { startEmulator, DEFAULT_CLIENT } from './index.ts';
-export type { EmulatorClient, EmulatorOptions, Platform, RunningEmulator } from './index.ts';
-export { emulatorControl, EmulatorControlError } from './control-client.ts';
-export type { CodeQuery, EmulatorControl, FailureReason, FaultSettings, SmsMessage, Stats } from './control-client.ts';
-export type { ControlSession } from './control-client.ts';
+export { startEmulator, DEFAULT_CLIENT } from '../emulator/index.ts';
+export type { EmulatorClient, EmulatorOptions, Platform, RunningEmulator } from '../emulator/index.ts';
+export { emulatorControl, EmulatorControlError } from '../emulator/control/control-client.ts';
+export type {
+  CodeQuery,
+  EmulatorControl,
+  FailureReason,
+  FaultSettings,
+  SmsMessage,
+  Stats,
+} from '../emulator/control/control-client.ts';
+export type { ControlSession } from '../emulator/control/control-client.ts';
 // The integration audit: attacks your own app, wired to the emulator, and reports per check.
 export { auditIntegration } from './audit/runner.ts';
 export { describeAudit, type TestRunner } from './audit/adapter.ts';
@@ -32,6 +39,6 @@ export {
   type SignInFunction,
 } from './audit/options.ts';
 export { failedIds, formatAuditJson, formatAuditTable, type AuditReport, type CheckResult } from './audit/report.ts';
-export { createTestClock, type TestClock } from './clock.ts';
+export { createTestClock, type TestClock } from '../emulator/clock.ts';
 export { createTestBrowser, type SubmitOptions, type TestBrowser, type TestPage } from './test-browser.ts';
 export { walkHostedPage, type HostedPageResult, type WalkOptions } from './hosted-walk.ts';

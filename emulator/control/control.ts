@@ -5,12 +5,12 @@
  * own name to 127.0.0.1 reaches the peer check as loopback, but still sends its own name as the Host.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { EmulatorContext } from './context.ts';
-import { resetContext } from './context.ts';
-import { sendError } from './errors.ts';
+import type { EmulatorContext } from '../context.ts';
+import { resetContext } from '../context.ts';
+import { sendError } from '../errors.ts';
 import { mountSessionTools } from './control-sessions.ts';
 import { parseFaultUpdate } from './faults.ts';
-import { parseRateLimitUpdate } from './rate-limits.ts';
+import { parseRateLimitUpdate } from '../api/rate-limits.ts';
 
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;

@@ -4,7 +4,7 @@
  * and the first named button included, with `Origin` and `Sec-Fetch-Site`. Host names under
  * `.localhost` (the hosted page's `verify.localhost`) are reached on loopback, as browsers do.
  */
-import { SoftAuthenticator } from './soft-authenticator.ts';
+import { SoftAuthenticator } from '../emulator/passkeys/soft-authenticator.ts';
 
 /** One answer, read once: its body is `html`. */
 export interface TestPage {

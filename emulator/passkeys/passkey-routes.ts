@@ -5,7 +5,7 @@
  * the one single-use challenge the page it came from was issued.
  */
 import express from 'express';
-import type { EmulatorContext } from './context.ts';
+import type { EmulatorContext } from '../context.ts';
 import {
   endedForm,
   FORM_TYPE,
@@ -14,7 +14,7 @@ import {
   sendEnrolPage,
   sendPage,
   sendPasskeyPage,
-} from './hosted-responses.ts';
+} from '../hosted/hosted-responses.ts';
 import { parseCredential, verifyAssertion, verifyEnrolment } from './passkeys.ts';
 
 // A WebAuthn answer as JSON is a few kB (RSA keys and attestation make it larger than a code form).

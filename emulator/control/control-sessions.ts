@@ -3,10 +3,10 @@
  * the body, never in a URL), and a tampered echo for one session (a compromised or buggy service).
  */
 import type express from 'express';
-import type { EmulatorContext } from './context.ts';
-import { sendError } from './errors.ts';
-import { returnLocation } from './hosted-responses.ts';
-import type { Session } from './sessions.ts';
+import type { EmulatorContext } from '../context.ts';
+import { sendError } from '../errors.ts';
+import { returnLocation } from '../hosted/hosted-responses.ts';
+import type { Session } from '../api/sessions.ts';
 
 /** A session as the control API shows it: what a test needs to land on it, never its code or handoff. */
 function sessionView(session: Session) {

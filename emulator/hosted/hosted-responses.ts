@@ -5,12 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { bindingMatches, deviceIdOf, pageBinding, parsePageBinding } from './binding.ts';
-import { schemeOf } from './config.ts';
-import type { EmulatorContext } from './context.ts';
-import { enrolPage, passkeyPage } from './passkey-views.ts';
-import { enrolmentOptions, verificationOptions } from './passkeys.ts';
-import { OTP_MAX_ATTEMPTS, type Session } from './sessions.ts';
-import { sendOtpOnce } from './sms.ts';
+import { schemeOf } from '../config/config.ts';
+import type { EmulatorContext } from '../context.ts';
+import { enrolPage, passkeyPage } from '../passkeys/passkey-views.ts';
+import { enrolmentOptions, verificationOptions } from '../passkeys/passkeys.ts';
+import { OTP_MAX_ATTEMPTS, type Session } from '../api/sessions.ts';
+import { sendOtpOnce } from '../sms/sms.ts';
 import { codePage, maskPhone, messagePage } from './views.ts';
 
 export const FORM_TYPE = 'application/x-www-form-urlencoded';

@@ -4,7 +4,7 @@
  * request runs, 422 for another payload.
  */
 import { createHash } from 'node:crypto';
-import type { TestClock } from './clock.ts';
+import type { TestClock } from '../clock.ts';
 import { RETENTION_MS } from './sessions.ts';
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;

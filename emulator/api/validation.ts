@@ -1,5 +1,5 @@
 /** Validation of the POST /session JSON body. The first failing rule decides the errorCode. */
-import { isPlatform, schemeFitsPlatform, type EmulatorClient, type Platform } from './config.ts';
+import { isPlatform, schemeFitsPlatform, type EmulatorClient, type Platform } from '../config/config.ts';
 import type { OperationSensitivity } from './sessions.ts';
 
 /** E.164: "+", a non-zero country digit, 7 to 15 digits in all. */

@@ -1,8 +1,8 @@
 /** HTTP Basic auth for POST /session and GET /session/{id}: client_id as user, issued secret as password. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { EmulatorClient } from './config.ts';
-import { sendError } from './errors.ts';
+import type { EmulatorClient } from '../config/config.ts';
+import { sendError } from '../errors.ts';
 
 // Compared as SHA-256 digests so lengths match and timing says nothing about the secret.
 function sameSecret(given: string, expected: string): boolean {

@@ -4,7 +4,7 @@
  * where this browser saved one, and the passkey offer declined or taken. It returns the landing URL
  * the service redirected to, with its real `state`, for the test to open in the same browser.
  */
-import type { EmulatorControl } from './control-client.ts';
+import type { EmulatorControl } from '../emulator/control/control-client.ts';
 import {
   attribute,
   createTestBrowser,

@@ -3,8 +3,8 @@
  * destination"); for a userRef with an enrolled passkey it is deferred until the user asks for a
  * code on the hosted page, so a passkey verification sends no SMS at all (see README.md).
  */
-import type { EmulatorContext } from './context.ts';
-import type { Session } from './sessions.ts';
+import type { EmulatorContext } from '../context.ts';
+import type { Session } from '../api/sessions.ts';
 
 export function sendOtpOnce(context: EmulatorContext, session: Session): void {
   if (session.otpSentAt !== undefined) return; // no resend: one code per session

@@ -1,12 +1,12 @@
 /** The backend API: POST /session (create) and GET /session/{id} (status read), both with Basic auth. */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { clientOf, requireClient } from './auth.ts';
-import { pause, type EmulatorContext } from './context.ts';
-import { sendError } from './errors.ts';
+import { pause, type EmulatorContext } from '../context.ts';
+import { sendError } from '../errors.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, type Claim } from './idempotency.ts';
 import { rateLimited } from './rate-limits.ts';
 import { HANDOFF_TTL_SECONDS, type Session } from './sessions.ts';
-import { sendOtpOnce, smsDeferredAtCreate } from './sms.ts';
+import { sendOtpOnce, smsDeferredAtCreate } from '../sms/sms.ts';
 import { validateCreateRequest } from './validation.ts';
 
 const jsonBody = express.json({ type: ['application/json', 'application/*+json'], limit: '16kb' });

@@ -8,7 +8,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { newDeviceId, setDeviceCookie } from './binding.ts';
-import type { EmulatorContext } from './context.ts';
+import type { EmulatorContext } from '../context.ts';
 import {
   csp,
   endedForm,
@@ -23,9 +23,9 @@ import {
   sendSessionPage,
   STALE,
 } from './hosted-responses.ts';
-import { passkeyRoutes } from './passkey-routes.ts';
-import { OTP_MAX_ATTEMPTS } from './sessions.ts';
-import { sendOtpOnce } from './sms.ts';
+import { passkeyRoutes } from '../passkeys/passkey-routes.ts';
+import { OTP_MAX_ATTEMPTS } from '../api/sessions.ts';
+import { sendOtpOnce } from '../sms/sms.ts';
 
 export { returnLocation } from './hosted-responses.ts';
 
