@@ -7,7 +7,8 @@ import { Faults, emptyStats, type Stats } from './control/faults.ts';
 import { IdempotencyStore } from './api/idempotency.ts';
 import { Outbox } from './sms/outbox.ts';
 import { PasskeyStore, type RelyingParty } from './passkeys/passkeys.ts';
-import { RateLimits, type RateLimitSettings } from './api/rate-limits.ts';
+import { RateLimits } from './api/rate-limits.ts';
+import type { RateLimitSettings } from './config/rate-limit-settings.ts';
 import { SessionStore } from './api/sessions.ts';
 
 export interface EmulatorContext {

@@ -9,10 +9,10 @@ import {
 } from './config/config.ts';
 import { emulatorControl, type EmulatorControl } from './control/control-client.ts';
 import type * as Server from './server.ts';
-import type { RateLimitSettings } from './api/rate-limits.ts';
+import type { RateLimitSettings } from './config/rate-limit-settings.ts';
 
 export type { EmulatorClient, Platform } from './config/config.ts';
-export type { RateLimitSettings } from './api/rate-limits.ts';
+export type { RateLimitSettings } from './config/rate-limit-settings.ts';
 export { DEFAULT_CLIENT } from './config/config.ts';
 
 export interface EmulatorOptions {

@@ -10,7 +10,7 @@ import type { TestClock } from './clock.ts';
 import type { EmulatorClient } from './config/config.ts';
 import { createContext } from './context.ts';
 import { relyingPartyOf } from './passkeys/passkeys.ts';
-import type { RateLimitSettings } from './api/rate-limits.ts';
+import type { RateLimitSettings } from './config/rate-limit-settings.ts';
 
 export interface ServerSettings {
   port: number;

@@ -6,37 +6,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import { clientOf } from './auth.ts';
 import { sendError } from '../errors.ts';
-
-/** Requests per second per client; 0 means no limit. */
-export interface RateLimitSettings {
-  /** GET /session/{id} per second per client. Default 0 (off). */
-  statusReadsPerSecond: number;
-  /** POST /session per second per client (replays included). Default 0 (off). */
-  createsPerSecond: number;
-}
+import { NO_RATE_LIMITS, type RateLimitSettings } from '../config/rate-limit-settings.ts';
 
 export type RateLimitedCall = 'status' | 'create';
-
-export const NO_RATE_LIMITS: RateLimitSettings = { statusReadsPerSecond: 0, createsPerSecond: 0 };
-
-const FIELDS = ['statusReadsPerSecond', 'createsPerSecond'] as const;
-const MAX_PER_SECOND = 1_000_000;
-
-/** Validates a rate limits update; returns it or a message saying what is wrong. */
-export function parseRateLimitUpdate(body: unknown): Partial<RateLimitSettings> | string {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return 'Send a JSON object such as {"statusReadsPerSecond": 300, "createsPerSecond": 20} (0 = no limit).';
-  }
-  const update: Partial<RateLimitSettings> = {};
-  for (const [name, value] of Object.entries(body)) {
-    if (!(FIELDS as readonly string[]).includes(name)) return `Unknown rate limit "${name}".`;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_PER_SECOND) {
-      return `${name} must be a number of requests per second from 0 (no limit) to ${MAX_PER_SECOND}.`;
-    }
-    update[name as (typeof FIELDS)[number]] = value;
-  }
-  return update;
-}
 
 /**
  * A token bucket per client and call: `perSecond` tokens a second, at most one second's worth

@@ -1,6 +1,6 @@
 /** Emulator configuration: registered clients and environment variables, validated with messages that name the fix. */
 import { isIP } from 'node:net';
-import { NO_RATE_LIMITS, parseRateLimitUpdate, type RateLimitSettings } from '../api/rate-limits.ts';
+import { NO_RATE_LIMITS, parseRateLimitUpdate, type RateLimitSettings } from './rate-limit-settings.ts';
 
 export type Platform = 'web' | 'mobile';
 

@@ -5,11 +5,11 @@
  */
 import type { FaultSettings, Stats } from './faults.ts';
 import type { SmsMessage } from '../sms/outbox.ts';
-import type { RateLimitSettings } from '../api/rate-limits.ts';
+import type { RateLimitSettings } from '../config/rate-limit-settings.ts';
 
 export type { FaultSettings, Stats } from './faults.ts';
 export type { SmsMessage } from '../sms/outbox.ts';
-export type { RateLimitSettings } from '../api/rate-limits.ts';
+export type { RateLimitSettings } from '../config/rate-limit-settings.ts';
 
 /** Failure reasons the spec names; any other string is accepted too (to test unknown reasons). */
 export type FailureReason = 'otp_locked' | 'device_changed' | 'session_binding_failed' | (string & {});

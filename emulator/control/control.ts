@@ -10,7 +10,7 @@ import { resetContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import { mountSessionTools } from './control-sessions.ts';
 import { parseFaultUpdate } from './faults.ts';
-import { parseRateLimitUpdate } from '../api/rate-limits.ts';
+import { parseRateLimitUpdate } from '../config/rate-limit-settings.ts';
 
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;
