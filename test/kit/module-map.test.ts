@@ -6,7 +6,11 @@
  *   it, and each store's dialect folder imports only its own files and the shared contract;
  * - no import circles, in the kit or in the demo;
  * - the landing reaches the rest of the kit only through the return handling, the pages and the
- *   user lookup; each store keeps its SQL text in one module (and its migrations in another).
+ *   user lookup; each store keeps its SQL text in one module (and its migrations in another);
+ * - the emulator keeps a short top (composition, context, errors, clock) and a folder per concern;
+ *   its configuration is pure parsing that imports nothing else of it; it never imports what
+ *   `/testing` offers integrators, and neither it nor `testing/` imports the kit;
+ * - no import circles anywhere in the house: kit, emulator, testing, CLI and demo together.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -100,6 +104,23 @@ const TOP = [
   'attempts.ts',
 ];
 
+const emulator = importGraph('emulator');
+const EMULATOR_CONCERNS = ['api', 'hosted', 'sms', 'passkeys', 'control', 'config'];
+/** What composes the emulator and what every concern shares; everything else sits in a concern's folder. */
+const EMULATOR_TOP = ['index.ts', 'server.ts', 'app.ts', 'context.ts', 'errors.ts', 'clock.ts'];
+const testing = importGraph('testing');
+const TESTING_TOP = ['testing.ts', 'test-browser.ts', 'hosted-walk.ts'];
+const TESTING_CONCERNS = ['audit'];
+const HOUSE = ['middleware', 'emulator', 'testing', 'cli', 'demo-app'];
+
+/** Files of `graph` (under `root/`) that are neither one of `top` nor inside one of `concerns`. */
+function misplacedIn(graph: Map<string, string[]>, top: readonly string[], concerns: readonly string[]): string[] {
+  return [...graph.keys()].filter((file) => {
+    const [, first, second] = file.split('/');
+    return second === undefined ? !top.includes(first!) : !concerns.includes(first!);
+  });
+}
+
 describe('module map', () => {
   it('index.ts only re-exports: every statement is `export … from`', () => {
     const notReExports = statements('middleware/index.ts').filter(
@@ -109,11 +130,7 @@ describe('module map', () => {
   });
 
   it('every module sits in a folder named for its concern, or is one of the shared top-level modules', () => {
-    const misplaced = [...kit.keys()].filter((file) => {
-      const [, first, second] = file.split('/');
-      return second === undefined ? !TOP.includes(first!) : !CONCERNS.includes(first!);
-    });
-    expect(misplaced).toEqual([]);
+    expect(misplacedIn(kit, TOP, CONCERNS)).toEqual([]);
   });
 
   it('the kit and the demo have no import circles', () => {
@@ -164,5 +181,31 @@ describe('module map', () => {
       'middleware/store/sqlite/sqlite-schema.ts',
       'middleware/store/sqlite/sqlite-sql.ts',
     ]);
+  });
+
+  it("the emulator's modules sit in its concern folders, beside a short top that composes them", () => {
+    expect(misplacedIn(emulator, EMULATOR_TOP, EMULATOR_CONCERNS)).toEqual([]);
+  });
+
+  it('what /testing offers integrators sits in testing/, beside the emulator and the kit', () => {
+    expect(misplacedIn(testing, TESTING_TOP, TESTING_CONCERNS)).toEqual([]);
+  });
+
+  it("the emulator's configuration is pure parsing: config/ imports nothing of the emulator outside it", () => {
+    expect(
+      importsBetween(emulator, 'emulator/config/', ['emulator/']).filter((e) => !/ -> emulator\/config\//.test(e)),
+    ).toEqual([]);
+  });
+
+  it('the emulator never imports testing/, and neither imports the kit', () => {
+    expect(importsBetween(emulator, 'emulator/', ['testing/', 'middleware/'])).toEqual([]);
+    expect(importsBetween(testing, 'testing/', ['middleware/'])).toEqual([]);
+  });
+
+  it('the whole house has no import circles: kit, emulator, testing, CLI and demo together', () => {
+    const house = new Map(HOUSE.flatMap((dir) => [...importGraph(dir)]));
+    expect(circles(emulator)).toEqual([]);
+    expect(circles(testing)).toEqual([]);
+    expect(circles(house)).toEqual([]);
   });
 });
