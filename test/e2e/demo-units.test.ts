@@ -57,12 +57,17 @@ describe('demo configuration', () => {
 
   it('never quotes the client secret in its messages', () => {
     const secret = 'super-secret-value-123';
+    let refusal: unknown;
     try {
       loadConfig({ VERIFY_CLIENT_SECRET: secret, VERIFY_BASE_URL: `https://x:${secret}@verify.example.com` });
-      expect.unreachable();
     } catch (error) {
-      expect(String(error)).not.toContain(secret);
+      refusal = error;
     }
+    // The refusal itself must happen: a config that loads with credentials in the URL quotes nothing.
+    expect(refusal).toBeInstanceOf(ConfigError);
+    expect(String(refusal)).toMatch(/must not carry credentials/);
+    expect(String(refusal)).not.toContain(secret);
+    expect((refusal as Error).stack).not.toContain(secret);
   });
 
   it('with the emulator, the return URL must reach this demo', () => {
