@@ -65,8 +65,15 @@ test('a landing fulfils once, and a reload of it fulfils nothing more', async ()
 test('wrong codes end the verification failed, and the landing fulfils nothing', async () => {
   const browser = createTestBrowser();
   const walked = await walkHostedPage(await startConfirming(browser, 'bob'), { emulator, browser, code: 'wrong' });
+  assert.equal(walked.outcome, 'failed');
   const landing = await browser.get(walked.landingUrl);
-  assert.equal(landing.status, 200); // the kit's "verification failed" page, with a way to start again
+  // The kit's failure page (not its "still confirming" page), with a way to start again.
+  assert.equal(landing.status, 200);
+  assert.match(landing.html, /<h1>Too many incorrect codes<\/h1>/);
+  assert.match(landing.html, /Start a new verification/);
+  const attempt = await app.locals.kit.attempts.get(walked.sessionId);
+  assert.equal(attempt?.outcome, 'failed');
+  assert.equal(attempt?.reason, 'otp_locked');
   assert.equal((await confirmations(browser)).length, 0);
 });
 
