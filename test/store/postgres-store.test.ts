@@ -9,6 +9,7 @@ import { migrate, SCHEMA_VERSION } from '../../middleware/store/postgres/postgre
 import { newSweepOwner } from '../../middleware/sweep/sweep-options.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const attempt = (n: number) =>
   newAttempt(n, { userRef: 'user-1', action: 'grant', sensitivity: 'normal', createdAt: 1_000, nextCheckAt: 1_000 });
@@ -16,6 +17,14 @@ const attempt = (n: number) =>
 let database: TestDatabase;
 let store: PostgresStore;
 const pools: pg.Pool[] = [];
+
+/** Backends of this test's database waiting on a lock (a row's, or a pair's advisory lock). */
+async function lockWaiters(): Promise<number> {
+  const { rows } = await database.pool.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+  );
+  return rows[0]?.n ?? 0;
+}
 
 function newPool(max = 5): pg.Pool {
   const pool = new pg.Pool({ connectionString: database.url, max });
@@ -72,9 +81,15 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     const other = createPostgresStore({ pool: newPool() });
     expect((await other.findAttemptByState('state-1'))?.outcome).toBe('pending');
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
-    // A concurrent fulfilment waits on the row lock, then finds it fulfilled: the effect ran once.
+    // A concurrent fulfilment waits on the lock the open transaction holds, then finds it fulfilled:
+    // the effect ran once. The racer is seen waiting in PostgreSQL before the first one may commit.
     const second = async (tx: pg.PoolClient) => void (await tx.query("INSERT INTO effects VALUES ('x')"));
-    const racer = fulfilOnce(other, await storedAttempt(other, 'session-1'), second, 6);
+    let racerSettled = false;
+    const racer = fulfilOnce(other, await storedAttempt(other, 'session-1'), second, 6).finally(
+      () => (racerSettled = true),
+    );
+    await waitFor(async () => (await lockWaiters()) > 0, 10_000, "the racer to wait on the fulfilment's lock");
+    expect(racerSettled).toBe(false);
     release();
     expect((await fulfilment).kind).toBe('fulfilled');
     expect((await racer).kind).toBe('already_fulfilled');
