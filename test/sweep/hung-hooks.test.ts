@@ -42,13 +42,21 @@ describe('a hung onOutcome', () => {
     b = await bench(emu.url);
     const [first, second] = await b.createAttempts(2);
     await emu.control.completeSession(first!.sessionId, 'verified');
-    let calls = 0;
+    const heard: string[] = [];
     // Never settles on its first call (the hook), answers at once afterwards.
-    const onOutcome = (_event: OutcomeEvent) => (calls++ === 0 ? never() : Promise.resolve());
+    const onOutcome = (event: OutcomeEvent) => {
+      heard.push(event.sessionId);
+      return heard.length === 1 ? never() : Promise.resolve();
+    };
     worker = startSweepWorker({ ...b.deps, onOutcome }, { intervalMs: 50, timeBudgetMs: 500, backoffMs: [1000] });
     await waitFor(async () => (await b!.attempt(first!.state)).outcome === 'fulfilled', 5000, 'the first fulfilment');
+    // The hook was really called, and its first call is the one that never settles.
+    await waitFor(() => heard.length > 0, 5000, "the hook's first (hanging) call");
+    expect(heard[0]).toBe(first!.sessionId);
     await emu.control.completeSession(second!.sessionId, 'verified');
     await waitFor(async () => (await b!.attempt(second!.state)).outcome === 'fulfilled', 6000, 'the second fulfilment');
+    // Past the hung call, the worker still delivers: the second outcome reaches the hook.
+    await waitFor(() => heard.includes(second!.sessionId), 6000, "the second outcome's delivery");
     expect(worker.runs).toBeGreaterThan(1);
   });
 
@@ -56,10 +64,18 @@ describe('a hung onOutcome', () => {
     b = await bench(emu.url);
     const attempts = await b.createAttempts(3);
     for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
+    const heard: string[] = [];
+    const hangs = (event: OutcomeEvent) => {
+      heard.push(event.sessionId);
+      return never();
+    };
     const started = performance.now();
-    const report = await within(3000, runSweep({ ...b.deps, onOutcome: never }, { timeBudgetMs: 500 }));
+    const report = await within(3000, runSweep({ ...b.deps, onOutcome: hangs }, { timeBudgetMs: 500 }));
     expect(performance.now() - started).toBeLessThan(1500);
     expect(report.fulfilled).toBe(3);
+    // The run did call the hook, which never settled: none of its outcomes counts as delivered.
+    expect(heard.length).toBeGreaterThan(0);
+    expect(attempts.map((a) => a.sessionId)).toEqual(expect.arrayContaining(heard));
     expect(report.outcomesDelivered).toBe(0);
   });
 
