@@ -2,10 +2,11 @@
  * Service faults during create and at the landing, with the emulator's fault controls: retries
  * never send a second SMS, the flow still completes, and refusals surface as clear errors.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyClient } from '../../middleware/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import type { Agent, Started } from '../support/agent.ts';
+import type { Agent, Answer, Started } from '../support/agent.ts';
 import { leaks, newSeen } from '../support/seen.ts';
 
 const seen = newSeen();
@@ -15,6 +16,28 @@ async function smsDelta(app: TestApp, run: () => Promise<void>) {
   await run();
   const after = await app.emulator.control.stats();
   return { sms: after.smsSent - before.smsSent, replays: after.replays - before.replays, after };
+}
+
+/**
+ * The session creates the kit sent to `app`'s emulator while `run` ran, counted on the wire (every
+ * request undici makes is published on this channel): refused and retried ones included, unlike
+ * the emulator's `creates`, which counts only the sessions it made.
+ */
+async function createsSent(app: TestApp, run: () => Promise<void>): Promise<number> {
+  const origin = new URL(app.emulator.url).origin;
+  let sent = 0;
+  const count = (message: unknown) => {
+    const { request } = message as { request: { method: string; origin: string | URL; path: string } };
+    if (request.method === 'POST' && new URL(String(request.origin)).origin === origin && request.path === '/session')
+      sent += 1;
+  };
+  subscribe('undici:request:create', count);
+  try {
+    await run();
+  } finally {
+    unsubscribe('undici:request:create', count);
+  }
+  return sent;
 }
 
 async function finishes(app: TestApp, user: Agent, handoff: Started) {
@@ -73,7 +96,12 @@ describe('create faults (default timeouts)', () => {
       await alice.start('grant_badge'); // first use of the key succeeds
       const attempts = await app.attemptCount();
       const creates = (await app.emulator.control.stats()).creates;
-      const response = await alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' });
+      let response!: Answer;
+      const sent = await createsSent(app, async () => {
+        response = await alice.postStart({ _csrf: alice.csrf, action: 'grant_badge' });
+      });
+      // One request: the refusal is final, so the kit never sends the create again.
+      expect(sent).toBe(1);
       expect(response.status).toBe(502);
       expect(await response.text()).toContain('problem on our side');
       expect(await app.attemptCount()).toBe(attempts);
