@@ -83,7 +83,9 @@ describe('onOutcome', () => {
       reason: null,
       delivery: 1,
     });
-    expect(deliveredRow(app, a.sessionId)?.deliveredAt).not.toBeNull();
+    // Its outbox row exists and is marked delivered, after one delivery (a missing row fails here).
+    await waitFor(() => typeof deliveredRow(app, a.sessionId)?.deliveredAt === 'number', 2000, 'the delivered mark');
+    expect(deliveredRow(app, a.sessionId)).toEqual({ deliveredAt: expect.any(Number), deliveries: 1 });
     // A reload and a sweep later: nothing is delivered twice.
     await alice.landFor(a.sessionId, a.state);
     await sweepAt(app, 10 * 60_000, 'outcomes-no-redelivery');
