@@ -4,6 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import express from 'express';
+import session from 'express-session';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -11,7 +12,9 @@ import {
   isKitError,
   KitErrorCode,
   type VerificationKitOptions,
+  type VerifyClient,
 } from '../../middleware/index.ts';
+import type { CreateSessionInput } from '../../middleware/types.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { contextOf } from '../../middleware/create-kit.ts';
 
@@ -49,8 +52,36 @@ function configError(overrides: Partial<VerificationKitOptions>): string {
 
 describe('option validation', () => {
   it('accepts a valid configuration and keeps returnUrl byte for byte', async () => {
-    const kit = createVerificationKit(options());
+    // Canonical, yet easy to rewrite: a port, a percent-encoded path and a trailing slash.
+    const returnUrl = 'https://app.example.com:8443/verify/r%C3%A9turn/';
+    const sent: CreateSessionInput[] = [];
+    const client: VerifyClient = {
+      createSession: async (input) => {
+        sent.push(input);
+        return {
+          sessionId: 'ses_1',
+          verifyUrl: 'https://verify.example/v',
+          handoff: 'hx_1',
+          expiresInSeconds: 120,
+          replayed: false,
+        };
+      },
+      getSession: async () => ({ status: 'pending' }),
+      close: async () => {},
+    };
+    const user = { userRef: 'user-1', destination: '+15550100001' };
+    const kit = createVerificationKit(options({ returnUrl, client, resolveUser: () => user }));
     expect(kit.router).toBeTypeOf('function');
+    const app = express();
+    app.use(session({ secret: 'config-test-session-secret', resave: false, saveUninitialized: false }));
+    app.get('/csrf', (req, res) => void res.json({ csrf: kit.csrfToken(req) }));
+    app.use(kit.router);
+    const browser = request.agent(app);
+    const { csrf } = (await browser.get('/csrf')).body as { csrf: string };
+    const started = await browser.post('/verify/start').type('form').send({ _csrf: csrf, action: 'grant_badge' });
+    expect(started.status).toBe(200);
+    // What the service is sent is the returnUrl exactly as given.
+    expect(sent.map((input) => input.returnUrl)).toEqual([returnUrl]);
     await kit.close();
   });
 
