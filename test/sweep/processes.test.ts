@@ -2,6 +2,8 @@
  * Sweep job PROCESSES sharing one SQLite file with in-process landings: exactly-once across
  * processes, and recovery after a sweep process is killed mid-batch.
  */
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { completeAttempt } from '../../middleware/fulfil/fulfil.ts';
 import type { Attempt } from '../../middleware/store/types.ts';
@@ -50,15 +52,17 @@ describe('sweep processes on one SQLite file', () => {
     // Slow each read so that the two processes and the landings really overlap: one process alone
     // needs about 2 s for the 50 (4 reads at a time), longer than the landings wait to begin.
     await emu.control.injectFaults({ statusDelayMs: 150 });
-    const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4' };
+    // Both processes start up, then begin sweeping together: a slow start-up never leaves one alone.
+    const start = join(b.dir, 'start');
+    const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4', SWEEP_START_FILE: start };
     const one = sweepProcess(['--once'], jobEnv('sweeper-1', settings));
     const two = sweepProcess(['--once'], jobEnv('sweeper-2', settings));
+    const ready = () => readdirSync(b.dir).filter((name) => name.startsWith('start.') && name.endsWith('.ready'));
+    await waitFor(() => ready().length === 2, 30_000, 'both sweep processes to start up');
+    writeFileSync(start, '');
     // The landings come in waves once both processes hold claims.
     const owners = () => sqliteLeaseOwners(b.store.db);
-    await waitFor(() => owners() >= 1, 15_000, 'a sweep process to hold claims');
-    // Usually both are in by now; on a slow machine go on soon with one, so the landings still find
-    // unclaimed attempts at the end of the queue.
-    await waitFor(() => owners() >= 2, 1000, 'both sweep processes to hold claims').catch(() => {});
+    await waitFor(() => owners() >= 2, 15_000, 'both sweep processes to hold claims');
     const landings = [];
     // From the end of the queue, where the sweepers (most overdue first) arrive last.
     for (const wave of [4, 3, 2, 1, 0]) {
@@ -87,7 +91,12 @@ describe('sweep processes on one SQLite file', () => {
     expect(rowsBy['sweeper-1'] ?? 0).toBe(l1!.fulfilled);
     expect(rowsBy['sweeper-2'] ?? 0).toBe(l2!.fulfilled);
     expect(rowsBy['landing'] ?? 0).toBe(byLanding);
-    // The race really happened: the landings and at least one process both fulfilled some.
+    // The race really happened: both processes claimed and read attempts, and the landings and
+    // the processes both fulfilled some.
+    expect(l1).toMatchObject({ claimed: expect.any(Number), reads: expect.any(Number) });
+    expect(l2).toMatchObject({ claimed: expect.any(Number), reads: expect.any(Number) });
+    expect(Math.min(Number(l1!.claimed), Number(l2!.claimed))).toBeGreaterThan(0);
+    expect(Math.min(Number(l1!.reads), Number(l2!.reads))).toBeGreaterThan(0);
     expect(byLanding).toBeGreaterThan(0);
     expect(Number(l1!.fulfilled) + Number(l2!.fulfilled)).toBeGreaterThan(0);
     const contested =
@@ -95,7 +104,7 @@ describe('sweep processes on one SQLite file', () => {
       Number(l2!.alreadyFulfilled) +
       landings.filter((c) => c.kind === 'fulfilled' && !c.firstTime).length;
     console.info(
-      `exactly-once race: sweeper-1 ${l1!.fulfilled}, sweeper-2 ${l2!.fulfilled}, landings ${byLanding}; found already fulfilled: ${contested}`,
+      `exactly-once race: sweeper-1 claimed ${l1!.claimed} fulfilled ${l1!.fulfilled}, sweeper-2 claimed ${l2!.claimed} fulfilled ${l2!.fulfilled}, landings ${byLanding}; found already fulfilled: ${contested}`,
     );
   });
 
