@@ -158,19 +158,38 @@ describeEachStore('store contract', (kind) => {
       }),
     );
     const ready = processes.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
-    const results = processes.map(
+    interface RacerReport {
+      ran: number;
+      results: Record<string, number>;
+      lost: number;
+    }
+    const reports = processes.map(
       (racer) =>
-        new Promise<number>((resolve, reject) => {
-          racer.on('message', (message) => typeof message === 'number' && resolve(message));
+        new Promise<RacerReport>((resolve, reject) => {
+          racer.on('message', (message) => typeof message === 'object' && resolve(message as RacerReport));
           racer.once('exit', (code) => code !== 0 && reject(new Error(`racer exited with ${code}`)));
         }),
     );
     await Promise.all(ready);
     for (const racer of processes) racer.send('go');
-    const ranPerRacer = await Promise.all(results);
+    const racers = await Promise.all(reports);
+    const ranPerRacer = racers.map((r) => r.ran);
     expect(ranPerRacer.reduce((a, b) => a + b, 0)).toBe(sessionIds.length);
     expect(await h.countEffects()).toBe(sessionIds.length);
     expect(await h.duplicateEffects()).toEqual([]);
+    // The race really happened: every racer tried every attempt, and some racer lost an attempt it
+    // had read as pending to another racer's commit (the interleaving exactly-once is about).
+    for (const racer of racers) {
+      expect(Object.values(racer.results).reduce((a, b) => a + b, 0)).toBe(sessionIds.length);
+    }
+    const lost = racers.map((r) => r.lost);
+    console.info(
+      `four-process race: effects per racer ${ranPerRacer.join(', ')}; lost after reading pending ${lost.join(', ')}`,
+    );
+    expect(
+      lost.reduce((a, b) => a + b, 0),
+      `effects per racer: ${ranPerRacer.join(', ')}; lost after reading pending: ${lost.join(', ')}`,
+    ).toBeGreaterThan(0);
   });
 
   describe('sweep claims', () => {
