@@ -6,6 +6,7 @@ import http from 'node:http';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVerifyClient, type VerifyClientOptions } from '../../middleware/client/client.ts';
+import { isKitError, KitErrorCode } from '../../middleware/errors.ts';
 import type { CreateSessionInput } from '../../middleware/types.ts';
 import { closeServer, listen } from '../support/listen.ts';
 
@@ -272,10 +273,14 @@ describe('backend client protocol', () => {
     expect(() => createVerifyClient({ baseUrl: 'https://verify.example', clientId: 'c', clientSecret: '' })).toThrow(
       /`clientSecret`/,
     );
+    let refusal: unknown;
     try {
       createVerifyClient({ baseUrl: `https://c:${SECRET}@verify.example`, clientId: 'c', clientSecret: SECRET });
     } catch (error) {
-      expect(everythingAbout(error)).not.toContain(SECRET);
+      refusal = error;
     }
+    // Checked outside the catch: a client built without refusing would otherwise pass unseen.
+    expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
+    expect(everythingAbout(refusal)).not.toContain(SECRET);
   });
 });
