@@ -140,6 +140,12 @@ describeEachStore('ordering and outcome events', (kind) => {
       const settled = (c: Record<string, number>) => (c.superseded ?? 0) + (c.not_pending ?? 0);
       expect(settled(first[0]!)).toBe(9);
       expect(counts.reduce((n, c) => n + settled(c), 0)).toBeGreaterThan(0);
+      // And they raced: some racer lost an attempt it had read as pending to another racer's commit.
+      const lost = counts.map((c) => c.lost ?? 0);
+      expect(
+        lost.reduce((a, b) => a + b, 0),
+        `lost after reading pending: ${lost.join(', ')}`,
+      ).toBeGreaterThan(0);
 
       const appliedInOrder = await h.query<{ userRef: string; seq: number }>(
         `SELECT e.user_ref AS "userRef", a.start_seq AS seq FROM ordered_effects e
