@@ -280,9 +280,9 @@ describeEachStore('store contract', (kind) => {
     it('migrates again when another instance opens the same database, keeping the kit rows', async () => {
       await h.store.insertAttempt(attempt(1));
       const again = await h.openAnother();
-      expect(await again.findAttemptByState('state-1')).toBeDefined();
+      expect(await again.findAttemptByState('state-1')).toMatchObject({ sessionId: 'session-1' });
       await again.insertAttempt(attempt(2));
-      expect(await h.store.findAttemptByState('state-2')).toBeDefined();
+      expect(await h.store.findAttemptByState('state-2')).toMatchObject({ sessionId: 'session-2' });
     });
 
     it('refuses a database written by a newer kit instead of guessing', async () => {

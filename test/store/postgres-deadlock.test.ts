@@ -92,6 +92,7 @@ suite('a PostgreSQL fulfil past its deadline', () => {
     const database = await createTestDatabase();
     let hang = true;
     let lateWrites = 0;
+    let lateAttempts = 0;
     const app = await startTestApp({
       database: { url: database.url },
       kit: {
@@ -106,6 +107,7 @@ suite('a PostgreSQL fulfil past its deadline', () => {
               if (hang) {
                 await new Promise((resolve) => setTimeout(resolve, 1500));
                 // Too late: this client's transaction was abandoned; the write must not land.
+                lateAttempts++;
                 await client
                   .query('CREATE TABLE IF NOT EXISTS late (session_id TEXT); INSERT INTO late VALUES ($1)', [
                     attempt.sessionId,
@@ -131,6 +133,8 @@ suite('a PostgreSQL fulfil past its deadline', () => {
       expect(performance.now() - startedAt).toBeLessThan(1400);
       expect((await app.attempt(started.sessionId))?.outcome).toBe('pending');
       await new Promise((resolve) => setTimeout(resolve, 1800));
+      // The late write was tried (the hung action did run on), and refused.
+      expect(lateAttempts).toBe(1);
       expect(lateWrites).toBe(0);
       hang = false;
       const report = await app.clock.shifted(10 * 60_000, () => app.kit.runSweep());
