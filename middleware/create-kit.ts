@@ -7,7 +7,7 @@
  *   app.use(kit.router);            // at '/', since the landing answers at the returnUrl's path
  *   // in your form: <input type="hidden" name="_csrf" value="${kit.csrfToken(req)}">
  */
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createAttemptReader, type AttemptReader } from './attempts.ts';
 import { createVerifyClient } from './client/client.ts';
 import { coalesceStatusReads } from './client/coalesce.ts';
@@ -29,6 +29,12 @@ import { runSweep } from './sweep/sweep.ts';
 import type { SweepReport } from './sweep/sweep-report.ts';
 import type { SweepOptions, SweepWorkerOptions } from './sweep/sweep-options.ts';
 import { startSweepWorker, type SweepWorker } from './sweep/worker.ts';
+import { stepUpConfirmHandler } from './step-up/confirm-route.ts';
+import { createGrantReader, type GrantReader } from './step-up/grants.ts';
+import type { RecentVerificationOptions } from './step-up/guard-options.ts';
+import { requireRecentVerification } from './step-up/guard.ts';
+import { scopeAction } from './step-up/scope-actions.ts';
+import type { ActionDefinition } from './types.ts';
 
 /** What createVerificationKit returns. */
 export interface VerificationKit<Tx = unknown> {
@@ -47,6 +53,15 @@ export interface VerificationKit<Tx = unknown> {
   runSweep(options?: SweepOptions): Promise<SweepReport>;
   /** Runs the sweep on an interval in this process, one run at a time; `stop()` it on shutdown. */
   startSweepWorker(options: SweepWorkerOptions): SweepWorker;
+  /**
+   * Express middleware for your own routes (step-up): the request passes only when this user
+   * verified for `scope`, in this browser session, at most `maxAge` seconds ago (and for the same
+   * resource, with `bindTo`). Otherwise a page asks them to confirm it's you (a GET never sends a
+   * text), a form is kept and run once after they confirm, and JSON gets 401 `verification_required`.
+   */
+  requireRecentVerification(options: RecentVerificationOptions): RequestHandler;
+  /** Step-up grants: list them for a support screen, revoke them on sign-out or a changed number. */
+  grants: GrantReader;
   /** Closes the client the kit built (a client you passed is yours). The store is yours to close. */
   close(): Promise<void>;
 }
@@ -116,6 +131,15 @@ function kitSweepDefaults<Tx>(context: KitContext<Tx>): Pick<SweepOptions, 'maxR
   return cap === undefined ? {} : { maxReadsPerSecond: cap };
 }
 
+/** The actions, and for each step-up scope the action that writes its grant through the one fulfil path. */
+function withScopeActions<Tx>(options: ResolvedKitOptions<Tx>): ReadonlyMap<string, ActionDefinition<Tx>> {
+  const { stepUp } = options.store;
+  if (options.scopes.size === 0 || stepUp === undefined || options.routes.stepUp === false) return options.actions;
+  const deps = { now: options.now, stepUpPath: options.routes.stepUp };
+  const scoped = [...options.scopes.values()].map((scope) => [scope.name, scopeAction(scope, stepUp, deps)] as const);
+  return new Map([...options.actions, ...scoped]);
+}
+
 /** The context every route and the sweep share, built once. */
 function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
   const { client, limits: _limits, dangerouslyDisableStartLimits: _off, ...rest } = options;
@@ -132,7 +156,7 @@ function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
   const serviceRefKey = deriveServiceRefKey(options.clientSecret);
   // Every status read of the routes and the sweep goes through one coalescing layer per kit.
   const coalesced = coalesceStatusReads(verifyClient, options.landing.pendingReuseMs);
-  return { ...rest, client: coalesced, startLimits, serviceRefKey };
+  return { ...rest, actions: withScopeActions(options), client: coalesced, startLimits, serviceRefKey };
 }
 
 /**
@@ -182,6 +206,9 @@ function buildRouter<Tx>(context: KitContext<Tx>): Express {
     router.get(routes.landing, route(context, 'landing', 'html', landingHandler(context, routes.landing)));
   }
   if (routes.mobileComplete !== false) mountMobile(router, context, routes.mobileComplete);
+  if (routes.stepUp !== false && context.scopes.size > 0) {
+    router.get(routes.stepUp, route(context, 'step-up', 'html', stepUpConfirmHandler(context)));
+  }
   return router;
 }
 
@@ -197,6 +224,8 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
     attempts: createAttemptReader(context.store, context.now),
     runSweep: (sweepOptions) => runSweep(context, { ...kitSweepDefaults(context), ...sweepOptions }),
     startSweepWorker: (workerOptions) => startSweepWorker(context, { ...kitSweepDefaults(context), ...workerOptions }),
+    requireRecentVerification: (guardOptions) => requireRecentVerification(context, guardOptions),
+    grants: createGrantReader(context.store.stepUp),
     async close() {
       if (ownsClient) await context.client.close();
     },

@@ -44,6 +44,13 @@ export const KitErrorCode = {
    * was written, and the sweep retries what it must.
    */
   HookFailed: 'hook_failed',
+  /**
+   * A guarded request kept while its user verified (requireRecentVerification) was already run,
+   * expired, or belongs to another user, browser session or route: nothing ran.
+   */
+  StepUpIntentUnusable: 'step_up_intent_unusable',
+  /** A guarded form was sent as a file upload: kept requests hold form fields only. */
+  StepUpUploadRefused: 'step_up_upload_refused',
 } as const;
 
 export type KitErrorCode = (typeof KitErrorCode)[keyof typeof KitErrorCode];
@@ -66,6 +73,8 @@ const statusByCode: Record<KitErrorCode, number> = {
   service_protocol_error: 502,
   fulfil_failed: 500,
   hook_failed: 500,
+  step_up_intent_unusable: 409,
+  step_up_upload_refused: 415,
 };
 
 /** Details a KitError may carry besides its code and message. */

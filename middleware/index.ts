@@ -35,6 +35,7 @@ export type {
   OutcomeSource,
   Platform,
   PrepareContext,
+  ScopeDefinition,
   SessionStatus,
   VerificationProof,
   VerifiedAttempt,
@@ -47,6 +48,10 @@ export {
   type VerifyClientRetry,
   type VerifyClientTimeouts,
 } from './client/client.ts';
+
+// Step-up for the integrator's own routes.
+export type { RecentVerificationOptions } from './step-up/guard-options.ts';
+export type { GrantReader, GrantSummary } from './step-up/grants.ts';
 
 // Errors.
 export { KitError, KitErrorCode, isKitError, type KitErrorOptions } from './errors.ts';
@@ -69,6 +74,10 @@ export type {
   StartBudget,
   StartBudgetCounter,
   StartBudgetRefusal,
+  StepUpGrant,
+  StepUpIntent,
+  NewStepUpIntent,
+  StepUpStore,
   StoredOutcomeEvent,
   VerifyStore,
 } from './store/types.ts';

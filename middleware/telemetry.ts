@@ -44,6 +44,11 @@ export const MetricName = {
   Outcomes: 'verify_kit.outcomes',
   /** Age in seconds of the oldest due attempt a sweep run found (0 when none was due). */
   SweepLag: 'verify_kit.sweep.lag',
+  /**
+   * Step-up guard decisions, by `verify_kit.step_up` (required, granted, consumed, denied, expired)
+   * and `verify_kit.scope`.
+   */
+  StepUp: 'verify_kit.step_up',
 } as const;
 
 interface Instruments {
@@ -51,6 +56,7 @@ interface Instruments {
   startsRefused: Counter;
   outcomes: Counter;
   sweepLag: Gauge;
+  stepUp: Counter;
 }
 
 let instruments: { provider: MeterProvider; value: Instruments } | undefined;
@@ -70,6 +76,7 @@ function current(): Instruments {
           description: 'Age of the oldest due attempt found by a sweep run.',
           unit: 's',
         }),
+        stepUp: meter.createCounter(MetricName.StepUp, { description: 'Step-up guard decisions.' }),
       },
     };
   }
@@ -93,6 +100,12 @@ export function countOutcomes(
   if (count === 0) return;
   const attributes = { 'verify_kit.outcome': outcome, 'verify_kit.source': source };
   current().outcomes.add(count, reason === undefined ? attributes : { ...attributes, 'verify_kit.reason': reason });
+}
+
+export type StepUpEvent = 'required' | 'granted' | 'consumed' | 'denied' | 'expired';
+
+export function countStepUp(event: StepUpEvent, scope: string): void {
+  current().stepUp.add(1, { 'verify_kit.step_up': event, 'verify_kit.scope': scope });
 }
 
 export function recordSweepLag(ageMs: number): void {

@@ -90,6 +90,8 @@ export interface VerifiedAttempt {
    * code texted to it. null only for attempts stored before the kit recorded it (schema version 1).
    */
   destination: string | null;
+  /** When the attempt was started (ms): the latest time the kit can prove the code was entered by. */
+  startedAt: number;
 }
 
 /** What a `successPath` function is told: the fulfilled attempt its own user landed on. */
@@ -155,6 +157,29 @@ export interface ActionDefinition<Tx = unknown> {
    * tries again later, failing the same way until fulfil is synchronous).
    */
   fulfil: (tx: Tx, attempt: VerifiedAttempt) => void | Promise<void>;
+}
+
+/**
+ * A step-up scope (requireRecentVerification): a name declared to the kit like an action, so the
+ * same checks, start limits, sensitivity and proof apply; its verification writes a grant instead
+ * of running an action.
+ */
+export interface ScopeDefinition {
+  /** Registered name, shared with the actions' names; `^[a-z][a-z0-9_-]{0,63}$`. */
+  name: string;
+  operationSensitivity: OperationSensitivity;
+  /** Default 'user'; 'destination' when the guarded code relies on the user holding the number. */
+  proves?: VerificationProof;
+  /**
+   * What the guarded routes do, shown on the confirmation pages ("change your payout account"):
+   * one text, or one per locale tag (`{ en: '...', fr: '...' }`, English the fallback).
+   */
+  label?: string | Readonly<Record<string, string>>;
+  /**
+   * Where a user goes after verifying for a request that was not a page (a JSON request: the app
+   * retries it itself). Default '/'.
+   */
+  successPath?: string;
 }
 
 /** What onOutcome receives, at least once per outcome. */

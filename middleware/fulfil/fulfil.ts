@@ -206,6 +206,7 @@ async function fulfilInTransaction<Tx>(
             action: stored.action,
             params: stored.params,
             destination: stored.destination,
+            startedAt: stored.createdAt,
           }),
         ),
       now: deps.now(),

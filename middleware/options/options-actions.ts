@@ -8,7 +8,7 @@ import { CONTROL } from './options-urls.ts';
 import type { VerifyStore } from '../store/types.ts';
 import type { ActionDefinition } from '../types.ts';
 
-const ACTION_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+export const ACTION_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 const SHAPE = '{ name, operationSensitivity, successPath, prepare?, fulfil }';
 
 /** A same-origin path with a single leading "/": never a URL another site could be reached by. */

@@ -20,6 +20,7 @@ import {
 import { PENDING_REUSE_MS } from '../client/coalesce.ts';
 import { connectionsProblem } from '../client/client-options.ts';
 import { checkActions } from './options-actions.ts';
+import { checkScopes } from './options-scopes.ts';
 import { checkBaseUrl, checkReturnUrl, checkRoutes, CONTROL } from './options-urls.ts';
 import type { ClientSettings, ResolvedKitOptions, VerificationKitOptions } from './options.ts';
 import type { PageRenderers } from '../pages/pages.ts';
@@ -218,6 +219,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   const returned = checkReturnUrl(problems, options.returnUrl, platform);
   const routes = checkRoutes(problems, options.routes, platform, returned.path);
   const actions = checkActions(problems, options.actions, options.store);
+  const scopes = checkScopes(problems, options.scopes, { actions, store: options.store, platform, routes });
   checkCollaborators(problems, fields);
   checkLimits(problems, options.limits, options.dangerouslyDisableStartLimits);
   const beforeCreate = optionalFunction(problems, 'beforeCreate', options.beforeCreate);
@@ -248,6 +250,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
     returnOrigin: returned.origin,
     routes,
     actions,
+    scopes,
     client: options.client ?? {},
     csrf,
     beforeCreate,

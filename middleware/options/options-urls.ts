@@ -22,6 +22,7 @@ export const DEFAULT_ROUTES = {
   start: '/verify/start',
   startAgain: '/verify/start-again',
   mobileComplete: '/verify/mobile/complete',
+  stepUp: '/verify/step-up',
 } as const;
 
 /** Removes credentials from a URL-ish string before it is quoted in a message. */
@@ -141,7 +142,7 @@ export function checkRoutes(
   landingPath: string | null,
 ): ResolvedRoutes {
   const given = optionGroup(problems, 'routes', value);
-  checkKnownKeys(problems, 'routes', given, ['start', 'startAgain', 'mobileComplete', 'landing']);
+  checkKnownKeys(problems, 'routes', given, ['start', 'startAgain', 'mobileComplete', 'landing', 'stepUp']);
   const isMobile = platform === 'mobile';
   if (given.landing !== undefined && typeof given.landing !== 'boolean') {
     problems.add("`routes.landing` must be true or false (the landing answers at the returnUrl's path).");
@@ -160,6 +161,8 @@ export function checkRoutes(
     startAgain: isMobile || start === false ? false : routePath(problems, 'startAgain', given.startAgain),
     mobileComplete: isMobile ? routePath(problems, 'mobileComplete', given.mobileComplete) : false,
     landing: !isMobile && given.landing !== false && landingPath !== null ? landingPath : false,
+    // Step-up's confirmation page is a browser's: web only, and only with a start route.
+    stepUp: isMobile || start === false ? false : routePath(problems, 'stepUp', given.stepUp),
   };
   if (!isMobile && routes.start !== false && given.startAgain === false) {
     problems.add(

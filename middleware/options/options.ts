@@ -12,7 +12,7 @@ import type { KitMessagesInput, LocaleChooser, MessageCatalog } from '../pages/m
 import type { PageRenderers } from '../pages/pages.ts';
 import type { StartLimits, StartLimitsOptions } from '../limits/start-limits.ts';
 import type { VerifyStore } from '../store/types.ts';
-import type { ActionDefinition, OutcomeHook, Platform, VerifyClient } from '../types.ts';
+import type { ActionDefinition, OutcomeHook, Platform, ScopeDefinition, VerifyClient } from '../types.ts';
 
 /** The signed-in user as the integrator knows them. */
 export interface ResolvedUser {
@@ -41,6 +41,11 @@ export interface RoutesOptions {
   mobileComplete?: string | false;
   /** The landing at the returnUrl's path (platform 'web'). Default true on the web, false on mobile. */
   landing?: boolean;
+  /**
+   * GET page where a user confirms a guarded form kept while they verified
+   * (requireRecentVerification). Default '/verify/step-up' on the web.
+   */
+  stepUp?: string | false;
 }
 
 /** Settings of the client the kit builds (ignored when you pass a ready VerifyClient). */
@@ -108,6 +113,11 @@ export interface VerificationKitOptions<Tx = unknown> {
   platform?: Platform;
   store: VerifyStore<Tx>;
   actions: readonly ActionDefinition<Tx>[];
+  /**
+   * Step-up scopes for your own routes (kit.requireRecentVerification): each verified attempt of a
+   * scope writes a grant through the same fulfil path as an action. Web only; needs the kit's store.
+   */
+  scopes?: readonly ScopeDefinition[];
   /** The signed-in user's stable userRef and destination; null when nobody is signed in. */
   resolveUser: (req: Request) => ResolvedUser | null | undefined | Promise<ResolvedUser | null | undefined>;
   /** A ready client (tests, DI), or settings for the one the kit builds from baseUrl/clientId/clientSecret. */
@@ -173,7 +183,17 @@ export interface VerificationKitOptions<Tx = unknown> {
 type Defaulted = 'platform' | 'now' | 'logger' | 'errors';
 /** Options whose resolved form has another shape. */
 type Reshaped =
-  'actions' | 'routes' | 'csrf' | 'landing' | 'sweep' | 'pages' | 'messages' | 'locale' | 'client' | 'hookTimeouts';
+  | 'actions'
+  | 'scopes'
+  | 'routes'
+  | 'csrf'
+  | 'landing'
+  | 'sweep'
+  | 'pages'
+  | 'messages'
+  | 'locale'
+  | 'client'
+  | 'hookTimeouts';
 
 /** Each route's path, or false when it is not mounted (the landing's path is the returnUrl's). */
 export type ResolvedRoutes = { readonly [Route in keyof RoutesOptions]-?: string | false };
@@ -182,6 +202,8 @@ export type ResolvedRoutes = { readonly [Route in keyof RoutesOptions]-?: string
 export type ResolvedKitOptions<Tx = unknown> = Omit<VerificationKitOptions<Tx>, Defaulted | Reshaped> &
   Required<Pick<VerificationKitOptions<Tx>, Defaulted>> & {
     actions: ReadonlyMap<string, ActionDefinition<Tx>>;
+    /** The step-up scopes by name (each also in `actions`, as the action that writes its grant). */
+    scopes: ReadonlyMap<string, ScopeDefinition>;
     routes: ResolvedRoutes;
     /** The returnUrl's origin (web) or null (mobile deep link). */
     returnOrigin: string | null;

@@ -53,6 +53,29 @@ export interface KitMessages {
   errors: Record<ErrorTextKey, string>;
   /** Appended to the rate-limit and busy texts when the wait is known. */
   retryAfter: (seconds: number) => string;
+  /** Step-up (requireRecentVerification): the pages in front of an integrator's guarded route. */
+  stepUp: {
+    /** "Confirm it's you": no SMS is sent until the user presses `send`. */
+    title: string;
+    /** Where the code goes: the user's masked number. */
+    text: (maskedNumber: string) => string;
+    /** What the guarded request is for, when its scope has a label. */
+    purpose: (label: string) => string;
+    send: string;
+    /** The user came back verified but the confirmation does not fit this request. */
+    tooOld: string;
+    otherResource: string;
+    /** After the verification: the kept form, shown before it runs. */
+    confirmTitle: string;
+    confirmText: (label: string) => string;
+    confirm: string;
+    /** A kept request that was already run, expired or belongs to another browser. */
+    unusableTitle: string;
+    unusable: string;
+    /** The user has no phone number: the guarded page cannot be opened (no silent bypass). */
+    unenrolledTitle: string;
+    unenrolled: string;
+  };
 }
 
 /** What an integrator passes for one locale: any subset, merged over the English defaults. */
@@ -154,12 +177,34 @@ export const englishMessages: KitMessages = {
     service_protocol_error: SERVER_PROBLEM,
     fulfil_failed: SERVER_PROBLEM,
     hook_failed: SERVER_PROBLEM,
+    step_up_intent_unusable:
+      'This request was already carried out, has expired, or was started in another browser. Nothing was changed now.',
+    step_up_upload_refused:
+      'This form cannot be confirmed with a file attached. Send it without the file, or upload the file after confirming.',
     method_not_allowed: 'Verification is started by submitting a form (POST), not by opening a link.',
     client_error: 'That request could not be accepted; go back and try again.',
     server_error: SERVER_PROBLEM,
   },
   retryAfter: (seconds) =>
     seconds < 90 ? `Try again in ${seconds} seconds.` : `Try again in ${Math.ceil(seconds / 60)} minutes.`,
+  stepUp: {
+    title: 'Confirm it’s you',
+    text: (maskedNumber) => `To continue, confirm it’s you with a code we text to your number ending ${maskedNumber}.`,
+    purpose: (label) => `You asked to: ${label}.`,
+    send: 'Text me a code',
+    tooOld:
+      'Your confirmation took longer than this page allows, so it cannot be used here. Confirm again to continue.',
+    otherResource: 'Your confirmation was for something else, so it cannot be used here. Confirm again to continue.',
+    confirmTitle: 'Confirm your request',
+    confirmText: (label) => `You confirmed it’s you. Now confirm that you want to: ${label}.`,
+    confirm: 'Confirm',
+    unusableTitle: 'This request can no longer be used',
+    unusable:
+      'This request was already carried out, has expired, or was started in another browser. Nothing was changed now. Go back and try again.',
+    unenrolledTitle: 'A phone number is needed',
+    unenrolled:
+      'This page needs a confirmation by text message, and your account has no phone number yet. Add one to your account, then try again.',
+  },
 };
 
 /** One locale's input merged over the English defaults (one level deep: each group's missing keys). */
@@ -176,6 +221,7 @@ export function completeMessages(tag: string, input: KitMessagesInput): KitMessa
     startAgain: { ...base.startAgain, ...input.startAgain },
     error: { ...base.error, ...input.error },
     errors: { ...base.errors, ...input.errors },
+    stepUp: { ...base.stepUp, ...input.stepUp },
   } as KitMessages;
 }
 

@@ -51,7 +51,11 @@ function refuse(message: string): never {
   throw new KitError(KitErrorCode.CsrfFailed, message);
 }
 
-function checkOrigin(context: Pick<KitContext, 'csrf' | 'returnOrigin'>, req: Request): void {
+/**
+ * Throws KitError csrf_failed when the request came from another site (fetch metadata, Origin):
+ * the part of the defence that needs no token, for forms the kit did not draw.
+ */
+export function verifySameSite(context: Pick<KitContext, 'csrf' | 'returnOrigin'>, req: Request): void {
   const site = req.get('sec-fetch-site');
   if (site !== undefined && site.toLowerCase() === 'cross-site') {
     refuse('This request came from another site and was refused. Start the verification from this site.');
@@ -87,7 +91,7 @@ function submittedToken(req: Request): string | undefined {
 
 /** Throws KitError csrf_failed (403) unless the request may start a verification. */
 export async function verifyCsrf<Tx>(context: KitContext<Tx>, req: Request): Promise<void> {
-  checkOrigin(context, req);
+  verifySameSite(context, req);
   if (context.csrf.dangerouslyReplaceTokenCheck !== undefined) {
     const check = context.csrf.dangerouslyReplaceTokenCheck;
     const { csrfCheck } = context.hookTimeouts;

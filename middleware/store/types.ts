@@ -228,6 +228,69 @@ export interface StartBudgetRefusal {
   retryAfterMs: number;
 }
 
+/**
+ * A step-up grant: this user proved their factor for `scope` (and `resourceKey`) in the browser
+ * session `browserSession`, in the attempt `sessionId`. Its age counts from `startedAt`, the
+ * attempt's start: the latest time the kit can prove the code was entered by.
+ */
+export interface StepUpGrant {
+  sessionId: string;
+  userRef: string;
+  scope: string;
+  /** What the grant is bound to (an account id, a payee); '' when the guard binds to nothing. */
+  resourceKey: string;
+  /** A one-way digest of the browser session's id: a grant never outlives the session it was made in. */
+  browserSession: string;
+  startedAt: number;
+  /** When the verification was fulfilled into this grant. */
+  grantedAt: number;
+}
+
+/**
+ * A guarded request kept server-side while its user verifies: where to return (GET), or the form
+ * to run once confirmed (POST). Bound to the user, the browser session and the scope.
+ */
+export interface NewStepUpIntent {
+  intentId: string;
+  userRef: string;
+  scope: string;
+  browserSession: string;
+  resourceKey: string;
+  method: string;
+  /** The guarded path and query, as the server received them (never from a parameter). */
+  path: string;
+  /** The form's fields (POST), kept to run the handler with once confirmed; {} for a GET. */
+  fields: JsonValue;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface StepUpIntent extends NewStepUpIntent {
+  consumedAt: number | null;
+}
+
+/** The step-up part of a store: grants written inside the fulfil transaction, and intents. */
+export interface StepUpStore<Tx = unknown> {
+  /**
+   * Writes a grant with the transaction handle of the fulfil path (the action's `tx`): it commits
+   * with the attempt's mark, exactly once. Replaces the older grants of the same user, scope,
+   * resource and browser session. Synchronous on SQLite.
+   */
+  writeGrant(tx: Tx, grant: StepUpGrant): void | Promise<void>;
+  /** A user's grants, newest first (of one scope when given). */
+  listGrants(query: { userRef: string; scope?: string; limit: number }): Promise<StepUpGrant[]>;
+  /** Deletes a user's grants (of one scope when given); returns how many. */
+  revokeGrants(query: { userRef: string; scope?: string }): Promise<number>;
+  /** Stores an intent; the user's expired intents are deleted in the same write. */
+  insertIntent(intent: NewStepUpIntent): Promise<void>;
+  findIntent(intentId: string): Promise<StepUpIntent | undefined>;
+  /**
+   * Marks an intent consumed, atomically: only one caller, on any process, gets it back; an
+   * expired or consumed intent gives undefined.
+   */
+  consumeIntent(intentId: string, now: number): Promise<StepUpIntent | undefined>;
+}
+
 /** What a store implements; `Tx` is the transaction handle actions receive. */
 export interface VerifyStore<Tx = unknown> {
   /**
@@ -318,6 +381,8 @@ export interface VerifyStore<Tx = unknown> {
    * that start was counted in is still open. Optional.
    */
   refundStartBudgets?(options: RefundStartBudgetsOptions): Promise<void>;
+  /** Step-up grants and intents (requireRecentVerification). Optional: both of the kit's stores have it. */
+  readonly stepUp?: StepUpStore<Tx>;
   close(): Promise<void>;
 }
 

@@ -90,7 +90,7 @@ function statements(file: string): string[] {
 }
 
 const kit = importGraph('middleware');
-const CONCERNS = ['options', 'routes', 'fulfil', 'sweep', 'pages', 'client', 'limits', 'store'];
+const CONCERNS = ['options', 'routes', 'fulfil', 'sweep', 'pages', 'client', 'limits', 'store', 'step-up'];
 /** The few modules every concern shares stay at the top, beside the entry point and the factory. */
 const TOP = [
   'index.ts',

@@ -152,7 +152,7 @@ describeEachStore('group commit', (kind) => {
       name: ACTION,
       operationSensitivity: 'sensitive',
       successPath: '/done',
-      fulfil: h.effect(by) as ActionDefinition<unknown>['fulfil'],
+      fulfil: h.effect(by) as unknown as ActionDefinition<unknown>['fulfil'],
     });
     const deps = (store: VerifyStore<unknown>, by: string): FulfilContext<unknown> => ({
       client: verifiedClient(store, 2),

@@ -155,6 +155,34 @@ const MIGRATIONS: readonly string[] = [
   // entry), for about twice the heap's pages. Pages already written keep their rows until a
   // rewrite (VACUUM FULL).
   `ALTER TABLE verify_kit_attempts SET (fillfactor = 45);`,
+
+  // 8: step-up (requireRecentVerification): grants, written by the fulfil path in the attempt's own
+  // transaction (one per verified attempt, keyed by its session), and the guarded requests kept
+  // server-side while their user verifies (consumed at most once, by one conditional UPDATE).
+  `CREATE TABLE verify_kit_grants (
+     session_id      TEXT PRIMARY KEY,
+     user_ref        TEXT NOT NULL,
+     scope           TEXT NOT NULL,
+     resource_key    TEXT NOT NULL,
+     browser_session TEXT NOT NULL,
+     started_at      BIGINT NOT NULL,
+     granted_at      BIGINT NOT NULL
+   );
+   CREATE INDEX verify_kit_grants_user ON verify_kit_grants (user_ref, scope, started_at);
+   CREATE TABLE verify_kit_intents (
+     intent_id       TEXT PRIMARY KEY,
+     user_ref        TEXT NOT NULL,
+     scope           TEXT NOT NULL,
+     browser_session TEXT NOT NULL,
+     resource_key    TEXT NOT NULL,
+     method          TEXT NOT NULL,
+     path            TEXT NOT NULL,
+     fields          JSONB NOT NULL,
+     created_at      BIGINT NOT NULL,
+     expires_at      BIGINT NOT NULL,
+     consumed_at     BIGINT
+   );
+   CREATE INDEX verify_kit_intents_user ON verify_kit_intents (user_ref, expires_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -86,6 +86,28 @@ BEGIN
     ${SUPERSEDE_OLDER};
 END`;
 
+const GRANT_COLUMNS = 'session_id, user_ref, scope, resource_key, browser_session, started_at, granted_at';
+const INTENT_COLUMNS = `intent_id, user_ref, scope, browser_session, resource_key, method, path, fields, created_at,
+  expires_at, consumed_at`;
+
+/** Step-up grants and intents (postgres-step-up.ts). */
+const STEP_UP_SQL = {
+  deleteOlderGrants: `DELETE FROM verify_kit_grants WHERE user_ref = $1 AND scope = $2 AND resource_key = $3
+     AND browser_session = $4 AND started_at <= $5`,
+  insertGrant: `INSERT INTO verify_kit_grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (session_id) DO NOTHING`,
+  listGrants: `SELECT ${GRANT_COLUMNS} FROM verify_kit_grants WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2)
+     ORDER BY started_at DESC, granted_at DESC LIMIT $3`,
+  revokeGrants: 'DELETE FROM verify_kit_grants WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2)',
+  insertIntent: `WITH expired AS (DELETE FROM verify_kit_intents WHERE user_ref = $2 AND expires_at <= $9)
+     INSERT INTO verify_kit_intents (${INTENT_COLUMNS})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
+  findIntent: `SELECT ${INTENT_COLUMNS} FROM verify_kit_intents WHERE intent_id = $1`,
+  consumeIntent: `UPDATE verify_kit_intents SET consumed_at = $2
+     WHERE intent_id = $1 AND consumed_at IS NULL AND expires_at > $2
+     RETURNING ${INTENT_COLUMNS}`,
+} as const;
+
 /**
  * The store's routines. They are not migrations: the store creates each one when it starts, if it
  * is missing, under a name that carries a hash of its text. Instances of two kit versions on one
@@ -102,6 +124,7 @@ export const ROUTINES = [
 ] as const;
 
 export const SQL = {
+  ...STEP_UP_SQL,
   insert: `INSERT INTO verify_kit_attempts
       (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
        destination, service_user_ref)

@@ -26,8 +26,9 @@ import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
 import { migrate } from './postgres-schema.ts';
 import { ENDED_BUDGETS_PER_CLEANUP } from './postgres-sql.ts';
 import { postgresSweepWrites } from './postgres-sweep.ts';
+import { postgresStepUp } from './postgres-step-up.ts';
 import { postgresSweepPace } from './postgres-sweep-pace.ts';
-import type { NewAttempt, StartBudgetCounter, VerifyStore } from '../types.ts';
+import type { NewAttempt, StartBudgetCounter, StepUpStore, VerifyStore } from '../types.ts';
 
 /** Options of createPostgresStore. */
 export interface PostgresStoreOptions {
@@ -40,6 +41,7 @@ export type PostgresStore = VerifyStore<PoolClient> &
   StartBudgetCounter & {
     readonly kind: 'postgres';
     readonly pool: Pool;
+    readonly stepUp: StepUpStore<PoolClient>;
     /** Resolves once the kit's tables are migrated; every store call waits for it (await it at startup to fail fast). */
     readonly ready: Promise<void>;
   };
@@ -135,6 +137,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...postgresStartBudgets(db),
     ...postgresSweepPace(db),
     ...postgresHousekeeping(db),
+    stepUp: postgresStepUp(db),
     async close() {
       // The pool belongs to the app; only wait for a migration still running.
       await ready.catch(() => {});

@@ -162,6 +162,34 @@ const MIGRATIONS: readonly string[] = [
      tokens_at       INTEGER NOT NULL
    ) STRICT;
    INSERT INTO verify_kit_sweep_pace VALUES (1, NULL, NULL, 0, 0, 0, 0);`,
+
+  // 8: step-up (requireRecentVerification): grants, written by the fulfil path in the attempt's own
+  // transaction (one per verified attempt, keyed by its session), and the guarded requests kept
+  // server-side while their user verifies (consumed at most once).
+  `CREATE TABLE verify_kit_grants (
+     session_id      TEXT PRIMARY KEY,
+     user_ref        TEXT NOT NULL,
+     scope           TEXT NOT NULL,
+     resource_key    TEXT NOT NULL,
+     browser_session TEXT NOT NULL,
+     started_at      INTEGER NOT NULL,
+     granted_at      INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX verify_kit_grants_user ON verify_kit_grants (user_ref, scope, started_at);
+   CREATE TABLE verify_kit_intents (
+     intent_id       TEXT PRIMARY KEY,
+     user_ref        TEXT NOT NULL,
+     scope           TEXT NOT NULL,
+     browser_session TEXT NOT NULL,
+     resource_key    TEXT NOT NULL,
+     method          TEXT NOT NULL,
+     path            TEXT NOT NULL,
+     fields          TEXT NOT NULL,
+     created_at      INTEGER NOT NULL,
+     expires_at      INTEGER NOT NULL,
+     consumed_at     INTEGER
+   ) STRICT;
+   CREATE INDEX verify_kit_intents_user ON verify_kit_intents (user_ref, expires_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

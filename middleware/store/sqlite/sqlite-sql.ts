@@ -111,8 +111,35 @@ export const HOUSEKEEPING_SQL = {
   deleteAttempt: 'DELETE FROM verify_kit_attempts WHERE session_id = ?',
 } as const;
 
+const GRANT = `SELECT session_id, user_ref, scope, resource_key, browser_session, started_at, granted_at
+     FROM verify_kit_grants`;
+const INTENT = `intent_id, user_ref, scope, browser_session, resource_key, method, path, fields, created_at,
+       expires_at, consumed_at`;
+
+/** Step-up grants and intents (sqlite-step-up.ts). */
+export const STEP_UP_SQL = {
+  deleteOlderGrants: `DELETE FROM verify_kit_grants WHERE user_ref = @userRef AND scope = @scope
+       AND resource_key = @resourceKey AND browser_session = @browserSession AND started_at <= @startedAt`,
+  insertGrant: `INSERT INTO verify_kit_grants (session_id, user_ref, scope, resource_key, browser_session, started_at, granted_at)
+     VALUES (@sessionId, @userRef, @scope, @resourceKey, @browserSession, @startedAt, @grantedAt)
+     ON CONFLICT (session_id) DO NOTHING`,
+  listGrants: `${GRANT} WHERE user_ref = @userRef AND (@scope IS NULL OR scope = @scope)
+     ORDER BY started_at DESC, granted_at DESC LIMIT @limit`,
+  revokeGrants: 'DELETE FROM verify_kit_grants WHERE user_ref = @userRef AND (@scope IS NULL OR scope = @scope)',
+  deleteExpiredIntents: 'DELETE FROM verify_kit_intents WHERE user_ref = @userRef AND expires_at <= @createdAt',
+  insertIntent: `INSERT INTO verify_kit_intents (${INTENT})
+     VALUES (@intentId, @userRef, @scope, @browserSession, @resourceKey, @method, @path, @fields, @createdAt,
+       @expiresAt, NULL)`,
+  findIntent: `SELECT ${INTENT} FROM verify_kit_intents WHERE intent_id = ?`,
+  consumeIntent: `UPDATE verify_kit_intents SET consumed_at = @now
+     WHERE intent_id = @intentId AND consumed_at IS NULL AND expires_at > @now
+     RETURNING ${INTENT}`,
+} as const;
+
 /** The store's statements, prepared once. */
 export type Statements = { readonly [Name in keyof typeof SQL]: Statement };
+/** The step-up statements, prepared once. */
+export type StepUpStatements = { readonly [Name in keyof typeof STEP_UP_SQL]: Statement };
 /** The housekeeping statements, prepared once. */
 export type HousekeepingStatements = { readonly [Name in keyof typeof HOUSEKEEPING_SQL]: Statement };
 

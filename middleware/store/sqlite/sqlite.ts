@@ -14,11 +14,12 @@ import { sqliteFulfil } from './sqlite-fulfil.ts';
 import { sqliteHousekeeping } from './sqlite-reads-and-retention.ts';
 import { sqliteOutbox } from './sqlite-outbox.ts';
 import { toAttempt, type AttemptRow } from './sqlite-rows.ts';
+import { sqliteStepUp } from './sqlite-step-up.ts';
 import { sqliteSweepPace } from './sqlite-sweep-pace.ts';
 import { ENDED_BUDGETS_PER_CLEANUP, prepareAll, SQL, type Statements } from './sqlite-sql.ts';
 import { startWrites, type StartWrite } from './sqlite-start-writes.ts';
 import { sqliteSweepWrites } from './sqlite-sweep.ts';
-import type { StartBudget, StartBudgetCounter, StartBudgetRefusal, VerifyStore } from '../types.ts';
+import type { StartBudget, StartBudgetCounter, StartBudgetRefusal, StepUpStore, VerifyStore } from '../types.ts';
 
 /** Options of createSqliteStore. */
 export interface SqliteStoreOptions {
@@ -34,7 +35,8 @@ export interface SqliteStoreOptions {
 }
 
 /** The SQLite store, with its open database (`db`). */
-export type SqliteStore = VerifyStore<Database> & StartBudgetCounter & { readonly db: Database };
+export type SqliteStore = VerifyStore<Database> &
+  StartBudgetCounter & { readonly db: Database; readonly stepUp: StepUpStore<Database> };
 
 /** Ended start budget counters are deleted at most this often (per store). */
 const BUDGET_CLEANUP_INTERVAL_MS = 5 * 60_000;
@@ -156,6 +158,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...sqliteStartBudgets(statements, starts.write),
     ...sqliteSweepPace(db, statements),
     ...sqliteHousekeeping(db),
+    stepUp: sqliteStepUp(db),
     async close() {
       if (db.open) starts.flush();
       await checkpointer?.stop();

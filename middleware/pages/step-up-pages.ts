@@ -1,0 +1,82 @@
+/**
+ * The pages in front of an integrator's guarded route (requireRecentVerification): "Confirm it's
+ * you" (one button that starts a verification: a GET never sends a text), the confirmation of a
+ * kept form, and the refusals. Rendering only: the guard hands over every value.
+ */
+import { html } from './html.ts';
+import type { KitMessages } from './messages.ts';
+import { layout } from './pages.ts';
+
+/** "Confirm it's you": the start form, with the kept request's id. */
+export interface StepUpRequiredPage {
+  startPath: string;
+  csrfToken: string;
+  scope: string;
+  intentId: string;
+  /** The user's number, masked. */
+  maskedNumber: string;
+  /** What the guarded route does (the scope's label in the request's language), if any. */
+  label: string | undefined;
+  /** Why a user who just verified is asked again, if they are. */
+  explanation: 'tooOld' | 'otherResource' | undefined;
+}
+
+/** The kept form, shown after the verification; confirming posts it back to its own path. */
+export interface StepUpConfirmPage {
+  path: string;
+  csrfToken: string;
+  intentField: string;
+  intentId: string;
+  label: string;
+  /** The kept form's `_method` (a method override), sent again so the same route receives it. */
+  methodOverride: string | undefined;
+}
+
+export function stepUpRequiredPage(ctx: StepUpRequiredPage, nonce: string, messages: KitMessages): string {
+  const t = messages.stepUp;
+  return layout({
+    title: t.title,
+    nonce,
+    messages,
+    body: html`<h1>${t.title}</h1>
+${ctx.explanation === undefined ? '' : html`<p role="alert">${t[ctx.explanation]}</p>`}
+${ctx.label === undefined ? '' : html`<p>${t.purpose(ctx.label)}</p>`}
+<p>${t.text(ctx.maskedNumber)}</p>
+<form method="post" action="${ctx.startPath}">
+<input type="hidden" name="_csrf" value="${ctx.csrfToken}">
+<input type="hidden" name="action" value="${ctx.scope}">
+<input type="hidden" name="intent" value="${ctx.intentId}">
+<button type="submit">${t.send}</button>
+</form>`,
+  });
+}
+
+export function stepUpConfirmPage(ctx: StepUpConfirmPage, nonce: string, messages: KitMessages): string {
+  const t = messages.stepUp;
+  return layout({
+    title: t.confirmTitle,
+    nonce,
+    messages,
+    body: html`<h1>${t.confirmTitle}</h1>
+<p>${t.confirmText(ctx.label)}</p>
+<form method="post" action="${ctx.path}">
+<input type="hidden" name="_csrf" value="${ctx.csrfToken}">
+<input type="hidden" name="${ctx.intentField}" value="${ctx.intentId}">
+${ctx.methodOverride === undefined ? '' : html`<input type="hidden" name="_method" value="${ctx.methodOverride}">`}
+<button type="submit">${t.confirm}</button>
+</form>`,
+  });
+}
+
+/** A refusal that no verification can mend here: a kept request unusable, or no phone number. */
+export function stepUpRefusedPage(kind: 'unusable' | 'unenrolled', nonce: string, messages: KitMessages): string {
+  const t = messages.stepUp;
+  const title = kind === 'unusable' ? t.unusableTitle : t.unenrolledTitle;
+  return layout({
+    title,
+    nonce,
+    messages,
+    body: html`<h1>${title}</h1>
+<p>${t[kind]}</p>`,
+  });
+}

@@ -1,0 +1,91 @@
+/** The options of kit.requireRecentVerification, checked when it is called (at route setup). */
+import type { Request, RequestHandler } from 'express';
+import type { KitContext } from '../context.ts';
+import { isFunction, isRecord, OptionProblems, quote } from '../options/option-problems.ts';
+import type { StepUpStore } from '../store/types.ts';
+import type { ScopeDefinition } from '../types.ts';
+
+/** What a guarded route requires: a verification of `scope`, recent enough, for the same resource. */
+export interface RecentVerificationOptions {
+  /** A scope declared in the kit's `scopes` option. */
+  scope: string;
+  /**
+   * Seconds (as OpenID Connect's `max_age`): a grant opens the route only while its verification
+   * was started at most this long ago. Expiry is absolute: using a grant does not renew it.
+   */
+  maxAge: number;
+  /**
+   * The resource a grant is bound to (an account id, a payee), read from the request; a grant for
+   * one key never opens the route for another. Default: none (one key for the whole scope).
+   */
+  bindTo?: (req: Request) => string | undefined | Promise<string | undefined>;
+  /** The methods the guard applies to; others pass. Default: GET, HEAD, POST, PUT, PATCH, DELETE. */
+  methods?: readonly string[];
+  /** Answers a signed-in user without a phone number. Default: a 403 page; never a silent pass. */
+  onUnenrolled?: RequestHandler;
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/** A day: longer than any "recent" a guard should ask for. */
+const MAX_AGE_LIMIT_SECONDS = 24 * 60 * 60;
+
+export interface ResolvedGuard<Tx> {
+  scope: ScopeDefinition;
+  stepUp: StepUpStore<Tx>;
+  maxAgeMs: number;
+  maxAgeSeconds: number;
+  bindTo: RecentVerificationOptions['bindTo'];
+  methods: ReadonlySet<string>;
+  onUnenrolled: RequestHandler | undefined;
+}
+
+function checkMethods(problems: OptionProblems, methods: unknown): ReadonlySet<string> {
+  if (methods === undefined) return new Set(METHODS);
+  const known = METHODS as readonly unknown[];
+  if (!Array.isArray(methods) || methods.length === 0 || !methods.every((m) => known.includes(m))) {
+    problems.add(`\`methods\` must be a non-empty list of ${METHODS.join(', ')} (upper case): got ${quote(methods)}.`);
+    return new Set(METHODS);
+  }
+  const set = new Set<string>(methods as string[]);
+  // HEAD is GET without a body: guarding one and not the other would leave a way round.
+  if (set.has('GET')) set.add('HEAD');
+  return set;
+}
+
+export function resolveGuard<Tx>(context: KitContext<Tx>, options: RecentVerificationOptions): ResolvedGuard<Tx> {
+  const problems = new OptionProblems('requireRecentVerification');
+  const given: unknown = options;
+  if (!isRecord(given)) problems.add('options must be an object { scope, maxAge, bindTo?, methods?, onUnenrolled? }.');
+  const o = isRecord(given) ? given : {};
+  const scope = typeof o.scope === 'string' ? context.scopes.get(o.scope) : undefined;
+  if (scope === undefined) {
+    const declared = [...context.scopes.keys()];
+    problems.add(
+      `\`scope\` must name a scope declared in createVerificationKit's \`scopes\` option ` +
+        `(${declared.length === 0 ? 'none is declared' : `declared: ${declared.join(', ')}`}): got ${quote(o.scope)}.`,
+    );
+  }
+  const maxAge = o.maxAge;
+  if (typeof maxAge !== 'number' || !Number.isInteger(maxAge) || maxAge < 1 || maxAge > MAX_AGE_LIMIT_SECONDS) {
+    problems.add(
+      `\`maxAge\` must be a whole number of seconds from 1 to ${MAX_AGE_LIMIT_SECONDS} (e.g. 600 for ten minutes): got ${quote(maxAge)}.`,
+    );
+  }
+  if (o.bindTo !== undefined && !isFunction(o.bindTo)) {
+    problems.add('`bindTo` must be a function (req) => resource key (string), or omitted.');
+  }
+  if (o.onUnenrolled !== undefined && !isFunction(o.onUnenrolled)) {
+    problems.add('`onUnenrolled` must be Express middleware (req, res, next), or omitted.');
+  }
+  const methods = checkMethods(problems, o.methods);
+  problems.throwIfAny();
+  return {
+    scope: scope!,
+    stepUp: context.store.stepUp!,
+    maxAgeMs: (maxAge as number) * 1000,
+    maxAgeSeconds: maxAge as number,
+    bindTo: o.bindTo as RecentVerificationOptions['bindTo'],
+    methods,
+    onUnenrolled: o.onUnenrolled as RequestHandler | undefined,
+  };
+}

@@ -1,0 +1,267 @@
+/**
+ * kit.requireRecentVerification: Express middleware for the integrator's own routes. A request
+ * passes only with a grant of its scope, for its resource, made in this browser session and
+ * started at most `maxAge` ago. Otherwise:
+ * - a page (GET, HEAD) answers "Confirm it's you": one button that starts a verification (a GET
+ *   never sends a text), and the user comes back to the exact path and query, kept server-side;
+ * - a form (POST, or PUT/PATCH/DELETE through a method override) is kept server-side as an intent;
+ *   after the verification the user confirms it, and the original handler runs with the original
+ *   fields, at most once per intent (consumed atomically; never an automatic replay);
+ * - a JSON request gets 401 `verification_required` with a WWW-Authenticate challenge in the
+ *   spirit of RFC 9470, so a single-page app can run the flow and retry.
+ */
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { maskDestination } from '../attempts.ts';
+import type { KitContext } from '../context.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { isSafeSuccessPath } from '../options/options-actions.ts';
+import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
+import { stepUpRefusedPage, stepUpRequiredPage } from '../pages/step-up-pages.ts';
+import { answerError } from '../routes/answer-error.ts';
+import { csrfToken, verifyCsrf, verifySameSite } from '../routes/csrf.ts';
+import { bodyOf, readBody } from '../routes/start-request.ts';
+import { newNonce, newState } from '../routes/state.ts';
+import { currentUser } from '../routes/user.ts';
+import type { StepUpGrant } from '../store/types.ts';
+import { countStepUp, type StepUpEvent } from '../telemetry.ts';
+import type { JsonValue } from '../types.ts';
+import { resolveGuard, type RecentVerificationOptions, type ResolvedGuard } from './guard-options.ts';
+import { labelFor } from './labels.ts';
+import { browserSessionOf, INTENT_FIELD, INTENT_TTL_MS, intentIsUsable } from './scope-actions.ts';
+
+/** A user back from a verification within this long, still refused, is told why instead of asked again. */
+const JUST_GRANTED_MS = 2 * 60_000;
+/** A kept form is at most this large (as JSON). */
+const KEPT_FIELDS_LIMIT = 64 * 1024;
+
+type Guarded<Tx> = { context: KitContext<Tx>; guard: ResolvedGuard<Tx> };
+
+function wantsJson(req: Request): boolean {
+  return req.accepts(['html', 'json']) === 'json' || req.is('application/json') === 'application/json';
+}
+
+function note<Tx>({ context, guard }: Guarded<Tx>, req: Request, event: StepUpEvent): void {
+  countStepUp(event, guard.scope.name);
+  // The path only: a query may carry the integrator's own tokens.
+  context.logger.info({ route: 'step-up', scope: guard.scope.name, event, path: req.path }, `step-up ${event}`);
+}
+
+async function resourceKeyOf<Tx>(guard: ResolvedGuard<Tx>, req: Request): Promise<string> {
+  if (guard.bindTo === undefined) return '';
+  const key = await guard.bindTo(req);
+  if (key === undefined) return '';
+  if (typeof key !== 'string') {
+    throw new KitError(KitErrorCode.HookFailed, 'requireRecentVerification: bindTo must return a string or undefined.');
+  }
+  return key;
+}
+
+function isFresh(grant: StepUpGrant, now: number, maxAgeMs: number): boolean {
+  return now - grant.startedAt <= maxAgeMs;
+}
+
+/** The fields a form was sent with, as the kit keeps them (JSON); refuses what cannot be kept. */
+function keptFields(req: Request): JsonValue {
+  if (req.method === 'GET' || req.method === 'HEAD') return {};
+  const text = JSON.stringify(bodyOf(req));
+  if (text.length > KEPT_FIELDS_LIMIT) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'This form is too large to be kept while you confirm it is you.',
+    );
+  }
+  return JSON.parse(text) as JsonValue;
+}
+
+/** A request from a browser's form (a POST, or another method a form reached through an override). */
+function isFormRequest(req: Request): boolean {
+  const original = (req as Request & { originalMethod?: string }).originalMethod ?? req.method;
+  return original === 'POST' && req.method !== 'GET' && req.method !== 'HEAD';
+}
+
+async function answerRequired<Tx>(
+  guarded: Guarded<Tx>,
+  req: Request,
+  res: Response,
+  user: { userRef: string; destination: string },
+  grants: readonly StepUpGrant[],
+  resourceKey: string,
+): Promise<void> {
+  const { context, guard } = guarded;
+  const now = context.now();
+  const json = wantsJson(req);
+  if (!json && !isSafeSuccessPath(req.originalUrl)) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'This address cannot be confirmed; open the page from the site.',
+    );
+  }
+  const intent = {
+    intentId: newState(),
+    userRef: user.userRef,
+    scope: guard.scope.name,
+    browserSession: browserSessionOf(req),
+    resourceKey,
+    // A JSON request is retried by its app: the user comes back to the scope's page instead.
+    method: json ? 'GET' : req.method === 'HEAD' ? 'GET' : req.method,
+    path: json ? (guard.scope.successPath ?? '/') : req.originalUrl,
+    fields: json ? {} : keptFields(req),
+    createdAt: now,
+    expiresAt: now + INTENT_TTL_MS,
+  };
+  await guard.stepUp.insertIntent(intent);
+  const stale = grants.some((g) => g.resourceKey === resourceKey);
+  note(guarded, req, stale ? 'expired' : 'required');
+  const startPath = context.routes.start as string;
+  if (json) {
+    setNoStoreHeaders(res);
+    res.setHeader(
+      'WWW-Authenticate',
+      `VerifyKit error="insufficient_user_authentication", scope="${guard.scope.name}", max_age="${guard.maxAgeSeconds}"`,
+    );
+    res.status(401).json({
+      error: 'verification_required',
+      scope: guard.scope.name,
+      maxAge: guard.maxAgeSeconds,
+      start: startPath,
+      intent: intent.intentId,
+    });
+    return;
+  }
+  const justGranted = grants.find((g) => now - g.grantedAt <= JUST_GRANTED_MS);
+  const explanation =
+    justGranted === undefined ? undefined : justGranted.resourceKey === resourceKey ? 'tooOld' : 'otherResource';
+  const messages = context.messages.forRequest(req);
+  const nonce = newNonce();
+  const page = stepUpRequiredPage(
+    {
+      startPath,
+      csrfToken: csrfToken(context, req),
+      scope: guard.scope.name,
+      intentId: intent.intentId,
+      maskedNumber: maskDestination(user.destination),
+      label: labelFor(guard.scope, messages.lang),
+      explanation,
+    },
+    nonce,
+    messages,
+  );
+  sendPage(res, explanation === undefined ? 200 : 403, page, nonce);
+}
+
+function answerUnenrolled<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, next: NextFunction): void {
+  note(guarded, req, 'denied');
+  if (guarded.guard.onUnenrolled !== undefined) {
+    guarded.guard.onUnenrolled(req, res, next);
+    return;
+  }
+  const nonce = newNonce();
+  sendPage(res, 403, stepUpRefusedPage('unenrolled', nonce, guarded.context.messages.forRequest(req)), nonce);
+}
+
+/**
+ * A kept form coming back from its confirmation page: the original fields replace the page's, and
+ * the handler runs once, only for the user, browser session, route and resource it was kept for.
+ */
+async function runKeptRequest<Tx>(
+  guarded: Guarded<Tx>,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  user: { userRef: string; destination: string },
+  intentId: string,
+): Promise<void> {
+  const { context, guard } = guarded;
+  await verifyCsrf(context, req);
+  const now = context.now();
+  const browserSession = browserSessionOf(req);
+  const intent = await guard.stepUp.findIntent(intentId);
+  const expected = { scope: guard.scope.name, userRef: user.userRef, browserSession, now };
+  if (!intentIsUsable(intent, expected) || intent.method !== req.method || intent.path !== req.originalUrl) {
+    note(guarded, req, 'denied');
+    throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request can no longer be used; nothing was changed.');
+  }
+  req.body = intent.fields;
+  const resourceKey = await resourceKeyOf(guard, req);
+  const grants = await grantsOf(guarded, user.userRef, browserSession);
+  const fresh = grants.some((g) => g.resourceKey === resourceKey && isFresh(g, now, guard.maxAgeMs));
+  if (resourceKey !== intent.resourceKey || !fresh) {
+    await answerRequired(guarded, req, res, user, grants, resourceKey);
+    return;
+  }
+  // One caller, on any instance, gets the intent: a reload, a second tab or a replay runs nothing.
+  if ((await guard.stepUp.consumeIntent(intentId, now)) === undefined) {
+    note(guarded, req, 'denied');
+    throw new KitError(
+      KitErrorCode.StepUpIntentUnusable,
+      'This request was already carried out; nothing was changed now.',
+    );
+  }
+  note(guarded, req, 'consumed');
+  next();
+}
+
+async function grantsOf<Tx>({ guard }: Guarded<Tx>, userRef: string, browserSession: string): Promise<StepUpGrant[]> {
+  const grants = await guard.stepUp.listGrants({ userRef, scope: guard.scope.name, limit: 50 });
+  // A grant never outlives the browser session it was made in.
+  return grants.filter((g) => g.browserSession === browserSession);
+}
+
+async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, next: NextFunction): Promise<void> {
+  const { context, guard } = guarded;
+  const user = await currentUser(context, req);
+  if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    // Kept requests hold form fields only: refused before anything is stored or sent.
+    if (req.is('multipart/form-data') === 'multipart/form-data') {
+      throw new KitError(
+        KitErrorCode.StepUpUploadRefused,
+        'A form with a file cannot be kept while you confirm it is you.',
+      );
+    }
+    await readBody([formParser], req, res);
+    const intentId = bodyOf(req)[INTENT_FIELD];
+    if (typeof intentId === 'string') {
+      await runKeptRequest(guarded, req, res, next, user, intentId);
+      return;
+    }
+  }
+  const resourceKey = await resourceKeyOf(guard, req);
+  const now = context.now();
+  const grants = await grantsOf(guarded, user.userRef, browserSessionOf(req));
+  if (grants.some((g) => g.resourceKey === resourceKey && isFresh(g, now, guard.maxAgeMs))) {
+    note(guarded, req, 'granted');
+    next();
+    return;
+  }
+  if (user.destination === '') {
+    answerUnenrolled(guarded, req, res, next);
+    return;
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    // A kept form must come from this site's own pages: a cross-site post keeps nothing.
+    verifySameSite(context, req);
+    if (!isFormRequest(req) && !wantsJson(req)) {
+      throw new KitError(KitErrorCode.InvalidActionParams, 'Send this request from a form, or as JSON.');
+    }
+  }
+  await answerRequired(guarded, req, res, user, grants, resourceKey);
+}
+
+const formParser = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 });
+
+export function requireRecentVerification<Tx>(
+  context: KitContext<Tx>,
+  options: RecentVerificationOptions,
+): RequestHandler {
+  const guarded: Guarded<Tx> = { context, guard: resolveGuard(context, options) };
+  return (req, res, next) => {
+    if (!guarded.guard.methods.has(req.method)) {
+      next();
+      return;
+    }
+    decide(guarded, req, res, next).catch((error: unknown) =>
+      answerError(context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next),
+    );
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * A step-up scope as the kit runs it: an action whose verification writes a grant. It goes
+ * through the one fulfil path, so exactly-once, newest-intent and `proves` hold as for any action;
+ * its `prepare` binds the attempt to a request kept server-side (the intent), and its successPath
+ * returns the user to that request's own path: never to anything a browser sent.
+ */
+import { createHash } from 'node:crypto';
+import type { Request } from 'express';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { isRecord } from '../options/option-problems.ts';
+import type { StepUpIntent, StepUpStore } from '../store/types.ts';
+import type { ActionDefinition, JsonValue, ScopeDefinition } from '../types.ts';
+
+/** The confirmation form's field naming the kept request. */
+export const INTENT_FIELD = '_verify_kit_intent';
+/** How long a kept request waits for its user to verify and confirm. */
+export const INTENT_TTL_MS = 15 * 60_000;
+
+/** What a scope's attempt stores: never the return path from the browser, always the intent's. */
+interface ScopeParams {
+  [key: string]: JsonValue;
+  intentId: string;
+  resourceKey: string;
+  browserSession: string;
+  returnPath: string;
+}
+
+/**
+ * A one-way digest of express-session's id: grants and intents are bound to the browser session
+ * without the store holding the cookie's secret value.
+ */
+export function browserSessionOf(req: Request): string {
+  const id = (req as Request & { sessionID?: unknown }).sessionID;
+  if (typeof id !== 'string' || id === '') {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      'requireRecentVerification needs a browser session: mount express-session (app.use(session({...}))) before the guarded routes.',
+    );
+  }
+  return createHash('sha256').update(`verify-kit-step-up\0${id}`).digest('base64url');
+}
+
+/** True when `intent` may still be used by this user, in this browser session, for `scope`. */
+export function intentIsUsable(
+  intent: StepUpIntent | undefined,
+  expected: { scope: string; userRef: string; browserSession: string; now: number },
+): intent is StepUpIntent {
+  return (
+    intent !== undefined &&
+    intent.scope === expected.scope &&
+    intent.userRef === expected.userRef &&
+    intent.browserSession === expected.browserSession &&
+    intent.consumedAt === null &&
+    intent.expiresAt > expected.now
+  );
+}
+
+function isScopeParams(value: unknown): value is ScopeParams {
+  return isRecord(value) && typeof value.intentId === 'string' && typeof value.returnPath === 'string';
+}
+
+/** Where the landing sends the user back: the kept page (GET), or the kit's confirmation of a kept form. */
+function returnPathOf(intent: StepUpIntent, stepUpPath: string): string {
+  return intent.method === 'POST' ? `${stepUpPath}?intent=${encodeURIComponent(intent.intentId)}` : intent.path;
+}
+
+export function scopeAction<Tx>(
+  scope: ScopeDefinition,
+  stepUp: StepUpStore<Tx>,
+  deps: { now: () => number; stepUpPath: string },
+): ActionDefinition<Tx> {
+  return {
+    name: scope.name,
+    operationSensitivity: scope.operationSensitivity,
+    proves: scope.proves ?? 'user',
+    ordering: 'latest',
+    async prepare(req, { user, restartParams }) {
+      const intentId = isScopeParams(restartParams)
+        ? restartParams.intentId
+        : (req.body as { intent?: unknown })?.intent;
+      const intent = typeof intentId === 'string' && intentId !== '' ? await stepUp.findIntent(intentId) : undefined;
+      const expected = {
+        scope: scope.name,
+        userRef: user.userRef,
+        browserSession: browserSessionOf(req),
+        now: deps.now(),
+      };
+      if (!intentIsUsable(intent, expected)) {
+        throw new KitError(KitErrorCode.StepUpIntentUnusable, 'Open the page you wanted again to confirm it is you.');
+      }
+      const params: ScopeParams = {
+        intentId: intent.intentId,
+        resourceKey: intent.resourceKey,
+        browserSession: intent.browserSession,
+        returnPath: returnPathOf(intent, deps.stepUpPath),
+      };
+      return params;
+    },
+    successPath: ({ params }) => (isScopeParams(params) ? params.returnPath : '/'),
+    fulfil(tx, attempt) {
+      const params = attempt.params as ScopeParams;
+      return stepUp.writeGrant(tx, {
+        sessionId: attempt.sessionId,
+        userRef: attempt.userRef,
+        scope: scope.name,
+        resourceKey: params.resourceKey,
+        browserSession: params.browserSession,
+        // The service does not say when the code was entered: the attempt's start is the latest
+        // time the kit can prove, so a verification learned late grants nothing fresh.
+        startedAt: attempt.startedAt,
+        grantedAt: deps.now(),
+      });
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Step-up grants and intents in PostgreSQL. A grant is written on the fulfil path's own client,
+ * inside its BEGIN ... COMMIT, so it commits with the attempt's mark or not at all; an intent is
+ * consumed by one conditional UPDATE, so only one caller on any instance gets it.
+ */
+import type { PoolClient } from 'pg';
+import { query, queryOn, type PostgresDb } from './postgres-query.ts';
+import type { StepUpGrant, StepUpIntent, StepUpStore } from '../types.ts';
+
+interface GrantRow {
+  session_id: string;
+  user_ref: string;
+  scope: string;
+  resource_key: string;
+  browser_session: string;
+  started_at: string;
+  granted_at: string;
+}
+
+interface IntentRow {
+  intent_id: string;
+  user_ref: string;
+  scope: string;
+  browser_session: string;
+  resource_key: string;
+  method: string;
+  path: string;
+  fields: StepUpIntent['fields'];
+  created_at: string;
+  expires_at: string;
+  consumed_at: string | null;
+}
+
+function toGrant(row: GrantRow): StepUpGrant {
+  return {
+    sessionId: row.session_id,
+    userRef: row.user_ref,
+    scope: row.scope,
+    resourceKey: row.resource_key,
+    browserSession: row.browser_session,
+    startedAt: Number(row.started_at),
+    grantedAt: Number(row.granted_at),
+  };
+}
+
+function toIntent(row: IntentRow): StepUpIntent {
+  return {
+    intentId: row.intent_id,
+    userRef: row.user_ref,
+    scope: row.scope,
+    browserSession: row.browser_session,
+    resourceKey: row.resource_key,
+    method: row.method,
+    path: row.path,
+    fields: row.fields,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    consumedAt: row.consumed_at === null ? null : Number(row.consumed_at),
+  };
+}
+
+export function postgresStepUp(db: PostgresDb): StepUpStore<PoolClient> {
+  return {
+    async writeGrant(tx, grant) {
+      const { sessionId, userRef, scope, resourceKey, browserSession, startedAt, grantedAt } = grant;
+      await queryOn(tx, 'deleteOlderGrants', [userRef, scope, resourceKey, browserSession, startedAt]);
+      await queryOn(tx, 'insertGrant', [sessionId, userRef, scope, resourceKey, browserSession, startedAt, grantedAt]);
+    },
+    async listGrants({ userRef, scope, limit }) {
+      const { rows } = await query<GrantRow>(db, 'listGrants', [userRef, scope ?? null, limit]);
+      return rows.map(toGrant);
+    },
+    async revokeGrants({ userRef, scope }) {
+      return (await query(db, 'revokeGrants', [userRef, scope ?? null])).rowCount ?? 0;
+    },
+    async insertIntent(intent) {
+      await query(db, 'insertIntent', [
+        intent.intentId,
+        intent.userRef,
+        intent.scope,
+        intent.browserSession,
+        intent.resourceKey,
+        intent.method,
+        intent.path,
+        JSON.stringify(intent.fields),
+        intent.createdAt,
+        intent.expiresAt,
+      ]);
+    },
+    async findIntent(intentId) {
+      const { rows } = await query<IntentRow>(db, 'findIntent', [intentId]);
+      return rows[0] === undefined ? undefined : toIntent(rows[0]);
+    },
+    async consumeIntent(intentId, now) {
+      const { rows } = await query<IntentRow>(db, 'consumeIntent', [intentId, now]);
+      return rows[0] === undefined ? undefined : toIntent(rows[0]);
+    },
+  };
+}

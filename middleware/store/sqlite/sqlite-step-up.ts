@@ -1,0 +1,94 @@
+/**
+ * Step-up grants and intents in SQLite. A grant is written with the fulfil path's own handle,
+ * inside its IMMEDIATE transaction, so it commits with the attempt's mark or not at all; an
+ * intent is consumed by one conditional UPDATE, so only one caller on any process gets it.
+ */
+import type { Database } from 'better-sqlite3';
+import { prepareAll, STEP_UP_SQL } from './sqlite-sql.ts';
+import type { StepUpGrant, StepUpIntent, StepUpStore } from '../types.ts';
+
+interface GrantRow {
+  session_id: string;
+  user_ref: string;
+  scope: string;
+  resource_key: string;
+  browser_session: string;
+  started_at: number;
+  granted_at: number;
+}
+
+interface IntentRow {
+  intent_id: string;
+  user_ref: string;
+  scope: string;
+  browser_session: string;
+  resource_key: string;
+  method: string;
+  path: string;
+  fields: string;
+  created_at: number;
+  expires_at: number;
+  consumed_at: number | null;
+}
+
+function toGrant(row: GrantRow): StepUpGrant {
+  return {
+    sessionId: row.session_id,
+    userRef: row.user_ref,
+    scope: row.scope,
+    resourceKey: row.resource_key,
+    browserSession: row.browser_session,
+    startedAt: row.started_at,
+    grantedAt: row.granted_at,
+  };
+}
+
+function toIntent(row: IntentRow): StepUpIntent {
+  return {
+    intentId: row.intent_id,
+    userRef: row.user_ref,
+    scope: row.scope,
+    browserSession: row.browser_session,
+    resourceKey: row.resource_key,
+    method: row.method,
+    path: row.path,
+    fields: JSON.parse(row.fields),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    consumedAt: row.consumed_at,
+  };
+}
+
+export function sqliteStepUp(db: Database): StepUpStore<Database> {
+  const statements = prepareAll(db, STEP_UP_SQL);
+  const writeIntent = db.transaction((row: Record<string, unknown>) => {
+    statements.deleteExpiredIntents.run({ userRef: row.userRef, createdAt: row.createdAt });
+    statements.insertIntent.run(row);
+  });
+  return {
+    writeGrant(tx, grant) {
+      // The fulfil path's handle is the store's own Database, inside its open transaction.
+      if (tx !== db) throw new Error('writeGrant: not this store’s transaction handle');
+      statements.deleteOlderGrants.run(grant);
+      statements.insertGrant.run(grant);
+    },
+    async listGrants({ userRef, scope, limit }) {
+      const rows = statements.listGrants.all({ userRef, scope: scope ?? null, limit }) as GrantRow[];
+      return rows.map(toGrant);
+    },
+    async revokeGrants({ userRef, scope }) {
+      return statements.revokeGrants.run({ userRef, scope: scope ?? null }).changes;
+    },
+    async insertIntent(intent) {
+      writeIntent.immediate({ ...intent, fields: JSON.stringify(intent.fields) });
+    },
+    async findIntent(intentId) {
+      const row = statements.findIntent.get(intentId) as IntentRow | undefined;
+      return row === undefined ? undefined : toIntent(row);
+    },
+    async consumeIntent(intentId, now) {
+      const row = statements.consumeIntent.get({ intentId, now }) as IntentRow | undefined;
+      return row === undefined ? undefined : toIntent(row);
+    },
+  };
+}
