@@ -84,6 +84,8 @@ export interface TestAppOptions {
   hookBlockFlag?: string;
   /** Any other kit option, merged last (`limits: undefined` restores the kit's default limits). */
   kit?: Partial<VerificationKitOptions<unknown>>;
+  /** The integrator's own routes (step-up guarded ones), mounted after the session, before the kit. */
+  ownRoutes?: (app: express.Express, kit: VerificationKit<unknown>) => void;
 }
 
 export const MOBILE_RETURN_URL = 'com.example.fixture://verify/return';
@@ -396,6 +398,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   app.get('/done/:what', (req, res) => {
     res.type('html').send(`<!doctype html><title>Done</title><h1 id="done">done ${req.params.what}</h1>`);
   });
+  options.ownRoutes?.(app, kit);
   app.use(kit.router);
   if (mobileKit !== undefined) app.use(mobileKit.router);
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -1,0 +1,350 @@
+/**
+ * Step-up for the integrator's own routes (kit.requireRecentVerification), over real HTTP against
+ * the emulator, on SQLite and on PostgreSQL: a GET never texts and returns to the exact guarded
+ * path; a grant is bound to its scope, its resource, the browser session and its age (counted from
+ * the attempt's start); a kept form runs once, only after its confirmation; JSON gets 401; a user
+ * without a number is refused; nothing chooses a URL from a parameter.
+ */
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KitErrorCode } from '../../middleware/errors.ts';
+import type { Agent } from '../support/agent.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { USERS } from '../support/users.ts';
+
+const TEN_MINUTES = 600;
+
+/** What the integrator's guarded handlers did, in order. */
+interface Ran {
+  route: string;
+  user: string;
+  fields: Record<string, unknown>;
+}
+
+function guardedRoutes(ran: Ran[]) {
+  return (app: express.Express, kit: TestApp['kit']) => {
+    const userOf = (req: express.Request) => String((req.session as { user?: string }).user);
+    app.get('/security', kit.requireRecentVerification({ scope: 'security', maxAge: TEN_MINUTES }), (req, res) => {
+      ran.push({ route: 'security', user: userOf(req), fields: {} });
+      res.type('html').send(`<!doctype html><title>Security</title><h1 id="security">codes for ${userOf(req)}</h1>`);
+    });
+    app.get('/export', kit.requireRecentVerification({ scope: 'export', maxAge: TEN_MINUTES }), (_req, res) => {
+      res.json({ exported: true });
+    });
+    app.post(
+      '/accounts/:account/payee',
+      express.urlencoded({ extended: false }),
+      kit.requireRecentVerification({ scope: 'payout', maxAge: 300, bindTo: (req) => String(req.params.account) }),
+      (req, res) => {
+        ran.push({ route: 'payee', user: userOf(req), fields: { ...(req.body as Record<string, unknown>) } });
+        res.type('html').send(`<!doctype html><title>Saved</title><h1 id="saved">payee saved</h1>`);
+      },
+    );
+  };
+}
+
+const SCOPES = [
+  {
+    name: 'security',
+    operationSensitivity: 'sensitive',
+    label: { en: 'see your recovery codes', fr: 'voir vos codes' },
+  },
+  { name: 'export', operationSensitivity: 'normal', successPath: '/done' },
+  { name: 'payout', operationSensitivity: 'sensitive', label: 'change the payout account' },
+] as const;
+
+type Kind = { name: 'sqlite' | 'postgres'; unavailable: string | undefined };
+const KINDS: Kind[] = [
+  { name: 'sqlite', unavailable: undefined },
+  { name: 'postgres', unavailable: postgresUnavailable },
+];
+
+/** The confirm page's start form fields. */
+function confirmForm(html: string): { action: string; intent: string; csrf: string } {
+  const action = /name="action" value="([^"]+)"/.exec(html)?.[1];
+  const intent = /name="intent" value="([^"]+)"/.exec(html)?.[1];
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+  if (action === undefined || intent === undefined || csrf === undefined) throw new Error(`no start form in ${html}`);
+  return { action, intent, csrf };
+}
+
+describe.each(KINDS)('step-up on $name', (kind) => {
+  if (kind.unavailable !== undefined) {
+    it.skip(`not run: ${kind.unavailable}`, () => {});
+    return;
+  }
+  let app: TestApp;
+  let database: TestDatabase | undefined;
+  const ran: Ran[] = [];
+
+  beforeAll(async () => {
+    database = kind.name === 'postgres' ? await createTestDatabase() : undefined;
+    app = await startTestApp({
+      ...(database === undefined ? {} : { database: { url: database.url } }),
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: guardedRoutes(ran),
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.drop();
+  });
+
+  const smsCount = async () => (await app.emulator.control.outbox()).length;
+  const payeeRuns = () => ran.filter((r) => r.route === 'payee').length;
+
+  /** Presses "Text me a code" on a confirm page, enters the code, lands; returns the landing's answer. */
+  async function verifyFrom(user: Agent, html: string) {
+    const form = confirmForm(html);
+    const started = await user.start(form.action, { intent: form.intent });
+    const location = await user.verifyOnHostedPage(started);
+    return { landing: await user.request(location), started };
+  }
+
+  it('a GET without a grant answers "Confirm it’s you" and sends no text; the user returns to the exact path and query', async () => {
+    const alice = await app.agent().signIn('alice');
+    const texts = await smsCount();
+    const first = await alice.request('/security?tab=codes&next=https%3A%2F%2Fevil.example%2F', {
+      headers: { referer: 'https://evil.example/phish' },
+    });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect(first.body).toContain('Confirm it’s you');
+    expect(first.body).toContain('ending ••••••••••11');
+    expect(first.body).toContain('You asked to: see your recovery codes.');
+    expect(ran.filter((r) => r.route === 'security')).toEqual([]);
+    expect(await smsCount()).toBe(texts); // GET must stay safe: nothing sent
+
+    const { landing } = await verifyFrom(alice, first.body);
+    expect(landing.status).toBe(303);
+    // The kept path and query, as received: never the `next` parameter or the Referer.
+    expect(landing.location).toBe('/security?tab=codes&next=https%3A%2F%2Fevil.example%2F');
+    const opened = await alice.request(landing.location!);
+    expect(opened.status).toBe(200);
+    expect(opened.body).toContain('codes for alice');
+  });
+
+  it('a grant opens only its own scope, and only in the browser session it was made in', async () => {
+    const alice = await app.agent().signIn('alice');
+    const page = await alice.request('/security');
+    await verifyFrom(alice, page.body);
+    expect((await alice.request('/security')).status).toBe(200);
+    expect((await alice.request('/security')).body).toContain('codes for alice');
+    // Another scope needs its own verification.
+    const other = await alice.request('/export');
+    expect(other.body).toContain('Confirm it’s you');
+    // The same user in another browser session has no grant.
+    const aliceElsewhere = await app.agent().signIn('alice');
+    expect((await aliceElsewhere.request('/security')).body).toContain('Confirm it’s you');
+  });
+
+  it('expiry is absolute, counted from the attempt’s start: past maxAge the guard asks again', async () => {
+    const alice = await app.agent().signIn('alice');
+    const page = await alice.request('/security');
+    await verifyFrom(alice, page.body);
+    expect((await alice.request('/security')).body).toContain('codes for alice');
+    const later = (seconds: number) => app.clock.shifted(seconds * 1000, () => alice.request('/security'));
+    expect((await later(TEN_MINUTES - 5)).body).toContain('codes for alice');
+    // Expiry is absolute: the use above did not renew it.
+    expect((await later(TEN_MINUTES + 5)).body).toContain('Confirm it’s you');
+    expect(app.logs.some((l) => l.includes('"event":"expired"') && l.includes('"scope":"security"'))).toBe(true);
+  });
+
+  it('a user who comes back verified but too late for maxAge gets an explanation, not another round trip', async () => {
+    const alice = await app.agent().signIn('alice');
+    const page = await alice.request('/accounts/acct-1/payee', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: alice.origin,
+        'sec-fetch-site': 'same-origin',
+      },
+      body: 'iban=DE001',
+    });
+    const form = confirmForm(page.body);
+    const started = await alice.start(form.action, { intent: form.intent });
+    // The code took longer than the payout guard's 300 s.
+    const submitted = await app.clock.shifted(301_000, async () => {
+      const location = await alice.verifyOnHostedPage(started);
+      const landing = await alice.request(location);
+      const confirm = await alice.request(landing.location!);
+      const intentField = /name="(_verify_kit_intent)" value="([^"]+)"/.exec(confirm.body)!;
+      return alice.postForm(
+        '/accounts/acct-1/payee',
+        { _csrf: alice.csrf, [intentField[1]!]: intentField[2]! },
+        { origin: alice.origin, 'sec-fetch-site': 'same-origin' },
+      );
+    });
+    expect(submitted.status).toBe(403);
+    expect(submitted.body).toContain('took longer than this page allows');
+    expect(payeeRuns()).toBe(0);
+  });
+
+  it('a kept form runs its handler once, with its original fields, only after the user confirms', async () => {
+    const alice = await app.agent().signIn('alice');
+    const before = payeeRuns();
+    const kept = await alice.request('/accounts/acct-7/payee', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: alice.origin,
+        'sec-fetch-site': 'same-origin',
+      },
+      body: 'iban=FR7630006&holder=Alice',
+    });
+    expect(kept.body).toContain('You asked to: change the payout account.');
+    expect(payeeRuns()).toBe(before);
+
+    const { landing } = await verifyFrom(alice, kept.body);
+    expect(landing.location).toMatch(/^\/verify\/step-up\?intent=[A-Za-z0-9_-]{43}$/);
+    expect(payeeRuns()).toBe(before); // verifying alone runs nothing
+    const confirm = await alice.request(landing.location!);
+    expect(confirm.status).toBe(200);
+    expect(confirm.body).toContain('Now confirm that you want to: change the payout account.');
+    expect(confirm.body).toContain('<form method="post" action="/accounts/acct-7/payee">');
+    const intentId = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirm.body)![1]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(confirm.body)![1]!;
+    const send = () =>
+      alice.postForm(
+        '/accounts/acct-7/payee',
+        { _csrf: csrf, _verify_kit_intent: intentId },
+        { origin: alice.origin, 'sec-fetch-site': 'same-origin' },
+      );
+    const [first, second] = await Promise.all([send(), send()]);
+    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    expect(payeeRuns()).toBe(before + 1);
+    expect(ran.at(-1)).toEqual({ route: 'payee', user: 'alice', fields: { iban: 'FR7630006', holder: 'Alice' } });
+    const replay = await send();
+    expect(replay.status).toBe(409);
+    expect(payeeRuns()).toBe(before + 1);
+  });
+
+  it('a grant for one resource never opens another: bindTo keys the grant', async () => {
+    const alice = await app.agent().signIn('alice');
+    const post = (account: string, body: string) =>
+      alice.request(`/accounts/${account}/payee`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: alice.origin,
+          'sec-fetch-site': 'same-origin',
+        },
+        body,
+      });
+    const kept = await post('acct-a', 'iban=A');
+    const { landing } = await verifyFrom(alice, kept.body);
+    expect(landing.status).toBe(303);
+    const before = payeeRuns();
+    const direct = await post('acct-a', 'iban=A2'); // a fresh grant for acct-a lets a new post through
+    expect(direct.body).toContain('payee saved');
+    const other = await post('acct-b', 'iban=B');
+    expect(other.body).toContain('Confirm it’s you');
+    expect(payeeRuns()).toBe(before + 1);
+  });
+
+  it('a JSON request gets 401 verification_required with an RFC 9470-style challenge', async () => {
+    const alice = await app.agent().signIn('alice');
+    const answer = await alice.request('/export', { headers: { accept: 'application/json' } });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('www-authenticate')).toBe(
+      'VerifyKit error="insufficient_user_authentication", scope="export", max_age="600"',
+    );
+    const body = await answer.json<Record<string, unknown>>();
+    expect(body).toMatchObject({
+      error: 'verification_required',
+      scope: 'export',
+      maxAge: 600,
+      start: '/verify/start',
+    });
+    expect(body.intent).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('refuses a file upload and a cross-site form before keeping or sending anything', async () => {
+    const alice = await app.agent().signIn('alice');
+    const texts = await smsCount();
+    const upload = await alice.request('/accounts/acct-1/payee', {
+      method: 'POST',
+      headers: {
+        'content-type': 'multipart/form-data; boundary=x',
+        origin: alice.origin,
+        'sec-fetch-site': 'same-origin',
+      },
+      body: '--x\r\nContent-Disposition: form-data; name="iban"\r\n\r\nX\r\n--x--\r\n',
+    });
+    expect(upload.status).toBe(415);
+    const crossSite = await alice.request('/accounts/acct-1/payee', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
+      body: 'iban=EVIL',
+    });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body).not.toContain('Confirm it’s you');
+    expect(await smsCount()).toBe(texts);
+  });
+
+  it('a user without a phone number is refused (no silent bypass)', async () => {
+    USERS.nophone = { userRef: 'user-nophone', destination: '' };
+    try {
+      const nobody = await app.agent().signIn('nophone');
+      const answer = await nobody.request('/security');
+      expect(answer.status).toBe(403);
+      expect(answer.body).toContain('no phone number');
+      expect(ran.some((r) => r.user === 'nophone')).toBe(false);
+    } finally {
+      delete USERS.nophone;
+    }
+  });
+
+  it('a verification the sweep learns of after maxAge grants nothing fresh', async () => {
+    const bob = await app.agent().signIn('bob');
+    const page = await bob.request('/security');
+    const form = confirmForm(page.body);
+    const started = await bob.start(form.action, { intent: form.intent });
+    await bob.verifyOnHostedPage(started); // and never lands
+    await app.clock.shifted((TEN_MINUTES + 60) * 1000, async () => {
+      const report = await app.kit.runSweep();
+      expect(report.fulfilled).toBe(1);
+      const grants = await app.kit.grants.list({ userRef: 'user-bob', scope: 'security' });
+      expect(grants.map((g) => g.sessionId)).toContain(started.sessionId);
+      expect((await bob.request('/security')).body).toContain('Confirm it’s you');
+    });
+  });
+
+  it('kit.grants lists a user’s grants and revoke ends them', async () => {
+    const alice = await app.agent().signIn('alice');
+    await verifyFrom(alice, (await alice.request('/security')).body);
+    expect((await alice.request('/security')).body).toContain('codes for alice');
+    const listed = await app.kit.grants.list({ userRef: 'user-alice' });
+    expect(listed.length).toBeGreaterThan(0);
+    expect(Object.keys(listed[0]!).sort()).toEqual(['grantedAt', 'resourceKey', 'scope', 'sessionId', 'startedAt']);
+    expect(await app.kit.grants.revoke({ userRef: 'user-alice', scope: 'security' })).toBeGreaterThan(0);
+    expect((await alice.request('/security')).body).toContain('Confirm it’s you');
+    expect(await app.kit.grants.list({ userRef: 'user-alice', scope: 'security' })).toEqual([]);
+  });
+});
+
+describe('requireRecentVerification options', () => {
+  it('refuses an undeclared scope and a maxAge that is not whole seconds, saying how to fix the call', async () => {
+    const app = await startTestApp({ kit: { scopes: [{ name: 'security', operationSensitivity: 'sensitive' }] } });
+    try {
+      let error: unknown;
+      try {
+        app.kit.requireRecentVerification({ scope: 'secuirty', maxAge: 600.5 });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toMatchObject({ code: KitErrorCode.InvalidOptions });
+      expect(String((error as Error).message)).toContain('declared: security');
+      expect(String((error as Error).message)).toContain('whole number of seconds');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses a scope whose name an action already has', async () => {
+    await expect(
+      startTestApp({ kit: { scopes: [{ name: 'grant', operationSensitivity: 'normal' }] } }),
+    ).rejects.toThrow(/scopes and actions share one set of names/);
+  });
+});
