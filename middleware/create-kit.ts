@@ -206,8 +206,9 @@ function buildRouter<Tx>(context: KitContext<Tx>): Express {
     router.get(routes.landing, route(context, 'landing', 'html', landingHandler(context, routes.landing)));
   }
   if (routes.mobileComplete !== false) mountMobile(router, context, routes.mobileComplete);
-  if (routes.stepUp !== false && context.scopes.size > 0) {
-    router.get(routes.stepUp, route(context, 'step-up', 'html', stepUpConfirmHandler(context)));
+  const { stepUp } = context.store;
+  if (routes.stepUp !== false && context.scopes.size > 0 && stepUp !== undefined) {
+    router.get(routes.stepUp, route(context, 'step-up', 'html', stepUpConfirmHandler(context, stepUp)));
   }
   return router;
 }

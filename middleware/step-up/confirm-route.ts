@@ -13,11 +13,11 @@ import { csrfToken } from '../routes/csrf.ts';
 import { newNonce } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
 import { isRecord } from '../options/option-problems.ts';
+import type { StepUpStore } from '../store/types.ts';
 import { labelFor } from './labels.ts';
 import { browserSessionOf, INTENT_FIELD, intentIsUsable } from './scope-actions.ts';
 
-export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>) {
-  const stepUp = context.store.stepUp!;
+export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>, stepUp: StepUpStore<Tx>) {
   return async (req: Request, res: Response): Promise<void> => {
     const user = await currentUser(context, req);
     if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');

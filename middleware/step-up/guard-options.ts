@@ -78,10 +78,15 @@ export function resolveGuard<Tx>(context: KitContext<Tx>, options: RecentVerific
     problems.add('`onUnenrolled` must be Express middleware (req, res, next), or omitted.');
   }
   const methods = checkMethods(problems, o.methods);
+  const { stepUp } = context.store;
+  if (stepUp === undefined)
+    problems.add("the kit's store keeps no step-up grants: use the SQLite or PostgreSQL store.");
   problems.throwIfAny();
+  // Both were checked above; the narrowing is for the compiler.
+  if (scope === undefined || stepUp === undefined) throw new Error('unreachable: checked above');
   return {
-    scope: scope!,
-    stepUp: context.store.stepUp!,
+    scope,
+    stepUp,
     maxAgeMs: (maxAge as number) * 1000,
     maxAgeSeconds: maxAge as number,
     bindTo: o.bindTo as RecentVerificationOptions['bindTo'],

@@ -79,6 +79,54 @@ function isFormRequest(req: Request): boolean {
   return original === 'POST' && req.method !== 'GET' && req.method !== 'HEAD';
 }
 
+/** Keeps the guarded request server-side: where to return (a page), or the form to run once confirmed. */
+async function keepIntent<Tx>(
+  { context, guard }: Guarded<Tx>,
+  req: Request,
+  userRef: string,
+  resourceKey: string,
+  json: boolean,
+): Promise<string> {
+  if (!json && !isSafeSuccessPath(req.originalUrl)) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'This address cannot be confirmed; open the page from the site.',
+    );
+  }
+  const now = context.now();
+  const intentId = newState();
+  await guard.stepUp.insertIntent({
+    intentId,
+    userRef,
+    scope: guard.scope.name,
+    browserSession: browserSessionOf(req),
+    resourceKey,
+    // A JSON request is retried by its app: the user comes back to the scope's page instead.
+    method: json || req.method === 'HEAD' ? 'GET' : req.method,
+    path: json ? (guard.scope.successPath ?? '/') : req.originalUrl,
+    fields: json ? {} : keptFields(req),
+    createdAt: now,
+    expiresAt: now + INTENT_TTL_MS,
+  });
+  return intentId;
+}
+
+/** 401 with a challenge in the spirit of RFC 9470: the app runs the flow (with `intent`) and retries. */
+function answerJsonChallenge<Tx>({ context, guard }: Guarded<Tx>, res: Response, intentId: string): void {
+  setNoStoreHeaders(res);
+  res.setHeader(
+    'WWW-Authenticate',
+    `VerifyKit error="insufficient_user_authentication", scope="${guard.scope.name}", max_age="${guard.maxAgeSeconds}"`,
+  );
+  res.status(401).json({
+    error: 'verification_required',
+    scope: guard.scope.name,
+    maxAge: guard.maxAgeSeconds,
+    start: context.routes.start,
+    intent: intentId,
+  });
+}
+
 async function answerRequired<Tx>(
   guarded: Guarded<Tx>,
   req: Request,
@@ -88,46 +136,14 @@ async function answerRequired<Tx>(
   resourceKey: string,
 ): Promise<void> {
   const { context, guard } = guarded;
-  const now = context.now();
   const json = wantsJson(req);
-  if (!json && !isSafeSuccessPath(req.originalUrl)) {
-    throw new KitError(
-      KitErrorCode.InvalidActionParams,
-      'This address cannot be confirmed; open the page from the site.',
-    );
-  }
-  const intent = {
-    intentId: newState(),
-    userRef: user.userRef,
-    scope: guard.scope.name,
-    browserSession: browserSessionOf(req),
-    resourceKey,
-    // A JSON request is retried by its app: the user comes back to the scope's page instead.
-    method: json ? 'GET' : req.method === 'HEAD' ? 'GET' : req.method,
-    path: json ? (guard.scope.successPath ?? '/') : req.originalUrl,
-    fields: json ? {} : keptFields(req),
-    createdAt: now,
-    expiresAt: now + INTENT_TTL_MS,
-  };
-  await guard.stepUp.insertIntent(intent);
-  const stale = grants.some((g) => g.resourceKey === resourceKey);
-  note(guarded, req, stale ? 'expired' : 'required');
-  const startPath = context.routes.start as string;
+  const intentId = await keepIntent(guarded, req, user.userRef, resourceKey, json);
+  note(guarded, req, grants.some((g) => g.resourceKey === resourceKey) ? 'expired' : 'required');
   if (json) {
-    setNoStoreHeaders(res);
-    res.setHeader(
-      'WWW-Authenticate',
-      `VerifyKit error="insufficient_user_authentication", scope="${guard.scope.name}", max_age="${guard.maxAgeSeconds}"`,
-    );
-    res.status(401).json({
-      error: 'verification_required',
-      scope: guard.scope.name,
-      maxAge: guard.maxAgeSeconds,
-      start: startPath,
-      intent: intent.intentId,
-    });
+    answerJsonChallenge(guarded, res, intentId);
     return;
   }
+  const now = context.now();
   const justGranted = grants.find((g) => now - g.grantedAt <= JUST_GRANTED_MS);
   const explanation =
     justGranted === undefined ? undefined : justGranted.resourceKey === resourceKey ? 'tooOld' : 'otherResource';
@@ -135,10 +151,10 @@ async function answerRequired<Tx>(
   const nonce = newNonce();
   const page = stepUpRequiredPage(
     {
-      startPath,
+      startPath: context.routes.start as string,
       csrfToken: csrfToken(context, req),
       scope: guard.scope.name,
-      intentId: intent.intentId,
+      intentId,
       maskedNumber: maskDestination(user.destination),
       label: labelFor(guard.scope, messages.lang),
       explanation,

@@ -5,69 +5,19 @@
  * the attempt's start); a kept form runs once, only after its confirmation; JSON gets 401; a user
  * without a number is refused; nothing chooses a URL from a parameter.
  */
-import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KitErrorCode } from '../../middleware/errors.ts';
 import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { USERS } from '../support/users.ts';
-
-const TEN_MINUTES = 600;
-
-/** What the integrator's guarded handlers did, in order. */
-interface Ran {
-  route: string;
-  user: string;
-  fields: Record<string, unknown>;
-}
-
-function guardedRoutes(ran: Ran[]) {
-  return (app: express.Express, kit: TestApp['kit']) => {
-    const userOf = (req: express.Request) => String((req.session as { user?: string }).user);
-    app.get('/security', kit.requireRecentVerification({ scope: 'security', maxAge: TEN_MINUTES }), (req, res) => {
-      ran.push({ route: 'security', user: userOf(req), fields: {} });
-      res.type('html').send(`<!doctype html><title>Security</title><h1 id="security">codes for ${userOf(req)}</h1>`);
-    });
-    app.get('/export', kit.requireRecentVerification({ scope: 'export', maxAge: TEN_MINUTES }), (_req, res) => {
-      res.json({ exported: true });
-    });
-    app.post(
-      '/accounts/:account/payee',
-      express.urlencoded({ extended: false }),
-      kit.requireRecentVerification({ scope: 'payout', maxAge: 300, bindTo: (req) => String(req.params.account) }),
-      (req, res) => {
-        ran.push({ route: 'payee', user: userOf(req), fields: { ...(req.body as Record<string, unknown>) } });
-        res.type('html').send(`<!doctype html><title>Saved</title><h1 id="saved">payee saved</h1>`);
-      },
-    );
-  };
-}
-
-const SCOPES = [
-  {
-    name: 'security',
-    operationSensitivity: 'sensitive',
-    label: { en: 'see your recovery codes', fr: 'voir vos codes' },
-  },
-  { name: 'export', operationSensitivity: 'normal', successPath: '/done' },
-  { name: 'payout', operationSensitivity: 'sensitive', label: 'change the payout account' },
-] as const;
+import { confirmForm, guardedRoutes, SCOPES, TEN_MINUTES, type Ran } from '../support/step-up.ts';
 
 type Kind = { name: 'sqlite' | 'postgres'; unavailable: string | undefined };
 const KINDS: Kind[] = [
   { name: 'sqlite', unavailable: undefined },
   { name: 'postgres', unavailable: postgresUnavailable },
 ];
-
-/** The confirm page's start form fields. */
-function confirmForm(html: string): { action: string; intent: string; csrf: string } {
-  const action = /name="action" value="([^"]+)"/.exec(html)?.[1];
-  const intent = /name="intent" value="([^"]+)"/.exec(html)?.[1];
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
-  if (action === undefined || intent === undefined || csrf === undefined) throw new Error(`no start form in ${html}`);
-  return { action, intent, csrf };
-}
 
 describe.each(KINDS)('step-up on $name', (kind) => {
   if (kind.unavailable !== undefined) {

@@ -84,6 +84,8 @@ export interface TestAppOptions {
   hookBlockFlag?: string;
   /** Any other kit option, merged last (`limits: undefined` restores the kit's default limits). */
   kit?: Partial<VerificationKitOptions<unknown>>;
+  /** A session store and secret shared with other instances (behind one address); default the app's own. */
+  session?: { store: session.Store; secret: string };
   /** The integrator's own routes (step-up guarded ones), mounted after the session, before the kit. */
   ownRoutes?: (app: express.Express, kit: VerificationKit<unknown>) => void;
 }
@@ -365,7 +367,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   app.use(
     session({
       name: 'test_app_sid',
-      secret: randomBytes(16).toString('hex'),
+      secret: options.session?.secret ?? randomBytes(16).toString('hex'),
+      ...(options.session === undefined ? {} : { store: options.session.store }),
       resave: false,
       saveUninitialized: false,
       cookie: { httpOnly: true, sameSite: 'lax' },

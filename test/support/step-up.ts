@@ -1,0 +1,56 @@
+/**
+ * The integrator's own routes behind the step-up guard, as the step-up suites mount them
+ * (test/support/app.ts `ownRoutes`), and what the guarded handlers ran.
+ */
+import express from 'express';
+import type { TestApp } from './app.ts';
+
+export const TEN_MINUTES = 600;
+
+/** What the integrator's guarded handlers did, in order. */
+export interface Ran {
+  route: string;
+  user: string;
+  fields: Record<string, unknown>;
+}
+
+export function guardedRoutes(ran: Ran[]) {
+  return (app: express.Express, kit: TestApp['kit']) => {
+    const userOf = (req: express.Request) => String((req.session as { user?: string }).user);
+    app.get('/security', kit.requireRecentVerification({ scope: 'security', maxAge: TEN_MINUTES }), (req, res) => {
+      ran.push({ route: 'security', user: userOf(req), fields: {} });
+      res.type('html').send(`<!doctype html><title>Security</title><h1 id="security">codes for ${userOf(req)}</h1>`);
+    });
+    app.get('/export', kit.requireRecentVerification({ scope: 'export', maxAge: TEN_MINUTES }), (_req, res) => {
+      res.json({ exported: true });
+    });
+    app.post(
+      '/accounts/:account/payee',
+      express.urlencoded({ extended: false }),
+      kit.requireRecentVerification({ scope: 'payout', maxAge: 300, bindTo: (req) => String(req.params.account) }),
+      (req, res) => {
+        ran.push({ route: 'payee', user: userOf(req), fields: { ...(req.body as Record<string, unknown>) } });
+        res.type('html').send(`<!doctype html><title>Saved</title><h1 id="saved">payee saved</h1>`);
+      },
+    );
+  };
+}
+
+export const SCOPES = [
+  {
+    name: 'security',
+    operationSensitivity: 'sensitive',
+    label: { en: 'see your recovery codes', fr: 'voir vos codes' },
+  },
+  { name: 'export', operationSensitivity: 'normal', successPath: '/done' },
+  { name: 'payout', operationSensitivity: 'sensitive', label: 'change the payout account' },
+] as const;
+
+/** The confirm page's start form fields. */
+export function confirmForm(html: string): { action: string; intent: string; csrf: string } {
+  const action = /name="action" value="([^"]+)"/.exec(html)?.[1];
+  const intent = /name="intent" value="([^"]+)"/.exec(html)?.[1];
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+  if (action === undefined || intent === undefined || csrf === undefined) throw new Error(`no start form in ${html}`);
+  return { action, intent, csrf };
+}
