@@ -13,6 +13,7 @@ import type { VerificationKit, VerifyStore } from 'hosted-sms-verify-kit';
 import type { DemoAppOptions } from './app-options.ts';
 import { openDemoData, type DemoData } from './data.ts';
 import { createDemoKit } from './demo-kit.ts';
+import { mountSecurityPages } from './routes/account-security.ts';
 import { mountApi } from './routes/api.ts';
 import { mountErrorPages, mountNotFound } from './routes/errors.ts';
 import { mountAccountPages, mountVerifiedPages } from './routes/pages.ts';
@@ -59,6 +60,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   mountSignIn(app, queries);
   mountAccountPages(app, queries, kit, now);
   mountVerifiedPages(app, queries, kit);
+  mountSecurityPages(app, data, kit, { secret: options.sessionSecret, now });
   mountApi(app, queries);
   // The kit: POST /verify/start, GET /verify/start-again, GET <returnUrl path> (the landing).
   app.use('/', kit.router);

@@ -50,6 +50,8 @@ export interface DemoData {
   store: VerifyStore<unknown>;
   reads: DemoReads;
   writes: DemoWrites;
+  /** An activity entry written by the demo's own routes, outside any kit transaction. */
+  recordOwnActivity(entry: ActivityEntry & { userId: string }): Promise<void>;
   /** The after-commit hook writing the demo's outbox, in the same database. */
   onOutcome: OutcomeHook;
   sessionStore: session.Store & { close?(): void };
@@ -97,6 +99,8 @@ export function openDemoData(options: DemoDataOptions): DemoData {
       store: createPostgresStore({ pool }),
       reads: queries,
       writes: writes as DemoWrites,
+      // A pool runs one statement as a transaction of its own, like a client would.
+      recordOwnActivity: async (entry) => (writes as DemoWrites).recordActivity(pool, entry),
       onOutcome,
       sessionStore: new PostgresSessionStore({ pool, ready, ...ttl, now }),
       db: undefined,
@@ -129,6 +133,7 @@ export function openDemoData(options: DemoDataOptions): DemoData {
     store: createSqliteStore({ database: db }),
     reads: createQueries(db),
     writes: sqliteWrites,
+    recordOwnActivity: async (entry) => sqliteWrites.recordActivity(db, entry),
     onOutcome: createOutboxHook(db),
     sessionStore,
     db,

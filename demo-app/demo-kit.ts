@@ -9,7 +9,8 @@ import { createDemoActions } from './actions.ts';
 import type { DemoAppOptions } from './app-options.ts';
 import type { DemoData } from './data.ts';
 import type { DemoUser } from './db.ts';
-import { demoKitMessages } from './i18n.ts';
+import { NEW_RECOVERY_CODES, SEE_SECURITY } from './domain.ts';
+import { DEMO_TEXTS, demoKitMessages } from './i18n.ts';
 import { demoKitPages } from './views/kit-pages.ts';
 
 export function createDemoKit(
@@ -25,6 +26,19 @@ export function createDemoKit(
     returnUrl: options.returnUrl,
     store: data.store,
     actions: createDemoActions(data.reads, data.writes, now),
+    // Step-up for the demo's own Security page and its form (routes/account-security.ts).
+    scopes: [
+      {
+        name: SEE_SECURITY,
+        operationSensitivity: 'sensitive',
+        label: { en: DEMO_TEXTS.en.security.seeLabel, fr: DEMO_TEXTS.fr.security.seeLabel },
+      },
+      {
+        name: NEW_RECOVERY_CODES,
+        operationSensitivity: 'sensitive',
+        label: { en: DEMO_TEXTS.en.security.replaceLabel, fr: DEMO_TEXTS.fr.security.replaceLabel },
+      },
+    ],
     async resolveUser(req) {
       const user = await signedInUser(req);
       return user === undefined ? null : { userRef: user.id, destination: user.phone };

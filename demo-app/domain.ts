@@ -6,9 +6,14 @@
 export const CONFIRM_PHONE = 'confirm_phone';
 export const CHANGE_PAYOUT = 'change_payout';
 
+/** Step-up scopes: the Security page (a GET guard) and its form that replaces the recovery codes (a POST guard). */
+export const SEE_SECURITY = 'see_security';
+export const NEW_RECOVERY_CODES = 'new_recovery_codes';
+
 export const ACTION_LABELS: Record<string, string> = {
   [CONFIRM_PHONE]: 'Confirmed phone number',
   [CHANGE_PAYOUT]: 'Changed payout account',
+  [NEW_RECOVERY_CODES]: 'Replaced the recovery codes',
 };
 
 /** ••••1234: pages and activity never show a whole account number. */

@@ -5,7 +5,7 @@ export const en: DemoTexts = {
   lang: 'en',
   brandTagline: 'hosted SMS verification',
   footer: 'A reference integrator for the hosted SMS verification kit. Demo data only.',
-  nav: { label: 'Main', home: 'Home', activity: 'Activity', verifications: 'Verifications' },
+  nav: { label: 'Main', home: 'Home', activity: 'Activity', verifications: 'Verifications', security: 'Security' },
   signedInAs: 'Signed in as',
   signOut: 'Sign out',
   backHome: 'Back to home',
@@ -21,6 +21,17 @@ export const en: DemoTexts = {
     note:
       'Sign-in here is deliberately passwordless: the demo is about what happens after sign-in, when an action needs ' +
       'a fresh SMS verification.',
+  },
+  security: {
+    title: 'Security',
+    lead: 'This page shows your recovery codes, so it asks you to confirm it’s you by SMS at most every 10 minutes.',
+    codes: 'Recovery codes',
+    codesNote: 'Each code signs you in once if you lose your phone. Keep them somewhere safe.',
+    replace: 'Replace the recovery codes',
+    replaceHint: 'The old codes stop working. You confirm it’s you again before the new ones are made.',
+    replaced: 'New recovery codes were made. The old ones no longer work.',
+    seeLabel: 'see your recovery codes',
+    replaceLabel: 'replace your recovery codes',
   },
   home: {
     title: 'Home',

@@ -6,7 +6,13 @@ export const fr: DemoTexts = {
   brandTagline: 'vérification par SMS hébergée',
   footer:
     'Un intégrateur de référence pour le kit de vérification par SMS hébergée. Données de démonstration uniquement.',
-  nav: { label: 'Principal', home: 'Accueil', activity: 'Activité', verifications: 'Vérifications' },
+  nav: {
+    label: 'Principal',
+    home: 'Accueil',
+    activity: 'Activité',
+    verifications: 'Vérifications',
+    security: 'Sécurité',
+  },
   signedInAs: 'Connecté en tant que',
   signOut: 'Se déconnecter',
   backHome: 'Retour à l’accueil',
@@ -22,6 +28,18 @@ export const fr: DemoTexts = {
     note:
       'La connexion est volontairement sans mot de passe : la démo porte sur ce qui se passe après la connexion, ' +
       'quand une action demande une nouvelle vérification par SMS.',
+  },
+  security: {
+    title: 'Sécurité',
+    lead: 'Cette page affiche vos codes de secours : elle vous demande de confirmer par SMS que c’est bien vous, au plus toutes les 10 minutes.',
+    codes: 'Codes de secours',
+    codesNote: 'Chaque code vous connecte une fois si vous perdez votre téléphone. Gardez-les en lieu sûr.',
+    replace: 'Remplacer les codes de secours',
+    replaceHint:
+      'Les anciens codes cessent de fonctionner. Vous confirmez à nouveau que c’est bien vous avant que les nouveaux soient créés.',
+    replaced: 'De nouveaux codes de secours ont été créés. Les anciens ne fonctionnent plus.',
+    seeLabel: 'voir vos codes de secours',
+    replaceLabel: 'remplacer vos codes de secours',
   },
   home: {
     title: 'Accueil',

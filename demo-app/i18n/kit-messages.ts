@@ -140,11 +140,36 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       service_protocol_error: SERVER_PROBLEM_FR,
       fulfil_failed: SERVER_PROBLEM_FR,
       hook_failed: SERVER_PROBLEM_FR,
+      step_up_intent_unusable:
+        'Cette demande a déjà été effectuée, a expiré ou a été commencée dans un autre navigateur. Rien n’a été modifié.',
+      step_up_upload_refused:
+        'Ce formulaire ne peut pas être confirmé avec un fichier joint. Envoyez-le sans le fichier, ou ajoutez le fichier après avoir confirmé.',
       method_not_allowed: 'Une vérification se lance en envoyant un formulaire (POST), pas en ouvrant un lien.',
       client_error: 'Cette requête n’a pas pu être acceptée ; revenez en arrière et réessayez.',
       server_error: SERVER_PROBLEM_FR,
     },
     retryAfter: (seconds) =>
       seconds < 90 ? `Réessayez dans ${seconds} secondes.` : `Réessayez dans ${Math.ceil(seconds / 60)} minutes.`,
+    stepUp: {
+      title: 'Confirmez que c’est bien vous',
+      text: (maskedNumber) =>
+        `Pour continuer, confirmez que c’est bien vous avec un code envoyé par SMS à votre numéro se terminant par ${maskedNumber}.`,
+      purpose: (label) => `Vous avez demandé à : ${label}.`,
+      send: 'M’envoyer un code',
+      tooOld:
+        'Votre confirmation a pris plus de temps que cette page ne le permet ; elle ne peut pas servir ici. Confirmez à nouveau pour continuer.',
+      otherResource:
+        'Votre confirmation concernait autre chose ; elle ne peut pas servir ici. Confirmez à nouveau pour continuer.',
+      confirmTitle: 'Confirmez votre demande',
+      confirmText: (label) =>
+        `Vous avez confirmé que c’est bien vous. Confirmez maintenant que vous voulez : ${label}.`,
+      confirm: 'Confirmer',
+      unusableTitle: 'Cette demande ne peut plus être utilisée',
+      unusable:
+        'Cette demande a déjà été effectuée, a expiré ou a été commencée dans un autre navigateur. Rien n’a été modifié. Revenez en arrière et réessayez.',
+      unenrolledTitle: 'Un numéro de téléphone est nécessaire',
+      unenrolled:
+        'Cette page demande une confirmation par SMS, et votre compte n’a pas encore de numéro de téléphone. Ajoutez-en un, puis réessayez.',
+    },
   },
 };

@@ -6,7 +6,7 @@ export interface DemoTexts {
   lang: DemoLocale;
   brandTagline: string;
   footer: string;
-  nav: { label: string; home: string; activity: string; verifications: string };
+  nav: { label: string; home: string; activity: string; verifications: string; security: string };
   signedInAs: string;
   signOut: string;
   backHome: string;
@@ -18,6 +18,19 @@ export interface DemoTexts {
     buttonLabel: (name: string) => string;
     pickUser: string;
     note: string;
+  };
+  /** The Security page: behind a step-up guard (10 minutes), with a form behind another. */
+  security: {
+    title: string;
+    lead: string;
+    codes: string;
+    codesNote: string;
+    replace: string;
+    replaceHint: string;
+    replaced: string;
+    /** What the kit's "Confirm it's you" page says each guarded route does. */
+    seeLabel: string;
+    replaceLabel: string;
   };
   home: {
     title: string;

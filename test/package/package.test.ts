@@ -60,7 +60,14 @@ beforeAll(async () => {
       installCommands(fencedBlock(README, 'With PostgreSQL (several instances)', 'sh')),
     ),
   ]);
-  for (const name of ['cjs-app.cjs', 'ts-consumer.ts', 'tsconfig.json', 'loads.mjs', 'audit-app.mjs']) {
+  for (const name of [
+    'cjs-app.cjs',
+    'ts-consumer.ts',
+    'tsconfig.json',
+    'loads.mjs',
+    'audit-app.mjs',
+    'step-up-app.mjs',
+  ]) {
     cpSync(join(CONSUMER, name), join(sqliteApp, name));
   }
   cpSync(join(EXAMPLES, 'js-app'), join(sqliteApp, 'examples', 'js-app'), { recursive: true });
@@ -210,6 +217,18 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
     const { stdout } = await node(['audit-app.mjs'], sqliteApp);
     const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
     expect(seen).toEqual({ ok: true, failed: [], counting: 'probe', checks: 21 });
+  });
+
+  it('the step-up guard runs from the tarball in a JavaScript app: verifyStepUp opens the page, a kept form runs once', async () => {
+    const { stdout } = await node(['step-up-app.mjs'], sqliteApp);
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+      pageOpened: true,
+      createdBeforeConfirm: 0,
+      confirmed: true,
+      replayStatus: 409,
+      created: [{ account: 'acct-1', name: 'ci' }],
+      grants: ['api_keys', 'security'],
+    });
   });
 
   it("passes the JavaScript example's tests and the sweep job's (`node --test`, with only the public testing entry)", async () => {

@@ -2,10 +2,12 @@
 // The @ts-expect-error lines prove the declarations are real types, not `any`: were they `any`,
 // each directive would be unused, and that is an error too.
 import Database from 'better-sqlite3';
+import type { RequestHandler } from 'express';
 import {
   createVerificationKit,
   KitErrorCode,
   type ActionDefinition,
+  type GrantSummary,
   type RoutesOptions,
   type VerificationKit,
 } from 'hosted-sms-verify-kit';
@@ -59,6 +61,26 @@ export const wrongSensitivity: ActionDefinition = {
 };
 
 export const code: string = KitErrorCode.RateLimited;
+
+/** Step-up: a scope declared like an action, a guard on the integrator's own route, and the grants. */
+export const guarded = createVerificationKit({
+  baseUrl: 'https://verify.example.com',
+  clientId: 'shop',
+  clientSecret: process.env.VERIFY_CLIENT_SECRET ?? '',
+  returnUrl: 'https://shop.example/verify/return',
+  store: createSqliteStore({ database: db }),
+  actions: [confirmPhone],
+  scopes: [{ name: 'security', operationSensitivity: 'sensitive', label: { en: 'see your codes' } }],
+  resolveUser: () => null,
+});
+export const guard: RequestHandler = guarded.requireRecentVerification({
+  scope: 'security',
+  maxAge: 600,
+  bindTo: (req) => req.params.account,
+});
+// @ts-expect-error maxAge is a number of seconds
+guarded.requireRecentVerification({ scope: 'security', maxAge: '10m' });
+export const grants: Promise<GrantSummary[]> = guarded.grants.list({ userRef: 'user-1' });
 
 export async function withEmulator(): Promise<string> {
   const emulator: RunningEmulator = await startEmulator({
