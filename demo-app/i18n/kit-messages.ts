@@ -164,9 +164,6 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       confirmText: (label) =>
         `Vous avez confirmé que c’est bien vous. Confirmez maintenant que vous voulez : ${label}.`,
       confirm: 'Confirmer',
-      unusableTitle: 'Cette demande ne peut plus être utilisée',
-      unusable:
-        'Cette demande a déjà été effectuée, a expiré ou a été commencée dans un autre navigateur. Rien n’a été modifié. Revenez en arrière et réessayez.',
       unenrolledTitle: 'Un numéro de téléphone est nécessaire',
       unenrolled:
         'Cette page demande une confirmation par SMS, et votre compte n’a pas encore de numéro de téléphone. Ajoutez-en un, puis réessayez.',

@@ -69,9 +69,6 @@ export interface KitMessages {
     confirmTitle: string;
     confirmText: (label: string) => string;
     confirm: string;
-    /** A kept request that was already run, expired or belongs to another browser. */
-    unusableTitle: string;
-    unusable: string;
     /** The user has no phone number: the guarded page cannot be opened (no silent bypass). */
     unenrolledTitle: string;
     unenrolled: string;
@@ -198,9 +195,6 @@ export const englishMessages: KitMessages = {
     confirmTitle: 'Confirm your request',
     confirmText: (label) => `You confirmed it’s you. Now confirm that you want to: ${label}.`,
     confirm: 'Confirm',
-    unusableTitle: 'This request can no longer be used',
-    unusable:
-      'This request was already carried out, has expired, or was started in another browser. Nothing was changed now. Go back and try again.',
     unenrolledTitle: 'A phone number is needed',
     unenrolled:
       'This page needs a confirmation by text message, and your account has no phone number yet. Add one to your account, then try again.',

@@ -68,15 +68,14 @@ ${ctx.methodOverride === undefined ? '' : html`<input type="hidden" name="_metho
   });
 }
 
-/** A refusal that no verification can mend here: a kept request unusable, or no phone number. */
-export function stepUpRefusedPage(kind: 'unusable' | 'unenrolled', nonce: string, messages: KitMessages): string {
+/** A user without a phone number: no verification can open the guarded route (no silent bypass). */
+export function stepUpUnenrolledPage(nonce: string, messages: KitMessages): string {
   const t = messages.stepUp;
-  const title = kind === 'unusable' ? t.unusableTitle : t.unenrolledTitle;
   return layout({
-    title,
+    title: t.unenrolledTitle,
     nonce,
     messages,
-    body: html`<h1>${title}</h1>
-<p>${t[kind]}</p>`,
+    body: html`<h1>${t.unenrolledTitle}</h1>
+<p>${t.unenrolled}</p>`,
   });
 }

@@ -16,7 +16,7 @@ import type { KitContext } from '../context.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
-import { stepUpRefusedPage, stepUpRequiredPage } from '../pages/step-up-pages.ts';
+import { stepUpRequiredPage, stepUpUnenrolledPage } from '../pages/step-up-pages.ts';
 import { answerError } from '../routes/answer-error.ts';
 import { csrfToken, verifyCsrf, verifySameSite } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
@@ -172,7 +172,7 @@ function answerUnenrolled<Tx>(guarded: Guarded<Tx>, req: Request, res: Response,
     return;
   }
   const nonce = newNonce();
-  sendPage(res, 403, stepUpRefusedPage('unenrolled', nonce, guarded.context.messages.forRequest(req)), nonce);
+  sendPage(res, 403, stepUpUnenrolledPage(nonce, guarded.context.messages.forRequest(req)), nonce);
 }
 
 /**

@@ -65,43 +65,48 @@ describe.each(['en', 'fr'] as const)('the Security page behind step-up, in %s', 
     await context?.close();
   });
 
-  it('asks to confirm it’s you (no text sent), then shows the page; replacing the codes asks again and runs once', async () => {
-    const t = DEMO_TEXTS[locale];
-    const kit = completeMessages(locale, demoKitMessages[locale]).stepUp;
-    const user = USER[locale];
-    const page = await context.newPage();
-    await page.goto(`${stack.demoUrl}/signin`);
-    await page.getByRole('button', { name: t.signin.buttonLabel(DEMO_USERS[user].name) }).click();
-    await page.waitForURL(`${stack.demoUrl}/`);
+  it(
+    'asks to confirm it’s you (no text sent), then shows the page; replacing the codes asks again and runs once',
+    { timeout: 90_000 },
+    async () => {
+      const t = DEMO_TEXTS[locale];
+      const messages = completeMessages(locale, demoKitMessages[locale]);
+      const kit = messages.stepUp;
+      const user = USER[locale];
+      const page = await context.newPage();
+      await page.goto(`${stack.demoUrl}/signin`);
+      await page.getByRole('button', { name: t.signin.buttonLabel(DEMO_USERS[user].name) }).click();
+      await page.waitForURL(`${stack.demoUrl}/`);
 
-    const textsBefore = (await stack.control.outbox()).length;
-    await page.getByRole('link', { name: t.nav.security }).click();
-    await check(page, locale, 'confirm it’s you (security)', kit.title);
-    expect(await page.locator('body').innerText()).toContain(kit.purpose(t.security.seeLabel));
-    expect((await stack.control.outbox()).length).toBe(textsBefore); // a GET never texts
+      const textsBefore = (await stack.control.outbox()).length;
+      await page.getByRole('link', { name: t.nav.security }).click();
+      await check(page, locale, 'confirm it’s you (security)', kit.title);
+      expect(await page.locator('body').innerText()).toContain(kit.purpose(t.security.seeLabel));
+      expect((await stack.control.outbox()).length).toBe(textsBefore); // a GET never texts
 
-    await confirmItsMe(page, locale, user);
-    await page.waitForURL(`${stack.demoUrl}/security`);
-    await check(page, locale, 'security page', t.security.codes);
-    const codesBefore = await page.locator('#recovery-codes').innerText();
+      await confirmItsMe(page, locale, user);
+      await page.waitForURL(`${stack.demoUrl}/security`);
+      await check(page, locale, 'security page', t.security.codes);
+      const codesBefore = await page.locator('#recovery-codes').innerText();
 
-    await page.getByRole('button', { name: t.security.replace }).click();
-    await check(page, locale, 'confirm it’s you (replace codes)', kit.purpose(t.security.replaceLabel));
-    await confirmItsMe(page, locale, user);
-    await page.waitForURL(new RegExp(`${stack.demoUrl}/verify/step-up\\?intent=`));
-    await check(page, locale, 'confirm the request', kit.confirmText(t.security.replaceLabel));
-    const confirmUrl = page.url();
-    expect(replacements(DEMO_USERS[user].id)).toBe(0); // verifying alone changed nothing
+      await page.getByRole('button', { name: t.security.replace }).click();
+      await check(page, locale, 'confirm it’s you (replace codes)', kit.purpose(t.security.replaceLabel));
+      await confirmItsMe(page, locale, user);
+      await page.waitForURL(new RegExp(`${stack.demoUrl}/verify/step-up\\?intent=`));
+      await check(page, locale, 'confirm the request', kit.confirmText(t.security.replaceLabel));
+      const confirmUrl = page.url();
+      expect(replacements(DEMO_USERS[user].id)).toBe(0); // verifying alone changed nothing
 
-    await page.getByRole('button', { name: kit.confirm }).click();
-    await page.waitForURL(`${stack.demoUrl}/security?replaced=1`);
-    await check(page, locale, 'codes replaced', t.security.replaced);
-    expect(await page.locator('#recovery-codes').innerText()).not.toBe(codesBefore);
-    expect(replacements(DEMO_USERS[user].id)).toBe(1);
+      await page.getByRole('button', { name: kit.confirm }).click();
+      await page.waitForURL(`${stack.demoUrl}/security?replaced=1`);
+      await check(page, locale, 'codes replaced', t.security.replaced);
+      expect(await page.locator('#recovery-codes').innerText()).not.toBe(codesBefore);
+      expect(replacements(DEMO_USERS[user].id)).toBe(1);
 
-    // The same request confirmed again (the confirmation page reopened) runs nothing.
-    await page.goto(confirmUrl);
-    await check(page, locale, 'request already used', kit.unusableTitle);
-    expect(replacements(DEMO_USERS[user].id)).toBe(1);
-  });
+      // The same request confirmed again (the confirmation page reopened) runs nothing.
+      await page.goto(confirmUrl);
+      await check(page, locale, 'request already used', messages.errors.step_up_intent_unusable);
+      expect(replacements(DEMO_USERS[user].id)).toBe(1);
+    },
+  );
 });
