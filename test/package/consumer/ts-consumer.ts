@@ -76,7 +76,7 @@ export const guarded = createVerificationKit({
 export const guard: RequestHandler = guarded.requireRecentVerification({
   scope: 'security',
   maxAge: 600,
-  bindTo: (req) => req.params.account,
+  bindTo: (req) => String(req.params.account),
 });
 // @ts-expect-error maxAge is a number of seconds
 guarded.requireRecentVerification({ scope: 'security', maxAge: '10m' });
