@@ -3,7 +3,13 @@
  * it and no others, and the same app without a flaw passes every check.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { auditIntegration, failedIds, formatAuditTable } from 'hosted-sms-verify-kit/testing';
+import {
+  auditIntegration,
+  failedIds,
+  formatAuditJson,
+  formatAuditTable,
+  type AuditReport,
+} from 'hosted-sms-verify-kit/testing';
 import { startSampleApp, type Flaw, type SampleApp } from './sample-app.ts';
 
 /** The flaw, and the checks that cover it. */
@@ -21,7 +27,33 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['fillsMissingToken', ['csrf.no-token']],
   ['cacheEverything', ['headers.kit-pages']],
   ['remembersNext', ['redirect.start']],
+  ['thanksElsewhere', ['redirect.landing', 'redirect.start']],
+  ['secretInPage', ['leak.secret']],
+  ['secretInLog', ['leak.secret']],
+  ['secretInHeader', ['leak.secret']],
 ];
+
+/** The secret as it could leak: as is, URL-encoded, HTML- and JSON-escaped, in base64 alone and as Basic credentials. */
+function spellings(app: SampleApp): string[] {
+  const secret = app.clientSecret;
+  const html = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return [
+    secret,
+    encodeURIComponent(secret),
+    html,
+    JSON.stringify(secret).slice(1, -1),
+    Buffer.from(secret).toString('base64'),
+    Buffer.from(`sample-client:${secret}`).toString('base64'),
+  ];
+}
+
+/** Every 16 characters of any spelling of the secret found in the table or the JSON report (none expected). */
+function secretIn(report: AuditReport, app: SampleApp): string[] {
+  const out = `${formatAuditTable(report)}\n${formatAuditJson(report)}`;
+  return spellings(app).flatMap((form) =>
+    Array.from({ length: form.length - 15 }, (_, i) => form.slice(i, i + 16)).filter((piece) => out.includes(piece)),
+  );
+}
 
 const apps: SampleApp[] = [];
 afterAll(async () => {
@@ -35,6 +67,28 @@ describe.concurrent('the sample app, flaw by flaw', () => {
       apps.push(app);
       const report = await auditIntegration(app.auditOptions);
       expect(failedIds(report).sort(), formatAuditTable(report)).toEqual([...expected].sort());
+      // The audit's own output never quotes the secret, and its tour never left the app's origin.
+      expect(secretIn(report, app)).toEqual([]);
+      expect(app.elsewhereRequests).toEqual([]);
+    }, 120_000);
+  }
+});
+
+describe('leak.secret says where the secret is, never the text', () => {
+  const where: [Flaw, RegExp][] = [
+    ['secretInQuery', /^the client secret \(as is\) in GET \/done \(URL\)$/m],
+    ['secretInPage', /^the client secret \(HTML-escaped\) in GET \/done response body$/m],
+    ['secretInLog', /^the client secret \(JSON-escaped\) in log line 1 of \d+$/m],
+    ['secretInHeader', /^the client secret \(base64\) in GET \/\S* response header x-debug-client$/m],
+  ];
+  for (const [flaw, line] of where) {
+    it(`${flaw}: ${line.source}`, async () => {
+      const app = await startSampleApp(flaw);
+      apps.push(app);
+      const report = await auditIntegration({ ...app.auditOptions, only: ['leak.secret'] });
+      const evidence = report.checks[0]!.evidence.join('\n');
+      expect(evidence).toMatch(line);
+      expect(secretIn(report, app)).toEqual([]);
     }, 120_000);
   }
 });

@@ -14,6 +14,11 @@
  * - `fillsMissingToken`: a start without `_csrf` gets the session's token filled in.
  * - `cacheEverything`: a caching middleware sets `public, max-age=60` on every answer.
  * - `remembersNext`: the start keeps `?next=` in the session; the success page redirects there.
+ * - `thanksElsewhere`: the owner's landing goes on to a "thank you" page on another origin.
+ * - `secretInPage`: the success page renders the client secret, HTML-escaped, in a meta tag.
+ * - `secretInLog`: the app logs its configuration as JSON at startup, the secret JSON-escaped.
+ * - `secretInHeader`: every answer carries the secret in base64 in a debug header.
+ * The three secret flaws use a secret with characters that escaping changes (`"<&/>`).
  * Each grant is one row in `grants` (no unique constraint: a second grant shows as a second row).
  */
 import { randomBytes } from 'node:crypto';
@@ -45,7 +50,14 @@ export type Flaw =
   | 'logsResponses'
   | 'fillsMissingToken'
   | 'cacheEverything'
-  | 'remembersNext';
+  | 'remembersNext'
+  | 'thanksElsewhere'
+  | 'secretInPage'
+  | 'secretInLog'
+  | 'secretInHeader';
+
+/** Flaws whose client secret holds characters HTML and JSON escape. */
+const ESCAPED_SECRET_FLAWS: readonly (Flaw | undefined)[] = ['secretInPage', 'secretInLog', 'secretInHeader'];
 
 export interface SampleApp {
   url: string;
@@ -53,6 +65,9 @@ export interface SampleApp {
   kit: VerificationKit<unknown>;
   grants(sessionId: string): number;
   logs: string[];
+  clientSecret: string;
+  /** Requests the off-origin "thank you" page received (`thanksElsewhere`). */
+  elsewhereRequests: string[];
   /** The audit's options for this app (probe on `grants`, sweep on the shared clock, the logs). */
   auditOptions: AuditOptions;
   close(): Promise<void>;
@@ -60,12 +75,22 @@ export interface SampleApp {
 
 const LANDING_PATH = '/verify/return';
 
+function escapeHtml(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
 /** The flawed landings, mounted before the kit at the landing path. */
 function flawedLanding(
   flaw: Flaw | undefined,
   kit: VerificationKit<unknown>,
   grant: (id: string, user: string) => void,
   grantAgain: (id: string, user: string) => void,
+  elsewhere: string,
 ) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const sessionId = typeof req.query.session_id === 'string' ? req.query.session_id : undefined;
@@ -87,6 +112,10 @@ function flawedLanding(
         return location(path);
       };
     }
+    if (flaw === 'thanksElsewhere' && sessionId !== undefined) {
+      const location = res.location.bind(res);
+      res.location = (path: string) => location(path.startsWith('/done') ? `${elsewhere}/thanks` : path);
+    }
     if (flaw === 'nextRedirect' && typeof req.query.next === 'string') {
       const wanted = req.query.next;
       const location = res.location.bind(res);
@@ -101,7 +130,13 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
   const port = await listen(server);
   const url = `http://localhost:${port}`;
   const clientId = 'sample-client';
-  const clientSecret = `sample-${randomBytes(16).toString('hex')}`;
+  const clientSecret = `sample-${randomBytes(16).toString('hex')}${ESCAPED_SECRET_FLAWS.includes(flaw) ? '"<&/>' : ''}`;
+  const elsewhereRequests: string[] = [];
+  const elsewhereServer = createServer((req, res) => {
+    elsewhereRequests.push(`${req.method} ${req.url} referer=${req.headers.referer ?? ''}`);
+    res.end('thanks');
+  });
+  const elsewhere = `http://127.0.0.1:${await listen(elsewhereServer)}`;
   const emulator = await startEmulator({
     port: 0,
     clients: [{ clientId, secret: clientSecret, returnUrl: `${url}${LANDING_PATH}` }],
@@ -117,6 +152,7 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
   const logs: string[] = [];
   const line = (level: string) => (obj: Record<string, unknown>, msg: string) =>
     logs.push(JSON.stringify({ level, ...obj, msg }));
+  if (flaw === 'secretInLog') logs.push(JSON.stringify({ level: 'info', msg: 'config', clientId, clientSecret }));
   const clock = createAuditClock();
   const successPath = flaw === 'secretInQuery' ? `/done?client_secret=${clientSecret}` : '/done';
 
@@ -150,6 +186,12 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
   const app = express();
   app.set('trust proxy', 'loopback');
   app.use(helmet());
+  if (flaw === 'secretInHeader') {
+    app.use((_req, res, next) => {
+      res.setHeader('X-Debug-Client', Buffer.from(clientSecret).toString('base64'));
+      next();
+    });
+  }
   if (flaw === 'cacheEverything') {
     app.use((_req, res, next) => {
       const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
@@ -233,14 +275,15 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
       return;
     }
     res.setHeader('Cache-Control', 'no-store');
-    res.send('<!doctype html><title>Done</title><p>Done.</p>');
+    const meta = flaw === 'secretInPage' ? `<meta name="client" content="${escapeHtml(clientSecret)}">` : '';
+    res.send(`<!doctype html><title>Done</title>${meta}<p>Done.</p>`);
   });
   const grant = (sessionId: string, userRef: string) => {
     if (grants(sessionId) === 0) insert.run(sessionId, userRef);
   };
   app.get(
     LANDING_PATH,
-    flawedLanding(flaw, kit, grant, (id, user) => insert.run(id, user)),
+    flawedLanding(flaw, kit, grant, (id, user) => insert.run(id, user), elsewhere),
   );
   app.use(kit.router);
   server.on('request', app);
@@ -267,9 +310,12 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
     kit,
     grants,
     logs,
+    clientSecret,
+    elsewhereRequests,
     auditOptions,
     async close() {
       await closeServer(server);
+      await closeServer(elsewhereServer);
       await kit.close();
       await kit.store.close?.();
       await emulator.close();

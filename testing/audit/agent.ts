@@ -81,6 +81,7 @@ function exchange(
   headers: Headers,
   body: string | undefined,
   timeoutMs: number,
+  localAddress: string | undefined,
 ): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -97,6 +98,7 @@ function exchange(
         },
         timeout: timeoutMs,
         agent: false,
+        ...(localAddress === undefined ? {} : { localAddress }),
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -126,6 +128,8 @@ export class AuditAgent {
     private readonly timeoutMs = 20_000,
     /** Sent with every request (a proxy's headers, say) unless the request sets its own. */
     readonly defaultHeaders: Headers = {},
+    /** The loopback address this agent connects from (its own client IP to the app), if any. */
+    readonly localAddress?: string,
   ) {}
 
   /** One request; cookies from the jar unless a `cookie` header is given. */
@@ -137,7 +141,8 @@ export class AuditAgent {
     if (cookies !== undefined && cookies.size > 0 && headers.cookie === undefined) {
       headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     }
-    const raw = await exchange(url, method, headers, init.body, this.timeoutMs);
+    const from = url.origin === new URL(this.baseUrl).origin ? this.localAddress : undefined;
+    const raw = await exchange(url, method, headers, init.body, this.timeoutMs, from);
     const setCookie = raw.headers['set-cookie'] ?? [];
     this.keepCookies(url.origin, setCookie);
     const responseHeaders = flat(raw.headers);

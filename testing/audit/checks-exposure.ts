@@ -5,16 +5,24 @@
  */
 import type { Exchange } from './agent.ts';
 import type { AuditCheck, Verdict } from './check.ts';
+import { callHook } from './hooks.ts';
+import { findSecret, type SecretForm } from './secret.ts';
 import type { AuditWorld } from './world.ts';
 
-/** One real flow (hosted page walked, success page followed with a browser's Referer) and a forged landing. */
+/**
+ * One real flow (hosted page walked, success page followed with a browser's Referer) and a forged
+ * landing. The tour stays on the app's origin: a Referer carrying session_id and state is never
+ * sent anywhere else (the redirect checks judge a landing that leaves it).
+ */
 async function tour(world: AuditWorld): Promise<void> {
   const user = await world.signIn();
   const attempt = await world.start(user);
   const location = await world.walkHostedPage(user, attempt);
+  if (world.resolve(location).origin !== world.options.appOrigin) return;
   const landing = await user.agent.request(location);
-  if (landing.location !== null) {
-    await user.agent.request(world.resolve(landing.location, landing.url).href, { headers: { referer: landing.url } });
+  const next = landing.location === null ? undefined : world.resolve(landing.location, landing.url);
+  if (next !== undefined && next.origin === world.options.appOrigin) {
+    await user.agent.request(next.href, { headers: { referer: landing.url } });
   }
   await world.land(user, 'session_id=unknown&state=unknown');
 }
@@ -47,12 +55,16 @@ function framed(x: Exchange): boolean {
 }
 
 async function logLines(world: AuditWorld): Promise<readonly string[]> {
-  return world.options.logs === undefined ? [] : world.options.logs();
+  const { logs, timeoutMs } = world.options;
+  if (logs === undefined) return [];
+  const lines = await callHook('your logs()', timeoutMs, logs);
+  return Array.isArray(lines) ? lines.map(String) : [];
 }
 
 /** Every place a value may be searched, with whether the secret and a handoff are allowed there. */
 function places(world: AuditWorld, x: Exchange): { where: string; text: string; handoffAllowed: boolean }[] {
-  const at = `${x.method} ${x.url.split('?')[0]}`;
+  const url = new URL(x.url);
+  const at = `${x.method} ${url.origin === world.options.appOrigin ? '' : url.origin}${url.pathname}`;
   const isStart = isKitRoute(world, x) && x.method === 'POST' && x.status === 200;
   const isRedeem =
     x.method === 'POST' && !x.url.startsWith(world.options.appOrigin) && /\/verify$/.test(new URL(x.url).pathname);
@@ -73,22 +85,25 @@ function places(world: AuditWorld, x: Exchange): { where: string; text: string; 
   ];
 }
 
-async function searchAll(world: AuditWorld, verdict: Verdict, forms: string[], what: string, allowed: boolean) {
+/**
+ * Searches every exchange and log line for `forms`; evidence says where (the exchange's place, the
+ * log line's number) and which spelling, never the text around it.
+ */
+async function searchAll(world: AuditWorld, verdict: Verdict, forms: SecretForm[], what: string, allowed: boolean) {
   let searched = 0;
   for (const x of world.exchanges) {
     for (const place of places(world, x)) {
       searched += 1;
       if (allowed && place.handoffAllowed) continue;
-      const hit = forms.find((f) => f !== '' && place.text.includes(f));
-      verdict.expect(hit === undefined, `${what} in ${place.where}`);
+      const hit = findSecret(forms, place.text);
+      verdict.expect(hit === undefined, `${what} (${hit?.name}) in ${place.where}`);
     }
   }
   const lines = await logLines(world);
-  for (const line of lines)
-    verdict.expect(
-      !forms.some((f) => f !== '' && line.includes(f)),
-      `${what} in the log line "${line.slice(0, 60)}..."`,
-    );
+  for (const [index, line] of lines.entries()) {
+    const hit = findSecret(forms, line);
+    verdict.expect(hit === undefined, `${what} (${hit?.name}) in log line ${index + 1} of ${lines.length}`);
+  }
   verdict.note(
     `${world.exchanges.length} exchanges (${searched} places) and ${lines.length} log lines searched${world.options.logs === undefined ? ' (no `logs` given)' : ''}`,
   );
@@ -121,18 +136,13 @@ export const exposureChecks: AuditCheck[] = [
   },
   {
     id: 'leak.secret',
-    title: 'The client secret is in no URL, Referer, page, response header or log line',
+    title:
+      'The client secret is in no URL, Referer, page, response header or log line: as is, URL-encoded, HTML- or JSON-escaped, or in base64',
     fix: "Keep the client secret on the server, in the kit's options only (from your secret store or environment); never render, log or link it.",
     phase: 'last',
     async run(world, verdict) {
       await toured(world);
-      const { clientId, clientSecret } = world.options;
-      const forms = [
-        clientSecret,
-        encodeURIComponent(clientSecret),
-        Buffer.from(`${clientId}:${clientSecret}`).toString('base64'),
-      ];
-      await searchAll(world, verdict, forms, 'the client secret', false);
+      await searchAll(world, verdict, [...world.secretForms], 'the client secret', false);
     },
   },
   {
@@ -143,7 +153,10 @@ export const exposureChecks: AuditCheck[] = [
     phase: 'last',
     async run(world, verdict) {
       await toured(world);
-      const forms = [...world.handoffs].flatMap((h) => [h, encodeURIComponent(h)]);
+      const forms = [...world.handoffs].flatMap((h) => [
+        { name: 'as is', text: h },
+        { name: 'URL-encoded', text: encodeURIComponent(h) },
+      ]);
       verdict.expect(forms.length > 0, 'no handoff was handed out');
       verdict.note(`${world.handoffs.size} handoffs searched for`);
       await searchAll(world, verdict, forms, 'a handoff', true);

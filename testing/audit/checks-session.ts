@@ -3,6 +3,7 @@
  * that fulfils the user who verified but never came back, on the clock the kit was given.
  */
 import type { AuditCheck } from './check.ts';
+import { callHook } from './hooks.ts';
 
 interface CookieFlags {
   name: string;
@@ -66,10 +67,11 @@ export const sessionChecks: AuditCheck[] = [
       const user = await world.signIn();
       const attempt = await world.verified(user);
       verdict.expect((await world.effects(attempt.sessionId)) === 0, 'the action ran before anyone landed or swept');
-      sweep.clock.advance(sweep.advanceMs ?? 30 * 60_000);
-      await sweep.run();
+      const limit = world.options.timeoutMs * 3;
+      await callHook('your sweep clock', limit, () => sweep.clock.advance(sweep.advanceMs ?? 30 * 60_000));
+      await callHook('your sweep.run()', limit, () => sweep.run());
       const once = await world.effects(attempt.sessionId);
-      await sweep.run();
+      await callHook('your sweep.run()', limit, () => sweep.run());
       const twice = await world.effects(attempt.sessionId);
       verdict.note(`effects after one sweep: ${once}; after a second: ${twice}`);
       verdict.expect(

@@ -81,6 +81,7 @@ export const startChecks: AuditCheck[] = [
       const accepted = answers.filter((a) => a.status === 200 && parseHandoffPage(a.body) !== undefined).length;
       const refused = answers.filter(isRefused);
       const sms = after.smsSent - before.smsSent;
+      verdict.note(world.clientAddressNote);
       verdict.note(
         `${answers.length} starts: ${accepted} handed off, ${refused.length} refused (${[...new Set(refused.map((a) => a.status))].join(', ') || 'none'}), ${sms} SMS sent`,
       );

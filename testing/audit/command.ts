@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { callHook } from './hooks.ts';
 import type { AuditOptions } from './options.ts';
 import { formatAuditJson, formatAuditTable } from './report.ts';
 import { auditIntegration } from './runner.ts';
@@ -49,7 +50,12 @@ async function loadConfig(file: string, env: CommandEnv): Promise<AuditConfig> {
   if (!existsSync(path)) throw new UsageError(`--config ${file}: no such file (looked at ${path}).`);
   const loaded = (await import(pathToFileURL(path).href)) as { default?: unknown };
   const exported = loaded.default ?? loaded;
-  const config = typeof exported === 'function' ? await (exported as (env: CommandEnv) => unknown)(env) : exported;
+  const config =
+    typeof exported === 'function'
+      ? await callHook(`--config ${file}'s default export`, 120_000, () =>
+          (exported as (env: CommandEnv) => unknown)(env),
+        )
+      : exported;
   if (typeof config !== 'object' || config === null) {
     throw new UsageError(`--config ${file}: export the audit's options (or a function returning them) as default.`);
   }
@@ -72,7 +78,13 @@ export const command = {
       write(`${json ? formatAuditJson(report) : formatAuditTable(report)}\n`);
       return report.ok ? 0 : 2;
     } finally {
-      await config.close?.();
+      // Your close() is yours: one that hangs or throws never keeps the command from answering.
+      if (config.close !== undefined) {
+        const close = config.close.bind(config);
+        await callHook('your close()', 30_000, close).catch((error: unknown) => {
+          write(`${error instanceof Error ? error.message : String(error)}\n`);
+        });
+      }
     }
   },
 };

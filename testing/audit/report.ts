@@ -13,6 +13,8 @@ export interface CheckResult {
 
 export interface AuditReport {
   ok: boolean;
+  /** Why the audit stopped before its checks (they are then all failed with this reason), if it did. */
+  stopped?: string;
   /** How effects were counted: your probe, or the kit's fulfilment mark through its read API (0 or 1 per attempt). */
   counting: 'probe' | 'read-api';
   checks: CheckResult[];
@@ -36,6 +38,7 @@ export function formatAuditTable(report: AuditReport): string {
     }
   }
   const failed = failedIds(report).length;
+  if (report.stopped !== undefined) lines.push('', `The audit stopped before its checks: ${report.stopped}`);
   lines.push(
     '',
     `${report.checks.length - failed} passed, ${failed} failed in ${report.ms} ms (effects counted by ${report.counting === 'probe' ? 'your probe' : "the kit's read API"})`,

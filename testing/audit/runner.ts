@@ -11,6 +11,16 @@ import { resolveAuditOptions, type AuditOptions } from './options.ts';
 import type { AuditReport, CheckResult } from './report.ts';
 import { AuditWorld } from './world.ts';
 
+/** The longest evidence line kept (after the secret is scrubbed: a cut never splits it). */
+const EVIDENCE_CHARS = 300;
+
+function evidenceOf(world: AuditWorld, lines: readonly string[]): string[] {
+  return lines.map((line) => {
+    const clean = world.scrub(line);
+    return clean.length > EVIDENCE_CHARS ? `${clean.slice(0, EVIDENCE_CHARS)}...` : clean;
+  });
+}
+
 async function runCheck(world: AuditWorld, check: AuditCheck): Promise<CheckResult> {
   const started = Date.now();
   const verdict = new Verdict();
@@ -23,8 +33,27 @@ async function runCheck(world: AuditWorld, check: AuditCheck): Promise<CheckResu
     id: check.id,
     title: check.title,
     status: verdict.failures.length === 0 ? 'pass' : 'fail',
-    evidence: [...verdict.failures, ...verdict.notes],
+    evidence: evidenceOf(world, [...verdict.failures, ...verdict.notes]),
     fix: check.fix,
+    ms: Date.now() - started,
+  };
+}
+
+/** Every check failed with the reason the run stopped before them. */
+function stoppedReport(world: AuditWorld, checks: AuditCheck[], reason: string, started: number): AuditReport {
+  const [why = ''] = evidenceOf(world, [reason]);
+  return {
+    ok: false,
+    stopped: why,
+    counting: world.options.probe === undefined ? 'read-api' : 'probe',
+    checks: checks.map((check) => ({
+      id: check.id,
+      title: check.title,
+      status: 'fail',
+      evidence: [`not run: the audit stopped first: ${why}`],
+      fix: check.fix,
+      ms: 0,
+    })),
     ms: Date.now() - started,
   };
 }
@@ -56,6 +85,9 @@ export async function auditIntegration(options: AuditOptions): Promise<AuditRepo
   const checks = selected(resolved.only);
   const world = new AuditWorld(resolved);
   const started = Date.now();
+  await world.chooseClientAddresses();
+  const stop = await world.confirmEmulator();
+  if (stop !== undefined) return stoppedReport(world, checks, stop, started);
   const results: CheckResult[] = [];
   const phase = (name: AuditCheck['phase']) => checks.filter((check) => check.phase === name);
   results.push(...(await pool(phase('concurrent'), resolved.concurrency, (c) => runCheck(world, c))));

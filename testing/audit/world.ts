@@ -2,10 +2,13 @@
  * What every check shares during one run: the recorder, fresh users, the scripted flow (sign in,
  * start, verify on the hosted page or through the emulator, land) and the effect counter.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import { createServer } from 'node:net';
 import { emulatorControl, type ControlSession, type EmulatorControl } from '../../emulator/control/control-client.ts';
 import { AuditAgent, hiddenField, parseHandoffPage, type Answer, type Exchange } from './agent.ts';
+import { callHook } from './hooks.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
+import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
 
 /** An attempt the audit started: the handoff page's values and the session as the emulator has it. */
 export interface StartedAttempt extends ControlSession {
@@ -31,13 +34,98 @@ export class AuditWorld {
   #starts = 0;
   /** The landing path, learnt from the first session the emulator shows. */
   returnUrl: string | undefined;
+  /** Every spelling of the client secret (searched for, and scrubbed from what the audit reports). */
+  readonly secretForms: readonly SecretForm[];
+  /** The second octet of this run's loopback client addresses, once binding to them was confirmed. */
+  #addressBlock: number | undefined;
+  #agents = 0;
+  /** How the audit's browsers reach the app: said in the start-limit checks' evidence. */
+  clientAddressNote = 'every browser of the audit connects from one address';
 
   constructor(readonly options: ResolvedAuditOptions) {
     this.control = emulatorControl(options.emulatorUrl);
+    this.secretForms = secretForms(options.clientId, options.clientSecret);
+  }
+
+  /** `text` without the client secret in any spelling: for everything the audit reports. */
+  scrub(text: string): string {
+    return scrubSecret(this.secretForms, text);
+  }
+
+  /**
+   * Each browser of the audit connects from its own loopback address (127.x.y.z), so the app's
+   * per-IP start budget it spends is its own and never a real user's: whatever the app's
+   * `trust proxy`, a direct connection's address is the client's. Falls back to the system's
+   * address when the app is not on loopback or the system cannot bind 127.0.0.0/8.
+   */
+  async chooseClientAddresses(): Promise<void> {
+    const host = new URL(this.options.appUrl).hostname;
+    if (host !== 'localhost' && !/^127\.\d+\.\d+\.\d+$/.test(host)) {
+      this.clientAddressNote = `the app is not on loopback: every browser of the audit connects from this host's address, whose per-IP start budget it spends`;
+      return;
+    }
+    const block = randomInt(1, 255);
+    const probe = `127.${block}.0.1`;
+    const bound = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(0, probe, () => server.close(() => resolve(true)));
+    });
+    if (!bound) {
+      this.clientAddressNote = `this system cannot connect from ${probe}: every browser of the audit connects from 127.0.0.1, whose per-IP start budget it spends`;
+      return;
+    }
+    this.#addressBlock = block;
+    this.clientAddressNote = `each browser of the audit connects from its own address in 127.${block}.0.0/16, never 127.0.0.1`;
   }
 
   agent(defaultHeaders: Record<string, string> = {}): AuditAgent {
-    return new AuditAgent(this.options.appUrl, (x) => this.exchanges.push(x), this.options.timeoutMs, defaultHeaders);
+    this.#agents += 1;
+    const n = this.#agents;
+    const from =
+      this.#addressBlock === undefined
+        ? undefined
+        : `127.${this.#addressBlock}.${1 + Math.floor(n / 250)}.${2 + (n % 250)}`;
+    return new AuditAgent(
+      this.options.appUrl,
+      (x) => this.exchanges.push(x),
+      this.options.timeoutMs,
+      defaultHeaders,
+      from,
+    );
+  }
+
+  /**
+   * Before anything else: one user signs in and starts one attempt, and the emulator must know
+   * it. Otherwise the app texts through another service, and the run stops (returns why).
+   */
+  async confirmEmulator(): Promise<string | undefined> {
+    const { emulatorUrl } = this.options;
+    try {
+      await this.control.stats();
+    } catch (error) {
+      return `the emulator's control API at ${emulatorUrl} did not answer (${error instanceof Error ? error.message : String(error)}); start the emulator with control on and pass its url as \`emulatorUrl\``;
+    }
+    let handoff: string;
+    try {
+      const user = await this.signIn();
+      const answer = await this.postStart(user);
+      const page = parseHandoffPage(answer.body);
+      if (answer.status !== 200 || page === undefined) {
+        return `the first start answered ${answer.status}, not the kit's handoff page; check \`signIn\` and \`actions\``;
+      }
+      handoff = page.handoff;
+      this.handoffs.add(handoff);
+    } catch (error) {
+      return `the first sign-in and start failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    try {
+      const session = await this.control.sessionByHandoff(handoff);
+      this.returnUrl ??= session.returnUrl;
+      return undefined;
+    } catch {
+      return `the emulator at ${emulatorUrl} does not know the attempt your app just started: your app's kit talks to another service (its \`baseUrl\`); point the kit at this emulator, or \`emulatorUrl\` at the one the kit uses. Nothing else was sent`;
+    }
   }
 
   /** A user name no check used before (each user has its own start budget). */
@@ -49,7 +137,9 @@ export class AuditWorld {
   async signIn(name = this.newUserName(), agent = this.agent()): Promise<AuditUser> {
     const { signIn } = this.options;
     const { csrf } =
-      typeof signIn === 'function' ? await signIn(agent, name) : await this.signInByForm(agent, name, signIn);
+      typeof signIn === 'function'
+        ? await callHook(`your signIn(agent, '${name}')`, this.options.timeoutMs * 3, () => signIn(agent, name))
+        : await this.signInByForm(agent, name, signIn);
     if (typeof csrf !== 'string' || csrf === '') throw new Error(`signIn(${name}) gave no start token (csrf)`);
     return { name, agent, csrf };
   }
@@ -86,7 +176,14 @@ export class AuditWorld {
 
   fieldsOf(action: AuditAction): Record<string, string> {
     this.#starts += 1;
-    const fields = typeof action.fields === 'function' ? action.fields(this.#starts) : action.fields;
+    let fields: Record<string, string> | undefined;
+    try {
+      fields = typeof action.fields === 'function' ? action.fields(this.#starts) : action.fields;
+    } catch (error) {
+      throw new Error(
+        `your fields(${this.#starts}) of action ${action.name} threw: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
     return { action: action.name, ...fields };
   }
 
@@ -106,7 +203,9 @@ export class AuditWorld {
   async attemptOf(answer: Answer): Promise<StartedAttempt> {
     const page = parseHandoffPage(answer.body);
     if (answer.status !== 200 || page === undefined) {
-      throw new Error(`the start answered ${answer.status}, not the kit's handoff page: ${answer.body.slice(0, 200)}`);
+      throw new Error(
+        `the start answered ${answer.status}, not the kit's handoff page: ${this.scrub(answer.body).slice(0, 200)}`,
+      );
     }
     this.handoffs.add(page.handoff);
     const session = await this.control.sessionByHandoff(page.handoff);
@@ -166,8 +265,9 @@ export class AuditWorld {
 
   /** The action's real effects for an attempt: the probe's count, or 1 when the kit marked it fulfilled. */
   async effects(sessionId: string): Promise<number> {
-    if (this.options.probe !== undefined) return this.options.probe(sessionId);
-    const summary = await this.options.kit?.attempts.get(sessionId);
+    const { probe, kit, timeoutMs } = this.options;
+    if (probe !== undefined) return callHook(`your probe('${sessionId}')`, timeoutMs, () => probe(sessionId));
+    const summary = await callHook(`kit.attempts.get('${sessionId}')`, timeoutMs, () => kit?.attempts.get(sessionId));
     return summary?.fulfilledAt === null || summary === undefined ? 0 : 1;
   }
 

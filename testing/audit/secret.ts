@@ -1,0 +1,79 @@
+/**
+ * The client secret as it may be spelt where it leaks, and the scrubbing of everything the audit
+ * reports: "The client secret appears only in the Authorization header", so the audit's own
+ * evidence, report and output never quote it in any encoding either.
+ */
+
+/** One spelling of the secret: what it is called in evidence, and the text searched for. */
+export interface SecretForm {
+  name: string;
+  text: string;
+}
+
+function htmlEscaped(value: string, quote: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, quote);
+}
+
+function base64Forms(name: string, bytes: Buffer): SecretForm[] {
+  const forms: SecretForm[] = [];
+  // Inside a longer base64 text the secret's bytes may start at any of three offsets; the
+  // characters that hold only its own bits are the same whatever surrounds it.
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const head = offset === 0 ? 0 : 4;
+    const core = encoded.replace(/=+$/, '').slice(head, offset === 0 && bytes.length % 3 === 0 ? undefined : -3);
+    if (core.length < 12) continue;
+    forms.push(
+      { name, text: core },
+      { name: `${name} (base64url)`, text: core.replace(/\+/g, '-').replace(/\//g, '_') },
+    );
+  }
+  return forms;
+}
+
+/** Every spelling searched for: as is, URL- and form-encoded, HTML- and JSON-escaped, base64 (alone and as Basic credentials). */
+export function secretForms(clientId: string, secret: string): SecretForm[] {
+  const forms: SecretForm[] = [
+    { name: 'as is', text: secret },
+    { name: 'URL-encoded', text: encodeURIComponent(secret) },
+    { name: 'form-encoded', text: new URLSearchParams({ s: secret }).toString().slice(2) },
+    { name: 'HTML-escaped', text: htmlEscaped(secret, '&#39;') },
+    { name: 'HTML-escaped', text: htmlEscaped(secret, '&#x27;') },
+    { name: 'JSON-escaped', text: JSON.stringify(secret).slice(1, -1) },
+    { name: 'JSON-escaped', text: JSON.stringify(secret).slice(1, -1).replace(/\//g, '\\/') },
+    { name: 'base64 as Basic credentials', text: Buffer.from(`${clientId}:${secret}`).toString('base64') },
+    ...base64Forms('base64', Buffer.from(secret)),
+  ];
+  const seen = new Set<string>();
+  return forms.filter((form) => form.text !== '' && !seen.has(form.text) && seen.add(form.text));
+}
+
+/** The first spelling of the secret found in `text`, if any. */
+export function findSecret(forms: readonly SecretForm[], text: string): SecretForm | undefined {
+  return forms.find((form) => text.includes(form.text));
+}
+
+const MARK = '[client secret]';
+
+/**
+ * `text` with every spelling of the secret replaced, and any tail that is the start of one (a
+ * value cut short) replaced too.
+ */
+export function scrubSecret(forms: readonly SecretForm[], text: string): string {
+  let out = text;
+  for (const form of [...forms].sort((a, b) => b.text.length - a.text.length)) out = out.split(form.text).join(MARK);
+  for (const form of forms) {
+    for (let length = Math.min(form.text.length - 1, out.length); length >= 8; length--) {
+      if (out.endsWith(form.text.slice(0, length))) {
+        out = `${out.slice(0, out.length - length)}${MARK}`;
+        break;
+      }
+    }
+  }
+  return out;
+}
