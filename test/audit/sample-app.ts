@@ -14,6 +14,21 @@
  * - `fillsMissingToken`: a start without `_csrf` gets the session's token filled in.
  * - `cacheEverything`: a caching middleware sets `public, max-age=60` on every answer.
  * - `remembersNext`: the start keeps `?next=` in the session; the success page redirects there.
+ * - `hopsToNext`: the start keeps `?next=`; the success page goes on through three pages of its own
+ *   (/welcome, /tour, /continue) and the last one redirects there.
+ * - `bodyNext`: the start keeps a `returnTo` field of its form body; the success page redirects there.
+ * - `remembersAnyNext`: any GET with `?return_to=` is remembered; the success page redirects there.
+ * - `successGrantsBySessionId`: the success page carries `?session_id=` and grants that attempt
+ *   "just in case the landing missed it", whatever its status or owner.
+ * - `successGrantsLatest`: the success page grants the signed-in user's newest attempt "just in case".
+ * - `getStartLink`: a GET of the start path (a "verify now" link in an email) starts a verification.
+ * - `anyMethodStarts`: every method on the start path is treated as the form's POST.
+ * - `trustsAnyProxy`: `trust proxy` is `true`: the client's own X-Forwarded-For names its IP.
+ * - `readsRealIp`: the client IP is taken from X-Real-IP when present.
+ * - `readsForwarded`: the client IP is taken from the `Forwarded` header's `for=` when present.
+ * - `unknownLandsLatest`: a landing whose session_id the app does not know is "recovered" as the
+ *   signed-in user's newest attempt.
+ * - `landingSignsIn`: a landing signs its browser in as the attempt's owner.
  * - `thanksElsewhere`: the owner's landing goes on to a "thank you" page on another origin.
  * - `secretInPage`: the success page renders the client secret, HTML-escaped, in a meta tag.
  * - `secretInLog`: the app logs its configuration as JSON at startup, the secret JSON-escaped.
@@ -51,6 +66,18 @@ export type Flaw =
   | 'fillsMissingToken'
   | 'cacheEverything'
   | 'remembersNext'
+  | 'hopsToNext'
+  | 'bodyNext'
+  | 'remembersAnyNext'
+  | 'successGrantsBySessionId'
+  | 'successGrantsLatest'
+  | 'getStartLink'
+  | 'anyMethodStarts'
+  | 'trustsAnyProxy'
+  | 'readsRealIp'
+  | 'readsForwarded'
+  | 'unknownLandsLatest'
+  | 'landingSignsIn'
   | 'thanksElsewhere'
   | 'secretInPage'
   | 'secretInLog'
@@ -112,6 +139,19 @@ function flawedLanding(
         return location(path);
       };
     }
+    if (flaw === 'unknownLandsLatest' && sessionId !== undefined) {
+      const user = (req.session as { user?: string } | undefined)?.user;
+      if (user !== undefined && (await kit.store.findAttemptBySessionId(sessionId)) === undefined) {
+        const latest = await newestAttempt(kit, user);
+        if (latest !== undefined) {
+          req.url = `${LANDING_PATH}?session_id=${encodeURIComponent(latest.sessionId)}&state=${encodeURIComponent(latest.state)}`;
+        }
+      }
+    }
+    if (flaw === 'landingSignsIn' && sessionId !== undefined) {
+      const attempt = await kit.store.findAttemptBySessionId(sessionId);
+      if (attempt !== undefined) (req.session as { user?: string }).user = attempt.userRef.replace(/^user-/, '');
+    }
     if (flaw === 'thanksElsewhere' && sessionId !== undefined) {
       const location = res.location.bind(res);
       res.location = (path: string) => location(path.startsWith('/done') ? `${elsewhere}/thanks` : path);
@@ -121,6 +161,23 @@ function flawedLanding(
       const location = res.location.bind(res);
       res.location = () => location(wanted);
     }
+    next();
+  };
+}
+
+/** The user's newest attempt (highest startSeq), as a support screen would list it. */
+async function newestAttempt(kit: VerificationKit<unknown>, user: string) {
+  const attempts = await kit.store.listAttempts({ userRef: userNamed(user).userRef, limit: 50 });
+  return attempts.sort((a, b) => b.startSeq - a.startSeq)[0];
+}
+
+/** Express reads the client IP from `req.ip`; these flaws put a header's address there. */
+function clientIpFrom(header: 'x-real-ip' | 'forwarded') {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const value = req.headers[header];
+    const ip =
+      typeof value !== 'string' ? undefined : header === 'x-real-ip' ? value : /for="?([^;,"]+)/i.exec(value)?.[1];
+    if (ip !== undefined) Object.defineProperty(req, 'ip', { value: ip, configurable: true });
     next();
   };
 }
@@ -154,7 +211,12 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
     logs.push(JSON.stringify({ level, ...obj, msg }));
   if (flaw === 'secretInLog') logs.push(JSON.stringify({ level: 'info', msg: 'config', clientId, clientSecret }));
   const clock = createAuditClock();
-  const successPath = flaw === 'secretInQuery' ? `/done?client_secret=${clientSecret}` : '/done';
+  const successPath =
+    flaw === 'secretInQuery'
+      ? `/done?client_secret=${clientSecret}`
+      : flaw === 'successGrantsBySessionId'
+        ? (landed: { sessionId: string }) => `/done?session_id=${encodeURIComponent(landed.sessionId)}`
+        : '/done';
 
   const kit = createVerificationKit<unknown>({
     baseUrl: emulator.url,
@@ -184,8 +246,13 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
   });
 
   const app = express();
-  app.set('trust proxy', 'loopback');
+  const grant = (sessionId: string, userRef: string) => {
+    if (grants(sessionId) === 0) insert.run(sessionId, userRef);
+  };
+  app.set('trust proxy', flaw === 'trustsAnyProxy' ? true : 'loopback');
   app.use(helmet());
+  if (flaw === 'readsRealIp') app.use(clientIpFrom('x-real-ip'));
+  if (flaw === 'readsForwarded') app.use(clientIpFrom('forwarded'));
   if (flaw === 'secretInHeader') {
     app.use((_req, res, next) => {
       res.setHeader('X-Debug-Client', Buffer.from(clientSecret).toString('base64'));
@@ -261,15 +328,65 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
       next();
     });
   }
-  if (flaw === 'remembersNext') {
+  if (flaw === 'remembersNext' || flaw === 'hopsToNext') {
     app.post('/verify/start', (req, _res, next) => {
       if (typeof req.query.next === 'string') (req.session as { next?: string }).next = req.query.next;
       next();
     });
   }
-  app.get('/done', (req, res) => {
+  if (flaw === 'bodyNext') {
+    app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
+      const wanted = (req.body as Record<string, unknown>).returnTo;
+      if (typeof wanted === 'string') (req.session as { next?: string }).next = wanted;
+      next();
+    });
+  }
+  if (flaw === 'remembersAnyNext') {
+    app.get('/{*any}', (req, _res, next) => {
+      if (typeof req.query.return_to === 'string' && req.session !== undefined) {
+        (req.session as { next?: string }).next = req.query.return_to;
+      }
+      next();
+    });
+  }
+  if (flaw === 'getStartLink') {
+    // "Verify now" links in our emails: the link starts the verification for the signed-in user.
+    app.get('/verify/start', (req, _res, next) => {
+      req.method = 'POST';
+      req.body = { action: req.query.action, _csrf: kit.csrfToken(req) };
+      req.headers['sec-fetch-site'] = 'same-origin';
+      delete req.headers.origin;
+      next();
+    });
+  }
+  if (flaw === 'anyMethodStarts') {
+    // "Our mobile client sends PUT": every method on the start path is the form's POST.
+    app.all('/verify/start', (req, _res, next) => {
+      if (req.method !== 'POST') {
+        req.method = 'POST';
+        if (req.headers['content-type'] === undefined) req.body = { ...req.query };
+      }
+      next();
+    });
+  }
+
+  app.get('/done', async (req, res) => {
     const remembered = (req.session as { next?: string }).next;
-    if (flaw === 'remembersNext' && remembered !== undefined) {
+    const user = (req.session as { user?: string }).user;
+    if (flaw === 'hopsToNext') {
+      res.redirect('/welcome');
+      return;
+    }
+    if (flaw === 'successGrantsBySessionId' && typeof req.query.session_id === 'string') {
+      // "Just in case the landing missed it."
+      const attempt = await kit.store.findAttemptBySessionId(req.query.session_id);
+      if (attempt !== undefined) grant(attempt.sessionId, attempt.userRef);
+    }
+    if (flaw === 'successGrantsLatest' && user !== undefined) {
+      const latest = await newestAttempt(kit, user);
+      if (latest !== undefined) grant(latest.sessionId, latest.userRef);
+    }
+    if ((flaw === 'remembersNext' || flaw === 'bodyNext' || flaw === 'remembersAnyNext') && remembered !== undefined) {
       delete (req.session as { next?: string }).next;
       res.redirect(remembered);
       return;
@@ -278,9 +395,17 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
     const meta = flaw === 'secretInPage' ? `<meta name="client" content="${escapeHtml(clientSecret)}">` : '';
     res.send(`<!doctype html><title>Done</title>${meta}<p>Done.</p>`);
   });
-  const grant = (sessionId: string, userRef: string) => {
-    if (grants(sessionId) === 0) insert.run(sessionId, userRef);
-  };
+  app.get('/welcome', (_req, res) => res.redirect('/tour'));
+  app.get('/tour', (_req, res) => res.redirect('/continue'));
+  app.get('/continue', (req, res) => {
+    const remembered = (req.session as { next?: string }).next;
+    if (remembered === undefined) {
+      res.send('<!doctype html><title>Welcome</title><p>Welcome.</p>');
+      return;
+    }
+    delete (req.session as { next?: string }).next;
+    res.redirect(remembered);
+  });
   app.get(
     LANDING_PATH,
     flawedLanding(flaw, kit, grant, (id, user) => insert.run(id, user), elsewhere),

@@ -2,6 +2,7 @@
 import type { AuditCheck } from './check.ts';
 import { exposureChecks } from './checks-exposure.ts';
 import { forgedChecks } from './checks-forged.ts';
+import { pageChecks } from './checks-pages.ts';
 import { redirectChecks } from './checks-redirect.ts';
 import { replayChecks } from './checks-replay.ts';
 import { sessionChecks } from './checks-session.ts';
@@ -10,6 +11,7 @@ import { startChecks } from './checks-start.ts';
 export const AUDIT_CHECKS: readonly AuditCheck[] = [
   ...forgedChecks,
   ...replayChecks,
+  ...pageChecks,
   ...redirectChecks,
   ...startChecks,
   ...sessionChecks,

@@ -35,6 +35,9 @@ export class Verdict {
   }
 }
 
+/** How many redirects after an answer are followed (on the app's origin only). */
+export const MAX_HOPS = 6;
+
 /** A state-shaped random value (43 base64url characters), as the kit makes them. */
 export function randomState(): string {
   return randomBytes(32).toString('base64url');

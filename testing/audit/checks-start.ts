@@ -3,6 +3,7 @@
  * refused before any session is created, and a burst of starts meets the start limits before the
  * service texts anyone.
  */
+import { randomInt } from 'node:crypto';
 import type { Answer } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
 import { parseHandoffPage } from './agent.ts';
@@ -21,6 +22,29 @@ async function refusedStart(world: AuditWorld, verdict: Verdict, what: string, s
   verdict.expect(parseHandoffPage(answer.body) === undefined, `${what} was answered with the handoff page`);
   verdict.expect(after.creates === before.creates, `${what} created ${after.creates - before.creates} session(s)`);
   verdict.expect(after.smsSent === before.smsSent, `${what} sent ${after.smsSent - before.smsSent} SMS`);
+}
+
+/** Sends a request on the start path and expects no session created, no SMS sent and no handoff page (any status). */
+async function startedNothing(world: AuditWorld, verdict: Verdict, what: string, send: () => Promise<Answer>) {
+  const before = await world.control.stats();
+  const answer = await send();
+  const after = await world.control.stats();
+  verdict.note(`${what}: answered ${answer.status}`);
+  verdict.expect(parseHandoffPage(answer.body) === undefined, `${what} was answered with the handoff page`);
+  verdict.expect(after.creates === before.creates, `${what} created ${after.creates - before.creates} session(s)`);
+  verdict.expect(after.smsSent === before.smsSent, `${what} sent ${after.smsSent - before.smsSent} SMS`);
+}
+
+/** Every method but the form's POST. */
+const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+const WITHOUT_BODY = new Set<string>(['GET', 'HEAD', 'OPTIONS']);
+
+/** Starts per user in the forwarded-address burst: under the kit's default five texts per number in ten minutes. */
+const STARTS_PER_USER = 4;
+
+/** An address on the internet (198.18.0.0/15, set aside for tests): never a real user's. */
+function internetAddress(): string {
+  return `198.${18 + randomInt(2)}.${randomInt(256)}.${randomInt(1, 255)}`;
 }
 
 export const startChecks: AuditCheck[] = [
@@ -66,6 +90,86 @@ export const startChecks: AuditCheck[] = [
           world.postStart(user, undefined, { headers: { origin, 'sec-fetch-site': 'same-site' } }),
         );
       }
+    },
+  },
+  {
+    id: 'csrf.methods',
+    title:
+      'Only the form POST starts: every other method on the start path (even with the token), and a cross-site top-level GET naming each action, creates no session and sends no SMS',
+    fix: 'Mount nothing else on the start path: no "verify now" GET link, no method override, no route that turns another request into a start; a verification starts only from the kit\'s form POST.',
+    phase: 'alone',
+    async run(world, verdict) {
+      const user = await world.signIn();
+      for (const action of world.options.actions) {
+        const path = world.startPath(action);
+        for (const method of OTHER_METHODS) {
+          const form = new URLSearchParams({ _csrf: user.csrf, ...world.fieldsOf(action) }).toString();
+          const withBody = !WITHOUT_BODY.has(method);
+          await startedNothing(world, verdict, `${method} ${path} (${action.name}, with the token)`, () =>
+            user.agent.request(withBody ? path : `${path}?${form}`, {
+              method,
+              headers: {
+                ...world.sameOrigin(),
+                ...(withBody ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+              },
+              ...(withBody ? { body: form } : {}),
+            }),
+          );
+        }
+        const link = new URLSearchParams(world.fieldsOf(action)).toString();
+        await startedNothing(world, verdict, `a cross-site top-level GET ${path}?action=${action.name}`, () =>
+          user.agent.request(`${path}?${link}`, {
+            headers: {
+              'sec-fetch-site': 'cross-site',
+              'sec-fetch-mode': 'navigate',
+              'sec-fetch-dest': 'document',
+              'sec-fetch-user': '?1',
+              referer: 'https://evil.example/',
+            },
+          }),
+        );
+      }
+    },
+  },
+  {
+    id: 'limits.forwarded-ip',
+    title:
+      'A client that sends a new X-Forwarded-For, Forwarded and X-Real-IP address with every start still meets the per-IP start limit',
+    fix: "Set Express's 'trust proxy' to your own proxies only (their addresses, 'loopback', or their number of hops), never true, and take the client's IP from req.ip alone, never from X-Real-IP or Forwarded yourself.",
+    phase: 'alone',
+    async run(world, verdict) {
+      const size = world.options.ipBurstSize;
+      // This check plays one client on the internet behind your proxy (on loopback): the proxy
+      // appends the client's address to what the client sent, and every browser of the check
+      // reaches the app through that one proxy address.
+      const client = internetAddress();
+      const proxy = world.newClientAddress();
+      const users = [];
+      for (let i = 0; i < Math.ceil(size / STARTS_PER_USER); i++)
+        users.push(await world.signIn(undefined, world.agent({}, proxy)));
+      const before = await world.control.stats();
+      const answers: Answer[] = [];
+      for (let i = 0; i < size; i++) {
+        const claimed = internetAddress();
+        const user = users[Math.floor(i / STARTS_PER_USER)] ?? users[0]!;
+        answers.push(
+          await world.postStart(user, undefined, {
+            headers: { 'x-forwarded-for': `${claimed}, ${client}`, forwarded: `for=${claimed}`, 'x-real-ip': claimed },
+          }),
+        );
+      }
+      const after = await world.control.stats();
+      const accepted = answers.filter((a) => a.status === 200 && parseHandoffPage(a.body) !== undefined).length;
+      const refused = answers.filter((a) => a.status === 429).length;
+      const sms = after.smsSent - before.smsSent;
+      verdict.note(
+        `${size} starts by ${users.length} users of one client (${client}), each start claiming another address: ${accepted} handed off, ${refused} refused with 429, ${sms} SMS sent`,
+      );
+      verdict.expect(
+        refused > 0,
+        `all ${accepted} starts went through: the client chose its IP by header, so the per-IP start budget never bound (raise ipBurstSize above your per-IP budget if it is larger than ${size - 1})`,
+      );
+      verdict.expect(sms <= accepted, `${sms} SMS for ${accepted} accepted starts: a refused start still texted`);
     },
   },
   {

@@ -66,6 +66,11 @@ export interface AuditOptions {
   stormSize?: number;
   /** Starts in the burst of the start-limit check; default 12 (above the kit's default 10 per user). */
   burstSize?: number;
+  /**
+   * Starts in the forwarded-address check, from one client claiming a new address each time; default
+   * 32 (above the kit's default 30 per IP an hour). Set it above your own per-IP budget.
+   */
+  ipBurstSize?: number;
   /** Checks run at once; default 4. */
   concurrency?: number;
   /** Run only these check ids. */
@@ -78,6 +83,7 @@ export interface ResolvedAuditOptions extends AuditOptions {
   appOrigin: string;
   stormSize: number;
   burstSize: number;
+  ipBurstSize: number;
   concurrency: number;
   timeoutMs: number;
 }
@@ -151,6 +157,7 @@ export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions
     appOrigin: isUrl(options.appUrl) ? new URL(options.appUrl).origin : '',
     stormSize: positive(problems, 'stormSize', options.stormSize, 12, 100),
     burstSize: positive(problems, 'burstSize', options.burstSize, 12, 200),
+    ipBurstSize: positive(problems, 'ipBurstSize', options.ipBurstSize, 32, 1000),
     concurrency: positive(problems, 'concurrency', options.concurrency, 4, 32),
     timeoutMs: positive(problems, 'timeoutMs', options.timeoutMs, 20_000, 600_000),
   };

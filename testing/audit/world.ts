@@ -79,13 +79,17 @@ export class AuditWorld {
     this.clientAddressNote = `each browser of the audit connects from its own address in 127.${block}.0.0/16, never 127.0.0.1`;
   }
 
-  agent(defaultHeaders: Record<string, string> = {}): AuditAgent {
+  /** A loopback address no browser of this run used yet (undefined when the system's own is used). */
+  newClientAddress(): string | undefined {
     this.#agents += 1;
     const n = this.#agents;
-    const from =
-      this.#addressBlock === undefined
-        ? undefined
-        : `127.${this.#addressBlock}.${1 + Math.floor(n / 250)}.${2 + (n % 250)}`;
+    return this.#addressBlock === undefined
+      ? undefined
+      : `127.${this.#addressBlock}.${1 + Math.floor(n / 250)}.${2 + (n % 250)}`;
+  }
+
+  /** A new browser: its own cookie jar, connecting from its own address unless `from` is given. */
+  agent(defaultHeaders: Record<string, string> = {}, from = this.newClientAddress()): AuditAgent {
     return new AuditAgent(
       this.options.appUrl,
       (x) => this.exchanges.push(x),
@@ -191,10 +195,16 @@ export class AuditWorld {
   postStart(
     user: AuditUser,
     action: AuditAction = this.firstAction(),
-    init: { token?: string | null; headers?: Record<string, string>; query?: string } = {},
+    init: {
+      token?: string | null;
+      headers?: Record<string, string>;
+      query?: string;
+      /** More fields of the form (besides the token, the action and its own fields). */
+      fields?: Record<string, string>;
+    } = {},
   ): Promise<Answer> {
     const token = init.token === undefined ? user.csrf : init.token;
-    const fields = { ...(token === null ? {} : { _csrf: token }), ...this.fieldsOf(action) };
+    const fields = { ...init.fields, ...(token === null ? {} : { _csrf: token }), ...this.fieldsOf(action) };
     const path = `${this.startPath(action)}${init.query === undefined ? '' : `?${init.query}`}`;
     return user.agent.postForm(path, fields, { ...this.sameOrigin(), ...init.headers });
   }

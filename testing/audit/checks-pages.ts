@@ -1,0 +1,94 @@
+/**
+ * The pages a landing leads to: success pages are where apps add "just in case" grants. Every page
+ * the owner's landing sent the browser to is requested again, as is, and with the session id of an
+ * unknown attempt, a pending one, a failed one and another user's: no effect may follow.
+ */
+import type { Answer } from './agent.ts';
+import { describeAnswer, MAX_HOPS, randomState, type AuditCheck, type Verdict } from './check.ts';
+import type { AuditUser, AuditWorld } from './world.ts';
+
+/** The pages a landing answer sends its browser to, followed on the app's origin. */
+export async function pagesAfter(world: AuditWorld, user: AuditUser, landing: Answer): Promise<URL[]> {
+  const pages: URL[] = [];
+  let answer = landing;
+  for (let hop = 0; hop < MAX_HOPS && answer.location !== null && answer.status >= 300 && answer.status < 400; hop++) {
+    const next = world.resolve(answer.location, answer.url);
+    if (next.origin !== world.options.appOrigin) break;
+    pages.push(next);
+    answer = await user.agent.request(next.href, { headers: { referer: answer.url } });
+  }
+  return pages;
+}
+
+/** The same page with other query values: each of its parameters, and `session_id` (with `state`), set to `id`. */
+function variants(page: URL, id: string, state: string | undefined): URL[] {
+  const out: URL[] = [];
+  for (const name of new Set(page.searchParams.keys())) {
+    const url = new URL(page);
+    url.searchParams.set(name, id);
+    out.push(url);
+  }
+  const url = new URL(page);
+  url.searchParams.set('session_id', id);
+  if (state !== undefined) url.searchParams.set('state', state);
+  out.push(url);
+  return out;
+}
+
+async function expectEffects(world: AuditWorld, verdict: Verdict, expected: [string, string, number][]) {
+  for (const [label, sessionId, want] of expected) {
+    const count = await world.effects(sessionId);
+    verdict.expect(
+      count === want,
+      `the ${label} attempt has ${count} effect(s) after its pages were requested (expected ${want})`,
+    );
+  }
+}
+
+export const pageChecks: AuditCheck[] = [
+  {
+    id: 'landing.pages',
+    title:
+      "The pages a landing leads to run nothing: requested again, and with an unknown, a pending, a failed or another user's session id",
+    fix: "Keep every effect inside the action's fulfil(): a success page only shows what happened (kit.attempts.takeLanded(req)); it never grants, and never acts on a session id from its URL.",
+    phase: 'concurrent',
+    async run(world, verdict) {
+      const owner = await world.signIn();
+      const other = await world.signIn();
+      const landed = await world.verified(owner);
+      const landing = await world.landOn(owner, landed);
+      const pages = await pagesAfter(world, owner, landing);
+      verdict.note(
+        `the landing: ${describeAnswer(landing)}; pages after it: ${pages.map((p) => p.pathname + p.search).join(', ') || 'none'}`,
+      );
+      const pending = await world.start(owner);
+      const failed = await world.start(owner);
+      await world.control.completeSession(failed.sessionId, 'failed', 'otp_locked');
+      const foreign = await world.verified(other);
+      const ids: [string, string, string | undefined][] = [
+        ['unknown', `ses_${randomState()}`, randomState()],
+        ['pending', pending.sessionId, pending.state],
+        ['failed', failed.sessionId, failed.state],
+        ["another user's", foreign.sessionId, foreign.state],
+      ];
+      let requested = 0;
+      for (const page of pages) {
+        await owner.agent.request(page.href);
+        requested += 1;
+        for (const [, id, state] of ids) {
+          for (const url of variants(page, id, state)) {
+            await owner.agent.request(url.href);
+            requested += 1;
+          }
+        }
+      }
+      verdict.note(`${requested} requests of those pages`);
+      await expectEffects(world, verdict, [
+        ['landed', landed.sessionId, 1],
+        ['pending', pending.sessionId, 0],
+        ['failed', failed.sessionId, 0],
+        ["another user's (verified, never landed)", foreign.sessionId, 0],
+      ]);
+    },
+  },
+];
