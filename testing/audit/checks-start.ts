@@ -149,9 +149,9 @@ export const startChecks: AuditCheck[] = [
         users.push(await world.signIn(undefined, world.agent({}, proxy)));
       const before = await world.control.stats();
       const answers: Answer[] = [];
-      for (let i = 0; i < size; i++) {
+      for (const [i, user] of users.flatMap((u) => Array.from({ length: STARTS_PER_USER }, () => u)).entries()) {
+        if (i >= size) break;
         const claimed = internetAddress();
-        const user = users[Math.floor(i / STARTS_PER_USER)] ?? users[0]!;
         answers.push(
           await world.postStart(user, undefined, {
             headers: { 'x-forwarded-for': `${claimed}, ${client}`, forwarded: `for=${claimed}`, 'x-real-ip': claimed },
