@@ -43,9 +43,13 @@ export interface AttemptSearch {
   limit?: number;
 }
 
-/** The attempt its own user just landed on (fulfilled), as the success page reads it. */
-export interface LandedSummary extends AttemptSummary {
-  outcome: 'fulfilled';
+/**
+ * The attempt its own user just landed on, fulfilled, as the success page reads it: identifiers
+ * only (for its details: `await kit.attempts.get(landed.sessionId)`).
+ */
+export interface LandedAttemptFlash {
+  sessionId: string;
+  action: string;
   /** 'first' when that landing ran the action; 'replay' for a reload or when something else ran it first. */
   fulfilment: 'first' | 'replay';
 }
@@ -59,19 +63,14 @@ export interface AttemptReader {
   /**
    * On the page a landing sent its user to (the successPath): the attempt just fulfilled, once.
    * The landing leaves it in the user's session (express-session) and this takes it out, so a
-   * second read, another user or a page opened directly gets undefined.
+   * second read, another user or a page opened directly gets undefined. Synchronous (the session
+   * is already loaded): its result is the value itself, never a promise that is always truthy.
    */
-  takeLanded(req: Request): Promise<LandedSummary | undefined>;
+  takeLanded(req: Request): LandedAttemptFlash | undefined;
 }
 
 /** The session key of the landing's one-time flash. */
 export const LANDED_SESSION_KEY = 'verifyKitLanded';
-
-/** What the landing leaves in the session: identifiers only. */
-export interface LandedFlash {
-  sessionId: string;
-  fulfilment: 'first' | 'replay';
-}
 
 function sessionOf(req: Request): Record<string, unknown> | undefined {
   const session = (req as Request & { session?: unknown }).session;
@@ -79,21 +78,22 @@ function sessionOf(req: Request): Record<string, unknown> | undefined {
 }
 
 /** Leaves the flash for the success page (nothing without express-session). */
-export function leaveLandedFlash(req: Request, flash: LandedFlash): void {
+export function leaveLandedFlash(req: Request, flash: LandedAttemptFlash): void {
   const session = sessionOf(req);
   if (session !== undefined) session[LANDED_SESSION_KEY] = { ...flash };
 }
 
 /** Takes the flash out of the session: it is read once. */
-function takeFlash(req: Request): LandedFlash | undefined {
+function takeFlash(req: Request): LandedAttemptFlash | undefined {
   const session = sessionOf(req);
   const flash = session?.[LANDED_SESSION_KEY];
   if (session === undefined || flash === undefined) return undefined;
   session[LANDED_SESSION_KEY] = undefined;
   if (typeof flash !== 'object' || flash === null) return undefined;
-  const { sessionId, fulfilment } = flash as Record<string, unknown>;
-  if (typeof sessionId !== 'string' || (fulfilment !== 'first' && fulfilment !== 'replay')) return undefined;
-  return { sessionId, fulfilment };
+  const { sessionId, action, fulfilment } = flash as Record<string, unknown>;
+  if (typeof sessionId !== 'string' || typeof action !== 'string') return undefined;
+  if (fulfilment !== 'first' && fulfilment !== 'replay') return undefined;
+  return { sessionId, action, fulfilment };
 }
 
 const OUTCOMES: readonly AttemptOutcome[] = ['pending', 'fulfilled', 'failed', 'expired', 'superseded'];
@@ -170,12 +170,6 @@ export function createAttemptReader(
       const record = await store.findAttemptBySessionId(sessionId);
       return record === undefined ? undefined : summarise(record);
     },
-    async takeLanded(req) {
-      const flash = takeFlash(req);
-      if (flash === undefined) return undefined;
-      const record = await store.findAttemptBySessionId(flash.sessionId);
-      if (record?.outcome !== 'fulfilled') return undefined;
-      return { ...summarise(record), outcome: 'fulfilled', fulfilment: flash.fulfilment };
-    },
+    takeLanded: takeFlash,
   };
 }

@@ -86,7 +86,7 @@ export {
   type AttemptReader,
   type AttemptSearch,
   type AttemptSummary,
-  type LandedSummary,
+  type LandedAttemptFlash,
 } from './attempts.ts';
 
 // Start limits.

@@ -58,7 +58,7 @@ export function mountVerifiedPages(app: express.Express, queries: DemoReads, kit
     withUser(queries, async (req, res, user) => {
       const latest = (await queries.activity(user.id)).find((entry) => entry.action === CONFIRM_PHONE);
       // The kit's one-time flash: present only on arrival from this user's landing.
-      const landed = await kit.attempts.takeLanded(req);
+      const landed = kit.attempts.takeLanded(req);
       const t = demoTexts(req);
       res.send(
         verifiedPage({

@@ -94,6 +94,7 @@ export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string)
       // The success page reads the outcome once: kit.attempts.takeLanded(req).
       leaveLandedFlash(req, {
         sessionId: attempt.sessionId,
+        action: attempt.action,
         fulfilment: completion.kind === 'fulfilled' && completion.firstTime ? 'first' : 'replay',
       });
       setNoStoreHeaders(res);

@@ -383,8 +383,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     res.json({ ok: true });
   });
   // The success page's one-time flash, as an integrator's successPath page reads it.
-  app.get('/test/landed', (req, res, next) => {
-    kit.attempts.takeLanded(req).then((landed) => res.json({ landed: landed ?? null }), next);
+  app.get('/test/landed', (req, res) => {
+    res.json({ landed: kit.attempts.takeLanded(req) ?? null });
   });
   app.get('/test/csrf', (req, res) => {
     res.json({ csrf: kit.csrfToken(req) });
