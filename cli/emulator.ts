@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
+  DEFAULT_CLIENT,
   DEFAULT_PAGE_HOST,
   loadEnvConfig,
   parseControl,
@@ -77,10 +78,26 @@ function settingsOf(argv: readonly string[], env: CommandEnv): EmulatorSettings 
   };
 }
 
+/**
+ * The built-in test client is public, like a test key: its values, ready to paste into the app's
+ * .env. Only when it is the one registered: a secret the emulator was configured with is never printed.
+ */
+function builtInClientEnv(settings: EmulatorSettings, url: string): string[] {
+  const [only] = settings.clients;
+  const builtIn = settings.clientsFrom === '' && settings.clients.length === 1 && only === DEFAULT_CLIENT;
+  if (!builtIn) return [];
+  return [
+    "  The built-in test client (public, like a test key). Paste into your app's .env:",
+    `    VERIFY_BASE_URL=${url}`,
+    `    VERIFY_CLIENT_ID=${DEFAULT_CLIENT.clientId}`,
+    `    VERIFY_CLIENT_SECRET=${DEFAULT_CLIENT.secret}`,
+    `    VERIFY_RETURN_URL=${DEFAULT_CLIENT.returnUrl}`,
+  ];
+}
+
 function banner(settings: EmulatorSettings, url: string, pageOrigin: string): string {
-  // The client secret is never printed, not even the dev one: say where it is configured instead.
-  const secretSource =
-    settings.clientsFrom || "the built-in dev secret (DEFAULT_CLIENT of 'hosted-sms-verify-kit/testing')";
+  // A configured secret is never printed: say where it is configured instead.
+  const secretSource = settings.clientsFrom || 'the built-in test secret (below)';
   return [
     `Hosted SMS verification emulator listening on ${url}`,
     `  POST ${url}/session · GET ${url}/session/{id} · verifyUrl ${pageOrigin}/verify`,
@@ -88,6 +105,7 @@ function banner(settings: EmulatorSettings, url: string, pageOrigin: string): st
       (client) =>
         `  client ${client.clientId} · secret ${secretSource} · returnUrl ${client.returnUrl} (${client.platform ?? 'web'})`,
     ),
+    ...builtInClientEnv(settings, url),
     settings.control
       ? `  SMS inbox: ${url}/_dev/inbox\n  Control API: on at ${url}/_control (loopback only)`
       : '  Control API and inbox: off (production-like); SMS codes are printed here only.',

@@ -70,4 +70,33 @@ describe('npm run emulator', () => {
     expect(run.output()).not.toContain(secret);
     expect(run.output()).toMatch(/SMS to \+15550100001: your code is \d{6}/);
   });
+
+  it('with the built-in test client, prints ready-to-paste .env lines for it (a public test key)', async () => {
+    const run = runEmulator({ EMULATOR_PORT: '0' });
+    const banner = await run.banner;
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
+    expect(url).toBeDefined();
+    const lines = banner.split('\n').map((line) => line.trim());
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        `VERIFY_BASE_URL=${url}`,
+        'VERIFY_CLIENT_ID=demo-client',
+        'VERIFY_CLIENT_SECRET=demo-secret-change-me',
+        'VERIFY_RETURN_URL=http://localhost:3000/verify/return',
+      ]),
+    );
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+  });
+
+  it('with a configured client, prints no .env lines and never its secret', async () => {
+    const secret = `cli-secret-${randomBytes(8).toString('hex')}`;
+    const clients = JSON.stringify([{ clientId: 'own', secret, returnUrl: 'http://localhost:3998/verify/return' }]);
+    const run = runEmulator({ EMULATOR_PORT: '0', EMULATOR_CLIENTS: clients });
+    const banner = await run.banner;
+    expect(banner).not.toContain('VERIFY_CLIENT_SECRET');
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(run.output()).not.toContain(secret);
+  });
 });
