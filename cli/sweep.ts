@@ -19,7 +19,8 @@ import { loadConfigModule } from './config-file.ts';
 const USAGE = `usage: hosted-sms-verify-kit sweep (--once | --loop) --config ./verify.config.js
   --once                     one sweep, one JSON line, then exit (cron, a systemd timer, a CronJob)
   --loop                     a sweep every --interval-seconds until SIGTERM/SIGINT
-  --config FILE              module whose default export is the kit's options, a kit, or (env) => either
+  --config FILE              module whose default export is the kit's options, a kit, { kit, close }
+                             (close: what to release at the end, e.g. () => pool.end()), or (env) => any of them
                              (env VERIFY_CONFIG)
   --interval-seconds N       pause between runs with --loop (env SWEEP_INTERVAL_SECONDS; default 60)
   --batch-size N             attempts claimed per store call (env SWEEP_BATCH_SIZE; default 50)
@@ -47,6 +48,40 @@ function splitConfig(argv: readonly string[], env: CommandEnv): { file: string; 
   return { file, rest };
 }
 
+/** `{ kit, close }`: the kit (or its options) and what the job releases after it closed them. */
+interface OwningConfig {
+  kit: unknown;
+  close(): unknown;
+}
+
+function isOwningConfig(value: unknown): value is OwningConfig {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'kit' in value &&
+    typeof (value as { close?: unknown }).close === 'function'
+  );
+}
+
+/** The kit, whose store's close also releases what the configuration owns (after the store). */
+function releasingAfterStore(kit: SweepJobKit, release: () => unknown): SweepJobKit {
+  return {
+    runSweep: (options) => kit.runSweep(options),
+    startSweepWorker: (options) => kit.startSweepWorker(options),
+    close: () => kit.close(),
+    store: {
+      releaseClaims: (owner) => kit.store.releaseClaims(owner),
+      async close() {
+        try {
+          await kit.store.close();
+        } finally {
+          await release();
+        }
+      },
+    },
+  };
+}
+
 function isKit(value: unknown): value is SweepJobKit {
   return typeof (value as SweepJobKit | null)?.runSweep === 'function' && typeof value === 'object';
 }
@@ -57,12 +92,17 @@ function isKit(value: unknown): value is SweepJobKit {
  */
 async function kitFromConfig(file: string, env: CommandEnv, job: SweepJobSettings): Promise<SweepJobKit> {
   const exported = await loadConfigModule(file);
-  const value: unknown =
+  const given: unknown =
     typeof exported === 'function' ? await (exported as (e: CommandEnv) => unknown)(env) : exported;
+  if (isOwningConfig(given)) return releasingAfterStore(await kitOf(file, given.kit, job), () => given.close());
+  return kitOf(file, given, job);
+}
+
+async function kitOf(file: string, value: unknown, job: SweepJobSettings): Promise<SweepJobKit> {
   if (isKit(value)) return value;
   if (typeof value !== 'object' || value === null) {
     throw new UsageError(
-      `--config ${file}: its default export must be the kit's options, a kit, or a function of env returning either.`,
+      `--config ${file}: its default export must be the kit's options, a kit, { kit, close }, or a function of env returning one of them.`,
     );
   }
   const options = value as VerificationKitOptions<unknown>;

@@ -6,17 +6,20 @@
  * test/package/.)
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../testing/testing.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 
 const MAIN = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
 // The scheduler's working directory is the app's (here a scratch one), where tsx is not installed.
 const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const SQLITE = fileURLToPath(new URL('../../middleware/store/sqlite/sqlite.ts', import.meta.url));
+const POSTGRES = fileURLToPath(new URL('../../middleware/store/postgres/postgres.ts', import.meta.url));
+const REPOSITORY_PACKAGE = fileURLToPath(new URL('../../package.json', import.meta.url));
 const CLIENT = {
   clientId: 'bin-client',
   secret: 'bin-secret-0123456789',
@@ -90,5 +93,42 @@ describe('hosted-sms-verify-kit sweep', () => {
     const run = await bin('sweeep');
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/Unknown command "sweeep"[\s\S]*\n {2}sweep {6}[\s\S]*\n {2}emulator {3}/);
+  });
+
+  describe.skipIf(postgresUnavailable !== undefined)('on PostgreSQL', () => {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      // The app's own Pool, as an integrator's config makes it: the job must end it, or it keeps
+      // the process alive until its idle connections time out (10 s by default).
+      writeFileSync(
+        join(dir, 'postgres.config.mjs'),
+        `import { createRequire } from 'node:module';
+         import { writeFileSync } from 'node:fs';
+         import { createPostgresStore } from ${JSON.stringify(POSTGRES)};
+         const pg = createRequire(${JSON.stringify(REPOSITORY_PACKAGE)})('pg');
+         const pool = new pg.Pool({ connectionString: ${JSON.stringify(database.url)} });
+         export default {
+           kit: {
+             baseUrl: process.env.VERIFY_BASE_URL, clientId: 'bin-client', clientSecret: process.env.VERIFY_CLIENT_SECRET,
+             returnUrl: 'http://localhost:3998/verify/return',
+             store: createPostgresStore({ pool }),
+             actions: [{ name: 'confirm_phone', operationSensitivity: 'normal', successPath: '/', fulfil: () => {} }],
+           },
+           close: async () => { await pool.end(); writeFileSync('pool-ended', 'yes'); },
+         };`,
+      );
+    });
+    afterAll(async () => {
+      await database?.drop();
+    });
+
+    it('a configuration exporting { kit, close }: --once ends the pool it made, after the store', async () => {
+      const run = await bin('sweep', '--once', '--config', './postgres.config.mjs');
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout.trim())).toMatchObject({ event: 'sweep', mode: 'once' });
+      // Ended by the job, so nothing holds the process open for the pool's idle timeout.
+      expect(readFileSync(join(dir, 'pool-ended'), 'utf8')).toBe('yes');
+    });
   });
 });
