@@ -98,12 +98,8 @@ export {
 } from './limits/start-limits.ts';
 
 // The sweep: options, reports, the copyable job.
-export {
-  DEFAULT_SWEEP_BACKOFF_MS,
-  SWEEP_WINDOW_MS,
-  type SweepOptions,
-  type SweepWorkerOptions,
-} from './sweep/sweep-options.ts';
+export { SWEEP_WINDOW_MS, type SweepOptions, type SweepWorkerOptions } from './sweep/sweep-options.ts';
+export { DEFAULT_SWEEP_READ_AGES_MS } from './sweep/read-ages.ts';
 export type { SweepReport } from './sweep/sweep-report.ts';
 export type { SweepWorker } from './sweep/worker.ts';
 export {

@@ -12,11 +12,8 @@ import type { SweepReport } from './sweep-report.ts';
 /** The spec's outcome window: a session's outcome is readable for 24 hours. */
 export const SWEEP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-/** Default delays between status reads of a pending attempt; the last one repeats. */
 /** Status reads in flight in one sweep run, unless `concurrency` says otherwise. */
 export const DEFAULT_SWEEP_CONCURRENCY = 4;
-
-export const DEFAULT_SWEEP_BACKOFF_MS: readonly number[] = [30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000];
 
 /** Options of one sweep run (`kit.runSweep`). */
 export interface SweepOptions {
@@ -28,7 +25,10 @@ export interface SweepOptions {
   leaseMs?: number;
   /** Stop claiming after this long; in-flight reads finish. Default 60 000 ms (>= 100). */
   timeBudgetMs?: number;
-  /** Delays between reads of a still-pending attempt, by reads so far; the last repeats. */
+  /**
+   * Your own delays between reads of a still-pending attempt, by reads so far; the last repeats.
+   * Default: the read ages of DEFAULT_SWEEP_READ_AGES_MS (16 reads over the 24 h window).
+   */
   backoffMs?: readonly number[];
   /** Delay before re-reading after a transient service error (unreachable, protocol). Default 30 000 ms. */
   errorRetryMs?: number;
@@ -53,7 +53,8 @@ export interface ResolvedSweepOptions {
   concurrency: number;
   leaseMs: number;
   timeBudgetMs: number;
-  backoffMs: readonly number[];
+  /** Undefined: the default read ages. */
+  backoffMs: readonly number[] | undefined;
   errorRetryMs: number;
   retention: ResolvedRetention | false;
   owner: string;
@@ -79,14 +80,14 @@ export function newSweepOwner(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 }
 
-function checkBackoff(problems: OptionProblems, value: unknown): readonly number[] {
-  if (value === undefined) return DEFAULT_SWEEP_BACKOFF_MS;
+function checkBackoff(problems: OptionProblems, value: unknown): readonly number[] | undefined {
+  if (value === undefined) return undefined;
   const delay = (d: unknown) => typeof d === 'number' && Number.isInteger(d) && d >= 1000 && d <= SWEEP_WINDOW_MS;
   if (Array.isArray(value) && value.length > 0 && value.every(delay)) return [...value];
   problems.add(
-    '`backoffMs` must be a non-empty array of delays in whole milliseconds, each at least 1000, e.g. [30000, 60000, 300000]; the last one repeats.',
+    '`backoffMs` must be a non-empty array of delays in whole milliseconds, each at least 1000, e.g. [30000, 60000, 300000]; the last one repeats. Leave it out for the default read ages.',
   );
-  return DEFAULT_SWEEP_BACKOFF_MS;
+  return undefined;
 }
 
 const MAX_READS_PER_SECOND = 1_000_000;

@@ -6,11 +6,8 @@ import { isKitError } from '../../middleware/errors.ts';
 import type { KitLogger } from '../../middleware/logger.ts';
 import { computeNextCheckAt } from '../../middleware/sweep/schedule.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
-import {
-  DEFAULT_SWEEP_BACKOFF_MS,
-  resolveSweepOptions,
-  SWEEP_WINDOW_MS,
-} from '../../middleware/sweep/sweep-options.ts';
+import { DEFAULT_SWEEP_READ_AGES_MS } from '../../middleware/sweep/read-ages.ts';
+import { resolveSweepOptions, SWEEP_WINDOW_MS } from '../../middleware/sweep/sweep-options.ts';
 import { bench, countEffects, DAY_MS, duplicateEffects, useSweepEmulator, type Bench } from '../support/sweep-bench.ts';
 import { sqliteLease } from '../support/stores.ts';
 
@@ -74,7 +71,7 @@ describe('runSweep', () => {
 
     // The undecided user verifies later; a run after its next check time fulfils it, and only it.
     await emu.control.completeSession(undecided!.sessionId, 'verified');
-    offsetMs = DEFAULT_SWEEP_BACKOFF_MS[0]! + 1000;
+    offsetMs = DEFAULT_SWEEP_READ_AGES_MS[0]! + 1000;
     const second = await runSweep(b.deps);
     expect(second).toMatchObject({ claimed: 1, fulfilled: 1, pending: 0 });
     expect(countEffects(b.store.db)).toBe(3);
@@ -101,7 +98,7 @@ describe('runSweep', () => {
     expect((await runSweep(b.deps)).claimed).toBe(0);
   });
 
-  it('reads a pending attempt again only when due, backing off 30 s, 1, 2, 5, 10 min, then every 30 min', async () => {
+  it('reads a pending attempt again only when due, at the default read ages: 4.5, 6.5, 9, 12, 16, 22, 30, 45 min', async () => {
     await setUp();
     const [attempt] = await b.createAttempts(1);
     const t0 = attempt!.createdAt;
@@ -121,19 +118,21 @@ describe('runSweep', () => {
       expect((await emu.control.stats()).statusReads).toBe(readsBefore);
       at = stored.nextCheckAt;
     }
-    expect(seen).toEqual([30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 1_800_000, 1_800_000]);
+        // Read first at age 0, then at each read age: the gaps between them.
+    expect(seen).toEqual([270_000, 120_000, 150_000, 180_000, 240_000, 360_000, 480_000, 900_000]);
   });
 
-  it('never schedules a read outside the 24 h window: one last read a minute before its end, then none', () => {
+  it("never schedules a read outside the 24 h window with the integrator's own backoffMs: one last read a minute before its end, then none", () => {
     const createdAt = 1_000_000;
     const end = createdAt + SWEEP_WINDOW_MS;
+    const own = [30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000];
     // Far from the end: plain backoff.
-    expect(computeNextCheckAt({ createdAt, sweepChecks: 0 }, createdAt + 5000)).toBe(createdAt + 5000 + 30_000);
-    expect(computeNextCheckAt({ createdAt, sweepChecks: 99 }, createdAt + 5000)).toBe(createdAt + 5000 + 1_800_000);
+    expect(computeNextCheckAt({ createdAt, sweepChecks: 0 }, createdAt + 5000, own)).toBe(createdAt + 5000 + 30_000);
+    expect(computeNextCheckAt({ createdAt, sweepChecks: 99 }, createdAt + 5000, own)).toBe(createdAt + 5000 + 1_800_000);
     // 10 min before the end, a 30 min delay would cross it: the last read goes a minute before the end.
-    expect(computeNextCheckAt({ createdAt, sweepChecks: 9 }, end - 600_000)).toBe(end - 60_000);
+    expect(computeNextCheckAt({ createdAt, sweepChecks: 9 }, end - 600_000, own)).toBe(end - 60_000);
     // That last read done: the next time is the window's end, where it is no longer claimable.
-    expect(computeNextCheckAt({ createdAt, sweepChecks: 10 }, end - 60_000)).toBe(end);
+    expect(computeNextCheckAt({ createdAt, sweepChecks: 10 }, end - 60_000, own)).toBe(end);
   });
 
   it('marks an attempt older than 24 h expired without reading it, even if the user had verified (emulator clock and sweep clock both moved)', async () => {

@@ -1,0 +1,123 @@
+/**
+ * The sweep's default read schedule (middleware/sweep/read-ages.ts) on the test clock: an attempt
+ * nobody finishes is read at 3 min, then at 4.5, 6.5, 9, 12, 16, 22, 30, 45, 75 min, 2, 3.5, 6, 10,
+ * 16 h and a minute before the 24 h window closes (16 reads), never outside the window. Same suite
+ * on every store.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SWEEP_READ_AGES_MS, nextReadAge } from '../../middleware/sweep/read-ages.ts';
+import { computeNextCheckAt } from '../../middleware/sweep/schedule.ts';
+import { SWEEP_WINDOW_MS } from '../../middleware/sweep/sweep-options.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
+import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
+import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
+import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
+import { ACTION, RETURN_URL, client, useSweepEmulator } from '../support/sweep-bench.ts';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+/** Every read of an attempt nobody finishes, as its age (the first at `sweep.firstCheckAfterMs`). */
+const READ_AGES = [3, 4.5, 6.5, 9, 12, 16, 22, 30, 45, 75, 120, 210, 360, 600, 960, 24 * 60 - 1].map((m) => m * MIN);
+
+describe('the default read ages', () => {
+  it('are 16 reads from 3 min to a minute before the window closes, and the next is the window end', () => {
+    expect([3 * MIN, ...DEFAULT_SWEEP_READ_AGES_MS]).toEqual(READ_AGES);
+    expect(nextReadAge(SWEEP_WINDOW_MS - MIN)).toBe(SWEEP_WINDOW_MS);
+  });
+
+  it('skip the times a late run missed, keep reads 30 s apart, and never go past the window end', () => {
+    const createdAt = 1_000_000;
+    const at = (age: number) => computeNextCheckAt({ createdAt, sweepChecks: 3 }, createdAt + age) - createdAt;
+    // A run that took the 3 min read 5 min late (age 8 min) reads next at 9 min, not at 4.5.
+    expect(at(8 * MIN)).toBe(9 * MIN);
+    // 29 s before a read time is too close: the one after it.
+    expect(at(9 * MIN - 29_000)).toBe(12 * MIN);
+    expect(at(9 * MIN - 30_000)).toBe(9 * MIN);
+    // Late in the day: the last read a minute before the end, then the end, then still the end.
+    expect(at(17 * HOUR)).toBe(SWEEP_WINDOW_MS - MIN);
+    expect(at(SWEEP_WINDOW_MS - MIN)).toBe(SWEEP_WINDOW_MS);
+    expect(at(SWEEP_WINDOW_MS + HOUR)).toBe(SWEEP_WINDOW_MS);
+  });
+
+  it("an integrator's own backoffMs still counts delays from now, by reads so far", () => {
+    const createdAt = 1_000_000;
+    const own = [10_000, 20_000];
+    expect(computeNextCheckAt({ createdAt, sweepChecks: 0 }, createdAt + 5000, own)).toBe(createdAt + 15_000);
+    expect(computeNextCheckAt({ createdAt, sweepChecks: 7 }, createdAt + 5000, own)).toBe(createdAt + 25_000);
+  });
+});
+
+const emu = useSweepEmulator();
+
+describeEachStore('the default sweep schedule over a day', (kind) => {
+  let h: StoreUnderTest;
+  let verifyClient: VerifyClient;
+  beforeAll(() => {
+    verifyClient = client(emu.url);
+  });
+  afterEach(async () => {
+    await h?.dispose();
+    await emu.control.reset();
+  });
+  afterAll(async () => {
+    await verifyClient.close();
+  });
+
+  it('reads an attempt nobody finishes at exactly its read ages, 16 times, and never at or after 24 h', async () => {
+    h = await kind.open();
+    let frozenAt = Date.now();
+    const createdAt = frozenAt;
+    const state = randomBytes(16).toString('base64url');
+    const input = { returnUrl: RETURN_URL, destination: '+15550100001', userRef: 'user-1', state, platform: 'web' as const };
+    const session = await verifyClient.createSession({ ...input, operationSensitivity: 'normal' }, `k-${state}`);
+    await h.store.insertAttempt({
+      ...input,
+      sessionId: session.sessionId,
+      action: ACTION,
+      params: {},
+      returnTo: '/done',
+      sensitivity: 'normal',
+      createdAt,
+      nextCheckAt: createdAt + 3 * MIN,
+    });
+    const action: ActionDefinition<unknown> = {
+      name: ACTION,
+      operationSensitivity: 'normal',
+      successPath: '/done',
+      fulfil: h.effect('sweep') as never,
+    };
+    const deps: SweepDeps<unknown> = {
+      client: verifyClient,
+      store: h.store,
+      actions: new Map([[ACTION, action]]),
+      now: () => frozenAt,
+    };
+    const statusReads = async () => (await emu.control.stats()).statusReads;
+    const readAges: number[] = [];
+    let due = createdAt + 3 * MIN;
+    while (due < createdAt + SWEEP_WINDOW_MS) {
+      // A millisecond before it is due, a run claims nothing and reads nothing.
+      frozenAt = due - 1;
+      const before = await statusReads();
+      expect((await runSweep(deps)).claimed).toBe(0);
+      expect(await statusReads()).toBe(before);
+      frozenAt = due;
+      expect(await runSweep(deps)).toMatchObject({ reads: 1, pending: 1 });
+      readAges.push(due - createdAt);
+      const stored = await h.store.findAttemptByState(state);
+      expect(stored).toMatchObject({ outcome: 'pending', sweepChecks: readAges.length });
+      due = stored!.nextCheckAt;
+    }
+    expect(readAges).toEqual(READ_AGES);
+    expect(await statusReads()).toBe(16);
+    // At the window's end it is marked expired without a read, and never read again.
+    expect(due).toBe(createdAt + SWEEP_WINDOW_MS);
+    frozenAt = due;
+    expect(await runSweep(deps)).toMatchObject({ reads: 0, expired: 1 });
+    frozenAt = due + SWEEP_WINDOW_MS;
+    expect((await runSweep(deps)).claimed).toBe(0);
+    expect(await statusReads()).toBe(16);
+    expect(await h.countEffects()).toBe(0);
+  });
+});
