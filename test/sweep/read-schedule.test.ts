@@ -69,7 +69,13 @@ describeEachStore('the default sweep schedule over a day', (kind) => {
     let frozenAt = Date.now();
     const createdAt = frozenAt;
     const state = randomBytes(16).toString('base64url');
-    const input = { returnUrl: RETURN_URL, destination: '+15550100001', userRef: 'user-1', state, platform: 'web' as const };
+    const input = {
+      returnUrl: RETURN_URL,
+      destination: '+15550100001',
+      userRef: 'user-1',
+      state,
+      platform: 'web' as const,
+    };
     const session = await verifyClient.createSession({ ...input, operationSensitivity: 'normal' }, `k-${state}`);
     await h.store.insertAttempt({
       ...input,

@@ -118,7 +118,7 @@ describe('runSweep', () => {
       expect((await emu.control.stats()).statusReads).toBe(readsBefore);
       at = stored.nextCheckAt;
     }
-        // Read first at age 0, then at each read age: the gaps between them.
+    // Read first at age 0, then at each read age: the gaps between them.
     expect(seen).toEqual([270_000, 120_000, 150_000, 180_000, 240_000, 360_000, 480_000, 900_000]);
   });
 
@@ -128,7 +128,9 @@ describe('runSweep', () => {
     const own = [30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000];
     // Far from the end: plain backoff.
     expect(computeNextCheckAt({ createdAt, sweepChecks: 0 }, createdAt + 5000, own)).toBe(createdAt + 5000 + 30_000);
-    expect(computeNextCheckAt({ createdAt, sweepChecks: 99 }, createdAt + 5000, own)).toBe(createdAt + 5000 + 1_800_000);
+    expect(computeNextCheckAt({ createdAt, sweepChecks: 99 }, createdAt + 5000, own)).toBe(
+      createdAt + 5000 + 1_800_000,
+    );
     // 10 min before the end, a 30 min delay would cross it: the last read goes a minute before the end.
     expect(computeNextCheckAt({ createdAt, sweepChecks: 9 }, end - 600_000, own)).toBe(end - 60_000);
     // That last read done: the next time is the window's end, where it is no longer claimable.
