@@ -28,7 +28,16 @@ function floorGrantsEnv(): 'batched' | 'each' {
   throw new Error(`BENCH_PG_FLOOR_GRANTS must be batched or each; got ${JSON.stringify(raw)}`);
 }
 
-export const PHASES = ['landing', 'start', 'duplicates', 'rate-limited', 'sweep', 'pg-landing', 'pg-sweep'] as const;
+export const PHASES = [
+  'day',
+  'landing',
+  'start',
+  'duplicates',
+  'rate-limited',
+  'sweep',
+  'pg-landing',
+  'pg-sweep',
+] as const;
 export type Phase = (typeof PHASES)[number];
 
 export const config = {
@@ -64,6 +73,9 @@ export const config = {
   rateLimitedLandings: intEnv('BENCH_RATE_LIMITED_LANDINGS', 50),
   /** 30 s: 1 500 landings, so the p99 alone is not one of a few slow requests. */
   rateLimitedAloneMs: intEnv('BENCH_RATE_LIMITED_ALONE_MS', 30_000),
+  /** The simulated day: starts over 24 h of virtual time, and the seed of its traffic model. */
+  dayStarts: intEnv('BENCH_DAY_STARTS', 1000),
+  daySeed: intEnv('BENCH_DAY_SEED', 45),
   rawRequests: intEnv('BENCH_RAW_REQUESTS', 15_000),
   rawMaxMs: intEnv('BENCH_RAW_MAX_MS', 10_000),
   seedConcurrency: intEnv('BENCH_SEED_CONCURRENCY', 16),

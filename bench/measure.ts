@@ -22,3 +22,8 @@ export function spreadOf(values: number[]): Spread {
 
 export const showSpread = (s: Spread) =>
   `median ${s.median.toFixed(3)} (min ${s.min.toFixed(3)}, max ${s.max.toFixed(3)})`;
+
+/** A table row: the first cell left-aligned, the others right-aligned, to the given widths. */
+export function pad(cells: (string | number)[], widths: number[]): string {
+  return cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join('  ');
+}

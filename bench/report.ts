@@ -4,7 +4,8 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { config, PHASES, sweepConcurrency } from './config.ts';
-import { log, round2, showSpread } from './measure.ts';
+import { log, pad, round2, showSpread } from './measure.ts';
+import { dayLines } from './phases/day-lines.ts';
 import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison, SideFigures } from './phases/interleaved.ts';
 import type { PgSweepFigures } from './phases/pg-sweep.ts';
@@ -36,6 +37,7 @@ export function reportLines(results: BenchResults, targets: Target[], runSeconds
 /** One section (without its trailing blank line) per phase that ran, in the phases' order. */
 function phaseSections(results: BenchResults): string[][] {
   const sections: string[][] = [];
+  if (results.day) sections.push(dayLines(results.day));
   if (results.landing) {
     sections.push([
       comparisonTable(
@@ -187,10 +189,6 @@ export function writeResults(results: BenchResults, targets: Target[], runSecond
   const file = process.env.BENCH_OUTPUT ?? join(resultsDir, 'latest.json');
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   log(`wrote ${file}`);
-}
-
-function pad(cells: (string | number)[], widths: number[]): string {
-  return cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join('  ');
 }
 
 function comparisonTable(c: Comparison, title: string): string {

@@ -1,6 +1,7 @@
 /** The bench's targets (docs/performance.md "Targets"): each with its value and whether it was met. */
 import { sweepConcurrency } from './config.ts';
 import { showSpread } from './measure.ts';
+import type { DayFigures } from './phases/day.ts';
 import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison } from './phases/interleaved.ts';
 import type { PgSweepFigures } from './phases/pg-sweep.ts';
@@ -17,8 +18,9 @@ export interface Target {
 
 /** In the order the report lists them: PostgreSQL sweep, comparisons, duplicates, SQLite sweep. */
 export function targetsOf(results: BenchResults): Target[] {
-  const { landing, start, duplicates, sweep, pgLanding, pgSweep, rateLimited } = results;
+  const { landing, start, duplicates, sweep, pgLanding, pgSweep, rateLimited, day } = results;
   return [
+    ...(day === undefined ? [] : dayTargets(day)),
     ...(rateLimited === undefined ? [] : rateLimitedTargets(rateLimited)),
     ...(pgSweep === undefined ? [] : pgSweepTargets(pgSweep)),
     ...[landing, start, pgLanding].flatMap((c) => (c === undefined ? [] : comparisonTargets(c))),
@@ -166,6 +168,48 @@ function scalingTargets(small: SweepFigures, large: SweepFigures): Target[] {
       target: '<= 1.20x',
       value: `${rss.toFixed(3)}x`,
       met: rss <= 1.2,
+    },
+  ];
+}
+
+/** The simulated day: the default schedule against the previous one (the baseline) over the same traffic. */
+function dayTargets(d: DayFigures): Target[] {
+  const { kit, baseline } = d;
+  const name = `day (${d.starts} starts, sweep every ${d.sweepIntervalMs / 1000} s, read limit ${d.readLimitPerSecond}/s)`;
+  const abandoned = kit.classes.abandons.readsPerAttempt;
+  const baseAbandoned = baseline.classes.abandons.readsPerAttempt;
+  const v = kit.classes.verifiedNeverReturns;
+  const bv = baseline.classes.verifiedNeverReturns;
+  return [
+    {
+      name: `${name}: reads per abandoned attempt vs a third of the baseline's (${baseAbandoned}) and 16`,
+      target: `<= ${Math.min(16, Math.round((baseAbandoned / 3) * 100) / 100)}`,
+      value: `${abandoned}`,
+      met: abandoned <= baseAbandoned / 3 && abandoned <= 16,
+    },
+    {
+      name: `${name}: verified, never returned: delay to fulfilment, median and p95, vs the baseline's`,
+      target: `<= ${bv.delayMedianS} s, <= ${bv.delayP95S} s`,
+      value: `${v.delayMedianS} s, ${v.delayP95S} s (max ${v.delayMaxS} s; baseline max ${bv.delayMaxS} s)`,
+      met: (v.delayMedianS ?? Infinity) <= (bv.delayMedianS ?? 0) && (v.delayP95S ?? Infinity) <= (bv.delayP95S ?? 0),
+    },
+    {
+      name: `${name}: sweep reads per attempt that later lands vs the baseline's`,
+      target: `<= ${baseline.classes.lands.readsPerAttempt}`,
+      value: `${kit.classes.lands.readsPerAttempt}`,
+      met: kit.classes.lands.readsPerAttempt <= baseline.classes.lands.readsPerAttempt,
+    },
+    {
+      name: `${name}: every attempt fulfilled once (verified ones) or never (the rest), both schedules`,
+      target: '0 wrong',
+      value: `${kit.wronglyFulfilled} / baseline ${baseline.wronglyFulfilled}`,
+      met: kit.wronglyFulfilled === 0 && baseline.wronglyFulfilled === 0,
+    },
+    {
+      name: `${name}: reads outside an attempt's 24 h window, both schedules`,
+      target: '= 0',
+      value: `${kit.readsOutsideWindow} / baseline ${baseline.readsOutsideWindow}`,
+      met: kit.readsOutsideWindow === 0 && baseline.readsOutsideWindow === 0,
     },
   ];
 }

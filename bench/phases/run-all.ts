@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { config } from '../config.ts';
 import { spawnChild, type Child } from '../ipc.ts';
 import type { SeedClient } from '../seed.ts';
+import { dayPhase, type DayFigures } from './day.ts';
 import { duplicatesPhase, type DuplicateFigures } from './duplicates.ts';
 import type { Comparison } from './interleaved.ts';
 import { landingPhase } from './landing.ts';
@@ -18,6 +19,7 @@ import { startPhase } from './start.ts';
 import { sweepPhase, type SweepFigures } from './sweep.ts';
 
 export interface BenchResults {
+  day?: DayFigures;
   landing?: Comparison;
   start?: Comparison;
   duplicates?: DuplicateFigures[];
@@ -37,6 +39,9 @@ interface BenchClients {
 /** Runs the phases; every process it starts is added to `children`, which the caller stops; `dir` holds the files. */
 export async function runPhases(dir: string, children: Child[]): Promise<BenchResults> {
   const results: BenchResults = {};
+  // In-process on its own emulator and virtual clock, before the shared processes start.
+  if (config.phases.includes('day')) results.day = await dayPhase();
+  if (config.phases.every((phase) => phase === 'day')) return results;
   const apps = await spawnAppPair(children);
   // The same two apps on PostgreSQL (the kit's store; the baseline on plain node-postgres).
   const pgApps = config.phases.includes('pg-landing') ? await spawnAppPair(children) : undefined;
