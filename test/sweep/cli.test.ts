@@ -2,6 +2,7 @@
  * The copyable job's body (runSweepJob): its output line and exit codes, in-process with a
  * recording `print`, and as a real process.
  */
+import { DEFAULT_SWEEP_READ_AGES_MS } from '../../middleware/sweep/read-ages.ts';
 import type { Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVerifyClient } from '../../middleware/client/client.ts';
@@ -24,8 +25,8 @@ import { waitFor } from '../support/wait-for.ts';
 import { createTestClock } from '../support/clock.ts';
 import { freePort } from '../support/listen.ts';
 
-/** Past the first backoff step (30 s): a pending attempt read once is due again. */
-const DUE_AGAIN_MS = 31_000;
+/** Just past the default schedule's next read after one at age 0 (4.5 min). */
+const DUE_AGAIN_MS = DEFAULT_SWEEP_READ_AGES_MS[0]! + 1000;
 
 const emu = useSweepEmulator();
 let b: Bench;
@@ -209,7 +210,7 @@ describe('runSweepJob', () => {
     });
     await waitFor(() => r.out.length >= 1, 5000, 'a first run');
     await emu.control.completeSession(attempt!.sessionId, 'verified');
-    // The attempt is due again 30 s later on the sweep's clock: a later run there fulfils it.
+    // The attempt is due again 4.5 min later on the sweep's clock: a later run there fulfils it.
     await clock.shifted(DUE_AGAIN_MS, () =>
       waitFor(() => countEffects(b.store.db) === 1, 5000, 'a later run to fulfil it'),
     );
@@ -242,7 +243,7 @@ describe('runSweepJob', () => {
     ]);
     expect(once.stdout + once.stderr).not.toContain(CLIENT_SECRET);
 
-    // The pending one is due again 30 s later: this process's clock runs that far ahead.
+    // The pending one is due again 4.5 min later: this process's clock runs that far ahead.
     const down = await spawnSweepProcess(['--once'], {
       ...env,
       VERIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`,
