@@ -165,6 +165,11 @@ export interface SweepPace {
   /** Read permits saved up in the shared bucket, as of `tokensAt`. */
   tokens: number;
   tokensAt: number;
+  /**
+   * Read permits granted to all processes together, each weighed down by e^(-age in s), as of
+   * `tokensAt`: about the reads made in the last second, what a 429 says the service answered.
+   */
+  readsGranted: number;
 }
 
 /** Which attempts a support screen lists (newest first). */

@@ -9,6 +9,10 @@
  * - the rate aims a share below where the service last said 429, leaving that share to the
  *   landings, whose user is waiting; above the aim it only creeps, to find capacity landings free;
  *   a landing that meets a 429 cuts the sweep's rate as well;
+ * - the rate grows only while its permits are taken: a write credits at most a second of growth,
+ *   and none when the bucket was full (nobody read at the rate), so a pause between runs leaves it
+ *   where it was; the limit a 429 records is at most the reads granted in about the last second,
+ *   never a rate nobody read at;
  * - `maxReadsPerSecond` caps all sweep processes together.
  *
  * The pace is one row in the store (`updateSweepPace`), so a second process starts from what the
@@ -37,6 +41,10 @@ const CHUNK_SECONDS = 0.05;
 /** While unpaced, a process looks at the shared row this often. */
 const REFRESH_MS = 1000;
 const MIN_RATE = 1;
+/** Growth one write of the row credits at most: the rate grows with reads made, not with idle time. */
+const GROWTH_SECONDS_PER_WRITE = 1;
+/** `readsGranted` forgets a grant with this time constant: it counts about the last second's reads. */
+const GRANTED_MEMORY_MS = 1000;
 
 export const UNPACED: SweepPace = {
   ratePerSecond: null,
@@ -45,13 +53,23 @@ export const UNPACED: SweepPace = {
   cutAt: 0,
   tokens: 0,
   tokensAt: 0,
+  readsGranted: 0,
 };
 
-/** The shared rate at `now`: grown since it was last written, or null when reads are not paced. */
+/** The reads granted lately (about the last second's, all processes together) as of `now`. */
+export function readsGrantedAt(pace: SweepPace, now: number): number {
+  return pace.readsGranted * Math.exp(-Math.max(0, now - pace.tokensAt) / GRANTED_MEMORY_MS);
+}
+
+/**
+ * The shared rate at `now`: grown since it was last written (by at most a second's growth), or null
+ * when reads are not paced.
+ */
 export function currentRate(pace: SweepPace, now: number): number | null {
   const rate = pace.ratePerSecond;
   if (rate === null || now - pace.cutAt > FORGET_MS) return null;
-  const seconds = Math.max(0, now - Math.max(pace.tokensAt, pace.pausedUntil)) / 1000;
+  const idle = Math.max(0, now - Math.max(pace.tokensAt, pace.pausedUntil)) / 1000;
+  const seconds = Math.min(GROWTH_SECONDS_PER_WRITE, idle);
   const limit = pace.limitPerSecond;
   if (limit === null) return rate * SLOW_START_PER_SECOND ** seconds;
   const aim = limit * (1 - LANDING_SHARE);
@@ -72,15 +90,22 @@ export function takePermits(
   now: number,
   cap: number | undefined,
 ): Permits & { next: SweepPace | undefined } {
-  const rate = currentRate(pace, now);
   if (now < pace.pausedUntil) return { granted: 0, waitMs: pace.pausedUntil - now, next: undefined };
+  const grown = currentRate(pace, now);
+  const since = Math.max(pace.tokensAt, pace.pausedUntil);
+  const accrue = (perSecond: number) => pace.tokens + (Math.max(0, now - since) / 1000) * perSecond;
+  const burst = (perSecond: number) => Math.max(1, perSecond * BURST_SECONDS);
+  // A full bucket means the permits went untaken: nobody read at the rate, so it does not grow.
+  const kept = pace.ratePerSecond === null || grown === null ? grown : pace.ratePerSecond;
+  const unused = kept !== null && accrue(kept) >= burst(kept);
+  const rate = unused ? kept : grown;
   const limit = Math.min(rate ?? Infinity, cap ?? Infinity);
   if (limit === Infinity) return { granted: Infinity, waitMs: 0, next: undefined };
-  const since = Math.max(pace.tokensAt, pace.pausedUntil);
-  const tokens = Math.min(Math.max(1, limit * BURST_SECONDS), pace.tokens + (Math.max(0, now - since) / 1000) * limit);
+  const tokens = Math.min(burst(limit), accrue(limit));
   const granted = Math.min(Math.floor(tokens), Math.max(1, Math.round(limit * CHUNK_SECONDS)));
   const waitMs = granted > 0 ? 0 : Math.ceil(((1 - tokens) / limit) * 1000);
-  return { granted, waitMs, next: { ...pace, ratePerSecond: rate, tokens: tokens - granted, tokensAt: now } };
+  const readsGranted = readsGrantedAt(pace, now) + granted;
+  return { granted, waitMs, next: { ...pace, ratePerSecond: rate, tokens: tokens - granted, tokensAt: now, readsGranted } };
 }
 
 /**
@@ -91,7 +116,10 @@ export function cutPace(pace: SweepPace, now: number, retryAfterMs: number, obse
   const pausedUntil = Math.max(pace.pausedUntil, now + retryAfterMs);
   if (now - pace.cutAt < HOLD_MS) return { ...pace, pausedUntil, tokens: 0 };
   const rate = currentRate(pace, now);
-  const at = rate ?? observedRate;
+  // What the service was seen to answer: the reads granted lately, or the limit already learned
+  // when fewer were read (the 429 may have met the landings' reads); never more than the rate.
+  const answered = Math.max(readsGrantedAt(pace, now), pace.limitPerSecond ?? 0);
+  const at = rate === null ? observedRate : Math.min(rate, answered);
   if (at <= 0) return { ...pace, pausedUntil, tokens: 0 };
   return {
     // Where the service said no; unknown while the first cut started from one process's share.
@@ -101,6 +129,7 @@ export function cutPace(pace: SweepPace, now: number, retryAfterMs: number, obse
     cutAt: now,
     tokens: 0,
     tokensAt: now,
+    readsGranted: readsGrantedAt(pace, now),
   };
 }
 
@@ -132,11 +161,15 @@ export interface PacerOptions {
   deadline?: number;
   /** Wall-clock ms shared by every process (not the kit's `now`, which tests move). */
   now?: () => number;
+  /** Waits `ms` on `now`'s clock (tests pass one that moves their clock instead of sleeping). */
+  wait?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
 }
+
+const sleepFor = (ms: number, signal?: AbortSignal) => sleep(ms, undefined, { signal }).catch(() => undefined);
 
 /** One run's pacer: permits taken from the shared row a few at a time. */
 export function createPacer(options: PacerOptions): Pacer {
-  const { cap, signal, deadline = Infinity, now = Date.now } = options;
+  const { cap, signal, deadline = Infinity, now = Date.now, wait = sleepFor } = options;
   const update = paceUpdater(options.store);
   /** This process's reads of the last second (older ones are dropped as reads come: a run's memory stays flat). */
   const recent: number[] = [];
@@ -177,7 +210,7 @@ export function createPacer(options: PacerOptions): Pacer {
         refilling ??= refill().finally(() => (refilling = undefined));
         const waitMs = await refilling;
         if (now() + waitMs > deadline) return false;
-        if (waitMs > 0) await sleep(Math.max(5, waitMs), undefined, { signal }).catch(() => undefined);
+        if (waitMs > 0) await wait(Math.max(5, waitMs), signal);
       }
     },
     async limited(error) {

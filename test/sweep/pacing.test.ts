@@ -13,11 +13,23 @@ import { parseJobConfig } from '../../middleware/sweep/sweep-job-args.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
 import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
-import type { VerifyStore } from '../../middleware/store/types.ts';
+import type { SweepPace, VerifyStore } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 import { ACTION, RETURN_URL, client, useSweepEmulator } from '../support/sweep-bench.ts';
 
 const T0 = 1_700_000_000_000;
+/** Takes every permit the pace hands out, every 10 ms from `from` to `to`; `granted`: those of the last second. */
+function readAll(start: SweepPace, from: number, to: number): { pace: SweepPace; granted: number } {
+  let pace = start;
+  let lastSecond = 0;
+  for (let t = from; t <= to; t += 10) {
+    const taken = takePermits(pace, t, undefined);
+    if (t > to - 1000) lastSecond += taken.granted;
+    pace = taken.next ?? pace;
+  }
+  return { pace, granted: lastSecond };
+}
+
 const busy = (seconds: number) =>
   new KitError(KitErrorCode.ServiceBusy, 'busy', { serviceStatus: 429, retryAfterSeconds: seconds });
 
@@ -28,24 +40,40 @@ describe('pacing arithmetic', () => {
     const first = cutPace(UNPACED, T0, 2000, 100);
     expect(first).toMatchObject({ ratePerSecond: 80, limitPerSecond: null, pausedUntil: T0 + 2000 });
     expect(takePermits(first, T0 + 1999, undefined)).toMatchObject({ granted: 0, waitMs: 1 });
-    // Before a limit is known the rate grows quickly (it may have started from one process's share).
-    expect(currentRate(first, T0 + 3000)).toBeCloseTo(120);
-    // Second 429, at 150 a second: that is the limit; the cut keeps 80 % of it.
-    const second = cutPace(first, T0 + 3000, 1000, 0);
-    expect(second.limitPerSecond).toBeCloseTo(120);
-    expect(second.ratePerSecond).toBeCloseTo(96);
+    // Before a limit is known the rate grows quickly while it is read at (it may have started from one process's share).
+    const read = readAll(first, T0 + 2000, T0 + 3000);
+    expect(read.pace.ratePerSecond).toBeCloseTo(120, -1);
+    // Second 429: the limit is what was read in about the last second, never more than the rate.
+    const second = cutPace(read.pace, T0 + 3000, 1000, 0);
+    expect(second.limitPerSecond).toBeGreaterThan(0.6 * read.granted);
+    expect(second.limitPerSecond).toBeLessThanOrEqual(Math.min(read.granted, read.pace.ratePerSecond!));
+    expect(second.ratePerSecond).toBeCloseTo(0.8 * second.limitPerSecond!);
     // More 429s within a second of a cut are the same congestion: the pause grows, the rate is not cut again.
     expect(cutPace(second, T0 + 3500, 3000, 0)).toMatchObject({ ratePerSecond: second.ratePerSecond });
     expect(cutPace(second, T0 + 3500, 3000, 0).pausedUntil).toBe(T0 + 6500);
     // Additive growth up to 90 % of the limit (the landings' share is left), then only a slow probe.
     const limit = second.limitPerSecond!;
-    expect(currentRate(second, T0 + 4000 + 1000)).toBeCloseTo(96 + 0.05 * limit);
-    expect(currentRate(second, T0 + 4000 + 10_000)).toBeLessThan(limit);
-    expect(currentRate(second, T0 + 4000 + 10_000)).toBeGreaterThan(0.9 * limit);
+    expect(currentRate(second, T0 + 4000 + 1000)).toBeCloseTo(second.ratePerSecond! + 0.05 * limit);
+    const tenSeconds = readAll(second, T0 + 4000, T0 + 14_000).pace.ratePerSecond!;
+    expect(tenSeconds).toBeLessThan(limit);
+    expect(tenSeconds).toBeGreaterThan(0.9 * limit);
     // The probe passes the old limit after about twenty seconds: capacity the landings freed is found again.
-    expect(currentRate(second, T0 + 4000 + 60_000)).toBeGreaterThan(limit);
+    expect(readAll(second, T0 + 4000, T0 + 64_000).pace.ratePerSecond).toBeGreaterThan(limit);
     // Ten minutes without a 429: unpaced again.
     expect(currentRate(second, T0 + 3000 + 11 * 60_000)).toBeNull();
+  });
+
+  it('grows only while its permits are taken: an idle minute leaves the rate where it was', () => {
+    const known = { ...UNPACED, ratePerSecond: 20, limitPerSecond: 25, cutAt: T0, tokensAt: T0 };
+    // Read at for a second: it grows by the step.
+    expect(readAll(known, T0, T0 + 1000).pace.ratePerSecond).toBeCloseTo(20 + 0.05 * 25);
+    // A minute with nobody reading, then a permit: no growth at all (the bucket was full).
+    expect(takePermits(known, T0 + 60_000, undefined).next?.ratePerSecond).toBe(20);
+    // A second write never credits more than a second of growth, whatever the gap.
+    expect(currentRate(known, T0 + 60_000)).toBeCloseTo(20 + 0.05 * 25);
+    // Before a limit is known, the same: no exponential growth across a pause.
+    const starting = { ...UNPACED, ratePerSecond: 16, cutAt: T0, tokensAt: T0 };
+    expect(takePermits(starting, T0 + 60_000, undefined).next?.ratePerSecond).toBe(16);
   });
 
   it("never waits past the run's end: a Retry-After beyond it ends the wait at once", async () => {

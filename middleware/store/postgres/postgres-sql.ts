@@ -231,9 +231,9 @@ export const SQL = {
      UPDATE verify_kit_start_budgets AS b SET spent = b.spent - 1 FROM refund WHERE b.key = refund.key`,
   // The one row, locked: every sweep process's change to the pace waits for the one before.
   lockSweepPace:
-    'SELECT rate_per_second, limit_per_second, paused_until, cut_at, tokens, tokens_at FROM verify_kit_sweep_pace WHERE id = 1 FOR UPDATE',
+    'SELECT rate_per_second, limit_per_second, paused_until, cut_at, tokens, tokens_at, reads_granted FROM verify_kit_sweep_pace WHERE id = 1 FOR UPDATE',
   setSweepPace: `UPDATE verify_kit_sweep_pace SET rate_per_second = $1, limit_per_second = $2, paused_until = $3,
-       cut_at = $4, tokens = $5, tokens_at = $6 WHERE id = 1`,
+       cut_at = $4, tokens = $5, tokens_at = $6, reads_granted = $7 WHERE id = 1`,
   deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (
       SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= ${budgetNow(1)}
       LIMIT ${ENDED_BUDGETS_PER_CLEANUP} FOR UPDATE SKIP LOCKED)`,

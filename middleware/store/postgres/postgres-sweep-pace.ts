@@ -8,6 +8,7 @@ interface PaceRow {
   paused_until: string;
   cut_at: string;
   tokens: number;
+  reads_granted: number;
   tokens_at: string;
 }
 
@@ -19,6 +20,7 @@ function toPace(row: PaceRow): SweepPace {
     pausedUntil: Number(row.paused_until),
     cutAt: Number(row.cut_at),
     tokens: row.tokens,
+    readsGranted: row.reads_granted,
     tokensAt: Number(row.tokens_at),
   };
 }
@@ -31,10 +33,10 @@ export function postgresSweepPace(db: PostgresDb): Pick<VerifyStore, 'updateSwee
         const current = toPace(rows[0] as PaceRow);
         const next = apply(current);
         if (next === undefined) return current;
-        const { ratePerSecond, limitPerSecond, pausedUntil, cutAt, tokens, tokensAt } = next;
+        const { ratePerSecond, limitPerSecond, pausedUntil, cutAt, tokens, tokensAt, readsGranted } = next;
         // Whole ms in BIGINT columns.
         const times = [pausedUntil, cutAt, tokensAt].map(Math.round);
-        await queryOn(client, 'setSweepPace', [ratePerSecond, limitPerSecond, times[0], times[1], tokens, times[2]]);
+        await queryOn(client, 'setSweepPace', [ratePerSecond, limitPerSecond, times[0], times[1], tokens, times[2], readsGranted]);
         return next;
       }),
   };

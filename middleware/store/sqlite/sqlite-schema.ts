@@ -190,6 +190,10 @@ const MIGRATIONS: readonly string[] = [
      consumed_at     INTEGER
    ) STRICT;
    CREATE INDEX verify_kit_intents_user ON verify_kit_intents (user_ref, expires_at);`,
+
+  // 9: the reads every sweep process together was granted lately: a 429 records the limit as at
+  // most what was read, never a rate nobody read at.
+  `ALTER TABLE verify_kit_sweep_pace ADD COLUMN reads_granted REAL NOT NULL DEFAULT 0;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

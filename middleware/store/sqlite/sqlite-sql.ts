@@ -80,9 +80,10 @@ export const SQL = {
   refundBudget: `UPDATE verify_kit_start_budgets SET spent = spent - 1
      WHERE key = @key AND spent > 0 AND window_ends_at > @spentAt AND window_ends_at <= @spentAt + @durationMs`,
   sweepPace:
-    'SELECT rate_per_second, limit_per_second, paused_until, cut_at, tokens, tokens_at FROM verify_kit_sweep_pace WHERE id = 1',
+    'SELECT rate_per_second, limit_per_second, paused_until, cut_at, tokens, tokens_at, reads_granted FROM verify_kit_sweep_pace WHERE id = 1',
   setSweepPace: `UPDATE verify_kit_sweep_pace SET rate_per_second = @ratePerSecond, limit_per_second = @limitPerSecond,
-       paused_until = @pausedUntil, cut_at = @cutAt, tokens = @tokens, tokens_at = @tokensAt WHERE id = 1`,
+       paused_until = @pausedUntil, cut_at = @cutAt, tokens = @tokens, tokens_at = @tokensAt,
+       reads_granted = @readsGranted WHERE id = 1`,
   deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (
        SELECT key FROM verify_kit_start_budgets WHERE window_ends_at <= ? LIMIT ${ENDED_BUDGETS_PER_CLEANUP})`,
 } as const;

@@ -9,6 +9,7 @@ interface PaceRow {
   paused_until: number;
   cut_at: number;
   tokens: number;
+  reads_granted: number;
   tokens_at: number;
 }
 
@@ -19,6 +20,7 @@ function toPace(row: PaceRow): SweepPace {
     pausedUntil: row.paused_until,
     cutAt: row.cut_at,
     tokens: row.tokens,
+    readsGranted: row.reads_granted,
     tokensAt: row.tokens_at,
   };
 }
