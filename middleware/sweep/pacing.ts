@@ -105,7 +105,11 @@ export function takePermits(
   const granted = Math.min(Math.floor(tokens), Math.max(1, Math.round(limit * CHUNK_SECONDS)));
   const waitMs = granted > 0 ? 0 : Math.ceil(((1 - tokens) / limit) * 1000);
   const readsGranted = readsGrantedAt(pace, now) + granted;
-  return { granted, waitMs, next: { ...pace, ratePerSecond: rate, tokens: tokens - granted, tokensAt: now, readsGranted } };
+  return {
+    granted,
+    waitMs,
+    next: { ...pace, ratePerSecond: rate, tokens: tokens - granted, tokensAt: now, readsGranted },
+  };
 }
 
 /**

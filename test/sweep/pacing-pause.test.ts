@@ -77,7 +77,7 @@ describeEachStore('the sweep pace across pauses', (kind) => {
     await h?.dispose();
   });
 
-  it('runs a minute apart against a 20/s limit: 429s stay under 2% of reads and the limit learned is what was answered', async () => {
+  it('20 s runs a minute apart against a 20/s limit: 429s stay under 2% of reads and the limit learned is what was answered', async () => {
     h = await kind.open();
     const clock = createTestClock();
     const answer = serviceLimit(clock, 20);
@@ -85,9 +85,9 @@ describeEachStore('the sweep pace across pauses', (kind) => {
     const first = await sweepRun(h.store, clock, answer, 30, 40);
     expect(first.limited).toBeGreaterThan(0);
     const runs: RunFigures[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 2; i++) {
       clock.advance(60);
-      runs.push(await sweepRun(h.store, clock, answer, 30));
+      runs.push(await sweepRun(h.store, clock, answer, 20));
     }
     const pace = await h.store.updateSweepPace!(() => undefined);
     const figures = JSON.stringify({ first, runs, pace });
@@ -98,9 +98,10 @@ describeEachStore('the sweep pace across pauses', (kind) => {
     }
     expect(pace.limitPerSecond, figures).toBeGreaterThanOrEqual(20 / 1.5);
     expect(pace.limitPerSecond, figures).toBeLessThanOrEqual(20 * 1.5);
-    // And the runs still read near the limit (most of the 20 a second, 30 s each).
-    for (const run of runs) expect(run.reads, figures).toBeGreaterThan(0.6 * 20 * 30);
-  });
+    // And the runs still read near the limit (most of the 20 a second, 20 s each).
+    for (const run of runs) expect(run.reads, figures).toBeGreaterThan(0.6 * 20 * 20);
+    // Every read is a write of the row on the store: a few thousand transactions on a busy machine.
+  }, 120_000);
 
   it('nine idle minutes with a known limit leave the rate where it was, give or take a second of growth', async () => {
     h = await kind.open();

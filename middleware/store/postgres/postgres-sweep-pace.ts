@@ -36,7 +36,15 @@ export function postgresSweepPace(db: PostgresDb): Pick<VerifyStore, 'updateSwee
         const { ratePerSecond, limitPerSecond, pausedUntil, cutAt, tokens, tokensAt, readsGranted } = next;
         // Whole ms in BIGINT columns.
         const times = [pausedUntil, cutAt, tokensAt].map(Math.round);
-        await queryOn(client, 'setSweepPace', [ratePerSecond, limitPerSecond, times[0], times[1], tokens, times[2], readsGranted]);
+        await queryOn(client, 'setSweepPace', [
+          ratePerSecond,
+          limitPerSecond,
+          times[0],
+          times[1],
+          tokens,
+          times[2],
+          readsGranted,
+        ]);
         return next;
       }),
   };
