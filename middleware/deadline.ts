@@ -85,3 +85,13 @@ export function guardSync<T>(hook: () => T, onFailure: (error: unknown) => void)
   }
   return undefined;
 }
+
+/** Runs a callback nobody waits for: its throw or its rejection goes to `onFailure`, never to the process. */
+export function runDetached(hook: () => unknown, onFailure: (error: unknown) => void): void {
+  try {
+    const result = hook();
+    if (isThenable(result)) result.then(undefined, onFailure);
+  } catch (error) {
+    onFailure(error);
+  }
+}

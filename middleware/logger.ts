@@ -3,6 +3,7 @@
  * logger (one readable line per event in development, quiet in production), and the helpers every
  * module uses to log without leaking: errors are described by code and message only.
  */
+import { runDetached } from './deadline.ts';
 import { KitError } from './errors.ts';
 
 /** Pino-compatible: `logger.info({ ...fields }, 'message')`. */
@@ -72,21 +73,27 @@ export function defaultLogger(env: NodeJS.ProcessEnv = process.env, write?: Line
   return createConsoleLogger(write);
 }
 
-/** The logger with every call guarded: a throwing logger never disturbs a request or a sweep. */
+const guarded = new WeakSet<KitLogger>();
+const ignore = () => {
+  // nothing sensible to do: logging is best effort
+};
+
+/**
+ * The logger with every call guarded, sync and async: a logger that throws, or whose method
+ * returns a promise that rejects, never disturbs a request or a sweep, nor reaches the process.
+ * Every logger the kit is given passes through here once.
+ */
 export function safeLogger(logger: KitLogger): KitLogger;
 export function safeLogger(logger: KitLogger | undefined): KitLogger | undefined;
 export function safeLogger(logger: KitLogger | undefined): KitLogger | undefined {
-  if (logger === undefined) return undefined;
+  if (logger === undefined || guarded.has(logger)) return logger;
   const guard =
     (level: Level) =>
-    (obj: Record<string, unknown>, msg?: string): void => {
-      try {
-        logger[level](obj, msg);
-      } catch {
-        // nothing sensible to do: logging is best effort
-      }
-    };
-  return { info: guard('info'), warn: guard('warn'), error: guard('error') };
+    (obj: Record<string, unknown>, msg?: string): void =>
+      runDetached(() => logger[level](obj, msg), ignore);
+  const safe: KitLogger = { info: guard('info'), warn: guard('warn'), error: guard('error') };
+  guarded.add(safe);
+  return safe;
 }
 
 /** A loggable description of an error: code and message only (never a cause with headers). */

@@ -6,7 +6,7 @@
  * a restart does not reset them and a refused start spends nothing.
  */
 import type { Request } from 'express';
-import type { KitLogger } from '../logger.ts';
+import { safeLogger, silentLogger, type KitLogger } from '../logger.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { StartBudget, StartBudgetCounter } from '../store/types.ts';
 import { DEFAULT_IPV6_SUBNET, destinationBudgetKey, ipBudgetKey } from './limit-keys.ts';
@@ -200,7 +200,10 @@ function checkIpv6Subnet(bits: number): number {
  * Behind a proxy that Express does not trust, `req.ip` is the proxy's address: every user then
  * shares one IP budget. Says so once, the first time a forwarded header arrives untrusted.
  */
-function proxyWarning(logger: Pick<KitLogger, 'warn'> | undefined): (req: Request) => void {
+function proxyWarning(given: Pick<KitLogger, 'warn'> | undefined): (req: Request) => void {
+  // Through the one guard: a failing logger never disturbs the start.
+  const logger =
+    given === undefined ? undefined : safeLogger({ ...silentLogger, warn: (obj, msg) => given.warn(obj, msg) });
   let warned = false;
   return (req) => {
     if (warned || logger === undefined) return;

@@ -4,7 +4,7 @@
  * from the result. The client secret's value is never quoted, not even in part.
  */
 import { KitError, KitErrorCode } from '../errors.ts';
-import { defaultLogger } from '../logger.ts';
+import { defaultLogger, safeLogger } from '../logger.ts';
 import { createMessageCatalog } from '../pages/messages.ts';
 import {
   checkKnownKeys,
@@ -235,7 +235,8 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   const csrf = checkCsrf(problems, options.csrf);
   const { landing, sweep } = checkTimings(problems, options);
   problems.throwIfAny();
-  const logger = options.logger ?? defaultLogger();
+  // Every line the kit writes goes through the one guard: a failing logger never disturbs a request.
+  const logger = safeLogger(options.logger ?? defaultLogger());
 
   return {
     baseUrl: options.baseUrl,

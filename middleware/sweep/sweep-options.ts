@@ -69,9 +69,9 @@ export interface SweepWorkerOptions extends Omit<SweepOptions, 'signal'> {
   initialDelayMs?: number;
   /** How long stop() waits for in-flight reads before releasing claims anyway. Default 10 000 ms. */
   stopTimeoutMs?: number;
-  /** Called after every completed run (e.g. metrics). Exceptions it throws are logged. */
+  /** Called after every completed run (e.g. metrics); not awaited. A throw or a rejection is logged. */
   onReport?: (report: SweepReport) => void;
-  /** Called when a run fails (the store failed); the worker carries on at the next interval. */
+  /** Called when a run fails (the store failed); the worker carries on at the next interval. Not awaited; a throw or a rejection is logged. */
   onError?: (error: unknown) => void;
 }
 

@@ -7,6 +7,7 @@
  * the worker never keeps a process alive by itself; errors in a run are logged, never thrown.
  */
 import { describeError as describe, safeLogger, type KitLogger } from '../logger.ts';
+import { runDetached } from '../deadline.ts';
 import { runSweep } from './sweep.ts';
 import type { SweepDeps, SweepReport } from './sweep-report.ts';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SweepWorkerOptions } from './sweep-options.ts';
@@ -37,18 +38,17 @@ async function runAndReport<Tx>(
     const report = await runSweep(deps, { ...options.sweep, signal });
     // runSweep logs the run's line.
     record(report);
-    try {
-      options.onReport?.(report);
-    } catch (error) {
-      logger?.error({ err: describe(error) }, 'sweep worker: onReport threw');
-    }
+    // Not awaited (a hung hook never stalls the worker); a throw or a rejection is only logged.
+    runDetached(
+      () => options.onReport?.(report),
+      (error) => logger?.error({ err: describe(error) }, 'sweep worker: onReport failed'),
+    );
   } catch (error) {
     logger?.error({ err: describe(error) }, 'sweep run failed; the worker tries again at the next interval');
-    try {
-      options.onError?.(error);
-    } catch (hookError) {
-      logger?.error({ err: describe(hookError) }, 'sweep worker: onError threw');
-    }
+    runDetached(
+      () => options.onError?.(error),
+      (hookError) => logger?.error({ err: describe(hookError) }, 'sweep worker: onError failed'),
+    );
   }
 }
 
