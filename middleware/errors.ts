@@ -89,6 +89,46 @@ export interface KitErrorOptions {
 }
 
 /** The one error type of the kit: a stable `code`, the HTTP `status`, and a message that never carries a secret. */
+/** Every client secret this process's kits and clients were given, in each form a message could carry it. */
+const secretForms = new Set<string>();
+/** Shorter values are not secrets, and redacting them would garble ordinary words. */
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * Remembers a client secret (when the kit or a client is created, before any check can quote
+ * it), so that no message ever carries it: `redactSecrets` removes it as written, JSON-escaped,
+ * percent-encoded and in base64.
+ */
+export function rememberSecret(secret: unknown): void {
+  if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return;
+  for (const form of formsOf(secret)) secretForms.add(form);
+}
+
+/** The secret as written, JSON-escaped, percent-encoded and in base64. */
+function formsOf(secret: string): string[] {
+  return [
+    secret,
+    JSON.stringify(secret).slice(1, -1),
+    encodeURIComponent(secret),
+    encodeURI(secret),
+    Buffer.from(secret, 'utf8').toString('base64'),
+    Buffer.from(secret, 'utf8').toString('base64url'),
+  ];
+}
+
+/** True when `text` carries `secret` in any of its forms (a baseUrl must not). */
+export function carriesSecret(text: string, secret: unknown): boolean {
+  if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return false;
+  return formsOf(secret).some((form) => text.includes(form));
+}
+
+/** `text` with every remembered secret, in every form, replaced by [redacted]. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const form of secretForms) if (out.includes(form)) out = out.split(form).join('[redacted]');
+  return out;
+}
+
 export class KitError extends Error {
   override readonly name = 'KitError';
   readonly code: KitErrorCode;
@@ -99,7 +139,8 @@ export class KitError extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(code: KitErrorCode, message: string, options: KitErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Every message the kit raises passes here: the client secret never leaves in one.
+    super(redactSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = statusByCode[code];
     this.serviceErrorCode = options.serviceErrorCode;

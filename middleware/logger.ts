@@ -4,7 +4,7 @@
  * module uses to log without leaking: errors are described by code and message only.
  */
 import { runDetached } from './deadline.ts';
-import { KitError } from './errors.ts';
+import { KitError, redactSecrets } from './errors.ts';
 
 /** Pino-compatible: `logger.info({ ...fields }, 'message')`. */
 export interface KitLogger {
@@ -105,6 +105,6 @@ export function describeError(error: unknown): Record<string, unknown> {
       ...(error.serviceStatus === undefined ? {} : { serviceStatus: error.serviceStatus }),
     };
   }
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { message: String(error) };
+  if (error instanceof Error) return { name: error.name, message: redactSecrets(error.message) };
+  return { message: redactSecrets(String(error)) };
 }

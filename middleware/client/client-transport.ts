@@ -6,7 +6,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { connectionsProblem, type VerifyClientOptions, type VerifyClientRetry } from './client-options.ts';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { carriesSecret, KitError, KitErrorCode, rememberSecret } from '../errors.ts';
+import { BASE_URL_CARRIES_SECRET } from '../options/options-urls.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -62,6 +63,11 @@ function busyFailure(headers: Record<string, string | string[] | undefined>): Bu
 
 /** The pool and the one way to call the service; `close` ends the pool. */
 export function createTransport(options: VerifyClientOptions) {
+  // Before any check can quote it: no message ever carries the secret.
+  rememberSecret(options.clientSecret);
+  if (carriesSecret(String(options.baseUrl), options.clientSecret)) {
+    throw new KitError(KitErrorCode.InvalidOptions, BASE_URL_CARRIES_SECRET);
+  }
   const base = parseBaseUrl(options.baseUrl);
   const callHeaders = headersOfEveryCall(options);
   const timeouts = { connectMs: 5000, headersMs: 10_000, bodyMs: 10_000, ...options.timeouts };
@@ -154,7 +160,9 @@ function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
   } catch {
     throw new KitError(
       KitErrorCode.InvalidOptions,
-      `\`baseUrl\` must be an absolute http(s) URL such as https://verify.example.com; got "${baseUrl}".`,
+      // Not quoted: what does not parse cannot be stripped of credentials it may carry.
+      '`baseUrl` must be an absolute http(s) URL such as https://verify.example.com; the value given does not parse as a URL ' +
+        '(it is not shown, as it may carry credentials; credentials go in `clientId` and `clientSecret`).',
     );
   }
   if (

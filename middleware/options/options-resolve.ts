@@ -3,7 +3,7 @@
  * problems reported at once. No side effects: the factory builds the client and the start limits
  * from the result. The client secret's value is never quoted, not even in part.
  */
-import { KitError, KitErrorCode } from '../errors.ts';
+import { KitError, KitErrorCode, rememberSecret } from '../errors.ts';
 import { defaultLogger, safeLogger } from '../logger.ts';
 import { createMessageCatalog } from '../pages/messages.ts';
 import {
@@ -212,8 +212,10 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   if (!isRecord(fields)) {
     throw new KitError(KitErrorCode.InvalidOptions, 'createVerificationKit(options): options must be an object.');
   }
+  // Before any check can quote it: no message ever carries the secret.
+  rememberSecret(options.clientSecret);
   const problems = new OptionProblems('createVerificationKit');
-  checkBaseUrl(problems, options.baseUrl);
+  checkBaseUrl(problems, options.baseUrl, options.clientSecret);
   checkCredentials(problems, options.clientId, options.clientSecret);
   const platform = checkPlatform(problems, options.platform);
   const returned = checkReturnUrl(problems, options.returnUrl, platform);

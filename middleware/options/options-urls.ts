@@ -2,6 +2,7 @@
  * Checks of the kit's addresses: the service's baseUrl, the registered returnUrl (whose path is
  * the landing's) and the routes' paths. Messages quote URLs without their credentials.
  */
+import { carriesSecret } from '../errors.ts';
 import type { Platform } from '../types.ts';
 import { checkKnownKeys, optionGroup, quote, type OptionProblems } from './option-problems.ts';
 import type { ResolvedRoutes } from './options.ts';
@@ -30,19 +31,31 @@ function withoutUserinfo(value: string): string {
   return value.replace(/^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)[^/?#]*@/, '$1');
 }
 
-export function checkBaseUrl(problems: OptionProblems, value: unknown): void {
+/** The problem of a baseUrl that carries the client secret anywhere (userinfo, path, query). */
+export const BASE_URL_CARRIES_SECRET =
+  '`baseUrl` must not carry the client secret (it is not shown): pass it only as `clientSecret`, sent only in the Authorization header.';
+
+export function checkBaseUrl(problems: OptionProblems, value: unknown, clientSecret: unknown): void {
   if (typeof value !== 'string' || value === '') {
     problems.add('`baseUrl` must be the service\'s base address, e.g. "https://verify.example.com".');
     return;
   }
-  const shown = quote(withoutUserinfo(value));
+  if (carriesSecret(value, clientSecret)) {
+    problems.add(BASE_URL_CARRIES_SECRET);
+    return;
+  }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    problems.add(`\`baseUrl\` must be an absolute URL such as "https://verify.example.com": got ${shown}.`);
+    // Not quoted: what does not parse cannot be stripped of credentials it may carry.
+    problems.add(
+      '`baseUrl` must be an absolute URL such as "https://verify.example.com": the value given does not parse as a URL ' +
+        '(it is not shown, as it may carry credentials; credentials go in `clientId` and `clientSecret`).',
+    );
     return;
   }
+  const shown = quote(withoutUserinfo(value));
   if (url.username !== '' || url.password !== '') {
     problems.add(
       '`baseUrl` must not carry credentials: pass them as `clientId` and `clientSecret` (sent only in the Authorization header).',

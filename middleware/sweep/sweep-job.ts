@@ -17,6 +17,7 @@
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
 import { getPriority, setPriority } from 'node:os';
+import { redactSecrets } from '../errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import type { SweepReport } from './sweep-report.ts';
 import { parseJobConfig, USAGE, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
@@ -89,7 +90,8 @@ function redactor(env: SweepJobEnv): (line: string) => string {
   const secrets = Object.entries(env)
     .filter(([key, value]) => /SECRET|PASSWORD|TOKEN|KEY/i.test(key) && typeof value === 'string' && value.length >= 4)
     .map(([, value]) => value as string);
-  return (line) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), line);
+  // And every client secret a kit or a client of this process was given (a --config may hold one).
+  return (line) => redactSecrets(secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), line));
 }
 
 export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<string, unknown> {

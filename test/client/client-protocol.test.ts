@@ -266,6 +266,9 @@ describe('backend client protocol', () => {
     );
     expect(() =>
       createVerifyClient({ baseUrl: `https://c:${SECRET}@verify.example`, clientId: 'c', clientSecret: SECRET }),
+    ).toThrow(/`baseUrl` must not carry the client secret/);
+    expect(() =>
+      createVerifyClient({ baseUrl: 'https://c:other@verify.example', clientId: 'c', clientSecret: SECRET }),
     ).toThrow(/without query, fragment or credentials/);
     expect(() =>
       createVerifyClient({ baseUrl: 'https://verify.example', clientId: 'a:b', clientSecret: SECRET }),

@@ -26,6 +26,8 @@ const CLIENT = {
   returnUrl: 'http://localhost:3998/verify/return',
 };
 
+const USERINFO_SECRET = 'Zm9v/YmFyK2Jheg==';
+
 let dir: string;
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -42,6 +44,15 @@ beforeAll(async () => {
      };`,
   );
   writeFileSync(join(dir, 'number.config.mjs'), 'export default 42;');
+  // The secret written into baseUrl as userinfo (a `/` in it, as base64 secrets have): the URL does not parse.
+  writeFileSync(
+    join(dir, 'userinfo.config.mjs'),
+    `export default {
+       baseUrl: 'https://bin-client:${USERINFO_SECRET}@verify.example.com', clientId: 'bin-client',
+       clientSecret: '${USERINFO_SECRET}', returnUrl: 'http://localhost:3998/verify/return',
+       store: {}, actions: [],
+     };`,
+  );
 });
 afterAll(async () => {
   await emulator.close();
@@ -87,6 +98,16 @@ describe('hosted-sms-verify-kit sweep', () => {
     const number = await bin('sweep', '--once', '--config', './number.config.mjs');
     expect(number.code).toBe(1);
     expect(JSON.parse(number.stdout).message).toContain("its default export must be the kit's options, a kit");
+  });
+
+  it('a configuration whose baseUrl carries the secret is a configuration error whose line never shows it', async () => {
+    const run = await bin('sweep', '--once', '--config', './userinfo.config.mjs');
+    expect(run.code).toBe(1);
+    const line = JSON.parse(run.stdout) as { event: string; message: string };
+    expect(line).toMatchObject({ event: 'sweep_config_error' });
+    expect(line.message).toContain('`baseUrl`');
+    expect(run.stdout + run.stderr).not.toContain(USERINFO_SECRET);
+    expect(run.stdout + run.stderr).not.toContain('Zm9v');
   });
 
   it('an unknown command exits 1 listing the commands', async () => {
