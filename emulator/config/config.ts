@@ -172,14 +172,73 @@ export function parsePort(raw: string | undefined): number {
   return port;
 }
 
+/** JSON's strings and its other scalars, matched where a value starts. */
+const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+const SCALAR = /true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/** Where `text` stops being JSON: the index of the first character that cannot continue it (its length when it ends early). */
+export function jsonErrorPosition(text: string): number {
+  let i = 0;
+  const fail = (): never => {
+    throw new RangeError(String(i));
+  };
+  const space = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const token = (pattern: RegExp) => {
+    pattern.lastIndex = i;
+    const match = pattern.exec(text);
+    if (match === null) fail();
+    i += match![0].length;
+  };
+  const list = (close: string, item: () => void) => {
+    i++;
+    space();
+    if (text[i] === close) return void i++;
+    for (;;) {
+      item();
+      space();
+      if (text[i] === ',') i++;
+      else if (text[i] === close) return void i++;
+      else fail();
+    }
+  };
+  const value = (): void => {
+    space();
+    const c = text[i];
+    if (c === '{') {
+      list('}', () => {
+        space();
+        token(STRING);
+        space();
+        if (text[i] !== ':') fail();
+        i++;
+        value();
+      });
+    } else if (c === '[') list(']', value);
+    else if (c === '"') token(STRING);
+    else token(SCALAR);
+  };
+  try {
+    value();
+    space();
+    if (i < text.length) fail();
+  } catch (error) {
+    if (error instanceof RangeError) return Number(error.message);
+    throw error;
+  }
+  return i;
+}
+
 export function parseClients(raw: string | undefined): EmulatorClient[] {
   if (raw === undefined || raw.trim() === '') return [DEFAULT_CLIENT];
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
-  } catch (error) {
+  } catch {
+    // Not JSON.parse's message: it quotes the text around the mistake, which holds the secrets.
     throw new Error(
-      `EMULATOR_CLIENTS is not valid JSON (${(error as Error).message}). Expected e.g. [{"clientId":"demo-client","secret":"…","returnUrl":"http://localhost:3000/verify/return"}].`,
+      `EMULATOR_CLIENTS is not valid JSON: the mistake is at character ${jsonErrorPosition(raw)} (counting from 0, a string's mistake at its opening quote; the text is not shown, it holds client secrets). Expected e.g. [{"clientId":"demo-client","secret":"…","returnUrl":"http://localhost:3000/verify/return"}].`,
     );
   }
   return validateClients(parsed, 'EMULATOR_CLIENTS');

@@ -99,4 +99,14 @@ describe('npm run emulator', () => {
     expect(await run.exited).toBe(0);
     expect(run.output()).not.toContain(secret);
   });
+
+  it('a quoting mistake in EMULATOR_CLIENTS exits 1 naming where it is, never the secret', async () => {
+    const secret = randomBytes(12).toString('hex');
+    // The secret left unquoted: JSON.parse's own message quotes the text around the mistake.
+    const clients = `[{"clientId":"cli-client","secret": ${secret},"returnUrl":"http://localhost:3999/verify/return"}]`;
+    const run = runEmulator({ EMULATOR_PORT: '0', EMULATOR_CLIENTS: clients });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain('EMULATOR_CLIENTS is not valid JSON: the mistake is at character 36');
+    expect(run.output()).not.toContain(secret.slice(0, 6));
+  });
 });
