@@ -183,13 +183,12 @@ export function jsonErrorPosition(text: string): number {
     throw new RangeError(String(i));
   };
   const space = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+    while (i < text.length && ' \t\n\r'.includes(text.charAt(i))) i++;
   };
   const token = (pattern: RegExp) => {
     pattern.lastIndex = i;
     const match = pattern.exec(text);
-    if (match === null) fail();
-    i += match![0].length;
+    i += match === null ? fail() : match[0].length;
   };
   const list = (close: string, item: () => void) => {
     i++;

@@ -63,12 +63,7 @@ function busyFailure(headers: Record<string, string | string[] | undefined>): Bu
 
 /** The pool and the one way to call the service; `close` ends the pool. */
 export function createTransport(options: VerifyClientOptions) {
-  // Before any check can quote it: no message ever carries the secret.
-  rememberSecret(options.clientSecret);
-  if (carriesSecret(String(options.baseUrl), options.clientSecret)) {
-    throw new KitError(KitErrorCode.InvalidOptions, BASE_URL_CARRIES_SECRET);
-  }
-  const base = parseBaseUrl(options.baseUrl);
+  const base = parseBaseUrl(options.baseUrl, options.clientSecret);
   const callHeaders = headersOfEveryCall(options);
   const timeouts = { connectMs: 5000, headersMs: 10_000, bodyMs: 10_000, ...options.timeouts };
   const pool = new Pool(base.origin, {
@@ -153,7 +148,11 @@ export async function withRetries<T>(retry: Required<VerifyClientRetry>, attempt
   }
 }
 
-function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
+function parseBaseUrl(baseUrl: string, clientSecret: string): { origin: string; pathPrefix: string } {
+  // Before any check can quote it: no message ever carries the secret.
+  rememberSecret(clientSecret);
+  if (carriesSecret(String(baseUrl), clientSecret))
+    throw new KitError(KitErrorCode.InvalidOptions, BASE_URL_CARRIES_SECRET);
   let url: URL;
   try {
     url = new URL(baseUrl);
