@@ -175,6 +175,21 @@ function checkCsrf(problems: OptionProblems, value: VerificationKitOptions['csrf
   return { allowedOrigins, sessionKey, ...(replace === undefined ? {} : { dangerouslyReplaceTokenCheck: replace }) };
 }
 
+/** A pending answer reused as long as the re-check interval makes every re-check of a landing reuse it. */
+function checkPendingReuse(
+  problems: OptionProblems,
+  landing: { pendingRechecks: number; pendingRecheckIntervalMs: number; pendingReuseMs: number },
+): void {
+  const { pendingRechecks, pendingRecheckIntervalMs: interval, pendingReuseMs: reuse } = landing;
+  if (pendingRechecks === 0 || reuse === 0 || reuse < interval) return;
+  const below = Math.max(0, Math.floor(interval * 0.8));
+  problems.add(
+    `\`landing.pendingReuseMs\` (${reuse} ms) must be below \`landing.pendingRecheckIntervalMs\` (${interval} ms): ` +
+      "otherwise every re-check of a landing reuses the cached 'pending' and never reads the service. " +
+      `Pass e.g. landing: { pendingReuseMs: ${below} }, or 0 to reuse nothing.`,
+  );
+}
+
 function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 'landing' | 'sweep'>) {
   const given = optionGroup(problems, 'landing', o.landing);
   checkKnownKeys(problems, 'landing', given, [
@@ -186,19 +201,21 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
   ]);
   const sweep = optionGroup(problems, 'sweep', o.sweep);
   checkKnownKeys(problems, 'sweep', sweep, ['firstCheckAfterMs', 'maxReadsPerSecond']);
+  const landing = {
+    pendingRechecks: nonNegative(problems, 'landing.pendingRechecks', given.pendingRechecks, 3),
+    pendingRecheckIntervalMs: nonNegative(
+      problems,
+      'landing.pendingRecheckIntervalMs',
+      given.pendingRecheckIntervalMs,
+      600,
+    ),
+    refreshSeconds: nonNegative(problems, 'landing.refreshSeconds', given.refreshSeconds, 3, false),
+    refreshWindowMs: nonNegative(problems, 'landing.refreshWindowMs', given.refreshWindowMs, 5 * 60_000),
+    pendingReuseMs: nonNegative(problems, 'landing.pendingReuseMs', given.pendingReuseMs, PENDING_REUSE_MS),
+  };
+  checkPendingReuse(problems, landing);
   return {
-    landing: {
-      pendingRechecks: nonNegative(problems, 'landing.pendingRechecks', given.pendingRechecks, 3),
-      pendingRecheckIntervalMs: nonNegative(
-        problems,
-        'landing.pendingRecheckIntervalMs',
-        given.pendingRecheckIntervalMs,
-        600,
-      ),
-      refreshSeconds: nonNegative(problems, 'landing.refreshSeconds', given.refreshSeconds, 3, false),
-      refreshWindowMs: nonNegative(problems, 'landing.refreshWindowMs', given.refreshWindowMs, 5 * 60_000),
-      pendingReuseMs: nonNegative(problems, 'landing.pendingReuseMs', given.pendingReuseMs, PENDING_REUSE_MS),
-    },
+    landing,
     sweep: {
       firstCheckAfterMs: nonNegative(problems, 'sweep.firstCheckAfterMs', sweep.firstCheckAfterMs, 3 * 60_000),
       maxReadsPerSecond: checkReadCap(problems, sweep.maxReadsPerSecond, 'sweep.maxReadsPerSecond'),

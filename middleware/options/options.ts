@@ -81,8 +81,9 @@ export interface LandingOptions {
   refreshWindowMs?: number;
   /**
    * Reads of one session's status coalesce in this instance: one in flight at a time, and a
-   * `pending` answer is reused this long, so a flood of landings costs a few reads a second. Keep
-   * it below pendingRecheckIntervalMs (a landing's re-check then always reads). Default 500 ms; 0
+   * `pending` answer is reused this long, so a flood of landings costs a few reads a second. It must
+   * be below pendingRecheckIntervalMs when there are re-checks (a landing's re-check then always
+   * reads; the kit refuses it otherwise). Default 500 ms; 0
    * reuses nothing (reads in flight are still shared).
    */
   pendingReuseMs?: number;

@@ -279,6 +279,26 @@ describe('grouped options', () => {
     expect(configError({ sweep: { maxReadsPerSecond: 0 } })).toContain('`sweep.maxReadsPerSecond` must be a positive');
   });
 
+  it("landing.pendingReuseMs at or above the re-check interval is refused with the fix: every re-check would reuse the cached 'pending'", () => {
+    const message = configError({ landing: { pendingRecheckIntervalMs: 300, pendingReuseMs: 1000 } });
+    expect(message).toContain(
+      '`landing.pendingReuseMs` (1000 ms) must be below `landing.pendingRecheckIntervalMs` (300 ms)',
+    );
+    expect(message).toContain('landing: { pendingReuseMs: 240 }');
+    // The default reuse (500 ms) under a shorter interval given alone: the same problem, named.
+    expect(configError({ landing: { pendingRecheckIntervalMs: 400 } })).toContain('`landing.pendingReuseMs` (500 ms)');
+    // Below the interval, no re-checks at all, or no reuse: accepted.
+    expect(() =>
+      createVerificationKit(options({ landing: { pendingRecheckIntervalMs: 300, pendingReuseMs: 250 } })),
+    ).not.toThrow();
+    expect(() =>
+      createVerificationKit(options({ landing: { pendingRechecks: 0, pendingReuseMs: 5000 } })),
+    ).not.toThrow();
+    expect(() =>
+      createVerificationKit(options({ landing: { pendingRecheckIntervalMs: 100, pendingReuseMs: 0 } })),
+    ).not.toThrow();
+  });
+
   it("sweep.maxReadsPerSecond is accepted and resolved as the kit sweeps' default cap", async () => {
     const kit = createVerificationKit(options({ sweep: { maxReadsPerSecond: 25 } }));
     expect(contextOf(kit).sweep).toMatchObject({ maxReadsPerSecond: 25 });
