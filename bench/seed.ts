@@ -102,7 +102,11 @@ async function completeSessions(loop: SeedLoop, done: SeedAttempt[]): Promise<vo
 
 /** POST /_control/reset: clears the emulator's sessions, outbox, idempotency keys and stats. */
 export async function resetEmulator(emulatorUrl: string): Promise<void> {
-  const response = await fetch(`${emulatorUrl}/_control/reset`, { method: 'POST' });
+  const response = await fetch(`${emulatorUrl}/_control/reset`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   if (!response.ok) throw new Error(`emulator reset answered ${response.status}`);
   await response.arrayBuffer();
 }

@@ -66,9 +66,9 @@ interface EmulatorStats {
 
 async function control<T>(emulatorUrl: string, method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
   const init =
-    body === undefined
+    method === 'GET'
       ? { method }
-      : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+      : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) };
   const response = await fetch(`${emulatorUrl}/_control${path}`, init);
   if (!response.ok) throw new Error(`emulator ${method} ${path} answered ${response.status}`);
   return (await response.json()) as T;

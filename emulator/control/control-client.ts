@@ -81,7 +81,10 @@ export function emulatorControl(url: string): EmulatorControl {
   async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${base}${path}`, {
       method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      // Every control POST carries JSON (the emulator refuses the content types a page on another site could send).
+      ...(method === 'GET'
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) }),
     });
     const text = await response.text();
     const parsed = (text === '' ? {} : JSON.parse(text)) as { errorCode?: string; message?: string };

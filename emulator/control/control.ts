@@ -42,9 +42,40 @@ export function loopbackOnly(req: Request, res: Response, next: NextFunction): v
   next();
 }
 
+/** An Origin header naming a loopback site (`http(s)://` a loopback Host); `null` and anything else is foreign. */
+function isLoopbackOrigin(origin: string): boolean {
+  const match = /^https?:\/\/([^/]+)$/i.exec(origin);
+  return match !== null && isLoopbackHost(match[1]);
+}
+
+/**
+ * A page on another site in the developer's browser can send a simple request (a form, or
+ * `text/plain`) without asking first: a control POST must come from no browser or from a loopback
+ * page (its Origin, and `Sec-Fetch-Site` not `cross-site`), and carry `application/json`, which no
+ * simple request can.
+ */
+export function sameSiteJsonOnly(req: Request, res: Response, next: NextFunction): void {
+  if (req.method !== 'POST') return next();
+  const origin = req.headers.origin;
+  if ((origin !== undefined && !isLoopbackOrigin(origin)) || req.headers['sec-fetch-site'] === 'cross-site') {
+    sendError(res, 403, 'cross_site_request', 'The control API answers no request from another site.');
+    return;
+  }
+  if (!req.is('application/json')) {
+    sendError(
+      res,
+      415,
+      'unsupported_media_type',
+      'A control POST must carry a JSON body (Content-Type: application/json).',
+    );
+    return;
+  }
+  next();
+}
+
 export function controlRouter(context: EmulatorContext): express.Router {
   const router = express.Router();
-  router.use(loopbackOnly, express.json({ limit: '16kb' }));
+  router.use(loopbackOnly, sameSiteJsonOnly, express.json({ limit: '16kb' }));
   mountClockAndFaults(router, context);
   mountRateLimits(router, context);
   mountReads(router, context);

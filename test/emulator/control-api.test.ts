@@ -106,6 +106,47 @@ describe('control API and dev inbox refuse a rebinding Host (DNS rebinding from 
   });
 });
 
+describe("control API refuses cross-site requests (a page in the developer's browser posting a simple form)", () => {
+  const post = (path: string, headers: Record<string, string>, body = '{}') =>
+    fetch(`${emulator.url}/_control${path}`, { method: 'POST', headers, body });
+
+  it('a text/plain POST from a foreign Origin cannot reset the emulator: a verified session stays verified', async () => {
+    const { sessionId } = await newSession(emulator.url, WEB_CLIENT);
+    await emulator.control.completeSession(sessionId, 'verified');
+    const reset = await post('/reset', { origin: 'https://evil.example', 'content-type': 'text/plain' }, 'x');
+    expect(reset.status).toBe(403);
+    expect((await readSession(emulator.url, WEB_CLIENT, sessionId)).body).toMatchObject({ status: 'verified' });
+  });
+
+  it.each<[string, Record<string, string>]>([
+    ['a foreign Origin, even with JSON', { origin: 'https://evil.example', 'content-type': 'application/json' }],
+    [
+      'Sec-Fetch-Site: cross-site, even with JSON',
+      { 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' },
+    ],
+    ['a simple content type from no Origin', { 'content-type': 'text/plain' }],
+    ['a form from no Origin', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ['no content type at all', {}],
+  ])('POST /_control/clock with %s is refused', async (_what, headers) => {
+    const response = await post('/clock', headers, JSON.stringify({ advanceSeconds: 60 }));
+    expect(response.status).toBe(headers['content-type'] === 'application/json' ? 403 : 415);
+  });
+
+  it('a loopback Origin, same-origin Sec-Fetch-Site, or none, with application/json, is served', async () => {
+    const callers: Record<string, string>[] = [
+      { origin: emulator.url },
+      { origin: 'http://localhost:3000' },
+      { 'sec-fetch-site': 'same-origin' },
+      { 'sec-fetch-site': 'none' },
+      {},
+    ];
+    for (const headers of callers) {
+      const response = await post('/clock', { ...headers, 'content-type': 'application/json' }, '{"advanceSeconds":0}');
+      expect({ headers, status: response.status }).toEqual({ headers, status: 200 });
+    }
+  });
+});
+
 describe('outbox, inbox and clock', () => {
   it('lists messages oldest first on /_control/outbox and newest first on /_dev/inbox', async () => {
     const first = await newSession(emulator.url, WEB_CLIENT, { destination: '+15550000001' });
