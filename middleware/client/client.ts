@@ -6,6 +6,7 @@
  * sent only in the Authorization header: no error, log line or property ever carries them.
  */
 import {
+  BusyFailure,
   createTransport,
   errorCodeOf,
   RetryableFailure,
@@ -13,10 +14,10 @@ import {
   type JsonObject,
   type ServiceResponse,
 } from './client-transport.ts';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { inSpan, SpanName } from '../telemetry.ts';
 import type { CreateSessionInput, CreatedSession, SessionStatus, VerifyClient } from '../types.ts';
-import type { VerifyClientOptions } from './client-options.ts';
+import type { VerifyClientOptions, VerifyClientRetry } from './client-options.ts';
 
 export type { VerifyClientOptions, VerifyClientRetry, VerifyClientTimeouts } from './client-options.ts';
 
@@ -47,19 +48,7 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
     }
     const body = JSON.stringify({ ...input, channel: 'sms' });
     const headers = { 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
-    const response = await withRetries(retry, async () => {
-      const answer = await call('POST', '/session', headers, body);
-      if (answer.status === 409 && errorCodeOf(answer.body) === 'idempotency_request_in_flight') {
-        // The first try is still running on the service: wait and ask again with the same key.
-        throw new RetryableFailure(
-          new KitError(KitErrorCode.ServiceUnavailable, 'The verification service was still processing this attempt.', {
-            serviceStatus: 409,
-            serviceErrorCode: 'idempotency_request_in_flight',
-          }),
-        );
-      }
-      return answer;
-    });
+    const response = await createWithRetries(call, retry, headers, body);
     if (response.status !== 200 || response.body.isSuccess !== true) throw rejection('POST /session', response);
     return parseCreatedSession(response);
   }
@@ -130,4 +119,38 @@ function parseSessionStatus(body: JsonObject): SessionStatus {
     default:
       throw new KitError(KitErrorCode.ServiceProtocolError, 'GET /session/{id} answered without a known status.');
   }
+}
+
+/**
+ * POST /session with its retries. `service_busy` says no session exists (the start is given back),
+ * so it is thrown only when every try met a 429; after a try that may have created the session
+ * (a lost answer, a 5xx, one still in flight), that try's error is thrown instead.
+ */
+async function createWithRetries(
+  call: ReturnType<typeof createTransport>['call'],
+  retry: Required<VerifyClientRetry>,
+  headers: Record<string, string>,
+  body: string,
+): Promise<ServiceResponse> {
+  let mayHaveCreated: KitError | undefined;
+  return withRetries(retry, async () => {
+    try {
+      const answer = await call('POST', '/session', headers, body);
+      if (answer.status === 409 && errorCodeOf(answer.body) === 'idempotency_request_in_flight') {
+        // The first try is still running on the service: wait and ask again with the same key.
+        throw new RetryableFailure(
+          new KitError(KitErrorCode.ServiceUnavailable, 'The verification service was still processing this attempt.', {
+            serviceStatus: 409,
+            serviceErrorCode: 'idempotency_request_in_flight',
+          }),
+        );
+      }
+      return answer;
+    } catch (error) {
+      if (error instanceof RetryableFailure && !(error instanceof BusyFailure)) mayHaveCreated ??= error.failure;
+      throw error;
+    }
+  }).catch((error: unknown) => {
+    throw isKitError(error, KitErrorCode.ServiceBusy) && mayHaveCreated !== undefined ? mayHaveCreated : error;
+  });
 }
