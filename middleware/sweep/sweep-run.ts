@@ -21,8 +21,8 @@ import { computeNextCheckAt } from './schedule.ts';
 import { emptyReport, type SweepDeps, type SweepReport } from './sweep-report.ts';
 import { SWEEP_WINDOW_MS, type ResolvedSweepOptions, type SweepOptions } from './sweep-options.ts';
 import { countOutcomes } from '../telemetry.ts';
-import { DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
 import { createPacer, type Pacer } from './pacing.ts';
+import { deliveryStop, runBudget, withinBudget } from './time-budget.ts';
 
 /** Errors worth retrying soon: the service was unreachable or answered garbage. */
 const TRANSIENT: ReadonlySet<string> = new Set([KitErrorCode.ServiceUnavailable, KitErrorCode.ServiceProtocolError]);
@@ -57,6 +57,8 @@ interface Run<Tx> {
   logger: KitLogger | undefined;
   signal: AbortSignal | undefined;
   startedAt: number;
+  /** No read starts after this (performance.now()); the rest of the budget finishes what started. */
+  readsEndAt: number;
   report: SweepReport;
   /** Asks the store to also write outcome events (only when an onOutcome hook is set). */
   event: OutcomeRecording | undefined;
@@ -107,35 +109,19 @@ export async function sweepOnce<Tx>(
   return finishReport(run);
 }
 
-/**
- * The deps with the integrator's callbacks (fulfil, onOutcome) given no more than what is left of
- * the run's time budget: `timeBudgetMs` bounds the run, whatever a callback does.
- */
-function withinBudget<Tx>(deps: SweepDeps<Tx>, endsAt: number): SweepDeps<Tx> {
-  const given = deps.hookTimeouts;
-  return {
-    ...deps,
-    get hookTimeouts() {
-      const left = Math.max(1, Math.ceil(endsAt - performance.now()));
-      return {
-        fulfil: Math.min(given?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil, left),
-        onOutcome: Math.min(given?.onOutcome ?? DEFAULT_HOOK_TIMEOUTS.onOutcome, left),
-      };
-    },
-  };
-}
-
 function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: SweepOptions): Run<Tx> {
   // The run's warnings go to its own logger, else to the kit's; a throwing logger never stops a check.
   const logger = safeLogger(options.logger ?? deps.logger);
   const startedAt = performance.now();
   const logged = { ...deps, logger: safeLogger(deps.logger) ?? logger };
+  const budget = runBudget(opts.timeBudgetMs, deps.hookTimeouts);
   return {
-    deps: withinBudget(logged, startedAt + opts.timeBudgetMs),
+    deps: withinBudget(logged, startedAt, budget),
     opts,
     logger,
     signal: options.signal,
     startedAt,
+    readsEndAt: startedAt + budget.readingMs,
     report: emptyReport(opts.owner),
     event: deps.onOutcome === undefined ? undefined : { source: 'sweep' },
     // Two groups in flight at the default concurrency of 4: one works while the other waits for its commit.
@@ -148,7 +134,7 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
       store: deps.store,
       cap: opts.maxReadsPerSecond,
       signal: options.signal,
-      deadline: Date.now() + opts.timeBudgetMs,
+      deadline: Date.now() + budget.readingMs,
     }),
     applying: new Set(),
     lastOfIntent: new Map(),
@@ -161,10 +147,11 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
   };
 }
 
+/** Why the run starts no more reads, or null while it may. */
 function stopReason<Tx>(run: Run<Tx>): SweepReport['stoppedBy'] {
   if (run.report.stoppedBy !== null) return run.report.stoppedBy;
   if (run.signal?.aborted === true) return 'signal';
-  if (performance.now() >= run.startedAt + run.opts.timeBudgetMs) return 'time_budget';
+  if (performance.now() >= run.readsEndAt) return 'time_budget';
   return null;
 }
 
@@ -379,7 +366,8 @@ async function deliverOutcomes<Tx>(run: Run<Tx>): Promise<void> {
     owner: run.opts.owner,
     leaseMs: run.opts.leaseMs,
     limit: run.opts.batchSize,
-    shouldStop: () => stopReason(run) !== null,
+    // Within every run, one that stopped reading on its budget included: at least a batch, in the time kept for it.
+    shouldStop: deliveryStop(run.startedAt + run.opts.timeBudgetMs, run.signal),
   });
   run.report.outcomesDelivered = delivery.delivered;
   run.report.outcomeDeliveryErrors = delivery.failed;

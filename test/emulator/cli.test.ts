@@ -101,7 +101,8 @@ describe('npm run emulator', () => {
   });
 
   it('a quoting mistake in EMULATOR_CLIENTS exits 1 naming where it is, never the secret', async () => {
-    const secret = randomBytes(12).toString('hex');
+    // A letter first: a leading digit would read as the start of a number, moving the mistake.
+    const secret = `k${randomBytes(12).toString('hex')}`;
     // The secret left unquoted: JSON.parse's own message quotes the text around the mistake.
     const clients = `[{"clientId":"cli-client","secret": ${secret},"returnUrl":"http://localhost:3999/verify/return"}]`;
     const run = runEmulator({ EMULATOR_PORT: '0', EMULATOR_CLIENTS: clients });

@@ -13,7 +13,8 @@ import type { Database } from 'better-sqlite3';
 import { useTestEmulator, type TestEmulator } from './emulator.ts';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
-import type { Attempt } from '../../middleware/store/types.ts';
+import type { Attempt, VerifyStore } from '../../middleware/store/types.ts';
+import type { StoreUnderTest } from './stores.ts';
 import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
@@ -64,6 +65,51 @@ export function duplicateEffects(db: Database): { session_id: string; n: number 
 /** The suite's emulator with the sweep's client registered (attempts are created as real sessions in it). */
 export function useSweepEmulator(): TestEmulator {
   return useTestEmulator({ clients: [{ clientId: CLIENT_ID, secret: CLIENT_SECRET, returnUrl: RETURN_URL }] });
+}
+
+/** The sweep's action over a store under test: one `effects` row per fulfilment, in the store's transaction. */
+export function sweepDeps(h: StoreUnderTest, store: VerifyStore<unknown>, verifyClient: VerifyClient, by: string) {
+  const effect = h.effect(by);
+  const action: ActionDefinition<unknown> = {
+    name: ACTION,
+    operationSensitivity: 'normal',
+    successPath: '/done',
+    fulfil: (tx, attempt) => effect(tx, attempt as never),
+  };
+  // Ten minutes on: every attempt is due.
+  const deps: SweepDeps<unknown> = {
+    client: verifyClient,
+    store,
+    actions: new Map([[ACTION, action]]),
+    now: () => Date.now() + 10 * 60_000,
+  };
+  return deps;
+}
+
+/** `n` verified sessions in the emulator, each with its pending attempt in the store. */
+export async function verifiedAttempts(
+  emu: TestEmulator,
+  store: VerifyStore<unknown>,
+  verifyClient: VerifyClient,
+  n: number,
+) {
+  for (let i = 0; i < n; i++) {
+    const state = randomBytes(16).toString('base64url');
+    const userRef = `user-${randomBytes(4).toString('hex')}`;
+    const input = { returnUrl: RETURN_URL, destination: '+15550100001', userRef, state, platform: 'web' as const };
+    const session = await verifyClient.createSession({ ...input, operationSensitivity: 'normal' }, `k-${state}`);
+    await store.insertAttempt({
+      ...input,
+      sessionId: session.sessionId,
+      action: ACTION,
+      params: {},
+      returnTo: '/done',
+      sensitivity: 'normal',
+      createdAt: Date.now(),
+      nextCheckAt: Date.now(),
+    });
+    await emu.control.completeSession(session.sessionId, 'verified');
+  }
 }
 
 export function client(url: string, overrides: { headersMs?: number; statusReadAttempts?: number } = {}): VerifyClient {

@@ -4,18 +4,16 @@
  * starts from it, `maxReadsPerSecond` holds across processes, and a sweep against a limited service
  * still fulfils every verified attempt exactly once. Same suites on every store.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KitError, KitErrorCode } from '../../middleware/errors.ts';
 import { createPacer, currentRate, cutPace, takePermits, UNPACED } from '../../middleware/sweep/pacing.ts';
 import { resolveSweepOptions } from '../../middleware/sweep/sweep-options.ts';
 import { parseJobConfig } from '../../middleware/sweep/sweep-job-args.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
-import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
-import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
+import type { VerifyClient } from '../../middleware/types.ts';
 import type { SweepPace, VerifyStore } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
-import { ACTION, RETURN_URL, client, useSweepEmulator } from '../support/sweep-bench.ts';
+import { client, sweepDeps, useSweepEmulator, verifiedAttempts } from '../support/sweep-bench.ts';
 
 const T0 = 1_700_000_000_000;
 /** Takes every permit the pace hands out, every 10 ms from `from` to `to`; `granted`: those of the last second. */
@@ -126,46 +124,6 @@ describe('pacing arithmetic', () => {
 
 const emu = useSweepEmulator();
 
-/** The sweep's action over a store under test: one `effects` row per fulfilment, in the store's transaction. */
-function sweepDeps(h: StoreUnderTest, store: VerifyStore<unknown>, verifyClient: VerifyClient, by: string) {
-  const effect = h.effect(by);
-  const action: ActionDefinition<unknown> = {
-    name: ACTION,
-    operationSensitivity: 'normal',
-    successPath: '/done',
-    fulfil: (tx, attempt) => effect(tx, attempt as never),
-  };
-  // Ten minutes on: every attempt is due.
-  const deps: SweepDeps<unknown> = {
-    client: verifyClient,
-    store,
-    actions: new Map([[ACTION, action]]),
-    now: () => Date.now() + 10 * 60_000,
-  };
-  return deps;
-}
-
-/** `n` verified sessions in the useSweepEmulator, each with its pending attempt in the store. */
-async function verifiedAttempts(store: VerifyStore<unknown>, verifyClient: VerifyClient, n: number) {
-  for (let i = 0; i < n; i++) {
-    const state = randomBytes(16).toString('base64url');
-    const userRef = `user-${randomBytes(4).toString('hex')}`;
-    const input = { returnUrl: RETURN_URL, destination: '+15550100001', userRef, state, platform: 'web' as const };
-    const session = await verifyClient.createSession({ ...input, operationSensitivity: 'normal' }, `k-${state}`);
-    await store.insertAttempt({
-      ...input,
-      sessionId: session.sessionId,
-      action: ACTION,
-      params: {},
-      returnTo: '/done',
-      sensitivity: 'normal',
-      createdAt: Date.now(),
-      nextCheckAt: Date.now(),
-    });
-    await emu.control.completeSession(session.sessionId, 'verified');
-  }
-}
-
 describeEachStore('sweep pacing', (kind) => {
   let h: StoreUnderTest;
   let verifyClient: VerifyClient;
@@ -198,7 +156,7 @@ describeEachStore('sweep pacing', (kind) => {
 
   it('backs off on 429 and still fulfils every verified attempt exactly once', async () => {
     h = await kind.open();
-    await verifiedAttempts(h.store, verifyClient, 40);
+    await verifiedAttempts(emu, h.store, verifyClient, 40);
     await emu.control.setRateLimits({ statusReadsPerSecond: 15 });
     const report = await runSweep(sweepDeps(h, h.store, verifyClient, 'sweep'), { concurrency: 8 });
     expect(report).toMatchObject({ fulfilled: 40, errors: 0, released: 0 });
@@ -215,7 +173,7 @@ describeEachStore('sweep pacing', (kind) => {
 
   it('stops within its time budget when the Retry-After outlasts it, and hands its claims back', async () => {
     h = await kind.open();
-    await verifiedAttempts(h.store, verifyClient, 6);
+    await verifiedAttempts(emu, h.store, verifyClient, 6);
     await emu.control.setRateLimits({ statusReadsPerSecond: 0.01 }); // Retry-After: 100 s
     const began = Date.now();
     const report = await runSweep(sweepDeps(h, h.store, verifyClient, 'sweep'), { timeBudgetMs: 3000 });
@@ -229,7 +187,7 @@ describeEachStore('sweep pacing', (kind) => {
   it('holds maxReadsPerSecond across two sweep processes', async () => {
     h = await kind.open();
     const other = await h.openAnother();
-    await verifiedAttempts(h.store, verifyClient, 40);
+    await verifiedAttempts(emu, h.store, verifyClient, 40);
     const cap = { maxReadsPerSecond: 16, concurrency: 4, batchSize: 10 };
     const began = Date.now();
     const reports = await Promise.all([

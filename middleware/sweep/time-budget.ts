@@ -1,0 +1,53 @@
+/**
+ * A sweep run's time budget (`timeBudgetMs`). The end of the budget is kept for finishing what the
+ * run started: no read starts in its last half, or in its last `hookTimeouts.fulfil` (or onOutcome,
+ * the longer) when that is shorter. A fulfilment after a read the run started, and outcome delivery
+ * (at least a batch in every run), get at least that finishing time as their deadline, so a run ends
+ * within its budget plus that share at most, whatever a callback does.
+ */
+import { DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
+import type { SweepDeps } from './sweep-report.ts';
+
+const FINISH_SHARE = 0.5;
+
+export interface RunBudget {
+  /** No read starts after this many ms of the run. */
+  readingMs: number;
+  /** What every callback of the run is given at least (its own timeout permitting). */
+  finishingMs: number;
+}
+
+export function runBudget(timeBudgetMs: number, hookTimeouts: SweepDeps<unknown>['hookTimeouts']): RunBudget {
+  const longest = Math.max(
+    hookTimeouts?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil,
+    hookTimeouts?.onOutcome ?? DEFAULT_HOOK_TIMEOUTS.onOutcome,
+  );
+  const finishingMs = Math.min(timeBudgetMs * FINISH_SHARE, longest);
+  return { readingMs: timeBudgetMs - finishingMs, finishingMs };
+}
+
+/**
+ * The deps with the integrator's callbacks (fulfil, onOutcome) given what is left of the run's
+ * time budget, and never less than its finishing time: a read the run started deserves a real
+ * deadline for its fulfilment.
+ */
+export function withinBudget<Tx>(deps: SweepDeps<Tx>, startedAt: number, budget: RunBudget): SweepDeps<Tx> {
+  const given = deps.hookTimeouts;
+  const endsAt = startedAt + budget.readingMs + budget.finishingMs;
+  return {
+    ...deps,
+    get hookTimeouts() {
+      const left = Math.max(budget.finishingMs, Math.ceil(endsAt - performance.now()));
+      return {
+        fulfil: Math.min(given?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil, left),
+        onOutcome: Math.min(given?.onOutcome ?? DEFAULT_HOOK_TIMEOUTS.onOutcome, left),
+      };
+    },
+  };
+}
+
+/** When outcome delivery stops claiming: never before its first batch (unless stopped by a signal), then at the budget's end. */
+export function deliveryStop(endsAt: number, signal: AbortSignal | undefined): () => boolean {
+  let batches = 0;
+  return () => signal?.aborted === true || (batches++ > 0 && performance.now() >= endsAt);
+}
