@@ -76,6 +76,14 @@ export const config = {
   /** The simulated day: starts over 24 h of virtual time, and the seed of its traffic model. */
   dayStarts: intEnv('BENCH_DAY_STARTS', 1000),
   daySeed: intEnv('BENCH_DAY_SEED', 45),
+  /**
+   * Sweep runs of the rate-limited phase, each of BENCH_RATE_LIMITED_RUN_MS, BENCH_RATE_LIMITED_PAUSE_MS
+   * apart (the worker's interval): the pace learned in one run must hold after the pause. 1 (the
+   * default): one run until every attempt is fulfilled (BENCH_SWEEP_BUDGET_MS).
+   */
+  rateLimitedRuns: intEnv('BENCH_RATE_LIMITED_RUNS', 1),
+  rateLimitedRunMs: intEnv('BENCH_RATE_LIMITED_RUN_MS', 30_000),
+  rateLimitedPauseMs: intEnv('BENCH_RATE_LIMITED_PAUSE_MS', 60_000, 0),
   rawRequests: intEnv('BENCH_RAW_REQUESTS', 15_000),
   rawMaxMs: intEnv('BENCH_RAW_MAX_MS', 10_000),
   seedConcurrency: intEnv('BENCH_SEED_CONCURRENCY', 16),

@@ -145,6 +145,8 @@ function rateLimitedLines(r: RateLimitedFigures): string[] {
       `grants ${r.grants}, ${r.distinctGrants} distinct); landings' reads ${r.landingReadsPerSecond}/s, so the target ` +
       `0.85 x (${r.limitPerSecond} - ${r.landingReadsPerSecond}) = ${r.targetRate}/s`,
     `  landings' grants ${r.landingGrants}, ${r.landingDistinctGrants} distinct`,
+    `  sweep runs ${r.runs}${r.runs > 1 ? `, ${r.pauseMs / 1000} s apart` : ''}; the limit the shared pace learned after each: ` +
+      r.learnedLimits.map((l) => (l === null ? 'none' : String(l))).join(', '),
     `  reads ${r.reads}, answered 429: ${r.limited} (${(r.limitedShare * 100).toFixed(2)}%; the sweeps met ` +
       `${r.rateLimitedByProcess.join(' + ')} of them)`,
   ];

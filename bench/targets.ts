@@ -6,6 +6,7 @@ import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison } from './phases/interleaved.ts';
 import type { PgSweepFigures } from './phases/pg-sweep.ts';
 import type { RateLimitedFigures } from './phases/rate-limited.ts';
+import { round1 } from './measure.ts';
 import type { BenchResults } from './phases/run-all.ts';
 import type { SweepFigures } from './phases/sweep.ts';
 
@@ -72,6 +73,12 @@ function rateLimitedTargets(r: RateLimitedFigures): Target[] {
       target: `>= ${r.targetRate}/s`,
       value: `${r.sweepRate}/s`,
       met: r.sweepRate >= r.targetRate,
+    },
+    {
+      name: `${name}: the limit the shared pace learned, after each of ${r.runs} run(s) ${r.pauseMs / 1000} s apart`,
+      target: `${round1(r.limitPerSecond / 1.5)} to ${r.limitPerSecond * 1.5} (within 1.5x of R)`,
+      value: r.learnedLimits.map((l) => (l === null ? 'none' : String(l))).join(', '),
+      met: r.learnedLimits.every((l) => l === null || (l >= r.limitPerSecond / 1.5 && l <= r.limitPerSecond * 1.5)),
     },
     {
       name: `${name}: share of all reads answered 429`,

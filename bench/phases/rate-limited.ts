@@ -39,6 +39,11 @@ export interface RateLimitedFigures {
   alone: LandingStream;
   withSweep: LandingStream;
   sweepWallMs: number;
+  /** Sweep runs, and the pauses between them (ms). */
+  runs: number;
+  pauseMs: number;
+  /** The limit the sweeps' shared pace had learned after each run (null: none learned). */
+  learnedLimits: (number | null)[];
   fulfilledByProcess: number[];
   sweepRate: number;
   /** Status reads the landings made a second while the sweeps ran (all reads minus the sweeps'). */
@@ -188,19 +193,56 @@ export async function rateLimitedPhase(emulatorUrl: string, client: SeedClient):
       timeBudgetMs: config.sweepBudgetMs,
       nice: DEFAULT_SWEEP_NICE,
     };
-    const sweeps = Promise.all(
-      children.map((c) => c.call<SweepChildResult>('sweep', args, config.sweepBudgetMs + 120_000)),
-    );
+    const sweeps = sweepRuns(children, args, database);
     const withSweep = await landingStream(side, cookie, landings, config.rateLimitedLandings, sweeps);
-    const results = await sweeps;
-    const wallMs = performance.now() - w0;
+    const { results, sweepMs, learnedLimits } = await sweeps;
     const after = await control<EmulatorStats>(emulatorUrl, 'GET', '/stats');
-    return figuresOf({ alone, withSweep, results, wallMs, before, after, grants: await grantCounts(database) });
+    const grants = await grantCounts(database);
+    log(`rate-limited: ${results.length} run(s), limits learned ${JSON.stringify(learnedLimits)}`);
+    const processes = children.length;
+    const figures = { alone, withSweep, results, processes, wallMs: performance.now() - w0, sweepMs, before, after };
+    return figuresOf({ ...figures, grants, learnedLimits });
   } finally {
     await control(emulatorUrl, 'POST', '/rate-limits', { statusReadsPerSecond: 0 }).catch(() => undefined);
     await Promise.all([...apps, ...children].map((c) => c.stop()));
     await database.drop();
   }
+}
+
+type SweepCallArgs = Record<string, unknown> & { timeBudgetMs: number };
+
+/**
+ * The sweeps: one run per process until done (one run), or `rateLimitedRuns` runs of
+ * `rateLimitedRunMs` with `rateLimitedPauseMs` between them, as a worker on its interval. Each
+ * run's reports, the time the runs took (pauses left out) and the limit learned after each.
+ */
+async function sweepRuns(children: Child[], args: SweepCallArgs, database: TestDatabase) {
+  const runs = config.rateLimitedRuns;
+  const budget = runs === 1 ? args.timeBudgetMs : config.rateLimitedRunMs;
+  const results: SweepChildResult[] = [];
+  const learnedLimits: (number | null)[] = [];
+  let sweepMs = 0;
+  for (let run = 0; run < runs; run++) {
+    if (run > 0) await sleep(config.rateLimitedPauseMs);
+    const r0 = performance.now();
+    const reports = await Promise.all(
+      children.map((c) => c.call<SweepChildResult>('sweep', { ...args, timeBudgetMs: budget }, budget + 120_000)),
+    );
+    sweepMs += performance.now() - r0;
+    results.push(...reports);
+    learnedLimits.push(await learnedLimit(database));
+    if (reports.every((r) => r.report.claimed === 0)) break;
+  }
+  return { results, sweepMs, learnedLimits };
+}
+
+/** The limit the sweep processes' shared pace holds (the kit's pace row). */
+async function learnedLimit(database: TestDatabase): Promise<number | null> {
+  const { rows } = await database.pool.query<{ limit_per_second: number | null }>(
+    'SELECT limit_per_second FROM verify_kit_sweep_pace WHERE id = 1',
+  );
+  const limit = rows[0]?.limit_per_second ?? null;
+  return limit === null ? null : round1(limit);
 }
 
 /** The grants of the sweeps' attempts and of the landings', each with how many are distinct. */
@@ -214,37 +256,53 @@ async function grantCounts(database: TestDatabase) {
   return { sweeps: of(false), landings: of(true) };
 }
 
+/** A count summed over the runs, per sweep process. */
+function byProcess(m: { results: SweepChildResult[]; processes: number }, count: (r: SweepChildResult) => number) {
+  return Array.from({ length: m.processes }, (_, p) =>
+    m.results.filter((_, i) => i % m.processes === p).reduce((n, r) => n + count(r), 0),
+  );
+}
+
 function figuresOf(m: {
   alone: LandingStream;
   withSweep: LandingStream;
+  /** Every run's reports, run after run, one per process in the same order. */
   results: SweepChildResult[];
+  processes: number;
   wallMs: number;
+  /** The runs' own time, pauses left out (the sweep rate is over it). */
+  sweepMs: number;
   before: EmulatorStats;
   after: EmulatorStats;
   grants: { sweeps: { n: number; d: number }; landings: { n: number; d: number } };
+  learnedLimits: (number | null)[];
 }): RateLimitedFigures {
-  const seconds = m.wallMs / 1000;
+  const seconds = m.sweepMs / 1000;
   const fulfilled = m.results.reduce((n, r) => n + r.report.fulfilled, 0);
   const sweepReads = m.results.reduce((n, r) => n + r.report.reads, 0);
   const reads = m.after.statusReads - m.before.statusReads;
   const limited = m.after.statusReadsLimited - m.before.statusReadsLimited;
-  const landingReadsPerSecond = Math.max(0, reads - sweepReads) / seconds;
+  // The landings read through the pauses too.
+  const landingReadsPerSecond = Math.max(0, reads - sweepReads) / (m.wallMs / 1000);
   return {
     limitPerSecond: config.rateLimit,
     attempts: config.rateLimitedSize,
-    processes: m.results.length,
+    processes: m.processes,
     landingsPerSecond: config.rateLimitedLandings,
     alone: m.alone,
     withSweep: m.withSweep,
     sweepWallMs: Math.round(m.wallMs),
-    fulfilledByProcess: m.results.map((r) => r.report.fulfilled),
+    runs: m.learnedLimits.length,
+    pauseMs: m.learnedLimits.length > 1 ? config.rateLimitedPauseMs : 0,
+    learnedLimits: m.learnedLimits,
+    fulfilledByProcess: byProcess(m, (r) => r.report.fulfilled),
     sweepRate: round1(fulfilled / seconds),
     landingReadsPerSecond: round1(landingReadsPerSecond),
     targetRate: round1(0.85 * (config.rateLimit - landingReadsPerSecond)),
     reads,
     limited,
     limitedShare: round3(reads === 0 ? 0 : limited / reads),
-    rateLimitedByProcess: m.results.map((r) => r.report.rateLimited),
+    rateLimitedByProcess: byProcess(m, (r) => r.report.rateLimited),
     grants: m.grants.sweeps.n,
     distinctGrants: m.grants.sweeps.d,
     landingGrants: m.grants.landings.n,
