@@ -198,7 +198,7 @@ export async function rateLimitedPhase(emulatorUrl: string, client: SeedClient):
     const { results, sweepMs, learnedLimits } = await sweeps;
     const after = await control<EmulatorStats>(emulatorUrl, 'GET', '/stats');
     const grants = await grantCounts(database);
-    log(`rate-limited: ${results.length} run(s), limits learned ${JSON.stringify(learnedLimits)}`);
+    log(`rate-limited: ${learnedLimits.length} run(s), limits learned ${JSON.stringify(learnedLimits)}`);
     const processes = children.length;
     const figures = { alone, withSweep, results, processes, wallMs: performance.now() - w0, sweepMs, before, after };
     return figuresOf({ ...figures, grants, learnedLimits });
