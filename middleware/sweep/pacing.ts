@@ -124,7 +124,8 @@ export function cutPace(pace: SweepPace, now: number, retryAfterMs: number, obse
   // when fewer were read (the 429 may have met the landings' reads); never more than the rate.
   const answered = Math.max(readsGrantedAt(pace, now), pace.limitPerSecond ?? 0);
   const at = rate === null ? observedRate : Math.min(rate, answered);
-  if (at <= 0) return { ...pace, pausedUntil, tokens: 0 };
+  // Less than a read a second seen: nothing to learn a limit or cut a rate from; the pause holds.
+  if (at < MIN_RATE) return { ...pace, pausedUntil, tokens: 0 };
   return {
     // Where the service said no; unknown while the first cut started from one process's share.
     limitPerSecond: rate === null ? null : at,

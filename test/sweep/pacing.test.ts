@@ -74,6 +74,16 @@ describe('pacing arithmetic', () => {
     expect(takePermits(starting, T0 + 60_000, undefined).next?.ratePerSecond).toBe(16);
   });
 
+  it('a 429 when the sweep read nothing lately (a landing met it between runs) pauses, and learns no limit from reads nobody made', () => {
+    // Slow start, last read a minute ago: about nothing granted in the last second.
+    const starting = { ...UNPACED, ratePerSecond: 40, cutAt: T0, tokensAt: T0, readsGranted: 30 };
+    const cut = cutPace(starting, T0 + 60_000, 1000, 0);
+    expect(cut).toMatchObject({ ratePerSecond: 40, limitPerSecond: null, pausedUntil: T0 + 61_000 });
+    // With a limit known, that limit bounds the cut (the rate is 40 grown by a second's step): never to nothing.
+    const known = { ...starting, limitPerSecond: 50 };
+    expect(cutPace(known, T0 + 60_000, 1000, 0)).toMatchObject({ limitPerSecond: 42.5, ratePerSecond: 34 });
+  });
+
   it("never waits past the run's end: a Retry-After beyond it ends the wait at once", async () => {
     const pacer = createPacer({ store: {}, deadline: Date.now() + 500 });
     expect(await pacer.acquire()).toBe(true);
