@@ -8,8 +8,11 @@
 export interface TestClock {
   /** Milliseconds since the epoch: the real time plus every advance. Bound: pass it as `now`. */
   readonly now: () => number;
-  /** Moves the clock forward by `seconds` (the emulator's control `advanceClock` does the same). */
-  advance(seconds: number): void;
+  /**
+   * Moves the clock forward by the time named: `advance({ seconds: 181 })` (the emulator's control
+   * `advanceClock(seconds)` does the same).
+   */
+  advance(by: { seconds: number }): void;
   /** Back to the real time (the emulator's control `reset` does it too). */
   reset(): void;
 }
@@ -19,9 +22,17 @@ export class VirtualClock implements TestClock {
 
   readonly now = (): number => Date.now() + this.#offsetMs;
 
-  advance(seconds: number): void {
-    if (!Number.isFinite(seconds) || seconds < 0) {
-      throw new RangeError(`The clock only moves forward: advance(seconds) needs a number >= 0, got ${seconds}.`);
+  advance(by: { seconds: number }): void {
+    if (typeof by !== 'object' || by === null) {
+      throw new TypeError(
+        `advance names its unit: advance({ seconds: ${typeof by === 'number' ? by : 'n'} }), got ${String(by)}.`,
+      );
+    }
+    const { seconds } = by;
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
+      throw new RangeError(
+        `The clock only moves forward: advance({ seconds }) needs a number >= 0, got ${String(seconds)}.`,
+      );
     }
     this.#offsetMs += seconds * 1000;
   }
@@ -32,9 +43,9 @@ export class VirtualClock implements TestClock {
 }
 
 /**
- * A clock for your tests that the kit and the emulator share: pass it to
+ * A clock for your tests that the kit, the emulator and the integration audit share: pass it to
  * `startEmulator({ clock })` and to `createVerificationKit({ now: clock.now })`, then
- * `clock.advance(181)` reaches the sweep's first check (and moves the hosted service's time)
+ * `clock.advance({ seconds: 181 })` reaches the sweep's first check (and moves the hosted service's time)
  * without sleeping.
  */
 export function createTestClock(): TestClock {

@@ -40,7 +40,7 @@ export interface EmulatorOptions {
   rateLimits?: Partial<RateLimitSettings>;
   /**
    * The emulator's clock. Pass the `createTestClock()` you also give the kit (`now: clock.now`) so
-   * that `clock.advance(seconds)` moves both. Default: its own virtual clock.
+   * that `clock.advance({ seconds })` moves both. Default: its own virtual clock.
    */
   clock?: TestClock;
 }

@@ -3,7 +3,7 @@
  * double for your own suites. It enforces the spec's rules (byte-for-byte returnUrl, single-use
  * 120 s handoffs, idempotency keys, Basic auth) and is driven through typed control calls.
  *
- *   const clock = createTestClock();     // shared: createVerificationKit({ now: clock.now, ... })
+ *   const clock = createTestClock();     // shared: createVerificationKit({ now: clock.now, ... }), the audit's sweep
  *   const emulator = await startEmulator({ port: 0, clients: [{ clientId, secret, returnUrl }], clock, log: () => {} });
  *   // ...your app starts a verification against emulator.url...
  *   const code = await emulator.control.latestCode({ destination: '+15550100001' });
@@ -30,9 +30,7 @@ export { describeAudit, type TestRunner } from './audit/adapter.ts';
 export { AUDIT_CHECK_IDS } from './audit/catalogue.ts';
 export { AuditAgent, type Answer as AuditAnswer } from './audit/agent.ts';
 export {
-  createAuditClock,
   type AuditAction,
-  type AuditClock,
   type AuditOptions,
   type EffectProbe,
   type SignInForm,

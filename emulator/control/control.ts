@@ -123,7 +123,7 @@ function mountClockAndFaults(router: express.Router, context: EmulatorContext): 
       sendError(res, 400, 'invalid_request', 'advanceSeconds must be a non-negative number.');
       return;
     }
-    context.clock.advance(advanceSeconds);
+    context.clock.advance({ seconds: advanceSeconds });
     res.json({ now: new Date(context.clock.now()).toISOString() });
   });
 

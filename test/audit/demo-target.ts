@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAuditClock, startEmulator, type AuditOptions } from 'hosted-sms-verify-kit/testing';
+import { createTestClock, startEmulator, type AuditOptions } from 'hosted-sms-verify-kit/testing';
 import { createDemoApp } from '../../demo-app/app.ts';
 import { closeServer, listen } from '../support/listen.ts';
 import { userNamed } from '../support/users.ts';
@@ -26,15 +26,16 @@ export async function startDemoTarget(): Promise<DemoTarget> {
   const returnUrl = `${appUrl}/verify/return`;
   const clientId = 'demo-client';
   const clientSecret = `audit-${randomBytes(16).toString('hex')}`;
+  const clock = createTestClock();
   const emulator = await startEmulator({
     port: 0,
     clients: [{ clientId, secret: clientSecret, returnUrl }],
+    clock,
     log: () => {},
   });
   const logs: string[] = [];
   const line = (level: string) => (obj: Record<string, unknown>, msg?: string) =>
     logs.push(JSON.stringify({ level, msg, ...obj }));
-  const clock = createAuditClock();
   const demo = createDemoApp({
     verifyBaseUrl: emulator.url,
     clientId,

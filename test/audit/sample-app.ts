@@ -44,12 +44,7 @@ import session from 'express-session';
 import helmet from 'helmet';
 import { createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
 import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
-import {
-  createAuditClock,
-  startEmulator,
-  type AuditOptions,
-  type RunningEmulator,
-} from 'hosted-sms-verify-kit/testing';
+import { createTestClock, startEmulator, type AuditOptions, type RunningEmulator } from 'hosted-sms-verify-kit/testing';
 import { closeServer, listen } from '../support/listen.ts';
 import { userNamed } from '../support/users.ts';
 
@@ -194,9 +189,12 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
     res.end('thanks');
   });
   const elsewhere = `http://127.0.0.1:${await listen(elsewhereServer)}`;
+  // One clock for the kit, the emulator and the audit's sweep check.
+  const clock = createTestClock();
   const emulator = await startEmulator({
     port: 0,
     clients: [{ clientId, secret: clientSecret, returnUrl: `${url}${LANDING_PATH}` }],
+    clock,
     log: () => {},
   });
   const db = new BetterSqlite3(':memory:');
@@ -210,7 +208,6 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
   const line = (level: string) => (obj: Record<string, unknown>, msg: string) =>
     logs.push(JSON.stringify({ level, ...obj, msg }));
   if (flaw === 'secretInLog') logs.push(JSON.stringify({ level: 'info', msg: 'config', clientId, clientSecret }));
-  const clock = createAuditClock();
   const successPath =
     flaw === 'secretInQuery'
       ? `/done?client_secret=${clientSecret}`

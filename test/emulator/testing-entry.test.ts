@@ -219,10 +219,20 @@ describe('walkHostedPage and the shared test clock, against an app on the kit', 
     const walked = await walkHostedPage(await start(browser), { emulator: pageEmulator, browser, passkey: 'sms' });
     // The tab closes here: nobody opens walked.landingUrl.
     expect((await app.kit.runSweep()).fulfilled).toBe(0);
-    clock.advance(181);
+    clock.advance({ seconds: 181 });
     const report = await app.kit.runSweep();
     expect(report.fulfilled).toBe(1);
     expect(app.fulfilments()).toBe(before + 1);
     expect((await app.kit.attempts.get(walked.sessionId))?.outcome).toBe('fulfilled');
+  });
+
+  it('the clock names its unit in the call: advance({ seconds }) moves now; a bare number or a step back is refused with the fix', () => {
+    const own = createTestClock();
+    const before = own.now();
+    own.advance({ seconds: 90 });
+    expect(own.now() - before).toBeGreaterThanOrEqual(90_000);
+    expect(own.now() - before).toBeLessThan(95_000);
+    expect(() => own.advance(181 as never)).toThrow('advance names its unit: advance({ seconds: 181 })');
+    expect(() => own.advance({ seconds: -1 })).toThrow(RangeError);
   });
 });

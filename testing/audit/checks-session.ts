@@ -68,7 +68,7 @@ export const sessionChecks: AuditCheck[] = [
       const attempt = await world.verified(user);
       verdict.expect((await world.effects(attempt.sessionId)) === 0, 'the action ran before anyone landed or swept');
       const limit = world.options.timeoutMs * 3;
-      await callHook('your sweep clock', limit, () => sweep.clock.advance(sweep.advanceMs ?? 30 * 60_000));
+      await callHook('your sweep clock', limit, () => sweep.clock.advance({ seconds: sweep.advanceSeconds ?? 1800 }));
       await callHook('your sweep.run()', limit, () => sweep.run());
       const once = await world.effects(attempt.sessionId);
       await callHook('your sweep.run()', limit, () => sweep.run());

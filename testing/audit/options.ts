@@ -2,6 +2,7 @@
  * What `auditIntegration` needs from the integrator: only what it cannot guess. Every option is
  * checked when the audit is called; one error lists every problem and how to fix the call.
  */
+import type { TestClock } from '../../emulator/clock.ts';
 import type { AuditAgent } from './agent.ts';
 
 /** Signs `user` in on `agent` (creating the test user if your app needs that) and returns the kit's start token. */
@@ -52,10 +53,11 @@ export interface AuditOptions {
   /** Your kit (or anything with its read API): needed when there is no probe. */
   kit?: { attempts: { get(sessionId: string): Promise<{ fulfilledAt: number | null } | undefined> } };
   /**
-   * How your sweep runs, on the clock your kit was given (`now: clock.now` of `createAuditClock()`):
-   * the audit moves the clock by `advanceMs` (default 30 minutes) and calls `run`.
+   * How your sweep runs, on the clock your kit was given (`now: clock.now` of `createTestClock()`,
+   * the clock you also give the emulator): the audit moves the clock by `advanceSeconds` (default
+   * 1800, half an hour) and calls `run`.
    */
-  sweep?: { run(): Promise<unknown>; clock: { advance(ms: number): void }; advanceMs?: number };
+  sweep?: { run(): Promise<unknown>; clock: Pick<TestClock, 'advance'>; advanceSeconds?: number };
   /** Your app's log lines so far (searched for the secret and the handoffs). */
   logs?: () => readonly string[] | Promise<readonly string[]>;
   /** The headers your proxy adds (e.g. { 'x-forwarded-proto': 'https' }): the cookie check signs in through them. */
@@ -150,7 +152,11 @@ export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions
     options.sweep !== undefined &&
     (typeof options.sweep.run !== 'function' || typeof options.sweep.clock?.advance !== 'function')
   ) {
-    problems.push('`sweep` must be { run: () => kit.runSweep(), clock } with the clock your kit was given.');
+    problems.push(
+      '`sweep` must be { run: () => kit.runSweep(), clock } with the clock your kit was given (createTestClock()).',
+    );
+  } else if (options.sweep !== undefined) {
+    positive(problems, 'sweep.advanceSeconds', options.sweep.advanceSeconds, 1800, 30 * 86_400);
   }
   const resolved: ResolvedAuditOptions = {
     ...options,
@@ -167,20 +173,4 @@ export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions
     );
   }
   return resolved;
-}
-
-/** A clock to share between your kit (`now: clock.now`) and the audit's sweep check (`sweep: { clock }`). */
-export interface AuditClock {
-  now(): number;
-  advance(ms: number): void;
-}
-
-export function createAuditClock(): AuditClock {
-  let offset = 0;
-  return {
-    now: () => Date.now() + offset,
-    advance(ms) {
-      offset += ms;
-    },
-  };
 }

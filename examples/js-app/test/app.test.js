@@ -1,13 +1,21 @@
 // The app's verification, end to end over HTTP, with only the kit's public `testing` entry:
 // the emulator stands in for the service, a test browser walks its hosted page, and the clock
-// the kit and the emulator share moves the sweep forward without sleeping.
+// the kit and the emulator share moves the sweep forward without sleeping. Last, the kit's
+// integration audit attacks the running app, each check a test case.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { createTestBrowser, createTestClock, startEmulator, walkHostedPage } from 'hosted-sms-verify-kit/testing';
+import { after, before, describe, it, test } from 'node:test';
+import Database from 'better-sqlite3';
+import {
+  createTestBrowser,
+  createTestClock,
+  describeAudit,
+  startEmulator,
+  walkHostedPage,
+} from 'hosted-sms-verify-kit/testing';
 import { createApp } from '../app.js';
 
 const CLIENT = { clientId: 'example-app', secret: 'example-secret-0123456789' };
@@ -17,6 +25,7 @@ const clock = createTestClock();
 let origin;
 let emulator;
 let app;
+let db;
 
 before(async () => {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -35,6 +44,7 @@ before(async () => {
   server.on('request', app);
 });
 after(async () => {
+  db?.close();
   await app.locals.close();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
@@ -84,10 +94,37 @@ test('a closed tab is fulfilled by the sweep once the shared clock passes its fi
   const walked = await walkHostedPage(started, { emulator, browser });
   // The user closes the tab: nobody opens walked.landingUrl.
   assert.equal((await app.locals.kit.runSweep()).fulfilled, 0); // not due yet
-  clock.advance(181);
+  clock.advance({ seconds: 181 });
   assert.equal((await app.locals.kit.runSweep()).fulfilled, 1);
   assert.equal((await confirmations(browser)).length, before + 1);
   // Landing late changes nothing.
   assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
   assert.equal((await confirmations(browser)).length, before + 1);
+});
+
+/** A phone number of the audit's own for each user it signs in (any name works, as a digit string). */
+const phoneOf = (name) => `+1555${String(parseInt(name.replace(/\D/g, '').slice(-7) || '0', 10)).padStart(7, '0')}`;
+
+describeAudit({ describe, it, before }, () => {
+  db ??= new Database(join(dir, 'app.sqlite'));
+  return {
+    appUrl: origin,
+    emulatorUrl: emulator.url,
+    clientId: CLIENT.clientId,
+    clientSecret: CLIENT.secret,
+    // The app's own sign-in form on `/`; each audit user is added to its users table first.
+    signIn: {
+      path: '/',
+      action: '/signin',
+      fields: (user) => {
+        db.prepare('INSERT OR IGNORE INTO users (id, phone) VALUES (?, ?)').run(user, phoneOf(user));
+        return { user };
+      },
+      csrfFrom: '/',
+    },
+    actions: [{ name: 'confirm_phone' }],
+    probe: (sessionId) =>
+      db.prepare('SELECT count(*) AS n FROM phone_confirmations WHERE session_id = ?').get(sessionId).n,
+    sweep: { run: () => app.locals.kit.runSweep(), clock },
+  };
 });

@@ -73,7 +73,7 @@ test('a closed tab is fulfilled by the job once the shared clock passes the firs
   const walked = await verifiedButClosed(browser);
   assert.equal((await sweepOnce()).claimed, 0); // not due yet
 
-  clock.advance(181);
+  clock.advance({ seconds: 181 });
   assert.equal((await sweepOnce()).fulfilled, 1);
   assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '+15550100001' }]);
 
@@ -90,7 +90,7 @@ test('a landing fulfils once, a reload nothing more, and the job then finds noth
   await browser.get(walked.landingUrl);
   await browser.get(walked.landingUrl);
   assert.equal((await confirmations(browser)).length, before + 1);
-  clock.advance(181);
+  clock.advance({ seconds: 181 });
   assert.equal((await sweepOnce()).fulfilled, 0);
   assert.equal((await confirmations(browser)).length, before + 1);
 });

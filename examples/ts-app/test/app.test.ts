@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { after, before, describe, it, test } from 'node:test';
 import pg from 'pg';
 import {
   createTestBrowser,
   createTestClock,
+  describeAudit,
   startEmulator,
   walkHostedPage,
   type RunningEmulator,
@@ -73,9 +74,39 @@ test('a closed tab is fulfilled by the sweep once the shared clock passes its fi
   const walked = await walkHostedPage(started, { emulator, browser });
   // The user closes the tab: nobody opens walked.landingUrl.
   assert.equal((await app.kit.runSweep()).fulfilled, 0); // not due yet
-  clock.advance(181);
+  clock.advance({ seconds: 181 });
   assert.equal((await app.kit.runSweep()).fulfilled, 1);
   assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '+15550100002' }]);
   assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
   assert.equal((await confirmations(browser)).length, 1);
 });
+
+/** A phone number of the audit's own for each user it signs in. */
+const phoneOf = (name: string) =>
+  `+1555${String(parseInt(name.replace(/\D/g, '').slice(-7) || '0', 10)).padStart(7, '0')}`;
+
+// The kit's integration audit attacks the running app, each check a test case.
+describeAudit({ describe, it, before }, () => ({
+  appUrl: origin,
+  emulatorUrl: emulator.url,
+  clientId: CLIENT.clientId,
+  clientSecret: CLIENT.secret,
+  // The app's own sign-in form on `/`; each audit user is added to its users table first.
+  signIn: async (agent, user) => {
+    await pool.query('INSERT INTO users (id, phone) VALUES ($1, $2) ON CONFLICT DO NOTHING', [user, phoneOf(user)]);
+    await agent.postForm('/signin', { user }, { origin, 'sec-fetch-site': 'same-origin' });
+    const home = await agent.request('/');
+    const csrf = /name="_csrf" value="([^"]*)"/.exec(home.body)?.[1];
+    if (csrf === undefined) throw new Error(`no start form for ${user}`);
+    return { csrf };
+  },
+  actions: [{ name: 'confirm_phone' }],
+  probe: async (sessionId) => {
+    const { rows } = await pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM phone_confirmations WHERE session_id = $1',
+      [sessionId],
+    );
+    return rows[0]?.n ?? 0;
+  },
+  sweep: { run: () => app.kit.runSweep(), clock },
+}));

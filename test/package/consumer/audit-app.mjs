@@ -1,5 +1,5 @@
 // An integrator runs the integration audit from the packed tarball against its own small app:
-// sign-in by name, one guarded action writing a row, the sweep on the audit's shared clock.
+// sign-in by name, one guarded action writing a row, the sweep on the clock the kit and the emulator share.
 // Prints one JSON line: whether every check passed, which failed, and how effects were counted.
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
@@ -7,18 +7,18 @@ import express from 'express';
 import session from 'express-session';
 import { createVerificationKit } from 'hosted-sms-verify-kit';
 import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
-import { auditIntegration, createAuditClock, failedIds, startEmulator } from 'hosted-sms-verify-kit/testing';
+import { auditIntegration, createTestClock, failedIds, startEmulator } from 'hosted-sms-verify-kit/testing';
 
 const CLIENT = { clientId: 'shop', secret: 'shop-secret-0123456789abcdef' };
 const server = createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const appUrl = `http://localhost:${server.address().port}`;
 const returnUrl = `${appUrl}/verify/return`;
-const emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl }], log: () => {} });
+const clock = createTestClock();
+const emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl }], clock, log: () => {} });
 
 const db = new Database(':memory:');
 db.exec('CREATE TABLE confirmations (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_id TEXT NOT NULL)');
-const clock = createAuditClock();
 const phoneOf = (name) => `+1555${String(parseInt(name.replace(/\D/g, '').slice(-7) || '0', 10)).padStart(7, '0')}`;
 const kit = createVerificationKit({
   baseUrl: emulator.url,
