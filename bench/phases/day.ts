@@ -179,7 +179,7 @@ async function simulate(model: ModelAttempt[], backoffMs: readonly number[] | un
   try {
     const moveTo = (at: number) => {
       const ahead = at - day.clock.now();
-      if (ahead > 0) day.clock.advance(ahead / 1000);
+      if (ahead > 0) day.clock.advance({ seconds: ahead / 1000 });
     };
     const dayStart = day.clock.now() + MINUTE_MS;
     const events = eventsOf(model, dayStart);
