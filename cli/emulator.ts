@@ -119,11 +119,13 @@ export const command: Command = {
   async run(argv, env) {
     const settings = settingsOf(argv, env);
     const emulator = await startEmulator(settings);
-    process.stdout.write(`${banner(settings, emulator.url, emulator.pageOrigin)}\n`);
-    const signal = await new Promise<string>((resolve) => {
+    // Listen for signals before the banner: whoever waits for it may signal at once.
+    const stopSignal = new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
+    process.stdout.write(`${banner(settings, emulator.url, emulator.pageOrigin)}\n`);
+    const signal = await stopSignal;
     process.stdout.write(`\n${signal}: stopping the emulator.\n`);
     await emulator.close();
     return 0;

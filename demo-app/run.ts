@@ -38,8 +38,7 @@ async function main(): Promise<void> {
         },
       })
     : undefined;
-  printBanner(config, port, emulator, worker !== undefined);
-  logger.info(describeConfig(config), 'demo started');
+  // Listen for signals before the banner: whoever waits for it may signal at once.
   stopOnSignals(async () => {
     await worker?.stop();
     await new Promise<void>((resolve) => {
@@ -49,6 +48,8 @@ async function main(): Promise<void> {
     await demo.close();
     await emulator?.close();
   });
+  printBanner(config, port, emulator, worker !== undefined);
+  logger.info(describeConfig(config), 'demo started');
 }
 
 /** The configured service, or else the bundled emulator, started here. */
