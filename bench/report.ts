@@ -141,7 +141,7 @@ function rateLimitedLines(r: RateLimitedFigures): string[] {
       `${r.landingsPerSecond} landings/s run on a kit app (same client, same database)`,
     `  landings alone  ${stream(r.alone)}`,
     `  with the sweeps ${stream(r.withSweep)}; p99 with/alone ${r.p99Ratio}`,
-    `  sweep ${r.sweepRate} attempts/s in ${(r.sweepWallMs / 1000).toFixed(1)} s (fulfilled ${r.fulfilledByProcess.join(' + ')}; ` +
+    `  sweep ${r.sweepRate} attempts/s while running; ${(r.sweepWallMs / 1000).toFixed(1)} s in all${r.runs > 1 ? ' (pauses included)' : ''} (fulfilled ${r.fulfilledByProcess.join(' + ')}; ` +
       `grants ${r.grants}, ${r.distinctGrants} distinct); landings' reads ${r.landingReadsPerSecond}/s, so the target ` +
       `0.85 x (${r.limitPerSecond} - ${r.landingReadsPerSecond}) = ${r.targetRate}/s`,
     `  landings' grants ${r.landingGrants}, ${r.landingDistinctGrants} distinct`,
