@@ -8,7 +8,7 @@
 import { KitError, KitErrorCode } from './errors.ts';
 
 /** The callbacks the kit awaits, by the name their deadline has in `hookTimeouts`. */
-export type HookName = 'resolveUser' | 'prepare' | 'beforeCreate' | 'csrfCheck' | 'onOutcome' | 'fulfil';
+export type HookName = 'resolveUser' | 'prepare' | 'beforeCreate' | 'csrfCheck' | 'bindTo' | 'onOutcome' | 'fulfil';
 
 /** Each callback's deadline in ms. */
 export type HookTimeouts = Readonly<Record<HookName, number>>;
@@ -19,6 +19,7 @@ export const DEFAULT_HOOK_TIMEOUTS: HookTimeouts = {
   prepare: 5_000,
   beforeCreate: 5_000,
   csrfCheck: 5_000,
+  bindTo: 5_000,
   onOutcome: 10_000,
   fulfil: 10_000,
 };

@@ -13,6 +13,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { maskDestination } from '../attempts.ts';
 import type { KitContext } from '../context.ts';
+import { runDetached, withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
@@ -46,9 +47,10 @@ function note<Tx>({ context, guard }: Guarded<Tx>, req: Request, event: StepUpEv
   context.logger.info({ route: 'step-up', scope: guard.scope.name, event, path: req.path }, `step-up ${event}`);
 }
 
-async function resourceKeyOf<Tx>(guard: ResolvedGuard<Tx>, req: Request): Promise<string> {
-  if (guard.bindTo === undefined) return '';
-  const key = await guard.bindTo(req);
+async function resourceKeyOf<Tx>({ context, guard }: Guarded<Tx>, req: Request): Promise<string> {
+  const { bindTo } = guard;
+  if (bindTo === undefined) return '';
+  const key = await withDeadline('bindTo', context.hookTimeouts.bindTo, () => bindTo(req));
   if (key === undefined) return '';
   if (typeof key !== 'string') {
     throw new KitError(KitErrorCode.HookFailed, 'requireRecentVerification: bindTo must return a string or undefined.');
@@ -167,8 +169,13 @@ async function answerRequired<Tx>(
 
 function answerUnenrolled<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, next: NextFunction): void {
   note(guarded, req, 'denied');
-  if (guarded.guard.onUnenrolled !== undefined) {
-    guarded.guard.onUnenrolled(req, res, next);
+  const { onUnenrolled } = guarded.guard;
+  if (onUnenrolled !== undefined) {
+    // The integrator's handler: a throw or a rejection is answered here, never left to the process.
+    runDetached(
+      () => onUnenrolled(req, res, next),
+      (error) => answerError(guarded.context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next),
+    );
     return;
   }
   const nonce = newNonce();
@@ -198,7 +205,7 @@ async function runKeptRequest<Tx>(
     throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request can no longer be used; nothing was changed.');
   }
   req.body = intent.fields;
-  const resourceKey = await resourceKeyOf(guard, req);
+  const resourceKey = await resourceKeyOf(guarded, req);
   const grants = await grantsOf(guarded, user.userRef, browserSession);
   const fresh = grants.some((g) => g.resourceKey === resourceKey && isFresh(g, now, guard.maxAgeMs));
   if (resourceKey !== intent.resourceKey || !fresh) {
@@ -242,7 +249,7 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
       return;
     }
   }
-  const resourceKey = await resourceKeyOf(guard, req);
+  const resourceKey = await resourceKeyOf(guarded, req);
   const now = context.now();
   const grants = await grantsOf(guarded, user.userRef, browserSessionOf(req));
   if (grants.some((g) => g.resourceKey === resourceKey && isFresh(g, now, guard.maxAgeMs))) {

@@ -1,0 +1,101 @@
+/**
+ * The step-up guard's own callbacks are the integrator's code, outside the kit's trust for
+ * liveness: a `bindTo` that hangs answers the kit's error page within its deadline
+ * (`hookTimeouts.bindTo`) and runs nothing; an `onUnenrolled` that rejects is answered by the kit
+ * and never reaches the process as an unhandled rejection.
+ */
+import type express from 'express';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { SCOPES } from '../support/step-up.ts';
+import { USERS } from '../support/users.ts';
+
+let app: TestApp | undefined;
+const unhandled: unknown[] = [];
+const collect = (reason: unknown) => void unhandled.push(reason);
+
+beforeEach(() => {
+  unhandled.length = 0;
+  process.on('unhandledRejection', collect);
+});
+afterEach(async () => {
+  process.off('unhandledRejection', collect);
+  await app?.close();
+  app = undefined;
+});
+
+/** Lets a rejection nobody handled reach the process's listeners. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe('the step-up guard’s callbacks', () => {
+  it('a bindTo that never settles: the request gets the error page within hookTimeouts.bindTo, the handler never runs', async () => {
+    let handlerRan = false;
+    let bindToCalled = false;
+    app = await startTestApp({
+      kit: { scopes: [...SCOPES], hookTimeouts: { bindTo: 200 } },
+      ownRoutes: (routes: express.Express, kit) => {
+        routes.get(
+          '/accounts/:account/statement',
+          kit.requireRecentVerification({
+            scope: 'payout',
+            maxAge: 300,
+            bindTo: () => {
+              bindToCalled = true;
+              return new Promise<string>(() => {});
+            },
+          }),
+          (_req, res) => {
+            handlerRan = true;
+            res.send('statement');
+          },
+        );
+      },
+    });
+    const alice = await app.agent().signIn('alice');
+    const began = performance.now();
+    const answer = await alice.request('/accounts/acct-1/statement');
+    expect(bindToCalled).toBe(true);
+    expect(performance.now() - began).toBeLessThan(5_000);
+    expect(answer.status).toBe(500);
+    expect(answer.body).not.toContain('statement');
+    expect(answer.body).not.toMatch(/at .*\.ts:\d+/); // no stack trace
+    expect(handlerRan).toBe(false);
+    expect(app.logs.some((line) => line.includes('bindTo did not settle within 200 ms'))).toBe(true);
+  });
+
+  it('an onUnenrolled that rejects: the kit answers the request and no rejection reaches the process', async () => {
+    let handlerRan = false;
+    app = await startTestApp({
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: (routes: express.Express, kit) => {
+        routes.get(
+          '/security',
+          kit.requireRecentVerification({
+            scope: 'security',
+            maxAge: 600,
+            onUnenrolled: async () => {
+              throw new Error('enrolment page down');
+            },
+          }),
+          (_req, res) => {
+            handlerRan = true;
+            res.send('codes');
+          },
+        );
+      },
+    });
+    USERS.nophone = { userRef: 'user-nophone', destination: '' };
+    try {
+      const nobody = await app.agent().signIn('nophone');
+      const answer = await nobody.request('/security');
+      await settle();
+      expect(answer.status).toBe(500);
+      expect(answer.body).not.toContain('codes');
+      expect(answer.body).not.toContain('enrolment page down');
+      expect(handlerRan).toBe(false);
+      expect(unhandled).toEqual([]);
+    } finally {
+      delete USERS.nophone;
+    }
+  });
+});
