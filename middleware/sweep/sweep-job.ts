@@ -194,9 +194,33 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
   } finally {
     stop.dispose();
     if (typeof options.kit === 'function') {
-      await kit.close().catch(() => {});
-      await kit.store.close().catch(() => {});
+      await closeWithin(stopTimeoutMs, 'kit', () => kit.close(), emit);
+      await closeWithin(stopTimeoutMs, 'store', () => kit.store.close(), emit);
     }
+  }
+}
+
+/**
+ * Closes what the job built. A configuration's `close` is the integrator's code, outside the kit's
+ * trust for liveness: one that hangs or fails is reported in a line and never holds the job open.
+ */
+async function closeWithin(
+  ms: number,
+  what: 'kit' | 'store',
+  close: () => Promise<void>,
+  emit: (obj: Record<string, unknown>) => void,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`closing did not finish within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([Promise.resolve().then(close), late]);
+  } catch (error) {
+    emit({ event: 'sweep_close_failed', closing: what, error: describe(error) });
+  } finally {
+    clearTimeout(timer);
   }
 }
 

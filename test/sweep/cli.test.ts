@@ -158,6 +158,32 @@ describe('runSweepJob', () => {
     expect(closed).toEqual([]);
   });
 
+  it('a close of the configuration that hangs or throws is reported in a line and never holds the job open', async () => {
+    b = await bench(emu.url);
+    const failing = (close: () => Promise<void>) => () => ({ ...jobKit(b.deps), store: { ...b.store, close }, close });
+    const job = { argv: ['--once'], env: {}, handleSignals: false, stopTimeoutMs: 200 };
+    const hung = recorder();
+    const began = performance.now();
+    const code = await runSweepJob({ ...job, print: hung.print, kit: failing(() => new Promise<void>(() => {})) });
+    expect(code).toBe(SweepJobExitCode.Ok);
+    expect(performance.now() - began).toBeLessThan(5_000);
+    const hungLines = hung.parsed().filter((l) => l.event === 'sweep_close_failed');
+    expect(hungLines.map((l) => l.closing)).toEqual(['kit', 'store']);
+    expect(JSON.stringify(hungLines)).toContain('did not finish within 200 ms');
+    const throwing = recorder();
+    await runSweepJob({
+      ...job,
+      print: throwing.print,
+      kit: failing(async () => {
+        throw new Error(`pool already ended (${CLIENT_SECRET})`);
+      }),
+    });
+    const thrownLines = throwing.parsed().filter((l) => l.event === 'sweep_close_failed');
+    expect(thrownLines).toHaveLength(2);
+    expect(JSON.stringify(thrownLines)).toContain('pool already ended');
+    expect(throwing.out.join('\n')).not.toContain(CLIENT_SECRET);
+  });
+
   it('exits 1 on a configuration error, with a message that names the fix and never the secret', async () => {
     b = await bench(emu.url);
     const cases: [string[], Record<string, string>, RegExp][] = [
