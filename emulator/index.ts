@@ -73,6 +73,22 @@ async function loadServer(): Promise<typeof Server> {
   }
 }
 
+/**
+ * The caller's log is its own code: one that throws or rejects must not turn a created session into
+ * a 500 or reach the process as an unhandled rejection. Its failure is dropped (there is nowhere
+ * else to write it).
+ */
+function neverThrowing(log: (line: string) => void): (line: string) => void {
+  return (line) => {
+    try {
+      const result: unknown = log(line);
+      if (result instanceof Promise) result.catch(() => {});
+    } catch {
+      // The line is lost; the emulator goes on.
+    }
+  };
+}
+
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   // Env is read only for what the caller did not pass, so a bad env never breaks explicit options.
   const env = () => loadEnvConfig();
@@ -83,7 +99,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     control: options.control ?? env().control,
     host,
     pageHost: validatePageHost(options.pageHost ?? host),
-    log: options.log ?? console.log,
+    log: neverThrowing(options.log ?? console.log),
     clock: options.clock,
     rateLimits: options.rateLimits === undefined ? env().rateLimits : validateRateLimits(options.rateLimits),
   };

@@ -192,3 +192,29 @@ describe('the body must be a JSON object', () => {
     }
   });
 });
+
+describe('the caller’s log is its own code', () => {
+  const throwing = useTestEmulator({
+    log: () => {
+      throw new Error('log sink down');
+    },
+  });
+  const rejecting = useTestEmulator({ log: (() => Promise.reject(new Error('log sink down'))) as () => void });
+  const unhandled: unknown[] = [];
+  const collect = (reason: unknown) => void unhandled.push(reason);
+
+  it('a log that throws or rejects never turns a created session into an error: 200 and the SMS in the outbox', async () => {
+    process.on('unhandledRejection', collect);
+    try {
+      for (const running of [throwing, rejecting]) {
+        const answer = await createSession(running.url, WEB_CLIENT);
+        expect(answer.status).toBe(200);
+        expect(await running.control.outbox()).toHaveLength(1);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', collect);
+    }
+  });
+});
