@@ -1,12 +1,16 @@
 /**
  * Several instances on one PostgreSQL database, as PROCESSES: three app instances (the fixture
  * app, test/fixtures/crash-app.ts) behind one public address, and two sweep job processes
- * (test/fixtures/sweep-process.ts). Landings spread over the instances fulfil an attempt once,
- * the start limits are one budget for all instances, two sweeps share the due work with each
- * attempt fulfilled once, and a sweep killed mid-batch is finished by the other after its lease.
+ * (test/fixtures/sweep-process.ts). Landings spread over the instances, several of them waiting on
+ * the attempt at once, fulfil it once; the start limits are one budget for all instances; two
+ * sweeps running at the same time share the due work with each attempt fulfilled once; and a sweep
+ * killed mid-batch is finished by the other after its lease.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifyClient } from '../../middleware/client/client.ts';
@@ -169,19 +173,39 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     await database?.drop();
   });
 
-  it('200 concurrent landings of one attempt, spread over three app instances, fulfil it exactly once', async () => {
+  it('200 concurrent landings of one attempt, spread over three app instances, at least two waiting on it at once, fulfil it exactly once', async () => {
     const owner = await new Agent(testAppSite(instances[0]!.url, PUBLIC_URL)).signIn('lander');
     expect((await owner.tryStart('grant')).status).toBe(200);
     const [lander] = await store.listAttempts({ userRef: 'user-lander', limit: 1 });
     const { sessionId, state } = lander!;
     expect((await emulator.control.complete(sessionId, { outcome: 'verified' })).status).toBe(200);
     const path = `/verify/return?session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(state)}`;
-    const answers = await Promise.all(
+    // The barrier: the test holds the attempt's row, so no landing can mark it until at least two of
+    // them wait on it (or on its user's lock) at once, each in its own transaction; then all go on.
+    const holder = await database.pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM verify_kit_attempts WHERE session_id = $1 FOR UPDATE', [sessionId]);
+    const landings = Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
         const answer = await fetch(`${instances[i % 3]!.url}${path}`, { redirect: 'manual' });
         return answer.status;
       }),
     );
+    const waiting = `SELECT count(*) AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`;
+    let waited = 0;
+    try {
+      await waitFor(
+        async () => (waited = await count(waiting)) >= 2,
+        20_000,
+        'two landings waiting on the attempt at once',
+      );
+    } finally {
+      await holder.query('COMMIT');
+      holder.release();
+    }
+    const answers = await landings;
+    console.info(`200 landings on PostgreSQL: ${waited} waiting on the attempt at once when it was let go`);
     // 303 for the owner's browser on the instance holding its session, 200 (neutral page) elsewhere.
     expect(answers.filter((status) => status !== 200 && status !== 303)).toEqual([]);
     expect(await count('SELECT count(*) AS n FROM test_effects WHERE session_id = $1', [sessionId])).toBe(1);
@@ -206,16 +230,30 @@ describe.skipIf(postgresUnavailable !== undefined)('several instances on one Pos
     },
   );
 
-  it('two sweep processes share 60 due attempts: each is fulfilled exactly once, and both did some of the work', async () => {
+  it('two sweep processes sweeping at the same time share 60 due attempts: each is fulfilled exactly once, and both did some of the work', async () => {
     const sessionIds = await verifiedSweepAttempts(60);
-    await emulator.control.setFaults({ statusDelayMs: 200 }); // slow reads, so that the two really overlap
-    const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4' };
+    const ids = sessionIds.map((id) => `'${id}'`).join(',');
+    await emulator.control.setFaults({ statusDelayMs: 200 }); // slow reads: one sweep alone takes seconds
+    // Both processes start up, then begin together: a slow start-up never leaves one sweeping alone.
+    const dir = mkdtempSync(join(tmpdir(), 'pg-sweeps-'));
+    const start = join(dir, 'start');
+    const settings = { SWEEP_BATCH_SIZE: '5', SWEEP_CONCURRENCY: '4', SWEEP_START_FILE: start };
     const [one, two] = [startSweep(['--once'], 'sweeper-1', settings), startSweep(['--once'], 'sweeper-2', settings)];
+    try {
+      const ready = () => readdirSync(dir).filter((name) => name.endsWith('.ready')).length;
+      await waitFor(() => ready() === 2, 30_000, 'both sweep processes to start up');
+      writeFileSync(start, '');
+      // They sweep at the same time: at one moment both hold leases on these attempts.
+      const owners = `SELECT count(DISTINCT lease_owner) AS n FROM verify_kit_attempts
+        WHERE session_id IN (${ids}) AND lease_owner IS NOT NULL`;
+      await waitFor(async () => (await count(owners)) >= 2, 20_000, 'both sweep processes to hold leases at once');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     expect(await one.exited, one.stderr()).toBe(0);
     expect(await two.exited, two.stderr()).toBe(0);
     const [r1] = jsonLines(one.stdout());
     const [r2] = jsonLines(two.stdout());
-    const ids = sessionIds.map((id) => `'${id}'`).join(',');
     expect(await count(`SELECT count(*) AS n FROM sweep_effects WHERE session_id IN (${ids})`)).toBe(60);
     const twice = 'SELECT session_id FROM sweep_effects GROUP BY session_id HAVING count(*) > 1';
     expect(await count(`SELECT count(*) AS n FROM (${twice}) d`)).toBe(0);
