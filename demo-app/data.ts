@@ -21,9 +21,10 @@ import {
   type OutboxEntry,
   type PayoutAccount,
 } from './db.ts';
-import { openDemoPostgres, PostgresSessionStore } from './db-postgres.ts';
+import { openDemoPostgres } from './db-postgres.ts';
 import { createOutboxHook } from './outbox.ts';
 import { SqliteSessionStore } from './session-store.ts';
+import { createPostgresSessionStore } from './session-store-postgres.ts';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -94,6 +95,7 @@ export function openDemoData(options: DemoDataOptions): DemoData {
     // An idle connection the server drops is replaced on next use; without a listener it would crash the process.
     pool.on('error', () => {});
     const { ready, queries, writes, onOutcome } = openDemoPostgres(pool);
+    const sessionStore = createPostgresSessionStore({ pool, ready, ...ttl });
     return {
       kind: 'postgres',
       store: createPostgresStore({ pool }),
@@ -102,10 +104,13 @@ export function openDemoData(options: DemoDataOptions): DemoData {
       // A pool runs one statement as a transaction of its own, like a client would.
       recordOwnActivity: async (entry) => (writes as DemoWrites).recordActivity(pool, entry),
       onOutcome,
-      sessionStore: new PostgresSessionStore({ pool, ready, ...ttl, now }),
+      sessionStore,
       db: undefined,
       location: withoutPassword(options.databaseUrl),
-      close: () => pool.end(),
+      async close() {
+        sessionStore.close(); // its prune timer; the pool is the demo's
+        await pool.end();
+      },
     };
   }
   const db = openDemoDatabase(options.databasePath);

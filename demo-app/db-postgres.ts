@@ -2,9 +2,9 @@
  * The demo on PostgreSQL (DATABASE_URL): its tables, its sessions and the kit's attempts in one
  * database, so an action's effect and the kit's fulfilment mark commit in one transaction (the
  * `tx` each fulfil receives is the pg client inside the kit's BEGIN ... COMMIT), and several
- * instances of the demo share users, sessions, attempts and start limits.
+ * instances of the demo share users, sessions (connect-pg-simple's store, on the table the
+ * migration below creates), attempts and start limits.
  */
-import session from 'express-session';
 import type { OutcomeEvent } from 'hosted-sms-verify-kit';
 import type pg from 'pg';
 import type { ActivityEntry, DemoUser, OutboxEntry, PayoutAccount } from './db.ts';
@@ -38,12 +38,13 @@ const SCHEMA = `
     at         BIGINT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS demo_activity_user ON demo_activity (user_id, at);
+  -- express-session's sessions, read and written by connect-pg-simple: its table.sql's columns.
   CREATE TABLE IF NOT EXISTS demo_sessions (
-    sid     TEXT PRIMARY KEY,
-    sess    TEXT NOT NULL,
-    expires BIGINT NOT NULL
+    sid    VARCHAR PRIMARY KEY,
+    sess   JSON NOT NULL,
+    expire TIMESTAMP(6) NOT NULL
   );
-  CREATE INDEX IF NOT EXISTS demo_sessions_expires ON demo_sessions (expires);
+  CREATE INDEX IF NOT EXISTS demo_sessions_expire ON demo_sessions (expire);
   -- The "emails" the kit's onOutcome hook writes (one per outcome event: the event id is the key).
   CREATE TABLE IF NOT EXISTS demo_outbox (
     seq        BIGSERIAL,
@@ -56,6 +57,23 @@ const SCHEMA = `
     at         BIGINT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS demo_outbox_user ON demo_outbox (user_id, at);`;
+
+/**
+ * Sessions stored before the demo used connect-pg-simple (`sess` as text, `expires` in ms) stay:
+ * the same rows take its columns, so nobody signed in is signed out by the upgrade.
+ */
+const SESSIONS_IN_CONNECT_PG_SIMPLE_COLUMNS = `
+  DO $$ BEGIN
+    IF EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+               AND table_name = 'demo_sessions' AND column_name = 'expires') THEN
+      ALTER TABLE demo_sessions ADD COLUMN expire TIMESTAMP(6);
+      UPDATE demo_sessions SET expire = to_timestamp(expires / 1000.0);
+      ALTER TABLE demo_sessions
+        ALTER COLUMN expire SET NOT NULL,
+        ALTER COLUMN sess TYPE JSON USING sess::json,
+        DROP COLUMN expires;
+    END IF;
+  END $$;`;
 
 interface UserRow {
   id: string;
@@ -81,6 +99,7 @@ async function migrate(pool: pg.Pool): Promise<void> {
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [DEMO_MIGRATION_LOCK]);
+    await client.query(SESSIONS_IN_CONNECT_PG_SIMPLE_COLUMNS);
     await client.query(SCHEMA);
     for (const user of SEEDED_USERS) {
       await client.query(
@@ -183,66 +202,3 @@ const postgresWrites = {
     ]);
   },
 };
-
-type Callback<T = void> = (err?: unknown, value?: T) => void;
-
-/** An express-session Store in `demo_sessions`, shared by every instance of the demo. */
-export class PostgresSessionStore extends session.Store {
-  readonly #pool: pg.Pool;
-  readonly #ready: Promise<void>;
-  readonly #ttlMs: number;
-  readonly #now: () => number;
-
-  constructor(options: { pool: pg.Pool; ready: Promise<void>; ttlMs?: number; now?: () => number }) {
-    super();
-    this.#pool = options.pool;
-    this.#ready = options.ready;
-    this.#ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
-    this.#now = options.now ?? Date.now;
-  }
-
-  #expiresAt(sess: session.SessionData): number {
-    const expires = sess.cookie?.expires;
-    const at = expires === undefined || expires === null ? Number.NaN : new Date(expires).getTime();
-    return Number.isFinite(at) ? at : this.#now() + this.#ttlMs;
-  }
-
-  #run<T>(work: () => Promise<T>, callback: Callback<T> | undefined): void {
-    this.#ready.then(work).then(
-      (value) => callback?.(null, value),
-      (error: unknown) => callback?.(error),
-    );
-  }
-
-  override get(sid: string, callback: Callback<session.SessionData | null>): void {
-    this.#run(async () => {
-      const sql = 'SELECT sess FROM demo_sessions WHERE sid = $1 AND expires > $2';
-      const { rows } = await this.#pool.query<{ sess: string }>(sql, [sid, this.#now()]);
-      return rows[0] === undefined ? null : (JSON.parse(rows[0].sess) as session.SessionData);
-    }, callback);
-  }
-
-  override set(sid: string, sess: session.SessionData, callback?: Callback): void {
-    this.#run(async () => {
-      await this.#pool.query(
-        `INSERT INTO demo_sessions (sid, sess, expires) VALUES ($1, $2, $3)
-         ON CONFLICT (sid) DO UPDATE SET sess = excluded.sess, expires = excluded.expires`,
-        [sid, JSON.stringify(sess), this.#expiresAt(sess)],
-      );
-    }, callback);
-  }
-
-  override destroy(sid: string, callback?: Callback): void {
-    this.#run(async () => void (await this.#pool.query('DELETE FROM demo_sessions WHERE sid = $1', [sid])), callback);
-  }
-
-  override touch(sid: string, sess: session.SessionData, callback?: Callback): void {
-    this.#run(async () => {
-      await this.#pool.query('UPDATE demo_sessions SET expires = $1 WHERE sid = $2 AND expires > $3', [
-        this.#expiresAt(sess),
-        sid,
-        this.#now(),
-      ]);
-    }, callback);
-  }
-}

@@ -1,14 +1,15 @@
 /**
  * The demo on PostgreSQL (DATABASE_URL), as two instances on one database: a user signed in on
- * one instance is signed in on the other (shared sessions), a verification started on one and
- * landed on the other is fulfilled once, and the copyable sweep job, built from the same
- * environment, fulfils a verification whose tab was closed. Over HTTP, without a browser (the
+ * one instance is signed in on the other (shared sessions, in connect-pg-simple's store), a
+ * verification started on one and landed on the other is fulfilled once, and the copyable sweep
+ * job, built from the same environment, fulfils a verification whose tab was closed. A database
+ * holding sessions in the demo's earlier columns keeps them. Over HTTP, without a browser (the
  * browser suites cover the pages themselves on SQLite).
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoApp, type DemoApp } from '../../demo-app/app.ts';
+import { createDemoApp, SESSION_COOKIE, type DemoApp } from '../../demo-app/app.ts';
 import { demoSweepKit } from '../../demo-app/kit-deps.ts';
 import { runSweepJob } from '../../middleware/sweep/sweep-job.ts';
 import { createTestClock } from '../support/clock.ts';
@@ -29,7 +30,7 @@ const emulator = useTestEmulator({
 /** Both instances' clock: a test starts an attempt in the past instead of backdating it with SQL. */
 const clock = createTestClock();
 
-function instance(): DemoApp {
+function instance(databaseUrl = database.url): DemoApp {
   return createDemoApp({
     now: clock.now,
     verifyBaseUrl: emulator.url,
@@ -37,7 +38,7 @@ function instance(): DemoApp {
     clientSecret: CLIENT_SECRET,
     returnUrl: RETURN_URL,
     databasePath: '/nonexistent/unused.sqlite',
-    databaseUrl: database.url,
+    databaseUrl,
     sessionSecret: SESSION_SECRET,
     trustProxy: false,
   });
@@ -157,5 +158,49 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
     const me = (await browser.send(request(a.app).get('/api/me'))).body;
     expect(me.user.payoutAccount).toMatchObject({ masked: '••••9012' });
     expect(me.actions[0]).toMatchObject({ sessionId: attempt.session_id, action: 'change_payout' });
+  });
+
+  it('keeps the sessions a database holds in the earlier columns (text, expires in ms): signed in before, signed in after', async () => {
+    const earlier = await createTestDatabase({ max: 1 });
+    let demo: DemoApp | undefined;
+    try {
+      await earlier.pool
+        .query(`CREATE TABLE demo_sessions (sid TEXT PRIMARY KEY, sess TEXT NOT NULL, expires BIGINT NOT NULL);
+        CREATE INDEX demo_sessions_expires ON demo_sessions (expires)`);
+      const stored = (sid: string, userId: string, expires: number) => {
+        const cookie = {
+          originalMaxAge: 3_600_000,
+          expires: new Date(expires).toISOString(),
+          httpOnly: true,
+          path: '/',
+        };
+        const values = [sid, JSON.stringify({ cookie, userId }), expires];
+        return earlier.pool.query('INSERT INTO demo_sessions (sid, sess, expires) VALUES ($1, $2, $3)', values);
+      };
+      await stored('kept-session', 'usr_alice', Date.now() + 3_600_000);
+      await stored('lapsed-session', 'usr_bob', Date.now() - 60_000);
+
+      demo = instance(earlier.url);
+      // express-session's cookie: the id, signed with the session secret (cookie-signature's HMAC).
+      const cookieFor = (sid: string) => {
+        const signature = createHmac('sha256', SESSION_SECRET).update(sid).digest('base64').replace(/=+$/, '');
+        return `${SESSION_COOKIE}=${encodeURIComponent(`s:${sid}.${signature}`)}`;
+      };
+      const me = (sid: string) => request(demo!.app).get('/api/me').set('Cookie', cookieFor(sid));
+      const kept = await me('kept-session');
+      expect(kept.status).toBe(200);
+      expect(kept.body.user).toMatchObject({ id: 'usr_alice' });
+      expect((await me('lapsed-session')).status).toBe(401); // expired before: still expired
+      const { rows } = await earlier.pool.query(
+        `SELECT sid, sess->>'userId' AS "userId", expire > now()::timestamp AS live FROM demo_sessions ORDER BY sid`,
+      );
+      expect(rows).toEqual([
+        { sid: 'kept-session', userId: 'usr_alice', live: true },
+        { sid: 'lapsed-session', userId: 'usr_bob', live: false },
+      ]);
+    } finally {
+      await demo?.close();
+      await earlier.drop();
+    }
   });
 });
