@@ -31,12 +31,20 @@ export { AUDIT_CHECK_IDS } from './audit/catalogue.ts';
 export { AuditAgent, type Answer as AuditAnswer } from './audit/agent.ts';
 export {
   type AuditAction,
+  type AuditGuardedRoute,
   type AuditOptions,
   type EffectProbe,
   type SignInForm,
   type SignInFunction,
 } from './audit/options.ts';
-export { failedIds, formatAuditJson, formatAuditTable, type AuditReport, type CheckResult } from './audit/report.ts';
+export {
+  failedIds,
+  formatAuditJson,
+  formatAuditTable,
+  notRunIds,
+  type AuditReport,
+  type CheckResult,
+} from './audit/report.ts';
 export { createTestClock, type TestClock } from '../emulator/clock.ts';
 export { createTestBrowser, type SubmitOptions, type TestBrowser, type TestPage } from './test-browser.ts';
 export { walkHostedPage, type HostedPageResult, type WalkOptions } from './hosted-walk.ts';

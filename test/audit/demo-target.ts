@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestClock, startEmulator, type AuditOptions } from 'hosted-sms-verify-kit/testing';
 import { createDemoApp } from '../../demo-app/app.ts';
+import { NEW_RECOVERY_CODES, SEE_SECURITY } from '../../demo-app/domain.ts';
 import { closeServer, listen } from '../support/listen.ts';
 import { userNamed } from '../support/users.ts';
 
@@ -50,6 +51,7 @@ export async function startDemoTarget(): Promise<DemoTarget> {
   server.on('request', demo.app);
   const addUser = demo.db.prepare('INSERT OR IGNORE INTO demo_users (id, name, email, phone) VALUES (?, ?, ?, ?)');
   const activity = demo.db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?');
+  const activityOf = demo.db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE user_id = ? AND action = ?');
 
   const options: AuditOptions = {
     appUrl,
@@ -69,6 +71,25 @@ export async function startDemoTarget(): Promise<DemoTarget> {
       { name: 'confirm_phone' },
       { name: 'change_payout', fields: (n) => ({ accountNumber: String(40_000_000 + n) }) },
     ],
+    // The Security page and the form that replaces the recovery codes (the demo's own handler).
+    stepUp: [
+      { path: '/security', scope: SEE_SECURITY, maxAge: 600 },
+      {
+        path: '/security/recovery-codes',
+        method: 'POST',
+        scope: NEW_RECOVERY_CODES,
+        maxAge: 300,
+        // The demo's own CSRF token, from the sign-out form on every page.
+        fields: async (_n, agent) => {
+          const home = await agent.request('/');
+          const token = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]*)"/.exec(home.body)?.[1];
+          if (token === undefined) throw new Error('no sign-out form with a _csrf field on /');
+          return { _csrf: token };
+        },
+        effects: (user) => (activityOf.get(`usr_${user}`, NEW_RECOVERY_CODES) as { n: number }).n,
+      },
+    ],
+    clock,
     probe: (sessionId) => (activity.get(sessionId) as { n: number }).n,
     sweep: { run: () => demo.kit.runSweep({ owner: 'audit-sweep' }), clock },
     logs: () => logs,

@@ -4,8 +4,10 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  AUDIT_CHECK_IDS,
   auditIntegration,
   failedIds,
+  notRunIds,
   formatAuditJson,
   formatAuditTable,
   type AuditReport,
@@ -43,6 +45,13 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['secretInPage', ['leak.secret']],
   ['secretInLog', ['leak.secret']],
   ['secretInHeader', ['leak.secret']],
+  ['unguardedPost', ['step-up.expired', 'step-up.bound', 'step-up.intent-once']],
+  ['accountUnlocked', ['step-up.expired']],
+  ['sudoMode', ['step-up.bound']],
+  ['noBindTo', ['step-up.bound']],
+  ['textsOnGet', ['step-up.get-never-texts']],
+  ['returnsToNext', ['step-up.redirect']],
+  ['redirectsBack', ['step-up.redirect']],
 ];
 
 /** The secret as it could leak: as is, URL-encoded, HTML- and JSON-escaped, in base64 alone and as Basic credentials. */
@@ -117,7 +126,55 @@ describe("without a probe: effects counted through the kit's read API", () => {
   }, 120_000);
 });
 
+describe('the step-up checks need the guarded routes', () => {
+  const stepUpIds = AUDIT_CHECK_IDS.filter((id) => id.startsWith('step-up.'));
+
+  it('without `stepUp` they are reported as not run (never passed), with the option to give, and the report is not failed by them', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, stepUp: undefined, only: stepUpIds });
+    expect(notRunIds(report)).toEqual(stepUpIds);
+    expect(report.checks.map((c) => c.evidence[0])).toEqual(stepUpIds.map(() => expect.stringMatching(/^not run: give your guarded routes as `stepUp/)));
+    expect(report.ok).toBe(true);
+    expect(formatAuditTable(report)).toMatch(/0 passed, 0 failed, 5 not run/);
+  }, 60_000);
+
+  it('without a clock (nor sweep.clock) the expired-grant check is not run; with only the POST route, the GET checks are not run', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const { clock: _clock, sweep: _sweep, stepUp = [], ...rest } = app.auditOptions;
+    const report = await auditIntegration({
+      ...rest,
+      stepUp: stepUp.filter((route) => route.method === 'POST'),
+      only: ['step-up.expired', 'step-up.get-never-texts', 'step-up.intent-once'],
+    });
+    const status = Object.fromEntries(report.checks.map((c) => [c.id, [c.status, c.evidence[0]]]));
+    expect(status['step-up.expired']).toEqual(['not-run', expect.stringMatching(/give `clock`/)]);
+    expect(status['step-up.get-never-texts']).toEqual(['not-run', "not run: no route of `stepUp` has method 'GET'"]);
+    expect(status['step-up.intent-once']?.[0]).toBe('pass');
+  }, 60_000);
+});
+
 describe('options', () => {
+  it('the guarded routes are checked when called: each problem says how to fix the call', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const call = auditIntegration({
+      ...app.auditOptions,
+      stepUp: [
+        { path: 'account', scope: '', maxAge: 0 },
+        { path: '/payees', method: 'POST', scope: 'add_payee', maxAge: 300, resource: true },
+      ],
+    });
+    await expect(call).rejects.toThrow(/5 problem\(s\)/);
+    await expect(call).rejects.toThrow('`stepUp[0].path` must be a path on your app starting with one "/"');
+    await expect(call).rejects.toThrow("`stepUp[0].scope` must be the guard's scope.");
+    await expect(call).rejects.toThrow("`stepUp[0].maxAge` must be the guard's maxAge in seconds");
+    await expect(call).rejects.toThrow('`stepUp[1].resource` is true: make `path` or `fields` a function of n');
+    await expect(call).rejects.toThrow("`stepUp[1].effects` must count your handler's work");
+    expect((await app.emulator.control.stats()).creates).toBe(0);
+  });
+
   it('every problem is listed in one error that says how to fix the call, before any request', async () => {
     const call = auditIntegration({ appUrl: 'localhost:3000', actions: [] } as never);
     await expect(call).rejects.toThrow(/7 problem\(s\)/);

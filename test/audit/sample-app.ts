@@ -33,13 +33,23 @@
  * - `secretInPage`: the success page renders the client secret, HTML-escaped, in a meta tag.
  * - `secretInLog`: the app logs its configuration as JSON at startup, the secret JSON-escaped.
  * - `secretInHeader`: every answer carries the secret in base64 in a debug header.
+ * Its own routes behind the kit's step-up guard: the page GET /account (scope see_account, 10
+ * minutes) and the form POST /payees (scope add_payee, 5 minutes, bound to the payee), whose
+ * handler writes one row in `payees`. Their flaws:
+ * - `unguardedPost`: POST /payees has no guard ("the page with the form is behind step-up").
+ * - `accountUnlocked`: once /account opened, the session remembers it and skips the guard.
+ * - `sudoMode`: one session-wide "verified" timestamp (10 minutes) skips every guard.
+ * - `noBindTo`: the payee guard without bindTo (a grant for one payee opens every payee).
+ * - `textsOnGet`: "one click fewer": a GET of /account presses the guard's button for the user.
+ * - `returnsToNext`: /account remembers `?next=` and sends the user there once it opens.
+ * - `redirectsBack`: the payee handler redirects to the Referer.
  * The three secret flaws use a secret with characters that escaping changes (`"<&/>`).
  * Each grant is one row in `grants` (no unique constraint: a second grant shows as a second row).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import BetterSqlite3 from 'better-sqlite3';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import session from 'express-session';
 import helmet from 'helmet';
 import { createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
@@ -76,7 +86,14 @@ export type Flaw =
   | 'thanksElsewhere'
   | 'secretInPage'
   | 'secretInLog'
-  | 'secretInHeader';
+  | 'secretInHeader'
+  | 'unguardedPost'
+  | 'accountUnlocked'
+  | 'sudoMode'
+  | 'noBindTo'
+  | 'textsOnGet'
+  | 'returnsToNext'
+  | 'redirectsBack';
 
 /** Flaws whose client secret holds characters HTML and JSON escape. */
 const ESCAPED_SECRET_FLAWS: readonly (Flaw | undefined)[] = ['secretInPage', 'secretInLog', 'secretInHeader'];
@@ -177,6 +194,109 @@ function clientIpFrom(header: 'x-real-ip' | 'forwarded') {
   };
 }
 
+type SessionData = { user?: string; next?: string; accountUnlocked?: boolean; sudoAt?: number };
+
+/** The app's own routes behind the kit's step-up guard, with their flaws. */
+function mountGuardedRoutes(
+  app: express.Express,
+  kit: VerificationKit<unknown>,
+  flaw: Flaw | undefined,
+  deps: { url: string; now: () => number; addPayee: (userRef: string, payee: string) => void },
+): void {
+  const session = (req: Request) => req.session as unknown as SessionData;
+  // `sudoMode`: "verified in the last 10 minutes" kept in the session, whatever the route.
+  const guarded = (guard: RequestHandler): RequestHandler =>
+    flaw !== 'sudoMode'
+      ? guard
+      : (req, res, next) => {
+          const at = session(req).sudoAt;
+          if (at !== undefined && deps.now() - at < 600_000) return next();
+          guard(req, res, (error?: unknown) => {
+            if (error === undefined) session(req).sudoAt = deps.now();
+            next(error);
+          });
+        };
+  const accountGuard = guarded(kit.requireRecentVerification({ scope: 'see_account', maxAge: 600 }));
+  app.get(
+    '/account',
+    (req, res, next) => {
+      if (flaw === 'returnsToNext' && typeof req.query.next === 'string') session(req).next = req.query.next;
+      if (flaw === 'accountUnlocked' && session(req).accountUnlocked === true) return next('route');
+      if (flaw === 'textsOnGet') pressForTheUser(req, res, deps.url);
+      next();
+    },
+    accountGuard,
+    (req, _res, next) => {
+      if (flaw === 'accountUnlocked') session(req).accountUnlocked = true;
+      next('route');
+    },
+  );
+  app.get('/account', (req, res) => {
+    const wanted = session(req).next;
+    if (flaw === 'returnsToNext' && wanted !== undefined) {
+      delete session(req).next;
+      res.redirect(wanted);
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.send('<!doctype html><title>Account</title><p>Your account.</p>');
+  });
+  const payeeGuard = guarded(
+    kit.requireRecentVerification({
+      scope: 'add_payee',
+      maxAge: 300,
+      ...(flaw === 'noBindTo' ? {} : { bindTo: (req: Request) => (req.body as { payee?: string }).payee }),
+    }),
+  );
+  app.post(
+    '/payees',
+    express.urlencoded({ extended: false }),
+    ...(flaw === 'unguardedPost' ? [] : [payeeGuard]),
+    (req, res) => {
+      const user = session(req).user;
+      const payee = (req.body as { payee?: unknown }).payee;
+      if (user === undefined || typeof payee !== 'string' || !/^P\d{1,9}$/.test(payee)) {
+        res.status(400).type('text').send('Bad payee');
+        return;
+      }
+      deps.addPayee(userNamed(user).userRef, payee);
+      res.redirect(303, flaw === 'redirectsBack' ? (req.get('referer') ?? '/payees') : '/payees');
+    },
+  );
+  app.get('/payees', (_req, res) => {
+    res.send('<!doctype html><title>Payees</title><p>Your payees.</p>');
+  });
+}
+
+/** `textsOnGet`: when the guard answers "Confirm it's you", the app presses its button itself and shows the result. */
+function pressForTheUser(req: Request, res: Response, url: string): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    const [chunk] = args;
+    const body = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
+    const intent = /name="intent" value="([^"]*)"/.exec(body)?.[1];
+    const csrf = /name="_csrf" value="([^"]*)"/.exec(body)?.[1];
+    if (intent === undefined || csrf === undefined) return end(...args);
+    fetch(`${url.replace('localhost', '127.0.0.1')}/verify/start`, {
+      method: 'POST',
+      headers: {
+        cookie: req.headers.cookie ?? '',
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: url,
+        'sec-fetch-site': 'same-origin',
+      },
+      body: new URLSearchParams({ _csrf: csrf, action: 'see_account', intent }).toString(),
+    }).then(
+      async (answer) => {
+        res.statusCode = answer.status;
+        end(await answer.text());
+      },
+      () => end(...args),
+    );
+    return res;
+  }) as Response['end'];
+}
+
 export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
   const server: Server = createServer();
   const port = await listen(server);
@@ -204,6 +324,10 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
   const insert = db.prepare('INSERT INTO grants (session_id, user_ref) VALUES (?, ?)');
   const count = db.prepare('SELECT COUNT(*) AS n FROM grants WHERE session_id = ?');
   const grants = (sessionId: string) => (count.get(sessionId) as { n: number }).n;
+  db.exec('CREATE TABLE payees (id INTEGER PRIMARY KEY AUTOINCREMENT, user_ref TEXT NOT NULL, payee TEXT NOT NULL)');
+  const addPayee = db.prepare('INSERT INTO payees (user_ref, payee) VALUES (?, ?)');
+  const countPayees = db.prepare('SELECT COUNT(*) AS n FROM payees WHERE user_ref = ?');
+  const payeesOf = (user: string) => (countPayees.get(userNamed(user).userRef) as { n: number }).n;
   const logs: string[] = [];
   const line = (level: string) => (obj: Record<string, unknown>, msg: string) =>
     logs.push(JSON.stringify({ level, ...obj, msg }));
@@ -229,6 +353,10 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
       const name = (req.session as { user?: string } | undefined)?.user;
       return name === undefined ? null : userNamed(name);
     },
+    scopes: [
+      { name: 'see_account', operationSensitivity: 'sensitive', label: 'see your account' },
+      { name: 'add_payee', operationSensitivity: 'sensitive', label: 'add a payee' },
+    ],
     actions: [
       {
         name: 'grant',
@@ -407,6 +535,7 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
     LANDING_PATH,
     flawedLanding(flaw, kit, grant, (id, user) => insert.run(id, user), elsewhere),
   );
+  mountGuardedRoutes(app, kit, flaw, { url, now: clock.now, addPayee: (user, payee) => addPayee.run(user, payee) });
   app.use(kit.router);
   server.on('request', app);
 
@@ -421,6 +550,19 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
       return JSON.parse(answer.body) as { csrf: string };
     },
     actions: [{ name: 'grant' }],
+    stepUp: [
+      { path: '/account', scope: 'see_account', maxAge: 600 },
+      {
+        path: '/payees',
+        method: 'POST',
+        scope: 'add_payee',
+        maxAge: 300,
+        fields: (n) => ({ payee: `P${n}` }),
+        resource: true,
+        effects: payeesOf,
+      },
+    ],
+    clock,
     probe: grants,
     sweep: { run: () => kit.runSweep({ owner: 'audit-sweep' }), clock },
     logs: () => logs,

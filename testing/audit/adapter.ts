@@ -1,6 +1,7 @@
 /**
  * Each audit check as a test case of your runner: the audit runs once before the cases, and each
- * case fails with its check's evidence and fix.
+ * case fails with its check's evidence and fix; a check not run (an option it needs was not given)
+ * is marked skipped with the reason.
  *
  *   import { describe, it, beforeAll } from 'vitest';          // or: from 'node:test' (with `before`)
  *   describeAudit({ describe, it, beforeAll }, () => ({ appUrl, emulatorUrl, ... }));
@@ -11,11 +12,14 @@ import { auditIntegration } from './runner.ts';
 import type { AuditReport } from './report.ts';
 
 type Body = () => void | Promise<void>;
+/** What vitest and node:test hand a test case: both can mark it skipped, with a reason. */
+type CaseContext = { skip?: (note?: string) => void } | undefined;
+type CaseBody = (context: CaseContext) => void | Promise<void>;
 
 /** The parts of vitest or node:test the adapter uses: `describe`, `it`, and `beforeAll` (vitest) or `before` (node:test). */
 export interface TestRunner {
   describe(name: string, body: Body): unknown;
-  it(name: string, body: Body): unknown;
+  it(name: string, body: CaseBody): unknown;
   beforeAll?: (body: Body, timeout?: number) => unknown;
   before?: (body: Body, options?: { timeout?: number }) => unknown;
 }
@@ -41,10 +45,16 @@ export function describeAudit(
         'describeAudit: pass { describe, it, beforeAll } (vitest) or { describe, it, before } (node:test).',
       );
     for (const id of ids) {
-      runner.it(id, async () => {
+      runner.it(id, async (context) => {
         if (report === undefined) throw new Error('the audit did not run (its before hook failed)');
         const result = (await report).checks.find((check) => check.id === id);
         if (result === undefined) throw new Error(`no result for ${id}`);
+        // Shown as skipped with the reason (the option to give), never as passed.
+        if (result.status === 'not-run') {
+          if (typeof context?.skip !== 'function') throw new Error(`${id}: ${result.evidence[0] ?? 'not run'}`);
+          context.skip(result.evidence[0]);
+          return;
+        }
         if (result.status === 'fail') {
           throw new Error(`${id}: ${result.title}\n- ${result.evidence.join('\n- ')}\nfix: ${result.fix}`);
         }

@@ -7,6 +7,7 @@ import { redirectChecks } from './checks-redirect.ts';
 import { replayChecks } from './checks-replay.ts';
 import { sessionChecks } from './checks-session.ts';
 import { startChecks } from './checks-start.ts';
+import { stepUpChecks } from './checks-step-up.ts';
 
 export const AUDIT_CHECKS: readonly AuditCheck[] = [
   ...forgedChecks,
@@ -15,6 +16,7 @@ export const AUDIT_CHECKS: readonly AuditCheck[] = [
   ...redirectChecks,
   ...startChecks,
   ...sessionChecks,
+  ...stepUpChecks,
   ...exposureChecks,
 ];
 

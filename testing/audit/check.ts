@@ -24,6 +24,8 @@ export interface AuditCheck {
 export class Verdict {
   readonly failures: string[] = [];
   readonly notes: string[] = [];
+  /** Why the check could not be tried (an option it needs is absent), if so: reported as not run, never as passed. */
+  notRun: string | undefined;
 
   expect(ok: boolean, failure: string): boolean {
     if (!ok) this.failures.push(failure);

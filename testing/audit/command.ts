@@ -2,7 +2,8 @@
  * `hosted-sms-verify-kit audit --config ./audit.config.js [--json] [--only id,id]`: the audit from
  * the command line. The configuration module's default export is the audit's options, or a function
  * of the environment returning them (it may start your app and the emulator, and give `close`).
- * Prints the table (or the JSON report); exit code 0 when every check passed, 2 when one failed,
+ * Prints the table (or the JSON report); exit code 0 when no check failed (a check may be listed as
+ * not run, when an option it needs was not given), 2 when one failed,
  * 1 for a configuration mistake.
  */
 import { existsSync } from 'node:fs';
@@ -23,7 +24,7 @@ const USAGE = `usage: hosted-sms-verify-kit audit --config ./audit.config.js [--
                   start your app and the emulator, and return close()) (env VERIFY_AUDIT_CONFIG)
   --json          print the JSON report (for CI) instead of the table
   --only IDS      run only these checks (comma-separated ids)
-Exit codes: 0 every check passed, 1 configuration error, 2 a check failed.`;
+Exit codes: 0 no check failed (some may be listed as not run), 1 configuration error, 2 a check failed.`;
 
 class UsageError extends Error {
   override name = 'UsageError';

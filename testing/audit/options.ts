@@ -33,6 +33,36 @@ export interface AuditAction {
   fields?: Record<string, string> | ((n: number) => Record<string, string>);
 }
 
+/**
+ * A route of yours behind kit.requireRecentVerification, as the step-up checks request it. Routes
+ * bound to a resource (`bindTo`) name it by a number: `path` or `fields` as a function of n, so
+ * the audit can ask for resource 1 and resource 2.
+ */
+export interface AuditGuardedRoute {
+  /** The guarded path (with its query, if any), e.g. '/security'; a function of n names resource n. */
+  path: string | ((n: number) => string);
+  /** 'GET' (a page; the default) or 'POST' (a form whose handler is yours). */
+  method?: 'GET' | 'POST';
+  /** The guard's `scope`, as given to requireRecentVerification. */
+  scope: string;
+  /** The guard's `maxAge` in seconds, as given to requireRecentVerification. */
+  maxAge: number;
+  /**
+   * A form's fields (POST only). A function gets n (the resource) and the signed-in browser, e.g.
+   * to read your own CSRF token from a page: `async (n, agent) => ({ _csrf: ..., payee: `P${n}` })`.
+   */
+  fields?:
+    | Record<string, string>
+    | ((n: number, agent: AuditAgent) => Record<string, string> | Promise<Record<string, string>>);
+  /** True when the guard binds to a resource (`bindTo`) that `path` or `fields` names by n. */
+  resource?: boolean;
+  /**
+   * Counts how many times your handler did its work for one user of the audit (the name your
+   * `signIn` received), e.g. a SELECT on your own table. Required for a POST route.
+   */
+  effects?: (user: string) => number | Promise<number>;
+}
+
 /** Counts the real effect of the action run for one attempt (for example a SELECT on your own table). */
 export type EffectProbe = (sessionId: string) => number | Promise<number>;
 
@@ -58,6 +88,16 @@ export interface AuditOptions {
    * 1800, half an hour) and calls `run`.
    */
   sweep?: { run(): Promise<unknown>; clock: Pick<TestClock, 'advance'>; advanceSeconds?: number };
+  /**
+   * Your routes behind kit.requireRecentVerification. Without them the step-up checks are
+   * reported as not run.
+   */
+  stepUp?: AuditGuardedRoute[];
+  /**
+   * The clock your kit and the emulator share (`createTestClock()`): the expired-grant check moves
+   * it past a guard's maxAge. Default: `sweep.clock`.
+   */
+  clock?: Pick<TestClock, 'advance'>;
   /** Your app's log lines so far (searched for the secret and the handoffs). */
   logs?: () => readonly string[] | Promise<readonly string[]>;
   /** The headers your proxy adds (e.g. { 'x-forwarded-proto': 'https' }): the cookie check signs in through them. */
@@ -128,6 +168,49 @@ function checkActions(problems: string[], actions: unknown): void {
   }
 }
 
+function checkGuardedRoute(problems: string[], route: Partial<AuditGuardedRoute> | undefined, i: number): void {
+  const at = `\`stepUp[${i}]`;
+  if (typeof route !== 'object' || route === null) {
+    problems.push(`${at}\` must be a route { path, method?, scope, maxAge, fields?, resource?, effects? }.`);
+    return;
+  }
+  const { path, method = 'GET', scope, maxAge, fields, resource, effects } = route;
+  if (typeof path !== 'function' && (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//'))) {
+    problems.push(`${at}.path\` must be a path on your app starting with one "/" (e.g. '/security'), or a function of n.`);
+  }
+  if (method !== 'GET' && method !== 'POST') problems.push(`${at}.method\` must be 'GET' (a page) or 'POST' (a form).`);
+  if (typeof scope !== 'string' || scope === '') problems.push(`${at}.scope\` must be the guard's scope.`);
+  if (!Number.isInteger(maxAge) || (maxAge as number) < 1 || (maxAge as number) > 86_400) {
+    problems.push(`${at}.maxAge\` must be the guard's maxAge in seconds (a whole number from 1 to 86400).`);
+  }
+  if (fields !== undefined && method !== 'POST') problems.push(`${at}.fields\` are sent only with method 'POST'.`);
+  if (fields !== undefined && typeof fields !== 'function' && (typeof fields !== 'object' || fields === null)) {
+    problems.push(`${at}.fields\` must be the form's fields, or a function (n, agent) returning them.`);
+  }
+  if (resource !== undefined && typeof resource !== 'boolean') problems.push(`${at}.resource\` must be true or false.`);
+  if (resource === true && typeof path !== 'function' && typeof fields !== 'function') {
+    problems.push(`${at}.resource\` is true: make \`path\` or \`fields\` a function of n that names resource n.`);
+  }
+  if (method === 'POST' && typeof effects !== 'function') {
+    problems.push(
+      `${at}.effects\` must count your handler's work for one user of the audit, e.g. (user) => SELECT count(*) ... (required for a POST route).`,
+    );
+  }
+}
+
+function checkStepUp(problems: string[], options: AuditOptions): void {
+  const { stepUp, clock } = options;
+  if (clock !== undefined && typeof clock?.advance !== 'function') {
+    problems.push('`clock` must be the clock your kit and the emulator share (createTestClock()).');
+  }
+  if (stepUp === undefined) return;
+  if (!Array.isArray(stepUp) || stepUp.length === 0) {
+    problems.push("`stepUp` must list your guarded routes, e.g. [{ path: '/security', scope: 'security', maxAge: 600 }].");
+    return;
+  }
+  for (const [i, route] of stepUp.entries()) checkGuardedRoute(problems, route, i);
+}
+
 /** Checks the options; throws one error listing every problem. */
 export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions {
   const problems: string[] = [];
@@ -158,6 +241,7 @@ export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions
   } else if (options.sweep !== undefined) {
     positive(problems, 'sweep.advanceSeconds', options.sweep.advanceSeconds, 1800, 30 * 86_400);
   }
+  checkStepUp(problems, options);
   const resolved: ResolvedAuditOptions = {
     ...options,
     appOrigin: isUrl(options.appUrl) ? new URL(options.appUrl).origin : '',

@@ -3,7 +3,8 @@
 export interface CheckResult {
   id: string;
   title: string;
-  status: 'pass' | 'fail';
+  /** 'not-run' when an option the check needs was not given (its evidence says which): never a pass. */
+  status: 'pass' | 'fail' | 'not-run';
   /** What the check saw: its failed expectations first, then its notes. */
   evidence: string[];
   /** The fix in one sentence (shown for a failure, kept for a pass). */
@@ -12,6 +13,7 @@ export interface CheckResult {
 }
 
 export interface AuditReport {
+  /** True when no check failed (a check not run is listed as such, and is no failure). */
   ok: boolean;
   /** Why the audit stopped before its checks (they are then all failed with this reason), if it did. */
   stopped?: string;
@@ -26,22 +28,31 @@ export function failedIds(report: AuditReport): string[] {
   return report.checks.filter((check) => check.status === 'fail').map((check) => check.id);
 }
 
+/** The ids of the checks not run (an option they need was not given). */
+export function notRunIds(report: AuditReport): string[] {
+  return report.checks.filter((check) => check.status === 'not-run').map((check) => check.id);
+}
+
+const STATUS = { pass: 'pass    ', fail: 'FAIL    ', 'not-run': 'not run ' } as const;
+
 /** A plain-text table: one line per check, and under each failure its evidence and fix. */
 export function formatAuditTable(report: AuditReport): string {
   const width = Math.max(...report.checks.map((c) => c.id.length), 5);
-  const lines = [`${'check'.padEnd(width)}  result  ms`, `${'-'.repeat(width)}  ------  ----`];
+  const lines = [`${'check'.padEnd(width)}  result    ms`, `${'-'.repeat(width)}  --------  ----`];
   for (const check of report.checks) {
-    lines.push(`${check.id.padEnd(width)}  ${check.status === 'pass' ? 'pass  ' : 'FAIL  '}  ${check.ms}`);
+    lines.push(`${check.id.padEnd(width)}  ${STATUS[check.status]}  ${check.ms}`);
+    if (check.status === 'not-run') lines.push(`${' '.repeat(width)}    - ${check.evidence[0] ?? 'not run'}`);
     if (check.status === 'fail') {
       for (const line of check.evidence.slice(0, 6)) lines.push(`${' '.repeat(width)}    - ${line}`);
       lines.push(`${' '.repeat(width)}    fix: ${check.fix}`);
     }
   }
   const failed = failedIds(report).length;
+  const notRun = notRunIds(report).length;
   if (report.stopped !== undefined) lines.push('', `The audit stopped before its checks: ${report.stopped}`);
   lines.push(
     '',
-    `${report.checks.length - failed} passed, ${failed} failed in ${report.ms} ms (effects counted by ${report.counting === 'probe' ? 'your probe' : "the kit's read API"})`,
+    `${report.checks.length - failed - notRun} passed, ${failed} failed${notRun === 0 ? '' : `, ${notRun} not run`} in ${report.ms} ms (effects counted by ${report.counting === 'probe' ? 'your probe' : "the kit's read API"})`,
   );
   return lines.join('\n');
 }

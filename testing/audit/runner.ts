@@ -32,8 +32,12 @@ async function runCheck(world: AuditWorld, check: AuditCheck): Promise<CheckResu
   return {
     id: check.id,
     title: check.title,
-    status: verdict.failures.length === 0 ? 'pass' : 'fail',
-    evidence: evidenceOf(world, [...verdict.failures, ...verdict.notes]),
+    status: verdict.failures.length > 0 ? 'fail' : verdict.notRun === undefined ? 'pass' : 'not-run',
+    evidence: evidenceOf(world, [
+      ...verdict.failures,
+      ...(verdict.notRun === undefined ? [] : [`not run: ${verdict.notRun}`]),
+      ...verdict.notes,
+    ]),
     fix: check.fix,
     ms: Date.now() - started,
   };
@@ -95,7 +99,7 @@ export async function auditIntegration(options: AuditOptions): Promise<AuditRepo
   const order = (id: string) => checks.findIndex((check) => check.id === id);
   results.sort((a, b) => order(a.id) - order(b.id));
   return {
-    ok: results.every((result) => result.status === 'pass'),
+    ok: results.every((result) => result.status !== 'fail'),
     counting: resolved.probe === undefined ? 'read-api' : 'probe',
     checks: results,
     ms: Date.now() - started,

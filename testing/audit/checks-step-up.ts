@@ -1,0 +1,288 @@
+/**
+ * Your routes behind kit.requireRecentVerification (the `stepUp` option): a grant expires, opens
+ * only its own scope and resource, a guarded page never texts, a kept form runs once, and the user
+ * comes back to the guarded path, never to a URL planted in a parameter or a header.
+ */
+import type { Answer } from './agent.ts';
+import { parseHandoffPage } from './agent.ts';
+import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
+import type { AuditGuardedRoute } from './options.ts';
+import { REDIRECT_PARAMS } from './checks-redirect.ts';
+import {
+  confirmationForm,
+  confirmItsYouForm,
+  describeRoute,
+  effectsOf,
+  grantAndOpen,
+  guardAsked,
+  pressAndVerify,
+  requestRoute,
+  routeMethod,
+  routePath,
+  submitConfirmation,
+  type RequestExtras,
+} from './step-up-flow.ts';
+import type { AuditUser, AuditWorld } from './world.ts';
+
+const NO_ROUTES =
+  "give your guarded routes as `stepUp: [{ path, method?, scope, maxAge, ... }]` to run this check";
+
+function guardedRoutes(world: AuditWorld, verdict: Verdict, which?: 'GET' | 'POST'): AuditGuardedRoute[] {
+  const all = world.options.stepUp ?? [];
+  const routes = which === undefined ? all : all.filter((route) => routeMethod(route) === which);
+  if (all.length === 0) verdict.notRun = NO_ROUTES;
+  else if (routes.length === 0) verdict.notRun = `no route of \`stepUp\` has method '${which}'`;
+  return routes;
+}
+
+/**
+ * Gets a grant for resource n of `route` and expects it to open the route (a page answered, or
+ * the kept form's handler ran once): otherwise what follows would prove nothing.
+ */
+async function openWithGrant(
+  world: AuditWorld,
+  verdict: Verdict,
+  user: AuditUser,
+  route: AuditGuardedRoute,
+  n: number,
+): Promise<boolean> {
+  const before = await effectsOf(world, route, user);
+  const answer = await grantAndOpen(world, user, route, n);
+  const ran = (await effectsOf(world, route, user)) - before;
+  const opened = !guardAsked(answer) && answer.status < 400 && (routeMethod(route) === 'GET' || ran === 1);
+  verdict.note(`with a fresh grant, ${describeRoute(route, n)}: ${describeAnswer(answer)}`);
+  return verdict.expect(
+    opened,
+    `a fresh grant did not open ${describeRoute(route, n)}: ${describeAnswer(answer)}${routeMethod(route) === 'POST' ? `, the handler ran ${ran} time(s)` : ''}`,
+  );
+}
+
+/** Expects the guard to ask again for resource n of `route`, and the handler not to run. */
+async function expectAsked(
+  world: AuditWorld,
+  verdict: Verdict,
+  user: AuditUser,
+  route: AuditGuardedRoute,
+  n: number,
+  why: string,
+): Promise<void> {
+  const before = await effectsOf(world, route, user);
+  const answer = await requestRoute(world, user, route, n);
+  const ran = (await effectsOf(world, route, user)) - before;
+  verdict.note(`${why}, ${describeRoute(route, n)}: ${describeAnswer(answer)}`);
+  verdict.expect(guardAsked(answer), `${why}, ${describeRoute(route, n)} opened: ${describeAnswer(answer)}`);
+  verdict.expect(ran === 0, `${why}, the handler of ${describeRoute(route, n)} ran ${ran} time(s)`);
+}
+
+/** Ordered pairs of routes of different scopes (a grant for the first, a request for the second). */
+function otherScopePairs(routes: readonly AuditGuardedRoute[]): [AuditGuardedRoute, AuditGuardedRoute][] {
+  return routes.flatMap((a) => routes.filter((b) => b.scope !== a.scope).map((b) => [a, b] as [typeof a, typeof b]));
+}
+
+const PLANTED = ['https://evil.example/audit', '//evil.example/audit'];
+/** Few names in a form: a form parser of yours may allow only a few fields. */
+const FORM_NAMES = ['next', 'return_to', 'returnTo', 'redirect', 'redirect_uri', 'continue'];
+
+function plantsOf(value: string): RequestExtras {
+  return {
+    query: REDIRECT_PARAMS.map((name) => `${name}=${encodeURIComponent(value)}`).join('&'),
+    fields: Object.fromEntries(FORM_NAMES.map((name) => [name, value])),
+    headers: { referer: value.startsWith('//') ? `https:${value}` : value },
+  };
+}
+
+/**
+ * Follows redirects with the user's cookies while they stay on the app's origin; a Location off
+ * it fails. Returns the last answer (undefined when one left the origin).
+ */
+async function followOnOrigin(
+  world: AuditWorld,
+  verdict: Verdict,
+  user: AuditUser,
+  first: Answer,
+  headers: Record<string, string>,
+  what: string,
+): Promise<Answer | undefined> {
+  let answer = first;
+  for (let hop = 0; hop <= MAX_HOPS && answer.location !== null && answer.status >= 300 && answer.status < 400; hop++) {
+    const target = world.resolve(answer.location, answer.url);
+    if (!verdict.expect(target.origin === world.options.appOrigin, `${what}, hop ${hop + 1}: ${describeAnswer(answer)} leaves the app's origin`)) {
+      return undefined;
+    }
+    answer = await user.agent.request(target.href, { headers });
+  }
+  return answer;
+}
+
+/** One walk with `value` planted everywhere: the user must end on the guarded path (a page) or on the app's origin (a form). */
+async function walkWithPlants(world: AuditWorld, verdict: Verdict, route: AuditGuardedRoute, value: string) {
+  const user = await world.signIn();
+  const plants = plantsOf(value);
+  const headers = plants.headers ?? {};
+  const what = `${describeRoute(route, 1)} with ${value} planted`;
+  const asked = await requestRoute(world, user, route, 1, plants);
+  if (confirmItsYouForm(asked) === undefined && parseHandoffPage(asked.body) === undefined) {
+    verdict.note(`${what}: the guard did not ask (${describeAnswer(asked)})`);
+    await followOnOrigin(world, verdict, user, asked, headers, what);
+    return;
+  }
+  const attempt = await pressAndVerify(world, user, asked, plants);
+  const landing = await world.land(user, new URL(attempt.returnLocation).search.slice(1), headers);
+  verdict.note(`${what}: the landing ${describeAnswer(landing)}`);
+  if (!verdict.expect(landing.location !== null, `${what}: the landing answered ${landing.status}, not a redirect back`)) return;
+  const guarded = new URL(routePath(route, 1), world.options.appUrl).pathname;
+  if (routeMethod(route) === 'GET') {
+    const end = await followOnOrigin(world, verdict, user, landing, headers, `${what}, after the landing`);
+    if (end === undefined) return;
+    verdict.note(`${what}: ended on ${describeAnswer(end)}`);
+    verdict.expect(
+      new URL(end.url).pathname === guarded && end.status === 200,
+      `${what}: after the verification the user ended on ${describeAnswer(end)}, not the guarded page ${guarded}`,
+    );
+    return;
+  }
+  const back = world.resolve(landing.location, landing.url);
+  if (!verdict.expect(back.origin === world.options.appOrigin, `${what}: the landing sends the user to ${landing.location}`)) return;
+  const { page, form } = await confirmationForm(user, route, 1, back.href, headers);
+  if (!verdict.expect(form !== undefined, `${what}: ${describeAnswer(page)} is not the confirmation of the kept form`)) return;
+  const done = await submitConfirmation(world, user, form!, headers);
+  const end = await followOnOrigin(world, verdict, user, done, headers, `${what}, after the confirmation`);
+  if (end !== undefined) verdict.note(`${what}: ended on ${describeAnswer(end)}`);
+}
+
+export const stepUpChecks: AuditCheck[] = [
+  {
+    id: 'step-up.expired',
+    title: "A grant older than the guard's maxAge is refused: the guard asks again and the handler does not run",
+    fix: "Keep every guarded route behind kit.requireRecentVerification with the maxAge your policy names, and never remember a verification yourself (a flag or a timestamp in your session).",
+    phase: 'alone',
+    async run(world, verdict) {
+      const routes = guardedRoutes(world, verdict);
+      const clock = world.options.clock ?? world.options.sweep?.clock;
+      if (routes.length === 0) return;
+      if (clock === undefined) {
+        verdict.notRun = 'give `clock` (the createTestClock() your kit and the emulator share) to run this check';
+        return;
+      }
+      const opened: [AuditUser, AuditGuardedRoute][] = [];
+      for (const route of routes) {
+        const user = await world.signIn();
+        if (await openWithGrant(world, verdict, user, route, 1)) opened.push([user, route]);
+      }
+      const seconds = Math.max(...routes.map((route) => route.maxAge)) + 1;
+      clock.advance({ seconds });
+      verdict.note(`the shared clock moved ${seconds} s`);
+      for (const [user, route] of opened) {
+        await expectAsked(world, verdict, user, route, 1, `${seconds} s after the grant`);
+      }
+    },
+  },
+  {
+    id: 'step-up.bound',
+    title: 'A grant opens only its own scope and its own resource: another scope or resource key is asked again',
+    fix: "Give each guarded route the scope of what it does, bind routes that act on a resource with bindTo(req) (the account, the payee), and never let one verification open every guarded route (no session-wide 'verified' flag).",
+    phase: 'concurrent',
+    async run(world, verdict) {
+      const routes = guardedRoutes(world, verdict);
+      const pairs = otherScopePairs(routes).slice(0, 4);
+      const bound = routes.filter((route) => route.resource === true);
+      if (routes.length === 0) return;
+      if (pairs.length === 0 && bound.length === 0) {
+        verdict.notRun =
+          'it needs two guarded routes of different scopes, or one with `resource: true` (its path or fields naming resource n)';
+        return;
+      }
+      if (pairs.length === 0) verdict.note('scopes: not tried (every route of `stepUp` has the same scope)');
+      for (const [granted, other] of pairs) {
+        const user = await world.signIn();
+        if (!(await openWithGrant(world, verdict, user, granted, 1))) continue;
+        await expectAsked(world, verdict, user, other, 1, `with a grant for scope ${granted.scope}`);
+      }
+      if (bound.length === 0) verdict.note('resource keys: not tried (no route of `stepUp` has `resource: true`)');
+      for (const route of bound) {
+        const user = await world.signIn();
+        if (!(await openWithGrant(world, verdict, user, route, 1))) continue;
+        await expectAsked(world, verdict, user, route, 2, 'with a grant for resource 1');
+      }
+    },
+  },
+  {
+    id: 'step-up.get-never-texts',
+    title: 'A GET (or HEAD) of a guarded page without a grant creates no session and sends no SMS',
+    fix: "Let the guard answer a page without a grant with its \"Confirm it's you\" page; never start a verification on a GET (no auto-submit, no server-side press of the button): GET must stay safe.",
+    phase: 'alone',
+    async run(world, verdict) {
+      const routes = guardedRoutes(world, verdict, 'GET');
+      for (const route of routes) {
+        const user = await world.signIn();
+        const ways: [string, Record<string, string>, string][] = [
+          ['a link', {}, 'GET'],
+          ['a HEAD', {}, 'HEAD'],
+          ['a top-level link from another site', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', referer: 'https://evil.example/' }, 'GET'],
+          ['a JSON request', { accept: 'application/json' }, 'GET'],
+        ];
+        for (const [way, headers, method] of ways) {
+          const before = await world.control.stats();
+          const answer = await user.agent.request(routePath(route, 1), { method, headers });
+          const after = await world.control.stats();
+          const what = `${method} ${describeRoute(route, 1)} by ${way}`;
+          verdict.note(`${what}: ${describeAnswer(answer)}; sessions created ${after.creates - before.creates}`);
+          verdict.expect(parseHandoffPage(answer.body) === undefined, `${what} was answered with the handoff page`);
+          verdict.expect(after.creates === before.creates, `${what} created ${after.creates - before.creates} session(s)`);
+          verdict.expect(after.smsSent === before.smsSent, `${what} sent ${after.smsSent - before.smsSent} SMS`);
+        }
+      }
+    },
+  },
+  {
+    id: 'step-up.intent-once',
+    title:
+      'A guarded form runs its handler only after the verification, and once: two tabs confirming at once, a replayed confirmation and a reload run nothing more',
+    fix: 'Put all of the handler\'s work after kit.requireRecentVerification (no middleware before it that writes), and answer the confirmed form with a redirect (POST, redirect, GET).',
+    phase: 'concurrent',
+    async run(world, verdict) {
+      for (const route of guardedRoutes(world, verdict, 'POST')) {
+        const user = await world.signIn();
+        const what = describeRoute(route, 1);
+        const count = () => effectsOf(world, route, user);
+        const start = await count();
+        const asked = await requestRoute(world, user, route, 1);
+        const early = (await count()) - start;
+        verdict.note(`${what} without a grant: ${describeAnswer(asked)}; the handler ran ${early} time(s)`);
+        verdict.expect(early === 0, `${what} ran its handler ${early} time(s) before any verification`);
+        if (!verdict.expect(guardAsked(asked), `${what} without a grant was not asked to confirm: ${describeAnswer(asked)}`)) continue;
+        const attempt = await pressAndVerify(world, user, asked);
+        const landing = await world.landOn(user, attempt);
+        if (!verdict.expect(landing.location !== null, `the landing answered ${landing.status} without sending the user back`)) continue;
+        const tabs = await Promise.all([0, 1].map(() => confirmationForm(user, route, 1, landing.location!)));
+        const [first, second] = tabs.map((tab) => tab.form);
+        if (!verdict.expect(first !== undefined && second !== undefined, `${describeAnswer(tabs[0]!.page)} is not the confirmation of the kept form`)) continue;
+        const both = await Promise.all([first!, second!].map((form) => submitConfirmation(world, user, form)));
+        const replay = await submitConfirmation(world, user, first!);
+        const reload = await confirmationForm(user, route, 1, landing.location!);
+        const resent = reload.form === undefined ? undefined : await submitConfirmation(world, user, reload.form);
+        const ran = (await count()) - start;
+        verdict.note(
+          `two tabs confirming at once: ${both.map((a) => a.status).join(' and ')}; a replay: ${replay.status}; a reload: ${reload.page.status}${resent === undefined ? '' : `, sent again: ${resent.status}`}; the handler ran ${ran} time(s)`,
+        );
+        const accepted = both.filter((answer) => answer.status < 400).length;
+        verdict.expect(accepted === 1, `of two tabs confirming at once, ${accepted} were carried out (expected 1)`);
+        verdict.expect(replay.status >= 400 && replay.status < 500, `a replayed confirmation answered ${replay.status}, not a refusal`);
+        verdict.expect(resent === undefined || resent.status >= 400, `a reloaded confirmation sent again answered ${resent?.status}`);
+        verdict.expect(ran === 1, `the handler ran ${ran} time(s) for one kept form (expected 1)`);
+      }
+    },
+  },
+  {
+    id: 'step-up.redirect',
+    title:
+      "After the verification the user comes back to the guarded path: a URL planted in the guarded request's query, its form, the start's fields or Referer never becomes a redirect",
+    fix: "Never redirect to a URL taken from a parameter, a header or state, nor to one your session remembered from such a parameter: the guard returns the user to the guarded request itself, kept server-side.",
+    phase: 'concurrent',
+    async run(world, verdict) {
+      for (const route of guardedRoutes(world, verdict)) {
+        for (const value of PLANTED) await walkWithPlants(world, verdict, route, value);
+      }
+    },
+  },
+];

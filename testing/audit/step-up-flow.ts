@@ -1,0 +1,185 @@
+/**
+ * The step-up flow as a browser walks it, for the step-up checks: request a guarded route, press
+ * the "Confirm it's you" button, verify, land, and (for a form) confirm the kept request. Each step
+ * returns what the app answered; the checks judge it.
+ */
+import type { Answer } from './agent.ts';
+import { parseHandoffPage } from './agent.ts';
+import { callHook } from './hooks.ts';
+import type { AuditGuardedRoute } from './options.ts';
+import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';
+
+/** A form of a page: where it posts and its hidden fields. */
+export interface PageForm {
+  action: string;
+  fields: Record<string, string>;
+}
+
+function unescapeAttribute(value: string): string {
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&#x27;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+function attribute(tag: string, name: string): string | undefined {
+  const found = new RegExp(`\\s${name}="([^"]*)"`, 'i').exec(tag)?.[1];
+  return found === undefined ? undefined : unescapeAttribute(found);
+}
+
+/** Every POST form of a page, with its hidden fields. */
+export function postFormsOf(html: string): PageForm[] {
+  const forms: PageForm[] = [];
+  for (const match of html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)) {
+    const [, open = '', inner = ''] = match;
+    if ((attribute(open, 'method') ?? 'get').toLowerCase() !== 'post') continue;
+    const fields: Record<string, string> = {};
+    for (const input of inner.matchAll(/<input\b[^>]*>/gi)) {
+      const name = attribute(input[0], 'name');
+      if (name !== undefined && attribute(input[0], 'type') === 'hidden') fields[name] = attribute(input[0], 'value') ?? '';
+    }
+    forms.push({ action: attribute(open, 'action') ?? '', fields });
+  }
+  return forms;
+}
+
+/** The guard's "Confirm it's you" form (it starts a verification for the kept request), if the page is that. */
+export function confirmItsYouForm(answer: Answer): PageForm | undefined {
+  return postFormsOf(answer.body).find((form) => form.fields.intent !== undefined && form.fields.action !== undefined);
+}
+
+/** The guard asked again: its "Confirm it's you" page, or a refusal (4xx). */
+export function guardAsked(answer: Answer): boolean {
+  return confirmItsYouForm(answer) !== undefined || (answer.status >= 400 && answer.status < 500);
+}
+
+export function routeMethod(route: AuditGuardedRoute): 'GET' | 'POST' {
+  return route.method ?? 'GET';
+}
+
+export function routePath(route: AuditGuardedRoute, n: number): string {
+  return typeof route.path === 'function' ? route.path(n) : route.path;
+}
+
+/** `route` as said in evidence: `POST /payees (scope payout, resource 2)`. */
+export function describeRoute(route: AuditGuardedRoute, n: number): string {
+  const path = new URL(routePath(route, n), 'http://x').pathname;
+  return `${routeMethod(route)} ${path} (scope ${route.scope}${route.resource === true ? `, resource ${n}` : ''})`;
+}
+
+/** How many times the route's handler did its work for `user` (0 for a page without a count). */
+export async function effectsOf(world: AuditWorld, route: AuditGuardedRoute, user: AuditUser): Promise<number> {
+  const { effects } = route;
+  if (effects === undefined) return 0;
+  return callHook(`your stepUp effects('${user.name}')`, world.options.timeoutMs, () => effects(user.name));
+}
+
+export interface RequestExtras {
+  /** Appended to the path's query. */
+  query?: string;
+  /** More fields of a form (POST). */
+  fields?: Record<string, string>;
+  headers?: Record<string, string>;
+}
+
+function withQuery(path: string, query: string | undefined): string {
+  if (query === undefined || query === '') return path;
+  return `${path}${path.includes('?') ? '&' : '?'}${query}`;
+}
+
+/** Requests the guarded route for resource n as the user's browser would (a link, or its form). */
+export async function requestRoute(
+  world: AuditWorld,
+  user: AuditUser,
+  route: AuditGuardedRoute,
+  n: number,
+  extras: RequestExtras = {},
+): Promise<Answer> {
+  const path = withQuery(routePath(route, n), extras.query);
+  if (routeMethod(route) === 'GET') return user.agent.request(path, { headers: { ...extras.headers } });
+  const { fields } = route;
+  const own =
+    typeof fields === 'function'
+      ? await callHook(`your stepUp fields(${n}, agent)`, world.options.timeoutMs, () => fields(n, user.agent))
+      : fields;
+  return user.agent.postForm(path, { ...extras.fields, ...own }, { ...world.sameOrigin(), ...extras.headers });
+}
+
+/**
+ * Presses "Confirm it's you" on the guard's answer and ends the verification as verified; returns
+ * the attempt. An app that started the verification itself (answered the handoff page) is followed too.
+ */
+export async function pressAndVerify(
+  world: AuditWorld,
+  user: AuditUser,
+  asked: Answer,
+  extras: RequestExtras = {},
+): Promise<StartedAttempt> {
+  let handedOff = asked;
+  if (parseHandoffPage(asked.body) === undefined) {
+    const form = confirmItsYouForm(asked);
+    if (form === undefined) {
+      throw new Error(`${new URL(asked.url).pathname} answered ${asked.status}, not the guard's "Confirm it's you" page`);
+    }
+    handedOff = await user.agent.postForm(
+      withQuery(form.action, extras.query),
+      { ...extras.fields, ...form.fields },
+      { ...world.sameOrigin(), ...extras.headers },
+    );
+  }
+  const attempt = await world.attemptOf(handedOff);
+  await world.control.completeSession(attempt.sessionId, 'verified');
+  return attempt;
+}
+
+/** The kit's confirmation of a kept form, as the landing's Location leads to it. */
+export async function confirmationForm(
+  user: AuditUser,
+  route: AuditGuardedRoute,
+  n: number,
+  location: string,
+  headers: Record<string, string> = {},
+): Promise<{ page: Answer; form: PageForm | undefined }> {
+  const page = await user.agent.request(location, { headers });
+  const pathname = new URL(routePath(route, n), 'http://x').pathname;
+  const form = postFormsOf(page.body).find((f) => new URL(f.action, 'http://x').pathname === pathname);
+  return { page, form };
+}
+
+/** Posts a confirmation form back (as the kit's page does). */
+export function submitConfirmation(
+  world: AuditWorld,
+  user: AuditUser,
+  form: PageForm,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  return user.agent.postForm(form.action, form.fields, { ...world.sameOrigin(), ...headers });
+}
+
+/**
+ * Gets `user` a grant for the route's resource n through the real flow and uses it once: the
+ * guard's page, its button, the verification, the landing, and the page (GET) or the kept form's
+ * confirmation (POST). Returns the answer of the route itself.
+ */
+export async function grantAndOpen(
+  world: AuditWorld,
+  user: AuditUser,
+  route: AuditGuardedRoute,
+  n: number,
+): Promise<Answer> {
+  const asked = await requestRoute(world, user, route, n);
+  const attempt = await pressAndVerify(world, user, asked);
+  const landing = await world.landOn(user, attempt);
+  if (landing.location === null) {
+    throw new Error(`the landing for ${describeRoute(route, n)} answered ${landing.status} without sending the user back`);
+  }
+  if (routeMethod(route) === 'GET') return user.agent.request(landing.location);
+  const { page, form } = await confirmationForm(user, route, n, landing.location);
+  if (form === undefined) {
+    throw new Error(`${new URL(page.url).pathname} answered ${page.status} without the confirmation of the kept form`);
+  }
+  return submitConfirmation(world, user, form);
+}
