@@ -45,8 +45,9 @@ export const MetricName = {
   /** Age in seconds of the oldest due attempt a sweep run found (0 when none was due). */
   SweepLag: 'verify_kit.sweep.lag',
   /**
-   * Step-up guard decisions, by `verify_kit.step_up` (required, granted, consumed, denied, expired)
-   * and `verify_kit.scope`.
+   * Step-up guard decisions, by `verify_kit.step_up` (required, granted, consumed, denied, expired),
+   * `verify_kit.scope` and `verify_kit.route` (the Express route the guard is mounted on, e.g.
+   * `/accounts/:account/payee`: its pattern, never the requested path).
    */
   StepUp: 'verify_kit.step_up',
 } as const;
@@ -104,8 +105,8 @@ export function countOutcomes(
 
 export type StepUpEvent = 'required' | 'granted' | 'consumed' | 'denied' | 'expired';
 
-export function countStepUp(event: StepUpEvent, scope: string): void {
-  current().stepUp.add(1, { 'verify_kit.step_up': event, 'verify_kit.scope': scope });
+export function countStepUp(event: StepUpEvent, scope: string, route: string): void {
+  current().stepUp.add(1, { 'verify_kit.step_up': event, 'verify_kit.scope': scope, 'verify_kit.route': route });
 }
 
 export function recordSweepLag(ageMs: number): void {

@@ -41,8 +41,14 @@ function wantsJson(req: Request): boolean {
   return req.accepts(['html', 'json']) === 'json' || req.is('application/json') === 'application/json';
 }
 
+/** The route's pattern (`/accounts/:account/payee`), not the requested path: few values, and no ids or tokens. */
+function routePattern(req: Request): string {
+  const pattern = (req.route as { path?: unknown } | undefined)?.path;
+  return `${req.baseUrl}${typeof pattern === 'string' ? pattern : ''}` || '/';
+}
+
 function note<Tx>({ context, guard }: Guarded<Tx>, req: Request, event: StepUpEvent): void {
-  countStepUp(event, guard.scope.name);
+  countStepUp(event, guard.scope.name, routePattern(req));
   // The path only: a query may carry the integrator's own tokens.
   context.logger.info({ route: 'step-up', scope: guard.scope.name, event, path: req.path }, `step-up ${event}`);
 }

@@ -1,0 +1,121 @@
+/**
+ * The step-up guard's decisions as an operator counts them: `verify_kit.step_up` by event
+ * (required, granted, consumed, denied, expired), scope and route (the route's pattern, never the
+ * requested path), on SQLite and on PostgreSQL.
+ */
+import { metrics } from '@opentelemetry/api';
+import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MetricName } from '../../middleware/telemetry.ts';
+import type { Agent } from '../support/agent.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { confirmForm, guardedRoutes, SCOPES, TEN_MINUTES, type Ran } from '../support/step-up.ts';
+
+class CollectingReader extends MetricReader {
+  protected override async onForceFlush(): Promise<void> {}
+  protected override async onShutdown(): Promise<void> {}
+}
+
+const reader = new CollectingReader();
+beforeAll(() => {
+  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+});
+afterAll(() => {
+  metrics.disable();
+});
+
+/** The counter's value for each `event scope route`, as collected now. */
+async function stepUpCounts(): Promise<Record<string, number>> {
+  const { resourceMetrics } = (await reader.collect()) as { resourceMetrics: ResourceMetrics };
+  const metric = resourceMetrics.scopeMetrics
+    .flatMap((scope) => scope.metrics)
+    .find((m) => m.descriptor.name === MetricName.StepUp);
+  const points = (metric?.dataPoints ?? []) as { attributes: Record<string, unknown>; value: number }[];
+  return Object.fromEntries(
+    points.map((p) => [
+      `${String(p.attributes['verify_kit.step_up'])} ${String(p.attributes['verify_kit.scope'])} ${String(p.attributes['verify_kit.route'])}`,
+      p.value,
+    ]),
+  );
+}
+
+/** What was counted since `before`: the keys whose value grew, and by how much. */
+function since(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([key, value]) => [key, value - (before[key] ?? 0)] as const)
+      .filter(([, grew]) => grew > 0),
+  );
+}
+
+type Kind = { name: 'sqlite' | 'postgres'; unavailable: string | undefined };
+const KINDS: Kind[] = [
+  { name: 'sqlite', unavailable: undefined },
+  { name: 'postgres', unavailable: postgresUnavailable },
+];
+
+describe.each(KINDS)('verify_kit.step_up on $name', (kind) => {
+  if (kind.unavailable !== undefined) {
+    it.skip(`not run: ${kind.unavailable}`, () => {});
+    return;
+  }
+  let app: TestApp;
+  let database: TestDatabase | undefined;
+  const ran: Ran[] = [];
+
+  beforeAll(async () => {
+    database = kind.name === 'postgres' ? await createTestDatabase() : undefined;
+    app = await startTestApp({
+      ...(database === undefined ? {} : { database: { url: database.url } }),
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: guardedRoutes(ran),
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.drop();
+  });
+
+  async function verifyFrom(user: Agent, html: string) {
+    const form = confirmForm(html);
+    const started = await user.start(form.action, { intent: form.intent });
+    return user.request(await user.verifyOnHostedPage(started));
+  }
+
+  it('counts each decision once, by event, scope and route pattern', async () => {
+    const alice = await app.agent().signIn('alice');
+    const same = { origin: alice.origin, 'sec-fetch-site': 'same-origin' };
+
+    let before = await stepUpCounts();
+    const page = await alice.request('/security?tab=codes');
+    expect(since(before, await stepUpCounts())).toEqual({ 'required security /security': 1 });
+
+    await verifyFrom(alice, page.body);
+    before = await stepUpCounts();
+    expect((await alice.request('/security?tab=codes')).status).toBe(200);
+    expect(since(before, await stepUpCounts())).toEqual({ 'granted security /security': 1 });
+
+    before = await stepUpCounts();
+    const kept = await alice.postForm('/accounts/acct-9/payee', { iban: 'FR76' }, same);
+    expect(since(before, await stepUpCounts())).toEqual({ 'required payout /accounts/:account/payee': 1 });
+
+    const landing = await verifyFrom(alice, kept.body);
+    const confirm = await alice.request(landing.location!);
+    const intentId = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirm.body)![1]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(confirm.body)![1]!;
+    const send = () => alice.postForm('/accounts/acct-9/payee', { _csrf: csrf, _verify_kit_intent: intentId }, same);
+    before = await stepUpCounts();
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(409);
+    expect(since(before, await stepUpCounts())).toEqual({
+      'consumed payout /accounts/:account/payee': 1,
+      'denied payout /accounts/:account/payee': 1,
+    });
+
+    before = await stepUpCounts();
+    const late = await app.clock.shifted((TEN_MINUTES + 5) * 1000, () => alice.request('/security'));
+    expect(late.body).toContain('Confirm it’s you');
+    expect(since(before, await stepUpCounts())).toEqual({ 'expired security /security': 1 });
+  });
+});
