@@ -102,9 +102,7 @@ async function keepIntent<Tx>(
     );
   }
   const now = context.now();
-  const intentId = newState();
-  await guard.stepUp.insertIntent({
-    intentId,
+  const kept = {
     userRef,
     scope: guard.scope.name,
     browserSession: browserSessionOf(req),
@@ -112,10 +110,13 @@ async function keepIntent<Tx>(
     // A JSON request is retried by its app: the user comes back to the scope's page instead.
     method: json || req.method === 'HEAD' ? 'GET' : req.method,
     path: json ? (guard.scope.successPath ?? '/') : req.originalUrl,
-    fields: json ? {} : keptFields(req),
-    createdAt: now,
     expiresAt: now + INTENT_TTL_MS,
-  });
+  };
+  // A page asked again (reloads, a link opened twice) keeps its one intent: no row per request.
+  const renewed = kept.method === 'GET' ? await guard.stepUp.renewPageIntent({ ...kept, now }) : undefined;
+  if (renewed !== undefined) return renewed;
+  const intentId = newState();
+  await guard.stepUp.insertIntent({ ...kept, intentId, fields: json ? {} : keptFields(req), createdAt: now });
   return intentId;
 }
 

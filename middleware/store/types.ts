@@ -288,6 +288,20 @@ export interface StepUpStore<Tx = unknown> {
   revokeGrants(query: { userRef: string; scope?: string }): Promise<number>;
   /** Stores an intent; the user's expired intents are deleted in the same write. */
   insertIntent(intent: NewStepUpIntent): Promise<void>;
+  /**
+   * The unconsumed, unexpired page intent (method GET) of this user, scope, resource, browser
+   * session and path, its expiry moved to `expiresAt`: its id, or undefined. A page requested again
+   * and again keeps one intent instead of a row per request.
+   */
+  renewPageIntent(query: {
+    userRef: string;
+    scope: string;
+    browserSession: string;
+    resourceKey: string;
+    path: string;
+    now: number;
+    expiresAt: number;
+  }): Promise<string | undefined>;
   findIntent(intentId: string): Promise<StepUpIntent | undefined>;
   /**
    * Marks an intent consumed, atomically: only one caller, on any process, gets it back; an

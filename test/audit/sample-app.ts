@@ -288,8 +288,10 @@ function pressForTheUser(req: Request, res: Response, url: string): void {
       body: new URLSearchParams({ _csrf: csrf, action: 'see_account', intent }).toString(),
     }).then(
       async (answer) => {
+        const page = await answer.text();
         res.statusCode = answer.status;
-        end(await answer.text());
+        res.removeHeader('Content-Length');
+        end(page);
       },
       () => end(...args),
     );

@@ -75,6 +75,30 @@ describe.each(KINDS)('step-up on $name', (kind) => {
     expect(opened.body).toContain('codes for alice');
   });
 
+  it('a page asked again and again keeps one intent, its lifetime renewed, instead of a row per request', async () => {
+    const bob = await app.agent().signIn('bob');
+    const path = '/security?tab=keys';
+    const intentOf = async (shiftMs: number) =>
+      confirmForm((await app.clock.shifted(shiftMs, () => bob.request(path))).body).intent;
+    const first = await intentOf(0);
+    for (let i = 0; i < 4; i++) expect(await intentOf(0)).toBe(first);
+    const rows = () =>
+      app.query<{ n: number | string }>('SELECT count(*) AS n FROM verify_kit_intents WHERE user_ref = $1 AND path = $2', [
+        USERS.bob!.userRef,
+        path,
+      ]);
+    expect(Number((await rows())[0]!.n)).toBe(1);
+    // Asked again 10 minutes later, then 24 minutes after the first: the one intent, renewed for 15 minutes each time.
+    expect(await intentOf(10 * 60_000)).toBe(first);
+    expect(await intentOf(24 * 60_000)).toBe(first);
+    // Another path, or the page once its intent expired, gets a new one.
+    expect(confirmForm((await bob.request('/security?tab=other')).body).intent).not.toBe(first);
+    expect(await intentOf(40 * 60_000)).not.toBe(first);
+    // A kept page leads back to its own path only.
+    const { landing } = await verifyFrom(bob, (await bob.request(path)).body);
+    expect(landing.location).toBe(path);
+  });
+
   it('a grant opens only its own scope, and only in the browser session it was made in', async () => {
     const alice = await app.agent().signIn('alice');
     const page = await alice.request('/security');

@@ -3,8 +3,7 @@
  * only its own scope and resource, a guarded page never texts, a kept form runs once, and the user
  * comes back to the guarded path, never to a URL planted in a parameter or a header.
  */
-import type { Answer } from './agent.ts';
-import { parseHandoffPage } from './agent.ts';
+import { parseHandoffPage, type Answer } from './agent.ts';
 import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import { REDIRECT_PARAMS } from './checks-redirect.ts';

@@ -3,8 +3,7 @@
  * the "Confirm it's you" button, verify, land, and (for a form) confirm the kept request. Each step
  * returns what the app answered; the checks judge it.
  */
-import type { Answer } from './agent.ts';
-import { parseHandoffPage } from './agent.ts';
+import { parseHandoffPage, type Answer } from './agent.ts';
 import { callHook } from './hooks.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';

@@ -102,6 +102,10 @@ const STEP_UP_SQL = {
   insertIntent: `WITH expired AS (DELETE FROM verify_kit_intents WHERE user_ref = $2 AND expires_at <= $9)
      INSERT INTO verify_kit_intents (${INTENT_COLUMNS})
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
+  renewPageIntent: `UPDATE verify_kit_intents SET expires_at = $7
+     WHERE user_ref = $1 AND scope = $2 AND browser_session = $3 AND resource_key = $4 AND method = 'GET'
+       AND path = $5 AND consumed_at IS NULL AND expires_at > $6
+     RETURNING intent_id`,
   findIntent: `SELECT ${INTENT_COLUMNS} FROM verify_kit_intents WHERE intent_id = $1`,
   consumeIntent: `UPDATE verify_kit_intents SET consumed_at = $2
      WHERE intent_id = $1 AND consumed_at IS NULL AND expires_at > $2

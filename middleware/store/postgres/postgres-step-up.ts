@@ -87,6 +87,11 @@ export function postgresStepUp(db: PostgresDb): StepUpStore<PoolClient> {
         intent.expiresAt,
       ]);
     },
+    async renewPageIntent({ userRef, scope, browserSession, resourceKey, path, now, expiresAt }) {
+      const values = [userRef, scope, browserSession, resourceKey, path, now, expiresAt];
+      const { rows } = await query<{ intent_id: string }>(db, 'renewPageIntent', values);
+      return rows[0]?.intent_id;
+    },
     async findIntent(intentId) {
       const { rows } = await query<IntentRow>(db, 'findIntent', [intentId]);
       return rows[0] === undefined ? undefined : toIntent(rows[0]);

@@ -131,6 +131,11 @@ export const STEP_UP_SQL = {
   insertIntent: `INSERT INTO verify_kit_intents (${INTENT})
      VALUES (@intentId, @userRef, @scope, @browserSession, @resourceKey, @method, @path, @fields, @createdAt,
        @expiresAt, NULL)`,
+  renewPageIntent: `UPDATE verify_kit_intents SET expires_at = @expiresAt
+     WHERE user_ref = @userRef AND scope = @scope AND browser_session = @browserSession
+       AND resource_key = @resourceKey AND method = 'GET' AND path = @path AND consumed_at IS NULL
+       AND expires_at > @now
+     RETURNING intent_id`,
   findIntent: `SELECT ${INTENT} FROM verify_kit_intents WHERE intent_id = ?`,
   consumeIntent: `UPDATE verify_kit_intents SET consumed_at = @now
      WHERE intent_id = @intentId AND consumed_at IS NULL AND expires_at > @now

@@ -82,6 +82,10 @@ export function sqliteStepUp(db: Database): StepUpStore<Database> {
     async insertIntent(intent) {
       writeIntent.immediate({ ...intent, fields: JSON.stringify(intent.fields) });
     },
+    async renewPageIntent(query) {
+      const row = statements.renewPageIntent.get(query) as { intent_id: string } | undefined;
+      return row?.intent_id;
+    },
     async findIntent(intentId) {
       const row = statements.findIntent.get(intentId) as IntentRow | undefined;
       return row === undefined ? undefined : toIntent(row);
