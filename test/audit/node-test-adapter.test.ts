@@ -1,6 +1,7 @@
 /**
  * The adapter under node:test: every check is a test case of `node --test`, a failing check fails
- * its own case (with its evidence and fix) and no other.
+ * its own case (with its evidence and fix) and no other, and a check not run is a skipped case with
+ * its reason, never a pass.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -9,24 +10,29 @@ import { AUDIT_CHECK_IDS } from 'hosted-sms-verify-kit/testing';
 
 const fixture = fileURLToPath(new URL('./node-test-audit.fixture.ts', import.meta.url));
 
-function runNodeTest(flaw: string): Promise<{ code: number | null; out: string }> {
+function runNodeTest(flaw: string, env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', '--test', '--test-reporter=tap', fixture],
-      { env: { ...process.env, AUDIT_FLAW: flaw }, timeout: 120_000 },
+      { env: { ...process.env, ...env, AUDIT_FLAW: flaw }, timeout: 120_000 },
       (error, stdout, stderr) =>
         resolve({ code: error === null ? 0 : (error.code as number), out: `${stdout}${stderr}` }),
     );
   });
 }
 
-it('node --test: one case per check; the nextRedirect flaw fails redirect.landing alone, with its fix', async () => {
-  const { code, out } = await runNodeTest('nextRedirect');
+it('node --test: one case per check; the nextRedirect flaw fails redirect.landing alone, with its fix; without `stepUp` the step-up cases are skipped with the reason', async () => {
+  const { code, out } = await runNodeTest('nextRedirect', { AUDIT_NO_STEP_UP: '1' });
   expect(code).not.toBe(0);
   const failed = [...out.matchAll(/^\s*not ok \d+ - (\S+)$/gm)].map((m) => m[1]);
   const passed = [...out.matchAll(/^\s*ok \d+ - (\S+)$/gm)].map((m) => m[1]);
+  const skipped = [...out.matchAll(/^\s*ok \d+ - (\S+) # SKIP (.*)$/gm)].map((m) => [m[1], m[2]]);
+  const stepUp = AUDIT_CHECK_IDS.filter((id) => id.startsWith('step-up.'));
   expect(failed.filter((name) => name !== 'hosted-sms-verify-kit')).toEqual(['redirect.landing']);
-  expect(passed.sort()).toEqual(AUDIT_CHECK_IDS.filter((id) => id !== 'redirect.landing').sort());
+  expect(passed.sort()).toEqual(
+    AUDIT_CHECK_IDS.filter((id) => id !== 'redirect.landing' && !stepUp.includes(id)).sort(),
+  );
+  expect(skipped).toEqual(stepUp.map((id) => [id, expect.stringMatching(/^not run: give your guarded routes as `stepUp/)]));
   expect(out).toContain('Never redirect to a URL taken from a parameter');
 }, 150_000);

@@ -1,6 +1,6 @@
 /**
  * The audit as node:test cases (run by node-test-adapter.test.ts in a child process): the sample
- * app with the flaw named by AUDIT_FLAW, or none.
+ * app with the flaw named by AUDIT_FLAW, or none; AUDIT_NO_STEP_UP=1 leaves out its guarded routes.
  */
 import { after, before, describe, it } from 'node:test';
 import { describeAudit } from 'hosted-sms-verify-kit/testing';
@@ -13,5 +13,5 @@ after(async () => {
 
 describeAudit({ describe, it, before }, async () => {
   app = await startSampleApp((process.env.AUDIT_FLAW as Flaw | undefined) || undefined);
-  return app.auditOptions;
+  return process.env.AUDIT_NO_STEP_UP === '1' ? { ...app.auditOptions, stepUp: undefined } : app.auditOptions;
 });
