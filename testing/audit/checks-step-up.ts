@@ -1,38 +1,26 @@
 /**
  * Your routes behind kit.requireRecentVerification (the `stepUp` option): a grant expires, opens
- * only its own scope and resource, a guarded page never texts, a kept form runs once, and the user
- * comes back to the guarded path, never to a URL planted in a parameter or a header.
+ * only its own scope and resource, a guarded page never texts, and a kept form runs once (the
+ * return after a step-up: checks-step-up-redirect.ts).
  */
-import { parseHandoffPage, type Answer } from './agent.ts';
-import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
+import { parseHandoffPage } from './agent.ts';
+import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
+import { stepUpRedirectCheck } from './checks-step-up-redirect.ts';
 import type { AuditGuardedRoute } from './options.ts';
-import { REDIRECT_PARAMS } from './checks-redirect.ts';
 import {
   confirmationForm,
-  confirmItsYouForm,
   describeRoute,
   effectsOf,
   grantAndOpen,
   guardAsked,
+  guardedRoutes,
   pressAndVerify,
   requestRoute,
   routeMethod,
   routePath,
   submitConfirmation,
-  type RequestExtras,
 } from './step-up-flow.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
-
-const NO_ROUTES =
-  "give your guarded routes as `stepUp: [{ path, method?, scope, maxAge, ... }]` to run this check";
-
-function guardedRoutes(world: AuditWorld, verdict: Verdict, which?: 'GET' | 'POST'): AuditGuardedRoute[] {
-  const all = world.options.stepUp ?? [];
-  const routes = which === undefined ? all : all.filter((route) => routeMethod(route) === which);
-  if (all.length === 0) verdict.notRun = NO_ROUTES;
-  else if (routes.length === 0) verdict.notRun = `no route of \`stepUp\` has method '${which}'`;
-  return routes;
-}
 
 /**
  * Gets a grant for resource n of `route` and expects it to open the route (a page answered, or
@@ -78,75 +66,47 @@ function otherScopePairs(routes: readonly AuditGuardedRoute[]): [AuditGuardedRou
   return routes.flatMap((a) => routes.filter((b) => b.scope !== a.scope).map((b) => [a, b] as [typeof a, typeof b]));
 }
 
-const PLANTED = ['https://evil.example/audit', '//evil.example/audit'];
-/** Few names in a form: a form parser of yours may allow only a few fields. */
-const FORM_NAMES = ['next', 'return_to', 'returnTo', 'redirect', 'redirect_uri', 'continue'];
-
-function plantsOf(value: string): RequestExtras {
-  return {
-    query: REDIRECT_PARAMS.map((name) => `${name}=${encodeURIComponent(value)}`).join('&'),
-    fields: Object.fromEntries(FORM_NAMES.map((name) => [name, value])),
-    headers: { referer: value.startsWith('//') ? `https:${value}` : value },
-  };
-}
-
 /**
- * Follows redirects with the user's cookies while they stay on the app's origin; a Location off
- * it fails. Returns the last answer (undefined when one left the origin).
+ * A kept form, confirmed from two tabs at once, then replayed and reloaded: its handler runs once,
+ * and never before the verification.
  */
-async function followOnOrigin(
-  world: AuditWorld,
-  verdict: Verdict,
-  user: AuditUser,
-  first: Answer,
-  headers: Record<string, string>,
-  what: string,
-): Promise<Answer | undefined> {
-  let answer = first;
-  for (let hop = 0; hop <= MAX_HOPS && answer.location !== null && answer.status >= 300 && answer.status < 400; hop++) {
-    const target = world.resolve(answer.location, answer.url);
-    if (!verdict.expect(target.origin === world.options.appOrigin, `${what}, hop ${hop + 1}: ${describeAnswer(answer)} leaves the app's origin`)) {
-      return undefined;
-    }
-    answer = await user.agent.request(target.href, { headers });
-  }
-  return answer;
-}
-
-/** One walk with `value` planted everywhere: the user must end on the guarded path (a page) or on the app's origin (a form). */
-async function walkWithPlants(world: AuditWorld, verdict: Verdict, route: AuditGuardedRoute, value: string) {
+async function confirmTwice(world: AuditWorld, verdict: Verdict, route: AuditGuardedRoute): Promise<void> {
   const user = await world.signIn();
-  const plants = plantsOf(value);
-  const headers = plants.headers ?? {};
-  const what = `${describeRoute(route, 1)} with ${value} planted`;
-  const asked = await requestRoute(world, user, route, 1, plants);
-  if (confirmItsYouForm(asked) === undefined && parseHandoffPage(asked.body) === undefined) {
-    verdict.note(`${what}: the guard did not ask (${describeAnswer(asked)})`);
-    await followOnOrigin(world, verdict, user, asked, headers, what);
+  const what = describeRoute(route, 1);
+  const count = () => effectsOf(world, route, user);
+  const start = await count();
+  const asked = await requestRoute(world, user, route, 1);
+  const early = (await count()) - start;
+  verdict.note(`${what} without a grant: ${describeAnswer(asked)}; the handler ran ${early} time(s)`);
+  verdict.expect(early === 0, `${what} ran its handler ${early} time(s) before any verification`);
+  if (!verdict.expect(guardAsked(asked), `${what} without a grant was not asked to confirm: ${describeAnswer(asked)}`)) {
     return;
   }
-  const attempt = await pressAndVerify(world, user, asked, plants);
-  const landing = await world.land(user, new URL(attempt.returnLocation).search.slice(1), headers);
-  verdict.note(`${what}: the landing ${describeAnswer(landing)}`);
-  if (!verdict.expect(landing.location !== null, `${what}: the landing answered ${landing.status}, not a redirect back`)) return;
-  const guarded = new URL(routePath(route, 1), world.options.appUrl).pathname;
-  if (routeMethod(route) === 'GET') {
-    const end = await followOnOrigin(world, verdict, user, landing, headers, `${what}, after the landing`);
-    if (end === undefined) return;
-    verdict.note(`${what}: ended on ${describeAnswer(end)}`);
-    verdict.expect(
-      new URL(end.url).pathname === guarded && end.status === 200,
-      `${what}: after the verification the user ended on ${describeAnswer(end)}, not the guarded page ${guarded}`,
-    );
+  const landing = await world.landOn(user, await pressAndVerify(world, user, asked));
+  const back = landing.location;
+  if (back === null) {
+    verdict.expect(false, `the landing answered ${landing.status} without sending the user back`);
     return;
   }
-  const back = world.resolve(landing.location, landing.url);
-  if (!verdict.expect(back.origin === world.options.appOrigin, `${what}: the landing sends the user to ${landing.location}`)) return;
-  const { page, form } = await confirmationForm(user, route, 1, back.href, headers);
-  if (!verdict.expect(form !== undefined, `${what}: ${describeAnswer(page)} is not the confirmation of the kept form`)) return;
-  const done = await submitConfirmation(world, user, form!, headers);
-  const end = await followOnOrigin(world, verdict, user, done, headers, `${what}, after the confirmation`);
-  if (end !== undefined) verdict.note(`${what}: ended on ${describeAnswer(end)}`);
+  const [first, second] = await Promise.all([0, 1].map(() => confirmationForm(user, route, 1, back)));
+  if (first?.form === undefined || second?.form === undefined) {
+    verdict.expect(false, `${first === undefined ? back : describeAnswer(first.page)} is not the confirmation of the kept form`);
+    return;
+  }
+  const tabs = [first.form, second.form];
+  const both = await Promise.all(tabs.map((form) => submitConfirmation(world, user, form)));
+  const replay = await submitConfirmation(world, user, first.form);
+  const reload = await confirmationForm(user, route, 1, back);
+  const resent = reload.form === undefined ? undefined : await submitConfirmation(world, user, reload.form);
+  const ran = (await count()) - start;
+  verdict.note(
+    `two tabs confirming at once: ${both.map((a) => a.status).join(' and ')}; a replay: ${replay.status}; a reload: ${reload.page.status}${resent === undefined ? '' : `, sent again: ${resent.status}`}; the handler ran ${ran} time(s)`,
+  );
+  const accepted = both.filter((answer) => answer.status < 400).length;
+  verdict.expect(accepted === 1, `of two tabs confirming at once, ${accepted} were carried out (expected 1)`);
+  verdict.expect(replay.status >= 400 && replay.status < 500, `a replayed confirmation answered ${replay.status}, not a refusal`);
+  verdict.expect(resent === undefined || resent.status >= 400, `a reloaded confirmation sent again answered ${resent?.status}`);
+  verdict.expect(ran === 1, `the handler ran ${ran} time(s) for one kept form (expected 1)`);
 }
 
 export const stepUpChecks: AuditCheck[] = [
@@ -240,48 +200,8 @@ export const stepUpChecks: AuditCheck[] = [
     fix: 'Put all of the handler\'s work after kit.requireRecentVerification (no middleware before it that writes), and answer the confirmed form with a redirect (POST, redirect, GET).',
     phase: 'concurrent',
     async run(world, verdict) {
-      for (const route of guardedRoutes(world, verdict, 'POST')) {
-        const user = await world.signIn();
-        const what = describeRoute(route, 1);
-        const count = () => effectsOf(world, route, user);
-        const start = await count();
-        const asked = await requestRoute(world, user, route, 1);
-        const early = (await count()) - start;
-        verdict.note(`${what} without a grant: ${describeAnswer(asked)}; the handler ran ${early} time(s)`);
-        verdict.expect(early === 0, `${what} ran its handler ${early} time(s) before any verification`);
-        if (!verdict.expect(guardAsked(asked), `${what} without a grant was not asked to confirm: ${describeAnswer(asked)}`)) continue;
-        const attempt = await pressAndVerify(world, user, asked);
-        const landing = await world.landOn(user, attempt);
-        if (!verdict.expect(landing.location !== null, `the landing answered ${landing.status} without sending the user back`)) continue;
-        const tabs = await Promise.all([0, 1].map(() => confirmationForm(user, route, 1, landing.location!)));
-        const [first, second] = tabs.map((tab) => tab.form);
-        if (!verdict.expect(first !== undefined && second !== undefined, `${describeAnswer(tabs[0]!.page)} is not the confirmation of the kept form`)) continue;
-        const both = await Promise.all([first!, second!].map((form) => submitConfirmation(world, user, form)));
-        const replay = await submitConfirmation(world, user, first!);
-        const reload = await confirmationForm(user, route, 1, landing.location!);
-        const resent = reload.form === undefined ? undefined : await submitConfirmation(world, user, reload.form);
-        const ran = (await count()) - start;
-        verdict.note(
-          `two tabs confirming at once: ${both.map((a) => a.status).join(' and ')}; a replay: ${replay.status}; a reload: ${reload.page.status}${resent === undefined ? '' : `, sent again: ${resent.status}`}; the handler ran ${ran} time(s)`,
-        );
-        const accepted = both.filter((answer) => answer.status < 400).length;
-        verdict.expect(accepted === 1, `of two tabs confirming at once, ${accepted} were carried out (expected 1)`);
-        verdict.expect(replay.status >= 400 && replay.status < 500, `a replayed confirmation answered ${replay.status}, not a refusal`);
-        verdict.expect(resent === undefined || resent.status >= 400, `a reloaded confirmation sent again answered ${resent?.status}`);
-        verdict.expect(ran === 1, `the handler ran ${ran} time(s) for one kept form (expected 1)`);
-      }
+      for (const route of guardedRoutes(world, verdict, 'POST')) await confirmTwice(world, verdict, route);
     },
   },
-  {
-    id: 'step-up.redirect',
-    title:
-      "After the verification the user comes back to the guarded path: a URL planted in the guarded request's query, its form, the start's fields or Referer never becomes a redirect",
-    fix: "Never redirect to a URL taken from a parameter, a header or state, nor to one your session remembered from such a parameter: the guard returns the user to the guarded request itself, kept server-side.",
-    phase: 'concurrent',
-    async run(world, verdict) {
-      for (const route of guardedRoutes(world, verdict)) {
-        for (const value of PLANTED) await walkWithPlants(world, verdict, route, value);
-      }
-    },
-  },
+  stepUpRedirectCheck,
 ];

@@ -5,8 +5,21 @@
  */
 import { parseHandoffPage, type Answer } from './agent.ts';
 import { callHook } from './hooks.ts';
+import type { Verdict } from './check.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';
+
+const NO_ROUTES =
+  "give your guarded routes as `stepUp: [{ path, method?, scope, maxAge, ... }]` to run this check";
+
+/** The routes of `stepUp` (of one method when given); when there are none the check is marked not run. */
+export function guardedRoutes(world: AuditWorld, verdict: Verdict, which?: 'GET' | 'POST'): AuditGuardedRoute[] {
+  const all = world.options.stepUp ?? [];
+  const routes = which === undefined ? all : all.filter((route) => routeMethod(route) === which);
+  if (all.length === 0) verdict.notRun = NO_ROUTES;
+  else if (routes.length === 0) verdict.notRun = `no route of \`stepUp\` has method '${which}'`;
+  return routes;
+}
 
 /** A form of a page: where it posts and its hidden fields. */
 export interface PageForm {

@@ -1,0 +1,109 @@
+/**
+ * After a step-up the user comes back to the guarded request itself: a URL planted in the guarded
+ * request's query, its form, the start's fields or Referer never becomes a redirect, at any hop.
+ */
+import { parseHandoffPage, type Answer } from './agent.ts';
+import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
+import { REDIRECT_PARAMS } from './checks-redirect.ts';
+import type { AuditGuardedRoute } from './options.ts';
+import {
+  confirmationForm,
+  confirmItsYouForm,
+  describeRoute,
+  guardedRoutes,
+  pressAndVerify,
+  requestRoute,
+  routeMethod,
+  routePath,
+  submitConfirmation,
+  type RequestExtras,
+} from './step-up-flow.ts';
+import type { AuditUser, AuditWorld } from './world.ts';
+
+const PLANTED = ['https://evil.example/audit', '//evil.example/audit'];
+/** Few names in a form: a form parser of yours may allow only a few fields. */
+const FORM_NAMES = ['next', 'return_to', 'returnTo', 'redirect', 'redirect_uri', 'continue'];
+
+function plantsOf(value: string): RequestExtras {
+  return {
+    query: REDIRECT_PARAMS.map((name) => `${name}=${encodeURIComponent(value)}`).join('&'),
+    fields: Object.fromEntries(FORM_NAMES.map((name) => [name, value])),
+    headers: { referer: value.startsWith('//') ? `https:${value}` : value },
+  };
+}
+
+/**
+ * Follows redirects with the user's cookies while they stay on the app's origin; a Location off
+ * it fails. Returns the last answer (undefined when one left the origin).
+ */
+async function followOnOrigin(
+  world: AuditWorld,
+  verdict: Verdict,
+  user: AuditUser,
+  first: Answer,
+  headers: Record<string, string>,
+  what: string,
+): Promise<Answer | undefined> {
+  let answer = first;
+  for (let hop = 0; hop <= MAX_HOPS && answer.location !== null && answer.status >= 300 && answer.status < 400; hop++) {
+    const target = world.resolve(answer.location, answer.url);
+    if (!verdict.expect(target.origin === world.options.appOrigin, `${what}, hop ${hop + 1}: ${describeAnswer(answer)} leaves the app's origin`)) {
+      return undefined;
+    }
+    answer = await user.agent.request(target.href, { headers });
+  }
+  return answer;
+}
+
+/** One walk with `value` planted everywhere: the user must end on the guarded path (a page) or on the app's origin (a form). */
+async function walkWithPlants(world: AuditWorld, verdict: Verdict, route: AuditGuardedRoute, value: string) {
+  const user = await world.signIn();
+  const plants = plantsOf(value);
+  const headers = plants.headers ?? {};
+  const what = `${describeRoute(route, 1)} with ${value} planted`;
+  const asked = await requestRoute(world, user, route, 1, plants);
+  if (confirmItsYouForm(asked) === undefined && parseHandoffPage(asked.body) === undefined) {
+    verdict.note(`${what}: the guard did not ask (${describeAnswer(asked)})`);
+    await followOnOrigin(world, verdict, user, asked, headers, what);
+    return;
+  }
+  const attempt = await pressAndVerify(world, user, asked, plants);
+  const landing = await world.land(user, new URL(attempt.returnLocation).search.slice(1), headers);
+  verdict.note(`${what}: the landing ${describeAnswer(landing)}`);
+  if (!verdict.expect(landing.location !== null, `${what}: the landing answered ${landing.status}, not a redirect back`)) return;
+  const guarded = new URL(routePath(route, 1), world.options.appUrl).pathname;
+  if (routeMethod(route) === 'GET') {
+    const end = await followOnOrigin(world, verdict, user, landing, headers, `${what}, after the landing`);
+    if (end === undefined) return;
+    verdict.note(`${what}: ended on ${describeAnswer(end)}`);
+    verdict.expect(
+      new URL(end.url).pathname === guarded && end.status === 200,
+      `${what}: after the verification the user ended on ${describeAnswer(end)}, not the guarded page ${guarded}`,
+    );
+    return;
+  }
+  const back = world.resolve(landing.location, landing.url);
+  if (!verdict.expect(back.origin === world.options.appOrigin, `${what}: the landing sends the user to ${landing.location}`)) return;
+  const { page, form } = await confirmationForm(user, route, 1, back.href, headers);
+  if (form === undefined) {
+    verdict.expect(false, `${what}: ${describeAnswer(page)} is not the confirmation of the kept form`);
+    return;
+  }
+  const done = await submitConfirmation(world, user, form, headers);
+  const end = await followOnOrigin(world, verdict, user, done, headers, `${what}, after the confirmation`);
+  if (end !== undefined) verdict.note(`${what}: ended on ${describeAnswer(end)}`);
+}
+
+export const stepUpRedirectCheck: AuditCheck =
+{
+    id: 'step-up.redirect',
+    title:
+      "After the verification the user comes back to the guarded path: a URL planted in the guarded request's query, its form, the start's fields or Referer never becomes a redirect",
+    fix: "Never redirect to a URL taken from a parameter, a header or state, nor to one your session remembered from such a parameter: the guard returns the user to the guarded request itself, kept server-side.",
+    phase: 'concurrent',
+    async run(world, verdict) {
+      for (const route of guardedRoutes(world, verdict)) {
+        for (const value of PLANTED) await walkWithPlants(world, verdict, route, value);
+      }
+    },
+  };
