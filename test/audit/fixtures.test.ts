@@ -134,7 +134,9 @@ describe('the step-up checks need the guarded routes', () => {
     apps.push(app);
     const report = await auditIntegration({ ...app.auditOptions, stepUp: undefined, only: stepUpIds });
     expect(notRunIds(report)).toEqual(stepUpIds);
-    expect(report.checks.map((c) => c.evidence[0])).toEqual(stepUpIds.map(() => expect.stringMatching(/^not run: give your guarded routes as `stepUp/)));
+    expect(report.checks.map((c) => c.evidence[0])).toEqual(
+      stepUpIds.map(() => expect.stringMatching(/^not run: give your guarded routes as `stepUp/)),
+    );
     expect(report.ok).toBe(true);
     expect(formatAuditTable(report)).toMatch(/0 passed, 0 failed, 5 not run/);
   }, 60_000);

@@ -33,6 +33,8 @@ it('node --test: one case per check; the nextRedirect flaw fails redirect.landin
   expect(passed.sort()).toEqual(
     AUDIT_CHECK_IDS.filter((id) => id !== 'redirect.landing' && !stepUp.includes(id)).sort(),
   );
-  expect(skipped).toEqual(stepUp.map((id) => [id, expect.stringMatching(/^not run: give your guarded routes as `stepUp/)]));
+  expect(skipped).toEqual(
+    stepUp.map((id) => [id, expect.stringMatching(/^not run: give your guarded routes as `stepUp/)]),
+  );
   expect(out).toContain('Never redirect to a URL taken from a parameter');
 }, 150_000);

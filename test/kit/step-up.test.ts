@@ -83,10 +83,10 @@ describe.each(KINDS)('step-up on $name', (kind) => {
     const first = await intentOf(0);
     for (let i = 0; i < 4; i++) expect(await intentOf(0)).toBe(first);
     const rows = () =>
-      app.query<{ n: number | string }>('SELECT count(*) AS n FROM verify_kit_intents WHERE user_ref = $1 AND path = $2', [
-        USERS.bob!.userRef,
-        path,
-      ]);
+      app.query<{ n: number | string }>(
+        'SELECT count(*) AS n FROM verify_kit_intents WHERE user_ref = $1 AND path = $2',
+        [USERS.bob!.userRef, path],
+      );
     expect(Number((await rows())[0]!.n)).toBe(1);
     // Asked again 10 minutes later, then 24 minutes after the first: the one intent, renewed for 15 minutes each time.
     expect(await intentOf(10 * 60_000)).toBe(first);

@@ -47,7 +47,12 @@ async function followOnOrigin(
   let answer = first;
   for (let hop = 0; hop <= MAX_HOPS && answer.location !== null && answer.status >= 300 && answer.status < 400; hop++) {
     const target = world.resolve(answer.location, answer.url);
-    if (!verdict.expect(target.origin === world.options.appOrigin, `${what}, hop ${hop + 1}: ${describeAnswer(answer)} leaves the app's origin`)) {
+    if (
+      !verdict.expect(
+        target.origin === world.options.appOrigin,
+        `${what}, hop ${hop + 1}: ${describeAnswer(answer)} leaves the app's origin`,
+      )
+    ) {
       return undefined;
     }
     answer = await user.agent.request(target.href, { headers });
@@ -70,7 +75,10 @@ async function walkWithPlants(world: AuditWorld, verdict: Verdict, route: AuditG
   const attempt = await pressAndVerify(world, user, asked, plants);
   const landing = await world.land(user, new URL(attempt.returnLocation).search.slice(1), headers);
   verdict.note(`${what}: the landing ${describeAnswer(landing)}`);
-  if (!verdict.expect(landing.location !== null, `${what}: the landing answered ${landing.status}, not a redirect back`)) return;
+  if (landing.location === null) {
+    verdict.expect(false, `${what}: the landing answered ${landing.status}, not a redirect back`);
+    return;
+  }
   const guarded = new URL(routePath(route, 1), world.options.appUrl).pathname;
   if (routeMethod(route) === 'GET') {
     const end = await followOnOrigin(world, verdict, user, landing, headers, `${what}, after the landing`);
@@ -83,7 +91,8 @@ async function walkWithPlants(world: AuditWorld, verdict: Verdict, route: AuditG
     return;
   }
   const back = world.resolve(landing.location, landing.url);
-  if (!verdict.expect(back.origin === world.options.appOrigin, `${what}: the landing sends the user to ${landing.location}`)) return;
+  const home = back.origin === world.options.appOrigin;
+  if (!verdict.expect(home, `${what}: the landing sends the user to ${landing.location}`)) return;
   const { page, form } = await confirmationForm(user, route, 1, back.href, headers);
   if (form === undefined) {
     verdict.expect(false, `${what}: ${describeAnswer(page)} is not the confirmation of the kept form`);
@@ -94,16 +103,15 @@ async function walkWithPlants(world: AuditWorld, verdict: Verdict, route: AuditG
   if (end !== undefined) verdict.note(`${what}: ended on ${describeAnswer(end)}`);
 }
 
-export const stepUpRedirectCheck: AuditCheck =
-{
-    id: 'step-up.redirect',
-    title:
-      "After the verification the user comes back to the guarded path: a URL planted in the guarded request's query, its form, the start's fields or Referer never becomes a redirect",
-    fix: "Never redirect to a URL taken from a parameter, a header or state, nor to one your session remembered from such a parameter: the guard returns the user to the guarded request itself, kept server-side.",
-    phase: 'concurrent',
-    async run(world, verdict) {
-      for (const route of guardedRoutes(world, verdict)) {
-        for (const value of PLANTED) await walkWithPlants(world, verdict, route, value);
-      }
-    },
-  };
+export const stepUpRedirectCheck: AuditCheck = {
+  id: 'step-up.redirect',
+  title:
+    "After the verification the user comes back to the guarded path: a URL planted in the guarded request's query, its form, the start's fields or Referer never becomes a redirect",
+  fix: 'Never redirect to a URL taken from a parameter, a header or state, nor to one your session remembered from such a parameter: the guard returns the user to the guarded request itself, kept server-side.',
+  phase: 'concurrent',
+  async run(world, verdict) {
+    for (const route of guardedRoutes(world, verdict)) {
+      for (const value of PLANTED) await walkWithPlants(world, verdict, route, value);
+    }
+  },
+};

@@ -79,7 +79,9 @@ async function confirmTwice(world: AuditWorld, verdict: Verdict, route: AuditGua
   const early = (await count()) - start;
   verdict.note(`${what} without a grant: ${describeAnswer(asked)}; the handler ran ${early} time(s)`);
   verdict.expect(early === 0, `${what} ran its handler ${early} time(s) before any verification`);
-  if (!verdict.expect(guardAsked(asked), `${what} without a grant was not asked to confirm: ${describeAnswer(asked)}`)) {
+  if (
+    !verdict.expect(guardAsked(asked), `${what} without a grant was not asked to confirm: ${describeAnswer(asked)}`)
+  ) {
     return;
   }
   const landing = await world.landOn(user, await pressAndVerify(world, user, asked));
@@ -90,7 +92,10 @@ async function confirmTwice(world: AuditWorld, verdict: Verdict, route: AuditGua
   }
   const [first, second] = await Promise.all([0, 1].map(() => confirmationForm(user, route, 1, back)));
   if (first?.form === undefined || second?.form === undefined) {
-    verdict.expect(false, `${first === undefined ? back : describeAnswer(first.page)} is not the confirmation of the kept form`);
+    verdict.expect(
+      false,
+      `${first === undefined ? back : describeAnswer(first.page)} is not the confirmation of the kept form`,
+    );
     return;
   }
   const tabs = [first.form, second.form];
@@ -104,8 +109,14 @@ async function confirmTwice(world: AuditWorld, verdict: Verdict, route: AuditGua
   );
   const accepted = both.filter((answer) => answer.status < 400).length;
   verdict.expect(accepted === 1, `of two tabs confirming at once, ${accepted} were carried out (expected 1)`);
-  verdict.expect(replay.status >= 400 && replay.status < 500, `a replayed confirmation answered ${replay.status}, not a refusal`);
-  verdict.expect(resent === undefined || resent.status >= 400, `a reloaded confirmation sent again answered ${resent?.status}`);
+  verdict.expect(
+    replay.status >= 400 && replay.status < 500,
+    `a replayed confirmation answered ${replay.status}, not a refusal`,
+  );
+  verdict.expect(
+    resent === undefined || resent.status >= 400,
+    `a reloaded confirmation sent again answered ${resent?.status}`,
+  );
   verdict.expect(ran === 1, `the handler ran ${ran} time(s) for one kept form (expected 1)`);
 }
 
@@ -113,7 +124,7 @@ export const stepUpChecks: AuditCheck[] = [
   {
     id: 'step-up.expired',
     title: "A grant older than the guard's maxAge is refused: the guard asks again and the handler does not run",
-    fix: "Keep every guarded route behind kit.requireRecentVerification with the maxAge your policy names, and never remember a verification yourself (a flag or a timestamp in your session).",
+    fix: 'Keep every guarded route behind kit.requireRecentVerification with the maxAge your policy names, and never remember a verification yourself (a flag or a timestamp in your session).',
     phase: 'alone',
     async run(world, verdict) {
       const routes = guardedRoutes(world, verdict);
@@ -168,7 +179,7 @@ export const stepUpChecks: AuditCheck[] = [
   {
     id: 'step-up.get-never-texts',
     title: 'A GET (or HEAD) of a guarded page without a grant creates no session and sends no SMS',
-    fix: "Let the guard answer a page without a grant with its \"Confirm it's you\" page; never start a verification on a GET (no auto-submit, no server-side press of the button): GET must stay safe.",
+    fix: 'Let the guard answer a page without a grant with its "Confirm it\'s you" page; never start a verification on a GET (no auto-submit, no server-side press of the button): GET must stay safe.',
     phase: 'alone',
     async run(world, verdict) {
       const routes = guardedRoutes(world, verdict, 'GET');
@@ -177,7 +188,11 @@ export const stepUpChecks: AuditCheck[] = [
         const ways: [string, Record<string, string>, string][] = [
           ['a link', {}, 'GET'],
           ['a HEAD', {}, 'HEAD'],
-          ['a top-level link from another site', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', referer: 'https://evil.example/' }, 'GET'],
+          [
+            'a top-level link from another site',
+            { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', referer: 'https://evil.example/' },
+            'GET',
+          ],
           ['a JSON request', { accept: 'application/json' }, 'GET'],
         ];
         for (const [way, headers, method] of ways) {
@@ -187,7 +202,10 @@ export const stepUpChecks: AuditCheck[] = [
           const what = `${method} ${describeRoute(route, 1)} by ${way}`;
           verdict.note(`${what}: ${describeAnswer(answer)}; sessions created ${after.creates - before.creates}`);
           verdict.expect(parseHandoffPage(answer.body) === undefined, `${what} was answered with the handoff page`);
-          verdict.expect(after.creates === before.creates, `${what} created ${after.creates - before.creates} session(s)`);
+          verdict.expect(
+            after.creates === before.creates,
+            `${what} created ${after.creates - before.creates} session(s)`,
+          );
           verdict.expect(after.smsSent === before.smsSent, `${what} sent ${after.smsSent - before.smsSent} SMS`);
         }
       }
@@ -197,7 +215,7 @@ export const stepUpChecks: AuditCheck[] = [
     id: 'step-up.intent-once',
     title:
       'A guarded form runs its handler only after the verification, and once: two tabs confirming at once, a replayed confirmation and a reload run nothing more',
-    fix: 'Put all of the handler\'s work after kit.requireRecentVerification (no middleware before it that writes), and answer the confirmed form with a redirect (POST, redirect, GET).',
+    fix: "Put all of the handler's work after kit.requireRecentVerification (no middleware before it that writes), and answer the confirmed form with a redirect (POST, redirect, GET).",
     phase: 'concurrent',
     async run(world, verdict) {
       for (const route of guardedRoutes(world, verdict, 'POST')) await confirmTwice(world, verdict, route);

@@ -176,7 +176,9 @@ function checkGuardedRoute(problems: string[], route: Partial<AuditGuardedRoute>
   }
   const { path, method = 'GET', scope, maxAge, fields, resource, effects } = route;
   if (typeof path !== 'function' && (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//'))) {
-    problems.push(`${at}.path\` must be a path on your app starting with one "/" (e.g. '/security'), or a function of n.`);
+    problems.push(
+      `${at}.path\` must be a path on your app starting with one "/" (e.g. '/security'), or a function of n.`,
+    );
   }
   if (method !== 'GET' && method !== 'POST') problems.push(`${at}.method\` must be 'GET' (a page) or 'POST' (a form).`);
   if (typeof scope !== 'string' || scope === '') problems.push(`${at}.scope\` must be the guard's scope.`);
@@ -205,7 +207,9 @@ function checkStepUp(problems: string[], options: AuditOptions): void {
   }
   if (stepUp === undefined) return;
   if (!Array.isArray(stepUp) || stepUp.length === 0) {
-    problems.push("`stepUp` must list your guarded routes, e.g. [{ path: '/security', scope: 'security', maxAge: 600 }].");
+    problems.push(
+      "`stepUp` must list your guarded routes, e.g. [{ path: '/security', scope: 'security', maxAge: 600 }].",
+    );
     return;
   }
   for (const [i, route] of stepUp.entries()) checkGuardedRoute(problems, route, i);

@@ -9,8 +9,7 @@ import type { Verdict } from './check.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';
 
-const NO_ROUTES =
-  "give your guarded routes as `stepUp: [{ path, method?, scope, maxAge, ... }]` to run this check";
+const NO_ROUTES = 'give your guarded routes as `stepUp: [{ path, method?, scope, maxAge, ... }]` to run this check';
 
 /** The routes of `stepUp` (of one method when given); when there are none the check is marked not run. */
 export function guardedRoutes(world: AuditWorld, verdict: Verdict, which?: 'GET' | 'POST'): AuditGuardedRoute[] {
@@ -51,7 +50,8 @@ export function postFormsOf(html: string): PageForm[] {
     const fields: Record<string, string> = {};
     for (const input of inner.matchAll(/<input\b[^>]*>/gi)) {
       const name = attribute(input[0], 'name');
-      if (name !== undefined && attribute(input[0], 'type') === 'hidden') fields[name] = attribute(input[0], 'value') ?? '';
+      if (name !== undefined && attribute(input[0], 'type') === 'hidden')
+        fields[name] = attribute(input[0], 'value') ?? '';
     }
     forms.push({ action: attribute(open, 'action') ?? '', fields });
   }
@@ -134,7 +134,9 @@ export async function pressAndVerify(
   if (parseHandoffPage(asked.body) === undefined) {
     const form = confirmItsYouForm(asked);
     if (form === undefined) {
-      throw new Error(`${new URL(asked.url).pathname} answered ${asked.status}, not the guard's "Confirm it's you" page`);
+      throw new Error(
+        `${new URL(asked.url).pathname} answered ${asked.status}, not the guard's "Confirm it's you" page`,
+      );
     }
     handedOff = await user.agent.postForm(
       withQuery(form.action, extras.query),
@@ -186,7 +188,9 @@ export async function grantAndOpen(
   const attempt = await pressAndVerify(world, user, asked);
   const landing = await world.landOn(user, attempt);
   if (landing.location === null) {
-    throw new Error(`the landing for ${describeRoute(route, n)} answered ${landing.status} without sending the user back`);
+    throw new Error(
+      `the landing for ${describeRoute(route, n)} answered ${landing.status} without sending the user back`,
+    );
   }
   if (routeMethod(route) === 'GET') return user.agent.request(landing.location);
   const { page, form } = await confirmationForm(user, route, n, landing.location);
