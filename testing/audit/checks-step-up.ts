@@ -199,7 +199,7 @@ export const stepUpChecks: AuditCheck[] = [
           const before = await world.control.stats();
           const answer = await user.agent.request(routePath(route, 1), { method, headers });
           const after = await world.control.stats();
-          const what = `${method} ${describeRoute(route, 1)} by ${way}`;
+          const what = `${describeRoute(route, 1, method)} by ${way}`;
           verdict.note(`${what}: ${describeAnswer(answer)}; sessions created ${after.creates - before.creates}`);
           verdict.expect(parseHandoffPage(answer.body) === undefined, `${what} was answered with the handoff page`);
           verdict.expect(

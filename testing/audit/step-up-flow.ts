@@ -77,9 +77,9 @@ export function routePath(route: AuditGuardedRoute, n: number): string {
 }
 
 /** `route` as said in evidence: `POST /payees (scope payout, resource 2)`. */
-export function describeRoute(route: AuditGuardedRoute, n: number): string {
+export function describeRoute(route: AuditGuardedRoute, n: number, method: string = routeMethod(route)): string {
   const path = new URL(routePath(route, n), 'http://x').pathname;
-  return `${routeMethod(route)} ${path} (scope ${route.scope}${route.resource === true ? `, resource ${n}` : ''})`;
+  return `${method} ${path} (scope ${route.scope}${route.resource === true ? `, resource ${n}` : ''})`;
 }
 
 /** How many times the route's handler did its work for `user` (0 for a page without a count). */
