@@ -63,9 +63,16 @@ export function confirmItsYouForm(answer: Answer): PageForm | undefined {
   return postFormsOf(answer.body).find((form) => form.fields.intent !== undefined && form.fields.action !== undefined);
 }
 
-/** The guard asked again: its "Confirm it's you" page, or a refusal (4xx). */
+/**
+ * The guard asked again: its "Confirm it's you" page, a verification already started (the handoff
+ * page, from an app that presses the button itself), or a refusal (4xx).
+ */
 export function guardAsked(answer: Answer): boolean {
-  return confirmItsYouForm(answer) !== undefined || (answer.status >= 400 && answer.status < 500);
+  return (
+    confirmItsYouForm(answer) !== undefined ||
+    parseHandoffPage(answer.body) !== undefined ||
+    (answer.status >= 400 && answer.status < 500)
+  );
 }
 
 export function routeMethod(route: AuditGuardedRoute): 'GET' | 'POST' {
