@@ -49,6 +49,7 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['accountUnlocked', ['step-up.expired']],
   ['sudoMode', ['step-up.bound']],
   ['noBindTo', ['step-up.bound']],
+  ['writesBeforeGuard', ['step-up.expired', 'step-up.bound', 'step-up.intent-once']],
   // The handoff page answers a GET: the leak check finds the handoff in a GET's answer too.
   ['textsOnGet', ['step-up.get-never-texts', 'leak.handoff']],
   ['returnsToNext', ['step-up.redirect']],

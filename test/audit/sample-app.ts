@@ -40,6 +40,7 @@
  * - `accountUnlocked`: once /account opened, the session remembers it and skips the guard.
  * - `sudoMode`: one session-wide "verified" timestamp (10 minutes) skips every guard.
  * - `noBindTo`: the payee guard without bindTo (a grant for one payee opens every payee).
+ * - `writesBeforeGuard`: the payee is saved ("as pending") by a middleware before the guard.
  * - `textsOnGet`: "one click fewer": a GET of /account presses the guard's button for the user.
  * - `returnsToNext`: /account remembers `?next=` and sends the user there once it opens.
  * - `redirectsBack`: the payee handler redirects to the Referer.
@@ -91,6 +92,7 @@ export type Flaw =
   | 'accountUnlocked'
   | 'sudoMode'
   | 'noBindTo'
+  | 'writesBeforeGuard'
   | 'textsOnGet'
   | 'returnsToNext'
   | 'redirectsBack';
@@ -251,6 +253,14 @@ function mountGuardedRoutes(
   app.post(
     '/payees',
     express.urlencoded({ extended: false }),
+    (req, _res, next) => {
+      const user = session(req).user;
+      const payee = (req.body as { payee?: unknown }).payee;
+      if (flaw === 'writesBeforeGuard' && user !== undefined && typeof payee === 'string') {
+        deps.addPayee(userNamed(user).userRef, payee);
+      }
+      next();
+    },
     ...(flaw === 'unguardedPost' ? [] : [payeeGuard]),
     (req, res) => {
       const user = session(req).user;
