@@ -1,13 +1,14 @@
 // An integrator runs the integration audit from the packed tarball against its own small app:
-// sign-in by name, one guarded action writing a row, the sweep on the clock the kit and the emulator share.
-// Prints one JSON line: whether every check passed, which failed, and how effects were counted.
+// sign-in by name, one guarded action writing a row, the sweep on the clock the kit and the emulator share,
+// and two routes of its own behind the step-up guard (a page, and a form whose handler writes a row).
+// Prints one JSON line: whether every check passed, which failed or were not run, and how effects were counted.
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
 import express from 'express';
 import session from 'express-session';
 import { createVerificationKit } from 'hosted-sms-verify-kit';
 import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
-import { auditIntegration, createTestClock, failedIds, startEmulator } from 'hosted-sms-verify-kit/testing';
+import { auditIntegration, createTestClock, failedIds, notRunIds, startEmulator } from 'hosted-sms-verify-kit/testing';
 
 const CLIENT = { clientId: 'shop', secret: 'shop-secret-0123456789abcdef' };
 const server = createServer();
@@ -19,6 +20,7 @@ const emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl
 
 const db = new Database(':memory:');
 db.exec('CREATE TABLE confirmations (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_id TEXT NOT NULL)');
+db.exec('CREATE TABLE api_keys (id INTEGER PRIMARY KEY, user_id TEXT NOT NULL, name TEXT NOT NULL)');
 const phoneOf = (name) => `+1555${String(parseInt(name.replace(/\D/g, '').slice(-7) || '0', 10)).padStart(7, '0')}`;
 const kit = createVerificationKit({
   baseUrl: emulator.url,
@@ -29,6 +31,10 @@ const kit = createVerificationKit({
   store: createSqliteStore({ database: db }),
   resolveUser: (req) =>
     req.session.user ? { userRef: req.session.user, destination: phoneOf(req.session.user) } : null,
+  scopes: [
+    { name: 'security', operationSensitivity: 'sensitive', label: 'see your recovery codes' },
+    { name: 'api_keys', operationSensitivity: 'sensitive', label: 'add an API key' },
+  ],
   actions: [
     {
       name: 'confirm_phone',
@@ -58,6 +64,18 @@ app.post('/login', express.urlencoded({ extended: false }), (req, res) => {
 });
 app.use(kit.router);
 app.get('/done', (_req, res) => res.send('Phone confirmed'));
+app.get('/security', kit.requireRecentVerification({ scope: 'security', maxAge: 600 }), (_req, res) => {
+  res.send('Your recovery codes');
+});
+app.post(
+  '/api-keys',
+  express.urlencoded({ extended: false }),
+  kit.requireRecentVerification({ scope: 'api_keys', maxAge: 300 }),
+  (req, res) => {
+    db.prepare('INSERT INTO api_keys (user_id, name) VALUES (?, ?)').run(req.session.user, String(req.body.name));
+    res.redirect(303, '/security');
+  },
+);
 server.on('request', app);
 
 try {
@@ -70,11 +88,23 @@ try {
     actions: [{ name: 'confirm_phone' }],
     probe: (sessionId) => db.prepare('SELECT count(*) AS n FROM confirmations WHERE session_id = ?').get(sessionId).n,
     sweep: { run: () => kit.runSweep(), clock },
+    stepUp: [
+      { path: '/security', scope: 'security', maxAge: 600 },
+      {
+        path: '/api-keys',
+        method: 'POST',
+        scope: 'api_keys',
+        maxAge: 300,
+        fields: { name: 'ci' },
+        effects: (user) => db.prepare('SELECT count(*) AS n FROM api_keys WHERE user_id = ?').get(user).n,
+      },
+    ],
   });
   console.log(
     JSON.stringify({
       ok: report.ok,
       failed: failedIds(report),
+      notRun: notRunIds(report),
       counting: report.counting,
       checks: report.checks.length,
     }),
