@@ -11,8 +11,8 @@ import {
   DEFAULT_PAGE_HOST,
   loadEnvConfig,
   parseControl,
+  parseClientsJson,
   parsePort,
-  validateClients,
   type EmulatorClient,
 } from '../emulator/config/config.ts';
 import { startEmulator } from '../emulator/index.ts';
@@ -42,7 +42,7 @@ function readClients(file: string): EmulatorClient[] {
     throw new UsageError(`--clients ${file}: cannot read it (${(error as Error).message}).`);
   }
   try {
-    return validateClients(JSON.parse(text), `--clients ${file}`);
+    return parseClientsJson(text, `--clients ${file}`);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -231,16 +231,21 @@ export function jsonErrorPosition(text: string): number {
 
 export function parseClients(raw: string | undefined): EmulatorClient[] {
   if (raw === undefined || raw.trim() === '') return [DEFAULT_CLIENT];
+  return parseClientsJson(raw, 'EMULATOR_CLIENTS');
+}
+
+/** Clients given as JSON text (EMULATOR_CLIENTS, a --clients file); `source` names it in the message. */
+export function parseClientsJson(raw: string, source: string): EmulatorClient[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
     // Not JSON.parse's message: it quotes the text around the mistake, which holds the secrets.
     throw new Error(
-      `EMULATOR_CLIENTS is not valid JSON: the mistake is at character ${jsonErrorPosition(raw)} (counting from 0, a string's mistake at its opening quote; the text is not shown, it holds client secrets). Expected e.g. [{"clientId":"demo-client","secret":"…","returnUrl":"http://localhost:3000/verify/return"}].`,
+      `${source} is not valid JSON: the mistake is at character ${jsonErrorPosition(raw)} (counting from 0, a string's mistake at its opening quote; the text is not shown, it holds client secrets). Expected e.g. [{"clientId":"demo-client","secret":"…","returnUrl":"http://localhost:3000/verify/return"}].`,
     );
   }
-  return validateClients(parsed, 'EMULATOR_CLIENTS');
+  return validateClients(parsed, source);
 }
 
 export function parseControl(raw: string | undefined): boolean {

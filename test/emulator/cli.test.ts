@@ -5,13 +5,16 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
 
-function runEmulator(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'emulator'], {
+function runEmulator(env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'emulator', ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -109,5 +112,23 @@ describe('npm run emulator', () => {
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain('EMULATOR_CLIENTS is not valid JSON: the mistake is at character 36');
     expect(run.output()).not.toContain(secret.slice(0, 6));
+  });
+
+  it('a quoting mistake in a --clients file exits 1 naming where it is, never the secret', async () => {
+    const secret = `k${randomBytes(12).toString('hex')}`;
+    const dir = mkdtempSync(join(tmpdir(), 'emulator-clients-'));
+    const file = join(dir, 'clients.json');
+    writeFileSync(
+      file,
+      `[{"clientId":"cli-client","secret": ${secret},"returnUrl":"http://localhost:3999/verify/return"}]`,
+    );
+    try {
+      const run = runEmulator({ EMULATOR_PORT: '0' }, ['--clients', file]);
+      expect(await run.exited).toBe(1);
+      expect(run.output()).toContain(`--clients ${file} is not valid JSON: the mistake is at character 36`);
+      expect(run.output()).not.toContain(secret.slice(0, 6));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
