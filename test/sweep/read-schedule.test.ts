@@ -5,15 +5,16 @@
  * on every store.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_SWEEP_READ_AGES_MS, nextReadAge } from '../../middleware/sweep/read-ages.ts';
 import { computeNextCheckAt } from '../../middleware/sweep/schedule.ts';
 import { SWEEP_WINDOW_MS } from '../../middleware/sweep/sweep-options.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
-import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
-import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
-import { ACTION, RETURN_URL, client, useSweepEmulator } from '../support/sweep-bench.ts';
+import type { ActionDefinition } from '../../middleware/types.ts';
+import { describeEachStore } from '../support/stores.ts';
+import { ACTION, RETURN_URL, useSweepEmulator } from '../support/sweep-bench.ts';
+import { useSweepSuite } from '../support/sweep-suite.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -51,21 +52,11 @@ describe('the default read ages', () => {
 const emu = useSweepEmulator();
 
 describeEachStore('the default sweep schedule over a day', (kind) => {
-  let h: StoreUnderTest;
-  let verifyClient: VerifyClient;
-  beforeAll(() => {
-    verifyClient = client(emu.url);
-  });
-  afterEach(async () => {
-    await h?.dispose();
-    await emu.control.reset();
-  });
-  afterAll(async () => {
-    await verifyClient.close();
-  });
+  const suite = useSweepSuite(emu, kind);
 
   it('reads an attempt nobody finishes at exactly its read ages, 16 times, and never at or after 24 h', async () => {
-    h = await kind.open();
+    const h = await suite.open();
+    const verifyClient = suite.client;
     let frozenAt = Date.now();
     const createdAt = frozenAt;
     const state = randomBytes(16).toString('base64url');

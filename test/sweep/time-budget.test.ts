@@ -4,30 +4,21 @@
  * finish them), and a run that ends on its budget still delivers outcome events, so under a steady
  * backlog an event never waits for the backlog to clear. Same suites on every store.
  */
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { OutcomeEvent, VerifyClient } from '../../middleware/types.ts';
+import { expect, it } from 'vitest';
+import type { OutcomeEvent } from '../../middleware/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
-import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
-import { client, sweepDeps, useSweepEmulator, verifiedAttempts } from '../support/sweep-bench.ts';
+import { describeEachStore } from '../support/stores.ts';
+import { sweepDeps, useSweepEmulator, verifiedAttempts } from '../support/sweep-bench.ts';
+import { useSweepSuite } from '../support/sweep-suite.ts';
 
 const emu = useSweepEmulator();
 
 describeEachStore('a sweep run within its time budget', (kind) => {
-  let h: StoreUnderTest;
-  let verifyClient: VerifyClient;
-  beforeAll(() => {
-    verifyClient = client(emu.url);
-  });
-  afterEach(async () => {
-    await h?.dispose();
-    await emu.control.reset();
-  });
-  afterAll(async () => {
-    await verifyClient.close();
-  });
+  const suite = useSweepSuite(emu, kind);
 
   it('fulfils every verified attempt it read, up to the end of its budget: none fails for want of time', async () => {
-    h = await kind.open();
+    const h = await suite.open();
+    const verifyClient = suite.client;
     await verifiedAttempts(emu, h.store, verifyClient, 40);
     // Slow reads: the run is still reading when its 400 ms run out.
     await emu.control.injectFaults({ statusDelayMs: 60 });
@@ -40,7 +31,8 @@ describeEachStore('a sweep run within its time budget', (kind) => {
   });
 
   it('a run that ends on its budget still delivers the outcome events it recorded', async () => {
-    h = await kind.open();
+    const h = await suite.open();
+    const verifyClient = suite.client;
     await verifiedAttempts(emu, h.store, verifyClient, 40);
     await emu.control.injectFaults({ statusDelayMs: 60 });
     const delivered: OutcomeEvent[] = [];
