@@ -218,5 +218,12 @@ function dayTargets(d: DayFigures): Target[] {
       value: `${kit.readsOutsideWindow} / baseline ${baseline.readsOutsideWindow}`,
       met: kit.readsOutsideWindow === 0 && baseline.readsOutsideWindow === 0,
     },
+    {
+      // After a 429 the pacer waits in real time, and a run's time budget is real time: either one met, the machine shows in the figures.
+      name: `${name}: figures from the model and its seed alone (reads answered 429, runs stopped on their time budget), both schedules`,
+      target: '= 0',
+      value: `${kit.rateLimited} and ${kit.runsStopped} / baseline ${baseline.rateLimited} and ${baseline.runsStopped}`,
+      met: kit.rateLimited + kit.runsStopped + baseline.rateLimited + baseline.runsStopped === 0,
+    },
   ];
 }

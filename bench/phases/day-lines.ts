@@ -6,7 +6,7 @@ import { OUTCOME_CLASSES, type DayFigures, type ScheduleFigures } from './day-mo
 export function dayLines(d: DayFigures): string[] {
   const widths = [36, 12, 12, 12];
   const out = [
-    `Simulated day: ${d.starts} starts over 24 h of virtual time (seed ${d.seed}), sweep every ${d.sweepIntervalMs / 1000} s, emulator read limit ${d.readLimitPerSecond}/s; load average ${d.loadAverage.join(' ')}`,
+    `Simulated day: ${d.starts} starts over 24 h on a clock that moves only when told (seed ${d.seed}), sweep every ${d.sweepIntervalMs / 1000} s, read limit ${d.readLimitPerSecond}/s on the day's clock; load average ${d.loadAverage.join(' ')}`,
     pad(['status reads per attempt', 'kit', 'baseline', 'naive/min'], widths),
   ];
   for (const cls of OUTCOME_CLASSES) {
@@ -39,7 +39,8 @@ export function dayLines(d: DayFigures): string[] {
     ),
   );
   out.push(
-    `429s: kit ${d.kit.rateLimited}, baseline ${d.baseline.rateLimited}; wall: kit ${d.kit.wallSeconds} s, baseline ${d.baseline.wallSeconds} s`,
+    `429s: kit ${d.kit.rateLimited}, baseline ${d.baseline.rateLimited}; runs stopped on their time budget: kit ${d.kit.runsStopped}, ` +
+      `baseline ${d.baseline.runsStopped}; wall: kit ${d.kit.wallSeconds} s, baseline ${d.baseline.wallSeconds} s`,
   );
   return out;
 }

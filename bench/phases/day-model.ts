@@ -48,8 +48,14 @@ export interface ScheduleFigures {
   readsOutsideWindow: number;
   /** Attempts whose action ran other than once if they verified, or at all if not: must be 0. */
   wronglyFulfilled: number;
-  /** Reads the emulator answered 429 (the read limit). */
+  /**
+   * Reads answered 429 (the read limit, on the day's clock), and sweep runs that stopped on their
+   * time budget (real time): while both are 0 the figures follow from the model and its seed alone
+   * (after a 429 the kit's pacer waits in real time, and which of the reads in flight met it is
+   * up to the machine).
+   */
   rateLimited: number;
+  runsStopped: number;
   wallSeconds?: number;
 }
 
@@ -180,5 +186,6 @@ export function naiveFigures(model: ModelAttempt[]): ScheduleFigures {
     readsOutsideWindow: 0,
     wronglyFulfilled: 0,
     rateLimited: 0,
+    runsStopped: 0,
   };
 }

@@ -1,18 +1,19 @@
 /**
- * A simulated day on the shared test clock (virtual time). Starts are spread over 24 h, each in one
- * outcome class (day-model.ts): returns and lands; verifies and never returns; fails; abandons. The
- * sweep runs as its worker does (a pause of 60 s, the documented interval, after each run) against
- * an in-process emulator with a status-read limit, until every attempt's 24 h window has closed.
- * The same traffic runs through the default read schedule and through the previous one
- * (`backoffMs`: 30 s, 1, 2, 5, 10, then 30 min: the baseline); a naive integration (a cron reading
- * every pending attempt each minute) is counted over the same traffic.
+ * A simulated day on a clock that moves only when told (day-clock.ts). Starts are spread over
+ * 24 h, each in one outcome class (day-model.ts): returns and lands; verifies and never returns;
+ * fails; abandons. The sweep runs as its worker does (a pause of 60 s, the documented interval,
+ * after each run) against an in-process emulator, behind a status-read limit counted on the day's
+ * clock (day-read-limit.ts), until every attempt's 24 h window has closed. The same traffic runs
+ * through the default read schedule and through the previous one (`backoffMs`: 30 s, 1, 2, 5, 10,
+ * then 30 min: the baseline); a naive integration (a cron reading every pending attempt each
+ * minute) is counted over the same traffic.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createTestClock } from '../../emulator/clock.ts';
+import type { TestClock } from '../../emulator/clock.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.ts';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { completeAttempt } from '../../middleware/fulfil/fulfil.ts';
@@ -23,6 +24,8 @@ import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
 import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
 import { config } from '../config.ts';
 import { log, round1, round2 } from '../measure.ts';
+import { createStillClock } from './day-clock.ts';
+import { dayReadLimit, type DayReadLimit } from './day-read-limit.ts';
 import {
   BASELINE_BACKOFF_MS,
   classFigures,
@@ -46,7 +49,7 @@ const RETURN_URL = 'http://localhost:9/verify/return';
 
 /** One schedule's day: the emulator, the store, and what was counted per attempt (by model index). */
 interface Day {
-  clock: ReturnType<typeof createTestClock>;
+  clock: TestClock;
   emulator: RunningEmulator;
   store: SqliteStore;
   client: VerifyClient;
@@ -62,11 +65,15 @@ interface Day {
   sweepReads: number[];
   perMinute: Map<number, number>;
   outsideWindow: number;
+  /** Sweep runs that stopped on their time budget (real time). */
+  runsStopped: number;
+  /** The service's read limit, on the day's clock. */
+  readLimit: DayReadLimit;
   reading: 'sweep' | 'landing';
 }
 
 async function openDay(model: ModelAttempt[]): Promise<Day> {
-  const clock = createTestClock();
+  const clock = createStillClock();
   const clientId = 'bench-day';
   // Random per run; never printed or written.
   const secret = `bench-${randomBytes(24).toString('base64url')}`;
@@ -75,7 +82,6 @@ async function openDay(model: ModelAttempt[]): Promise<Day> {
     clients: [{ clientId, secret, returnUrl: RETURN_URL }],
     clock,
     log: () => {},
-    rateLimits: { statusReadsPerSecond: config.rateLimit },
   });
   const dir = mkdtempSync(join(tmpdir(), 'verify-kit-day-'));
   const client = createVerifyClient({ baseUrl: emulator.url, clientId, clientSecret: secret });
@@ -85,7 +91,14 @@ async function openDay(model: ModelAttempt[]): Promise<Day> {
     deps: undefined as never,
     index: new Map(),
     ...{ sessionOf: [], stateOf: [], startedAt: zeros(), verifiedAt: zeros(), fulfilments: zeros() },
-    ...{ fulfilledAt: model.map(() => undefined), sweepReads: zeros(), perMinute: new Map(), outsideWindow: 0 },
+    ...{
+      fulfilledAt: model.map(() => undefined),
+      sweepReads: zeros(),
+      perMinute: new Map(),
+      outsideWindow: 0,
+      runsStopped: 0,
+      readLimit: dayReadLimit(clock, config.rateLimit),
+    },
     reading: 'sweep',
   };
   const action: ActionDefinition<unknown> = {
@@ -107,11 +120,14 @@ async function openDay(model: ModelAttempt[]): Promise<Day> {
   return day;
 }
 
-/** The client the kit reads through: counts each read by attempt, by minute, and outside the 24 h window. */
+/**
+ * The client the kit reads through: counts each read by attempt, by minute, and outside the 24 h
+ * window, and answers 429 beyond the read limit.
+ */
 function countingClient(day: Day): VerifyClient {
   return {
     ...day.client,
-    getSession: (sessionId) => {
+    getSession: async (sessionId) => {
       const i = day.index.get(sessionId)!;
       const now = day.clock.now();
       const age = now - day.startedAt[i]!;
@@ -119,6 +135,7 @@ function countingClient(day: Day): VerifyClient {
       if (day.reading === 'sweep') day.sweepReads[i]!++;
       const minute = Math.floor(now / MINUTE_MS);
       day.perMinute.set(minute, (day.perMinute.get(minute) ?? 0) + 1);
+      day.readLimit.take();
       return day.client.getSession(sessionId);
     },
   };
@@ -191,7 +208,9 @@ async function simulate(model: ModelAttempt[], backoffMs: readonly number[] | un
         await apply(day, events[next]!);
       }
       moveTo(nextRun);
-      await runSweep(day.deps, backoffMs === undefined ? {} : { backoffMs });
+      const report = await runSweep(day.deps, backoffMs === undefined ? {} : { backoffMs });
+      if (report.stoppedBy !== null) day.runsStopped++;
+      // The run took no time on the day's clock: the worker's pause follows at once.
       nextRun = day.clock.now() + SWEEP_INTERVAL_MS;
     }
     return await figuresOf(day, model, began);
@@ -215,7 +234,8 @@ async function figuresOf(day: Day, model: ModelAttempt[], began: number): Promis
     ...peakOf(day.perMinute, model.length),
     readsOutsideWindow: day.outsideWindow,
     wronglyFulfilled: model.filter((m, i) => day.fulfilments[i] !== (verifies(m) ? 1 : 0)).length,
-    rateLimited: (await day.emulator.control.stats()).statusReadsLimited,
+    rateLimited: day.readLimit.refused,
+    runsStopped: day.runsStopped,
     wallSeconds: round1((performance.now() - began) / 1000),
   };
 }
