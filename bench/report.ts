@@ -9,7 +9,7 @@ import { dayLines } from './phases/day-lines.ts';
 import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison, SideFigures } from './phases/interleaved.ts';
 import type { PgSweepFigures } from './phases/pg-sweep.ts';
-import type { RateLimitedFigures } from './phases/rate-limited.ts';
+import type { RateLimitedFigures } from './phases/rate-limited-figures.ts';
 import { DEFAULT_SWEEP_NICE } from '../middleware/sweep/sweep-job-args.ts';
 import type { BenchResults } from './phases/run-all.ts';
 import type { SweepFigures } from './phases/sweep.ts';
@@ -138,14 +138,16 @@ function rateLimitedLines(r: RateLimitedFigures): string[] {
   return [
     `Rate-limited: the emulator answers 429 beyond ${r.limitPerSecond} status reads/s for the kit's client; ` +
       `${r.processes} sweep processes (PostgreSQL, the sweep job's CPU priority: nice ${DEFAULT_SWEEP_NICE}) work through ${r.attempts} due attempts while ` +
-      `${r.landingsPerSecond} landings/s run on a kit app (same client, same database)`,
-    `  landings alone  ${stream(r.alone)}`,
-    `  with the sweeps ${stream(r.withSweep)}; p99 with/alone ${r.p99Ratio}`,
-    `  sweep ${r.sweepRate} attempts/s while running; ${(r.sweepWallMs / 1000).toFixed(1)} s in all${r.runs > 1 ? ' (pauses included)' : ''} (fulfilled ${r.fulfilledByProcess.join(' + ')}; ` +
+      `${r.landingsPerSecond} landings/s run on a kit app (same client, same database); in ${r.rounds.length} rounds, ` +
+      `each the landings alone for ${config.rateLimitedAloneMs / 1000} s, then beside the sweeps over a share of the attempts`,
+    `  landings alone  ${stream(r.alone)} (${r.rounds.length} rounds pooled)`,
+    `  with the sweeps ${stream(r.withSweep)}; p99 with/alone pooled ${r.pooledP99Ratio}`,
+    `  p99 with/alone per round: ${r.rounds.map((round) => `${round.p99Ratio} (${round.withSweep.p99} / ${round.alone.p99} ms)`).join(', ')}: ${showSpread(r.p99RatioSpread)}`,
+    `  sweep ${r.sweepRate} attempts/s while running; ${(r.sweepWallMs / 1000).toFixed(1)} s in all${r.pauseMs > 0 ? ' (pauses included)' : ''} (fulfilled ${r.fulfilledByProcess.join(' + ')}; ` +
       `grants ${r.grants}, ${r.distinctGrants} distinct); landings' reads ${r.landingReadsPerSecond}/s, so the target ` +
       `0.85 x (${r.limitPerSecond} - ${r.landingReadsPerSecond}) = ${r.targetRate}/s`,
     `  landings' grants ${r.landingGrants}, ${r.landingDistinctGrants} distinct`,
-    `  sweep runs ${r.runs}${r.runs > 1 ? `, ${r.pauseMs / 1000} s apart` : ''}; the limit the shared pace learned after each: ` +
+    `  sweep runs ${r.runs} over ${r.rounds.length} rounds${r.pauseMs > 0 ? `, ${r.pauseMs / 1000} s apart within a round` : ''}; the limit the shared pace learned after each: ` +
       r.learnedLimits.map((l) => (l === null ? 'none' : String(l))).join(', '),
     `  reads ${r.reads}, answered 429: ${r.limited} (${(r.limitedShare * 100).toFixed(2)}%; the sweeps met ` +
       `${r.rateLimitedByProcess.join(' + ')} of them)`,

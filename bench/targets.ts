@@ -5,7 +5,7 @@ import type { DayFigures } from './phases/day.ts';
 import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison } from './phases/interleaved.ts';
 import type { PgSweepFigures } from './phases/pg-sweep.ts';
-import type { RateLimitedFigures } from './phases/rate-limited.ts';
+import type { RateLimitedFigures } from './phases/rate-limited-figures.ts';
 import { round1 } from './measure.ts';
 import type { BenchResults } from './phases/run-all.ts';
 import type { SweepFigures } from './phases/sweep.ts';
@@ -75,7 +75,7 @@ function rateLimitedTargets(r: RateLimitedFigures): Target[] {
       met: r.sweepRate >= r.targetRate,
     },
     {
-      name: `${name}: the limit the shared pace learned, after each of ${r.runs} run(s) ${r.pauseMs / 1000} s apart`,
+      name: `${name}: the limit the shared pace learned, after each of ${r.runs} run(s) over ${r.rounds.length} round(s)`,
       target: `${round1(r.limitPerSecond / 1.5)} to ${r.limitPerSecond * 1.5} (within 1.5x of R)`,
       value: r.learnedLimits.map((l) => (l === null ? 'none' : String(l))).join(', '),
       met: r.learnedLimits.every((l) => l === null || (l >= r.limitPerSecond / 1.5 && l <= r.limitPerSecond * 1.5)),
@@ -87,10 +87,11 @@ function rateLimitedTargets(r: RateLimitedFigures): Target[] {
       met: r.limitedShare <= 0.02,
     },
     {
-      name: `${name}: landing p99 with the sweeps / with no sweep (one round)`,
-      target: '<= 1.20',
-      value: `${r.p99Ratio} (${r.withSweep.p99} / ${r.alone.p99} ms)`,
-      met: r.p99Ratio <= 1.2,
+      // The median of the rounds' ratios decides, as for every other ratio: one round is too noisy to judge.
+      name: `${name}: landing p99 with the sweeps / with no sweep, median of ${r.rounds.length} rounds`,
+      target: r.rounds.length >= 3 ? '<= 1.20' : '<= 1.20, judged on 3 rounds or more',
+      value: `${showSpread(r.p99RatioSpread)}; pooled ${r.pooledP99Ratio} (${r.withSweep.p99} / ${r.alone.p99} ms)`,
+      met: r.rounds.length >= 3 && r.p99RatioSpread.median <= 1.2,
     },
   ];
 }

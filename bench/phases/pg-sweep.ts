@@ -147,6 +147,13 @@ async function timedPgSweep(
   };
 }
 
+/** Adds `sessions` to the kit's store as attempts started 10 minutes ago and due a minute ago. */
+export async function seedDueAttempts(database: TestDatabase, sessions: SeedAttempt[]): Promise<void> {
+  const now = Date.now();
+  await seedPostgres(database.pool, PG_SEED_ATTEMPTS, sessions, [ACTION, SUCCESS_PATH, now - 600_000, now - 60_000]);
+  await database.pool.query('VACUUM ANALYZE verify_kit_attempts');
+}
+
 /**
  * A fresh database with the kit's store and `sessions` as due attempts, and the sweep processes
  * ready (each has answered, so a tsx start-up is not sweep time). The caller stops and drops them.
@@ -159,9 +166,7 @@ export async function kitSweepDatabase(
     const store = createPostgresStore({ pool: database.pool });
     await store.ready;
     await database.pool.query(PG_GRANTS_TABLE);
-    const now = Date.now();
-    await seedPostgres(database.pool, PG_SEED_ATTEMPTS, sessions, [ACTION, SUCCESS_PATH, now - 600_000, now - 60_000]);
-    await database.pool.query('VACUUM ANALYZE verify_kit_attempts');
+    await seedDueAttempts(database, sessions);
   } catch (error) {
     await database.drop();
     throw error;

@@ -1,0 +1,116 @@
+/** The rate-limited phase's figures: what each round measured, and the phase's over its rounds. */
+import type { SweepChildResult } from '../children/sweep-child.ts';
+import { config } from '../config.ts';
+import { round1, round3, spreadOf, type Spread } from '../measure.ts';
+import { pooled, type LandingStream, type Streamed } from './landing-stream.ts';
+
+/** One round: the landings alone, then while the sweeps worked through the round's attempts. */
+export interface RateLimitedRound {
+  alone: LandingStream;
+  withSweep: LandingStream;
+  p99Ratio: number;
+}
+
+export interface RateLimitedFigures {
+  limitPerSecond: number;
+  attempts: number;
+  processes: number;
+  landingsPerSecond: number;
+  /** The landings with no sweep running, and while the sweeps ran: every round's pooled. */
+  alone: LandingStream;
+  withSweep: LandingStream;
+  rounds: RateLimitedRound[];
+  /** The rounds' p99 ratios (with the sweeps / alone); the target is on their median. */
+  p99RatioSpread: Spread;
+  /** The sweeps' wall time, every round's together. */
+  sweepWallMs: number;
+  /** Sweep runs, and the pauses between them (ms). */
+  runs: number;
+  pauseMs: number;
+  /** The limit the sweeps' shared pace had learned after each run (null: none learned). */
+  learnedLimits: (number | null)[];
+  fulfilledByProcess: number[];
+  sweepRate: number;
+  /** Status reads the landings made a second while the sweeps ran (all reads minus the sweeps'). */
+  landingReadsPerSecond: number;
+  /** 0.85 x (R minus the landings' reads). */
+  targetRate: number;
+  /** Every status read of the client while the sweeps ran, and those answered 429. */
+  reads: number;
+  limited: number;
+  limitedShare: number;
+  /** Reads the sweeps met a 429 on, per process (each read again after the pause). */
+  rateLimitedByProcess: number[];
+  grants: number;
+  distinctGrants: number;
+  /** The landings' grants (each landing that answered 303 fulfilled its attempt), and how many distinct. */
+  landingGrants: number;
+  landingDistinctGrants: number;
+  /** The pooled landings' p99 with the sweeps / alone (information; the target is on the rounds' median). */
+  pooledP99Ratio: number;
+}
+
+/** What one round measured. */
+export interface RoundResult {
+  alone: Streamed;
+  withSweep: Streamed;
+  /** Every run's reports, run after run, one per process in the same order. */
+  results: SweepChildResult[];
+  /** The runs' own time, pauses left out (the sweep rate is over it). */
+  sweepMs: number;
+  /** The sweeps' wall time, their pauses between runs included. */
+  wallMs: number;
+  learnedLimits: (number | null)[];
+  /** Status reads of the client while the sweeps ran, and those answered 429. */
+  reads: number;
+  limited: number;
+}
+
+/** The grants of the sweeps' attempts and of the landings', each with how many are distinct. */
+export interface Grants {
+  sweeps: { n: number; d: number };
+  landings: { n: number; d: number };
+}
+
+/** The phase's figures over its rounds: the p99 ratio per round, the rest of the rounds together. */
+export function figuresOf(each: RoundResult[], processes: number, grants: Grants): RateLimitedFigures {
+  const sum = (f: (r: RoundResult) => number) => each.reduce((n, r) => n + f(r), 0);
+  const results = each.flatMap((r) => r.results);
+  const ofResults = (f: (r: SweepChildResult) => number) => results.reduce((n, r) => n + f(r), 0);
+  // One count per sweep process, summed over the runs (each run's reports are in process order).
+  const byProcess = (f: (r: SweepChildResult) => number) =>
+    Array.from({ length: processes }, (_, p) =>
+      results.filter((_, i) => i % processes === p).reduce((n, r) => n + f(r), 0),
+    );
+  const reads = sum((r) => r.reads);
+  const limited = sum((r) => r.limited);
+  const wallMs = sum((r) => r.wallMs);
+  // The landings read through the pauses too.
+  const landingReadsPerSecond = Math.max(0, reads - ofResults((r) => r.report.reads)) / (wallMs / 1000);
+  const rounds = each.map((r) => ({
+    alone: r.alone.stream,
+    withSweep: r.withSweep.stream,
+    p99Ratio: round3(r.withSweep.stream.p99 / r.alone.stream.p99),
+  }));
+  const alone = pooled(each.map((r) => r.alone));
+  const withSweep = pooled(each.map((r) => r.withSweep));
+  const learnedLimits = each.flatMap((r) => r.learnedLimits);
+  return {
+    ...{ limitPerSecond: config.rateLimit, attempts: config.rateLimitedSize, processes },
+    ...{ landingsPerSecond: config.rateLimitedLandings, alone, withSweep, rounds },
+    p99RatioSpread: spreadOf(rounds.map((r) => r.p99Ratio)),
+    sweepWallMs: Math.round(wallMs),
+    runs: learnedLimits.length,
+    pauseMs: config.rateLimitedRuns > 1 ? config.rateLimitedPauseMs : 0,
+    learnedLimits,
+    fulfilledByProcess: byProcess((r) => r.report.fulfilled),
+    sweepRate: round1(ofResults((r) => r.report.fulfilled) / (sum((r) => r.sweepMs) / 1000)),
+    landingReadsPerSecond: round1(landingReadsPerSecond),
+    targetRate: round1(0.85 * (config.rateLimit - landingReadsPerSecond)),
+    ...{ reads, limited, limitedShare: round3(reads === 0 ? 0 : limited / reads) },
+    rateLimitedByProcess: byProcess((r) => r.report.rateLimited),
+    ...{ grants: grants.sweeps.n, distinctGrants: grants.sweeps.d },
+    ...{ landingGrants: grants.landings.n, landingDistinctGrants: grants.landings.d },
+    pooledP99Ratio: round3(withSweep.p99 / alone.p99),
+  };
+}
