@@ -4,6 +4,7 @@
  * a phone number or a `state` (the landing's key to an attempt).
  */
 import {
+  context,
   INVALID_SPAN_CONTEXT,
   metrics,
   ProxyTracerProvider,
@@ -84,12 +85,26 @@ function current(): Instruments {
   return instruments.value;
 }
 
+/**
+ * Runs one recording. The providers are the app's code: a meter or a span processor that throws
+ * must never fail a request that already had its effect (an SMS sent, an action run) nor a sweep.
+ */
+function quietly(record: () => void): void {
+  try {
+    record();
+  } catch {
+    // Telemetry is best effort: what it failed to record is lost, the work goes on.
+  }
+}
+
 export function countStart(attributes: { action: string; platform: string }): void {
-  current().starts.add(1, { 'verify_kit.action': attributes.action, 'verify_kit.platform': attributes.platform });
+  quietly(() =>
+    current().starts.add(1, { 'verify_kit.action': attributes.action, 'verify_kit.platform': attributes.platform }),
+  );
 }
 
 export function countRefusedStart(budget: string): void {
-  current().startsRefused.add(1, { 'verify_kit.budget': budget });
+  quietly(() => current().startsRefused.add(1, { 'verify_kit.budget': budget }));
 }
 
 export function countOutcomes(
@@ -100,17 +115,21 @@ export function countOutcomes(
 ): void {
   if (count === 0) return;
   const attributes = { 'verify_kit.outcome': outcome, 'verify_kit.source': source };
-  current().outcomes.add(count, reason === undefined ? attributes : { ...attributes, 'verify_kit.reason': reason });
+  quietly(() =>
+    current().outcomes.add(count, reason === undefined ? attributes : { ...attributes, 'verify_kit.reason': reason }),
+  );
 }
 
 export type StepUpEvent = 'required' | 'granted' | 'consumed' | 'denied' | 'expired';
 
 export function countStepUp(event: StepUpEvent, scope: string, route: string): void {
-  current().stepUp.add(1, { 'verify_kit.step_up': event, 'verify_kit.scope': scope, 'verify_kit.route': route });
+  quietly(() =>
+    current().stepUp.add(1, { 'verify_kit.step_up': event, 'verify_kit.scope': scope, 'verify_kit.route': route }),
+  );
 }
 
 export function recordSweepLag(ageMs: number): void {
-  current().sweepLag.record(Math.max(0, ageMs) / 1000);
+  quietly(() => current().sweepLag.record(Math.max(0, ageMs) / 1000));
 }
 
 /** What `work` gets while no SDK is registered: records nothing, like the API's own no-op span. */
@@ -129,13 +148,51 @@ function activeTracer(): Tracer | undefined {
 }
 
 /**
+ * The span with every method guarded (`quietly`): the kit's code and `annotateSpan` call it freely.
+ * A proxy, so a method a later API version adds is guarded too; chained calls return the guard.
+ */
+function guardedSpan(span: Span): Span {
+  const guard: Span = new Proxy(span, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      if (key === 'spanContext' || key === 'isRecording') {
+        return () => {
+          try {
+            return (value as () => unknown).call(target);
+          } catch {
+            return key === 'spanContext' ? INVALID_SPAN_CONTEXT : false;
+          }
+        };
+      }
+      return (...args: unknown[]) => {
+        quietly(() => (value as (...a: unknown[]) => unknown).apply(target, args));
+        return guard;
+      };
+    },
+  });
+  return guard;
+}
+
+/** A new span (guarded), or the no-op one when the tracer throws. */
+function startSpan(tracer: Tracer, name: string, attributes: Attributes): Span {
+  try {
+    return guardedSpan(tracer.startSpan(name, { attributes }));
+  } catch {
+    return NOT_RECORDING;
+  }
+}
+
+/**
  * Runs `work` in an active span. A failure sets the span's status and the KitError code, not the
- * message or the cause (a cause may carry a request's headers).
+ * message or the cause (a cause may carry a request's headers). A tracer or span processor that
+ * throws loses its span, never the work's result.
  */
 export function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
   const tracer = activeTracer();
   if (tracer === undefined) return work(NOT_RECORDING);
-  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+  const span = startSpan(tracer, name, attributes);
+  return context.with(trace.setSpan(context.active(), span), async () => {
     try {
       return await work(span);
     } catch (error) {
@@ -151,5 +208,5 @@ export function inSpan<T>(name: string, attributes: Attributes, work: (span: Spa
 
 /** Adds attributes to the span of the work in progress, if any. */
 export function annotateSpan(attributes: Attributes): void {
-  trace.getActiveSpan()?.setAttributes(attributes);
+  quietly(() => trace.getActiveSpan()?.setAttributes(attributes));
 }
