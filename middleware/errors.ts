@@ -104,16 +104,39 @@ export function rememberSecret(secret: unknown): void {
   for (const form of formsOf(secret)) secretForms.add(form);
 }
 
-/** The secret as written, JSON-escaped, percent-encoded and in base64. */
+/**
+ * The secret as written, JSON-escaped, percent-encoded, in base64 and base64url, and inside any
+ * longer base64 (a Basic header's `id:secret`), longest first so a whole form goes before its part.
+ */
 function formsOf(secret: string): string[] {
-  return [
+  const forms = [
     secret,
     JSON.stringify(secret).slice(1, -1),
     encodeURIComponent(secret),
     encodeURI(secret),
     Buffer.from(secret, 'utf8').toString('base64'),
     Buffer.from(secret, 'utf8').toString('base64url'),
+    ...base64Cores(secret),
   ];
+  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+/** Shorter cores are not distinctive enough to redact without garbling other base64. */
+const MIN_CORE_LENGTH = 8;
+
+/**
+ * The secret's bytes inside a longer base64 text start at one of three alignments; at each, the
+ * characters that encode the secret's bytes alone (whole groups of three) are the same whatever
+ * surrounds them. Redacting them leaves at most the two bytes at either end.
+ */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  return [0, 1, 2].flatMap((shift) => {
+    const aligned = Buffer.concat([Buffer.alloc(shift), bytes]);
+    const core = aligned.toString('base64').slice(shift === 0 ? 0 : 4, Math.floor(aligned.length / 3) * 4);
+    if (core.length < MIN_CORE_LENGTH) return [];
+    return [core, core.replaceAll('+', '-').replaceAll('/', '_')];
+  });
 }
 
 /** True when `text` carries `secret` in any of its forms (a baseUrl must not). */
@@ -122,10 +145,15 @@ export function carriesSecret(text: string, secret: unknown): boolean {
   return formsOf(secret).some((form) => text.includes(form));
 }
 
-/** `text` with every remembered secret, in every form, replaced by [redacted]. */
-export function redactSecrets(text: string): string {
+/**
+ * `text` with every remembered secret, and each of `alsoSecrets` (values of the job's environment
+ * named like secrets), in every form, replaced by [redacted].
+ */
+export function redactSecrets(text: string, alsoSecrets: readonly string[] = []): string {
+  const also = alsoSecrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH).flatMap(formsOf);
+  const forms = [...secretForms, ...also].sort((a, b) => b.length - a.length);
   let out = text;
-  for (const form of secretForms) if (out.includes(form)) out = out.split(form).join('[redacted]');
+  for (const form of forms) if (out.includes(form)) out = out.split(form).join('[redacted]');
   return out;
 }
 

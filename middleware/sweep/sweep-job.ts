@@ -90,8 +90,8 @@ function redactor(env: SweepJobEnv): (line: string) => string {
   const secrets = Object.entries(env)
     .filter(([key, value]) => /SECRET|PASSWORD|TOKEN|KEY/i.test(key) && typeof value === 'string' && value.length >= 4)
     .map(([, value]) => value as string);
-  // And every client secret a kit or a client of this process was given (a --config may hold one).
-  return (line) => redactSecrets(secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), line));
+  // In every form, with every client secret a kit or a client of this process was given (a --config may hold one).
+  return (line) => redactSecrets(line, secrets);
 }
 
 export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<string, unknown> {
@@ -169,7 +169,11 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
   const env = options.env ?? process.env;
   const redact = redactor(env);
   const rawPrint = options.print ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const emit = (obj: Record<string, unknown>) => rawPrint(redact(JSON.stringify(obj)));
+  // Each text redacted as it was written, and the line as printed (where JSON escaped it).
+  const emit = (obj: Record<string, unknown>) =>
+    rawPrint(
+      redact(JSON.stringify(obj, (_key, value: unknown) => (typeof value === 'string' ? redact(value) : value))),
+    );
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
 
   let config: JobConfig;

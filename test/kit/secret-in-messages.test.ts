@@ -4,8 +4,10 @@
  * no userinfo pattern strips) gets an `invalid_options` message naming the fix and never the
  * secret, in any form (as written, JSON-escaped, percent-encoded, base64), from
  * createVerificationKit and from createVerifyClient. A URL that does not parse is never quoted.
+ * An integrator's error quoting the Basic header it sent is logged without what encodes the secret.
  */
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   createVerificationKit,
   createVerifyClient,
@@ -13,6 +15,8 @@ import {
   type VerificationKitOptions,
 } from '../../middleware/index.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.ts';
 
 /** Every form a message could carry the secret in. */
 function forms(secret: string): string[] {
@@ -88,4 +92,53 @@ describe('a baseUrl carrying the client secret', () => {
     expect(message).not.toContain('Zm9v');
     expect(message).not.toContain('acme');
   });
+});
+
+describe("an integrator's error quoting the client's Basic header", () => {
+  let app: TestApp | undefined;
+  let emulator: TestEmulator | undefined;
+  afterEach(async () => {
+    await app?.close();
+    await emulator?.close();
+    app = undefined;
+    emulator = undefined;
+  });
+
+  // `id:` of 5 and 7 characters: the secret's bytes start one and two bytes into a base64 group,
+  // so its own base64 is no part of the header's.
+  it.each(['acme', 'acme-x'])(
+    'is logged, and its page shown, without the secret (client id %s): what encodes the secret is removed',
+    async (clientId) => {
+      const secret = `kit-secret-${randomBytes(16).toString('hex')}`;
+      const basic = Buffer.from(`${clientId}:${secret}`).toString('base64');
+      app = await startTestApp({
+        service: async (returnUrl) => {
+          emulator = await startTestEmulator({ clients: [{ clientId, secret, returnUrl, platform: 'web' }] });
+          return { baseUrl: emulator.url, clientId, clientSecret: secret };
+        },
+        kit: {
+          actions: [
+            {
+              name: 'grant_badge',
+              operationSensitivity: 'normal',
+              successPath: '/done',
+              // The app's own call to the service failed, and its error quotes the header it sent.
+              prepare: () => {
+                throw new Error(`the service refused Authorization: Basic ${basic}`);
+              },
+              fulfil: () => {},
+            },
+          ],
+        },
+      });
+      const alice = await app.agent().signIn('alice');
+      const answer = await alice.tryStart('grant_badge');
+      expect(answer.status).toBe(500);
+      const logged = app.logs.filter((line) => line.includes('the service refused'));
+      expect(logged.length).toBeGreaterThan(0);
+      // Past its first group and short of its last, the value encodes the secret's bytes alone.
+      const secretPart = basic.slice(8, -4);
+      for (const text of [...logged, answer.body]) expect(text).not.toContain(secretPart);
+    },
+  );
 });

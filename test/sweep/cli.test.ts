@@ -6,6 +6,7 @@ import { DEFAULT_SWEEP_READ_AGES_MS } from '../../middleware/sweep/read-ages.ts'
 import type { Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVerifyClient } from '../../middleware/client/client.ts';
+import { randomBytes } from 'node:crypto';
 import { getPriority } from 'node:os';
 import { DEFAULT_SWEEP_NICE, parseJobConfig } from '../../middleware/sweep/sweep-job-args.ts';
 import { runSweepJob, SweepJobExitCode } from '../../middleware/sweep/sweep-job.ts';
@@ -218,6 +219,38 @@ describe('runSweepJob', () => {
     expect(code).toBe(SweepJobExitCode.ConfigError);
     expect(r.out.join('\n')).toContain('VERIFY_BASE_URL is missing');
     expect(r.out.join('\n')).not.toContain(CLIENT_SECRET);
+  });
+
+  it("a kit factory's error never shows an environment secret in any form: JSON-escaped, percent-encoded, base64, in a Basic header", async () => {
+    // Given to no kit in this process: only the job's own reading of the environment can redact it.
+    const secret = `job"se\\cret/${randomBytes(9).toString('base64')}+end`;
+    const basic = Buffer.from(`bin-client:${secret}`).toString('base64');
+    const quoted = [
+      JSON.stringify(secret),
+      encodeURIComponent(secret),
+      Buffer.from(secret).toString('base64'),
+      Buffer.from(secret).toString('base64url'),
+      `Authorization: Basic ${basic}`,
+    ];
+    const r = recorder();
+    const code = await runSweepJob<Database>({
+      kit: () => {
+        throw new Error(`the service refused ${quoted.join(' | ')}`);
+      },
+      argv: ['--once'],
+      env: { VERIFY_CLIENT_SECRET: secret },
+      print: r.print,
+      handleSignals: false,
+    });
+    expect(code).toBe(SweepJobExitCode.ConfigError);
+    const [line] = r.parsed() as { message: string }[];
+    expect(line?.message).toContain('the service refused');
+    // The middle of each form (what the secret alone decides), in the printed line and in its message.
+    const printed = `${r.out.join('\n')}\n${line?.message}`;
+    const leaked = [secret, ...quoted.map((q) => q.replace(/^Authorization: Basic /, ''))].filter((form) =>
+      printed.includes(form.slice(4, -4)),
+    );
+    expect(leaked).toEqual([]);
   });
 
   it('loops at --interval-seconds, one line per run, until stopped; then exits 0', async () => {
