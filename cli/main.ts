@@ -4,6 +4,7 @@
  * loaded only when it runs (the emulator's devDependencies are never needed by `sweep`); a new
  * command is one line in COMMANDS.
  */
+import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
 import type { Command } from './command.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
@@ -39,8 +40,10 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     return await command.run(rest, process.env);
   } catch (error) {
-    // A person reads this: the message and how to fix it, never a stack trace.
-    const message = error instanceof Error ? error.message : String(error);
+    // A person reads this: the message and how to fix it, never a stack trace, never a secret
+    // (a configuration's own code may quote one it read from the environment).
+    const raw = error instanceof Error ? error.message : String(error);
+    const message = redactSecrets(raw, environmentSecrets(process.env));
     const usage = error instanceof Error && error.name === 'UsageError' ? `\n${command.usage}` : '';
     process.stderr.write(`hosted-sms-verify-kit ${name}: ${message}${usage}\n`);
     return 1;

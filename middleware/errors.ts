@@ -145,9 +145,16 @@ export function carriesSecret(text: string, secret: unknown): boolean {
   return formsOf(secret).some((form) => text.includes(form));
 }
 
+/** Values of `env` whose names say they are secret (…SECRET, …PASSWORD, …TOKEN, …KEY). */
+export function environmentSecrets(env: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.entries(env)
+    .filter(([key, value]) => /SECRET|PASSWORD|TOKEN|KEY/i.test(key) && typeof value === 'string')
+    .map(([, value]) => value as string);
+}
+
 /**
- * `text` with every remembered secret, and each of `alsoSecrets` (values of the job's environment
- * named like secrets), in every form, replaced by [redacted].
+ * `text` with every remembered secret, and each of `alsoSecrets` (e.g. `environmentSecrets`), in
+ * every form, replaced by [redacted].
  */
 export function redactSecrets(text: string, alsoSecrets: readonly string[] = []): string {
   const also = alsoSecrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH).flatMap(formsOf);

@@ -17,7 +17,7 @@
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
 import { getPriority, setPriority } from 'node:os';
-import { redactSecrets } from '../errors.ts';
+import { environmentSecrets, redactSecrets } from '../errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import type { SweepReport } from './sweep-report.ts';
 import { parseJobConfig, USAGE, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
@@ -87,9 +87,7 @@ export interface SweepJobOptions<Tx> {
 
 /** Values that must never reach the output: anything in env that looks like a secret. */
 function redactor(env: SweepJobEnv): (line: string) => string {
-  const secrets = Object.entries(env)
-    .filter(([key, value]) => /SECRET|PASSWORD|TOKEN|KEY/i.test(key) && typeof value === 'string' && value.length >= 4)
-    .map(([, value]) => value as string);
+  const secrets = environmentSecrets(env);
   // In every form, with every client secret a kit or a client of this process was given (a --config may hold one).
   return (line) => redactSecrets(line, secrets);
 }

@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { callHook } from './hooks.ts';
 import type { AuditOptions } from './options.ts';
 import { formatAuditJson, formatAuditTable } from './report.ts';
+import { scrubSecret, secretForms } from './secret.ts';
 import { auditIntegration } from './runner.ts';
 
 export type CommandEnv = Readonly<Record<string, string | undefined>>;
@@ -63,6 +64,13 @@ async function loadConfig(file: string, env: CommandEnv): Promise<AuditConfig> {
   return config as AuditConfig;
 }
 
+/** `text` without the configuration's client secret, in any of its spellings. */
+function scrubbed(config: AuditConfig, text: string): string {
+  const { clientId, clientSecret } = config as Partial<AuditConfig>;
+  if (typeof clientSecret !== 'string' || clientSecret === '') return text;
+  return scrubSecret(secretForms(typeof clientId === 'string' ? clientId : '', clientSecret), text);
+}
+
 export const command = {
   summary: "attack your own app's integration (wired to the emulator) and report check by check",
   usage: USAGE,
@@ -83,7 +91,7 @@ export const command = {
       if (config.close !== undefined) {
         const close = config.close.bind(config);
         await callHook('your close()', 30_000, close).catch((error: unknown) => {
-          write(`${error instanceof Error ? error.message : String(error)}\n`);
+          write(`${scrubbed(config, error instanceof Error ? error.message : String(error))}\n`);
         });
       }
     }

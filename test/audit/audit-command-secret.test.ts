@@ -1,0 +1,66 @@
+/**
+ * The audit command as a person runs it (`hosted-sms-verify-kit audit --config FILE`): when the
+ * configuration's own code fails with a message quoting the client secret (its factory, its
+ * close()), what the command prints never shows the secret.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const MAIN = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
+const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+const SECRET = `audit/${randomBytes(12).toString('base64')}+x`;
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'verify-audit-cli-'));
+  writeFileSync(
+    join(dir, 'factory-throws.config.mjs'),
+    `export default (env) => { throw new Error('could not start the app with ' + env.VERIFY_CLIENT_SECRET); };`,
+  );
+  // Options the audit refuses (no app), and a close() whose error quotes the secret it was given.
+  writeFileSync(
+    join(dir, 'close-throws.config.mjs'),
+    `export default (env) => ({
+       clientId: 'audit-client', clientSecret: env.VERIFY_CLIENT_SECRET,
+       close() { throw new Error('could not stop the client ' + encodeURIComponent(env.VERIFY_CLIENT_SECRET)); },
+     });`,
+  );
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function audit(config: string): Promise<{ code: number; output: string }> {
+  const env = { PATH: process.env.PATH ?? '', VERIFY_CLIENT_SECRET: SECRET };
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', TSX, MAIN, 'audit', '--config', config],
+      { cwd: dir, env },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : Number(error.code), output: `${stdout}\n${stderr}` }),
+    );
+  });
+}
+
+/** The secret's spellings a message may carry it in. */
+const FORMS = [SECRET, encodeURIComponent(SECRET), JSON.stringify(SECRET).slice(1, -1)];
+
+describe('hosted-sms-verify-kit audit, a configuration whose code quotes the secret', () => {
+  it('a factory that throws: exit 1, the failure named, never the secret', async () => {
+    const run = await audit('./factory-throws.config.mjs');
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('could not start the app with');
+    for (const form of FORMS) expect(run.output).not.toContain(form);
+  });
+
+  it('a close() that throws: exit 1, the failure named, never the secret', async () => {
+    const run = await audit('./close-throws.config.mjs');
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('could not stop the client');
+    for (const form of FORMS) expect(run.output).not.toContain(form);
+  });
+});
