@@ -4,6 +4,7 @@
  */
 import type { KitContext } from '../context.ts';
 export { leaveLandedFlash } from '../attempts.ts';
+import { guardSync } from '../deadline.ts';
 import type { Completion } from '../fulfil/fulfil.ts';
 import { describeError } from '../logger.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
@@ -11,7 +12,7 @@ import { isSafeSuccessPath } from '../options/options-actions.ts';
 /**
  * Where the attempt's own user goes after a fulfilment: the action's successPath function, called
  * with the outcome, or the path stored at the start. Undefined (the neutral page, logged) when the
- * function throws or returns anything but a same-origin path: the same check as a fixed one.
+ * function throws, returns a promise or anything but a same-origin path: the same check as a fixed one.
  */
 export function successPathOf<Tx>(
   context: KitContext<Tx>,
@@ -21,20 +22,27 @@ export function successPathOf<Tx>(
   const chosen = context.actions.get(attempt.action)?.successPath;
   if (typeof chosen !== 'function') return attempt.returnTo === '' ? chosen : attempt.returnTo;
   const fields = { route: 'landing', sessionId: attempt.sessionId, action: attempt.action };
-  let path: unknown;
-  try {
-    path = chosen({
-      sessionId: attempt.sessionId,
-      userRef: attempt.userRef,
-      action: attempt.action,
-      params: attempt.params,
-      outcome: 'fulfilled',
-      fulfilment: completion.firstTime ? 'first' : 'replay',
-    });
-  } catch (error) {
-    context.logger.error({ ...fields, err: describeError(error) }, `action "${attempt.action}": successPath threw`);
-    return undefined;
-  }
+  // The integrator's code: a throw, or a promise (its rejection included), is logged, never thrown.
+  let failed = false;
+  const path: unknown = guardSync(
+    () =>
+      chosen({
+        sessionId: attempt.sessionId,
+        userRef: attempt.userRef,
+        action: attempt.action,
+        params: attempt.params,
+        outcome: 'fulfilled',
+        fulfilment: completion.firstTime ? 'first' : 'replay',
+      }),
+    (error) => {
+      failed = true;
+      context.logger.error(
+        { ...fields, err: describeError(error) },
+        `action "${attempt.action}": successPath failed (it must return a path, synchronously); no redirect`,
+      );
+    },
+  );
+  if (failed) return undefined;
   if (isSafeSuccessPath(path)) return path;
   context.logger.error(
     { ...fields, returned: typeof path === 'string' ? path.slice(0, 200) : typeof path },
