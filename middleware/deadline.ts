@@ -36,9 +36,19 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * Runs `hook` and waits at most `ms` for it. Its own error is passed on as it is (a KitError it threw
- * keeps its meaning); a late one becomes KitError `hook_failed` naming the hook and the deadline.
+ * keeps its meaning); a late one becomes KitError `hook_failed` naming the hook and the deadline, or
+ * what `late` makes.
  */
-export function withDeadline<T>(name: string, ms: number, hook: () => T | PromiseLike<T>): Promise<Awaited<T>> {
+export function withDeadline<T>(
+  name: string,
+  ms: number,
+  hook: () => T | PromiseLike<T>,
+  late: () => Error = () =>
+    new KitError(
+      KitErrorCode.HookFailed,
+      `${name} did not settle within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`,
+    ),
+): Promise<Awaited<T>> {
   let result: T | PromiseLike<T>;
   try {
     result = hook();
@@ -48,13 +58,7 @@ export function withDeadline<T>(name: string, ms: number, hook: () => T | Promis
   if (!isThenable(result)) return Promise.resolve(result as Awaited<T>);
   const settled = Promise.resolve(result) as Promise<Awaited<T>>;
   return new Promise<Awaited<T>>((resolve, reject) => {
-    const timer = setTimeout(
-      () => {
-        const message = `${name} did not settle within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`;
-        reject(new KitError(KitErrorCode.HookFailed, message));
-      },
-      Math.max(0, ms),
-    );
+    const timer = setTimeout(() => reject(late()), Math.max(0, ms));
     timer.unref();
     settled.then(
       (value) => {

@@ -1,8 +1,8 @@
 /**
  * A sweep run's time budget (`timeBudgetMs`). The end of the budget is kept for finishing what the
  * run started: no read starts in its last half, or in its last `hookTimeouts.fulfil` (or onOutcome,
- * the longer) when that is shorter. A fulfilment after a read the run started, and outcome delivery
- * (at least a batch in every run), get at least that finishing time as their deadline, so a run ends
+ * the longer) when that is shorter. A read, a fulfilment after a read the run started, and outcome
+ * delivery (at least a batch in every run), get at least that finishing time as their deadline, so a run ends
  * within its budget plus that share at most, whatever a callback does.
  */
 import { DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
@@ -33,17 +33,22 @@ export function runBudget(timeBudgetMs: number, hookTimeouts: SweepDeps<unknown>
  */
 export function withinBudget<Tx>(deps: SweepDeps<Tx>, startedAt: number, budget: RunBudget): SweepDeps<Tx> {
   const given = deps.hookTimeouts;
-  const endsAt = startedAt + budget.readingMs + budget.finishingMs;
   return {
     ...deps,
     get hookTimeouts() {
-      const left = Math.max(budget.finishingMs, Math.ceil(endsAt - performance.now()));
+      const left = timeLeft(startedAt, budget);
       return {
         fulfil: Math.min(given?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil, left),
         onOutcome: Math.min(given?.onOutcome ?? DEFAULT_HOOK_TIMEOUTS.onOutcome, left),
       };
     },
   };
+}
+
+/** What is left of the run's budget, and never less than its finishing time: the deadline of what the run started. */
+export function timeLeft(startedAt: number, budget: RunBudget): number {
+  const endsAt = startedAt + budget.readingMs + budget.finishingMs;
+  return Math.max(budget.finishingMs, Math.ceil(endsAt - performance.now()));
 }
 
 /** When outcome delivery stops claiming: never before its first batch (unless stopped by a signal), then at the budget's end. */
