@@ -4,9 +4,10 @@
  * finish them), and a run that ends on its budget still delivers outcome events, so under a steady
  * backlog an event never waits for the backlog to clear. Same suites on every store.
  */
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OutcomeEvent } from '../../middleware/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
+import { deliveryStop } from '../../middleware/sweep/time-budget.ts';
 import { describeEachStore } from '../support/stores.ts';
 import { sweepDeps, useSweepEmulator, verifiedAttempts } from '../support/sweep-bench.ts';
 import { useSweepSuite } from '../support/sweep-suite.ts';
@@ -45,5 +46,19 @@ describeEachStore('a sweep run within its time budget', (kind) => {
     expect(report.fulfilled).toBeGreaterThan(0);
     expect(report.outcomesDelivered, JSON.stringify(report)).toBe(report.fulfilled);
     expect(delivered).toHaveLength(report.fulfilled);
+  });
+});
+
+describe('outcome delivery at the end of a budget', () => {
+  // The runs above rarely reach delivery after their budget ended; the rule itself, pinned here.
+  it('claims its first batch even when the budget already ran out, then stops; a signal stops it at once', () => {
+    const ended = performance.now() - 1;
+    const afterBudget = deliveryStop(ended, undefined);
+    expect([afterBudget(), afterBudget()]).toEqual([false, true]);
+    const withinBudget = deliveryStop(performance.now() + 60_000, undefined);
+    expect([withinBudget(), withinBudget(), withinBudget()]).toEqual([false, false, false]);
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(deliveryStop(ended, stopped.signal)()).toBe(true);
   });
 });
