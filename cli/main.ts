@@ -5,6 +5,7 @@
  * command is one line in COMMANDS.
  */
 import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
+import { describeError } from '../middleware/logger.ts';
 import type { Command } from './command.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
@@ -42,8 +43,7 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     // A person reads this: the message and how to fix it, never a stack trace, never a secret
     // (a configuration's own code may quote one it read from the environment).
-    const raw = error instanceof Error ? error.message : String(error);
-    const message = redactSecrets(raw, environmentSecrets(process.env));
+    const message = redactSecrets(String(describeError(error).message), environmentSecrets(process.env));
     const usage = error instanceof Error && error.name === 'UsageError' ? `\n${command.usage}` : '';
     process.stderr.write(`hosted-sms-verify-kit ${name}: ${message}${usage}\n`);
     return 1;

@@ -96,15 +96,34 @@ export function safeLogger(logger: KitLogger | undefined): KitLogger | undefined
   return safe;
 }
 
-/** A loggable description of an error: code and message only (never a cause with headers). */
+/**
+ * A loggable description of an error: code and message only (never a cause with headers), the
+ * client secret redacted. Never throws, whatever was thrown (an object without a prototype, a
+ * throwing getter): the integrator's code may throw anything, and the logging path must hold.
+ */
 export function describeError(error: unknown): Record<string, unknown> {
-  if (error instanceof KitError) {
-    return {
-      code: error.code,
-      message: error.message,
-      ...(error.serviceStatus === undefined ? {} : { serviceStatus: error.serviceStatus }),
-    };
+  try {
+    if (error instanceof KitError) {
+      return {
+        code: error.code,
+        message: error.message,
+        ...(error.serviceStatus === undefined ? {} : { serviceStatus: error.serviceStatus }),
+      };
+    }
+    if (error instanceof Error) return { name: textOf(error.name), message: textOf(error.message) };
+    return { message: textOf(error) };
+  } catch {
+    return { message: 'an error that cannot be read' };
   }
-  if (error instanceof Error) return { name: error.name, message: redactSecrets(error.message) };
-  return { message: redactSecrets(String(error)) };
+}
+
+/** `value` as redacted text; a value String() refuses (no prototype) by its type tag. */
+function textOf(value: unknown): string {
+  let text: string;
+  try {
+    text = String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return redactSecrets(text);
 }

@@ -15,6 +15,7 @@ import { hostname } from 'node:os';
 import type { FulfilContext } from '../context.ts';
 import type { StoredOutcomeEvent, VerifyStore } from '../store/types.ts';
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
+import { describeError } from '../logger.ts';
 import type { OutcomeEvent, OutcomeHook } from '../types.ts';
 
 /** What delivery reads of the kit's context. */
@@ -109,7 +110,7 @@ async function deliverOne(
         sessionId: event.sessionId,
         outcome: event.outcome,
         nextAttemptAt,
-        err: describeHookError(error),
+        err: describeError(error),
       },
       'onOutcome failed; the event is delivered again later',
     );
@@ -137,13 +138,7 @@ export function deliverAfterResponse(
     const delivery = { owner, leaseMs: AFTER_RESPONSE_LEASE_MS, limit: eventIds.length, eventIds };
     deliverOutcomeEvents(deps, delivery).catch((error: unknown) => {
       const message = 'outcome events could not be delivered now; the sweep will';
-      deps.logger?.error({ err: describeHookError(error) }, message);
+      deps.logger?.error({ err: describeError(error) }, message);
     });
   });
-}
-
-/** Name and message only: a hook's error may carry anything, and log lines must not. */
-function describeHookError(error: unknown): Record<string, unknown> {
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { message: String(error) };
 }

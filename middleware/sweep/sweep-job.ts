@@ -185,7 +185,7 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
     if (options.handleSignals ?? true) yieldToRequests(config.nice);
     kit = await kitOf(options, env, config);
   } catch (error) {
-    emit({ event: 'sweep_config_error', message: error instanceof Error ? error.message : String(error) });
+    emit({ event: 'sweep_config_error', message: describe(error).message });
     return SweepJobExitCode.ConfigError;
   }
 

@@ -1,7 +1,7 @@
 /**
  * The audit command as a person runs it (`hosted-sms-verify-kit audit --config FILE`): when the
  * configuration's own code fails with a message quoting the client secret (its factory, its
- * close()), what the command prints never shows the secret.
+ * close()), what the command prints never shows the secret; and whatever it throws, one line, no stack.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,6 +22,7 @@ beforeAll(() => {
     join(dir, 'factory-throws.config.mjs'),
     `export default (env) => { throw new Error('could not start the app with ' + env.VERIFY_CLIENT_SECRET); };`,
   );
+  writeFileSync(join(dir, 'throws-odd.config.mjs'), 'throw Object.create(null);');
   // Options the audit refuses (no app), and a close() whose error quotes the secret it was given.
   writeFileSync(
     join(dir, 'close-throws.config.mjs'),
@@ -62,5 +63,12 @@ describe('hosted-sms-verify-kit audit, a configuration whose code quotes the sec
     expect(run.code).toBe(1);
     expect(run.output).toContain('could not stop the client');
     for (const form of FORMS) expect(run.output).not.toContain(form);
+  });
+
+  it('a module that throws an object without a prototype: exit 1, one line, no stack trace', async () => {
+    const run = await audit('./throws-odd.config.mjs');
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('hosted-sms-verify-kit audit: [object Object]');
+    expect(run.output).not.toMatch(/\n\s+at /);
   });
 });

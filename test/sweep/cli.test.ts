@@ -253,6 +253,21 @@ describe('runSweepJob', () => {
     expect(leaked).toEqual([]);
   });
 
+  it('a kit factory that throws an object without a prototype is a configuration error, exit 1', async () => {
+    const r = recorder();
+    const code = await runSweepJob<Database>({
+      kit: () => {
+        throw Object.create(null);
+      },
+      argv: ['--once'],
+      env: {},
+      print: r.print,
+      handleSignals: false,
+    });
+    expect(code).toBe(SweepJobExitCode.ConfigError);
+    expect(r.parsed()).toEqual([{ event: 'sweep_config_error', message: '[object Object]' }]);
+  });
+
   it('loops at --interval-seconds, one line per run, until stopped; then exits 0', async () => {
     const clock = createTestClock();
     b = await bench(emu.url, clock.now);
