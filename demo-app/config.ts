@@ -79,7 +79,10 @@ function httpUrl(name: string, value: string): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`${name} must be an absolute http(s) URL, e.g. https://verify.example.com; got "${value}".`);
+    // Never quoted: a URL that does not parse may hold the client secret (userinfo with a `/`).
+    throw new ConfigError(
+      `${name} must be an absolute http(s) URL, e.g. https://verify.example.com (the value is not shown: it may hold a secret).`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`${name} must use http or https; got "${url.protocol}".`);

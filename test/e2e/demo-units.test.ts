@@ -55,20 +55,23 @@ describe('demo configuration', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
-  it('never quotes the client secret in its messages', () => {
-    const secret = 'super-secret-value-123';
-    let refusal: unknown;
-    try {
-      loadConfig({ VERIFY_CLIENT_SECRET: secret, VERIFY_BASE_URL: `https://x:${secret}@verify.example.com` });
-    } catch (error) {
-      refusal = error;
-    }
-    // The refusal itself must happen: a config that loads with credentials in the URL quotes nothing.
-    expect(refusal).toBeInstanceOf(ConfigError);
-    expect(String(refusal)).toMatch(/must not carry credentials/);
-    expect(String(refusal)).not.toContain(secret);
-    expect((refusal as Error).stack).not.toContain(secret);
-  });
+  // A `/`, as base64 secrets have, makes the URL with the secret as userinfo unparseable.
+  it.each(['super-secret-value-123', 'Zm9v/YmFyK2Jheg=='])(
+    'never quotes the client secret %s in its messages',
+    (secret) => {
+      let refusal: unknown;
+      try {
+        loadConfig({ VERIFY_CLIENT_SECRET: secret, VERIFY_BASE_URL: `https://x:${secret}@verify.example.com` });
+      } catch (error) {
+        refusal = error;
+      }
+      // The refusal itself must happen: a config that loads with credentials in the URL quotes nothing.
+      expect(refusal).toBeInstanceOf(ConfigError);
+      expect(String(refusal)).toMatch(/must not carry credentials|must be an absolute http\(s\) URL/);
+      expect(String(refusal)).not.toContain(secret);
+      expect((refusal as Error).stack).not.toContain(secret);
+    },
+  );
 
   it('with the emulator, the return URL must reach this demo', () => {
     const config = loadConfig({ PORT: '3001', VERIFY_RETURN_URL: 'http://localhost:3000/verify/return' });
