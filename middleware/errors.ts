@@ -178,7 +178,9 @@ export class KitError extends Error {
     super(redactSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = statusByCode[code];
-    this.serviceErrorCode = options.serviceErrorCode;
+    // The service's own text, logged beside the message: a proxy in front of it may quote the request.
+    this.serviceErrorCode =
+      options.serviceErrorCode === undefined ? undefined : redactSecrets(options.serviceErrorCode);
     this.serviceStatus = options.serviceStatus;
     this.retryAfterSeconds = options.retryAfterSeconds;
   }

@@ -7,6 +7,8 @@
  * An integrator's error quoting the Basic header it sent is logged without what encodes the secret.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createVerificationKit,
@@ -141,4 +143,39 @@ describe("an integrator's error quoting the client's Basic header", () => {
       for (const text of [...logged, answer.body]) expect(text).not.toContain(secretPart);
     },
   );
+});
+
+describe('a service answer that echoes the Authorization header', () => {
+  let app: TestApp | undefined;
+  let service: Server | undefined;
+  afterEach(async () => {
+    await app?.close();
+    service?.closeAllConnections();
+    await new Promise((resolve) => service?.close(resolve));
+    app = undefined;
+    service = undefined;
+  });
+
+  it('is logged and answered without the secret: the errorCode field is redacted as the message is', async () => {
+    const clientId = 'acme';
+    const secret = `kit-secret-${randomBytes(16).toString('hex')}`;
+    // A proxy in front of the service refusing the call, quoting what it was sent.
+    service = createServer((req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ isSuccess: false, errorCode: `unauthorized: ${req.headers.authorization ?? ''}` }));
+    });
+    await new Promise<void>((resolve) => service!.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+    app = await startTestApp({ service: async () => ({ baseUrl, clientId, clientSecret: secret }) });
+    const alice = await app.agent().signIn('alice');
+    const answer = await alice.tryStart('grant_badge');
+    expect(answer.status).toBe(502);
+    const logged = app.logs.filter((line) => line.includes('unauthorized'));
+    expect(logged.length).toBeGreaterThan(0);
+    const basic = Buffer.from(`${clientId}:${secret}`).toString('base64');
+    for (const text of [...logged, answer.body, ...app.errors]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(basic.slice(8, -4));
+    }
+  });
 });
