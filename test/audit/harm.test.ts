@@ -117,4 +117,28 @@ describe("an integrator's function that hangs or throws fails its check, never t
     });
     expect(report.stopped).toMatch(/your signIn\(agent, '[^']+'\) did not answer within 3000 ms/);
   }, 60_000);
+
+  it("an action's fields() that returns a promise which rejects fails its checks, and nothing reaches the process", async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const fields = (() => Promise.reject(new Error('no payee today'))) as unknown as (
+        n: number,
+      ) => Record<string, string>;
+      const report = await auditIntegration({
+        ...app.auditOptions,
+        actions: [{ name: 'grant', fields }],
+        only: ['forged.wrong-state'],
+      });
+      // A rejection nobody handled is reported on a later turn of the event loop.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+      expect(report.checks[0]!.evidence.join('\n')).toContain('your fields(1) of action grant returned a promise');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  }, 60_000);
 });

@@ -2,6 +2,8 @@
  * The integrator's functions the audit calls (sign-in, probe, sweep, logs, read API, fields, close)
  * are outside its trust for liveness: each runs under a deadline, and one that hangs, throws or
  * rejects fails the check that called it with one sentence, never a stack, never a stalled run.
+ * Those that must answer at once (an action's fields, a route's path, a sign-in form's fields) run
+ * through `callSync`: a throw, or a promise (its rejection caught), is that sentence too.
  */
 
 /** Why an integrator's function failed, in one sentence. */
@@ -10,8 +12,13 @@ export class HookError extends Error {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof Error) return `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`;
-  return String(error);
+  try {
+    if (error instanceof Error) return `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`;
+    return String(error);
+  } catch {
+    // A value String() refuses (an object without a prototype).
+    return Object.prototype.toString.call(error);
+  }
 }
 
 /** Runs `call` (your `what`) bounded by `timeoutMs`; late results are ignored. */
@@ -31,4 +38,20 @@ export async function callHook<T>(what: string, timeoutMs: number, call: () => T
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Runs `call` (your `what`), which must answer at once: a throw or a returned promise is a HookError. */
+export function callSync<T>(what: string, call: () => T): T {
+  let result: T;
+  try {
+    result = call();
+  } catch (error) {
+    throw new HookError(`${what} threw: ${describe(error)}`);
+  }
+  if (typeof (result as { then?: unknown } | null)?.then === 'function') {
+    // Its rejection is nobody's: it must never reach the process.
+    Promise.resolve(result).catch(() => {});
+    throw new HookError(`${what} returned a promise; return the value itself`);
+  }
+  return result;
 }

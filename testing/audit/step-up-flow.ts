@@ -4,7 +4,7 @@
  * returns what the app answered; the checks judge it.
  */
 import { parseHandoffPage, type Answer } from './agent.ts';
-import { callHook } from './hooks.ts';
+import { callHook, callSync } from './hooks.ts';
 import type { Verdict } from './check.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';
@@ -80,7 +80,8 @@ export function routeMethod(route: AuditGuardedRoute): 'GET' | 'POST' {
 }
 
 export function routePath(route: AuditGuardedRoute, n: number): string {
-  return typeof route.path === 'function' ? route.path(n) : route.path;
+  const { path } = route;
+  return typeof path === 'function' ? callSync(`your stepUp path(${n})`, () => path(n)) : path;
 }
 
 /** `route` as said in evidence: `POST /payees (scope payout, resource 2)`. */

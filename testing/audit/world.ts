@@ -6,7 +6,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import { emulatorControl, type ControlSession, type EmulatorControl } from '../../emulator/control/control-client.ts';
 import { AuditAgent, hiddenField, parseHandoffPage, type Answer, type Exchange } from './agent.ts';
-import { callHook } from './hooks.ts';
+import { callHook, callSync } from './hooks.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
 
@@ -153,7 +153,10 @@ export class AuditWorld {
     const token = hiddenField(page.body, form.tokenField ?? '_csrf');
     const answer = await agent.postForm(
       form.action ?? form.path,
-      { ...(token === undefined ? {} : { [form.tokenField ?? '_csrf']: token }), ...form.fields(user) },
+      {
+        ...(token === undefined ? {} : { [form.tokenField ?? '_csrf']: token }),
+        ...callSync(`your signIn form's fields('${user}')`, () => form.fields(user)),
+      },
       this.sameOrigin(),
     );
     if (answer.status >= 400) throw new Error(`sign-in as ${user} answered ${answer.status}`);
@@ -180,14 +183,10 @@ export class AuditWorld {
 
   fieldsOf(action: AuditAction): Record<string, string> {
     this.#starts += 1;
-    let fields: Record<string, string> | undefined;
-    try {
-      fields = typeof action.fields === 'function' ? action.fields(this.#starts) : action.fields;
-    } catch (error) {
-      throw new Error(
-        `your fields(${this.#starts}) of action ${action.name} threw: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
+    const given = action.fields;
+    const n = this.#starts;
+    const fields =
+      typeof given === 'function' ? callSync(`your fields(${n}) of action ${action.name}`, () => given(n)) : given;
     return { action: action.name, ...fields };
   }
 
