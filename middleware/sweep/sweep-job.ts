@@ -17,6 +17,7 @@
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
 import { getPriority, setPriority } from 'node:os';
+import { runDetached } from '../deadline.ts';
 import { environmentSecrets, redactSecrets } from '../errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import type { SweepReport } from './sweep-report.ts';
@@ -84,6 +85,10 @@ export interface SweepJobOptions<Tx> {
   /** Warnings and errors of individual checks (pino-compatible). Default: none (counts only). */
   logger?: KitLogger;
 }
+
+const ignorePrintFailure = () => {
+  // Nowhere left to report it: the output itself failed.
+};
 
 /** Values that must never reach the output: anything in env that looks like a secret. */
 function redactor(env: SweepJobEnv): (line: string) => string {
@@ -166,7 +171,9 @@ function stopSignal(options: SweepJobOptions<unknown>, emit: (obj: Record<string
 export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<number> {
   const env = options.env ?? process.env;
   const redact = redactor(env);
-  const rawPrint = options.print ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const given = options.print ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  // The integrator's print is outside the kit's trust: one that throws or rejects loses its line, never the run.
+  const rawPrint = (line: string) => runDetached(() => given(line), ignorePrintFailure);
   // Each text redacted as it was written, and the line as printed (where JSON escaped it).
   const emit = (obj: Record<string, unknown>) =>
     rawPrint(

@@ -268,6 +268,34 @@ describe('runSweepJob', () => {
     expect(r.parsed()).toEqual([{ event: 'sweep_config_error', message: '[object Object]' }]);
   });
 
+  it('a print that throws or rejects loses its lines, never the run: --once still fulfils and exits 0', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (const print of [
+        () => {
+          throw new Error('stdout closed');
+        },
+        () => Promise.reject(new Error('log shipper down')) as unknown as void,
+      ]) {
+        b = await bench(emu.url);
+        const [verified] = await b.createAttempts(1);
+        await emu.control.completeSession(verified!.sessionId, 'verified');
+        const code = await runSweepJob({ kit: jobKit(b.deps), argv: ['--once'], env: {}, print, handleSignals: false });
+        expect(code).toBe(SweepJobExitCode.Ok);
+        expect((await b.attempt(verified!.state)).outcome).toBe('fulfilled');
+        await b.close();
+        b = undefined;
+      }
+      // A rejection nobody handled is reported on a later turn of the event loop.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('loops at --interval-seconds, one line per run, until stopped; then exits 0', async () => {
     const clock = createTestClock();
     b = await bench(emu.url, clock.now);
