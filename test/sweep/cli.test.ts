@@ -273,20 +273,23 @@ describe('runSweepJob', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      for (const print of [
+      const prints: ((line: string) => void)[] = [
         () => {
           throw new Error('stdout closed');
         },
-        () => Promise.reject(new Error('log shipper down')) as unknown as void,
-      ]) {
-        b = await bench(emu.url);
-        const [verified] = await b.createAttempts(1);
-        await emu.control.completeSession(verified!.sessionId, 'verified');
-        const code = await runSweepJob({ kit: jobKit(b.deps), argv: ['--once'], env: {}, print, handleSignals: false });
-        expect(code).toBe(SweepJobExitCode.Ok);
-        expect((await b.attempt(verified!.state)).outcome).toBe('fulfilled');
-        await b.close();
-        b = undefined;
+        (() => Promise.reject(new Error('log shipper down'))) as unknown as (line: string) => void,
+      ];
+      for (const print of prints) {
+        const each = await bench(emu.url);
+        try {
+          const [verified] = await each.createAttempts(1);
+          await emu.control.completeSession(verified!.sessionId, 'verified');
+          const job = { kit: jobKit(each.deps), argv: ['--once'], env: {}, print, handleSignals: false };
+          expect(await runSweepJob(job)).toBe(SweepJobExitCode.Ok);
+          expect((await each.attempt(verified!.state)).outcome).toBe('fulfilled');
+        } finally {
+          await each.close();
+        }
       }
       // A rejection nobody handled is reported on a later turn of the event loop.
       await new Promise((resolve) => setTimeout(resolve, 50));
