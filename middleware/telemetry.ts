@@ -192,7 +192,7 @@ export function inSpan<T>(name: string, attributes: Attributes, work: (span: Spa
   const tracer = activeTracer();
   if (tracer === undefined) return work(NOT_RECORDING);
   const span = startSpan(tracer, name, attributes);
-  return context.with(trace.setSpan(context.active(), span), async () => {
+  const run = async () => {
     try {
       return await work(span);
     } catch (error) {
@@ -203,7 +203,15 @@ export function inSpan<T>(name: string, attributes: Attributes, work: (span: Spa
     } finally {
       span.end();
     }
-  });
+  };
+  // The context manager is the app's too: one that throws costs the span its children, never the work
+  // (run once: started already, it goes on).
+  let running: Promise<T> | undefined;
+  try {
+    return context.with(trace.setSpan(context.active(), span), () => (running = run()));
+  } catch {
+    return running ?? run();
+  }
 }
 
 /** Adds attributes to the span of the work in progress, if any. */

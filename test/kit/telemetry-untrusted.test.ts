@@ -1,9 +1,19 @@
 /**
  * The OpenTelemetry providers are the app's code, outside the kit's trust: a meter whose
  * instruments throw and a span processor that throws on every span's start and end never fail a
- * request that had its effect (the start sent its SMS, the landing ran its action) nor a sweep run.
+ * request that had its effect (the start sent its SMS, the landing ran its action) nor a sweep run;
+ * nor does a context manager that throws.
  */
-import { context, metrics, trace, type Counter, type Gauge, type Meter, type MeterProvider } from '@opentelemetry/api';
+import {
+  context,
+  metrics,
+  trace,
+  type ContextManager,
+  type Counter,
+  type Gauge,
+  type Meter,
+  type MeterProvider,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,19 +32,33 @@ const throwingMeter = {
   createGauge: () => throwingGauge,
 } as unknown as Meter;
 const throwingMeterProvider: MeterProvider = { getMeter: () => throwingMeter };
-/** Where the span processor throws: as each span starts, or as it ends (an exporter failing). */
-let failingAt: 'onStart' | 'onEnd' = 'onStart';
+/** What throws: the span processor as each span starts, or as it ends (an exporter failing), or the context manager. */
+let failingAt: 'onStart' | 'onEnd' | 'context' = 'onStart';
 const throwingProcessor: SpanProcessor = {
   onStart: () => failingAt === 'onStart' && broken(),
   onEnd: () => failingAt === 'onEnd' && broken(),
   forceFlush: () => Promise.resolve(),
   shutdown: () => Promise.resolve(),
 };
+const als = new AsyncLocalStorageContextManager();
+const throwingContextManager: ContextManager = {
+  active: () => (failingAt === 'context' ? broken() : als.active()),
+  with: (ctx, fn, thisArg, ...args) => (failingAt === 'context' ? broken() : als.with(ctx, fn, thisArg, ...args)),
+  bind: (ctx, target) => als.bind(ctx, target),
+  enable() {
+    als.enable();
+    return this;
+  },
+  disable() {
+    als.disable();
+    return this;
+  },
+};
 
 let app: TestApp;
 
 beforeAll(async () => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  context.setGlobalContextManager(throwingContextManager.enable());
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [throwingProcessor] }));
   metrics.setGlobalMeterProvider(throwingMeterProvider);
   app = await startTestApp();
@@ -46,7 +70,7 @@ afterAll(async () => {
   context.disable();
 });
 
-describe.each(['onStart', 'onEnd'] as const)('a throwing meter and a span processor throwing %s', (where) => {
+describe.each(['onStart', 'onEnd', 'context'] as const)('a throwing meter, and throwing: %s', (where) => {
   beforeAll(() => {
     failingAt = where;
   });
