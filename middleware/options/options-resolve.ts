@@ -24,7 +24,7 @@ import { checkScopes } from './options-scopes.ts';
 import { checkBaseUrl, checkReturnUrl, checkRoutes, CONTROL } from './options-urls.ts';
 import type { ClientSettings, ResolvedKitOptions, VerificationKitOptions } from './options.ts';
 import type { PageRenderers } from '../pages/pages.ts';
-import { guardLocale, guardPages } from '../pages/guard.ts';
+import { guardLocale, guardMessages, guardPages } from '../pages/guard.ts';
 import { DEFAULT_HOOK_TIMEOUTS, HOOK_NAMES, type HookTimeouts } from '../deadline.ts';
 import type { Platform, VerifyClient } from '../types.ts';
 import { checkReadCap } from '../sweep/sweep-options.ts';
@@ -279,7 +279,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
     logger,
     // The integrator's renderers and chooser cannot break the kit's error path: see guard.ts.
     pages: guardPages(options.pages, logger),
-    messages: createMessageCatalog(options.messages, guardLocale(locale, logger)),
+    messages: createMessageCatalog(guardMessages(options.messages, logger), guardLocale(locale, logger)),
     hookTimeouts,
     errors: options.errors ?? 'render',
     landing,

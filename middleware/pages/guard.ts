@@ -1,11 +1,11 @@
 /**
- * The integrator's page renderers and locale chooser, guarded: one that throws, or returns a promise
- * where HTML or a tag was expected, is logged with its message and the built-in page (or English)
- * is used instead, so the kit's error path cannot throw.
+ * The integrator's page renderers, locale chooser and text functions, guarded: one that throws, or
+ * returns a promise where HTML, a tag or a text was expected, is logged with its message and the
+ * built-in page (or English) is used instead, so the kit's error path cannot throw.
  */
 import { guardSync } from '../deadline.ts';
 import { describeError, safeLogger, type KitLogger } from '../logger.ts';
-import type { LocaleChooser } from './messages.ts';
+import { englishMessages, type KitMessagesInput, type LocaleChooser } from './messages.ts';
 import { defaultPages, type PageRenderers } from './pages.ts';
 
 type Renderer = (ctx: never, nonce: string, messages: never) => string;
@@ -38,4 +38,50 @@ export function guardLocale(locale: LocaleChooser | undefined, logger: KitLogger
       () => locale(req),
       (error) => log.error({ err: describeError(error) }, 'locale failed; the English texts were used'),
     );
+}
+
+type TextFunction = (...args: never[]) => unknown;
+
+/** One text function, falling back to the English one when it fails or gives anything but a text. */
+function guardText(name: string, given: TextFunction, english: TextFunction, log: KitLogger): TextFunction {
+  return (...args) => {
+    const failed = (error: unknown) =>
+      log.error({ text: name, err: describeError(error) }, `messages: ${name} failed; the English text was used`);
+    const text = guardSync(() => given(...args), failed);
+    if (typeof text === 'string') return text;
+    if (text !== undefined) failed(new TypeError(`returned ${typeof text} instead of a text`));
+    return english(...args);
+  };
+}
+
+/** Each locale's text functions (retryAfter, stepUp.text, ...) guarded, top level and one group deep. */
+export function guardMessages(
+  inputs: Readonly<Record<string, KitMessagesInput>> | undefined,
+  logger: KitLogger,
+): Readonly<Record<string, KitMessagesInput>> | undefined {
+  if (inputs === undefined || typeof inputs !== 'object') return inputs;
+  const log = safeLogger(logger);
+  const english = englishMessages as unknown as Record<string, unknown>;
+  const guardLevel = (given: Record<string, unknown>, defaults: Record<string, unknown>, path: string) => {
+    const out: Record<string, unknown> = { ...given };
+    for (const [key, value] of Object.entries(given)) {
+      const fallback = defaults[key];
+      if (typeof value === 'function' && typeof fallback === 'function') {
+        out[key] = guardText(`${path}${key}`, value as TextFunction, fallback as TextFunction, log);
+      } else if (path === '' && isObject(value) && isObject(fallback)) {
+        out[key] = guardLevel(value, fallback, `${key}.`);
+      }
+    }
+    return out;
+  };
+  return Object.fromEntries(
+    Object.entries(inputs).map(([tag, input]) => [
+      tag,
+      isObject(input) ? (guardLevel(input, english, '') as KitMessagesInput) : input,
+    ]),
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

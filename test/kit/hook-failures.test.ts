@@ -121,6 +121,22 @@ describe.each(['sync', 'async'] as const)('a callback that throws (%s)', (how) =
     expectLogged(a, message);
   });
 
+  it("messages' retryAfter: a refused start shows the English text instead", async () => {
+    const message = `retryAfter broke ${how}`;
+    const a = await appWith({
+      messages: { en: { retryAfter: failing(how, message) } },
+      limits: { perUser: { points: 1, durationSeconds: 600 } },
+    });
+    const alice = await a.agent(seen).signIn('alice');
+    await alice.start('grant_badge');
+    const answer = await alice.tryStart('grant_badge');
+    expect(answer.status).toBe(429);
+    expect(answer.body).toMatch(/Try again in \d+ minutes\./);
+    expect(answer.body).not.toContain('[object Promise]');
+    expect(answer.body).not.toMatch(STACK_LINE);
+    expectLogged(a, message);
+  });
+
   it('beforeCreate (a plain Error): the built-in 500 page, no session created', async () => {
     const message = `beforeCreate broke ${how}`;
     const a = await appWith({ beforeCreate: failing(how, message) });

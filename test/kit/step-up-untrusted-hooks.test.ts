@@ -2,7 +2,7 @@
  * The step-up guard's own callbacks are the integrator's code, outside the kit's trust for
  * liveness: a `bindTo` that hangs answers the kit's error page within its deadline
  * (`hookTimeouts.bindTo`) and runs nothing; an `onUnenrolled` that rejects is answered by the kit
- * and never reaches the process as an unhandled rejection.
+ * and never reaches the process as an unhandled rejection; neither does a text function of its pages.
  */
 import type express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -97,5 +97,30 @@ describe('the step-up guard’s callbacks', () => {
     } finally {
       delete USERS.nophone;
     }
+  });
+
+  it("a messages.stepUp.text that rejects: the Confirm it's you page shows the English text, nothing reaches the process", async () => {
+    app = await startTestApp({
+      kit: {
+        scopes: [...SCOPES],
+        messages: {
+          en: {
+            stepUp: { text: (() => Promise.reject(new Error('no text today'))) as unknown as (n: string) => string },
+          },
+        },
+      },
+      ownRoutes: (routes: express.Express, kit) => {
+        routes.get('/security', kit.requireRecentVerification({ scope: 'payout', maxAge: 300 }), (_req, res) => {
+          res.send('security');
+        });
+      },
+    });
+    const alice = await app.agent().signIn('alice');
+    const answer = await alice.request('/security');
+    await settle();
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('To continue, confirm it’s you with a code we text to your number ending');
+    expect(answer.body).not.toContain('[object Promise]');
+    expect(unhandled).toEqual([]);
   });
 });
