@@ -506,7 +506,7 @@ async function retry<T>(attempt: () => Promise<T>, output: string): Promise<T> {
  */
 function startedThreeMinutesAgo(): string {
   return `
-    import { createServer, type RequestListener } from 'node:http';
+    import { createServer } from 'node:http';
     import { createTestBrowser, emulatorControl, walkHostedPage } from 'hosted-sms-verify-kit/testing';
     import { createApp } from './examples/js-app/app.js';
     const app = createApp({ now: () => Date.now() - 181_000 });
