@@ -7,10 +7,18 @@
 import type express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { SCOPES } from '../support/step-up.ts';
 import { USERS } from '../support/users.ts';
 
+type Kind = { name: 'sqlite' | 'postgres'; unavailable: string | undefined };
+const KINDS: Kind[] = [
+  { name: 'sqlite', unavailable: undefined },
+  { name: 'postgres', unavailable: postgresUnavailable },
+];
+
 let app: TestApp | undefined;
+let database: TestDatabase | undefined;
 const unhandled: unknown[] = [];
 const collect = (reason: unknown) => void unhandled.push(reason);
 
@@ -22,16 +30,30 @@ afterEach(async () => {
   process.off('unhandledRejection', collect);
   await app?.close();
   app = undefined;
+  await database?.drop();
+  database = undefined;
 });
 
 /** Lets a rejection nobody handled reach the process's listeners. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-describe('the step-up guard’s callbacks', () => {
+describe.each(KINDS)('the step-up guard’s callbacks on $name', (kind) => {
+  if (kind.unavailable !== undefined) {
+    it.skip(`not run: ${kind.unavailable}`, () => {});
+    return;
+  }
+  /** The kit on this store: PostgreSQL gets a scratch database per test. */
+  async function storeOptions() {
+    if (kind.name === 'sqlite') return {};
+    database = await createTestDatabase();
+    return { database: { url: database.url } };
+  }
+
   it('a bindTo that never settles: the request gets the error page within hookTimeouts.bindTo, the handler never runs', async () => {
     let handlerRan = false;
     let bindToCalled = false;
     app = await startTestApp({
+      ...(await storeOptions()),
       kit: { scopes: [...SCOPES], hookTimeouts: { bindTo: 200 } },
       ownRoutes: (routes: express.Express, kit) => {
         routes.get(
@@ -66,6 +88,7 @@ describe('the step-up guard’s callbacks', () => {
   it('an onUnenrolled that rejects: the kit answers the request and no rejection reaches the process', async () => {
     let handlerRan = false;
     app = await startTestApp({
+      ...(await storeOptions()),
       kit: { scopes: [...SCOPES] },
       ownRoutes: (routes: express.Express, kit) => {
         routes.get(
@@ -101,6 +124,7 @@ describe('the step-up guard’s callbacks', () => {
 
   it("a messages.stepUp.text that rejects: the Confirm it's you page shows the English text, nothing reaches the process", async () => {
     app = await startTestApp({
+      ...(await storeOptions()),
       kit: {
         scopes: [...SCOPES],
         messages: {
