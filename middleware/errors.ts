@@ -145,11 +145,14 @@ export function carriesSecret(text: string, secret: unknown): boolean {
   return formsOf(secret).some((form) => text.includes(form));
 }
 
-/** Values of `env` whose names say they are secret (…SECRET, …PASSWORD, …TOKEN, …KEY). */
+/**
+ * Values of `env` whose names say they are secret (…SECRET, …PASSWORD, …TOKEN, …KEY), as set and
+ * trimmed (a value read from a file keeps its newline; the configuration trims it, as the kit asks).
+ */
 export function environmentSecrets(env: Readonly<Record<string, string | undefined>>): string[] {
   return Object.entries(env)
     .filter(([key, value]) => /SECRET|PASSWORD|TOKEN|KEY/i.test(key) && typeof value === 'string')
-    .map(([, value]) => value as string);
+    .flatMap(([, value]) => [...new Set([value as string, (value as string).trim()])]);
 }
 
 /**

@@ -253,6 +253,24 @@ describe('runSweepJob', () => {
     expect(leaked).toEqual([]);
   });
 
+  it("an environment secret read from a file with its newline: a factory's error quoting it trimmed never shows it", async () => {
+    const secret = `job-secret-${randomBytes(9).toString('hex')}`;
+    const r = recorder();
+    const code = await runSweepJob<Database>({
+      // As the kit asks (it refuses surrounding whitespace): the configuration trims what it read.
+      kit: (env) => {
+        throw new Error(`the service refused ${env.VERIFY_CLIENT_SECRET?.trim() ?? ''}`);
+      },
+      argv: ['--once'],
+      env: { VERIFY_CLIENT_SECRET: `${secret}\n` },
+      print: r.print,
+      handleSignals: false,
+    });
+    expect(code).toBe(SweepJobExitCode.ConfigError);
+    expect(r.out.join('\n')).toContain('the service refused');
+    expect(r.out.join('\n')).not.toContain(secret);
+  });
+
   it('a kit factory that throws an object without a prototype is a configuration error, exit 1', async () => {
     const r = recorder();
     const code = await runSweepJob<Database>({
