@@ -5,14 +5,8 @@
  * the service redirected to, with its real `state`, for the test to open in the same browser.
  */
 import type { EmulatorControl } from '../emulator/control/control-client.ts';
-import {
-  attribute,
-  createTestBrowser,
-  formsOf,
-  type ParsedForm,
-  type TestBrowser,
-  type TestPage,
-} from './test-browser.ts';
+import { createTestBrowser, formsOf, type ParsedForm, type TestBrowser, type TestPage } from './test-browser.ts';
+import { attribute } from './html.ts';
 
 export interface WalkOptions {
   /** The emulator that texted the code (what `startEmulator` returned), or its control. */

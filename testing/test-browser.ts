@@ -5,6 +5,7 @@
  * `.localhost` (the hosted page's `verify.localhost`) are reached on loopback, as browsers do.
  */
 import { SoftAuthenticator } from '../emulator/passkeys/soft-authenticator.ts';
+import { formsIn } from './html.ts';
 
 /** One answer, read once: its body is `html`. */
 export interface TestPage {
@@ -42,36 +43,14 @@ export interface ParsedForm {
   fields: Record<string, string>;
 }
 
-const decode = (value: string) =>
-  value
-    .replaceAll('&quot;', '"')
-    .replaceAll('&#39;', "'")
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
-    .replaceAll('&amp;', '&');
-
-/** An attribute's decoded value in a tag's attribute text. */
-export function attribute(attributes: string, name: string): string | undefined {
-  const match = new RegExp(`\\s${name}="([^"]*)"`).exec(` ${attributes}`);
-  return match === null ? undefined : decode(match[1] ?? '');
-}
-
 /** The page's forms, with their actions resolved against the page URL and their submitted fields. */
 export function formsOf(page: TestPage): ParsedForm[] {
-  return [...page.html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)].map((match) => {
-    const [, attributes = '', body = ''] = match;
-    const fields: Record<string, string> = {};
-    for (const input of body.matchAll(/<input\b([^>]*)>/g)) {
-      const attrs = input[1] ?? '';
-      const name = attribute(attrs, 'name');
-      if (attribute(attrs, 'type') === 'hidden' && name !== undefined) fields[name] = attribute(attrs, 'value') ?? '';
-    }
-    const button = /<button\b([^>]*)>/.exec(body)?.[1];
-    const buttonName = button === undefined ? undefined : attribute(button, 'name');
-    if (button !== undefined && buttonName !== undefined) fields[buttonName] = attribute(button, 'value') ?? '';
-    return { action: new URL(attribute(attributes, 'action') ?? '', page.url).href, attributes, body, fields };
-  });
+  return formsIn(page.html).map(({ action, attributes, body, fields }) => ({
+    action: new URL(action, page.url).href,
+    attributes,
+    body,
+    fields,
+  }));
 }
 
 /** Browsers resolve *.localhost to loopback themselves; Node does not. */

@@ -5,6 +5,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { decodeHtml } from '../html.ts';
 
 export type Headers = Record<string, string>;
 
@@ -30,24 +31,13 @@ export interface Answer {
   url: string;
 }
 
-function unescapeHtml(value: string): string {
-  return value
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&#x27;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&#96;/g, '`')
-    .replace(/&amp;/g, '&');
-}
-
 /** The kit's auto-submit handoff page: where it posts and the handoff it carries (undefined if not that page). */
 export function parseHandoffPage(html: string): { verifyUrl: string; handoff: string } | undefined {
   const action = /<form id="verify-kit-handoff" method="post" action="([^"]*)">/.exec(html)?.[1];
   const hx = /<input type="hidden" name="hx" value="([^"]*)">/.exec(html)?.[1];
   return action === undefined || hx === undefined
     ? undefined
-    : { verifyUrl: unescapeHtml(action), handoff: unescapeHtml(hx) };
+    : { verifyUrl: decodeHtml(action), handoff: decodeHtml(hx) };
 }
 
 /** A hidden field's value in a page: the first one named `field`, or the first inside a form posting to `formAction`. */
@@ -64,7 +54,7 @@ export function hiddenField(html: string, field: string, formAction?: string): s
   }
   const found = input.exec(scope);
   const value = found?.[1] ?? found?.[2];
-  return value === undefined ? undefined : unescapeHtml(value);
+  return value === undefined ? undefined : decodeHtml(value);
 }
 
 function flat(headers: IncomingHttpHeaders): Headers {

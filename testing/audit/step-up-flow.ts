@@ -3,6 +3,7 @@
  * the "Confirm it's you" button, verify, land, and (for a form) confirm the kept request. Each step
  * returns what the app answered; the checks judge it.
  */
+import { formsIn } from '../html.ts';
 import { parseHandoffPage, type Answer } from './agent.ts';
 import { callHook, callSync } from './hooks.ts';
 import type { Verdict } from './check.ts';
@@ -26,36 +27,11 @@ export interface PageForm {
   fields: Record<string, string>;
 }
 
-function unescapeAttribute(value: string): string {
-  return value
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&#x27;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-}
-
-function attribute(tag: string, name: string): string | undefined {
-  const found = new RegExp(`\\s${name}="([^"]*)"`, 'i').exec(tag)?.[1];
-  return found === undefined ? undefined : unescapeAttribute(found);
-}
-
-/** Every POST form of a page, with its hidden fields. */
+/** Every POST form of a page, with its hidden fields (and its button's). */
 export function postFormsOf(html: string): PageForm[] {
-  const forms: PageForm[] = [];
-  for (const match of html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)) {
-    const [, open = '', inner = ''] = match;
-    if ((attribute(open, 'method') ?? 'get').toLowerCase() !== 'post') continue;
-    const fields: Record<string, string> = {};
-    for (const input of inner.matchAll(/<input\b[^>]*>/gi)) {
-      const name = attribute(input[0], 'name');
-      if (name !== undefined && attribute(input[0], 'type') === 'hidden')
-        fields[name] = attribute(input[0], 'value') ?? '';
-    }
-    forms.push({ action: attribute(open, 'action') ?? '', fields });
-  }
-  return forms;
+  return formsIn(html)
+    .filter((form) => form.method === 'post')
+    .map(({ action, fields }) => ({ action, fields }));
 }
 
 /** The guard's "Confirm it's you" form (it starts a verification for the kept request), if the page is that. */

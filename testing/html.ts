@@ -1,0 +1,51 @@
+/**
+ * Reading the pages under test as a browser would: attribute values decoded, and each form with
+ * the fields it submits (its hidden inputs and its first named button).
+ */
+
+/** An attribute value or text as written in HTML, decoded (the entities the kit's pages and apps use). */
+export function decodeHtml(value: string): string {
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code)))
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** An attribute's decoded value in a tag's attribute text (or the whole tag). */
+export function attribute(attributes: string, name: string): string | undefined {
+  const match = new RegExp(`\\s${name}="([^"]*)"`, 'i').exec(` ${attributes}`);
+  return match === null ? undefined : decodeHtml(match[1] ?? '');
+}
+
+export interface HtmlForm {
+  /** The form's `action` as written (decoded, not resolved). */
+  action: string;
+  /** `get` or `post`, lower case (`get` when absent). */
+  method: string;
+  /** The opening tag's attribute text, and the form's inner HTML. */
+  attributes: string;
+  body: string;
+  /** What it submits: its hidden inputs and its first named button. */
+  fields: Record<string, string>;
+}
+
+/** Every form of a page, in order. */
+export function formsIn(html: string): HtmlForm[] {
+  return [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)].map((match) => {
+    const [, attributes = '', body = ''] = match;
+    const fields: Record<string, string> = {};
+    for (const input of body.matchAll(/<input\b([^>]*)>/gi)) {
+      const attrs = input[1] ?? '';
+      const name = attribute(attrs, 'name');
+      if (name !== undefined && attribute(attrs, 'type') === 'hidden') fields[name] = attribute(attrs, 'value') ?? '';
+    }
+    const button = /<button\b([^>]*)>/i.exec(body)?.[1];
+    const buttonName = button === undefined ? undefined : attribute(button, 'name');
+    if (button !== undefined && buttonName !== undefined) fields[buttonName] = attribute(button, 'value') ?? '';
+    const method = (attribute(attributes, 'method') ?? 'get').toLowerCase();
+    return { action: attribute(attributes, 'action') ?? '', method, attributes, body, fields };
+  });
+}
