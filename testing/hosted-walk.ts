@@ -6,7 +6,7 @@
  */
 import type { EmulatorControl } from '../emulator/control/control-client.ts';
 import { createTestBrowser, formsOf, type ParsedForm, type TestBrowser, type TestPage } from './test-browser.ts';
-import { attribute } from './html.ts';
+import { attribute, pageExcerpt } from './html.ts';
 
 export interface WalkOptions {
   /** The emulator that texted the code (what `startEmulator` returned), or its control. */
@@ -48,7 +48,7 @@ interface Walk {
 }
 
 function fail(page: TestPage, what: string): never {
-  throw new Error(`walkHostedPage: ${what} (${page.url} answered ${page.status}): ${page.html.slice(0, 400)}`);
+  throw new Error(`walkHostedPage: ${what} (${page.url} answered ${page.status}): ${pageExcerpt(page.html, 400)}`);
 }
 
 function passkeyForm(page: TestPage, mode: 'verify' | 'enrol'): ParsedForm | undefined {

@@ -49,3 +49,14 @@ export function formsIn(html: string): HtmlForm[] {
     return { action: attribute(attributes, 'action') ?? '', method, attributes, body, fields };
   });
 }
+
+/**
+ * The start of a page for an error message, with every hidden field's value left out: a handoff
+ * travels only in a request body, and a CSRF token is no business of a test log either.
+ */
+export function pageExcerpt(html: string, length: number): string {
+  const masked = html.replace(/<input\b[^>]*>/gi, (input) =>
+    /\stype="hidden"/i.test(input) ? input.replace(/\svalue="[^"]*"/i, ' value="…"') : input,
+  );
+  return masked.slice(0, length);
+}

@@ -5,6 +5,7 @@
  * guarded page itself, or the confirmation of a kept form.
  */
 import { walkHostedPage, type WalkOptions } from './hosted-walk.ts';
+import { pageExcerpt } from './html.ts';
 import { createTestBrowser, formsOf, type TestBrowser, type TestPage } from './test-browser.ts';
 
 export interface StepUpOptions extends Pick<WalkOptions, 'emulator' | 'passkey' | 'passkeyOffer'> {
@@ -22,7 +23,7 @@ export interface StepUpResult {
 }
 
 function fail(page: TestPage, what: string): never {
-  throw new Error(`verifyStepUp: ${what} (${page.url} answered ${page.status}): ${page.html.slice(0, 400)}`);
+  throw new Error(`verifyStepUp: ${what} (${page.url} answered ${page.status}): ${pageExcerpt(page.html, 400)}`);
 }
 
 /**

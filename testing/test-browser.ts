@@ -5,7 +5,7 @@
  * `.localhost` (the hosted page's `verify.localhost`) are reached on loopback, as browsers do.
  */
 import { SoftAuthenticator } from '../emulator/passkeys/soft-authenticator.ts';
-import { formsIn } from './html.ts';
+import { formsIn, pageExcerpt } from './html.ts';
 
 /** One answer, read once: its body is `html`. */
 export interface TestPage {
@@ -131,8 +131,8 @@ export function createTestBrowser(): TestBrowser {
           ? forms[0]
           : forms.find((f) => f.action === new URL(wanted, page.url).href || f.action.endsWith(wanted));
       if (form === undefined) {
-        const which = wanted === undefined ? 'a form' : `a form posting to ${wanted}`;
-        throw new Error(`No ${which} on ${page.url} (status ${page.status}): ${page.html.slice(0, 300)}`);
+        const which = wanted === undefined ? 'form' : `form posting to ${wanted}`;
+        throw new Error(`No ${which} on ${page.url} (status ${page.status}): ${pageExcerpt(page.html, 300)}`);
       }
       return post(form.action, { ...form.fields, ...fields }, page.url);
     },

@@ -236,3 +236,26 @@ describe('walkHostedPage and the shared test clock, against an app on the kit', 
     expect(() => own.advance({ seconds: -1 })).toThrow(RangeError);
   });
 });
+
+describe('the test helpers’ error messages', () => {
+  it('quote the start of a page without its hidden fields: a handoff in an auto-submit page stays out of the test log', async () => {
+    const handoff = 'hx-4f1d2c9a8b7e6d5c4b3a29181716151413121110';
+    const page = `<!doctype html><form method="post" action="https://verify.example/verify"><input type="hidden" name="hx" value="${handoff}"><input type="hidden" name="_csrf" value="csrf-token-1"><button>Continue</button></form>`;
+    const server = createServer((_req, res) => res.setHeader('content-type', 'text/html').end(page));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const browser = createTestBrowser();
+      const loaded = await browser.get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      const failed = await browser.submitForm(loaded, {}, { action: '/elsewhere' }).then(
+        () => new Error('submitForm found a form posting to /elsewhere'),
+        (error: unknown) => error as Error,
+      );
+      expect(failed.message).toContain('No form posting to /elsewhere');
+      expect(failed.message).toContain('name="hx" value="…"');
+      expect(failed.message).not.toContain(handoff);
+      expect(failed.message).not.toContain('csrf-token-1');
+    } finally {
+      server.close();
+    }
+  });
+});
