@@ -8,6 +8,7 @@ import {
   sessionBody,
   useTestEmulator,
 } from '../support/emulator.ts';
+import { watchUnhandledRejections } from '../support/unhandled.ts';
 
 const emulator = useTestEmulator({}, { resetEach: true });
 
@@ -200,21 +201,14 @@ describe('the caller’s log is its own code', () => {
     },
   });
   const rejecting = useTestEmulator({ log: (() => Promise.reject(new Error('log sink down'))) as () => void });
-  const unhandled: unknown[] = [];
-  const collect = (reason: unknown) => void unhandled.push(reason);
+  const unhandled = watchUnhandledRejections();
 
   it('a log that throws or rejects never turns a created session into an error: 200 and the SMS in the outbox', async () => {
-    process.on('unhandledRejection', collect);
-    try {
-      for (const running of [throwing, rejecting]) {
-        const answer = await createSession(running.url, WEB_CLIENT);
-        expect(answer.status).toBe(200);
-        expect(await running.control.outbox()).toHaveLength(1);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off('unhandledRejection', collect);
+    for (const running of [throwing, rejecting]) {
+      const answer = await createSession(running.url, WEB_CLIENT);
+      expect(answer.status).toBe(200);
+      expect(await running.control.outbox()).toHaveLength(1);
     }
+    expect(await unhandled.settled()).toEqual([]);
   });
 });

@@ -7,21 +7,15 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Request } from 'express';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { englishMessages } from '../../middleware/pages/messages.ts';
 import type { VerificationKitOptions } from '../../middleware/options/options.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { newSeen } from '../support/seen.ts';
+import { watchUnhandledRejections } from '../support/unhandled.ts';
 
 const seen = newSeen();
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
-beforeAll(() => {
-  process.on('unhandledRejection', onUnhandled);
-});
-afterAll(() => {
-  process.off('unhandledRejection', onUnhandled);
-});
+const unhandled = watchUnhandledRejections();
 
 /** A callback that fails the way `how` says, with a message the log must carry. */
 function failing(how: 'sync' | 'async', message: string): () => never {
@@ -38,9 +32,7 @@ let app: TestApp | undefined;
 afterEach(async () => {
   await app?.close();
   app = undefined;
-  // A rejection nobody handled is reported on a later turn of the event loop.
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(unhandled.splice(0)).toEqual([]);
+  expect(await unhandled.settled()).toEqual([]);
 });
 
 async function appWith(kit: Partial<VerificationKitOptions<unknown>>): Promise<TestApp> {

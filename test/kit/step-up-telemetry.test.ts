@@ -5,11 +5,11 @@
  */
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MetricName } from '../../middleware/telemetry.ts';
 import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { describeEachAppStore } from '../support/app-stores.ts';
 import { confirmForm, guardedRoutes, SCOPES, TEN_MINUTES, type Ran } from '../support/step-up.ts';
 
 class CollectingReader extends MetricReader {
@@ -49,32 +49,19 @@ function since(before: Record<string, number>, after: Record<string, number>): R
   );
 }
 
-type Kind = { name: 'sqlite' | 'postgres'; unavailable: string | undefined };
-const KINDS: Kind[] = [
-  { name: 'sqlite', unavailable: undefined },
-  { name: 'postgres', unavailable: postgresUnavailable },
-];
-
-describe.each(KINDS)('verify_kit.step_up on $name', (kind) => {
-  if (kind.unavailable !== undefined) {
-    it.skip(`not run: ${kind.unavailable}`, () => {});
-    return;
-  }
+describeEachAppStore('verify_kit.step_up', (_store, storeOptions) => {
   let app: TestApp;
-  let database: TestDatabase | undefined;
   const ran: Ran[] = [];
 
   beforeAll(async () => {
-    database = kind.name === 'postgres' ? await createTestDatabase() : undefined;
     app = await startTestApp({
-      ...(database === undefined ? {} : { database: { url: database.url } }),
+      ...(await storeOptions()),
       kit: { scopes: [...SCOPES] },
       ownRoutes: guardedRoutes(ran),
     });
   });
   afterAll(async () => {
     await app?.close();
-    await database?.drop();
   });
 
   async function verifyFrom(user: Agent, html: string) {

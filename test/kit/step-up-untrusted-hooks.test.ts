@@ -5,50 +5,21 @@
  * and never reaches the process as an unhandled rejection; neither does a text function of its pages.
  */
 import type express from 'express';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { describeEachAppStore } from '../support/app-stores.ts';
 import { SCOPES } from '../support/step-up.ts';
+import { watchUnhandledRejections } from '../support/unhandled.ts';
 import { USERS } from '../support/users.ts';
 
-type Kind = { name: 'sqlite' | 'postgres'; unavailable: string | undefined };
-const KINDS: Kind[] = [
-  { name: 'sqlite', unavailable: undefined },
-  { name: 'postgres', unavailable: postgresUnavailable },
-];
-
 let app: TestApp | undefined;
-let database: TestDatabase | undefined;
-const unhandled: unknown[] = [];
-const collect = (reason: unknown) => void unhandled.push(reason);
-
-beforeEach(() => {
-  unhandled.length = 0;
-  process.on('unhandledRejection', collect);
-});
+const unhandled = watchUnhandledRejections();
 afterEach(async () => {
-  process.off('unhandledRejection', collect);
   await app?.close();
   app = undefined;
-  await database?.drop();
-  database = undefined;
 });
 
-/** Lets a rejection nobody handled reach the process's listeners. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
-
-describe.each(KINDS)('the step-up guard’s callbacks on $name', (kind) => {
-  if (kind.unavailable !== undefined) {
-    it.skip(`not run: ${kind.unavailable}`, () => {});
-    return;
-  }
-  /** The kit on this store: PostgreSQL gets a scratch database per test. */
-  async function storeOptions() {
-    if (kind.name === 'sqlite') return {};
-    database = await createTestDatabase();
-    return { database: { url: database.url } };
-  }
-
+describeEachAppStore('the step-up guard’s callbacks', (_store, storeOptions) => {
   it('a bindTo that never settles: the request gets the error page within hookTimeouts.bindTo, the handler never runs', async () => {
     let handlerRan = false;
     let bindToCalled = false;
@@ -111,12 +82,11 @@ describe.each(KINDS)('the step-up guard’s callbacks on $name', (kind) => {
     try {
       const nobody = await app.agent().signIn('nophone');
       const answer = await nobody.request('/security');
-      await settle();
       expect(answer.status).toBe(500);
       expect(answer.body).not.toContain('codes');
       expect(answer.body).not.toContain('enrolment page down');
       expect(handlerRan).toBe(false);
-      expect(unhandled).toEqual([]);
+      expect(await unhandled.settled()).toEqual([]);
     } finally {
       delete USERS.nophone;
     }
@@ -141,10 +111,9 @@ describe.each(KINDS)('the step-up guard’s callbacks on $name', (kind) => {
     });
     const alice = await app.agent().signIn('alice');
     const answer = await alice.request('/security');
-    await settle();
     expect(answer.status).toBe(200);
     expect(answer.body).toContain('To continue, confirm it’s you with a code we text to your number ending');
     expect(answer.body).not.toContain('[object Promise]');
-    expect(unhandled).toEqual([]);
+    expect(await unhandled.settled()).toEqual([]);
   });
 });

@@ -9,36 +9,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KitErrorCode } from '../../middleware/errors.ts';
 import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { describeEachAppStore } from '../support/app-stores.ts';
 import { USERS } from '../support/users.ts';
 import { confirmForm, guardedRoutes, SCOPES, TEN_MINUTES, type Ran } from '../support/step-up.ts';
 
-type Kind = { name: 'sqlite' | 'postgres'; unavailable: string | undefined };
-const KINDS: Kind[] = [
-  { name: 'sqlite', unavailable: undefined },
-  { name: 'postgres', unavailable: postgresUnavailable },
-];
-
-describe.each(KINDS)('step-up on $name', (kind) => {
-  if (kind.unavailable !== undefined) {
-    it.skip(`not run: ${kind.unavailable}`, () => {});
-    return;
-  }
+describeEachAppStore('step-up', (_store, storeOptions) => {
   let app: TestApp;
-  let database: TestDatabase | undefined;
   const ran: Ran[] = [];
 
   beforeAll(async () => {
-    database = kind.name === 'postgres' ? await createTestDatabase() : undefined;
     app = await startTestApp({
-      ...(database === undefined ? {} : { database: { url: database.url } }),
+      ...(await storeOptions()),
       kit: { scopes: [...SCOPES] },
       ownRoutes: guardedRoutes(ran),
     });
   });
   afterAll(async () => {
     await app?.close();
-    await database?.drop();
   });
 
   const smsCount = async () => (await app.emulator.control.outbox()).length;

@@ -10,11 +10,11 @@ import type { ActionDefinition, LandedAttempt } from '../../middleware/index.ts'
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
+import { watchUnhandledRejections } from '../support/unhandled.ts';
 
 let app: TestApp;
 const seen = newSeen();
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
+const unhandled = watchUnhandledRejections();
 const told: LandedAttempt[] = [];
 const ran: string[] = [];
 
@@ -30,7 +30,6 @@ function action(name: string, successPath: ActionDefinition['successPath']): Act
 }
 
 beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
   app = await startTestApp({
     kit: {
       actions: [
@@ -51,7 +50,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app?.close();
-  process.off('unhandledRejection', onUnhandled);
 });
 
 async function land(user: Agent, name: string) {
@@ -118,9 +116,7 @@ describe('successPath as a function of the landed attempt', () => {
       expect(landing.status).toBe(200);
       expect(landing.headers.get('location')).toBeNull();
       expect(ran.filter((id) => id === sessionId)).toHaveLength(1);
-      // A rejection nobody handled is reported on a later turn of the event loop.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(unhandled.splice(0)).toEqual([]);
+      expect(await unhandled.settled()).toEqual([]);
       const logged = app.logs.filter((line) => line.includes(sessionId) && line.includes('"level":"error"'));
       expect(logged.length).toBeGreaterThan(0);
       for (const line of logged) expect(line).toMatch(why);

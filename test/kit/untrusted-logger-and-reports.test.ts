@@ -4,29 +4,21 @@
  * change a request's answer after its effect, never stall the sweep and never leave an unhandled
  * rejection (which ends a Node process with code 1 and a stack).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { KitLogger } from '../../middleware/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { parseHandoffPage } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
+import { watchUnhandledRejections } from '../support/unhandled.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 let app: TestApp | undefined;
-const unhandled: unknown[] = [];
-const collect = (reason: unknown) => void unhandled.push(reason);
+const unhandled = watchUnhandledRejections();
 
-beforeEach(() => {
-  unhandled.length = 0;
-  process.on('unhandledRejection', collect);
-});
 afterEach(async () => {
-  process.off('unhandledRejection', collect);
   await app?.close();
   app = undefined;
 });
-
-/** Lets a rejection nobody handled reach the process's listeners. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 const throwing: KitLogger = {
   info: () => {
@@ -75,8 +67,7 @@ describe('a logger that throws', () => {
       },
     });
     expect(await startAndLand(app)).toEqual({ start: 200, landing: 303, reload: 303, grants: 1 });
-    await settle();
-    expect(unhandled).toEqual([]);
+    expect(await unhandled.settled()).toEqual([]);
   });
 });
 
@@ -86,8 +77,7 @@ describe('a logger whose methods reject', () => {
     expect(await startAndLand(app)).toEqual({ start: 200, landing: 303, reload: 303, grants: 1 });
     await app.kit.runSweep();
     await app.kit.runSweep({ logger: rejecting });
-    await settle();
-    expect(unhandled).toEqual([]);
+    expect(await unhandled.settled()).toEqual([]);
   });
 });
 
@@ -107,8 +97,7 @@ describe('a sweep worker whose onReport rejects', () => {
     });
     await waitFor(() => worker.runs >= 3, 10_000, 'three worker runs');
     await worker.stop();
-    await settle();
     expect(reports).toBeGreaterThanOrEqual(3);
-    expect(unhandled).toEqual([]);
+    expect(await unhandled.settled()).toEqual([]);
   });
 });
