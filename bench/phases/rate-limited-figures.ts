@@ -107,7 +107,7 @@ export function figuresOf(each: RoundResult[], processes: number, grants: Grants
     sweepRate: round1(ofResults((r) => r.report.fulfilled) / (sum((r) => r.sweepMs) / 1000)),
     landingReadsPerSecond: round1(landingReadsPerSecond),
     targetRate: round1(0.85 * (config.rateLimit - landingReadsPerSecond)),
-    ...{ reads, limited, limitedShare: round3(reads === 0 ? 0 : limited / reads) },
+    ...{ reads, limited, limitedShare: reads === 0 ? 0 : limited / reads },
     rateLimitedByProcess: byProcess((r) => r.report.rateLimited),
     ...{ grants: grants.sweeps.n, distinctGrants: grants.sweeps.d },
     ...{ landingGrants: grants.landings.n, landingDistinctGrants: grants.landings.d },
