@@ -78,10 +78,12 @@ export function currentRate(pace: SweepPace, now: number): number | null {
   return rate + limit * (GROWTH_PER_SECOND * growing + PROBE_PER_SECOND * (seconds - growing));
 }
 
-/** What a process may do now: `granted` reads (Infinity: unpaced), else wait `waitMs`. */
+/** What a process may do now: `granted` reads (Infinity: unpaced) at `perSecond`, else wait `waitMs`. */
 export interface Permits {
   granted: number;
   waitMs: number;
+  /** The rate the permits were granted at (Infinity: unpaced). */
+  perSecond: number;
 }
 
 /** Takes read permits from the shared bucket; `next` is the row to write (undefined: unchanged). */
@@ -90,7 +92,7 @@ export function takePermits(
   now: number,
   cap: number | undefined,
 ): Permits & { next: SweepPace | undefined } {
-  if (now < pace.pausedUntil) return { granted: 0, waitMs: pace.pausedUntil - now, next: undefined };
+  if (now < pace.pausedUntil) return { granted: 0, waitMs: pace.pausedUntil - now, perSecond: 0, next: undefined };
   const grown = currentRate(pace, now);
   const since = Math.max(pace.tokensAt, pace.pausedUntil);
   const accrue = (perSecond: number) => pace.tokens + (Math.max(0, now - since) / 1000) * perSecond;
@@ -100,7 +102,7 @@ export function takePermits(
   const unused = kept !== null && accrue(kept) >= burst(kept);
   const rate = unused ? kept : grown;
   const limit = Math.min(rate ?? Infinity, cap ?? Infinity);
-  if (limit === Infinity) return { granted: Infinity, waitMs: 0, next: undefined };
+  if (limit === Infinity) return { granted: Infinity, waitMs: 0, perSecond: Infinity, next: undefined };
   const tokens = Math.min(burst(limit), accrue(limit));
   const granted = Math.min(Math.floor(tokens), Math.max(1, Math.round(limit * CHUNK_SECONDS)));
   const waitMs = granted > 0 ? 0 : Math.ceil(((1 - tokens) / limit) * 1000);
@@ -108,6 +110,7 @@ export function takePermits(
   return {
     granted,
     waitMs,
+    perSecond: limit,
     next: { ...pace, ratePerSecond: rate, tokens: tokens - granted, tokensAt: now, readsGranted },
   };
 }
@@ -172,25 +175,61 @@ export interface PacerOptions {
 
 const sleepFor = (ms: number, signal?: AbortSignal) => sleep(ms, undefined, { signal }).catch(() => undefined);
 
+/** This process's reads of the last second (older ones are dropped as reads come: a run's memory stays flat). */
+function recentReads() {
+  const times: number[] = [];
+  const dropBefore = (t: number) => {
+    while (times.length > 0 && (times[0] ?? 0) <= t - 1000) times.shift();
+  };
+  return {
+    add(t: number) {
+      dropBefore(t);
+      times.push(t);
+    },
+    lastSecond(t: number): number {
+      dropBefore(t);
+      return times.length;
+    },
+  };
+}
+
+/**
+ * Paced permits are spread at the rate they were granted at, never spent in a burst: reads in
+ * flight at once queue the landings' reads (their user is waiting) behind the sweep's.
+ */
+function readSpacer() {
+  let spacingMs = 0;
+  let nextSlot = 0;
+  return {
+    rate(perSecond: number) {
+      if (Number.isFinite(perSecond) && perSecond > 0) spacingMs = 1000 / perSecond;
+    },
+    /** When the next read may start, `t` or later. */
+    slot(t: number): number {
+      const slot = Math.max(t, nextSlot);
+      nextSlot = slot + spacingMs;
+      return slot;
+    },
+  };
+}
+
 /** One run's pacer: permits taken from the shared row a few at a time. */
 export function createPacer(options: PacerOptions): Pacer {
   const { cap, signal, deadline = Infinity, now = Date.now, wait = sleepFor } = options;
   const update = paceUpdater(options.store);
-  /** This process's reads of the last second (older ones are dropped as reads come: a run's memory stays flat). */
-  const recent: number[] = [];
+  const recent = recentReads();
   let permits = 0;
   let unpacedUntil = 0;
   let refilling: Promise<number> | undefined;
+  const spacer = readSpacer();
 
-  const dropBefore = (t: number) => {
-    while (recent.length > 0 && (recent[0] ?? 0) <= t - 1000) recent.shift();
-  };
-  const observedRate = () => {
-    dropBefore(now());
-    return recent.length;
+  const stopped = () => signal?.aborted === true;
+  const counted = (t: number): true => {
+    recent.add(t);
+    return true;
   };
   const refill = async (): Promise<number> => {
-    let taken: Permits = { granted: 0, waitMs: 0 };
+    let taken: Permits = { granted: 0, waitMs: 0, perSecond: 0 };
     await update((pace) => {
       const { next, ...permitsNow } = takePermits(pace, now(), cap);
       taken = permitsNow;
@@ -198,20 +237,24 @@ export function createPacer(options: PacerOptions): Pacer {
     });
     if (taken.granted === Infinity) unpacedUntil = now() + REFRESH_MS;
     else permits += taken.granted;
+    if (taken.granted > 0) spacer.rate(taken.perSecond);
     return taken.waitMs;
   };
 
   return {
     async acquire() {
       for (;;) {
-        if (signal?.aborted === true) return false;
-        if (permits > 0 || now() < unpacedUntil) {
-          if (permits > 0) permits--;
+        if (stopped()) return false;
+        if (permits > 0) {
+          permits--;
           const t = now();
-          dropBefore(t);
-          recent.push(t);
-          return true;
+          const slot = spacer.slot(t);
+          if (slot > deadline) return false;
+          if (slot > t) await wait(slot - t, signal);
+          if (stopped()) return false;
+          return counted(now());
         }
+        if (now() < unpacedUntil) return counted(now());
         refilling ??= refill().finally(() => (refilling = undefined));
         const waitMs = await refilling;
         if (now() + waitMs > deadline) return false;
@@ -222,7 +265,7 @@ export function createPacer(options: PacerOptions): Pacer {
       const retryAfterMs = (error.retryAfterSeconds ?? 1) * 1000;
       permits = 0;
       unpacedUntil = 0;
-      await update((pace) => cutPace(pace, now(), retryAfterMs, observedRate()));
+      await update((pace) => cutPace(pace, now(), retryAfterMs, recent.lastSecond(now())));
     },
   };
 }

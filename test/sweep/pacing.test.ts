@@ -108,6 +108,37 @@ describe('pacing arithmetic', () => {
     expect(pace).toMatchObject({ ratePerSecond: 8, pausedUntil: clock + 1000 });
   });
 
+  it('spreads the reads it is granted at the rate, never a burst in flight at once: 4 workers at a cap of 100/s start 10 ms apart', async () => {
+    // Time that moves only when every worker waits: the earliest wait ends first.
+    let clock = T0;
+    const waits: { at: number; resume: () => void }[] = [];
+    const wait = (ms: number) => new Promise<void>((resume) => waits.push({ at: clock + ms, resume }));
+    let pace = UNPACED;
+    const store: Pick<VerifyStore<unknown>, 'updateSweepPace'> = {
+      updateSweepPace: async (change) => (pace = change(pace) ?? pace),
+    };
+    const pacer = createPacer({ store, cap: 100, now: () => clock, wait });
+    const starts: number[] = [];
+    const worker = async () => {
+      for (let i = 0; i < 5; i++) if (await pacer.acquire()) starts.push(clock);
+    };
+    let done = false;
+    const workers = Promise.all([worker(), worker(), worker(), worker()]).then(() => (done = true));
+    while (!done) {
+      await new Promise((resolve) => setImmediate(resolve));
+      waits.sort((a, b) => a.at - b.at);
+      const next = waits.shift();
+      if (next === undefined) continue;
+      clock = Math.max(clock, next.at);
+      next.resume();
+    }
+    await workers;
+    expect(starts).toHaveLength(20);
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    expect(Math.min(...gaps), JSON.stringify(starts.map((t) => t - T0))).toBeGreaterThanOrEqual(9.99);
+    expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(190);
+  });
+
   it('hands out permits at the rate, a few at a time, and never more than the cap', () => {
     let pace = { ...UNPACED, tokensAt: T0 };
     let granted = 0;
