@@ -9,6 +9,7 @@
  */
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createAttemptReader, type AttemptReader } from './attempts.ts';
+import { boundedClient } from './client/bounded-client.ts';
 import { createVerifyClient } from './client/client.ts';
 import { coalesceStatusReads } from './client/coalesce.ts';
 import type { KitContext } from './context.ts';
@@ -145,7 +146,7 @@ function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
   const { client, limits: _limits, dangerouslyDisableStartLimits: _off, ...rest } = options;
   const startLimits = buildStartLimits(options);
   const verifyClient = isVerifyClient(client)
-    ? client
+    ? boundedClient(client, options.hookTimeouts.client)
     : createVerifyClient({
         baseUrl: options.baseUrl,
         clientId: options.clientId,

@@ -8,7 +8,8 @@
 import { KitError, KitErrorCode } from './errors.ts';
 
 /** The callbacks the kit awaits, by the name their deadline has in `hookTimeouts`. */
-export type HookName = 'resolveUser' | 'prepare' | 'beforeCreate' | 'csrfCheck' | 'bindTo' | 'onOutcome' | 'fulfil';
+export type HookName =
+  'resolveUser' | 'prepare' | 'beforeCreate' | 'csrfCheck' | 'bindTo' | 'client' | 'onOutcome' | 'fulfil';
 
 /** Each callback's deadline in ms. */
 export type HookTimeouts = Readonly<Record<HookName, number>>;
@@ -20,6 +21,8 @@ export const DEFAULT_HOOK_TIMEOUTS: HookTimeouts = {
   beforeCreate: 5_000,
   csrfCheck: 5_000,
   bindTo: 5_000,
+  // A ready client's call: longer than the kit's own client's retries (20 s) would take.
+  client: 30_000,
   onOutcome: 10_000,
   fulfil: 10_000,
 };
