@@ -1,31 +1,37 @@
 /**
  * `verifyStepUp` from `hosted-sms-verify-kit/testing`: one call gives a test browser a grant through
  * the real flow (the kit's page, its start, the hosted page with the texted code, the landing), and
- * follows the user back to the guarded page or to the confirmation of a kept form.
+ * follows the user back to the guarded page or to the confirmation of a kept form. On SQLite and
+ * on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestBrowser, verifyStepUp } from '../../testing/testing.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { describeEachAppStore } from '../support/app-stores.ts';
 import { guardedRoutes, SCOPES, type Ran } from '../support/step-up.ts';
 
-let app: TestApp;
-const ran: Ran[] = [];
+describeEachAppStore('verifyStepUp', (_store, storeOptions) => {
+  let app: TestApp;
+  const ran: Ran[] = [];
 
-beforeAll(async () => {
-  app = await startTestApp({ kit: { scopes: [...SCOPES] }, ownRoutes: guardedRoutes(ran) });
-});
-afterAll(async () => {
-  await app?.close();
-});
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: guardedRoutes(ran),
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
 
-async function signedIn(name: string) {
-  const browser = createTestBrowser();
-  const answer = await browser.post(`${app.url}/test/login`, { user: name }, app.url);
-  expect(answer.status).toBe(200);
-  return browser;
-}
+  async function signedIn(name: string) {
+    const browser = createTestBrowser();
+    const answer = await browser.post(`${app.url}/test/login`, { user: name }, app.url);
+    expect(answer.status).toBe(200);
+    return browser;
+  }
 
-describe('verifyStepUp', () => {
   it('a guarded page: one call verifies and returns the opened page', async () => {
     const browser = await signedIn('alice');
     const result = await verifyStepUp(`${app.url}/security?tab=codes`, { browser, emulator: app.emulator });
