@@ -9,7 +9,6 @@
  * (fulfil/group-commit.ts). Fulfilments waiting for their commit are bounded by the batch size.
  */
 import { performance } from 'node:perf_hooks';
-import { withDeadline } from '../deadline.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { applyStatus, readStatus, type Completion, type StatusRead } from '../fulfil/fulfil.ts';
 import { logCompletion } from '../fulfil/completion-log.ts';
@@ -23,7 +22,7 @@ import { emptyReport, type SweepDeps, type SweepReport } from './sweep-report.ts
 import { SWEEP_WINDOW_MS, type ResolvedSweepOptions, type SweepOptions } from './sweep-options.ts';
 import { countOutcomes } from '../telemetry.ts';
 import { createPacer, type Pacer } from './pacing.ts';
-import { deliveryStop, runBudget, timeLeft, withinBudget } from './time-budget.ts';
+import { deliveryStop, readsCutOff, runBudget, withinBudget } from './time-budget.ts';
 
 /** Errors worth retrying soon: the service was unreachable or answered garbage. */
 const TRANSIENT: ReadonlySet<string> = new Set([KitErrorCode.ServiceUnavailable, KitErrorCode.ServiceProtocolError]);
@@ -60,8 +59,12 @@ interface Run<Tx> {
   startedAt: number;
   /** No read starts after this (performance.now()); the rest of the budget finishes what started. */
   readsEndAt: number;
-  /** How long a read started now may take: what is left of the budget, at least its finishing time. */
-  readDeadlineMs: () => number;
+  /**
+   * Rejects when the run's budget, finishing time included, is over: a read still unanswered then is
+   * given up (one timer for the run, not one per read). Every read starts before `readsEndAt`, so
+   * each gets at least the finishing time.
+   */
+  readsCutOff: Promise<never>;
   report: SweepReport;
   /** Asks the store to also write outcome events (only when an onOutcome hook is set). */
   event: OutcomeRecording | undefined;
@@ -125,7 +128,7 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
     signal: options.signal,
     startedAt,
     readsEndAt: startedAt + budget.readingMs,
-    readDeadlineMs: () => timeLeft(startedAt, budget),
+    readsCutOff: readsCutOff(startedAt, budget),
     report: emptyReport(opts.owner),
     event: deps.onOutcome === undefined ? undefined : { source: 'sweep' },
     // Two groups in flight at the default concurrency of 4: one works while the other waits for its commit.
@@ -255,17 +258,7 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
   let read: StatusRead<Tx>;
   try {
     // A ready client is the app's code: a read that never settles must not hold the run open.
-    const ms = run.readDeadlineMs();
-    read = await withDeadline(
-      'the status read',
-      ms,
-      () => readStatus(run.deps, attempt),
-      () =>
-        new KitError(
-          KitErrorCode.ServiceUnavailable,
-          `The status read did not answer within ${ms} ms (what was left of the sweep's time budget); it is read again later.`,
-        ),
-    );
+    read = await Promise.race([readStatus(run.deps, attempt), run.readsCutOff]);
   } catch (error) {
     if (isKitError(error, KitErrorCode.ServiceBusy)) await readAgainLater(run, attempt, error);
     else checkFailed(run, attempt, error);

@@ -6,6 +6,7 @@
  * within its budget plus that share at most, whatever a callback does.
  */
 import { DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
 import type { SweepDeps } from './sweep-report.ts';
 
 const FINISH_SHARE = 0.5;
@@ -55,4 +56,24 @@ export function timeLeft(startedAt: number, budget: RunBudget): number {
 export function deliveryStop(endsAt: number, signal: AbortSignal | undefined): () => boolean {
   let batches = 0;
   return () => signal?.aborted === true || (batches++ > 0 && performance.now() >= endsAt);
+}
+
+/**
+ * Rejects when the run's budget, finishing time included, is over: a status read still unanswered
+ * then (a ready client is the app's code) is given up and read again later. One timer for the run;
+ * every read starts before the reading time ends, so each gets at least the finishing time.
+ */
+export function readsCutOff(startedAt: number, budget: RunBudget): Promise<never> {
+  const cutOff = new Promise<never>((_, reject) => {
+    const answer = () =>
+      reject(
+        new KitError(
+          KitErrorCode.ServiceUnavailable,
+          "The status read did not answer within the sweep's time budget; it is read again later.",
+        ),
+      );
+    setTimeout(answer, timeLeft(startedAt, budget)).unref();
+  });
+  cutOff.catch(() => {}); // raced by every read; nobody else waits on it
+  return cutOff;
 }
