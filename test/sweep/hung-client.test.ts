@@ -8,6 +8,7 @@ import type { VerifyClient } from '../../middleware/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { bench, useSweepEmulator, type Bench } from '../support/sweep-bench.ts';
 import { createTestClock } from '../support/clock.ts';
+import { within } from '../support/wait-for.ts';
 
 const emu = useSweepEmulator();
 let b: Bench | undefined;
@@ -17,19 +18,6 @@ afterEach(async () => {
   b = undefined;
   await emu.control.reset();
 });
-
-/** Fails the test (instead of hanging it) when `run` takes longer than `ms`. */
-async function within<T>(ms: number, run: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`still running after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([run, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 describe('a ready client whose status read never settles', () => {
   it('cannot hold a run past its time budget; the others are read, and the hung one is read again later', async () => {

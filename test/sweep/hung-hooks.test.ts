@@ -9,7 +9,7 @@ import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
 import { startSweepWorker, type SweepWorker } from '../../middleware/sweep/worker.ts';
 import { bench, useSweepEmulator, type Bench } from '../support/sweep-bench.ts';
-import { waitFor } from '../support/wait-for.ts';
+import { waitFor, within } from '../support/wait-for.ts';
 
 const emu = useSweepEmulator();
 let b: Bench | undefined;
@@ -23,19 +23,6 @@ afterEach(async () => {
   b = undefined;
   await emu.control.reset();
 });
-
-/** Fails the test (instead of hanging it) when `run` takes longer than `ms`. */
-async function within<T>(ms: number, run: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`still running after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([run, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 describe('a hung onOutcome', () => {
   it('never stops the worker: a verified user who never came back is fulfilled by the next runs', async () => {
