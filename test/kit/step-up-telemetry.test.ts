@@ -8,9 +8,8 @@ import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetr
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MetricName } from '../../middleware/telemetry.ts';
 import type { Agent } from '../support/agent.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { confirmForm, guardedRoutes, SCOPES, TEN_MINUTES, type Ran } from '../support/step-up.ts';
+import { confirmForm, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
 
 class CollectingReader extends MetricReader {
   protected override async onForceFlush(): Promise<void> {}
@@ -50,19 +49,7 @@ function since(before: Record<string, number>, after: Record<string, number>): R
 }
 
 describeEachAppStore('verify_kit.step_up', (_store, storeOptions) => {
-  let app: TestApp;
-  const ran: Ran[] = [];
-
-  beforeAll(async () => {
-    app = await startTestApp({
-      ...(await storeOptions()),
-      kit: { scopes: [...SCOPES] },
-      ownRoutes: guardedRoutes(ran),
-    });
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
+  const suite = useStepUpApp(storeOptions);
 
   async function verifyFrom(user: Agent, html: string) {
     const form = confirmForm(html);
@@ -71,7 +58,7 @@ describeEachAppStore('verify_kit.step_up', (_store, storeOptions) => {
   }
 
   it('counts each decision once, by event, scope and route pattern', async () => {
-    const alice = await app.agent().signIn('alice');
+    const alice = await suite.app.agent().signIn('alice');
     const same = { origin: alice.origin, 'sec-fetch-site': 'same-origin' };
 
     let before = await stepUpCounts();
@@ -101,7 +88,7 @@ describeEachAppStore('verify_kit.step_up', (_store, storeOptions) => {
     });
 
     before = await stepUpCounts();
-    const late = await app.clock.shifted((TEN_MINUTES + 5) * 1000, () => alice.request('/security'));
+    const late = await suite.app.clock.shifted((TEN_MINUTES + 5) * 1000, () => alice.request('/security'));
     expect(late.body).toContain('Confirm it’s you');
     expect(since(before, await stepUpCounts())).toEqual({ 'expired security /security': 1 });
   });

@@ -5,30 +5,19 @@
  * the attempt's start); a kept form runs once, only after its confirmation; JSON gets 401; a user
  * without a number is refused; nothing chooses a URL from a parameter.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KitErrorCode } from '../../middleware/errors.ts';
 import type { Agent } from '../support/agent.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { startTestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { USERS } from '../support/users.ts';
-import { confirmForm, guardedRoutes, SCOPES, TEN_MINUTES, type Ran } from '../support/step-up.ts';
+import { confirmForm, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
 
 describeEachAppStore('step-up', (_store, storeOptions) => {
-  let app: TestApp;
-  const ran: Ran[] = [];
+  const suite = useStepUpApp(storeOptions);
+  const { ran } = suite;
 
-  beforeAll(async () => {
-    app = await startTestApp({
-      ...(await storeOptions()),
-      kit: { scopes: [...SCOPES] },
-      ownRoutes: guardedRoutes(ran),
-    });
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
-
-  const smsCount = async () => (await app.emulator.control.outbox()).length;
+  const smsCount = async () => (await suite.app.emulator.control.outbox()).length;
   const payeeRuns = () => ran.filter((r) => r.route === 'payee').length;
 
   /** Presses "Text me a code" on a confirm page, enters the code, lands; returns the landing's answer. */
@@ -40,7 +29,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
   }
 
   it('a GET without a grant answers "Confirm it’s you" and sends no text; the user returns to the exact path and query', async () => {
-    const alice = await app.agent().signIn('alice');
+    const alice = await suite.app.agent().signIn('alice');
     const texts = await smsCount();
     const first = await alice.request('/security?tab=codes&next=https%3A%2F%2Fevil.example%2F', {
       headers: { referer: 'https://evil.example/phish' },
@@ -63,14 +52,14 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
   });
 
   it('a page asked again and again keeps one intent, its lifetime renewed, instead of a row per request', async () => {
-    const bob = await app.agent().signIn('bob');
+    const bob = await suite.app.agent().signIn('bob');
     const path = '/security?tab=keys';
     const intentOf = async (shiftMs: number) =>
-      confirmForm((await app.clock.shifted(shiftMs, () => bob.request(path))).body).intent;
+      confirmForm((await suite.app.clock.shifted(shiftMs, () => bob.request(path))).body).intent;
     const first = await intentOf(0);
     for (let i = 0; i < 4; i++) expect(await intentOf(0)).toBe(first);
     const rows = () =>
-      app.query<{ n: number | string }>(
+      suite.app.query<{ n: number | string }>(
         'SELECT count(*) AS n FROM verify_kit_intents WHERE user_ref = $1 AND path = $2',
         [USERS.bob!.userRef, path],
       );
@@ -87,7 +76,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
   });
 
   it('a grant opens only its own scope, and only in the browser session it was made in', async () => {
-    const alice = await app.agent().signIn('alice');
+    const alice = await suite.app.agent().signIn('alice');
     const page = await alice.request('/security');
     await verifyFrom(alice, page.body);
     expect((await alice.request('/security')).status).toBe(200);
@@ -96,24 +85,24 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     const other = await alice.request('/export');
     expect(other.body).toContain('Confirm it’s you');
     // The same user in another browser session has no grant.
-    const aliceElsewhere = await app.agent().signIn('alice');
+    const aliceElsewhere = await suite.app.agent().signIn('alice');
     expect((await aliceElsewhere.request('/security')).body).toContain('Confirm it’s you');
   });
 
   it('expiry is absolute, counted from the attempt’s start: past maxAge the guard asks again', async () => {
-    const alice = await app.agent().signIn('alice');
+    const alice = await suite.app.agent().signIn('alice');
     const page = await alice.request('/security');
     await verifyFrom(alice, page.body);
     expect((await alice.request('/security')).body).toContain('codes for alice');
-    const later = (seconds: number) => app.clock.shifted(seconds * 1000, () => alice.request('/security'));
+    const later = (seconds: number) => suite.app.clock.shifted(seconds * 1000, () => alice.request('/security'));
     expect((await later(TEN_MINUTES - 5)).body).toContain('codes for alice');
     // Expiry is absolute: the use above did not renew it.
     expect((await later(TEN_MINUTES + 5)).body).toContain('Confirm it’s you');
-    expect(app.logs.some((l) => l.includes('"event":"expired"') && l.includes('"scope":"security"'))).toBe(true);
+    expect(suite.app.logs.some((l) => l.includes('"event":"expired"') && l.includes('"scope":"security"'))).toBe(true);
   });
 
   it('a user who comes back verified but too late for maxAge gets an explanation, not another round trip', async () => {
-    const alice = await app.agent().signIn('alice');
+    const alice = await suite.app.agent().signIn('alice');
     const page = await alice.request('/accounts/acct-1/payee', {
       method: 'POST',
       headers: {
@@ -126,7 +115,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     const form = confirmForm(page.body);
     const started = await alice.start(form.action, { intent: form.intent });
     // The code took longer than the payout guard's 300 s.
-    const submitted = await app.clock.shifted(301_000, async () => {
+    const submitted = await suite.app.clock.shifted(301_000, async () => {
       const location = await alice.verifyOnHostedPage(started);
       const landing = await alice.request(location);
       const confirm = await alice.request(landing.location!);
@@ -143,7 +132,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
   });
 
   it('a kept form runs its handler once, with its original fields, only after the user confirms', async () => {
-    const alice = await app.agent().signIn('alice');
+    const alice = await suite.app.agent().signIn('alice');
     const before = payeeRuns();
     const kept = await alice.request('/accounts/acct-7/payee', {
       method: 'POST',
@@ -182,7 +171,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
   });
 
   it('a grant for one resource never opens another: bindTo keys the grant', async () => {
-    const alice = await app.agent().signIn('alice');
+    const alice = await suite.app.agent().signIn('alice');
     const post = (account: string, body: string) =>
       alice.request(`/accounts/${account}/payee`, {
         method: 'POST',
@@ -205,7 +194,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
   });
 
   it('a JSON request gets 401 verification_required with an RFC 9470-style challenge', async () => {
-    const alice = await app.agent().signIn('alice');
+    const alice = await suite.app.agent().signIn('alice');
     const answer = await alice.request('/export', { headers: { accept: 'application/json' } });
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toBe(
@@ -222,7 +211,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
   });
 
   it('refuses a file upload and a cross-site form before keeping or sending anything', async () => {
-    const alice = await app.agent().signIn('alice');
+    const alice = await suite.app.agent().signIn('alice');
     const texts = await smsCount();
     const upload = await alice.request('/accounts/acct-1/payee', {
       method: 'POST',
@@ -247,7 +236,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
   it('a user without a phone number is refused (no silent bypass)', async () => {
     USERS.nophone = { userRef: 'user-nophone', destination: '' };
     try {
-      const nobody = await app.agent().signIn('nophone');
+      const nobody = await suite.app.agent().signIn('nophone');
       const answer = await nobody.request('/security');
       expect(answer.status).toBe(403);
       expect(answer.body).toContain('no phone number');
@@ -258,30 +247,30 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
   });
 
   it('a verification the sweep learns of after maxAge grants nothing fresh', async () => {
-    const bob = await app.agent().signIn('bob');
+    const bob = await suite.app.agent().signIn('bob');
     const page = await bob.request('/security');
     const form = confirmForm(page.body);
     const started = await bob.start(form.action, { intent: form.intent });
     await bob.verifyOnHostedPage(started); // and never lands
-    await app.clock.shifted((TEN_MINUTES + 60) * 1000, async () => {
-      const report = await app.kit.runSweep();
+    await suite.app.clock.shifted((TEN_MINUTES + 60) * 1000, async () => {
+      const report = await suite.app.kit.runSweep();
       expect(report.fulfilled).toBe(1);
-      const grants = await app.kit.grants.list({ userRef: 'user-bob', scope: 'security' });
+      const grants = await suite.app.kit.grants.list({ userRef: 'user-bob', scope: 'security' });
       expect(grants.map((g) => g.sessionId)).toContain(started.sessionId);
       expect((await bob.request('/security')).body).toContain('Confirm it’s you');
     });
   });
 
   it('kit.grants lists a user’s grants and revoke ends them', async () => {
-    const alice = await app.agent().signIn('alice');
+    const alice = await suite.app.agent().signIn('alice');
     await verifyFrom(alice, (await alice.request('/security')).body);
     expect((await alice.request('/security')).body).toContain('codes for alice');
-    const listed = await app.kit.grants.list({ userRef: 'user-alice' });
+    const listed = await suite.app.kit.grants.list({ userRef: 'user-alice' });
     expect(listed.length).toBeGreaterThan(0);
     expect(Object.keys(listed[0]!).sort()).toEqual(['grantedAt', 'resourceKey', 'scope', 'sessionId', 'startedAt']);
-    expect(await app.kit.grants.revoke({ userRef: 'user-alice', scope: 'security' })).toBeGreaterThan(0);
+    expect(await suite.app.kit.grants.revoke({ userRef: 'user-alice', scope: 'security' })).toBeGreaterThan(0);
     expect((await alice.request('/security')).body).toContain('Confirm it’s you');
-    expect(await app.kit.grants.list({ userRef: 'user-alice', scope: 'security' })).toEqual([]);
+    expect(await suite.app.kit.grants.list({ userRef: 'user-alice', scope: 'security' })).toEqual([]);
   });
 });
 

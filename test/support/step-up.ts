@@ -3,7 +3,9 @@
  * (test/support/app.ts `ownRoutes`), and what the guarded handlers ran.
  */
 import express from 'express';
-import type { TestApp } from './app.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestApp, type TestApp } from './app.ts';
+import type { StoreOptions } from './app-stores.ts';
 
 export const TEN_MINUTES = 600;
 
@@ -53,4 +55,30 @@ export function confirmForm(html: string): { action: string; intent: string; csr
   const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
   if (action === undefined || intent === undefined || csrf === undefined) throw new Error(`no start form in ${html}`);
   return { action, intent, csrf };
+}
+
+/**
+ * The step-up suites' app on the suite's store (the SCOPES and guardedRoutes above), from beforeAll
+ * to afterAll; `ran` is what its guarded handlers did.
+ */
+export function useStepUpApp(storeOptions: StoreOptions): { readonly app: TestApp; ran: Ran[] } {
+  let app: TestApp | undefined;
+  const ran: Ran[] = [];
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: guardedRoutes(ran),
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  return {
+    ran,
+    get app() {
+      if (app === undefined) throw new Error('The step-up app runs from beforeAll to afterAll: read it in a test.');
+      return app;
+    },
+  };
 }
