@@ -91,6 +91,8 @@ export interface KitErrorOptions {
 /** The one error type of the kit: a stable `code`, the HTTP `status`, and a message that never carries a secret. */
 /** Every client secret this process's kits and clients were given, in each form a message could carry it. */
 const secretForms = new Set<string>();
+/** The same forms, longest first (a whole form goes before its part), kept as they are remembered. */
+let longestFirst: readonly string[] = [];
 /** Shorter values are not secrets, and redacting them would garble ordinary words. */
 const MIN_SECRET_LENGTH = 4;
 
@@ -102,6 +104,11 @@ const MIN_SECRET_LENGTH = 4;
 export function rememberSecret(secret: unknown): void {
   if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return;
   for (const form of formsOf(secret)) secretForms.add(form);
+  longestFirst = byLengthDown([...secretForms]);
+}
+
+function byLengthDown(forms: string[]): string[] {
+  return forms.sort((a, b) => b.length - a.length);
 }
 
 /**
@@ -118,7 +125,7 @@ function formsOf(secret: string): string[] {
     Buffer.from(secret, 'utf8').toString('base64url'),
     ...base64Cores(secret),
   ];
-  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+  return byLengthDown([...new Set(forms)]);
 }
 
 /** Shorter cores are not distinctive enough to redact without garbling other base64. */
@@ -160,8 +167,9 @@ export function environmentSecrets(env: Readonly<Record<string, string | undefin
  * every form, replaced by [redacted].
  */
 export function redactSecrets(text: string, alsoSecrets: readonly string[] = []): string {
+  // Every KitError and logged error passes here: the remembered forms are sorted once, not per call.
   const also = alsoSecrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH).flatMap(formsOf);
-  const forms = [...secretForms, ...also].sort((a, b) => b.length - a.length);
+  const forms = also.length === 0 ? longestFirst : byLengthDown([...secretForms, ...also]);
   let out = text;
   for (const form of forms) if (out.includes(form)) out = out.split(form).join('[redacted]');
   return out;
