@@ -151,6 +151,7 @@ function rateLimitedLines(r: RateLimitedFigures): string[] {
       r.learnedLimits.map((l) => (l === null ? 'none' : String(l))).join(', '),
     `  reads ${r.reads}, answered 429: ${r.limited} (${(r.limitedShare * 100).toFixed(2)}%; the sweeps met ` +
       `${r.rateLimitedByProcess.join(' + ')} of them)`,
+    `  sweep processes' CPU ${r.sweepCpuMsPerRead} ms per read; their shared pace row written ${r.paceWritesPer100Reads} times per 100 reads`,
   ];
 }
 

@@ -48,6 +48,10 @@ export interface RateLimitedFigures {
   landingDistinctGrants: number;
   /** The pooled landings' p99 with the sweeps / alone (information; the target is on the rounds' median). */
   pooledP99Ratio: number;
+  /** The sweep processes' CPU (user + system) per status read they made, ms. */
+  sweepCpuMsPerRead: number;
+  /** Writes of the sweeps' shared pace row per 100 status reads of the sweeps. */
+  paceWritesPer100Reads: number;
 }
 
 /** What one round measured. */
@@ -73,7 +77,12 @@ export interface Grants {
 }
 
 /** The phase's figures over its rounds: the p99 ratio per round, the rest of the rounds together. */
-export function figuresOf(each: RoundResult[], processes: number, grants: Grants): RateLimitedFigures {
+export function figuresOf(
+  each: RoundResult[],
+  processes: number,
+  grants: Grants,
+  paceWrites: number,
+): RateLimitedFigures {
   const sum = (f: (r: RoundResult) => number) => each.reduce((n, r) => n + f(r), 0);
   const results = each.flatMap((r) => r.results);
   const ofResults = (f: (r: SweepChildResult) => number) => results.reduce((n, r) => n + f(r), 0);
@@ -83,6 +92,7 @@ export function figuresOf(each: RoundResult[], processes: number, grants: Grants
       results.filter((_, i) => i % processes === p).reduce((n, r) => n + f(r), 0),
     );
   const reads = sum((r) => r.reads);
+  const sweepReads = ofResults((r) => r.report.reads);
   const limited = sum((r) => r.limited);
   const wallMs = sum((r) => r.wallMs);
   // The landings read through the pauses too.
@@ -112,5 +122,7 @@ export function figuresOf(each: RoundResult[], processes: number, grants: Grants
     ...{ grants: grants.sweeps.n, distinctGrants: grants.sweeps.d },
     ...{ landingGrants: grants.landings.n, landingDistinctGrants: grants.landings.d },
     pooledP99Ratio: round3(withSweep.p99 / alone.p99),
+    sweepCpuMsPerRead: round3(ofResults((r) => r.cpuUserMs + r.cpuSystemMs) / Math.max(1, sweepReads)),
+    paceWritesPer100Reads: round1((100 * paceWrites) / Math.max(1, sweepReads)),
   };
 }

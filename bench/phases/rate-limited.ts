@@ -126,7 +126,7 @@ export async function rateLimitedPhase(emulatorUrl: string, client: SeedClient):
           `${r.alone.stream.p99} ms, with the sweeps ${r.withSweep.stream.p99} ms; limits learned ${JSON.stringify(r.learnedLimits)}`,
       );
     }
-    return figuresOf(rounds, children.length, await grantCounts(database));
+    return figuresOf(rounds, children.length, await grantCounts(database), await paceWrites(database));
   } finally {
     await control(emulatorUrl, 'POST', '/rate-limits', { statusReadsPerSecond: 0 }).catch(() => undefined);
     await Promise.all([...apps, ...children].map((c) => c.stop()));
@@ -196,6 +196,14 @@ async function learnedLimit(database: TestDatabase): Promise<number | null> {
   );
   const limit = rows[0]?.limit_per_second ?? null;
   return limit === null ? null : round1(limit);
+}
+
+/** How often the sweeps' shared pace row was written (each write is a transaction of its own). */
+async function paceWrites(database: TestDatabase): Promise<number> {
+  const { rows } = await database.pool.query<{ n: string }>(
+    "SELECT n_tup_upd AS n FROM pg_stat_user_tables WHERE relname = 'verify_kit_sweep_pace'",
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** The grants of the sweeps' attempts and of the landings', each with how many are distinct. */

@@ -16,7 +16,7 @@
  * - `maxReadsPerSecond` caps all sweep processes together.
  *
  * The pace is one row in the store (`updateSweepPace`), so a second process starts from what the
- * first learned; processes take read permits from its token bucket a few at a time.
+ * first learned; processes take read permits from its token bucket a chunk at a time.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KitError } from '../errors.ts';
@@ -104,14 +104,18 @@ export function takePermits(
   const limit = Math.min(rate ?? Infinity, cap ?? Infinity);
   if (limit === Infinity) return { granted: Infinity, waitMs: 0, perSecond: Infinity, next: undefined };
   const tokens = Math.min(burst(limit), accrue(limit));
-  const granted = Math.min(Math.floor(tokens), Math.max(1, Math.round(limit * CHUNK_SECONDS)));
-  const waitMs = granted > 0 ? 0 : Math.ceil(((1 - tokens) / limit) * 1000);
-  const readsGranted = readsGrantedAt(pace, now) + granted;
+  // A whole chunk or nothing: every write of the shared row costs a transaction, so a process
+  // takes permits a chunk at a time and otherwise waits for one, leaving the row unchanged.
+  const chunk = Math.min(Math.max(1, Math.round(limit * CHUNK_SECONDS)), Math.floor(burst(limit)));
+  if (tokens < chunk) {
+    return { granted: 0, waitMs: Math.ceil(((chunk - tokens) / limit) * 1000), perSecond: limit, next: undefined };
+  }
+  const readsGranted = readsGrantedAt(pace, now) + chunk;
   return {
-    granted,
-    waitMs,
+    granted: chunk,
+    waitMs: 0,
     perSecond: limit,
-    next: { ...pace, ratePerSecond: rate, tokens: tokens - granted, tokensAt: now, readsGranted },
+    next: { ...pace, ratePerSecond: rate, tokens: tokens - chunk, tokensAt: now, readsGranted },
   };
 }
 

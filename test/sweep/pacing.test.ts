@@ -28,6 +28,32 @@ function readAll(start: SweepPace, from: number, to: number): { pace: SweepPace;
   return { pace, granted: lastSecond };
 }
 
+/**
+ * Time that moves only when every waiter waits: the earliest wait ends first, so pacers run on a
+ * clock of their own, as fast as the machine allows.
+ */
+function virtualTime() {
+  let clock = T0;
+  const waits: { at: number; resume: () => void }[] = [];
+  return {
+    now: () => clock,
+    wait: (ms: number) => new Promise<void>((resume) => waits.push({ at: clock + ms, resume })),
+    async runUntil(work: Promise<unknown>) {
+      let done = false;
+      const finished = work.then(() => (done = true));
+      while (!done) {
+        await new Promise((resolve) => setImmediate(resolve));
+        waits.sort((a, b) => a.at - b.at);
+        const next = waits.shift();
+        if (next === undefined) continue;
+        clock = Math.max(clock, next.at);
+        next.resume();
+      }
+      await finished;
+    },
+  };
+}
+
 const busy = (seconds: number) =>
   new KitError(KitErrorCode.ServiceBusy, 'busy', { serviceStatus: 429, retryAfterSeconds: seconds });
 
@@ -64,7 +90,7 @@ describe('pacing arithmetic', () => {
   it('grows only while its permits are taken: an idle minute leaves the rate where it was', () => {
     const known = { ...UNPACED, ratePerSecond: 20, limitPerSecond: 25, cutAt: T0, tokensAt: T0 };
     // Read at for a second: it grows by the step.
-    expect(readAll(known, T0, T0 + 1000).pace.ratePerSecond).toBeCloseTo(20 + 0.05 * 25);
+    expect(currentRate(readAll(known, T0, T0 + 1000).pace, T0 + 1000)).toBeCloseTo(20 + 0.05 * 25);
     // A minute with nobody reading, then a permit: no growth at all (the bucket was full).
     expect(takePermits(known, T0 + 60_000, undefined).next?.ratePerSecond).toBe(20);
     // A second write never credits more than a second of growth, whatever the gap.
@@ -109,34 +135,49 @@ describe('pacing arithmetic', () => {
   });
 
   it('spreads the reads it is granted at the rate, never a burst in flight at once: 4 workers at a cap of 100/s start 10 ms apart', async () => {
-    // Time that moves only when every worker waits: the earliest wait ends first.
-    let clock = T0;
-    const waits: { at: number; resume: () => void }[] = [];
-    const wait = (ms: number) => new Promise<void>((resume) => waits.push({ at: clock + ms, resume }));
+    const time = virtualTime();
     let pace = UNPACED;
     const store: Pick<VerifyStore<unknown>, 'updateSweepPace'> = {
       updateSweepPace: async (change) => (pace = change(pace) ?? pace),
     };
-    const pacer = createPacer({ store, cap: 100, now: () => clock, wait });
+    const pacer = createPacer({ store, cap: 100, now: time.now, wait: time.wait });
     const starts: number[] = [];
     const worker = async () => {
-      for (let i = 0; i < 5; i++) if (await pacer.acquire()) starts.push(clock);
+      for (let i = 0; i < 5; i++) if (await pacer.acquire()) starts.push(time.now());
     };
-    let done = false;
-    const workers = Promise.all([worker(), worker(), worker(), worker()]).then(() => (done = true));
-    while (!done) {
-      await new Promise((resolve) => setImmediate(resolve));
-      waits.sort((a, b) => a.at - b.at);
-      const next = waits.shift();
-      if (next === undefined) continue;
-      clock = Math.max(clock, next.at);
-      next.resume();
-    }
-    await workers;
+    await time.runUntil(Promise.all([worker(), worker(), worker(), worker()]));
     expect(starts).toHaveLength(20);
     const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
     expect(Math.min(...gaps), JSON.stringify(starts.map((t) => t - T0))).toBeGreaterThanOrEqual(9.99);
     expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(190);
+  });
+
+  it('takes permits from the shared row a chunk at a time: two processes at 200/s write it about 20 times a second, not once a read', async () => {
+    const time = virtualTime();
+    let pace = UNPACED;
+    let writes = 0;
+    const store: Pick<VerifyStore<unknown>, 'updateSweepPace'> = {
+      updateSweepPace: async (change) => {
+        const next = change(pace);
+        if (next !== undefined) writes++;
+        return (pace = next ?? pace);
+      },
+    };
+    const end = T0 + 2000;
+    let reads = 0;
+    const process = () => {
+      const pacer = createPacer({ store, cap: 200, now: time.now, wait: time.wait, deadline: end });
+      const worker = async () => {
+        while (await pacer.acquire()) reads++;
+      };
+      return Promise.all([worker(), worker(), worker(), worker()]);
+    };
+    await time.runUntil(Promise.all([process(), process()]));
+    // 200 a second for 2 s, plus the saved-up burst (0.2 s worth).
+    expect(reads).toBeGreaterThanOrEqual(380);
+    expect(reads).toBeLessThanOrEqual(445);
+    // A chunk is 0.05 s of the rate (10 reads): about 40 writes, never one a read.
+    expect(writes, `${writes} writes for ${reads} reads`).toBeLessThanOrEqual(reads / 8);
   });
 
   it('hands out permits at the rate, a few at a time, and never more than the cap', () => {
