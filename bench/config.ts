@@ -71,11 +71,13 @@ export const config = {
   rateLimitedSize: intEnv('BENCH_RATE_LIMITED_SIZE', 20_000),
   /** Landings a second, steady, while they do (and for a while before, with no sweep). */
   rateLimitedLandings: intEnv('BENCH_RATE_LIMITED_LANDINGS', 50),
-  /** 30 s (each round): 1 500 landings, so the p99 alone is not one of a few slow requests. */
+  /** 30 s (each round, half before the sweeps and half after): 1 500 landings, so the p99 alone is not one of a few slow requests. */
   rateLimitedAloneMs: intEnv('BENCH_RATE_LIMITED_ALONE_MS', 30_000),
+  /** Landings before the first round, not measured: the app and the database warm up outside the rounds. */
+  rateLimitedWarmUpMs: intEnv('BENCH_RATE_LIMITED_WARM_UP_MS', 10_000, 0),
   /**
-   * Rounds of the rate-limited phase: each round the landings run alone, then beside the sweeps over
-   * its share of the attempts; the landings' p99 ratio is the median of the rounds' (3 at least).
+   * Rounds of the rate-limited phase: each round the landings run alone, beside the sweeps over its
+   * share of the attempts, and alone again; the landings' p99 ratio is the median of the rounds' (3 at least).
    */
   rateLimitedRounds: intEnv('BENCH_RATE_LIMITED_ROUNDS', 3),
   /** The simulated day: starts over 24 h of virtual time, and the seed of its traffic model. */

@@ -139,7 +139,7 @@ function rateLimitedLines(r: RateLimitedFigures): string[] {
     `Rate-limited: the emulator answers 429 beyond ${r.limitPerSecond} status reads/s for the kit's client; ` +
       `${r.processes} sweep processes (PostgreSQL, the sweep job's CPU priority: nice ${DEFAULT_SWEEP_NICE}) work through ${r.attempts} due attempts while ` +
       `${r.landingsPerSecond} landings/s run on a kit app (same client, same database); in ${r.rounds.length} rounds, ` +
-      `each the landings alone for ${config.rateLimitedAloneMs / 1000} s, then beside the sweeps over a share of the attempts`,
+      `each the landings alone for ${config.rateLimitedAloneMs / 2000} s, beside the sweeps over a share of the attempts, and alone for ${config.rateLimitedAloneMs / 2000} s again (after ${config.rateLimitedWarmUpMs / 1000} s of landings not measured)`,
     `  landings alone  ${stream(r.alone)} (${r.rounds.length} rounds pooled)`,
     `  with the sweeps ${stream(r.withSweep)}; p99 with/alone pooled ${r.pooledP99Ratio}`,
     `  p99 with/alone per round: ${r.rounds.map((round) => `${round.p99Ratio} (${round.withSweep.p99} / ${round.alone.p99} ms)`).join(', ')}: ${showSpread(r.p99RatioSpread)}`,

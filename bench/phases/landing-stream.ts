@@ -70,6 +70,11 @@ function streamOf(latencies: number[], statuses: Record<string, number>): Landin
   };
 }
 
+/** Several windows' landings as one, their latencies kept (for pooling again). */
+export function pooledStreams(streams: Streamed[]): Streamed {
+  return { stream: pooled(streams), latencies: streams.flatMap((s) => s.latencies) };
+}
+
 /** Every round's landings as one stream. */
 export function pooled(streams: Streamed[]): LandingStream {
   const statuses: Record<string, number> = {};
