@@ -165,14 +165,14 @@ describe('pacing arithmetic', () => {
     };
     const end = T0 + 2000;
     let reads = 0;
-    const process = () => {
+    const sweepProcess = () => {
       const pacer = createPacer({ store, cap: 200, now: time.now, wait: time.wait, deadline: end });
       const worker = async () => {
         while (await pacer.acquire()) reads++;
       };
       return Promise.all([worker(), worker(), worker(), worker()]);
     };
-    await time.runUntil(Promise.all([process(), process()]));
+    await time.runUntil(Promise.all([sweepProcess(), sweepProcess()]));
     // 200 a second for 2 s, plus the saved-up burst (0.2 s worth).
     expect(reads).toBeGreaterThanOrEqual(380);
     expect(reads).toBeLessThanOrEqual(445);
@@ -180,7 +180,7 @@ describe('pacing arithmetic', () => {
     expect(writes, `${writes} writes for ${reads} reads`).toBeLessThanOrEqual(reads / 8);
   });
 
-  it('hands out permits at the rate, a few at a time, and never more than the cap', () => {
+  it('hands out permits at the rate, a chunk at a time, and never more than the cap', () => {
     let pace = { ...UNPACED, tokensAt: T0 };
     let granted = 0;
     for (let t = T0; t <= T0 + 10_000; t += 10) {
