@@ -9,6 +9,7 @@ import { stepUpRedirectCheck } from './checks-step-up-redirect.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import {
   confirmationForm,
+  countingEffects,
   describeRoute,
   effectsOf,
   grantAndOpen,
@@ -33,9 +34,7 @@ async function openWithGrant(
   route: AuditGuardedRoute,
   n: number,
 ): Promise<boolean> {
-  const before = await effectsOf(world, route, user);
-  const answer = await grantAndOpen(world, user, route, n);
-  const ran = (await effectsOf(world, route, user)) - before;
+  const { answer, ran } = await countingEffects(world, route, user, () => grantAndOpen(world, user, route, n));
   const opened = !guardAsked(answer) && answer.status < 400 && (routeMethod(route) === 'GET' || ran === 1);
   verdict.note(`with a fresh grant, ${describeRoute(route, n)}: ${describeAnswer(answer)}`);
   return verdict.expect(
@@ -53,9 +52,7 @@ async function expectAsked(
   n: number,
   why: string,
 ): Promise<void> {
-  const before = await effectsOf(world, route, user);
-  const answer = await requestRoute(world, user, route, n);
-  const ran = (await effectsOf(world, route, user)) - before;
+  const { answer, ran } = await countingEffects(world, route, user, () => requestRoute(world, user, route, n));
   verdict.note(`${why}, ${describeRoute(route, n)}: ${describeAnswer(answer)}`);
   verdict.expect(guardAsked(answer), `${why}, ${describeRoute(route, n)} opened: ${describeAnswer(answer)}`);
   verdict.expect(ran === 0, `${why}, the handler of ${describeRoute(route, n)} ran ${ran} time(s)`);
@@ -73,10 +70,10 @@ function otherScopePairs(routes: readonly AuditGuardedRoute[]): [AuditGuardedRou
 async function confirmTwice(world: AuditWorld, verdict: Verdict, route: AuditGuardedRoute): Promise<void> {
   const user = await world.signIn();
   const what = describeRoute(route, 1);
-  const count = () => effectsOf(world, route, user);
-  const start = await count();
-  const asked = await requestRoute(world, user, route, 1);
-  const early = (await count()) - start;
+  const start = await effectsOf(world, route, user);
+  const { answer: asked, ran: early } = await countingEffects(world, route, user, () =>
+    requestRoute(world, user, route, 1),
+  );
   verdict.note(`${what} without a grant: ${describeAnswer(asked)}; the handler ran ${early} time(s)`);
   verdict.expect(early === 0, `${what} ran its handler ${early} time(s) before any verification`);
   if (
@@ -103,7 +100,7 @@ async function confirmTwice(world: AuditWorld, verdict: Verdict, route: AuditGua
   const replay = await submitConfirmation(world, user, first.form);
   const reload = await confirmationForm(user, route, 1, back);
   const resent = reload.form === undefined ? undefined : await submitConfirmation(world, user, reload.form);
-  const ran = (await count()) - start;
+  const ran = (await effectsOf(world, route, user)) - start;
   verdict.note(
     `two tabs confirming at once: ${both.map((a) => a.status).join(' and ')}; a replay: ${replay.status}; a reload: ${reload.page.status}${resent === undefined ? '' : `, sent again: ${resent.status}`}; the handler ran ${ran} time(s)`,
   );

@@ -73,6 +73,18 @@ export async function effectsOf(world: AuditWorld, route: AuditGuardedRoute, use
   return callHook(`your stepUp effects('${user.name}')`, world.options.timeoutMs, () => effects(user.name));
 }
 
+/** Sends one request and counts the times the route's handler ran meanwhile (its `effects`). */
+export async function countingEffects(
+  world: AuditWorld,
+  route: AuditGuardedRoute,
+  user: AuditUser,
+  send: () => Promise<Answer>,
+): Promise<{ answer: Answer; ran: number }> {
+  const before = await effectsOf(world, route, user);
+  const answer = await send();
+  return { answer, ran: (await effectsOf(world, route, user)) - before };
+}
+
 export interface RequestExtras {
   /** Appended to the path's query. */
   query?: string;
