@@ -60,6 +60,15 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     }
   });
 
+  it('starts on an up-to-date database without writing: the schema row keeps the transaction that wrote it', async () => {
+    const writer = async () =>
+      (await database.pool.query<{ xmin: string }>('SELECT xmin::text AS xmin FROM verify_kit_schema')).rows;
+    const before = await writer();
+    await createPostgresStore({ pool: newPool() }).ready;
+    expect(await writer()).toEqual(before);
+    expect(before).toHaveLength(1);
+  });
+
   it('awaits an async effect inside the transaction: nobody sees the mark or the effect before COMMIT', async () => {
     await store.insertAttempt(attempt(1));
     let release!: () => void;

@@ -54,6 +54,16 @@ describe('SQLite store', () => {
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
   });
 
+  it('starts on an up-to-date file without writing its schema row', async () => {
+    store.db.exec(`CREATE TABLE schema_writes (version INTEGER);
+      CREATE TRIGGER schema_written AFTER UPDATE ON verify_kit_schema
+        BEGIN INSERT INTO schema_writes VALUES (NEW.version); END;`);
+    await createSqliteStore({ database: join(dir, 'kit.sqlite') }).close();
+    migrate(store.db);
+    expect(store.db.prepare('SELECT version FROM schema_writes').all()).toEqual([]);
+    expect(store.db.prepare('SELECT version FROM verify_kit_schema').all()).toEqual([{ version: SCHEMA_VERSION }]);
+  });
+
   it('rejects an option that is not a path or a database, saying what to pass', () => {
     const notADatabase = {} as unknown as string;
     expect(() => createSqliteStore({ database: notADatabase })).toThrow(/file path or an open better-sqlite3 Database/);

@@ -209,8 +209,10 @@ export function migrate(pool: Pool, target: number = SCHEMA_VERSION): Promise<vo
     }
     const to = Math.max(current, Math.min(target, SCHEMA_VERSION));
     for (const migration of MIGRATIONS.slice(current, to)) await client.query(migration);
+    // Written only when it changed: a start on an up-to-date database (every `--once` sweep run's)
+    // writes nothing, so its transaction commits without waiting for a WAL flush.
     if (rows.length === 0) await client.query('INSERT INTO verify_kit_schema (version) VALUES ($1)', [to]);
-    else await client.query('UPDATE verify_kit_schema SET version = $1', [to]);
+    else if (to !== current) await client.query('UPDATE verify_kit_schema SET version = $1', [to]);
     if (to !== SCHEMA_VERSION) return;
     // The routines this code calls, each under a name carrying a hash of its text (postgres-sql.ts).
     for (const routine of ROUTINES) {

@@ -215,7 +215,8 @@ export function migrate(db: Database, target: number = SCHEMA_VERSION): void {
     const to = Math.max(current, Math.min(target, SCHEMA_VERSION));
     for (const migration of MIGRATIONS.slice(current, to)) db.exec(migration);
     if (row === undefined) db.prepare('INSERT INTO verify_kit_schema (version) VALUES (?)').run(to);
-    else db.prepare('UPDATE verify_kit_schema SET version = ?').run(to);
+    // Written only when it changed: a start on an up-to-date file writes nothing.
+    else if (to !== current) db.prepare('UPDATE verify_kit_schema SET version = ?').run(to);
   });
   run.immediate();
 }
