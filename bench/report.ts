@@ -9,6 +9,7 @@ import { dayLines } from './phases/day-lines.ts';
 import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison, SideFigures } from './phases/interleaved.ts';
 import type { PgSweepFigures } from './phases/pg-sweep.ts';
+import { STALLED_FULFIL_MS, type FulfilStalls, type LandingTail } from './phases/landing-times.ts';
 import type { RateLimitedFigures } from './phases/rate-limited-figures.ts';
 import { DEFAULT_SWEEP_NICE } from '../middleware/sweep/sweep-job-args.ts';
 import type { BenchResults } from './phases/run-all.ts';
@@ -132,6 +133,13 @@ function pgSweepLines(p: PgSweepFigures): string[] {
   return out;
 }
 
+const percent = (share: number) => `${Math.round(share * 100)}%`;
+const tail = (t: LandingTail) =>
+  `${t.landings} landings, time in the status read ${percent(t.statusReadShare)}, in the fulfilment ` +
+  `${percent(t.fulfilShare)}, elsewhere ${percent(t.elsewhereShare)}`;
+const stalls = (s: FulfilStalls) =>
+  `${s.stalls} (${s.perMinute} a minute${s.stalls > 0 ? `, longest ${s.longestMs} ms` : ''})`;
+
 function rateLimitedLines(r: RateLimitedFigures): string[] {
   const stream = (s: RateLimitedFigures['alone']) =>
     `${s.landings} landings, p50 ${s.p50} ms, p99 ${s.p99} ms, statuses ${JSON.stringify(s.statuses)}`;
@@ -152,6 +160,9 @@ function rateLimitedLines(r: RateLimitedFigures): string[] {
     `  reads ${r.reads}, answered 429: ${r.limited} (${(r.limitedShare * 100).toFixed(2)}%; the sweeps met ` +
       `${r.rateLimitedByProcess.join(' + ')} of them)`,
     `  sweep processes' CPU ${r.sweepCpuMsPerRead} ms per read; their shared pace row written ${r.paceWritesPer100Reads} times per 100 reads`,
+    `  the slowest 1% of landings (the kit's spans): alone ${tail(r.tail.alone)}; with the sweeps ${tail(r.tail.withSweep)}`,
+    `  fulfilments of ${STALLED_FULFIL_MS} ms or more (a commit waiting; those within a second of each other counted once): ` +
+      `alone ${stalls(r.fulfilStalls.alone)}; with the sweeps ${stalls(r.fulfilStalls.withSweep)}`,
   ];
 }
 

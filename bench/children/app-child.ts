@@ -17,6 +17,7 @@ import { serve } from '../ipc.ts';
 import { closeServer, listen } from '../listen.ts';
 import { configureBaseline } from './app/baseline.ts';
 import { configureKit, type KitModule } from './app/kit.ts';
+import { recordLandingTimes } from './app/landing-spans.ts';
 import type { ConfiguredApp } from './app/shared.ts';
 
 const mode = process.argv[2];
@@ -33,6 +34,7 @@ const server: Server = createServer();
 const port = await listen(server);
 
 let configured: ConfiguredApp | undefined;
+let landingTimes: ReturnType<typeof recordLandingTimes> | undefined;
 
 serve(
   {
@@ -52,6 +54,13 @@ serve(
       return { inserted: args.attempts.length };
     },
     counts: () => configured?.counts() ?? { grants: 0, fulfilled: 0 },
+    /** From now on, record where each landing's time went (the kit's spans). */
+    recordLandingTimes() {
+      landingTimes ??= recordLandingTimes();
+      return { ok: true };
+    },
+    /** The landings finished since the last call, each with its time by part. */
+    landingTimes: () => landingTimes?.take() ?? [],
     cpu: () => process.cpuUsage(),
     memory: () => process.memoryUsage(),
   },

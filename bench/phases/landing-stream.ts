@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SeedAttempt } from '../common.ts';
+import type { LandingTime } from '../children/app/landing-spans.ts';
 import { loadPool, percentile, sortedCopy } from '../load.ts';
 import { round2 } from '../measure.ts';
 import { landingPath, type Side } from './sides.ts';
@@ -17,8 +18,11 @@ export interface LandingStream {
   p99: number;
 }
 
-/** A stream's figures and its latencies (for pooling streams). */
-export type Streamed = { stream: LandingStream; latencies: number[] };
+/**
+ * A stream's figures and its latencies (for pooling streams); the landings' time by part (the kit's
+ * spans in the app) and how long the stream ran.
+ */
+export type Streamed = { stream: LandingStream; latencies: number[]; times: LandingTime[]; windowMs: number };
 
 /**
  * Open loop: a landing every 1/rate s, each on its own attempt, whatever the previous ones are
@@ -56,8 +60,11 @@ export async function landingStream(
     inFlight.add(one);
   }
   await Promise.all(inFlight);
+  const windowMs = performance.now() - began;
   await pool.close();
-  return { stream: streamOf(latencies, statuses), latencies };
+  // Every landing of this stream has answered: the app's landings since the last stream are this one's.
+  const times = await side.child.call<LandingTime[]>('landingTimes');
+  return { stream: streamOf(latencies, statuses), latencies, times, windowMs };
 }
 
 function streamOf(latencies: number[], statuses: Record<string, number>): LandingStream {
@@ -72,7 +79,12 @@ function streamOf(latencies: number[], statuses: Record<string, number>): Landin
 
 /** Several windows' landings as one, their latencies kept (for pooling again). */
 export function pooledStreams(streams: Streamed[]): Streamed {
-  return { stream: pooled(streams), latencies: streams.flatMap((s) => s.latencies) };
+  return {
+    stream: pooled(streams),
+    latencies: streams.flatMap((s) => s.latencies),
+    times: streams.flatMap((s) => s.times),
+    windowMs: streams.reduce((n, s) => n + s.windowMs, 0),
+  };
 }
 
 /** Every round's landings as one stream. */

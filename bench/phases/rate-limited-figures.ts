@@ -2,7 +2,8 @@
 import type { SweepChildResult } from '../children/sweep-child.ts';
 import { config } from '../config.ts';
 import { round1, round3, spreadOf, type Spread } from '../measure.ts';
-import { pooled, type LandingStream, type Streamed } from './landing-stream.ts';
+import { pooledStreams, type LandingStream, type Streamed } from './landing-stream.ts';
+import { stallsOf, tailOf, type FulfilStalls, type LandingTail } from './landing-times.ts';
 
 /** One round: the landings alone, then while the sweeps worked through the round's attempts. */
 export interface RateLimitedRound {
@@ -52,6 +53,10 @@ export interface RateLimitedFigures {
   sweepCpuMsPerRead: number;
   /** Writes of the sweeps' shared pace row per 100 status reads of the sweeps. */
   paceWritesPer100Reads: number;
+  /** The slowest 1 % of landings (server side) on each side, and their time by part. */
+  tail: { alone: LandingTail; withSweep: LandingTail };
+  /** Fulfilments that stalled (a commit waiting 100 ms or more), on each side. */
+  fulfilStalls: { alone: FulfilStalls; withSweep: FulfilStalls };
 }
 
 /** What one round measured. */
@@ -102,8 +107,10 @@ export function figuresOf(
     withSweep: r.withSweep.stream,
     p99Ratio: round3(r.withSweep.stream.p99 / r.alone.stream.p99),
   }));
-  const alone = pooled(each.map((r) => r.alone));
-  const withSweep = pooled(each.map((r) => r.withSweep));
+  const aloneStreams = pooledStreams(each.map((r) => r.alone));
+  const withSweepStreams = pooledStreams(each.map((r) => r.withSweep));
+  const alone = aloneStreams.stream;
+  const withSweep = withSweepStreams.stream;
   const learnedLimits = each.flatMap((r) => r.learnedLimits);
   return {
     ...{ limitPerSecond: config.rateLimit, attempts: config.rateLimitedSize, processes },
@@ -124,5 +131,10 @@ export function figuresOf(
     pooledP99Ratio: round3(withSweep.p99 / alone.p99),
     sweepCpuMsPerRead: round3(ofResults((r) => r.cpuUserMs + r.cpuSystemMs) / Math.max(1, sweepReads)),
     paceWritesPer100Reads: round1((100 * paceWrites) / Math.max(1, sweepReads)),
+    tail: { alone: tailOf(aloneStreams.times), withSweep: tailOf(withSweepStreams.times) },
+    fulfilStalls: {
+      alone: stallsOf(aloneStreams.times, aloneStreams.windowMs),
+      withSweep: stallsOf(withSweepStreams.times, withSweepStreams.windowMs),
+    },
   };
 }

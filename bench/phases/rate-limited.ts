@@ -54,6 +54,8 @@ async function landingApp(emulatorUrl: string, client: SeedClient, database: Tes
     dbPath: '',
     databaseUrl: database.url,
   });
+  // Where the slow landings' time went, on each side (landing-times.ts).
+  await child.call('recordLandingTimes');
   const side: Side = { name: 'kit', child, origin: `http://127.0.0.1:${port}`, client };
   return side;
 }
