@@ -40,8 +40,9 @@ export interface GroupCommitOptions {
    * How long (ms) a group may gather before it commits, unless it fills up first. 0 = the next turn
    * of the event loop. Every commit costs the same however many it carries (on SQLite most of a
    * fulfilment's CPU), so a caller that is not waiting on each one (the sweep) gathers longer.
+   * A function is asked each time a group starts gathering.
    */
-  gatherMs?: number;
+  gatherMs?: number | (() => number);
 }
 
 /** Commits a group and answers each request; a group that fails as a whole is retried one by one. */
@@ -73,8 +74,9 @@ export function groupCommitter<Tx>(
 ): FulfilCommitter<Tx> {
   const queue: Queued<Tx>[] = [];
   let groups = 0;
-  /** How long a group gathers: `gatherMs`, until flush() says nothing more will join it. */
-  let window = gatherMs;
+  /** How long a group gathers (asked when it starts gathering), until flush() says nothing more will join it. */
+  const window = typeof gatherMs === 'function' ? gatherMs : () => gatherMs;
+  let flushed = false;
   /** The gathering group's scheduled commit: how long it waits, and how to cancel it. */
   let scheduled: { wait: number; cancel: () => void } | undefined;
 
@@ -94,8 +96,8 @@ export function groupCommitter<Tx>(
   function schedule(): void {
     // The next group gathers while `parallel` groups commit.
     if (groups >= parallel) return;
-    // A full group need not wait for the rest of its window.
-    const wait = queue.length >= maxGroup ? 0 : window;
+    // A full group need not wait for the rest of its window, nor any group after flush().
+    const wait = queue.length >= maxGroup || flushed ? 0 : (scheduled?.wait ?? window());
     if (scheduled !== undefined && scheduled.wait <= wait) return;
     scheduled?.cancel();
     if (wait > 0) {
@@ -115,7 +117,7 @@ export function groupCommitter<Tx>(
       });
     },
     flush() {
-      window = 0;
+      flushed = true;
       if (queue.length > 0) schedule();
     },
   };

@@ -162,6 +162,8 @@ export interface Pacer {
   acquire(): Promise<boolean>;
   /** The service answered a read 429. */
   limited(error: KitError): Promise<void>;
+  /** This process's reads in the last second while its reads are paced; null while they are not. */
+  pacedReadsPerSecond(): number | null;
 }
 
 export interface PacerOptions {
@@ -225,6 +227,7 @@ export function createPacer(options: PacerOptions): Pacer {
   let permits = 0;
   let unpacedUntil = 0;
   let refilling: Promise<number> | undefined;
+  let paced = false;
   const spacer = readSpacer();
 
   const stopped = () => signal?.aborted === true;
@@ -239,7 +242,8 @@ export function createPacer(options: PacerOptions): Pacer {
       taken = permitsNow;
       return next;
     });
-    if (taken.granted === Infinity) unpacedUntil = now() + REFRESH_MS;
+    paced = taken.granted !== Infinity;
+    if (!paced) unpacedUntil = now() + REFRESH_MS;
     else permits += taken.granted;
     if (taken.granted > 0) spacer.rate(taken.perSecond);
     return taken.waitMs;
@@ -271,6 +275,7 @@ export function createPacer(options: PacerOptions): Pacer {
       unpacedUntil = 0;
       await update((pace) => cutPace(pace, now(), retryAfterMs, recent.lastSecond(now())));
     },
+    pacedReadsPerSecond: () => (paced ? recent.lastSecond(now()) : null),
   };
 }
 

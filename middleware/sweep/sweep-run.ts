@@ -21,6 +21,7 @@ import { computeNextCheckAt } from './schedule.ts';
 import { emptyReport, type SweepDeps, type SweepReport } from './sweep-report.ts';
 import { SWEEP_WINDOW_MS, type ResolvedSweepOptions, type SweepOptions } from './sweep-options.ts';
 import { countOutcomes } from '../telemetry.ts';
+import { gatherWindowMs } from './gather-window.ts';
 import { createPacer, type Pacer } from './pacing.ts';
 import { deliveryStop, readsCutOff, runBudget, withinBudget } from './time-budget.ts';
 
@@ -33,16 +34,6 @@ const UNANSWERED: ReadonlySet<string> = new Set([
   KitErrorCode.ServiceProtocolError,
   KitErrorCode.ServiceRejected,
 ]);
-
-/**
- * How long the sweep's fulfilments gather before they commit together. Nothing waits on one
- * fulfilment's commit, while each commit costs about the same however many it carries (on
- * PostgreSQL a group pays four round trips of its own: BEGIN, the intent locks, the mark, COMMIT),
- * so the sweep waits long enough for its reads in flight to fill a group, trading latency no user
- * sees for fewer commits. A full group of `batchSize` commits at once: at 25 ms a sweep on
- * PostgreSQL committed groups of 29 on average, at 60 ms of 49. Figures: docs/performance.md.
- */
-const GROUP_GATHER_MS = 60;
 
 /**
  * Fulfilments recorded in the background, in batches: reads stop while this many are unsettled.
@@ -121,6 +112,12 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
   const startedAt = performance.now();
   const logged = { ...deps, logger: safeLogger(deps.logger) ?? logger };
   const budget = runBudget(opts.timeBudgetMs, deps.hookTimeouts);
+  const pacer = createPacer({
+    store: deps.store,
+    cap: opts.maxReadsPerSecond,
+    signal: options.signal,
+    deadline: Date.now() + budget.readingMs,
+  });
   return {
     deps: withinBudget(logged, startedAt, budget),
     opts,
@@ -135,14 +132,9 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
     committer: groupCommitter(deps.store, {
       maxGroup: opts.batchSize,
       parallel: Math.ceil(opts.concurrency / 2),
-      gatherMs: GROUP_GATHER_MS,
+      gatherMs: () => gatherWindowMs(pacer.pacedReadsPerSecond(), opts.batchSize),
     }),
-    pacer: createPacer({
-      store: deps.store,
-      cap: opts.maxReadsPerSecond,
-      signal: options.signal,
-      deadline: Date.now() + budget.readingMs,
-    }),
+    pacer,
     applying: new Set(),
     lastOfIntent: new Map(),
     reschedules: [],

@@ -66,6 +66,25 @@ it('commits a full group at once instead of waiting for the rest of its window',
   await Promise.all(results);
 });
 
+it('asks a window given as a function once per group, when the group starts gathering', async () => {
+  const store = recordingStore();
+  const windows = [100, 10];
+  let asked = 0;
+  const committer = groupCommitter(store, { maxGroup: 50, parallel: 1, gatherMs: () => windows[asked++]! });
+  const results = [committer.fulfil(request(1))];
+  await vi.advanceTimersByTimeAsync(50);
+  results.push(committer.fulfil(request(2)));
+  await vi.advanceTimersByTimeAsync(49);
+  expect(store.groups).toEqual([]);
+  await vi.advanceTimersByTimeAsync(1);
+  expect(store.groups).toEqual([['session-1', 'session-2']]);
+  results.push(committer.fulfil(request(3)));
+  await vi.advanceTimersByTimeAsync(10);
+  expect(store.groups).toEqual([['session-1', 'session-2'], ['session-3']]);
+  expect(asked).toBe(2);
+  await Promise.all(results);
+});
+
 it('without a window, commits on the next turn of the event loop', async () => {
   const store = recordingStore();
   const committer = groupCommitter(store, { maxGroup: 50, parallel: 1 });
