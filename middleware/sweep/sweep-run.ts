@@ -132,7 +132,7 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
     committer: groupCommitter(deps.store, {
       maxGroup: opts.batchSize,
       parallel: Math.ceil(opts.concurrency / 2),
-      gatherMs: () => gatherWindowMs(pacer.pacedReadsPerSecond(), opts.batchSize),
+      gatherMs: () => gatherWindowMs(pacer.pacedReadsPerSecond(), opts.batchSize, opts.leaseMs),
     }),
     pacer,
     applying: new Set(),

@@ -170,8 +170,8 @@ describe('pacing arithmetic', () => {
     );
     // 100 reads at 50 a second: the last second held 50 of them.
     expect(paced.pacedReadsPerSecond()).toBe(50);
-    expect(gatherWindowMs(paced.pacedReadsPerSecond(), 50)).toBe(1000);
-    expect(gatherWindowMs(unpaced.pacedReadsPerSecond(), 50)).toBe(GROUP_GATHER_MS);
+    expect(gatherWindowMs(paced.pacedReadsPerSecond(), 50, 120_000)).toBe(1000);
+    expect(gatherWindowMs(unpaced.pacedReadsPerSecond(), 50, 120_000)).toBe(GROUP_GATHER_MS);
   });
 
   it('takes permits from the shared row a chunk at a time: two processes at 200/s write it about 20 times a second, not once a read', async () => {
