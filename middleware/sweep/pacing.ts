@@ -227,7 +227,6 @@ export function createPacer(options: PacerOptions): Pacer {
   let permits = 0;
   let unpacedUntil = 0;
   let refilling: Promise<number> | undefined;
-  let paced = false;
   const spacer = readSpacer();
 
   const stopped = () => signal?.aborted === true;
@@ -242,8 +241,7 @@ export function createPacer(options: PacerOptions): Pacer {
       taken = permitsNow;
       return next;
     });
-    paced = taken.granted !== Infinity;
-    if (!paced) unpacedUntil = now() + REFRESH_MS;
+    if (taken.granted === Infinity) unpacedUntil = now() + REFRESH_MS;
     else permits += taken.granted;
     if (taken.granted > 0) spacer.rate(taken.perSecond);
     return taken.waitMs;
@@ -275,7 +273,8 @@ export function createPacer(options: PacerOptions): Pacer {
       unpacedUntil = 0;
       await update((pace) => cutPace(pace, now(), retryAfterMs, recent.lastSecond(now())));
     },
-    pacedReadsPerSecond: () => (paced ? recent.lastSecond(now()) : null),
+    // Unpaced, a process reads freely until `unpacedUntil` and then looks at the shared row again.
+    pacedReadsPerSecond: () => (now() < unpacedUntil ? null : recent.lastSecond(now())),
   };
 }
 

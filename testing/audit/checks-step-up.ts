@@ -70,10 +70,11 @@ function otherScopePairs(routes: readonly AuditGuardedRoute[]): [AuditGuardedRou
 async function confirmTwice(world: AuditWorld, verdict: Verdict, route: AuditGuardedRoute): Promise<void> {
   const user = await world.signIn();
   const what = describeRoute(route, 1);
-  const start = await effectsOf(world, route, user);
-  const { answer: asked, ran: early } = await countingEffects(world, route, user, () =>
-    requestRoute(world, user, route, 1),
-  );
+  const {
+    answer: asked,
+    ran: early,
+    before: start,
+  } = await countingEffects(world, route, user, () => requestRoute(world, user, route, 1));
   verdict.note(`${what} without a grant: ${describeAnswer(asked)}; the handler ran ${early} time(s)`);
   verdict.expect(early === 0, `${what} ran its handler ${early} time(s) before any verification`);
   if (

@@ -73,16 +73,19 @@ export async function effectsOf(world: AuditWorld, route: AuditGuardedRoute, use
   return callHook(`your stepUp effects('${user.name}')`, world.options.timeoutMs, () => effects(user.name));
 }
 
-/** Sends one request and counts the times the route's handler ran meanwhile (its `effects`). */
+/**
+ * Sends one request and counts the times the route's handler ran meanwhile (its `effects`); `before`
+ * is the count it started from.
+ */
 export async function countingEffects(
   world: AuditWorld,
   route: AuditGuardedRoute,
   user: AuditUser,
   send: () => Promise<Answer>,
-): Promise<{ answer: Answer; ran: number }> {
+): Promise<{ answer: Answer; ran: number; before: number }> {
   const before = await effectsOf(world, route, user);
   const answer = await send();
-  return { answer, ran: (await effectsOf(world, route, user)) - before };
+  return { answer, ran: (await effectsOf(world, route, user)) - before, before };
 }
 
 export interface RequestExtras {
