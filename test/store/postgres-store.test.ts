@@ -5,7 +5,9 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres/postgres.ts';
+import { inTransaction } from '../../middleware/store/postgres/postgres-query.ts';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/postgres/postgres-schema.ts';
+import { UNPACED } from '../../middleware/sweep/pacing.ts';
 import { newSweepOwner } from '../../middleware/sweep/sweep-options.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
@@ -31,6 +33,22 @@ function newPool(max = 5): pg.Pool {
   pools.push(pool);
   return pool;
 }
+
+/** A pool of one connection that records the text of every statement sent on it. */
+function recordingPool(): { pool: pg.Pool; sent: string[] } {
+  const pool = newPool(1);
+  const sent: string[] = [];
+  pool.on('connect', (client) => {
+    const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((config: unknown, ...rest: unknown[]) => {
+      sent.push(typeof config === 'string' ? config : (config as { text: string }).text);
+      return send(config, ...rest);
+    }) as typeof client.query;
+  });
+  return { pool, sent };
+}
+
+const SHOW_COMMIT = 'SELECT current_setting($1) AS setting';
 
 describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
   beforeEach(async () => {
@@ -67,6 +85,30 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     await createPostgresStore({ pool: newPool() }).ready;
     expect(await writer()).toEqual(before);
     expect(before).toHaveLength(1);
+  });
+
+  it('commits the sweep pace without waiting for a disk flush, and every fulfilment waiting for one', async () => {
+    const { pool, sent } = recordingPool();
+    const single = createPostgresStore({ pool });
+    await single.insertAttempt(attempt(1));
+    sent.length = 0;
+    await single.updateSweepPace?.(() => ({ ...UNPACED, ratePerSecond: 10, tokensAt: 1_000 }));
+    const paceBegins = sent.filter((text) => text.startsWith('BEGIN'));
+    sent.length = 0;
+    await fulfilOnce(single, await storedAttempt(single, 'session-1'), () => {}, 2_000);
+    expect(paceBegins).toEqual(['BEGIN; SET LOCAL synchronous_commit TO OFF']);
+    expect(sent.filter((text) => text.startsWith('BEGIN'))).toEqual(['BEGIN']);
+    expect((await single.updateSweepPace?.(() => undefined))?.ratePerSecond).toBe(10);
+  });
+
+  it('ends an unflushed commit with its transaction: the pooled connection waits for the flush again', async () => {
+    const pool = newPool(1);
+    const db = { pool, ready: Promise.resolve() };
+    const setting = async (client: pg.PoolClient) =>
+      (await client.query<{ setting: string }>(SHOW_COMMIT, ['synchronous_commit'])).rows[0]?.setting;
+    expect(await inTransaction(db, setting, 'unflushed')).toBe('off');
+    expect(await inTransaction(db, setting)).toBe('on');
+    expect((await pool.query<{ setting: string }>(SHOW_COMMIT, ['synchronous_commit'])).rows[0]?.setting).toBe('on');
   });
 
   it('awaits an async effect inside the transaction: nobody sees the mark or the effect before COMMIT', async () => {

@@ -50,25 +50,46 @@ export function queryOn<Row extends QueryResultRow>(client: PoolClient, name: St
   return client.query<Row>({ ...statement(name), values });
 }
 
+/**
+ * How a transaction's COMMIT waits. `flushed`, the default (every fulfilment, mark and claim): COMMIT
+ * returns once the write is on disk. `unflushed`: only for state that a crash may set back by a
+ * fraction of a second at no cost: COMMIT returns at once and the WAL writer flushes it shortly
+ * after (synchronous_commit off for that transaction alone; others see it as soon as it commits).
+ */
+export type Commit = 'flushed' | 'unflushed';
+
+const BEGIN: Record<Commit, string> = {
+  flushed: 'BEGIN',
+  unflushed: 'BEGIN; SET LOCAL synchronous_commit TO OFF',
+};
+
 /** Runs `work` inside BEGIN ... COMMIT on one pooled client, once the migrations are done. */
-export async function inTransaction<T>(db: PostgresDb, work: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  db: PostgresDb,
+  work: (client: PoolClient) => Promise<T>,
+  commit: Commit = 'flushed',
+): Promise<T> {
   await db.ready;
-  return transactionOn(db.pool, work);
+  return transactionOn(db.pool, work, commit);
 }
 
 /**
  * BEGIN ... COMMIT on one client of `pool`; rolls back on any throw, and runs again a transaction
  * ended by a deadlock or a serialisation failure (the migrations use it directly).
  */
-export function transactionOn<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  return retried(() => transactionOnce(pool, work));
+export function transactionOn<T>(
+  pool: Pool,
+  work: (client: PoolClient) => Promise<T>,
+  commit: Commit = 'flushed',
+): Promise<T> {
+  return retried(() => transactionOnce(pool, work, commit));
 }
 
-async function transactionOnce<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+async function transactionOnce<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, commit: Commit): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
+    await client.query(BEGIN[commit]);
     const result = await work(client);
     const committed = await client.query('COMMIT');
     // An action that swallowed an SQL error leaves the transaction aborted: COMMIT then rolls back.
