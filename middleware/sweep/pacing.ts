@@ -226,7 +226,7 @@ export function createPacer(options: PacerOptions): Pacer {
   const recent = recentReads();
   let permits = 0;
   let unpacedUntil = 0;
-  let refilling: Promise<number> | undefined;
+  let refilling: Promise<boolean> | undefined;
   const spacer = readSpacer();
 
   const stopped = () => signal?.aborted === true;
@@ -246,6 +246,14 @@ export function createPacer(options: PacerOptions): Pacer {
     if (taken.granted > 0) spacer.rate(taken.perSecond);
     return taken.waitMs;
   };
+  // False when the wait the row names would pass the run's deadline.
+  const refillOrWait = async (): Promise<boolean> => {
+    const waitMs = await refill();
+    if (waitMs <= 0) return true;
+    if (now() + waitMs > deadline) return false;
+    await wait(Math.max(5, waitMs), signal);
+    return true;
+  };
 
   return {
     async acquire() {
@@ -261,10 +269,10 @@ export function createPacer(options: PacerOptions): Pacer {
           return counted(now());
         }
         if (now() < unpacedUntil) return counted(now());
-        refilling ??= refill().finally(() => (refilling = undefined));
-        const waitMs = await refilling;
-        if (now() + waitMs > deadline) return false;
-        if (waitMs > 0) await wait(Math.max(5, waitMs), signal);
+        // One ask of the shared row per process at a time, its wait included: the run's workers
+        // share the answer instead of each asking again when the wait ends.
+        refilling ??= refillOrWait().finally(() => (refilling = undefined));
+        if (!(await refilling)) return false;
       }
     },
     async limited(error) {

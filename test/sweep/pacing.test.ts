@@ -174,12 +174,14 @@ describe('pacing arithmetic', () => {
     expect(gatherWindowMs(unpaced.pacedReadsPerSecond(), 50, 120_000)).toBe(GROUP_GATHER_MS);
   });
 
-  it('takes permits from the shared row a chunk at a time: two processes at 200/s write it about 20 times a second, not once a read', async () => {
+  it('takes permits from the shared row a chunk at a time: two processes at 200/s write it about 20 times a second, not once a read, and ask it once per wait, not once per worker', async () => {
     const time = virtualTime();
     let pace = UNPACED;
     let writes = 0;
+    let asks = 0;
     const store: Pick<VerifyStore<unknown>, 'updateSweepPace'> = {
       updateSweepPace: async (change) => {
+        asks++;
         const next = change(pace);
         if (next !== undefined) writes++;
         return (pace = next ?? pace);
@@ -200,6 +202,8 @@ describe('pacing arithmetic', () => {
     expect(reads).toBeLessThanOrEqual(445);
     // A chunk is 0.05 s of the rate (10 reads): about 40 writes, never one a read.
     expect(writes, `${writes} writes for ${reads} reads`).toBeLessThanOrEqual(reads / 8);
+    // A process's four workers share one ask and its wait: asking once per worker was 356 asks here.
+    expect(asks, `${asks} asks for ${reads} reads`).toBeLessThanOrEqual(reads / 3);
   });
 
   it('hands out permits at the rate, a chunk at a time, and never more than the cap', () => {
