@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
+import { afterEach } from 'vitest';
 import { useTestEmulator, type TestEmulator } from './emulator.ts';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
@@ -154,11 +155,12 @@ export interface Bench {
     options?: { createdAt?: number; nextCheckAt?: number; storedUserRef?: string },
   ): Promise<Attempt[]>;
   attempt(state: string): Promise<Attempt>;
+  /** Closes the client and the store and removes the file; a second call does nothing. */
   close(): Promise<void>;
 }
 
 /** A SQLite file + store + client against `emulatorUrl`; `now` is what the sweep sees. */
-export async function bench(
+async function bench(
   emulatorUrl: string,
   now: () => number = Date.now,
   clientOptions?: Parameters<typeof client>[1],
@@ -225,10 +227,40 @@ export async function bench(
       if (found === undefined) throw new Error(`no attempt ${state}`);
       return found;
     },
-    async close() {
+    close: once(async () => {
       await verifyClient.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
+    }),
+  };
+}
+
+function once(work: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= work());
+}
+
+/**
+ * The suite's emulator and the benches its tests open: after each test, once the file's own
+ * after-hooks have stopped what used them (vitest runs after-hooks last registered first), every
+ * bench the test opened is closed and the emulator reset.
+ */
+export function useSweepBench(): {
+  emu: TestEmulator;
+  openBench: (now?: () => number, clientOptions?: Parameters<typeof client>[1]) => Promise<Bench>;
+} {
+  const emu = useSweepEmulator();
+  const opened: Bench[] = [];
+  afterEach(async () => {
+    for (const b of opened.splice(0)) await b.close();
+    await emu.control.reset();
+  });
+  return {
+    emu,
+    async openBench(now, clientOptions) {
+      const b = await bench(emu.url, now, clientOptions);
+      opened.push(b);
+      return b;
     },
   };
 }

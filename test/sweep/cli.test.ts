@@ -11,11 +11,10 @@ import { getPriority } from 'node:os';
 import { DEFAULT_SWEEP_NICE, parseJobConfig } from '../../middleware/sweep/sweep-job-args.ts';
 import { runSweepJob, SweepJobExitCode } from '../../middleware/sweep/sweep-job.ts';
 import {
-  bench,
   CLIENT_ID,
   CLIENT_SECRET,
   countEffects,
-  useSweepEmulator,
+  useSweepBench,
   jobKit,
   jsonLines,
   killSweepProcesses,
@@ -29,13 +28,11 @@ import { freePort } from '../support/listen.ts';
 /** Just past the default schedule's next read after one at age 0 (4.5 min). */
 const DUE_AGAIN_MS = DEFAULT_SWEEP_READ_AGES_MS[0]! + 1000;
 
-const emu = useSweepEmulator();
+const { emu, openBench } = useSweepBench();
 let b: Bench;
 
 afterEach(async () => {
   killSweepProcesses();
-  await b?.close();
-  await emu.control.reset();
 });
 
 function recorder() {
@@ -49,7 +46,7 @@ function recorder() {
 
 describe('runSweepJob', () => {
   it('--once prints one JSON line with the run counts and exits 0', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const [verified, failed, undecided] = await b.createAttempts(3);
     await emu.control.completeSession(verified!.sessionId, 'verified');
     await emu.control.completeSession(failed!.sessionId, 'failed', 'otp_locked');
@@ -81,7 +78,7 @@ describe('runSweepJob', () => {
   });
 
   it('exits 2 when the service cannot be reached at all (nothing listening), and the attempts stay pending', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const attempts = await b.createAttempts(2);
     const unreachable = createVerifyClient({
       baseUrl: `http://127.0.0.1:${await freePort()}`,
@@ -106,7 +103,7 @@ describe('runSweepJob', () => {
   });
 
   it('exits 0, not 2, when some reads fail but the service answered others', async () => {
-    b = await bench(emu.url, Date.now, { statusReadAttempts: 1 });
+    b = await openBench(Date.now, { statusReadAttempts: 1 });
     await b.createAttempts(3);
     await emu.control.injectFaults({ statusFailures: 2 });
     const r = recorder();
@@ -122,7 +119,7 @@ describe('runSweepJob', () => {
   });
 
   it("gives a kit factory the job's concurrency (--concurrency, else SWEEP_CONCURRENCY, else 4) to size its client by", async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const given: number[] = [];
     const job = { print: recorder().print, handleSignals: false };
     const factory = (_env: unknown, settings: { concurrency: number }) => {
@@ -141,7 +138,7 @@ describe('runSweepJob', () => {
   });
 
   it('closes the kit and the store it built from a factory, and leaves a given kit open', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const closed: string[] = [];
     const tracked = () => {
       const kit = jobKit(b.deps);
@@ -160,7 +157,7 @@ describe('runSweepJob', () => {
   });
 
   it('a close of the configuration that hangs or throws is reported in a line and never holds the job open', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const failing = (close: () => Promise<void>) => () => ({ ...jobKit(b.deps), store: { ...b.store, close }, close });
     const job = { argv: ['--once'], env: {}, handleSignals: false, stopTimeoutMs: 200 };
     const hung = recorder();
@@ -186,7 +183,7 @@ describe('runSweepJob', () => {
   });
 
   it('exits 1 on a configuration error, with a message that names the fix and never the secret', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const cases: [string[], Record<string, string>, RegExp][] = [
       [['--once', '--batch-size', 'lots'], {}, /--batch-size must be a whole number/],
       [['--interval-seconds=-5'], {}, /--interval-seconds must be a positive number of seconds/],
@@ -298,7 +295,7 @@ describe('runSweepJob', () => {
         (() => Promise.reject(new Error('log shipper down'))) as unknown as (line: string) => void,
       ];
       for (const print of prints) {
-        const each = await bench(emu.url);
+        const each = await openBench();
         try {
           const [verified] = await each.createAttempts(1);
           await emu.control.completeSession(verified!.sessionId, 'verified');
@@ -319,7 +316,7 @@ describe('runSweepJob', () => {
 
   it('loops at --interval-seconds, one line per run, until stopped; then exits 0', async () => {
     const clock = createTestClock();
-    b = await bench(emu.url, clock.now);
+    b = await openBench(clock.now);
     const [attempt] = await b.createAttempts(1);
     const r = recorder();
     const stop = new AbortController();
@@ -349,7 +346,7 @@ describe('runSweepJob', () => {
   });
 
   it('as a real process: --once prints one line and exits 0; unreachable exits 2; SIGTERM stops a loop with exit 0', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const attempts = await b.createAttempts(2);
     await emu.control.completeSession(attempts[0]!.sessionId, 'verified');
     const env = {
@@ -405,7 +402,7 @@ describe('runSweepJob', () => {
   });
 
   it('as a real process lowers its CPU priority to nice 10 by default, or to --nice; 0 keeps it', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const env = {
       SWEEP_DB: b.path,
       VERIFY_BASE_URL: emu.url,

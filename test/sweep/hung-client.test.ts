@@ -3,26 +3,20 @@
  * code: one whose status read never settles never holds a sweep run past its time budget, and the
  * attempt it was reading is read again by a later run.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { VerifyClient } from '../../middleware/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
-import { bench, useSweepEmulator, type Bench } from '../support/sweep-bench.ts';
+import { useSweepBench, type Bench } from '../support/sweep-bench.ts';
 import { createTestClock } from '../support/clock.ts';
 import { within } from '../support/wait-for.ts';
 
-const emu = useSweepEmulator();
+const { emu, openBench } = useSweepBench();
 let b: Bench | undefined;
-
-afterEach(async () => {
-  await b?.close();
-  b = undefined;
-  await emu.control.reset();
-});
 
 describe('a ready client whose status read never settles', () => {
   it('cannot hold a run past its time budget; the others are read, and the hung one is read again later', async () => {
     const clock = createTestClock();
-    b = await bench(emu.url, clock.now);
+    b = await openBench(clock.now);
     const [stuck, other] = await b.createAttempts(2);
     for (const a of [stuck!, other!]) await emu.control.completeSession(a.sessionId, 'verified');
     const real = b.client;

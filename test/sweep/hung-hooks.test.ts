@@ -8,10 +8,10 @@ import type { OutcomeEvent } from '../../middleware/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
 import { startSweepWorker, type SweepWorker } from '../../middleware/sweep/worker.ts';
-import { bench, useSweepEmulator, type Bench } from '../support/sweep-bench.ts';
+import { useSweepBench, type Bench } from '../support/sweep-bench.ts';
 import { waitFor, within } from '../support/wait-for.ts';
 
-const emu = useSweepEmulator();
+const { emu, openBench } = useSweepBench();
 let b: Bench | undefined;
 let worker: SweepWorker | undefined;
 const never = () => new Promise<void>(() => {});
@@ -19,14 +19,11 @@ const never = () => new Promise<void>(() => {});
 afterEach(async () => {
   await worker?.stop();
   worker = undefined;
-  await b?.close();
-  b = undefined;
-  await emu.control.reset();
 });
 
 describe('a hung onOutcome', () => {
   it('never stops the worker: a verified user who never came back is fulfilled by the next runs', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const [first, second] = await b.createAttempts(2);
     await emu.control.completeSession(first!.sessionId, 'verified');
     const heard: string[] = [];
@@ -48,7 +45,7 @@ describe('a hung onOutcome', () => {
   });
 
   it('cannot hold one run past its time budget (the `sweep --once` job returns)', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const attempts = await b.createAttempts(3);
     for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
     const heard: string[] = [];
@@ -68,7 +65,7 @@ describe('a hung onOutcome', () => {
 
   it("never holds up another user's delivery, and a late one counts as failed and is delivered again later", async () => {
     let shift = 0;
-    b = await bench(emu.url, () => Date.now() + shift);
+    b = await openBench(() => Date.now() + shift);
     const attempts = await b.createAttempts(3);
     for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
     const stuck = attempts[0]!.sessionId;

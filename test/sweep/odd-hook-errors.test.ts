@@ -3,19 +3,13 @@
  * text (an object without a prototype) never fails the sweep run, and an error quoting the client's
  * Basic header is logged without the secret.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
-import { bench, CLIENT_ID, CLIENT_SECRET, useSweepEmulator, type Bench } from '../support/sweep-bench.ts';
+import { CLIENT_ID, CLIENT_SECRET, useSweepBench, type Bench } from '../support/sweep-bench.ts';
 import { createTestClock } from '../support/clock.ts';
 
-const emu = useSweepEmulator();
+const { emu, openBench } = useSweepBench();
 let b: Bench | undefined;
-
-afterEach(async () => {
-  await b?.close();
-  b = undefined;
-  await emu.control.reset();
-});
 
 /** A logger keeping each call as a JSON line. */
 function recordingLogger() {
@@ -28,7 +22,7 @@ function recordingLogger() {
 describe('an onOutcome that rejects with', () => {
   it('an object without a prototype: the run ends normally, the event is delivered again later', async () => {
     const clock = createTestClock();
-    b = await bench(emu.url, clock.now);
+    b = await openBench(clock.now);
     const [attempt] = await b.createAttempts(1);
     await emu.control.completeSession(attempt!.sessionId, 'verified');
     let calls = 0;
@@ -44,7 +38,7 @@ describe('an onOutcome that rejects with', () => {
   });
 
   it("an error quoting the client's Basic header: logged without the secret", async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const [attempt] = await b.createAttempts(1);
     await emu.control.completeSession(attempt!.sessionId, 'verified');
     const basic = Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64');

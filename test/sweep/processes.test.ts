@@ -9,12 +9,11 @@ import { completeAttempt } from '../../middleware/fulfil/fulfil.ts';
 import type { Attempt } from '../../middleware/store/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import {
-  bench,
   CLIENT_ID,
   CLIENT_SECRET,
   countEffects,
   duplicateEffects,
-  useSweepEmulator,
+  useSweepBench,
   grantAction,
   jsonLines,
   killSweepProcesses,
@@ -24,13 +23,11 @@ import {
 import { waitFor } from '../support/wait-for.ts';
 import { sqliteLease, sqliteLeaseOwners } from '../support/stores.ts';
 
-const emu = useSweepEmulator();
+const { emu, openBench } = useSweepBench();
 let b: Bench;
 
 afterEach(async () => {
   killSweepProcesses();
-  await b?.close();
-  await emu.control.reset();
 });
 
 function jobEnv(worker: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -46,7 +43,7 @@ function jobEnv(worker: string, extra: Record<string, string> = {}): Record<stri
 
 describe('sweep processes on one SQLite file', () => {
   it('two sweep processes and a burst of concurrent landings fulfil each of 50 verified attempts exactly once', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const attempts = await b.createAttempts(50);
     for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
     // Slow each read so that the two processes and the landings really overlap: one process alone
@@ -109,7 +106,7 @@ describe('sweep processes on one SQLite file', () => {
   });
 
   it('a sweep process killed mid-batch (SIGKILL) is followed by another that completes the work once its lease lapses', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const attempts = await b.createAttempts(6);
     for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
     await emu.control.injectFaults({ statusDelayMs: 10_000 }); // hold every read

@@ -1,5 +1,5 @@
 /**
- * One sweep run (runSweep) over real HTTP against the useSweepEmulator, on a real SQLite file.
+ * One sweep run (runSweep) over real HTTP against the emulator, on a real SQLite file.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { isKitError } from '../../middleware/errors.ts';
@@ -8,12 +8,12 @@ import { computeNextCheckAt } from '../../middleware/sweep/schedule.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { DEFAULT_SWEEP_READ_AGES_MS } from '../../middleware/sweep/read-ages.ts';
 import { resolveSweepOptions, SWEEP_WINDOW_MS } from '../../middleware/sweep/sweep-options.ts';
-import { bench, countEffects, DAY_MS, duplicateEffects, useSweepEmulator, type Bench } from '../support/sweep-bench.ts';
+import { countEffects, DAY_MS, duplicateEffects, useSweepBench, type Bench } from '../support/sweep-bench.ts';
 import { sqliteLease } from '../support/stores.ts';
 
 const HOUR_MS = 3_600_000;
 
-const emu = useSweepEmulator();
+const { emu, openBench } = useSweepBench();
 let b: Bench;
 /** The sweep's clock: real time plus an offset the test moves (the emulator's clock is moved separately). */
 let offsetMs = 0;
@@ -22,14 +22,12 @@ let frozenAt: number | undefined;
 const now = () => frozenAt ?? Date.now() + offsetMs;
 
 afterEach(async () => {
-  await b?.close();
-  await emu.control.reset();
   offsetMs = 0;
   frozenAt = undefined;
 });
 
-async function setUp(clientOptions?: Parameters<typeof bench>[2]) {
-  b = await bench(emu.url, now, clientOptions);
+async function setUp(clientOptions?: Parameters<typeof openBench>[1]) {
+  b = await openBench(now, clientOptions);
   return b;
 }
 

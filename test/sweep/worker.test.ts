@@ -8,19 +8,17 @@ import { isKitError } from '../../middleware/errors.ts';
 import type { KitLogger } from '../../middleware/logger.ts';
 import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
 import { startSweepWorker, type SweepWorker } from '../../middleware/sweep/worker.ts';
-import { bench, countEffects, useSweepEmulator, type Bench } from '../support/sweep-bench.ts';
+import { countEffects, useSweepBench, type Bench } from '../support/sweep-bench.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { sqliteLease } from '../support/stores.ts';
 
-const emu = useSweepEmulator();
+const { emu, openBench } = useSweepBench();
 let b: Bench;
 let worker: SweepWorker | undefined;
 
 afterEach(async () => {
   await worker?.stop();
   worker = undefined;
-  await b?.close();
-  await emu.control.reset();
 });
 
 function recordingLogger() {
@@ -35,7 +33,7 @@ function recordingLogger() {
 
 describe('startSweepWorker', () => {
   it('runs on its interval, one run at a time, and fulfils users who verify while it runs', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const attempts = await b.createAttempts(4);
     await emu.control.injectFaults({ statusDelayMs: 60 }); // each run takes longer than the interval
     let active = 0;
@@ -77,7 +75,7 @@ describe('startSweepWorker', () => {
   });
 
   it('stop() is awaitable and idempotent: it stops claiming, lets the in-flight read finish, and releases the rest', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const attempts = await b.createAttempts(5);
     for (const a of attempts) await emu.control.completeSession(a.sessionId, 'verified');
     await emu.control.injectFaults({ statusDelayMs: 400 });
@@ -104,7 +102,7 @@ describe('startSweepWorker', () => {
   });
 
   it('stop() does not wait past stopTimeoutMs for a hung read, and still releases the claims', async () => {
-    b = await bench(emu.url, Date.now, { headersMs: 20_000 });
+    b = await openBench(Date.now, { headersMs: 20_000 });
     const attempts = await b.createAttempts(3);
     await emu.control.injectFaults({ statusDelayMs: 2000 });
     const readsBefore = (await emu.control.stats()).statusReads;
@@ -119,7 +117,7 @@ describe('startSweepWorker', () => {
   });
 
   it('logs a failed run and carries on at the next interval instead of crashing', async () => {
-    b = await bench(emu.url);
+    b = await openBench();
     const [attempt] = await b.createAttempts(1);
     await emu.control.completeSession(attempt!.sessionId, 'verified');
     const { entries, logger } = recordingLogger();
@@ -152,7 +150,6 @@ describe('startSweepWorker', () => {
   });
 
   it('validates its options with messages that name the fix', () => {
-    b = undefined as unknown as Bench;
     const deps = {
       client: { getSession: async () => ({ status: 'pending' as const }) },
       store: {} as never,
