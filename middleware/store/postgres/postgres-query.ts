@@ -51,10 +51,11 @@ export function queryOn<Row extends QueryResultRow>(client: PoolClient, name: St
 }
 
 /**
- * How a transaction's COMMIT waits. `flushed`, the default (every fulfilment, mark and claim): COMMIT
- * returns once the write is on disk. `unflushed`: only for state that a crash may set back by a
- * fraction of a second at no cost: COMMIT returns at once and the WAL writer flushes it shortly
- * after (synchronous_commit off for that transaction alone; others see it as soon as it commits).
+ * How a transaction's COMMIT waits. `flushed`, the default (every fulfilment and mark): COMMIT
+ * returns once the write is on disk, as every statement sent alone does. `unflushed`: only for
+ * state that a crash may set back by a fraction of a second at no cost: COMMIT returns at once and
+ * the WAL writer flushes it shortly after (synchronous_commit off for that transaction alone;
+ * others see it as soon as it commits).
  */
 export type Commit = 'flushed' | 'unflushed';
 
