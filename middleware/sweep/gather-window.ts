@@ -8,8 +8,8 @@
  *
  * Paced to the service's limit, a process reads a group's worth far more slowly (at 125 reads a
  * second, 50 take 400 ms), so it gathers for as long as `batchSize` reads take at its own rate of
- * the last second, up to a second (and a tenth of the lease): a paced sweep commits about as few groups per read as an
- * unpaced one, and the database behind the landings sees fewer commits.
+ * the last second, up to a second (and a tenth of the lease): a paced sweep commits about as few
+ * groups per read as an unpaced one, and the database behind the landings sees fewer commits.
  */
 
 /** The window of an unpaced sweep, and the shortest of a paced one. */

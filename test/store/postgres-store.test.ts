@@ -48,7 +48,11 @@ function recordingPool(): { pool: pg.Pool; sent: string[] } {
   return { pool, sent };
 }
 
-const SHOW_COMMIT = 'SELECT current_setting($1) AS setting';
+/** The connection's synchronous_commit, as the next COMMIT on it would use it. */
+async function synchronousCommit(on: pg.Pool | pg.PoolClient): Promise<string | undefined> {
+  return (await on.query<{ setting: string }>("SELECT current_setting('synchronous_commit') AS setting")).rows[0]
+    ?.setting;
+}
 
 describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
   beforeEach(async () => {
@@ -104,11 +108,9 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
   it('ends an unflushed commit with its transaction: the pooled connection waits for the flush again', async () => {
     const pool = newPool(1);
     const db = { pool, ready: Promise.resolve() };
-    const setting = async (client: pg.PoolClient) =>
-      (await client.query<{ setting: string }>(SHOW_COMMIT, ['synchronous_commit'])).rows[0]?.setting;
-    expect(await inTransaction(db, setting, 'unflushed')).toBe('off');
-    expect(await inTransaction(db, setting)).toBe('on');
-    expect((await pool.query<{ setting: string }>(SHOW_COMMIT, ['synchronous_commit'])).rows[0]?.setting).toBe('on');
+    expect(await inTransaction(db, synchronousCommit, 'unflushed')).toBe('off');
+    expect(await inTransaction(db, synchronousCommit)).toBe('on');
+    expect(await synchronousCommit(pool)).toBe('on');
   });
 
   it('awaits an async effect inside the transaction: nobody sees the mark or the effect before COMMIT', async () => {
