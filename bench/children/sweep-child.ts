@@ -19,7 +19,7 @@ import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { DEFAULT_SWEEP_CONCURRENCY } from '../../middleware/sweep/sweep-options.ts';
-import { yieldToRequests } from '../../middleware/sweep/sweep-job.ts';
+import { yieldToRequests } from '../../middleware/sweep/cpu-priority.ts';
 import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
 import { ACTION, basicAuthorization, PG_INSERT_GRANT, SUCCESS_PATH } from '../common.ts';
 import { closedLoop, loadPool, percentile, sortedCopy } from '../load.ts';

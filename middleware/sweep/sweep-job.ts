@@ -16,10 +16,10 @@
  * 1 configuration error, 2 the service could not be reached at all (reads were made and none got
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
-import { getPriority, setPriority } from 'node:os';
 import { runDetached } from '../deadline.ts';
 import { environmentSecrets, redactSecrets } from '../errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
+import { yieldToRequests } from './cpu-priority.ts';
 import type { SweepReport } from './sweep-report.ts';
 import { parseJobConfig, USAGE, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
 import {
@@ -118,20 +118,6 @@ export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<st
     serviceReachable: report.serviceReachable,
     stoppedBy: report.stoppedBy,
   };
-}
-
-/**
- * Lowers this process's CPU priority to `nice` (never raises it). Nobody waits on a sweep's reads,
- * while a person waits on every landing: on a host the job shares with the app, the landings get
- * the CPU first and the sweep what is left (on an idle host, or under the service's rate limit,
- * its pace does not change). A platform that refuses the change keeps the priority it had.
- */
-export function yieldToRequests(nice: number): void {
-  try {
-    if (nice > getPriority()) setPriority(nice);
-  } catch {
-    // Not permitted here (a sandbox, another OS): the job runs at the priority it was given.
-  }
 }
 
 /** The kit the options name: built by the factory (then the job owns it), or given. */
