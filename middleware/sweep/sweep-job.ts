@@ -113,6 +113,7 @@ export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<st
     errors: report.errors,
     alreadyFulfilled: report.alreadyFulfilled,
     released: report.released,
+    leftToLapse: report.leftToLapse,
     reads: report.reads,
     durationMs: report.durationMs,
     serviceReachable: report.serviceReachable,

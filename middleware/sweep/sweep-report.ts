@@ -39,6 +39,11 @@ export interface SweepReport {
   errors: number;
   /** Claimed attempts not started because the run was stopped or ran out of time (released). */
   released: number;
+  /**
+   * Claimed attempts not read because their claim's lease was running out (a slow pace): left to
+   * lapse, so that the next claim reads them, and never two processes at once.
+   */
+  leftToLapse: number;
   durationMs: number;
   /**
    * False when at least one read was made and none got a usable answer from the service
@@ -72,6 +77,7 @@ export function emptyReport(owner: string): SweepReport {
     rateLimited: 0,
     errors: 0,
     released: 0,
+    leftToLapse: 0,
     durationMs: 0,
     serviceReachable: true,
     stoppedBy: null,

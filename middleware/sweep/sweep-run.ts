@@ -74,6 +74,8 @@ interface Run<Tx> {
   reschedules: NextCheck[];
   /** Claimed attempts not yet started, most overdue last (pop); the next batch is claimed ahead. */
   claimed: Attempt[];
+  /** When each claimed attempt's lease ends (the run's clock); an entry goes with its attempt. */
+  leaseEnds: WeakMap<Attempt, number>;
   exhausted: boolean;
   claiming: Promise<void> | undefined;
   unreachableReads: number;
@@ -139,6 +141,7 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
     lastOfIntent: new Map(),
     reschedules: [],
     claimed: [],
+    leaseEnds: new WeakMap(),
     exhausted: false,
     claiming: undefined,
     unreachableReads: 0,
@@ -187,6 +190,7 @@ async function take<Tx>(run: Run<Tx>): Promise<Attempt | undefined> {
     }
     const next = run.claimed.pop();
     if (run.claimed.length < claimWhenLeft) claimAhead(run);
+    if (next !== undefined && leaseRunningOut(run, next)) continue;
     if (next !== undefined) return next;
     if (run.claiming === undefined) return undefined;
     await run.claiming;
@@ -222,10 +226,23 @@ async function claimBatch<Tx>(run: Run<Tx>): Promise<void> {
   // Claims come most overdue first, so the run's first claim holds its oldest due attempt.
   if (report.claimed === 0 && batch[0] !== undefined) report.oldestDueAgeMs = claimedAt - batch[0].nextCheckAt;
   report.claimed += batch.length;
+  for (const attempt of batch) run.leaseEnds.set(attempt, claimedAt + opts.leaseMs);
   if (batch.length < opts.batchSize) run.exhausted = true;
   // RETURNING gives rows in table order, not the claim's ORDER BY: sort so pop() takes the most overdue
   // first; the previous batch's last attempts (more overdue still) stay at the end.
   run.claimed = [...batch.sort((a, b) => b.nextCheckAt - a.nextCheckAt), ...run.claimed];
+}
+
+/**
+ * True (and counted) when less than a quarter of the attempt's lease is left: at a slow pace a
+ * batch can outlast its claim, and an attempt read after its lease lapsed may be claimed and read
+ * by another process too (a read paid twice). Left to lapse, it is read by the next claim.
+ */
+function leaseRunningOut<Tx>(run: Run<Tx>, attempt: Attempt): boolean {
+  const leaseEnd = run.leaseEnds.get(attempt);
+  if (leaseEnd === undefined || leaseEnd - run.deps.now() > run.opts.leaseMs / 4) return false;
+  run.report.leftToLapse++;
+  return true;
 }
 
 /**
@@ -246,6 +263,8 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
     run.claimed.push(attempt);
     return;
   }
+  // The wait for a permit may have outlasted the claim (a slow pace).
+  if (leaseRunningOut(run, attempt)) return;
   run.report.reads++;
   let read: StatusRead<Tx>;
   try {

@@ -310,4 +310,31 @@ describeEachStore('sweep pacing', (kind) => {
     expect(seconds).toBeGreaterThan(2.1);
     expect(await h.duplicateEffects()).toEqual([]);
   });
+
+  it('reads no attempt twice when a slow pace outlasts the claims: what a lease cannot cover is left to the next claim', async () => {
+    h = await kind.open();
+    const other = await h.openAnother();
+    await verifiedAttempts(emu, h.store, verifyClient, 12);
+    const readsBefore = (await emu.control.stats()).statusReads;
+    // 12 reads at 4 a second take 3 s; each claim holds its batch for 1 s.
+    const slow = { maxReadsPerSecond: 4, concurrency: 2, batchSize: 12, leaseMs: 1000 };
+    const until = Date.now() + 20_000;
+    // Two sweep processes, each running again as soon as its run ends, until every attempt is fulfilled.
+    const processRuns = async (store: VerifyStore<unknown>, owner: string) => {
+      const reports = [];
+      while ((await h.countEffects()) < 12 && Date.now() < until) {
+        reports.push(await runSweep(sweepDeps(h, store, verifyClient, owner), { ...slow, owner }));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return reports;
+    };
+    const reports = (await Promise.all([processRuns(h.store, 'a'), processRuns(other, 'b')])).flat();
+    expect(await h.countEffects()).toBe(12);
+    expect(await h.duplicateEffects()).toEqual([]);
+    // Every status read was paid once: an attempt whose lease ran out before its turn was not read by
+    // the process that held it (its batch outlasted the claim), only by the next claim.
+    expect((await emu.control.stats()).statusReads - readsBefore).toBe(12);
+    expect(reports.reduce((n, r) => n + r.reads, 0)).toBe(12);
+    expect(reports.reduce((n, r) => n + r.leftToLapse, 0)).toBeGreaterThan(0);
+  });
 });
