@@ -71,11 +71,17 @@ export interface CsrfOptions {
 
 /** How long a landing that finds the session still pending waits, and how its page keeps checking. */
 export interface LandingOptions {
-  /** Status re-reads on a pending landing before the "still confirming" page. Default 3. */
+  /**
+   * Status re-reads on a pending landing before the "still confirming" page. Default 3. The page's
+   * own background checks read once each (the page is already the loop that checks again).
+   */
   pendingRechecks?: number;
   /** Pause between those re-reads. Default 600 ms. */
   pendingRecheckIntervalMs?: number;
-  /** The "still confirming" page's script checks again in the background every this many seconds. Default 3. */
+  /**
+   * The "still confirming" page's script first checks again in the background after this many
+   * seconds, then each wait half as long again, up to ten times this. Default 3.
+   */
   refreshSeconds?: number;
   /** It stops checking this long after the attempt was created; the sweep finishes it. Default 5 min. */
   refreshWindowMs?: number;

@@ -32,7 +32,10 @@ export interface FailedPage {
 
 /** What the "still confirming" page shows. */
 export interface PendingPage {
-  /** Seconds between the page's own checks, or null when the kit stopped checking (the sweep finishes). */
+  /**
+   * Seconds before the page's first check by itself (each later wait half as long again, up to ten
+   * times this), or null when the kit stopped checking (the sweep finishes).
+   */
   refreshSeconds: number | null;
   /** How much longer the page may keep checking by itself, in seconds (null when it stopped). */
   refreshForSeconds: number | null;
@@ -118,14 +121,27 @@ ${form.restartState === undefined ? '' : html`<input type="hidden" name="restart
 /** Response header the landing sets on a pending answer, so the page's script knows to keep waiting. */
 export const PENDING_HEADER = 'X-Verify-Kit-Outcome';
 
+/**
+ * Request header (value `background`) of the pending page's own checks: the page is already the
+ * loop that checks again, so such a request reads the status once instead of re-checking within
+ * the request (`landing.pendingRechecks`), and a page left open does not multiply the reads.
+ */
+export const BACKGROUND_CHECK_HEADER = 'X-Verify-Kit-Check';
+
+/** Each wait of the pending page's script is this much longer than the last, up to LONGEST_CHECK_WAIT times the first. */
+const CHECK_WAIT_GROWTH = 1.5;
+const LONGEST_CHECK_WAIT = 10;
+
 /** The id of the pending page's status region; the checking script updates it. */
 export const PENDING_STATUS_ID = 'verify-kit-status';
 
 /**
  * The pending page's script: while the window lasts it re-requests the landing in the background
- * every `refreshSeconds` (no page reload, so nothing moves under a screen reader), and once the
- * answer is no longer "pending" it loads the landing to show the result. Only the page's own
- * landing URL is ever requested or opened. Without JavaScript the "Check again" link does the same.
+ * (no page reload, so nothing moves under a screen reader), first after `refreshSeconds`, then
+ * less often (every status read costs the integrator; an outcome is most likely soon after the
+ * return), and once the answer is no longer "pending" it loads the landing to show the result.
+ * Only the page's own landing URL is ever requested or opened. Without JavaScript the "Check
+ * again" link does the same.
  */
 export function pendingScript(
   ctx: Omit<PendingPage, 'script'>,
@@ -138,29 +154,36 @@ export function pendingScript(
 (function () {
   var url = ${scriptJson(ctx.checkAgainUrl)};
   var everyMs = ${scriptJson(ctx.refreshSeconds * 1000)};
+  var longestMs = everyMs * ${scriptJson(LONGEST_CHECK_WAIT)};
   var stopAt = Date.now() + ${scriptJson(ctx.refreshForSeconds * 1000)};
   var status = document.getElementById(${scriptJson(PENDING_STATUS_ID)});
   var texts = ${scriptJson({ checking: t.checking, ready: t.resultReady, stopped: t.stopped })};
   function say(text) { if (status) status.textContent = text; }
+  function later() {
+    setTimeout(check, everyMs);
+    everyMs = Math.min(longestMs, Math.round(everyMs * ${scriptJson(CHECK_WAIT_GROWTH)}));
+  }
   function check() {
     if (Date.now() >= stopAt) { say(texts.stopped); return; }
-    fetch(url, { credentials: 'same-origin', cache: 'no-store', redirect: 'manual' })
+    var headers = {};
+    headers[${scriptJson(BACKGROUND_CHECK_HEADER)}] = 'background';
+    fetch(url, { credentials: 'same-origin', cache: 'no-store', redirect: 'manual', headers: headers })
       .then(function (response) {
         // A redirect (fulfilled) or another page (failed, neutral): show it. Still pending or a
         // passing error (the service unreachable): keep waiting.
         var pending = response.headers.get(${scriptJson(PENDING_HEADER)}) === 'pending';
         var settled = response.type === 'opaqueredirect' || (response.ok && !pending);
         if (!settled) {
-          setTimeout(check, everyMs);
+          later();
           return;
         }
         say(texts.ready);
         window.location.replace(url);
       })
-      .catch(function () { setTimeout(check, everyMs); });
+      .catch(later);
   }
   say(texts.checking);
-  setTimeout(check, everyMs);
+  later();
 })();
 </script>`;
 }

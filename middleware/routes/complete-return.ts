@@ -102,19 +102,20 @@ async function completeUnlessBusy<Tx>(
 /**
  * The shared part of the landing and the mobile completion: validate, resolve the attempt by
  * state (session_id must match), then the one fulfil path; while the service still says pending,
- * re-check a few times. Whether the action runs never depends on who is signed in.
+ * re-check up to `rechecks` times. Whether the action runs never depends on who is signed in.
  */
 export async function completeReturn<Tx>(
   context: KitContext<Tx>,
   source: unknown,
   route: 'landing' | 'mobile-complete',
   res: Response,
+  rechecks = context.landing.pendingRechecks,
 ): Promise<Completion> {
   const ids = readReturnedIds(source);
   const outcomeSource = route === 'landing' ? 'landing' : 'mobile';
   let attempt = await findReturnedAttempt(context.store, ids);
   let { completion, busy } = await completeUnlessBusy(context, attempt, outcomeSource);
-  for (let i = 0; completion.kind === 'pending' && !busy && i < context.landing.pendingRechecks; i++) {
+  for (let i = 0; completion.kind === 'pending' && !busy && i < rechecks; i++) {
     await sleep(context.landing.pendingRecheckIntervalMs);
     attempt = (await context.store.findAttemptByState(ids.state)) ?? attempt;
     ({ completion, busy } = await completeUnlessBusy(context, attempt, outcomeSource));

@@ -11,7 +11,7 @@ import type { Completion } from '../fulfil/fulfil.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { newNonce } from './state.ts';
 import type { KitMessages } from '../pages/messages.ts';
-import { PENDING_HEADER, pendingScript, type PendingPage } from '../pages/pages.ts';
+import { BACKGROUND_CHECK_HEADER, PENDING_HEADER, pendingScript, type PendingPage } from '../pages/pages.ts';
 import { completeReturn, queryOf } from './complete-return.ts';
 import type { Attempt } from '../store/types.ts';
 import { currentUser } from './user.ts';
@@ -84,7 +84,9 @@ function seeOther(res: Response, path: string): void {
 /** The landing's handler; the router mounts it at the returnUrl's path. */
 export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string) {
   return async (req: Request, res: Response): Promise<void> => {
-    const completion = await completeReturn(context, queryOf(req), 'landing', res);
+    // The pending page's own check: the page checks again by itself, so one read here.
+    const rechecks = req.get(BACKGROUND_CHECK_HEADER) === 'background' ? 0 : context.landing.pendingRechecks;
+    const completion = await completeReturn(context, queryOf(req), 'landing', res, rechecks);
     const { attempt } = completion;
     const user = await currentUser(context, req);
     const isOwner = user !== null && user.userRef === attempt.userRef;

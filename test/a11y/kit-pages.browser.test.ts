@@ -301,6 +301,11 @@ describe('the pending page', () => {
   it('announces its state in a status region and, with JavaScript, shows the result by itself', async () => {
     const { context, page } = await signedIn('alice');
     const attempt = await startAttempt(context);
+    const checkHeaders: (string | undefined)[] = [];
+    page.on('request', (request) => {
+      const check = request.resourceType() === 'fetch' && request.url().startsWith(app.returnUrl);
+      if (check) checkHeaders.push(request.headers()['x-verify-kit-check']);
+    });
     await page.goto(landingUrl(attempt));
     expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
     await expect.poll(() => page.getByRole('status').textContent()).toContain('checks again by itself');
@@ -314,6 +319,9 @@ describe('the pending page', () => {
     expect((await app.emulator.control.complete(attempt.sessionId, { outcome: 'verified' })).status).toBe(200);
     await page.waitForURL(`${app.url}/done/badge`, { timeout: 10_000 });
     expect(app.grants(attempt.sessionId)).toBe(1);
+    // Each background check says so: the landing then reads the status once, without re-checks.
+    expect(checkHeaders.length).toBeGreaterThan(0);
+    expect(checkHeaders.every((value) => value === 'background')).toBe(true);
     await context.close();
   });
 

@@ -209,6 +209,11 @@ describe('pending', () => {
     expect((await app.attempt(attempt.sessionId))?.outcome).toBe('pending');
     // first read + 2 re-checks (landing.pendingRechecks = 2 in the test app)
     expect((await app.emulator.control.stats()).statusReads - statusReads).toBe(3);
+    // The page's own background check reads once: the page is already the loop that checks again.
+    const beforeCheck = (await app.emulator.control.stats()).statusReads;
+    const check = await alice.landFor(attempt.sessionId, attempt.state, { 'x-verify-kit-check': 'background' });
+    expect(check.headers.get('x-verify-kit-outcome')).toBe('pending');
+    expect((await app.emulator.control.stats()).statusReads - beforeCheck).toBe(1);
 
     // the refresh lands again once the service says verified: fulfilled then
     await app.emulator.control.complete(attempt.sessionId, { outcome: 'verified' });
