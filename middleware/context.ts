@@ -22,11 +22,11 @@ export interface KitContext<Tx = unknown> extends Omit<
 /**
  * The part of the context the one fulfil path and the sweep read: the landing, the mobile
  * completion and the sweep all pass the kit's context (a test may pass just these fields).
- * Without `platform` the sweep claims the attempts of every platform; without `hookTimeouts` the
- * callbacks get the default deadlines.
+ * Without `platform` (`clientId`) the sweep claims the attempts of every platform (client), and
+ * every attempt is read; without `hookTimeouts` the callbacks get the default deadlines.
  */
 export type FulfilContext<Tx = unknown> = Pick<KitContext<Tx>, 'store' | 'actions' | 'now'> &
-  Partial<Pick<KitContext<Tx>, 'platform' | 'logger' | 'onOutcome'>> & {
+  Partial<Pick<KitContext<Tx>, 'platform' | 'clientId' | 'logger' | 'onOutcome'>> & {
     /** Deadlines of the callbacks (any left out get the default). */
     hookTimeouts?: Partial<HookTimeouts>;
     client: Pick<VerifyClient, 'getSession'>;

@@ -74,10 +74,13 @@ export async function completeAttempt<Tx>(
 /**
  * The read half of completeAttempt: the session's status from the service. Writes nothing; throws
  * when the service's answer does not match the attempt or its action is no longer registered.
+ * An attempt started under another client id is not read: the service answers `pending` for
+ * another client's sessions whatever happened, so the read would only spend the service's limit.
  */
 export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<StatusRead<Tx>> {
   const settled = settledCompletion(attempt);
   if (settled !== undefined) return { kind: 'settled', completion: settled };
+  if (startedByAnotherClient(deps, attempt)) return { kind: 'pending' };
   const status = await deps.client.getSession(attempt.sessionId);
   if (status.status === 'pending') return { kind: 'pending' };
   if (status.status === 'failed') return { kind: 'failed', reason: status.reason };
@@ -154,6 +157,17 @@ async function recordFailed<Tx>(
   const failed: Completion = { kind: 'failed', attempt, reason, eventIds: [] };
   const stored = settledCompletion(current ?? attempt) ?? failed;
   return { ...stored, eventIds };
+}
+
+/** True (and logged) when the attempt records a client id other than this kit's. */
+function startedByAnotherClient<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): boolean {
+  if (attempt.clientId === null || deps.clientId === undefined || attempt.clientId === deps.clientId) return false;
+  deps.logger?.warn(
+    { sessionId: attempt.sessionId, action: attempt.action, startedWithClientId: attempt.clientId },
+    'verification not read: it was started under another client id, and the service answers pending for ' +
+      "another client's sessions; a kit with that client id, or the expiry after 24 h, settles it",
+  );
+  return true;
 }
 
 function logSuperseded<Tx>(deps: FulfilContext<Tx>, attempt: Attempt, source: OutcomeSource): void {

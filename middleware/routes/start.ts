@@ -144,6 +144,8 @@ async function createAttempt<Tx>(
     returnTo: typeof action.successPath === 'string' ? action.successPath : '',
     sensitivity: action.operationSensitivity,
     platform: context.platform,
+    // Only this client can read the session: the service answers `pending` to any other.
+    clientId: context.clientId,
     createdAt: now,
     nextCheckAt: now + context.sweep.firstCheckAfterMs,
   });

@@ -34,15 +34,22 @@ export interface NewAttempt {
   returnTo: string;
   sensitivity: OperationSensitivity;
   platform: Platform;
+  /**
+   * The client id the session was created with: the service answers `pending` for another
+   * client's sessions, so only a kit with this client id can learn their outcome.
+   */
+  clientId?: string | null;
   createdAt: number;
   /** When the sweep may first read this attempt's status. */
   nextCheckAt: number;
 }
 
 /** A stored attempt, as the store reads it back. */
-export interface Attempt extends Omit<NewAttempt, 'destination' | 'serviceUserRef'> {
+export interface Attempt extends Omit<NewAttempt, 'destination' | 'serviceUserRef' | 'clientId'> {
   /** null when the service was sent `userRef` itself. */
   serviceUserRef: string | null;
+  /** null only for attempts stored before the kit recorded client ids (read by any client). */
+  clientId: string | null;
   /** null only for attempts stored before the kit recorded destinations (schema version 1). */
   destination: string | null;
   /**
@@ -123,6 +130,12 @@ export interface ClaimOptions {
    * store, each sweep claims only the sessions its own client can read. Default: all.
    */
   platform?: Platform;
+  /**
+   * Only attempts started with this client id, or stored before client ids were recorded: another
+   * client's sessions read back as `pending` whatever happened, so reading them spends the
+   * service's limit for nothing. Default: all.
+   */
+  clientId?: string;
 }
 
 /** The action's part of a fulfilment, run inside the store's transaction with its handle. */

@@ -222,6 +222,7 @@ async function claimBatch<Tx>(run: Run<Tx>): Promise<void> {
     leaseMs: opts.leaseMs,
     owner: opts.owner,
     ...(deps.platform === undefined ? {} : { platform: deps.platform }),
+    ...(deps.clientId === undefined ? {} : { clientId: deps.clientId }),
   });
   // Claims come most overdue first, so the run's first claim holds its oldest due attempt.
   if (report.claimed === 0 && batch[0] !== undefined) report.oldestDueAgeMs = claimedAt - batch[0].nextCheckAt;

@@ -221,6 +221,39 @@ describe('pending', () => {
     expect(again.status).toBe(303);
     expect(app.grants(attempt.sessionId)).toBe(1);
   });
+
+  it("an attempt started under another client id is never read (the service answers pending for another client's sessions): pending page, no read, a warning", async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { attempt } = await startedAttempt(alice);
+    expect((await app.attempt(attempt.sessionId))?.clientId).toBe(app.clientId);
+    await app.emulator.control.complete(attempt.sessionId, { outcome: 'verified' });
+    // As after VERIFY_CLIENT_ID changed: the attempt was started by the kit's previous client.
+    app.db
+      .prepare('UPDATE verify_kit_attempts SET client_id = ? WHERE session_id = ?')
+      .run('previous-client', attempt.sessionId);
+    const statusReads = (await app.emulator.control.stats()).statusReads;
+    const logged = app.logs.length;
+    const landing = await alice.landFor(attempt.sessionId, attempt.state);
+    expect(landing.status).toBe(200);
+    expect(landing.headers.get('x-verify-kit-outcome')).toBe('pending');
+    expect((await app.emulator.control.stats()).statusReads - statusReads).toBe(0);
+    expect(app.grants(attempt.sessionId)).toBe(0);
+    const warnings = app.logs.slice(logged).filter((line) => line.includes('started under another client id'));
+    // The first landing and its two re-checks.
+    expect(warnings).toHaveLength(3);
+    expect(JSON.parse(warnings[0]!)).toMatchObject({
+      sessionId: attempt.sessionId,
+      startedWithClientId: 'previous-client',
+    });
+
+    // The client it was started with reads it again: fulfilled.
+    app.db
+      .prepare('UPDATE verify_kit_attempts SET client_id = ? WHERE session_id = ?')
+      .run(app.clientId, attempt.sessionId);
+    const again = await alice.landFor(attempt.sessionId, attempt.state);
+    expect(again.status).toBe(303);
+    expect(app.grants(attempt.sessionId)).toBe(1);
+  });
 });
 
 describe('leaks', () => {

@@ -234,7 +234,15 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     const params = { amount: 12.5, note: 'caf\u00e9 "quoted" \\ \u{1F600}', nested: [null, true, { n: 1 }] };
     const created = 1_795_000_000_123;
     const serviceUserRef = 'vkd1_bound-to-user-and-number';
-    await store.insertAttempt({ ...attempt(1), serviceUserRef, params, createdAt: created, nextCheckAt: created });
+    const clientId = 'client-\u00e9';
+    await store.insertAttempt({
+      ...attempt(1),
+      serviceUserRef,
+      clientId,
+      params,
+      createdAt: created,
+      nextCheckAt: created,
+    });
     const expected = {
       state: 'state-1',
       sessionId: 'session-1',
@@ -254,6 +262,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       nextCheckAt: created,
       sweepChecks: 0,
       supersededBy: null,
+      clientId,
     };
     const found = await store.findAttemptByState('state-1');
     expect(found).toEqual({ ...expected, startSeq: expect.any(Number) });
@@ -441,10 +450,12 @@ describe.skipIf(postgresUnavailable !== undefined)('upgrading a version-3 Postgr
       await upgraded.ready;
       const { rows: version } = await old.pool.query('SELECT version FROM verify_kit_schema');
       expect(version).toEqual([{ version: SCHEMA_VERSION }]);
-      // Every column kept; the service's userRef was the user's own for every attempt stored before.
+      // Every column kept; the service's userRef was the user's own for every attempt stored before,
+      // and no client id was recorded.
       const after = (await old.pool.query('SELECT * FROM verify_kit_attempts ORDER BY start_seq')).rows;
-      expect(after.map(({ service_user_ref: _ref, ...kept }) => kept)).toEqual(before);
+      expect(after.map(({ service_user_ref: _ref, client_id: _client, ...kept }) => kept)).toEqual(before);
       expect(after.map((row) => row.service_user_ref)).toEqual([null, null]);
+      expect(after.map((row) => row.client_id)).toEqual([null, null]);
       const { rows: indexes } = await old.pool.query<{ indexname: string }>(
         "SELECT indexname FROM pg_indexes WHERE tablename = 'verify_kit_attempts' ORDER BY indexname",
       );

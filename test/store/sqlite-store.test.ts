@@ -122,12 +122,27 @@ describe('upgrading a version-4 database (start_seq without AUTOINCREMENT)', () 
     try {
       const version = upgraded.db.prepare('SELECT version FROM verify_kit_schema').get() as { version: number };
       expect(version.version).toBe(SCHEMA_VERSION);
-      // Every column kept; the service's userRef was the user's own for every attempt stored before.
+      // Every column kept; the service's userRef was the user's own for every attempt stored before,
+      // and no client id was recorded.
       const after = upgraded.db.prepare('SELECT * FROM verify_kit_attempts ORDER BY start_seq').all() as Array<
         Record<string, unknown>
       >;
-      expect(after.map(({ service_user_ref: _ref, ...kept }) => kept)).toEqual(before);
+      expect(after.map(({ service_user_ref: _ref, client_id: _client, ...kept }) => kept)).toEqual(before);
       expect(after.map((row) => row.service_user_ref)).toEqual([null, null, null]);
+      expect(after.map((row) => row.client_id)).toEqual([null, null, null]);
+      // Attempts stored before client ids were recorded are still read by a sweep that names its client.
+      const claimed = await upgraded.claimDueAttempts({
+        now: 5000,
+        maxAgeMs: 86_400_000,
+        limit: 10,
+        leaseMs: 60_000,
+        owner: 'after-upgrade',
+        clientId: 'any-client',
+      });
+      expect(claimed.map((a) => [a.state, a.clientId]).sort()).toEqual([
+        ['state-1', null],
+        ['state-3', null],
+      ]);
       const table = upgraded.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'verify_kit_attempts'").get() as {
         sql: string;
       };

@@ -44,6 +44,7 @@ export async function storedAttempt(
   return {
     ...made,
     serviceUserRef: made.serviceUserRef ?? null,
+    clientId: made.clientId ?? null,
     startSeq: 0,
     outcome: 'pending',
     failureReason: null,

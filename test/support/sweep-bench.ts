@@ -172,6 +172,7 @@ async function bench(
   const verifyClient = client(emulatorUrl, clientOptions);
   const deps: SweepDeps<Database> = {
     client: verifyClient,
+    clientId: CLIENT_ID,
     store,
     actions: new Map([[ACTION, grantAction('in-process')]]),
     now,
@@ -212,6 +213,7 @@ async function bench(
               returnTo: '/done',
               sensitivity: 'normal',
               platform: 'web',
+              clientId: CLIENT_ID,
               createdAt,
               nextCheckAt: options.nextCheckAt ?? createdAt,
             });

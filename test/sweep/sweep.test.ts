@@ -43,6 +43,20 @@ describe('runSweep', () => {
     expect(webRun).toMatchObject({ claimed: 1, fulfilled: 1 });
   });
 
+  it("claims only its own client's attempts: after the client id changed, the old client's are never read", async () => {
+    await setUp();
+    const [verified] = await b.createAttempts(1);
+    await emu.control.completeSession(verified!.sessionId, 'verified');
+    const readsBefore = (await emu.control.stats()).statusReads;
+    const newClientRun = await runSweep({ ...b.deps, clientId: 'the-next-client' });
+    expect(newClientRun).toMatchObject({ claimed: 0, reads: 0 });
+    expect((await emu.control.stats()).statusReads).toBe(readsBefore);
+    expect((await b.attempt(verified!.state)).sweepChecks).toBe(0);
+    // The client it was started with still fulfils it.
+    const ownClientRun = await runSweep(b.deps);
+    expect(ownClientRun).toMatchObject({ claimed: 1, fulfilled: 1 });
+  });
+
   it('fulfils a user who verified and never came back, once, and leaves the undecided one pending', async () => {
     await setUp();
     const [verified1, verified2, undecided] = await b.createAttempts(3);

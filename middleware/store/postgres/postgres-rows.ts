@@ -23,11 +23,12 @@ export interface AttemptRow {
   next_check_at: string;
   sweep_checks: number;
   superseded_by: string | null;
+  client_id: string | null;
 }
 
 export const COLUMNS = `start_seq, state, session_id, user_ref, action, params, destination, return_to, sensitivity,
   platform, created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, superseded_by,
-  service_user_ref`;
+  service_user_ref, client_id`;
 
 /**
  * An attempt read back as ONE column: its COLUMNS as a JSON array, in order. node-postgres parses a
@@ -62,6 +63,7 @@ type AttemptTuple = [
   sweepChecks: number,
   supersededBy: string | null,
   serviceUserRef: string | null,
+  clientId: string | null,
 ];
 
 export function fromAttemptJson(text: string): Attempt {
@@ -77,6 +79,7 @@ export function fromAttemptJson(text: string): Attempt {
     sweepChecks,
     supersededBy,
     serviceUserRef,
+    clientId,
   ] = rest;
   return {
     state,
@@ -98,6 +101,7 @@ export function fromAttemptJson(text: string): Attempt {
     nextCheckAt,
     sweepChecks,
     supersededBy,
+    clientId,
   };
 }
 
@@ -124,5 +128,6 @@ export function toAttempt(row: AttemptRow): Attempt {
     nextCheckAt: Number(row.next_check_at),
     sweepChecks: row.sweep_checks,
     supersededBy: row.superseded_by,
+    clientId: row.client_id,
   };
 }

@@ -187,6 +187,11 @@ const MIGRATIONS: readonly string[] = [
   // 9: the reads every sweep process together was granted lately: a 429 records the limit as at
   // most what was read, never a rate nobody read at.
   `ALTER TABLE verify_kit_sweep_pace ADD COLUMN reads_granted DOUBLE PRECISION NOT NULL DEFAULT 0;`,
+
+  // 10: the client id each session was created with: the service answers `pending` for another
+  // client's sessions, so a sweep claims only its own client's attempts (and those stored before,
+  // NULL here, which any client may read as before). No default: adding the column rewrites nothing.
+  `ALTER TABLE verify_kit_attempts ADD COLUMN client_id TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -131,8 +131,8 @@ export const SQL = {
   ...STEP_UP_SQL,
   insert: `INSERT INTO verify_kit_attempts
       (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
-       destination, service_user_ref)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+       destination, service_user_ref, client_id)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
   byState: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE state = $1`,
   bySession: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE session_id = $1`,
   // Every fulfilment of one user's attempts of one action queues here, in its transaction, so the
@@ -205,6 +205,7 @@ export const SQL = {
       SELECT ctid FROM verify_kit_attempts
       WHERE outcome = 'pending' AND next_check_at <= $3 AND created_at > $4
         AND (lease_until IS NULL OR lease_until <= $3) AND ($6::text IS NULL OR platform = $6::text)
+        AND ($7::text IS NULL OR client_id IS NULL OR client_id = $7::text)
       ORDER BY next_check_at LIMIT $5
       FOR UPDATE SKIP LOCKED))
     RETURNING ${ATTEMPT}`,

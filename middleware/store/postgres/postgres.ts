@@ -84,6 +84,7 @@ function insertValues(attempt: NewAttempt): unknown[] {
     attempt.nextCheckAt,
     attempt.destination,
     attempt.serviceUserRef ?? null,
+    attempt.clientId ?? null,
   ];
 }
 

@@ -22,11 +22,12 @@ export interface AttemptRow {
   next_check_at: number;
   sweep_checks: number;
   superseded_by: string | null;
+  client_id: string | null;
 }
 
 export const COLUMNS = `start_seq, state, session_id, user_ref, action, params, destination, return_to, sensitivity, platform,
   created_at, outcome, failure_reason, fulfilled_at, finished_at, next_check_at, sweep_checks, superseded_by,
-  service_user_ref`;
+  service_user_ref, client_id`;
 
 export function toAttempt(row: AttemptRow): Attempt {
   return {
@@ -49,5 +50,6 @@ export function toAttempt(row: AttemptRow): Attempt {
     nextCheckAt: row.next_check_at,
     sweepChecks: row.sweep_checks,
     supersededBy: row.superseded_by,
+    clientId: row.client_id,
   };
 }

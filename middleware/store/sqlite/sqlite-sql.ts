@@ -11,9 +11,9 @@ export const ENDED_BUDGETS_PER_CLEANUP = 1000;
 /** Attempts, their fulfilment, the sweep's claims, the outcome outbox and the start budgets. */
 export const SQL = {
   insert: `INSERT INTO verify_kit_attempts (state, session_id, user_ref, action, params, destination, return_to,
-       sensitivity, platform, created_at, next_check_at, service_user_ref)
+       sensitivity, platform, created_at, next_check_at, service_user_ref, client_id)
      VALUES (@state, @sessionId, @userRef, @action, @params, @destination, @returnTo,
-       @sensitivity, @platform, @createdAt, @nextCheckAt, @serviceUserRef)`,
+       @sensitivity, @platform, @createdAt, @nextCheckAt, @serviceUserRef, @clientId)`,
   byState: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE state = ?`,
   bySession: `SELECT ${COLUMNS} FROM verify_kit_attempts WHERE session_id = ?`,
   // @latest = 1: "an older attempt must never be applied after a newer one of the same user and action
@@ -59,6 +59,7 @@ export const SQL = {
        SELECT state FROM verify_kit_attempts
        WHERE outcome = 'pending' AND next_check_at <= @now AND created_at > @minCreatedAt
          AND (lease_until IS NULL OR lease_until <= @now) AND (@platform IS NULL OR platform = @platform)
+         AND (@clientId IS NULL OR client_id IS NULL OR client_id = @clientId)
        ORDER BY next_check_at LIMIT @limit)
      RETURNING ${COLUMNS}`,
   reschedule: `UPDATE verify_kit_attempts SET next_check_at = @nextCheckAt, sweep_checks = sweep_checks + 1, lease_owner = NULL, lease_until = NULL

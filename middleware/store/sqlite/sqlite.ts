@@ -145,6 +145,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         ...attempt,
         params: JSON.stringify(attempt.params),
         serviceUserRef: attempt.serviceUserRef ?? null,
+        clientId: attempt.clientId ?? null,
       };
       await starts.write(() => statements.insert.run(row));
     },
