@@ -21,6 +21,11 @@ export interface AttemptSummary {
   /** Who recorded the outcome (landing, mobile, sweep), when an outcome event was written (onOutcome). */
   source: OutcomeSource | null;
   platform: Platform;
+  /**
+   * The client id the session was created with (only that client can read it); null when it was
+   * stored before the kit recorded client ids.
+   */
+  clientId: string | null;
   sensitivity: OperationSensitivity;
   createdAt: number;
   finishedAt: number | null;
@@ -114,6 +119,7 @@ function summarise(record: AttemptRecord): AttemptSummary {
     supersededBy: record.supersededBy,
     source: record.outcomeSource,
     platform: record.platform,
+    clientId: record.clientId,
     sensitivity: record.sensitivity,
     createdAt: record.createdAt,
     finishedAt: record.finishedAt,

@@ -46,7 +46,12 @@ describe('kit.attempts', () => {
       [failed, 'failed', 'otp_locked'],
       [verified, 'fulfilled', null],
     ]);
-    expect(found[0]).toMatchObject({ action: 'grant_badge', destination: '••••••••••11', redacted: false });
+    expect(found[0]).toMatchObject({
+      action: 'grant_badge',
+      destination: '••••••••••11',
+      redacted: false,
+      clientId: app.clientId,
+    });
     expect(found[0]!.createdAt).toBeGreaterThan(Date.now() - 60_000);
     expect(JSON.stringify(found)).not.toContain('secret note');
     expect(JSON.stringify(found)).not.toContain(USERS.alice!.destination);
