@@ -23,7 +23,7 @@ import { SWEEP_WINDOW_MS, type ResolvedSweepOptions, type SweepOptions } from '.
 import { countOutcomes } from '../telemetry.ts';
 import { gatherWindowMs } from './gather-window.ts';
 import { createPacer, type Pacer } from './pacing.ts';
-import { deliveryStop, readsCutOff, runBudget, withinBudget } from './time-budget.ts';
+import { deliveryStop, readsCutOff, runBudget, withinBudget, type ReadsCutOff } from './time-budget.ts';
 
 /** Errors worth retrying soon: the service was unreachable or answered garbage. */
 const TRANSIENT: ReadonlySet<string> = new Set([KitErrorCode.ServiceUnavailable, KitErrorCode.ServiceProtocolError]);
@@ -51,11 +51,11 @@ interface Run<Tx> {
   /** No read starts after this (performance.now()); the rest of the budget finishes what started. */
   readsEndAt: number;
   /**
-   * Rejects when the run's budget, finishing time included, is over: a read still unanswered then is
-   * given up (one timer for the run, not one per read). Every read starts before `readsEndAt`, so
-   * each gets at least the finishing time.
+   * Gives up a read still unanswered when the run's budget, finishing time included, is over (one
+   * timer for the run, not one per read). Every read starts before `readsEndAt`, so each gets at
+   * least the finishing time.
    */
-  readsCutOff: Promise<never>;
+  readsCutOff: ReadsCutOff;
   report: SweepReport;
   /** Asks the store to also write outcome events (only when an onOutcome hook is set). */
   event: OutcomeRecording | undefined;
@@ -96,6 +96,7 @@ export async function sweepOnce<Tx>(
     await checkDueAttempts(run);
   } finally {
     // Every read is done: the last group need not wait out its gathering window.
+    run.readsCutOff.end();
     run.committer.flush();
     await Promise.all(run.applying);
     // A batch claimed ahead and not started is released with the rest.
@@ -270,7 +271,7 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
   let read: StatusRead<Tx>;
   try {
     // A ready client is the app's code: a read that never settles must not hold the run open.
-    read = await Promise.race([readStatus(run.deps, attempt), run.readsCutOff]);
+    read = await run.readsCutOff.race(readStatus(run.deps, attempt));
   } catch (error) {
     if (isKitError(error, KitErrorCode.ServiceBusy)) await readAgainLater(run, attempt, error);
     else checkFailed(run, attempt, error);

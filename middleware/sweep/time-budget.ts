@@ -58,22 +58,39 @@ export function deliveryStop(endsAt: number, signal: AbortSignal | undefined): (
   return () => signal?.aborted === true || (batches++ > 0 && performance.now() >= endsAt);
 }
 
+/** The end of a run's reads: `race` gives up a read still unanswered then; `end` when the run is over. */
+export interface ReadsCutOff {
+  race<T>(read: Promise<T>): Promise<T>;
+  end(): void;
+}
+
 /**
- * Rejects when the run's budget, finishing time included, is over: a status read still unanswered
- * then (a ready client is the app's code) is given up and read again later. One timer for the run;
- * every read starts before the reading time ends, so each gets at least the finishing time.
+ * Gives up a status read still unanswered when the run's budget, finishing time included, is over
+ * (a ready client is the app's code); it is read again later. One timer for the run; every read
+ * starts before the reading time ends, so each gets at least the finishing time. Only the reads in
+ * flight are held: `Promise.race` against one promise pending for the whole run would keep every
+ * read's answer until the run ends (hundreds of bytes a read, for every read of a long run).
  */
-export function readsCutOff(startedAt: number, budget: RunBudget): Promise<never> {
-  const cutOff = new Promise<never>((_, reject) => {
-    const answer = () =>
-      reject(
-        new KitError(
-          KitErrorCode.ServiceUnavailable,
-          "The status read did not answer within the sweep's time budget; it is read again later.",
-        ),
+export function readsCutOff(startedAt: number, budget: RunBudget): ReadsCutOff {
+  const inFlight = new Set<(error: KitError) => void>();
+  const timer = setTimeout(
+    () => {
+      const error = new KitError(
+        KitErrorCode.ServiceUnavailable,
+        "The status read did not answer within the sweep's time budget; it is read again later.",
       );
-    setTimeout(answer, timeLeft(startedAt, budget)).unref();
-  });
-  cutOff.catch(() => {}); // raced by every read; nobody else waits on it
-  return cutOff;
+      for (const giveUp of inFlight) giveUp(error);
+      inFlight.clear();
+    },
+    timeLeft(startedAt, budget),
+  );
+  timer.unref();
+  return {
+    race: (read) =>
+      new Promise((resolve, reject) => {
+        inFlight.add(reject);
+        read.then(resolve, reject).finally(() => inFlight.delete(reject));
+      }),
+    end: () => clearTimeout(timer),
+  };
 }
