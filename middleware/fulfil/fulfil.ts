@@ -80,7 +80,10 @@ export async function completeAttempt<Tx>(
 export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<StatusRead<Tx>> {
   const settled = settledCompletion(attempt);
   if (settled !== undefined) return { kind: 'settled', completion: settled };
-  if (startedByAnotherClient(deps, attempt)) return { kind: 'pending' };
+  if (startedByAnotherClient(deps, attempt)) {
+    logNotRead(deps, attempt);
+    return { kind: 'pending' };
+  }
   const status = await deps.client.getSession(attempt.sessionId);
   if (status.status === 'pending') return { kind: 'pending' };
   if (status.status === 'failed') return { kind: 'failed', reason: status.reason };
@@ -159,15 +162,23 @@ async function recordFailed<Tx>(
   return { ...stored, eventIds };
 }
 
-/** True (and logged) when the attempt records a client id other than this kit's. */
-function startedByAnotherClient<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): boolean {
-  if (attempt.clientId === null || deps.clientId === undefined || attempt.clientId === deps.clientId) return false;
+/**
+ * True when the attempt records a client id other than this kit's: only that client can read its
+ * session, so nothing this kit reads or waits for can settle it.
+ */
+export function startedByAnotherClient<Tx>(
+  deps: Pick<FulfilContext<Tx>, 'clientId'>,
+  attempt: Pick<Attempt, 'clientId'>,
+): boolean {
+  return attempt.clientId !== null && deps.clientId !== undefined && attempt.clientId !== deps.clientId;
+}
+
+function logNotRead<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): void {
   deps.logger?.warn(
     { sessionId: attempt.sessionId, action: attempt.action, startedWithClientId: attempt.clientId },
     'verification not read: it was started under another client id, and the service answers pending for ' +
       "another client's sessions; a kit with that client id, or the expiry after 24 h, settles it",
   );
-  return true;
 }
 
 function logSuperseded<Tx>(deps: FulfilContext<Tx>, attempt: Attempt, source: OutcomeSource): void {

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
-import { completeAttempt, findReturnedAttempt, type Completion } from '../fulfil/fulfil.ts';
+import { completeAttempt, findReturnedAttempt, startedByAnotherClient, type Completion } from '../fulfil/fulfil.ts';
 import { deliverAfterResponse } from '../fulfil/outcomes.ts';
 import { logCompletion } from '../fulfil/completion-log.ts';
 import { STATE_PATTERN } from './state.ts';
@@ -115,7 +115,9 @@ export async function completeReturn<Tx>(
   const outcomeSource = route === 'landing' ? 'landing' : 'mobile';
   let attempt = await findReturnedAttempt(context.store, ids);
   let { completion, busy } = await completeUnlessBusy(context, attempt, outcomeSource);
-  for (let i = 0; completion.kind === 'pending' && !busy && i < rechecks; i++) {
+  // Another client's attempt is never read here: waiting to check it again would change nothing.
+  const readable = !startedByAnotherClient(context, attempt);
+  for (let i = 0; completion.kind === 'pending' && !busy && readable && i < rechecks; i++) {
     await sleep(context.landing.pendingRecheckIntervalMs);
     attempt = (await context.store.findAttemptByState(ids.state)) ?? attempt;
     ({ completion, busy } = await completeUnlessBusy(context, attempt, outcomeSource));
