@@ -22,8 +22,9 @@ export interface KitContext<Tx = unknown> extends Omit<
 /**
  * The part of the context the one fulfil path and the sweep read: the landing, the mobile
  * completion and the sweep all pass the kit's context (a test may pass just these fields).
- * Without `platform` (`clientId`) the sweep claims the attempts of every platform (client), and
- * every attempt is read; without `hookTimeouts` the callbacks get the default deadlines.
+ * Without `platform` the sweep claims the attempts of every platform; without `clientId` it reads
+ * every attempt, whichever client started it; without `hookTimeouts` the callbacks get the default
+ * deadlines.
  */
 export type FulfilContext<Tx = unknown> = Pick<KitContext<Tx>, 'store' | 'actions' | 'now'> &
   Partial<Pick<KitContext<Tx>, 'platform' | 'clientId' | 'logger' | 'onOutcome'>> & {

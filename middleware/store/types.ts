@@ -130,12 +130,6 @@ export interface ClaimOptions {
    * store, each sweep claims only the sessions its own client can read. Default: all.
    */
   platform?: Platform;
-  /**
-   * Only attempts started with this client id, or stored before client ids were recorded: another
-   * client's sessions read back as `pending` whatever happened, so reading them spends the
-   * service's limit for nothing. Default: all.
-   */
-  clientId?: string;
 }
 
 /** The action's part of a fulfilment, run inside the store's transaction with its handle. */

@@ -114,6 +114,7 @@ export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<st
     alreadyFulfilled: report.alreadyFulfilled,
     released: report.released,
     leftToLapse: report.leftToLapse,
+    otherClient: report.otherClient,
     reads: report.reads,
     durationMs: report.durationMs,
     serviceReachable: report.serviceReachable,

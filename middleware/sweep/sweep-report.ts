@@ -1,5 +1,6 @@
 /** What one sweep run needs and what it reports. */
 import type { FulfilContext } from '../context.ts';
+import type { Completion } from '../fulfil/fulfil.ts';
 
 /** What a run needs: the same dependencies as the landing's fulfil path. */
 export type SweepDeps<Tx = unknown> = FulfilContext<Tx>;
@@ -44,6 +45,11 @@ export interface SweepReport {
    * lapse, so that the next claim reads them, and never two processes at once.
    */
   leftToLapse: number;
+  /**
+   * Claimed attempts started under another client id: not read (the service answers `pending`
+   * for another client's sessions whatever happened), moved on in the schedule as if read pending.
+   */
+  otherClient: number;
   durationMs: number;
   /**
    * False when at least one read was made and none got a usable answer from the service
@@ -78,6 +84,7 @@ export function emptyReport(owner: string): SweepReport {
     errors: 0,
     released: 0,
     leftToLapse: 0,
+    otherClient: 0,
     durationMs: 0,
     serviceReachable: true,
     stoppedBy: null,
@@ -85,4 +92,26 @@ export function emptyReport(owner: string): SweepReport {
     redacted: 0,
     deleted: 0,
   };
+}
+
+/** Counts what one check recorded in the run's report. */
+export function countCompletion(report: SweepReport, completion: Completion): void {
+  switch (completion.kind) {
+    case 'fulfilled':
+      if (completion.firstTime) report.fulfilled++;
+      else report.alreadyFulfilled++;
+      return;
+    case 'failed':
+      report.failed++;
+      return;
+    case 'expired':
+      report.expired++;
+      return;
+    case 'superseded':
+      report.superseded++;
+      return;
+    case 'pending':
+      report.pending++;
+      return;
+  }
 }

@@ -10,7 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
-import { applyStatus, readStatus, type Completion, type StatusRead } from '../fulfil/fulfil.ts';
+import { applyStatus, readStatus, startedByAnotherClient, type StatusRead } from '../fulfil/fulfil.ts';
 import { logCompletion } from '../fulfil/completion-log.ts';
 import { groupCommitter, type FulfilCommitter } from '../fulfil/group-commit.ts';
 import { deliverOutcomeEvents } from '../fulfil/outcomes.ts';
@@ -18,7 +18,7 @@ import { applyRetention } from './retention.ts';
 import type { Attempt, NextCheck, OutcomeRecording } from '../store/types.ts';
 import { describeError as describe, safeLogger, type KitLogger } from '../logger.ts';
 import { computeNextCheckAt } from './schedule.ts';
-import { emptyReport, type SweepDeps, type SweepReport } from './sweep-report.ts';
+import { countCompletion, emptyReport, type SweepDeps, type SweepReport } from './sweep-report.ts';
 import { SWEEP_WINDOW_MS, type ResolvedSweepOptions, type SweepOptions } from './sweep-options.ts';
 import { countOutcomes } from '../telemetry.ts';
 import { gatherWindowMs } from './gather-window.ts';
@@ -223,7 +223,6 @@ async function claimBatch<Tx>(run: Run<Tx>): Promise<void> {
     leaseMs: opts.leaseMs,
     owner: opts.owner,
     ...(deps.platform === undefined ? {} : { platform: deps.platform }),
-    ...(deps.clientId === undefined ? {} : { clientId: deps.clientId }),
   });
   // Claims come most overdue first, so the run's first claim holds its oldest due attempt.
   if (report.claimed === 0 && batch[0] !== undefined) report.oldestDueAgeMs = claimedAt - batch[0].nextCheckAt;
@@ -257,6 +256,13 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
     // Crossed the 24 h line since the claim: never read it; the expiry after the checks marks it.
     run.tooOld++;
     reschedule(run, attempt, attempt.createdAt + SWEEP_WINDOW_MS);
+    return;
+  }
+  if (startedByAnotherClient(run.deps, attempt)) {
+    // Only that client can read it. Moved on in the schedule as if read pending: left due, it
+    // would stay the most overdue, and every claim would take it first again.
+    run.report.otherClient++;
+    reschedule(run, attempt, computeNextCheckAt(attempt, now, run.opts.backoffMs));
     return;
   }
   if (!(await run.pacer.acquire())) {
@@ -311,27 +317,6 @@ async function applyOne<Tx>(run: Run<Tx>, attempt: Attempt, read: StatusRead<Tx>
     if (completion.kind !== 'pending') logCompletion(run.deps.logger, 'sweep', completion);
   } catch (error) {
     checkFailed(run, attempt, error);
-  }
-}
-
-function countCompletion(report: SweepReport, completion: Completion): void {
-  switch (completion.kind) {
-    case 'fulfilled':
-      if (completion.firstTime) report.fulfilled++;
-      else report.alreadyFulfilled++;
-      return;
-    case 'failed':
-      report.failed++;
-      return;
-    case 'expired':
-      report.expired++;
-      return;
-    case 'superseded':
-      report.superseded++;
-      return;
-    case 'pending':
-      report.pending++;
-      return;
   }
 }
 

@@ -43,18 +43,22 @@ describe('runSweep', () => {
     expect(webRun).toMatchObject({ claimed: 1, fulfilled: 1 });
   });
 
-  it("claims only its own client's attempts: after the client id changed, the old client's are never read", async () => {
+  it("never reads another client's attempt (after the client id changed): moves it on in the schedule, and its own client fulfils it", async () => {
     await setUp();
     const [verified] = await b.createAttempts(1);
     await emu.control.completeSession(verified!.sessionId, 'verified');
     const readsBefore = (await emu.control.stats()).statusReads;
     const newClientRun = await runSweep({ ...b.deps, clientId: 'the-next-client' });
-    expect(newClientRun).toMatchObject({ claimed: 0, reads: 0 });
+    expect(newClientRun).toMatchObject({ claimed: 1, reads: 0, otherClient: 1, pending: 0, fulfilled: 0 });
     expect((await emu.control.stats()).statusReads).toBe(readsBefore);
-    expect((await b.attempt(verified!.state)).sweepChecks).toBe(0);
-    // The client it was started with still fulfils it.
-    const ownClientRun = await runSweep(b.deps);
-    expect(ownClientRun).toMatchObject({ claimed: 1, fulfilled: 1 });
+    // Moved to the schedule's next read (4.5 min after its start), so no claim passes over it again before then.
+    const moved = await b.attempt(verified!.state);
+    expect(moved).toMatchObject({ outcome: 'pending', sweepChecks: 1, nextCheckAt: moved.createdAt + 270_000 });
+    expect(sqliteLease(b.store.db, verified!.sessionId).owner).toBeNull();
+    expect(await runSweep({ ...b.deps, clientId: 'the-next-client' })).toMatchObject({ claimed: 0 });
+    // The client it was started with reads it at that time and fulfils it.
+    offsetMs = 5 * 60_000;
+    expect(await runSweep(b.deps)).toMatchObject({ claimed: 1, reads: 1, fulfilled: 1, otherClient: 0 });
   });
 
   it('fulfils a user who verified and never came back, once, and leaves the undecided one pending', async () => {

@@ -205,7 +205,6 @@ export const SQL = {
       SELECT ctid FROM verify_kit_attempts
       WHERE outcome = 'pending' AND next_check_at <= $3 AND created_at > $4
         AND (lease_until IS NULL OR lease_until <= $3) AND ($6::text IS NULL OR platform = $6::text)
-        AND ($7::text IS NULL OR client_id IS NULL OR client_id = $7::text)
       ORDER BY next_check_at LIMIT $5
       FOR UPDATE SKIP LOCKED))
     RETURNING ${ATTEMPT}`,

@@ -37,15 +37,7 @@ async function expire(db: PostgresDb, now: number, maxAgeMs: number, event?: Out
 
 /** Leases the most overdue pending attempts to `owner`; rows another sweep holds are skipped. */
 async function claimDue(db: PostgresDb, o: ClaimOptions): Promise<Attempt[]> {
-  const values = [
-    o.owner,
-    o.now + o.leaseMs,
-    o.now,
-    o.now - o.maxAgeMs,
-    o.limit,
-    o.platform ?? null,
-    o.clientId ?? null,
-  ];
+  const values = [o.owner, o.now + o.leaseMs, o.now, o.now - o.maxAgeMs, o.limit, o.platform ?? null];
   const { rows } = await query<AttemptJsonRow>(db, 'claimDue', values);
   // RETURNING keeps no order: most overdue first, as the sweep expects.
   return rows.map((r) => fromAttemptJson(r.attempt)).sort((a, b) => a.nextCheckAt - b.nextCheckAt);

@@ -196,7 +196,7 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE verify_kit_sweep_pace ADD COLUMN reads_granted REAL NOT NULL DEFAULT 0;`,
 
   // 10: the client id each session was created with: the service answers `pending` for another
-  // client's sessions, so a sweep claims only its own client's attempts (and those stored before,
+  // client's sessions, so a kit reads only its own client's attempts (and those stored before,
   // NULL here, which any client may read as before).
   `ALTER TABLE verify_kit_attempts ADD COLUMN client_id TEXT;`,
 ];

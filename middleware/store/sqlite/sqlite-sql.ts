@@ -59,7 +59,6 @@ export const SQL = {
        SELECT state FROM verify_kit_attempts
        WHERE outcome = 'pending' AND next_check_at <= @now AND created_at > @minCreatedAt
          AND (lease_until IS NULL OR lease_until <= @now) AND (@platform IS NULL OR platform = @platform)
-         AND (@clientId IS NULL OR client_id IS NULL OR client_id = @clientId)
        ORDER BY next_check_at LIMIT @limit)
      RETURNING ${COLUMNS}`,
   reschedule: `UPDATE verify_kit_attempts SET next_check_at = @nextCheckAt, sweep_checks = sweep_checks + 1, lease_owner = NULL, lease_until = NULL

@@ -35,7 +35,6 @@ function claimDue(statements: Statements, o: ClaimOptions): Attempt[] {
     minCreatedAt: o.now - o.maxAgeMs,
     limit: o.limit,
     platform: o.platform ?? null,
-    clientId: o.clientId ?? null,
   }) as AttemptRow[];
   return rows.map(toAttempt);
 }
