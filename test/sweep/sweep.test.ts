@@ -51,7 +51,7 @@ describe('runSweep', () => {
     const newClientRun = await runSweep({ ...b.deps, clientId: 'the-next-client' });
     expect(newClientRun).toMatchObject({ claimed: 1, reads: 0, otherClient: 1, pending: 0, fulfilled: 0 });
     expect((await emu.control.stats()).statusReads).toBe(readsBefore);
-    // Moved to the schedule's next read (4.5 min after its start), so no claim passes over it again before then.
+    // Moved to the schedule's next read (4.5 min after its start): no claim takes it again before then.
     const moved = await b.attempt(verified!.state);
     expect(moved).toMatchObject({ outcome: 'pending', sweepChecks: 1, nextCheckAt: moved.createdAt + 270_000 });
     expect(sqliteLease(b.store.db, verified!.sessionId).owner).toBeNull();
