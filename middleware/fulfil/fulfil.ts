@@ -166,10 +166,7 @@ async function recordFailed<Tx>(
  * True when the attempt records a client id other than this kit's: only that client can read its
  * session, so nothing this kit reads or waits for can settle it.
  */
-export function startedByAnotherClient<Tx>(
-  deps: Pick<FulfilContext<Tx>, 'clientId'>,
-  attempt: Pick<Attempt, 'clientId'>,
-): boolean {
+export function startedByAnotherClient(deps: { clientId?: string }, attempt: Pick<Attempt, 'clientId'>): boolean {
   return attempt.clientId !== null && deps.clientId !== undefined && attempt.clientId !== deps.clientId;
 }
 
