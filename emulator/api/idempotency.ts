@@ -42,6 +42,7 @@ export class IdempotencyStore {
     // Scoped per client: another client's identical key is a different key.
     const scopedKey = `${clientId}\u0000${key}`;
     const fingerprint = createHash('sha256').update(canonicalJson(payload)).digest('hex');
+    this.#forgetExpired();
     const existing = this.#current(scopedKey);
     if (existing?.phase === 'in_flight') return { kind: 'in_flight' };
     if (existing?.phase === 'stored') {
@@ -56,6 +57,24 @@ export class IdempotencyStore {
         if (this.#entries.get(scopedKey)?.phase === 'in_flight') this.#entries.delete(scopedKey);
       },
     };
+  }
+
+  /** Keys held, expired ones not yet forgotten included. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Forgets stored keys past 24 h from the oldest on (the map keeps the order keys were first
+   * claimed; one in flight is passed over), so a long-running emulator holds about a day of keys.
+   */
+  #forgetExpired(): void {
+    const now = this.#clock.now();
+    for (const [scopedKey, entry] of this.#entries) {
+      if (entry.phase === 'in_flight') continue;
+      if (now - entry.storedAt <= RETENTION_MS) return;
+      this.#entries.delete(scopedKey);
+    }
   }
 
   #current(scopedKey: string): Entry | undefined {

@@ -79,6 +79,7 @@ export class SessionStore {
 
   create(input: SessionInput): Session {
     const now = this.#clock.now();
+    this.#forgetExpired(now);
     const session: Session = {
       ...input,
       id: `ses_${randomBytes(16).toString('base64url')}`,
@@ -100,11 +101,31 @@ export class SessionStore {
     const session = this.#byId.get(id);
     if (session === undefined) return undefined;
     if (this.#clock.now() - session.createdAt > RETENTION_MS) {
-      this.#byId.delete(id);
-      this.#idByHandoff.delete(session.handoff);
+      this.#forget(session);
       return undefined;
     }
     return session;
+  }
+
+  /** Sessions held, expired ones not yet forgotten included. */
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /**
+   * Forgets the sessions past 24 h, oldest first (the map keeps creation order), so a long-running
+   * emulator holds about a day of sessions rather than every one it ever created.
+   */
+  #forgetExpired(now: number): void {
+    for (const session of this.#byId.values()) {
+      if (now - session.createdAt <= RETENTION_MS) return;
+      this.#forget(session);
+    }
+  }
+
+  #forget(session: Session): void {
+    this.#byId.delete(session.id);
+    this.#idByHandoff.delete(session.handoff);
   }
 
   /** First POST to verifyUrl wins; a second one, or one after 120 s, is refused. */

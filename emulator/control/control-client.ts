@@ -40,7 +40,7 @@ export interface EmulatorControl {
   tamperEcho(sessionId: string, echo: { state?: string; userRef?: string }): Promise<ControlSession>;
   /** The code of the newest SMS for the session or destination; throws when none was sent. */
   latestCode(query: CodeQuery): Promise<string>;
-  /** Every SMS sent since start (or the last reset), oldest first. */
+  /** Every SMS sent since start (or the last reset) and less than 24 h ago on its clock, oldest first. */
   sentMessages(): Promise<SmsMessage[]>;
   /** Moves the emulator's virtual clock forward (handoff TTL, code validity, the 24 h window). */
   advanceClock(seconds: number): Promise<void>;
