@@ -142,9 +142,14 @@ const NOT_RECORDING: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
  * an SDK registered after the kit was created is used at once.
  */
 function activeTracer(): Tracer | undefined {
-  const provider = trace.getTracerProvider();
-  if (provider instanceof ProxyTracerProvider) return provider.getDelegateTracer(TELEMETRY_SCOPE);
-  return provider.getTracer(TELEMETRY_SCOPE);
+  try {
+    const provider = trace.getTracerProvider();
+    if (provider instanceof ProxyTracerProvider) return provider.getDelegateTracer(TELEMETRY_SCOPE);
+    return provider.getTracer(TELEMETRY_SCOPE);
+  } catch {
+    // The provider is the app's code: one that cannot give a tracer costs the spans, never the work.
+    return undefined;
+  }
 }
 
 /**
@@ -204,14 +209,15 @@ export function inSpan<T>(name: string, attributes: Attributes, work: (span: Spa
       span.end();
     }
   };
-  // The context manager is the app's too: one that throws costs the span its children, never the work
-  // (run once: started already, it goes on).
+  // The context manager is the app's too: one that throws, drops the callback's result or calls it
+  // twice costs the span its children, never the work, which runs once and answers with its own result.
   let running: Promise<T> | undefined;
   try {
-    return context.with(trace.setSpan(context.active(), span), () => (running = run()));
+    context.with(trace.setSpan(context.active(), span), () => (running ??= run()));
   } catch {
-    return running ?? run();
+    // Started already, it goes on; else it runs below, outside the span.
   }
+  return running ?? run();
 }
 
 /** Adds attributes to the span of the work in progress, if any. */

@@ -2,7 +2,8 @@
  * The OpenTelemetry providers are the app's code, outside the kit's trust: a meter whose
  * instruments throw and a span processor that throws on every span's start and end never fail a
  * request that had its effect (the start sent its SMS, the landing ran its action) nor a sweep run;
- * nor does a context manager that throws.
+ * nor does a tracer provider that cannot give a tracer, nor a context manager that throws, drops
+ * the result of what it runs, or runs it twice.
  */
 import {
   context,
@@ -16,6 +17,7 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { TracerProvider } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -32,8 +34,12 @@ const throwingMeter = {
   createGauge: () => throwingGauge,
 } as unknown as Meter;
 const throwingMeterProvider: MeterProvider = { getMeter: () => throwingMeter };
-/** What throws: the span processor as each span starts, or as it ends (an exporter failing), or the context manager. */
-let failingAt: 'onStart' | 'onEnd' | 'context' = 'onStart';
+/**
+ * What fails: the span processor as each span starts, or as it ends (an exporter failing), the
+ * tracer provider, or the context manager (throwing, forgetting to return what it ran, running it twice).
+ */
+type Failing = 'onStart' | 'onEnd' | 'tracer' | 'context' | 'context drops the result' | 'context runs it twice';
+let failingAt: Failing = 'onStart';
 const throwingProcessor: SpanProcessor = {
   onStart: () => failingAt === 'onStart' && broken(),
   onEnd: () => failingAt === 'onEnd' && broken(),
@@ -43,7 +49,12 @@ const throwingProcessor: SpanProcessor = {
 const als = new AsyncLocalStorageContextManager();
 const throwingContextManager: ContextManager = {
   active: () => (failingAt === 'context' ? broken() : als.active()),
-  with: (ctx, fn, thisArg, ...args) => (failingAt === 'context' ? broken() : als.with(ctx, fn, thisArg, ...args)),
+  with: (ctx, fn, thisArg, ...args) => {
+    if (failingAt === 'context') broken();
+    const result = als.with(ctx, fn, thisArg, ...args);
+    if (failingAt === 'context runs it twice') return als.with(ctx, fn, thisArg, ...args);
+    return failingAt === 'context drops the result' ? (undefined as never) : result;
+  },
   bind: (ctx, target) => als.bind(ctx, target),
   enable() {
     als.enable();
@@ -55,11 +66,16 @@ const throwingContextManager: ContextManager = {
   },
 };
 
+const tracing = new BasicTracerProvider({ spanProcessors: [throwingProcessor] });
+const throwingTracerProvider: TracerProvider = {
+  getTracer: (...args) => (failingAt === 'tracer' ? broken() : tracing.getTracer(...args)),
+};
+
 let app: TestApp;
 
 beforeAll(async () => {
   context.setGlobalContextManager(throwingContextManager.enable());
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [throwingProcessor] }));
+  trace.setGlobalTracerProvider(throwingTracerProvider);
   metrics.setGlobalMeterProvider(throwingMeterProvider);
   app = await startTestApp();
 });
@@ -70,7 +86,16 @@ afterAll(async () => {
   context.disable();
 });
 
-describe.each(['onStart', 'onEnd', 'context'] as const)('a throwing meter, and throwing: %s', (where) => {
+const failures: Failing[] = [
+  'onStart',
+  'onEnd',
+  'tracer',
+  'context',
+  'context drops the result',
+  'context runs it twice',
+];
+
+describe.each(failures)('a throwing meter, and failing: %s', (where) => {
   beforeAll(() => {
     failingAt = where;
   });
