@@ -199,5 +199,10 @@ export class KitError extends Error {
 
 /** True for a KitError (of `code`, when given). */
 export function isKitError(value: unknown, code?: KitErrorCode): value is KitError {
-  return value instanceof KitError && (code === undefined || value.code === code);
+  // Never throws: the integrator's code may throw anything, even a revoked Proxy that `instanceof` throws on.
+  try {
+    return value instanceof KitError && (code === undefined || value.code === code);
+  } catch {
+    return false;
+  }
 }

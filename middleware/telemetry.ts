@@ -201,9 +201,12 @@ export function inSpan<T>(name: string, attributes: Attributes, work: (span: Spa
     try {
       return await work(span);
     } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
-      span.setStatus({ code: SpanStatusCode.ERROR, ...(typeof code === 'string' ? { message: code } : {}) });
-      if (typeof code === 'string') span.setAttribute('verify_kit.error_code', code);
+      // Guarded: the work may throw anything, and reading it must not replace what it threw.
+      quietly(() => {
+        const code = (error as { code?: unknown } | null)?.code;
+        span.setStatus({ code: SpanStatusCode.ERROR, ...(typeof code === 'string' ? { message: code } : {}) });
+        if (typeof code === 'string') span.setAttribute('verify_kit.error_code', code);
+      });
       throw error;
     } finally {
       span.end();

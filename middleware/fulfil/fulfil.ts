@@ -9,7 +9,7 @@
  * (the newest started one that is verified wins) and writes the outcome event for onOutcome.
  */
 import { boundIfAsync, DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { commitEach, type FulfilCommitter } from './group-commit.ts';
 import type { FulfilContext } from '../context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from '../store/types.ts';
@@ -235,7 +235,7 @@ async function fulfilInTransaction<Tx>(
       options: { ordering: action.ordering ?? 'latest', ...(event === undefined ? {} : { event }) },
     });
   } catch (error) {
-    if (error instanceof KitError) throw error;
+    if (isKitError(error)) throw error;
     throw new KitError(
       KitErrorCode.FulfilFailed,
       `Action "${action.name}" failed; nothing was marked and it will be retried.`,

@@ -6,7 +6,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { describeError } from '../logger.ts';
 import { englishMessages, errorText, type KitMessages } from '../pages/messages.ts';
 import { defaultPages } from '../pages/pages.ts';
@@ -20,7 +20,7 @@ const writtenForUsers = new WeakSet<KitError>();
 
 /** Marks a KitError from the integrator's hooks so error pages show its message as written. */
 export function showAsWritten(error: unknown): unknown {
-  if (error instanceof KitError && error.status < 500) writtenForUsers.add(error);
+  if (isKitError(error) && error.status < 500) writtenForUsers.add(error);
   return error;
 }
 
@@ -85,7 +85,7 @@ export function answerError<Tx>(
 
 /** The integrator's (or any unexpected) error as the KitError users are answered with; logged here. */
 function asKitError<Tx>(context: KitContext<Tx>, route: string, error: unknown): KitError {
-  if (error instanceof KitError) return error;
+  if (isKitError(error)) return error;
   context.logger.error({ route, err: describeError(error) }, 'unexpected error in the verification kit');
   const wrapped = new KitError(KitErrorCode.HookFailed, 'An unexpected error stopped this request.', { cause: error });
   passOnAsIs.add(wrapped);

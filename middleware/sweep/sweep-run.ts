@@ -9,7 +9,7 @@
  * (fulfil/group-commit.ts). Fulfilments waiting for their commit are bounded by the batch size.
  */
 import { performance } from 'node:perf_hooks';
-import { isKitError, KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, type KitError, KitErrorCode } from '../errors.ts';
 import { applyStatus, readStatus, startedByAnotherClient, type StatusRead } from '../fulfil/fulfil.ts';
 import { logCompletion } from '../fulfil/completion-log.ts';
 import { groupCommitter, type FulfilCommitter } from '../fulfil/group-commit.ts';
@@ -324,7 +324,7 @@ async function applyOne<Tx>(run: Run<Tx>, attempt: Attempt, read: StatusRead<Tx>
 function checkFailed<Tx>(run: Run<Tx>, attempt: Attempt, error: unknown): void {
   const { report, deps, opts } = run;
   report.errors++;
-  const code = error instanceof KitError ? error.code : undefined;
+  const code = isKitError(error) ? error.code : undefined;
   if (code !== undefined && UNANSWERED.has(code)) run.unreachableReads++;
   const transient = code === undefined || TRANSIENT.has(code);
   // Transient: read again soon. Persistent (mismatch, action failed, unknown action): back off.

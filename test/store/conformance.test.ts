@@ -120,6 +120,26 @@ describeEachStore('store contract', (kind) => {
       expect(await h.countEffects()).toBe(1);
     });
 
+    it('rolls back when the effect throws a value instanceof cannot read (a revoked Proxy): no later commit marks it', async () => {
+      await h.store.insertAttempt(attempt(1));
+      await h.store.insertAttempt(attempt(2));
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      const failing = h.effect('test', () => {
+        throw proxy;
+      });
+      await expect(fulfilOnce(h.store, await storedAttempt(h.store, 'session-1'), failing, 5, options)).rejects.toBe(
+        proxy,
+      );
+      // The next fulfilment takes the connection the failed one released (PostgreSQL's pool reuses
+      // the last one freed): had its transaction been left open, this commit would mark attempt 1.
+      expect((await fulfilOnce(h.store, await storedAttempt(h.store, 'session-2'), h.effect(), 6, options)).kind).toBe(
+        'fulfilled',
+      );
+      expect(await h.store.findAttemptByState('state-1')).toMatchObject({ outcome: 'pending', fulfilledAt: null });
+      expect(await h.countEffects()).toBe(1);
+    });
+
     it('never fulfils a failed, expired or unknown attempt, and never turns a fulfilled one into failed', async () => {
       await h.store.insertAttempt(attempt(1));
       await h.store.insertAttempt(attempt(2));

@@ -1,7 +1,8 @@
 /**
  * What an integrator's onOutcome rejects with is its own: a value that cannot even be turned into
  * text (an object without a prototype) never fails the sweep run, and an error quoting the client's
- * Basic header is logged without the secret.
+ * Basic header is logged without the secret. The same holds for a ready client's status read that
+ * rejects with a value `instanceof` throws on (a revoked Proxy, as a membrane may hand back).
  */
 import { describe, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
@@ -53,5 +54,21 @@ describe('an onOutcome that rejects with', () => {
       expect(line).not.toContain(CLIENT_SECRET);
       expect(line).not.toContain(basic.slice(8, -4));
     }
+  });
+});
+
+describe("a ready client's status read that rejects with a revoked Proxy", () => {
+  it('the run ends normally and counts the error; the attempt is read again later, not claimed first for ever', async () => {
+    const clock = createTestClock();
+    b = await openBench(clock.now);
+    const [attempt] = await b.createAttempts(1);
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const client = { ...b.deps.client, getSession: () => Promise.reject(proxy as Error) };
+    const report = await clock.shifted(4 * 60_000, () => runSweep({ ...b!.deps, client }, { timeBudgetMs: 2000 }));
+    expect(report).toMatchObject({ claimed: 1, reads: 1, errors: 1 });
+    const stored = await b.deps.store.findAttemptBySessionId(attempt!.sessionId);
+    expect(stored).toMatchObject({ outcome: 'pending' });
+    expect(stored!.nextCheckAt).toBeGreaterThan(clock.now() + 4 * 60_000);
   });
 });

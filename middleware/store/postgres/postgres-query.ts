@@ -18,6 +18,19 @@ export const ABORTED = 'The transaction was aborted by an error inside the actio
 
 const statement = (name: StatementName) => ({ name: `verify_kit_${name}`, text: SQL[name] });
 
+/**
+ * The SQLSTATE an error carries, or ''. Never throws: the action's code may throw anything, and a
+ * check that threw here would skip the ROLLBACK and pool a connection with its transaction open.
+ */
+function sqlStateOf(error: unknown): string {
+  try {
+    const code = (error as { code?: unknown } | null)?.code;
+    return typeof code === 'string' ? code : '';
+  } catch {
+    return '';
+  }
+}
+
 /** SQLSTATEs PostgreSQL ends a transaction with when it can only let the other one go on: retried. */
 const RETRIED = new Set(['40P01', '40001']);
 /** Tries of a transaction (or statement) ended by a deadlock or a serialisation failure. */
@@ -33,7 +46,7 @@ async function retried<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (attempt >= TRIES || !RETRIED.has((error as { code?: string }).code ?? '')) throw error;
+      if (attempt >= TRIES || !RETRIED.has(sqlStateOf(error))) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     }
   }
@@ -106,7 +119,7 @@ async function transactionOnce<T>(pool: Pool, work: (client: PoolClient) => Prom
     await client.query('ROLLBACK').catch((rollbackError: Error) => {
       broken = rollbackError; // the connection is unusable: destroy it instead of pooling it
     });
-    if ((error as { code?: string }).code === IN_FAILED_TRANSACTION) {
+    if (sqlStateOf(error) === IN_FAILED_TRANSACTION) {
       // The action swallowed an SQL error; the kit's next statement found the transaction aborted.
       throw new Error(ABORTED, { cause: error });
     }
