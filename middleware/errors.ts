@@ -111,9 +111,17 @@ function byLengthDown(forms: string[]): string[] {
   return forms.sort((a, b) => b.length - a.length);
 }
 
+/** The secret as a URL's password spells it (`+` kept, `=` and `/` escaped): `url.password = secret`. */
+function asUserinfo(secret: string): string {
+  const url = new URL('http://host');
+  url.password = secret;
+  return url.password;
+}
+
 /**
- * The secret as written, JSON-escaped, percent-encoded, in base64 and base64url, and inside any
- * longer base64 (a Basic header's `id:secret`), longest first so a whole form goes before its part.
+ * The secret as written, JSON-escaped, percent-encoded (as a URL component, a whole URL, a form
+ * body and a URL's userinfo), in base64 and base64url, and inside any longer base64 (a Basic
+ * header's `id:secret`), longest first so a whole form goes before its part.
  */
 function formsOf(secret: string): string[] {
   const forms = [
@@ -121,6 +129,8 @@ function formsOf(secret: string): string[] {
     JSON.stringify(secret).slice(1, -1),
     encodeURIComponent(secret),
     encodeURI(secret),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+    asUserinfo(secret),
     Buffer.from(secret, 'utf8').toString('base64'),
     Buffer.from(secret, 'utf8').toString('base64url'),
     ...base64Cores(secret),

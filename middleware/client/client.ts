@@ -101,6 +101,17 @@ function parseCreatedSession(response: ServiceResponse): CreatedSession {
   return { sessionId, verifyUrl, handoff, expiresInSeconds, replayed: response.replayed };
 }
 
+/**
+ * A failure reason as the kit stores, logs, traces and counts it: a code (letters, digits, `_`,
+ * `.`, `-`, at most 64). Anything else, or none, is `unknown`: the reason is the service's text,
+ * and a proxy in front of it may quote the request, Authorization header included.
+ */
+const REASON_CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+function reasonOf(value: unknown): string {
+  return typeof value === 'string' && REASON_CODE.test(value) ? value : 'unknown';
+}
+
 function parseSessionStatus(body: JsonObject): SessionStatus {
   const state = typeof body.state === 'string' ? body.state : undefined;
   const userRef = typeof body.userRef === 'string' ? body.userRef : undefined;
@@ -112,7 +123,7 @@ function parseSessionStatus(body: JsonObject): SessionStatus {
       // An unknown or missing reason is a generic failure, not an error.
       return {
         status: 'failed',
-        reason: typeof body.reason === 'string' && body.reason ? body.reason : 'unknown',
+        reason: reasonOf(body.reason),
         state,
         userRef,
       };

@@ -3,7 +3,7 @@
  * check adds to one list, and one KitError `invalid_options` names each problem and its fix.
  * Checkers return the narrowed value (or the default), so callers need no casts.
  */
-import { KitError, KitErrorCode } from '../errors.ts';
+import { KitError, KitErrorCode, redactSecrets } from '../errors.ts';
 
 export class OptionProblems {
   readonly #problems: string[] = [];
@@ -31,9 +31,15 @@ export function invalidOptions(where: string, problems: readonly string[]): KitE
   return new KitError(KitErrorCode.InvalidOptions, `${where}: ${listed}`);
 }
 
-/** A value as it may appear in a message: strings quoted (and cut), anything else by its type. */
+/**
+ * A value as it may appear in a message: strings quoted (the client secret redacted before the
+ * cut, which would leave a part of it no redaction recognises), anything else by its type.
+ */
 export function quote(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value);
+  if (typeof value === 'string') {
+    const text = redactSecrets(value);
+    return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+  }
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
   return typeof value;

@@ -26,9 +26,16 @@ export const DEFAULT_ROUTES = {
   stepUp: '/verify/step-up',
 } as const;
 
-/** Removes credentials from a URL-ish string before it is quoted in a message. */
-function withoutUserinfo(value: string): string {
-  return value.replace(/^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)[^/?#]*@/, '$1');
+/**
+ * The URL as written, or without its credentials when it has any: the parsed URL with them cleared
+ * (a pattern on the text misses what the parser also accepts: `https:id:secret@host`, a leading space).
+ */
+function withoutUserinfo(value: string, url: URL): string {
+  if (url.username === '' && url.password === '') return value;
+  const bare = new URL(url.href);
+  bare.username = '';
+  bare.password = '';
+  return bare.href;
 }
 
 /** The problem of a baseUrl that carries the client secret anywhere (userinfo, path, query). */
@@ -55,7 +62,7 @@ export function checkBaseUrl(problems: OptionProblems, value: unknown, clientSec
     );
     return;
   }
-  const shown = quote(withoutUserinfo(value));
+  const shown = quote(withoutUserinfo(value, url));
   if (url.username !== '' || url.password !== '') {
     problems.add(
       '`baseUrl` must not carry credentials: pass them as `clientId` and `clientSecret` (sent only in the Authorization header).',
@@ -65,7 +72,7 @@ export function checkBaseUrl(problems: OptionProblems, value: unknown, clientSec
     problems.add(`\`baseUrl\` must use https (http is allowed only for a loopback emulator): got ${shown}.`);
   }
   if (url.search !== '' || url.hash !== '') {
-    const fixed = quote(withoutUserinfo(`${url.origin}${url.pathname}`));
+    const fixed = quote(`${url.origin}${url.pathname}`);
     problems.add(`\`baseUrl\` must have no query or fragment: got ${shown}. Did you mean ${fixed}?`);
   }
 }

@@ -5,6 +5,7 @@
 import type { KitContext } from '../context.ts';
 export { leaveLandedFlash } from '../attempts.ts';
 import { guardSync } from '../deadline.ts';
+import { redactSecrets } from '../errors.ts';
 import type { Completion } from '../fulfil/fulfil.ts';
 import { describeError } from '../logger.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
@@ -45,7 +46,8 @@ export function successPathOf<Tx>(
   if (failed) return undefined;
   if (isSafeSuccessPath(path)) return path;
   context.logger.error(
-    { ...fields, returned: typeof path === 'string' ? path.slice(0, 200) : typeof path },
+    // Redacted before the cut: a cut would leave a part of the secret no redaction recognises.
+    { ...fields, returned: typeof path === 'string' ? redactSecrets(path).slice(0, 200) : typeof path },
     `action "${attempt.action}": successPath returned something other than a same-origin path starting with a single "/"; no redirect`,
   );
   return undefined;

@@ -2,9 +2,11 @@
  * The client secret appears only in the Authorization header: a misconfigured `baseUrl` that
  * carries it (as userinfo, in the path, in the query; with a `/`, common in base64 secrets, which
  * no userinfo pattern strips) gets an `invalid_options` message naming the fix and never the
- * secret, in any form (as written, JSON-escaped, percent-encoded, base64), from
- * createVerificationKit and from createVerifyClient. A URL that does not parse is never quoted.
- * An integrator's error quoting the Basic header it sent is logged without what encodes the secret.
+ * secret, in any form (as written, JSON-escaped, percent-encoded as a URL component, a whole URL,
+ * a form body or a URL's userinfo, base64), from createVerificationKit and from createVerifyClient.
+ * A URL that does not parse is never quoted. An integrator's error quoting the Basic header it sent,
+ * or the secret in a form body or a URL's userinfo, is logged without what encodes the secret; a
+ * value is redacted before it is cut, so no part of the secret survives the cut.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -14,11 +16,23 @@ import {
   createVerificationKit,
   createVerifyClient,
   KitErrorCode,
+  runSweepJob,
   type VerificationKitOptions,
+  type VerifyClient,
 } from '../../middleware/index.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.ts';
+
+/** The secret as a URL's password spells it (`+` kept, `=` and `/` escaped). */
+function asUserinfo(secret: string): string {
+  const url = new URL('https://verify.example.com');
+  url.password = secret;
+  return url.password;
+}
+
+/** The secret as a form body spells it (URLSearchParams, an HTML form, an OAuth token request). */
+const formEncoded = (secret: string) => new URLSearchParams({ s: secret }).toString().slice(2);
 
 /** Every form a message could carry the secret in. */
 function forms(secret: string): string[] {
@@ -27,6 +41,8 @@ function forms(secret: string): string[] {
     JSON.stringify(secret).slice(1, -1),
     encodeURIComponent(secret),
     encodeURI(secret),
+    formEncoded(secret),
+    asUserinfo(secret),
     Buffer.from(secret).toString('base64'),
   ];
 }
@@ -42,7 +58,14 @@ function messageOf(make: () => unknown): string {
   throw new Error('expected invalid_options');
 }
 
-const SECRETS = ['Zm9v/YmFyK2Jheg==', 'ab"cd\\ef/gh@ij', 'plain-secret-0123'];
+// With punctuation a form body or a URL's userinfo spells differently from every other encoding.
+const SECRETS = [
+  'Zm9v/YmFyK2Jheg==',
+  'ab"cd\\ef/gh@ij',
+  'plain-secret-0123',
+  "Qx7!mZp~2vK(9rT)wL'4nB8sYd",
+  'kX3r+Vq9Lm2+Tz8pWd4sNa==',
+];
 /** baseUrl mistakes that carry the secret: userinfo (not parsing, or parsing), path, query, plain http. */
 const baseUrlsWith = (secret: string) => [
   `https://client:${secret}@verify.example.com`,
@@ -51,7 +74,19 @@ const baseUrlsWith = (secret: string) => [
   `https://verify.example.com/v1?secret=${secret}`,
   `https://verify.example.com/v1#${encodeURIComponent(secret)}`,
   `verify.example.com/${secret}`,
+  // What the URL parser also reads as userinfo: no slashes after the scheme, a leading space.
+  `https:client:${secret}@verify.example.com`,
+  ` https://client:${secret}@verify.example.com`,
+  `https://verify.example.com/v1?${new URLSearchParams({ client_secret: secret }).toString()}`,
+  withPassword('https://verify.example.com/v1', secret),
 ];
+
+function withPassword(href: string, secret: string): string {
+  const url = new URL(href);
+  url.username = 'client';
+  url.password = secret;
+  return url.href;
+}
 
 function kitOptions(baseUrl: string, clientSecret: string): VerificationKitOptions<unknown> {
   return {
@@ -177,5 +212,93 @@ describe('a service answer that echoes the Authorization header', () => {
       expect(text).not.toContain(secret);
       expect(text).not.toContain(basic.slice(8, -4));
     }
+  });
+});
+
+describe('a value cut inside the client secret', () => {
+  const secret = 'sk_live_7Hq2WmX9pL4vR8tY3nB6cJ1dF5gK0zA2';
+
+  it('an option quoted in a message is redacted before it is cut: no prefix of the secret is left', () => {
+    // The secret starts 24 characters before the 200 at which a quoted value is cut.
+    const head = `https://app.example.com/${'a'.repeat(123)}/verify/return?client_secret=`;
+    expect(head.length).toBe(176);
+    const message = messageOf(() =>
+      createVerificationKit({ ...kitOptions('https://verify.example.com', secret), returnUrl: `${head}${secret}` }),
+    );
+    expect(message).toContain('`returnUrl`');
+    expect(message, message).not.toContain(secret.slice(0, 16));
+  });
+
+  it("a successPath function's wrong answer is logged redacted before it is cut", async () => {
+    let kitSecret = '';
+    const app = await startTestApp({
+      kit: {
+        actions: [
+          {
+            name: 'grant_badge',
+            operationSensitivity: 'normal',
+            // A mistake: an absolute URL to a partner that authenticates with the client's credentials.
+            successPath: () => `https://partner.example/cb?client_id=acme&client_secret=${kitSecret}`,
+            fulfil: () => {},
+          },
+        ],
+      },
+    });
+    kitSecret = app.secret;
+    try {
+      const alice = await app.agent().signIn('alice');
+      const started = await alice.start('grant_badge');
+      await alice.request(await alice.verifyOnHostedPage(started));
+      const logged = app.logs.filter((line) => line.includes('successPath returned'));
+      expect(logged.length).toBeGreaterThan(0);
+      for (const line of logged) expect(line, line).not.toContain(app.secret.slice(0, 12));
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("an integrator's error quoting the secret as a form body or a URL's userinfo", () => {
+  // Its own secret: the kit redacts every secret it was given, and another one's part would hide a leak.
+  const secret = "Vd3!qLp~8sR(2wT)nK'6mB4xYc+j=";
+
+  it.each([
+    ['a form body', `token request failed: grant_type=client_credentials&client_secret=${formEncoded(secret)}`],
+    ['a URL with credentials', `cannot fetch https://acme:${asUserinfo(secret)}@verify.example.com/session`],
+  ])('is logged without it: %s', async (_spelling, text) => {
+    const client: VerifyClient = {
+      createSession: () => Promise.reject(new Error(text)),
+      getSession: () => Promise.reject(new Error('unused')),
+      close: async () => {},
+    };
+    const app = await startTestApp({
+      service: async () => ({ baseUrl: 'https://verify.example.com', clientId: 'acme', clientSecret: secret }),
+      wrapClient: () => client,
+    });
+    try {
+      const answer = await (await app.agent().signIn('alice')).tryStart('grant_badge');
+      expect(answer.status).toBeGreaterThanOrEqual(500);
+      const logged = app.logs.filter((line) => line.includes(text.slice(0, 12)));
+      expect(logged.length).toBeGreaterThan(0);
+      for (const line of logged) for (const form of forms(secret)) expect(line, line).not.toContain(form);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("the sweep job's line for a configuration error quoting the environment's secret form-encoded", async () => {
+    const lines: string[] = [];
+    const code = await runSweepJob({
+      argv: ['--once'],
+      env: { VERIFY_CLIENT_SECRET: secret },
+      handleSignals: false,
+      print: (line) => lines.push(line),
+      kit: (env) => {
+        throw new Error(`could not fetch a token: client_secret=${formEncoded(env.VERIFY_CLIENT_SECRET ?? '')}`);
+      },
+    });
+    expect(code).toBe(1);
+    expect(lines.join('\n')).toContain('could not fetch a token');
+    for (const line of lines) for (const form of forms(secret)) expect(line, line).not.toContain(form);
   });
 });

@@ -36,12 +36,23 @@ function base64Forms(name: string, bytes: Buffer): SecretForm[] {
   return forms;
 }
 
-/** Every spelling searched for: as is, URL- and form-encoded, HTML- and JSON-escaped, base64 (alone and as Basic credentials). */
+/** The secret as a URL's userinfo spells it (`+` kept, `=` and `/` escaped). */
+function userinfoEncoded(secret: string): string {
+  const url = new URL('http://host');
+  url.password = secret;
+  return url.password;
+}
+
+/**
+ * Every spelling searched for: as is, URL-, form- and userinfo-encoded, HTML- and JSON-escaped,
+ * base64 (alone and as Basic credentials).
+ */
 export function secretForms(clientId: string, secret: string): SecretForm[] {
   const forms: SecretForm[] = [
     { name: 'as is', text: secret },
     { name: 'URL-encoded', text: encodeURIComponent(secret) },
     { name: 'form-encoded', text: new URLSearchParams({ s: secret }).toString().slice(2) },
+    { name: "in a URL's userinfo", text: userinfoEncoded(secret) },
     { name: 'HTML-escaped', text: htmlEscaped(secret, '&#39;') },
     { name: 'HTML-escaped', text: htmlEscaped(secret, '&#x27;') },
     { name: 'JSON-escaped', text: JSON.stringify(secret).slice(1, -1) },
