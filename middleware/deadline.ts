@@ -9,7 +9,7 @@ import { KitError, KitErrorCode } from './errors.ts';
 
 /** The callbacks the kit awaits, by the name their deadline has in `hookTimeouts`. */
 export type HookName =
-  'resolveUser' | 'prepare' | 'beforeCreate' | 'csrfCheck' | 'bindTo' | 'client' | 'onOutcome' | 'fulfil';
+  'resolveUser' | 'prepare' | 'beforeCreate' | 'limits' | 'csrfCheck' | 'bindTo' | 'client' | 'onOutcome' | 'fulfil';
 
 /** Each callback's deadline in ms. */
 export type HookTimeouts = Readonly<Record<HookName, number>>;
@@ -19,6 +19,8 @@ export const DEFAULT_HOOK_TIMEOUTS: HookTimeouts = {
   resolveUser: 5_000,
   prepare: 5_000,
   beforeCreate: 5_000,
+  // The start limits' consume, and the refund of a start the busy service never created.
+  limits: 5_000,
   csrfCheck: 5_000,
   bindTo: 5_000,
   // A ready client's call: longer than the kit's own client's retries (20 s) would take.

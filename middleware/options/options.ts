@@ -173,10 +173,12 @@ export interface VerificationKitOptions<Tx = unknown> {
   /**
    * Deadlines in ms for your callbacks the kit awaits; each one late counts as failed (a request
    * gets the error page, an onOutcome delivery or a fulfilment is retried later). Defaults:
-   * resolveUser, prepare, beforeCreate and csrfCheck (csrf.dangerouslyReplaceTokenCheck) 5000;
-   * onOutcome and fulfil 10000 (fulfil only where it is async: PostgreSQL; SQLite's runs
-   * synchronously inside its transaction). Synchronous `locale` and `pages` cannot be pre-empted:
-   * when they throw, the kit uses English and its built-in pages.
+   * resolveUser, prepare, beforeCreate, csrfCheck (csrf.dangerouslyReplaceTokenCheck) and limits
+   * (the start limits' consume, which refuses the start when late, and the refund of a start the
+   * busy service did not create, then only logged) 5000; onOutcome and fulfil 10000 (fulfil only
+   * where it is async: PostgreSQL; SQLite's runs synchronously inside its transaction).
+   * Synchronous `locale` and `pages` cannot be pre-empted: when they throw, the kit uses English
+   * and its built-in pages.
    */
   hookTimeouts?: Partial<HookTimeouts>;
   /**

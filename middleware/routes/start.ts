@@ -81,7 +81,15 @@ async function allowStart<Tx>(
   user: ResolvedUser,
   action: ActionDefinition<Tx>,
 ): Promise<StartReceipt | undefined> {
-  const receipt = await context.startLimits?.consume(req, { userRef: user.userRef, destination: user.destination });
+  const { startLimits } = context;
+  // Limits may be the integrator's own (or count on its store): one that throws or is late refuses
+  // the start, never lets it through unchecked, since they guard the SMS budget.
+  const receipt =
+    startLimits === undefined
+      ? undefined
+      : await withDeadline('limits', context.hookTimeouts.limits, () =>
+          startLimits.consume(req, { userRef: user.userRef, destination: user.destination }),
+        );
   const { beforeCreate } = context;
   if (beforeCreate === undefined) return receipt ?? undefined;
   const attempt = { userRef: user.userRef, destination: user.destination, action: action.name };
@@ -95,12 +103,13 @@ async function allowStart<Tx>(
 
 /**
  * The service stayed busy (429) through the create's retries: no session, no SMS, so the start
- * is not counted against the user; the error then shows "busy, try again shortly".
+ * is not counted against the user; the error then shows "busy, try again shortly". A refund that
+ * fails or is late is only logged: the user's answer waits on it no longer than its deadline.
  */
 async function refundWhenBusy<Tx>(context: KitContext<Tx>, receipt: StartReceipt | undefined, error: unknown) {
   if (receipt === undefined || !isKitError(error, KitErrorCode.ServiceBusy)) return;
   try {
-    await receipt.refund();
+    await withDeadline('limits', context.hookTimeouts.limits, () => receipt.refund());
   } catch (refundError) {
     context.logger.warn({ route: 'start', err: describeError(refundError) }, 'could not give back a start budget');
   }

@@ -2,12 +2,14 @@
  * The integrator's callbacks are outside the kit's trust: one that throws (synchronously or by a
  * rejected promise) never kills the process, never shows a stack trace and never leaves an
  * unhandled rejection. The kit's error path falls back to its built-in English page and logs the
- * integrator's error with its message.
+ * integrator's error with its message. Start limits of the app's own that never settle refuse the
+ * start within `hookTimeouts.limits` instead of holding it open.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Request } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createStartLimits, type StartBudgetCounter } from '../../middleware/index.ts';
 import { englishMessages } from '../../middleware/pages/messages.ts';
 import type { VerificationKitOptions } from '../../middleware/options/options.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -129,6 +131,17 @@ describe.each(['sync', 'async'] as const)('a callback that throws (%s)', (how) =
     expectLogged(a, message);
   });
 
+  it('limits.consume (a plain Error): the built-in 500 page, the start refused, no session created', async () => {
+    const message = `limits broke ${how}`;
+    const a = await appWith({ limits: { consume: failing(how, message) } });
+    const alice = await a.agent(seen).signIn('alice');
+    const answer = await alice.tryStart('grant_badge');
+    expect(answer.status).toBe(500);
+    expectBuiltInErrorPage(answer.body, message);
+    expectLogged(a, message);
+    expect((await a.emulator.control.stats()).creates).toBe(0);
+  });
+
   it('beforeCreate (a plain Error): the built-in 500 page, no session created', async () => {
     const message = `beforeCreate broke ${how}`;
     const a = await appWith({ beforeCreate: failing(how, message) });
@@ -138,6 +151,36 @@ describe.each(['sync', 'async'] as const)('a callback that throws (%s)', (how) =
     expectBuiltInErrorPage(answer.body, message);
     expectLogged(a, message);
     expect((await a.emulator.control.stats()).creates).toBe(0);
+  });
+});
+
+describe('start limits of the app’s own that never settle', () => {
+  /** A start refused in time: the kit's 500 page, no session, no SMS, the deadline in the log. */
+  async function expectRefusedWithinDeadline(a: TestApp): Promise<void> {
+    const alice = await a.agent(seen).signIn('alice');
+    const began = performance.now();
+    const answer = await alice.tryStart('grant_badge', {}, 5_000);
+    expect(performance.now() - began).toBeLessThan(3_000);
+    expect(answer.status).toBe(500);
+    expectBuiltInErrorPage(answer.body, 'did not settle');
+    expect((await a.emulator.control.stats()).creates).toBe(0);
+    expectLogged(a, 'limits did not settle within 200 ms');
+  }
+
+  it('a custom limits.consume: the start is refused within hookTimeouts.limits, never held open or let through', async () => {
+    await expectRefusedWithinDeadline(
+      await appWith({ limits: { consume: () => new Promise<never>(() => {}) }, hookTimeouts: { limits: 200 } }),
+    );
+  });
+
+  it("createStartLimits on the app's own counter whose consumeStartBudgets hangs: refused within hookTimeouts.limits", async () => {
+    const counter: StartBudgetCounter = { consumeStartBudgets: () => new Promise<never>(() => {}) };
+    await expectRefusedWithinDeadline(
+      await appWith({
+        limits: createStartLimits({ store: counter, destinationKey: 'k'.repeat(32) }),
+        hookTimeouts: { limits: 200 },
+      }),
+    );
   });
 });
 
