@@ -16,7 +16,7 @@
  * 1 configuration error, 2 the service could not be reached at all (reads were made and none got
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
-import { runDetached } from '../deadline.ts';
+import { runDetached, withDeadline } from '../deadline.ts';
 import { environmentSecrets, redactSecrets } from '../errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import { yieldToRequests } from './cpu-priority.ts';
@@ -28,7 +28,7 @@ import {
   type SweepOptions,
   type SweepWorkerOptions,
 } from './sweep-options.ts';
-import type { SweepWorker } from './worker.ts';
+import { CLAIMS_LAPSE, releaseClaimsWithin, type SweepWorker } from './worker.ts';
 
 /** The sweep job's exit codes. */
 export const SweepJobExitCode = {
@@ -61,8 +61,9 @@ export interface SweepJobSettings {
 export interface SweepJobOptions<Tx> {
   /**
    * The kit (the same options as the app's: store, actions, onOutcome), or a function building it
-   * from `env` (the integrator's own configuration). A factory that throws is reported as a
-   * configuration error (exit 1); the kit and the store it built are closed when the job ends.
+   * from `env` (the integrator's own configuration). A factory that throws, or has not built the kit
+   * within `stopTimeoutMs`, is reported as a configuration error (exit 1); the kit and the store it
+   * built are closed when the job ends.
    */
   kit: SweepJobKit<Tx> | ((env: SweepJobEnv, job: SweepJobSettings) => SweepJobKit<Tx> | Promise<SweepJobKit<Tx>>);
   /** Command-line arguments, without node and the script. Default `process.argv.slice(2)`. */
@@ -80,7 +81,12 @@ export interface SweepJobOptions<Tx> {
    * that process's CPU priority to `--nice` (see yieldToRequests).
    */
   handleSignals?: boolean;
-  /** How long a stop waits for in-flight reads before releasing claims. Default 10 000 ms. */
+  /**
+   * How long a stop waits for in-flight reads before releasing claims, and the longest the job waits
+   * for each of the integrator's calls around a run: a kit factory building the kit, the store
+   * releasing the claims (else they lapse with their lease), and closing what the factory built.
+   * Default 10 000 ms.
+   */
   stopTimeoutMs?: number;
   /** Warnings and errors of individual checks (pino-compatible). Default: none (counts only). */
   logger?: KitLogger;
@@ -122,10 +128,30 @@ export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<st
   };
 }
 
-/** The kit the options name: built by the factory (then the job owns it), or given. */
-async function kitOf<Tx>(options: SweepJobOptions<Tx>, env: SweepJobEnv, config: JobConfig): Promise<SweepJobKit<Tx>> {
-  if (typeof options.kit !== 'function') return options.kit;
-  return options.kit(env, { concurrency: config.sweep.concurrency ?? DEFAULT_SWEEP_CONCURRENCY });
+/**
+ * The kit the options name: given, or built by the factory (then the job owns it). The factory is
+ * the integrator's code: one that has not built the kit within `ms` fails as a configuration error.
+ */
+async function kitOf<Tx>(
+  options: SweepJobOptions<Tx>,
+  env: SweepJobEnv,
+  config: JobConfig,
+  ms: number,
+): Promise<SweepJobKit<Tx>> {
+  const factory = options.kit;
+  if (typeof factory !== 'function') return factory;
+  const settings = { concurrency: config.sweep.concurrency ?? DEFAULT_SWEEP_CONCURRENCY };
+  const late = () =>
+    new Error(
+      `building the kit did not finish within ${ms} ms: does the configuration wait on something that never answers?`,
+    );
+  // The deadline's timer is unref'd; this one keeps a standalone job alive to report a factory that never settles.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  try {
+    return await withDeadline('kit', ms, () => factory(env, settings), late);
+  } finally {
+    clearInterval(keepAlive);
+  }
 }
 
 /** Aborts on SIGTERM/SIGINT (when handled) or the caller's signal; `dispose` removes the listeners. */
@@ -171,6 +197,7 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
 
   let config: JobConfig;
   let kit: SweepJobKit<Tx>;
+  let stop: ReturnType<typeof stopSignal> | undefined;
   try {
     config = parseJobConfig(options.argv ?? process.argv.slice(2), env, options.sweep);
     if (config.help) {
@@ -178,13 +205,15 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
       return SweepJobExitCode.Ok;
     }
     if (options.handleSignals ?? true) yieldToRequests(config.nice);
-    kit = await kitOf(options, env, config);
+    // Heard while a factory still builds the kit too: the job then ends by the build's deadline at the latest.
+    stop = stopSignal(options, emit);
+    kit = await kitOf(options, env, config, stopTimeoutMs);
   } catch (error) {
+    stop?.dispose();
     emit({ event: 'sweep_config_error', message: describe(error).message });
     return SweepJobExitCode.ConfigError;
   }
 
-  const stop = stopSignal(options, emit);
   const mode = { config, signal: stop.signal, stopTimeoutMs, emit, logger: options.logger };
   try {
     return config.once ? await runOnceMode(kit, mode) : await runLoopMode(kit, mode);
@@ -246,10 +275,12 @@ async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<num
     const outcome = await Promise.race([run, stopped]);
     if (outcome === 'timeout') {
       run.catch(() => {});
-      await kit.store.releaseClaims(owner).catch(() => 0);
+      const release = await releaseClaimsWithin(kit.store, owner, stopTimeoutMs);
+      const lapsed = 'lapsed' in release;
       emit({
         event: 'sweep_stopped',
-        reason: 'in-flight reads did not finish within the stop timeout; claims released',
+        reason: `in-flight reads did not finish within the stop timeout; ${lapsed ? CLAIMS_LAPSE : 'claims released'}`,
+        ...(lapsed ? { error: describe(release.lapsed) } : {}),
       });
       return SweepJobExitCode.Ok;
     }

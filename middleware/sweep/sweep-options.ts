@@ -67,7 +67,10 @@ export interface SweepWorkerOptions extends Omit<SweepOptions, 'signal'> {
   intervalMs: number;
   /** Wait this long before the first run. Default 0 (run at once). */
   initialDelayMs?: number;
-  /** How long stop() waits for in-flight reads before releasing claims anyway. Default 10 000 ms. */
+  /**
+   * How long stop() waits for in-flight reads before releasing claims anyway, and then for the store
+   * to release them (claims it has not released by then lapse with their lease). Default 10 000 ms.
+   */
   stopTimeoutMs?: number;
   /** Called after every completed run (e.g. metrics); not awaited. A throw or a rejection is logged. */
   onReport?: (report: SweepReport) => void;

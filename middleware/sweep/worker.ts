@@ -2,12 +2,13 @@
  * The in-process sweep worker: runs `runSweep` on an interval, one run at a time.
  *
  * `stop()` stops claiming at once, lets in-flight status reads finish (up to `stopTimeoutMs`),
- * then releases every claim this worker still holds so another worker can take them right away.
+ * then releases every claim this worker still holds so another worker can take them right away
+ * (waiting as long again for the store; claims it did not take back lapse with their lease).
  * It is awaitable and idempotent (every call returns the same promise). Timers are unref'd, so
  * the worker never keeps a process alive by itself; errors in a run are logged, never thrown.
  */
 import { describeError as describe, safeLogger, type KitLogger } from '../logger.ts';
-import { runDetached } from '../deadline.ts';
+import { runDetached, withDeadline } from '../deadline.ts';
 import { runSweep } from './sweep.ts';
 import type { SweepDeps, SweepReport } from './sweep-report.ts';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SweepWorkerOptions } from './sweep-options.ts';
@@ -22,7 +23,7 @@ export interface SweepWorker {
   readonly runs: number;
   /** The last completed run's report, if any. */
   readonly lastReport: SweepReport | undefined;
-  /** Stops the worker; resolves when claims are released. Safe to call more than once (same promise). */
+  /** Stops the worker; resolves when claims are released (or left to lapse). Safe to call more than once (same promise). */
   stop(): Promise<void>;
 }
 
@@ -52,7 +53,28 @@ async function runAndReport<Tx>(
   }
 }
 
-/** Waits for the run in flight (at most `stopTimeoutMs`), then releases the worker's claims. */
+/** What a stop says when the store did not take the claims back: nothing is lost, another claim reads them later. */
+export const CLAIMS_LAPSE = 'could not release claims; they lapse with the lease';
+
+/**
+ * Hands the owner's claims back so another worker may take them at once. The store is the
+ * integrator's, outside the kit's trust for liveness: a release that fails, or has not settled
+ * within `ms`, never holds a stop; it resolves with that failure and the claims lapse instead.
+ */
+export async function releaseClaimsWithin(
+  store: { releaseClaims(owner: string): Promise<number> },
+  owner: string,
+  ms: number,
+): Promise<{ released: number } | { lapsed: unknown }> {
+  try {
+    const late = () => new Error(`releaseClaims did not settle within ${ms} ms`);
+    return { released: await withDeadline('releaseClaims', ms, () => store.releaseClaims(owner), late) };
+  } catch (error) {
+    return { lapsed: error };
+  }
+}
+
+/** Waits for the run in flight (at most `stopTimeoutMs`), then releases the worker's claims (as long again). */
 async function finishAndRelease<Tx>(
   deps: SweepDeps<Tx>,
   options: ResolvedWorkerOptions,
@@ -77,12 +99,9 @@ async function finishAndRelease<Tx>(
       );
     }
   }
-  try {
-    const released = await deps.store.releaseClaims(owner);
-    if (released > 0) logger?.info({ owner, released }, 'sweep worker: released claims');
-  } catch (error) {
-    logger?.error({ err: describe(error) }, 'sweep worker: could not release claims; they lapse with the lease');
-  }
+  const release = await releaseClaimsWithin(deps.store, owner, stopTimeoutMs);
+  if ('lapsed' in release) logger?.error({ err: describe(release.lapsed) }, `sweep worker: ${CLAIMS_LAPSE}`);
+  else if (release.released > 0) logger?.info({ owner, released: release.released }, 'sweep worker: released claims');
 }
 
 /** Starts the worker: a run now (or after `initialDelayMs`), then one `intervalMs` after each run ends. */

@@ -21,7 +21,7 @@ import {
   spawnSweepProcess,
   type Bench,
 } from '../support/sweep-bench.ts';
-import { waitFor } from '../support/wait-for.ts';
+import { waitFor, within } from '../support/wait-for.ts';
 import { createTestClock } from '../support/clock.ts';
 import { freePort } from '../support/listen.ts';
 
@@ -182,6 +182,40 @@ describe('runSweepJob', () => {
     expect(throwing.out.join('\n')).not.toContain(CLIENT_SECRET);
   });
 
+  it('a stopped --once job whose run and claim release hang in the store still exits 0, saying the claims lapse with the lease', async () => {
+    b = await openBench();
+    let claiming = false;
+    const store = {
+      ...b.store,
+      claimDueAttempts: () => {
+        claiming = true;
+        return new Promise<never>(() => {});
+      },
+      releaseClaims: () => new Promise<number>(() => {}),
+    };
+    const r = recorder();
+    const stop = new AbortController();
+    const job = runSweepJob({
+      kit: jobKit({ ...b.deps, store }),
+      argv: ['--once'],
+      env: {},
+      print: r.print,
+      handleSignals: false,
+      signal: stop.signal,
+      stopTimeoutMs: 200,
+    });
+    await waitFor(() => claiming, 5000, 'the run to claim');
+    stop.abort();
+    const stoppedAt = performance.now();
+    expect(await within(5_000, job)).toBe(SweepJobExitCode.Ok);
+    // The reads' wait, then the release's: each at most stopTimeoutMs.
+    expect(performance.now() - stoppedAt).toBeLessThan(1_500);
+    expect(r.parsed()).toEqual([
+      { event: 'sweep_stopping', signal: 'abort' },
+      expect.objectContaining({ event: 'sweep_stopped', reason: expect.stringMatching(/they lapse with the lease$/) }),
+    ]);
+  });
+
   it('exits 1 on a configuration error, with a message that names the fix and never the secret', async () => {
     b = await openBench();
     const cases: [string[], Record<string, string>, RegExp][] = [
@@ -281,6 +315,52 @@ describe('runSweepJob', () => {
     });
     expect(code).toBe(SweepJobExitCode.ConfigError);
     expect(r.parsed()).toEqual([{ event: 'sweep_config_error', message: '[object Object]' }]);
+  });
+
+  it('a kit factory that never settles is a configuration error once stopTimeoutMs has passed, exit 1', async () => {
+    const r = recorder();
+    const began = performance.now();
+    const code = await within(
+      5_000,
+      runSweepJob<Database>({
+        kit: () => new Promise<never>(() => {}),
+        argv: ['--once'],
+        env: {},
+        print: r.print,
+        handleSignals: false,
+        stopTimeoutMs: 200,
+      }),
+    );
+    expect(code).toBe(SweepJobExitCode.ConfigError);
+    expect(performance.now() - began).toBeLessThan(1_000);
+    expect(r.parsed()).toEqual([
+      { event: 'sweep_config_error', message: expect.stringContaining('did not finish within 200 ms') },
+    ]);
+  });
+
+  it('a stop while the kit factory is still building is heard at once, and the job ends within stopTimeoutMs of it', async () => {
+    const r = recorder();
+    const stop = new AbortController();
+    let building = false;
+    const job = runSweepJob<Database>({
+      kit: () => {
+        building = true;
+        return new Promise<never>(() => {});
+      },
+      argv: ['--loop'],
+      env: {},
+      print: r.print,
+      handleSignals: false,
+      signal: stop.signal,
+      stopTimeoutMs: 200,
+    });
+    await waitFor(() => building, 5000, 'the factory to be called');
+    stop.abort();
+    expect(r.parsed()).toEqual([{ event: 'sweep_stopping', signal: 'abort' }]);
+    const stoppedAt = performance.now();
+    // Never built, so there is nothing to run: the factory's deadline ends the job.
+    expect(await within(5_000, job)).toBe(SweepJobExitCode.ConfigError);
+    expect(performance.now() - stoppedAt).toBeLessThan(1_000);
   });
 
   it('a print that throws or rejects loses its lines, never the run: --once still fulfils and exits 0', async () => {

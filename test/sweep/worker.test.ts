@@ -9,7 +9,7 @@ import type { KitLogger } from '../../middleware/logger.ts';
 import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
 import { startSweepWorker, type SweepWorker } from '../../middleware/sweep/worker.ts';
 import { countEffects, useSweepBench, type Bench } from '../support/sweep-bench.ts';
-import { waitFor } from '../support/wait-for.ts';
+import { waitFor, within } from '../support/wait-for.ts';
 import { sqliteLease } from '../support/stores.ts';
 
 const { emu, openBench } = useSweepBench();
@@ -114,6 +114,22 @@ describe('startSweepWorker', () => {
     expect(Date.now() - startedStop).toBeLessThan(1000);
     for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
     expect(entries.some((e) => e.level === 'warn' && /did not finish in time/.test(e.msg ?? ''))).toBe(true);
+  });
+
+  it('stop() does not wait past stopTimeoutMs for a store that never releases the claims, and logs that they lapse', async () => {
+    b = await openBench();
+    const { entries, logger } = recordingLogger();
+    const store = { ...b.store, releaseClaims: () => new Promise<number>(() => {}) };
+    worker = startSweepWorker({ ...b.deps, store }, { intervalMs: 10, stopTimeoutMs: 200, logger });
+    await waitFor(() => worker!.runs > 0, 5000, 'a first run');
+    const startedStop = performance.now();
+    await within(5000, worker.stop());
+    expect(performance.now() - startedStop).toBeLessThan(1000);
+    expect(entries).toContainEqual({
+      level: 'error',
+      obj: { err: { name: 'Error', message: 'releaseClaims did not settle within 200 ms' } },
+      msg: 'sweep worker: could not release claims; they lapse with the lease',
+    });
   });
 
   it('logs a failed run and carries on at the next interval instead of crashing', async () => {
