@@ -17,6 +17,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   },
 };
 
+/** How long a finished command waits for its output to drain before it exits whatever is still open. */
+const EXIT_GRACE_MS = 2_000;
+
 const USAGE = [
   'usage: hosted-sms-verify-kit <command> [options]   (--help after a command for its options)',
   ...Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(10)} ${summary}`),
@@ -51,3 +54,6 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 process.exitCode = await main(process.argv.slice(2));
+// The command is done: a handle a configuration left open (a timer, a socket, a pool it never
+// ended) must not keep a scheduled job running into the next one. Its output gets a moment to drain.
+setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();

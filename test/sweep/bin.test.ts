@@ -44,6 +44,13 @@ beforeAll(async () => {
      };`,
   );
   writeFileSync(join(dir, 'number.config.mjs'), 'export default 42;');
+  // The same options, from a module that leaves a timer running (as a forgotten metrics flush does).
+  writeFileSync(
+    join(dir, 'open-handle.config.mjs'),
+    `import options from './options.config.mjs';
+     setInterval(() => {}, 1000);
+     export default options;`,
+  );
   // The secret written into baseUrl as userinfo (a `/` in it, as base64 secrets have): the URL does not parse.
   writeFileSync(
     join(dir, 'userinfo.config.mjs'),
@@ -59,10 +66,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Runs the bin; one still running after 20 s is killed (its code is then NaN). */
 function bin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { PATH: process.env.PATH ?? '', VERIFY_BASE_URL: emulator.url, VERIFY_CLIENT_SECRET: CLIENT.secret };
+  const options = { cwd: dir, env, timeout: 20_000 };
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: dir, env }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['--import', TSX, MAIN, ...args], options, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr }),
     );
   });
@@ -78,6 +87,14 @@ describe('hosted-sms-verify-kit sweep', () => {
       .filter((line) => line.startsWith('{'));
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ event: 'sweep', mode: 'once', claimed: 0, errors: 0 });
     expect(run.stdout + run.stderr).not.toContain(CLIENT.secret);
+  });
+
+  it('--once exits when its run is done, even though the configuration left a timer running', async () => {
+    const began = Date.now();
+    const run = await bin('sweep', '--once', '--config', './open-handle.config.mjs');
+    expect(run.code).toBe(0);
+    expect(Date.now() - began).toBeLessThan(15_000);
+    expect(run.stdout).toContain('"event":"sweep"');
   });
 
   it('without --once or --loop it exits 1 saying which to choose, with the usage', async () => {
