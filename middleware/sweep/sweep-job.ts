@@ -147,8 +147,20 @@ async function kitOf<Tx>(
     );
   // The deadline's timer is unref'd; this one keeps a standalone job alive to report a factory that never settles.
   const keepAlive = setInterval(() => {}, 1 << 30);
+  const building = Promise.resolve().then(() => factory(env, settings));
   try {
-    return await withDeadline('kit', ms, () => factory(env, settings), late);
+    return await withDeadline('kit', ms, () => building, late);
+  } catch (error) {
+    // A kit built after the deadline is closed when it comes: its pool must not hold the process.
+    const closeLate = async (built: SweepJobKit<Tx>) => {
+      await built.close();
+      await built.store.close();
+    };
+    runDetached(
+      () => building.then(closeLate),
+      () => undefined,
+    );
+    throw error;
   } finally {
     clearInterval(keepAlive);
   }

@@ -9,7 +9,7 @@ import { createVerifyClient } from '../../middleware/client/client.ts';
 import { randomBytes } from 'node:crypto';
 import { getPriority } from 'node:os';
 import { DEFAULT_SWEEP_NICE, parseJobConfig } from '../../middleware/sweep/sweep-job-args.ts';
-import { runSweepJob, SweepJobExitCode } from '../../middleware/sweep/sweep-job.ts';
+import { runSweepJob, SweepJobExitCode, type SweepJobKit } from '../../middleware/sweep/sweep-job.ts';
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -336,6 +336,26 @@ describe('runSweepJob', () => {
     expect(r.parsed()).toEqual([
       { event: 'sweep_config_error', message: expect.stringContaining('did not finish within 200 ms') },
     ]);
+  });
+
+  it('a kit its factory builds after stopTimeoutMs is closed when it comes, store and all', async () => {
+    const closed: string[] = [];
+    const lateKit = {
+      close: async () => void closed.push('kit'),
+      store: { close: async () => void closed.push('store'), releaseClaims: async () => 0 },
+    } as unknown as SweepJobKit<Database>;
+    const code = await runSweepJob<Database>({
+      kit: () => new Promise((resolve) => setTimeout(() => resolve(lateKit), 400)),
+      argv: ['--once'],
+      env: {},
+      print: recorder().print,
+      handleSignals: false,
+      stopTimeoutMs: 200,
+    });
+    expect(code).toBe(SweepJobExitCode.ConfigError);
+    expect(closed).toEqual([]);
+    await waitFor(() => closed.length === 2, 5000, 'the late kit to be closed');
+    expect(closed).toEqual(['kit', 'store']);
   });
 
   it('a stop while the kit factory is still building is heard at once, and the job ends within stopTimeoutMs of it', async () => {
