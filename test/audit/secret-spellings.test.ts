@@ -22,6 +22,12 @@ const carriers: [string, string][] = [
   ["in a URL's userinfo", `https://acme:${userinfo}@verify.example.com/`],
   ['JSON-escaped', JSON.stringify({ s: SECRET })],
   ['base64 as Basic credentials', `Authorization: Basic ${Buffer.from(`acme:${SECRET}`).toString('base64')}`],
+  [
+    'base64 as Basic credentials, URL-encoded',
+    `?auth=${encodeURIComponent(`Basic ${Buffer.from(`acme:${SECRET}`).toString('base64')}`)}`,
+  ],
+  ['hex', `<meta content="${Buffer.from(SECRET).toString('hex')}">`],
+  ['hex (upper case)', `0x${Buffer.from(SECRET).toString('hex').toUpperCase()};`],
 ];
 
 describe("the audit's spellings of the client secret", () => {

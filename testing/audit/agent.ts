@@ -31,13 +31,32 @@ export interface Answer {
   url: string;
 }
 
+const HANDOFF_FORM = /<form id="verify-kit-handoff" method="post" action="([^"]*)">/;
+const HANDOFF_INPUT = /<input type="hidden" name="hx" value="([^"]*)">/;
+
 /** The kit's auto-submit handoff page: where it posts and the handoff it carries (undefined if not that page). */
 export function parseHandoffPage(html: string): { verifyUrl: string; handoff: string } | undefined {
-  const action = /<form id="verify-kit-handoff" method="post" action="([^"]*)">/.exec(html)?.[1];
-  const hx = /<input type="hidden" name="hx" value="([^"]*)">/.exec(html)?.[1];
+  const action = HANDOFF_FORM.exec(html)?.[1];
+  const hx = HANDOFF_INPUT.exec(html)?.[1];
   return action === undefined || hx === undefined
     ? undefined
     : { verifyUrl: decodeHtml(action), handoff: decodeHtml(hx) };
+}
+
+/**
+ * The page with the value of the auto-submit form's own `hx` input left out: the one place a
+ * handoff may be written in it (a copy in a link, a meta tag or another form stays).
+ */
+export function withoutHandoffInput(html: string): string {
+  const form = HANDOFF_FORM.exec(html);
+  if (form === null) return html;
+  const start = form.index + form[0].length;
+  const end = html.indexOf('</form>', start);
+  const inner = html.slice(start, end === -1 ? undefined : end);
+  const input = HANDOFF_INPUT.exec(inner);
+  if (input === null) return html;
+  const at = start + input.index;
+  return `${html.slice(0, at)}${input[0].replace(/value="[^"]*"/, 'value=""')}${html.slice(at + input[0].length)}`;
 }
 
 /** A hidden field's value in a page: the first one named `field`, or the first inside a form posting to `formAction`. */

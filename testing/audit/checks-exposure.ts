@@ -3,7 +3,7 @@
  * checks mean something when run alone): framing and caching headers on every kit page, and the
  * client secret and the handoffs nowhere but where they must travel.
  */
-import type { Exchange } from './agent.ts';
+import { withoutHandoffInput, type Exchange } from './agent.ts';
 import type { AuditCheck, Verdict } from './check.ts';
 import { callHook } from './hooks.ts';
 import { findSecret, type SecretForm } from './secret.ts';
@@ -61,27 +61,27 @@ async function logLines(world: AuditWorld): Promise<readonly string[]> {
   return Array.isArray(lines) ? lines.map(String) : [];
 }
 
-/** Every place a value may be searched, with whether the secret and a handoff are allowed there. */
-function places(world: AuditWorld, x: Exchange): { where: string; text: string; handoffAllowed: boolean }[] {
+/**
+ * Every place a value may be searched, and what the handoff search reads there instead when a
+ * handoff travels in it: nothing of the form POST to verifyUrl, and the start answer without its
+ * auto-submit form's `hx` value (a copy anywhere else in that page is a leak).
+ */
+function places(world: AuditWorld, x: Exchange): { where: string; text: string; handoffText?: string }[] {
   const url = new URL(x.url);
   const at = `${x.method} ${url.origin === world.options.appOrigin ? '' : url.origin}${url.pathname}`;
   const isStart = isKitRoute(world, x) && x.method === 'POST' && x.status === 200;
   const isRedeem =
     x.method === 'POST' && !x.url.startsWith(world.options.appOrigin) && /\/verify$/.test(new URL(x.url).pathname);
   return [
-    { where: `${at} (URL)`, text: x.url, handoffAllowed: false },
-    ...Object.entries(x.requestHeaders).map(([n, v]) => ({
-      where: `${at} request header ${n}`,
-      text: v,
-      handoffAllowed: false,
-    })),
-    ...Object.entries(x.responseHeaders).map(([n, v]) => ({
-      where: `${at} response header ${n}`,
-      text: v,
-      handoffAllowed: false,
-    })),
-    { where: `${at} request body`, text: x.requestBody, handoffAllowed: isRedeem },
-    { where: `${at} response body`, text: x.responseBody, handoffAllowed: isStart },
+    { where: `${at} (URL)`, text: x.url },
+    ...Object.entries(x.requestHeaders).map(([n, v]) => ({ where: `${at} request header ${n}`, text: v })),
+    ...Object.entries(x.responseHeaders).map(([n, v]) => ({ where: `${at} response header ${n}`, text: v })),
+    { where: `${at} request body`, text: x.requestBody, ...(isRedeem ? { handoffText: '' } : {}) },
+    {
+      where: `${at} response body`,
+      text: x.responseBody,
+      ...(isStart ? { handoffText: withoutHandoffInput(x.responseBody) } : {}),
+    },
   ];
 }
 
@@ -89,13 +89,12 @@ function places(world: AuditWorld, x: Exchange): { where: string; text: string; 
  * Searches every exchange and log line for `forms`; evidence says where (the exchange's place, the
  * log line's number) and which spelling, never the text around it.
  */
-async function searchAll(world: AuditWorld, verdict: Verdict, forms: SecretForm[], what: string, allowed: boolean) {
+async function searchAll(world: AuditWorld, verdict: Verdict, forms: SecretForm[], what: string, handoff: boolean) {
   let searched = 0;
   for (const x of world.exchanges) {
     for (const place of places(world, x)) {
       searched += 1;
-      if (allowed && place.handoffAllowed) continue;
-      const hit = findSecret(forms, place.text);
+      const hit = findSecret(forms, handoff ? (place.handoffText ?? place.text) : place.text);
       verdict.expect(hit === undefined, `${what} (${hit?.name}) in ${place.where}`);
     }
   }
@@ -137,7 +136,7 @@ export const exposureChecks: AuditCheck[] = [
   {
     id: 'leak.secret',
     title:
-      'The client secret is in no URL, Referer, page, response header or log line: as is, URL-encoded, HTML- or JSON-escaped, or in base64',
+      'The client secret is in no URL, Referer, page, response header or log line: as is, URL-encoded, HTML- or JSON-escaped, in hex, or in base64 (also URL-encoded)',
     fix: "Keep the client secret on the server, in the kit's options only (from your secret store or environment); never render, log or link it.",
     phase: 'last',
     async run(world, verdict) {
@@ -148,7 +147,7 @@ export const exposureChecks: AuditCheck[] = [
   {
     id: 'leak.handoff',
     title:
-      'Each handoff is only in the start answer and the form POST to verifyUrl: no URL, Referer, other page, header or log line',
+      "Each handoff is only in the start answer's auto-submit form and its POST to verifyUrl: no URL, link, Referer, other page, header or log line",
     fix: "Let the kit's auto-submit page carry the handoff (it posts it in a form body); never log the start's answer, put the handoff in a link, or redirect with it.",
     phase: 'last',
     async run(world, verdict) {

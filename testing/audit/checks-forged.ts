@@ -4,6 +4,7 @@
  * never verified must all leave the action unrun.
  */
 import { describeAnswer, expectNoEffect, isRefused, randomState, type AuditCheck } from './check.ts';
+import type { StartedAttempt } from './world.ts';
 
 const LANDING_FIX =
   "Mount the kit's landing (app.use(kit.router)) and let nothing before it act on session_id or state: the kit re-reads the session and fulfils only a verified attempt whose state, userRef and session_id match.";
@@ -11,21 +12,32 @@ const LANDING_FIX =
 export const forgedChecks: AuditCheck[] = [
   {
     id: 'forged.unknown-session',
-    title: 'A landing for a session nobody started is refused and runs nothing',
+    title:
+      "A landing for a session nobody started is refused and runs nothing, even with a verified attempt's true state",
     fix: LANDING_FIX,
     phase: 'concurrent',
     async run(world, verdict) {
       const user = await world.signIn();
       const real = await world.verified(user);
-      const answer = await world.land(user, `session_id=ses_${randomState()}&state=${randomState()}`);
-      verdict.note(describeAnswer(answer));
-      verdict.expect(isRefused(answer), `an unknown session_id answered ${answer.status}, not a 4xx`);
-      await expectNoEffect(world, verdict, [real.sessionId], 'after an unknown session landed');
+      const unknown = `ses_${randomState()}`;
+      // A true state must not "repair" an id the service never issued.
+      for (const state of [randomState(), real.state]) {
+        const answer = await world.land(
+          user,
+          `session_id=${encodeURIComponent(unknown)}&state=${encodeURIComponent(state)}`,
+        );
+        verdict.note(
+          `${state === real.state ? "the verified attempt's state" : 'a random state'}: ${describeAnswer(answer)}`,
+        );
+        verdict.expect(isRefused(answer), `an unknown session_id answered ${answer.status}, not a 4xx`);
+      }
+      await expectNoEffect(world, verdict, [real.sessionId, unknown], 'after an unknown session landed');
     },
   },
   {
     id: 'forged.foreign-session',
-    title: "Another user's session_id with this user's state is refused and runs neither attempt",
+    title:
+      "A session_id crossed with another user's attempt's state (either way round) is refused and runs neither attempt",
     fix: LANDING_FIX,
     phase: 'concurrent',
     async run(world, verdict) {
@@ -33,11 +45,15 @@ export const forgedChecks: AuditCheck[] = [
       const other = await world.signIn();
       const verified = await world.verified(owner);
       const pending = await world.start(other);
-      const query = `session_id=${encodeURIComponent(verified.sessionId)}&state=${encodeURIComponent(pending.state)}`;
-      for (const who of [other, owner]) {
-        const answer = await world.land(who, query);
-        verdict.note(`${who === owner ? 'owner' : 'other user'}: ${describeAnswer(answer)}`);
-        verdict.expect(isRefused(answer), `a crossed session_id/state pair answered ${answer.status}, not a 4xx`);
+      const crossed = (id: StartedAttempt, state: StartedAttempt) =>
+        `session_id=${encodeURIComponent(id.sessionId)}&state=${encodeURIComponent(state.state)}`;
+      // Either value may be the one an app trusts to find the attempt.
+      for (const query of [crossed(verified, pending), crossed(pending, verified)]) {
+        for (const who of [other, owner]) {
+          const answer = await world.land(who, query);
+          verdict.note(`${who === owner ? 'owner' : 'other user'}: ${describeAnswer(answer)}`);
+          verdict.expect(isRefused(answer), `a crossed session_id/state pair answered ${answer.status}, not a 4xx`);
+        }
       }
       await expectNoEffect(world, verdict, [verified.sessionId, pending.sessionId], 'after a crossed landing');
     },
@@ -61,17 +77,20 @@ export const forgedChecks: AuditCheck[] = [
   },
   {
     id: 'forged.missing-state',
-    title: 'A verified session_id without a state (absent or empty) is refused and runs nothing',
+    title:
+      'A verified session_id without a well-formed state (absent, empty, the true one cut short, or not a state) is refused and runs nothing',
     fix: LANDING_FIX,
     phase: 'concurrent',
     async run(world, verdict) {
       const user = await world.signIn();
       const verified = await world.verified(user);
       const id = `session_id=${encodeURIComponent(verified.sessionId)}`;
-      for (const query of [id, `${id}&state=`]) {
+      // A malformed state must not be "recovered" from the stored one.
+      const malformed = [verified.state.slice(0, -1), 'x'].map((state) => `${id}&state=${encodeURIComponent(state)}`);
+      for (const query of [id, `${id}&state=`, ...malformed]) {
         const answer = await world.land(user, query);
         verdict.note(describeAnswer(answer));
-        verdict.expect(isRefused(answer), `a landing without a state answered ${answer.status}, not a 4xx`);
+        verdict.expect(isRefused(answer), `a landing without a well-formed state answered ${answer.status}, not a 4xx`);
       }
       await expectNoEffect(world, verdict, [verified.sessionId], 'after a landing without a state');
     },

@@ -1,9 +1,11 @@
 /**
- * Open redirects: a URL taken from a query parameter of the start or the landing must never become
- * a Location. Every redirect the app answers (followed on the app's own origin a few hops) must stay
- * on the app's origin and carry none of the planted values.
+ * Open redirects: a URL taken from a query parameter or a header of the start or the landing must
+ * never become a Location. Every redirect the app answers (a Location, a Refresh header or a meta
+ * refresh, followed on the app's own origin a few hops) must stay on the app's origin and carry none
+ * of the planted values.
  */
-import type { Answer } from './agent.ts';
+import { decodeHtml } from '../html.ts';
+import type { Answer, Headers } from './agent.ts';
 import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
@@ -24,9 +26,37 @@ export const REDIRECT_PARAMS = [
   'destination',
   'target',
   'back',
+  'redirect_to',
+  'return',
+  'r',
+  'callback',
+  'from',
+  'success_url',
 ];
 
-const PLANTED = ['https://evil.example/audit', '//evil.example/audit', '/\\evil.example/audit', 'javascript:alert(1)'];
+/**
+ * The values planted: another site (absolute, scheme-relative, and with the backslash a browser
+ * reads as a slash), a script URL, and two that start with the app's own origin yet name another
+ * host (a "starts with our origin" test lets them through).
+ */
+function plantedValues(world: AuditWorld): string[] {
+  const { appOrigin } = world.options;
+  return [
+    'https://evil.example/audit',
+    '//evil.example/audit',
+    '/\\evil.example/audit',
+    'javascript:alert(1)',
+    `${appOrigin}@evil.example/audit`,
+    `${appOrigin}.evil.example/audit`,
+  ];
+}
+
+/**
+ * Headers an app may build a redirect from: the host a proxy forwards, and the page the browser
+ * came from. (Host itself is not forged: the audit's client would then also name that host to TLS,
+ * and a real proxy would route the request to another site.)
+ */
+const PLANTED_HEADERS: Headers = { 'x-forwarded-host': 'evil.example', referer: 'https://evil.example/audit' };
 
 function plantedQuery(value: string): string {
   return REDIRECT_PARAMS.map((name) => `${name}=${encodeURIComponent(value)}`).join('&');
@@ -50,15 +80,43 @@ function offending(world: AuditWorld, location: string, base: string): string | 
   return undefined;
 }
 
-/** Follows same-origin redirects with the user's cookies, judging every Location (the hop is said). */
-async function judgeRedirects(world: AuditWorld, verdict: Verdict, user: AuditUser, first: Answer, what: string) {
+/** The URL a Refresh header or `<meta http-equiv="refresh">` sends the browser on to, if it names one. */
+function refreshTarget(answer: Answer): string | undefined {
+  const meta = answer.body.match(/<meta\b[^>]*>/gi)?.find((tag) => /http-equiv\s*=\s*["']?refresh\b/i.test(tag));
+  const content = /\bcontent\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(meta ?? '');
+  const refresh = answer.headers.refresh ?? (content === null ? undefined : decodeHtml(content[1] ?? content[2] ?? ''));
+  const url = /^\s*[\d.]*\s*[;,]?\s*(?:url\s*=\s*)?["']?([^"']*)/i.exec(refresh ?? '')?.[1]?.trim();
+  return url === '' ? undefined : url;
+}
+
+/** Where the browser goes on from an answer by itself: a redirect's Location, or a refresh's URL. */
+function nextTarget(answer: Answer): string | undefined {
+  if (answer.status >= 300 && answer.status < 400) return answer.location ?? undefined;
+  return refreshTarget(answer);
+}
+
+/**
+ * Follows same-origin redirects and refreshes with the user's cookies (and `headers`), judging every
+ * target (the hop is said).
+ */
+async function judgeRedirects(
+  world: AuditWorld,
+  verdict: Verdict,
+  user: AuditUser,
+  first: Answer,
+  what: string,
+  headers: Headers = {},
+) {
   let answer = first;
-  for (let hop = 0; hop <= MAX_HOPS && answer.location !== null && answer.status >= 300 && answer.status < 400; hop++) {
-    const bad = offending(world, answer.location, answer.url);
-    if (!verdict.expect(bad === undefined, `${what}, hop ${hop + 1}: ${describeAnswer(answer)} ${bad}`)) return;
-    answer = await user.agent.request(world.resolve(answer.location, answer.url).href, {
-      headers: { referer: answer.url },
+  let target = nextTarget(answer);
+  for (let hop = 0; hop <= MAX_HOPS && target !== undefined; hop++) {
+    const bad = offending(world, target, answer.url);
+    const via = answer.location === target ? '' : ` (refresh to ${target})`;
+    if (!verdict.expect(bad === undefined, `${what}, hop ${hop + 1}: ${describeAnswer(answer)}${via} ${bad}`)) return;
+    answer = await user.agent.request(world.resolve(target, answer.url).href, {
+      headers: { referer: answer.url, ...headers },
     });
+    target = nextTarget(answer);
   }
 }
 
@@ -66,7 +124,7 @@ export const redirectChecks: AuditCheck[] = [
   {
     id: 'redirect.start',
     title:
-      "No parameter of the start (its query or its form's fields), or of a page visited before it, becomes a redirect at any hop after the landing",
+      "No parameter of the start (its query or its form's fields), of a page visited before it, or header of the start (X-Forwarded-Host, Referer) becomes a redirect or a refresh at any hop after the landing",
     fix: "Never redirect to a URL taken from a parameter, a header or state, nor to one your session remembered from such a parameter: the kit posts to the service's verifyUrl and lands at fixed successPaths.",
     phase: 'concurrent',
     async run(world, verdict) {
@@ -82,43 +140,55 @@ export const redirectChecks: AuditCheck[] = [
         ],
       ];
       let service: string | undefined;
-      for (const [where, send] of plants) {
-        // One user per place: the kit allows a phone number five texts in ten minutes.
+      /** One start and the landing after it; `headers` go with every request of both. */
+      const tryStart = async (what: string, send: (user: AuditUser) => Promise<Answer>, headers: Headers = {}) => {
+        // One user per try: the kit allows a phone number five texts in ten minutes.
         const user = await world.signIn();
         service ??= new URL((await world.start(user)).verifyUrl).origin;
-        for (const value of PLANTED.slice(0, 2)) {
-          const answer = await send(user, value);
-          verdict.note(`${REDIRECT_PARAMS.length} names in the ${where} = ${value}: answered ${answer.status}`);
-          await judgeRedirects(world, verdict, user, answer, `start with ${value} in the ${where}`);
-          const started = answer.status === 200 ? await world.attemptOf(answer).catch(() => undefined) : undefined;
-          if (started === undefined) continue;
-          verdict.expect(
-            new URL(started.verifyUrl).origin === service,
-            `the handoff form posts to ${started.verifyUrl}, not the service (${service})`,
-          );
-          // A value remembered at the start and used after the landing is an open redirect too.
-          await world.control.completeSession(started.sessionId, 'verified');
-          const landing = await world.landOn(user, started);
-          await judgeRedirects(world, verdict, user, landing, `the landing after ${value} in the ${where}`);
+        const answer = await send(user);
+        verdict.note(`${what}: answered ${answer.status}`);
+        await judgeRedirects(world, verdict, user, answer, `start with ${what}`, headers);
+        const started = answer.status === 200 ? await world.attemptOf(answer).catch(() => undefined) : undefined;
+        if (started === undefined) return;
+        verdict.expect(
+          new URL(started.verifyUrl).origin === service,
+          `the handoff form posts to ${started.verifyUrl}, not the service (${service})`,
+        );
+        // A value remembered at the start and used after the landing is an open redirect too.
+        await world.control.completeSession(started.sessionId, 'verified');
+        const landing = await world.landOn(user, started, '', headers);
+        await judgeRedirects(world, verdict, user, landing, `the landing after ${what}`, headers);
+      };
+      for (const [where, send] of plants) {
+        for (const value of plantedValues(world)) {
+          await tryStart(`${REDIRECT_PARAMS.length} names in the ${where} = ${value}`, (user) => send(user, value));
         }
       }
+      await tryStart(
+        'X-Forwarded-Host and Referer naming evil.example',
+        (user) => world.postStart(user, undefined, { headers: PLANTED_HEADERS }),
+        PLANTED_HEADERS,
+      );
     },
   },
   {
     id: 'redirect.landing',
-    title: 'No query parameter of the landing becomes a redirect',
+    title: 'No query parameter or header (X-Forwarded-Host, Referer) of the landing becomes a redirect',
     fix: "Never redirect to a URL taken from a parameter, a header or state: send the user to the action's fixed successPath (the kit does).",
     phase: 'concurrent',
     async run(world, verdict) {
       const user = await world.signIn();
       const attempt = await world.verified(user);
-      for (const value of PLANTED) {
+      for (const value of plantedValues(world)) {
         const answer = await world.landOn(user, attempt, `&${plantedQuery(value)}`);
         verdict.note(
           `${REDIRECT_PARAMS.length} parameters = ${value}: answered ${answer.status} -> ${answer.location}`,
         );
         await judgeRedirects(world, verdict, user, answer, `landing with ${value}`);
       }
+      const answer = await world.landOn(user, attempt, '', PLANTED_HEADERS);
+      verdict.note(`X-Forwarded-Host and Referer naming evil.example: answered ${answer.status} -> ${answer.location}`);
+      await judgeRedirects(world, verdict, user, answer, 'landing with planted headers', PLANTED_HEADERS);
     },
   },
 ];

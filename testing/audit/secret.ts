@@ -36,6 +36,17 @@ function base64Forms(name: string, bytes: Buffer): SecretForm[] {
   return forms;
 }
 
+/**
+ * Each form as a query or form field spells it too (`+`, `/` and `=` percent-escaped), when that
+ * differs: base64 is often put in a URL as is.
+ */
+function percentEncoded(forms: SecretForm[]): SecretForm[] {
+  return forms.flatMap((form) => {
+    const encoded = encodeURIComponent(form.text);
+    return encoded === form.text ? [form] : [form, { name: `${form.name}, URL-encoded`, text: encoded }];
+  });
+}
+
 /** The secret as a URL's userinfo spells it (`+` kept, `=` and `/` escaped). */
 function userinfoEncoded(secret: string): string {
   const url = new URL('http://host');
@@ -45,7 +56,7 @@ function userinfoEncoded(secret: string): string {
 
 /**
  * Every spelling searched for: as is, URL-, form- and userinfo-encoded, HTML- and JSON-escaped,
- * base64 (alone and as Basic credentials).
+ * hex, base64 (alone and as Basic credentials, either also URL-encoded).
  */
 export function secretForms(clientId: string, secret: string): SecretForm[] {
   const forms: SecretForm[] = [
@@ -57,8 +68,12 @@ export function secretForms(clientId: string, secret: string): SecretForm[] {
     { name: 'HTML-escaped', text: htmlEscaped(secret, '&#x27;') },
     { name: 'JSON-escaped', text: JSON.stringify(secret).slice(1, -1) },
     { name: 'JSON-escaped', text: JSON.stringify(secret).slice(1, -1).replace(/\//g, '\\/') },
-    { name: 'base64 as Basic credentials', text: Buffer.from(`${clientId}:${secret}`).toString('base64') },
-    ...base64Forms('base64', Buffer.from(secret)),
+    { name: 'hex', text: Buffer.from(secret).toString('hex') },
+    { name: 'hex', text: Buffer.from(secret).toString('hex').toUpperCase() },
+    ...percentEncoded([
+      { name: 'base64 as Basic credentials', text: Buffer.from(`${clientId}:${secret}`).toString('base64') },
+      ...base64Forms('base64', Buffer.from(secret)),
+    ]),
   ];
   const seen = new Set<string>();
   return forms.filter((form) => form.text !== '' && !seen.has(form.text) && seen.add(form.text));

@@ -258,8 +258,14 @@ export class AuditWorld {
     return agent.request(`${this.landingPath()}?${query}`, { headers });
   }
 
-  landOn(user: AuditUser | AuditAgent, attempt: ControlSession, extra = ''): Promise<Answer> {
-    return this.land(user, new URL(attempt.returnLocation).search.slice(1) + extra);
+  /** GET the attempt's true return link, with `extra` appended to its query. */
+  landOn(
+    user: AuditUser | AuditAgent,
+    attempt: ControlSession,
+    extra = '',
+    headers: Record<string, string> = {},
+  ): Promise<Answer> {
+    return this.land(user, new URL(attempt.returnLocation).search.slice(1) + extra, headers);
   }
 
   /** The landing path, or undefined before any attempt was started. */

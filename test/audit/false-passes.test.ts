@@ -1,0 +1,643 @@
+/**
+ * Mistakes the audit once passed: each test builds an integrator app the way sample-app.ts does (the
+ * kit by its package name, express-session, helmet, a probe on a `grants` table) with ONE deliberate
+ * mistake against the integration rules, proves the mistake works, then runs the audit's relevant
+ * checks and expects the check that covers it to fail. The controls are mistakes it always caught.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import BetterSqlite3 from 'better-sqlite3';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import session from 'express-session';
+import helmet from 'helmet';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
+import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
+import {
+  AuditAgent,
+  auditIntegration,
+  createTestClock,
+  failedIds,
+  formatAuditTable,
+  startEmulator,
+  type AuditOptions,
+  type ControlSession,
+  type RunningEmulator,
+} from 'hosted-sms-verify-kit/testing';
+import { closeServer, listen } from '../support/listen.ts';
+import { userNamed } from '../support/users.ts';
+
+const LANDING_PATH = '/verify/return';
+
+interface Ctx {
+  kit: VerificationKit<unknown>;
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  /** Inserts one row in `grants` (the probe counts them per session id). */
+  insert: (sessionId: string, userRef: string) => void;
+  grants: (sessionId: string) => number;
+  logs: string[];
+}
+
+interface Flaw {
+  secret?: string;
+  /** The action's effect is not written in fulfil() (the flaw writes it elsewhere). */
+  noFulfilEffect?: boolean;
+  /** Mounted after the session, before sign-in, the start and the kit. */
+  before?: (app: express.Express, ctx: Ctx) => void;
+  /** Mounted at the landing path before the kit. */
+  landing?: (ctx: Ctx) => (req: Request, res: Response, next: NextFunction) => void | Promise<void>;
+  /** The success page: answers itself, or returns false for the default page. */
+  done?: (req: Request, res: Response, ctx: Ctx) => boolean;
+}
+
+interface App {
+  url: string;
+  emulator: RunningEmulator;
+  clientSecret: string;
+  options: AuditOptions;
+  grants: (sessionId: string) => number;
+  close(): Promise<void>;
+}
+
+type SessionData = { user?: string; next?: string };
+const sess = (req: Request) => req.session as unknown as SessionData;
+
+async function startFlawedApp(flaw: Flaw): Promise<App> {
+  const server: Server = createServer();
+  const port = await listen(server);
+  const url = `http://localhost:${port}`;
+  const clientId = 'review-client';
+  const clientSecret = flaw.secret ?? `review-${randomBytes(16).toString('hex')}`;
+  const clock = createTestClock();
+  const emulator: RunningEmulator = await startEmulator({
+    port: 0,
+    clients: [{ clientId, secret: clientSecret, returnUrl: `${url}${LANDING_PATH}` }],
+    clock,
+    log: () => {},
+  });
+  const db = new BetterSqlite3(':memory:');
+  db.exec(
+    'CREATE TABLE grants (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
+  );
+  const insertStmt = db.prepare('INSERT INTO grants (session_id, user_ref) VALUES (?, ?)');
+  const count = db.prepare('SELECT COUNT(*) AS n FROM grants WHERE session_id = ?');
+  const grants = (sessionId: string) => (count.get(sessionId) as { n: number }).n;
+  const logs: string[] = [];
+  const line = (level: string) => (obj: Record<string, unknown>, msg: string) =>
+    logs.push(JSON.stringify({ level, ...obj, msg }));
+  const kit = createVerificationKit<unknown>({
+    baseUrl: emulator.url,
+    clientId,
+    clientSecret,
+    returnUrl: `${url}${LANDING_PATH}`,
+    store: createSqliteStore({ database: db }),
+    now: clock.now,
+    logger: { info: line('info'), warn: line('warn'), error: line('error') },
+    landing: { pendingRechecks: 0, pendingRecheckIntervalMs: 0 },
+    resolveUser: (req) => {
+      const name = (req.session as SessionData | undefined)?.user;
+      return name === undefined ? null : userNamed(name);
+    },
+    actions: [
+      {
+        name: 'grant',
+        operationSensitivity: 'sensitive',
+        successPath: '/done',
+        fulfil: (_tx, attempt) => {
+          if (flaw.noFulfilEffect !== true) insertStmt.run(attempt.sessionId, attempt.userRef);
+        },
+      },
+    ],
+  });
+  const ctx: Ctx = {
+    kit,
+    url,
+    clientId,
+    clientSecret,
+    insert: (id, user) => void insertStmt.run(id, user),
+    grants,
+    logs,
+  };
+
+  const app = express();
+  app.set('trust proxy', 'loopback');
+  app.use(helmet());
+  app.use(
+    session({
+      name: 'review.sid',
+      secret: randomBytes(16).toString('hex'),
+      resave: false,
+      saveUninitialized: false,
+      cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto' },
+    }),
+  );
+  flaw.before?.(app, ctx);
+  app.post('/login', express.urlencoded({ extended: false }), (req, res, next) => {
+    const user = (req.body as { user?: unknown }).user;
+    if (typeof user !== 'string' || !/^[a-z0-9]{1,40}$/.test(user)) {
+      res.status(400).json({ error: 'user' });
+      return;
+    }
+    req.session.regenerate((error) => {
+      if (error) return next(error);
+      sess(req).user = user;
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ csrf: kit.csrfToken(req) });
+    });
+  });
+  app.get('/done', (req, res) => {
+    if (flaw.done?.(req, res, ctx) === true) return;
+    res.setHeader('Cache-Control', 'no-store');
+    res.send('<!doctype html><title>Done</title><p>Done.</p>');
+  });
+  if (flaw.landing !== undefined) app.get(LANDING_PATH, flaw.landing(ctx));
+  app.use(kit.router);
+  server.on('request', app);
+
+  const options: AuditOptions = {
+    appUrl: url,
+    emulatorUrl: emulator.url,
+    clientId,
+    clientSecret,
+    signIn: async (agent, user) => {
+      const answer = await agent.postForm('/login', { user });
+      if (answer.status !== 200) throw new Error(`login answered ${answer.status}`);
+      return JSON.parse(answer.body) as { csrf: string };
+    },
+    actions: [{ name: 'grant' }],
+    clock,
+    probe: grants,
+    sweep: { run: () => kit.runSweep({ owner: 'audit-sweep' }), clock },
+    logs: () => logs,
+    proxy: { headers: { 'x-forwarded-proto': 'https' } },
+  };
+  return {
+    url,
+    emulator,
+    clientSecret,
+    options,
+    grants,
+    async close() {
+      await closeServer(server);
+      await kit.close();
+      await kit.store.close?.();
+      await emulator.close();
+      if (db.open) db.close();
+    },
+  };
+}
+
+const apps: App[] = [];
+afterAll(async () => {
+  await Promise.all(apps.map((a) => a.close()));
+});
+
+/** Runs the audit's `only` checks against the flawed app; returns the failed ids and the table. */
+async function audit(
+  flaw: Flaw,
+  only: string[],
+  exploit?: (app: App) => Promise<void>,
+): Promise<{ failed: string[]; table: string; app: App }> {
+  const app = await startFlawedApp(flaw);
+  apps.push(app);
+  // First: the mistake is real (the exploit works against this app).
+  await exploit?.(app);
+  const report = await auditIntegration({ ...app.options, only });
+  return { failed: failedIds(report), table: formatAuditTable(report), app };
+}
+
+let users = 0;
+
+/** A signed-in user of the flawed app who started one attempt (`query` on the start path), verified unless told otherwise. */
+async function attempt(
+  app: App,
+  query = '',
+  verified = true,
+): Promise<{ agent: AuditAgent; session: ControlSession; startBody: string; handoff: string }> {
+  const agent = new AuditAgent(app.url, () => {});
+  users += 1;
+  const login = await agent.postForm('/login', { user: `exploit${users}x${randomBytes(3).toString('hex')}` });
+  const { csrf } = JSON.parse(login.body) as { csrf: string };
+  const same = { origin: app.url, 'sec-fetch-site': 'same-origin' };
+  const start = await agent.postForm(`/verify/start${query}`, { _csrf: csrf, action: 'grant' }, same);
+  const handoff = /name="hx" value="([^"]*)"/.exec(start.body)?.[1];
+  if (start.status !== 200 || handoff === undefined) throw new Error(`start answered ${start.status}`);
+  const session = await app.emulator.control.sessionByHandoff(handoff);
+  if (verified) await app.emulator.control.completeSession(session.sessionId, 'verified');
+  return { agent, session, startBody: start.body, handoff };
+}
+
+/** GET the landing with this query (and headers). */
+function land(app: App, agent: AuditAgent, query: string, headers: Record<string, string> = {}) {
+  return agent.request(`${LANDING_PATH}?${query}`, { headers });
+}
+
+const q = (session: ControlSession) => new URL(session.returnLocation).search.slice(1);
+
+function escapeHtml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Wraps res.end so `edit` may rewrite an HTML body before it is sent. */
+function rewriteBody(res: Response, edit: (body: string) => string): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    const [chunk] = args;
+    if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) {
+      const body = edit(String(chunk));
+      res.removeHeader('Content-Length');
+      return end(body);
+    }
+    return end(...args);
+  }) as Response['end'];
+}
+
+const FORGED = [
+  'forged.unknown-session',
+  'forged.foreign-session',
+  'forged.wrong-state',
+  'forged.missing-state',
+  'forged.tampered-echo',
+  'forged.unverified',
+];
+
+describe.concurrent('the audit catches: the landing', () => {
+  it('a landing that trusts state and "repairs" an unknown session_id from it fails forged.unknown-session', async () => {
+    // "Some mail apps mangle session_id; state is enough to find the attempt."
+    const { failed, table } = await audit(
+      {
+        landing: (ctx) => async (req, _res, next) => {
+          const sessionId = typeof req.query.session_id === 'string' ? req.query.session_id : '';
+          const state = typeof req.query.state === 'string' ? req.query.state : '';
+          if (state !== '' && (await ctx.kit.store.findAttemptBySessionId(sessionId)) === undefined) {
+            const attempt = await ctx.kit.store.findAttemptByState(state);
+            if (attempt !== undefined) {
+              req.url = `${LANDING_PATH}?session_id=${encodeURIComponent(attempt.sessionId)}&state=${encodeURIComponent(state)}`;
+            }
+          }
+          next();
+        },
+      },
+      FORGED,
+      async (app) => {
+        // The verified attempt's state with a session_id nobody issued: fulfilled.
+        const { agent, session } = await attempt(app);
+        const answer = await land(app, agent, `session_id=ses_bogus&state=${encodeURIComponent(session.state)}`);
+        expect(answer.status).toBe(303);
+        expect(app.grants(session.sessionId)).toBe(1);
+      },
+    );
+    expect(failed, table).toContain('forged.unknown-session');
+  }, 120_000);
+
+  it('a landing that fills in the stored state when the given one is malformed (truncated) fails forged.missing-state', async () => {
+    // "In-app browsers sometimes cut the query short: recover the state from session_id."
+    const { failed, table } = await audit(
+      {
+        landing: (ctx) => async (req, _res, next) => {
+          const sessionId = typeof req.query.session_id === 'string' ? req.query.session_id : '';
+          const state = typeof req.query.state === 'string' ? req.query.state : '';
+          if (state !== '' && !/^[A-Za-z0-9_-]{43}$/.test(state)) {
+            const attempt = await ctx.kit.store.findAttemptBySessionId(sessionId);
+            if (attempt !== undefined) {
+              req.url = `${LANDING_PATH}?session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(attempt.state)}`;
+            }
+          }
+          next();
+        },
+      },
+      FORGED,
+      async (app) => {
+        // The verified session_id with state "x": fulfilled, the state never compared.
+        const { agent, session } = await attempt(app);
+        const answer = await land(app, agent, `session_id=${encodeURIComponent(session.sessionId)}&state=x`);
+        expect(answer.status).toBe(303);
+        expect(app.grants(session.sessionId)).toBe(1);
+      },
+    );
+    expect(failed, table).toContain('forged.missing-state');
+  }, 120_000);
+
+  it('a landing with an unknown session_id that writes a grant row for it fails forged.unknown-session', async () => {
+    // "The service's webhook may be late: record the grant now, reconcile later."
+    const { failed, table } = await audit(
+      {
+        landing: (ctx) => async (req, _res, next) => {
+          const sessionId = typeof req.query.session_id === 'string' ? req.query.session_id : '';
+          const user = sess(req).user;
+          if (sessionId !== '' && user !== undefined) {
+            if ((await ctx.kit.store.findAttemptBySessionId(sessionId)) === undefined) {
+              ctx.insert(sessionId, userNamed(user).userRef);
+            }
+          }
+          next();
+        },
+      },
+      ['forged.unknown-session', 'landing.pages'],
+      async (app) => {
+        const { agent } = await attempt(app);
+        const answer = await land(app, agent, 'session_id=ses_bogus&state=x');
+        expect(answer.status).toBeGreaterThanOrEqual(400);
+        expect(app.grants('ses_bogus')).toBe(1); // a bad session_id wrote a grant row
+      },
+    );
+    expect(failed, table).toContain('forged.unknown-session');
+  }, 120_000);
+});
+
+describe.concurrent('the audit catches: redirects', () => {
+  it('a success page that sends the user on with <meta http-equiv=refresh> to a remembered ?next= fails redirect.start', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          app.post('/verify/start', (req, _res, next) => {
+            if (typeof req.query.next === 'string') sess(req).next = req.query.next;
+            next();
+          });
+        },
+        done: (req, res) => {
+          const next = sess(req).next;
+          if (next === undefined) return false;
+          delete sess(req).next;
+          res.setHeader('Cache-Control', 'no-store');
+          res.send(`<!doctype html><meta http-equiv="refresh" content="0;url=${escapeHtml(next)}"><title>Done</title>`);
+          return true;
+        },
+      },
+      ['redirect.start'],
+      async (app) => {
+        const { agent, session } = await attempt(app, `?next=${encodeURIComponent('https://evil.example/x')}`);
+        const landing = await land(app, agent, q(session));
+        expect(landing.location).toBe('/done');
+        const done = await agent.request('/done');
+        expect(done.body).toContain('http-equiv="refresh" content="0;url=https://evil.example/x"');
+      },
+    );
+    expect(failed, table).toContain('redirect.start');
+  }, 120_000);
+
+  it('a start that remembers a "local" ?next= (starts with / but not //) fails redirect.start: /\\evil.example is an open redirect', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          app.post('/verify/start', (req, _res, next) => {
+            const wanted = req.query.next;
+            if (typeof wanted === 'string' && wanted.startsWith('/') && !wanted.startsWith('//')) {
+              sess(req).next = wanted;
+            }
+            next();
+          });
+        },
+        done: (req, res) => {
+          const next = sess(req).next;
+          if (next === undefined) return false;
+          delete sess(req).next;
+          res.redirect(next);
+          return true;
+        },
+      },
+      ['redirect.start'],
+      async (app) => {
+        const { agent, session } = await attempt(app, `?next=${encodeURIComponent('/\\evil.example/x')}`);
+        await land(app, agent, q(session));
+        const done = await agent.request('/done');
+        expect(done.status).toBe(302);
+        // A browser resolves "/\evil.example/x" as "//evil.example/x".
+        expect(new URL(done.location!, app.url).host).toBe('evil.example');
+      },
+    );
+    expect(failed, table).toContain('redirect.start');
+  }, 120_000);
+
+  it('a landing that honours ?next= when it "starts with our origin" fails redirect.landing (origin@evil.example)', async () => {
+    const { failed, table } = await audit(
+      {
+        landing: (ctx) => (req, res, next) => {
+          const wanted = req.query.next;
+          if (typeof wanted === 'string' && wanted.startsWith(ctx.url)) {
+            const location = res.location.bind(res);
+            res.location = () => location(wanted);
+          }
+          next();
+        },
+      },
+      ['redirect.landing'],
+      async (app) => {
+        const { agent, session } = await attempt(app);
+        const answer = await land(app, agent, `${q(session)}&next=${encodeURIComponent(`${app.url}@evil.example/x`)}`);
+        expect(new URL(answer.location!, app.url).host).toBe('evil.example');
+      },
+    );
+    expect(failed, table).toContain('redirect.landing');
+  }, 120_000);
+
+  it('a landing that builds its absolute redirect from X-Forwarded-Host fails redirect.landing', async () => {
+    // "Absolute Locations for our mobile web view": host from the (trusted-loopback) proxy header.
+    const { failed, table } = await audit(
+      {
+        landing: () => (req, res, next) => {
+          const location = res.location.bind(res);
+          res.location = (path: string) =>
+            location(
+              path.startsWith('/')
+                ? `${req.protocol}://${req.get('x-forwarded-host') ?? req.get('host')}${path}`
+                : path,
+            );
+          next();
+        },
+      },
+      ['redirect.landing'],
+      async (app) => {
+        const { agent, session } = await attempt(app);
+        const answer = await land(app, agent, q(session), { 'x-forwarded-host': 'evil.example' });
+        expect(new URL(answer.location!, app.url).host).toBe('evil.example');
+      },
+    );
+    expect(failed, table).toContain('redirect.landing');
+  }, 120_000);
+
+  it('a landing that honours ?redirect_to= fails redirect.landing', async () => {
+    const { failed, table } = await audit(
+      {
+        landing: () => (req, res, next) => {
+          const wanted = req.query.redirect_to;
+          if (typeof wanted === 'string') {
+            const location = res.location.bind(res);
+            res.location = () => location(wanted);
+          }
+          next();
+        },
+      },
+      ['redirect.landing'],
+      async (app) => {
+        const { agent, session } = await attempt(app);
+        const answer = await land(
+          app,
+          agent,
+          `${q(session)}&redirect_to=${encodeURIComponent('https://evil.example/x')}`,
+        );
+        expect(answer.location).toBe('https://evil.example/x');
+      },
+    );
+    expect(failed, table).toContain('redirect.landing');
+  }, 120_000);
+});
+
+describe.concurrent('the audit catches: the handoff and the secret', () => {
+  it('a handoff page with a <noscript> GET link carrying the handoff in its URL fails leak.handoff', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          app.post('/verify/start', (_req, res, next) => {
+            rewriteBody(res, (body) => {
+              const action = /<form id="verify-kit-handoff" method="post" action="([^"]*)">/.exec(body)?.[1];
+              const hx = /<input type="hidden" name="hx" value="([^"]*)">/.exec(body)?.[1];
+              if (action === undefined || hx === undefined) return body;
+              // "Without JavaScript the form never submits: give them a link."
+              return body.replace('</form>', `</form><noscript><a href="${action}?hx=${hx}">Continue</a></noscript>`);
+            });
+            next();
+          });
+        },
+      },
+      ['leak.handoff'],
+      async (app) => {
+        const { startBody, handoff } = await attempt(app, '', false);
+        expect(startBody).toMatch(new RegExp(`<a href="[^"]*\\?hx=${handoff}">`));
+      },
+    );
+    expect(failed, table).toContain('leak.handoff');
+  }, 120_000);
+
+  it('the client secret hex-encoded in a page fails leak.secret', async () => {
+    const { failed, table } = await audit(
+      {
+        done: (_req, res, ctx) => {
+          res.setHeader('Cache-Control', 'no-store');
+          const hex = Buffer.from(ctx.clientSecret).toString('hex');
+          res.send(`<!doctype html><title>Done</title><meta name="client" content="${hex}"><p>Done.</p>`);
+          return true;
+        },
+      },
+      ['leak.secret'],
+      async (app) => {
+        const done = await new AuditAgent(app.url, () => {}).request('/done');
+        expect(Buffer.from(/content="([0-9a-f]+)"/.exec(done.body)![1]!, 'hex').toString()).toBe(app.clientSecret);
+      },
+    );
+    expect(failed, table).toContain('leak.secret');
+  }, 120_000);
+
+  it('Basic credentials (base64 of id:secret) percent-encoded in a page link fail leak.secret', async () => {
+    // A secret whose base64 spellings hold "+" and "/" (which percent-encoding changes).
+    const secret = 'review-???~~~???~~~-secret-???~~~???';
+    const { failed, table } = await audit(
+      {
+        secret,
+        done: (_req, res, ctx) => {
+          res.setHeader('Cache-Control', 'no-store');
+          const basic = Buffer.from(`${ctx.clientId}:${ctx.clientSecret}`).toString('base64');
+          res.send(
+            `<!doctype html><title>Done</title><a href="/support?auth=${encodeURIComponent(`Basic ${basic}`)}">Support</a>`,
+          );
+          return true;
+        },
+      },
+      ['leak.secret'],
+      async (app) => {
+        const done = await new AuditAgent(app.url, () => {}).request('/done');
+        const auth = decodeURIComponent(/auth=([^"]+)"/.exec(done.body)![1]!);
+        expect(Buffer.from(auth.replace('Basic ', ''), 'base64').toString()).toBe(`review-client:${app.clientSecret}`);
+      },
+    );
+    expect(failed, table).toContain('leak.secret');
+  }, 120_000);
+});
+
+/** Controls: mistakes the audit caught before these (they must stay caught). */
+describe.concurrent('controls: mistakes the audit catches', () => {
+  it('a start that re-serves the same handoff page for 60 s (one session, one state for several attempts) fails some check', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          const cache = new Map<string, { at: number; body: string }>();
+          app.post('/verify/start', (req, res, next) => {
+            const user = sess(req).user;
+            const hit = user === undefined ? undefined : cache.get(user);
+            if (hit !== undefined && Date.now() - hit.at < 60_000) {
+              res.setHeader('Cache-Control', 'no-store');
+              res.type('html').send(hit.body);
+              return;
+            }
+            rewriteBody(res, (body) => {
+              if (user !== undefined && body.includes('verify-kit-handoff')) cache.set(user, { at: Date.now(), body });
+              return body;
+            });
+            next();
+          });
+        },
+      },
+      ['stale-intent', 'forged.tampered-echo', 'forged.unverified'],
+    );
+    expect(failed, table).not.toEqual([]);
+  }, 120_000);
+
+  it('a landing that grants check-then-insert outside the kit transaction fails replay.storm', async () => {
+    const { failed, table } = await audit(
+      {
+        noFulfilEffect: true,
+        landing: (ctx) => async (req, res, next) => {
+          const sessionId = typeof req.query.session_id === 'string' ? req.query.session_id : '';
+          const user = sess(req).user;
+          const attempt = await ctx.kit.store.findAttemptBySessionId(sessionId);
+          // "Not granted yet?" read before the kit runs; the grant written once the kit redirected to /done.
+          if (attempt !== undefined && user !== undefined && ctx.grants(sessionId) === 0) {
+            res.on('finish', () => {
+              if (res.statusCode === 303 && res.getHeader('location') === '/done')
+                ctx.insert(sessionId, attempt.userRef);
+            });
+          }
+          next();
+        },
+      },
+      ['replay.storm', 'replay.after-success'],
+    );
+    expect(failed, table).toContain('replay.storm');
+  }, 120_000);
+
+  it("a start answer with Cache-Control 'private, max-age=600' fails headers.kit-pages", async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          app.post('/verify/start', (_req, res, next) => {
+            const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+            res.writeHead = ((...args: unknown[]) => {
+              res.setHeader('Cache-Control', 'private, max-age=600');
+              return writeHead(...args);
+            }) as Response['writeHead'];
+            next();
+          });
+        },
+      },
+      ['headers.kit-pages'],
+    );
+    expect(failed, table).toContain('headers.kit-pages');
+  }, 120_000);
+
+  it('the client secret in base64 (no padding, inside a longer value) in a page fails leak.secret', async () => {
+    const { failed, table } = await audit(
+      {
+        done: (_req, res, ctx) => {
+          res.setHeader('Cache-Control', 'no-store');
+          const b64 = Buffer.from(`cfg:${ctx.clientSecret}:end`).toString('base64url');
+          res.send(`<!doctype html><title>Done</title><meta name="c" content="${b64}">`);
+          return true;
+        },
+      },
+      ['leak.secret'],
+    );
+    expect(failed, table).toContain('leak.secret');
+  }, 120_000);
+});
