@@ -227,7 +227,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
     runSweep: (sweepOptions) => runSweep(context, { ...kitSweepDefaults(context), ...sweepOptions }),
     startSweepWorker: (workerOptions) => startSweepWorker(context, { ...kitSweepDefaults(context), ...workerOptions }),
     requireRecentVerification: (guardOptions) => requireRecentVerification(context, guardOptions),
-    grants: createGrantReader(context.store.stepUp),
+    grants: createGrantReader(context.store.stepUp, context.now),
     async close() {
       if (ownsClient) await context.client.close();
     },

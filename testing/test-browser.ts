@@ -24,7 +24,7 @@ export interface SubmitOptions {
 }
 
 export interface TestBrowser {
-  /** GET, with this browser's cookies. */
+  /** GET as a browser follows a link (a navigation, asking for HTML), with this browser's cookies. */
   get(url: string): Promise<TestPage>;
   /** Submits a form of `page` (its hidden fields and first named button, plus `fields`). */
   submitForm(page: TestPage, fields?: Record<string, string>, options?: SubmitOptions): Promise<TestPage>;
@@ -66,6 +66,9 @@ function fetchSite(from: URL, to: URL): string {
   const site = (url: URL) => `${url.protocol}${url.hostname.split('.').slice(-2).join('.')}`;
   return site(from) === site(to) ? 'same-site' : 'cross-site';
 }
+
+// What a browser's navigation asks for: fetch's own default, */*, says a script's request.
+const NAVIGATION_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 type CookieJars = Map<string, Map<string, string>>;
 
@@ -113,6 +116,7 @@ export function createTestBrowser(): TestBrowser {
       method: 'POST',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
+        accept: NAVIGATION_ACCEPT,
         origin: new URL(from).origin,
         'sec-fetch-site': fetchSite(new URL(from), new URL(url)),
         'sec-fetch-mode': 'navigate',
@@ -121,7 +125,7 @@ export function createTestBrowser(): TestBrowser {
     });
 
   return {
-    get: (url) => request(url, { method: 'GET' }),
+    get: (url) => request(url, { method: 'GET', headers: { accept: NAVIGATION_ACCEPT } }),
     post,
     async submitForm(page, fields = {}, options = {}) {
       const forms = formsOf(page);

@@ -23,12 +23,14 @@ export interface StepUpRequiredPage {
 
 /** The kept form, shown after the verification; confirming posts it back to its own path. */
 export interface StepUpConfirmPage {
+  /** The kept request's method and path, named so the user does not confirm blind (never its fields). */
+  method: string;
   path: string;
   csrfToken: string;
   intentField: string;
   intentId: string;
   label: string;
-  /** The kept form's `_method` (a method override), sent again so the same route receives it. */
+  /** The kept method when a form cannot send it (not POST), as `_method`: the usual method override. */
   methodOverride: string | undefined;
 }
 
@@ -59,6 +61,7 @@ export function stepUpConfirmPage(ctx: StepUpConfirmPage, nonce: string, message
     messages,
     body: html`<h1>${t.confirmTitle}</h1>
 <p>${t.confirmText(ctx.label)}</p>
+<p><code>${ctx.method} ${ctx.path}</code></p>
 <form method="post" action="${ctx.path}">
 <input type="hidden" name="_csrf" value="${ctx.csrfToken}">
 <input type="hidden" name="${ctx.intentField}" value="${ctx.intentId}">

@@ -12,7 +12,6 @@ import { queryOf } from '../routes/complete-return.ts';
 import { csrfToken } from '../routes/csrf.ts';
 import { newNonce } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
-import { isRecord } from '../options/option-problems.ts';
 import type { StepUpStore } from '../store/types.ts';
 import { labelFor } from './labels.ts';
 import { browserSessionOf, INTENT_FIELD, intentIsUsable } from './scope-actions.ts';
@@ -34,16 +33,17 @@ export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>, stepUp: StepUp
       throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request can no longer be used; nothing was changed.');
     }
     const messages = context.messages.forRequest(req);
-    const methodOverride = isRecord(intent.fields) ? intent.fields._method : undefined;
     const nonce = newNonce();
     const page = stepUpConfirmPage(
       {
+        method: intent.method,
         path: intent.path,
         csrfToken: csrfToken(context, req),
         intentField: INTENT_FIELD,
         intentId: intent.intentId,
         label: labelFor(scope, messages.lang) ?? intent.path,
-        methodOverride: typeof methodOverride === 'string' ? methodOverride : undefined,
+        // The kept method itself, not the form's `_method`: an app's override may take that field out.
+        methodOverride: intent.method === 'POST' ? undefined : intent.method,
       },
       nonce,
       messages,

@@ -18,12 +18,13 @@ export interface GrantReader {
   list(query: { userRef: string; scope?: string; limit?: number }): Promise<GrantSummary[]>;
   /**
    * Revokes a user's grants (of one scope when given): call it on sign-out, a changed phone number
-   * or a changed password. Returns how many were revoked.
+   * or a changed password. A verification started before and completed after it grants nothing.
+   * Returns how many were revoked.
    */
   revoke(query: { userRef: string; scope?: string }): Promise<number>;
 }
 
-export function createGrantReader<Tx>(stepUp: StepUpStore<Tx> | undefined): GrantReader {
+export function createGrantReader<Tx>(stepUp: StepUpStore<Tx> | undefined, now: () => number): GrantReader {
   const store = (): StepUpStore<Tx> => {
     if (stepUp === undefined)
       throw new Error('kit.grants: this store keeps no step-up grants (use the SQLite or PostgreSQL store).');
@@ -40,6 +41,6 @@ export function createGrantReader<Tx>(stepUp: StepUpStore<Tx> | undefined): Gran
         grantedAt,
       }));
     },
-    revoke: (query) => store().revokeGrants(query),
+    revoke: (query) => store().revokeGrants({ ...query, now: now() }),
   };
 }

@@ -7,8 +7,9 @@
  * - a form (POST, or PUT/PATCH/DELETE through a method override) is kept server-side as an intent;
  *   after the verification the user confirms it, and the original handler runs with the original
  *   fields, at most once per intent (consumed atomically; never an automatic replay);
- * - a JSON request gets 401 `verification_required` with a WWW-Authenticate challenge in the
- *   spirit of RFC 9470, so a single-page app can run the flow and retry.
+ * - a JSON request, or any that is not a browser's navigation (a fetch, an API client), gets 401
+ *   `verification_required` with a WWW-Authenticate challenge in the spirit of RFC 9470, so a
+ *   single-page app can run the flow and retry; only a navigation gets a page.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { maskDestination } from '../attempts.ts';
@@ -27,6 +28,7 @@ import type { StepUpGrant } from '../store/types.ts';
 import { countStepUp, type StepUpEvent } from '../telemetry.ts';
 import type { JsonValue } from '../types.ts';
 import { resolveGuard, type RecentVerificationOptions, type ResolvedGuard } from './guard-options.ts';
+import { keepIntentWithinLimit } from './intent-limit.ts';
 import { labelFor } from './labels.ts';
 import { browserSessionOf, INTENT_FIELD, INTENT_TTL_MS, intentIsUsable } from './scope-actions.ts';
 
@@ -37,8 +39,14 @@ const KEPT_FIELDS_LIMIT = 64 * 1024;
 
 type Guarded<Tx> = { context: KitContext<Tx>; guard: ResolvedGuard<Tx> };
 
+/**
+ * JSON for all but a browser's navigation (a link, a form), which asks for HTML first: a script's
+ * fetch asks for any type and would read a page answered 200 as the resource served. No Accept at
+ * all states no preference: the page. (Not Sec-Fetch-Mode: Node's fetch, under test browsers, says `cors`.)
+ */
 function wantsJson(req: Request): boolean {
-  return req.accepts(['html', 'json']) === 'json' || req.is('application/json') === 'application/json';
+  const navigation = req.get('accept') === undefined || req.accepts()[0] === 'text/html';
+  return !navigation || req.is('application/json') === 'application/json';
 }
 
 /** The route's pattern (`/accounts/:account/payee`), not the requested path: few values, and no ids or tokens. */
@@ -87,6 +95,21 @@ function isFormRequest(req: Request): boolean {
   return original === 'POST' && req.method !== 'GET' && req.method !== 'HEAD';
 }
 
+/**
+ * Stricter than verifySameSite, for a form the guard keeps: that lets a missing or `null` Origin
+ * through because the start route checks a token next, but a kept form has none, and the
+ * confirmation's fresh one would carry another site's fields. Fetch metadata must vouch for it.
+ */
+function verifyKeptFormOrigin(req: Request): void {
+  const origin = req.get('origin');
+  if (origin !== undefined && origin !== 'null') return;
+  if (req.get('sec-fetch-site')?.toLowerCase() === 'same-origin') return;
+  throw new KitError(
+    KitErrorCode.CsrfFailed,
+    `A form with ${origin === undefined ? 'no Origin' : 'Origin: null'} and no Sec-Fetch-Site: same-origin was not kept: nothing shows it came from this site.`,
+  );
+}
+
 /** Keeps the guarded request server-side: where to return (a page), or the form to run once confirmed. */
 async function keepIntent<Tx>(
   { context, guard }: Guarded<Tx>,
@@ -116,7 +139,7 @@ async function keepIntent<Tx>(
   const renewed = kept.method === 'GET' ? await guard.stepUp.renewPageIntent({ ...kept, now }) : undefined;
   if (renewed !== undefined) return renewed;
   const intentId = newState();
-  await guard.stepUp.insertIntent({ ...kept, intentId, fields: json ? {} : keptFields(req), createdAt: now });
+  await keepIntentWithinLimit(guard.stepUp, { ...kept, intentId, fields: json ? {} : keptFields(req), createdAt: now });
   return intentId;
 }
 
@@ -271,8 +294,11 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     // A kept form must come from this site's own pages: a cross-site post keeps nothing.
     verifySameSite(context, req);
-    if (!isFormRequest(req) && !wantsJson(req)) {
-      throw new KitError(KitErrorCode.InvalidActionParams, 'Send this request from a form, or as JSON.');
+    if (!wantsJson(req)) {
+      if (!isFormRequest(req)) {
+        throw new KitError(KitErrorCode.InvalidActionParams, 'Send this request from a form, or as JSON.');
+      }
+      verifyKeptFormOrigin(req);
     }
   }
   await answerRequired(guarded, req, res, user, grants, resourceKey);

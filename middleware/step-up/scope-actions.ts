@@ -59,9 +59,12 @@ function isScopeParams(value: unknown): value is ScopeParams {
   return isRecord(value) && typeof value.intentId === 'string' && typeof value.returnPath === 'string';
 }
 
-/** Where the landing sends the user back: the kept page (GET), or the kit's confirmation of a kept form. */
+/**
+ * Where the landing sends the user back: the kept page (GET), or the kit's confirmation of a kept
+ * form, whatever its method (a PUT or DELETE reached through a method override too).
+ */
 function returnPathOf(intent: StepUpIntent, stepUpPath: string): string {
-  return intent.method === 'POST' ? `${stepUpPath}?intent=${encodeURIComponent(intent.intentId)}` : intent.path;
+  return intent.method === 'GET' ? intent.path : `${stepUpPath}?intent=${encodeURIComponent(intent.intentId)}`;
 }
 
 export function scopeAction<Tx>(

@@ -289,12 +289,22 @@ export interface StepUpStore<Tx = unknown> {
    * resource and browser session. Synchronous on SQLite.
    */
   writeGrant(tx: Tx, grant: StepUpGrant): void | Promise<void>;
-  /** A user's grants, newest first (of one scope when given). */
+  /**
+   * A user's grants, newest first (of one scope when given). A grant started at or before a
+   * revocation of its user and scope, or of all the user's scopes, is never listed.
+   */
   listGrants(query: { userRef: string; scope?: string; limit: number }): Promise<StepUpGrant[]>;
-  /** Deletes a user's grants (of one scope when given); returns how many. */
-  revokeGrants(query: { userRef: string; scope?: string }): Promise<number>;
-  /** Stores an intent; the user's expired intents are deleted in the same write. */
-  insertIntent(intent: NewStepUpIntent): Promise<void>;
+  /**
+   * Deletes a user's grants (of one scope when given) and records the revocation at `now` in the
+   * same transaction, so a verification in flight that writes its grant later grants nothing.
+   * Returns how many were deleted.
+   */
+  revokeGrants(query: { userRef: string; scope?: string; now: number }): Promise<number>;
+  /**
+   * Stores an intent unless its user already has `maxLive` live ones (unconsumed, unexpired):
+   * true when it was stored. The user's expired intents are deleted in the same write.
+   */
+  insertIntent(intent: NewStepUpIntent, maxLive: number): Promise<boolean>;
   /**
    * The unconsumed, unexpired page intent (method GET) of this user, scope, resource, browser
    * session and path, its expiry moved to `expiresAt`: its id, or undefined. A page requested again
@@ -311,10 +321,13 @@ export interface StepUpStore<Tx = unknown> {
   }): Promise<string | undefined>;
   findIntent(intentId: string): Promise<StepUpIntent | undefined>;
   /**
-   * Marks an intent consumed, atomically: only one caller, on any process, gets it back; an
-   * expired or consumed intent gives undefined.
+   * Marks an intent consumed and clears its stored fields, atomically: only one caller, on any
+   * process, gets it back (with the fields it was kept with); an expired or consumed intent gives
+   * undefined.
    */
   consumeIntent(intentId: string, now: number): Promise<StepUpIntent | undefined>;
+  /** Deletes up to `limit` expired intents, consumed or not (the sweep's retention); returns how many. */
+  purgeExpiredIntents(query: { now: number; limit: number }): Promise<number>;
 }
 
 /** What a store implements; `Tx` is the transaction handle actions receive. */

@@ -3,9 +3,12 @@
  * destination it texted are needed for its outcome and its hook, not for years: each sweep run
  * removes them after `redactAfterMs` and deletes the attempt after `deleteAfterMs`, a small batch
  * at a time so a run stays short. Pending attempts are never touched (they expire after 24 h).
+ * Expired step-up intents (kept pages and forms, whose fields may be secrets) are deleted by every
+ * run, a batch at a time, whatever `retention` says: nothing can use them again.
  */
 import type { OptionProblems } from '../options/option-problems.ts';
-import type { RetentionResult, VerifyStore } from '../store/types.ts';
+import type { VerifyStore } from '../store/types.ts';
+import type { SweepReport } from './sweep-report.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -45,16 +48,19 @@ export function resolveRetention(
 }
 
 /** One retention step of a sweep run. */
-export function applyRetention(
-  store: Pick<VerifyStore, 'applyRetention'>,
+export async function applyRetention(
+  store: Pick<VerifyStore, 'applyRetention' | 'stepUp'>,
   now: number,
   retention: ResolvedRetention | false,
-): Promise<RetentionResult> {
-  if (retention === false) return Promise.resolve({ redacted: 0, deleted: 0 });
-  return store.applyRetention({
+): Promise<Pick<SweepReport, 'redacted' | 'deleted' | 'intentsDeleted'>> {
+  const limit = retention === false ? DEFAULT_RETENTION.batchSize : retention.batchSize;
+  const intentsDeleted = (await store.stepUp?.purgeExpiredIntents({ now, limit })) ?? 0;
+  if (retention === false) return { redacted: 0, deleted: 0, intentsDeleted };
+  const attempts = await store.applyRetention({
     now,
     redactBefore: now - retention.redactAfterMs,
     deleteBefore: now - retention.deleteAfterMs,
-    limit: retention.batchSize,
+    limit,
   });
+  return { ...attempts, intentsDeleted };
 }

@@ -64,6 +64,8 @@ export interface SweepReport {
   redacted: number;
   /** Settled attempts retention deleted in this run. */
   deleted: number;
+  /** Expired step-up intents (kept pages and forms) deleted in this run. */
+  intentsDeleted: number;
 }
 
 /** A report before the run's first step: every count zero. */
@@ -91,6 +93,7 @@ export function emptyReport(owner: string): SweepReport {
     oldestDueAgeMs: 0,
     redacted: 0,
     deleted: 0,
+    intentsDeleted: 0,
   };
 }
 

@@ -24,7 +24,11 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['noStartLimits', ['limits.burst', 'limits.forwarded-ip']],
   ['looseCookie', ['cookie.flags']],
   ['grantsOnRedirect', ['replay.after-success', 'replay.storm', 'sweep.never-returns']],
-  ['stripsOrigin', ['csrf.cross-site', 'csrf.foreign-origin']],
+  // Nothing vouches for a guarded form either: the guard keeps none, so the form checks cannot run.
+  [
+    'stripsOrigin',
+    ['csrf.cross-site', 'csrf.foreign-origin', 'step-up.bound', 'step-up.expired', 'step-up.intent-once'],
+  ],
   ['logsResponses', ['leak.handoff']],
   ['fillsMissingToken', ['csrf.no-token']],
   ['cacheEverything', ['headers.kit-pages']],

@@ -9,7 +9,8 @@
  * - `noStartLimits`: the kit's start limits turned off.
  * - `looseCookie`: the session cookie without HttpOnly and with SameSite None.
  * - `grantsOnRedirect`: grants when the landing redirects to the success page, not inside fulfil.
- * - `stripsOrigin`: a middleware drops Origin and Sec-Fetch-Site ("our CDN mangles them").
+ * - `stripsOrigin`: a middleware drops Origin and Sec-Fetch-Site ("our CDN mangles them"); the
+ *   step-up guard then keeps no form (403).
  * - `logsResponses`: a debug logger writes every response body to the app's log.
  * - `fillsMissingToken`: a start without `_csrf` gets the session's token filled in.
  * - `cacheEverything`: a caching middleware sets `public, max-age=60` on every answer.

@@ -2,13 +2,17 @@
  * Step-up for the integrator's own routes (kit.requireRecentVerification), over real HTTP against
  * the emulator, on SQLite and on PostgreSQL: a GET never texts and returns to the exact guarded
  * path; a grant is bound to its scope, its resource, the browser session and its age (counted from
- * the attempt's start); a kept form runs once, only after its confirmation; JSON gets 401; a user
- * without a number is refused; nothing chooses a URL from a parameter.
+ * the attempt's start); a kept form (a method override's too) runs once, only after its
+ * confirmation, and only from this site's pages; JSON, or any request that is not a navigation,
+ * gets 401; a user without a number is refused; nothing chooses a URL from a parameter.
  */
-import { describe, expect, it } from 'vitest';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KitErrorCode } from '../../middleware/errors.ts';
+import { LIVE_INTENTS_PER_USER } from '../../middleware/step-up/intent-limit.ts';
+import { INTENT_TTL_MS } from '../../middleware/step-up/scope-actions.ts';
 import type { Agent } from '../support/agent.ts';
-import { startTestApp } from '../support/app.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { USERS } from '../support/users.ts';
 import { confirmForm, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
@@ -26,6 +30,12 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     const started = await user.start(form.action, { intent: form.intent });
     const location = await user.verifyOnHostedPage(started);
     return { landing: await user.request(location), started };
+  }
+
+  /** Rows of kept intents whose stored fields hold `text`. */
+  async function intentsHolding(text: string): Promise<number> {
+    const rows = await suite.app.query<{ fields: unknown }>('SELECT fields FROM verify_kit_intents');
+    return rows.filter((row) => JSON.stringify(row.fields).includes(text)).length;
   }
 
   it('a GET without a grant answers "Confirm it’s you" and sends no text; the user returns to the exact path and query', async () => {
@@ -152,6 +162,9 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     const confirm = await alice.request(landing.location!);
     expect(confirm.status).toBe(200);
     expect(confirm.body).toContain('Now confirm that you want to: change the payout account.');
+    // What is confirmed is named (the method and path), but the fields are the app's: never shown.
+    expect(confirm.body).toContain('<code>POST /accounts/acct-7/payee</code>');
+    expect(confirm.body).not.toContain('FR7630006');
     expect(confirm.body).toContain('<form method="post" action="/accounts/acct-7/payee">');
     const intentId = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirm.body)![1]!;
     const csrf = /name="_csrf" value="([^"]+)"/.exec(confirm.body)![1]!;
@@ -210,6 +223,26 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     expect(body.intent).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
+  it('a request that is not a navigation (a plain fetch) gets the 401 challenge, never a 200 page; a navigation gets the page', async () => {
+    const erin = await suite.app.agent().signIn('erin');
+    const fetched = await erin.request('/export', { headers: { accept: '*/*' } }); // fetch's default
+    expect(fetched.status).toBe(401);
+    expect(fetched.headers.get('www-authenticate')).toContain('insufficient_user_authentication');
+    const posted = await erin.postForm(
+      '/accounts/acct-1/payee',
+      { iban: 'FETCHED' },
+      { origin: erin.origin, 'sec-fetch-site': 'same-origin', accept: '*/*' },
+    );
+    expect(posted.status).toBe(401);
+    expect(posted.headers.get('www-authenticate')).toContain('insufficient_user_authentication');
+    const navigation = await erin.request('/export', {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(navigation.status).toBe(200);
+    expect(navigation.body).toContain('Confirm it’s you');
+    expect(ran.filter((r) => r.user === 'erin')).toEqual([]);
+  });
+
   it('refuses a file upload and a cross-site form before keeping or sending anything', async () => {
     const alice = await suite.app.agent().signIn('alice');
     const texts = await smsCount();
@@ -231,6 +264,35 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     expect(crossSite.status).toBe(403);
     expect(crossSite.body).not.toContain('Confirm it’s you');
     expect(await smsCount()).toBe(texts);
+  });
+
+  it('keeps a form with Origin: null or none only when Sec-Fetch-Site says same-origin: otherwise 403, nothing kept', async () => {
+    const dana = await suite.app.agent().signIn('dana');
+    const keptRows = async () => {
+      const [row] = await suite.app.query<{ n: number | string }>(
+        'SELECT count(*) AS n FROM verify_kit_intents WHERE user_ref = $1',
+        ['user-dana'],
+      );
+      return Number(row!.n);
+    };
+    // Another site's form in a sandboxed frame, or in a browser without fetch metadata: no token is
+    // checked before it is kept, and the confirmation's fresh one would carry its fields.
+    const unvouched: Record<string, string>[] = [{ origin: 'null' }, {}];
+    for (const headers of unvouched) {
+      const forged = await dana.postForm('/accounts/acct-1/payee', { iban: 'ATTACKER-IBAN' }, headers);
+      expect(forged.status).toBe(403);
+      expect(forged.body).not.toContain('Confirm it’s you');
+    }
+    expect(await keptRows()).toBe(0);
+    // The site's own form under Referrer-Policy: no-referrer: Origin null, fetch metadata same-origin.
+    const own = await dana.postForm(
+      '/accounts/acct-1/payee',
+      { iban: 'DE001' },
+      { origin: 'null', 'sec-fetch-site': 'same-origin' },
+    );
+    expect(own.body).toContain('Confirm it’s you');
+    expect(await keptRows()).toBe(1);
+    expect(ran.filter((r) => r.user === 'dana')).toEqual([]);
   });
 
   it('a user without a phone number is refused (no silent bypass)', async () => {
@@ -271,6 +333,138 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     expect(await suite.app.kit.grants.revoke({ userRef: 'user-alice', scope: 'security' })).toBeGreaterThan(0);
     expect((await alice.request('/security')).body).toContain('Confirm it’s you');
     expect(await suite.app.kit.grants.list({ userRef: 'user-alice', scope: 'security' })).toEqual([]);
+  });
+
+  it('a confirmed form’s fields are gone from the store once its handler ran with them', async () => {
+    const user = await suite.app.agent().signIn('kept-fields');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const secret = 'IBAN-SECRET-DE89370400440532013000';
+    const kept = await user.postForm('/accounts/acct-r1/payee', { iban: secret }, sameSite);
+    expect(await intentsHolding(secret)).toBe(1);
+    const { landing } = await verifyFrom(user, kept.body);
+    const confirm = await user.request(landing.location!);
+    const intentId = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirm.body)![1]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(confirm.body)![1]!;
+    const confirmed = { _csrf: csrf, _verify_kit_intent: intentId };
+    const done = await user.postForm('/accounts/acct-r1/payee', confirmed, sameSite);
+    expect(done.body).toContain('payee saved');
+    expect(ran.at(-1)).toEqual({ route: 'payee', user: 'kept-fields', fields: { iban: secret } });
+    expect(await intentsHolding(secret)).toBe(0);
+  });
+
+  it('an abandoned kept form is deleted by the first sweep after it expired', async () => {
+    const user = await suite.app.agent().signIn('abandoned-form');
+    const secret = 'IBAN-SECRET-ABANDONED';
+    const kept = await user.postForm(
+      '/accounts/acct-r2/payee',
+      { iban: secret },
+      { origin: user.origin, 'sec-fetch-site': 'same-origin' },
+    );
+    expect(kept.body).toContain('Confirm it’s you');
+    // Still live a minute before it expires: a sweep keeps it.
+    await suite.app.clock.shifted(INTENT_TTL_MS - 60_000, () => suite.app.kit.runSweep());
+    expect(await intentsHolding(secret)).toBe(1);
+    await suite.app.clock.shifted(INTENT_TTL_MS + 60_000, async () => {
+      expect((await suite.app.kit.runSweep()).intentsDeleted).toBeGreaterThan(0);
+    });
+    expect(await intentsHolding(secret)).toBe(0);
+  });
+
+  it('a verification started before kit.grants.revoke grants nothing when it lands afterwards', async () => {
+    const user = await suite.app.agent().signIn('revoked-in-flight');
+    const form = confirmForm((await user.request('/security')).body);
+    const started = await user.start(form.action, { intent: form.intent });
+    const location = await user.verifyOnHostedPage(started); // the code is entered; the landing is still to come
+    // The number (or password) changes now: the app revokes every grant of the user.
+    await suite.app.kit.grants.revoke({ userRef: 'user-revoked-in-flight' });
+    expect((await user.request(location)).status).toBe(303);
+    expect(await suite.app.kit.attempts.get(started.sessionId)).toMatchObject({ outcome: 'fulfilled' });
+    expect(await suite.app.kit.grants.list({ userRef: 'user-revoked-in-flight' })).toEqual([]);
+    const after = await user.request('/security');
+    expect(after.body).not.toContain('codes for revoked-in-flight');
+    expect(after.body).toContain('Confirm it’s you');
+    // A verification started after the revocation grants as before.
+    await verifyFrom(user, after.body);
+    expect((await user.request('/security')).body).toContain('codes for revoked-in-flight');
+  });
+
+  it(`a user with ${LIVE_INTENTS_PER_USER} requests waiting gets a 429 for the next one: nothing is kept, nothing already kept is lost`, async () => {
+    const user = await suite.app.agent().signIn('many-pending');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const kept: string[] = [];
+    for (let i = 0; i < LIVE_INTENTS_PER_USER; i++) {
+      const page = await user.postForm(`/accounts/acct-${i}/payee`, { iban: 'x'.repeat(1000) }, sameSite);
+      kept.push(confirmForm(page.body).intent);
+    }
+    const refused = await user.postForm('/accounts/acct-more/payee', { iban: 'ONE-TOO-MANY' }, sameSite);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe(String(INTENT_TTL_MS / 1000));
+    expect(refused.body).toContain('Too many verification attempts. Try again in 15 minutes.');
+    const json = await user.request('/export', { headers: { accept: 'application/json' } });
+    expect(json.status).toBe(429);
+    expect(await json.json()).toMatchObject({ error: 'rate_limited' });
+    const rows = await suite.app.query<{ intent_id: string }>(
+      'SELECT intent_id FROM verify_kit_intents WHERE user_ref = $1',
+      ['user-many-pending'],
+    );
+    expect(rows.map((r) => r.intent_id).sort()).toEqual([...kept].sort());
+    expect(ran.filter((r) => r.user === 'many-pending')).toEqual([]);
+  });
+});
+
+describeEachAppStore('step-up: a form reached through a method override', (_store, storeOptions) => {
+  let app: TestApp | undefined;
+  const ran: string[] = [];
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { scopes: [{ name: 'payout', operationSensitivity: 'sensitive', label: 'change the payout account' }] },
+      ownRoutes: (a, kit) => {
+        // As method-override's README sets it up: read the form's `_method`, and take it out of the body.
+        a.use('/items', express.urlencoded({ extended: false }), (req, _res, next) => {
+          const body = req.body as { _method?: unknown } | undefined;
+          if (req.method === 'POST' && typeof body?._method === 'string') {
+            (req as express.Request & { originalMethod?: string }).originalMethod = req.method;
+            req.method = body._method.toUpperCase();
+            delete body._method;
+          }
+          next();
+        });
+        a.put('/items/:id', kit.requireRecentVerification({ scope: 'payout', maxAge: 300 }), (req, res) => {
+          ran.push(`${req.method} ${JSON.stringify(req.body)}`);
+          res.type('html').send('<h1 id="saved">item saved</h1>');
+        });
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('after the verification the user confirms the kept PUT on the kit’s page, and it runs once, as a PUT', async () => {
+    const alice = await app!.agent().signIn('alice');
+    const sameSite = { origin: alice.origin, 'sec-fetch-site': 'same-origin' };
+    const kept = await alice.postForm('/items/9', { _method: 'PUT', name: 'new' }, sameSite);
+    expect(kept.body).toContain('Confirm it’s you');
+    const form = confirmForm(kept.body);
+    const started = await alice.start(form.action, { intent: form.intent });
+    const landing = await alice.request(await alice.verifyOnHostedPage(started));
+    expect(landing.status).toBe(303);
+    // A kept form goes to the kit's confirmation page, as a kept POST does.
+    expect(landing.location).toMatch(/^\/verify\/step-up\?intent=/);
+    const confirm = await alice.request(landing.location!);
+    expect(confirm.body).toContain('<code>PUT /items/9</code>');
+    const hidden = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(confirm.body)![1]!;
+    const send = () =>
+      alice.postForm(
+        '/items/9',
+        { _csrf: hidden('_csrf'), _verify_kit_intent: hidden('_verify_kit_intent'), _method: hidden('_method') },
+        sameSite,
+      );
+    expect((await send()).body).toContain('item saved');
+    expect(ran).toEqual(['PUT {"name":"new"}']);
+    expect((await send()).status).toBe(409);
+    expect(ran).toHaveLength(1);
   });
 });
 

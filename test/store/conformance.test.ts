@@ -6,7 +6,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewAttempt } from '../../middleware/store/types.ts';
+import type { NewAttempt, NewStepUpIntent, StepUpGrant, StepUpStore } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 import { fulfilOnce, newAttempt, scheduleNextCheck, storedAttempt } from '../support/attempts.ts';
 
@@ -21,6 +21,23 @@ function attempt(n: number, overrides: Partial<NewAttempt> = {}): NewAttempt {
     sensitivity: 'normal',
     ...overrides,
   });
+}
+
+/** The n-th kept form of a user (of `user-${n % 3}` unless overridden), live from 1_000_000 for 15 minutes. */
+function intent(n: number, overrides: Partial<NewStepUpIntent> = {}): NewStepUpIntent {
+  return {
+    intentId: `intent-${n}`,
+    userRef: `user-${n % 3}`,
+    scope: 'payout',
+    browserSession: 'browser-1',
+    resourceKey: `acct-${n}`,
+    method: 'POST',
+    path: `/accounts/acct-${n}/payee`,
+    fields: { iban: `IBAN-SECRET-${n}` },
+    createdAt: 1_000_000,
+    expiresAt: 1_000_000 + 15 * 60_000,
+    ...overrides,
+  };
 }
 
 describeEachStore('store contract', (kind) => {
@@ -315,6 +332,92 @@ describeEachStore('store contract', (kind) => {
       expect((await fulfilOnce(h.store, await storedAttempt(h.store, free.sessionId), h.effect(), now + 1)).kind).toBe(
         'not_pending',
       );
+    });
+  });
+
+  describe('step-up', () => {
+    const stepUp = () => h.store.stepUp as StepUpStore<unknown>;
+    const keep = (kept: NewStepUpIntent, maxLive = 20) => stepUp().insertIntent(kept, maxLive);
+
+    /** A grant written as the kit writes one: by its attempt's fulfilment, in the same transaction. */
+    async function grantFrom(n: number, grant: Pick<StepUpGrant, 'userRef' | 'scope' | 'startedAt'>): Promise<void> {
+      await h.store.insertAttempt(attempt(n, { userRef: grant.userRef, action: grant.scope }));
+      const written = { sessionId: `session-${n}`, resourceKey: '', browserSession: 'browser-1', grantedAt: 9_000_000 };
+      const effect = (tx: unknown) => stepUp().writeGrant(tx, { ...grant, ...written });
+      expect((await fulfilOnce(h.store, await storedAttempt(h.store, `session-${n}`), effect, 9_000_000)).kind).toBe(
+        'fulfilled',
+      );
+    }
+    const listed = async (userRef: string, scope?: string) =>
+      (await stepUp().listGrants({ userRef, ...(scope === undefined ? {} : { scope }), limit: 50 })).map(
+        (g) => g.sessionId,
+      );
+
+    it('consuming a kept form clears its stored fields, and only the one caller that consumed it gets them', async () => {
+      await keep(intent(1));
+      const now = 1_000_000 + 60_000;
+      const consumers = await Promise.all(Array.from({ length: 5 }, () => stepUp().consumeIntent('intent-1', now)));
+      const winners = consumers.filter((c) => c !== undefined);
+      expect(winners).toHaveLength(1);
+      expect(winners[0]).toMatchObject({ intentId: 'intent-1', fields: { iban: 'IBAN-SECRET-1' }, consumedAt: now });
+      // The handler ran with them: the store keeps none of them, and nobody gets them again.
+      expect(await stepUp().findIntent('intent-1')).toMatchObject({ consumedAt: now, fields: null });
+      expect(JSON.stringify(await h.query('SELECT fields FROM verify_kit_intents'))).not.toContain('IBAN-SECRET');
+      expect(await stepUp().consumeIntent('intent-1', now + 1)).toBeUndefined();
+    });
+
+    it('purges expired kept forms, consumed or not, a batch at a time, and keeps the live ones', async () => {
+      const expiresAt = 1_000_000 + 15 * 60_000;
+      await keep(intent(1));
+      await keep(intent(2));
+      await keep(intent(3, { expiresAt: expiresAt + 60_000 }));
+      await stepUp().consumeIntent('intent-2', expiresAt - 1);
+      const purge = () => stepUp().purgeExpiredIntents({ now: expiresAt, limit: 1 });
+      expect([await purge(), await purge(), await purge()]).toEqual([1, 1, 0]);
+      expect(await stepUp().findIntent('intent-1')).toBeUndefined();
+      expect(await stepUp().findIntent('intent-2')).toBeUndefined();
+      expect(await stepUp().findIntent('intent-3')).toMatchObject({ fields: { iban: 'IBAN-SECRET-3' } });
+    });
+
+    it('keeps at most maxLive live intents per user: beyond it nothing is stored and none already kept is lost', async () => {
+      const ofAlice = (n: number, overrides: Partial<NewStepUpIntent> = {}) =>
+        intent(n, { userRef: 'user-alice', ...overrides });
+      for (let n = 1; n <= 3; n++) expect(await keep(ofAlice(n), 3)).toBe(true);
+      expect(await keep(ofAlice(4), 3)).toBe(false);
+      expect(await stepUp().findIntent('intent-4')).toBeUndefined();
+      for (let n = 1; n <= 3; n++) expect(await stepUp().findIntent(`intent-${n}`)).toMatchObject({ consumedAt: null });
+      // Another user is not held back; a consumed or expired intent no longer counts.
+      expect(await keep(intent(5, { userRef: 'user-bob' }), 3)).toBe(true);
+      await stepUp().consumeIntent('intent-1', 1_000_001);
+      expect(await keep(ofAlice(6), 3)).toBe(true);
+      expect(await keep(ofAlice(7), 3)).toBe(false);
+      const later = 1_000_000 + 15 * 60_000;
+      expect(await keep(ofAlice(8, { createdAt: later, expiresAt: later + 15 * 60_000 }), 3)).toBe(true);
+    });
+
+    it('a revocation hides every grant started at or before it, even one a verification in flight writes afterwards', async () => {
+      await grantFrom(1, { userRef: 'user-alice', scope: 'security', startedAt: 1_000 });
+      await grantFrom(2, { userRef: 'user-alice', scope: 'export', startedAt: 1_000 });
+      await grantFrom(3, { userRef: 'user-bob', scope: 'security', startedAt: 1_000 });
+      expect(await stepUp().revokeGrants({ userRef: 'user-alice', scope: 'security', now: 2_000 })).toBe(1);
+      // Started at or before the revocation, fulfilled after it (a landing or the sweep): never listed.
+      await grantFrom(4, { userRef: 'user-alice', scope: 'security', startedAt: 2_000 });
+      expect(await listed('user-alice')).toEqual(['session-2']);
+      await grantFrom(5, { userRef: 'user-alice', scope: 'security', startedAt: 2_001 });
+      expect(await listed('user-alice', 'security')).toEqual(['session-5']);
+      expect(await listed('user-bob')).toEqual(['session-3']);
+      // Without a scope: every scope of the user, through a restart.
+      expect(await stepUp().revokeGrants({ userRef: 'user-alice', now: 3_000 })).toBe(2);
+      await grantFrom(6, { userRef: 'user-alice', scope: 'export', startedAt: 2_500 });
+      await h.reopen();
+      expect(await listed('user-alice')).toEqual([]);
+      await grantFrom(7, { userRef: 'user-alice', scope: 'export', startedAt: 3_001 });
+      expect(await listed('user-alice')).toEqual(['session-7']);
+      // A revocation timed earlier than the last one (another instance's clock) never brings a grant back.
+      await stepUp().revokeGrants({ userRef: 'user-bob', scope: 'security', now: 5_000 });
+      await stepUp().revokeGrants({ userRef: 'user-bob', scope: 'security', now: 4_000 });
+      await grantFrom(8, { userRef: 'user-bob', scope: 'security', startedAt: 4_500 });
+      expect(await listed('user-bob')).toEqual([]);
     });
   });
 

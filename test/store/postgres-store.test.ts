@@ -429,6 +429,21 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect(after.hot - before.hot).toBe(100);
   });
 
+  it('never lists a grant whose fulfilment commits after a revocation that committed while it ran', async () => {
+    await store.insertAttempt(attempt(1));
+    const grant = { sessionId: 'session-1', userRef: 'user-1', scope: 'security', resourceKey: '' };
+    const written = { ...grant, browserSession: 'browser-1', startedAt: 1_000, grantedAt: 5_000 };
+    const effect = async (tx: pg.PoolClient) => {
+      await store.stepUp.writeGrant(tx, written);
+      // Another request revokes on another connection: the grant, not committed yet, is not there to delete.
+      expect(await store.stepUp.revokeGrants({ userRef: 'user-1', now: 2_000 })).toBe(0);
+    };
+    expect((await fulfilOnce(store, await storedAttempt(store, 'session-1'), effect, 5_000)).kind).toBe('fulfilled');
+    const { rows } = await database.pool.query('SELECT session_id FROM verify_kit_grants');
+    expect(rows).toEqual([{ session_id: 'session-1' }]);
+    expect(await store.stepUp.listGrants({ userRef: 'user-1', limit: 10 })).toEqual([]);
+  });
+
   it('rejects an option that is not a pg Pool, saying what to pass', () => {
     expect(() => createPostgresStore({ pool: {} as pg.Pool })).toThrow(/must be a node-postgres Pool/);
   });
@@ -487,6 +502,33 @@ describe.skipIf(postgresUnavailable !== undefined)('upgrading a version-3 Postgr
       const effect = () => {};
       const landing = await fulfilOnce(upgraded, await storedAttempt(upgraded, 'session-1'), effect, 3000);
       expect(landing).toMatchObject({ kind: 'superseded', attempt: { supersededBy: 'session-2' } });
+    } finally {
+      await old.drop();
+    }
+  });
+});
+
+describe.skipIf(postgresUnavailable !== undefined)('upgrading a version-10 PostgreSQL database', () => {
+  it('keeps every step-up grant and kept form, and records revocations in the new table', async () => {
+    const old = await createTestDatabase();
+    try {
+      await migrate(old.pool, 10);
+      await old.pool.query(`
+        INSERT INTO verify_kit_grants VALUES ('session-1', 'user-a', 'security', '', 'browser-1', 1000, 1500);
+        INSERT INTO verify_kit_intents VALUES ('intent-1', 'user-a', 'payout', 'browser-1', 'acct-1', 'POST',
+          '/accounts/acct-1/payee', '{"iban":"FR76"}', 1000, 901000, NULL);`);
+
+      const upgraded = createPostgresStore({ pool: old.pool });
+      await upgraded.ready;
+      const { rows: version } = await old.pool.query('SELECT version FROM verify_kit_schema');
+      expect(version).toEqual([{ version: SCHEMA_VERSION }]);
+      const { stepUp } = upgraded;
+      const grants = await stepUp.listGrants({ userRef: 'user-a', limit: 10 });
+      expect(grants.map((g) => g.sessionId)).toEqual(['session-1']);
+      expect(await stepUp.consumeIntent('intent-1', 2000)).toMatchObject({ fields: { iban: 'FR76' } });
+      expect(await stepUp.revokeGrants({ userRef: 'user-a', now: 2000 })).toBe(1);
+      const revocations = 'SELECT user_ref, scope, revoked_at::int AS revoked_at FROM verify_kit_grant_revocations';
+      expect((await old.pool.query(revocations)).rows).toEqual([{ user_ref: 'user-a', scope: '', revoked_at: 2000 }]);
     } finally {
       await old.drop();
     }

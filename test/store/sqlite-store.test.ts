@@ -162,3 +162,31 @@ describe('upgrading a version-4 database (start_seq without AUTOINCREMENT)', () 
     }
   });
 });
+
+describe('upgrading a version-10 database', () => {
+  it('keeps every step-up grant and kept form, and records revocations in the new table', async () => {
+    const path = join(dir, 'v10.sqlite');
+    const db = new BetterSqlite3(path);
+    migrate(db, 10);
+    db.exec(`INSERT INTO verify_kit_grants VALUES ('session-1', 'user-a', 'security', '', 'browser-1', 1000, 1500);
+      INSERT INTO verify_kit_intents VALUES ('intent-1', 'user-a', 'payout', 'browser-1', 'acct-1', 'POST',
+        '/accounts/acct-1/payee', '{"iban":"FR76"}', 1000, 901000, NULL);`);
+    db.close();
+
+    const upgraded = createSqliteStore({ database: path });
+    try {
+      const version = upgraded.db.prepare('SELECT version FROM verify_kit_schema').get() as { version: number };
+      expect(version.version).toBe(SCHEMA_VERSION);
+      const { stepUp } = upgraded;
+      const grants = await stepUp.listGrants({ userRef: 'user-a', limit: 10 });
+      expect(grants.map((g) => g.sessionId)).toEqual(['session-1']);
+      expect(await stepUp.consumeIntent('intent-1', 2000)).toMatchObject({ fields: { iban: 'FR76' } });
+      expect(await stepUp.revokeGrants({ userRef: 'user-a', now: 2000 })).toBe(1);
+      expect(upgraded.db.prepare('SELECT * FROM verify_kit_grant_revocations').all()).toEqual([
+        { user_ref: 'user-a', scope: '', revoked_at: 2000 },
+      ]);
+    } finally {
+      await upgraded.close();
+    }
+  });
+});

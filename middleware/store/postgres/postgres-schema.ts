@@ -192,6 +192,16 @@ const MIGRATIONS: readonly string[] = [
   // client's sessions, so a kit reads only its own client's attempts (and those stored before,
   // NULL here, which any client may read as before). No default: adding the column rewrites nothing.
   `ALTER TABLE verify_kit_attempts ADD COLUMN client_id TEXT;`,
+
+  // 11: when a user's step-up grants were last revoked, per scope ('' for every scope): a grant
+  // started at or before it is never read, so a verification in flight at the revocation grants
+  // nothing when it completes afterwards (even one whose fulfilment commits after the revocation).
+  `CREATE TABLE verify_kit_grant_revocations (
+     user_ref   TEXT NOT NULL,
+     scope      TEXT NOT NULL,
+     revoked_at BIGINT NOT NULL,
+     PRIMARY KEY (user_ref, scope)
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -96,20 +96,42 @@ const STEP_UP_SQL = {
      AND browser_session = $4 AND started_at <= $5`,
   insertGrant: `INSERT INTO verify_kit_grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (session_id) DO NOTHING`,
-  listGrants: `SELECT ${GRANT_COLUMNS} FROM verify_kit_grants WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2)
-     ORDER BY started_at DESC, granted_at DESC LIMIT $3`,
-  revokeGrants: 'DELETE FROM verify_kit_grants WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2)',
+  // Never a grant started at or before a revocation of its user and scope, or of all scopes (''):
+  // a fulfilment may commit its grant after a revocation that committed while it ran.
+  listGrants: `SELECT ${GRANT_COLUMNS} FROM verify_kit_grants AS g
+     WHERE g.user_ref = $1 AND ($2::text IS NULL OR g.scope = $2)
+       AND NOT EXISTS (SELECT 1 FROM verify_kit_grant_revocations AS r
+         WHERE r.user_ref = g.user_ref AND r.scope IN (g.scope, '') AND r.revoked_at >= g.started_at)
+     ORDER BY g.started_at DESC, g.granted_at DESC LIMIT $3`,
+  // The revocation is recorded by the same statement that deletes the grants.
+  revokeGrants: `WITH revocation AS (
+       INSERT INTO verify_kit_grant_revocations AS r (user_ref, scope, revoked_at) VALUES ($1, coalesce($2, ''), $3)
+       ON CONFLICT (user_ref, scope) DO UPDATE SET revoked_at = GREATEST(r.revoked_at, EXCLUDED.revoked_at))
+     DELETE FROM verify_kit_grants WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2)`,
+  // Nothing is stored (rowCount 0) while the user has $11 live intents. One statement, no lock: a
+  // burst of one user's inserts may pass the count together, a few over at most (one per connection).
   insertIntent: `WITH expired AS (DELETE FROM verify_kit_intents WHERE user_ref = $2 AND expires_at <= $9)
      INSERT INTO verify_kit_intents (${INTENT_COLUMNS})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL
+     WHERE (SELECT count(*) FROM verify_kit_intents
+       WHERE user_ref = $2 AND consumed_at IS NULL AND expires_at > $9) < $11`,
   renewPageIntent: `UPDATE verify_kit_intents SET expires_at = $7
      WHERE user_ref = $1 AND scope = $2 AND browser_session = $3 AND resource_key = $4 AND method = 'GET'
        AND path = $5 AND consumed_at IS NULL AND expires_at > $6
      RETURNING intent_id`,
   findIntent: `SELECT ${INTENT_COLUMNS} FROM verify_kit_intents WHERE intent_id = $1`,
-  consumeIntent: `UPDATE verify_kit_intents SET consumed_at = $2
-     WHERE intent_id = $1 AND consumed_at IS NULL AND expires_at > $2
-     RETURNING ${INTENT_COLUMNS}`,
+  // The fields go with the consumption: the handler that ran them was their only use. RETURNING
+  // gives the values after the UPDATE: the fields come from the row it locked first.
+  consumeIntent: `WITH kept AS (
+       SELECT intent_id, fields FROM verify_kit_intents
+       WHERE intent_id = $1 AND consumed_at IS NULL AND expires_at > $2 FOR UPDATE)
+     UPDATE verify_kit_intents AS i SET consumed_at = $2, fields = 'null'
+     FROM kept WHERE i.intent_id = kept.intent_id
+     RETURNING i.intent_id, i.user_ref, i.scope, i.browser_session, i.resource_key, i.method, i.path, kept.fields,
+       i.created_at, i.expires_at, i.consumed_at`,
+  // Sweeps on several instances share the work.
+  purgeExpiredIntents: `DELETE FROM verify_kit_intents WHERE intent_id IN (
+       SELECT intent_id FROM verify_kit_intents WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 } as const;
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Step-up grants and intents in PostgreSQL. A grant is written on the fulfil path's own client,
  * inside its BEGIN ... COMMIT, so it commits with the attempt's mark or not at all; an intent is
- * consumed by one conditional UPDATE, so only one caller on any instance gets it.
+ * consumed (its fields cleared) by one conditional UPDATE on the row it locks, so only one caller
+ * on any instance gets it.
  */
 import type { PoolClient } from 'pg';
 import { query, queryOn, type PostgresDb } from './postgres-query.ts';
@@ -70,11 +71,11 @@ export function postgresStepUp(db: PostgresDb): StepUpStore<PoolClient> {
       const { rows } = await query<GrantRow>(db, 'listGrants', [userRef, scope ?? null, limit]);
       return rows.map(toGrant);
     },
-    async revokeGrants({ userRef, scope }) {
-      return (await query(db, 'revokeGrants', [userRef, scope ?? null])).rowCount ?? 0;
+    async revokeGrants({ userRef, scope, now }) {
+      return (await query(db, 'revokeGrants', [userRef, scope ?? null, now])).rowCount ?? 0;
     },
-    async insertIntent(intent) {
-      await query(db, 'insertIntent', [
+    async insertIntent(intent, maxLive) {
+      const inserted = await query(db, 'insertIntent', [
         intent.intentId,
         intent.userRef,
         intent.scope,
@@ -85,7 +86,9 @@ export function postgresStepUp(db: PostgresDb): StepUpStore<PoolClient> {
         JSON.stringify(intent.fields),
         intent.createdAt,
         intent.expiresAt,
+        maxLive,
       ]);
+      return inserted.rowCount === 1;
     },
     async renewPageIntent({ userRef, scope, browserSession, resourceKey, path, now, expiresAt }) {
       const values = [userRef, scope, browserSession, resourceKey, path, now, expiresAt];
@@ -99,6 +102,9 @@ export function postgresStepUp(db: PostgresDb): StepUpStore<PoolClient> {
     async consumeIntent(intentId, now) {
       const { rows } = await query<IntentRow>(db, 'consumeIntent', [intentId, now]);
       return rows[0] === undefined ? undefined : toIntent(rows[0]);
+    },
+    async purgeExpiredIntents({ now, limit }) {
+      return (await query(db, 'purgeExpiredIntents', [now, limit])).rowCount ?? 0;
     },
   };
 }

@@ -124,22 +124,34 @@ export const STEP_UP_SQL = {
   insertGrant: `INSERT INTO verify_kit_grants (session_id, user_ref, scope, resource_key, browser_session, started_at, granted_at)
      VALUES (@sessionId, @userRef, @scope, @resourceKey, @browserSession, @startedAt, @grantedAt)
      ON CONFLICT (session_id) DO NOTHING`,
-  listGrants: `${GRANT} WHERE user_ref = @userRef AND (@scope IS NULL OR scope = @scope)
-     ORDER BY started_at DESC, granted_at DESC LIMIT @limit`,
+  // Never a grant started at or before a revocation of its user and scope, or of all scopes (''):
+  // a verification in flight at the revocation may write its grant afterwards.
+  listGrants: `${GRANT} AS g WHERE g.user_ref = @userRef AND (@scope IS NULL OR g.scope = @scope)
+       AND NOT EXISTS (SELECT 1 FROM verify_kit_grant_revocations AS r
+         WHERE r.user_ref = g.user_ref AND r.scope IN (g.scope, '') AND r.revoked_at >= g.started_at)
+     ORDER BY g.started_at DESC, g.granted_at DESC LIMIT @limit`,
   revokeGrants: 'DELETE FROM verify_kit_grants WHERE user_ref = @userRef AND (@scope IS NULL OR scope = @scope)',
+  recordRevocation: `INSERT INTO verify_kit_grant_revocations (user_ref, scope, revoked_at)
+     VALUES (@userRef, coalesce(@scope, ''), @now)
+     ON CONFLICT (user_ref, scope) DO UPDATE SET revoked_at = max(revoked_at, excluded.revoked_at)`,
   deleteExpiredIntents: 'DELETE FROM verify_kit_intents WHERE user_ref = @userRef AND expires_at <= @createdAt',
+  // Nothing is stored (changes = 0) while the user has @maxLive live intents.
   insertIntent: `INSERT INTO verify_kit_intents (${INTENT})
-     VALUES (@intentId, @userRef, @scope, @browserSession, @resourceKey, @method, @path, @fields, @createdAt,
-       @expiresAt, NULL)`,
+     SELECT @intentId, @userRef, @scope, @browserSession, @resourceKey, @method, @path, @fields, @createdAt,
+       @expiresAt, NULL
+     WHERE (SELECT count(*) FROM verify_kit_intents
+       WHERE user_ref = @userRef AND consumed_at IS NULL AND expires_at > @createdAt) < @maxLive`,
   renewPageIntent: `UPDATE verify_kit_intents SET expires_at = @expiresAt
      WHERE user_ref = @userRef AND scope = @scope AND browser_session = @browserSession
        AND resource_key = @resourceKey AND method = 'GET' AND path = @path AND consumed_at IS NULL
        AND expires_at > @now
      RETURNING intent_id`,
   findIntent: `SELECT ${INTENT} FROM verify_kit_intents WHERE intent_id = ?`,
-  consumeIntent: `UPDATE verify_kit_intents SET consumed_at = @now
-     WHERE intent_id = @intentId AND consumed_at IS NULL AND expires_at > @now
-     RETURNING ${INTENT}`,
+  // The fields go with the consumption: the handler that ran them was their only use.
+  consumeIntent: `UPDATE verify_kit_intents SET consumed_at = @now, fields = 'null'
+     WHERE intent_id = @intentId AND consumed_at IS NULL AND expires_at > @now`,
+  purgeExpiredIntents: `DELETE FROM verify_kit_intents WHERE intent_id IN (
+       SELECT intent_id FROM verify_kit_intents WHERE expires_at <= @now LIMIT @limit)`,
 } as const;
 
 /** The store's statements, prepared once. */

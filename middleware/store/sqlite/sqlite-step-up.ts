@@ -1,7 +1,8 @@
 /**
  * Step-up grants and intents in SQLite. A grant is written with the fulfil path's own handle,
  * inside its IMMEDIATE transaction, so it commits with the attempt's mark or not at all; an
- * intent is consumed by one conditional UPDATE, so only one caller on any process gets it.
+ * intent is read and consumed (its fields cleared) in one IMMEDIATE transaction, by a conditional
+ * UPDATE, so only one caller on any process gets it.
  */
 import type { Database } from 'better-sqlite3';
 import { prepareAll, STEP_UP_SQL } from './sqlite-sql.ts';
@@ -63,7 +64,17 @@ export function sqliteStepUp(db: Database): StepUpStore<Database> {
   const statements = prepareAll(db, STEP_UP_SQL);
   const writeIntent = db.transaction((row: Record<string, unknown>) => {
     statements.deleteExpiredIntents.run({ userRef: row.userRef, createdAt: row.createdAt });
-    statements.insertIntent.run(row);
+    return statements.insertIntent.run(row).changes === 1;
+  });
+  const revoke = db.transaction((query: { userRef: string; scope: string | null; now: number }) => {
+    statements.recordRevocation.run(query);
+    return statements.revokeGrants.run(query).changes;
+  });
+  // RETURNING gives the values after the UPDATE: the fields it clears are read first, in the same transaction.
+  const consume = db.transaction((intentId: string, now: number) => {
+    const row = statements.findIntent.get(intentId) as IntentRow | undefined;
+    if (row === undefined || statements.consumeIntent.run({ intentId, now }).changes === 0) return undefined;
+    return toIntent({ ...row, consumed_at: now });
   });
   return {
     writeGrant(tx, grant) {
@@ -76,11 +87,11 @@ export function sqliteStepUp(db: Database): StepUpStore<Database> {
       const rows = statements.listGrants.all({ userRef, scope: scope ?? null, limit }) as GrantRow[];
       return rows.map(toGrant);
     },
-    async revokeGrants({ userRef, scope }) {
-      return statements.revokeGrants.run({ userRef, scope: scope ?? null }).changes;
+    async revokeGrants({ userRef, scope, now }) {
+      return revoke.immediate({ userRef, scope: scope ?? null, now });
     },
-    async insertIntent(intent) {
-      writeIntent.immediate({ ...intent, fields: JSON.stringify(intent.fields) });
+    async insertIntent(intent, maxLive) {
+      return writeIntent.immediate({ ...intent, fields: JSON.stringify(intent.fields), maxLive });
     },
     async renewPageIntent(query) {
       const row = statements.renewPageIntent.get(query) as { intent_id: string } | undefined;
@@ -91,8 +102,10 @@ export function sqliteStepUp(db: Database): StepUpStore<Database> {
       return row === undefined ? undefined : toIntent(row);
     },
     async consumeIntent(intentId, now) {
-      const row = statements.consumeIntent.get({ intentId, now }) as IntentRow | undefined;
-      return row === undefined ? undefined : toIntent(row);
+      return consume.immediate(intentId, now);
+    },
+    async purgeExpiredIntents({ now, limit }) {
+      return statements.purgeExpiredIntents.run({ now, limit }).changes;
     },
   };
 }

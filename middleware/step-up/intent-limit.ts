@@ -1,0 +1,22 @@
+/**
+ * How many guarded requests one user may have kept at once. Each kept form may be 64 KB, so
+ * without a cap one signed-in user (or a script on a same-site page) could store any amount.
+ * Beyond it the request is refused and nothing is stored; none of the kept ones is dropped.
+ */
+import { KitError, KitErrorCode } from '../errors.ts';
+import type { NewStepUpIntent, StepUpStore } from '../store/types.ts';
+import { INTENT_TTL_MS } from './scope-actions.ts';
+
+/** Far more than a user confirms at once (a few tabs), and at most about 1.3 MB of kept forms per user. */
+export const LIVE_INTENTS_PER_USER = 20;
+
+/** Stores `intent`, or refuses it with 429 while its user has LIVE_INTENTS_PER_USER live intents. */
+export async function keepIntentWithinLimit<Tx>(stepUp: StepUpStore<Tx>, intent: NewStepUpIntent): Promise<void> {
+  if (await stepUp.insertIntent(intent, LIVE_INTENTS_PER_USER)) return;
+  throw new KitError(
+    KitErrorCode.RateLimited,
+    `This user already has ${LIVE_INTENTS_PER_USER} requests waiting to be confirmed; nothing was kept.`,
+    // At most this long until the oldest of them expires.
+    { retryAfterSeconds: INTENT_TTL_MS / 1000 },
+  );
+}
