@@ -248,17 +248,10 @@ async function closeWithin(
   close: () => Promise<void>,
   emit: (obj: Record<string, unknown>) => void,
 ): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`closing did not finish within ${ms} ms`)), ms);
-    timer.unref();
-  });
   try {
-    await Promise.race([Promise.resolve().then(close), late]);
+    await withDeadline(what, ms, close, () => new Error(`closing did not finish within ${ms} ms`));
   } catch (error) {
     emit({ event: 'sweep_close_failed', closing: what, error: describe(error) });
-  } finally {
-    clearTimeout(timer);
   }
 }
 
