@@ -98,8 +98,8 @@ const MIN_SECRET_LENGTH = 4;
 
 /**
  * Remembers a client secret (when the kit or a client is created, before any check can quote
- * it), so that no message ever carries it: `redactSecrets` removes it as written, JSON-escaped,
- * percent-encoded and in base64.
+ * it), so that no message ever carries it: `redactSecrets` removes it in every form `formsOf`
+ * lists.
  */
 export function rememberSecret(secret: unknown): void {
   if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return;
@@ -118,22 +118,43 @@ function asUserinfo(secret: string): string {
   return url.password;
 }
 
+/** The secret as an HTML page escapes it, with `'` spelled `quote`. */
+function htmlEscaped(secret: string, quote: string): string {
+  return secret
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", quote);
+}
+
 /**
- * The secret as written, JSON-escaped, percent-encoded (as a URL component, a whole URL, a form
- * body and a URL's userinfo), in base64 and base64url, and inside any longer base64 (a Basic
- * header's `id:secret`), longest first so a whole form goes before its part.
+ * The secret as written, JSON-escaped, HTML-escaped, in hex, percent-encoded (as a URL component,
+ * a whole URL, a form body and a URL's userinfo), in base64 and base64url, and inside any longer
+ * base64 (a Basic header's `id:secret`), each base64 also percent-encoded; longest first so a
+ * whole form goes before its part.
  */
 function formsOf(secret: string): string[] {
+  const hex = Buffer.from(secret, 'utf8').toString('hex');
+  const base64 = [
+    Buffer.from(secret, 'utf8').toString('base64'),
+    Buffer.from(secret, 'utf8').toString('base64url'),
+    ...base64Cores(secret),
+  ];
   const forms = [
     secret,
     JSON.stringify(secret).slice(1, -1),
+    JSON.stringify(secret).slice(1, -1).replaceAll('/', '\\/'),
+    htmlEscaped(secret, '&#39;'),
+    htmlEscaped(secret, '&#x27;'),
+    hex,
+    hex.toUpperCase(),
     encodeURIComponent(secret),
     encodeURI(secret),
     new URLSearchParams({ s: secret }).toString().slice(2),
     asUserinfo(secret),
-    Buffer.from(secret, 'utf8').toString('base64'),
-    Buffer.from(secret, 'utf8').toString('base64url'),
-    ...base64Cores(secret),
+    ...base64,
+    ...base64.map((form) => encodeURIComponent(form)),
   ];
   return byLengthDown([...new Set(forms)]);
 }

@@ -5,8 +5,9 @@
  * secret, in any form (as written, JSON-escaped, percent-encoded as a URL component, a whole URL,
  * a form body or a URL's userinfo, base64), from createVerificationKit and from createVerifyClient.
  * A URL that does not parse is never quoted. An integrator's error quoting the Basic header it sent,
- * or the secret in a form body or a URL's userinfo, is logged without what encodes the secret; a
- * value is redacted before it is cut, so no part of the secret survives the cut.
+ * or the secret in a form body, a URL's userinfo, hex, HTML or URL-encoded base64, is logged
+ * without what encodes the secret; a value is redacted before it is cut, so no part of the secret
+ * survives the cut.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -44,8 +45,16 @@ function forms(secret: string): string[] {
     formEncoded(secret),
     asUserinfo(secret),
     Buffer.from(secret).toString('base64'),
+    encodeURIComponent(Buffer.from(secret).toString('base64')),
+    Buffer.from(secret).toString('hex'),
+    Buffer.from(secret).toString('hex').toUpperCase(),
+    htmlEscaped(secret),
   ];
 }
+
+/** The secret as an HTML page escapes it. */
+const htmlEscaped = (secret: string) =>
+  secret.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll("'", '&#39;');
 
 /** The message of what `make` throws; fails unless it is invalid_options. */
 function messageOf(make: () => unknown): string {
@@ -258,13 +267,18 @@ describe('a value cut inside the client secret', () => {
   });
 });
 
-describe("an integrator's error quoting the secret as a form body or a URL's userinfo", () => {
+describe("an integrator's error quoting the secret as a form body, a URL's userinfo, hex, HTML or URL-encoded base64", () => {
   // Its own secret: the kit redacts every secret it was given, and another one's part would hide a leak.
-  const secret = "Vd3!qLp~8sR(2wT)nK'6mB4xYc+j=";
+  // `>??` puts a `/` inside its base64, which percent-encoding spells `%2F`.
+  const secret = "Vd3!qLp~8s>??R(2wT)nK'6mB4xYc+j=";
 
   it.each([
     ['a form body', `token request failed: grant_type=client_credentials&client_secret=${formEncoded(secret)}`],
     ['a URL with credentials', `cannot fetch https://acme:${asUserinfo(secret)}@verify.example.com/session`],
+    ['hex', `signing key mismatch: ${Buffer.from(secret).toString('hex')}`],
+    ['upper-case hex', `signing key in upper case: ${Buffer.from(secret).toString('hex').toUpperCase()}`],
+    ['HTML-escaped', `<input value="${htmlEscaped(secret)}"> was rejected`],
+    ['URL-encoded base64', `GET /debug?auth=${encodeURIComponent(Buffer.from(secret).toString('base64'))} failed`],
   ])('is logged without it: %s', async (_spelling, text) => {
     const client: VerifyClient = {
       createSession: () => Promise.reject(new Error(text)),

@@ -9,6 +9,7 @@
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KitErrorCode } from '../../middleware/errors.ts';
+import { runSweepJob } from '../../middleware/sweep/sweep-job.ts';
 import { LIVE_INTENTS_PER_USER } from '../../middleware/step-up/intent-limit.ts';
 import { INTENT_TTL_MS } from '../../middleware/step-up/scope-actions.ts';
 import type { Agent } from '../support/agent.ts';
@@ -352,7 +353,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     expect(await intentsHolding(secret)).toBe(0);
   });
 
-  it('an abandoned kept form is deleted by the first sweep after it expired', async () => {
+  it("an abandoned kept form is deleted by the first sweep after it expired, counted in the sweep job's line", async () => {
     const user = await suite.app.agent().signIn('abandoned-form');
     const secret = 'IBAN-SECRET-ABANDONED';
     const kept = await user.postForm(
@@ -364,10 +365,19 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     // Still live a minute before it expires: a sweep keeps it.
     await suite.app.clock.shifted(INTENT_TTL_MS - 60_000, () => suite.app.kit.runSweep());
     expect(await intentsHolding(secret)).toBe(1);
-    await suite.app.clock.shifted(INTENT_TTL_MS + 60_000, async () => {
-      expect((await suite.app.kit.runSweep()).intentsDeleted).toBeGreaterThan(0);
-    });
+    const lines: string[] = [];
+    await suite.app.clock.shifted(INTENT_TTL_MS + 60_000, () =>
+      runSweepJob({
+        kit: suite.app.kit,
+        argv: ['--once', '--nice', '0'],
+        env: {},
+        print: (line) => lines.push(line),
+        handleSignals: false,
+      }),
+    );
     expect(await intentsHolding(secret)).toBe(0);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ event: 'sweep', intentsDeleted: expect.any(Number) });
+    expect(JSON.parse(lines.at(-1)!).intentsDeleted).toBeGreaterThan(0);
   });
 
   it('a verification started before kit.grants.revoke grants nothing when it lands afterwards', async () => {
