@@ -1,210 +1,43 @@
 /**
- * Mistakes the audit once passed: each test builds an integrator app the way sample-app.ts does (the
- * kit by its package name, express-session, helmet, a probe on a `grants` table) with ONE deliberate
- * mistake against the integration rules, proves the mistake works, then runs the audit's relevant
- * checks and expects the check that covers it to fail. The controls are mistakes it always caught.
+ * Mistakes the audit once passed: each test adds ONE deliberate mistake against the integration
+ * rules to sample-app.ts's integrator app (written as code of the test's own), proves the mistake
+ * works, then runs the audit's relevant checks and expects the check that covers it to fail. The
+ * controls are mistakes it always caught.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import BetterSqlite3 from 'better-sqlite3';
-import express, { type NextFunction, type Request, type Response } from 'express';
-import session from 'express-session';
-import helmet from 'helmet';
+import type { Request, Response } from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
-import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
 import {
   AuditAgent,
   auditIntegration,
-  createTestClock,
   failedIds,
   formatAuditTable,
-  startEmulator,
-  type AuditOptions,
   type ControlSession,
-  type RunningEmulator,
 } from 'hosted-sms-verify-kit/testing';
-import { closeServer, listen } from '../support/listen.ts';
 import { userNamed } from '../support/users.ts';
+import { startSampleApp, type CustomFlaw, type SampleApp } from './sample-app.ts';
 
 const LANDING_PATH = '/verify/return';
-
-interface Ctx {
-  kit: VerificationKit<unknown>;
-  url: string;
-  clientId: string;
-  clientSecret: string;
-  /** Inserts one row in `grants` (the probe counts them per session id). */
-  insert: (sessionId: string, userRef: string) => void;
-  grants: (sessionId: string) => number;
-  logs: string[];
-}
-
-interface Flaw {
-  secret?: string;
-  /** The action's effect is not written in fulfil() (the flaw writes it elsewhere). */
-  noFulfilEffect?: boolean;
-  /** Mounted after the session, before sign-in, the start and the kit. */
-  before?: (app: express.Express, ctx: Ctx) => void;
-  /** Mounted at the landing path before the kit. */
-  landing?: (ctx: Ctx) => (req: Request, res: Response, next: NextFunction) => void | Promise<void>;
-  /** The success page: answers itself, or returns false for the default page. */
-  done?: (req: Request, res: Response, ctx: Ctx) => boolean;
-}
-
-interface App {
-  url: string;
-  emulator: RunningEmulator;
-  clientSecret: string;
-  options: AuditOptions;
-  grants: (sessionId: string) => number;
-  close(): Promise<void>;
-}
 
 type SessionData = { user?: string; next?: string };
 const sess = (req: Request) => req.session as unknown as SessionData;
 
-async function startFlawedApp(flaw: Flaw): Promise<App> {
-  const server: Server = createServer();
-  const port = await listen(server);
-  const url = `http://localhost:${port}`;
-  const clientId = 'review-client';
-  const clientSecret = flaw.secret ?? `review-${randomBytes(16).toString('hex')}`;
-  const clock = createTestClock();
-  const emulator: RunningEmulator = await startEmulator({
-    port: 0,
-    clients: [{ clientId, secret: clientSecret, returnUrl: `${url}${LANDING_PATH}` }],
-    clock,
-    log: () => {},
-  });
-  const db = new BetterSqlite3(':memory:');
-  db.exec(
-    'CREATE TABLE grants (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
-  );
-  const insertStmt = db.prepare('INSERT INTO grants (session_id, user_ref) VALUES (?, ?)');
-  const count = db.prepare('SELECT COUNT(*) AS n FROM grants WHERE session_id = ?');
-  const grants = (sessionId: string) => (count.get(sessionId) as { n: number }).n;
-  const logs: string[] = [];
-  const line = (level: string) => (obj: Record<string, unknown>, msg: string) =>
-    logs.push(JSON.stringify({ level, ...obj, msg }));
-  const kit = createVerificationKit<unknown>({
-    baseUrl: emulator.url,
-    clientId,
-    clientSecret,
-    returnUrl: `${url}${LANDING_PATH}`,
-    store: createSqliteStore({ database: db }),
-    now: clock.now,
-    logger: { info: line('info'), warn: line('warn'), error: line('error') },
-    landing: { pendingRechecks: 0, pendingRecheckIntervalMs: 0 },
-    resolveUser: (req) => {
-      const name = (req.session as SessionData | undefined)?.user;
-      return name === undefined ? null : userNamed(name);
-    },
-    actions: [
-      {
-        name: 'grant',
-        operationSensitivity: 'sensitive',
-        successPath: '/done',
-        fulfil: (_tx, attempt) => {
-          if (flaw.noFulfilEffect !== true) insertStmt.run(attempt.sessionId, attempt.userRef);
-        },
-      },
-    ],
-  });
-  const ctx: Ctx = {
-    kit,
-    url,
-    clientId,
-    clientSecret,
-    insert: (id, user) => void insertStmt.run(id, user),
-    grants,
-    logs,
-  };
-
-  const app = express();
-  app.set('trust proxy', 'loopback');
-  app.use(helmet());
-  app.use(
-    session({
-      name: 'review.sid',
-      secret: randomBytes(16).toString('hex'),
-      resave: false,
-      saveUninitialized: false,
-      cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto' },
-    }),
-  );
-  flaw.before?.(app, ctx);
-  app.post('/login', express.urlencoded({ extended: false }), (req, res, next) => {
-    const user = (req.body as { user?: unknown }).user;
-    if (typeof user !== 'string' || !/^[a-z0-9]{1,40}$/.test(user)) {
-      res.status(400).json({ error: 'user' });
-      return;
-    }
-    req.session.regenerate((error) => {
-      if (error) return next(error);
-      sess(req).user = user;
-      res.setHeader('Cache-Control', 'no-store');
-      res.json({ csrf: kit.csrfToken(req) });
-    });
-  });
-  app.get('/done', (req, res) => {
-    if (flaw.done?.(req, res, ctx) === true) return;
-    res.setHeader('Cache-Control', 'no-store');
-    res.send('<!doctype html><title>Done</title><p>Done.</p>');
-  });
-  if (flaw.landing !== undefined) app.get(LANDING_PATH, flaw.landing(ctx));
-  app.use(kit.router);
-  server.on('request', app);
-
-  const options: AuditOptions = {
-    appUrl: url,
-    emulatorUrl: emulator.url,
-    clientId,
-    clientSecret,
-    signIn: async (agent, user) => {
-      const answer = await agent.postForm('/login', { user });
-      if (answer.status !== 200) throw new Error(`login answered ${answer.status}`);
-      return JSON.parse(answer.body) as { csrf: string };
-    },
-    actions: [{ name: 'grant' }],
-    clock,
-    probe: grants,
-    sweep: { run: () => kit.runSweep({ owner: 'audit-sweep' }), clock },
-    logs: () => logs,
-    proxy: { headers: { 'x-forwarded-proto': 'https' } },
-  };
-  return {
-    url,
-    emulator,
-    clientSecret,
-    options,
-    grants,
-    async close() {
-      await closeServer(server);
-      await kit.close();
-      await kit.store.close?.();
-      await emulator.close();
-      if (db.open) db.close();
-    },
-  };
-}
-
-const apps: App[] = [];
+const apps: SampleApp[] = [];
 afterAll(async () => {
   await Promise.all(apps.map((a) => a.close()));
 });
 
 /** Runs the audit's `only` checks against the flawed app; returns the failed ids and the table. */
 async function audit(
-  flaw: Flaw,
+  flaw: CustomFlaw,
   only: string[],
-  exploit?: (app: App) => Promise<void>,
-): Promise<{ failed: string[]; table: string; app: App }> {
-  const app = await startFlawedApp(flaw);
+  exploit?: (app: SampleApp) => Promise<void>,
+): Promise<{ failed: string[]; table: string; app: SampleApp }> {
+  const app = await startSampleApp(flaw);
   apps.push(app);
   // First: the mistake is real (the exploit works against this app).
   await exploit?.(app);
-  const report = await auditIntegration({ ...app.options, only });
+  const report = await auditIntegration({ ...app.auditOptions, only });
   return { failed: failedIds(report), table: formatAuditTable(report), app };
 }
 
@@ -212,7 +45,7 @@ let users = 0;
 
 /** A signed-in user of the flawed app who started one attempt (`query` on the start path), verified unless told otherwise. */
 async function attempt(
-  app: App,
+  app: SampleApp,
   query = '',
   verified = true,
 ): Promise<{ agent: AuditAgent; session: ControlSession; startBody: string; handoff: string }> {
@@ -230,7 +63,7 @@ async function attempt(
 }
 
 /** GET the landing with this query (and headers). */
-function land(app: App, agent: AuditAgent, query: string, headers: Record<string, string> = {}) {
+function land(app: SampleApp, agent: AuditAgent, query: string, headers: Record<string, string> = {}) {
   return agent.request(`${LANDING_PATH}?${query}`, { headers });
 }
 
@@ -549,7 +382,9 @@ describe.concurrent('the audit catches: the handoff and the secret', () => {
       async (app) => {
         const done = await new AuditAgent(app.url, () => {}).request('/done');
         const auth = decodeURIComponent(/auth=([^"]+)"/.exec(done.body)![1]!);
-        expect(Buffer.from(auth.replace('Basic ', ''), 'base64').toString()).toBe(`review-client:${app.clientSecret}`);
+        expect(Buffer.from(auth.replace('Basic ', ''), 'base64').toString()).toBe(
+          `${app.clientId}:${app.clientSecret}`,
+        );
       },
     );
     expect(failed, table).toContain('leak.secret');

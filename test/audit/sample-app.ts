@@ -46,6 +46,8 @@
  * - `returnsToNext`: /account remembers `?next=` and sends the user there once it opens.
  * - `redirectsBack`: the payee handler redirects to the Referer.
  * The three secret flaws use a secret with characters that escaping changes (`"<&/>`).
+ * A test may instead write its own mistake as code (`CustomFlaw`): middleware mounted before the
+ * start and the kit, a landing handler before the kit's, or its own success page.
  * Each grant is one row in `grants` (no unique constraint: a second grant shows as a second row).
  */
 import { randomBytes } from 'node:crypto';
@@ -101,12 +103,39 @@ export type Flaw =
 /** Flaws whose client secret holds characters HTML and JSON escape. */
 const ESCAPED_SECRET_FLAWS: readonly (Flaw | undefined)[] = ['secretInPage', 'secretInLog', 'secretInHeader'];
 
+/** What the app hands a test's own mistake. */
+export interface SampleContext {
+  kit: VerificationKit<unknown>;
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  /** Inserts one row in `grants` (the probe counts them per session id). */
+  insert(sessionId: string, userRef: string): void;
+  grants(sessionId: string): number;
+  logs: string[];
+}
+
+/** An integrator's mistake written by the test itself, as code. */
+export interface CustomFlaw {
+  /** The client secret (otherwise a random one). */
+  secret?: string;
+  /** The action's fulfil() writes no grant (the mistake writes it elsewhere). */
+  noFulfilEffect?: boolean;
+  /** Mounted right after the session middleware, before sign-in, the start and the kit. */
+  before?: (app: express.Express, ctx: SampleContext) => void;
+  /** Mounted at the landing path before the kit. */
+  landing?: (ctx: SampleContext) => (req: Request, res: Response, next: NextFunction) => void | Promise<void>;
+  /** The success page: true when it answered itself, false for the default page. */
+  done?: (req: Request, res: Response, ctx: SampleContext) => boolean;
+}
+
 export interface SampleApp {
   url: string;
   emulator: RunningEmulator;
   kit: VerificationKit<unknown>;
   grants(sessionId: string): number;
   logs: string[];
+  clientId: string;
   clientSecret: string;
   /** Requests the off-origin "thank you" page received (`thanksElsewhere`). */
   elsewhereRequests: string[];
@@ -310,12 +339,15 @@ function pressForTheUser(req: Request, res: Response, url: string): void {
   }) as Response['end'];
 }
 
-export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
+export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<SampleApp> {
+  const flaw = typeof chosen === 'string' ? chosen : undefined;
+  const custom: CustomFlaw = typeof chosen === 'object' ? chosen : {};
   const server: Server = createServer();
   const port = await listen(server);
   const url = `http://localhost:${port}`;
   const clientId = 'sample-client';
-  const clientSecret = `sample-${randomBytes(16).toString('hex')}${ESCAPED_SECRET_FLAWS.includes(flaw) ? '"<&/>' : ''}`;
+  const clientSecret =
+    custom.secret ?? `sample-${randomBytes(16).toString('hex')}${ESCAPED_SECRET_FLAWS.includes(flaw) ? '"<&/>' : ''}`;
   const elsewhereRequests: string[] = [];
   const elsewhereServer = createServer((req, res) => {
     elsewhereRequests.push(`${req.method} ${req.url} referer=${req.headers.referer ?? ''}`);
@@ -376,13 +408,22 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
         operationSensitivity: 'sensitive',
         successPath,
         fulfil: (_tx, attempt) => {
-          if (flaw !== 'fulfilsOnArrival' && flaw !== 'grantsOnRedirect')
+          if (flaw !== 'fulfilsOnArrival' && flaw !== 'grantsOnRedirect' && custom.noFulfilEffect !== true)
             insert.run(attempt.sessionId, attempt.userRef);
         },
       },
     ],
   });
 
+  const ctx: SampleContext = {
+    kit,
+    url,
+    clientId,
+    clientSecret,
+    insert: (sessionId, userRef) => void insert.run(sessionId, userRef),
+    grants,
+    logs,
+  };
   const app = express();
   const grant = (sessionId: string, userRef: string) => {
     if (grants(sessionId) === 0) insert.run(sessionId, userRef);
@@ -446,6 +487,7 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
           : { httpOnly: true, sameSite: 'lax', secure: 'auto' },
     }),
   );
+  custom.before?.(app, ctx);
   app.post('/login', express.urlencoded({ extended: false }), (req, res, next) => {
     const user = (req.body as { user?: unknown }).user;
     if (typeof user !== 'string' || !/^[a-z0-9]{1,40}$/.test(user)) {
@@ -509,6 +551,7 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
   }
 
   app.get('/done', async (req, res) => {
+    if (custom.done?.(req, res, ctx) === true) return;
     const remembered = (req.session as { next?: string }).next;
     const user = (req.session as { user?: string }).user;
     if (flaw === 'hopsToNext') {
@@ -544,6 +587,7 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
     delete (req.session as { next?: string }).next;
     res.redirect(remembered);
   });
+  if (custom.landing !== undefined) app.get(LANDING_PATH, custom.landing(ctx));
   app.get(
     LANDING_PATH,
     flawedLanding(flaw, kit, grant, (id, user) => insert.run(id, user), elsewhere),
@@ -587,6 +631,7 @@ export async function startSampleApp(flaw?: Flaw): Promise<SampleApp> {
     kit,
     grants,
     logs,
+    clientId,
     clientSecret,
     elsewhereRequests,
     auditOptions,
