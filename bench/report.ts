@@ -160,6 +160,10 @@ function rateLimitedLines(r: RateLimitedFigures): string[] {
     `  reads ${r.reads}, answered 429: ${r.limited} (${(r.limitedShare * 100).toFixed(2)}%; the sweeps met ` +
       `${r.rateLimitedByProcess.join(' + ')} of them)`,
     `  sweep processes' CPU ${r.sweepCpuMsPerRead} ms per read; their shared pace row written ${r.paceWritesPer100Reads} times per 100 reads`,
+    `  the hand-written floor in the sweeps' place (same sessions, ${r.floor.readsPerSecond} reads/s, a write per attempt, nice ${DEFAULT_SWEEP_NICE}): ` +
+      `landing p99 beside it / alone per round ${r.rounds.map((round) => `${round.floor.p99Ratio} (${round.floor.withFloor.p99} / ${round.floor.alone.p99} ms)`).join(', ')}: ` +
+      `${showSpread(r.floor.p99RatioSpread)}; pooled ${r.floor.pooledP99Ratio}; fulfilled ${r.floor.fulfilled}, 429s ${r.floor.limited}, ` +
+      `errors ${r.floor.errors}; CPU ${r.floor.cpuMsPerRead} ms per read`,
     `  the slowest 1% of landings (the kit's spans): alone ${tail(r.tail.alone)}; with the sweeps ${tail(r.tail.withSweep)}`,
     `  fulfilments of ${STALLED_FULFIL_MS} ms or more (a commit waiting; those within a second of each other counted once): ` +
       `alone ${stalls(r.fulfilStalls.alone)}; with the sweeps ${stalls(r.fulfilStalls.withSweep)}`,

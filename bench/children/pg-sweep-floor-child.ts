@@ -8,13 +8,18 @@
  * No claim: each process takes its own share of the attempts, loaded before the run. It has no
  * lease, no retry, no ordering and no outcome events, so it is not an integration anyone should
  * ship; it shows what this machine allows, so the kit's PostgreSQL sweep can be read against it as
- * well as against the emulator's raw capacity.
+ * well as against the emulator's raw capacity. Beside the landings under the service's rate limit
+ * it reads at a set pace, at the sweep job's CPU priority, to show what any sweep making those
+ * reads and writes costs the landings on this machine.
  */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { request } from 'undici';
 import { basicAuthorization, PG_BASELINE_ATTEMPTS_TABLE, PG_GRANTS_TABLE, PG_INSERT_GRANT } from '../common.ts';
 import { loadPool } from '../load.ts';
 import { peakRssKiB, serve } from '../ipc.ts';
+import { yieldToRequests } from '../../middleware/sweep/cpu-priority.ts';
 
 export interface FloorArgs {
   databaseUrl: string;
@@ -30,12 +35,18 @@ export interface FloorArgs {
    * statement per attempt, the grant's INSERT, in the batch's transaction after one marking UPDATE).
    */
   grants: 'batched' | 'each';
+  /** The CPU priority the process takes (the sweep job's), as the kit's sweep processes do. */
+  nice?: number;
 }
 
 export interface FloorResult {
   fulfilled: number;
   /** Reads that did not answer verified with the stored state and userRef (none is expected). */
   errors: number;
+  /** Reads answered 429 (a paced floor may meet a few; they are not read again). */
+  limited: number;
+  /** The run's own time, ms. */
+  runMs: number;
   cpuMs: number;
   peakRssKiB: number;
 }
@@ -87,6 +98,8 @@ serve(
   {
     /** Loads this process's share before the timed run. */
     async load(args: FloorArgs): Promise<number> {
+      await loaded?.db.end();
+      if (args.nice !== undefined) yieldToRequests(args.nice);
       const db = new pg.Pool({ connectionString: args.databaseUrl, max: args.concurrency });
       await db.query(`${PG_BASELINE_ATTEMPTS_TABLE}; ${PG_GRANTS_TABLE}`);
       const { rows } = await db.query<FloorAttempt>(
@@ -96,7 +109,8 @@ serve(
       return loaded.attempts.length;
     },
 
-    async run(): Promise<FloorResult> {
+    /** `readsPerSecond`: this process's reads a second, evenly spaced (unset: as fast as `concurrency` allows). */
+    async run(pace: { readsPerSecond?: number } | undefined): Promise<FloorResult> {
       if (loaded === undefined) throw new Error('call load first');
       const { args, attempts, db } = loaded;
       const emulator = loadPool(new URL(args.emulatorUrl).origin, args.concurrency);
@@ -104,6 +118,7 @@ serve(
       let next = 0;
       let fulfilled = 0;
       let errors = 0;
+      let limited = 0;
       let verified: string[] = [];
       const writes: Promise<void>[] = [];
       const write = () => {
@@ -111,13 +126,30 @@ serve(
         verified = [];
         writes.push(fulfilBatch(db, batch, args.grants).then((n) => void (fulfilled += n)));
       };
+      const readsPerSecond = pace?.readsPerSecond;
+      const spacingMs = readsPerSecond === undefined || readsPerSecond <= 0 ? 0 : 1000 / readsPerSecond;
+      let nextSlot = 0;
+      const paced = async () => {
+        if (spacingMs === 0) return;
+        const now = performance.now();
+        const slot = Math.max(now, nextSlot);
+        nextSlot = slot + spacingMs;
+        if (slot > now) await sleep(slot - now);
+      };
       const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
       const worker = async () => {
         for (let a = attempts[next++]; a !== undefined; a = attempts[next++]) {
+          await paced();
           const answer = await request(`${args.emulatorUrl}/session/${encodeURIComponent(a.session_id)}`, {
             dispatcher: emulator,
             headers,
           });
+          if (answer.statusCode === 429) {
+            limited++;
+            await answer.body.dump();
+            continue;
+          }
           const status = (await answer.body.json()) as { status?: string; state?: string; userRef?: string };
           const ok = answer.statusCode === 200 && status.status === 'verified';
           if (!ok || status.state !== a.state || status.userRef !== a.user_ref) {
@@ -130,9 +162,10 @@ serve(
       await Promise.all(Array.from({ length: args.concurrency }, worker));
       if (verified.length > 0) write();
       await Promise.all(writes);
+      const runMs = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
       await emulator.close();
-      return { fulfilled, errors, cpuMs: (cpu.user + cpu.system) / 1000, peakRssKiB: peakRssKiB() };
+      return { fulfilled, errors, limited, runMs, cpuMs: (cpu.user + cpu.system) / 1000, peakRssKiB: peakRssKiB() };
     },
   },
   async () => {

@@ -1,4 +1,5 @@
 /** The rate-limited phase's figures: what each round measured, and the phase's over its rounds. */
+import type { FloorResult } from '../children/pg-sweep-floor-child.ts';
 import type { SweepChildResult } from '../children/sweep-child.ts';
 import { config } from '../config.ts';
 import { round1, round3, spreadOf, type Spread } from '../measure.ts';
@@ -10,6 +11,25 @@ export interface RateLimitedRound {
   alone: LandingStream;
   withSweep: LandingStream;
   p99Ratio: number;
+  /** The same with the hand-written floor reading at the kit's rate of the round. */
+  floor: { alone: LandingStream; withFloor: LandingStream; p99Ratio: number; readsPerSecond: number };
+}
+
+/**
+ * The hand-written floor beside the landings (information beside the p99 target): what any sweep
+ * making the kit's reads at its rate, and a write per attempt, costs the landings on this machine.
+ */
+export interface FloorFigures {
+  /** The rounds' p99 ratios (beside the floor / alone). */
+  p99RatioSpread: Spread;
+  pooledP99Ratio: number;
+  /** The reads a second the floor was given (the kit's, all rounds together). */
+  readsPerSecond: number;
+  fulfilled: number;
+  /** Reads the floor met a 429 on (not read again), and reads that were not verified as stored. */
+  limited: number;
+  errors: number;
+  cpuMsPerRead: number;
 }
 
 export interface RateLimitedFigures {
@@ -53,6 +73,7 @@ export interface RateLimitedFigures {
   sweepCpuMsPerRead: number;
   /** Writes of the sweeps' shared pace row per 100 status reads of the sweeps. */
   paceWritesPer100Reads: number;
+  floor: FloorFigures;
   /** The slowest 1 % of landings (server side) on each side, and their time by part. */
   tail: { alone: LandingTail; withSweep: LandingTail };
   /** Fulfilments that stalled (a commit waiting 100 ms or more), on each side. */
@@ -73,6 +94,17 @@ export interface RoundResult {
   /** Status reads of the client while the sweeps ran, and those answered 429. */
   reads: number;
   limited: number;
+  floor: FloorRoundResult;
+}
+
+/** What the floor's part of a round measured. */
+export interface FloorRoundResult {
+  /** The landings alone just before and just after the floor ran. */
+  alone: Streamed;
+  withFloor: Streamed;
+  /** The reads a second the floor was given: the kit's sweeps' in the round. */
+  readsPerSecond: number;
+  results: FloorResult[];
 }
 
 /** The grants of the sweeps' attempts and of the landings', each with how many are distinct. */
@@ -102,11 +134,7 @@ export function figuresOf(
   const wallMs = sum((r) => r.wallMs);
   // The landings read through the pauses too.
   const landingReadsPerSecond = Math.max(0, reads - ofResults((r) => r.report.reads)) / (wallMs / 1000);
-  const rounds = each.map((r) => ({
-    alone: r.alone.stream,
-    withSweep: r.withSweep.stream,
-    p99Ratio: round3(r.withSweep.stream.p99 / r.alone.stream.p99),
-  }));
+  const rounds = each.map(roundOf);
   const aloneStreams = pooledStreams(each.map((r) => r.alone));
   const withSweepStreams = pooledStreams(each.map((r) => r.withSweep));
   const alone = aloneStreams.stream;
@@ -131,10 +159,43 @@ export function figuresOf(
     pooledP99Ratio: round3(withSweep.p99 / alone.p99),
     sweepCpuMsPerRead: round3(ofResults((r) => r.cpuUserMs + r.cpuSystemMs) / Math.max(1, sweepReads)),
     paceWritesPer100Reads: round1((100 * paceWrites) / Math.max(1, sweepReads)),
+    floor: floorFigures(each, rounds),
     tail: { alone: tailOf(aloneStreams.times), withSweep: tailOf(withSweepStreams.times) },
     fulfilStalls: {
       alone: stallsOf(aloneStreams.times, aloneStreams.windowMs),
       withSweep: stallsOf(withSweepStreams.times, withSweepStreams.windowMs),
+    },
+  };
+}
+
+function floorFigures(each: RoundResult[], rounds: RateLimitedRound[]): FloorFigures {
+  const results = each.flatMap((r) => r.floor.results);
+  const ofResults = (f: (r: FloorResult) => number) => results.reduce((n, r) => n + f(r), 0);
+  const alone = pooledStreams(each.map((r) => r.floor.alone)).stream;
+  const withFloor = pooledStreams(each.map((r) => r.floor.withFloor)).stream;
+  const reads = ofResults((r) => r.fulfilled + r.limited + r.errors);
+  return {
+    p99RatioSpread: spreadOf(rounds.map((r) => r.floor.p99Ratio)),
+    pooledP99Ratio: round3(withFloor.p99 / alone.p99),
+    readsPerSecond: round1(each.reduce((n, r) => n + r.floor.readsPerSecond, 0) / Math.max(1, each.length)),
+    fulfilled: ofResults((r) => r.fulfilled),
+    limited: ofResults((r) => r.limited),
+    errors: ofResults((r) => r.errors),
+    cpuMsPerRead: round3(ofResults((r) => r.cpuMs) / Math.max(1, reads)),
+  };
+}
+
+/** One round's p99 ratios, the kit's and the floor's. */
+function roundOf(r: RoundResult): RateLimitedRound {
+  return {
+    alone: r.alone.stream,
+    withSweep: r.withSweep.stream,
+    p99Ratio: round3(r.withSweep.stream.p99 / r.alone.stream.p99),
+    floor: {
+      alone: r.floor.alone.stream,
+      withFloor: r.floor.withFloor.stream,
+      p99Ratio: round3(r.floor.withFloor.stream.p99 / r.floor.alone.stream.p99),
+      readsPerSecond: round1(r.floor.readsPerSecond),
     },
   };
 }

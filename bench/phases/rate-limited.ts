@@ -12,20 +12,35 @@
  * landings go on, then the landings run alone again; the p99 ratio is judged on the median of the
  * rounds' ratios, as the other ratios are: one round's ratio ranged from 0.674 to 1.456 between
  * bench runs of the same code.
+ *
+ * Each round also runs the hand-written floor (bench/children/pg-sweep-floor-child.ts) in the
+ * kit's place, then alone again (every other round the floor first): over the same sessions in a
+ * database of its own, reading at the rate the kit's sweeps read and at the same CPU priority. It
+ * shows what any sweep making those reads and writes costs the landings on this machine, beside
+ * what the kit's costs them.
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_SWEEP_NICE } from '../../middleware/sweep/sweep-job-args.ts';
+import type { FloorResult } from '../children/pg-sweep-floor-child.ts';
 import type { SweepChildResult } from '../children/sweep-child.ts';
-import type { SeedAttempt } from '../common.ts';
-import { config } from '../config.ts';
-import type { Child } from '../ipc.ts';
+import {
+  ACTION,
+  PG_BASELINE_ATTEMPTS_TABLE,
+  PG_BASELINE_SEED_ATTEMPTS,
+  PG_GRANTS_TABLE,
+  seedPostgres,
+  SUCCESS_PATH,
+  type SeedAttempt,
+} from '../common.ts';
+import { config, sweepConcurrency } from '../config.ts';
+import { spawnChild, type Child } from '../ipc.ts';
 import { log, round1 } from '../measure.ts';
-import type { TestDatabase } from '../postgres.ts';
+import { createTestDatabase, type TestDatabase } from '../postgres.ts';
 import { resetEmulator, seedVerifiedSessions, type SeedClient } from '../seed.ts';
 import { landingStream, pooledStreams } from './landing-stream.ts';
 import { kitSweepDatabase, seedDueAttempts } from './pg-sweep.ts';
-import { figuresOf, type RateLimitedFigures, type RoundResult } from './rate-limited-figures.ts';
+import { figuresOf, type FloorRoundResult, type RateLimitedFigures, type RoundResult } from './rate-limited-figures.ts';
 import { login, seedSide, spawnApp, type Side } from './sides.ts';
 
 interface EmulatorStats {
@@ -65,10 +80,11 @@ async function landingApp(emulatorUrl: string, client: SeedClient, database: Tes
  * rounds outlast the app's 3 minutes, and the sweeps leave these attempts to the landings.
  */
 async function seedLandings(emulatorUrl: string, side: Side, database: TestDatabase) {
-  // Enough landings for every round's stream alone and for a sweep at half its target rate.
+  // Enough landings for every round's streams alone and for the kit's sweep and the floor, each at
+  // half the kit's target rate.
   const expectedSweepSeconds =
-    config.rateLimitedSize / (0.5 * Math.max(1, config.rateLimit - config.rateLimitedLandings));
-  const aloneSeconds = (config.rateLimitedWarmUpMs + config.rateLimitedRounds * config.rateLimitedAloneMs) / 1000;
+    (2 * config.rateLimitedSize) / (0.5 * Math.max(1, config.rateLimit - config.rateLimitedLandings));
+  const aloneSeconds = (config.rateLimitedWarmUpMs + config.rateLimitedRounds * 1.5 * config.rateLimitedAloneMs) / 1000;
   const landingCount = Math.ceil(config.rateLimitedLandings * (aloneSeconds + expectedSweepSeconds));
   const landings = await seedSide(emulatorUrl, side, landingCount, () => LANDER);
   await database.pool.query(
@@ -101,6 +117,11 @@ export async function rateLimitedPhase(emulatorUrl: string, client: SeedClient):
   const shares = sharesOf(sweepSessions, config.rateLimitedRounds);
   const { database, children } = await kitSweepDatabase(shares[0]!);
   const apps: Child[] = [];
+  const floor = await floorSweepers(children.length).catch(async (error: unknown) => {
+    await Promise.all(children.map((c) => c.stop()));
+    await database.drop();
+    throw error;
+  });
   try {
     const side = await landingApp(emulatorUrl, client, database, apps);
     const { landings, cookie } = await seedLandings(emulatorUrl, side, database);
@@ -122,20 +143,25 @@ export async function rateLimitedPhase(emulatorUrl: string, client: SeedClient):
     for (const [round, share] of shares.entries()) {
       // The first share was seeded with the database; each later one when its round begins.
       if (round > 0) await seedDueAttempts(database, share);
+      await database.pool.query('VACUUM ANALYZE bench_grants'); // the last round's grants
+      await floor.seed(share, { emulatorUrl, clientId: client.clientId, secret: client.secret });
       // The seeding's dirty pages written now, not during whichever window comes next.
       await database.pool.query('CHECKPOINT');
-      const r = await oneRound({ emulatorUrl, side, cookie, landings, children, args, database });
+      const floorFirstAt = round % 2 === 1 ? rounds.at(-1)?.floor.readsPerSecond : undefined;
+      const r = await oneRound({ emulatorUrl, side, cookie, landings, children, args, database, floor }, floorFirstAt);
       rounds.push(r);
       log(
         `rate-limited: round ${round + 1} of ${shares.length}: ${share.length} attempts; landings' p99 alone ` +
-          `${r.alone.stream.p99} ms, with the sweeps ${r.withSweep.stream.p99} ms; limits learned ${JSON.stringify(r.learnedLimits)}`,
+          `${r.alone.stream.p99} ms, with the sweeps ${r.withSweep.stream.p99} ms; limits learned ${JSON.stringify(r.learnedLimits)}; ` +
+          `the floor at ${round1(r.floor.readsPerSecond)} reads/s: alone ${r.floor.alone.stream.p99} ms, beside it ${r.floor.withFloor.stream.p99} ms`,
       );
     }
     return figuresOf(rounds, children.length, await grantCounts(database), await paceWrites(database));
   } finally {
     await control(emulatorUrl, 'POST', '/rate-limits', { statusReadsPerSecond: 0 }).catch(() => undefined);
-    await Promise.all([...apps, ...children].map((c) => c.stop()));
+    await Promise.all([...apps, ...children, ...floor.children].map((c) => c.stop()));
     await database.drop();
+    await floor.database.drop();
   }
 }
 
@@ -150,31 +176,100 @@ interface RoundContext {
   children: Child[];
   args: SweepCallArgs;
   database: TestDatabase;
+  floor: FloorSweepers;
 }
 
 /**
- * One round: the landings alone, beside the sweeps until those have worked through what is due, and
- * alone again. The two alone windows (half the alone time each) are pooled, so a machine that
- * drifts during the round weighs on both sides of the ratio alike.
+ * One round: the landings alone, beside the kit's sweeps until those have worked through what is
+ * due, alone again, beside the floor over the same sessions, and alone again; every other round
+ * the floor goes first (at the kit's rate of the round before). Each side's ratio is over the two
+ * alone windows around it (half the alone time each), so a machine that drifts during the round
+ * weighs on both sides of the ratio alike.
  */
-async function oneRound(c: RoundContext): Promise<RoundResult> {
-  const perSecond = config.rateLimitedLandings;
+async function oneRound(c: RoundContext, floorFirstAt: number | undefined): Promise<RoundResult> {
   const aloneWindow = () =>
-    landingStream(c.side, c.cookie, c.landings, perSecond, sleep(config.rateLimitedAloneMs / 2));
-  const aloneBefore = await aloneWindow();
+    landingStream(c.side, c.cookie, c.landings, config.rateLimitedLandings, sleep(config.rateLimitedAloneMs / 2));
+  const first = await aloneWindow();
+  if (floorFirstAt === undefined) {
+    const kit = await kitWindow(c);
+    const middle = await aloneWindow();
+    const floor = await floorWindow(c, kit.readsPerSecond);
+    const last = await aloneWindow();
+    return { ...kit, alone: pooledStreams([first, middle]), floor: { ...floor, alone: pooledStreams([middle, last]) } };
+  }
+  const floor = await floorWindow(c, floorFirstAt);
+  const middle = await aloneWindow();
+  const kit = await kitWindow(c);
+  const last = await aloneWindow();
+  return { ...kit, alone: pooledStreams([middle, last]), floor: { ...floor, alone: pooledStreams([first, middle]) } };
+}
+
+/** The landings beside the kit's sweeps until those have worked through what is due. */
+async function kitWindow(c: RoundContext): Promise<Omit<RoundResult, 'alone' | 'floor'> & { readsPerSecond: number }> {
   await sleep(1200); // the emulator's bucket full again
   const before = await control<EmulatorStats>(c.emulatorUrl, 'GET', '/stats');
   const w0 = performance.now();
   const sweeps = sweepRuns(c.children, c.args, c.database);
-  const withSweep = await landingStream(c.side, c.cookie, c.landings, perSecond, sweeps);
+  const withSweep = await landingStream(c.side, c.cookie, c.landings, config.rateLimitedLandings, sweeps);
   const { results, sweepMs, learnedLimits } = await sweeps;
   const wallMs = performance.now() - w0;
   const after = await control<EmulatorStats>(c.emulatorUrl, 'GET', '/stats');
   const reads = after.statusReads - before.statusReads;
   const limited = after.statusReadsLimited - before.statusReadsLimited;
-  const aloneAfter = await aloneWindow();
-  const alone = pooledStreams([aloneBefore, aloneAfter]);
-  return { alone, withSweep, results, sweepMs, wallMs, learnedLimits, reads, limited };
+  // The sweeps' reads a second, their 429s included: the floor's pace.
+  const readsPerSecond = results.reduce((n, r) => n + r.report.reads, 0) / (sweepMs / 1000);
+  return { withSweep, results, sweepMs, wallMs, learnedLimits, reads, limited, readsPerSecond };
+}
+
+/** The landings beside the floor reading the round's sessions at `readsPerSecond`. */
+async function floorWindow(c: RoundContext, readsPerSecond: number): Promise<Omit<FloorRoundResult, 'alone'>> {
+  await sleep(1200);
+  const runs = c.floor.run(readsPerSecond);
+  const withFloor = await landingStream(c.side, c.cookie, c.landings, config.rateLimitedLandings, runs);
+  return { withFloor, readsPerSecond, results: await runs };
+}
+
+interface FloorSweepers {
+  database: TestDatabase;
+  children: Child[];
+  /** Adds the round's sessions to the floor's table and has each process load its share. */
+  seed(sessions: SeedAttempt[], common: { emulatorUrl: string; clientId: string; secret: string }): Promise<void>;
+  /** One run of every process, `readsPerSecond` between them all. */
+  run(readsPerSecond: number): Promise<FloorResult[]>;
+}
+
+/** The hand-written floor's database and processes, as many as the kit's sweep processes. */
+async function floorSweepers(processes: number): Promise<FloorSweepers> {
+  const database = await createTestDatabase({ max: 2 });
+  await database.pool.query(`${PG_BASELINE_ATTEMPTS_TABLE}; ${PG_GRANTS_TABLE}`);
+  const children = Array.from({ length: processes }, () => spawnChild('./children/pg-sweep-floor-child.ts', 'floor'));
+  await Promise.all(children.map((c) => c.call('ping').catch(() => undefined)));
+  return {
+    database,
+    children,
+    async seed(sessions, common) {
+      await seedPostgres(database.pool, PG_BASELINE_SEED_ATTEMPTS, sessions, [ACTION, SUCCESS_PATH, Date.now()]);
+      // The last round's updates and grants vacuumed now, not by autovacuum during a window.
+      await database.pool.query('VACUUM ANALYZE attempts');
+      await database.pool.query('VACUUM ANALYZE bench_grants');
+      const loadArgs = (share: number) => ({
+        ...common,
+        databaseUrl: database.url,
+        share,
+        shares: processes,
+        concurrency: sweepConcurrency,
+        grants: 'each', // the kit's action contract: a statement per attempt
+        nice: DEFAULT_SWEEP_NICE,
+      });
+      await Promise.all(children.map((c, share) => c.call<number>('load', loadArgs(share), 120_000)));
+    },
+    run: (readsPerSecond) =>
+      Promise.all(
+        children.map((c) =>
+          c.call<FloorResult>('run', { readsPerSecond: readsPerSecond / processes }, config.sweepBudgetMs + 120_000),
+        ),
+      ),
+  };
 }
 
 /**

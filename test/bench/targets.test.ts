@@ -115,6 +115,15 @@ function rateLimited(ratios: number[], overrides: Partial<RateLimitedFigures> = 
     reads: 24_000,
     limited: 20,
     limitedShare: 20 / 24_000,
+    floor: {
+      p99RatioSpread: spreadOf([1.5, 1.6, 1.7]),
+      pooledP99Ratio: 1.6,
+      readsPerSecond: 250,
+      fulfilled: 20_000,
+      limited: 0,
+      errors: 0,
+      cpuMsPerRead: 0.5,
+    },
     ...overrides,
   } as RateLimitedFigures;
 }
