@@ -93,8 +93,8 @@ export interface KitErrorOptions {
 const secretForms = new Set<string>();
 /** The same forms, longest first (a whole form goes before its part), kept as they are remembered. */
 let longestFirst: readonly string[] = [];
-/** Shorter values are not secrets, and redacting them would garble ordinary words. */
-const MIN_SECRET_LENGTH = 4;
+/** Shorter values are not secrets, and redacting them would garble ordinary words (the kit refuses them). */
+export const MIN_SECRET_LENGTH = 4;
 
 /**
  * Remembers a client secret (when the kit or a client is created, before any check can quote
@@ -128,11 +128,31 @@ function htmlEscaped(secret: string, quote: string): string {
     .replaceAll("'", quote);
 }
 
+/** As Handlebars and Mustache templates escape it (`=`, `/` and `` ` `` too). */
+function templateEscaped(secret: string, quote: string): string {
+  return htmlEscaped(secret, quote).replaceAll('`', '&#x60;').replaceAll('=', '&#x3D;').replaceAll('/', '&#x2F;');
+}
+
+/** As JSON put in a page spells it (`<`, `>` and `&` as \u escapes). */
+function jsonInHtml(secret: string): string {
+  return JSON.stringify(secret)
+    .slice(1, -1)
+    .replaceAll('<', '\\u003c')
+    .replaceAll('>', '\\u003e')
+    .replaceAll('&', '\\u0026');
+}
+
+/** The same text with its percent escapes in lower case (`%2f`: .NET's UrlEncode and others). */
+function lowerCaseEscapes(text: string): string {
+  return text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+}
+
 /**
- * The secret as written, JSON-escaped, HTML-escaped, in hex, percent-encoded (as a URL component,
- * a whole URL, a form body and a URL's userinfo), in base64 and base64url, and inside any longer
- * base64 (a Basic header's `id:secret`), each base64 also percent-encoded; longest first so a
- * whole form goes before its part.
+ * The secret as written, JSON-escaped (also for a page), HTML-escaped (also as templates escape),
+ * in hex, percent-encoded (as a URL component, a whole URL, a form body and a URL's userinfo), in
+ * base64 and base64url, and inside any longer base64 (a Basic header's `id:secret`), each base64
+ * also percent-encoded; percent escapes in either case; longest first so a whole form goes before
+ * its part.
  */
 function formsOf(secret: string): string[] {
   const hex = Buffer.from(secret, 'utf8').toString('hex');
@@ -147,6 +167,9 @@ function formsOf(secret: string): string[] {
     JSON.stringify(secret).slice(1, -1).replaceAll('/', '\\/'),
     htmlEscaped(secret, '&#39;'),
     htmlEscaped(secret, '&#x27;'),
+    templateEscaped(secret, '&#39;'),
+    templateEscaped(secret, '&#x27;'),
+    jsonInHtml(secret),
     hex,
     hex.toUpperCase(),
     encodeURIComponent(secret),
@@ -156,7 +179,7 @@ function formsOf(secret: string): string[] {
     ...base64,
     ...base64.map((form) => encodeURIComponent(form)),
   ];
-  return byLengthDown([...new Set(forms)]);
+  return byLengthDown([...new Set(forms.flatMap((form) => [form, lowerCaseEscapes(form)]))]);
 }
 
 /** Shorter cores are not distinctive enough to redact without garbling other base64. */

@@ -3,7 +3,7 @@
  * problems reported at once. No side effects: the factory builds the client and the start limits
  * from the result. The client secret's value is never quoted, not even in part.
  */
-import { KitError, KitErrorCode, rememberSecret } from '../errors.ts';
+import { KitError, KitErrorCode, MIN_SECRET_LENGTH, rememberSecret } from '../errors.ts';
 import { defaultLogger, safeLogger } from '../logger.ts';
 import { createMessageCatalog } from '../pages/messages.ts';
 import {
@@ -54,6 +54,11 @@ function checkCredentials(problems: OptionProblems, clientId: unknown, clientSec
   } else if (CONTROL.test(clientSecret) || clientSecret.trim() !== clientSecret) {
     problems.add(
       '`clientSecret` contains whitespace or control characters (a trailing newline from a file?); trim it.',
+    );
+  } else if (clientSecret.length < MIN_SECRET_LENGTH) {
+    // A value this short could not be told apart from ordinary text, so no message could be kept free of it.
+    problems.add(
+      `\`clientSecret\` is shorter than ${MIN_SECRET_LENGTH} characters, so it is not a secret the portal issued (a placeholder?): pass the issued secret.`,
     );
   }
 }

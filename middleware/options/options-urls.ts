@@ -26,18 +26,6 @@ export const DEFAULT_ROUTES = {
   stepUp: '/verify/step-up',
 } as const;
 
-/**
- * The URL as written, or without its credentials when it has any: the parsed URL with them cleared
- * (a pattern on the text misses what the parser also accepts: `https:id:secret@host`, a leading space).
- */
-function withoutUserinfo(value: string, url: URL): string {
-  if (url.username === '' && url.password === '') return value;
-  const bare = new URL(url.href);
-  bare.username = '';
-  bare.password = '';
-  return bare.href;
-}
-
 /** The problem of a baseUrl that carries the client secret anywhere (userinfo, path, query). */
 export const BASE_URL_CARRIES_SECRET =
   '`baseUrl` must not carry the client secret (it is not shown): pass it only as `clientSecret`, sent only in the Authorization header.';
@@ -62,7 +50,8 @@ export function checkBaseUrl(problems: OptionProblems, value: unknown, clientSec
     );
     return;
   }
-  const shown = quote(withoutUserinfo(value, url));
+  // Its query and fragment are never quoted: they may carry a credential in any spelling.
+  const shown = quote(`${url.protocol}//${url.host}${url.pathname}`);
   if (url.username !== '' || url.password !== '') {
     problems.add(
       '`baseUrl` must not carry credentials: pass them as `clientId` and `clientSecret` (sent only in the Authorization header).',
@@ -72,8 +61,7 @@ export function checkBaseUrl(problems: OptionProblems, value: unknown, clientSec
     problems.add(`\`baseUrl\` must use https (http is allowed only for a loopback emulator): got ${shown}.`);
   }
   if (url.search !== '' || url.hash !== '') {
-    const fixed = quote(`${url.origin}${url.pathname}`);
-    problems.add(`\`baseUrl\` must have no query or fragment: got ${shown}. Did you mean ${fixed}?`);
+    problems.add(`\`baseUrl\` must have no query or fragment (not shown): did you mean ${shown}?`);
   }
 }
 

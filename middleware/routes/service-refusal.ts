@@ -10,19 +10,20 @@ const FROM_SERVICE: ReadonlySet<string> = new Set([KitErrorCode.ServiceRejected,
 
 /** The fix for a refusal caused by the kit's set-up, or undefined for anything else. */
 export function serviceRefusalFix(
-  context: Pick<KitContext, 'baseUrl' | 'clientId' | 'returnUrl'>,
+  context: Pick<KitContext, 'baseUrl' | 'returnUrl'>,
   error: KitError,
 ): string | undefined {
   if (!FROM_SERVICE.has(error.code)) return undefined;
   if (error.serviceStatus === 401 || error.serviceErrorCode === 'unauthorized') {
     return (
-      `Fix: the service refused the client credentials. Check that clientId "${context.clientId}" and ` +
-      'clientSecret are the pair the portal issued for this app (read the secret from the environment; it is never logged).'
+      // Neither value is quoted: read the wrong way round, clientId holds the secret.
+      'Fix: the service refused the client credentials. Check that clientId and clientSecret are the pair the portal ' +
+      'issued for this app, not swapped (read the secret from the environment; it is never logged).'
     );
   }
   if (error.serviceErrorCode === 'invalid_return_url') {
     return (
-      `Fix: returnUrl "${context.returnUrl}" is not registered for client "${context.clientId}". Register exactly ` +
+      `Fix: returnUrl "${context.returnUrl}" is not registered for this client. Register exactly ` +
       'this URL in the portal (scheme, host, port, path and trailing slash all count), or set returnUrl to the registered one.'
     );
   }

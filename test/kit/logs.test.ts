@@ -166,7 +166,7 @@ describe('the service refusing a start is logged at error level, with the fix', 
       {
         level: 'error',
         line: expect.stringMatching(
-          /^\[verify-kit\] ERROR POST \/session was refused: 401 unauthorized\. Fix: the service refused the client credentials\. Check that clientId "web-client" and clientSecret/,
+          /^\[verify-kit\] ERROR POST \/session was refused: 401 unauthorized\. Fix: the service refused the client credentials\. Check that clientId and clientSecret are the pair the portal issued for this app, not swapped/,
         ),
       },
     ]);
@@ -181,7 +181,7 @@ describe('the service refusing a start is logged at error level, with the fix', 
       {
         level: 'error',
         line: expect.stringContaining(
-          `invalid_return_url. Fix: returnUrl "${returnUrl}" is not registered for client "web-client". Register exactly this URL`,
+          `invalid_return_url. Fix: returnUrl "${returnUrl}" is not registered for this client. Register exactly this URL`,
         ),
       },
     ]);

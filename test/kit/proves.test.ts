@@ -264,7 +264,7 @@ describe('the option', () => {
       createVerificationKit({
         baseUrl: 'https://verify.example.com',
         clientId: 'c',
-        clientSecret: 's',
+        clientSecret: 'test-secret',
         returnUrl: 'https://app.example.com/verify/return',
         store: app.store,
         actions: [wrong],

@@ -66,7 +66,7 @@ describe('default start limits', () => {
       createVerificationKit({
         baseUrl: 'http://127.0.0.1:9',
         clientId: 'c',
-        clientSecret: 's',
+        clientSecret: 'test-secret',
         returnUrl: 'http://localhost:3000/verify/return',
         store,
         client,

@@ -212,8 +212,11 @@ export class AuditWorld {
   async attemptOf(answer: Answer): Promise<StartedAttempt> {
     const page = parseHandoffPage(answer.body);
     if (answer.status !== 200 || page === undefined) {
+      // The app's page is not quoted: it may hold the secret in a spelling no search knows.
+      const type = this.scrub(answer.headers['content-type'] ?? 'no content type');
+      const location = answer.location === null ? '' : `, Location ${this.scrub(answer.location)}`;
       throw new Error(
-        `the start answered ${answer.status}, not the kit's handoff page: ${this.scrub(answer.body).slice(0, 200)}`,
+        `the start answered ${answer.status} (${type}${location}), not the kit's handoff page (its body is not shown)`,
       );
     }
     this.handoffs.add(page.handoff);
