@@ -17,7 +17,7 @@
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
 import { runDetached, withDeadline } from '../deadline.ts';
-import { environmentSecrets, redactSecrets } from '../errors.ts';
+import { environmentSecrets, KitError, KitErrorCode, redactSecrets } from '../errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import { yieldToRequests } from './cpu-priority.ts';
 import type { SweepReport } from './sweep-report.ts';
@@ -144,7 +144,7 @@ async function kitOf<Tx>(
   ms: number,
 ): Promise<SweepJobKit<Tx>> {
   const factory = options.kit;
-  if (typeof factory !== 'function') return factory;
+  if (typeof factory !== 'function') return aKit(factory, 'the `kit` option');
   const settings = { concurrency: config.sweep.concurrency ?? DEFAULT_SWEEP_CONCURRENCY };
   const late = () =>
     new Error(
@@ -154,7 +154,7 @@ async function kitOf<Tx>(
   const keepAlive = setInterval(() => {}, 1 << 30);
   const building = Promise.resolve().then(() => factory(env, settings));
   try {
-    return await withDeadline('kit', ms, () => building, late);
+    return aKit(await withDeadline('kit', ms, () => building, late), 'the kit factory');
   } catch (error) {
     // A kit built after the deadline is closed when it comes: its pool must not hold the process.
     const closeLate = async (built: SweepJobKit<Tx>) => {
@@ -169,6 +169,46 @@ async function kitOf<Tx>(
   } finally {
     clearInterval(keepAlive);
   }
+}
+
+/**
+ * `value` when it is a verification kit. What a configuration gives is the integrator's code: a
+ * factory that forgot its `return`, or the kit's options passed instead of a kit, is a
+ * configuration error, not a crash in the first call.
+ */
+function aKit<Tx>(value: unknown, from: string): SweepJobKit<Tx> {
+  const hasMethods = (target: unknown, names: string[]): boolean => {
+    try {
+      return (
+        typeof target === 'object' &&
+        target !== null &&
+        names.every((name) => typeof (target as Record<string, unknown>)[name] === 'function')
+      );
+    } catch {
+      return false; // a getter that throws: not a kit either
+    }
+  };
+  const store = hasMethods(value, ['runSweep', 'startSweepWorker', 'close'])
+    ? (value as { store?: unknown }).store
+    : undefined;
+  if (!hasMethods(store, ['releaseClaims', 'close'])) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `${from} gave something that is not a verification kit (no runSweep, startSweepWorker, close and store): ` +
+        "give createVerificationKit(...)'s result, or a function returning it (did the factory forget its `return`?).",
+    );
+  }
+  return value as SweepJobKit<Tx>;
+}
+
+/** `stopTimeoutMs` as given, checked now: a wrong one is a configuration error, not a failed run later. */
+function checkStopTimeout(value: unknown): number {
+  if (value === undefined) return 10_000;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1) return value;
+  throw new KitError(
+    KitErrorCode.InvalidOptions,
+    `\`stopTimeoutMs\` must be a whole number of milliseconds, at least 0; got ${JSON.stringify(value) ?? typeof value}. For ten seconds pass 10000.`,
+  );
 }
 
 /** Aborts on SIGTERM/SIGINT (when handled) or the caller's signal; `dispose` removes the listeners. */
@@ -210,12 +250,12 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
     rawPrint(
       redact(JSON.stringify(obj, (_key, value: unknown) => (typeof value === 'string' ? redact(value) : value))),
     );
-  const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
-
+  let stopTimeoutMs = 10_000;
   let config: JobConfig;
   let kit: SweepJobKit<Tx>;
   let stop: ReturnType<typeof stopSignal> | undefined;
   try {
+    stopTimeoutMs = checkStopTimeout(options.stopTimeoutMs);
     config = parseJobConfig(options.argv ?? process.argv.slice(2), env, options.sweep);
     if (config.help) {
       rawPrint(USAGE);
@@ -271,7 +311,10 @@ interface JobMode {
 async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<number> {
   const { config, signal, stopTimeoutMs, emit, logger } = mode;
   const owner = newSweepOwner();
-  const run = kit.runSweep({ ...config.sweep, owner, signal, ...(logger ? { logger } : {}) });
+  // A run that throws at once (options it refuses) fails like one that rejects.
+  const run = Promise.resolve().then(() =>
+    kit.runSweep({ ...config.sweep, owner, signal, ...(logger ? { logger } : {}) }),
+  );
   // After a stop, wait at most stopTimeoutMs for in-flight reads, then hand the claims back.
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<'timeout'>((resolve) => {
@@ -321,6 +364,9 @@ async function runLoopMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<num
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     await worker.stop();
     return SweepJobExitCode.Ok;
+  } catch (error) {
+    emit({ event: 'sweep_failed', error: describe(error) });
+    return SweepJobExitCode.SweepFailed;
   } finally {
     clearInterval(keepAlive);
   }
