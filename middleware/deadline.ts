@@ -9,7 +9,16 @@ import { KitError, KitErrorCode } from './errors.ts';
 
 /** The callbacks the kit awaits, by the name their deadline has in `hookTimeouts`. */
 export type HookName =
-  'resolveUser' | 'prepare' | 'beforeCreate' | 'limits' | 'csrfCheck' | 'bindTo' | 'client' | 'onOutcome' | 'fulfil';
+  | 'resolveUser'
+  | 'prepare'
+  | 'beforeCreate'
+  | 'limits'
+  | 'csrfCheck'
+  | 'bindTo'
+  | 'onUnenrolled'
+  | 'client'
+  | 'onOutcome'
+  | 'fulfil';
 
 /** Each callback's deadline in ms. */
 export type HookTimeouts = Readonly<Record<HookName, number>>;
@@ -23,6 +32,8 @@ export const DEFAULT_HOOK_TIMEOUTS: HookTimeouts = {
   limits: 5_000,
   csrfCheck: 5_000,
   bindTo: 5_000,
+  // A step-up guard's handler for a user without a number: it answers, or calls next().
+  onUnenrolled: 5_000,
   // A ready client's call: longer than the kit's own client's retries (20 s) would take.
   client: 30_000,
   onOutcome: 10_000,

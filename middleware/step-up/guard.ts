@@ -14,7 +14,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { maskDestination } from '../attempts.ts';
 import type { KitContext } from '../context.ts';
-import { runDetached, withDeadline } from '../deadline.ts';
+import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
@@ -28,6 +28,7 @@ import type { StepUpGrant } from '../store/types.ts';
 import { countStepUp, type StepUpEvent } from '../telemetry.ts';
 import type { JsonValue } from '../types.ts';
 import { resolveGuard, type RecentVerificationOptions, type ResolvedGuard } from './guard-options.ts';
+import { handOverWithin } from './hand-over.ts';
 import { keepIntentWithinLimit } from './intent-limit.ts';
 import { labelFor } from './labels.ts';
 import { browserSessionOf, INTENT_FIELD, INTENT_TTL_MS, intentIsUsable } from './scope-actions.ts';
@@ -201,10 +202,9 @@ function answerUnenrolled<Tx>(guarded: Guarded<Tx>, req: Request, res: Response,
   note(guarded, req, 'denied');
   const { onUnenrolled } = guarded.guard;
   if (onUnenrolled !== undefined) {
-    // The integrator's handler: a throw or a rejection is answered here, never left to the process.
-    runDetached(
-      () => onUnenrolled(req, res, next),
-      (error) => answerError(guarded.context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next),
+    const { context } = guarded;
+    handOverWithin('onUnenrolled', context.hookTimeouts.onUnenrolled, onUnenrolled, { req, res, next }, (error) =>
+      answerError(context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next),
     );
     return;
   }

@@ -1,0 +1,59 @@
+/**
+ * Hands a request to the integrator's own Express handler (a step-up guard's `onUnenrolled`). It is
+ * outside the kit's trust for liveness: one that throws or rejects is answered with the kit's error
+ * page, and one that neither answers nor calls `next()` within `ms` (an enrolment service that
+ * never replies, a callback that never fires) gets the kit's error page then, so no user's request
+ * stays open. What it writes afterwards is dropped: the answer was sent, and a late `res.redirect`
+ * in its own timer would otherwise throw where nothing catches it and end the process.
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { runDetached } from '../deadline.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+
+export function handOverWithin(
+  name: string,
+  ms: number,
+  handler: RequestHandler,
+  exchange: { req: Request; res: Response; next: NextFunction },
+  answerError: (error: unknown) => void,
+): void {
+  const { req, res, next } = exchange;
+  let passedOn = false;
+  const timer = setTimeout(() => {
+    if (passedOn || res.headersSent) return;
+    answerError(
+      new KitError(
+        KitErrorCode.HookFailed,
+        `${name} neither answered nor called next() within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`,
+      ),
+    );
+    ignoreLateWrites(res);
+  }, ms);
+  timer.unref();
+  // Answered, or the client went away: nothing left to bound.
+  res.once('close', () => clearTimeout(timer));
+  const onward: NextFunction = (error?: unknown) => {
+    passedOn = true;
+    clearTimeout(timer);
+    next(error);
+  };
+  runDetached(
+    () => handler(req, res, onward),
+    (error) => {
+      clearTimeout(timer);
+      answerError(error);
+    },
+  );
+}
+
+/** Makes the answered response drop what the handler writes late (it would throw: headers sent). */
+function ignoreLateWrites(res: Response): void {
+  const dropped = Object.assign(res, {
+    setHeader: () => dropped,
+    appendHeader: () => dropped,
+    removeHeader: () => undefined,
+    writeHead: () => dropped,
+    write: () => true,
+    end: () => dropped,
+  });
+}
