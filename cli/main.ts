@@ -25,6 +25,15 @@ const USAGE = [
   ...Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(10)} ${summary}`),
 ].join('\n');
 
+/** Whether a command refused its arguments; a value `instanceof` throws on (a revoked Proxy) did not. */
+function isUsageError(error: unknown): boolean {
+  try {
+    return error instanceof Error && error.name === 'UsageError';
+  } catch {
+    return false;
+  }
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -47,7 +56,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // A person reads this: the message and how to fix it, never a stack trace, never a secret
     // (a configuration's own code may quote one it read from the environment).
     const message = redactSecrets(String(describeError(error).message), environmentSecrets(process.env));
-    const usage = error instanceof Error && error.name === 'UsageError' ? `\n${command.usage}` : '';
+    const usage = isUsageError(error) ? `\n${command.usage}` : '';
     process.stderr.write(`hosted-sms-verify-kit ${name}: ${message}${usage}\n`);
     return 1;
   }

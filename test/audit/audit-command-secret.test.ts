@@ -1,7 +1,9 @@
 /**
  * The audit command as a person runs it (`hosted-sms-verify-kit audit --config FILE`): when the
  * configuration's own code fails with a message quoting the client secret (its factory, its
- * close()), what the command prints never shows the secret; and whatever it throws, one line, no stack.
+ * close()), what the command prints never shows the secret; and whatever it throws, even a value
+ * `instanceof` refuses (a revoked Proxy, as a membrane or a sandboxed loader hands back), one line
+ * naming the command, exit 1, no stack.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +25,13 @@ beforeAll(() => {
     `export default (env) => { throw new Error('could not start the app with ' + env.VERIFY_CLIENT_SECRET); };`,
   );
   writeFileSync(join(dir, 'throws-odd.config.mjs'), 'throw Object.create(null);');
+  // Options the audit refuses (no app), so close is read at once.
+  writeFileSync(
+    join(dir, 'close-revoked.config.mjs'),
+    `const { proxy, revoke } = Proxy.revocable({}, {});
+     revoke();
+     export default { get close() { throw proxy; } };`,
+  );
   // Options the audit refuses (no app), and a close() whose error quotes the secret it was given.
   writeFileSync(
     join(dir, 'close-throws.config.mjs'),
@@ -69,6 +78,16 @@ describe('hosted-sms-verify-kit audit, a configuration whose code quotes the sec
     const run = await audit('./throws-odd.config.mjs');
     expect(run.code).toBe(1);
     expect(run.output).toContain('hosted-sms-verify-kit audit: [object Object]');
+    expect(run.output).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('hosted-sms-verify-kit audit, a configuration that throws a value instanceof cannot read', () => {
+  it('a close getter throwing a revoked Proxy: exit 1, your close() named, one line from the command, no stack', async () => {
+    const run = await audit('./close-revoked.config.mjs');
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('your close() failed: a value that cannot be read');
+    expect(run.output).toMatch(/^hosted-sms-verify-kit audit: /m);
     expect(run.output).not.toMatch(/\n\s+at /);
   });
 });

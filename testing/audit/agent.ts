@@ -3,7 +3,7 @@
  * origin, redirects never followed unless asked, every request bounded in time, and every exchange
  * kept by the run's recorder (the leak and header checks read them afterwards).
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { decodeHtml } from '../html.ts';
 
@@ -84,6 +84,26 @@ function flat(headers: IncomingHttpHeaders): Headers {
   return out;
 }
 
+/** The most of one answer the agent reads: an audit compares pages, and a stream never ends. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Hands `done` the answer's body as text; calls `stop` instead once it passes MAX_BODY_BYTES. */
+function readBody(res: IncomingMessage, stop: (why: string) => void, done: (body: string) => void): void {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  res.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes <= MAX_BODY_BYTES) {
+      chunks.push(chunk);
+    } else {
+      stop(
+        `answered more than ${MAX_BODY_BYTES / 1024 / 1024} MB; the audit reads no more of one answer (answer with a page, not a stream)`,
+      );
+    }
+  });
+  res.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
+}
+
 function exchange(
   url: URL,
   method: string,
@@ -94,6 +114,15 @@ function exchange(
 ): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    const fail = (error: Error) => {
+      clearTimeout(deadline);
+      reject(error);
+    };
+    // Rejects with `why` before the request's own 'error' (a reset, a hang-up) can say less.
+    const stop = (why: string) => {
+      fail(new Error(`${method} ${url.href} ${why}`));
+      req.destroy();
+    };
     const req = send(
       {
         host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname.replace(/^\[|\]$/g, ''),
@@ -110,16 +139,24 @@ function exchange(
         ...(localAddress === undefined ? {} : { localAddress }),
       },
       (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
+        readBody(res, stop, (text) => {
+          clearTimeout(deadline);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text });
+        });
+        res.on('error', fail);
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${url.href} did not answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
+    // `timeout` above only times the socket's silences: an answer that trickles a byte now and then
+    // never trips it. This bounds the whole exchange.
+    const deadline = setTimeout(
+      () =>
+        stop(
+          `did not finish answering within ${timeoutMs} ms (the audit's \`timeoutMs\`; raise it if your app is this slow)`,
+        ),
+      timeoutMs,
+    );
+    req.on('timeout', () => stop(`did not answer within ${timeoutMs} ms`));
+    req.on('error', fail);
     req.end(body);
   });
 }

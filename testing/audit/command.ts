@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { callHook } from './hooks.ts';
+import { callHook, describeThrown } from './hooks.ts';
 import type { AuditOptions } from './options.ts';
 import { formatAuditJson, formatAuditTable } from './report.ts';
 import { scrubSecret, secretForms } from './secret.ts';
@@ -87,13 +87,11 @@ export const command = {
       write(`${json ? formatAuditJson(report) : formatAuditTable(report)}\n`);
       return report.ok ? 0 : 2;
     } finally {
-      // Your close() is yours: one that hangs or throws never keeps the command from answering.
-      if (config.close !== undefined) {
-        const close = config.close.bind(config);
-        await callHook('your close()', 30_000, close).catch((error: unknown) => {
-          write(`${scrubbed(config, error instanceof Error ? error.message : String(error))}\n`);
-        });
-      }
+      // Your close() is yours: one that hangs or throws (or a `close` getter that throws) never keeps
+      // the command from answering.
+      await callHook('your close()', 30_000, () => config.close?.call(config)).catch((error: unknown) => {
+        write(`${scrubbed(config, describeThrown(error))}\n`);
+      });
     }
   },
 };

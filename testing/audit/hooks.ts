@@ -11,13 +11,42 @@ export class HookError extends Error {
   override name = 'HookError';
 }
 
-function describe(error: unknown): string {
+/**
+ * Any thrown value as one line, and never a throw itself: a getter, a toPrimitive or a revoked Proxy
+ * may refuse `instanceof`, String() and even Object.prototype.toString.
+ */
+export function describeThrown(error: unknown): string {
   try {
-    if (error instanceof Error) return `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`;
+    // A HookError's message is already the sentence; another error's name says what kind it was.
+    if (error instanceof Error) {
+      return `${error.name === 'Error' || error instanceof HookError ? '' : `${error.name}: `}${error.message}`;
+    }
     return String(error);
   } catch {
-    // A value String() refuses (an object without a prototype).
-    return Object.prototype.toString.call(error);
+    try {
+      // A value String() refuses (an object without a prototype).
+      return Object.prototype.toString.call(error);
+    } catch {
+      return 'a value that cannot be read';
+    }
+  }
+}
+
+/** `instanceof` throws on a revoked Proxy: such a value is the integrator's, not a HookError. */
+function isHookError(error: unknown): error is HookError {
+  try {
+    return error instanceof HookError;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `result` is a promise (or looks like one); a `then` that cannot be read is `what`'s fault. */
+function isThenable(what: string, result: unknown): boolean {
+  try {
+    return typeof (result as { then?: unknown } | null)?.then === 'function';
+  } catch (error) {
+    throw new HookError(`${what} returned a value whose \`then\` cannot be read: ${describeThrown(error)}`);
   }
 }
 
@@ -33,8 +62,8 @@ export async function callHook<T>(what: string, timeoutMs: number, call: () => T
     running.catch(() => {});
     return await Promise.race([running, deadline]);
   } catch (error) {
-    if (error instanceof HookError) throw error;
-    throw new HookError(`${what} failed: ${describe(error)}`);
+    if (isHookError(error)) throw error;
+    throw new HookError(`${what} failed: ${describeThrown(error)}`);
   } finally {
     clearTimeout(timer);
   }
@@ -46,9 +75,9 @@ export function callSync<T>(what: string, call: () => T): T {
   try {
     result = call();
   } catch (error) {
-    throw new HookError(`${what} threw: ${describe(error)}`);
+    throw new HookError(`${what} threw: ${describeThrown(error)}`);
   }
-  if (typeof (result as { then?: unknown } | null)?.then === 'function') {
+  if (isThenable(what, result)) {
     // Its rejection is nobody's: it must never reach the process.
     Promise.resolve(result).catch(() => {});
     throw new HookError(`${what} returned a promise; return the value itself`);

@@ -117,7 +117,7 @@ export interface AuditOptions {
   concurrency?: number;
   /** Run only these check ids. */
   only?: string[];
-  /** Each request's bound; default 20 000 ms. */
+  /** Each request's bound, from sending it to its answer's last byte; default 20 000 ms. */
   timeoutMs?: number;
 }
 

@@ -7,6 +7,7 @@
 import type { AuditCheck } from './check.ts';
 import { Verdict } from './check.ts';
 import { AUDIT_CHECKS } from './catalogue.ts';
+import { describeThrown } from './hooks.ts';
 import { resolveAuditOptions, type AuditOptions } from './options.ts';
 import type { AuditReport, CheckResult } from './report.ts';
 import { AuditWorld } from './world.ts';
@@ -27,7 +28,7 @@ async function runCheck(world: AuditWorld, check: AuditCheck): Promise<CheckResu
   try {
     await check.run(world, verdict);
   } catch (error) {
-    verdict.expect(false, `the check could not run: ${error instanceof Error ? error.message : String(error)}`);
+    verdict.expect(false, `the check could not run: ${describeThrown(error)}`);
   }
   return {
     id: check.id,

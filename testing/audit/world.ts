@@ -6,7 +6,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import { emulatorControl, type ControlSession, type EmulatorControl } from '../../emulator/control/control-client.ts';
 import { AuditAgent, hiddenField, parseHandoffPage, type Answer, type Exchange } from './agent.ts';
-import { callHook, callSync } from './hooks.ts';
+import { callHook, callSync, describeThrown } from './hooks.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
 
@@ -108,7 +108,7 @@ export class AuditWorld {
     try {
       await this.control.stats();
     } catch (error) {
-      return `the emulator's control API at ${emulatorUrl} did not answer (${error instanceof Error ? error.message : String(error)}); start the emulator with control on and pass its url as \`emulatorUrl\``;
+      return `the emulator's control API at ${emulatorUrl} did not answer (${describeThrown(error)}); start the emulator with control on and pass its url as \`emulatorUrl\``;
     }
     let handoff: string;
     try {
@@ -121,7 +121,7 @@ export class AuditWorld {
       handoff = page.handoff;
       this.handoffs.add(handoff);
     } catch (error) {
-      return `the first sign-in and start failed: ${error instanceof Error ? error.message : String(error)}`;
+      return `the first sign-in and start failed: ${describeThrown(error)}`;
     }
     try {
       const session = await this.control.sessionByHandoff(handoff);
@@ -142,7 +142,11 @@ export class AuditWorld {
     const { signIn } = this.options;
     const { csrf } =
       typeof signIn === 'function'
-        ? await callHook(`your signIn(agent, '${name}')`, this.options.timeoutMs * 3, () => signIn(agent, name))
+        ? await callHook(`your signIn(agent, '${name}')`, this.options.timeoutMs * 3, async () => {
+            // Its answer is yours too: a csrf getter that throws is your signIn failing.
+            const { csrf } = await signIn(agent, name);
+            return { csrf };
+          })
         : await this.signInByForm(agent, name, signIn);
     if (typeof csrf !== 'string' || csrf === '') throw new Error(`signIn(${name}) gave no start token (csrf)`);
     return { name, agent, csrf };

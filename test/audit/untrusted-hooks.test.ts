@@ -1,0 +1,113 @@
+/**
+ * The integrator's code is outside the audit's trust for liveness: its functions, what they return,
+ * and the app the audit attacks. Proves that a value nothing can read (an object without a
+ * prototype, which String() refuses; a revoked Proxy, which `instanceof` and
+ * Object.prototype.toString refuse) fails the check or stops the run with a sentence naming the
+ * integrator's function, and that an app which trickles its answer a byte at a time and never ends
+ * it costs one `timeoutMs`, not the run: auditIntegration always resolves with its report.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { afterAll, describe, expect, it } from 'vitest';
+import { auditIntegration } from 'hosted-sms-verify-kit/testing';
+import { startSampleApp, type SampleApp } from './sample-app.ts';
+
+const apps: SampleApp[] = [];
+const drips = new Set<NodeJS.Timeout>();
+afterAll(async () => {
+  for (const drip of drips) clearInterval(drip);
+  await Promise.all(apps.map((app) => app.close()));
+});
+
+/** A value String() and template literals refuse. */
+const unreadable = () => Object.create(null) as unknown;
+
+/** The report's outcome, or how auditIntegration rejected (which it must never do). */
+async function outcomeOf(run: Promise<{ ok: boolean; stopped?: string }>) {
+  return run.then(
+    (report) => ({ ok: report.ok, stopped: report.stopped }),
+    (error: unknown) => ({ rejected: error instanceof Error ? `${error.name}: ${error.message}` : 'non-error' }),
+  );
+}
+
+describe("the audit given an integrator's function whose result or failure cannot be read", () => {
+  it("signIn's csrf getter throwing an object without a prototype stops the run naming your signIn", async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const outcome = await outcomeOf(
+      auditIntegration({
+        ...app.auditOptions,
+        signIn: async () => ({
+          get csrf(): string {
+            throw unreadable();
+          },
+        }),
+        timeoutMs: 2000,
+      }),
+    );
+    expect(outcome).not.toHaveProperty('rejected');
+    expect(outcome).toMatchObject({ ok: false, stopped: expect.stringMatching(/sign-in.*your signIn/) });
+  }, 30_000);
+
+  it('a probe count whose toPrimitive throws an object without a prototype fails the check, the run resolves', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const outcome = await outcomeOf(
+      auditIntegration({
+        ...app.auditOptions,
+        probe: () =>
+          ({
+            [Symbol.toPrimitive]() {
+              throw unreadable();
+            },
+          }) as unknown as number,
+        timeoutMs: 2000,
+        only: ['sweep.never-returns'],
+      }),
+    );
+    expect(outcome).not.toHaveProperty('rejected');
+    expect(outcome).toMatchObject({ ok: false });
+  }, 30_000);
+
+  it('sweep.run() rejecting with a revoked Proxy fails the check with a sentence naming your sweep.run()', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const report = await auditIntegration({
+      ...app.auditOptions,
+      sweep: { ...app.auditOptions.sweep!, run: () => Promise.reject(proxy) },
+      only: ['sweep.never-returns'],
+    });
+    const evidence = report.checks.map((c) => c.evidence.join('\n')).join('\n');
+    expect(evidence).toContain('your sweep.run() failed: a value that cannot be read');
+  }, 30_000);
+});
+
+describe('the audit against an app whose start route writes a byte now and then and never ends', () => {
+  it('gives up on the answer after timeoutMs and resolves with a failing report', async () => {
+    const app = await startSampleApp({
+      before: (express) => {
+        express.post('/verify/start', (_req: Request, res: Response, _next: NextFunction) => {
+          res.writeHead(200, { 'content-type': 'text/html' });
+          const drip = setInterval(() => res.write(' '), 200);
+          drips.add(drip);
+          res.on('close', () => clearInterval(drip));
+        });
+      },
+    });
+    apps.push(app);
+    const started = Date.now();
+    const run = auditIntegration({ ...app.auditOptions, timeoutMs: 1000, only: ['cookie.flags'] });
+    run.catch(() => {});
+    const outcome = await Promise.race([
+      run.then((report) => ({ stopped: report.stopped, ok: report.ok })),
+      new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 15_000)),
+    ]);
+    expect(outcome).not.toBe('still running');
+    expect(outcome).toMatchObject({
+      ok: false,
+      stopped: expect.stringContaining('did not finish answering within 1000 ms'),
+    });
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 30_000);
+});
