@@ -83,7 +83,10 @@ interface Run<Tx> {
   tooOld: number;
 }
 
-/** Runs one sweep's steps. Rejects only when the store itself fails (claim or expiry). */
+/**
+ * Runs one sweep's steps. Rejects only when the store itself fails (claim or expiry) or does not
+ * answer within the run's time budget (time-budget.ts, storeWithinBudget).
+ */
 export async function sweepOnce<Tx>(
   deps: SweepDeps<Tx>,
   opts: ResolvedSweepOptions,
@@ -91,7 +94,7 @@ export async function sweepOnce<Tx>(
 ): Promise<SweepReport> {
   const run = startRun(deps, opts, options);
   await expireOutsideWindow(run);
-  Object.assign(run.report, await applyRetention(deps.store, deps.now(), opts.retention));
+  Object.assign(run.report, await applyRetention(run.deps.store, deps.now(), opts.retention));
   try {
     await checkDueAttempts(run);
   } finally {
@@ -115,14 +118,16 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
   const startedAt = performance.now();
   const logged = { ...deps, logger: safeLogger(deps.logger) ?? logger };
   const budget = runBudget(opts.timeBudgetMs, deps.hookTimeouts);
+  // Every step of the run reaches the store and the callbacks through these: bounded by the budget.
+  const bounded = withinBudget(logged, startedAt, budget);
   const pacer = createPacer({
-    store: deps.store,
+    store: bounded.store,
     cap: opts.maxReadsPerSecond,
     signal: options.signal,
     deadline: Date.now() + budget.readingMs,
   });
   return {
-    deps: withinBudget(logged, startedAt, budget),
+    deps: bounded,
     opts,
     logger,
     signal: options.signal,
@@ -132,7 +137,7 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
     report: emptyReport(opts.owner),
     event: deps.onOutcome === undefined ? undefined : { source: 'sweep' },
     // Two groups in flight at the default concurrency of 4: one works while the other waits for its commit.
-    committer: groupCommitter(deps.store, {
+    committer: groupCommitter(bounded.store, {
       maxGroup: opts.batchSize,
       parallel: Math.ceil(opts.concurrency / 2),
       gatherMs: () => gatherWindowMs(pacer.pacedReadsPerSecond(), opts.batchSize, opts.leaseMs),

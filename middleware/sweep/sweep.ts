@@ -32,7 +32,10 @@ function logRun(logger: KitLogger | undefined, report: SweepReport): void {
   else logger?.warn({ ...fields, durationMs: report.durationMs }, `${summary}: no read reached the service`);
 }
 
-/** Runs one sweep. Rejects only when the store itself fails (claim or expiry). */
+/**
+ * Runs one sweep. Rejects only when the store itself fails (claim or expiry) or does not answer
+ * within the run's time budget; then its claims lapse with the lease.
+ */
 export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = {}): Promise<SweepReport> {
   const opts = resolveSweepOptions(options);
   return inSpan(SpanName.Sweep, { 'verify_kit.sweep.owner': opts.owner }, async (span) => {

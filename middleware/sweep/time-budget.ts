@@ -3,10 +3,13 @@
  * run started: no read starts in its last half, or in its last `hookTimeouts.fulfil` (or onOutcome,
  * the longer) when that is shorter. A read, a fulfilment after a read the run started, and outcome
  * delivery (at least a batch in every run), get at least that finishing time as their deadline, so a run ends
- * within its budget plus that share at most, whatever a callback does.
+ * within its budget plus that share at most, whatever a callback does. The store's calls get one
+ * finishing time more (a fulfilment's call runs the action's fulfil); after a late one the run
+ * touches the store no more.
  */
-import { DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
+import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import type { VerifyStore } from '../store/types.ts';
 import type { SweepDeps } from './sweep-report.ts';
 
 const FINISH_SHARE = 0.5;
@@ -30,12 +33,13 @@ export function runBudget(timeBudgetMs: number, hookTimeouts: SweepDeps<unknown>
 /**
  * The deps with the integrator's callbacks (fulfil, onOutcome) given what is left of the run's
  * time budget, and never less than its finishing time: a read the run started deserves a real
- * deadline for its fulfilment.
+ * deadline for its fulfilment. The store's calls are bounded too (storeWithinBudget).
  */
 export function withinBudget<Tx>(deps: SweepDeps<Tx>, startedAt: number, budget: RunBudget): SweepDeps<Tx> {
   const given = deps.hookTimeouts;
   return {
     ...deps,
+    store: storeWithinBudget(deps.store, startedAt, budget),
     get hookTimeouts() {
       const left = timeLeft(startedAt, budget);
       return {
@@ -44,6 +48,49 @@ export function withinBudget<Tx>(deps: SweepDeps<Tx>, startedAt: number, budget:
       };
     },
   };
+}
+
+/**
+ * The run's store, each call given what is left of the budget plus one finishing time more: a
+ * fulfilment's call runs the action's fulfil, whose own deadline (what is left) must answer first.
+ * The store is the integrator's code, outside the kit's trust for liveness (a custom store, or a pg
+ * Pool with no free connection, which waits for ever): a call still unsettled then fails the way a
+ * store error fails, and the store is given up for the rest of the run. Every later call fails at
+ * once without reaching it, so nothing is marked, rescheduled or released after a late call (the
+ * run's claims lapse with their lease). What a late call does when it settles is ignored.
+ */
+export function storeWithinBudget<Tx>(store: VerifyStore<Tx>, startedAt: number, budget: RunBudget): VerifyStore<Tx> {
+  let givenUp: Error | undefined;
+  return callsThrough(store, (name, call) => {
+    if (givenUp !== undefined) return Promise.reject(givenUp);
+    const ms = timeLeft(startedAt, budget) + budget.finishingMs;
+    const late = () =>
+      (givenUp = new Error(
+        `${name} did not settle within ${ms} ms (what was left of the sweep run's time budget); the run ends, its claims lapse with the lease`,
+      ));
+    return withDeadline(name, ms, call, late);
+  });
+}
+
+/**
+ * `target` with every method call made through `bound`, the step-up store's too. A proxy, so a
+ * method a later store adds is bounded too. Its own target: a proxy of a frozen store could not
+ * hand out bounded methods in place of the store's own.
+ */
+function callsThrough<T extends object>(
+  target: T,
+  bound: (name: string, call: () => unknown) => unknown,
+  prefix = '',
+): T {
+  return new Proxy(Object.create(target) as T, {
+    get(_, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (key === 'stepUp' && typeof value === 'object' && value !== null) return callsThrough(value, bound, 'stepUp.');
+      if (typeof value !== 'function') return value;
+      const name = `${prefix}${String(key)}`;
+      return (...args: unknown[]) => bound(name, () => (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
 }
 
 /** What is left of the run's budget, and never less than its finishing time: the deadline of what the run started. */
