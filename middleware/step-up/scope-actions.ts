@@ -76,7 +76,9 @@ export function scopeAction<Tx>(
     name: scope.name,
     operationSensitivity: scope.operationSensitivity,
     proves: scope.proves ?? 'user',
-    ordering: 'latest',
+    // Each grant is its own browser session's and resource's: a newer verification in another
+    // session, or for another resource, must not cancel it (an older grant never replaces a newer one).
+    ordering: 'independent',
     async prepare(req, { user, restartParams }) {
       const intentId = isScopeParams(restartParams)
         ? restartParams.intentId
