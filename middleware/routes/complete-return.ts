@@ -55,7 +55,8 @@ function read(source: Record<string, unknown>, name: string): string {
  */
 export function queryOf(req: Pick<Request, 'url'>): Record<string, unknown> {
   const at = req.url.indexOf('?');
-  return at === -1 ? {} : parseQueryString(req.url.slice(at + 1));
+  // Every pair: past the default 1000 the rest would be dropped, and a name given twice unseen.
+  return at === -1 ? {} : parseQueryString(req.url.slice(at + 1), '&', '=', { maxKeys: 0 });
 }
 
 export function readReturnedIds(source: unknown): ReturnedIds {

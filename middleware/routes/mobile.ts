@@ -3,13 +3,14 @@
  * `{ session_id, state }`. Exactly the landing's rules and the same fulfil path; the answer is
  * JSON. Only the attempt's own user learns the outcome; anyone else gets `processed`.
  */
-import express, { type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { KitContext } from '../context.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { setNoStoreHeaders } from '../pages/page-headers.ts';
 import { route } from './answer-error.ts';
 import { currentUser } from './user.ts';
 import { completeReturn } from './complete-return.ts';
+import { strictJson } from './json-body.ts';
 
 /** The mobile completion's JSON answer. */
 export type MobileOutcome =
@@ -21,7 +22,7 @@ export type MobileOutcome =
   | { outcome: 'superseded' }
   | { outcome: 'processed' };
 
-const parseJson = express.json({ limit: '4kb', strict: true });
+const parseJson = strictJson('4kb');
 
 function readJson(req: Request, res: Response): Promise<void> {
   if (!req.is('application/json')) {

@@ -10,6 +10,7 @@ import { KitError, KitErrorCode } from '../errors.ts';
 import type { ResolvedUser } from '../options/options.ts';
 import { isRecord } from '../options/option-problems.ts';
 import { showAsWritten } from './answer-error.ts';
+import { strictJson } from './json-body.ts';
 import { isStateShaped } from './state.ts';
 import type { ActionDefinition, JsonValue, PrepareContext } from '../types.ts';
 
@@ -17,7 +18,7 @@ const BODY_LIMIT = '16kb';
 
 export function bodyParsers<Tx>(context: KitContext<Tx>): RequestHandler[] {
   const urlencoded = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 50 });
-  return context.platform === 'mobile' ? [express.json({ limit: BODY_LIMIT, strict: true }), urlencoded] : [urlencoded];
+  return context.platform === 'mobile' ? [strictJson(BODY_LIMIT), urlencoded] : [urlencoded];
 }
 
 /** Runs the body parsers (skipped by them when the app already read the body). */

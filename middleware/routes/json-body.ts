@@ -1,0 +1,66 @@
+/**
+ * The JSON body parser of the kit's own routes (the mobile start and completion). `JSON.parse`
+ * keeps the last of a key given twice, while a proxy or a firewall in front may read the first: a
+ * body that names a key twice is refused, as the landing refuses a parameter given twice.
+ */
+import express, { type RequestHandler } from 'express';
+
+/** express.json, strict, that fails (before parsing) on a body naming one key twice in an object. */
+export function strictJson(limit: string): RequestHandler {
+  return express.json({
+    limit,
+    strict: true,
+    verify: (_req, _res, raw) => {
+      if (namesAKeyTwice(raw.toString('utf8'))) throw new Error('a key is given twice');
+    },
+  });
+}
+
+/** True when an object in this JSON text names one key twice (after unescaping: "a" and "\u0061" are one). */
+export function namesAKeyTwice(text: string): boolean {
+  // One set of keys per open object, null per open array.
+  const open: (Set<string> | null)[] = [];
+  let keyNext = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const end = closingQuote(text, i);
+      if (keyNext) {
+        const keys = open.at(-1);
+        const key = decoded(text.slice(i, end + 1));
+        if (keys instanceof Set && key !== undefined) {
+          if (keys.has(key)) return true;
+          keys.add(key);
+        }
+        keyNext = false;
+      }
+      i = end;
+    } else if (c === '{') {
+      open.push(new Set());
+      keyNext = true;
+    } else if (c === '[') {
+      open.push(null);
+    } else if (c === '}' || c === ']') {
+      open.pop();
+    } else if (c === ',') {
+      keyNext = open.at(-1) instanceof Set;
+    }
+  }
+  return false;
+}
+
+/** Where the string opened at `start` closes (the text's end when it never does). */
+function closingQuote(text: string, start: number): number {
+  let j = start + 1;
+  while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+  return Math.min(j, text.length - 1);
+}
+
+/** A JSON string literal's value, or undefined when it is not one (JSON.parse refuses the body anyway). */
+function decoded(literal: string): string | undefined {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * A return or start that names a parameter twice is refused (400, nothing written), wherever the
+ * second one hides: past the 1000th pair of the landing's query (node:querystring's default
+ * `maxKeys` dropped every pair after it), or as a key given twice in the mobile routes' JSON body
+ * (`JSON.parse` keeps the last, a proxy in front may read the first). The scanner that finds a key
+ * given twice is pinned on nested objects, arrays, escapes and strings holding braces.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { namesAKeyTwice } from '../../middleware/routes/json-body.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+describe('the landing: a duplicated parameter hidden after 1000 pairs', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('a second state and session_id after 1000 junk pairs is still a duplicate: 400, nothing fulfilled, no status read', async () => {
+    const alice = await app.agent().signIn('alice');
+    const started = await alice.start('grant');
+    await alice.verifyOnHostedPage(started);
+    const readsBefore = (await app.emulator.control.stats()).statusReads;
+    const junk = Array.from({ length: 1000 }, (_, i) => `j${i}=1`).join('&');
+    const query =
+      `session_id=${encodeURIComponent(started.sessionId)}&state=${started.state}` +
+      `&${junk}&state=${'B'.repeat(43)}&session_id=another-session`;
+    const answer = await alice.land(query);
+    expect(answer.status).toBe(400);
+    expect(app.grants(started.sessionId)).toBe(0);
+    expect((await app.attempt(started.sessionId))?.outcome).toBe('pending');
+    expect((await app.emulator.control.stats()).statusReads).toBe(readsBefore);
+  });
+});
+
+describe('the mobile routes: a key given twice in the JSON body', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ mobileReturnUrl: 'com.example.review://verify/return' });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  const post = (path: string, body: string) =>
+    app.agent().request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
+      body,
+    });
+
+  it('the completion with "state" given twice: 400 invalid_return_params, nothing fulfilled', async () => {
+    const started = await post('/verify/start', JSON.stringify({ action: 'grant_badge' }));
+    expect(started.status).toBe(200);
+    const handoff = (await started.json()) as { verifyUrl: string; handoff: string };
+    const attempt = await app.latestAttempt();
+    await app.agent().verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
+    const body = `{"session_id":"${attempt.sessionId}","state":"${'Q'.repeat(43)}","state":"${attempt.state}"}`;
+    const answer = await post('/verify/mobile/complete', body);
+    expect(answer.status).toBe(400);
+    expect(app.grants(attempt.sessionId)).toBe(0);
+    expect((await app.attempt(attempt.sessionId))?.outcome).toBe('pending');
+  });
+
+  it('the start with "action" given twice: 400, no session created, no SMS sent', async () => {
+    const createsBefore = (await app.emulator.control.stats()).creates;
+    const attemptsBefore = await app.attemptCount();
+    const answer = await post('/verify/start', '{"action":"no_such_action","action":"grant_badge"}');
+    expect(answer.status).toBe(400);
+    expect((await app.emulator.control.stats()).creates).toBe(createsBefore);
+    expect(await app.attemptCount()).toBe(attemptsBefore);
+  });
+});
+
+describe('namesAKeyTwice', () => {
+  it.each([
+    ['{"a":1,"a":2}', true],
+    ['{"a":1,"\\u0061":2}', true],
+    ['{"o":{"a":1,"b":{"a":2}},"a":3}', false],
+    ['{"o":{"a":1,"a":2}}', true],
+    ['[{"a":1},{"a":2}]', false],
+    ['[{"a":1,"a":2}]', true],
+    ['{"a":"x\\",\\"a\\":{","b":["a","a"]}', false],
+    ['{"s":"}{\\"a\\":1","a":2}', false],
+    ['{}', false],
+  ])('%s: %s', (text, twice) => {
+    expect(namesAKeyTwice(text)).toBe(twice);
+  });
+});
