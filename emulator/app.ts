@@ -23,5 +23,13 @@ export function createApp(context: EmulatorContext, options: { control: boolean 
   app.use((_req, res) => {
     sendError(res, 404, 'not_found', 'Not found.');
   });
+  // Whatever a route did not answer: the service's error shape, never Express's page with a stack.
+  app.use((error: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    sendError(res, 500, 'internal_error', 'The emulator could not answer this request.');
+  });
   return app;
 }

@@ -119,6 +119,10 @@ function answeredByClaim(
     sendError(res, 422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different payload.');
     return true;
   }
+  if (claim?.kind === 'too_deep') {
+    sendError(res, 400, 'invalid_request', 'The body nests too deeply to be a create request.');
+    return true;
+  }
   if (claim?.kind === 'replay') {
     context.stats.replays += 1;
     res.set('Idempotent-Replayed', 'true').json(claim.body);

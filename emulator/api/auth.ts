@@ -15,7 +15,8 @@ export function authenticate(
   header: string | undefined,
   clients: readonly EmulatorClient[],
 ): EmulatorClient | undefined {
-  const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(header?.trim() ?? '');
+  // One or more spaces after the scheme (RFC 7235's credentials grammar).
+  const match = /^Basic +([A-Za-z0-9+/]+=*)$/i.exec(header?.trim() ?? '');
   if (!match?.[1]) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');

@@ -18,14 +18,31 @@ export type Claim =
   | { kind: 'new'; store(body: object): void; release(): void }
   | { kind: 'replay'; body: object }
   | { kind: 'in_flight' }
-  | { kind: 'key_reused' };
+  | { kind: 'key_reused' }
+  /** The payload nests too deeply to be fingerprinted: refused, nothing claimed. */
+  | { kind: 'too_deep' };
 
-/** JSON with object keys sorted at every level, so key order does not change a payload's identity. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+/** Deeper than any create request nests: a body past it is refused before it is fingerprinted. */
+export const MAX_PAYLOAD_DEPTH = 32;
+
+/**
+ * JSON with object keys sorted at every level, so key order does not change a payload's identity;
+ * undefined when the payload nests deeper than MAX_PAYLOAD_DEPTH (the recursion would exhaust the stack).
+ */
+export function canonicalJson(value: unknown, depth = 0): string | undefined {
+  if (depth > MAX_PAYLOAD_DEPTH) return undefined;
+  const inner = (item: unknown) => canonicalJson(item, depth + 1);
+  if (Array.isArray(value)) {
+    const items = value.map(inner);
+    return items.includes(undefined) ? undefined : `[${items.join(',')}]`;
+  }
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+    const items = entries.map(([key, item]) => {
+      const text = inner(item);
+      return text === undefined ? undefined : `${JSON.stringify(key)}:${text}`;
+    });
+    return items.includes(undefined) ? undefined : `{${items.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -41,7 +58,9 @@ export class IdempotencyStore {
   claim(clientId: string, key: string, payload: unknown): Claim {
     // Scoped per client: another client's identical key is a different key.
     const scopedKey = `${clientId}\u0000${key}`;
-    const fingerprint = createHash('sha256').update(canonicalJson(payload)).digest('hex');
+    const canonical = canonicalJson(payload);
+    if (canonical === undefined) return { kind: 'too_deep' };
+    const fingerprint = createHash('sha256').update(canonical).digest('hex');
     this.#forgetExpired();
     const existing = this.#current(scopedKey);
     if (existing?.phase === 'in_flight') return { kind: 'in_flight' };
