@@ -133,7 +133,7 @@ for (const locale of ['en', 'fr'] as const) {
       await flowPage.goto(`${stack.demoUrl}/verifications`);
       await check(flowPage, locale, 'verifications (rows)', t.verifications.outcomes.fulfilled);
       await flow.close();
-    });
+    }, 60_000); // eight pages through axe, each a browser round trip
 
     it('the auto-submit page without JavaScript', async () => {
       const context = await newContext(locale);
