@@ -7,7 +7,10 @@
  * A URL that does not parse is never quoted. An integrator's error quoting the Basic header it sent,
  * or the secret in a form body, a URL's userinfo, hex, HTML or URL-encoded base64, is logged
  * without what encodes the secret; a value is redacted before it is cut, so no part of the secret
- * survives the cut.
+ * survives the cut. At the edges of redaction: a baseUrl's query is never quoted (the secret there
+ * with lower-case percent escapes is not shown either), a clientSecret too short to be told from
+ * ordinary text is refused, and the fix line for a 401 quotes neither credential (read the wrong
+ * way round, clientId holds the secret).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -314,5 +317,59 @@ describe("an integrator's error quoting the secret as a form body, a URL's useri
     expect(code).toBe(1);
     expect(lines.join('\n')).toContain('could not fetch a token');
     for (const line of lines) for (const form of forms(secret)) expect(line, line).not.toContain(form);
+  });
+});
+
+describe('the client secret in an invalid_options message', () => {
+  it('is not shown from a baseUrl carrying it percent-encoded with lower-case hex (%2f, %2b, %3d)', () => {
+    const secret = 'Zm9v/YmFyK2Jhei1xdXV4+c2VjcmV0==';
+    // .NET's HttpUtility.UrlEncode (and other encoders) write lower-case hex digits.
+    const lower = encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+    const message = messageOf(() =>
+      createVerificationKit(kitOptions(`https://verify.example.com/v1?client_secret=${lower}`, secret)),
+    );
+    expect(message).toContain('`baseUrl`');
+    expect(message, message).not.toContain(lower);
+  });
+
+  it('is not shown from a baseUrl when shorter than 4 characters, and such a clientSecret is refused', () => {
+    const secret = 'Q7z';
+    const message = messageOf(() =>
+      createVerificationKit(kitOptions(`https://verify.example.com/v1?client_secret=${secret}`, secret)),
+    );
+    expect(message).toContain('`baseUrl`');
+    expect(message).toContain('`clientSecret` is shorter than 4 characters');
+    expect(message, message).not.toContain(`client_secret=${secret}`);
+  });
+});
+
+describe('the 401 fix line of a refused start', () => {
+  let app: TestApp | undefined;
+  let emulator: TestEmulator | undefined;
+  afterEach(async () => {
+    await app?.close();
+    await emulator?.close();
+    app = undefined;
+    emulator = undefined;
+  });
+
+  it('never shows the issued secret when the app swapped clientId and clientSecret (the usual cause of a 401)', async () => {
+    const issuedId = 'acme-app';
+    const issuedSecret = `kit-secret-${randomBytes(16).toString('hex')}`;
+    app = await startTestApp({
+      service: async (returnUrl) => {
+        emulator = await startTestEmulator({
+          clients: [{ clientId: issuedId, secret: issuedSecret, returnUrl, platform: 'web' }],
+        });
+        // The mistake: VERIFY_CLIENT_ID and VERIFY_CLIENT_SECRET read the wrong way round.
+        return { baseUrl: emulator.url, clientId: issuedSecret, clientSecret: issuedId };
+      },
+    });
+    const alice = await app.agent().signIn('alice');
+    const answer = await alice.tryStart('grant_badge');
+    expect(answer.status).toBe(502);
+    const refusal = app.logs.filter((line) => line.includes('refused the client credentials'));
+    expect(refusal.length).toBeGreaterThan(0);
+    for (const line of refusal) expect(line, line).not.toContain(issuedSecret);
   });
 });
