@@ -143,7 +143,7 @@ describe('a baseUrl carrying the client secret', () => {
   });
 });
 
-describe("an integrator's error quoting the client's Basic header", () => {
+describe("the client's credentials in the log lines of a failed or refused call", () => {
   let app: TestApp | undefined;
   let emulator: TestEmulator | undefined;
   afterEach(async () => {
@@ -190,6 +190,26 @@ describe("an integrator's error quoting the client's Basic header", () => {
       for (const text of [...logged, answer.body]) expect(text).not.toContain(secretPart);
     },
   );
+
+  it('never shows the issued secret when the app swapped clientId and clientSecret (the usual cause of a 401)', async () => {
+    const issuedId = 'acme-app';
+    const issuedSecret = `kit-secret-${randomBytes(16).toString('hex')}`;
+    app = await startTestApp({
+      service: async (returnUrl) => {
+        emulator = await startTestEmulator({
+          clients: [{ clientId: issuedId, secret: issuedSecret, returnUrl, platform: 'web' }],
+        });
+        // The mistake: VERIFY_CLIENT_ID and VERIFY_CLIENT_SECRET read the wrong way round.
+        return { baseUrl: emulator.url, clientId: issuedSecret, clientSecret: issuedId };
+      },
+    });
+    const alice = await app.agent().signIn('alice');
+    const answer = await alice.tryStart('grant_badge');
+    expect(answer.status).toBe(502);
+    const refusal = app.logs.filter((line) => line.includes('refused the client credentials'));
+    expect(refusal.length).toBeGreaterThan(0);
+    for (const line of refusal) expect(line, line).not.toContain(issuedSecret);
+  });
 });
 
 describe('a service answer that echoes the Authorization header', () => {
@@ -340,36 +360,5 @@ describe('the client secret in an invalid_options message', () => {
     expect(message).toContain('`baseUrl`');
     expect(message).toContain('`clientSecret` is shorter than 4 characters');
     expect(message, message).not.toContain(`client_secret=${secret}`);
-  });
-});
-
-describe('the 401 fix line of a refused start', () => {
-  let app: TestApp | undefined;
-  let emulator: TestEmulator | undefined;
-  afterEach(async () => {
-    await app?.close();
-    await emulator?.close();
-    app = undefined;
-    emulator = undefined;
-  });
-
-  it('never shows the issued secret when the app swapped clientId and clientSecret (the usual cause of a 401)', async () => {
-    const issuedId = 'acme-app';
-    const issuedSecret = `kit-secret-${randomBytes(16).toString('hex')}`;
-    app = await startTestApp({
-      service: async (returnUrl) => {
-        emulator = await startTestEmulator({
-          clients: [{ clientId: issuedId, secret: issuedSecret, returnUrl, platform: 'web' }],
-        });
-        // The mistake: VERIFY_CLIENT_ID and VERIFY_CLIENT_SECRET read the wrong way round.
-        return { baseUrl: emulator.url, clientId: issuedSecret, clientSecret: issuedId };
-      },
-    });
-    const alice = await app.agent().signIn('alice');
-    const answer = await alice.tryStart('grant_badge');
-    expect(answer.status).toBe(502);
-    const refusal = app.logs.filter((line) => line.includes('refused the client credentials'));
-    expect(refusal.length).toBeGreaterThan(0);
-    for (const line of refusal) expect(line, line).not.toContain(issuedSecret);
   });
 });
