@@ -91,7 +91,8 @@ export function openDemoData(options: DemoDataOptions): DemoData {
   const now = options.now ?? Date.now;
   const ttl = options.sessionTtlMs === undefined ? {} : { ttlMs: options.sessionTtlMs };
   if (options.databaseUrl !== undefined) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // A landing waits at most 5 s for a free connection (pg's default is for ever).
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, connectionTimeoutMillis: 5_000 });
     // An idle connection the server drops is replaced on next use; without a listener it would crash the process.
     pool.on('error', () => {});
     const { ready, queries, writes, onOutcome } = openDemoPostgres(pool);

@@ -3,7 +3,8 @@
 import pg from 'pg';
 import { createApp } from './app.js';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+// A request waits at most 5 s for a free connection (pg's default is for ever).
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
 const { app, kit, close } = await createApp({ pool });
 const sweep = kit.startSweepWorker({ intervalMs: 60_000 });
 const server = app.listen(Number(process.env.PORT ?? 3000), () => {
