@@ -53,6 +53,15 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Whether `value` has every named method; a getter that throws (a revoked Proxy) means it has not. */
+export function hasMethods(value: unknown, names: readonly string[]): boolean {
+  try {
+    return isRecord(value) && names.every((name) => isFunction(value[name]));
+  } catch {
+    return false;
+  }
+}
+
 /** A group of options (`routes`, `csrf`...): an object, or {} when left out. */
 export function optionGroup(problems: OptionProblems, name: string, value: unknown): Record<string, unknown> {
   if (value === undefined) return {};

@@ -8,6 +8,7 @@ import { defaultLogger, safeLogger } from '../logger.ts';
 import { createMessageCatalog } from '../pages/messages.ts';
 import {
   checkKnownKeys,
+  hasMethods,
   integerInRange,
   isFunction,
   isRecord,
@@ -31,10 +32,6 @@ import { checkReadCap } from '../sweep/sweep-options.ts';
 
 const PAGE_NAMES = ['complete', 'failed', 'pending', 'startAgain', 'error'] as const;
 const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
-
-function hasMethods(value: unknown, names: readonly string[]): boolean {
-  return isRecord(value) && names.every((name) => isFunction(value[name]));
-}
 
 /** A ready client has the client's methods; anything else passed as `client` is settings. */
 export function isVerifyClient(value: VerifyClient | ClientSettings): value is VerifyClient {

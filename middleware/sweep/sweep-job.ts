@@ -19,6 +19,7 @@
 import { runDetached, withDeadline } from '../deadline.ts';
 import { environmentSecrets, KitError, KitErrorCode, redactSecrets } from '../errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
+import { hasMethods } from '../options/option-problems.ts';
 import { yieldToRequests } from './cpu-priority.ts';
 import type { SweepReport } from './sweep-report.ts';
 import { parseJobConfig, USAGE, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
@@ -153,8 +154,9 @@ async function kitOf<Tx>(
   // The deadline's timer is unref'd; this one keeps a standalone job alive to report a factory that never settles.
   const keepAlive = setInterval(() => {}, 1 << 30);
   const building = Promise.resolve().then(() => factory(env, settings));
+  let built: unknown;
   try {
-    return aKit(await withDeadline('kit', ms, () => building, late), 'the kit factory');
+    built = await withDeadline('kit', ms, () => building, late);
   } catch (error) {
     // A kit built after the deadline is closed when it comes: its pool must not hold the process.
     const closeLate = async (built: SweepJobKit<Tx>) => {
@@ -169,6 +171,7 @@ async function kitOf<Tx>(
   } finally {
     clearInterval(keepAlive);
   }
+  return aKit(built, 'the kit factory');
 }
 
 /**
@@ -177,17 +180,6 @@ async function kitOf<Tx>(
  * configuration error, not a crash in the first call.
  */
 function aKit<Tx>(value: unknown, from: string): SweepJobKit<Tx> {
-  const hasMethods = (target: unknown, names: string[]): boolean => {
-    try {
-      return (
-        typeof target === 'object' &&
-        target !== null &&
-        names.every((name) => typeof (target as Record<string, unknown>)[name] === 'function')
-      );
-    } catch {
-      return false; // a getter that throws: not a kit either
-    }
-  };
   const store = hasMethods(value, ['runSweep', 'startSweepWorker', 'close'])
     ? (value as { store?: unknown }).store
     : undefined;
