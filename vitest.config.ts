@@ -3,14 +3,41 @@ import { defineConfig } from 'vitest/config';
 // CI asks for a machine-readable report to print its summary line; locally the default reporter is enough.
 const jsonReport = process.env.VITEST_JSON_REPORT;
 
+/**
+ * The suites that mount the kit in an app (routes, landing, step-up, audit, testing helpers), run a
+ * second time with `express` resolved to Express 4, the other major the peer range accepts. The
+ * package test installs a real Express 4 app from the tarball instead.
+ */
+const ON_EXPRESS_4 = [
+  'test/kit/express-major.test.ts',
+  'test/kit/flow.test.ts',
+  'test/kit/start.test.ts',
+  'test/kit/mobile.test.ts',
+  'test/kit/step-up.test.ts',
+  'test/kit/step-up-testing-helper.test.ts',
+  'test/audit/fixtures.test.ts',
+  'test/emulator/testing-entry.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
     reporters: jsonReport ? ['default', 'json'] : ['default'],
     outputFile: jsonReport ? { json: jsonReport } : undefined,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'express5', include: ['test/**/*.test.ts'], env: { EXPECTED_EXPRESS_MAJOR: '5' } },
+      },
+      {
+        extends: true,
+        // An exact-match alias, so express-session and other `express-*` packages stay as they are.
+        resolve: { alias: [{ find: /^express$/, replacement: 'express4' }] },
+        test: { name: 'express4', include: ON_EXPRESS_4, env: { EXPECTED_EXPRESS_MAJOR: '4' } },
+      },
+    ],
   },
 });

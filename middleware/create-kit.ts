@@ -162,22 +162,28 @@ function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
 
 /**
  * Mounted with app.use(kit.router), Express moves every request onto this app's prototypes and back,
- * work on every request that changes nothing for the kit's routes. This app's prototypes inherit the host app's (Express sets
- * that on mount) and the kit reads its query itself (`queryOf`), so a request already carrying the
- * host's prototypes runs the kit's routes as it is; anything else (a host without them, the app
- * used unmounted) is handled as by any Express app.
+ * work on every request that changes nothing for the kit's routes. This app's prototypes inherit the
+ * host app's (Express sets that on mount) and the kit reads its query itself (`queryOf`), so on
+ * Express 5 a request already carrying the host's prototypes runs the kit's routes as it is;
+ * anything else (Express 4, a host without them, the app used unmounted) is handled as by any
+ * Express app.
  */
-function dispatchInPlace(express5App: Express): void {
+function dispatchInPlace(kitApp: Express): void {
   // `handle` is what app.use calls for a mounted app; Express's types leave it out.
-  const app = express5App as Express & { handle(req: Request, res: Response, next?: NextFunction): void };
+  const app = kitApp as Express & { handle(req: Request, res: Response, next?: NextFunction): void };
   const handleAsApp = app.handle.bind(app);
   app.handle = (req, res, next) => {
     const hostShaped =
       Object.getPrototypeOf(req) === Object.getPrototypeOf(app.request) &&
       Object.getPrototypeOf(res) === Object.getPrototypeOf(app.response);
-    if (hostShaped && next !== undefined) app.router(req, res, next);
+    if (hostShaped && next !== undefined && hasRouterGetter(app)) app.router(req, res, next);
     else handleAsApp(req, res, next);
   };
+}
+
+/** Express 5 serves its router at `app.router`; Express 4 keeps it behind `lazyrouter()` and throws on that getter. */
+function hasRouterGetter(app: Express): boolean {
+  return typeof (app as Express & { lazyrouter?: unknown }).lazyrouter !== 'function';
 }
 
 function buildRouter<Tx>(context: KitContext<Tx>): Express {
