@@ -164,6 +164,8 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       confirmText: (label) =>
         `Vous avez confirmé que c’est bien vous. Confirmez maintenant que vous voulez : ${label}.`,
       confirm: 'Confirmer',
+      fromElsewhere: 'Vous arrivez d’un autre site. Continuez sur ce site pour confirmer que c’est bien vous.',
+      continue: 'Continuer',
       unenrolledTitle: 'Un numéro de téléphone est nécessaire',
       unenrolled:
         'Cette page demande une confirmation par SMS, et votre compte n’a pas encore de numéro de téléphone. Ajoutez-en un, puis réessayez.',

@@ -69,6 +69,9 @@ export interface KitMessages {
     confirmTitle: string;
     confirmText: (label: string) => string;
     confirm: string;
+    /** The guarded page was opened from another site: nothing was kept until the user continues here. */
+    fromElsewhere: string;
+    continue: string;
     /** The user has no phone number: the guarded page cannot be opened (no silent bypass). */
     unenrolledTitle: string;
     unenrolled: string;
@@ -195,6 +198,8 @@ export const englishMessages: KitMessages = {
     confirmTitle: 'Confirm your request',
     confirmText: (label) => `You confirmed it’s you. Now confirm that you want to: ${label}.`,
     confirm: 'Confirm',
+    fromElsewhere: 'You came here from another site. Continue on this site to confirm it’s you.',
+    continue: 'Continue',
     unenrolledTitle: 'A phone number is needed',
     unenrolled:
       'This page needs a confirmation by text message, and your account has no phone number yet. Add one to your account, then try again.',

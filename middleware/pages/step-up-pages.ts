@@ -71,6 +71,26 @@ ${ctx.methodOverride === undefined ? '' : html`<input type="hidden" name="_metho
   });
 }
 
+/** A guarded page another site linked to: a link that opens it from this site, where the guard asks. */
+export interface StepUpFromElsewherePage {
+  /** The guarded page's own path and query (a same-origin path). */
+  path: string;
+  label: string | undefined;
+}
+
+export function stepUpFromElsewherePage(ctx: StepUpFromElsewherePage, nonce: string, messages: KitMessages): string {
+  const t = messages.stepUp;
+  return layout({
+    title: t.title,
+    nonce,
+    messages,
+    body: html`<h1>${t.title}</h1>
+${ctx.label === undefined ? '' : html`<p>${t.purpose(ctx.label)}</p>`}
+<p>${t.fromElsewhere}</p>
+<p><a href="${ctx.path}">${t.continue}</a></p>`,
+  });
+}
+
 /** A user without a phone number: no verification can open the guarded route (no silent bypass). */
 export function stepUpUnenrolledPage(nonce: string, messages: KitMessages): string {
   const t = messages.stepUp;

@@ -19,13 +19,18 @@ export interface RecentVerificationOptions {
    * one key never opens the route for another. Default: none (one key for the whole scope).
    */
   bindTo?: (req: Request) => string | undefined | Promise<string | undefined>;
-  /** The methods the guard applies to; others pass. Default: GET, HEAD, POST, PUT, PATCH, DELETE. */
+  /**
+   * The methods the guard applies to, of GET, HEAD, POST, PUT, PATCH, DELETE; those left out pass.
+   * Default: all six. Any other method (OPTIONS, PROPFIND, ...) is always guarded, as a form.
+   */
   methods?: readonly string[];
   /** Answers a signed-in user without a phone number. Default: a 403 page; never a silent pass. */
   onUnenrolled?: RequestHandler;
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/** The methods `methods` may leave out; the guard applies to every other one whatever it says. */
+export const GUARDABLE_METHODS: readonly string[] = METHODS;
 /** A day: longer than any "recent" a guard should ask for. */
 const MAX_AGE_LIMIT_SECONDS = 24 * 60 * 60;
 

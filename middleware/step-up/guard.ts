@@ -18,7 +18,7 @@ import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
-import { stepUpRequiredPage, stepUpUnenrolledPage } from '../pages/step-up-pages.ts';
+import { stepUpFromElsewherePage, stepUpRequiredPage, stepUpUnenrolledPage } from '../pages/step-up-pages.ts';
 import { answerError } from '../routes/answer-error.ts';
 import { csrfToken, verifyCsrf, verifySameSite } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
@@ -27,7 +27,12 @@ import { currentUser } from '../routes/user.ts';
 import type { StepUpGrant } from '../store/types.ts';
 import { countStepUp, type StepUpEvent } from '../telemetry.ts';
 import type { JsonValue } from '../types.ts';
-import { resolveGuard, type RecentVerificationOptions, type ResolvedGuard } from './guard-options.ts';
+import {
+  GUARDABLE_METHODS,
+  resolveGuard,
+  type RecentVerificationOptions,
+  type ResolvedGuard,
+} from './guard-options.ts';
 import { handOverWithin } from './hand-over.ts';
 import { keepIntentWithinLimit } from './intent-limit.ts';
 import { labelFor } from './labels.ts';
@@ -37,6 +42,19 @@ import { browserSessionOf, INTENT_FIELD, INTENT_TTL_MS, intentIsUsable } from '.
 const JUST_GRANTED_MS = 2 * 60_000;
 /** A kept form is at most this large (as JSON). */
 const KEPT_FIELDS_LIMIT = 64 * 1024;
+
+/**
+ * The request's method as Express routes it: case-insensitively. A hand-written method override
+ * (`req.method = req.body._method`) can leave `delete` or `get`, which `app.delete` and `app.get` match.
+ */
+function methodOf(req: Request): string {
+  return req.method.toUpperCase();
+}
+
+/** A page, which the guard answers with "Confirm it's you"; every other method is a form's, or refused. */
+function isPageMethod(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
+}
 
 type Guarded<Tx> = { context: KitContext<Tx>; guard: ResolvedGuard<Tx> };
 
@@ -79,7 +97,7 @@ function isFresh(grant: StepUpGrant, now: number, maxAgeMs: number): boolean {
 
 /** The fields a form was sent with, as the kit keeps them (JSON); refuses what cannot be kept. */
 function keptFields(req: Request): JsonValue {
-  if (req.method === 'GET' || req.method === 'HEAD') return {};
+  if (isPageMethod(methodOf(req))) return {};
   const text = JSON.stringify(bodyOf(req));
   if (text.length > KEPT_FIELDS_LIMIT) {
     throw new KitError(
@@ -93,7 +111,7 @@ function keptFields(req: Request): JsonValue {
 /** A request from a browser's form (a POST, or another method a form reached through an override). */
 function isFormRequest(req: Request): boolean {
   const original = (req as Request & { originalMethod?: string }).originalMethod ?? req.method;
-  return original === 'POST' && req.method !== 'GET' && req.method !== 'HEAD';
+  return original.toUpperCase() === 'POST' && !isPageMethod(methodOf(req));
 }
 
 /**
@@ -107,8 +125,31 @@ function verifyKeptFormOrigin(req: Request): void {
   if (req.get('sec-fetch-site')?.toLowerCase() === 'same-origin') return;
   throw new KitError(
     KitErrorCode.CsrfFailed,
-    `A form with ${origin === undefined ? 'no Origin' : 'Origin: null'} and no Sec-Fetch-Site: same-origin was not kept: nothing shows it came from this site.`,
+    `A form with ${origin === undefined ? 'no Origin' : 'Origin: null'} and no Sec-Fetch-Site: same-origin was refused: nothing shows it came from this site.`,
   );
+}
+
+/**
+ * A request that may change something (any method but GET and HEAD) must come from this site's
+ * own pages, whether it is kept for a confirmation or runs on a fresh grant: a grant proves who
+ * the user is, not that this site sent the request.
+ */
+function verifyFromThisSite<Tx>(context: KitContext<Tx>, req: Request): void {
+  verifySameSite(context, req);
+  if (wantsJson(req)) return;
+  if (!isFormRequest(req)) {
+    throw new KitError(KitErrorCode.InvalidActionParams, 'Send this request from a form, or as JSON.');
+  }
+  verifyKeptFormOrigin(req);
+}
+
+/**
+ * A navigation that another site started (a link, a redirect): Sec-Fetch-Site says so. It may be
+ * one of many an attacker's page fires, so the guard keeps nothing for it.
+ */
+function isNavigationFromElsewhere(req: Request): boolean {
+  const site = req.get('sec-fetch-site')?.toLowerCase();
+  return site === 'cross-site' || site === 'same-site';
 }
 
 /** Keeps the guarded request server-side: where to return (a page), or the form to run once confirmed. */
@@ -132,7 +173,7 @@ async function keepIntent<Tx>(
     browserSession: browserSessionOf(req),
     resourceKey,
     // A JSON request is retried by its app: the user comes back to the scope's page instead.
-    method: json || req.method === 'HEAD' ? 'GET' : req.method,
+    method: json || methodOf(req) === 'HEAD' ? 'GET' : methodOf(req),
     path: json ? (guard.scope.successPath ?? '/') : req.originalUrl,
     expiresAt: now + INTENT_TTL_MS,
   };
@@ -198,6 +239,24 @@ async function answerRequired<Tx>(
   sendPage(res, explanation === undefined ? 200 : 403, page, nonce);
 }
 
+/**
+ * A page another site sent the user to: nothing is kept (another site could fill the user's kept
+ * requests with links), and one link opens the same page from this site, where the guard asks as usual.
+ */
+function answerFromElsewhere<Tx>(guarded: Guarded<Tx>, req: Request, res: Response): void {
+  if (!isSafeSuccessPath(req.originalUrl)) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'This address cannot be confirmed; open the page from the site.',
+    );
+  }
+  note(guarded, req, 'required');
+  const messages = guarded.context.messages.forRequest(req);
+  const nonce = newNonce();
+  const label = labelFor(guarded.guard.scope, messages.lang);
+  sendPage(res, 200, stepUpFromElsewherePage({ path: req.originalUrl, label }, nonce, messages), nonce);
+}
+
 function answerUnenrolled<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, next: NextFunction): void {
   note(guarded, req, 'denied');
   const { onUnenrolled } = guarded.guard;
@@ -230,7 +289,7 @@ async function runKeptRequest<Tx>(
   const browserSession = browserSessionOf(req);
   const intent = await guard.stepUp.findIntent(intentId);
   const expected = { scope: guard.scope.name, userRef: user.userRef, browserSession, now };
-  if (!intentIsUsable(intent, expected) || intent.method !== req.method || intent.path !== req.originalUrl) {
+  if (!intentIsUsable(intent, expected) || intent.method !== methodOf(req) || intent.path !== req.originalUrl) {
     note(guarded, req, 'denied');
     throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request can no longer be used; nothing was changed.');
   }
@@ -264,7 +323,8 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
   const { context, guard } = guarded;
   const user = await currentUser(context, req);
   if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
+  const page = isPageMethod(methodOf(req));
+  if (!page) {
     // Kept requests hold form fields only: refused before anything is stored or sent.
     if (req.is('multipart/form-data') === 'multipart/form-data') {
       throw new KitError(
@@ -282,6 +342,8 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
   const resourceKey = await resourceKeyOf(guarded, req);
   const now = context.now();
   const grants = await grantsOf(guarded, user.userRef, browserSessionOf(req));
+  // A form runs, or is kept, only when it came from this site's own pages: a cross-site post neither.
+  if (!page) verifyFromThisSite(context, req);
   if (grants.some((g) => g.resourceKey === resourceKey && isFresh(g, now, guard.maxAgeMs))) {
     note(guarded, req, 'granted');
     next();
@@ -291,17 +353,19 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
     answerUnenrolled(guarded, req, res, next);
     return;
   }
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    // A kept form must come from this site's own pages: a cross-site post keeps nothing.
-    verifySameSite(context, req);
-    if (!wantsJson(req)) {
-      if (!isFormRequest(req)) {
-        throw new KitError(KitErrorCode.InvalidActionParams, 'Send this request from a form, or as JSON.');
-      }
-      verifyKeptFormOrigin(req);
-    }
+  if (page && isNavigationFromElsewhere(req)) {
+    answerFromElsewhere(guarded, req, res);
+    return;
   }
   await answerRequired(guarded, req, res, user, grants, resourceKey);
+}
+
+/**
+ * The guard leaves only the methods its `methods` option leaves out. Any other method (OPTIONS,
+ * PROPFIND, ...), which `app.use` and `app.all` hand it too, is guarded as a form: never let through.
+ */
+function appliesTo<Tx>(guard: ResolvedGuard<Tx>, method: string): boolean {
+  return guard.methods.has(method) || !GUARDABLE_METHODS.includes(method);
 }
 
 const formParser = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 });
@@ -312,7 +376,7 @@ export function requireRecentVerification<Tx>(
 ): RequestHandler {
   const guarded: Guarded<Tx> = { context, guard: resolveGuard(context, options) };
   return (req, res, next) => {
-    if (!guarded.guard.methods.has(req.method)) {
+    if (!appliesTo(guarded.guard, methodOf(req))) {
       next();
       return;
     }

@@ -1,0 +1,86 @@
+/**
+ * The step-up guard and requests another site starts, on SQLite and on PostgreSQL: a fresh grant
+ * never lets another site's (or a sibling subdomain's) form run the handler, and links from another
+ * site keep nothing, so they cannot fill the user's kept requests and lock out the user's own forms.
+ */
+import { expect, it } from 'vitest';
+import type { Agent } from '../support/agent.ts';
+import { describeEachAppStore } from '../support/app-stores.ts';
+import { LIVE_INTENTS_PER_USER } from '../../middleware/step-up/intent-limit.ts';
+import { confirmForm, useStepUpApp } from '../support/step-up.ts';
+
+describeEachAppStore('step-up and other sites', (_store, storeOptions) => {
+  const suite = useStepUpApp(storeOptions);
+  const { ran } = suite;
+  const payeesOf = (user: string) => ran.filter((r) => r.route === 'payee' && r.user === user);
+
+  async function keptRows(userRef: string): Promise<number> {
+    const [row] = await suite.app.query<{ n: number | string }>(
+      'SELECT count(*) AS n FROM verify_kit_intents WHERE user_ref = $1',
+      [userRef],
+    );
+    return Number(row!.n);
+  }
+
+  /** Verifies from a "Confirm it's you" page and lands; returns the landing's Location. */
+  async function verifyFrom(user: Agent, html: string): Promise<string | null> {
+    const form = confirmForm(html);
+    const started = await user.start(form.action, { intent: form.intent });
+    return (await user.request(await user.verifyOnHostedPage(started))).location;
+  }
+
+  it('with a fresh grant, another site’s form, a sibling subdomain’s and one nothing vouches for are refused: the handler never runs', async () => {
+    const user = await suite.app.agent().signIn('granted-cross');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const kept = await user.postForm('/accounts/acct-g/payee', { iban: 'OWN-1' }, sameSite);
+    expect(await verifyFrom(user, kept.body)).toMatch(/^\/verify\/step-up\?intent=/);
+    // The grant is fresh: the site's own form goes straight through.
+    expect((await user.postForm('/accounts/acct-g/payee', { iban: 'OWN-2' }, sameSite)).body).toContain('payee saved');
+    const forged: [string, Record<string, string>][] = [
+      ['another site', { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }],
+      ['a sibling subdomain', { origin: 'https://evil.app.example', 'sec-fetch-site': 'same-site' }],
+      ['a sandboxed frame', { origin: 'null' }],
+      ['a browser without fetch metadata or Origin', {}],
+    ];
+    for (const [from, headers] of forged) {
+      const answer = await user.postForm('/accounts/acct-g/payee', { iban: 'ATTACKER' }, headers);
+      expect(answer.status, from).toBe(403);
+      expect(answer.body, from).not.toContain('payee saved');
+    }
+    expect(payeesOf('granted-cross').map((r) => r.fields.iban)).toEqual(['OWN-2']);
+  });
+
+  it('links from another site keep nothing: they never fill the user’s kept requests, and the user’s own form is still kept', async () => {
+    const user = await suite.app.agent().signIn('linked-from-elsewhere');
+    const texts = (await suite.app.emulator.control.outbox()).length;
+    const fromElsewhere = {
+      'sec-fetch-site': 'cross-site',
+      'sec-fetch-mode': 'navigate',
+      'sec-fetch-dest': 'document',
+    };
+    for (let n = 0; n < LIVE_INTENTS_PER_USER + 1; n++) {
+      const answer = await user.request(`/security?utm=${n}`, { headers: fromElsewhere });
+      expect(answer.status).toBe(200);
+      expect(answer.body).not.toContain('codes for');
+      expect(answer.body).not.toContain('name="intent"');
+    }
+    expect(await keptRows('user-linked-from-elsewhere')).toBe(0);
+    expect((await suite.app.emulator.control.outbox()).length).toBe(texts);
+    // The page links to itself; opened from this site, the guard asks as usual.
+    const linked = await user.request('/security?utm=3', { headers: fromElsewhere });
+    const href = /<a href="([^"]+)">Continue<\/a>/.exec(linked.body)?.[1];
+    expect(href).toBe('/security?utm=3');
+    const own = await user.request(href!, { headers: { 'sec-fetch-site': 'same-origin' } });
+    expect(own.body).toContain('Confirm it’s you');
+    expect(own.body).toContain('name="intent"');
+    // The user's own form is kept, not refused for want of room.
+    const form = await user.postForm(
+      '/accounts/acct-l/payee',
+      { iban: 'OWN' },
+      { origin: user.origin, 'sec-fetch-site': 'same-origin' },
+    );
+    expect(form.status).toBe(200);
+    expect(form.body).toContain('Confirm it’s you');
+    expect(await keptRows('user-linked-from-elsewhere')).toBe(2);
+  });
+});
