@@ -11,20 +11,26 @@ export interface TestClock {
   now(): number;
   /** Runs `body` with the clock moved by `offsetMs` (negative: the past), then moves it back. */
   shifted<T>(offsetMs: number, body: () => Promise<T>): Promise<T>;
+  /** Runs `body` with the clock stopped at exactly `at` (a boundary to the millisecond), then lets it run again. */
+  pinned<T>(at: number, body: () => Promise<T>): Promise<T>;
 }
 
 export function createTestClock(): TestClock {
   let offsetMs = 0;
+  let pinnedAt: number | undefined;
+  const moved = async <T>(set: () => void, body: () => Promise<T>): Promise<T> => {
+    if (offsetMs !== 0 || pinnedAt !== undefined) throw new Error('the test clock is already moved: moves do not nest');
+    set();
+    try {
+      return await body();
+    } finally {
+      offsetMs = 0;
+      pinnedAt = undefined;
+    }
+  };
   return {
-    now: () => Date.now() + offsetMs,
-    async shifted(by, body) {
-      if (offsetMs !== 0) throw new Error('the test clock is already shifted: shifts do not nest');
-      offsetMs = by;
-      try {
-        return await body();
-      } finally {
-        offsetMs = 0;
-      }
-    },
+    now: () => pinnedAt ?? Date.now() + offsetMs,
+    shifted: (by, body) => moved(() => (offsetMs = by), body),
+    pinned: (at, body) => moved(() => (pinnedAt = at), body),
   };
 }
