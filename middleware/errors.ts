@@ -3,6 +3,8 @@
  * the message) and the HTTP status the kit's routes answer with. Messages never carry the client
  * secret, an Authorization header or a handoff.
  */
+import { MIN_SECRET_LENGTH, secretSpellings } from './secret-spellings.ts';
+
 export const KitErrorCode = {
   /**
    * Options of the kit, the sweep, the worker or the job are wrong (or the app is set up wrongly,
@@ -88,22 +90,26 @@ export interface KitErrorOptions {
   cause?: unknown;
 }
 
-/** The one error type of the kit: a stable `code`, the HTTP `status`, and a message that never carries a secret. */
 /** Every client secret this process's kits and clients were given, in each form a message could carry it. */
 const secretForms = new Set<string>();
 /** The same forms, longest first (a whole form goes before its part), kept as they are remembered. */
 let longestFirst: readonly string[] = [];
-/** Shorter values are not secrets, and redacting them would garble ordinary words (the kit refuses them). */
-export const MIN_SECRET_LENGTH = 4;
+
+export { MIN_SECRET_LENGTH };
+/**
+ * Other secrets redacted on request (the environment's passwords and tokens) are not checked by
+ * the kit: any value long enough to tell apart from ordinary words is removed as far as it can be.
+ */
+const MIN_OTHER_SECRET_LENGTH = 4;
 
 /**
  * Remembers a client secret (when the kit or a client is created, before any check can quote
- * it), so that no message ever carries it: `redactSecrets` removes it in every form `formsOf`
- * lists.
+ * it), so that no message ever carries it: `redactSecrets` removes it in every spelling
+ * `secretSpellings` lists, and with `clientId` its Basic credentials whole.
  */
-export function rememberSecret(secret: unknown): void {
+export function rememberSecret(secret: unknown, clientId?: unknown): void {
   if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return;
-  for (const form of formsOf(secret)) secretForms.add(form);
+  for (const form of formsOf(secret, typeof clientId === 'string' ? clientId : undefined)) secretForms.add(form);
   longestFirst = byLengthDown([...secretForms]);
 }
 
@@ -111,98 +117,15 @@ function byLengthDown(forms: string[]): string[] {
   return forms.sort((a, b) => b.length - a.length);
 }
 
-/** The secret as a URL's password spells it (`+` kept, `=` and `/` escaped): `url.password = secret`. */
-function asUserinfo(secret: string): string {
-  const url = new URL('http://host');
-  url.password = secret;
-  return url.password;
-}
-
-/** The secret as an HTML page escapes it, with `'` spelled `quote`. */
-function htmlEscaped(secret: string, quote: string): string {
-  return secret
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", quote);
-}
-
-/** As Handlebars and Mustache templates escape it (`=`, `/` and `` ` `` too). */
-function templateEscaped(secret: string, quote: string): string {
-  return htmlEscaped(secret, quote).replaceAll('`', '&#x60;').replaceAll('=', '&#x3D;').replaceAll('/', '&#x2F;');
-}
-
-/** As JSON put in a page spells it (`<`, `>` and `&` as \u escapes). */
-function jsonInHtml(secret: string): string {
-  return JSON.stringify(secret)
-    .slice(1, -1)
-    .replaceAll('<', '\\u003c')
-    .replaceAll('>', '\\u003e')
-    .replaceAll('&', '\\u0026');
-}
-
-/** The same text with its percent escapes in lower case (`%2f`: .NET's UrlEncode and others). */
-function lowerCaseEscapes(text: string): string {
-  return text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
-}
-
-/**
- * The secret as written, JSON-escaped (also for a page), HTML-escaped (also as templates escape),
- * in hex, percent-encoded (as a URL component, a whole URL, a form body and a URL's userinfo), in
- * base64 and base64url, and inside any longer base64 (a Basic header's `id:secret`), each base64
- * also percent-encoded; percent escapes in either case; longest first so a whole form goes before
- * its part.
- */
-function formsOf(secret: string): string[] {
-  const hex = Buffer.from(secret, 'utf8').toString('hex');
-  const base64 = [
-    Buffer.from(secret, 'utf8').toString('base64'),
-    Buffer.from(secret, 'utf8').toString('base64url'),
-    ...base64Cores(secret),
-  ];
-  const forms = [
-    secret,
-    JSON.stringify(secret).slice(1, -1),
-    JSON.stringify(secret).slice(1, -1).replaceAll('/', '\\/'),
-    htmlEscaped(secret, '&#39;'),
-    htmlEscaped(secret, '&#x27;'),
-    templateEscaped(secret, '&#39;'),
-    templateEscaped(secret, '&#x27;'),
-    jsonInHtml(secret),
-    hex,
-    hex.toUpperCase(),
-    encodeURIComponent(secret),
-    encodeURI(secret),
-    new URLSearchParams({ s: secret }).toString().slice(2),
-    asUserinfo(secret),
-    ...base64,
-    ...base64.map((form) => encodeURIComponent(form)),
-  ];
-  return byLengthDown([...new Set(forms.flatMap((form) => [form, lowerCaseEscapes(form)]))]);
-}
-
-/** Shorter cores are not distinctive enough to redact without garbling other base64. */
-const MIN_CORE_LENGTH = 8;
-
-/**
- * The secret's bytes inside a longer base64 text start at one of three alignments; at each, the
- * characters that encode the secret's bytes alone (whole groups of three) are the same whatever
- * surrounds them. Redacting them leaves at most the two bytes at either end.
- */
-function base64Cores(secret: string): string[] {
-  const bytes = Buffer.from(secret, 'utf8');
-  return [0, 1, 2].flatMap((shift) => {
-    const aligned = Buffer.concat([Buffer.alloc(shift), bytes]);
-    const core = aligned.toString('base64').slice(shift === 0 ? 0 : 4, Math.floor(aligned.length / 3) * 4);
-    if (core.length < MIN_CORE_LENGTH) return [];
-    return [core, core.replaceAll('+', '-').replaceAll('/', '_')];
-  });
+/** The texts of the secret's spellings, longest first so a whole form goes before its part. */
+function formsOf(secret: string, clientId?: string): string[] {
+  return byLengthDown(secretSpellings(secret, clientId).map((spelling) => spelling.text));
 }
 
 /** True when `text` carries `secret` in any of its forms (a baseUrl must not). */
 export function carriesSecret(text: string, secret: unknown): boolean {
-  if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return false;
+  // A secret too short to accept is still looked for: the message refusing it must not quote it either.
+  if (typeof secret !== 'string' || secret.length < MIN_OTHER_SECRET_LENGTH) return false;
   return formsOf(secret).some((form) => text.includes(form));
 }
 
@@ -222,13 +145,16 @@ export function environmentSecrets(env: Readonly<Record<string, string | undefin
  */
 export function redactSecrets(text: string, alsoSecrets: readonly string[] = []): string {
   // Every KitError and logged error passes here: the remembered forms are sorted once, not per call.
-  const also = alsoSecrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH).flatMap(formsOf);
+  const also = alsoSecrets
+    .filter((secret) => secret.length >= MIN_OTHER_SECRET_LENGTH)
+    .flatMap((secret) => formsOf(secret));
   const forms = also.length === 0 ? longestFirst : byLengthDown([...secretForms, ...also]);
   let out = text;
   for (const form of forms) if (out.includes(form)) out = out.split(form).join('[redacted]');
   return out;
 }
 
+/** The one error type of the kit: a stable `code`, the HTTP `status`, and a message that never carries a secret. */
 export class KitError extends Error {
   override readonly name = 'KitError';
   readonly code: KitErrorCode;

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { connectionsProblem, type VerifyClientOptions, type VerifyClientRetry } from './client-options.ts';
-import { carriesSecret, KitError, KitErrorCode, rememberSecret } from '../errors.ts';
+import { carriesSecret, KitError, KitErrorCode, MIN_SECRET_LENGTH, rememberSecret } from '../errors.ts';
 import { BASE_URL_CARRIES_SECRET } from '../options/options-urls.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -63,7 +63,7 @@ function busyFailure(headers: Record<string, string | string[] | undefined>): Bu
 
 /** The pool and the one way to call the service; `close` ends the pool. */
 export function createTransport(options: VerifyClientOptions) {
-  const base = parseBaseUrl(options.baseUrl, options.clientSecret);
+  const base = parseBaseUrl(options.baseUrl, options.clientId, options.clientSecret);
   const callHeaders = headersOfEveryCall(options);
   const timeouts = { connectMs: 5000, headersMs: 10_000, bodyMs: 10_000, ...options.timeouts };
   const pool = new Pool(base.origin, {
@@ -148,9 +148,9 @@ export async function withRetries<T>(retry: Required<VerifyClientRetry>, attempt
   }
 }
 
-function parseBaseUrl(baseUrl: string, clientSecret: string): { origin: string; pathPrefix: string } {
+function parseBaseUrl(baseUrl: string, clientId: string, clientSecret: string): { origin: string; pathPrefix: string } {
   // Before any check can quote it: no message ever carries the secret.
-  rememberSecret(clientSecret);
+  rememberSecret(clientSecret, clientId);
   if (carriesSecret(String(baseUrl), clientSecret))
     throw new KitError(KitErrorCode.InvalidOptions, BASE_URL_CARRIES_SECRET);
   let url: URL;
@@ -201,6 +201,12 @@ function basicAuthorization(clientId: string, clientSecret: string): string {
     throw new KitError(
       KitErrorCode.InvalidOptions,
       '`clientSecret` must be the non-empty secret issued by the portal (read it from the server environment).',
+    );
+  }
+  if (clientSecret.length < MIN_SECRET_LENGTH) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `\`clientSecret\` is shorter than ${MIN_SECRET_LENGTH} characters, so it is not a secret the portal issued (a placeholder?): pass the issued secret.`,
     );
   }
   return `Basic ${Buffer.from(`${clientId}:${clientSecret}`, 'utf8').toString('base64')}`;

@@ -53,7 +53,7 @@ function checkCredentials(problems: OptionProblems, clientId: unknown, clientSec
       '`clientSecret` contains whitespace or control characters (a trailing newline from a file?); trim it.',
     );
   } else if (clientSecret.length < MIN_SECRET_LENGTH) {
-    // A value this short could not be told apart from ordinary text, so no message could be kept free of it.
+    // Too short for its base64 to be recognised at every offset (a Basic header), so no message could be kept free of it.
     problems.add(
       `\`clientSecret\` is shorter than ${MIN_SECRET_LENGTH} characters, so it is not a secret the portal issued (a placeholder?): pass the issued secret.`,
     );
@@ -232,7 +232,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
     throw new KitError(KitErrorCode.InvalidOptions, 'createVerificationKit(options): options must be an object.');
   }
   // Before any check can quote it: no message ever carries the secret.
-  rememberSecret(options.clientSecret);
+  rememberSecret(options.clientSecret, options.clientId);
   const problems = new OptionProblems('createVerificationKit');
   checkBaseUrl(problems, options.baseUrl, options.clientSecret);
   checkCredentials(problems, options.clientId, options.clientSecret);

@@ -102,6 +102,7 @@ const TOP = [
   'deadline.ts',
   'telemetry.ts',
   'attempts.ts',
+  'secret-spellings.ts',
 ];
 
 const emulator = importGraph('emulator');

@@ -9,7 +9,7 @@
  * without what encodes the secret; a value is redacted before it is cut, so no part of the secret
  * survives the cut. At the edges of redaction: a baseUrl's query is never quoted (the secret there
  * with lower-case percent escapes is not shown either), a clientSecret too short to be told from
- * ordinary text is refused, and the fix line for a 401 quotes neither credential (read the wrong
+ * ordinary text or recognised in base64 at every offset is refused, and the fix line for a 401 quotes neither credential (read the wrong
  * way round, clientId holds the secret).
  */
 import { randomBytes } from 'node:crypto';
@@ -192,7 +192,7 @@ describe("the client's credentials in the log lines of a failed or refused call"
   );
 
   it('never shows the issued secret when the app swapped clientId and clientSecret (the usual cause of a 401)', async () => {
-    const issuedId = 'acme-app';
+    const issuedId = 'acme-app-production';
     const issuedSecret = `kit-secret-${randomBytes(16).toString('hex')}`;
     app = await startTestApp({
       service: async (returnUrl) => {
@@ -352,13 +352,13 @@ describe('the client secret in an invalid_options message', () => {
     expect(message, message).not.toContain(lower);
   });
 
-  it('is not shown from a baseUrl when shorter than 4 characters, and such a clientSecret is refused', () => {
-    const secret = 'Q7z';
+  it('is not shown from a baseUrl when shorter than 10 characters, and such a clientSecret is refused', () => {
+    const secret = 'Q7z+pL4';
     const message = messageOf(() =>
       createVerificationKit(kitOptions(`https://verify.example.com/v1?client_secret=${secret}`, secret)),
     );
     expect(message).toContain('`baseUrl`');
-    expect(message).toContain('`clientSecret` is shorter than 4 characters');
+    expect(message).toContain('`clientSecret` is shorter than 10 characters');
     expect(message, message).not.toContain(`client_secret=${secret}`);
   });
 });

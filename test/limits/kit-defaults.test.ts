@@ -58,7 +58,7 @@ describe('default start limits', () => {
   });
 
   it('cannot be left out silently with a store that counts no start budgets', () => {
-    const client = createVerifyClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's' });
+    const client = createVerifyClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 'test-secret' });
     const store = new Proxy({} as VerifyStore, {
       get: (_, name) => (name === 'consumeStartBudgets' ? undefined : async () => undefined),
     });

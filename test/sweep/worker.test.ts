@@ -196,7 +196,7 @@ describe('startSweepWorker', () => {
       import { createSqliteStore } from './middleware/store/sqlite/sqlite.ts';
       import { createVerifyClient } from './middleware/client/client.ts';
       const store = createSqliteStore({ database: ':memory:' });
-      const client = createVerifyClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's' });
+      const client = createVerifyClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 'test-secret' });
       const worker = startSweepWorker({ client, store, actions: new Map(), now: Date.now }, { intervalMs: 60000, initialDelayMs: 60000 });
       console.log('started', worker.running);`;
     const root = fileURLToPath(new URL('../..', import.meta.url));

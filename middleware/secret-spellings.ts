@@ -1,0 +1,138 @@
+/**
+ * The client secret as it may be spelt where it leaks: the one list the kit's redaction removes
+ * and the integration audit searches for. It imports nothing, so both may import it.
+ */
+
+/**
+ * The shortest client secret accepted. At 10 characters, at each of the three alignments a secret
+ * can have inside a longer base64 text (a Basic header's `clientId:secret`, an encoded JSON blob),
+ * at least 8 base64 characters encode the secret's bytes alone, so its base64 is recognised and
+ * redacted wherever it sits. A secret the portal issues is far longer.
+ */
+export const MIN_SECRET_LENGTH = 10;
+
+/** Base64 characters shorter than this are not distinctive enough to redact without garbling other base64. */
+const MIN_CORE_LENGTH = 8;
+
+/** One spelling of the secret: what it is called in the audit's evidence, and the text itself. */
+export interface SecretSpelling {
+  name: string;
+  text: string;
+}
+
+function htmlEscaped(value: string, quote: string): string {
+  return value
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", quote);
+}
+
+/** As Handlebars and Mustache templates escape it (`=`, `/` and `` ` `` too). */
+function templateEscaped(value: string, quote: string): string {
+  return htmlEscaped(value, quote).replaceAll('`', '&#x60;').replaceAll('=', '&#x3D;').replaceAll('/', '&#x2F;');
+}
+
+/** As JSON put in a page spells it (`<`, `>` and `&` as \u escapes: Express's `json escape`, SSR state). */
+function jsonInHtml(value: string): string {
+  return JSON.stringify(value)
+    .slice(1, -1)
+    .replaceAll('<', '\\u003c')
+    .replaceAll('>', '\\u003e')
+    .replaceAll('&', '\\u0026');
+}
+
+/** The secret as a URL's userinfo spells it (`+` kept, `=` and `/` escaped): `url.password = secret`. */
+function userinfoEncoded(secret: string): string {
+  const url = new URL('http://host');
+  url.password = secret;
+  return url.password;
+}
+
+function base64url(base64: string): string {
+  return base64.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+/**
+ * Inside a longer base64 text the secret's bytes start at one of three alignments; at each, the
+ * characters that encode the secret's bytes alone (whole groups of three) are the same whatever
+ * surrounds them. Redacting them leaves at most two bytes' worth at either end.
+ */
+function base64Cores(bytes: Buffer): string[] {
+  return [0, 1, 2].flatMap((shift) => {
+    const aligned = Buffer.concat([Buffer.alloc(shift), bytes]);
+    const core = aligned.toString('base64').slice(shift === 0 ? 0 : 4, Math.floor(aligned.length / 3) * 4);
+    return core.length < MIN_CORE_LENGTH ? [] : [core];
+  });
+}
+
+function base64Spellings(secret: string, clientId: string | undefined): SecretSpelling[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const whole = bytes.toString('base64');
+  const basic = clientId === undefined ? [] : [Buffer.from(`${clientId}:${secret}`, 'utf8').toString('base64')];
+  const cores = base64Cores(bytes);
+  return [
+    ...basic.flatMap((text) => [
+      { name: 'base64 as Basic credentials', text },
+      { name: 'base64 as Basic credentials', text: text.replace(/=+$/, '') },
+    ]),
+    { name: 'base64', text: whole },
+    { name: 'base64', text: whole.replace(/=+$/, '') },
+    { name: 'base64 (base64url)', text: base64url(whole) },
+    ...cores.flatMap((core) => [
+      { name: 'base64', text: core },
+      { name: 'base64 (base64url)', text: base64url(core) },
+    ]),
+  ];
+}
+
+/** Each spelling as a query or form field spells it too (`+`, `/` and `=` percent-escaped), when that differs. */
+function percentEncoded(spellings: SecretSpelling[]): SecretSpelling[] {
+  return spellings.flatMap((spelling) => {
+    const encoded = encodeURIComponent(spelling.text);
+    return encoded === spelling.text
+      ? [spelling]
+      : [spelling, { name: `${spelling.name}, URL-encoded`, text: encoded }];
+  });
+}
+
+/** Each percent-encoded spelling with lower-case hex digits too (`%2f`: .NET's UrlEncode and others). */
+function withLowerCaseEscapes(spellings: SecretSpelling[]): SecretSpelling[] {
+  return spellings.flatMap((spelling) => {
+    const lower = spelling.text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+    return lower === spelling.text
+      ? [spelling]
+      : [spelling, { name: `${spelling.name} (lower-case escapes)`, text: lower }];
+  });
+}
+
+/**
+ * Every spelling of `secret`: as is, URL-encoded (as a component, a whole URL, a form field and a
+ * URL's userinfo), HTML-escaped (also as templates escape), JSON-escaped (also for a page), hex,
+ * base64 (whole, inside any longer base64 at each alignment, and as the Basic credentials of
+ * `clientId` when given), each base64 also URL-encoded; percent escapes in either case. The most
+ * common first (the audit names the first it finds); no empty or repeated text.
+ */
+export function secretSpellings(secret: string, clientId?: string): SecretSpelling[] {
+  const hex = Buffer.from(secret, 'utf8').toString('hex');
+  const spellings = withLowerCaseEscapes([
+    { name: 'as is', text: secret },
+    { name: 'URL-encoded', text: encodeURIComponent(secret) },
+    { name: 'URL-encoded', text: encodeURI(secret) },
+    { name: 'form-encoded', text: new URLSearchParams({ s: secret }).toString().slice(2) },
+    { name: "in a URL's userinfo", text: userinfoEncoded(secret) },
+    { name: 'HTML-escaped', text: htmlEscaped(secret, '&#39;') },
+    { name: 'HTML-escaped', text: htmlEscaped(secret, '&#x27;') },
+    { name: 'HTML-escaped by a template', text: templateEscaped(secret, '&#x27;') },
+    { name: 'HTML-escaped by a template', text: templateEscaped(secret, '&#39;') },
+    { name: 'JSON-escaped for a page', text: jsonInHtml(secret) },
+    { name: 'JSON-escaped', text: JSON.stringify(secret).slice(1, -1) },
+    { name: 'JSON-escaped', text: JSON.stringify(secret).slice(1, -1).replaceAll('/', '\\/') },
+    { name: 'hex', text: hex },
+    { name: 'hex', text: hex.toUpperCase() },
+    ...percentEncoded(base64Spellings(secret, clientId)),
+  ]);
+  const seen = new Set<string>();
+  return spellings.filter((spelling) => spelling.text !== '' && !seen.has(spelling.text) && seen.add(spelling.text));
+}
