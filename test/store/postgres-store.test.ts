@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { inTransaction } from '../../middleware/store/postgres/postgres-query.ts';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/postgres/postgres-schema.ts';
+import { SQL } from '../../middleware/store/postgres/postgres-sql.ts';
 import { UNPACED } from '../../middleware/sweep/pacing.ts';
 import { newSweepOwner } from '../../middleware/sweep/sweep-options.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
@@ -442,6 +443,35 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     const { rows } = await database.pool.query('SELECT session_id FROM verify_kit_grants');
     expect(rows).toEqual([{ session_id: 'session-1' }]);
     expect(await store.stepUp.listGrants({ userRef: 'user-1', limit: 10 })).toEqual([]);
+  });
+
+  it('gives a kept form to one of two confirmations that overlap on two connections: the second waits, then gets nothing', async () => {
+    const kept = {
+      intentId: 'intent-1',
+      userRef: 'user-1',
+      scope: 'payout',
+      browserSession: 'browser-1',
+      resourceKey: 'acct-1',
+      method: 'POST',
+      path: '/accounts/acct-1/payee',
+      fields: { iban: 'IBAN-SECRET-1' },
+      createdAt: 1_000,
+      expiresAt: 900_000,
+    };
+    expect(await store.stepUp.insertIntent(kept, 20)).toBe(true);
+    // The first confirmation has consumed it and not committed yet when the second one reads it.
+    const first = await database.pool.connect();
+    try {
+      await first.query('BEGIN');
+      const { rows } = await first.query(SQL.consumeIntent, ['intent-1', 2_000]);
+      expect(rows).toHaveLength(1);
+      const second = store.stepUp.consumeIntent('intent-1', 2_001);
+      await waitFor(async () => (await lockWaiters()) === 1);
+      await first.query('COMMIT');
+      expect(await second).toBeUndefined();
+    } finally {
+      first.release();
+    }
   });
 
   it('rejects an option that is not a pg Pool, saying what to pass', () => {
