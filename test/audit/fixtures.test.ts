@@ -49,6 +49,7 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['secretInPage', ['leak.secret']],
   ['secretInLog', ['leak.secret']],
   ['secretInHeader', ['leak.secret']],
+  ['secretInBlob', ['leak.secret']],
   ['unguardedPost', ['step-up.expired', 'step-up.bound', 'step-up.intent-once']],
   ['accountUnlocked', ['step-up.expired']],
   ['sudoMode', ['step-up.bound']],
@@ -74,11 +75,31 @@ function spellings(app: SampleApp): string[] {
   ];
 }
 
-/** Every 16 characters of any spelling of the secret found in the table or the JSON report (none expected). */
+/** Every `size` characters of `text`. */
+function windows(text: string, size: number): string[] {
+  return Array.from({ length: Math.max(0, text.length - size + 1) }, (_, i) => text.slice(i, i + size));
+}
+
+/**
+ * The base64 characters of the app's served blob whose bits all come from the secret's bytes:
+ * any 5 of them in a row are more than a redaction leaves (two characters at either end).
+ */
+function blobPieces(app: SampleApp): string[] {
+  if (app.blob === undefined) return [];
+  const { base64, secretAt } = app.blob;
+  const run = base64.slice(Math.ceil((secretAt * 8) / 6), Math.floor(((secretAt + app.clientSecret.length) * 8) / 6));
+  return windows(run, 5);
+}
+
+/**
+ * Every 16 characters (all of a shorter one) of any spelling of the secret, and any 5 characters of
+ * the base64 that encode the secret alone in a blob the app served, found in the table or the JSON
+ * report (none expected).
+ */
 function secretIn(report: AuditReport, app: SampleApp): string[] {
   const out = `${formatAuditTable(report)}\n${formatAuditJson(report)}`;
-  return spellings(app).flatMap((form) =>
-    Array.from({ length: form.length - 15 }, (_, i) => form.slice(i, i + 16)).filter((piece) => out.includes(piece)),
+  return [...spellings(app).flatMap((form) => windows(form, Math.min(16, form.length))), ...blobPieces(app)].filter(
+    (piece) => out.includes(piece),
   );
 }
 
@@ -107,6 +128,7 @@ describe('leak.secret says where the secret is, never the text', () => {
     ['secretInPage', /^the client secret \(HTML-escaped\) in GET \/done response body$/m],
     ['secretInLog', /^the client secret \(JSON-escaped\) in log line 1 of \d+$/m],
     ['secretInHeader', /^the client secret \(base64\) in GET \/\S* response header x-debug-client$/m],
+    ['secretInBlob', /^the client secret \(base64\) in GET \/done response header location$/m],
   ];
   for (const [flaw, line] of where) {
     it(`${flaw}: ${line.source}`, async () => {

@@ -34,6 +34,9 @@
  * - `secretInPage`: the success page renders the client secret, HTML-escaped, in a meta tag.
  * - `secretInLog`: the app logs its configuration as JSON at startup, the secret JSON-escaped.
  * - `secretInHeader`: every answer carries the secret in base64 in a debug header.
+ * - `secretInBlob`: the success page redirects to a welcome page whose query carries the app's
+ *   configuration as base64 JSON (`btoa(JSON.stringify(...))`), the secret inside it; this app's
+ *   secret is 10 characters, the shortest the kit accepts.
  * Its own routes behind the kit's step-up guard: the page GET /account (scope see_account, 10
  * minutes) and the form POST /payees (scope add_payee, 5 minutes, bound to the payee), whose
  * handler writes one row in `payees`. Their flaws:
@@ -91,6 +94,7 @@ export type Flaw =
   | 'secretInPage'
   | 'secretInLog'
   | 'secretInHeader'
+  | 'secretInBlob'
   | 'unguardedPost'
   | 'accountUnlocked'
   | 'sudoMode'
@@ -139,6 +143,8 @@ export interface SampleApp {
   clientSecret: string;
   /** Requests the off-origin "thank you" page received (`thanksElsewhere`). */
   elsewhereRequests: string[];
+  /** `secretInBlob`: the base64 served, and where the secret's bytes start in what it encodes. */
+  blob?: { base64: string; secretAt: number };
   /** The audit's options for this app (probe on `grants`, sweep on the shared clock, the logs). */
   auditOptions: AuditOptions;
   close(): Promise<void>;
@@ -347,8 +353,14 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
   const url = `http://localhost:${port}`;
   const clientId = 'sample-client';
   const clientSecret =
-    custom.secret ?? `sample-${randomBytes(16).toString('hex')}${ESCAPED_SECRET_FLAWS.includes(flaw) ? '"<&/>' : ''}`;
+    custom.secret ??
+    (flaw === 'secretInBlob'
+      ? randomBytes(8).toString('base64url').slice(0, 10)
+      : `sample-${randomBytes(16).toString('hex')}${ESCAPED_SECRET_FLAWS.includes(flaw) ? '"<&/>' : ''}`);
   const elsewhereRequests: string[] = [];
+  const settings = JSON.stringify({ clientId, clientSecret });
+  const blob =
+    flaw === 'secretInBlob' ? { base64: btoa(settings), secretAt: settings.indexOf(clientSecret) } : undefined;
   const elsewhereServer = createServer((req, res) => {
     elsewhereRequests.push(`${req.method} ${req.url} referer=${req.headers.referer ?? ''}`);
     res.end('thanks');
@@ -558,6 +570,11 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
       res.redirect('/welcome');
       return;
     }
+    if (flaw === 'secretInBlob' && blob !== undefined) {
+      // "The welcome page needs the client's settings."
+      res.redirect(`/welcome?cfg=${blob.base64}`);
+      return;
+    }
     if (flaw === 'successGrantsBySessionId' && typeof req.query.session_id === 'string') {
       // "Just in case the landing missed it."
       const attempt = await kit.store.findAttemptBySessionId(req.query.session_id);
@@ -634,6 +651,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     clientId,
     clientSecret,
     elsewhereRequests,
+    ...(blob === undefined ? {} : { blob }),
     auditOptions,
     async close() {
       await closeServer(server);

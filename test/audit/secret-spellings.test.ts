@@ -3,6 +3,7 @@
  * may hold it in, and its evidence never quotes any of them.
  */
 import { describe, expect, it } from 'vitest';
+import { MIN_SECRET_LENGTH, secretSpellings } from '../../middleware/secret-spellings.ts';
 import { findSecret, scrubSecret, secretForms } from '../../testing/audit/secret.ts';
 
 // Punctuation makes each encoding spell it differently.
@@ -36,5 +37,29 @@ describe("the audit's spellings of the client secret", () => {
     const scrubbed = scrubSecret(forms, text);
     expect(findSecret(forms, scrubbed)).toBeUndefined();
     expect(scrubbed).not.toContain(SECRET.slice(0, 12));
+  });
+});
+
+describe('a short secret inside a longer base64 text, at every offset', () => {
+  // The shortest secrets accepted, in a blob such as btoa(JSON.stringify(settings)).
+  for (let length = MIN_SECRET_LENGTH; length <= MIN_SECRET_LENGTH + 6; length++) {
+    const secret = 'Tq8-vX2pLm4rZs9w'.slice(0, length);
+    const audited = secretForms('acme', secret);
+    for (let offset = 0; offset < 3; offset++) {
+      it(`${length} characters at offset ${offset} mod 3: found, and scrubbed to at most two characters at either end`, () => {
+        const settings = `{"id":"acme"${',"v":1'.slice(0, offset)},"secret":"${secret}"}`;
+        const at = settings.indexOf(secret);
+        const blob = Buffer.from(settings).toString('base64');
+        expect(at).toBe(23 + offset); // 23, 24, 25: each alignment once
+        expect(findSecret(audited, `/welcome?cfg=${blob}`)).toBeDefined();
+        const own = blob.slice(Math.ceil((at * 8) / 6), Math.floor(((at + length) * 8) / 6));
+        const scrubbed = scrubSecret(audited, `/welcome?cfg=${blob}`);
+        for (let i = 0; i + 3 <= own.length; i++) expect(scrubbed).not.toContain(own.slice(i, i + 3));
+      });
+    }
+  }
+
+  it("is one list: the audit searches for exactly the spellings the kit's redaction removes", () => {
+    expect(secretForms('acme', SECRET)).toEqual(secretSpellings(SECRET, 'acme'));
   });
 });

@@ -3,6 +3,7 @@
  * checked when the audit is called; one error lists every problem and how to fix the call.
  */
 import type { TestClock } from '../../emulator/clock.ts';
+import { MIN_SECRET_LENGTH } from '../../middleware/secret-spellings.ts';
 import type { AuditAgent } from './agent.ts';
 
 /** Signs `user` in on `agent` (creating the test user if your app needs that) and returns the kit's start token. */
@@ -226,6 +227,15 @@ export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions
   for (const name of ['clientId', 'clientSecret'] as const) {
     if (typeof options[name] !== 'string' || options[name] === '')
       problems.push(`\`${name}\` must be your app's ${name}.`);
+  }
+  if (
+    typeof options.clientSecret === 'string' &&
+    options.clientSecret !== '' &&
+    options.clientSecret.length < MIN_SECRET_LENGTH
+  ) {
+    problems.push(
+      `\`clientSecret\` is shorter than ${MIN_SECRET_LENGTH} characters, which the kit refuses: pass the clientSecret your app's kit was given.`,
+    );
   }
   checkSignIn(problems, options.signIn);
   checkActions(problems, options.actions);
