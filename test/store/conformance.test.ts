@@ -395,6 +395,21 @@ describeEachStore('store contract', (kind) => {
       expect(await keep(ofAlice(8, { createdAt: later, expiresAt: later + 15 * 60_000 }), 3)).toBe(true);
     });
 
+    it('keeps exactly maxLive live intents of a user when 200 keeps race on four instances (40 connections)', async () => {
+      const others = await Promise.all([1, 2, 3].map(() => h.openAnother()));
+      const instances = [h.store, ...others].map((store) => store.stepUp as StepUpStore<unknown>);
+      const kept = await Promise.all(
+        Array.from({ length: 200 }, (_, n) =>
+          instances[n % instances.length]!.insertIntent(intent(100 + n, { userRef: 'user-burst' }), 20),
+        ),
+      );
+      expect(kept.filter((stored) => stored)).toHaveLength(20);
+      const [row] = await h.query<{ n: number }>(
+        "SELECT count(*) AS n FROM verify_kit_intents WHERE user_ref = 'user-burst'",
+      );
+      expect(Number(row!.n)).toBe(20);
+    });
+
     it('a revocation hides every grant started at or before it, even one a verification in flight writes afterwards', async () => {
       await grantFrom(1, { userRef: 'user-alice', scope: 'security', startedAt: 1_000 });
       await grantFrom(2, { userRef: 'user-alice', scope: 'export', startedAt: 1_000 });

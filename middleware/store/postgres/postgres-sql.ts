@@ -108,8 +108,10 @@ const STEP_UP_SQL = {
        INSERT INTO verify_kit_grant_revocations AS r (user_ref, scope, revoked_at) VALUES ($1, coalesce($2, ''), $3)
        ON CONFLICT (user_ref, scope) DO UPDATE SET revoked_at = GREATEST(r.revoked_at, EXCLUDED.revoked_at))
      DELETE FROM verify_kit_grants WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2)`,
-  // Nothing is stored (rowCount 0) while the user has $11 live intents. One statement, no lock: a
-  // burst of one user's inserts may pass the count together, a few over at most (one per connection).
+  // Taken before insertIntent, in its transaction: one user's keeps queue, so each counts the ones
+  // committed before it (the two-key form: a key space apart from the fulfilments' locks).
+  lockUserIntents: `SELECT pg_advisory_xact_lock(hashtext('verify_kit_intents'), hashtext($1))`,
+  // Nothing is stored (rowCount 0) while the user has $11 live intents (under lockUserIntents).
   insertIntent: `WITH expired AS (DELETE FROM verify_kit_intents WHERE user_ref = $2 AND expires_at <= $9)
      INSERT INTO verify_kit_intents (${INTENT_COLUMNS})
      SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL

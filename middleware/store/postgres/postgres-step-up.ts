@@ -2,10 +2,10 @@
  * Step-up grants and intents in PostgreSQL. A grant is written on the fulfil path's own client,
  * inside its BEGIN ... COMMIT, so it commits with the attempt's mark or not at all; an intent is
  * consumed (its fields cleared) by one conditional UPDATE on the row it locks, so only one caller
- * on any instance gets it.
+ * on any instance gets it; a user's intents are kept one at a time (an advisory lock), so the cap holds.
  */
 import type { PoolClient } from 'pg';
-import { query, queryOn, type PostgresDb } from './postgres-query.ts';
+import { inTransaction, query, queryOn, type PostgresDb } from './postgres-query.ts';
 import type { StepUpGrant, StepUpIntent, StepUpStore } from '../types.ts';
 
 interface GrantRow {
@@ -74,21 +74,25 @@ export function postgresStepUp(db: PostgresDb): StepUpStore<PoolClient> {
     async revokeGrants({ userRef, scope, now }) {
       return (await query(db, 'revokeGrants', [userRef, scope ?? null, now])).rowCount ?? 0;
     },
-    async insertIntent(intent, maxLive) {
-      const inserted = await query(db, 'insertIntent', [
-        intent.intentId,
-        intent.userRef,
-        intent.scope,
-        intent.browserSession,
-        intent.resourceKey,
-        intent.method,
-        intent.path,
-        JSON.stringify(intent.fields),
-        intent.createdAt,
-        intent.expiresAt,
-        maxLive,
-      ]);
-      return inserted.rowCount === 1;
+    insertIntent(intent, maxLive) {
+      // Under the user's lock: without it, concurrent keeps each count the same rows and all insert.
+      return inTransaction(db, async (client) => {
+        await queryOn(client, 'lockUserIntents', [intent.userRef]);
+        const inserted = await queryOn(client, 'insertIntent', [
+          intent.intentId,
+          intent.userRef,
+          intent.scope,
+          intent.browserSession,
+          intent.resourceKey,
+          intent.method,
+          intent.path,
+          JSON.stringify(intent.fields),
+          intent.createdAt,
+          intent.expiresAt,
+          maxLive,
+        ]);
+        return inserted.rowCount === 1;
+      });
     },
     async renewPageIntent({ userRef, scope, browserSession, resourceKey, path, now, expiresAt }) {
       const values = [userRef, scope, browserSession, resourceKey, path, now, expiresAt];
