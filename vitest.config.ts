@@ -17,6 +17,7 @@ const ON_EXPRESS_4 = [
   'test/kit/step-up-testing-helper.test.ts',
   'test/audit/fixtures.test.ts',
   'test/emulator/testing-entry.test.ts',
+  'test/emulator/handler-rejections.test.ts',
 ];
 
 export default defineConfig({

@@ -2,7 +2,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { clientOf, requireClient } from './auth.ts';
 import { pause, type EmulatorContext } from '../context.ts';
-import { sendError } from '../errors.ts';
+import { forwardingRejections, sendError } from '../errors.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, type Claim } from './idempotency.ts';
 import { rateLimited } from './rate-limits.ts';
 import { HANDOFF_TTL_SECONDS, type Session } from './sessions.ts';
@@ -19,8 +19,19 @@ export function apiRouter(context: EmulatorContext): express.Router {
     context.stats.statusReads += 1;
     context.stats.statusReadsLimited += 1;
   });
-  router.post('/session', auth, createLimit, jsonBody, (req, res) => createSession(context, req, res));
-  router.get('/session/:sessionId', auth, statusLimit, (req, res) => readSession(context, req, res));
+  router.post(
+    '/session',
+    auth,
+    createLimit,
+    jsonBody,
+    forwardingRejections((req, res) => createSession(context, req, res)),
+  );
+  router.get(
+    '/session/:sessionId',
+    auth,
+    statusLimit,
+    forwardingRejections((req, res) => readSession(context, req, res)),
+  );
   // Body-parser errors (bad JSON, too large, bad charset) on this API answer in the service's error shape.
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     const status = (error as { status?: unknown }).status;

@@ -26,6 +26,7 @@ import {
 import { passkeyRoutes } from '../passkeys/passkey-routes.ts';
 import { OTP_MAX_ATTEMPTS } from '../api/sessions.ts';
 import { sendOtpOnce } from '../sms/sms.ts';
+import { forwardingRejections } from '../errors.ts';
 
 export { returnLocation } from './hosted-responses.ts';
 
@@ -40,8 +41,16 @@ export function hostedPageRouter(context: EmulatorContext): express.Router {
       sendPage(res, 405, NOT_FROM_SITE.title, NOT_FROM_SITE.message);
     });
   }
-  router.post('/', formBody, (req, res) => redeemHandoff(context, req, res));
-  router.post('/code', formBody, (req, res) => submitCode(context, req, res));
+  router.post(
+    '/',
+    formBody,
+    forwardingRejections((req, res) => redeemHandoff(context, req, res)),
+  );
+  router.post(
+    '/code',
+    formBody,
+    forwardingRejections((req, res) => submitCode(context, req, res)),
+  );
   router.post('/sms', formBody, (req, res) => {
     const checked = pendingForm(req, res, context);
     if (checked === undefined) return;
