@@ -215,6 +215,13 @@ function flawedLanding(
   };
 }
 
+/** A route's rejection goes to the app's error handler on Express 4 too (Express 5 forwards it itself). */
+function forwarding(handler: (req: Request, res: Response, next: NextFunction) => unknown): RequestHandler {
+  return (req, res, next) => {
+    Promise.resolve(handler(req, res, next)).catch(next);
+  };
+}
+
 /** The user's newest attempt (highest startSeq), as a support screen would list it. */
 async function newestAttempt(kit: VerificationKit<unknown>, user: string) {
   const attempts = await kit.store.listAttempts({ userRef: userNamed(user).userRef, limit: 50 });
@@ -534,8 +541,8 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     });
   }
   if (flaw === 'remembersAnyNext') {
-    app.get('/{*any}', (req, _res, next) => {
-      if (typeof req.query.return_to === 'string' && req.session !== undefined) {
+    app.use((req, _res, next) => {
+      if (req.method === 'GET' && typeof req.query.return_to === 'string' && req.session !== undefined) {
         (req.session as { next?: string }).next = req.query.return_to;
       }
       next();
@@ -562,7 +569,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     });
   }
 
-  app.get('/done', async (req, res) => {
+  const done = forwarding(async (req, res) => {
     if (custom.done?.(req, res, ctx) === true) return;
     const remembered = (req.session as { next?: string }).next;
     const user = (req.session as { user?: string }).user;
@@ -593,6 +600,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     const meta = flaw === 'secretInPage' ? `<meta name="client" content="${escapeHtml(clientSecret)}">` : '';
     res.send(`<!doctype html><title>Done</title>${meta}<p>Done.</p>`);
   });
+  app.get('/done', done);
   app.get('/welcome', (_req, res) => res.redirect('/tour'));
   app.get('/tour', (_req, res) => res.redirect('/continue'));
   app.get('/continue', (req, res) => {
@@ -604,11 +612,8 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     delete (req.session as { next?: string }).next;
     res.redirect(remembered);
   });
-  if (custom.landing !== undefined) app.get(LANDING_PATH, custom.landing(ctx));
-  app.get(
-    LANDING_PATH,
-    flawedLanding(flaw, kit, grant, (id, user) => insert.run(id, user), elsewhere),
-  );
+  if (custom.landing !== undefined) app.get(LANDING_PATH, forwarding(custom.landing(ctx)));
+  app.get(LANDING_PATH, forwarding(flawedLanding(flaw, kit, grant, (id, user) => insert.run(id, user), elsewhere)));
   mountGuardedRoutes(app, kit, flaw, { url, now: clock.now, addPayee: (user, payee) => addPayee.run(user, payee) });
   app.use(kit.router);
   server.on('request', app);
