@@ -63,6 +63,12 @@ export interface VerificationKit<Tx = unknown> {
   requireRecentVerification(options: RecentVerificationOptions): RequestHandler;
   /** Step-up grants: list them for a support screen, revoke them on sign-out or a changed number. */
   grants: GrantReader;
+  /**
+   * Where the kit's own client calls the service: its `baseUrl`, as checked (never credentials).
+   * Undefined when you passed a ready client. The integration audit compares it with the emulator
+   * it was given before it starts anything.
+   */
+  readonly serviceUrl: string | undefined;
   /** Closes the client the kit built (a client you passed is yours). The store is yours to close. */
   close(): Promise<void>;
 }
@@ -234,6 +240,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
     startSweepWorker: (workerOptions) => startSweepWorker(context, { ...kitSweepDefaults(context), ...workerOptions }),
     requireRecentVerification: (guardOptions) => requireRecentVerification(context, guardOptions),
     grants: createGrantReader(context.store.stepUp, context.now),
+    serviceUrl: ownsClient ? resolved.baseUrl : undefined,
     async close() {
       if (ownsClient) await context.client.close();
     },

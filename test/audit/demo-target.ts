@@ -91,6 +91,7 @@ export async function startDemoTarget(): Promise<DemoTarget> {
     ],
     clock,
     probe: (sessionId) => (activity.get(sessionId) as { n: number }).n,
+    kit: demo.kit,
     sweep: { run: () => demo.kit.runSweep({ owner: 'audit-sweep' }), clock },
     logs: () => logs,
     proxy: { headers: { 'x-forwarded-proto': 'https' } },

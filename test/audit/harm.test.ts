@@ -1,7 +1,7 @@
 /**
  * The audit never harms the app it tests: it spends no real user's start budget (a second run right
- * after the first passes, and a user on 127.0.0.1 can still start), it stops before anything else is
- * sent when the emulator does not know the app's first attempt, and an integrator's function that
+ * after the first passes, and a user on 127.0.0.1 can still start), it stops before any start when
+ * the app's kit calls a service other than the emulator it was given (no session anywhere), and an integrator's function that
  * hangs or throws fails its check with one sentence instead of stalling the run.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -49,19 +49,32 @@ describe('the audit spends no real start budget', () => {
 });
 
 describe('the audit confirms where the app texts before anything else', () => {
-  it("pointed at an emulator that does not know the app's first attempt, it stops after that one start", async () => {
+  it("pointed at an emulator other than the one the app's kit calls, it stops before any start: no session anywhere", async () => {
     const app = await startSampleApp();
     apps.push(app);
     const wrong = await startEmulator({ port: 0, log: () => {} });
     others.push(wrong);
     const report = await auditIntegration({ ...app.auditOptions, emulatorUrl: wrong.url });
     expect(report.ok).toBe(false);
-    expect(report.stopped).toMatch(/does not know the attempt your app just started/);
     expect(report.checks.every((c) => c.status === 'fail' && c.evidence[0]!.startsWith('not run'))).toBe(true);
-    // The app's real service saw one session and one SMS; the wrong emulator none.
+    // Neither the service the app's kit calls nor the emulator given saw a session or sent a text.
     const real = await app.emulator.control.stats();
-    expect([real.creates, real.smsSent]).toEqual([1, 1]);
+    expect([real.creates, real.smsSent]).toEqual([0, 0]);
     expect((await wrong.control.stats()).creates).toBe(0);
+    expect(report.stopped).toMatch(
+      /your app's kit calls the service at http:\/\/127\.0\.0\.1:\d+, not the emulator at/,
+    );
+  }, 60_000);
+
+  it('without the kit or its serviceUrl, it stops before any start and says what to pass', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const { kit: _kit, ...withoutKit } = app.auditOptions;
+    const report = await auditIntegration(withoutKit);
+    expect(report.stopped).toMatch(/pass `kit` \(your app's kit\) or `serviceUrl`/);
+    expect((await app.emulator.control.stats()).creates).toBe(0);
+    const given = await auditIntegration({ ...withoutKit, serviceUrl: app.emulator.url, only: ['cookie.flags'] });
+    expect(given.stopped).toBeUndefined();
   }, 60_000);
 
   it('an emulator whose control API does not answer stops the run before the app is asked anything', async () => {

@@ -629,6 +629,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
       return JSON.parse(answer.body) as { csrf: string };
     },
     actions: [{ name: 'grant' }],
+    kit,
     stepUp: [
       { path: '/account', scope: 'see_account', maxAge: 600 },
       {

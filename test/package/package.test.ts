@@ -50,7 +50,7 @@ const CONSUMER = join(ROOT, 'test', 'package', 'consumer');
 /** The README app's factory, as the copied server.mjs exports it. */
 type CreateReadmeApp = (options: { env: Record<string, string>; now: () => number }) => {
   app: RequestListener;
-  kit: { runSweep(): Promise<unknown>; close(): Promise<void> };
+  kit: { runSweep(): Promise<unknown>; close(): Promise<void>; serviceUrl?: string | undefined };
   store: { close(): Promise<void> | void };
 };
 /** Each test runs npm, tsc, attw or a child process: on a loaded 2-core machine that takes tens of seconds. */
@@ -282,6 +282,7 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
         },
         actions: [{ name: 'confirm_phone' }],
         probe: effects,
+        kit,
         logs: () => logs,
         sweep: { run: () => kit.runSweep(), clock },
       });

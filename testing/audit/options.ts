@@ -81,8 +81,20 @@ export interface AuditOptions {
   actions: AuditAction[];
   /** Counts an attempt's real effect. Without it the audit counts the kit's fulfilment mark through `kit.attempts`. */
   probe?: EffectProbe;
-  /** Your kit (or anything with its read API): needed when there is no probe. */
-  kit?: { attempts: { get(sessionId: string): Promise<{ fulfilledAt: number | null } | undefined> } };
+  /**
+   * Your app's kit. Before it starts anything, the audit compares where the kit calls the service
+   * (`kit.serviceUrl`) with `emulatorUrl`; without a probe it counts effects through `kit.attempts`.
+   */
+  kit?: {
+    serviceUrl?: string | undefined;
+    attempts?: { get(sessionId: string): Promise<{ fulfilledAt: number | null } | undefined> };
+  };
+  /**
+   * Where your app's kit calls the service (its `baseUrl`, e.g. process.env.VERIFY_BASE_URL), when the
+   * app runs in another process or its kit was given a ready client: compared with `emulatorUrl`
+   * before anything is started. Not needed with `kit`.
+   */
+  serviceUrl?: string;
   /**
    * How your sweep runs, on the clock your kit was given (`now: clock.now` of `createTestClock()`,
    * the clock you also give the emulator): the audit moves the clock by `advanceSeconds` (default
@@ -224,6 +236,8 @@ export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions
     problems.push('`appUrl` must be your app\'s http(s) address, e.g. "http://localhost:3000".');
   if (!isUrl(options.emulatorUrl))
     problems.push("`emulatorUrl` must be the emulator's address (`startEmulator().url`).");
+  if (options.serviceUrl !== undefined && !isUrl(options.serviceUrl))
+    problems.push("`serviceUrl` must be the http(s) address your app's kit calls (its `baseUrl`).");
   for (const name of ['clientId', 'clientSecret'] as const) {
     if (typeof options[name] !== 'string' || options[name] === '')
       problems.push(`\`${name}\` must be your app's ${name}.`);

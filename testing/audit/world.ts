@@ -10,6 +10,22 @@ import { callHook, callSync, describeThrown } from './hooks.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
 
+/** `localhost` and 127.0.0.1 are one host to a loopback emulator. */
+function serviceKey(url: string): string {
+  const parsed = new URL(url);
+  const host = parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname;
+  return `${parsed.protocol}//${host}:${parsed.port}${parsed.pathname.replace(/\/+$/, '')}`;
+}
+
+/** True when both URLs name the same service (scheme, host, port and path; a trailing slash aside). */
+function sameService(a: string, b: string): boolean {
+  try {
+    return serviceKey(a) === serviceKey(b);
+  } catch {
+    return false;
+  }
+}
+
 /** An attempt the audit started: the handoff page's values and the session as the emulator has it. */
 export interface StartedAttempt extends ControlSession {
   verifyUrl: string;
@@ -100,8 +116,10 @@ export class AuditWorld {
   }
 
   /**
-   * Before anything else: one user signs in and starts one attempt, and the emulator must know
-   * it. Otherwise the app texts through another service, and the run stops (returns why).
+   * Before anything else: the emulator's control API answers (only an emulator has one), and the
+   * app's kit calls that emulator (its `serviceUrl`), both before any start, so a miswired app never
+   * creates a session or sends a text anywhere. Then one user signs in and starts one attempt, and
+   * the emulator must know it. Otherwise the run stops (returns why).
    */
   async confirmEmulator(): Promise<string | undefined> {
     const { emulatorUrl } = this.options;
@@ -110,6 +128,8 @@ export class AuditWorld {
     } catch (error) {
       return `the emulator's control API at ${emulatorUrl} did not answer (${describeThrown(error)}); start the emulator with control on and pass its url as \`emulatorUrl\``;
     }
+    const miswired = this.kitCallsAnotherService();
+    if (miswired !== undefined) return miswired;
     let handoff: string;
     try {
       const user = await this.signIn();
@@ -130,6 +150,16 @@ export class AuditWorld {
     } catch {
       return `the emulator at ${emulatorUrl} does not know the attempt your app just started: your app's kit talks to another service (its \`baseUrl\`); point the kit at this emulator, or \`emulatorUrl\` at the one the kit uses. Nothing else was sent`;
     }
+  }
+
+  /** Why the app's kit is not known to call the emulator given (nothing was started), if so. */
+  private kitCallsAnotherService(): string | undefined {
+    const { kit, serviceUrl = kit?.serviceUrl, emulatorUrl } = this.options;
+    if (typeof serviceUrl !== 'string') {
+      return "the audit cannot tell which service your app's kit calls: pass `kit` (your app's kit) or `serviceUrl` (the baseUrl your kit was given). Nothing was started";
+    }
+    if (sameService(serviceUrl, emulatorUrl)) return undefined;
+    return `your app's kit calls the service at ${serviceUrl}, not the emulator at ${emulatorUrl}: point the kit's baseUrl at this emulator, or \`emulatorUrl\` at the one the kit uses. Nothing was started`;
   }
 
   /** A user name no check used before (each user has its own start budget). */
@@ -289,7 +319,7 @@ export class AuditWorld {
   async effects(sessionId: string): Promise<number> {
     const { probe, kit, timeoutMs } = this.options;
     if (probe !== undefined) return callHook(`your probe('${sessionId}')`, timeoutMs, () => probe(sessionId));
-    const summary = await callHook(`kit.attempts.get('${sessionId}')`, timeoutMs, () => kit?.attempts.get(sessionId));
+    const summary = await callHook(`kit.attempts.get('${sessionId}')`, timeoutMs, () => kit?.attempts?.get(sessionId));
     return summary?.fulfilledAt === null || summary === undefined ? 0 : 1;
   }
 

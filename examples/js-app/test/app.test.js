@@ -125,6 +125,8 @@ describeAudit({ describe, it, before }, () => {
     actions: [{ name: 'confirm_phone' }],
     probe: (sessionId) =>
       db.prepare('SELECT count(*) AS n FROM phone_confirmations WHERE session_id = ?').get(sessionId).n,
+    // The audit checks that this kit calls the emulator before it starts anything.
+    kit: app.locals.kit,
     sweep: { run: () => app.locals.kit.runSweep(), clock },
   };
 });

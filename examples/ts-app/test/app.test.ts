@@ -108,5 +108,7 @@ describeAudit({ describe, it, before }, () => ({
     );
     return rows[0]?.n ?? 0;
   },
+  // The audit checks that this kit calls the emulator before it starts anything.
+  kit: app.kit,
   sweep: { run: () => app.kit.runSweep(), clock },
 }));

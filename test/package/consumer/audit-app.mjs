@@ -87,6 +87,7 @@ try {
     signIn: async (agent, user) => JSON.parse((await agent.postForm('/login', { user })).body),
     actions: [{ name: 'confirm_phone' }],
     probe: (sessionId) => db.prepare('SELECT count(*) AS n FROM confirmations WHERE session_id = ?').get(sessionId).n,
+    kit,
     sweep: { run: () => kit.runSweep(), clock },
     stepUp: [
       { path: '/security', scope: 'security', maxAge: 600 },
