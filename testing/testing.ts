@@ -26,7 +26,7 @@ export type {
 export type { ControlSession } from '../emulator/control/control-client.ts';
 // The integration audit: attacks your own app, wired to the emulator, and reports per check.
 export { auditIntegration } from './audit/runner.ts';
-export { describeAudit, type TestRunner } from './audit/adapter.ts';
+export { describeAudit, type DescribeAuditSettings, type TestRunner } from './audit/adapter.ts';
 export { AUDIT_CHECK_IDS } from './audit/catalogue.ts';
 export { AuditAgent, type Answer as AuditAnswer } from './audit/agent.ts';
 export {

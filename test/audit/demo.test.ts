@@ -1,6 +1,6 @@
 /**
  * The demo passes every check of the integration audit, each as its own test case through the
- * vitest adapter (describeAudit), with its real start limits, behind a loopback proxy.
+ * vitest adapter (describeAudit), with its real start limits, behind a loopback proxy; none may go unrun.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { AUDIT_CHECK_IDS, describeAudit } from 'hosted-sms-verify-kit/testing';
@@ -17,5 +17,6 @@ describeAudit(
     target = await startDemoTarget();
     return target.options;
   },
-  { name: `the demo passes the audit (${AUDIT_CHECK_IDS.length} checks)` },
+  // Every option is given: a check that does not run (a lost clock or stepUp) fails here.
+  { name: `the demo passes the audit (${AUDIT_CHECK_IDS.length} checks)`, requireEveryCheck: true },
 );

@@ -1,7 +1,8 @@
 /**
  * Each audit check as a test case of your runner: the audit runs once before the cases, and each
  * case fails with its check's evidence and fix; a check not run (an option it needs was not given)
- * is marked skipped with the reason.
+ * is marked skipped with the reason, or fails with it under `requireEveryCheck` (a CI run whose
+ * target gives every option must not lose a check silently).
  *
  *   import { describe, it, beforeAll } from 'vitest';          // or: from 'node:test' (with `before`)
  *   describeAudit({ describe, it, beforeAll }, () => ({ appUrl, emulatorUrl, ... }));
@@ -24,11 +25,23 @@ export interface TestRunner {
   before?: (body: Body, options?: { timeout?: number }) => unknown;
 }
 
+/** How the adapter names and runs the suite. */
+export interface DescribeAuditSettings {
+  /** The suite's name. */
+  name?: string;
+  /** Only these checks (ids from AUDIT_CHECK_IDS); default: every check. */
+  only?: string[];
+  /** The audit's whole run, before the cases (default 240 000 ms). */
+  timeoutMs?: number;
+  /** A check not run fails with its reason instead of being skipped. */
+  requireEveryCheck?: boolean;
+}
+
 /** Registers one test case per check (all of them, or `only`); `options` may be a function called when the suite starts. */
 export function describeAudit(
   runner: TestRunner,
   options: AuditOptions | (() => AuditOptions | Promise<AuditOptions>),
-  settings: { name?: string; only?: string[]; timeoutMs?: number } = {},
+  settings: DescribeAuditSettings = {},
 ): void {
   const ids = settings.only ?? AUDIT_CHECK_IDS;
   const timeout = settings.timeoutMs ?? 240_000;
@@ -51,7 +64,9 @@ export function describeAudit(
         if (result === undefined) throw new Error(`no result for ${id}`);
         // Shown as skipped with the reason (the option to give), never as passed.
         if (result.status === 'not-run') {
-          if (typeof context?.skip !== 'function') throw new Error(`${id}: ${result.evidence[0] ?? 'not run'}`);
+          if (settings.requireEveryCheck === true || typeof context?.skip !== 'function') {
+            throw new Error(`${id}: ${result.evidence[0] ?? 'not run'}`);
+          }
           context.skip(result.evidence[0]);
           return;
         }
