@@ -152,6 +152,32 @@ describe('leak.secret says where the secret is, never the text', () => {
   }
 });
 
+describe("the emulator's hosted page on a host name of its own", () => {
+  it('verify.localhost (as the emulator command serves it) is reached on loopback, as browsers do: every check runs and passes', async () => {
+    const app = await startSampleApp({ emulatorPageHost: 'verify.localhost' });
+    apps.push(app);
+    const report = await auditIntegration(app.auditOptions);
+    expect(failedIds(report), formatAuditTable(report)).toEqual([]);
+    expect(notRunIds(report), formatAuditTable(report)).toEqual([]);
+  }, 120_000);
+
+  it('a page host nothing answers on: the checks that need the page are not run, each with the reason, and none fails with a fix', async () => {
+    // The emulator listens on 127.0.0.1 only: its page at [::1] refuses the connection.
+    const app = await startSampleApp({ emulatorPageHost: '::1' });
+    apps.push(app);
+    const report = await auditIntegration(app.auditOptions);
+    const table = formatAuditTable(report);
+    expect(failedIds(report), table).toEqual([]);
+    expect(notRunIds(report).length, table).toBeGreaterThan(0);
+    for (const check of report.checks.filter((c) => c.status === 'not-run')) {
+      expect(check.evidence[0], check.id).toMatch(
+        /^not run: could not reach http:\/\/\[::1\]:\d+\/verify\S* \(E[A-Z]+\)/,
+      );
+    }
+    expect(table).not.toMatch(/fix:/);
+  }, 120_000);
+});
+
 describe("without a probe: effects counted through the kit's read API", () => {
   const readApi = (app: SampleApp) => ({ ...app.auditOptions, probe: undefined, kit: app.kit });
 

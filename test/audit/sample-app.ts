@@ -123,6 +123,8 @@ export interface SampleContext {
 export interface CustomFlaw {
   /** The client secret (otherwise a random one). */
   secret?: string;
+  /** The host name of the emulator's hosted page (`verify.localhost`, as the emulator command has it). */
+  emulatorPageHost?: string;
   /** The action's fulfil() writes no grant (the mistake writes it elsewhere). */
   noFulfilEffect?: boolean;
   /** Mounted right after the session middleware, before sign-in, the start and the kit. */
@@ -377,6 +379,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
   const clock = createTestClock();
   const emulator = await startEmulator({
     port: 0,
+    ...(custom.emulatorPageHost === undefined ? {} : { pageHost: custom.emulatorPageHost }),
     clients: [{ clientId, secret: clientSecret, returnUrl: `${url}${LANDING_PATH}` }],
     clock,
     log: () => {},

@@ -76,6 +76,35 @@ export function hiddenField(html: string, field: string, formAction?: string): s
   return value === undefined ? undefined : decodeHtml(value);
 }
 
+/**
+ * A request that never reached its host (the name did not resolve, nothing listened, no route):
+ * the check that sent it could not run, which says nothing about the app's defences.
+ */
+export class UnreachableError extends Error {
+  override readonly name = 'UnreachableError';
+  constructor(
+    url: URL,
+    readonly code: string,
+  ) {
+    // The query is left out: it may carry a state or a handoff.
+    super(`could not reach ${url.origin}${url.pathname} (${code})`);
+  }
+}
+
+/** Errors of a connection that was never made; anything later (a reset, a hang-up) is the app's answer. */
+const UNREACHABLE = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EADDRNOTAVAIL', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+function unreachable(url: URL, error: Error): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code !== undefined && UNREACHABLE.has(code) ? new UnreachableError(url, code) : error;
+}
+
+/** Browsers resolve `localhost` and every `*.localhost` name to loopback themselves (the emulator's `verify.localhost`); Node's resolver may not. */
+function connectHost(hostname: string): string {
+  if (hostname === 'localhost' || hostname.endsWith('.localhost')) return '127.0.0.1';
+  return hostname.replace(/^\[|\]$/g, '');
+}
+
 function flat(headers: IncomingHttpHeaders): Headers {
   const out: Headers = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -125,7 +154,7 @@ function exchange(
     };
     const req = send(
       {
-        host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname.replace(/^\[|\]$/g, ''),
+        host: connectHost(url.hostname),
         port: url.port,
         method,
         path: `${url.pathname}${url.search}`,
@@ -156,7 +185,7 @@ function exchange(
       timeoutMs,
     );
     req.on('timeout', () => stop(`did not answer within ${timeoutMs} ms`));
-    req.on('error', fail);
+    req.on('error', (error) => fail(unreachable(url, error)));
     req.end(body);
   });
 }

@@ -3,7 +3,10 @@
 export interface CheckResult {
   id: string;
   title: string;
-  /** 'not-run' when an option the check needs was not given (its evidence says which): never a pass. */
+  /**
+   * 'not-run' when an option the check needs was not given, or a host it must reach could not be
+   * reached (its evidence says which): never a pass, and never a failure with a fix.
+   */
   status: 'pass' | 'fail' | 'not-run';
   /** What the check saw: its failed expectations first, then its notes. */
   evidence: string[];
@@ -28,7 +31,7 @@ export function failedIds(report: AuditReport): string[] {
   return report.checks.filter((check) => check.status === 'fail').map((check) => check.id);
 }
 
-/** The ids of the checks not run (an option they need was not given). */
+/** The ids of the checks not run (an option they need was not given, or a host they need was unreachable). */
 export function notRunIds(report: AuditReport): string[] {
   return report.checks.filter((check) => check.status === 'not-run').map((check) => check.id);
 }

@@ -2,8 +2,10 @@
  * `auditIntegration(options)`: runs the checks against your running app and the emulator it
  * talks to. Checks that touch only their own users run a few at a time; those that read the
  * emulator's global counters or move the shared clock run alone after them; the checks that read
- * everything recorded run last. A check that throws fails with the error as its evidence.
+ * everything recorded run last. A check that throws fails with the error as its evidence, unless
+ * a host it had to reach could not be reached: it is then not run, with the reason.
  */
+import { UnreachableError } from './agent.ts';
 import type { AuditCheck } from './check.ts';
 import { Verdict } from './check.ts';
 import { AUDIT_CHECKS } from './catalogue.ts';
@@ -28,7 +30,9 @@ async function runCheck(world: AuditWorld, check: AuditCheck): Promise<CheckResu
   try {
     await check.run(world, verdict);
   } catch (error) {
-    verdict.expect(false, `the check could not run: ${describeThrown(error)}`);
+    // A host the audit could not reach tells nothing of the app's defences: not run, with the reason.
+    if (error instanceof UnreachableError) verdict.notRun = error.message;
+    else verdict.expect(false, `the check could not run: ${describeThrown(error)}`);
   }
   return {
     id: check.id,
