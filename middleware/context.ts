@@ -3,9 +3,11 @@
  * builds from them (the client, the start limits, the service userRef key). The request paths and
  * the sweep read it.
  */
+import type { Request } from 'express';
 import type { HookTimeouts } from './deadline.ts';
 import type { ResolvedKitOptions } from './options/options.ts';
 import type { StartLimits } from './limits/start-limits.ts';
+import type { Attempt } from './store/types.ts';
 import type { VerifyClient } from './types.ts';
 
 export interface KitContext<Tx = unknown> extends Omit<
@@ -17,6 +19,11 @@ export interface KitContext<Tx = unknown> extends Omit<
   startLimits: StartLimits | undefined;
   /** The HMAC key of the destination-bound userRef sent for actions that prove the destination. */
   serviceRefKey: Uint8Array;
+  /**
+   * What the landing does, before its redirect, for a fulfilled attempt of the signed-in user:
+   * a step-up scope's grant, when it lands in the browser session that asked for it.
+   */
+  onOwnLanding: (req: Request, attempt: Attempt) => Promise<void>;
 }
 
 /**

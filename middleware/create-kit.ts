@@ -34,7 +34,7 @@ import { stepUpConfirmHandler } from './step-up/confirm-route.ts';
 import { createGrantReader, type GrantReader } from './step-up/grants.ts';
 import type { RecentVerificationOptions } from './step-up/guard-options.ts';
 import { requireRecentVerification } from './step-up/guard.ts';
-import { scopeAction } from './step-up/scope-actions.ts';
+import { grantOnLanding, scopeAction } from './step-up/scope-actions.ts';
 import type { ActionDefinition } from './types.ts';
 
 /** What createVerificationKit returns. */
@@ -138,13 +138,20 @@ function kitSweepDefaults<Tx>(context: KitContext<Tx>): Pick<SweepOptions, 'maxR
   return cap === undefined ? {} : { maxReadsPerSecond: cap };
 }
 
-/** The actions, and for each step-up scope the action that writes its grant through the one fulfil path. */
+/** The actions, and for each step-up scope its action (the one fulfil path; the landing grants). */
 function withScopeActions<Tx>(options: ResolvedKitOptions<Tx>): ReadonlyMap<string, ActionDefinition<Tx>> {
   const { stepUp } = options.store;
   if (options.scopes.size === 0 || stepUp === undefined || options.routes.stepUp === false) return options.actions;
   const deps = { now: options.now, stepUpPath: options.routes.stepUp };
   const scoped = [...options.scopes.values()].map((scope) => [scope.name, scopeAction(scope, stepUp, deps)] as const);
   return new Map([...options.actions, ...scoped]);
+}
+
+/** The landing's part of step-up: the grant, for the browser session that asked for it. */
+function ownLandingOf<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx>['onOwnLanding'] {
+  const { stepUp } = options.store;
+  if (options.scopes.size === 0 || stepUp === undefined || options.routes.stepUp === false) return async () => {};
+  return grantOnLanding(options.scopes, stepUp, { now: options.now, logger: options.logger });
 }
 
 /** The context every route and the sweep share, built once. */
@@ -163,7 +170,14 @@ function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
   const serviceRefKey = deriveServiceRefKey(options.clientSecret);
   // Every status read of the routes and the sweep goes through one coalescing layer per kit.
   const coalesced = coalesceStatusReads(verifyClient, options.landing.pendingReuseMs);
-  return { ...rest, actions: withScopeActions(options), client: coalesced, startLimits, serviceRefKey };
+  return {
+    ...rest,
+    actions: withScopeActions(options),
+    client: coalesced,
+    startLimits,
+    serviceRefKey,
+    onOwnLanding: ownLandingOf(options),
+  };
 }
 
 /**

@@ -90,6 +90,7 @@ export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string)
     const { attempt } = completion;
     const user = await currentUser(context, req);
     const isOwner = user !== null && user.userRef === attempt.userRef;
+    if (isOwner && completion.kind === 'fulfilled') await context.onOwnLanding(req, attempt);
     // Decided on the server and checked as a same-origin path: never a URL from a parameter, a header or state.
     const successPath = isOwner && completion.kind === 'fulfilled' ? successPathOf(context, completion) : undefined;
     if (successPath !== undefined) {

@@ -1,14 +1,18 @@
 /**
- * A step-up scope as the kit runs it: an action whose verification writes a grant. It goes
- * through the one fulfil path, so exactly-once, newest-intent and `proves` hold as for any action;
- * its `prepare` binds the attempt to a request kept server-side (the intent), and its successPath
- * returns the user to that request's own path: never to anything a browser sent.
+ * A step-up scope as the kit runs it: an action whose verification, once fulfilled, grants the
+ * browser session that asked for it. It goes through the one fulfil path, so exactly-once and
+ * `proves` hold as for any action; its `prepare` binds the attempt to a request kept server-side
+ * (the intent), and its successPath returns the user to that request's own path: never to
+ * anything a browser sent. The grant itself is written by the landing (grantOnLanding), and only
+ * when the landing comes from that same browser session: a grant is of use to that session alone,
+ * and a code entered elsewhere (a relayed hand-off) must not open it.
  */
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { isRecord } from '../options/option-problems.ts';
-import type { StepUpIntent, StepUpStore } from '../store/types.ts';
+import type { KitLogger } from '../logger.ts';
+import type { Attempt, StepUpIntent, StepUpStore } from '../store/types.ts';
 import type { ActionDefinition, JsonValue, ScopeDefinition } from '../types.ts';
 
 /** The confirmation form's field naming the kept request. */
@@ -102,19 +106,47 @@ export function scopeAction<Tx>(
       return params;
     },
     successPath: ({ params }) => (isScopeParams(params) ? params.returnPath : '/'),
-    fulfil(tx, attempt) {
-      const params = attempt.params as ScopeParams;
-      return stepUp.writeGrant(tx, {
-        sessionId: attempt.sessionId,
-        userRef: attempt.userRef,
-        scope: scope.name,
-        resourceKey: params.resourceKey,
-        browserSession: params.browserSession,
-        // The service does not say when the code was entered: the attempt's start is the latest
-        // time the kit can prove, so a verification learned late grants nothing fresh.
-        startedAt: attempt.startedAt,
-        grantedAt: deps.now(),
-      });
-    },
+    // Nothing here: the sweep fulfils too, and it comes from no browser session (grantOnLanding).
+    fulfil() {},
+  };
+}
+
+/** The browser session's digest, or undefined when the request has none. */
+function browserSessionIfAny(req: Request): string | undefined {
+  const id = (req as Request & { sessionID?: unknown }).sessionID;
+  return typeof id === 'string' && id !== '' ? browserSessionOf(req) : undefined;
+}
+
+/**
+ * What the landing does for a fulfilled attempt of its own user: for a scope's attempt, writes the
+ * grant when the landing comes from the browser session the attempt was started in. Idempotent (a
+ * reload writes nothing more), and a landing after the sweep fulfilled the attempt still grants.
+ */
+export function grantOnLanding<Tx>(
+  scopes: ReadonlyMap<string, ScopeDefinition>,
+  stepUp: StepUpStore<Tx>,
+  deps: { now: () => number; logger: KitLogger },
+): (req: Request, attempt: Attempt) => Promise<void> {
+  return async (req, attempt) => {
+    const { params } = attempt;
+    if (!scopes.has(attempt.action) || !isScopeParams(params)) return;
+    if (browserSessionIfAny(req) !== params.browserSession) {
+      deps.logger.warn(
+        { route: 'landing', sessionId: attempt.sessionId, scope: attempt.action },
+        'step-up: no grant: the verification landed in a browser session other than the one that asked for it',
+      );
+      return;
+    }
+    await stepUp.insertGrant({
+      sessionId: attempt.sessionId,
+      userRef: attempt.userRef,
+      scope: attempt.action,
+      resourceKey: params.resourceKey,
+      browserSession: params.browserSession,
+      // The service does not say when the code was entered: the attempt's start is the latest
+      // time the kit can prove, so a verification learned late grants nothing fresh.
+      startedAt: attempt.createdAt,
+      grantedAt: deps.now(),
+    });
   };
 }

@@ -281,14 +281,17 @@ export interface StepUpIntent extends NewStepUpIntent {
   consumedAt: number | null;
 }
 
-/** The step-up part of a store: grants written inside the fulfil transaction, and intents. */
+/** The step-up part of a store: grants and intents. */
 export interface StepUpStore<Tx = unknown> {
   /**
-   * Writes a grant with the transaction handle of the fulfil path (the action's `tx`): it commits
-   * with the attempt's mark, exactly once. Replaces the older grants of the same user, scope,
-   * resource and browser session. Synchronous on SQLite.
+   * Writes a grant inside a transaction the caller holds (`tx`, as an action's): it commits with
+   * whatever else that transaction writes. Replaces the older grants of the same user, scope,
+   * resource and browser session; a grant of the same sessionId already there is kept as it is.
+   * Synchronous on SQLite.
    */
   writeGrant(tx: Tx, grant: StepUpGrant): void | Promise<void>;
+  /** writeGrant in a transaction of its own (the landing's: after its attempt's fulfilment committed). */
+  insertGrant(grant: StepUpGrant): Promise<void>;
   /**
    * A user's grants, newest first (of one scope when given). A grant started at or before a
    * revocation of its user and scope, or of all the user's scopes, is never listed.

@@ -1,6 +1,6 @@
 /**
- * Step-up grants and intents in PostgreSQL. A grant is written on the fulfil path's own client,
- * inside its BEGIN ... COMMIT, so it commits with the attempt's mark or not at all; an intent is
+ * Step-up grants and intents in PostgreSQL. A grant replaces the older ones of its user, scope,
+ * resource and browser session in one BEGIN ... COMMIT (the caller's client, or its own); an intent is
  * consumed (its fields cleared) by one conditional UPDATE on the row it locks, so only one caller
  * on any instance gets it; a user's intents are kept one at a time (an advisory lock), so the cap holds.
  */
@@ -60,13 +60,16 @@ function toIntent(row: IntentRow): StepUpIntent {
   };
 }
 
+async function replaceOlderGrants(client: PoolClient, grant: StepUpGrant): Promise<void> {
+  const { sessionId, userRef, scope, resourceKey, browserSession, startedAt, grantedAt } = grant;
+  await queryOn(client, 'deleteOlderGrants', [userRef, scope, resourceKey, browserSession, startedAt]);
+  await queryOn(client, 'insertGrant', [sessionId, userRef, scope, resourceKey, browserSession, startedAt, grantedAt]);
+}
+
 export function postgresStepUp(db: PostgresDb): StepUpStore<PoolClient> {
   return {
-    async writeGrant(tx, grant) {
-      const { sessionId, userRef, scope, resourceKey, browserSession, startedAt, grantedAt } = grant;
-      await queryOn(tx, 'deleteOlderGrants', [userRef, scope, resourceKey, browserSession, startedAt]);
-      await queryOn(tx, 'insertGrant', [sessionId, userRef, scope, resourceKey, browserSession, startedAt, grantedAt]);
-    },
+    writeGrant: replaceOlderGrants,
+    insertGrant: (grant) => inTransaction(db, (client) => replaceOlderGrants(client, grant)),
     async listGrants({ userRef, scope, limit }) {
       const { rows } = await query<GrantRow>(db, 'listGrants', [userRef, scope ?? null, limit]);
       return rows.map(toGrant);

@@ -1,6 +1,6 @@
 /**
- * Step-up grants and intents in SQLite. A grant is written with the fulfil path's own handle,
- * inside its IMMEDIATE transaction, so it commits with the attempt's mark or not at all; an
+ * Step-up grants and intents in SQLite. A grant replaces the older ones of its user, scope,
+ * resource and browser session in one IMMEDIATE transaction (the caller's, or its own); an
  * intent is read and consumed (its fields cleared) in one IMMEDIATE transaction, by a conditional
  * UPDATE, so only one caller on any process gets it.
  */
@@ -76,12 +76,19 @@ export function sqliteStepUp(db: Database): StepUpStore<Database> {
     if (row === undefined || statements.consumeIntent.run({ intentId, now }).changes === 0) return undefined;
     return toIntent({ ...row, consumed_at: now });
   });
+  const replaceOlderGrants = (grant: StepUpGrant) => {
+    statements.deleteOlderGrants.run(grant);
+    statements.insertGrant.run(grant);
+  };
+  const grantAlone = db.transaction(replaceOlderGrants);
   return {
     writeGrant(tx, grant) {
-      // The fulfil path's handle is the store's own Database, inside its open transaction.
+      // The caller's handle is the store's own Database, inside its open transaction.
       if (tx !== db) throw new Error('writeGrant: not this store’s transaction handle');
-      statements.deleteOlderGrants.run(grant);
-      statements.insertGrant.run(grant);
+      replaceOlderGrants(grant);
+    },
+    async insertGrant(grant) {
+      grantAlone.immediate(grant);
     },
     async listGrants({ userRef, scope, limit }) {
       const rows = statements.listGrants.all({ userRef, scope: scope ?? null, limit }) as GrantRow[];
