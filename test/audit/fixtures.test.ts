@@ -221,6 +221,19 @@ describe('the step-up checks need the guarded routes', () => {
   }, 60_000);
 });
 
+describe('the sweep check needs the sweep', () => {
+  it('without `sweep`, sweep.never-returns is not run (never failed), with the option to give, and the report is not failed by it', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const { sweep: _sweep, ...rest } = app.auditOptions;
+    const report = await auditIntegration({ ...rest, only: ['sweep.never-returns'] });
+    expect(report.checks.map((c) => [c.id, c.status, c.evidence[0]])).toEqual([
+      ['sweep.never-returns', 'not-run', expect.stringMatching(/^not run: give `sweep`/)],
+    ]);
+    expect(report.ok).toBe(true);
+  }, 60_000);
+});
+
 describe('options', () => {
   it('the guarded routes are checked when called: each problem says how to fix the call', async () => {
     const app = await startSampleApp();
