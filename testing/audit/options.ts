@@ -17,7 +17,11 @@ export type SignInFunction = (agent: AuditAgent, user: string) => Promise<{ csrf
 export interface SignInForm {
   path: string;
   action?: string;
-  fields: (user: string) => Record<string, string>;
+  /**
+   * The form's fields for `user`; may be async, e.g. to create the user first:
+   * `async (user) => { await pool.query('INSERT INTO users ...', [user]); return { username: user }; }`.
+   */
+  fields: (user: string) => Record<string, string> | Promise<Record<string, string>>;
   /** The sign-in form's own hidden token field; default `_csrf`. */
   tokenField?: string;
   /** A page showing the start form (the kit's token is its hidden `_csrf`); default `/`. */

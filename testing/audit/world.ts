@@ -189,7 +189,7 @@ export class AuditWorld {
       form.action ?? form.path,
       {
         ...(token === undefined ? {} : { [form.tokenField ?? '_csrf']: token }),
-        ...callSync(`your signIn form's fields('${user}')`, () => form.fields(user)),
+        ...(await callHook(`your signIn form's fields('${user}')`, this.options.timeoutMs, () => form.fields(user))),
       },
       this.sameOrigin(),
     );
