@@ -178,6 +178,25 @@ describe("the emulator's hosted page on a host name of its own", () => {
   }, 120_000);
 });
 
+describe('evidence says what was seen, not only the status', () => {
+  it("step-up.expired names the page each answer showed: the guard's Confirm it's you page, or the route's own", async () => {
+    const good = await startSampleApp();
+    const unlocked = await startSampleApp('accountUnlocked');
+    apps.push(good, unlocked);
+    const only = ['step-up.expired'];
+    const [passed, failed] = await Promise.all([
+      auditIntegration({ ...good.auditOptions, only }),
+      auditIntegration({ ...unlocked.auditOptions, only }),
+    ]);
+    expect(passed.checks[0]!.evidence.join('\n')).toMatch(
+      /^601 s after the grant, GET \/account[^\n]*: \/account answered 200 \(page "Confirm it’s you"\)$/m,
+    );
+    expect(failed.checks[0]!.evidence.join('\n')).toMatch(
+      /^601 s after the grant, GET \/account[^\n]* opened: \/account answered 200 \(page "Account"\)$/m,
+    );
+  }, 120_000);
+});
+
 describe("without a probe: effects counted through the kit's read API", () => {
   const readApi = (app: SampleApp) => ({ ...app.auditOptions, probe: undefined, kit: app.kit });
 

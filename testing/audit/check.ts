@@ -1,5 +1,6 @@
 /** What a check is, and the small helpers checks share to judge and to explain what they saw. */
 import { randomBytes } from 'node:crypto';
+import { decodeHtml } from '../html.ts';
 import type { Answer } from './agent.ts';
 import type { AuditWorld } from './world.ts';
 
@@ -45,11 +46,34 @@ export function randomState(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** `GET /path?query -> 303 /there` for evidence (the runner scrubs and shortens every evidence line). */
+/** The longest page name quoted in evidence. */
+const PAGE_NAME_CHARS = 80;
+
+/**
+ * Which page an HTML answer showed, by its title (or its first heading when it has none): a status
+ * alone does not tell the guard's "Confirm it's you" page from the route's own.
+ */
+export function pageName(answer: Answer): string | undefined {
+  if (!/text\/html/i.test(answer.headers['content-type'] ?? '')) return undefined;
+  const found =
+    /<title[^>]*>([\s\S]*?)<\/title>/i.exec(answer.body)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(answer.body)?.[1];
+  const text = decodeHtml((found ?? '').replace(/<[^>]*>/g, ''))
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (text === '') return undefined;
+  return text.length > PAGE_NAME_CHARS ? `${text.slice(0, PAGE_NAME_CHARS)}...` : text;
+}
+
+/**
+ * `/path?query answered 200 (page "Title")`, or `... answered 303 -> /there`, for evidence (the
+ * runner scrubs and shortens every evidence line).
+ */
 export function describeAnswer(answer: Answer): string {
   const url = new URL(answer.url);
+  const page = pageName(answer);
+  const seen = page === undefined ? '' : ` (page "${page}")`;
   const where = answer.location === null ? '' : ` -> ${answer.location}`;
-  return `${url.pathname}${url.search} answered ${answer.status}${where}`;
+  return `${url.pathname}${url.search} answered ${answer.status}${seen}${where}`;
 }
 
 export function isRefused(answer: Answer): boolean {

@@ -5,7 +5,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Answer } from './agent.ts';
-import { isRefused, type AuditCheck, type Verdict } from './check.ts';
+import { describeAnswer, isRefused, type AuditCheck, type Verdict } from './check.ts';
 import { parseHandoffPage } from './agent.ts';
 import type { AuditWorld } from './world.ts';
 
@@ -17,8 +17,8 @@ async function refusedStart(world: AuditWorld, verdict: Verdict, what: string, s
   const before = await world.control.stats();
   const answer = await send();
   const after = await world.control.stats();
-  verdict.note(`${what}: answered ${answer.status}; sessions created ${after.creates - before.creates}`);
-  verdict.expect(isRefused(answer), `${what} answered ${answer.status}, not a 4xx`);
+  verdict.note(`${what}: ${describeAnswer(answer)}; sessions created ${after.creates - before.creates}`);
+  verdict.expect(isRefused(answer), `${what}: ${describeAnswer(answer)}, not a 4xx`);
   verdict.expect(parseHandoffPage(answer.body) === undefined, `${what} was answered with the handoff page`);
   verdict.expect(after.creates === before.creates, `${what} created ${after.creates - before.creates} session(s)`);
   verdict.expect(after.smsSent === before.smsSent, `${what} sent ${after.smsSent - before.smsSent} SMS`);
@@ -29,7 +29,7 @@ async function startedNothing(world: AuditWorld, verdict: Verdict, what: string,
   const before = await world.control.stats();
   const answer = await send();
   const after = await world.control.stats();
-  verdict.note(`${what}: answered ${answer.status}`);
+  verdict.note(`${what}: ${describeAnswer(answer)}`);
   verdict.expect(parseHandoffPage(answer.body) === undefined, `${what} was answered with the handoff page`);
   verdict.expect(after.creates === before.creates, `${what} created ${after.creates - before.creates} session(s)`);
   verdict.expect(after.smsSent === before.smsSent, `${what} sent ${after.smsSent - before.smsSent} SMS`);
