@@ -11,7 +11,10 @@
  *   (`npm ls --omit=dev`) holds neither helmet nor @simplewebauthn/server;
  * - a PostgreSQL-only app installed as the README says has no better-sqlite3 at all, compiles the
  *   TypeScript example with skipLibCheck false and passes its tests; and where better-sqlite3 is
- *   installed, the main, postgres and testing entries still never load it.
+ *   installed, the main, postgres and testing entries still never load it;
+ * - an existing Express 4 app that runs the README's SQLite install commands gets the kit with no
+ *   flag and no peer warning, keeps its Express 4, passes every audit check, runs a step-up guarded
+ *   page and form, and type-checks against @types/express 4.
  */
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -67,14 +70,24 @@ let files: string[];
 let sqliteApp: string;
 /** Installed with the README's PostgreSQL commands; is the TypeScript example. */
 let postgresApp: string;
+/** An app that already runs Express 4, then installed with the README's SQLite commands. */
+let express4App: string;
+/** What npm printed while installing the kit into the Express 4 app. */
+let express4Install: string;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'verify-kit-package-'));
   ({ tarball, files } = await pack(work));
   sqliteApp = join(work, 'sqlite-app');
   postgresApp = join(work, 'postgres-app');
+  express4App = join(work, 'express4-app');
+  const sqliteCommands = installCommands(fencedBlock(README, 'With SQLite (one host)', 'sh'));
   await Promise.all([
-    installAsReadmeSays(sqliteApp, tarball, installCommands(fencedBlock(README, 'With SQLite (one host)', 'sh'))),
+    installAsReadmeSays(sqliteApp, tarball, sqliteCommands),
+    installAsReadmeSays(express4App, tarball, sqliteCommands, {
+      dependencies: { express: '^4.21.2' },
+      devDependencies: { '@types/express': '^4.17.21' },
+    }).then((printed) => (express4Install = printed)),
     installAsReadmeSays(
       postgresApp,
       tarball,
@@ -90,6 +103,9 @@ beforeAll(async () => {
     'step-up-app.mjs',
   ]) {
     cpSync(join(CONSUMER, name), join(sqliteApp, name));
+  }
+  for (const name of ['ts-consumer.ts', 'tsconfig.json', 'audit-app.mjs', 'step-up-app.mjs']) {
+    cpSync(join(CONSUMER, name), join(express4App, name));
   }
   cpSync(join(EXAMPLES, 'js-app'), join(sqliteApp, 'examples', 'js-app'), { recursive: true });
   cpSync(join(EXAMPLES, 'sweep-job'), join(sqliteApp, 'examples', 'sweep-job'), { recursive: true });
@@ -449,6 +465,46 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
     expect(stdout.trim()).toBe(
       'The emulator needs helmet, which your app installs as devDependencies: npm install --save-dev helmet @simplewebauthn/server',
     );
+  });
+});
+
+describe("an Express 4 app that adds the kit with the README's SQLite commands", { timeout: SLOW }, () => {
+  it('installs with no flag and no peer warning, and keeps its Express 4 and @types/express 4', async () => {
+    expect(express4Install).toContain('$ npm install hosted-sms-verify-kit');
+    expect(express4Install).not.toMatch(/peer|ERESOLVE|legacy/i);
+    const versions = JSON.parse(
+      (await run('npm', ['ls', '--all', '--json', 'express', '@types/express'], { cwd: express4App })).stdout,
+    ) as { dependencies: Record<string, { version: string }> };
+    expect(versions.dependencies.express?.version).toMatch(/^4\./);
+    expect(versions.dependencies['@types/express']?.version).toMatch(/^4\./);
+    // No second Express anywhere in the tree: the kit runs on the app's own.
+    expect((await listed(express4App)).filter((name) => name === 'express')).toEqual(['express']);
+  });
+
+  it('the integration audit passes every check against a small sound Express 4 app', async () => {
+    const { stdout } = await node(['audit-app.mjs'], express4App);
+    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(seen).toEqual({ ok: true, failed: [], notRun: [], counting: 'probe', checks: AUDIT_CHECK_IDS.length });
+  });
+
+  it('the step-up guard opens a page after a verification and runs a kept form once', async () => {
+    const { stdout } = await node(['step-up-app.mjs'], express4App);
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+      pageOpened: true,
+      createdBeforeConfirm: 0,
+      confirmed: true,
+      replayStatus: 409,
+      created: [{ account: 'acct-1', name: 'ci' }],
+      grants: ['api_keys', 'security'],
+    });
+  });
+
+  it('a TypeScript file (skipLibCheck false) type-checks against the declarations with @types/express 4', async () => {
+    const result = await run(repoBin('tsc'), ['-p', join(express4App, 'tsconfig.json')], { cwd: express4App }).then(
+      ({ stdout }) => ({ exitCode: 0, stdout }),
+      (error: { stdout: string; code: number }) => ({ exitCode: error.code, stdout: error.stdout }),
+    );
+    expect(result).toEqual({ exitCode: 0, stdout: '' });
   });
 });
 

@@ -51,31 +51,40 @@ const repoVersion = (name: string) =>
   (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
- * A fresh app at `dir` with the README's install commands run in it: the package name stands for
- * the tarball, and better-sqlite3 for the repository's version (whose native build is copied).
+ * A fresh app at `dir` (or one that already declares `existing`, e.g. its Express) with the README's
+ * install commands run in it: the package name stands for the tarball, and better-sqlite3 for the
+ * repository's version (whose native build is copied). Returns what npm printed (warnings included).
  */
-export async function installAsReadmeSays(dir: string, tarball: string, commands: string[][]): Promise<void> {
+export async function installAsReadmeSays(
+  dir: string,
+  tarball: string,
+  commands: string[][],
+  existing: { dependencies?: Record<string, string>; devDependencies?: Record<string, string> } = {},
+): Promise<string> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'package.json'),
-    JSON.stringify({ name: 'scratch-integrator-app', private: true, type: 'module' }),
+    JSON.stringify({ name: 'scratch-integrator-app', private: true, type: 'module', ...existing }),
   );
+  let printed = '';
   for (const args of commands) {
     const pinned = args.map((arg) =>
       arg === 'hosted-sms-verify-kit' ? tarball : arg === 'better-sqlite3' ? `better-sqlite3@${repoVersion(arg)}` : arg,
     );
-    await run(
+    const { stdout, stderr } = await run(
       'npm',
-      [...pinned, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'],
+      [...pinned, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=warn'],
       {
         cwd: dir,
         timeout: 180_000,
       },
     );
+    printed += `$ npm ${args.join(' ')}\n${stdout}${stderr}`;
   }
   const sqlite = join(dir, 'node_modules', 'better-sqlite3');
   if (existsSync(sqlite))
     cpSync(join(ROOT, 'node_modules', 'better-sqlite3', 'build'), join(sqlite, 'build'), { recursive: true });
+  return printed;
 }
 
 /** Top-level and nested package names `npm ls` reports for `dir`, e.g. with `--omit=dev`. */
