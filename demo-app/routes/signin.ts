@@ -1,5 +1,6 @@
 /** The demo's static assets, and its sign-in and sign-out (a pick from the seeded users; no passwords). */
 import express, { type NextFunction, type Request, type Response } from 'express';
+import type { GrantReader } from 'hosted-sms-verify-kit';
 import { demoCsrfToken, demoCsrfValid } from '../csrf.ts';
 import type { DemoReads } from '../data.ts';
 import { demoTexts } from '../i18n.ts';
@@ -20,7 +21,7 @@ export function mountAssets(app: express.Express): void {
   });
 }
 
-export function mountSignIn(app: express.Express, queries: DemoReads): void {
+export function mountSignIn(app: express.Express, queries: DemoReads, grants: GrantReader): void {
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
   app.get('/signin', async (req, res) => {
@@ -39,10 +40,20 @@ export function mountSignIn(app: express.Express, queries: DemoReads): void {
       res.status(403).send(errorPage({ t: demoTexts(req), status: 403, ...demoTexts(req).errors.signoutRefused }));
       return;
     }
+    signOut(queries, grants, req, res).catch(next);
+  });
+}
+
+/** Ends the user's step-up grants, then the session: a grant must not outlive the sign-out. */
+async function signOut(queries: DemoReads, grants: GrantReader, req: Request, res: Response): Promise<void> {
+  const user = await signedInUser(queries, req);
+  if (user !== undefined) await grants.revoke({ userRef: user.id });
+  await new Promise<void>((resolve, reject) => {
     req.session.destroy((error) => {
-      if (error) return next(error);
+      if (error) return reject(error);
       res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax' });
       res.redirect(303, '/signin');
+      resolve();
     });
   });
 }

@@ -14,7 +14,7 @@ import type { KitMessages } from '../pages/messages.ts';
 import { BACKGROUND_CHECK_HEADER, PENDING_HEADER, pendingScript, type PendingPage } from '../pages/pages.ts';
 import { completeReturn, queryOf } from './complete-return.ts';
 import type { Attempt } from '../store/types.ts';
-import { currentUser } from './user.ts';
+import { currentUserNow } from './user.ts';
 import { restartFormFor } from './restart-form.ts';
 import { leaveLandedFlash, successPathOf } from './success-path.ts';
 
@@ -88,7 +88,7 @@ export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string)
     const rechecks = req.get(BACKGROUND_CHECK_HEADER) === 'background' ? 0 : context.landing.pendingRechecks;
     const completion = await completeReturn(context, queryOf(req), 'landing', res, rechecks);
     const { attempt } = completion;
-    const user = await currentUser(context, req);
+    const user = await currentUserNow(context, req);
     const isOwner = user !== null && user.userRef === attempt.userRef;
     if (isOwner && completion.kind === 'fulfilled') await context.onOwnLanding(req, attempt);
     // Decided on the server and checked as a same-origin path: never a URL from a parameter, a header or state.

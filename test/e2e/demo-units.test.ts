@@ -196,6 +196,27 @@ describe("the demo's own forms and API", () => {
     expect(after.body).toEqual({ error: 'not_signed_in', message: expect.any(String) });
   });
 
+  it('sign-out ends the user’s step-up grants with the session', async () => {
+    const agent = request.agent(stack.demo.app);
+    const token = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/signin')).text)![1]!;
+    expect((await agent.post('/signin').type('form').send({ _csrf: token, userId: 'usr_chen' })).status).toBe(303);
+    const startedAt = stack.clock.now();
+    await stack.demo.kit.store.stepUp!.insertGrant({
+      sessionId: 'grant-before-sign-out',
+      userRef: 'usr_chen',
+      scope: 'security',
+      resourceKey: '',
+      browserSession: 'a-browser-session',
+      startedAt,
+      grantedAt: startedAt,
+    });
+    expect(await stack.demo.kit.grants.list({ userRef: 'usr_chen' })).toHaveLength(1);
+    const home = await agent.get('/');
+    const signoutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+    expect((await agent.post('/signout').type('form').send({ _csrf: signoutToken })).status).toBe(303);
+    expect(await stack.demo.kit.grants.list({ userRef: 'usr_chen' })).toEqual([]);
+  });
+
   it('sets Secure on the cookie when served over https behind a trusted proxy', async () => {
     const { createDemoApp } = await import('../../demo-app/app.ts');
     const dir = mkdtempSync(join(tmpdir(), 'demo-https-'));
