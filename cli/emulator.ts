@@ -87,7 +87,7 @@ function builtInClientEnv(settings: EmulatorSettings, url: string): string[] {
   const builtIn = settings.clientsFrom === '' && settings.clients.length === 1 && only === DEFAULT_CLIENT;
   if (!builtIn) return [];
   return [
-    "  The built-in test client (public, like a test key). Paste into your app's .env:",
+    "  The built-in test client (public, like a test key). Paste into your app's .env (then: node --env-file=.env server.mjs):",
     `    VERIFY_BASE_URL=${url}`,
     `    VERIFY_CLIENT_ID=${DEFAULT_CLIENT.clientId}`,
     `    VERIFY_CLIENT_SECRET=${DEFAULT_CLIENT.secret}`,
