@@ -10,6 +10,7 @@ const jsonReport = process.env.VITEST_JSON_REPORT;
  */
 const ON_EXPRESS_4 = [
   'test/kit/express-major.test.ts',
+  'test/kit/config.test.ts',
   'test/kit/flow.test.ts',
   'test/kit/start.test.ts',
   'test/kit/mobile.test.ts',

@@ -206,6 +206,15 @@ function hasRouterGetter(app: Express): boolean {
   return typeof (app as Express & { lazyrouter?: unknown }).lazyrouter !== 'function';
 }
 
+/**
+ * The returnUrl's path as a route both Express majors match literally, whatever it holds: `(`, `*`,
+ * `+`, `!`, `:` or `[` are route syntax to Express 4 and refused by Express 5. Case and a trailing
+ * slash count, as for the other routes.
+ */
+function literalRoute(path: string): RegExp {
+  return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+}
+
 function buildRouter<Tx>(context: KitContext<Tx>): Express {
   const router = express();
   dispatchInPlace(router);
@@ -230,7 +239,10 @@ function buildRouter<Tx>(context: KitContext<Tx>): Express {
 
   if (routes.start !== false) mountStart(router, context, routes.start);
   if (routes.landing !== false) {
-    router.get(routes.landing, route(context, 'landing', 'html', landingHandler(context, routes.landing)));
+    router.get(
+      literalRoute(routes.landing),
+      route(context, 'landing', 'html', landingHandler(context, routes.landing)),
+    );
   }
   if (routes.mobileComplete !== false) mountMobile(router, context, routes.mobileComplete);
   const { stepUp } = context.store;

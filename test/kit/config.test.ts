@@ -407,6 +407,22 @@ describe('mount detection', () => {
     expect((await request(app).get('/Verify/Return?session_id=a&state=b')).status).toBe(404);
   });
 
+  it('a returnUrl path holding characters of Express route syntax is matched literally, on Express 4 and 5', async () => {
+    const path = "/verify/(re)turn*+!:x[1]'";
+    const kit = createVerificationKit(options({ returnUrl: `http://localhost:3000${path}` }));
+    const app = express();
+    app.use(kit.router);
+    expect((await request(app).get(`${path}?session_id=a&state=b`)).status).toBe(400);
+    for (const other of [
+      '/verify/return',
+      '/verify/returnx+!:x[1]',
+      '/verify/returnanything',
+      '/verify/(re)turn*+!:y',
+    ]) {
+      expect([other, (await request(app).get(`${other}?session_id=a&state=b`)).status]).toEqual([other, 404]);
+    }
+  });
+
   it("errors: 'next' hands KitErrors to Express's error handler with their stable code and status", async () => {
     const kit = createVerificationKit(options({ errors: 'next' }));
     const app = express();
