@@ -90,12 +90,14 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
   app.get('/done', (_req, res) => {
     res.type('html').send('<p>Phone confirmed.</p>');
   });
-  app.get('/me', async (req, res) => {
-    const { rows } = await pool.query(
-      'SELECT session_id AS "sessionId", phone FROM phone_confirmations WHERE user_id = $1 ORDER BY session_id',
-      [req.session.userId ?? ''],
-    );
-    res.json({ user: req.session.userId ?? null, confirmations: rows });
+  app.get('/me', (req, res, next) => {
+    // A failed query goes to Express's error handler (Express 4 leaves a rejected handler unhandled).
+    pool
+      .query(
+        'SELECT session_id AS "sessionId", phone FROM phone_confirmations WHERE user_id = $1 ORDER BY session_id',
+        [req.session.userId ?? ''],
+      )
+      .then(({ rows }) => res.json({ user: req.session.userId ?? null, confirmations: rows }), next);
   });
 
   return { app, kit, close: () => kit.close() };
