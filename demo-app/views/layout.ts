@@ -28,7 +28,7 @@ ${
     : html`<nav class="main" aria-label="${t.nav.label}">
 ${link('/', t.nav.home, 'home')}${link('/activity', t.nav.activity, 'activity')}
 ${link('/verifications', t.nav.verifications, 'verifications')}${link('/security', t.nav.security, 'security')}</nav>
-<div class="who"><span>${t.signedInAs} <strong>${viewer.name}</strong></span>
+<div class="who"><span><span class="sr-only">${t.signedInAs} </span><strong>${viewer.name}</strong></span>
 <form method="post" action="/signout"><input type="hidden" name="_csrf" value="${viewer.csrf}">
 <button class="btn secondary small" type="submit">${t.signOut}</button></form></div>`
 }

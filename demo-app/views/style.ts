@@ -13,16 +13,15 @@ a{color:var(--accent)}
 a:hover{color:var(--accent-hover)}
 code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f1f2f7;border-radius:6px;padding:.1rem .35rem;word-break:break-all}
 .topbar{background:var(--card);border-bottom:1px solid var(--line)}
-.topbar-inner{max-width:60rem;margin:0 auto;padding:.8rem 1.25rem;display:flex;align-items:center;gap:1.5rem}
-.brand{display:flex;align-items:center;gap:.6rem;font-weight:700;letter-spacing:-.01em;color:var(--ink);text-decoration:none}
+.topbar-inner{max-width:60rem;margin:0 auto;padding:.8rem 1.25rem;display:flex;align-items:center;gap:1.25rem}
+.brand{display:flex;align-items:center;gap:.6rem;font-weight:700;letter-spacing:-.01em;color:var(--ink);text-decoration:none;white-space:nowrap}
 .brand:hover{color:var(--ink)}
 .logo{width:30px;height:30px;border-radius:9px;background:linear-gradient(135deg,#6366f1,#4338ca);display:grid;place-items:center;color:#fff;font-size:15px}
-.brand small{font-weight:500;color:var(--muted)}
 nav.main{display:flex;gap:.25rem;flex:1}
-nav.main a{padding:.4rem .75rem;border-radius:8px;color:var(--muted);text-decoration:none;font-weight:500}
+nav.main a{padding:.4rem .75rem;border-radius:8px;color:var(--muted);text-decoration:none;font-weight:500;white-space:nowrap}
 nav.main a:hover{background:var(--bg);color:var(--ink)}
 nav.main a[aria-current=page]{background:var(--accent-soft);color:var(--accent)}
-.who{display:flex;align-items:center;gap:.75rem;color:var(--muted);font-size:.95rem}
+.who{display:flex;align-items:center;gap:.75rem;color:var(--muted);font-size:.95rem;white-space:nowrap}
 .who form{margin:0}
 main{max-width:60rem;margin:0 auto;padding:2rem 1.25rem 4rem}
 main.narrow{max-width:34rem}
@@ -79,7 +78,10 @@ td code{white-space:nowrap;word-break:normal}
 .note{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}
 .alert{border-radius:10px;padding:.75rem 1rem;margin:0 0 1.25rem;font-size:.95rem}
 .alert.bad{background:var(--bad-soft);color:var(--bad)}
-caption.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+/* The header reads on one line: its tagline and "Signed in as" are for screen readers only. */
+caption.sr-only,.brand small,.who .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 footer{max-width:60rem;margin:0 auto;padding:0 1.25rem 2rem;color:var(--muted);font-size:.85rem;text-align:center}
-@media (max-width:40rem){.topbar-inner{flex-wrap:wrap;gap:.75rem}.who span{display:none}}
+/* A tablet or a phone: the brand and the user on the first line, the menu on its own line below. */
+@media (max-width:60rem){.topbar-inner{flex-wrap:wrap;gap:.5rem .75rem}.brand{flex:1}nav.main{order:3;flex:0 0 100%;flex-wrap:wrap;margin:0 -.5rem}}
+@media (max-width:40rem){.topbar-inner{padding:.6rem 1rem}.who span{display:none}nav.main a{padding:.35rem .5rem}}
 `;
