@@ -103,10 +103,12 @@ function takeFlash(req: Request): LandedAttemptFlash | undefined {
 
 const OUTCOMES: readonly AttemptOutcome[] = ['pending', 'fulfilled', 'failed', 'expired', 'superseded'];
 
-/** "+15550100001" -> "•••••••••01": enough for a user to recognise their number, not to text it. */
+/**
+ * "+15550100001" -> "•• 01" (a no-break space between): its last two digits, as people read a
+ * number they know; enough for a user to recognise it, not to text it.
+ */
 export function maskDestination(destination: string): string {
-  const visible = destination.slice(-2);
-  return '•'.repeat(Math.max(0, destination.length - visible.length)) + visible;
+  return `••\u00a0${destination.slice(-2)}`;
 }
 
 function summarise(record: AttemptRecord): AttemptSummary {

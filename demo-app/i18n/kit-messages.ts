@@ -153,7 +153,7 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
     stepUp: {
       title: 'Confirmez que c’est bien vous',
       text: (maskedNumber) =>
-        `Pour continuer, confirmez que c’est bien vous avec un code envoyé par SMS à votre numéro se terminant par ${maskedNumber}.`,
+        `Pour continuer, confirmez que c’est bien vous avec un code envoyé par SMS à votre numéro ${maskedNumber}.`,
       purpose: (label) => `Vous avez demandé à : ${label}.`,
       send: 'M’envoyer un code',
       tooOld:
@@ -167,6 +167,7 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       fromElsewhere: 'Vous arrivez d’un autre site. Continuez sur ce site pour confirmer que c’est bien vous.',
       continue: 'Continuer',
       unenrolledTitle: 'Un numéro de téléphone est nécessaire',
+      unusableTitle: 'Cette demande n’est plus ouverte',
       unenrolled:
         'Cette page demande une confirmation par SMS, et votre compte n’a pas encore de numéro de téléphone. Ajoutez-en un, puis réessayez.',
     },

@@ -57,7 +57,7 @@ export interface KitMessages {
   stepUp: {
     /** "Confirm it's you": no SMS is sent until the user presses `send`. */
     title: string;
-    /** Where the code goes: the user's masked number. */
+    /** Where the code goes: the user's masked number, its last two digits ("•• 01"). */
     text: (maskedNumber: string) => string;
     /** What the guarded request is for, when its scope has a label. */
     purpose: (label: string) => string;
@@ -74,6 +74,11 @@ export interface KitMessages {
     continue: string;
     /** The user has no phone number: the guarded page cannot be opened (no silent bypass). */
     unenrolledTitle: string;
+    /**
+     * The title of the page for a kept request already run, expired or from another browser
+     * (`errors.step_up_intent_unusable` says which): nothing went wrong, there is nothing left to do.
+     */
+    unusableTitle: string;
     unenrolled: string;
   };
 }
@@ -189,7 +194,7 @@ export const englishMessages: KitMessages = {
     seconds < 90 ? `Try again in ${seconds} seconds.` : `Try again in ${Math.ceil(seconds / 60)} minutes.`,
   stepUp: {
     title: 'Confirm it’s you',
-    text: (maskedNumber) => `To continue, confirm it’s you with a code we text to your number ending ${maskedNumber}.`,
+    text: (maskedNumber) => `To continue, confirm it’s you with a code we text to your number ${maskedNumber}.`,
     purpose: (label) => `You asked to: ${label}.`,
     send: 'Text me a code',
     tooOld:
@@ -201,6 +206,7 @@ export const englishMessages: KitMessages = {
     fromElsewhere: 'You came here from another site. Continue on this site to confirm it’s you.',
     continue: 'Continue',
     unenrolledTitle: 'A phone number is needed',
+    unusableTitle: 'This request is no longer open',
     unenrolled:
       'This page needs a confirmation by text message, and your account has no phone number yet. Add one to your account, then try again.',
   },

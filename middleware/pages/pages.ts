@@ -237,11 +237,14 @@ ${restartForm(ctx.restart, messages.startNew)}`,
     });
   },
   error(ctx, nonce, messages) {
+    // A kept request replayed, expired or from another browser: nothing went wrong.
+    const settled = ctx.code === 'step_up_intent_unusable';
+    const heading = settled ? messages.stepUp.unusableTitle : messages.error.heading;
     return layout({
-      title: messages.error.title,
+      title: settled ? messages.stepUp.unusableTitle : messages.error.title,
       nonce,
       messages,
-      body: html`<h1>${messages.error.heading}</h1>
+      body: html`<h1>${heading}</h1>
 <p>${ctx.message}</p>`,
     });
   },

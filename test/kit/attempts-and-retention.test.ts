@@ -48,7 +48,7 @@ describe('kit.attempts', () => {
     ]);
     expect(found[0]).toMatchObject({
       action: 'grant_badge',
-      destination: '••••••••••11',
+      destination: '••\u00a011',
       redacted: false,
       clientId: app.clientId,
     });
@@ -72,7 +72,7 @@ describe('kit.attempts', () => {
   });
 
   it('masks all but the last two characters of a destination', () => {
-    expect(maskDestination('+15550100001')).toBe('••••••••••01');
+    expect(maskDestination('+15550100001')).toBe('••\u00a001');
   });
 });
 

@@ -48,7 +48,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('no-store');
     expect(first.body).toContain('Confirm it’s you');
-    expect(first.body).toContain('ending ••••••••••11');
+    expect(first.body).toContain('your number ••\u00a011.');
     expect(first.body).toContain('You asked to: see your recovery codes.');
     expect(ran.filter((r) => r.route === 'security')).toEqual([]);
     expect(await smsCount()).toBe(texts); // GET must stay safe: nothing sent
