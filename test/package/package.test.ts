@@ -104,9 +104,13 @@ beforeAll(async () => {
   ]) {
     cpSync(join(CONSUMER, name), join(sqliteApp, name));
   }
-  for (const name of ['ts-consumer.ts', 'tsconfig.json', 'audit-app.mjs', 'step-up-app.mjs']) {
+  for (const name of ['ts-consumer.ts', 'mount-app.ts', 'tsconfig.json', 'audit-app.mjs', 'step-up-app.mjs']) {
     cpSync(join(CONSUMER, name), join(express4App, name));
   }
+  writeFileSync(
+    join(express4App, 'tsconfig.mount.json'),
+    JSON.stringify({ extends: './tsconfig.json', files: ['ts-consumer.ts', 'mount-app.ts'] }),
+  );
   cpSync(join(EXAMPLES, 'js-app'), join(sqliteApp, 'examples', 'js-app'), { recursive: true });
   cpSync(join(EXAMPLES, 'sweep-job'), join(sqliteApp, 'examples', 'sweep-job'), { recursive: true });
   for (const name of ['src', 'test', 'tsconfig.json']) {
@@ -499,8 +503,10 @@ describe("an Express 4 app that adds the kit with the README's SQLite commands",
     });
   });
 
-  it('a TypeScript file (skipLibCheck false) type-checks against the declarations with @types/express 4', async () => {
-    const result = await run(repoBin('tsc'), ['-p', join(express4App, 'tsconfig.json')], { cwd: express4App }).then(
+  it('TypeScript files mounting the router and a guard (skipLibCheck false) type-check with @types/express 4', async () => {
+    const result = await run(repoBin('tsc'), ['-p', join(express4App, 'tsconfig.mount.json')], {
+      cwd: express4App,
+    }).then(
       ({ stdout }) => ({ exitCode: 0, stdout }),
       (error: { stdout: string; code: number }) => ({ exitCode: error.code, stdout: error.stdout }),
     );
