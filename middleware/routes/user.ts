@@ -5,37 +5,49 @@ import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { ResolvedUser } from '../options/options.ts';
 
-/** express-session's session: reload() reads it again from its store. */
-interface ReloadableSession {
-  reload(done: (error?: unknown) => void): void;
-  regenerate(done: (error?: unknown) => void): void;
-}
-
-function reloadableSessionOf(req: Request): ReloadableSession | undefined {
-  const session = (req as Request & { session?: Partial<ReloadableSession> }).session;
-  const reloadable = typeof session?.reload === 'function' && typeof session.regenerate === 'function';
-  return reloadable ? (session as ReloadableSession) : undefined;
-}
-
-function settle(run: (done: (error?: unknown) => void) => void): Promise<boolean> {
-  return new Promise((resolve) => run((error) => resolve(error === undefined || error === null)));
+/** What express-session puts on a request: the session, its id and the store it came from. */
+interface ExpressSession {
+  session?: { regenerate?: (done: (error?: unknown) => void) => void };
+  sessionID?: unknown;
+  sessionStore?: { get?: (id: string, done: (error: unknown, data?: unknown) => void) => void };
 }
 
 /**
- * The signed-in user as the session's store has it now, for a request that worked a while (the
- * landing reads the service first). The session is read again from its store: a sign-out meanwhile
- * destroyed it there, and the copy loaded when the request came in, written to and saved at the
- * end, would bring it back. Gone, it is replaced by a new empty one: this request is answered as
- * signed out, and nothing of the old one is written (whatever the store).
+ * True when the request came with a session that its store no longer has: destroyed (a sign-out)
+ * while this request worked. A session the request did not come with is new: nothing to bring back.
+ */
+async function sessionDestroyedMeanwhile(req: Request): Promise<boolean> {
+  const { sessionID: id, sessionStore: store } = req as Request & ExpressSession;
+  const get = store?.get?.bind(store);
+  if (typeof id !== 'string' || id === '' || get === undefined) return false;
+  const cookies = req.headers.cookie ?? '';
+  if (!cookies.includes(id) && !cookies.includes(encodeURIComponent(id))) return false;
+  // A store that cannot answer cannot vouch for it either.
+  return new Promise((resolve) =>
+    get(id, (error, data) => resolve((error !== undefined && error !== null) || data == null)),
+  );
+}
+
+/**
+ * The signed-in user, for a request that worked a while (the landing reads the service first).
+ * A sign-out meanwhile destroyed the session in its store, and the copy loaded when the request
+ * came in, saved at its end, would bring it back (whatever the store): it is replaced by a new
+ * empty one, so this request is answered as signed out and nothing of the old session is written.
+ * Only the store is read: what earlier middleware put in the session stays.
  */
 export async function currentUserNow<Tx>(
   context: Pick<KitContext<Tx>, 'resolveUser' | 'hookTimeouts'>,
   req: Request,
 ): Promise<ResolvedUser | null> {
-  const session = reloadableSessionOf(req);
-  if (session !== undefined && !(await settle((done) => session.reload(done)))) {
-    // regenerate() destroys the id (already gone) and hands the request a fresh, empty session.
-    if (!(await settle((done) => session.regenerate(done)))) {
+  if (await sessionDestroyedMeanwhile(req)) {
+    const { session } = req as Request & ExpressSession;
+    // regenerate() destroys the id (already gone) and hands the request a new, empty session.
+    const renewed = await new Promise<boolean>((resolve) =>
+      session?.regenerate === undefined
+        ? resolve(false)
+        : session.regenerate((error) => resolve(error === undefined || error === null)),
+    );
+    if (!renewed) {
       throw new Error(
         'express-session could not start a new session in place of one its store no longer has; check the session store.',
       );
