@@ -48,6 +48,12 @@
  * - `textsOnGet`: "one click fewer": a GET of /account presses the guard's button for the user.
  * - `returnsToNext`: /account remembers `?next=` and sends the user there once it opens.
  * - `redirectsBack`: the payee handler redirects to the Referer.
+ * - `methodCaseOverride`: a hand-written method override (`req.method = req.body._method`, as sent)
+ *   and the guards called only for the methods they name, compared in upper case.
+ * - `verifiedAnywhere`: /account opens for a user with a fulfilled see_account attempt in the last
+ *   10 minutes (kit.attempts), whichever browser verified.
+ * - `grantShortcut`: a payee form goes straight to its handler when the user holds a fresh grant
+ *   for the payee (kit.grants), without the guard.
  * The three secret flaws use a secret with characters that escaping changes (`"<&/>`).
  * A test may instead write its own mistake as code (`CustomFlaw`): middleware mounted before the
  * start and the kit, a landing handler before the kit's, or its own success page.
@@ -102,7 +108,10 @@ export type Flaw =
   | 'writesBeforeGuard'
   | 'textsOnGet'
   | 'returnsToNext'
-  | 'redirectsBack';
+  | 'redirectsBack'
+  | 'methodCaseOverride'
+  | 'verifiedAnywhere'
+  | 'grantShortcut';
 
 /** Flaws whose client secret holds characters HTML and JSON escape. */
 const ESCAPED_SECRET_FLAWS: readonly (Flaw | undefined)[] = ['secretInPage', 'secretInLog', 'secretInHeader'];
@@ -251,19 +260,33 @@ function mountGuardedRoutes(
   deps: { url: string; now: () => number; addPayee: (userRef: string, payee: string) => void },
 ): void {
   const session = (req: Request) => req.session as unknown as SessionData;
+  if (flaw === 'methodCaseOverride') {
+    app.use(['/account', '/payees'], express.urlencoded({ extended: false }), (req, _res, next) => {
+      const override = (req.body as { _method?: unknown } | undefined)?._method;
+      if (typeof override === 'string') req.method = override;
+      next();
+    });
+  }
   // `sudoMode`: "verified in the last 10 minutes" kept in the session, whatever the route.
   const guarded = (guard: RequestHandler): RequestHandler =>
-    flaw !== 'sudoMode'
-      ? guard
-      : (req, res, next) => {
-          const at = session(req).sudoAt;
-          if (at !== undefined && deps.now() - at < 600_000) return next();
-          guard(req, res, (error?: unknown) => {
-            if (error === undefined) session(req).sudoAt = deps.now();
-            next(error);
-          });
-        };
+    flaw === 'methodCaseOverride'
+      ? (req, res, next) => (UPPER_CASE_METHODS.includes(req.method) ? guard(req, res, next) : next())
+      : flaw !== 'sudoMode'
+        ? guard
+        : (req, res, next) => {
+            const at = session(req).sudoAt;
+            if (at !== undefined && deps.now() - at < 600_000) return next();
+            guard(req, res, (error?: unknown) => {
+              if (error === undefined) session(req).sudoAt = deps.now();
+              next(error);
+            });
+          };
   const accountGuard = guarded(kit.requireRecentVerification({ scope: 'see_account', maxAge: 600 }));
+  if (flaw === 'verifiedAnywhere')
+    app.get(
+      '/account',
+      verifiedAnywhere(kit, (req) => session(req).user),
+    );
   app.get(
     '/account',
     (req, res, next) => {
@@ -285,8 +308,7 @@ function mountGuardedRoutes(
       res.redirect(wanted);
       return;
     }
-    res.setHeader('Cache-Control', 'no-store');
-    res.send('<!doctype html><title>Account</title><p>Your account.</p>');
+    showAccount(res);
   });
   const payeeGuard = guarded(
     kit.requireRecentVerification({
@@ -306,7 +328,7 @@ function mountGuardedRoutes(
       }
       next();
     },
-    ...(flaw === 'unguardedPost' ? [] : [payeeGuard]),
+    ...(flaw === 'unguardedPost' ? [] : [flaw === 'grantShortcut' ? grantShortcut(kit, deps, payeeGuard) : payeeGuard]),
     (req, res) => {
       const user = session(req).user;
       const payee = (req.body as { payee?: unknown }).payee;
@@ -321,6 +343,44 @@ function mountGuardedRoutes(
   app.get('/payees', (_req, res) => {
     res.send('<!doctype html><title>Payees</title><p>Your payees.</p>');
   });
+}
+
+const UPPER_CASE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** `verifiedAnywhere`: /account's content for a user who verified for it lately, in any browser. */
+function verifiedAnywhere(kit: VerificationKit<unknown>, userOf: (req: Request) => string | undefined): RequestHandler {
+  return (req, res, next) => {
+    const user = userOf(req);
+    if (user === undefined) return next();
+    const search = { userRef: userNamed(user).userRef, outcome: 'fulfilled' as const, newerThanMs: 600_000 };
+    kit.attempts.find(search).then((attempts) => {
+      if (attempts.some((a) => a.action === 'see_account')) showAccount(res);
+      else next();
+    }, next);
+  };
+}
+
+function showAccount(res: Response): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.send('<!doctype html><title>Account</title><p>Your account.</p>');
+}
+
+/** `grantShortcut`: the handler at once when the user holds a fresh grant for the payee; the guard otherwise. */
+function grantShortcut(
+  kit: VerificationKit<unknown>,
+  deps: { now: () => number },
+  guard: RequestHandler,
+): RequestHandler {
+  return (req, res, next) => {
+    const user = (req.session as unknown as SessionData).user;
+    const payee = (req.body as { payee?: unknown }).payee;
+    if (user === undefined || typeof payee !== 'string') return guard(req, res, next);
+    kit.grants.list({ userRef: userNamed(user).userRef, scope: 'add_payee' }).then((grants) => {
+      const fresh = grants.some((g) => g.resourceKey === payee && deps.now() - g.startedAt <= 300_000);
+      if (fresh) next();
+      else guard(req, res, next);
+    }, next);
+  };
 }
 
 /** `textsOnGet`: when the guard answers "Confirm it's you", the app presses its button itself and shows the result. */

@@ -1,10 +1,11 @@
 /**
  * Your routes behind kit.requireRecentVerification (the `stepUp` option): a grant expires, opens
  * only its own scope and resource, a guarded page never texts, and a kept form runs once (the
- * return after a step-up: checks-step-up-redirect.ts).
+ * return after a step-up: checks-step-up-redirect.ts; tricked requests: checks-step-up-hostile.ts).
  */
 import { parseHandoffPage } from './agent.ts';
 import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
+import { stepUpHostileChecks } from './checks-step-up-hostile.ts';
 import { stepUpRedirectCheck } from './checks-step-up-redirect.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import {
@@ -220,4 +221,5 @@ export const stepUpChecks: AuditCheck[] = [
     },
   },
   stepUpRedirectCheck,
+  ...stepUpHostileChecks,
 ];

@@ -1,0 +1,121 @@
+/**
+ * Your guarded routes against requests a browser is tricked into: a method override in lower case,
+ * a hand-off relayed to another browser of the same user, and another site's form sent while the
+ * user holds a fresh grant.
+ */
+import type { Answer } from './agent.ts';
+import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
+import type { AuditGuardedRoute } from './options.ts';
+import {
+  countingEffects,
+  describeRoute,
+  grantAndOpen,
+  guardAsked,
+  guardedRoutes,
+  pressAndVerify,
+  requestRoute,
+  routeMethod,
+  routePath,
+} from './step-up-flow.ts';
+import type { AuditUser, AuditWorld } from './world.ts';
+
+/** The route's own request, sent as a form POST whose `_method` names its method in lower case. */
+function requestThroughOverride(
+  world: AuditWorld,
+  user: AuditUser,
+  route: AuditGuardedRoute,
+  method: string,
+): Promise<Answer> {
+  if (routeMethod(route) === 'POST') return requestRoute(world, user, route, 1, { fields: { _method: method } });
+  return user.agent.postForm(routePath(route, 1), { _method: method }, world.sameOrigin());
+}
+
+const methodCase: AuditCheck = {
+  id: 'step-up.method-case',
+  title:
+    'A guarded route reached through a method override in lower case (`_method=get`, `_method=post`) is guarded as its own method: without a grant it never opens',
+  fix: "Let kit.requireRecentVerification see every request of the route, whatever the case of req.method (Express routes `get` as GET): choose nothing by req.method before it, and set a method override's value in upper case.",
+  phase: 'concurrent',
+  async run(world, verdict) {
+    for (const route of guardedRoutes(world, verdict)) {
+      const user = await world.signIn();
+      const method = routeMethod(route).toLowerCase();
+      const { answer, ran } = await countingEffects(world, route, user, () =>
+        requestThroughOverride(world, user, route, method),
+      );
+      const what = `${describeRoute(route, 1, 'POST')} with _method=${method}, without a grant`;
+      verdict.note(`${what}: ${describeAnswer(answer)}; the handler ran ${ran} time(s)`);
+      verdict.expect(guardAsked(answer), `${what} opened: ${describeAnswer(answer)}`);
+      verdict.expect(ran === 0, `${what}: the handler ran ${ran} time(s)`);
+    }
+  },
+};
+
+const otherBrowser: AuditCheck = {
+  id: 'step-up.other-browser',
+  title:
+    'A verification grants only the browser that asked for it: a hand-off completed and landed in another browser of the same user (relayed to her) opens the guarded page in neither',
+  fix: 'Open a guarded route only through kit.requireRecentVerification: never because this user verified somewhere (kit.attempts, onOutcome, a flag kept per user); a grant belongs to the browser session that asked for it.',
+  phase: 'concurrent',
+  async run(world, verdict) {
+    for (const route of guardedRoutes(world, verdict, 'GET')) {
+      const asking = await world.signIn();
+      const elsewhere = await world.signIn(asking.name, world.agent());
+      const asked = await requestRoute(world, asking, route, 1);
+      const what = describeRoute(route, 1);
+      if (!verdict.expect(guardAsked(asked), `${what} without a grant opened: ${describeAnswer(asked)}`)) continue;
+      const landing = await world.landOn(elsewhere, await pressAndVerify(world, asking, asked));
+      const asker = await requestRoute(world, asking, route, 1);
+      const other = await requestRoute(world, elsewhere, route, 1);
+      verdict.note(
+        `verified and landed in another browser of the user: ${describeAnswer(landing)}; then ${what} in the browser that asked: ${describeAnswer(asker)}; in the other: ${describeAnswer(other)}`,
+      );
+      verdict.expect(guardAsked(asker), `the browser that asked opened ${what}: ${describeAnswer(asker)}`);
+      verdict.expect(guardAsked(other), `the browser that landed opened ${what}: ${describeAnswer(other)}`);
+    }
+  },
+};
+
+/** Another site's form, and a sibling subdomain's (`evil.` before the app's host). */
+function foreignSenders(world: AuditWorld): [string, Record<string, string>][] {
+  const app = new URL(world.options.appOrigin);
+  return [
+    ['another site', { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }],
+    ['a sibling subdomain', { origin: `${app.protocol}//evil.${app.host}`, 'sec-fetch-site': 'same-site' }],
+  ];
+}
+
+/** Gets a grant for resource 1 and expects it to open the form once: otherwise nothing below would prove anything. */
+async function grantedOnce(world: AuditWorld, verdict: Verdict, user: AuditUser, route: AuditGuardedRoute) {
+  const { answer, ran } = await countingEffects(world, route, user, () => grantAndOpen(world, user, route, 1));
+  verdict.note(`with a fresh grant, ${describeRoute(route, 1)}: ${describeAnswer(answer)}; the handler ran ${ran}`);
+  return verdict.expect(
+    answer.status < 400 && ran === 1,
+    `a fresh grant did not open ${describeRoute(route, 1)}: ${describeAnswer(answer)}, the handler ran ${ran} time(s)`,
+  );
+}
+
+const crossSiteWithGrant: AuditCheck = {
+  id: 'step-up.cross-site',
+  title:
+    'With a fresh grant, a guarded form sent from another site or a sibling subdomain is refused, and its handler does not run',
+  fix: 'Let nothing skip kit.requireRecentVerification when the user holds a grant (a shortcut on kit.grants, a session flag): a grant proves who the user is, not that your site sent the form.',
+  phase: 'concurrent',
+  async run(world, verdict) {
+    for (const route of guardedRoutes(world, verdict, 'POST')) {
+      const user = await world.signIn();
+      if (!(await grantedOnce(world, verdict, user, route))) continue;
+      for (const [from, headers] of foreignSenders(world)) {
+        const { answer, ran } = await countingEffects(world, route, user, () =>
+          requestRoute(world, user, route, 1, { headers }),
+        );
+        const what = `${describeRoute(route, 1)} sent from ${from} (Origin ${headers.origin})`;
+        verdict.note(`${what}: ${describeAnswer(answer)}; the handler ran ${ran} time(s)`);
+        verdict.expect(answer.status >= 400 || guardAsked(answer), `${what} was accepted: ${describeAnswer(answer)}`);
+        verdict.expect(ran === 0, `${what}: the handler ran ${ran} time(s)`);
+      }
+    }
+  },
+};
+
+export const stepUpHostileChecks: AuditCheck[] = [methodCase, otherBrowser, crossSiteWithGrant];
