@@ -12,6 +12,7 @@ const ON_EXPRESS_4 = [
   'test/kit/express-major.test.ts',
   'test/kit/config.test.ts',
   'test/kit/flow.test.ts',
+  'test/kit/hook-failures.test.ts',
   'test/kit/start.test.ts',
   'test/kit/mobile.test.ts',
   'test/kit/step-up.test.ts',
