@@ -466,7 +466,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       const { rows } = await first.query(SQL.consumeIntent, ['intent-1', 2_000]);
       expect(rows).toHaveLength(1);
       const second = store.stepUp.consumeIntent('intent-1', 2_001);
-      await waitFor(async () => (await lockWaiters()) === 1);
+      await waitFor(async () => (await lockWaiters()) === 1, 10_000, 'the second confirmation to wait on the row lock');
       await first.query('COMMIT');
       expect(await second).toBeUndefined();
     } finally {
