@@ -36,6 +36,7 @@ import {
 import { handOverWithin } from './hand-over.ts';
 import { keepIntentWithinLimit } from './intent-limit.ts';
 import { labelFor } from './labels.ts';
+import { isFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
 import { browserSessionOf, INTENT_FIELD, INTENT_TTL_MS, intentIsUsable } from './scope-actions.ts';
 
 /** A user back from a verification within this long, still refused, is told why instead of asked again. */
@@ -43,30 +44,7 @@ const JUST_GRANTED_MS = 2 * 60_000;
 /** A kept form is at most this large (as JSON). */
 const KEPT_FIELDS_LIMIT = 64 * 1024;
 
-/**
- * The request's method as Express routes it: case-insensitively. A hand-written method override
- * (`req.method = req.body._method`) can leave `delete` or `get`, which `app.delete` and `app.get` match.
- */
-function methodOf(req: Request): string {
-  return req.method.toUpperCase();
-}
-
-/** A page, which the guard answers with "Confirm it's you"; every other method is a form's, or refused. */
-function isPageMethod(method: string): boolean {
-  return method === 'GET' || method === 'HEAD';
-}
-
 type Guarded<Tx> = { context: KitContext<Tx>; guard: ResolvedGuard<Tx> };
-
-/**
- * JSON for all but a browser's navigation (a link, a form), which asks for HTML first: a script's
- * fetch asks for any type and would read a page answered 200 as the resource served. No Accept at
- * all states no preference: the page. (Not Sec-Fetch-Mode: Node's fetch, under test browsers, says `cors`.)
- */
-function wantsJson(req: Request): boolean {
-  const navigation = req.get('accept') === undefined || req.accepts()[0] === 'text/html';
-  return !navigation || req.is('application/json') === 'application/json';
-}
 
 /** The route's pattern (`/accounts/:account/payee`), not the requested path: few values, and no ids or tokens. */
 function routePattern(req: Request): string {
@@ -106,50 +84,6 @@ function keptFields(req: Request): JsonValue {
     );
   }
   return JSON.parse(text) as JsonValue;
-}
-
-/** A request from a browser's form (a POST, or another method a form reached through an override). */
-function isFormRequest(req: Request): boolean {
-  const original = (req as Request & { originalMethod?: string }).originalMethod ?? req.method;
-  return original.toUpperCase() === 'POST' && !isPageMethod(methodOf(req));
-}
-
-/**
- * Stricter than verifySameSite, for a form the guard keeps: that lets a missing or `null` Origin
- * through because the start route checks a token next, but a kept form has none, and the
- * confirmation's fresh one would carry another site's fields. Fetch metadata must vouch for it.
- */
-function verifyKeptFormOrigin(req: Request): void {
-  const origin = req.get('origin');
-  if (origin !== undefined && origin !== 'null') return;
-  if (req.get('sec-fetch-site')?.toLowerCase() === 'same-origin') return;
-  throw new KitError(
-    KitErrorCode.CsrfFailed,
-    `A form with ${origin === undefined ? 'no Origin' : 'Origin: null'} and no Sec-Fetch-Site: same-origin was refused: nothing shows it came from this site.`,
-  );
-}
-
-/**
- * A request that may change something (any method but GET and HEAD) must come from this site's
- * own pages, whether it is kept for a confirmation or runs on a fresh grant: a grant proves who
- * the user is, not that this site sent the request.
- */
-function verifyFromThisSite<Tx>(context: KitContext<Tx>, req: Request): void {
-  verifySameSite(context, req);
-  if (wantsJson(req)) return;
-  if (!isFormRequest(req)) {
-    throw new KitError(KitErrorCode.InvalidActionParams, 'Send this request from a form, or as JSON.');
-  }
-  verifyKeptFormOrigin(req);
-}
-
-/**
- * A navigation that another site started (a link, a redirect): Sec-Fetch-Site says so. It may be
- * one of many an attacker's page fires, so the guard keeps nothing for it.
- */
-function isNavigationFromElsewhere(req: Request): boolean {
-  const site = req.get('sec-fetch-site')?.toLowerCase();
-  return site === 'cross-site' || site === 'same-site';
 }
 
 /** Keeps the guarded request server-side: where to return (a page), or the form to run once confirmed. */
@@ -353,9 +287,13 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
     answerUnenrolled(guarded, req, res, next);
     return;
   }
-  if (page && isNavigationFromElsewhere(req)) {
-    answerFromElsewhere(guarded, req, res);
-    return;
+  if (page && isFromElsewhere(req)) {
+    // Another site's script is refused (never a 2xx); a navigation gets a link to the page here.
+    if (wantsJson(req)) verifySameSite(context, req);
+    else {
+      answerFromElsewhere(guarded, req, res);
+      return;
+    }
   }
   await answerRequired(guarded, req, res, user, grants, resourceKey);
 }

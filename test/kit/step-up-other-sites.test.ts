@@ -64,6 +64,11 @@ describeEachAppStore('step-up and other sites', (_store, storeOptions) => {
       expect(answer.body).not.toContain('codes for');
       expect(answer.body).not.toContain('name="intent"');
     }
+    // Another site's script asking for JSON is refused, never answered 2xx, and keeps nothing either.
+    const scripted = await user.request('/export', {
+      headers: { accept: 'application/json', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
+    expect(scripted.status).toBe(403);
     expect(await keptRows('user-linked-from-elsewhere')).toBe(0);
     expect((await suite.app.emulator.control.outbox()).length).toBe(texts);
     // The page links to itself; opened from this site, the guard asks as usual.

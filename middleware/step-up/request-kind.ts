@@ -1,0 +1,75 @@
+/**
+ * What a request to a guarded route is: its method as Express routes it, a page or a form, a
+ * browser's navigation or a script's, and whether this site or another one sent it.
+ */
+import type { Request } from 'express';
+import type { KitContext } from '../context.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { verifySameSite } from '../routes/csrf.ts';
+
+/**
+ * The request's method as Express routes it: case-insensitively. A hand-written method override
+ * (`req.method = req.body._method`) can leave `delete` or `get`, which `app.delete` and `app.get` match.
+ */
+export function methodOf(req: Request): string {
+  return req.method.toUpperCase();
+}
+
+/** A page, which the guard answers with "Confirm it's you"; every other method is a form's, or refused. */
+export function isPageMethod(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
+}
+
+/**
+ * JSON for all but a browser's navigation (a link, a form), which asks for HTML first: a script's
+ * fetch asks for any type and would read a page answered 200 as the resource served. No Accept at
+ * all states no preference: the page. (Not Sec-Fetch-Mode: Node's fetch, under test browsers, says `cors`.)
+ */
+export function wantsJson(req: Request): boolean {
+  const navigation = req.get('accept') === undefined || req.accepts()[0] === 'text/html';
+  return !navigation || req.is('application/json') === 'application/json';
+}
+
+/** A request from a browser's form (a POST, or another method a form reached through an override). */
+function isFormRequest(req: Request): boolean {
+  const original = (req as Request & { originalMethod?: string }).originalMethod ?? req.method;
+  return original.toUpperCase() === 'POST' && !isPageMethod(methodOf(req));
+}
+
+/**
+ * Stricter than verifySameSite, for a form the guard keeps: that lets a missing or `null` Origin
+ * through because the start route checks a token next, but a kept form has none, and the
+ * confirmation's fresh one would carry another site's fields. Fetch metadata must vouch for it.
+ */
+function verifyKeptFormOrigin(req: Request): void {
+  const origin = req.get('origin');
+  if (origin !== undefined && origin !== 'null') return;
+  if (req.get('sec-fetch-site')?.toLowerCase() === 'same-origin') return;
+  throw new KitError(
+    KitErrorCode.CsrfFailed,
+    `A form with ${origin === undefined ? 'no Origin' : 'Origin: null'} and no Sec-Fetch-Site: same-origin was refused: nothing shows it came from this site.`,
+  );
+}
+
+/**
+ * A request that may change something (any method but GET and HEAD) must come from this site's
+ * own pages, whether it is kept for a confirmation or runs on a fresh grant: a grant proves who
+ * the user is, not that this site sent the request.
+ */
+export function verifyFromThisSite<Tx>(context: KitContext<Tx>, req: Request): void {
+  verifySameSite(context, req);
+  if (wantsJson(req)) return;
+  if (!isFormRequest(req)) {
+    throw new KitError(KitErrorCode.InvalidActionParams, 'Send this request from a form, or as JSON.');
+  }
+  verifyKeptFormOrigin(req);
+}
+
+/**
+ * A request another site started (a link, a redirect, a script): Sec-Fetch-Site says so. It may be
+ * one of many an attacker's page fires, so the guard keeps nothing for it.
+ */
+export function isFromElsewhere(req: Request): boolean {
+  const site = req.get('sec-fetch-site')?.toLowerCase();
+  return site === 'cross-site' || site === 'same-site';
+}
