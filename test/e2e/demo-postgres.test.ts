@@ -15,6 +15,7 @@ import { runSweepJob } from '../../middleware/sweep/sweep-job.ts';
 import { createTestClock } from '../support/clock.ts';
 import { useTestEmulator } from '../support/emulator.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const PUBLIC = 'http://localhost:3902';
 const RETURN_URL = `${PUBLIC}/verify/return`;
@@ -158,6 +159,43 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
     const me = (await browser.send(request(a.app).get('/api/me'))).body;
     expect(me.user.payoutAccount).toMatchObject({ masked: '••••9012' });
     expect(me.actions[0]).toMatchObject({ sessionId: attempt.session_id, action: 'change_payout' });
+  });
+
+  it('a landing still reading the service when its user signs out (on the other instance) never brings the session back', async () => {
+    const [a, b] = instances as [DemoApp, DemoApp];
+    const browser = new Browser();
+    await signIn(browser, a, 'usr_chen');
+    const attempt = await start(browser, a, 'confirm_phone');
+    expect((await emulator.control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    const signedIn = browser.cookie;
+    const home = await browser.send(request(b.app).get('/'));
+    const signOutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+    const readsBefore = (await emulator.control.stats()).statusReads;
+    await emulator.control.injectFaults({ statusDelayMs: 800 });
+    let landed: request.Response;
+    try {
+      const query = new URLSearchParams(attempt);
+      const landing = request(a.app).get(`/verify/return?${query.toString()}`).set('Cookie', signedIn).then();
+      // The landing has loaded the session and waits for the service's answer: sign out now.
+      await waitFor(
+        async () => (await emulator.control.stats()).statusReads > readsBefore,
+        5_000,
+        'the landing’s read',
+      );
+      const signedOut = await browser.send(request(b.app).post('/signout').type('form').send({ _csrf: signOutToken }));
+      expect(signedOut.status).toBe(303);
+      landed = await landing;
+    } finally {
+      await emulator.control.injectFaults({ statusDelayMs: 0 });
+    }
+    // The cookie from before the sign-out opens nothing.
+    expect((await request(a.app).get('/api/me').set('Cookie', signedIn)).status).toBe(401);
+    const { rows } = await database.pool.query(
+      `SELECT count(*)::int AS n FROM demo_sessions WHERE sess->>'userId' = 'usr_chen'`,
+    );
+    expect(rows[0]).toEqual({ n: 0 });
+    // The landing fulfilled the verification, and answered as to a signed-out browser.
+    expect(landed.status).toBe(200);
   });
 
   it('keeps the sessions a database holds in the earlier columns (text, expires in ms): signed in before, signed in after', async () => {
