@@ -5,6 +5,7 @@
  */
 import type { Request } from 'express';
 import { KitError, KitErrorCode } from './errors.ts';
+import { maskDestination } from './numbers/mask-number.ts';
 import type { AttemptOutcome, AttemptRecord, VerifyStore } from './store/types.ts';
 import type { OperationSensitivity, OutcomeSource, Platform } from './types.ts';
 
@@ -101,15 +102,9 @@ function takeFlash(req: Request): LandedAttemptFlash | undefined {
   return { sessionId, action, fulfilment };
 }
 
-const OUTCOMES: readonly AttemptOutcome[] = ['pending', 'fulfilled', 'failed', 'expired', 'superseded'];
+export { maskDestination };
 
-/**
- * "+15550100001" -> "•• 01" (a no-break space between): its last two digits, as people read a
- * number they know; enough for a user to recognise it, not to text it.
- */
-export function maskDestination(destination: string): string {
-  return `••\u00a0${destination.slice(-2)}`;
-}
+const OUTCOMES: readonly AttemptOutcome[] = ['pending', 'fulfilled', 'failed', 'expired', 'superseded'];
 
 function summarise(record: AttemptRecord): AttemptSummary {
   return {

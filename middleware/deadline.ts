@@ -10,6 +10,7 @@ import { KitError, KitErrorCode } from './errors.ts';
 /** The callbacks the kit awaits, by the name their deadline has in `hookTimeouts`. */
 export type HookName =
   | 'resolveUser'
+  | 'defaultCountry'
   | 'prepare'
   | 'beforeCreate'
   | 'limits'
@@ -26,6 +27,7 @@ export type HookTimeouts = Readonly<Record<HookName, number>>;
 /** A user waits on the request hooks; the after-commit hook and an async fulfil get longer. */
 export const DEFAULT_HOOK_TIMEOUTS: HookTimeouts = {
   resolveUser: 5_000,
+  defaultCountry: 5_000,
   prepare: 5_000,
   beforeCreate: 5_000,
   // The start limits' consume, and the refund of a start the busy service never created.

@@ -17,6 +17,13 @@ export const KitErrorCode = {
   CsrfFailed: 'csrf_failed',
   UnknownAction: 'unknown_action',
   InvalidActionParams: 'invalid_action_params',
+  /** The typed number cannot be a real phone number (or none was sent): nothing was sent or stored. */
+  InvalidPhoneNumber: 'invalid_phone_number',
+  /**
+   * The destination policy refuses the number (its country or type): nothing was sent or stored.
+   * Users are not told which rule; the log line and the `verify_kit.destinations.refused` counter are.
+   */
+  PhoneNumberRefused: 'phone_number_refused',
   RateLimited: 'rate_limited',
   /** session_id / state missing, duplicated, oversized or malformed. */
   InvalidReturnParams: 'invalid_return_params',
@@ -64,6 +71,8 @@ const statusByCode: Record<KitErrorCode, number> = {
   csrf_failed: 403,
   unknown_action: 400,
   invalid_action_params: 400,
+  invalid_phone_number: 422,
+  phone_number_refused: 422,
   rate_limited: 429,
   invalid_return_params: 400,
   unknown_attempt: 400,

@@ -51,6 +51,11 @@ export const MetricName = {
    * `/accounts/:account/payee`: its pattern, never the requested path).
    */
   StepUp: 'verify_kit.step_up',
+  /**
+   * Numbers the destination policy refused before any text, by `verify_kit.reason` (country,
+   * unknown_country, type) and `verify_kit.entered` (true for a typed number). Never the number.
+   */
+  DestinationsRefused: 'verify_kit.destinations.refused',
 } as const;
 
 interface Instruments {
@@ -59,6 +64,7 @@ interface Instruments {
   outcomes: Counter;
   sweepLag: Gauge;
   stepUp: Counter;
+  destinationsRefused: Counter;
 }
 
 let instruments: { provider: MeterProvider; value: Instruments } | undefined;
@@ -79,6 +85,9 @@ function current(): Instruments {
           unit: 's',
         }),
         stepUp: meter.createCounter(MetricName.StepUp, { description: 'Step-up guard decisions.' }),
+        destinationsRefused: meter.createCounter(MetricName.DestinationsRefused, {
+          description: 'Numbers the destination policy refused (no text sent).',
+        }),
       },
     };
   }
@@ -105,6 +114,10 @@ export function countStart(attributes: { action: string; platform: string }): vo
 
 export function countRefusedStart(budget: string): void {
   quietly(() => current().startsRefused.add(1, { 'verify_kit.budget': budget }));
+}
+
+export function countRefusedDestination(reason: string, entered: boolean): void {
+  quietly(() => current().destinationsRefused.add(1, { 'verify_kit.reason': reason, 'verify_kit.entered': entered }));
 }
 
 export function countOutcomes(

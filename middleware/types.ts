@@ -24,6 +24,9 @@ export type ActionOrdering = 'latest' | 'independent';
  */
 export type VerificationProof = 'user' | 'destination';
 
+/** Where an action's code is texted: the user's own number, or the one typed into the start request. */
+export type DestinationSource = 'user' | 'entered';
+
 /** JSON-serialisable values: action parameters are stored as JSON beside the attempt. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -110,7 +113,10 @@ export interface LandedAttempt {
 
 /** What `prepare` is told besides the request. */
 export interface PrepareContext {
-  /** The signed-in user the attempt is for, and the destination the code will be sent to. */
+  /**
+   * The signed-in user the attempt is for, and the destination the code will be sent to (for an
+   * action with `destination: 'entered'`, the typed number as E.164).
+   */
   user: { userRef: string; destination: string };
   /**
    * On a restart ("start a new verification" after a failure or expiry): the finished attempt's
@@ -134,8 +140,18 @@ export interface ActionDefinition<Tx = unknown> {
    * sees the kit's neutral "complete" page instead of a redirect.
    */
   successPath: string | ((landed: LandedAttempt) => string);
-  /** Default 'latest'. See ActionOrdering. */
+  /**
+   * Default 'latest'. See ActionOrdering. With an entered destination, 'latest' also decides
+   * between two numbers a user tried: only the newest started one that verifies is applied.
+   */
   ordering?: ActionOrdering;
+  /**
+   * Where the code is texted. 'user' (the default): the number `resolveUser` gives. 'entered': the
+   * number the user typed into the start request (the form field, or the mobile start's JSON field,
+   * named `phone`), read with `defaultCountry` and the destination policy, stored and texted as
+   * E.164 (adding, changing or signing up with a number). Requires `proves: 'destination'`.
+   */
+  destination?: DestinationSource;
   /**
    * Default 'user'. Use 'destination' when `fulfil` relies on the user holding
    * `attempt.destination` (confirming a phone number): see VerificationProof.
@@ -192,7 +208,11 @@ export interface OutcomeEvent {
   userRef: string;
   action: string;
   params: JsonValue;
-  /** The destination the code was sent to (null only for attempts stored before it was recorded). */
+  /**
+   * The destination the code was sent to, masked as the kit's pages show it ("•• 78"): events go to
+   * logs and queues, where a full number does not belong (fulfil receives the full number). null
+   * only for attempts stored before it was recorded.
+   */
   destination: string | null;
   /** The service's reason, for `failed`. */
   reason: string | null;

@@ -23,7 +23,8 @@ ${form.restartState === undefined ? '' : html`<input type="hidden" name="restart
 </form>`;
 }
 
-export const demoKitPages: PageRenderers = {
+// The typed-number form stays the kit's own: no demo action texts a typed number.
+export const demoKitPages: Omit<PageRenderers, 'enterNumber'> = {
   complete(_ctx, nonce, messages) {
     const t = textsFor(messages);
     return kitPage({

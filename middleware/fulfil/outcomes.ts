@@ -16,6 +16,7 @@ import type { FulfilContext } from '../context.ts';
 import type { StoredOutcomeEvent, VerifyStore } from '../store/types.ts';
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
 import { describeError } from '../logger.ts';
+import { maskDestination } from '../numbers/mask-number.ts';
 import type { OutcomeEvent, OutcomeHook } from '../types.ts';
 
 /** What delivery reads of the kit's context. */
@@ -51,7 +52,8 @@ function toEvent(stored: StoredOutcomeEvent): OutcomeEvent {
     userRef: attempt.userRef,
     action: attempt.action,
     params: attempt.params,
-    destination: attempt.destination,
+    // Events travel to logs and queues: the number masked (fulfil had the full one).
+    destination: attempt.destination === null ? null : maskDestination(attempt.destination),
     reason: attempt.failureReason,
     supersededBy: attempt.supersededBy,
     occurredAt: stored.occurredAt,

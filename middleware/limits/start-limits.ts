@@ -1,7 +1,7 @@
 /**
  * Limits on starting a verification, against SMS pumping (toll fraud): every start sends a text
- * at the integrator's cost. Three budgets, each checked before a session is created: per signed-in
- * user, per destination number and per client IP. The store counts all three in one transaction
+ * at the integrator's cost. Four budgets, each checked before a session is created: per signed-in
+ * user, per destination number (E.164), per client IP, and the distinct numbers one user tried. The store counts all three in one transaction
  * (`consumeStartBudgets`), in its own database (SQLite, or PostgreSQL shared by every instance), so
  * a restart does not reset them and a refused start spends nothing.
  */
@@ -31,6 +31,12 @@ export interface StartLimitsOptions {
   perUser?: LimitBudget;
   /** Default 5 texts per 10 minutes per destination number (as Twilio Verify caps sends per number). */
   perDestination?: LimitBudget;
+  /**
+   * Default 5 distinct numbers per user per 24 hours: a user texting many numbers (typed ones, to
+   * add or change a number) is the pattern of SMS pumping. A number already tried in the window
+   * spends nothing more here.
+   */
+  perUserNumbers?: LimitBudget;
   /** Default 30 starts per hour per client IP (`req.ip`: set Express's `trust proxy` behind a proxy). */
   perIp?: LimitBudget;
   /** IPv6 clients share one IP budget per prefix of this length. Default 64; 128 counts each address. */
@@ -64,12 +70,13 @@ export interface StartLimits {
 }
 
 /** In the order `consume` passes them to the store. */
-const BUDGET_NAMES = ['user', 'destination', 'ip'] as const;
+const BUDGET_NAMES = ['user', 'destination', 'ip', 'user_numbers'] as const;
 
 const DEFAULTS = {
   perUser: { points: 10, durationSeconds: 60 * 60 },
   perDestination: { points: 5, durationSeconds: 10 * 60 },
   perIp: { points: 30, durationSeconds: 60 * 60 },
+  perUserNumbers: { points: 5, durationSeconds: 24 * 60 * 60 },
 } satisfies Record<string, LimitBudget>;
 
 /** The start limits (per user, destination and IP), for `limits` when the defaults do not fit. */
@@ -78,6 +85,7 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
   const user = checkBudget('perUser', options.perUser ?? DEFAULTS.perUser);
   const destination = checkBudget('perDestination', options.perDestination ?? DEFAULTS.perDestination);
   const ip = checkBudget('perIp', options.perIp ?? DEFAULTS.perIp);
+  const userNumbers = checkBudget('perUserNumbers', options.perUserNumbers ?? DEFAULTS.perUserNumbers);
   const destinationKey = checkDestinationKey(options.destinationKey);
   const ipv6Subnet = checkIpv6Subnet(options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
   const warnOnce = proxyWarning(options.logger);
@@ -91,15 +99,21 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
   return {
     async consume(req, who) {
       warnOnce(req);
+      const numberKey = destinationBudgetKey(who.destination, destinationKey);
       const budgets = [
         budget('user', user, who.userRef),
-        budget('destination', destination, destinationBudgetKey(who.destination, destinationKey)),
+        budget('destination', destination, numberKey),
         budget('ip', ip, ipBudgetKey(req.ip ?? req.socket.remoteAddress ?? 'unknown', ipv6Subnet)),
+        { ...budget('user_numbers', userNumbers, who.userRef), member: numberKey },
       ];
       const spentAt = now();
       const refusals = await counter.consumeStartBudgets({ budgets, now: spentAt });
       if (refusals.length === 0) {
-        return { refund: () => counter.refundStartBudgets?.({ budgets, spentAt }) ?? Promise.resolve() };
+        // A number tried stays tried: whether this start counted it cannot be told apart afterwards.
+        const refundable = budgets.filter((b) => b.member === undefined);
+        return {
+          refund: () => counter.refundStartBudgets?.({ budgets: refundable, spentAt }) ?? Promise.resolve(),
+        };
       }
       for (const refusal of refusals) {
         const name = BUDGET_NAMES[refusal.budget];

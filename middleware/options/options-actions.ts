@@ -39,6 +39,22 @@ function checkFulfil(problems: OptionProblems, named: string, fulfil: unknown, s
   }
 }
 
+/** An entered number is only worth marking when the code texted to it, and nothing else, verified it. */
+function checkDestinationSource(problems: OptionProblems, named: string, action: Record<string, unknown>): void {
+  if (action.destination === undefined || action.destination === 'user') return;
+  if (action.destination !== 'entered') {
+    problems.add(
+      `\`${named}.destination\` must be 'user' (the number resolveUser gives; the default) or 'entered' ` +
+        `(the number typed into the start request's \`phone\` field): got ${quote(action.destination)}.`,
+    );
+  } else if (action.proves !== 'destination') {
+    problems.add(
+      `\`${named}\` texts the number the user entered, so it must prove that number: add \`proves: 'destination'\` ` +
+        "(with 'user', a passkey of the user's could verify a number they do not hold).",
+    );
+  }
+}
+
 /** Problems of one action (its name is checked by the caller). */
 function checkAction(
   problems: OptionProblems,
@@ -67,6 +83,7 @@ function checkAction(
         `or 'independent' (every verified attempt applies): got ${quote(action.ordering)}.`,
     );
   }
+  checkDestinationSource(problems, named, action);
   if (action.proves !== undefined && action.proves !== 'user' && action.proves !== 'destination') {
     problems.add(
       `\`${named}.proves\` must be 'user' (whoever holds the user's factor, SMS code or passkey; the default) ` +

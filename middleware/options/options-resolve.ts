@@ -22,6 +22,7 @@ import { PENDING_REUSE_MS } from '../client/coalesce.ts';
 import { connectionsProblem } from '../client/client-options.ts';
 import { checkActions } from './options-actions.ts';
 import { checkScopes } from './options-scopes.ts';
+import { checkNumberOptions } from './options-numbers.ts';
 import { checkBaseUrl, checkReturnUrl, checkRoutes, CONTROL } from './options-urls.ts';
 import type { ClientSettings, ResolvedKitOptions, VerificationKitOptions } from './options.ts';
 import type { PageRenderers } from '../pages/pages.ts';
@@ -30,7 +31,7 @@ import { DEFAULT_HOOK_TIMEOUTS, HOOK_NAMES, type HookTimeouts } from '../deadlin
 import type { Platform, VerifyClient } from '../types.ts';
 import { checkReadCap } from '../sweep/sweep-options.ts';
 
-const PAGE_NAMES = ['complete', 'failed', 'pending', 'startAgain', 'error'] as const;
+const PAGE_NAMES = ['complete', 'failed', 'pending', 'startAgain', 'enterNumber', 'error'] as const;
 const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
 
 /** A ready client has the client's methods; anything else passed as `client` is settings. */
@@ -244,6 +245,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   checkCollaborators(problems, fields);
   checkLimits(problems, options.limits, options.dangerouslyDisableStartLimits);
   const beforeCreate = optionalFunction(problems, 'beforeCreate', options.beforeCreate);
+  const numbers = checkNumberOptions(problems, options.defaultCountry, options.destinationPolicy);
   const now = optionalFunction(problems, 'now', options.now) ?? Date.now;
   const onOutcome = optionalFunction(problems, 'onOutcome', options.onOutcome);
   const locale = optionalFunction(problems, 'locale', options.locale, 'a function (req) => locale tag such as "fr"');
@@ -276,6 +278,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
     client: options.client ?? {},
     csrf,
     beforeCreate,
+    ...numbers,
     now,
     onOutcome,
     logger,

@@ -11,6 +11,7 @@ import type { KitLogger } from '../logger.ts';
 import type { KitMessagesInput, LocaleChooser, MessageCatalog } from '../pages/messages.ts';
 import type { PageRenderers } from '../pages/pages.ts';
 import type { StartLimits, StartLimitsOptions } from '../limits/start-limits.ts';
+import type { DestinationPolicy, DestinationPolicyOptions } from '../numbers/destination-policy.ts';
 import type { VerifyStore } from '../store/types.ts';
 import type { ActionDefinition, OutcomeHook, Platform, ScopeDefinition, VerifyClient } from '../types.ts';
 
@@ -26,6 +27,9 @@ export interface ResolvedUser {
 }
 
 /** The hook for abuse limits: runs before a session is created (before any SMS). */
+/** Picks the default country of a typed number for a request: an ISO 3166-1 alpha-2 code, or undefined for none. */
+export type DefaultCountryChooser = (req: Request) => string | undefined | Promise<string | undefined>;
+
 export type BeforeCreateHook = (
   req: Request,
   attempt: { userRef: string; destination: string; action: string },
@@ -145,6 +149,19 @@ export interface VerificationKitOptions<Tx = unknown> {
   dangerouslyDisableStartLimits?: boolean;
   /** Runs before each session create; throw KitError('rate_limited') to refuse (no session, no SMS). */
   beforeCreate?: BeforeCreateHook;
+  /**
+   * The country a typed number without its "+" prefix belongs to (an ISO 3166-1 alpha-2 code such
+   * as 'GB', or a function of the request, e.g. from the user's profile or language, returning one
+   * or undefined), so people can type "07700 900123" as they write it. Only actions with
+   * `destination: 'entered'` read it; a function runs under `hookTimeouts.defaultCountry`.
+   */
+  defaultCountry?: string | DefaultCountryChooser;
+  /**
+   * Which numbers are texted at all, checked before any service call for every action, the user's
+   * stored number included: allowed and refused countries, refused number types (by default
+   * premium-rate, shared-cost, toll-free, UAN, voicemail and pager numbers).
+   */
+  destinationPolicy?: DestinationPolicyOptions;
   /** Clock in ms. Default Date.now. */
   now?: () => number;
   /**
@@ -202,7 +219,8 @@ type Reshaped =
   | 'messages'
   | 'locale'
   | 'client'
-  | 'hookTimeouts';
+  | 'hookTimeouts'
+  | 'destinationPolicy';
 
 /** Each route's path, or false when it is not mounted (the landing's path is the returnUrl's). */
 export type ResolvedRoutes = { readonly [Route in keyof RoutesOptions]-?: string | false };
@@ -225,4 +243,5 @@ export type ResolvedKitOptions<Tx = unknown> = Omit<VerificationKitOptions<Tx>, 
     /** A ready client, or the settings of the one the kit builds. */
     client: VerifyClient | ClientSettings;
     hookTimeouts: HookTimeouts;
+    destinationPolicy: DestinationPolicy;
   };

@@ -8,6 +8,8 @@ export interface HandoffPage {
   handoff: string;
   /** Server-side path shown instead of re-sending a used or restored form. */
   startAgainUrl: string;
+  /** The number the code goes to, masked ("•• 78"), for an action that texts a typed number. */
+  maskedNumber?: string;
 }
 
 /**
@@ -46,6 +48,7 @@ export function handoffPage(ctx: HandoffPage, nonce: string, messages: KitMessag
     script,
     body: html`<h1>${t.title}</h1>
 <p>${t.text}</p>
+${ctx.maskedNumber === undefined ? '' : html`<p>${messages.codeGoesTo(ctx.maskedNumber)}</p>`}
 <form id="verify-kit-handoff" method="post" action="${ctx.verifyUrl}">
 <input type="hidden" name="hx" value="${ctx.handoff}">
 <button type="submit">${t.continue}</button>

@@ -32,6 +32,10 @@ export interface KitMessages {
   startNew: string;
   nothingChanged: string;
   handoff: { title: string; text: string; continue: string };
+  /** Where the code goes, on the pages of an action that texts a typed number: masked ("•• 78"). */
+  codeGoesTo: (maskedNumber: string) => string;
+  /** The kit's form for a typed number, shown again (422) when the number cannot be texted. */
+  enterNumber: { title: string; label: string; hint: string; send: string };
   complete: TitledText;
   failures: Record<FailureTextKey, TitledText>;
   pending: {
@@ -108,6 +112,13 @@ export const englishMessages: KitMessages = {
     text: 'You are being taken to the verification page. If nothing happens, press Continue.',
     continue: 'Continue',
   },
+  codeGoesTo: (maskedNumber) => `The code goes to the number ending ${maskedNumber}.`,
+  enterNumber: {
+    title: 'Enter your phone number',
+    label: 'Phone number',
+    hint: 'We will text a code to this number. Outside your own country, start with + and the country code.',
+    send: 'Text me a code',
+  },
   complete: {
     title: 'Verification complete',
     text:
@@ -171,6 +182,9 @@ export const englishMessages: KitMessages = {
     csrf_failed: 'The form has expired or was not sent from this site; reload the page and try again.',
     unknown_action: 'This verification request names no known action; go back and try again.',
     invalid_action_params: 'The form could not be accepted; go back, check it and try again.',
+    invalid_phone_number:
+      'This is not a phone number we can text. Check it; for a number of another country, start with + and its country code.',
+    phone_number_refused: 'We cannot send a code to this number. Enter another mobile number.',
     rate_limited: 'Too many verification attempts.',
     invalid_return_params: `This verification link is incomplete or malformed. ${START_AGAIN}`,
     unknown_attempt: `No verification attempt matches this link. ${START_AGAIN}`,
@@ -220,6 +234,7 @@ export function completeMessages(tag: string, input: KitMessagesInput): KitMessa
     ...input,
     lang: input.lang ?? tag,
     handoff: { ...base.handoff, ...input.handoff },
+    enterNumber: { ...base.enterNumber, ...input.enterNumber },
     complete: { ...base.complete, ...input.complete },
     failures: { ...base.failures, ...input.failures },
     pending: { ...base.pending, ...input.pending },

@@ -16,8 +16,13 @@ export interface RestartForm {
   startPath: string;
   csrfToken: string;
   actionName: string;
-  /** The finished attempt whose server-side parameters the new attempt reuses. */
+  /** The finished attempt whose server-side parameters (and typed number) the new attempt reuses. */
   restartState?: string;
+  /**
+   * For an action that texts a typed number: that number, masked ("•• 78"). The restart texts the
+   * number kept with the finished attempt, on the server: the form carries none.
+   */
+  maskedNumber?: string;
 }
 
 /** What the failure page shows. */
@@ -53,6 +58,21 @@ export interface StartAgainPage {
   restart: RestartForm | undefined;
 }
 
+/**
+ * The kit's form for an action that texts a typed number, shown again when the number cannot be
+ * texted (422): the start route's POST with the typed value kept, so the user corrects it.
+ */
+export interface EnterNumberPage {
+  form: RestartForm;
+  /** What the user typed: shown back only in this form's own field. */
+  entered: string;
+  /** Why it was refused, in the request's language (never which rule). */
+  message: string;
+}
+
+/** The name of the start request's field holding a typed number (form field and mobile JSON). */
+export const ENTERED_NUMBER_FIELD = 'phone';
+
 /** What the error page shows. */
 export interface ErrorPage {
   status: number;
@@ -71,6 +91,7 @@ export interface PageRenderers {
   failed(ctx: FailedPage, nonce: string, messages: KitMessages): string;
   pending(ctx: PendingPage, nonce: string, messages: KitMessages): string;
   startAgain(ctx: StartAgainPage, nonce: string, messages: KitMessages): string;
+  enterNumber(ctx: EnterNumberPage, nonce: string, messages: KitMessages): string;
   error(ctx: ErrorPage, nonce: string, messages: KitMessages): string;
 }
 
@@ -209,6 +230,7 @@ export const defaultPages: PageRenderers = {
       body: html`<h1>${title}</h1>
 <p>${text}</p>
 <p>${messages.nothingChanged}</p>
+${ctx.restart?.maskedNumber === undefined ? '' : html`<p>${messages.codeGoesTo(ctx.restart.maskedNumber)}</p>`}
 ${restartForm(ctx.restart, messages.startNew)}`,
     });
   },
@@ -234,6 +256,25 @@ ${restartForm(ctx.restart, messages.startNew)}`,
       body: html`<h1>${t.heading}</h1>
 <p>${t.text}</p>
 ${restartForm(ctx.restart, messages.startNew)}`,
+    });
+  },
+  enterNumber(ctx, nonce, messages) {
+    const t = messages.enterNumber;
+    return layout({
+      title: t.title,
+      nonce,
+      messages,
+      body: html`<h1>${t.title}</h1>
+<p id="verify-kit-number-error" role="alert">${ctx.message}</p>
+<form method="post" action="${ctx.form.startPath}">
+<input type="hidden" name="_csrf" value="${ctx.form.csrfToken}">
+<input type="hidden" name="action" value="${ctx.form.actionName}">
+<p><label for="verify-kit-number">${t.label}</label><br>
+<input id="verify-kit-number" name="${ENTERED_NUMBER_FIELD}" type="tel" autocomplete="tel" value="${ctx.entered}"
+ aria-invalid="true" aria-describedby="verify-kit-number-error verify-kit-number-hint"></p>
+<p id="verify-kit-number-hint">${t.hint}</p>
+<button type="submit">${t.send}</button>
+</form>`,
     });
   },
   error(ctx, nonce, messages) {

@@ -58,7 +58,7 @@ function ownerPage<Tx>(
     case 'failed':
     case 'expired': {
       const reason = completion.kind === 'failed' ? completion.reason : 'expired';
-      const restart = restartFormFor(context, req, attempt.action, attempt.state);
+      const restart = restartFormFor(context, req, attempt.action, attempt.state, attempt.destination);
       sendPage(res, 200, context.pages.failed({ reason, restart }, nonce, messages), nonce);
       return;
     }

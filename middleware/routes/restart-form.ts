@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import type { KitContext } from '../context.ts';
 import type { RestartForm } from '../pages/pages.ts';
 import { csrfToken } from './csrf.ts';
+import { maskDestination } from '../numbers/mask-number.ts';
 
 /** A start-again form for `actionName`, or undefined when none can be offered to this request. */
 export function restartFormFor<Tx>(
@@ -13,6 +14,7 @@ export function restartFormFor<Tx>(
   req: Request,
   actionName: string,
   restartState?: string,
+  keptNumber?: string | null,
 ): RestartForm | undefined {
   const startPath = context.routes.start;
   if (startPath === false || context.platform !== 'web' || !context.actions.has(actionName)) return undefined;
@@ -22,5 +24,12 @@ export function restartFormFor<Tx>(
   } catch {
     return undefined;
   }
-  return { startPath, csrfToken: token, actionName, ...(restartState === undefined ? {} : { restartState }) };
+  const entered = context.actions.get(actionName)?.destination === 'entered';
+  return {
+    startPath,
+    csrfToken: token,
+    actionName,
+    ...(restartState === undefined ? {} : { restartState }),
+    ...(entered && typeof keptNumber === 'string' ? { maskedNumber: maskDestination(keptNumber) } : {}),
+  };
 }

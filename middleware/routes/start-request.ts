@@ -12,6 +12,7 @@ import { isRecord } from '../options/option-problems.ts';
 import { showAsWritten } from './answer-error.ts';
 import { strictJson } from './json-body.ts';
 import { isStateShaped } from './state.ts';
+import type { Attempt } from '../store/types.ts';
 import type { ActionDefinition, JsonValue, PrepareContext } from '../types.ts';
 
 const BODY_LIMIT = '16kb';
@@ -51,42 +52,16 @@ export function pickAction<Tx>(context: KitContext<Tx>, value: unknown): ActionD
 }
 
 /**
- * The server-side parameters: from `prepare`, which runs on every start. A restart hands it the
- * finished attempt's stored parameters to check again for the user as they are now, so whatever
- * `prepare` enforces (authorisation, blocklists) cannot be bypassed by restarting an old attempt.
+ * The finished (failed or expired) attempt of this user and action that a restart names; undefined
+ * on a fresh start. Anything else is refused: an old attempt cannot be restarted into a new one.
  */
-export async function paramsFor<Tx>(
-  context: KitContext<Tx>,
-  req: Request,
-  action: ActionDefinition<Tx>,
-  user: ResolvedUser,
-  restart: unknown,
-): Promise<JsonValue> {
-  const restartParams =
-    restart === undefined ? undefined : await restartedParams(context, action, user.userRef, restart);
-  if (action.prepare === undefined) return restartParams ?? null;
-  const prepareContext: PrepareContext = {
-    user: { userRef: user.userRef, destination: user.destination },
-    ...(restart === undefined ? {} : { restartParams: restartParams ?? null }),
-  };
-  let params: JsonValue | undefined;
-  try {
-    // A KitError from prepare carries the integrator's own text for its users: shown as written.
-    const { prepare } = action;
-    params = await withDeadline('prepare', context.hookTimeouts.prepare, () => prepare(req, prepareContext));
-  } catch (error) {
-    throw showAsWritten(error);
-  }
-  return params === undefined ? null : params;
-}
-
-/** The stored parameters of this user's finished (failed or expired) attempt of this action. */
-async function restartedParams<Tx>(
+export async function restartedAttempt<Tx>(
   context: KitContext<Tx>,
   action: ActionDefinition<Tx>,
   userRef: string,
   restart: unknown,
-): Promise<JsonValue> {
+): Promise<Attempt | undefined> {
+  if (restart === undefined) return undefined;
   const previous = isStateShaped(restart) ? await context.store.findAttemptByState(restart) : undefined;
   if (
     previous === undefined ||
@@ -99,5 +74,34 @@ async function restartedParams<Tx>(
       'That verification cannot be restarted; go back and start again.',
     );
   }
-  return previous.params;
+  return previous;
+}
+
+/**
+ * The server-side parameters: from `prepare`, which runs on every start. A restart hands it the
+ * finished attempt's stored parameters to check again for the user as they are now, so whatever
+ * `prepare` enforces (authorisation, blocklists) cannot be bypassed by restarting an old attempt.
+ */
+export async function paramsFor<Tx>(
+  context: KitContext<Tx>,
+  req: Request,
+  action: ActionDefinition<Tx>,
+  user: ResolvedUser,
+  previous: Attempt | undefined,
+): Promise<JsonValue> {
+  const restartParams = previous?.params;
+  if (action.prepare === undefined) return restartParams ?? null;
+  const prepareContext: PrepareContext = {
+    user: { userRef: user.userRef, destination: user.destination },
+    ...(previous === undefined ? {} : { restartParams: restartParams ?? null }),
+  };
+  let params: JsonValue | undefined;
+  try {
+    // A KitError from prepare carries the integrator's own text for its users: shown as written.
+    const { prepare } = action;
+    params = await withDeadline('prepare', context.hookTimeouts.prepare, () => prepare(req, prepareContext));
+  } catch (error) {
+    throw showAsWritten(error);
+  }
+  return params === undefined ? null : params;
 }

@@ -21,10 +21,13 @@ import { handoffPage } from '../pages/handoff-page.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { newNonce, newState } from './state.ts';
 import { queryOf } from './complete-return.ts';
-import { route, showAsWritten } from './answer-error.ts';
+import { logKitError, route, showAsWritten } from './answer-error.ts';
 import { currentUser } from './user.ts';
 import { annotateSpan, countStart } from '../telemetry.ts';
-import { bodyOf, bodyParsers, paramsFor, pickAction, readBody } from './start-request.ts';
+import { bodyOf, bodyParsers, paramsFor, pickAction, readBody, restartedAttempt } from './start-request.ts';
+import { attemptUserFor } from './destination.ts';
+import { maskDestination } from '../numbers/mask-number.ts';
+import { ENTERED_NUMBER_FIELD } from '../pages/pages.ts';
 import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
 import { restartFormFor } from './restart-form.ts';
 import { serviceUserRefFor } from './service-user-ref.ts';
@@ -174,6 +177,7 @@ function answerStart<Tx>(
   created: CreatedSession,
   startAgain: string,
   originOf: (verifyUrl: string) => string,
+  maskedNumber: string | undefined,
 ): void {
   const { verifyUrl, handoff, expiresInSeconds } = created;
   if (context.platform === 'mobile') {
@@ -183,11 +187,45 @@ function answerStart<Tx>(
   }
   const nonce = newNonce();
   const page = handoffPage(
-    { verifyUrl, handoff, startAgainUrl: startAgain },
+    { verifyUrl, handoff, startAgainUrl: startAgain, ...(maskedNumber === undefined ? {} : { maskedNumber }) },
     nonce,
     context.messages.forRequest(res.req),
   );
   sendPage(res, 200, page, nonce, originOf(verifyUrl));
+}
+
+/**
+ * A typed number that cannot be texted, on the web: the kit's number form back (422) with what the
+ * user typed and why, so they correct it. False when the error is answered as any other.
+ */
+function answeredWithNumberForm<Tx>(
+  context: KitContext<Tx>,
+  req: Request,
+  res: Response,
+  action: ActionDefinition<Tx>,
+  body: Record<string, unknown>,
+  error: unknown,
+): boolean {
+  const numberProblem =
+    isKitError(error, KitErrorCode.InvalidPhoneNumber) || isKitError(error, KitErrorCode.PhoneNumberRefused);
+  if (!numberProblem || context.platform !== 'web' || context.errors === 'next') return false;
+  const form = restartFormFor(context, req, action.name);
+  if (form === undefined) return false;
+  logKitError(context, 'start', error);
+  const typed = body[ENTERED_NUMBER_FIELD];
+  const messages = context.messages.forRequest(req);
+  const nonce = newNonce();
+  const page = context.pages.enterNumber(
+    {
+      form,
+      entered: typeof typed === 'string' ? typed.slice(0, 64) : '',
+      message: messages.errors[error.code as 'invalid_phone_number' | 'phone_number_refused'],
+    },
+    nonce,
+    messages,
+  );
+  sendPage(res, error.status, page, nonce);
+  return true;
 }
 
 /** The start route's own 405 for anything but POST, as a page or JSON. */
@@ -220,9 +258,9 @@ function startAgainHandler<Tx>(context: KitContext<Tx>) {
   return async (req: Request, res: Response): Promise<void> => {
     const action = pickAction(context, queryOf(req).action);
     const user = await currentUser(context, req);
-    // Actions that read form fields in prepare must be started from the integrator's form again.
-    const restart =
-      user !== null && action.prepare === undefined ? restartFormFor(context, req, action.name) : undefined;
+    // Actions that read form fields (in prepare, or a typed number) are started from a form again.
+    const fromOwnForm = action.prepare !== undefined || action.destination === 'entered';
+    const restart = user !== null && !fromOwnForm ? restartFormFor(context, req, action.name) : undefined;
     const nonce = newNonce();
     sendPage(res, 200, context.pages.startAgain({ restart }, nonce, context.messages.forRequest(req)), nonce);
   };
@@ -239,17 +277,26 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
   const start = async (req: Request, res: Response): Promise<void> => {
     await readBody(parsers, req, res);
     await verifyCsrf(context, req);
-    const user = await currentUser(context, req);
-    if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
+    const signedIn = await currentUser(context, req);
+    if (signedIn === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
     const body = bodyOf(req);
     const action = pickAction(context, body.action);
-    const params = await paramsFor(context, req, action, user, body.restart);
+    const previous = await restartedAttempt(context, action, signedIn.userRef, body.restart);
+    let user: ResolvedUser;
+    try {
+      user = await attemptUserFor(context, req, action, signedIn, body, previous);
+    } catch (error) {
+      if (previous === undefined && answeredWithNumberForm(context, req, res, action, body, error)) return;
+      throw error;
+    }
+    const params = await paramsFor(context, req, action, user, previous);
     const receipt = await allowStart(context, req, user, action);
     const created = await createAttempt(context, user, action, params, originOf).catch(async (error: unknown) => {
       await refundWhenBusy(context, receipt, error);
       throw error;
     });
-    answerStart(context, res, created, startAgainUrl(startAgainPath, action.name), originOf);
+    const masked = action.destination === 'entered' ? maskDestination(user.destination) : undefined;
+    answerStart(context, res, created, startAgainUrl(startAgainPath, action.name), originOf, masked);
   };
 
   router.all(startPath, methodNotAllowed(context, format));

@@ -219,6 +219,12 @@ export interface StartBudget {
   key: string;
   points: number;
   durationMs: number;
+  /**
+   * Set for a budget of distinct values (numbers a user tried): a start whose `member` was already
+   * counted in the budget's open window spends nothing on it. A counter that ignores it counts
+   * every start instead (stricter, never looser).
+   */
+  member?: string;
 }
 
 export interface ConsumeStartBudgetsOptions {

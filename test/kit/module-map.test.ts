@@ -91,7 +91,7 @@ function statements(file: string): string[] {
 }
 
 const kit = importGraph('middleware');
-const CONCERNS = ['options', 'routes', 'fulfil', 'sweep', 'pages', 'client', 'limits', 'store', 'step-up'];
+const CONCERNS = ['options', 'routes', 'fulfil', 'sweep', 'pages', 'client', 'limits', 'numbers', 'store', 'step-up'];
 /** The few modules every concern shares stay at the top, beside the entry point and the factory. */
 const TOP = [
   'index.ts',
@@ -151,6 +151,12 @@ describe('module map', () => {
       (edge) => !/ -> middleware\/(store\/|types\.ts$|errors\.ts$)/.test(edge),
     );
     expect(above).toEqual([]);
+  });
+
+  it('numbers/ reads, polices and masks numbers on its own: it imports no other kit module', () => {
+    expect(
+      importsBetween(kit, 'middleware/numbers/', ['middleware/']).filter((e) => !/ -> middleware\/numbers\//.test(e)),
+    ).toEqual([]);
   });
 
   it("each store's folder imports only its own files and the shared contract, never the other store", () => {

@@ -79,7 +79,8 @@ describe('onOutcome', () => {
       userRef: 'user-alice',
       action: 'set_note',
       params: { note: 'mail me' },
-      destination: '+15550001111',
+      // Masked: events go to logs and queues (fulfil received the full number).
+      destination: '••\u00a011',
       reason: null,
       delivery: 1,
     });

@@ -94,7 +94,11 @@ describeEachStore('start limits in the store database', (kind) => {
       '10',
     async () => {
       const instances = [h.store, await h.openAnother(), await h.openAnother()].map((store) =>
-        limitsOn(store, { perUser: { points: 10, durationSeconds: 600 } }),
+        // Thirty numbers of one user: the distinct-numbers budget is not what this counts.
+        limitsOn(store, {
+          perUser: { points: 10, durationSeconds: 600 },
+          perUserNumbers: { points: 100, durationSeconds: 600 },
+        }),
       );
       const results = await Promise.all(
         Array.from({ length: 30 }, (_, i) =>
@@ -105,4 +109,31 @@ describeEachStore('start limits in the store database', (kind) => {
       expect(results.filter((r) => r.startsWith('rate_limited '))).toHaveLength(20);
     },
   );
+
+  it('counts the distinct numbers a user tried, across instances: a number tried again spends nothing more', async () => {
+    const instances = [h.store, await h.openAnother(), await h.openAnother()].map((store) =>
+      limitsOn(store, {
+        perUser: { points: 100, durationSeconds: 600 },
+        perUserNumbers: { points: 3, durationSeconds: 86_400 },
+      }),
+    );
+    // Thirty simultaneous starts of one user, ten numbers three times each: exactly three numbers get through.
+    const numbers = Array.from({ length: 10 }, (_, i) => `+3361234567${i}`);
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => startFrom(instances[i % 3]!, `10.0.3.${i}`, 'u-numbers', numbers[i % 10]!)),
+    );
+    const allowedNumbers = new Set(numbers.filter((_, n) => results.some((r, i) => i % 10 === n && r === 'allowed')));
+    expect(allowedNumbers.size).toBe(3);
+    // Every start to an allowed number was allowed: trying it again cost nothing more.
+    expect(results.filter((r) => r === 'allowed')).toHaveLength(9);
+    expect(results.filter((r) => r.startsWith('rate_limited '))).toHaveLength(21);
+    // Another user is not touched; a fourth number of this user still is refused, for the day.
+    expect(await startFrom(instances[0]!, '10.0.4.1', 'u-other', numbers[9]!)).toBe('allowed');
+    const [first] = allowedNumbers;
+    expect(await startFrom(instances[1]!, '10.0.4.2', 'u-numbers', first!)).toBe('allowed');
+    const refused = numbers.find((n) => !allowedNumbers.has(n))!;
+    expect(await startFrom(instances[2]!, '10.0.4.3', 'u-numbers', refused)).toMatch(/^rate_limited \d+$/);
+    // No number in clear in the counters' keys.
+    expect((await counterKeys()).join(' ')).not.toContain('612345');
+  });
 });

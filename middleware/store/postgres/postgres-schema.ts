@@ -202,6 +202,61 @@ const MIGRATIONS: readonly string[] = [
      revoked_at BIGINT NOT NULL,
      PRIMARY KEY (user_ref, scope)
    );`,
+
+  // 12: budgets of distinct values (the numbers a user tried): a start whose member was already
+  // counted in the budget's open window spends nothing on it. Each counted member is a row of
+  // verify_kit_start_budgets ("seen:<key>:<member>", never a budget's own key) ending with that
+  // window, written under the counter's lock. The four-argument routine stays for instances of an
+  // older kit still running beside this one.
+  `CREATE FUNCTION verify_kit_consume_start_budgets_v2(p_keys TEXT[], p_points INTEGER[], p_durations_ms BIGINT[],
+     p_members TEXT[], p_now BIGINT)
+   RETURNS TABLE (refused_budget INTEGER, retry_after_ms BIGINT) LANGUAGE plpgsql AS $fn$
+   DECLARE
+     c_budget INTEGER[];
+     c_key TEXT[];
+     c_spent INTEGER[];
+     c_ends BIGINT[];
+     c_points INTEGER[];
+     c_member TEXT[];
+     c_counted BOOLEAN[];
+   BEGIN
+     WITH wanted AS (
+       SELECT w.ord::INTEGER - 1 AS budget, w.key, w.points, w.duration_ms, w.member
+       FROM unnest(p_keys, p_points, p_durations_ms, p_members) WITH ORDINALITY AS w(key, points, duration_ms, member, ord)),
+     locked AS (
+       INSERT INTO verify_kit_start_budgets AS b (key, spent, window_ends_at)
+       SELECT wanted.key, 0, 0 FROM wanted ORDER BY wanted.key
+       ON CONFLICT (key) DO UPDATE SET spent = b.spent
+       RETURNING b.key, b.spent, b.window_ends_at)
+     SELECT array_agg(wanted.budget ORDER BY wanted.budget), array_agg(wanted.key ORDER BY wanted.budget),
+       array_agg(CASE WHEN locked.window_ends_at > p_now THEN locked.spent ELSE 0 END ORDER BY wanted.budget),
+       array_agg(CASE WHEN locked.window_ends_at > p_now THEN locked.window_ends_at ELSE p_now + wanted.duration_ms END
+         ORDER BY wanted.budget),
+       array_agg(wanted.points ORDER BY wanted.budget),
+       array_agg(wanted.member ORDER BY wanted.budget),
+       array_agg(wanted.member IS NOT NULL AND locked.window_ends_at > p_now AND EXISTS (
+           SELECT 1 FROM verify_kit_start_budgets AS m
+           WHERE m.key = 'seen:' || wanted.key || ':' || wanted.member AND m.window_ends_at = locked.window_ends_at)
+         ORDER BY wanted.budget)
+     INTO c_budget, c_key, c_spent, c_ends, c_points, c_member, c_counted
+     FROM wanted JOIN locked ON locked.key = wanted.key;
+     -- All or nothing: spend every budget only when none is full (a member already counted spends nothing).
+     IF NOT EXISTS (SELECT 1 FROM unnest(c_spent, c_points, c_counted) AS x(spent, points, counted)
+         WHERE x.spent >= x.points AND NOT x.counted) THEN
+       UPDATE verify_kit_start_budgets AS b SET spent = x.spent + 1, window_ends_at = x.ends
+       FROM unnest(c_key, c_spent, c_ends, c_counted) AS x(key, spent, ends, counted)
+       WHERE b.key = x.key AND NOT x.counted;
+       INSERT INTO verify_kit_start_budgets AS b (key, spent, window_ends_at)
+       SELECT 'seen:' || x.key || ':' || x.member, 1, x.ends
+       FROM unnest(c_key, c_member, c_ends, c_counted) AS x(key, member, ends, counted)
+       WHERE x.member IS NOT NULL AND NOT x.counted
+       ON CONFLICT (key) DO UPDATE SET spent = 1, window_ends_at = excluded.window_ends_at;
+     END IF;
+     RETURN QUERY SELECT x.budget, x.ends - p_now
+       FROM unnest(c_budget, c_spent, c_points, c_ends, c_counted) AS x(budget, spent, points, ends, counted)
+       WHERE x.spent >= x.points AND NOT x.counted ORDER BY x.budget;
+   END
+   $fn$;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -247,7 +247,7 @@ export const SQL = {
     WHERE outcome = 'pending' AND lease_owner = $1`,
   // One call, one transaction (the statement's): see the function in postgres-schema.ts.
   consumeStartBudgets: `SELECT refused_budget, retry_after_ms
-    FROM verify_kit_consume_start_budgets($1, $2, $3, ${budgetNow(4)})`,
+    FROM verify_kit_consume_start_budgets_v2($1, $2, $3, $4, ${budgetNow(5)})`,
   // SKIP LOCKED: never waits on a counter a start holds, so it cannot deadlock with one.
   // Counters locked in key order, as the consume routine locks them; only the window the refunded
   // start was counted in (it ends after spentAt, and at most one duration after it).

@@ -98,7 +98,13 @@ function postgresStartBudgets(db: PostgresDb): StartBudgetCounter {
   let nextBudgetCleanupAt = 0;
   return {
     async consumeStartBudgets({ budgets, now }) {
-      const values = [budgets.map((b) => b.key), budgets.map((b) => b.points), budgets.map((b) => b.durationMs), now];
+      const values = [
+        budgets.map((b) => b.key),
+        budgets.map((b) => b.points),
+        budgets.map((b) => b.durationMs),
+        budgets.map((b) => b.member ?? null),
+        now,
+      ];
       const { rows } = await query<RefusalRow>(db, 'consumeStartBudgets', values);
       if (now >= nextBudgetCleanupAt) {
         const deleted = (await query(db, 'deleteEndedBudgets', [now])).rowCount ?? 0;

@@ -75,6 +75,9 @@ export const SQL = {
        spent = CASE WHEN window_ends_at > @now THEN spent + 1 ELSE 1 END,
        window_ends_at = CASE WHEN window_ends_at > @now THEN window_ends_at ELSE excluded.window_ends_at END
      WHERE window_ends_at <= @now OR spent < @points`,
+  // A distinct value counted in a budget's window: a row of its own, ending with that window.
+  markBudgetMember: `INSERT INTO verify_kit_start_budgets (key, spent, window_ends_at) VALUES (@marker, 1, @windowEndsAt)
+     ON CONFLICT (key) DO UPDATE SET spent = 1, window_ends_at = excluded.window_ends_at`,
   // Only the window the refunded start was counted in: it ends after spentAt, and at most one
   // duration after it (a later window would end later).
   refundBudget: `UPDATE verify_kit_start_budgets SET spent = spent - 1

@@ -69,6 +69,11 @@ function openDatabase(database: string | Database, busyTimeoutMs: number): { db:
   return { db, owned };
 }
 
+/** The row that says `member` was counted in `key`'s window ("seen:" never starts a budget's own key). */
+function budgetMemberKey(key: string, member: string): string {
+  return `seen:${key}:${member}`;
+}
+
 /** Thrown inside the budgets transaction to roll back every spend when one budget refused. */
 class BudgetsRefused extends Error {
   constructor(readonly refusals: StartBudgetRefusal[]) {
@@ -99,12 +104,24 @@ function sqliteStartBudgets(statements: Statements, write: StartWrite): StartBud
   };
   // Under the write lock, spend every budget; if one is used up, throw, and the write's savepoint
   // rolls all of them back: no other start can slip between, and a refused start spends nothing.
+  const windowEnd = (key: string) =>
+    (statements.budgetRow.get(key) as { window_ends_at: number } | undefined)?.window_ends_at;
+  // A member already counted in the counter's open window spends nothing.
+  const counted = (key: string, member: string, now: number): boolean => {
+    const ends = windowEnd(key);
+    return ends !== undefined && ends > now && windowEnd(budgetMemberKey(key, member)) === ends;
+  };
   const spendAll = (budgets: readonly StartBudget[], now: number): void => {
-    const refusals = budgets.flatMap(({ key, points, durationMs }, budget) => {
+    const refusals = budgets.flatMap(({ key, points, durationMs, member }, budget) => {
+      if (member !== undefined && counted(key, member, now)) return [];
       const spent = statements.spendBudget.run({ key, points, now, newWindowEndsAt: now + durationMs }).changes === 1;
-      if (spent) return [];
-      const row = statements.budgetRow.get(key) as { window_ends_at: number };
-      return [{ budget, retryAfterMs: row.window_ends_at - now }];
+      if (spent) {
+        if (member !== undefined) {
+          statements.markBudgetMember.run({ marker: budgetMemberKey(key, member), windowEndsAt: windowEnd(key) });
+        }
+        return [];
+      }
+      return [{ budget, retryAfterMs: (windowEnd(key) ?? now) - now }];
     });
     if (refusals.length > 0) throw new BudgetsRefused(refusals);
   };

@@ -1,0 +1,68 @@
+/**
+ * Phone numbers read with libphonenumber-js and its `max` metadata: the smaller `min` set cannot
+ * tell a number's type (mobile, premium-rate...), and the destination policy needs the type. Out
+ * comes E.164 (what is stored, texted and counted), the number's own country (from its national
+ * prefix, so +1 876 is Jamaica, not the US) and its type.
+ */
+import {
+  isSupportedCountry,
+  parsePhoneNumberWithError,
+  type CountryCode,
+  type NumberType,
+} from 'libphonenumber-js/max';
+
+/** A number's type as the metadata names it (MOBILE, FIXED_LINE, PREMIUM_RATE, ...). */
+export type PhoneNumberType = NonNullable<NumberType>;
+
+/** What the kit knows of a number. */
+export interface ReadNumber {
+  /** E.164: "+33612345678". */
+  e164: string;
+  /** ISO 3166-1 alpha-2 of the number itself; undefined when no country's ranges hold it. */
+  country: string | undefined;
+  /** undefined when the metadata cannot tell (a number outside every known range). */
+  type: PhoneNumberType | undefined;
+}
+
+/** Longer input is no phone number (E.164 has at most 15 digits): refused before parsing. */
+export const MAX_ENTERED_LENGTH = 40;
+
+/** An ISO 3166-1 alpha-2 code the metadata has numbering rules for ("GB", "FR"). */
+export function isKnownCountry(value: unknown): value is CountryCode {
+  return typeof value === 'string' && /^[A-Z]{2}$/.test(value) && isSupportedCountry(value);
+}
+
+/**
+ * A number a person typed ("07700 900123" with GB, "+33 6 12 34 56 78"), or undefined when it
+ * cannot be a real number: not a number, too short or long, or outside every range in use.
+ */
+export function readEnteredNumber(input: unknown, defaultCountry: string | undefined): ReadNumber | undefined {
+  if (typeof input !== 'string' || input.length > MAX_ENTERED_LENGTH) return undefined;
+  const country = isKnownCountry(defaultCountry) ? defaultCountry : undefined;
+  try {
+    // extract: false: the whole input must be the number, not merely contain one.
+    const parsed = parsePhoneNumberWithError(input, {
+      extract: false,
+      ...(country === undefined ? {} : { defaultCountry: country }),
+    });
+    // An extension cannot be texted.
+    if (!parsed.isValid() || parsed.ext !== undefined) return undefined;
+    return { e164: parsed.number, country: parsed.country, type: parsed.getType() };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A number the app already holds (resolveUser's destination), as far as the metadata knows it.
+ * Such numbers are not required to be valid: ranges reserved for fiction (+1 555 01xx,
+ * 07700 900xxx) are what apps test with, and the metadata goes stale as ranges open.
+ */
+export function describeStoredNumber(destination: string): ReadNumber | undefined {
+  try {
+    const parsed = parsePhoneNumberWithError(destination);
+    return { e164: parsed.number, country: parsed.country, type: parsed.getType() };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The number a start texts: the user's own, or, for an action with `destination: 'entered'`, the
+ * one typed into the start request (on a restart, the one kept with the finished attempt: nothing
+ * the request sends can swap it). Either way the destination policy is checked before anything is
+ * sent or stored; a refusal is logged with the number masked and counted by reason.
+ */
+import type { Request } from 'express';
+import type { KitContext } from '../context.ts';
+import { withDeadline } from '../deadline.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { maskDestination } from '../numbers/mask-number.ts';
+import { refusalOf } from '../numbers/destination-policy.ts';
+import { describeStoredNumber, isKnownCountry, readEnteredNumber, type ReadNumber } from '../numbers/parse-number.ts';
+import type { ResolvedUser } from '../options/options.ts';
+import { ENTERED_NUMBER_FIELD } from '../pages/pages.ts';
+import type { Attempt } from '../store/types.ts';
+import { countRefusedDestination } from '../telemetry.ts';
+import type { ActionDefinition } from '../types.ts';
+
+/** The default country for this request: the option's code, or what its function returns (checked). */
+async function defaultCountryFor<Tx>(context: KitContext<Tx>, req: Request): Promise<string | undefined> {
+  const chooser = context.defaultCountry;
+  if (typeof chooser !== 'function') return chooser;
+  const country = await withDeadline('defaultCountry', context.hookTimeouts.defaultCountry, () => chooser(req));
+  if (country === undefined || isKnownCountry(country)) return country;
+  throw new KitError(
+    KitErrorCode.HookFailed,
+    "`defaultCountry(req)` returned something other than an ISO 3166-1 alpha-2 code such as 'GB' (or undefined); return one of those.",
+  );
+}
+
+/** The typed number as E.164 and what the metadata knows of it; a 422 when it cannot be a real number. */
+async function enteredNumber<Tx>(context: KitContext<Tx>, req: Request, body: Record<string, unknown>) {
+  const typed = body[ENTERED_NUMBER_FIELD];
+  const number = readEnteredNumber(typed, await defaultCountryFor(context, req));
+  if (number === undefined) {
+    throw new KitError(
+      KitErrorCode.InvalidPhoneNumber,
+      `The start request's \`${ENTERED_NUMBER_FIELD}\` is missing or is not a phone number that can be texted.`,
+    );
+  }
+  return number;
+}
+
+/** Refuses what the policy refuses, before any service call; logged masked, counted by reason. */
+function police<Tx>(context: KitContext<Tx>, action: ActionDefinition<Tx>, number: ReadNumber, entered: boolean): void {
+  const reason = refusalOf(context.destinationPolicy, number);
+  if (reason === undefined) return;
+  context.logger.warn(
+    { route: 'start', action: action.name, destination: maskDestination(number.e164), reason, entered },
+    'destination refused by the destination policy; nothing was sent',
+  );
+  countRefusedDestination(reason, entered);
+  throw new KitError(KitErrorCode.PhoneNumberRefused, `The destination policy refuses this number (${reason}).`);
+}
+
+/**
+ * Who the attempt is for and where its code goes, policed. `previous` is the finished attempt a
+ * restart names (already checked to be this user's, of this action).
+ */
+export async function attemptUserFor<Tx>(
+  context: KitContext<Tx>,
+  req: Request,
+  action: ActionDefinition<Tx>,
+  user: ResolvedUser,
+  body: Record<string, unknown>,
+  previous: Attempt | undefined,
+): Promise<ResolvedUser> {
+  if (action.destination !== 'entered') {
+    // The app's stored number: fictional test ranges must keep working, so it is not required to
+    // be valid; what the metadata knows of it (country, type) is policed.
+    const known = describeStoredNumber(user.destination);
+    if (known !== undefined) police(context, action, known, false);
+    return user;
+  }
+  if (previous === undefined) {
+    const number = await enteredNumber(context, req, body);
+    police(context, action, number, true);
+    return { userRef: user.userRef, destination: number.e164 };
+  }
+  // A restart texts the number kept with the finished attempt, whatever the request sends.
+  const kept = previous.destination === null ? undefined : describeStoredNumber(previous.destination);
+  if (kept === undefined) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'That verification cannot be restarted; go back and start again.',
+    );
+  }
+  police(context, action, kept, true);
+  return { userRef: user.userRef, destination: kept.e164 };
+}
