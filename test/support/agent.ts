@@ -279,6 +279,16 @@ export class Agent {
     return answer.location;
   }
 
+  /** Starts an action that texts a typed number (`destination: 'entered'`): `phone` as the user typed it. */
+  startWithNumber(action: string, phone: string, extra: Record<string, string> = {}): Promise<Started> {
+    return this.start(action, { ...extra, phone });
+  }
+
+  /** The same start, whatever the answer (a 422 number form, a 429...). */
+  tryStartWithNumber(action: string, phone: string, extra: Record<string, string> = {}): Promise<Answer> {
+    return this.tryStart(action, { ...extra, phone });
+  }
+
   /** GET the landing with exactly this query string. */
   land(query: string, headers: Headers = {}, timeoutMs?: number): Promise<Answer> {
     return this.request(`/verify/return?${query}`, { headers, ...(timeoutMs === undefined ? {} : { timeoutMs }) });

@@ -6,4 +6,5 @@ export const GENEROUS_START_LIMITS = {
   perUser: { points: 10_000, durationSeconds: 60 },
   perDestination: { points: 10_000, durationSeconds: 60 },
   perIp: { points: 10_000, durationSeconds: 60 },
+  perUserNumbers: { points: 10_000, durationSeconds: 60 },
 };

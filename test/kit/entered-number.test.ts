@@ -1,0 +1,287 @@
+/**
+ * An action that texts the number the user typed (`destination: 'entered'`), on SQLite and
+ * PostgreSQL: read with libphonenumber-js and `defaultCountry` (E.164 stored, texted and counted),
+ * refused with the number form back (422) when it cannot be a number, policed before any text
+ * (every destination, the stored one included), limited per number and per distinct numbers a
+ * user tried, shown masked, kept server-side across a restart, and never swapped before fulfil.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createVerificationKit,
+  KitErrorCode,
+  type ActionDefinition,
+  type OutcomeEvent,
+  type VerifiedAttempt,
+} from '../../middleware/index.ts';
+import { deriveServiceRefKey, destinationBoundRef } from '../../middleware/routes/service-user-ref.ts';
+import { describeEachAppStore } from '../support/app-stores.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { GENEROUS_START_LIMITS } from '../support/limits.ts';
+import { newSeen } from '../support/seen.ts';
+import { USERS } from '../support/users.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const FR_MOBILE = '+33612345678';
+const DE_MOBILE = '+4915123456780';
+const GB_MOBILE = '+447911123456';
+
+const fulfilled: VerifiedAttempt[] = [];
+const events: OutcomeEvent[] = [];
+
+const addPhone: ActionDefinition<unknown> = {
+  name: 'add_phone',
+  operationSensitivity: 'normal',
+  successPath: '/done/phone',
+  destination: 'entered',
+  proves: 'destination',
+  fulfil: (_tx, attempt) => void fulfilled.push(attempt),
+};
+const setNote: ActionDefinition<unknown> = {
+  name: 'set_note',
+  operationSensitivity: 'normal',
+  successPath: '/done/note',
+  fulfil: (_tx, attempt) => void fulfilled.push(attempt),
+};
+
+const sms = async (app: TestApp) => (await app.emulator.control.outbox()).map((m) => m.to);
+
+describeEachAppStore('typed numbers', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: {
+        actions: [addPhone, setNote],
+        // The user's language picks the country a national number belongs to.
+        defaultCountry: (req) => (req.headers['accept-language']?.startsWith('fr') ? 'FR' : 'GB'),
+        destinationPolicy: { refuseCountries: ['JM'] },
+        limits: {
+          ...GENEROUS_START_LIMITS,
+          perDestination: { points: 3, durationSeconds: 600 },
+          perUserNumbers: { points: 3, durationSeconds: 86_400 },
+        },
+        onOutcome: (event) => void events.push(event),
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  afterEach(() => {
+    delete USERS.pat;
+  });
+
+  it('texts a national number read with the default country as E.164, shows it masked, and fulfil receives it', async () => {
+    const seen = newSeen();
+    const user = await app.agent(seen).signIn('alice');
+    const fr = { 'accept-language': 'fr-FR' };
+    const answer = await user.postStart({ _csrf: user.csrf, action: 'add_phone', phone: '06 12 34 56 78' }, fr);
+    expect(answer.status).toBe(200);
+    const attempt = await app.latestAttempt();
+    expect(attempt.destination).toBe(FR_MOBILE);
+    expect((await app.emulator.control.outbox()).find((m) => m.sessionId === attempt.sessionId)?.to).toBe(FR_MOBILE);
+    // The page says where the code goes, masked: never the number itself.
+    expect(answer.body).toContain('The code goes to the number ending ••\u00a078.');
+    expect(answer.body).not.toMatch(/612345|12 34 56/);
+    await app.emulator.control.complete(attempt.sessionId, { outcome: 'verified' });
+    expect((await user.landFor(attempt.sessionId, attempt.state)).status).toBe(303);
+    expect(fulfilled.find((a) => a.sessionId === attempt.sessionId)?.destination).toBe(FR_MOBILE);
+    await waitFor(() => events.some((e) => e.sessionId === attempt.sessionId), 3000, 'the outcome event');
+    expect(events.find((e) => e.sessionId === attempt.sessionId)?.destination).toBe('••\u00a078');
+    // Neither a URL nor a log line carries the number.
+    const everywhere = [...seen.urls, ...app.requestUrls, ...app.logs].join('\n');
+    expect(everywhere).not.toContain('612345678');
+    // The same number in English is a GB-national reading: "07911 123456" is a UK mobile.
+    const gb = await user.startWithNumber('add_phone', '07911 123456');
+    expect((await app.attempt(gb.sessionId))?.destination).toBe(GB_MOBILE);
+  });
+
+  it('a number that cannot be a real number gets the number form back (422), translated, and sends and stores nothing', async () => {
+    const user = await app.agent().signIn('bob');
+    const before = { attempts: await app.attemptCount(), sms: (await sms(app)).length };
+    for (const typed of ['12', 'call me', '+1 555 010 0001', '0'.repeat(200), '+33 6 12 34 56 78 ext. 9']) {
+      const answer = await user.tryStartWithNumber('add_phone', typed);
+      expect(answer.status, typed).toBe(422);
+      expect(answer.body).toContain('This is not a phone number we can text.');
+      expect(answer.body).toMatch(/<input id="verify-kit-number" name="phone" type="tel"/);
+      expect(answer.body).toContain('<input type="hidden" name="action" value="add_phone">');
+    }
+    // What was typed comes back in its own field (escaped), so the user corrects it.
+    const typedBack = await user.tryStartWithNumber('add_phone', '"><b>12');
+    expect(typedBack.body).toContain('value="&quot;&gt;&lt;b&gt;12"');
+    // Nothing in the request: the same form.
+    expect((await user.tryStart('add_phone')).status).toBe(422);
+    expect(await app.attemptCount()).toBe(before.attempts);
+    expect((await sms(app)).length).toBe(before.sms);
+  });
+
+  it('refuses what the destination policy refuses, before any text, without saying which rule; logged masked and counted by reason', async () => {
+    const user = await app.agent().signIn('bob');
+    const before = { attempts: await app.attemptCount(), sms: (await sms(app)).length };
+    // Premium-rate (GB 09xx), shared-cost (FR 0810), and a +1 number that is Jamaica's, not the US's.
+    const refused = [
+      ['09098 790000', 'type'],
+      ['+33 810 12 34 56', 'type'],
+      ['+1 876 555 0123', 'country'],
+    ] as const;
+    for (const [typed] of refused) {
+      const answer = await user.tryStartWithNumber('add_phone', typed);
+      expect(answer.status, typed).toBe(422);
+      expect(answer.body).toContain('We cannot send a code to this number. Enter another mobile number.');
+      expect(answer.body).not.toMatch(/premium|shared|Jamaica|polic|allowed/i);
+    }
+    const lines = app.logs.filter((line) => line.includes('destination refused'));
+    expect(lines.map((line) => (JSON.parse(line) as { reason: string }).reason).slice(-3)).toEqual(
+      refused.map(([, reason]) => reason),
+    );
+    expect(lines.join('\n')).not.toMatch(/9098790000|810123456|8765550123/);
+    expect(await app.attemptCount()).toBe(before.attempts);
+    expect((await sms(app)).length).toBe(before.sms);
+  });
+
+  it("polices the user's stored number too (premium-rate refused), while fictional test numbers still pass", async () => {
+    USERS.pat = { userRef: 'user-pat', destination: '+19005550123' };
+    const pat = await app.agent().signIn('pat');
+    const before = (await sms(app)).length;
+    const answer = await pat.tryStart('set_note');
+    expect(answer.status).toBe(422);
+    expect(answer.body).toContain('We cannot send a code to this number.');
+    expect((await sms(app)).length).toBe(before);
+    const alice = await app.agent().signIn('alice');
+    expect((await alice.tryStart('set_note')).status).toBe(200);
+  });
+
+  it('counts the per-number budget on E.164: three spellings of one number share it', async () => {
+    const user = await app.agent().signIn('carol');
+    const fr = { 'accept-language': 'fr' };
+    const spellings = ['06 98 76 54 32', '+33 6 98 76 54 32', '0033698765432'];
+    for (const phone of spellings) {
+      expect((await user.postStart({ _csrf: user.csrf, action: 'add_phone', phone }, fr)).status).toBe(200);
+    }
+    const fourth = await user.postStart({ _csrf: user.csrf, action: 'add_phone', phone: '06.98.76.54.32' }, fr);
+    expect(fourth.status).toBe(429);
+  });
+
+  it('limits the distinct numbers one user tries in a day; a number tried again spends nothing more', async () => {
+    const user = await app.agent().signIn('dave');
+    for (const phone of ['+49 1512 3456789', '+49 1512 3456788', '+49 1512 3456789', '+49 1512 3456787']) {
+      expect((await user.tryStartWithNumber('add_phone', phone)).status, phone).toBe(200);
+    }
+    const before = (await sms(app)).length;
+    const fourth = await user.tryStartWithNumber('add_phone', '+49 1512 3456786');
+    expect(fourth.status).toBe(429);
+    expect((await sms(app)).length).toBe(before);
+    // One of the numbers already tried is still allowed today.
+    expect((await user.tryStartWithNumber('add_phone', '+49 1512 3456788')).status).toBe(200);
+  });
+
+  it('a restart texts the number kept with the failed attempt; a number in the restart request changes nothing', async () => {
+    const user = await app.agent().signIn('erin');
+    const first = await user.startWithNumber('add_phone', DE_MOBILE);
+    await app.emulator.control.complete(first.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+    const failed = await user.landFor(first.sessionId, first.state);
+    // The failed page names the number masked and offers the restart with no number in the form.
+    expect(failed.body).toContain('The code goes to the number ending ••\u00a080.');
+    expect(failed.body).not.toContain('name="phone"');
+    expect(failed.body).not.toContain('3456780');
+    const restarted = await user.start('add_phone', { restart: first.state, phone: GB_MOBILE });
+    expect((await app.attempt(restarted.sessionId))?.destination).toBe(DE_MOBILE);
+    expect((await app.emulator.control.outbox()).find((m) => m.sessionId === restarted.sessionId)?.to).toBe(DE_MOBILE);
+  });
+
+  it('binds the service userRef to the typed number; nothing sent at the landing swaps the number marked verified', async () => {
+    const user = await app.agent().signIn('frank');
+    const older = await user.startWithNumber('add_phone', '+33 6 11 22 33 44');
+    const newer = await user.startWithNumber('add_phone', '+33 6 55 66 77 88');
+    const key = deriveServiceRefKey(app.secret);
+    const stored = await app.attempt(older.sessionId);
+    expect(stored?.serviceUserRef).toBe(
+      destinationBoundRef(key, { userRef: 'user-frank', destination: '+33611223344' }),
+    );
+    // The newer number verifies and lands, with a number slipped into the landing's query.
+    await app.emulator.control.complete(newer.sessionId, { outcome: 'verified' });
+    const landed = await user.land(
+      `session_id=${newer.sessionId}&state=${newer.state}&phone=${encodeURIComponent('+33611223344')}`,
+    );
+    expect(landed.status).toBe(303);
+    // Then the older one verifies: 'latest' never applies it after the newer number.
+    await app.emulator.control.complete(older.sessionId, { outcome: 'verified' });
+    await user.landFor(older.sessionId, older.state);
+    // (fulfil may run again in a transaction that rolls back: the committed outcome is what counts)
+    const mine = fulfilled.filter((a) => a.sessionId === older.sessionId || a.sessionId === newer.sessionId);
+    expect(new Set(mine.map((a) => `${a.sessionId} ${a.destination}`))).toEqual(
+      new Set([`${newer.sessionId} +33655667788`]),
+    );
+    expect((await app.attempt(older.sessionId))?.outcome).toBe('superseded');
+  });
+});
+
+describe('typed numbers on the mobile start', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ mobileReturnUrl: 'com.example.kit://verify/return', kit: { actions: [addPhone] } });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  const post = (body: unknown) =>
+    app.agent().request('/verify/start', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
+      body: JSON.stringify(body),
+    });
+
+  it('reads the JSON body field `phone`; a number that cannot be one is a JSON 422 and sends nothing', async () => {
+    const bad = await post({ action: 'add_phone', phone: '12345' });
+    expect(bad.status).toBe(422);
+    expect(await bad.json()).toEqual({
+      error: 'invalid_phone_number',
+      message: expect.stringContaining('not a phone number'),
+    });
+    const refused = await post({ action: 'add_phone', phone: '+44 909 879 0000' });
+    expect(await refused.json()).toMatchObject({ error: 'phone_number_refused' });
+    expect(await sms(app)).toEqual([]);
+    expect((await post({ action: 'add_phone', phone: '+33 6 12 34 56 78' })).status).toBe(200);
+    expect(await sms(app)).toEqual([FR_MOBILE]);
+  });
+});
+
+describe('typed number options', () => {
+  const base = {
+    baseUrl: 'http://127.0.0.1:1',
+    clientId: 'client',
+    clientSecret: 'a-client-secret-of-enough-length-0123456789',
+    returnUrl: 'http://127.0.0.1:2/verify/return',
+    store: { insertAttempt() {}, findAttemptByState() {}, fulfilBatch() {}, recordFailure() {} } as never,
+    resolveUser: () => null,
+    dangerouslyDisableStartLimits: true,
+  };
+  const problemsOf = (options: object) => {
+    try {
+      createVerificationKit({ ...base, ...options } as never);
+    } catch (error) {
+      expect((error as { code: string }).code).toBe(KitErrorCode.InvalidOptions);
+      return (error as Error).message;
+    }
+    throw new Error('the kit was created');
+  };
+
+  it("an entered destination without proves: 'destination' is refused, naming the fix", () => {
+    const { proves: _, ...withoutProof } = addPhone;
+    expect(problemsOf({ actions: [withoutProof] })).toContain("add `proves: 'destination'`");
+    expect(problemsOf({ actions: [{ ...addPhone, proves: 'user' }] })).toContain("add `proves: 'destination'`");
+    expect(problemsOf({ actions: [{ ...addPhone, destination: 'typed' }] })).toContain("must be 'user'");
+  });
+
+  it('defaultCountry and destinationPolicy are checked when the kit is created', () => {
+    const message = problemsOf({
+      actions: [addPhone],
+      defaultCountry: 'fr',
+      destinationPolicy: { allowCountries: ['XX'], refuseTypes: ['PREMIUM'], blockTypes: [] },
+    });
+    expect(message).toContain('`defaultCountry` must be an ISO 3166-1 alpha-2 code');
+    expect(message).toContain('`destinationPolicy.allowCountries` must be an array');
+    expect(message).toContain('`destinationPolicy.refuseTypes` must be an array of number types');
+    expect(message).toContain('`destinationPolicy.blockTypes` is not an option');
+  });
+});
