@@ -11,6 +11,7 @@ import {
   formatAuditJson,
   formatAuditTable,
   type AuditReport,
+  type SignInFunction,
 } from 'hosted-sms-verify-kit/testing';
 import { startSampleApp, type Flaw, type SampleApp } from './sample-app.ts';
 
@@ -192,6 +193,31 @@ describe("the emulator's hosted page on a host name of its own", () => {
       );
     }
     expect(table).not.toMatch(/fix:/);
+  }, 120_000);
+});
+
+describe('an app that stops answering during the audit', () => {
+  it('fails the check that found it gone: a crashed app is never a check skipped as not run', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const signIn = app.auditOptions.signIn as SignInFunction;
+    let signIns = 0;
+    const report = await auditIntegration({
+      ...app.auditOptions,
+      only: ['csrf.no-token'],
+      signIn: async (agent, user) => {
+        const signedIn = await signIn(agent, user);
+        // The first sign-in proves the wiring; the check's own is the second: the app goes away after it.
+        signIns += 1;
+        if (signIns === 2) await app.stopServing();
+        return signedIn;
+      },
+    });
+    const table = formatAuditTable(report);
+    expect(signIns, table).toBe(2);
+    expect(notRunIds(report), table).toEqual([]);
+    expect(failedIds(report), table).toEqual(['csrf.no-token']);
+    expect(table).toMatch(/could not reach http:\/\/\S+ \(ECONNREFUSED\)/);
   }, 120_000);
 });
 

@@ -158,6 +158,8 @@ export interface SampleApp {
   blob?: { base64: string; secretAt: number };
   /** The audit's options for this app (probe on `grants`, sweep on the shared clock, the logs). */
   auditOptions: AuditOptions;
+  /** Stops the app's own server, as a crash would: connections to it are refused from then on. */
+  stopServing(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -722,6 +724,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     elsewhereRequests,
     ...(blob === undefined ? {} : { blob }),
     auditOptions,
+    stopServing: () => closeServer(server),
     async close() {
       await closeServer(server);
       await closeServer(elsewhereServer);

@@ -82,12 +82,15 @@ export function hiddenField(html: string, field: string, formAction?: string): s
  */
 export class UnreachableError extends Error {
   override readonly name = 'UnreachableError';
+  /** The origin that could not be reached. */
+  readonly origin: string;
   constructor(
     url: URL,
     readonly code: string,
   ) {
     // The query is left out: it may carry a state or a handoff.
     super(`could not reach ${url.origin}${url.pathname} (${code})`);
+    this.origin = url.origin;
   }
 }
 

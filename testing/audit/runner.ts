@@ -30,9 +30,13 @@ async function runCheck(world: AuditWorld, check: AuditCheck): Promise<CheckResu
   try {
     await check.run(world, verdict);
   } catch (error) {
-    // A host the audit could not reach tells nothing of the app's defences: not run, with the reason.
-    if (error instanceof UnreachableError) verdict.notRun = error.message;
-    else verdict.expect(false, `the check could not run: ${describeThrown(error)}`);
+    // Another host the audit could not reach tells nothing of the app's defences: not run, with the
+    // reason. The app itself gone (it crashed mid-run) is a failure: its checks must never pass as skipped.
+    if (error instanceof UnreachableError && error.origin !== new URL(world.options.appUrl).origin) {
+      verdict.notRun = error.message;
+    } else {
+      verdict.expect(false, `the check could not run: ${describeThrown(error)}`);
+    }
   }
   return {
     id: check.id,
