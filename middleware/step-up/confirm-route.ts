@@ -16,7 +16,7 @@ import type { StepUpStore } from '../store/types.ts';
 import { labelFor } from './labels.ts';
 import { browserSessionOf, INTENT_FIELD, intentIsUsable } from './scope-actions.ts';
 
-export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>, stepUp: StepUpStore<Tx>) {
+export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>, stepUp: StepUpStore) {
   return async (req: Request, res: Response): Promise<void> => {
     const user = await currentUser(context, req);
     if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');

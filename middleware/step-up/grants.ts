@@ -24,8 +24,8 @@ export interface GrantReader {
   revoke(query: { userRef: string; scope?: string }): Promise<number>;
 }
 
-export function createGrantReader<Tx>(stepUp: StepUpStore<Tx> | undefined, now: () => number): GrantReader {
-  const store = (): StepUpStore<Tx> => {
+export function createGrantReader(stepUp: StepUpStore | undefined, now: () => number): GrantReader {
+  const store = (): StepUpStore => {
     if (stepUp === undefined)
       throw new Error('kit.grants: this store keeps no step-up grants (use the SQLite or PostgreSQL store).');
     return stepUp;

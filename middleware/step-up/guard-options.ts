@@ -34,9 +34,9 @@ export const GUARDABLE_METHODS: readonly string[] = METHODS;
 /** A day: longer than any "recent" a guard should ask for. */
 const MAX_AGE_LIMIT_SECONDS = 24 * 60 * 60;
 
-export interface ResolvedGuard<Tx> {
+export interface ResolvedGuard {
   scope: ScopeDefinition;
-  stepUp: StepUpStore<Tx>;
+  stepUp: StepUpStore;
   maxAgeMs: number;
   maxAgeSeconds: number;
   bindTo: RecentVerificationOptions['bindTo'];
@@ -57,7 +57,7 @@ function checkMethods(problems: OptionProblems, methods: unknown): ReadonlySet<s
   return set;
 }
 
-export function resolveGuard<Tx>(context: KitContext<Tx>, options: RecentVerificationOptions): ResolvedGuard<Tx> {
+export function resolveGuard<Tx>(context: KitContext<Tx>, options: RecentVerificationOptions): ResolvedGuard {
   const problems = new OptionProblems('requireRecentVerification');
   const given: unknown = options;
   if (!isRecord(given)) problems.add('options must be an object { scope, maxAge, bindTo?, methods?, onUnenrolled? }.');

@@ -44,7 +44,7 @@ const JUST_GRANTED_MS = 2 * 60_000;
 /** A kept form is at most this large (as JSON). */
 const KEPT_FIELDS_LIMIT = 64 * 1024;
 
-type Guarded<Tx> = { context: KitContext<Tx>; guard: ResolvedGuard<Tx> };
+type Guarded<Tx> = { context: KitContext<Tx>; guard: ResolvedGuard };
 
 /** The route's pattern (`/accounts/:account/payee`), not the requested path: few values, and no ids or tokens. */
 function routePattern(req: Request): string {
@@ -302,7 +302,7 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
  * The guard leaves only the methods its `methods` option leaves out. Any other method (OPTIONS,
  * PROPFIND, ...), which `app.use` and `app.all` hand it too, is guarded as a form: never let through.
  */
-function appliesTo<Tx>(guard: ResolvedGuard<Tx>, method: string): boolean {
+function appliesTo(guard: ResolvedGuard, method: string): boolean {
   return guard.methods.has(method) || !GUARDABLE_METHODS.includes(method);
 }
 

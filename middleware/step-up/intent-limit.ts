@@ -11,7 +11,7 @@ import { INTENT_TTL_MS } from './scope-actions.ts';
 export const LIVE_INTENTS_PER_USER = 20;
 
 /** Stores `intent`, or refuses it with 429 while its user has LIVE_INTENTS_PER_USER live intents. */
-export async function keepIntentWithinLimit<Tx>(stepUp: StepUpStore<Tx>, intent: NewStepUpIntent): Promise<void> {
+export async function keepIntentWithinLimit(stepUp: StepUpStore, intent: NewStepUpIntent): Promise<void> {
   if (await stepUp.insertIntent(intent, LIVE_INTENTS_PER_USER)) return;
   throw new KitError(
     KitErrorCode.RateLimited,

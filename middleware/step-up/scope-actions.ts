@@ -73,7 +73,7 @@ function returnPathOf(intent: StepUpIntent, stepUpPath: string): string {
 
 export function scopeAction<Tx>(
   scope: ScopeDefinition,
-  stepUp: StepUpStore<Tx>,
+  stepUp: StepUpStore,
   deps: { now: () => number; stepUpPath: string },
 ): ActionDefinition<Tx> {
   return {
@@ -122,9 +122,9 @@ function browserSessionIfAny(req: Request): string | undefined {
  * grant when the landing comes from the browser session the attempt was started in. Idempotent (a
  * reload writes nothing more), and a landing after the sweep fulfilled the attempt still grants.
  */
-export function grantOnLanding<Tx>(
+export function grantOnLanding(
   scopes: ReadonlyMap<string, ScopeDefinition>,
-  stepUp: StepUpStore<Tx>,
+  stepUp: StepUpStore,
   deps: { now: () => number; logger: KitLogger },
 ): (req: Request, attempt: Attempt) => Promise<void> {
   return async (req, attempt) => {

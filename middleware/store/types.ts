@@ -288,15 +288,12 @@ export interface StepUpIntent extends NewStepUpIntent {
 }
 
 /** The step-up part of a store: grants and intents. */
-export interface StepUpStore<Tx = unknown> {
+export interface StepUpStore {
   /**
-   * Writes a grant inside a transaction the caller holds (`tx`, as an action's): it commits with
-   * whatever else that transaction writes. Replaces the older grants of the same user, scope,
-   * resource and browser session; a grant of the same sessionId already there is kept as it is.
-   * Synchronous on SQLite.
+   * Writes a grant in a transaction of its own (the landing's, after its attempt's fulfilment
+   * committed). Replaces the older grants of the same user, scope, resource and browser session; a
+   * grant of the same sessionId already there is kept as it is (a reload writes nothing more).
    */
-  writeGrant(tx: Tx, grant: StepUpGrant): void | Promise<void>;
-  /** writeGrant in a transaction of its own (the landing's: after its attempt's fulfilment committed). */
   insertGrant(grant: StepUpGrant): Promise<void>;
   /**
    * A user's grants, newest first (of one scope when given). A grant started at or before a
@@ -430,7 +427,7 @@ export interface VerifyStore<Tx = unknown> {
    */
   refundStartBudgets?(options: RefundStartBudgetsOptions): Promise<void>;
   /** Step-up grants and intents (requireRecentVerification). Optional: both of the kit's stores have it. */
-  readonly stepUp?: StepUpStore<Tx>;
+  readonly stepUp?: StepUpStore;
   close(): Promise<void>;
 }
 

@@ -336,17 +336,17 @@ describeEachStore('store contract', (kind) => {
   });
 
   describe('step-up', () => {
-    const stepUp = () => h.store.stepUp as StepUpStore<unknown>;
+    const stepUp = () => h.store.stepUp as StepUpStore;
     const keep = (kept: NewStepUpIntent, maxLive = 20) => stepUp().insertIntent(kept, maxLive);
 
-    /** A grant written as the kit writes one: by its attempt's fulfilment, in the same transaction. */
+    /** A grant written as the kit writes one: by its attempt's landing, once the attempt was fulfilled. */
     async function grantFrom(n: number, grant: Pick<StepUpGrant, 'userRef' | 'scope' | 'startedAt'>): Promise<void> {
       await h.store.insertAttempt(attempt(n, { userRef: grant.userRef, action: grant.scope }));
-      const written = { sessionId: `session-${n}`, resourceKey: '', browserSession: 'browser-1', grantedAt: 9_000_000 };
-      const effect = (tx: unknown) => stepUp().writeGrant(tx, { ...grant, ...written });
-      expect((await fulfilOnce(h.store, await storedAttempt(h.store, `session-${n}`), effect, 9_000_000)).kind).toBe(
+      expect((await fulfilOnce(h.store, await storedAttempt(h.store, `session-${n}`), () => {}, 9_000_000)).kind).toBe(
         'fulfilled',
       );
+      const written = { sessionId: `session-${n}`, resourceKey: '', browserSession: 'browser-1', grantedAt: 9_000_000 };
+      await stepUp().insertGrant({ ...grant, ...written });
     }
     const listed = async (userRef: string, scope?: string) =>
       (await stepUp().listGrants({ userRef, ...(scope === undefined ? {} : { scope }), limit: 50 })).map(
@@ -397,7 +397,7 @@ describeEachStore('store contract', (kind) => {
 
     it('keeps exactly maxLive live intents of a user when 200 keeps race on four instances (40 connections)', async () => {
       const others = await Promise.all([1, 2, 3].map(() => h.openAnother()));
-      const instances = [h.store, ...others].map((store) => store.stepUp as StepUpStore<unknown>);
+      const instances = [h.store, ...others].map((store) => store.stepUp as StepUpStore);
       const kept = await Promise.all(
         Array.from({ length: 200 }, (_, n) =>
           instances[n % instances.length]!.insertIntent(intent(100 + n, { userRef: 'user-burst' }), 20),

@@ -430,16 +430,19 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect(after.hot - before.hot).toBe(100);
   });
 
-  it('never lists a grant whose fulfilment commits after a revocation that committed while it ran', async () => {
-    await store.insertAttempt(attempt(1));
-    const grant = { sessionId: 'session-1', userRef: 'user-1', scope: 'security', resourceKey: '' };
-    const written = { ...grant, browserSession: 'browser-1', startedAt: 1_000, grantedAt: 5_000 };
-    const effect = async (tx: pg.PoolClient) => {
-      await store.stepUp.writeGrant(tx, written);
-      // Another request revokes on another connection: the grant, not committed yet, is not there to delete.
+  it('never lists a grant whose write commits after a revocation that committed while it ran', async () => {
+    const written = ['session-1', 'user-1', 'security', '', 'browser-1', 1_000, 5_000];
+    // The landing's grant is written and not committed yet when another request revokes.
+    const landing = await database.pool.connect();
+    try {
+      await landing.query('BEGIN');
+      await landing.query(SQL.insertGrant, written);
+      // The grant, not committed yet, is not there to delete.
       expect(await store.stepUp.revokeGrants({ userRef: 'user-1', now: 2_000 })).toBe(0);
-    };
-    expect((await fulfilOnce(store, await storedAttempt(store, 'session-1'), effect, 5_000)).kind).toBe('fulfilled');
+      await landing.query('COMMIT');
+    } finally {
+      landing.release();
+    }
     const { rows } = await database.pool.query('SELECT session_id FROM verify_kit_grants');
     expect(rows).toEqual([{ session_id: 'session-1' }]);
     expect(await store.stepUp.listGrants({ userRef: 'user-1', limit: 10 })).toEqual([]);

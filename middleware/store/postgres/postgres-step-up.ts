@@ -66,9 +66,8 @@ async function replaceOlderGrants(client: PoolClient, grant: StepUpGrant): Promi
   await queryOn(client, 'insertGrant', [sessionId, userRef, scope, resourceKey, browserSession, startedAt, grantedAt]);
 }
 
-export function postgresStepUp(db: PostgresDb): StepUpStore<PoolClient> {
+export function postgresStepUp(db: PostgresDb): StepUpStore {
   return {
-    writeGrant: replaceOlderGrants,
     insertGrant: (grant) => inTransaction(db, (client) => replaceOlderGrants(client, grant)),
     async listGrants({ userRef, scope, limit }) {
       const { rows } = await query<GrantRow>(db, 'listGrants', [userRef, scope ?? null, limit]);

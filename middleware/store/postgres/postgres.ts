@@ -41,7 +41,7 @@ export type PostgresStore = VerifyStore<PoolClient> &
   StartBudgetCounter & {
     readonly kind: 'postgres';
     readonly pool: Pool;
-    readonly stepUp: StepUpStore<PoolClient>;
+    readonly stepUp: StepUpStore;
     /** Resolves once the kit's tables are migrated; every store call waits for it (await it at startup to fail fast). */
     readonly ready: Promise<void>;
   };

@@ -60,7 +60,7 @@ function toIntent(row: IntentRow): StepUpIntent {
   };
 }
 
-export function sqliteStepUp(db: Database): StepUpStore<Database> {
+export function sqliteStepUp(db: Database): StepUpStore {
   const statements = prepareAll(db, STEP_UP_SQL);
   const writeIntent = db.transaction((row: Record<string, unknown>) => {
     statements.deleteExpiredIntents.run({ userRef: row.userRef, createdAt: row.createdAt });
@@ -76,19 +76,13 @@ export function sqliteStepUp(db: Database): StepUpStore<Database> {
     if (row === undefined || statements.consumeIntent.run({ intentId, now }).changes === 0) return undefined;
     return toIntent({ ...row, consumed_at: now });
   });
-  const replaceOlderGrants = (grant: StepUpGrant) => {
+  const replaceOlderGrants = db.transaction((grant: StepUpGrant) => {
     statements.deleteOlderGrants.run(grant);
     statements.insertGrant.run(grant);
-  };
-  const grantAlone = db.transaction(replaceOlderGrants);
+  });
   return {
-    writeGrant(tx, grant) {
-      // The caller's handle is the store's own Database, inside its open transaction.
-      if (tx !== db) throw new Error('writeGrant: not this store’s transaction handle');
-      replaceOlderGrants(grant);
-    },
     async insertGrant(grant) {
-      grantAlone.immediate(grant);
+      replaceOlderGrants.immediate(grant);
     },
     async listGrants({ userRef, scope, limit }) {
       const rows = statements.listGrants.all({ userRef, scope: scope ?? null, limit }) as GrantRow[];

@@ -36,7 +36,7 @@ export interface SqliteStoreOptions {
 
 /** The SQLite store, with its open database (`db`). */
 export type SqliteStore = VerifyStore<Database> &
-  StartBudgetCounter & { readonly db: Database; readonly stepUp: StepUpStore<Database> };
+  StartBudgetCounter & { readonly db: Database; readonly stepUp: StepUpStore };
 
 /** Ended start budget counters are deleted at most this often (per store). */
 const BUDGET_CLEANUP_INTERVAL_MS = 5 * 60_000;
