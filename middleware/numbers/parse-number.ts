@@ -24,6 +24,8 @@ export interface ReadNumber {
   type: PhoneNumberType | undefined;
 }
 
+const E164 = /^\+[1-9]\d{6,14}$/;
+
 /** Longer input is no phone number (E.164 has at most 15 digits): refused before parsing. */
 export const MAX_ENTERED_LENGTH = 40;
 
@@ -45,8 +47,8 @@ export function readEnteredNumber(input: unknown, defaultCountry: string | undef
       extract: false,
       ...(country === undefined ? {} : { defaultCountry: country }),
     });
-    // An extension cannot be texted.
-    if (!parsed.isValid() || parsed.ext !== undefined) return undefined;
+    // An extension cannot be texted; E.164 holds at most 15 digits, whatever a range's rules allow.
+    if (!parsed.isValid() || parsed.ext !== undefined || !E164.test(parsed.number)) return undefined;
     return { e164: parsed.number, country: parsed.country, type: parsed.getType() };
   } catch {
     return undefined;

@@ -23,7 +23,7 @@ import { waitFor } from '../support/wait-for.ts';
 
 const FR_MOBILE = '+33612345678';
 const DE_MOBILE = '+4915123456780';
-const GB_MOBILE = '+447911123456';
+const GB_MOBILE = '+447400123456';
 
 const fulfilled: VerifiedAttempt[] = [];
 const events: OutcomeEvent[] = [];
@@ -91,8 +91,8 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
     // Neither a URL nor a log line carries the number.
     const everywhere = [...seen.urls, ...app.requestUrls, ...app.logs].join('\n');
     expect(everywhere).not.toContain('612345678');
-    // The same number in English is a GB-national reading: "07911 123456" is a UK mobile.
-    const gb = await user.startWithNumber('add_phone', '07911 123456');
+    // In English the default country is GB: "07400 123456" is a UK mobile.
+    const gb = await user.startWithNumber('add_phone', '07400 123456');
     expect((await app.attempt(gb.sessionId))?.destination).toBe(GB_MOBILE);
   });
 

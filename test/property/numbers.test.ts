@@ -1,0 +1,147 @@
+/**
+ * Property-based (fast-check): reading typed numbers and the destination policy.
+ *  - a valid number of several countries reads the same in every form people write it
+ *    (national with the default country, international with "+", with "00", with spaces, dots,
+ *    dashes and brackets), always to one E.164, whose own country is the number's;
+ *  - anything that is not a number (random text, random digits too short or too long, input past
+ *    the length cap, ranges reserved for fiction) is refused, never thrown, never read as a number;
+ *  - the policy refuses exactly what its lists say: a refused country or type always, an allow-list
+ *    never lets another country through, and a number of an unknown country passes only without one.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_ENTERED_LENGTH, readEnteredNumber, type ReadNumber } from '../../middleware/numbers/parse-number.ts';
+import {
+  DEFAULT_REFUSED_TYPES,
+  PHONE_NUMBER_TYPES,
+  refusalOf,
+  resolvePolicy,
+} from '../../middleware/numbers/destination-policy.ts';
+
+/** Valid numbers (libphonenumber-js 1.13 max metadata): country, calling code, national significant number. */
+const NUMBERS = [
+  { country: 'FR', code: '33', national: '0', nsn: '612345678' },
+  { country: 'DE', code: '49', national: '0', nsn: '15123456789' },
+  { country: 'GB', code: '44', national: '0', nsn: '7400123456' },
+  { country: 'GG', code: '44', national: '0', nsn: '7911123456' },
+  { country: 'US', code: '1', national: '', nsn: '2025550123' },
+  { country: 'JM', code: '1', national: '', nsn: '8765550123' },
+  { country: 'BE', code: '32', national: '0', nsn: '470123456' },
+  { country: 'IN', code: '91', national: '0', nsn: '9123456789' },
+] as const;
+
+/** The digits split at random places with the separators people type. */
+const spelled = (digits: string) =>
+  fc
+    .array(fc.constantFrom('', '', ' ', '-', '.', ' '), { minLength: digits.length, maxLength: digits.length })
+    .map((seps) => [...digits].map((d, i) => `${i === 0 ? '' : seps[i]}${d}`).join(''));
+
+describe('reading typed numbers', () => {
+  it('every form of a valid number reads to its one E.164 and its own country', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...NUMBERS),
+        fc.constantFrom('national', 'plus', 'double-zero'),
+        fc.nat(),
+        (number, form, seed) => {
+          const rest = fc.sample(spelled(number.nsn), { numRuns: 1, seed })[0]!;
+          const typed =
+            form === 'national'
+              ? `${number.national}${rest}`
+              : form === 'plus'
+                ? `+${number.code} ${rest}`
+                : `00${number.code} ${rest}`;
+          // The default country is the number's own for a national form, any other for the rest.
+          const read = readEnteredNumber(typed, form === 'national' ? number.country : 'FR');
+          expect(read, typed).toMatchObject({ e164: `+${number.code}${number.nsn}`, country: number.country });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('text that is not a number, digits too short or too long, and input past the cap are refused, never thrown', () => {
+    const notNumbers = fc.oneof(
+      fc.string({ maxLength: 60 }).filter((s) => !/\d{5}/.test(s)),
+      fc.stringMatching(/^\+?\d{1,4}$/),
+      fc.stringMatching(/^\+\d{17,30}$/),
+      fc.string({ minLength: MAX_ENTERED_LENGTH + 1, maxLength: 10_000 }),
+      fc.constant(`+33 6 12 34 56 78${' '.repeat(MAX_ENTERED_LENGTH)}`),
+    );
+    fc.assert(
+      fc.property(notNumbers, fc.constantFrom(undefined, 'FR', 'US', 'GB', 'zz'), (typed, country) => {
+        expect(readEnteredNumber(typed, country), typed).toBeUndefined();
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('numbers of ranges reserved for fiction are possible but not real: refused', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 999 }), (nnnn, nnn) => {
+        expect(readEnteredNumber(`+1 555 010 ${String(nnnn).padStart(4, '0')}`, 'US')).toBeUndefined();
+        expect(readEnteredNumber(`07700 900${String(nnn).padStart(3, '0')}`, 'GB')).toBeUndefined();
+      }),
+    );
+  });
+
+  it('whatever is typed, a number read is E.164 and belongs to a country', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 50 }), fc.constantFrom(undefined, 'FR', 'US'), (typed, country) => {
+        const read = readEnteredNumber(typed, country);
+        if (read === undefined) return;
+        expect(read.e164).toMatch(/^\+[1-9]\d{6,14}$/);
+        expect(read.country).toMatch(/^[A-Z]{2}$/);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('the destination policy', () => {
+  const countries = fc.constantFrom('FR', 'DE', 'GB', 'US', 'JM', 'BE', 'IN');
+  const numberOf = fc.record({
+    e164: fc.constant('+33612345678'),
+    country: fc.option(countries, { nil: undefined }),
+    type: fc.option(fc.constantFrom(...PHONE_NUMBER_TYPES), { nil: undefined }),
+  });
+  const lists = fc.record({
+    allowCountries: fc.option(fc.uniqueArray(countries, { minLength: 1 }), { nil: undefined }),
+    refuseCountries: fc.option(fc.uniqueArray(countries), { nil: undefined }),
+    refuseTypes: fc.option(fc.uniqueArray(fc.constantFrom(...PHONE_NUMBER_TYPES)), { nil: undefined }),
+    allowTypes: fc.option(fc.uniqueArray(fc.constantFrom(...PHONE_NUMBER_TYPES)), { nil: undefined }),
+  });
+
+  it('refuses exactly what its lists say', () => {
+    fc.assert(
+      fc.property(lists, numberOf, (options, number: ReadNumber) => {
+        const reason = refusalOf(resolvePolicy(options), number);
+        const { country, type } = number;
+        const countryRefused =
+          country === undefined
+            ? options.allowCountries !== undefined
+            : (options.refuseCountries ?? []).includes(country) ||
+              (options.allowCountries !== undefined && !options.allowCountries.includes(country));
+        const refusedTypes = [...DEFAULT_REFUSED_TYPES, ...(options.refuseTypes ?? [])].filter(
+          (t) => !(options.allowTypes ?? []).includes(t),
+        );
+        const typeRefused = type !== undefined && refusedTypes.includes(type);
+        expect(reason !== undefined).toBe(countryRefused || typeRefused);
+        if (countryRefused) expect(reason).toMatch(/country/);
+        else if (typeRefused) expect(reason).toBe('type');
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('by default refuses premium-rate and shared-cost numbers and lets mobiles through', () => {
+    const policy = resolvePolicy();
+    fc.assert(
+      fc.property(countries, (country) => {
+        expect(refusalOf(policy, { e164: '+1', country, type: 'PREMIUM_RATE' })).toBe('type');
+        expect(refusalOf(policy, { e164: '+1', country, type: 'SHARED_COST' })).toBe('type');
+        expect(refusalOf(policy, { e164: '+1', country, type: 'MOBILE' })).toBeUndefined();
+      }),
+    );
+  });
+});
