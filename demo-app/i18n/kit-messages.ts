@@ -54,6 +54,13 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       text: 'Vous êtes redirigé vers la page de vérification. Si rien ne se passe, appuyez sur Continuer.',
       continue: 'Continuer',
     },
+    codeGoesTo: (maskedNumber) => `Le code est envoyé au numéro se terminant par ${maskedNumber}.`,
+    enterNumber: {
+      title: 'Saisissez votre numéro de téléphone',
+      label: 'Numéro de téléphone',
+      hint: 'Nous enverrons un code par SMS à ce numéro. Hors de votre pays, commencez par + et l’indicatif du pays.',
+      send: 'M’envoyer un code',
+    },
     complete: {
       title: 'Vérification terminée',
       text:
@@ -128,6 +135,9 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       unknown_action:
         'Cette demande de vérification ne correspond à aucune action connue ; revenez en arrière et réessayez.',
       invalid_action_params: 'Le formulaire n’a pas pu être accepté ; revenez en arrière, vérifiez-le et réessayez.',
+      invalid_phone_number:
+        'Ce numéro ne peut pas recevoir de SMS. Vérifiez-le ; pour un numéro d’un autre pays, commencez par + et son indicatif.',
+      phone_number_refused: 'Nous ne pouvons pas envoyer de code à ce numéro. Saisissez un autre numéro de mobile.',
       rate_limited: 'Trop de tentatives de vérification.',
       invalid_return_params: `Ce lien de vérification est incomplet ou mal formé. ${START_AGAIN_FR}`,
       unknown_attempt: `Aucune tentative de vérification ne correspond à ce lien. ${START_AGAIN_FR}`,

@@ -121,11 +121,12 @@ describe('limiter counters', () => {
         );
       await limits.consume({ ip: '203.0.113.1' } as Request, { userRef: 'u1', destination: '+15550100001' });
       const first = keys();
-      expect(first).toHaveLength(3);
-      // Every window (at most an hour) has ended: the next start deletes the old counters.
-      vi.setSystemTime(Date.now() + 3 * 60 * 60_000);
+      // user, destination, IP, the user's distinct numbers and the number counted in it
+      expect(first).toHaveLength(5);
+      // Every window (at most a day) has ended: the next start deletes the old counters.
+      vi.setSystemTime(Date.now() + 25 * 60 * 60_000);
       await limits.consume({ ip: '203.0.113.2' } as Request, { userRef: 'u2', destination: '+15550100002' });
-      expect(keys()).toHaveLength(3);
+      expect(keys()).toHaveLength(5);
       expect(keys().filter((key) => first.includes(key))).toEqual([]);
     } finally {
       vi.useRealTimers();
