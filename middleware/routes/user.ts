@@ -39,13 +39,20 @@ export async function currentUserNow<Tx>(
   context: Pick<KitContext<Tx>, 'resolveUser' | 'hookTimeouts'>,
   req: Request,
 ): Promise<ResolvedUser | null> {
-  if (await sessionDestroyedMeanwhile(req)) {
+  // The session store is the app's: one that never answers fails this request like a late resolveUser.
+  const { resolveUser: ms } = context.hookTimeouts;
+  if (await withDeadline('resolveUser', ms, () => sessionDestroyedMeanwhile(req))) {
     const { session } = req as Request & ExpressSession;
     // regenerate() destroys the id (already gone) and hands the request a new, empty session.
-    const renewed = await new Promise<boolean>((resolve) =>
-      session?.regenerate === undefined
-        ? resolve(false)
-        : session.regenerate((error) => resolve(error === undefined || error === null)),
+    const renewed = await withDeadline(
+      'resolveUser',
+      ms,
+      () =>
+        new Promise<boolean>((resolve) =>
+          session?.regenerate === undefined
+            ? resolve(false)
+            : session.regenerate((error) => resolve(error === undefined || error === null)),
+        ),
     );
     if (!renewed) {
       throw new Error(

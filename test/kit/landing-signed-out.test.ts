@@ -4,7 +4,8 @@
  * alone): the old cookie opens nothing afterwards, and the landing answers as to a signed-out browser.
  */
 import type express from 'express';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MemoryStore, type SessionData } from 'express-session';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { confirmForm, guardedRoutes, SCOPES, type Ran } from '../support/step-up.ts';
@@ -56,5 +57,49 @@ describeEachAppStore('a landing in flight at sign-out', (_store, storeOptions) =
     expect(ran.filter((r) => r.user === 'signed-out-mid-landing')).toEqual([]);
     // The landing answered as to a signed-out browser: no redirect into the guarded page.
     expect(landed.status).toBe(200);
+  });
+});
+
+describe('a landing whose session store stops answering', () => {
+  /** express-session's memory store, whose reads hang once told to (a store that lost its database). */
+  class HangingStore extends MemoryStore {
+    hang = false;
+    override get(sid: string, done: (error: unknown, session?: SessionData | null) => void): void {
+      if (!this.hang) super.get(sid, done);
+    }
+  }
+  let app: TestApp | undefined;
+  const store = new HangingStore();
+  beforeAll(async () => {
+    app = await startTestApp({
+      session: { store, secret: 'hanging-store' },
+      kit: { hookTimeouts: { resolveUser: 300 } },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers the kit’s error page within hookTimeouts.resolveUser, and the app goes on serving', async () => {
+    const user = await app!.agent().signIn('hanging-session-store');
+    const started = await user.start('grant');
+    const location = await user.verifyOnHostedPage(started);
+    const { control } = app!.emulator;
+    const readsBefore = (await control.stats()).statusReads;
+    await control.injectFaults({ statusDelayMs: 500 });
+    let landed;
+    try {
+      const landing = user.request(location);
+      // express-session has loaded the session and the landing reads the service: the store hangs from now on.
+      await waitFor(async () => (await control.stats()).statusReads > readsBefore, 5_000, 'the landing’s read');
+      store.hang = true;
+      landed = await landing;
+    } finally {
+      store.hang = false;
+      await control.injectFaults({ statusDelayMs: 0 });
+    }
+    expect(landed.status).toBe(500);
+    expect(landed.body).not.toMatch(/at .*\.ts:\d+/);
+    expect((await user.request(location)).status).toBeLessThan(500);
   });
 });
