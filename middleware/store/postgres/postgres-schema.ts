@@ -257,6 +257,46 @@ const MIGRATIONS: readonly string[] = [
        WHERE x.spent >= x.points AND NOT x.counted ORDER BY x.budget;
    END
    $fn$;`,
+
+  // 13: the SMS pumping counters: texts sent and verified per key and hour (a key per country,
+  // number block, client address, user, and address with country), each send's keys so a
+  // verification counts where its text was counted, the decisions, and the operators' rules.
+  `CREATE TABLE verify_kit_pumping_counts (
+     dimension TEXT NOT NULL,
+     key       TEXT NOT NULL,
+     hour      INTEGER NOT NULL,
+     sent      INTEGER NOT NULL DEFAULT 0,
+     verified  INTEGER NOT NULL DEFAULT 0,
+     PRIMARY KEY (dimension, key, hour)
+   );
+   CREATE INDEX verify_kit_pumping_counts_hour ON verify_kit_pumping_counts (hour);
+   CREATE TABLE verify_kit_pumping_sends (
+     session_id TEXT PRIMARY KEY,
+     hour       INTEGER NOT NULL,
+     dimensions TEXT[] NOT NULL,
+     keys       TEXT[] NOT NULL,
+     verified   BOOLEAN NOT NULL DEFAULT FALSE
+   );
+   CREATE INDEX verify_kit_pumping_sends_hour ON verify_kit_pumping_sends (hour);
+   CREATE TABLE verify_kit_pumping_decisions (
+     id         BIGSERIAL PRIMARY KEY,
+     decided_at BIGINT NOT NULL,
+     decision   TEXT NOT NULL,
+     reasons    TEXT[] NOT NULL,
+     country    TEXT NOT NULL,
+     block      TEXT NOT NULL,
+     address    TEXT NOT NULL,
+     user_ref   TEXT NOT NULL
+   );
+   CREATE INDEX verify_kit_pumping_decisions_at ON verify_kit_pumping_decisions (decided_at);
+   CREATE TABLE verify_kit_pumping_rules (
+     dimension TEXT NOT NULL,
+     key       TEXT NOT NULL,
+     rule      TEXT NOT NULL CHECK (rule IN ('allow', 'block')),
+     until     BIGINT NOT NULL,
+     set_at    BIGINT NOT NULL,
+     PRIMARY KEY (dimension, key)
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -136,6 +136,81 @@ const STEP_UP_SQL = {
        SELECT intent_id FROM verify_kit_intents WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 } as const;
 
+/** The SMS pumping counters (postgres-pumping.ts); an hour is ms since the epoch / 3,600,000. */
+const PUMPING_SQL = {
+  // One round trip: every key's counts ($1 dimensions, $2 keys, $3 hour), the address's countries
+  // without a verification ($4 "<address> ", $5 "<address>!"), the live rules ($6 now).
+  readPumping: `SELECT
+       (SELECT coalesce(json_agg(json_build_object(
+           'sentThisHour', c.sent_this_hour, 'verifiedThisHour', c.verified_this_hour,
+           'sentLastHour', c.sent_last_hour, 'verifiedLastHour', c.verified_last_hour,
+           'sentLastDay', c.sent_last_day, 'verifiedLastDay', c.verified_last_day,
+           'maxVerifiedDay', m.max_day) ORDER BY k.ord), '[]'::json)
+        FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(dimension, key, ord)
+        CROSS JOIN LATERAL (SELECT
+            coalesce(sum(p.sent) FILTER (WHERE p.hour = $3), 0) AS sent_this_hour,
+            coalesce(sum(p.verified) FILTER (WHERE p.hour = $3), 0) AS verified_this_hour,
+            coalesce(sum(p.sent) FILTER (WHERE p.hour = $3 - 1), 0) AS sent_last_hour,
+            coalesce(sum(p.verified) FILTER (WHERE p.hour = $3 - 1), 0) AS verified_last_hour,
+            coalesce(sum(p.sent), 0) AS sent_last_day,
+            coalesce(sum(p.verified), 0) AS verified_last_day
+          FROM verify_kit_pumping_counts p
+          WHERE p.dimension = k.dimension AND p.key = k.key AND p.hour > $3 - 24 AND p.hour <= $3) c
+        CROSS JOIN LATERAL (SELECT coalesce(max(d.v), 0) AS max_day FROM (SELECT sum(p.verified) AS v
+            FROM verify_kit_pumping_counts p
+            WHERE p.dimension = k.dimension AND p.key = k.key AND p.hour > $3 - 336 AND p.hour <= $3
+            GROUP BY ($3 - p.hour) / 24) d) m) AS counts,
+       (SELECT count(*) FROM (SELECT p.key FROM verify_kit_pumping_counts p
+          WHERE p.dimension = 'address_country' AND p.key > $4 AND p.key < $5 AND p.hour > $3 - 24 AND p.hour <= $3
+          GROUP BY p.key HAVING sum(p.verified) = 0 AND sum(p.sent) > 0) u)::integer AS unverified_countries,
+       (SELECT coalesce(json_agg(json_build_object('dimension', r.dimension, 'key', r.key, 'rule', r.rule,
+           'until', r.until, 'setAt', r.set_at)), '[]'::json)
+        FROM verify_kit_pumping_rules r JOIN unnest($1::text[], $2::text[]) AS k(dimension, key)
+          ON r.dimension = k.dimension AND r.key = k.key
+        WHERE r.until > $6) AS rules`,
+  // The send and its counts in one statement; a session already counted counts nothing more. Keys
+  // come sorted, so two sends lock shared counters in one order.
+  recordSend: `WITH send AS (
+       INSERT INTO verify_kit_pumping_sends (session_id, hour, dimensions, keys) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (session_id) DO NOTHING RETURNING hour, dimensions, keys)
+     INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent)
+     SELECT k.dimension, k.key, send.hour, 1
+       FROM send CROSS JOIN LATERAL unnest(send.dimensions, send.keys) AS k(dimension, key)
+       ORDER BY k.dimension, k.key
+     ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent + 1`,
+  markVerified: `WITH done AS (
+       UPDATE verify_kit_pumping_sends SET verified = TRUE WHERE session_id = $1 AND NOT verified
+       RETURNING hour, dimensions, keys),
+     counted AS (
+       UPDATE verify_kit_pumping_counts AS c SET verified = c.verified + 1
+       FROM done CROSS JOIN LATERAL unnest(done.dimensions, done.keys) AS k(dimension, key)
+       WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = done.hour)
+     SELECT count(*)::integer AS marked FROM done`,
+  insertDecision: `INSERT INTO verify_kit_pumping_decisions (decided_at, decision, reasons, country, block, address, user_ref)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  listDecisions: `SELECT decided_at, decision, reasons, country, block, address, user_ref FROM verify_kit_pumping_decisions
+     WHERE decided_at >= $1 ORDER BY decided_at DESC, id DESC LIMIT $2`,
+  setRule: `INSERT INTO verify_kit_pumping_rules (dimension, key, rule, until, set_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (dimension, key) DO UPDATE SET rule = EXCLUDED.rule, until = EXCLUDED.until, set_at = EXCLUDED.set_at`,
+  clearRule: 'DELETE FROM verify_kit_pumping_rules WHERE dimension = $1 AND key = $2',
+  listRules:
+    'SELECT dimension, key, rule, until, set_at FROM verify_kit_pumping_rules WHERE until > $1 ORDER BY set_at DESC',
+  countsByDay: `SELECT key, ($2 - hour) / 24 AS days_ago, sum(sent)::integer AS sent, sum(verified)::integer AS verified
+     FROM verify_kit_pumping_counts WHERE dimension = $1 AND hour > $2 - 24 * $3 AND hour <= $2
+     GROUP BY key, days_ago ORDER BY key, days_ago`,
+  // Instances purging together share the work.
+  purgePumping: `WITH counts AS (DELETE FROM verify_kit_pumping_counts WHERE (dimension, key, hour) IN (
+         SELECT dimension, key, hour FROM verify_kit_pumping_counts WHERE hour < $1 LIMIT $4 FOR UPDATE SKIP LOCKED)
+         RETURNING 1),
+       sends AS (DELETE FROM verify_kit_pumping_sends WHERE session_id IN (
+         SELECT session_id FROM verify_kit_pumping_sends WHERE hour < $1 LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING 1),
+       decisions AS (DELETE FROM verify_kit_pumping_decisions WHERE id IN (
+         SELECT id FROM verify_kit_pumping_decisions WHERE decided_at < $2 LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING 1),
+       rules AS (DELETE FROM verify_kit_pumping_rules WHERE until <= $3 RETURNING 1)
+     SELECT ((SELECT count(*) FROM counts) + (SELECT count(*) FROM sends) + (SELECT count(*) FROM decisions)
+       + (SELECT count(*) FROM rules))::integer AS purged`,
+} as const;
+
 /**
  * The store's routines. They are not migrations: the store creates each one when it starts, if it
  * is missing, under a name that carries a hash of its text. Instances of two kit versions on one
@@ -153,6 +228,7 @@ export const ROUTINES = [
 
 export const SQL = {
   ...STEP_UP_SQL,
+  ...PUMPING_SQL,
   insert: `INSERT INTO verify_kit_attempts
       (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
        destination, service_user_ref, client_id)

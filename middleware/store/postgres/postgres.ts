@@ -21,6 +21,7 @@ import { KitError, KitErrorCode } from '../../errors.ts';
 import { postgresFulfil } from './postgres-fulfil.ts';
 import { postgresHousekeeping } from './postgres-reads-and-retention.ts';
 import { postgresOutbox } from './postgres-outbox.ts';
+import { postgresPumping } from './postgres-pumping.ts';
 import { query, type PostgresDb } from './postgres-query.ts';
 import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
 import { migrate } from './postgres-schema.ts';
@@ -28,7 +29,7 @@ import { ENDED_BUDGETS_PER_CLEANUP } from './postgres-sql.ts';
 import { postgresSweepWrites } from './postgres-sweep.ts';
 import { postgresStepUp } from './postgres-step-up.ts';
 import { postgresSweepPace } from './postgres-sweep-pace.ts';
-import type { NewAttempt, StartBudgetCounter, StepUpStore, VerifyStore } from '../types.ts';
+import type { NewAttempt, PumpingStore, StartBudgetCounter, StepUpStore, VerifyStore } from '../types.ts';
 
 /** Options of createPostgresStore. */
 export interface PostgresStoreOptions {
@@ -42,6 +43,7 @@ export type PostgresStore = VerifyStore<PoolClient> &
     readonly kind: 'postgres';
     readonly pool: Pool;
     readonly stepUp: StepUpStore;
+    readonly pumping: PumpingStore;
     /** Resolves once the kit's tables are migrated; every store call waits for it (await it at startup to fail fast). */
     readonly ready: Promise<void>;
   };
@@ -145,6 +147,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...postgresSweepPace(db),
     ...postgresHousekeeping(db),
     stepUp: postgresStepUp(db),
+    pumping: postgresPumping(db),
     async close() {
       // The pool belongs to the app; only wait for a migration still running.
       await ready.catch(() => {});

@@ -157,6 +157,58 @@ export const STEP_UP_SQL = {
        SELECT intent_id FROM verify_kit_intents WHERE expires_at <= @now LIMIT @limit)`,
 } as const;
 
+/** The SMS pumping counters (sqlite-pumping.ts); an hour is ms since the epoch / 3,600,000. */
+export const PUMPING_SQL = {
+  count: `SELECT
+       coalesce(sum(CASE WHEN hour = @hour THEN sent END), 0) AS sent_this_hour,
+       coalesce(sum(CASE WHEN hour = @hour THEN verified END), 0) AS verified_this_hour,
+       coalesce(sum(CASE WHEN hour = @hour - 1 THEN sent END), 0) AS sent_last_hour,
+       coalesce(sum(CASE WHEN hour = @hour - 1 THEN verified END), 0) AS verified_last_hour,
+       coalesce(sum(sent), 0) AS sent_last_day,
+       coalesce(sum(verified), 0) AS verified_last_day
+     FROM verify_kit_pumping_counts WHERE dimension = @dimension AND key = @key AND hour > @hour - 24 AND hour <= @hour`,
+  // Rolling days back from this hour: day 0 is the last 24 buckets.
+  maxVerifiedDay: `SELECT coalesce(max(v), 0) AS max_day FROM (SELECT sum(verified) AS v FROM verify_kit_pumping_counts
+       WHERE dimension = @dimension AND key = @key AND hour > @hour - 336 AND hour <= @hour GROUP BY (@hour - hour) / 24)`,
+  // Keys of 'address_country' are "<address> <country>": the address's own lie between the two bounds.
+  unverifiedCountries: `SELECT count(*) AS n FROM (SELECT key FROM verify_kit_pumping_counts
+       WHERE dimension = 'address_country' AND key > @from AND key < @to AND hour > @hour - 24 AND hour <= @hour
+       GROUP BY key HAVING sum(verified) = 0 AND sum(sent) > 0)`,
+  ruleOf: `SELECT dimension, key, rule, until, set_at FROM verify_kit_pumping_rules
+     WHERE dimension = @dimension AND key = @key AND until > @now`,
+  insertSend: `INSERT INTO verify_kit_pumping_sends (session_id, hour, keys) VALUES (@sessionId, @hour, @keys)
+     ON CONFLICT (session_id) DO NOTHING`,
+  countSent: `INSERT INTO verify_kit_pumping_counts (dimension, key, hour, sent) VALUES (@dimension, @key, @hour, 1)
+     ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = sent + 1`,
+  markSendVerified: `UPDATE verify_kit_pumping_sends SET verified = 1 WHERE session_id = ? AND verified = 0
+     RETURNING hour, keys`,
+  countVerified: `UPDATE verify_kit_pumping_counts SET verified = verified + 1
+     WHERE dimension = @dimension AND key = @key AND hour = @hour`,
+  insertDecision: `INSERT INTO verify_kit_pumping_decisions (decided_at, decision, reasons, country, block, address, user_ref)
+     VALUES (@decidedAt, @decision, @reasons, @country, @block, @address, @userRef)`,
+  listDecisions: `SELECT decided_at, decision, reasons, country, block, address, user_ref FROM verify_kit_pumping_decisions
+     WHERE decided_at >= @since ORDER BY decided_at DESC, id DESC LIMIT @limit`,
+  setRule: `INSERT INTO verify_kit_pumping_rules (dimension, key, rule, until, set_at)
+     VALUES (@dimension, @key, @rule, @until, @setAt)
+     ON CONFLICT (dimension, key) DO UPDATE SET rule = excluded.rule, until = excluded.until, set_at = excluded.set_at`,
+  clearRule: 'DELETE FROM verify_kit_pumping_rules WHERE dimension = @dimension AND key = @key',
+  listRules: `SELECT dimension, key, rule, until, set_at FROM verify_kit_pumping_rules WHERE until > ?
+     ORDER BY set_at DESC`,
+  countsByDay: `SELECT key, (@hour - hour) / 24 AS days_ago, sum(sent) AS sent, sum(verified) AS verified
+     FROM verify_kit_pumping_counts WHERE dimension = @dimension AND hour > @hour - 24 * @days AND hour <= @hour
+     GROUP BY key, days_ago ORDER BY key, days_ago`,
+  purgeCounts: `DELETE FROM verify_kit_pumping_counts WHERE (dimension, key, hour) IN (
+       SELECT dimension, key, hour FROM verify_kit_pumping_counts WHERE hour < @beforeHour LIMIT @limit)`,
+  purgeSends: `DELETE FROM verify_kit_pumping_sends WHERE session_id IN (
+       SELECT session_id FROM verify_kit_pumping_sends WHERE hour < @beforeHour LIMIT @limit)`,
+  purgeDecisions: `DELETE FROM verify_kit_pumping_decisions WHERE id IN (
+       SELECT id FROM verify_kit_pumping_decisions WHERE decided_at < @decisionsBefore LIMIT @limit)`,
+  purgeRules: 'DELETE FROM verify_kit_pumping_rules WHERE until <= @now',
+} as const;
+
+/** The pumping counters' statements, prepared once. */
+export type PumpingStatements = { readonly [Name in keyof typeof PUMPING_SQL]: Statement };
+
 /** The store's statements, prepared once. */
 export type Statements = { readonly [Name in keyof typeof SQL]: Statement };
 /** The step-up statements, prepared once. */

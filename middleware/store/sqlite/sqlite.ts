@@ -13,13 +13,21 @@ import { migrate } from './sqlite-schema.ts';
 import { sqliteFulfil } from './sqlite-fulfil.ts';
 import { sqliteHousekeeping } from './sqlite-reads-and-retention.ts';
 import { sqliteOutbox } from './sqlite-outbox.ts';
+import { sqlitePumping } from './sqlite-pumping.ts';
 import { toAttempt, type AttemptRow } from './sqlite-rows.ts';
 import { sqliteStepUp } from './sqlite-step-up.ts';
 import { sqliteSweepPace } from './sqlite-sweep-pace.ts';
 import { ENDED_BUDGETS_PER_CLEANUP, prepareAll, SQL, type Statements } from './sqlite-sql.ts';
 import { startWrites, type StartWrite } from './sqlite-start-writes.ts';
 import { sqliteSweepWrites } from './sqlite-sweep.ts';
-import type { StartBudget, StartBudgetCounter, StartBudgetRefusal, StepUpStore, VerifyStore } from '../types.ts';
+import type {
+  PumpingStore,
+  StartBudget,
+  StartBudgetCounter,
+  StartBudgetRefusal,
+  StepUpStore,
+  VerifyStore,
+} from '../types.ts';
 
 /** Options of createSqliteStore. */
 export interface SqliteStoreOptions {
@@ -36,7 +44,7 @@ export interface SqliteStoreOptions {
 
 /** The SQLite store, with its open database (`db`). */
 export type SqliteStore = VerifyStore<Database> &
-  StartBudgetCounter & { readonly db: Database; readonly stepUp: StepUpStore };
+  StartBudgetCounter & { readonly db: Database; readonly stepUp: StepUpStore; readonly pumping: PumpingStore };
 
 /** Ended start budget counters are deleted at most this often (per store). */
 const BUDGET_CLEANUP_INTERVAL_MS = 5 * 60_000;
@@ -177,6 +185,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...sqliteSweepPace(db, statements),
     ...sqliteHousekeeping(db),
     stepUp: sqliteStepUp(db),
+    pumping: sqlitePumping(db, starts.write),
     async close() {
       if (db.open) starts.flush();
       await checkpointer?.stop();

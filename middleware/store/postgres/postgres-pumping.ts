@@ -1,0 +1,130 @@
+/**
+ * The SMS pumping counters in PostgreSQL, shared by every instance: the reading before a text is
+ * one statement, a send and its counts one statement, a verification's mark and its counts one
+ * statement (a conditional UPDATE: it counts once, whichever instance reads the outcome first).
+ */
+import { query, type PostgresDb } from './postgres-query.ts';
+import type {
+  PumpingCount,
+  PumpingDecisionRecord,
+  PumpingDimension,
+  PumpingKey,
+  PumpingRule,
+  PumpingStore,
+} from '../types.ts';
+
+interface RuleRow {
+  dimension: PumpingDimension;
+  key: string;
+  rule: 'allow' | 'block';
+  until: string;
+  set_at: string;
+}
+
+interface DecisionRow {
+  decided_at: string;
+  decision: PumpingDecisionRecord['decision'];
+  reasons: string[];
+  country: string;
+  block: string;
+  address: string;
+  user_ref: string;
+}
+
+/** In one order on every instance: two sends then lock the counters they share in the same order. */
+function sortedKeys(keys: readonly PumpingKey[]): PumpingKey[] {
+  return [...keys].sort((a, b) =>
+    a.dimension === b.dimension ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : a.dimension < b.dimension ? -1 : 1,
+  );
+}
+
+type ReadingRow = {
+  counts: PumpingCount[];
+  unverified_countries: number;
+  rules: (Omit<PumpingRule, 'until' | 'setAt'> & { until: number | string; setAt: number | string })[];
+};
+
+/** What operators and the check before a text read. */
+function pumpingReads(
+  db: PostgresDb,
+): Pick<PumpingStore, 'readPumping' | 'listDecisions' | 'listRules' | 'countsByDay'> {
+  return {
+    async readPumping({ keys, address, hour, now }) {
+      const dimensions = keys.map((k) => k.dimension);
+      const names = keys.map((k) => k.key);
+      const { rows } = await query<ReadingRow>(db, 'readPumping', [
+        dimensions,
+        names,
+        hour,
+        `${address} `,
+        `${address}!`,
+        now,
+      ]);
+      const [row] = rows;
+      if (row === undefined) throw new Error('The pumping counters returned no row.');
+      return {
+        counts: row.counts,
+        unverifiedCountries: row.unverified_countries,
+        rules: row.rules.map((r) => ({ ...r, until: Number(r.until), setAt: Number(r.setAt) })),
+      };
+    },
+    async listDecisions({ since, limit }) {
+      const { rows } = await query<DecisionRow>(db, 'listDecisions', [since, limit]);
+      return rows.map((row) => ({
+        decidedAt: Number(row.decided_at),
+        decision: row.decision,
+        reasons: row.reasons,
+        country: row.country,
+        block: row.block,
+        address: row.address,
+        userRef: row.user_ref,
+      }));
+    },
+    async listRules(now) {
+      const { rows } = await query<RuleRow>(db, 'listRules', [now]);
+      return rows.map((row) => ({
+        dimension: row.dimension,
+        key: row.key,
+        rule: row.rule,
+        until: Number(row.until),
+        setAt: Number(row.set_at),
+      }));
+    },
+    async countsByDay({ dimension, hour, days }) {
+      const { rows } = await query<{ key: string; days_ago: number; sent: number; verified: number }>(
+        db,
+        'countsByDay',
+        [dimension, hour, days],
+      );
+      return rows.map((row) => ({ key: row.key, daysAgo: row.days_ago, sent: row.sent, verified: row.verified }));
+    },
+  };
+}
+
+/** The pumping part of the PostgreSQL store. */
+export function postgresPumping(db: PostgresDb): PumpingStore {
+  return {
+    ...pumpingReads(db),
+    async recordSend({ sessionId, keys, hour }) {
+      const sorted = sortedKeys(keys);
+      await query(db, 'recordSend', [sessionId, hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)]);
+    },
+    async markVerified(sessionId) {
+      const { rows } = await query<{ marked: number }>(db, 'markVerified', [sessionId]);
+      return rows[0]?.marked === 1;
+    },
+    async recordDecision(d) {
+      await query(db, 'insertDecision', [d.decidedAt, d.decision, d.reasons, d.country, d.block, d.address, d.userRef]);
+    },
+    async setRule(rule) {
+      await query(db, 'setRule', [rule.dimension, rule.key, rule.rule, rule.until, rule.setAt]);
+    },
+    async clearRule({ dimension, key }) {
+      return ((await query(db, 'clearRule', [dimension, key])).rowCount ?? 0) > 0;
+    },
+    async purgePumping({ beforeHour, decisionsBefore, now, limit }) {
+      const { rows } = await query<{ purged: number }>(db, 'purgePumping', [beforeHour, decisionsBefore, now, limit]);
+      return rows[0]?.purged ?? 0;
+    },
+  };
+}

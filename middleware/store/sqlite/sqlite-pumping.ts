@@ -1,0 +1,140 @@
+/**
+ * The SMS pumping counters in SQLite. A send's counts and its record are written together in the
+ * start's group commit; a verification marks its send and counts under the send's keys in one
+ * IMMEDIATE transaction, so it counts once whatever calls it (landing, sweep, another process).
+ */
+import type { Database } from 'better-sqlite3';
+import { prepareAll, PUMPING_SQL, type PumpingStatements } from './sqlite-sql.ts';
+import type { StartWrite } from './sqlite-start-writes.ts';
+import type { PumpingCount, PumpingDimension, PumpingKey, PumpingRule, PumpingStore } from '../types.ts';
+
+interface CountRow {
+  sent_this_hour: number;
+  verified_this_hour: number;
+  sent_last_hour: number;
+  verified_last_hour: number;
+  sent_last_day: number;
+  verified_last_day: number;
+}
+
+interface RuleRow {
+  dimension: PumpingDimension;
+  key: string;
+  rule: 'allow' | 'block';
+  until: number;
+  set_at: number;
+}
+
+interface DecisionRow {
+  decided_at: number;
+  decision: 'warned' | 'refused' | 'challenged';
+  reasons: string;
+  country: string;
+  block: string;
+  address: string;
+  user_ref: string;
+}
+
+function toCount(row: CountRow, maxVerifiedDay: number): PumpingCount {
+  return {
+    sentThisHour: row.sent_this_hour,
+    verifiedThisHour: row.verified_this_hour,
+    sentLastHour: row.sent_last_hour,
+    verifiedLastHour: row.verified_last_hour,
+    sentLastDay: row.sent_last_day,
+    verifiedLastDay: row.verified_last_day,
+    maxVerifiedDay,
+  };
+}
+
+function toRule(row: RuleRow): PumpingRule {
+  return { dimension: row.dimension, key: row.key, rule: row.rule, until: row.until, setAt: row.set_at };
+}
+
+type Sql = PumpingStatements;
+
+/** What operators and the check before a text read. */
+function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisions' | 'listRules' | 'countsByDay'> {
+  return {
+    async readPumping({ keys, address, hour, now }) {
+      const counts = keys.map(({ dimension, key }) => {
+        const row = sql.count.get({ dimension, key, hour }) as CountRow;
+        const { max_day } = sql.maxVerifiedDay.get({ dimension, key, hour }) as { max_day: number };
+        return toCount(row, max_day);
+      });
+      // "<address> " up to "<address>!": the space sorts just below "!".
+      const { n } = sql.unverifiedCountries.get({ from: `${address} `, to: `${address}!`, hour }) as { n: number };
+      const rules = keys.flatMap(({ dimension, key }) =>
+        (sql.ruleOf.all({ dimension, key, now }) as RuleRow[]).map(toRule),
+      );
+      return { counts, unverifiedCountries: n, rules };
+    },
+    async listDecisions({ since, limit }) {
+      return (sql.listDecisions.all({ since, limit }) as DecisionRow[]).map((row) => ({
+        decidedAt: row.decided_at,
+        decision: row.decision,
+        reasons: row.reasons === '' ? [] : row.reasons.split(','),
+        country: row.country,
+        block: row.block,
+        address: row.address,
+        userRef: row.user_ref,
+      }));
+    },
+    async listRules(now) {
+      return (sql.listRules.all(now) as RuleRow[]).map(toRule);
+    },
+    async countsByDay({ dimension, hour, days }) {
+      const rows = sql.countsByDay.all({ dimension, hour, days }) as {
+        key: string;
+        days_ago: number;
+        sent: number;
+        verified: number;
+      }[];
+      return rows.map((row) => ({ key: row.key, daysAgo: row.days_ago, sent: row.sent, verified: row.verified }));
+    },
+  };
+}
+
+/** The pumping part of the SQLite store; `write` is the start's group commit. */
+export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
+  const sql = prepareAll(db, PUMPING_SQL);
+  const countVerifiedOnce = db.transaction((sessionId: string): boolean => {
+    const send = sql.markSendVerified.get(sessionId) as { hour: number; keys: string } | undefined;
+    if (send === undefined) return false;
+    for (const { dimension, key } of JSON.parse(send.keys) as PumpingKey[]) {
+      sql.countVerified.run({ dimension, key, hour: send.hour });
+    }
+    return true;
+  });
+  const purge = db.transaction(
+    (query: { beforeHour: number; decisionsBefore: number; now: number; limit: number }): number =>
+      sql.purgeCounts.run(query).changes +
+      sql.purgeSends.run(query).changes +
+      sql.purgeDecisions.run(query).changes +
+      sql.purgeRules.run({ now: query.now }).changes,
+  );
+  return {
+    ...pumpingReads(sql),
+    async recordSend({ sessionId, keys, hour }) {
+      await write(() => {
+        if (sql.insertSend.run({ sessionId, hour, keys: JSON.stringify(keys) }).changes === 0) return;
+        for (const { dimension, key } of keys) sql.countSent.run({ dimension, key, hour });
+      });
+    },
+    async markVerified(sessionId) {
+      return countVerifiedOnce.immediate(sessionId);
+    },
+    async recordDecision(decision) {
+      await write(() => sql.insertDecision.run({ ...decision, reasons: decision.reasons.join(',') }));
+    },
+    async setRule(rule) {
+      await write(() => sql.setRule.run(rule));
+    },
+    async clearRule({ dimension, key }) {
+      return (await write(() => sql.clearRule.run({ dimension, key }).changes)) > 0;
+    },
+    async purgePumping(query) {
+      return purge.immediate(query);
+    },
+  };
+}
