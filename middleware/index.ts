@@ -9,6 +9,7 @@
 export { createVerificationKit, type VerificationKit } from './create-kit.ts';
 export type {
   BeforeCreateHook,
+  DefaultCountryChooser,
   ClientSettings,
   CsrfOptions,
   KitSweepOptions,
@@ -28,6 +29,7 @@ export type {
   ActionOrdering,
   CreatedSession,
   CreateSessionInput,
+  DestinationSource,
   JsonValue,
   KnownFailureReason,
   LandedAttempt,
@@ -89,6 +91,14 @@ export {
   type LandedAttemptFlash,
 } from './attempts.ts';
 
+// Typed numbers: which numbers are texted, and how they are read.
+export {
+  DEFAULT_REFUSED_TYPES,
+  type DestinationPolicyOptions,
+  type RefusalReason,
+} from './numbers/destination-policy.ts';
+export type { PhoneNumberType } from './numbers/parse-number.ts';
+
 // Start limits.
 export {
   createStartLimits,
@@ -122,6 +132,8 @@ export {
   defaultPages,
   PENDING_STATUS_ID,
   restartForm,
+  ENTERED_NUMBER_FIELD,
+  type EnterNumberPage,
   type ErrorPage,
   type FailedPage,
   type PageRenderers,

@@ -246,6 +246,48 @@ describe('typed numbers on the mobile start', () => {
   });
 });
 
+describe('a defaultCountry function of the request', () => {
+  let app: TestApp;
+  let answer: () => unknown = () => 'FR';
+  beforeAll(async () => {
+    app = await startTestApp({
+      kit: { actions: [addPhone], defaultCountry: () => answer() as string, hookTimeouts: { defaultCountry: 200 } },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('that throws, hangs or returns something other than a country code refuses the start, sending nothing', async () => {
+    const user = await app.agent().signIn('alice');
+    const cases: Array<[string, () => unknown]> = [
+      [
+        'throws',
+        () => {
+          throw new Error('profile service down');
+        },
+      ],
+      ['hangs', () => new Promise(() => {})],
+      ['lower case', () => 'fr'],
+      ['unknown code', () => 'XX'],
+    ];
+    for (const [name, chooser] of cases) {
+      answer = chooser;
+      const refused = await user.tryStartWithNumber('add_phone', '06 12 34 56 78');
+      expect(refused.status, name).toBe(500);
+      expect(refused.body).not.toContain('profile service down');
+    }
+    expect(app.logs.join('\n')).toContain('returned something other than an ISO 3166-1 alpha-2 code');
+    expect(app.logs.join('\n')).toContain('raise hookTimeouts.defaultCountry');
+    expect(await sms(app)).toEqual([]);
+    // undefined: no default country, so only an international number reads.
+    answer = () => undefined;
+    expect((await user.tryStartWithNumber('add_phone', '06 12 34 56 78')).status).toBe(422);
+    expect((await user.tryStartWithNumber('add_phone', '+33 6 12 34 56 78')).status).toBe(200);
+    expect(await sms(app)).toEqual([FR_MOBILE]);
+  });
+});
+
 describe('typed number options', () => {
   const base = {
     baseUrl: 'http://127.0.0.1:1',

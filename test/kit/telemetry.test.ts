@@ -142,6 +142,25 @@ describe('OpenTelemetry', () => {
     );
   });
 
+  it('a number the destination policy refuses is counted by reason, before any start is counted', async () => {
+    USERS.pat = { userRef: 'user-pat', destination: '+19005550123' }; // premium-rate
+    try {
+      const pat = await app.agent(seen).signIn('pat');
+      const startsNow = async () =>
+        metricPoints((await reader.collect()).resourceMetrics, MetricName.Starts).map((p) => p.value);
+      const before = await startsNow();
+      expect((await pat.postStart({ _csrf: pat.csrf, action: 'grant_badge' })).status).toBe(422);
+      const { resourceMetrics } = await reader.collect();
+      expect(metricPoints(resourceMetrics, MetricName.DestinationsRefused)).toEqual([
+        expect.objectContaining({ attributes: { 'verify_kit.reason': 'type', 'verify_kit.entered': false }, value: 1 }),
+      ]);
+      expect(await startsNow()).toEqual(before);
+    } finally {
+      // The next test still looks for this number everywhere.
+      USERS.pat = { userRef: 'user-pat', destination: '+19005550123' };
+    }
+  });
+
   it('no span or metric attribute carries the secret, a handoff, a phone number or a state', async () => {
     const states = (await app.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER })).map((a) => a.state);
     const forbidden = [
@@ -159,5 +178,6 @@ describe('OpenTelemetry', () => {
     const leaks = values.filter((value) => forbidden.some((secret) => value.includes(secret)));
     expect(leaks).toEqual([]);
     expect(spans.getFinishedSpans().length).toBeGreaterThan(10);
+    delete USERS.pat;
   });
 });

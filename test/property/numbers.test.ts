@@ -120,8 +120,8 @@ describe('the destination policy', () => {
         const countryRefused =
           country === undefined
             ? options.allowCountries !== undefined
-            : (options.refuseCountries ?? []).includes(country) ||
-              (options.allowCountries !== undefined && !options.allowCountries.includes(country));
+            : (options.refuseCountries ?? []).some((c) => c === country) ||
+              (options.allowCountries !== undefined && !options.allowCountries.some((c) => c === country));
         const refusedTypes = [...DEFAULT_REFUSED_TYPES, ...(options.refuseTypes ?? [])].filter(
           (t) => !(options.allowTypes ?? []).includes(t),
         );
