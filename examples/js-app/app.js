@@ -28,7 +28,12 @@ export function createApp({ env = process.env, now } = {}) {
     const signIn = `<form method="post" action="/signin"><input name="user" value="alice"><button>Sign in</button></form>`;
     const confirm = `<form method="post" action="/verify/start">
       <input type="hidden" name="_csrf" value="${escape(kit.csrfToken(req))}">
-      <button name="action" value="confirm_phone">Confirm your phone number</button></form>`;
+      <button name="action" value="confirm_phone">Confirm your phone number</button></form>
+      <form method="post" action="/verify/start">
+      <input type="hidden" name="_csrf" value="${escape(kit.csrfToken(req))}">
+      <input type="hidden" name="action" value="change_phone">
+      <label for="phone">New phone number</label> <input id="phone" name="phone" type="tel" autocomplete="tel">
+      <button>Change your phone number</button></form>`;
     res.type('html').send(req.session.userId === undefined ? signIn : confirm);
   });
   app.post('/signin', express.urlencoded({ extended: false }), (req, res) => {
@@ -41,7 +46,8 @@ export function createApp({ env = process.env, now } = {}) {
     const confirmations = db
       .prepare('SELECT session_id AS sessionId, phone FROM phone_confirmations WHERE user_id = ?')
       .all(req.session.userId ?? '');
-    res.json({ user: req.session.userId ?? null, confirmations });
+    const phone = db.prepare('SELECT phone FROM users WHERE id = ?').get(req.session.userId ?? '')?.phone ?? null;
+    res.json({ user: req.session.userId ?? null, phone, confirmations });
   });
 
   app.locals.kit = kit;

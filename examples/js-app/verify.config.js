@@ -20,6 +20,8 @@ export default function verificationOptions(env = process.env) {
   return {
     ...verifyOptionsFromEnv(env),
     store,
+    // A number typed without "+" ("07400 123456") is read as a number of this country.
+    defaultCountry: 'GB',
     resolveUser: (req) => {
       const user = db.prepare('SELECT id, phone FROM users WHERE id = ?').get(req.session.userId ?? '');
       return user === undefined ? null : { userRef: user.id, destination: user.phone };
@@ -32,6 +34,26 @@ export default function verificationOptions(env = process.env) {
         // Runs inside the kit's transaction, exactly once per verified session: synchronous on SQLite.
         fulfil: (tx, attempt) => {
           tx.prepare('UPDATE users SET phone_verified_at = ? WHERE id = ?').run(Date.now(), attempt.userRef);
+          tx.prepare('INSERT INTO phone_confirmations VALUES (?, ?, ?)').run(
+            attempt.sessionId,
+            attempt.userRef,
+            attempt.destination,
+          );
+        },
+      },
+      {
+        // Texts the number typed into the form's `phone` field; fulfil gets it as E.164.
+        name: 'change_phone',
+        operationSensitivity: 'sensitive',
+        successPath: '/done',
+        destination: 'entered',
+        proves: 'destination',
+        fulfil: (tx, attempt) => {
+          tx.prepare('UPDATE users SET phone = ?, phone_verified_at = ? WHERE id = ?').run(
+            attempt.destination,
+            Date.now(),
+            attempt.userRef,
+          );
           tx.prepare('INSERT INTO phone_confirmations VALUES (?, ?, ?)').run(
             attempt.sessionId,
             attempt.userRef,

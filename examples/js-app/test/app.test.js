@@ -102,6 +102,24 @@ test('a closed tab is fulfilled by the sweep once the shared clock passes its fi
   assert.equal((await confirmations(browser)).length, before + 1);
 });
 
+test("a typed number is texted, verified and becomes the user's number, once", async () => {
+  const browser = createTestBrowser();
+  const home = await browser.get((await browser.submitForm(await browser.get(`${origin}/`), { user: 'bob' })).location);
+  // Not a number: the kit's own form comes back (422) with the value typed, and nothing is sent.
+  const changePhone = (phone) =>
+    browser.submitForm(home, { action: 'change_phone', phone }, { action: '/verify/start' });
+  const refused = await changePhone('12');
+  assert.equal(refused.status, 422);
+  assert.match(refused.html, /not a phone number we can text/);
+  // A national number of the default country (GB) is texted as E.164.
+  const started = await changePhone('07400 123456');
+  const walked = await walkHostedPage(started, { emulator, browser });
+  assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
+  const me = JSON.parse((await browser.get(`${origin}/me`)).html);
+  assert.equal(me.phone, '+447400123456');
+  assert.deepEqual(me.confirmations, [{ sessionId: walked.sessionId, phone: '+447400123456' }]);
+});
+
 /** A phone number of the audit's own for each user it signs in (any name works, as a digit string). */
 const phoneOf = (name) => `+1555${String(parseInt(name.replace(/\D/g, '').slice(-7) || '0', 10)).padStart(7, '0')}`;
 
