@@ -14,6 +14,7 @@ export type HookName =
   | 'prepare'
   | 'beforeCreate'
   | 'limits'
+  | 'challenge'
   | 'csrfCheck'
   | 'bindTo'
   | 'onUnenrolled'
@@ -32,6 +33,8 @@ export const DEFAULT_HOOK_TIMEOUTS: HookTimeouts = {
   beforeCreate: 5_000,
   // The start limits' consume, and the refund of a start the busy service never created.
   limits: 5_000,
+  // The app's challenge (a CAPTCHA's server check) for a start the SMS pumping rules would refuse.
+  challenge: 5_000,
   csrfCheck: 5_000,
   bindTo: 5_000,
   // A step-up guard's handler for a user without a number: it answers, or calls next().

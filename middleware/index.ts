@@ -107,6 +107,14 @@ export {
   type StartLimitsOptions,
 } from './limits/start-limits.ts';
 
+// SMS pumping: the rules on texts never verified, and what operators read and set.
+export type { PumpingAllowList, PumpingChallenge, PumpingOptions } from './pumping/pumping-options.ts';
+export {
+  DEFAULT_THRESHOLDS as DEFAULT_PUMPING_THRESHOLDS,
+  type PumpingThresholds,
+  type Thresholds as PumpingThreshold,
+} from './pumping/pumping-rules.ts';
+
 // The sweep: options, reports, the copyable job.
 export { SWEEP_WINDOW_MS, type SweepOptions, type SweepWorkerOptions } from './sweep/sweep-options.ts';
 export { DEFAULT_SWEEP_READ_AGES_MS } from './sweep/read-ages.ts';

@@ -56,6 +56,12 @@ export const MetricName = {
    * unknown_country, type) and `verify_kit.entered` (true for a typed number). Never the number.
    */
   DestinationsRefused: 'verify_kit.destinations.refused',
+  /**
+   * Starts that tripped an SMS pumping rule, by `verify_kit.decision` (warned, refused, challenged),
+   * `verify_kit.reason` (one per rule tripped: country_hourly, block_daily, address_countries,
+   * blocked, ...) and `verify_kit.country` (the number's country code). Never the number.
+   */
+  PumpingDecisions: 'verify_kit.pumping.decisions',
 } as const;
 
 interface Instruments {
@@ -65,6 +71,7 @@ interface Instruments {
   sweepLag: Gauge;
   stepUp: Counter;
   destinationsRefused: Counter;
+  pumpingDecisions: Counter;
 }
 
 let instruments: { provider: MeterProvider; value: Instruments } | undefined;
@@ -87,6 +94,9 @@ function current(): Instruments {
         stepUp: meter.createCounter(MetricName.StepUp, { description: 'Step-up guard decisions.' }),
         destinationsRefused: meter.createCounter(MetricName.DestinationsRefused, {
           description: 'Numbers the destination policy refused (no text sent).',
+        }),
+        pumpingDecisions: meter.createCounter(MetricName.PumpingDecisions, {
+          description: 'Starts that tripped an SMS pumping rule, per rule.',
         }),
       },
     };
@@ -118,6 +128,18 @@ export function countRefusedStart(budget: string): void {
 
 export function countRefusedDestination(reason: string, entered: boolean): void {
   quietly(() => current().destinationsRefused.add(1, { 'verify_kit.reason': reason, 'verify_kit.entered': entered }));
+}
+
+export function countPumpingDecision(decision: string, reasons: readonly string[], country: string): void {
+  quietly(() => {
+    for (const reason of reasons) {
+      current().pumpingDecisions.add(1, {
+        'verify_kit.decision': decision,
+        'verify_kit.reason': reason,
+        'verify_kit.country': country,
+      });
+    }
+  });
 }
 
 export function countOutcomes(

@@ -10,6 +10,7 @@
  */
 import { boundIfAsync, DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
+import { describeError } from '../logger.ts';
 import { commitEach, type FulfilCommitter } from './group-commit.ts';
 import type { FulfilContext } from '../context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from '../store/types.ts';
@@ -126,6 +127,7 @@ export async function applyStatus<Tx>(
     case 'verified':
       break;
   }
+  await countVerifiedText(deps, attempt);
   const result = await runFulfilment(deps, committer, read.action, attempt, event);
   switch (result.kind) {
     case 'fulfilled':
@@ -141,6 +143,21 @@ export async function applyStatus<Tx>(
       return { kind: 'fulfilled', attempt: result.attempt, firstTime: false, eventIds: [] };
     case 'not_pending':
       return settledCompletion(result.attempt ?? attempt) ?? { kind: 'pending', attempt, eventIds: [] };
+  }
+}
+
+/**
+ * The text reached its owner: the SMS pumping counters count it verified (once, whoever reads it
+ * first). A count that fails is only logged: the fulfilment does not wait on the counters.
+ */
+async function countVerifiedText<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<void> {
+  try {
+    await deps.store.pumping?.markVerified(attempt.sessionId);
+  } catch (error) {
+    deps.logger?.warn(
+      { sessionId: attempt.sessionId, err: describeError(error) },
+      'could not count a verified text for the SMS pumping rules',
+    );
   }
 }
 

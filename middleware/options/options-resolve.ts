@@ -30,6 +30,7 @@ import { guardLocale, guardMessages, guardPages } from '../pages/guard.ts';
 import { DEFAULT_HOOK_TIMEOUTS, HOOK_NAMES, type HookTimeouts } from '../deadline.ts';
 import type { Platform, VerifyClient } from '../types.ts';
 import { checkReadCap } from '../sweep/sweep-options.ts';
+import { resolvePumping, type ResolvedPumping } from '../pumping/pumping-options.ts';
 
 const PAGE_NAMES = ['complete', 'failed', 'pending', 'startAgain', 'enterNumber', 'error'] as const;
 const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
@@ -226,6 +227,13 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
   };
 }
 
+/** The SMS pumping rules' options, resolved; their problems join the others. */
+function checkPumping(problems: OptionProblems, given: unknown): ResolvedPumping {
+  const { resolved, problems: found } = resolvePumping(given);
+  for (const problem of found) problems.add(problem);
+  return resolved;
+}
+
 /** Checks every option (reporting all problems in one KitError invalid_options) and fills in defaults. */
 export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): ResolvedKitOptions<Tx> {
   const fields: unknown = options;
@@ -256,7 +264,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
     problems.add(`\`errors\` must be 'render' or 'next': got ${quote(options.errors)}.`);
   }
   const csrf = checkCsrf(problems, options.csrf);
-  const { landing, sweep } = checkTimings(problems, options);
+  const grouped = { ...checkTimings(problems, options), pumping: checkPumping(problems, options.pumping) };
   problems.throwIfAny();
   // Every line the kit writes goes through the one guard: a failing logger never disturbs a request.
   const logger = safeLogger(options.logger ?? defaultLogger());
@@ -287,7 +295,6 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
     messages: createMessageCatalog(guardMessages(options.messages, logger), guardLocale(locale, logger)),
     hookTimeouts,
     errors: options.errors ?? 'render',
-    landing,
-    sweep,
+    ...grouped,
   };
 }

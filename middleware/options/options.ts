@@ -11,6 +11,7 @@ import type { KitLogger } from '../logger.ts';
 import type { KitMessagesInput, LocaleChooser, MessageCatalog } from '../pages/messages.ts';
 import type { PageRenderers } from '../pages/pages.ts';
 import type { StartLimits, StartLimitsOptions } from '../limits/start-limits.ts';
+import type { PumpingOptions, ResolvedPumping } from '../pumping/pumping-options.ts';
 import type { DestinationPolicy, DestinationPolicyOptions } from '../numbers/destination-policy.ts';
 import type { VerifyStore } from '../store/types.ts';
 import type { ActionDefinition, OutcomeHook, Platform, ScopeDefinition, VerifyClient } from '../types.ts';
@@ -147,6 +148,13 @@ export interface VerificationKitOptions<Tx = unknown> {
    * every start sends an SMS at your cost.
    */
   dangerouslyDisableStartLimits?: boolean;
+  /**
+   * Rules against SMS pumping: texts never verified, counted per phone country, number block
+   * (1,000 adjacent numbers), client address and user in the kit's store, against thresholds that
+   * learn from your verified traffic. Default `{ mode: 'record' }`: tripped rules are recorded and
+   * logged, nothing is refused; `mode: 'refuse'` refuses (or offers `challenge`).
+   */
+  pumping?: PumpingOptions;
   /** Runs before each session create; throw KitError('rate_limited') to refuse (no session, no SMS). */
   beforeCreate?: BeforeCreateHook;
   /**
@@ -220,7 +228,8 @@ type Reshaped =
   | 'locale'
   | 'client'
   | 'hookTimeouts'
-  | 'destinationPolicy';
+  | 'destinationPolicy'
+  | 'pumping';
 
 /** Each route's path, or false when it is not mounted (the landing's path is the returnUrl's). */
 export type ResolvedRoutes = { readonly [Route in keyof RoutesOptions]-?: string | false };
@@ -244,4 +253,5 @@ export type ResolvedKitOptions<Tx = unknown> = Omit<VerificationKitOptions<Tx>, 
     client: VerifyClient | ClientSettings;
     hookTimeouts: HookTimeouts;
     destinationPolicy: DestinationPolicy;
+    pumping: ResolvedPumping;
   };

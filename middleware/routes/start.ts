@@ -30,6 +30,7 @@ import { maskDestination } from '../numbers/mask-number.ts';
 import { ENTERED_NUMBER_FIELD } from '../pages/pages.ts';
 import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
 import { restartFormFor } from './restart-form.ts';
+import { pumpingGuard } from '../pumping/pumping-guard.ts';
 import { serviceUserRefFor } from './service-user-ref.ts';
 
 function verifyUrlOrigin(verifyUrl: string): string {
@@ -273,6 +274,13 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
   const format = context.platform === 'mobile' ? 'json' : 'html';
   const parsers = bodyParsers(context);
   const originOf = originOfVerifyUrl();
+  const pumping = pumpingGuard({
+    pumping: context.pumping,
+    store: context.store.pumping,
+    logger: context.logger,
+    now: context.now,
+    challengeTimeoutMs: context.hookTimeouts.challenge,
+  });
 
   const start = async (req: Request, res: Response): Promise<void> => {
     await readBody(parsers, req, res);
@@ -290,11 +298,14 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
       throw error;
     }
     const params = await paramsFor(context, req, action, user, previous);
+    // Before the budgets: a start refused as SMS pumping spends none of them.
+    const pass = await pumping(req, user);
     const receipt = await allowStart(context, req, user, action);
     const created = await createAttempt(context, user, action, params, originOf).catch(async (error: unknown) => {
       await refundWhenBusy(context, receipt, error);
       throw error;
     });
+    await pass?.sent(created.sessionId);
     const masked = action.destination === 'entered' ? maskDestination(user.destination) : undefined;
     answerStart(context, res, created, startAgainUrl(startAgainPath, action.name), originOf, masked);
   };

@@ -91,7 +91,19 @@ function statements(file: string): string[] {
 }
 
 const kit = importGraph('middleware');
-const CONCERNS = ['options', 'routes', 'fulfil', 'sweep', 'pages', 'client', 'limits', 'numbers', 'store', 'step-up'];
+const CONCERNS = [
+  'options',
+  'routes',
+  'fulfil',
+  'sweep',
+  'pages',
+  'client',
+  'limits',
+  'numbers',
+  'pumping',
+  'store',
+  'step-up',
+];
 /** The few modules every concern shares stay at the top, beside the entry point and the factory. */
 const TOP = [
   'index.ts',
@@ -156,6 +168,20 @@ describe('module map', () => {
   it('numbers/ reads, polices and masks numbers on its own: it imports no other kit module', () => {
     expect(
       importsBetween(kit, 'middleware/numbers/', ['middleware/']).filter((e) => !/ -> middleware\/numbers\//.test(e)),
+    ).toEqual([]);
+  });
+
+  it('pumping/ sits below the routes and above the store: it never imports routes/, fulfil/, sweep/, pages/, options/ or the context', () => {
+    expect(
+      importsBetween(kit, 'middleware/pumping/', [
+        'middleware/routes/',
+        'middleware/fulfil/',
+        'middleware/sweep/',
+        'middleware/pages/',
+        'middleware/options/',
+        'middleware/context.ts',
+        'middleware/create-kit.ts',
+      ]),
     ).toEqual([]);
   });
 

@@ -1,0 +1,148 @@
+/**
+ * The SMS pumping check of a start, before its text and before its budgets (a refusal spends
+ * none): read the counters of the start's keys, judge, record the decision, and then let the
+ * start go on, offer the app's challenge, or refuse it with the same 429 as a spent budget (the
+ * answer never names the rule). A start that goes on is counted once its session exists.
+ */
+import type { Request } from 'express';
+import { withDeadline } from '../deadline.ts';
+import { describeError, type KitLogger } from '../logger.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { maskDestination } from '../numbers/mask-number.ts';
+import { countPumpingDecision } from '../telemetry.ts';
+import type { PumpingDecisionRecord, PumpingStore } from '../store/types.ts';
+import { judge } from './pumping-decision.ts';
+import { startKeys, type StartKeys } from './pumping-keys.ts';
+import type { ResolvedPumping } from './pumping-options.ts';
+import { hourOf } from './pumping-rules.ts';
+
+/** What the start does once its session exists: counts its text. */
+export interface PumpingPass {
+  sent(sessionId: string): Promise<void>;
+}
+
+export interface PumpingGuardDeps {
+  pumping: ResolvedPumping;
+  store: PumpingStore | undefined;
+  logger: KitLogger;
+  now: () => number;
+  challengeTimeoutMs: number;
+}
+
+/** A refused start waits this long: the hourly rules' window. The same for every rule, so it tells nothing. */
+export const PUMPING_RETRY_AFTER_SECONDS = 3600;
+/** Counts and sends are kept this long: the 14-day maximum reads 14 days back. */
+const COUNTS_KEPT_HOURS = 15 * 24;
+const DECISIONS_KEPT_MS = 30 * 24 * 3_600_000;
+const PURGE_EVERY_MS = 5 * 60_000;
+const PURGE_BATCH = 1000;
+
+export type PumpingGuard = (
+  req: Request,
+  who: { userRef: string; destination: string },
+) => Promise<PumpingPass | undefined>;
+
+function refusal(): KitError {
+  return new KitError(
+    KitErrorCode.RateLimited,
+    `Too many verification attempts; try again in ${PUMPING_RETRY_AFTER_SECONDS} s.`,
+    { retryAfterSeconds: PUMPING_RETRY_AFTER_SECONDS },
+  );
+}
+
+/** The app's challenge, under its deadline: one that throws, rejects or is late counts as not passed. */
+async function passedChallenge(deps: PumpingGuardDeps, req: Request): Promise<boolean> {
+  const { challenge } = deps.pumping;
+  if (challenge === undefined) return false;
+  try {
+    return (await withDeadline('challenge', deps.challengeTimeoutMs, () => challenge.verify(req))) === true;
+  } catch (error) {
+    deps.logger.warn(
+      { route: 'start', err: describeError(error) },
+      'the SMS pumping challenge failed; counted as not passed',
+    );
+    return false;
+  }
+}
+
+/** Stored, logged (the number masked) and counted; a store that fails here never fails the start. */
+async function record(
+  deps: PumpingGuardDeps,
+  store: PumpingStore,
+  start: StartKeys,
+  destination: string,
+  decision: PumpingDecisionRecord['decision'],
+  reasons: string[],
+): Promise<void> {
+  const { country, block, address, userRef } = start;
+  countPumpingDecision(decision, reasons, country);
+  deps.logger.warn(
+    { route: 'start', pumping: decision, reasons, country, destination: maskDestination(destination) },
+    decision === 'refused'
+      ? 'start refused: it matches SMS pumping (texts never verified); nothing was sent'
+      : `start ${decision === 'warned' ? 'sent' : 'sent after the challenge'} although it matches SMS pumping (texts never verified)`,
+  );
+  try {
+    await store.recordDecision({ decidedAt: deps.now(), decision, reasons, country, block, address, userRef });
+  } catch (error) {
+    deps.logger.warn({ route: 'start', err: describeError(error) }, 'could not record an SMS pumping decision');
+  }
+}
+
+/** Deletes what the windows no longer read, now and then, without holding up the start. */
+function purger(deps: PumpingGuardDeps, store: PumpingStore): (now: number) => void {
+  let nextAt = 0;
+  return (now) => {
+    if (now < nextAt) return;
+    nextAt = now + PURGE_EVERY_MS;
+    const query = {
+      beforeHour: hourOf(now) - COUNTS_KEPT_HOURS,
+      decisionsBefore: now - DECISIONS_KEPT_MS,
+      now,
+      limit: PURGE_BATCH,
+    };
+    store.purgePumping(query).then(
+      (purged) => {
+        if (purged >= PURGE_BATCH) nextAt = now;
+      },
+      (error: unknown) => deps.logger.warn({ err: describeError(error) }, 'could not purge old SMS pumping counts'),
+    );
+  };
+}
+
+export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
+  const { store } = deps;
+  if (store === undefined || deps.pumping.mode === 'off') return async () => undefined;
+  const purge = purger(deps, store);
+  return async (req, who) => {
+    const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const start = startKeys(who.destination, ip, who.userRef);
+    const now = deps.now();
+    const hour = hourOf(now);
+    const pass: PumpingPass = {
+      // The text is on its way: a count that fails to be written is only logged.
+      sent: (sessionId) =>
+        store.recordSend({ sessionId, keys: start.keys, hour: hourOf(deps.now()) }).catch((error: unknown) => {
+          deps.logger.warn(
+            { route: 'start', err: describeError(error) },
+            'could not count a text for the SMS pumping rules',
+          );
+        }),
+    };
+    if (deps.pumping.allows({ country: start.country, e164: start.e164, ip, userRef: who.userRef })) return pass;
+    const reading = await store.readPumping({ keys: start.keys, address: start.address, hour, now });
+    purge(now);
+    const verdict = judge(reading, start, deps.pumping.thresholds, now);
+    if (verdict.reasons.length === 0) return pass;
+    if (deps.pumping.mode === 'record' && !verdict.blocked) {
+      await record(deps, store, start, who.destination, 'warned', verdict.reasons);
+      return pass;
+    }
+    if (!verdict.blocked && (await passedChallenge(deps, req))) {
+      await record(deps, store, start, who.destination, 'challenged', verdict.reasons);
+      return pass;
+    }
+    await record(deps, store, start, who.destination, 'refused', verdict.reasons);
+    throw refusal();
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The counters' keys of one start: the number's country (from the number itself, so +1 876 is
+ * Jamaica), its block, the client address (IPv6 per /64, as the start budgets count it), the user,
+ * and the address with the country (for the countries one address texts).
+ */
+import { ipBudgetKey, normaliseDestination } from '../limits/limit-keys.ts';
+import { describeStoredNumber } from '../numbers/parse-number.ts';
+import type { PumpingKey } from '../store/types.ts';
+import { BLOCK_DIGITS } from './pumping-rules.ts';
+
+/** A number no country's ranges hold. */
+export const UNKNOWN_COUNTRY = 'ZZ';
+
+/** Where one start's text goes and who asked, as the counters key it. */
+export interface StartKeys {
+  e164: string;
+  country: string;
+  block: string;
+  address: string;
+  userRef: string;
+  /** In the order the store reads them: country, block, address, user, address with country. */
+  keys: PumpingKey[];
+}
+
+/** The E.164 number without its last BLOCK_DIGITS digits. */
+export function blockOf(e164: string): string {
+  return e164.slice(0, Math.max(2, e164.length - BLOCK_DIGITS));
+}
+
+export function startKeys(destination: string, clientIp: string, userRef: string): StartKeys {
+  const number = describeStoredNumber(destination);
+  const e164 = number?.e164 ?? normaliseDestination(destination);
+  const country = number?.country ?? UNKNOWN_COUNTRY;
+  const block = blockOf(e164);
+  const address = ipBudgetKey(clientIp);
+  return {
+    e164,
+    country,
+    block,
+    address,
+    userRef,
+    keys: [
+      { dimension: 'country', key: country },
+      { dimension: 'block', key: block },
+      { dimension: 'address', key: address },
+      { dimension: 'user', key: userRef },
+      { dimension: 'address_country', key: `${address} ${country}` },
+    ],
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * What an SMS pumping attack looks like to the counters, as thresholds: texts never verified, per
+ * phone country and per number block (hourly and daily), per client address, and the countries one
+ * address texts without a verification. The thresholds learn from the verified traffic the same
+ * counters hold, so a country the app texts a lot gets room in proportion, and one it never texts
+ * keeps the floors. Pure: the counts come in, the tripped rules go out.
+ */
+import type { PumpingCount } from '../store/types.ts';
+
+/**
+ * A number block is the E.164 number without its last three digits: 1,000 adjacent numbers, the
+ * unit ranges are assigned and leased in (North America pools numbers in blocks of 1,000), so an
+ * attack on "adjacent numbers" lands in one or a few blocks, while an app's real users almost never
+ * share one. Refusing a block leaves the rest of its country open.
+ */
+export const BLOCK_DIGITS = 3;
+
+/** The floors and the share of verified traffic a key may leave unverified. */
+export interface Thresholds {
+  /** Unverified texts a key may have in 24 hours whatever its history. */
+  dailyFloor: number;
+  /** Unverified texts a key may have in the last hour whatever its history. */
+  hourlyFloor: number;
+  /**
+   * Unverified texts allowed per verified one. Authgear uses 0.2, which trips a country whose
+   * conversion is below 83 %; real users convert at 75 to 95 %, an attack at under 5 %: 0.5 keeps
+   * every real country below it (a conversion of 67 % or more) and every attack far above it.
+   */
+  unverifiedPerVerified: number;
+}
+
+/** The rules' thresholds, per kind of key (each a floor for a key with no history). */
+export interface PumpingThresholds {
+  country: Thresholds;
+  block: Thresholds;
+  address: Thresholds;
+  /** More distinct countries than this texted from one address in 24 hours, none verified from it, trips it. */
+  addressCountries: number;
+}
+
+export const DEFAULT_THRESHOLDS: PumpingThresholds = {
+  // Authgear's floors for a phone country.
+  country: { dailyFloor: 20, hourlyFloor: 3, unverifiedPerVerified: 0.5 },
+  // A block of 1,000 numbers: real traffic to one is a few texts a day at most.
+  block: { dailyFloor: 6, hourlyFloor: 3, unverifiedPerVerified: 0.5 },
+  // Authgear's floors for an IP address (hourly: the daily threshold's sixth, at least 5).
+  address: { dailyFloor: 10, hourlyFloor: 5, unverifiedPerVerified: 0.5 },
+  addressCountries: 3,
+};
+
+const HOUR_MS = 3_600_000;
+
+/** The hour bucket of a time (ms since the epoch): what the counters are kept by. */
+export function hourOf(now: number): number {
+  return Math.floor(now / HOUR_MS);
+}
+
+/**
+ * The last 60 minutes, from two hourly buckets: this one whole, and the share of the previous one
+ * the window still covers (as if its texts were spread evenly). It trips as soon as a rolling
+ * window would, without a bucket per minute.
+ */
+function lastSixtyMinutes(thisHour: number, previousHour: number, now: number): number {
+  const elapsed = (now % HOUR_MS) / HOUR_MS;
+  return thisHour + previousHour * (1 - elapsed);
+}
+
+/** The daily and hourly thresholds of a key with these counts (Authgear's formulas, with this key's share). */
+export function thresholdsOf(count: PumpingCount, rule: Thresholds, now: number): { daily: number; hourly: number } {
+  const share = rule.unverifiedPerVerified;
+  const daily = Math.max(rule.dailyFloor, share * count.maxVerifiedDay, share * count.verifiedLastDay);
+  const verifiedHour = lastSixtyMinutes(count.verifiedThisHour, count.verifiedLastHour, now);
+  const hourly = Math.max(rule.hourlyFloor, daily / 6, share * verifiedHour);
+  return { daily, hourly };
+}
+
+/** Texts of the key not verified (yet): in the last 24 hours, and in the last 60 minutes. */
+export function unverifiedOf(count: PumpingCount, now: number): { daily: number; hourly: number } {
+  const sent = lastSixtyMinutes(count.sentThisHour, count.sentLastHour, now);
+  const verified = lastSixtyMinutes(count.verifiedThisHour, count.verifiedLastHour, now);
+  return { daily: count.sentLastDay - count.verifiedLastDay, hourly: sent - verified };
+}
+
+/**
+ * Which of a key's rules one more text would break: `<kind>_daily` when its unverified texts of
+ * the last 24 hours have reached the daily threshold, `<kind>_hourly` for the last 60 minutes.
+ */
+export function trippedBy(kind: string, count: PumpingCount, rule: Thresholds, now: number): string[] {
+  const limit = thresholdsOf(count, rule, now);
+  const unverified = unverifiedOf(count, now);
+  const reasons: string[] = [];
+  if (unverified.hourly >= limit.hourly) reasons.push(`${kind}_hourly`);
+  if (unverified.daily >= limit.daily) reasons.push(`${kind}_daily`);
+  return reasons;
+}

@@ -1,0 +1,256 @@
+/**
+ * The SMS pumping rules through the start route, on SQLite and PostgreSQL: texts never verified,
+ * counted per phone country, number block and client address, refuse the next start past their
+ * thresholds (nothing sent, no budget spent, the same 429 as a spent budget); verified texts, which
+ * the kit learns at the landing, raise a country's thresholds; one attacked block leaves the rest of
+ * its country open; one address texting many countries is refused; two instances on one database
+ * share the counters; record mode warns and sends; the allow-list and the app's challenge let a
+ * start through, a challenge that throws or hangs counts as failed.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ActionDefinition, PumpingOptions } from '../../middleware/index.ts';
+import { describeEachAppStore, type StoreOptions } from '../support/app-stores.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import type { Answer } from '../support/agent.ts';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** Each test runs on its own day, so no two share a window; ten minutes into an hour. */
+const BASE = (Math.floor(Date.now() / HOUR) + 1) * HOUR + 10 * 60_000;
+const dayOf = (n: number) => BASE + n * 2 * DAY;
+
+const addPhone: ActionDefinition<unknown> = {
+  name: 'add_phone',
+  operationSensitivity: 'normal',
+  successPath: '/done/phone',
+  destination: 'entered',
+  proves: 'destination',
+  fulfil: () => {},
+};
+
+/** An app whose address rules are out of the way unless a test is about them (every agent is 127.0.0.1). */
+async function pumpingApp(storeOptions: Awaited<ReturnType<StoreOptions>>, pumping: PumpingOptions) {
+  return startTestApp({
+    ...storeOptions,
+    kit: {
+      actions: [addPhone],
+      pumping: {
+        ...pumping,
+        thresholds: { address: { dailyFloor: 1000, hourlyFloor: 1000 }, ...pumping.thresholds },
+      },
+      hookTimeouts: { challenge: 300 },
+    },
+  });
+}
+
+/** A start by a user of its own (so no per-user budget is in play) to `phone`. */
+async function startTo(app: TestApp, phone: string, extra: Record<string, string> = {}): Promise<Answer> {
+  const user = await app.agent().signIn(`pumping-${phone}-${Math.random()}`);
+  return user.tryStartWithNumber('add_phone', phone, extra);
+}
+
+/** Starts and verifies (the landing learns the outcome), as a real user does. */
+async function verifiedStart(app: TestApp, phone: string): Promise<void> {
+  const user = await app.agent().signIn(`verified-${phone}`);
+  const started = await user.startWithNumber('add_phone', phone);
+  await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+  expect((await user.landFor(started.sessionId, started.state)).status).toBe(303);
+}
+
+/** Nigerian mobiles, each in a block of its own. */
+const NG = ['+2348031000001', '+2348032000001', '+2348033000001', '+2348034000001', '+2348035000001'];
+
+const texts = async (app: TestApp) => (await app.emulator.control.outbox()).length;
+const budgetRows = async (app: TestApp) =>
+  (await app.query<{ n: number | string }>('SELECT count(*) AS n FROM verify_kit_start_budgets')).map((r) =>
+    Number(r.n),
+  )[0];
+
+describeEachAppStore('SMS pumping rules', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await pumpingApp(await storeOptions(), { mode: 'refuse' });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('texts to one country never verified are refused past its hourly threshold: nothing sent, no budget spent, a 429 naming no rule', async () => {
+    await app.clock.pinned(dayOf(0), async () => {
+      // Numbers in different blocks: only the country's rule is in play. With no history its hourly
+      // threshold is the daily floor's sixth (20 / 6): the fifth never-verified text is refused.
+      for (const phone of NG.slice(0, 4)) expect((await startTo(app, phone)).status).toBe(200);
+      const before = { texts: await texts(app), attempts: await app.attemptCount(), budgets: await budgetRows(app) };
+      const refused = await startTo(app, NG[4]!);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('3600');
+      expect(refused.body).toContain('Too many verification attempts.');
+      expect(refused.body).not.toMatch(/pumping|country|unverified|nigeria|\bNG\b/i);
+      expect({ texts: await texts(app), attempts: await app.attemptCount(), budgets: await budgetRows(app) }).toEqual(
+        before,
+      );
+      const [decision] = await app.store.pumping!.listDecisions({ since: dayOf(0), limit: 1 });
+      expect(decision).toMatchObject({ decision: 'refused', reasons: ['country_hourly'], country: 'NG' });
+      const line = app.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.pumping === 'refused');
+      expect(line).toMatchObject({ level: 'warn', country: 'NG', destination: '••\u00a001' });
+      expect(app.logs.join('\n')).not.toContain(NG[4]!.slice(1));
+    });
+  });
+
+  it('verified texts raise the country thresholds, and an attacked block is refused while the rest of its country is not', async () => {
+    await app.clock.pinned(dayOf(1), async () => {
+      for (let n = 0; n < 10; n++) await verifiedStart(app, `+336110000${String(n).padStart(2, '0')}`);
+      for (const phone of ['+33612345001', '+33612345002', '+33612345003']) {
+        expect((await startTo(app, phone)).status).toBe(200);
+      }
+      // The block's fourth never-verified text is refused...
+      expect((await startTo(app, '+33612345004')).status).toBe(429);
+      const [decision] = await app.store.pumping!.listDecisions({ since: dayOf(1), limit: 1 });
+      expect(decision).toMatchObject({ decision: 'refused', reasons: ['block_hourly'], block: '+33612345' });
+      // ...the country, whose users verify, still texts anyone else: 3 unverified of its 5 an hour.
+      expect((await startTo(app, '+33698765432')).status).toBe(200);
+    });
+  });
+
+  it('one address texting more than three countries without a verification is refused', async () => {
+    await app.clock.pinned(dayOf(2), async () => {
+      for (const phone of ['+923001234001', '+5511912345001', '+639171234001', '+8801712345001']) {
+        expect((await startTo(app, phone)).status).toBe(200);
+      }
+      expect((await startTo(app, '+62812345001')).status).toBe(429);
+      const [decision] = await app.store.pumping!.listDecisions({ since: dayOf(2), limit: 1 });
+      expect(decision).toMatchObject({ decision: 'refused', reasons: ['address_countries'], address: '127.0.0.1' });
+    });
+  });
+
+  it("an operator's block refuses every start to its key; a release lifts the rules", async () => {
+    await app.clock.pinned(dayOf(3), async () => {
+      const now = dayOf(3);
+      await app.store.pumping!.setRule({
+        dimension: 'block',
+        key: '+254712345',
+        rule: 'block',
+        until: now + HOUR,
+        setAt: now,
+      });
+      expect((await startTo(app, '+254712345001')).status).toBe(429);
+      for (const phone of ['+84912345001', '+84912346001', '+84912347001', '+84912348001']) {
+        expect((await startTo(app, phone)).status).toBe(200);
+      }
+      expect((await startTo(app, '+84912349001')).status).toBe(429);
+      await app.store.pumping!.setRule({
+        dimension: 'country',
+        key: 'VN',
+        rule: 'allow',
+        until: now + HOUR,
+        setAt: now,
+      });
+      expect((await startTo(app, '+84912349001')).status).toBe(200);
+    });
+  });
+});
+
+describeEachAppStore('SMS pumping rules shared by two instances', (store, storeOptions) => {
+  let first: TestApp;
+  let second: TestApp;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    let database = await storeOptions();
+    if (store === 'sqlite') {
+      dir = mkdtempSync(join(tmpdir(), 'pumping-'));
+      database = { database: { path: join(dir, 'shared.db') } };
+    }
+    first = await pumpingApp(database, { mode: 'refuse' });
+    second = await pumpingApp(database, { mode: 'refuse' });
+  });
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("texts sent by one instance count against the other's next start, and a verification landed on one counts on both", async () => {
+    await first.clock.pinned(dayOf(4), () =>
+      second.clock.pinned(dayOf(4), async () => {
+        expect((await startTo(first, '+923011000001')).status).toBe(200);
+        expect((await startTo(first, '+923021000001')).status).toBe(200);
+        expect((await startTo(second, '+923031000001')).status).toBe(200);
+        expect((await startTo(second, '+923041000001')).status).toBe(200);
+        expect((await startTo(second, '+923051000001')).status).toBe(429);
+        expect((await startTo(first, '+923051000001')).status).toBe(429);
+        // Verified through the first instance's landing (PK released to let it through): counted
+        // where the second reads.
+        const now = dayOf(4);
+        await second.store.pumping!.setRule({
+          dimension: 'country',
+          key: 'PK',
+          rule: 'allow',
+          until: now + HOUR,
+          setAt: now,
+        });
+        await verifiedStart(first, '+923451000001');
+        const [reading] = (
+          await second.store.pumping!.readPumping({
+            keys: [{ dimension: 'country', key: 'PK' }],
+            address: '127.0.0.1',
+            hour: Math.floor(dayOf(4) / HOUR),
+            now: dayOf(4),
+          })
+        ).counts;
+        expect(reading).toMatchObject({ sentThisHour: 5, verifiedThisHour: 1 });
+      }),
+    );
+  });
+});
+
+describeEachAppStore('SMS pumping decisions by mode, allow-list and challenge', (_store, storeOptions) => {
+  let recording: TestApp;
+  let challenging: TestApp;
+  beforeAll(async () => {
+    recording = await pumpingApp(await storeOptions(), {});
+    challenging = await pumpingApp(await storeOptions(), {
+      mode: 'refuse',
+      alwaysAllow: { countries: ['GB'] },
+      challenge: {
+        verify(req) {
+          const answer = (req.body as Record<string, string>)['cf-turnstile-response'];
+          if (answer === 'throws') throw new Error('siteverify unreachable');
+          if (answer === 'hangs') return new Promise<boolean>(() => {});
+          return answer === 'passed';
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await recording?.close();
+    await challenging?.close();
+  });
+
+  it('record mode (the default) sends the start that trips a rule and records a warning', async () => {
+    await recording.clock.pinned(dayOf(5), async () => {
+      for (const phone of NG) expect((await startTo(recording, phone)).status).toBe(200);
+      const [decision] = await recording.store.pumping!.listDecisions({ since: dayOf(5), limit: 5 });
+      expect(decision).toMatchObject({ decision: 'warned', reasons: ['country_hourly'], country: 'NG' });
+    });
+  });
+
+  it('an allowed country is never refused; a passed challenge lets one start through, a failing one never does', async () => {
+    await challenging.clock.pinned(dayOf(6), async () => {
+      for (let n = 1; n <= 5; n++) expect((await startTo(challenging, `+44740012300${n}`)).status).toBe(200);
+      for (const phone of NG.slice(0, 4)) expect((await startTo(challenging, phone)).status).toBe(200);
+      for (const answer of ['', 'wrong', 'throws', 'hangs']) {
+        const refused = await startTo(challenging, NG[4]!, { 'cf-turnstile-response': answer });
+        expect(refused.status, answer).toBe(429);
+      }
+      const passed = await startTo(challenging, NG[4]!, { 'cf-turnstile-response': 'passed' });
+      expect(passed.status).toBe(200);
+      const decisions = await challenging.store.pumping!.listDecisions({ since: dayOf(6), limit: 10 });
+      expect(decisions.map((d) => d.decision)).toEqual(['challenged', 'refused', 'refused', 'refused', 'refused']);
+      // The start that failed the challenge says why in the log, without a stack.
+      expect(challenging.logs.join('\n')).toContain('the SMS pumping challenge failed');
+    });
+  });
+});
