@@ -199,7 +199,7 @@ describe('the Verifications page (the kit’s read API)', () => {
     expect(rows[1]![3]).toContain('(otp_locked)');
     expect(rows[0]![3]).toContain('you came back to the site');
     expect(rows[0]![3]).toMatch(/just now|\d+ min ago/);
-    expect(rows[0]![3]).toMatch(/•+\d\d</);
+    expect(rows[0]![3]).toMatch(/••\u00a0\d\d</);
     expect(page.body).not.toContain(DEMO_USERS.chen.phone);
 
     const other = await signIn('bob');
