@@ -36,6 +36,7 @@ import type { RecentVerificationOptions } from './step-up/guard-options.ts';
 import { requireRecentVerification } from './step-up/guard.ts';
 import { grantOnLanding, scopeAction } from './step-up/scope-actions.ts';
 import type { ActionDefinition } from './types.ts';
+import { pumpingOperations, type PumpingOperations } from './pumping/pumping-operations.ts';
 
 /** What createVerificationKit returns. */
 export interface VerificationKit<Tx = unknown> {
@@ -63,6 +64,12 @@ export interface VerificationKit<Tx = unknown> {
   requireRecentVerification(options: RecentVerificationOptions): RequestHandler;
   /** Step-up grants: list them for a support screen, revoke them on sign-out or a changed number. */
   grants: GrantReader;
+  /**
+   * SMS pumping, for an operator's page: what trips now (counts and thresholds), texts sent and
+   * verified per country or block and day, the recent decisions; block or release a country, a
+   * number block, an address or a user.
+   */
+  pumping: PumpingOperations;
   /**
    * Where the kit's own client calls the service: its `baseUrl`, as checked (never credentials).
    * Undefined when you passed a ready client. The integration audit compares it with the emulator
@@ -266,6 +273,11 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
     startSweepWorker: (workerOptions) => startSweepWorker(context, { ...kitSweepDefaults(context), ...workerOptions }),
     requireRecentVerification: (guardOptions) => requireRecentVerification(context, guardOptions),
     grants: createGrantReader(context.store.stepUp, context.now),
+    pumping: pumpingOperations({
+      store: context.store.pumping,
+      thresholds: context.pumping.thresholds,
+      now: context.now,
+    }),
     serviceUrl: ownsClient ? resolved.baseUrl : undefined,
     async close() {
       if (ownsClient) await context.client.close();

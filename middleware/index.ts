@@ -109,6 +109,8 @@ export {
 
 // SMS pumping: the rules on texts never verified, and what operators read and set.
 export type { PumpingAllowList, PumpingChallenge, PumpingOptions } from './pumping/pumping-options.ts';
+export type { PumpingOperations, PumpingTarget, TrippedKey } from './pumping/pumping-operations.ts';
+export type { PumpingDayCount, PumpingDecisionRecord, PumpingRule } from './store/types.ts';
 export {
   DEFAULT_THRESHOLDS as DEFAULT_PUMPING_THRESHOLDS,
   type PumpingThresholds,

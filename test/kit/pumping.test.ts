@@ -153,6 +153,59 @@ describeEachAppStore('SMS pumping rules', (_store, storeOptions) => {
   });
 });
 
+describeEachAppStore("SMS pumping operators' reads and actions (kit.pumping)", (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await pumpingApp(await storeOptions(), { mode: 'refuse' });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('lists what trips now with its counts and thresholds, the decisions and the days; blocks, releases and clears a key', async () => {
+    await app.clock.pinned(dayOf(7), async () => {
+      for (const phone of NG.slice(0, 4)) expect((await startTo(app, phone)).status).toBe(200);
+      expect(await app.kit.pumping.tripped()).toEqual([
+        {
+          dimension: 'country',
+          key: 'NG',
+          reasons: ['country_hourly'],
+          unverifiedLastHour: 4,
+          unverifiedLastDay: 4,
+          hourlyThreshold: 3.3,
+          dailyThreshold: 20,
+          rule: undefined,
+        },
+      ]);
+      expect(await app.kit.pumping.countsByDay({ by: 'country', days: 2 })).toEqual([
+        { key: 'NG', daysAgo: 0, sent: 4, verified: 0 },
+      ]);
+      await app.kit.pumping.release({ country: 'NG' }, 1);
+      expect((await startTo(app, NG[4]!)).status).toBe(200);
+      const blocked = await app.kit.pumping.block({ block: '+33612399' });
+      expect(blocked).toMatchObject({
+        dimension: 'block',
+        key: '+33612399',
+        rule: 'block',
+        until: dayOf(7) + 12 * HOUR,
+      });
+      expect((await startTo(app, '+33612399001')).status).toBe(429);
+      expect((await app.kit.pumping.rules()).map((r) => `${r.key} ${r.rule}`).sort()).toEqual([
+        '+33612399 block',
+        'NG allow',
+      ]);
+      expect(await app.kit.pumping.clear({ block: '+33612399' })).toBe(true);
+      expect((await startTo(app, '+33612399001')).status).toBe(200);
+      expect((await app.kit.pumping.decisions()).map((d) => [d.decision, d.reasons])).toEqual([
+        ['refused', ['blocked']],
+      ]);
+      await expect(app.kit.pumping.block({ country: 'Nigeria' })).rejects.toThrow(/ISO 3166-1 alpha-2/);
+      await expect(app.kit.pumping.block({ country: 'NG', block: '+234' })).rejects.toThrow(/exactly one/);
+      await expect(app.kit.pumping.block({ country: 'NG' }, -1)).rejects.toThrow(/positive number of hours/);
+    });
+  });
+});
+
 describeEachAppStore('SMS pumping rules shared by two instances', (store, storeOptions) => {
   let first: TestApp;
   let second: TestApp;

@@ -1,0 +1,176 @@
+/**
+ * What operators read and do (`kit.pumping`, and the `fraud` command): the keys whose rules trip
+ * now, with their counts and thresholds; texts sent and verified per country or block and day;
+ * the recent decisions; and blocks and releases of a country, a number block, an address or a user.
+ */
+import { KitError, KitErrorCode } from '../errors.ts';
+import type {
+  PumpingDayCount,
+  PumpingDecisionRecord,
+  PumpingDimension,
+  PumpingKey,
+  PumpingRule,
+  PumpingStore,
+} from '../store/types.ts';
+import { hourOf, thresholdsOf, trippedBy, unverifiedOf, type PumpingThresholds } from './pumping-rules.ts';
+
+/** A key whose rules one more text would break, as the check before a text would find it now. */
+export interface TrippedKey extends PumpingKey {
+  reasons: string[];
+  unverifiedLastHour: number;
+  unverifiedLastDay: number;
+  hourlyThreshold: number;
+  dailyThreshold: number;
+  /** An operator's rule on it, if any. */
+  rule: PumpingRule['rule'] | undefined;
+}
+
+/** One key for an operator's block or release: exactly one of them. */
+export interface PumpingTarget {
+  country?: string;
+  /** A number block: the E.164 number without its last three digits, e.g. '+33612345'. */
+  block?: string;
+  /** A client address as the counters key it (IPv4, or an IPv6 /64 such as '2001:db8:1:2::/64'). */
+  address?: string;
+  user?: string;
+}
+
+export interface PumpingOperations {
+  /** Countries, blocks and addresses whose rules trip now (texted in the last 24 hours). */
+  tripped(): Promise<TrippedKey[]>;
+  /** Texts sent and verified per country (or block) and day, over the last `days` days (default 14). */
+  countsByDay(query?: { by?: 'country' | 'block'; days?: number }): Promise<PumpingDayCount[]>;
+  /** Decisions of the last `hours` hours (default 24), newest first, at most `limit` (default 100). */
+  decisions(query?: { hours?: number; limit?: number }): Promise<PumpingDecisionRecord[]>;
+  /** The operators' rules in force. */
+  rules(): Promise<PumpingRule[]>;
+  /** Refuses every start to the target for `hours` (default 12, as a hosted service's prefix block lasts). */
+  block(target: PumpingTarget, hours?: number): Promise<PumpingRule>;
+  /** Lifts the rules of the target for `hours` (default 24): its starts are sent whatever the counts say. */
+  release(target: PumpingTarget, hours?: number): Promise<PumpingRule>;
+  /** Removes an operator's block or release; true when there was one. */
+  clear(target: PumpingTarget): Promise<boolean>;
+}
+
+const HOUR_MS = 3_600_000;
+const JUDGED = ['country', 'block', 'address'] as const;
+
+function notCounted(): never {
+  throw new KitError(
+    KitErrorCode.InvalidOptions,
+    "This kit's store keeps no SMS pumping counters: use the kit's SQLite or PostgreSQL store.",
+  );
+}
+
+/** The one key a target names; an operator's mistake is refused before anything is written. */
+export function keyOf(target: PumpingTarget): PumpingKey {
+  const named = (
+    [
+      ['country', target.country],
+      ['block', target.block],
+      ['address', target.address],
+      ['user', target.user],
+    ] as const
+  ).filter(([, value]) => value !== undefined);
+  const [first] = named;
+  if (named.length !== 1 || first === undefined || typeof first[1] !== 'string' || first[1] === '') {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      "Name exactly one of country, block, address or user, e.g. { country: 'NG' } or { block: '+33612345' }.",
+    );
+  }
+  const [dimension, key] = first;
+  if (dimension === 'country' && !/^[A-Z]{2}$/.test(key)) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `country must be an ISO 3166-1 alpha-2 code such as 'NG'; got ${JSON.stringify(key)}.`,
+    );
+  }
+  if (dimension === 'block' && !/^\+\d{1,14}$/.test(key)) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `block must be "+" and digits, such as '+33612345'; got ${JSON.stringify(key)}.`,
+    );
+  }
+  return { dimension, key };
+}
+
+function checkHours(hours: number): number {
+  if (!Number.isFinite(hours) || hours <= 0 || hours > 24 * 366) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `hours must be a positive number of hours, at most a year; got ${hours}.`,
+    );
+  }
+  return hours;
+}
+
+async function trippedOf(
+  store: PumpingStore,
+  thresholds: PumpingThresholds,
+  now: number,
+  dimension: (typeof JUDGED)[number],
+): Promise<TrippedKey[]> {
+  const hour = hourOf(now);
+  const active = await store.countsByDay({ dimension, hour, days: 1 });
+  const keys = [...new Set(active.filter((c) => c.sent > c.verified).map((c) => c.key))].map((key) => ({
+    dimension: dimension as PumpingDimension,
+    key,
+  }));
+  if (keys.length === 0) return [];
+  const reading = await store.readPumping({ keys, address: '', hour, now });
+  return keys.flatMap((key, index) => {
+    const count = reading.counts[index];
+    if (count === undefined) return [];
+    const reasons = trippedBy(dimension, count, thresholds[dimension], now);
+    const rule = reading.rules.find((r) => r.key === key.key)?.rule;
+    if (reasons.length === 0 && rule !== 'block') return [];
+    const limit = thresholdsOf(count, thresholds[dimension], now);
+    const unverified = unverifiedOf(count, now);
+    return [
+      {
+        ...key,
+        reasons,
+        unverifiedLastHour: Math.round(unverified.hourly * 10) / 10,
+        unverifiedLastDay: unverified.daily,
+        hourlyThreshold: Math.round(limit.hourly * 10) / 10,
+        dailyThreshold: Math.round(limit.daily * 10) / 10,
+        rule,
+      },
+    ];
+  });
+}
+
+export function pumpingOperations(deps: {
+  store: PumpingStore | undefined;
+  thresholds: PumpingThresholds;
+  now: () => number;
+}): PumpingOperations {
+  const store = (): PumpingStore => deps.store ?? notCounted();
+  const setRule = async (target: PumpingTarget, rule: 'allow' | 'block', hours: number) => {
+    const key = keyOf(target);
+    const now = deps.now();
+    const set: PumpingRule = { ...key, rule, until: now + checkHours(hours) * HOUR_MS, setAt: now };
+    await store().setRule(set);
+    return set;
+  };
+  return {
+    async tripped() {
+      const now = deps.now();
+      const found = await Promise.all(JUDGED.map((d) => trippedOf(store(), deps.thresholds, now, d)));
+      return found.flat();
+    },
+    countsByDay: ({ by = 'country', days = 14 } = {}) =>
+      store().countsByDay({
+        dimension: by,
+        hour: hourOf(deps.now()),
+        days: Math.max(1, Math.min(15, Math.trunc(days))),
+      }),
+    decisions: ({ hours = 24, limit = 100 } = {}) =>
+      store().listDecisions({ since: deps.now() - checkHours(hours) * HOUR_MS, limit: Math.max(1, Math.trunc(limit)) }),
+    rules: () => store().listRules(deps.now()),
+    block: (target, hours = 12) => setRule(target, 'block', hours),
+    release: (target, hours = 24) => setRule(target, 'allow', hours),
+    clear: (target) => store().clearRule(keyOf(target)),
+  };
+}
