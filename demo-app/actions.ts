@@ -1,5 +1,5 @@
 /**
- * The demo's two guarded actions. Each `fulfil` runs inside the kit's transaction with its handle
+ * The demo's three guarded actions. Each `fulfil` runs inside the kit's transaction with its handle
  * (the shared better-sqlite3 Database, synchronously; or the pg client inside BEGIN ... COMMIT), so
  * the effect on the demo's tables and the kit's "fulfilled" mark commit together, exactly once per
  * sessionId.
@@ -10,12 +10,13 @@
 import {
   KitError,
   KitErrorCode,
+  maskDestination,
   type ActionDefinition,
   type JsonValue,
   type VerifiedAttempt,
 } from 'hosted-sms-verify-kit';
 import { after, type DemoReads, type DemoWrites } from './data.ts';
-import { CHANGE_PAYOUT, CONFIRM_PHONE, maskAccountNumber } from './domain.ts';
+import { CHANGE_PAYOUT, CHANGE_PHONE, CONFIRM_PHONE, maskAccountNumber } from './domain.ts';
 import { DEMO_TEXTS, demoTexts, type DemoTexts } from './i18n.ts';
 
 /** Account numbers: 8 to 17 digits; spaces and hyphens are ignored. Refusals in the user's language. */
@@ -37,6 +38,11 @@ function stringParam(params: JsonValue, key: string): string {
   const value = typeof params === 'object' && params !== null && !Array.isArray(params) ? params[key] : undefined;
   if (typeof value !== 'string') throw new Error(`Stored parameters lack "${key}"; refusing to fulfil.`);
   return value;
+}
+
+function stringOf(destination: string | null): string {
+  if (destination === null) throw new Error('The attempt has no destination; refusing to fulfil.');
+  return destination;
 }
 
 function paramOf(params: JsonValue): unknown {
@@ -101,5 +107,23 @@ export function createDemoActions(
     },
   };
 
-  return [confirmPhone, changePayout];
+  const changePhone: ActionDefinition<unknown> = {
+    name: CHANGE_PHONE,
+    operationSensitivity: 'sensitive',
+    successPath: '/verified/phone',
+    // The number typed into the form (read with the default country of the user's language) is
+    // texted; only its code, never a passkey of another number, can make it the user's number.
+    destination: 'entered',
+    proves: 'destination',
+    fulfil(tx, attempt) {
+      const phone = stringOf(attempt.destination);
+      const at = now();
+      return after(writes.changePhone(tx, attempt.userRef, phone, at), (changed) => {
+        if (changed !== 1) throw new Error(`User ${attempt.userRef} no longer exists; nothing was changed.`);
+        return recordActivity(tx, attempt, `Phone number changed to ${maskDestination(phone)}`, at);
+      });
+    },
+  };
+
+  return [confirmPhone, changePayout, changePhone];
 }

@@ -41,6 +41,8 @@ export interface DemoReads {
 export interface DemoWrites {
   /** Returns how many users were changed (1, or 0 when the user is gone). */
   confirmPhone(tx: unknown, userId: string, phone: string, at: number): MaybePromise<number>;
+  /** The user's number becomes `phone`, verified at `at`; returns how many users were changed. */
+  changePhone(tx: unknown, userId: string, phone: string, at: number): MaybePromise<number>;
   setPayout(tx: unknown, userId: string, accountNumber: string, at: number, sessionId: string): MaybePromise<void>;
   recordActivity(tx: unknown, entry: ActivityEntry & { userId: string }): MaybePromise<void>;
 }
@@ -121,6 +123,10 @@ export function openDemoData(options: DemoDataOptions): DemoData {
       (tx as Database)
         .prepare('UPDATE demo_users SET verified_phone = ?, phone_verified_at = ? WHERE id = ?')
         .run(phone, at, userId).changes,
+    changePhone: (tx, userId, phone, at) =>
+      (tx as Database)
+        .prepare('UPDATE demo_users SET phone = ?, verified_phone = ?, phone_verified_at = ? WHERE id = ?')
+        .run(phone, phone, at, userId).changes,
     setPayout: (tx, userId, accountNumber, at, sessionId) =>
       void (tx as Database)
         .prepare(

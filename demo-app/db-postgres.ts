@@ -184,6 +184,11 @@ const postgresWrites = {
     const result = await tx.query(sql, [phone, at, userId]);
     return result.rowCount ?? 0;
   },
+  async changePhone(tx: pg.PoolClient, userId: string, phone: string, at: number): Promise<number> {
+    const sql = 'UPDATE demo_users SET phone = $1, verified_phone = $1, phone_verified_at = $2 WHERE id = $3';
+    const result = await tx.query(sql, [phone, at, userId]);
+    return result.rowCount ?? 0;
+  },
   async setPayout(tx: pg.PoolClient, userId: string, accountNumber: string, at: number, sessionId: string) {
     await tx.query(
       `INSERT INTO demo_payout_accounts (user_id, account_number, changed_at, session_id) VALUES ($1, $2, $3, $4)

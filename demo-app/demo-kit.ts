@@ -10,7 +10,7 @@ import type { DemoAppOptions } from './app-options.ts';
 import type { DemoData } from './data.ts';
 import type { DemoUser } from './db.ts';
 import { NEW_RECOVERY_CODES, SEE_SECURITY } from './domain.ts';
-import { DEMO_TEXTS, demoKitMessages } from './i18n.ts';
+import { DEMO_TEXTS, demoKitMessages, demoTexts } from './i18n.ts';
 import { demoKitPages } from './views/kit-pages.ts';
 
 export function createDemoKit(
@@ -43,6 +43,8 @@ export function createDemoKit(
       const user = await signedInUser(req);
       return user === undefined ? null : { userRef: user.id, destination: user.phone };
     },
+    // A number typed without "+" is read as one of the country of the page's language.
+    defaultCountry: (req) => (demoTexts(req) === DEMO_TEXTS.fr ? 'FR' : 'US'),
     pages: demoKitPages,
     // Destination counters are keyed by an HMAC; the demo derives that key from its own server secret.
     limits: {

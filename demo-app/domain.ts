@@ -5,6 +5,8 @@
 
 export const CONFIRM_PHONE = 'confirm_phone';
 export const CHANGE_PAYOUT = 'change_payout';
+/** Texts the number the user types; once its code is entered it becomes the user's number. */
+export const CHANGE_PHONE = 'change_phone';
 
 /** Step-up scopes: the Security page (a GET guard) and its form that replaces the recovery codes (a POST guard). */
 export const SEE_SECURITY = 'see_security';
@@ -13,6 +15,7 @@ export const NEW_RECOVERY_CODES = 'new_recovery_codes';
 export const ACTION_LABELS: Record<string, string> = {
   [CONFIRM_PHONE]: 'Confirmed phone number',
   [CHANGE_PAYOUT]: 'Changed payout account',
+  [CHANGE_PHONE]: 'Changed phone number',
   [NEW_RECOVERY_CODES]: 'Replaced the recovery codes',
 };
 

@@ -63,6 +63,10 @@ export const fr: DemoTexts = {
     accountHint: 'De 8 à 17 chiffres. Appliqué seulement après confirmation par un code SMS.',
     accountExample: 'par ex. 0123 4567 8901',
     changePayout: 'Changer de compte de versement',
+    newPhone: 'Nouveau numéro de téléphone',
+    phoneHint: 'Un numéro français tel que vous l’écrivez, ou tout numéro commençant par + et l’indicatif du pays.',
+    phoneExample: 'par ex. 06 12 34 56 78',
+    changePhone: 'Changer de numéro de téléphone',
     codesGoTo: 'Les codes sont envoyés au',
     activityNote:
       'Avec l’émulateur fourni, lisez-les dans sa boîte de réception. Vos vérifications terminées sont listées sous',

@@ -52,6 +52,10 @@ export interface DemoTexts {
     accountHint: string;
     accountExample: string;
     changePayout: string;
+    newPhone: string;
+    phoneHint: string;
+    phoneExample: string;
+    changePhone: string;
     codesGoTo: string;
     activityNote: string;
   };

@@ -2,7 +2,7 @@
 import type express from 'express';
 import type { VerificationKit } from 'hosted-sms-verify-kit';
 import type { DemoReads } from '../data.ts';
-import { CHANGE_PAYOUT, CONFIRM_PHONE } from '../domain.ts';
+import { CHANGE_PAYOUT, CHANGE_PHONE, CONFIRM_PHONE } from '../domain.ts';
 import { demoTexts } from '../i18n.ts';
 import { activityPage } from '../views/activity.ts';
 import { homePage } from '../views/home.ts';
@@ -56,7 +56,8 @@ export function mountVerifiedPages(app: express.Express, queries: DemoReads, kit
   app.get(
     '/verified/phone',
     withUser(queries, async (req, res, user) => {
-      const latest = (await queries.activity(user.id)).find((entry) => entry.action === CONFIRM_PHONE);
+      const phoneActions = [CONFIRM_PHONE, CHANGE_PHONE];
+      const latest = (await queries.activity(user.id)).find((entry) => phoneActions.includes(entry.action));
       // The kit's one-time flash: present only on arrival from this user's landing.
       const landed = kit.attempts.takeLanded(req);
       const t = demoTexts(req);
@@ -67,7 +68,9 @@ export function mountVerifiedPages(app: express.Express, queries: DemoReads, kit
           title: t.verified.phoneTitle,
           text: t.verified.phoneText(user.verifiedPhone ?? user.phone),
           latest,
-          ...(landed?.action === CONFIRM_PHONE ? { landed: t.verified.phoneLanded[landed.fulfilment] } : {}),
+          ...(landed !== undefined && phoneActions.includes(landed.action)
+            ? { landed: t.verified.phoneLanded[landed.fulfilment] }
+            : {}),
         }),
       );
     }),

@@ -1,4 +1,4 @@
-import { CHANGE_PAYOUT, CONFIRM_PHONE, maskAccountNumber } from '../domain.ts';
+import { CHANGE_PAYOUT, CHANGE_PHONE, CONFIRM_PHONE, maskAccountNumber } from '../domain.ts';
 import type { DemoUser, PayoutAccount } from '../db.ts';
 import { formatTime, html, page, type DemoTexts, type Viewer } from './layout.ts';
 
@@ -36,6 +36,15 @@ ${verified ? html`<span class="badge ok">${h.verified}</span>` : html`<span clas
 <input type="hidden" name="_csrf" value="${ctx.kitCsrf}">
 <input type="hidden" name="action" value="${CONFIRM_PHONE}">
 <button class="btn block" type="submit">${verified ? h.confirmAgain : h.confirm}</button>
+</form>
+<form method="post" action="${ctx.startPath}">
+<input type="hidden" name="_csrf" value="${ctx.kitCsrf}">
+<input type="hidden" name="action" value="${CHANGE_PHONE}">
+<label for="phone">${h.newPhone}</label>
+<input type="tel" id="phone" name="phone" autocomplete="tel" required maxlength="40" placeholder="${h.phoneExample}"
+  aria-describedby="phone-hint">
+<p class="hint" id="phone-hint">${h.phoneHint}</p>
+<button class="btn block secondary" type="submit">${h.changePhone}</button>
 </form>
 </section>
 <section class="card" aria-labelledby="payout-title">

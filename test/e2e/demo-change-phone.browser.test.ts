@@ -1,0 +1,114 @@
+/**
+ * The demo's "Change phone number", in Chromium, in English and in French, each page checked by
+ * axe-core: a number that cannot be one gets the kit's number form back (422, the user's language,
+ * the typed value kept); a national number is read with the country of the page's language (US
+ * for English, France for French), texted as E.164 to the demo's inbox, and once its code is
+ * entered the user's number changes, exactly once (a reload of the landing changes nothing more).
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANGE_PHONE } from '../../demo-app/domain.ts';
+import { DEMO_TEXTS, demoKitMessages, type DemoLocale } from '../../demo-app/i18n.ts';
+import { completeMessages } from '../../middleware/pages/messages.ts';
+import { expectNoAxeViolations } from '../support/axe.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { declinePasskeyOffer, enterCode, startStack, type Stack } from '../support/demo-stack.ts';
+import { GENEROUS_START_LIMITS } from '../support/limits.ts';
+import { DEMO_USERS, type DemoUserKey } from '../support/users.ts';
+
+let stack: Stack;
+let browser: Browser;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack({ startLimits: GENEROUS_START_LIMITS }), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+const CASES: Record<DemoLocale, { acceptLanguage: string; user: DemoUserKey; typed: string; e164: string }> = {
+  en: { acceptLanguage: 'en-US', user: 'chen', typed: '(202) 555-0123', e164: '+12025550123' },
+  fr: { acceptLanguage: 'fr-FR', user: 'bob', typed: '06 12 34 56 78', e164: '+33612345678' },
+};
+
+async function check(page: Page, locale: DemoLocale, label: string, text: string): Promise<void> {
+  expect(await page.locator('html').getAttribute('lang'), `lang of ${label}`).toBe(locale);
+  expect(await page.locator('body').innerText(), `text of ${label}`).toContain(text);
+  await expectNoAxeViolations(page, `${label} [${locale}]`);
+}
+
+const phoneOf = (userId: string) =>
+  stack.demo.db.prepare('SELECT phone, verified_phone FROM demo_users WHERE id = ?').get(userId) as {
+    phone: string;
+    verified_phone: string | null;
+  };
+const changes = (userId: string) =>
+  (
+    stack.demo.db
+      .prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE user_id = ? AND action = ?')
+      .get(userId, CHANGE_PHONE) as { n: number }
+  ).n;
+
+describe.each(['en', 'fr'] as const)('changing the phone number, in %s', (locale) => {
+  let context: BrowserContext;
+  beforeAll(async () => {
+    context = await browser.newContext({
+      locale: CASES[locale].acceptLanguage,
+      viewport: { width: 1100, height: 760 },
+    });
+    context.setDefaultTimeout(8000);
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('a typed national number is texted as E.164 and becomes the user’s number once', { timeout: 90_000 }, async () => {
+    const { user, typed, e164 } = CASES[locale];
+    const t = DEMO_TEXTS[locale];
+    const messages = completeMessages(locale, demoKitMessages[locale]);
+    const { id } = DEMO_USERS[user];
+    const page = await context.newPage();
+    const landings: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(`${stack.demoUrl}/verify/return?`)) landings.push(request.url());
+    });
+    await page.goto(`${stack.demoUrl}/signin`);
+    await page.getByRole('button', { name: t.signin.buttonLabel(DEMO_USERS[user].name) }).click();
+    await page.waitForURL(`${stack.demoUrl}/`);
+    await check(page, locale, 'home with the change form', t.home.changePhone);
+
+    // Not a number: the kit's form comes back in the user's language with what was typed; nothing is texted.
+    const sentBefore = (await stack.control.outbox()).length;
+    await page.getByLabel(t.home.newPhone).fill('12');
+    const refused = page.waitForResponse((response) => response.url().endsWith('/verify/start'));
+    await page.getByRole('button', { name: t.home.changePhone }).click();
+    expect((await refused).status()).toBe(422);
+    await check(page, locale, 'number form back', messages.errors.invalid_phone_number);
+    expect(await page.getByLabel(messages.enterNumber.label).inputValue()).toBe('12');
+    expect((await stack.control.outbox()).length).toBe(sentBefore);
+
+    // The national number, typed again in the kit's form, is texted as E.164.
+    await page.getByLabel(messages.enterNumber.label).fill(typed);
+    await page.getByRole('button', { name: messages.enterNumber.send }).click();
+    await page.waitForURL(stack.verifyUrl);
+    await page.locator('#code').waitFor();
+    const texted = (await stack.control.outbox()).slice(sentBefore);
+    expect(texted.map((message) => message.to)).toEqual([e164]);
+    expect(phoneOf(id).phone).toBe(DEMO_USERS[user].phone); // nothing changes before the code
+    await enterCode(page, texted[0]!.code);
+    await declinePasskeyOffer(page);
+    await page.waitForURL(`${stack.demoUrl}/verified/phone`);
+    await check(page, locale, 'number changed', t.verified.phoneTitle);
+    expect(phoneOf(id)).toEqual({ phone: e164, verified_phone: e164 });
+    expect(changes(id)).toBe(1);
+
+    // The landing opened again (from the history) changes nothing more.
+    expect(landings).toHaveLength(1);
+    await page.goto(landings[0]!);
+    await page.waitForURL(`${stack.demoUrl}/verified/phone`);
+    expect(changes(id)).toBe(1);
+    await page.goto(`${stack.demoUrl}/`);
+    expect(await page.locator('body').innerText()).toContain(e164);
+  });
+});
