@@ -49,6 +49,31 @@ function paramOf(params: JsonValue): unknown {
   return typeof params === 'object' && params !== null && !Array.isArray(params) ? params.accountNumber : undefined;
 }
 
+/** Change phone number: texts the number the user typed; once its code is entered it is the user's number. */
+function changePhoneAction(
+  writes: DemoWrites,
+  now: () => number,
+  recordActivity: (tx: unknown, attempt: VerifiedAttempt, detail: string, at: number) => void | Promise<void>,
+): ActionDefinition<unknown> {
+  return {
+    name: CHANGE_PHONE,
+    operationSensitivity: 'sensitive',
+    successPath: '/verified/phone',
+    // The number typed into the form (read with the default country of the user's language) is
+    // texted; only its code, never a passkey of another number, can make it the user's number.
+    destination: 'entered',
+    proves: 'destination',
+    fulfil(tx, attempt) {
+      const phone = stringOf(attempt.destination);
+      const at = now();
+      return after(writes.changePhone(tx, attempt.userRef, phone, at), (changed) => {
+        if (changed !== 1) throw new Error(`User ${attempt.userRef} no longer exists; nothing was changed.`);
+        return recordActivity(tx, attempt, `Phone number changed to ${maskDestination(phone)}`, at);
+      });
+    },
+  };
+}
+
 export function createDemoActions(
   reads: DemoReads,
   writes: DemoWrites,
@@ -107,23 +132,5 @@ export function createDemoActions(
     },
   };
 
-  const changePhone: ActionDefinition<unknown> = {
-    name: CHANGE_PHONE,
-    operationSensitivity: 'sensitive',
-    successPath: '/verified/phone',
-    // The number typed into the form (read with the default country of the user's language) is
-    // texted; only its code, never a passkey of another number, can make it the user's number.
-    destination: 'entered',
-    proves: 'destination',
-    fulfil(tx, attempt) {
-      const phone = stringOf(attempt.destination);
-      const at = now();
-      return after(writes.changePhone(tx, attempt.userRef, phone, at), (changed) => {
-        if (changed !== 1) throw new Error(`User ${attempt.userRef} no longer exists; nothing was changed.`);
-        return recordActivity(tx, attempt, `Phone number changed to ${maskDestination(phone)}`, at);
-      });
-    },
-  };
-
-  return [confirmPhone, changePayout, changePhone];
+  return [confirmPhone, changePayout, changePhoneAction(writes, now, recordActivity)];
 }

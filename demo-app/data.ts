@@ -89,6 +89,30 @@ export function withoutPassword(url: string): string {
   }
 }
 
+/** The actions' writes, on the kit's transaction handle (the shared better-sqlite3 Database). */
+const sqliteWrites: DemoWrites = {
+  confirmPhone: (tx, userId, phone, at) =>
+    (tx as Database)
+      .prepare('UPDATE demo_users SET verified_phone = ?, phone_verified_at = ? WHERE id = ?')
+      .run(phone, at, userId).changes,
+  changePhone: (tx, userId, phone, at) =>
+    (tx as Database)
+      .prepare('UPDATE demo_users SET phone = ?, verified_phone = ?, phone_verified_at = ? WHERE id = ?')
+      .run(phone, phone, at, userId).changes,
+  setPayout: (tx, userId, accountNumber, at, sessionId) =>
+    void (tx as Database)
+      .prepare(
+        `INSERT INTO demo_payout_accounts (user_id, account_number, changed_at, session_id) VALUES (?, ?, ?, ?)
+         ON CONFLICT (user_id) DO UPDATE SET account_number = excluded.account_number,
+           changed_at = excluded.changed_at, session_id = excluded.session_id`,
+      )
+      .run(userId, accountNumber, at, sessionId),
+  recordActivity: (tx, entry) =>
+    void (tx as Database)
+      .prepare('INSERT INTO demo_activity (session_id, user_id, action, detail, at) VALUES (?, ?, ?, ?, ?)')
+      .run(entry.sessionId, entry.userId, entry.action, entry.detail, entry.at),
+};
+
 export function openDemoData(options: DemoDataOptions): DemoData {
   const now = options.now ?? Date.now;
   const ttl = options.sessionTtlMs === undefined ? {} : { ttlMs: options.sessionTtlMs };
@@ -118,28 +142,6 @@ export function openDemoData(options: DemoDataOptions): DemoData {
   }
   const db = openDemoDatabase(options.databasePath);
   const sessionStore = new SqliteSessionStore({ db, ...ttl, now });
-  const sqliteWrites: DemoWrites = {
-    confirmPhone: (tx, userId, phone, at) =>
-      (tx as Database)
-        .prepare('UPDATE demo_users SET verified_phone = ?, phone_verified_at = ? WHERE id = ?')
-        .run(phone, at, userId).changes,
-    changePhone: (tx, userId, phone, at) =>
-      (tx as Database)
-        .prepare('UPDATE demo_users SET phone = ?, verified_phone = ?, phone_verified_at = ? WHERE id = ?')
-        .run(phone, phone, at, userId).changes,
-    setPayout: (tx, userId, accountNumber, at, sessionId) =>
-      void (tx as Database)
-        .prepare(
-          `INSERT INTO demo_payout_accounts (user_id, account_number, changed_at, session_id) VALUES (?, ?, ?, ?)
-           ON CONFLICT (user_id) DO UPDATE SET account_number = excluded.account_number,
-             changed_at = excluded.changed_at, session_id = excluded.session_id`,
-        )
-        .run(userId, accountNumber, at, sessionId),
-    recordActivity: (tx, entry) =>
-      void (tx as Database)
-        .prepare('INSERT INTO demo_activity (session_id, user_id, action, detail, at) VALUES (?, ?, ?, ?, ?)')
-        .run(entry.sessionId, entry.userId, entry.action, entry.detail, entry.at),
-  };
   return {
     kind: 'sqlite',
     store: createSqliteStore({ database: db }),
