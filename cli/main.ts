@@ -11,6 +11,10 @@ import type { Command } from './command.ts';
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
   sweep: { summary: 'fulfil verifications nobody landed (cron, a timer, a CronJob)', load: () => import('./sweep.ts') },
   emulator: { summary: 'run the service emulator for local development', load: () => import('./emulator.ts') },
+  fraud: {
+    summary: 'SMS pumping: what trips, the decisions; block or release a country or number block',
+    load: () => import('./fraud.ts'),
+  },
   audit: {
     summary: 'attack your own app, wired to the emulator, and report each check',
     load: () => import('../testing/audit/command.ts'),

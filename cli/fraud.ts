@@ -1,0 +1,193 @@
+/**
+ * `hosted-sms-verify-kit fraud <what> --config ./verify.config.js`: SMS pumping for operators,
+ * on the store the configuration names (the same module as the sweep job's). Lists what trips now
+ * (with counts and thresholds), the rules in force, the recent decisions and texts per country and
+ * day; blocks, releases or clears a country, a number block, an address or a user. Serves no route
+ * and calls no service.
+ */
+import { createVerificationKit, type VerificationKit } from '../middleware/create-kit.ts';
+import type { VerificationKitOptions } from '../middleware/options/options.ts';
+import type { PumpingTarget } from '../middleware/pumping/pumping-operations.ts';
+import { UsageError, type Command, type CommandEnv } from './command.ts';
+import { loadConfigModule } from './config-file.ts';
+
+const USAGE = `usage: hosted-sms-verify-kit fraud <what> --config ./verify.config.js [options]
+  tripped                    countries, number blocks and addresses whose rules trip now, with counts and thresholds
+  rules                      operators' blocks and releases in force
+  decisions [--hours N]      decisions of the last N hours (default 24), newest first
+  days [--by country|block] [--days N]   texts sent and verified per day (default by country, 14 days)
+  block   <target> [--hours N]   refuse every start to it (default 12 hours)
+  release <target> [--hours N]   send its starts whatever the counts say (default 24 hours)
+  clear   <target>               remove a block or a release
+  <target> is one of --country CC, --block +NNN (a number without its last three digits),
+           --address A (IPv4, or an IPv6 /64 as the counters key it), --user REF
+  --config FILE              module whose default export is the kit's options, a kit, { kit, close },
+                             or a function of env returning one (env VERIFY_CONFIG)
+  --json                     one JSON document instead of lines
+Exit codes: 0 done, 1 usage or configuration error.`;
+
+const WHATS = ['tripped', 'rules', 'decisions', 'days', 'block', 'release', 'clear'] as const;
+type What = (typeof WHATS)[number];
+
+interface Args {
+  what: What;
+  file: string;
+  target: PumpingTarget;
+  hours: number | undefined;
+  days: number | undefined;
+  by: 'country' | 'block';
+  json: boolean;
+}
+
+function number(flag: string, value: string | undefined): number {
+  const parsed = Number(value);
+  if (value === undefined || !Number.isFinite(parsed) || parsed <= 0) {
+    throw new UsageError(`${flag} needs a positive number, e.g. ${flag} 12.`);
+  }
+  return parsed;
+}
+
+function parse(argv: readonly string[], env: CommandEnv): Args {
+  const [what, ...rest] = argv;
+  if (!WHATS.includes(what as What)) throw new UsageError(`say what: one of ${WHATS.join(', ')}.`);
+  const args: Args = {
+    what: what as What,
+    file: env.VERIFY_CONFIG ?? '',
+    target: {},
+    hours: undefined,
+    days: undefined,
+    by: 'country',
+    json: false,
+  };
+  for (let i = 0; i < rest.length; i++) {
+    const flag = rest[i] ?? '';
+    const value = (): string => {
+      const next = rest[++i];
+      if (next === undefined || next.startsWith('--')) throw new UsageError(`${flag} needs a value.`);
+      return next;
+    };
+    if (flag === '--config') args.file = value();
+    else if (flag === '--country') args.target.country = value();
+    else if (flag === '--block') args.target.block = value();
+    else if (flag === '--address') args.target.address = value();
+    else if (flag === '--user') args.target.user = value();
+    else if (flag === '--hours') args.hours = number(flag, value());
+    else if (flag === '--days') args.days = number(flag, value());
+    else if (flag === '--by') {
+      const by = value();
+      if (by !== 'country' && by !== 'block') throw new UsageError('--by is country or block.');
+      args.by = by;
+    } else if (flag === '--json') args.json = true;
+    else throw new UsageError(`unknown option ${JSON.stringify(flag)}.`);
+  }
+  if (args.file === '') throw new UsageError('--config FILE is required.');
+  const acts = args.what === 'block' || args.what === 'release' || args.what === 'clear';
+  if (acts && Object.keys(args.target).length !== 1) {
+    throw new UsageError(`${args.what} needs exactly one target: --country, --block, --address or --user.`);
+  }
+  return args;
+}
+
+interface Loaded {
+  kit: VerificationKit<unknown>;
+  close(): Promise<void>;
+}
+
+/** The kit the configuration names (ready, or built with no route), and how to close what it opened. */
+async function load(file: string, env: CommandEnv): Promise<Loaded> {
+  const exported = await loadConfigModule(file);
+  const given: unknown =
+    typeof exported === 'function' ? await (exported as (e: CommandEnv) => unknown)(env) : exported;
+  const owning =
+    typeof given === 'object' && given !== null && 'kit' in given
+      ? (given as { kit: unknown; close?: () => unknown })
+      : undefined;
+  const value = owning?.kit ?? given;
+  if (typeof value !== 'object' || value === null) {
+    throw new UsageError(
+      `--config ${file}: its default export must be the kit's options, a kit, { kit, close }, or a function of env returning one of them.`,
+    );
+  }
+  const ready = typeof (value as VerificationKit<unknown>).pumping === 'object';
+  const options = value as VerificationKitOptions<unknown>;
+  const kit = ready
+    ? (value as VerificationKit<unknown>)
+    : createVerificationKit<unknown>({
+        ...options,
+        resolveUser: options.resolveUser ?? (() => null),
+        routes: { start: false, landing: false },
+      });
+  return {
+    kit,
+    async close() {
+      await kit.close();
+      if (!ready) await kit.store.close();
+      await owning?.close?.();
+    },
+  };
+}
+
+/** What the command prints: a JSON-able value, and its lines for a person. */
+async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ value: unknown; lines: string[] }> {
+  const { pumping } = kit;
+  switch (args.what) {
+    case 'tripped': {
+      const tripped = await pumping.tripped();
+      const lines = tripped.map(
+        (t) =>
+          `${t.dimension} ${t.key}: ${t.reasons.join(', ') || 'no rule'}${t.rule === undefined ? '' : ` (${t.rule === 'block' ? 'blocked' : 'released'} by an operator)`}; ` +
+          `unverified ${t.unverifiedLastHour} in the last hour (threshold ${t.hourlyThreshold}), ${t.unverifiedLastDay} in 24 h (threshold ${t.dailyThreshold})`,
+      );
+      return { value: tripped, lines: lines.length === 0 ? ['nothing trips now'] : lines };
+    }
+    case 'rules': {
+      const rules = await pumping.rules();
+      const lines = rules.map(
+        (r) =>
+          `${r.rule === 'block' ? 'blocked' : 'released'} ${r.dimension} ${r.key} until ${new Date(r.until).toISOString()}`,
+      );
+      return { value: rules, lines: lines.length === 0 ? ['no rules in force'] : lines };
+    }
+    case 'decisions': {
+      const decisions = await pumping.decisions({ hours: args.hours ?? 24 });
+      const lines = decisions.map(
+        (d) =>
+          `${new Date(d.decidedAt).toISOString()} ${d.decision} ${d.country} ${d.block} from ${d.address}: ${d.reasons.join(', ')}`,
+      );
+      return { value: decisions, lines: lines.length === 0 ? ['no decisions'] : lines };
+    }
+    case 'days': {
+      const days = await pumping.countsByDay({ by: args.by, days: args.days ?? 14 });
+      return {
+        value: days,
+        lines: days.map((d) => `${d.key} ${d.daysAgo} day(s) ago: ${d.sent} sent, ${d.verified} verified`),
+      };
+    }
+    case 'block':
+    case 'release': {
+      const rule = await pumping[args.what](args.target, args.hours);
+      const done = `${args.what === 'block' ? 'blocked' : 'released'} ${rule.dimension} ${rule.key} until ${new Date(rule.until).toISOString()}`;
+      return { value: rule, lines: [done] };
+    }
+    case 'clear': {
+      const cleared = await pumping.clear(args.target);
+      return { value: { cleared }, lines: [cleared ? 'cleared' : 'there was no block or release on it'] };
+    }
+  }
+}
+
+export const command: Command = {
+  summary: 'SMS pumping: what trips, the decisions; block or release a country or number block',
+  usage: USAGE,
+  async run(argv, env) {
+    const args = parse(argv, env);
+    const { kit, close } = await load(args.file, env);
+    try {
+      const { value, lines } = await perform(kit, args);
+      process.stdout.write(args.json ? `${JSON.stringify(value)}\n` : `${lines.join('\n')}\n`);
+      return 0;
+    } finally {
+      await close();
+    }
+  },
+};

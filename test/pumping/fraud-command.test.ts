@@ -1,0 +1,158 @@
+/**
+ * `hosted-sms-verify-kit fraud` on the store the configuration names (the sweep job's module), on
+ * SQLite and PostgreSQL: lists what trips now with counts and thresholds, blocks and releases a
+ * number block and a country (the next start on that store is refused or sent), lists the rules
+ * and the decisions, and refuses a usage mistake with exit code 1, naming the fix, without a stack.
+ */
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
+import type { PumpingKey, VerifyStore } from '../../middleware/store/types.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+
+const MAIN = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
+const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+const SQLITE = fileURLToPath(new URL('../../middleware/store/sqlite/sqlite.ts', import.meta.url));
+const POSTGRES = fileURLToPath(new URL('../../middleware/store/postgres/postgres.ts', import.meta.url));
+const HOUR = 3_600_000;
+// The configuration module sits outside the repository: it names the driver by its path.
+const PG = createRequire(import.meta.url).resolve('pg');
+
+const KINDS = [
+  { name: 'sqlite', unavailable: undefined },
+  { name: 'postgres', unavailable: postgresUnavailable },
+] as const;
+
+function nigerian(n: number): PumpingKey[] {
+  const address = `198.51.100.${n}`;
+  return [
+    { dimension: 'country', key: 'NG' },
+    { dimension: 'block', key: `+234803${n}000` },
+    { dimension: 'address', key: address },
+    { dimension: 'user', key: `u${n}` },
+    { dimension: 'address_country', key: `${address} NG` },
+  ];
+}
+
+// Each run of the bin loads TypeScript afresh: a few seconds apiece on a busy machine.
+describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 }, (kind) => {
+  if (kind.unavailable !== undefined) {
+    it.skip(`not run: ${kind.unavailable}`, () => {});
+    return;
+  }
+  let dir: string;
+  let store: VerifyStore<unknown>;
+  let database: TestDatabase | undefined;
+  let pool: pg.Pool | undefined;
+  let url = '';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'verify-fraud-'));
+    const file = join(dir, 'app.sqlite');
+    if (kind.name === 'postgres') {
+      database = await createTestDatabase();
+      url = database.url;
+      pool = new pg.Pool({ connectionString: url });
+      store = createPostgresStore({ pool });
+    } else {
+      store = createSqliteStore({ database: file });
+    }
+    const opened =
+      kind.name === 'postgres'
+        ? `import pg from ${JSON.stringify(PG)}; import { createPostgresStore } from ${JSON.stringify(POSTGRES)};
+           const pool = new pg.Pool({ connectionString: ${JSON.stringify(url)} });
+           export default { close: () => pool.end(), kit: {`
+        : `import { createSqliteStore } from ${JSON.stringify(SQLITE)};
+           export default { close: () => {}, kit: {`;
+    const storeLine =
+      kind.name === 'postgres'
+        ? 'store: createPostgresStore({ pool }),'
+        : `store: createSqliteStore({ database: ${JSON.stringify(file)} }),`;
+    writeFileSync(
+      join(dir, 'verify.config.mjs'),
+      `${opened}
+         baseUrl: 'http://127.0.0.1:9', clientId: 'fraud-client', clientSecret: 'fraud-secret-0123456789abcdef',
+         returnUrl: 'http://localhost:3998/verify/return', ${storeLine}
+         actions: [{ name: 'confirm_phone', operationSensitivity: 'normal', successPath: '/', fulfil: () => {} }],
+       } };`,
+    );
+    const hour = Math.floor(Date.now() / HOUR);
+    for (let n = 1; n <= 5; n++) await store.pumping!.recordSend({ sessionId: `s${n}`, keys: nigerian(n), hour });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await pool?.end();
+    await database?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function bin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const options = { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 20_000 };
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', TSX, MAIN, 'fraud', ...args, '--config', 'verify.config.mjs'],
+        options,
+        (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr }),
+      );
+    });
+  }
+
+  it('lists what trips now with its counts and thresholds, as lines and as JSON', async () => {
+    const lines = await bin('tripped');
+    expect(lines).toMatchObject({ code: 0, stderr: '' });
+    expect(lines.stdout).toMatch(
+      /^country NG: country_hourly; unverified \d+(\.\d)? in the last hour \(threshold 3\.3\), 5 in 24 h \(threshold 20\)$/m,
+    );
+    const json = await bin('tripped', '--json');
+    expect(JSON.parse(json.stdout)).toEqual([
+      expect.objectContaining({ dimension: 'country', key: 'NG', reasons: ['country_hourly'], unverifiedLastDay: 5 }),
+    ]);
+  });
+
+  it('blocks a number block and releases a country on the store every instance reads, then lists and clears them', async () => {
+    expect((await bin('block', '--block', '+33612345', '--hours', '2')).stdout).toMatch(
+      /^blocked block \+33612345 until /,
+    );
+    expect((await bin('release', '--country', 'NG')).stdout).toMatch(/^released country NG until /);
+    const now = Date.now();
+    const reading = await store.pumping!.readPumping({
+      keys: [
+        { dimension: 'block', key: '+33612345' },
+        { dimension: 'country', key: 'NG' },
+      ],
+      address: '',
+      hour: Math.floor(now / HOUR),
+      now,
+    });
+    expect(reading.rules.map((r) => `${r.key} ${r.rule}`).sort()).toEqual(['+33612345 block', 'NG allow']);
+    expect((await bin('tripped')).stdout).toContain('(released by an operator)');
+    const rules = await bin('rules');
+    expect(rules.stdout).toMatch(/blocked block \+33612345 until/);
+    expect((await bin('clear', '--block', '+33612345')).stdout).toBe('cleared\n');
+    expect((await bin('clear', '--block', '+33612345')).stdout).toBe('there was no block or release on it\n');
+    expect((await bin('days', '--json')).stdout).toContain('"key":"NG"');
+  });
+
+  it('refuses a usage mistake with exit code 1, naming the fix, without a stack trace', async () => {
+    for (const [args, message] of [
+      [['block'], /needs exactly one target/],
+      [['block', '--country', 'Nigeria'], /ISO 3166-1 alpha-2/],
+      [['explode'], /say what: one of tripped/],
+      [['decisions', '--hours', 'soon'], /--hours needs a positive number/],
+    ] as const) {
+      const answer = await bin(...args);
+      expect(answer.code, args.join(' ')).toBe(1);
+      expect(answer.stderr).toMatch(message);
+      expect(answer.stderr).not.toMatch(/\n\s+at /);
+      expect(answer.stderr).not.toContain('fraud-secret');
+    }
+  });
+});
