@@ -36,6 +36,14 @@ const actions: ActionDefinition<unknown>[] = [
     fulfil: (_tx, attempt) => void fulfilled.push(attempt),
   },
   {
+    name: 'change_number',
+    operationSensitivity: 'sensitive',
+    successPath: '/done/number',
+    destination: 'entered',
+    proves: 'destination',
+    fulfil: (_tx, attempt) => void fulfilled.push(attempt),
+  },
+  {
     name: 'grant',
     operationSensitivity: 'sensitive',
     successPath: '/done/grant',
@@ -81,9 +89,9 @@ function challengeOf(html: string): string {
 }
 
 /** Starts `action` as a signed-in Dana and opens its hosted page as her browser would. */
-async function startAndOpen(action: string) {
+async function startAndOpen(action: string, fields: Record<string, string> = {}) {
   const agent = await app.agent().signIn('dana');
-  const started = await agent.start(action);
+  const started = await agent.start(action, fields);
   const verifyUrl = onLoopback(started.verifyUrl);
   const page = await openHostedPage(verifyUrl, started.handoff);
   expect(page.response.status).toBe(200);
@@ -186,6 +194,31 @@ describe("proves: 'destination'", () => {
     expect(landing.status).toBe(200); // the "still confirming" page
     expect(fulfilled).toHaveLength(fulfilments);
     expect(await app.attempt(moved.started.sessionId)).toMatchObject({ outcome: 'pending' });
+  });
+});
+
+describe('a number the user types', () => {
+  it("her old number's passkey never answers for the number she types: the new number gets the code", async () => {
+    const authenticator = new SoftAuthenticator();
+    dana('+15550109999'); // a number no earlier test saved a passkey for
+    const confirmed = await startAndOpen('confirm_number');
+    await codeThenEnrol(confirmed, authenticator);
+    expect((await confirmed.agent.landFor(confirmed.started.sessionId, confirmed.started.state)).status).toBe(303);
+
+    const changing = await startAndOpen('change_number', { phone: '+33 6 12 34 56 78' });
+    expect((await smsFor(changing.started.sessionId)).map((sms) => sms.to)).toEqual(['+33612345678']);
+    expect(changing.page.html).not.toContain('data-options');
+    // Her stored number still offers the passkey; its challenge is forced on the typed number's page.
+    const old = await startAndOpen('confirm_number');
+    const challenge = challengeOf(old.page.html);
+    const forced = authenticator.assert({ challenge, origin: changing.origin, rpId: RP_ID });
+    expect((await changing.post('/passkey', { credential: JSON.stringify(forced) })).status).toBe(400);
+    expect(await statusOf(changing.started.sessionId)).toMatchObject({ status: 'pending' });
+    // The texted code verifies it, and fulfil gets the typed number.
+    const code = await emulator.control.codeFor(changing.started.sessionId);
+    expect((await changing.post('/code', { code })).status).toBe(200);
+    expect((await changing.agent.landFor(changing.started.sessionId, changing.started.state)).status).toBe(303);
+    expect(fulfilled.at(-1)).toMatchObject({ sessionId: changing.started.sessionId, destination: '+33612345678' });
   });
 });
 
