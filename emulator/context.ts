@@ -10,6 +10,7 @@ import { PasskeyStore, type RelyingParty } from './passkeys/passkeys.ts';
 import { RateLimits } from './api/rate-limits.ts';
 import type { RateLimitSettings } from './config/rate-limit-settings.ts';
 import { SessionStore } from './api/sessions.ts';
+import { DEFAULT_SMS_PRICES, type SmsPrices } from './config/sms-prices.ts';
 
 export interface EmulatorContext {
   readonly clients: readonly EmulatorClient[];
@@ -21,6 +22,8 @@ export interface EmulatorContext {
   /** Per-client requests per second (off unless set). */
   readonly rateLimits: RateLimits;
   stats: Stats;
+  /** What a text costs per destination country (`stats.smsCost`). */
+  readonly smsPrices: SmsPrices;
   /** Signs the hosted page's binding field; fresh per process. */
   readonly bindingKey: Buffer;
   /** The API's origin; known once the server listens (port 0 picks it then). */
@@ -40,6 +43,7 @@ export function createContext(
   shutdown: AbortSignal,
   rateLimits: RateLimitSettings | undefined,
   clock: TestClock = new VirtualClock(),
+  smsPrices: SmsPrices = DEFAULT_SMS_PRICES,
 ): EmulatorContext {
   return {
     clients,
@@ -50,6 +54,7 @@ export function createContext(
     faults: new Faults(),
     rateLimits: new RateLimits(rateLimits),
     stats: emptyStats(),
+    smsPrices,
     bindingKey: randomBytes(32),
     origin: '',
     pageOrigin: '',

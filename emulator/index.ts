@@ -10,10 +10,12 @@ import {
 import { emulatorControl, type EmulatorControl } from './control/control-client.ts';
 import type * as Server from './server.ts';
 import type { RateLimitSettings } from './config/rate-limit-settings.ts';
+import { validateSmsPrices, type SmsPrices } from './config/sms-prices.ts';
 
 export type { EmulatorClient, Platform } from './config/config.ts';
 export type { RateLimitSettings } from './config/rate-limit-settings.ts';
 export { DEFAULT_CLIENT } from './config/config.ts';
+export { DEFAULT_SMS_PRICES, type SmsPrices } from './config/sms-prices.ts';
 
 export interface EmulatorOptions {
   /** 0 = ephemeral (tests); default from EMULATOR_PORT or 4010. */
@@ -43,6 +45,11 @@ export interface EmulatorOptions {
    * that `clock.advance({ seconds })` moves both. Default: its own virtual clock.
    */
   clock?: TestClock;
+  /**
+   * What a text costs per destination country, summed in `/_control/stats` (`smsCost`,
+   * `smsByCountry`): `{ default, countries: { NG: 0.3 } }`, merged over DEFAULT_SMS_PRICES.
+   */
+  smsPrices?: Partial<SmsPrices>;
 }
 
 export interface RunningEmulator {
@@ -102,6 +109,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     log: neverThrowing(options.log ?? console.log),
     clock: options.clock,
     rateLimits: options.rateLimits === undefined ? env().rateLimits : validateRateLimits(options.rateLimits),
+    smsPrices: validateSmsPrices(options.smsPrices ?? {}),
   };
   const { listenEmulator } = await loadServer();
   const running = await listenEmulator(settings);

@@ -11,6 +11,7 @@ import type { EmulatorClient } from './config/config.ts';
 import { createContext } from './context.ts';
 import { relyingPartyOf } from './passkeys/passkeys.ts';
 import type { RateLimitSettings } from './config/rate-limit-settings.ts';
+import type { SmsPrices } from './config/sms-prices.ts';
 
 export interface ServerSettings {
   port: number;
@@ -21,6 +22,8 @@ export interface ServerSettings {
   log: (line: string) => void;
   clock: TestClock | undefined;
   rateLimits: RateLimitSettings | undefined;
+  /** Default DEFAULT_SMS_PRICES. */
+  smsPrices?: SmsPrices;
 }
 
 export interface ListeningEmulator {
@@ -31,7 +34,14 @@ export interface ListeningEmulator {
 
 export async function listenEmulator(settings: ServerSettings): Promise<ListeningEmulator> {
   const shutdown = new AbortController();
-  const context = createContext(settings.clients, settings.log, shutdown.signal, settings.rateLimits, settings.clock);
+  const context = createContext(
+    settings.clients,
+    settings.log,
+    shutdown.signal,
+    settings.rateLimits,
+    settings.clock,
+    settings.smsPrices,
+  );
   const server = createServer(createApp(context, { control: settings.control }));
 
   await new Promise<void>((resolve, reject) => {

@@ -107,6 +107,10 @@ export interface Stats {
   createsLimited: number;
   /** POST requests to verifyUrl, accepted or refused. */
   verifyPosts: number;
+  /** What the texts sent cost, by the price table (`smsPrices`), rounded to a millionth. */
+  smsCost: number;
+  /** Texts sent and their cost per destination country (ISO code; 'ZZ' when no country's ranges hold the number). */
+  smsByCountry: Record<string, { sent: number; cost: number }>;
 }
 
 export function emptyStats(): Stats {
@@ -119,5 +123,7 @@ export function emptyStats(): Stats {
     statusReadsLimited: 0,
     createsLimited: 0,
     verifyPosts: 0,
+    smsCost: 0,
+    smsByCountry: Object.create(null) as Record<string, { sent: number; cost: number }>,
   };
 }

@@ -5,12 +5,21 @@
  */
 import type { EmulatorContext } from '../context.ts';
 import type { Session } from '../api/sessions.ts';
+import { priceOf } from './price.ts';
+
+/** Sums of prices stay exact to a millionth (no floating-point drift over a month of texts). */
+const round = (amount: number) => Math.round(amount * 1e6) / 1e6;
 
 export function sendOtpOnce(context: EmulatorContext, session: Session): void {
   if (session.otpSentAt !== undefined) return; // no resend: one code per session
   session.otpSentAt = context.clock.now();
   context.outbox.send(session.destination, session.otp, session.id);
   context.stats.smsSent += 1;
+  const { country, price } = priceOf(context.smsPrices, session.destination);
+  const byCountry = (context.stats.smsByCountry[country] ??= { sent: 0, cost: 0 });
+  byCountry.sent += 1;
+  byCountry.cost = round(byCountry.cost + price);
+  context.stats.smsCost = round(context.stats.smsCost + price);
   const key = session.idempotencyKey;
   if (key !== undefined) context.stats.smsByIdempotencyKey[key] = (context.stats.smsByIdempotencyKey[key] ?? 0) + 1;
 }

@@ -268,7 +268,34 @@ describe('stats', () => {
       statusReadsLimited: 0,
       createsLimited: 0,
       verifyPosts: 1,
+      // +1 555 01xx is reserved for fiction: no country's ranges hold it, so it costs the default.
+      smsCost: 0.2,
+      smsByCountry: { ZZ: { sent: 2, cost: 0.2 } },
     });
+  });
+
+  it("prices each text by its number's country, from the table given (merged over the defaults)", async () => {
+    const priced = await startTestEmulator({ smsPrices: { default: 0.5, countries: { NG: 0.25 } } });
+    try {
+      for (const destination of ['+2348031000001', '+2348032000001', '+33612345678', '+18765550123', '+15551234567']) {
+        expect((await createSession(priced.url, WEB_CLIENT, sessionBody(WEB_CLIENT, { destination }))).status).toBe(
+          200,
+        );
+      }
+      const stats = await priced.control.stats();
+      expect(stats.smsByCountry).toEqual({
+        NG: { sent: 2, cost: 0.5 },
+        FR: { sent: 1, cost: 0.08 },
+        JM: { sent: 1, cost: 0.5 },
+        ZZ: { sent: 1, cost: 0.5 },
+      });
+      expect(stats.smsCost).toBe(1.58);
+    } finally {
+      await priced.close();
+    }
+    await expect(startTestEmulator({ smsPrices: { countries: { Nigeria: 1 } } })).rejects.toThrow(
+      /ISO codes such as 'NG'/,
+    );
   });
 });
 
