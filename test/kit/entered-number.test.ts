@@ -189,6 +189,16 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
     expect((await app.emulator.control.outbox()).find((m) => m.sessionId === restarted.sessionId)?.to).toBe(DE_MOBILE);
   });
 
+  it('a closed tab: the sweep fulfils the typed number, read from the store', async () => {
+    const user = await app.agent().signIn('gina');
+    const started = await user.startWithNumber('add_phone', '+49 1512 3456770');
+    await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+    // Nobody lands; the sweep reads the status once its first check is due.
+    await app.clock.shifted(4 * 60_000, () => app.kit.runSweep());
+    expect(await app.attempt(started.sessionId)).toMatchObject({ outcome: 'fulfilled', destination: '+4915123456770' });
+    expect(fulfilled.find((a) => a.sessionId === started.sessionId)?.destination).toBe('+4915123456770');
+  });
+
   it('binds the service userRef to the typed number; nothing sent at the landing swaps the number marked verified', async () => {
     const user = await app.agent().signIn('frank');
     const older = await user.startWithNumber('add_phone', '+33 6 11 22 33 44');
