@@ -110,8 +110,10 @@ describeEachAppStore('SMS pumping rules', (_store, storeOptions) => {
       expect((await startTo(app, '+33612345004')).status).toBe(429);
       const [decision] = await app.store.pumping!.listDecisions({ since: dayOf(1), limit: 1 });
       expect(decision).toMatchObject({ decision: 'refused', reasons: ['block_hourly'], block: '+33612345' });
-      // ...the country, whose users verify, still texts anyone else: 3 unverified of its 5 an hour.
+      // ...the country, whose users verify, still texts anyone else: 10 verified give it 5 unverified an hour.
       expect((await startTo(app, '+33698765432')).status).toBe(200);
+      // A country with no history would refuse this fifth never-verified text (threshold 20 / 6).
+      expect((await startTo(app, '+33687654321')).status).toBe(200);
     });
   });
 
