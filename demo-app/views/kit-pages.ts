@@ -1,11 +1,18 @@
 /**
- * The kit's pages (failure, still confirming, start again, complete, error) in the demo's look.
+ * The kit's pages (failure, still confirming, start again, complete, the typed-number form, error) in the
+ * demo's look.
  * The kit renders them on its routes with their own strict CSP and a per-response nonce; these
  * functions only produce the HTML. Texts come from the kit's messages for the request's language
  * (the demo passes its English and French sets as the kit's `messages` option, see i18n.ts) and
  * the demo's own texts of that language. The auto-submit page is the kit's own and is not overridden.
  */
-import { failureText, PENDING_STATUS_ID, type PageRenderers, type RestartForm } from 'hosted-sms-verify-kit';
+import {
+  ENTERED_NUMBER_FIELD,
+  failureText,
+  PENDING_STATUS_ID,
+  type PageRenderers,
+  type RestartForm,
+} from 'hosted-sms-verify-kit';
 import { textsFor } from '../i18n.ts';
 import { html, kitPage, type DemoTexts, type SafeHtml } from './layout.ts';
 
@@ -23,8 +30,7 @@ ${form.restartState === undefined ? '' : html`<input type="hidden" name="restart
 </form>`;
 }
 
-// The typed-number form stays the kit's own: no demo action texts a typed number.
-export const demoKitPages: Omit<PageRenderers, 'enterNumber'> = {
+export const demoKitPages: PageRenderers = {
   complete(_ctx, nonce, messages) {
     const t = textsFor(messages);
     return kitPage({
@@ -47,6 +53,7 @@ export const demoKitPages: Omit<PageRenderers, 'enterNumber'> = {
       body: html`<section class="card result bad" data-reason="${ctx.reason}"><div class="icon" aria-hidden="true">✕</div>
 <h1>${copy.title}</h1>
 <p>${copy.text}</p>
+${ctx.restart?.maskedNumber === undefined ? '' : html`<p>${messages.codeGoesTo(ctx.restart.maskedNumber)}</p>`}
 <div class="actions">${restartButton(ctx.restart, messages.startNew)}${home(t)}</div></section>`,
     });
   },
@@ -76,6 +83,27 @@ export const demoKitPages: Omit<PageRenderers, 'enterNumber'> = {
 <h1>${s.heading}</h1>
 <p>${s.text}</p>
 <div class="actions">${restartButton(ctx.restart, messages.startNew)}${home(t)}</div></section>`,
+    });
+  },
+  enterNumber(ctx, nonce, messages) {
+    const t = textsFor(messages);
+    const n = messages.enterNumber;
+    return kitPage({
+      t,
+      title: n.title,
+      nonce,
+      body: html`<section class="card" aria-labelledby="number-title">
+<h1 id="number-title">${n.title}</h1>
+<p class="alert bad" id="number-error" role="alert">${ctx.message}</p>
+<form method="post" action="${ctx.form.startPath}">
+<input type="hidden" name="_csrf" value="${ctx.form.csrfToken}">
+<input type="hidden" name="action" value="${ctx.form.actionName}">
+<label for="phone">${n.label}</label>
+<input type="tel" id="phone" name="${ENTERED_NUMBER_FIELD}" autocomplete="tel" required maxlength="40"
+  value="${ctx.entered}" aria-invalid="true" aria-describedby="number-error number-hint">
+<p class="hint" id="number-hint">${n.hint}</p>
+<div class="actions"><button class="btn" type="submit">${n.send}</button>${home(t)}</div>
+</form></section>`,
     });
   },
   error(ctx, nonce, messages) {

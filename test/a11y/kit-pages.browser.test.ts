@@ -299,25 +299,27 @@ describe('every error code’s page passes axe, default look and the demo’s, E
 
 describe('the typed-number pages pass axe, English and French', () => {
   const languages = [
-    { messages: englishMessages, lang: 'en' },
-    { messages: completeMessages('fr', demoKitMessages.fr), lang: 'fr' },
+    { name: 'default', renderers: defaultPages, messages: englishMessages, lang: 'en' },
+    { name: 'default', renderers: defaultPages, messages: completeMessages('fr', demoKitMessages.fr), lang: 'fr' },
+    { name: 'demo', renderers: demoKitPages, messages: completeMessages('en', demoKitMessages.en), lang: 'en' },
+    { name: 'demo', renderers: demoKitPages, messages: completeMessages('fr', demoKitMessages.fr), lang: 'fr' },
   ];
   const form = { startPath: '/verify/start', csrfToken: 'token', actionName: 'add_phone' };
-  for (const { messages, lang } of languages) {
-    it(`the number form back with each refusal, and a failure naming the number masked (${lang})`, async () => {
+  for (const { name: look, renderers, messages, lang } of languages) {
+    it(`the number form back with each refusal, and a failure naming the number masked (${look} look, ${lang})`, async () => {
       const page = await browser.newPage();
       const pages = [
         ...(['invalid_phone_number', 'phone_number_refused'] as const).map((code) => ({
           name: code,
           text: messages.errors[code],
           render: (nonce: string) =>
-            defaultPages.enterNumber({ form, entered: '06 12 34', message: messages.errors[code] }, nonce, messages),
+            renderers.enterNumber({ form, entered: '06 12 34', message: messages.errors[code] }, nonce, messages),
         })),
         {
           name: 'failed',
           text: messages.codeGoesTo('••\u00a078'),
           render: (nonce: string) =>
-            defaultPages.failed(
+            renderers.failed(
               { reason: 'otp_locked', restart: { ...form, restartState: 'x'.repeat(43), maskedNumber: '••\u00a078' } },
               nonce,
               messages,
@@ -338,11 +340,11 @@ describe('the typed-number pages pass axe, English and French', () => {
         await page.goto(url);
         await expectLang(page, lang);
         expect(await page.locator('main').innerText()).toContain(text);
-        await expectNoAxeViolations(page, `typed-number page ${name} (${lang})`);
+        await expectNoAxeViolations(page, `typed-number page ${name} (${look} look, ${lang})`);
       }
       // The field is labelled, and says why it was refused.
       await page.goto('http://localhost/number/invalid_phone_number');
-      const field = page.getByLabel(messages.enterNumber.label);
+      const field = page.getByLabel(messages.enterNumber.label, { exact: true });
       expect(await field.inputValue()).toBe('06 12 34');
       expect(await field.getAttribute('aria-invalid')).toBe('true');
       await page.close();

@@ -85,11 +85,11 @@ describe.each(['en', 'fr'] as const)('changing the phone number, in %s', (locale
     await page.getByRole('button', { name: t.home.changePhone }).click();
     expect((await refused).status()).toBe(422);
     await check(page, locale, 'number form back', messages.errors.invalid_phone_number);
-    expect(await page.getByLabel(messages.enterNumber.label).inputValue()).toBe('12');
+    expect(await page.getByLabel(messages.enterNumber.label, { exact: true }).inputValue()).toBe('12');
     expect((await stack.control.outbox()).length).toBe(sentBefore);
 
     // The national number, typed again in the kit's form, is texted as E.164.
-    await page.getByLabel(messages.enterNumber.label).fill(typed);
+    await page.getByLabel(messages.enterNumber.label, { exact: true }).fill(typed);
     await page.getByRole('button', { name: messages.enterNumber.send }).click();
     await page.waitForURL(stack.verifyUrl);
     await page.locator('#code').waitFor();
