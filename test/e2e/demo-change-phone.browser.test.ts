@@ -4,6 +4,7 @@
  * the typed value kept); a national number is read with the country of the page's language (US
  * for English, France for French), texted as E.164 to the demo's inbox, and once its code is
  * entered the user's number changes, exactly once (a reload of the landing changes nothing more).
+ * A passkey saved while confirming the old number never answers for the new one.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,8 +12,16 @@ import { CHANGE_PHONE } from '../../demo-app/domain.ts';
 import { DEMO_TEXTS, demoKitMessages, type DemoLocale } from '../../demo-app/i18n.ts';
 import { completeMessages } from '../../middleware/pages/messages.ts';
 import { expectNoAxeViolations } from '../support/axe.ts';
-import { launchBrowser } from '../support/browser.ts';
-import { declinePasskeyOffer, enterCode, startStack, type Stack } from '../support/demo-stack.ts';
+import { addVirtualAuthenticator, launchBrowser } from '../support/browser.ts';
+import {
+  arriveAt,
+  declinePasskeyOffer,
+  enterCode,
+  newContext,
+  signIn,
+  startStack,
+  type Stack,
+} from '../support/demo-stack.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { DEMO_USERS, type DemoUserKey } from '../support/users.ts';
 
@@ -110,5 +119,46 @@ describe.each(['en', 'fr'] as const)('changing the phone number, in %s', (locale
     expect(changes(id)).toBe(1);
     await page.goto(`${stack.demoUrl}/`);
     expect(await page.locator('body').innerText()).toContain(e164);
+  });
+});
+
+describe("the old number's passkey", () => {
+  it('never answers for the number typed: the hosted page texts the new number and offers no passkey', async () => {
+    const context = await newContext(browser);
+    try {
+      const page = await context.newPage();
+      await addVirtualAuthenticator(context, page);
+      await signIn(page, stack, 'alice');
+      // Alice confirms her number by SMS and saves a passkey for it.
+      await page.locator('form:has(input[name="action"][value="confirm_phone"]) button[type="submit"]').click();
+      await arriveAt(page, stack.verifyUrl);
+      await page.locator('#code').waitFor();
+      const toOld = (await stack.control.outbox()).filter((m) => m.to === DEMO_USERS.alice.phone);
+      await enterCode(page, toOld.at(-1)!.code);
+      await page.getByRole('heading', { name: 'Code accepted' }).waitFor();
+      await page.getByRole('button', { name: 'Create a passkey' }).click();
+      await arriveAt(page, `${stack.demoUrl}/verified/phone`);
+
+      // She types a new number: it gets the code, and her passkey is not offered.
+      await page.goto(`${stack.demoUrl}/`);
+      await page.getByLabel(DEMO_TEXTS.en.home.newPhone, { exact: true }).fill('+33 6 98 76 54 32');
+      await page.getByRole('button', { name: DEMO_TEXTS.en.home.changePhone }).click();
+      await arriveAt(page, stack.verifyUrl);
+      await page.locator('#code, #passkey-button:not([hidden])').first().waitFor();
+      const toNew = (await stack.control.outbox()).filter((m) => m.to === '+33698765432');
+      expect({
+        texts: toNew.length,
+        passkeyOffered: await page.getByRole('button', { name: 'Use your passkey' }).count(),
+      }).toEqual({
+        texts: 1,
+        passkeyOffered: 0,
+      });
+      await enterCode(page, toNew[0]!.code);
+      await declinePasskeyOffer(page);
+      await arriveAt(page, `${stack.demoUrl}/verified/phone`);
+      expect(phoneOf(DEMO_USERS.alice.id)).toEqual({ phone: '+33698765432', verified_phone: '+33698765432' });
+    } finally {
+      await context.close();
+    }
   });
 });
