@@ -125,6 +125,25 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
     expect(rows[0]).toEqual({ n: 1 });
   });
 
+  it('a typed number becomes the user’s number once, started on one instance and landed on both', async () => {
+    const [a, b] = instances as [DemoApp, DemoApp];
+    const browser = new Browser();
+    await signIn(browser, a, 'usr_alice');
+    const attempt = await start(browser, b, 'change_phone', { phone: '+33 6 12 34 56 78' });
+    const texted = (await emulator.control.outbox()).filter((m) => m.sessionId === attempt.session_id);
+    expect(texted.map((m) => m.to)).toEqual(['+33612345678']);
+    expect((await emulator.control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
+    const path = `/verify/return?${new URLSearchParams(attempt).toString()}`;
+    const landings = await Promise.all([a, b].map((app) => browser.send(request(app.app).get(path))));
+    expect(landings.map((l) => l.status)).toEqual([303, 303]);
+    const user = 'SELECT phone, verified_phone FROM demo_users WHERE id = $1';
+    expect((await database.pool.query(user, ['usr_alice'])).rows).toEqual([
+      { phone: '+33612345678', verified_phone: '+33612345678' },
+    ]);
+    const activity = 'SELECT count(*)::int AS n FROM demo_activity WHERE session_id = $1';
+    expect((await database.pool.query(activity, [attempt.session_id])).rows[0]).toEqual({ n: 1 });
+  });
+
   it('the copyable sweep job, on the same DATABASE_URL, fulfils a verification whose tab was closed', async () => {
     const [a] = instances as [DemoApp, DemoApp];
     const browser = new Browser();
