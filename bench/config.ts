@@ -30,6 +30,7 @@ function floorGrantsEnv(): 'batched' | 'each' {
 
 export const PHASES = [
   'day',
+  'pumping',
   'landing',
   'start',
   'duplicates',

@@ -12,6 +12,7 @@ import { duplicatesPhase, type DuplicateFigures } from './duplicates.ts';
 import type { Comparison } from './interleaved.ts';
 import { landingPhase } from './landing.ts';
 import { pgLandingPhase } from './pg-landing.ts';
+import { pumpingPhase, type PumpingFigures } from './pumping.ts';
 import { pgSweepPhase, type PgSweepFigures } from './pg-sweep.ts';
 import { rateLimitedPhase } from './rate-limited.ts';
 import type { RateLimitedFigures } from './rate-limited-figures.ts';
@@ -21,6 +22,7 @@ import { sweepPhase, type SweepFigures } from './sweep.ts';
 
 export interface BenchResults {
   day?: DayFigures;
+  pumping?: PumpingFigures;
   landing?: Comparison;
   start?: Comparison;
   duplicates?: DuplicateFigures[];
@@ -42,7 +44,8 @@ export async function runPhases(dir: string, children: Child[]): Promise<BenchRe
   const results: BenchResults = {};
   // In-process on its own emulator and virtual clock, before the shared processes start.
   if (config.phases.includes('day')) results.day = await dayPhase();
-  if (config.phases.every((phase) => phase === 'day')) return results;
+  if (config.phases.includes('pumping')) results.pumping = pumpingPhase();
+  if (config.phases.every((phase) => phase === 'day' || phase === 'pumping')) return results;
   const apps = await spawnAppPair(children);
   // The same two apps on PostgreSQL (the kit's store; the baseline on plain node-postgres).
   const pgApps = config.phases.includes('pg-landing') ? await spawnAppPair(children) : undefined;

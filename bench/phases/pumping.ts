@@ -1,0 +1,350 @@
+/**
+ * The pumping phase: a simulated month (pumping-model.ts) through three policies, each behind
+ * today's start budgets: the budgets alone (today's kit), Authgear's published rules as written
+ * (unverified per phone country and per IP against thresholds of 0.2 x verified, floors 20 a day
+ * and 3 an hour per country, 10 and 5 per IP, more than 3 countries per IP), and the kit's rules
+ * (its own decision code, `judge`, on the same counts). Counters are hourly buckets as the stores
+ * keep them, in memory so the month runs in seconds; a code entered counts 90 s after its text.
+ * Figures per attack: texts and cost spent on attack numbers, time to contain, legitimate starts
+ * refused (overall and in the attacked country or block). Run twice: the figures must be equal.
+ */
+import { DEFAULT_SMS_PRICES } from '../../emulator/config/sms-prices.ts';
+import { judge } from '../../middleware/pumping/pumping-decision.ts';
+import { blockOf } from '../../middleware/pumping/pumping-keys.ts';
+import { DEFAULT_THRESHOLDS, trippedBy, type Thresholds } from '../../middleware/pumping/pumping-rules.ts';
+import type { PumpingCount } from '../../middleware/store/types.ts';
+import { log } from '../measure.ts';
+import {
+  attacks,
+  DAY_MS,
+  HOUR_MS,
+  legitimateTraffic,
+  VERIFY_LAG_MS,
+  type AttackShape,
+  type StartEvent,
+} from './pumping-model.ts';
+
+const SEED = 61;
+/** A Monday at midnight UTC: the month's first day. */
+const START = Date.UTC(2026, 0, 5);
+
+type Policy = 'budgets' | 'authgear' | 'kit';
+const POLICIES: readonly Policy[] = ['budgets', 'authgear', 'kit'];
+
+/** Sent and verified per hour of the month, for one key (only the hours it was texted in). */
+class Buckets {
+  private readonly hours = new Map<number, { sent: number; verified: number }>();
+  private maxAt = -1;
+  private max = 0;
+
+  constructor(private readonly firstHour: number) {}
+
+  at(hour: number): { sent: number; verified: number } {
+    let bucket = this.hours.get(hour);
+    if (bucket === undefined) {
+      bucket = { sent: 0, verified: 0 };
+      this.hours.set(hour, bucket);
+    }
+    return bucket;
+  }
+
+  private sum(from: number, to: number, field: 'sent' | 'verified'): number {
+    let total = 0;
+    for (let h = Math.max(from, this.firstHour); h <= to; h++) total += this.hours.get(h)?.[field] ?? 0;
+    return total;
+  }
+
+  count(hour: number): PumpingCount {
+    const verifiedDay = this.sum(hour - 23, hour, 'verified');
+    return {
+      sentThisHour: this.sum(hour, hour, 'sent'),
+      verifiedThisHour: this.sum(hour, hour, 'verified'),
+      sentLastHour: this.sum(hour - 1, hour - 1, 'sent'),
+      verifiedLastHour: this.sum(hour - 1, hour - 1, 'verified'),
+      sentLastDay: this.sum(hour - 23, hour, 'sent'),
+      verifiedLastDay: verifiedDay,
+      maxVerifiedDay: Math.max(this.maxVerified(hour), verifiedDay),
+    };
+  }
+
+  /** The best rolling day of the 14 back (recomputed once an hour: the current day is added live). */
+  private maxVerified(hour: number): number {
+    if (this.maxAt === hour) return this.max;
+    let best = 0;
+    for (let day = 1; day < 14; day++)
+      best = Math.max(best, this.sum(hour - day * 24 - 23, hour - day * 24, 'verified'));
+    this.maxAt = hour;
+    this.max = best;
+    return best;
+  }
+}
+
+/** The counters of one run: per key, and per address the countries it texted. */
+class Counters {
+  private readonly keys = new Map<string, Buckets>();
+  private readonly byAddress = new Map<string, { hour: number; country: string; verified: boolean }[]>();
+
+  buckets(key: string, hour: number): Buckets {
+    let found = this.keys.get(key);
+    if (found === undefined) {
+      found = new Buckets(hour);
+      this.keys.set(key, found);
+    }
+    return found;
+  }
+
+  unverifiedCountries(address: string, hour: number): number {
+    const sends = (this.byAddress.get(address) ?? []).filter((s) => s.hour > hour - 24);
+    const verified = new Set(sends.filter((s) => s.verified).map((s) => s.country));
+    return new Set(sends.filter((s) => !verified.has(s.country)).map((s) => s.country)).size;
+  }
+
+  send(keys: string[], address: string, country: string, hour: number) {
+    for (const key of keys) this.buckets(key, hour).at(hour).sent += 1;
+    const record = { hour, country, verified: false };
+    const list = this.byAddress.get(address) ?? [];
+    list.push(record);
+    this.byAddress.set(address, list);
+    return () => {
+      for (const key of keys) this.buckets(key, hour).at(hour).verified += 1;
+      record.verified = true;
+    };
+  }
+}
+
+/** Today's start budgets as the store counts them: fixed windows from a key's first start. */
+class Budgets {
+  private readonly windows = new Map<string, { spent: number; endsAt: number; members?: Set<string> }>();
+
+  allows(event: StartEvent): boolean {
+    const budgets: [string, number, number, string?][] = [
+      [`user:${event.user}`, 10, HOUR_MS],
+      [`number:${event.number}`, 5, 10 * 60_000],
+      [`ip:${event.address}`, 30, HOUR_MS],
+      [`numbers:${event.user}`, 5, DAY_MS, event.number],
+    ];
+    const open = budgets.map(([key, points, ms, member]) => {
+      let window = this.windows.get(key);
+      if (window === undefined || window.endsAt <= event.at) window = { spent: 0, endsAt: event.at + ms };
+      const counted = member !== undefined && (window.members?.has(member) ?? false);
+      return { key, window, full: !counted && window.spent >= points, counted, member };
+    });
+    if (open.some((b) => b.full)) return false;
+    for (const { key, window, counted, member } of open) {
+      if (counted) continue;
+      window.spent += 1;
+      if (member !== undefined) (window.members ??= new Set()).add(member);
+      this.windows.set(key, window);
+    }
+    return true;
+  }
+}
+
+const AUTHGEAR = {
+  country: { dailyFloor: 20, hourlyFloor: 3, unverifiedPerVerified: 0.2 } satisfies Thresholds,
+  address: { dailyFloor: 10, hourlyFloor: 5, unverifiedPerVerified: 0.2 } satisfies Thresholds,
+};
+
+/** Whether the policy's rules refuse this start, given the counts before it. */
+function refuses(policy: Policy, counters: Counters, event: StartEvent, block: string, hour: number): boolean {
+  if (policy === 'budgets') return false;
+  const country = counters.buckets(`country:${event.country}`, hour).count(hour);
+  const address = counters.buckets(`address:${event.address}`, hour).count(hour);
+  const countries = counters.unverifiedCountries(event.address, hour);
+  if (policy === 'authgear') {
+    return (
+      trippedBy('country', country, AUTHGEAR.country, event.at).length > 0 ||
+      trippedBy('address', address, AUTHGEAR.address, event.at).length > 0 ||
+      countries > 3
+    );
+  }
+  const reading = {
+    counts: [country, counters.buckets(`block:${block}`, hour).count(hour), address],
+    unverifiedCountries: countries,
+    rules: [],
+  };
+  const start = {
+    e164: event.number,
+    country: event.country,
+    block,
+    address: event.address,
+    userRef: event.user,
+    keys: [],
+  };
+  return judge(reading, start, DEFAULT_THRESHOLDS, event.at).reasons.length > 0;
+}
+
+interface RunFigures {
+  attackTexts: number;
+  attackCost: number;
+  /** Minutes from the attack's first start to its first refused one; null: never refused. */
+  minutesToContain: number | null;
+  legitimate: number;
+  legitimateRefused: number;
+  /** In the attacked country (and, for a block attack, in its block). */
+  attackedCountryRefused: number;
+  attackedBlockRefused: number;
+}
+
+const price = (country: string) => DEFAULT_SMS_PRICES.countries[country] ?? DEFAULT_SMS_PRICES.default;
+const round = (n: number, places = 2) => Math.round(n * 10 ** places) / 10 ** places;
+
+/** Minutes from the attack's first start to its first refused one (its first trip); null: never refused. */
+function containment(attack: StartEvent[], sent: boolean[]): number | null {
+  const first = sent.indexOf(false);
+  if (first < 0 || attack.length === 0) return null;
+  return round((attack[first]!.at - attack[0]!.at) / 60_000, 1);
+}
+
+/** One policy over the month with one attack (or none). */
+function runPolicy(policy: Policy, events: StartEvent[], shape: AttackShape | undefined): RunFigures {
+  const counters = new Counters();
+  const budgets = new Budgets();
+  const pending: { at: number; verify: () => void }[] = [];
+  let next = 0;
+  const attackEvents: StartEvent[] = [];
+  const attackSent: boolean[] = [];
+  const figures = {
+    attackTexts: 0,
+    attackCost: 0,
+    legitimate: 0,
+    legitimateRefused: 0,
+    attackedCountryRefused: 0,
+    attackedBlockRefused: 0,
+  };
+  for (const event of events) {
+    // Codes entered before this start count before it (they come back in time order: a fixed lag).
+    while (next < pending.length && pending[next]!.at <= event.at) pending[next++]!.verify();
+    const hour = Math.floor((event.at - START) / HOUR_MS);
+    const block = blockOf(event.number);
+    const sent = budgets.allows(event) && !refuses(policy, counters, event, block, hour);
+    if (sent) {
+      const verify = counters.send(
+        [`country:${event.country}`, `block:${block}`, `address:${event.address}`],
+        event.address,
+        event.country,
+        hour,
+      );
+      if (event.converts) pending.push({ at: event.at + VERIFY_LAG_MS, verify });
+    }
+    if (event.attack) {
+      attackEvents.push(event);
+      attackSent.push(sent);
+      if (sent) {
+        figures.attackTexts += 1;
+        figures.attackCost += price(event.country);
+      }
+      continue;
+    }
+    figures.legitimate += 1;
+    if (sent) continue;
+    figures.legitimateRefused += 1;
+    if (shape !== undefined && event.country === shape.country) figures.attackedCountryRefused += 1;
+    if (shape?.block !== undefined && block === shape.block) figures.attackedBlockRefused += 1;
+  }
+  return { ...figures, attackCost: round(figures.attackCost), minutesToContain: containment(attackEvents, attackSent) };
+}
+
+export interface PumpingScenario {
+  attack: string;
+  describe: string;
+  byPolicy: Record<Policy, RunFigures>;
+}
+
+export interface PumpingFigures {
+  seed: number;
+  scenarios: PumpingScenario[];
+  targets: { name: string; met: boolean; detail: string }[];
+  /** Both runs gave the same figures. */
+  repeatable: boolean;
+}
+
+function simulate(): PumpingScenario[] {
+  const legit = legitimateTraffic(SEED, START);
+  const quiet: PumpingScenario = {
+    attack: '-',
+    describe: 'no attack: the month of legitimate traffic alone',
+    byPolicy: Object.fromEntries(POLICIES.map((p) => [p, runPolicy(p, legit, undefined)])) as Record<
+      Policy,
+      RunFigures
+    >,
+  };
+  const attacked = attacks(SEED, START).map(({ shape, events }) => {
+    const all = [...legit, ...events].sort((a, b) => a.at - b.at);
+    return {
+      attack: shape.name,
+      describe: shape.describe,
+      byPolicy: Object.fromEntries(POLICIES.map((p) => [p, runPolicy(p, all, shape)])) as Record<Policy, RunFigures>,
+    };
+  });
+  return [quiet, ...attacked];
+}
+
+function judgeTargets(scenarios: PumpingScenario[]): PumpingFigures['targets'] {
+  const quiet = scenarios[0]!.byPolicy.kit;
+  const targets = [
+    {
+      name: 'legitimate starts refused over the month <= 0.5 %',
+      met: quiet.legitimateRefused <= 0.005 * quiet.legitimate,
+      detail: `${quiet.legitimateRefused} of ${quiet.legitimate}`,
+    },
+  ];
+  for (const { attack, byPolicy } of scenarios.slice(1)) {
+    const { kit, authgear, budgets } = byPolicy;
+    targets.push(
+      {
+        name: `(${attack}) attack cost <= Authgear's rules`,
+        met: kit.attackCost <= authgear.attackCost,
+        detail: `${kit.attackCost} vs ${authgear.attackCost}`,
+      },
+      {
+        name: `(${attack}) attack cost <= a tenth of today's budgets`,
+        met: kit.attackCost <= budgets.attackCost / 10,
+        detail: `${kit.attackCost} vs ${round(budgets.attackCost / 10)}`,
+      },
+      {
+        name: `(${attack}) legitimate refused in the attacked country < Authgear's (or none)`,
+        met: kit.attackedCountryRefused === 0 || kit.attackedCountryRefused < authgear.attackedCountryRefused,
+        detail: `${kit.attackedCountryRefused} vs ${authgear.attackedCountryRefused}`,
+      },
+      {
+        name: `(${attack}) legitimate refused over the month <= 0.5 %`,
+        met: kit.legitimateRefused <= 0.005 * kit.legitimate,
+        detail: `${kit.legitimateRefused} of ${kit.legitimate}`,
+      },
+    );
+  }
+  return targets;
+}
+
+export function pumpingPhase(): PumpingFigures {
+  log('pumping: a simulated month, five attacks, three policies (twice, to check the figures repeat)');
+  const scenarios = simulate();
+  const repeatable = JSON.stringify(simulate()) === JSON.stringify(scenarios);
+  return { seed: SEED, scenarios, targets: judgeTargets(scenarios), repeatable };
+}
+
+/** The phase's table: one line per attack and policy, then the targets. */
+export function pumpingLines(figures: PumpingFigures): string[] {
+  const lines = [
+    `SMS pumping (simulated month, seed ${figures.seed}; figures repeat across runs: ${figures.repeatable ? 'yes' : 'NO'})`,
+  ];
+  lines.push('  attack policy    attack texts   cost     first refusal  legit refused  in attacked country  in block');
+  for (const { attack, byPolicy } of figures.scenarios) {
+    for (const policy of POLICIES) {
+      const f = byPolicy[policy];
+      const contained = f.minutesToContain === null ? 'never' : `${f.minutesToContain} min`;
+      lines.push(
+        `  ${attack.padEnd(6)} ${policy.padEnd(9)} ${String(f.attackTexts).padStart(12)} ${f.attackCost.toFixed(2).padStart(7)} ` +
+          `${contained.padStart(16)} ${`${f.legitimateRefused} (${round((100 * f.legitimateRefused) / f.legitimate)} %)`.padStart(14)} ` +
+          `${String(f.attackedCountryRefused).padStart(20)} ${String(f.attackedBlockRefused).padStart(9)}`,
+      );
+    }
+  }
+  for (const target of figures.targets)
+    lines.push(`  ${target.met ? 'met   ' : 'MISSED'} ${target.name}: ${target.detail}`);
+  return lines;
+}
+
+// Run alone: `npx tsx bench/phases/pumping.ts` prints the table.
+if (process.argv[1]?.endsWith('pumping.ts')) process.stdout.write(`${pumpingLines(pumpingPhase()).join('\n')}\n`);
