@@ -15,6 +15,8 @@ import type { ActionDefinition, PumpingOptions } from '../../middleware/index.ts
 import { describeEachAppStore, type StoreOptions } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Answer } from '../support/agent.ts';
+import { contextOf } from '../../middleware/create-kit.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -126,6 +128,26 @@ describeEachAppStore('SMS pumping rules', (_store, storeOptions) => {
       const [decision] = await app.store.pumping!.listDecisions({ since: dayOf(2), limit: 1 });
       expect(decision).toMatchObject({ decision: 'refused', reasons: ['address_countries'], address: '127.0.0.1' });
     });
+  });
+
+  it('a verification the sweep learns (nobody landed) counts as the landing would', async () => {
+    const at = dayOf(8);
+    const user = await app.agent().signIn('swept-de');
+    const started = await app.clock.pinned(at, () => user.startWithNumber('add_phone', '+4915123456001'));
+    await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+    const read = async () =>
+      (
+        await app.store.pumping!.readPumping({
+          keys: [{ dimension: 'country', key: 'DE' }],
+          address: '127.0.0.1',
+          hour: Math.floor(at / HOUR),
+          now: at,
+        })
+      ).counts[0];
+    expect(await read()).toMatchObject({ sentThisHour: 1, verifiedThisHour: 0 });
+    const report = await runSweep({ ...contextOf(app.kit), now: () => at + 10 * 60_000 });
+    expect(report.fulfilled).toBe(1);
+    expect(await read()).toMatchObject({ sentThisHour: 1, verifiedThisHour: 1 });
   });
 
   it("an operator's block refuses every start to its key; a release lifts the rules", async () => {
