@@ -1,6 +1,6 @@
 /** The signed-in user's pages: home, activity, the verifications list, and the actions' success pages. */
 import type express from 'express';
-import type { VerificationKit } from 'hosted-sms-verify-kit';
+import { maskDestination, type VerificationKit } from 'hosted-sms-verify-kit';
 import type { DemoReads } from '../data.ts';
 import { CHANGE_PAYOUT, CHANGE_PHONE, CONFIRM_PHONE } from '../domain.ts';
 import { demoTexts } from '../i18n.ts';
@@ -66,7 +66,8 @@ export function mountVerifiedPages(app: express.Express, queries: DemoReads, kit
           t,
           viewer: viewer(req, user),
           title: t.verified.phoneTitle,
-          text: t.verified.phoneText(user.verifiedPhone ?? user.phone),
+          // Masked: the number is shown in full only in the form it is typed in.
+          text: t.verified.phoneText(maskDestination(user.verifiedPhone ?? user.phone)),
           latest,
           ...(landed !== undefined && phoneActions.includes(landed.action)
             ? { landed: t.verified.phoneLanded[landed.fulfilment] }

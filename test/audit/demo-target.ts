@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestClock, startEmulator, type AuditOptions } from 'hosted-sms-verify-kit/testing';
 import { createDemoApp } from '../../demo-app/app.ts';
-import { NEW_RECOVERY_CODES, SEE_SECURITY } from '../../demo-app/domain.ts';
+import { CHANGE_PHONE, NEW_RECOVERY_CODES, SEE_SECURITY } from '../../demo-app/domain.ts';
 import { closeServer, listen } from '../support/listen.ts';
 import { userNamed } from '../support/users.ts';
 
@@ -51,6 +51,7 @@ export async function startDemoTarget(): Promise<DemoTarget> {
   server.on('request', demo.app);
   const addUser = demo.db.prepare('INSERT OR IGNORE INTO demo_users (id, name, email, phone) VALUES (?, ?, ?, ?)');
   const activity = demo.db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE session_id = ?');
+  const phoneOf = demo.db.prepare('SELECT phone FROM demo_users WHERE id = ?');
   const activityOf = demo.db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE user_id = ? AND action = ?');
 
   const options: AuditOptions = {
@@ -70,6 +71,13 @@ export async function startDemoTarget(): Promise<DemoTarget> {
     actions: [
       { name: 'confirm_phone' },
       { name: 'change_payout', fields: (n) => ({ accountNumber: String(40_000_000 + n) }) },
+      // The number typed into "Change phone number" becomes the user's phone once verified.
+      {
+        name: CHANGE_PHONE,
+        enteredNumber: {
+          numberOf: (user) => (phoneOf.get(`usr_${user}`) as { phone: string } | undefined)?.phone ?? null,
+        },
+      },
     ],
     // The Security page and the form that replaces the recovery codes (the demo's own handler).
     stepUp: [

@@ -18,13 +18,27 @@ import { startSampleApp, type Flaw, type SampleApp } from './sample-app.ts';
 /** The flaw, and the checks that cover it. */
 export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['none', []],
-  ['fulfilsOnArrival', ['forged.tampered-echo', 'forged.unverified', 'stale-intent', 'sweep.never-returns']],
+  // The flawed landings and success pages grant change_phone's attempts too: a failed or unverified typed number runs it.
+  [
+    'fulfilsOnArrival',
+    [
+      'forged.tampered-echo',
+      'forged.unverified',
+      'stale-intent',
+      'sweep.never-returns',
+      'entered.no-early-write',
+      'entered.no-swap',
+    ],
+  ],
   ['skipsStateCheck', ['forged.foreign-session', 'forged.wrong-state', 'forged.missing-state']],
   ['nextRedirect', ['redirect.landing']],
   ['secretInQuery', ['leak.secret']],
   ['noStartLimits', ['limits.burst', 'limits.forwarded-ip']],
   ['looseCookie', ['cookie.flags']],
-  ['grantsOnRedirect', ['replay.after-success', 'replay.storm', 'sweep.never-returns']],
+  [
+    'grantsOnRedirect',
+    ['replay.after-success', 'replay.storm', 'sweep.never-returns', 'entered.no-early-write', 'entered.no-swap'],
+  ],
   // Nothing vouches for a guarded form either: the guard keeps none, so the form checks cannot run.
   [
     'stripsOrigin',
@@ -46,7 +60,7 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['bodyNext', ['redirect.start']],
   ['remembersAnyNext', ['redirect.start', 'redirect.landing']],
   ['successGrantsBySessionId', ['landing.pages']],
-  ['successGrantsLatest', ['landing.pages']],
+  ['successGrantsLatest', ['landing.pages', 'entered.no-swap']],
   ['getStartLink', ['csrf.methods']],
   ['anyMethodStarts', ['csrf.methods']],
   ['trustsAnyProxy', ['limits.forwarded-ip']],
@@ -77,6 +91,11 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['methodCaseOverride', ['step-up.method-case']],
   ['verifiedAnywhere', ['step-up.other-browser']],
   ['grantShortcut', ['step-up.cross-site']],
+  // The refused premium-rate number is saved too.
+  ['writesNumberAtStart', ['entered.no-early-write', 'entered.refused-number']],
+  ['numberFromLanding', ['entered.no-swap']],
+  ['allowsPremiumRate', ['entered.refused-number']],
+  ['numberOnDonePage', ['entered.number-masked']],
 ];
 
 /** The secret as it could leak: as is, URL-encoded, HTML- and JSON-escaped, in base64 alone and as Basic credentials. */

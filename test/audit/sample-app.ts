@@ -37,6 +37,13 @@
  * - `secretInBlob`: the success page redirects to a welcome page whose query carries the app's
  *   configuration as base64 JSON (`btoa(JSON.stringify(...))`), the secret inside it; this app's
  *   secret is 10 characters, the shortest the kit accepts.
+ * Its second action, `change_phone`, texts the number typed into the start form (`destination:
+ * 'entered'`); its fulfil makes it the user's number (`phones`) and writes one grant. Its flaws:
+ * - `writesNumberAtStart`: the typed number is saved as the user's ("unverified") when the form is posted.
+ * - `numberFromLanding`: a landing whose query carries `phone` ("the app's deep link") keeps it, and
+ *   the success page saves it as the user's number.
+ * - `allowsPremiumRate`: the destination policy lets premium-rate and shared-cost numbers through.
+ * - `numberOnDonePage`: the success page says "Your number is now" with the user's number in full.
  * Its own routes behind the kit's step-up guard: the page GET /account (scope see_account, 10
  * minutes) and the form POST /payees (scope add_payee, 5 minutes, bound to the payee), whose
  * handler writes one row in `payees`. Their flaws:
@@ -111,7 +118,11 @@ export type Flaw =
   | 'redirectsBack'
   | 'methodCaseOverride'
   | 'verifiedAnywhere'
-  | 'grantShortcut';
+  | 'grantShortcut'
+  | 'writesNumberAtStart'
+  | 'numberFromLanding'
+  | 'allowsPremiumRate'
+  | 'numberOnDonePage';
 
 /** Flaws whose client secret holds characters HTML and JSON escape. */
 const ESCAPED_SECRET_FLAWS: readonly (Flaw | undefined)[] = ['secretInPage', 'secretInLog', 'secretInHeader'];
@@ -457,6 +468,12 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
   const addPayee = db.prepare('INSERT INTO payees (user_ref, payee) VALUES (?, ?)');
   const countPayees = db.prepare('SELECT COUNT(*) AS n FROM payees WHERE user_ref = ?');
   const payeesOf = (user: string) => (countPayees.get(userNamed(user).userRef) as { n: number }).n;
+  db.exec('CREATE TABLE phones (user_ref TEXT PRIMARY KEY, phone TEXT NOT NULL)');
+  const savePhone = db.prepare(
+    'INSERT INTO phones (user_ref, phone) VALUES (?, ?) ON CONFLICT (user_ref) DO UPDATE SET phone = excluded.phone',
+  );
+  const readPhone = db.prepare('SELECT phone FROM phones WHERE user_ref = ?');
+  const phoneOf = (userRef: string) => (readPhone.get(userRef) as { phone: string } | undefined)?.phone ?? null;
   const logs: string[] = [];
   const line = (level: string) => (obj: Record<string, unknown>, msg: string) =>
     logs.push(JSON.stringify({ level, ...obj, msg }));
@@ -478,6 +495,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     logger: { info: line('info'), warn: line('warn'), error: line('error') },
     landing: { pendingRechecks: 0, pendingRecheckIntervalMs: 0 },
     ...(flaw === 'noStartLimits' ? { dangerouslyDisableStartLimits: true } : {}),
+    ...(flaw === 'allowsPremiumRate' ? { destinationPolicy: { allowTypes: ['PREMIUM_RATE', 'SHARED_COST'] } } : {}),
     resolveUser: (req) => {
       const name = (req.session as { user?: string } | undefined)?.user;
       return name === undefined ? null : userNamed(name);
@@ -494,6 +512,18 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
         fulfil: (_tx, attempt) => {
           if (flaw !== 'fulfilsOnArrival' && flaw !== 'grantsOnRedirect' && custom.noFulfilEffect !== true)
             insert.run(attempt.sessionId, attempt.userRef);
+        },
+      },
+      {
+        name: 'change_phone',
+        operationSensitivity: 'sensitive',
+        successPath: '/done',
+        destination: 'entered',
+        proves: 'destination',
+        fulfil: (_tx, attempt) => {
+          if (attempt.destination === null) throw new Error('no destination');
+          savePhone.run(attempt.userRef, attempt.destination);
+          insert.run(attempt.sessionId, attempt.userRef);
         },
       },
     ],
@@ -592,6 +622,24 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
       next();
     });
   }
+  if (flaw === 'writesNumberAtStart') {
+    // "Saved as unverified until the code is entered."
+    app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
+      const { action, phone } = req.body as Record<string, unknown>;
+      const user = (req.session as { user?: string }).user;
+      if (action === 'change_phone' && typeof phone === 'string' && user !== undefined) {
+        savePhone.run(userNamed(user).userRef, phone);
+      }
+      next();
+    });
+  }
+  if (flaw === 'numberFromLanding') {
+    // "The mobile app's deep link carries the new number": kept for the success page to save.
+    app.get(LANDING_PATH, (req, _res, next) => {
+      if (typeof req.query.phone === 'string') (req.session as { phone?: string }).phone = req.query.phone;
+      next();
+    });
+  }
   if (flaw === 'remembersNext' || flaw === 'hopsToNext') {
     app.post('/verify/start', (req, _res, next) => {
       if (typeof req.query.next === 'string') (req.session as { next?: string }).next = req.query.next;
@@ -661,9 +709,17 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
       res.redirect(remembered);
       return;
     }
+    const deepLinked = (req.session as { phone?: string }).phone;
+    if (flaw === 'numberFromLanding' && deepLinked !== undefined && user !== undefined) {
+      delete (req.session as { phone?: string }).phone;
+      savePhone.run(userNamed(user).userRef, deepLinked);
+    }
     res.setHeader('Cache-Control', 'no-store');
+    const phone = flaw === 'numberOnDonePage' && user !== undefined ? phoneOf(userNamed(user).userRef) : null;
     const meta = flaw === 'secretInPage' ? `<meta name="client" content="${escapeHtml(clientSecret)}">` : '';
-    res.send(`<!doctype html><title>Done</title>${meta}<p>Done.</p>`);
+    res.send(
+      `<!doctype html><title>Done</title>${meta}<p>Done.</p>${phone === null ? '' : `<p>Your number is now ${escapeHtml(phone)}.</p>`}`,
+    );
   });
   app.get('/done', done);
   app.get('/welcome', (_req, res) => res.redirect('/tour'));
@@ -693,7 +749,10 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
       if (answer.status !== 200) throw new Error(`login answered ${answer.status}`);
       return JSON.parse(answer.body) as { csrf: string };
     },
-    actions: [{ name: 'grant' }],
+    actions: [
+      { name: 'grant' },
+      { name: 'change_phone', enteredNumber: { numberOf: (user) => phoneOf(userNamed(user).userRef) } },
+    ],
     kit,
     stepUp: [
       { path: '/account', scope: 'see_account', maxAge: 600 },

@@ -1,5 +1,6 @@
 /** Every check of the audit, in report order. Ids are stable: CI and the test adapters name them. */
 import type { AuditCheck } from './check.ts';
+import { enteredChecks } from './checks-entered.ts';
 import { exposureChecks } from './checks-exposure.ts';
 import { forgedChecks } from './checks-forged.ts';
 import { pageChecks } from './checks-pages.ts';
@@ -17,6 +18,7 @@ export const AUDIT_CHECKS: readonly AuditCheck[] = [
   ...startChecks,
   ...sessionChecks,
   ...stepUpChecks,
+  ...enteredChecks,
   ...exposureChecks,
 ];
 

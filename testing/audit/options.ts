@@ -36,6 +36,13 @@ export interface AuditAction {
   path?: string;
   /** The form's other fields; a function gets a counter, for actions that refuse the same value twice. */
   fields?: Record<string, string> | ((n: number) => Record<string, string>);
+  /**
+   * For an action with `destination: 'entered'`: the audit types a number of its own into the
+   * form's `phone` field, and `numberOf(user)` reads the number your app holds for that user of
+   * the audit (the name your `signIn` received; null when none), e.g. a SELECT on your users table.
+   * The `entered.*` checks need it.
+   */
+  enteredNumber?: { numberOf: (user: string) => string | null | undefined | Promise<string | null | undefined> };
 }
 
 /**
@@ -182,6 +189,12 @@ function checkActions(problems: string[], actions: unknown): void {
   }
   for (const [i, action] of actions.entries()) {
     if (typeof action?.name !== 'string' || action.name === '') problems.push(`\`actions[${i}].name\` must be a name.`);
+    const entered = (action as Partial<AuditAction> | undefined)?.enteredNumber;
+    if (entered !== undefined && typeof entered?.numberOf !== 'function') {
+      problems.push(
+        `\`actions[${i}].enteredNumber\` must be { numberOf: (user) => the number your app holds for that user }, e.g. a SELECT on your users table.`,
+      );
+    }
   }
 }
 

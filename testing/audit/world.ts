@@ -26,6 +26,14 @@ function sameService(a: string, b: string): boolean {
   }
 }
 
+/** The start form's field a typed number travels in (the kit's ENTERED_NUMBER_FIELD). */
+export const ENTERED_NUMBER_FIELD = 'phone';
+
+/** A phone number's digits alone: "+44 7400 100001" and "+447400100001" are one number. */
+export function digitsOf(phone: string): string {
+  return phone.replace(/\D/g, '');
+}
+
 /** An attempt the audit started: the handoff page's values and the session as the emulator has it. */
 export interface StartedAttempt extends ControlSession {
   verifyUrl: string;
@@ -48,6 +56,7 @@ export class AuditWorld {
   readonly runId = randomBytes(3).toString('hex');
   #users = 0;
   #starts = 0;
+  #numbers = 0;
   /** The landing path, learnt from the first session the emulator shows. */
   returnUrl: string | undefined;
   /** Every spelling of the client secret (searched for, and scrubbed from what the audit reports). */
@@ -215,13 +224,36 @@ export class AuditWorld {
     return action.path ?? '/verify/start';
   }
 
-  fieldsOf(action: AuditAction): Record<string, string> {
+  /** The form's fields; an action with an entered destination gets `phone` (a new number unless given). */
+  fieldsOf(action: AuditAction, phone?: string): Record<string, string> {
     this.#starts += 1;
     const given = action.fields;
     const n = this.#starts;
     const fields =
       typeof given === 'function' ? callSync(`your fields(${n}) of action ${action.name}`, () => given(n)) : given;
-    return { action: action.name, ...fields };
+    const typed: Record<string, string> =
+      action.enteredNumber === undefined ? {} : { [ENTERED_NUMBER_FIELD]: phone ?? this.newNumber() };
+    return { action: action.name, ...fields, ...typed };
+  }
+
+  /**
+   * A mobile number no start of this run typed before, in international form (+44 7400 1xxxxx, a
+   * UK mobile range): each has its own per-destination budget.
+   */
+  newNumber(): string {
+    this.#numbers += 1;
+    const tail = (randomInt(0, 10_000) * 10 + (this.#numbers % 10)).toString().padStart(5, '0');
+    return `+44 7400 1${tail}`;
+  }
+
+  /** The number the app holds for a user of the audit (the action's `enteredNumber.numberOf`), as digits. */
+  async numberOf(action: AuditAction, user: AuditUser): Promise<string | null> {
+    const read = action.enteredNumber?.numberOf;
+    if (read === undefined) throw new Error(`action ${action.name} has no enteredNumber`);
+    const held = await callHook(`your enteredNumber.numberOf('${user.name}')`, this.options.timeoutMs, () =>
+      read(user.name),
+    );
+    return typeof held === 'string' ? digitsOf(held) : null;
   }
 
   /** POSTs the start form as the app's own page would; `query` is appended to the path. */
@@ -234,10 +266,16 @@ export class AuditWorld {
       query?: string;
       /** More fields of the form (besides the token, the action and its own fields). */
       fields?: Record<string, string>;
+      /** The number typed (an action with an entered destination); default a new one. */
+      phone?: string;
     } = {},
   ): Promise<Answer> {
     const token = init.token === undefined ? user.csrf : init.token;
-    const fields = { ...init.fields, ...(token === null ? {} : { _csrf: token }), ...this.fieldsOf(action) };
+    const fields = {
+      ...init.fields,
+      ...(token === null ? {} : { _csrf: token }),
+      ...this.fieldsOf(action, init.phone),
+    };
     const path = `${this.startPath(action)}${init.query === undefined ? '' : `?${init.query}`}`;
     return user.agent.postForm(path, fields, { ...this.sameOrigin(), ...init.headers });
   }

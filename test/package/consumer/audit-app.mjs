@@ -1,5 +1,5 @@
 // An integrator runs the integration audit from the packed tarball against its own small app:
-// sign-in by name, one guarded action writing a row, the sweep on the clock the kit and the emulator share,
+// sign-in by name, one guarded action writing a row, one that makes a typed number the user's, the sweep on the clock the kit and the emulator share,
 // and two routes of its own behind the step-up guard (a page, and a form whose handler writes a row).
 // Prints one JSON line: whether every check passed, which failed or were not run, and how effects were counted.
 import { createServer } from 'node:http';
@@ -20,6 +20,7 @@ const emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl
 
 const db = new Database(':memory:');
 db.exec('CREATE TABLE confirmations (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_id TEXT NOT NULL)');
+db.exec('CREATE TABLE phones (user_id TEXT PRIMARY KEY, phone TEXT NOT NULL)');
 db.exec('CREATE TABLE api_keys (id INTEGER PRIMARY KEY, user_id TEXT NOT NULL, name TEXT NOT NULL)');
 const phoneOf = (name) => `+1555${String(parseInt(name.replace(/\D/g, '').slice(-7) || '0', 10)).padStart(7, '0')}`;
 const kit = createVerificationKit({
@@ -44,6 +45,22 @@ const kit = createVerificationKit({
         tx
           .prepare('INSERT INTO confirmations (session_id, user_id) VALUES (?, ?)')
           .run(attempt.sessionId, attempt.userRef),
+    },
+    {
+      name: 'change_phone',
+      operationSensitivity: 'sensitive',
+      successPath: '/done',
+      destination: 'entered',
+      proves: 'destination',
+      fulfil: (tx, attempt) => {
+        tx.prepare(
+          'INSERT INTO phones (user_id, phone) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET phone = excluded.phone',
+        ).run(attempt.userRef, attempt.destination);
+        tx.prepare('INSERT INTO confirmations (session_id, user_id) VALUES (?, ?)').run(
+          attempt.sessionId,
+          attempt.userRef,
+        );
+      },
     },
   ],
 });
@@ -85,7 +102,15 @@ try {
     clientId: CLIENT.clientId,
     clientSecret: CLIENT.secret,
     signIn: async (agent, user) => JSON.parse((await agent.postForm('/login', { user })).body),
-    actions: [{ name: 'confirm_phone' }],
+    actions: [
+      { name: 'confirm_phone' },
+      {
+        name: 'change_phone',
+        enteredNumber: {
+          numberOf: (user) => db.prepare('SELECT phone FROM phones WHERE user_id = ?').get(user)?.phone ?? null,
+        },
+      },
+    ],
     probe: (sessionId) => db.prepare('SELECT count(*) AS n FROM confirmations WHERE session_id = ?').get(sessionId).n,
     kit,
     sweep: { run: () => kit.runSweep(), clock },

@@ -1,0 +1,290 @@
+/**
+ * Actions that text a number the user types (`destination: 'entered'`, given to the audit with
+ * `enteredNumber`): the number becomes the user's only through its own verification, exactly
+ * the number texted, never a premium-rate one, and it is shown in full only in its own form.
+ */
+import { parseHandoffPage, type Answer, type Exchange } from './agent.ts';
+import { isRefused, type AuditCheck, type Verdict } from './check.ts';
+import { callHook } from './hooks.ts';
+import type { AuditAction } from './options.ts';
+import { digitsOf, type AuditUser, type AuditWorld } from './world.ts';
+
+const NOT_GIVEN =
+  "no action of `actions` has `enteredNumber`: give it for your actions with destination 'entered', e.g. { name: 'change_phone', enteredNumber: { numberOf: (user) => SELECT phone ... } }";
+
+/**
+ * Numbers a person never reads a code on and whose owner is paid per text: a UK premium-rate
+ * number (09098 790000) and a US 900 number.
+ */
+const UK_PREMIUM_RATE = '+44 9098 790000';
+export const PREMIUM_RATE_NUMBERS = [UK_PREMIUM_RATE, '+1 900 555 0123'];
+
+function enteredActions(world: AuditWorld, verdict: Verdict): AuditAction[] {
+  const actions = world.options.actions.filter((action) => action.enteredNumber !== undefined);
+  if (actions.length === 0) verdict.notRun = NOT_GIVEN;
+  return actions;
+}
+
+/** How a number is named in evidence: its last two digits, as the kit masks it. */
+function masked(phone: string | null): string {
+  return phone === null ? 'no number' : `the number ending ${digitsOf(phone).slice(-2)}`;
+}
+
+/** Expects the app to hold `expected` (digits, or null) for the user; says what it held otherwise. */
+async function expectHeld(
+  world: AuditWorld,
+  verdict: Verdict,
+  action: AuditAction,
+  user: AuditUser,
+  expected: string | null,
+  when: string,
+): Promise<void> {
+  const held = await world.numberOf(action, user);
+  verdict.expect(held === expected, `${action.name}: ${when}, your app holds ${masked(held)}, not ${masked(expected)}`);
+}
+
+/** Ends the attempt as verified through the emulator and opens its true landing (with `extra` on the query). */
+async function verifyAndLand(world: AuditWorld, user: AuditUser, sessionId: string, extra = ''): Promise<Answer> {
+  await world.control.completeSession(sessionId, 'verified');
+  return landSession(world, user, sessionId, extra);
+}
+
+/** The attempts the audit started, by session id (their true return links). */
+const returnLinks = new WeakMap<AuditWorld, Map<string, string>>();
+
+function remember(world: AuditWorld, sessionId: string, returnLocation: string): void {
+  const links = returnLinks.get(world) ?? new Map<string, string>();
+  links.set(sessionId, returnLocation);
+  returnLinks.set(world, links);
+}
+
+function landSession(world: AuditWorld, user: AuditUser, sessionId: string, extra: string): Promise<Answer> {
+  const link = returnLinks.get(world)?.get(sessionId);
+  if (link === undefined) throw new Error(`no return link for ${sessionId}`);
+  return world.land(user, new URL(link).search.slice(1) + extra);
+}
+
+/** Starts the action with `phone` typed; the attempt as the emulator has it. */
+async function startWith(world: AuditWorld, user: AuditUser, action: AuditAction, phone: string) {
+  const attempt = await world.attemptOf(await world.postStart(user, action, { phone }));
+  remember(world, attempt.sessionId, attempt.returnLocation);
+  return attempt;
+}
+
+/** Follows the landing's redirect on the app's origin once (the success or failure page). */
+async function follow(world: AuditWorld, user: AuditUser, answer: Answer): Promise<void> {
+  if (answer.location === null) return;
+  const next = world.resolve(answer.location, answer.url);
+  if (next.origin === world.options.appOrigin) await user.agent.request(next.href);
+}
+
+/**
+ * A pattern for a number's national digits in any spelling: grouped with spaces, dots, dashes or
+ * brackets, URL-encoded, or HTML's non-breaking space between them.
+ */
+function numberPattern(phone: string): RegExp {
+  const national = digitsOf(phone).slice(-10);
+  return new RegExp(national.split('').join('(?:[\\s.()/+-]|%20|%2B|&nbsp;|&#160;|\\u00a0)*'), 'i');
+}
+
+/** True when the page holds a form posting to a start path with the typed-number field (where it is typed). */
+function isNumberForm(world: AuditWorld, x: Exchange): boolean {
+  const starts = world.options.actions.map((a) => world.startPath(a));
+  const forms = x.responseBody.match(/<form\b[^>]*>[\s\S]*?<\/form>/gi) ?? [];
+  return forms.some(
+    (form) => starts.some((path) => form.includes(`action="${path}"`)) && /<input\b[^>]*\bname="phone"/i.test(form),
+  );
+}
+
+/** Every place of the app's exchanges where a typed number must not be, with where it is. */
+function placesOf(world: AuditWorld, x: Exchange): { where: string; text: string }[] {
+  const url = new URL(x.url);
+  if (url.origin !== world.options.appOrigin) return [];
+  const at = `${x.method} ${url.pathname}`;
+  const isStart = x.method === 'POST' && world.options.actions.some((a) => world.startPath(a) === url.pathname);
+  return [
+    { where: `${at} (URL)`, text: x.url },
+    ...Object.entries(x.requestHeaders).map(([n, v]) => ({ where: `${at} request header ${n}`, text: v })),
+    ...Object.entries(x.responseHeaders).map(([n, v]) => ({ where: `${at} response header ${n}`, text: v })),
+    // The start's body is where the number is typed; a page with the number form may show it back.
+    ...(isStart ? [] : [{ where: `${at} request body`, text: x.requestBody }]),
+    ...(isNumberForm(world, x) ? [] : [{ where: `${at} response body (${x.status})`, text: x.responseBody }]),
+  ];
+}
+
+async function logLines(world: AuditWorld): Promise<readonly string[]> {
+  const { logs, timeoutMs } = world.options;
+  if (logs === undefined) return [];
+  const lines = await callHook('your logs()', timeoutMs, logs);
+  return Array.isArray(lines) ? lines.map(String) : [];
+}
+
+export const enteredChecks: AuditCheck[] = [
+  {
+    id: 'entered.no-early-write',
+    title:
+      "A typed number is not the user's before its verification: unchanged after the start and after a failed verification, and the verified one applied once",
+    fix: 'Write the typed number only in the action\'s fulfil(tx, attempt), from attempt.destination: never when the form is posted, never as a "pending" number the user already holds.',
+    phase: 'concurrent',
+    async run(world, verdict) {
+      for (const action of enteredActions(world, verdict)) {
+        const user = await world.signIn();
+        const before = await world.numberOf(action, user);
+        const failed = await startWith(world, user, action, world.newNumber());
+        await expectHeld(world, verdict, action, user, before, 'right after the start');
+        await world.control.completeSession(failed.sessionId, 'failed', 'otp_locked');
+        await follow(world, user, await landSession(world, user, failed.sessionId, ''));
+        await expectHeld(world, verdict, action, user, before, 'after a failed verification and its landing');
+        const effects = await world.effects(failed.sessionId);
+        verdict.expect(effects === 0, `${action.name}: the failed verification ran the action ${effects} time(s)`);
+        // The same user verifies another number for real: it becomes theirs, once.
+        const typed = world.newNumber();
+        const verified = await startWith(world, user, action, typed);
+        await follow(world, user, await user.agent.request(await walk(world, user, verified)));
+        await expectHeld(
+          world,
+          verdict,
+          action,
+          user,
+          digitsOf(typed),
+          'after the code texted to a typed number was entered',
+        );
+        const once = await world.effects(verified.sessionId);
+        verdict.expect(once === 1, `${action.name}: the verified number's action ran ${once} time(s), not once`);
+        verdict.note(`${action.name}: a failed and a verified attempt, each with its own typed number`);
+      }
+    },
+  },
+  {
+    id: 'entered.no-swap',
+    title:
+      "Only the number texted and verified becomes the user's, once: not a number in the landing's query, not another number posted to the start since, not a newer attempt's number",
+    fix: 'Take the number from attempt.destination in fulfil, and only there: never from the landing\'s query, the session, a "pending" number remembered at the last start, or the user\'s newest attempt.',
+    phase: 'concurrent',
+    async run(world, verdict) {
+      for (const action of enteredActions(world, verdict)) {
+        const user = await world.signIn();
+        const [a, b, c, d, e, f] = [1, 2, 3, 4, 5, 6].map(() => world.newNumber()) as [
+          string,
+          string,
+          string,
+          string,
+          string,
+          string,
+        ];
+        // The landing's query names another number.
+        const first = await startWith(world, user, action, a);
+        await follow(world, user, await verifyAndLand(world, user, first.sessionId, `&phone=${encodeURIComponent(b)}`));
+        await expectHeld(world, verdict, action, user, digitsOf(a), 'after a landing whose query named another number');
+        const once = await world.effects(first.sessionId);
+        verdict.expect(once === 1, `${action.name}: the verified attempt ran the action ${once} time(s), not once`);
+        // Another number posted to the start (refused: a stale token) before the verified landing.
+        const second = await startWith(world, user, action, c);
+        const refused = await world.postStart(user, action, { phone: d, token: `${user.csrf}x` });
+        verdict.expect(isRefused(refused), `${action.name}: a start with a wrong token answered ${refused.status}`);
+        await follow(world, user, await verifyAndLand(world, user, second.sessionId));
+        await expectHeld(world, verdict, action, user, digitsOf(c), 'after another number was posted to the start');
+        // Two attempts with two numbers: the older one verified first never applies the newer number.
+        const older = await startWith(world, user, action, e);
+        const newer = await startWith(world, user, action, f);
+        await follow(world, user, await verifyAndLand(world, user, older.sessionId));
+        const held = await world.numberOf(action, user);
+        verdict.expect(
+          held === digitsOf(c) || held === digitsOf(e),
+          `${action.name}: after the older of two attempts was verified, your app holds ${held === digitsOf(f) ? "the newer attempt's number, never verified" : masked(held)}`,
+        );
+        await follow(world, user, await verifyAndLand(world, user, newer.sessionId));
+        await follow(world, user, await landSession(world, user, newer.sessionId, ''));
+        await expectHeld(
+          world,
+          verdict,
+          action,
+          user,
+          digitsOf(f),
+          'after the newer attempt was verified (and its landing reloaded)',
+        );
+        const newerOnce = await world.effects(newer.sessionId);
+        verdict.expect(
+          newerOnce === 1,
+          `${action.name}: the newer attempt ran the action ${newerOnce} time(s), not once`,
+        );
+        verdict.note(`${action.name}: 4 attempts, each with its own typed number, and 2 numbers never texted`);
+      }
+    },
+  },
+  {
+    id: 'entered.refused-number',
+    title: 'A premium-rate number typed (UK 09098 790000, US +1 900) is refused with a 4xx before any text or session',
+    fix: "Keep the kit's destinationPolicy defaults (no allowTypes for PREMIUM_RATE or SHARED_COST), and start an entered-number action only through the kit's start.",
+    phase: 'alone',
+    async run(world, verdict) {
+      for (const action of enteredActions(world, verdict)) {
+        const user = await world.signIn();
+        const held = await world.numberOf(action, user);
+        for (const phone of PREMIUM_RATE_NUMBERS) {
+          const before = await world.control.stats();
+          const answer = await world.postStart(user, action, { phone });
+          const after = await world.control.stats();
+          const texted = (await world.control.sentMessages()).filter((m) => digitsOf(m.to) === digitsOf(phone));
+          const handedOff = answer.status === 200 && parseHandoffPage(answer.body) !== undefined;
+          verdict.note(`${action.name}: ${phone} answered ${answer.status}`);
+          verdict.expect(
+            isRefused(answer) && !handedOff,
+            `${action.name}: ${phone} answered ${answer.status}, not a 4xx`,
+          );
+          verdict.expect(texted.length === 0, `${action.name}: ${phone} was texted ${texted.length} time(s)`);
+          verdict.expect(
+            after.creates === before.creates && after.smsSent === before.smsSent,
+            `${action.name}: ${phone} created ${after.creates - before.creates} session(s) and sent ${after.smsSent - before.smsSent} SMS`,
+          );
+        }
+        await expectHeld(world, verdict, action, user, held, 'after the premium-rate numbers were refused');
+      }
+    },
+  },
+  {
+    id: 'entered.number-masked',
+    title:
+      'A typed number is shown in full only in its own form: in no URL, header, other page or log line (masked "•• 23" elsewhere)',
+    fix: 'Show a typed number masked (its last digits) everywhere but the form it is typed in: never put it in a redirect or query, a header, a success or account page, or a log line.',
+    phase: 'last',
+    async run(world, verdict) {
+      const [action] = enteredActions(world, verdict);
+      if (action === undefined) return;
+      const user = await world.signIn();
+      const verifiedNumber = world.newNumber();
+      const verified = await startWith(world, user, action, verifiedNumber);
+      const location = await walk(world, user, verified);
+      if (world.resolve(location).origin === world.options.appOrigin) {
+        await follow(world, user, await user.agent.request(location));
+      }
+      const failedNumber = world.newNumber();
+      const failed = await startWith(world, user, action, failedNumber);
+      await world.control.completeSession(failed.sessionId, 'failed', 'otp_locked');
+      await follow(world, user, await landSession(world, user, failed.sessionId, ''));
+      await world.postStart(user, action, { phone: UK_PREMIUM_RATE });
+      let searched = 0;
+      for (const phone of [verifiedNumber, failedNumber]) {
+        const pattern = numberPattern(phone);
+        for (const x of world.exchanges) {
+          for (const place of placesOf(world, x)) {
+            searched += 1;
+            verdict.expect(!pattern.test(place.text), `a typed number in full in ${place.where}`);
+          }
+        }
+        const lines = await logLines(world);
+        for (const [index, line] of lines.entries()) {
+          verdict.expect(!pattern.test(line), `a typed number in full in log line ${index + 1} of ${lines.length}`);
+        }
+      }
+      verdict.note(
+        `2 typed numbers (one verified, one failed) searched in ${searched} places of the app's exchanges${world.options.logs === undefined ? ' (no `logs` given)' : ' and its log'}`,
+      );
+    },
+  },
+];
+
+/** Walks the hosted page (the real code texted to the typed number); the landing URL. */
+async function walk(world: AuditWorld, user: AuditUser, attempt: Awaited<ReturnType<AuditWorld['attemptOf']>>) {
+  return world.resolve(await world.walkHostedPage(user, attempt), world.options.appUrl).href;
+}
