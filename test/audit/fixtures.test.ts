@@ -94,6 +94,7 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   // The refused premium-rate number is saved too.
   ['writesNumberAtStart', ['entered.no-early-write', 'entered.refused-number']],
   ['numberFromLanding', ['entered.no-swap']],
+  ['remembersTypedNumber', ['entered.no-swap']],
   ['allowsPremiumRate', ['entered.refused-number']],
   ['numberOnDonePage', ['entered.number-masked']],
 ];
@@ -299,6 +300,33 @@ describe('the step-up checks need the guarded routes', () => {
     expect(status['step-up.expired']).toEqual(['not-run', expect.stringMatching(/give `clock`/)]);
     expect(status['step-up.get-never-texts']).toEqual(['not-run', "not run: no route of `stepUp` has method 'GET'"]);
     expect(status['step-up.intent-once']?.[0]).toBe('pass');
+  }, 60_000);
+});
+
+describe('the typed-number checks need an action with enteredNumber', () => {
+  const enteredIds = AUDIT_CHECK_IDS.filter((id) => id.startsWith('entered.'));
+
+  it('without one they are reported as not run (never passed), with the option to give; a bad enteredNumber is refused with the fix', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const actions = [{ name: 'grant' }];
+    const report = await auditIntegration({ ...app.auditOptions, actions, only: enteredIds });
+    expect(enteredIds).toEqual([
+      'entered.no-early-write',
+      'entered.no-swap',
+      'entered.refused-number',
+      'entered.number-masked',
+    ]);
+    expect(notRunIds(report)).toEqual(enteredIds);
+    expect(report.checks.map((c) => c.evidence[0])).toEqual(
+      enteredIds.map(() => expect.stringMatching(/^not run: no action of `actions` has `enteredNumber`/)),
+    );
+    expect(report.ok).toBe(true);
+    const call = auditIntegration({
+      ...app.auditOptions,
+      actions: [{ name: 'change_phone', enteredNumber: {} as never }],
+    });
+    await expect(call).rejects.toThrow('`actions[0].enteredNumber` must be { numberOf: (user) =>');
   }, 60_000);
 });
 

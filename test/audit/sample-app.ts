@@ -42,6 +42,8 @@
  * - `writesNumberAtStart`: the typed number is saved as the user's ("unverified") when the form is posted.
  * - `numberFromLanding`: a landing whose query carries `phone` ("the app's deep link") keeps it, and
  *   the success page saves it as the user's number.
+ * - `remembersTypedNumber`: every post of the number form keeps its `phone` in the session, and the
+ *   success page saves the one kept last as the user's number.
  * - `allowsPremiumRate`: the destination policy lets premium-rate and shared-cost numbers through.
  * - `numberOnDonePage`: the success page says "Your number is now" with the user's number in full.
  * Its own routes behind the kit's step-up guard: the page GET /account (scope see_account, 10
@@ -122,7 +124,8 @@ export type Flaw =
   | 'writesNumberAtStart'
   | 'numberFromLanding'
   | 'allowsPremiumRate'
-  | 'numberOnDonePage';
+  | 'numberOnDonePage'
+  | 'remembersTypedNumber';
 
 /** Flaws whose client secret holds characters HTML and JSON escape. */
 const ESCAPED_SECRET_FLAWS: readonly (Flaw | undefined)[] = ['secretInPage', 'secretInLog', 'secretInHeader'];
@@ -633,6 +636,14 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
       next();
     });
   }
+  if (flaw === 'remembersTypedNumber') {
+    // "So the success page can say which number was added."
+    app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
+      const { action, phone } = req.body as Record<string, unknown>;
+      if (action === 'change_phone' && typeof phone === 'string') (req.session as { phone?: string }).phone = phone;
+      next();
+    });
+  }
   if (flaw === 'numberFromLanding') {
     // "The mobile app's deep link carries the new number": kept for the success page to save.
     app.get(LANDING_PATH, (req, _res, next) => {
@@ -710,7 +721,11 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
       return;
     }
     const deepLinked = (req.session as { phone?: string }).phone;
-    if (flaw === 'numberFromLanding' && deepLinked !== undefined && user !== undefined) {
+    if (
+      (flaw === 'numberFromLanding' || flaw === 'remembersTypedNumber') &&
+      deepLinked !== undefined &&
+      user !== undefined
+    ) {
       delete (req.session as { phone?: string }).phone;
       savePhone.run(userNamed(user).userRef, deepLinked);
     }
