@@ -3,7 +3,7 @@
  * one statement, a send and its counts one statement, a verification's mark and its counts one
  * statement (a conditional UPDATE: it counts once, whichever instance reads the outcome first).
  */
-import { query, type PostgresDb } from './postgres-query.ts';
+import { inTransaction, query, queryOn, type PostgresDb } from './postgres-query.ts';
 import type {
   PumpingCount,
   PumpingDecisionRecord,
@@ -105,12 +105,19 @@ function pumpingReads(
 export function postgresPumping(db: PostgresDb): PumpingStore {
   return {
     ...pumpingReads(db),
+    // Counts may be set back by a fraction of a second in a crash, at no cost but a few texts
+    // uncounted: their commits do not wait for the disk (a start would, for each of them).
     async recordSend({ sessionId, keys, hour }) {
       const sorted = sortedKeys(keys);
-      await query(db, 'recordSend', [sessionId, hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)]);
+      const values = [sessionId, hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)];
+      await inTransaction(db, (client) => queryOn(client, 'recordSend', values), 'unflushed');
     },
     async markVerified(sessionId) {
-      const { rows } = await query<{ marked: number }>(db, 'markVerified', [sessionId]);
+      const { rows } = await inTransaction(
+        db,
+        (client) => queryOn<{ marked: number }>(client, 'markVerified', [sessionId]),
+        'unflushed',
+      );
       return rows[0]?.marked === 1;
     },
     async recordDecision(d) {
