@@ -7,7 +7,7 @@ import { parseHandoffPage, type Answer, type Exchange } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
 import { callHook } from './hooks.ts';
 import type { AuditAction } from './options.ts';
-import { digitsOf, type AuditUser, type AuditWorld } from './world.ts';
+import { digitsOf, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
 
 const NOT_GIVEN =
   "no action of `actions` has `enteredNumber`: give it for your actions with destination 'entered', e.g. { name: 'change_phone', enteredNumber: { numberOf: (user) => SELECT phone ... } }";
@@ -44,31 +44,14 @@ async function expectHeld(
 }
 
 /** Ends the attempt as verified through the emulator and opens its true landing (with `extra` on the query). */
-async function verifyAndLand(world: AuditWorld, user: AuditUser, sessionId: string, extra = ''): Promise<Answer> {
-  await world.control.completeSession(sessionId, 'verified');
-  return landSession(world, user, sessionId, extra);
-}
-
-/** The attempts the audit started, by session id (their true return links). */
-const returnLinks = new WeakMap<AuditWorld, Map<string, string>>();
-
-function remember(world: AuditWorld, sessionId: string, returnLocation: string): void {
-  const links = returnLinks.get(world) ?? new Map<string, string>();
-  links.set(sessionId, returnLocation);
-  returnLinks.set(world, links);
-}
-
-function landSession(world: AuditWorld, user: AuditUser, sessionId: string, extra: string): Promise<Answer> {
-  const link = returnLinks.get(world)?.get(sessionId);
-  if (link === undefined) throw new Error(`no return link for ${sessionId}`);
-  return world.land(user, new URL(link).search.slice(1) + extra);
+async function verifyAndLand(world: AuditWorld, user: AuditUser, attempt: StartedAttempt, extra = ''): Promise<Answer> {
+  await world.control.completeSession(attempt.sessionId, 'verified');
+  return world.landOn(user, attempt, extra);
 }
 
 /** Starts the action with `phone` typed; the attempt as the emulator has it. */
-async function startWith(world: AuditWorld, user: AuditUser, action: AuditAction, phone: string) {
-  const attempt = await world.attemptOf(await world.postStart(user, action, { phone }));
-  remember(world, attempt.sessionId, attempt.returnLocation);
-  return attempt;
+function startWith(world: AuditWorld, user: AuditUser, action: AuditAction, phone: string): Promise<StartedAttempt> {
+  return world.postStart(user, action, { phone }).then((answer) => world.attemptOf(answer));
 }
 
 /** Follows the landing's redirect on the app's origin once (the success or failure page). */
@@ -133,7 +116,7 @@ export const enteredChecks: AuditCheck[] = [
         const failed = await startWith(world, user, action, world.newNumber());
         await expectHeld(world, verdict, action, user, before, 'right after the start');
         await world.control.completeSession(failed.sessionId, 'failed', 'otp_locked');
-        await follow(world, user, await landSession(world, user, failed.sessionId, ''));
+        await follow(world, user, await world.landOn(user, failed));
         await expectHeld(world, verdict, action, user, before, 'after a failed verification and its landing');
         const effects = await world.effects(failed.sessionId);
         verdict.expect(effects === 0, `${action.name}: the failed verification ran the action ${effects} time(s)`);
@@ -174,7 +157,7 @@ export const enteredChecks: AuditCheck[] = [
         ];
         // The landing's query names another number.
         const first = await startWith(world, user, action, a);
-        await follow(world, user, await verifyAndLand(world, user, first.sessionId, `&phone=${encodeURIComponent(b)}`));
+        await follow(world, user, await verifyAndLand(world, user, first, `&phone=${encodeURIComponent(b)}`));
         await expectHeld(world, verdict, action, user, digitsOf(a), 'after a landing whose query named another number');
         const once = await world.effects(first.sessionId);
         verdict.expect(once === 1, `${action.name}: the verified attempt ran the action ${once} time(s), not once`);
@@ -182,19 +165,19 @@ export const enteredChecks: AuditCheck[] = [
         const second = await startWith(world, user, action, c);
         const refused = await world.postStart(user, action, { phone: d, token: `${user.csrf}x` });
         verdict.expect(isRefused(refused), `${action.name}: a start with a wrong token answered ${refused.status}`);
-        await follow(world, user, await verifyAndLand(world, user, second.sessionId));
+        await follow(world, user, await verifyAndLand(world, user, second));
         await expectHeld(world, verdict, action, user, digitsOf(c), 'after another number was posted to the start');
         // Two attempts with two numbers: the older one verified first never applies the newer number.
         const older = await startWith(world, user, action, e);
         const newer = await startWith(world, user, action, f);
-        await follow(world, user, await verifyAndLand(world, user, older.sessionId));
+        await follow(world, user, await verifyAndLand(world, user, older));
         const held = await world.numberOf(action, user);
         verdict.expect(
           held === digitsOf(c) || held === digitsOf(e),
           `${action.name}: after the older of two attempts was verified, your app holds ${held === digitsOf(f) ? "the newer attempt's number, never verified" : masked(held)}`,
         );
-        await follow(world, user, await verifyAndLand(world, user, newer.sessionId));
-        await follow(world, user, await landSession(world, user, newer.sessionId, ''));
+        await follow(world, user, await verifyAndLand(world, user, newer));
+        await follow(world, user, await world.landOn(user, newer));
         await expectHeld(
           world,
           verdict,
@@ -261,7 +244,7 @@ export const enteredChecks: AuditCheck[] = [
       const failedNumber = world.newNumber();
       const failed = await startWith(world, user, action, failedNumber);
       await world.control.completeSession(failed.sessionId, 'failed', 'otp_locked');
-      await follow(world, user, await landSession(world, user, failed.sessionId, ''));
+      await follow(world, user, await world.landOn(user, failed));
       await world.postStart(user, action, { phone: UK_PREMIUM_RATE });
       let searched = 0;
       for (const phone of [verifiedNumber, failedNumber]) {
@@ -285,6 +268,6 @@ export const enteredChecks: AuditCheck[] = [
 ];
 
 /** Walks the hosted page (the real code texted to the typed number); the landing URL. */
-async function walk(world: AuditWorld, user: AuditUser, attempt: Awaited<ReturnType<AuditWorld['attemptOf']>>) {
+async function walk(world: AuditWorld, user: AuditUser, attempt: StartedAttempt): Promise<string> {
   return world.resolve(await world.walkHostedPage(user, attempt), world.options.appUrl).href;
 }
