@@ -1,5 +1,6 @@
 /** For scripted checks: the signed-in user's profile and fulfilled actions, as JSON. */
 import type express from 'express';
+import { maskDestination } from 'hosted-sms-verify-kit';
 import type { DemoReads } from '../data.ts';
 import type { ActivityEntry, DemoUser, PayoutAccount } from '../db.ts';
 import { ACTION_LABELS, maskAccountNumber } from '../domain.ts';
@@ -25,7 +26,8 @@ function meBody(user: DemoUser, payout: PayoutAccount | undefined, activity: Act
       id: user.id,
       name: user.name,
       email: user.email,
-      phone: user.phone,
+      // Masked like the account number: a full number appears only in the form it was typed into.
+      phone: maskDestination(user.phone),
       phoneVerified: user.verifiedPhone === user.phone && user.phoneVerifiedAt !== null,
       phoneVerifiedAt: user.phoneVerifiedAt === null ? null : new Date(user.phoneVerifiedAt).toISOString(),
       payoutAccount:

@@ -1,5 +1,6 @@
 import { CHANGE_PAYOUT, CHANGE_PHONE, CONFIRM_PHONE, maskAccountNumber } from '../domain.ts';
 import type { DemoUser, PayoutAccount } from '../db.ts';
+import { maskDestination } from 'hosted-sms-verify-kit';
 import { formatTime, html, page, type DemoTexts, type Viewer } from './layout.ts';
 
 export interface HomeContext {
@@ -30,7 +31,7 @@ export function homePage(ctx: HomeContext): string {
 <div class="card-head"><h2 id="phone-title">${h.phone}</h2>
 ${verified ? html`<span class="badge ok">${h.verified}</span>` : html`<span class="badge warn">${h.notVerified}</span>`}
 </div>
-<p class="value">${user.phone}</p>
+<p class="value">${maskDestination(user.phone)}</p>
 <p class="muted">${verified ? h.confirmedAt(formatTime(verifiedAt)) : h.confirmHint}</p>
 <form method="post" action="${ctx.startPath}">
 <input type="hidden" name="_csrf" value="${ctx.kitCsrf}">
@@ -63,7 +64,7 @@ ${verified ? html`<span class="badge ok">${h.verified}</span>` : html`<span clas
 </form>
 </section>
 </div>
-<p class="note">${h.codesGoTo} <strong>${user.phone}</strong>.
+<p class="note">${h.codesGoTo} <strong>${maskDestination(user.phone)}</strong>.
 ${h.activityNote} <a href="/activity">${t.nav.activity}</a>.</p>`,
   });
 }

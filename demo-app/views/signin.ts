@@ -1,3 +1,4 @@
+import { maskDestination } from 'hosted-sms-verify-kit';
 import type { DemoUser } from '../db.ts';
 import { html, initials, page, type DemoTexts } from './layout.ts';
 
@@ -15,7 +16,7 @@ ${ctx.error === undefined ? '' : html`<p class="alert bad" role="alert">${ctx.er
 ${ctx.users.map(
   (user) => html`<div class="user">
 <span class="avatar" aria-hidden="true">${initials(user.name)}</span>
-<div class="meta"><strong>${user.name}</strong><span>${user.email} · ${user.phone}</span></div>
+<div class="meta"><strong>${user.name}</strong><span>${user.email} · ${maskDestination(user.phone)}</span></div>
 <form method="post" action="/signin">
 <input type="hidden" name="_csrf" value="${ctx.csrf}">
 <input type="hidden" name="userId" value="${user.id}">

@@ -183,11 +183,14 @@ describe("the demo's own forms and API", () => {
     expect(String(ok.headers['set-cookie'])).not.toBe(anonymousCookie); // regenerated
     const me = await agent.get('/api/me');
     expect(me.status).toBe(200);
-    expect(me.body.user).toMatchObject({ id: 'usr_bob', phone: '+15550100002' });
+    expect(me.body.user).toMatchObject({ id: 'usr_bob', phone: '••\u00a002' });
     expect(me.headers['cache-control']).toBe('no-store');
 
     // Sign-out is a POST with the token; afterwards /api/me is 401 JSON.
     const home = await agent.get('/');
+    // A full number appears only where it is typed: the sign-in chooser, the home page and the API mask it.
+    for (const shown of [page.text, home.text, JSON.stringify(me.body)]) expect(shown).not.toContain('5550100002');
+    expect(home.text).toContain('••\u00a002');
     const signoutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
     expect((await agent.post('/signout').type('form').send({})).status).toBe(403);
     expect((await agent.post('/signout').type('form').send({ _csrf: signoutToken })).status).toBe(303);
