@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { confirmForm, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
+import { confirmForm, methodOverride, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
 
 /** The hidden fields of the kit's confirmation page (GET /verify/step-up?intent=...). */
 function confirmationFields(html: string): Record<string, string> {
@@ -176,15 +176,7 @@ describeEachAppStore('step-up: a kept method is the method that runs', (_store, 
       ...(await storeOptions()),
       kit: { scopes: [{ name: 'payout', operationSensitivity: 'sensitive', label: 'change the payout account' }] },
       ownRoutes: (a, kit) => {
-        a.use('/items', express.urlencoded({ extended: false }), (req, _res, next) => {
-          const body = req.body as { _method?: unknown } | undefined;
-          if (req.method === 'POST' && typeof body?._method === 'string') {
-            (req as express.Request & { originalMethod?: string }).originalMethod = req.method;
-            req.method = body._method.toUpperCase();
-            delete body._method;
-          }
-          next();
-        });
+        a.use('/items', express.urlencoded({ extended: false }), methodOverride);
         const guard = kit.requireRecentVerification({ scope: 'payout', maxAge: 300 });
         a.delete('/items/:id', guard, (req, res) => {
           ran.push(`DELETE ${req.params.id}`);

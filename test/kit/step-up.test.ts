@@ -16,7 +16,7 @@ import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { USERS } from '../support/users.ts';
-import { confirmForm, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
+import { confirmForm, methodOverride, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
 
 describeEachAppStore('step-up', (_store, storeOptions) => {
   const suite = useStepUpApp(storeOptions);
@@ -434,16 +434,7 @@ describeEachAppStore('step-up: a form reached through a method override', (_stor
       ...(await storeOptions()),
       kit: { scopes: [{ name: 'payout', operationSensitivity: 'sensitive', label: 'change the payout account' }] },
       ownRoutes: (a, kit) => {
-        // As method-override's README sets it up: read the form's `_method`, and take it out of the body.
-        a.use('/items', express.urlencoded({ extended: false }), (req, _res, next) => {
-          const body = req.body as { _method?: unknown } | undefined;
-          if (req.method === 'POST' && typeof body?._method === 'string') {
-            (req as express.Request & { originalMethod?: string }).originalMethod = req.method;
-            req.method = body._method.toUpperCase();
-            delete body._method;
-          }
-          next();
-        });
+        a.use('/items', express.urlencoded({ extended: false }), methodOverride);
         a.put('/items/:id', kit.requireRecentVerification({ scope: 'payout', maxAge: 300 }), (req, res) => {
           ran.push(`${req.method} ${JSON.stringify(req.body)}`);
           res.type('html').send('<h1 id="saved">item saved</h1>');

@@ -38,6 +38,17 @@ export function guardedRoutes(ran: Ran[]) {
   };
 }
 
+/** A method override as method-override's README sets it up: the form's `_method`, taken out of the body. */
+export function methodOverride(req: express.Request, _res: express.Response, next: express.NextFunction): void {
+  const body = req.body as { _method?: unknown } | undefined;
+  if (req.method === 'POST' && typeof body?._method === 'string') {
+    (req as express.Request & { originalMethod?: string }).originalMethod = req.method;
+    req.method = body._method.toUpperCase();
+    delete body._method;
+  }
+  next();
+}
+
 export const SCOPES = [
   {
     name: 'security',
