@@ -61,6 +61,8 @@ const SLOW = 120_000;
 const EXAMPLES = join(ROOT, 'examples');
 /** The audit's checks of guarded routes: the examples guard none, so these are skipped there. */
 const STEP_UP_CHECKS = AUDIT_CHECK_IDS.filter((id) => id.startsWith('step-up.')).length;
+/** The audit's checks of typed numbers: only the JavaScript example has such an action. */
+const ENTERED_CHECKS = AUDIT_CHECK_IDS.filter((id) => id.startsWith('entered.')).length;
 const CLIENT = { clientId: 'scratch-app', secret: 'scratch-app-secret-0123456789' };
 
 let work: string;
@@ -340,8 +342,9 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
 
   it("passes the JavaScript example's tests (its integration audit included, one case per check) and the sweep job's (`node --test`, with only the public testing entry)", async () => {
     const app = await node(['--test'], join(sqliteApp, 'examples', 'js-app'));
-    // The example guards no route of its own (no `stepUp`): the step-up cases are skipped, with the reason.
-    expect(app.stdout).toMatch(new RegExp(`# pass ${3 + AUDIT_CHECK_IDS.length - STEP_UP_CHECKS}\\n# fail 0`));
+    // Its four tests, and every check but the step-up ones: it guards no route of its own (no
+    // `stepUp`), so those are skipped, with the reason.
+    expect(app.stdout).toMatch(new RegExp(`# pass ${4 + AUDIT_CHECK_IDS.length - STEP_UP_CHECKS}\\n# fail 0`));
     expect(app.stdout).toMatch(new RegExp(`# skipped ${STEP_UP_CHECKS}\\n`));
     const job = await node(['--test'], join(sqliteApp, 'examples', 'sweep-job'));
     expect(job.stdout).toMatch(/# pass 2\n# fail 0/);
@@ -537,8 +540,10 @@ describe.skipIf(postgresUnavailable !== undefined)(
       );
       expect(compiled).toBe('');
       const tests = await node(['--test', 'dist/test/'], postgresApp, { DATABASE_URL: database.url });
-      expect(tests.stdout).toMatch(new RegExp(`# pass ${2 + AUDIT_CHECK_IDS.length - STEP_UP_CHECKS}\\n# fail 0`));
-      expect(tests.stdout).toMatch(new RegExp(`# skipped ${STEP_UP_CHECKS}\\n`));
+      // No guarded route and no typed number: those checks are skipped, with the reason.
+      const skipped = STEP_UP_CHECKS + ENTERED_CHECKS;
+      expect(tests.stdout).toMatch(new RegExp(`# pass ${2 + AUDIT_CHECK_IDS.length - skipped}\\n# fail 0`));
+      expect(tests.stdout).toMatch(new RegExp(`# skipped ${skipped}\\n`));
     });
   },
 );

@@ -140,7 +140,16 @@ describeAudit({ describe, it, before }, () => {
       },
       csrfFrom: '/',
     },
-    actions: [{ name: 'confirm_phone' }],
+    actions: [
+      { name: 'confirm_phone' },
+      // The typed number: the audit types its own and reads back the number the app holds.
+      {
+        name: 'change_phone',
+        enteredNumber: {
+          numberOf: (user) => db.prepare('SELECT phone FROM users WHERE id = ?').get(user)?.phone ?? null,
+        },
+      },
+    ],
     probe: (sessionId) =>
       db.prepare('SELECT count(*) AS n FROM phone_confirmations WHERE session_id = ?').get(sessionId).n,
     // The audit checks that this kit calls the emulator before it starts anything.
