@@ -65,6 +65,26 @@ const STEP_UP_CHECKS = AUDIT_CHECK_IDS.filter((id) => id.startsWith('step-up.'))
 const ENTERED_CHECKS = AUDIT_CHECK_IDS.filter((id) => id.startsWith('entered.')).length;
 const CLIENT = { clientId: 'scratch-app', secret: 'scratch-app-secret-0123456789' };
 
+/** The scratch app's audit-app.mjs: every check of the audit ran and passed. */
+async function expectAuditPasses(appDir: string): Promise<void> {
+  const { stdout } = await node(['audit-app.mjs'], appDir);
+  const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+  expect(seen).toEqual({ ok: true, failed: [], notRun: [], counting: 'probe', checks: AUDIT_CHECK_IDS.length });
+}
+
+/** The scratch app's step-up-app.mjs: a verification opens the guarded page and a kept form runs once. */
+async function expectStepUpRuns(appDir: string): Promise<void> {
+  const { stdout } = await node(['step-up-app.mjs'], appDir);
+  expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+    pageOpened: true,
+    createdBeforeConfirm: 0,
+    confirmed: true,
+    replayStatus: 409,
+    created: [{ account: 'acct-1', name: 'ci' }],
+    grants: ['api_keys', 'security'],
+  });
+}
+
 let work: string;
 let tarball: string;
 let files: string[];
@@ -323,21 +343,11 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
   });
 
   it('the integration audit runs from the tarball against a small sound app and passes every check', async () => {
-    const { stdout } = await node(['audit-app.mjs'], sqliteApp);
-    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
-    expect(seen).toEqual({ ok: true, failed: [], notRun: [], counting: 'probe', checks: AUDIT_CHECK_IDS.length });
+    await expectAuditPasses(sqliteApp);
   });
 
   it('the step-up guard runs from the tarball in a JavaScript app: verifyStepUp opens the page, a kept form runs once', async () => {
-    const { stdout } = await node(['step-up-app.mjs'], sqliteApp);
-    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
-      pageOpened: true,
-      createdBeforeConfirm: 0,
-      confirmed: true,
-      replayStatus: 409,
-      created: [{ account: 'acct-1', name: 'ci' }],
-      grants: ['api_keys', 'security'],
-    });
+    await expectStepUpRuns(sqliteApp);
   });
 
   it("passes the JavaScript example's tests (its integration audit included, one case per check) and the sweep job's (`node --test`, with only the public testing entry)", async () => {
@@ -489,21 +499,11 @@ describe("an Express 4 app that adds the kit with the README's SQLite commands",
   });
 
   it('the integration audit passes every check against a small sound Express 4 app', async () => {
-    const { stdout } = await node(['audit-app.mjs'], express4App);
-    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
-    expect(seen).toEqual({ ok: true, failed: [], notRun: [], counting: 'probe', checks: AUDIT_CHECK_IDS.length });
+    await expectAuditPasses(express4App);
   });
 
   it('the step-up guard opens a page after a verification and runs a kept form once', async () => {
-    const { stdout } = await node(['step-up-app.mjs'], express4App);
-    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
-      pageOpened: true,
-      createdBeforeConfirm: 0,
-      confirmed: true,
-      replayStatus: 409,
-      created: [{ account: 'acct-1', name: 'ci' }],
-      grants: ['api_keys', 'security'],
-    });
+    await expectStepUpRuns(express4App);
   });
 
   it('TypeScript files mounting the router and a guard (skipLibCheck false) type-check with @types/express 4', async () => {
