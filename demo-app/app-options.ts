@@ -1,5 +1,5 @@
 /** What createDemoApp takes: the configuration's part it uses, the service's address, and hooks for tests. */
-import type { KitLogger, StartLimitsOptions } from 'hosted-sms-verify-kit';
+import type { KitLogger, PumpingOptions, StartLimitsOptions } from 'hosted-sms-verify-kit';
 import type { DemoConfig } from './config.ts';
 
 export type DemoAppOptions = Pick<
@@ -14,4 +14,6 @@ export type DemoAppOptions = Pick<
   now?: () => number;
   /** Budgets of the start limits (the kit's defaults when omitted), for stacks that start many attempts. */
   startLimits?: Pick<StartLimitsOptions, 'perUser' | 'perDestination' | 'perIp'>;
+  /** The kit's SMS pumping rules (its default, 'record', when omitted); the operator page reads them. */
+  pumping?: PumpingOptions;
 };

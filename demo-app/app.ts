@@ -16,6 +16,7 @@ import { createDemoKit } from './demo-kit.ts';
 import { mountSecurityPages } from './routes/account-security.ts';
 import { mountApi } from './routes/api.ts';
 import { mountErrorPages, mountNotFound } from './routes/errors.ts';
+import { mountOperatorPages } from './routes/operator.ts';
 import { mountAccountPages, mountVerifiedPages } from './routes/pages.ts';
 import { mountSecurityHeaders } from './routes/security.ts';
 import { mountSessions, SESSION_MAX_AGE_MS } from './routes/sessions.ts';
@@ -61,6 +62,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   mountAccountPages(app, queries, kit, now);
   mountVerifiedPages(app, queries, kit);
   mountSecurityPages(app, data, kit, { secret: options.sessionSecret, now });
+  mountOperatorPages(app, queries, kit, { pumpingOff: options.pumping?.mode === 'off' });
   mountApi(app, queries);
   // The kit: POST /verify/start, GET /verify/start-again, GET <returnUrl path> (the landing).
   app.use('/', kit.router);

@@ -51,6 +51,7 @@ export function createDemoKit(
       ...options.startLimits,
       destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest(),
     },
+    ...(options.pumping === undefined ? {} : { pumping: options.pumping }),
     // After commit, never inside the transaction: the "emails" shown on the Activity page.
     onOutcome: data.onOutcome,
     // English and French, chosen by Accept-Language (the kit's default), like the demo's own pages.

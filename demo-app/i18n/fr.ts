@@ -12,6 +12,7 @@ export const fr: DemoTexts = {
     activity: 'Activité',
     verifications: 'Vérifications',
     security: 'Sécurité',
+    operator: 'Opérateur',
   },
   signedInAs: 'Connecté en tant que',
   signOut: 'Se déconnecter',
@@ -157,6 +158,90 @@ export const fr: DemoTexts = {
     errorTitle: 'Problème de vérification',
     clientErrorHeading: 'Cela n’a pas fonctionné',
     serverErrorHeading: 'Une erreur s’est produite',
+  },
+  operator: {
+    title: 'Opérateur',
+    lead:
+      'Le pompage de SMS, tel que le kit le compte : les SMS envoyés et vérifiés par pays, les règles qui se ' +
+      'déclenchent maintenant et les décisions qu’elles ont prises. Dans la démo, tout utilisateur connecté peut ' +
+      'ouvrir cette page ; une vraie application la réserve à son équipe.',
+    off:
+      'Les règles anti-pompage de SMS du kit sont désactivées dans cette démo (pumping.mode « off ») : rien n’est ' +
+      'compté, il n’y a donc rien à afficher.',
+    chartTitle: 'SMS par pays',
+    chartLead: (days) => `SMS envoyés et vérifiés par pays, pour chacun des ${days} derniers jours.`,
+    chartTop: (shown) =>
+      `Le graphique montre les ${shown} pays qui ont reçu le plus de SMS ; le tableau les liste tous.`,
+    legendUnverified: 'Envoyés, jamais vérifiés',
+    legendVerified: 'Vérifiés',
+    chartOldest: (days) => `il y a ${days} jours`,
+    chartNewest: 'dernières 24 h',
+    tableCaption: (days) => `SMS envoyés et vérifiés par pays et par jour, ${days} derniers jours`,
+    country: 'Pays',
+    day: 'Jour',
+    sent: 'Envoyés',
+    verified: 'Vérifiés',
+    unverified: 'Jamais vérifiés',
+    dayLabel: (daysAgo) =>
+      daysAgo === 0 ? 'Dernières 24 heures' : daysAgo === 1 ? 'Il y a 24 à 48 heures' : `Il y a ${daysAgo} jours`,
+    noTexts: (days) => `Aucun SMS ces ${days} derniers jours.`,
+    trippedTitle: 'Règles déclenchées',
+    trippedLead:
+      'Les pays, blocs de numéros et adresses dont le prochain SMS enfreindrait une règle (ou qu’un opérateur a ' +
+      'bloqués), avec leurs SMS non vérifiés à côté des seuils.',
+    trippedCaption: 'Clés dont les règles se déclenchent maintenant',
+    noneTripped: 'Aucune règle ne se déclenche.',
+    kind: 'Type',
+    key: 'Clé',
+    reasons: 'Règles',
+    lastHour: 'Dernière heure',
+    lastDay: 'Dernières 24 heures',
+    countOf: (count, threshold) => `${count} sur ${threshold}`,
+    operatorRule: 'Règle d’opérateur',
+    none: 'aucune',
+    kinds: {
+      country: 'Pays',
+      block: 'Bloc de numéros',
+      address: 'Adresse',
+      user: 'Utilisateur',
+      address_country: 'Adresse et pays',
+    },
+    rules: { allow: 'Libéré', block: 'Bloqué' },
+    decisionsTitle: 'Décisions récentes',
+    decisionsLead:
+      'Les demandes qui ont déclenché une règle ces dernières 24 heures, les plus récentes d’abord. Un numéro ' +
+      'apparaît par son bloc : ses trois derniers chiffres ne sont jamais affichés.',
+    decisionsCaption: 'Décisions des dernières 24 heures, les plus récentes d’abord',
+    noDecisions: 'Aucune décision ces dernières 24 heures.',
+    when: 'Date',
+    decision: 'Décision',
+    numberBlock: 'Numéro',
+    address: 'Adresse',
+    user: 'Utilisateur',
+    decisions: { warned: 'Envoyé, avec un avertissement', refused: 'Refusé', challenged: 'Envoyé après le test' },
+    rulesTitle: 'Règles des opérateurs',
+    rulesCaption: 'Blocages et libérations en vigueur',
+    noRules: 'Aucun blocage ni aucune libération en vigueur.',
+    until: 'Jusqu’au',
+    actTitle: 'Bloquer ou libérer',
+    actLead:
+      'Un blocage refuse toute demande vers son pays ou son bloc de numéros pendant 12 heures ; une libération ' +
+      'les envoie quels que soient les comptes pendant 24 heures.',
+    actLegend: 'Action',
+    acts: {
+      block: 'Bloquer 12 heures',
+      release: 'Libérer 24 heures',
+      clear: 'Retirer le blocage ou la libération',
+    },
+    target: 'Pays ou bloc de numéros',
+    targetHint:
+      'Un code de pays comme NG, ou un bloc de numéros : le numéro sans ses trois derniers chiffres, comme +33612345.',
+    submit: 'Appliquer',
+    done: { block: 'Bloqué pour 12 heures.', release: 'Libéré pour 24 heures.' },
+    cleared: (found) =>
+      found ? 'Le blocage ou la libération a été retiré.' : 'Il n’y avait ni blocage ni libération.',
+    invalidTarget: 'Saisissez un code de pays comme NG, ou un bloc de numéros comme +33612345.',
+    invalidAct: 'Choisissez bloquer, libérer ou retirer.',
   },
   account: {
     missing: 'Saisissez le nouveau numéro de compte.',

@@ -6,7 +6,7 @@ export interface DemoTexts {
   lang: DemoLocale;
   brandTagline: string;
   footer: string;
-  nav: { label: string; home: string; activity: string; verifications: string; security: string };
+  nav: { label: string; home: string; activity: string; verifications: string; security: string; operator: string };
   signedInAs: string;
   signOut: string;
   backHome: string;
@@ -119,6 +119,72 @@ export interface DemoTexts {
     clientErrorHeading: string;
     serverErrorHeading: string;
   };
+  /** The operator page (SMS pumping): texts per country, what trips now, the decisions, a block or release. */
+  operator: OperatorTexts;
   /** Texts of the demo's `prepare` refusals (shown as written by the kit). */
   account: { missing: string; tooLong: string; digits: string; same: string };
+}
+
+export interface OperatorTexts {
+  title: string;
+  lead: string;
+  /** Shown instead of the page's data when the kit's SMS pumping rules are off. */
+  off: string;
+  chartTitle: string;
+  chartLead: (days: number) => string;
+  /** Says the chart draws only the busiest countries; the table lists them all. */
+  chartTop: (shown: number) => string;
+  legendUnverified: string;
+  legendVerified: string;
+  chartOldest: (days: number) => string;
+  chartNewest: string;
+  tableCaption: (days: number) => string;
+  country: string;
+  day: string;
+  sent: string;
+  verified: string;
+  unverified: string;
+  /** 0 is the last 24 hours. */
+  dayLabel: (daysAgo: number) => string;
+  noTexts: (days: number) => string;
+  trippedTitle: string;
+  trippedLead: string;
+  trippedCaption: string;
+  noneTripped: string;
+  kind: string;
+  key: string;
+  reasons: string;
+  lastHour: string;
+  lastDay: string;
+  /** An unverified count beside its threshold, e.g. "7 of 6". */
+  countOf: (count: number, threshold: number) => string;
+  operatorRule: string;
+  none: string;
+  kinds: Record<'country' | 'block' | 'address' | 'user' | 'address_country', string>;
+  rules: Record<'allow' | 'block', string>;
+  decisionsTitle: string;
+  decisionsLead: string;
+  decisionsCaption: string;
+  noDecisions: string;
+  when: string;
+  decision: string;
+  numberBlock: string;
+  address: string;
+  user: string;
+  decisions: Record<'warned' | 'refused' | 'challenged', string>;
+  rulesTitle: string;
+  rulesCaption: string;
+  noRules: string;
+  until: string;
+  actTitle: string;
+  actLead: string;
+  actLegend: string;
+  acts: Record<'block' | 'release' | 'clear', string>;
+  target: string;
+  targetHint: string;
+  submit: string;
+  done: Record<'block' | 'release', string>;
+  cleared: (found: boolean) => string;
+  invalidTarget: string;
+  invalidAct: string;
 }

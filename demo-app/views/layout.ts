@@ -15,7 +15,7 @@ export interface Viewer {
   csrf: string;
 }
 
-export type NavItem = 'home' | 'activity' | 'verifications' | 'security';
+export type NavItem = 'home' | 'activity' | 'verifications' | 'security' | 'operator';
 
 function topbar(t: DemoTexts, viewer: Viewer | undefined, current: NavItem | undefined): SafeHtml {
   const link = (href: string, label: string, item: NavItem) =>
@@ -27,7 +27,8 @@ ${
     ? html`<nav class="main" aria-label="${t.nav.label}"></nav>`
     : html`<nav class="main" aria-label="${t.nav.label}">
 ${link('/', t.nav.home, 'home')}${link('/activity', t.nav.activity, 'activity')}
-${link('/verifications', t.nav.verifications, 'verifications')}${link('/security', t.nav.security, 'security')}</nav>
+${link('/verifications', t.nav.verifications, 'verifications')}${link('/security', t.nav.security, 'security')}
+${link('/operator/pumping', t.nav.operator, 'operator')}</nav>
 <div class="who"><span><span class="sr-only">${t.signedInAs} </span><strong>${viewer.name}</strong></span>
 <form method="post" action="/signout"><input type="hidden" name="_csrf" value="${viewer.csrf}">
 <button class="btn secondary small" type="submit">${t.signOut}</button></form></div>`

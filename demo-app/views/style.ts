@@ -78,6 +78,19 @@ td code{white-space:nowrap;word-break:normal}
 .note{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}
 .alert{border-radius:10px;padding:.75rem 1rem;margin:0 0 1.25rem;font-size:.95rem}
 .alert.bad{background:var(--bad-soft);color:var(--bad)}
+/* The operator page: its cards one under another, numbers aligned, the chart scrolls on a phone. */
+.stack{display:grid;gap:1.25rem}
+h3{font-size:1rem;margin:1.5rem 0 .25rem}
+th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}
+.chart-box{overflow-x:auto;margin:1rem 0}
+.chart{display:block;max-width:100%;height:auto}
+.legend{display:flex;gap:1.25rem;list-style:none;padding:0;margin:.5rem 0 0;font-size:.9rem;color:var(--muted)}
+.swatch{display:inline-block;width:.9rem;height:.9rem;margin-right:.4rem;vertical-align:-.1rem;border:1px solid var(--accent)}
+.swatch.unverified{background:var(--accent-soft)}
+.swatch.verified{background:var(--accent)}
+fieldset{border:0;padding:0;margin:0 0 1rem}
+legend{font-weight:600;font-size:.92rem;margin-bottom:.35rem}
+label.choice{font-weight:400;margin:.2rem 0}
 /* The header reads on one line: its tagline and "Signed in as" are for screen readers only. */
 caption.sr-only,.brand small,.who .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 footer{max-width:60rem;margin:0 auto;padding:0 1.25rem 2rem;color:var(--muted);font-size:.85rem;text-align:center}
