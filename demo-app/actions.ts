@@ -103,7 +103,7 @@ export function createDemoActions(
       const at = now();
       return after(writes.confirmPhone(tx, attempt.userRef, phone, at), (changed) => {
         if (changed !== 1) throw new Error(`User ${attempt.userRef} no longer exists; nothing was changed.`);
-        return recordActivity(tx, attempt, `Confirmed ${phone}`, at);
+        return recordActivity(tx, attempt, `Confirmed ${maskDestination(phone)}`, at);
       });
     },
   };

@@ -6,6 +6,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { maskDestination } from 'hosted-sms-verify-kit';
 import { startEmulator, type RunningEmulator } from 'hosted-sms-verify-kit/testing';
 import { createDemoApp } from './app.ts';
 import { checkReturnUrlServesDemo, ConfigError, describeConfig, loadConfig, type DemoConfig } from './config.ts';
@@ -81,7 +82,8 @@ function printBanner(config: DemoConfig, port: number, emulator: RunningEmulator
   const ownUrl = `http://${config.host}:${port}`;
   const publicUrl = new URL(config.returnUrl).origin;
   const databaseShown = config.databaseUrl === undefined ? config.databasePath : withoutPassword(config.databaseUrl);
-  const users = SEEDED_USERS.map((u) => `${u.name.split(' ')[0]} (${u.phone})`).join(', ');
+  // Masked as on every page: a full number appears only in the form it is typed into (and never in a log).
+  const users = SEEDED_USERS.map((u) => `${u.name.split(' ')[0]} (${maskDestination(u.phone)})`).join(', ');
   console.log(
     [
       '',

@@ -1,7 +1,7 @@
 // A minimal Express app that confirms the signed-in user's phone number by SMS, exactly once.
 import express from 'express';
 import session from 'express-session';
-import { createVerificationKit } from 'hosted-sms-verify-kit';
+import { createVerificationKit, maskDestination } from 'hosted-sms-verify-kit';
 import verificationOptions from './verify.config.js';
 
 const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -43,11 +43,17 @@ export function createApp({ env = process.env, now } = {}) {
   });
   app.get('/done', (_req, res) => res.type('html').send('<p>Phone confirmed.</p>'));
   app.get('/me', (req, res) => {
+    // Numbers are masked as the kit shows them: a full number appears only in the form it is typed into.
     const confirmations = db
       .prepare('SELECT session_id AS sessionId, phone FROM phone_confirmations WHERE user_id = ?')
-      .all(req.session.userId ?? '');
-    const phone = db.prepare('SELECT phone FROM users WHERE id = ?').get(req.session.userId ?? '')?.phone ?? null;
-    res.json({ user: req.session.userId ?? null, phone, confirmations });
+      .all(req.session.userId ?? '')
+      .map(({ sessionId, phone }) => ({ sessionId, phone: maskDestination(phone) }));
+    const phone = db.prepare('SELECT phone FROM users WHERE id = ?').get(req.session.userId ?? '')?.phone;
+    res.json({
+      user: req.session.userId ?? null,
+      phone: phone === undefined ? null : maskDestination(phone),
+      confirmations,
+    });
   });
 
   app.locals.kit = kit;

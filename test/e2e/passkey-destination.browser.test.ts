@@ -110,7 +110,7 @@ describe('confirm_phone proves the destination: a passkey saved for one number n
     const me = await apiMe(context, stack);
     expect(me.user.phoneVerified).toBe(true);
     expect(me.actions.filter((a) => a.sessionId === sms!.sessionId)).toEqual([
-      expect.objectContaining({ detail: `Confirmed ${NEW_NUMBER}` }),
+      expect.objectContaining({ detail: 'Confirmed ••\u00a077' }),
     ]);
   });
 
@@ -124,7 +124,7 @@ describe('confirm_phone proves the destination: a passkey saved for one number n
     expect(used.map((passkey) => passkey.uses)).toEqual([0, 1]); // the ...0001 one never, the ...7777 one once
     const me = await apiMe(context, stack);
     const latest = me.actions.filter((a) => a.action === 'confirm_phone')[0]!;
-    expect(latest.detail).toBe(`Confirmed ${NEW_NUMBER}`);
+    expect(latest.detail).toBe('Confirmed ••\u00a077');
     expect(await dbFacts(stack, latest.sessionId)).toEqual({ activity: 1, outcome: 'fulfilled', reason: null });
   });
 });

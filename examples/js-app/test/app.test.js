@@ -65,7 +65,7 @@ test('a landing fulfils once, and a reload of it fulfils nothing more', async ()
   const landing = await browser.get(walked.landingUrl);
   assert.equal(landing.status, 303);
   assert.equal(landing.location, `${origin}/done`);
-  assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '+15550100001' }]);
+  assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '••\u00a001' }]);
 
   const reload = await browser.get(walked.landingUrl);
   assert.equal(reload.location, `${origin}/done`);
@@ -115,9 +115,19 @@ test("a typed number is texted, verified and becomes the user's number, once", a
   const started = await changePhone('07400 123456');
   const walked = await walkHostedPage(started, { emulator, browser });
   assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
-  const me = JSON.parse((await browser.get(`${origin}/me`)).html);
-  assert.equal(me.phone, '+447400123456');
-  assert.deepEqual(me.confirmations, [{ sessionId: walked.sessionId, phone: '+447400123456' }]);
+  // The app holds the full number; its pages and JSON show it masked, as the kit does.
+  db ??= new Database(join(dir, 'app.sqlite'));
+  assert.equal(db.prepare('SELECT phone FROM users WHERE id = ?').get('bob').phone, '+447400123456');
+  assert.deepEqual(db.prepare('SELECT session_id, phone FROM phone_confirmations WHERE user_id = ?').all('bob'), [
+    { session_id: walked.sessionId, phone: '+447400123456' },
+  ]);
+  const me = await browser.get(`${origin}/me`);
+  assert.deepEqual(JSON.parse(me.html), {
+    user: 'bob',
+    phone: '••\u00a056',
+    confirmations: [{ sessionId: walked.sessionId, phone: '••\u00a056' }],
+  });
+  assert.doesNotMatch(me.html, /7400123456/);
 });
 
 /** A phone number of the audit's own for each user it signs in (any name works, as a digit string). */

@@ -3,7 +3,12 @@
 import express from 'express';
 import session from 'express-session';
 import type pg from 'pg';
-import { createVerificationKit, verifyOptionsFromEnv, type VerificationKit } from 'hosted-sms-verify-kit';
+import {
+  createVerificationKit,
+  maskDestination,
+  verifyOptionsFromEnv,
+  type VerificationKit,
+} from 'hosted-sms-verify-kit';
 import { createPostgresStore } from 'hosted-sms-verify-kit/postgres';
 import type { PoolClient } from 'pg';
 
@@ -97,7 +102,11 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
         'SELECT session_id AS "sessionId", phone FROM phone_confirmations WHERE user_id = $1 ORDER BY session_id',
         [req.session.userId ?? ''],
       )
-      .then(({ rows }) => res.json({ user: req.session.userId ?? null, confirmations: rows }), next);
+      .then(({ rows }: { rows: { sessionId: string; phone: string }[] }) => {
+        // Masked as the kit shows numbers: a full number appears only in the form it is typed into.
+        const confirmations = rows.map(({ sessionId, phone }) => ({ sessionId, phone: maskDestination(phone) }));
+        res.json({ user: req.session.userId ?? null, confirmations });
+      }, next);
   });
 
   return { app, kit, close: () => kit.close() };

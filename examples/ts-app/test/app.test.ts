@@ -63,7 +63,7 @@ test('a landing fulfils once, and a reload of it fulfils nothing more', async ()
   const landing = await browser.get(walked.landingUrl);
   assert.equal(landing.status, 303);
   assert.equal(landing.location, `${origin}/done`);
-  assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '+15550100001' }]);
+  assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '••\u00a001' }]);
   assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
   assert.equal((await confirmations(browser)).length, 1);
 });
@@ -76,7 +76,7 @@ test('a closed tab is fulfilled by the sweep once the shared clock passes its fi
   assert.equal((await app.kit.runSweep()).fulfilled, 0); // not due yet
   clock.advance({ seconds: 181 });
   assert.equal((await app.kit.runSweep()).fulfilled, 1);
-  assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '+15550100002' }]);
+  assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '••\u00a002' }]);
   assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
   assert.equal((await confirmations(browser)).length, 1);
 });
