@@ -78,11 +78,11 @@ td code{white-space:nowrap;word-break:normal}
 .note{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}
 .alert{border-radius:10px;padding:.75rem 1rem;margin:0 0 1.25rem;font-size:.95rem}
 .alert.bad{background:var(--bad-soft);color:var(--bad)}
-/* The operator page: its cards one under another, numbers aligned, the chart scrolls on a phone. */
+/* The operator page: its cards one under another, numbers aligned, the chart shrinks to fit. */
 .stack{display:grid;gap:1.25rem}
 h3{font-size:1rem;margin:1.5rem 0 .25rem}
 th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}
-.chart-box{overflow-x:auto;margin:1rem 0}
+.chart-box{margin:1rem 0}
 .chart{display:block;max-width:100%;height:auto}
 .legend{display:flex;gap:1.25rem;list-style:none;padding:0;margin:.5rem 0 0;font-size:.9rem;color:var(--muted)}
 .swatch{display:inline-block;width:.9rem;height:.9rem;margin-right:.4rem;vertical-align:-.1rem;border:1px solid var(--accent)}

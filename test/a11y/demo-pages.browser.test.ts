@@ -2,8 +2,8 @@
  * Every page of the demo (its own and the kit's in the demo's look) in Chromium, in both of its
  * languages, checked by axe-core (WCAG 2.1 A and AA): sign-in, home, activity, the verified pages,
  * the auto-submit page with and without JavaScript, pending, each failure reason, start-again,
- * the neutral page, each error and the rate-limited answer; each with `lang` and text of the
- * language Accept-Language asked for. Also the emulator's hosted page (its states) and inbox, and
+ * the neutral page, each error, the rate-limited answer and the operator page; each with `lang`
+ * and text of the language Accept-Language asked for. Also the emulator's hosted page (its states) and inbox, and
  * one whole flow finished with the keyboard alone.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -81,6 +81,9 @@ async function waitForHostedPage(page: Page): Promise<string> {
 }
 
 const USER_FOR: Record<DemoLocale, DemoUserKey> = { en: 'alice', fr: 'bob' };
+/** The operator page's French number (a change_phone start texts it) and its block. */
+const OPERATOR_NUMBER = '+33612345678';
+const OPERATOR_BLOCK = '+33612345';
 
 for (const locale of ['en', 'fr'] as const) {
   const t = DEMO_TEXTS[locale];
@@ -134,6 +137,52 @@ for (const locale of ['en', 'fr'] as const) {
       await check(flowPage, locale, 'verifications (rows)', t.verifications.outcomes.fulfilled);
       await flow.close();
     }, 60_000); // eight pages through axe, each a browser round trip
+
+    it('the operator page: texts by country (chart and table), a tripped block, a decision, the form and its error', async () => {
+      const context = await newContext(locale);
+      const page = await context.newPage();
+      await signIn(page, locale, user);
+      // A text to a French number, then its block blocked from the page's form: the next start is refused.
+      const startToFrance = async () => {
+        await page.goto(`${stack.demoUrl}/`);
+        const csrf = await page
+          .locator('form:has(input[value="change_phone"]) input[name="_csrf"]')
+          .getAttribute('value');
+        const started = await context.request.post(`${stack.demoUrl}/verify/start`, {
+          form: { _csrf: csrf!, action: 'change_phone', phone: OPERATOR_NUMBER },
+          headers: { origin: stack.demoUrl },
+        });
+        return started.status();
+      };
+      expect(await startToFrance()).toBe(200);
+      await page.getByRole('link', { name: t.nav.operator }).click();
+      await page.waitForURL(`${stack.demoUrl}/operator/pumping`);
+      await page.getByLabel(t.operator.target).fill(OPERATOR_BLOCK);
+      await page.getByRole('button', { name: t.operator.submit }).click();
+      await page.waitForURL(`${stack.demoUrl}/operator/pumping?done=block`);
+      expect(await startToFrance()).toBe(429);
+
+      await page.goto(`${stack.demoUrl}/operator/pumping?done=block`);
+      expect(await page.locator('svg.chart g[data-country="FR"] g[data-days-ago="0"]').count()).toBe(1);
+      expect(await page.locator('#tripped-table tbody tr').count()).toBeGreaterThan(0);
+      expect(await page.locator('#decisions-table tr[data-decision="refused"]').count()).toBeGreaterThan(0);
+      await check(page, locale, 'operator page (a block, a decision)', t.operator.done.block);
+
+      await page.getByLabel(t.operator.target).fill('nowhere');
+      const [refused] = await Promise.all([
+        page.waitForResponse(`${stack.demoUrl}/operator/pumping`),
+        page.getByRole('button', { name: t.operator.submit }).click(),
+      ]);
+      expect(refused.status()).toBe(400);
+      await check(page, locale, 'operator page (form error)', t.operator.invalidTarget);
+
+      await page.getByLabel(t.operator.acts.clear).check();
+      await page.getByLabel(t.operator.target).fill(OPERATOR_BLOCK);
+      await page.getByRole('button', { name: t.operator.submit }).click();
+      await page.waitForURL(`${stack.demoUrl}/operator/pumping?done=cleared`);
+      await check(page, locale, 'operator page (block removed)', t.operator.noRules);
+      await context.close();
+    }, 60_000);
 
     it('the auto-submit page without JavaScript', async () => {
       const context = await newContext(locale);
