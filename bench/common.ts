@@ -66,6 +66,20 @@ export async function seedPostgres(
 export const ACTION = 'grant';
 export const SUCCESS_PATH = '/done';
 
+/** The typed-number start's action: texts the number in the start form's `phone` field. */
+export const ENTERED_ACTION = 'grant_entered';
+/** The country a national number is read in, on both sides. */
+export const ENTERED_DEFAULT_COUNTRY = 'GB';
+
+/**
+ * The i-th number a user types, a different one each request, half national (a UK mobile, read
+ * with the default country) and half international (a French mobile), as people type them.
+ */
+export function typedNumberOf(i: number): string {
+  const six = String(i % 1_000_000).padStart(6, '0');
+  return i % 2 === 0 ? `07400 ${six}` : `+33 6 12 ${six.slice(0, 2)} ${six.slice(2, 4)} ${six.slice(4)}`;
+}
+
 /** Each bench user's phone number, as an app would keep it on the user's record. */
 const destinations = new Map<string, string>();
 

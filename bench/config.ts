@@ -33,6 +33,7 @@ export const PHASES = [
   'pumping',
   'landing',
   'start',
+  'start-entered',
   'duplicates',
   'rate-limited',
   'sweep',

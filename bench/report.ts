@@ -7,6 +7,7 @@ import { config, PHASES, sweepConcurrency } from './config.ts';
 import { log, pad, round2, showSpread } from './measure.ts';
 import { dayLines } from './phases/day-lines.ts';
 import { pumpingLines } from './phases/pumping.ts';
+import { numberLibraryLine } from './phases/start-entered.ts';
 import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison, SideFigures } from './phases/interleaved.ts';
 import type { PgSweepFigures } from './phases/pg-sweep.ts';
@@ -57,6 +58,7 @@ function phaseSections(results: BenchResults): string[][] {
       ),
     ]);
   }
+  if (results.startEntered || results.numberLibrary) sections.push(startEnteredLines(results));
   if (results.duplicates) sections.push(duplicatesLines(results.duplicates));
   if (results.rateLimited) sections.push(rateLimitedLines(results.rateLimited));
   if (results.sweep) sections.push(sweepLines(results.sweep));
@@ -72,6 +74,17 @@ function phaseSections(results: BenchResults): string[][] {
   }
   if (results.pgSweep) sections.push(pgSweepLines(results.pgSweep));
   return sections;
+}
+
+function startEnteredLines({ startEntered, numberLibrary }: BenchResults): string[] {
+  const title =
+    `Start with a typed number: POST /verify/start with a new number in the form's phone field each request (half ` +
+    `national UK, half international French mobiles) -> 200 auto-submit page; the baseline parses with libphonenumber-js/max ` +
+    `as the kit does; concurrency ${config.concurrency}, ${config.rounds} rounds x ${config.roundRequests} per side, ABBA-interleaved`;
+  return [
+    ...(startEntered === undefined ? [title] : [comparisonTable(startEntered, title)]),
+    ...(numberLibrary === undefined ? [] : [numberLibraryLine(numberLibrary)]),
+  ];
 }
 
 function duplicatesLines(duplicates: DuplicateFigures[]): string[] {

@@ -19,12 +19,12 @@ export interface Target {
 
 /** In the order the report lists them: PostgreSQL sweep, comparisons, duplicates, SQLite sweep. */
 export function targetsOf(results: BenchResults): Target[] {
-  const { landing, start, duplicates, sweep, pgLanding, pgSweep, rateLimited, day } = results;
+  const { landing, start, startEntered, duplicates, sweep, pgLanding, pgSweep, rateLimited, day } = results;
   return [
     ...(day === undefined ? [] : dayTargets(day)),
     ...(rateLimited === undefined ? [] : rateLimitedTargets(rateLimited)),
     ...(pgSweep === undefined ? [] : pgSweepTargets(pgSweep)),
-    ...[landing, start, pgLanding].flatMap((c) => (c === undefined ? [] : comparisonTargets(c))),
+    ...[landing, start, startEntered, pgLanding].flatMap((c) => (c === undefined ? [] : comparisonTargets(c))),
     ...(duplicates ?? []).map(duplicateTarget),
     ...(sweep === undefined ? [] : sweepTargets(sweep)),
   ];

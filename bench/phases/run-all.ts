@@ -18,6 +18,7 @@ import { rateLimitedPhase } from './rate-limited.ts';
 import type { RateLimitedFigures } from './rate-limited-figures.ts';
 import { sidesOf, spawnAppPair, type AppPair } from './sides.ts';
 import { startPhase } from './start.ts';
+import { numberLibraryCost, startEnteredPhase, type NumberLibraryCost } from './start-entered.ts';
 import { sweepPhase, type SweepFigures } from './sweep.ts';
 
 export interface BenchResults {
@@ -25,6 +26,9 @@ export interface BenchResults {
   pumping?: PumpingFigures;
   landing?: Comparison;
   start?: Comparison;
+  /** A start with a typed number, and what loading the number library costs a process. */
+  startEntered?: Comparison;
+  numberLibrary?: NumberLibraryCost;
   duplicates?: DuplicateFigures[];
   rateLimited?: RateLimitedFigures;
   sweep?: SweepFigures[];
@@ -46,6 +50,8 @@ export async function runPhases(dir: string, children: Child[]): Promise<BenchRe
   if (config.phases.includes('day')) results.day = await dayPhase();
   if (config.phases.includes('pumping')) results.pumping = pumpingPhase();
   if (config.phases.every((phase) => phase === 'day' || phase === 'pumping')) return results;
+  // In fresh processes, before the apps start: the machine is as quiet as the bench gets.
+  if (config.phases.includes('start-entered')) results.numberLibrary = await numberLibraryCost();
   const apps = await spawnAppPair(children);
   // The same two apps on PostgreSQL (the kit's store; the baseline on plain node-postgres).
   const pgApps = config.phases.includes('pg-landing') ? await spawnAppPair(children) : undefined;
@@ -60,6 +66,8 @@ export async function runPhases(dir: string, children: Child[]): Promise<BenchRe
 
   if (config.phases.includes('landing')) results.landing = await landingPhase(emulatorUrl, emulator, sides);
   if (config.phases.includes('start')) results.start = await startPhase(emulatorUrl, emulator, sides);
+  if (config.phases.includes('start-entered'))
+    results.startEntered = await startEnteredPhase(emulatorUrl, emulator, sides);
   if (config.phases.includes('duplicates')) results.duplicates = await duplicatesPhase(emulatorUrl, sides);
   if (config.phases.includes('rate-limited')) results.rateLimited = await rateLimitedPhase(emulatorUrl, clients.kit);
   await apps.kit.stop();

@@ -1,9 +1,11 @@
 /**
  * How the bench judges its targets (bench/targets.ts): the polling targets against the baseline
- * schedule of the same run, and the rate-limited landings' p99 on the median of three rounds or more.
+ * schedule of the same run, the rate-limited landings' p99 on the median of three rounds or more, and
+ * the typed-number start against its hand-written baseline.
  */
 import { describe, expect, it } from 'vitest';
 import type { ClassFigures, DayFigures, ScheduleFigures } from '../../bench/phases/day-model.ts';
+import type { Comparison, SideFigures } from '../../bench/phases/interleaved.ts';
 import type { RateLimitedFigures } from '../../bench/phases/rate-limited-figures.ts';
 import { targetsOf, type Target } from '../../bench/targets.ts';
 import { spreadOf } from '../../bench/measure.ts';
@@ -150,5 +152,56 @@ describe('the rate-limited targets', () => {
     expect(find(targets({ sweepRate: 212.4 }), 'sweep rate').met).toBe(false);
     expect(find(targets({ limitedShare: 0.021 }), 'answered 429').met).toBe(false);
     expect(find(targets({ learnedLimits: [300, 451] }), 'limit the shared pace learned').met).toBe(false);
+  });
+});
+
+function comparison(what: string, p50Ratios: number[], p99Ratios: number[], errors = 0): Comparison {
+  const side = (extra: Partial<SideFigures> = {}): SideFigures => ({
+    requests: 6000,
+    ok: 6000,
+    errors: 0,
+    statuses: { '200': 6000 },
+    rps: 400,
+    p50: 10,
+    p90: 14,
+    p99: 20,
+    max: 40,
+    appCpuMsPerRequest: 1,
+    emulatorCpuMsPerRequest: 0.5,
+    ...extra,
+  });
+  return {
+    what,
+    concurrency: 8,
+    rounds: p50Ratios.length,
+    roundRequests: 600,
+    kit: side({ errors }),
+    baseline: side(),
+    ratio: { p50: 1, p99: 1, rps: 1, appCpu: 1 },
+    perRound: { p50: p50Ratios, p99: p99Ratios },
+    spread: { p50: spreadOf(p50Ratios), p99: spreadOf(p99Ratios) },
+  };
+}
+
+describe('the typed-number start targets', () => {
+  const enteredTargets = (p50: number[], p99: number[], errors = 0) =>
+    targetsOf({ startEntered: comparison('start-entered', p50, p99, errors) });
+
+  it('judges kit/baseline p50 and p99 of a start with a typed number at 1.10, on the median of the rounds', () => {
+    const targets = enteredTargets([1.3, 1.05, 1.1], [1.08, 1.5, 1.0]);
+    expect(find(targets, 'start-entered: kit/baseline p50')).toMatchObject({ met: true, target: '<= 1.10' });
+    expect(find(targets, 'start-entered: kit/baseline p99')).toMatchObject({ met: true, target: '<= 1.10' });
+    const slower = enteredTargets([1.11, 1.12, 1.0], [1.0, 1.2, 1.15]);
+    expect(find(slower, 'start-entered: kit/baseline p50').met).toBe(false);
+    expect(find(slower, 'start-entered: kit/baseline p99').met).toBe(false);
+  });
+
+  it('counts no ratio as met when a request was answered otherwise than expected', () => {
+    const targets = enteredTargets([1, 1, 1], [1, 1, 1], 3);
+    expect(find(targets, 'start-entered: kit/baseline p50').met).toBe(false);
+    expect(find(targets, 'start-entered: every request answered as expected')).toMatchObject({
+      met: false,
+      value: '3',
+    });
   });
 });

@@ -14,12 +14,14 @@ import {
   BASELINE_PENDING_INDEX,
   basicAuthorization,
   destinationOf,
+  ENTERED_ACTION,
   SUCCESS_PATH,
   type ConfigureArgs,
   type SeedAttempt,
 } from '../../common.ts';
 import { configureBaselinePostgres } from './baseline-postgres.ts';
 import { bag, baseApp, readStatus, type ConfiguredApp, type Counts } from './shared.ts';
+import { numberBoundRef, readTypedNumber } from './typed-number.ts';
 
 function safeEqual(a: string, b: string): boolean {
   const da = createHash('sha256').update(a).digest();
@@ -38,11 +40,16 @@ function openBaselineSqlite(path: string) {
   bdb.pragma('synchronous = NORMAL');
   bdb.exec(`CREATE TABLE IF NOT EXISTS attempts (
       state TEXT PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, user_ref TEXT NOT NULL, action TEXT NOT NULL,
-      return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at INTEGER NOT NULL, fulfilled_at INTEGER) STRICT;
+      return_to TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending', created_at INTEGER NOT NULL, fulfilled_at INTEGER,
+      destination TEXT) STRICT;
     ${BASELINE_PENDING_INDEX};
     CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL);`);
   const insertAttempt = bdb.prepare(
     'INSERT INTO attempts (state, session_id, user_ref, action, return_to, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  // A typed number is stored with its attempt: it is the number the landing marks verified.
+  const insertEnteredAttempt = bdb.prepare(
+    'INSERT INTO attempts (state, session_id, user_ref, action, return_to, created_at, destination) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const byState = bdb.prepare('SELECT session_id, user_ref, return_to, outcome FROM attempts WHERE state = ?');
   const mark = bdb.prepare(
@@ -52,7 +59,7 @@ function openBaselineSqlite(path: string) {
   const fulfil = bdb.transaction((sessionId: string, userRef: string) => {
     if (mark.run(Date.now(), sessionId).changes === 1) insertGrant.run(sessionId, userRef);
   });
-  return { bdb, insertAttempt, byState, fulfil };
+  return { bdb, insertAttempt, insertEnteredAttempt, byState, fulfil };
 }
 
 type BaselineDb = ReturnType<typeof openBaselineSqlite>;
@@ -108,6 +115,13 @@ interface Deps {
   authorization: string;
 }
 
+/** What the session is created for: the user's own number, or the one typed into the start form. */
+interface Recipient {
+  /** The userRef sent to the service (bound to the number when the number was typed). */
+  serviceRef: string;
+  destination: string;
+}
+
 async function start(req: Request, res: Response, deps: Deps & { args: ConfigureArgs }): Promise<void> {
   const s = bag(req);
   const body = req.body as Record<string, unknown>;
@@ -119,17 +133,42 @@ async function start(req: Request, res: Response, deps: Deps & { args: Configure
     res.status(403).send('csrf');
     return;
   }
-  if (body.action !== ACTION) {
+  if (body.action !== ACTION && body.action !== ENTERED_ACTION) {
     res.status(400).send('action');
     return;
   }
+  const typed = body.action === ENTERED_ACTION ? readTypedNumber(body.phone) : undefined;
+  if (typed === 'invalid' || typed === 'refused') {
+    res.status(422).type('html').send(`<!doctype html><title>Phone number</title><p>${typed}</p>`);
+    return;
+  }
+  const recipient: Recipient =
+    typed === undefined
+      ? { serviceRef: s.user, destination: destinationOf(s.user) }
+      : { serviceRef: numberBoundRef(s.user, typed), destination: typed };
   const state = randomBytes(32).toString('base64url');
-  const created = await createSession(deps, s.user, state);
+  const created = await createSession(deps, recipient, state);
   if (created === undefined) {
     res.status(502).send('service');
     return;
   }
-  deps.sql.insertAttempt.run(state, created.sessionId, s.user, ACTION, SUCCESS_PATH, Date.now());
+  if (typed === undefined)
+    deps.sql.insertAttempt.run(state, created.sessionId, s.user, ACTION, SUCCESS_PATH, Date.now());
+  else
+    deps.sql.insertEnteredAttempt.run(
+      state,
+      created.sessionId,
+      s.user,
+      ENTERED_ACTION,
+      SUCCESS_PATH,
+      Date.now(),
+      typed,
+    );
+  sendHandoffPage(res, created);
+}
+
+/** The auto-submit page that posts the handoff to the service's verifyUrl, under a nonce CSP. */
+function sendHandoffPage(res: Response, created: { verifyUrl: string; handoff: string }): void {
   const nonce = randomBytes(16).toString('base64');
   res.set('Cache-Control', 'no-store');
   res.set(
@@ -146,7 +185,7 @@ async function start(req: Request, res: Response, deps: Deps & { args: Configure
 /** POST /session with a fresh Idempotency-Key; undefined when the service did not create one. */
 async function createSession(
   deps: Deps & { args: ConfigureArgs },
-  user: string,
+  recipient: Recipient,
   state: string,
 ): Promise<{ sessionId: string; verifyUrl: string; handoff: string } | undefined> {
   const answer = await deps.pool.request({
@@ -161,9 +200,9 @@ async function createSession(
     body: JSON.stringify({
       returnUrl: deps.args.returnUrl,
       channel: 'sms',
-      destination: destinationOf(user),
+      destination: recipient.destination,
       operationSensitivity: 'normal',
-      userRef: user,
+      userRef: recipient.serviceRef,
       state,
       platform: 'web',
     }),

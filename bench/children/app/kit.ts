@@ -12,6 +12,8 @@ import type { ActionDefinition, VerificationKit, VerifyStore } from '../../../mi
 import {
   ACTION,
   destinationOf,
+  ENTERED_ACTION,
+  ENTERED_DEFAULT_COUNTRY,
   PG_GRANTS_TABLE,
   PG_INSERT_GRANT,
   PG_SEED_ATTEMPTS,
@@ -20,6 +22,7 @@ import {
   type ConfigureArgs,
   type SeedAttempt,
 } from '../../common.ts';
+import { config } from '../../config.ts';
 import { bag, baseApp, pgCounts, type ConfiguredApp, type Counts } from './shared.ts';
 
 /** As the baseline, which logs nothing: the default logger prints a line per fulfilment in development. */
@@ -38,6 +41,13 @@ function storesOf(kitModule: KitModule): typeof sqliteEntry & typeof postgresEnt
 }
 
 const GENEROUS = { points: 10_000_000, durationSeconds: 3600 };
+/**
+ * The typed-number start (BENCH_ONLY=start-entered) and its options, only when that phase runs: another
+ * kit version (BENCH_BASELINE_KIT_DIR) without typed numbers still runs every other phase.
+ */
+const TYPED_NUMBERS = config.phases.includes('start-entered');
+/** Each typed-number request types another number: the distinct numbers a user tries are counted, never hit. */
+const TYPED_NUMBER_LIMITS = TYPED_NUMBERS ? { perUserNumbers: GENEROUS } : {};
 
 // Trivial: the session's user; the destination is derived from it.
 const resolveUser = (req: Request) => {
@@ -53,6 +63,9 @@ export function configureKit(kitModule: KitModule, args: ConfigureArgs): Configu
     'CREATE TABLE IF NOT EXISTS bench_grants (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, user_ref TEXT NOT NULL)',
   );
   const insertGrant = kdb.prepare('INSERT INTO bench_grants (session_id, user_ref) VALUES (?, ?)');
+  const grant = (attempt: { sessionId: string; userRef: string }) => {
+    insertGrant.run(attempt.sessionId, attempt.userRef);
+  };
   const actions: ActionDefinition<Database>[] = [
     {
       name: ACTION,
@@ -61,10 +74,9 @@ export function configureKit(kitModule: KitModule, args: ConfigureArgs): Configu
       // As the hand-written baseline (and the PostgreSQL bench): no ordering between a user's attempts,
       // whose many seeded attempts would otherwise supersede each other.
       ordering: 'independent',
-      fulfil(_tx, attempt) {
-        insertGrant.run(attempt.sessionId, attempt.userRef);
-      },
+      fulfil: (_tx, attempt) => grant(attempt),
     },
+    ...(TYPED_NUMBERS ? [enteredAction(grant)] : []),
   ];
   const kit = kitModule.createVerificationKit<unknown>({
     baseUrl: args.emulatorUrl,
@@ -79,11 +91,30 @@ export function configureKit(kitModule: KitModule, args: ConfigureArgs): Configu
     // BENCH_KIT_START_LIMITS=off measures the start without them (dangerouslyDisableStartLimits).
     ...(process.env.BENCH_KIT_START_LIMITS === 'off'
       ? { dangerouslyDisableStartLimits: true }
-      : { limits: { perUser: GENEROUS, perDestination: GENEROUS, perIp: GENEROUS } }),
+      : { limits: { perUser: GENEROUS, perDestination: GENEROUS, perIp: GENEROUS, ...TYPED_NUMBER_LIMITS } }),
+    ...(TYPED_NUMBERS ? { defaultCountry: ENTERED_DEFAULT_COUNTRY } : {}),
     resolveUser,
   });
   const seed = sqliteSeed(kdb, sqlite);
   return { app: kitApp(kit), kit, store: sqlite, db: kdb, seed, counts: sqliteCounts(kdb) };
+}
+
+/**
+ * The typed-number start's action (BENCH_ONLY=start-entered): the number in the start form's
+ * `phone` field is read, checked against the default destination policy and texted; only that
+ * number's code proves it.
+ */
+function enteredAction(grant: (attempt: { sessionId: string; userRef: string }) => void): ActionDefinition<Database> {
+  return {
+    name: ENTERED_ACTION,
+    operationSensitivity: 'normal',
+    successPath: SUCCESS_PATH,
+    destination: 'entered',
+    proves: 'destination',
+    // Each request types another number for the same user: every one stands, as on the baseline.
+    ordering: 'independent',
+    fulfil: (_tx, attempt) => grant(attempt),
+  };
 }
 
 /** Seeds attempts through the kit's store in one transaction, due in 3 minutes. */
