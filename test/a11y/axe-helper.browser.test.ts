@@ -39,4 +39,31 @@ describe('expectNoAxeViolations', () => {
     await expect(expectNoAxeViolations(page, 'a bad page')).rejects.toThrow(/axe violations on a bad page/);
     await page.close();
   });
+
+  it('on the later documents of a page checked before (axe then loaded with each document), reports the same', async () => {
+    const page = await browser.newPage();
+    await page.route('http://localhost/good', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        headers: { 'content-security-policy': "default-src 'none'" },
+        body: '<!doctype html><html lang="en"><head><title>Good</title></head><body><main><h1>Fine</h1></main></body></html>',
+      }),
+    );
+    await page.route('http://localhost/bad', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        headers: { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" },
+        body: BAD_PAGE,
+      }),
+    );
+    await page.goto('http://localhost/good');
+    await expectNoAxeViolations(page, 'a good page');
+    await page.goto('http://localhost/bad');
+    expect(await page.evaluate(() => typeof (window as { axe?: unknown }).axe)).toBe('object');
+    const violations = await axeViolations(page);
+    expect(violations.map((v) => v.id).sort()).toEqual(['color-contrast', 'html-has-lang', 'label', 'meta-refresh']);
+    await page.goto('http://localhost/good');
+    await expectNoAxeViolations(page, 'the good page again');
+    await page.close();
+  });
 });
