@@ -81,9 +81,9 @@ async function waitForHostedPage(page: Page): Promise<string> {
 }
 
 const USER_FOR: Record<DemoLocale, DemoUserKey> = { en: 'alice', fr: 'bob' };
-/** The operator page's French number (a change_phone start texts it) and its block. */
-const OPERATOR_NUMBER = '+33612345678';
-const OPERATOR_BLOCK = '+33612345';
+/** The operator page's French number (a change_phone start texts it) and its block, one per language. */
+const OPERATOR_NUMBER: Record<DemoLocale, string> = { en: '+33612345678', fr: '+33698765432' };
+const OPERATOR_BLOCK: Record<DemoLocale, string> = { en: '+33612345', fr: '+33698765' };
 
 for (const locale of ['en', 'fr'] as const) {
   const t = DEMO_TEXTS[locale];
@@ -149,7 +149,7 @@ for (const locale of ['en', 'fr'] as const) {
           .locator('form:has(input[value="change_phone"]) input[name="_csrf"]')
           .getAttribute('value');
         const started = await context.request.post(`${stack.demoUrl}/verify/start`, {
-          form: { _csrf: csrf!, action: 'change_phone', phone: OPERATOR_NUMBER },
+          form: { _csrf: csrf!, action: 'change_phone', phone: OPERATOR_NUMBER[locale] },
           headers: { origin: stack.demoUrl },
         });
         return started.status();
@@ -157,7 +157,7 @@ for (const locale of ['en', 'fr'] as const) {
       expect(await startToFrance()).toBe(200);
       await page.getByRole('link', { name: t.nav.operator }).click();
       await page.waitForURL(`${stack.demoUrl}/operator/pumping`);
-      await page.getByLabel(t.operator.target).fill(OPERATOR_BLOCK);
+      await page.getByLabel(t.operator.target).fill(OPERATOR_BLOCK[locale]);
       await page.getByRole('button', { name: t.operator.submit }).click();
       await page.waitForURL(`${stack.demoUrl}/operator/pumping?done=block`);
       expect(await startToFrance()).toBe(429);
@@ -177,7 +177,7 @@ for (const locale of ['en', 'fr'] as const) {
       await check(page, locale, 'operator page (form error)', t.operator.invalidTarget);
 
       await page.getByLabel(t.operator.acts.clear).check();
-      await page.getByLabel(t.operator.target).fill(OPERATOR_BLOCK);
+      await page.getByLabel(t.operator.target).fill(OPERATOR_BLOCK[locale]);
       await page.getByRole('button', { name: t.operator.submit }).click();
       await page.waitForURL(`${stack.demoUrl}/operator/pumping?done=cleared`);
       await check(page, locale, 'operator page (block removed)', t.operator.noRules);
