@@ -352,6 +352,14 @@ describe('the typed-number pages pass axe, English and French', () => {
   }
 });
 
+/**
+ * Moves the page's clock on by `ms` (its due timers run). A navigation the timers start may replace
+ * the document meanwhile: the caller then reads where the page went.
+ */
+async function moveOn(page: Page, ms: number): Promise<void> {
+  await page.clock.runFor(ms).catch(() => undefined);
+}
+
 describe('the pending page', () => {
   it('announces its state in a status region and, with JavaScript, shows the result by itself', async () => {
     const { context, page } = await signedIn('alice');
@@ -361,18 +369,23 @@ describe('the pending page', () => {
       const check = request.resourceType() === 'fetch' && request.url().startsWith(app.returnUrl);
       if (check) checkHeaders.push(request.headers()['x-verify-kit-check']);
     });
+    // The page's timers run on a clock the test moves: its waits pass without being waited out.
+    await page.clock.install();
     await page.goto(landingUrl(attempt));
     expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
     await expect.poll(() => page.getByRole('status').textContent()).toContain('checks again by itself');
     const url = page.url();
-    // The background re-checks leave the page (and anything a screen reader is reading) in place.
-    await page.waitForTimeout(2500);
+    // Two background re-checks (after 1 s, then 1.5 s more): each answered "pending" (the second is
+    // only scheduled once the first was handled), and the page (and anything a screen reader is
+    // reading) stays in place.
+    await expect.poll(() => moveOn(page, 500).then(() => checkHeaders.length)).toBeGreaterThanOrEqual(2);
     expect(page.url()).toBe(url);
 
     const code = await app.emulator.control.codeFor(attempt.sessionId);
     expect(code).toMatch(/^\d{6}$/);
     expect((await app.emulator.control.complete(attempt.sessionId, { outcome: 'verified' })).status).toBe(200);
-    await page.waitForURL(`${app.url}/done/badge`, { timeout: 10_000 });
+    // The next re-check (2.25 s later by the page's clock) finds it verified and shows the result.
+    await expect.poll(() => moveOn(page, 500).then(() => page.url())).toBe(`${app.url}/done/badge`);
     expect(app.grants(attempt.sessionId)).toBe(1);
     // Each background check says so: the landing then reads the status once, without re-checks.
     expect(checkHeaders.length).toBeGreaterThan(0);
@@ -399,8 +412,23 @@ describe('the pending page', () => {
     page.on('request', (request) => {
       if (request.url().startsWith(app.returnUrl)) checks.push(request.url());
     });
+    // Counts the checks the page's script starts (each is a fetch).
+    await page.addInitScript(() => {
+      const counted = window as unknown as { checksStarted: number };
+      counted.checksStarted = 0;
+      const fetch = window.fetch.bind(window);
+      window.fetch = (...args: Parameters<typeof window.fetch>) => {
+        counted.checksStarted += 1;
+        return fetch(...args);
+      };
+    });
+    await page.clock.install();
     await page.goto(landingUrl(attempt));
-    await page.waitForTimeout(2500);
+    expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
+    // A minute by the page's clock (a check would have been due after 1 s): no timer of the page
+    // starts one, and no request but the landing itself was sent.
+    await page.clock.runFor(60_000);
+    expect(await page.evaluate(() => (window as unknown as { checksStarted: number }).checksStarted)).toBe(0);
     expect(checks).toHaveLength(1);
     await context.close();
   });
