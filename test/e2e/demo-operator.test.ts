@@ -2,9 +2,9 @@
  * The demo's operator page (GET /operator/pumping) over real HTTP, with texts sent through the
  * emulator: the counts per country appear in the chart and in its table, an operator's block made
  * with the page's form shows among the rules that trip, the start it refuses appears among the
- * decisions with its number masked, and no full number appears anywhere on the page. Signed-out
- * visitors are sent to sign in; a forged or malformed form writes nothing; with the kit's pumping
- * rules off the page says so.
+ * decisions with its number masked, and no full number appears anywhere on the page (on SQLite
+ * and on PostgreSQL). Signed-out visitors are sent to sign in; a forged or malformed form writes
+ * nothing; with the kit's pumping rules off the page says so.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { createDemoApp } from '../../demo-app/app.ts';
 import { DEMO_TEXTS } from '../../demo-app/i18n.ts';
 import { Agent, type Answer } from '../support/agent.ts';
 import { startStack, type Stack } from '../support/demo-stack.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { demoSite } from '../support/security-stack.ts';
 import { DEMO_USERS } from '../support/users.ts';
 
@@ -58,7 +59,7 @@ function postOperator(agent: Agent, fields: Record<string, string>): Promise<Ans
   return agent.postForm('/operator/pumping', fields, { origin: agent.origin, 'sec-fetch-site': 'same-origin' });
 }
 
-describe('the operator page', () => {
+describe('the operator page: who may use it', () => {
   it('is for signed-in users only: GET and POST send a signed-out visitor to sign in, and write nothing', async () => {
     const visitor = new Agent(demoSite(stack));
     const page = await visitor.request('/operator/pumping');
@@ -67,99 +68,6 @@ describe('the operator page', () => {
     const post = await postOperator(visitor, { act: 'block', target: 'NG' });
     expect(post.status).toBe(303);
     expect(post.location).toBe('/signin');
-    expect(await stack.demo.kit.pumping.rules()).toEqual([]);
-  });
-
-  it('shows texts per country (chart and table), the tripped block, and the refused start with its number masked', async () => {
-    const alice = await new Agent(demoSite(stack)).signIn('alice');
-    // Two texts to Alice's number, one verified and landed; two to a French number, never verified.
-    // The demo's 555 numbers belong to no country's ranges: the kit counts them under ZZ.
-    const verified = await alice.start('confirm_phone');
-    expect((await stack.control.complete(verified.sessionId, { outcome: 'verified' })).status).toBe(200);
-    expect((await alice.landFor(verified.sessionId, verified.state)).status).toBe(303);
-    await alice.start('confirm_phone');
-    await alice.startWithNumber('change_phone', FRENCH_NUMBER);
-    await alice.startWithNumber('change_phone', FRENCH_NUMBER);
-    expect((await stack.control.outbox()).length).toBe(4);
-
-    // The page's form blocks the French number's block; the next start to it is refused, and sends nothing.
-    const before = await alice.request('/operator/pumping');
-    expect(before.status).toBe(200);
-    expect(before.headers.get('cache-control')).toBe('no-store');
-    const blocked = await postOperator(alice, { _csrf: siteToken(before.body), act: 'block', target: FRENCH_BLOCK });
-    expect(blocked.status).toBe(303);
-    expect(blocked.location).toBe('/operator/pumping?done=block');
-    expect((await alice.tryStartWithNumber('change_phone', FRENCH_NUMBER)).status).toBe(429);
-    expect((await stack.control.outbox()).length).toBe(4);
-
-    const page = await alice.request('/operator/pumping?done=block');
-    expect(page.status).toBe(200);
-    const html = page.body;
-    expect(html).toContain(shown(en.done.block));
-
-    // The table: one row per country and day, sent, verified, never verified.
-    expect(rowCells(html, '<tr data-country="ZZ" data-days-ago="0">')).toEqual([
-      expect.stringMatching(/\(ZZ\)$/),
-      en.dayLabel(0),
-      '2',
-      '1',
-      '1',
-    ]);
-    expect(rowCells(html, '<tr data-country="FR" data-days-ago="0">')).toEqual([
-      'France (FR)',
-      en.dayLabel(0),
-      '2',
-      '0',
-      '2',
-    ]);
-    // The chart draws the same numbers.
-    expect(chartBar(html, 'ZZ', 0)).toEqual({ sent: 2, verified: 1 });
-    expect(chartBar(html, 'FR', 0)).toEqual({ sent: 2, verified: 0 });
-
-    // The operator's block trips its key, shown with its counts against the thresholds.
-    const tripped = rowCells(html, `<tr data-dimension="block" data-key="${FRENCH_BLOCK}•••">`);
-    expect(tripped).toEqual([
-      en.kinds.block,
-      `${FRENCH_BLOCK}•••`,
-      expect.any(String),
-      expect.stringMatching(/^\d+(\.\d)? of \d+(\.\d)?$/),
-      expect.stringMatching(/^2 of \d+(\.\d)?$/),
-      en.rules.block,
-    ]);
-
-    // The refused start, with its rule; the number only as its masked block.
-    const decision = rowCells(html, '<tr data-decision="refused">');
-    expect(decision?.slice(1)).toEqual([
-      en.decisions.refused,
-      'blocked',
-      'FR',
-      `${FRENCH_BLOCK}•••`,
-      expect.any(String),
-      DEMO_USERS.alice.id,
-    ]);
-    for (const full of [
-      FRENCH_NUMBER,
-      FRENCH_NUMBER.slice(1),
-      DEMO_USERS.alice.phone,
-      DEMO_USERS.alice.phone.slice(1),
-    ]) {
-      expect(html).not.toContain(full);
-    }
-    expect(html).not.toContain(stack.clientSecret);
-
-    // The same page in French.
-    const french = await alice.request('/operator/pumping', { headers: { 'accept-language': 'fr-FR' } });
-    expect(french.body).toContain('<html lang="fr">');
-    expect(french.body).toContain(shown(fr.chartTitle));
-    expect(rowCells(french.body, '<tr data-country="FR" data-days-ago="0">')?.slice(0, 2)).toEqual([
-      'France (FR)',
-      fr.dayLabel(0),
-    ]);
-    expect(rowCells(french.body, '<tr data-decision="refused">')?.[1]).toBe(fr.decisions.refused);
-
-    // Removing the block through the form.
-    const cleared = await postOperator(alice, { _csrf: siteToken(html), act: 'clear', target: FRENCH_BLOCK });
-    expect(cleared.location).toBe('/operator/pumping?done=cleared');
     expect(await stack.demo.kit.pumping.rules()).toEqual([]);
   });
 
@@ -186,6 +94,115 @@ describe('the operator page', () => {
     expect(await stack.demo.kit.pumping.rules()).toEqual(rulesBefore);
   });
 });
+
+// The page's reads on both of the kit's stores (the demo's DATABASE_PATH or DATABASE_URL).
+for (const store of ['SQLite', 'PostgreSQL'] as const) {
+  describe.skipIf(store === 'PostgreSQL' && postgresUnavailable !== undefined)(`the operator page on ${store}`, () => {
+    let on: Stack;
+    let database: TestDatabase | undefined;
+    beforeAll(async () => {
+      if (store === 'PostgreSQL') database = await createTestDatabase({ max: 4 });
+      on = await startStack(database === undefined ? {} : { databaseUrl: database.url });
+    });
+    afterAll(async () => {
+      await on?.close();
+      await database?.drop();
+    });
+
+    it('shows texts per country (chart and table), the tripped block, and the refused start with its number masked', async () => {
+      const alice = await new Agent(demoSite(on)).signIn('alice');
+      // Two texts to Alice's number, one verified and landed; two to a French number, never verified.
+      // The demo's 555 numbers belong to no country's ranges: the kit counts them under ZZ.
+      const verified = await alice.start('confirm_phone');
+      expect((await on.control.complete(verified.sessionId, { outcome: 'verified' })).status).toBe(200);
+      expect((await alice.landFor(verified.sessionId, verified.state)).status).toBe(303);
+      await alice.start('confirm_phone');
+      await alice.startWithNumber('change_phone', FRENCH_NUMBER);
+      await alice.startWithNumber('change_phone', FRENCH_NUMBER);
+      expect((await on.control.outbox()).length).toBe(4);
+
+      // The page's form blocks the French number's block; the next start to it is refused, and sends nothing.
+      const before = await alice.request('/operator/pumping');
+      expect(before.status).toBe(200);
+      expect(before.headers.get('cache-control')).toBe('no-store');
+      const blocked = await postOperator(alice, { _csrf: siteToken(before.body), act: 'block', target: FRENCH_BLOCK });
+      expect(blocked.status).toBe(303);
+      expect(blocked.location).toBe('/operator/pumping?done=block');
+      expect((await alice.tryStartWithNumber('change_phone', FRENCH_NUMBER)).status).toBe(429);
+      expect((await on.control.outbox()).length).toBe(4);
+
+      const page = await alice.request('/operator/pumping?done=block');
+      expect(page.status).toBe(200);
+      const html = page.body;
+      expect(html).toContain(shown(en.done.block));
+
+      // The table: one row per country and day, sent, verified, never verified.
+      expect(rowCells(html, '<tr data-country="ZZ" data-days-ago="0">')).toEqual([
+        expect.stringMatching(/\(ZZ\)$/),
+        en.dayLabel(0),
+        '2',
+        '1',
+        '1',
+      ]);
+      expect(rowCells(html, '<tr data-country="FR" data-days-ago="0">')).toEqual([
+        'France (FR)',
+        en.dayLabel(0),
+        '2',
+        '0',
+        '2',
+      ]);
+      // The chart draws the same numbers.
+      expect(chartBar(html, 'ZZ', 0)).toEqual({ sent: 2, verified: 1 });
+      expect(chartBar(html, 'FR', 0)).toEqual({ sent: 2, verified: 0 });
+
+      // The operator's block trips its key, shown with its counts against the thresholds.
+      const tripped = rowCells(html, `<tr data-dimension="block" data-key="${FRENCH_BLOCK}•••">`);
+      expect(tripped).toEqual([
+        en.kinds.block,
+        `${FRENCH_BLOCK}•••`,
+        expect.any(String),
+        expect.stringMatching(/^\d+(\.\d)? of \d+(\.\d)?$/),
+        expect.stringMatching(/^2 of \d+(\.\d)?$/),
+        en.rules.block,
+      ]);
+
+      // The refused start, with its rule; the number only as its masked block.
+      const decision = rowCells(html, '<tr data-decision="refused">');
+      expect(decision?.slice(1)).toEqual([
+        en.decisions.refused,
+        'blocked',
+        'FR',
+        `${FRENCH_BLOCK}•••`,
+        expect.any(String),
+        DEMO_USERS.alice.id,
+      ]);
+      for (const full of [
+        FRENCH_NUMBER,
+        FRENCH_NUMBER.slice(1),
+        DEMO_USERS.alice.phone,
+        DEMO_USERS.alice.phone.slice(1),
+      ]) {
+        expect(html).not.toContain(full);
+      }
+      expect(html).not.toContain(on.clientSecret);
+
+      // The same page in French.
+      const french = await alice.request('/operator/pumping', { headers: { 'accept-language': 'fr-FR' } });
+      expect(french.body).toContain('<html lang="fr">');
+      expect(french.body).toContain(shown(fr.chartTitle));
+      expect(rowCells(french.body, '<tr data-country="FR" data-days-ago="0">')?.slice(0, 2)).toEqual([
+        'France (FR)',
+        fr.dayLabel(0),
+      ]);
+      expect(rowCells(french.body, '<tr data-decision="refused">')?.[1]).toBe(fr.decisions.refused);
+
+      // Removing the block through the form.
+      const cleared = await postOperator(alice, { _csrf: siteToken(html), act: 'clear', target: FRENCH_BLOCK });
+      expect(cleared.location).toBe('/operator/pumping?done=cleared');
+      expect(await on.demo.kit.pumping.rules()).toEqual([]);
+    });
+  });
+}
 
 describe('the operator page with the kit’s pumping rules off', () => {
   it('says so in a sentence, in both languages, and its form answers 409', async () => {

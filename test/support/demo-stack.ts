@@ -34,8 +34,13 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** `startLimits`: the demo's start-limit budgets (its own when omitted; GENEROUS_START_LIMITS where not the subject). */
-export async function startStack(options: { startLimits?: DemoAppOptions['startLimits'] } = {}): Promise<Stack> {
+/**
+ * `startLimits`: the demo's start-limit budgets (its own when omitted; GENEROUS_START_LIMITS where
+ * not the subject). `databaseUrl`: the demo on that PostgreSQL database instead of its SQLite file.
+ */
+export async function startStack(
+  options: { startLimits?: DemoAppOptions['startLimits']; databaseUrl?: string } = {},
+): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'demo-e2e-'));
   const server = createServer();
   const port = await listen(server, { host: 'localhost' });
@@ -59,6 +64,7 @@ export async function startStack(options: { startLimits?: DemoAppOptions['startL
     sessionSecret: 'e2e-session-secret-0123456789abcdef',
     trustProxy: false,
     ...(options.startLimits === undefined ? {} : { startLimits: options.startLimits }),
+    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
   });
   server.on('request', demo.app);
   return {
