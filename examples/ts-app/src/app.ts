@@ -44,6 +44,8 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
     ...verifyOptionsFromEnv(env),
     store,
     ...(now === undefined ? {} : { now }),
+    // A number typed without "+" ("07400 123456") is read as a number of this country.
+    defaultCountry: 'GB',
     resolveUser: async (req) => {
       const { rows } = await pool.query<{ id: string; phone: string }>('SELECT id, phone FROM users WHERE id = $1', [
         req.session.userId ?? '',
@@ -59,6 +61,25 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
         // tx is the client inside the kit's BEGIN ... COMMIT: await every query on it, never on the pool.
         fulfil: async (tx, attempt) => {
           await tx.query('UPDATE users SET phone_verified_at = now() WHERE id = $1', [attempt.userRef]);
+          await tx.query('INSERT INTO phone_confirmations VALUES ($1, $2, $3)', [
+            attempt.sessionId,
+            attempt.userRef,
+            attempt.destination,
+          ]);
+        },
+      },
+      {
+        // Texts the number typed into the form's `phone` field; fulfil gets it as E.164.
+        name: 'change_phone',
+        operationSensitivity: 'sensitive',
+        successPath: '/done',
+        destination: 'entered',
+        proves: 'destination',
+        fulfil: async (tx, attempt) => {
+          await tx.query('UPDATE users SET phone = $1, phone_verified_at = now() WHERE id = $2', [
+            attempt.destination,
+            attempt.userRef,
+          ]);
           await tx.query('INSERT INTO phone_confirmations VALUES ($1, $2, $3)', [
             attempt.sessionId,
             attempt.userRef,
@@ -85,7 +106,12 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
     const signIn = `<form method="post" action="/signin"><input name="user" value="alice"><button>Sign in</button></form>`;
     const confirm = `<form method="post" action="/verify/start">
       <input type="hidden" name="_csrf" value="${escape(kit.csrfToken(req))}">
-      <button name="action" value="confirm_phone">Confirm your phone number</button></form>`;
+      <button name="action" value="confirm_phone">Confirm your phone number</button></form>
+      <form method="post" action="/verify/start">
+      <input type="hidden" name="_csrf" value="${escape(kit.csrfToken(req))}">
+      <input type="hidden" name="action" value="change_phone">
+      <label for="phone">New phone number</label> <input id="phone" name="phone" type="tel" autocomplete="tel">
+      <button>Change your phone number</button></form>`;
     res.type('html').send(req.session.userId === undefined ? signIn : confirm);
   });
   app.post('/signin', express.urlencoded({ extended: false }), (req, res) => {

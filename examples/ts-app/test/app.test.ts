@@ -100,7 +100,19 @@ describeAudit({ describe, it, before }, () => ({
     if (csrf === undefined) throw new Error(`no start form for ${user}`);
     return { csrf };
   },
-  actions: [{ name: 'confirm_phone' }],
+  actions: [
+    { name: 'confirm_phone' },
+    // The typed number: the audit types its own and reads back the number the app holds.
+    {
+      name: 'change_phone',
+      enteredNumber: {
+        numberOf: async (user) => {
+          const { rows } = await pool.query<{ phone: string }>('SELECT phone FROM users WHERE id = $1', [user]);
+          return rows[0]?.phone ?? null;
+        },
+      },
+    },
+  ],
   probe: async (sessionId) => {
     const { rows } = await pool.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM phone_confirmations WHERE session_id = $1',
