@@ -104,6 +104,12 @@ function duplicatesLines(duplicates: DuplicateFigures[]): string[] {
 
 function sweepLines(sweep: SweepFigures[]): string[] {
   const out = [sweepTable(sweep)];
+  for (const s of sweep)
+    out.push(
+      `  ${s.attempts}: hand-written floor (the same reads, one transaction per 50 marking each attempt and writing its grant; ` +
+        `no claim): ${s.floor.attemptsPerSecond} attempts/s, CPU ms per fulfilled attempt kit/floor per run ` +
+        `${s.cpuRounds.map((r) => `${r.kitCpuMsPerFulfilled}/${r.floorCpuMsPerFulfilled}`).join(', ')}: ${showSpread(s.kitOverFloorCpu)}`,
+    );
   if (config.sweepSizes.join(',') !== '10000,100000')
     out.push(
       `  NOTE: sweep sizes were set by BENCH_SWEEP_SIZES=${config.sweepSizes.join(',')} (the targets are set for 10000,100000).`,

@@ -6,7 +6,7 @@ import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison } from './phases/interleaved.ts';
 import type { PgSweepFigures } from './phases/pg-sweep.ts';
 import type { RateLimitedFigures } from './phases/rate-limited-figures.ts';
-import { round1 } from './measure.ts';
+import { round1, round3, spreadOf } from './measure.ts';
 import type { BenchResults } from './phases/run-all.ts';
 import type { SweepFigures } from './phases/sweep.ts';
 
@@ -42,12 +42,15 @@ function pgSweepTargets(p: PgSweepFigures): Target[] {
       met: p.everyRoundOnce,
     },
     {
-      name: `pg-sweep ${p.attempts}: kit / hand-written floor with the kit's action contract (BENCH_PG_FLOOR_GRANTS=${p.floorGrants}), median of ${rounds} rounds`,
-      target: p.floorGrants === 'each' ? '>= 0.85' : '>= 0.85 (against the "each" floor only)',
+      // CPU per attempt, not wall clock: two processes on two shared cores swing the rates by a fifth within a run.
+      name:
+        `pg-sweep ${p.attempts}: CPU ms per fulfilled attempt (sweep processes + the database's PostgreSQL backends), ` +
+        `kit / hand-written floor with the kit's action contract (BENCH_PG_FLOOR_GRANTS=${p.floorGrants}), median of ${rounds} rounds`,
+      target: p.floorGrants === 'each' ? '<= 1.15' : '<= 1.15 (against the "each" floor only)',
       value:
-        `${showSpread(p.kitOverFloorSpread)}; CPU ms per attempt, sweep processes + PostgreSQL, kit/floor: ${cpu}; ` +
-        `fractions of raw capacity, kit/floor (information): ${raw}`,
-      met: p.floorGrants === 'each' && p.kitOverFloor >= 0.85,
+        `${showSpread(p.kitOverFloorCpu)}; kit/floor per round: ${cpu}; wall clock (information): ` +
+        `rate kit/floor ${showSpread(p.kitOverFloorSpread)}, fractions of raw capacity kit/floor ${raw}`,
+      met: p.floorGrants === 'each' && p.everyRoundOnce && p.kitOverFloorCpu.median <= 1.15,
     },
   ];
 }
@@ -86,16 +89,26 @@ function rateLimitedTargets(r: RateLimitedFigures): Target[] {
       value: `${(r.limitedShare * 100).toFixed(2)}% (${r.limited} of ${r.reads})`,
       met: r.limitedShare <= 0.02,
     },
-    {
-      // The median of the rounds' ratios decides, as for every other ratio: one round is too noisy to judge.
-      name: `${name}: landing p99 with the sweeps / with no sweep, median of ${r.rounds.length} rounds`,
-      target: r.rounds.length >= 3 ? '<= 1.20' : '<= 1.20, judged on 3 rounds or more',
-      value:
-        `${showSpread(r.p99RatioSpread)}; pooled ${r.pooledP99Ratio} (${r.withSweep.p99} / ${r.alone.p99} ms); ` +
-        `the hand-written floor at the same reads/s: median ${r.floor.p99RatioSpread.median}, pooled ${r.floor.pooledP99Ratio}`,
-      met: r.rounds.length >= 3 && r.p99RatioSpread.median <= 1.2,
-    },
+    landingBesideTheFloorTarget(r, name),
   ];
+}
+
+/**
+ * The landings' p99 beside the sweeps over alone, against the same ratio beside the hand-written
+ * floor making the same reads a second in the same round: what any sweep costs the landings on
+ * this machine is the floor's ratio, the kit may add a tenth to it. The median of the rounds'
+ * (kit ratio / floor ratio) decides: one round is too noisy to judge.
+ */
+function landingBesideTheFloorTarget(r: RateLimitedFigures, name: string): Target {
+  const overFloor = spreadOf(r.rounds.map((round) => round3(round.p99Ratio / round.floor.p99Ratio)));
+  return {
+    name: `${name}: landing p99 ratio (with the sweeps / with no sweep) over the hand-written floor's at the same reads/s, median of ${r.rounds.length} rounds`,
+    target: r.rounds.length >= 3 ? '<= 1.10' : '<= 1.10, judged on 3 rounds or more',
+    value:
+      `${showSpread(overFloor)}; kit ${showSpread(r.p99RatioSpread)}, pooled ${r.pooledP99Ratio} ` +
+      `(${r.withSweep.p99} / ${r.alone.p99} ms); floor ${showSpread(r.floor.p99RatioSpread)}, pooled ${r.floor.pooledP99Ratio}`,
+    met: r.rounds.length >= 3 && overFloor.median <= 1.1,
+  };
 }
 
 function comparisonTargets(c: Comparison): Target[] {
@@ -113,6 +126,13 @@ function comparisonTargets(c: Comparison): Target[] {
       met: errors === 0 && s.median <= 1.1,
     });
   }
+  // CPU per request is the work the app does, steadier than latency on a shared machine.
+  t.push({
+    name: `${c.what}: app process CPU ms per request (process.cpuUsage), kit/baseline, all rounds`,
+    target: '<= 1.10',
+    value: `${c.ratio.appCpu.toFixed(3)} (${c.kit.appCpuMsPerRequest} / ${c.baseline.appCpuMsPerRequest})${note}`,
+    met: errors === 0 && c.ratio.appCpu <= 1.1,
+  });
   t.push({
     name: `${c.what}: every request answered as expected`,
     target: '0 errors',
@@ -142,10 +162,21 @@ function sweepTargets(sweep: SweepFigures[]): Target[] {
       met: complete,
     });
     t.push({
-      name: `sweep ${s.attempts}: rate / raw capacity (c=${sweepConcurrency}), median of ${s.roundFractions.length} runs`,
-      target: '>= 0.80',
-      value: `${s.fractionOfRaw.toFixed(3)} (runs: ${s.roundFractions.map((f) => f.toFixed(3)).join(', ')}); ${cpuPerRead(s)}`,
-      met: s.fractionOfRaw >= 0.8,
+      name: `sweep ${s.attempts}: the hand-written floor fulfilled every attempt once, every run`,
+      target: `= ${s.attempts}`,
+      value: `${s.floor.fulfilled} (grants ${s.floor.grants}, unverified reads ${s.floor.errors}) in the median run`,
+      met: s.floorEveryRoundOnce,
+    });
+    // CPU per attempt, not wall clock: the sweep and the emulator on two shared cores swing the rate by a fifth.
+    const perRun = s.cpuRounds.map((r) => `${r.kitCpuMsPerFulfilled}/${r.floorCpuMsPerFulfilled}`).join(', ');
+    t.push({
+      name: `sweep ${s.attempts}: CPU ms per fulfilled attempt of the sweep process, kit / hand-written floor (c=${sweepConcurrency}), median of ${s.cpuRounds.length} runs`,
+      target: '<= 1.15',
+      value:
+        `${showSpread(s.kitOverFloorCpu)}; kit/floor per run: ${perRun}; wall clock (information): rate / raw capacity ` +
+        `${s.fractionOfRaw.toFixed(3)} (runs: ${s.roundFractions.map((f) => f.toFixed(3)).join(', ')}), rate kit/floor ` +
+        `${s.cpuRounds.map((r) => r.kitOverFloorRate.toFixed(3)).join(', ')}; ${cpuPerRead(s)}`,
+      met: s.floorEveryRoundOnce && s.kitOverFloorCpu.median <= 1.15,
     });
   }
   if (sweep.length >= 2) t.push(...scalingTargets(sweep[0]!, sweep.at(-1)!));

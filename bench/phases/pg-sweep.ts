@@ -57,6 +57,11 @@ export interface PgSweepFigures extends PgSweepRun {
   /** The kit's rate over the floor's: the median of the rounds (the target), and their spread. */
   kitOverFloor: number;
   kitOverFloorSpread: Spread;
+  /**
+   * Kit over floor CPU ms per fulfilled attempt (the sweep processes' own, plus the PostgreSQL
+   * backends' of the database read from /proc/<pid>/stat), every round's: the target is on the median.
+   */
+  kitOverFloorCpu: Spread;
   /** Every round, kit and floor, wrote one grant per attempt. */
   everyRoundOnce: boolean;
   floorGrants: 'batched' | 'each';
@@ -338,6 +343,7 @@ function pgSweepFigures(m: {
     floor: withFraction(floor),
     kitOverFloor: spread.median,
     kitOverFloorSpread: spread,
+    kitOverFloorCpu: spreadOf(m.rounds.map((r) => round3(cpuPerAttempt(r.kit) / cpuPerAttempt(r.floor)))),
     everyRoundOnce: everyOnce,
     floorGrants: config.pgFloorGrants,
     perRound: m.rounds.map((r, i) => ({

@@ -4,14 +4,20 @@
  * runs BENCH_SWEEP_ROUNDS times on the same seeded file (restored between rounds); the round with
  * the median fraction of raw capacity is the size's figures (a 10 000 run lasts about two seconds,
  * where one hiccup of a shared machine moves the fraction by a tenth).
+ *
+ * Each round also runs the hand-written floor (bench/children/sqlite-sweep-floor-child.ts) over the
+ * same seeded file, kit first in odd rounds and floor first in even ones: the target is the kit's CPU
+ * per fulfilled attempt over the floor's, the median of the rounds (the sweep process does all the
+ * work a SQLite sweep does, so its CPU is the whole cost beside the emulator's).
  */
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { SqliteFloorResult } from '../children/sqlite-sweep-floor-child.ts';
 import type { RawResult, SweepChildResult } from '../children/sweep-child.ts';
 import { config, sweepConcurrency } from '../config.ts';
 import { spawnChild, type Child } from '../ipc.ts';
-import { cpuMs, log, round1, round3, type Cpu } from '../measure.ts';
+import { cpuMs, log, round1, round3, spreadOf, type Cpu, type Spread } from '../measure.ts';
 import { resetEmulator, seedVerifiedSessions, writeDueAttempts, type SeedClient } from '../seed.ts';
 
 export interface SweepFigures {
@@ -38,6 +44,25 @@ export interface SweepFigures {
   grants: number;
   /** Every round's fraction of raw capacity, in the order they ran (this size's figures are the median round's). */
   roundFractions: number[];
+  /** The sweep process's CPU (user + system) per fulfilled attempt, ms. */
+  kitCpuMsPerFulfilled: number;
+  /** The hand-written floor of the same round. */
+  floor: SqliteFloorRun;
+  /** Every round's kit and floor, in the order they ran. */
+  cpuRounds: { kitCpuMsPerFulfilled: number; floorCpuMsPerFulfilled: number; kitOverFloorRate: number }[];
+  /** Kit over floor CPU per fulfilled attempt, every round's: the target is on the median. */
+  kitOverFloorCpu: Spread;
+  /** Every round's floor fulfilled every attempt once. */
+  floorEveryRoundOnce: boolean;
+}
+
+/** The hand-written floor's run of one round. */
+export interface SqliteFloorRun {
+  attemptsPerSecond: number;
+  cpuMsPerFulfilled: number;
+  fulfilled: number;
+  grants: number;
+  errors: number;
 }
 
 /** What every sweep child of one size is told: the seeded file, the emulator and the client. */
@@ -75,12 +100,15 @@ async function sweepSize(
   const seeded = `${dbPath}.seeded`;
   copyFileSync(dbPath, seeded);
   const rounds: SweepFigures[] = [];
+  const floorRounds: SqliteFloorRun[] = [];
   // Each raw measurement is the "after" of one round and the "before" of the next.
   let before = await rawCapacity(emulator, common, size);
   log(`sweep ${size}: raw capacity ${Math.round(before.rps)} req/s`);
   try {
     for (let round = 1; round <= config.sweepRounds; round++) {
+      const floorFirst = round % 2 === 0;
       if (round > 1) restoreSeeded(seeded, dbPath);
+      if (floorFirst) floorRounds.push(await floorSweep(common, size, seeded));
       const { result, processWallMs, emuCpuMs } = await sweepInChild(emulator, common);
       log(`sweep ${size} round ${round}: ${result.report.fulfilled} fulfilled in ${Math.round(result.runMs)} ms`);
       if (result.memoryAtPeak !== undefined)
@@ -90,13 +118,61 @@ async function sweepSize(
       if (result.report.stoppedBy !== null)
         log(`sweep ${size}: WARNING the sweep stopped by ${result.report.stoppedBy} before the due work was done`);
       rounds.push(sweepFigures({ size, seedMs, processWallMs, emuCpuMs, result, before, after }));
+      if (!floorFirst) floorRounds.push(await floorSweep(common, size, seeded));
+      const kit = rounds.at(-1)!;
+      const floor = floorRounds.at(-1)!;
+      log(
+        `sweep ${size} round ${round}: CPU ms per fulfilled attempt kit ${kit.kitCpuMsPerFulfilled}, ` +
+          `floor ${floor.cpuMsPerFulfilled}; floor ${floor.fulfilled} fulfilled at ${floor.attemptsPerSecond}/s`,
+      );
       before = after;
     }
   } finally {
     for (const path of [dbPath, seeded])
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
   }
-  return medianRound(rounds);
+  return withFloor(medianRound(rounds), rounds, floorRounds);
+}
+
+/**
+ * The hand-written floor over the seeded file, in a fresh process (loaded before the timed run).
+ * Leaves the seeded file restored for whatever runs next.
+ */
+async function floorSweep(common: SweepArgs, size: number, seeded: string): Promise<SqliteFloorRun> {
+  restoreSeeded(seeded, common.dbPath);
+  const child = spawnChild('./children/sqlite-sweep-floor-child.ts', 'floor');
+  let r: SqliteFloorResult;
+  try {
+    await child.call<number>('load', { ...common, concurrency: sweepConcurrency }, 120_000);
+    r = await child.call<SqliteFloorResult>('run', undefined, config.sweepBudgetMs + 120_000);
+  } finally {
+    await child.stop();
+  }
+  restoreSeeded(seeded, common.dbPath);
+  if (r.errors > 0) log(`sweep ${size} floor: WARNING ${r.errors} reads were not verified with the stored state`);
+  return {
+    attemptsPerSecond: round1(r.fulfilled / (r.runMs / 1000)),
+    cpuMsPerFulfilled: round3(r.cpuMs / Math.max(1, r.fulfilled)),
+    fulfilled: r.fulfilled,
+    grants: r.grants,
+    errors: r.errors,
+  };
+}
+
+/** The median round with its floor, and kit over floor CPU per fulfilled attempt of every round. */
+function withFloor(median: SweepFigures, rounds: SweepFigures[], floors: SqliteFloorRun[]): SweepFigures {
+  const cpuRounds = rounds.map((kit, i) => ({
+    kitCpuMsPerFulfilled: kit.kitCpuMsPerFulfilled,
+    floorCpuMsPerFulfilled: floors[i]!.cpuMsPerFulfilled,
+    kitOverFloorRate: round3(kit.attemptsPerSecond / floors[i]!.attemptsPerSecond),
+  }));
+  return {
+    ...median,
+    floor: floors[rounds.findIndex((r) => r.fractionOfRaw === median.fractionOfRaw)]!,
+    cpuRounds,
+    kitOverFloorCpu: spreadOf(cpuRounds.map((r) => round3(r.kitCpuMsPerFulfilled / r.floorCpuMsPerFulfilled))),
+    floorEveryRoundOnce: floors.every((f) => f.fulfilled === median.attempts && f.grants === median.attempts),
+  };
 }
 
 /** The seeded file back in place of the swept one (its WAL and shared memory gone with it). */
@@ -202,5 +278,10 @@ function sweepFigures(m: {
     report: result.report,
     grants: result.grants,
     roundFractions: [],
+    kitCpuMsPerFulfilled: round3((result.cpuUserMs + result.cpuSystemMs) / Math.max(1, result.report.fulfilled)),
+    floor: { attemptsPerSecond: 0, cpuMsPerFulfilled: 0, fulfilled: 0, grants: 0, errors: 0 },
+    cpuRounds: [],
+    kitOverFloorCpu: spreadOf([]),
+    floorEveryRoundOnce: false,
   };
 }
