@@ -91,27 +91,49 @@ function pickCountry(rand: () => number): (typeof COUNTRIES)[number] {
   return COUNTRIES[0]!;
 }
 
+/**
+ * The share of legitimate starts made by a returning user: someone who entered a code earlier in
+ * the month, now verifying the same number again (a sign-in on a new device, a step-up). The rest
+ * are people verifying a number for the first time (sign-up, adding or changing a number).
+ */
+export const RETURNING_SHARE = 0.3;
+
 /** Legitimate starts over the month, in time order, from `start`. */
 export function legitimateTraffic(seed: number, start: number, perDay = 2000): StartEvent[] {
   const rand = random(seed);
   const events: StartEvent[] = [];
+  /** Users whose code was entered, by the time it was: who may come back. */
+  const verified: StartEvent[] = [];
   for (let day = 0; day < DAYS; day++) {
     const weekend = day % 7 === 5 || day % 7 === 6 ? 0.8 : 1;
     const today = perDay * weekend * (day === SPIKE_DAY ? 2 : 1) * (0.9 + rand() * 0.2);
     for (let hour = 0; hour < 24; hour++) {
       const count = Math.round((today * (HOUR_SHAPE[hour] ?? 1)) / HOUR_TOTAL);
+      const hourStart = start + day * DAY_MS + hour * HOUR_MS;
+      // Users verified before this hour began (their code entered a lag after their text).
+      const earlier = verified.filter((e) => e.at + VERIFY_LAG_MS < hourStart);
+      const thisHour: StartEvent[] = [];
       for (let n = 0; n < count; n++) {
-        const [country, , conversion, prefix] = pickCountry(rand);
-        events.push({
-          at: start + day * DAY_MS + hour * HOUR_MS + Math.floor(rand() * HOUR_MS),
+        const at = hourStart + Math.floor(rand() * HOUR_MS);
+        const address = `10.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`;
+        const returning = rand() < RETURNING_SHARE && earlier.length > 0;
+        const before = earlier[Math.floor(rand() * earlier.length)]!;
+        const [country, , conversion, prefix] = returning
+          ? COUNTRIES.find((c) => c[0] === before.country)!
+          : pickCountry(rand);
+        const event: StartEvent = {
+          at,
           country,
-          number: numberIn(rand, prefix),
-          address: `10.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`,
-          user: `u${Math.floor(rand() * 1e9)}`,
+          number: returning ? before.number : numberIn(rand, prefix),
+          address,
+          user: returning ? before.user : `u${Math.floor(rand() * 1e9)}`,
           converts: rand() < conversion,
           attack: false,
-        });
+        };
+        thisHour.push(event);
       }
+      events.push(...thisHour);
+      verified.push(...thisHour.filter((e) => e.converts));
     }
   }
   return events.sort((a, b) => a.at - b.at);

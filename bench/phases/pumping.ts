@@ -11,12 +11,12 @@
 import { DEFAULT_SMS_PRICES } from '../../emulator/config/sms-prices.ts';
 import { judge } from '../../middleware/pumping/pumping-decision.ts';
 import { blockOf } from '../../middleware/pumping/pumping-keys.ts';
-import { DEFAULT_THRESHOLDS, trippedBy, type Thresholds } from '../../middleware/pumping/pumping-rules.ts';
+import { DEFAULT_THRESHOLDS, type Thresholds } from '../../middleware/pumping/pumping-rules.ts';
 import type { PumpingCount } from '../../middleware/store/types.ts';
 import { log } from '../measure.ts';
+import { Budgets, Counters } from './pumping-counters.ts';
 import {
   attacks,
-  DAY_MS,
   HOUR_MS,
   legitimateTraffic,
   VERIFY_LAG_MS,
@@ -31,135 +31,47 @@ const START = Date.UTC(2026, 0, 5);
 type Policy = 'budgets' | 'authgear' | 'kit';
 const POLICIES: readonly Policy[] = ['budgets', 'authgear', 'kit'];
 
-/** Sent and verified per hour of the month, for one key (only the hours it was texted in). */
-class Buckets {
-  private readonly hours = new Map<number, { sent: number; verified: number }>();
-  private maxAt = -1;
-  private max = 0;
-
-  constructor(private readonly firstHour: number) {}
-
-  at(hour: number): { sent: number; verified: number } {
-    let bucket = this.hours.get(hour);
-    if (bucket === undefined) {
-      bucket = { sent: 0, verified: 0 };
-      this.hours.set(hour, bucket);
-    }
-    return bucket;
-  }
-
-  private sum(from: number, to: number, field: 'sent' | 'verified'): number {
-    let total = 0;
-    for (let h = Math.max(from, this.firstHour); h <= to; h++) total += this.hours.get(h)?.[field] ?? 0;
-    return total;
-  }
-
-  count(hour: number): PumpingCount {
-    const verifiedDay = this.sum(hour - 23, hour, 'verified');
-    return {
-      sentThisHour: this.sum(hour, hour, 'sent'),
-      verifiedThisHour: this.sum(hour, hour, 'verified'),
-      sentLastHour: this.sum(hour - 1, hour - 1, 'sent'),
-      verifiedLastHour: this.sum(hour - 1, hour - 1, 'verified'),
-      sentLastDay: this.sum(hour - 23, hour, 'sent'),
-      verifiedLastDay: verifiedDay,
-      maxVerifiedDay: Math.max(this.maxVerified(hour), verifiedDay),
-    };
-  }
-
-  /** The best rolling day of the 14 back (recomputed once an hour: the current day is added live). */
-  private maxVerified(hour: number): number {
-    if (this.maxAt === hour) return this.max;
-    let best = 0;
-    for (let day = 1; day < 14; day++)
-      best = Math.max(best, this.sum(hour - day * 24 - 23, hour - day * 24, 'verified'));
-    this.maxAt = hour;
-    this.max = best;
-    return best;
-  }
-}
-
-/** The counters of one run: per key, and per address the countries it texted. */
-class Counters {
-  private readonly keys = new Map<string, Buckets>();
-  private readonly byAddress = new Map<string, { hour: number; country: string; verified: boolean }[]>();
-
-  buckets(key: string, hour: number): Buckets {
-    let found = this.keys.get(key);
-    if (found === undefined) {
-      found = new Buckets(hour);
-      this.keys.set(key, found);
-    }
-    return found;
-  }
-
-  unverifiedCountries(address: string, hour: number): number {
-    const sends = (this.byAddress.get(address) ?? []).filter((s) => s.hour > hour - 24);
-    const verified = new Set(sends.filter((s) => s.verified).map((s) => s.country));
-    return new Set(sends.filter((s) => !verified.has(s.country)).map((s) => s.country)).size;
-  }
-
-  send(keys: string[], address: string, country: string, hour: number) {
-    for (const key of keys) this.buckets(key, hour).at(hour).sent += 1;
-    const record = { hour, country, verified: false };
-    const list = this.byAddress.get(address) ?? [];
-    list.push(record);
-    this.byAddress.set(address, list);
-    return () => {
-      for (const key of keys) this.buckets(key, hour).at(hour).verified += 1;
-      record.verified = true;
-    };
-  }
-}
-
-/** Today's start budgets as the store counts them: fixed windows from a key's first start. */
-class Budgets {
-  private readonly windows = new Map<string, { spent: number; endsAt: number; members?: Set<string> }>();
-
-  allows(event: StartEvent): boolean {
-    const budgets: [string, number, number, string?][] = [
-      [`user:${event.user}`, 10, HOUR_MS],
-      [`number:${event.number}`, 5, 10 * 60_000],
-      [`ip:${event.address}`, 30, HOUR_MS],
-      [`numbers:${event.user}`, 5, DAY_MS, event.number],
-    ];
-    const open = budgets.map(([key, points, ms, member]) => {
-      let window = this.windows.get(key);
-      if (window === undefined || window.endsAt <= event.at) window = { spent: 0, endsAt: event.at + ms };
-      const counted = member !== undefined && (window.members?.has(member) ?? false);
-      return { key, window, full: !counted && window.spent >= points, counted, member };
-    });
-    if (open.some((b) => b.full)) return false;
-    for (const { key, window, counted, member } of open) {
-      if (counted) continue;
-      window.spent += 1;
-      if (member !== undefined) (window.members ??= new Set()).add(member);
-      this.windows.set(key, window);
-    }
-    return true;
-  }
-}
-
 const AUTHGEAR = {
   country: { dailyFloor: 20, hourlyFloor: 3, unverifiedPerVerified: 0.2 } satisfies Thresholds,
   address: { dailyFloor: 10, hourlyFloor: 5, unverifiedPerVerified: 0.2 } satisfies Thresholds,
 };
 
-/** Whether the policy's rules refuse this start, given the counts before it. */
-function refuses(policy: Policy, counters: Counters, event: StartEvent, block: string, hour: number): boolean {
-  if (policy === 'budgets') return false;
+/**
+ * Authgear's rule on one key as written, kept here so the baseline never moves with the kit's
+ * rules: daily = max(floor, 0.2 x the 14-day max of verified, 0.2 x verified in 24 h), hourly =
+ * max(floor, daily / 6, 0.2 x verified in the last hour), against texts unverified in each window
+ * (the last hour as the kit reads it: this bucket and the share of the previous one still inside).
+ */
+function authgearTrips(count: PumpingCount, rule: Thresholds, now: number): boolean {
+  const share = rule.unverifiedPerVerified;
+  const inside = 1 - (now % HOUR_MS) / HOUR_MS;
+  const verifiedHour = count.verifiedThisHour + count.verifiedLastHour * inside;
+  const sentHour = count.sentThisHour + count.sentLastHour * inside;
+  const daily = Math.max(rule.dailyFloor, share * count.maxVerifiedDay, share * count.verifiedLastDay);
+  const hourly = Math.max(rule.hourlyFloor, daily / 6, share * verifiedHour);
+  return sentHour - verifiedHour >= hourly || count.sentLastDay - count.verifiedLastDay >= daily;
+}
+
+/** The reasons the policy's rules refuse this start for, given the counts before it (none: sent). */
+function refusals(policy: Policy, counters: Counters, event: StartEvent, block: string, hour: number): string[] {
+  if (policy === 'budgets') return [];
   const country = counters.buckets(`country:${event.country}`, hour).count(hour);
   const address = counters.buckets(`address:${event.address}`, hour).count(hour);
   const countries = counters.unverifiedCountries(event.address, hour);
   if (policy === 'authgear') {
-    return (
-      trippedBy('country', country, AUTHGEAR.country, event.at).length > 0 ||
-      trippedBy('address', address, AUTHGEAR.address, event.at).length > 0 ||
-      countries > 3
-    );
+    const refused =
+      authgearTrips(country, AUTHGEAR.country, event.at) ||
+      authgearTrips(address, AUTHGEAR.address, event.at) ||
+      countries > 3;
+    return refused ? ['authgear'] : [];
   }
   const reading = {
-    counts: [country, counters.buckets(`block:${block}`, hour).count(hour), address],
+    counts: [
+      country,
+      counters.buckets(`block:${block}`, hour).count(hour),
+      address,
+      counters.buckets(`user:${event.user}`, hour).count(hour),
+    ],
     unverifiedCountries: countries,
     rules: [],
   };
@@ -171,7 +83,7 @@ function refuses(policy: Policy, counters: Counters, event: StartEvent, block: s
     userRef: event.user,
     keys: [],
   };
-  return judge(reading, start, DEFAULT_THRESHOLDS, event.at).reasons.length > 0;
+  return judge(reading, start, DEFAULT_THRESHOLDS, event.at).reasons;
 }
 
 interface RunFigures {
@@ -217,10 +129,17 @@ function runPolicy(policy: Policy, events: StartEvent[], shape: AttackShape | un
     while (next < pending.length && pending[next]!.at <= event.at) pending[next++]!.verify();
     const hour = Math.floor((event.at - START) / HOUR_MS);
     const block = blockOf(event.number);
-    const sent = budgets.allows(event) && !refuses(policy, counters, event, block, hour);
+    const reasons = refusals(policy, counters, event, block, hour);
+    const sent = reasons.length === 0 && budgets.allows(event);
+    // The kit counts a refusal under each key whose rules refused it.
+    for (const dimension of ['country', 'block', 'address'] as const) {
+      const key = { country: event.country, block, address: event.address }[dimension];
+      if (reasons.some((r) => r.startsWith(`${dimension}_`)))
+        counters.buckets(`${dimension}:${key}`, hour).at(hour).refused += 1;
+    }
     if (sent) {
       const verify = counters.send(
-        [`country:${event.country}`, `block:${block}`, `address:${event.address}`],
+        [`country:${event.country}`, `block:${block}`, `address:${event.address}`, `user:${event.user}`],
         event.address,
         event.country,
         hour,

@@ -3,7 +3,7 @@
  * and whether an operator blocked one of its keys. Operators' releases lift a key's rules; their
  * blocks refuse whatever the counts say. Pure.
  */
-import type { PumpingReading } from '../store/types.ts';
+import type { PumpingCount, PumpingKey, PumpingReading } from '../store/types.ts';
 import type { StartKeys } from './pumping-keys.ts';
 import { trippedBy, type PumpingThresholds } from './pumping-rules.ts';
 
@@ -16,17 +16,40 @@ export interface Verdict {
 
 /** The kinds of key with thresholds, in the order the counters come back (StartKeys.keys). */
 const JUDGED = ['country', 'block', 'address'] as const;
+/** Where the user's count comes back (StartKeys.keys). */
+const USER_INDEX = 3;
+
+/**
+ * A user who entered a code in the last 14 days and has no text left unverified in the last 24
+ * hours. The country and block rules do not hold them back: an attacker's accounts never enter a
+ * code, and such a user can have one unverified text a day at most before the rules hold them too.
+ */
+export function knownUser(count: PumpingCount | undefined): boolean {
+  if (count === undefined) return false;
+  return count.maxVerifiedDay > 0 && count.sentLastDay === count.verifiedLastDay;
+}
 
 export function judge(reading: PumpingReading, start: StartKeys, thresholds: PumpingThresholds, now: number): Verdict {
   const ruleOn = (dimension: string) => reading.rules.find((r) => r.dimension === dimension)?.rule;
   const blocked = reading.rules.some((r) => r.rule === 'block');
+  const known = knownUser(reading.counts[USER_INDEX]);
   const reasons = JUDGED.flatMap((kind, index) => {
     const count = reading.counts[index];
     if (count === undefined || ruleOn(kind) === 'allow') return [];
+    if (known && kind !== 'address') return [];
     return trippedBy(kind, count, thresholds[kind], now);
   });
   if (ruleOn('address') !== 'allow' && reading.unverifiedCountries > thresholds.addressCountries) {
     reasons.push('address_countries');
   }
   return { reasons: blocked ? ['blocked', ...reasons] : reasons, blocked };
+}
+
+/** The start's keys whose own rules refused it: a refusal counts under them, so a key an attack keeps pressing on stays refused. */
+export function keysRefusedBy(start: StartKeys, reasons: readonly string[]): PumpingKey[] {
+  return start.keys.filter(
+    (key) =>
+      (JUDGED as readonly string[]).includes(key.dimension) &&
+      reasons.some((reason) => reason.startsWith(`${key.dimension}_`)),
+  );
 }

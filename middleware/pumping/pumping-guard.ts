@@ -11,7 +11,7 @@ import { KitError, KitErrorCode } from '../errors.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import { countPumpingDecision } from '../telemetry.ts';
 import type { PumpingDecisionRecord, PumpingStore } from '../store/types.ts';
-import { judge } from './pumping-decision.ts';
+import { judge, keysRefusedBy } from './pumping-decision.ts';
 import { startKeys, type StartKeys } from './pumping-keys.ts';
 import type { ResolvedPumping } from './pumping-options.ts';
 import { hourOf } from './pumping-rules.ts';
@@ -82,8 +82,10 @@ async function record(
       ? 'start refused: it matches SMS pumping (texts never verified); nothing was sent'
       : `start ${decision === 'warned' ? 'sent' : 'sent after the challenge'} although it matches SMS pumping (texts never verified)`,
   );
+  const decidedAt = deps.now();
+  const refused = decision === 'refused' ? { keys: keysRefusedBy(start, reasons), hour: hourOf(decidedAt) } : undefined;
   try {
-    await store.recordDecision({ decidedAt: deps.now(), decision, reasons, country, block, address, userRef });
+    await store.recordDecision({ decidedAt, decision, reasons, country, block, address, userRef }, refused);
   } catch (error) {
     deps.logger.warn({ route: 'start', err: describeError(error) }, 'could not record an SMS pumping decision');
   }

@@ -48,6 +48,15 @@ export const DEFAULT_THRESHOLDS: PumpingThresholds = {
   addressCountries: 3,
 };
 
+/**
+ * A key stays refused while starts to it are refused at this multiple of its hourly threshold
+ * (over the last 60 minutes). Its real users are refused at most at their own pace, which the
+ * threshold is already a share of (a half of those verified, and no less than a sixth of a day's):
+ * only an attack presses this hard. Without it a tripped key reopens as its hour slides by, and an
+ * attack gets a few texts through each time.
+ */
+export const HOLD_PRESSURE = 3;
+
 const HOUR_MS = 3_600_000;
 
 /** The hour bucket of a time (ms since the epoch): what the counters are kept by. */
@@ -88,8 +97,10 @@ export function unverifiedOf(count: PumpingCount, now: number): { daily: number;
 export function trippedBy(kind: string, count: PumpingCount, rule: Thresholds, now: number): string[] {
   const limit = thresholdsOf(count, rule, now);
   const unverified = unverifiedOf(count, now);
+  const refused = lastSixtyMinutes(count.refusedThisHour, count.refusedLastHour, now);
   const reasons: string[] = [];
   if (unverified.hourly >= limit.hourly) reasons.push(`${kind}_hourly`);
   if (unverified.daily >= limit.daily) reasons.push(`${kind}_daily`);
+  if (refused >= HOLD_PRESSURE * limit.hourly) reasons.push(`${kind}_held`);
   return reasons;
 }

@@ -356,6 +356,9 @@ export interface PumpingCount {
   verifiedLastDay: number;
   /** The most verified in any of the last 14 rolling days (24 buckets each, this one included). */
   maxVerifiedDay: number;
+  /** Starts refused because this key's rules tripped, this hour and the one before. */
+  refusedThisHour: number;
+  refusedLastHour: number;
 }
 
 /** An operator's rule on one key: always allow it (a release) or refuse every start to it, until `until`. */
@@ -415,7 +418,11 @@ export interface PumpingStore {
   recordSend(send: { sessionId: string; keys: readonly PumpingKey[]; hour: number }): Promise<void>;
   /** The session's text was verified: counted under the keys and hour of its send, once. True when this call counted it. */
   markVerified(sessionId: string): Promise<boolean>;
-  recordDecision(decision: PumpingDecisionRecord): Promise<void>;
+  /** Records a decision; a refusal also counts under `refused.keys` (the keys whose rules refused it) in `refused.hour`. */
+  recordDecision(
+    decision: PumpingDecisionRecord,
+    refused?: { keys: readonly PumpingKey[]; hour: number },
+  ): Promise<void>;
   /** Decisions at or after `since`, newest first. */
   listDecisions(query: { since: number; limit: number }): Promise<PumpingDecisionRecord[]>;
   /** Sets (or replaces) an operator's rule on one key. */

@@ -150,6 +150,46 @@ describeEachAppStore('SMS pumping rules', (_store, storeOptions) => {
     expect(await read()).toMatchObject({ sentThisHour: 1, verifiedThisHour: 1 });
   });
 
+  it('a user who verified before is not held back by a tripped country; a new account is', async () => {
+    const known = await app.agent().signIn('known-gh-user');
+    await app.clock.pinned(dayOf(9), async () => {
+      const started = await known.startWithNumber('add_phone', '+233241000001');
+      await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+      expect((await known.landFor(started.sessionId, started.state)).status).toBe(303);
+    });
+    await app.clock.pinned(dayOf(9) + 5 * 60_000, async () => {
+      for (const phone of ['+233242000001', '+233243000001', '+233244000001', '+233245000001']) {
+        expect((await startTo(app, phone)).status).toBe(200);
+      }
+      expect((await startTo(app, '+233246000001')).status).toBe(429);
+      expect((await known.tryStartWithNumber('add_phone', '+233241000001')).status).toBe(200);
+      // Once that text is left unverified, the user is held back as anyone else.
+      expect((await known.tryStartWithNumber('add_phone', '+233241000001')).status).toBe(429);
+    });
+  });
+
+  it('a tripped country stays refused while refused starts keep pressing on it, and reopens when they stop', async () => {
+    const at = dayOf(10);
+    await app.clock.pinned(at, async () => {
+      for (const phone of ['+254711000001', '+254712000001', '+254713000001', '+254714000001']) {
+        expect((await startTo(app, phone)).status).toBe(200);
+      }
+      // 14 refused starts in this hour: three times the hourly threshold (20 / 6) and more, as an attack presses.
+      for (let n = 0; n < 14; n++) expect((await startTo(app, `+2547${20 + n}000001`)).status).toBe(429);
+    });
+    // An hour and five minutes later the texts left inside the last 60 minutes (3 of 4) are under
+    // the threshold, but the refusals still inside it (10.5 of 14) hold the country.
+    await app.clock.pinned(at + 65 * 60_000, async () => {
+      expect((await startTo(app, '+254740000001')).status).toBe(429);
+      const [decision] = await app.store.pumping!.listDecisions({ since: at + 60 * 60_000, limit: 1 });
+      expect(decision).toMatchObject({ decision: 'refused', reasons: ['country_held'], country: 'KE' });
+    });
+    // Once nobody presses, it opens again.
+    await app.clock.pinned(at + 125 * 60_000, async () => {
+      expect((await startTo(app, '+254741000001')).status).toBe(200);
+    });
+  });
+
   it("an operator's block refuses every start to its key; a release lifts the rules", async () => {
     await app.clock.pinned(dayOf(3), async () => {
       const now = dayOf(3);

@@ -56,6 +56,8 @@ describeEachStore('pumping counters', (kind) => {
         sentLastDay: 3,
         verifiedLastDay: 1,
         maxVerifiedDay: 1,
+        refusedThisHour: 0,
+        refusedLastHour: 0,
       });
     }
     // A day later the day's window has moved on; the 14-day maximum still holds the verification.
@@ -131,6 +133,32 @@ describeEachStore('pumping counters', (kind) => {
     expect(purged).toBe(8);
     expect((await pumping.listDecisions({ since: 0, limit: 10 })).map((d) => d.decision)).toEqual(['refused']);
     expect((await h.query<{ n: number }>('SELECT count(*) AS n FROM verify_kit_pumping_counts'))[0]!.n).toBe(0);
+  });
+
+  it('counts a refusal under the keys that refused it, in its hour, on any instance, with its decision', async () => {
+    const other: VerifyStore<unknown> = await h.openAnother();
+    const keys = keysOf('NG', '+2348031234', '198.51.100.7');
+    const [country, block] = keys;
+    const decision = { country: 'NG', block: '+2348031234', address: '198.51.100.7', userRef: 'u1' };
+    const refusal = { ...decision, decidedAt: T0, decision: 'refused' as const, reasons: ['country_hourly'] };
+    await Promise.all([
+      pumping.recordDecision(refusal, { keys: [country!], hour: H0 }),
+      other.pumping!.recordDecision(refusal, { keys: [country!, block!], hour: H0 }),
+      pumping.recordDecision(refusal, { keys: [country!], hour: H0 + 1 }),
+      // A warning refuses nothing and counts nothing.
+      pumping.recordDecision({ ...refusal, decision: 'warned' }),
+    ]);
+    const reading = await read(keys, '198.51.100.7', H0 + 1);
+    expect(reading.counts.map((c) => [c.refusedThisHour, c.refusedLastHour])).toEqual([
+      [1, 2],
+      [0, 1],
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ]);
+    // A refusal is no text: nothing sent, nothing unverified.
+    expect(reading.counts[0]).toMatchObject({ sentLastDay: 0, verifiedLastDay: 0 });
+    expect(await pumping.listDecisions({ since: 0, limit: 10 })).toHaveLength(4);
   });
 
   it('two instances share the counters: a verification read by one moves the counts the other sent', async () => {

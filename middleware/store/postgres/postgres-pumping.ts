@@ -120,8 +120,20 @@ export function postgresPumping(db: PostgresDb): PumpingStore {
       );
       return rows[0]?.marked === 1;
     },
-    async recordDecision(d) {
-      await query(db, 'insertDecision', [d.decidedAt, d.decision, d.reasons, d.country, d.block, d.address, d.userRef]);
+    async recordDecision(d, refused) {
+      const under = sortedKeys(refused?.keys ?? []);
+      await query(db, 'insertDecision', [
+        d.decidedAt,
+        d.decision,
+        d.reasons,
+        d.country,
+        d.block,
+        d.address,
+        d.userRef,
+        refused?.hour ?? 0,
+        under.map((k) => k.dimension),
+        under.map((k) => k.key),
+      ]);
     },
     async setRule(rule) {
       await query(db, 'setRule', [rule.dimension, rule.key, rule.rule, rule.until, rule.setAt]);

@@ -297,6 +297,10 @@ const MIGRATIONS: readonly string[] = [
      set_at    BIGINT NOT NULL,
      PRIMARY KEY (dimension, key)
    );`,
+
+  // 14: starts refused because a key's rules tripped, per key and hour: a key stays refused while
+  // an attack keeps pressing on it.
+  `ALTER TABLE verify_kit_pumping_counts ADD COLUMN refused INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

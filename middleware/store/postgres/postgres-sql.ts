@@ -145,7 +145,8 @@ const PUMPING_SQL = {
            'sentThisHour', c.sent_this_hour, 'verifiedThisHour', c.verified_this_hour,
            'sentLastHour', c.sent_last_hour, 'verifiedLastHour', c.verified_last_hour,
            'sentLastDay', c.sent_last_day, 'verifiedLastDay', c.verified_last_day,
-           'maxVerifiedDay', m.max_day) ORDER BY k.ord), '[]'::json)
+           'maxVerifiedDay', m.max_day, 'refusedThisHour', c.refused_this_hour,
+           'refusedLastHour', c.refused_last_hour) ORDER BY k.ord), '[]'::json)
         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(dimension, key, ord)
         CROSS JOIN LATERAL (SELECT
             coalesce(sum(p.sent) FILTER (WHERE p.hour = $3), 0) AS sent_this_hour,
@@ -153,7 +154,9 @@ const PUMPING_SQL = {
             coalesce(sum(p.sent) FILTER (WHERE p.hour = $3 - 1), 0) AS sent_last_hour,
             coalesce(sum(p.verified) FILTER (WHERE p.hour = $3 - 1), 0) AS verified_last_hour,
             coalesce(sum(p.sent), 0) AS sent_last_day,
-            coalesce(sum(p.verified), 0) AS verified_last_day
+            coalesce(sum(p.verified), 0) AS verified_last_day,
+            coalesce(sum(p.refused) FILTER (WHERE p.hour = $3), 0) AS refused_this_hour,
+            coalesce(sum(p.refused) FILTER (WHERE p.hour = $3 - 1), 0) AS refused_last_hour
           FROM verify_kit_pumping_counts p
           WHERE p.dimension = k.dimension AND p.key = k.key AND p.hour > $3 - 24 AND p.hour <= $3) c
         CROSS JOIN LATERAL (SELECT coalesce(max(d.v), 0) AS max_day FROM (SELECT sum(p.verified) AS v
@@ -186,8 +189,14 @@ const PUMPING_SQL = {
        FROM done CROSS JOIN LATERAL unnest(done.dimensions, done.keys) AS k(dimension, key)
        WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = done.hour)
      SELECT count(*)::integer AS marked FROM done`,
-  insertDecision: `INSERT INTO verify_kit_pumping_decisions (decided_at, decision, reasons, country, block, address, user_ref)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  // The decision and, for a refusal, a count under each key whose rules refused it ($8 hour,
+  // $9 dimensions, $10 keys, sorted), in one statement.
+  insertDecision: `WITH decision AS (
+       INSERT INTO verify_kit_pumping_decisions (decided_at, decision, reasons, country, block, address, user_ref)
+       VALUES ($1, $2, $3, $4, $5, $6, $7))
+     INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, refused)
+     SELECT k.dimension, k.key, $8, 1 FROM unnest($9::text[], $10::text[]) AS k(dimension, key)
+     ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = c.refused + 1`,
   listDecisions: `SELECT decided_at, decision, reasons, country, block, address, user_ref FROM verify_kit_pumping_decisions
      WHERE decided_at >= $1 ORDER BY decided_at DESC, id DESC LIMIT $2`,
   setRule: `INSERT INTO verify_kit_pumping_rules (dimension, key, rule, until, set_at) VALUES ($1, $2, $3, $4, $5)

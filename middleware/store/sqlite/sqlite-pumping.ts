@@ -15,6 +15,8 @@ interface CountRow {
   verified_last_hour: number;
   sent_last_day: number;
   verified_last_day: number;
+  refused_this_hour: number;
+  refused_last_hour: number;
 }
 
 interface RuleRow {
@@ -44,6 +46,8 @@ function toCount(row: CountRow, maxVerifiedDay: number): PumpingCount {
     sentLastDay: row.sent_last_day,
     verifiedLastDay: row.verified_last_day,
     maxVerifiedDay,
+    refusedThisHour: row.refused_this_hour,
+    refusedLastHour: row.refused_last_hour,
   };
 }
 
@@ -124,8 +128,12 @@ export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
     async markVerified(sessionId) {
       return countVerifiedOnce.immediate(sessionId);
     },
-    async recordDecision(decision) {
-      await write(() => sql.insertDecision.run({ ...decision, reasons: decision.reasons.join(',') }));
+    async recordDecision(decision, refused) {
+      await write(() => {
+        sql.insertDecision.run({ ...decision, reasons: decision.reasons.join(',') });
+        if (refused === undefined) return;
+        for (const { dimension, key } of refused.keys) sql.countRefused.run({ dimension, key, hour: refused.hour });
+      });
     },
     async setRule(rule) {
       await write(() => sql.setRule.run(rule));

@@ -165,7 +165,9 @@ export const PUMPING_SQL = {
        coalesce(sum(CASE WHEN hour = @hour - 1 THEN sent END), 0) AS sent_last_hour,
        coalesce(sum(CASE WHEN hour = @hour - 1 THEN verified END), 0) AS verified_last_hour,
        coalesce(sum(sent), 0) AS sent_last_day,
-       coalesce(sum(verified), 0) AS verified_last_day
+       coalesce(sum(verified), 0) AS verified_last_day,
+       coalesce(sum(CASE WHEN hour = @hour THEN refused END), 0) AS refused_this_hour,
+       coalesce(sum(CASE WHEN hour = @hour - 1 THEN refused END), 0) AS refused_last_hour
      FROM verify_kit_pumping_counts WHERE dimension = @dimension AND key = @key AND hour > @hour - 24 AND hour <= @hour`,
   // Rolling days back from this hour: day 0 is the last 24 buckets.
   maxVerifiedDay: `SELECT coalesce(max(v), 0) AS max_day FROM (SELECT sum(verified) AS v FROM verify_kit_pumping_counts
@@ -180,6 +182,8 @@ export const PUMPING_SQL = {
      ON CONFLICT (session_id) DO NOTHING`,
   countSent: `INSERT INTO verify_kit_pumping_counts (dimension, key, hour, sent) VALUES (@dimension, @key, @hour, 1)
      ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = sent + 1`,
+  countRefused: `INSERT INTO verify_kit_pumping_counts (dimension, key, hour, refused) VALUES (@dimension, @key, @hour, 1)
+     ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = refused + 1`,
   markSendVerified: `UPDATE verify_kit_pumping_sends SET verified = 1 WHERE session_id = ? AND verified = 0
      RETURNING hour, keys`,
   countVerified: `UPDATE verify_kit_pumping_counts SET verified = verified + 1
