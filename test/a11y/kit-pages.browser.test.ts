@@ -378,14 +378,19 @@ describe('the pending page', () => {
     // Two background re-checks (after 1 s, then 1.5 s more): each answered "pending" (the second is
     // only scheduled once the first was handled), and the page (and anything a screen reader is
     // reading) stays in place.
-    await expect.poll(() => moveOn(page, 500).then(() => checkHeaders.length)).toBeGreaterThanOrEqual(2);
+    // Real time only bounds the round trips (expect.poll's own 1 s would not on a loaded machine).
+    await expect
+      .poll(() => moveOn(page, 500).then(() => checkHeaders.length), { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(2);
     expect(page.url()).toBe(url);
 
     const code = await app.emulator.control.codeFor(attempt.sessionId);
     expect(code).toMatch(/^\d{6}$/);
     expect((await app.emulator.control.complete(attempt.sessionId, { outcome: 'verified' })).status).toBe(200);
     // The next re-check (2.25 s later by the page's clock) finds it verified and shows the result.
-    await expect.poll(() => moveOn(page, 500).then(() => page.url())).toBe(`${app.url}/done/badge`);
+    await expect
+      .poll(() => moveOn(page, 500).then(() => page.url()), { timeout: 10_000 })
+      .toBe(`${app.url}/done/badge`);
     expect(app.grants(attempt.sessionId)).toBe(1);
     // Each background check says so: the landing then reads the status once, without re-checks.
     expect(checkHeaders.length).toBeGreaterThan(0);
