@@ -37,5 +37,7 @@ export type FulfilContext<Tx = unknown> = Pick<KitContext<Tx>, 'store' | 'action
   Partial<Pick<KitContext<Tx>, 'platform' | 'clientId' | 'logger' | 'onOutcome'>> & {
     /** Deadlines of the callbacks (any left out get the default). */
     hookTimeouts?: Partial<HookTimeouts>;
+    /** With `mode: 'off'` no verified text is counted for the SMS pumping rules (left out: counted). */
+    pumping?: Pick<KitContext<Tx>['pumping'], 'mode'>;
     client: Pick<VerifyClient, 'getSession'>;
   };

@@ -151,6 +151,8 @@ export async function applyStatus<Tx>(
  * first). A count that fails is only logged: the fulfilment does not wait on the counters.
  */
 async function countVerifiedText<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<void> {
+  // Nothing was counted at the start either: a write to learn nothing.
+  if (deps.pumping?.mode === 'off') return;
   try {
     await deps.store.pumping?.markVerified(attempt.sessionId);
   } catch (error) {

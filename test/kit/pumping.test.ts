@@ -323,6 +323,34 @@ describeEachAppStore('SMS pumping rules shared by two instances', (store, storeO
   });
 });
 
+describeEachAppStore("SMS pumping 'off'", (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await pumpingApp(await storeOptions(), { mode: 'off' });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('counts nothing and writes nothing for it: no send at the start, no verification at the landing or the sweep', async () => {
+    const pumping = app.store.pumping!;
+    const marked: string[] = [];
+    const markVerified = pumping.markVerified.bind(pumping);
+    pumping.markVerified = (sessionId) => {
+      marked.push(sessionId);
+      return markVerified(sessionId);
+    };
+    await verifiedStart(app, '+2348036000001');
+    const user = await app.agent().signIn('off-swept');
+    const started = await user.startWithNumber('add_phone', '+2348037000001');
+    await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+    expect((await runSweep({ ...contextOf(app.kit), now: () => Date.now() + 10 * 60_000 })).fulfilled).toBe(1);
+    expect(marked).toEqual([]);
+    const rows = await app.query<{ n: number | string }>('SELECT count(*) AS n FROM verify_kit_pumping_counts');
+    expect(Number(rows[0]!.n)).toBe(0);
+  });
+});
+
 describeEachAppStore('SMS pumping decisions by mode, allow-list and challenge', (_store, storeOptions) => {
   let recording: TestApp;
   let challenging: TestApp;
