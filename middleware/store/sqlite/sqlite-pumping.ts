@@ -102,14 +102,15 @@ function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisio
 /** The pumping part of the SQLite store; `write` is the start's group commit. */
 export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
   const sql = prepareAll(db, PUMPING_SQL);
-  const countVerifiedOnce = db.transaction((sessionId: string): boolean => {
+  // Run inside the group commit's savepoint: the mark and its counts commit together, once.
+  const countVerifiedOnce = (sessionId: string): boolean => {
     const send = sql.markSendVerified.get(sessionId) as { hour: number; keys: string } | undefined;
     if (send === undefined) return false;
     for (const { dimension, key } of JSON.parse(send.keys) as PumpingKey[]) {
       sql.countVerified.run({ dimension, key, hour: send.hour });
     }
     return true;
-  });
+  };
   const purge = db.transaction(
     (query: { beforeHour: number; decisionsBefore: number; now: number; limit: number }): number =>
       sql.purgeCounts.run(query).changes +
@@ -125,8 +126,9 @@ export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
         for (const { dimension, key } of keys) sql.countSent.run({ dimension, key, hour });
       });
     },
+    // With the start's writes in one commit: a sweep's verified reads of one tick share it.
     async markVerified(sessionId) {
-      return countVerifiedOnce.immediate(sessionId);
+      return write(() => countVerifiedOnce(sessionId));
     },
     async recordDecision(decision, refused) {
       await write(() => {
