@@ -288,6 +288,16 @@ describe("the rate-limited landings against the hand-written floor's", () => {
     ).toBe(true);
   });
 
+  it('judges nothing when a round measured no landing on either side (a ratio of NaN)', () => {
+    expect(
+      beside([
+        [1.0, 1.0],
+        [1.0, 1.0],
+        [Number.NaN, Number.NaN],
+      ]).met,
+    ).toBe(false);
+  });
+
   it('judges no fewer than three rounds', () => {
     expect(
       beside([
