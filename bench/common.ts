@@ -1,6 +1,6 @@
 /** Shared by the orchestrator and its children (no side effects on import). */
 import { createHash, randomBytes } from 'node:crypto';
-import type { NewAttempt } from '../middleware/index.ts';
+import type { NewAttempt, PumpingOptions } from '../middleware/index.ts';
 
 export interface ConfigureArgs {
   emulatorUrl: string;
@@ -10,6 +10,11 @@ export interface ConfigureArgs {
   dbPath: string;
   /** PostgreSQL instead of the SQLite file: the kit's PostgreSQL store, or the baseline on node-postgres. */
   databaseUrl?: string;
+  /**
+   * The kit's SMS pumping rules (BENCH_ONLY=pumping-cost): its `pumping` option, and each user's
+   * number in a country the counters' history holds. Unset: the kit's default, the bench's +1 555 numbers.
+   */
+  pumping?: Pick<PumpingOptions, 'mode' | 'thresholds'>;
 }
 
 /** Inserts seeded attempts in one statement per chunk (the kit's columns; every attempt due in `dueInMs`). */
@@ -95,6 +100,12 @@ export function destinationOf(userRef: string): string {
     destinations.set(userRef, destination);
   }
   return destination;
+}
+
+/** A US mobile-format number per user (+1 202 ...), for the pumping-cost phase: its country has history. */
+export function usNumberOf(userRef: string): string {
+  const digits = createHash('sha256').update(userRef).digest().readUInt32BE(0) % 10_000_000;
+  return `+1202${String(digits).padStart(7, '0')}`;
 }
 
 /** The kit's state format: 32 random bytes, base64url (43 characters). */

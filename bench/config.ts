@@ -31,6 +31,8 @@ function floorGrantsEnv(): 'batched' | 'each' {
 export const PHASES = [
   'day',
   'pumping',
+  'pumping-replay',
+  'pumping-cost',
   'landing',
   'start',
   'start-entered',

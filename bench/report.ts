@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { config, PHASES, sweepConcurrency } from './config.ts';
 import { log, pad, round2, showSpread } from './measure.ts';
 import { dayLines } from './phases/day-lines.ts';
-import { pumpingLines } from './phases/pumping.ts';
+import { pumpingSections } from './phases/pumping-lines.ts';
 import { numberLibraryLine } from './phases/start-entered.ts';
 import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison, SideFigures } from './phases/interleaved.ts';
@@ -41,7 +41,7 @@ export function reportLines(results: BenchResults, targets: Target[], runSeconds
 function phaseSections(results: BenchResults): string[][] {
   const sections: string[][] = [];
   if (results.day) sections.push(dayLines(results.day));
-  if (results.pumping) sections.push(pumpingLines(results.pumping));
+  sections.push(...pumpingSections(results, comparisonTable));
   if (results.landing) {
     sections.push([
       comparisonTable(

@@ -5,6 +5,7 @@ import type { DayFigures } from './phases/day.ts';
 import type { DuplicateFigures } from './phases/duplicates.ts';
 import type { Comparison } from './phases/interleaved.ts';
 import type { PgSweepFigures } from './phases/pg-sweep.ts';
+import type { PumpingCostFigures } from './phases/pumping-cost.ts';
 import type { RateLimitedFigures } from './phases/rate-limited-figures.ts';
 import { round1, round3, spreadOf } from './measure.ts';
 import type { BenchResults } from './phases/run-all.ts';
@@ -19,9 +20,11 @@ export interface Target {
 
 /** In the order the report lists them: PostgreSQL sweep, comparisons, duplicates, SQLite sweep. */
 export function targetsOf(results: BenchResults): Target[] {
-  const { landing, start, startEntered, duplicates, sweep, pgLanding, pgSweep, rateLimited, day } = results;
+  const { landing, start, startEntered, duplicates, sweep, pgLanding, pgSweep, rateLimited, day, pumpingCost } =
+    results;
   return [
     ...(day === undefined ? [] : dayTargets(day)),
+    ...(pumpingCost === undefined ? [] : pumpingCostTargets(pumpingCost)),
     ...(rateLimited === undefined ? [] : rateLimitedTargets(rateLimited)),
     ...(pgSweep === undefined ? [] : pgSweepTargets(pgSweep)),
     ...[landing, start, startEntered, pgLanding].flatMap((c) => (c === undefined ? [] : comparisonTargets(c))),
@@ -143,6 +146,36 @@ function comparisonTargets(c: Comparison): Target[] {
     met: errors === 0,
   });
   return t;
+}
+
+/**
+ * The pumping rules' cost to a start, per store: p50 and p99 with the rules on over the same kit
+ * with them off, on the median of the rounds' ratios, at 1.10; judged only when every start was
+ * answered and the rules counted every start of the rules-on app (and none of the other): a run
+ * whose rules did not run measures nothing.
+ */
+function pumpingCostTargets(p: PumpingCostFigures): Target[] {
+  return p.runs.flatMap(({ store, comparison: c, counted, started }) => {
+    const errors = c.kit.errors + c.baseline.errors;
+    const ranRules = counted.on === started.on && counted.off === 0;
+    const note =
+      errors > 0 ? ' (not comparable: some starts failed)' : ranRules ? '' : ' (not comparable: see the counts)';
+    const name = `pumping-cost ${store}`;
+    return [
+      ...(['p50', 'p99'] as const).map((q) => ({
+        name: `${name}: ${q} of a start, rules on / rules off (a month of counters), median of ${c.rounds} ABBA rounds`,
+        target: '<= 1.10',
+        value: `${showSpread(c.spread[q])}; pooled ${c.ratio[q].toFixed(3)} (${c.kit[q]} / ${c.baseline[q]} ms)${note}`,
+        met: errors === 0 && ranRules && c.spread[q].median <= 1.1,
+      })),
+      {
+        name: `${name}: every start answered, and counted by the rules only when they are on`,
+        target: `0 errors; ${started.on} counted / 0`,
+        value: `${errors} errors; ${counted.on} counted / ${counted.off}`,
+        met: errors === 0 && ranRules,
+      },
+    ];
+  });
 }
 
 function duplicateTarget(d: DuplicateFigures): Target {

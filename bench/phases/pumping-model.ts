@@ -68,6 +68,11 @@ const COUNTRIES: readonly (readonly [string, number, number, string])[] = [
   ['PK', 0.005, 0.77, '+92300'],
 ];
 
+/** The month's countries: code, share of the traffic, code-entry rate, mobile prefix (for other phases' traffic). */
+export function monthCountries(): { code: string; share: number; conversion: number; prefix: string }[] {
+  return COUNTRIES.map(([code, share, conversion, prefix]) => ({ code, share, conversion, prefix }));
+}
+
 /** Starts per hour of the day, relative: quiet at night, busy in the evening. */
 const HOUR_SHAPE = [
   0.2, 0.12, 0.08, 0.06, 0.08, 0.15, 0.35, 0.6, 0.85, 1, 1.05, 1.1, 1.15, 1.1, 1.05, 1.05, 1.1, 1.2, 1.35, 1.45, 1.4,

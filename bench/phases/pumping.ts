@@ -24,11 +24,11 @@ import {
   type StartEvent,
 } from './pumping-model.ts';
 
-const SEED = 61;
+export const SEED = 61;
 /** A Monday at midnight UTC: the month's first day. */
-const START = Date.UTC(2026, 0, 5);
+export const START = Date.UTC(2026, 0, 5);
 
-type Policy = 'budgets' | 'authgear' | 'kit';
+export type Policy = 'budgets' | 'authgear' | 'kit';
 const POLICIES: readonly Policy[] = ['budgets', 'authgear', 'kit'];
 
 const AUTHGEAR = {
@@ -108,8 +108,13 @@ function containment(attack: StartEvent[], sent: boolean[]): number | null {
   return round((attack[first]!.at - attack[0]!.at) / 60_000, 1);
 }
 
-/** One policy over the month with one attack (or none). */
-function runPolicy(policy: Policy, events: StartEvent[], shape: AttackShape | undefined): RunFigures {
+/** One policy over the month with one attack (or none); `observe` sees each start's reasons (none: not refused by the rules). */
+export function runPolicy(
+  policy: Policy,
+  events: StartEvent[],
+  shape: AttackShape | undefined,
+  observe?: (reasons: string[]) => void,
+): RunFigures {
   const counters = new Counters();
   const budgets = new Budgets();
   const pending: { at: number; verify: () => void }[] = [];
@@ -130,6 +135,7 @@ function runPolicy(policy: Policy, events: StartEvent[], shape: AttackShape | un
     const hour = Math.floor((event.at - START) / HOUR_MS);
     const block = blockOf(event.number);
     const reasons = refusals(policy, counters, event, block, hour);
+    observe?.(reasons);
     const sent = reasons.length === 0 && budgets.allows(event);
     // The kit counts a refusal under each key whose rules refused it.
     for (const dimension of ['country', 'block', 'address'] as const) {
@@ -176,6 +182,11 @@ export interface PumpingFigures {
   targets: { name: string; met: boolean; detail: string }[];
   /** Both runs gave the same figures. */
   repeatable: boolean;
+}
+
+/** The month's legitimate traffic with one attack's starts among it, in time order. */
+export function monthWith(attack: { events: StartEvent[] }): StartEvent[] {
+  return [...legitimateTraffic(SEED, START), ...attack.events].sort((a, b) => a.at - b.at);
 }
 
 function simulate(): PumpingScenario[] {

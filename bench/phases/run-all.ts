@@ -13,6 +13,8 @@ import type { Comparison } from './interleaved.ts';
 import { landingPhase } from './landing.ts';
 import { pgLandingPhase } from './pg-landing.ts';
 import { pumpingPhase, type PumpingFigures } from './pumping.ts';
+import { pumpingCostPhase, type PumpingCostFigures } from './pumping-cost.ts';
+import { pumpingReplayPhase, type ReplayFigures } from './pumping-replay.ts';
 import { pgSweepPhase, type PgSweepFigures } from './pg-sweep.ts';
 import { rateLimitedPhase } from './rate-limited.ts';
 import type { RateLimitedFigures } from './rate-limited-figures.ts';
@@ -24,6 +26,10 @@ import { sweepPhase, type SweepFigures } from './sweep.ts';
 export interface BenchResults {
   day?: DayFigures;
   pumping?: PumpingFigures;
+  /** A slice of the month replayed through both stores: every decision equal to the model's. */
+  pumpingReplay?: ReplayFigures;
+  /** Starts with the pumping rules on over the same kit with them off, on SQLite and PostgreSQL. */
+  pumpingCost?: PumpingCostFigures;
   landing?: Comparison;
   start?: Comparison;
   /** A start with a typed number, and what loading the number library costs a process. */
@@ -49,7 +55,11 @@ export async function runPhases(dir: string, children: Child[]): Promise<BenchRe
   // In-process on its own emulator and virtual clock, before the shared processes start.
   if (config.phases.includes('day')) results.day = await dayPhase();
   if (config.phases.includes('pumping')) results.pumping = pumpingPhase();
-  if (config.phases.every((phase) => phase === 'day' || phase === 'pumping')) return results;
+  if (config.phases.includes('pumping-replay')) results.pumpingReplay = await pumpingReplayPhase();
+  // Its own apps and emulator, stopped before the shared ones start.
+  if (config.phases.includes('pumping-cost')) results.pumpingCost = await pumpingCostPhase(dir, children);
+  const ownProcesses = new Set<string>(['day', 'pumping', 'pumping-replay', 'pumping-cost']);
+  if (config.phases.every((phase) => ownProcesses.has(phase))) return results;
   // In fresh processes, before the apps start: the machine is as quiet as the bench gets.
   if (config.phases.includes('start-entered')) results.numberLibrary = await numberLibraryCost();
   const apps = await spawnAppPair(children);

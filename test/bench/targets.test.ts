@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClassFigures, DayFigures, ScheduleFigures } from '../../bench/phases/day-model.ts';
 import type { Comparison, SideFigures } from '../../bench/phases/interleaved.ts';
 import type { PgSweepFigures } from '../../bench/phases/pg-sweep.ts';
+import type { PumpingCostFigures, PumpingCostRun } from '../../bench/phases/pumping-cost.ts';
 import type { RateLimitedFigures } from '../../bench/phases/rate-limited-figures.ts';
 import type { SweepFigures } from '../../bench/phases/sweep.ts';
 import { targetsOf, type Target } from '../../bench/targets.ts';
@@ -212,6 +213,58 @@ describe('the typed-number start targets', () => {
       met: false,
       value: '3',
     });
+  });
+});
+
+describe("the SMS pumping rules' cost to a start", () => {
+  const run = (
+    store: PumpingCostRun['store'],
+    p50: number[],
+    p99: number[],
+    extra: { errors?: number; counted?: PumpingCostRun['counted'] } = {},
+  ): PumpingCostRun => ({
+    store,
+    comparison: comparison(`pumping-cost ${store}`, p50, p99, extra.errors ?? 0),
+    counted: extra.counted ?? { on: 6401, off: 0 },
+    started: { on: 6401, off: 6401 },
+  });
+  const costTargets = (...runs: PumpingCostRun[]) =>
+    targetsOf({
+      pumpingCost: {
+        history: { sends: 60_000, verified: 52_000, countRows: 250_000 },
+        runs,
+      } satisfies PumpingCostFigures,
+    });
+
+  it('judges p50 and p99 of a start, rules on over rules off, at 1.10 on the median round, per store', () => {
+    const targets = costTargets(
+      run('sqlite', [1.3, 1.1, 1.0], [1.0, 1.08, 1.5]),
+      run('postgres', [1.11, 1.2, 1.0], [1.0, 1.12, 1.3]),
+    );
+    expect(find(targets, 'pumping-cost sqlite: p50')).toMatchObject({ met: true, target: '<= 1.10' });
+    expect(find(targets, 'pumping-cost sqlite: p99')).toMatchObject({ met: true, target: '<= 1.10' });
+    expect(find(targets, 'pumping-cost postgres: p50').met).toBe(false);
+    expect(find(targets, 'pumping-cost postgres: p99').met).toBe(false);
+  });
+
+  it('meets nothing when a start failed, or when the rules did not count every start of the rules-on app only', () => {
+    const failed = costTargets(run('sqlite', [1, 1, 1], [1, 1, 1], { errors: 2 }));
+    expect(find(failed, 'pumping-cost sqlite: p50').met).toBe(false);
+    expect(find(failed, 'pumping-cost sqlite: every start answered').met).toBe(false);
+    for (const counted of [
+      { on: 0, off: 0 },
+      { on: 6400, off: 0 },
+      { on: 6401, off: 1 },
+    ]) {
+      const targets = costTargets(run('postgres', [1, 1, 1], [1, 1, 1], { counted }));
+      expect(find(targets, 'pumping-cost postgres: p99').met).toBe(false);
+      expect(find(targets, 'pumping-cost postgres: every start answered')).toMatchObject({
+        met: false,
+        value: `0 errors; ${counted.on} counted / ${counted.off}`,
+      });
+    }
+    const counted = costTargets(run('postgres', [1, 1, 1], [1, 1, 1]));
+    expect(find(counted, 'pumping-cost postgres: every start answered').met).toBe(true);
   });
 });
 

@@ -21,6 +21,7 @@ import {
   SUCCESS_PATH,
   type ConfigureArgs,
   type SeedAttempt,
+  usNumberOf,
 } from '../../common.ts';
 import { config } from '../../config.ts';
 import { bag, baseApp, pgCounts, type ConfiguredApp, type Counts } from './shared.ts';
@@ -54,6 +55,22 @@ const resolveUser = (req: Request) => {
   const user = bag(req).user;
   return user === undefined ? null : { userRef: user, destination: destinationOf(user) };
 };
+
+/**
+ * The pumping-cost phase's kit: its `pumping` option, and numbers in a country the counters'
+ * history holds, so each start's reading sums that country's month (the bench's +1 555 numbers
+ * belong to no country).
+ */
+function pumpingOf(args: ConfigureArgs) {
+  if (args.pumping === undefined) return { resolveUser };
+  return {
+    pumping: args.pumping,
+    resolveUser: (req: Request) => {
+      const user = bag(req).user;
+      return user === undefined ? null : { userRef: user, destination: usNumberOf(user) };
+    },
+  };
+}
 
 export function configureKit(kitModule: KitModule, args: ConfigureArgs): ConfiguredApp {
   if (args.databaseUrl !== undefined) return configureKitPostgres(kitModule, args);
@@ -94,7 +111,7 @@ export function configureKit(kitModule: KitModule, args: ConfigureArgs): Configu
       : { limits: { perUser: GENEROUS, perDestination: GENEROUS, perIp: GENEROUS, ...TYPED_NUMBER_LIMITS } }),
     ...(TYPED_NUMBERS ? { defaultCountry: ENTERED_DEFAULT_COUNTRY } : {}),
     ...pumpingForBench(),
-    resolveUser,
+    ...pumpingOf(args),
   });
   const seed = sqliteSeed(kdb, sqlite);
   return { app: kitApp(kit), kit, store: sqlite, db: kdb, seed, counts: sqliteCounts(kdb) };
@@ -200,7 +217,7 @@ function configureKitPostgres(kitModule: KitModule, args: ConfigureArgs): Config
     actions: [action as ActionDefinition<unknown>],
     limits: { perUser: GENEROUS, perDestination: GENEROUS, perIp: GENEROUS },
     ...pumpingForBench(),
-    resolveUser,
+    ...pumpingOf(args),
   });
   const ready = pgStore.ready.then(() => pool.query(PG_GRANTS_TABLE));
   const seed = async (attempts: SeedAttempt[]) => {
