@@ -1,0 +1,18 @@
+/**
+ * Files of the package as built in dist/. `npm test` builds dist/ before vitest runs; a suite that
+ * runs the built bin asks here, so a missing build fails with the command that makes it rather than
+ * with a child process's "Cannot find module".
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The absolute path of `dist/<pathInDist>`; throws, naming `npm run build`, when it is not there. */
+export function builtFile(pathInDist: string): string {
+  const file = fileURLToPath(new URL(`../../dist/${pathInDist}`, import.meta.url));
+  if (!existsSync(file)) {
+    throw new Error(
+      `dist/${pathInDist} is missing: run \`npm run build\` first (npm test builds dist/ before the tests)`,
+    );
+  }
+  return file;
+}
