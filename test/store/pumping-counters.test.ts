@@ -82,6 +82,19 @@ describeEachStore('pumping counters', (kind) => {
     expect(afterwards.counts[0]).toMatchObject({ verifiedLastDay: 0, maxVerifiedDay: 5 });
   });
 
+  it('a rolling day holds every hour of it: verifications hours apart count as one day, for the maximum and for operators', async () => {
+    const de = keysOf('DE', '+4915124', '192.0.2.10').slice(0, 1);
+    for (const [n, hour] of [H0, H0 + 5, H0 + 11, H0 + 23].entries()) {
+      await pumping.recordSend({ sessionId: `h${n}`, keys: de, hour });
+      await pumping.markVerified(`h${n}`);
+    }
+    const nextDay = await read(de, '192.0.2.10', H0 + 23 + 24);
+    expect(nextDay.counts[0]).toMatchObject({ verifiedLastDay: 0, maxVerifiedDay: 4 });
+    expect(await pumping.countsByDay({ dimension: 'country', hour: H0 + 23 + 24, days: 3 })).toEqual([
+      { key: 'DE', daysAgo: 1, sent: 4, verified: 4 },
+    ]);
+  });
+
   it("counts the distinct countries an address texted without one verification from it, that address's only", async () => {
     const address = '2001:db8:1:2::/64';
     for (const [n, country] of ['GB', 'NG', 'PK', 'ID'].entries()) {

@@ -169,9 +169,10 @@ export const PUMPING_SQL = {
        coalesce(sum(CASE WHEN hour = @hour THEN refused END), 0) AS refused_this_hour,
        coalesce(sum(CASE WHEN hour = @hour - 1 THEN refused END), 0) AS refused_last_hour
      FROM verify_kit_pumping_counts WHERE dimension = @dimension AND key = @key AND hour > @hour - 24 AND hour <= @hour`,
-  // Rolling days back from this hour: day 0 is the last 24 buckets.
+  // Rolling days back from this hour: day 0 is the last 24 buckets. A JavaScript number binds as a
+  // REAL: cast, or the division keeps the hours apart and each hour is a "day".
   maxVerifiedDay: `SELECT coalesce(max(v), 0) AS max_day FROM (SELECT sum(verified) AS v FROM verify_kit_pumping_counts
-       WHERE dimension = @dimension AND key = @key AND hour > @hour - 336 AND hour <= @hour GROUP BY (@hour - hour) / 24)`,
+       WHERE dimension = @dimension AND key = @key AND hour > @hour - 336 AND hour <= @hour GROUP BY (CAST(@hour AS INTEGER) - hour) / 24)`,
   // Keys of 'address_country' are "<address> <country>": the address's own lie between the two bounds.
   unverifiedCountries: `SELECT count(*) AS n FROM (SELECT key FROM verify_kit_pumping_counts
        WHERE dimension = 'address_country' AND key > @from AND key < @to AND hour > @hour - 24 AND hour <= @hour
@@ -198,7 +199,7 @@ export const PUMPING_SQL = {
   clearRule: 'DELETE FROM verify_kit_pumping_rules WHERE dimension = @dimension AND key = @key',
   listRules: `SELECT dimension, key, rule, until, set_at FROM verify_kit_pumping_rules WHERE until > ?
      ORDER BY set_at DESC`,
-  countsByDay: `SELECT key, (@hour - hour) / 24 AS days_ago, sum(sent) AS sent, sum(verified) AS verified
+  countsByDay: `SELECT key, (CAST(@hour AS INTEGER) - hour) / 24 AS days_ago, sum(sent) AS sent, sum(verified) AS verified
      FROM verify_kit_pumping_counts WHERE dimension = @dimension AND hour > @hour - 24 * @days AND hour <= @hour
      GROUP BY key, days_ago ORDER BY key, days_ago`,
   purgeCounts: `DELETE FROM verify_kit_pumping_counts WHERE (dimension, key, hour) IN (
