@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongFilesFirst } from './test/support/long-files-first.ts';
 
 // CI asks for a machine-readable report to print its summary line; locally the default reporter is enough.
 const jsonReport = process.env.VITEST_JSON_REPORT;
@@ -29,6 +30,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    // The long files start first, so no worker waits at the end (the list and why: the sequencer's module).
+    sequence: { sequencer: LongFilesFirst },
     reporters: jsonReport ? ['default', 'json'] : ['default'],
     outputFile: jsonReport ? { json: jsonReport } : undefined,
     projects: [

@@ -1,0 +1,49 @@
+/**
+ * The order vitest starts test files in: the long files first, the rest in vitest's own order.
+ *
+ * Without a results cache (CI runs on a clean clone; the cache lives in node_modules/.vite) vitest
+ * orders files by size, so a file that runs for minutes can start near the end while the other
+ * worker runs out of files and waits. Starting the longest first lets the many short files fill in
+ * around them, and the run ends when the last short file does.
+ */
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * `project:file` of the files that run longest, longest first, with their seconds on the 2-core
+ * machine (each measured in a run of its own folder, under the usual load of other work). Re-measure
+ * when one of them changes much, or when a file not listed grows past the last of them.
+ */
+export const LONG_FILES = [
+  'express5:test/audit/fixtures.test.ts', // 145: the audit against every flaw of the sample app
+  'express5:test/a11y/demo-pages.browser.test.ts', // 115: Chromium through every demo page
+  'express5:test/a11y/kit-pages.browser.test.ts', // 80
+  'express5:test/e2e/demo.test.ts', // 45
+  'express5:test/e2e/demo-step-up.browser.test.ts', // 40
+  'express5:test/package/package.test.ts', // 35: packs the tarball and installs it in scratch apps
+  'express5:test/e2e/demo-change-phone.browser.test.ts', // 35
+  'express5:test/store/conformance.test.ts', // 35: four-process races on each store
+  'express5:test/pumping/fraud-command.test.ts', // 30
+  'express5:test/store/ordering-outbox.test.ts', // 30: four-process races on each store
+  'express5:test/sweep/pacing.test.ts', // 30: paced reads in real time
+  'express5:test/sweep/hung-store.test.ts', // 25
+  'express5:test/store/postgres-store.test.ts', // 25
+  'express4:test/audit/fixtures.test.ts', // the sound app and two flaws (AUDIT_FLAWS)
+  'express5:test/store/start-budgets.test.ts', // 20
+  'express5:test/sweep/cli.test.ts', // 15
+  'express5:test/kit/pumping.test.ts', // 15
+  'express5:test/e2e/passkey-destination.browser.test.ts', // 15
+];
+
+/** Starts the files of LONG_FILES first, in its order; every other file keeps vitest's own order. */
+export class LongFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const ordered = await super.sort(files);
+    const rank = (spec: TestSpecification): number => {
+      const index = LONG_FILES.indexOf(`${spec.project.name}:${relative(this.ctx.config.root, spec.moduleId)}`);
+      return index === -1 ? LONG_FILES.length : index;
+    };
+    // Array sort is stable: files of equal rank (all the short ones) stay in vitest's order.
+    return [...ordered].sort((a, b) => rank(a) - rank(b));
+  }
+}
