@@ -18,6 +18,7 @@ export const LONG_FILES = [
   'express5:test/audit/fixtures.test.ts', // 145: the audit against every flaw of the sample app
   'express5:test/a11y/demo-pages.browser.test.ts', // 115: Chromium through every demo page
   'express5:test/a11y/kit-pages.browser.test.ts', // 80
+  'express5:test/audit/harm.test.ts', // 50: two full audits of the demo back to back
   'express5:test/e2e/demo.test.ts', // 45
   'express5:test/e2e/demo-step-up.browser.test.ts', // 40
   'express5:test/package/package.test.ts', // 35: packs the tarball and installs it in scratch apps
@@ -29,9 +30,14 @@ export const LONG_FILES = [
   'express5:test/sweep/hung-store.test.ts', // 25
   'express5:test/store/postgres-store.test.ts', // 25
   'express4:test/audit/fixtures.test.ts', // the sound app and two flaws (AUDIT_FLAWS)
+  'express5:test/audit/false-passes.test.ts', // 20
+  'express5:test/faults/crash.test.ts', // 20: app processes killed and restarted
   'express5:test/store/start-budgets.test.ts', // 20
+  'express5:test/faults/faults.test.ts', // 17
+  'express5:test/property/interleavings.test.ts', // 17
   'express5:test/sweep/cli.test.ts', // 15
   'express5:test/kit/pumping.test.ts', // 15
+  'express5:test/audit/node-test-adapter.test.ts', // 15
   'express5:test/e2e/passkey-destination.browser.test.ts', // 15
 ];
 
