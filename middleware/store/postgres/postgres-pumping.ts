@@ -3,6 +3,7 @@
  * one statement, a send and its counts one statement, a verification's mark and its counts one
  * statement (a conditional UPDATE: it counts once, whichever instance reads the outcome first).
  */
+import { pastDaysCache, type PastDaysCache } from '../past-days-cache.ts';
 import { inTransaction, query, queryOn, type PostgresDb } from './postgres-query.ts';
 import type {
   PumpingCount,
@@ -39,19 +40,38 @@ function sortedKeys(keys: readonly PumpingKey[]): PumpingKey[] {
 }
 
 type ReadingRow = {
-  counts: PumpingCount[];
+  /** The most verified in one of days 1 to 13; null when not asked for (kept from earlier this hour). */
+  counts: (Omit<PumpingCount, 'maxVerifiedDay'> & { maxVerifiedPastDay: number | null })[];
   unverified_countries: number;
   rules: (Omit<PumpingRule, 'until' | 'setAt'> & { until: number | string; setAt: number | string })[];
 };
+
+/** Each count's 14-day maximum: days 1 to 13 as read now or earlier this hour, and the last 24 hours. */
+function withPastDays(
+  pastDays: PastDaysCache,
+  keys: readonly PumpingKey[],
+  hour: number,
+  kept: (number | undefined)[],
+  counts: ReadingRow['counts'],
+): PumpingCount[] {
+  return counts.map(({ maxVerifiedPastDay, ...count }, i) => {
+    const past = kept[i] ?? maxVerifiedPastDay ?? 0;
+    const key = keys[i];
+    if (kept[i] === undefined && key !== undefined) pastDays.set(key.dimension, key.key, hour, past);
+    return { ...count, maxVerifiedDay: Math.max(past, count.verifiedLastDay) };
+  });
+}
 
 /** What operators and the check before a text read. */
 function pumpingReads(
   db: PostgresDb,
 ): Pick<PumpingStore, 'readPumping' | 'listDecisions' | 'listRules' | 'countsByDay'> {
+  const pastDays = pastDaysCache();
   return {
     async readPumping({ keys, address, hour, now }) {
       const dimensions = keys.map((k) => k.dimension);
       const names = keys.map((k) => k.key);
+      const kept = keys.map((k) => pastDays.get(k.dimension, k.key, hour));
       const { rows } = await query<ReadingRow>(db, 'readPumping', [
         dimensions,
         names,
@@ -59,11 +79,12 @@ function pumpingReads(
         `${address} `,
         `${address}!`,
         now,
+        kept.map((most) => most === undefined),
       ]);
       const [row] = rows;
       if (row === undefined) throw new Error('The pumping counters returned no row.');
       return {
-        counts: row.counts,
+        counts: withPastDays(pastDays, keys, hour, kept, row.counts),
         unverifiedCountries: row.unverified_countries,
         rules: row.rules.map((r) => ({ ...r, until: Number(r.until), setAt: Number(r.setAt) })),
       };

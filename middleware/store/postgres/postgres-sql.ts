@@ -138,16 +138,18 @@ const STEP_UP_SQL = {
 
 /** The SMS pumping counters (postgres-pumping.ts); an hour is ms since the epoch / 3,600,000. */
 const PUMPING_SQL = {
-  // One round trip: every key's counts ($1 dimensions, $2 keys, $3 hour), the address's countries
-  // without a verification ($4 "<address> ", $5 "<address>!"), the live rules ($6 now).
+  // One round trip: every key's counts ($1 dimensions, $2 keys, $3 hour), the most verified in
+  // one of days 1 to 13 of the keys flagged in $7 (null for the others: read earlier this hour),
+  // the address's countries without a verification ($4 "<address> ", $5 "<address>!"), the live
+  // rules ($6 now).
   readPumping: `SELECT
        (SELECT coalesce(json_agg(json_build_object(
            'sentThisHour', c.sent_this_hour, 'verifiedThisHour', c.verified_this_hour,
            'sentLastHour', c.sent_last_hour, 'verifiedLastHour', c.verified_last_hour,
            'sentLastDay', c.sent_last_day, 'verifiedLastDay', c.verified_last_day,
-           'maxVerifiedDay', m.max_day, 'refusedThisHour', c.refused_this_hour,
+           'maxVerifiedPastDay', m.max_day, 'refusedThisHour', c.refused_this_hour,
            'refusedLastHour', c.refused_last_hour) ORDER BY k.ord), '[]'::json)
-        FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(dimension, key, ord)
+        FROM unnest($1::text[], $2::text[], $7::boolean[]) WITH ORDINALITY AS k(dimension, key, need, ord)
         CROSS JOIN LATERAL (SELECT
             coalesce(sum(p.sent) FILTER (WHERE p.hour = $3), 0) AS sent_this_hour,
             coalesce(sum(p.verified) FILTER (WHERE p.hour = $3), 0) AS verified_this_hour,
@@ -159,9 +161,9 @@ const PUMPING_SQL = {
             coalesce(sum(p.refused) FILTER (WHERE p.hour = $3 - 1), 0) AS refused_last_hour
           FROM verify_kit_pumping_counts p
           WHERE p.dimension = k.dimension AND p.key = k.key AND p.hour > $3 - 24 AND p.hour <= $3) c
-        CROSS JOIN LATERAL (SELECT coalesce(max(d.v), 0) AS max_day FROM (SELECT sum(p.verified) AS v
-            FROM verify_kit_pumping_counts p
-            WHERE p.dimension = k.dimension AND p.key = k.key AND p.hour > $3 - 336 AND p.hour <= $3
+        CROSS JOIN LATERAL (SELECT CASE WHEN k.need THEN coalesce(max(d.v), 0) END AS max_day
+          FROM (SELECT sum(p.verified) AS v FROM verify_kit_pumping_counts p
+            WHERE k.need AND p.dimension = k.dimension AND p.key = k.key AND p.hour > $3 - 336 AND p.hour <= $3 - 24
             GROUP BY ($3 - p.hour) / 24) d) m) AS counts,
        (SELECT count(*) FROM (SELECT p.key FROM verify_kit_pumping_counts p
           WHERE p.dimension = 'address_country' AND p.key > $4 AND p.key < $5 AND p.hour > $3 - 24 AND p.hour <= $3

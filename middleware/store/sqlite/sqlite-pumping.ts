@@ -1,9 +1,11 @@
 /**
  * The SMS pumping counters in SQLite. A send's counts and its record are written together in the
  * start's group commit; a verification marks its send and counts under the send's keys in one
- * IMMEDIATE transaction, so it counts once whatever calls it (landing, sweep, another process).
+ * savepoint of that group commit, so it counts once whatever calls it (landing, sweep, another
+ * process).
  */
 import type { Database } from 'better-sqlite3';
+import { pastDaysCache } from '../past-days-cache.ts';
 import { prepareAll, PUMPING_SQL, type PumpingStatements } from './sqlite-sql.ts';
 import type { StartWrite } from './sqlite-start-writes.ts';
 import type { PumpingCount, PumpingDimension, PumpingKey, PumpingRule, PumpingStore } from '../types.ts';
@@ -59,12 +61,19 @@ type Sql = PumpingStatements;
 
 /** What operators and the check before a text read. */
 function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisions' | 'listRules' | 'countsByDay'> {
+  const pastDays = pastDaysCache();
+  const mostVerifiedBefore = (dimension: string, key: string, hour: number): number => {
+    const kept = pastDays.get(dimension, key, hour);
+    if (kept !== undefined) return kept;
+    const { max_day } = sql.maxVerifiedPastDay.get({ dimension, key, hour }) as { max_day: number };
+    pastDays.set(dimension, key, hour, max_day);
+    return max_day;
+  };
   return {
     async readPumping({ keys, address, hour, now }) {
       const counts = keys.map(({ dimension, key }) => {
         const row = sql.count.get({ dimension, key, hour }) as CountRow;
-        const { max_day } = sql.maxVerifiedDay.get({ dimension, key, hour }) as { max_day: number };
-        return toCount(row, max_day);
+        return toCount(row, Math.max(mostVerifiedBefore(dimension, key, hour), row.verified_last_day));
       });
       // "<address> " up to "<address>!": the space sorts just below "!".
       const { n } = sql.unverifiedCountries.get({ from: `${address} `, to: `${address}!`, hour }) as { n: number };

@@ -171,8 +171,10 @@ export const PUMPING_SQL = {
      FROM verify_kit_pumping_counts WHERE dimension = @dimension AND key = @key AND hour > @hour - 24 AND hour <= @hour`,
   // Rolling days back from this hour: day 0 is the last 24 buckets. A JavaScript number binds as a
   // REAL: cast, or the division keeps the hours apart and each hour is a "day".
-  maxVerifiedDay: `SELECT coalesce(max(v), 0) AS max_day FROM (SELECT sum(verified) AS v FROM verify_kit_pumping_counts
-       WHERE dimension = @dimension AND key = @key AND hour > @hour - 336 AND hour <= @hour GROUP BY (CAST(@hour AS INTEGER) - hour) / 24)`,
+  // Days 1 to 13 only (the last 24 hours are read live with the counts).
+  maxVerifiedPastDay: `SELECT coalesce(max(v), 0) AS max_day FROM (SELECT sum(verified) AS v FROM verify_kit_pumping_counts
+       WHERE dimension = @dimension AND key = @key AND hour > @hour - 336 AND hour <= @hour - 24
+       GROUP BY (CAST(@hour AS INTEGER) - hour) / 24)`,
   // Keys of 'address_country' are "<address> <country>": the address's own lie between the two bounds.
   unverifiedCountries: `SELECT count(*) AS n FROM (SELECT key FROM verify_kit_pumping_counts
        WHERE dimension = 'address_country' AND key > @from AND key < @to AND hour > @hour - 24 AND hour <= @hour
