@@ -2,11 +2,13 @@
  * The store contract (middleware/store/types.ts), one suite run unchanged against every store the
  * kit ships: SQLite and PostgreSQL. What only one store does (SQLite's synchronous fulfil, the
  * PostgreSQL pool option) is in sqlite-store.test.ts and postgres-store.test.ts.
+ * The racing processes run on the stores as built (test/fixtures/*-racer.mjs): needs `npm run
+ * build` (npm test builds dist/ first).
  */
 import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewAttempt, NewStepUpIntent, StepUpGrant, StepUpStore } from '../../middleware/store/types.ts';
+import { racerOnBuiltStores } from '../support/built.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 import { fulfilOnce, newAttempt, scheduleNextCheck, storedAttempt } from '../support/attempts.ts';
 
@@ -190,9 +192,7 @@ describeEachStore('store contract', (kind) => {
     const sessionIds = Array.from({ length: 40 }, (_, i) => `session-${i}`);
     for (let i = 0; i < sessionIds.length; i++) await h.store.insertAttempt(attempt(i));
     const processes = Array.from({ length: 4 }, () =>
-      fork(fileURLToPath(new URL('../fixtures/fulfil-racer.ts', import.meta.url)), [h.spec, ...sessionIds], {
-        execArgv: ['--import', 'tsx'],
-      }),
+      fork(racerOnBuiltStores('fulfil-racer.mjs'), [h.spec, ...sessionIds], { execArgv: [] }),
     );
     const ready = processes.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
     interface RacerReport {

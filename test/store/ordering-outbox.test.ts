@@ -3,10 +3,12 @@
  * order (a sequence no clock can tie), the ordering decision inside the fulfil transaction (also
  * across racing processes), outcome events written in the same transaction as the outcome (and
  * never without it), and their leases. (SQLite's upgrade of a version-1 file: sqlite-store.test.ts.)
+ * The racing processes run on the stores as built (test/fixtures/*-racer.mjs): needs `npm run
+ * build` (npm test builds dist/ first).
  */
 import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { racerOnBuiltStores } from '../support/built.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
 
@@ -112,9 +114,7 @@ describeEachStore('ordering and outcome events', (kind) => {
       const reversed = [...sessionIds].reverse();
       const race = async (orders: string[][]) => {
         const racers = orders.map((order) =>
-          fork(fileURLToPath(new URL('../fixtures/ordering-racer.ts', import.meta.url)), [h.spec, ...order], {
-            execArgv: ['--import', 'tsx'],
-          }),
+          fork(racerOnBuiltStores('ordering-racer.mjs'), [h.spec, ...order], { execArgv: [] }),
         );
         const ready = racers.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
         const done = racers.map(

@@ -1,11 +1,13 @@
 /**
  * consumeStartBudgets, the same suite on SQLite and PostgreSQL: the start limits' three budgets are
  * counted in one transaction, all or nothing, in fixed windows, and safe across processes.
+ * The racing processes run on the stores as built (test/fixtures/*-racer.mjs): needs `npm run
+ * build` (npm test builds dist/ first).
  */
 import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { StartBudget } from '../../middleware/store/types.ts';
+import { racerOnBuiltStores } from '../support/built.ts';
 import { describeEachStore, POSTGRES, type StoreUnderTest } from '../support/stores.ts';
 
 const MINUTE = 60_000;
@@ -103,9 +105,7 @@ describeEachStore('start budgets', (kind) => {
   it('allows exactly N starts against a budget of N when four processes start at once', async () => {
     const points = 10;
     const racers = Array.from({ length: 4 }, () =>
-      fork(fileURLToPath(new URL('../fixtures/budget-racer.ts', import.meta.url)), [h.spec, '8', String(points)], {
-        execArgv: ['--import', 'tsx'],
-      }),
+      fork(racerOnBuiltStores('budget-racer.mjs'), [h.spec, '8', String(points)], { execArgv: [] }),
     );
     const ready = racers.map((racer) => new Promise((resolve) => racer.once('message', resolve)));
     const allowed = racers.map(

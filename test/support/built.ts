@@ -16,3 +16,12 @@ export function builtFile(pathInDist: string): string {
   }
   return file;
 }
+
+/**
+ * The path of a racer process (test/fixtures/<name>, plain JavaScript on the stores as built, so it
+ * starts with node alone); throws, naming `npm run build`, when the built stores are missing.
+ */
+export function racerOnBuiltStores(name: string): string {
+  for (const store of ['batch.js', 'sqlite/sqlite.js', 'postgres/postgres.js']) builtFile(`middleware/store/${store}`);
+  return fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+}
