@@ -1,10 +1,11 @@
 /**
  * Several instances on one PostgreSQL database, as PROCESSES: three app instances (the fixture
  * app, test/fixtures/crash-app.ts) behind one public address, and two sweep job processes
- * (test/fixtures/sweep-process.ts). Landings spread over the instances, several of them waiting on
- * the attempt at once, fulfil it once; the start limits are one budget for all instances; two
- * sweeps running at the same time share the due work with each attempt fulfilled once; and a sweep
- * killed mid-batch is finished by the other after its lease.
+ * (test/fixtures/sweep-process.mjs, on the kit as built: needs `npm run build`). Landings spread
+ * over the instances, several of them waiting on the attempt at once, fulfil it once; the start
+ * limits are one budget for all instances; two sweeps running at the same time share the due work
+ * with each attempt fulfilled once; and a sweep killed mid-batch is finished by the other after its
+ * lease.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import type { VerifyClient } from '../../middleware/types.ts';
+import { sweepProcessOnBuiltKit } from '../support/built.ts';
 import { useTestEmulator } from '../support/emulator.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { ACTION, jsonLines } from '../support/sweep-bench.ts';
@@ -24,7 +26,6 @@ import { Agent, testAppSite } from '../support/agent.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APP = fileURLToPath(new URL('../fixtures/crash-app.ts', import.meta.url));
-const SWEEP = fileURLToPath(new URL('../fixtures/sweep-process.ts', import.meta.url));
 const CLIENT_ID = 'multi-client';
 const CLIENT_SECRET = `multi-secret-${randomBytes(8).toString('hex')}`;
 /** The one address users reach the instances at (a load balancer's, in production). */
@@ -87,7 +88,7 @@ async function startInstance(): Promise<Instance> {
 }
 
 function startSweep(args: string[], worker: string, extra: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', SWEEP, ...args], {
+  const child = spawn(process.execPath, [sweepProcessOnBuiltKit(), ...args], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -25,3 +25,12 @@ export function racerOnBuiltStores(name: string): string {
   for (const store of ['batch.js', 'sqlite/sqlite.js', 'postgres/postgres.js']) builtFile(`middleware/store/${store}`);
   return fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 }
+
+/**
+ * The path of the sweep job process (test/fixtures/sweep-process.mjs, plain JavaScript on the kit as
+ * built); throws, naming `npm run build`, when the built job is missing.
+ */
+export function sweepProcessOnBuiltKit(): string {
+  builtFile('middleware/sweep/sweep-job.js');
+  return fileURLToPath(new URL('../fixtures/sweep-process.mjs', import.meta.url));
+}

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { afterEach } from 'vitest';
+import { sweepProcessOnBuiltKit } from './built.ts';
 import { useTestEmulator, type TestEmulator } from './emulator.ts';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
@@ -267,7 +268,6 @@ export function useSweepBench(): {
   };
 }
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/sweep-process.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const children: ChildProcess[] = [];
 
@@ -277,12 +277,13 @@ export interface SweepProcess {
 }
 
 /**
- * Spawns the sweep job fixture as a real process (`node --import tsx`), with only `env` (and PATH).
+ * Spawns the sweep job fixture as a real process (plain node on the package as built: needs `npm
+ * run build`, as npm test does first), with only `env` (and PATH).
  * It keeps the test's CPU priority unless `env` sets SWEEP_NICE: under a loaded test run a job at
  * its default priority (10) would wait behind every test worker.
  */
 export function spawnSweepProcess(args: string[], env: Record<string, string>): SweepProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ...args], {
+  const child = spawn(process.execPath, [sweepProcessOnBuiltKit(), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', SWEEP_NICE: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
