@@ -23,13 +23,13 @@ export const LONG_FILES = [
   'express5:test/e2e/demo-step-up.browser.test.ts', // 40
   'express5:test/package/package.test.ts', // 35: packs the tarball and installs it in scratch apps
   'express5:test/e2e/demo-change-phone.browser.test.ts', // 35
+  'express4:test/audit/fixtures.test.ts', // 35: the sound app and two flaws (AUDIT_FLAWS)
   'express5:test/pumping/fraud-command.test.ts', // 30
   'express5:test/sweep/pacing.test.ts', // 30: paced reads in real time
   'express5:test/store/conformance.test.ts', // 25: four-process races on each store
   'express5:test/sweep/hung-store.test.ts', // 25
   'express5:test/store/postgres-store.test.ts', // 25
   'express5:test/store/ordering-outbox.test.ts', // 20: four-process races on each store
-  'express4:test/audit/fixtures.test.ts', // the sound app and two flaws (AUDIT_FLAWS)
   'express5:test/audit/false-passes.test.ts', // 20
   'express5:test/faults/crash.test.ts', // 20: app processes killed and restarted
   'express5:test/faults/faults.test.ts', // 17
