@@ -51,7 +51,9 @@ it('npm run demo with only PORT set: prints the URLs, a person completes a verif
   const inboxUrl = /SMS codes\s+(http:\/\/127\.0\.0\.1:\d+\/_dev\/inbox)/.exec(output)?.[1];
   expect(demoUrl).toBe(`http://localhost:${port}`);
   expect(inboxUrl).toBe(`http://127.0.0.1:${emulatorPort}/_dev/inbox`);
-  expect(output).toContain('+15550100001');
+  // The demo users are named with their numbers masked, as every page and log line shows them.
+  expect(output).toContain('Alice (••\u00a001)');
+  expect(output).not.toContain('+15550100001');
 
   const context = await browser!.newContext();
   context.setDefaultTimeout(8000);
