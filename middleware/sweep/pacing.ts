@@ -162,8 +162,8 @@ export interface Pacer {
   acquire(): Promise<boolean>;
   /** The service answered a read 429. */
   limited(error: KitError): Promise<void>;
-  /** This process's reads in the last second while its reads are paced; null while they are not. */
-  pacedReadsPerSecond(): number | null;
+  /** This process's reads in the last second, paced or not. */
+  readsPerSecond(): number;
 }
 
 export interface PacerOptions {
@@ -281,8 +281,7 @@ export function createPacer(options: PacerOptions): Pacer {
       unpacedUntil = 0;
       await update((pace) => cutPace(pace, now(), retryAfterMs, recent.lastSecond(now())));
     },
-    // Unpaced, a process reads freely until `unpacedUntil` and then looks at the shared row again.
-    pacedReadsPerSecond: () => (now() < unpacedUntil ? null : recent.lastSecond(now())),
+    readsPerSecond: () => recent.lastSecond(now()),
   };
 }
 

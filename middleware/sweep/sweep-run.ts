@@ -140,7 +140,7 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
     committer: groupCommitter(bounded.store, {
       maxGroup: opts.batchSize,
       parallel: Math.ceil(opts.concurrency / 2),
-      gatherMs: () => gatherWindowMs(pacer.pacedReadsPerSecond(), opts.batchSize, opts.leaseMs),
+      gatherMs: () => gatherWindowMs(pacer.readsPerSecond(), opts.batchSize, opts.leaseMs),
     }),
     pacer,
     applying: new Set(),

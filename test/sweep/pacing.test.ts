@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KitError, KitErrorCode } from '../../middleware/errors.ts';
 import { createPacer, currentRate, cutPace, takePermits, UNPACED } from '../../middleware/sweep/pacing.ts';
-import { gatherWindowMs, GROUP_GATHER_MS } from '../../middleware/sweep/gather-window.ts';
+import { gatherWindowMs } from '../../middleware/sweep/gather-window.ts';
 import { resolveSweepOptions } from '../../middleware/sweep/sweep-options.ts';
 import { parseJobConfig } from '../../middleware/sweep/sweep-job-args.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
@@ -153,15 +153,22 @@ describe('pacing arithmetic', () => {
     expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(190);
   });
 
-  it("says its own read rate while paced (a group's gathering window follows it), and null while unpaced", async () => {
+  it("says its own read rate, paced or not (a group's gathering window follows it)", async () => {
     const time = virtualTime();
     let pace = UNPACED;
     const store: Pick<VerifyStore<unknown>, 'updateSweepPace'> = {
       updateSweepPace: async (change) => (pace = change(pace) ?? pace),
     };
     const unpaced = createPacer({ store, now: time.now, wait: time.wait });
-    await time.runUntil(unpaced.acquire());
-    expect(unpaced.pacedReadsPerSecond()).toBeNull();
+    expect(unpaced.readsPerSecond()).toBe(0);
+    await time.runUntil(
+      (async () => {
+        for (let i = 0; i < 100; i++) await unpaced.acquire();
+      })(),
+    );
+    // Unpaced, 100 reads at once: a batch of 50 takes half a second at that rate.
+    expect(unpaced.readsPerSecond()).toBe(100);
+    expect(gatherWindowMs(unpaced.readsPerSecond(), 50, 120_000)).toBe(500);
     const paced = createPacer({ store, cap: 50, now: time.now, wait: time.wait });
     await time.runUntil(
       (async () => {
@@ -169,9 +176,8 @@ describe('pacing arithmetic', () => {
       })(),
     );
     // 100 reads at 50 a second: the last second held 50 of them.
-    expect(paced.pacedReadsPerSecond()).toBe(50);
-    expect(gatherWindowMs(paced.pacedReadsPerSecond(), 50, 120_000)).toBe(1000);
-    expect(gatherWindowMs(unpaced.pacedReadsPerSecond(), 50, 120_000)).toBe(GROUP_GATHER_MS);
+    expect(paced.readsPerSecond()).toBe(50);
+    expect(gatherWindowMs(paced.readsPerSecond(), 50, 120_000)).toBe(1000);
   });
 
   it('takes permits from the shared row a chunk at a time: two processes at 200/s write it about 20 times a second, not once a read, and ask it once per wait, not once per worker', async () => {
