@@ -9,19 +9,19 @@ import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import type { PumpingKey, VerifyStore } from '../../middleware/store/types.ts';
+import { builtFile } from '../support/built.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 
 // The package's bin and stores as built (`npm test` builds dist/ first): plain node starts the bin in
 // under half of what loading the TypeScript through tsx takes, and this suite runs it 26 times.
-const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-const SQLITE = fileURLToPath(new URL('../../dist/middleware/store/sqlite/sqlite.js', import.meta.url));
-const POSTGRES = fileURLToPath(new URL('../../dist/middleware/store/postgres/postgres.js', import.meta.url));
+const MAIN = builtFile('cli/main.js');
+const SQLITE = builtFile('middleware/store/sqlite/sqlite.js');
+const POSTGRES = builtFile('middleware/store/postgres/postgres.js');
 const HOUR = 3_600_000;
 // The configuration module sits outside the repository: it names the driver by its path.
 const PG = createRequire(import.meta.url).resolve('pg');
