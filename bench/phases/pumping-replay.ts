@@ -16,14 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { judge, keysRefusedBy } from '../../middleware/pumping/pumping-decision.ts';
-import { blockOf, type StartKeys } from '../../middleware/pumping/pumping-keys.ts';
 import { DEFAULT_THRESHOLDS, hourOf } from '../../middleware/pumping/pumping-rules.ts';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import type { PumpingStore } from '../../middleware/store/types.ts';
 import { log, round1 } from '../measure.ts';
 import { createTestDatabase } from '../postgres.ts';
-import { runPolicy, monthWith, SEED, START } from './pumping.ts';
+import { keysOf, runPolicy, monthWith, SEED, START } from './pumping.ts';
 import { Budgets } from './pumping-counters.ts';
 import { attacks, DAY_MS, VERIFY_LAG_MS, type StartEvent } from './pumping-model.ts';
 
@@ -56,25 +55,6 @@ export function slice(): { events: StartEvent[]; expected: string[][]; describe:
     events,
     expected: expected.slice(0, events.length),
     describe: `attack (${ATTACK}), days 0-${SLICE_END_DAY - 1} of the month`,
-  };
-}
-
-/** The start's keys as the model keys it: its country as the model gives it, its block, its address, its user. */
-function keysOf(event: StartEvent): StartKeys {
-  const block = blockOf(event.number);
-  return {
-    e164: event.number,
-    country: event.country,
-    block,
-    address: event.address,
-    userRef: event.user,
-    keys: [
-      { dimension: 'country', key: event.country },
-      { dimension: 'block', key: block },
-      { dimension: 'address', key: event.address },
-      { dimension: 'user', key: event.user },
-      { dimension: 'address_country', key: `${event.address} ${event.country}` },
-    ],
   };
 }
 

@@ -9,10 +9,10 @@
  * refused (overall and in the attacked country or block). Run twice: the figures must be equal.
  */
 import { DEFAULT_SMS_PRICES } from '../../emulator/config/sms-prices.ts';
-import { judge } from '../../middleware/pumping/pumping-decision.ts';
-import { blockOf } from '../../middleware/pumping/pumping-keys.ts';
+import { judge, keysRefusedBy } from '../../middleware/pumping/pumping-decision.ts';
+import { blockOf, type StartKeys } from '../../middleware/pumping/pumping-keys.ts';
 import { DEFAULT_THRESHOLDS, type Thresholds } from '../../middleware/pumping/pumping-rules.ts';
-import type { PumpingCount } from '../../middleware/store/types.ts';
+import type { PumpingCount, PumpingKey } from '../../middleware/store/types.ts';
 import { log } from '../measure.ts';
 import { Budgets, Counters } from './pumping-counters.ts';
 import {
@@ -52,38 +52,44 @@ function authgearTrips(count: PumpingCount, rule: Thresholds, now: number): bool
   return sentHour - verifiedHour >= hourly || count.sentLastDay - count.verifiedLastDay >= daily;
 }
 
-/** The reasons the policy's rules refuse this start for, given the counts before it (none: sent). */
-function refusals(policy: Policy, counters: Counters, event: StartEvent, block: string, hour: number): string[] {
-  if (policy === 'budgets') return [];
-  const country = counters.buckets(`country:${event.country}`, hour).count(hour);
-  const address = counters.buckets(`address:${event.address}`, hour).count(hour);
-  const countries = counters.unverifiedCountries(event.address, hour);
-  if (policy === 'authgear') {
-    const refused =
-      authgearTrips(country, AUTHGEAR.country, event.at) ||
-      authgearTrips(address, AUTHGEAR.address, event.at) ||
-      countries > 3;
-    return refused ? ['authgear'] : [];
-  }
-  const reading = {
-    counts: [
-      country,
-      counters.buckets(`block:${block}`, hour).count(hour),
-      address,
-      counters.buckets(`user:${event.user}`, hour).count(hour),
-    ],
-    unverifiedCountries: countries,
-    rules: [],
-  };
-  const start = {
+/** The kit's keys of one start of the model, in the order the stores read them (StartKeys.keys). */
+export function keysOf(event: StartEvent): StartKeys {
+  const block = blockOf(event.number);
+  return {
     e164: event.number,
     country: event.country,
     block,
     address: event.address,
     userRef: event.user,
-    keys: [],
+    keys: [
+      { dimension: 'country', key: event.country },
+      { dimension: 'block', key: block },
+      { dimension: 'address', key: event.address },
+      { dimension: 'user', key: event.user },
+      { dimension: 'address_country', key: `${event.address} ${event.country}` },
+    ],
   };
-  return judge(reading, start, DEFAULT_THRESHOLDS, event.at).reasons;
+}
+
+/** The model's counter of one key. */
+const counterOf = (key: PumpingKey) => `${key.dimension}:${key.key}`;
+/** The keys the model counts sends under (the address's countries are kept apart, per address). */
+const COUNTED = 4;
+
+/** The reasons the policy's rules refuse this start for, given the counts before it (none: sent). */
+function refusals(policy: Policy, counters: Counters, event: StartEvent, start: StartKeys, hour: number): string[] {
+  if (policy === 'budgets') return [];
+  const counts = start.keys.slice(0, COUNTED).map((key) => counters.buckets(counterOf(key), hour).count(hour));
+  const unverifiedCountries = counters.unverifiedCountries(event.address, hour);
+  if (policy === 'authgear') {
+    const [country, , address] = counts as [PumpingCount, PumpingCount, PumpingCount];
+    const refused =
+      authgearTrips(country, AUTHGEAR.country, event.at) ||
+      authgearTrips(address, AUTHGEAR.address, event.at) ||
+      unverifiedCountries > 3;
+    return refused ? ['authgear'] : [];
+  }
+  return judge({ counts, unverifiedCountries, rules: [] }, start, DEFAULT_THRESHOLDS, event.at).reasons;
 }
 
 interface RunFigures {
@@ -133,23 +139,16 @@ export function runPolicy(
     // Codes entered before this start count before it (they come back in time order: a fixed lag).
     while (next < pending.length && pending[next]!.at <= event.at) pending[next++]!.verify();
     const hour = Math.floor((event.at - START) / HOUR_MS);
-    const block = blockOf(event.number);
-    const reasons = refusals(policy, counters, event, block, hour);
+    const start = keysOf(event);
+    const reasons = refusals(policy, counters, event, start, hour);
     observe?.(reasons);
     const sent = reasons.length === 0 && budgets.allows(event);
-    // The kit counts a refusal under each key whose rules refused it.
-    for (const dimension of ['country', 'block', 'address'] as const) {
-      const key = { country: event.country, block, address: event.address }[dimension];
-      if (reasons.some((r) => r.startsWith(`${dimension}_`)))
-        counters.buckets(`${dimension}:${key}`, hour).at(hour).refused += 1;
+    // As the kit's stores do: a refusal counts under the keys whose own rules refused it.
+    if (policy === 'kit') {
+      for (const key of keysRefusedBy(start, reasons)) counters.buckets(counterOf(key), hour).at(hour).refused += 1;
     }
     if (sent) {
-      const verify = counters.send(
-        [`country:${event.country}`, `block:${block}`, `address:${event.address}`, `user:${event.user}`],
-        event.address,
-        event.country,
-        hour,
-      );
+      const verify = counters.send(start.keys.slice(0, COUNTED).map(counterOf), event.address, event.country, hour);
       if (event.converts) pending.push({ at: event.at + VERIFY_LAG_MS, verify });
     }
     if (event.attack) {
@@ -165,7 +164,7 @@ export function runPolicy(
     if (sent) continue;
     figures.legitimateRefused += 1;
     if (shape !== undefined && event.country === shape.country) figures.attackedCountryRefused += 1;
-    if (shape?.block !== undefined && block === shape.block) figures.attackedBlockRefused += 1;
+    if (shape?.block !== undefined && start.block === shape.block) figures.attackedBlockRefused += 1;
   }
   return { ...figures, attackCost: round(figures.attackCost), minutesToContain: containment(attackEvents, attackSent) };
 }
