@@ -24,7 +24,7 @@ const USER_INDEX = 3;
  * hours. The country and block rules do not hold them back: an attacker's accounts never enter a
  * code, and such a user can have one unverified text a day at most before the rules hold them too.
  */
-export function knownUser(count: PumpingCount | undefined): boolean {
+function knownUser(count: PumpingCount | undefined): boolean {
   if (count === undefined) return false;
   return count.maxVerifiedDay > 0 && count.sentLastDay === count.verifiedLastDay;
 }

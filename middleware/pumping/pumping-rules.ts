@@ -55,7 +55,7 @@ export const DEFAULT_THRESHOLDS: PumpingThresholds = {
  * only an attack presses this hard. Without it a tripped key reopens as its hour slides by, and an
  * attack gets a few texts through each time.
  */
-export const HOLD_PRESSURE = 3;
+const HOLD_PRESSURE = 3;
 
 const HOUR_MS = 3_600_000;
 
