@@ -169,9 +169,8 @@ export const PUMPING_SQL = {
        coalesce(sum(CASE WHEN hour = @hour THEN refused END), 0) AS refused_this_hour,
        coalesce(sum(CASE WHEN hour = @hour - 1 THEN refused END), 0) AS refused_last_hour
      FROM verify_kit_pumping_counts WHERE dimension = @dimension AND key = @key AND hour > @hour - 24 AND hour <= @hour`,
-  // Rolling days back from this hour: day 0 is the last 24 buckets. A JavaScript number binds as a
-  // REAL: cast, or the division keeps the hours apart and each hour is a "day".
-  // Days 1 to 13 only (the last 24 hours are read live with the counts).
+  // Rolling days 1 to 13 back from this hour (day 0, the last 24 buckets, is read live with the
+  // counts). A JavaScript number binds as a REAL: cast, or the division keeps the hours apart.
   maxVerifiedPastDay: `SELECT coalesce(max(v), 0) AS max_day FROM (SELECT sum(verified) AS v FROM verify_kit_pumping_counts
        WHERE dimension = @dimension AND key = @key AND hour > @hour - 336 AND hour <= @hour - 24
        GROUP BY (CAST(@hour AS INTEGER) - hour) / 24)`,
