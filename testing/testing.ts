@@ -49,4 +49,5 @@ export { createTestClock, type TestClock } from '../emulator/clock.ts';
 export { createTestBrowser, type SubmitOptions, type TestBrowser, type TestPage } from './test-browser.ts';
 export { walkHostedPage, type HostedPageResult, type WalkOptions } from './hosted-walk.ts';
 export { verifyStepUp, type StepUpOptions, type StepUpResult } from './step-up.ts';
+export { verifyEnteredNumber, type EnteredNumberOptions, type EnteredNumberResult } from './entered-number.ts';
 export { startAppAndEmulator, type AppAndEmulator, type AppAndEmulatorOptions } from './app-and-emulator.ts';
