@@ -76,23 +76,47 @@ async function landingApp(emulatorUrl: string, client: SeedClient, database: Tes
 }
 
 /**
- * Seeds the landings' attempts through the app, then moves their first sweep read an hour on: the
- * rounds outlast the app's 3 minutes, and the sweeps leave these attempts to the landings.
+ * Seeds `count` landings' attempts through the app, then moves their first sweep read an hour on:
+ * the rounds outlast the app's 3 minutes, and the sweeps leave these attempts to the landings.
  */
-async function seedLandings(emulatorUrl: string, side: Side, database: TestDatabase) {
-  // Enough landings for every round's streams alone and for the kit's sweep and the floor, each at
-  // half the kit's target rate.
-  const expectedSweepSeconds =
-    (2 * config.rateLimitedSize) / (0.5 * Math.max(1, config.rateLimit - config.rateLimitedLandings));
-  const aloneSeconds = (config.rateLimitedWarmUpMs + config.rateLimitedRounds * 1.5 * config.rateLimitedAloneMs) / 1000;
-  const landingCount = Math.ceil(config.rateLimitedLandings * (aloneSeconds + expectedSweepSeconds));
-  const landings = await seedSide(emulatorUrl, side, landingCount, () => LANDER);
+async function seedLandings(emulatorUrl: string, side: Side, database: TestDatabase, count: number) {
+  const landings = await seedSide(emulatorUrl, side, count, () => LANDER);
   await database.pool.query(
     'UPDATE verify_kit_attempts SET next_check_at = next_check_at + 3600000 WHERE user_ref = $1',
     [LANDER],
   );
   await database.pool.query('VACUUM ANALYZE verify_kit_attempts');
-  return { landings, cookie: (await login(side, LANDER)).cookie };
+  return landings;
+}
+
+/**
+ * Landings for the warm-up and the first round: its streams alone, and beside the kit's sweep and
+ * the floor, each at half the kit's target rate. Later rounds top up from what the round before used.
+ */
+function firstLandings(): number {
+  const sweepSeconds =
+    (2 * config.rateLimitedSize) /
+    config.rateLimitedRounds /
+    (0.5 * Math.max(1, config.rateLimit - config.rateLimitedLandings));
+  const aloneSeconds = (config.rateLimitedWarmUpMs + 1.5 * config.rateLimitedAloneMs) / 1000;
+  return Math.ceil(config.rateLimitedLandings * (aloneSeconds + sweepSeconds));
+}
+
+/** A round may take half as long again as the one before (a loaded machine): it never runs out. */
+const ROUND_MARGIN = 1.5;
+
+/** Before a round: landings enough for ROUND_MARGIN times what the round before used. */
+async function topUpLandings(
+  emulatorUrl: string,
+  side: Side,
+  database: TestDatabase,
+  landings: SeedAttempt[],
+  lastUsed: number,
+): Promise<void> {
+  const missing = Math.ceil(ROUND_MARGIN * lastUsed) - landings.length;
+  if (missing <= 0) return;
+  landings.push(...(await seedLandings(emulatorUrl, side, database, missing)));
+  log(`rate-limited: seeded ${missing} more landings (the round before used ${lastUsed})`);
 }
 
 /** The attempts in `rounds` shares of (nearly) equal size, in order. */
@@ -103,6 +127,17 @@ function sharesOf<T>(items: T[], rounds: number): T[][] {
 }
 
 const LANDER = 'bench-rl-lander';
+
+/** What each kit sweep process is called with. */
+const sweepArgs = (emulatorUrl: string, client: SeedClient, database: TestDatabase): SweepCallArgs => ({
+  dbPath: '',
+  emulatorUrl,
+  clientId: client.clientId,
+  secret: client.secret,
+  databaseUrl: database.url,
+  timeBudgetMs: config.sweepBudgetMs,
+  nice: DEFAULT_SWEEP_NICE,
+});
 
 export async function rateLimitedPhase(emulatorUrl: string, client: SeedClient): Promise<RateLimitedFigures> {
   await resetEmulator(emulatorUrl);
@@ -124,31 +159,28 @@ export async function rateLimitedPhase(emulatorUrl: string, client: SeedClient):
   });
   try {
     const side = await landingApp(emulatorUrl, client, database, apps);
-    const { landings, cookie } = await seedLandings(emulatorUrl, side, database);
+    const landings = await seedLandings(emulatorUrl, side, database, firstLandings());
+    const { cookie } = await login(side, LANDER);
     log(
       `rate-limited: seeded ${sweepSessions.length} + ${landings.length} sessions in ${Math.round(performance.now() - t0)} ms`,
     );
     await control(emulatorUrl, 'POST', '/rate-limits', { statusReadsPerSecond: config.rateLimit });
-    const args = {
-      dbPath: '',
-      emulatorUrl,
-      clientId: client.clientId,
-      secret: client.secret,
-      databaseUrl: database.url,
-      timeBudgetMs: config.sweepBudgetMs,
-      nice: DEFAULT_SWEEP_NICE,
-    };
+    const args = sweepArgs(emulatorUrl, client, database);
     await landingStream(side, cookie, landings, config.rateLimitedLandings, sleep(config.rateLimitedWarmUpMs));
     const rounds: RoundResult[] = [];
+    let lastUsed = 0;
     for (const [round, share] of shares.entries()) {
       // The first share was seeded with the database; each later one when its round begins.
       if (round > 0) await seedDueAttempts(database, share);
+      await topUpLandings(emulatorUrl, side, database, landings, lastUsed);
       await database.pool.query('VACUUM ANALYZE bench_grants'); // the last round's grants
       await floor.seed(share, { emulatorUrl, clientId: client.clientId, secret: client.secret });
       // The seeding's dirty pages written now, not during whichever window comes next.
       await database.pool.query('CHECKPOINT');
       const floorFirstAt = round % 2 === 1 ? rounds.at(-1)?.floor.readsPerSecond : undefined;
+      const before = landings.length;
       const r = await oneRound({ emulatorUrl, side, cookie, landings, children, args, database, floor }, floorFirstAt);
+      lastUsed = before - landings.length;
       rounds.push(r);
       log(
         `rate-limited: round ${round + 1} of ${shares.length}: ${share.length} attempts; landings' p99 alone ` +
