@@ -43,14 +43,21 @@ function fulfilOne(db: Database, statements: Statements, request: FulfilRequest<
   // Named fields, not a spread of a fresh object plus keys: on Node 20 that garbage outlives young
   // collections, so the sweep's old generation (and peak RSS) would grow with the attempts it fulfils.
   const { userRef, action, startSeq } = attempt;
-  const olderRows = latest
-    ? (statements.supersedeOlder.all({ userRef, action, startSeq, by: sessionId, now }) as AttemptRow[])
-    : [];
-  const superseded = olderRows.map(toAttempt);
+  const superseded = latest ? supersedeOlder(statements, { userRef, action, startSeq, by: sessionId, now }) : [];
   for (const settled of superseded) {
     eventIds.push(...recordEvent(statements, options.event, settled.sessionId, 'superseded', now));
   }
   return { kind: 'fulfilled', attempt, superseded, eventIds };
+}
+
+/** Marks the user's pending attempts of the action started before `startSeq` superseded; returns them. */
+function supersedeOlder(
+  statements: Statements,
+  older: { userRef: string; action: string; startSeq: number; by: string; now: number },
+): Attempt[] {
+  const { userRef, action, startSeq } = older;
+  const found = (statements.hasOlderPending.get({ userRef, action, startSeq }) as { found: number }).found === 1;
+  return found ? (statements.supersedeOlder.all(older) as AttemptRow[]).map(toAttempt) : [];
 }
 
 /** Why the mark was refused: settled already, unknown, or a newer attempt was applied (then superseded). */
