@@ -58,13 +58,13 @@ export const SQL = {
      WHERE event_id = @eventId AND lease_owner = @owner AND delivered_at IS NULL`,
   eventRetry: `UPDATE verify_kit_outcome_events SET next_delivery_at = @nextAttemptAt, lease_owner = NULL, lease_until = NULL
      WHERE event_id = @eventId AND lease_owner = @owner AND delivered_at IS NULL`,
-  claimDue: `UPDATE verify_kit_attempts SET lease_owner = @owner, lease_until = @leaseUntil
-     WHERE state IN (
-       SELECT state FROM verify_kit_attempts
-       WHERE outcome = 'pending' AND next_check_at <= @now AND created_at > @minCreatedAt
-         AND (lease_until IS NULL OR lease_until <= @now) AND (@platform IS NULL OR platform = @platform)
-       ORDER BY next_check_at LIMIT @limit)
-     RETURNING ${COLUMNS}`,
+  // The claim reads the due rows, then leases each by its key, in one IMMEDIATE transaction: no
+  // other claim runs between the two. An UPDATE ... RETURNING of the rows costs over twice as much.
+  dueToClaim: `SELECT ${COLUMNS} FROM verify_kit_attempts
+     WHERE outcome = 'pending' AND next_check_at <= @now AND created_at > @minCreatedAt
+       AND (lease_until IS NULL OR lease_until <= @now) AND (@platform IS NULL OR platform = @platform)
+     ORDER BY next_check_at LIMIT @limit`,
+  lease: 'UPDATE verify_kit_attempts SET lease_owner = ?, lease_until = ? WHERE start_seq = ?',
   reschedule: `UPDATE verify_kit_attempts SET next_check_at = @nextCheckAt, sweep_checks = sweep_checks + 1, lease_owner = NULL, lease_until = NULL
      WHERE session_id = @sessionId AND lease_owner = @owner AND outcome = 'pending'`,
   release: 'UPDATE verify_kit_attempts SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?',

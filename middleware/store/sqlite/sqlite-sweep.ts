@@ -26,16 +26,16 @@ function expire(statements: Statements, now: number, maxAgeMs: number, event?: O
   return expired.length;
 }
 
-/** Leases the most overdue pending attempts to `owner`. */
+/** Leases the most overdue pending attempts to `owner` (inside an IMMEDIATE transaction), most overdue first. */
 function claimDue(statements: Statements, o: ClaimOptions): Attempt[] {
-  const rows = statements.claimDue.all({
-    owner: o.owner,
-    leaseUntil: o.now + o.leaseMs,
+  const leaseUntil = o.now + o.leaseMs;
+  const rows = statements.dueToClaim.all({
     now: o.now,
     minCreatedAt: o.now - o.maxAgeMs,
     limit: o.limit,
     platform: o.platform ?? null,
   }) as AttemptRow[];
+  for (const row of rows) statements.lease.run(o.owner, leaseUntil, row.start_seq);
   return rows.map(toAttempt);
 }
 
