@@ -1,7 +1,8 @@
 /**
  * The SQLite store's fulfil path: "an action and its mark commit in one transaction keyed by
  * sessionId". A batch of one is one IMMEDIATE transaction. A larger group commit is one IMMEDIATE
- * transaction with a savepoint per attempt, so a throwing action rolls back that attempt only.
+ * transaction; when one of its actions throws, the group is rolled back and committed again with a
+ * savepoint per attempt, so a throwing action rolls back that attempt only.
  */
 import type { Database } from 'better-sqlite3';
 import { KitError, KitErrorCode } from '../../errors.ts';
@@ -78,32 +79,54 @@ function notMarked(
   return { kind: 'superseded', attempt: toAttempt(row), eventIds };
 }
 
-/** Each request of a group, in lock order, settled on its own; the settlements in the caller's order. */
+/** Each request of a group, in lock order; the settlements in the caller's order. */
 function settleEach(
   requests: readonly FulfilRequest<Database>[],
-  fulfil: (request: FulfilRequest<Database>) => FulfilOnceResult,
+  settle: (request: FulfilRequest<Database>) => FulfilSettlement,
 ): FulfilSettlement[] {
-  const settled = inLockOrder(requests).map(({ request, index }) => {
-    try {
-      return { index, settlement: { ok: true, result: fulfil(request) } satisfies FulfilSettlement };
-    } catch (error) {
-      return { index, settlement: { ok: false, error } satisfies FulfilSettlement };
-    }
-  });
+  const settled = inLockOrder(requests).map(({ request, index }) => ({ index, settlement: settle(request) }));
   return inCallerOrder<FulfilSettlement>(settled);
 }
+
+/** Thrown out of a group's transaction when one of its requests threw: the group is committed again with savepoints. */
+class RequestThrew extends Error {}
 
 export function sqliteFulfil(db: Database, statements: Statements): Fulfil {
   const fulfilAlone = db.transaction((request: FulfilRequest<Database>) => fulfilOne(db, statements, request));
   // Nested in the group's transaction, so better-sqlite3 runs it as a SAVEPOINT: a throw rolls back this attempt only.
   const fulfilGroup = db.transaction((requests: readonly FulfilRequest<Database>[]) =>
-    settleEach(requests, fulfilAlone),
+    settleEach(requests, (request): FulfilSettlement => {
+      try {
+        return { ok: true, result: fulfilAlone(request) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    }),
+  );
+  // No savepoint per attempt (most of a grouped fulfilment's cost when no action throws): the
+  // first request that throws rolls the whole group back, and fulfilGroup commits it again, where
+  // that request's savepoint keeps its throw from the others. Nothing of the first try commits.
+  const fulfilAllOrNone = db.transaction((requests: readonly FulfilRequest<Database>[]) =>
+    settleEach(requests, (request): FulfilSettlement => {
+      try {
+        return { ok: true, result: fulfilOne(db, statements, request) };
+      } catch {
+        throw new RequestThrew();
+      }
+    }),
   );
   // A batch of one needs no savepoint or sorting: its throw rolls back its own transaction.
   const fulfilBatch = async (requests: readonly FulfilRequest<Database>[]): Promise<FulfilSettlement[]> => {
     const [only] = requests;
     if (only === undefined) return [];
-    if (requests.length > 1) return fulfilGroup.immediate(requests);
+    if (requests.length > 1) {
+      try {
+        return fulfilAllOrNone.immediate(requests);
+      } catch (error) {
+        if (!(error instanceof RequestThrew)) throw error;
+        return fulfilGroup.immediate(requests);
+      }
+    }
     try {
       return [{ ok: true, result: fulfilAlone.immediate(only) }];
     } catch (error) {
