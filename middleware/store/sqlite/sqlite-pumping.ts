@@ -10,7 +10,9 @@ import { prepareAll, PUMPING_SQL, type PumpingStatements } from './sqlite-sql.ts
 import type { StartWrite } from './sqlite-start-writes.ts';
 import type { PumpingCount, PumpingDimension, PumpingKey, PumpingRule, PumpingStore } from '../types.ts';
 
-interface CountRow {
+/** One key's row of the reading (its columns null in the one row of a reading with no key). */
+interface ReadingRow {
+  unverified_countries: number;
   sent_this_hour: number;
   verified_this_hour: number;
   sent_last_hour: number;
@@ -19,6 +21,11 @@ interface CountRow {
   verified_last_day: number;
   refused_this_hour: number;
   refused_last_hour: number;
+  /** Null when not asked for: read earlier this hour. */
+  max_past_day: number | null;
+  rule: 'allow' | 'block' | null;
+  until: number | null;
+  set_at: number | null;
 }
 
 interface RuleRow {
@@ -39,7 +46,7 @@ interface DecisionRow {
   user_ref: string;
 }
 
-function toCount(row: CountRow, maxVerifiedDay: number): PumpingCount {
+function toCount(row: ReadingRow, maxVerifiedDay: number): PumpingCount {
   return {
     sentThisHour: row.sent_this_hour,
     verifiedThisHour: row.verified_this_hour,
@@ -62,25 +69,27 @@ type Sql = PumpingStatements;
 /** What operators and the check before a text read. */
 function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisions' | 'listRules' | 'countsByDay'> {
   const pastDays = pastDaysCache();
-  const mostVerifiedBefore = (dimension: string, key: string, hour: number): number => {
-    const kept = pastDays.get(dimension, key, hour);
-    if (kept !== undefined) return kept;
-    const { max_day } = sql.maxVerifiedPastDay.get({ dimension, key, hour }) as { max_day: number };
-    pastDays.set(dimension, key, hour, max_day);
-    return max_day;
-  };
   return {
     async readPumping({ keys, address, hour, now }) {
-      const counts = keys.map(({ dimension, key }) => {
-        const row = sql.count.get({ dimension, key, hour }) as CountRow;
-        return toCount(row, Math.max(mostVerifiedBefore(dimension, key, hour), row.verified_last_day));
+      const kept = keys.map(({ dimension, key }) => pastDays.get(dimension, key, hour));
+      const asked = JSON.stringify(keys.map(({ dimension, key }, i) => [dimension, key, kept[i] === undefined ? 1 : 0]));
+      const rows = sql.readPumping.all({ keys: asked, address, hour, now }) as ReadingRow[];
+      const counts: PumpingCount[] = [];
+      const rules: PumpingRule[] = [];
+      keys.forEach(({ dimension, key }, i) => {
+        const row = rows[i];
+        if (row === undefined) throw new Error('The pumping counters returned no row for a key.');
+        let past = kept[i];
+        if (past === undefined) {
+          past = row.max_past_day ?? 0;
+          pastDays.set(dimension, key, hour, past);
+        }
+        counts.push(toCount(row, Math.max(past, row.verified_last_day)));
+        if (row.rule !== null) {
+          rules.push({ dimension, key, rule: row.rule, until: row.until as number, setAt: row.set_at as number });
+        }
       });
-      // "<address> " up to "<address>!": the space sorts just below "!".
-      const { n } = sql.unverifiedCountries.get({ from: `${address} `, to: `${address}!`, hour }) as { n: number };
-      const rules = keys.flatMap(({ dimension, key }) =>
-        (sql.ruleOf.all({ dimension, key, now }) as RuleRow[]).map(toRule),
-      );
-      return { counts, unverifiedCountries: n, rules };
+      return { counts, unverifiedCountries: rows[0]?.unverified_countries ?? 0, rules };
     },
     async listDecisions({ since, limit }) {
       return (sql.listDecisions.all({ since, limit }) as DecisionRow[]).map((row) => ({
