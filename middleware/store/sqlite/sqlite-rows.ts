@@ -53,3 +53,36 @@ export function toAttempt(row: AttemptRow): Attempt {
     clientId: row.client_id,
   };
 }
+
+/** Where each column of COLUMNS is in a row read as an array of values. */
+const AT = Object.fromEntries(COLUMNS.split(',').map((name, i) => [name.trim(), i])) as Record<keyof AttemptRow, number>;
+
+/**
+ * toAttempt of a row read as an array of values in COLUMNS order (a statement in raw mode): the
+ * claim reads a batch at a time, and an object of twenty keys per row costs as much again.
+ */
+export function toAttemptFromValues(values: readonly unknown[]): Attempt {
+  const at = <K extends keyof AttemptRow>(name: K) => values[AT[name]] as AttemptRow[K];
+  return toAttempt({
+    start_seq: at('start_seq'),
+    state: at('state'),
+    session_id: at('session_id'),
+    user_ref: at('user_ref'),
+    service_user_ref: at('service_user_ref'),
+    action: at('action'),
+    params: at('params'),
+    destination: at('destination'),
+    return_to: at('return_to'),
+    sensitivity: at('sensitivity'),
+    platform: at('platform'),
+    created_at: at('created_at'),
+    outcome: at('outcome'),
+    failure_reason: at('failure_reason'),
+    fulfilled_at: at('fulfilled_at'),
+    finished_at: at('finished_at'),
+    next_check_at: at('next_check_at'),
+    sweep_checks: at('sweep_checks'),
+    superseded_by: at('superseded_by'),
+    client_id: at('client_id'),
+  });
+}

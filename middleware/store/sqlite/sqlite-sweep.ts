@@ -4,7 +4,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { recordEvent } from './sqlite-outbox.ts';
-import { toAttempt, type AttemptRow } from './sqlite-rows.ts';
+import { toAttemptFromValues } from './sqlite-rows.ts';
 import type { Statements } from './sqlite-sql.ts';
 import type { Attempt, ClaimOptions, NextCheck, OutcomeRecording, VerifyStore } from '../types.ts';
 
@@ -34,9 +34,10 @@ function claimDue(statements: Statements, o: ClaimOptions): Attempt[] {
     minCreatedAt: o.now - o.maxAgeMs,
     limit: o.limit,
     platform: o.platform ?? null,
-  }) as AttemptRow[];
-  for (const row of rows) statements.lease.run(o.owner, leaseUntil, row.start_seq);
-  return rows.map(toAttempt);
+  }) as unknown[][];
+  const attempts = rows.map(toAttemptFromValues);
+  for (const attempt of attempts) statements.lease.run(o.owner, leaseUntil, attempt.startSeq);
+  return attempts;
 }
 
 /** Sets the next check of attempts `owner` still holds, and ends its lease on them. */
@@ -51,6 +52,8 @@ export function sqliteSweepWrites(db: Database, statements: Statements): SweepWr
   const expireTransaction = db.transaction((now: number, maxAgeMs: number, event?: OutcomeRecording) =>
     expire(statements, now, maxAgeMs, event),
   );
+  // Rows as arrays of values (toAttemptFromValues): this statement is the claim's alone.
+  statements.dueToClaim.raw(true);
   const claimTransaction = db.transaction((o: ClaimOptions) => claimDue(statements, o));
   const rescheduleTransaction = db.transaction((owner: string, checks: readonly NextCheck[]) =>
     reschedule(statements, owner, checks),
