@@ -9,6 +9,7 @@ import { withDeadline } from '../deadline.ts';
 import { describeError, type KitLogger } from '../logger.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
+import type { ReadNumber } from '../numbers/parse-number.ts';
 import { countPumpingDecision } from '../telemetry.ts';
 import type { PumpingDecisionRecord, PumpingStore } from '../store/types.ts';
 import { judge, keysRefusedBy } from './pumping-decision.ts';
@@ -37,9 +38,10 @@ const DECISIONS_KEPT_MS = 30 * 24 * 3_600_000;
 const PURGE_EVERY_MS = 5 * 60_000;
 const PURGE_BATCH = 1000;
 
+/** `who.number`: the destination as describeStoredNumber read it, when the start has read it already. */
 export type PumpingGuard = (
   req: Request,
-  who: { userRef: string; destination: string },
+  who: { userRef: string; destination: string; number?: ReadNumber | undefined },
 ) => Promise<PumpingPass | undefined>;
 
 function refusal(): KitError {
@@ -118,7 +120,7 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
   const purge = purger(deps, store);
   return async (req, who) => {
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    const start = startKeys(who.destination, ip, who.userRef);
+    const start = startKeys(who.destination, ip, who.userRef, who.number);
     const now = deps.now();
     const hour = hourOf(now);
     const pass: PumpingPass = {

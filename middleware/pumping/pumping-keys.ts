@@ -4,7 +4,7 @@
  * and the address with the country (for the countries one address texts).
  */
 import { ipBudgetKey, normaliseDestination } from '../limits/limit-keys.ts';
-import { describeStoredNumber } from '../numbers/parse-number.ts';
+import { describeStoredNumber, type ReadNumber } from '../numbers/parse-number.ts';
 import type { PumpingKey } from '../store/types.ts';
 import { BLOCK_DIGITS } from './pumping-rules.ts';
 
@@ -27,8 +27,17 @@ export function blockOf(e164: string): string {
   return e164.slice(0, Math.max(2, e164.length - BLOCK_DIGITS));
 }
 
-export function startKeys(destination: string, clientIp: string, userRef: string): StartKeys {
-  const number = describeStoredNumber(destination);
+/**
+ * `read` is the destination as describeStoredNumber already read it (the start's destination
+ * check did): parsing a number with the full metadata is a start's dearest step.
+ */
+export function startKeys(
+  destination: string,
+  clientIp: string,
+  userRef: string,
+  read?: ReadNumber,
+): StartKeys {
+  const number = read ?? describeStoredNumber(destination);
   const e164 = number?.e164 ?? normaliseDestination(destination);
   const country = number?.country ?? UNKNOWN_COUNTRY;
   const block = blockOf(e164);

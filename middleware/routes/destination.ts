@@ -54,6 +54,12 @@ function police<Tx>(context: KitContext<Tx>, action: ActionDefinition<Tx>, numbe
   throw new KitError(KitErrorCode.PhoneNumberRefused, `The destination policy refuses this number (${reason}).`);
 }
 
+/** Who the attempt is for, and its number as describeStoredNumber read it (undefined when not read so). */
+export interface AttemptUser {
+  user: ResolvedUser;
+  stored: ReadNumber | undefined;
+}
+
 /**
  * Who the attempt is for and where its code goes, policed. `previous` is the finished attempt a
  * restart names (already checked to be this user's, of this action).
@@ -65,18 +71,19 @@ export async function attemptUserFor<Tx>(
   user: ResolvedUser,
   body: Record<string, unknown>,
   previous: Attempt | undefined,
-): Promise<ResolvedUser> {
+): Promise<AttemptUser> {
   if (action.destination !== 'entered') {
     // The app's stored number: fictional test ranges must keep working, so it is not required to
     // be valid; what the metadata knows of it (country, type) is policed.
     const known = describeStoredNumber(user.destination);
     if (known !== undefined) police(context, action, known, false);
-    return user;
+    return { user, stored: known };
   }
   if (previous === undefined) {
     const number = await enteredNumber(context, req, body);
     police(context, action, number, true);
-    return { userRef: user.userRef, destination: number.e164 };
+    // Read from what was typed, with a default country: not what describeStoredNumber would read.
+    return { user: { userRef: user.userRef, destination: number.e164 }, stored: undefined };
   }
   // A restart texts the number kept with the finished attempt, whatever the request sends.
   const kept = previous.destination === null ? undefined : describeStoredNumber(previous.destination);
@@ -87,5 +94,5 @@ export async function attemptUserFor<Tx>(
     );
   }
   police(context, action, kept, true);
-  return { userRef: user.userRef, destination: kept.e164 };
+  return { user: { userRef: user.userRef, destination: kept.e164 }, stored: kept };
 }

@@ -25,7 +25,7 @@ import { logKitError, route, showAsWritten } from './answer-error.ts';
 import { currentUser } from './user.ts';
 import { annotateSpan, countStart } from '../telemetry.ts';
 import { bodyOf, bodyParsers, paramsFor, pickAction, readBody, restartedAttempt } from './start-request.ts';
-import { attemptUserFor } from './destination.ts';
+import { attemptUserFor, type AttemptUser } from './destination.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import { ENTERED_NUMBER_FIELD } from '../pages/pages.ts';
 import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
@@ -290,16 +290,17 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
     const body = bodyOf(req);
     const action = pickAction(context, body.action);
     const previous = await restartedAttempt(context, action, signedIn.userRef, body.restart);
-    let user: ResolvedUser;
+    let attemptUser: AttemptUser;
     try {
-      user = await attemptUserFor(context, req, action, signedIn, body, previous);
+      attemptUser = await attemptUserFor(context, req, action, signedIn, body, previous);
     } catch (error) {
       if (previous === undefined && answeredWithNumberForm(context, req, res, action, body, error)) return;
       throw error;
     }
+    const { user, stored } = attemptUser;
     const params = await paramsFor(context, req, action, user, previous);
     // Before the budgets: a start refused as SMS pumping spends none of them.
-    const pass = await pumping(req, user);
+    const pass = await pumping(req, { ...user, number: stored });
     const receipt = await allowStart(context, req, user, action);
     const created = await createAttempt(context, user, action, params, originOf).catch(async (error: unknown) => {
       await refundWhenBusy(context, receipt, error);

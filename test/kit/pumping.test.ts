@@ -5,7 +5,8 @@
  * the kit learns at the landing, raise a country's thresholds; one attacked block leaves the rest of
  * its country open; one address texting many countries is refused; two instances on one database
  * share the counters; record mode warns and sends; the allow-list and the app's challenge let a
- * start through, a challenge that throws or hangs counts as failed.
+ * start through, a challenge that throws or hangs counts as failed; a number the app keeps counts
+ * under its own country as a typed one does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -396,6 +397,48 @@ describeEachAppStore('SMS pumping decisions by mode, allow-list and challenge', 
       expect(decisions.map((d) => d.decision)).toEqual(['challenged', 'refused', 'refused', 'refused', 'refused']);
       // The start that failed the challenge says why in the log, without a stack.
       expect(challenging.logs.join('\n')).toContain('the SMS pumping challenge failed');
+    });
+  });
+});
+
+/** Numbers the app keeps (resolveUser's), in Jamaica (+1 876: its own country, not the US), each in a block of its own. */
+const JM = ['+18762100001', '+18762200001', '+18762300001', '+18762400001', '+18762500001'];
+
+const phoneOnFile: ActionDefinition<unknown> = {
+  name: 'phone_on_file',
+  operationSensitivity: 'normal',
+  successPath: '/done/phone',
+  fulfil: () => {},
+};
+
+describeEachAppStore('SMS pumping rules on the numbers the app keeps', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: {
+        actions: [phoneOnFile],
+        // Each user is named after the number on file.
+        resolveUser: (req) => {
+          const name = (req.session as { user?: string }).user;
+          return name === undefined ? null : { userRef: `user-${name}`, destination: name };
+        },
+        pumping: { mode: 'refuse', thresholds: { address: { dailyFloor: 1000, hourlyFloor: 1000 } } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it("counts a stored number under the number's own country, as a typed one", async () => {
+    await app.clock.pinned(dayOf(7), async () => {
+      for (const phone of JM.slice(0, 4)) {
+        expect((await (await app.agent().signIn(phone)).tryStart('phone_on_file')).status).toBe(200);
+      }
+      expect((await (await app.agent().signIn(JM[4]!)).tryStart('phone_on_file')).status).toBe(429);
+      const [decision] = await app.store.pumping!.listDecisions({ since: dayOf(7), limit: 1 });
+      expect(decision).toMatchObject({ decision: 'refused', reasons: ['country_hourly'], country: 'JM' });
     });
   });
 });
