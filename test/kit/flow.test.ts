@@ -57,6 +57,8 @@ describe('happy path', () => {
     expect(csp).not.toContain("form-action 'self'"); // helmet's default was replaced, not added to
     expect(handoff.response.headers.get('cache-control')).toBe('no-store');
     expect(handoff.response.headers.get('referrer-policy')).toBe('no-referrer');
+    // Its text is chosen by Accept-Language.
+    expect(handoff.response.headers.get('vary') ?? '').toContain('Accept-Language');
     expect(handoff.html).toContain(`<script nonce="${nonce}">`);
     expect(handoff.html).toContain('<button type="submit">Continue</button>');
     // exactly one script, and it carries the nonce
