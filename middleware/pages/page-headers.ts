@@ -18,7 +18,9 @@ export function setNoStoreHeaders(res: Response): void {
  */
 export function sendPage(res: Response, status: number, body: string, nonce: string, formAction = "'self'"): void {
   setNoStoreHeaders(res);
-  res.vary('Accept-Language');
+  // res.vary parses and rebuilds the header; with none set yet, the result is just this value.
+  if (res.getHeader('Vary') === undefined) res.setHeader('Vary', 'Accept-Language');
+  else res.vary('Accept-Language');
   res.setHeader(
     'Content-Security-Policy',
     `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; ` +

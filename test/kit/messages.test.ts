@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createVerificationKit, englishMessages, errorText, failureText, isKitError } from '../../middleware/index.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { createMessageCatalog, type KitMessagesInput, type LocaleChooser } from '../../middleware/pages/messages.ts';
+import { sendPage } from '../../middleware/pages/page-headers.ts';
 
 const FRENCH: KitMessagesInput = { startNew: 'Recommencer', failures: { generic: { title: 'Échec', text: 'Raté.' } } };
 
@@ -44,6 +45,19 @@ describe('locale choice', () => {
     const unknown = await chosen({ 'accept-language': 'fr', 'x-user-language': 'xx' }, fromHeader);
     expect(unknown).toMatchObject({ lang: 'en' });
     expect(await chosen({ 'accept-language': 'fr' }, () => undefined)).toMatchObject({ lang: 'en' });
+  });
+});
+
+describe('pages say their language varies', () => {
+  it("a kit page adds Accept-Language to Vary, keeping what the app's own middleware put there", async () => {
+    const app = express()
+      .get('/own', (_req, res) => sendPage(res, 200, '<p>page</p>', 'nonce'))
+      .get('/shared', (_req, res) => {
+        res.vary('Origin');
+        sendPage(res, 200, '<p>page</p>', 'nonce');
+      });
+    expect((await request(app).get('/own')).headers.vary).toBe('Accept-Language');
+    expect((await request(app).get('/shared')).headers.vary).toBe('Origin, Accept-Language');
   });
 });
 
