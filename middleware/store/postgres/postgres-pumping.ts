@@ -131,7 +131,7 @@ export function postgresPumping(db: PostgresDb): PumpingStore {
     async recordSend({ sessionId, keys, hour }) {
       const sorted = sortedKeys(keys);
       const values = [sessionId, hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)];
-      await inTransaction(db, (client) => queryOn(client, 'recordSend', values), 'unflushed');
+      await query(db, 'recordSend', values);
     },
     async markVerified(sessionId) {
       const { rows } = await inTransaction(
