@@ -30,7 +30,7 @@ import { maskDestination } from '../numbers/mask-number.ts';
 import { ENTERED_NUMBER_FIELD } from '../pages/pages.ts';
 import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
 import { restartFormFor } from './restart-form.ts';
-import { pumpingGuard } from '../pumping/pumping-guard.ts';
+import { pumpingGuard, type PumpingPass } from '../pumping/pumping-guard.ts';
 import { serviceUserRefFor } from './service-user-ref.ts';
 
 function verifyUrlOrigin(verifyUrl: string): string {
@@ -119,13 +119,18 @@ async function refundWhenBusy<Tx>(context: KitContext<Tx>, receipt: StartReceipt
   }
 }
 
-/** A fresh state, a fresh session (its own Idempotency-Key) and the attempt stored. */
+/**
+ * A fresh state, a fresh session (its own Idempotency-Key) and the attempt stored; the text the
+ * session sent is counted for the SMS pumping rules beside the attempt's write (SQLite: in its
+ * group commit; PostgreSQL: at the same time on another connection), not after it.
+ */
 async function createAttempt<Tx>(
   context: KitContext<Tx>,
   user: ResolvedUser,
   action: ActionDefinition<Tx>,
   params: JsonValue,
   originOf: (verifyUrl: string) => string,
+  pumping: PumpingPass | undefined,
 ): Promise<CreatedSession> {
   const state = newState();
   const serviceUserRef = serviceUserRefFor(context.serviceRefKey, action, user);
@@ -144,7 +149,7 @@ async function createAttempt<Tx>(
   // An unusable verifyUrl is refused before anything is stored.
   originOf(created.verifyUrl);
   const now = context.now();
-  await context.store.insertAttempt({
+  const inserted = context.store.insertAttempt({
     state,
     sessionId: created.sessionId,
     userRef: user.userRef,
@@ -162,6 +167,8 @@ async function createAttempt<Tx>(
     createdAt: now,
     nextCheckAt: now + context.sweep.firstCheckAfterMs,
   });
+  // The text is on its way whatever the insert does; `sent` never rejects.
+  await Promise.all([inserted, pumping?.sent(created.sessionId)]);
   context.logger.info(
     { route: 'start', action: action.name, sessionId: created.sessionId, replayed: created.replayed },
     'verification started',
@@ -302,11 +309,10 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
     // Before the budgets: a start refused as SMS pumping spends none of them.
     const pass = await pumping(req, { ...user, number: stored });
     const receipt = await allowStart(context, req, user, action);
-    const created = await createAttempt(context, user, action, params, originOf).catch(async (error: unknown) => {
+    const created = await createAttempt(context, user, action, params, originOf, pass).catch(async (error: unknown) => {
       await refundWhenBusy(context, receipt, error);
       throw error;
     });
-    await pass?.sent(created.sessionId);
     const masked = action.destination === 'entered' ? maskDestination(user.destination) : undefined;
     answerStart(context, res, created, startAgainUrl(startAgainPath, action.name), originOf, masked);
   };
