@@ -258,6 +258,25 @@ export function inSpan<T>(name: string, attributes: Attributes, work: (span: Spa
   return running ?? run();
 }
 
+/**
+ * `inSpan` for work whose span only adds attributes from its result. While no SDK is registered the
+ * work's own promise is returned: no async step and no attributes of its own (the sweep reads and
+ * fulfils thousands a second, each under a span).
+ */
+export function inResultSpan<T>(
+  name: string,
+  attributes: () => Attributes,
+  work: () => Promise<T>,
+  resultAttributes: (result: T) => Attributes,
+): Promise<T> {
+  if (activeTracer() === undefined) return work();
+  return inSpan(name, attributes(), async (span) => {
+    const result = await work();
+    span.setAttributes(resultAttributes(result));
+    return result;
+  });
+}
+
 /** Adds attributes to the span of the work in progress, if any. */
 export function annotateSpan(attributes: Attributes): void {
   quietly(() => trace.getActiveSpan()?.setAttributes(attributes));

@@ -15,7 +15,7 @@ import {
   type ServiceResponse,
 } from './client-transport.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
-import { inSpan, SpanName } from '../telemetry.ts';
+import { inResultSpan, inSpan, SpanName } from '../telemetry.ts';
 import type { CreateSessionInput, CreatedSession, SessionStatus, VerifyClient } from '../types.ts';
 import type { VerifyClientOptions, VerifyClientRetry } from './client-options.ts';
 
@@ -54,17 +54,22 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
   }
 
   function getSession(sessionId: string): Promise<SessionStatus> {
-    return inSpan(SpanName.ReadStatus, { 'verify_kit.session_id': sessionId }, async (span) => {
-      const path = `/session/${encodeURIComponent(sessionId)}`;
-      const response = await withRetries(statusRetry, () => call('GET', path));
-      if (response.status !== 200) throw rejection('GET /session/{id}', response);
-      const status = parseSessionStatus(response.body);
-      span.setAttributes({
+    return inResultSpan(
+      SpanName.ReadStatus,
+      () => ({ 'verify_kit.session_id': sessionId }),
+      () => readSession(sessionId),
+      (status) => ({
         'verify_kit.status': status.status,
         ...(status.status === 'failed' ? { 'verify_kit.reason': status.reason } : {}),
-      });
-      return status;
-    });
+      }),
+    );
+  }
+
+  async function readSession(sessionId: string): Promise<SessionStatus> {
+    const path = `/session/${encodeURIComponent(sessionId)}`;
+    const response = await withRetries(statusRetry, () => call('GET', path));
+    if (response.status !== 200) throw rejection('GET /session/{id}', response);
+    return parseSessionStatus(response.body);
   }
 
   return {

@@ -14,7 +14,7 @@ import { describeError } from '../logger.ts';
 import { commitEach, type FulfilCommitter } from './group-commit.ts';
 import type { FulfilContext } from '../context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from '../store/types.ts';
-import { countOutcomes, inSpan, SpanName } from '../telemetry.ts';
+import { countOutcomes, inResultSpan, SpanName } from '../telemetry.ts';
 import type { ActionDefinition, OutcomeSource } from '../types.ts';
 
 export type Completion =
@@ -216,12 +216,12 @@ function runFulfilment<Tx>(
   attempt: Attempt,
   event: OutcomeRecording | undefined,
 ) {
-  const attributes = { 'verify_kit.session_id': attempt.sessionId, 'verify_kit.action': action.name };
-  return inSpan(SpanName.Fulfil, attributes, async (span) => {
-    const result = await fulfilInTransaction(deps, committer, action, attempt, event);
-    span.setAttribute('verify_kit.result', result.kind);
-    return result;
-  });
+  return inResultSpan(
+    SpanName.Fulfil,
+    () => ({ 'verify_kit.session_id': attempt.sessionId, 'verify_kit.action': action.name }),
+    () => fulfilInTransaction(deps, committer, action, attempt, event),
+    (result) => ({ 'verify_kit.result': result.kind }),
+  );
 }
 
 async function fulfilInTransaction<Tx>(
