@@ -160,6 +160,8 @@ function paceUpdater(store: PaceStore): NonNullable<PaceStore['updateSweepPace']
 export interface Pacer {
   /** Waits for a read permit; false when `signal` stopped the run, or the wait would pass `deadline`. */
   acquire(): Promise<boolean>;
+  /** A permit when one is free at once (unpaced, not stopped); false: ask `acquire`, which may wait. */
+  takeNow(): boolean;
   /** The service answered a read 429. */
   limited(error: KitError): Promise<void>;
   /** This process's reads in the last second, paced or not. */
@@ -275,6 +277,7 @@ export function createPacer(options: PacerOptions): Pacer {
         if (!(await refilling)) return false;
       }
     },
+    takeNow: () => !stopped() && permits === 0 && now() < unpacedUntil && counted(now()),
     async limited(error) {
       const retryAfterMs = (error.retryAfterSeconds ?? 1) * 1000;
       permits = 0;

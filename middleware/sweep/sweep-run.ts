@@ -173,7 +173,13 @@ async function expireOutsideWindow<Tx>(run: Run<Tx>): Promise<void> {
 /** `concurrency` workers, each taking the next claimed attempt and checking it, until none is left. */
 async function checkDueAttempts<Tx>(run: Run<Tx>): Promise<void> {
   const workers = Array.from({ length: run.opts.concurrency }, async () => {
-    for (let attempt = await take(run); attempt !== undefined; attempt = await take(run)) await checkOne(run, attempt);
+    for (;;) {
+      // Awaited only while the next batch is being claimed: most attempts are taken at once.
+      let attempt = take(run);
+      if (attempt instanceof Promise) attempt = await attempt;
+      if (attempt === undefined) return;
+      await checkOne(run, attempt);
+    }
   });
   // allSettled: if a claim fails, the other workers' in-flight reads still finish before we return.
   const settled = await Promise.allSettled(workers);
@@ -182,11 +188,12 @@ async function checkDueAttempts<Tx>(run: Run<Tx>): Promise<void> {
 }
 
 /**
- * The next attempt to check; undefined when the run is done. The next batch is claimed while half
- * of this one (at least `concurrency` attempts) is still to be read: on a busy database a claim's
- * round trip takes as long as several reads, and no worker should wait for it.
+ * The next attempt to check; undefined when the run is done; a promise of either only while the
+ * worker must wait for a claim. The next batch is claimed while half of this one (at least
+ * `concurrency` attempts) is still to be read: on a busy database a claim's round trip takes as
+ * long as several reads, and no worker should wait for it.
  */
-async function take<Tx>(run: Run<Tx>): Promise<Attempt | undefined> {
+function take<Tx>(run: Run<Tx>): Attempt | undefined | Promise<Attempt | undefined> {
   const claimWhenLeft = Math.max(run.opts.concurrency, Math.ceil(run.opts.batchSize / 2));
   for (;;) {
     const reason = stopReason(run);
@@ -199,7 +206,7 @@ async function take<Tx>(run: Run<Tx>): Promise<Attempt | undefined> {
     if (next !== undefined && leaseRunningOut(run, next)) continue;
     if (next !== undefined) return next;
     if (run.claiming === undefined) return undefined;
-    await run.claiming;
+    return run.claiming.then(() => take(run));
   }
 }
 
@@ -218,8 +225,9 @@ function claimAhead<Tx>(run: Run<Tx>): void {
 async function claimBatch<Tx>(run: Run<Tx>): Promise<void> {
   const { deps, opts, report } = run;
   // Pending reschedules are leased by this run, so the claim cannot take them again; writing them
-  // here keeps at most one batch of them in memory.
-  await writeReschedules(run);
+  // here keeps at most one batch of them in memory. With none, the claim starts at once, before
+  // the read of the attempt taken with it.
+  if (run.reschedules.length > 0) await writeReschedules(run);
   const claimedAt = deps.now();
   const batch = await deps.store.claimDueAttempts({
     now: claimedAt,
@@ -270,7 +278,7 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
     reschedule(run, attempt, computeNextCheckAt(attempt, now, run.opts.backoffMs));
     return;
   }
-  if (!(await run.pacer.acquire())) {
+  if (!run.pacer.takeNow() && !(await run.pacer.acquire())) {
     // Stopped, or the service's Retry-After outlasts the run: released with the rest.
     run.report.stoppedBy = run.signal?.aborted === true ? 'signal' : 'time_budget';
     run.claimed.push(attempt);
@@ -295,11 +303,16 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
   }
   const intent = `${attempt.userRef}\u0000${attempt.action}`;
   const before = run.lastOfIntent.get(intent);
-  const applying = (
-    before === undefined ? applyOne(run, attempt, read) : before.then(() => applyOne(run, attempt, read))
-  ).finally(() => {
+  const settled = () => {
     run.applying.delete(applying);
     if (run.lastOfIntent.get(intent) === applying) run.lastOfIntent.delete(intent);
+  };
+  // As finally(), without its two promises more per attempt.
+  const applying = (
+    before === undefined ? applyOne(run, attempt, read) : before.then(() => applyOne(run, attempt, read))
+  ).then(settled, (error: unknown) => {
+    settled();
+    throw error;
   });
   run.applying.add(applying);
   run.lastOfIntent.set(intent, applying);

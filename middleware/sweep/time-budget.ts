@@ -136,7 +136,16 @@ export function readsCutOff(startedAt: number, budget: RunBudget): ReadsCutOff {
     race: (read) =>
       new Promise((resolve, reject) => {
         inFlight.add(reject);
-        read.then(resolve, reject).finally(() => inFlight.delete(reject));
+        read.then(
+          (value) => {
+            inFlight.delete(reject);
+            resolve(value);
+          },
+          (error: unknown) => {
+            inFlight.delete(reject);
+            reject(error);
+          },
+        );
       }),
     end: () => clearTimeout(timer),
   };
