@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../middleware/store/sqlite/sqlite.ts';
+import { startWrites } from '../../middleware/store/sqlite/sqlite-start-writes.ts';
 import { newAttempt } from '../support/attempts.ts';
 
 let dir: string;
@@ -98,6 +99,29 @@ describe('SQLite start writes', () => {
     // The budget was not spent either: the next start is the first one it counts.
     expect(await store.consumeStartBudgets({ budgets: [budget('user:a', 5)], now: 1_000 })).toEqual([]);
     expect(store.db.prepare('SELECT spent FROM verify_kit_start_budgets').get()).toEqual({ spent: 1 });
+  });
+
+  it('fails the whole group when SQLite rolls its transaction back: no later write commits on its own', async () => {
+    const db = new BetterSqlite3(path);
+    db.exec('CREATE TABLE t (v INTEGER)');
+    const writes = startWrites(db);
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    try {
+      const results = await Promise.allSettled([
+        writes.writeStatement(() => insert.run(1)),
+        // As SQLite does on some errors (an I/O error, no memory): the transaction is gone.
+        writes.write(() => {
+          db.exec('ROLLBACK');
+          throw new Error('disk I/O error');
+        }),
+        writes.writeStatement(() => insert.run(3)),
+        writes.write(() => insert.run(4)),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+      expect(db.prepare('SELECT v FROM t').all()).toEqual([]);
+    } finally {
+      db.close();
+    }
   });
 
   it('joins a transaction the integrator opened on the shared connection, at once, and rolls back with it', async () => {

@@ -2,9 +2,10 @@
  * Group commit for the start's writes (its budgets, its new attempt). A SQLite commit costs about
  * the same however many rows it carries (its WAL frames, its locks), so the writes that concurrent
  * starts make in one turn of the event loop share one IMMEDIATE transaction, each in its own
- * savepoint: a write that throws rolls back alone and rejects only its caller. Every caller's
- * promise settles after the commit, so no start is answered (and no SMS is sent) on a write that
- * was not stored.
+ * savepoint: a write that throws rolls back alone and rejects only its caller. A write of one
+ * statement needs no savepoint (a statement that fails undoes its own changes); a savepoint costs
+ * a few microseconds and a copy of every page it touches. Every caller's promise settles after the
+ * commit, so no start is answered (and no SMS is sent) on a write that was not stored.
  */
 import type { Database } from 'better-sqlite3';
 
@@ -16,12 +17,19 @@ export type StartWrite = <T>(write: () => T) => Promise<T>;
 
 export interface StartWrites {
   write: StartWrite;
+  /**
+   * Queues a write that changes the database in one statement at most (reads before it are
+   * fine): it runs without a savepoint of its own.
+   */
+  writeStatement: StartWrite;
   /** Commits what is queued now (the store calls it before it closes the database). */
   flush(): void;
 }
 
 interface Queued {
   write: () => unknown;
+  /** One statement at most: no savepoint. */
+  single: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -35,10 +43,13 @@ export function startWrites(db: Database): StartWrites {
   // Nested in the group's transaction, better-sqlite3 runs each write as a SAVEPOINT.
   const runOne = db.transaction((write: () => unknown) => write());
   const runGroup = db.transaction((group: readonly Queued[]): Outcome[] =>
-    group.map(({ write }) => {
+    group.map(({ write, single }) => {
       try {
-        return { ok: true, value: runOne(write) };
+        return { ok: true, value: single ? write() : runOne(write) };
       } catch (error) {
+        // SQLite rolled the whole transaction back (a full disk, no memory): what the group wrote
+        // before is gone too, and what follows would commit on its own. Fail the group.
+        if (!db.inTransaction) throw error;
         return { ok: false, error };
       }
     }),
@@ -65,20 +76,22 @@ export function startWrites(db: Database): StartWrites {
     });
   }
 
-  const write: StartWrite = <T>(run: () => T) => {
-    // Inside a transaction the integrator opened on the shared connection, the write joins it at
-    // once (in its own savepoint) and commits with it, as a plain statement would.
-    if (db.inTransaction) {
-      try {
-        return Promise.resolve(runOne(run) as T);
-      } catch (error) {
-        return Promise.reject(error);
+  const queueWrite =
+    (single: boolean): StartWrite =>
+    <T>(run: () => T) => {
+      // Inside a transaction the integrator opened on the shared connection, the write joins it at
+      // once (in its own savepoint) and commits with it, as a plain statement would.
+      if (db.inTransaction) {
+        try {
+          return Promise.resolve(runOne(run) as T);
+        } catch (error) {
+          return Promise.reject(error);
+        }
       }
-    }
-    return new Promise<T>((resolve, reject) => {
-      queue.push({ write: run, resolve: resolve as (value: unknown) => void, reject });
-      scheduled ??= setImmediate(flush);
-    });
-  };
-  return { write, flush };
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ write: run, single, resolve: resolve as (value: unknown) => void, reject });
+        scheduled ??= setImmediate(flush);
+      });
+    };
+  return { write: queueWrite(false), writeStatement: queueWrite(true), flush };
 }

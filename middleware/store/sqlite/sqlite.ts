@@ -172,7 +172,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         serviceUserRef: attempt.serviceUserRef ?? null,
         clientId: attempt.clientId ?? null,
       };
-      await starts.write(() => statements.insert.run(row));
+      await starts.writeStatement(() => statements.insert.run(row));
     },
     async findAttemptByState(state) {
       const row = statements.byState.get(state) as AttemptRow | undefined;
