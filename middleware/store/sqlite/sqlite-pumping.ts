@@ -139,9 +139,10 @@ export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
   return {
     ...pumpingReads(sql),
     async recordSend({ sessionId, keys, hour }) {
+      const listed = JSON.stringify(keys);
       await write(() => {
-        if (sql.insertSend.run({ sessionId, hour, keys: JSON.stringify(keys) }).changes === 0) return;
-        for (const { dimension, key } of keys) sql.countSent.run({ dimension, key, hour });
+        if (sql.insertSend.run({ sessionId, hour, keys: listed }).changes === 0) return;
+        sql.countSent.run({ keys: listed, hour });
       });
     },
     // With the start's writes in one commit: a sweep's verified reads of one tick share it.
@@ -152,7 +153,7 @@ export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
       await write(() => {
         sql.insertDecision.run({ ...decision, reasons: decision.reasons.join(',') });
         if (refused === undefined) return;
-        for (const { dimension, key } of refused.keys) sql.countRefused.run({ dimension, key, hour: refused.hour });
+        sql.countRefused.run({ keys: JSON.stringify(refused.keys), hour: refused.hour });
       });
     },
     async setRule(rule) {

@@ -199,9 +199,14 @@ export const PUMPING_SQL = {
      ORDER BY c.ord`,
   insertSend: `INSERT INTO verify_kit_pumping_sends (session_id, hour, keys) VALUES (@sessionId, @hour, @keys)
      ON CONFLICT (session_id) DO NOTHING`,
-  countSent: `INSERT INTO verify_kit_pumping_counts (dimension, key, hour, sent) VALUES (@dimension, @key, @hour, 1)
+  // A send's counts in one statement for every key of @keys (the send's JSON array of
+  // {dimension, key}) rather than one statement per key. `WHERE true` lets SQLite read the
+  // ON CONFLICT as the upsert's.
+  countSent: `INSERT INTO verify_kit_pumping_counts (dimension, key, hour, sent)
+     SELECT value ->> 'dimension', value ->> 'key', @hour, 1 FROM json_each(@keys) WHERE true
      ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = sent + 1`,
-  countRefused: `INSERT INTO verify_kit_pumping_counts (dimension, key, hour, refused) VALUES (@dimension, @key, @hour, 1)
+  countRefused: `INSERT INTO verify_kit_pumping_counts (dimension, key, hour, refused)
+     SELECT value ->> 'dimension', value ->> 'key', @hour, 1 FROM json_each(@keys) WHERE true
      ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = refused + 1`,
   markSendVerified: `UPDATE verify_kit_pumping_sends SET verified = 1 WHERE session_id = ? AND verified = 0
      RETURNING hour, keys`,
