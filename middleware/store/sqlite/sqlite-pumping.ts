@@ -10,7 +10,7 @@ import { prepareAll, PUMPING_SQL, type PumpingStatements } from './sqlite-sql.ts
 import type { StartWrite } from './sqlite-start-writes.ts';
 import type { PumpingCount, PumpingDimension, PumpingKey, PumpingRule, PumpingStore } from '../types.ts';
 
-/** One key's row of the reading (its columns null in the one row of a reading with no key). */
+/** One key's row of the reading. */
 interface ReadingRow {
   unverified_countries: number;
   sent_this_hour: number;
@@ -72,7 +72,11 @@ function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisio
   return {
     async readPumping({ keys, address, hour, now }) {
       const kept = keys.map(({ dimension, key }) => pastDays.get(dimension, key, hour));
-      const asked = JSON.stringify(keys.map(({ dimension, key }, i) => [dimension, key, kept[i] === undefined ? 1 : 0]));
+      // With no key, one that counts nothing: the row still carries the address's countries.
+      const asked =
+        keys.length === 0
+          ? '[["","",0]]'
+          : JSON.stringify(keys.map(({ dimension, key }, i) => [dimension, key, kept[i] === undefined ? 1 : 0]));
       const rows = sql.readPumping.all({ keys: asked, address, hour, now }) as ReadingRow[];
       const counts: PumpingCount[] = [];
       const rules: PumpingRule[] = [];
