@@ -102,10 +102,13 @@ export function destinationOf(userRef: string): string {
   return destination;
 }
 
-/** A US mobile-format number per user (+1 202 ...), for the pumping-cost phase: its country has history. */
+/**
+ * A US mobile-format number per user (+1 202 ...), for the pumping-cost phase: its country has
+ * history. Its exchange starts with 2 to 9, as a valid US number's does (the kit counts others under ZZ).
+ */
 export function usNumberOf(userRef: string): string {
-  const digits = createHash('sha256').update(userRef).digest().readUInt32BE(0) % 10_000_000;
-  return `+1202${String(digits).padStart(7, '0')}`;
+  const hash = createHash('sha256').update(userRef).digest().readUInt32BE(0);
+  return `+1202${2 + (hash % 8)}${String(Math.floor(hash / 8) % 1_000_000).padStart(6, '0')}`;
 }
 
 /** The kit's state format: 32 random bytes, base64url (43 characters). */
