@@ -83,6 +83,20 @@ describeEachStore('start budgets', (kind) => {
     expect(await consume([destination], T0 + 15 * MINUTE)).toEqual([{ budget: 0, retryAfterMs: 5 * MINUTE }]);
   });
 
+  it('counts a distinct member once per window, also when another member opened the window earlier', async () => {
+    const numbers = (member: string) => ({ key: 'start_user_numbers:u1', points: 2, durationMs: 10 * MINUTE, member });
+    expect(await consume([numbers('a')], T0)).toEqual([]);
+    expect(await consume([numbers('b')], T0 + MINUTE)).toEqual([]);
+    // Both were counted in the window that opened at T0: trying them again spends nothing.
+    expect(await consume([numbers('b')], T0 + 2 * MINUTE)).toEqual([]);
+    expect(await consume([numbers('a')], T0 + 3 * MINUTE)).toEqual([]);
+    expect((await spent())['start_user_numbers:u1']).toBe(2);
+    expect(await consume([numbers('c')], T0 + 4 * MINUTE)).toEqual([{ budget: 0, retryAfterMs: 6 * MINUTE }]);
+    // A new window counts a member again.
+    expect(await consume([numbers('b')], T0 + 10 * MINUTE)).toEqual([]);
+    expect((await spent())['start_user_numbers:u1']).toBe(1);
+  });
+
   it('deletes ended counters on a later start, so the table does not grow forever', async () => {
     for (let i = 0; i < 20; i++) await consume([{ ...ip, key: `start_ip:old-${i}` }], T0);
     expect(Object.keys(await spent())).toHaveLength(20);

@@ -72,6 +72,12 @@ export const SQL = {
      WHERE outcome = 'pending' AND created_at <= @maxCreatedAt AND (lease_until IS NULL OR lease_until <= @now)
      RETURNING session_id`,
   budgetRow: 'SELECT spent, window_ends_at FROM verify_kit_start_budgets WHERE key = ?',
+  // A distinct-members budget's counter, and whether @marker was counted in its window, in one
+  // read. (The bound keys are fine after an ANALYZE: a lookup of one row by its whole primary key
+  // is never planned again from sqlite_stat4.)
+  budgetMember: `SELECT c.window_ends_at, m.window_ends_at IS c.window_ends_at AS counted
+     FROM verify_kit_start_budgets AS c LEFT JOIN verify_kit_start_budgets AS m ON m.key = @marker
+     WHERE c.key = @key`,
   // Spends one point unless the counter's open window is used up (then nothing changes: changes = 0).
   // A counter whose window has ended starts a new one at 1.
   spendBudget: `INSERT INTO verify_kit_start_budgets (key, spent, window_ends_at) VALUES (@key, 1, @newWindowEndsAt)

@@ -18,7 +18,7 @@ import { toAttempt, type AttemptRow } from './sqlite-rows.ts';
 import { sqliteStepUp } from './sqlite-step-up.ts';
 import { sqliteSweepPace } from './sqlite-sweep-pace.ts';
 import { ENDED_BUDGETS_PER_CLEANUP, prepareAll, SQL, type Statements } from './sqlite-sql.ts';
-import { startWrites, type StartWrite } from './sqlite-start-writes.ts';
+import { startWrites, type StartWrites } from './sqlite-start-writes.ts';
 import { sqliteSweepWrites } from './sqlite-sweep.ts';
 import type {
   PumpingStore,
@@ -82,7 +82,7 @@ function budgetMemberKey(key: string, member: string): string {
   return `seen:${key}:${member}`;
 }
 
-/** Thrown inside the budgets transaction to roll back every spend when one budget refused. */
+/** Thrown inside the budgets' savepoint to roll back every spend when one budget refused. */
 class BudgetsRefused extends Error {
   constructor(readonly refusals: StartBudgetRefusal[]) {
     super('start budgets refused');
@@ -91,15 +91,18 @@ class BudgetsRefused extends Error {
 
 /**
  * consumeStartBudgets: all of a start's budgets in one savepoint. Now and then the ended counters
- * are deleted first, in a savepoint of their own, so a refused start (whose savepoint rolls back)
+ * are deleted first, in a write of their own, so a refused start (whose savepoint rolls back)
  * never undoes the cleanup; the next cleanup is scheduled only once this one committed.
  */
-function sqliteStartBudgets(statements: Statements, write: StartWrite): StartBudgetCounter {
+function sqliteStartBudgets(
+  statements: Statements,
+  { write, writeStatement }: Pick<StartWrites, 'write' | 'writeStatement'>,
+): StartBudgetCounter {
   let nextBudgetCleanupAt = 0;
   let cleaning: Promise<void> | undefined;
   const cleanEnded = (now: number): void => {
     if (now < nextBudgetCleanupAt || cleaning !== undefined) return;
-    cleaning = write(() => statements.deleteEndedBudgets.run(now).changes)
+    cleaning = writeStatement(() => statements.deleteEndedBudgets.run(now).changes)
       .then((deleted) => {
         // A full batch means more are waiting: clean again on the next start.
         nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
@@ -110,26 +113,27 @@ function sqliteStartBudgets(statements: Statements, write: StartWrite): StartBud
         cleaning = undefined;
       });
   };
+  const spend = (key: string, points: number, durationMs: number, now: number): boolean =>
+    statements.spendBudget.run({ key, points, now, newWindowEndsAt: now + durationMs }).changes === 1;
+  // True when spent (or nothing to spend: a member already counted in the open window).
+  const spendOne = ({ key, points, durationMs, member }: StartBudget, now: number): boolean => {
+    if (member === undefined) return spend(key, points, durationMs, now);
+    const marker = budgetMemberKey(key, member);
+    const row = statements.budgetMember.get({ key, marker }) as { window_ends_at: number; counted: 0 | 1 } | undefined;
+    const open = row !== undefined && row.window_ends_at > now;
+    if (open && row.counted === 1) return true;
+    if (!spend(key, points, durationMs, now)) return false;
+    // The spend kept the open window, or started one ending a duration from now: no read needed.
+    statements.markBudgetMember.run({ marker, windowEndsAt: open ? row.window_ends_at : now + durationMs });
+    return true;
+  };
   // Under the write lock, spend every budget; if one is used up, throw, and the write's savepoint
   // rolls all of them back: no other start can slip between, and a refused start spends nothing.
-  const windowEnd = (key: string) =>
-    (statements.budgetRow.get(key) as { window_ends_at: number } | undefined)?.window_ends_at;
-  // A member already counted in the counter's open window spends nothing.
-  const counted = (key: string, member: string, now: number): boolean => {
-    const ends = windowEnd(key);
-    return ends !== undefined && ends > now && windowEnd(budgetMemberKey(key, member)) === ends;
-  };
   const spendAll = (budgets: readonly StartBudget[], now: number): void => {
-    const refusals = budgets.flatMap(({ key, points, durationMs, member }, budget) => {
-      if (member !== undefined && counted(key, member, now)) return [];
-      const spent = statements.spendBudget.run({ key, points, now, newWindowEndsAt: now + durationMs }).changes === 1;
-      if (spent) {
-        if (member !== undefined) {
-          statements.markBudgetMember.run({ marker: budgetMemberKey(key, member), windowEndsAt: windowEnd(key) });
-        }
-        return [];
-      }
-      return [{ budget, retryAfterMs: (windowEnd(key) ?? now) - now }];
+    const refusals = budgets.flatMap((budget, index) => {
+      if (spendOne(budget, now)) return [];
+      const row = statements.budgetRow.get(budget.key) as { window_ends_at: number } | undefined;
+      return [{ budget: index, retryAfterMs: (row?.window_ends_at ?? now) - now }];
     });
     if (refusals.length > 0) throw new BudgetsRefused(refusals);
   };
@@ -181,7 +185,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...sqliteFulfil(db, statements),
     ...sqliteSweepWrites(db, statements),
     ...sqliteOutbox(db, statements),
-    ...sqliteStartBudgets(statements, starts.write),
+    ...sqliteStartBudgets(statements, starts),
     ...sqliteSweepPace(db, statements),
     ...sqliteHousekeeping(db),
     stepUp: sqliteStepUp(db),
