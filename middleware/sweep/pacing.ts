@@ -185,9 +185,16 @@ const sleepFor = (ms: number, signal?: AbortSignal) => sleep(ms, undefined, { si
 
 /** This process's reads of the last second (older ones are dropped as reads come: a run's memory stays flat). */
 function recentReads() {
-  const times: number[] = [];
+  // A queue from `head` on: shift() moves every element once the array outgrows a small object
+  // (a second of an unpaced sweep's reads), a cost per read that grows with the rate.
+  let times: number[] = [];
+  let head = 0;
   const dropBefore = (t: number) => {
-    while (times.length > 0 && (times[0] ?? 0) <= t - 1000) times.shift();
+    while (head < times.length && (times[head] ?? 0) <= t - 1000) head++;
+    if (head > 1024 && head * 2 > times.length) {
+      times = times.slice(head);
+      head = 0;
+    }
   };
   return {
     add(t: number) {
@@ -196,7 +203,7 @@ function recentReads() {
     },
     lastSecond(t: number): number {
       dropBefore(t);
-      return times.length;
+      return times.length - head;
     },
   };
 }

@@ -180,6 +180,24 @@ describe('pacing arithmetic', () => {
     expect(gatherWindowMs(paced.readsPerSecond(), 50, 120_000)).toBe(1000);
   });
 
+  it('counts exactly the last second of reads however many came before (thousands a second, for seconds)', async () => {
+    let t = 0;
+    const pacer = createPacer({
+      store: { updateSweepPace: async (change) => change(UNPACED) ?? UNPACED },
+      now: () => t,
+    });
+    // Five seconds of unpaced reads, four every millisecond.
+    const counts: number[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      t = Math.floor(i / 4);
+      expect(await pacer.acquire()).toBe(true);
+      if (i % 4000 === 3999) counts.push(pacer.readsPerSecond());
+    }
+    expect(counts).toEqual([4000, 4000, 4000, 4000, 4000]);
+    t += 500;
+    expect(pacer.readsPerSecond()).toBe(2000);
+  });
+
   it('takes permits from the shared row a chunk at a time: two processes at 200/s write it about 20 times a second, not once a read, and ask it once per wait, not once per worker', async () => {
     const time = virtualTime();
     let pace = UNPACED;
