@@ -235,8 +235,9 @@ async function fulfilInTransaction<Tx>(
     return await committer.fulfil({
       attempt,
       // Async (PostgreSQL) under its deadline: a late one rolls back and is retried by the sweep.
-      effect: (tx, stored) =>
-        boundIfAsync(
+      // A method, not an arrow: run through tsx, an arrow property is named by a defineProperty per call.
+      effect(tx, stored) {
+        return boundIfAsync(
           'fulfil',
           deps.hookTimeouts?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil,
           action.fulfil(tx, {
@@ -248,7 +249,8 @@ async function fulfilInTransaction<Tx>(
             destination: stored.destination,
             startedAt: stored.createdAt,
           }),
-        ),
+        );
+      },
       now: deps.now(),
       options: { ordering: action.ordering ?? 'latest', ...(event === undefined ? {} : { event }) },
     });

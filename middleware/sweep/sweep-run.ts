@@ -303,20 +303,26 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
   }
   const intent = `${attempt.userRef}\u0000${attempt.action}`;
   const before = run.lastOfIntent.get(intent);
-  const settled = () => {
-    run.applying.delete(applying);
-    if (run.lastOfIntent.get(intent) === applying) run.lastOfIntent.delete(intent);
-  };
-  // As finally(), without its two promises more per attempt.
-  const applying = (
+  // As finally(), without its two promises more per attempt; a function of the module, not a
+  // closure named per attempt (run through tsx, each named closure costs a defineProperty).
+  const applying: Promise<void> = (
     before === undefined ? applyOne(run, attempt, read) : before.then(() => applyOne(run, attempt, read))
-  ).then(settled, (error: unknown) => {
-    settled();
-    throw error;
-  });
+  ).then(
+    () => settled(run, intent, applying),
+    (error: unknown) => {
+      settled(run, intent, applying);
+      throw error;
+    },
+  );
   run.applying.add(applying);
   run.lastOfIntent.set(intent, applying);
   if (run.applying.size >= UNSETTLED_BATCHES * run.opts.batchSize) await Promise.race(run.applying);
+}
+
+/** A fulfilment handed to the committer settled: the run no longer waits for it. */
+function settled<Tx>(run: Run<Tx>, intent: string, applying: Promise<void>): void {
+  run.applying.delete(applying);
+  if (run.lastOfIntent.get(intent) === applying) run.lastOfIntent.delete(intent);
 }
 
 /** The service answered 429: every sweep process slows down, and this attempt is read again after the pause. */
