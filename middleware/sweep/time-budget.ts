@@ -73,7 +73,7 @@ export function storeWithinBudget<Tx>(store: VerifyStore<Tx>, startedAt: number,
 }
 
 /**
- * `target` with every method call made through `bound`, the step-up store's too. A proxy, so a
+ * `target` with every method call made through `bound`, the step-up and pumping stores' too. A proxy, so a
  * method a later store adds is bounded too. Its own target: a proxy of a frozen store could not
  * hand out bounded methods in place of the store's own.
  */
@@ -85,7 +85,9 @@ function callsThrough<T extends object>(
   return new Proxy(Object.create(target) as T, {
     get(_, key) {
       const value: unknown = Reflect.get(target, key, target);
-      if (key === 'stepUp' && typeof value === 'object' && value !== null) return callsThrough(value, bound, 'stepUp.');
+      if ((key === 'stepUp' || key === 'pumping') && typeof value === 'object' && value !== null) {
+        return callsThrough(value, bound, `${key}.`);
+      }
       if (typeof value !== 'function') return value;
       const name = `${prefix}${String(key)}`;
       return (...args: unknown[]) => bound(name, () => (value as (...a: unknown[]) => unknown).apply(target, args));

@@ -101,6 +101,19 @@ describeEachStore('a sweep run whose store call never settles', (kind) => {
     expect(await unhandled.settled()).toEqual([]);
   });
 
+  it('the SMS pumping count of a verified text never settles: the run ends within 5 s with the attempt counted as an error and still pending', async () => {
+    const h = await suite.open();
+    await verifiedAttempts(emu, h.store, suite.client, 1);
+    const store = replacing(h.store, 'pumping.markVerified', never);
+    const run = runSweep(sweepDeps(h, store, suite.client, 'sweep'), { timeBudgetMs: 500, owner: OWNER });
+    const report = await within(5000, run);
+    expect(report).toMatchObject({ claimed: 1, reads: 1, fulfilled: 0 });
+    expect(report.errors).toBeGreaterThanOrEqual(1);
+    expect(await outcomes(h)).toEqual({ pending: 1 });
+    expect(await h.countEffects()).toBe(0);
+    expect(await unhandled.settled()).toEqual([]);
+  });
+
   it('a claim answered after its deadline: the run has already failed, nothing releases what it claimed (the claims lapse with the lease), and no rejection goes unhandled', async () => {
     const h = await suite.open();
     await verifiedAttempts(emu, h.store, suite.client, 2);
