@@ -31,12 +31,7 @@ export function blockOf(e164: string): string {
  * `read` is the destination as describeStoredNumber already read it (the start's destination
  * check did): parsing a number with the full metadata is a start's dearest step.
  */
-export function startKeys(
-  destination: string,
-  clientIp: string,
-  userRef: string,
-  read?: ReadNumber,
-): StartKeys {
+export function startKeys(destination: string, clientIp: string, userRef: string, read?: ReadNumber): StartKeys {
   const number = read ?? describeStoredNumber(destination);
   const e164 = number?.e164 ?? normaliseDestination(destination);
   const country = number?.country ?? UNKNOWN_COUNTRY;

@@ -55,7 +55,10 @@ export function toAttempt(row: AttemptRow): Attempt {
 }
 
 /** Where each column of COLUMNS is in a row read as an array of values. */
-const AT = Object.fromEntries(COLUMNS.split(',').map((name, i) => [name.trim(), i])) as Record<keyof AttemptRow, number>;
+const AT = Object.fromEntries(COLUMNS.split(',').map((name, i) => [name.trim(), i])) as Record<
+  keyof AttemptRow,
+  number
+>;
 
 /**
  * toAttempt of a row read as an array of values in COLUMNS order (a statement in raw mode): the
