@@ -35,7 +35,7 @@ export async function verifyStepUp(guarded: TestPage | string, options: StepUpOp
   const confirm = typeof guarded === 'string' ? await browser.get(guarded) : guarded;
   const form = formsOf(confirm).find((f) => f.fields.intent !== undefined && f.fields.action !== undefined);
   if (form === undefined) return fail(confirm, 'not the kit’s "Confirm it’s you" page (already granted?)');
-  const autoSubmit = await browser.submitForm(confirm, {}, { action: form.action });
+  const autoSubmit = await browser.submitForm(confirm, {}, { action: form.action, having: form.fields });
   const walked = await walkHostedPage(autoSubmit, { ...options, browser });
   if (walked.outcome !== 'verified') return fail(autoSubmit, `the hosted page ended ${walked.outcome}`);
   const landing = await browser.get(walked.landingUrl);

@@ -21,6 +21,11 @@ export interface TestPage {
 export interface SubmitOptions {
   /** Which form: the one whose action resolves to this URL (or ends with this path). Default: the first. */
   action?: string;
+  /**
+   * Which form: the one whose submitted fields include each of these. The kit's start forms all
+   * post to one URL, so `{ action: 'change_phone' }` tells one action's form from another's.
+   */
+  having?: Record<string, string>;
 }
 
 export interface TestBrowser {
@@ -128,14 +133,17 @@ export function createTestBrowser(): TestBrowser {
     get: (url) => request(url, { method: 'GET', headers: { accept: NAVIGATION_ACCEPT } }),
     post,
     async submitForm(page, fields = {}, options = {}) {
-      const forms = formsOf(page);
-      const wanted = options.action;
-      const form =
-        wanted === undefined
-          ? forms[0]
-          : forms.find((f) => f.action === new URL(wanted, page.url).href || f.action.endsWith(wanted));
+      const { action: wanted, having = {} } = options;
+      const postsTo = (f: ParsedForm) =>
+        wanted === undefined || f.action === new URL(wanted, page.url).href || f.action.endsWith(wanted);
+      const has = (f: ParsedForm) => Object.entries(having).every(([name, value]) => f.fields[name] === value);
+      const form = formsOf(page).find((f) => postsTo(f) && has(f));
       if (form === undefined) {
-        const which = wanted === undefined ? 'form' : `form posting to ${wanted}`;
+        // Names only: a field's value may be a token.
+        const which = [
+          wanted === undefined ? 'form' : `form posting to ${wanted}`,
+          ...Object.keys(having).map((name) => `with the ${name} asked for`),
+        ].join(' ');
         throw new Error(`No ${which} on ${page.url} (status ${page.status}): ${pageExcerpt(page.html, 300)}`);
       }
       return post(form.action, { ...form.fields, ...fields }, page.url);

@@ -237,6 +237,35 @@ describe('walkHostedPage and the shared test clock, against an app on the kit', 
   });
 });
 
+describe('submitForm', () => {
+  it('posts the form whose fields include `having`: two start forms posting to one URL are told apart by their action', async () => {
+    const form = (action: string) =>
+      `<form method="post" action="/verify/start"><input type="hidden" name="_csrf" value="t"><input type="hidden" name="action" value="${action}"><button>Go</button></form>`;
+    const posted: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        if (req.method === 'POST') posted.push(body);
+        res.setHeader('content-type', 'text/html').end(`${form('add_phone')}${form('change_phone')}`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const browser = createTestBrowser();
+      const loaded = await browser.get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      await browser.submitForm(loaded, {}, { action: '/verify/start', having: { action: 'change_phone' } });
+      await browser.submitForm(loaded, {}, { action: '/verify/start' });
+      expect(posted.map((body) => new URLSearchParams(body).get('action'))).toEqual(['change_phone', 'add_phone']);
+      await expect(browser.submitForm(loaded, {}, { having: { action: 'delete_account' } })).rejects.toThrow(
+        'No form with the action asked for',
+      );
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('the test helpers’ error messages', () => {
   it('quote the start of a page without its hidden fields: a handoff in an auto-submit page stays out of the test log', async () => {
     const handoff = 'hx-4f1d2c9a8b7e6d5c4b3a29181716151413121110';
