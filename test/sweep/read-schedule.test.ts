@@ -1,8 +1,8 @@
 /**
  * The sweep's default read schedule (middleware/sweep/read-ages.ts) on the test clock: an attempt
  * nobody finishes is read at 3 min, then at 4.5, 6.5, 9, 12, 16, 22, 30, 45, 75 min, 2, 3.5, 6, 10,
- * 16 h and a minute before the 24 h window closes (16 reads), never outside the window. Same suite
- * on every store.
+ * 16 h and a minute before the 24 h window closes (16 reads), never outside the window; a run's
+ * reschedules are written batch by batch, before its next claim. Same suite on every store.
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -116,5 +116,65 @@ describeEachStore('the default sweep schedule over a day', (kind) => {
     expect((await runSweep(deps)).claimed).toBe(0);
     expect(await statusReads()).toBe(16);
     expect(await h.countEffects()).toBe(0);
+  });
+});
+
+describeEachStore('pending attempts rescheduled batch by batch', (kind) => {
+  const suite = useSweepSuite(emu, kind);
+
+  it("writes a batch's reschedules before the next claim: at most one batch of them waits in memory", async () => {
+    const h = await suite.open();
+    const now = Date.now();
+    for (let i = 0; i < 6; i++) {
+      const state = randomBytes(16).toString('base64url');
+      const input = { returnUrl: RETURN_URL, destination: `+1555010010${i}`, userRef: `user-${i}`, state };
+      const created = await suite.client.createSession(
+        { ...input, platform: 'web', operationSensitivity: 'normal' },
+        `k-${state}`,
+      );
+      await h.store.insertAttempt({
+        ...input,
+        sessionId: created.sessionId,
+        platform: 'web',
+        action: ACTION,
+        params: {},
+        returnTo: '/done',
+        sensitivity: 'normal',
+        createdAt: now - 4 * MIN,
+        nextCheckAt: now - MIN,
+      });
+    }
+    // Each call of the store, in order: a claim, or the number of reschedules written.
+    const calls: (number | 'claim')[] = [];
+    const store = Object.create(h.store) as typeof h.store;
+    store.claimDueAttempts = (query) => {
+      calls.push('claim');
+      return h.store.claimDueAttempts(query);
+    };
+    store.scheduleNextChecks = (owner, checks) => {
+      calls.push(checks.length);
+      return h.store.scheduleNextChecks(owner, checks);
+    };
+    const action: ActionDefinition<unknown> = {
+      name: ACTION,
+      operationSensitivity: 'normal',
+      successPath: '/done',
+      fulfil() {},
+    };
+    const deps: SweepDeps<unknown> = {
+      client: suite.client,
+      store,
+      actions: new Map([[ACTION, action]]),
+      now: () => now,
+    };
+    expect(await runSweep(deps, { batchSize: 2, concurrency: 1 })).toMatchObject({ reads: 6, pending: 6 });
+    // Nobody entered a code: every attempt rescheduled once, in writes of a batch at most, and
+    // every claim after the first comes right after the reschedules read since the last one.
+    const writes = calls.filter((c): c is number => c !== 'claim');
+    expect(writes.reduce((a, b) => a + b, 0)).toBe(6);
+    expect(Math.max(...writes)).toBeLessThanOrEqual(2);
+    const claims = calls.flatMap((c, i) => (c === 'claim' ? [i] : []));
+    expect(claims.length).toBeGreaterThanOrEqual(3);
+    for (const at of claims.slice(1)) expect(typeof calls[at - 1]).toBe('number');
   });
 });
