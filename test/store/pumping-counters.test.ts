@@ -60,6 +60,15 @@ describeEachStore('pumping counters', (kind) => {
         refusedLastHour: 0,
       });
     }
+    // The last day is the 24 hours up to this one: 23 hours on, H0's texts are in it; 24 hours on, gone.
+    expect((await read(fr.slice(0, 1), '192.0.2.1', H0 + 23)).counts[0]).toMatchObject({
+      sentLastDay: 3,
+      verifiedLastDay: 1,
+    });
+    expect((await read(fr.slice(0, 1), '192.0.2.1', H0 + 24)).counts[0]).toMatchObject({
+      sentLastDay: 1,
+      verifiedLastDay: 0,
+    });
     // A day later the day's window has moved on; the 14-day maximum still holds the verification.
     const later = await read(fr.slice(0, 1), '192.0.2.1', H0 + 25);
     expect(later.counts[0]).toMatchObject({ sentLastDay: 0, verifiedLastDay: 0, maxVerifiedDay: 1 });
