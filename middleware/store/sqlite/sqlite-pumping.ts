@@ -13,14 +13,8 @@ import type { PumpingCount, PumpingDimension, PumpingKey, PumpingRule, PumpingSt
 /** One key's row of the reading. */
 interface ReadingRow {
   unverified_countries: number;
-  sent_this_hour: number;
-  verified_this_hour: number;
-  sent_last_hour: number;
-  verified_last_hour: number;
-  sent_last_day: number;
-  verified_last_day: number;
-  refused_this_hour: number;
-  refused_last_hour: number;
+  /** The key's counts of the last 24 hours: a JSON array, in the order of CountsRead. */
+  counts: string;
   /** Null when not asked for: read earlier this hour. */
   max_past_day: number | null;
   rule: 'allow' | 'block' | null;
@@ -46,17 +40,32 @@ interface DecisionRow {
   user_ref: string;
 }
 
-function toCount(row: ReadingRow, maxVerifiedDay: number): PumpingCount {
+/** The counts the reading's JSON array holds, in its order (PUMPING_SQL.readPumping). */
+type CountsRead = [
+  sentThisHour: number,
+  verifiedThisHour: number,
+  sentLastHour: number,
+  verifiedLastHour: number,
+  sentLastDay: number,
+  verifiedLastDay: number,
+  refusedThisHour: number,
+  refusedLastHour: number,
+];
+
+function toCount(read: CountsRead, pastDays: number): PumpingCount {
+  const [sentThisHour, verifiedThisHour, sentLastHour, verifiedLastHour] = read;
+  const [, , , , sentLastDay, verifiedLastDay, refusedThisHour, refusedLastHour] = read;
+  const maxVerifiedDay = Math.max(pastDays, verifiedLastDay);
   return {
-    sentThisHour: row.sent_this_hour,
-    verifiedThisHour: row.verified_this_hour,
-    sentLastHour: row.sent_last_hour,
-    verifiedLastHour: row.verified_last_hour,
-    sentLastDay: row.sent_last_day,
-    verifiedLastDay: row.verified_last_day,
+    sentThisHour,
+    verifiedThisHour,
+    sentLastHour,
+    verifiedLastHour,
+    sentLastDay,
+    verifiedLastDay,
     maxVerifiedDay,
-    refusedThisHour: row.refused_this_hour,
-    refusedLastHour: row.refused_last_hour,
+    refusedThisHour,
+    refusedLastHour,
   };
 }
 
@@ -88,7 +97,7 @@ function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisio
           past = row.max_past_day ?? 0;
           pastDays.set(dimension, key, hour, past);
         }
-        counts.push(toCount(row, Math.max(past, row.verified_last_day)));
+        counts.push(toCount(JSON.parse(row.counts) as CountsRead, past));
         if (row.rule !== null) {
           rules.push({ dimension, key, rule: row.rule, until: row.until as number, setAt: row.set_at as number });
         }

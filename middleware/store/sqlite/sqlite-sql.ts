@@ -170,26 +170,31 @@ export const STEP_UP_SQL = {
 /** The SMS pumping counters (sqlite-pumping.ts); an hour is ms since the epoch / 3,600,000. */
 export const PUMPING_SQL = {
   // The reading before a text in one statement: a row per key of @keys (a JSON array of
-  // [dimension, key, need], not empty) in its order, with its counts, the most verified in one of
-  // days 1 to 13 when `need` (null otherwise: read earlier this hour), its live rule, and the
-  // address's countries without a verification ("<address> " up to "<address>!": the space sorts
-  // just below "!"). The rule is joined before the counts, so it is looked up once per key rather
-  // than once per hour counted. No bound value stands alone beside a column: after an ANALYZE
-  // (sqlite_stat4), SQLite prepares again, at every run, a statement whose bare parameter
-  // constrains an index, and this plan never changes. A JavaScript number binds as a REAL: cast,
-  // or the division keeps the hours apart.
+  // [dimension, key, need], not empty) in its order, with its counts of the last 24 hours as a JSON
+  // array (CountsRead, sqlite-pumping.ts), the most verified in one of days 1 to 13 when `need`
+  // (null otherwise: read earlier this hour), its live rule, and the address's countries without a
+  // verification ("<address> " up to "<address>!": the space sorts just below "!"). Each key's
+  // counts are one correlated aggregate over its own hours: joined and grouped, its hours' rows
+  // went through a sort (about a third of the statement). No bound value stands alone beside a
+  // column: after an ANALYZE (sqlite_stat4), SQLite prepares again, at every run, a statement
+  // whose bare parameter constrains an index, and this plan never changes. A JavaScript number
+  // binds as a REAL: cast, or the division keeps the hours apart.
   readPumping: `SELECT (SELECT count(*) FROM (SELECT key FROM verify_kit_pumping_counts
          WHERE dimension = 'address_country' AND key > @address || ' ' AND key < @address || '!'
            AND hour > @hour - 24 AND hour <= @hour + 0
          GROUP BY key HAVING sum(verified) = 0 AND sum(sent) > 0)) AS unverified_countries,
-       coalesce(sum(p.sent) FILTER (WHERE p.hour = @hour), 0) AS sent_this_hour,
-       coalesce(sum(p.verified) FILTER (WHERE p.hour = @hour), 0) AS verified_this_hour,
-       coalesce(sum(p.sent) FILTER (WHERE p.hour = @hour - 1), 0) AS sent_last_hour,
-       coalesce(sum(p.verified) FILTER (WHERE p.hour = @hour - 1), 0) AS verified_last_hour,
-       coalesce(sum(p.sent), 0) AS sent_last_day,
-       coalesce(sum(p.verified), 0) AS verified_last_day,
-       coalesce(sum(p.refused) FILTER (WHERE p.hour = @hour), 0) AS refused_this_hour,
-       coalesce(sum(p.refused) FILTER (WHERE p.hour = @hour - 1), 0) AS refused_last_hour,
+       (SELECT json_array(
+           coalesce(sum(p.sent) FILTER (WHERE p.hour = @hour), 0),
+           coalesce(sum(p.verified) FILTER (WHERE p.hour = @hour), 0),
+           coalesce(sum(p.sent) FILTER (WHERE p.hour = @hour - 1), 0),
+           coalesce(sum(p.verified) FILTER (WHERE p.hour = @hour - 1), 0),
+           coalesce(sum(p.sent), 0),
+           coalesce(sum(p.verified), 0),
+           coalesce(sum(p.refused) FILTER (WHERE p.hour = @hour), 0),
+           coalesce(sum(p.refused) FILTER (WHERE p.hour = @hour - 1), 0))
+         FROM verify_kit_pumping_counts p
+         WHERE p.dimension = k.value ->> 0 AND p.key = k.value ->> 1 AND p.hour > @hour - 24 AND p.hour <= @hour + 0
+       ) AS counts,
        CASE WHEN k.value ->> 2 THEN (SELECT coalesce(max(v), 0) FROM (SELECT sum(m.verified) AS v
            FROM verify_kit_pumping_counts m
            WHERE m.dimension = k.value ->> 0 AND m.key = k.value ->> 1 AND m.hour > @hour - 336 AND m.hour <= @hour - 24
@@ -198,9 +203,7 @@ export const PUMPING_SQL = {
      FROM json_each(@keys) k
      LEFT JOIN verify_kit_pumping_rules r
        ON r.dimension = k.value ->> 0 AND r.key = k.value ->> 1 AND r.until > @now + 0
-     LEFT JOIN verify_kit_pumping_counts p
-       ON p.dimension = k.value ->> 0 AND p.key = k.value ->> 1 AND p.hour > @hour - 24 AND p.hour <= @hour + 0
-     GROUP BY k.key ORDER BY k.key`,
+     ORDER BY k.key`,
   insertSend: `INSERT INTO verify_kit_pumping_sends (session_id, hour, keys) VALUES (@sessionId, @hour, @keys)
      ON CONFLICT (session_id) DO NOTHING`,
   // A send's counts in one statement for every key of @keys (the send's JSON array of
