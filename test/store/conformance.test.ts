@@ -88,6 +88,32 @@ describeEachStore('store contract', (kind) => {
     expect(claimed.find((a) => a.sessionId === 'session-2')).toMatchObject({ serviceUserRef: null });
   });
 
+  it('claims an attempt with every field as a read by its session finds it', async () => {
+    // Each field a value no other field has, so a column read into the wrong field shows.
+    await h.store.insertAttempt(
+      attempt(1, {
+        serviceUserRef: 'vkd1_bound',
+        clientId: 'client-1',
+        destination: '+15550100009',
+        returnTo: '/back',
+        platform: 'mobile',
+        createdAt: 1_100_000,
+        nextCheckAt: 1_200_000,
+      }),
+    );
+    const stored = await h.store.findAttemptBySessionId('session-1');
+    const claimed = await h.store.claimDueAttempts({
+      now: 2_000_000,
+      owner: 'o',
+      limit: 10,
+      leaseMs: 60_000,
+      maxAgeMs: 24 * HOUR,
+    });
+    expect(claimed).toHaveLength(1);
+    // The read by session adds what only it shows (redactedAt, outcomeSource): every claimed field is the stored one.
+    expect(stored).toMatchObject({ ...claimed[0] });
+  });
+
   it('refuses a second attempt with the same state or the same sessionId, keeping the first', async () => {
     await h.store.insertAttempt(attempt(1));
     const duplicate = /unique|duplicate key/i;
