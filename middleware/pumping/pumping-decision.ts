@@ -3,7 +3,7 @@
  * and whether an operator blocked one of its keys. Operators' releases lift a key's rules; their
  * blocks refuse whatever the counts say. Pure.
  */
-import type { PumpingCount, PumpingKey, PumpingReading } from '../store/types.ts';
+import type { PumpingCount, PumpingKey, PumpingReading, PumpingRule } from '../store/types.ts';
 import type { StartKeys } from './pumping-keys.ts';
 import { trippedBy, type PumpingThresholds } from './pumping-rules.ts';
 
@@ -29,20 +29,30 @@ function knownUser(count: PumpingCount | undefined): boolean {
   return count.maxVerifiedDay > 0 && count.sentLastDay === count.verifiedLastDay;
 }
 
+/**
+ * The operator's rule on the start's key of this kind, if any (a reading holds the rules of the
+ * start's keys only). A function of the module, not a closure made at every start: run through
+ * tsx, each named closure costs a defineProperty.
+ */
+function ruleOn(rules: readonly PumpingRule[], dimension: string): PumpingRule['rule'] | undefined {
+  for (const rule of rules) if (rule.dimension === dimension) return rule.rule;
+  return undefined;
+}
+
 export function judge(reading: PumpingReading, start: StartKeys, thresholds: PumpingThresholds, now: number): Verdict {
-  const ruleOn = (dimension: string) => reading.rules.find((r) => r.dimension === dimension)?.rule;
-  const blocked = reading.rules.some((r) => r.rule === 'block');
-  const known = knownUser(reading.counts[USER_INDEX]);
-  const reasons = JUDGED.flatMap((kind, index) => {
-    const count = reading.counts[index];
-    if (count === undefined || ruleOn(kind) === 'allow') return [];
-    if (known && kind !== 'address') return [];
-    return trippedBy(kind, count, thresholds[kind], now);
+  const { counts, rules } = reading;
+  const blocked = rules.some((r) => r.rule === 'block');
+  const known = knownUser(counts[USER_INDEX]);
+  const reasons: string[] = blocked ? ['blocked'] : [];
+  JUDGED.forEach((kind, index) => {
+    const count = counts[index];
+    if (count === undefined || ruleOn(rules, kind) === 'allow' || (known && kind !== 'address')) return;
+    reasons.push(...trippedBy(kind, count, thresholds[kind], now));
   });
-  if (ruleOn('address') !== 'allow' && reading.unverifiedCountries > thresholds.addressCountries) {
+  if (ruleOn(rules, 'address') !== 'allow' && reading.unverifiedCountries > thresholds.addressCountries) {
     reasons.push('address_countries');
   }
-  return { reasons: blocked ? ['blocked', ...reasons] : reasons, blocked };
+  return { reasons, blocked };
 }
 
 /** The start's keys whose own rules refused it: a refusal counts under them, so a key an attack keeps pressing on stays refused. */

@@ -114,6 +114,29 @@ function purger(deps: PumpingGuardDeps, store: PumpingStore): (now: number) => v
   };
 }
 
+/**
+ * The pass of a start that goes on. A class, not an object with a closure made at every start:
+ * run through tsx, each named closure costs a defineProperty.
+ */
+class CountedPass implements PumpingPass {
+  constructor(
+    private readonly deps: PumpingGuardDeps,
+    private readonly store: PumpingStore,
+    private readonly keys: StartKeys['keys'],
+  ) {}
+
+  // The text is on its way: a count that fails to be written is only logged.
+  sent(sessionId: string): Promise<void> {
+    const { deps, keys } = this;
+    return this.store.recordSend({ sessionId, keys, hour: hourOf(deps.now()) }).catch((error: unknown) => {
+      deps.logger.warn(
+        { route: 'start', err: describeError(error) },
+        'could not count a text for the SMS pumping rules',
+      );
+    });
+  }
+}
+
 export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
   const { store } = deps;
   if (store === undefined || deps.pumping.mode === 'off') return async () => undefined;
@@ -123,16 +146,7 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
     const start = startKeys(who.destination, ip, who.userRef, who.number);
     const now = deps.now();
     const hour = hourOf(now);
-    const pass: PumpingPass = {
-      // The text is on its way: a count that fails to be written is only logged.
-      sent: (sessionId) =>
-        store.recordSend({ sessionId, keys: start.keys, hour: hourOf(deps.now()) }).catch((error: unknown) => {
-          deps.logger.warn(
-            { route: 'start', err: describeError(error) },
-            'could not count a text for the SMS pumping rules',
-          );
-        }),
-    };
+    const pass = new CountedPass(deps, store, start.keys);
     if (deps.pumping.allows({ country: start.country, e164: start.e164, ip, userRef: who.userRef })) return pass;
     const reading = await store.readPumping({ keys: start.keys, address: start.address, hour, now });
     purge(now);
