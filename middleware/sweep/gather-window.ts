@@ -1,8 +1,8 @@
 /**
  * How long the sweep's fulfilments gather before they commit together. Nothing waits on one
  * fulfilment's commit, while each commit costs about the same however many it carries (on
- * PostgreSQL a group pays four round trips of its own: BEGIN, the intent locks, the mark, COMMIT,
- * and a WAL flush), so the sweep waits long enough for its reads in flight to fill a group, trading
+ * PostgreSQL a group pays three round trips of its own: BEGIN, the mark with its intent locks,
+ * COMMIT, and a WAL flush), so the sweep waits long enough for its reads in flight to fill a group, trading
  * latency no user sees for fewer commits. A full group of `batchSize` commits at once.
  *
  * The window is as long as `batchSize` reads take at the process's own rate of the last second,

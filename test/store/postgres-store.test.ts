@@ -348,8 +348,8 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     for (const n of [1, 2, 3, 4, 5]) await single.insertAttempt(attempt(n));
     for (const n of [6, 7]) await single.insertAttempt({ ...attempt(n), userRef: `user-${n}`, nextCheckAt: 9_000 });
     await single.findAttemptByState('state-1');
-    // A group of two is marked by markFulfilledGroup; a fulfilOnce below by markFulfilled ('latest')
-    // or markFulfilledIndependent.
+    // A group of two is marked (its pair locks taken) by markFulfilledGroupLocked; a fulfilOnce below
+    // by markFulfilled ('latest') or markFulfilledIndependent.
     const group = [await storedAttempt(single, 'session-6'), await storedAttempt(single, 'session-7')];
     await single.fulfilBatch(group.map((a) => ({ attempt: a, effect: noEffect, now: 2_000 })));
     // session-2 applied without ordering leaves session-1 pending; fulfilling it with 'latest' then supersedes it.
@@ -396,10 +396,9 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       'verify_kit_housekeeping_list',
       'verify_kit_insert',
       'verify_kit_insertEvent',
-      'verify_kit_lockIntents',
       'verify_kit_markFailed',
       'verify_kit_markFulfilled',
-      'verify_kit_markFulfilledGroup',
+      'verify_kit_markFulfilledGroupLocked',
       'verify_kit_markFulfilledIndependent',
       'verify_kit_markSuperseded',
       'verify_kit_newerFulfilled',

@@ -2,8 +2,8 @@
  * The PostgreSQL store's fulfil path: "an action and its mark commit in one transaction keyed by
  * sessionId". The action receives the pool client inside BEGIN ... COMMIT. The mark is a
  * conditional UPDATE (a concurrent one waits for the first to commit, then finds nothing pending);
- * with ordering 'latest', an advisory lock per (user, action) is taken first (by the mark itself
- * for a request alone), so newest-wins cannot race. A group commit is one transaction for the
+ * with ordering 'latest', an advisory lock per (user, action) is taken first (by the first mark
+ * itself, in a routine), so newest-wins cannot race. A group commit is one transaction for the
  * whole group (fulfilBatch).
  */
 import type { PoolClient } from 'pg';
@@ -48,8 +48,17 @@ function inRounds(requests: readonly FulfilRequest<PoolClient>[]): Ordered[][] {
   return rounds;
 }
 
-/** Marks a round's requests in one statement; returns each one's rows by its place in the round. */
-async function markRound(client: PoolClient, round: readonly Ordered[]): Promise<MarkRow[][]> {
+/** The (user, action) pairs of a group's requests ordered 'latest': its first round takes their locks. */
+interface IntentLocks {
+  users: string[];
+  actions: string[];
+}
+
+/**
+ * Marks a round's requests in one statement; returns each one's rows by its place in the round.
+ * With `locks` (a group's first round), the statement takes the group's pair locks first.
+ */
+async function markRound(client: PoolClient, round: readonly Ordered[], locks?: IntentLocks): Promise<MarkRow[][]> {
   const requests = round.map(({ request }, k) => ({
     ord: k + 1,
     session_id: request.attempt.sessionId,
@@ -58,12 +67,18 @@ async function markRound(client: PoolClient, round: readonly Ordered[]): Promise
   }));
   const [only] = requests;
   const { rows } =
-    requests.length === 1 && only !== undefined
-      ? await queryOn<MarkRow>(client, only.latest ? 'markFulfilled' : 'markFulfilledIndependent', [
-          only.session_id,
-          only.now,
+    locks !== undefined
+      ? await queryOn<MarkRow>(client, 'markFulfilledGroupLocked', [
+          JSON.stringify(requests),
+          locks.users,
+          locks.actions,
         ])
-      : await queryOn<MarkRow>(client, 'markFulfilledGroup', [JSON.stringify(requests)]);
+      : requests.length === 1 && only !== undefined
+        ? await queryOn<MarkRow>(client, only.latest ? 'markFulfilled' : 'markFulfilledIndependent', [
+            only.session_id,
+            only.now,
+          ])
+        : await queryOn<MarkRow>(client, 'markFulfilledGroup', [JSON.stringify(requests)]);
   const byOrd: MarkRow[][] = round.map(() => []);
   for (const row of rows) byOrd[row.ord - 1]?.push(row);
   return byOrd;
@@ -99,8 +114,11 @@ async function settleMarked(
  */
 async function fulfilInRounds(client: PoolClient, requests: readonly FulfilRequest<PoolClient>[]) {
   const settled: { index: number; settlement: FulfilSettlement }[] = [];
+  // A request alone takes its pair's lock in its mark (markFulfilled).
+  let locks = requests.length > 1 ? intentLocks(requests) : undefined;
   for (const round of inRounds(requests)) {
-    const marks = await markRound(client, round);
+    const marks = await markRound(client, round, locks);
+    locks = undefined;
     for (const [k, { request, index }] of round.entries()) {
       const result = await settleMarked(client, request, marks[k] ?? []);
       settled.push({ index, settlement: { ok: true, result } });
@@ -133,22 +151,20 @@ async function notMarked(
   return { kind: 'superseded', attempt: fromAttemptJson(superseded.rows[0]!.attempt), eventIds };
 }
 
-/** Takes the advisory locks of the requests' (user, action) pairs that are ordered 'latest'. */
-async function lockIntents(client: PoolClient, requests: readonly FulfilRequest<PoolClient>[]): Promise<void> {
+/** The pairs of the requests ordered 'latest'; undefined when there are none (nothing to lock). */
+function intentLocks(requests: readonly FulfilRequest<PoolClient>[]): IntentLocks | undefined {
   const ordered = requests.filter((r) => (r.options?.ordering ?? 'latest') === 'latest').map((r) => r.attempt);
-  if (ordered.length === 0) return;
-  await queryOn(client, 'lockIntents', [ordered.map((a) => a.userRef), ordered.map((a) => a.action)]);
+  if (ordered.length === 0) return undefined;
+  return { users: ordered.map((a) => a.userRef), actions: ordered.map((a) => a.action) };
 }
 
 /**
  * Every request of the group in ONE transaction, in lock order, no savepoint: any error rolls it all
- * back. A request alone takes its pair's lock in its mark (markFulfilled), one round trip fewer.
+ * back. Every pair's lock is taken by the first mark (markFulfilledGroupLocked, or markFulfilled
+ * for a request alone), before anything is marked, one round trip fewer.
  */
 function fulfilTogether(db: PostgresDb, requests: readonly FulfilRequest<PoolClient>[]) {
-  return inTransaction(db, async (client) => {
-    if (requests.length > 1) await lockIntents(client, requests);
-    return fulfilInRounds(client, requests);
-  });
+  return inTransaction(db, (client) => fulfilInRounds(client, requests));
 }
 
 /** One request in its own transaction: its effect's error (or an aborted transaction) is its settlement. */

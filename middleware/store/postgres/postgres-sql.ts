@@ -108,6 +108,41 @@ END`;
 const READ_PUMPING_ROUTINE = `verify_kit_read_pumping_${createHash('sha256').update(READ_PUMPING_BODY).digest('hex').slice(0, 16)}`;
 
 /**
+ * A round of a group in one statement, its requests a JSON array (`list`: ord, from 1; session_id;
+ * latest: ordered 'latest'; now), at most one per user and action (the caller's rounds). JSON
+ * rather than arrays: an array's length is seen when a plan is made for one call's values, so a
+ * batch of one would be planned again on every call instead of reusing the prepared plan.
+ * The rows are found through `= ANY (ARRAY(...))`, which the planner counts as a few rows: joined
+ * to the JSON alone (counted as 100) it scanned a small table whole.
+ */
+const markGroup = (list: string) => `WITH r AS (
+      SELECT * FROM json_to_recordset(${list}) AS r (ord integer, session_id text, latest boolean, now bigint)),
+    marked AS (
+      UPDATE verify_kit_attempts AS a
+      SET outcome = 'fulfilled', fulfilled_at = r.now, finished_at = r.now, lease_owner = NULL, lease_until = NULL
+      FROM r
+      WHERE a.session_id = ANY (ARRAY(SELECT session_id FROM r)) AND a.session_id = r.session_id
+        AND a.outcome = 'pending' AND NOT (${newerApplied('r.latest')})
+      RETURNING a.session_id, a.user_ref, a.action, a.start_seq, r.ord, r.latest, r.now),
+    ${SUPERSEDE_OLDER}`;
+
+/**
+ * Every pair's lock of a group (p_users, p_actions: those ordered 'latest'), then its first round's
+ * mark (p_requests, as markGroup), in one round trip instead of two. The locks are taken in one
+ * sorted order (OFFSET 0 keeps the sort below the locking), so two processes committing
+ * overlapping groups queue instead of deadlocking; the mark reads after they are held (a VOLATILE
+ * function's statements each take a fresh snapshot), as in MARK_ONE_BODY.
+ */
+const MARK_GROUP_BODY = `
+#variable_conflict use_column
+BEGIN
+  PERFORM pg_advisory_xact_lock(k) FROM (
+      SELECT DISTINCT ${INTENT_LOCK_KEY('a')} AS k
+      FROM unnest(p_users, p_actions) AS a (user_ref, action) ORDER BY k OFFSET 0) AS keys;
+  RETURN QUERY ${markGroup('p_requests')};
+END`;
+
+/**
  * The single mark ordered 'latest' (the landing's, the mobile completion's, a retried one) as a
  * routine, so that the pair's lock and the mark take one round trip instead of two. The mark must
  * read after the lock is held: a VOLATILE function's statements each take a fresh snapshot, so the
@@ -244,6 +279,7 @@ const PUMPING_SQL = {
  * database then each call their own, and a routine can never differ from the code that calls it.
  */
 export const MARK_ONE_ROUTINE = `verify_kit_mark_fulfilled_${createHash('sha256').update(MARK_ONE_BODY).digest('hex').slice(0, 16)}`;
+export const MARK_GROUP_ROUTINE = `verify_kit_mark_group_${createHash('sha256').update(MARK_GROUP_BODY).digest('hex').slice(0, 16)}`;
 export const ROUTINES = [
   {
     signature: `${READ_PUMPING_ROUTINE}(text[], text[], integer, text, text, bigint, boolean[])`,
@@ -258,6 +294,12 @@ export const ROUTINES = [
       RETURNS TABLE (role TEXT, ord INTEGER, attempt TEXT) LANGUAGE plpgsql VOLATILE AS $fn$${MARK_ONE_BODY}
       $fn$`,
   },
+  {
+    signature: `${MARK_GROUP_ROUTINE}(json, text[], text[])`,
+    create: `CREATE FUNCTION ${MARK_GROUP_ROUTINE}(p_requests JSON, p_users TEXT[], p_actions TEXT[])
+      RETURNS TABLE (role TEXT, ord INTEGER, attempt TEXT) LANGUAGE plpgsql VOLATILE AS $fn$${MARK_GROUP_BODY}
+      $fn$`,
+  },
 ] as const;
 
 export const SQL = {
@@ -269,15 +311,9 @@ export const SQL = {
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
   byState: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE state = $1`,
   bySession: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE session_id = $1`,
-  // Every fulfilment of one user's attempts of one action queues here, in its transaction, so the
-  // ordering decided below cannot race (user_ref and action never change once stored).
-  // A group takes all its pairs' locks first, in one sorted order (OFFSET 0 keeps the sort below the
-  // locking), so two processes committing overlapping groups queue instead of deadlocking.
-  // The pairs come from the caller ($1 users, $2 actions, as stored: they never change), so no row is
-  // looked up to find them.
-  lockIntents: `SELECT pg_advisory_xact_lock(k) FROM (
-      SELECT DISTINCT ${INTENT_LOCK_KEY('a')} AS k
-      FROM unnest($1::text[], $2::text[]) AS a (user_ref, action) ORDER BY k OFFSET 0) AS keys`,
+  // Every fulfilment of one user's attempts of one action queues on its pair's advisory lock, in its
+  // transaction, so the ordering decided by the marks cannot race (user_ref and action never change
+  // once stored). The pairs come from the caller (as stored), so no row is looked up to find them.
   // One attempt ordered 'latest': its pair's lock and its mark, in MARK_ONE_ROUTINE.
   markFulfilled: `SELECT role, ord, attempt FROM ${MARK_ONE_ROUTINE}($1, $2, true)`,
   // One attempt ordered 'independent': no pair lock and nothing to supersede, so a plain statement
@@ -286,22 +322,10 @@ export const SQL = {
     SET outcome = 'fulfilled', fulfilled_at = $2, finished_at = $2, lease_owner = NULL, lease_until = NULL
     WHERE session_id = $1 AND outcome = 'pending'
     RETURNING 'fulfilled' AS role, 1 AS ord, NULL AS attempt`,
-  // A round of a group in one statement: $1 a JSON array of the requests (ord, from 1; session_id;
-  // latest: ordered 'latest'; now), at most one per user and action (the caller's rounds). JSON
-  // rather than arrays: an array's length is seen when a plan is made for one call's values, so a
-  // batch of one would be planned again on every call instead of reusing the prepared plan.
-  // The rows are found through `= ANY (ARRAY(...))`, which the planner counts as a few rows: joined
-  // to the JSON alone (counted as 100) it scanned a small table whole.
-  markFulfilledGroup: `WITH r AS (
-      SELECT * FROM json_to_recordset($1::json) AS r (ord integer, session_id text, latest boolean, now bigint)),
-    marked AS (
-      UPDATE verify_kit_attempts AS a
-      SET outcome = 'fulfilled', fulfilled_at = r.now, finished_at = r.now, lease_owner = NULL, lease_until = NULL
-      FROM r
-      WHERE a.session_id = ANY (ARRAY(SELECT session_id FROM r)) AND a.session_id = r.session_id
-        AND a.outcome = 'pending' AND NOT (${newerApplied('r.latest')})
-      RETURNING a.session_id, a.user_ref, a.action, a.start_seq, r.ord, r.latest, r.now),
-    ${SUPERSEDE_OLDER}`,
+  // A later round of a group (its locks are held already): markGroup.
+  markFulfilledGroup: markGroup('$1::json'),
+  // A group's first round: every pair's lock and the round's mark, in MARK_GROUP_ROUTINE.
+  markFulfilledGroupLocked: `SELECT role, ord, attempt FROM ${MARK_GROUP_ROUTINE}($1, $2, $3)`,
   newerFulfilled: `SELECT n.session_id FROM verify_kit_attempts AS a JOIN verify_kit_attempts AS n
       ON n.user_ref = a.user_ref AND n.action = a.action AND n.start_seq > a.start_seq AND n.outcome = 'fulfilled'
     WHERE a.session_id = $1 ORDER BY n.start_seq DESC LIMIT 1`,
