@@ -62,30 +62,30 @@ const AT = Object.fromEntries(COLUMNS.split(',').map((name, i) => [name.trim(), 
 
 /**
  * toAttempt of a row read as an array of values in COLUMNS order (a statement in raw mode): the
- * claim reads a batch at a time, and an object of twenty keys per row costs as much again. Built
- * straight from the values: no row object or accessor in between (per claimed attempt).
+ * claim reads a batch at a time, and an object of twenty keys per row costs as much again.
  */
 export function toAttemptFromValues(values: readonly unknown[]): Attempt {
-  return {
-    state: values[AT.state] as string,
-    sessionId: values[AT.session_id] as string,
-    userRef: values[AT.user_ref] as string,
-    serviceUserRef: values[AT.service_user_ref] as string | null,
-    action: values[AT.action] as string,
-    params: JSON.parse(values[AT.params] as string) as JsonValue,
-    destination: values[AT.destination] as string | null,
-    startSeq: values[AT.start_seq] as number,
-    returnTo: values[AT.return_to] as string,
-    sensitivity: values[AT.sensitivity] as Attempt['sensitivity'],
-    platform: values[AT.platform] as Attempt['platform'],
-    createdAt: values[AT.created_at] as number,
-    outcome: values[AT.outcome] as Attempt['outcome'],
-    failureReason: values[AT.failure_reason] as string | null,
-    fulfilledAt: values[AT.fulfilled_at] as number | null,
-    finishedAt: values[AT.finished_at] as number | null,
-    nextCheckAt: values[AT.next_check_at] as number,
-    sweepChecks: values[AT.sweep_checks] as number,
-    supersededBy: values[AT.superseded_by] as string | null,
-    clientId: values[AT.client_id] as string | null,
-  };
+  const at = <K extends keyof AttemptRow>(name: K) => values[AT[name]] as AttemptRow[K];
+  return toAttempt({
+    start_seq: at('start_seq'),
+    state: at('state'),
+    session_id: at('session_id'),
+    user_ref: at('user_ref'),
+    service_user_ref: at('service_user_ref'),
+    action: at('action'),
+    params: at('params'),
+    destination: at('destination'),
+    return_to: at('return_to'),
+    sensitivity: at('sensitivity'),
+    platform: at('platform'),
+    created_at: at('created_at'),
+    outcome: at('outcome'),
+    failure_reason: at('failure_reason'),
+    fulfilled_at: at('fulfilled_at'),
+    finished_at: at('finished_at'),
+    next_check_at: at('next_check_at'),
+    sweep_checks: at('sweep_checks'),
+    superseded_by: at('superseded_by'),
+    client_id: at('client_id'),
+  });
 }
