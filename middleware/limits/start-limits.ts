@@ -90,11 +90,15 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
   const ipv6Subnet = checkIpv6Subnet(options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
   const warnOnce = proxyWarning(options.logger);
   const now = checkClock(options.now);
-  const budget = (name: (typeof BUDGET_NAMES)[number], limit: LimitBudget, key: string): StartBudget => ({
-    key: `start_${name}:${key}`,
-    points: limit.points,
-    durationMs: limit.durationSeconds * 1000,
-  });
+  const budget = (name: (typeof BUDGET_NAMES)[number], limit: LimitBudget, key: string, member?: string) => {
+    const counted: StartBudget = {
+      key: `start_${name}:${key}`,
+      points: limit.points,
+      durationMs: limit.durationSeconds * 1000,
+    };
+    if (member !== undefined) counted.member = member;
+    return counted;
+  };
 
   return {
     async consume(req, who) {
@@ -104,17 +108,11 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
         budget('user', user, who.userRef),
         budget('destination', destination, numberKey),
         budget('ip', ip, ipBudgetKey(req.ip ?? req.socket.remoteAddress ?? 'unknown', ipv6Subnet)),
-        { ...budget('user_numbers', userNumbers, who.userRef), member: numberKey },
+        budget('user_numbers', userNumbers, who.userRef, numberKey),
       ];
       const spentAt = now();
       const refusals = await counter.consumeStartBudgets({ budgets, now: spentAt });
-      if (refusals.length === 0) {
-        // A number tried stays tried: whether this start counted it cannot be told apart afterwards.
-        const refundable = budgets.filter((b) => b.member === undefined);
-        return {
-          refund: () => counter.refundStartBudgets?.({ budgets: refundable, spentAt }) ?? Promise.resolve(),
-        };
-      }
+      if (refusals.length === 0) return new CountedStart(counter, budgets, spentAt);
       for (const refusal of refusals) {
         const name = BUDGET_NAMES[refusal.budget];
         if (name !== undefined) countRefusedStart(name);
@@ -129,6 +127,24 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
       );
     },
   };
+}
+
+/**
+ * The receipt of a counted start (a class: a closure per start would be named at every start when
+ * the kit runs through tsx). Its refund gives back every budget but the distinct numbers': a number
+ * tried stays tried, since whether this start counted it cannot be told apart afterwards.
+ */
+class CountedStart implements StartReceipt {
+  constructor(
+    private readonly counter: StartBudgetCounter,
+    private readonly budgets: readonly StartBudget[],
+    private readonly spentAt: number,
+  ) {}
+
+  refund(): Promise<void> {
+    const refundable = this.budgets.filter((b) => b.member === undefined);
+    return this.counter.refundStartBudgets?.({ budgets: refundable, spentAt: this.spentAt }) ?? Promise.resolve();
+  }
 }
 
 function checkCounter(options: StartLimitsOptions): StartBudgetCounter {

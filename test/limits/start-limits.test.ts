@@ -235,6 +235,30 @@ describe('budget keys an attacker cannot multiply', () => {
     expect(await start('u2')).toBe('allowed');
     expect(await start('u3')).toMatch(/^rate_limited /);
   });
+
+  it('gives a refunded start back to the user, destination and IP budgets, while its number stays tried', async () => {
+    const limits = createStartLimits({
+      store: createSqliteStore({ database: db }),
+      destinationKey: KEY,
+      perUser: { points: 1, durationSeconds: 600 },
+      perDestination: { points: 1, durationSeconds: 600 },
+      perIp: { points: 1, durationSeconds: 600 },
+      perUserNumbers: { points: 1, durationSeconds: 600 },
+    });
+    const from = fromIp('198.51.100.2');
+    const receipt = await limits.consume(from, { userRef: 'u1', destination: '+15550600002' });
+    await receipt?.refund();
+    // Each budget of one start is whole again: the same start is allowed once more, and only once.
+    expect(await outcome(limits.consume(from, { userRef: 'u1', destination: '+15550600002' }))).toBe('allowed');
+    expect(await outcome(limits.consume(from, { userRef: 'u1', destination: '+15550600002' }))).toMatch(
+      /^rate_limited /,
+    );
+    await (await limits.consume(fromIp('198.51.100.3'), { userRef: 'u2', destination: '+15550600003' }))?.refund();
+    // The number u2 tried is still counted among its distinct numbers: another number is refused.
+    expect(
+      await outcome(limits.consume(fromIp('198.51.100.3'), { userRef: 'u2', destination: '+15550600004' })),
+    ).toMatch(/^rate_limited /);
+  });
 });
 
 describe('forwarded headers while trust proxy is off', () => {
