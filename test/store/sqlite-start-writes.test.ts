@@ -69,6 +69,25 @@ describe('SQLite start writes', () => {
     expect((await store.findAttemptBySessionId('session-4'))?.state).toBe('state-4');
   });
 
+  it('rolls back a write alone in its turn whole: a start refused by its second budget spends the first one neither', async () => {
+    const store = open();
+    await store.consumeStartBudgets({ budgets: [budget('ip:2', 1)], now: 1_000 });
+    // Alone in its group: the first budget is spent, then the second refuses.
+    expect(await store.consumeStartBudgets({ budgets: [budget('user:b', 1), budget('ip:2', 1)], now: 1_000 })).toEqual([
+      { budget: 1, retryAfterMs: 60_000 },
+    ]);
+    expect(await store.consumeStartBudgets({ budgets: [budget('user:b', 1)], now: 1_000 })).toEqual([]);
+    const db = new BetterSqlite3(path);
+    try {
+      expect(db.prepare('SELECT key, spent FROM verify_kit_start_budgets ORDER BY key').all()).toEqual([
+        { key: 'ip:2', spent: 1 },
+        { key: 'user:b', spent: 1 },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('settles a caller only after the commit: another connection sees the attempt by then, and not before', async () => {
     const store = open();
     const other = new BetterSqlite3(path, { readonly: true });
