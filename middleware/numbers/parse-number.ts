@@ -56,34 +56,14 @@ export function readEnteredNumber(input: unknown, defaultCountry: string | undef
 }
 
 /**
- * The latest stored numbers read, by their text: a user's next start (a resend, each step-up) reads
- * the same number, and a read matches it against many ranges (tens of microseconds). Frozen, since
- * every caller shares them.
- */
-const storedReads = new Map<string, ReadNumber | undefined>();
-const STORED_READS_KEPT = 256;
-
-/**
  * A number the app already holds (resolveUser's destination), as far as the metadata knows it.
  * Such numbers are not required to be valid: ranges reserved for fiction (+1 555 01xx,
  * 07700 900xxx) are what apps test with, and the metadata goes stale as ranges open.
  */
 export function describeStoredNumber(destination: string): ReadNumber | undefined {
-  const kept = storedReads.get(destination);
-  if (kept !== undefined || storedReads.has(destination)) return kept;
-  const read = readStoredNumber(destination);
-  // Only what a number can be: longer text is read every time, never kept.
-  if (destination.length <= MAX_ENTERED_LENGTH) {
-    if (storedReads.size >= STORED_READS_KEPT) storedReads.delete(storedReads.keys().next().value as string);
-    storedReads.set(destination, read);
-  }
-  return read;
-}
-
-function readStoredNumber(destination: string): ReadNumber | undefined {
   try {
     const parsed = parsePhoneNumberWithError(destination);
-    return Object.freeze({ e164: parsed.number, country: parsed.country, type: parsed.getType() });
+    return { e164: parsed.number, country: parsed.country, type: parsed.getType() };
   } catch {
     return undefined;
   }

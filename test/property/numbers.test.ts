@@ -5,20 +5,12 @@
  *    dashes and brackets), always to one E.164, whose own country is the number's;
  *  - anything that is not a number (random text, random digits too short or too long, input past
  *    the length cap, ranges reserved for fiction) is refused, never thrown, never read as a number;
- *  - a stored number reads the same whether it was read just before, among many others, or never
- *    (the latest reads are kept), and no caller can change a read another one is given;
  *  - the policy refuses exactly what its lists say: a refused country or type always, an allow-list
  *    never lets another country through, and a number of an unknown country passes only without one.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parsePhoneNumberWithError } from 'libphonenumber-js/max';
-import {
-  describeStoredNumber,
-  MAX_ENTERED_LENGTH,
-  readEnteredNumber,
-  type ReadNumber,
-} from '../../middleware/numbers/parse-number.ts';
+import { MAX_ENTERED_LENGTH, readEnteredNumber, type ReadNumber } from '../../middleware/numbers/parse-number.ts';
 import {
   DEFAULT_REFUSED_TYPES,
   PHONE_NUMBER_TYPES,
@@ -151,43 +143,5 @@ describe('the destination policy', () => {
         expect(refusalOf(policy, { e164: '+1', country, type: 'MOBILE' })).toBeUndefined();
       }),
     );
-  });
-});
-
-describe('reading stored numbers', () => {
-  /** What the metadata reads of a number, read afresh. */
-  const fresh = (destination: string) => {
-    const parsed = parsePhoneNumberWithError(destination);
-    return { e164: parsed.number, country: parsed.country, type: parsed.getType() };
-  };
-  const stored = fc.constantFrom(...NUMBERS.map(({ code, nsn }) => `+${code}${nsn}`));
-
-  it('reads the same again, after other numbers (close ones, and more than are kept) were read between', () => {
-    fc.assert(
-      fc.property(stored, fc.array(fc.integer({ min: 0, max: 999 }), { maxLength: 400 }), (number, others) => {
-        // Numbers sharing all but their last digits with it, and the fictional range, read before and after it.
-        const readOthers = () => {
-          for (const other of others) {
-            const close = `${number.slice(0, -3)}${String(other).padStart(3, '0')}`;
-            expect(describeStoredNumber(close)).toEqual(fresh(close));
-            describeStoredNumber(`+1555010${String(other).padStart(4, '0')}`);
-          }
-        };
-        readOthers();
-        expect(describeStoredNumber(number)).toEqual(fresh(number));
-        readOthers();
-        expect(describeStoredNumber(number)).toEqual(fresh(number));
-        expect(describeStoredNumber('not a number')).toBeUndefined();
-      }),
-      { numRuns: 60 },
-    );
-  });
-
-  it('gives every caller a read no caller can change', () => {
-    const read = describeStoredNumber('+33612345678') as ReadNumber;
-    expect(() => {
-      (read as { country: string | undefined }).country = 'GB';
-    }).toThrow(TypeError);
-    expect(describeStoredNumber('+33612345678')).toEqual(fresh('+33612345678'));
   });
 });
