@@ -60,13 +60,15 @@ describe('reading typed numbers', () => {
     );
   });
 
-  it('text that is not a number, digits too short or too long, and input past the cap are refused, never thrown', () => {
+  it('text that is not a number (or holds one among other words), digits too short or too long, and input past the cap are refused, never thrown', () => {
     const notNumbers = fc.oneof(
       fc.string({ maxLength: 60 }).filter((s) => !/\d{5}/.test(s)),
       fc.stringMatching(/^\+?\d{1,4}$/),
       fc.stringMatching(/^\+\d{17,30}$/),
       fc.string({ minLength: MAX_ENTERED_LENGTH + 1, maxLength: 10_000 }),
       fc.constant(`+33 6 12 34 56 78${' '.repeat(MAX_ENTERED_LENGTH)}`),
+      // The whole input must be the number: one inside other text is not taken out of it.
+      fc.constantFrom('call me at +33 6 12 34 56 78', '+33 6 12 34 56 78 please', 'tel: +33 6 12 34 56 78'),
     );
     fc.assert(
       fc.property(notNumbers, fc.constantFrom(undefined, 'FR', 'US', 'GB', 'zz'), (typed, country) => {
@@ -134,13 +136,16 @@ describe('the destination policy', () => {
     );
   });
 
-  it('by default refuses premium-rate and shared-cost numbers and lets mobiles through', () => {
+  it('by default refuses the types no person reads a code on, as documented, and lets the rest through', () => {
     const policy = resolvePolicy();
+    // The documented list, written out: a type dropped from the defaults must fail here.
+    const refused = ['PREMIUM_RATE', 'SHARED_COST', 'TOLL_FREE', 'UAN', 'VOICEMAIL', 'PAGER'] as const;
+    const allowed = ['MOBILE', 'FIXED_LINE', 'FIXED_LINE_OR_MOBILE', 'VOIP', 'PERSONAL_NUMBER'] as const;
+    expect([...refused, ...allowed].sort()).toEqual([...PHONE_NUMBER_TYPES].sort());
     fc.assert(
       fc.property(countries, (country) => {
-        expect(refusalOf(policy, { e164: '+1', country, type: 'PREMIUM_RATE' })).toBe('type');
-        expect(refusalOf(policy, { e164: '+1', country, type: 'SHARED_COST' })).toBe('type');
-        expect(refusalOf(policy, { e164: '+1', country, type: 'MOBILE' })).toBeUndefined();
+        for (const type of refused) expect(refusalOf(policy, { e164: '+1', country, type })).toBe('type');
+        for (const type of allowed) expect(refusalOf(policy, { e164: '+1', country, type })).toBeUndefined();
       }),
     );
   });
