@@ -5,7 +5,9 @@
  * the kit learns at the landing, raise a country's thresholds; one attacked block leaves the rest of
  * its country open; one address texting many countries is refused; two instances on one database
  * share the counters; record mode warns and sends; the allow-list and the app's challenge let a
- * start through, a challenge that throws or hangs counts as failed; a number the app keeps counts
+ * start through, a challenge that throws, hangs or answers anything but true counts as failed; an
+ * operator's block refuses in every mode and past any challenge; a refusal counts under the keys
+ * that refused it; a number the app keeps counts
  * under its own country as a typed one does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -113,6 +115,17 @@ describeEachAppStore('SMS pumping rules', (_store, storeOptions) => {
       expect((await startTo(app, '+33612345004')).status).toBe(429);
       const [decision] = await app.store.pumping!.listDecisions({ since: dayOf(1), limit: 1 });
       expect(decision).toMatchObject({ decision: 'refused', reasons: ['block_hourly'], block: '+33612345' });
+      // The refusal counts under the block that refused it, not under the country, which did not.
+      const reading = await app.store.pumping!.readPumping({
+        keys: [
+          { dimension: 'country', key: 'FR' },
+          { dimension: 'block', key: '+33612345' },
+        ],
+        address: '127.0.0.1',
+        hour: Math.floor(dayOf(1) / HOUR),
+        now: dayOf(1),
+      });
+      expect(reading.counts.map((c) => c.refusedThisHour)).toEqual([0, 1]);
       // ...the country, whose users verify, still texts anyone else: 10 verified give it 5 unverified an hour.
       expect((await startTo(app, '+33698765432')).status).toBe(200);
       // A country with no history would refuse this fifth never-verified text (threshold 20 / 6).
@@ -365,6 +378,8 @@ describeEachAppStore('SMS pumping decisions by mode, allow-list and challenge', 
           const answer = (req.body as Record<string, string>)['cf-turnstile-response'];
           if (answer === 'throws') throw new Error('siteverify unreachable');
           if (answer === 'hangs') return new Promise<boolean>(() => {});
+          // Truthy is not true: a verify that answers anything but `true` has not passed the start.
+          if (answer === 'truthy') return 'yes' as unknown as boolean;
           return answer === 'passed';
         },
       },
@@ -387,16 +402,51 @@ describeEachAppStore('SMS pumping decisions by mode, allow-list and challenge', 
     await challenging.clock.pinned(dayOf(6), async () => {
       for (let n = 1; n <= 5; n++) expect((await startTo(challenging, `+44740012300${n}`)).status).toBe(200);
       for (const phone of NG.slice(0, 4)) expect((await startTo(challenging, phone)).status).toBe(200);
-      for (const answer of ['', 'wrong', 'throws', 'hangs']) {
+      for (const answer of ['', 'wrong', 'throws', 'hangs', 'truthy']) {
         const refused = await startTo(challenging, NG[4]!, { 'cf-turnstile-response': answer });
         expect(refused.status, answer).toBe(429);
       }
       const passed = await startTo(challenging, NG[4]!, { 'cf-turnstile-response': 'passed' });
       expect(passed.status).toBe(200);
       const decisions = await challenging.store.pumping!.listDecisions({ since: dayOf(6), limit: 10 });
-      expect(decisions.map((d) => d.decision)).toEqual(['challenged', 'refused', 'refused', 'refused', 'refused']);
+      expect(decisions.map((d) => d.decision)).toEqual([
+        'challenged',
+        'refused',
+        'refused',
+        'refused',
+        'refused',
+        'refused',
+      ]);
       // The start that failed the challenge says why in the log, without a stack.
       expect(challenging.logs.join('\n')).toContain('the SMS pumping challenge failed');
+    });
+  });
+
+  it("an operator's block refuses in record mode too, and no challenge lets a start through it", async () => {
+    const now = dayOf(7);
+    await recording.clock.pinned(now, async () => {
+      const rule = {
+        dimension: 'block' as const,
+        key: '+2348091230',
+        rule: 'block' as const,
+        until: now + HOUR,
+        setAt: now,
+      };
+      await recording.store.pumping!.setRule(rule);
+      expect((await startTo(recording, '+2348091230001')).status).toBe(429);
+      const [decision] = await recording.store.pumping!.listDecisions({ since: now, limit: 1 });
+      expect(decision).toMatchObject({ decision: 'refused', reasons: ['blocked'] });
+    });
+    await challenging.clock.pinned(now, async () => {
+      await challenging.store.pumping!.setRule({
+        dimension: 'block',
+        key: '+2348091240',
+        rule: 'block',
+        until: now + HOUR,
+        setAt: now,
+      });
+      const refused = await startTo(challenging, '+2348091240001', { 'cf-turnstile-response': 'passed' });
+      expect(refused.status).toBe(429);
     });
   });
 });
