@@ -3,8 +3,9 @@
  * the emulator, on SQLite and on PostgreSQL: a GET never texts and returns to the exact guarded
  * path; a grant is bound to its scope, its resource, the browser session and its age (counted from
  * the attempt's start); a kept form (a method override's too) runs once, only after its
- * confirmation, and only from this site's pages; JSON, or any request that is not a navigation,
- * gets 401; a user without a number is refused; nothing chooses a URL from a parameter.
+ * confirmation, only from this site's pages and with its confirm page's CSRF token; JSON, or any request that is not a navigation,
+ * gets 401; a user without a number is refused; nothing chooses a URL from a parameter; the log
+ * names the guarded path, never its query.
  */
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +61,9 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     const opened = await alice.request(landing.location!);
     expect(opened.status).toBe(200);
     expect(opened.body).toContain('codes for alice');
+    // The guard logs the path it guarded, never its query: a query may carry the app's own tokens.
+    expect(suite.app.logs.join('\n')).toContain('"path":"/security"');
+    expect(suite.app.logs.join('\n')).not.toContain('evil.example');
   });
 
   it('a page asked again and again keeps one intent, its lifetime renewed, instead of a row per request', async () => {
@@ -175,6 +179,14 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
         { _csrf: csrf, _verify_kit_intent: intentId },
         { origin: alice.origin, 'sec-fetch-site': 'same-origin' },
       );
+    // Without the confirm page's CSRF token the kept form runs nothing, and stays kept for the page's own.
+    const forged = await alice.postForm(
+      '/accounts/acct-7/payee',
+      { _csrf: 'forged', _verify_kit_intent: intentId },
+      { origin: alice.origin, 'sec-fetch-site': 'same-origin' },
+    );
+    expect(forged.status).toBe(403);
+    expect(payeeRuns()).toBe(before);
     const [first, second] = await Promise.all([send(), send()]);
     expect([first.status, second.status].sort()).toEqual([200, 409]);
     expect(payeeRuns()).toBe(before + 1);
