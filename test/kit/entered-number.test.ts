@@ -189,6 +189,31 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
     expect((await app.emulator.control.outbox()).find((m) => m.sessionId === restarted.sessionId)?.to).toBe(DE_MOBILE);
   });
 
+  it('a restart polices the kept number again: one the policy refuses now is not texted', async () => {
+    const user = await app.agent().signIn('gail');
+    // An attempt kept from before the policy refused its country (+1 876 is Jamaica), expired since.
+    const createdAt = Date.now() - 25 * 3_600_000;
+    const state = 'keptBeforeThePolicy_0123456789abcdefghijklm';
+    await app.store.insertAttempt({
+      state,
+      sessionId: `session-${state}`,
+      userRef: 'user-gail',
+      action: 'add_phone',
+      params: {},
+      destination: '+18765550123',
+      returnTo: '/done/phone',
+      sensitivity: 'normal',
+      platform: 'web',
+      createdAt,
+      nextCheckAt: createdAt,
+    });
+    expect(await app.store.expireAttempts(Date.now(), 24 * 3_600_000)).toBeGreaterThanOrEqual(1);
+    const before = { attempts: await app.attemptCount(), sms: (await sms(app)).length };
+    const answer = await user.tryStart('add_phone', { restart: state });
+    expect(answer.status).toBe(422);
+    expect({ attempts: await app.attemptCount(), sms: (await sms(app)).length }).toEqual(before);
+  });
+
   it('a closed tab: the sweep fulfils the typed number, read from the store', async () => {
     const user = await app.agent().signIn('gina');
     const started = await user.startWithNumber('add_phone', '+49 1512 3456770');
