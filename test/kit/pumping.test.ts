@@ -7,7 +7,7 @@
  * share the counters; record mode warns and sends; the allow-list and the app's challenge let a
  * start through, a challenge that throws, hangs or answers anything but true counts as failed; an
  * operator's block refuses in every mode and past any challenge; a refusal counts under the keys
- * that refused it; a number the app keeps counts
+ * that refused it; the address rules hold back even a user who verified before; a number the app keeps counts
  * under its own country as a typed one does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -362,6 +362,38 @@ describeEachAppStore("SMS pumping 'off'", (_store, storeOptions) => {
     expect(marked).toEqual([]);
     const rows = await app.query<{ n: number | string }>('SELECT count(*) AS n FROM verify_kit_pumping_counts');
     expect(Number(rows[0]!.n)).toBe(0);
+  });
+});
+
+describeEachAppStore('SMS pumping address rules', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    // Every agent is 127.0.0.1: two texts left unverified from it trip its daily and hourly rules.
+    app = await pumpingApp(await storeOptions(), {
+      mode: 'refuse',
+      thresholds: { address: { dailyFloor: 2, hourlyFloor: 2 } },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it("hold back a user who verified before, whom the country and block rules let through; an operator's release of the address lifts them", async () => {
+    const now = dayOf(11);
+    await app.clock.pinned(now, async () => {
+      const known = await app.agent().signIn('known-at-a-busy-address');
+      const started = await known.startWithNumber('add_phone', '+233241000001');
+      await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+      expect((await known.landFor(started.sessionId, started.state)).status).toBe(303);
+      // Two texts to other countries left unverified from the address: its rules trip.
+      for (const phone of ['+2348031000001', '+254711000001']) expect((await startTo(app, phone)).status).toBe(200);
+      expect((await known.tryStartWithNumber('add_phone', '+233241000001')).status).toBe(429);
+      const [decision] = await app.store.pumping!.listDecisions({ since: now, limit: 1 });
+      expect(decision!.reasons).toEqual(expect.arrayContaining(['address_daily']));
+      const rule = { dimension: 'address' as const, key: decision!.address, until: now + HOUR, setAt: now };
+      await app.store.pumping!.setRule({ ...rule, rule: 'allow' });
+      expect((await known.tryStartWithNumber('add_phone', '+233241000001')).status).toBe(200);
+    });
   });
 });
 
