@@ -7,7 +7,8 @@
  * share the counters; record mode warns and sends; the allow-list and the app's challenge let a
  * start through, a challenge that throws, hangs or answers anything but true counts as failed; an
  * operator's block refuses in every mode and past any challenge; a refusal counts under the keys
- * that refused it; the address rules hold back even a user who verified before; a number the app keeps counts
+ * that refused it; the address rules hold back even a user who verified before; the purge a start
+ * runs keeps the 14 days the thresholds read back; a number the app keeps counts
  * under its own country as a typed one does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Answer } from '../support/agent.ts';
 import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -228,6 +230,29 @@ describeEachAppStore('SMS pumping rules', (_store, storeOptions) => {
       });
       expect((await startTo(app, '+84912349001')).status).toBe(200);
     });
+  });
+
+  it('the purge a start runs keeps the 14 days the thresholds read back, and deletes what is older', async () => {
+    const now = dayOf(13);
+    const hour = Math.floor(now / HOUR);
+    const pumping = app.store.pumping!;
+    const uganda = [{ dimension: 'country' as const, key: 'UG' }];
+    // A verified text 13 days and 23 hours back still sets the country's best day; one 16 days back is past keeping.
+    await pumping.recordSend({ sessionId: 'ug-kept', keys: uganda, hour: hour - 335 });
+    await pumping.markVerified('ug-kept');
+    await pumping.recordSend({ sessionId: 'ug-old', keys: uganda, hour: hour - 16 * 24 });
+    // Texts of the days before this one (the start below adds one to the last 24 hours).
+    const sentBefore = async () =>
+      (await pumping.countsByDay({ dimension: 'country', hour, days: 17 }))
+        .filter((d) => d.key === 'UG' && d.daysAgo >= 1)
+        .reduce((n, d) => n + d.sent, 0);
+    expect(await sentBefore()).toBe(2);
+    await app.clock.pinned(now, async () => {
+      expect((await startTo(app, '+256772000001')).status).toBe(200);
+    });
+    await waitFor(async () => (await sentBefore()) === 1, 5_000, 'the purge of the text past keeping, and only it');
+    const read = await pumping.readPumping({ keys: uganda, address: '127.0.0.1', hour, now });
+    expect(read.counts[0]!.maxVerifiedDay).toBe(1);
   });
 });
 
