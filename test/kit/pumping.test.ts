@@ -420,6 +420,26 @@ describeEachAppStore('SMS pumping address rules', (_store, storeOptions) => {
       expect((await known.tryStartWithNumber('add_phone', '+233241000001')).status).toBe(200);
     });
   });
+
+  it("an operator's release of the address lifts the rule on the countries it texts too", async () => {
+    const now = dayOf(12);
+    await app.clock.pinned(now, async () => {
+      for (const phone of ['+2348031000002', '+254711000002']) expect((await startTo(app, phone)).status).toBe(200);
+      expect((await startTo(app, '+233242000002')).status).toBe(429);
+      const [decision] = await app.store.pumping!.listDecisions({ since: now, limit: 1 });
+      await app.store.pumping!.setRule({
+        dimension: 'address',
+        key: decision!.address,
+        rule: 'allow',
+        until: now + HOUR,
+        setAt: now,
+      });
+      // Five countries texted from the address, none verified: past the three its countries rule allows.
+      for (const phone of ['+233242000002', '+84912345002', '+919812345002']) {
+        expect((await startTo(app, phone)).status, phone).toBe(200);
+      }
+    });
+  });
 });
 
 describeEachAppStore('SMS pumping decisions by mode, allow-list and challenge', (_store, storeOptions) => {
