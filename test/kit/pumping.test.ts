@@ -283,7 +283,11 @@ describeEachAppStore("SMS pumping operators' reads and actions (kit.pumping)", (
       expect(await app.kit.pumping.countsByDay({ by: 'country', days: 2 })).toEqual([
         { key: 'NG', daysAgo: 0, sent: 4, verified: 0 },
       ]);
-      await app.kit.pumping.release({ country: 'NG' }, 1);
+      // A release lasts 24 hours unless told otherwise.
+      expect(await app.kit.pumping.release({ country: 'NG' })).toMatchObject({
+        rule: 'allow',
+        until: dayOf(7) + 24 * HOUR,
+      });
       expect((await startTo(app, NG[4]!)).status).toBe(200);
       const blocked = await app.kit.pumping.block({ block: '+33612399' });
       expect(blocked).toMatchObject({
@@ -293,6 +297,14 @@ describeEachAppStore("SMS pumping operators' reads and actions (kit.pumping)", (
         until: dayOf(7) + 12 * HOUR,
       });
       expect((await startTo(app, '+33612399001')).status).toBe(429);
+      // A blocked key is listed with its block even when its counts trip nothing.
+      await app.kit.pumping.block({ block: '+2348031000' });
+      expect((await app.kit.pumping.tripped()).find((t) => t.key === '+2348031000')).toMatchObject({
+        dimension: 'block',
+        reasons: [],
+        rule: 'block',
+      });
+      await app.kit.pumping.clear({ block: '+2348031000' });
       expect((await app.kit.pumping.rules()).map((r) => `${r.key} ${r.rule}`).sort()).toEqual([
         '+33612399 block',
         'NG allow',
@@ -303,6 +315,7 @@ describeEachAppStore("SMS pumping operators' reads and actions (kit.pumping)", (
         ['refused', ['blocked']],
       ]);
       await expect(app.kit.pumping.block({ country: 'Nigeria' })).rejects.toThrow(/ISO 3166-1 alpha-2/);
+      await expect(app.kit.pumping.block({ block: '33612399' })).rejects.toThrow(/"\+" and digits/);
       await expect(app.kit.pumping.block({ country: 'NG', block: '+234' })).rejects.toThrow(/exactly one/);
       await expect(app.kit.pumping.block({ country: 'NG' }, -1)).rejects.toThrow(/positive number of hours/);
     });
