@@ -275,9 +275,10 @@ describe('stats', () => {
   });
 
   it("prices each text by its number's country, from the table given (merged over the defaults)", async () => {
-    const priced = await startTestEmulator({ smsPrices: { default: 0.5, countries: { NG: 0.25 } } });
+    const priced = await startTestEmulator({ smsPrices: { default: 0.5, countries: { NG: 0.25, FR: 0.1 } } });
+    const france = ['+33612345678', '+33612345679', '+33612345670'];
     try {
-      for (const destination of ['+2348031000001', '+2348032000001', '+33612345678', '+18765550123', '+15551234567']) {
+      for (const destination of ['+2348031000001', '+2348032000001', ...france, '+18765550123', '+15551234567']) {
         expect((await createSession(priced.url, WEB_CLIENT, sessionBody(WEB_CLIENT, { destination }))).status).toBe(
           200,
         );
@@ -285,17 +286,20 @@ describe('stats', () => {
       const stats = await priced.control.stats();
       expect(stats.smsByCountry).toEqual({
         NG: { sent: 2, cost: 0.5 },
-        FR: { sent: 1, cost: 0.08 },
+        // Three texts at 0.1 cost 0.3, not 0.30000000000000004: sums are kept to a millionth.
+        FR: { sent: 3, cost: 0.3 },
         JM: { sent: 1, cost: 0.5 },
         ZZ: { sent: 1, cost: 0.5 },
       });
-      expect(stats.smsCost).toBe(1.58);
+      expect(stats.smsCost).toBe(1.8);
     } finally {
       await priced.close();
     }
-    await expect(startTestEmulator({ smsPrices: { countries: { Nigeria: 1 } } })).rejects.toThrow(
-      /ISO codes such as 'NG'/,
-    );
+    for (const smsPrices of [{ countries: { Nigeria: 1 } }, { countries: { NG: -1 } }, { default: Number.NaN }]) {
+      await expect(startTestEmulator({ smsPrices }), JSON.stringify(smsPrices)).rejects.toThrow(
+        /prices are numbers >= 0, countries ISO codes such as 'NG'/,
+      );
+    }
   });
 });
 
