@@ -32,6 +32,28 @@ async function outcome(promise: Promise<unknown>) {
 }
 
 describe('start limits against SMS pumping', () => {
+  it('by default allow a user 10 starts an hour, an address 30 an hour and a user 5 distinct numbers a day', async () => {
+    const limits = createStartLimits({ store: createSqliteStore({ database: db }), destinationKey: KEY });
+    const start = (ip: string, userRef: string, destination: string) =>
+      outcome(limits.consume(fromIp(ip), { userRef, destination }));
+    // One user, two numbers, each its own address: the user's eleventh start is refused.
+    const byUser = [];
+    for (let i = 0; i < 11; i++) byUser.push(await start(`10.1.0.${i}`, 'one-user', `+1555010010${i % 2}`));
+    expect(byUser.slice(0, 10).every((r) => r === 'allowed')).toBe(true);
+    expect(byUser[10]).toBe('rate_limited 3600');
+    // One address, a user and a number each: its thirty-first start is refused.
+    const byAddress = [];
+    for (let i = 0; i < 31; i++)
+      byAddress.push(await start('10.2.0.1', `user-${i}`, `+155502${String(i).padStart(5, '0')}`));
+    expect(byAddress.slice(0, 30).every((r) => r === 'allowed')).toBe(true);
+    expect(byAddress[30]).toBe('rate_limited 3600');
+    // One user's sixth distinct number in a day is refused.
+    const byNumbers = [];
+    for (let i = 0; i < 6; i++) byNumbers.push(await start(`10.3.0.${i}`, 'many-numbers', `+155503000${i}`));
+    expect(byNumbers.slice(0, 5).every((r) => r === 'allowed')).toBe(true);
+    expect(byNumbers[5]).toBe('rate_limited 86400');
+  });
+
   it('stops a user after their budget and says when to retry', async () => {
     const limits = createStartLimits({
       store: createSqliteStore({ database: db }),
