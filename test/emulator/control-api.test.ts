@@ -295,7 +295,12 @@ describe('stats', () => {
     } finally {
       await priced.close();
     }
-    for (const smsPrices of [{ countries: { Nigeria: 1 } }, { countries: { NG: -1 } }, { default: Number.NaN }]) {
+    const refused: { default?: number; countries?: Record<string, number> }[] = [
+      { countries: { Nigeria: 1 } },
+      { countries: { NG: -1 } },
+      { default: Number.NaN },
+    ];
+    for (const smsPrices of refused) {
       await expect(startTestEmulator({ smsPrices }), JSON.stringify(smsPrices)).rejects.toThrow(
         /prices are numbers >= 0, countries ISO codes such as 'NG'/,
       );
