@@ -53,8 +53,16 @@ type CountsRead = [
 ];
 
 function toCount(read: CountsRead, pastDays: number): PumpingCount {
-  const [sentThisHour, verifiedThisHour, sentLastHour, verifiedLastHour] = read;
-  const [, , , , sentLastDay, verifiedLastDay, refusedThisHour, refusedLastHour] = read;
+  const [
+    sentThisHour,
+    verifiedThisHour,
+    sentLastHour,
+    verifiedLastHour,
+    sentLastDay,
+    verifiedLastDay,
+    refusedThisHour,
+    refusedLastHour,
+  ] = read;
   const maxVerifiedDay = Math.max(pastDays, verifiedLastDay);
   return {
     sentThisHour,

@@ -3,8 +3,7 @@
  * the same however many rows it carries (its WAL frames, its locks), so the writes that concurrent
  * starts make in one turn of the event loop share one IMMEDIATE transaction, each in its own
  * savepoint: a write that throws rolls back alone and rejects only its caller. A write of one
- * statement needs no savepoint (a statement that fails undoes its own changes), nor does a write
- * alone in its turn (its throw rolls back the whole transaction); a savepoint costs
+ * statement needs no savepoint (a statement that fails undoes its own changes); a savepoint costs
  * a few microseconds and a copy of every page it touches. Every caller's promise settles after the
  * commit, so no start is answered (and no SMS is sent) on a write that was not stored.
  */
@@ -62,11 +61,9 @@ export function startWrites(db: Database): StartWrites {
     const group = queue;
     queue = [];
     if (group.length === 0) return;
-    const alone = group.length === 1 ? (group[0] as Queued) : undefined;
     let outcomes: Outcome[];
     try {
-      // A write alone needs no savepoint: its throw rolls back a transaction that holds nothing else.
-      outcomes = alone === undefined ? runGroup.immediate(group) : [{ ok: true, value: runOne.immediate(alone.write) }];
+      outcomes = runGroup.immediate(group);
     } catch (error) {
       // The transaction itself failed (a lock timeout, a full disk): none of the group was stored.
       for (const queued of group) queued.reject(error);
