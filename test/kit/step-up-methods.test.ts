@@ -2,13 +2,14 @@
  * The step-up guard and the request's method, on SQLite and on PostgreSQL: it reads the method as
  * Express routes it (case-insensitively, so a hand-written override's `delete` or `get` is guarded
  * as DELETE or GET), and a guard mounted with `app.use` never lets a method it does not know
- * (OPTIONS, PROPFIND, SEARCH) reach the handler without a grant.
+ * (OPTIONS, PROPFIND, SEARCH) reach the handler without a grant. A page asked by HEAD is kept as
+ * the GET it stands for: confirming brings the user back to the page.
  */
 import express from 'express';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { SCOPES, TEN_MINUTES } from '../support/step-up.ts';
+import { confirmForm, SCOPES, TEN_MINUTES } from '../support/step-up.ts';
 
 describeEachAppStore('step-up and the request method', (_store, storeOptions) => {
   let app: TestApp | undefined;
@@ -64,6 +65,28 @@ describeEachAppStore('step-up and the request method', (_store, storeOptions) =>
     expect(answer.body).not.toContain('the codes themselves');
     expect(answer.body).toContain('Confirm it’s you');
     expect(ran.filter((r) => r.startsWith('codes'))).toEqual([]);
+  });
+
+  it('a page asked by HEAD is kept as a GET: the page asked next shares its intent, and confirming it returns to the page', async () => {
+    const user = await app!.agent().signIn('head-first');
+    const path = '/own/codes?via=head';
+    const head = await user.request(path, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+    const kept = await app!.query<{ intent_id: string; method: string; path: string }>(
+      'SELECT intent_id, method, path FROM verify_kit_intents WHERE user_ref = $1',
+      ['user-head-first'],
+    );
+    expect(kept.map((k) => ({ method: k.method, path: k.path }))).toEqual([{ method: 'GET', path }]);
+    // The page opened next (a link checker's HEAD, then the user's GET) renews that one intent.
+    const page = await user.request(path);
+    expect(confirmForm(page.body).intent).toBe(kept[0]!.intent_id);
+    const started = await user.start(confirmForm(page.body).action, { intent: kept[0]!.intent_id });
+    const landing = await user.request(await user.verifyOnHostedPage(started));
+    expect(landing.status).toBe(303);
+    expect(landing.location).toBe(path);
+    expect((await user.request(path)).body).toContain('the codes themselves');
+    expect(ran.filter((r) => r.startsWith('codes'))).toEqual(['codes GET']);
   });
 
   it('a guard mounted with app.use answers OPTIONS, PROPFIND and SEARCH without a grant with a refusal, never the content', async () => {
