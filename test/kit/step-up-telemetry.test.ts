@@ -1,7 +1,8 @@
 /**
  * The step-up guard's decisions as an operator counts them: `verify_kit.step_up` by event
  * (required, granted, consumed, denied, expired), scope and route (the route's pattern, never the
- * requested path), on SQLite and on PostgreSQL.
+ * requested path), on SQLite and on PostgreSQL. A refusal is `expired` only when the user holds a
+ * grant for the same resource that is too old; a grant for another resource leaves it `required`.
  */
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
@@ -91,5 +92,29 @@ describeEachAppStore('verify_kit.step_up', (_store, storeOptions) => {
     const late = await suite.app.clock.shifted((TEN_MINUTES + 5) * 1000, () => alice.request('/security'));
     expect(late.body).toContain('Confirm it’s you');
     expect(since(before, await stepUpCounts())).toEqual({ 'expired security /security': 1 });
+  });
+
+  it('counts a refusal as expired only under a too-old grant for the same resource, as required under a grant for another', async () => {
+    const user = await suite.app.agent().signIn('counted-resources');
+    const same = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    await verifyFrom(user, (await user.postForm('/accounts/acct-1/payee', { iban: 'ONE' }, same)).body);
+
+    let before = await stepUpCounts();
+    const other = await user.postForm('/accounts/acct-2/payee', { iban: 'TWO' }, same);
+    expect(other.body).toContain('Confirm it’s you');
+    expect(since(before, await stepUpCounts())).toEqual({ 'required payout /accounts/:account/payee': 1 });
+
+    // Past the payout guard's 300 s, the grant for acct-1 is too old for acct-1 only.
+    before = await stepUpCounts();
+    await suite.app.clock.shifted(301_000, async () => {
+      expect((await user.postForm('/accounts/acct-1/payee', { iban: 'ONE' }, same)).body).toContain('Confirm it’s you');
+      expect((await user.postForm('/accounts/acct-3/payee', { iban: 'THREE' }, same)).body).toContain(
+        'Confirm it’s you',
+      );
+    });
+    expect(since(before, await stepUpCounts())).toEqual({
+      'expired payout /accounts/:account/payee': 1,
+      'required payout /accounts/:account/payee': 1,
+    });
   });
 });
