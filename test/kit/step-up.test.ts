@@ -2,7 +2,8 @@
  * Step-up for the integrator's own routes (kit.requireRecentVerification), over real HTTP against
  * the emulator, on SQLite and on PostgreSQL: a GET never texts and returns to the exact guarded
  * path; a grant is bound to its scope, its resource, the browser session and its age (counted from
- * the attempt's start); a kept form (a method override's too) runs once, only after its
+ * the attempt's start); a user refused within 2 minutes of a grant is told why (too old, or for
+ * something else); a kept form (a method override's too) runs once, only after its
  * confirmation, only from this site's pages and with its confirm page's CSRF token; JSON, or any request that is not a navigation,
  * gets 401; a user without a number is refused; nothing chooses a URL from a parameter; the log
  * names the guarded path, never its query.
@@ -144,6 +145,46 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     expect(submitted.status).toBe(403);
     expect(submitted.body).toContain('took longer than this page allows');
     expect(payeeRuns()).toBe(0);
+  });
+
+  it('refused within 2 minutes of a grant too old for this resource, the user is told so on a 403 page; from 2 minutes on, the usual page', async () => {
+    const user = await suite.app.agent().signIn('just-granted-late');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const form = confirmForm((await user.postForm('/accounts/acct-1/payee', { iban: 'ONE' }, sameSite)).body);
+    const started = await user.start(form.action, { intent: form.intent });
+    // Landed past the payout guard's 300 s: a grant for acct-1, already too old for it.
+    await suite.app.clock.shifted(301_000, async () => {
+      await user.request(await user.verifyOnHostedPage(started));
+    });
+    const [grant] = await suite.app.kit.grants.list({ userRef: 'user-just-granted-late', scope: 'payout' });
+    const askAt = (at: number) =>
+      suite.app.clock.pinned(at, () => user.postForm('/accounts/acct-1/payee', { iban: 'ONE' }, sameSite));
+    const within = await askAt(grant!.grantedAt + 120_000);
+    expect(within.status).toBe(403);
+    expect(within.body).toContain('<p role="alert">Your confirmation took longer than this page allows');
+    const after = await askAt(grant!.grantedAt + 120_001);
+    expect(after.status).toBe(200);
+    expect(after.body).toContain('Confirm it’s you');
+    expect(after.body).not.toContain('role="alert"');
+    expect(ran.filter((r) => r.user === 'just-granted-late')).toEqual([]);
+  });
+
+  it('refused within 2 minutes of a grant for another resource, the user is told so on a 403 page; from 2 minutes on, the usual page', async () => {
+    const user = await suite.app.agent().signIn('just-granted-other');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    await verifyFrom(user, (await user.postForm('/accounts/acct-1/payee', { iban: 'ONE' }, sameSite)).body);
+    const [grant] = await suite.app.kit.grants.list({ userRef: 'user-just-granted-other', scope: 'payout' });
+    expect(grant!.resourceKey).toBe('acct-1');
+    const askAt = (at: number) =>
+      suite.app.clock.pinned(at, () => user.postForm('/accounts/acct-2/payee', { iban: 'TWO' }, sameSite));
+    const within = await askAt(grant!.grantedAt + 120_000);
+    expect(within.status).toBe(403);
+    expect(within.body).toContain('<p role="alert">Your confirmation was for something else');
+    const after = await askAt(grant!.grantedAt + 120_001);
+    expect(after.status).toBe(200);
+    expect(after.body).toContain('Confirm it’s you');
+    expect(after.body).not.toContain('role="alert"');
+    expect(ran.filter((r) => r.user === 'just-granted-other')).toEqual([]);
   });
 
   it('a kept form runs its handler once, with its original fields, only after the user confirms', async () => {
