@@ -8,6 +8,7 @@ import type { KitLogger } from '../logger.ts';
 import { integerInRange, isRecord, OptionProblems } from '../options/option-problems.ts';
 import { resolveRetention, type ResolvedRetention, type RetentionOptions } from './retention.ts';
 import type { SweepReport } from './sweep-report.ts';
+import { monotonicClock } from './time-budget.ts';
 
 /** The spec's outcome window: a session's outcome is readable for 24 hours. */
 export const SWEEP_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -59,6 +60,8 @@ export interface ResolvedSweepOptions {
   retention: ResolvedRetention | false;
   owner: string;
   maxReadsPerSecond: number | undefined;
+  /** The clock of the run's time budget (the deps' `monotonicNow`, else performance.now). */
+  monotonicNow: () => number;
 }
 
 /** Options of `kit.startSweepWorker`: the interval, and the options of each run. */
@@ -114,8 +117,25 @@ function checkOwner(problems: OptionProblems, value: unknown): string {
   return newSweepOwner();
 }
 
-/** Checks a run's options into `problems` and fills in defaults. */
-export function checkSweepOptions(problems: OptionProblems, options: SweepOptions): ResolvedSweepOptions {
+/** The deps' `monotonicNow`: a function, or performance.now when left out. */
+function checkMonotonicClock(problems: OptionProblems, value: unknown): () => number {
+  if (value === undefined) return monotonicClock;
+  if (typeof value === 'function') return value as () => number;
+  problems.add(
+    `the deps' \`monotonicNow\` must be a function returning milliseconds that never go back, e.g. () => performance.now(); got ${typeof value}. Leave it out for performance.now.`,
+  );
+  return monotonicClock;
+}
+
+/**
+ * Checks a run's options into `problems` and fills in defaults; `monotonicNow` is the deps' clock
+ * of the time budget.
+ */
+export function checkSweepOptions(
+  problems: OptionProblems,
+  options: SweepOptions,
+  monotonicNow?: unknown,
+): ResolvedSweepOptions {
   const window = { max: SWEEP_WINDOW_MS, unit: ' ms' };
   return {
     batchSize: integerInRange(problems, 'batchSize', options.batchSize, { min: 1, max: 1000, fallback: 50 }),
@@ -139,15 +159,23 @@ export function checkSweepOptions(problems: OptionProblems, options: SweepOption
     owner: checkOwner(problems, options.owner),
     retention: resolveRetention(problems, options.retention),
     maxReadsPerSecond: checkReadCap(problems, options.maxReadsPerSecond),
+    monotonicNow: checkMonotonicClock(problems, monotonicNow),
   };
 }
 
-/** Validates a sweep run's options and fills in defaults. Throws KitError('invalid_options') naming each fix. */
-export function resolveSweepOptions(options: SweepOptions = {}, where = 'runSweep'): ResolvedSweepOptions {
+/**
+ * Validates a sweep run's options (and its deps' `monotonicNow`) and fills in defaults. Throws
+ * KitError('invalid_options') naming each fix.
+ */
+export function resolveSweepOptions(
+  options: SweepOptions = {},
+  where = 'runSweep',
+  monotonicNow?: unknown,
+): ResolvedSweepOptions {
   const problems = new OptionProblems(where);
   const fields: unknown = options;
   if (!isRecord(fields)) problems.add('the options must be an object, e.g. { batchSize: 50 }.');
-  const resolved = checkSweepOptions(problems, isRecord(fields) ? options : {});
+  const resolved = checkSweepOptions(problems, isRecord(fields) ? options : {}, monotonicNow);
   problems.throwIfAny();
   return resolved;
 }

@@ -3,7 +3,13 @@ import type { FulfilContext } from '../context.ts';
 import type { Completion } from '../fulfil/fulfil.ts';
 
 /** What a run needs: the same dependencies as the landing's fulfil path. */
-export type SweepDeps<Tx = unknown> = FulfilContext<Tx>;
+export type SweepDeps<Tx = unknown> = FulfilContext<Tx> & {
+  /**
+   * The clock of the run's time budget, in ms, never going back (a test passes one it moves).
+   * Default performance.now. `now` stays the clock of the attempts' times.
+   */
+  monotonicNow?: () => number;
+};
 
 /** What one sweep run did. */
 export interface SweepReport {

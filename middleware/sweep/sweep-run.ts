@@ -8,7 +8,6 @@
  * reads stay in flight while fulfilments that became ready together share one commit
  * (fulfil/group-commit.ts). Fulfilments waiting for their commit are bounded by the batch size.
  */
-import { performance } from 'node:perf_hooks';
 import { isKitError, type KitError, KitErrorCode } from '../errors.ts';
 import { applyStatus, readStatus, startedByAnotherClient, type StatusRead } from '../fulfil/fulfil.ts';
 import { logCompletion } from '../fulfil/completion-log.ts';
@@ -48,7 +47,9 @@ interface Run<Tx> {
   logger: KitLogger | undefined;
   signal: AbortSignal | undefined;
   startedAt: number;
-  /** No read starts after this (performance.now()); the rest of the budget finishes what started. */
+  /** The clock of the budget (opts.monotonicNow; performance.now unless the deps give one). */
+  clock: () => number;
+  /** No read starts after this (by `clock`); the rest of the budget finishes what started. */
   readsEndAt: number;
   /**
    * Gives up a read still unanswered when the run's budget, finishing time included, is over (one
@@ -115,11 +116,12 @@ export async function sweepOnce<Tx>(
 function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: SweepOptions): Run<Tx> {
   // The run's warnings go to its own logger, else to the kit's; a throwing logger never stops a check.
   const logger = safeLogger(options.logger ?? deps.logger);
-  const startedAt = performance.now();
+  const clock = opts.monotonicNow;
+  const startedAt = clock();
   const logged = { ...deps, logger: safeLogger(deps.logger) ?? logger };
   const budget = runBudget(opts.timeBudgetMs, deps.hookTimeouts);
   // Every step of the run reaches the store and the callbacks through these: bounded by the budget.
-  const bounded = withinBudget(logged, startedAt, budget);
+  const bounded = withinBudget(logged, startedAt, budget, clock);
   const pacer = createPacer({
     store: bounded.store,
     cap: opts.maxReadsPerSecond,
@@ -132,8 +134,9 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
     logger,
     signal: options.signal,
     startedAt,
+    clock,
     readsEndAt: startedAt + budget.readingMs,
-    readsCutOff: readsCutOff(startedAt, budget),
+    readsCutOff: readsCutOff(startedAt, budget, clock),
     report: emptyReport(opts.owner),
     event: deps.onOutcome === undefined ? undefined : { source: 'sweep' },
     // Two groups in flight at the default concurrency of 4: one works while the other waits for its commit.
@@ -159,7 +162,7 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
 function stopReason<Tx>(run: Run<Tx>): SweepReport['stoppedBy'] {
   if (run.report.stoppedBy !== null) return run.report.stoppedBy;
   if (run.signal?.aborted === true) return 'signal';
-  if (performance.now() >= run.readsEndAt) return 'time_budget';
+  if (run.clock() >= run.readsEndAt) return 'time_budget';
   return null;
 }
 
@@ -397,7 +400,7 @@ async function deliverOutcomes<Tx>(run: Run<Tx>): Promise<void> {
     leaseMs: run.opts.leaseMs,
     limit: run.opts.batchSize,
     // Within every run, one that stopped reading on its budget included: at least a batch, in the time kept for it.
-    shouldStop: deliveryStop(run.startedAt + run.opts.timeBudgetMs, run.signal),
+    shouldStop: deliveryStop(run.startedAt + run.opts.timeBudgetMs, run.signal, run.clock),
   });
   run.report.outcomesDelivered = delivery.delivered;
   run.report.outcomeDeliveryErrors = delivery.failed;
@@ -406,6 +409,6 @@ async function deliverOutcomes<Tx>(run: Run<Tx>): Promise<void> {
 function finishReport<Tx>(run: Run<Tx>): SweepReport {
   const { report } = run;
   report.serviceReachable = !(report.reads > 0 && run.unreachableReads === report.reads);
-  report.durationMs = Math.round(performance.now() - run.startedAt);
+  report.durationMs = Math.round(run.clock() - run.startedAt);
   return report;
 }

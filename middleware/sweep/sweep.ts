@@ -37,7 +37,7 @@ function logRun(logger: KitLogger | undefined, report: SweepReport): void {
  * within the run's time budget; then its claims lapse with the lease.
  */
 export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = {}): Promise<SweepReport> {
-  const opts = resolveSweepOptions(options);
+  const opts = resolveSweepOptions(options, 'runSweep', deps.monotonicNow);
   return inSpan(SpanName.Sweep, { 'verify_kit.sweep.owner': opts.owner }, async (span) => {
     const report = await sweepOnce(deps, opts, options);
     const { claimed, fulfilled, failed, pending, expired, superseded, errors, oldestDueAgeMs } = report;

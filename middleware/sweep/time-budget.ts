@@ -14,6 +14,9 @@ import type { SweepDeps } from './sweep-report.ts';
 
 const FINISH_SHARE = 0.5;
 
+/** The budget's clock unless the deps give one: monotonic, so a wall clock set back never stretches a run. */
+export const monotonicClock = (): number => performance.now();
+
 export interface RunBudget {
   /** No read starts after this many ms of the run. */
   readingMs: number;
@@ -35,13 +38,18 @@ export function runBudget(timeBudgetMs: number, hookTimeouts: SweepDeps<unknown>
  * time budget, and never less than its finishing time: a read the run started deserves a real
  * deadline for its fulfilment. The store's calls are bounded too (storeWithinBudget).
  */
-export function withinBudget<Tx>(deps: SweepDeps<Tx>, startedAt: number, budget: RunBudget): SweepDeps<Tx> {
+export function withinBudget<Tx>(
+  deps: SweepDeps<Tx>,
+  startedAt: number,
+  budget: RunBudget,
+  now: () => number = monotonicClock,
+): SweepDeps<Tx> {
   const given = deps.hookTimeouts;
   return {
     ...deps,
-    store: storeWithinBudget(deps.store, startedAt, budget),
+    store: storeWithinBudget(deps.store, startedAt, budget, now),
     get hookTimeouts() {
-      const left = timeLeft(startedAt, budget);
+      const left = timeLeft(startedAt, budget, now);
       return {
         fulfil: Math.min(given?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil, left),
         onOutcome: Math.min(given?.onOutcome ?? DEFAULT_HOOK_TIMEOUTS.onOutcome, left),
@@ -59,11 +67,16 @@ export function withinBudget<Tx>(deps: SweepDeps<Tx>, startedAt: number, budget:
  * once without reaching it, so nothing is marked, rescheduled or released after a late call (the
  * run's claims lapse with their lease). What a late call does when it settles is ignored.
  */
-export function storeWithinBudget<Tx>(store: VerifyStore<Tx>, startedAt: number, budget: RunBudget): VerifyStore<Tx> {
+export function storeWithinBudget<Tx>(
+  store: VerifyStore<Tx>,
+  startedAt: number,
+  budget: RunBudget,
+  now: () => number = monotonicClock,
+): VerifyStore<Tx> {
   let givenUp: Error | undefined;
   return callsThrough(store, (name, call) => {
     if (givenUp !== undefined) return Promise.reject(givenUp);
-    const ms = timeLeft(startedAt, budget) + budget.finishingMs;
+    const ms = timeLeft(startedAt, budget, now) + budget.finishingMs;
     const late = () =>
       (givenUp = new Error(
         `${name} did not settle within ${ms} ms (what was left of the sweep run's time budget); the run ends, its claims lapse with the lease`,
@@ -95,16 +108,23 @@ function callsThrough<T extends object>(
   });
 }
 
-/** What is left of the run's budget, and never less than its finishing time: the deadline of what the run started. */
-export function timeLeft(startedAt: number, budget: RunBudget): number {
+/**
+ * What is left of the run's budget (by the run's clock, `now`), and never less than its finishing
+ * time: the deadline of what the run started.
+ */
+export function timeLeft(startedAt: number, budget: RunBudget, now: () => number = monotonicClock): number {
   const endsAt = startedAt + budget.readingMs + budget.finishingMs;
-  return Math.max(budget.finishingMs, Math.ceil(endsAt - performance.now()));
+  return Math.max(budget.finishingMs, Math.ceil(endsAt - now()));
 }
 
 /** When outcome delivery stops claiming: never before its first batch (unless stopped by a signal), then at the budget's end. */
-export function deliveryStop(endsAt: number, signal: AbortSignal | undefined): () => boolean {
+export function deliveryStop(
+  endsAt: number,
+  signal: AbortSignal | undefined,
+  now: () => number = monotonicClock,
+): () => boolean {
   let batches = 0;
-  return () => signal?.aborted === true || (batches++ > 0 && performance.now() >= endsAt);
+  return () => signal?.aborted === true || (batches++ > 0 && now() >= endsAt);
 }
 
 /** The end of a run's reads: `race` gives up a read still unanswered then; `end` when the run is over. */
@@ -120,7 +140,7 @@ export interface ReadsCutOff {
  * flight are held: `Promise.race` against one promise pending for the whole run would keep every
  * read's answer until the run ends (hundreds of bytes a read, for every read of a long run).
  */
-export function readsCutOff(startedAt: number, budget: RunBudget): ReadsCutOff {
+export function readsCutOff(startedAt: number, budget: RunBudget, now: () => number = monotonicClock): ReadsCutOff {
   const inFlight = new Set<(error: KitError) => void>();
   const timer = setTimeout(
     () => {
@@ -131,7 +151,7 @@ export function readsCutOff(startedAt: number, budget: RunBudget): ReadsCutOff {
       for (const giveUp of inFlight) giveUp(error);
       inFlight.clear();
     },
-    timeLeft(startedAt, budget),
+    timeLeft(startedAt, budget, now),
   );
   timer.unref();
   return {

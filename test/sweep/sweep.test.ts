@@ -362,22 +362,6 @@ describe('runSweep', () => {
     expect(countEffects(b.store.db)).toBe(23);
   });
 
-  it('stops claiming when the time budget runs out and hands back the claims it did not start', async () => {
-    await setUp();
-    const attempts = await b.createAttempts(8);
-    await emu.control.injectFaults({ statusDelayMs: 150 });
-    const report = await runSweep(b.deps, { batchSize: 8, concurrency: 1, timeBudgetMs: 350 });
-    expect(report.stoppedBy).toBe('time_budget');
-    expect(report.reads).toBeGreaterThanOrEqual(2);
-    expect(report.reads).toBeLessThan(8);
-    expect(report.released).toBe(8 - report.reads);
-    // Nothing stays leased: another worker can take the rest at once.
-    for (const a of attempts) expect(sqliteLease(b.store.db, a.sessionId).owner).toBeNull();
-    await emu.control.injectFaults({ statusDelayMs: 0 });
-    const rest = await runSweep(b.deps, { owner: 'another-worker' });
-    expect(rest.claimed).toBe(8 - report.reads);
-  });
-
   it('stops claiming on abort; in-flight reads finish and unstarted claims are released', async () => {
     await setUp();
     const attempts = await b.createAttempts(6);
@@ -423,5 +407,17 @@ describe('runSweep', () => {
       leaseMs: 120_000,
       timeBudgetMs: 60_000,
     });
+  });
+
+  it("refuses a budget clock (the deps' monotonicNow) that is not a function, naming the fix, before it claims anything", async () => {
+    await setUp();
+    const [attempt] = await b.createAttempts(1);
+    const run = runSweep({ ...b.deps, monotonicNow: 60_000 as unknown as () => number });
+    await expect(run).rejects.toSatisfy((error) => isKitError(error, 'invalid_options'));
+    await expect(run).rejects.toThrow(
+      "runSweep: the deps' `monotonicNow` must be a function returning milliseconds that never go back, e.g. () => performance.now(); got number. Leave it out for performance.now.",
+    );
+    expect(sqliteLease(b.store.db, attempt!.sessionId).owner).toBeNull();
+    expect((await b.attempt(attempt!.state)).sweepChecks).toBe(0);
   });
 });
