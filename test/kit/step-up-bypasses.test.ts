@@ -210,3 +210,58 @@ describeEachAppStore('step-up: a kept method is the method that runs', (_store, 
     expect(ran).toEqual(['DELETE 5']);
   });
 });
+
+describeEachAppStore('step-up: a kept form runs only for the resource it was kept for', (_store, storeOptions) => {
+  let app: TestApp | undefined;
+  const ran: string[] = [];
+  const workspaceOf = (req: express.Request) => (req.session as { workspace?: string }).workspace;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { scopes: [{ name: 'payout', operationSensitivity: 'sensitive', label: 'change the payout account' }] },
+      ownRoutes: (a, kit) => {
+        // The workspace the user switched to: one path for every workspace, the resource in the session.
+        a.post('/workspace', express.urlencoded({ extended: false }), (req, res) => {
+          (req.session as { workspace?: string }).workspace = String((req.body as { workspace?: string }).workspace);
+          res.json({ ok: true });
+        });
+        a.post(
+          '/payee',
+          express.urlencoded({ extended: false }),
+          kit.requireRecentVerification({ scope: 'payout', maxAge: 300, bindTo: workspaceOf }),
+          (req, res) => {
+            ran.push(`${workspaceOf(req)} ${JSON.stringify(req.body)}`);
+            res.type('html').send('<h1>payee saved</h1>');
+          },
+        );
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('a kept form sent back after the user switched to another resource, freshly granted, is asked again and runs nothing there', async () => {
+    const alice = await app!.agent().signIn('alice');
+    const headers = { origin: alice.origin, 'sec-fetch-site': 'same-origin' };
+    const switchTo = (workspace: string) => alice.postForm('/workspace', { workspace }, headers);
+    /** Keeps a payee form in the current workspace and verifies it; the confirmation page's fields. */
+    const keptAndVerified = async (iban: string) => {
+      const form = confirmForm((await alice.postForm('/payee', { iban }, headers)).body);
+      const started = await alice.start(form.action, { intent: form.intent });
+      const landing = await alice.request(await alice.verifyOnHostedPage(started));
+      return confirmationFields((await alice.request(landing.location!)).body);
+    };
+    await switchTo('alpha');
+    const alphaForm = await keptAndVerified('ALPHA-IBAN');
+    await switchTo('beta');
+    await keptAndVerified('BETA-IBAN'); // a fresh grant for beta, its form left unconfirmed
+    const inBeta = await alice.postForm('/payee', alphaForm, headers);
+    expect(inBeta.body).toContain('Confirm it’s you');
+    expect(ran).toEqual([]);
+    // Back in its own workspace, the kept form still runs, once.
+    await switchTo('alpha');
+    expect((await alice.postForm('/payee', alphaForm, headers)).body).toContain('payee saved');
+    expect(ran).toEqual(['alpha {"iban":"ALPHA-IBAN"}']);
+  });
+});
