@@ -2,6 +2,7 @@
  * The audit can fail: each flaw of the sample integrator app fails exactly the checks that cover
  * it and no others, and the same app without a flaw passes every check.
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   AUDIT_CHECK_IDS,
@@ -188,6 +189,36 @@ describe('leak.secret says where the secret is, never the text', () => {
       expect(secretIn(report, app)).toEqual([]);
     }, 120_000);
   }
+});
+
+describe('evidence quoting a page whose title carries the secret', () => {
+  it('keeps no fragment of the secret where the page name is cut short, in the table or the JSON report', async () => {
+    // An error page echoing what the app sent upstream: the secret straddles the page name's cut.
+    const app = await startSampleApp({
+      // Nothing of the page name's own words is part of it.
+      secret: `tq${randomBytes(16).toString('hex')}`,
+      before: (express, ctx) => {
+        express.use((_req, res, next) => {
+          const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+          res.end = ((...args: unknown[]) => {
+            const [chunk] = args;
+            if (typeof chunk !== 'string' || !chunk.includes('<title>')) return end(...args);
+            res.removeHeader('Content-Length');
+            const title = `Upstream refused client ${ctx.clientId} with secret ${ctx.clientSecret}`;
+            return end(chunk.replace(/<title>[^<]*<\/title>/, `<title>${title}</title>`));
+          }) as typeof res.end;
+          next();
+        });
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: ['forged.unknown-session'] });
+    const evidence = report.checks[0]!.evidence.join('\n');
+    // The page name was quoted (so the cut was reached), without what it held of the secret.
+    expect(evidence).toMatch(/\(page "Upstream refused client sample-client with secret /);
+    expect(secretIn(report, app)).toEqual([]);
+    expect(evidence).not.toContain(app.clientSecret.slice(0, 8));
+  }, 120_000);
 });
 
 describe("the emulator's hosted page on a host name of its own", () => {

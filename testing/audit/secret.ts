@@ -23,20 +23,45 @@ export function findSecret(forms: readonly SecretForm[], text: string): SecretFo
 
 const MARK = '[client secret]';
 
+/** A fragment shorter than this is not told apart from ordinary text (the tail of a cut value too). */
+const MIN_FRAGMENT = 8;
+
+/** Every MIN_FRAGMENT characters of every spelling, worked out once per list (every evidence line is scrubbed). */
+const piecesByForms = new WeakMap<readonly SecretForm[], Set<string>>();
+
+function piecesOf(forms: readonly SecretForm[]): Set<string> {
+  let pieces = piecesByForms.get(forms);
+  if (pieces !== undefined) return pieces;
+  pieces = new Set<string>();
+  for (const form of forms) {
+    for (let at = 0; at + MIN_FRAGMENT <= form.text.length; at++) pieces.add(form.text.slice(at, at + MIN_FRAGMENT));
+  }
+  piecesByForms.set(forms, pieces);
+  return pieces;
+}
+
 /**
- * `text` with every spelling of the secret replaced, and any tail that is the start of one (a
- * value cut short) replaced too.
+ * `text` with every spelling of the secret replaced, and any run of MIN_FRAGMENT characters or more
+ * that is part of one: a value cut short (a page title, a header quoted in part) keeps a fragment
+ * no whole spelling matches, wherever in the text the cut left it.
  */
 export function scrubSecret(forms: readonly SecretForm[], text: string): string {
   let out = text;
   for (const form of [...forms].sort((a, b) => b.text.length - a.text.length)) out = out.split(form.text).join(MARK);
-  for (const form of forms) {
-    for (let length = Math.min(form.text.length - 1, out.length); length >= 8; length--) {
-      if (out.endsWith(form.text.slice(0, length))) {
-        out = `${out.slice(0, out.length - length)}${MARK}`;
-        break;
-      }
-    }
+  const pieces = piecesOf(forms);
+  // Marks every character of a window that is a piece: overlapping windows join into one run.
+  const covered = new Uint8Array(out.length);
+  let any = false;
+  for (let at = 0; at + MIN_FRAGMENT <= out.length; at++) {
+    if (!pieces.has(out.slice(at, at + MIN_FRAGMENT))) continue;
+    covered.fill(1, at, at + MIN_FRAGMENT);
+    any = true;
   }
-  return out;
+  if (!any) return out;
+  let scrubbed = '';
+  for (let at = 0; at < out.length; at++) {
+    if (covered[at] === 0) scrubbed += out[at];
+    else if (at === 0 || covered[at - 1] === 0) scrubbed += MARK;
+  }
+  return scrubbed;
 }
