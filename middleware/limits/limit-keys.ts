@@ -50,14 +50,16 @@ export function clientAddress(value: string): string | undefined {
 
 /**
  * The client's IP budget key: IPv4 (also IPv4-mapped IPv6) as is, IPv6 as its `/ipv6Subnet` prefix,
- * a port dropped; anything that does not parse shares one bucket.
+ * a port and a zone id dropped; anything that does not parse shares one bucket.
  */
 export function ipBudgetKey(ip: string, ipv6Subnet = DEFAULT_IPV6_SUBNET): string {
-  const address = clientAddress(ip);
-  if (address === undefined) return UNPARSEABLE_IP_KEY;
+  const parsed = clientAddress(ip);
+  if (parsed === undefined) return UNPARSEABLE_IP_KEY;
+  // A zone id names the host's interface, not the client: any text there must not key another budget.
+  const address = parsed.split('%')[0] ?? '';
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
   if (mapped !== undefined) return mapped;
-  if (isIP(address.split('%')[0] ?? '') !== 6) return address;
+  if (isIP(address) !== 6) return address;
   const masked = ipv6Groups(address).map((group, index) => {
     const keep = Math.min(16, Math.max(0, ipv6Subnet - index * 16));
     return keep === 0 ? 0 : group & ((0xffff << (16 - keep)) & 0xffff);

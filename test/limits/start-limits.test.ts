@@ -185,6 +185,24 @@ describe('budget keys an attacker cannot multiply', () => {
     );
   });
 
+  it('a zone id (`%eth0`) after a client address keys no new budget: the address with any zone shares one', async () => {
+    const limits = createStartLimits({
+      store: createSqliteStore({ database: db }),
+      destinationKey: KEY,
+      ipv6Subnet: 128,
+      perIp: { points: 1, durationSeconds: 3600 },
+    });
+    const start = (ip: string, i: number) =>
+      outcome(limits.consume(fromIp(ip), { userRef: `u${i}`, destination: `+1555030100${i}` }));
+    for (const [first, ...others] of [
+      ['203.0.113.9%a', '203.0.113.9%b', '203.0.113.9', '::ffff:203.0.113.9%c', '[::ffff:203.0.113.9%d]:80'],
+      ['2001:db8::9%a', '2001:db8::9%b', '2001:db8::9', '[2001:db8::9%c]:443'],
+    ]) {
+      expect(await start(first!, 0)).toBe('allowed');
+      for (const [i, ip] of others.entries()) expect(await start(ip, i + 1), ip).toMatch(/^rate_limited /);
+    }
+  });
+
   it.each([
     ['203.0.113.7', '203.0.113.7'],
     ['::ffff:203.0.113.7', '203.0.113.7'],
@@ -192,6 +210,8 @@ describe('budget keys an attacker cannot multiply', () => {
     ['2001:DB8:1:2::', '2001:db8:1:2:0:0:0:0/64'],
     ['2001:db8:0:0:1::1', '2001:db8:0:0:0:0:0:0/64'],
     ['fe80::1%eth0', 'fe80:0:0:0:0:0:0:0/64'],
+    ['::ffff:203.0.113.7%eth0', '203.0.113.7'],
+    ['203.0.113.7%eth0', '203.0.113.7'],
     ['64:ff9b::192.0.2.1', '64:ff9b:0:0:0:0:0:0/64'],
     ['::1', '0:0:0:0:0:0:0:0/64'],
     ['unknown', 'unparseable'],
