@@ -74,9 +74,10 @@ export async function attemptUserFor<Tx>(
 ): Promise<AttemptUser> {
   if (action.destination !== 'entered') {
     // The app's stored number: fictional test ranges must keep working, so it is not required to
-    // be valid; what the metadata knows of it (country, type) is policed.
+    // be valid; what the metadata knows of it (country, type) is policed. One it cannot read at all
+    // is of no known country: an allow-list refuses it too.
     const known = describeStoredNumber(user.destination);
-    if (known !== undefined) police(context, action, known, false);
+    police(context, action, known ?? { e164: user.destination, country: undefined, type: undefined }, false);
     return { user, stored: known };
   }
   if (previous === undefined) {

@@ -251,6 +251,42 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
   });
 });
 
+describeEachAppStore('an allow-list of countries', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { actions: [setNote], destinationPolicy: { allowCountries: ['GB'] } },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  afterEach(() => {
+    delete USERS.pat;
+  });
+
+  it('refuses a stored number the metadata cannot read at all (a calling code no country holds), as one of no known country: nothing is texted', async () => {
+    // +999 passes the service's E.164 check; +882 (international networks) reads, with no country.
+    for (const destination of ['+99912345678', '+8821234567890']) {
+      USERS.pat = { userRef: 'user-pat', destination };
+      const pat = await app.agent().signIn('pat');
+      const before = { attempts: await app.attemptCount(), sms: (await sms(app)).length };
+      const answer = await pat.tryStart('set_note');
+      expect(answer.status, destination).toBe(422);
+      expect({ attempts: await app.attemptCount(), sms: (await sms(app)).length }, destination).toEqual(before);
+    }
+    const refusals = app.logs.filter((line) => line.includes('destination refused'));
+    expect(refusals.map((line) => (JSON.parse(line) as { reason: string }).reason)).toEqual([
+      'unknown_country',
+      'unknown_country',
+    ]);
+    expect(refusals.join('\n')).not.toMatch(/12345678|1234567890/);
+    USERS.pat = { userRef: 'user-pat', destination: GB_MOBILE };
+    expect((await (await app.agent().signIn('pat')).tryStart('set_note')).status).toBe(200);
+  });
+});
+
 describe('typed numbers on the mobile start', () => {
   let app: TestApp;
   beforeAll(async () => {
