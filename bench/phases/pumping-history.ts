@@ -8,29 +8,15 @@
  * purge deletes what a kit running all month would have deleted (counts older than 15 days).
  */
 import type { Database } from 'better-sqlite3';
-import { getExampleNumber, isValidPhoneNumber, type CountryCode } from 'libphonenumber-js/max';
-import mobileExamples from 'libphonenumber-js/mobile/examples';
 import type pg from 'pg';
 import { startKeys } from '../../middleware/pumping/pumping-keys.ts';
 import { hourOf } from '../../middleware/pumping/pumping-rules.ts';
 import type { PumpingStore } from '../../middleware/store/types.ts';
-import { monthCountries, random } from './pumping-model.ts';
+import { monthCountries, numberIn, random } from './pumping-model.ts';
 
 const DAYS = 30;
 const PER_DAY = 2000;
 const SEED = 6101;
-
-/**
- * How many digits follow `prefix` in a mobile number of `country`: as many as in its example
- * number. The month's numbers are drawn again until valid, so the kit counts each text under its
- * country (a number it cannot read is counted under ZZ, and the start phases' +1202 users would
- * then read an idle US key).
- */
-function digitsAfter(country: string, prefix: string): number {
-  const example = getExampleNumber(country as CountryCode, mobileExamples);
-  if (example === undefined) throw new Error(`No example mobile number for ${country}.`);
-  return example.number.length - prefix.length;
-}
 
 /** One send, as both stores keep it: its hour, its keys, whether its code was entered. */
 interface Send {
@@ -58,16 +44,13 @@ export interface PumpingHistory {
 /** The month's sends up to `now`, from a fixed seed: the same month on both stores. */
 export function monthOfHistory(now: number): PumpingHistory {
   const rand = random(SEED);
-  const countries = monthCountries().map((c) => ({ ...c, digits: digitsAfter(c.code, c.prefix) }));
+  const countries = monthCountries();
   const thisHour = hourOf(now);
   const sends: Send[] = [];
   for (let n = 0; n < DAYS * PER_DAY; n++) {
     let pick = rand();
     const country = countries.find((c) => (pick -= c.share) <= 0) ?? countries[0]!;
-    let number: string;
-    do {
-      number = `${country.prefix}${Array.from({ length: country.digits }, () => Math.floor(rand() * 10)).join('')}`;
-    } while (!isValidPhoneNumber(number, country.code as CountryCode));
+    const number = numberIn(rand, country.code, country.prefix);
     const ip = `10.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`;
     const user = `history-${Math.floor(rand() * 40_000)}`;
     sends.push({

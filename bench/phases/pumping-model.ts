@@ -4,6 +4,8 @@
  * spike at twice the traffic) and five attacks, each run on its own on top of it. Everything comes
  * from one seed: the same seed gives the same month.
  */
+import { getExampleNumber, isValidPhoneNumber, type CountryCode } from 'libphonenumber-js/max';
+import mobileExamples from 'libphonenumber-js/mobile/examples';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -82,9 +84,30 @@ const HOUR_TOTAL = HOUR_SHAPE.reduce((a, b) => a + b, 0);
 
 const digits = (rand: () => number, n: number) => Array.from({ length: n }, () => Math.floor(rand() * 10)).join('');
 
-/** A mobile number of `prefix`, as long as E.164 numbers of that country are. */
-export function numberIn(rand: () => number, prefix: string): string {
-  return `${prefix}${digits(rand, Math.max(6, 12 - prefix.length + 1))}`;
+const digitsByCountry = new Map<string, number>();
+
+/** How many digits follow `prefix` in a mobile number of `country`: as many as in its example number. */
+function digitsAfter(country: string, prefix: string): number {
+  const known = digitsByCountry.get(`${country}${prefix}`);
+  if (known !== undefined) return known;
+  const example = getExampleNumber(country as CountryCode, mobileExamples);
+  if (example === undefined) throw new Error(`No example mobile number for ${country}.`);
+  const count = example.number.length - prefix.length;
+  digitsByCountry.set(`${country}${prefix}`, count);
+  return count;
+}
+
+/**
+ * A valid mobile number of `country` starting with `prefix`, drawn again until libphonenumber-js
+ * agrees: the kit counts a text under the country it reads from the number (one it cannot read
+ * goes under ZZ), and blocks are as wide as the country's numbers make them.
+ */
+export function numberIn(rand: () => number, country: string, prefix: string): string {
+  const count = digitsAfter(country, prefix);
+  let number: string;
+  do number = `${prefix}${digits(rand, count)}`;
+  while (!isValidPhoneNumber(number, country as CountryCode));
+  return number;
 }
 
 function pickCountry(rand: () => number): (typeof COUNTRIES)[number] {
@@ -129,7 +152,7 @@ export function legitimateTraffic(seed: number, start: number, perDay = 2000): S
         const event: StartEvent = {
           at,
           country,
-          number: returning ? before.number : numberIn(rand, prefix),
+          number: returning ? before.number : numberIn(rand, country, prefix),
           address,
           user: returning ? before.user : `u${Math.floor(rand() * 1e9)}`,
           converts: rand() < conversion,
@@ -181,7 +204,7 @@ export function attacks(seed: number, start: number): { shape: AttackShape; even
       },
       events: burst(rand, day(15), 24, 300, () => ({
         country: 'NG',
-        number: numberIn(rand, '+234803'),
+        number: numberIn(rand, 'NG', '+234803'),
         ...rotating(rand),
       })),
     },
@@ -214,7 +237,7 @@ export function attacks(seed: number, start: number): { shape: AttackShape; even
       shape: { name: 'd', describe: 'a slow drip (15 a day) to one country (PK) for a week', country: 'PK' },
       events: burst(rand, day(10), 7 * 24, 15 / 24, () => ({
         country: 'PK',
-        number: numberIn(rand, '+92300'),
+        number: numberIn(rand, 'PK', '+92300'),
         ...rotating(rand),
       })),
     },
@@ -222,7 +245,7 @@ export function attacks(seed: number, start: number): { shape: AttackShape; even
       shape: { name: 'e', describe: 'random numbers in a big country (IN) on the spike day', country: 'IN' },
       events: burst(rand, day(SPIKE_DAY, 8), 12, 300, () => ({
         country: 'IN',
-        number: numberIn(rand, '+9198'),
+        number: numberIn(rand, 'IN', '+9198'),
         ...rotating(rand),
       })),
     },
