@@ -108,7 +108,8 @@ async function load(file: string, env: CommandEnv): Promise<Loaded> {
       `--config ${file}: its default export must be the kit's options, a kit, { kit, close }, or a function of env returning one of them.`,
     );
   }
-  const ready = typeof (value as VerificationKit<unknown>).pumping === 'object';
+  // The options may carry a `pumping` option, an object too: a kit is told by what it can do.
+  const ready = typeof (value as Partial<VerificationKit<unknown>>).pumping?.tripped === 'function';
   const options = value as VerificationKitOptions<unknown>;
   const kit = ready
     ? (value as VerificationKit<unknown>)

@@ -76,13 +76,14 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
       kind.name === 'postgres'
         ? 'store: createPostgresStore({ pool }),'
         : `store: createSqliteStore({ database: ${JSON.stringify(file)} }),`;
-    writeFileSync(
-      join(dir, 'verify.config.mjs'),
-      `${opened}
-         baseUrl: 'http://127.0.0.1:9', clientId: 'fraud-client', clientSecret: 'fraud-secret-0123456789abcdef',
+    const options = `baseUrl: 'http://127.0.0.1:9', clientId: 'fraud-client', clientSecret: 'fraud-secret-0123456789abcdef',
          returnUrl: 'http://localhost:3998/verify/return', ${storeLine}
-         actions: [{ name: 'confirm_phone', operationSensitivity: 'normal', successPath: '/', fulfil: () => {} }],
-       } };`,
+         actions: [{ name: 'confirm_phone', operationSensitivity: 'normal', successPath: '/', fulfil: () => {} }],`;
+    writeFileSync(join(dir, 'verify.config.mjs'), `${opened} ${options} } };`);
+    // The kit's options with its own \`pumping\` option (an object, as a ready kit's \`pumping\` is).
+    writeFileSync(
+      join(dir, 'refusing.config.mjs'),
+      `${opened} ${options} pumping: { mode: 'refuse', thresholds: { country: { dailyFloor: 12 } } } } };`,
     );
     const hour = Math.floor(Date.now() / HOUR);
     for (let n = 1; n <= 5; n++) await store.pumping!.recordSend({ sessionId: `s${n}`, keys: nigerian(n), hour });
@@ -95,13 +96,14 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
   });
 
   function bin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return binWith('verify.config.mjs', ...args);
+  }
+
+  function binWith(config: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     const options = { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 20_000 };
     return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [MAIN, 'fraud', ...args, '--config', 'verify.config.mjs'],
-        options,
-        (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr }),
+      execFile(process.execPath, [MAIN, 'fraud', ...args, '--config', config], options, (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr }),
       );
     });
   }
@@ -116,6 +118,12 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
     expect(JSON.parse(json.stdout)).toEqual([
       expect.objectContaining({ dimension: 'country', key: 'NG', reasons: ['country_hourly'], unverifiedLastDay: 5 }),
     ]);
+  });
+
+  it("reads the kit's options with their own pumping option, judged by their thresholds", async () => {
+    const lines = await binWith('refusing.config.mjs', 'tripped');
+    expect(lines).toMatchObject({ code: 0, stderr: '' });
+    expect(lines.stdout).toMatch(/^country NG: country_hourly; .*, 5 in 24 h \(threshold 12\)$/m);
   });
 
   it('blocks a number block and releases a country on the store every instance reads, then lists and clears them', async () => {
