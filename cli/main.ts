@@ -7,6 +7,7 @@
 import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { Command } from './command.ts';
+import { describeQuotingError } from './config-file.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
   sweep: { summary: 'fulfil verifications nobody landed (cron, a timer, a CronJob)', load: () => import('./sweep.ts') },
@@ -58,8 +59,12 @@ async function main(argv: readonly string[]): Promise<number> {
     return await command.run(rest, process.env);
   } catch (error) {
     // A person reads this: the message and how to fix it, never a stack trace, never a secret
-    // (a configuration's own code may quote one it read from the environment).
-    const message = redactSecrets(String(describeError(error).message), environmentSecrets(process.env));
+    // (a configuration's own code may quote one it read from the environment, or, pasted without
+    // its quotes, the secret is a name a ReferenceError quotes).
+    const message = redactSecrets(
+      describeQuotingError(error) ?? String(describeError(error).message),
+      environmentSecrets(process.env),
+    );
     const usage = isUsageError(error) ? `\n${command.usage}` : '';
     process.stderr.write(`hosted-sms-verify-kit ${name}: ${message}${usage}\n`);
     return 1;

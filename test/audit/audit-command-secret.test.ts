@@ -17,6 +17,8 @@ import { builtFile } from '../support/built.ts';
 // Plain node starts the built bin in under half of what loading the TypeScript through tsx takes.
 const MAIN = builtFile('cli/main.js');
 const SECRET = `audit/${randomBytes(12).toString('base64')}+x`;
+/** A secret as a portal may issue it: letters, digits and underscores (unquoted, it is a name). */
+const NAMED_SECRET = `sk_live_${randomBytes(12).toString('hex')}`;
 
 let dir: string;
 beforeAll(() => {
@@ -26,6 +28,9 @@ beforeAll(() => {
     `export default (env) => { throw new Error('could not start the app with ' + env.VERIFY_CLIENT_SECRET); };`,
   );
   writeFileSync(join(dir, 'throws-odd.config.mjs'), 'throw Object.create(null);');
+  // The secret pasted without its quotes, in the module and in its factory: a name a ReferenceError quotes.
+  writeFileSync(join(dir, 'unquoted.config.mjs'), `export default { clientSecret: ${NAMED_SECRET} };`);
+  writeFileSync(join(dir, 'unquoted-factory.config.mjs'), `export default () => ({ clientSecret: ${NAMED_SECRET} });`);
   // Options the audit refuses (no app), so close is read at once.
   writeFileSync(
     join(dir, 'close-revoked.config.mjs'),
@@ -77,6 +82,20 @@ describe('hosted-sms-verify-kit audit, a configuration whose code quotes the sec
     expect(run.output).toContain('hosted-sms-verify-kit audit: [object Object]');
     expect(run.output).not.toMatch(/\n\s+at /);
   });
+});
+
+describe('hosted-sms-verify-kit audit, a configuration whose code quotes the secret as a name', () => {
+  it.each(['unquoted.config.mjs', 'unquoted-factory.config.mjs'])(
+    '%s: exit 1, the ReferenceError and where it happened named, never any of the secret',
+    async (config) => {
+      const run = await audit(`./${config}`);
+      expect(run.code).toBe(1);
+      expect(run.output).toMatch(new RegExp(`ReferenceError at \\S*${config.replaceAll('.', '\\.')}:1:\\d+`));
+      expect(run.output).not.toContain(NAMED_SECRET.slice(0, 8));
+      expect(run.output).not.toContain(NAMED_SECRET.slice(-8));
+      expect(run.output).not.toMatch(/\n\s+at /);
+    },
+  );
 });
 
 describe('hosted-sms-verify-kit audit, a configuration that throws a value instanceof cannot read', () => {

@@ -5,6 +5,7 @@
  * and the decisions, and refuses a usage mistake with exit code 1, naming the fix, without a stack.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -165,3 +166,51 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
     }
   });
 });
+
+describe(
+  'hosted-sms-verify-kit fraud, a configuration whose own code fails quoting its text',
+  { timeout: 60_000 },
+  () => {
+    // A secret as a portal may issue it: letters, digits and underscores, so unquoted it is a name.
+    const secret = `sk_live_${randomBytes(12).toString('hex')}`;
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'verify-fraud-quoting-'));
+      // Pasted without its quotes: a name that is not defined.
+      writeFileSync(join(dir, 'unquoted.config.mjs'), `export default {\n  clientSecret: ${secret},\n};\n`);
+      writeFileSync(join(dir, 'unquoted-factory.config.mjs'), `export default () => ({ clientSecret: ${secret} });\n`);
+      // A settings file that does not parse: JSON.parse quotes its start.
+      writeFileSync(join(dir, 'settings.json'), `{ "clientSecret": ${secret} }`);
+      writeFileSync(
+        join(dir, 'settings.config.mjs'),
+        `import { readFileSync } from 'node:fs';\nexport default JSON.parse(readFileSync(new URL('./settings.json', import.meta.url), 'utf8'));\n`,
+      );
+      // A quote left open: the module does not parse.
+      writeFileSync(join(dir, 'open-quote.config.mjs'), `export default {\n  clientSecret: '${secret},\n};\n`);
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    function fraud(config: string): Promise<{ code: number; output: string }> {
+      const options = { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 20_000 };
+      return new Promise((resolve) => {
+        execFile(process.execPath, [MAIN, 'fraud', 'tripped', '--config', config], options, (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : Number(error.code), output: `${stdout}${stderr}` }),
+        );
+      });
+    }
+
+    it.each([
+      ['unquoted.config.mjs', /ReferenceError at \S*unquoted\.config\.mjs:2:\d+/],
+      ['unquoted-factory.config.mjs', /ReferenceError at \S*unquoted-factory\.config\.mjs:1:\d+/],
+      ['settings.config.mjs', /SyntaxError at \S*settings\.config\.mjs:2:\d+/],
+      ['open-quote.config.mjs', /SyntaxError in the configuration module/],
+    ])('%s: exit 1, says where and what kind, never any of the secret', async (config, where) => {
+      const run = await fraud(config);
+      expect(run.code).toBe(1);
+      expect(run.output).toMatch(where);
+      expect(run.output).not.toContain(secret.slice(0, 8));
+      expect(run.output).not.toContain(secret.slice(-8));
+      expect(run.output).not.toMatch(/\n\s+at /);
+    });
+  },
+);

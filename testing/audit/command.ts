@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { describeQuotingError } from '../../cli/config-file.ts';
 import { callHook, describeThrown } from './hooks.ts';
 import type { AuditOptions } from './options.ts';
 import { formatAuditJson, formatAuditTable } from './report.ts';
@@ -55,7 +56,13 @@ async function loadConfig(file: string, env: CommandEnv): Promise<AuditConfig> {
   const config =
     typeof exported === 'function'
       ? await callHook(`--config ${file}'s default export`, 120_000, () =>
-          (exported as (env: CommandEnv) => unknown)(env),
+          Promise.resolve()
+            .then(() => (exported as (env: CommandEnv) => unknown)(env))
+            .catch((error: unknown) => {
+              // A message quoting the code's text (a secret pasted without quotes) is not passed on.
+              const quoting = describeQuotingError(error);
+              throw quoting === undefined ? error : new Error(quoting);
+            }),
         )
       : exported;
   if (typeof config !== 'object' || config === null) {
