@@ -103,6 +103,10 @@ export interface KitErrorOptions {
 const secretForms = new Set<string>();
 /** The same forms, longest first (a whole form goes before its part), kept as they are remembered. */
 let longestFirst: readonly string[] = [];
+/** A run of a remembered form this long or longer is recognised wherever a cut left it. */
+const MIN_FRAGMENT = 8;
+/** Every MIN_FRAGMENT characters of every remembered form. */
+const secretFragments = new Set<string>();
 
 export { MIN_SECRET_LENGTH };
 /**
@@ -118,8 +122,34 @@ const MIN_OTHER_SECRET_LENGTH = 4;
  */
 export function rememberSecret(secret: unknown, clientId?: unknown): void {
   if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return;
-  for (const form of formsOf(secret, typeof clientId === 'string' ? clientId : undefined)) secretForms.add(form);
+  for (const form of formsOf(secret, typeof clientId === 'string' ? clientId : undefined)) {
+    secretForms.add(form);
+    for (let at = 0; at + MIN_FRAGMENT <= form.length; at++) secretFragments.add(form.slice(at, at + MIN_FRAGMENT));
+  }
   longestFirst = byLengthDown([...secretForms]);
+}
+
+/**
+ * Text from outside (the service's error code, which a proxy in front of it may fill with the
+ * start of the Authorization header it refused) redacted, and any run of MIN_FRAGMENT characters
+ * or more of a remembered form too: a value cut short keeps a part no whole form matches.
+ */
+export function redactSecretFragments(text: string): string {
+  const out = redactSecrets(text);
+  if (secretFragments.size === 0 || out.length < MIN_FRAGMENT) return out;
+  let covered: Uint8Array | undefined;
+  for (let at = 0; at + MIN_FRAGMENT <= out.length; at++) {
+    if (!secretFragments.has(out.slice(at, at + MIN_FRAGMENT))) continue;
+    covered ??= new Uint8Array(out.length);
+    covered.fill(1, at, at + MIN_FRAGMENT);
+  }
+  if (covered === undefined) return out;
+  let redacted = '';
+  for (let at = 0; at < out.length; at++) {
+    if (covered[at] === 0) redacted += out[at];
+    else if (at === 0 || covered[at - 1] === 0) redacted += '[redacted]';
+  }
+  return redacted;
 }
 
 function byLengthDown(forms: string[]): string[] {
@@ -180,7 +210,7 @@ export class KitError extends Error {
     this.status = statusByCode[code];
     // The service's own text, logged beside the message: a proxy in front of it may quote the request.
     this.serviceErrorCode =
-      options.serviceErrorCode === undefined ? undefined : redactSecrets(options.serviceErrorCode);
+      options.serviceErrorCode === undefined ? undefined : redactSecretFragments(options.serviceErrorCode);
     this.serviceStatus = options.serviceStatus;
     this.retryAfterSeconds = options.retryAfterSeconds;
   }

@@ -4,7 +4,7 @@
  * module uses to log without leaking: errors are described by code and message only.
  */
 import { runDetached } from './deadline.ts';
-import { KitError, redactSecrets } from './errors.ts';
+import { KitError, redactSecretFragments } from './errors.ts';
 
 /** Pino-compatible: `logger.info({ ...fields }, 'message')`. */
 export interface KitLogger {
@@ -98,7 +98,7 @@ export function safeLogger(logger: KitLogger | undefined): KitLogger | undefined
 
 /**
  * A loggable description of an error: code and message only (never a cause with headers), the
- * client secret redacted. Never throws, whatever was thrown (an object without a prototype, a
+ * client secret redacted, and any part of it a message cut short kept. Never throws, whatever was thrown (an object without a prototype, a
  * throwing getter): the integrator's code may throw anything, and the logging path must hold.
  */
 export function describeError(error: unknown): Record<string, unknown> {
@@ -125,5 +125,5 @@ function textOf(value: unknown): string {
   } catch {
     text = Object.prototype.toString.call(value);
   }
-  return redactSecrets(text);
+  return redactSecretFragments(text);
 }

@@ -6,7 +6,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { connectionsProblem, type VerifyClientOptions, type VerifyClientRetry } from './client-options.ts';
-import { carriesSecret, KitError, KitErrorCode, MIN_SECRET_LENGTH, rememberSecret } from '../errors.ts';
+import {
+  carriesSecret,
+  KitError,
+  KitErrorCode,
+  MIN_SECRET_LENGTH,
+  redactSecretFragments,
+  rememberSecret,
+} from '../errors.ts';
 import { BASE_URL_CARRIES_SECRET } from '../options/options-urls.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -251,6 +258,7 @@ function parseJsonBody(
   );
 }
 
+/** The service's error code, with any part of the client secret in it redacted (a proxy may quote the header it refused). */
 export function errorCodeOf(body: JsonObject | undefined): string | undefined {
-  return typeof body?.errorCode === 'string' ? body.errorCode : undefined;
+  return typeof body?.errorCode === 'string' ? redactSecretFragments(body.errorCode) : undefined;
 }

@@ -247,6 +247,50 @@ describe('a service answer that echoes the Authorization header', () => {
   });
 });
 
+describe('a service answer that echoes the Authorization header cut short', () => {
+  let app: TestApp | undefined;
+  let service: Server | undefined;
+  afterEach(async () => {
+    await app?.close();
+    service?.closeAllConnections();
+    await new Promise((resolve) => service?.close(resolve));
+    app = undefined;
+    service = undefined;
+  });
+
+  it('is logged and answered with no fragment of the secret: what the cut left of it is redacted too', async () => {
+    const clientId = 'acme';
+    const secret = `kit-secret-${randomBytes(16).toString('hex')}`;
+    const basic = Buffer.from(`${clientId}:${secret}`).toString('base64');
+    // A proxy refusing the call, quoting the start of what it was sent and of the secret itself.
+    service = createServer((req, res) => {
+      const authorization = req.headers.authorization ?? '';
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          isSuccess: false,
+          errorCode: `unauthorized: ${authorization.slice(0, 40)}... (client secret starts ${secret.slice(0, 24)}...)`,
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => service!.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+    app = await startTestApp({ service: async () => ({ baseUrl, clientId, clientSecret: secret }) });
+    const alice = await app.agent().signIn('alice');
+    const answer = await alice.tryStart('grant_badge');
+    expect(answer.status).toBe(502);
+    const logged = app.logs.filter((line) => line.includes('unauthorized'));
+    expect(logged.length).toBeGreaterThan(0);
+    // The base64 characters that encode the secret's bytes alone (after "acme:"), and its own characters.
+    const ofSecret = [basic.slice(8, 34), secret.slice(0, 24)];
+    for (const text of [...logged, answer.body, ...app.errors]) {
+      for (const part of ofSecret) {
+        for (let at = 0; at + 8 <= part.length; at++) expect(text).not.toContain(part.slice(at, at + 8));
+      }
+    }
+  });
+});
+
 describe('a value cut inside the client secret', () => {
   const secret = 'sk_live_7Hq2WmX9pL4vR8tY3nB6cJ1dF5gK0zA2';
 
@@ -284,6 +328,28 @@ describe('a value cut inside the client secret', () => {
       const logged = app.logs.filter((line) => line.includes('successPath returned'));
       expect(logged.length).toBeGreaterThan(0);
       for (const line of logged) expect(line, line).not.toContain(app.secret.slice(0, 12));
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("an integrator's error quoting the secret cut short is logged with no part of it", async () => {
+    let kitSecret = '';
+    const app = await startTestApp({
+      kit: {
+        // An HTTP library's error quoting the first characters of the credentials it sent.
+        beforeCreate: () => {
+          throw new Error(`partner refused client_secret=${kitSecret.slice(0, 20)}... (truncated)`);
+        },
+      },
+    });
+    kitSecret = app.secret;
+    try {
+      const alice = await app.agent().signIn('alice');
+      expect((await alice.tryStart('grant_badge')).status).toBe(500);
+      const logged = app.logs.filter((line) => line.includes('partner refused'));
+      expect(logged.length).toBeGreaterThan(0);
+      for (const line of logged) expect(line, line).not.toContain(app.secret.slice(0, 8));
     } finally {
       await app.close();
     }
