@@ -6,6 +6,9 @@
  * and calls no service.
  */
 import { createVerificationKit, type VerificationKit } from '../middleware/create-kit.ts';
+import { withDeadline } from '../middleware/deadline.ts';
+import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
+import { describeError } from '../middleware/logger.ts';
 import type { VerificationKitOptions } from '../middleware/options/options.ts';
 import type { PumpingTarget } from '../middleware/pumping/pumping-operations.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
@@ -128,6 +131,22 @@ async function load(file: string, env: CommandEnv): Promise<Loaded> {
   };
 }
 
+/** How long what the configuration opened gets to close (the sweep job's own deadline for it). */
+const CLOSE_MS = 10_000;
+
+/**
+ * Closes what the configuration opened: a close of its own that hangs or throws is said on stderr
+ * and never holds the command, nor changes what it did (its answer is printed already).
+ */
+async function closeWithin(close: () => Promise<void>, env: CommandEnv): Promise<void> {
+  try {
+    await withDeadline('close', CLOSE_MS, close, () => new Error(`closing did not finish within ${CLOSE_MS} ms`));
+  } catch (error) {
+    const message = redactSecrets(String(describeError(error).message), environmentSecrets(env));
+    process.stderr.write(`hosted-sms-verify-kit fraud: could not close what the configuration opened: ${message}\n`);
+  }
+}
+
 /** What the command prints: a JSON-able value, and its lines for a person. */
 async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ value: unknown; lines: string[] }> {
   const { pumping } = kit;
@@ -188,7 +207,7 @@ export const command: Command = {
       process.stdout.write(args.json ? `${JSON.stringify(value)}\n` : `${lines.join('\n')}\n`);
       return 0;
     } finally {
-      await close();
+      await closeWithin(close, env);
     }
   },
 };

@@ -214,3 +214,53 @@ describe(
     });
   },
 );
+
+describe('hosted-sms-verify-kit fraud, a configuration whose close() hangs or throws', { timeout: 60_000 }, () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'verify-fraud-close-'));
+    const config = (close: string) => `import { createSqliteStore } from ${JSON.stringify(SQLITE)};
+      export default { close: ${close}, kit: {
+        baseUrl: 'http://127.0.0.1:9', clientId: 'fraud-client', clientSecret: 'fraud-secret-0123456789abcdef',
+        returnUrl: 'http://localhost:3998/verify/return',
+        store: createSqliteStore({ database: ${JSON.stringify(join(dir, 'app.sqlite'))} }),
+        actions: [{ name: 'confirm_phone', operationSensitivity: 'normal', successPath: '/', fulfil: () => {} }],
+      } };`;
+    // Never settles, and keeps a timer that would keep the process alive.
+    writeFileSync(join(dir, 'hangs.config.mjs'), config('() => new Promise(() => setInterval(() => {}, 1000))'));
+    writeFileSync(join(dir, 'throws.config.mjs'), config("() => { throw new Error('pool.end failed'); }"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  function fraud(config: string): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+    const started = Date.now();
+    const options = { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 };
+    return new Promise((resolve) => {
+      execFile(process.execPath, [MAIN, 'fraud', 'rules', '--config', config], options, (error, stdout, stderr) =>
+        resolve({
+          code: error === null ? 0 : error.killed ? -1 : Number(error.code),
+          stdout,
+          stderr,
+          ms: Date.now() - started,
+        }),
+      );
+    });
+  }
+
+  it('a close that never settles: the answer printed, exit 0 within its deadline, the late close said on stderr', async () => {
+    const run = await fraud('hangs.config.mjs');
+    expect(run).toMatchObject({ code: 0, stdout: 'no rules in force\n' });
+    expect(run.stderr).toMatch(
+      /^hosted-sms-verify-kit fraud: could not close what the configuration opened: .*within \d+ ms/m,
+    );
+    expect(run.ms).toBeLessThan(20_000);
+  });
+
+  it('a close that throws: the answer printed, exit 0, its failure one line on stderr without a stack', async () => {
+    const run = await fraud('throws.config.mjs');
+    expect(run).toMatchObject({ code: 0, stdout: 'no rules in force\n' });
+    expect(run.stderr).toBe(
+      'hosted-sms-verify-kit fraud: could not close what the configuration opened: pool.end failed\n',
+    );
+  });
+});
