@@ -7,7 +7,7 @@
  */
 import { createVerificationKit, type VerificationKit } from '../middleware/create-kit.ts';
 import { withDeadline } from '../middleware/deadline.ts';
-import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
+import { environmentSecrets, redactSecrets, withoutUrlPasswords } from '../middleware/errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { VerificationKitOptions } from '../middleware/options/options.ts';
 import type { PumpingTarget } from '../middleware/pumping/pumping-operations.ts';
@@ -142,7 +142,7 @@ async function closeWithin(close: () => Promise<void>, env: CommandEnv): Promise
   try {
     await withDeadline('close', CLOSE_MS, close, () => new Error(`closing did not finish within ${CLOSE_MS} ms`));
   } catch (error) {
-    const message = redactSecrets(String(describeError(error).message), environmentSecrets(env));
+    const message = withoutUrlPasswords(redactSecrets(String(describeError(error).message), environmentSecrets(env)));
     process.stderr.write(`hosted-sms-verify-kit fraud: could not close what the configuration opened: ${message}\n`);
   }
 }

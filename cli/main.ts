@@ -4,7 +4,7 @@
  * loaded only when it runs (the emulator's devDependencies are never needed by `sweep`); a new
  * command is one line in COMMANDS.
  */
-import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
+import { environmentSecrets, redactSecrets, withoutUrlPasswords } from '../middleware/errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { Command } from './command.ts';
 import { describeQuotingError } from './config-file.ts';
@@ -60,10 +60,12 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     // A person reads this: the message and how to fix it, never a stack trace, never a secret
     // (a configuration's own code may quote one it read from the environment, or, pasted without
-    // its quotes, the secret is a name a ReferenceError quotes).
-    const message = redactSecrets(
-      describeQuotingError(error) ?? String(describeError(error).message),
-      environmentSecrets(process.env),
+    // its quotes, the secret is a name a ReferenceError quotes), never a database URL's password.
+    const message = withoutUrlPasswords(
+      redactSecrets(
+        describeQuotingError(error) ?? String(describeError(error).message),
+        environmentSecrets(process.env),
+      ),
     );
     const usage = isUsageError(error) ? `\n${command.usage}` : '';
     process.stderr.write(`hosted-sms-verify-kit ${name}: ${message}${usage}\n`);

@@ -185,19 +185,34 @@ describe(
         join(dir, 'settings.config.mjs'),
         `import { readFileSync } from 'node:fs';\nexport default JSON.parse(readFileSync(new URL('./settings.json', import.meta.url), 'utf8'));\n`,
       );
+      // A configuration quoting the database URL it was given, its password in it.
+      writeFileSync(
+        join(dir, 'database-url.config.mjs'),
+        'export default (env) => { throw new Error(`could not reach the database at ${env.DATABASE_URL}`); };\n',
+      );
       // A quote left open: the module does not parse.
       writeFileSync(join(dir, 'open-quote.config.mjs'), `export default {\n  clientSecret: '${secret},\n};\n`);
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-    function fraud(config: string): Promise<{ code: number; output: string }> {
-      const options = { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 20_000 };
+    function fraud(config: string, env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+      const options = { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 };
       return new Promise((resolve) => {
         execFile(process.execPath, [MAIN, 'fraud', 'tripped', '--config', config], options, (error, stdout, stderr) =>
           resolve({ code: error === null ? 0 : Number(error.code), output: `${stdout}${stderr}` }),
         );
       });
     }
+
+    it('a database URL quoted in an error: exit 1, the URL without its password', async () => {
+      const password = `pw-${randomBytes(9).toString('base64url')}`;
+      const run = await fraud('database-url.config.mjs', {
+        DATABASE_URL: `postgres://app:${password}@db.internal:5432/app`,
+      });
+      expect(run.code).toBe(1);
+      expect(run.output).toContain('could not reach the database at postgres://app:[redacted]@db.internal:5432/app');
+      expect(run.output).not.toContain(password.slice(0, 8));
+    });
 
     it.each([
       ['unquoted.config.mjs', /ReferenceError at \S*unquoted\.config\.mjs:2:\d+/],
