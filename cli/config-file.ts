@@ -11,27 +11,3 @@ export async function loadConfigModule(file: string, cwd = process.cwd()): Promi
   const loaded = (await import(pathToFileURL(path).href)) as { default?: unknown };
   return loaded.default ?? loaded;
 }
-
-/** Errors whose message quotes the text they stopped at: a token, a name, the start of a JSON text. */
-const QUOTING = new Set(['SyntaxError', 'ReferenceError']);
-
-/** The first frame of a stack in a file (not in node's own modules): `file:///app/verify.config.mjs:2:16`. */
-const FRAME_IN_A_FILE = /^\s+at (?:[^\n]*?\()?((?:file:\/\/|\/|[A-Za-z]:\\)[^\s()]*:\d+:\d+)\)?$/m;
-
-/**
- * What a command prints for an error whose message quotes the code's own text (a secret pasted
- * without its quotes is a name that is not defined; JSON.parse quotes what it could not read):
- * its kind and where, never its message. Undefined for any other error. Never throws.
- */
-export function describeQuotingError(error: unknown): string | undefined {
-  try {
-    if (!(error instanceof Error) || !QUOTING.has(error.name)) return undefined;
-    const where = typeof error.stack === 'string' ? FRAME_IN_A_FILE.exec(error.stack)?.[1] : undefined;
-    const why = 'its message is not shown, as it quotes the text of the code (which may hold a secret)';
-    return where === undefined
-      ? `${error.name} in the configuration module: ${why}; \`node --check\` on the module shows where.`
-      : `${error.name} at ${where}: ${why}.`;
-  } catch {
-    return undefined;
-  }
-}

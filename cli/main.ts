@@ -5,9 +5,9 @@
  * command is one line in COMMANDS.
  */
 import { environmentSecrets, redactSecrets, withoutUrlPasswords } from '../middleware/errors.ts';
+import { describeQuotingError } from '../middleware/quoting-errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { Command } from './command.ts';
-import { describeQuotingError } from './config-file.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
   sweep: { summary: 'fulfil verifications nobody landed (cron, a timer, a CronJob)', load: () => import('./sweep.ts') },

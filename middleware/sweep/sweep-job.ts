@@ -17,7 +17,8 @@
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
 import { runDetached, withDeadline } from '../deadline.ts';
-import { environmentSecrets, KitError, KitErrorCode, redactSecrets } from '../errors.ts';
+import { environmentSecrets, KitError, KitErrorCode, redactSecrets, withoutUrlPasswords } from '../errors.ts';
+import { describeQuotingError } from '../quoting-errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import { hasMethods } from '../options/option-problems.ts';
 import { yieldToRequests } from './cpu-priority.ts';
@@ -100,8 +101,9 @@ const ignorePrintFailure = () => {
 /** Values that must never reach the output: anything in env that looks like a secret. */
 function redactor(env: SweepJobEnv): (line: string) => string {
   const secrets = environmentSecrets(env);
-  // In every form, with every client secret a kit or a client of this process was given (a --config may hold one).
-  return (line) => redactSecrets(line, secrets);
+  // In every form, with every client secret a kit or a client of this process was given (a --config may
+  // hold one), and a database URL's password (a configuration's error may quote its URL).
+  return (line) => withoutUrlPasswords(redactSecrets(line, secrets));
 }
 
 export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<string, unknown> {
@@ -259,7 +261,8 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
     kit = await kitOf(options, env, config, stopTimeoutMs);
   } catch (error) {
     stop?.dispose();
-    emit({ event: 'sweep_config_error', message: describe(error).message });
+    // A secret pasted without its quotes is a name "not defined": such errors show where, not what.
+    emit({ event: 'sweep_config_error', message: describeQuotingError(error) ?? describe(error).message });
     return SweepJobExitCode.ConfigError;
   }
 

@@ -116,6 +116,7 @@ const TOP = [
   'telemetry.ts',
   'attempts.ts',
   'secret-spellings.ts',
+  'quoting-errors.ts',
 ];
 
 const emulator = importGraph('emulator');
@@ -239,11 +240,12 @@ describe('module map', () => {
     ).toEqual([]);
   });
 
-  it("the emulator never imports testing/, and neither imports the kit but for the leaf list of the secret's spellings", () => {
+  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings and quoting errors", () => {
     expect(importsBetween(emulator, 'emulator/', ['testing/', 'middleware/'])).toEqual([]);
     expect(
       importsBetween(testing, 'testing/', ['middleware/']).filter(
-        (edge) => !edge.endsWith(' -> middleware/secret-spellings.ts'),
+        (edge) =>
+          !edge.endsWith(' -> middleware/secret-spellings.ts') && !edge.endsWith(' -> middleware/quoting-errors.ts'),
       ),
     ).toEqual([]);
   });
@@ -251,6 +253,11 @@ describe('module map', () => {
   it("the secret's spellings are a leaf: the kit's redaction and the audit share them, and they import nothing", () => {
     expect(kit.get('middleware/secret-spellings.ts')).toEqual([]);
     expect(statements('middleware/secret-spellings.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
+  });
+
+  it('the description of errors that quote code is a leaf: the commands, the sweep job and the audit share it', () => {
+    expect(kit.get('middleware/quoting-errors.ts')).toEqual([]);
+    expect(statements('middleware/quoting-errors.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
   });
 
   it('the whole house has no import circles: kit, emulator, testing, CLI and demo together', () => {

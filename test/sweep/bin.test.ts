@@ -28,6 +28,8 @@ const CLIENT = {
 };
 
 const USERINFO_SECRET = 'Zm9v/YmFyK2Jheg==';
+const UNQUOTED_SECRET = 'sweepSecret0123456789abcdef';
+const DATABASE_PASSWORD = 'S3cretPassw0rd';
 
 let dir: string;
 let emulator: RunningEmulator;
@@ -61,6 +63,13 @@ beforeAll(async () => {
        store: {}, actions: [],
      };`,
   );
+  // A secret pasted without its quotes: the module fails to load with "<secret> is not defined".
+  writeFileSync(join(dir, 'unquoted.config.mjs'), `export default { clientSecret: ${UNQUOTED_SECRET} };`);
+  // A factory whose error quotes the database URL, password included.
+  writeFileSync(
+    join(dir, 'database-url.config.mjs'),
+    'export default (env) => { throw new Error(`could not reach the database at ${env.DATABASE_URL}`); };',
+  );
 });
 afterAll(async () => {
   await emulator.close();
@@ -69,7 +78,12 @@ afterAll(async () => {
 
 /** Runs the bin; one still running after 20 s is killed (its code is then NaN). */
 function bin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? '', VERIFY_BASE_URL: emulator.url, VERIFY_CLIENT_SECRET: CLIENT.secret };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    VERIFY_BASE_URL: emulator.url,
+    VERIFY_CLIENT_SECRET: CLIENT.secret,
+    DATABASE_URL: `postgres://app:${DATABASE_PASSWORD}@db.internal:5432/app`,
+  };
   const options = { cwd: dir, env, timeout: 20_000 };
   return new Promise((resolve) => {
     execFile(process.execPath, [MAIN, ...args], options, (error, stdout, stderr) =>
@@ -126,6 +140,27 @@ describe('hosted-sms-verify-kit sweep', () => {
     expect(line.message).toContain('`baseUrl`');
     expect(run.stdout + run.stderr).not.toContain(USERINFO_SECRET);
     expect(run.stdout + run.stderr).not.toContain('Zm9v');
+  });
+
+  it('a secret pasted without its quotes is a configuration error whose line says where, never what', async () => {
+    const run = await bin('sweep', '--once', '--config', './unquoted.config.mjs');
+    expect(run.code).toBe(1);
+    const line = JSON.parse(run.stdout) as { event: string; message: string };
+    expect(line.event).toBe('sweep_config_error');
+    expect(line.message).toMatch(
+      /^ReferenceError at file:\/\/\S+unquoted\.config\.mjs:\d+:\d+: its message is not shown/,
+    );
+    expect(run.stdout + run.stderr).not.toContain(UNQUOTED_SECRET.slice(0, 8));
+  });
+
+  it('a configuration error quoting the database URL shows the URL without its password', async () => {
+    const run = await bin('sweep', '--once', '--config', './database-url.config.mjs');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual({
+      event: 'sweep_config_error',
+      message: 'could not reach the database at postgres://app:[redacted]@db.internal:5432/app',
+    });
+    expect(run.stdout + run.stderr).not.toContain(DATABASE_PASSWORD);
   });
 
   it('an unknown command exits 1 listing the commands', async () => {

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describeQuotingError } from '../../cli/config-file.ts';
+import { describeQuotingError } from '../../middleware/quoting-errors.ts';
 import { callHook, describeThrown } from './hooks.ts';
 import type { AuditOptions } from './options.ts';
 import { formatAuditJson, formatAuditTable } from './report.ts';
