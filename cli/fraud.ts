@@ -7,7 +7,8 @@
  */
 import { createVerificationKit, type VerificationKit } from '../middleware/create-kit.ts';
 import { withDeadline } from '../middleware/deadline.ts';
-import { environmentSecrets, redactSecrets, withoutUrlPasswords } from '../middleware/errors.ts';
+import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
+import { withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { VerificationKitOptions } from '../middleware/options/options.ts';
 import type { PumpingTarget } from '../middleware/pumping/pumping-operations.ts';

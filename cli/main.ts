@@ -4,8 +4,8 @@
  * loaded only when it runs (the emulator's devDependencies are never needed by `sweep`); a new
  * command is one line in COMMANDS.
  */
-import { environmentSecrets, redactSecrets, withoutUrlPasswords } from '../middleware/errors.ts';
-import { describeQuotingError } from '../middleware/quoting-errors.ts';
+import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
+import { describeQuotingError, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { Command } from './command.ts';
 

@@ -178,17 +178,6 @@ export function environmentSecrets(env: Readonly<Record<string, string | undefin
     .flatMap(([, value]) => [...new Set([value as string, (value as string).trim()])]);
 }
 
-/** A URL's userinfo with a password: `postgres://app:PASSWORD@`, up to the last "@" before the host. */
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)[^\s/?#]*@/gi;
-
-/**
- * `text` with the password of every URL in it replaced (`postgres://app:[redacted]@db:5432/app`):
- * a configuration's database URL carries one, and an error quoting the URL would show it.
- */
-export function withoutUrlPasswords(text: string): string {
-  return text.replace(URL_PASSWORD, '$1[redacted]@');
-}
-
 /**
  * `text` with every remembered secret, and each of `alsoSecrets` (e.g. `environmentSecrets`), in
  * every form, replaced by [redacted].

@@ -17,8 +17,8 @@
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
 import { runDetached, withDeadline } from '../deadline.ts';
-import { environmentSecrets, KitError, KitErrorCode, redactSecrets, withoutUrlPasswords } from '../errors.ts';
-import { describeQuotingError } from '../quoting-errors.ts';
+import { environmentSecrets, KitError, KitErrorCode, redactSecrets } from '../errors.ts';
+import { describeQuotingError, withoutUrlPasswords } from '../printable-errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import { hasMethods } from '../options/option-problems.ts';
 import { yieldToRequests } from './cpu-priority.ts';

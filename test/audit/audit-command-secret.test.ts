@@ -19,6 +19,7 @@ const MAIN = builtFile('cli/main.js');
 const SECRET = `audit/${randomBytes(12).toString('base64')}+x`;
 /** A secret as a portal may issue it: letters, digits and underscores (unquoted, it is a name). */
 const NAMED_SECRET = `sk_live_${randomBytes(12).toString('hex')}`;
+const DATABASE_PASSWORD = `pw${randomBytes(9).toString('hex')}`;
 
 let dir: string;
 beforeAll(() => {
@@ -45,6 +46,13 @@ beforeAll(() => {
        clientId: 'audit-client', clientSecret: env.VERIFY_CLIENT_SECRET,
        close() { throw new Error('could not stop the client ' + encodeURIComponent(env.VERIFY_CLIENT_SECRET)); },
      });`,
+  );
+  // A close() whose error quotes the app's database URL, password included.
+  writeFileSync(
+    join(dir, 'close-database-url.config.mjs'),
+    `export default {
+       close() { throw new Error('could not close postgres://app:${DATABASE_PASSWORD}@db.internal:5432/app'); },
+     };`,
   );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,6 +82,13 @@ describe('hosted-sms-verify-kit audit, a configuration whose code quotes the sec
     expect(run.code).toBe(1);
     expect(run.output).toContain('could not stop the client');
     for (const form of FORMS) expect(run.output).not.toContain(form);
+  });
+
+  it('a close() whose error quotes a database URL: the URL printed without its password', async () => {
+    const run = await audit('./close-database-url.config.mjs');
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('could not close postgres://app:[redacted]@db.internal:5432/app');
+    expect(run.output).not.toContain(DATABASE_PASSWORD);
   });
 
   it('a module that throws an object without a prototype: exit 1, one line, no stack trace', async () => {

@@ -116,7 +116,7 @@ const TOP = [
   'telemetry.ts',
   'attempts.ts',
   'secret-spellings.ts',
-  'quoting-errors.ts',
+  'printable-errors.ts',
 ];
 
 const emulator = importGraph('emulator');
@@ -240,12 +240,12 @@ describe('module map', () => {
     ).toEqual([]);
   });
 
-  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings and quoting errors", () => {
+  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings and printable errors", () => {
     expect(importsBetween(emulator, 'emulator/', ['testing/', 'middleware/'])).toEqual([]);
     expect(
       importsBetween(testing, 'testing/', ['middleware/']).filter(
         (edge) =>
-          !edge.endsWith(' -> middleware/secret-spellings.ts') && !edge.endsWith(' -> middleware/quoting-errors.ts'),
+          !edge.endsWith(' -> middleware/secret-spellings.ts') && !edge.endsWith(' -> middleware/printable-errors.ts'),
       ),
     ).toEqual([]);
   });
@@ -255,9 +255,9 @@ describe('module map', () => {
     expect(statements('middleware/secret-spellings.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
   });
 
-  it('the description of errors that quote code is a leaf: the commands, the sweep job and the audit share it', () => {
-    expect(kit.get('middleware/quoting-errors.ts')).toEqual([]);
-    expect(statements('middleware/quoting-errors.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
+  it('what a command may print of an error is a leaf: the commands, the sweep job and the audit share it', () => {
+    expect(kit.get('middleware/printable-errors.ts')).toEqual([]);
+    expect(statements('middleware/printable-errors.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
   });
 
   it('the whole house has no import circles: kit, emulator, testing, CLI and demo together', () => {

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describeQuotingError } from '../../middleware/quoting-errors.ts';
+import { describeQuotingError, withoutUrlPasswords } from '../../middleware/printable-errors.ts';
 import { callHook, describeThrown } from './hooks.ts';
 import type { AuditOptions } from './options.ts';
 import { formatAuditJson, formatAuditTable } from './report.ts';
@@ -97,7 +97,8 @@ export const command = {
       // Your close() is yours: one that hangs or throws (or a `close` getter that throws) never keeps
       // the command from answering.
       await callHook('your close()', 30_000, () => config.close?.call(config)).catch((error: unknown) => {
-        write(`${scrubbed(config, describeThrown(error))}\n`);
+        // Its error may quote the app's database URL: never its password.
+        write(`${withoutUrlPasswords(scrubbed(config, describeThrown(error)))}\n`);
       });
     }
   },

@@ -1,6 +1,7 @@
 /**
- * Errors whose message quotes the code they stopped at, told apart from the rest. A leaf: the
- * commands, the sweep job and the audit share it, and it imports nothing.
+ * What a command may print of an error: not the message of one that quotes the code it stopped at,
+ * and no URL's password. A leaf: the commands, the sweep job and the audit share it, and it imports
+ * nothing.
  */
 
 /** Errors whose message quotes the text they stopped at: a token, a name, the start of a JSON text. */
@@ -25,4 +26,15 @@ export function describeQuotingError(error: unknown): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A URL's userinfo with a password: `postgres://app:PASSWORD@`, up to the last "@" before the host. */
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)[^\s/?#]*@/gi;
+
+/**
+ * `text` with the password of every URL in it replaced (`postgres://app:[redacted]@db:5432/app`):
+ * a configuration's database URL carries one, and an error quoting the URL would show it.
+ */
+export function withoutUrlPasswords(text: string): string {
+  return text.replace(URL_PASSWORD, '$1[redacted]@');
 }
