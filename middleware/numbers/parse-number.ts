@@ -40,6 +40,8 @@ export function isKnownCountry(value: unknown): value is CountryCode {
  */
 export function readEnteredNumber(input: unknown, defaultCountry: string | undefined): ReadNumber | undefined {
   if (typeof input !== 'string' || input.length > MAX_ENTERED_LENGTH) return undefined;
+  // RFC 3966 parameters: the parser drops a subaddress, and an extension after one, unreported.
+  if (input.includes(';')) return undefined;
   const country = isKnownCountry(defaultCountry) ? defaultCountry : undefined;
   try {
     // extract: false: the whole input must be the number, not merely contain one.

@@ -115,6 +115,20 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
     expect((await sms(app)).length).toBe(before.sms);
   });
 
+  it('a number with an extension or a subaddress after a ";" gets the number form back (422), and sends and stores nothing', async () => {
+    const user = await app.agent().signIn('bob');
+    const before = { attempts: await app.attemptCount(), sms: (await sms(app)).length };
+    // libphonenumber-js drops an `ext` that follows an `isub`, and the subaddress itself: the
+    // number read would be texted as if nothing followed it.
+    for (const typed of ['+447400123456;isub=1;ext=2', '07400 123456;isub=9;ext=123', '+447400123456;isub=1']) {
+      const answer = await user.tryStartWithNumber('add_phone', typed);
+      expect(answer.status, typed).toBe(422);
+      expect(answer.body).toContain('This is not a phone number we can text.');
+    }
+    expect(await app.attemptCount()).toBe(before.attempts);
+    expect((await sms(app)).length).toBe(before.sms);
+  });
+
   it('refuses what the destination policy refuses, before any text, without saying which rule; logged masked and counted by reason', async () => {
     const user = await app.agent().signIn('bob');
     const before = { attempts: await app.attemptCount(), sms: (await sms(app)).length };
