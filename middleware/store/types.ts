@@ -414,6 +414,21 @@ export interface PumpingStore {
     hour: number;
     now: number;
   }): Promise<PumpingReading>;
+  /**
+   * The check before a text: reads as readPumping does and, in the same atomic unit, counts one
+   * text under every key in `hour`. The reading is as it was just before this text: concurrent
+   * callers, on any instance, are serialised, so two never read the same `sentThisHour`.
+   */
+  reserveSend(query: {
+    keys: readonly PumpingKey[];
+    address: string;
+    hour: number;
+    now: number;
+  }): Promise<PumpingReading>;
+  /** Gives back a text reserveSend counted and that was never sent (never below 0). */
+  releaseSend(send: { keys: readonly PumpingKey[]; hour: number }): Promise<void>;
+  /** Records the send of a reserved text (its session), so markVerified counts under its keys and hour; counts nothing. */
+  attachSend(send: { sessionId: string; keys: readonly PumpingKey[]; hour: number }): Promise<void>;
   /** Counts one text sent (its session) under every key, in the hour given; a session counted already counts nothing more. */
   recordSend(send: { sessionId: string; keys: readonly PumpingKey[]; hour: number }): Promise<void>;
   /** The session's text was verified: counted under the keys and hour of its send, once. True when this call counted it. */

@@ -1,6 +1,6 @@
 /**
- * The SMS pumping counters in PostgreSQL, shared by every instance: the reading before a text is
- * one statement, a send and its counts one statement, a verification's mark and its counts one
+ * The SMS pumping counters in PostgreSQL, shared by every instance: the reading before a text and
+ * its count are one statement, a send and its counts one statement, a verification's mark and its counts one
  * statement (a conditional UPDATE: it counts once, whichever instance reads the outcome first).
  */
 import { pastDaysCache, type PastDaysCache } from '../past-days-cache.ts';
@@ -10,6 +10,7 @@ import type {
   PumpingDecisionRecord,
   PumpingDimension,
   PumpingKey,
+  PumpingReading,
   PumpingRule,
   PumpingStore,
 } from '../types.ts';
@@ -62,33 +63,55 @@ function withPastDays(
   });
 }
 
-/** What operators and the check before a text read. */
+/**
+ * Each key's count of this hour as its own upsert returned it, less the reserved text: the
+ * reading's snapshot may miss texts other instances counted while this statement waited on their
+ * row locks. The last 24 hours move by as much, as they hold this hour.
+ */
+function withReserved(counts: PumpingCount[], sent: number[]): PumpingCount[] {
+  return counts.map((count, i) => {
+    const before = (sent[i] ?? count.sentThisHour + 1) - 1;
+    return { ...count, sentThisHour: before, sentLastDay: count.sentLastDay - count.sentThisHour + before };
+  });
+}
+
+/** One reading (readPumping), or one reading with the text counted (reserveSend). */
+async function read(
+  db: PostgresDb,
+  pastDays: PastDaysCache,
+  name: 'readPumping' | 'reserveSend',
+  { keys, address, hour, now }: Parameters<PumpingStore['readPumping']>[0],
+): Promise<PumpingReading> {
+  const dimensions = keys.map((k) => k.dimension);
+  const names = keys.map((k) => k.key);
+  const kept = keys.map((k) => pastDays.get(k.dimension, k.key, hour));
+  const { rows } = await query<ReadingRow & { sent?: number[] }>(db, name, [
+    dimensions,
+    names,
+    hour,
+    `${address} `,
+    `${address}!`,
+    now,
+    kept.map((most) => most === undefined),
+  ]);
+  const [row] = rows;
+  if (row === undefined) throw new Error('The pumping counters returned no row.');
+  const counts = withPastDays(pastDays, keys, hour, kept, row.counts);
+  return {
+    counts: row.sent === undefined ? counts : withReserved(counts, row.sent),
+    unverifiedCountries: row.unverified_countries,
+    rules: row.rules.map((r) => ({ ...r, until: Number(r.until), setAt: Number(r.setAt) })),
+  };
+}
+
+/** What operators and the check before a text read; the check's reading may count its text too. */
 function pumpingReads(
   db: PostgresDb,
-): Pick<PumpingStore, 'readPumping' | 'listDecisions' | 'listRules' | 'countsByDay'> {
+): Pick<PumpingStore, 'readPumping' | 'reserveSend' | 'listDecisions' | 'listRules' | 'countsByDay'> {
   const pastDays = pastDaysCache();
   return {
-    async readPumping({ keys, address, hour, now }) {
-      const dimensions = keys.map((k) => k.dimension);
-      const names = keys.map((k) => k.key);
-      const kept = keys.map((k) => pastDays.get(k.dimension, k.key, hour));
-      const { rows } = await query<ReadingRow>(db, 'readPumping', [
-        dimensions,
-        names,
-        hour,
-        `${address} `,
-        `${address}!`,
-        now,
-        kept.map((most) => most === undefined),
-      ]);
-      const [row] = rows;
-      if (row === undefined) throw new Error('The pumping counters returned no row.');
-      return {
-        counts: withPastDays(pastDays, keys, hour, kept, row.counts),
-        unverifiedCountries: row.unverified_countries,
-        rules: row.rules.map((r) => ({ ...r, until: Number(r.until), setAt: Number(r.setAt) })),
-      };
-    },
+    readPumping: (reading) => read(db, pastDays, 'readPumping', reading),
+    reserveSend: (reading) => read(db, pastDays, 'reserveSend', reading),
     async listDecisions({ since, limit }) {
       const { rows } = await query<DecisionRow>(db, 'listDecisions', [since, limit]);
       return rows.map((row) => ({
@@ -132,6 +155,13 @@ export function postgresPumping(db: PostgresDb): PumpingStore {
       const sorted = sortedKeys(keys);
       const values = [sessionId, hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)];
       await query(db, 'recordSend', values);
+    },
+    async releaseSend({ keys, hour }) {
+      await query(db, 'releaseSend', [hour, keys.map((k) => k.dimension), keys.map((k) => k.key)]);
+    },
+    async attachSend({ sessionId, keys, hour }) {
+      const sorted = sortedKeys(keys);
+      await query(db, 'attachSend', [sessionId, hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)]);
     },
     async markVerified(sessionId) {
       const { rows } = await inTransaction(

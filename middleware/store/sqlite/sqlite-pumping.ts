@@ -1,14 +1,21 @@
 /**
- * The SMS pumping counters in SQLite. A send's counts and its record are written together in the
- * start's group commit; a verification marks its send and counts under the send's keys in one
- * savepoint of that group commit, so it counts once whatever calls it (landing, sweep, another
- * process).
+ * The SMS pumping counters in SQLite. The check before a text reads and counts it in one write of
+ * the start's group commit; the send's record follows once its session exists. A verification
+ * marks its send and counts under the send's keys in one savepoint of that group commit, so it
+ * counts once whatever calls it (landing, sweep, another process).
  */
 import type { Database } from 'better-sqlite3';
 import { pastDaysCache } from '../past-days-cache.ts';
 import { prepareAll, PUMPING_SQL, type PumpingStatements } from './sqlite-sql.ts';
 import type { StartWrite } from './sqlite-start-writes.ts';
-import type { PumpingCount, PumpingDimension, PumpingKey, PumpingRule, PumpingStore } from '../types.ts';
+import type {
+  PumpingCount,
+  PumpingDimension,
+  PumpingKey,
+  PumpingReading,
+  PumpingRule,
+  PumpingStore,
+} from '../types.ts';
 
 /** One key's row of the reading. */
 interface ReadingRow {
@@ -83,34 +90,42 @@ function toRule(row: RuleRow): PumpingRule {
 
 type Sql = PumpingStatements;
 
-/** What operators and the check before a text read. */
-function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisions' | 'listRules' | 'countsByDay'> {
+type ReadingQuery = Parameters<PumpingStore['readPumping']>[0];
+
+/** What operators and the check before a text read; `readNow` reads synchronously, for a write to read in. */
+function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisions' | 'listRules' | 'countsByDay'> & {
+  readNow(query: ReadingQuery): PumpingReading;
+} {
   const pastDays = pastDaysCache();
+  const readNow = ({ keys, address, hour, now }: ReadingQuery): PumpingReading => {
+    const kept = keys.map(({ dimension, key }) => pastDays.get(dimension, key, hour));
+    // With no key, one that counts nothing: the row still carries the address's countries.
+    const asked =
+      keys.length === 0
+        ? '[["","",0]]'
+        : JSON.stringify(keys.map(({ dimension, key }, i) => [dimension, key, kept[i] === undefined ? 1 : 0]));
+    const rows = sql.readPumping.all({ keys: asked, address, hour, now }) as ReadingRow[];
+    const counts: PumpingCount[] = [];
+    const rules: PumpingRule[] = [];
+    keys.forEach(({ dimension, key }, i) => {
+      const row = rows[i];
+      if (row === undefined) throw new Error('The pumping counters returned no row for a key.');
+      let past = kept[i];
+      if (past === undefined) {
+        past = row.max_past_day ?? 0;
+        pastDays.set(dimension, key, hour, past);
+      }
+      counts.push(toCount(JSON.parse(row.counts) as CountsRead, past));
+      if (row.rule !== null) {
+        rules.push({ dimension, key, rule: row.rule, until: row.until as number, setAt: row.set_at as number });
+      }
+    });
+    return { counts, unverifiedCountries: rows[0]?.unverified_countries ?? 0, rules };
+  };
   return {
-    async readPumping({ keys, address, hour, now }) {
-      const kept = keys.map(({ dimension, key }) => pastDays.get(dimension, key, hour));
-      // With no key, one that counts nothing: the row still carries the address's countries.
-      const asked =
-        keys.length === 0
-          ? '[["","",0]]'
-          : JSON.stringify(keys.map(({ dimension, key }, i) => [dimension, key, kept[i] === undefined ? 1 : 0]));
-      const rows = sql.readPumping.all({ keys: asked, address, hour, now }) as ReadingRow[];
-      const counts: PumpingCount[] = [];
-      const rules: PumpingRule[] = [];
-      keys.forEach(({ dimension, key }, i) => {
-        const row = rows[i];
-        if (row === undefined) throw new Error('The pumping counters returned no row for a key.');
-        let past = kept[i];
-        if (past === undefined) {
-          past = row.max_past_day ?? 0;
-          pastDays.set(dimension, key, hour, past);
-        }
-        counts.push(toCount(JSON.parse(row.counts) as CountsRead, past));
-        if (row.rule !== null) {
-          rules.push({ dimension, key, rule: row.rule, until: row.until as number, setAt: row.set_at as number });
-        }
-      });
-      return { counts, unverifiedCountries: rows[0]?.unverified_countries ?? 0, rules };
+    readNow,
+    async readPumping(query) {
+      return readNow(query);
     },
     async listDecisions({ since, limit }) {
       return (sql.listDecisions.all({ since, limit }) as DecisionRow[]).map((row) => ({
@@ -138,6 +153,31 @@ function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisio
   };
 }
 
+/** The check's count of a text (reserveSend), given back when unsent, and the send's record. */
+function reservations(
+  sql: Sql,
+  write: StartWrite,
+  readNow: (query: ReadingQuery) => PumpingReading,
+): Pick<PumpingStore, 'reserveSend' | 'releaseSend' | 'attachSend'> {
+  return {
+    // Read and counted in one write of the group commit (BEGIN IMMEDIATE): no other check, in this
+    // process or another, reads between the two.
+    async reserveSend(query) {
+      return write(() => {
+        const reading = readNow(query);
+        sql.countSent.run({ keys: JSON.stringify(query.keys), hour: query.hour });
+        return reading;
+      });
+    },
+    async releaseSend({ keys, hour }) {
+      await write(() => sql.uncountSent.run({ keys: JSON.stringify(keys), hour }));
+    },
+    async attachSend({ sessionId, keys, hour }) {
+      await write(() => sql.insertSend.run({ sessionId, hour, keys: JSON.stringify(keys) }));
+    },
+  };
+}
+
 /** The pumping part of the SQLite store; `write` is the start's group commit. */
 export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
   const sql = prepareAll(db, PUMPING_SQL);
@@ -157,8 +197,10 @@ export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
       sql.purgeDecisions.run(query).changes +
       sql.purgeRules.run({ now: query.now }).changes,
   );
+  const { readNow, ...reads } = pumpingReads(sql);
   return {
-    ...pumpingReads(sql),
+    ...reads,
+    ...reservations(sql, write, readNow),
     async recordSend({ sessionId, keys, hour }) {
       const listed = JSON.stringify(keys);
       await write(() => {

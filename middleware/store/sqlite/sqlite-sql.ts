@@ -212,6 +212,9 @@ export const PUMPING_SQL = {
   countSent: `INSERT INTO verify_kit_pumping_counts (dimension, key, hour, sent)
      SELECT value ->> 'dimension', value ->> 'key', @hour, 1 FROM json_each(@keys) WHERE true
      ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = sent + 1`,
+  // A reserved text never sent, given back (never below 0).
+  uncountSent: `UPDATE verify_kit_pumping_counts SET sent = max(sent - 1, 0)
+     WHERE (dimension, key, hour) IN (SELECT value ->> 'dimension', value ->> 'key', CAST(@hour AS INTEGER) FROM json_each(@keys))`,
   countRefused: `INSERT INTO verify_kit_pumping_counts (dimension, key, hour, refused)
      SELECT value ->> 'dimension', value ->> 'key', @hour, 1 FROM json_each(@keys) WHERE true
      ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = refused + 1`,

@@ -1,0 +1,146 @@
+/**
+ * The statements and the routine of the SMS pumping counters (postgres-pumping.ts), part of the
+ * store's statements (postgres-sql.ts, which names each after `verify_kit_`). An hour is ms since
+ * the epoch / 3,600,000.
+ */
+import { createHash } from 'node:crypto';
+
+/**
+ * The reading before a text in one statement: every key's counts ($1 dimensions, $2 keys, $3
+ * hour), the most verified in one of days 1 to 13 of the keys flagged in $7 (null for the others:
+ * read earlier this hour), the address's countries without a verification ($4 "<address> ", $5
+ * "<address>!"), the live rules ($6 now). In a routine so that its plan is made once per
+ * connection: as a prepared statement, PostgreSQL planned it again at every start (the plan for
+ * five keys looked cheaper than the generic one, estimated for ten), about two thirds of its time
+ * on the server; the plan is the same either way.
+ */
+const READ_PUMPING_BODY = `
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY SELECT
+       (SELECT coalesce(json_agg(json_build_object(
+           'sentThisHour', c.sent_this_hour, 'verifiedThisHour', c.verified_this_hour,
+           'sentLastHour', c.sent_last_hour, 'verifiedLastHour', c.verified_last_hour,
+           'sentLastDay', c.sent_last_day, 'verifiedLastDay', c.verified_last_day,
+           'maxVerifiedPastDay', m.max_day, 'refusedThisHour', c.refused_this_hour,
+           'refusedLastHour', c.refused_last_hour) ORDER BY k.ord), '[]'::json)
+        FROM unnest($1::text[], $2::text[], $7::boolean[]) WITH ORDINALITY AS k(dimension, key, need, ord)
+        CROSS JOIN LATERAL (SELECT
+            coalesce(sum(p.sent) FILTER (WHERE p.hour = $3), 0) AS sent_this_hour,
+            coalesce(sum(p.verified) FILTER (WHERE p.hour = $3), 0) AS verified_this_hour,
+            coalesce(sum(p.sent) FILTER (WHERE p.hour = $3 - 1), 0) AS sent_last_hour,
+            coalesce(sum(p.verified) FILTER (WHERE p.hour = $3 - 1), 0) AS verified_last_hour,
+            coalesce(sum(p.sent), 0) AS sent_last_day,
+            coalesce(sum(p.verified), 0) AS verified_last_day,
+            coalesce(sum(p.refused) FILTER (WHERE p.hour = $3), 0) AS refused_this_hour,
+            coalesce(sum(p.refused) FILTER (WHERE p.hour = $3 - 1), 0) AS refused_last_hour
+          FROM verify_kit_pumping_counts p
+          WHERE p.dimension = k.dimension AND p.key = k.key AND p.hour > $3 - 24 AND p.hour <= $3) c
+        CROSS JOIN LATERAL (SELECT CASE WHEN k.need THEN coalesce(max(d.v), 0) END AS max_day
+          FROM (SELECT sum(p.verified) AS v FROM verify_kit_pumping_counts p
+            WHERE k.need AND p.dimension = k.dimension AND p.key = k.key AND p.hour > $3 - 336 AND p.hour <= $3 - 24
+            GROUP BY ($3 - p.hour) / 24) d) m) AS counts,
+       (SELECT count(*) FROM (SELECT p.key FROM verify_kit_pumping_counts p
+          WHERE p.dimension = 'address_country' AND p.key > $4 AND p.key < $5 AND p.hour > $3 - 24 AND p.hour <= $3
+          GROUP BY p.key HAVING sum(p.verified) = 0 AND sum(p.sent) > 0) u)::integer AS unverified_countries,
+       (SELECT coalesce(json_agg(json_build_object('dimension', r.dimension, 'key', r.key, 'rule', r.rule,
+           'until', r.until, 'setAt', r.set_at)), '[]'::json)
+        FROM verify_kit_pumping_rules r JOIN unnest($1::text[], $2::text[]) AS k(dimension, key)
+          ON r.dimension = k.dimension AND r.key = k.key
+        WHERE r.until > $6) AS rules;
+END`;
+const READ_PUMPING_ROUTINE = `verify_kit_read_pumping_${createHash('sha256').update(READ_PUMPING_BODY).digest('hex').slice(0, 16)}`;
+
+/** The reading's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
+export const READ_PUMPING = {
+  signature: `${READ_PUMPING_ROUTINE}(text[], text[], integer, text, text, bigint, boolean[])`,
+  create: `CREATE FUNCTION ${READ_PUMPING_ROUTINE}(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[])
+      RETURNS TABLE (counts JSON, unverified_countries INTEGER, rules JSON) LANGUAGE plpgsql STABLE
+      SET plan_cache_mode = force_generic_plan AS $fn$${READ_PUMPING_BODY}
+      $fn$`,
+} as const;
+
+/** The SMS pumping counters (postgres-pumping.ts); an hour is ms since the epoch / 3,600,000. */
+export const PUMPING_SQL = {
+  // Through its routine (READ_PUMPING_ROUTINE), which keeps one plan per connection.
+  readPumping: `SELECT counts, unverified_countries, rules FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
+  // The check before a text: the reading ($1 to $7, as readPumping) and one text counted under
+  // every key in hour $3, in one statement. The routine reads the statement's snapshot, without
+  // this text; the upserts (in one sorted order, so two checks lock shared counters in the same
+  // order) wait on each other's row locks and return each key's count with this text: exact
+  // however many instances check at once. Unflushed, as recordSend.
+  reserveSend: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
+     counted AS (
+       INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent)
+       SELECT k.dimension, k.key, $3, 1 FROM unflushed, unnest($1::text[], $2::text[]) AS k(dimension, key)
+         ORDER BY k.dimension, k.key
+       ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent + 1
+       RETURNING c.dimension, c.key, c.sent)
+     SELECT r.counts, r.unverified_countries, r.rules,
+       (SELECT coalesce(json_agg(c.sent ORDER BY k.ord), '[]'::json)
+          FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(dimension, key, ord)
+          JOIN counted c ON c.dimension = k.dimension AND c.key = k.key) AS sent
+     FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7) r`,
+  // A reserved text never sent, given back ($1 hour, $2 dimensions, $3 keys): an upsert in sorted
+  // order, as reserveSend, so the two never lock shared counters in opposite orders.
+  releaseSend: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true))
+     INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent)
+     SELECT k.dimension, k.key, $1, 0 FROM unflushed, unnest($2::text[], $3::text[]) AS k(dimension, key)
+       ORDER BY k.dimension, k.key
+     ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = greatest(c.sent - 1, 0)`,
+  // The record of a reserved text's send, so its verification counts under its keys and hour.
+  attachSend: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true))
+     INSERT INTO verify_kit_pumping_sends (session_id, hour, dimensions, keys)
+     SELECT $1, $2, $3, $4 FROM unflushed
+     ON CONFLICT (session_id) DO NOTHING`,
+  // The send and its counts in one statement; a session already counted counts nothing more. Keys
+  // come sorted, so two sends lock shared counters in one order. Its commit does not wait for the
+  // disk (synchronous_commit off for this statement's transaction alone): one round trip, where
+  // BEGIN, SET LOCAL and COMMIT took three.
+  recordSend: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
+     send AS (
+       INSERT INTO verify_kit_pumping_sends (session_id, hour, dimensions, keys) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (session_id) DO NOTHING RETURNING hour, dimensions, keys)
+     INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent)
+     SELECT k.dimension, k.key, send.hour, 1
+       FROM unflushed, send CROSS JOIN LATERAL unnest(send.dimensions, send.keys) AS k(dimension, key)
+       ORDER BY k.dimension, k.key
+     ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent + 1`,
+  markVerified: `WITH done AS (
+       UPDATE verify_kit_pumping_sends SET verified = TRUE WHERE session_id = $1 AND NOT verified
+       RETURNING hour, dimensions, keys),
+     counted AS (
+       UPDATE verify_kit_pumping_counts AS c SET verified = c.verified + 1
+       FROM done CROSS JOIN LATERAL unnest(done.dimensions, done.keys) AS k(dimension, key)
+       WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = done.hour)
+     SELECT count(*)::integer AS marked FROM done`,
+  // The decision and, for a refusal, a count under each key whose rules refused it ($8 hour,
+  // $9 dimensions, $10 keys, sorted), in one statement.
+  insertDecision: `WITH decision AS (
+       INSERT INTO verify_kit_pumping_decisions (decided_at, decision, reasons, country, block, address, user_ref)
+       VALUES ($1, $2, $3, $4, $5, $6, $7))
+     INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, refused)
+     SELECT k.dimension, k.key, $8, 1 FROM unnest($9::text[], $10::text[]) AS k(dimension, key)
+     ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = c.refused + 1`,
+  listDecisions: `SELECT decided_at, decision, reasons, country, block, address, user_ref FROM verify_kit_pumping_decisions
+     WHERE decided_at >= $1 ORDER BY decided_at DESC, id DESC LIMIT $2`,
+  setRule: `INSERT INTO verify_kit_pumping_rules (dimension, key, rule, until, set_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (dimension, key) DO UPDATE SET rule = EXCLUDED.rule, until = EXCLUDED.until, set_at = EXCLUDED.set_at`,
+  clearRule: 'DELETE FROM verify_kit_pumping_rules WHERE dimension = $1 AND key = $2',
+  listRules:
+    'SELECT dimension, key, rule, until, set_at FROM verify_kit_pumping_rules WHERE until > $1 ORDER BY set_at DESC',
+  countsByDay: `SELECT key, ($2 - hour) / 24 AS days_ago, sum(sent)::integer AS sent, sum(verified)::integer AS verified
+     FROM verify_kit_pumping_counts WHERE dimension = $1 AND hour > $2 - 24 * $3 AND hour <= $2
+     GROUP BY key, days_ago ORDER BY key, days_ago`,
+  // Instances purging together share the work.
+  purgePumping: `WITH counts AS (DELETE FROM verify_kit_pumping_counts WHERE (dimension, key, hour) IN (
+         SELECT dimension, key, hour FROM verify_kit_pumping_counts WHERE hour < $1 LIMIT $4 FOR UPDATE SKIP LOCKED)
+         RETURNING 1),
+       sends AS (DELETE FROM verify_kit_pumping_sends WHERE session_id IN (
+         SELECT session_id FROM verify_kit_pumping_sends WHERE hour < $1 LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING 1),
+       decisions AS (DELETE FROM verify_kit_pumping_decisions WHERE id IN (
+         SELECT id FROM verify_kit_pumping_decisions WHERE decided_at < $2 LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING 1),
+       rules AS (DELETE FROM verify_kit_pumping_rules WHERE until <= $3 RETURNING 1)
+     SELECT ((SELECT count(*) FROM counts) + (SELECT count(*) FROM sends) + (SELECT count(*) FROM decisions)
+       + (SELECT count(*) FROM rules))::integer AS purged`,
+} as const;
