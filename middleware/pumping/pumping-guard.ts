@@ -1,8 +1,11 @@
 /**
  * The SMS pumping check of a start, before its text and before its budgets (a refusal spends
- * none): read the counters of the start's keys, judge, record the decision, and then let the
- * start go on, offer the app's challenge, or refuse it with the same 429 as a spent budget (the
- * answer never names the rule). A start that goes on is counted once its session exists.
+ * none): read the counters of the start's keys and count its text in the same atomic step (so
+ * concurrent starts, on any instance, each read the texts of those before them), judge on the
+ * counts before it, record the decision, and then let the start go on, offer the app's challenge,
+ * or refuse it with the same 429 as a spent budget (the answer never names the rule). A refused
+ * start gives its text back, as does a start that ends before its session exists; once the
+ * session exists, its send is recorded for the verification to count under.
  */
 import type { Request } from 'express';
 import { withDeadline } from '../deadline.ts';
@@ -17,9 +20,12 @@ import { startKeys, type StartKeys } from './pumping-keys.ts';
 import type { ResolvedPumping } from './pumping-options.ts';
 import { hourOf } from './pumping-rules.ts';
 
-/** What the start does once its session exists: counts its text. */
+/** What the start does once its session exists, or when it ends before one exists. Neither rejects. */
 export interface PumpingPass {
+  /** The session exists: its text is counted under the start's keys. */
   sent(sessionId: string): Promise<void>;
+  /** The start ended before any session existed (nothing was sent): its text is given back. */
+  unsent(): Promise<void>;
 }
 
 export interface PumpingGuardDeps {
@@ -114,27 +120,65 @@ function purger(deps: PumpingGuardDeps, store: PumpingStore): (now: number) => v
   };
 }
 
+const countFailed = 'could not count a text for the SMS pumping rules';
+
 /**
- * The pass of a start that goes on. A class, not an object with a closure made at every start:
- * run through tsx, each named closure costs a defineProperty.
+ * The pass of a start the rules let through unjudged (the app's allow-list): its text is counted
+ * once sent. A class, not an object with a closure made at every start: run through tsx, each
+ * named closure costs a defineProperty.
  */
 class CountedPass implements PumpingPass {
   constructor(
-    private readonly deps: PumpingGuardDeps,
-    private readonly store: PumpingStore,
-    private readonly keys: StartKeys['keys'],
+    protected readonly deps: PumpingGuardDeps,
+    protected readonly store: PumpingStore,
+    protected readonly keys: StartKeys['keys'],
   ) {}
 
   // The text is on its way: a count that fails to be written is only logged.
   sent(sessionId: string): Promise<void> {
     const { deps, keys } = this;
     return this.store.recordSend({ sessionId, keys, hour: hourOf(deps.now()) }).catch((error: unknown) => {
-      deps.logger.warn(
-        { route: 'start', err: describeError(error) },
-        'could not count a text for the SMS pumping rules',
-      );
+      deps.logger.warn({ route: 'start', err: describeError(error) }, countFailed);
     });
   }
+
+  unsent(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** The pass of a judged start: its text was counted by the check, in `hour`. */
+class ReservedPass extends CountedPass {
+  constructor(
+    deps: PumpingGuardDeps,
+    store: PumpingStore,
+    keys: StartKeys['keys'],
+    private readonly hour: number,
+  ) {
+    super(deps, store, keys);
+  }
+
+  // Recorded in the hour it was counted in, so its verification counts there too.
+  override sent(sessionId: string): Promise<void> {
+    const { deps, keys, hour } = this;
+    return this.store.attachSend({ sessionId, keys, hour }).catch((error: unknown) => {
+      deps.logger.warn({ route: 'start', err: describeError(error) }, countFailed);
+    });
+  }
+
+  // A text counted and never sent only makes the rules refuse sooner: a failure is only logged.
+  override unsent(): Promise<void> {
+    return release(this.deps, this.store, this.keys, this.hour);
+  }
+}
+
+function release(deps: PumpingGuardDeps, store: PumpingStore, keys: StartKeys['keys'], hour: number): Promise<void> {
+  return store.releaseSend({ keys, hour }).catch((error: unknown) => {
+    deps.logger.warn(
+      { route: 'start', err: describeError(error) },
+      'could not give back a text counted for the SMS pumping rules',
+    );
+  });
 }
 
 export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
@@ -146,9 +190,11 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
     const start = startKeys(who.destination, ip, who.userRef, who.number);
     const now = deps.now();
     const hour = hourOf(now);
-    const pass = new CountedPass(deps, store, start.keys);
-    if (deps.pumping.allows({ country: start.country, e164: start.e164, ip, userRef: who.userRef })) return pass;
-    const reading = await store.readPumping({ keys: start.keys, address: start.address, hour, now });
+    if (deps.pumping.allows({ country: start.country, e164: start.e164, ip, userRef: who.userRef })) {
+      return new CountedPass(deps, store, start.keys);
+    }
+    const reading = await store.reserveSend({ keys: start.keys, address: start.address, hour, now });
+    const pass = new ReservedPass(deps, store, start.keys, hour);
     purge(now);
     const verdict = judge(reading, start, deps.pumping.thresholds, now);
     if (verdict.reasons.length === 0) return pass;
@@ -160,7 +206,11 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
       await record(deps, store, start, who.destination, 'challenged', verdict.reasons);
       return pass;
     }
-    await record(deps, store, start, who.destination, 'refused', verdict.reasons);
+    // Counters as if the start never came, but for its refusal.
+    await Promise.all([
+      record(deps, store, start, who.destination, 'refused', verdict.reasons),
+      release(deps, store, start.keys, hour),
+    ]);
     throw refusal();
   };
 }

@@ -308,8 +308,14 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
     const params = await paramsFor(context, req, action, user, previous);
     // Before the budgets: a start refused as SMS pumping spends none of them.
     const pass = await pumping(req, { ...user, number: stored });
-    const receipt = await allowStart(context, req, user, action);
+    // Refused by the budgets or the app's hook, or the service busy: no session, no text, so the
+    // text the pumping check counted is given back. Any other failure may have sent it.
+    const receipt = await allowStart(context, req, user, action).catch(async (error: unknown) => {
+      await pass?.unsent();
+      throw error;
+    });
     const created = await createAttempt(context, user, action, params, originOf, pass).catch(async (error: unknown) => {
+      if (isKitError(error, KitErrorCode.ServiceBusy)) await pass?.unsent();
       await refundWhenBusy(context, receipt, error);
       throw error;
     });
