@@ -1,9 +1,10 @@
 /**
  * The pumping phase's fidelity check (BENCH_ONLY=pumping-replay): the month's figures come from
  * in-memory counters; this replays a slice of the same month through the kit's real stores, SQLite
- * and PostgreSQL, as the start's check does (pumping-guard.ts: readPumping, judge, recordDecision
- * with the keys that refused, recordSend once sent, markVerified when the code is entered, and the
- * purge every five minutes), on the events' own clock, and checks that every decision equals the
+ * and PostgreSQL, as the start's check does (pumping-guard.ts: reserveSend, judge, recordDecision
+ * with the keys that refused and releaseSend for a refusal, releaseSend for a start the budgets
+ * refuse, attachSend once sent, markVerified when the code is entered, and the purge every five
+ * minutes), on the events' own clock, and checks that every decision equals the
  * model's on the same events. A difference throws: the month's figures would not be the kit's.
  *
  * The slice: attack (a) (random numbers in one expensive country, addresses and accounts rotated)
@@ -77,7 +78,7 @@ export async function replayOn(
     while (next < entered.length && entered[next]!.at <= event.at) await store.markVerified(entered[next++]!.sessionId);
     const start = keysOf(event);
     const hour = hourOf(event.at);
-    const reading = await store.readPumping({ keys: start.keys, address: start.address, hour, now: event.at });
+    const reading = await store.reserveSend({ keys: start.keys, address: start.address, hour, now: event.at });
     if (event.at >= purgeAt) {
       purgeAt = event.at + PURGE_EVERY_MS;
       await store.purgePumping({
@@ -98,15 +99,21 @@ export async function replayOn(
     }
     if (reasons.length > 0) {
       const { country, block, address, userRef } = start;
-      await store.recordDecision(
-        { decidedAt: event.at, decision: 'refused', reasons, country, block, address, userRef },
-        { keys: keysRefusedBy(start, reasons), hour },
-      );
+      await Promise.all([
+        store.recordDecision(
+          { decidedAt: event.at, decision: 'refused', reasons, country, block, address, userRef },
+          { keys: keysRefusedBy(start, reasons), hour },
+        ),
+        store.releaseSend({ keys: start.keys, hour }),
+      ]);
       continue;
     }
-    if (!budgets.allows(event)) continue;
+    if (!budgets.allows(event)) {
+      await store.releaseSend({ keys: start.keys, hour });
+      continue;
+    }
     const sessionId = `replay-${index}`;
-    await store.recordSend({ sessionId, keys: start.keys, hour });
+    await store.attachSend({ sessionId, keys: start.keys, hour });
     if (event.converts) entered.push({ at: event.at + VERIFY_LAG_MS, sessionId });
   }
   return undefined;
