@@ -51,6 +51,13 @@ function number(flag: string, value: string | undefined): number {
   return parsed;
 }
 
+const TARGET_FLAGS: ReadonlyMap<string, keyof PumpingTarget> = new Map([
+  ['--country', 'country'],
+  ['--block', 'block'],
+  ['--address', 'address'],
+  ['--user', 'user'],
+]);
+
 function parse(argv: readonly string[], env: CommandEnv): Args {
   const [what, ...rest] = argv;
   if (!WHATS.includes(what as What)) throw new UsageError(`say what: one of ${WHATS.join(', ')}.`);
@@ -70,12 +77,13 @@ function parse(argv: readonly string[], env: CommandEnv): Args {
       if (next === undefined || next.startsWith('--')) throw new UsageError(`${flag} needs a value.`);
       return next;
     };
+    const target = TARGET_FLAGS.get(flag);
     if (flag === '--config') args.file = value();
-    else if (flag === '--country') args.target.country = value();
-    else if (flag === '--block') args.target.block = value();
-    else if (flag === '--address') args.target.address = value();
-    else if (flag === '--user') args.target.user = value();
-    else if (flag === '--hours') args.hours = number(flag, value());
+    else if (target !== undefined) {
+      // A second one would silently replace the first: the operator meant both, and gets one.
+      if (args.target[target] !== undefined) throw new UsageError(`${flag} given twice: name one target a run.`);
+      args.target[target] = value();
+    } else if (flag === '--hours') args.hours = number(flag, value());
     else if (flag === '--days') args.days = number(flag, value());
     else if (flag === '--by') {
       const by = value();

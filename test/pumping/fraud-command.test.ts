@@ -165,6 +165,20 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
       expect(answer.stderr).not.toContain('fraud-secret');
     }
   });
+
+  it('refuses a target named twice (two countries, two blocks) with exit code 1, and blocks neither', async () => {
+    for (const args of [
+      ['block', '--country', 'GH', '--country', 'CM'],
+      ['release', '--block', '+23320000', '--block', '+23320001'],
+      ['clear', '--user', 'u-1', '--user', 'u-2'],
+    ]) {
+      const answer = await bin(...args);
+      expect(answer.code, args.join(' ')).toBe(1);
+      expect(answer.stderr).toMatch(/given twice/);
+    }
+    const rules = await bin('rules', '--json');
+    expect(rules.stdout).not.toMatch(/GH|CM|\+2332000/);
+  });
 });
 
 describe(
