@@ -1,8 +1,9 @@
 /**
  * Diagnostic (not part of npm run bench): what the SMS pumping rules add to a start's store work,
  * on a store holding a month of counters. Without the rules a start's store work is its budgets
- * (`consumeStartBudgets`) and its attempt (`insertAttempt`); with them, the reading before the text
- * (`readPumping`: five keys in one call) and the count once sent (`recordSend`) come on top. Each
+ * (`consumeStartBudgets`) and its attempt (`insertAttempt`); with them, the reading before the text,
+ * which counts it in the same step (`reserveSend`: five keys in one call), and the send's record
+ * once its session exists (`attachSend`) come on top, as the start's check makes them. Each
  * variant runs on SQLite and on PostgreSQL (TEST_POSTGRES_URL), one start at a time, in
  * alternating rounds; p50 and p99 in ms, and their ratios. A whole start also waits on the
  * service's createSession, which this leaves out: the ratios here bound the start's from above.
@@ -51,7 +52,7 @@ async function oneStart(store: VerifyStore<unknown>, rules: boolean): Promise<nu
   const { number, ip, user } = aStart();
   const began = performance.now();
   const keys = startKeys(number, ip, user);
-  if (rules) await store.pumping!.readPumping({ keys: keys.keys, address: keys.address, hour: hourOf(NOW), now: NOW });
+  if (rules) await store.pumping!.reserveSend({ keys: keys.keys, address: keys.address, hour: hourOf(NOW), now: NOW });
   await store.consumeStartBudgets!({
     budgets: [
       { key: `start_user:${user}`, points: 10, durationMs: 3_600_000 },
@@ -74,7 +75,7 @@ async function oneStart(store: VerifyStore<unknown>, rules: boolean): Promise<nu
     createdAt: NOW,
     nextCheckAt: NOW + 180_000,
   });
-  if (rules) await store.pumping!.recordSend({ sessionId, keys: keys.keys, hour: hourOf(NOW) });
+  if (rules) await store.pumping!.attachSend({ sessionId, keys: keys.keys, hour: hourOf(NOW) });
   return performance.now() - began;
 }
 
