@@ -301,10 +301,14 @@ describeEachAppStore('an allow-list of countries', (_store, storeOptions) => {
   });
 });
 
-describe('typed numbers on the mobile start', () => {
+describeEachAppStore('typed numbers on the mobile start', (_store, storeOptions) => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ mobileReturnUrl: 'com.example.kit://verify/return', kit: { actions: [addPhone] } });
+    app = await startTestApp({
+      ...(await storeOptions()),
+      mobileReturnUrl: 'com.example.kit://verify/return',
+      kit: { actions: [addPhone] },
+    });
   });
   afterAll(async () => {
     await app?.close();
@@ -328,6 +332,26 @@ describe('typed numbers on the mobile start', () => {
     expect(await sms(app)).toEqual([]);
     expect((await post({ action: 'add_phone', phone: '+33 6 12 34 56 78' })).status).toBe(200);
     expect(await sms(app)).toEqual([FR_MOBILE]);
+  });
+
+  it('refuses `phone` as a list, an object, a JSON number, named twice or past 16 kB with a 4xx, sending and storing nothing', async () => {
+    const before = { attempts: (await app.store.listAttempts({ limit: 1000 })).length, sms: (await sms(app)).length };
+    for (const phone of [[FR_MOBILE], { number: FR_MOBILE }, 33612345678, `${FR_MOBILE}${' '.repeat(20_000)}`]) {
+      const answer = await post({ action: 'add_phone', phone });
+      expect(answer.status, JSON.stringify(phone).slice(0, 40)).toBeGreaterThanOrEqual(400);
+      expect(answer.status).toBeLessThan(500);
+    }
+    const twice = await app.agent().request('/verify/start', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
+      body: `{"action":"add_phone","phone":"${DE_MOBILE}","phone":"${FR_MOBILE}"}`,
+    });
+    expect(twice.status).toBe(400);
+    expect((await app.store.listAttempts({ limit: 1000 })).length).toBe(before.attempts);
+    expect((await sms(app)).length).toBe(before.sms);
+    // Digits of another script are digits: the same number, texted as E.164.
+    expect((await post({ action: 'add_phone', phone: '+٣٣٦١٢٣٤٥٦٧٨' })).status).toBe(200);
+    expect((await sms(app)).at(-1)).toBe(FR_MOBILE);
   });
 });
 
