@@ -68,7 +68,8 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
   async function readSession(sessionId: string): Promise<SessionStatus> {
     const path = `/session/${encodeURIComponent(sessionId)}`;
     const response = await withRetries(statusRetry, () => call('GET', path));
-    if (response.status !== 200) throw rejection('GET /session/{id}', response);
+    // The read's success code is not stated: any 2xx is read, and its body checked.
+    if (response.status < 200 || response.status > 299) throw rejection('GET /session/{id}', response);
     return parseSessionStatus(response.body);
   }
 
@@ -81,10 +82,18 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
 
 function rejection(call: string, response: ServiceResponse): KitError {
   const serviceErrorCode = errorCodeOf(response.body) ?? 'unknown';
-  return new KitError(KitErrorCode.ServiceRejected, `${call} was refused: ${response.status} ${serviceErrorCode}.`, {
-    serviceStatus: response.status,
-    serviceErrorCode,
-  });
+  const why =
+    serviceErrorCode === 'idempotency_key_reused'
+      ? ': the Idempotency-Key was already used with a different payload (a new attempt needs a new key)'
+      : '';
+  return new KitError(
+    KitErrorCode.ServiceRejected,
+    `${call} was refused: ${response.status} ${serviceErrorCode}${why}.`,
+    {
+      serviceStatus: response.status,
+      serviceErrorCode,
+    },
+  );
 }
 
 function parseCreatedSession(response: ServiceResponse): CreatedSession {
@@ -96,7 +105,9 @@ function parseCreatedSession(response: ServiceResponse): CreatedSession {
     !/^https?:\/\//i.test(verifyUrl) ||
     typeof handoff !== 'string' ||
     handoff.length === 0 ||
-    typeof expiresInSeconds !== 'number'
+    typeof expiresInSeconds !== 'number' ||
+    !Number.isInteger(expiresInSeconds) ||
+    expiresInSeconds <= 0
   ) {
     throw new KitError(
       KitErrorCode.ServiceProtocolError,
@@ -122,8 +133,17 @@ function parseSessionStatus(body: JsonObject): SessionStatus {
   const userRef = typeof body.userRef === 'string' ? body.userRef : undefined;
   switch (body.status) {
     case 'pending':
+      // An unknown id, or another client's, reads as a bare pending.
+      return { status: 'pending', state, userRef };
     case 'verified':
-      return { status: body.status, state, userRef };
+      // A success always echoes both: one without them is not the service's answer.
+      if (state === undefined || userRef === undefined) {
+        throw new KitError(
+          KitErrorCode.ServiceProtocolError,
+          'GET /session/{id} answered verified without the echoed state and userRef.',
+        );
+      }
+      return { status: 'verified', state, userRef };
     case 'failed':
       // An unknown or missing reason is a generic failure, not an error.
       return {

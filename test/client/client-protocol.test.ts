@@ -287,3 +287,72 @@ describe('backend client protocol', () => {
     expect(everythingAbout(refusal)).not.toContain(SECRET);
   });
 });
+
+describe('the client sends and reads exactly what the interface states', () => {
+  it('never sends an Idempotency-Key over 255 characters: 256 is refused before any request, 255 goes out as given', async () => {
+    const service = await scriptedServer([json(200, created)]);
+    const c = client(service.url);
+    await expect(c.createSession(input, 'k'.repeat(256))).rejects.toMatchObject({ code: 'invalid_options' });
+    expect(service.requests).toHaveLength(0);
+    await c.createSession(input, 'k'.repeat(255));
+    expect(service.requests.map((r) => r.headers['idempotency-key'])).toEqual(['k'.repeat(255)]);
+  });
+
+  it('reports a 422 idempotency_key_reused as the key already used with a different payload, tried once', async () => {
+    const service = await scriptedServer([json(422, { isSuccess: false, errorCode: 'idempotency_key_reused' })]);
+    const error = await client(service.url)
+      .createSession(input, 'key-1')
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'service_rejected',
+      serviceStatus: 422,
+      serviceErrorCode: 'idempotency_key_reused',
+    });
+    expect((error as Error).message).toMatch(/already used with a different payload/);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['no state', { status: 'verified', userRef: 'u' }],
+    ['no userRef', { status: 'verified', state: 's' }],
+    ['a state that is not a string', { status: 'verified', state: 7, userRef: 'u' }],
+    ['a userRef that is not a string', { status: 'verified', state: 's', userRef: null }],
+  ])('refuses a verified answer with %s as a protocol error, never as verified', async (_name, body) => {
+    const service = await scriptedServer([json(200, { isSuccess: true, ...body })]);
+    await expect(client(service.url).getSession('x')).rejects.toMatchObject({ code: 'service_protocol_error' });
+  });
+
+  it.each([
+    ['a status of another case', { status: 'Verified', state: 's', userRef: 'u' }],
+    ['no status', { isSuccess: true, state: 's', userRef: 'u' }],
+  ])('refuses %s as a protocol error', async (_name, body) => {
+    const service = await scriptedServer([json(200, body)]);
+    await expect(client(service.url).getSession('x')).rejects.toMatchObject({ code: 'service_protocol_error' });
+  });
+
+  it('reads a bare pending (an unknown id, or another client’s) without state or userRef', async () => {
+    const service = await scriptedServer([json(200, { isSuccess: true, status: 'pending' })]);
+    expect(await client(service.url).getSession('x')).toEqual({
+      status: 'pending',
+      state: undefined,
+      userRef: undefined,
+    });
+  });
+
+  it('reads a status answer under any 2xx code, as the success code of the read is not stated', async () => {
+    const service = await scriptedServer([
+      json(203, { isSuccess: true, status: 'verified', state: 's', userRef: 'u' }),
+    ]);
+    expect(await client(service.url).getSession('x')).toEqual({ status: 'verified', state: 's', userRef: 'u' });
+  });
+
+  it.each([0, -120, 1.5, '120'])(
+    'refuses a create answer whose expiresInSeconds is %j (not a positive integer) as a protocol error',
+    async (expiresInSeconds) => {
+      const service = await scriptedServer([json(200, { ...created, expiresInSeconds })]);
+      await expect(client(service.url).createSession(input, 'k')).rejects.toMatchObject({
+        code: 'service_protocol_error',
+      });
+    },
+  );
+});
