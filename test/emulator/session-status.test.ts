@@ -38,6 +38,21 @@ describe('GET /session/{id} status read', () => {
       reason: 'device_changed',
     });
   });
+
+  it('a failed verification is not an HTTP error: 200, isSuccess true, no errorCode, its reason and both echoes', async () => {
+    const created = await newSession(emulator.url, WEB_CLIENT, { userRef: 'user-9', state: 'st-9' });
+    await emulator.control.complete(created.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+    const answer = await readSession(emulator.url, WEB_CLIENT, created.sessionId);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      isSuccess: true,
+      status: 'failed',
+      reason: 'otp_locked',
+      state: 'st-9',
+      userRef: 'user-9',
+      assertionExchanged: false,
+    });
+  });
 });
 
 describe('pending for unknown ids and ids of other clients (no 404)', () => {

@@ -1,5 +1,7 @@
 import { get } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { HANDOFF_TTL_SECONDS, SessionStore } from '../../emulator/api/sessions.ts';
+import type { TestClock } from '../../emulator/clock.ts';
 import {
   WEB_CLIENT,
   newSession,
@@ -83,6 +85,28 @@ describe('the handoff lives 120 s: redemption after that gives 400', () => {
     const { verifyUrl, handoff } = await newSession(emulator.url, WEB_CLIENT);
     await emulator.control.advanceClock(119);
     expect((await openHostedPage(verifyUrl, handoff)).response.status).toBe(200);
+  });
+
+  it('redeems at exactly 120 s and refuses 1 ms later (the TTL is measured from creation)', () => {
+    let now = 1_700_000_000_000;
+    const clock: TestClock = { now: () => now, advance: () => {}, reset: () => {} };
+    const sessions = new SessionStore(clock);
+    const input = {
+      clientId: 'web-client',
+      returnUrl: 'https://app.example/verify/return',
+      platform: 'web',
+      destination: '+15551234567',
+      operationSensitivity: 'normal',
+      userRef: 'user-1',
+      state: 'state-1',
+    } as const;
+    const onTime = sessions.create(input);
+    const late = sessions.create(input);
+    now += HANDOFF_TTL_SECONDS * 1000;
+    expect(sessions.redeemHandoff(onTime.handoff, 'device-1')).toMatchObject({ ok: true });
+    now += 1;
+    expect(sessions.redeemHandoff(late.handoff, 'device-1')).toEqual({ ok: false, why: 'expired' });
+    expect(HANDOFF_TTL_SECONDS).toBe(120);
   });
 
   it('refuses at 121 s', async () => {
