@@ -44,8 +44,9 @@ interface Args {
 }
 
 function number(flag: string, value: string | undefined): number {
-  const parsed = Number(value);
-  if (value === undefined || !Number.isFinite(parsed) || parsed <= 0) {
+  // Decimal only: Number() would read 0x10 as 16 and 1e3 as 1000.
+  const parsed = value !== undefined && /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(parsed) || parsed <= 0) {
     throw new UsageError(`${flag} needs a positive number, e.g. ${flag} 12.`);
   }
   return parsed;

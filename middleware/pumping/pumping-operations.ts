@@ -4,6 +4,7 @@
  * the recent decisions; and blocks and releases of a country, a number block, an address or a user.
  */
 import { KitError, KitErrorCode } from '../errors.ts';
+import { ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
 import type {
   PumpingDayCount,
   PumpingDecisionRecord,
@@ -30,7 +31,10 @@ export interface PumpingTarget {
   country?: string;
   /** A number block: the E.164 number without its last three digits, e.g. '+33612345'. */
   block?: string;
-  /** A client address as the counters key it (IPv4, or an IPv6 /64 such as '2001:db8:1:2::/64'). */
+  /**
+   * A client address: IPv4, or IPv6 standing for its /64 as the counters key it ('2001:db8:1:2::',
+   * or '2001:db8:1:2::/64').
+   */
   address?: string;
   user?: string;
 }
@@ -62,8 +66,30 @@ function notCounted(): never {
   );
 }
 
+/**
+ * An operator's address as the counters key a start from it: an IPv6 address (or its /64) as its
+ * /64, an IPv4-mapped one as its IPv4 address. One that is no address is refused: it would never match.
+ */
+function addressKey(address: string): string {
+  const bare = address.trim().replace(/\/64$/, '');
+  const key = ipBudgetKey(bare);
+  if (key === UNPARSEABLE_IP_KEY || bare.includes('/')) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `address must be an IPv4 address or an IPv6 address (which stands for its /64), such as '203.0.113.7' or '2001:db8:1:2::'; got ${JSON.stringify(address)}.`,
+    );
+  }
+  return key;
+}
+
 /** The one key a target names; an operator's mistake is refused before anything is written. */
 export function keyOf(target: PumpingTarget): PumpingKey {
+  if (typeof target !== 'object' || target === null) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      "Name a target: exactly one of country, block, address or user, e.g. { country: 'NG' } or { block: '+33612345' }.",
+    );
+  }
   const named = (
     [
       ['country', target.country],
@@ -86,23 +112,33 @@ export function keyOf(target: PumpingTarget): PumpingKey {
       `country must be an ISO 3166-1 alpha-2 code such as 'NG'; got ${JSON.stringify(key)}.`,
     );
   }
-  if (dimension === 'block' && !/^\+\d{1,14}$/.test(key)) {
+  // An E.164 number's start: its country code never begins with 0.
+  if (dimension === 'block' && !/^\+[1-9]\d{0,13}$/.test(key)) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
-      `block must be "+" and digits, such as '+33612345'; got ${JSON.stringify(key)}.`,
+      `block must be "+" and digits, not starting with 0, such as '+33612345'; got ${JSON.stringify(key)}.`,
     );
   }
+  if (dimension === 'address') return { dimension, key: addressKey(key) };
   return { dimension, key };
 }
 
 function checkHours(hours: number): number {
-  if (!Number.isFinite(hours) || hours <= 0 || hours > 24 * 366) {
+  if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > 24 * 366) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
-      `hours must be a positive number of hours, at most a year; got ${hours}.`,
+      `hours must be a positive number of hours, at most a year; got ${String(hours)}.`,
     );
   }
   return hours;
+}
+
+/** A count asked for (days, limit): a whole number from 1 to `max`, fractions cut. */
+function checkCount(name: string, value: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) {
+    throw new KitError(KitErrorCode.InvalidOptions, `${name} must be a number from 1 to ${max}; got ${String(value)}.`);
+  }
+  return Math.min(max, Math.trunc(value));
 }
 
 async function trippedOf(
@@ -150,7 +186,8 @@ export function pumpingOperations(deps: {
   const setRule = async (target: PumpingTarget, rule: 'allow' | 'block', hours: number) => {
     const key = keyOf(target);
     const now = deps.now();
-    const set: PumpingRule = { ...key, rule, until: now + checkHours(hours) * HOUR_MS, setAt: now };
+    // Whole milliseconds: the stores keep times as integers (1.23456789 hours is not one).
+    const set: PumpingRule = { ...key, rule, until: now + Math.round(checkHours(hours) * HOUR_MS), setAt: now };
     await store().setRule(set);
     return set;
   };
@@ -160,17 +197,21 @@ export function pumpingOperations(deps: {
       const found = await Promise.all(JUDGED.map((d) => trippedOf(store(), deps.thresholds, now, d)));
       return found.flat();
     },
-    countsByDay: ({ by = 'country', days = 14 } = {}) =>
+    // Async, so a refused argument rejects as a store's failure would, never throws at the call.
+    countsByDay: async ({ by = 'country', days = 14 } = {}) =>
       store().countsByDay({
         dimension: by,
         hour: hourOf(deps.now()),
-        days: Math.max(1, Math.min(15, Math.trunc(days))),
+        days: checkCount('days', days, 15),
       }),
-    decisions: ({ hours = 24, limit = 100 } = {}) =>
-      store().listDecisions({ since: deps.now() - checkHours(hours) * HOUR_MS, limit: Math.max(1, Math.trunc(limit)) }),
+    decisions: async ({ hours = 24, limit = 100 } = {}) =>
+      store().listDecisions({
+        since: deps.now() - Math.round(checkHours(hours) * HOUR_MS),
+        limit: checkCount('limit', limit, 10_000),
+      }),
     rules: () => store().listRules(deps.now()),
     block: (target, hours = 12) => setRule(target, 'block', hours),
     release: (target, hours = 24) => setRule(target, 'allow', hours),
-    clear: (target) => store().clearRule(keyOf(target)),
+    clear: async (target) => store().clearRule(keyOf(target)),
   };
 }

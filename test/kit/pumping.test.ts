@@ -320,6 +320,37 @@ describeEachAppStore("SMS pumping operators' reads and actions (kit.pumping)", (
       await expect(app.kit.pumping.block({ country: 'NG' }, -1)).rejects.toThrow(/positive number of hours/);
     });
   });
+
+  it('keys an address as a start from it is keyed (IPv4-mapped as IPv4, IPv6 as its /64), so a block of it refuses that start', async () => {
+    await app.clock.pinned(dayOf(9), async () => {
+      // Every agent of the test app is 127.0.0.1: the IPv4-mapped spelling must block it.
+      expect(await app.kit.pumping.block({ address: '::ffff:127.0.0.1' })).toMatchObject({ key: '127.0.0.1' });
+      expect((await startTo(app, '+33612399002')).status).toBe(429);
+      expect(await app.kit.pumping.clear({ address: ' 127.0.0.1 ' })).toBe(true);
+      expect((await startTo(app, '+33612399003')).status).toBe(200);
+      const v6 = '2001:db8:1:2:0:0:0:0/64';
+      expect(await app.kit.pumping.block({ address: '2001:db8:1:2::9' })).toMatchObject({ key: v6 });
+      expect(await app.kit.pumping.release({ address: '2001:db8:1:2::/64' })).toMatchObject({ key: v6, rule: 'allow' });
+      expect(await app.kit.pumping.clear({ address: '2001:db8:1:2:ffff::1' })).toBe(true);
+      for (const address of ['garbage', '2001:db8::/48', '203.0.113.7/32']) {
+        await expect(app.kit.pumping.block({ address })).rejects.toThrow(/IPv4 address or an IPv6 address/);
+      }
+    });
+  });
+
+  it('refuses a target or a count that is no such thing with a message, and stores times as whole milliseconds', async () => {
+    await app.clock.pinned(dayOf(9), async () => {
+      await expect(app.kit.pumping.block(null as never)).rejects.toThrow(/Name a target/);
+      await expect(app.kit.pumping.clear(undefined as never)).rejects.toThrow(/Name a target/);
+      await expect(app.kit.pumping.block({ block: '+0' })).rejects.toThrow(/not starting with 0/);
+      await expect(app.kit.pumping.decisions({ limit: Number.NaN })).rejects.toThrow(/limit must be a number/);
+      await expect(app.kit.pumping.countsByDay({ days: Number.NaN })).rejects.toThrow(/days must be a number/);
+      expect(await app.kit.pumping.block({ country: 'GH' }, 1.23456789)).toMatchObject({
+        until: dayOf(9) + Math.round(1.23456789 * HOUR),
+      });
+      expect(await app.kit.pumping.clear({ country: 'GH' })).toBe(true);
+    });
+  });
 });
 
 describeEachAppStore('SMS pumping rules shared by two instances', (store, storeOptions) => {

@@ -157,6 +157,9 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
       [['block', '--country', 'Nigeria'], /ISO 3166-1 alpha-2/],
       [['explode'], /say what: one of tripped/],
       [['decisions', '--hours', 'soon'], /--hours needs a positive number/],
+      // Decimal only: Number() reads 0x10 as 16 hours.
+      [['block', '--country', 'GH', '--hours', '0x10'], /--hours needs a positive number/],
+      [['block', '--address', 'garbage'], /IPv4 address or an IPv6 address/],
     ] as const) {
       const answer = await bin(...args);
       expect(answer.code, args.join(' ')).toBe(1);
