@@ -126,6 +126,14 @@ export interface PrepareContext {
   restartParams?: JsonValue;
 }
 
+/** The step-up an action's start requires: see ActionDefinition.requireRecentVerification. */
+export interface ActionStepUp {
+  /** A scope declared in the kit's `scopes` option. */
+  scope: string;
+  /** Seconds, as the guard's `maxAge`: how long ago the grant's verification may have started. */
+  maxAge: number;
+}
+
 /** A guarded action the integrator registers: what to do, exactly once, when a verification succeeds. */
 export interface ActionDefinition<Tx = unknown> {
   /** Registered name, picked by the server; `^[a-z][a-z0-9_-]{0,63}$`. */
@@ -157,6 +165,14 @@ export interface ActionDefinition<Tx = unknown> {
    * `attempt.destination` (confirming a phone number): see VerificationProof.
    */
   proves?: VerificationProof;
+  /**
+   * A step-up its start requires, as `kit.requireRecentVerification({ scope, maxAge })` judges a
+   * route: a grant of `scope` (declared in `scopes`) made in this browser session, its verification
+   * started at most `maxAge` seconds ago. Without one, nothing is sent or counted: the start form is
+   * kept server-side and the user is asked to confirm it's you; once they have, they confirm the
+   * start, which runs once. Restarts are judged the same way. Web only.
+   */
+  requireRecentVerification?: ActionStepUp;
   /**
    * Validates the start request and returns the server-side parameters stored with the attempt
    * (e.g. the new payout account). Throw KitError('invalid_action_params') for bad input. Runs on

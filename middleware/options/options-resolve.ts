@@ -20,6 +20,7 @@ import {
 } from './option-problems.ts';
 import { PENDING_REUSE_MS } from '../client/coalesce.ts';
 import { connectionsProblem } from '../client/client-options.ts';
+import { checkActionStepUps } from './options-action-step-up.ts';
 import { checkActions } from './options-actions.ts';
 import { checkScopes } from './options-scopes.ts';
 import { checkNumberOptions } from './options-numbers.ts';
@@ -250,6 +251,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   const routes = checkRoutes(problems, options.routes, platform, returned.path);
   const actions = checkActions(problems, options.actions, options.store);
   const scopes = checkScopes(problems, options.scopes, { actions, store: options.store, platform, routes });
+  checkActionStepUps(problems, options.actions, { scopes, platform });
   checkCollaborators(problems, fields);
   checkLimits(problems, options.limits, options.dangerouslyDisableStartLimits);
   const beforeCreate = optionalFunction(problems, 'beforeCreate', options.beforeCreate);

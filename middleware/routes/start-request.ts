@@ -12,6 +12,7 @@ import { isRecord } from '../options/option-problems.ts';
 import { showAsWritten } from './answer-error.ts';
 import { strictJson } from './json-body.ts';
 import { isStateShaped } from './state.ts';
+import { INTENT_FIELD } from '../step-up/scope-actions.ts';
 import type { Attempt } from '../store/types.ts';
 import type { ActionDefinition, JsonValue, PrepareContext } from '../types.ts';
 
@@ -47,6 +48,26 @@ export function pickAction<Tx>(context: KitContext<Tx>, value: unknown): ActionD
       KitErrorCode.UnknownAction,
       'This verification request names no known action; go back and try again.',
     );
+  }
+  return action;
+}
+
+/**
+ * The action a start names: in its own fields, or, for a start kept until its user confirmed it's
+ * them (the confirmation posts only the kept request's id), in the kept fields. Such a start must
+ * be of an action whose step-up then judges it; any other is refused.
+ */
+export async function pickStartAction<Tx>(
+  context: KitContext<Tx>,
+  body: Record<string, unknown>,
+): Promise<ActionDefinition<Tx>> {
+  const intentId = body[INTENT_FIELD];
+  if (intentId === undefined) return pickAction(context, body.action);
+  const intent = typeof intentId === 'string' ? await context.store.stepUp?.findIntent(intentId) : undefined;
+  const kept = isRecord(intent?.fields) ? intent.fields.action : undefined;
+  const action = typeof kept === 'string' ? context.actions.get(kept) : undefined;
+  if (action?.requireRecentVerification === undefined) {
+    throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request can no longer be used; nothing was changed.');
   }
   return action;
 }

@@ -24,7 +24,15 @@ import { queryOf } from './complete-return.ts';
 import { logKitError, route, showAsWritten } from './answer-error.ts';
 import { currentUser } from './user.ts';
 import { annotateSpan, countStart } from '../telemetry.ts';
-import { bodyOf, bodyParsers, paramsFor, pickAction, readBody, restartedAttempt } from './start-request.ts';
+import {
+  bodyOf,
+  bodyParsers,
+  paramsFor,
+  pickAction,
+  pickStartAction,
+  readBody,
+  restartedAttempt,
+} from './start-request.ts';
 import { attemptUserFor, type AttemptUser } from './destination.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import { ENTERED_NUMBER_FIELD } from '../pages/pages.ts';
@@ -32,6 +40,7 @@ import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
 import { restartFormFor } from './restart-form.ts';
 import { pumpingGuard, type PumpingPass } from '../pumping/pumping-guard.ts';
 import { serviceUserRefFor } from './service-user-ref.ts';
+import { stepUpBeforeStart } from '../step-up/guard.ts';
 
 function verifyUrlOrigin(verifyUrl: string): string {
   let url: URL;
@@ -289,13 +298,25 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
     challengeTimeoutMs: context.hookTimeouts.challenge,
   });
 
+  const stepUps = new Map(
+    [...context.actions.values()].flatMap((action) =>
+      action.requireRecentVerification === undefined
+        ? []
+        : [[action.name, stepUpBeforeStart(context, action.requireRecentVerification)] as const],
+    ),
+  );
+
   const start = async (req: Request, res: Response): Promise<void> => {
     await readBody(parsers, req, res);
     await verifyCsrf(context, req);
     const signedIn = await currentUser(context, req);
     if (signedIn === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
+    const action = await pickStartAction(context, bodyOf(req));
+    // First: a start its step-up refuses spends and sends nothing (a restart is judged the same).
+    const stepUp = stepUps.get(action.name);
+    if (stepUp !== undefined && !(await stepUp(req, res))) return;
+    // Read after the step-up: a confirmed kept start runs with the fields it was kept with.
     const body = bodyOf(req);
-    const action = pickAction(context, body.action);
     const previous = await restartedAttempt(context, action, signedIn.userRef, body.restart);
     let attemptUser: AttemptUser;
     try {

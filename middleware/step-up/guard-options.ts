@@ -57,25 +57,35 @@ function checkMethods(problems: OptionProblems, methods: unknown): ReadonlySet<s
   return set;
 }
 
+/** What is wrong with a guard's `scope` (the text after its name), or undefined when it names a declared one. */
+export function scopeProblem(scopes: ReadonlyMap<string, ScopeDefinition>, scope: unknown): string | undefined {
+  if (typeof scope === 'string' && scopes.has(scope)) return undefined;
+  const declared = [...scopes.keys()];
+  return (
+    "must name a scope declared in createVerificationKit's `scopes` option " +
+    `(${declared.length === 0 ? 'none is declared' : `declared: ${declared.join(', ')}`}): got ${quote(scope)}.`
+  );
+}
+
+/** What is wrong with a guard's `maxAge` (the text after its name), or undefined when it is usable. */
+export function maxAgeProblem(maxAge: unknown): string | undefined {
+  if (typeof maxAge === 'number' && Number.isInteger(maxAge) && maxAge >= 1 && maxAge <= MAX_AGE_LIMIT_SECONDS) {
+    return undefined;
+  }
+  return `must be a whole number of seconds from 1 to ${MAX_AGE_LIMIT_SECONDS} (e.g. 600 for ten minutes): got ${quote(maxAge)}.`;
+}
+
 export function resolveGuard<Tx>(context: KitContext<Tx>, options: RecentVerificationOptions): ResolvedGuard {
   const problems = new OptionProblems('requireRecentVerification');
   const given: unknown = options;
   if (!isRecord(given)) problems.add('options must be an object { scope, maxAge, bindTo?, methods?, onUnenrolled? }.');
   const o = isRecord(given) ? given : {};
   const scope = typeof o.scope === 'string' ? context.scopes.get(o.scope) : undefined;
-  if (scope === undefined) {
-    const declared = [...context.scopes.keys()];
-    problems.add(
-      `\`scope\` must name a scope declared in createVerificationKit's \`scopes\` option ` +
-        `(${declared.length === 0 ? 'none is declared' : `declared: ${declared.join(', ')}`}): got ${quote(o.scope)}.`,
-    );
-  }
+  const scopeWrong = scopeProblem(context.scopes, o.scope);
+  if (scopeWrong !== undefined) problems.add(`\`scope\` ${scopeWrong}`);
   const maxAge = o.maxAge;
-  if (typeof maxAge !== 'number' || !Number.isInteger(maxAge) || maxAge < 1 || maxAge > MAX_AGE_LIMIT_SECONDS) {
-    problems.add(
-      `\`maxAge\` must be a whole number of seconds from 1 to ${MAX_AGE_LIMIT_SECONDS} (e.g. 600 for ten minutes): got ${quote(maxAge)}.`,
-    );
-  }
+  const maxAgeWrong = maxAgeProblem(maxAge);
+  if (maxAgeWrong !== undefined) problems.add(`\`maxAge\` ${maxAgeWrong}`);
   if (o.bindTo !== undefined && !isFunction(o.bindTo)) {
     problems.add('`bindTo` must be a function (req) => resource key (string), or omitted.');
   }

@@ -306,6 +306,25 @@ function appliesTo(guard: ResolvedGuard, method: string): boolean {
   return guard.methods.has(method) || !GUARDABLE_METHODS.includes(method);
 }
 
+/**
+ * The step-up an action's start requires (its `requireRecentVerification`), judged as this guard
+ * judges a form: true when the start may run (a fresh grant, or a kept start confirmed, whose
+ * fields then replace the confirmation's); false when the guard has answered, nothing sent.
+ */
+export function stepUpBeforeStart<Tx>(
+  context: KitContext<Tx>,
+  options: Pick<RecentVerificationOptions, 'scope' | 'maxAge'>,
+): (req: Request, res: Response) => Promise<boolean> {
+  const guarded: Guarded<Tx> = { context, guard: resolveGuard(context, options) };
+  return async (req, res) => {
+    let passed = false;
+    await decide(guarded, req, res, (() => {
+      passed = true;
+    }) as NextFunction);
+    return passed;
+  };
+}
+
 const formParser = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 });
 
 export function requireRecentVerification<Tx>(

@@ -1,0 +1,199 @@
+/**
+ * An action whose start requires a step-up (`requireRecentVerification` on the action), on SQLite
+ * and PostgreSQL: a start posted straight to the start route without a fresh grant of the scope,
+ * made in this browser session, texts nothing, stores no attempt and spends no budget; it is kept
+ * and the user is asked to confirm it's them, after which the kept start runs once. A grant of
+ * another browser session, of another scope or past maxAge opens nothing, and neither does a restart.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVerificationKit, type ActionDefinition } from '../../middleware/index.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
+import type { Agent } from '../support/agent.ts';
+import { parseHandoffPage } from '../support/agent.ts';
+import { describeEachAppStore } from '../support/app-stores.ts';
+import { MOBILE_RETURN_URL, startTestApp, type TestApp } from '../support/app.ts';
+import { GENEROUS_START_LIMITS } from '../support/limits.ts';
+import { confirmForm, SCOPES, TEN_MINUTES } from '../support/step-up.ts';
+
+const NEW_NUMBER = '+33612345678';
+
+const changePhone: ActionDefinition<unknown> = {
+  name: 'change_phone',
+  operationSensitivity: 'sensitive',
+  successPath: '/done/phone',
+  destination: 'entered',
+  proves: 'destination',
+  requireRecentVerification: { scope: 'account', maxAge: TEN_MINUTES },
+  fulfil: () => {},
+};
+const ACCOUNT_SCOPE = {
+  name: 'account',
+  operationSensitivity: 'sensitive',
+  label: 'change your phone number',
+} as const;
+
+describeEachAppStore('a start that requires a step-up', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: {
+        actions: [changePhone],
+        scopes: [...SCOPES, ACCOUNT_SCOPE],
+        // Two starts per user: the step-up's verification and the change. A refused start spends none.
+        limits: { ...GENEROUS_START_LIMITS, perUser: { points: 2, durationSeconds: 3600 } },
+      },
+      ownRoutes: (express, kit) => {
+        for (const scope of ['account', 'security']) {
+          express.get(`/grant/${scope}`, kit.requireRecentVerification({ scope, maxAge: TEN_MINUTES }), (_req, res) => {
+            res.type('html').send('<!doctype html><title>Granted</title><h1>granted</h1>');
+          });
+        }
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const texts = async () => (await app.emulator.control.outbox()).length;
+
+  /** Verifies from a "Confirm it's you" page and follows the landing; returns where it sent the user. */
+  async function verifyFrom(user: Agent, html: string): Promise<string> {
+    const form = confirmForm(html);
+    const started = await user.start(form.action, { intent: form.intent });
+    const landing = await user.request(await user.verifyOnHostedPage(started));
+    expect(landing.status).toBe(303);
+    return landing.location!;
+  }
+
+  /** A fresh grant of `scope` in this agent's browser session, through the real flow. */
+  async function grant(user: Agent, scope: string): Promise<void> {
+    const page = await user.request(`/grant/${scope}`);
+    expect(page.body).toContain('Confirm it’s you');
+    const back = await user.request(await verifyFrom(user, page.body));
+    expect(back.body).toContain('granted');
+  }
+
+  /** A direct start of change_phone: refused (asked to confirm), nothing texted, no attempt stored. */
+  async function expectRefused(user: Agent, extra: Record<string, string> = {}): Promise<void> {
+    const [sent, attempts] = [await texts(), await app.attemptCount()];
+    const answer = await user.tryStartWithNumber('change_phone', NEW_NUMBER, extra);
+    expect(parseHandoffPage(answer.body)).toBeUndefined();
+    expect(answer.body).toContain('Confirm it’s you');
+    expect(confirmForm(answer.body).action).toBe('account');
+    expect(await texts()).toBe(sent);
+    expect(await app.attemptCount()).toBe(attempts);
+  }
+
+  it('a start posted without a grant texts nothing, stores no attempt and spends no budget: the user is asked to confirm it’s them', async () => {
+    const mallory = await app.agent().signIn('stolen-session');
+    for (let i = 0; i < 3; i += 1) await expectRefused(mallory);
+    // The two starts of the user's budget are still there: the step-up, then the change itself.
+    await grant(mallory, 'account');
+    const started = await mallory.startWithNumber('change_phone', NEW_NUMBER);
+    expect((await app.emulator.control.outbox()).at(-1)?.to).toBe(NEW_NUMBER);
+    expect((await app.attempt(started.sessionId))?.destination).toBe(NEW_NUMBER);
+  });
+
+  it('with a fresh grant of the scope in the same browser session, the start runs and texts the typed number', async () => {
+    const alice = await app.agent().signIn('granted-here');
+    await grant(alice, 'account');
+    const sent = await texts();
+    const started = await alice.startWithNumber('change_phone', NEW_NUMBER);
+    expect(started.response.status).toBe(200);
+    expect((await app.emulator.control.outbox()).slice(sent).map((m) => m.to)).toEqual([NEW_NUMBER]);
+  });
+
+  it('a kept start runs once after the user confirms it’s them: a second confirmation sends nothing', async () => {
+    const bob = await app.agent().signIn('kept-start');
+    const asked = await bob.tryStartWithNumber('change_phone', NEW_NUMBER);
+    const confirmation = await bob.request(await verifyFrom(bob, asked.body));
+    expect(confirmation.status).toBe(200);
+    const intent = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirmation.body)?.[1];
+    expect(intent).toBeDefined();
+    const sent = await texts();
+    const ran = await bob.postStart({ _csrf: bob.csrf, _verify_kit_intent: intent! });
+    expect(ran.status).toBe(200);
+    expect(parseHandoffPage(ran.body)).toBeDefined();
+    expect((await app.emulator.control.outbox()).slice(sent).map((m) => m.to)).toEqual([NEW_NUMBER]);
+    const again = await bob.postStart({ _csrf: bob.csrf, _verify_kit_intent: intent! });
+    expect(again.status).toBe(409);
+    expect(await texts()).toBe(sent + 1);
+  });
+
+  it('a grant made in another browser session of the same user opens nothing', async () => {
+    const laptop = await app.agent().signIn('two-browsers');
+    await grant(laptop, 'account');
+    const thief = await app.agent().signIn('two-browsers');
+    await expectRefused(thief);
+  });
+
+  it('a grant of another scope opens nothing', async () => {
+    const carol = await app.agent().signIn('other-scope');
+    await grant(carol, 'security');
+    await expectRefused(carol);
+  });
+
+  it('a grant older than maxAge opens nothing', async () => {
+    const dave = await app.agent().signIn('stale-grant');
+    await grant(dave, 'account');
+    await app.clock.shifted((TEN_MINUTES + 1) * 1000, () => expectRefused(dave));
+  });
+
+  it('a restart of a finished attempt is judged the same: without a fresh grant it is refused', async () => {
+    const erin = await app.agent().signIn('restarted');
+    await grant(erin, 'account');
+    const started = await erin.startWithNumber('change_phone', NEW_NUMBER);
+    await app.emulator.control.complete(started.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+    await erin.landFor(started.sessionId, started.state);
+    await app.clock.shifted((TEN_MINUTES + 1) * 1000, async () => {
+      const [sent, attempts] = [await texts(), await app.attemptCount()];
+      const answer = await erin.postStart({ _csrf: erin.csrf, action: 'change_phone', restart: started.state });
+      expect(parseHandoffPage(answer.body)).toBeUndefined();
+      expect(answer.body).toContain('Confirm it’s you');
+      expect(await texts()).toBe(sent);
+      expect(await app.attemptCount()).toBe(attempts);
+    });
+  });
+});
+
+describe('requireRecentVerification on an action, checked when the kit is created', () => {
+  const store = createSqliteStore({ database: ':memory:' });
+  afterAll(async () => {
+    await store.close();
+  });
+  const base = {
+    baseUrl: 'http://127.0.0.1:1',
+    clientId: 'client-a',
+    clientSecret: 'a-secret-of-at-least-32-characters-long!!',
+    store,
+    resolveUser: () => null,
+    dangerouslyDisableStartLimits: true,
+  };
+  const problemsOf = (options: Record<string, unknown>): string => {
+    try {
+      createVerificationKit({ ...base, returnUrl: 'http://localhost:3000/verify/return', ...options } as never);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return '';
+  };
+
+  it('a mobile kit refuses it, naming the fix: a grant is bound to a browser session', () => {
+    const message = problemsOf({ platform: 'mobile', returnUrl: MOBILE_RETURN_URL, actions: [changePhone] });
+    expect(message).toContain('`actions[0] ("change_phone").requireRecentVerification` needs platform \'web\'');
+    expect(message).toContain('prepare');
+  });
+
+  it('a scope not declared, a bad maxAge or another key are each reported', () => {
+    const message = problemsOf({
+      actions: [{ ...changePhone, requireRecentVerification: { scope: 'acount', maxAge: 0, bindTo: () => '' } }],
+    });
+    expect(message).toContain(
+      '`actions[0] ("change_phone").requireRecentVerification.scope` must name a scope declared in createVerificationKit\'s `scopes` option (none is declared): got "acount".',
+    );
+    expect(message).toContain('`actions[0] ("change_phone").requireRecentVerification.maxAge` must be a whole number');
+    expect(message).toContain('`actions[0] ("change_phone").requireRecentVerification.bindTo` is not an option');
+  });
+});
