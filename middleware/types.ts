@@ -225,9 +225,10 @@ export interface OutcomeEvent {
   action: string;
   params: JsonValue;
   /**
-   * The destination the code was sent to, masked as the kit's pages show it ("•• 78"): events go to
-   * logs and queues, where a full number does not belong (fulfil receives the full number). null
-   * only for attempts stored before it was recorded.
+   * The destination the attempt was for (its code went there, unless a passkey answered instead),
+   * masked as the kit's pages show it ("•• 78"): events go to logs and queues, where a full number
+   * does not belong (fulfil receives the full number). null only for attempts stored before it was
+   * recorded.
    */
   destination: string | null;
   /** The service's reason, for `failed`. */
