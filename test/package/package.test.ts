@@ -14,7 +14,9 @@
  *   installed, the main, postgres and testing entries still never load it;
  * - an existing Express 4 app that runs the README's SQLite install commands gets the kit with no
  *   flag and no peer warning, keeps its Express 4, passes every audit check, runs a step-up guarded
- *   page and form, and type-checks against @types/express 4.
+ *   page and form, and type-checks against @types/express 4;
+ * - the README's smallest complete app, type-checked as JavaScript, has no error with @types/express
+ *   5 nor 4.
  */
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -83,6 +85,18 @@ async function expectStepUpRuns(appDir: string): Promise<void> {
   });
 }
 
+/** The README's smallest app type-checked as JavaScript, beside what a TypeScript app declares itself. */
+const README_APP_CHECK = ['readme-app-env.d.ts', 'tsconfig.readme.json'];
+
+/** tsc's output on the README's smallest complete app, copied as `readme-app.mjs` into `appDir`. */
+async function typeCheckReadmeApp(appDir: string): Promise<{ exitCode: number; stdout: string }> {
+  writeFileSync(join(appDir, 'readme-app.mjs'), fencedBlock(README, 'The smallest complete app', 'js'));
+  return run(repoBin('tsc'), ['-p', join(appDir, 'tsconfig.readme.json')], { cwd: appDir }).then(
+    ({ stdout }) => ({ exitCode: 0, stdout }),
+    (error: { stdout: string; code: number }) => ({ exitCode: error.code, stdout: error.stdout }),
+  );
+}
+
 let work: string;
 let tarball: string;
 let files: string[];
@@ -121,10 +135,18 @@ beforeAll(async () => {
     'loads.mjs',
     'audit-app.mjs',
     'step-up-app.mjs',
+    ...README_APP_CHECK,
   ]) {
     cpSync(join(CONSUMER, name), join(sqliteApp, name));
   }
-  for (const name of ['ts-consumer.ts', 'mount-app.ts', 'tsconfig.json', 'audit-app.mjs', 'step-up-app.mjs']) {
+  for (const name of [
+    'ts-consumer.ts',
+    'mount-app.ts',
+    'tsconfig.json',
+    'audit-app.mjs',
+    'step-up-app.mjs',
+    ...README_APP_CHECK,
+  ]) {
     cpSync(join(CONSUMER, name), join(express4App, name));
   }
   writeFileSync(
@@ -381,6 +403,15 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
     expect(result).toEqual({ exitCode: 0, stdout: '' });
   });
 
+  it("the README's smallest complete app type-checks (checkJs, strict, skipLibCheck false) with @types/express 5", async () => {
+    expect(JSON.parse((await run('npm', ['ls', '--json', '@types/express'], { cwd: sqliteApp })).stdout)).toMatchObject(
+      {
+        dependencies: { '@types/express': { version: expect.stringMatching(/^5\./) } },
+      },
+    );
+    expect(await typeCheckReadmeApp(sqliteApp)).toEqual({ exitCode: 0, stdout: '' });
+  });
+
   it('the main, ./postgres and ./testing entries never load better-sqlite3, though it is installed; ./sqlite does', async () => {
     const loads = async (entries: string) =>
       JSON.parse((await node(['loads.mjs', entries], sqliteApp)).stdout) as { betterSqlite3Loaded: boolean };
@@ -512,6 +543,10 @@ describe("an Express 4 app that adds the kit with the README's SQLite commands",
       (error: { stdout: string; code: number }) => ({ exitCode: error.code, stdout: error.stdout }),
     );
     expect(result).toEqual({ exitCode: 0, stdout: '' });
+  });
+
+  it("the README's smallest complete app type-checks (checkJs, strict, skipLibCheck false) with @types/express 4", async () => {
+    expect(await typeCheckReadmeApp(express4App)).toEqual({ exitCode: 0, stdout: '' });
   });
 });
 
