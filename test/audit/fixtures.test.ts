@@ -40,7 +40,8 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
     'grantsOnRedirect',
     ['replay.after-success', 'replay.storm', 'sweep.never-returns', 'entered.no-early-write', 'entered.no-swap'],
   ],
-  // Nothing vouches for a guarded form either: the guard keeps none, so the form checks cannot run.
+  // Nothing vouches for a guarded form either: the guard keeps none, so the form checks cannot run;
+  // nor for a start, so an action that requires a step-up never starts, even with a grant.
   [
     'stripsOrigin',
     [
@@ -50,6 +51,7 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
       'step-up.expired',
       'step-up.intent-once',
       'step-up.cross-site',
+      'step-up.action-start',
     ],
   ],
   ['logsResponses', ['leak.handoff']],
@@ -98,6 +100,7 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['remembersTypedNumber', ['entered.no-swap']],
   ['allowsPremiumRate', ['entered.refused-number']],
   ['numberOnDonePage', ['entered.number-masked']],
+  ['unguardedStart', ['step-up.action-start']],
 ];
 
 /** The secret as it could leak: as is, URL-encoded, HTML- and JSON-escaped, in base64 alone and as Basic credentials. */
@@ -306,16 +309,23 @@ describe("without a probe: effects counted through the kit's read API", () => {
 describe('the step-up checks need the guarded routes', () => {
   const stepUpIds = AUDIT_CHECK_IDS.filter((id) => id.startsWith('step-up.'));
 
-  it('without `stepUp` they are reported as not run (never passed), with the option to give, and the report is not failed by them', async () => {
+  it('without `stepUp` (nor an action with requireRecentVerification) they are reported as not run (never passed), with the option to give, and the report is not failed by them', async () => {
     const app = await startSampleApp();
     apps.push(app);
-    const report = await auditIntegration({ ...app.auditOptions, stepUp: undefined, only: stepUpIds });
+    const actions = app.auditOptions.actions.map(({ requireRecentVerification: _, ...action }) => action);
+    const report = await auditIntegration({ ...app.auditOptions, stepUp: undefined, actions, only: stepUpIds });
     expect(notRunIds(report)).toEqual(stepUpIds);
     expect(report.checks.map((c) => c.evidence[0])).toEqual(
-      stepUpIds.map(() => expect.stringMatching(/^not run: give your guarded routes as `stepUp/)),
+      stepUpIds.map((id) =>
+        expect.stringMatching(
+          id === 'step-up.action-start'
+            ? /^not run: no action of `actions` has `requireRecentVerification`/
+            : /^not run: give your guarded routes as `stepUp/,
+        ),
+      ),
     );
     expect(report.ok).toBe(true);
-    expect(formatAuditTable(report)).toMatch(/0 passed, 0 failed, 8 not run/);
+    expect(formatAuditTable(report)).toMatch(/0 passed, 0 failed, 9 not run/);
   }, 60_000);
 
   it('without a clock (nor sweep.clock) the expired-grant check is not run; with only the POST route, the GET checks are not run', async () => {
@@ -358,6 +368,28 @@ describe('the typed-number checks need an action with enteredNumber', () => {
       actions: [{ name: 'change_phone', enteredNumber: {} as never }],
     });
     await expect(call).rejects.toThrow('`actions[0].enteredNumber` must be { numberOf: (user) =>');
+  }, 60_000);
+});
+
+describe('the step-up start check needs an action with requireRecentVerification', () => {
+  it('without one it is reported as not run (never passed), with the option to give; a bad one is refused with the fix', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const only = ['step-up.action-start'];
+    const report = await auditIntegration({ ...app.auditOptions, actions: [{ name: 'grant' }], only });
+    expect(report.checks.map((c) => [c.id, c.status, c.evidence[0]])).toEqual([
+      [
+        'step-up.action-start',
+        'not-run',
+        expect.stringMatching(/^not run: no action of `actions` has `requireRecentVerification`/),
+      ],
+    ]);
+    expect(report.ok).toBe(true);
+    const call = auditIntegration({
+      ...app.auditOptions,
+      actions: [{ name: 'close_account', requireRecentVerification: { scope: 'account_closing', maxAge: 0 } }],
+    });
+    await expect(call).rejects.toThrow("`actions[0].requireRecentVerification` must be the action's { scope, maxAge }");
   }, 60_000);
 });
 

@@ -46,6 +46,9 @@
  *   success page saves the one kept last as the user's number.
  * - `allowsPremiumRate`: the destination policy lets premium-rate and shared-cost numbers through.
  * - `numberOnDonePage`: the success page says "Your number is now" with the user's number in full.
+ * Its third action, `close_account`, starts only after a step-up of scope account_closing (10
+ * minutes, `requireRecentVerification` on the action). Its flaw:
+ * - `unguardedStart`: the action without it ("the page with the form is behind step-up").
  * Its own routes behind the kit's step-up guard: the page GET /account (scope see_account, 10
  * minutes) and the form POST /payees (scope add_payee, 5 minutes, bound to the payee), whose
  * handler writes one row in `payees`. Their flaws:
@@ -125,7 +128,8 @@ export type Flaw =
   | 'numberFromLanding'
   | 'allowsPremiumRate'
   | 'numberOnDonePage'
-  | 'remembersTypedNumber';
+  | 'remembersTypedNumber'
+  | 'unguardedStart';
 
 /** Flaws whose client secret holds characters HTML and JSON escape. */
 const ESCAPED_SECRET_FLAWS: readonly (Flaw | undefined)[] = ['secretInPage', 'secretInLog', 'secretInHeader'];
@@ -506,6 +510,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     scopes: [
       { name: 'see_account', operationSensitivity: 'sensitive', label: 'see your account' },
       { name: 'add_payee', operationSensitivity: 'sensitive', label: 'add a payee' },
+      { name: 'account_closing', operationSensitivity: 'sensitive', label: 'close your account' },
     ],
     actions: [
       {
@@ -526,6 +531,15 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
         fulfil: (_tx, attempt) => {
           if (attempt.destination === null) throw new Error('no destination');
           savePhone.run(attempt.userRef, attempt.destination);
+          insert.run(attempt.sessionId, attempt.userRef);
+        },
+      },
+      {
+        name: 'close_account',
+        operationSensitivity: 'sensitive',
+        successPath: '/done',
+        ...(flaw === 'unguardedStart' ? {} : { requireRecentVerification: { scope: 'account_closing', maxAge: 600 } }),
+        fulfil: (_tx, attempt) => {
           insert.run(attempt.sessionId, attempt.userRef);
         },
       },
@@ -767,6 +781,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     actions: [
       { name: 'grant' },
       { name: 'change_phone', enteredNumber: { numberOf: (user) => phoneOf(userNamed(user).userRef) } },
+      { name: 'close_account', requireRecentVerification: { scope: 'account_closing', maxAge: 600 } },
     ],
     kit,
     stepUp: [

@@ -9,6 +9,7 @@ import { replayChecks } from './checks-replay.ts';
 import { sessionChecks } from './checks-session.ts';
 import { startChecks } from './checks-start.ts';
 import { stepUpChecks } from './checks-step-up.ts';
+import { stepUpStartChecks } from './checks-step-up-start.ts';
 
 export const AUDIT_CHECKS: readonly AuditCheck[] = [
   ...forgedChecks,
@@ -18,6 +19,7 @@ export const AUDIT_CHECKS: readonly AuditCheck[] = [
   ...startChecks,
   ...sessionChecks,
   ...stepUpChecks,
+  ...stepUpStartChecks,
   ...enteredChecks,
   ...exposureChecks,
 ];

@@ -7,6 +7,7 @@ import { parseHandoffPage, type Answer, type Exchange } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
 import { callHook } from './hooks.ts';
 import type { AuditAction } from './options.ts';
+import { grantBeforeStart } from './step-up-flow.ts';
 import { digitsOf, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
 
 const NOT_GIVEN =
@@ -23,6 +24,13 @@ function enteredActions(world: AuditWorld, verdict: Verdict): AuditAction[] {
   const actions = world.options.actions.filter((action) => action.enteredNumber !== undefined);
   if (actions.length === 0) verdict.notRun = NOT_GIVEN;
   return actions;
+}
+
+/** A new user, with the grant the action's start requires, if it requires one (as a user gets it). */
+async function signInFor(world: AuditWorld, action: AuditAction): Promise<AuditUser> {
+  const user = await world.signIn();
+  await grantBeforeStart(world, user, action);
+  return user;
 }
 
 /** How a number is named in evidence: its last two digits, as the kit masks it. */
@@ -111,7 +119,7 @@ export const enteredChecks: AuditCheck[] = [
     phase: 'concurrent',
     async run(world, verdict) {
       for (const action of enteredActions(world, verdict)) {
-        const user = await world.signIn();
+        const user = await signInFor(world, action);
         const before = await world.numberOf(action, user);
         const failed = await startWith(world, user, action, world.newNumber());
         await expectHeld(world, verdict, action, user, before, 'right after the start');
@@ -146,7 +154,7 @@ export const enteredChecks: AuditCheck[] = [
     phase: 'concurrent',
     async run(world, verdict) {
       for (const action of enteredActions(world, verdict)) {
-        const user = await world.signIn();
+        const user = await signInFor(world, action);
         const [a, b, c, d, e, f] = [1, 2, 3, 4, 5, 6].map(() => world.newNumber()) as [
           string,
           string,
@@ -202,7 +210,7 @@ export const enteredChecks: AuditCheck[] = [
     phase: 'alone',
     async run(world, verdict) {
       for (const action of enteredActions(world, verdict)) {
-        const user = await world.signIn();
+        const user = await signInFor(world, action);
         const held = await world.numberOf(action, user);
         for (const phone of PREMIUM_RATE_NUMBERS) {
           const before = await world.control.stats();
@@ -234,7 +242,7 @@ export const enteredChecks: AuditCheck[] = [
     async run(world, verdict) {
       const [action] = enteredActions(world, verdict);
       if (action === undefined) return;
-      const user = await world.signIn();
+      const user = await signInFor(world, action);
       const verifiedNumber = world.newNumber();
       const verified = await startWith(world, user, action, verifiedNumber);
       const location = await walk(world, user, verified);

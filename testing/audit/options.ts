@@ -43,6 +43,13 @@ export interface AuditAction {
    * The `entered.*` checks need it.
    */
   enteredNumber?: { numberOf: (user: string) => string | null | undefined | Promise<string | null | undefined> };
+  /**
+   * The action's `requireRecentVerification`, as your kit was given it: before the other checks
+   * start this action, the user confirms it's them through the real flow (the start's "Confirm
+   * it's you" page, the texted code, the landing); and a start without a fresh grant of `scope` in
+   * the same browser must send nothing.
+   */
+  requireRecentVerification?: { scope: string; maxAge: number };
 }
 
 /**
@@ -193,6 +200,19 @@ function checkActions(problems: string[], actions: unknown): void {
     if (entered !== undefined && typeof entered?.numberOf !== 'function') {
       problems.push(
         `\`actions[${i}].enteredNumber\` must be { numberOf: (user) => the number your app holds for that user }, e.g. a SELECT on your users table.`,
+      );
+    }
+    const stepUp = (action as Partial<AuditAction> | undefined)?.requireRecentVerification;
+    if (
+      stepUp !== undefined &&
+      (typeof stepUp?.scope !== 'string' ||
+        stepUp.scope === '' ||
+        !Number.isInteger(stepUp.maxAge) ||
+        stepUp.maxAge < 1 ||
+        stepUp.maxAge > 86_400)
+    ) {
+      problems.push(
+        `\`actions[${i}].requireRecentVerification\` must be the action's { scope, maxAge } as your kit has it (maxAge in seconds, a whole number from 1 to 86400).`,
       );
     }
   }

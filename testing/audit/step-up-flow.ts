@@ -7,7 +7,7 @@ import { formsIn } from '../html.ts';
 import { parseHandoffPage, type Answer } from './agent.ts';
 import { callHook, callSync } from './hooks.ts';
 import type { Verdict } from './check.ts';
-import type { AuditGuardedRoute } from './options.ts';
+import type { AuditAction, AuditGuardedRoute } from './options.ts';
 import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';
 
 const NO_ROUTES = 'give your guarded routes as `stepUp: [{ path, method?, scope, maxAge, ... }]` to run this check';
@@ -197,4 +197,30 @@ export async function grantAndOpen(
     throw new Error(`${new URL(page.url).pathname} answered ${page.status} without the confirmation of the kept form`);
   }
   return submitConfirmation(world, user, form);
+}
+
+/**
+ * For an action whose start requires a step-up (its `requireRecentVerification`): gets `user` a
+ * grant of its scope in this browser as a user does. The start answers "Confirm it's you", its
+ * button starts the verification, the code texted to the user's number is entered on the hosted
+ * page, and the landing makes the grant; the kept start is left unconfirmed. Returns the answer of
+ * that first start (undefined for an action without the requirement). A start the app ran at once
+ * is returned as it is: the check of such actions says so.
+ */
+export async function grantBeforeStart(
+  world: AuditWorld,
+  user: AuditUser,
+  action: AuditAction,
+): Promise<Answer | undefined> {
+  if (action.requireRecentVerification === undefined) return undefined;
+  const asked = await world.postStart(user, action);
+  const form = confirmItsYouForm(asked);
+  if (form === undefined) return asked;
+  const pressed = await user.agent.postForm(form.action, form.fields, world.sameOrigin());
+  const attempt = await world.attemptOf(pressed);
+  const landing = await user.agent.request(world.resolve(await world.walkHostedPage(user, attempt)).href);
+  if (landing.location === null) {
+    throw new Error(`the landing of ${action.name}'s step-up answered ${landing.status} without sending the user back`);
+  }
+  return asked;
 }
