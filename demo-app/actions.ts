@@ -16,7 +16,7 @@ import {
   type VerifiedAttempt,
 } from 'hosted-sms-verify-kit';
 import { after, type DemoReads, type DemoWrites } from './data.ts';
-import { CHANGE_PAYOUT, CHANGE_PHONE, CONFIRM_PHONE, maskAccountNumber } from './domain.ts';
+import { CHANGE_PAYOUT, CHANGE_PHONE, CHANGE_PHONE_STEP_UP, CONFIRM_PHONE, maskAccountNumber } from './domain.ts';
 import { DEMO_TEXTS, demoTexts, type DemoTexts } from './i18n.ts';
 
 /** Account numbers: 8 to 17 digits; spaces and hyphens are ignored. Refusals in the user's language. */
@@ -63,6 +63,9 @@ function changePhoneAction(
     // texted; only its code, never a passkey of another number, can make it the user's number.
     destination: 'entered',
     proves: 'destination',
+    // A stolen session cannot move the codes to another phone: the current number is verified first,
+    // in this browser, within 10 minutes, whoever posts the start.
+    requireRecentVerification: { scope: CHANGE_PHONE_STEP_UP, maxAge: 10 * 60 },
     fulfil(tx, attempt) {
       const phone = stringOf(attempt.destination);
       const at = now();

@@ -9,7 +9,7 @@ import { createDemoActions } from './actions.ts';
 import type { DemoAppOptions } from './app-options.ts';
 import type { DemoData } from './data.ts';
 import type { DemoUser } from './db.ts';
-import { NEW_RECOVERY_CODES, SEE_SECURITY } from './domain.ts';
+import { CHANGE_PHONE_STEP_UP, NEW_RECOVERY_CODES, SEE_SECURITY } from './domain.ts';
 import { DEMO_TEXTS, demoKitMessages, demoTexts } from './i18n.ts';
 import { demoKitPages } from './views/kit-pages.ts';
 
@@ -26,7 +26,7 @@ export function createDemoKit(
     returnUrl: options.returnUrl,
     store: data.store,
     actions: createDemoActions(data.reads, data.writes, now),
-    // Step-up for the demo's own Security page and its form (routes/account-security.ts).
+    // Step-up for the demo's own Security page and its form (routes/account-security.ts), and the phone change.
     scopes: [
       {
         name: SEE_SECURITY,
@@ -37,6 +37,12 @@ export function createDemoKit(
         name: NEW_RECOVERY_CODES,
         operationSensitivity: 'sensitive',
         label: { en: DEMO_TEXTS.en.security.replaceLabel, fr: DEMO_TEXTS.fr.security.replaceLabel },
+      },
+      // The change-phone action's start requires it (actions.ts).
+      {
+        name: CHANGE_PHONE_STEP_UP,
+        operationSensitivity: 'sensitive',
+        label: { en: DEMO_TEXTS.en.security.changePhoneLabel, fr: DEMO_TEXTS.fr.security.changePhoneLabel },
       },
     ],
     async resolveUser(req) {

@@ -11,6 +11,8 @@ export const CHANGE_PHONE = 'change_phone';
 /** Step-up scopes: the Security page (a GET guard) and its form that replaces the recovery codes (a POST guard). */
 export const SEE_SECURITY = 'see_security';
 export const NEW_RECOVERY_CODES = 'new_recovery_codes';
+/** Step-up scope of the phone number change: the current number is verified before a new one is texted. */
+export const CHANGE_PHONE_STEP_UP = 'phone_change';
 
 export const ACTION_LABELS: Record<string, string> = {
   [CONFIRM_PHONE]: 'Confirmed phone number',

@@ -39,6 +39,7 @@ export const en: DemoTexts = {
     replaced: 'New recovery codes were made. The old ones no longer work.',
     seeLabel: 'see your recovery codes',
     replaceLabel: 'replace your recovery codes',
+    changePhoneLabel: 'change your phone number',
   },
   home: {
     title: 'Home',

@@ -41,6 +41,7 @@ export const fr: DemoTexts = {
     replaced: 'De nouveaux codes de secours ont été créés. Les anciens ne fonctionnent plus.',
     seeLabel: 'voir vos codes de secours',
     replaceLabel: 'remplacer vos codes de secours',
+    changePhoneLabel: 'changer votre numéro de téléphone',
   },
   home: {
     title: 'Accueil',

@@ -31,6 +31,8 @@ export interface DemoTexts {
     /** What the kit's "Confirm it's you" page says each guarded route does. */
     seeLabel: string;
     replaceLabel: string;
+    /** What the "Confirm it's you" page says before the phone number changes. */
+    changePhoneLabel: string;
   };
   home: {
     title: string;

@@ -10,6 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TEXTS, demoKitMessages, type DemoLocale } from '../../demo-app/i18n.ts';
 import { englishMessages } from '../../middleware/index.ts';
+import { completeMessages } from '../../middleware/pages/messages.ts';
 import { DAY_MS } from '../support/clock.ts';
 import { expectNoAxeViolations, withoutPageScripts } from '../support/axe.ts';
 import { addVirtualAuthenticator, launchBrowser } from '../support/browser.ts';
@@ -89,7 +90,7 @@ async function waitForHostedPage(page: Page): Promise<string> {
 }
 
 const USER_FOR: Record<DemoLocale, DemoUserKey> = { en: 'alice', fr: 'bob' };
-/** The operator page's French number (a change_phone start texts it) and its block, one per language. */
+/** The operator page's French number (the phone change texts it) and its block, one per language. */
 const OPERATOR_NUMBER: Record<DemoLocale, string> = { en: '+33612345678', fr: '+33698765432' };
 const OPERATOR_BLOCK: Record<DemoLocale, string> = { en: '+33612345', fr: '+33698765' };
 
@@ -150,7 +151,21 @@ for (const locale of ['en', 'fr'] as const) {
       const context = await newContext(locale);
       const page = await context.newPage();
       await signIn(page, locale, user);
-      // A text to a French number, then its block blocked from the page's form: the next start is refused.
+      // A text to a French number: the user asks to change their number to it, confirms it's them
+      // with the code texted to their own number, then confirms the change, which texts France.
+      const messages = completeMessages(locale, demoKitMessages[locale]);
+      await page.getByLabel(t.home.newPhone).fill(OPERATOR_NUMBER[locale]);
+      await page.getByRole('button', { name: t.home.changePhone }).click();
+      await page.getByRole('button', { name: messages.stepUp.send }).click();
+      await page.locator('#code').fill(await stack.control.codeFor(await waitForHostedPage(page)));
+      await page.locator('#code').press('Enter');
+      await declinePasskeyOffer(page);
+      await page.waitForURL(new RegExp(`${stack.demoUrl}/verify/step-up\\?intent=`));
+      const sent = (await stack.control.outbox()).length;
+      await page.getByRole('button', { name: messages.stepUp.confirm }).click();
+      await waitForHostedPage(page);
+      expect((await stack.control.outbox()).slice(sent).map((m) => m.to)).toEqual([OPERATOR_NUMBER[locale]]);
+      // Its block blocked from the page's form: the next start (the user's grant still fresh) is refused.
       const startToFrance = async () => {
         await page.goto(`${stack.demoUrl}/`);
         const csrf = await page
@@ -162,7 +177,7 @@ for (const locale of ['en', 'fr'] as const) {
         });
         return started.status();
       };
-      expect(await startToFrance()).toBe(200);
+      await page.goto(`${stack.demoUrl}/`);
       await page.getByRole('link', { name: t.nav.operator }).click();
       await page.waitForURL(`${stack.demoUrl}/operator/pumping`);
       await page.getByLabel(t.operator.target).fill(OPERATOR_BLOCK[locale]);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestClock, startEmulator, type AuditOptions } from 'hosted-sms-verify-kit/testing';
 import { createDemoApp } from '../../demo-app/app.ts';
-import { CHANGE_PHONE, NEW_RECOVERY_CODES, SEE_SECURITY } from '../../demo-app/domain.ts';
+import { CHANGE_PHONE, CHANGE_PHONE_STEP_UP, NEW_RECOVERY_CODES, SEE_SECURITY } from '../../demo-app/domain.ts';
 import { closeServer, listen } from '../support/listen.ts';
 import { userNamed } from '../support/users.ts';
 
@@ -71,9 +71,11 @@ export async function startDemoTarget(): Promise<DemoTarget> {
     actions: [
       { name: 'confirm_phone' },
       { name: 'change_payout', fields: (n) => ({ accountNumber: String(40_000_000 + n) }) },
-      // The number typed into "Change phone number" becomes the user's phone once verified.
+      // The number typed into "Change phone number" becomes the user's phone once verified; the
+      // user confirms it's them on their current number first.
       {
         name: CHANGE_PHONE,
+        requireRecentVerification: { scope: CHANGE_PHONE_STEP_UP, maxAge: 600 },
         enteredNumber: {
           numberOf: (user) => (phoneOf.get(`usr_${user}`) as { phone: string } | undefined)?.phone ?? null,
         },

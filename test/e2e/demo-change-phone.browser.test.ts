@@ -1,7 +1,8 @@
 /**
  * The demo's "Change phone number", in Chromium, in English and in French, each page checked by
- * axe-core: a number that cannot be one gets the kit's number form back (422, the user's language,
- * the typed value kept); a national number is read with the country of the page's language (US
+ * axe-core: the change starts only after the user confirms it's them on the current number; a
+ * number that cannot be one gets the kit's number form back (422, the user's language, the typed
+ * value kept); a national number is read with the country of the page's language (US
  * for English, France for French), texted as E.164 to the demo's inbox, and once its code is
  * entered the user's number changes, exactly once (a reload of the landing changes nothing more).
  * A passkey saved while confirming the old number never answers for the new one.
@@ -72,57 +73,78 @@ describe.each(['en', 'fr'] as const)('changing the phone number, in %s', (locale
     await context?.close();
   });
 
-  it('a typed national number is texted as E.164 and becomes the user’s number once', { timeout: 90_000 }, async () => {
-    const { user, typed, e164 } = CASES[locale];
-    const t = DEMO_TEXTS[locale];
-    const messages = completeMessages(locale, demoKitMessages[locale]);
-    const { id } = DEMO_USERS[user];
-    const page = await context.newPage();
-    const landings: string[] = [];
-    page.on('request', (request) => {
-      if (request.url().startsWith(`${stack.demoUrl}/verify/return?`)) landings.push(request.url());
-    });
-    await page.goto(`${stack.demoUrl}/signin`);
-    await page.getByRole('button', { name: t.signin.buttonLabel(DEMO_USERS[user].name) }).click();
-    await page.waitForURL(`${stack.demoUrl}/`);
-    await check(page, locale, 'home with the change form', t.home.changePhone);
+  it(
+    'after the user confirms it’s them, a typed national number is texted as E.164 and becomes the user’s number once',
+    { timeout: 90_000 },
+    async () => {
+      const { user, typed, e164 } = CASES[locale];
+      const t = DEMO_TEXTS[locale];
+      const messages = completeMessages(locale, demoKitMessages[locale]);
+      const { id } = DEMO_USERS[user];
+      const page = await context.newPage();
+      const landings: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().startsWith(`${stack.demoUrl}/verify/return?`)) landings.push(request.url());
+      });
+      await page.goto(`${stack.demoUrl}/signin`);
+      await page.getByRole('button', { name: t.signin.buttonLabel(DEMO_USERS[user].name) }).click();
+      await page.waitForURL(`${stack.demoUrl}/`);
+      await check(page, locale, 'home with the change form', t.home.changePhone);
 
-    // Not a number: the kit's form comes back in the user's language with what was typed; nothing is texted.
-    const sentBefore = (await stack.control.outbox()).length;
-    await page.getByLabel(t.home.newPhone).fill('12');
-    const refused = page.waitForResponse((response) => response.url().endsWith('/verify/start'));
-    await page.getByRole('button', { name: t.home.changePhone }).click();
-    expect((await refused).status()).toBe(422);
-    await check(page, locale, 'number form back', messages.errors.invalid_phone_number);
-    expect(await page.getByLabel(messages.enterNumber.label, { exact: true }).inputValue()).toBe('12');
-    expect((await stack.control.outbox()).length).toBe(sentBefore);
+      // The change starts only once the user confirms it's them on the current number: nothing is texted before.
+      const keptAt = (await stack.control.outbox()).length;
+      await page.getByLabel(t.home.newPhone).fill('12');
+      await page.getByRole('button', { name: t.home.changePhone }).click();
+      await check(page, locale, 'confirm it’s you first', messages.stepUp.purpose(t.security.changePhoneLabel));
+      expect((await stack.control.outbox()).length).toBe(keptAt);
+      await page.getByRole('button', { name: messages.stepUp.send }).click();
+      await page.waitForURL(stack.verifyUrl);
+      await page.locator('#code').waitFor();
+      const toCurrent = (await stack.control.outbox()).slice(keptAt);
+      expect(toCurrent.map((message) => message.to)).toEqual([DEMO_USERS[user].phone]);
+      await enterCode(page, toCurrent[0]!.code);
+      await declinePasskeyOffer(page);
+      await page.waitForURL(new RegExp(`${stack.demoUrl}/verify/step-up\\?intent=`));
+      await check(page, locale, 'confirm the change', messages.stepUp.confirmTitle);
+      landings.splice(0);
 
-    // The national number, typed again in the kit's form, is texted as E.164.
-    await page.getByLabel(messages.enterNumber.label, { exact: true }).fill(typed);
-    await page.getByRole('button', { name: messages.enterNumber.send }).click();
-    await page.waitForURL(stack.verifyUrl);
-    await page.locator('#code').waitFor();
-    const texted = (await stack.control.outbox()).slice(sentBefore);
-    expect(texted.map((message) => message.to)).toEqual([e164]);
-    expect(phoneOf(id).phone).toBe(DEMO_USERS[user].phone); // nothing changes before the code
-    await enterCode(page, texted[0]!.code);
-    await declinePasskeyOffer(page);
-    await page.waitForURL(`${stack.demoUrl}/verified/phone`);
-    await check(page, locale, 'number changed', t.verified.phoneTitle);
-    expect(phoneOf(id)).toEqual({ phone: e164, verified_phone: e164 });
-    expect(changes(id)).toBe(1);
+      // Not a number: once confirmed, the kept start gets the kit's form back in the user's language
+      // with what was typed; nothing is texted.
+      const sentBefore = (await stack.control.outbox()).length;
+      const refused = page.waitForResponse((response) => response.url().endsWith('/verify/start'));
+      await page.getByRole('button', { name: messages.stepUp.confirm }).click();
+      expect((await refused).status()).toBe(422);
+      await check(page, locale, 'number form back', messages.errors.invalid_phone_number);
+      expect(await page.getByLabel(messages.enterNumber.label, { exact: true }).inputValue()).toBe('12');
+      expect((await stack.control.outbox()).length).toBe(sentBefore);
 
-    // The landing opened again (from the history) changes nothing more.
-    expect(landings).toHaveLength(1);
-    await page.goto(landings[0]!);
-    await page.waitForURL(`${stack.demoUrl}/verified/phone`);
-    expect(changes(id)).toBe(1);
-    // The home page shows the new number as every page but its form does: masked.
-    await page.goto(`${stack.demoUrl}/`);
-    const home = await page.locator('body').innerText();
-    expect(home).toContain(`••\u00a0${e164.slice(-2)}`);
-    expect(home).not.toContain(e164);
-  });
+      // The national number, typed again in the kit's form, is texted as E.164.
+      await page.getByLabel(messages.enterNumber.label, { exact: true }).fill(typed);
+      await page.getByRole('button', { name: messages.enterNumber.send }).click();
+      await page.waitForURL(stack.verifyUrl);
+      await page.locator('#code').waitFor();
+      const texted = (await stack.control.outbox()).slice(sentBefore);
+      expect(texted.map((message) => message.to)).toEqual([e164]);
+      expect(phoneOf(id).phone).toBe(DEMO_USERS[user].phone); // nothing changes before the code
+      await enterCode(page, texted[0]!.code);
+      await declinePasskeyOffer(page);
+      await page.waitForURL(`${stack.demoUrl}/verified/phone`);
+      await check(page, locale, 'number changed', t.verified.phoneTitle);
+      expect(phoneOf(id)).toEqual({ phone: e164, verified_phone: e164 });
+      expect(changes(id)).toBe(1);
+
+      // The landing opened again (from the history) changes nothing more.
+      expect(landings).toHaveLength(1);
+      await page.goto(landings[0]!);
+      await page.waitForURL(`${stack.demoUrl}/verified/phone`);
+      expect(changes(id)).toBe(1);
+      // The home page shows the new number as every page but its form does: masked.
+      await page.goto(`${stack.demoUrl}/`);
+      const home = await page.locator('body').innerText();
+      expect(home).toContain(`••\u00a0${e164.slice(-2)}`);
+      expect(home).not.toContain(e164);
+    },
+  );
 });
 
 describe("the old number's passkey", () => {
@@ -146,6 +168,17 @@ describe("the old number's passkey", () => {
       await page.goto(`${stack.demoUrl}/`);
       await page.getByLabel(DEMO_TEXTS.en.home.newPhone, { exact: true }).fill('+33 6 98 76 54 32');
       await page.getByRole('button', { name: DEMO_TEXTS.en.home.changePhone }).click();
+      // She confirms it's her on the current number first, by its code, then confirms the change.
+      const sent = (await stack.control.outbox()).length;
+      await page.getByRole('button', { name: 'Text me a code' }).click();
+      await arriveAt(page, stack.verifyUrl);
+      await page.locator('#code').waitFor();
+      const toCurrent = (await stack.control.outbox()).slice(sent);
+      expect(toCurrent.map((m) => m.to)).toEqual([DEMO_USERS.alice.phone]);
+      await enterCode(page, toCurrent[0]!.code);
+      await declinePasskeyOffer(page);
+      await arriveAt(page, new RegExp(`${stack.demoUrl}/verify/step-up\\?intent=`));
+      await page.getByRole('button', { name: 'Confirm' }).click();
       await arriveAt(page, stack.verifyUrl);
       await page.locator('#code, #passkey-button:not([hidden])').first().waitFor();
       const toNew = (await stack.control.outbox()).filter((m) => m.to === '+33698765432');

@@ -19,6 +19,7 @@ import { startStack, type Stack } from '../support/demo-stack.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { demoSite } from '../support/security-stack.ts';
 import { DEMO_USERS } from '../support/users.ts';
+import { changePhoneAfterStepUp } from './change-phone-start.ts';
 
 const en = DEMO_TEXTS.en.operator;
 const fr = DEMO_TEXTS.fr.operator;
@@ -111,15 +112,23 @@ for (const store of ['SQLite', 'PostgreSQL'] as const) {
 
     it('shows texts per country (chart and table), the tripped block, and the refused start with its number masked', async () => {
       const alice = await new Agent(demoSite(on)).signIn('alice');
-      // Two texts to Alice's number, one verified and landed; two to a French number, never verified.
+      // Three texts to Alice's number: one confirmation verified and landed, one never verified, and
+      // the code she entered to confirm it's her before changing her number; two to a French number
+      // (the kept change, then one more), never verified.
       // The demo's 555 numbers belong to no country's ranges: the kit counts them under ZZ.
       const verified = await alice.start('confirm_phone');
       expect((await on.control.complete(verified.sessionId, { outcome: 'verified' })).status).toBe(200);
       expect((await alice.landFor(verified.sessionId, verified.state)).status).toBe(303);
       await alice.start('confirm_phone');
+      await changePhoneAfterStepUp(alice, FRENCH_NUMBER);
       await alice.startWithNumber('change_phone', FRENCH_NUMBER);
-      await alice.startWithNumber('change_phone', FRENCH_NUMBER);
-      expect((await on.control.outbox()).length).toBe(4);
+      expect((await on.control.outbox()).map((m) => m.to)).toEqual([
+        DEMO_USERS.alice.phone,
+        DEMO_USERS.alice.phone,
+        DEMO_USERS.alice.phone,
+        FRENCH_NUMBER,
+        FRENCH_NUMBER,
+      ]);
 
       // The page's form blocks the French number's block; the next start to it is refused, and sends nothing.
       const before = await alice.request('/operator/pumping');
@@ -129,7 +138,7 @@ for (const store of ['SQLite', 'PostgreSQL'] as const) {
       expect(blocked.status).toBe(303);
       expect(blocked.location).toBe('/operator/pumping?done=block');
       expect((await alice.tryStartWithNumber('change_phone', FRENCH_NUMBER)).status).toBe(429);
-      expect((await on.control.outbox()).length).toBe(4);
+      expect((await on.control.outbox()).length).toBe(5);
 
       const page = await alice.request('/operator/pumping?done=block');
       expect(page.status).toBe(200);
@@ -140,8 +149,8 @@ for (const store of ['SQLite', 'PostgreSQL'] as const) {
       expect(rowCells(html, '<tr data-country="ZZ" data-days-ago="0">')).toEqual([
         expect.stringMatching(/\(ZZ\)$/),
         en.dayLabel(0),
+        '3',
         '2',
-        '1',
         '1',
       ]);
       expect(rowCells(html, '<tr data-country="FR" data-days-ago="0">')).toEqual([
@@ -152,7 +161,7 @@ for (const store of ['SQLite', 'PostgreSQL'] as const) {
         '2',
       ]);
       // The chart draws the same numbers.
-      expect(chartBar(html, 'ZZ', 0)).toEqual({ sent: 2, verified: 1 });
+      expect(chartBar(html, 'ZZ', 0)).toEqual({ sent: 3, verified: 2 });
       expect(chartBar(html, 'FR', 0)).toEqual({ sent: 2, verified: 0 });
 
       // The operator's block trips its key, shown with its counts against the thresholds.

@@ -1,20 +1,24 @@
 /**
  * The demo on PostgreSQL (DATABASE_URL), as two instances on one database: a user signed in on
  * one instance is signed in on the other (shared sessions, in connect-pg-simple's store), a
- * verification started on one and landed on the other is fulfilled once, and the copyable sweep
- * job, built from the same environment, fulfils a verification whose tab was closed. A database
- * holding sessions in the demo's earlier columns keeps them. Over HTTP, without a browser (the
- * browser suites cover the pages themselves on SQLite).
+ * verification started on one and landed on the other is fulfilled once (a phone change's step-up
+ * too, its confirmation posted to the other), and the copyable sweep job, built from the same
+ * environment, fulfils a verification whose tab was closed. A database holding sessions in the
+ * demo's earlier columns keeps them. Over HTTP, without a browser (the browser suites cover the
+ * pages themselves on SQLite).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoApp, SESSION_COOKIE, type DemoApp } from '../../demo-app/app.ts';
+import { CHANGE_PHONE_STEP_UP } from '../../demo-app/domain.ts';
 import { demoSweepKit } from '../../demo-app/kit-deps.ts';
 import { runSweepJob } from '../../middleware/sweep/sweep-job.ts';
+import { formsIn } from '../../testing/html.ts';
 import { createTestClock } from '../support/clock.ts';
 import { useTestEmulator } from '../support/emulator.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { DEMO_USERS } from '../support/users.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const PUBLIC = 'http://localhost:3902';
@@ -81,10 +85,49 @@ async function start(browser: Browser, app: DemoApp, action: string, extra: Reco
       .send({ _csrf: token!, action, ...extra }),
   );
   expect(started.status, started.text.slice(0, 200)).toBe(200);
-  // The newest started attempt, read through the kit's store.
+  return newestAttempt(app, action);
+}
+
+/** The newest started attempt of `action`, read through the kit's store. */
+async function newestAttempt(app: DemoApp, action: string): Promise<{ session_id: string; state: string }> {
   const attempts = await app.store.listAttempts({ limit: Number.MAX_SAFE_INTEGER });
   const newest = attempts.filter((a) => a.action === action).reduce((a, b) => (b.startSeq > a.startSeq ? b : a));
   return { session_id: newest.sessionId, state: newest.state };
+}
+
+/**
+ * The phone change as its user goes through it, across the instances: the start (on the second)
+ * asks to confirm it's them and texts nothing; the step-up's verification lands on the first and
+ * its confirmation, posted to the second, runs the kept start. Returns the change's attempt.
+ */
+async function changePhoneAfterStepUp(browser: Browser, [a, b]: [DemoApp, DemoApp], phone: string) {
+  const home = await browser.send(request(b.app).get('/'));
+  const sent = (await emulator.control.outbox()).length;
+  const post = (app: DemoApp, fields: Record<string, string>) =>
+    browser.send(
+      request(app.app)
+        .post('/verify/start')
+        .type('form')
+        .set('Origin', PUBLIC)
+        .set('Sec-Fetch-Site', 'same-origin')
+        .send(fields),
+    );
+  const asked = await post(b, { _csrf: formToken(home.text, 'change_phone')!, action: 'change_phone', phone });
+  expect(asked.text).toContain('Confirm it’s you');
+  expect((await emulator.control.outbox()).length).toBe(sent);
+  const confirm = formsIn(asked.text).find((form) => form.fields.intent !== undefined)!;
+  expect(confirm.fields.action).toBe(CHANGE_PHONE_STEP_UP);
+  expect((await post(b, confirm.fields)).status).toBe(200);
+  const stepUp = await newestAttempt(b, CHANGE_PHONE_STEP_UP);
+  expect((await emulator.control.outbox()).slice(sent).map((m) => m.to)).toEqual([DEMO_USERS.alice.phone]);
+  expect((await emulator.control.complete(stepUp.session_id, { outcome: 'verified' })).status).toBe(200);
+  const landing = await browser.send(request(a.app).get(`/verify/return?${new URLSearchParams(stepUp).toString()}`));
+  expect(landing.status).toBe(303);
+  const confirmation = await browser.send(request(b.app).get(landing.headers.location!));
+  const kept = formsIn(confirmation.text).find((form) => form.fields._verify_kit_intent !== undefined)!;
+  const ran = await post(a, kept.fields);
+  expect(ran.status, ran.text.slice(0, 200)).toBe(200);
+  return newestAttempt(a, 'change_phone');
 }
 
 describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two instances', () => {
@@ -125,11 +168,11 @@ describe.skipIf(postgresUnavailable !== undefined)('the demo on PostgreSQL, two 
     expect(rows[0]).toEqual({ n: 1 });
   });
 
-  it('a typed number becomes the user’s number once, started on one instance and landed on both', async () => {
+  it('a typed number becomes the user’s number once, started on one instance after a step-up on both, and landed on both', async () => {
     const [a, b] = instances as [DemoApp, DemoApp];
     const browser = new Browser();
     await signIn(browser, a, 'usr_alice');
-    const attempt = await start(browser, b, 'change_phone', { phone: '+33 6 12 34 56 78' });
+    const attempt = await changePhoneAfterStepUp(browser, [a, b], '+33 6 12 34 56 78');
     const texted = (await emulator.control.outbox()).filter((m) => m.sessionId === attempt.session_id);
     expect(texted.map((m) => m.to)).toEqual(['+33612345678']);
     expect((await emulator.control.complete(attempt.session_id, { outcome: 'verified' })).status).toBe(200);
