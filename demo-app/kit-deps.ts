@@ -23,8 +23,7 @@ export function demoSweepKit(env: NodeJS.ProcessEnv, job?: SweepJobSettings): Ve
     ...(job === undefined ? {} : { client: { connections: job.concurrency } }),
     // The job closes what it built when it ends: the SQLite file or the PostgreSQL pool.
     store: { ...data.store, close: () => data.close() },
-    // A start's step-up is judged by the start route, which a job has none of (nor scopes, which need it).
-    actions: createDemoActions(data.reads, data.writes).map(({ requireRecentVerification: _, ...action }) => action),
+    actions: createDemoActions(data.reads, data.writes),
     // Nobody signs in to a job, and it serves no route.
     resolveUser: () => null,
     routes: { start: false, landing: false },

@@ -12,9 +12,11 @@ const SHAPE = '{ scope, maxAge }';
 export function checkActionStepUps(
   problems: OptionProblems,
   actions: unknown,
-  context: { scopes: ReadonlyMap<string, ScopeDefinition>; platform: Platform },
+  context: { scopes: ReadonlyMap<string, ScopeDefinition>; platform: Platform; startRoute: boolean },
 ): void {
-  if (!Array.isArray(actions)) return;
+  // A kit without the start route (a sweep job's) starts nothing: the app's own action list, step-ups
+  // included, is taken as it is, though such a kit declares no scopes.
+  if (!Array.isArray(actions) || !context.startRoute) return;
   actions.forEach((action: unknown, index) => {
     if (!isRecord(action) || action.requireRecentVerification === undefined) return;
     const named = `actions[${index}]${typeof action.name === 'string' ? ` ("${action.name}")` : ''}.requireRecentVerification`;

@@ -251,7 +251,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   const routes = checkRoutes(problems, options.routes, platform, returned.path);
   const actions = checkActions(problems, options.actions, options.store);
   const scopes = checkScopes(problems, options.scopes, { actions, store: options.store, platform, routes });
-  checkActionStepUps(problems, options.actions, { scopes, platform });
+  checkActionStepUps(problems, options.actions, { scopes, platform, startRoute: routes.start !== false });
   checkCollaborators(problems, fields);
   checkLimits(problems, options.limits, options.dangerouslyDisableStartLimits);
   const beforeCreate = optionalFunction(problems, 'beforeCreate', options.beforeCreate);

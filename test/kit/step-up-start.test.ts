@@ -196,4 +196,8 @@ describe('requireRecentVerification on an action, checked when the kit is create
     expect(message).toContain('`actions[0] ("change_phone").requireRecentVerification.maxAge` must be a whole number');
     expect(message).toContain('`actions[0] ("change_phone").requireRecentVerification.bindTo` is not an option');
   });
+
+  it("a sweep job's kit (no start route, so no scopes) takes the app's actions as they are, step-ups included", () => {
+    expect(problemsOf({ actions: [changePhone], routes: { start: false, landing: false } })).toBe('');
+  });
 });

@@ -35,6 +35,7 @@ const kit = createVerificationKit({
   scopes: [
     { name: 'security', operationSensitivity: 'sensitive', label: 'see your recovery codes' },
     { name: 'api_keys', operationSensitivity: 'sensitive', label: 'add an API key' },
+    { name: 'phone_change', operationSensitivity: 'sensitive', label: 'change your phone number' },
   ],
   actions: [
     {
@@ -52,6 +53,8 @@ const kit = createVerificationKit({
       successPath: '/done',
       destination: 'entered',
       proves: 'destination',
+      // As the docs' recipe: a stolen session cannot move the number without the current one.
+      requireRecentVerification: { scope: 'phone_change', maxAge: 600 },
       fulfil: (tx, attempt) => {
         tx.prepare(
           'INSERT INTO phones (user_id, phone) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET phone = excluded.phone',
@@ -106,6 +109,7 @@ try {
       { name: 'confirm_phone' },
       {
         name: 'change_phone',
+        requireRecentVerification: { scope: 'phone_change', maxAge: 600 },
         enteredNumber: {
           numberOf: (user) => db.prepare('SELECT phone FROM phones WHERE user_id = ?').get(user)?.phone ?? null,
         },
