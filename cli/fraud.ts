@@ -106,11 +106,36 @@ interface Loaded {
   close(): Promise<void>;
 }
 
+/** How long a configuration's function of env gets to answer (the sweep job's own deadline for it). */
+const BUILD_MS = 10_000;
+
+/**
+ * A configuration's function of env, within BUILD_MS: one that waits on something that never
+ * answers ends the command with that said, never holds it (nor lets it end saying nothing).
+ */
+async function built(factory: (env: CommandEnv) => unknown, env: CommandEnv, file: string): Promise<unknown> {
+  // The deadline's timer is unref'd: this one keeps the command alive to say so.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  try {
+    return await withDeadline(
+      'configuration',
+      BUILD_MS,
+      () => factory(env),
+      () =>
+        new Error(
+          `--config ${file}: its function of env did not answer within ${BUILD_MS} ms: does it wait on something that never answers?`,
+        ),
+    );
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
 /** The kit the configuration names (ready, or built with no route), and how to close what it opened. */
 async function load(file: string, env: CommandEnv): Promise<Loaded> {
   const exported = await loadConfigModule(file);
   const given: unknown =
-    typeof exported === 'function' ? await (exported as (e: CommandEnv) => unknown)(env) : exported;
+    typeof exported === 'function' ? await built(exported as (e: CommandEnv) => unknown, env, file) : exported;
   const owning =
     typeof given === 'object' && given !== null && 'kit' in given
       ? (given as { kit: unknown; close?: () => unknown })
@@ -142,7 +167,7 @@ async function load(file: string, env: CommandEnv): Promise<Loaded> {
 }
 
 /** How long what the configuration opened gets to close (the sweep job's own deadline for it). */
-const CLOSE_MS = 10_000;
+const CLOSE_MS = BUILD_MS;
 
 /**
  * Closes what the configuration opened: a close of its own that hangs or throws is said on stderr

@@ -247,7 +247,7 @@ describe(
   },
 );
 
-describe('hosted-sms-verify-kit fraud, a configuration whose close() hangs or throws', { timeout: 60_000 }, () => {
+describe('hosted-sms-verify-kit fraud, a configuration whose code hangs or throws', { timeout: 60_000 }, () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'verify-fraud-close-'));
@@ -261,6 +261,12 @@ describe('hosted-sms-verify-kit fraud, a configuration whose close() hangs or th
     // Never settles, and keeps a timer that would keep the process alive.
     writeFileSync(join(dir, 'hangs.config.mjs'), config('() => new Promise(() => setInterval(() => {}, 1000))'));
     writeFileSync(join(dir, 'throws.config.mjs'), config("() => { throw new Error('pool.end failed'); }"));
+    // A function of env that never answers: one holding a timer, one holding nothing at all.
+    writeFileSync(
+      join(dir, 'builds-forever.config.mjs'),
+      'export default () => new Promise(() => setInterval(() => {}, 1000));',
+    );
+    writeFileSync(join(dir, 'builds-never.config.mjs'), 'export default () => new Promise(() => {});');
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -286,6 +292,18 @@ describe('hosted-sms-verify-kit fraud, a configuration whose close() hangs or th
       /^hosted-sms-verify-kit fraud: could not close what the configuration opened: .*within \d+ ms/m,
     );
     expect(run.ms).toBeLessThan(20_000);
+  });
+
+  it('a function of env that never answers (holding a timer, or nothing): exit 1 within its deadline, saying so, without a stack', async () => {
+    const configs = ['builds-forever.config.mjs', 'builds-never.config.mjs'];
+    const runs = await Promise.all(configs.map((config) => fraud(config)));
+    runs.forEach((run, i) => {
+      expect(run.code, configs[i]).toBe(1);
+      expect(run.stderr).toBe(
+        `hosted-sms-verify-kit fraud: --config ${configs[i]}: its function of env did not answer within 10000 ms: does it wait on something that never answers?\n`,
+      );
+      expect(run.ms).toBeLessThan(20_000);
+    });
   });
 
   it('a close that throws: the answer printed, exit 0, its failure one line on stderr without a stack', async () => {
