@@ -254,6 +254,29 @@ describeEachAppStore('SMS pumping rules', (_store, storeOptions) => {
     const read = await pumping.readPumping({ keys: uganda, address: '127.0.0.1', hour, now });
     expect(read.counts[0]!.maxVerifiedDay).toBe(1);
   });
+
+  it('a purge that deleted a full batch (1,000 rows) runs again at the next start, not five minutes on', async () => {
+    const now = dayOf(20);
+    const hour = Math.floor(now / HOUR);
+    const pumping = app.store.pumping!;
+    const zimbabwe = [{ dimension: 'country' as const, key: 'ZW' }];
+    // 1,200 texts past keeping, each in an hour of its own: a batch of 1,000 of their counts leaves 200.
+    for (let i = 0; i < 1_200; i++) {
+      await pumping.recordSend({ sessionId: `zw-old-${i}`, keys: zimbabwe, hour: hour - 400 - i });
+    }
+    const oldTexts = async () =>
+      (await pumping.countsByDay({ dimension: 'country', hour, days: 70 }))
+        .filter((d) => d.key === 'ZW')
+        .reduce((n, d) => n + d.sent, 0);
+    expect(await oldTexts()).toBe(1_200);
+    await app.clock.pinned(now, async () => {
+      expect((await startTo(app, '+263771000001')).status).toBe(200);
+      await waitFor(async () => (await oldTexts()) === 200 + 1, 10_000, 'the first batch of the purge');
+      // The same minute: only a purge that repeats after a full batch reaches the rest.
+      expect((await startTo(app, '+263771000002')).status).toBe(200);
+      await waitFor(async () => (await oldTexts()) === 2, 10_000, 'the rest of the purge, at the next start');
+    });
+  });
 });
 
 describeEachAppStore("SMS pumping operators' reads and actions (kit.pumping)", (_store, storeOptions) => {
