@@ -31,7 +31,8 @@ export const DEFAULT_HOOK_TIMEOUTS: HookTimeouts = {
   defaultCountry: 5_000,
   prepare: 5_000,
   beforeCreate: 5_000,
-  // The start limits' consume, and the refund of a start the busy service never created.
+  // The start limits' consume, the refund of a start the busy service never created, and the
+  // give-back of the text the SMS pumping check counted for a start that never created one.
   limits: 5_000,
   // The app's challenge (a CAPTCHA's server check) for a start the SMS pumping rules would refuse.
   challenge: 5_000,

@@ -34,6 +34,8 @@ export interface PumpingGuardDeps {
   logger: KitLogger;
   now: () => number;
   challengeTimeoutMs: number;
+  /** How long a refused start's answer waits on the give-back of its text (hookTimeouts.limits). */
+  releaseTimeoutMs: number;
 }
 
 /** A refused start waits this long: the hourly rules' window. The same for every rule, so it tells nothing. */
@@ -172,8 +174,11 @@ class ReservedPass extends CountedPass {
   }
 }
 
+// The answer waits on the give-back no longer than a budget's refund: a store that hangs only costs a count.
 function release(deps: PumpingGuardDeps, store: PumpingStore, keys: StartKeys['keys'], hour: number): Promise<void> {
-  return store.releaseSend({ keys, hour }).catch((error: unknown) => {
+  const ms = deps.releaseTimeoutMs;
+  const late = () => new Error(`giving back the text did not settle within ${ms} ms`);
+  return withDeadline('limits', ms, () => store.releaseSend({ keys, hour }), late).catch((error: unknown) => {
     deps.logger.warn(
       { route: 'start', err: describeError(error) },
       'could not give back a text counted for the SMS pumping rules',

@@ -296,6 +296,7 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
     logger: context.logger,
     now: context.now,
     challengeTimeoutMs: context.hookTimeouts.challenge,
+    releaseTimeoutMs: context.hookTimeouts.limits,
   });
 
   const stepUps = new Map(

@@ -1,0 +1,86 @@
+/**
+ * A start that ends before its session exists gives back the text the SMS pumping check counted;
+ * that give-back never holds the user's answer: a store whose releaseSend never settles delays a
+ * refusal by at most `hookTimeouts.limits`, and the lateness is only logged. On SQLite and PostgreSQL.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { KitError, KitErrorCode, type ActionDefinition } from '../../middleware/index.ts';
+import type { PumpingStore } from '../../middleware/store/types.ts';
+import { describeEachAppStore } from '../support/app-stores.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { GENEROUS_START_LIMITS } from '../support/limits.ts';
+
+const LIMITS_DEADLINE_MS = 300;
+/** The number the app's beforeCreate hook refuses. */
+const REFUSED_BY_HOOK = '+33612345679';
+
+const addPhone: ActionDefinition<unknown> = {
+  name: 'add_phone',
+  operationSensitivity: 'normal',
+  successPath: '/done/phone',
+  destination: 'entered',
+  proves: 'destination',
+  fulfil: () => {},
+};
+
+describeEachAppStore('the give-back of a counted text that never settles', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: {
+        actions: [addPhone],
+        pumping: { mode: 'refuse' },
+        limits: { ...GENEROUS_START_LIMITS, perUser: { points: 1, durationSeconds: 3600 } },
+        hookTimeouts: { limits: LIMITS_DEADLINE_MS },
+        beforeCreate: (_req, attempt) => {
+          if (attempt.destination === REFUSED_BY_HOOK) {
+            throw new KitError(KitErrorCode.RateLimited, 'Not this number.', { retryAfterSeconds: 60 });
+          }
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  /** Runs `body` while the store's releaseSend never settles. */
+  async function whileReleaseHangs<T>(body: () => Promise<T>): Promise<T> {
+    const pumping = app.store.pumping as PumpingStore;
+    const releaseSend = Object.getOwnPropertyDescriptor(pumping, 'releaseSend');
+    pumping.releaseSend = () => new Promise<never>(() => {});
+    try {
+      return await body();
+    } finally {
+      if (releaseSend === undefined) delete (pumping as Partial<PumpingStore>).releaseSend;
+      else Object.defineProperty(pumping, 'releaseSend', releaseSend);
+    }
+  }
+
+  const texts = async () => (await app.emulator.control.stats()).smsSent;
+  const giveBackLogged = () =>
+    app.logs.filter((line) => line.includes('could not give back a text counted for the SMS pumping rules')).length;
+
+  it('a start beforeCreate refuses gets its 429 within hookTimeouts.limits, nothing sent, the late give-back logged', async () => {
+    const user = await app.agent().signIn('refused-by-the-hook');
+    const [sent, logged] = [await texts(), giveBackLogged()];
+    const answer = await whileReleaseHangs(() => user.tryStartWithNumber('add_phone', REFUSED_BY_HOOK));
+    expect(answer.status).toBe(429);
+    expect(answer.body).toContain('Not this number.');
+    expect(answer.ms).toBeLessThan(LIMITS_DEADLINE_MS + 2000);
+    expect(await texts()).toBe(sent);
+    expect(giveBackLogged()).toBe(logged + 1);
+  });
+
+  it('a start the start budgets refuse gets its 429 within hookTimeouts.limits, nothing sent, the late give-back logged', async () => {
+    const user = await app.agent().signIn('one-start-an-hour');
+    expect((await user.tryStartWithNumber('add_phone', '+33612345670')).status).toBe(200);
+    const [sent, logged] = [await texts(), giveBackLogged()];
+    const answer = await whileReleaseHangs(() => user.tryStartWithNumber('add_phone', '+33612345671'));
+    expect(answer.status).toBe(429);
+    expect(answer.ms).toBeLessThan(LIMITS_DEADLINE_MS + 2000);
+    expect(await texts()).toBe(sent);
+    expect(giveBackLogged()).toBe(logged + 1);
+  });
+});
