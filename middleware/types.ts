@@ -59,10 +59,13 @@ export const KNOWN_FAILURE_REASONS = ['otp_locked', 'device_changed', 'session_b
 /** A failure reason the kit has its own text for. */
 export type KnownFailureReason = (typeof KNOWN_FAILURE_REASONS)[number];
 
-/** A session's status as the service reports it (spec: "Session status"). */
+/**
+ * A session's status as the service reports it (spec: "Session status"). A `verified` one always
+ * carries the echoed state and userRef: the client refuses one without them as a protocol error.
+ */
 export type SessionStatus =
   | { status: 'pending'; state?: string; userRef?: string }
-  | { status: 'verified'; state?: string; userRef?: string }
+  | { status: 'verified'; state: string; userRef: string }
   /** `reason` is one of KNOWN_FAILURE_REASONS or any other string (a generic failure). */
   | { status: 'failed'; reason: string; state?: string; userRef?: string };
 

@@ -48,7 +48,7 @@ try {
     async getSession(sessionId): Promise<SessionStatus> {
       await new Promise((resolve) => setImmediate(resolve));
       const s = sessions.get(sessionId);
-      return { status: 'verified', state: s?.state, userRef: s?.userRef };
+      return s === undefined ? { status: 'pending' } : { status: 'verified', state: s.state, userRef: s.userRef };
     },
     close: async () => {},
   };
