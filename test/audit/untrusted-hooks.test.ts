@@ -9,8 +9,10 @@
 import type { NextFunction, Request, Response } from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditIntegration } from 'hosted-sms-verify-kit/testing';
+import { watchUnhandledRejections } from '../support/unhandled.ts';
 import { startSampleApp, type SampleApp } from './sample-app.ts';
 
+const unhandled = watchUnhandledRejections();
 const apps: SampleApp[] = [];
 const drips = new Set<NodeJS.Timeout>();
 afterAll(async () => {
@@ -81,6 +83,44 @@ describe("the audit given an integrator's function whose result or failure canno
     const evidence = report.checks.map((c) => c.evidence.join('\n')).join('\n');
     expect(evidence).toContain('your sweep.run() failed: a value that cannot be read');
   }, 30_000);
+});
+
+describe('the audit given a clock whose advance is asynchronous', () => {
+  it('a clock.advance that rejects fails the checks that move the clock naming your clock, never an unhandled rejection', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const clock = { advance: () => Promise.reject(new Error('the clock server is gone')) };
+    const report = await auditIntegration({
+      ...app.auditOptions,
+      clock,
+      only: ['step-up.expired', 'step-up.action-start'],
+    });
+    const failed = report.checks.filter((c) => c.status === 'fail');
+    expect(failed.map((c) => c.id).sort()).toEqual(['step-up.action-start', 'step-up.expired']);
+    for (const check of failed) {
+      expect(check.evidence.join('\n')).toContain('your clock.advance failed: the clock server is gone');
+    }
+    expect(await unhandled.settled()).toEqual([]);
+  }, 60_000);
+
+  it('a clock.advance that moves the clock once its promise settles is waited for: both checks pass', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const shared = app.auditOptions.clock!;
+    const clock = {
+      advance: (by: { seconds: number }) =>
+        new Promise<unknown>((resolve) => setTimeout(() => resolve(shared.advance(by)), 50)),
+    };
+    const report = await auditIntegration({
+      ...app.auditOptions,
+      clock,
+      only: ['step-up.expired', 'step-up.action-start'],
+    });
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+      ['step-up.expired', 'pass'],
+      ['step-up.action-start', 'pass'],
+    ]);
+  }, 60_000);
 });
 
 describe('the audit against an app whose start route writes a byte now and then and never ends', () => {

@@ -5,6 +5,7 @@
  */
 import { parseHandoffPage } from './agent.ts';
 import { describeAnswer, isRefused, type AuditCheck, type Verdict } from './check.ts';
+import { callHook } from './hooks.ts';
 import type { AuditAction } from './options.ts';
 import { confirmItsYouForm, grantAndOpen, grantBeforeStart, routeMethod } from './step-up-flow.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
@@ -74,7 +75,7 @@ export const stepUpStartChecks: AuditCheck[] = [
           verdict.note('no `clock` given: a grant past maxAge was not tried');
           continue;
         }
-        clock.advance({ seconds: maxAge + 1 });
+        await callHook('your clock.advance', world.options.timeoutMs, () => clock.advance({ seconds: maxAge + 1 }));
         await expectStartedNothing(world, verdict, user, action, `${maxAge + 1} s after the grant`);
       }
     },

@@ -2,7 +2,6 @@
  * What `auditIntegration` needs from the integrator: only what it cannot guess. Every option is
  * checked when the audit is called; one error lists every problem and how to fix the call.
  */
-import type { TestClock } from '../../emulator/clock.ts';
 import { MIN_SECRET_LENGTH } from '../../middleware/secret-spellings.ts';
 import type { AuditAgent } from './agent.ts';
 
@@ -118,7 +117,11 @@ export interface AuditOptions {
    * the clock you also give the emulator): the audit moves the clock by `advanceSeconds` (default
    * 1800, half an hour) and calls `run`.
    */
-  sweep?: { run(): Promise<unknown>; clock: Pick<TestClock, 'advance'>; advanceSeconds?: number };
+  sweep?: {
+    run(): Promise<unknown>;
+    clock: { advance(by: { seconds: number }): unknown };
+    advanceSeconds?: number;
+  };
   /**
    * Your routes behind kit.requireRecentVerification. Without them the step-up checks are
    * reported as not run.
@@ -126,9 +129,10 @@ export interface AuditOptions {
   stepUp?: AuditGuardedRoute[];
   /**
    * The clock your kit and the emulator share (`createTestClock()`): the expired-grant check moves
-   * it past a guard's maxAge. Default: `sweep.clock`.
+   * it past a guard's maxAge, and waits for it when `advance` returns a promise (the emulator
+   * control's `advanceClock`, for an app in another process). Default: `sweep.clock`.
    */
-  clock?: Pick<TestClock, 'advance'>;
+  clock?: { advance(by: { seconds: number }): unknown };
   /** Your app's log lines so far (searched for the secret and the handoffs). */
   logs?: () => readonly string[] | Promise<readonly string[]>;
   /** The headers your proxy adds (e.g. { 'x-forwarded-proto': 'https' }): the cookie check signs in through them. */
