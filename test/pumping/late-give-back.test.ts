@@ -1,7 +1,8 @@
 /**
  * A start that ends before its session exists gives back the text the SMS pumping check counted;
  * that give-back never holds the user's answer: a store whose releaseSend never settles delays a
- * refusal by at most `hookTimeouts.limits`, and the lateness is only logged. On SQLite and PostgreSQL.
+ * refusal by at most `hookTimeouts.limits`, and the lateness is only logged; a failed give-back with a
+ * logger that throws still answers the refusal. On SQLite and PostgreSQL.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KitError, KitErrorCode, type ActionDefinition } from '../../middleware/index.ts';
@@ -23,6 +24,15 @@ const addPhone: ActionDefinition<unknown> = {
   fulfil: () => {},
 };
 
+/** The kit's log, and a switch that makes every line written to it throw. */
+const lines: string[] = [];
+let loggerThrows = false;
+const at = (level: string) => (obj: Record<string, unknown>, msg?: string) => {
+  if (loggerThrows) throw new Error('the log pipe is closed');
+  lines.push(JSON.stringify({ level, ...obj, msg }));
+};
+const logger = { info: at('info'), warn: at('warn'), error: at('error') };
+
 describeEachAppStore('the give-back of a counted text that never settles', (_store, storeOptions) => {
   let app: TestApp;
   beforeAll(async () => {
@@ -33,6 +43,7 @@ describeEachAppStore('the give-back of a counted text that never settles', (_sto
         pumping: { mode: 'refuse' },
         limits: { ...GENEROUS_START_LIMITS, perUser: { points: 1, durationSeconds: 3600 } },
         hookTimeouts: { limits: LIMITS_DEADLINE_MS },
+        logger,
         beforeCreate: (_req, attempt) => {
           if (attempt.destination === REFUSED_BY_HOOK) {
             throw new KitError(KitErrorCode.RateLimited, 'Not this number.', { retryAfterSeconds: 60 });
@@ -60,7 +71,7 @@ describeEachAppStore('the give-back of a counted text that never settles', (_sto
 
   const texts = async () => (await app.emulator.control.stats()).smsSent;
   const giveBackLogged = () =>
-    app.logs.filter((line) => line.includes('could not give back a text counted for the SMS pumping rules')).length;
+    lines.filter((line) => line.includes('could not give back a text counted for the SMS pumping rules')).length;
 
   it('a start beforeCreate refuses gets its 429 within hookTimeouts.limits, nothing sent, the late give-back logged', async () => {
     const user = await app.agent().signIn('refused-by-the-hook');
@@ -71,6 +82,24 @@ describeEachAppStore('the give-back of a counted text that never settles', (_sto
     expect(answer.ms).toBeLessThan(LIMITS_DEADLINE_MS + 2000);
     expect(await texts()).toBe(sent);
     expect(giveBackLogged()).toBe(logged + 1);
+  });
+
+  it('a start beforeCreate refuses, its give-back failing and the logger throwing, still gets its 429 page without a stack', async () => {
+    const user = await app.agent().signIn('refused-logger-throws');
+    const pumping = app.store.pumping as PumpingStore;
+    const releaseSend = Object.getOwnPropertyDescriptor(pumping, 'releaseSend');
+    pumping.releaseSend = () => Promise.reject(new Error('the counters are gone'));
+    loggerThrows = true;
+    try {
+      const answer = await user.tryStartWithNumber('add_phone', REFUSED_BY_HOOK);
+      expect(answer.status).toBe(429);
+      expect(answer.body).toContain('Not this number.');
+      expect(answer.body).not.toMatch(/\n\s+at [^\n]+:\d+:\d+/);
+    } finally {
+      if (releaseSend === undefined) delete (pumping as Partial<PumpingStore>).releaseSend;
+      else Object.defineProperty(pumping, 'releaseSend', releaseSend);
+      loggerThrows = false;
+    }
   });
 
   it('a start the start budgets refuse gets its 429 within hookTimeouts.limits, nothing sent, the late give-back logged', async () => {
