@@ -122,6 +122,35 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
     expect(await texts()).toBe(sent + 1);
   });
 
+  it('a confirmation naming another user’s kept start, an unknown id, an empty one or a list of ids is a 409 that texts and stores nothing; the kept start then runs once for its user, on a no-store handoff page whose CSP lets it post to the service only', async () => {
+    const frank = await app.agent().signIn('kept-by-frank');
+    const asked = await frank.tryStartWithNumber('change_phone', NEW_NUMBER);
+    const confirmation = await frank.request(await verifyFrom(frank, asked.body));
+    const intent = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirmation.body)![1]!;
+    // Another user, with a fresh grant of the scope of their own: the grant is not what refuses them.
+    const grace = await app.agent().signIn('not-frank');
+    await grant(grace, 'account');
+    const [sent, attempts] = [await texts(), await app.attemptCount()];
+    const field = (id: string) => `_verify_kit_intent=${encodeURIComponent(id)}`;
+    const refused = [
+      await grace.postStart({ _csrf: grace.csrf, _verify_kit_intent: intent }),
+      await frank.postStart({ _csrf: frank.csrf, _verify_kit_intent: `${intent.slice(0, -2)}xx` }),
+      await frank.postStart({ _csrf: frank.csrf, _verify_kit_intent: '' }),
+      await frank.postStart(`_csrf=${encodeURIComponent(frank.csrf)}&${field(intent)}&${field(intent)}`),
+    ];
+    expect(refused.map((answer) => answer.status)).toEqual([409, 409, 409, 409]);
+    expect(await texts()).toBe(sent);
+    expect(await app.attemptCount()).toBe(attempts);
+    const ran = await frank.postStart({ _csrf: frank.csrf, _verify_kit_intent: intent });
+    expect(ran.status).toBe(200);
+    const service = new URL(parseHandoffPage(ran.body)!.verifyUrl).origin;
+    expect(service).toBe(new URL(app.emulator.url).origin);
+    expect(ran.headers.get('cache-control')).toBe('no-store');
+    expect(ran.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(ran.headers.get('content-security-policy')).toContain(`form-action ${service};`);
+    expect((await app.emulator.control.outbox()).slice(sent).map((m) => m.to)).toEqual([NEW_NUMBER]);
+  });
+
   it('a grant made in another browser session of the same user opens nothing', async () => {
     const laptop = await app.agent().signIn('two-browsers');
     await grant(laptop, 'account');
