@@ -63,7 +63,8 @@ export async function pickStartAction<Tx>(
 ): Promise<ActionDefinition<Tx>> {
   const intentId = body[INTENT_FIELD];
   if (intentId === undefined) return pickAction(context, body.action);
-  const intent = typeof intentId === 'string' ? await context.store.stepUp?.findIntent(intentId) : undefined;
+  // Only an id shaped as the kit makes them is looked up (PostgreSQL refuses a NUL byte with an error).
+  const intent = isStateShaped(intentId) ? await context.store.stepUp?.findIntent(intentId) : undefined;
   const kept = isRecord(intent?.fields) ? intent.fields.action : undefined;
   const action = typeof kept === 'string' ? context.actions.get(kept) : undefined;
   if (action?.requireRecentVerification === undefined) {

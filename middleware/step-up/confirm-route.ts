@@ -10,7 +10,7 @@ import { sendPage } from '../pages/page-headers.ts';
 import { stepUpConfirmPage } from '../pages/step-up-pages.ts';
 import { queryOf } from '../routes/complete-return.ts';
 import { csrfToken } from '../routes/csrf.ts';
-import { newNonce } from '../routes/state.ts';
+import { isStateShaped, newNonce } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
 import type { StepUpStore } from '../store/types.ts';
 import { labelFor } from './labels.ts';
@@ -21,7 +21,7 @@ export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>, stepUp: StepUp
     const user = await currentUser(context, req);
     if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
     const intentId = queryOf(req).intent;
-    const intent = typeof intentId === 'string' && intentId !== '' ? await stepUp.findIntent(intentId) : undefined;
+    const intent = isStateShaped(intentId) ? await stepUp.findIntent(intentId) : undefined;
     const scope = intent === undefined ? undefined : context.scopes.get(intent.scope);
     const expected = {
       scope: intent?.scope ?? '',

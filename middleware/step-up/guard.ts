@@ -22,7 +22,7 @@ import { stepUpFromElsewherePage, stepUpRequiredPage, stepUpUnenrolledPage } fro
 import { answerError } from '../routes/answer-error.ts';
 import { csrfToken, verifyCsrf, verifySameSite } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
-import { newNonce, newState } from '../routes/state.ts';
+import { isStateShaped, newNonce, newState } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
 import type { StepUpGrant } from '../store/types.ts';
 import { countStepUp, type StepUpEvent } from '../telemetry.ts';
@@ -221,7 +221,8 @@ async function runKeptRequest<Tx>(
   await verifyCsrf(context, req);
   const now = context.now();
   const browserSession = browserSessionOf(req);
-  const intent = await guard.stepUp.findIntent(intentId);
+  // Only an id shaped as the kit makes them is looked up (PostgreSQL refuses a NUL byte with an error).
+  const intent = isStateShaped(intentId) ? await guard.stepUp.findIntent(intentId) : undefined;
   const expected = { scope: guard.scope.name, userRef: user.userRef, browserSession, now };
   if (!intentIsUsable(intent, expected) || intent.method !== methodOf(req) || intent.path !== req.originalUrl) {
     note(guarded, req, 'denied');

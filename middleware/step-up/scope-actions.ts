@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { isStateShaped } from '../routes/state.ts';
 import { isRecord } from '../options/option-problems.ts';
 import type { KitLogger } from '../logger.ts';
 import type { Attempt, StepUpIntent, StepUpStore } from '../store/types.ts';
@@ -87,7 +88,8 @@ export function scopeAction<Tx>(
       const intentId = isScopeParams(restartParams)
         ? restartParams.intentId
         : (req.body as { intent?: unknown })?.intent;
-      const intent = typeof intentId === 'string' && intentId !== '' ? await stepUp.findIntent(intentId) : undefined;
+      // Only an id shaped as the kit makes them is looked up (PostgreSQL refuses a NUL byte with an error).
+      const intent = isStateShaped(intentId) ? await stepUp.findIntent(intentId) : undefined;
       const expected = {
         scope: scope.name,
         userRef: user.userRef,

@@ -48,6 +48,13 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
           express.get(`/grant/${scope}`, kit.requireRecentVerification({ scope, maxAge: TEN_MINUTES }), (_req, res) => {
             res.type('html').send('<!doctype html><title>Granted</title><h1>granted</h1>');
           });
+          express.post(
+            `/grant/${scope}`,
+            kit.requireRecentVerification({ scope, maxAge: TEN_MINUTES }),
+            (_req, res) => {
+              res.type('html').send('<!doctype html><title>Granted</title><h1>posted</h1>');
+            },
+          );
         }
       },
     });
@@ -149,6 +156,23 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
     expect(ran.headers.get('referrer-policy')).toBe('no-referrer');
     expect(ran.headers.get('content-security-policy')).toContain(`form-action ${service};`);
     expect((await app.emulator.control.outbox()).slice(sent).map((m) => m.to)).toEqual([NEW_NUMBER]);
+  });
+
+  it('an intent id no kit makes (a NUL byte, which PostgreSQL cannot take) is a 409 wherever it is named: the kept start’s confirmation, the step-up page, the scope’s start, a guarded form', async () => {
+    const henry = await app.agent().signIn('odd-intent-ids');
+    await grant(henry, 'account');
+    const [sent, attempts] = [await texts(), await app.attemptCount()];
+    for (const id of ['a\u0000b', `${'A'.repeat(42)}\u0000`]) {
+      const answers = [
+        await henry.postStart({ _csrf: henry.csrf, _verify_kit_intent: id }),
+        await henry.request(`/verify/step-up?intent=${encodeURIComponent(id)}`),
+        await henry.postStart({ _csrf: henry.csrf, action: 'account', intent: id }),
+        await henry.postForm('/grant/account', { _csrf: henry.csrf, _verify_kit_intent: id }),
+      ];
+      expect(answers.map((answer) => answer.status)).toEqual([409, 409, 409, 409]);
+    }
+    expect(await texts()).toBe(sent);
+    expect(await app.attemptCount()).toBe(attempts);
   });
 
   it('a grant made in another browser session of the same user opens nothing', async () => {
