@@ -76,7 +76,18 @@ function isFresh(grant: StepUpGrant, now: number, maxAgeMs: number): boolean {
 /** The fields a form was sent with, as the kit keeps them (JSON); refuses what cannot be kept. */
 function keptFields(req: Request): JsonValue {
   if (isPageMethod(methodOf(req))) return {};
-  const text = JSON.stringify(bodyOf(req));
+  let nul = false;
+  const text = JSON.stringify(bodyOf(req), (key, value: unknown) => {
+    nul ||= key.includes('\0') || (typeof value === 'string' && value.includes('\0'));
+    return value;
+  });
+  // No form sends one, and PostgreSQL cannot keep it (JSONB): refused on every store alike.
+  if (nul) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'This form holds a character that cannot be kept; go back and try again.',
+    );
+  }
   if (text.length > KEPT_FIELDS_LIMIT) {
     throw new KitError(
       KitErrorCode.InvalidActionParams,

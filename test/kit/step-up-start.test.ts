@@ -175,6 +175,25 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
     expect(await app.attemptCount()).toBe(attempts);
   });
 
+  it('a start or a guarded form holding a NUL byte (in a value or a name, which PostgreSQL cannot keep) is a 400 that keeps, texts and stores nothing', async () => {
+    const ivan = await app.agent().signIn('nul-in-form');
+    const [sent, attempts] = [await texts(), await app.attemptCount()];
+    const answers = [
+      await ivan.tryStartWithNumber('change_phone', NEW_NUMBER, { note: 'a\u0000b' }),
+      await ivan.tryStartWithNumber('change_phone', '+3361234\u00005678'),
+      await ivan.tryStartWithNumber('change_phone', NEW_NUMBER, { 'n\u0000': 'x' }),
+      await ivan.postForm(
+        '/grant/account',
+        { _csrf: ivan.csrf, note: 'a\u0000b' },
+        { 'sec-fetch-site': 'same-origin' },
+      ),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([400, 400, 400, 400]);
+    for (const answer of answers) expect(answer.body).not.toContain('Confirm it’s you');
+    expect(await texts()).toBe(sent);
+    expect(await app.attemptCount()).toBe(attempts);
+  });
+
   it('a grant made in another browser session of the same user opens nothing', async () => {
     const laptop = await app.agent().signIn('two-browsers');
     await grant(laptop, 'account');
