@@ -12,7 +12,7 @@ import { isRecord } from '../options/option-problems.ts';
 import { showAsWritten } from './answer-error.ts';
 import { strictJson } from './json-body.ts';
 import { isStateShaped } from './state.ts';
-import { INTENT_FIELD } from '../step-up/scope-actions.ts';
+import { findKeptIntent, INTENT_FIELD } from '../step-up/scope-actions.ts';
 import type { Attempt } from '../store/types.ts';
 import type { ActionDefinition, JsonValue, PrepareContext } from '../types.ts';
 
@@ -63,8 +63,7 @@ export async function pickStartAction<Tx>(
 ): Promise<ActionDefinition<Tx>> {
   const intentId = body[INTENT_FIELD];
   if (intentId === undefined) return pickAction(context, body.action);
-  // Only an id shaped as the kit makes them is looked up (PostgreSQL refuses a NUL byte with an error).
-  const intent = isStateShaped(intentId) ? await context.store.stepUp?.findIntent(intentId) : undefined;
+  const intent = await findKeptIntent(context.store.stepUp, intentId);
   const kept = isRecord(intent?.fields) ? intent.fields.action : undefined;
   const action = typeof kept === 'string' ? context.actions.get(kept) : undefined;
   if (action?.requireRecentVerification === undefined) {

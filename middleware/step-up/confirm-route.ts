@@ -10,18 +10,18 @@ import { sendPage } from '../pages/page-headers.ts';
 import { stepUpConfirmPage } from '../pages/step-up-pages.ts';
 import { queryOf } from '../routes/complete-return.ts';
 import { csrfToken } from '../routes/csrf.ts';
-import { isStateShaped, newNonce } from '../routes/state.ts';
+import { newNonce } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
 import type { StepUpStore } from '../store/types.ts';
 import { labelFor } from './labels.ts';
-import { browserSessionOf, INTENT_FIELD, intentIsUsable } from './scope-actions.ts';
+import { browserSessionOf, findKeptIntent, INTENT_FIELD, intentIsUsable } from './scope-actions.ts';
 
 export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>, stepUp: StepUpStore) {
   return async (req: Request, res: Response): Promise<void> => {
     const user = await currentUser(context, req);
     if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
     const intentId = queryOf(req).intent;
-    const intent = isStateShaped(intentId) ? await stepUp.findIntent(intentId) : undefined;
+    const intent = await findKeptIntent(stepUp, intentId);
     const scope = intent === undefined ? undefined : context.scopes.get(intent.scope);
     const expected = {
       scope: intent?.scope ?? '',

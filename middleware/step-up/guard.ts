@@ -22,7 +22,7 @@ import { stepUpFromElsewherePage, stepUpRequiredPage, stepUpUnenrolledPage } fro
 import { answerError } from '../routes/answer-error.ts';
 import { csrfToken, verifyCsrf, verifySameSite } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
-import { isStateShaped, newNonce, newState } from '../routes/state.ts';
+import { newNonce, newState } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
 import type { StepUpGrant } from '../store/types.ts';
 import { countStepUp, type StepUpEvent } from '../telemetry.ts';
@@ -37,7 +37,7 @@ import { handOverWithin } from './hand-over.ts';
 import { keepIntentWithinLimit } from './intent-limit.ts';
 import { labelFor } from './labels.ts';
 import { isFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
-import { browserSessionOf, INTENT_FIELD, INTENT_TTL_MS, intentIsUsable } from './scope-actions.ts';
+import { browserSessionOf, findKeptIntent, INTENT_FIELD, INTENT_TTL_MS, intentIsUsable } from './scope-actions.ts';
 
 /** A user back from a verification within this long, still refused, is told why instead of asked again. */
 const JUST_GRANTED_MS = 2 * 60_000;
@@ -232,8 +232,7 @@ async function runKeptRequest<Tx>(
   await verifyCsrf(context, req);
   const now = context.now();
   const browserSession = browserSessionOf(req);
-  // Only an id shaped as the kit makes them is looked up (PostgreSQL refuses a NUL byte with an error).
-  const intent = isStateShaped(intentId) ? await guard.stepUp.findIntent(intentId) : undefined;
+  const intent = await findKeptIntent(guard.stepUp, intentId);
   const expected = { scope: guard.scope.name, userRef: user.userRef, browserSession, now };
   if (!intentIsUsable(intent, expected) || intent.method !== methodOf(req) || intent.path !== req.originalUrl) {
     note(guarded, req, 'denied');

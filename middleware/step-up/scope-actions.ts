@@ -45,6 +45,17 @@ export function browserSessionOf(req: Request): string {
   return createHash('sha256').update(`verify-kit-step-up\0${id}`).digest('base64url');
 }
 
+/**
+ * The kept request an id from the browser names. Only an id shaped as the kit makes them is looked
+ * up: PostgreSQL refuses a NUL byte with an error, and any other id names nothing kept.
+ */
+export async function findKeptIntent(
+  stepUp: StepUpStore | undefined,
+  intentId: unknown,
+): Promise<StepUpIntent | undefined> {
+  return isStateShaped(intentId) ? stepUp?.findIntent(intentId) : undefined;
+}
+
 /** True when `intent` may still be used by this user, in this browser session, for `scope`. */
 export function intentIsUsable(
   intent: StepUpIntent | undefined,
@@ -88,8 +99,7 @@ export function scopeAction<Tx>(
       const intentId = isScopeParams(restartParams)
         ? restartParams.intentId
         : (req.body as { intent?: unknown })?.intent;
-      // Only an id shaped as the kit makes them is looked up (PostgreSQL refuses a NUL byte with an error).
-      const intent = isStateShaped(intentId) ? await stepUp.findIntent(intentId) : undefined;
+      const intent = await findKeptIntent(stepUp, intentId);
       const expected = {
         scope: scope.name,
         userRef: user.userRef,
