@@ -20,6 +20,7 @@ import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { newSeen } from '../support/seen.ts';
 import { USERS } from '../support/users.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { addPhoneAction } from '../support/actions.ts';
 
 const FR_MOBILE = '+33612345678';
 const DE_MOBILE = '+4915123456780';
@@ -28,14 +29,7 @@ const GB_MOBILE = '+447400123456';
 const fulfilled: VerifiedAttempt[] = [];
 const events: OutcomeEvent[] = [];
 
-const addPhone: ActionDefinition<unknown> = {
-  name: 'add_phone',
-  operationSensitivity: 'normal',
-  successPath: '/done/phone',
-  destination: 'entered',
-  proves: 'destination',
-  fulfil: (_tx, attempt) => void fulfilled.push(attempt),
-};
+const addPhone = addPhoneAction((_tx, attempt) => void fulfilled.push(attempt));
 const setNote: ActionDefinition<unknown> = {
   name: 'set_note',
   operationSensitivity: 'normal',

@@ -22,6 +22,7 @@ import type { Answer } from '../support/agent.ts';
 import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { addPhoneAction } from '../support/actions.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -29,14 +30,7 @@ const DAY = 24 * HOUR;
 const BASE = (Math.floor(Date.now() / HOUR) + 1) * HOUR + 10 * 60_000;
 const dayOf = (n: number) => BASE + n * 2 * DAY;
 
-const addPhone: ActionDefinition<unknown> = {
-  name: 'add_phone',
-  operationSensitivity: 'normal',
-  successPath: '/done/phone',
-  destination: 'entered',
-  proves: 'destination',
-  fulfil: () => {},
-};
+const addPhone = addPhoneAction();
 
 /** An app whose address rules are out of the way unless a test is about them (every agent is 127.0.0.1). */
 async function pumpingApp(storeOptions: Awaited<ReturnType<StoreOptions>>, pumping: PumpingOptions) {

@@ -10,13 +10,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { ActionDefinition } from '../../middleware/index.ts';
 import { KitError, KitErrorCode } from '../../middleware/index.ts';
 import { startKeys } from '../../middleware/pumping/pumping-keys.ts';
 import type { PumpingCount } from '../../middleware/store/types.ts';
 import { describeEachAppStore, type StoreOptions } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
+import { addPhoneAction } from '../support/actions.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -27,14 +27,7 @@ const BURST = 30;
 /** The number the app's beforeCreate hook refuses. */
 const REFUSED_BY_HOOK = '+2348039999999';
 
-const addPhone: ActionDefinition<unknown> = {
-  name: 'add_phone',
-  operationSensitivity: 'normal',
-  successPath: '/done/phone',
-  destination: 'entered',
-  proves: 'destination',
-  fulfil: () => {},
-};
+const addPhone = addPhoneAction();
 
 /** Refuse mode, the address rules out of the way (every agent is 127.0.0.1), one start per user. */
 async function pumpingApp(storeOptions: Awaited<ReturnType<StoreOptions>>): Promise<TestApp> {

@@ -5,24 +5,18 @@
  * logger that throws still answers the refusal. On SQLite and PostgreSQL.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { KitError, KitErrorCode, type ActionDefinition } from '../../middleware/index.ts';
+import { KitError, KitErrorCode } from '../../middleware/index.ts';
 import type { PumpingStore } from '../../middleware/store/types.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
+import { addPhoneAction } from '../support/actions.ts';
 
 const LIMITS_DEADLINE_MS = 300;
 /** The number the app's beforeCreate hook refuses. */
 const REFUSED_BY_HOOK = '+33612345679';
 
-const addPhone: ActionDefinition<unknown> = {
-  name: 'add_phone',
-  operationSensitivity: 'normal',
-  successPath: '/done/phone',
-  destination: 'entered',
-  proves: 'destination',
-  fulfil: () => {},
-};
+const addPhone = addPhoneAction();
 
 /** The kit's log, and a switch that makes every line written to it throw. */
 const lines: string[] = [];
