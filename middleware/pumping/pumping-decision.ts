@@ -42,8 +42,10 @@ function ruleOn(rules: readonly PumpingRule[], dimension: string): PumpingRule['
 export function judge(reading: PumpingReading, start: StartKeys, thresholds: PumpingThresholds, now: number): Verdict {
   const { counts, rules } = reading;
   const blocked = rules.some((r) => r.rule === 'block');
-  const known = knownUser(counts[USER_INDEX]);
   const reasons: string[] = blocked ? ['blocked'] : [];
+  // A released user has no counts rules of their own: the release lifts every rule their start trips.
+  if (ruleOn(rules, 'user') === 'allow') return { reasons, blocked };
+  const known = knownUser(counts[USER_INDEX]);
   JUDGED.forEach((kind, index) => {
     const count = counts[index];
     if (count === undefined || ruleOn(rules, kind) === 'allow' || (known && kind !== 'address')) return;
