@@ -5,7 +5,7 @@
  * controls are mistakes it always caught.
  */
 import { randomBytes } from 'node:crypto';
-import type { Request, Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   AuditAgent,
@@ -393,6 +393,38 @@ describe.concurrent('the audit catches: the handoff and the secret', () => {
       },
     );
     expect(failed, table).toContain('leak.secret');
+  }, 120_000);
+});
+
+describe.concurrent('the audit catches: a typed number', () => {
+  it('a success page holding the number form that also says the typed number in full outside it fails entered.number-masked', async () => {
+    const typed = (req: Request) => (req.session as { typed?: string }).typed;
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          // "So the success page can say which number was added."
+          app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
+            const { action, phone } = req.body as Record<string, unknown>;
+            if (action === 'change_phone' && typeof phone === 'string')
+              (req.session as { typed?: string }).typed = phone;
+            next();
+          });
+        },
+        done: (req, res) => {
+          res.setHeader('Cache-Control', 'no-store');
+          const number = typed(req) ?? '';
+          res.send(
+            `<!doctype html><title>Done</title><p>Your number is now ${escapeHtml(number)}.</p>` +
+              '<form method="post" action="/verify/start"><input name="action" type="hidden" value="change_phone">' +
+              '<label>New number <input name="phone"></label><button>Change it again</button></form>',
+          );
+          return true;
+        },
+      },
+      ['entered.number-masked'],
+    );
+    expect(failed, table).toEqual(['entered.number-masked']);
+    expect(table).toMatch(/a typed number in full in GET \/done response body \(200\)/);
   }, 120_000);
 });
 

@@ -78,12 +78,15 @@ function numberPattern(phone: string): RegExp {
   return new RegExp(national.split('').join('(?:[\\s.()/+-]|%20|%2B|&nbsp;|&#160;|\\u00a0)*'), 'i');
 }
 
-/** True when the page holds a form posting to a start path with the typed-number field (where it is typed). */
-function isNumberForm(world: AuditWorld, x: Exchange): boolean {
+/**
+ * A page's body without its number forms (each form posting to a start path with the typed-number
+ * field): the number may be typed, or shown back, there and only there; the rest of that page is
+ * searched like any other.
+ */
+function outsideNumberForms(world: AuditWorld, body: string): string {
   const starts = world.options.actions.map((a) => world.startPath(a));
-  const forms = x.responseBody.match(/<form\b[^>]*>[\s\S]*?<\/form>/gi) ?? [];
-  return forms.some(
-    (form) => starts.some((path) => form.includes(`action="${path}"`)) && /<input\b[^>]*\bname="phone"/i.test(form),
+  return body.replace(/<form\b[^>]*>[\s\S]*?<\/form>/gi, (form) =>
+    starts.some((path) => form.includes(`action="${path}"`)) && /<input\b[^>]*\bname="phone"/i.test(form) ? '' : form,
   );
 }
 
@@ -97,9 +100,9 @@ function placesOf(world: AuditWorld, x: Exchange): { where: string; text: string
     { where: `${at} (URL)`, text: x.url },
     ...Object.entries(x.requestHeaders).map(([n, v]) => ({ where: `${at} request header ${n}`, text: v })),
     ...Object.entries(x.responseHeaders).map(([n, v]) => ({ where: `${at} response header ${n}`, text: v })),
-    // The start's body is where the number is typed; a page with the number form may show it back.
+    // The start's body is where the number is typed; a number form may show it back, the rest of its page not.
     ...(isStart ? [] : [{ where: `${at} request body`, text: x.requestBody }]),
-    ...(isNumberForm(world, x) ? [] : [{ where: `${at} response body (${x.status})`, text: x.responseBody }]),
+    { where: `${at} response body (${x.status})`, text: outsideNumberForms(world, x.responseBody) },
   ];
 }
 
