@@ -3,8 +3,10 @@
  * now, with their counts and thresholds; texts sent and verified per country or block and day;
  * the recent decisions; and blocks and releases of a country, a number block, an address or a user.
  */
+import { isIP } from 'node:net';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
+import { describeStoredNumber } from '../numbers/parse-number.ts';
 import type {
   PumpingDayCount,
   PumpingDecisionRecord,
@@ -13,6 +15,7 @@ import type {
   PumpingRule,
   PumpingStore,
 } from '../store/types.ts';
+import { blockOf } from './pumping-keys.ts';
 import { hourOf, thresholdsOf, trippedBy, unverifiedOf, type PumpingThresholds } from './pumping-rules.ts';
 
 /** A key whose rules one more text would break, as the check before a text would find it now. */
@@ -71,7 +74,9 @@ function notCounted(): never {
  * /64, an IPv4-mapped one as its IPv4 address. One that is no address is refused: it would never match.
  */
 function addressKey(address: string): string {
-  const bare = address.trim().replace(/\/64$/, '');
+  // Only an IPv6 address has a /64: '203.0.113.7/64' is a mistake, not the address.
+  const trimmed = address.trim();
+  const bare = isIP(trimmed.replace(/\/64$/, '')) === 6 ? trimmed.replace(/\/64$/, '') : trimmed;
   const key = ipBudgetKey(bare);
   if (key === UNPARSEABLE_IP_KEY || bare.includes('/')) {
     throw new KitError(
@@ -80,6 +85,21 @@ function addressKey(address: string): string {
     );
   }
   return key;
+}
+
+/**
+ * A whole number given as a block would be kept as a rule no start ever matches (a block is the
+ * number without its last three digits), the operator told it was blocked, the number stored.
+ * Refused when the number is valid and no number extends it by three digits (some countries'
+ * numbers vary in length: there, a valid number's start may be a block too).
+ */
+function checkNotWholeNumber(block: string): void {
+  if (describeStoredNumber(block)?.type === undefined || describeStoredNumber(`${block}000`)?.type !== undefined)
+    return;
+  throw new KitError(
+    KitErrorCode.InvalidOptions,
+    `block is a number without its last three digits: this is a whole number; its block is ${JSON.stringify(blockOf(block))}.`,
+  );
 }
 
 /** The one key a target names; an operator's mistake is refused before anything is written. */
@@ -119,6 +139,7 @@ export function keyOf(target: PumpingTarget): PumpingKey {
       `block must be "+" and digits, not starting with 0, such as '+33612345'; got ${JSON.stringify(key)}.`,
     );
   }
+  if (dimension === 'block') checkNotWholeNumber(key);
   if (dimension === 'address') return { dimension, key: addressKey(key) };
   return { dimension, key };
 }

@@ -1,0 +1,59 @@
+/**
+ * An operator's target (`kit.pumping.block/release`, the `fraud` command) that could never match a
+ * start is refused, naming the fix, and nothing is written, on SQLite and PostgreSQL: a whole
+ * number given as a block (a rule no start matches, the number kept), and an IPv4 address with a
+ * /64 (only IPv6 has one). A block of a country whose numbers vary in length, and an IPv6 /64, are
+ * kept as the counters key a start.
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { isKitError, KitErrorCode } from '../../middleware/errors.ts';
+import { pumpingOperations, type PumpingOperations } from '../../middleware/pumping/pumping-operations.ts';
+import { startKeys } from '../../middleware/pumping/pumping-keys.ts';
+import { DEFAULT_THRESHOLDS } from '../../middleware/pumping/pumping-rules.ts';
+import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
+
+const NOW = Date.UTC(2026, 0, 5, 10);
+
+describeEachStore('operators’ targets', (kind) => {
+  let h: StoreUnderTest;
+  let ops: PumpingOperations;
+  beforeEach(async () => {
+    h = await kind.open();
+    ops = pumpingOperations({ store: h.store.pumping, thresholds: DEFAULT_THRESHOLDS, now: () => NOW });
+  });
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  const refusal = async (act: Promise<unknown>): Promise<string> => {
+    const error = await act.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isKitError(error, KitErrorCode.InvalidOptions), String(error)).toBe(true);
+    return (error as Error).message;
+  };
+
+  it('refuses a whole number as a block, naming its block and not the number, and keeps nothing', async () => {
+    const message = await refusal(ops.block({ block: '+33612345678' }));
+    expect(message).toContain('"+33612345"');
+    expect(message).not.toContain('33612345678');
+    expect(await refusal(ops.release({ block: '+14155550123' }))).toContain('"+14155550"');
+    expect(await ops.rules()).toEqual([]);
+  });
+
+  it('keeps a block that is a start of numbers, in a country whose numbers vary in length too', async () => {
+    await ops.block({ block: '+33612345' });
+    await ops.block({ block: '+4930123456' });
+    const kept = (await ops.rules()).map((r) => r.key).sort();
+    expect(kept).toEqual(['+33612345', '+4930123456']);
+    expect(startKeys('+4930123456789', '192.0.2.1', 'u').block).toBe('+4930123456');
+  });
+
+  it('refuses an IPv4 address with a /64 and keeps nothing; an IPv6 /64 is the key a start from it has', async () => {
+    expect(await refusal(ops.block({ address: '203.0.113.7/64' }))).toContain("'203.0.113.7'");
+    expect(await ops.rules()).toEqual([]);
+    const rule = await ops.block({ address: '2001:db8:1:2::/64' });
+    expect(rule.key).toBe(startKeys('+33612345678', '2001:db8:1:2::99', 'u').address);
+  });
+});
