@@ -153,10 +153,20 @@ async function answerRequired<Tx>(
   user: { userRef: string; destination: string },
   grants: readonly StepUpGrant[],
   resourceKey: string,
+  replaces?: string,
 ): Promise<void> {
   const { context, guard } = guarded;
   const json = wantsJson(req);
   const intentId = await keepIntent(guarded, req, user.userRef, resourceKey, json);
+  // A kept request asked for again moves to its new intent: the old one must never run as well.
+  if (replaces !== undefined && (await guard.stepUp.consumeIntent(replaces, context.now())) === undefined) {
+    await guard.stepUp.consumeIntent(intentId, context.now());
+    note(guarded, req, 'denied');
+    throw new KitError(
+      KitErrorCode.StepUpIntentUnusable,
+      'This request was already carried out; nothing was changed now.',
+    );
+  }
   note(guarded, req, grants.some((g) => g.resourceKey === resourceKey) ? 'expired' : 'required');
   if (json) {
     answerJsonChallenge(guarded, res, intentId);
@@ -243,7 +253,7 @@ async function runKeptRequest<Tx>(
   const grants = await grantsOf(guarded, user.userRef, browserSession);
   const fresh = grants.some((g) => g.resourceKey === resourceKey && isFresh(g, now, guard.maxAgeMs));
   if (resourceKey !== intent.resourceKey || !fresh) {
-    await answerRequired(guarded, req, res, user, grants, resourceKey);
+    await answerRequired(guarded, req, res, user, grants, resourceKey, intentId);
     return;
   }
   // One caller, on any instance, gets the intent: a reload, a second tab or a replay runs nothing.

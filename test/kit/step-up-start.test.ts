@@ -40,8 +40,9 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
       kit: {
         actions: [changePhone],
         scopes: [...SCOPES, ACCOUNT_SCOPE],
-        // Two starts per user: the step-up's verification and the change. A refused start spends none.
-        limits: { ...GENEROUS_START_LIMITS, perUser: { points: 2, durationSeconds: 3600 } },
+        // Four starts per user: two step-up verifications and two changes at most. A refused start
+        // spends none (three refused starts that spent would leave too few for a step-up and a change).
+        limits: { ...GENEROUS_START_LIMITS, perUser: { points: 4, durationSeconds: 3600 } },
       },
       ownRoutes: (express, kit) => {
         for (const scope of ['account', 'security']) {
@@ -96,7 +97,7 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
   it('a start posted without a grant texts nothing, stores no attempt and spends no budget: the user is asked to confirm it’s them', async () => {
     const mallory = await app.agent().signIn('stolen-session');
     for (let i = 0; i < 3; i += 1) await expectRefused(mallory);
-    // The two starts of the user's budget are still there: the step-up, then the change itself.
+    // The user's budget is all there: the step-up, then the change itself.
     await grant(mallory, 'account');
     const started = await mallory.startWithNumber('change_phone', NEW_NUMBER);
     expect((await app.emulator.control.outbox()).at(-1)?.to).toBe(NEW_NUMBER);
@@ -127,6 +128,29 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
     const again = await bob.postStart({ _csrf: bob.csrf, _verify_kit_intent: intent! });
     expect(again.status).toBe(409);
     expect(await texts()).toBe(sent + 1);
+  });
+
+  it('a kept start confirmed past maxAge is kept anew and asked again; after the second verification only the new one runs, and the first confirmation texts nothing (409)', async () => {
+    const kim = await app.agent().signIn('kept-start-late');
+    const asked = await kim.tryStartWithNumber('change_phone', NEW_NUMBER);
+    const form = confirmForm(asked.body);
+    const started = await kim.start(form.action, { intent: form.intent });
+    // Landed past maxAge, within the kept start's 15 minutes.
+    await app.clock.shifted((TEN_MINUTES + 1) * 1000, async () => {
+      const confirmation = await kim.request((await kim.request(await kim.verifyOnHostedPage(started))).location!);
+      const first = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirmation.body)![1]!;
+      const askedAgain = await kim.postStart({ _csrf: kim.csrf, _verify_kit_intent: first });
+      expect(askedAgain.status).toBe(403);
+      const again = await kim.request(await verifyFrom(kim, askedAgain.body));
+      const second = /name="_verify_kit_intent" value="([^"]+)"/.exec(again.body)![1]!;
+      const sent = await texts();
+      const ran = await kim.postStart({ _csrf: kim.csrf, _verify_kit_intent: second });
+      expect(ran.status, ran.body.slice(0, 600)).toBe(200);
+      expect(parseHandoffPage(ran.body)).toBeDefined();
+      const replayed = await kim.postStart({ _csrf: kim.csrf, _verify_kit_intent: first });
+      expect(replayed.status).toBe(409);
+      expect((await app.emulator.control.outbox()).slice(sent).map((m) => m.to)).toEqual([NEW_NUMBER]);
+    });
   });
 
   it('a confirmation naming another user’s kept start, an unknown id, an empty one or a list of ids is a 409 that texts and stores nothing; the kept start then runs once for its user, on a no-store handoff page whose CSP lets it post to the service only', async () => {

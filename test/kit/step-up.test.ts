@@ -147,6 +147,39 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     expect(payeeRuns()).toBe(0);
   });
 
+  it('a kept form confirmed too late is kept anew and asked again, and only the new one runs: the first confirmation page then runs nothing (409)', async () => {
+    const user = await suite.app.agent().signIn('confirmed-too-late');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const mine = () => ran.filter((r) => r.user === 'confirmed-too-late').length;
+    const kept = await user.postForm('/accounts/acct-late/payee', { iban: 'LATE-1' }, sameSite);
+    const started = await user.start(confirmForm(kept.body).action, { intent: confirmForm(kept.body).intent });
+    // Past the payout guard's 300 s, and within the kept form's 15 minutes.
+    await suite.app.clock.shifted(301_000, async () => {
+      const confirm = await user.request((await user.request(await user.verifyOnHostedPage(started))).location!);
+      const first = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirm.body)![1]!;
+      const confirmFirst = () =>
+        user.postForm('/accounts/acct-late/payee', { _csrf: user.csrf, _verify_kit_intent: first }, sameSite);
+      const askedAgain = await confirmFirst();
+      expect(askedAgain.status).toBe(403);
+      const { landing } = await verifyFrom(user, askedAgain.body);
+      const second = /name="_verify_kit_intent" value="([^"]+)"/.exec(
+        (await user.request(landing.location!)).body,
+      )![1]!;
+      expect(second).not.toBe(first);
+      const ran2 = await user.postForm(
+        '/accounts/acct-late/payee',
+        { _csrf: user.csrf, _verify_kit_intent: second },
+        sameSite,
+      );
+      expect(ran2.body).toContain('payee saved');
+      expect(mine()).toBe(1);
+      // The first confirmation page, still open in another tab (or the back button), under a fresh grant.
+      const replayed = await confirmFirst();
+      expect(replayed.status).toBe(409);
+      expect(mine()).toBe(1);
+    });
+  });
+
   it('refused within 2 minutes of a grant too old for this resource, the user is told so on a 403 page; from 2 minutes on, the usual page', async () => {
     const user = await suite.app.agent().signIn('just-granted-late');
     const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
