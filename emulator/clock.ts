@@ -17,6 +17,9 @@ export interface TestClock {
   reset(): void;
 }
 
+/** The last moment the clock may show: a date any store and any ISO 8601 text (four-digit year) holds. */
+export const LATEST_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export class VirtualClock implements TestClock {
   #offsetMs = 0;
 
@@ -32,6 +35,12 @@ export class VirtualClock implements TestClock {
     if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
       throw new RangeError(
         `The clock only moves forward: advance({ seconds }) needs a number >= 0, got ${String(seconds)}.`,
+      );
+    }
+    // Past it every date the kit or the emulator writes throws: refused before anything moves.
+    if (this.now() + seconds * 1000 > LATEST_CLOCK_MS) {
+      throw new RangeError(
+        `advance({ seconds: ${seconds} }) would move the clock past 9999-12-31, the last date it can show.`,
       );
     }
     this.#offsetMs += seconds * 1000;

@@ -5,6 +5,7 @@
  * own name to 127.0.0.1 reaches the peer check as loopback, but still sends its own name as the Host.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { LATEST_CLOCK_MS } from '../clock.ts';
 import type { EmulatorContext } from '../context.ts';
 import { resetContext } from '../context.ts';
 import { sendError } from '../errors.ts';
@@ -121,6 +122,16 @@ function mountClockAndFaults(router: express.Router, context: EmulatorContext): 
     const advanceSeconds: unknown = req.body?.advanceSeconds;
     if (typeof advanceSeconds !== 'number' || !Number.isFinite(advanceSeconds) || advanceSeconds < 0) {
       sendError(res, 400, 'invalid_request', 'advanceSeconds must be a non-negative number.');
+      return;
+    }
+    // Whatever clock the emulator was given: past that date every date it writes throws.
+    if (context.clock.now() + advanceSeconds * 1000 > LATEST_CLOCK_MS) {
+      sendError(
+        res,
+        400,
+        'invalid_request',
+        'advanceSeconds would move the clock past 9999-12-31, the last date it can show.',
+      );
       return;
     }
     context.clock.advance({ seconds: advanceSeconds });

@@ -177,6 +177,29 @@ describe('outbox, inbox and clock', () => {
       expect(response.status).toBe(400);
     }
   });
+
+  it('refuses an advance past the last date a clock can show (year 9999) with a 400 naming the bound, and the clock stays where it was', async () => {
+    const before = await createSession(emulator.url, WEB_CLIENT);
+    expect(before.status).toBe(200);
+    for (const advanceSeconds of [1e300, 3e11]) {
+      const response = await fetch(`${emulator.url}/_control/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ advanceSeconds }),
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        errorCode: 'invalid_request',
+        message: expect.stringMatching(/past 9999-12-31/),
+      });
+    }
+    // Nothing moved: a session created now reads as before, and the handoff of the first is still in time.
+    const after = await createSession(emulator.url, WEB_CLIENT);
+    expect(after.status).toBe(200);
+    const page = await openHostedPage(before.body.verifyUrl as string, before.body.handoff as string);
+    expect(page.response.status).toBe(200);
+    await emulator.control.advanceClock(3600);
+  });
 });
 
 describe('faults', () => {

@@ -235,6 +235,17 @@ describe('walkHostedPage and the shared test clock, against an app on the kit', 
     expect(() => own.advance(181 as never)).toThrow('advance names its unit: advance({ seconds: 181 })');
     expect(() => own.advance({ seconds: -1 })).toThrow(RangeError);
   });
+
+  it('an advance past 9999-12-31 is refused with a RangeError saying so, and the clock stays where it was', () => {
+    const own = createTestClock();
+    own.advance({ seconds: 60 });
+    const before = own.now();
+    expect(() => own.advance({ seconds: 3e11 })).toThrow(/past 9999-12-31/);
+    expect(() => own.advance({ seconds: 1e300 })).toThrow(RangeError);
+    expect(own.now() - before).toBeLessThan(5_000);
+    // A date can still be written from it.
+    expect(new Date(own.now()).toISOString()).toMatch(/^\d{4}-/);
+  });
 });
 
 describe('submitForm', () => {
