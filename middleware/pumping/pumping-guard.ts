@@ -195,12 +195,13 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
     const start = startKeys(who.destination, ip, who.userRef, who.number);
     const now = deps.now();
     const hour = hourOf(now);
+    // Allow-listed starts too: an app whose every start is allow-listed still counts them all.
+    purge(now);
     if (deps.pumping.allows({ country: start.country, e164: start.e164, ip, userRef: who.userRef })) {
       return new CountedPass(deps, store, start.keys);
     }
     const reading = await store.reserveSend({ keys: start.keys, address: start.address, hour, now });
     const pass = new ReservedPass(deps, store, start.keys, hour);
-    purge(now);
     const verdict = judge(reading, start, deps.pumping.thresholds, now);
     if (verdict.reasons.length === 0) return pass;
     if (deps.pumping.mode === 'record' && !verdict.blocked) {
