@@ -16,6 +16,7 @@ import { ENTERED_NUMBER_FIELD } from '../pages/pages.ts';
 import type { Attempt } from '../store/types.ts';
 import { countRefusedDestination } from '../telemetry.ts';
 import type { ActionDefinition } from '../types.ts';
+import { restartedAttempt } from './start-request.ts';
 
 /** The default country for this request: the option's code, or what its function returns (checked). */
 async function defaultCountryFor<Tx>(context: KitContext<Tx>, req: Request): Promise<string | undefined> {
@@ -96,4 +97,25 @@ export async function attemptUserFor<Tx>(
   }
   police(context, action, kept, true);
   return { user: { userRef: user.userRef, destination: kept.e164 }, stored: kept };
+}
+
+/**
+ * The finished attempt a restart names and who the attempt is for, from the start's fields;
+ * 'answered' when `answered` took a typed number that cannot be texted (the number form back).
+ */
+export async function attemptFor<Tx>(
+  context: KitContext<Tx>,
+  req: Request,
+  action: ActionDefinition<Tx>,
+  signedIn: ResolvedUser,
+  body: Record<string, unknown>,
+  answered: (error: unknown) => boolean,
+): Promise<{ previous: Attempt | undefined; attemptUser: AttemptUser } | 'answered'> {
+  const previous = await restartedAttempt(context, action, signedIn.userRef, body.restart);
+  try {
+    return { previous, attemptUser: await attemptUserFor(context, req, action, signedIn, body, previous) };
+  } catch (error) {
+    if (previous === undefined && answered(error)) return 'answered';
+    throw error;
+  }
 }

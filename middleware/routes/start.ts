@@ -24,16 +24,8 @@ import { queryOf } from './complete-return.ts';
 import { logKitError, route, showAsWritten } from './answer-error.ts';
 import { currentUser } from './user.ts';
 import { annotateSpan, countStart } from '../telemetry.ts';
-import {
-  bodyOf,
-  bodyParsers,
-  paramsFor,
-  pickAction,
-  pickStartAction,
-  readBody,
-  restartedAttempt,
-} from './start-request.ts';
-import { attemptUserFor, type AttemptUser } from './destination.ts';
+import { bodyOf, bodyParsers, paramsFor, pickAction, pickStartAction, readBody } from './start-request.ts';
+import { attemptFor } from './destination.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import { ENTERED_NUMBER_FIELD } from '../pages/pages.ts';
 import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
@@ -41,6 +33,7 @@ import { restartFormFor } from './restart-form.ts';
 import { pumpingGuard, type PumpingPass } from '../pumping/pumping-guard.ts';
 import { serviceUserRefFor } from './service-user-ref.ts';
 import { stepUpBeforeStart } from '../step-up/guard.ts';
+import { INTENT_FIELD } from '../step-up/scope-actions.ts';
 
 function verifyUrlOrigin(verifyUrl: string): string {
   let url: URL;
@@ -313,20 +306,24 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
     const signedIn = await currentUser(context, req);
     if (signedIn === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
     const action = await pickStartAction(context, bodyOf(req));
-    // First: a start its step-up refuses spends and sends nothing (a restart is judged the same).
     const stepUp = stepUps.get(action.name);
+    const who = (body: Record<string, unknown>) =>
+      attemptFor(context, req, action, signedIn, body, (error) =>
+        answeredWithNumberForm(context, req, res, action, body, error),
+      );
+    // Bad input (a number that cannot be texted, a restart of nothing) is refused before a step-up
+    // keeps it: nothing kept, no text to confirm it. A kept start's fields are read after it.
+    const kept = bodyOf(req)[INTENT_FIELD] !== undefined;
+    const checked = stepUp === undefined || kept ? undefined : await who(bodyOf(req));
+    if (checked === 'answered') return;
+    // Then: a start its step-up refuses spends and sends nothing (a restart is judged the same).
     if (stepUp !== undefined && !(await stepUp(req, res))) return;
     // Read after the step-up: a confirmed kept start runs with the fields it was kept with.
     const body = bodyOf(req);
-    const previous = await restartedAttempt(context, action, signedIn.userRef, body.restart);
-    let attemptUser: AttemptUser;
-    try {
-      attemptUser = await attemptUserFor(context, req, action, signedIn, body, previous);
-    } catch (error) {
-      if (previous === undefined && answeredWithNumberForm(context, req, res, action, body, error)) return;
-      throw error;
-    }
-    const { user, stored } = attemptUser;
+    const found = checked ?? (await who(body));
+    if (found === 'answered') return;
+    const { previous } = found;
+    const { user, stored } = found.attemptUser;
     const params = await paramsFor(context, req, action, user, previous);
     // Before the budgets: a start refused as SMS pumping spends none of them.
     const pass = await pumping(req, { ...user, number: stored });

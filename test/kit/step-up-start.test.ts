@@ -199,7 +199,7 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
     expect(await app.attemptCount()).toBe(attempts);
   });
 
-  it('a start or a guarded form holding a NUL byte (in a value or a name, which PostgreSQL cannot keep) is a 400 that keeps, texts and stores nothing', async () => {
+  it('a start or a guarded form holding a NUL byte (in a value or a name, which PostgreSQL cannot keep) is a 400 (a typed number holding one: the number form, 422) that keeps, texts and stores nothing', async () => {
     const ivan = await app.agent().signIn('nul-in-form');
     const [sent, attempts] = [await texts(), await app.attemptCount()];
     const answers = [
@@ -212,10 +212,33 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
         { 'sec-fetch-site': 'same-origin' },
       ),
     ];
-    expect(answers.map((answer) => answer.status)).toEqual([400, 400, 400, 400]);
+    // The number is no number at all: refused as one, before the step-up keeps anything.
+    expect(answers.map((answer) => answer.status)).toEqual([400, 422, 400, 400]);
     for (const answer of answers) expect(answer.body).not.toContain('Confirm it’s you');
     expect(await texts()).toBe(sent);
     expect(await app.attemptCount()).toBe(attempts);
+  });
+
+  it('without a grant, a typed number that cannot be texted (junk, premium-rate) or a restart of nothing is refused at once: the number form (422) or a 400, nothing kept, nothing texted', async () => {
+    const jo = await app.agent().signIn('junk-before-step-up');
+    const kept = async () =>
+      (await app.query('SELECT intent_id FROM verify_kit_intents WHERE user_ref = $1', ['user-junk-before-step-up']))
+        .length;
+    const [sent, attempts] = [await texts(), await app.attemptCount()];
+    const answers = [
+      await jo.tryStartWithNumber('change_phone', 'not a number'),
+      await jo.tryStartWithNumber('change_phone', '+33899123456'),
+      await jo.postStart({ _csrf: jo.csrf, action: 'change_phone', restart: 'A'.repeat(43) }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([422, 422, 400]);
+    for (const answer of answers) expect(answer.body).not.toContain('Confirm it’s you');
+    expect(answers[0]!.body).toContain('name="phone"');
+    expect(await kept()).toBe(0);
+    expect(await texts()).toBe(sent);
+    expect(await app.attemptCount()).toBe(attempts);
+    // A number that can be texted is still kept and asked for, as before.
+    await expectRefused(jo);
+    expect(await kept()).toBe(1);
   });
 
   it('a grant made in another browser session of the same user opens nothing', async () => {
