@@ -218,7 +218,9 @@ function answeredWithNumberForm<Tx>(
 ): boolean {
   const numberProblem =
     isKitError(error, KitErrorCode.InvalidPhoneNumber) || isKitError(error, KitErrorCode.PhoneNumberRefused);
-  if (!numberProblem || context.platform !== 'web' || context.errors === 'next') return false;
+  // Only a typed number can be corrected in the form: a refused stored one gets the error page.
+  if (!numberProblem || action.destination !== 'entered' || context.platform !== 'web') return false;
+  if (context.errors === 'next') return false;
   const form = restartFormFor(context, req, action.name);
   if (form === undefined) return false;
   logKitError(context, 'start', error);
