@@ -34,7 +34,7 @@ export interface PumpingGuardDeps {
   logger: KitLogger;
   now: () => number;
   challengeTimeoutMs: number;
-  /** How long a refused start's answer waits on the give-back of its text (hookTimeouts.limits). */
+  /** How long a start's answer waits on the give-back of its text, or its decision's record (hookTimeouts.limits). */
   releaseTimeoutMs: number;
 }
 
@@ -94,8 +94,12 @@ async function record(
   );
   const decidedAt = deps.now();
   const refused = decision === 'refused' ? { keys: keysRefusedBy(start, reasons), hour: hourOf(decidedAt) } : undefined;
+  const ms = deps.releaseTimeoutMs;
+  const late = () => new Error(`recording the decision did not settle within ${ms} ms`);
+  const recorded = { decidedAt, decision, reasons, country, block, address, userRef };
   try {
-    await store.recordDecision({ decidedAt, decision, reasons, country, block, address, userRef }, refused);
+    // The answer waits on the record no longer than on a give-back: a store that hangs only costs the record.
+    await withDeadline('limits', ms, () => store.recordDecision(recorded, refused), late);
   } catch (error) {
     deps.logger.warn({ route: 'start', err: describeError(error) }, 'could not record an SMS pumping decision');
   }
