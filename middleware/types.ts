@@ -189,9 +189,11 @@ export interface ActionDefinition<Tx = unknown> {
    * SQLite `tx` is the better-sqlite3 Database and fulfil must be synchronous: createVerificationKit
    * refuses an `async function`, and a plain function that returns a promise is refused when it
    * runs (the transaction rolls back, nothing is marked, the landing answers 500 and the sweep
-   * tries again later, failing the same way until fulfil is synchronous).
+   * tries again later, failing the same way until fulfil is synchronous). What it returns is
+   * ignored (a promise is awaited), so one statement may be the whole of it:
+   * `(tx, a) => tx.prepare('...').run(a.userRef, a.destination)`.
    */
-  fulfil: (tx: Tx, attempt: VerifiedAttempt) => void | Promise<void>;
+  fulfil: (tx: Tx, attempt: VerifiedAttempt) => unknown;
 }
 
 /**

@@ -133,7 +133,7 @@ export interface ClaimOptions {
 }
 
 /** The action's part of a fulfilment, run inside the store's transaction with its handle. */
-export type FulfilEffect<Tx> = (tx: Tx, attempt: Attempt) => void | Promise<void>;
+export type FulfilEffect<Tx> = (tx: Tx, attempt: Attempt) => unknown;
 
 /** One fulfilment of a group commit: the attempt, the action's part, the time and the options. */
 export interface FulfilRequest<Tx> {
