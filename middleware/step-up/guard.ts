@@ -162,10 +162,7 @@ async function answerRequired<Tx>(
   if (replaces !== undefined && (await guard.stepUp.consumeIntent(replaces, context.now())) === undefined) {
     await guard.stepUp.consumeIntent(intentId, context.now());
     note(guarded, req, 'denied');
-    throw new KitError(
-      KitErrorCode.StepUpIntentUnusable,
-      'This request was already carried out; nothing was changed now.',
-    );
+    throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request was already carried out; nothing changed.');
   }
   note(guarded, req, grants.some((g) => g.resourceKey === resourceKey) ? 'expired' : 'required');
   if (json) {
@@ -253,7 +250,10 @@ async function runKeptRequest<Tx>(
   const grants = await grantsOf(guarded, user.userRef, browserSession);
   const fresh = grants.some((g) => g.resourceKey === resourceKey && isFresh(g, now, guard.maxAgeMs));
   if (resourceKey !== intent.resourceKey || !fresh) {
-    await answerRequired(guarded, req, res, user, grants, resourceKey, intentId);
+    // The same request asked again is kept anew in its place; one sent back for another resource
+    // is kept for that one too, and stays kept for its own.
+    const same = resourceKey === intent.resourceKey;
+    await answerRequired(guarded, req, res, user, grants, resourceKey, same ? intentId : undefined);
     return;
   }
   // One caller, on any instance, gets the intent: a reload, a second tab or a replay runs nothing.
