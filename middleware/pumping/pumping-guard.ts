@@ -126,7 +126,14 @@ function purger(deps: PumpingGuardDeps, store: PumpingStore): (now: number) => v
   };
 }
 
-const countFailed = 'could not count a text for the SMS pumping rules';
+/** A send's record, which the start's answer waits on no longer than on a give-back; never rejects. */
+function bounded(deps: PumpingGuardDeps, write: () => Promise<void>): Promise<void> {
+  const ms = deps.releaseTimeoutMs;
+  const late = () => new Error(`recording the send did not settle within ${ms} ms`);
+  return withDeadline('limits', ms, write, late).catch((error: unknown) => {
+    deps.logger.warn({ route: 'start', err: describeError(error) }, 'could not count a text for the SMS pumping rules');
+  });
+}
 
 /**
  * The pass of a start the rules let through unjudged (the app's allow-list): its text is counted
@@ -140,12 +147,10 @@ class CountedPass implements PumpingPass {
     protected readonly keys: StartKeys['keys'],
   ) {}
 
-  // The text is on its way: a count that fails to be written is only logged.
+  // The text is on its way: a count that fails to be written, or is late, is only logged.
   sent(sessionId: string): Promise<void> {
     const { deps, keys } = this;
-    return this.store.recordSend({ sessionId, keys, hour: hourOf(deps.now()) }).catch((error: unknown) => {
-      deps.logger.warn({ route: 'start', err: describeError(error) }, countFailed);
-    });
+    return bounded(deps, () => this.store.recordSend({ sessionId, keys, hour: hourOf(deps.now()) }));
   }
 
   unsent(): Promise<void> {
@@ -166,10 +171,8 @@ class ReservedPass extends CountedPass {
 
   // Recorded in the hour it was counted in, so its verification counts there too.
   override sent(sessionId: string): Promise<void> {
-    const { deps, keys, hour } = this;
-    return this.store.attachSend({ sessionId, keys, hour }).catch((error: unknown) => {
-      deps.logger.warn({ route: 'start', err: describeError(error) }, countFailed);
-    });
+    const { keys, hour } = this;
+    return bounded(this.deps, () => this.store.attachSend({ sessionId, keys, hour }));
   }
 
   // A text counted and never sent only makes the rules refuse sooner: a failure is only logged.
