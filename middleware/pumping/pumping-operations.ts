@@ -162,6 +162,12 @@ function checkCount(name: string, value: number, max: number): number {
   return Math.min(max, Math.trunc(value));
 }
 
+/** What counts per day are kept by, for operators: anything else would list nothing, or users and addresses. */
+function checkBy(by: unknown): 'country' | 'block' {
+  if (by === 'country' || by === 'block') return by;
+  throw new KitError(KitErrorCode.InvalidOptions, `by must be 'country' or 'block'; got ${JSON.stringify(by)}.`);
+}
+
 async function trippedOf(
   store: PumpingStore,
   thresholds: PumpingThresholds,
@@ -221,7 +227,7 @@ export function pumpingOperations(deps: {
     // Async, so a refused argument rejects as a store's failure would, never throws at the call.
     countsByDay: async ({ by = 'country', days = 14 } = {}) =>
       store().countsByDay({
-        dimension: by,
+        dimension: checkBy(by),
         hour: hourOf(deps.now()),
         days: checkCount('days', days, 15),
       }),

@@ -3,7 +3,7 @@
  * start is refused, naming the fix, and nothing is written, on SQLite and PostgreSQL: a whole
  * number given as a block (a rule no start matches, the number kept), and an IPv4 address with a
  * /64 (only IPv6 has one). A block of a country whose numbers vary in length, and an IPv6 /64, are
- * kept as the counters key a start.
+ * kept as the counters key a start. Counts per day are read by country or block only.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { isKitError, KitErrorCode } from '../../middleware/errors.ts';
@@ -55,5 +55,18 @@ describeEachStore('operators’ targets', (kind) => {
     expect(await ops.rules()).toEqual([]);
     const rule = await ops.block({ address: '2001:db8:1:2::/64' });
     expect(rule.key).toBe(startKeys('+33612345678', '2001:db8:1:2::99', 'u').address);
+  });
+
+  it('refuses counts per day by anything but country or block, naming the two', async () => {
+    await h.store.pumping!.recordSend({
+      sessionId: 's',
+      keys: [{ dimension: 'user', key: 'u1' }],
+      hour: NOW / 3_600_000,
+    });
+    for (const by of ['user', 'address_country', 'Country']) {
+      const message = await refusal(ops.countsByDay({ by: by as 'country' }));
+      expect(message).toContain("by must be 'country' or 'block'");
+    }
+    expect(await ops.countsByDay({ by: 'block' })).toEqual([]);
   });
 });
