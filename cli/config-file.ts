@@ -2,12 +2,34 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { withDeadline } from '../middleware/deadline.ts';
 import { UsageError } from './command.ts';
 
-/** The module's default export (or, for CommonJS, its `module.exports`). */
-export async function loadConfigModule(file: string, cwd = process.cwd()): Promise<unknown> {
+/** How long a configuration module's own top-level code gets to load. */
+export const LOAD_MS = 10_000;
+
+/**
+ * The module's default export (or, for CommonJS, its `module.exports`). Top-level code that waits on
+ * something that never answers ends the command with that said, within `ms`: it never holds the
+ * command, nor (holding nothing) lets node end it with nothing said.
+ */
+export async function loadConfigModule(file: string, cwd = process.cwd(), ms = LOAD_MS): Promise<unknown> {
   const path = resolve(cwd, file);
   if (!existsSync(path)) throw new UsageError(`--config ${file}: no such file (looked at ${path}).`);
-  const loaded = (await import(pathToFileURL(path).href)) as { default?: unknown };
-  return loaded.default ?? loaded;
+  // The deadline's timer is unref'd: this one keeps the command alive to say so.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  try {
+    const loaded = await withDeadline(
+      'configuration',
+      ms,
+      () => import(pathToFileURL(path).href) as Promise<{ default?: unknown }>,
+      () =>
+        new Error(
+          `--config ${file}: loading it did not finish within ${ms} ms: does its top-level code wait on something that never answers?`,
+        ),
+    );
+    return loaded.default ?? loaded;
+  } finally {
+    clearInterval(keepAlive);
+  }
 }

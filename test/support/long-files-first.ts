@@ -16,6 +16,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 export const LONG_FILES = [
   'express5:test/audit/fixtures.test.ts', // 145: the audit against every flaw of the sample app
+  'express5:test/cli/config-never-loads.test.ts', // 120: the audit command's deadline for a configuration, mostly asleep
   'express5:test/a11y/demo-pages.browser.test.ts', // 115: Chromium through every demo page
   'express5:test/a11y/kit-pages.browser.test.ts', // 80
   'express5:test/audit/harm.test.ts', // 50: two full audits of the demo back to back

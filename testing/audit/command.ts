@@ -48,14 +48,46 @@ function parseArgs(argv: readonly string[], env: CommandEnv) {
   return { file, json, only };
 }
 
+/** How long the configuration gets to load and answer (its function of env may start your app and the emulator). */
+const LOAD_MS = 120_000;
+
+/**
+ * The configuration within LOAD_MS: one whose top-level code or function of env waits on something
+ * that never answers ends the command with that said, never holds it (nor, holding nothing, lets
+ * node end it with nothing said).
+ */
 async function loadConfig(file: string, env: CommandEnv): Promise<AuditConfig> {
   const path = resolve(file);
   if (!existsSync(path)) throw new UsageError(`--config ${file}: no such file (looked at ${path}).`);
+  const loading = configOf(path, file, env);
+  // Its failure after the deadline is nobody's.
+  loading.catch(() => {});
+  // Not unref'd: holding nothing else, the command still lives to say so.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `--config ${file}: loading it and its function of env did not finish within ${LOAD_MS} ms: does it wait on something that never answers?`,
+          ),
+        ),
+      LOAD_MS,
+    );
+  });
+  try {
+    return await Promise.race([loading, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function configOf(path: string, file: string, env: CommandEnv): Promise<AuditConfig> {
   const loaded = (await import(pathToFileURL(path).href)) as { default?: unknown };
   const exported = loaded.default ?? loaded;
   const config =
     typeof exported === 'function'
-      ? await callHook(`--config ${file}'s default export`, 120_000, () =>
+      ? await callHook(`--config ${file}'s default export`, LOAD_MS, () =>
           Promise.resolve()
             .then(() => (exported as (env: CommandEnv) => unknown)(env))
             .catch((error: unknown) => {

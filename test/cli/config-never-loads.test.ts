@@ -1,0 +1,64 @@
+/**
+ * A configuration that waits on something that never answers, and holds nothing else (no timer, no
+ * socket), as each command loads it: its top-level code (a top-level await), or the audit's function
+ * of env. Node would end such a process at once with exit 13 and nothing said; each command instead
+ * ends within its deadline, exit 1, one line on stderr saying what did not finish, no stack. Runs the
+ * bin as built: needs `npm run build` (npm test builds dist/ first).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtFile } from '../support/built.ts';
+
+const MAIN = builtFile('cli/main.js');
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'verify-cli-never-'));
+  writeFileSync(join(dir, 'awaits-never.config.mjs'), 'await new Promise(() => {});\nexport default {};\n');
+  writeFileSync(join(dir, 'answers-never.config.mjs'), 'export default () => new Promise(() => {});\n');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+  const started = Date.now();
+  const options = { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 170_000 };
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...argv], options, (error, stdout, stderr) =>
+      resolve({
+        code: error === null ? 0 : error.killed ? -1 : Number(error.code),
+        stdout,
+        stderr,
+        ms: Date.now() - started,
+      }),
+    );
+  });
+}
+
+describe.concurrent('a configuration that never finishes loading, holding nothing', () => {
+  it('fraud: a top-level await that never settles ends the command after 10 s, exit 1, saying so', async () => {
+    const result = await run(['fraud', 'rules', '--config', 'awaits-never.config.mjs']);
+    expect(result).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr:
+        'hosted-sms-verify-kit fraud: --config awaits-never.config.mjs: loading it did not finish within 10000 ms: does its top-level code wait on something that never answers?\n',
+    });
+    expect(result.ms).toBeGreaterThanOrEqual(9_500);
+  }, 60_000);
+
+  it('audit: a top-level await, or a function of env, that never settles ends the command after 120 s, exit 1, saying so', async () => {
+    const configs = ['awaits-never.config.mjs', 'answers-never.config.mjs'];
+    const results = await Promise.all(configs.map((config) => run(['audit', '--config', config])));
+    results.forEach((result, i) => {
+      expect(result, configs[i]).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `hosted-sms-verify-kit audit: --config ${configs[i]}: loading it and its function of env did not finish within 120000 ms: does it wait on something that never answers?\n`,
+      });
+      expect(result.ms).toBeGreaterThanOrEqual(119_000);
+    });
+  }, 180_000);
+});
