@@ -31,6 +31,9 @@ const NO_FAULTS: FaultSettings = {
 
 const COUNTS = ['createFailures', 'createDelayMs', 'resetConnections', 'statusFailures', 'statusDelayMs'] as const;
 const STATUSES = ['createStatus', 'statusStatus'] as const;
+const DELAYS: readonly string[] = ['createDelayMs', 'statusDelayMs'];
+/** The longest a timer waits: node waits 1 ms for a longer delay. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /** Validates a faults update; returns the update or a message saying what is wrong. */
 export function parseFaultUpdate(body: unknown): Partial<FaultSettings> | string {
@@ -40,6 +43,9 @@ export function parseFaultUpdate(body: unknown): Partial<FaultSettings> | string
   for (const [name, value] of Object.entries(input)) {
     if ((COUNTS as readonly string[]).includes(name)) {
       if (!Number.isInteger(value) || (value as number) < 0) return `${name} must be a non-negative integer.`;
+      if (DELAYS.includes(name) && (value as number) > MAX_DELAY_MS) {
+        return `${name} must be at most ${MAX_DELAY_MS} (about 24.8 days), the longest a timer waits.`;
+      }
       update[name as (typeof COUNTS)[number]] = value as number;
     } else if ((STATUSES as readonly string[]).includes(name)) {
       if (!Number.isInteger(value) || (value as number) < 400 || (value as number) > 599)

@@ -267,6 +267,20 @@ describe('faults', () => {
     }
   });
 
+  it('refuses a delay longer than a timer can wait (2^31 - 1 ms) with a 400 naming the bound, and keeps the delays as they were', async () => {
+    // Node would wait 1 ms instead: a test of a service that hangs would get a prompt answer.
+    for (const faults of [{ createDelayMs: 2 ** 31 }, { statusDelayMs: 1e300 }]) {
+      const answer = await emulator.control.setFaults(faults);
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toMatchObject({ message: expect.stringContaining('2147483647') });
+    }
+    const faults = (await (await fetch(`${emulator.url}/_control/faults`)).json()) as { faults: object };
+    expect(faults.faults).toMatchObject({ createDelayMs: 0, statusDelayMs: 0 });
+    // The longest a timer waits is taken.
+    expect((await emulator.control.setFaults({ statusDelayMs: 2 ** 31 - 1 })).status).toBe(200);
+    await emulator.control.setFaults({ statusDelayMs: 0 });
+  });
+
   it('refuses unknown faults and bad values with 400', async () => {
     for (const faults of [{ createFailures: -1 }, { createStatus: 200 }, { resetPhase: 'during' }, { explode: true }]) {
       expect((await emulator.control.setFaults(faults)).status).toBe(400);
