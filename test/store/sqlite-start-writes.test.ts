@@ -1,7 +1,8 @@
 /**
- * The SQLite store's group commit of start writes (budgets, new attempts): what concurrent starts
+ * The SQLite store's group commit of start writes (new attempts, refunds): what concurrent starts
  * write in one turn of the event loop commits together, yet each write stands or falls alone, and
- * no caller hears "stored" before the commit.
+ * no caller hears "stored" before the commit. A start's budgets, which its text waits on, are
+ * spent at once in a transaction of their own.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,6 +101,32 @@ describe('SQLite start writes', () => {
     } finally {
       other.close();
     }
+  });
+
+  it("spends a start's budgets at once: another connection sees them spent before the call returns, not a turn later", async () => {
+    const store = open();
+    const other = new BetterSqlite3(path, { readonly: true });
+    const spent = () => other.prepare("SELECT spent FROM verify_kit_start_budgets WHERE key = 'user:now'").get();
+    try {
+      const consumed = store.consumeStartBudgets({ budgets: [budget('user:now', 5)], now: 1_000 });
+      expect(spent()).toEqual({ spent: 1 });
+      expect(await consumed).toEqual([]);
+    } finally {
+      other.close();
+    }
+  });
+
+  it("spends a start's budgets inside a transaction the integrator opened, and gives them back with its rollback", async () => {
+    const store = open();
+    store.db.exec('BEGIN');
+    const consumed = store.consumeStartBudgets({ budgets: [budget('user:tx', 1)], now: 1_000 });
+    store.db.exec('ROLLBACK');
+    expect(await consumed).toEqual([]);
+    // Rolled back with the integrator's transaction: the one start the budget allows is still there.
+    expect(await store.consumeStartBudgets({ budgets: [budget('user:tx', 1)], now: 1_000 })).toEqual([]);
+    expect(await store.consumeStartBudgets({ budgets: [budget('user:tx', 1)], now: 1_000 })).toEqual([
+      { budget: 0, retryAfterMs: 60_000 },
+    ]);
   });
 
   it('rejects every write of a group whose transaction cannot start, and stores none of them', async () => {

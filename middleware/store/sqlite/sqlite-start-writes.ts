@@ -1,11 +1,15 @@
 /**
- * Group commit for the start's writes (its budgets, its new attempt). A SQLite commit costs about
- * the same however many rows it carries (its WAL frames, its locks), so the writes that concurrent
- * starts make in one turn of the event loop share one IMMEDIATE transaction, each in its own
- * savepoint: a write that throws rolls back alone and rejects only its caller. A write of one
+ * Group commit for the start's writes (its new attempt, its pumping counts). A SQLite commit costs
+ * about the same however many rows it carries (its WAL frames, its locks), so the writes that
+ * concurrent starts make in one turn of the event loop share one IMMEDIATE transaction, each in its
+ * own savepoint: a write that throws rolls back alone and rejects only its caller. A write of one
  * statement needs no savepoint (a statement that fails undoes its own changes); a savepoint costs
  * a few microseconds and a copy of every page it touches. Every caller's promise settles after the
  * commit, so no start is answered (and no SMS is sent) on a write that was not stored.
+ *
+ * A write the start waits on before its text (its budgets) runs at once instead, in a transaction
+ * of its own: waiting for the next turn of the event loop there is latency every start pays, and
+ * concurrent starts rarely reach that point in the same turn, so it seldom shared a commit.
  */
 import type { Database } from 'better-sqlite3';
 
@@ -22,6 +26,11 @@ export interface StartWrites {
    * fine): it runs without a savepoint of its own.
    */
   writeStatement: StartWrite;
+  /**
+   * Runs a write now, all or nothing, in an IMMEDIATE transaction of its own (or in a savepoint of
+   * a transaction open on the connection); resolves once it committed.
+   */
+  writeAtOnce: StartWrite;
   /** Commits what is queued now (the store calls it before it closes the database). */
   flush(): void;
 }
@@ -93,5 +102,13 @@ export function startWrites(db: Database): StartWrites {
         scheduled ??= setImmediate(flush);
       });
     };
-  return { write: queueWrite(false), writeStatement: queueWrite(true), flush };
+  const runAlone = db.transaction((write: () => unknown) => write());
+  const writeAtOnce: StartWrite = <T>(run: () => T) => {
+    try {
+      return Promise.resolve((db.inTransaction ? runOne(run) : runAlone.immediate(run)) as T);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  return { write: queueWrite(false), writeStatement: queueWrite(true), writeAtOnce, flush };
 }

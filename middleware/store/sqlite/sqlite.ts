@@ -90,19 +90,20 @@ class BudgetsRefused extends Error {
 }
 
 /**
- * consumeStartBudgets: all of a start's budgets in one savepoint. Now and then the ended counters
- * are deleted first, in a write of their own, so a refused start (whose savepoint rolls back)
- * never undoes the cleanup; the next cleanup is scheduled only once this one committed.
+ * consumeStartBudgets: all of a start's budgets in one transaction, at once (the start waits on
+ * them before its text). Now and then the ended counters are deleted first, in a transaction of
+ * their own, so a refused start (whose transaction rolls back) never undoes the cleanup; the next
+ * cleanup is scheduled only once this one committed.
  */
 function sqliteStartBudgets(
   statements: Statements,
-  { write, writeStatement }: Pick<StartWrites, 'write' | 'writeStatement'>,
+  { write, writeAtOnce }: Pick<StartWrites, 'write' | 'writeAtOnce'>,
 ): StartBudgetCounter {
   let nextBudgetCleanupAt = 0;
   let cleaning: Promise<void> | undefined;
   const cleanEnded = (now: number): void => {
     if (now < nextBudgetCleanupAt || cleaning !== undefined) return;
-    cleaning = writeStatement(() => statements.deleteEndedBudgets.run(now).changes)
+    cleaning = writeAtOnce(() => statements.deleteEndedBudgets.run(now).changes)
       .then((deleted) => {
         // A full batch means more are waiting: clean again on the next start.
         nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
@@ -127,7 +128,7 @@ function sqliteStartBudgets(
     statements.markBudgetMember.run({ marker, windowEndsAt: open ? row.window_ends_at : now + durationMs });
     return true;
   };
-  // Under the write lock, spend every budget; if one is used up, throw, and the write's savepoint
+  // Under the write lock, spend every budget; if one is used up, throw, and its transaction
   // rolls all of them back: no other start can slip between, and a refused start spends nothing.
   const spendAll = (budgets: readonly StartBudget[], now: number): void => {
     const refusals = budgets.flatMap((budget, index) => {
@@ -141,7 +142,7 @@ function sqliteStartBudgets(
     async consumeStartBudgets({ budgets, now }) {
       cleanEnded(now);
       try {
-        await write(() => spendAll(budgets, now));
+        await writeAtOnce(() => spendAll(budgets, now));
         return [];
       } catch (error) {
         if (error instanceof BudgetsRefused) return error.refusals;
