@@ -8,7 +8,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
-import { auditIntegration } from 'hosted-sms-verify-kit/testing';
+import { auditIntegration, formatAuditJson, formatAuditTable } from 'hosted-sms-verify-kit/testing';
 import { watchUnhandledRejections } from '../support/unhandled.ts';
 import { startSampleApp, type SampleApp } from './sample-app.ts';
 
@@ -150,4 +150,31 @@ describe('the audit against an app whose start route writes a byte now and then 
     });
     expect(Date.now() - started).toBeLessThan(15_000);
   }, 30_000);
+});
+
+describe("the audit given an integrator's function whose error quotes a database URL", () => {
+  it('a probe or a signIn whose error quotes a URL with a password: the report (table and JSON) says the URL without it', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const password = `pw${Date.now().toString(36)}Secret`;
+    const url = `postgres://app:${password}@db.internal:5432/app`;
+    const probed = await auditIntegration({
+      ...app.auditOptions,
+      probe: () => {
+        throw new Error(`could not count on ${url}`);
+      },
+      only: ['forged.wrong-state'],
+    });
+    const signedIn = await auditIntegration({
+      ...app.auditOptions,
+      signIn: () => Promise.reject(new Error(`no users table at ${url}`)),
+    });
+    for (const report of [probed, signedIn]) {
+      const printed = `${formatAuditTable(report)}\n${formatAuditJson(report)}`;
+      expect(printed).not.toContain(password);
+      expect(printed).toContain('postgres://app:[redacted]@db.internal:5432/app');
+    }
+    expect(probed.checks[0]).toMatchObject({ status: 'fail' });
+    expect(signedIn.stopped).toMatch(/your signIn/);
+  }, 60_000);
 });

@@ -5,6 +5,12 @@
  * Those that must answer at once (an action's fields, a route's path, a sign-in form's fields) run
  * through `callSync`: a throw, or a promise (its rejection caught), is that sentence too.
  */
+import { withoutUrlPasswords } from '../../middleware/printable-errors.ts';
+
+/** An integrator's error as one line: its database URL (a pool's error may quote it) without the password. */
+function theirs(error: unknown): string {
+  return withoutUrlPasswords(describeThrown(error));
+}
 
 /** Why an integrator's function failed, in one sentence. */
 export class HookError extends Error {
@@ -46,7 +52,7 @@ function isThenable(what: string, result: unknown): boolean {
   try {
     return typeof (result as { then?: unknown } | null)?.then === 'function';
   } catch (error) {
-    throw new HookError(`${what} returned a value whose \`then\` cannot be read: ${describeThrown(error)}`);
+    throw new HookError(`${what} returned a value whose \`then\` cannot be read: ${theirs(error)}`);
   }
 }
 
@@ -63,7 +69,7 @@ export async function callHook<T>(what: string, timeoutMs: number, call: () => T
     return await Promise.race([running, deadline]);
   } catch (error) {
     if (isHookError(error)) throw error;
-    throw new HookError(`${what} failed: ${describeThrown(error)}`);
+    throw new HookError(`${what} failed: ${theirs(error)}`);
   } finally {
     clearTimeout(timer);
   }
@@ -75,7 +81,7 @@ export function callSync<T>(what: string, call: () => T): T {
   try {
     result = call();
   } catch (error) {
-    throw new HookError(`${what} threw: ${describeThrown(error)}`);
+    throw new HookError(`${what} threw: ${theirs(error)}`);
   }
   if (isThenable(what, result)) {
     // Its rejection is nobody's: it must never reach the process.
