@@ -59,6 +59,20 @@ const TARGET_FLAGS: ReadonlyMap<string, keyof PumpingTarget> = new Map([
   ['--user', 'user'],
 ]);
 
+const COMMON = ['--config', '--json'];
+const TARGETS = [...TARGET_FLAGS.keys()];
+/** The flags each command reads, besides --config and --json. */
+const TAKES: Readonly<Record<What, readonly string[]>> = {
+  tripped: [],
+  rules: [],
+  decisions: ['--hours'],
+  days: ['--by', '--days'],
+  block: [...TARGETS, '--hours'],
+  release: [...TARGETS, '--hours'],
+  clear: TARGETS,
+};
+const ALL_FLAGS = new Set([...COMMON, ...Object.values(TAKES).flat()]);
+
 function parse(argv: readonly string[], env: CommandEnv): Args {
   const [what, ...rest] = argv;
   if (!WHATS.includes(what as What)) throw new UsageError(`say what: one of ${WHATS.join(', ')}.`);
@@ -73,6 +87,13 @@ function parse(argv: readonly string[], env: CommandEnv): Args {
   };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i] ?? '';
+    // A flag this command does not read would be ignored: the operator meant it, and gets something else.
+    if (ALL_FLAGS.has(flag) && !COMMON.includes(flag) && !TAKES[args.what].includes(flag)) {
+      const takes = TAKES[args.what];
+      throw new UsageError(
+        `${args.what} does not take ${flag}: it takes ${takes.length === 0 ? 'only --json' : takes.join(', ')}.`,
+      );
+    }
     const value = (): string => {
       const next = rest[++i];
       if (next === undefined || next.startsWith('--')) throw new UsageError(`${flag} needs a value.`);

@@ -160,6 +160,11 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
       // Decimal only: Number() reads 0x10 as 16 hours.
       [['block', '--country', 'GH', '--hours', '0x10'], /--hours needs a positive number/],
       [['block', '--address', 'garbage'], /IPv4 address or an IPv6 address/],
+      // A flag the command does not read is refused, not ignored.
+      [['tripped', '--country', 'NG'], /tripped does not take --country: it takes only --json/],
+      [['decisions', '--days', '3'], /decisions does not take --days: it takes --hours/],
+      [['clear', '--country', 'NG', '--hours', '2'], /clear does not take --hours: it takes --country, --block/],
+      [['days', '--hours', '2'], /days does not take --hours: it takes --by, --days/],
     ] as const) {
       const answer = await bin(...args);
       expect(answer.code, args.join(' ')).toBe(1);
