@@ -393,6 +393,29 @@ describe('the step-up start check needs an action with requireRecentVerification
   }, 60_000);
 });
 
+describe('the step-up start check says what it did not try', () => {
+  it('without a GET route of `stepUp` of another scope, its evidence says a grant of another scope was not tried; with one, that it was', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const only = ['step-up.action-start'];
+    const { stepUp = [] } = app.auditOptions;
+    const without = await auditIntegration({
+      ...app.auditOptions,
+      stepUp: stepUp.filter((route) => route.method === 'POST'),
+      only,
+    });
+    expect(without.checks[0]?.status).toBe('pass');
+    expect(without.checks[0]?.evidence).toContainEqual(
+      'close_account with a grant of another scope: not tried (no GET route of `stepUp` of another scope, without `resource`)',
+    );
+    const withIt = await auditIntegration({ ...app.auditOptions, only });
+    expect(withIt.checks[0]?.status).toBe('pass');
+    expect(withIt.checks[0]?.evidence).toContainEqual(
+      expect.stringMatching(/^close_account with a grant of scope see_account only: /),
+    );
+  }, 60_000);
+});
+
 describe('the sweep check needs the sweep', () => {
   it('without `sweep`, sweep.never-returns is not run (never failed), with the option to give, and the report is not failed by it', async () => {
     const app = await startSampleApp();

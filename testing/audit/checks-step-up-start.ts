@@ -62,6 +62,10 @@ export const stepUpStartChecks: AuditCheck[] = [
         if (otherScope !== undefined) {
           await grantAndOpen(world, user, otherScope, 1);
           await expectStartedNothing(world, verdict, user, action, `with a grant of scope ${otherScope.scope} only`);
+        } else {
+          verdict.note(
+            `${action.name} with a grant of another scope: not tried (no GET route of \`stepUp\` of another scope, without \`resource\`)`,
+          );
         }
         // Its own grant opens it: otherwise what precedes proves nothing.
         await grantBeforeStart(world, user, action);
