@@ -1,0 +1,78 @@
+/**
+ * The `pumping` option refuses what it would otherwise ignore, naming the fix, as the kit's other
+ * option groups do: a misspelt key (an allow-list under `country` allowed no country, so its
+ * users were refused in refuse mode; a misspelt threshold kept the default) and a kind of
+ * thresholds that is not an object. The kit is not created with them.
+ */
+import { afterAll, expect, it } from 'vitest';
+import { createVerificationKit, isKitError, KitErrorCode, type PumpingOptions } from '../../middleware/index.ts';
+import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
+import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
+
+const store = createSqliteStore({ database: ':memory:' });
+afterAll(async () => {
+  await store.close();
+});
+
+const problems = (pumping: unknown) => resolvePumping(pumping).problems;
+
+it('reports a key that is no option, at every level, with the ones that are', () => {
+  expect(problems({ mode: 'refuse', allowList: { countries: ['GB'] } })).toEqual([
+    '`pumping.allowList` is not an option; use mode, alwaysAllow, thresholds, challenge.',
+  ]);
+  expect(problems({ alwaysAllow: { country: ['GB'] } })).toEqual([
+    '`pumping.alwaysAllow.country` is not an option; use countries, numberPrefixes, addresses, users.',
+  ]);
+  expect(problems({ thresholds: { countries: { dailyFloor: 50 } } })).toEqual([
+    '`pumping.thresholds.countries` is not an option; use country, block, address, addressCountries.',
+  ]);
+  expect(problems({ thresholds: { block: { dailyfloor: 50 } } })).toEqual([
+    '`pumping.thresholds.block.dailyfloor` is not an option; use dailyFloor, hourlyFloor, unverifiedPerVerified.',
+  ]);
+});
+
+it('reports a kind of thresholds that is not an object', () => {
+  expect(problems({ thresholds: { country: 50 } })).toEqual([
+    '`pumping.thresholds.country` must be { dailyFloor, hourlyFloor, unverifiedPerVerified }, or omitted.',
+  ]);
+});
+
+it('takes every option it documents without a problem', () => {
+  const all: PumpingOptions = {
+    mode: 'refuse',
+    alwaysAllow: { countries: ['GB'], numberPrefixes: ['+44790'], addresses: ['203.0.113.0/24'], users: ['s-1'] },
+    thresholds: {
+      country: { dailyFloor: 30, hourlyFloor: 4, unverifiedPerVerified: 0.4 },
+      block: { dailyFloor: 8 },
+      address: { hourlyFloor: 6 },
+      addressCountries: 4,
+    },
+    challenge: { verify: () => true },
+  };
+  expect(problems(all)).toEqual([]);
+  expect(resolvePumping(all).resolved.thresholds.block).toEqual({
+    dailyFloor: 8,
+    hourlyFloor: 3,
+    unverifiedPerVerified: 0.5,
+  });
+});
+
+it('the kit is not created with a misspelt allow-list', () => {
+  let error: unknown;
+  try {
+    createVerificationKit({
+      baseUrl: 'http://127.0.0.1:9',
+      clientId: 'client-1',
+      clientSecret: 'top-secret-value-9f8e7d',
+      returnUrl: 'http://localhost:3000/verify/return',
+      store,
+      actions: [{ name: 'grant_badge', operationSensitivity: 'normal', successPath: '/done', fulfil: () => {} }],
+      resolveUser: () => null,
+      pumping: { mode: 'refuse', alwaysAllow: { country: ['GB'] } } as PumpingOptions,
+    });
+  } catch (caught) {
+    error = caught;
+  }
+  expect(isKitError(error, KitErrorCode.InvalidOptions)).toBe(true);
+  expect((error as Error).message).toContain('`pumping.alwaysAllow.country` is not an option');
+});
