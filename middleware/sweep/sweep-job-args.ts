@@ -23,6 +23,17 @@ function secondsToMs(problems: OptionProblems, name: string, raw: string): numbe
   return Math.round(seconds * 1000);
 }
 
+/** The loop's pause: what the worker takes (10 ms up to the longest a timer waits, about 24.8 days). */
+function intervalToMs(problems: OptionProblems, name: string, raw: string): number | undefined {
+  const ms = secondsToMs(problems, name, raw);
+  if (ms === undefined) return undefined;
+  if (ms < 10 || ms > 2 ** 31 - 1) {
+    problems.add(`${name} must be from 0.01 to 2147483 seconds, e.g. ${name} 60; got ${JSON.stringify(raw)}.`);
+    return undefined;
+  }
+  return ms;
+}
+
 function toInteger(problems: OptionProblems, name: string, raw: string): number | undefined {
   const value = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) {
@@ -115,7 +126,7 @@ export function parseJobConfig(
     ...(leaseMs === undefined ? {} : { leaseMs }),
     ...(maxReadsPerSecond === undefined ? {} : { maxReadsPerSecond }),
   };
-  const intervalMs = read('interval-seconds', 'SWEEP_INTERVAL_SECONDS', secondsToMs) ?? 60_000;
+  const intervalMs = read('interval-seconds', 'SWEEP_INTERVAL_SECONDS', intervalToMs) ?? 60_000;
   const nice = read('nice', 'SWEEP_NICE', toNice) ?? DEFAULT_SWEEP_NICE;
   if (values.once === true && values.loop === true) {
     problems.add('--once and --loop exclude each other: --once runs one sweep (cron, a timer), --loop keeps sweeping.');

@@ -221,6 +221,9 @@ describe('runSweepJob', () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
       [['--once', '--batch-size', 'lots'], {}, /--batch-size must be a whole number/],
       [['--interval-seconds=-5'], {}, /--interval-seconds must be a positive number of seconds/],
+      // Beyond what a timer waits (about 24.8 days), or under the worker's 10 ms: refused here, not by the loop.
+      [['--interval-seconds', '3000000'], {}, /--interval-seconds must be from 0\.01 to 2147483 seconds/],
+      [['--loop'], { SWEEP_INTERVAL_SECONDS: '0.001' }, /SWEEP_INTERVAL_SECONDS must be from 0\.01 to 2147483 seconds/],
       [['--once', '--bogus'], {}, /Unknown option '--bogus'.*usage: sweep-job/],
       [['--once'], { SWEEP_CONCURRENCY: '500' }, /`concurrency` must be an integer from 1 to 64/],
       [['--once', '--interval-seconds', '10'], {}, /--once runs a single sweep; drop --interval-seconds/],
