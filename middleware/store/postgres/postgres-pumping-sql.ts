@@ -60,27 +60,50 @@ export const READ_PUMPING = {
       $fn$`,
 } as const;
 
+/**
+ * The check before a text ($1 to $7, as the reading): one text counted under every key in hour $3,
+ * then the reading. The upserts (in one sorted order, so two checks lock shared counters in the
+ * same order) wait on each other's row locks and return each key's count with this text. The
+ * reading is a query of its own, so it takes a snapshot after those locks: concurrent checks from
+ * one address (they share its counter) each read the countries of those before them, which a
+ * reading in the upserts' statement missed. It holds this text too (postgres-pumping.ts takes it
+ * out). Unflushed, as recordSend.
+ */
+const RESERVE_PUMPING_BODY = `
+#variable_conflict use_column
+DECLARE
+  v_sent JSON;
+BEGIN
+  PERFORM set_config('synchronous_commit', 'off', true);
+  WITH counted AS (
+    INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent)
+    SELECT k.dimension, k.key, $3, 1 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
+      ORDER BY k.dimension, k.key
+    ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent + 1
+    RETURNING c.dimension, c.key, c.sent)
+  SELECT coalesce(json_agg(c.sent ORDER BY k.ord), '[]'::json) INTO v_sent
+    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(dimension, key, ord)
+    JOIN counted c ON c.dimension = k.dimension AND c.key = k.key;
+  RETURN QUERY SELECT r.counts, r.unverified_countries, r.rules, v_sent
+    FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7) r;
+END`;
+const RESERVE_PUMPING_ROUTINE = `verify_kit_reserve_pumping_${createHash('sha256').update(RESERVE_PUMPING_BODY).digest('hex').slice(0, 16)}`;
+
+/** The check's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
+export const RESERVE_PUMPING = {
+  signature: `${RESERVE_PUMPING_ROUTINE}(text[], text[], integer, text, text, bigint, boolean[])`,
+  create: `CREATE FUNCTION ${RESERVE_PUMPING_ROUTINE}(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[])
+      RETURNS TABLE (counts JSON, unverified_countries INTEGER, rules JSON, sent JSON) LANGUAGE plpgsql VOLATILE
+      AS $fn$${RESERVE_PUMPING_BODY}
+      $fn$`,
+} as const;
+
 /** The SMS pumping counters (postgres-pumping.ts); an hour is ms since the epoch / 3,600,000. */
 export const PUMPING_SQL = {
   // Through its routine (READ_PUMPING_ROUTINE), which keeps one plan per connection.
   readPumping: `SELECT counts, unverified_countries, rules FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
-  // The check before a text: the reading ($1 to $7, as readPumping) and one text counted under
-  // every key in hour $3, in one statement. The routine reads the statement's snapshot, without
-  // this text; the upserts (in one sorted order, so two checks lock shared counters in the same
-  // order) wait on each other's row locks and return each key's count with this text: exact
-  // however many instances check at once. Unflushed, as recordSend.
-  reserveSend: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
-     counted AS (
-       INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent)
-       SELECT k.dimension, k.key, $3, 1 FROM unflushed, unnest($1::text[], $2::text[]) AS k(dimension, key)
-         ORDER BY k.dimension, k.key
-       ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent + 1
-       RETURNING c.dimension, c.key, c.sent)
-     SELECT r.counts, r.unverified_countries, r.rules,
-       (SELECT coalesce(json_agg(c.sent ORDER BY k.ord), '[]'::json)
-          FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(dimension, key, ord)
-          JOIN counted c ON c.dimension = k.dimension AND c.key = k.key) AS sent
-     FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7) r`,
+  // The check before a text, through its routine (RESERVE_PUMPING_ROUTINE).
+  reserveSend: `SELECT counts, unverified_countries, rules, sent FROM ${RESERVE_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
   // A reserved text never sent, given back ($1 hour, $2 dimensions, $3 keys): an upsert in sorted
   // order, as reserveSend, so the two never lock shared counters in opposite orders.
   releaseSend: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true))

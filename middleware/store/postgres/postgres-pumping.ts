@@ -64,18 +64,33 @@ function withPastDays(
 }
 
 /**
- * Each key's count of this hour as its own upsert returned it, less the reserved text: the
- * reading's snapshot may miss texts other instances counted while this statement waited on their
- * row locks. The last 24 hours move by as much, as they hold this hour.
+ * Each key's count of this hour as its own upsert returned it, less the reserved text (the reading
+ * holds it). The last 24 hours move by as much, as they hold this hour.
  */
 function withReserved(counts: PumpingCount[], sent: number[]): PumpingCount[] {
   return counts.map((count, i) => {
-    const before = (sent[i] ?? count.sentThisHour + 1) - 1;
+    const before = (sent[i] ?? count.sentThisHour) - 1;
     return { ...count, sentThisHour: before, sentLastDay: count.sentLastDay - count.sentThisHour + before };
   });
 }
 
-/** One reading (readPumping), or one reading with the text counted (reserveSend). */
+/**
+ * The address's countries without a verification, less this text's country when this text alone
+ * put it there: its address-with-country key had no other text in 24 hours, and no verification.
+ */
+function countriesBefore(
+  keys: readonly PumpingKey[],
+  address: string,
+  counts: readonly PumpingCount[],
+  unverifiedCountries: number,
+): number {
+  const index = keys.findIndex((k) => k.dimension === 'address_country' && k.key.startsWith(`${address} `));
+  const own = counts[index];
+  if (own === undefined || own.sentLastDay > 0 || own.verifiedLastDay > 0) return unverifiedCountries;
+  return Math.max(0, unverifiedCountries - 1);
+}
+
+/** One reading (readPumping), or one reading with the text counted (reserveSend), as before that text. */
 async function read(
   db: PostgresDb,
   pastDays: PastDaysCache,
@@ -97,11 +112,19 @@ async function read(
   const [row] = rows;
   if (row === undefined) throw new Error('The pumping counters returned no row.');
   const counts = withPastDays(pastDays, keys, hour, kept, row.counts);
+  if (row.sent === undefined) {
+    return { counts, unverifiedCountries: row.unverified_countries, rules: rulesOf(row) };
+  }
+  const before = withReserved(counts, row.sent);
   return {
-    counts: row.sent === undefined ? counts : withReserved(counts, row.sent),
-    unverifiedCountries: row.unverified_countries,
-    rules: row.rules.map((r) => ({ ...r, until: Number(r.until), setAt: Number(r.setAt) })),
+    counts: before,
+    unverifiedCountries: countriesBefore(keys, address, before, row.unverified_countries),
+    rules: rulesOf(row),
   };
+}
+
+function rulesOf(row: ReadingRow): PumpingRule[] {
+  return row.rules.map((r) => ({ ...r, until: Number(r.until), setAt: Number(r.setAt) }));
 }
 
 /** What operators and the check before a text read; the check's reading may count its text too. */

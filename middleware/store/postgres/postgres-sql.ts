@@ -5,7 +5,7 @@
  * postgres-rows.ts), except on the support reads (RECORD).
  */
 import { createHash } from 'node:crypto';
-import { PUMPING_SQL, READ_PUMPING } from './postgres-pumping-sql.ts';
+import { PUMPING_SQL, READ_PUMPING, RESERVE_PUMPING } from './postgres-pumping-sql.ts';
 import { ATTEMPT, COLUMNS } from './postgres-rows.ts';
 
 /** Ended start budget counters are deleted in batches of at most this many. */
@@ -181,6 +181,7 @@ export const MARK_ONE_ROUTINE = `verify_kit_mark_fulfilled_${createHash('sha256'
 export const MARK_GROUP_ROUTINE = `verify_kit_mark_group_${createHash('sha256').update(MARK_GROUP_BODY).digest('hex').slice(0, 16)}`;
 export const ROUTINES = [
   READ_PUMPING,
+  RESERVE_PUMPING,
   {
     signature: `${MARK_ONE_ROUTINE}(text, bigint, boolean)`,
     create: `CREATE FUNCTION ${MARK_ONE_ROUTINE}(p_session_id TEXT, p_now BIGINT, p_latest BOOLEAN)
