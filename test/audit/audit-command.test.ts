@@ -47,4 +47,13 @@ describe('hosted-sms-verify-kit audit', () => {
     await expect(run(['--config', 'nowhere.js'])).rejects.toThrow('no such file');
     await expect(run(['--config', config, '--only', 'no.such-check'])).rejects.toThrow('unknown check id(s)');
   }, 60_000);
+
+  it('an --only naming no check (an empty variable in CI) is a usage mistake, never an audit of nothing that passes', async () => {
+    for (const only of ['', ',', ' , ']) {
+      await expect(run(['--config', config, '--only', only])).rejects.toThrow(
+        '--only names no check: give check ids (comma-separated), or leave --only out to run every check.',
+      );
+    }
+    await expect(run(['--config', config, '--only'])).rejects.toThrow('--only names no check');
+  }, 60_000);
 });

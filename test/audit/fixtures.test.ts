@@ -430,6 +430,16 @@ describe('the sweep check needs the sweep', () => {
 });
 
 describe('options', () => {
+  it('an `only` naming no check is refused, never an audit of nothing that passes', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    for (const only of [[], ['']]) {
+      await expect(auditIntegration({ ...app.auditOptions, only })).rejects.toThrow(
+        '`only` names no check: list check ids (AUDIT_CHECK_IDS), or leave it out to run every check.',
+      );
+    }
+  }, 60_000);
+
   it('the guarded routes are checked when called: each problem says how to fix the call', async () => {
     const app = await startSampleApp();
     apps.push(app);

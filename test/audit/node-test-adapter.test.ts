@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { AUDIT_CHECK_IDS } from 'hosted-sms-verify-kit/testing';
+import { AUDIT_CHECK_IDS, describeAudit } from 'hosted-sms-verify-kit/testing';
 
 const fixture = fileURLToPath(new URL('./node-test-audit.fixture.ts', import.meta.url));
 
@@ -45,3 +45,18 @@ it('node --test: one case per check; the nextRedirect flaw fails redirect.landin
   );
   expect(out).toContain('Never redirect to a URL taken from a parameter');
 }, 150_000);
+
+it('describeAudit with an `only` naming no check throws as the suite is declared, never a suite of no cases that passes', () => {
+  const cases: string[] = [];
+  const runner = {
+    describe: (_name: string, body: () => void) => body(),
+    it: (name: string) => void cases.push(name),
+    beforeAll: () => undefined,
+  };
+  for (const only of [[], ['', ' ']]) {
+    expect(() => describeAudit(runner, () => ({}) as never, { only })).toThrow(
+      'describeAudit: `only` names no check: list check ids (AUDIT_CHECK_IDS), or leave it out to run every check.',
+    );
+  }
+  expect(cases).toEqual([]);
+});

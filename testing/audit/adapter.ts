@@ -44,6 +44,12 @@ export function describeAudit(
   settings: DescribeAuditSettings = {},
 ): void {
   const ids = settings.only ?? AUDIT_CHECK_IDS;
+  // An empty list (an unset variable in CI) would declare no case, and the suite would pass.
+  if (ids.every((id) => typeof id === 'string' && id.trim() === '')) {
+    throw new TypeError(
+      'describeAudit: `only` names no check: list check ids (AUDIT_CHECK_IDS), or leave it out to run every check.',
+    );
+  }
   const timeout = settings.timeoutMs ?? 240_000;
   runner.describe(settings.name ?? 'hosted-sms-verify-kit audit', () => {
     let report: Promise<AuditReport> | undefined;

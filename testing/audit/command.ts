@@ -41,8 +41,18 @@ function parseArgs(argv: readonly string[], env: CommandEnv) {
     if (arg === '--config') file = argv[++i];
     else if (arg.startsWith('--config=')) file = arg.slice('--config='.length);
     else if (arg === '--json') json = true;
-    else if (arg === '--only') only = (argv[++i] ?? '').split(',').filter(Boolean);
-    else throw new UsageError(`unknown argument "${arg}".`);
+    else if (arg === '--only') {
+      only = (argv[++i] ?? '')
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean);
+      // An empty variable in CI would audit nothing and pass.
+      if (only.length === 0) {
+        throw new UsageError(
+          '--only names no check: give check ids (comma-separated), or leave --only out to run every check.',
+        );
+      }
+    } else throw new UsageError(`unknown argument "${arg}".`);
   }
   if (file === undefined || file === '') throw new UsageError('--config FILE is required.');
   return { file, json, only };

@@ -83,6 +83,12 @@ async function pool<T, R>(items: readonly T[], size: number, work: (item: T) => 
 
 function selected(only: string[] | undefined): AuditCheck[] {
   if (only === undefined) return [...AUDIT_CHECKS];
+  // An empty list (an unset variable in CI) would audit nothing and pass.
+  if (only.every((id) => typeof id === 'string' && id.trim() === '')) {
+    throw new TypeError(
+      'auditIntegration: `only` names no check: list check ids (AUDIT_CHECK_IDS), or leave it out to run every check.',
+    );
+  }
   const unknown = only.filter((id) => !AUDIT_CHECKS.some((check) => check.id === id));
   if (unknown.length > 0) {
     throw new TypeError(
