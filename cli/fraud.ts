@@ -18,7 +18,8 @@ import { loadConfigModule } from './config-file.ts';
 const USAGE = `usage: hosted-sms-verify-kit fraud <what> --config ./verify.config.js [options]
   tripped                    countries, number blocks and addresses whose rules trip now, with counts and thresholds
   rules                      operators' blocks and releases in force
-  decisions [--hours N]      decisions of the last N hours (default 24), newest first
+  decisions [--hours N] [--limit N]   decisions of the last N hours (default 24), newest first,
+                             the newest --limit of them (default 100, up to 10000)
   days [--by country|block] [--days N]   texts sent and verified per day (default by country, 14 days)
   block   <target> [--hours N]   refuse every start to it (default 12 hours)
   release <target> [--hours N]   send its starts whatever the counts say (default 24 hours)
@@ -39,6 +40,7 @@ interface Args {
   target: PumpingTarget;
   hours: number | undefined;
   days: number | undefined;
+  limit: number | undefined;
   by: 'country' | 'block';
   json: boolean;
 }
@@ -65,7 +67,7 @@ const TARGETS = [...TARGET_FLAGS.keys()];
 const TAKES: Readonly<Record<What, readonly string[]>> = {
   tripped: [],
   rules: [],
-  decisions: ['--hours'],
+  decisions: ['--hours', '--limit'],
   days: ['--by', '--days'],
   block: [...TARGETS, '--hours'],
   release: [...TARGETS, '--hours'],
@@ -82,6 +84,7 @@ function parse(argv: readonly string[], env: CommandEnv): Args {
     target: {},
     hours: undefined,
     days: undefined,
+    limit: undefined,
     by: 'country',
     json: false,
   };
@@ -107,6 +110,7 @@ function parse(argv: readonly string[], env: CommandEnv): Args {
       args.target[target] = value();
     } else if (flag === '--hours') args.hours = number(flag, value());
     else if (flag === '--days') args.days = number(flag, value());
+    else if (flag === '--limit') args.limit = number(flag, value());
     else if (flag === '--by') {
       const by = value();
       if (by !== 'country' && by !== 'block') throw new UsageError('--by is country or block.');
@@ -225,11 +229,14 @@ async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ val
       return { value: rules, lines: lines.length === 0 ? ['no rules in force'] : lines };
     }
     case 'decisions': {
-      const decisions = await pumping.decisions({ hours: args.hours ?? 24 });
+      const limit = args.limit ?? 100;
+      const decisions = await pumping.decisions({ hours: args.hours ?? 24, limit });
       const lines = decisions.map(
         (d) =>
           `${new Date(d.decidedAt).toISOString()} ${d.decision} ${d.country} ${d.block} from ${d.address}: ${d.reasons.join(', ')}`,
       );
+      // A full page may not be all of them: said, or an attack's thousands read as a hundred.
+      if (decisions.length >= Math.trunc(limit)) lines.push(`the newest ${decisions.length} shown; --limit N for more`);
       return { value: decisions, lines: lines.length === 0 ? ['no decisions'] : lines };
     }
     case 'days': {

@@ -151,6 +151,33 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
     expect((await bin('days', '--json')).stdout).toContain('"key":"NG"');
   });
 
+  it('lists at most --limit decisions (100 by default), newest first, saying when there may be more', async () => {
+    const now = Date.now();
+    for (let n = 0; n < 3; n++) {
+      await store.pumping!.recordDecision({
+        decision: 'refused',
+        reasons: ['country_hourly'],
+        country: 'CM',
+        block: '+23767123',
+        decidedAt: now - n,
+        address: `192.0.2.${n}`,
+        userRef: 'u',
+      });
+    }
+    const two = await bin('decisions', '--hours', '1', '--limit', '2');
+    expect(two.code).toBe(0);
+    const lines = two.stdout.trim().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(/ refused CM \+23767123 from 192\.0\.2\.0: country_hourly$/),
+      expect.stringMatching(/ refused CM \+23767123 from 192\.0\.2\.1: country_hourly$/),
+      'the newest 2 shown; --limit N for more',
+    ]);
+    expect(JSON.parse((await bin('decisions', '--limit', '2', '--json')).stdout)).toHaveLength(2);
+    const all = (await bin('decisions', '--hours', '1')).stdout;
+    expect(all).toContain('from 192.0.2.2');
+    expect(all).not.toContain('--limit N for more');
+  });
+
   it('refuses a usage mistake with exit code 1, naming the fix, without a stack trace', async () => {
     for (const [args, message] of [
       [['block'], /needs exactly one target/],
