@@ -6,7 +6,7 @@ export interface VerifyClientTimeouts {
   connectMs?: number;
   /** Until the response headers arrive. Default 10000 ms. */
   headersMs?: number;
-  /** Between body chunks. Default 10000 ms. */
+  /** For the whole body, from the headers' arrival (a body sent a byte at a time is cut off too). Default 10000 ms. */
   bodyMs?: number;
 }
 

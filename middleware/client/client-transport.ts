@@ -4,10 +4,11 @@
  * credentials encoded once and sent only in the Authorization header.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { connectionsProblem, type VerifyClientOptions, type VerifyClientRetry } from './client-options.ts';
 import {
   carriesSecret,
+  isKitError,
   KitError,
   KitErrorCode,
   MIN_SECRET_LENGTH,
@@ -42,6 +43,47 @@ export class BusyFailure extends RetryableFailure {
   ) {
     super(failure);
   }
+}
+
+/**
+ * The most a service answer may hold: a status or a create answer is well under 1 KiB, so a larger
+ * one is not the service's, and is never buffered (a hostile service or proxy could fill memory).
+ */
+export const MAX_RESPONSE_BYTES = 256 * 1024;
+
+/**
+ * The whole body, at most MAX_RESPONSE_BYTES, within `bodyMs` of the headers: undici's body
+ * timeout is per chunk, so a body sent a byte at a time would hold a landing or the sweep forever.
+ */
+async function readBody(body: Dispatcher.ResponseData['body'], status: number, bodyMs: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    body.destroy();
+  }, bodyMs);
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_RESPONSE_BYTES) {
+        body.destroy();
+        throw new KitError(
+          KitErrorCode.ServiceProtocolError,
+          `The verification service answered ${status} with a body over ${MAX_RESPONSE_BYTES} bytes; it was not read.`,
+          { serviceStatus: status },
+        );
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (isKitError(error)) throw error;
+    throw new RetryableFailure(networkFailure(late ? { code: 'body_timeout' } : error));
+  } finally {
+    clearTimeout(timer);
+  }
+  if (late) throw new RetryableFailure(networkFailure({ code: 'body_timeout' }));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** When the service says nothing usable, wait a second; never longer than an hour. */
@@ -99,9 +141,7 @@ export function createTransport(options: VerifyClientOptions) {
       throw new RetryableFailure(networkFailure(error));
     }
     const { statusCode, headers: responseHeaders } = response;
-    const text = await response.body.text().catch((error: unknown) => {
-      throw new RetryableFailure(networkFailure(error));
-    });
+    const text = await readBody(response.body, statusCode, timeouts.bodyMs);
     if (statusCode === 429) throw busyFailure(responseHeaders);
     if (statusCode >= 300 && statusCode < 400) {
       throw new KitError(

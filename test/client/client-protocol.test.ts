@@ -356,3 +356,58 @@ describe('the client sends and reads exactly what the interface states', () => {
     },
   );
 });
+
+describe('the client bounds what a service sends back', () => {
+  it('refuses an answer larger than a status or a create needs, however well-formed, as a protocol error', async () => {
+    // A verified answer padded to 5 MB: a hostile service or proxy must not make the kit buffer it.
+    const padded = ' '.repeat(5 * 1024 * 1024) + JSON.stringify({ status: 'verified', state: 's', userRef: 'u' });
+    const service = await scriptedServer([
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(padded);
+      },
+    ]);
+    await expect(client(service.url).getSession('x')).rejects.toMatchObject({ code: 'service_protocol_error' });
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('stops reading an endless body instead of buffering it', async () => {
+    let stop = false;
+    const service = await scriptedServer([
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = ' '.repeat(64 * 1024);
+        const pump = () => {
+          while (!stop && res.write(chunk));
+          if (!stop) res.once('drain', pump);
+        };
+        res.on('close', () => (stop = true));
+        pump();
+      },
+    ]);
+    const started = Date.now();
+    await expect(client(service.url).getSession('x')).rejects.toMatchObject({ code: 'service_protocol_error' });
+    stop = true;
+    expect(Date.now() - started).toBeLessThan(5000);
+  }, 15_000);
+
+  it('gives up on a body sent a byte at a time within its body timeout, not a timeout per byte', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const service = await scriptedServer([
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // Whitespace JSON allows, each byte well inside the body timeout: the answer never completes.
+        timers.push(setInterval(() => res.write(' '), 50));
+        res.on('close', () => timers.forEach(clearInterval));
+      },
+    ]);
+    const started = Date.now();
+    const error = await client(service.url, { timeouts: { bodyMs: 300 }, statusReadAttempts: 2 })
+      .getSession('x')
+      .catch((e: unknown) => e);
+    timers.forEach(clearInterval);
+    expect(error).toMatchObject({ code: 'service_unavailable' });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(service.requests).toHaveLength(2);
+  }, 15_000);
+});
