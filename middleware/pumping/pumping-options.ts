@@ -80,12 +80,15 @@ const EXAMPLES: Record<string, string> = {
 };
 
 function addressRange(entry: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
-  const [address = '', bits] = entry.split('/');
+  const [address = '', bits, ...more] = entry.split('/');
+  if (more.length > 0) return undefined;
   const version = isIP(address);
   if (version === 0) return undefined;
   const max = version === 4 ? 32 : 128;
+  // Digits only: Number('') is 0, so '203.0.113.7/' would allow every address.
+  if (bits !== undefined && !/^\d{1,3}$/.test(bits)) return undefined;
   const prefix = bits === undefined ? max : Number(bits);
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > max) return undefined;
+  if (prefix > max) return undefined;
   return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
 }
 

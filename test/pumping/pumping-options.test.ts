@@ -76,3 +76,17 @@ it('the kit is not created with a misspelt allow-list', () => {
   expect(isKitError(error, KitErrorCode.InvalidOptions)).toBe(true);
   expect((error as Error).message).toContain('`pumping.alwaysAllow.country` is not an option');
 });
+
+it('refuses an address range whose prefix is not digits (a trailing slash read as /0 allowed every address)', () => {
+  for (const range of ['203.0.113.7/', '203.0.113.0/ 24', '203.0.113.0/0x18', '2001:db8::/', '203.0.113.0/24/8']) {
+    expect(problems({ alwaysAllow: { addresses: [range] } }), range).toEqual([
+      "`pumping.alwaysAllow.addresses` must be a list of addresses, e.g. ['203.0.113.0/24', '2001:db8::/32'].",
+    ]);
+  }
+  const { allows } = resolvePumping({ alwaysAllow: { addresses: ['203.0.113.0/24', '2001:db8::/32'] } }).resolved;
+  const start = { country: 'NG', e164: '+2348031000001', userRef: 'u' };
+  expect(allows({ ...start, ip: '203.0.113.9' })).toBe(true);
+  expect(allows({ ...start, ip: '::ffff:203.0.113.9' })).toBe(true);
+  expect(allows({ ...start, ip: '2001:db8:5::1' })).toBe(true);
+  expect(allows({ ...start, ip: '198.51.100.1' })).toBe(false);
+});
