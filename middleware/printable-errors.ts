@@ -28,13 +28,22 @@ export function describeQuotingError(error: unknown): string | undefined {
   }
 }
 
-/** A URL's userinfo with a password: `postgres://app:PASSWORD@`, up to the last "@" before the host. */
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)[^\s/?#]*@/gi;
+/**
+ * A URL's userinfo with a password: `postgres://app:PASSWORD@`, up to the last "@" of the URL (a
+ * password pasted without percent-encoding may hold "/", "?", "#" or "@" itself), never past a
+ * space, a quote or a bracket (a JSON line's next field, an attribute's end).
+ */
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)([^\s"'<>`]*)@/gi;
+
+/** After `host:`: a port and then the path, whose "@" (a query's e-mail address) is no userinfo. */
+const PORT_THEN_PATH = /^\d+[/?#]/;
 
 /**
  * `text` with the password of every URL in it replaced (`postgres://app:[redacted]@db:5432/app`):
  * a configuration's database URL carries one, and an error quoting the URL would show it.
  */
 export function withoutUrlPasswords(text: string): string {
-  return text.replace(URL_PASSWORD, '$1[redacted]@');
+  return text.replace(URL_PASSWORD, (whole: string, head: string, rest: string) =>
+    PORT_THEN_PATH.test(rest) ? whole : `${head}[redacted]@`,
+  );
 }
