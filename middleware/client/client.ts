@@ -14,7 +14,7 @@ import {
   type JsonObject,
   type ServiceResponse,
 } from './client-transport.ts';
-import { isKitError, KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode, redactSecretFragments } from '../errors.ts';
 import { inResultSpan, inSpan, SpanName } from '../telemetry.ts';
 import type { CreateSessionInput, CreatedSession, SessionStatus, VerifyClient } from '../types.ts';
 import type { VerifyClientOptions, VerifyClientRetry } from './client-options.ts';
@@ -119,13 +119,17 @@ function parseCreatedSession(response: ServiceResponse): CreatedSession {
 
 /**
  * A failure reason as the kit stores, logs, traces and counts it: a code (letters, digits, `_`,
- * `.`, `-`, at most 64). Anything else, or none, is `unknown`: the reason is the service's text,
- * and a proxy in front of it may quote the request, Authorization header included.
+ * `.`, `-`, at most 64) carrying no part of the client secret. Anything else, or none, is `unknown`:
+ * the reason is the service's text, and a proxy in front of it may quote the request,
+ * Authorization header included.
  */
 const REASON_CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 function reasonOf(value: unknown): string {
-  return typeof value === 'string' && REASON_CODE.test(value) ? value : 'unknown';
+  // A secret, and a run of its base64, look like a code too: one carrying any part of them is not kept.
+  return typeof value === 'string' && REASON_CODE.test(value) && redactSecretFragments(value) === value
+    ? value
+    : 'unknown';
 }
 
 function parseSessionStatus(body: JsonObject): SessionStatus {

@@ -411,3 +411,19 @@ describe('the client bounds what a service sends back', () => {
     expect(service.requests).toHaveLength(2);
   }, 15_000);
 });
+
+describe('a failure reason that spells the credentials is not kept', () => {
+  const basic = Buffer.from(`client-1:${SECRET}`).toString('base64');
+  // Each looks like a code (letters, digits, `_`, `-`, `.`): a service or proxy echoing what it was sent.
+  const echoes = {
+    'the secret as is': SECRET,
+    'a run of the secret': SECRET.slice(3, 14),
+    'the start of the Basic credentials': basic.replace(/[+/=].*$/, '').slice(0, 24),
+  };
+  it.each(Object.entries(echoes))('%s reads as the reason unknown', async (_name, reason) => {
+    expect(reason.length).toBeGreaterThanOrEqual(8);
+    const service = await scriptedServer([json(200, { status: 'failed', reason, state: 's', userRef: 'u' })]);
+    const status = await client(service.url).getSession('x');
+    expect(status).toEqual({ status: 'failed', reason: 'unknown', state: 's', userRef: 'u' });
+  });
+});
