@@ -114,6 +114,13 @@ function parseCreatedSession(response: ServiceResponse): CreatedSession {
       'POST /session succeeded without a usable sessionId, verifyUrl, handoff and expiresInSeconds.',
     );
   }
+  // The session id is logged and traced, the address and handoff go in a page: none may carry the credentials.
+  if ([sessionId, verifyUrl, handoff].some((value) => redactSecretFragments(value) !== value)) {
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      'POST /session answered a sessionId, verifyUrl or handoff carrying part of the client credentials; it is not used.',
+    );
+  }
   return { sessionId, verifyUrl, handoff, expiresInSeconds, replayed: response.replayed };
 }
 

@@ -427,3 +427,26 @@ describe('a failure reason that spells the credentials is not kept', () => {
     expect(status).toEqual({ status: 'failed', reason: 'unknown', state: 's', userRef: 'u' });
   });
 });
+
+describe('a create answer that spells the credentials is refused', () => {
+  const basic = Buffer.from(`client-1:${SECRET}`).toString('base64');
+  // What the kit would log and trace (sessionId) or put in the handoff page (verifyUrl, handoff).
+  const echoes = {
+    'sessionId as the secret': { sessionId: SECRET },
+    'sessionId as a run of the Basic credentials': { sessionId: `sess-${basic.slice(4, 20)}` },
+    'handoff carrying the Basic credentials': { handoff: `hx.${basic}` },
+    'verifyUrl carrying the secret URL-encoded': {
+      verifyUrl: `https://verify.example/v?c=${encodeURIComponent(SECRET)}`,
+    },
+  };
+  it.each(Object.entries(echoes))('%s: a protocol error that quotes none of it', async (_name, fields) => {
+    const service = await scriptedServer([json(200, { ...created, ...fields })]);
+    const error = await client(service.url)
+      .createSession(input, 'k')
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'service_protocol_error' });
+    const text = everythingAbout(error);
+    expect(text).not.toContain(SECRET.slice(3, 14));
+    expect(text).not.toContain(basic.slice(4, 20));
+  });
+});
