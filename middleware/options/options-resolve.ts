@@ -229,8 +229,10 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
 }
 
 /** The SMS pumping rules' options, resolved; their problems join the others. */
-function checkPumping(problems: OptionProblems, given: unknown): ResolvedPumping {
-  const { resolved, problems: found } = resolvePumping(given);
+function checkPumping(problems: OptionProblems, options: { pumping?: unknown; store?: unknown }): ResolvedPumping {
+  // A mode named on a store without the counters would protect nothing.
+  const counted = isRecord(options.store) && isRecord(options.store.pumping);
+  const { resolved, problems: found } = resolvePumping(options.pumping, counted);
   for (const problem of found) problems.add(problem);
   return resolved;
 }
@@ -266,7 +268,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
     problems.add(`\`errors\` must be 'render' or 'next': got ${quote(options.errors)}.`);
   }
   const csrf = checkCsrf(problems, options.csrf);
-  const grouped = { ...checkTimings(problems, options), pumping: checkPumping(problems, options.pumping) };
+  const grouped = { ...checkTimings(problems, options), pumping: checkPumping(problems, options) };
   problems.throwIfAny();
   // Every line the kit writes goes through the one guard: a failing logger never disturbs a request.
   const logger = safeLogger(options.logger ?? defaultLogger());

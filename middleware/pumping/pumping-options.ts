@@ -150,8 +150,11 @@ function thresholds(problems: string[], given: unknown): PumpingThresholds {
   };
 }
 
-/** The resolved `pumping` option, or the problems found (each naming the fix). */
-export function resolvePumping(given: unknown): { resolved: ResolvedPumping; problems: string[] } {
+/**
+ * The resolved `pumping` option, or the problems found (each naming the fix). `counted`: the
+ * kit's store keeps the counters; without them a mode asked for would silently protect nothing.
+ */
+export function resolvePumping(given: unknown, counted = true): { resolved: ResolvedPumping; problems: string[] } {
   const problems: string[] = [];
   const options = given === undefined ? {} : given;
   if (!isRecord(options)) {
@@ -162,6 +165,12 @@ export function resolvePumping(given: unknown): { resolved: ResolvedPumping; pro
   const mode = record.mode ?? 'record';
   if (mode !== 'record' && mode !== 'refuse' && mode !== 'off') {
     problems.push(`\`pumping.mode\` must be 'record', 'refuse' or 'off'.`);
+  }
+  // Asked for by name only: the default mode on such a store stays quiet, as before.
+  if (!counted && (record.mode === 'refuse' || record.mode === 'record')) {
+    problems.push(
+      `\`pumping.mode: '${mode}'\` needs a store that keeps the SMS pumping counters (the kit's SQLite or PostgreSQL store, or one with \`pumping\`); yours has none: set \`pumping: { mode: 'off' }\` to go without them.`,
+    );
   }
   const challenge = record.challenge;
   if (challenge !== undefined && (!isRecord(challenge) || typeof challenge.verify !== 'function')) {

@@ -8,6 +8,7 @@ import { afterAll, expect, it } from 'vitest';
 import { createVerificationKit, isKitError, KitErrorCode, type PumpingOptions } from '../../middleware/index.ts';
 import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
+import type { VerifyStore } from '../../middleware/store/types.ts';
 
 const store = createSqliteStore({ database: ':memory:' });
 afterAll(async () => {
@@ -55,6 +56,39 @@ it('takes every option it documents without a problem', () => {
     hourlyFloor: 3,
     unverifiedPerVerified: 0.5,
   });
+});
+
+function kitError(pumping: PumpingOptions | undefined, kitStore: VerifyStore<unknown> = store): unknown {
+  try {
+    createVerificationKit({
+      baseUrl: 'http://127.0.0.1:9',
+      clientId: 'client-1',
+      clientSecret: 'top-secret-value-9f8e7d',
+      returnUrl: 'http://localhost:3000/verify/return',
+      store: kitStore,
+      actions: [{ name: 'grant_badge', operationSensitivity: 'normal', successPath: '/done', fulfil: () => {} }],
+      resolveUser: () => null,
+      ...(pumping === undefined ? {} : { pumping }),
+    });
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+it("a store without the counters: a mode asked for by name is refused, naming 'off'; the default and 'off' are taken", () => {
+  const withoutCounters: VerifyStore<unknown> = { ...store, pumping: undefined };
+  for (const mode of ['refuse', 'record'] as const) {
+    const error = kitError({ mode }, withoutCounters);
+    expect(isKitError(error, KitErrorCode.InvalidOptions), mode).toBe(true);
+    expect((error as Error).message).toContain(
+      `\`pumping.mode: '${mode}'\` needs a store that keeps the SMS pumping counters`,
+    );
+    expect((error as Error).message).toContain("set `pumping: { mode: 'off' }`");
+  }
+  expect(kitError(undefined, withoutCounters)).toBeUndefined();
+  expect(kitError({ mode: 'off' }, withoutCounters)).toBeUndefined();
+  expect(kitError({ mode: 'refuse' })).toBeUndefined();
 });
 
 it('the kit is not created with a misspelt allow-list', () => {
