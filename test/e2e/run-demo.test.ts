@@ -92,4 +92,7 @@ it('npm run demo with only PORT set: prints the URLs, a person completes a verif
   expect(await exited).toBe(0);
   expect(output).toContain('"msg":"stopped"');
   expect(output).not.toContain(secret);
+  // The emulator's line for the text it sent is printed with the number masked too.
+  expect(output).toMatch(/\[emulator\] SMS to ••\u00a002: your code is \d{6}/);
+  expect(output).not.toMatch(/\+1555010000\d/);
 });
