@@ -108,18 +108,19 @@ async function deliverOne(
     const nextAttemptAt = deps.now() + delay;
     deps.logger?.warn(
       {
-        eventId: event.eventId,
-        sessionId: event.sessionId,
-        outcome: event.outcome,
+        eventId: stored.eventId,
+        sessionId: stored.attempt.sessionId,
+        outcome: stored.outcome,
         nextAttemptAt,
         err: describeError(error),
       },
       'onOutcome failed; the event is delivered again later',
     );
-    await deps.store.retryOutcomeEvent(event.eventId, owner, nextAttemptAt);
+    await deps.store.retryOutcomeEvent(stored.eventId, owner, nextAttemptAt);
     return false;
   }
-  await deps.store.markOutcomeEventDelivered(event.eventId, owner, deps.now());
+  // The stored id, not the event's: the hook may have changed the object it was given.
+  await deps.store.markOutcomeEventDelivered(stored.eventId, owner, deps.now());
   return true;
 }
 
