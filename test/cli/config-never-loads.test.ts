@@ -1,8 +1,8 @@
 /**
  * A configuration that waits on something that never answers, and holds nothing else (no timer, no
  * socket), as each command loads it: its top-level code (a top-level await), or the audit's function
- * of env. Node would end such a process at once with exit 13 and nothing said; each command instead
- * ends within its deadline, exit 1, one line on stderr saying what did not finish, no stack. Runs the
+ * of env, or the audit's close(). Node would end such a process at once with exit 13 and nothing said;
+ * each command instead ends within its deadline, exit 1, saying what did not finish, no stack. Runs the
  * bin as built: needs `npm run build` (npm test builds dist/ first).
  */
 import { execFile } from 'node:child_process';
@@ -19,6 +19,8 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'verify-cli-never-'));
   writeFileSync(join(dir, 'awaits-never.config.mjs'), 'await new Promise(() => {});\nexport default {};\n');
   writeFileSync(join(dir, 'answers-never.config.mjs'), 'export default () => new Promise(() => {});\n');
+  // Options the audit refuses, and a close() that never settles.
+  writeFileSync(join(dir, 'closes-never.config.mjs'), 'export default { close: () => new Promise(() => {}) };\n');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -47,6 +49,17 @@ describe.concurrent('a configuration that never finishes loading, holding nothin
         'hosted-sms-verify-kit fraud: --config awaits-never.config.mjs: loading it did not finish within 10000 ms: does its top-level code wait on something that never answers?\n',
     });
     expect(result.ms).toBeGreaterThanOrEqual(9_500);
+  }, 60_000);
+
+  it('audit: a close() that never settles still lets the command say why it stopped, after 30 s, exit 1', async () => {
+    const result = await run(['audit', '--config', 'closes-never.config.mjs']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('your close() did not answer within 30000 ms\n');
+    expect(result.stderr).toMatch(
+      /^hosted-sms-verify-kit audit: auditIntegration: \d+ problem\(s\) with the options:\n/,
+    );
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(result.ms).toBeGreaterThanOrEqual(29_000);
   }, 60_000);
 
   it('audit: a top-level await, or a function of env, that never settles ends the command after 120 s, exit 1, saying so', async () => {
