@@ -288,10 +288,15 @@ async function closeWithin(
   close: () => Promise<void>,
   emit: (obj: Record<string, unknown>) => void,
 ): Promise<void> {
+  // The deadline's timer is unref'd: this one keeps a standalone job alive to report a close that
+  // never settles and holds nothing (node would end it with exit 13, the run's exit code lost).
+  const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     await withDeadline(what, ms, close, () => new Error(`closing did not finish within ${ms} ms`));
   } catch (error) {
     emit({ event: 'sweep_close_failed', closing: what, error: describe(error) });
+  } finally {
+    clearInterval(keepAlive);
   }
 }
 

@@ -47,6 +47,12 @@ beforeAll(async () => {
      };`,
   );
   writeFileSync(join(dir, 'number.config.mjs'), 'export default 42;');
+  // The same options, and a close() that never settles while holding nothing (a forgotten promise).
+  writeFileSync(
+    join(dir, 'close-never.config.mjs'),
+    `import options from './options.config.mjs';
+     export default { kit: options, close: () => new Promise(() => {}) };`,
+  );
   // The same options, from a module that leaves a timer running (as a forgotten metrics flush does).
   writeFileSync(
     join(dir, 'open-handle.config.mjs'),
@@ -110,6 +116,21 @@ describe('hosted-sms-verify-kit sweep', () => {
     expect(run.code).toBe(0);
     expect(Date.now() - began).toBeLessThan(15_000);
     expect(run.stdout).toContain('"event":"sweep"');
+  });
+
+  it('--once with a close() that never settles, holding nothing: the sweep line, then sweep_close_failed after 10 s, exit 0', async () => {
+    const started = Date.now();
+    const run = await bin('sweep', '--once', '--config', './close-never.config.mjs');
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([
+      expect.objectContaining({ event: 'sweep', mode: 'once' }),
+      expect.objectContaining({ event: 'sweep_close_failed', closing: 'store' }),
+    ]);
+    expect(run.code).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_500);
   });
 
   it('without --once or --loop it exits 1 saying which to choose, with the usage', async () => {
