@@ -276,7 +276,7 @@ function parseJsonBody(
     if (status >= 500) return undefined;
     throw new KitError(
       KitErrorCode.ServiceProtocolError,
-      `The verification service answered ${status} with content type "${type ?? 'none'}", not JSON.`,
+      `The verification service answered ${status} with content type "${quotedText(type)}", not JSON.`,
       {
         serviceStatus: status,
       },
@@ -298,7 +298,14 @@ function parseJsonBody(
   );
 }
 
-/** The service's error code, with any part of the client secret in it redacted (a proxy may quote the header it refused). */
+/** Text from the service as a message quotes it: short, and without any part of the credentials it may echo. */
+function quotedText(value: string | undefined): string {
+  if (value === undefined) return 'none';
+  const text = redactSecretFragments(value);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
+/** The service's error code, at most 100 characters, with any part of the client secret in it redacted (a proxy may quote the header it refused). */
 export function errorCodeOf(body: JsonObject | undefined): string | undefined {
-  return typeof body?.errorCode === 'string' ? redactSecretFragments(body.errorCode) : undefined;
+  return typeof body?.errorCode === 'string' ? quotedText(body.errorCode) : undefined;
 }

@@ -450,3 +450,46 @@ describe('a create answer that spells the credentials is refused', () => {
     expect(text).not.toContain(basic.slice(4, 20));
   });
 });
+
+describe('what a service sends in its headers is quoted without the credentials', () => {
+  const basic = Buffer.from(`client-1:${SECRET}`).toString('base64');
+  it('a content type echoing part of the Authorization header is not quoted with it', async () => {
+    const service = await scriptedServer([
+      (req, res) => {
+        const echoed = (req.headers.authorization ?? '').slice(6, 30);
+        res.writeHead(200, { 'content-type': `text/plain; echo=${echoed}` });
+        res.end('{}');
+      },
+    ]);
+    const error = await client(service.url)
+      .getSession('x')
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'service_protocol_error' });
+    expect((error as Error).message).toContain('text/plain');
+    expect(everythingAbout(error)).not.toContain(basic.slice(0, 24).slice(4));
+  });
+
+  it('a content type is quoted at most 100 characters long', async () => {
+    const service = await scriptedServer([
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': `text/plain; x=${'a'.repeat(4000)}` });
+        res.end('{}');
+      },
+    ]);
+    const error = await client(service.url)
+      .getSession('x')
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'service_protocol_error' });
+    expect((error as Error).message.length).toBeLessThan(300);
+  });
+
+  it('an error code is quoted at most 100 characters long', async () => {
+    const service = await scriptedServer([json(400, { isSuccess: false, errorCode: `bad_${'x'.repeat(5000)}` })]);
+    const error = await client(service.url)
+      .createSession(input, 'k')
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'service_rejected', serviceErrorCode: expect.stringMatching(/^bad_x+…$/) });
+    expect((error as { serviceErrorCode: string }).serviceErrorCode.length).toBeLessThanOrEqual(101);
+    expect((error as Error).message.length).toBeLessThan(300);
+  });
+});
