@@ -311,6 +311,9 @@ interface JobMode {
 async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<number> {
   const { config, signal, stopTimeoutMs, emit, logger } = mode;
   const owner = newSweepOwner();
+  // The run's deadlines are unref'd: this keeps a standalone job alive until its run ends, as the
+  // loop does (a store call that never settles and holds nothing would end it with exit 13, unsaid).
+  const keepAlive = setInterval(() => {}, 1 << 30);
   // A run that throws at once (options it refuses) fails like one that rejects.
   const run = Promise.resolve().then(() =>
     kit.runSweep({ ...config.sweep, owner, signal, ...(logger ? { logger } : {}) }),
@@ -344,6 +347,7 @@ async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<num
     return SweepJobExitCode.SweepFailed;
   } finally {
     clearTimeout(timer);
+    clearInterval(keepAlive);
   }
 }
 

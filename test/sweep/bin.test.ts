@@ -47,6 +47,18 @@ beforeAll(async () => {
      };`,
   );
   writeFileSync(join(dir, 'number.config.mjs'), 'export default 42;');
+  // The same options with a store whose claim never settles while holding nothing (a custom store's forgotten promise).
+  writeFileSync(
+    join(dir, 'claim-never.config.mjs'),
+    `import options from './options.config.mjs';
+     const store = new Proxy(options.store, {
+       get: (target, name) =>
+         name === 'claimDueAttempts'
+           ? () => new Promise(() => {})
+           : typeof target[name] === 'function' ? target[name].bind(target) : target[name],
+     });
+     export default { ...options, store };`,
+  );
   // The same options, and a close() that never settles while holding nothing (a forgotten promise).
   writeFileSync(
     join(dir, 'close-never.config.mjs'),
@@ -116,6 +128,14 @@ describe('hosted-sms-verify-kit sweep', () => {
     expect(run.code).toBe(0);
     expect(Date.now() - began).toBeLessThan(15_000);
     expect(run.stdout).toContain('"event":"sweep"');
+  });
+
+  it('--once with a store whose claim never settles, holding nothing: the run fails within its time budget, sweep_failed, exit 3', async () => {
+    const started = Date.now();
+    const run = await bin('sweep', '--once', '--time-budget-seconds', '1', '--config', './claim-never.config.mjs');
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout.trim())).toMatchObject({ event: 'sweep_failed' });
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('--once with a close() that never settles, holding nothing: the sweep line, then sweep_close_failed after 10 s, exit 0', async () => {
