@@ -1,6 +1,6 @@
 /** The client's options: where the service is, the credentials, timeouts and retries. */
 
-/** Timeouts of every call to the service. */
+/** Timeouts of every call to the service: whole milliseconds from 1 to 2147483647 (others are refused). */
 export interface VerifyClientTimeouts {
   /** TCP + TLS connect. Default 5000 ms. */
   connectMs?: number;

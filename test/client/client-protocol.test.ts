@@ -493,3 +493,31 @@ describe('what a service sends in its headers is quoted without the credentials'
     expect((error as Error).message.length).toBeLessThan(300);
   });
 });
+
+describe('timeouts the client cannot keep are refused when it is created', () => {
+  // A timer past 2^31 - 1 ms, or of 0, fires at once: every call would fail; NaN would never bound a call.
+  it.each([
+    ['bodyMs', 0],
+    ['bodyMs', Number.POSITIVE_INFINITY],
+    ['headersMs', 2 ** 31],
+    ['connectMs', -5],
+    ['bodyMs', Number.NaN],
+    ['headersMs', '1000'],
+  ])('timeouts.%s = %s: invalid_options naming it', (name, value) => {
+    let refusal: unknown;
+    try {
+      client('http://127.0.0.1:1', { timeouts: { [name]: value } as never });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
+    expect((refusal as Error).message).toContain(`timeouts.${name}`);
+  });
+
+  it('takes whole milliseconds from 1 to 2147483647, and undefined as the default', () => {
+    expect(() => client('http://127.0.0.1:1', { timeouts: { bodyMs: undefined } })).not.toThrow();
+    expect(() =>
+      client('http://127.0.0.1:1', { timeouts: { connectMs: 1, headersMs: 2 ** 31 - 1, bodyMs: 50 } }),
+    ).not.toThrow();
+  });
+});
