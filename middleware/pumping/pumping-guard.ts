@@ -14,7 +14,7 @@ import { KitError, KitErrorCode } from '../errors.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import type { ReadNumber } from '../numbers/parse-number.ts';
 import { countPumpingDecision } from '../telemetry.ts';
-import type { PumpingDecisionRecord, PumpingStore } from '../store/types.ts';
+import type { PumpingDecisionRecord, PumpingKey, PumpingStore } from '../store/types.ts';
 import { judge, keysRefusedBy } from './pumping-decision.ts';
 import { startKeys, type StartKeys } from './pumping-keys.ts';
 import type { ResolvedPumping } from './pumping-options.ts';
@@ -75,25 +75,94 @@ async function passedChallenge(deps: PumpingGuardDeps, req: Request): Promise<bo
   }
 }
 
-/** Stored, logged (the number masked) and counted; a store that fails here never fails the start. */
+/**
+ * Decisions stored and logged per minute per instance. A refusal spends no text, so without a
+ * bound an attacker could grow the decisions table and the logs as fast as it can post; past it a
+ * decision is only counted (telemetry, and a refusal's count under its keys, which the rules read).
+ */
+export const PUMPING_DECISIONS_RECORDED_PER_MINUTE = 60;
+const MINUTE_MS = 60_000;
+
+type Decision = PumpingDecisionRecord['decision'];
+
+/**
+ * The bound on what decisions write, by the kit's clock: a fixed number of fields, whatever the
+ * traffic. A minute that left decisions unwritten is told in one log line at the next start.
+ */
+class DecisionBound {
+  private minute = Number.NEGATIVE_INFINITY;
+  private written = 0;
+  private unwritten: Record<Decision, number> = { warned: 0, refused: 0, challenged: 0 };
+
+  constructor(private readonly deps: PumpingGuardDeps) {}
+
+  /** Logs the last minute's unwritten decisions once a new minute has begun. */
+  turn(now: number): void {
+    const minute = Math.floor(now / MINUTE_MS);
+    if (minute === this.minute) return;
+    const { unwritten } = this;
+    const total = unwritten.warned + unwritten.refused + unwritten.challenged;
+    if (total > 0) {
+      this.deps.logger.warn(
+        { route: 'start', pumping: 'unrecorded', unrecorded: { ...unwritten }, minute: this.minute * MINUTE_MS },
+        `${total} SMS pumping decisions of the minute from ${new Date(this.minute * MINUTE_MS).toISOString()} were counted but not stored or logged (at most ${PUMPING_DECISIONS_RECORDED_PER_MINUTE} a minute are)`,
+      );
+    }
+    this.minute = minute;
+    this.written = 0;
+    this.unwritten = { warned: 0, refused: 0, challenged: 0 };
+  }
+
+  /** True when this decision is stored and logged; false when the minute's bound is reached (it is counted as unwritten). */
+  take(decision: Decision, now: number): boolean {
+    this.turn(now);
+    if (this.written < PUMPING_DECISIONS_RECORDED_PER_MINUTE) {
+      this.written += 1;
+      return true;
+    }
+    this.unwritten[decision] += 1;
+    return false;
+  }
+}
+
+/** A refusal past the bound: only its count under the keys that refused it, under the same deadline. */
+async function countOnly(deps: PumpingGuardDeps, store: PumpingStore, refused: { keys: PumpingKey[]; hour: number }) {
+  const ms = deps.releaseTimeoutMs;
+  const late = () => new Error(`counting the refusal did not settle within ${ms} ms`);
+  try {
+    await withDeadline('limits', ms, () => store.countRefused(refused), late);
+  } catch (error) {
+    deps.logger.warn({ route: 'start', err: describeError(error) }, 'could not count an SMS pumping refusal');
+  }
+}
+
+/**
+ * Counted, then stored and logged (the number masked) within the bound; a store that fails here
+ * never fails the start.
+ */
 async function record(
   deps: PumpingGuardDeps,
   store: PumpingStore,
+  bound: DecisionBound,
   start: StartKeys,
   destination: string,
-  decision: PumpingDecisionRecord['decision'],
+  decision: Decision,
   reasons: string[],
 ): Promise<void> {
   const { country, block, address, userRef } = start;
   countPumpingDecision(decision, reasons, country);
+  const decidedAt = deps.now();
+  const refused = decision === 'refused' ? { keys: keysRefusedBy(start, reasons), hour: hourOf(decidedAt) } : undefined;
+  if (!bound.take(decision, decidedAt)) {
+    if (refused !== undefined) await countOnly(deps, store, refused);
+    return;
+  }
   deps.logger.warn(
     { route: 'start', pumping: decision, reasons, country, destination: maskDestination(destination) },
     decision === 'refused'
       ? 'start refused: it matches SMS pumping (texts never verified); nothing was sent'
       : `start ${decision === 'warned' ? 'sent' : 'sent after the challenge'} although it matches SMS pumping (texts never verified)`,
   );
-  const decidedAt = deps.now();
-  const refused = decision === 'refused' ? { keys: keysRefusedBy(start, reasons), hour: hourOf(decidedAt) } : undefined;
   const ms = deps.releaseTimeoutMs;
   const late = () => new Error(`recording the decision did not settle within ${ms} ms`);
   const recorded = { decidedAt, decision, reasons, country, block, address, userRef };
@@ -197,6 +266,7 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
   const { store } = deps;
   if (store === undefined || deps.pumping.mode === 'off') return async () => undefined;
   const purge = purger(deps, store);
+  const bound = new DecisionBound(deps);
   return async (req, who) => {
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const start = startKeys(who.destination, ip, who.userRef, who.number);
@@ -204,6 +274,7 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
     const hour = hourOf(now);
     // Allow-listed starts too: an app whose every start is allow-listed still counts them all.
     purge(now);
+    bound.turn(now);
     if (deps.pumping.allows({ country: start.country, e164: start.e164, ip, userRef: who.userRef })) {
       return new CountedPass(deps, store, start.keys);
     }
@@ -212,16 +283,16 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
     const verdict = judge(reading, start, deps.pumping.thresholds, now);
     if (verdict.reasons.length === 0) return pass;
     if (deps.pumping.mode === 'record' && !verdict.blocked) {
-      await record(deps, store, start, who.destination, 'warned', verdict.reasons);
+      await record(deps, store, bound, start, who.destination, 'warned', verdict.reasons);
       return pass;
     }
     if (!verdict.blocked && (await passedChallenge(deps, req))) {
-      await record(deps, store, start, who.destination, 'challenged', verdict.reasons);
+      await record(deps, store, bound, start, who.destination, 'challenged', verdict.reasons);
       return pass;
     }
     // Counters as if the start never came, but for its refusal.
     await Promise.all([
-      record(deps, store, start, who.destination, 'refused', verdict.reasons),
+      record(deps, store, bound, start, who.destination, 'refused', verdict.reasons),
       release(deps, store, start.keys, hour),
     ]);
     throw refusal();

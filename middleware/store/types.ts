@@ -438,6 +438,8 @@ export interface PumpingStore {
     decision: PumpingDecisionRecord,
     refused?: { keys: readonly PumpingKey[]; hour: number },
   ): Promise<void>;
+  /** Counts a refusal under `keys` in `hour`, as recordDecision does, with no decision row (one past the decisions' bound). */
+  countRefused(refused: { keys: readonly PumpingKey[]; hour: number }): Promise<void>;
   /** Decisions at or after `since`, newest first. */
   listDecisions(query: { since: number; limit: number }): Promise<PumpingDecisionRecord[]>;
   /** Sets (or replaces) an operator's rule on one key. */

@@ -145,6 +145,10 @@ export const PUMPING_SQL = {
      INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, refused)
      SELECT k.dimension, k.key, $8, 1 FROM unnest($9::text[], $10::text[]) AS k(dimension, key)
      ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = c.refused + 1`,
+  // A refusal past the decisions' bound: its count alone ($1 hour, $2 dimensions, $3 keys, sorted).
+  countRefused: `INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, refused)
+     SELECT k.dimension, k.key, $1, 1 FROM unnest($2::text[], $3::text[]) AS k(dimension, key)
+     ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = c.refused + 1`,
   listDecisions: `SELECT decided_at, decision, reasons, country, block, address, user_ref FROM verify_kit_pumping_decisions
      WHERE decided_at >= $1 ORDER BY decided_at DESC, id DESC LIMIT $2`,
   setRule: `INSERT INTO verify_kit_pumping_rules (dimension, key, rule, until, set_at) VALUES ($1, $2, $3, $4, $5)

@@ -209,6 +209,10 @@ export function postgresPumping(db: PostgresDb): PumpingStore {
         under.map((k) => k.key),
       ]);
     },
+    async countRefused({ keys, hour }) {
+      const sorted = sortedKeys(keys);
+      await query(db, 'countRefused', [hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)]);
+    },
     async setRule(rule) {
       await query(db, 'setRule', [rule.dimension, rule.key, rule.rule, rule.until, rule.setAt]);
     },

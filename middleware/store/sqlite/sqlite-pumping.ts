@@ -220,6 +220,9 @@ export function sqlitePumping(db: Database, starts: Pick<StartWrites, 'write' | 
         sql.countRefused.run({ keys: JSON.stringify(refused.keys), hour: refused.hour });
       });
     },
+    async countRefused({ keys, hour }) {
+      await write(() => sql.countRefused.run({ keys: JSON.stringify(keys), hour }));
+    },
     async setRule(rule) {
       await write(() => sql.setRule.run(rule));
     },
