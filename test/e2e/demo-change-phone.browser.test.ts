@@ -1,8 +1,8 @@
 /**
  * The demo's "Change phone number", in Chromium, in English and in French, each page checked by
- * axe-core: the change starts only after the user confirms it's them on the current number; a
- * number that cannot be one gets the kit's number form back (422, the user's language, the typed
- * value kept); a national number is read with the country of the page's language (US
+ * axe-core: a number that cannot be one gets the kit's number form back at once (422, the user's
+ * language, the typed value kept, nothing kept or texted); the change starts only after the user
+ * confirms it's them on the current number; a national number is read with the country of the page's language (US
  * for English, France for French), texted as E.164 to the demo's inbox, and once its code is
  * entered the user's number changes, exactly once (a reload of the landing changes nothing more).
  * A passkey saved while confirming the old number never answers for the new one.
@@ -91,10 +91,21 @@ describe.each(['en', 'fr'] as const)('changing the phone number, in %s', (locale
       await page.waitForURL(`${stack.demoUrl}/`);
       await check(page, locale, 'home with the change form', t.home.changePhone);
 
-      // The change starts only once the user confirms it's them on the current number: nothing is texted before.
+      // Not a number: the kit's form back at once, in the user's language with what was typed;
+      // nothing is kept or texted, and the user is not asked to confirm it's them for it.
       const keptAt = (await stack.control.outbox()).length;
       await page.getByLabel(t.home.newPhone).fill('12');
+      const refused = page.waitForResponse((response) => response.url().endsWith('/verify/start'));
       await page.getByRole('button', { name: t.home.changePhone }).click();
+      expect((await refused).status()).toBe(422);
+      await check(page, locale, 'number form back', messages.errors.invalid_phone_number);
+      expect(await page.getByLabel(messages.enterNumber.label, { exact: true }).inputValue()).toBe('12');
+      expect((await stack.control.outbox()).length).toBe(keptAt);
+
+      // The national number, typed again in the kit's form: the change starts only once the user
+      // confirms it's them on the current number; nothing is texted to the new one before.
+      await page.getByLabel(messages.enterNumber.label, { exact: true }).fill(typed);
+      await page.getByRole('button', { name: messages.enterNumber.send }).click();
       await check(page, locale, 'confirm it’s you first', messages.stepUp.purpose(t.security.changePhoneLabel));
       expect((await stack.control.outbox()).length).toBe(keptAt);
       await page.getByRole('button', { name: messages.stepUp.send }).click();
@@ -108,19 +119,9 @@ describe.each(['en', 'fr'] as const)('changing the phone number, in %s', (locale
       await check(page, locale, 'confirm the change', messages.stepUp.confirmTitle);
       landings.splice(0);
 
-      // Not a number: once confirmed, the kept start gets the kit's form back in the user's language
-      // with what was typed; nothing is texted.
+      // Confirmed, the kept start texts the national number as E.164.
       const sentBefore = (await stack.control.outbox()).length;
-      const refused = page.waitForResponse((response) => response.url().endsWith('/verify/start'));
       await page.getByRole('button', { name: messages.stepUp.confirm }).click();
-      expect((await refused).status()).toBe(422);
-      await check(page, locale, 'number form back', messages.errors.invalid_phone_number);
-      expect(await page.getByLabel(messages.enterNumber.label, { exact: true }).inputValue()).toBe('12');
-      expect((await stack.control.outbox()).length).toBe(sentBefore);
-
-      // The national number, typed again in the kit's form, is texted as E.164.
-      await page.getByLabel(messages.enterNumber.label, { exact: true }).fill(typed);
-      await page.getByRole('button', { name: messages.enterNumber.send }).click();
       await page.waitForURL(stack.verifyUrl);
       await page.locator('#code').waitFor();
       const texted = (await stack.control.outbox()).slice(sentBefore);
