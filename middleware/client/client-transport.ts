@@ -88,7 +88,8 @@ async function readBody(body: Dispatcher.ResponseData['body'], status: number, b
     clearTimeout(timer);
   }
   if (late) throw new RetryableFailure(networkFailure({ code: 'body_timeout' }));
-  return Buffer.concat(chunks).toString('utf8');
+  // As undici's text(): UTF-8, a byte order mark dropped.
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 /** When the service says nothing usable, wait a second; never longer than an hour. */

@@ -371,6 +371,21 @@ describe('the client bounds what a service sends back', () => {
     expect(service.requests).toHaveLength(1);
   });
 
+  it('reads an answer within the bound as before, a UTF-8 byte order mark dropped', async () => {
+    const service = await scriptedServer([
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(`\ufeff${JSON.stringify({ status: 'failed', reason: 'carrier_blocked', state: 'é', userRef: 'u' })}`);
+      },
+    ]);
+    expect(await client(service.url).getSession('x')).toEqual({
+      status: 'failed',
+      reason: 'carrier_blocked',
+      state: 'é',
+      userRef: 'u',
+    });
+  });
+
   it('stops reading an endless body instead of buffering it', async () => {
     let stop = false;
     const service = await scriptedServer([
