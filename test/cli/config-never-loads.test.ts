@@ -39,6 +39,20 @@ function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: st
   });
 }
 
+describe("the audit's deadline on an integrator's function", () => {
+  it('a function that never settles, holding nothing, fails with its sentence after the deadline: the process is not ended unsaid', async () => {
+    const hooks = builtFile('testing/audit/hooks.js');
+    const script = `const { callHook } = await import(${JSON.stringify(hooks)});
+      await callHook('your probe', 1000, () => new Promise(() => {})).catch((e) => console.log(e.message));`;
+    const result = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, stdout) =>
+        resolve({ code: error === null ? 0 : Number(error.code), stdout }),
+      );
+    });
+    expect(result).toEqual({ code: 0, stdout: 'your probe did not answer within 1000 ms\n' });
+  });
+});
+
 describe.concurrent('a configuration that never finishes loading, holding nothing', () => {
   it('fraud: a top-level await that never settles ends the command after 10 s, exit 1, saying so', async () => {
     const result = await run(['fraud', 'rules', '--config', 'awaits-never.config.mjs']);

@@ -60,8 +60,9 @@ function isThenable(what: string, result: unknown): boolean {
 export async function callHook<T>(what: string, timeoutMs: number, call: () => T | Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
+    // Not unref'd (it is cleared as soon as the call settles): a call that never settles and holds
+    // nothing else must not let node end the audit's process unsaid.
     timer = setTimeout(() => reject(new HookError(`${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
-    timer.unref();
   });
   try {
     const running = Promise.resolve().then(call);
