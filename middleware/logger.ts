@@ -21,12 +21,19 @@ export const silentLogger: KitLogger = { info() {}, warn() {}, error() {} };
 /** The environment switch of the default logger: `VERIFY_KIT_LOG=console` (or on, 1, true) or `off`. */
 export const LOG_SWITCH = 'VERIFY_KIT_LOG';
 
-const NEEDS_QUOTES = /[\s"=]|^$/;
+const NEEDS_QUOTES = /[\s"=\u0000-\u001f\u007f-\u009f]|^$/;
+/** C1 controls and DEL, which JSON.stringify leaves raw (a terminal takes \u009b as an escape). */
+const RAW_AFTER_JSON = /[\u007f-\u009f]/g;
+
+/** JSON text with no control character left raw: a service's text must not drive the terminal. */
+function quoted(value: unknown): string | undefined {
+  return JSON.stringify(value)?.replace(RAW_AFTER_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
 
 function formatValue(value: unknown): string {
-  if (typeof value === 'string') return NEEDS_QUOTES.test(value) ? JSON.stringify(value) : value;
+  if (typeof value === 'string') return NEEDS_QUOTES.test(value) ? (quoted(value) ?? value) : value;
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
-  return JSON.stringify(value) ?? String(value);
+  return quoted(value) ?? String(value);
 }
 
 /** `key=value` pairs; a nested object (an error's description) one level deep as `err.code=...`. */

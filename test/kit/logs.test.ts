@@ -46,6 +46,18 @@ describe('the default logger', () => {
       ),
     ).toBe('[verify-kit] ERROR x err.code=service_rejected err.message="was refused: 401"');
   });
+
+  it('a value with control characters (a service echoing terminal escapes) is printed escaped, never raw', () => {
+    const line = formatLogLine('warn', {
+      err: { message: 'refused: 400 \u001b[2J\u001b[31mfake\u009b0m' },
+      reason: 'a\u0007b',
+      note: 'c\u007fd',
+    });
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(line).toContain('err.message="refused: 400 \\u001b[2J\\u001b[31mfake\\u009b0m"');
+    expect(line).toContain('reason="a\\u0007b"');
+    expect(line).toContain('note="c\\u007fd"');
+  });
 });
 
 describe('a kit given no logger, in development', () => {
