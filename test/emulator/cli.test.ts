@@ -37,6 +37,40 @@ function runEmulator(env: Record<string, string>, args: string[] = []) {
 }
 
 describe('npm run emulator', () => {
+  it('says each text it sends with its code and the number masked, never the number in full', async () => {
+    const clients = JSON.stringify([
+      { clientId: 'cli-client', secret: 'cli-secret-0123456789', returnUrl: 'http://localhost:3999/verify/return' },
+    ]);
+    const run = runEmulator({ EMULATOR_PORT: '0', EMULATOR_CLIENTS: clients, EMULATOR_CONTROL: 'off' });
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(await run.banner)?.[1];
+    const created = await fetch(`${url}/session`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Basic ${Buffer.from('cli-client:cli-secret-0123456789').toString('base64')}`,
+      },
+      body: JSON.stringify({
+        returnUrl: 'http://localhost:3999/verify/return',
+        channel: 'sms',
+        destination: '+447400123456',
+        operationSensitivity: 'normal',
+        userRef: 'u1',
+        state: 's1',
+      }),
+    });
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    const deadline = Date.now() + 5_000;
+    while (!run.output().includes(sessionId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    run.child.kill('SIGTERM');
+    await run.exited;
+    const line = run
+      .output()
+      .split('\n')
+      .find((l) => l.includes(sessionId));
+    expect(line).toMatch(/^SMS to ••\u00a056: your code is \d{6} \(session ses_/);
+    expect(run.output()).not.toMatch(/7400\s?123\s?456/);
+  });
+
   it('prints its URL, the registered client and the inbox, never the client secret, and exits 0 on SIGTERM', async () => {
     const secret = `cli-secret-${randomBytes(8).toString('hex')}`;
     const clients = JSON.stringify([
@@ -73,7 +107,7 @@ describe('npm run emulator', () => {
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     expect(run.output()).not.toContain(secret);
-    expect(run.output()).toMatch(/SMS to \+15550100001: your code is \d{6}/);
+    expect(run.output()).toMatch(/SMS to ••\u00a001: your code is \d{6}/);
   });
 
   it('with the built-in test client, prints ready-to-paste .env lines for it (a public test key)', async () => {
