@@ -13,6 +13,7 @@ import {
   parseControl,
   parseClientsJson,
   parsePort,
+  validatePageHost,
   type EmulatorClient,
 } from '../emulator/config/config.ts';
 import { startEmulator } from '../emulator/index.ts';
@@ -70,10 +71,14 @@ function settingsOf(argv: readonly string[], env: CommandEnv): EmulatorSettings 
   const fromEnv = loadEnvConfig(env as NodeJS.ProcessEnv);
   const clientsFile = values.clients;
   return {
-    port: values.port === undefined ? fromEnv.port : parsePort(values.port),
+    // A flag's mistake is named by the flag.
+    port: values.port === undefined ? fromEnv.port : parsePort(values.port, '--port'),
     clients: clientsFile === undefined ? fromEnv.clients : readClients(clientsFile),
-    control: values.control === undefined ? fromEnv.control : parseControl(values.control),
-    pageHost: values['page-host'] ?? fromEnv.pageHost ?? DEFAULT_PAGE_HOST,
+    control: values.control === undefined ? fromEnv.control : parseControl(values.control, '--control'),
+    pageHost:
+      values['page-host'] === undefined
+        ? (fromEnv.pageHost ?? DEFAULT_PAGE_HOST)
+        : validatePageHost(values['page-host'], '--page-host'),
     clientsFrom:
       clientsFile !== undefined ? `as set in ${clientsFile}` : env.EMULATOR_CLIENTS ? 'as set in EMULATOR_CLIENTS' : '',
   };

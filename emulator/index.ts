@@ -105,7 +105,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     clients: options.clients === undefined ? env().clients : validateClients(options.clients),
     control: options.control ?? env().control,
     host,
-    pageHost: validatePageHost(options.pageHost ?? host),
+    pageHost: validatePageHost(options.pageHost ?? host, options.pageHost === undefined ? 'host' : 'pageHost'),
     log: neverThrowing(options.log ?? console.log),
     clock: options.clock,
     rateLimits: options.rateLimits === undefined ? env().rateLimits : validateRateLimits(options.rateLimits),

@@ -114,11 +114,11 @@ export const DEFAULT_PAGE_HOST = 'verify.localhost';
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
 /** A bare host name or IP address for the hosted page: no scheme, port or path. */
-export function validatePageHost(value: string): string {
+export function validatePageHost(value: string, name = 'EMULATOR_PAGE_HOST'): string {
   const bare = value.replace(/^\[(.*)\]$/, '$1');
   if (HOST_NAME.test(bare) || isIP(bare) !== 0) return bare;
   throw new Error(
-    `EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost (no scheme, port or path), got "${value}".`,
+    `${name} must be a bare host name such as verify.localhost (no scheme, port or path), got "${value}".`,
   );
 }
 
@@ -163,11 +163,11 @@ export function validateRateLimits(value: unknown): RateLimitSettings {
   return { ...NO_RATE_LIMITS, ...parsed };
 }
 
-export function parsePort(raw: string | undefined): number {
+export function parsePort(raw: string | undefined, name = 'EMULATOR_PORT'): number {
   if (raw === undefined || raw.trim() === '') return DEFAULT_PORT;
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`EMULATOR_PORT must be an integer from 0 to 65535, got "${raw}".`);
+    throw new Error(`${name} must be an integer from 0 to 65535, got "${raw}".`);
   }
   return port;
 }
@@ -248,10 +248,10 @@ export function parseClientsJson(raw: string, source: string): EmulatorClient[] 
   return validateClients(parsed, source);
 }
 
-export function parseControl(raw: string | undefined): boolean {
+export function parseControl(raw: string | undefined, name = 'EMULATOR_CONTROL'): boolean {
   if (raw === undefined || raw === '' || raw === 'on') return true;
   if (raw === 'off') return false;
   throw new Error(
-    `EMULATOR_CONTROL must be "on" (default) or "off" (production-like: no /_control, no /_dev/inbox), got "${raw}".`,
+    `${name} must be "on" (default) or "off" (production-like: no /_control, no /_dev/inbox), got "${raw}".`,
   );
 }

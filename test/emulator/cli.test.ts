@@ -4,7 +4,7 @@
  * cleanly on SIGTERM. Runs the command as built (dist/cli/main.js, the same code `npm run emulator`
  * loads through tsx): needs `npm run build` (npm test builds dist/ first).
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,26 @@ function runEmulator(env: Record<string, string>, args: string[] = []) {
 }
 
 describe('npm run emulator', () => {
+  it('a bad flag is refused (exit 1) naming the flag given, not the environment variable it stands for', async () => {
+    const cases: [string[], string][] = [
+      [['--port', '99999'], '--port must be an integer from 0 to 65535, got "99999".'],
+      [['--control', 'maybe'], '--control must be "on" (default) or "off"'],
+      [['--page-host', 'a/b'], '--page-host must be a bare host name such as verify.localhost'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [MAIN, 'emulator', ...args],
+          { env: { PATH: process.env.PATH ?? '' }, timeout: 15_000 },
+          (error, _stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code), stderr }),
+        );
+      });
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toContain(`hosted-sms-verify-kit emulator: ${message}`);
+    }
+  });
+
   it('says each text it sends with its code and the number masked, never the number in full', async () => {
     const clients = JSON.stringify([
       { clientId: 'cli-client', secret: 'cli-secret-0123456789', returnUrl: 'http://localhost:3999/verify/return' },
