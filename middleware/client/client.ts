@@ -132,7 +132,7 @@ function parseCreatedSession(response: ServiceResponse): CreatedSession {
  */
 const REASON_CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
-function reasonOf(value: unknown): string {
+export function reasonOf(value: unknown): string {
   // A secret, and a run of its base64, look like a code too: one carrying any part of them is not kept.
   return typeof value === 'string' && REASON_CODE.test(value) && redactSecretFragments(value) === value
     ? value

@@ -28,7 +28,8 @@ export function coalesceStatusReads(client: VerifyClient, pendingReuseMs = PENDI
     const reading = client.getSession(sessionId).then(
       (status) => {
         inFlight.delete(sessionId);
-        if (status.status === 'pending' && pendingReuseMs > 0)
+        // `?.`: a ready client (the app's code) may answer anything; readStatus refuses it.
+        if (status?.status === 'pending' && pendingReuseMs > 0)
           pending.set(sessionId, { until: performance.now() + pendingReuseMs, status });
         else pending.delete(sessionId);
         return status;

@@ -15,7 +15,8 @@ import { commitEach, type FulfilCommitter } from './group-commit.ts';
 import type { FulfilContext } from '../context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from '../store/types.ts';
 import { countOutcomes, inResultSpan, SpanName } from '../telemetry.ts';
-import type { ActionDefinition, OutcomeSource } from '../types.ts';
+import type { ActionDefinition, OutcomeSource, SessionStatus } from '../types.ts';
+import { reasonOf } from '../client/client.ts';
 
 export type Completion =
   /** `firstTime` is true only for the caller whose transaction ran the action. */
@@ -85,9 +86,16 @@ export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt):
     logNotRead(deps, attempt);
     return { kind: 'pending' };
   }
-  const status = await deps.client.getSession(attempt.sessionId);
-  if (status.status === 'pending') return { kind: 'pending' };
-  if (status.status === 'failed') return { kind: 'failed', reason: status.reason };
+  // A ready client is the app's code: its answer is checked as the kit's own client checks the service's.
+  const status: Partial<SessionStatus> | undefined = await deps.client.getSession(attempt.sessionId);
+  if (status?.status === 'pending') return { kind: 'pending' };
+  if (status?.status === 'failed') return { kind: 'failed', reason: reasonOf(status.reason) };
+  if (status?.status !== 'verified') {
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      'The verification client answered a status other than pending, verified or failed; nothing was fulfilled.',
+    );
+  }
   // The userRef the service was sent: for an action that proves the destination, bound to the number.
   if (status.state !== attempt.state || status.userRef !== (attempt.serviceUserRef ?? attempt.userRef)) {
     throw new KitError(
