@@ -7,6 +7,7 @@
 import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { VerifyClient } from '../types.ts';
+import { checkedCreatedSession } from './client.ts';
 
 export function boundedClient(client: VerifyClient, ms: number): VerifyClient {
   const late = (call: string) => () =>
@@ -15,8 +16,17 @@ export function boundedClient(client: VerifyClient, ms: number): VerifyClient {
       `The verification client's ${call} did not answer within ${ms} ms (raise hookTimeouts.client if it needs longer).`,
     );
   return {
-    createSession: (input, idempotencyKey) =>
-      withDeadline('client', ms, () => client.createSession(input, idempotencyKey), late('createSession')),
+    // Its answer is checked as the service's: no session id, handoff or usable address is no session.
+    createSession: async (input, idempotencyKey) => {
+      const created: unknown = await withDeadline(
+        'client',
+        ms,
+        () => client.createSession(input, idempotencyKey),
+        late('createSession'),
+      );
+      const body = typeof created === 'object' && created !== null ? (created as Record<string, unknown>) : {};
+      return checkedCreatedSession(body, body.replayed === true);
+    },
     getSession: (sessionId) => withDeadline('client', ms, () => client.getSession(sessionId), late('getSession')),
     close: () => client.close(),
   };

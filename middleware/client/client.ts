@@ -97,7 +97,12 @@ function rejection(call: string, response: ServiceResponse): KitError {
 }
 
 function parseCreatedSession(response: ServiceResponse): CreatedSession {
-  const { sessionId, verifyUrl, handoff, expiresInSeconds } = response.body;
+  return checkedCreatedSession(response.body, response.replayed);
+}
+
+/** A create answer the kit can use (from the service, or a ready client: the app's code), or a protocol error. */
+export function checkedCreatedSession(body: Record<string, unknown>, replayed: boolean): CreatedSession {
+  const { sessionId, verifyUrl, handoff, expiresInSeconds } = body;
   if (
     typeof sessionId !== 'string' ||
     sessionId.length === 0 ||
@@ -121,7 +126,7 @@ function parseCreatedSession(response: ServiceResponse): CreatedSession {
       'POST /session answered a sessionId, verifyUrl or handoff carrying part of the client credentials; it is not used.',
     );
   }
-  return { sessionId, verifyUrl, handoff, expiresInSeconds, replayed: response.replayed };
+  return { sessionId, verifyUrl, handoff, expiresInSeconds, replayed };
 }
 
 /**

@@ -85,3 +85,27 @@ describeEachAppStore('a ready client answering what the service never says', (_s
     for (const line of app.logs) expect(line).not.toContain('x'.repeat(100));
   });
 });
+
+describeEachAppStore('a ready client creating a session the service never would', (_store, storeOptions) => {
+  it.each([
+    ['a javascript: verifyUrl', { verifyUrl: 'javascript:alert(document.cookie)' }],
+    ['an empty handoff', { handoff: '' }],
+    ['no sessionId', { sessionId: undefined }],
+  ])('%s: the error page, no handoff page', async (_name, fields) => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      wrapClient: (real): VerifyClient => ({
+        createSession: async (input, key) => ({ ...(await real.createSession(input, key)), ...fields }) as never,
+        getSession: (sessionId) => real.getSession(sessionId),
+        close: () => real.close(),
+      }),
+    });
+    const alice = await app.agent().signIn('alice');
+    const answer = await alice.tryStart('grant_badge', {});
+    expect(answer.status).toBeGreaterThanOrEqual(500);
+    expect(answer.body).not.toContain('name="hx"');
+    expect(answer.body).not.toContain('javascript:');
+    expect(answer.body).not.toMatch(STACK_LINE);
+    expect(app.logs.join('\n')).toContain('service_protocol_error');
+  });
+});
