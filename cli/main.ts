@@ -4,6 +4,7 @@
  * loaded only when it runs (the emulator's devDependencies are never needed by `sweep`); a new
  * command is one line in COMMANDS.
  */
+import { readFileSync } from 'node:fs';
 import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
 import { describeQuotingError, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
@@ -28,7 +29,26 @@ const EXIT_GRACE_MS = 2_000;
 const USAGE = [
   'usage: hosted-sms-verify-kit <command> [options]   (--help after a command for its options)',
   ...Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(10)} ${summary}`),
+  `  ${'--version'.padEnd(10)} print the version of this package (also -v)`,
 ].join('\n');
+
+/**
+ * The version in the package's own package.json: the nearest one named hosted-sms-verify-kit above
+ * this module (dist/cli/ as installed, cli/ in the repository), never the integrator's in the cwd.
+ */
+function packageVersion(): string | undefined {
+  for (const up of ['../', '../../']) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL(`${up}package.json`, import.meta.url), 'utf8')) as unknown;
+      if (typeof manifest !== 'object' || manifest === null) continue;
+      const { name, version } = manifest as { name?: unknown; version?: unknown };
+      if (name === 'hosted-sms-verify-kit' && typeof version === 'string') return version;
+    } catch {
+      // None there, or not JSON: look one level up.
+    }
+  }
+  return undefined;
+}
 
 /** Whether a command refused its arguments; a value `instanceof` throws on (a revoked Proxy) did not. */
 function isUsageError(error: unknown): boolean {
@@ -44,6 +64,15 @@ async function main(argv: readonly string[]): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return name === undefined ? 1 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    const version = packageVersion();
+    if (version === undefined) {
+      process.stderr.write("hosted-sms-verify-kit: the package's package.json, next to dist/, was not found.\n");
+      return 1;
+    }
+    process.stdout.write(`${version}\n`);
+    return 0;
   }
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (entry === undefined) {
