@@ -8,7 +8,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { OutcomeEvent } from 'hosted-sms-verify-kit';
-import { CHANGE_PAYOUT, maskAccountNumber } from './domain.ts';
+import { CHANGE_PAYOUT, CHANGE_PHONE, CONFIRM_PHONE, maskAccountNumber } from './domain.ts';
 
 export interface OutboxEmail {
   subject: string;
@@ -22,21 +22,46 @@ function maskedAccount(event: OutcomeEvent): string {
   return typeof value === 'string' ? maskAccountNumber(value) : 'a new account';
 }
 
+/** What the user was doing, as the emails name it: each guarded action, and any step-up (confirm it's you). */
+function doing(event: OutcomeEvent): string {
+  switch (event.action) {
+    case CHANGE_PAYOUT:
+      return `changing your payout account to ${maskedAccount(event)}`;
+    case CONFIRM_PHONE:
+      return 'confirming your phone number';
+    case CHANGE_PHONE:
+      return 'changing your phone number';
+    default:
+      return 'confirming it’s you';
+  }
+}
+
+/** The email of a fulfilled verification: what changed, or that the user confirmed it's them. */
+function fulfilledEmail(event: OutcomeEvent): OutboxEmail {
+  const number = event.destination ?? 'your number';
+  switch (event.action) {
+    case CHANGE_PAYOUT: {
+      const body = `Payouts now go to the account ending ${maskedAccount(event).slice(-4)}. If this was not you, contact us.`;
+      return { subject: 'Your payout account was changed', body };
+    }
+    case CONFIRM_PHONE:
+      return { subject: 'Phone number confirmed', body: `You confirmed ${number} with a code.` };
+    case CHANGE_PHONE:
+      return {
+        subject: 'Your phone number was changed',
+        body: `Codes now go to ${number}. If this was not you, contact us.`,
+      };
+    default:
+      return { subject: 'You confirmed it’s you', body: `You confirmed it’s you with a code sent to ${number}.` };
+  }
+}
+
 /** The email text for an outcome (no secret, no handoff: only what the user already knows). */
 export function emailFor(event: OutcomeEvent): OutboxEmail {
-  const payout = event.action === CHANGE_PAYOUT;
-  const what = payout ? `changing your payout account to ${maskedAccount(event)}` : 'confirming your phone number';
+  const what = doing(event);
   switch (event.outcome) {
     case 'fulfilled':
-      if (payout) {
-        const account = maskedAccount(event);
-        const body = `Payouts now go to the account ending ${account.slice(-4)}. If this was not you, contact us.`;
-        return { subject: 'Your payout account was changed', body };
-      }
-      return {
-        subject: 'Phone number confirmed',
-        body: `You confirmed ${event.destination ?? 'your number'} with a code.`,
-      };
+      return fulfilledEmail(event);
     case 'failed':
       return {
         subject: 'A verification did not succeed',

@@ -1,6 +1,7 @@
 /**
  * The demo's own pieces without a browser: configuration messages, the SQLite session store's
- * expiry, the account-number rule, and the demo's own forms (sign-in/out CSRF, 4xx writing nothing).
+ * expiry, the account-number rule, the outcome emails' wording, and the demo's own forms (sign-in/out
+ * CSRF, 4xx writing nothing).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,16 @@ import { normaliseAccountNumber } from '../../demo-app/actions.ts';
 import { checkReturnUrlServesDemo, ConfigError, loadConfig } from '../../demo-app/config.ts';
 import { openDemoDatabase } from '../../demo-app/db.ts';
 import { SqliteSessionStore } from '../../demo-app/session-store.ts';
-import { isKitError } from 'hosted-sms-verify-kit';
+import { isKitError, type OutcomeEvent } from 'hosted-sms-verify-kit';
+import {
+  CHANGE_PAYOUT,
+  CHANGE_PHONE,
+  CHANGE_PHONE_STEP_UP,
+  CONFIRM_PHONE,
+  NEW_RECOVERY_CODES,
+  SEE_SECURITY,
+} from '../../demo-app/domain.ts';
+import { emailFor } from '../../demo-app/outbox.ts';
 import { startStack, type Stack } from '../support/demo-stack.ts';
 
 describe('demo configuration', () => {
@@ -254,5 +264,43 @@ describe("the demo's own forms and API", () => {
       error: 'not_found',
       message: 'No such endpoint.',
     });
+  });
+});
+
+describe("the demo's outcome emails", () => {
+  const event = (action: string, outcome: OutcomeEvent['outcome']): OutcomeEvent => ({
+    eventId: 'e1',
+    outcome,
+    source: 'landing',
+    sessionId: 's1',
+    userRef: 'u1',
+    action,
+    params: {},
+    destination: '••\u00a023',
+    reason: null,
+    supersededBy: null,
+    occurredAt: 0,
+    delivery: 1,
+  });
+
+  it('a changed phone number says the number was changed, not confirmed', () => {
+    const email = emailFor(event(CHANGE_PHONE, 'fulfilled'));
+    expect(email.subject).toBe('Your phone number was changed');
+    expect(email.body).toContain('••\u00a023');
+    expect(emailFor(event(CHANGE_PHONE, 'failed')).body).toContain('changing your phone number');
+  });
+
+  it("a step-up (confirm it's you) says so, not that a phone number was confirmed", () => {
+    for (const scope of [CHANGE_PHONE_STEP_UP, SEE_SECURITY, NEW_RECOVERY_CODES]) {
+      const fulfilled = emailFor(event(scope, 'fulfilled'));
+      expect(fulfilled.subject).toBe('You confirmed it’s you');
+      expect(`${fulfilled.subject} ${fulfilled.body}`).not.toMatch(/phone number confirmed/i);
+      expect(emailFor(event(scope, 'expired')).body).toContain('confirming it’s you');
+    }
+  });
+
+  it('a confirmed phone number and a payout change read as before', () => {
+    expect(emailFor(event(CONFIRM_PHONE, 'fulfilled')).subject).toBe('Phone number confirmed');
+    expect(emailFor(event(CHANGE_PAYOUT, 'failed')).body).toContain('changing your payout account');
   });
 });
