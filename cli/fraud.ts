@@ -241,10 +241,9 @@ async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ val
     }
     case 'days': {
       const days = await pumping.countsByDay({ by: args.by, days: args.days ?? 14 });
-      return {
-        value: days,
-        lines: days.map((d) => `${d.key} ${d.daysAgo} day(s) ago: ${d.sent} sent, ${d.verified} verified`),
-      };
+      const lines = days.map((d) => `${d.key} ${d.daysAgo} day(s) ago: ${d.sent} sent, ${d.verified} verified`);
+      // Said, not a blank line: an operator must not wonder whether the store was read at all.
+      return { value: days, lines: lines.length === 0 ? [`no texts counted in those days (by ${args.by})`] : lines };
     }
     case 'block':
     case 'release': {

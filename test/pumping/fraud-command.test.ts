@@ -52,6 +52,7 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
   let dir: string;
   let store: VerifyStore<unknown>;
   let database: TestDatabase | undefined;
+  let emptyDatabase: TestDatabase | undefined;
   let pool: pg.Pool | undefined;
   let url = '';
 
@@ -66,26 +67,32 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
     } else {
       store = createSqliteStore({ database: file });
     }
-    const opened =
+    // A configuration module on the store at `at` (a database URL, or a SQLite file).
+    const opened = (at: string) =>
       kind.name === 'postgres'
         ? `import pg from ${JSON.stringify(PG)}; import { createPostgresStore } from ${JSON.stringify(POSTGRES)};
-           const pool = new pg.Pool({ connectionString: ${JSON.stringify(url)} });
+           const pool = new pg.Pool({ connectionString: ${JSON.stringify(at)} });
            export default { close: () => pool.end(), kit: {`
         : `import { createSqliteStore } from ${JSON.stringify(SQLITE)};
            export default { close: () => {}, kit: {`;
-    const storeLine =
+    const storeLine = (at: string) =>
       kind.name === 'postgres'
         ? 'store: createPostgresStore({ pool }),'
-        : `store: createSqliteStore({ database: ${JSON.stringify(file)} }),`;
-    const options = `baseUrl: 'http://127.0.0.1:9', clientId: 'fraud-client', clientSecret: 'fraud-secret-0123456789abcdef',
-         returnUrl: 'http://localhost:3998/verify/return', ${storeLine}
+        : `store: createSqliteStore({ database: ${JSON.stringify(at)} }),`;
+    const optionsOn = (at: string) => `${opened(at)}
+         baseUrl: 'http://127.0.0.1:9', clientId: 'fraud-client', clientSecret: 'fraud-secret-0123456789abcdef',
+         returnUrl: 'http://localhost:3998/verify/return', ${storeLine(at)}
          actions: [{ name: 'confirm_phone', operationSensitivity: 'normal', successPath: '/', fulfil: () => {} }],`;
-    writeFileSync(join(dir, 'verify.config.mjs'), `${opened} ${options} } };`);
+    const options = optionsOn(kind.name === 'postgres' ? url : file);
+    writeFileSync(join(dir, 'verify.config.mjs'), `${options} } };`);
     // The kit's options with its own \`pumping\` option (an object, as a ready kit's \`pumping\` is).
     writeFileSync(
       join(dir, 'refusing.config.mjs'),
-      `${opened} ${options} pumping: { mode: 'refuse', thresholds: { country: { dailyFloor: 12 } } } } };`,
+      `${options} pumping: { mode: 'refuse', thresholds: { country: { dailyFloor: 12 } } } } };`,
     );
+    // The same options on a store of its own where nothing was ever counted.
+    emptyDatabase = kind.name === 'postgres' ? await createTestDatabase() : undefined;
+    writeFileSync(join(dir, 'empty.config.mjs'), `${optionsOn(emptyDatabase?.url ?? join(dir, 'empty.sqlite'))} } };`);
     const hour = Math.floor(Date.now() / HOUR);
     for (let n = 1; n <= 5; n++) await store.pumping!.recordSend({ sessionId: `s${n}`, keys: nigerian(n), hour });
   });
@@ -93,6 +100,7 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
     await store?.close();
     await pool?.end();
     await database?.drop();
+    await emptyDatabase?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -149,6 +157,14 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
     expect((await bin('clear', '--block', '+33612345')).stdout).toBe('cleared\n');
     expect((await bin('clear', '--block', '+33612345')).stdout).toBe('there was no block or release on it\n');
     expect((await bin('days', '--json')).stdout).toContain('"key":"NG"');
+  });
+
+  it('days where nothing was counted says so (by country and by block), exit 0, not a blank line', async () => {
+    for (const by of ['country', 'block']) {
+      const run = await binWith('empty.config.mjs', 'days', '--by', by, '--days', '3');
+      expect(run).toEqual({ code: 0, stdout: `no texts counted in those days (by ${by})\n`, stderr: '' });
+    }
+    expect(await binWith('empty.config.mjs', 'days', '--json')).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
   });
 
   it('lists at most --limit decisions (100 by default), newest first, saying when there may be more', async () => {
