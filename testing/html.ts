@@ -51,12 +51,38 @@ export function formsIn(html: string): HtmlForm[] {
 }
 
 /**
+ * An opening `<input>` tag to its end: a quoted value may hold a `>`, and a page cut short ends it
+ * too. Its attribute text is group 1.
+ */
+const INPUT_TAG = /<input\b((?:[^>"']|"[^"]*(?:"|$)|'[^']*(?:'|$))*)(?:>|$)/gi;
+
+/** One attribute as browsers read it: any case, `=` with or without spaces, value double-, single- or unquoted. */
+const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*("[^"]*(?:"|$)|'[^']*(?:'|$)|[^\s>]*))?/g;
+
+/** An attribute's value as written (quotes and all), decoded as a browser reads it. */
+function attributeValue(written: string | undefined): string {
+  const quote = written?.[0];
+  if (written === undefined || (quote !== '"' && quote !== "'")) return decodeHtml(written ?? '');
+  return decodeHtml(written.slice(1, written.length > 1 && written.endsWith(quote) ? -1 : undefined));
+}
+
+/**
  * The start of a page for an error message, with every hidden field's value left out: a handoff
- * travels only in a request body, and a CSRF token is no business of a test log either.
+ * travels only in a request body, and a CSRF token is no business of a test log either. A field
+ * is hidden however the app writes it (quotes, order, case), as a browser reads it.
  */
 export function pageExcerpt(html: string, length: number): string {
-  const masked = html.replace(/<input\b[^>]*>/gi, (input) =>
-    /\stype="hidden"/i.test(input) ? input.replace(/\svalue="[^"]*"/i, ' value="…"') : input,
-  );
+  const masked = html.replace(INPUT_TAG, (tag, attributes: string) => {
+    const hidden = [...attributes.matchAll(ATTRIBUTE)].some(
+      ([, name = '', value]) =>
+        name.toLowerCase() === 'type' && attributeValue(value).trim().toLowerCase() === 'hidden',
+    );
+    if (!hidden) return tag;
+    const kept = attributes.replace(ATTRIBUTE, (attribute, name: string) =>
+      name.toLowerCase() === 'value' ? 'value="…"' : attribute,
+    );
+    // `<input` and the closing `>` (none on a page cut short) as written.
+    return `${tag.slice(0, 6)}${kept}${tag.slice(6 + attributes.length)}`;
+  });
   return masked.slice(0, length);
 }

@@ -298,4 +298,47 @@ describe('the test helpers’ error messages', () => {
       server.close();
     }
   });
+
+  it("leave out a hidden field's value however the app writes it: quotes, attribute order, case, spaces, a > in the value", async () => {
+    // Each page's CSRF token, and how the app writes its field.
+    const pages: Record<string, string> = {
+      'csrf-single-4e1b': `<input type='hidden' name='_csrf' value='csrf-single-4e1b'>`,
+      'csrf-bare-7c2d': '<input type=hidden name=_csrf value=csrf-bare-7c2d>',
+      'csrf-order-9a3f': '<input value="csrf-order-9a3f" name="_csrf" type="hidden">',
+      'csrf-upper-2b8e': '<INPUT TYPE=HIDDEN NAME=_csrf VALUE="csrf-upper-2b8e">',
+      'csrf-spaced-6d5a': `<input type = 'Hidden' name="_csrf" value = "csrf-spaced-6d5a" />`,
+      'csrf>angle-1f0c': '<input name="_csrf" value="csrf>angle-1f0c" type="hidden">',
+      'csrf-encoded-3c7b': '<input type="&#104;idden" name="_csrf" value="csrf-encoded-3c7b">',
+    };
+    const server = createServer((req, res) => {
+      // The page's number in the URL: the message quotes the URL.
+      const field = Object.values(pages)[Number((req.url ?? '/').slice(1))] ?? '';
+      res
+        .setHeader('content-type', 'text/html')
+        .end(
+          `<form method="post" action="/next">${field}<input type="text" name="q" value="typed-by-user"><button>Go</button></form>`,
+        );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const browser = createTestBrowser();
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const [index, token] of Object.keys(pages).entries()) {
+        const loaded = await browser.get(`${origin}/${index}`);
+        const failed = await browser.submitForm(loaded, {}, { action: '/elsewhere' }).then(
+          () => new Error('submitForm found a form posting to /elsewhere'),
+          (error: unknown) => error as Error,
+        );
+        expect(failed.message, token).toContain('No form posting to /elsewhere');
+        expect(failed.message, token).toMatch(/value="…"/);
+        expect(failed.message, token).not.toContain(token);
+        // Nor any part of it (its own last four characters are each token's alone).
+        expect(failed.message, token).not.toContain(token.slice(-4));
+        // A field the user sees keeps its value: the excerpt still shows the page.
+        expect(failed.message, token).toContain('value="typed-by-user"');
+      }
+    } finally {
+      server.close();
+    }
+  });
 });
