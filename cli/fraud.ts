@@ -29,7 +29,7 @@ const USAGE = `usage: hosted-sms-verify-kit fraud <what> --config ./verify.confi
   --config FILE              module whose default export is the kit's options, a kit, { kit, close },
                              or a function of env returning one (env VERIFY_CONFIG)
   --json                     one JSON document instead of lines
-Exit codes: 0 done, 1 usage or configuration error.`;
+Exit codes: 0 done, 1 usage or configuration error, or the store did not answer within 30 s.`;
 
 const WHATS = ['tripped', 'rules', 'decisions', 'days', 'block', 'release', 'clear'] as const;
 type What = (typeof WHATS)[number];
@@ -135,25 +135,33 @@ interface Loaded {
 const BUILD_MS = 10_000;
 
 /**
- * A configuration's function of env, within BUILD_MS: one that waits on something that never
- * answers ends the command with that said, never holds it (nor lets it end saying nothing).
+ * `fn` within `ms`, as withDeadline runs it. Its timer is unref'd: an interval keeps the command
+ * alive until then, so a call that never settles and holds nothing ends the command with that said
+ * (node would end it at once with exit 13 and nothing said).
  */
-async function built(factory: (env: CommandEnv) => unknown, env: CommandEnv, file: string): Promise<unknown> {
-  // The deadline's timer is unref'd: this one keeps the command alive to say so.
+async function withinAlive<T>(what: string, ms: number, fn: () => T | PromiseLike<T>, late: () => Error): Promise<T> {
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
-    return await withDeadline(
-      'configuration',
-      BUILD_MS,
-      () => factory(env),
-      () =>
-        new Error(
-          `--config ${file}: its function of env did not answer within ${BUILD_MS} ms: does it wait on something that never answers?`,
-        ),
-    );
+    return await withDeadline(what, ms, fn, late);
   } finally {
     clearInterval(keepAlive);
   }
+}
+
+/**
+ * A configuration's function of env, within BUILD_MS: one that waits on something that never
+ * answers ends the command with that said, never holds it (nor lets it end saying nothing).
+ */
+function built(factory: (env: CommandEnv) => unknown, env: CommandEnv, file: string): Promise<unknown> {
+  return withinAlive(
+    'configuration',
+    BUILD_MS,
+    () => factory(env),
+    () =>
+      new Error(
+        `--config ${file}: its function of env did not answer within ${BUILD_MS} ms: does it wait on something that never answers?`,
+      ),
+  );
 }
 
 /** The kit the configuration names (ready, or built with no route), and how to close what it opened. */
@@ -200,12 +208,15 @@ const CLOSE_MS = BUILD_MS;
  */
 async function closeWithin(close: () => Promise<void>, env: CommandEnv): Promise<void> {
   try {
-    await withDeadline('close', CLOSE_MS, close, () => new Error(`closing did not finish within ${CLOSE_MS} ms`));
+    await withinAlive('close', CLOSE_MS, close, () => new Error(`closing did not finish within ${CLOSE_MS} ms`));
   } catch (error) {
     const message = withoutUrlPasswords(redactSecrets(String(describeError(error).message), environmentSecrets(env)));
     process.stderr.write(`hosted-sms-verify-kit fraud: could not close what the configuration opened: ${message}\n`);
   }
 }
+
+/** How long the store gets to answer what the command asked. */
+const ANSWER_MS = 30_000;
 
 /** What the command prints: a JSON-able value, and its lines for a person. */
 async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ value: unknown; lines: string[] }> {
@@ -265,7 +276,13 @@ export const command: Command = {
     const args = parse(argv, env);
     const { kit, close } = await load(args.file, env);
     try {
-      const { value, lines } = await perform(kit, args);
+      // A store call that never settles ends the command, exit 1, saying so.
+      const { value, lines } = await withinAlive(
+        'store',
+        ANSWER_MS,
+        () => perform(kit, args),
+        () => new Error(`the store did not answer within ${ANSWER_MS} ms: is its database reachable?`),
+      );
       process.stdout.write(args.json ? `${JSON.stringify(value)}\n` : `${lines.join('\n')}\n`);
       return 0;
     } finally {

@@ -309,6 +309,23 @@ describe('hosted-sms-verify-kit fraud, a configuration whose code hangs or throw
     // Never settles, and keeps a timer that would keep the process alive.
     writeFileSync(join(dir, 'hangs.config.mjs'), config('() => new Promise(() => setInterval(() => {}, 1000))'));
     writeFileSync(join(dir, 'throws.config.mjs'), config("() => { throw new Error('pool.end failed'); }"));
+    // Never settles, and holds nothing at all (a forgotten promise).
+    writeFileSync(join(dir, 'closes-never.config.mjs'), config('() => new Promise(() => {})'));
+    // A store whose pumping calls never settle, holding nothing (a custom store's forgotten promise).
+    writeFileSync(
+      join(dir, 'store-never.config.mjs'),
+      `import configured from './closes-never.config.mjs';
+       const { store } = configured.kit;
+       const pumping = new Proxy(store.pumping, {
+         get: (target, name) =>
+           typeof target[name] === 'function' ? () => new Promise(() => {}) : target[name],
+       });
+       const hung = new Proxy(store, {
+         get: (target, name) =>
+           name === 'pumping' ? pumping : typeof target[name] === 'function' ? target[name].bind(target) : target[name],
+       });
+       export default { close: () => {}, kit: { ...configured.kit, store: hung } };`,
+    );
     // A function of env that never answers: one holding a timer, one holding nothing at all.
     writeFileSync(
       join(dir, 'builds-forever.config.mjs'),
@@ -320,7 +337,7 @@ describe('hosted-sms-verify-kit fraud, a configuration whose code hangs or throw
 
   function fraud(config: string): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
     const started = Date.now();
-    const options = { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 };
+    const options = { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 50_000 };
     return new Promise((resolve) => {
       execFile(process.execPath, [MAIN, 'fraud', 'rules', '--config', config], options, (error, stdout, stderr) =>
         resolve({
@@ -340,6 +357,29 @@ describe('hosted-sms-verify-kit fraud, a configuration whose code hangs or throw
       /^hosted-sms-verify-kit fraud: could not close what the configuration opened: .*within \d+ ms/m,
     );
     expect(run.ms).toBeLessThan(20_000);
+  });
+
+  it('a close that never settles, holding nothing: the answer printed, then the late close said on stderr, exit 0, not node ending it unsaid', async () => {
+    const run = await fraud('closes-never.config.mjs');
+    expect(run).toEqual({
+      code: 0,
+      stdout: 'no rules in force\n',
+      stderr:
+        'hosted-sms-verify-kit fraud: could not close what the configuration opened: closing did not finish within 10000 ms\n',
+      ms: expect.any(Number),
+    });
+    expect(run.ms).toBeLessThan(20_000);
+  });
+
+  it('a store call that never settles, holding nothing: exit 1 after 30 s, saying so, not node ending it unsaid', async () => {
+    const run = await fraud('store-never.config.mjs');
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'hosted-sms-verify-kit fraud: the store did not answer within 30000 ms: is its database reachable?\n',
+      ms: expect.any(Number),
+    });
+    expect(run.ms).toBeGreaterThanOrEqual(30_000);
   });
 
   it('a function of env that never answers (holding a timer, or nothing): exit 1 within its deadline, saying so, without a stack', async () => {

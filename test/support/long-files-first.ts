@@ -19,13 +19,13 @@ export const LONG_FILES = [
   'express5:test/cli/config-never-loads.test.ts', // 120: the audit command's deadline for a configuration, mostly asleep
   'express5:test/a11y/demo-pages.browser.test.ts', // 115: Chromium through every demo page
   'express5:test/a11y/kit-pages.browser.test.ts', // 80
+  'express5:test/pumping/fraud-command.test.ts', // 75: the store's 30 s and the close's 10 s deadlines, asleep
   'express5:test/audit/harm.test.ts', // 50: two full audits of the demo back to back
   'express5:test/e2e/demo.test.ts', // 45
   'express5:test/e2e/demo-step-up.browser.test.ts', // 40
   'express5:test/package/package.test.ts', // 35: packs the tarball and installs it in scratch apps
   'express5:test/e2e/demo-change-phone.browser.test.ts', // 35
   'express4:test/audit/fixtures.test.ts', // 35: the sound app and two flaws (AUDIT_FLAWS)
-  'express5:test/pumping/fraud-command.test.ts', // 30
   'express5:test/sweep/pacing.test.ts', // 30: paced reads in real time
   'express5:test/store/conformance.test.ts', // 25: four-process races on each store
   'express5:test/sweep/hung-store.test.ts', // 25
