@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { withDeadline } from '../middleware/deadline.ts';
+import { keepingProcessAlive, withDeadline } from '../middleware/deadline.ts';
 import { UsageError } from './command.ts';
 
 /** How long a configuration module's own top-level code gets to load. */
@@ -16,10 +16,8 @@ export const LOAD_MS = 10_000;
 export async function loadConfigModule(file: string, cwd = process.cwd(), ms = LOAD_MS): Promise<unknown> {
   const path = resolve(cwd, file);
   if (!existsSync(path)) throw new UsageError(`--config ${file}: no such file (looked at ${path}).`);
-  // The deadline's timer is unref'd: this one keeps the command alive to say so.
-  const keepAlive = setInterval(() => {}, 1 << 30);
-  try {
-    const loaded = await withDeadline(
+  const loaded = await keepingProcessAlive(() =>
+    withDeadline(
       'configuration',
       ms,
       () => import(pathToFileURL(path).href) as Promise<{ default?: unknown }>,
@@ -27,9 +25,7 @@ export async function loadConfigModule(file: string, cwd = process.cwd(), ms = L
         new Error(
           `--config ${file}: loading it did not finish within ${ms} ms: does its top-level code wait on something that never answers?`,
         ),
-    );
-    return loaded.default ?? loaded;
-  } finally {
-    clearInterval(keepAlive);
-  }
+    ),
+  );
+  return loaded.default ?? loaded;
 }

@@ -6,7 +6,7 @@
  * and calls no service.
  */
 import { createVerificationKit, type VerificationKit } from '../middleware/create-kit.ts';
-import { withDeadline } from '../middleware/deadline.ts';
+import { keepingProcessAlive, withDeadline } from '../middleware/deadline.ts';
 import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
 import { withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
@@ -135,32 +135,20 @@ interface Loaded {
 const BUILD_MS = 10_000;
 
 /**
- * `fn` within `ms`, as withDeadline runs it. Its timer is unref'd: an interval keeps the command
- * alive until then, so a call that never settles and holds nothing ends the command with that said
- * (node would end it at once with exit 13 and nothing said).
- */
-async function withinAlive<T>(what: string, ms: number, fn: () => T | PromiseLike<T>, late: () => Error): Promise<T> {
-  const keepAlive = setInterval(() => {}, 1 << 30);
-  try {
-    return await withDeadline(what, ms, fn, late);
-  } finally {
-    clearInterval(keepAlive);
-  }
-}
-
-/**
  * A configuration's function of env, within BUILD_MS: one that waits on something that never
  * answers ends the command with that said, never holds it (nor lets it end saying nothing).
  */
 function built(factory: (env: CommandEnv) => unknown, env: CommandEnv, file: string): Promise<unknown> {
-  return withinAlive(
-    'configuration',
-    BUILD_MS,
-    () => factory(env),
-    () =>
-      new Error(
-        `--config ${file}: its function of env did not answer within ${BUILD_MS} ms: does it wait on something that never answers?`,
-      ),
+  return keepingProcessAlive(() =>
+    withDeadline(
+      'configuration',
+      BUILD_MS,
+      () => factory(env),
+      () =>
+        new Error(
+          `--config ${file}: its function of env did not answer within ${BUILD_MS} ms: does it wait on something that never answers?`,
+        ),
+    ),
   );
 }
 
@@ -208,7 +196,9 @@ const CLOSE_MS = BUILD_MS;
  */
 async function closeWithin(close: () => Promise<void>, env: CommandEnv): Promise<void> {
   try {
-    await withinAlive('close', CLOSE_MS, close, () => new Error(`closing did not finish within ${CLOSE_MS} ms`));
+    await keepingProcessAlive(() =>
+      withDeadline('close', CLOSE_MS, close, () => new Error(`closing did not finish within ${CLOSE_MS} ms`)),
+    );
   } catch (error) {
     const message = withoutUrlPasswords(redactSecrets(String(describeError(error).message), environmentSecrets(env)));
     process.stderr.write(`hosted-sms-verify-kit fraud: could not close what the configuration opened: ${message}\n`);
@@ -277,11 +267,13 @@ export const command: Command = {
     const { kit, close } = await load(args.file, env);
     try {
       // A store call that never settles ends the command, exit 1, saying so.
-      const { value, lines } = await withinAlive(
-        'store',
-        ANSWER_MS,
-        () => perform(kit, args),
-        () => new Error(`the store did not answer within ${ANSWER_MS} ms: is its database reachable?`),
+      const { value, lines } = await keepingProcessAlive(() =>
+        withDeadline(
+          'store',
+          ANSWER_MS,
+          () => perform(kit, args),
+          () => new Error(`the store did not answer within ${ANSWER_MS} ms: is its database reachable?`),
+        ),
       );
       process.stdout.write(args.json ? `${JSON.stringify(value)}\n` : `${lines.join('\n')}\n`);
       return 0;

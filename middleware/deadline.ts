@@ -95,6 +95,21 @@ export function withDeadline<T>(
   });
 }
 
+/**
+ * Runs `work`, holding a command's process open until it settles. The deadlines' timers are
+ * unref'd (a kit inside an app must never hold it open), so in a command whose last pending thing
+ * is a call that never settles and holds nothing, node would end the process at once with exit 13
+ * and nothing said; held open, the call's deadline fires and the command says why it stopped.
+ */
+export async function keepingProcessAlive<T>(work: () => Promise<T>): Promise<T> {
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  try {
+    return await work();
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
 /** A callback's result as it is, or, when it is a promise, under the deadline (a sync fulfil stays sync). */
 export function boundIfAsync<T>(name: string, ms: number, result: T): T | Promise<Awaited<T>> {
   return isThenable(result) ? (withDeadline(name, ms, () => result) as Promise<Awaited<T>>) : result;

@@ -16,7 +16,7 @@
  * 1 configuration error, 2 the service could not be reached at all (reads were made and none got
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
-import { runDetached, withDeadline } from '../deadline.ts';
+import { keepingProcessAlive, runDetached, withDeadline } from '../deadline.ts';
 import { environmentSecrets, KitError, KitErrorCode, redactSecrets } from '../errors.ts';
 import { describeQuotingError, withoutUrlPasswords } from '../printable-errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
@@ -153,12 +153,11 @@ async function kitOf<Tx>(
     new Error(
       `building the kit did not finish within ${ms} ms: does the configuration wait on something that never answers?`,
     );
-  // The deadline's timer is unref'd; this one keeps a standalone job alive to report a factory that never settles.
-  const keepAlive = setInterval(() => {}, 1 << 30);
   const building = Promise.resolve().then(() => factory(env, settings));
   let built: unknown;
   try {
-    built = await withDeadline('kit', ms, () => building, late);
+    // Held open: a standalone job reports a factory that never settles.
+    built = await keepingProcessAlive(() => withDeadline('kit', ms, () => building, late));
   } catch (error) {
     // A kit built after the deadline is closed when it comes: its pool must not hold the process.
     const closeLate = async (built: SweepJobKit<Tx>) => {
@@ -170,8 +169,6 @@ async function kitOf<Tx>(
       () => undefined,
     );
     throw error;
-  } finally {
-    clearInterval(keepAlive);
   }
   return aKit(built, 'the kit factory');
 }
@@ -268,7 +265,9 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
 
   const mode = { config, signal: stop.signal, stopTimeoutMs, emit, logger: options.logger };
   try {
-    return config.once ? await runOnceMode(kit, mode) : await runLoopMode(kit, mode);
+    // Held open while it runs: the run's deadlines and the worker's timers are unref'd, so a store
+    // call that never settles and holds nothing would end a standalone job with exit 13, unsaid.
+    return await keepingProcessAlive(() => (config.once ? runOnceMode(kit, mode) : runLoopMode(kit, mode)));
   } finally {
     stop.dispose();
     if (typeof options.kit === 'function') {
@@ -288,15 +287,13 @@ async function closeWithin(
   close: () => Promise<void>,
   emit: (obj: Record<string, unknown>) => void,
 ): Promise<void> {
-  // The deadline's timer is unref'd: this one keeps a standalone job alive to report a close that
-  // never settles and holds nothing (node would end it with exit 13, the run's exit code lost).
-  const keepAlive = setInterval(() => {}, 1 << 30);
   try {
-    await withDeadline(what, ms, close, () => new Error(`closing did not finish within ${ms} ms`));
+    // Held open: a close that never settles and holds nothing is reported, the run's exit code kept.
+    await keepingProcessAlive(() =>
+      withDeadline(what, ms, close, () => new Error(`closing did not finish within ${ms} ms`)),
+    );
   } catch (error) {
     emit({ event: 'sweep_close_failed', closing: what, error: describe(error) });
-  } finally {
-    clearInterval(keepAlive);
   }
 }
 
@@ -311,9 +308,6 @@ interface JobMode {
 async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<number> {
   const { config, signal, stopTimeoutMs, emit, logger } = mode;
   const owner = newSweepOwner();
-  // The run's deadlines are unref'd: this keeps a standalone job alive until its run ends, as the
-  // loop does (a store call that never settles and holds nothing would end it with exit 13, unsaid).
-  const keepAlive = setInterval(() => {}, 1 << 30);
   // A run that throws at once (options it refuses) fails like one that rejects.
   const run = Promise.resolve().then(() =>
     kit.runSweep({ ...config.sweep, owner, signal, ...(logger ? { logger } : {}) }),
@@ -347,15 +341,12 @@ async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<num
     return SweepJobExitCode.SweepFailed;
   } finally {
     clearTimeout(timer);
-    clearInterval(keepAlive);
   }
 }
 
 async function runLoopMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<number> {
   const { config, signal, stopTimeoutMs, emit, logger } = mode;
   if (signal.aborted) return SweepJobExitCode.Ok;
-  // The worker's timers are unref'd; this one keeps a standalone job process alive between runs.
-  const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     const worker = kit.startSweepWorker({
       ...config.sweep,
@@ -371,7 +362,5 @@ async function runLoopMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<num
   } catch (error) {
     emit({ event: 'sweep_failed', error: describe(error) });
     return SweepJobExitCode.SweepFailed;
-  } finally {
-    clearInterval(keepAlive);
   }
 }

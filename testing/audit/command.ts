@@ -137,15 +137,11 @@ export const command = {
       return report.ok ? 0 : 2;
     } finally {
       // Your close() is yours: one that hangs or throws (or a `close` getter that throws) never keeps
-      // the command from answering. The deadline's timer is unref'd: this one keeps the command
-      // alive to answer when the close holds nothing else.
-      const keepAlive = setInterval(() => {}, 1 << 30);
-      await callHook('your close()', 30_000, () => config.close?.call(config))
-        .catch((error: unknown) => {
-          // Its error may quote the app's database URL: never its password.
-          write(`${withoutUrlPasswords(scrubbed(config, describeThrown(error)))}\n`);
-        })
-        .finally(() => clearInterval(keepAlive));
+      // the command from answering; callHook's deadline holds the process until it answers.
+      await callHook('your close()', 30_000, () => config.close?.call(config)).catch((error: unknown) => {
+        // Its error may quote the app's database URL: never its password.
+        write(`${withoutUrlPasswords(scrubbed(config, describeThrown(error)))}\n`);
+      });
     }
   },
 };
