@@ -1,8 +1,8 @@
 /**
  * The SQLite store's group commit of start writes (new attempts, refunds): what concurrent starts
  * write in one turn of the event loop commits together, yet each write stands or falls alone, and
- * no caller hears "stored" before the commit. What a start's text waits on (its budgets, its SMS
- * pumping check) is written at once, in a transaction of its own.
+ * no caller hears "stored" before the commit. A start's budgets, which its text waits on, are
+ * spent at once in a transaction of their own.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -111,21 +111,6 @@ describe('SQLite start writes', () => {
       const consumed = store.consumeStartBudgets({ budgets: [budget('user:now', 5)], now: 1_000 });
       expect(spent()).toEqual({ spent: 1 });
       expect(await consumed).toEqual([]);
-    } finally {
-      other.close();
-    }
-  });
-
-  it("counts a start's text for the SMS pumping rules at once: another connection sees it before the call returns", async () => {
-    const store = open();
-    const other = new BetterSqlite3(path, { readonly: true });
-    const counted = () =>
-      other.prepare("SELECT sent FROM verify_kit_pumping_counts WHERE dimension = 'country' AND key = 'GB'").get();
-    try {
-      const keys = [{ dimension: 'country' as const, key: 'GB' }];
-      const reserved = store.pumping.reserveSend({ keys, address: '192.0.2.1', hour: 1, now: 3_600_000 });
-      expect(counted()).toEqual({ sent: 1 });
-      expect((await reserved).counts[0]?.sentThisHour).toBe(0);
     } finally {
       other.close();
     }

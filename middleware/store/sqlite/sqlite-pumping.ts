@@ -1,13 +1,13 @@
 /**
- * The SMS pumping counters in SQLite. The check before a text reads and counts it in one IMMEDIATE
- * transaction, at once; the send's record follows once its session exists, in the start's group
- * commit. A verification marks its send and counts under the send's keys in one savepoint of that
- * group commit, so it counts once whatever calls it (landing, sweep, another process).
+ * The SMS pumping counters in SQLite. The check before a text reads and counts it in one write of
+ * the start's group commit; the send's record follows once its session exists. A verification
+ * marks its send and counts under the send's keys in one savepoint of that group commit, so it
+ * counts once whatever calls it (landing, sweep, another process).
  */
 import type { Database } from 'better-sqlite3';
 import { pastDaysCache } from '../past-days-cache.ts';
 import { prepareAll, PUMPING_SQL, type PumpingStatements } from './sqlite-sql.ts';
-import type { StartWrites } from './sqlite-start-writes.ts';
+import type { StartWrite } from './sqlite-start-writes.ts';
 import type {
   PumpingCount,
   PumpingDimension,
@@ -156,14 +156,14 @@ function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisio
 /** The check's count of a text (reserveSend), given back when unsent, and the send's record. */
 function reservations(
   sql: Sql,
-  { write, writeAtOnce }: Pick<StartWrites, 'write' | 'writeAtOnce'>,
+  write: StartWrite,
   readNow: (query: ReadingQuery) => PumpingReading,
 ): Pick<PumpingStore, 'reserveSend' | 'releaseSend' | 'attachSend'> {
   return {
-    // Read and counted in one IMMEDIATE transaction: no other check, in this process or another,
-    // reads between the two. At once, as the budgets: the start's text waits on it.
+    // Read and counted in one write of the group commit (BEGIN IMMEDIATE): no other check, in this
+    // process or another, reads between the two.
     async reserveSend(query) {
-      return writeAtOnce(() => {
+      return write(() => {
         const reading = readNow(query);
         sql.countSent.run({ keys: JSON.stringify(query.keys), hour: query.hour });
         return reading;
@@ -178,9 +178,8 @@ function reservations(
   };
 }
 
-/** The pumping part of the SQLite store; `starts.write` is the start's group commit. */
-export function sqlitePumping(db: Database, starts: Pick<StartWrites, 'write' | 'writeAtOnce'>): PumpingStore {
-  const { write } = starts;
+/** The pumping part of the SQLite store; `write` is the start's group commit. */
+export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
   const sql = prepareAll(db, PUMPING_SQL);
   // Run inside the group commit's savepoint: the mark and its counts commit together, once.
   const countVerifiedOnce = (sessionId: string): boolean => {
@@ -201,7 +200,7 @@ export function sqlitePumping(db: Database, starts: Pick<StartWrites, 'write' | 
   const { readNow, ...reads } = pumpingReads(sql);
   return {
     ...reads,
-    ...reservations(sql, starts, readNow),
+    ...reservations(sql, write, readNow),
     async recordSend({ sessionId, keys, hour }) {
       const listed = JSON.stringify(keys);
       await write(() => {

@@ -190,7 +190,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...sqliteSweepPace(db, statements),
     ...sqliteHousekeeping(db),
     stepUp: sqliteStepUp(db),
-    pumping: sqlitePumping(db, starts),
+    pumping: sqlitePumping(db, starts.write),
     async close() {
       if (db.open) starts.flush();
       await checkpointer?.stop();
