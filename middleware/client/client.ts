@@ -100,12 +100,22 @@ function parseCreatedSession(response: ServiceResponse): CreatedSession {
   return checkedCreatedSession(response.body, response.replayed);
 }
 
-/** A create answer the kit can use (from the service, or a ready client: the app's code), or a protocol error. */
+/**
+ * A session id as the kit stores it and the landing takes it back from the browser: printable
+ * ASCII without spaces, 1 to 256 characters.
+ */
+export const SESSION_ID_PATTERN = /^[\x21-\x7e]{1,256}$/;
+
+/**
+ * A create answer the kit can use (from the service, or a ready client: the app's code), or a
+ * protocol error. Its sessionId must be one the landing accepts back: with any other, the user's
+ * return could never complete the attempt.
+ */
 export function checkedCreatedSession(body: Record<string, unknown>, replayed: boolean): CreatedSession {
   const { sessionId, verifyUrl, handoff, expiresInSeconds } = body;
   if (
     typeof sessionId !== 'string' ||
-    sessionId.length === 0 ||
+    !SESSION_ID_PATTERN.test(sessionId) ||
     typeof verifyUrl !== 'string' ||
     !/^https?:\/\//i.test(verifyUrl) ||
     typeof handoff !== 'string' ||

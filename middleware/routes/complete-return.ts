@@ -15,9 +15,8 @@ import { annotateSpan } from '../telemetry.ts';
 import type { Attempt } from '../store/types.ts';
 import type { OutcomeSource } from '../types.ts';
 import { slowTheSweep } from '../sweep/pacing.ts';
+import { SESSION_ID_PATTERN } from '../client/client.ts';
 
-/** Printable ASCII without spaces, 1..256. */
-const SESSION_ID_PATTERN = /^[\x21-\x7e]{1,256}$/;
 const MAX_LENGTH = 512;
 
 export interface ReturnedIds {

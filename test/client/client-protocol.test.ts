@@ -443,6 +443,28 @@ describe('a failure reason that spells the credentials is not kept', () => {
   });
 });
 
+describe('a create answer whose sessionId the landing would refuse', () => {
+  // The landing takes back printable ASCII without spaces, 1 to 256 characters: with any other id,
+  // the user's return could never complete the attempt, and the text would be spent for nothing.
+  it.each([
+    ['with a space', 'ses 1'],
+    ['257 characters long', 's'.repeat(257)],
+    ['with a character outside ASCII', 'ses-\u00e9'],
+    ['with a newline', 'ses-1\n'],
+  ])('%s: a protocol error', async (_name, sessionId) => {
+    const service = await scriptedServer([json(200, { ...created, sessionId })]);
+    await expect(client(service.url).createSession(input, 'k')).rejects.toMatchObject({
+      code: 'service_protocol_error',
+    });
+  });
+
+  it('of 256 printable characters: taken', async () => {
+    const sessionId = `s${'~'.repeat(254)}!`;
+    const service = await scriptedServer([json(200, { ...created, sessionId })]);
+    expect((await client(service.url).createSession(input, 'k')).sessionId).toBe(sessionId);
+  });
+});
+
 describe('a create answer that spells the credentials is refused', () => {
   const basic = Buffer.from(`client-1:${SECRET}`).toString('base64');
   // What the kit would log and trace (sessionId) or put in the handoff page (verifyUrl, handoff).
