@@ -126,28 +126,29 @@ function summarise(record: AttemptRecord): AttemptSummary {
   };
 }
 
-function invalid(message: string): KitError {
-  return new KitError(KitErrorCode.InvalidOptions, `kit.attempts.find: ${message}`);
+/** Names the call that was given it, so the message says which call to fix. */
+function invalid(call: 'find' | 'get', message: string): KitError {
+  return new KitError(KitErrorCode.InvalidOptions, `kit.attempts.${call}: ${message}`);
 }
 
 function checkSearch(search: AttemptSearch): void {
   if (typeof search !== 'object' || search === null) {
-    throw invalid('pass a search object, e.g. { userRef, limit: 20 }.');
+    throw invalid('find', 'pass a search object, e.g. { userRef, limit: 20 }.');
   }
   if (search.userRef !== undefined && (typeof search.userRef !== 'string' || search.userRef === '')) {
-    throw invalid('`userRef` must be a non-empty string.');
+    throw invalid('find', '`userRef` must be a non-empty string.');
   }
   if (search.outcome !== undefined && !OUTCOMES.includes(search.outcome)) {
-    throw invalid(`\`outcome\` must be one of ${OUTCOMES.join(', ')}.`);
+    throw invalid('find', `\`outcome\` must be one of ${OUTCOMES.join(', ')}.`);
   }
   for (const name of ['newerThanMs', 'olderThanMs'] as const) {
     const value = search[name];
     if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
-      throw invalid(`\`${name}\` must be whole ms >= 0.`);
+      throw invalid('find', `\`${name}\` must be whole ms >= 0.`);
     }
   }
   if (search.limit !== undefined && (!Number.isInteger(search.limit) || search.limit < 1 || search.limit > 500)) {
-    throw invalid('`limit` must be a whole number from 1 to 500.');
+    throw invalid('find', '`limit` must be a whole number from 1 to 500.');
   }
 }
 
@@ -169,7 +170,8 @@ export function createAttemptReader(
       return records.map(summarise);
     },
     async get(sessionId) {
-      if (typeof sessionId !== 'string' || sessionId === '') throw invalid('`sessionId` must be a non-empty string.');
+      if (typeof sessionId !== 'string' || sessionId === '')
+        throw invalid('get', '`sessionId` must be a non-empty string.');
       const record = await store.findAttemptBySessionId(sessionId);
       return record === undefined ? undefined : summarise(record);
     },

@@ -66,9 +66,14 @@ describe('kit.attempts', () => {
     expect(await app.kit.attempts.get('no-such-session')).toBeUndefined();
   });
 
-  it('refuses a search it cannot run, saying how to fix it', async () => {
-    await expect(app.kit.attempts.find({ limit: 0 })).rejects.toThrow(/`limit` must be a whole number from 1 to 500/);
+  it('refuses a search it cannot run, saying how to fix it and naming the call', async () => {
+    await expect(app.kit.attempts.find({ limit: 0 })).rejects.toThrow(
+      /^kit\.attempts\.find: `limit` must be a whole number from 1 to 500/,
+    );
     await expect(app.kit.attempts.find({ outcome: 'won' as never })).rejects.toThrow(/`outcome` must be one of/);
+    await expect(app.kit.attempts.get('')).rejects.toThrow(
+      /^kit\.attempts\.get: `sessionId` must be a non-empty string/,
+    );
   });
 
   it('masks all but the last two characters of a destination', () => {
