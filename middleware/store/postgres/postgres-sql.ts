@@ -177,11 +177,76 @@ const STEP_UP_SQL = {
  * is missing, under a name that carries a hash of its text. Instances of two kit versions on one
  * database then each call their own, and a routine can never differ from the code that calls it.
  */
+/**
+ * A start's budgets, all or nothing, as migration 12's routine counted them, but for one thing:
+ * whether a member (a number the user tried) was counted already is read in a statement of its
+ * own, after the counters' locks are held. Its snapshot then holds the marker of every start that
+ * held them before; read in the locking statement, from a snapshot taken before it waited, a number
+ * tried twice at once on two instances was counted twice.
+ */
+const CONSUME_BUDGETS_BODY = `
+DECLARE
+  c_budget INTEGER[];
+  c_key TEXT[];
+  c_spent INTEGER[];
+  c_ends BIGINT[];
+  c_open BOOLEAN[];
+  c_points INTEGER[];
+  c_member TEXT[];
+  c_counted BOOLEAN[];
+BEGIN
+  WITH wanted AS (
+    SELECT w.ord::INTEGER - 1 AS budget, w.key, w.points, w.duration_ms, w.member
+    FROM unnest(p_keys, p_points, p_durations_ms, p_members) WITH ORDINALITY AS w(key, points, duration_ms, member, ord)),
+  locked AS (
+    INSERT INTO verify_kit_start_budgets AS b (key, spent, window_ends_at)
+    SELECT wanted.key, 0, 0 FROM wanted ORDER BY wanted.key
+    ON CONFLICT (key) DO UPDATE SET spent = b.spent
+    RETURNING b.key, b.spent, b.window_ends_at)
+  SELECT array_agg(wanted.budget ORDER BY wanted.budget), array_agg(wanted.key ORDER BY wanted.budget),
+    array_agg(CASE WHEN locked.window_ends_at > p_now THEN locked.spent ELSE 0 END ORDER BY wanted.budget),
+    array_agg(CASE WHEN locked.window_ends_at > p_now THEN locked.window_ends_at ELSE p_now + wanted.duration_ms END
+      ORDER BY wanted.budget),
+    array_agg(locked.window_ends_at > p_now ORDER BY wanted.budget),
+    array_agg(wanted.points ORDER BY wanted.budget),
+    array_agg(wanted.member ORDER BY wanted.budget)
+  INTO c_budget, c_key, c_spent, c_ends, c_open, c_points, c_member
+  FROM wanted JOIN locked ON locked.key = wanted.key;
+  SELECT array_agg(x.member IS NOT NULL AND x.open AND EXISTS (
+      SELECT 1 FROM verify_kit_start_budgets AS m
+      WHERE m.key = 'seen:' || x.key || ':' || x.member AND m.window_ends_at = x.ends) ORDER BY x.ord)
+  INTO c_counted
+  FROM unnest(c_key, c_member, c_open, c_ends) WITH ORDINALITY AS x(key, member, open, ends, ord);
+  -- All or nothing: spend every budget only when none is full (a member already counted spends nothing).
+  IF NOT EXISTS (SELECT 1 FROM unnest(c_spent, c_points, c_counted) AS x(spent, points, counted)
+      WHERE x.spent >= x.points AND NOT x.counted) THEN
+    UPDATE verify_kit_start_budgets AS b SET spent = x.spent + 1, window_ends_at = x.ends
+    FROM unnest(c_key, c_spent, c_ends, c_counted) AS x(key, spent, ends, counted)
+    WHERE b.key = x.key AND NOT x.counted;
+    INSERT INTO verify_kit_start_budgets AS b (key, spent, window_ends_at)
+    SELECT 'seen:' || x.key || ':' || x.member, 1, x.ends
+    FROM unnest(c_key, c_member, c_ends, c_counted) AS x(key, member, ends, counted)
+    WHERE x.member IS NOT NULL AND NOT x.counted
+    ON CONFLICT (key) DO UPDATE SET spent = 1, window_ends_at = excluded.window_ends_at;
+  END IF;
+  RETURN QUERY SELECT x.budget, x.ends - p_now
+    FROM unnest(c_budget, c_spent, c_points, c_ends, c_counted) AS x(budget, spent, points, ends, counted)
+    WHERE x.spent >= x.points AND NOT x.counted ORDER BY x.budget;
+END`;
+const CONSUME_BUDGETS_ROUTINE = `verify_kit_consume_start_budgets_${createHash('sha256').update(CONSUME_BUDGETS_BODY).digest('hex').slice(0, 16)}`;
+
 export const MARK_ONE_ROUTINE = `verify_kit_mark_fulfilled_${createHash('sha256').update(MARK_ONE_BODY).digest('hex').slice(0, 16)}`;
 export const MARK_GROUP_ROUTINE = `verify_kit_mark_group_${createHash('sha256').update(MARK_GROUP_BODY).digest('hex').slice(0, 16)}`;
 export const ROUTINES = [
   READ_PUMPING,
   RESERVE_PUMPING,
+  {
+    signature: `${CONSUME_BUDGETS_ROUTINE}(text[], integer[], bigint[], text[], bigint)`,
+    create: `CREATE FUNCTION ${CONSUME_BUDGETS_ROUTINE}(p_keys TEXT[], p_points INTEGER[], p_durations_ms BIGINT[],
+      p_members TEXT[], p_now BIGINT)
+      RETURNS TABLE (refused_budget INTEGER, retry_after_ms BIGINT) LANGUAGE plpgsql VOLATILE AS $fn$${CONSUME_BUDGETS_BODY}
+      $fn$`,
+  },
   {
     signature: `${MARK_ONE_ROUTINE}(text, bigint, boolean)`,
     create: `CREATE FUNCTION ${MARK_ONE_ROUTINE}(p_session_id TEXT, p_now BIGINT, p_latest BOOLEAN)
@@ -275,7 +340,7 @@ export const SQL = {
     WHERE outcome = 'pending' AND lease_owner = $1`,
   // One call, one transaction (the statement's): see the function in postgres-schema.ts.
   consumeStartBudgets: `SELECT refused_budget, retry_after_ms
-    FROM verify_kit_consume_start_budgets_v2($1, $2, $3, $4, ${budgetNow(5)})`,
+    FROM ${CONSUME_BUDGETS_ROUTINE}($1, $2, $3, $4, ${budgetNow(5)})`,
   // SKIP LOCKED: never waits on a counter a start holds, so it cannot deadlock with one.
   // Counters locked in key order, as the consume routine locks them; only the window the refunded
   // start was counted in (it ends after spentAt, and at most one duration after it).
