@@ -14,7 +14,7 @@ import { KitError, KitErrorCode } from '../errors.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import type { ReadNumber } from '../numbers/parse-number.ts';
 import { countPumpingDecision } from '../telemetry.ts';
-import type { PumpingDecisionRecord, PumpingKey, PumpingStore } from '../store/types.ts';
+import type { PumpingDecisionRecord, PumpingStore } from '../store/types.ts';
 import { judge, keysRefusedBy } from './pumping-decision.ts';
 import { startKeys, type StartKeys } from './pumping-keys.ts';
 import type { ResolvedPumping } from './pumping-options.ts';
@@ -125,15 +125,25 @@ class DecisionBound {
   }
 }
 
-/** A refusal past the bound: only its count under the keys that refused it, under the same deadline. */
-async function countOnly(deps: PumpingGuardDeps, store: PumpingStore, refused: { keys: PumpingKey[]; hour: number }) {
+/**
+ * A pumping store write the start's answer waits on no longer than on a budget's refund
+ * (hookTimeouts.limits): a store that fails or hangs only costs that write, which is logged. Never
+ * rejects.
+ */
+function writeWithin(
+  deps: PumpingGuardDeps,
+  what: string,
+  write: () => Promise<unknown>,
+  failed: string,
+): Promise<void> {
   const ms = deps.releaseTimeoutMs;
-  const late = () => new Error(`counting the refusal did not settle within ${ms} ms`);
-  try {
-    await withDeadline('limits', ms, () => store.countRefused(refused), late);
-  } catch (error) {
-    deps.logger.warn({ route: 'start', err: describeError(error) }, 'could not count an SMS pumping refusal');
-  }
+  const late = () => new Error(`${what} did not settle within ${ms} ms`);
+  return withDeadline('limits', ms, write, late).then(
+    () => undefined,
+    (error: unknown) => {
+      deps.logger.warn({ route: 'start', err: describeError(error) }, failed);
+    },
+  );
 }
 
 /**
@@ -154,7 +164,10 @@ async function record(
   const decidedAt = deps.now();
   const refused = decision === 'refused' ? { keys: keysRefusedBy(start, reasons), hour: hourOf(decidedAt) } : undefined;
   if (!bound.take(decision, decidedAt)) {
-    if (refused !== undefined) await countOnly(deps, store, refused);
+    // Past the bound a refusal is only counted under the keys that refused it.
+    if (refused !== undefined) {
+      await writeWithin(deps, 'counting the refusal', () => store.countRefused(refused), COUNT_REFUSAL_FAILED);
+    }
     return;
   }
   deps.logger.warn(
@@ -163,15 +176,13 @@ async function record(
       ? 'start refused: it matches SMS pumping (texts never verified); nothing was sent'
       : `start ${decision === 'warned' ? 'sent' : 'sent after the challenge'} although it matches SMS pumping (texts never verified)`,
   );
-  const ms = deps.releaseTimeoutMs;
-  const late = () => new Error(`recording the decision did not settle within ${ms} ms`);
   const recorded = { decidedAt, decision, reasons, country, block, address, userRef };
-  try {
-    // The answer waits on the record no longer than on a give-back: a store that hangs only costs the record.
-    await withDeadline('limits', ms, () => store.recordDecision(recorded, refused), late);
-  } catch (error) {
-    deps.logger.warn({ route: 'start', err: describeError(error) }, 'could not record an SMS pumping decision');
-  }
+  await writeWithin(
+    deps,
+    'recording the decision',
+    () => store.recordDecision(recorded, refused),
+    'could not record an SMS pumping decision',
+  );
 }
 
 /** Deletes what the windows no longer read, now and then, without holding up the start. */
@@ -195,14 +206,8 @@ function purger(deps: PumpingGuardDeps, store: PumpingStore): (now: number) => v
   };
 }
 
-/** A send's record, which the start's answer waits on no longer than on a give-back; never rejects. */
-function bounded(deps: PumpingGuardDeps, write: () => Promise<void>): Promise<void> {
-  const ms = deps.releaseTimeoutMs;
-  const late = () => new Error(`recording the send did not settle within ${ms} ms`);
-  return withDeadline('limits', ms, write, late).catch((error: unknown) => {
-    deps.logger.warn({ route: 'start', err: describeError(error) }, 'could not count a text for the SMS pumping rules');
-  });
-}
+const COUNT_REFUSAL_FAILED = 'could not count an SMS pumping refusal';
+const COUNT_SEND_FAILED = 'could not count a text for the SMS pumping rules';
 
 /**
  * The pass of a start the rules let through unjudged (the app's allow-list): its text is counted
@@ -219,7 +224,8 @@ class CountedPass implements PumpingPass {
   // The text is on its way: a count that fails to be written, or is late, is only logged.
   sent(sessionId: string): Promise<void> {
     const { deps, keys } = this;
-    return bounded(deps, () => this.store.recordSend({ sessionId, keys, hour: hourOf(deps.now()) }));
+    const write = () => this.store.recordSend({ sessionId, keys, hour: hourOf(deps.now()) });
+    return writeWithin(deps, 'recording the send', write, COUNT_SEND_FAILED);
   }
 
   unsent(): Promise<void> {
@@ -241,7 +247,12 @@ class ReservedPass extends CountedPass {
   // Recorded in the hour it was counted in, so its verification counts there too.
   override sent(sessionId: string): Promise<void> {
     const { keys, hour } = this;
-    return bounded(this.deps, () => this.store.attachSend({ sessionId, keys, hour }));
+    return writeWithin(
+      this.deps,
+      'recording the send',
+      () => this.store.attachSend({ sessionId, keys, hour }),
+      COUNT_SEND_FAILED,
+    );
   }
 
   // A text counted and never sent only makes the rules refuse sooner: a failure is only logged.
@@ -252,14 +263,13 @@ class ReservedPass extends CountedPass {
 
 // The answer waits on the give-back no longer than a budget's refund: a store that hangs only costs a count.
 function release(deps: PumpingGuardDeps, store: PumpingStore, keys: StartKeys['keys'], hour: number): Promise<void> {
-  const ms = deps.releaseTimeoutMs;
-  const late = () => new Error(`giving back the text did not settle within ${ms} ms`);
-  return withDeadline('limits', ms, () => store.releaseSend({ keys, hour }), late).catch((error: unknown) => {
-    deps.logger.warn(
-      { route: 'start', err: describeError(error) },
-      'could not give back a text counted for the SMS pumping rules',
-    );
-  });
+  const give = () => store.releaseSend({ keys, hour });
+  return writeWithin(
+    deps,
+    'giving back the text',
+    give,
+    'could not give back a text counted for the SMS pumping rules',
+  );
 }
 
 export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
