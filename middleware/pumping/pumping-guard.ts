@@ -272,6 +272,30 @@ function release(deps: PumpingGuardDeps, store: PumpingStore, keys: StartKeys['k
   );
 }
 
+/**
+ * The store's reading and count of the start's text (reserveSend), waited on no longer than the
+ * start budgets (hookTimeouts.limits): one that rejects or is late fails the start, never lets it
+ * through unchecked. A late one that counts the text after all gives it back.
+ */
+async function reserve(deps: PumpingGuardDeps, store: PumpingStore, start: StartKeys, hour: number, now: number) {
+  const reserving = store.reserveSend({ keys: start.keys, address: start.address, hour, now });
+  const ms = deps.releaseTimeoutMs;
+  const late = () =>
+    new KitError(
+      KitErrorCode.HookFailed,
+      `The SMS pumping check did not settle within ${ms} ms; the start was not sent (raise hookTimeouts.limits if the store needs longer).`,
+    );
+  try {
+    return await withDeadline('limits', ms, () => reserving, late);
+  } catch (error) {
+    reserving.then(
+      () => release(deps, store, start.keys, hour),
+      () => undefined,
+    );
+    throw error;
+  }
+}
+
 export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
   const { store } = deps;
   if (store === undefined || deps.pumping.mode === 'off') return async () => undefined;
@@ -288,7 +312,7 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
     if (deps.pumping.allows({ country: start.country, e164: start.e164, ip, userRef: who.userRef })) {
       return new CountedPass(deps, store, start.keys);
     }
-    const reading = await store.reserveSend({ keys: start.keys, address: start.address, hour, now });
+    const reading = await reserve(deps, store, start, hour, now);
     const pass = new ReservedPass(deps, store, start.keys, hour);
     const verdict = judge(reading, start, deps.pumping.thresholds, now);
     if (verdict.reasons.length === 0) return pass;
