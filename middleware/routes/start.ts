@@ -25,9 +25,10 @@ import { logKitError, route, showAsWritten } from './answer-error.ts';
 import { currentUser } from './user.ts';
 import { annotateSpan, countStart } from '../telemetry.ts';
 import { bodyOf, bodyParsers, paramsFor, pickAction, pickStartAction, readBody } from './start-request.ts';
-import { attemptFor } from './destination.ts';
+import { attemptFor, type AttemptUser } from './destination.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import { ENTERED_NUMBER_FIELD } from '../pages/pages.ts';
+import type { Attempt } from '../store/types.ts';
 import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
 import { restartFormFor } from './restart-form.ts';
 import { pumpingGuard, type PumpingPass } from '../pumping/pumping-guard.ts';
@@ -240,6 +241,16 @@ function answeredWithNumberForm<Tx>(
   return true;
 }
 
+/** The action's prepared params, boxed (prepare may return null, which is params too). */
+async function prepared<Tx>(
+  context: KitContext<Tx>,
+  req: Request,
+  action: ActionDefinition<Tx>,
+  found: { attemptUser: AttemptUser; previous: Attempt | undefined },
+): Promise<{ params: JsonValue }> {
+  return { params: await paramsFor(context, req, action, found.attemptUser.user, found.previous) };
+}
+
 /** The start route's own 405 for anything but POST, as a page or JSON. */
 function methodNotAllowed<Tx>(context: KitContext<Tx>, format: 'html' | 'json'): RequestHandler {
   return (req, res, next) => {
@@ -313,20 +324,20 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
       attemptFor(context, req, action, signedIn, body, (error) =>
         answeredWithNumberForm(context, req, res, action, body, error),
       );
-    // Bad input (a number that cannot be texted, a restart of nothing) is refused before a step-up
-    // keeps it: nothing kept, no text to confirm it. A kept start's fields are read after it.
+    // Bad input (a number that cannot be texted, a restart of nothing, a start the action's own
+    // prepare refuses) is refused before a step-up keeps it: nothing kept, no text to confirm it.
+    // A kept start's fields are read after it.
     const kept = bodyOf(req)[INTENT_FIELD] !== undefined;
     const checked = stepUp === undefined || kept ? undefined : await who(bodyOf(req));
     if (checked === 'answered') return;
+    const checkedPrepare = checked === undefined ? undefined : await prepared(context, req, action, checked);
     // Then: a start its step-up refuses spends and sends nothing (a restart is judged the same).
     if (stepUp !== undefined && !(await stepUp(req, res))) return;
     // Read after the step-up: a confirmed kept start runs with the fields it was kept with.
-    const body = bodyOf(req);
-    const found = checked ?? (await who(body));
+    const found = checked ?? (await who(bodyOf(req)));
     if (found === 'answered') return;
-    const { previous } = found;
     const { user, stored } = found.attemptUser;
-    const params = await paramsFor(context, req, action, user, previous);
+    const { params } = checkedPrepare ?? (await prepared(context, req, action, found));
     // Before the budgets: a start refused as SMS pumping spends none of them.
     const pass = await pumping(req, { ...user, number: stored });
     // Refused by the budgets or the app's hook, or the service busy: no session, no text, so the

@@ -323,6 +323,35 @@ describe.concurrent('the audit catches: redirects', () => {
   }, 120_000);
 });
 
+describe.concurrent('the audit catches: the return after a step-up', () => {
+  it('a guarded page that, once opened, sends the user on with <meta http-equiv=refresh> to its ?next= fails step-up.redirect', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          // "After the check, take the user where they were going."
+          app.get('/account', (req, res, next) => {
+            const wanted = queryValue(req, 'next');
+            if (wanted !== '') {
+              rewriteBody(res, (body) =>
+                body.replace(
+                  '<title>Account</title>',
+                  `<meta http-equiv="refresh" content="0;url=${escapeHtml(wanted)}"><title>Account</title>`,
+                ),
+              );
+            }
+            next();
+          });
+        },
+      },
+      ['step-up.redirect'],
+    );
+    expect(failed, table).toEqual(['step-up.redirect']);
+    expect(table).toMatch(
+      /after the landing, hop 2: a refresh to https:\/\/evil\.example\/audit leaves the app's origin/,
+    );
+  }, 120_000);
+});
+
 describe.concurrent('the audit catches: the handoff and the secret', () => {
   it('a handoff page with a <noscript> GET link carrying the handoff in its URL fails leak.handoff', async () => {
     const { failed, table } = await audit(

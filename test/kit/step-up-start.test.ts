@@ -6,7 +6,7 @@
  * another browser session, of another scope or past maxAge opens nothing, and neither does a restart.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVerificationKit, type ActionDefinition } from '../../middleware/index.ts';
+import { createVerificationKit, KitError, KitErrorCode, type ActionDefinition } from '../../middleware/index.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import type { Agent } from '../support/agent.ts';
 import { parseHandoffPage } from '../support/agent.ts';
@@ -26,6 +26,21 @@ const changePhone: ActionDefinition<unknown> = {
   requireRecentVerification: { scope: 'account', maxAge: TEN_MINUTES },
   fulfil: () => {},
 };
+/** A number another account holds: the action's own `prepare` refuses it, as the recipes advise. */
+const TAKEN_NUMBER = '+33612345679';
+/** How often each user's start reached `prepare`. */
+const prepared = new Map<string, number>();
+const changePhoneChecked: ActionDefinition<unknown> = {
+  ...changePhone,
+  name: 'change_phone_checked',
+  prepare(req, { user }) {
+    prepared.set(user.userRef, (prepared.get(user.userRef) ?? 0) + 1);
+    if ((req.body as { phone?: unknown }).phone === TAKEN_NUMBER) {
+      throw new KitError(KitErrorCode.InvalidActionParams, 'This number already has an account.');
+    }
+    return null;
+  },
+};
 const ACCOUNT_SCOPE = {
   name: 'account',
   operationSensitivity: 'sensitive',
@@ -38,7 +53,7 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
     app = await startTestApp({
       ...(await storeOptions()),
       kit: {
-        actions: [changePhone],
+        actions: [changePhone, changePhoneChecked],
         scopes: [...SCOPES, ACCOUNT_SCOPE],
         // Four starts per user: two step-up verifications and two changes at most. A refused start
         // spends none (three refused starts that spent would leave too few for a step-up and a change).
@@ -239,6 +254,29 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
     // A number that can be texted is still kept and asked for, as before.
     await expectRefused(jo);
     expect(await kept()).toBe(1);
+  });
+
+  it('without a grant, a start its action’s prepare refuses (a number already taken) gets prepare’s own 400 at once: nothing kept, nothing texted; a start it accepts is kept, and prepare runs once per start that goes on', async () => {
+    const kay = await app.agent().signIn('taken-before-step-up');
+    const kept = async () =>
+      (await app.query('SELECT intent_id FROM verify_kit_intents WHERE user_ref = $1', ['user-taken-before-step-up']))
+        .length;
+    const [sent, attempts] = [await texts(), await app.attemptCount()];
+    const refused = await kay.tryStartWithNumber('change_phone_checked', TAKEN_NUMBER);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('This number already has an account.');
+    expect(refused.body).not.toContain('Confirm it’s you');
+    expect(await kept()).toBe(0);
+    expect(await texts()).toBe(sent);
+    expect(await app.attemptCount()).toBe(attempts);
+    // A number prepare accepts is kept and asked for; once granted, the kept start runs (prepare again, for the user as they are then).
+    const asked = await kay.tryStartWithNumber('change_phone_checked', NEW_NUMBER);
+    expect(asked.body).toContain('Confirm it’s you');
+    expect(await kept()).toBe(1);
+    await grant(kay, 'account');
+    prepared.clear();
+    await kay.startWithNumber('change_phone_checked', NEW_NUMBER);
+    expect(prepared.get('user-taken-before-step-up')).toBe(1);
   });
 
   it('a grant made in another browser session of the same user opens nothing', async () => {

@@ -90,7 +90,7 @@ function refreshTarget(answer: Answer): string | undefined {
 }
 
 /** Where the browser goes on from an answer by itself: a redirect's Location, or a refresh's URL. */
-function nextTarget(answer: Answer): string | undefined {
+export function nextTarget(answer: Answer): string | undefined {
   if (answer.status >= 300 && answer.status < 400) return answer.location ?? undefined;
   return refreshTarget(answer);
 }

@@ -4,7 +4,7 @@
  */
 import { parseHandoffPage, type Answer } from './agent.ts';
 import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
-import { REDIRECT_PARAMS } from './checks-redirect.ts';
+import { nextTarget, REDIRECT_PARAMS } from './checks-redirect.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import {
   confirmationForm,
@@ -33,8 +33,9 @@ function plantsOf(value: string): RequestExtras {
 }
 
 /**
- * Follows redirects with the user's cookies while they stay on the app's origin; a Location off
- * it fails. Returns the last answer (undefined when one left the origin).
+ * Follows redirects and refreshes (a Refresh header, `<meta http-equiv="refresh">`) with the user's
+ * cookies while they stay on the app's origin; one off it fails. Returns the last answer (undefined
+ * when one left the origin).
  */
 async function followOnOrigin(
   world: AuditWorld,
@@ -45,17 +46,20 @@ async function followOnOrigin(
   what: string,
 ): Promise<Answer | undefined> {
   let answer = first;
-  for (let hop = 0; hop <= MAX_HOPS && answer.location !== null && answer.status >= 300 && answer.status < 400; hop++) {
-    const target = world.resolve(answer.location, answer.url);
+  let next = nextTarget(answer);
+  for (let hop = 0; hop <= MAX_HOPS && next !== undefined; hop++) {
+    const target = world.resolve(next, answer.url);
+    const how = answer.location === next ? 'a redirect' : 'a refresh';
     if (
       !verdict.expect(
         target.origin === world.options.appOrigin,
-        `${what}, hop ${hop + 1}: ${describeAnswer(answer)} leaves the app's origin`,
+        `${what}, hop ${hop + 1}: ${how} to ${next} leaves the app's origin (${describeAnswer(answer)})`,
       )
     ) {
       return undefined;
     }
     answer = await user.agent.request(target.href, { headers });
+    next = nextTarget(answer);
   }
   return answer;
 }
