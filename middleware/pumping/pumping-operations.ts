@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
-import { describeStoredNumber } from '../numbers/parse-number.ts';
+import { describeStoredNumber, isKnownCountry } from '../numbers/parse-number.ts';
 import type {
   PumpingDayCount,
   PumpingDecisionRecord,
@@ -15,7 +15,7 @@ import type {
   PumpingRule,
   PumpingStore,
 } from '../store/types.ts';
-import { blockOf } from './pumping-keys.ts';
+import { blockOf, UNKNOWN_COUNTRY } from './pumping-keys.ts';
 import { hourOf, thresholdsOf, trippedBy, unverifiedOf, type PumpingThresholds } from './pumping-rules.ts';
 
 /** A key whose rules one more text would break, as the check before a text would find it now. */
@@ -102,6 +102,20 @@ function checkNotWholeNumber(block: string): void {
   );
 }
 
+/**
+ * A country a number can belong to, as the counters key it (or ZZ, no country's ranges): any other
+ * code would be kept as a rule no start matches ('UK' for the United Kingdom, which is 'GB'), the
+ * operator told it was blocked.
+ */
+function checkCountry(country: string): void {
+  if (country === UNKNOWN_COUNTRY || isKnownCountry(country)) return;
+  const hint = country === 'UK' ? " (the United Kingdom is 'GB')" : '';
+  throw new KitError(
+    KitErrorCode.InvalidOptions,
+    `country must be the ISO 3166-1 alpha-2 code of a country with phone numbers, such as 'NG', or 'ZZ' for numbers of none${hint}; got ${JSON.stringify(country)}.`,
+  );
+}
+
 /** The one key a target names; an operator's mistake is refused before anything is written. */
 export function keyOf(target: PumpingTarget): PumpingKey {
   if (typeof target !== 'object' || target === null) {
@@ -126,12 +140,7 @@ export function keyOf(target: PumpingTarget): PumpingKey {
     );
   }
   const [dimension, key] = first;
-  if (dimension === 'country' && !/^[A-Z]{2}$/.test(key)) {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      `country must be an ISO 3166-1 alpha-2 code such as 'NG'; got ${JSON.stringify(key)}.`,
-    );
-  }
+  if (dimension === 'country') checkCountry(key);
   // An E.164 number's start: its country code never begins with 0.
   if (dimension === 'block' && !/^\+[1-9]\d{0,13}$/.test(key)) {
     throw new KitError(

@@ -42,6 +42,15 @@ describeEachStore('operators’ targets', (kind) => {
     expect(await ops.rules()).toEqual([]);
   });
 
+  it('refuses a country no number belongs to (UK for GB, XX), naming the fix, and keeps nothing; ZZ is kept', async () => {
+    expect(await refusal(ops.block({ country: 'UK' }))).toContain("'GB'");
+    expect(await refusal(ops.release({ country: 'XX' }))).toContain('"XX"');
+    expect(await ops.rules()).toEqual([]);
+    // What the counters key a number no country's ranges hold: an operator may block it.
+    const rule = await ops.block({ country: 'ZZ' });
+    expect(rule.key).toBe(startKeys('+8821234567', '192.0.2.1', 'u').country);
+  });
+
   it('keeps a block that is a start of numbers, in a country whose numbers vary in length too', async () => {
     await ops.block({ block: '+33612345' });
     await ops.block({ block: '+4930123456' });
