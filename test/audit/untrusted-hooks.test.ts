@@ -178,3 +178,30 @@ describe("the audit given an integrator's function whose error quotes a database
     expect(signedIn.stopped).toMatch(/your signIn/);
   }, 60_000);
 });
+
+describe('the audit given counts and logs in the shapes drivers give them', () => {
+  it("a probe answering its count as a string (node-postgres's count(*)) is read as that count: a sound app passes", async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const report = await auditIntegration({
+      ...app.auditOptions,
+      probe: (sessionId) => String(app.grants(sessionId)) as unknown as number,
+      only: ['replay.after-success', 'forged.wrong-state'],
+    });
+    expect(report.ok, formatAuditTable(report)).toBe(true);
+  }, 60_000);
+
+  it('a probe answering no count (undefined, a word) fails the check with a sentence naming your probe', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    for (const answer of [undefined, 'many']) {
+      const report = await auditIntegration({
+        ...app.auditOptions,
+        probe: () => answer as unknown as number,
+        only: ['forged.wrong-state'],
+      });
+      expect(report.checks[0]?.status).toBe('fail');
+      expect(report.checks[0]?.evidence.join('\n')).toMatch(/your probe\('[^']*'\) answered .*, not a count/);
+    }
+  }, 60_000);
+});

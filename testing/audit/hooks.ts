@@ -76,6 +76,30 @@ export async function callHook<T>(what: string, timeoutMs: number, call: () => T
   }
 }
 
+/** A value an integrator's function answered, named without quoting it (it may be anything, of any length). */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return 'a string';
+  return Array.isArray(value) ? 'an array' : `a${typeof value === 'object' ? 'n' : ''} ${typeof value}`;
+}
+
+/**
+ * What `what` answered, as a count: a whole number, or one a driver spells as a bigint or a string
+ * of digits (node-postgres answers `count(*)` as a string). Anything else is a HookError.
+ */
+export function countOf(what: string, value: unknown): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  if (typeof value === 'bigint' && value >= 0n && value <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(value);
+  if (typeof value === 'string' && /^\d{1,15}$/.test(value)) return Number(value);
+  throw new HookError(`${what} answered ${kindOf(value)}, not a count (a whole number, e.g. a SELECT count(*))`);
+}
+
+/** Runs your count `what` (a probe, a route's effects) under `timeoutMs`; its answer read by countOf. */
+export async function callCount(what: string, timeoutMs: number, call: () => unknown): Promise<number> {
+  return countOf(what, await callHook(what, timeoutMs, call));
+}
+
 /** Runs `call` (your `what`), which must answer at once: a throw or a returned promise is a HookError. */
 export function callSync<T>(what: string, call: () => T): T {
   let result: T;

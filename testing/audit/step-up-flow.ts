@@ -5,7 +5,7 @@
  */
 import { formsIn } from '../html.ts';
 import { parseHandoffPage, type Answer } from './agent.ts';
-import { callHook, callSync } from './hooks.ts';
+import { callCount, callHook, callSync } from './hooks.ts';
 import type { Verdict } from './check.ts';
 import type { AuditAction, AuditGuardedRoute } from './options.ts';
 import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';
@@ -70,7 +70,7 @@ export function describeRoute(route: AuditGuardedRoute, n: number, method: strin
 export async function effectsOf(world: AuditWorld, route: AuditGuardedRoute, user: AuditUser): Promise<number> {
   const { effects } = route;
   if (effects === undefined) return 0;
-  return callHook(`your stepUp effects('${user.name}')`, world.options.timeoutMs, () => effects(user.name));
+  return callCount(`your stepUp effects('${user.name}')`, world.options.timeoutMs, () => effects(user.name));
 }
 
 /**

@@ -6,7 +6,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import { emulatorControl, type ControlSession, type EmulatorControl } from '../../emulator/control/control-client.ts';
 import { AuditAgent, hiddenField, parseHandoffPage, type Answer, type Exchange } from './agent.ts';
-import { callHook, callSync, describeThrown } from './hooks.ts';
+import { callCount, callHook, callSync, describeThrown } from './hooks.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
 
@@ -356,7 +356,7 @@ export class AuditWorld {
   /** The action's real effects for an attempt: the probe's count, or 1 when the kit marked it fulfilled. */
   async effects(sessionId: string): Promise<number> {
     const { probe, kit, timeoutMs } = this.options;
-    if (probe !== undefined) return callHook(`your probe('${sessionId}')`, timeoutMs, () => probe(sessionId));
+    if (probe !== undefined) return callCount(`your probe('${sessionId}')`, timeoutMs, () => probe(sessionId));
     const summary = await callHook(`kit.attempts.get('${sessionId}')`, timeoutMs, () => kit?.attempts?.get(sessionId));
     return summary?.fulfilledAt === null || summary === undefined ? 0 : 1;
   }
