@@ -204,4 +204,29 @@ describe('the audit given counts and logs in the shapes drivers give them', () =
       expect(report.checks[0]?.evidence.join('\n')).toMatch(/your probe\('[^']*'\) answered .*, not a count/);
     }
   }, 60_000);
+
+  it('logs() answering the log as one text is searched line by line: the secret in it fails leak.secret', async () => {
+    const app = await startSampleApp('secretInLog');
+    apps.push(app);
+    expect(app.logs.join('\n')).toContain('clientSecret');
+    const report = await auditIntegration({
+      ...app.auditOptions,
+      logs: () => app.logs.join('\n') as unknown as string[],
+      only: ['leak.secret'],
+    });
+    expect(report.checks[0]?.status).toBe('fail');
+    expect(report.checks[0]?.evidence.join('\n')).toMatch(/the client secret \([^)]*\) in log line \d+ of \d+/);
+  }, 60_000);
+
+  it('logs() answering something that is not lines fails the leak checks with a sentence naming your logs()', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const report = await auditIntegration({
+      ...app.auditOptions,
+      logs: () => new Set(app.logs) as unknown as string[],
+      only: ['leak.secret'],
+    });
+    expect(report.checks[0]?.status).toBe('fail');
+    expect(report.checks[0]?.evidence.join('\n')).toMatch(/your logs\(\) answered .*, not the log's lines/);
+  }, 60_000);
 });

@@ -5,7 +5,6 @@
  */
 import { parseHandoffPage, type Answer, type Exchange } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
-import { callHook } from './hooks.ts';
 import type { AuditAction } from './options.ts';
 import { grantBeforeStart } from './step-up-flow.ts';
 import { digitsOf, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
@@ -104,13 +103,6 @@ function placesOf(world: AuditWorld, x: Exchange): { where: string; text: string
     ...(isStart ? [] : [{ where: `${at} request body`, text: x.requestBody }]),
     { where: `${at} response body (${x.status})`, text: outsideNumberForms(world, x.responseBody) },
   ];
-}
-
-async function logLines(world: AuditWorld): Promise<readonly string[]> {
-  const { logs, timeoutMs } = world.options;
-  if (logs === undefined) return [];
-  const lines = await callHook('your logs()', timeoutMs, logs);
-  return Array.isArray(lines) ? lines.map(String) : [];
 }
 
 export const enteredChecks: AuditCheck[] = [
@@ -266,7 +258,7 @@ export const enteredChecks: AuditCheck[] = [
             verdict.expect(!pattern.test(place.text), `a typed number in full in ${place.where}`);
           }
         }
-        const lines = await logLines(world);
+        const lines = await world.logLines();
         for (const [index, line] of lines.entries()) {
           verdict.expect(!pattern.test(line), `a typed number in full in log line ${index + 1} of ${lines.length}`);
         }

@@ -5,7 +5,6 @@
  */
 import { withoutHandoffInput, type Exchange } from './agent.ts';
 import type { AuditCheck, Verdict } from './check.ts';
-import { callHook } from './hooks.ts';
 import { findSecret, type SecretForm } from './secret.ts';
 import type { AuditWorld } from './world.ts';
 
@@ -54,13 +53,6 @@ function framed(x: Exchange): boolean {
   return xfo === 'DENY' || xfo === 'SAMEORIGIN' || /frame-ancestors\s+('none'|'self')/.test(csp);
 }
 
-async function logLines(world: AuditWorld): Promise<readonly string[]> {
-  const { logs, timeoutMs } = world.options;
-  if (logs === undefined) return [];
-  const lines = await callHook('your logs()', timeoutMs, logs);
-  return Array.isArray(lines) ? lines.map(String) : [];
-}
-
 /**
  * Every place a value may be searched, and what the handoff search reads there instead when a
  * handoff travels in it: nothing of the form POST to verifyUrl, and the start answer without its
@@ -98,7 +90,7 @@ async function searchAll(world: AuditWorld, verdict: Verdict, forms: SecretForm[
       verdict.expect(hit === undefined, `${what} (${hit?.name}) in ${place.where}`);
     }
   }
-  const lines = await logLines(world);
+  const lines = await world.logLines();
   for (const [index, line] of lines.entries()) {
     const hit = findSecret(forms, line);
     verdict.expect(hit === undefined, `${what} (${hit?.name}) in log line ${index + 1} of ${lines.length}`);

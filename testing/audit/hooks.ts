@@ -100,6 +100,13 @@ export async function callCount(what: string, timeoutMs: number, call: () => unk
   return countOf(what, await callHook(what, timeoutMs, call));
 }
 
+/** The log `what` answered as lines: an array of strings, or the log as one text. Anything else is a HookError. */
+export function linesOf(what: string, value: unknown): readonly string[] {
+  if (typeof value === 'string') return value.split(/\r?\n/);
+  if (Array.isArray(value)) return value.map((line) => String(line));
+  throw new HookError(`${what} answered ${kindOf(value)}, not the log's lines (an array of strings, or one text)`);
+}
+
 /** Runs `call` (your `what`), which must answer at once: a throw or a returned promise is a HookError. */
 export function callSync<T>(what: string, call: () => T): T {
   let result: T;

@@ -6,7 +6,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import { emulatorControl, type ControlSession, type EmulatorControl } from '../../emulator/control/control-client.ts';
 import { AuditAgent, hiddenField, parseHandoffPage, type Answer, type Exchange } from './agent.ts';
-import { callCount, callHook, callSync, describeThrown } from './hooks.ts';
+import { callCount, callHook, callSync, describeThrown, linesOf } from './hooks.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
 
@@ -359,6 +359,13 @@ export class AuditWorld {
     if (probe !== undefined) return callCount(`your probe('${sessionId}')`, timeoutMs, () => probe(sessionId));
     const summary = await callHook(`kit.attempts.get('${sessionId}')`, timeoutMs, () => kit?.attempts?.get(sessionId));
     return summary?.fulfilledAt === null || summary === undefined ? 0 : 1;
+  }
+
+  /** Your app's log lines so far (`logs`), none when it was not given. */
+  async logLines(): Promise<readonly string[]> {
+    const { logs, timeoutMs } = this.options;
+    if (logs === undefined) return [];
+    return linesOf('your logs()', await callHook('your logs()', timeoutMs, logs));
   }
 
   /** A URL on the app resolved from a Location. */
