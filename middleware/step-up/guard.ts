@@ -20,7 +20,7 @@ import { isSafeSuccessPath } from '../options/options-actions.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { stepUpFromElsewherePage, stepUpRequiredPage, stepUpUnenrolledPage } from '../pages/step-up-pages.ts';
 import { answerError } from '../routes/answer-error.ts';
-import { csrfToken, verifyCsrf, verifySameSite } from '../routes/csrf.ts';
+import { csrfToken, verifyCsrf } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
 import { newNonce, newState } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
@@ -36,7 +36,7 @@ import {
 import { handOverWithin } from './hand-over.ts';
 import { keepIntentWithinLimit } from './intent-limit.ts';
 import { labelFor } from './labels.ts';
-import { isFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
+import { isNavigationFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
 import { browserSessionOf, findKeptIntent, INTENT_FIELD, INTENT_TTL_MS, intentIsUsable } from './scope-actions.ts';
 
 /** A user back from a verification within this long, still refused, is told why instead of asked again. */
@@ -308,13 +308,10 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
     answerUnenrolled(guarded, req, res, next);
     return;
   }
-  if (page && isFromElsewhere(req)) {
-    // Another site's script is refused (never a 2xx); a navigation gets a link to the page here.
-    if (wantsJson(req)) verifySameSite(context, req);
-    else {
-      answerFromElsewhere(guarded, req, res);
-      return;
-    }
+  // Another site's script is refused (never a 2xx); a navigation gets a link to the page here.
+  if (page && isNavigationFromElsewhere(context, req)) {
+    answerFromElsewhere(guarded, req, res);
+    return;
   }
   await answerRequired(guarded, req, res, user, grants, resourceKey);
 }

@@ -73,3 +73,21 @@ export function isFromElsewhere(req: Request): boolean {
   const site = req.get('sec-fetch-site')?.toLowerCase();
   return site === 'cross-site' || site === 'same-site';
 }
+
+/**
+ * A page request another site started (isFromElsewhere): true for a navigation, which keeps
+ * nothing. A script's request is refused unless an Origin this app allows vouches for it (a CORS
+ * fetch names one): an image or a script tag on a sibling subdomain names none, and it may be one
+ * of many that page fires. False when neither (a page from this site).
+ */
+export function isNavigationFromElsewhere<Tx>(context: KitContext<Tx>, req: Request): boolean {
+  if (!isFromElsewhere(req)) return false;
+  if (!wantsJson(req)) return true;
+  verifySameSite(context, req);
+  const origin = req.get('origin');
+  if (origin !== undefined && origin !== 'null') return false;
+  throw new KitError(
+    KitErrorCode.CsrfFailed,
+    `A request from another site with ${origin === undefined ? 'no Origin' : 'Origin: null'} was refused: nothing shows this site asked for it.`,
+  );
+}

@@ -88,4 +88,33 @@ describeEachAppStore('step-up and other sites', (_store, storeOptions) => {
     expect(form.body).toContain('Confirm it’s you');
     expect(await keptRows('user-linked-from-elsewhere')).toBe(2);
   });
+
+  it('a sibling subdomain’s images and scripts (no Origin) keep nothing either: refused, never 2xx, and the user’s own form is still kept', async () => {
+    const user = await suite.app.agent().signIn('embedded-from-sibling');
+    const texts = (await suite.app.emulator.control.outbox()).length;
+    // `<img src>` and `<script src>` on a sibling subdomain: the user's cookies go with them, no Origin does.
+    const embedded = [
+      {
+        accept: 'image/avif,image/webp,*/*',
+        'sec-fetch-site': 'same-site',
+        'sec-fetch-mode': 'no-cors',
+        'sec-fetch-dest': 'image',
+      },
+      { accept: '*/*', 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script' },
+    ];
+    for (let n = 0; n < LIVE_INTENTS_PER_USER + 1; n++) {
+      const answer = await user.request(`/security?img=${n}`, { headers: embedded[n % 2]! });
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.body).not.toContain('codes for');
+    }
+    expect(await keptRows('user-embedded-from-sibling')).toBe(0);
+    expect((await suite.app.emulator.control.outbox()).length).toBe(texts);
+    const form = await user.postForm(
+      '/accounts/acct-e/payee',
+      { iban: 'OWN' },
+      { origin: user.origin, 'sec-fetch-site': 'same-origin' },
+    );
+    expect(form.status).toBe(200);
+    expect(form.body).toContain('Confirm it’s you');
+  });
 });
