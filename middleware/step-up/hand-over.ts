@@ -4,7 +4,8 @@
  * page, and one that neither answers nor calls `next()` within `ms` (an enrolment service that
  * never replies, a callback that never fires) gets the kit's error page then, so no user's request
  * stays open. What it writes afterwards is dropped: the answer was sent, and a late `res.redirect`
- * in its own timer would otherwise throw where nothing catches it and end the process.
+ * in its own timer would otherwise throw where nothing catches it and end the process. A late
+ * `next()` is dropped too: the guarded handler never runs after the user got the error page.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { runDetached } from '../deadline.ts';
@@ -19,8 +20,10 @@ export function handOverWithin(
 ): void {
   const { req, res, next } = exchange;
   let passedOn = false;
+  let timedOut = false;
   const timer = setTimeout(() => {
     if (passedOn || res.headersSent) return;
+    timedOut = true;
     answerError(
       new KitError(
         KitErrorCode.HookFailed,
@@ -33,6 +36,8 @@ export function handOverWithin(
   // Answered, or the client went away: nothing left to bound.
   res.once('close', () => clearTimeout(timer));
   const onward: NextFunction = (error?: unknown) => {
+    // Too late: the user was told it failed, so the guarded handler must not run now.
+    if (timedOut) return;
     passedOn = true;
     clearTimeout(timer);
     next(error);

@@ -191,4 +191,27 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
       delete USERS.nophone;
     }
   });
+
+  it('one that calls next() after the deadline runs nothing: the user had the error page, the guarded handler never runs', async () => {
+    const ran = { handler: false };
+    let lateNext = false;
+    app = await appWith((_req, _res, next) => {
+      setTimeout(() => {
+        lateNext = true;
+        next();
+      }, 800);
+    }, ran);
+    USERS.nophone = { userRef: 'user-nophone', destination: '' };
+    try {
+      const nobody = await app.agent().signIn('nophone');
+      const answer = await nobody.request('/security');
+      expect(answer.status).toBe(500);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(lateNext).toBe(true);
+      expect(ran.handler).toBe(false);
+      expect((await nobody.request('/ping')).body).toBe('pong');
+    } finally {
+      delete USERS.nophone;
+    }
+  });
 });
