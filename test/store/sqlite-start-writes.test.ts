@@ -116,6 +116,32 @@ describe('SQLite start writes', () => {
     }
   });
 
+  it("commits the writes queued in this turn with a start's budgets, in their transaction, not a turn later", async () => {
+    const store = open();
+    const other = new BetterSqlite3(path, { readonly: true });
+    const seen = () => other.prepare("SELECT COUNT(*) AS n FROM verify_kit_attempts WHERE state = 'state-1'").get();
+    try {
+      const stored = store.insertAttempt(newAttempt(1));
+      const consumed = store.consumeStartBudgets({ budgets: [budget('user:with', 5)], now: 1_000 });
+      // Already committed, before the turn the queued write was waiting for.
+      expect(seen()).toEqual({ n: 1 });
+      await Promise.all([stored, consumed]);
+    } finally {
+      other.close();
+    }
+  });
+
+  it("keeps the queued writes when a start's budgets refuse it, and the refusal spends nothing", async () => {
+    const store = open();
+    await store.consumeStartBudgets({ budgets: [budget('ip:3', 1)], now: 1_000 });
+    const stored = store.insertAttempt(newAttempt(1));
+    const refused = store.consumeStartBudgets({ budgets: [budget('user:c', 1), budget('ip:3', 1)], now: 1_000 });
+    expect(await refused).toEqual([{ budget: 1, retryAfterMs: 60_000 }]);
+    await stored;
+    expect((await store.findAttemptBySessionId('session-1'))?.state).toBe('state-1');
+    expect(await store.consumeStartBudgets({ budgets: [budget('user:c', 1)], now: 1_000 })).toEqual([]);
+  });
+
   it("spends a start's budgets inside a transaction the integrator opened, and gives them back with its rollback", async () => {
     const store = open();
     store.db.exec('BEGIN');

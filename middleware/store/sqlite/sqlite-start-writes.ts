@@ -7,8 +7,9 @@
  * a few microseconds and a copy of every page it touches. Every caller's promise settles after the
  * commit, so no start is answered (and no SMS is sent) on a write that was not stored.
  *
- * The start's budgets run at once instead, in a transaction of their own: its text waits on them,
- * and concurrent starts rarely reach that point in the same turn, so they seldom shared a commit.
+ * The start's budgets run at once instead: its text waits on them, and concurrent starts rarely
+ * reach that point in the same turn, so they seldom shared a commit. The writes already queued
+ * commit with them, in the same transaction.
  * Not the SMS pumping check, heavier and also waited on: measured at once, it cost a start more
  * than the turn it saved.
  */
@@ -86,30 +87,37 @@ export function startWrites(db: Database): StartWrites {
     });
   }
 
+  const enqueue = <T>(write: () => T, single: boolean) =>
+    new Promise<T>((resolve, reject) => {
+      queue.push({ write, single, resolve: resolve as (value: unknown) => void, reject });
+    });
   const queueWrite =
     (single: boolean): StartWrite =>
     <T>(run: () => T) => {
       // Inside a transaction the integrator opened on the shared connection, the write joins it at
       // once (in its own savepoint) and commits with it, as a plain statement would.
-      if (db.inTransaction) {
-        try {
-          return Promise.resolve(runOne(run) as T);
-        } catch (error) {
-          return Promise.reject(error);
-        }
-      }
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ write: run, single, resolve: resolve as (value: unknown) => void, reject });
-        scheduled ??= setImmediate(flush);
-      });
+      if (db.inTransaction) return promised(() => runOne(run) as T);
+      const queued = enqueue(run, single);
+      scheduled ??= setImmediate(flush);
+      return queued;
     };
   const runAlone = db.transaction((write: () => unknown) => write());
   const writeAtOnce: StartWrite = <T>(run: () => T) => {
-    try {
-      return Promise.resolve((db.inTransaction ? runOne(run) : runAlone.immediate(run)) as T);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    if (db.inTransaction) return promised(() => runOne(run) as T);
+    if (queue.length === 0) return promised(() => runAlone.immediate(run) as T);
+    // The writes queued for the next turn commit now, with this one: one commit instead of two.
+    const committed = enqueue(run, false);
+    flush();
+    return committed;
   };
   return { write: queueWrite(false), writeStatement: queueWrite(true), writeAtOnce, flush };
+}
+
+/** What run returns, or throws, as a promise. */
+function promised<T>(run: () => T): Promise<T> {
+  try {
+    return Promise.resolve(run());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
