@@ -14,10 +14,38 @@ export function decodeHtml(value: string): string {
     .replace(/&amp;/g, '&');
 }
 
-/** An attribute's decoded value in a tag's attribute text (or the whole tag). */
+/**
+ * An opening tag's attribute text and its end: a quoted value may hold a `>`, and a page cut short
+ * ends it too.
+ */
+const TAG_REST = `((?:[^>"']|"[^"]*(?:"|$)|'[^']*(?:'|$))*)(?:>|$)`;
+
+/** An opening `<input>` tag to its end; its attribute text is group 1. */
+const INPUT_TAG = new RegExp(`<input\\b${TAG_REST}`, 'gi');
+
+/** A `<button>` tag to its end; its attribute text is group 1. */
+const BUTTON_TAG = new RegExp(`<button\\b${TAG_REST}`, 'i');
+
+/** A form: its attribute text (a quoted value may hold a `>`) and its inner HTML. */
+const FORM = /<form\b((?:[^>"']|"[^"]*"|'[^']*')*)>([\s\S]*?)<\/form>/gi;
+
+/** One attribute as browsers read it: any case, `=` with or without spaces, value double-, single- or unquoted. */
+const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*("[^"]*(?:"|$)|'[^']*(?:'|$)|[^\s>]*))?/g;
+
+/** An attribute's value as written (quotes and all), decoded as a browser reads it. */
+function attributeValue(written: string | undefined): string {
+  const quote = written?.[0];
+  if (written === undefined || (quote !== '"' && quote !== "'")) return decodeHtml(written ?? '');
+  return decodeHtml(written.slice(1, written.length > 1 && written.endsWith(quote) ? -1 : undefined));
+}
+
+/** An attribute's decoded value in a tag's attribute text: the first of that name, read as a browser reads it. */
 export function attribute(attributes: string, name: string): string | undefined {
-  const match = new RegExp(`\\s${name}="([^"]*)"`, 'i').exec(` ${attributes}`);
-  return match === null ? undefined : decodeHtml(match[1] ?? '');
+  const wanted = name.toLowerCase();
+  for (const [, written = '', value] of attributes.matchAll(ATTRIBUTE)) {
+    if (written.toLowerCase() === wanted) return attributeValue(value);
+  }
+  return undefined;
 }
 
 export interface HtmlForm {
@@ -34,15 +62,16 @@ export interface HtmlForm {
 
 /** Every form of a page, in order. */
 export function formsIn(html: string): HtmlForm[] {
-  return [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)].map((match) => {
+  return [...html.matchAll(FORM)].map((match) => {
     const [, attributes = '', body = ''] = match;
     const fields: Record<string, string> = {};
-    for (const input of body.matchAll(/<input\b([^>]*)>/gi)) {
-      const attrs = input[1] ?? '';
+    for (const [, attrs = ''] of body.matchAll(INPUT_TAG)) {
       const name = attribute(attrs, 'name');
-      if (name !== undefined && attribute(attrs, 'type') === 'hidden') fields[name] = attribute(attrs, 'value') ?? '';
+      if (name !== undefined && attribute(attrs, 'type')?.trim().toLowerCase() === 'hidden') {
+        fields[name] = attribute(attrs, 'value') ?? '';
+      }
     }
-    const button = /<button\b([^>]*)>/i.exec(body)?.[1];
+    const button = BUTTON_TAG.exec(body)?.[1];
     const buttonName = button === undefined ? undefined : attribute(button, 'name');
     if (button !== undefined && buttonName !== undefined) fields[buttonName] = attribute(button, 'value') ?? '';
     const method = (attribute(attributes, 'method') ?? 'get').toLowerCase();
@@ -50,20 +79,12 @@ export function formsIn(html: string): HtmlForm[] {
   });
 }
 
-/**
- * An opening `<input>` tag to its end: a quoted value may hold a `>`, and a page cut short ends it
- * too. Its attribute text is group 1.
- */
-const INPUT_TAG = /<input\b((?:[^>"']|"[^"]*(?:"|$)|'[^']*(?:'|$))*)(?:>|$)/gi;
-
-/** One attribute as browsers read it: any case, `=` with or without spaces, value double-, single- or unquoted. */
-const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*("[^"]*(?:"|$)|'[^']*(?:'|$)|[^\s>]*))?/g;
-
-/** An attribute's value as written (quotes and all), decoded as a browser reads it. */
-function attributeValue(written: string | undefined): string {
-  const quote = written?.[0];
-  if (written === undefined || (quote !== '"' && quote !== "'")) return decodeHtml(written ?? '');
-  return decodeHtml(written.slice(1, written.length > 1 && written.endsWith(quote) ? -1 : undefined));
+/** The value of the first `<input>` named `name` in `html` ('' when it has none), if there is one. */
+export function inputValue(html: string, name: string): string | undefined {
+  for (const [, attrs = ''] of html.matchAll(INPUT_TAG)) {
+    if (attribute(attrs, 'name') === name) return attribute(attrs, 'value') ?? '';
+  }
+  return undefined;
 }
 
 /**

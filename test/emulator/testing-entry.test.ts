@@ -341,4 +341,42 @@ describe('the test helpers’ error messages', () => {
       server.close();
     }
   });
+
+  it('submitForm sends a hidden field however the app writes it: quotes, attribute order, case, spaces, a > in the value', async () => {
+    // How the app writes its CSRF field, and the token a browser sends.
+    const fields: [string, string][] = [
+      [`<input type='hidden' name='_csrf' value='csrf-single'>`, 'csrf-single'],
+      ['<input type=hidden name=_csrf value=csrf-bare>', 'csrf-bare'],
+      ['<input value="csrf-order" name="_csrf" type="hidden">', 'csrf-order'],
+      ['<INPUT TYPE=HIDDEN NAME=_csrf VALUE="csrf-upper">', 'csrf-upper'],
+      [`<input type = 'Hidden' name="_csrf" value = "csrf-spaced" />`, 'csrf-spaced'],
+      ['<input name="_csrf" value="csrf>angle" type="hidden">', 'csrf>angle'],
+      ['<input type="&#104;idden" name="_csrf" value="csrf-&amp;-encoded">', 'csrf-&-encoded'],
+    ];
+    const server = createServer((req, res) => {
+      if (req.method === 'POST') {
+        // The body the browser submitted, as the page.
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => res.setHeader('content-type', 'text/plain').end(body));
+        return;
+      }
+      const [field = ''] = fields[Number((req.url ?? '/').slice(1))] ?? [];
+      res
+        .setHeader('content-type', 'text/html')
+        .end(`<form method='post' action='/next'>${field}<input type="text" name="q"><button>Go</button></form>`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const browser = createTestBrowser();
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const [index, [field, token]] of fields.entries()) {
+        const sent = await browser.submitForm(await browser.get(`${origin}/${index}`), { q: 'typed' });
+        expect(new URL(sent.url).pathname, field).toBe('/next');
+        expect(Object.fromEntries(new URLSearchParams(sent.html)), field).toEqual({ _csrf: token, q: 'typed' });
+      }
+    } finally {
+      server.close();
+    }
+  });
 });

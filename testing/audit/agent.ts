@@ -5,7 +5,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { decodeHtml } from '../html.ts';
+import { decodeHtml, formsIn, inputValue } from '../html.ts';
 
 export type Headers = Record<string, string>;
 
@@ -59,21 +59,13 @@ export function withoutHandoffInput(html: string): string {
   return `${html.slice(0, at)}${input[0].replace(/value="[^"]*"/, 'value=""')}${html.slice(at + input[0].length)}`;
 }
 
-/** A hidden field's value in a page: the first one named `field`, or the first inside a form posting to `formAction`. */
+/**
+ * A field's value in a page, read as a browser reads it (any quoting, order or case): the first
+ * input named `field`, or the first inside the first form posting to `formAction`.
+ */
 export function hiddenField(html: string, field: string, formAction?: string): string | undefined {
-  const name = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const input = new RegExp(
-    `<input[^>]*name="${name}"[^>]*value="([^"]*)"|<input[^>]*value="([^"]*)"[^>]*name="${name}"`,
-  );
-  let scope = html;
-  if (formAction !== undefined) {
-    const start = html.search(new RegExp(`<form[^>]*action="${formAction.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`));
-    if (start === -1) return undefined;
-    scope = html.slice(start, html.indexOf('</form>', start) === -1 ? undefined : html.indexOf('</form>', start));
-  }
-  const found = input.exec(scope);
-  const value = found?.[1] ?? found?.[2];
-  return value === undefined ? undefined : decodeHtml(value);
+  const scope = formAction === undefined ? html : formsIn(html).find((form) => form.action === formAction)?.body;
+  return scope === undefined ? undefined : inputValue(scope, field);
 }
 
 /**
