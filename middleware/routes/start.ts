@@ -103,6 +103,8 @@ async function allowStart<Tx>(
   try {
     await withDeadline('beforeCreate', context.hookTimeouts.beforeCreate, () => beforeCreate(req, attempt));
   } catch (error) {
+    // Refused before any session existed: nothing was sent, so the start is given back.
+    await giveBack(context, receipt ?? undefined);
     throw showAsWritten(error);
   }
   return receipt ?? undefined;
@@ -114,7 +116,12 @@ async function allowStart<Tx>(
  * fails or is late is only logged: the user's answer waits on it no longer than its deadline.
  */
 async function refundWhenBusy<Tx>(context: KitContext<Tx>, receipt: StartReceipt | undefined, error: unknown) {
-  if (receipt === undefined || !isKitError(error, KitErrorCode.ServiceBusy)) return;
+  if (isKitError(error, KitErrorCode.ServiceBusy)) await giveBack(context, receipt);
+}
+
+/** Gives a counted start back; one that fails or is late is only logged, after its deadline. */
+async function giveBack<Tx>(context: KitContext<Tx>, receipt: StartReceipt | undefined): Promise<void> {
+  if (receipt === undefined) return;
   try {
     await withDeadline('limits', context.hookTimeouts.limits, () => receipt.refund());
   } catch (refundError) {
