@@ -111,6 +111,15 @@ export const PUMPING_SQL = {
      SELECT k.dimension, k.key, $1, 0 FROM unflushed, unnest($2::text[], $3::text[]) AS k(dimension, key)
        ORDER BY k.dimension, k.key
      ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = greatest(c.sent - 1, 0)`,
+  // After a give-back ($1 hour, $2 dimensions, $3 keys): a row of the keys that counts nothing is
+  // deleted, locked in the sorted order of the upserts. A refused start would otherwise leave a row
+  // for each new key it named (a new block, user), kept 15 days. A row a check counts meanwhile is
+  // read again once locked, and kept.
+  dropEmptyCounts: `DELETE FROM verify_kit_pumping_counts WHERE (dimension, key, hour) IN (
+       SELECT c.dimension, c.key, c.hour FROM verify_kit_pumping_counts c
+         JOIN unnest($2::text[], $3::text[]) AS k(dimension, key) ON c.dimension = k.dimension AND c.key = k.key
+       WHERE c.hour = $1 AND c.sent = 0 AND c.verified = 0 AND c.refused = 0
+       ORDER BY c.dimension, c.key FOR UPDATE OF c)`,
   // The record of a reserved text's send, so its verification counts under its keys and hour.
   attachSend: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true))
      INSERT INTO verify_kit_pumping_sends (session_id, hour, dimensions, keys)

@@ -179,8 +179,11 @@ export function postgresPumping(db: PostgresDb): PumpingStore {
       const values = [sessionId, hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)];
       await query(db, 'recordSend', values);
     },
+    // A row that only held this text goes with it: refused starts add no rows.
     async releaseSend({ keys, hour }) {
-      await query(db, 'releaseSend', [hour, keys.map((k) => k.dimension), keys.map((k) => k.key)]);
+      const values = [hour, keys.map((k) => k.dimension), keys.map((k) => k.key)];
+      await query(db, 'releaseSend', values);
+      await query(db, 'dropEmptyCounts', values);
     },
     async attachSend({ sessionId, keys, hour }) {
       const sorted = sortedKeys(keys);

@@ -169,8 +169,13 @@ function reservations(
         return reading;
       });
     },
+    // A row that only held this text goes with it: refused starts add no rows.
     async releaseSend({ keys, hour }) {
-      await write(() => sql.uncountSent.run({ keys: JSON.stringify(keys), hour }));
+      const listed = JSON.stringify(keys);
+      await write(() => {
+        sql.uncountSent.run({ keys: listed, hour });
+        sql.dropEmptyCounts.run({ keys: listed, hour });
+      });
     },
     async attachSend({ sessionId, keys, hour }) {
       await write(() => sql.insertSend.run({ sessionId, hour, keys: JSON.stringify(keys) }));

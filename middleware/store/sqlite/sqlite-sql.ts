@@ -215,6 +215,11 @@ export const PUMPING_SQL = {
   // A reserved text never sent, given back (never below 0).
   uncountSent: `UPDATE verify_kit_pumping_counts SET sent = max(sent - 1, 0)
      WHERE (dimension, key, hour) IN (SELECT value ->> 'dimension', value ->> 'key', CAST(@hour AS INTEGER) FROM json_each(@keys))`,
+  // After a give-back: a row of @keys that counts nothing is deleted. A refused start would
+  // otherwise leave a row for each new key it named (a new block, user), kept 15 days.
+  dropEmptyCounts: `DELETE FROM verify_kit_pumping_counts
+     WHERE (dimension, key, hour) IN (SELECT value ->> 'dimension', value ->> 'key', CAST(@hour AS INTEGER) FROM json_each(@keys))
+       AND sent = 0 AND verified = 0 AND refused = 0`,
   countRefused: `INSERT INTO verify_kit_pumping_counts (dimension, key, hour, refused)
      SELECT value ->> 'dimension', value ->> 'key', @hour, 1 FROM json_each(@keys) WHERE true
      ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = refused + 1`,
