@@ -22,6 +22,14 @@ describeEachAppStore('step-up and other sites', (_store, storeOptions) => {
     return Number(row!.n);
   }
 
+  /** The user's own form, sent from this site without a grant, is kept and asked to confirm. */
+  async function expectOwnFormKept(user: Agent, account: string): Promise<void> {
+    const sameOrigin = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const form = await user.postForm(`/accounts/${account}/payee`, { iban: 'OWN' }, sameOrigin);
+    expect(form.status).toBe(200);
+    expect(form.body).toContain('Confirm it’s you');
+  }
+
   /** Verifies from a "Confirm it's you" page and lands; returns the landing's Location. */
   async function verifyFrom(user: Agent, html: string): Promise<string | null> {
     const form = confirmForm(html);
@@ -79,13 +87,7 @@ describeEachAppStore('step-up and other sites', (_store, storeOptions) => {
     expect(own.body).toContain('Confirm it’s you');
     expect(own.body).toContain('name="intent"');
     // The user's own form is kept, not refused for want of room.
-    const form = await user.postForm(
-      '/accounts/acct-l/payee',
-      { iban: 'OWN' },
-      { origin: user.origin, 'sec-fetch-site': 'same-origin' },
-    );
-    expect(form.status).toBe(200);
-    expect(form.body).toContain('Confirm it’s you');
+    await expectOwnFormKept(user, 'acct-l');
     expect(await keptRows('user-linked-from-elsewhere')).toBe(2);
   });
 
@@ -109,12 +111,6 @@ describeEachAppStore('step-up and other sites', (_store, storeOptions) => {
     }
     expect(await keptRows('user-embedded-from-sibling')).toBe(0);
     expect((await suite.app.emulator.control.outbox()).length).toBe(texts);
-    const form = await user.postForm(
-      '/accounts/acct-e/payee',
-      { iban: 'OWN' },
-      { origin: user.origin, 'sec-fetch-site': 'same-origin' },
-    );
-    expect(form.status).toBe(200);
-    expect(form.body).toContain('Confirm it’s you');
+    await expectOwnFormKept(user, 'acct-e');
   });
 });

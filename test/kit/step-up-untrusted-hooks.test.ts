@@ -9,6 +9,7 @@
  */
 import type express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { SCOPES } from '../support/step-up.ts';
@@ -81,18 +82,14 @@ describeEachAppStore('the step-up guard’s callbacks', (_store, storeOptions) =
         );
       },
     });
-    USERS.nophone = { userRef: 'user-nophone', destination: '' };
-    try {
-      const nobody = await app.agent().signIn('nophone');
+    await asUserWithoutPhone(app!, async (nobody) => {
       const answer = await nobody.request('/security');
       expect(answer.status).toBe(500);
       expect(answer.body).not.toContain('codes');
       expect(answer.body).not.toContain('enrolment page down');
       expect(handlerRan).toBe(false);
       expect(await unhandled.settled()).toEqual([]);
-    } finally {
-      delete USERS.nophone;
-    }
+    });
   });
 
   it("a messages.stepUp.text that rejects: the Confirm it's you page shows the English text, nothing reaches the process", async () => {
@@ -120,6 +117,16 @@ describeEachAppStore('the step-up guard’s callbacks', (_store, storeOptions) =
     expect(await unhandled.settled()).toEqual([]);
   });
 });
+
+/** Runs `run` signed in as a user without a phone number (known only while it runs). */
+async function asUserWithoutPhone(on: TestApp, run: (nobody: Agent) => Promise<void>): Promise<void> {
+  USERS.nophone = { userRef: 'user-nophone', destination: '' };
+  try {
+    await run(await on.agent().signIn('nophone'));
+  } finally {
+    delete USERS.nophone;
+  }
+}
 
 type Unenrolled = (req: express.Request, res: express.Response, next: express.NextFunction) => unknown;
 
@@ -153,9 +160,7 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
     async (_what, hung) => {
       const ran = { handler: false };
       app = await appWith(hung, ran);
-      USERS.nophone = { userRef: 'user-nophone', destination: '' };
-      try {
-        const nobody = await app.agent().signIn('nophone');
+      await asUserWithoutPhone(app!, async (nobody) => {
         const began = Date.now();
         const answer = await nobody.request('/security');
         expect(Date.now() - began).toBeLessThan(5_000);
@@ -165,11 +170,9 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
         expect(answer.body).not.toMatch(/at .*\.(ts|js):\d+/);
         expect(ran.handler).toBe(false);
         expect(
-          app.logs.some((line) => line.includes('onUnenrolled neither answered nor called next() within 300 ms')),
+          app!.logs.some((line) => line.includes('onUnenrolled neither answered nor called next() within 300 ms')),
         ).toBe(true);
-      } finally {
-        delete USERS.nophone;
-      }
+      });
     },
   );
 
@@ -178,18 +181,14 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
     app = await appWith((_req, res) => {
       setTimeout(() => res.redirect('/enrol'), 800);
     }, ran);
-    USERS.nophone = { userRef: 'user-nophone', destination: '' };
-    try {
-      const nobody = await app.agent().signIn('nophone');
+    await asUserWithoutPhone(app!, async (nobody) => {
       const answer = await nobody.request('/security');
       expect(answer.status).toBe(500);
       expect(answer.body).toContain('</html>');
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect((await nobody.request('/ping')).body).toBe('pong');
       expect(ran.handler).toBe(false);
-    } finally {
-      delete USERS.nophone;
-    }
+    });
   });
 
   it('one that calls next() after the deadline runs nothing: the user had the error page, the guarded handler never runs', async () => {
@@ -201,17 +200,13 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
         next();
       }, 800);
     }, ran);
-    USERS.nophone = { userRef: 'user-nophone', destination: '' };
-    try {
-      const nobody = await app.agent().signIn('nophone');
+    await asUserWithoutPhone(app!, async (nobody) => {
       const answer = await nobody.request('/security');
       expect(answer.status).toBe(500);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(lateNext).toBe(true);
       expect(ran.handler).toBe(false);
       expect((await nobody.request('/ping')).body).toBe('pong');
-    } finally {
-      delete USERS.nophone;
-    }
+    });
   });
 });
