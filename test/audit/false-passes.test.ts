@@ -352,6 +352,36 @@ describe.concurrent('the audit catches: the return after a step-up', () => {
   }, 120_000);
 });
 
+describe.concurrent('the audit catches: framing', () => {
+  it('kit pages whose Content-Security-Policy allows any frame-ancestors, X-Frame-Options DENY kept, fail headers.kit-pages', async () => {
+    // A browser obeys frame-ancestors and ignores X-Frame-Options when a policy has that directive.
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          // "Our help widget embeds every page."
+          app.use((_req, res, next) => {
+            const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+            res.writeHead = ((...args: unknown[]) => {
+              res.setHeader('Content-Security-Policy', "default-src 'self'; frame-ancestors *");
+              return writeHead(...args);
+            }) as Response['writeHead'];
+            next();
+          });
+        },
+      },
+      ['headers.kit-pages'],
+      async (app) => {
+        const { agent } = await attempt(app);
+        const page = await agent.request('/verify/return?session_id=x&state=y');
+        expect(page.headers['x-frame-options']).toBe('DENY');
+        expect(page.headers['content-security-policy']).toBe("default-src 'self'; frame-ancestors *");
+      },
+    );
+    expect(failed, table).toEqual(['headers.kit-pages']);
+    expect(table).toMatch(/may be framed/);
+  }, 120_000);
+});
+
 describe.concurrent('the audit catches: the handoff and the secret', () => {
   it('a handoff page with a <noscript> GET link carrying the handoff in its URL fails leak.handoff', async () => {
     const { failed, table } = await audit(

@@ -47,10 +47,30 @@ function isKitRoute(world: AuditWorld, x: Exchange): boolean {
   );
 }
 
+/** The sources of each `frame-ancestors` directive of the answer's policies (several headers join with ","). */
+function frameAncestors(x: Exchange): string[][] {
+  const policies = (x.responseHeaders['content-security-policy'] ?? '').split(',');
+  return policies.flatMap((policy) =>
+    policy
+      .split(';')
+      .map((directive) => directive.trim().split(/\s+/))
+      .filter(([name]) => name?.toLowerCase() === 'frame-ancestors')
+      .map(([, ...sources]) => sources.map((source) => source.toLowerCase())),
+  );
+}
+
+/**
+ * Whether a browser refuses to frame the page: a policy's `frame-ancestors` allowing only 'none' or
+ * 'self' does; any other frame-ancestors makes the browser ignore X-Frame-Options, which decides
+ * only without one.
+ */
 function framed(x: Exchange): boolean {
+  const directives = frameAncestors(x);
+  if (directives.length > 0) {
+    return directives.some((sources) => sources.every((source) => source === "'none'" || source === "'self'"));
+  }
   const xfo = (x.responseHeaders['x-frame-options'] ?? '').toUpperCase();
-  const csp = x.responseHeaders['content-security-policy'] ?? '';
-  return xfo === 'DENY' || xfo === 'SAMEORIGIN' || /frame-ancestors\s+('none'|'self')/.test(csp);
+  return xfo === 'DENY' || xfo === 'SAMEORIGIN';
 }
 
 /**
