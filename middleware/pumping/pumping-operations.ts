@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
-import { describeStoredNumber, isKnownCountry } from '../numbers/parse-number.ts';
+import { describeStoredNumber } from '../numbers/parse-number.ts';
 import type {
   PumpingDayCount,
   PumpingDecisionRecord,
@@ -15,7 +15,7 @@ import type {
   PumpingRule,
   PumpingStore,
 } from '../store/types.ts';
-import { blockOf, UNKNOWN_COUNTRY } from './pumping-keys.ts';
+import { blockOf, isCountedCountry } from './pumping-keys.ts';
 import { hourOf, thresholdsOf, trippedBy, unverifiedOf, type PumpingThresholds } from './pumping-rules.ts';
 
 /** A key whose rules one more text would break, as the check before a text would find it now. */
@@ -108,7 +108,7 @@ function checkNotWholeNumber(block: string): void {
  * operator told it was blocked.
  */
 function checkCountry(country: string): void {
-  if (country === UNKNOWN_COUNTRY || isKnownCountry(country)) return;
+  if (isCountedCountry(country)) return;
   const hint = country === 'UK' ? " (the United Kingdom is 'GB')" : '';
   throw new KitError(
     KitErrorCode.InvalidOptions,

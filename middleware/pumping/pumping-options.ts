@@ -4,6 +4,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import type { Request } from 'express';
+import { isCountedCountry } from './pumping-keys.ts';
 import { DEFAULT_THRESHOLDS, type PumpingThresholds, type Thresholds } from './pumping-rules.ts';
 
 /** The app's own challenge (a CAPTCHA such as Turnstile or hCaptcha): true when the request passed it. */
@@ -99,7 +100,7 @@ function allowList(problems: string[], given: unknown): ResolvedPumping['allows'
     return () => false;
   }
   unknownKeys(problems, 'pumping.alwaysAllow', given, Object.keys(EXAMPLES));
-  const countries = new Set(stringList(problems, 'countries', given.countries, (s) => /^[A-Z]{2}$/.test(s)));
+  const countries = new Set(stringList(problems, 'countries', given.countries, isCountedCountry));
   const prefixes = stringList(problems, 'numberPrefixes', given.numberPrefixes, (s) => /^\+\d{1,14}$/.test(s));
   const ranges = stringList(problems, 'addresses', given.addresses, (s) => addressRange(s) !== undefined);
   const users = new Set(stringList(problems, 'users', given.users, (s) => s !== ''));

@@ -17,6 +17,14 @@ afterAll(async () => {
 
 const problems = (pumping: unknown) => resolvePumping(pumping).problems;
 
+it('reports an allow-listed country no number belongs to (UK for GB): it would allow nothing', () => {
+  expect(problems({ alwaysAllow: { countries: ['UK'] } })).toEqual([
+    "`pumping.alwaysAllow.countries` must be a list of countries, e.g. ['GB', 'FR'].",
+  ]);
+  expect(problems({ alwaysAllow: { countries: ['XX', 'GB'] } })).toHaveLength(1);
+  expect(problems({ alwaysAllow: { countries: ['GB', 'ZZ'] } })).toEqual([]);
+});
+
 it('reports a key that is no option, at every level, with the ones that are', () => {
   expect(problems({ mode: 'refuse', allowList: { countries: ['GB'] } })).toEqual([
     '`pumping.allowList` is not an option; use mode, alwaysAllow, thresholds, challenge.',
