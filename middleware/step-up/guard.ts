@@ -58,6 +58,14 @@ function note<Tx>({ context, guard }: Guarded<Tx>, req: Request, event: StepUpEv
   context.logger.info({ route: 'step-up', scope: guard.scope.name, event, path: req.path }, `step-up ${event}`);
 }
 
+/** A guarded address the guard cannot keep: not a same-origin path, or naming a resource no store can keep. */
+function unconfirmable(): KitError {
+  return new KitError(
+    KitErrorCode.InvalidActionParams,
+    'This address cannot be confirmed; open the page from the site.',
+  );
+}
+
 async function resourceKeyOf<Tx>({ context, guard }: Guarded<Tx>, req: Request): Promise<string> {
   const { bindTo } = guard;
   if (bindTo === undefined) return '';
@@ -66,6 +74,8 @@ async function resourceKeyOf<Tx>({ context, guard }: Guarded<Tx>, req: Request):
   if (typeof key !== 'string') {
     throw new KitError(KitErrorCode.HookFailed, 'requireRecentVerification: bindTo must return a string or undefined.');
   }
+  // Read from the request (`%00` in a path), and PostgreSQL cannot keep it: refused on every store alike.
+  if (key.includes('\0')) throw unconfirmable();
   return key;
 }
 
@@ -106,10 +116,7 @@ async function keepIntent<Tx>(
   json: boolean,
 ): Promise<string> {
   if (!json && !isSafeSuccessPath(req.originalUrl)) {
-    throw new KitError(
-      KitErrorCode.InvalidActionParams,
-      'This address cannot be confirmed; open the page from the site.',
-    );
+    throw unconfirmable();
   }
   const now = context.now();
   const kept = {
@@ -197,10 +204,7 @@ async function answerRequired<Tx>(
  */
 function answerFromElsewhere<Tx>(guarded: Guarded<Tx>, req: Request, res: Response): void {
   if (!isSafeSuccessPath(req.originalUrl)) {
-    throw new KitError(
-      KitErrorCode.InvalidActionParams,
-      'This address cannot be confirmed; open the page from the site.',
-    );
+    throw unconfirmable();
   }
   note(guarded, req, 'required');
   const messages = guarded.context.messages.forRequest(req);

@@ -158,6 +158,17 @@ describeEachAppStore('step-up against hostile requests', (_store, storeOptions) 
     expect(await intentRows('user-hostile-large')).toBe(0);
   });
 
+  it('a resource key holding a NUL byte (bindTo reads `%00` from the path; PostgreSQL cannot keep it) is a 400 that keeps and sends nothing, on every store', async () => {
+    const ivy = await suite.app.agent().signIn('hostile-nul-resource');
+    const sent = await smsCount();
+    const answer = await ivy.postForm('/accounts/a%00b/payee', { iban: 'NUL' }, sameSite(ivy));
+    expect(answer.status).toBe(400);
+    expect(answer.body).not.toContain('Confirm it’s you');
+    expect(await intentRows('user-hostile-nul-resource')).toBe(0);
+    expect(await smsCount()).toBe(sent);
+    expect(runsOf('hostile-nul-resource')).toEqual([]);
+  });
+
   it('a grant is fresh up to exactly maxAge after its attempt started, and not a millisecond longer', async () => {
     const grace = await suite.app.agent().signIn('hostile-fresh');
     await verifyFrom(grace, (await grace.request('/security')).body);
