@@ -26,6 +26,7 @@ import type { SweepReport } from './sweep-report.ts';
 import { parseJobConfig, USAGE, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
 import {
   DEFAULT_SWEEP_CONCURRENCY,
+  DEFAULT_TIME_BUDGET_MS,
   newSweepOwner,
   type SweepOptions,
   type SweepWorkerOptions,
@@ -308,9 +309,20 @@ interface JobMode {
 async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<number> {
   const { config, signal, stopTimeoutMs, emit, logger } = mode;
   const owner = newSweepOwner();
-  // A run that throws at once (options it refuses) fails like one that rejects.
-  const run = Promise.resolve().then(() =>
-    kit.runSweep({ ...config.sweep, owner, signal, ...(logger ? { logger } : {}) }),
+  // A run that throws at once (options it refuses) fails like one that rejects. A ready kit's
+  // runSweep is the configuration's code: one that never settles fails the run once it is well
+  // past its budget (the kit's own ends within it), never holds the job for good.
+  const { timeBudgetMs } = config.sweep;
+  const overrunMs =
+    2 * (Number.isSafeInteger(timeBudgetMs) ? Number(timeBudgetMs) : DEFAULT_TIME_BUDGET_MS) + stopTimeoutMs;
+  const run = withDeadline(
+    'sweep',
+    overrunMs,
+    () => kit.runSweep({ ...config.sweep, owner, signal, ...(logger ? { logger } : {}) }),
+    () =>
+      new Error(
+        `the run did not finish within ${overrunMs} ms (twice its time budget and the stop timeout): does the kit's runSweep wait on something that never answers?`,
+      ),
   );
   // After a stop, wait at most stopTimeoutMs for in-flight reads, then hand the claims back.
   let timer: NodeJS.Timeout | undefined;

@@ -17,6 +17,9 @@ export const SWEEP_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_SWEEP_CONCURRENCY = 4;
 
 /** Options of one sweep run (`kit.runSweep`). */
+/** A run's time budget when none is given. */
+export const DEFAULT_TIME_BUDGET_MS = 60_000;
+
 export interface SweepOptions {
   /** Attempts claimed per store call. Default 50 (1..1000). */
   batchSize?: number;
@@ -147,7 +150,7 @@ export function checkSweepOptions(
     leaseMs: integerInRange(problems, 'leaseMs', options.leaseMs, { min: 1000, fallback: 120_000, ...window }),
     timeBudgetMs: integerInRange(problems, 'timeBudgetMs', options.timeBudgetMs, {
       min: 100,
-      fallback: 60_000,
+      fallback: DEFAULT_TIME_BUDGET_MS,
       ...window,
     }),
     errorRetryMs: integerInRange(problems, 'errorRetryMs', options.errorRetryMs, {

@@ -182,6 +182,30 @@ describe('runSweepJob', () => {
     expect(throwing.out.join('\n')).not.toContain(CLIENT_SECRET);
   });
 
+  it("--once with a kit whose runSweep never settles (the configuration's own wrapper) fails past twice its time budget: sweep_failed, exit 3", async () => {
+    b = await openBench();
+    // A ready kit of the integrator's, wrapping runSweep (metrics, say) around a call that never answers.
+    const kit = { ...jobKit(b.deps), runSweep: () => new Promise<never>(() => {}) };
+    const r = recorder();
+    const started = performance.now();
+    const code = await within(
+      10_000,
+      runSweepJob({
+        kit,
+        argv: ['--once', '--time-budget-seconds', '1'],
+        env: {},
+        print: r.print,
+        handleSignals: false,
+        stopTimeoutMs: 200,
+      }),
+    );
+    expect(code).toBe(SweepJobExitCode.SweepFailed);
+    // Twice the budget and the stop timeout: 2.2 s.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2_000);
+    expect(r.parsed()).toEqual([expect.objectContaining({ event: 'sweep_failed' })]);
+    expect(JSON.stringify(r.parsed())).toContain('did not finish within 2200 ms');
+  });
+
   it('a stopped --once job whose run and claim release hang in the store still exits 0, saying the claims lapse with the lease', async () => {
     b = await openBench();
     let claiming = false;
