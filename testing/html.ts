@@ -87,23 +87,42 @@ export function inputValue(html: string, name: string): string | undefined {
   return undefined;
 }
 
+/** An opening `<meta>` tag to its end; its attribute text is group 1. */
+const META_TAG = new RegExp(`<meta\\b${TAG_REST}`, 'gi');
+
+/** A meta tag's name that says it carries a CSRF token (`csrf-token`, `_csrf`, `xsrf-token`, ...). */
+const TOKEN_META = /csrf|xsrf|token/i;
+
 /**
- * The start of a page for an error message, with every hidden field's value left out: a handoff
- * travels only in a request body, and a CSRF token is no business of a test log either. A field
- * is hidden however the app writes it (quotes, order, case), as a browser reads it.
+ * `tag` (`<` and its `element` name, its `attributes` text, then `>` unless the page was cut short)
+ * with the value of its attribute `name` shown as `…`.
+ */
+function withoutValueOf(tag: string, element: string, attributes: string, name: string): string {
+  const start = element.length + 1;
+  const kept = attributes.replace(ATTRIBUTE, (written, attribute: string) =>
+    attribute.toLowerCase() === name ? `${name}="…"` : written,
+  );
+  return `${tag.slice(0, start)}${kept}${tag.slice(start + attributes.length)}`;
+}
+
+/**
+ * The start of a page for an error message, with every hidden field's value left out, and the
+ * content of a meta tag that carries a CSRF token: a handoff travels only in a request body, and
+ * a CSRF token is no business of a test log either. A field is hidden however the app writes it
+ * (quotes, order, case), as a browser reads it.
  */
 export function pageExcerpt(html: string, length: number): string {
-  const masked = html.replace(INPUT_TAG, (tag, attributes: string) => {
-    const hidden = [...attributes.matchAll(ATTRIBUTE)].some(
-      ([, name = '', value]) =>
-        name.toLowerCase() === 'type' && attributeValue(value).trim().toLowerCase() === 'hidden',
+  const masked = html
+    .replace(INPUT_TAG, (tag, attributes: string) =>
+      [...attributes.matchAll(ATTRIBUTE)].some(
+        ([, name = '', value]) =>
+          name.toLowerCase() === 'type' && attributeValue(value).trim().toLowerCase() === 'hidden',
+      )
+        ? withoutValueOf(tag, 'input', attributes, 'value')
+        : tag,
+    )
+    .replace(META_TAG, (tag, attributes: string) =>
+      TOKEN_META.test(attribute(attributes, 'name') ?? '') ? withoutValueOf(tag, 'meta', attributes, 'content') : tag,
     );
-    if (!hidden) return tag;
-    const kept = attributes.replace(ATTRIBUTE, (attribute, name: string) =>
-      name.toLowerCase() === 'value' ? 'value="…"' : attribute,
-    );
-    // `<input` and the closing `>` (none on a page cut short) as written.
-    return `${tag.slice(0, 6)}${kept}${tag.slice(6 + attributes.length)}`;
-  });
   return masked.slice(0, length);
 }

@@ -379,4 +379,40 @@ describe('the test helpers’ error messages', () => {
       server.close();
     }
   });
+
+  it("leave out a CSRF token a page gives in a meta tag (Rails', Laravel's csrf-token, however written)", async () => {
+    const metas: [string, string][] = [
+      ['<meta name="csrf-token" content="meta-token-5e2a">', 'meta-token-5e2a'],
+      ["<META CONTENT='meta-token-8b1d' NAME='CSRF-Token'>", 'meta-token-8b1d'],
+      ['<meta name=_csrf content=meta-token-3f9c>', 'meta-token-3f9c'],
+      ['<meta name="xsrf-token" content="meta&#45;token-7a4e">', 'meta-token-7a4e'],
+    ];
+    const server = createServer((req, res) => {
+      const [meta = ''] = metas[Number((req.url ?? '/').slice(1))] ?? [];
+      res
+        .setHeader('content-type', 'text/html')
+        .end(
+          `<head>${meta}<meta name="description" content="A shop"></head><form method="post" action="/next"></form>`,
+        );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const browser = createTestBrowser();
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const [index, [meta, token]] of metas.entries()) {
+        const failed = await browser
+          .submitForm(await browser.get(`${origin}/${index}`), {}, { action: '/elsewhere' })
+          .then(
+            () => new Error('submitForm found a form posting to /elsewhere'),
+            (error: unknown) => error as Error,
+          );
+        expect(failed.message, meta).toContain('No form posting to /elsewhere');
+        expect(failed.message, meta).not.toContain(token.slice(-4));
+        // Other meta tags keep what they say.
+        expect(failed.message, meta).toContain('content="A shop"');
+      }
+    } finally {
+      server.close();
+    }
+  });
 });
