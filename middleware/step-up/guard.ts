@@ -46,10 +46,14 @@ const KEPT_FIELDS_LIMIT = 64 * 1024;
 
 type Guarded<Tx> = { context: KitContext<Tx>; guard: ResolvedGuard };
 
-/** The route's pattern (`/accounts/:account/payee`), not the requested path: few values, and no ids or tokens. */
+/**
+ * The route's pattern (`/accounts/:account/payee`), not the requested path: few values, and no ids
+ * or tokens. A mount's path (`app.use('/accounts/:account', router)`) reaches the guard only as the
+ * path requested (`req.baseUrl`), so a mount is counted as `*`.
+ */
 function routePattern(req: Request): string {
   const pattern = (req.route as { path?: unknown } | undefined)?.path;
-  return `${req.baseUrl}${typeof pattern === 'string' ? pattern : ''}` || '/';
+  return `${req.baseUrl === '' ? '' : '*'}${typeof pattern === 'string' ? pattern : ''}` || '/';
 }
 
 function note<Tx>({ context, guard }: Guarded<Tx>, req: Request, event: StepUpEvent): void {

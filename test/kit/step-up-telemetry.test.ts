@@ -6,11 +6,13 @@
  */
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MetricName } from '../../middleware/telemetry.ts';
 import type { Agent } from '../support/agent.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { confirmForm, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
+import { startTestApp } from '../support/app.ts';
+import { confirmForm, SCOPES, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
 
 class CollectingReader extends MetricReader {
   protected override async onForceFlush(): Promise<void> {}
@@ -116,5 +118,33 @@ describeEachAppStore('verify_kit.step_up', (_store, storeOptions) => {
       'expired payout /accounts/:account/payee': 1,
       'required payout /accounts/:account/payee': 1,
     });
+  });
+});
+
+describe('verify_kit.step_up under a mount', () => {
+  it('a guard mounted under a path with a parameter (app.use, or a router mounted there) counts no account id: the mount is `*`', async () => {
+    const app = await startTestApp({
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: (routes, kit) => {
+        const guard = () => kit.requireRecentVerification({ scope: 'security', maxAge: TEN_MINUTES });
+        routes.use('/vault/:account', guard(), (_req, res) => void res.send('vault'));
+        const accounts = express.Router();
+        accounts.get('/statement', guard(), (_req, res) => void res.send('statement'));
+        routes.use('/acc/:account', accounts);
+      },
+    });
+    try {
+      const user = await app.agent().signIn('mounted-telemetry');
+      const before = await stepUpCounts();
+      for (const path of ['/vault/acct-7/x', '/acc/acct-8/statement']) {
+        expect((await user.request(path)).body).toContain('Confirm it’s you');
+      }
+      expect(since(before, await stepUpCounts())).toEqual({
+        'required security *': 1,
+        'required security */statement': 1,
+      });
+    } finally {
+      await app.close();
+    }
   });
 });
