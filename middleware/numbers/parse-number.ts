@@ -7,6 +7,7 @@
 import {
   isSupportedCountry,
   parsePhoneNumberWithError,
+  validatePhoneNumberLength,
   type CountryCode,
   type NumberType,
 } from 'libphonenumber-js/max';
@@ -69,4 +70,9 @@ export function describeStoredNumber(destination: string): ReadNumber | undefine
   } catch {
     return undefined;
   }
+}
+
+/** Whether an E.164 number's length is one its country's numbers have: undefined when it is, else why not (TOO_SHORT, TOO_LONG, INVALID_COUNTRY...). */
+export function numberLength(e164: string): string | undefined {
+  return validatePhoneNumberLength(e164);
 }

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
-import { describeStoredNumber } from '../numbers/parse-number.ts';
+import { describeStoredNumber, numberLength } from '../numbers/parse-number.ts';
 import type {
   PumpingDayCount,
   PumpingDecisionRecord,
@@ -103,6 +103,21 @@ function checkNotWholeNumber(block: string): void {
 }
 
 /**
+ * A block too short or too long to be a number of its country without its last three digits would
+ * be kept as a rule no start matches ('+336123' for French numbers, which have 9 digits after +33),
+ * the operator told it was blocked. A country code no country has is kept: numbers of no country
+ * are counted by block too.
+ */
+function checkBlockLength(block: string): void {
+  const length = numberLength(`${block}000`);
+  if (length !== 'TOO_SHORT' && length !== 'TOO_LONG') return;
+  throw new KitError(
+    KitErrorCode.InvalidOptions,
+    `block is a number without its last three digits: ${JSON.stringify(block)} is ${length === 'TOO_SHORT' ? 'too short' : 'too long'} for its country's numbers, such as '+33612345' for +33 6 12 34 56 78.`,
+  );
+}
+
+/**
  * A country a number can belong to, as the counters key it (or ZZ, no country's ranges): any other
  * code would be kept as a rule no start matches ('UK' for the United Kingdom, which is 'GB'), the
  * operator told it was blocked.
@@ -148,7 +163,10 @@ export function keyOf(target: PumpingTarget): PumpingKey {
       `block must be "+" and digits, not starting with 0, such as '+33612345'; got ${JSON.stringify(key)}.`,
     );
   }
-  if (dimension === 'block') checkNotWholeNumber(key);
+  if (dimension === 'block') {
+    checkNotWholeNumber(key);
+    checkBlockLength(key);
+  }
   if (dimension === 'address') return { dimension, key: addressKey(key) };
   return { dimension, key };
 }

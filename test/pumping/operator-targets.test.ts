@@ -51,6 +51,15 @@ describeEachStore('operators’ targets', (kind) => {
     expect(rule.key).toBe(startKeys('+8821234567', '192.0.2.1', 'u').country);
   });
 
+  it('refuses a block too short or too long to be any number of its country without its last three digits, and keeps nothing', async () => {
+    // French numbers have 9 digits after +33: a block has 6.
+    expect(await refusal(ops.block({ block: '+336123' }))).toContain('too short');
+    expect(await refusal(ops.release({ block: '+3361234567' }))).toContain('too long');
+    expect(await ops.rules()).toEqual([]);
+    // A country code no country has: numbers of no country (ZZ) are counted by block too.
+    expect((await ops.block({ block: '+99912345' })).key).toBe(startKeys('+99912345678', '192.0.2.1', 'u').block);
+  });
+
   it('keeps a block that is a start of numbers, in a country whose numbers vary in length too', async () => {
     await ops.block({ block: '+33612345' });
     await ops.block({ block: '+4930123456' });
