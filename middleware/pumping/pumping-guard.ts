@@ -197,7 +197,8 @@ function purger(deps: PumpingGuardDeps, store: PumpingStore): (now: number) => v
       now,
       limit: PURGE_BATCH,
     };
-    store.purgePumping(query).then(
+    // A store of the app's own may throw at the call: a failure like any other, only logged.
+    new Promise<number>((resolve) => resolve(store.purgePumping(query))).then(
       (purged) => {
         if (purged >= PURGE_BATCH) nextAt = now;
       },
