@@ -54,7 +54,14 @@ export interface StartLimitsOptions {
 
 /** A counted start, which the kit gives back when the service refused to create its session. */
 export interface StartReceipt {
+  /** Gives back what the start spent: the service was too busy to create its session. */
   refund(): Promise<void>;
+  /**
+   * Gives back the number's budget only: the app refused the start before any session existed.
+   * Starts aimed at someone's number then cannot lock its owner out, while the requester's own
+   * user and address budgets stay spent, so the app's refusals cannot be probed without limit.
+   */
+  refundDestination?(): Promise<void>;
 }
 
 /** Start limits the kit consumes before every session create. */
@@ -71,6 +78,9 @@ export interface StartLimits {
 
 /** In the order `consume` passes them to the store. */
 const BUDGET_NAMES = ['user', 'destination', 'ip', 'user_numbers'] as const;
+
+const budgetKeyPrefix = (name: (typeof BUDGET_NAMES)[number]) => `start_${name}:`;
+const DESTINATION_KEY_PREFIX = budgetKeyPrefix('destination');
 
 const DEFAULTS = {
   perUser: { points: 10, durationSeconds: 60 * 60 },
@@ -92,7 +102,7 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
   const now = checkClock(options.now);
   const budget = (name: (typeof BUDGET_NAMES)[number], limit: LimitBudget, key: string, member?: string) => {
     const counted: StartBudget = {
-      key: `start_${name}:${key}`,
+      key: `${budgetKeyPrefix(name)}${key}`,
       points: limit.points,
       durationMs: limit.durationSeconds * 1000,
     };
@@ -131,8 +141,8 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
 
 /**
  * The receipt of a counted start (a class: a closure per start would be named at every start when
- * the kit runs through tsx). Its refund gives back every budget but the distinct numbers': a number
- * tried stays tried, since whether this start counted it cannot be told apart afterwards.
+ * the kit runs through tsx). Neither refund gives back the distinct numbers' budget: a number tried
+ * stays tried, since whether this start counted it cannot be told apart afterwards.
  */
 class CountedStart implements StartReceipt {
   constructor(
@@ -142,8 +152,15 @@ class CountedStart implements StartReceipt {
   ) {}
 
   refund(): Promise<void> {
-    const refundable = this.budgets.filter((b) => b.member === undefined);
-    return this.counter.refundStartBudgets?.({ budgets: refundable, spentAt: this.spentAt }) ?? Promise.resolve();
+    return this.give(this.budgets.filter((b) => b.member === undefined));
+  }
+
+  refundDestination(): Promise<void> {
+    return this.give(this.budgets.filter((b) => b.key.startsWith(DESTINATION_KEY_PREFIX)));
+  }
+
+  private give(budgets: readonly StartBudget[]): Promise<void> {
+    return this.counter.refundStartBudgets?.({ budgets, spentAt: this.spentAt }) ?? Promise.resolve();
   }
 }
 

@@ -103,8 +103,9 @@ async function allowStart<Tx>(
   try {
     await withDeadline('beforeCreate', context.hookTimeouts.beforeCreate, () => beforeCreate(req, attempt));
   } catch (error) {
-    // Refused before any session existed: nothing was sent, so the start is given back.
-    await giveBack(context, receipt ?? undefined);
+    // Refused before any session existed, so nothing was sent: the number's budget is given back
+    // (starts aimed at a number must not lock its owner out); the requester's stay spent.
+    await giveBack(context, receipt?.refundDestination?.bind(receipt));
     throw showAsWritten(error);
   }
   return receipt ?? undefined;
@@ -116,14 +117,14 @@ async function allowStart<Tx>(
  * fails or is late is only logged: the user's answer waits on it no longer than its deadline.
  */
 async function refundWhenBusy<Tx>(context: KitContext<Tx>, receipt: StartReceipt | undefined, error: unknown) {
-  if (isKitError(error, KitErrorCode.ServiceBusy)) await giveBack(context, receipt);
+  if (isKitError(error, KitErrorCode.ServiceBusy)) await giveBack(context, receipt?.refund.bind(receipt));
 }
 
-/** Gives a counted start back; one that fails or is late is only logged, after its deadline. */
-async function giveBack<Tx>(context: KitContext<Tx>, receipt: StartReceipt | undefined): Promise<void> {
-  if (receipt === undefined) return;
+/** Runs a counted start's refund; one that fails or is late is only logged, after its deadline. */
+async function giveBack<Tx>(context: KitContext<Tx>, refund: (() => Promise<void>) | undefined): Promise<void> {
+  if (refund === undefined) return;
   try {
-    await withDeadline('limits', context.hookTimeouts.limits, () => receipt.refund());
+    await withDeadline('limits', context.hookTimeouts.limits, refund);
   } catch (refundError) {
     context.logger.warn({ route: 'start', err: describeError(refundError) }, 'could not give back a start budget');
   }
