@@ -8,7 +8,7 @@
  * run it once. The same transaction decides the order between attempts of one user and action
  * (the newest started one that is verified wins) and writes the outcome event for onOutcome.
  */
-import { boundIfAsync, DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
+import { boundIfAsync, DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { describeError } from '../logger.ts';
 import { commitEach, type FulfilCommitter } from './group-commit.ts';
@@ -157,11 +157,14 @@ export async function applyStatus<Tx>(
 
 /**
  * The text reached its owner: the SMS pumping counters count it verified (once, whoever reads it
- * first). A count that fails is only logged: the fulfilment does not wait on the counters.
+ * first). A count that fails, or is late (hookTimeouts.limits, as the start's own pumping writes),
+ * is only logged: the fulfilment does not wait on the counters.
  */
 async function countVerifiedText<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<void> {
+  const ms = deps.hookTimeouts?.limits ?? DEFAULT_HOOK_TIMEOUTS.limits;
+  const late = () => new Error(`counting the verified text did not settle within ${ms} ms`);
   try {
-    await deps.store.pumping?.markVerified(attempt.sessionId);
+    await withDeadline('limits', ms, () => deps.store.pumping?.markVerified(attempt.sessionId), late);
   } catch (error) {
     deps.logger?.warn(
       { sessionId: attempt.sessionId, err: describeError(error) },

@@ -1,0 +1,63 @@
+/**
+ * Counting a verified text for the SMS pumping rules never holds the user's return: a pumping store
+ * whose markVerified never settles delays the landing by at most `hookTimeouts.limits`, the attempt
+ * is fulfilled, and the lateness is only logged (the text stays counted unverified, so the rules
+ * refuse sooner, never later). On SQLite and PostgreSQL.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { PumpingStore } from '../../middleware/store/types.ts';
+import { describeEachAppStore } from '../support/app-stores.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { GENEROUS_START_LIMITS } from '../support/limits.ts';
+import { addPhoneAction } from '../support/actions.ts';
+
+const LIMITS_DEADLINE_MS = 300;
+/** How long the test waits on an answer: far past the deadline, far short of forever. */
+const ANSWER_WAIT_MS = 5_000;
+
+const lines: string[] = [];
+const at = (level: string) => (obj: Record<string, unknown>, msg?: string) => {
+  lines.push(JSON.stringify({ level, ...obj, msg }));
+};
+const logger = { info: at('info'), warn: at('warn'), error: at('error') };
+const lateLogged = () =>
+  lines.filter((line) => line.includes('could not count a verified text for the SMS pumping rules')).length;
+
+describeEachAppStore('the count of a verified text that never settles', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: {
+        actions: [addPhoneAction()],
+        pumping: { mode: 'refuse' },
+        limits: GENEROUS_START_LIMITS,
+        hookTimeouts: { limits: LIMITS_DEADLINE_MS },
+        logger,
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('the landing answers within hookTimeouts.limits and fulfils the attempt; the lateness is logged', async () => {
+    const user = await app.agent().signIn('count-hangs');
+    const started = await user.start('add_phone', { phone: '+33612345671' });
+    await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+    const pumping = app.store.pumping as PumpingStore;
+    const own = Object.getOwnPropertyDescriptor(pumping, 'markVerified');
+    pumping.markVerified = () => new Promise<never>(() => {});
+    const logged = lateLogged();
+    try {
+      const landed = await user.landFor(started.sessionId, started.state, {}, ANSWER_WAIT_MS);
+      expect(landed.status).toBe(303);
+      expect(landed.ms).toBeLessThan(LIMITS_DEADLINE_MS + 2000);
+    } finally {
+      if (own === undefined) delete (pumping as Partial<PumpingStore>).markVerified;
+      else Object.defineProperty(pumping, 'markVerified', own);
+    }
+    expect((await app.store.findAttemptByState(started.state))?.outcome).toBe('fulfilled');
+    expect(lateLogged()).toBe(logged + 1);
+  });
+});
