@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { Request } from 'express';
 import { createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
 import { createDemoActions } from './actions.ts';
+import { endGrantsAfterPhoneChange } from './after-phone-change.ts';
 import type { DemoAppOptions } from './app-options.ts';
 import type { DemoData } from './data.ts';
 import type { DemoUser } from './db.ts';
@@ -19,7 +20,7 @@ export function createDemoKit(
   now: () => number,
   signedInUser: (req: Request) => Promise<DemoUser | undefined>,
 ): VerificationKit<unknown> {
-  return createVerificationKit<unknown>({
+  const kit: VerificationKit<unknown> = createVerificationKit<unknown>({
     baseUrl: options.verifyBaseUrl,
     clientId: options.clientId,
     clientSecret: options.clientSecret,
@@ -58,11 +59,13 @@ export function createDemoKit(
       destinationKey: createHmac('sha256', options.sessionSecret).update('verify kit destination limits').digest(),
     },
     ...(options.pumping === undefined ? {} : { pumping: options.pumping }),
-    // After commit, never inside the transaction: the "emails" shown on the Activity page.
-    onOutcome: data.onOutcome,
+    // After commit, never inside the transaction: the "emails" shown on the Activity page, and
+    // after a phone change the end of the user's step-up grants.
+    onOutcome: endGrantsAfterPhoneChange(data.onOutcome, () => kit),
     // English and French, chosen by Accept-Language (the kit's default), like the demo's own pages.
     messages: demoKitMessages,
     now,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+  return kit;
 }

@@ -6,6 +6,7 @@
  */
 import { createVerificationKit, type SweepJobSettings, type VerificationKit } from 'hosted-sms-verify-kit';
 import { createDemoActions } from './actions.ts';
+import { endGrantsAfterPhoneChange } from './after-phone-change.ts';
 import { loadConfig } from './config.ts';
 import { openDemoData } from './data.ts';
 
@@ -14,7 +15,7 @@ export function demoSweepKit(env: NodeJS.ProcessEnv, job?: SweepJobSettings): Ve
   // With VERIFY_BASE_URL empty the demo runs the bundled emulator on 127.0.0.1:EMULATOR_PORT.
   const baseUrl = config.verifyBaseUrl ?? `http://127.0.0.1:${config.emulatorPort}`;
   const data = openDemoData({ databasePath: config.databasePath, databaseUrl: config.databaseUrl });
-  return createVerificationKit<unknown>({
+  const kit: VerificationKit<unknown> = createVerificationKit<unknown>({
     baseUrl,
     clientId: config.clientId,
     clientSecret: config.clientSecret,
@@ -28,6 +29,7 @@ export function demoSweepKit(env: NodeJS.ProcessEnv, job?: SweepJobSettings): Ve
     resolveUser: () => null,
     routes: { start: false, landing: false },
     // The same hook as the app: the sweep re-delivers what the app could not.
-    onOutcome: data.onOutcome,
+    onOutcome: endGrantsAfterPhoneChange(data.onOutcome, () => kit),
   });
+  return kit;
 }

@@ -22,6 +22,7 @@ import {
   SEE_SECURITY,
 } from '../../demo-app/domain.ts';
 import { emailFor } from '../../demo-app/outbox.ts';
+import { endGrantsAfterPhoneChange } from '../../demo-app/after-phone-change.ts';
 import { startStack, type Stack } from '../support/demo-stack.ts';
 
 describe('demo configuration', () => {
@@ -297,6 +298,37 @@ describe("the demo's outcome emails", () => {
       expect(`${fulfilled.subject} ${fulfilled.body}`).not.toMatch(/phone number confirmed/i);
       expect(emailFor(event(scope, 'expired')).body).toContain('confirming it’s you');
     }
+  });
+
+  it("ends the user's step-up grants once a phone change is fulfilled, after its email, and only then", async () => {
+    const calls: string[] = [];
+    const kit = {
+      grants: {
+        list: async () => [],
+        revoke: async (q: { userRef: string }) => (calls.push(`revoke ${q.userRef}`), 1),
+      },
+    };
+    const hook = endGrantsAfterPhoneChange(
+      (e) => void calls.push(`email ${e.action} ${e.outcome}`),
+      () => kit,
+    );
+    await hook(event(CHANGE_PHONE, 'fulfilled'));
+    for (const other of [
+      event(CHANGE_PHONE, 'failed'),
+      event(CONFIRM_PHONE, 'fulfilled'),
+      event(CHANGE_PHONE_STEP_UP, 'fulfilled'),
+    ])
+      await hook(other);
+    expect(calls).toEqual([
+      `email ${CHANGE_PHONE} fulfilled`,
+      'revoke u1',
+      `email ${CHANGE_PHONE} failed`,
+      `email ${CONFIRM_PHONE} fulfilled`,
+      `email ${CHANGE_PHONE_STEP_UP} fulfilled`,
+    ]);
+    // A revocation that fails fails the delivery, so the kit delivers the event again.
+    kit.grants.revoke = () => Promise.reject(new Error('store down'));
+    await expect(hook(event(CHANGE_PHONE, 'fulfilled'))).rejects.toThrow('store down');
   });
 
   it('a confirmed phone number and a payout change read as before', () => {
