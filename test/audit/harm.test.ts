@@ -9,6 +9,7 @@ import {
   AuditAgent,
   auditIntegration,
   failedIds,
+  formatAuditJson,
   formatAuditTable,
   startEmulator,
   type RunningEmulator,
@@ -75,6 +76,29 @@ describe('the audit confirms where the app texts before anything else', () => {
     expect((await app.emulator.control.stats()).creates).toBe(0);
     const given = await auditIntegration({ ...withoutKit, serviceUrl: app.emulator.url, only: ['cookie.flags'] });
     expect(given.stopped).toBeUndefined();
+  }, 60_000);
+
+  it('a serviceUrl or emulatorUrl with a password in it is reported without the password (table and JSON)', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const { kit: _kit, ...withoutKit } = app.auditOptions;
+    const password = `proxy-pw-${Date.now().toString(36)}`;
+    const serviceUrl = `https://shop:${password}@verify.example.com/v1`;
+    const miswired = await auditIntegration({ ...withoutKit, serviceUrl, only: ['cookie.flags'] });
+    expect(miswired.stopped).toMatch(
+      /your app's kit calls the service at https:\/\/shop:\[redacted\]@verify\.example\.com/,
+    );
+    const unreachable = await auditIntegration({
+      ...withoutKit,
+      serviceUrl,
+      emulatorUrl: `http://shop:${password}@127.0.0.1:1`,
+      only: ['cookie.flags'],
+    });
+    expect(unreachable.stopped).toMatch(/control API at http:\/\/shop:\[redacted\]@127\.0\.0\.1:1 /);
+    for (const report of [miswired, unreachable]) {
+      const printed = `${formatAuditTable(report)}\n${formatAuditJson(report)}`;
+      expect(printed).not.toContain('proxy-pw-');
+    }
   }, 60_000);
 
   it('an emulator whose control API does not answer stops the run before the app is asked anything', async () => {

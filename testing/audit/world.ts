@@ -5,6 +5,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import { emulatorControl, type ControlSession, type EmulatorControl } from '../../emulator/control/control-client.ts';
+import { withoutUrlPasswords } from '../../middleware/printable-errors.ts';
 import { AuditAgent, hiddenField, parseHandoffPage, type Answer, type Exchange } from './agent.ts';
 import { callCount, callHook, callSync, describeThrown, linesOf } from './hooks.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
@@ -72,9 +73,12 @@ export class AuditWorld {
     this.secretForms = secretForms(options.clientId, options.clientSecret);
   }
 
-  /** `text` without the client secret in any spelling: for everything the audit reports. */
+  /**
+   * `text` without the client secret in any spelling, nor any URL's password (a `serviceUrl`
+   * through a proxy, a database URL an error quotes): for everything the audit reports.
+   */
   scrub(text: string): string {
-    return scrubSecret(this.secretForms, text);
+    return withoutUrlPasswords(scrubSecret(this.secretForms, text));
   }
 
   /**
