@@ -299,8 +299,16 @@ async function reserve(deps: PumpingGuardDeps, store: PumpingStore, start: Start
 
 export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
   const { store } = deps;
-  if (store === undefined || deps.pumping.mode === 'off') return async () => undefined;
+  if (store === undefined) return async () => undefined;
   const purge = purger(deps, store);
+  // Off, nothing is counted, but what was kept while the rules were on (decisions hold addresses
+  // and userRefs) is still deleted past keeping.
+  if (deps.pumping.mode === 'off') {
+    return async () => {
+      purge(deps.now());
+      return undefined;
+    };
+  }
   const bound = new DecisionBound(deps);
   return async (req, who) => {
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
