@@ -369,7 +369,16 @@ async function runLoopMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<num
       onError: (error) => emit({ event: 'sweep_failed', error: describe(error) }),
     });
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    await worker.stop();
+    // A ready kit's worker is the configuration's code: a stop that never settles must not hold the
+    // job after its stop signal (the kit's own waits for its run, then releases claims, each at most
+    // stopTimeoutMs).
+    const stopMs = 3 * stopTimeoutMs;
+    await withDeadline(
+      'stop',
+      stopMs,
+      () => worker.stop(),
+      () => new Error(`the worker did not stop within ${stopMs} ms`),
+    );
     return SweepJobExitCode.Ok;
   } catch (error) {
     emit({ event: 'sweep_failed', error: describe(error) });

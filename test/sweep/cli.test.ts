@@ -206,6 +206,43 @@ describe('runSweepJob', () => {
     expect(JSON.stringify(r.parsed())).toContain('did not finish within 2200 ms');
   });
 
+  it("--loop with a kit whose worker's stop() never settles (the configuration's own wrapper) ends after a stop signal: sweep_failed, exit 3", async () => {
+    b = await openBench();
+    let started = false;
+    const kit = {
+      ...jobKit(b.deps),
+      startSweepWorker: () => {
+        started = true;
+        return {
+          owner: 'wrapped',
+          running: false,
+          runs: 0,
+          lastReport: undefined,
+          stop: () => new Promise<never>(() => {}),
+        };
+      },
+    };
+    const r = recorder();
+    const stop = new AbortController();
+    const job = runSweepJob({
+      kit,
+      argv: ['--loop'],
+      env: {},
+      print: r.print,
+      handleSignals: false,
+      signal: stop.signal,
+      stopTimeoutMs: 200,
+    });
+    await waitFor(() => started, 5000, 'the worker to start');
+    stop.abort();
+    expect(await within(5_000, job)).toBe(SweepJobExitCode.SweepFailed);
+    expect(r.parsed()).toEqual([
+      { event: 'sweep_stopping', signal: 'abort' },
+      expect.objectContaining({ event: 'sweep_failed' }),
+    ]);
+    expect(JSON.stringify(r.parsed())).toContain('did not stop within 600 ms');
+  });
+
   it('a stopped --once job whose run and claim release hang in the store still exits 0, saying the claims lapse with the lease', async () => {
     b = await openBench();
     let claiming = false;
