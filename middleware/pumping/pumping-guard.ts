@@ -329,7 +329,10 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
       await record(deps, store, bound, start, who.destination, 'warned', verdict.reasons);
       return pass;
     }
-    if (!verdict.blocked && (await passedChallenge(deps, req))) {
+    // Checked for a blocked start too, which no challenge lifts: its refusal then takes as long as
+    // one by the counts, so the timing does not tell an operator's block from the rules.
+    const passed = await passedChallenge(deps, req);
+    if (!verdict.blocked && passed) {
       await record(deps, store, bound, start, who.destination, 'challenged', verdict.reasons);
       return pass;
     }
