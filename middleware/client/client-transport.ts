@@ -97,6 +97,14 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
   let ms = Number.NaN;
   if (/^\d+$/.test(value)) ms = Number(value) * 1000;
   else if (value !== '') ms = Date.parse(value) - now;
+  return boundedRetryAfterMs(ms);
+}
+
+/**
+ * A wait the service (or a ready client, the app's code) named, as the kit waits it: from 0 to an
+ * hour, and a second when it names nothing usable (NaN, Infinity).
+ */
+export function boundedRetryAfterMs(ms: number): number {
   if (!Number.isFinite(ms)) return DEFAULT_RETRY_AFTER_MS;
   return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }

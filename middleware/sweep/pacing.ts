@@ -20,6 +20,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KitError } from '../errors.ts';
+import { boundedRetryAfterMs } from '../client/client-transport.ts';
 import type { SweepPace, VerifyStore } from '../store/types.ts';
 
 /** A 429 cuts the rate to this share of what it was. */
@@ -143,6 +144,14 @@ export function cutPace(pace: SweepPace, now: number, retryAfterMs: number, obse
     tokensAt: now,
     readsGranted: readsGrantedAt(pace, now),
   };
+}
+
+/**
+ * How long every sweep process pauses after a 429: its Retry-After, an hour at most. A ready
+ * client (the app's code) may name any wait, and the pause is shared and never shortened.
+ */
+function pauseAfter(error: KitError): number {
+  return boundedRetryAfterMs((error.retryAfterSeconds ?? 1) * 1000);
 }
 
 /** What pacing needs of the store; a store without `updateSweepPace` paces each process alone. */
@@ -286,7 +295,7 @@ export function createPacer(options: PacerOptions): Pacer {
     },
     takeNow: () => !stopped() && permits === 0 && now() < unpacedUntil && counted(now()),
     async limited(error) {
-      const retryAfterMs = (error.retryAfterSeconds ?? 1) * 1000;
+      const retryAfterMs = pauseAfter(error);
       permits = 0;
       unpacedUntil = 0;
       await update((pace) => cutPace(pace, now(), retryAfterMs, recent.lastSecond(now())));
@@ -306,7 +315,7 @@ export async function slowTheSweep(
   context: { store: PaceStore; logger: { warn(fields: object, message: string): void } },
   error: KitError,
 ): Promise<void> {
-  const retryAfterMs = (error.retryAfterSeconds ?? 1) * 1000;
+  const retryAfterMs = pauseAfter(error);
   // Many landings meet one congestion: one write a second per process is enough to say so.
   const now = Date.now();
   if (now - (landingCuts.get(context.store) ?? 0) < HOLD_MS) return;
