@@ -6,7 +6,7 @@
 import { parseHandoffPage, type Answer, type Exchange } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
 import type { AuditAction } from './options.ts';
-import { grantBeforeStart } from './step-up-flow.ts';
+import { confirmItsYouForm, grantBeforeStart } from './step-up-flow.ts';
 import { digitsOf, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
 
 const NOT_GIVEN =
@@ -56,9 +56,23 @@ async function verifyAndLand(world: AuditWorld, user: AuditUser, attempt: Starte
   return world.landOn(user, attempt, extra);
 }
 
-/** Starts the action with `phone` typed; the attempt as the emulator has it. */
-function startWith(world: AuditWorld, user: AuditUser, action: AuditAction, phone: string): Promise<StartedAttempt> {
-  return world.postStart(user, action, { phone }).then((answer) => world.attemptOf(answer));
+/**
+ * Starts the action with `phone` typed; the attempt as the emulator has it. An app that ends the
+ * user's step-up grants once their number changed (as it should) asks again: the user confirms
+ * it's them, as a user does, and starts again.
+ */
+async function startWith(
+  world: AuditWorld,
+  user: AuditUser,
+  action: AuditAction,
+  phone: string,
+): Promise<StartedAttempt> {
+  const answer = await world.postStart(user, action, { phone });
+  if (action.requireRecentVerification === undefined || confirmItsYouForm(answer) === undefined) {
+    return world.attemptOf(answer);
+  }
+  await grantBeforeStart(world, user, action);
+  return world.attemptOf(await world.postStart(user, action, { phone }));
 }
 
 /** Follows the landing's redirect on the app's origin once (the success or failure page). */
