@@ -10,7 +10,8 @@ import { describeEachAppStore } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { addPhoneAction } from '../support/actions.ts';
 
-const DEADLINE_MS = 300;
+/** Long enough for a real store call on a loaded machine: the check before a text runs under it too. */
+const DEADLINE_MS = 1000;
 
 const lines: string[] = [];
 const at = (level: string) => (obj: Record<string, unknown>, msg?: string) => {
