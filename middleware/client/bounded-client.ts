@@ -5,9 +5,22 @@
  * hanging. The kit's own client has connect, headers and body timeouts and is used as it is.
  */
 import { withDeadline } from '../deadline.ts';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import type { VerifyClient } from '../types.ts';
 import { checkedCreatedSession } from './client.ts';
+import { boundedRetryAfterMs } from './client-transport.ts';
+
+/**
+ * A 429 the ready client reports (`service_busy`) waits as one of the service's would: its
+ * `retryAfterSeconds`, when it names one, from 1 s to an hour (1 s for NaN or Infinity).
+ */
+function asServiceBusy(error: unknown): unknown {
+  if (!isKitError(error, KitErrorCode.ServiceBusy) || error.retryAfterSeconds === undefined) return error;
+  const retryAfterSeconds = Math.max(1, Math.ceil(boundedRetryAfterMs(Number(error.retryAfterSeconds) * 1000) / 1000));
+  if (retryAfterSeconds === error.retryAfterSeconds) return error;
+  const { serviceStatus, serviceErrorCode } = error;
+  return new KitError(KitErrorCode.ServiceBusy, error.message, { serviceStatus, serviceErrorCode, retryAfterSeconds });
+}
 
 export function boundedClient(client: VerifyClient, ms: number): VerifyClient {
   const late = (call: string) => () =>
@@ -23,11 +36,16 @@ export function boundedClient(client: VerifyClient, ms: number): VerifyClient {
         ms,
         () => client.createSession(input, idempotencyKey),
         late('createSession'),
-      );
+      ).catch((error: unknown) => {
+        throw asServiceBusy(error);
+      });
       const body = typeof created === 'object' && created !== null ? (created as Record<string, unknown>) : {};
       return checkedCreatedSession(body, body.replayed === true);
     },
-    getSession: (sessionId) => withDeadline('client', ms, () => client.getSession(sessionId), late('getSession')),
+    getSession: (sessionId) =>
+      withDeadline('client', ms, () => client.getSession(sessionId), late('getSession')).catch((error: unknown) => {
+        throw asServiceBusy(error);
+      }),
     close: () => client.close(),
   };
 }

@@ -2,7 +2,8 @@
  * A ready client the app passes (`client: myClient`) is the app's code: a 429 it reports
  * (KitError `service_busy`) with a wait no service would name (31 years, Infinity, NaN) pauses the
  * sweep of every process sharing the store as the service's own Retry-After does, at most an hour,
- * and never fails the run. On SQLite and PostgreSQL.
+ * and never fails the run; a start it refuses so tells the user to retry within an hour, in a
+ * Retry-After header that is a number. On SQLite and PostgreSQL.
  */
 import { afterEach, expect, it } from 'vitest';
 import { KitError, KitErrorCode } from '../../middleware/errors.ts';
@@ -55,4 +56,30 @@ describeEachAppStore('a ready client whose 429 names a wait no service would', (
     expect(landing.status).toBe(200);
     expect(await sweepPausedUntil(app)).toBeLessThanOrEqual(Date.now() + HOUR_MS);
   });
+});
+
+/** The real client, except that every create answers 429 with `retryAfterSeconds`. */
+function busyCreates(retryAfterSeconds: number) {
+  return (real: VerifyClient): VerifyClient => ({
+    createSession: () =>
+      Promise.reject(new KitError(KitErrorCode.ServiceBusy, 'busy', { serviceStatus: 429, retryAfterSeconds })),
+    getSession: (sessionId) => real.getSession(sessionId),
+    close: () => real.close(),
+  });
+}
+
+describeEachAppStore('a ready client whose create names a wait no service would', (_store, storeOptions) => {
+  it.each([1e9, Infinity, Number.NaN])(
+    'retryAfterSeconds %s: the start says to retry within an hour, in a Retry-After header that is a number',
+    async (retryAfterSeconds) => {
+      app = await startTestApp({ ...(await storeOptions()), wrapClient: busyCreates(retryAfterSeconds) });
+      const alice = await app.agent().signIn('alice');
+      const refused = await alice.tryStart('grant_badge');
+      expect(refused.status).toBe(503);
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      expect(refused.body).not.toMatch(/NaN|Infinity|\d{5,}/);
+    },
+  );
 });
