@@ -3,6 +3,7 @@
  * The defaults are of the order of public per-message prices, rounded, and meant for comparisons
  * only: give your own table (your provider's) when the figure matters.
  */
+import { isSupportedCountry } from 'libphonenumber-js/max';
 
 /** Prices per text, in one currency (the defaults are US dollars). */
 export interface SmsPrices {
@@ -34,6 +35,9 @@ export const DEFAULT_SMS_PRICES: SmsPrices = {
   },
 };
 
+const isPricedCountry = (code: string): boolean =>
+  code === 'ZZ' || (/^[A-Z]{2}$/.test(code) && isSupportedCountry(code));
+
 const isPrice = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
 /** A price table given as an option: `countries` merged over the defaults, `default` replacing theirs. */
@@ -45,7 +49,8 @@ export function validateSmsPrices(value: unknown): SmsPrices {
   if (given === undefined || typeof countries !== 'object' || countries === null) throw new Error(fix);
   if (given.default !== undefined && !isPrice(given.default)) throw new Error(fix);
   for (const [code, price] of Object.entries(countries)) {
-    if (!/^[A-Z]{2}$/.test(code) || !isPrice(price)) throw new Error(fix);
+    // A code no number belongs to ('UK': the United Kingdom is 'GB') would never be read.
+    if (!isPricedCountry(code) || !isPrice(price)) throw new Error(fix);
   }
   return {
     default: given.default ?? DEFAULT_SMS_PRICES.default,

@@ -334,6 +334,8 @@ describe('stats', () => {
     }
     const refused: { default?: number; countries?: Record<string, number> }[] = [
       { countries: { Nigeria: 1 } },
+      // No number belongs to UK (the United Kingdom is GB): its price would never be read.
+      { countries: { UK: 0.04 } },
       { countries: { NG: -1 } },
       { default: Number.NaN },
     ];
