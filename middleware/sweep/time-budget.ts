@@ -50,7 +50,9 @@ export function withinBudget<Tx>(
     store: storeWithinBudget(deps.store, startedAt, budget, now),
     get hookTimeouts() {
       const left = timeLeft(startedAt, budget, now);
+      // Every other deadline as the kit was given it: the count of a verified text waits `limits`.
       return {
+        ...given,
         fulfil: Math.min(given?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil, left),
         onOutcome: Math.min(given?.onOutcome ?? DEFAULT_HOOK_TIMEOUTS.onOutcome, left),
       };

@@ -1,7 +1,7 @@
 /**
  * Counting a verified text for the SMS pumping rules never holds the user's return: a pumping store
- * whose markVerified never settles delays the landing by at most `hookTimeouts.limits`, the attempt
- * is fulfilled, and the lateness is only logged (the text stays counted unverified, so the rules
+ * whose markVerified never settles delays the landing (or a sweep run) by at most `hookTimeouts.limits`,
+ * the attempt is fulfilled, and the lateness is only logged (the text stays counted unverified, so the rules
  * refuse sooner, never later). On SQLite and PostgreSQL.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -54,6 +54,27 @@ describeEachAppStore('the count of a verified text that never settles', (_store,
       const landed = await user.landFor(started.sessionId, started.state, {}, ANSWER_WAIT_MS);
       expect(landed.status).toBe(303);
       expect(landed.ms).toBeLessThan(LIMITS_DEADLINE_MS + 2000);
+    } finally {
+      if (own === undefined) delete (pumping as Partial<PumpingStore>).markVerified;
+      else Object.defineProperty(pumping, 'markVerified', own);
+    }
+    expect((await app.store.findAttemptByState(started.state))?.outcome).toBe('fulfilled');
+    expect(lateLogged()).toBe(logged + 1);
+  });
+
+  it('a sweep run waits on the count within hookTimeouts.limits too, and fulfils the attempt', async () => {
+    const user = await app.agent().signIn('count-hangs-swept');
+    const started = await user.start('add_phone', { phone: '+33612345672' });
+    await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+    const pumping = app.store.pumping as PumpingStore;
+    const own = Object.getOwnPropertyDescriptor(pumping, 'markVerified');
+    pumping.markVerified = () => new Promise<never>(() => {});
+    const logged = lateLogged();
+    try {
+      const begun = performance.now();
+      const report = await app.clock.shifted(181_000, () => app.kit.runSweep());
+      expect(report.fulfilled).toBe(1);
+      expect(performance.now() - begun).toBeLessThan(LIMITS_DEADLINE_MS + 2000);
     } finally {
       if (own === undefined) delete (pumping as Partial<PumpingStore>).markVerified;
       else Object.defineProperty(pumping, 'markVerified', own);
