@@ -36,7 +36,7 @@ export const SpanName = {
 export const MetricName = {
   /** Verifications started (a session created, an SMS sent). */
   Starts: 'verify_kit.starts',
-  /** Starts refused by a limit, by `verify_kit.budget` (user, destination, ip). */
+  /** Starts refused by a limit, by `verify_kit.budget` (user, destination, ip, user_numbers). */
   StartsRefused: 'verify_kit.starts.refused',
   /**
    * Outcomes as first recorded, by `verify_kit.outcome`, `verify_kit.source` and, for failures,
