@@ -52,7 +52,8 @@ function police<Tx>(context: KitContext<Tx>, action: ActionDefinition<Tx>, numbe
     'destination refused by the destination policy; nothing was sent',
   );
   countRefusedDestination(reason, entered);
-  throw new KitError(KitErrorCode.PhoneNumberRefused, `The destination policy refuses this number (${reason}).`);
+  // One message whatever the reason: with `errors: 'next'` it reaches the app, which may show it.
+  throw new KitError(KitErrorCode.PhoneNumberRefused, 'The destination policy refuses this number.');
 }
 
 /** Who the attempt is for, and its number as describeStoredNumber read it (undefined when not read so). */

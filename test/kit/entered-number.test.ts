@@ -351,6 +351,39 @@ describeEachAppStore('typed numbers on the mobile start', (_store, storeOptions)
   });
 });
 
+describeEachAppStore("a refused number handed to the app's error handler (errors: 'next')", (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { actions: [addPhone], errors: 'next', destinationPolicy: { refuseCountries: ['JM'] } },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('carries one message whatever rule refused it (country or type), so an app that shows it teaches nothing; nothing is stored or sent', async () => {
+    const user = await app.agent().signIn('alice');
+    const before = { attempts: await app.attemptCount(), errors: app.errors.length };
+    // +1 876 is refused as Jamaica's; +44 909 as premium-rate.
+    for (const typed of ['+1 876 555 0123', '+44 909 879 0000']) {
+      expect((await user.tryStartWithNumber('add_phone', typed)).status, typed).toBe(422);
+    }
+    const handed = app.errors.slice(before.errors).map((line) => JSON.parse(line) as { code: string; message: string });
+    expect(handed.map((error) => error.code)).toEqual(['phone_number_refused', 'phone_number_refused']);
+    expect(handed[0]!.message).toBe(handed[1]!.message);
+    expect(handed[0]!.message).not.toMatch(/country|type/i);
+    // The log line still says which rule, with the number masked.
+    const reasons = app.logs
+      .filter((line) => line.includes('destination refused'))
+      .map((line) => JSON.parse(line).reason);
+    expect(reasons).toEqual(['country', 'type']);
+    expect(await app.attemptCount()).toBe(before.attempts);
+    expect(await sms(app)).toEqual([]);
+  });
+});
+
 describe('a defaultCountry function of the request', () => {
   let app: TestApp;
   let answer: () => unknown = () => 'FR';
