@@ -33,6 +33,8 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const GUARDABLE_METHODS: readonly string[] = METHODS;
 /** A day: longer than any "recent" a guard should ask for. */
 const MAX_AGE_LIMIT_SECONDS = 24 * 60 * 60;
+/** How long a grant can open anything: past it no guard or action reads it, and the sweep deletes it. */
+export const GRANT_USABLE_MS = MAX_AGE_LIMIT_SECONDS * 1000;
 
 export interface ResolvedGuard {
   scope: ScopeDefinition;

@@ -334,6 +334,11 @@ export interface StepUpStore {
   consumeIntent(intentId: string, now: number): Promise<StepUpIntent | undefined>;
   /** Deletes up to `limit` expired intents, consumed or not (the sweep's retention); returns how many. */
   purgeExpiredIntents(query: { now: number; limit: number }): Promise<number>;
+  /**
+   * Deletes up to `limit` grants started before `startedBefore` (the sweep's retention: a day ago,
+   * past any maxAge, so nothing reads them again); returns how many.
+   */
+  purgeStaleGrants(query: { startedBefore: number; limit: number }): Promise<number>;
 }
 
 /** What the SMS pumping counters count texts by: one key in each, per start. */

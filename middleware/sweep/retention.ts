@@ -3,10 +3,12 @@
  * destination it texted are needed for its outcome and its hook, not for years: each sweep run
  * removes them after `redactAfterMs` and deletes the attempt after `deleteAfterMs`, a small batch
  * at a time so a run stays short. Pending attempts are never touched (they expire after 24 h).
- * Expired step-up intents (kept pages and forms, whose fields may be secrets) are deleted by every
- * run, a batch at a time, whatever `retention` says: nothing can use them again.
+ * Expired step-up intents (kept pages and forms, whose fields may be secrets) and step-up grants
+ * older than any maxAge are deleted by every run, a batch at a time, whatever `retention` says:
+ * nothing can use them again.
  */
 import type { OptionProblems } from '../options/option-problems.ts';
+import { GRANT_USABLE_MS } from '../step-up/guard-options.ts';
 import type { VerifyStore } from '../store/types.ts';
 import type { SweepReport } from './sweep-report.ts';
 
@@ -52,15 +54,16 @@ export async function applyRetention(
   store: Pick<VerifyStore, 'applyRetention' | 'stepUp'>,
   now: number,
   retention: ResolvedRetention | false,
-): Promise<Pick<SweepReport, 'redacted' | 'deleted' | 'intentsDeleted'>> {
+): Promise<Pick<SweepReport, 'redacted' | 'deleted' | 'intentsDeleted' | 'grantsDeleted'>> {
   const limit = retention === false ? DEFAULT_RETENTION.batchSize : retention.batchSize;
   const intentsDeleted = (await store.stepUp?.purgeExpiredIntents({ now, limit })) ?? 0;
-  if (retention === false) return { redacted: 0, deleted: 0, intentsDeleted };
+  const grantsDeleted = (await store.stepUp?.purgeStaleGrants({ startedBefore: now - GRANT_USABLE_MS, limit })) ?? 0;
+  if (retention === false) return { redacted: 0, deleted: 0, intentsDeleted, grantsDeleted };
   const attempts = await store.applyRetention({
     now,
     redactBefore: now - retention.redactAfterMs,
     deleteBefore: now - retention.deleteAfterMs,
     limit,
   });
-  return { ...attempts, intentsDeleted };
+  return { ...attempts, intentsDeleted, grantsDeleted };
 }

@@ -131,6 +131,7 @@ export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<st
     redacted: report.redacted,
     deleted: report.deleted,
     intentsDeleted: report.intentsDeleted,
+    grantsDeleted: report.grantsDeleted,
     durationMs: report.durationMs,
     serviceReachable: report.serviceReachable,
     stoppedBy: report.stoppedBy,

@@ -72,6 +72,8 @@ export interface SweepReport {
   deleted: number;
   /** Expired step-up intents (kept pages and forms) deleted in this run. */
   intentsDeleted: number;
+  /** Step-up grants started longer ago than any maxAge, deleted in this run. */
+  grantsDeleted: number;
 }
 
 /** A report before the run's first step: every count zero. */
@@ -100,6 +102,7 @@ export function emptyReport(owner: string): SweepReport {
     redacted: 0,
     deleted: 0,
     intentsDeleted: 0,
+    grantsDeleted: 0,
   };
 }
 

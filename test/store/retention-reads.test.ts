@@ -5,7 +5,8 @@
  * yet delivered are kept whole.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewAttempt, VerifyStore } from '../../middleware/store/types.ts';
+import { applyRetention } from '../../middleware/sweep/retention.ts';
+import type { NewAttempt, StepUpStore, VerifyStore } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
 
@@ -129,6 +130,33 @@ describeEachStore('support reads and retention', (kind) => {
         expect(await store.applyRetention(batch)).toEqual({ redacted: 1, deleted: 1 });
         expect(await store.findAttemptBySessionId('session-1')).toBeUndefined();
         expect(await store.claimOutcomeEvents({ now: at + DAY, owner: 'w', leaseMs: 60_000, limit: 10 })).toEqual([]);
+      },
+    );
+
+    it(
+      'deletes step-up grants started more than a day ago (past any guard’s maxAge), a batch a run, ' +
+        'retention on or off, and keeps the ones a guard may still read',
+      async () => {
+        const stepUp = store.stepUp as StepUpStore;
+        const grant = (n: number, startedAt: number) =>
+          stepUp.insertGrant({
+            sessionId: `session-${n}`,
+            userRef: 'user-a',
+            scope: 'payout',
+            resourceKey: `payee-${n}`,
+            browserSession: `browser-${n}`,
+            startedAt,
+            grantedAt: startedAt + 1,
+          });
+        const now = T0 + 10 * DAY;
+        for (let n = 1; n <= 3; n++) await grant(n, now - DAY - n);
+        await grant(4, now - DAY + 1);
+        const run = async (retention: Parameters<typeof applyRetention>[2]) =>
+          (await applyRetention(store, now, retention)).grantsDeleted;
+        const batchOfTwo = { redactAfterMs: 30 * DAY, deleteAfterMs: 90 * DAY, batchSize: 2 };
+        expect([await run(batchOfTwo), await run(false), await run(batchOfTwo)]).toEqual([2, 1, 0]);
+        const left = await stepUp.listGrants({ userRef: 'user-a', limit: 50 });
+        expect(left.map((g) => g.sessionId)).toEqual(['session-4']);
       },
     );
   });

@@ -301,6 +301,9 @@ const MIGRATIONS: readonly string[] = [
   // 14: starts refused because a key's rules tripped, per key and hour: a key stays refused while
   // an attack keeps pressing on it.
   `ALTER TABLE verify_kit_pumping_counts ADD COLUMN refused INTEGER NOT NULL DEFAULT 0;`,
+
+  // 15: grants by start time, for the sweep's deletion of those past any maxAge.
+  `CREATE INDEX verify_kit_grants_started ON verify_kit_grants (started_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -167,7 +167,9 @@ const STEP_UP_SQL = {
      FROM kept WHERE i.intent_id = kept.intent_id
      RETURNING i.intent_id, i.user_ref, i.scope, i.browser_session, i.resource_key, i.method, i.path, kept.fields,
        i.created_at, i.expires_at, i.consumed_at`,
-  // Sweeps on several instances share the work.
+  // Sweeps on several instances share the work (both purges).
+  purgeStaleGrants: `DELETE FROM verify_kit_grants WHERE session_id IN (
+       SELECT session_id FROM verify_kit_grants WHERE started_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
   purgeExpiredIntents: `DELETE FROM verify_kit_intents WHERE intent_id IN (
        SELECT intent_id FROM verify_kit_intents WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 } as const;

@@ -112,5 +112,8 @@ export function postgresStepUp(db: PostgresDb): StepUpStore {
     async purgeExpiredIntents({ now, limit }) {
       return (await query(db, 'purgeExpiredIntents', [now, limit])).rowCount ?? 0;
     },
+    async purgeStaleGrants({ startedBefore, limit }) {
+      return (await query(db, 'purgeStaleGrants', [startedBefore, limit])).rowCount ?? 0;
+    },
   };
 }

@@ -165,6 +165,8 @@ export const STEP_UP_SQL = {
      WHERE intent_id = @intentId AND consumed_at IS NULL AND expires_at > @now`,
   purgeExpiredIntents: `DELETE FROM verify_kit_intents WHERE intent_id IN (
        SELECT intent_id FROM verify_kit_intents WHERE expires_at <= @now LIMIT @limit)`,
+  purgeStaleGrants: `DELETE FROM verify_kit_grants WHERE session_id IN (
+       SELECT session_id FROM verify_kit_grants WHERE started_at < @startedBefore LIMIT @limit)`,
 } as const;
 
 /** The SMS pumping counters (sqlite-pumping.ts); an hour is ms since the epoch / 3,600,000. */

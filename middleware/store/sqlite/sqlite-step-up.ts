@@ -108,5 +108,8 @@ export function sqliteStepUp(db: Database): StepUpStore {
     async purgeExpiredIntents({ now, limit }) {
       return statements.purgeExpiredIntents.run({ now, limit }).changes;
     },
+    async purgeStaleGrants({ startedBefore, limit }) {
+      return statements.purgeStaleGrants.run({ startedBefore, limit }).changes;
+    },
   };
 }
