@@ -44,6 +44,20 @@ export function readEnteredNumber(input: unknown, defaultCountry: string | undef
   // RFC 3966 parameters: the parser drops a subaddress, and an extension after one, unreported.
   if (input.includes(';')) return undefined;
   const country = isKnownCountry(defaultCountry) ? defaultCountry : undefined;
+  const asTyped = readNumber(input, country);
+  if (!LEADING_00.test(input)) return asTyped;
+  // "00…" is "+…" in most countries, not in all: the US dials 011, Australia 0011, and Singapore
+  // 001 to 003, so "0033 6…" is France, or Hungary through carrier 003. Where the two readings
+  // are different numbers, the code would go to one the user may not have meant: refused.
+  const dialled = readNumber(input.replace(LEADING_00, '$1+'), undefined);
+  if (asTyped === undefined || dialled === undefined) return asTyped ?? dialled;
+  return asTyped.e164 === dialled.e164 ? asTyped : undefined;
+}
+
+/** "00" opening the input (after any spaces): the international call prefix of most countries. */
+const LEADING_00 = /^(\s*)00/;
+
+function readNumber(input: string, country: CountryCode | undefined): ReadNumber | undefined {
   try {
     // extract: false: the whole input must be the number, not merely contain one.
     const parsed = parsePhoneNumberWithError(input, {

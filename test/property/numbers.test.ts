@@ -60,6 +60,32 @@ describe('reading typed numbers', () => {
     );
   });
 
+  it('the "00" form reads to its number whatever the default country, or is refused: never read as another number', () => {
+    // Countries whose international prefix is not 00 (011, 0011, 010, 8~10, a carrier's 00xx)
+    // would otherwise refuse it; Singapore, Thailand, Korea and Nigeria dial 00x too, so there
+    // "0033 6..." could be +36 (Hungary) as well as +33.
+    const elsewhere = ['US', 'CA', 'JM', 'AU', 'JP', 'RU', 'BR'] as const;
+    const ambiguous = ['SG', 'TH', 'KR', 'NG'] as const;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...NUMBERS),
+        fc.constantFrom(...elsewhere, ...ambiguous),
+        fc.nat(),
+        (number, country, seed) => {
+          const rest = fc.sample(spelled(number.nsn), { numRuns: 1, seed })[0]!;
+          const typed = `00${number.code} ${rest}`;
+          const read = readEnteredNumber(typed, country);
+          if (read !== undefined)
+            expect(read, `${typed} (${country})`).toMatchObject({ e164: `+${number.code}${number.nsn}` });
+          if ((elsewhere as readonly string[]).includes(country)) expect(read, `${typed} (${country})`).toBeDefined();
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // With Singapore's default, 003 is an international prefix too: "0033 6 12 34 56 78" is France or Hungary.
+    expect(readEnteredNumber('0033 6 12 34 56 78', 'SG')).toBeUndefined();
+  });
+
   it('text that is not a number (or holds one among other words), digits too short or too long, and input past the cap are refused, never thrown', () => {
     const notNumbers = fc.oneof(
       fc.string({ maxLength: 60 }).filter((s) => !/\d{5}/.test(s)),
