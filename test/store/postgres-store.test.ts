@@ -340,6 +340,29 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     await expect(broken.findAttemptByState('x')).rejects.toThrow();
   });
 
+  it('migrates on a later call when the database was unreachable as the store started, instead of failing every call for good', async () => {
+    const fresh = await createTestDatabase();
+    const pool = new pg.Pool({ connectionString: fresh.url, max: 2 });
+    try {
+      // The database restarting as the app starts: the migration's connection is refused once.
+      const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+      let refusals = 1;
+      pool.connect = ((...args: unknown[]) =>
+        args.length === 0 && refusals-- > 0
+          ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'))
+          : connect(...args)) as typeof pool.connect;
+      const started = createPostgresStore({ pool });
+      await expect(started.ready).rejects.toThrow('ECONNREFUSED');
+      await started.insertAttempt(attempt(1));
+      expect(await started.findAttemptByState('state-1')).toMatchObject({ sessionId: 'session-1' });
+      const { rows } = await fresh.pool.query<{ version: number }>('SELECT version FROM verify_kit_schema');
+      expect(rows).toEqual([{ version: SCHEMA_VERSION }]);
+    } finally {
+      await pool.end();
+      await fresh.drop();
+    }
+  });
+
   it('runs every statement as a named prepared statement, under the names it has always had (verify_kit_<key>)', async () => {
     // One connection, so pg_prepared_statements (per session) lists every statement the calls below prepared.
     const single = createPostgresStore({ pool: newPool(1) });

@@ -44,7 +44,11 @@ export type PostgresStore = VerifyStore<PoolClient> &
     readonly pool: Pool;
     readonly stepUp: StepUpStore;
     readonly pumping: PumpingStore;
-    /** Resolves once the kit's tables are migrated; every store call waits for it (await it at startup to fail fast). */
+    /**
+     * The migrations the store started with: resolves once the kit's tables are migrated (await it at
+     * startup to fail fast). Every store call waits for the migrations; after a run that failed, the
+     * next call runs them again.
+     */
     readonly ready: Promise<void>;
   };
 
@@ -121,14 +125,38 @@ function postgresStartBudgets(db: PostgresDb): StartBudgetCounter {
   };
 }
 
+/**
+ * The store's access to the pool, its migrations run once they succeed: a run that failed (the
+ * database unreachable or restarting as the app started) is reported by the calls waiting on it,
+ * and the next call runs them again, so the store works once the database is back. `first` is the
+ * run started with the store (its `ready`).
+ */
+function migratedPool(pool: Pool): { db: PostgresDb; first: Promise<void> } {
+  let running: Promise<void> | undefined;
+  const run = () =>
+    (running = migrate(pool).catch((error: unknown) => {
+      running = undefined;
+      throw error;
+    }));
+  const first = run();
+  // A failed migration is reported by every call waiting on it (and by `ready`); never as an unhandled rejection.
+  first.catch(() => {});
+  return {
+    db: {
+      pool,
+      get ready() {
+        return running ?? run();
+      },
+    },
+    first,
+  };
+}
+
 /** The PostgreSQL store (node-postgres Pool), for several instances of the app. */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   assertPoolOption(options);
   const { pool } = options;
-  const ready = migrate(pool);
-  // A failed migration is reported by every call (and by `ready`); never as an unhandled rejection.
-  ready.catch(() => {});
-  const db: PostgresDb = { pool, ready };
+  const { db, first: ready } = migratedPool(pool);
   return {
     kind: 'postgres',
     pool,
