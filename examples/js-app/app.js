@@ -6,8 +6,20 @@ import verificationOptions from './verify.config.js';
 
 const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** The session cookie's signing key, from your secrets: a value written in code signs anyone's forged cookie. */
+function sessionSecret(env) {
+  const secret = env.SESSION_SECRET ?? '';
+  if (secret.length < 16) {
+    throw new Error(
+      'Set SESSION_SECRET to a long random value (e.g. `openssl rand -hex 32`): it signs the session cookie.',
+    );
+  }
+  return secret;
+}
+
 /** `now` is for tests: the clock they share with the emulator (createTestClock). */
 export function createApp({ env = process.env, now } = {}) {
+  const secret = sessionSecret(env); // before anything is opened
   const options = verificationOptions(env);
   const db = options.store.db;
   const kit = createVerificationKit({ ...options, ...(now === undefined ? {} : { now }) });
@@ -16,7 +28,7 @@ export function createApp({ env = process.env, now } = {}) {
   app.use(
     session({
       name: 'app.sid',
-      secret: env.SESSION_SECRET ?? 'change-me: a long random string from your secrets',
+      secret,
       resave: false,
       saveUninitialized: false,
       cookie: { sameSite: 'lax', httpOnly: true },

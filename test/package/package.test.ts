@@ -372,9 +372,9 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
 
   it("passes the JavaScript example's tests (its integration audit included, one case per check) and the sweep job's (`node --test`, with only the public testing entry)", async () => {
     const app = await node(['--test'], join(sqliteApp, 'examples', 'js-app'));
-    // Its four tests, and every check but the step-up ones: it guards no route of its own (no
+    // Its five tests, and every check but the step-up ones: it guards no route of its own (no
     // `stepUp`), so those are skipped, with the reason.
-    expect(app.stdout).toMatch(new RegExp(`# pass ${4 + AUDIT_CHECK_IDS.length - STEP_UP_CHECKS}\\n# fail 0`));
+    expect(app.stdout).toMatch(new RegExp(`# pass ${5 + AUDIT_CHECK_IDS.length - STEP_UP_CHECKS}\\n# fail 0`));
     expect(app.stdout).toMatch(new RegExp(`# skipped ${STEP_UP_CHECKS}\\n`));
     const job = await node(['--test'], join(sqliteApp, 'examples', 'sweep-job'));
     expect(job.stdout).toMatch(/# pass 2\n# fail 0/);
@@ -575,7 +575,7 @@ describe.skipIf(postgresUnavailable !== undefined)(
       const tests = await node(['--test', 'dist/test/'], postgresApp, { DATABASE_URL: database.url });
       // No guarded route: those checks are skipped, with the reason; the typed-number ones run on PostgreSQL.
       const skipped = STEP_UP_CHECKS;
-      expect(tests.stdout).toMatch(new RegExp(`# pass ${2 + AUDIT_CHECK_IDS.length - skipped}\\n# fail 0`));
+      expect(tests.stdout).toMatch(new RegExp(`# pass ${3 + AUDIT_CHECK_IDS.length - skipped}\\n# fail 0`));
       expect(tests.stdout).toMatch(new RegExp(`# skipped ${skipped}\\n`));
     });
   },

@@ -26,13 +26,14 @@ let origin;
 let emulator;
 let app;
 let db;
+let env;
 
 before(async () => {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://localhost:${server.address().port}`;
   const returnUrl = `${origin}/verify/return`;
   emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl }], clock, log: () => {} });
-  const env = {
+  env = {
     VERIFY_BASE_URL: emulator.url,
     VERIFY_CLIENT_ID: CLIENT.clientId,
     VERIFY_CLIENT_SECRET: CLIENT.secret,
@@ -50,6 +51,13 @@ after(async () => {
   await new Promise((resolve) => server.close(resolve));
   await emulator.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('refuses to start without a SESSION_SECRET of its own: a cookie key written in the code would sign forged cookies', () => {
+  const { SESSION_SECRET: _, ...withoutSecret } = env;
+  for (const given of [{}, { SESSION_SECRET: 'short' }]) {
+    assert.throws(() => createApp({ env: { ...withoutSecret, ...given }, now: clock.now }), /SESSION_SECRET/);
+  }
 });
 
 /** A signed-in browser that has pressed "Confirm your phone number": the kit's auto-submit page. */

@@ -33,7 +33,19 @@ export interface App {
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** The session cookie's signing key, from your secrets: a value written in code signs anyone's forged cookie. */
+function sessionSecret(env: NodeJS.ProcessEnv): string {
+  const secret = env.SESSION_SECRET ?? '';
+  if (secret.length < 16) {
+    throw new Error(
+      'Set SESSION_SECRET to a long random value (e.g. `openssl rand -hex 32`): it signs the session cookie.',
+    );
+  }
+  return secret;
+}
+
 export async function createApp({ pool, env = process.env, now }: AppOptions): Promise<App> {
+  const secret = sessionSecret(env); // before anything is written
   await pool.query(`CREATE TABLE IF NOT EXISTS users (id text PRIMARY KEY, phone text NOT NULL, phone_verified_at timestamptz);
     CREATE TABLE IF NOT EXISTS phone_confirmations (session_id text PRIMARY KEY, user_id text NOT NULL, phone text);
     INSERT INTO users (id, phone) VALUES ('alice', '+15550100001'), ('bob', '+15550100002') ON CONFLICT DO NOTHING`);
@@ -95,7 +107,7 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
   app.use(
     session({
       name: 'app.sid',
-      secret: env.SESSION_SECRET ?? 'change-me: a long random string from your secrets',
+      secret,
       resave: false,
       saveUninitialized: false,
       cookie: { sameSite: 'lax', httpOnly: true },

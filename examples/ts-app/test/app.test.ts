@@ -25,13 +25,14 @@ const clock = createTestClock();
 let origin: string;
 let emulator: RunningEmulator;
 let app: App;
+let env: NodeJS.ProcessEnv;
 
 before(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://localhost:${(server.address() as AddressInfo).port}`;
   const returnUrl = `${origin}/verify/return`;
   emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl }], clock, log: () => {} });
-  const env = {
+  env = {
     VERIFY_BASE_URL: emulator.url,
     VERIFY_CLIENT_ID: CLIENT.clientId,
     VERIFY_CLIENT_SECRET: CLIENT.secret,
@@ -47,6 +48,13 @@ after(async () => {
   await new Promise((resolve) => server.close(resolve));
   await emulator.close();
   await pool.end();
+});
+
+test('refuses to start without a SESSION_SECRET of its own: a cookie key written in the code would sign forged cookies', async () => {
+  const { SESSION_SECRET: _, ...withoutSecret } = env;
+  for (const given of [{}, { SESSION_SECRET: 'short' }]) {
+    await assert.rejects(createApp({ pool, env: { ...withoutSecret, ...given }, now: clock.now }), /SESSION_SECRET/);
+  }
 });
 
 async function startConfirming(browser: TestBrowser, user: string) {
