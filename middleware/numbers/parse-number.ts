@@ -39,10 +39,11 @@ export function isKnownCountry(value: unknown): value is CountryCode {
  * A number a person typed ("07700 900123" with GB, "+33 6 12 34 56 78"), or undefined when it
  * cannot be a real number: not a number, too short or long, or outside every range in use.
  */
-export function readEnteredNumber(input: unknown, defaultCountry: string | undefined): ReadNumber | undefined {
-  if (typeof input !== 'string' || input.length > MAX_ENTERED_LENGTH) return undefined;
+export function readEnteredNumber(typed: unknown, defaultCountry: string | undefined): ReadNumber | undefined {
+  if (typeof typed !== 'string' || typed.length > MAX_ENTERED_LENGTH) return undefined;
   // RFC 3966 parameters: the parser drops a subaddress, and an extension after one, unreported.
-  if (input.includes(';')) return undefined;
+  if (typed.includes(';')) return undefined;
+  const input = typed.replace(DIRECTION_MARKS, '').replaceAll('\uff0b', '+');
   const country = isKnownCountry(defaultCountry) ? defaultCountry : undefined;
   const asTyped = readNumber(input, country);
   if (!LEADING_00.test(input)) return asTyped;
@@ -53,6 +54,13 @@ export function readEnteredNumber(input: unknown, defaultCountry: string | undef
   if (asTyped === undefined || dialled === undefined) return asTyped ?? dialled;
   return asTyped.e164 === dialled.e164 ? asTyped : undefined;
 }
+
+/**
+ * Marks a phone wraps a number in when it is copied (from contacts, in a right-to-left language):
+ * LRM, RLM, ALM, embeddings and isolates, which only say which way to display it. An override
+ * (LRO, RLO) shows the digits in another order than the text holds them: left for the parser to refuse.
+ */
+const DIRECTION_MARKS = /[\u200e\u200f\u061c\u202a-\u202c\u2066-\u2069]/g;
 
 /** "00" opening the input (after any spaces): the international call prefix of most countries. */
 const LEADING_00 = /^(\s*)00/;

@@ -86,6 +86,34 @@ describe('reading typed numbers', () => {
     expect(readEnteredNumber('0033 6 12 34 56 78', 'SG')).toBeUndefined();
   });
 
+  it('a number pasted with direction marks around it (as phones copy one from their contacts) or typed with a full-width plus reads as without them', () => {
+    // LRM, RLM, ALM, embeddings (LRE, RLE, PDF) and isolates (LRI, RLI, FSI, PDI) only say which way to display it.
+    const marks = fc.constantFrom(
+      '\u200e',
+      '\u200f',
+      '\u061c',
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...NUMBERS), marks, marks, fc.boolean(), (number, before, after, fullWidth) => {
+        const typed = `${before}${fullWidth ? '\uff0b' : '+'}${number.code} ${number.nsn}${after}`;
+        expect(readEnteredNumber(typed, 'FR'), JSON.stringify(typed)).toMatchObject({
+          e164: `+${number.code}${number.nsn}`,
+          country: number.country,
+        });
+      }),
+    );
+    // An override shows the digits in another order than they are sent: refused.
+    expect(readEnteredNumber('\u202e+33 6 12 34 56 78', 'FR')).toBeUndefined();
+    expect(readEnteredNumber('\u202d+33 6 12 34 56 78', 'FR')).toBeUndefined();
+  });
+
   it('text that is not a number (or holds one among other words), digits too short or too long, and input past the cap are refused, never thrown', () => {
     const notNumbers = fc.oneof(
       fc.string({ maxLength: 60 }).filter((s) => !/\d{5}/.test(s)),
