@@ -1,4 +1,5 @@
 /** The client's options: where the service is, the credentials, timeouts and retries. */
+import { KitError, KitErrorCode } from '../errors.ts';
 
 /** Timeouts of every call to the service: whole milliseconds from 1 to 2147483647 (others are refused). */
 export interface VerifyClientTimeouts {
@@ -26,6 +27,50 @@ export interface VerifyClientRetry {
    * 0 never retries a 429. Beyond it the start shows "busy, try again shortly".
    */
   busyBudgetMs?: number;
+}
+
+/** The longest a timer waits: a longer one (or 0, or NaN) would fire at once, failing every call. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Each setting's whole-number range (a delay or budget in ms; 0 never retries a 429). */
+const RANGES = {
+  timeouts: { connectMs: [1, MAX_TIMER_MS], headersMs: [1, MAX_TIMER_MS], bodyMs: [1, MAX_TIMER_MS] },
+  retry: {
+    maxAttempts: [1, 1000],
+    baseDelayMs: [0, MAX_TIMER_MS],
+    maxDelayMs: [0, MAX_TIMER_MS],
+    budgetMs: [0, MAX_TIMER_MS],
+    busyBudgetMs: [0, MAX_TIMER_MS],
+  },
+} as const;
+
+/**
+ * What is wrong with the timeouts or retries given (`timeouts.connectMs must be ...`, after
+ * `prefix`), one line each; none when every one given is usable (undefined keeps the default).
+ */
+export function settingProblems(group: keyof typeof RANGES, given: unknown, prefix = ''): string[] {
+  if (typeof given !== 'object' || given === null) return [];
+  const ranges: Readonly<Record<string, readonly [number, number]>> = RANGES[group];
+  return Object.entries(given).flatMap(([name, value]) => {
+    const range = ranges[name];
+    if (range === undefined || value === undefined) return [];
+    const [min, max] = range;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return [];
+    const what = name === 'maxAttempts' ? 'a whole number of tries' : 'whole milliseconds';
+    return [`\`${prefix}${group}.${name}\` must be ${what} from ${min} to ${max}.`];
+  });
+}
+
+/** The settings given over the defaults, one given as undefined keeping its default; throws naming every unusable one. */
+export function checkedSettings<T extends object>(
+  group: keyof typeof RANGES,
+  defaults: T,
+  given: Partial<T> | undefined,
+): T {
+  const problems = settingProblems(group, given);
+  if (problems.length > 0) throw new KitError(KitErrorCode.InvalidOptions, problems.join(' '));
+  const set = Object.entries(given ?? {}).filter(([, value]) => value !== undefined);
+  return { ...defaults, ...(Object.fromEntries(set) as Partial<T>) };
 }
 
 /** What is wrong with a `connections` value, or undefined when it is a limit the pool can take. */

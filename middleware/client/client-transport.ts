@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
 import {
+  checkedSettings,
   connectionsProblem,
   type VerifyClientOptions,
   type VerifyClientRetry,
@@ -236,23 +237,9 @@ function parseBaseUrl(baseUrl: string, clientId: string, clientSecret: string): 
   return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
 }
 
-/** The longest a timer waits: a longer one (or 0, or NaN) would fire at once, failing every call. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 /** The timeouts with their defaults (one given as undefined keeps its default, as an omitted one). */
 function checkedTimeouts(options: VerifyClientTimeouts | undefined): Required<VerifyClientTimeouts> {
-  const given = Object.entries(options ?? {}).filter(([, ms]) => ms !== undefined);
-  const timeouts = {
-    connectMs: 5000,
-    headersMs: 10_000,
-    bodyMs: 10_000,
-    ...(Object.fromEntries(given) as VerifyClientTimeouts),
-  };
-  const problems = Object.entries(timeouts)
-    .filter(([, ms]) => !Number.isInteger(ms) || ms < 1 || ms > MAX_TIMER_MS)
-    .map(([name]) => `\`timeouts.${name}\` must be whole milliseconds from 1 to ${MAX_TIMER_MS}.`);
-  if (problems.length > 0) throw new KitError(KitErrorCode.InvalidOptions, problems.join(' '));
-  return timeouts;
+  return checkedSettings('timeouts', { connectMs: 5000, headersMs: 10_000, bodyMs: 10_000 }, options);
 }
 
 function checkedConnections(connections: number): number {

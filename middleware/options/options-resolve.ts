@@ -19,7 +19,7 @@ import {
   quote,
 } from './option-problems.ts';
 import { PENDING_REUSE_MS } from '../client/coalesce.ts';
-import { connectionsProblem } from '../client/client-options.ts';
+import { connectionsProblem, settingProblems } from '../client/client-options.ts';
 import { checkActionStepUps } from './options-action-step-up.ts';
 import { checkActions } from './options-actions.ts';
 import { checkScopes } from './options-scopes.ts';
@@ -76,8 +76,9 @@ function checkClient(problems: OptionProblems, value: unknown): void {
     checkKnownKeys(problems, 'client', value, ['timeouts', 'retry', 'connections']);
     const problem = value.connections === undefined ? undefined : connectionsProblem(value.connections);
     if (problem !== undefined) problems.add(`\`client.connections\` ${problem}.`);
-    for (const key of ['timeouts', 'retry']) {
+    for (const key of ['timeouts', 'retry'] as const) {
       if (value[key] !== undefined && !isRecord(value[key])) problems.add(`\`client.${key}\` must be an object.`);
+      for (const problem of settingProblems(key, value[key], 'client.')) problems.add(problem);
     }
     return;
   }

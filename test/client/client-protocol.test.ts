@@ -558,3 +558,44 @@ describe('timeouts the client cannot keep are refused when it is created', () =>
     ).not.toThrow();
   });
 });
+
+describe('retries the client cannot keep are refused when it is created', () => {
+  // A NaN or negative delay retried at once, a 429's Retry-After ignored; a NaN limit never stopped.
+  it.each([
+    ['maxAttempts', 0],
+    ['maxAttempts', Number.NaN],
+    ['maxAttempts', 2.5],
+    ['baseDelayMs', -100],
+    ['baseDelayMs', Number.NaN],
+    ['maxDelayMs', '3000'],
+    ['budgetMs', Number.POSITIVE_INFINITY],
+    ['busyBudgetMs', -1],
+  ])('retry.%s = %s: invalid_options naming it', (name, value) => {
+    let refusal: unknown;
+    try {
+      client('http://127.0.0.1:1', { retry: { [name]: value } as never });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
+    expect((refusal as Error).message).toContain(`retry.${name}`);
+  });
+
+  it('a 429 is waited out for its Retry-After even when a delay is given as undefined', async () => {
+    const service = await scriptedServer([json(429, {}, { 'retry-after': '1' }), json(200, created)]);
+    const c = client(service.url, { retry: { baseDelayMs: undefined, maxDelayMs: undefined } });
+    const startedAt = Date.now();
+    await c.createSession(input, 'key-1');
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(900);
+    await c.close();
+  });
+
+  it('takes whole numbers in range, 0 for the busy budget, and undefined as the default', () => {
+    expect(() => client('http://127.0.0.1:1', { retry: { maxAttempts: undefined, busyBudgetMs: 0 } })).not.toThrow();
+    expect(() =>
+      client('http://127.0.0.1:1', {
+        retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 10, budgetMs: 2 ** 31 - 1 },
+      }),
+    ).not.toThrow();
+  });
+});

@@ -244,6 +244,17 @@ describe('grouped options', () => {
     expect(configError({ routes: { startAgain: false } })).toContain('`routes.startAgain` cannot be false');
   });
 
+  it('client: timeouts and retries the built client cannot keep are reported with every other problem, at once', () => {
+    const message = configError({
+      clientId: '',
+      client: { timeouts: { connectMs: 0 }, retry: { baseDelayMs: Number.NaN, maxAttempts: 0 } },
+    });
+    expect(message).toContain('`clientId`');
+    expect(message).toContain('`client.timeouts.connectMs` must be whole milliseconds from 1 to 2147483647');
+    expect(message).toContain('`client.retry.baseDelayMs` must be whole milliseconds from 0 to 2147483647');
+    expect(message).toContain('`client.retry.maxAttempts` must be a whole number of tries from 1 to 1000');
+  });
+
   it('client: settings for the built client are checked; a ready client is used as given', async () => {
     expect(configError({ client: { timeouts: 5 } as never })).toContain('`client.timeouts` must be an object');
     expect(configError({ client: { retries: {} } as never })).toContain('`client.retries` is not an option');
