@@ -23,7 +23,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
@@ -503,7 +503,14 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
     const installed = join(bare, 'node_modules', 'hosted-sms-verify-kit');
     mkdirSync(installed, { recursive: true });
     await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
-    symlinkSync(join(sqliteApp, 'node_modules', 'express'), join(bare, 'node_modules', 'express'), 'dir');
+    // Express and the package's own dependencies, as any install holds them; not its devDependencies.
+    const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    for (const name of ['express', ...Object.keys(dependencies)]) {
+      mkdirSync(dirname(join(bare, 'node_modules', name)), { recursive: true });
+      symlinkSync(join(sqliteApp, 'node_modules', name), join(bare, 'node_modules', name), 'dir');
+    }
     writeFileSync(join(bare, 'package.json'), '{"type":"module"}');
     const script = `import { startEmulator } from 'hosted-sms-verify-kit/testing';
       await startEmulator({ port: 0 }).then(() => console.log('started'), (error) => console.log(error.message));`;
