@@ -2,12 +2,13 @@
  * What only the PostgreSQL store does; the shared contract is in conformance.test.ts. Every test
  * gets its own scratch database.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { inTransaction } from '../../middleware/store/postgres/postgres-query.ts';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/postgres/postgres-schema.ts';
-import { SQL } from '../../middleware/store/postgres/postgres-sql.ts';
+import { ROUTINES, SQL } from '../../middleware/store/postgres/postgres-sql.ts';
 import { UNPACED } from '../../middleware/sweep/pacing.ts';
 import { newSweepOwner } from '../../middleware/sweep/sweep-options.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
@@ -357,6 +358,28 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
       expect(await started.findAttemptByState('state-1')).toMatchObject({ sessionId: 'session-1' });
       const { rows } = await fresh.pool.query<{ version: number }>('SELECT version FROM verify_kit_schema');
       expect(rows).toEqual([{ version: SCHEMA_VERSION }]);
+    } finally {
+      await pool.end();
+      await fresh.drop();
+    }
+  });
+
+  it('never calls a routine another kit version created with the same body and another header: a routine is named by its whole definition', async () => {
+    const fresh = await createTestDatabase();
+    const pool = new pg.Pool({ connectionString: fresh.url, max: 2 });
+    try {
+      await migrate(pool, SCHEMA_VERSION - 1);
+      // The lone mark as a version naming routines by their body alone would have created it, STABLE.
+      const mark = ROUTINES.find((r) => r.signature.startsWith('verify_kit_mark_fulfilled_'))!;
+      const body = mark.create.split('$fn$')[1]!.replace(/\n {6}$/, '');
+      const byBody = `verify_kit_mark_fulfilled_${createHash('sha256').update(body).digest('hex').slice(0, 16)}`;
+      const name = mark.signature.slice(0, mark.signature.indexOf('('));
+      await pool.query(mark.create.replace(name, byBody).replace('VOLATILE', 'STABLE'));
+      const store = createPostgresStore({ pool });
+      await store.ready;
+      await store.insertAttempt(attempt(1));
+      const fulfilled = await fulfilOnce(store, await storedAttempt(store, 'session-1'), () => {}, 2_000);
+      expect(fulfilled.kind).toBe('fulfilled');
     } finally {
       await pool.end();
       await fresh.drop();

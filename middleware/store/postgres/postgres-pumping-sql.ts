@@ -3,7 +3,7 @@
  * store's statements (postgres-sql.ts, which names each after `verify_kit_`). An hour is ms since
  * the epoch / 3,600,000.
  */
-import { createHash } from 'node:crypto';
+import { routine } from './postgres-routine.ts';
 
 /**
  * The reading before a text in one statement: every key's counts ($1 dimensions, $2 keys, $3
@@ -49,16 +49,16 @@ BEGIN
           ON r.dimension = k.dimension AND r.key = k.key
         WHERE r.until > $6) AS rules;
 END`;
-const READ_PUMPING_ROUTINE = `verify_kit_read_pumping_${createHash('sha256').update(READ_PUMPING_BODY).digest('hex').slice(0, 16)}`;
-
 /** The reading's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
-export const READ_PUMPING = {
-  signature: `${READ_PUMPING_ROUTINE}(text[], text[], integer, text, text, bigint, boolean[])`,
-  create: `CREATE FUNCTION ${READ_PUMPING_ROUTINE}(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[])
+export const READ_PUMPING = routine(
+  'verify_kit_read_pumping',
+  'text[], text[], integer, text, text, bigint, boolean[]',
+  `(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[])
       RETURNS TABLE (counts JSON, unverified_countries INTEGER, rules JSON) LANGUAGE plpgsql STABLE
       SET plan_cache_mode = force_generic_plan AS $fn$${READ_PUMPING_BODY}
       $fn$`,
-} as const;
+);
+const READ_PUMPING_ROUTINE = READ_PUMPING.name;
 
 /**
  * The check before a text ($1 to $7, as the reading): one text counted under every key in hour $3,
@@ -87,16 +87,16 @@ BEGIN
   RETURN QUERY SELECT r.counts, r.unverified_countries, r.rules, v_sent
     FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7) r;
 END`;
-const RESERVE_PUMPING_ROUTINE = `verify_kit_reserve_pumping_${createHash('sha256').update(RESERVE_PUMPING_BODY).digest('hex').slice(0, 16)}`;
-
 /** The check's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
-export const RESERVE_PUMPING = {
-  signature: `${RESERVE_PUMPING_ROUTINE}(text[], text[], integer, text, text, bigint, boolean[])`,
-  create: `CREATE FUNCTION ${RESERVE_PUMPING_ROUTINE}(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[])
+export const RESERVE_PUMPING = routine(
+  'verify_kit_reserve_pumping',
+  'text[], text[], integer, text, text, bigint, boolean[]',
+  `(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[])
       RETURNS TABLE (counts JSON, unverified_countries INTEGER, rules JSON, sent JSON) LANGUAGE plpgsql VOLATILE
       AS $fn$${RESERVE_PUMPING_BODY}
       $fn$`,
-} as const;
+);
+const RESERVE_PUMPING_ROUTINE = RESERVE_PUMPING.name;
 
 /** The SMS pumping counters (postgres-pumping.ts); an hour is ms since the epoch / 3,600,000. */
 export const PUMPING_SQL = {

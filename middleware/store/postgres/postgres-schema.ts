@@ -331,7 +331,7 @@ export function migrate(pool: Pool, target: number = SCHEMA_VERSION): Promise<vo
     if (rows.length === 0) await client.query('INSERT INTO verify_kit_schema (version) VALUES ($1)', [to]);
     else if (to !== current) await client.query('UPDATE verify_kit_schema SET version = $1', [to]);
     if (to !== SCHEMA_VERSION) return;
-    // The routines this code calls, each under a name carrying a hash of its text (postgres-sql.ts).
+    // The routines this code calls, each under a name carrying a hash of its definition (postgres-routine.ts).
     for (const routine of ROUTINES) {
       const found = await client.query('SELECT to_regprocedure($1) IS NOT NULL AS present', [routine.signature]);
       if (found.rows[0]?.present !== true) await client.query(routine.create);

@@ -4,7 +4,7 @@
  * here is its name after `verify_kit_`. Attempts come back as one JSON column (ATTEMPT,
  * postgres-rows.ts), except on the support reads (RECORD).
  */
-import { createHash } from 'node:crypto';
+import { routine } from './postgres-routine.ts';
 import { PUMPING_SQL, READ_PUMPING, RESERVE_PUMPING } from './postgres-pumping-sql.ts';
 import { ATTEMPT, COLUMNS } from './postgres-rows.ts';
 
@@ -176,7 +176,8 @@ const STEP_UP_SQL = {
 
 /**
  * The store's routines. They are not migrations: the store creates each one when it starts, if it
- * is missing, under a name that carries a hash of its text. Instances of two kit versions on one
+ * is missing, under a name that carries a hash of its whole definition, header and body
+ * (postgres-routine.ts). Instances of two kit versions on one
  * database then each call their own, and a routine can never differ from the code that calls it.
  */
 /**
@@ -235,33 +236,32 @@ BEGIN
     FROM unnest(c_budget, c_spent, c_points, c_ends, c_counted) AS x(budget, spent, points, ends, counted)
     WHERE x.spent >= x.points AND NOT x.counted ORDER BY x.budget;
 END`;
-const CONSUME_BUDGETS_ROUTINE = `verify_kit_consume_start_budgets_${createHash('sha256').update(CONSUME_BUDGETS_BODY).digest('hex').slice(0, 16)}`;
-
-export const MARK_ONE_ROUTINE = `verify_kit_mark_fulfilled_${createHash('sha256').update(MARK_ONE_BODY).digest('hex').slice(0, 16)}`;
-export const MARK_GROUP_ROUTINE = `verify_kit_mark_group_${createHash('sha256').update(MARK_GROUP_BODY).digest('hex').slice(0, 16)}`;
-export const ROUTINES = [
-  READ_PUMPING,
-  RESERVE_PUMPING,
-  {
-    signature: `${CONSUME_BUDGETS_ROUTINE}(text[], integer[], bigint[], text[], bigint)`,
-    create: `CREATE FUNCTION ${CONSUME_BUDGETS_ROUTINE}(p_keys TEXT[], p_points INTEGER[], p_durations_ms BIGINT[],
+const CONSUME_BUDGETS = routine(
+  'verify_kit_consume_start_budgets',
+  'text[], integer[], bigint[], text[], bigint',
+  `(p_keys TEXT[], p_points INTEGER[], p_durations_ms BIGINT[],
       p_members TEXT[], p_now BIGINT)
       RETURNS TABLE (refused_budget INTEGER, retry_after_ms BIGINT) LANGUAGE plpgsql VOLATILE AS $fn$${CONSUME_BUDGETS_BODY}
       $fn$`,
-  },
-  {
-    signature: `${MARK_ONE_ROUTINE}(text, bigint, boolean)`,
-    create: `CREATE FUNCTION ${MARK_ONE_ROUTINE}(p_session_id TEXT, p_now BIGINT, p_latest BOOLEAN)
+);
+const MARK_ONE = routine(
+  'verify_kit_mark_fulfilled',
+  'text, bigint, boolean',
+  `(p_session_id TEXT, p_now BIGINT, p_latest BOOLEAN)
       RETURNS TABLE (role TEXT, ord INTEGER, attempt TEXT) LANGUAGE plpgsql VOLATILE AS $fn$${MARK_ONE_BODY}
       $fn$`,
-  },
-  {
-    signature: `${MARK_GROUP_ROUTINE}(json, text[], text[])`,
-    create: `CREATE FUNCTION ${MARK_GROUP_ROUTINE}(p_requests JSON, p_users TEXT[], p_actions TEXT[])
+);
+const MARK_GROUP = routine(
+  'verify_kit_mark_group',
+  'json, text[], text[]',
+  `(p_requests JSON, p_users TEXT[], p_actions TEXT[])
       RETURNS TABLE (role TEXT, ord INTEGER, attempt TEXT) LANGUAGE plpgsql VOLATILE AS $fn$${MARK_GROUP_BODY}
       $fn$`,
-  },
-] as const;
+);
+const CONSUME_BUDGETS_ROUTINE = CONSUME_BUDGETS.name;
+export const MARK_ONE_ROUTINE = MARK_ONE.name;
+export const MARK_GROUP_ROUTINE = MARK_GROUP.name;
+export const ROUTINES = [READ_PUMPING, RESERVE_PUMPING, CONSUME_BUDGETS, MARK_ONE, MARK_GROUP] as const;
 
 export const SQL = {
   ...STEP_UP_SQL,
