@@ -22,7 +22,12 @@ export function createApp({ env = process.env, now } = {}) {
   const secret = sessionSecret(env); // before anything is opened
   const options = verificationOptions(env);
   const db = options.store.db;
-  const kit = createVerificationKit({ ...options, ...(now === undefined ? {} : { now }) });
+  const kit = createVerificationKit({
+    ...options,
+    // What a user confirms on their current number before it is changed (change_phone requires it).
+    scopes: [{ name: 'phone_change', operationSensitivity: 'sensitive', label: 'change your phone number' }],
+    ...(now === undefined ? {} : { now }),
+  });
 
   const app = express();
   app.use(

@@ -61,7 +61,7 @@ type CreateReadmeApp = (options: { env: Record<string, string>; now: () => numbe
 /** Each test runs npm, tsc, attw or a child process: on a loaded 2-core machine that takes tens of seconds. */
 const SLOW = 120_000;
 const EXAMPLES = join(ROOT, 'examples');
-/** The audit's checks of guarded routes: the examples guard none, so these are skipped there. */
+/** The audit's step-up checks: the examples guard no route, so all but `step-up.action-start` are skipped there. */
 const STEP_UP_CHECKS = AUDIT_CHECK_IDS.filter((id) => id.startsWith('step-up.')).length;
 const CLIENT = { clientId: 'scratch-app', secret: 'scratch-app-secret-0123456789' };
 
@@ -372,10 +372,10 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
 
   it("passes the JavaScript example's tests (its integration audit included, one case per check) and the sweep job's (`node --test`, with only the public testing entry)", async () => {
     const app = await node(['--test'], join(sqliteApp, 'examples', 'js-app'));
-    // Its five tests, and every check but the step-up ones: it guards no route of its own (no
-    // `stepUp`), so those are skipped, with the reason.
-    expect(app.stdout).toMatch(new RegExp(`# pass ${5 + AUDIT_CHECK_IDS.length - STEP_UP_CHECKS}\\n# fail 0`));
-    expect(app.stdout).toMatch(new RegExp(`# skipped ${STEP_UP_CHECKS}\\n`));
+    // Its six tests, and every check but the step-up ones of guarded routes: it guards no route of
+    // its own (no `stepUp`), so those are skipped, with the reason; its change of number's start is.
+    expect(app.stdout).toMatch(new RegExp(`# pass ${7 + AUDIT_CHECK_IDS.length - STEP_UP_CHECKS}\\n# fail 0`));
+    expect(app.stdout).toMatch(new RegExp(`# skipped ${STEP_UP_CHECKS - 1}\\n`));
     const job = await node(['--test'], join(sqliteApp, 'examples', 'sweep-job'));
     expect(job.stdout).toMatch(/# pass 2\n# fail 0/);
   });
@@ -580,9 +580,10 @@ describe.skipIf(postgresUnavailable !== undefined)(
       );
       expect(compiled).toBe('');
       const tests = await node(['--test', 'dist/test/'], postgresApp, { DATABASE_URL: database.url });
-      // No guarded route: those checks are skipped, with the reason; the typed-number ones run on PostgreSQL.
-      const skipped = STEP_UP_CHECKS;
-      expect(tests.stdout).toMatch(new RegExp(`# pass ${3 + AUDIT_CHECK_IDS.length - skipped}\\n# fail 0`));
+      // No guarded route: those checks are skipped, with the reason, but for the change of number's
+      // start; the typed-number ones run on PostgreSQL.
+      const skipped = STEP_UP_CHECKS - 1;
+      expect(tests.stdout).toMatch(new RegExp(`# pass ${4 + AUDIT_CHECK_IDS.length - skipped}\\n# fail 0`));
       expect(tests.stdout).toMatch(new RegExp(`# skipped ${skipped}\\n`));
     });
   },

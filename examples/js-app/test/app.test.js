@@ -14,6 +14,7 @@ import {
   createTestClock,
   describeAudit,
   startEmulator,
+  verifyStepUp,
   walkHostedPage,
 } from 'hosted-sms-verify-kit/testing';
 import { createApp } from '../app.js';
@@ -110,6 +111,19 @@ test('a closed tab is fulfilled by the sweep once the shared clock passes its fi
   assert.equal((await confirmations(browser)).length, before + 1);
 });
 
+test('a change of number asks the user to confirm it is them first: a start alone texts the new number nothing', async () => {
+  const browser = createTestBrowser();
+  const home = await browser.get((await browser.submitForm(await browser.get(`${origin}/`), { user: 'bob' })).location);
+  const sent = (await emulator.control.stats()).smsSent;
+  const answer = await browser.submitForm(
+    home,
+    { action: 'change_phone', phone: '07400 654321' },
+    { action: '/verify/start' },
+  );
+  assert.match(answer.html, /Confirm it/);
+  assert.equal((await emulator.control.stats()).smsSent, sent);
+});
+
 test("a typed number is texted, verified and becomes the user's number, once", async () => {
   const browser = createTestBrowser();
   const home = await browser.get((await browser.submitForm(await browser.get(`${origin}/`), { user: 'bob' })).location);
@@ -119,8 +133,11 @@ test("a typed number is texted, verified and becomes the user's number, once", a
   const refused = await changePhone('12');
   assert.equal(refused.status, 422);
   assert.match(refused.html, /not a phone number we can text/);
-  // A national number of the default country (GB) is texted as E.164.
-  const started = await changePhone('07400 123456');
+  // The user first confirms it's them on the current number; then the kept start is confirmed and
+  // a national number of the default country (GB) is texted as E.164.
+  const kept = await changePhone('07400 123456');
+  const { page: confirmStart } = await verifyStepUp(kept, { browser, emulator });
+  const started = await browser.submitForm(confirmStart);
   const walked = await walkHostedPage(started, { emulator, browser });
   assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
   // The app holds the full number; its pages and JSON show it masked, as the kit does.
@@ -163,6 +180,7 @@ describeAudit({ describe, it, before }, () => {
       // The typed number: the audit types its own and reads back the number the app holds.
       {
         name: 'change_phone',
+        requireRecentVerification: { scope: 'phone_change', maxAge: 600 },
         enteredNumber: {
           numberOf: (user) => db.prepare('SELECT phone FROM users WHERE id = ?').get(user)?.phone ?? null,
         },

@@ -57,6 +57,20 @@ test('refuses to start without a SESSION_SECRET of its own: a cookie key written
   }
 });
 
+test('a change of number asks the user to confirm it is them first: a start alone texts the new number nothing', async () => {
+  const browser = createTestBrowser();
+  const signedIn = await browser.submitForm(await browser.get(`${origin}/`), { user: 'bob' });
+  const home = await browser.get(signedIn.location ?? '');
+  const sent = (await emulator.control.stats()).smsSent;
+  const answer = await browser.submitForm(
+    home,
+    { action: 'change_phone', phone: '07400 654321' },
+    { action: '/verify/start' },
+  );
+  assert.match(answer.html, /Confirm it/);
+  assert.equal((await emulator.control.stats()).smsSent, sent);
+});
+
 async function startConfirming(browser: TestBrowser, user: string) {
   const signedIn = await browser.submitForm(await browser.get(`${origin}/`), { user });
   return browser.submitForm(await browser.get(signedIn.location ?? ''), {}, { action: '/verify/start' });
@@ -113,6 +127,7 @@ describeAudit({ describe, it, before }, () => ({
     // The typed number: the audit types its own and reads back the number the app holds.
     {
       name: 'change_phone',
+      requireRecentVerification: { scope: 'phone_change', maxAge: 600 },
       enteredNumber: {
         numberOf: async (user) => {
           const { rows } = await pool.query<{ phone: string }>('SELECT phone FROM users WHERE id = $1', [user]);
