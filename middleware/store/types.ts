@@ -336,9 +336,11 @@ export interface StepUpStore {
   purgeExpiredIntents(query: { now: number; limit: number }): Promise<number>;
   /**
    * Deletes up to `limit` grants started before `startedBefore` (the sweep's retention: a day ago,
-   * past any maxAge, so nothing reads them again); returns how many.
+   * past any maxAge, so nothing reads them again); returns how many. Optional (a store written
+   * before grants were purged): without it the sweep deletes no grant, warns once and reports
+   * `grantsPurgeSkipped`; both of the kit's stores have it.
    */
-  purgeStaleGrants(query: { startedBefore: number; limit: number }): Promise<number>;
+  purgeStaleGrants?(query: { startedBefore: number; limit: number }): Promise<number>;
 }
 
 /** What the SMS pumping counters count texts by: one key in each, per start. */

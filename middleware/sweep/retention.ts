@@ -5,8 +5,10 @@
  * at a time so a run stays short. Pending attempts are never touched (they expire after 24 h).
  * Expired step-up intents (kept pages and forms, whose fields may be secrets) and step-up grants
  * older than any maxAge are deleted by every run, a batch at a time, whatever `retention` says:
- * nothing can use them again.
+ * nothing can use them again. A custom step-up store written before grants were purged has no
+ * `purgeStaleGrants`: its grants are kept, the run says so, and nothing else changes.
  */
+import type { KitLogger } from '../logger.ts';
 import type { OptionProblems } from '../options/option-problems.ts';
 import { GRANT_USABLE_MS } from '../step-up/guard-options.ts';
 import type { VerifyStore } from '../store/types.ts';
@@ -54,16 +56,36 @@ export async function applyRetention(
   store: Pick<VerifyStore, 'applyRetention' | 'stepUp'>,
   now: number,
   retention: ResolvedRetention | false,
-): Promise<Pick<SweepReport, 'redacted' | 'deleted' | 'intentsDeleted' | 'grantsDeleted'>> {
+): Promise<Pick<SweepReport, 'redacted' | 'deleted' | 'intentsDeleted' | 'grantsDeleted' | 'grantsPurgeSkipped'>> {
   const limit = retention === false ? DEFAULT_RETENTION.batchSize : retention.batchSize;
-  const intentsDeleted = (await store.stepUp?.purgeExpiredIntents({ now, limit })) ?? 0;
-  const grantsDeleted = (await store.stepUp?.purgeStaleGrants({ startedBefore: now - GRANT_USABLE_MS, limit })) ?? 0;
-  if (retention === false) return { redacted: 0, deleted: 0, intentsDeleted, grantsDeleted };
+  const { stepUp } = store;
+  const intentsDeleted = (await stepUp?.purgeExpiredIntents({ now, limit })) ?? 0;
+  // Optional: a custom store written against the earlier StepUpStore has none.
+  const grantsPurgeSkipped = stepUp !== undefined && typeof stepUp.purgeStaleGrants !== 'function';
+  const grantsDeleted = grantsPurgeSkipped
+    ? 0
+    : ((await stepUp?.purgeStaleGrants?.({ startedBefore: now - GRANT_USABLE_MS, limit })) ?? 0);
+  const steppedUp = { intentsDeleted, grantsDeleted, grantsPurgeSkipped };
+  if (retention === false) return { redacted: 0, deleted: 0, ...steppedUp };
   const attempts = await store.applyRetention({
     now,
     redactBefore: now - retention.redactAfterMs,
     deleteBefore: now - retention.deleteAfterMs,
     limit,
   });
-  return { ...attempts, intentsDeleted, grantsDeleted };
+  return { ...attempts, ...steppedUp };
+}
+
+/** Stores whose missing purgeStaleGrants was already logged: once per store, not once per run. */
+const warnedOfNoGrantPurge = new WeakSet<object>();
+
+/** Says once per store that its step-up grants are not deleted, and how to have them deleted. */
+export function warnOfNoGrantPurge(store: object, logger: KitLogger | undefined): void {
+  if (warnedOfNoGrantPurge.has(store)) return;
+  warnedOfNoGrantPurge.add(store);
+  logger?.warn(
+    {},
+    "sweep: the store's stepUp has no purgeStaleGrants, so step-up grants are never deleted; " +
+      "add purgeStaleGrants({ startedBefore, limit }) to it (see StepUpStore), or use the kit's SQLite or PostgreSQL store",
+  );
 }

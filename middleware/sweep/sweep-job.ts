@@ -132,6 +132,7 @@ export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<st
     deleted: report.deleted,
     intentsDeleted: report.intentsDeleted,
     grantsDeleted: report.grantsDeleted,
+    grantsPurgeSkipped: report.grantsPurgeSkipped,
     durationMs: report.durationMs,
     serviceReachable: report.serviceReachable,
     stoppedBy: report.stoppedBy,

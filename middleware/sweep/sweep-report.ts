@@ -74,6 +74,8 @@ export interface SweepReport {
   intentsDeleted: number;
   /** Step-up grants started longer ago than any maxAge, deleted in this run. */
   grantsDeleted: number;
+  /** True when the store's stepUp has no purgeStaleGrants (a custom store): no grant was deleted. */
+  grantsPurgeSkipped: boolean;
 }
 
 /** A report before the run's first step: every count zero. */
@@ -103,6 +105,7 @@ export function emptyReport(owner: string): SweepReport {
     deleted: 0,
     intentsDeleted: 0,
     grantsDeleted: 0,
+    grantsPurgeSkipped: false,
   };
 }
 

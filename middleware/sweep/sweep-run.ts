@@ -13,7 +13,7 @@ import { applyStatus, readStatus, startedByAnotherClient, type StatusRead } from
 import { logCompletion } from '../fulfil/completion-log.ts';
 import { groupCommitter, type FulfilCommitter } from '../fulfil/group-commit.ts';
 import { deliverOutcomeEvents } from '../fulfil/outcomes.ts';
-import { applyRetention } from './retention.ts';
+import { applyRetention, warnOfNoGrantPurge } from './retention.ts';
 import type { Attempt, NextCheck, OutcomeRecording } from '../store/types.ts';
 import { describeError as describe, safeLogger, type KitLogger } from '../logger.ts';
 import { computeNextCheckAt } from './schedule.ts';
@@ -96,6 +96,7 @@ export async function sweepOnce<Tx>(
   const run = startRun(deps, opts, options);
   await expireOutsideWindow(run);
   Object.assign(run.report, await applyRetention(run.deps.store, deps.now(), opts.retention));
+  if (run.report.grantsPurgeSkipped) warnOfNoGrantPurge(deps.store, run.logger);
   try {
     await checkDueAttempts(run);
   } finally {

@@ -1,0 +1,70 @@
+/**
+ * A custom store written before step-up grants were purged has a `stepUp` without
+ * `purgeStaleGrants`. The method is optional: every sweep run still runs (expiry, retention,
+ * checks, outcomes), deletes no grant, says so in its report, and warns once per store, not once
+ * per run. Same suite on every store (the real store with that one method hidden).
+ */
+import { expect, it } from 'vitest';
+import type { VerifyStore } from '../../middleware/store/types.ts';
+import { runSweep } from '../../middleware/sweep/sweep.ts';
+import { describeEachStore } from '../support/stores.ts';
+import { sweepDeps, useSweepEmulator, verifiedAttempts } from '../support/sweep-bench.ts';
+import { useSweepSuite } from '../support/sweep-suite.ts';
+
+const emu = useSweepEmulator();
+
+/** The store as a custom store written against the earlier StepUpStore: no purgeStaleGrants. */
+function withoutGrantPurge(store: VerifyStore<unknown>): VerifyStore<unknown> {
+  const stepUp = store.stepUp;
+  const olderStepUp =
+    stepUp === undefined
+      ? undefined
+      : new Proxy(stepUp, {
+          get: (target, key) => {
+            if (key === 'purgeStaleGrants') return undefined;
+            const value: unknown = Reflect.get(target, key, target);
+            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          },
+          has: (target, key) => key !== 'purgeStaleGrants' && Reflect.has(target, key),
+        });
+  return new Proxy(store, {
+    get: (target, key) => {
+      if (key === 'stepUp') return olderStepUp;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+function recordingLogger() {
+  const warnings: string[] = [];
+  const ignore = () => {};
+  return {
+    warnings,
+    logger: { info: ignore, warn: (_: unknown, message: string) => warnings.push(message), error: ignore },
+  };
+}
+
+describeEachStore('a sweep over a step-up store without purgeStaleGrants', (kind) => {
+  const suite = useSweepSuite(emu, kind);
+
+  it('runs every time, fulfils what is verified, reports the purge skipped, and warns once for the store', async () => {
+    const h = await suite.open();
+    await verifiedAttempts(emu, h.store, suite.client, 2);
+    const store = withoutGrantPurge(h.store);
+    const { warnings, logger } = recordingLogger();
+    const deps = { ...sweepDeps(h, store, suite.client, 'sweep'), logger };
+    const first = await runSweep(deps, { timeBudgetMs: 2000 });
+    const second = await runSweep(deps, { timeBudgetMs: 2000 });
+    expect(first).toMatchObject({ fulfilled: 2, grantsDeleted: 0, grantsPurgeSkipped: true });
+    expect(second).toMatchObject({ fulfilled: 0, grantsDeleted: 0, grantsPurgeSkipped: true });
+    expect(await h.countEffects()).toBe(2);
+    expect(warnings.filter((message) => message.includes('purgeStaleGrants'))).toHaveLength(1);
+  });
+
+  it("the kit's own store purges: the report says the purge was not skipped", async () => {
+    const h = await suite.open();
+    const report = await runSweep(sweepDeps(h, h.store, suite.client, 'sweep'), { timeBudgetMs: 2000 });
+    expect(report).toMatchObject({ grantsDeleted: 0, grantsPurgeSkipped: false });
+  });
+});
