@@ -11,17 +11,18 @@ import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
 import { withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { VerificationKitOptions } from '../middleware/options/options.ts';
-import type { PumpingTarget } from '../middleware/pumping/pumping-operations.ts';
+import { MAX_DAYS, MAX_DECISIONS, MAX_HOURS, type PumpingTarget } from '../middleware/pumping/pumping-operations.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
 import { loadConfigModule } from './config-file.ts';
 
 const USAGE = `usage: hosted-sms-verify-kit fraud <what> --config ./verify.config.js [options]
   tripped                    countries, number blocks and addresses whose rules trip now, with counts and thresholds
   rules                      operators' blocks and releases in force
-  decisions [--hours N] [--limit N]   decisions of the last N hours (default 24), newest first,
-                             the newest --limit of them (default 100, up to 10000)
-  days [--by country|block] [--days N]   texts sent and verified per day (default by country, 14 days)
-  block   <target> [--hours N]   refuse every start to it (default 12 hours)
+  decisions [--hours N] [--limit N]   decisions of the last N hours (default 24, up to 8784: a year),
+                             newest first, the newest --limit of them (default 100, up to 10000)
+  days [--by country|block] [--days N]   texts sent and verified per day (default by country, 14 days,
+                             up to 15)
+  block   <target> [--hours N]   refuse every start to it (default 12 hours, up to a year)
   release <target> [--hours N]   send its starts whatever the counts say (default 24 hours)
   clear   <target>               remove a block or a release
   <target> is one of --country CC, --block +NNN (a number without its last three digits),
@@ -45,11 +46,23 @@ interface Args {
   json: boolean;
 }
 
+/** Each number flag's most, and why: beyond it the operations would cap it or refuse it. */
+const MOST: Readonly<Record<string, { max: number; why: string }>> = {
+  '--hours': { max: MAX_HOURS, why: ' (a year)' },
+  '--days': { max: MAX_DAYS, why: ' (the days the counters keep)' },
+  '--limit': { max: MAX_DECISIONS, why: '' },
+};
+
 function number(flag: string, value: string | undefined): number {
   // Decimal only: Number() would read 0x10 as 16 and 1e3 as 1000.
   const parsed = value !== undefined && /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
   if (!Number.isFinite(parsed) || parsed <= 0) {
     throw new UsageError(`${flag} needs a positive number, e.g. ${flag} 12.`);
+  }
+  // Said, never capped: an operator who asked for 30 days must not read 15 as all of them.
+  const most = MOST[flag];
+  if (most !== undefined && parsed > most.max) {
+    throw new UsageError(`${flag} is at most ${most.max}${most.why}; got ${value}.`);
   }
   return parsed;
 }
@@ -74,6 +87,8 @@ const TAKES: Readonly<Record<What, readonly string[]>> = {
   clear: TARGETS,
 };
 const ALL_FLAGS = new Set([...COMMON, ...Object.values(TAKES).flat()]);
+/** The flags that take one value (a target named twice is refused on its own). */
+const ONCE = ['--config', '--hours', '--days', '--limit', '--by'];
 
 function parse(argv: readonly string[], env: CommandEnv): Args {
   const [what, ...rest] = argv;
@@ -88,6 +103,7 @@ function parse(argv: readonly string[], env: CommandEnv): Args {
     by: 'country',
     json: false,
   };
+  const given = new Set<string>();
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i] ?? '';
     // A flag this command does not read would be ignored: the operator meant it, and gets something else.
@@ -102,6 +118,11 @@ function parse(argv: readonly string[], env: CommandEnv): Args {
       if (next === undefined || next.startsWith('--')) throw new UsageError(`${flag} needs a value.`);
       return next;
     };
+    // A second one would silently replace the first: the operator meant one of them, and which is unsaid.
+    if (ONCE.includes(flag)) {
+      if (given.has(flag)) throw new UsageError(`${flag} given twice: give it once.`);
+      given.add(flag);
+    }
     const target = TARGET_FLAGS.get(flag);
     if (flag === '--config') args.file = value();
     else if (target !== undefined) {

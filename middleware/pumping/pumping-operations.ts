@@ -60,6 +60,12 @@ export interface PumpingOperations {
 }
 
 const HOUR_MS = 3_600_000;
+/** The longest an operator's rule lasts, and the oldest decisions listed: a year. */
+export const MAX_HOURS = 24 * 366;
+/** The days the counters keep per day. */
+export const MAX_DAYS = 15;
+/** The most decisions one read lists. */
+export const MAX_DECISIONS = 10_000;
 const JUDGED = ['country', 'block', 'address'] as const;
 
 function notCounted(): never {
@@ -172,7 +178,7 @@ export function keyOf(target: PumpingTarget): PumpingKey {
 }
 
 function checkHours(hours: number): number {
-  if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > 24 * 366) {
+  if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > MAX_HOURS) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
       `hours must be a positive number of hours, at most a year; got ${String(hours)}.`,
@@ -256,12 +262,12 @@ export function pumpingOperations(deps: {
       store().countsByDay({
         dimension: checkBy(by),
         hour: hourOf(deps.now()),
-        days: checkCount('days', days, 15),
+        days: checkCount('days', days, MAX_DAYS),
       }),
     decisions: async ({ hours = 24, limit = 100 } = {}) =>
       store().listDecisions({
         since: deps.now() - Math.round(checkHours(hours) * HOUR_MS),
-        limit: checkCount('limit', limit, 10_000),
+        limit: checkCount('limit', limit, MAX_DECISIONS),
       }),
     rules: () => store().listRules(deps.now()),
     block: (target, hours = 12) => setRule(target, 'block', hours),

@@ -217,6 +217,29 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
     }
   });
 
+  it('refuses a value flag given twice, and a value out of its range, with exit code 1 naming the fix, never one silently taken or capped', async () => {
+    for (const [args, message] of [
+      [['decisions', '--hours', '2', '--hours', '48'], /--hours given twice: give it once/],
+      [['decisions', '--limit', '5', '--limit', '50'], /--limit given twice: give it once/],
+      [['days', '--days', '3', '--days', '7'], /--days given twice: give it once/],
+      [['days', '--by', 'block', '--by', 'country'], /--by given twice: give it once/],
+      [['block', '--country', 'GH', '--hours', '1', '--hours', '2'], /--hours given twice: give it once/],
+      [['days', '--days', '16'], /--days is at most 15 \(the days the counters keep\); got 16/],
+      [['decisions', '--limit', '10001'], /--limit is at most 10000; got 10001/],
+      [['decisions', '--hours', '9000'], /--hours is at most 8784 \(a year\); got 9000/],
+      [['block', '--country', 'GH', '--hours', '9000'], /--hours is at most 8784 \(a year\); got 9000/],
+    ] as const) {
+      const answer = await bin(...args);
+      expect(answer.code, args.join(' ')).toBe(1);
+      expect(answer.stderr, args.join(' ')).toMatch(message);
+      expect(answer.stderr).toContain('usage: hosted-sms-verify-kit fraud');
+      expect(answer.stderr).not.toMatch(/\n\s+at /);
+      expect(answer.stdout, args.join(' ')).toBe('');
+    }
+    // Nothing was blocked by a refused call.
+    expect((await bin('rules', '--json')).stdout).not.toMatch(/GH/);
+  });
+
   it('refuses a target named twice (two countries, two blocks) with exit code 1, and blocks neither', async () => {
     for (const args of [
       ['block', '--country', 'GH', '--country', 'CM'],
