@@ -69,6 +69,14 @@ export function hiddenField(html: string, field: string, formAction?: string): s
 }
 
 /**
+ * A request's URL as the audit's errors name it: its origin and path. The query is left out (it
+ * may carry a test attempt's state, its session_id or a handoff), and so is a password.
+ */
+function namedUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+/**
  * A request that never reached its host (the name did not resolve, nothing listened, no route):
  * the check that sent it could not run, which says nothing about the app's defences.
  */
@@ -80,8 +88,7 @@ export class UnreachableError extends Error {
     url: URL,
     readonly code: string,
   ) {
-    // The query is left out: it may carry a state or a handoff.
-    super(`could not reach ${url.origin}${url.pathname} (${code})`);
+    super(`could not reach ${namedUrl(url)} (${code})`);
     this.origin = url.origin;
   }
 }
@@ -144,7 +151,7 @@ function exchange(
     };
     // Rejects with `why` before the request's own 'error' (a reset, a hang-up) can say less.
     const stop = (why: string) => {
-      fail(new Error(`${method} ${url.href} ${why}`));
+      fail(new Error(`${method} ${namedUrl(url)} ${why}`));
       req.destroy();
     };
     const req = send(
