@@ -3,15 +3,82 @@
  * the fields it submits (its hidden inputs and its first named button).
  */
 
-/** An attribute value or text as written in HTML, decoded (the entities the kit's pages and apps use). */
+/** Named character references a page may use in a value (a token, a name, a path), and what they stand for. */
+const NAMED: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    amp: '&',
+    lt: '<',
+    gt: '>',
+    quot: '"',
+    apos: "'",
+    nbsp: '\u00a0',
+    plus: '+',
+    equals: '=',
+    sol: '/',
+    bsol: '\\',
+    num: '#',
+    percnt: '%',
+    colon: ':',
+    semi: ';',
+    comma: ',',
+    period: '.',
+    lowbar: '_',
+    hyphen: '-',
+    excl: '!',
+    quest: '?',
+    commat: '@',
+    dollar: '$',
+    ast: '*',
+    lpar: '(',
+    rpar: ')',
+    lsqb: '[',
+    rsqb: ']',
+    lcub: '{',
+    rcub: '}',
+    verbar: '|',
+    grave: '`',
+    Hat: '^',
+    tilde: '~',
+  }),
+);
+
+/** The references a browser also reads without their `;` (where no letter, digit or `=` follows). */
+const LEGACY = new Set(['amp', 'lt', 'gt', 'quot', 'nbsp']);
+
+/** Numeric, with or without `;`; named, with it or (a legacy name) without. One pass: a result is never read again. */
+const REFERENCE = /&(?:#[xX]([0-9a-fA-F]+);?|#([0-9]+);?|([A-Za-z][A-Za-z0-9]*)(;?))/g;
+
+/** A code point as a browser reads its reference: none, a surrogate or past U+10FFFF is U+FFFD. */
+function codePoint(value: number): string {
+  const invalid = !Number.isFinite(value) || value === 0 || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff);
+  return String.fromCodePoint(invalid ? 0xfffd : value);
+}
+
+/**
+ * An attribute value or text as written in HTML, decoded as a browser decodes it: each character
+ * reference once (`&#38;lt;` is the text `&lt;`), numeric or named; an unknown name stays as written.
+ */
 export function decodeHtml(value: string): string {
-  return value
-    .replace(/&quot;/g, '"')
-    .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
-    .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code)))
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
+  return value.replace(
+    REFERENCE,
+    (
+      written,
+      hex: string | undefined,
+      decimal: string | undefined,
+      name: string | undefined,
+      semicolon: string,
+      at: number,
+    ) => {
+      // A number too long to be a character is past U+10FFFF (Infinity too).
+      if (hex !== undefined) return codePoint(Number.parseInt(hex, 16));
+      if (decimal !== undefined) return codePoint(Number(decimal));
+      const character = name === undefined ? undefined : NAMED.get(name);
+      if (character === undefined) return written;
+      if (semicolon === ';') return character;
+      const after = value[at + written.length] ?? '';
+      return LEGACY.has(name as string) && !/[A-Za-z0-9=]/.test(after) ? character : written;
+    },
+  );
 }
 
 /**
