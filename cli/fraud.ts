@@ -30,7 +30,8 @@ const USAGE = `usage: hosted-sms-verify-kit fraud <what> --config ./verify.confi
   --config FILE              module whose default export is the kit's options, a kit, { kit, close },
                              or a function of env returning one (env VERIFY_CONFIG)
   --json                     one JSON document instead of lines
-Exit codes: 0 done, 1 usage or configuration error, or the store did not answer within 30 s.`;
+Exit codes: 0 done, 1 usage or configuration error, or the store did not answer in time (the kit's
+hookTimeouts.limits, 5 s by default; 30 s at most for a ready kit's own operations).`;
 
 const WHATS = ['tripped', 'rules', 'decisions', 'days', 'block', 'release', 'clear'] as const;
 type What = (typeof WHATS)[number];

@@ -277,6 +277,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
       store: context.store.pumping,
       thresholds: context.pumping.thresholds,
       now: context.now,
+      timeoutMs: context.hookTimeouts.limits,
     }),
     serviceUrl: ownsClient ? resolved.baseUrl : undefined,
     async close() {

@@ -4,6 +4,7 @@
  * the recent decisions; and blocks and releases of a country, a number block, an address or a user.
  */
 import { isIP } from 'node:net';
+import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
 import { describeStoredNumber, numberLength } from '../numbers/parse-number.ts';
@@ -237,10 +238,30 @@ async function trippedOf(
   });
 }
 
+/**
+ * Each operation waits on the store no longer than the start's own pumping reads do
+ * (hookTimeouts.limits): an admin page on a store that stopped answering gets an error, never a
+ * request that hangs for good. A write that is late may still be applied: rules() tells.
+ */
+function bounded<Args extends unknown[], T>(
+  name: keyof PumpingOperations,
+  timeoutMs: number,
+  operation: (...args: Args) => Promise<T>,
+): (...args: Args) => Promise<T> {
+  const late = () =>
+    new KitError(
+      KitErrorCode.HookFailed,
+      `kit.pumping.${name}() did not get the store's answer within ${timeoutMs} ms (raise hookTimeouts.limits if the store needs longer).`,
+    );
+  return (...args) => withDeadline('limits', timeoutMs, () => operation(...args), late);
+}
+
 export function pumpingOperations(deps: {
   store: PumpingStore | undefined;
   thresholds: PumpingThresholds;
   now: () => number;
+  /** How long each operation waits on the store: hookTimeouts.limits. */
+  timeoutMs: number;
 }): PumpingOperations {
   const store = (): PumpingStore => deps.store ?? notCounted();
   const setRule = async (target: PumpingTarget, rule: 'allow' | 'block', hours: number) => {
@@ -251,27 +272,33 @@ export function pumpingOperations(deps: {
     await store().setRule(set);
     return set;
   };
+  const within = <Args extends unknown[], T>(name: keyof PumpingOperations, op: (...args: Args) => Promise<T>) =>
+    bounded(name, deps.timeoutMs, op);
   return {
-    async tripped() {
+    tripped: within('tripped', async () => {
       const now = deps.now();
       const found = await Promise.all(JUDGED.map((d) => trippedOf(store(), deps.thresholds, now, d)));
       return found.flat();
-    },
+    }),
     // Async, so a refused argument rejects as a store's failure would, never throws at the call.
-    countsByDay: async ({ by = 'country', days = 14 } = {}) =>
-      store().countsByDay({
-        dimension: checkBy(by),
-        hour: hourOf(deps.now()),
-        days: checkCount('days', days, MAX_DAYS),
-      }),
-    decisions: async ({ hours = 24, limit = 100 } = {}) =>
+    countsByDay: within(
+      'countsByDay',
+      async ({ by = 'country', days = 14 }: { by?: 'country' | 'block'; days?: number } = {}) =>
+        store().countsByDay({
+          dimension: checkBy(by),
+          hour: hourOf(deps.now()),
+          days: checkCount('days', days, MAX_DAYS),
+        }),
+    ),
+    decisions: within('decisions', async ({ hours = 24, limit = 100 }: { hours?: number; limit?: number } = {}) =>
       store().listDecisions({
         since: deps.now() - Math.round(checkHours(hours) * HOUR_MS),
         limit: checkCount('limit', limit, MAX_DECISIONS),
       }),
-    rules: () => store().listRules(deps.now()),
-    block: (target, hours = 12) => setRule(target, 'block', hours),
-    release: (target, hours = 24) => setRule(target, 'allow', hours),
-    clear: async (target) => store().clearRule(keyOf(target)),
+    ),
+    rules: within('rules', async () => store().listRules(deps.now())),
+    block: within('block', (target: PumpingTarget, hours = 12) => setRule(target, 'block', hours)),
+    release: within('release', (target: PumpingTarget, hours = 24) => setRule(target, 'allow', hours)),
+    clear: within('clear', async (target: PumpingTarget) => store().clearRule(keyOf(target))),
   };
 }

@@ -347,7 +347,13 @@ describe('hosted-sms-verify-kit fraud, a configuration whose code hangs or throw
          get: (target, name) =>
            name === 'pumping' ? pumping : typeof target[name] === 'function' ? target[name].bind(target) : target[name],
        });
-       export default { close: () => {}, kit: { ...configured.kit, store: hung } };`,
+       export default { close: () => {}, kit: { ...configured.kit, store: hung, hookTimeouts: { limits: 500 } } };`,
+    );
+    // A ready kit of the app's own making whose operations never settle, holding nothing.
+    writeFileSync(
+      join(dir, 'kit-never.config.mjs'),
+      'const never = () => new Promise(() => {});\n' +
+        'export default { kit: { pumping: { tripped: never, rules: never }, close: async () => {} } };',
     );
     // A function of env that never answers: one holding a timer, one holding nothing at all.
     writeFileSync(
@@ -394,8 +400,20 @@ describe('hosted-sms-verify-kit fraud, a configuration whose code hangs or throw
     expect(run.ms).toBeLessThan(20_000);
   });
 
-  it('a store call that never settles, holding nothing: exit 1 after 30 s, saying so, not node ending it unsaid', async () => {
+  it("a store call that never settles, holding nothing: exit 1 within the kit's hookTimeouts.limits, saying so, not node ending it unsaid", async () => {
     const run = await fraud('store-never.config.mjs');
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        "hosted-sms-verify-kit fraud: kit.pumping.rules() did not get the store's answer within 500 ms (raise hookTimeouts.limits if the store needs longer).\n",
+      ms: expect.any(Number),
+    });
+    expect(run.ms).toBeLessThan(20_000);
+  });
+
+  it("a ready kit whose operation never settles, holding nothing: exit 1 after the command's 30 s, saying so, not node ending it unsaid", async () => {
+    const run = await fraud('kit-never.config.mjs');
     expect(run).toEqual({
       code: 1,
       stdout: '',

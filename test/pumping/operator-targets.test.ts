@@ -6,6 +6,7 @@
  * kept as the counters key a start. Counts per day are read by country or block only.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { DEFAULT_HOOK_TIMEOUTS } from '../../middleware/deadline.ts';
 import { isKitError, KitErrorCode } from '../../middleware/errors.ts';
 import { pumpingOperations, type PumpingOperations } from '../../middleware/pumping/pumping-operations.ts';
 import { startKeys } from '../../middleware/pumping/pumping-keys.ts';
@@ -19,7 +20,12 @@ describeEachStore('operators’ targets', (kind) => {
   let ops: PumpingOperations;
   beforeEach(async () => {
     h = await kind.open();
-    ops = pumpingOperations({ store: h.store.pumping, thresholds: DEFAULT_THRESHOLDS, now: () => NOW });
+    ops = pumpingOperations({
+      store: h.store.pumping,
+      thresholds: DEFAULT_THRESHOLDS,
+      now: () => NOW,
+      timeoutMs: DEFAULT_HOOK_TIMEOUTS.limits,
+    });
   });
   afterEach(async () => {
     await h.dispose();
