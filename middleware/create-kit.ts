@@ -272,7 +272,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
     runSweep: (sweepOptions) => runSweep(context, { ...kitSweepDefaults(context), ...sweepOptions }),
     startSweepWorker: (workerOptions) => startSweepWorker(context, { ...kitSweepDefaults(context), ...workerOptions }),
     requireRecentVerification: (guardOptions) => requireRecentVerification(context, guardOptions),
-    grants: createGrantReader(context.store.stepUp, context.now),
+    grants: createGrantReader(context.store.stepUp, context.now, context.scopes),
     pumping: pumpingOperations({
       store: context.store.pumping,
       thresholds: context.pumping.thresholds,
