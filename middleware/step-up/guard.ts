@@ -57,9 +57,10 @@ function routePattern(req: Request): string {
 }
 
 function note<Tx>({ context, guard }: Guarded<Tx>, req: Request, event: StepUpEvent): void {
-  countStepUp(event, guard.scope.name, routePattern(req));
-  // The path only: a query may carry the integrator's own tokens.
-  context.logger.info({ route: 'step-up', scope: guard.scope.name, event, path: req.path }, `step-up ${event}`);
+  const pattern = routePattern(req);
+  countStepUp(event, guard.scope.name, pattern);
+  // The pattern, as counted: a requested path may hold account ids, a query the integrator's tokens.
+  context.logger.info({ route: 'step-up', scope: guard.scope.name, event, routePattern: pattern }, `step-up ${event}`);
 }
 
 /** A guarded address the guard cannot keep: not a same-origin path, or naming a resource no store can keep. */

@@ -147,4 +147,30 @@ describe('verify_kit.step_up under a mount', () => {
       await app.close();
     }
   });
+
+  it('the guard logs each decision with the route pattern the counter uses, never the requested path and its account id', async () => {
+    const app = await startTestApp({
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: (routes, kit) => {
+        const guard = () => kit.requireRecentVerification({ scope: 'security', maxAge: TEN_MINUTES });
+        routes.get('/own/:account/keys', guard(), (_req, res) => void res.send('keys'));
+        routes.use('/vault/:account', guard(), (_req, res) => void res.send('vault'));
+      },
+    });
+    try {
+      const user = await app.agent().signIn('logged-mount');
+      for (const path of ['/own/acct-5/keys', '/vault/acct-6/x']) {
+        expect((await user.request(path)).body).toContain('Confirm it’s you');
+      }
+      expect(app.logs.join('\n')).not.toMatch(/acct-5|acct-6/);
+      const lines = app.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+      const decisions = lines.filter((line) => line.route === 'step-up');
+      expect(decisions.map((line) => [line.msg, line.routePattern])).toEqual([
+        ['step-up required', '/own/:account/keys'],
+        ['step-up required', '*'],
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
 });

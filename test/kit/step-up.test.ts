@@ -62,8 +62,8 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     const opened = await alice.request(landing.location!);
     expect(opened.status).toBe(200);
     expect(opened.body).toContain('codes for alice');
-    // The guard logs the path it guarded, never its query: a query may carry the app's own tokens.
-    expect(suite.app.logs.join('\n')).toContain('"path":"/security"');
+    // The guard logs the route it guarded, never its query: a query may carry the app's own tokens.
+    expect(suite.app.logs.join('\n')).toContain('"routePattern":"/security"');
     expect(suite.app.logs.join('\n')).not.toContain('evil.example');
   });
 
