@@ -11,6 +11,7 @@ import {
   type CountryCode,
   type NumberType,
 } from 'libphonenumber-js/max';
+import { normaliseDestination } from '../limits/limit-keys.ts';
 
 /** A number's type as the metadata names it (MOBILE, FIXED_LINE, PREMIUM_RATE, ...). */
 export type PhoneNumberType = NonNullable<NumberType>;
@@ -92,6 +93,22 @@ export function describeStoredNumber(destination: string): ReadNumber | undefine
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The one reading of a number the app holds: what the destination policy and the SMS pumping rules
+ * judge, and what is then texted, stored with the attempt and given to fulfil, so that the number
+ * judged is the number sent ("+330612345678" is +33612345678 to all of them). A number the metadata
+ * cannot read at all is of no known country, in its one spelling.
+ */
+export function readStoredNumber(destination: string): ReadNumber {
+  return (
+    describeStoredNumber(destination) ?? {
+      e164: normaliseDestination(destination),
+      country: undefined,
+      type: undefined,
+    }
+  );
 }
 
 /** Whether an E.164 number's length is one its country's numbers have: undefined when it is, else why not (TOO_SHORT, TOO_LONG, INVALID_COUNTRY...). */

@@ -46,7 +46,7 @@ const DECISIONS_KEPT_MS = 30 * 24 * 3_600_000;
 const PURGE_EVERY_MS = 5 * 60_000;
 const PURGE_BATCH = 1000;
 
-/** `who.number`: the destination as describeStoredNumber read it, when the start has read it already. */
+/** `who.number`: the destination as readStoredNumber read it, when the start has read it already. */
 export type PumpingGuard = (
   req: Request,
   who: { userRef: string; destination: string; number?: ReadNumber | undefined },

@@ -3,8 +3,8 @@
  * Jamaica), its block, the client address (IPv6 per /64, as the start budgets count it), the user,
  * and the address with the country (for the countries one address texts).
  */
-import { ipBudgetKey, normaliseDestination } from '../limits/limit-keys.ts';
-import { describeStoredNumber, isKnownCountry, type ReadNumber } from '../numbers/parse-number.ts';
+import { ipBudgetKey } from '../limits/limit-keys.ts';
+import { isKnownCountry, readStoredNumber, type ReadNumber } from '../numbers/parse-number.ts';
 import type { PumpingKey } from '../store/types.ts';
 import { BLOCK_DIGITS } from './pumping-rules.ts';
 
@@ -33,13 +33,13 @@ export function blockOf(e164: string): string {
 }
 
 /**
- * `read` is the destination as describeStoredNumber already read it (the start's destination
+ * `read` is the destination as readStoredNumber already read it (the start's destination
  * check did): parsing a number with the full metadata is a start's dearest step.
  */
 export function startKeys(destination: string, clientIp: string, userRef: string, read?: ReadNumber): StartKeys {
-  const number = read ?? describeStoredNumber(destination);
-  const e164 = number?.e164 ?? normaliseDestination(destination);
-  const country = number?.country ?? UNKNOWN_COUNTRY;
+  const number = read ?? readStoredNumber(destination);
+  const e164 = number.e164;
+  const country = number.country ?? UNKNOWN_COUNTRY;
   const block = blockOf(e164);
   const address = ipBudgetKey(clientIp);
   return {

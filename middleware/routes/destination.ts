@@ -10,7 +10,13 @@ import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import { refusalOf } from '../numbers/destination-policy.ts';
-import { describeStoredNumber, isKnownCountry, readEnteredNumber, type ReadNumber } from '../numbers/parse-number.ts';
+import {
+  describeStoredNumber,
+  isKnownCountry,
+  readEnteredNumber,
+  readStoredNumber,
+  type ReadNumber,
+} from '../numbers/parse-number.ts';
 import type { ResolvedUser } from '../options/options.ts';
 import { ENTERED_NUMBER_FIELD } from '../pages/pages.ts';
 import type { Attempt } from '../store/types.ts';
@@ -56,7 +62,7 @@ function police<Tx>(context: KitContext<Tx>, action: ActionDefinition<Tx>, numbe
   throw new KitError(KitErrorCode.PhoneNumberRefused, 'The destination policy refuses this number.');
 }
 
-/** Who the attempt is for, and its number as describeStoredNumber read it (undefined when not read so). */
+/** Who the attempt is for (its destination as texted), and its number as read from the store (undefined for a typed one). */
 export interface AttemptUser {
   user: ResolvedUser;
   stored: ReadNumber | undefined;
@@ -77,10 +83,10 @@ export async function attemptUserFor<Tx>(
   if (action.destination !== 'entered') {
     // The app's stored number: fictional test ranges must keep working, so it is not required to
     // be valid; what the metadata knows of it (country, type) is policed. One it cannot read at all
-    // is of no known country: an allow-list refuses it too.
-    const known = describeStoredNumber(user.destination);
-    police(context, action, known ?? { e164: user.destination, country: undefined, type: undefined }, false);
-    return { user, stored: known };
+    // is of no known country: an allow-list refuses it too. The number policed is the one texted.
+    const known = readStoredNumber(user.destination);
+    police(context, action, known, false);
+    return { user: { userRef: user.userRef, destination: known.e164 }, stored: known };
   }
   if (previous === undefined) {
     const number = await enteredNumber(context, req, body);

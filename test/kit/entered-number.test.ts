@@ -37,6 +37,15 @@ const setNote: ActionDefinition<unknown> = {
   fulfil: (_tx, attempt) => void fulfilled.push(attempt),
 };
 
+/** Texts the user's stored number and proves it (the service userRef is bound to that number). */
+const confirmPhone: ActionDefinition<unknown> = {
+  name: 'confirm_phone',
+  operationSensitivity: 'normal',
+  successPath: '/done/confirm',
+  proves: 'destination',
+  fulfil: (_tx, attempt) => void fulfilled.push(attempt),
+};
+
 const sms = async (app: TestApp) => (await app.emulator.control.outbox()).map((m) => m.to);
 
 describeEachAppStore('typed numbers', (_store, storeOptions) => {
@@ -45,7 +54,7 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
     app = await startTestApp({
       ...(await storeOptions()),
       kit: {
-        actions: [addPhone, setNote],
+        actions: [addPhone, setNote, confirmPhone],
         // The user's language picks the country a national number belongs to.
         defaultCountry: (req) => (req.headers['accept-language']?.startsWith('fr') ? 'FR' : 'GB'),
         destinationPolicy: { refuseCountries: ['JM'] },
@@ -159,6 +168,26 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
     expect((await sms(app)).length).toBe(before);
     const alice = await app.agent().signIn('alice');
     expect((await alice.tryStart('set_note')).status).toBe(200);
+  });
+
+  it("texts a stored number exactly as the policy and the pumping rules read it: the service, the attempt and fulfil get that E.164, and the bound userRef is the number's own", async () => {
+    const key = deriveServiceRefKey(app.secret);
+    const bound = destinationBoundRef(key, { userRef: 'user-pat', destination: '+33612345679' });
+    // Stored with the national 0 kept after +33, and with spaces: both read as +33 6 12 34 56 79.
+    for (const destination of ['+330612345679', '+33 6 12 34 56 79']) {
+      USERS.pat = { userRef: 'user-pat', destination };
+      const pat = await app.agent().signIn('pat');
+      const started = await pat.start('confirm_phone');
+      const sent = (await app.emulator.control.outbox()).find((m) => m.sessionId === started.sessionId);
+      expect(sent?.to, destination).toBe('+33612345679');
+      const stored = await app.attempt(started.sessionId);
+      expect(stored?.destination, destination).toBe('+33612345679');
+      // One ref per user and number, whatever the spelling the app stored.
+      expect(stored?.serviceUserRef, destination).toBe(bound);
+      await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+      expect((await pat.landFor(started.sessionId, started.state)).status).toBe(303);
+      expect(fulfilled.find((a) => a.sessionId === started.sessionId)?.destination, destination).toBe('+33612345679');
+    }
   });
 
   it('counts the per-number budget on E.164: three spellings of one number share it', async () => {
