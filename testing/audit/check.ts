@@ -60,8 +60,11 @@ export function pageName(answer: Answer): string | undefined {
   const text = decodeHtml((found ?? '').replace(/<[^>]*>/g, ''))
     .replace(/\s+/g, ' ')
     .trim();
-  if (text === '') return undefined;
-  return text.length > PAGE_NAME_CHARS ? `${text.slice(0, PAGE_NAME_CHARS)}...` : text;
+  if (text === '' || text.length <= PAGE_NAME_CHARS) return text === '' ? undefined : text;
+  // Cut between words, never inside one: a cut word the secret starts would keep a part of it too
+  // short for the scrub to tell. A title without a space to cut at is not quoted.
+  const cut = text.lastIndexOf(' ', PAGE_NAME_CHARS);
+  return cut <= 0 ? '...' : `${text.slice(0, cut)} ...`;
 }
 
 /**
