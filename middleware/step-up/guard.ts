@@ -24,7 +24,6 @@ import { csrfToken, verifyCsrf } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
 import { newNonce, newState } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
-import type { StepUpGrant } from '../store/types.ts';
 import { countStepUp, type StepUpEvent } from '../telemetry.ts';
 import type { JsonValue } from '../types.ts';
 import {
@@ -34,6 +33,7 @@ import {
   type ResolvedGuard,
 } from './guard-options.ts';
 import { handOverWithin } from './hand-over.ts';
+import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
 import { keepIntentWithinLimit } from './intent-limit.ts';
 import { labelFor } from './labels.ts';
 import { isNavigationFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
@@ -84,8 +84,9 @@ async function resourceKeyOf<Tx>({ context, guard }: Guarded<Tx>, req: Request):
   return key;
 }
 
-function isFresh(grant: StepUpGrant, now: number, maxAgeMs: number): boolean {
-  return now - grant.startedAt <= maxAgeMs;
+/** The grants this guard reads: the user's, of its scope, in this browser session. */
+function readingOf<Tx>({ guard }: Guarded<Tx>, userRef: string, browserSession: string): GrantReading {
+  return { stepUp: guard.stepUp, scope: guard.scope.name, userRef, browserSession };
 }
 
 /** The fields a form was sent with, as the kit keeps them (JSON); refuses what cannot be kept. */
@@ -163,7 +164,6 @@ async function answerRequired<Tx>(
   req: Request,
   res: Response,
   user: { userRef: string; destination: string },
-  grants: readonly StepUpGrant[],
   resourceKey: string,
   replaces?: string,
 ): Promise<void> {
@@ -176,13 +176,16 @@ async function answerRequired<Tx>(
     note(guarded, req, 'denied');
     throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request was already carried out; nothing changed.');
   }
-  note(guarded, req, grants.some((g) => g.resourceKey === resourceKey) ? 'expired' : 'required');
+  const reading = readingOf(guarded, user.userRef, browserSessionOf(req));
+  const tooOld = await sessionGrants(reading, { resourceKey });
+  note(guarded, req, tooOld.length > 0 ? 'expired' : 'required');
   if (json) {
     answerJsonChallenge(guarded, res, intentId);
     return;
   }
   const now = context.now();
-  const justGranted = grants.find((g) => now - g.grantedAt <= JUST_GRANTED_MS);
+  const grantedSince = now - JUST_GRANTED_MS;
+  const [justGranted] = await sessionGrants(reading, { grantedSince });
   const explanation =
     justGranted === undefined ? undefined : justGranted.resourceKey === resourceKey ? 'tooOld' : 'otherResource';
   const messages = context.messages.forRequest(req);
@@ -256,13 +259,13 @@ async function runKeptRequest<Tx>(
   }
   req.body = intent.fields;
   const resourceKey = await resourceKeyOf(guarded, req);
-  const grants = await grantsOf(guarded, user.userRef, browserSession);
-  const fresh = grants.some((g) => g.resourceKey === resourceKey && isFresh(g, now, guard.maxAgeMs));
+  const reading = readingOf(guarded, user.userRef, browserSession);
+  const fresh = await hasFreshGrant(reading, resourceKey, now - guard.maxAgeMs);
   if (resourceKey !== intent.resourceKey || !fresh) {
     // The same request asked again is kept anew in its place; one sent back for another resource
     // is kept for that one too, and stays kept for its own.
     const same = resourceKey === intent.resourceKey;
-    await answerRequired(guarded, req, res, user, grants, resourceKey, same ? intentId : undefined);
+    await answerRequired(guarded, req, res, user, resourceKey, same ? intentId : undefined);
     return;
   }
   // One caller, on any instance, gets the intent: a reload, a second tab or a replay runs nothing.
@@ -275,12 +278,6 @@ async function runKeptRequest<Tx>(
   }
   note(guarded, req, 'consumed');
   next();
-}
-
-async function grantsOf<Tx>({ guard }: Guarded<Tx>, userRef: string, browserSession: string): Promise<StepUpGrant[]> {
-  const grants = await guard.stepUp.listGrants({ userRef, scope: guard.scope.name, limit: 50 });
-  // A grant never outlives the browser session it was made in.
-  return grants.filter((g) => g.browserSession === browserSession);
 }
 
 async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, next: NextFunction): Promise<void> {
@@ -304,11 +301,11 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
     }
   }
   const resourceKey = await resourceKeyOf(guarded, req);
-  const now = context.now();
-  const grants = await grantsOf(guarded, user.userRef, browserSessionOf(req));
+  const reading = readingOf(guarded, user.userRef, browserSessionOf(req));
+  const fresh = await hasFreshGrant(reading, resourceKey, context.now() - guard.maxAgeMs);
   // A form runs, or is kept, only when it came from this site's own pages: a cross-site post neither.
   if (!page) verifyFromThisSite(context, req);
-  if (grants.some((g) => g.resourceKey === resourceKey && isFresh(g, now, guard.maxAgeMs))) {
+  if (fresh) {
     note(guarded, req, 'granted');
     next();
     return;
@@ -322,7 +319,7 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
     answerFromElsewhere(guarded, req, res);
     return;
   }
-  await answerRequired(guarded, req, res, user, grants, resourceKey);
+  await answerRequired(guarded, req, res, user, resourceKey);
 }
 
 /**

@@ -287,6 +287,28 @@ export interface StepUpIntent extends NewStepUpIntent {
   consumedAt: number | null;
 }
 
+/** A user's grants (of one scope when given), as a support screen lists them. */
+export interface UserGrantQuery {
+  userRef: string;
+  scope?: string;
+  limit: number;
+}
+
+/**
+ * The grants the guard judges a request by: of one user, scope and browser session (and resource
+ * when given), started at or after `startedSince` and granted at or after `grantedSince` (ms; no
+ * bound when left out).
+ */
+export interface SessionGrantQuery extends UserGrantQuery {
+  scope: string;
+  browserSession: string;
+  resourceKey?: string;
+  startedSince?: number;
+  grantedSince?: number;
+}
+
+export type GrantQuery = UserGrantQuery | SessionGrantQuery;
+
 /** The step-up part of a store: grants and intents. */
 export interface StepUpStore {
   /**
@@ -296,10 +318,12 @@ export interface StepUpStore {
    */
   insertGrant(grant: StepUpGrant): Promise<void>;
   /**
-   * A user's grants, newest first (of one scope when given). A grant started at or before a
-   * revocation of its user and scope, or of all the user's scopes, is never listed.
+   * A user's grants, newest first (of one scope when given; of one browser session, resource and
+   * age with a `SessionGrantQuery`, read through an index so a grant is found however many the user
+   * holds elsewhere). A grant started at or before a revocation of its user and scope, or of all
+   * the user's scopes, is never listed.
    */
-  listGrants(query: { userRef: string; scope?: string; limit: number }): Promise<StepUpGrant[]>;
+  listGrants(query: GrantQuery): Promise<StepUpGrant[]>;
   /**
    * Deletes a user's grants (of one scope when given) and records the revocation at `now` in the
    * same transaction, so a verification in flight that writes its grant later grants nothing.

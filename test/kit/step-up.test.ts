@@ -17,7 +17,7 @@ import { INTENT_TTL_MS } from '../../middleware/step-up/scope-actions.ts';
 import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { USERS } from '../support/users.ts';
+import { userNamed, USERS } from '../support/users.ts';
 import { confirmForm, methodOverride, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
 
 describeEachAppStore('step-up', (_store, storeOptions) => {
@@ -268,6 +268,23 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     const replay = await send();
     expect(replay.status).toBe(409);
     expect(payeeRuns()).toBe(before + 1);
+  });
+
+  it('a fresh grant opens its page however many newer grants the user holds in other browser sessions and for other resources', async () => {
+    const user = await suite.app.agent().signIn('many-grants');
+    await verifyFrom(user, (await user.request('/security')).body);
+    const stepUp = suite.app.store.stepUp!;
+    const [own] = await stepUp.listGrants({ userRef: userNamed('many-grants').userRef, scope: 'security', limit: 50 });
+    // Newer grants of the same scope: 60 in the user's other browser sessions, 60 for other
+    // resources in this one (what another session of the user, or many accounts, leave behind).
+    for (let n = 1; n <= 60; n++) {
+      const newer = { ...own!, startedAt: own!.startedAt + n, grantedAt: own!.grantedAt + n };
+      await stepUp.insertGrant({ ...newer, sessionId: `elsewhere-${n}`, browserSession: `other-browser-${n}` });
+      await stepUp.insertGrant({ ...newer, sessionId: `other-resource-${n}`, resourceKey: `acct-${n}` });
+    }
+    const page = await user.request('/security');
+    expect(page.body).toContain('codes for many-grants');
+    expect(page.status).toBe(200);
   });
 
   it('a grant for one resource never opens another: bindTo keys the grant', async () => {

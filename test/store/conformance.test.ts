@@ -436,6 +436,41 @@ describeEachStore('store contract', (kind) => {
       expect(Number(row!.n)).toBe(20);
     });
 
+    it("finds a browser session's grant for its scope and resource within its age, however many newer grants the user holds elsewhere", async () => {
+      const grant = (n: number, overrides: Partial<StepUpGrant>): StepUpGrant => ({
+        sessionId: `session-${n}`,
+        userRef: 'user-alice',
+        scope: 'payout',
+        resourceKey: 'acct-1',
+        browserSession: 'browser-1',
+        startedAt: 1_000,
+        grantedAt: 1_100,
+        ...overrides,
+      });
+      await stepUp().insertGrant(grant(1, {}));
+      // Newer grants of the same user and scope: 60 in other browser sessions, 60 for other resources.
+      for (let n = 1; n <= 60; n++) {
+        await stepUp().insertGrant(grant(100 + n, { browserSession: `browser-other-${n}`, startedAt: 2_000 + n }));
+        await stepUp().insertGrant(grant(200 + n, { resourceKey: `acct-other-${n}`, startedAt: 3_000 + n }));
+      }
+      await stepUp().insertGrant(grant(2, { scope: 'security', startedAt: 4_000 }));
+      const found = (query: { scope?: string; resourceKey?: string; startedSince?: number; grantedSince?: number }) =>
+        stepUp()
+          .listGrants({ userRef: 'user-alice', scope: 'payout', browserSession: 'browser-1', limit: 1, ...query })
+          .then((grants) => grants.map((g) => g.sessionId));
+      expect(await found({ resourceKey: 'acct-1', startedSince: 1_000 })).toEqual(['session-1']);
+      // Too old for the age asked, or of another resource: none; another scope has its own.
+      expect(await found({ resourceKey: 'acct-1', startedSince: 1_001 })).toEqual([]);
+      expect(await found({ scope: 'security', resourceKey: 'acct-1' })).toEqual(['session-2']);
+      expect(await found({ resourceKey: 'acct-2' })).toEqual([]);
+      // Granted since a time (any resource of this browser session): the newest such.
+      expect(await found({ grantedSince: 1_100 })).toEqual(['session-260']);
+      expect(await found({ grantedSince: 9_999 })).toEqual([]);
+      // A revocation hides it from the filtered read too.
+      await stepUp().revokeGrants({ userRef: 'user-alice', scope: 'payout', now: 1_500 });
+      expect(await found({ resourceKey: 'acct-1' })).toEqual([]);
+    });
+
     it('a revocation hides every grant started at or before it, even one a verification in flight writes afterwards', async () => {
       await grantFrom(1, { userRef: 'user-alice', scope: 'security', startedAt: 1_000 });
       await grantFrom(2, { userRef: 'user-alice', scope: 'export', startedAt: 1_000 });

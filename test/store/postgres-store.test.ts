@@ -386,6 +386,33 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     }
   });
 
+  it("reads a browser session's grants down its own index: every equality the guard asks is an index condition", async () => {
+    const client = await database.pool.connect();
+    try {
+      // A user with 2,000 grants over 200 browser sessions and 10 resources, as the statistics know them.
+      await client.query(`INSERT INTO verify_kit_grants
+        SELECT 'grant-' || n, 'u', 's', 'r' || (n % 10), 'b' || (n % 200), n, n FROM generate_series(1, 2000) AS n`);
+      await client.query('ANALYZE verify_kit_grants');
+      const plan = async (name: 'listResourceGrants' | 'listSessionGrants', params: unknown[]) => {
+        await client.query(`PREPARE ${name} AS ${SQL[name]}`);
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${name}(${params.join(', ')})`);
+        return rows.map((row) => row['QUERY PLAN']).join('\n');
+      };
+      const resource = await plan('listResourceGrants', ["'u'", "'s'", "'b7'", "'r7'", 0, 0, 50]);
+      expect(resource).toMatch(/(using|on) verify_kit_grants_session/);
+      expect(resource).toMatch(
+        /Index Cond: \(\(user_ref = 'u'::text\) AND \(scope = 's'::text\) AND \(browser_session = 'b7'::text\) AND \(resource_key = 'r7'::text\) AND \(started_at >= /,
+      );
+      const session = await plan('listSessionGrants', ["'u'", "'s'", "'b7'", 0, 0, 50]);
+      expect(session).toMatch(/(using|on) verify_kit_grants_session/);
+      expect(session).toMatch(
+        /Index Cond: \(\(user_ref = 'u'::text\) AND \(scope = 's'::text\) AND \(browser_session = 'b7'::text\)/,
+      );
+    } finally {
+      client.release();
+    }
+  });
+
   it('runs every statement as a named prepared statement, under the names it has always had (verify_kit_<key>)', async () => {
     // One connection, so pg_prepared_statements (per session) lists every statement the calls below prepared.
     const single = createPostgresStore({ pool: newPool(1) });

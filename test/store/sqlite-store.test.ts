@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/sqlite/sqlite-schema.ts';
+import { STEP_UP_SQL } from '../../middleware/store/sqlite/sqlite-sql.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
 
@@ -52,6 +53,22 @@ describe('SQLite store', () => {
     createSqliteStore({ database: store.db });
     expect(store.db.pragma('user_version', { simple: true })).toBe(42);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+  });
+
+  it("reads a browser session's grants down its own index: every equality the guard asks is a seek, not a filter", () => {
+    const plan = (sql: string, params: Record<string, unknown>) =>
+      (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((row) => row.detail);
+    const query = { userRef: 'u', scope: 's', browserSession: 'b', startedSince: 0, grantedSince: 0, limit: 50 };
+    expect(plan(STEP_UP_SQL.listResourceGrants, { ...query, resourceKey: 'r' })).toContainEqual(
+      expect.stringMatching(
+        /^SEARCH g USING INDEX verify_kit_grants_session \(user_ref=\? AND scope=\? AND browser_session=\? AND resource_key=\? AND started_at>\?\)/,
+      ),
+    );
+    expect(plan(STEP_UP_SQL.listSessionGrants, query)).toContainEqual(
+      expect.stringMatching(
+        /^SEARCH g USING INDEX verify_kit_grants_session \(user_ref=\? AND scope=\? AND browser_session=\?\)/,
+      ),
+    );
   });
 
   it('starts on an up-to-date file without writing its schema row', async () => {

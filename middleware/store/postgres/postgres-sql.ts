@@ -123,6 +123,8 @@ BEGIN
 END`;
 
 const GRANT_COLUMNS = 'session_id, user_ref, scope, resource_key, browser_session, started_at, granted_at';
+const NOT_REVOKED = `NOT EXISTS (SELECT 1 FROM verify_kit_grant_revocations AS r
+         WHERE r.user_ref = g.user_ref AND r.scope IN (g.scope, '') AND r.revoked_at >= g.started_at)`;
 const INTENT_COLUMNS = `intent_id, user_ref, scope, browser_session, resource_key, method, path, fields, created_at,
   expires_at, consumed_at`;
 
@@ -135,10 +137,18 @@ const STEP_UP_SQL = {
   // Never a grant started at or before a revocation of its user and scope, or of all scopes (''):
   // a fulfilment may commit its grant after a revocation that committed while it ran.
   listGrants: `SELECT ${GRANT_COLUMNS} FROM verify_kit_grants AS g
-     WHERE g.user_ref = $1 AND ($2::text IS NULL OR g.scope = $2)
-       AND NOT EXISTS (SELECT 1 FROM verify_kit_grant_revocations AS r
-         WHERE r.user_ref = g.user_ref AND r.scope IN (g.scope, '') AND r.revoked_at >= g.started_at)
+     WHERE g.user_ref = $1 AND ($2::text IS NULL OR g.scope = $2) AND ${NOT_REVOKED}
      ORDER BY g.started_at DESC, g.granted_at DESC LIMIT $3`,
+  // The guard's reads, each down verify_kit_grants_session: a browser session's grants (of one
+  // resource, or of all), never a window of the user's newest that other sessions can fill.
+  listResourceGrants: `SELECT ${GRANT_COLUMNS} FROM verify_kit_grants AS g
+     WHERE g.user_ref = $1 AND g.scope = $2 AND g.browser_session = $3 AND g.resource_key = $4
+       AND g.started_at >= $5 AND g.granted_at >= $6 AND ${NOT_REVOKED}
+     ORDER BY g.started_at DESC, g.granted_at DESC LIMIT $7`,
+  listSessionGrants: `SELECT ${GRANT_COLUMNS} FROM verify_kit_grants AS g
+     WHERE g.user_ref = $1 AND g.scope = $2 AND g.browser_session = $3
+       AND g.started_at >= $4 AND g.granted_at >= $5 AND ${NOT_REVOKED}
+     ORDER BY g.started_at DESC, g.granted_at DESC LIMIT $6`,
   // The revocation is recorded by the same statement that deletes the grants.
   revokeGrants: `WITH revocation AS (
        INSERT INTO verify_kit_grant_revocations AS r (user_ref, scope, revoked_at) VALUES ($1, coalesce($2, ''), $3)

@@ -6,7 +6,10 @@
  */
 import type { PoolClient } from 'pg';
 import { inTransaction, query, queryOn, type PostgresDb } from './postgres-query.ts';
-import type { StepUpGrant, StepUpIntent, StepUpStore } from '../types.ts';
+import type { SessionGrantQuery, StepUpGrant, StepUpIntent, StepUpStore, UserGrantQuery } from '../types.ts';
+
+/** A time bound left out: every grant's start and grant time is at or after it. */
+const NO_BOUND = Number.MIN_SAFE_INTEGER;
 
 interface GrantRow {
   session_id: string;
@@ -66,11 +69,23 @@ async function replaceOlderGrants(client: PoolClient, grant: StepUpGrant): Promi
   await queryOn(client, 'insertGrant', [sessionId, userRef, scope, resourceKey, browserSession, startedAt, grantedAt]);
 }
 
+function userGrants(db: PostgresDb, { userRef, scope, limit }: UserGrantQuery) {
+  return query<GrantRow>(db, 'listGrants', [userRef, scope ?? null, limit]);
+}
+
+function sessionGrants(db: PostgresDb, grants: SessionGrantQuery) {
+  const { userRef, scope, browserSession, resourceKey, limit } = grants;
+  const bounds = [grants.startedSince ?? NO_BOUND, grants.grantedSince ?? NO_BOUND];
+  return resourceKey === undefined
+    ? query<GrantRow>(db, 'listSessionGrants', [userRef, scope, browserSession, ...bounds, limit])
+    : query<GrantRow>(db, 'listResourceGrants', [userRef, scope, browserSession, resourceKey, ...bounds, limit]);
+}
+
 export function postgresStepUp(db: PostgresDb): StepUpStore {
   return {
     insertGrant: (grant) => inTransaction(db, (client) => replaceOlderGrants(client, grant)),
-    async listGrants({ userRef, scope, limit }) {
-      const { rows } = await query<GrantRow>(db, 'listGrants', [userRef, scope ?? null, limit]);
+    async listGrants(grants) {
+      const { rows } = await ('browserSession' in grants ? sessionGrants(db, grants) : userGrants(db, grants));
       return rows.map(toGrant);
     },
     async revokeGrants({ userRef, scope, now }) {

@@ -255,6 +255,12 @@ const MIGRATIONS: readonly string[] = [
 
   // 14: grants by start time, for the sweep's deletion of those past any maxAge.
   `CREATE INDEX verify_kit_grants_started ON verify_kit_grants (started_at);`,
+
+  // 15: a browser session's grants of one scope and resource, newest first: the guard finds the
+  // one it needs however many grants the user holds in other sessions or for other resources
+  // (and a new grant finds the older ones it replaces).
+  `CREATE INDEX verify_kit_grants_session
+     ON verify_kit_grants (user_ref, scope, browser_session, resource_key, started_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

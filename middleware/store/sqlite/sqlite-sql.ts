@@ -127,6 +127,8 @@ export const HOUSEKEEPING_SQL = {
 
 const GRANT = `SELECT session_id, user_ref, scope, resource_key, browser_session, started_at, granted_at
      FROM verify_kit_grants`;
+const NOT_REVOKED = `NOT EXISTS (SELECT 1 FROM verify_kit_grant_revocations AS r
+         WHERE r.user_ref = g.user_ref AND r.scope IN (g.scope, '') AND r.revoked_at >= g.started_at)`;
 const INTENT = `intent_id, user_ref, scope, browser_session, resource_key, method, path, fields, created_at,
        expires_at, consumed_at`;
 
@@ -140,8 +142,18 @@ export const STEP_UP_SQL = {
   // Never a grant started at or before a revocation of its user and scope, or of all scopes (''):
   // a verification in flight at the revocation may write its grant afterwards.
   listGrants: `${GRANT} AS g WHERE g.user_ref = @userRef AND (@scope IS NULL OR g.scope = @scope)
-       AND NOT EXISTS (SELECT 1 FROM verify_kit_grant_revocations AS r
-         WHERE r.user_ref = g.user_ref AND r.scope IN (g.scope, '') AND r.revoked_at >= g.started_at)
+       AND ${NOT_REVOKED}
+     ORDER BY g.started_at DESC, g.granted_at DESC LIMIT @limit`,
+  // The guard's reads, each down verify_kit_grants_session: a browser session's grants (of one
+  // resource, or of all), never a window of the user's newest that other sessions can fill. Named:
+  // without statistics (no ANALYZE) SQLite would walk all the user's grants in start order instead.
+  listResourceGrants: `${GRANT} AS g INDEXED BY verify_kit_grants_session WHERE g.user_ref = @userRef AND g.scope = @scope
+       AND g.browser_session = @browserSession AND g.resource_key = @resourceKey
+       AND g.started_at >= @startedSince AND g.granted_at >= @grantedSince AND ${NOT_REVOKED}
+     ORDER BY g.started_at DESC, g.granted_at DESC LIMIT @limit`,
+  listSessionGrants: `${GRANT} AS g INDEXED BY verify_kit_grants_session WHERE g.user_ref = @userRef
+       AND g.scope = @scope AND g.browser_session = @browserSession
+       AND g.started_at >= @startedSince AND g.granted_at >= @grantedSince AND ${NOT_REVOKED}
      ORDER BY g.started_at DESC, g.granted_at DESC LIMIT @limit`,
   revokeGrants: 'DELETE FROM verify_kit_grants WHERE user_ref = @userRef AND (@scope IS NULL OR scope = @scope)',
   recordRevocation: `INSERT INTO verify_kit_grant_revocations (user_ref, scope, revoked_at)

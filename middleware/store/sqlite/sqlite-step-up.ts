@@ -6,7 +6,10 @@
  */
 import type { Database } from 'better-sqlite3';
 import { prepareAll, STEP_UP_SQL } from './sqlite-sql.ts';
-import type { StepUpGrant, StepUpIntent, StepUpStore } from '../types.ts';
+import type { SessionGrantQuery, StepUpGrant, StepUpIntent, StepUpStore, UserGrantQuery } from '../types.ts';
+
+/** A time bound left out: every grant's start and grant time is at or after it. */
+const NO_BOUND = Number.MIN_SAFE_INTEGER;
 
 interface GrantRow {
   session_id: string;
@@ -60,6 +63,21 @@ function toIntent(row: IntentRow): StepUpIntent {
   };
 }
 
+type StepUpStatements = ReturnType<typeof prepareAll<typeof STEP_UP_SQL>>;
+
+function userGrants(statements: StepUpStatements, { userRef, scope, limit }: UserGrantQuery) {
+  return statements.listGrants.all({ userRef, scope: scope ?? null, limit });
+}
+
+function sessionGrants(statements: StepUpStatements, query: SessionGrantQuery) {
+  const { userRef, scope, browserSession, resourceKey, limit } = query;
+  const bounds = { startedSince: query.startedSince ?? NO_BOUND, grantedSince: query.grantedSince ?? NO_BOUND };
+  const row = { userRef, scope, browserSession, limit, ...bounds };
+  return resourceKey === undefined
+    ? statements.listSessionGrants.all(row)
+    : statements.listResourceGrants.all({ ...row, resourceKey });
+}
+
 export function sqliteStepUp(db: Database): StepUpStore {
   const statements = prepareAll(db, STEP_UP_SQL);
   const writeIntent = db.transaction((row: Record<string, unknown>) => {
@@ -84,8 +102,10 @@ export function sqliteStepUp(db: Database): StepUpStore {
     async insertGrant(grant) {
       replaceOlderGrants.immediate(grant);
     },
-    async listGrants({ userRef, scope, limit }) {
-      const rows = statements.listGrants.all({ userRef, scope: scope ?? null, limit }) as GrantRow[];
+    async listGrants(query) {
+      const rows = (
+        'browserSession' in query ? sessionGrants(statements, query) : userGrants(statements, query)
+      ) as GrantRow[];
       return rows.map(toGrant);
     },
     async revokeGrants({ userRef, scope, now }) {

@@ -1,0 +1,43 @@
+/**
+ * The grants the guard judges a request by: a user's grants of one scope made in this browser
+ * session (a grant never outlives it), filtered by the store's indexed query, never a window of
+ * the user's newest grants, which other sessions or other resources could fill.
+ */
+import type { SessionGrantQuery, StepUpGrant, StepUpStore } from '../store/types.ts';
+
+/** Whose grants: the user's, of one scope, in one browser session. */
+export interface GrantReading {
+  stepUp: StepUpStore;
+  scope: string;
+  userRef: string;
+  browserSession: string;
+}
+
+/** Which of them (all when left out). */
+type GrantFilter = Pick<SessionGrantQuery, 'resourceKey' | 'startedSince' | 'grantedSince'>;
+
+function matches(grant: StepUpGrant, { scope, browserSession }: GrantReading, filter: GrantFilter): boolean {
+  return (
+    grant.scope === scope &&
+    grant.browserSession === browserSession &&
+    (filter.resourceKey === undefined || grant.resourceKey === filter.resourceKey) &&
+    grant.startedAt >= (filter.startedSince ?? -Infinity) &&
+    grant.grantedAt >= (filter.grantedSince ?? -Infinity)
+  );
+}
+
+/** The grants read, newest first; checked again here, for a store of the app's own that applies no filter. */
+export async function sessionGrants(reading: GrantReading, filter: GrantFilter): Promise<StepUpGrant[]> {
+  const { stepUp, scope, userRef, browserSession } = reading;
+  const grants = await stepUp.listGrants({ userRef, scope, browserSession, ...filter, limit: 50 });
+  return grants.filter((grant) => matches(grant, reading, filter));
+}
+
+/** Whether the session holds a grant for this resource started at or after `startedSince` (now - maxAge). */
+export async function hasFreshGrant(
+  reading: GrantReading,
+  resourceKey: string,
+  startedSince: number,
+): Promise<boolean> {
+  return (await sessionGrants(reading, { resourceKey, startedSince })).length > 0;
+}
