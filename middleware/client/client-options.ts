@@ -1,5 +1,5 @@
 /** The client's options: where the service is, the credentials, timeouts and retries. */
-import { KitError, KitErrorCode } from '../errors.ts';
+import { checkKnownKeys, isRecord, OptionProblems } from '../options/option-problems.ts';
 
 /** Timeouts of every call to the service: whole milliseconds from 1 to 2147483647 (others are refused). */
 export interface VerifyClientTimeouts {
@@ -44,31 +44,49 @@ const RANGES = {
   },
 } as const;
 
-/**
- * What is wrong with the timeouts or retries given (`timeouts.connectMs must be ...`, after
- * `prefix`), one line each; none when every one given is usable (undefined keeps the default).
- */
-export function settingProblems(group: keyof typeof RANGES, given: unknown, prefix = ''): string[] {
-  if (typeof given !== 'object' || given === null) return [];
-  const ranges: Readonly<Record<string, readonly [number, number]>> = RANGES[group];
-  return Object.entries(given).flatMap(([name, value]) => {
-    const range = ranges[name];
-    if (range === undefined || value === undefined) return [];
-    const [min, max] = range;
-    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return [];
-    const what = name === 'maxAttempts' ? 'a whole number of tries' : 'whole milliseconds';
-    return [`\`${prefix}${group}.${name}\` must be ${what} from ${min} to ${max}.`];
-  });
+/** Tries of one status read: as many as a create's (`retry.maxAttempts`). */
+const STATUS_READ_ATTEMPTS = [1, 1000] as const;
+
+/** A setting outside its whole-number range is reported (`name` as the caller wrote it); undefined keeps the default. */
+function checkRange(
+  problems: OptionProblems,
+  name: string,
+  value: unknown,
+  [min, max]: readonly [number, number],
+): void {
+  if (value === undefined) return;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return;
+  const what = /attempts$/i.test(name) ? 'a whole number of tries' : 'whole milliseconds';
+  problems.add(`\`${name}\` must be ${what} from ${min} to ${max}.`);
 }
 
-/** The settings given over the defaults, one given as undefined keeping its default; throws naming every unusable one. */
-export function checkedSettings<T extends object>(
-  group: keyof typeof RANGES,
-  defaults: T,
-  given: Partial<T> | undefined,
-): T {
-  const problems = settingProblems(group, given);
-  if (problems.length > 0) throw new KitError(KitErrorCode.InvalidOptions, problems.join(' '));
+/**
+ * Reports what is wrong with the timeouts or retries given (`client.` before the group's name in
+ * the kit's options): a key that is not a setting, with the ones that are, and a value out of range.
+ */
+export function checkSettings(problems: OptionProblems, group: keyof typeof RANGES, given: unknown, prefix = ''): void {
+  if (!isRecord(given)) return;
+  const ranges: Readonly<Record<string, readonly [number, number]>> = RANGES[group];
+  checkKnownKeys(problems, `${prefix}${group}`, given, Object.keys(ranges));
+  for (const [name, range] of Object.entries(ranges))
+    checkRange(problems, `${prefix}${group}.${name}`, given[name], range);
+}
+
+/** Every option of createVerifyClient checked when it is called; throws naming each problem and its fix. */
+export function checkClientOptions(options: VerifyClientOptions): void {
+  const problems = new OptionProblems('createVerifyClient');
+  for (const group of ['timeouts', 'retry'] as const) {
+    if (options[group] !== undefined && !isRecord(options[group])) problems.add(`\`${group}\` must be an object.`);
+    checkSettings(problems, group, options[group]);
+  }
+  checkRange(problems, 'statusReadAttempts', options.statusReadAttempts, STATUS_READ_ATTEMPTS);
+  const connections = options.connections === undefined ? undefined : connectionsProblem(options.connections);
+  if (connections !== undefined) problems.add(`\`connections\` ${connections}.`);
+  problems.throwIfAny();
+}
+
+/** The settings given over the defaults (checked by checkClientOptions), one given as undefined keeping its default. */
+export function withDefaults<T extends object>(defaults: T, given: Partial<T> | undefined): T {
   const set = Object.entries(given ?? {}).filter(([, value]) => value !== undefined);
   return { ...defaults, ...(Object.fromEntries(set) as Partial<T>) };
 }

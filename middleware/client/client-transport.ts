@@ -6,8 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
 import {
-  checkedSettings,
-  connectionsProblem,
+  withDefaults,
   type VerifyClientOptions,
   type VerifyClientRetry,
   type VerifyClientTimeouts,
@@ -124,14 +123,15 @@ function busyFailure(headers: Record<string, string | string[] | undefined>): Bu
 export function createTransport(options: VerifyClientOptions) {
   const base = parseBaseUrl(options.baseUrl, options.clientId, options.clientSecret);
   const callHeaders = headersOfEveryCall(options);
-  const timeouts = checkedTimeouts(options.timeouts);
+  // Checked by createVerifyClient (checkClientOptions) before the pool is made.
+  const timeouts = timeoutsOf(options.timeouts);
   const pool = new Pool(base.origin, {
     connect: { timeout: timeouts.connectMs },
     headersTimeout: timeouts.headersMs,
     bodyTimeout: timeouts.bodyMs,
     keepAliveTimeout: 10_000,
     maxResponseSize: MAX_RESPONSE_BYTES,
-    ...(options.connections === undefined ? {} : { connections: checkedConnections(options.connections) }),
+    ...(options.connections === undefined ? {} : { connections: options.connections }),
   });
 
   async function call(
@@ -238,14 +238,8 @@ function parseBaseUrl(baseUrl: string, clientId: string, clientSecret: string): 
 }
 
 /** The timeouts with their defaults (one given as undefined keeps its default, as an omitted one). */
-function checkedTimeouts(options: VerifyClientTimeouts | undefined): Required<VerifyClientTimeouts> {
-  return checkedSettings('timeouts', { connectMs: 5000, headersMs: 10_000, bodyMs: 10_000 }, options);
-}
-
-function checkedConnections(connections: number): number {
-  const problem = connectionsProblem(connections);
-  if (problem !== undefined) throw new KitError(KitErrorCode.InvalidOptions, `\`connections\` ${problem}.`);
-  return connections;
+function timeoutsOf(options: VerifyClientTimeouts | undefined): Required<VerifyClientTimeouts> {
+  return withDefaults({ connectMs: 5000, headersMs: 10_000, bodyMs: 10_000 }, options);
 }
 
 /** The credentials and the one type the kit parses, on every call (built once). */

@@ -17,7 +17,12 @@ import {
 import { isKitError, KitError, KitErrorCode, redactSecretFragments } from '../errors.ts';
 import { inResultSpan, inSpan, SpanName } from '../telemetry.ts';
 import type { CreateSessionInput, CreatedSession, SessionStatus, VerifyClient } from '../types.ts';
-import { checkedSettings, type VerifyClientOptions, type VerifyClientRetry } from './client-options.ts';
+import {
+  checkClientOptions,
+  withDefaults,
+  type VerifyClientOptions,
+  type VerifyClientRetry,
+} from './client-options.ts';
 
 export type { VerifyClientOptions, VerifyClientRetry, VerifyClientTimeouts } from './client-options.ts';
 
@@ -25,7 +30,8 @@ const DEFAULT_RETRY = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 3000, budg
 
 /** Builds the backend client: Basic credentials only in the Authorization header, timeouts, no redirects, idempotent retries. */
 export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
-  const retry = checkedSettings('retry', DEFAULT_RETRY, options.retry);
+  checkClientOptions(options);
+  const retry = withDefaults(DEFAULT_RETRY, options.retry);
   const { call, close } = createTransport(options);
   // A status read never waits out a 429: the landing shows its pending page, the sweep slows down.
   const statusRetry = { ...retry, maxAttempts: options.statusReadAttempts ?? 2, busyBudgetMs: 0 };

@@ -19,7 +19,7 @@ import {
   quote,
 } from './option-problems.ts';
 import { PENDING_REUSE_MS } from '../client/coalesce.ts';
-import { connectionsProblem, settingProblems } from '../client/client-options.ts';
+import { checkSettings, connectionsProblem } from '../client/client-options.ts';
 import { checkActionStepUps } from './options-action-step-up.ts';
 import { checkActions } from './options-actions.ts';
 import { checkScopes } from './options-scopes.ts';
@@ -78,7 +78,7 @@ function checkClient(problems: OptionProblems, value: unknown): void {
     if (problem !== undefined) problems.add(`\`client.connections\` ${problem}.`);
     for (const key of ['timeouts', 'retry'] as const) {
       if (value[key] !== undefined && !isRecord(value[key])) problems.add(`\`client.${key}\` must be an object.`);
-      for (const problem of settingProblems(key, value[key], 'client.')) problems.add(problem);
+      checkSettings(problems, key, value[key], 'client.');
     }
     return;
   }

@@ -559,6 +559,48 @@ describe('timeouts the client cannot keep are refused when it is created', () =>
   });
 });
 
+describe('settings the client does not know are refused when it is created, with the ones it does', () => {
+  /** The refusal createVerifyClient throws for these options (undefined when it takes them). */
+  function refusalOf(extra: Partial<VerifyClientOptions>): unknown {
+    try {
+      void client('http://127.0.0.1:1', extra).close();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+
+  // A typo did nothing: the call waited the default 10 s, or retried 5 times, as if it were not there.
+  it.each([
+    ['timeouts', { statsRead: 2000 }, '`timeouts.statsRead` is not an option; use connectMs, headersMs, bodyMs.'],
+    [
+      'retry',
+      { maxAttempt: 1 },
+      '`retry.maxAttempt` is not an option; use maxAttempts, baseDelayMs, maxDelayMs, budgetMs, busyBudgetMs.',
+    ],
+  ])('an unknown key in %s: invalid_options naming it and the known ones', (group, settings, problem) => {
+    const refusal = refusalOf({ [group]: settings });
+    expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
+    expect((refusal as Error).message).toBe(`createVerifyClient: ${problem}`);
+  });
+
+  // 0 never read a status at all; NaN or 2.5 never stopped retrying as intended.
+  it.each([0, 1001, 2.5, Number.NaN, '2'])('statusReadAttempts = %s: invalid_options with its range', (value) => {
+    const refusal = refusalOf({ statusReadAttempts: value as never });
+    expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
+    expect((refusal as Error).message).toBe(
+      'createVerifyClient: `statusReadAttempts` must be a whole number of tries from 1 to 1000.',
+    );
+  });
+
+  it('lists every problem at once, and takes statusReadAttempts from 1 to 1000 and undefined as the default', () => {
+    const refusal = refusalOf({ timeouts: { statsRead: 1 } as never, statusReadAttempts: 0 });
+    expect((refusal as Error).message).toContain('`timeouts.statsRead` is not an option');
+    expect((refusal as Error).message).toContain('`statusReadAttempts` must be a whole number of tries');
+    for (const statusReadAttempts of [1, 1000, undefined]) expect(refusalOf({ statusReadAttempts })).toBeUndefined();
+  });
+});
+
 describe('retries the client cannot keep are refused when it is created', () => {
   // A NaN or negative delay retried at once, a 429's Retry-After ignored; a NaN limit never stopped.
   it.each([

@@ -258,6 +258,13 @@ describe('grouped options', () => {
   it('client: settings for the built client are checked; a ready client is used as given', async () => {
     expect(configError({ client: { timeouts: 5 } as never })).toContain('`client.timeouts` must be an object');
     expect(configError({ client: { retries: {} } as never })).toContain('`client.retries` is not an option');
+    // A typo inside a group did nothing: the default was used as if the setting were not there.
+    expect(configError({ client: { timeouts: { statsRead: 2000 } } as never })).toContain(
+      '`client.timeouts.statsRead` is not an option; use connectMs, headersMs, bodyMs.',
+    );
+    expect(configError({ client: { retry: { maxAttempt: 1 } } as never })).toContain(
+      '`client.retry.maxAttempt` is not an option; use maxAttempts, baseDelayMs, maxDelayMs, budgetMs, busyBudgetMs.',
+    );
     expect(configError({ client: { connections: 0 } })).toContain('`client.connections` must be a whole number');
     const built = createVerificationKit(
       options({ client: { timeouts: { headersMs: 100 }, retry: { maxAttempts: 1 } } }),
