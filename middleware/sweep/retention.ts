@@ -6,9 +6,11 @@
  * Expired step-up intents (kept pages and forms, whose fields may be secrets) and step-up grants
  * older than any maxAge are deleted by every run, a batch at a time, whatever `retention` says:
  * nothing can use them again. A custom step-up store written before grants were purged has no
- * `purgeStaleGrants`: its grants are kept, the run says so, and nothing else changes.
+ * `purgeStaleGrants`: its grants are kept, the run says so, and nothing else changes. A custom
+ * store's purge that throws or rejects is housekeeping that failed: logged and counted, never the
+ * end of the run that fulfils what users verified.
  */
-import type { KitLogger } from '../logger.ts';
+import { describeError, type KitLogger } from '../logger.ts';
 import type { OptionProblems } from '../options/option-problems.ts';
 import { GRANT_USABLE_MS } from '../step-up/guard-options.ts';
 import type { VerifyStore } from '../store/types.ts';
@@ -51,21 +53,57 @@ export function resolveRetention(
   return { redactAfterMs, deleteAfterMs, batchSize };
 }
 
+/** What one step-up purge deleted; one that throws or rejects deleted nothing, and is logged and counted. */
+async function purged(
+  name: string,
+  purge: () => Promise<number | undefined> | undefined,
+  failures: { count: number },
+  logger: KitLogger | undefined,
+): Promise<number> {
+  try {
+    return (await purge()) ?? 0;
+  } catch (error) {
+    failures.count++;
+    logger?.error(
+      { err: describeError(error) },
+      `sweep: the store's stepUp.${name} failed; nothing was deleted by it, and the run goes on`,
+    );
+    return 0;
+  }
+}
+
 /** One retention step of a sweep run. */
 export async function applyRetention(
   store: Pick<VerifyStore, 'applyRetention' | 'stepUp'>,
   now: number,
   retention: ResolvedRetention | false,
-): Promise<Pick<SweepReport, 'redacted' | 'deleted' | 'intentsDeleted' | 'grantsDeleted' | 'grantsPurgeSkipped'>> {
+  logger?: KitLogger,
+): Promise<
+  Pick<
+    SweepReport,
+    'redacted' | 'deleted' | 'intentsDeleted' | 'grantsDeleted' | 'grantsPurgeSkipped' | 'stepUpPurgeErrors'
+  >
+> {
   const limit = retention === false ? DEFAULT_RETENTION.batchSize : retention.batchSize;
   const { stepUp } = store;
-  const intentsDeleted = (await stepUp?.purgeExpiredIntents({ now, limit })) ?? 0;
+  const failures = { count: 0 };
+  const intentsDeleted = await purged(
+    'purgeExpiredIntents',
+    () => stepUp?.purgeExpiredIntents({ now, limit }),
+    failures,
+    logger,
+  );
   // Optional: a custom store written against the earlier StepUpStore has none.
   const grantsPurgeSkipped = stepUp !== undefined && typeof stepUp.purgeStaleGrants !== 'function';
   const grantsDeleted = grantsPurgeSkipped
     ? 0
-    : ((await stepUp?.purgeStaleGrants?.({ startedBefore: now - GRANT_USABLE_MS, limit })) ?? 0);
-  const steppedUp = { intentsDeleted, grantsDeleted, grantsPurgeSkipped };
+    : await purged(
+        'purgeStaleGrants',
+        () => stepUp?.purgeStaleGrants?.({ startedBefore: now - GRANT_USABLE_MS, limit }),
+        failures,
+        logger,
+      );
+  const steppedUp = { intentsDeleted, grantsDeleted, grantsPurgeSkipped, stepUpPurgeErrors: failures.count };
   if (retention === false) return { redacted: 0, deleted: 0, ...steppedUp };
   const attempts = await store.applyRetention({
     now,

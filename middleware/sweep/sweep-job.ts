@@ -133,6 +133,7 @@ export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<st
     intentsDeleted: report.intentsDeleted,
     grantsDeleted: report.grantsDeleted,
     grantsPurgeSkipped: report.grantsPurgeSkipped,
+    stepUpPurgeErrors: report.stepUpPurgeErrors,
     durationMs: report.durationMs,
     serviceReachable: report.serviceReachable,
     stoppedBy: report.stoppedBy,

@@ -76,6 +76,8 @@ export interface SweepReport {
   grantsDeleted: number;
   /** True when the store's stepUp has no purgeStaleGrants (a custom store): no grant was deleted. */
   grantsPurgeSkipped: boolean;
+  /** Step-up purges (intents, grants) of a custom store that threw or rejected in this run (logged; the run went on). */
+  stepUpPurgeErrors: number;
 }
 
 /** A report before the run's first step: every count zero. */
@@ -106,6 +108,7 @@ export function emptyReport(owner: string): SweepReport {
     intentsDeleted: 0,
     grantsDeleted: 0,
     grantsPurgeSkipped: false,
+    stepUpPurgeErrors: 0,
   };
 }
 

@@ -95,7 +95,7 @@ export async function sweepOnce<Tx>(
 ): Promise<SweepReport> {
   const run = startRun(deps, opts, options);
   await expireOutsideWindow(run);
-  Object.assign(run.report, await applyRetention(run.deps.store, deps.now(), opts.retention));
+  Object.assign(run.report, await applyRetention(run.deps.store, deps.now(), opts.retention, run.logger));
   if (run.report.grantsPurgeSkipped) warnOfNoGrantPurge(deps.store, run.logger);
   try {
     await checkDueAttempts(run);

@@ -2,7 +2,9 @@
  * A custom store written before step-up grants were purged has a `stepUp` without
  * `purgeStaleGrants`. The method is optional: every sweep run still runs (expiry, retention,
  * checks, outcomes), deletes no grant, says so in its report, and warns once per store, not once
- * per run. Same suite on every store (the real store with that one method hidden).
+ * per run. A custom store's purge that throws or rejects (a stub left as "not implemented") is
+ * housekeeping that failed: it is logged and counted, and the run fulfils what it reads all the
+ * same. Same suite on every store (the real store with those methods hidden or replaced).
  */
 import { expect, it } from 'vitest';
 import type { VerifyStore } from '../../middleware/store/types.ts';
@@ -13,35 +15,49 @@ import { useSweepSuite } from '../support/sweep-suite.ts';
 
 const emu = useSweepEmulator();
 
-/** The store as a custom store written against the earlier StepUpStore: no purgeStaleGrants. */
-function withoutGrantPurge(store: VerifyStore<unknown>): VerifyStore<unknown> {
+/** The store with some of its step-up methods replaced (undefined: the method is absent). */
+function withStepUp(store: VerifyStore<unknown>, replaced: Record<string, unknown>): VerifyStore<unknown> {
   const stepUp = store.stepUp;
-  const olderStepUp =
+  const customStepUp =
     stepUp === undefined
       ? undefined
       : new Proxy(stepUp, {
           get: (target, key) => {
-            if (key === 'purgeStaleGrants') return undefined;
+            if (typeof key === 'string' && Object.hasOwn(replaced, key)) return replaced[key];
             const value: unknown = Reflect.get(target, key, target);
             return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
           },
-          has: (target, key) => key !== 'purgeStaleGrants' && Reflect.has(target, key),
+          has: (target, key) =>
+            typeof key === 'string' && Object.hasOwn(replaced, key)
+              ? replaced[key] !== undefined
+              : Reflect.has(target, key),
         });
   return new Proxy(store, {
     get: (target, key) => {
-      if (key === 'stepUp') return olderStepUp;
+      if (key === 'stepUp') return customStepUp;
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
 }
 
+/** The store as a custom store written against the earlier StepUpStore: no purgeStaleGrants. */
+function withoutGrantPurge(store: VerifyStore<unknown>): VerifyStore<unknown> {
+  return withStepUp(store, { purgeStaleGrants: undefined });
+}
+
 function recordingLogger() {
   const warnings: string[] = [];
+  const errors: string[] = [];
   const ignore = () => {};
   return {
     warnings,
-    logger: { info: ignore, warn: (_: unknown, message: string) => warnings.push(message), error: ignore },
+    errors,
+    logger: {
+      info: ignore,
+      warn: (_: unknown, message: string) => warnings.push(message),
+      error: (fields: unknown, message: string) => errors.push(`${message} ${JSON.stringify(fields)}`),
+    },
   };
 }
 
@@ -67,4 +83,27 @@ describeEachStore('a sweep over a step-up store without purgeStaleGrants', (kind
     const report = await runSweep(sweepDeps(h, h.store, suite.client, 'sweep'), { timeBudgetMs: 2000 });
     expect(report).toMatchObject({ grantsDeleted: 0, grantsPurgeSkipped: false });
   });
+
+  it.each([
+    [
+      'throws',
+      () => {
+        throw new Error('not implemented');
+      },
+    ],
+    ['rejects', () => Promise.reject(new Error('not implemented'))],
+  ])(
+    'a custom purge that %s: the run still fulfils what it reads, counts the failed purges and logs them',
+    async (_, broken) => {
+      const h = await suite.open();
+      await verifiedAttempts(emu, h.store, suite.client, 2);
+      const store = withStepUp(h.store, { purgeStaleGrants: broken, purgeExpiredIntents: broken });
+      const { errors, logger } = recordingLogger();
+      const report = await runSweep({ ...sweepDeps(h, store, suite.client, 'sweep'), logger }, { timeBudgetMs: 2000 });
+      expect(report).toMatchObject({ fulfilled: 2, intentsDeleted: 0, grantsDeleted: 0, stepUpPurgeErrors: 2 });
+      expect(await h.countEffects()).toBe(2);
+      expect(errors.filter((line) => line.includes('not implemented'))).toHaveLength(2);
+      expect(errors.some((line) => line.includes('stepUp.purgeStaleGrants'))).toBe(true);
+    },
+  );
 });
