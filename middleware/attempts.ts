@@ -56,7 +56,10 @@ export interface AttemptSearch {
 export interface LandedAttemptFlash {
   sessionId: string;
   action: string;
-  /** 'first' when that landing ran the action; 'replay' for a reload or when something else ran it first. */
+  /**
+   * 'first' when that landing ran the action, or the pending page's own check ran it just before
+   * (the user's first arrival since); 'replay' for a reload or when something else ran it first.
+   */
   fulfilment: 'first' | 'replay';
 }
 
@@ -87,6 +90,26 @@ function sessionOf(req: Request): Record<string, unknown> | undefined {
 export function leaveLandedFlash(req: Request, flash: LandedAttemptFlash): void {
   const session = sessionOf(req);
   if (session !== undefined) session[LANDED_SESSION_KEY] = { ...flash };
+}
+
+/** The session key naming the attempt a pending page's own check fulfilled, until its user arrives. */
+const UNSEEN_FIRST_SESSION_KEY = 'verifyKitUnseenFirst';
+
+/**
+ * Remembers, in the user's session, that the pending page's own check (a fetch the user never
+ * sees) ran this attempt's action: the landing the page then opens is the user's first sight of it.
+ */
+export function rememberUnseenFirst(req: Request, sessionId: string): void {
+  const session = sessionOf(req);
+  if (session !== undefined) session[UNSEEN_FIRST_SESSION_KEY] = sessionId;
+}
+
+/** Whether this session's user has not yet seen this attempt's first fulfilment (true once). */
+export function takeUnseenFirst(req: Request, sessionId: string): boolean {
+  const session = sessionOf(req);
+  if (session?.[UNSEEN_FIRST_SESSION_KEY] !== sessionId) return false;
+  session[UNSEEN_FIRST_SESSION_KEY] = undefined;
+  return true;
 }
 
 /** Takes the flash out of the session: it is read once. */

@@ -108,8 +108,9 @@ export interface LandedAttempt {
   params: JsonValue;
   outcome: 'fulfilled';
   /**
-   * 'first' when this landing ran the action; 'replay' when it was already done (a reload, a
-   * second tab, or the sweep got there first).
+   * 'first' when this landing ran the action, or the pending page's own check ran it and this is
+   * the user's first arrival since (in the same browser session); 'replay' when it was already
+   * done (a reload, a second tab, or the sweep got there first).
    */
   fulfilment: 'first' | 'replay';
 }

@@ -16,7 +16,7 @@ import { completeReturn, queryOf } from './complete-return.ts';
 import type { Attempt } from '../store/types.ts';
 import { currentUserNow } from './user.ts';
 import { restartFormFor } from './restart-form.ts';
-import { leaveLandedFlash, successPathOf } from './success-path.ts';
+import { leaveLandedFlash, rememberUnseenFirst, successPathOf, takeUnseenFirst } from './success-path.ts';
 
 /**
  * The pending page's context: it checks again by itself only within the refresh window; its
@@ -81,25 +81,41 @@ function seeOther(res: Response, path: string): void {
   res.end();
 }
 
+/**
+ * Whether the attempt's own user meets its fulfilment for the first time: this landing ran the
+ * action, or the pending page's own check (a fetch the user never sees) ran it and this is the
+ * arrival it opened, once per browser session. The action ran once either way.
+ */
+function ownFulfilment(
+  req: Request,
+  completion: Extract<Completion, { kind: 'fulfilled' }>,
+  background: boolean,
+): 'first' | 'replay' {
+  const { sessionId } = completion.attempt;
+  if (completion.firstTime && background) rememberUnseenFirst(req, sessionId);
+  else if (!background && takeUnseenFirst(req, sessionId)) return 'first';
+  return completion.firstTime ? 'first' : 'replay';
+}
+
 /** The landing's handler; the router mounts it at the returnUrl's path. */
 export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string) {
   return async (req: Request, res: Response): Promise<void> => {
     // The pending page's own check: the page checks again by itself, so one read here.
-    const rechecks = req.get(BACKGROUND_CHECK_HEADER) === 'background' ? 0 : context.landing.pendingRechecks;
+    const background = req.get(BACKGROUND_CHECK_HEADER) === 'background';
+    const rechecks = background ? 0 : context.landing.pendingRechecks;
     const completion = await completeReturn(context, queryOf(req), 'landing', res, rechecks);
     const { attempt } = completion;
     const user = await currentUserNow(context, req);
     const isOwner = user !== null && user.userRef === attempt.userRef;
     if (isOwner && completion.kind === 'fulfilled') await context.onOwnLanding(req, attempt);
+    const fulfilment =
+      isOwner && completion.kind === 'fulfilled' ? ownFulfilment(req, completion, background) : 'replay';
     // Decided on the server and checked as a same-origin path: never a URL from a parameter, a header or state.
-    const successPath = isOwner && completion.kind === 'fulfilled' ? successPathOf(context, completion) : undefined;
+    const successPath =
+      isOwner && completion.kind === 'fulfilled' ? successPathOf(context, completion, fulfilment) : undefined;
     if (successPath !== undefined) {
       // The success page reads the outcome once: kit.attempts.takeLanded(req).
-      leaveLandedFlash(req, {
-        sessionId: attempt.sessionId,
-        action: attempt.action,
-        fulfilment: completion.kind === 'fulfilled' && completion.firstTime ? 'first' : 'replay',
-      });
+      leaveLandedFlash(req, { sessionId: attempt.sessionId, action: attempt.action, fulfilment });
       setNoStoreHeaders(res);
       seeOther(res, successPath);
       return;

@@ -3,7 +3,7 @@
  * successPath, or its function told the outcome), never a URL from a parameter, a header or state.
  */
 import type { KitContext } from '../context.ts';
-export { leaveLandedFlash } from '../attempts.ts';
+export { leaveLandedFlash, rememberUnseenFirst, takeUnseenFirst } from '../attempts.ts';
 import { guardSync } from '../deadline.ts';
 import { redactSecrets } from '../errors.ts';
 import type { Completion } from '../fulfil/fulfil.ts';
@@ -18,6 +18,7 @@ import { isSafeSuccessPath } from '../options/options-actions.ts';
 export function successPathOf<Tx>(
   context: KitContext<Tx>,
   completion: Extract<Completion, { kind: 'fulfilled' }>,
+  fulfilment: 'first' | 'replay',
 ): string | undefined {
   const { attempt } = completion;
   const chosen = context.actions.get(attempt.action)?.successPath;
@@ -33,7 +34,7 @@ export function successPathOf<Tx>(
         action: attempt.action,
         params: attempt.params,
         outcome: 'fulfilled',
-        fulfilment: completion.firstTime ? 'first' : 'replay',
+        fulfilment,
       }),
     (error) => {
       failed = true;

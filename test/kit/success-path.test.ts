@@ -142,6 +142,35 @@ describe('the one-time flash: kit.attempts.takeLanded(req) on the success page',
     expect(await landedFor(alice)).toMatchObject({ sessionId, fulfilment: 'replay' });
   });
 
+  it("after the pending page's own check ran the action, the user's arrival it opens is the first fulfilment to them; a reload then is a replay", async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { sessionId, location } = await land(alice, 'to_outcome');
+    const toOutcome = (fulfilment: string) =>
+      `/done/phone?session=${encodeURIComponent(sessionId)}&fulfilment=${fulfilment}`;
+    // The page's check (a fetch that follows no redirect) is what finds the verification and runs it.
+    const check = await alice.request(location, { headers: { 'X-Verify-Kit-Check': 'background' } });
+    expect(check.status).toBe(303);
+    // The page then opens the landing: the user sees the success message, not "already done".
+    const shown = await alice.request(location);
+    expect(shown.headers.get('location')).toBe(toOutcome('first'));
+    expect(await landedFor(alice)).toEqual({ sessionId, action: 'to_outcome', fulfilment: 'first' });
+    const reload = await alice.request(location);
+    expect(reload.headers.get('location')).toBe(toOutcome('replay'));
+    expect(await landedFor(alice)).toMatchObject({ sessionId, fulfilment: 'replay' });
+    expect(ran.filter((id) => id === sessionId)).toHaveLength(1);
+  });
+
+  it("a landing the pending page's check fulfilled is no first fulfilment to another user, nor in another browser", async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { location } = await land(alice, 'to_outcome');
+    expect((await alice.request(location, { headers: { 'X-Verify-Kit-Check': 'background' } })).status).toBe(303);
+    const elsewhere = await app.agent(seen).signIn('alice');
+    expect((await elsewhere.request(location)).headers.get('location')).toMatch(/fulfilment=replay$/);
+    const bob = await app.agent(seen).signIn('bob');
+    expect((await bob.request(location)).status).toBe(200);
+    expect(await landedFor(bob)).toBeNull();
+  });
+
   it("is left for the attempt's own user only, and not when there was no redirect", async () => {
     const alice = await app.agent(seen).signIn('alice');
     const { location } = await land(alice, 'to_outcome');
