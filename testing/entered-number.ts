@@ -7,6 +7,7 @@
 import { ENTERED_NUMBER_FIELD } from './audit/world.ts';
 import { walkHostedPage, type WalkOptions } from './hosted-walk.ts';
 import { pageExcerpt } from './html.ts';
+import { namedUrl } from './named-url.ts';
 import { createTestBrowser, formsOf, type ParsedForm, type TestBrowser, type TestPage } from './test-browser.ts';
 
 export interface EnteredNumberOptions extends Pick<WalkOptions, 'emulator' | 'code' | 'wrongCodesFirst'> {
@@ -27,7 +28,9 @@ export interface EnteredNumberResult {
 }
 
 function fail(page: TestPage, what: string): never {
-  throw new Error(`verifyEnteredNumber: ${what} (${page.url} answered ${page.status}): ${pageExcerpt(page.html, 400)}`);
+  throw new Error(
+    `verifyEnteredNumber: ${what} (${namedUrl(page.url)} answered ${page.status}): ${pageExcerpt(page.html, 400)}`,
+  );
 }
 
 function numberForm(page: TestPage, action: string | undefined): ParsedForm | undefined {

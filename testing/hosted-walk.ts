@@ -7,6 +7,7 @@
 import type { EmulatorControl } from '../emulator/control/control-client.ts';
 import { createTestBrowser, formsOf, type ParsedForm, type TestBrowser, type TestPage } from './test-browser.ts';
 import { attribute, pageExcerpt } from './html.ts';
+import { namedUrl } from './named-url.ts';
 
 export interface WalkOptions {
   /** The emulator that texted the code (what `startEmulator` returned), or its control. */
@@ -48,7 +49,9 @@ interface Walk {
 }
 
 function fail(page: TestPage, what: string): never {
-  throw new Error(`walkHostedPage: ${what} (${page.url} answered ${page.status}): ${pageExcerpt(page.html, 400)}`);
+  throw new Error(
+    `walkHostedPage: ${what} (${namedUrl(page.url)} answered ${page.status}): ${pageExcerpt(page.html, 400)}`,
+  );
 }
 
 function passkeyForm(page: TestPage, mode: 'verify' | 'enrol'): ParsedForm | undefined {

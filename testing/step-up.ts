@@ -6,6 +6,7 @@
  */
 import { walkHostedPage, type WalkOptions } from './hosted-walk.ts';
 import { pageExcerpt } from './html.ts';
+import { namedUrl } from './named-url.ts';
 import { createTestBrowser, formsOf, type TestBrowser, type TestPage } from './test-browser.ts';
 
 export interface StepUpOptions extends Pick<WalkOptions, 'emulator' | 'passkey' | 'passkeyOffer'> {
@@ -23,7 +24,9 @@ export interface StepUpResult {
 }
 
 function fail(page: TestPage, what: string): never {
-  throw new Error(`verifyStepUp: ${what} (${page.url} answered ${page.status}): ${pageExcerpt(page.html, 400)}`);
+  throw new Error(
+    `verifyStepUp: ${what} (${namedUrl(page.url)} answered ${page.status}): ${pageExcerpt(page.html, 400)}`,
+  );
 }
 
 /**

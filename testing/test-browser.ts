@@ -6,6 +6,7 @@
  */
 import { SoftAuthenticator } from '../emulator/passkeys/soft-authenticator.ts';
 import { formsIn, pageExcerpt } from './html.ts';
+import { namedUrl } from './named-url.ts';
 
 /** One answer, read once: its body is `html`. */
 export interface TestPage {
@@ -144,7 +145,7 @@ export function createTestBrowser(): TestBrowser {
           wanted === undefined ? 'form' : `form posting to ${wanted}`,
           ...Object.keys(having).map((name) => `with the ${name} asked for`),
         ].join(' ');
-        throw new Error(`No ${which} on ${page.url} (status ${page.status}): ${pageExcerpt(page.html, 300)}`);
+        throw new Error(`No ${which} on ${namedUrl(page.url)} (status ${page.status}): ${pageExcerpt(page.html, 300)}`);
       }
       return post(form.action, { ...form.fields, ...fields }, page.url);
     },

@@ -6,6 +6,7 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { decodeHtml, formsIn, inputValue } from '../html.ts';
+import { namedUrl } from '../named-url.ts';
 
 export type Headers = Record<string, string>;
 
@@ -66,14 +67,6 @@ export function withoutHandoffInput(html: string): string {
 export function hiddenField(html: string, field: string, formAction?: string): string | undefined {
   const scope = formAction === undefined ? html : formsIn(html).find((form) => form.action === formAction)?.body;
   return scope === undefined ? undefined : inputValue(scope, field);
-}
-
-/**
- * A request's URL as the audit's errors name it: its origin and path. The query is left out (it
- * may carry a test attempt's state, its session_id or a handoff), and so is a password.
- */
-function namedUrl(url: URL): string {
-  return `${url.origin}${url.pathname}`;
 }
 
 /**
