@@ -16,6 +16,7 @@ const ON_EXPRESS_4 = [
   'test/kit/hook-failures.test.ts',
   'test/kit/start.test.ts',
   'test/kit/mobile.test.ts',
+  'test/security/duplicate-params.test.ts',
   'test/kit/entered-number.test.ts',
   'test/kit/step-up.test.ts',
   'test/kit/step-up-testing-helper.test.ts',

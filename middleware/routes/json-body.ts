@@ -3,17 +3,42 @@
  * keeps the last of a key given twice, while a proxy or a firewall in front may read the first: a
  * body that names a key twice is refused, as the landing refuses a parameter given twice.
  */
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
+import { KitError, KitErrorCode } from '../errors.ts';
 
-/** express.json, strict, that fails (before parsing) on a body naming one key twice in an object. */
+/**
+ * Whether a parser the app mounted before the kit has read this JSON body: the request's stream
+ * is used up (`_body` is how Express 4's body-parser marks it), so the kit cannot see the text.
+ */
+function readBefore(req: Request): boolean {
+  if (req.is('application/json') !== 'application/json') return false;
+  return (req as Request & { _body?: unknown })._body === true || req.readableEnded;
+}
+
+/**
+ * express.json, strict, that fails (before parsing) on a body naming one key twice in an object.
+ * A body another parser read first is refused: its text, where a key given twice shows, is gone.
+ */
 export function strictJson(limit: string): RequestHandler {
-  return express.json({
+  const parse = express.json({
     limit,
     strict: true,
     verify: (_req, _res, raw) => {
       if (namesAKeyTwice(raw.toString('utf8'))) throw new Error('a key is given twice');
     },
   });
+  return (req, res, next) => {
+    if (!readBefore(req)) {
+      parse(req, res, next);
+      return;
+    }
+    next(
+      new KitError(
+        KitErrorCode.InvalidOptions,
+        `${req.path}: the JSON body was read by a parser mounted before the kit (express.json()?), so a key given twice cannot be refused; mount the kit before express.json(), or mount express.json() on your own routes only.`,
+      ),
+    );
+  };
 }
 
 /** True when an object in this JSON text names one key twice (after unescaping: "a" and "\u0061" are one). */

@@ -5,7 +5,7 @@
  */
 import type { Request, Response, Router } from 'express';
 import type { KitContext } from '../context.ts';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { setNoStoreHeaders } from '../pages/page-headers.ts';
 import { route } from './answer-error.ts';
 import { currentUser } from './user.ts';
@@ -33,6 +33,8 @@ function readJson(req: Request, res: Response): Promise<void> {
   return new Promise((resolve, reject) => {
     parseJson(req, res, (error?: unknown) => {
       if (error === undefined || error === null) resolve();
+      // The kit's own refusal (a body the app's parser read first) as it is; any other is the body's.
+      else if (isKitError(error)) reject(error);
       else reject(new KitError(KitErrorCode.InvalidReturnParams, 'The request body is not valid JSON.'));
     });
   });

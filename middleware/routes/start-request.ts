@@ -1,12 +1,12 @@
 /**
  * What a start request asks for, read on the server: the body (parsed here unless the app already
- * did), the registered action it names, and the parameters `prepare` returns for it (on a restart,
+ * did; a mobile start's JSON only here, json-body.ts), the registered action it names, and the parameters `prepare` returns for it (on a restart,
  * from the finished attempt's stored parameters, checked again).
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { KitContext } from '../context.ts';
 import { withDeadline } from '../deadline.ts';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import type { ResolvedUser } from '../options/options.ts';
 import { isRecord } from '../options/option-problems.ts';
 import { showAsWritten } from './answer-error.ts';
@@ -23,12 +23,16 @@ export function bodyParsers<Tx>(context: KitContext<Tx>): RequestHandler[] {
   return context.platform === 'mobile' ? [strictJson(BODY_LIMIT), urlencoded] : [urlencoded];
 }
 
-/** Runs the body parsers (skipped by them when the app already read the body). */
+/**
+ * Runs the body parsers (skipped by them when the app already read the body, but for a JSON body
+ * the kit must read itself: that refusal is passed on as it is).
+ */
 export async function readBody(parsers: RequestHandler[], req: Request, res: Response): Promise<void> {
   for (const parser of parsers) {
     await new Promise<void>((resolve, reject) => {
       parser(req, res, (error?: unknown) => {
         if (error === undefined || error === null) resolve();
+        else if (isKitError(error)) reject(error);
         else
           reject(new KitError(KitErrorCode.InvalidActionParams, 'The form could not be read; go back and try again.'));
       });

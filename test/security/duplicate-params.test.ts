@@ -5,6 +5,7 @@
  * (`JSON.parse` keeps the last, a proxy in front may read the first). The scanner that finds a key
  * given twice is pinned on nested objects, arrays, escapes and strings holding braces.
  */
+import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { namesAKeyTwice } from '../../middleware/routes/json-body.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -70,6 +71,54 @@ describe('the mobile routes: a key given twice in the JSON body', () => {
     expect(answer.status).toBe(400);
     expect((await app.emulator.control.stats()).creates).toBe(createsBefore);
     expect(await app.attemptCount()).toBe(attemptsBefore);
+  });
+});
+
+describe("the mobile routes behind the app's own express.json(), mounted before the kit", () => {
+  const mountFix = 'mount the kit before express.json()';
+  let app: TestApp;
+  let global: TestApp;
+  beforeAll(async () => {
+    const mobileReturnUrl = 'com.example.review://verify/return';
+    // One app parses the completion's body itself; the other parses every JSON body itself.
+    app = await startTestApp({
+      mobileReturnUrl,
+      ownRoutes: (own) => own.use('/verify/mobile/complete', express.json()),
+    });
+    global = await startTestApp({ mobileReturnUrl, ownRoutes: (own) => own.use(express.json()) });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await global?.close();
+  });
+  const post = (on: TestApp, path: string, body: string) =>
+    on.agent().request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
+      body,
+    });
+
+  it('the completion refuses a body another parser read, where "state" given twice would pass: 500 saying where to mount the kit, nothing fulfilled', async () => {
+    const started = await post(app, '/verify/start', JSON.stringify({ action: 'grant_badge' }));
+    expect(started.status).toBe(200);
+    const handoff = (await started.json()) as { verifyUrl: string; handoff: string };
+    const attempt = await app.latestAttempt();
+    await app.agent().verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
+    const body = `{"session_id":"${attempt.sessionId}","state":"${'Q'.repeat(43)}","state":"${attempt.state}"}`;
+    const answer = await post(app, '/verify/mobile/complete', body);
+    expect(answer.status).toBe(500);
+    expect(app.grants(attempt.sessionId)).toBe(0);
+    expect((await app.attempt(attempt.sessionId))?.outcome).toBe('pending');
+    expect(app.logs.some((line) => line.includes(mountFix))).toBe(true);
+  });
+
+  it('the start refuses it too: 500 saying where to mount the kit, no session created, no SMS sent', async () => {
+    const createsBefore = (await global.emulator.control.stats()).creates;
+    const answer = await post(global, '/verify/start', '{"action":"no_such_action","action":"grant_badge"}');
+    expect(answer.status).toBe(500);
+    expect((await global.emulator.control.stats()).creates).toBe(createsBefore);
+    expect(await global.attemptCount()).toBe(0);
+    expect(global.logs.some((line) => line.includes(mountFix))).toBe(true);
   });
 });
 
