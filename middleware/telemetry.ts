@@ -53,7 +53,7 @@ export const MetricName = {
   StepUp: 'verify_kit.step_up',
   /**
    * Numbers the destination policy refused before any text, by `verify_kit.reason` (country,
-   * unknown_country, type) and `verify_kit.entered` (true for a typed number). Never the number.
+   * unknown_country, no_country, type) and `verify_kit.entered` (true for a typed number). Never the number.
    */
   DestinationsRefused: 'verify_kit.destinations.refused',
   /**

@@ -7,8 +7,12 @@
  *   VOICEMAIL, PAGER           nobody reads a code there in time.
  * FIXED_LINE, VOIP and PERSONAL_NUMBER stay allowed (some landlines read texts aloud, many people
  * live on VoIP numbers): `refuseTypes` adds types, `allowTypes` takes defaults away.
+ * Numbers of no country (satellite phones, international networks: +881, +870, +882, +883) are
+ * refused unless `allowCountries` names NO_COUNTRY ('ZZ', as the SMS pumping rules count them):
+ * they are among the dearest texts there are, bought by almost no one's users, and a classic
+ * pumping destination.
  */
-import type { PhoneNumberType, ReadNumber } from './parse-number.ts';
+import { NO_COUNTRY, type PhoneNumberType, type ReadNumber } from './parse-number.ts';
 
 export const PHONE_NUMBER_TYPES: readonly PhoneNumberType[] = [
   'MOBILE',
@@ -35,9 +39,12 @@ export const DEFAULT_REFUSED_TYPES: readonly PhoneNumberType[] = [
 
 /** The kit's `destinationPolicy` option. */
 export interface DestinationPolicyOptions {
-  /** Only numbers of these countries (ISO 3166-1 alpha-2, e.g. ['FR', 'BE']); default every country. */
+  /**
+   * Only numbers of these countries (ISO 3166-1 alpha-2, e.g. ['FR', 'BE']); default every country.
+   * 'ZZ' names numbers of no country (satellite phones, international networks), refused otherwise.
+   */
   allowCountries?: readonly string[];
-  /** Never numbers of these countries. */
+  /** Never numbers of these countries ('ZZ': every number of no country, fictional ranges included). */
   refuseCountries?: readonly string[];
   /** Types refused on top of the defaults (e.g. ['FIXED_LINE', 'VOIP']). */
   refuseTypes?: readonly PhoneNumberType[];
@@ -46,7 +53,7 @@ export interface DestinationPolicyOptions {
 }
 
 /** Why a number was refused: the log line's and the counter's reason, never shown to the user. */
-export type RefusalReason = 'country' | 'type' | 'unknown_country';
+export type RefusalReason = 'country' | 'type' | 'unknown_country' | 'no_country';
 
 /** The policy, resolved. */
 export interface DestinationPolicy {
@@ -66,13 +73,19 @@ export function resolvePolicy(options: DestinationPolicyOptions = {}): Destinati
 }
 
 /**
- * The reason a number is refused, or undefined when it may be texted. A number whose country the
- * metadata does not know passes the refuse-list but never an allow-list: an allow-list promises
- * that nothing else is texted.
+ * The reason a number is refused, or undefined when it may be texted. A number the metadata places
+ * in no country is judged as 'ZZ' by both lists: an allow-list promises that nothing else is
+ * texted. Without an allow-list one of a country's calling code passes (the metadata goes stale,
+ * and apps test with fictional ranges); one whose calling code is no country's does not.
  */
 export function refusalOf(policy: DestinationPolicy, number: ReadNumber): RefusalReason | undefined {
   if (number.country === undefined) {
-    if (policy.allowCountries !== undefined) return 'unknown_country';
+    if (policy.refuseCountries.has(NO_COUNTRY)) return 'country';
+    if (policy.allowCountries !== undefined) {
+      if (!policy.allowCountries.has(NO_COUNTRY)) return 'unknown_country';
+    } else if (number.noCountry) {
+      return 'no_country';
+    }
   } else if (
     policy.refuseCountries.has(number.country) ||
     (policy.allowCountries !== undefined && !policy.allowCountries.has(number.country))

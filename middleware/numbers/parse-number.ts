@@ -10,6 +10,7 @@ import {
   validatePhoneNumberLength,
   type CountryCode,
   type NumberType,
+  type PhoneNumber,
 } from 'libphonenumber-js/max';
 import { normaliseDestination } from '../limits/limit-keys.ts';
 
@@ -24,6 +25,20 @@ export interface ReadNumber {
   country: string | undefined;
   /** undefined when the metadata cannot tell (a number outside every known range). */
   type: PhoneNumberType | undefined;
+  /**
+   * Its calling code is no country's: satellite phones and international networks (+881, +870,
+   * +882, +883), global service numbers (+800, +808, +979), or a code the metadata does not know
+   * at all. False for a number of a country's code outside its known ranges (+1 555 01xx).
+   */
+  noCountry: boolean;
+}
+
+/** The token that names numbers of no country where countries are named (ISO 3166-1 leaves ZZ to users). */
+export const NO_COUNTRY = 'ZZ';
+
+/** A country a number can belong to ('UK' is none: 'GB' is), or NO_COUNTRY. */
+export function isCountryOrNone(value: unknown): value is string {
+  return value === NO_COUNTRY || isKnownCountry(value);
 }
 
 const E164 = /^\+[1-9]\d{6,14}$/;
@@ -75,10 +90,14 @@ function readNumber(input: string, country: CountryCode | undefined): ReadNumber
     });
     // An extension cannot be texted; E.164 holds at most 15 digits, whatever a range's rules allow.
     if (!parsed.isValid() || parsed.ext !== undefined || !E164.test(parsed.number)) return undefined;
-    return { e164: parsed.number, country: parsed.country, type: parsed.getType() };
+    return readOf(parsed);
   } catch {
     return undefined;
   }
+}
+
+function readOf(parsed: PhoneNumber): ReadNumber {
+  return { e164: parsed.number, country: parsed.country, type: parsed.getType(), noCountry: parsed.isNonGeographic() };
 }
 
 /**
@@ -88,8 +107,7 @@ function readNumber(input: string, country: CountryCode | undefined): ReadNumber
  */
 export function describeStoredNumber(destination: string): ReadNumber | undefined {
   try {
-    const parsed = parsePhoneNumberWithError(destination);
-    return { e164: parsed.number, country: parsed.country, type: parsed.getType() };
+    return readOf(parsePhoneNumberWithError(destination));
   } catch {
     return undefined;
   }
@@ -99,7 +117,7 @@ export function describeStoredNumber(destination: string): ReadNumber | undefine
  * The one reading of a number the app holds: what the destination policy and the SMS pumping rules
  * judge, and what is then texted, stored with the attempt and given to fulfil, so that the number
  * judged is the number sent ("+330612345678" is +33612345678 to all of them). A number the metadata
- * cannot read at all is of no known country, in its one spelling.
+ * cannot read at all belongs to no country it knows, in its one spelling.
  */
 export function readStoredNumber(destination: string): ReadNumber {
   return (
@@ -107,6 +125,7 @@ export function readStoredNumber(destination: string): ReadNumber {
       e164: normaliseDestination(destination),
       country: undefined,
       type: undefined,
+      noCountry: true,
     }
   );
 }

@@ -1,5 +1,5 @@
 /** Checks of the options about typed numbers: `defaultCountry` and `destinationPolicy`. */
-import { isKnownCountry } from '../numbers/parse-number.ts';
+import { isCountryOrNone, isKnownCountry } from '../numbers/parse-number.ts';
 import {
   PHONE_NUMBER_TYPES,
   resolvePolicy,
@@ -22,8 +22,10 @@ function checkDefaultCountry(problems: OptionProblems, value: unknown): string |
 
 function countries(problems: OptionProblems, name: string, value: unknown): readonly string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || !value.every(isKnownCountry)) {
-    problems.add(`\`destinationPolicy.${name}\` must be an array of ${COUNTRY_HINT}: got ${quote(value)}.`);
+  if (!Array.isArray(value) || !value.every(isCountryOrNone)) {
+    problems.add(
+      `\`destinationPolicy.${name}\` must be an array of ${COUNTRY_HINT}, or 'ZZ' for numbers of no country (satellite phones, international networks): got ${quote(value)}.`,
+    );
     return undefined;
   }
   return value;

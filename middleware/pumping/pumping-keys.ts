@@ -4,16 +4,16 @@
  * and the address with the country (for the countries one address texts).
  */
 import { ipBudgetKey } from '../limits/limit-keys.ts';
-import { isKnownCountry, readStoredNumber, type ReadNumber } from '../numbers/parse-number.ts';
+import { isCountryOrNone, NO_COUNTRY, readStoredNumber, type ReadNumber } from '../numbers/parse-number.ts';
 import type { PumpingKey } from '../store/types.ts';
 import { BLOCK_DIGITS } from './pumping-rules.ts';
 
-/** A number no country's ranges hold. */
-export const UNKNOWN_COUNTRY = 'ZZ';
+/** A number no country's ranges hold: the token the destination policy names them by too. */
+export const UNKNOWN_COUNTRY = NO_COUNTRY;
 
 /** A country the counters can key a start by: one numbers belong to, or UNKNOWN_COUNTRY ('UK' is none: 'GB' is). */
 export function isCountedCountry(code: string): boolean {
-  return code === UNKNOWN_COUNTRY || isKnownCountry(code);
+  return isCountryOrNone(code);
 }
 
 /** Where one start's text goes and who asked, as the counters key it. */

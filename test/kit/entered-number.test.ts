@@ -156,6 +156,30 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
     expect((await sms(app)).length).toBe(before.sms);
   });
 
+  it('refuses numbers of no country (satellite phones, international networks) by default, stored or typed, with the one message; nothing is sent or stored', async () => {
+    const before = { attempts: await app.attemptCount(), sms: (await sms(app)).length };
+    const refusalsBefore = app.logs.filter((line) => line.includes('destination refused')).length;
+    // Iridium (+881), Inmarsat (+870), international networks (+882, +883): numbers the library
+    // places in no country; and a calling code no country has at all (+999).
+    const stored = ['+881612345678', '+870773111632', '+882160000000', '+883510012345', '+99912345678'];
+    for (const destination of stored) {
+      USERS.pat = { userRef: 'user-pat', destination };
+      const answer = await (await app.agent().signIn('pat')).tryStart('set_note');
+      expect(answer.status, destination).toBe(422);
+      expect(answer.body).toContain('We cannot send a code to this number.');
+    }
+    const typed = await (await app.agent().signIn('bob')).tryStartWithNumber('add_phone', '+881 6 1234 5678');
+    expect(typed.status).toBe(422);
+    expect(typed.body).toContain('We cannot send a code to this number. Enter another mobile number.');
+    expect(typed.body).not.toMatch(/satellite|Iridium|ZZ|no country|polic|allowed/i);
+    const lines = app.logs.filter((line) => line.includes('destination refused')).slice(refusalsBefore);
+    expect(lines.map((line) => (JSON.parse(line) as { reason: string }).reason)).toEqual(
+      new Array<string>(stored.length + 1).fill('no_country'),
+    );
+    expect(lines.join('\n')).not.toMatch(/612345678|773111632|160000000|510012345|12345678/);
+    expect({ attempts: await app.attemptCount(), sms: (await sms(app)).length }).toEqual(before);
+  });
+
   it("polices the user's stored number too (premium-rate refused), while fictional test numbers still pass", async () => {
     USERS.pat = { userRef: 'user-pat', destination: '+19005550123' };
     const pat = await app.agent().signIn('pat');
@@ -326,6 +350,34 @@ describeEachAppStore('an allow-list of countries', (_store, storeOptions) => {
   });
 });
 
+describeEachAppStore('numbers of no country allowed by name', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { actions: [setNote, addPhone], destinationPolicy: { allowCountries: ['GB', 'ZZ'] } },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  afterEach(() => {
+    delete USERS.pat;
+  });
+
+  it("texts a satellite number when allowCountries names 'ZZ', the token the SMS pumping rules count it under; other countries stay refused", async () => {
+    USERS.pat = { userRef: 'user-pat', destination: '+881612345678' };
+    const pat = await app.agent().signIn('pat');
+    const started = await pat.start('set_note');
+    expect((await app.emulator.control.outbox()).find((m) => m.sessionId === started.sessionId)?.to).toBe(
+      '+881612345678',
+    );
+    const typed = await pat.startWithNumber('add_phone', '+870 773 111 632');
+    expect((await app.attempt(typed.sessionId))?.destination).toBe('+870773111632');
+    expect((await pat.tryStartWithNumber('add_phone', FR_MOBILE)).status).toBe(422);
+  });
+});
+
 describeEachAppStore('typed numbers on the mobile start', (_store, storeOptions) => {
   let app: TestApp;
   beforeAll(async () => {
@@ -480,6 +532,15 @@ describe('typed number options', () => {
     expect(problemsOf({ actions: [withoutProof] })).toContain("add `proves: 'destination'`");
     expect(problemsOf({ actions: [{ ...addPhone, proves: 'user' }] })).toContain("add `proves: 'destination'`");
     expect(problemsOf({ actions: [{ ...addPhone, destination: 'typed' }] })).toContain("must be 'user'");
+  });
+
+  it("destinationPolicy's country lists take 'ZZ' (numbers of no country), as the SMS pumping rules and the fraud command do", () => {
+    for (const destinationPolicy of [{ refuseCountries: ['ZZ'] }, { allowCountries: ['FR', 'ZZ'] }]) {
+      expect(() => createVerificationKit({ ...base, actions: [addPhone], destinationPolicy } as never)).not.toThrow();
+    }
+    expect(problemsOf({ actions: [addPhone], destinationPolicy: { refuseCountries: ['UK'] } })).toContain(
+      "or 'ZZ' for numbers of no country",
+    );
   });
 
   it('defaultCountry and destinationPolicy are checked when the kit is created', () => {

@@ -6,11 +6,19 @@
  *  - anything that is not a number (random text, random digits too short or too long, input past
  *    the length cap, ranges reserved for fiction) is refused, never thrown, never read as a number;
  *  - the policy refuses exactly what its lists say: a refused country or type always, an allow-list
- *    never lets another country through, and a number of an unknown country passes only without one.
+ *    never lets another country through, and a number of an unknown country passes only without one;
+ *  - a number of every calling code that is no country's (satellites, international networks) is
+ *    refused unless `allowCountries` names 'ZZ'.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_ENTERED_LENGTH, readEnteredNumber, type ReadNumber } from '../../middleware/numbers/parse-number.ts';
+import metadata from 'libphonenumber-js/metadata.max.json';
+import {
+  MAX_ENTERED_LENGTH,
+  readEnteredNumber,
+  readStoredNumber,
+  type ReadNumber,
+} from '../../middleware/numbers/parse-number.ts';
 import {
   DEFAULT_REFUSED_TYPES,
   PHONE_NUMBER_TYPES,
@@ -156,14 +164,20 @@ describe('reading typed numbers', () => {
 
 describe('the destination policy', () => {
   const countries = fc.constantFrom('FR', 'DE', 'GB', 'US', 'JM', 'BE', 'IN');
-  const numberOf = fc.record({
-    e164: fc.constant('+33612345678'),
-    country: fc.option(countries, { nil: undefined }),
-    type: fc.option(fc.constantFrom(...PHONE_NUMBER_TYPES), { nil: undefined }),
-  });
+  // A number of no country (calling code +881...) has no country; one of a country's code may have none too (+1 555).
+  const numberOf = fc
+    .record({
+      e164: fc.constant('+33612345678'),
+      country: fc.option(countries, { nil: undefined }),
+      type: fc.option(fc.constantFrom(...PHONE_NUMBER_TYPES), { nil: undefined }),
+      noCountry: fc.boolean(),
+    })
+    .map((n) => ({ ...n, noCountry: n.country === undefined && n.noCountry }));
+  // 'ZZ' names numbers of no country in both lists.
+  const listed = fc.oneof(countries, fc.constant('ZZ'));
   const lists = fc.record({
-    allowCountries: fc.option(fc.uniqueArray(countries, { minLength: 1 }), { nil: undefined }),
-    refuseCountries: fc.option(fc.uniqueArray(countries), { nil: undefined }),
+    allowCountries: fc.option(fc.uniqueArray(listed, { minLength: 1 }), { nil: undefined }),
+    refuseCountries: fc.option(fc.uniqueArray(listed), { nil: undefined }),
     refuseTypes: fc.option(fc.uniqueArray(fc.constantFrom(...PHONE_NUMBER_TYPES)), { nil: undefined }),
     allowTypes: fc.option(fc.uniqueArray(fc.constantFrom(...PHONE_NUMBER_TYPES)), { nil: undefined }),
   });
@@ -173,11 +187,12 @@ describe('the destination policy', () => {
       fc.property(lists, numberOf, (options, number: ReadNumber) => {
         const reason = refusalOf(resolvePolicy(options), number);
         const { country, type } = number;
+        const asListed = country ?? 'ZZ';
         const countryRefused =
-          country === undefined
-            ? options.allowCountries !== undefined
-            : (options.refuseCountries ?? []).some((c) => c === country) ||
-              (options.allowCountries !== undefined && !options.allowCountries.some((c) => c === country));
+          (options.refuseCountries ?? []).some((c) => c === asListed) ||
+          (options.allowCountries !== undefined
+            ? !options.allowCountries.some((c) => c === asListed)
+            : country === undefined && number.noCountry);
         const refusedTypes = [...DEFAULT_REFUSED_TYPES, ...(options.refuseTypes ?? [])].filter(
           (t) => !(options.allowTypes ?? []).includes(t),
         );
@@ -190,6 +205,27 @@ describe('the destination policy', () => {
     );
   });
 
+  it("refuses a number of every calling code that is no country's unless allowCountries names 'ZZ'; fictional ranges of a country's code still pass", () => {
+    const codes = Object.keys(metadata.nonGeographic);
+    expect(codes).toEqual(expect.arrayContaining(['870', '881', '882', '883']));
+    // Every type allowed: only the country is judged here.
+    const anyType = { allowTypes: PHONE_NUMBER_TYPES };
+    for (const code of codes) {
+      const number = readStoredNumber(`+${code}12345678`);
+      expect(number, code).toMatchObject({ e164: `+${code}12345678`, country: undefined, noCountry: true });
+      expect(refusalOf(resolvePolicy(anyType), number), code).toBe('no_country');
+      expect(refusalOf(resolvePolicy({ ...anyType, allowCountries: ['FR', 'ZZ'] }), number), code).toBeUndefined();
+      expect(refusalOf(resolvePolicy({ ...anyType, refuseCountries: ['ZZ'] }), number), code).toBe('country');
+    }
+    for (const typed of ['+881 6 1234 5678', '00870773111632']) {
+      expect(refusalOf(resolvePolicy(), readEnteredNumber(typed, 'FR')!), typed).toBe('no_country');
+    }
+    const fictional = readStoredNumber('+15550100001');
+    expect(fictional).toMatchObject({ country: undefined, noCountry: false });
+    expect(refusalOf(resolvePolicy(), fictional)).toBeUndefined();
+    expect(refusalOf(resolvePolicy({ refuseCountries: ['ZZ'] }), fictional)).toBe('country');
+  });
+
   it('by default refuses the types no person reads a code on, as documented, and lets the rest through', () => {
     const policy = resolvePolicy();
     // The documented list, written out: a type dropped from the defaults must fail here.
@@ -198,8 +234,11 @@ describe('the destination policy', () => {
     expect([...refused, ...allowed].sort()).toEqual([...PHONE_NUMBER_TYPES].sort());
     fc.assert(
       fc.property(countries, (country) => {
-        for (const type of refused) expect(refusalOf(policy, { e164: '+1', country, type })).toBe('type');
-        for (const type of allowed) expect(refusalOf(policy, { e164: '+1', country, type })).toBeUndefined();
+        for (const type of refused)
+          expect(refusalOf(policy, { e164: '+1', country, type, noCountry: false })).toBe('type');
+        for (const type of allowed) {
+          expect(refusalOf(policy, { e164: '+1', country, type, noCountry: false })).toBeUndefined();
+        }
       }),
     );
   });
