@@ -6,7 +6,7 @@
  */
 import { ENTERED_NUMBER_FIELD } from './audit/world.ts';
 import { walkHostedPage, type WalkOptions } from './hosted-walk.ts';
-import { pageExcerpt } from './html.ts';
+import { inputValue, pageExcerpt } from './html.ts';
 import { namedUrl } from './named-url.ts';
 import { createTestBrowser, formsOf, type ParsedForm, type TestBrowser, type TestPage } from './test-browser.ts';
 
@@ -34,8 +34,12 @@ function fail(page: TestPage, what: string): never {
 }
 
 function numberForm(page: TestPage, action: string | undefined): ParsedForm | undefined {
-  const field = new RegExp(`<input\\b[^>]*\\bname="${ENTERED_NUMBER_FIELD}"`, 'i');
-  return formsOf(page).find((form) => field.test(form.body) && (action === undefined || form.fields.action === action));
+  // Read as a browser reads it: the field however the page quotes its attributes.
+  return formsOf(page).find(
+    (form) =>
+      inputValue(form.body, ENTERED_NUMBER_FIELD) !== undefined &&
+      (action === undefined || form.fields.action === action),
+  );
 }
 
 /**

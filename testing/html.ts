@@ -127,23 +127,32 @@ export interface HtmlForm {
   fields: Record<string, string>;
 }
 
+/** A form from its opening tag's attribute text and its inner HTML, read as a browser submits it. */
+function readForm(attributes: string, body: string): HtmlForm {
+  const fields: Record<string, string> = {};
+  for (const [, attrs = ''] of body.matchAll(INPUT_TAG)) {
+    const name = attribute(attrs, 'name');
+    if (name !== undefined && attribute(attrs, 'type')?.trim().toLowerCase() === 'hidden') {
+      fields[name] = attribute(attrs, 'value') ?? '';
+    }
+  }
+  const button = BUTTON_TAG.exec(body)?.[1];
+  const buttonName = button === undefined ? undefined : attribute(button, 'name');
+  if (button !== undefined && buttonName !== undefined) fields[buttonName] = attribute(button, 'value') ?? '';
+  const method = (attribute(attributes, 'method') ?? 'get').toLowerCase();
+  return { action: attribute(attributes, 'action') ?? '', method, attributes, body, fields };
+}
+
 /** Every form of a page, in order. */
 export function formsIn(html: string): HtmlForm[] {
-  return [...html.matchAll(FORM)].map((match) => {
-    const [, attributes = '', body = ''] = match;
-    const fields: Record<string, string> = {};
-    for (const [, attrs = ''] of body.matchAll(INPUT_TAG)) {
-      const name = attribute(attrs, 'name');
-      if (name !== undefined && attribute(attrs, 'type')?.trim().toLowerCase() === 'hidden') {
-        fields[name] = attribute(attrs, 'value') ?? '';
-      }
-    }
-    const button = BUTTON_TAG.exec(body)?.[1];
-    const buttonName = button === undefined ? undefined : attribute(button, 'name');
-    if (button !== undefined && buttonName !== undefined) fields[buttonName] = attribute(button, 'value') ?? '';
-    const method = (attribute(attributes, 'method') ?? 'get').toLowerCase();
-    return { action: attribute(attributes, 'action') ?? '', method, attributes, body, fields };
-  });
+  return [...html.matchAll(FORM)].map(([, attributes = '', body = '']) => readForm(attributes, body));
+}
+
+/** The page without the forms `drop` picks (each read as `formsIn` reads it); the rest as it was. */
+export function withoutForms(html: string, drop: (form: HtmlForm) => boolean): string {
+  return html.replace(FORM, (whole, attributes: string, body: string) =>
+    drop(readForm(attributes, body)) ? '' : whole,
+  );
 }
 
 /** The value of the first `<input>` named `name` in `html` ('' when it has none), if there is one. */

@@ -43,6 +43,16 @@ describeEachAppStore('verifyEnteredNumber', (_store, storeOptions) => {
             .type('html')
             .send(`<!doctype html><title>Phone</title>${form('add_phone', true)}${form('change_phone', true)}`);
         });
+        // The same form as a template writes it with single quotes or none.
+        express.get('/phone-quoted-otherwise', (req, res) => {
+          res
+            .type('html')
+            .send(
+              `<!doctype html><title>Phone</title><form method=post action='/verify/start'>` +
+                `<input type=hidden name=_csrf value='${kit.csrfToken(req)}'><input type='hidden' name='action' value='add_phone'>` +
+                `<input id=p name=phone type=tel><button>Go</button></form>`,
+            );
+        });
         express.get('/plain', (req, res) => {
           res
             .type('html')
@@ -73,6 +83,16 @@ describeEachAppStore('verifyEnteredNumber', (_store, storeOptions) => {
     expect(fulfilled.filter((a) => a.sessionId === result.sessionId).map((a) => a.destination)).toEqual([
       '+447400123456',
     ]);
+  });
+
+  it('finds the number field however the page quotes its attributes (single quotes, none)', async () => {
+    const browser = await signedIn('carol');
+    const result = await verifyEnteredNumber(`${app.url}/phone-quoted-otherwise`, '07400 123457', {
+      browser,
+      emulator: app.emulator,
+    });
+    expect(result.textedTo).toBe('+447400123457');
+    expect(result.outcome).toBe('verified');
   });
 
   it('submits the form of the action it is given, and reports a failed walk without fulfilling', async () => {

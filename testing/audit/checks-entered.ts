@@ -3,11 +3,12 @@
  * `enteredNumber`): the number becomes the user's only through its own verification, exactly
  * the number texted, never a premium-rate one, and it is shown in full only in its own form.
  */
+import { inputValue, withoutForms } from '../html.ts';
 import { parseHandoffPage, type Answer, type Exchange } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
 import type { AuditAction } from './options.ts';
 import { confirmItsYouForm, grantBeforeStart } from './step-up-flow.ts';
-import { digitsOf, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
+import { digitsOf, ENTERED_NUMBER_FIELD, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
 
 const NOT_GIVEN =
   "no action of `actions` has `enteredNumber`: give it for your actions with destination 'entered', e.g. { name: 'change_phone', enteredNumber: { numberOf: (user) => SELECT phone ... } }";
@@ -96,11 +97,26 @@ function numberPattern(phone: string): RegExp {
  * field): the number may be typed, or shown back, there and only there; the rest of that page is
  * searched like any other.
  */
-function outsideNumberForms(world: AuditWorld, body: string): string {
+function outsideNumberForms(world: AuditWorld, body: string, pageUrl: string): string {
   const starts = world.options.actions.map((a) => world.startPath(a));
-  return body.replace(/<form\b[^>]*>[\s\S]*?<\/form>/gi, (form) =>
-    starts.some((path) => form.includes(`action="${path}"`)) && /<input\b[^>]*\bname="phone"/i.test(form) ? '' : form,
-  );
+  // Read as a browser reads the form: its action resolved, its field however the page quotes it.
+  return withoutForms(body, (form) => {
+    const action = resolvedUrl(form.action, pageUrl);
+    return (
+      action?.origin === world.options.appOrigin &&
+      starts.includes(action.pathname) &&
+      inputValue(form.body, ENTERED_NUMBER_FIELD) !== undefined
+    );
+  });
+}
+
+/** `href` resolved against the page it is on, or undefined when it is no URL. */
+function resolvedUrl(href: string, pageUrl: string): URL | undefined {
+  try {
+    return new URL(href, pageUrl);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every place of the app's exchanges where a typed number must not be, with where it is. */
@@ -115,7 +131,7 @@ function placesOf(world: AuditWorld, x: Exchange): { where: string; text: string
     ...Object.entries(x.responseHeaders).map(([n, v]) => ({ where: `${at} response header ${n}`, text: v })),
     // The start's body is where the number is typed; a number form may show it back, the rest of its page not.
     ...(isStart ? [] : [{ where: `${at} request body`, text: x.requestBody }]),
-    { where: `${at} response body (${x.status})`, text: outsideNumberForms(world, x.responseBody) },
+    { where: `${at} response body (${x.status})`, text: outsideNumberForms(world, x.responseBody, x.url) },
   ];
 }
 
