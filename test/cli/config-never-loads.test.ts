@@ -3,16 +3,22 @@
  * socket), as each command loads it: its top-level code (a top-level await), or the audit's function
  * of env, or the audit's close(). Node would end such a process at once with exit 13 and nothing said;
  * each command instead ends within its deadline, exit 1, saying what did not finish, no stack. Runs the
- * bin as built: needs `npm run build` (npm test builds dist/ first).
+ * bin as built: needs `npm run build` (npm test builds dist/ first). The commands run on a test clock
+ * twenty times faster (test/fixtures/scaled-timers.mjs): their messages still name the deadlines they
+ * were built with, and each waits a twentieth of it.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtFile } from '../support/built.ts';
 
 const MAIN = builtFile('cli/main.js');
+const SCALED_TIMERS = fileURLToPath(new URL('../fixtures/scaled-timers.mjs', import.meta.url));
+/** How many times faster the commands' timers run: nothing but the deadline is awaited here. */
+const TIMER_SCALE = 20;
 
 let dir: string;
 beforeAll(() => {
@@ -26,9 +32,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
-  const options = { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 170_000 };
+  const env = { PATH: process.env.PATH ?? '', TEST_TIMER_SCALE: String(TIMER_SCALE) };
+  const options = { cwd: dir, env, timeout: 60_000 };
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...argv], options, (error, stdout, stderr) =>
+    execFile(process.execPath, ['--import', SCALED_TIMERS, MAIN, ...argv], options, (error, stdout, stderr) =>
       resolve({
         code: error === null ? 0 : error.killed ? -1 : Number(error.code),
         stdout,
@@ -62,8 +69,8 @@ describe.concurrent('a configuration that never finishes loading, holding nothin
       stderr:
         'hosted-sms-verify-kit fraud: --config awaits-never.config.mjs: loading it did not finish within 10000 ms: does its top-level code wait on something that never answers?\n',
     });
-    expect(result.ms).toBeGreaterThanOrEqual(9_500);
-  }, 60_000);
+    expect(result.ms).toBeGreaterThanOrEqual(9_500 / TIMER_SCALE);
+  });
 
   it('audit: a close() that never settles still lets the command say why it stopped, after 30 s, exit 1', async () => {
     const result = await run(['audit', '--config', 'closes-never.config.mjs']);
@@ -73,8 +80,8 @@ describe.concurrent('a configuration that never finishes loading, holding nothin
       /^hosted-sms-verify-kit audit: auditIntegration: \d+ problem\(s\) with the options:\n/,
     );
     expect(result.stderr).not.toMatch(/^\s+at /m);
-    expect(result.ms).toBeGreaterThanOrEqual(29_000);
-  }, 60_000);
+    expect(result.ms).toBeGreaterThanOrEqual(29_000 / TIMER_SCALE);
+  });
 
   it('audit: a top-level await, or a function of env, that never settles ends the command after 120 s, exit 1, saying so', async () => {
     const configs = ['awaits-never.config.mjs', 'answers-never.config.mjs'];
@@ -85,7 +92,7 @@ describe.concurrent('a configuration that never finishes loading, holding nothin
         stdout: '',
         stderr: `hosted-sms-verify-kit audit: --config ${configs[i]}: loading it and its function of env did not finish within 120000 ms: does it wait on something that never answers?\n`,
       });
-      expect(result.ms).toBeGreaterThanOrEqual(119_000);
+      expect(result.ms).toBeGreaterThanOrEqual(119_000 / TIMER_SCALE);
     });
-  }, 180_000);
+  });
 });
