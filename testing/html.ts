@@ -166,6 +166,15 @@ export function inputValue(html: string, name: string): string | undefined {
 /** An opening `<meta>` tag to its end; its attribute text is group 1. */
 const META_TAG = new RegExp(`<meta\\b${TAG_REST}`, 'gi');
 
+/** The `content` of the page's first `<meta http-equiv="refresh">`, read as a browser reads it (any quoting, order or case). */
+export function metaRefreshContent(html: string): string | undefined {
+  for (const [, attributes = ''] of html.matchAll(META_TAG)) {
+    if (attribute(attributes, 'http-equiv')?.trim().toLowerCase() === 'refresh')
+      return attribute(attributes, 'content');
+  }
+  return undefined;
+}
+
 /** A meta tag's name that says it carries a CSRF token (`csrf-token`, `_csrf`, `xsrf-token`, ...). */
 const TOKEN_META = /csrf|xsrf|token/i;
 

@@ -216,6 +216,29 @@ describe.concurrent('the audit catches: redirects', () => {
     expect(failed, table).toContain('redirect.start');
   }, 120_000);
 
+  it('the same refresh written without quotes (<meta http-equiv=refresh content=0;url=...>, as browsers obey it) fails redirect.start', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          app.post('/verify/start', (req, _res, next) => {
+            if (typeof req.query.next === 'string') sess(req).next = req.query.next;
+            next();
+          });
+        },
+        done: (req, res) => {
+          const next = sess(req).next;
+          if (next === undefined) return false;
+          delete sess(req).next;
+          res.setHeader('Cache-Control', 'no-store');
+          res.send(`<!doctype html><meta http-equiv=refresh content=0;url=${escapeHtml(next)}><title>Done</title>`);
+          return true;
+        },
+      },
+      ['redirect.start'],
+    );
+    expect(failed, table).toContain('redirect.start');
+  }, 120_000);
+
   it('a start that remembers a "local" ?next= (starts with / but not //) fails redirect.start: /\\evil.example is an open redirect', async () => {
     const { failed, table } = await audit(
       {

@@ -4,7 +4,7 @@
  * refresh, followed on the app's own origin a few hops) must stay on the app's origin and carry none
  * of the planted values.
  */
-import { decodeHtml } from '../html.ts';
+import { metaRefreshContent } from '../html.ts';
 import type { Answer, Headers } from './agent.ts';
 import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
@@ -82,9 +82,8 @@ function offending(world: AuditWorld, location: string, base: string): string | 
 
 /** The URL a Refresh header or `<meta http-equiv="refresh">` sends the browser on to, if it names one. */
 function refreshTarget(answer: Answer): string | undefined {
-  const meta = answer.body.match(/<meta\b[^>]*>/gi)?.find((tag) => /http-equiv\s*=\s*["']?refresh\b/i.test(tag));
-  const content = /\bcontent\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(meta ?? '');
-  const refresh = answer.headers.refresh ?? (content === null ? undefined : decodeHtml(content[1] ?? content[2] ?? ''));
+  // The tag read as a browser reads it: `content=0;url=...` unquoted is obeyed as well.
+  const refresh = answer.headers.refresh ?? metaRefreshContent(answer.body);
   const url = /^\s*[\d.]*\s*[;,]?\s*(?:url\s*=\s*)?["']?([^"']*)/i.exec(refresh ?? '')?.[1]?.trim();
   return url === '' ? undefined : url;
 }
