@@ -188,12 +188,15 @@ function checkHours(hours: number): number {
   return hours;
 }
 
-/** A count asked for (days, limit): a whole number from 1 to `max`, fractions cut. */
+/**
+ * A count asked for (days, limit): a whole number from 1 to `max`, fractions cut. More than is kept
+ * is refused, not cut: a page asking for 30 days would show 15 under its own heading.
+ */
 function checkCount(name: string, value: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > max) {
     throw new KitError(KitErrorCode.InvalidOptions, `${name} must be a number from 1 to ${max}; got ${String(value)}.`);
   }
-  return Math.min(max, Math.trunc(value));
+  return Math.trunc(value);
 }
 
 /** What counts per day are kept by, for operators: anything else would list nothing, or users and addresses. */

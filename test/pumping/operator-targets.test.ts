@@ -3,7 +3,8 @@
  * start is refused, naming the fix, and nothing is written, on SQLite and PostgreSQL: a whole
  * number given as a block (a rule no start matches, the number kept), and an IPv4 address with a
  * /64 (only IPv6 has one). A block of a country whose numbers vary in length, and an IPv6 /64, are
- * kept as the counters key a start. Counts per day are read by country or block only.
+ * kept as the counters key a start. Counts per day are read by country or block only, and for no
+ * more days (nor decisions) than are kept.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEFAULT_HOOK_TIMEOUTS } from '../../middleware/deadline.ts';
@@ -92,5 +93,15 @@ describeEachStore('operators’ targets', (kind) => {
       expect(message).toContain("by must be 'country' or 'block'");
     }
     expect(await ops.countsByDay({ by: 'block' })).toEqual([]);
+  });
+
+  it('refuses days or a limit past what is kept, naming the most, rather than answering less than asked', async () => {
+    // An admin page labelled "the last 30 days" must not show 15 without saying so.
+    expect(await refusal(ops.countsByDay({ by: 'country', days: 16 }))).toContain('days must be a number from 1 to 15');
+    expect(await refusal(ops.decisions({ hours: 24, limit: 10_001 }))).toContain(
+      'limit must be a number from 1 to 10000',
+    );
+    expect(await ops.countsByDay({ by: 'country', days: 15 })).toEqual([]);
+    expect(await ops.decisions({ hours: 24, limit: 10_000 })).toEqual([]);
   });
 });
