@@ -6,6 +6,7 @@
  */
 import { createHmac, hkdfSync } from 'node:crypto';
 import { isIP } from 'node:net';
+import { normaliseDestination } from '../numbers/number-spelling.ts';
 
 /** IPv6 clients are counted per /64 by default: one subscriber or host is usually given a whole /64. */
 export const DEFAULT_IPV6_SUBNET = 64;
@@ -65,15 +66,6 @@ export function ipBudgetKey(ip: string, ipv6Subnet = DEFAULT_IPV6_SUBNET): strin
     return keep === 0 ? 0 : group & ((0xffff << (16 - keep)) & 0xffff);
   });
   return `${masked.map((group) => group.toString(16)).join(':')}/${ipv6Subnet}`;
-}
-
-/**
- * One spelling per number: separators people type ("+1 (555) 010-0001", "+1.555.010.0001") go,
- * and the international "00" prefix becomes "+". No country is guessed.
- */
-export function normaliseDestination(destination: string): string {
-  const compact = destination.trim().replace(/[\s\-.()/]/g, '');
-  return compact.startsWith('00') ? `+${compact.slice(2)}` : compact;
 }
 
 /** The destination budget key: an HMAC of the normalised number, so counters hold no number. */

@@ -12,7 +12,7 @@ import {
   type NumberType,
   type PhoneNumber,
 } from 'libphonenumber-js/max';
-import { normaliseDestination } from '../limits/limit-keys.ts';
+import { normaliseDestination } from './number-spelling.ts';
 
 /** A number's type as the metadata names it (MOBILE, FIXED_LINE, PREMIUM_RATE, ...). */
 export type PhoneNumberType = NonNullable<NumberType>;

@@ -6,7 +6,7 @@
  * passkey enrolment needs), a keyed HMAC, so the ref reveals neither to anyone without the key.
  */
 import { createHmac, hkdfSync } from 'node:crypto';
-import { normaliseDestination } from '../limits/limit-keys.ts';
+import { normaliseDestination } from '../numbers/number-spelling.ts';
 import type { ActionDefinition } from '../types.ts';
 
 /** Marks the ref's derivation: a later one gets another prefix, and its refs never collide with these. */

@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import express, { type Request } from 'express';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { destinationBudgetKey, ipBudgetKey, normaliseDestination } from '../../middleware/limits/limit-keys.ts';
+import { destinationBudgetKey, ipBudgetKey } from '../../middleware/limits/limit-keys.ts';
+import { normaliseDestination } from '../../middleware/numbers/number-spelling.ts';
 import { createStartLimits } from '../../middleware/limits/start-limits.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 
