@@ -506,9 +506,45 @@ describeEachStore('store contract', (kind) => {
       expect(await h.store.findAttemptByState('state-2')).toMatchObject({ sessionId: 'session-2' });
     });
 
-    it('refuses a database written by a newer kit instead of guessing', async () => {
+    it('refuses a newer database that does not say which kit versions may use it, instead of guessing', async () => {
       await h.exec('UPDATE verify_kit_schema SET version = 99');
-      await expect(h.openAnother()).rejects.toThrow(/newer than this kit/);
+      await h.exec('ALTER TABLE verify_kit_schema DROP COLUMN oldest_usable_version');
+      await expect(h.openAnother()).rejects.toThrow(/newer than this kit's \d+: upgrade the kit/);
+    });
+
+    // A rolling deploy or a rollback: an instance of the previous kit restarts on a database this
+    // kit migrated. On both stores this kit's two newest migrations only add indexes.
+    it('lets an older kit start and fulfil on a database a newer kit migrated with additive migrations only, changing nothing', async () => {
+      const schemaRow = 'SELECT version FROM verify_kit_schema';
+      await h.store.insertAttempt(attempt(1));
+      await h.startOlderKit(h.schemaVersion - 2);
+      expect(await h.query(schemaRow)).toEqual([{ version: h.schemaVersion }]);
+      const older = await h.openAnother();
+      const fulfilled = await fulfilOnce(older, await storedAttempt(older, 'session-1'), h.effect('older'), 5);
+      expect(fulfilled.kind).toBe('fulfilled');
+      expect(await h.effectsBy()).toEqual({ older: 1 });
+      // Several older instances restarting at once all start.
+      const older2 = Array.from({ length: 4 }, () => h.startOlderKit(h.schemaVersion - 2));
+      await expect(Promise.all(older2)).resolves.toHaveLength(4);
+    });
+
+    it('refuses an older kit rolled back past a breaking migration, naming the schema version it needs, and changes nothing', async () => {
+      type Row = { version: number; oldest_usable_version: number };
+      const schemaRow = 'SELECT version, oldest_usable_version FROM verify_kit_schema';
+      const [stored] = await h.query<Row>(schemaRow);
+      // The last breaking migration on both stores binds the service userRef to the number (5 on
+      // PostgreSQL, 6 on SQLite): a kit before it refuses such attempts.
+      const needed = stored!.oldest_usable_version;
+      expect(needed).toBe(h.kind === 'postgres' ? 5 : 6);
+      await expect(h.startOlderKit(needed - 1)).rejects.toThrow(
+        `schema is version ${h.schemaVersion}, and its migration ${needed} changed what code before it relies on, ` +
+          `so only a kit whose ${h.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} schema is version ${needed} or newer ` +
+          `may use it; this kit's is ${needed - 1} (rolled back past that breaking change)`,
+      );
+      await h.startOlderKit(needed);
+      expect(await h.query<Row>(schemaRow)).toEqual([stored]);
+      await h.store.insertAttempt(attempt(1));
+      expect(await h.store.findAttemptByState('state-1')).toMatchObject({ sessionId: 'session-1' });
     });
   });
 });

@@ -386,6 +386,26 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     }
   });
 
+  it("lets an older kit start on a database a newer kit migrated: it creates the routines it calls beside the newer kit's, and leaves those alone", async () => {
+    // The newer kit's version of the mark: another definition, so another name; the older kit's own is missing.
+    const mark = ROUTINES.find((r) => r.signature.startsWith('verify_kit_mark_fulfilled_'))!;
+    const newer = 'verify_kit_mark_fulfilled_0123456789abcdef';
+    await database.pool.query(`ALTER FUNCTION ${mark.signature} RENAME TO ${newer}`);
+    const newerSignature = mark.signature.replace(/^[^(]+/, newer);
+    const definition = async (signature: string) =>
+      (
+        await database.pool.query<{ def: string | null }>('SELECT pg_get_functiondef(to_regprocedure($1)) AS def', [
+          signature,
+        ])
+      ).rows[0]!.def;
+    const newerBefore = await definition(newerSignature);
+    await migrate(database.pool, SCHEMA_VERSION - 2, SCHEMA_VERSION - 2);
+    expect(await definition(mark.signature)).not.toBeNull();
+    expect(await definition(newerSignature)).toBe(newerBefore);
+    const { rows } = await database.pool.query<{ version: number }>('SELECT version FROM verify_kit_schema');
+    expect(rows).toEqual([{ version: SCHEMA_VERSION }]);
+  });
+
   it("reads a browser session's grants down its own index: every equality the guard asks is an index condition", async () => {
     const client = await database.pool.connect();
     try {

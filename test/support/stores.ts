@@ -11,12 +11,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
 import type { PoolClient } from 'pg';
 import pg from 'pg';
 import { afterAll, describe, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
+import {
+  migrate as migratePostgres,
+  SCHEMA_VERSION as POSTGRES_SCHEMA,
+} from '../../middleware/store/postgres/postgres-schema.ts';
+import {
+  migrate as migrateSqlite,
+  SCHEMA_VERSION as SQLITE_SCHEMA,
+} from '../../middleware/store/sqlite/sqlite-schema.ts';
 import type { Attempt, FulfilEffect, VerifyStore } from '../../middleware/store/types.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from './postgres.ts';
 
@@ -48,6 +56,13 @@ export interface StoreUnderTest {
   reopen(): Promise<void>;
   /** Opens another store on the same database (another instance); rejects when it cannot migrate. */
   openAnother(): Promise<VerifyStore<unknown>>;
+  /** This kit's schema version for this store. */
+  schemaVersion: number;
+  /**
+   * Starts an instance of an older kit, whose schema is `version` (this kit's first `version`
+   * migrations), on the same database as its store would at startup; rejects as that store would.
+   */
+  startOlderKit(version: number): Promise<void>;
   /** Closes every store opened here and removes the database. */
   dispose(): Promise<void>;
 }
@@ -118,6 +133,15 @@ async function openSqlite(): Promise<StoreUnderTest> {
       store = open();
     },
     openAnother: async () => open(),
+    schemaVersion: SQLITE_SCHEMA,
+    async startOlderKit(version) {
+      const older = new BetterSqlite3(path);
+      try {
+        migrateSqlite(older, version, version);
+      } finally {
+        older.close();
+      }
+    },
     async dispose() {
       for (const s of opened) await s.close();
       rmSync(dir, { recursive: true, force: true });
@@ -198,6 +222,8 @@ async function openPostgres(): Promise<StoreUnderTest> {
       store = await open();
     },
     openAnother: open,
+    schemaVersion: POSTGRES_SCHEMA,
+    startOlderKit: (version) => migratePostgres(database.pool, version, version),
     async dispose() {
       for (const s of opened) await s.close();
       for (const p of pools) await p.end().catch(() => {});

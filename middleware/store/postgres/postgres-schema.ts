@@ -2,20 +2,25 @@
  * The kit's PostgreSQL schema, versioned in its own table. Migrations only ever append. Several
  * app instances may start at once: each migration run holds a transaction-scoped advisory lock,
  * so exactly one of them creates the tables and the others then find them at the current version.
+ * Each migration says whether the previous version's code still works after it (schema-versions.ts):
+ * an instance of an older kit starts on a database a newer one migrated, unless a breaking
+ * migration came in between (a rolling deploy, a rollback).
  */
 import type { Pool } from 'pg';
 import { transactionOn } from './postgres-query.ts';
+import { additive, breaking, type Migration, oldestUsableVersion, refuseUnlessUsable } from '../schema-versions.ts';
 import { ROUTINES } from './postgres-sql.ts';
 
 /** Chosen once for this kit ("vkit" in ASCII); only the kit's migrations take it. */
 const MIGRATION_LOCK = 0x766b6974;
 
-const MIGRATIONS: readonly string[] = [
-  // 1: one attempt per state; session_id unique so fulfilment can be keyed by it. Times are
+const MIGRATIONS: readonly Migration[] = [
+  // 1: one attempt per state; session_id unique so fulfilment can be keyed by it (no kit before it
+  // used these tables). Times are
   // milliseconds since the epoch, as the SQLite store keeps them.
   // start_seq is the start order no clock can tie (newest started = highest); destination is the
   // number the code was sent to.
-  `CREATE TABLE verify_kit_attempts (
+  breaking(`CREATE TABLE verify_kit_attempts (
      start_seq      BIGSERIAL UNIQUE,
      state          TEXT PRIMARY KEY,
      session_id     TEXT NOT NULL UNIQUE,
@@ -64,17 +69,17 @@ const MIGRATIONS: readonly string[] = [
      key    VARCHAR(255) PRIMARY KEY,
      points INTEGER NOT NULL DEFAULT 0,
      expire BIGINT
-   );`,
+   );`),
 
   // 2: retention (when an attempt's params and destination were removed) and support-screen reads.
-  `ALTER TABLE verify_kit_attempts ADD COLUMN redacted_at BIGINT;
+  additive(`ALTER TABLE verify_kit_attempts ADD COLUMN redacted_at BIGINT;
    CREATE INDEX verify_kit_attempts_settled ON verify_kit_attempts (finished_at) WHERE outcome <> 'pending';
-   CREATE INDEX verify_kit_attempts_user ON verify_kit_attempts (user_ref, created_at);`,
+   CREATE INDEX verify_kit_attempts_user ON verify_kit_attempts (user_ref, created_at);`),
 
   // 3: the start budgets, all counted in one transaction by one function call (one round trip).
   // A counter whose window has ended counts as empty until it is deleted. verify_kit_rate_limits
   // (rate-limiter-flexible's) is left for instances of an older kit still running beside this one.
-  `CREATE TABLE verify_kit_start_budgets (
+  additive(`CREATE TABLE verify_kit_start_budgets (
      key            TEXT PRIMARY KEY,
      spent          INTEGER NOT NULL,
      window_ends_at BIGINT NOT NULL
@@ -116,7 +121,7 @@ const MIGRATIONS: readonly string[] = [
        FROM unnest(c_budget, c_spent, c_points, c_ends) AS x(budget, spent, points, ends)
        WHERE x.spent >= x.points ORDER BY x.budget;
    END
-   $fn$;`,
+   $fn$;`),
 
   // 4: fewer index writes per attempt: a claim and a mark each wrote a new entry into every index.
   // The lease index goes (a run's leases are all on pending attempts: the release finds them
@@ -125,19 +130,22 @@ const MIGRATIONS: readonly string[] = [
   // start_seq's uniqueness (its sequence numbers it; the intent index orders by it). A claim then
   // sets only columns no index reads: where its page has room (fillfactor) it is a HOT update,
   // which writes no index entry at all. The pending-by-age index stays: only a start writes it.
-  `DROP INDEX IF EXISTS verify_kit_attempts_lease;
+  // Additive: no statement of older code names these indexes or relies on start_seq's uniqueness.
+  additive(`DROP INDEX IF EXISTS verify_kit_attempts_lease;
    DROP INDEX IF EXISTS verify_kit_attempts_user;
    ALTER TABLE verify_kit_attempts DROP CONSTRAINT IF EXISTS verify_kit_attempts_start_seq_key;
-   ALTER TABLE verify_kit_attempts SET (fillfactor = 80);`,
+   ALTER TABLE verify_kit_attempts SET (fillfactor = 80);`),
 
   // 5: the userRef the service was sent, when it is not user_ref itself: for an action that proves
   // the destination, a keyed HMAC of the user and the number, so a passkey enrolled for another
   // number never verifies this one. user_ref stays the integrator's user for ordering and reads.
-  `ALTER TABLE verify_kit_attempts ADD COLUMN service_user_ref TEXT;`,
+  // Breaking: code before it compares the userRef the service echoes with user_ref, so it refuses
+  // every attempt started with a bound service userRef.
+  breaking(`ALTER TABLE verify_kit_attempts ADD COLUMN service_user_ref TEXT;`),
 
   // 6: the sweep's shared pace (sweep/pacing.ts), one row: how fast every sweep process together
   // may read statuses after the service answered 429, and their shared bucket of read permits.
-  `CREATE TABLE verify_kit_sweep_pace (
+  additive(`CREATE TABLE verify_kit_sweep_pace (
      id               INTEGER PRIMARY KEY CHECK (id = 1),
      rate_per_second  DOUBLE PRECISION,
      limit_per_second DOUBLE PRECISION,
@@ -146,7 +154,7 @@ const MIGRATIONS: readonly string[] = [
      tokens           DOUBLE PRECISION NOT NULL,
      tokens_at        BIGINT NOT NULL
    );
-   INSERT INTO verify_kit_sweep_pace VALUES (1, NULL, NULL, 0, 0, 0, 0);`,
+   INSERT INTO verify_kit_sweep_pace VALUES (1, NULL, NULL, 0, 0, 0, 0);`),
 
   // 7: room for every row of a page to be claimed in place. A claim updates its whole batch in one
   // statement, so no old row version can be pruned before it ends, and a claimed row is a little
@@ -154,12 +162,12 @@ const MIGRATIONS: readonly string[] = [
   // claims wrote an entry into every index. At 45 every claimed row is a HOT update (no index
   // entry), for about twice the heap's pages. Pages already written keep their rows until a
   // rewrite (VACUUM FULL).
-  `ALTER TABLE verify_kit_attempts SET (fillfactor = 45);`,
+  additive(`ALTER TABLE verify_kit_attempts SET (fillfactor = 45);`),
 
   // 8: step-up (requireRecentVerification): grants, written by the fulfil path in the attempt's own
   // transaction (one per verified attempt, keyed by its session), and the guarded requests kept
   // server-side while their user verifies (consumed at most once, by one conditional UPDATE).
-  `CREATE TABLE verify_kit_grants (
+  additive(`CREATE TABLE verify_kit_grants (
      session_id      TEXT PRIMARY KEY,
      user_ref        TEXT NOT NULL,
      scope           TEXT NOT NULL,
@@ -182,33 +190,33 @@ const MIGRATIONS: readonly string[] = [
      expires_at      BIGINT NOT NULL,
      consumed_at     BIGINT
    );
-   CREATE INDEX verify_kit_intents_user ON verify_kit_intents (user_ref, expires_at);`,
+   CREATE INDEX verify_kit_intents_user ON verify_kit_intents (user_ref, expires_at);`),
 
   // 9: the reads every sweep process together was granted lately: a 429 records the limit as at
   // most what was read, never a rate nobody read at.
-  `ALTER TABLE verify_kit_sweep_pace ADD COLUMN reads_granted DOUBLE PRECISION NOT NULL DEFAULT 0;`,
+  additive(`ALTER TABLE verify_kit_sweep_pace ADD COLUMN reads_granted DOUBLE PRECISION NOT NULL DEFAULT 0;`),
 
   // 10: the client id each session was created with: the service answers `pending` for another
   // client's sessions, so a kit reads only its own client's attempts (and those stored before,
   // NULL here, which any client may read as before). No default: adding the column rewrites nothing.
-  `ALTER TABLE verify_kit_attempts ADD COLUMN client_id TEXT;`,
+  additive(`ALTER TABLE verify_kit_attempts ADD COLUMN client_id TEXT;`),
 
   // 11: when a user's step-up grants were last revoked, per scope ('' for every scope): a grant
   // started at or before it is never read, so a verification in flight at the revocation grants
   // nothing when it completes afterwards (even one whose fulfilment commits after the revocation).
-  `CREATE TABLE verify_kit_grant_revocations (
+  additive(`CREATE TABLE verify_kit_grant_revocations (
      user_ref   TEXT NOT NULL,
      scope      TEXT NOT NULL,
      revoked_at BIGINT NOT NULL,
      PRIMARY KEY (user_ref, scope)
-   );`,
+   );`),
 
   // 12: budgets of distinct values (the numbers a user tried): a start whose member was already
   // counted in the budget's open window spends nothing on it. Each counted member is a row of
   // verify_kit_start_budgets ("seen:<key>:<member>", never a budget's own key) ending with that
   // window, written under the counter's lock. The four-argument routine stays for instances of an
   // older kit still running beside this one.
-  `CREATE FUNCTION verify_kit_consume_start_budgets_v2(p_keys TEXT[], p_points INTEGER[], p_durations_ms BIGINT[],
+  additive(`CREATE FUNCTION verify_kit_consume_start_budgets_v2(p_keys TEXT[], p_points INTEGER[], p_durations_ms BIGINT[],
      p_members TEXT[], p_now BIGINT)
    RETURNS TABLE (refused_budget INTEGER, retry_after_ms BIGINT) LANGUAGE plpgsql AS $fn$
    DECLARE
@@ -256,12 +264,12 @@ const MIGRATIONS: readonly string[] = [
        FROM unnest(c_budget, c_spent, c_points, c_ends, c_counted) AS x(budget, spent, points, ends, counted)
        WHERE x.spent >= x.points AND NOT x.counted ORDER BY x.budget;
    END
-   $fn$;`,
+   $fn$;`),
 
   // 13: the SMS pumping counters: texts sent and verified per key and hour (a key per country,
   // number block, client address, user, and address with country), each send's keys so a
   // verification counts where its text was counted, the decisions, and the operators' rules.
-  `CREATE TABLE verify_kit_pumping_counts (
+  additive(`CREATE TABLE verify_kit_pumping_counts (
      dimension TEXT NOT NULL,
      key       TEXT NOT NULL,
      hour      INTEGER NOT NULL,
@@ -296,51 +304,70 @@ const MIGRATIONS: readonly string[] = [
      until     BIGINT NOT NULL,
      set_at    BIGINT NOT NULL,
      PRIMARY KEY (dimension, key)
-   );`,
+   );`),
 
   // 14: starts refused because a key's rules tripped, per key and hour: a key stays refused while
   // an attack keeps pressing on it.
-  `ALTER TABLE verify_kit_pumping_counts ADD COLUMN refused INTEGER NOT NULL DEFAULT 0;`,
+  additive(`ALTER TABLE verify_kit_pumping_counts ADD COLUMN refused INTEGER NOT NULL DEFAULT 0;`),
 
   // 15: grants by start time, for the sweep's deletion of those past any maxAge.
-  `CREATE INDEX verify_kit_grants_started ON verify_kit_grants (started_at);`,
+  additive(`CREATE INDEX verify_kit_grants_started ON verify_kit_grants (started_at);`),
 
   // 16: a browser session's grants of one scope and resource, newest first: the guard finds the
   // one it needs however many grants the user holds in other sessions or for other resources
   // (and a new grant finds the older ones it replaces).
-  `CREATE INDEX verify_kit_grants_session
-     ON verify_kit_grants (user_ref, scope, browser_session, resource_key, started_at);`,
+  additive(`CREATE INDEX verify_kit_grants_session
+     ON verify_kit_grants (user_ref, scope, browser_session, resource_key, started_at);`),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
  * Brings the kit's tables to SCHEMA_VERSION (or to `target`, for upgrade tests) and creates the
- * routines this code calls; safe to run from several processes at once.
+ * routines this code calls; safe to run from several processes at once. On a database a newer kit
+ * migrated it changes no table, creates the routines this code calls beside the newer kit's (each
+ * is named by its whole definition) and refuses only when a breaking migration came after
+ * `kitVersion`. `kitVersion` stands for an older kit in tests (its migrations being the first ones).
  */
-export function migrate(pool: Pool, target: number = SCHEMA_VERSION): Promise<void> {
+export function migrate(
+  pool: Pool,
+  target: number = SCHEMA_VERSION,
+  kitVersion: number = SCHEMA_VERSION,
+): Promise<void> {
   return transactionOn(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS verify_kit_schema (version INTEGER NOT NULL)');
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM verify_kit_schema');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS verify_kit_schema (version INTEGER NOT NULL, oldest_usable_version INTEGER)',
+    );
+    // Every column: a table an older kit created has no oldest_usable_version.
+    const { rows } = await client.query<SchemaRow>('SELECT * FROM verify_kit_schema');
     const current = rows[0]?.version ?? 0;
-    if (current > SCHEMA_VERSION) {
-      throw new Error(
-        `The database's verify kit schema is version ${current}, newer than this kit's ${SCHEMA_VERSION}: ` +
-          'upgrade the kit.',
-      );
-    }
-    const to = Math.max(current, Math.min(target, SCHEMA_VERSION));
-    for (const migration of MIGRATIONS.slice(current, to)) await client.query(migration);
+    refuseUnlessUsable('PostgreSQL', current, rows[0]?.oldest_usable_version ?? undefined, kitVersion);
+    const to = Math.max(current, Math.min(target, kitVersion));
+    for (const migration of MIGRATIONS.slice(current, to)) await client.query(migration.sql);
     // Written only when it changed: a start on an up-to-date database (every `--once` sweep run's)
     // writes nothing, so its transaction commits without waiting for a WAL flush.
-    if (rows.length === 0) await client.query('INSERT INTO verify_kit_schema (version) VALUES ($1)', [to]);
-    else if (to !== current) await client.query('UPDATE verify_kit_schema SET version = $1', [to]);
-    if (to !== SCHEMA_VERSION) return;
+    if (to !== current || rows.length === 0) {
+      const oldest = oldestUsableVersion(MIGRATIONS, to);
+      await client.query('ALTER TABLE verify_kit_schema ADD COLUMN IF NOT EXISTS oldest_usable_version INTEGER');
+      if (rows.length === 0) {
+        await client.query('INSERT INTO verify_kit_schema (version, oldest_usable_version) VALUES ($1, $2)', [
+          to,
+          oldest,
+        ]);
+      } else await client.query('UPDATE verify_kit_schema SET version = $1, oldest_usable_version = $2', [to, oldest]);
+    }
+    if (to < kitVersion) return;
     // The routines this code calls, each under a name carrying a hash of its definition (postgres-routine.ts).
     for (const routine of ROUTINES) {
       const found = await client.query('SELECT to_regprocedure($1) IS NOT NULL AS present', [routine.signature]);
       if (found.rows[0]?.present !== true) await client.query(routine.create);
     }
   });
+}
+
+/** The schema table's row; oldest_usable_version is absent from a table an older kit created. */
+interface SchemaRow {
+  version: number;
+  oldest_usable_version?: number | null;
 }
