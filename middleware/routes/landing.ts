@@ -18,6 +18,12 @@ import { currentUserNow } from './user.ts';
 import { restartFormFor } from './restart-form.ts';
 import { leaveLandedFlash, rememberUnseenFirst, successPathOf, takeUnseenFirst } from './success-path.ts';
 
+/** The landing of this attempt, with its stored (validated) identifiers: never a URL from the request. */
+function ownLandingUrl(landingPath: string, attempt: Attempt): string {
+  const query = new URLSearchParams({ session_id: attempt.sessionId, state: attempt.state });
+  return `${landingPath}?${query.toString()}`;
+}
+
 /**
  * The pending page's context: it checks again by itself only within the refresh window; its
  * "Check again" target is the landing's own path with the stored (validated) identifiers.
@@ -30,11 +36,10 @@ function pendingPage<Tx>(
 ): PendingPage {
   const windowEnd = attempt.createdAt + context.landing.refreshWindowMs;
   const remainingMs = windowEnd - context.now();
-  const query = new URLSearchParams({ session_id: attempt.sessionId, state: attempt.state });
   const checking = {
     refreshSeconds: remainingMs > 0 ? context.landing.refreshSeconds : null,
     refreshForSeconds: remainingMs > 0 ? Math.ceil(remainingMs / 1000) : null,
-    checkAgainUrl: `${landingPath}?${query.toString()}`,
+    checkAgainUrl: ownLandingUrl(landingPath, attempt),
   };
   return { ...checking, script: pendingScript(checking, page.nonce, page.messages) };
 }
@@ -110,6 +115,13 @@ export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string)
     if (isOwner && completion.kind === 'fulfilled') await context.onOwnLanding(req, attempt);
     const fulfilment =
       isOwner && completion.kind === 'fulfilled' ? ownFulfilment(req, completion, background) : 'replay';
+    if (background && isOwner && completion.kind === 'fulfilled') {
+      // The page's own check: its answer is never shown, the page opens the landing next. Only that
+      // arrival asks the successPath and leaves the flash, so the app is told 'first' once.
+      setNoStoreHeaders(res);
+      seeOther(res, ownLandingUrl(landingPath, attempt));
+      return;
+    }
     // Decided on the server and checked as a same-origin path: never a URL from a parameter, a header or state.
     const successPath =
       isOwner && completion.kind === 'fulfilled' ? successPathOf(context, completion, fulfilment) : undefined;

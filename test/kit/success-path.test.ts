@@ -160,6 +160,21 @@ describe('the one-time flash: kit.attempts.takeLanded(req) on the success page',
     expect(ran.filter((id) => id === sessionId)).toHaveLength(1);
   });
 
+  it("the pending page's own check and the arrival it opens tell the successPath function 'first' once between them, the arrival", async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { sessionId, location } = await land(alice, 'to_outcome');
+    const check = await alice.request(location, { headers: { 'X-Verify-Kit-Check': 'background' } });
+    expect(check.status).toBe(303);
+    expect((await alice.request(location)).headers.get('location')).toMatch(/fulfilment=first$/);
+    expect(told.filter((landed) => landed.sessionId === sessionId).map((landed) => landed.fulfilment)).toEqual([
+      'first',
+    ]);
+    expect(ran.filter((id) => id === sessionId)).toHaveLength(1);
+    // The check's answer is never shown: the page opens the landing, which alone picks the success page.
+    const checkLocation = new URL(check.headers.get('location') ?? '', location);
+    expect(checkLocation.href).toBe(new URL(location).href);
+  });
+
   it("a landing the pending page's check fulfilled is no first fulfilment to another user, nor in another browser", async () => {
     const alice = await app.agent(seen).signIn('alice');
     const { location } = await land(alice, 'to_outcome');
