@@ -10,6 +10,7 @@
  * store's purge that throws or rejects is housekeeping that failed: logged and counted, never the
  * end of the run that fulfils what users verified.
  */
+import { withDeadline } from '../deadline.ts';
 import { describeError, type KitLogger } from '../logger.ts';
 import type { OptionProblems } from '../options/option-problems.ts';
 import { GRANT_USABLE_MS } from '../step-up/guard-options.ts';
@@ -53,15 +54,32 @@ export function resolveRetention(
   return { redactAfterMs, deleteAfterMs, batchSize };
 }
 
-/** What one step-up purge deleted; one that throws or rejects deleted nothing, and is logged and counted. */
+/**
+ * The longest one step-up purge is waited for: a tenth of the run's time budget. Housekeeping that
+ * hangs (a custom store's forgotten promise) is given up then, and the run goes on to what users
+ * verified; the store itself is not given up for the run, as a late call of the run's own is.
+ */
+export function stepUpPurgeMs(timeBudgetMs: number): number {
+  return Math.max(1, Math.ceil(timeBudgetMs / 10));
+}
+
+/** How the step-up purges are run: on the store as the app gave it, each under its own deadline. */
+export interface StepUpPurges {
+  stepUp: VerifyStore['stepUp'];
+  timeoutMs: number;
+}
+
+/** What one step-up purge deleted; one that throws, rejects or is late deleted nothing, and is logged and counted. */
 async function purged(
   name: string,
   purge: () => Promise<number | undefined> | undefined,
   failures: { count: number },
   logger: KitLogger | undefined,
+  timeoutMs: number | undefined,
 ): Promise<number> {
   try {
-    return (await purge()) ?? 0;
+    const late = () => new Error(`did not settle within ${timeoutMs} ms (a tenth of the sweep run's time budget)`);
+    return (timeoutMs === undefined ? await purge() : await withDeadline(name, timeoutMs, purge, late)) ?? 0;
   } catch (error) {
     failures.count++;
     logger?.error(
@@ -78,6 +96,7 @@ export async function applyRetention(
   now: number,
   retention: ResolvedRetention | false,
   logger?: KitLogger,
+  purges?: StepUpPurges,
 ): Promise<
   Pick<
     SweepReport,
@@ -85,13 +104,15 @@ export async function applyRetention(
   >
 > {
   const limit = retention === false ? DEFAULT_RETENTION.batchSize : retention.batchSize;
-  const { stepUp } = store;
+  const stepUp = purges === undefined ? store.stepUp : purges.stepUp;
+  const timeoutMs = purges?.timeoutMs;
   const failures = { count: 0 };
   const intentsDeleted = await purged(
     'purgeExpiredIntents',
     () => stepUp?.purgeExpiredIntents({ now, limit }),
     failures,
     logger,
+    timeoutMs,
   );
   // Optional: a custom store written against the earlier StepUpStore has none.
   const grantsPurgeSkipped = stepUp !== undefined && typeof stepUp.purgeStaleGrants !== 'function';
@@ -102,6 +123,7 @@ export async function applyRetention(
         () => stepUp?.purgeStaleGrants?.({ startedBefore: now - GRANT_USABLE_MS, limit }),
         failures,
         logger,
+        timeoutMs,
       );
   const steppedUp = { intentsDeleted, grantsDeleted, grantsPurgeSkipped, stepUpPurgeErrors: failures.count };
   if (retention === false) return { redacted: 0, deleted: 0, ...steppedUp };

@@ -13,7 +13,7 @@ import { applyStatus, readStatus, startedByAnotherClient, type StatusRead } from
 import { logCompletion } from '../fulfil/completion-log.ts';
 import { groupCommitter, type FulfilCommitter } from '../fulfil/group-commit.ts';
 import { deliverOutcomeEvents } from '../fulfil/outcomes.ts';
-import { applyRetention, warnOfNoGrantPurge } from './retention.ts';
+import { applyRetention, stepUpPurgeMs, warnOfNoGrantPurge } from './retention.ts';
 import type { Attempt, NextCheck, OutcomeRecording } from '../store/types.ts';
 import { describeError as describe, safeLogger, type KitLogger } from '../logger.ts';
 import { computeNextCheckAt } from './schedule.ts';
@@ -95,7 +95,9 @@ export async function sweepOnce<Tx>(
 ): Promise<SweepReport> {
   const run = startRun(deps, opts, options);
   await expireOutsideWindow(run);
-  Object.assign(run.report, await applyRetention(run.deps.store, deps.now(), opts.retention, run.logger));
+  // The step-up purges are housekeeping: one that hangs is given up on its own, never the run's store.
+  const purges = { stepUp: deps.store.stepUp, timeoutMs: stepUpPurgeMs(opts.timeBudgetMs) };
+  Object.assign(run.report, await applyRetention(run.deps.store, deps.now(), opts.retention, run.logger, purges));
   if (run.report.grantsPurgeSkipped) warnOfNoGrantPurge(deps.store, run.logger);
   try {
     await checkDueAttempts(run);

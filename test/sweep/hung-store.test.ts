@@ -62,8 +62,9 @@ async function leaseOwners(h: StoreUnderTest): Promise<(string | null)[]> {
 describeEachStore('a sweep run whose store call never settles', (kind) => {
   const suite = useSweepSuite(emu, kind);
 
-  // The calls a run makes before its first read: the run fails, nothing is read or marked.
-  it.each(['expireAttempts', 'applyRetention', 'stepUp.purgeExpiredIntents', 'claimDueAttempts', 'updateSweepPace'])(
+  // The calls a run makes before its first read: the run fails, nothing is read or marked. (A step-up
+  // purge that hangs is housekeeping given up on its own: store-without-grant-purge.test.ts.)
+  it.each(['expireAttempts', 'applyRetention', 'claimDueAttempts', 'updateSweepPace'])(
     '%s never settles: runSweep with timeBudgetMs 500 ends within 5 s as failed, and the attempts stay pending',
     async (call) => {
       const h = await suite.open();

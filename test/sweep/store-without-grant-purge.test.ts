@@ -106,4 +106,16 @@ describeEachStore('a sweep over a step-up store without purgeStaleGrants', (kind
       expect(errors.some((line) => line.includes('stepUp.purgeStaleGrants'))).toBe(true);
     },
   );
+
+  it('a custom purge that never settles: the run still fulfils what it reads within its time budget, and counts the purges as failed', async () => {
+    const h = await suite.open();
+    await verifiedAttempts(emu, h.store, suite.client, 2);
+    const hangs = () => new Promise<number>(() => {});
+    const store = withStepUp(h.store, { purgeStaleGrants: hangs, purgeExpiredIntents: hangs });
+    const { errors, logger } = recordingLogger();
+    const report = await runSweep({ ...sweepDeps(h, store, suite.client, 'sweep'), logger }, { timeBudgetMs: 2000 });
+    expect(report).toMatchObject({ fulfilled: 2, intentsDeleted: 0, grantsDeleted: 0, stepUpPurgeErrors: 2 });
+    expect(await h.countEffects()).toBe(2);
+    expect(errors.some((line) => line.includes('stepUp.purgeExpiredIntents'))).toBe(true);
+  });
 });
