@@ -16,15 +16,28 @@ function readBefore(req: Request): boolean {
 }
 
 /**
+ * The text of a body another parser read, where that parser kept it: Google Cloud Functions and
+ * Firebase set `req.rawBody`, and so does the verify hook apps add for signed webhooks.
+ */
+function keptText(req: Request): string | undefined {
+  const raw = (req as Request & { rawBody?: unknown }).rawBody;
+  if (Buffer.isBuffer(raw)) return raw.toString('utf8');
+  return typeof raw === 'string' ? raw : undefined;
+}
+
+const KEY_TWICE = 'a key is given twice';
+
+/**
  * express.json, strict, that fails (before parsing) on a body naming one key twice in an object.
- * A body another parser read first is refused: its text, where a key given twice shows, is gone.
+ * A body another parser read first is judged by the text that parser kept (`req.rawBody`), and
+ * refused when it kept none: the text, where a key given twice shows, is gone.
  */
 export function strictJson(limit: string): RequestHandler {
   const parse = express.json({
     limit,
     strict: true,
     verify: (_req, _res, raw) => {
-      if (namesAKeyTwice(raw.toString('utf8'))) throw new Error('a key is given twice');
+      if (namesAKeyTwice(raw.toString('utf8'))) throw new Error(KEY_TWICE);
     },
   });
   return (req, res, next) => {
@@ -32,10 +45,15 @@ export function strictJson(limit: string): RequestHandler {
       parse(req, res, next);
       return;
     }
+    const kept = keptText(req);
+    if (kept !== undefined) {
+      next(namesAKeyTwice(kept) ? new Error(KEY_TWICE) : undefined);
+      return;
+    }
     next(
       new KitError(
         KitErrorCode.InvalidOptions,
-        `${req.path}: the JSON body was read by a parser mounted before the kit (express.json()?), so a key given twice cannot be refused; mount the kit before express.json(), or mount express.json() on your own routes only.`,
+        `${req.path}: the JSON body was read by a parser mounted before the kit (express.json()?), and kept no req.rawBody, so a key given twice cannot be refused; mount the kit before express.json(), or mount express.json() on your own routes only.`,
       ),
     );
   };

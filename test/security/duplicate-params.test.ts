@@ -122,6 +122,52 @@ describe("the mobile routes behind the app's own express.json(), mounted before 
   });
 });
 
+describe("the mobile routes behind a parser that kept the body's text (req.rawBody, as Cloud Functions and a verify hook keep it)", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    // The parser Stripe's webhooks document: express.json with a verify hook keeping the raw body.
+    const keepRaw = express.json({
+      verify: (req, _res, raw) => {
+        (req as typeof req & { rawBody?: Buffer }).rawBody = raw;
+      },
+    });
+    app = await startTestApp({
+      mobileReturnUrl: 'com.example.review://verify/return',
+      ownRoutes: (own) => own.use(keepRaw),
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  const post = (path: string, body: string) =>
+    app.agent().request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
+      body,
+    });
+
+  it('the completion reads the kept text: "state" given twice is refused (400, nothing fulfilled), given once it completes once', async () => {
+    const started = await post('/verify/start', JSON.stringify({ action: 'grant_badge' }));
+    expect(started.status).toBe(200);
+    const handoff = (await started.json()) as { verifyUrl: string; handoff: string };
+    const attempt = await app.latestAttempt();
+    await app.agent().verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
+    const twice = `{"session_id":"${attempt.sessionId}","state":"${'Q'.repeat(43)}","state":"${attempt.state}"}`;
+    expect((await post('/verify/mobile/complete', twice)).status).toBe(400);
+    expect(app.grants(attempt.sessionId)).toBe(0);
+    const once = JSON.stringify({ session_id: attempt.sessionId, state: attempt.state });
+    expect((await post('/verify/mobile/complete', once)).status).toBe(200);
+    expect(app.grants(attempt.sessionId)).toBe(1);
+  });
+
+  it('the start reads the kept text: "action" given twice is refused (400, no session created)', async () => {
+    const createsBefore = (await app.emulator.control.stats()).creates;
+    const answer = await post('/verify/start', '{"action":"no_such_action","action":"grant_badge"}');
+    expect(answer.status).toBe(400);
+    expect((await app.emulator.control.stats()).creates).toBe(createsBefore);
+  });
+});
+
 describe('namesAKeyTwice', () => {
   it.each([
     ['{"a":1,"a":2}', true],
