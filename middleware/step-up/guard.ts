@@ -16,6 +16,7 @@ import { maskDestination } from '../attempts.ts';
 import type { KitContext } from '../context.ts';
 import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { readStoredNumber } from '../numbers/parse-number.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { stepUpFromElsewherePage, stepUpRequiredPage, stepUpUnenrolledPage } from '../pages/step-up-pages.ts';
@@ -196,7 +197,8 @@ async function answerRequired<Tx>(
       csrfToken: csrfToken(context, req),
       scope: guard.scope.name,
       intentId,
-      maskedNumber: maskDestination(user.destination),
+      // The number as the start will text it (read once, as the policy judges it), not as stored.
+      maskedNumber: maskDestination(readStoredNumber(user.destination).e164),
       label: labelFor(guard.scope, messages.lang),
       explanation,
     },

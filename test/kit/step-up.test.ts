@@ -41,6 +41,17 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     return rows.filter((row) => JSON.stringify(row.fields).includes(text)).length;
   }
 
+  it('names the number the code goes to as it is texted: a stored number with an extension shows its own last digits, not the extension’s', async () => {
+    USERS.extension = { userRef: 'user-extension', destination: '+1 555 000 3344 ext. 99' };
+    try {
+      const user = await suite.app.agent().signIn('extension');
+      const page = await user.request('/security?tab=codes');
+      expect(page.body).toContain('your number ••\u00a044.');
+    } finally {
+      delete USERS.extension;
+    }
+  });
+
   it('a GET without a grant answers "Confirm it’s you" and sends no text; the user returns to the exact path and query', async () => {
     const alice = await suite.app.agent().signIn('alice');
     const texts = await smsCount();
