@@ -266,7 +266,8 @@ const MIGRATIONS: readonly Migration[] = [
 
   // 15: a browser session's grants of one scope and resource, newest first: the guard finds the
   // one it needs however many grants the user holds in other sessions or for other resources
-  // (and a new grant finds the older ones it replaces).
+  // (and a new grant finds the older ones it replaces). The guard's statements name it (INDEXED
+  // BY): a later migration that drops or renames it is breaking.
   additive(`CREATE INDEX verify_kit_grants_session
      ON verify_kit_grants (user_ref, scope, browser_session, resource_key, started_at);`),
 ];
