@@ -1,6 +1,6 @@
 /**
- * Reading the pages under test as a browser would: attribute values decoded, and each form with
- * the fields it submits (its hidden inputs and its first named button).
+ * Reading the pages under test as a browser would: tags and their attributes as a browser's
+ * tokenizer reads them, and attribute values decoded. The forms are read in html-forms.ts.
  */
 
 /** Named character references a page may use in a value (a token, a name, a path), and what they stand for. */
@@ -81,23 +81,26 @@ export function decodeHtml(value: string): string {
   );
 }
 
+/** An attribute's name as a browser's tokenizer reads it: any first character but a space, `/` or `>`, then up to a space, `/`, `>` or `=`. */
+const NAME = '[^\\s/>][^\\s/>=]*';
+
 /**
- * An opening tag's attribute text and its end: a quoted value may hold a `>`, and a page cut short
- * ends it too.
+ * A value as written after its `=`: double- or single-quoted (a page cut short ends it), or unquoted
+ * up to a space or `>`; a quote is a quote only where the value starts (`value=it's` is `it's`).
  */
-const TAG_REST = `((?:[^>"']|"[^"]*(?:"|$)|'[^']*(?:'|$))*)(?:>|$)`;
+const WRITTEN_VALUE = `"[^"]*(?:"|$)|'[^']*(?:'|$)|[^\\s>]*`;
+
+/**
+ * An opening tag's attribute text (group 1) and its end, as a browser's tokenizer reads them: its
+ * attributes one after another, so only a quoted value may hold a `>`; a page cut short ends it too.
+ */
+export const TAG_REST = `((?:[\\s/]+|${NAME}(?:\\s*=\\s*(?:${WRITTEN_VALUE}))?)*)(?:>|$)`;
 
 /** An opening `<input>` tag to its end; its attribute text is group 1. */
 const INPUT_TAG = new RegExp(`<input\\b${TAG_REST}`, 'gi');
 
-/** A `<button>` tag to its end; its attribute text is group 1. */
-const BUTTON_TAG = new RegExp(`<button\\b${TAG_REST}`, 'i');
-
-/** A form: its attribute text (a quoted value may hold a `>`) and its inner HTML. */
-const FORM = /<form\b((?:[^>"']|"[^"]*"|'[^']*')*)>([\s\S]*?)<\/form>/gi;
-
-/** One attribute as browsers read it: any case, `=` with or without spaces, value double-, single- or unquoted. */
-const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*("[^"]*(?:"|$)|'[^']*(?:'|$)|[^\s>]*))?/g;
+/** One attribute as browsers read it: its name, then (group 2) its value as written, if it has one. */
+const ATTRIBUTE = new RegExp(`(${NAME})(?:\\s*=\\s*(${WRITTEN_VALUE}))?`, 'g');
 
 /** An attribute's value as written (quotes and all), decoded as a browser reads it. */
 function attributeValue(written: string | undefined): string {
@@ -113,46 +116,6 @@ export function attribute(attributes: string, name: string): string | undefined 
     if (written.toLowerCase() === wanted) return attributeValue(value);
   }
   return undefined;
-}
-
-export interface HtmlForm {
-  /** The form's `action` as written (decoded, not resolved). */
-  action: string;
-  /** `get` or `post`, lower case (`get` when absent). */
-  method: string;
-  /** The opening tag's attribute text, and the form's inner HTML. */
-  attributes: string;
-  body: string;
-  /** What it submits: its hidden inputs and its first named button. */
-  fields: Record<string, string>;
-}
-
-/** A form from its opening tag's attribute text and its inner HTML, read as a browser submits it. */
-function readForm(attributes: string, body: string): HtmlForm {
-  const fields: Record<string, string> = {};
-  for (const [, attrs = ''] of body.matchAll(INPUT_TAG)) {
-    const name = attribute(attrs, 'name');
-    if (name !== undefined && attribute(attrs, 'type')?.trim().toLowerCase() === 'hidden') {
-      fields[name] = attribute(attrs, 'value') ?? '';
-    }
-  }
-  const button = BUTTON_TAG.exec(body)?.[1];
-  const buttonName = button === undefined ? undefined : attribute(button, 'name');
-  if (button !== undefined && buttonName !== undefined) fields[buttonName] = attribute(button, 'value') ?? '';
-  const method = (attribute(attributes, 'method') ?? 'get').toLowerCase();
-  return { action: attribute(attributes, 'action') ?? '', method, attributes, body, fields };
-}
-
-/** Every form of a page, in order. */
-export function formsIn(html: string): HtmlForm[] {
-  return [...html.matchAll(FORM)].map(([, attributes = '', body = '']) => readForm(attributes, body));
-}
-
-/** The page without the forms `drop` picks (each read as `formsIn` reads it); the rest as it was. */
-export function withoutForms(html: string, drop: (form: HtmlForm) => boolean): string {
-  return html.replace(FORM, (whole, attributes: string, body: string) =>
-    drop(readForm(attributes, body)) ? '' : whole,
-  );
 }
 
 /** The value of the first `<input>` named `name` in `html` ('' when it has none), if there is one. */

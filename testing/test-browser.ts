@@ -1,11 +1,12 @@
 /**
  * A browser for integration tests, over real HTTP: a cookie jar per host, no redirect followed
- * (each answer is a page to look at), and forms submitted as a browser submits them: hidden fields
- * and the first named button included, with `Origin` and `Sec-Fetch-Site`. Host names under
+ * (each answer is a page to look at), and forms submitted as a browser submits them when the user
+ * presses the first submit button (html-forms.ts), with `Origin` and `Sec-Fetch-Site`. Host names under
  * `.localhost` (the hosted page's `verify.localhost`) are reached on loopback, as browsers do.
  */
 import { SoftAuthenticator } from '../emulator/passkeys/soft-authenticator.ts';
-import { formsIn, pageExcerpt } from './html.ts';
+import { formsIn } from './html-forms.ts';
+import { pageExcerpt } from './html.ts';
 import { namedUrl } from './named-url.ts';
 
 /** One answer, read once: its body is `html`. */
@@ -32,7 +33,12 @@ export interface SubmitOptions {
 export interface TestBrowser {
   /** GET as a browser follows a link (a navigation, asking for HTML), with this browser's cookies. */
   get(url: string): Promise<TestPage>;
-  /** Submits a form of `page` (its hidden fields and first named button, plus `fields`). */
+  /**
+   * Submits a form of `page` as a browser does when the user presses its first submit button (the
+   * controls it submits, `fields` replacing or adding to them), to that button's `formaction` and
+   * with its `formmethod` when it has them; a `get` form is a navigation to its action with the
+   * fields as the query.
+   */
   submitForm(page: TestPage, fields?: Record<string, string>, options?: SubmitOptions): Promise<TestPage>;
   /** POSTs a urlencoded body as a form on `from` (an origin or page URL) would. */
   post(url: string, fields: Record<string, string>, from: string): Promise<TestPage>;
@@ -44,6 +50,8 @@ export interface TestBrowser {
 
 export interface ParsedForm {
   action: string;
+  /** `get` or `post`. */
+  method: string;
   attributes: string;
   body: string;
   fields: Record<string, string>;
@@ -51,8 +59,9 @@ export interface ParsedForm {
 
 /** The page's forms, with their actions resolved against the page URL and their submitted fields. */
 export function formsOf(page: TestPage): ParsedForm[] {
-  return formsIn(page.html).map(({ action, attributes, body, fields }) => ({
+  return formsIn(page.html).map(({ action, method, attributes, body, fields }) => ({
     action: new URL(action, page.url).href,
+    method,
     attributes,
     body,
     fields,
@@ -130,8 +139,10 @@ export function createTestBrowser(): TestBrowser {
       body: new URLSearchParams(fields).toString(),
     });
 
+  const get = (url: string) => request(url, { method: 'GET', headers: { accept: NAVIGATION_ACCEPT } });
+
   return {
-    get: (url) => request(url, { method: 'GET', headers: { accept: NAVIGATION_ACCEPT } }),
+    get,
     post,
     async submitForm(page, fields = {}, options = {}) {
       const { action: wanted, having = {} } = options;
@@ -147,7 +158,12 @@ export function createTestBrowser(): TestBrowser {
         ].join(' ');
         throw new Error(`No ${which} on ${namedUrl(page.url)} (status ${page.status}): ${pageExcerpt(page.html, 300)}`);
       }
-      return post(form.action, { ...form.fields, ...fields }, page.url);
+      const submitted = { ...form.fields, ...fields };
+      if (form.method !== 'get') return post(form.action, submitted, page.url);
+      // A GET form replaces its action's query with its fields.
+      const target = new URL(form.action);
+      target.search = new URLSearchParams(submitted).toString();
+      return get(target.href);
     },
     authenticator(rpId) {
       const existing = passkeys.get(rpId);

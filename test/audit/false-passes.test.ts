@@ -509,6 +509,36 @@ describe.concurrent('the audit catches: a typed number', () => {
     expect(table).toMatch(/a typed number in full in GET \/done response body \(200\)/);
   }, 120_000);
 
+  it('an old number form left in an HTML comment, still filled with the typed number, fails entered.number-masked: a comment holds no form', async () => {
+    const typed = (req: Request) => (req.session as { typed?: string }).typed;
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
+            const { action, phone } = req.body as Record<string, unknown>;
+            if (action === 'change_phone' && typeof phone === 'string')
+              (req.session as { typed?: string }).typed = phone;
+            next();
+          });
+        },
+        done: (req, res) => {
+          res.setHeader('Cache-Control', 'no-store');
+          // The page's source carries the number in full, though no browser shows or submits that form.
+          res.send(
+            `<!doctype html><title>Done</title><p>Your number was changed.</p>` +
+              `<!-- old form: <form method="post" action="/verify/start"><input name="phone" value="${escapeHtml(typed(req) ?? '')}"></form> -->` +
+              '<form method="post" action="/verify/start"><input name="action" type="hidden" value="change_phone">' +
+              '<label>New number <input name="phone"></label><button>Change it again</button></form>',
+          );
+          return true;
+        },
+      },
+      ['entered.number-masked'],
+    );
+    expect(failed, table).toEqual(['entered.number-masked']);
+    expect(table).toMatch(/a typed number in full in GET \/done response body \(200\)/);
+  }, 120_000);
+
   it('a number form written with single quotes or none, showing the typed number back in its field, passes entered.number-masked', async () => {
     const typed = (req: Request) => (req.session as { typed?: string }).typed;
     const { failed, table } = await audit(

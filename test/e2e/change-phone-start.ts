@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest';
 import { CHANGE_PHONE, CHANGE_PHONE_STEP_UP } from '../../demo-app/domain.ts';
-import { formsIn } from '../../testing/html.ts';
+import { formsIn } from '../../testing/html-forms.ts';
 import { parseHandoffPage, type Agent, type Started } from '../support/agent.ts';
 import { confirmForm } from '../support/step-up.ts';
 

@@ -14,7 +14,7 @@ import { createDemoApp, SESSION_COOKIE, type DemoApp } from '../../demo-app/app.
 import { CHANGE_PHONE_STEP_UP } from '../../demo-app/domain.ts';
 import { demoSweepKit } from '../../demo-app/kit-deps.ts';
 import { runSweepJob } from '../../middleware/sweep/sweep-job.ts';
-import { formsIn } from '../../testing/html.ts';
+import { formsIn } from '../../testing/html-forms.ts';
 import { createTestClock } from '../support/clock.ts';
 import { useTestEmulator } from '../support/emulator.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';

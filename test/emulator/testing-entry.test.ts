@@ -275,6 +275,36 @@ describe('submitForm', () => {
       server.close();
     }
   });
+  it("submits what a browser submits when the first submit button is pressed: not a disabled field nor a type=button, to the button's formaction; a GET form as a query", async () => {
+    const pages: Record<string, string> = {
+      '/post': `<form method=post action=/pay><input type=hidden name=_csrf value=t><input type=hidden name=amount value=9000 disabled><button type=button name=intent value=preview>Preview</button><button name=intent value=confirm formaction=/pay/confirm>Pay</button></form>`,
+      '/search': `<form action="/find?old=1"><input name=q value=shoes><input type=checkbox name=used><button>Find</button></form>`,
+    };
+    const received: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push(`${req.method} ${req.url} ${body}`);
+        res.setHeader('content-type', 'text/html').end(pages[req.url ?? ''] ?? 'done');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const browser = createTestBrowser();
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await browser.submitForm(await browser.get(`${origin}/post`));
+      await browser.submitForm(await browser.get(`${origin}/search`));
+      expect(received).toEqual([
+        'GET /post ',
+        'POST /pay/confirm _csrf=t&intent=confirm',
+        'GET /search ',
+        'GET /find?q=shoes ',
+      ]);
+    } finally {
+      server.close();
+    }
+  });
 });
 
 describe('the test helpers’ error messages', () => {

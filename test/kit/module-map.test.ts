@@ -132,6 +132,7 @@ const TESTING_TOP = [
   'entered-number.ts',
   'app-and-emulator.ts',
   'html.ts',
+  'html-forms.ts',
   'named-url.ts',
 ];
 const TESTING_CONCERNS = ['audit'];

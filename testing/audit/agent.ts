@@ -5,7 +5,8 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { decodeHtml, formsIn, inputValue } from '../html.ts';
+import { formsIn } from '../html-forms.ts';
+import { decodeHtml, inputValue } from '../html.ts';
 import { namedUrl } from '../named-url.ts';
 
 export type Headers = Record<string, string>;

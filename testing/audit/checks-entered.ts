@@ -3,7 +3,8 @@
  * `enteredNumber`): the number becomes the user's only through its own verification, exactly
  * the number texted, never a premium-rate one, and it is shown in full only in its own form.
  */
-import { inputValue, withoutForms } from '../html.ts';
+import { withoutForms } from '../html-forms.ts';
+import { inputValue } from '../html.ts';
 import { parseHandoffPage, type Answer, type Exchange } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
 import type { AuditAction } from './options.ts';

@@ -3,7 +3,7 @@
  * the "Confirm it's you" button, verify, land, and (for a form) confirm the kept request. Each step
  * returns what the app answered; the checks judge it.
  */
-import { formsIn } from '../html.ts';
+import { formsIn } from '../html-forms.ts';
 import { parseHandoffPage, type Answer } from './agent.ts';
 import { callCount, callHook, callSync } from './hooks.ts';
 import type { Verdict } from './check.ts';
