@@ -10,6 +10,35 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { namesAKeyTwice } from '../../middleware/routes/json-body.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
+const MOBILE_RETURN_URL = 'com.example.review://verify/return';
+
+/** POSTs a JSON text as written (it may name a key twice) to one of the app's routes, as alice on her phone. */
+function postJson(app: TestApp, path: string, body: string) {
+  return app.agent().request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
+    body,
+  });
+}
+
+/** A mobile start of grant_badge, verified on the hosted page but not completed: its stored attempt. */
+async function verifiedMobileAttempt(app: TestApp) {
+  const started = await postJson(app, '/verify/start', JSON.stringify({ action: 'grant_badge' }));
+  expect(started.status).toBe(200);
+  const handoff = (await started.json()) as { verifyUrl: string; handoff: string };
+  const attempt = await app.latestAttempt();
+  await app.agent().verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
+  return attempt;
+}
+
+/** A completion naming "state" twice: a forged one first, the attempt's own last (the one JSON.parse keeps). */
+function stateGivenTwice(attempt: { sessionId: string; state: string }): string {
+  return `{"session_id":"${attempt.sessionId}","state":"${'Q'.repeat(43)}","state":"${attempt.state}"}`;
+}
+
+/** A start naming "action" twice. */
+const ACTION_GIVEN_TWICE = '{"action":"no_such_action","action":"grant_badge"}';
+
 describe('the landing: a duplicated parameter hidden after 1000 pairs', () => {
   let app: TestApp;
   beforeAll(async () => {
@@ -39,26 +68,15 @@ describe('the landing: a duplicated parameter hidden after 1000 pairs', () => {
 describe('the mobile routes: a key given twice in the JSON body', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ mobileReturnUrl: 'com.example.review://verify/return' });
+    app = await startTestApp({ mobileReturnUrl: MOBILE_RETURN_URL });
   });
   afterAll(async () => {
     await app?.close();
   });
-  const post = (path: string, body: string) =>
-    app.agent().request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
-      body,
-    });
 
   it('the completion with "state" given twice: 400 invalid_return_params, nothing fulfilled', async () => {
-    const started = await post('/verify/start', JSON.stringify({ action: 'grant_badge' }));
-    expect(started.status).toBe(200);
-    const handoff = (await started.json()) as { verifyUrl: string; handoff: string };
-    const attempt = await app.latestAttempt();
-    await app.agent().verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
-    const body = `{"session_id":"${attempt.sessionId}","state":"${'Q'.repeat(43)}","state":"${attempt.state}"}`;
-    const answer = await post('/verify/mobile/complete', body);
+    const attempt = await verifiedMobileAttempt(app);
+    const answer = await postJson(app, '/verify/mobile/complete', stateGivenTwice(attempt));
     expect(answer.status).toBe(400);
     expect(app.grants(attempt.sessionId)).toBe(0);
     expect((await app.attempt(attempt.sessionId))?.outcome).toBe('pending');
@@ -67,7 +85,7 @@ describe('the mobile routes: a key given twice in the JSON body', () => {
   it('the start with "action" given twice: 400, no session created, no SMS sent', async () => {
     const createsBefore = (await app.emulator.control.stats()).creates;
     const attemptsBefore = await app.attemptCount();
-    const answer = await post('/verify/start', '{"action":"no_such_action","action":"grant_badge"}');
+    const answer = await postJson(app, '/verify/start', ACTION_GIVEN_TWICE);
     expect(answer.status).toBe(400);
     expect((await app.emulator.control.stats()).creates).toBe(createsBefore);
     expect(await app.attemptCount()).toBe(attemptsBefore);
@@ -79,7 +97,7 @@ describe("the mobile routes behind the app's own express.json(), mounted before 
   let app: TestApp;
   let global: TestApp;
   beforeAll(async () => {
-    const mobileReturnUrl = 'com.example.review://verify/return';
+    const mobileReturnUrl = MOBILE_RETURN_URL;
     // One app parses the completion's body itself; the other parses every JSON body itself.
     app = await startTestApp({
       mobileReturnUrl,
@@ -91,21 +109,9 @@ describe("the mobile routes behind the app's own express.json(), mounted before 
     await app?.close();
     await global?.close();
   });
-  const post = (on: TestApp, path: string, body: string) =>
-    on.agent().request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
-      body,
-    });
-
   it('the completion refuses a body another parser read, where "state" given twice would pass: 500 saying where to mount the kit, nothing fulfilled', async () => {
-    const started = await post(app, '/verify/start', JSON.stringify({ action: 'grant_badge' }));
-    expect(started.status).toBe(200);
-    const handoff = (await started.json()) as { verifyUrl: string; handoff: string };
-    const attempt = await app.latestAttempt();
-    await app.agent().verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
-    const body = `{"session_id":"${attempt.sessionId}","state":"${'Q'.repeat(43)}","state":"${attempt.state}"}`;
-    const answer = await post(app, '/verify/mobile/complete', body);
+    const attempt = await verifiedMobileAttempt(app);
+    const answer = await postJson(app, '/verify/mobile/complete', stateGivenTwice(attempt));
     expect(answer.status).toBe(500);
     expect(app.grants(attempt.sessionId)).toBe(0);
     expect((await app.attempt(attempt.sessionId))?.outcome).toBe('pending');
@@ -114,7 +120,7 @@ describe("the mobile routes behind the app's own express.json(), mounted before 
 
   it('the start refuses it too: 500 saying where to mount the kit, no session created, no SMS sent', async () => {
     const createsBefore = (await global.emulator.control.stats()).creates;
-    const answer = await post(global, '/verify/start', '{"action":"no_such_action","action":"grant_badge"}');
+    const answer = await postJson(global, '/verify/start', ACTION_GIVEN_TWICE);
     expect(answer.status).toBe(500);
     expect((await global.emulator.control.stats()).creates).toBe(createsBefore);
     expect(await global.attemptCount()).toBe(0);
@@ -132,37 +138,26 @@ describe("the mobile routes behind a parser that kept the body's text (req.rawBo
       },
     });
     app = await startTestApp({
-      mobileReturnUrl: 'com.example.review://verify/return',
+      mobileReturnUrl: MOBILE_RETURN_URL,
       ownRoutes: (own) => own.use(keepRaw),
     });
   });
   afterAll(async () => {
     await app?.close();
   });
-  const post = (path: string, body: string) =>
-    app.agent().request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
-      body,
-    });
 
   it('the completion reads the kept text: "state" given twice is refused (400, nothing fulfilled), given once it completes once', async () => {
-    const started = await post('/verify/start', JSON.stringify({ action: 'grant_badge' }));
-    expect(started.status).toBe(200);
-    const handoff = (await started.json()) as { verifyUrl: string; handoff: string };
-    const attempt = await app.latestAttempt();
-    await app.agent().verifyOnHostedPage({ ...handoff, sessionId: attempt.sessionId });
-    const twice = `{"session_id":"${attempt.sessionId}","state":"${'Q'.repeat(43)}","state":"${attempt.state}"}`;
-    expect((await post('/verify/mobile/complete', twice)).status).toBe(400);
+    const attempt = await verifiedMobileAttempt(app);
+    expect((await postJson(app, '/verify/mobile/complete', stateGivenTwice(attempt))).status).toBe(400);
     expect(app.grants(attempt.sessionId)).toBe(0);
     const once = JSON.stringify({ session_id: attempt.sessionId, state: attempt.state });
-    expect((await post('/verify/mobile/complete', once)).status).toBe(200);
+    expect((await postJson(app, '/verify/mobile/complete', once)).status).toBe(200);
     expect(app.grants(attempt.sessionId)).toBe(1);
   });
 
   it('the start reads the kept text: "action" given twice is refused (400, no session created)', async () => {
     const createsBefore = (await app.emulator.control.stats()).creates;
-    const answer = await post('/verify/start', '{"action":"no_such_action","action":"grant_badge"}');
+    const answer = await postJson(app, '/verify/start', ACTION_GIVEN_TWICE);
     expect(answer.status).toBe(400);
     expect((await app.emulator.control.stats()).creates).toBe(createsBefore);
   });
