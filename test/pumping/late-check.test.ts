@@ -10,6 +10,7 @@ import { describeEachAppStore } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { addPhoneAction } from '../support/actions.ts';
+import { withMethodReplaced } from '../support/replaced-method.ts';
 
 /** Long enough for a real store call on a loaded machine: the check before a text runs under it too. */
 const LIMITS_DEADLINE_MS = 1000;
@@ -34,17 +35,8 @@ describeEachAppStore('the SMS pumping check that never settles', (_store, storeO
   });
 
   /** Runs `body` while the store's reserveSend is `check`. */
-  async function whileCheckIs<T>(check: PumpingStore['reserveSend'], body: () => Promise<T>): Promise<T> {
-    const pumping = app.store.pumping as PumpingStore;
-    const own = Object.getOwnPropertyDescriptor(pumping, 'reserveSend');
-    pumping.reserveSend = check;
-    try {
-      return await body();
-    } finally {
-      if (own === undefined) delete (pumping as Partial<PumpingStore>).reserveSend;
-      else Object.defineProperty(pumping, 'reserveSend', own);
-    }
-  }
+  const whileCheckIs = <T>(check: PumpingStore['reserveSend'], body: () => Promise<T>): Promise<T> =>
+    withMethodReplaced(app.store.pumping as PumpingStore, 'reserveSend', check, body);
 
   const texts = async () => (await app.emulator.control.stats()).smsSent;
 

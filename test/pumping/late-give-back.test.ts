@@ -11,6 +11,7 @@ import { describeEachAppStore } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { addPhoneAction } from '../support/actions.ts';
+import { withMethodReplaced } from '../support/replaced-method.ts';
 
 /** Long enough for a real store call on a loaded machine: the check before a text runs under it too. */
 const LIMITS_DEADLINE_MS = 1000;
@@ -52,17 +53,8 @@ describeEachAppStore('the give-back of a counted text that never settles', (_sto
   });
 
   /** Runs `body` while the store's releaseSend never settles. */
-  async function whileReleaseHangs<T>(body: () => Promise<T>): Promise<T> {
-    const pumping = app.store.pumping as PumpingStore;
-    const releaseSend = Object.getOwnPropertyDescriptor(pumping, 'releaseSend');
-    pumping.releaseSend = () => new Promise<never>(() => {});
-    try {
-      return await body();
-    } finally {
-      if (releaseSend === undefined) delete (pumping as Partial<PumpingStore>).releaseSend;
-      else Object.defineProperty(pumping, 'releaseSend', releaseSend);
-    }
-  }
+  const whileReleaseHangs = <T>(body: () => Promise<T>): Promise<T> =>
+    withMethodReplaced(app.store.pumping as PumpingStore, 'releaseSend', () => new Promise<never>(() => {}), body);
 
   const texts = async () => (await app.emulator.control.stats()).smsSent;
   const giveBackLogged = () =>
@@ -81,18 +73,16 @@ describeEachAppStore('the give-back of a counted text that never settles', (_sto
 
   it('a start beforeCreate refuses, its give-back failing and the logger throwing, still gets its 429 page without a stack', async () => {
     const user = await app.agent().signIn('refused-logger-throws');
-    const pumping = app.store.pumping as PumpingStore;
-    const releaseSend = Object.getOwnPropertyDescriptor(pumping, 'releaseSend');
-    pumping.releaseSend = () => Promise.reject(new Error('the counters are gone'));
+    const releaseFails = () => Promise.reject(new Error('the counters are gone'));
     loggerThrows = true;
     try {
-      const answer = await user.tryStartWithNumber('add_phone', REFUSED_BY_HOOK);
-      expect(answer.status).toBe(429);
-      expect(answer.body).toContain('Not this number.');
-      expect(answer.body).not.toMatch(/\n\s+at [^\n]+:\d+:\d+/);
+      await withMethodReplaced(app.store.pumping as PumpingStore, 'releaseSend', releaseFails, async () => {
+        const answer = await user.tryStartWithNumber('add_phone', REFUSED_BY_HOOK);
+        expect(answer.status).toBe(429);
+        expect(answer.body).toContain('Not this number.');
+        expect(answer.body).not.toMatch(/\n\s+at [^\n]+:\d+:\d+/);
+      });
     } finally {
-      if (releaseSend === undefined) delete (pumping as Partial<PumpingStore>).releaseSend;
-      else Object.defineProperty(pumping, 'releaseSend', releaseSend);
       loggerThrows = false;
     }
   });

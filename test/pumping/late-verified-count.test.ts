@@ -10,6 +10,7 @@ import { describeEachAppStore } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { addPhoneAction } from '../support/actions.ts';
+import { withMethodReplaced } from '../support/replaced-method.ts';
 
 /** Long enough for a real store call on a loaded machine: the check before a text runs under it too. */
 const LIMITS_DEADLINE_MS = 1000;
@@ -42,22 +43,20 @@ describeEachAppStore('the count of a verified text that never settles', (_store,
     await app?.close();
   });
 
+  /** Runs `body` while the store's markVerified never settles. */
+  const whileCountHangs = (body: () => Promise<void>) =>
+    withMethodReplaced(app.store.pumping as PumpingStore, 'markVerified', () => new Promise<never>(() => {}), body);
+
   it('the landing answers within hookTimeouts.limits and fulfils the attempt; the lateness is logged', async () => {
     const user = await app.agent().signIn('count-hangs');
     const started = await user.start('add_phone', { phone: '+33612345671' });
     await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
-    const pumping = app.store.pumping as PumpingStore;
-    const own = Object.getOwnPropertyDescriptor(pumping, 'markVerified');
-    pumping.markVerified = () => new Promise<never>(() => {});
     const logged = lateLogged();
-    try {
+    await whileCountHangs(async () => {
       const landed = await user.landFor(started.sessionId, started.state, {}, ANSWER_WAIT_MS);
       expect(landed.status).toBe(303);
       expect(landed.ms).toBeLessThan(LIMITS_DEADLINE_MS + 2000);
-    } finally {
-      if (own === undefined) delete (pumping as Partial<PumpingStore>).markVerified;
-      else Object.defineProperty(pumping, 'markVerified', own);
-    }
+    });
     expect((await app.store.findAttemptByState(started.state))?.outcome).toBe('fulfilled');
     expect(lateLogged()).toBe(logged + 1);
   });
@@ -66,19 +65,13 @@ describeEachAppStore('the count of a verified text that never settles', (_store,
     const user = await app.agent().signIn('count-hangs-swept');
     const started = await user.start('add_phone', { phone: '+33612345672' });
     await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
-    const pumping = app.store.pumping as PumpingStore;
-    const own = Object.getOwnPropertyDescriptor(pumping, 'markVerified');
-    pumping.markVerified = () => new Promise<never>(() => {});
     const logged = lateLogged();
-    try {
+    await whileCountHangs(async () => {
       const begun = performance.now();
       const report = await app.clock.shifted(181_000, () => app.kit.runSweep());
       expect(report.fulfilled).toBe(1);
       expect(performance.now() - begun).toBeLessThan(LIMITS_DEADLINE_MS + 2000);
-    } finally {
-      if (own === undefined) delete (pumping as Partial<PumpingStore>).markVerified;
-      else Object.defineProperty(pumping, 'markVerified', own);
-    }
+    });
     expect((await app.store.findAttemptByState(started.state))?.outcome).toBe('fulfilled');
     expect(lateLogged()).toBe(logged + 1);
   });
