@@ -6,7 +6,7 @@
  */
 import { ENTERED_NUMBER_FIELD } from './audit/world.ts';
 import { walkHostedPage, type WalkOptions } from './hosted-walk.ts';
-import { inputValue, pageExcerpt } from './html.ts';
+import { pageExcerpt } from './html.ts';
 import { namedUrl } from './named-url.ts';
 import { createTestBrowser, formsOf, type ParsedForm, type TestBrowser, type TestPage } from './test-browser.ts';
 
@@ -34,10 +34,10 @@ function fail(page: TestPage, what: string): never {
 }
 
 function numberForm(page: TestPage, action: string | undefined): ParsedForm | undefined {
-  // Read as a browser reads it: the field however the page quotes its attributes.
+  // Read as a browser submits it: the field however the page quotes it, inside the form or joined with form=.
   return formsOf(page).find(
     (form) =>
-      inputValue(form.body, ENTERED_NUMBER_FIELD) !== undefined &&
+      form.entries.some(([name]) => name === ENTERED_NUMBER_FIELD) &&
       (action === undefined || form.fields.action === action),
   );
 }
@@ -59,8 +59,12 @@ export async function verifyEnteredNumber(
     const which = options.action === undefined ? '' : ` for the action ${options.action}`;
     return fail(page, `no form with a \`${ENTERED_NUMBER_FIELD}\` field${which}`);
   }
-  // Posted as the browser submits this form (two forms may post to the same start route).
-  const autoSubmit = await browser.post(form.action, { ...form.fields, [ENTERED_NUMBER_FIELD]: number }, page.url);
+  // Submitted as the browser submits this form, told from another posting to the same start route by its fields.
+  const autoSubmit = await browser.submitForm(
+    page,
+    { [ENTERED_NUMBER_FIELD]: number },
+    { action: form.action, having: form.fields },
+  );
   if (autoSubmit.status !== 200) return fail(autoSubmit, 'the app did not start a verification for that number');
   const walked = await walkHostedPage(autoSubmit, { ...options, browser });
   const texted = (await options.emulator.control.sentMessages()).filter((m) => m.sessionId === walked.sessionId);

@@ -6,15 +6,25 @@
  */
 import { attribute, decodeHtml, TAG_REST } from './html.ts';
 
+/**
+ * One entry a form submits: its name and value, and `'file'` for a file input's (a file with no
+ * name and no content, as no file was chosen).
+ */
+export type FormEntry = [name: string, value: string] | [name: string, value: string, kind: 'file'];
+
 export interface HtmlForm {
   /** Where it goes: the pressed button's `formaction`, or the form's `action`, as written (decoded, not resolved). */
   action: string;
-  /** `get` or `post` (the pressed button's `formmethod`, or the form's `method`; `get` when absent or unknown). */
+  /** `get`, `post` or `dialog` (the pressed button's `formmethod`, or the form's `method`; `get` when absent or unknown). */
   method: string;
+  /** How a `post` body is encoded: the pressed button's `formenctype`, or the form's `enctype` (urlencoded when absent or unknown). */
+  enctype: string;
   /** The opening tag's attribute text, and the form's inner HTML. */
   attributes: string;
   body: string;
-  /** What it submits, by name (the first value of a name given twice). */
+  /** Everything it submits, in document order: a name given twice is there twice. */
+  entries: FormEntry[];
+  /** The first value of each name (a view of `entries` for a name given once). */
   fields: Record<string, string>;
 }
 
@@ -47,6 +57,9 @@ interface Option {
 interface Control {
   tag: 'input' | 'button' | 'select' | 'textarea';
   attributes: string;
+  /** Where it is written in the page: its tag (a textarea or select to its end). */
+  start: number;
+  end: number;
   /** Its own `disabled`, or inside a disabled fieldset (not in its first legend), or inside a datalist. */
   barred: boolean;
   /** The form it sits in as the page is parsed (undefined: none). */
@@ -103,7 +116,7 @@ class PageReader implements PageControls {
     if (id !== undefined && !this.ids.has(id))
       this.ids.set(id, name === 'form' && this.open === undefined ? this.forms.length : -1);
     // Inside a select only options and groups are read; a new control ends it, as the parser does.
-    if (['input', 'select', 'textarea', 'keygen'].includes(name)) this.select = undefined;
+    if (['input', 'select', 'textarea', 'keygen'].includes(name)) this.closeSelect(at);
     if (this.select === undefined || ['option', 'optgroup'].includes(name)) this.option = undefined;
     if (name === 'form' && this.open === undefined) {
       this.open = this.forms.length;
@@ -112,8 +125,8 @@ class PageReader implements PageControls {
       this.fieldsets.push({ disabled: has(attributes, 'disabled'), legendSeen: false, inFirstLegend: false });
     } else if (name === 'legend') this.legend();
     else if (name === 'datalist') this.datalists += 1;
-    else if (name === 'input' || name === 'button') this.control(name, attributes);
-    else if (name === 'select') this.select = this.control('select', attributes);
+    else if (name === 'input' || name === 'button') this.control(name, attributes, at, end);
+    else if (name === 'select') this.select = this.control('select', attributes, at, this.html.length);
     else if (name === 'optgroup' && this.select !== undefined) this.optgroupDisabled = has(attributes, 'disabled');
     else if (name === 'option' && this.select !== undefined) {
       this.option = { attributes, text: '', disabled: this.optgroupDisabled || has(attributes, 'disabled') };
@@ -131,13 +144,19 @@ class PageReader implements PageControls {
     } else if (name === 'fieldset') this.fieldsets.pop();
     else if (name === 'legend') this.fieldsets.forEach((f) => (f.inFirstLegend = false));
     else if (name === 'datalist') this.datalists = Math.max(0, this.datalists - 1);
-    else if (name === 'select') this.select = undefined;
+    else if (name === 'select') this.closeSelect(end);
     else if (name === 'optgroup') this.optgroupDisabled = false;
   }
 
-  textarea(attributes: string, text: string): void {
+  textarea(attributes: string, text: string, at: number, end: number): void {
     // The parser drops a newline right after <textarea>.
-    this.control('textarea', attributes).text = text.replace(/^\r?\n|^\r/, '');
+    this.control('textarea', attributes, at, end).text = text.replace(/^\r?\n|^\r/, '');
+  }
+
+  /** The open select ends here (its end tag, or a control the parser ends it for). */
+  private closeSelect(end: number): void {
+    if (this.select !== undefined) this.select.end = end;
+    this.select = undefined;
   }
 
   /** A fieldset's first legend: what is in it stays usable when the fieldset is disabled. */
@@ -148,10 +167,10 @@ class PageReader implements PageControls {
     innermost.inFirstLegend = true;
   }
 
-  private control(tag: Control['tag'], attributes: string): Control {
+  private control(tag: Control['tag'], attributes: string, start: number, end: number): Control {
     const barred =
       has(attributes, 'disabled') || this.datalists > 0 || this.fieldsets.some((f) => f.disabled && !f.inFirstLegend);
-    const made = { tag, attributes, barred, parsedIn: this.open, options: [], text: '' };
+    const made = { tag, attributes, start, end, barred, parsedIn: this.open, options: [], text: '' };
     this.controls.push(made);
     return made;
   }
@@ -176,7 +195,7 @@ function readPage(html: string): PageControls {
     // A `/>` does not end these either: a browser reads their text to the end tag.
     if (TEXT_ONLY.has(name)) {
       const { end, after } = textEnd(html, TOKEN.lastIndex, name);
-      if (name === 'textarea') reader.textarea(attributes, html.slice(TOKEN.lastIndex, end));
+      if (name === 'textarea') reader.textarea(attributes, html.slice(TOKEN.lastIndex, end), token.index, after);
       TOKEN.lastIndex = after;
       textFrom = after;
     }
@@ -247,8 +266,8 @@ function selectedOptions(select: Control): Option[] {
   return chosen.filter((o) => !o.disabled);
 }
 
-/** The entries one control adds to the list, as name and value ([] when the browser leaves it out). */
-function entriesOf(control: Control, submitter: Control | undefined, checkedRadio: Map<string, Control>): string[][] {
+/** The entries one control adds to the list ([] when the browser leaves it out). */
+function entriesOf(control: Control, submitter: Control | undefined, checkedRadio: Map<string, Control>): FormEntry[] {
   const { tag, attributes } = control;
   const name = attribute(attributes, 'name') ?? '';
   const type = tag === 'input' ? inputType(attributes) : tag === 'button' ? buttonType(attributes) : tag;
@@ -265,16 +284,15 @@ function entriesOf(control: Control, submitter: Control | undefined, checkedRadi
   if (type === 'checkbox' && !has(attributes, 'checked')) return [];
   if (type === 'radio' && checkedRadio.get(name) !== control) return [];
   if (tag === 'select') return selectedOptions(control).map((option) => [name, optionValue(option)]);
+  if (type === 'file') return [[name, '', 'file']];
   const value =
     tag === 'textarea'
       ? decodeHtml(control.text)
       : type === 'checkbox' || type === 'radio'
         ? (attribute(attributes, 'value') ?? 'on')
-        : type === 'file'
-          ? ''
-          : type === 'hidden' && name.toLowerCase() === '_charset_'
-            ? 'UTF-8'
-            : inputValueOf(type, attribute(attributes, 'value') ?? '');
+        : type === 'hidden' && name.toLowerCase() === '_charset_'
+          ? 'UTF-8'
+          : inputValueOf(type, attribute(attributes, 'value') ?? '');
   const dirname = ONE_LINE.has(type) || tag === 'textarea' ? attribute(attributes, 'dirname') : undefined;
   return dirname === undefined || dirname === ''
     ? [[name, value]]
@@ -293,6 +311,21 @@ function methodOf(written: string | undefined): string {
   return ['get', 'post', 'dialog'].includes(method) ? method : 'get';
 }
 
+const ENCTYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
+
+/** An enctype as written in any case; anything else is urlencoded. */
+function enctypeOf(written: string | undefined): string {
+  const enctype = (written ?? '').toLowerCase();
+  return ENCTYPES.includes(enctype) ? enctype : 'application/x-www-form-urlencoded';
+}
+
+/** A name's first value, for each name of the entries. */
+function firstValues(entries: FormEntry[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of entries) if (!Object.hasOwn(fields, name)) fields[name] = value;
+  return fields;
+}
+
 /** One form as submitted by pressing its first submit button a user can press. */
 function readForm(html: string, span: FormSpan, controls: Control[]): HtmlForm {
   const usable = controls.filter((c) => !c.barred);
@@ -303,32 +336,29 @@ function readForm(html: string, span: FormSpan, controls: Control[]): HtmlForm {
     if (c.tag === 'input' && inputType(c.attributes) === 'radio' && has(c.attributes, 'checked'))
       checkedRadio.set(attribute(c.attributes, 'name') ?? '', c);
   }
-  const fields: Record<string, string> = {};
-  for (const [name = '', value = ''] of usable.flatMap((c) => entriesOf(c, submitter, checkedRadio))) {
-    if (!Object.hasOwn(fields, crlf(name))) fields[crlf(name)] = crlf(value);
-  }
-  const formAction = submitter === undefined ? undefined : attribute(submitter.attributes, 'formaction');
-  const formMethod = submitter === undefined ? undefined : attribute(submitter.attributes, 'formmethod');
+  const entries = usable
+    .flatMap((c) => entriesOf(c, submitter, checkedRadio))
+    .map(([name, value, ...file]): FormEntry => [crlf(name), crlf(value), ...file]);
+  const pressed = (name: string) => (submitter === undefined ? undefined : attribute(submitter.attributes, name));
   return {
-    action: formAction ?? attribute(span.attributes, 'action') ?? '',
-    method: formMethod === undefined ? methodOf(attribute(span.attributes, 'method')) : methodOf(formMethod),
+    action: pressed('formaction') ?? attribute(span.attributes, 'action') ?? '',
+    method: methodOf(pressed('formmethod') ?? attribute(span.attributes, 'method')),
+    enctype: enctypeOf(pressed('formenctype') ?? attribute(span.attributes, 'enctype')),
     attributes: span.attributes,
     body: html.slice(span.bodyStart, span.bodyEnd),
-    fields,
+    entries,
+    fields: firstValues(entries),
   };
 }
 
-/** Every form of a page, in order, with its span in the page. */
-function formsWithSpans(html: string): { form: HtmlForm; span: FormSpan }[] {
+/** Every form of a page, in order, with where it and the controls joined to it with `form=` are written. */
+function formsWithSpans(html: string): { form: HtmlForm; spans: { start: number; end: number }[] }[] {
   const { forms, controls, ids } = readPage(html);
-  return forms.map((span, index) => ({
-    form: readForm(
-      html,
-      span,
-      controls.filter((c) => ownerOf(c, ids) === index),
-    ),
-    span,
-  }));
+  return forms.map((span, index) => {
+    const owned = controls.filter((c) => ownerOf(c, ids) === index);
+    const outside = owned.filter((c) => c.start < span.start || c.start >= span.end);
+    return { form: readForm(html, span, owned), spans: [span, ...outside] };
+  });
 }
 
 /** Every form of a page, in order. */
@@ -336,13 +366,21 @@ export function formsIn(html: string): HtmlForm[] {
   return formsWithSpans(html).map(({ form }) => form);
 }
 
-/** The page without the forms `drop` picks (each read as `formsIn` reads it); the rest as it was. */
+/**
+ * The page without the forms `drop` picks (each read as `formsIn` reads it), and without the
+ * controls outside them that join them with `form=`; the rest as it was.
+ */
 export function withoutForms(html: string, drop: (form: HtmlForm) => boolean): string {
+  const dropped = formsWithSpans(html)
+    .filter(({ form }) => drop(form))
+    .flatMap(({ spans }) => spans)
+    .sort((a, b) => a.start - b.start);
   let kept = '';
   let from = 0;
-  for (const { form, span } of formsWithSpans(html)) {
-    if (!drop(form)) continue;
-    kept += html.slice(from, span.start);
+  for (const span of dropped) {
+    // A span inside one already dropped (a select's end past a form's) is gone with it.
+    if (span.end <= from) continue;
+    kept += html.slice(from, Math.max(from, span.start));
     from = span.end;
   }
   return kept + html.slice(from);

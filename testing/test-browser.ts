@@ -4,8 +4,9 @@
  * presses the first submit button (html-forms.ts), with `Origin` and `Sec-Fetch-Site`. Host names under
  * `.localhost` (the hosted page's `verify.localhost`) are reached on loopback, as browsers do.
  */
+import { randomUUID } from 'node:crypto';
 import { SoftAuthenticator } from '../emulator/passkeys/soft-authenticator.ts';
-import { formsIn } from './html-forms.ts';
+import { formsIn, type FormEntry } from './html-forms.ts';
 import { pageExcerpt } from './html.ts';
 import { namedUrl } from './named-url.ts';
 
@@ -24,8 +25,9 @@ export interface SubmitOptions {
   /** Which form: the one whose action resolves to this URL (or ends with this path). Default: the first. */
   action?: string;
   /**
-   * Which form: the one whose submitted fields include each of these. The kit's start forms all
-   * post to one URL, so `{ action: 'change_phone' }` tells one action's form from another's.
+   * Which form: the one whose submitted fields include each of these (a name submitted several
+   * times matches any of its values). The kit's start forms all post to one URL, so
+   * `{ action: 'change_phone' }` tells one action's form from another's.
    */
   having?: Record<string, string>;
 }
@@ -34,10 +36,13 @@ export interface TestBrowser {
   /** GET as a browser follows a link (a navigation, asking for HTML), with this browser's cookies. */
   get(url: string): Promise<TestPage>;
   /**
-   * Submits a form of `page` as a browser does when the user presses its first submit button (the
-   * controls it submits, `fields` replacing or adding to them), to that button's `formaction` and
-   * with its `formmethod` when it has them; a `get` form is a navigation to its action with the
-   * fields as the query.
+   * Submits a form of `page` as a browser does when the user presses its first submit button: every
+   * entry its controls submit, in document order (a name given several times, several times), each
+   * name of `fields` replacing every entry of that name or added at the end; to that button's
+   * `formaction`, with its `formmethod` and `formenctype` when it has them. A `post` body is
+   * URL-encoded, `multipart/form-data` or `text/plain` as the form's `enctype` says; a `get` form is
+   * a navigation to its action with the entries as the query. A `method=dialog` form is refused: a
+   * browser only closes its dialog.
    */
   submitForm(page: TestPage, fields?: Record<string, string>, options?: SubmitOptions): Promise<TestPage>;
   /** POSTs a urlencoded body as a form on `from` (an origin or page URL) would. */
@@ -50,22 +55,74 @@ export interface TestBrowser {
 
 export interface ParsedForm {
   action: string;
-  /** `get` or `post`. */
+  /** `get`, `post` or `dialog`. */
   method: string;
+  /** How a `post` body is encoded (urlencoded, `multipart/form-data` or `text/plain`). */
+  enctype: string;
   attributes: string;
   body: string;
+  /** Every entry submitted, in document order. */
+  entries: FormEntry[];
+  /** The first value of each name. */
   fields: Record<string, string>;
 }
 
-/** The page's forms, with their actions resolved against the page URL and their submitted fields. */
+/** The page's forms, with their actions resolved against the page URL and their submitted entries. */
 export function formsOf(page: TestPage): ParsedForm[] {
-  return formsIn(page.html).map(({ action, method, attributes, body, fields }) => ({
-    action: new URL(action, page.url).href,
-    method,
-    attributes,
-    body,
-    fields,
-  }));
+  return formsIn(page.html).map((form) => ({ ...form, action: new URL(form.action, page.url).href }));
+}
+
+/** The entries with each name of `given` set as URLSearchParams.set does: its first entry takes the value, the others go. */
+function withGiven(entries: FormEntry[], given: Record<string, string>): FormEntry[] {
+  const result: FormEntry[] = [];
+  const placed = new Set<string>();
+  for (const entry of entries) {
+    const [name] = entry;
+    if (!Object.hasOwn(given, name)) result.push(entry);
+    else if (!placed.has(name)) {
+      placed.add(name);
+      result.push([name, given[name] as string]);
+    }
+  }
+  for (const [name, value] of Object.entries(given)) if (!placed.has(name)) result.push([name, value]);
+  return result;
+}
+
+/** Name and value as text: a file with no file chosen is sent as its file name, empty. */
+const asText = (entries: FormEntry[]) => entries.map(([name, value]): [string, string] => [name, value]);
+
+/** A name in a multipart header, escaped as browsers escape it. */
+const quoted = (name: string) => `"${name.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}"`;
+
+/**
+ * A multipart/form-data body as a browser writes it: a file input with no file chosen is a part with
+ * an empty file name (Node's FormData leaves that `filename` out, so a parser would read a text field).
+ */
+function multipart(entries: FormEntry[]): { type: string; body: string } {
+  const boundary = `----FormBoundary${randomUUID().replace(/-/g, '')}`;
+  const parts = entries.map(([name, value, kind]) =>
+    kind === 'file'
+      ? `Content-Disposition: form-data; name=${quoted(name)}; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n`
+      : `Content-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}`,
+  );
+  return {
+    type: `multipart/form-data; boundary=${boundary}`,
+    body: `${parts.map((part) => `--${boundary}\r\n${part}\r\n`).join('')}--${boundary}--\r\n`,
+  };
+}
+
+/** A `post` body as the form's enctype encodes it. */
+function encodedBody(entries: FormEntry[], enctype: string): { type: string; body: string } {
+  if (enctype === 'multipart/form-data') return multipart(entries);
+  if (enctype === 'text/plain') {
+    return {
+      type: 'text/plain',
+      body: asText(entries)
+        .map(([name, value]) => `${name}=${value}\r\n`)
+        .join(''),
+    };
+  }
+  return { type: 'application/x-www-form-urlencoded', body: new URLSearchParams(asText(entries)).toString() };
 }
 
 /** Browsers resolve *.localhost to loopback themselves; Node does not. */
@@ -99,11 +156,9 @@ function storeCookies(jars: CookieJars, host: string, response: Response): void 
 }
 
 /** One request as a browser makes it: the host's cookies sent, its Set-Cookie kept, no redirect followed. */
-async function browserRequest(
-  jars: CookieJars,
-  url: string,
-  init: { method: string; headers?: Record<string, string>; body?: string },
-) {
+type BrowserRequestInit = { method: string; headers?: Record<string, string>; body?: string };
+
+async function browserRequest(jars: CookieJars, url: string, init: BrowserRequestInit) {
   const target = new URL(url);
   const headers = new Headers(init.headers);
   const jar = jars.get(target.host);
@@ -123,21 +178,24 @@ async function browserRequest(
 export function createTestBrowser(): TestBrowser {
   const jars: CookieJars = new Map();
   const passkeys = new Map<string, SoftAuthenticator>();
-  const request = (url: string, init: { method: string; headers?: Record<string, string>; body?: string }) =>
-    browserRequest(jars, url, init);
+  const request = (url: string, init: BrowserRequestInit) => browserRequest(jars, url, init);
 
-  const post = (url: string, fields: Record<string, string>, from: string) =>
+  /** A form's POST, as a browser navigates with it. */
+  const postEncoded = (url: string, from: string, { type, body }: { type: string; body: string }) =>
     request(url, {
       method: 'POST',
       headers: {
-        'content-type': 'application/x-www-form-urlencoded',
+        'content-type': type,
         accept: NAVIGATION_ACCEPT,
         origin: new URL(from).origin,
         'sec-fetch-site': fetchSite(new URL(from), new URL(url)),
         'sec-fetch-mode': 'navigate',
       },
-      body: new URLSearchParams(fields).toString(),
+      body,
     });
+
+  const post = (url: string, fields: Record<string, string>, from: string) =>
+    postEncoded(url, from, encodedBody(Object.entries(fields), 'application/x-www-form-urlencoded'));
 
   const get = (url: string) => request(url, { method: 'GET', headers: { accept: NAVIGATION_ACCEPT } });
 
@@ -148,7 +206,8 @@ export function createTestBrowser(): TestBrowser {
       const { action: wanted, having = {} } = options;
       const postsTo = (f: ParsedForm) =>
         wanted === undefined || f.action === new URL(wanted, page.url).href || f.action.endsWith(wanted);
-      const has = (f: ParsedForm) => Object.entries(having).every(([name, value]) => f.fields[name] === value);
+      const has = (f: ParsedForm) =>
+        Object.entries(having).every(([name, value]) => f.entries.some(([n, v]) => n === name && v === value));
       const form = formsOf(page).find((f) => postsTo(f) && has(f));
       if (form === undefined) {
         // Names only: a field's value may be a token.
@@ -158,11 +217,16 @@ export function createTestBrowser(): TestBrowser {
         ].join(' ');
         throw new Error(`No ${which} on ${namedUrl(page.url)} (status ${page.status}): ${pageExcerpt(page.html, 300)}`);
       }
-      const submitted = { ...form.fields, ...fields };
-      if (form.method !== 'get') return post(form.action, submitted, page.url);
-      // A GET form replaces its action's query with its fields.
+      if (form.method === 'dialog') {
+        throw new Error(
+          `The form on ${namedUrl(page.url)} has method=dialog: a browser closes its dialog and sends nothing, so there is nothing to submit.`,
+        );
+      }
+      const submitted = withGiven(form.entries, fields);
+      if (form.method === 'post') return postEncoded(form.action, page.url, encodedBody(submitted, form.enctype));
+      // A GET form replaces its action's query with its entries.
       const target = new URL(form.action);
-      target.search = new URLSearchParams(submitted).toString();
+      target.search = new URLSearchParams(asText(submitted)).toString();
       return get(target.href);
     },
     authenticator(rpId) {

@@ -566,6 +566,34 @@ describe.concurrent('the audit catches: a typed number', () => {
     );
     expect(failed, table).toEqual([]);
   }, 120_000);
+
+  it('a number form whose phone field sits outside the form element (joined with form=), showing the typed number back there, passes entered.number-masked', async () => {
+    const typed = (req: Request) => (req.session as { typed?: string }).typed;
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
+            const { action, phone } = req.body as Record<string, unknown>;
+            if (action === 'change_phone' && typeof phone === 'string')
+              (req.session as { typed?: string }).typed = phone;
+            next();
+          });
+        },
+        done: (req, res) => {
+          res.setHeader('Cache-Control', 'no-store');
+          // A layout puts the field in a table cell apart from its form: a browser still submits it with that form.
+          res.send(
+            `<!doctype html><title>Done</title><p>Your number was changed.</p>` +
+              '<form id=number method=post action=/verify/start><input name=action type=hidden value=change_phone><button>Change it again</button></form>' +
+              `<table><tr><td><label>New number <input name=phone form=number value="${escapeHtml(typed(req) ?? '')}"></label></td></tr></table>`,
+          );
+          return true;
+        },
+      },
+      ['entered.number-masked'],
+    );
+    expect(failed, table).toEqual([]);
+  }, 120_000);
 });
 
 /** Controls: mistakes the audit caught before these (they must stay caught). */

@@ -106,6 +106,37 @@ line <b>two</b></textarea><input name=q value="x"><input type=password name=p>`)
     expect(form?.fields).toEqual({ doc: '', 'pay.x': '0', 'pay.y': '0' });
   });
 
+  it('every value of a name given more than once is submitted, in document order; fields keeps the first of each name', () => {
+    const form = fieldsOf(
+      `<input type=hidden name=tag value=a><select name=tag multiple><option selected>b</option><option>x</option><option selected>c</option></select>` +
+        `<input type=checkbox name=tag value=d checked><input type=checkbox name=tag value=y><input type=hidden name=other value=1><input type=hidden name=tag value=e>`,
+    );
+    expect(form?.entries).toEqual([
+      ['tag', 'a'],
+      ['tag', 'b'],
+      ['tag', 'c'],
+      ['tag', 'd'],
+      ['other', '1'],
+      ['tag', 'e'],
+    ]);
+    expect(form?.fields).toEqual({ tag: 'a', other: '1' });
+  });
+
+  it("the enctype is the submitter's formenctype, else the form's enctype, urlencoded when absent or unknown; a file input is an empty file", () => {
+    expect(fieldsOf('<button>Go</button>')?.enctype).toBe('application/x-www-form-urlencoded');
+    expect(fieldsOf('<button>Go</button>', 'method=post enctype=MULTIPART/form-data')?.enctype).toBe(
+      'multipart/form-data',
+    );
+    expect(fieldsOf('<button>Go</button>', 'method=post enctype=text/json')?.enctype).toBe(
+      'application/x-www-form-urlencoded',
+    );
+    const pressed = fieldsOf(
+      '<input type=file name=doc><button formenctype=text/plain>Go</button>',
+      'method=post enctype=multipart/form-data',
+    );
+    expect([pressed?.enctype, pressed?.entries]).toEqual(['text/plain', [['doc', '', 'file']]]);
+  });
+
   it('a form in a comment or a script is no form', () => {
     expect(
       formsIn(

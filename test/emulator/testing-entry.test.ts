@@ -307,6 +307,83 @@ describe('submitForm', () => {
   });
 });
 
+/** A server answering `pages` by path, keeping each request's method, path, content type and body. */
+async function recordingServer(pages: Record<string, string>) {
+  const received: { line: string; type: string; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      received.push({ line: `${req.method} ${req.url}`, type: req.headers['content-type'] ?? '', body });
+      res.setHeader('content-type', 'text/html').end(pages[req.url ?? ''] ?? 'done');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { received, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+/** A multipart body's entries as the app's parser reads them (a file as `file:` and its name). */
+async function multipartEntries(type: string, body: string): Promise<string[][]> {
+  const form = await new Response(body, { headers: { 'content-type': type } }).formData();
+  return [...form.entries()].map(([name, value]) => [name, typeof value === 'string' ? value : `file:${value.name}`]);
+}
+
+describe('submitForm sends every entry, in the encoding the form asks for', () => {
+  it('sends every value of a repeated name in order, and a field given replaces every value of its name', async () => {
+    const { received, origin, server } = await recordingServer({
+      '/tags': `<form method=post action=/save><input type=hidden name=tag value=a><select name=tag multiple><option selected>b</option><option selected>c</option></select><input type=checkbox name=tag value=d checked><input type=hidden name=id value=7><button>Save</button></form>`,
+    });
+    try {
+      const browser = createTestBrowser();
+      const page = await browser.get(`${origin}/tags`);
+      await browser.submitForm(page);
+      await browser.submitForm(page, { tag: 'z', extra: '1' });
+      expect(received.slice(1).map((r) => `${r.line} ${r.body}`)).toEqual([
+        'POST /save tag=a&tag=b&tag=c&tag=d&id=7',
+        'POST /save tag=z&id=7&extra=1',
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("posts multipart/form-data or text/plain when the form's enctype or the button's formenctype asks for it", async () => {
+    const { received, origin, server } = await recordingServer({
+      '/upload': `<form method=post action=/up enctype=multipart/form-data><input type=hidden name=_csrf value=t><input type=hidden name=tag value=a><input type=hidden name=tag value=b><input type=file name=doc><button>Send</button></form>`,
+      '/plain': `<form method=post action=/note><input type=hidden name=note value=hi><button formenctype=text/plain>Send</button></form>`,
+    });
+    try {
+      const browser = createTestBrowser();
+      await browser.submitForm(await browser.get(`${origin}/upload`), { tag: 'c' });
+      await browser.submitForm(await browser.get(`${origin}/plain`));
+      const [, upload, , plain] = received;
+      expect(upload?.type).toMatch(/^multipart\/form-data; boundary=/);
+      expect(await multipartEntries(upload?.type ?? '', upload?.body ?? '')).toEqual([
+        ['_csrf', 't'],
+        ['tag', 'c'],
+        ['doc', 'file:'],
+      ]);
+      expect([plain?.line, plain?.type, plain?.body]).toEqual(['POST /note', 'text/plain', 'note=hi\r\n']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses a method=dialog form, which a browser closes instead of submitting, and sends nothing', async () => {
+    const { received, origin, server } = await recordingServer({
+      '/dialog': `<dialog open><form method=dialog><button name=ok value=1>OK</button></form></dialog>`,
+    });
+    try {
+      const browser = createTestBrowser();
+      const page = await browser.get(`${origin}/dialog`);
+      await expect(browser.submitForm(page)).rejects.toThrow(/method=dialog.*closes its dialog.*sends nothing/);
+      expect(received.map((r) => r.line)).toEqual(['GET /dialog']);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('the test helpers’ error messages', () => {
   it('quote the start of a page without its hidden fields: a handoff in an auto-submit page stays out of the test log', async () => {
     const handoff = 'hx-4f1d2c9a8b7e6d5c4b3a29181716151413121110';

@@ -53,6 +53,16 @@ describeEachAppStore('verifyEnteredNumber', (_store, storeOptions) => {
                 `<input id=p name=phone type=tel><button>Go</button></form>`,
             );
         });
+        // The number field laid out apart from its form, joined to it with form=.
+        express.get('/phone-outside', (req, res) => {
+          res
+            .type('html')
+            .send(
+              `<!doctype html><title>Phone</title><form id=number method=post action=/verify/start>` +
+                `<input type=hidden name=_csrf value='${kit.csrfToken(req)}'><input type=hidden name=action value=change_phone>` +
+                `<button>Go</button></form><p><input name=phone type=tel form=number></p>`,
+            );
+        });
         express.get('/plain', (req, res) => {
           res
             .type('html')
@@ -93,6 +103,17 @@ describeEachAppStore('verifyEnteredNumber', (_store, storeOptions) => {
     });
     expect(result.textedTo).toBe('+447400123457');
     expect(result.outcome).toBe('verified');
+  });
+
+  it('finds a number field outside the form element that names the form with form=, as a browser submits it', async () => {
+    const browser = await signedIn('dave');
+    const result = await verifyEnteredNumber(`${app.url}/phone-outside`, '07400 123458', {
+      browser,
+      emulator: app.emulator,
+      action: 'change_phone',
+    });
+    expect(result.textedTo).toBe('+447400123458');
+    expect((await app.attempt(result.sessionId))?.action).toBe('change_phone');
   });
 
   it('submits the form of the action it is given, and reports a failed walk without fulfilling', async () => {

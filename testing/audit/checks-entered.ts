@@ -4,7 +4,6 @@
  * the number texted, never a premium-rate one, and it is shown in full only in its own form.
  */
 import { withoutForms } from '../html-forms.ts';
-import { inputValue } from '../html.ts';
 import { parseHandoffPage, type Answer, type Exchange } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
 import type { AuditAction } from './options.ts';
@@ -94,19 +93,19 @@ function numberPattern(phone: string): RegExp {
 }
 
 /**
- * A page's body without its number forms (each form posting to a start path with the typed-number
- * field): the number may be typed, or shown back, there and only there; the rest of that page is
- * searched like any other.
+ * A page's body without its number forms (each form posting to a start path that submits the
+ * typed-number field, wherever the page writes that field): the number may be typed, or shown back,
+ * there and only there; the rest of that page is searched like any other.
  */
 function outsideNumberForms(world: AuditWorld, body: string, pageUrl: string): string {
   const starts = world.options.actions.map((a) => world.startPath(a));
-  // Read as a browser reads the form: its action resolved, its field however the page quotes it.
+  // Read as a browser submits the form: its action resolved, its field inside it or joined with form=.
   return withoutForms(body, (form) => {
     const action = resolvedUrl(form.action, pageUrl);
     return (
       action?.origin === world.options.appOrigin &&
       starts.includes(action.pathname) &&
-      inputValue(form.body, ENTERED_NUMBER_FIELD) !== undefined
+      form.entries.some(([name]) => name === ENTERED_NUMBER_FIELD)
     );
   });
 }
