@@ -53,10 +53,16 @@ export function createApp({ env = process.env, now } = {}) {
       <button>Change your phone number</button></form>`;
     res.type('html').send(req.session.userId === undefined ? signIn : confirm);
   });
-  app.post('/signin', express.urlencoded({ extended: false }), (req, res) => {
-    // Stands in for your own sign-in.
-    req.session.userId = String(req.body.user ?? '');
-    res.redirect(303, '/');
+  app.post('/signin', express.urlencoded({ extended: false }), (req, res, next) => {
+    // Stands in for your own sign-in. A new session id first: a cookie someone planted before the
+    // sign-in must not become the signed-in session (nor hold its step-up grants, kept by session).
+    const userId = String(req.body.user ?? '');
+    req.session.regenerate((error) => {
+      if (error) return next(error);
+      req.session.userId = userId;
+      // Saved before the redirect, so the next page finds the user.
+      req.session.save((saveError) => (saveError ? next(saveError) : res.redirect(303, '/')));
+    });
   });
   app.get('/done', (_req, res) => res.type('html').send('<p>Phone confirmed.</p>'));
   app.get('/me', (req, res) => {

@@ -196,6 +196,9 @@ describe("the demo's own forms and API", () => {
     expect(me.status).toBe(200);
     expect(me.body.user).toMatchObject({ id: 'usr_bob', phone: '••\u00a002' });
     expect(me.headers['cache-control']).toBe('no-store');
+    // The cookie the browser had before signing in (one an attacker could have planted) is not signed in.
+    const planted = anonymousCookie.split(';')[0]!;
+    expect((await request(stack.demo.app).get('/api/me').set('Cookie', planted)).status).toBe(401);
 
     // Sign-out is a POST with the token; afterwards /api/me is 401 JSON.
     const home = await agent.get('/');

@@ -330,6 +330,7 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
       expect((await browser.get(landing.location!)).html).toBe('Phone number confirmed.');
       expect((await browser.get(`${origin}/done`)).html).toBe('Nothing to show.'); // the flash is read once
       expect(effects(walked.sessionId)).toBe(1);
+      await expectSignInStartsNewSession(origin);
 
       let user = 0;
       const report = await auditIntegration({
@@ -372,9 +373,9 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
 
   it("passes the JavaScript example's tests (its integration audit included, one case per check) and the sweep job's (`node --test`, with only the public testing entry)", async () => {
     const app = await node(['--test'], join(sqliteApp, 'examples', 'js-app'));
-    // Its six tests, and every check but the step-up ones of guarded routes: it guards no route of
+    // Its eight tests, and every check but the step-up ones of guarded routes: it guards no route of
     // its own (no `stepUp`), so those are skipped, with the reason; its change of number's start is.
-    expect(app.stdout).toMatch(new RegExp(`# pass ${7 + AUDIT_CHECK_IDS.length - STEP_UP_CHECKS}\\n# fail 0`));
+    expect(app.stdout).toMatch(new RegExp(`# pass ${8 + AUDIT_CHECK_IDS.length - STEP_UP_CHECKS}\\n# fail 0`));
     expect(app.stdout).toMatch(new RegExp(`# skipped ${STEP_UP_CHECKS - 1}\\n`));
     const job = await node(['--test'], join(sqliteApp, 'examples', 'sweep-job'));
     expect(job.stdout).toMatch(/# pass 2\n# fail 0/);
@@ -583,11 +584,32 @@ describe.skipIf(postgresUnavailable !== undefined)(
       // No guarded route: those checks are skipped, with the reason, but for the change of number's
       // start; the typed-number ones run on PostgreSQL.
       const skipped = STEP_UP_CHECKS - 1;
-      expect(tests.stdout).toMatch(new RegExp(`# pass ${4 + AUDIT_CHECK_IDS.length - skipped}\\n# fail 0`));
+      expect(tests.stdout).toMatch(new RegExp(`# pass ${5 + AUDIT_CHECK_IDS.length - skipped}\\n# fail 0`));
       expect(tests.stdout).toMatch(new RegExp(`# skipped ${skipped}\\n`));
     });
   },
 );
+
+/**
+ * A cookie an attacker planted before the sign-in (here their own signed-in session's) is not the
+ * victim's signed-in session after it: the README app's /login gives the browser a new session.
+ */
+async function expectSignInStartsNewSession(origin: string): Promise<void> {
+  const login = (user: string, cookie?: string) =>
+    fetch(`${origin}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie === undefined ? {} : { cookie }) },
+      body: new URLSearchParams({ user, phone: '+15550100008' }),
+    });
+  const sessionCookie = (answer: Response) => answer.headers.getSetCookie()[0]?.split(';')[0];
+  const planted = sessionCookie(await login('mallory'));
+  expect(planted).toBeDefined();
+  expect((await login('victim', planted)).status).toBe(303);
+  // Signed out on the planted cookie: the home page is the sign-in form again.
+  const home = await fetch(`${origin}/`, { headers: { cookie: planted! } });
+  expect(await home.text()).toContain('<form method="post" action="/login">');
+}
 
 /** The last output line holding `marker` (the kit may print its own log lines beside it). */
 function lineWith(output: string, marker: string): string {

@@ -57,6 +57,37 @@ test('refuses to start without a SESSION_SECRET of its own: a cookie key written
   }
 });
 
+/** The session cookie (`app.sid=...`) an answer sets, if any. */
+const sessionCookieOf = (answer: Response) =>
+  answer.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0] ?? '')
+    .find((pair) => pair.startsWith('app.sid='));
+const signInWith = (user: string, cookie?: string) =>
+  fetch(`${origin}/signin`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie === undefined ? {} : { cookie }) },
+    body: new URLSearchParams({ user }),
+  });
+const signedInUserOf = async (cookie: string) =>
+  ((await (await fetch(`${origin}/me`, { headers: { cookie } })).json()) as { user: string | null }).user;
+
+test('signing in starts a new session: a cookie an attacker planted before the sign-in is not signed in after it', async () => {
+  // The attacker gets a session cookie of the app (here by signing in as themselves) and plants it
+  // in the victim's browser, who then signs in with it.
+  const planted = sessionCookieOf(await signInWith('mallory'));
+  assert.ok(planted);
+  const victim = await signInWith('alice', planted);
+  assert.equal(victim.status, 303);
+  // The planted cookie names no signed-in session (nor the victim's step-up grants, kept by session).
+  assert.equal(await signedInUserOf(planted), null);
+  const victimCookie = sessionCookieOf(victim);
+  assert.ok(victimCookie);
+  assert.notEqual(victimCookie, planted);
+  assert.equal(await signedInUserOf(victimCookie), 'alice');
+});
+
 test('a change of number asks the user to confirm it is them first: a start alone texts the new number nothing', async () => {
   const browser = createTestBrowser();
   const signedIn = await browser.submitForm(await browser.get(`${origin}/`), { user: 'bob' });
