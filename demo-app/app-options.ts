@@ -16,4 +16,6 @@ export type DemoAppOptions = Pick<
   startLimits?: Pick<StartLimitsOptions, 'perUser' | 'perDestination' | 'perIp'>;
   /** The kit's SMS pumping rules (its default, 'record', when omitted); the operator page reads them. */
   pumping?: PumpingOptions;
+  /** The demo users (ids) who may use the operator page; default: Alice (usr_alice) alone. */
+  operators?: readonly string[] | undefined;
 };

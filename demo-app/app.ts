@@ -13,6 +13,7 @@ import type { VerificationKit, VerifyStore } from 'hosted-sms-verify-kit';
 import type { DemoAppOptions } from './app-options.ts';
 import { openDemoData, type DemoData } from './data.ts';
 import { createDemoKit } from './demo-kit.ts';
+import { DEFAULT_OPERATORS, setOperators } from './operators.ts';
 import { mountSecurityPages } from './routes/account-security.ts';
 import { mountApi } from './routes/api.ts';
 import { mountErrorPages, mountNotFound } from './routes/errors.ts';
@@ -55,6 +56,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   // Behind a TLS-terminating proxy set TRUST_PROXY (e.g. 1 or "loopback") so req.secure, and with
   // it the cookie's Secure flag, follow X-Forwarded-Proto. Off by default: nothing to trust on loopback.
   app.set('trust proxy', options.trustProxy);
+  setOperators(app, options.operators ?? DEFAULT_OPERATORS);
   mountSecurityHeaders(app, new URL(options.returnUrl).protocol === 'https:');
   mountSessions(app, options.sessionSecret, data.sessionStore);
   mountAssets(app);

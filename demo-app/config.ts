@@ -4,6 +4,8 @@
  * client secret and the session secret stay out of logs.
  */
 import { withoutPassword } from './data.ts';
+import { SEEDED_USERS } from './db.ts';
+import { DEFAULT_OPERATORS } from './operators.ts';
 
 export interface DemoConfig {
   /** The hosted service's base address; undefined = run against the bundled emulator. */
@@ -27,6 +29,8 @@ export interface DemoConfig {
   trustProxy: boolean | number | string;
   /** Pause between sweep runs of the in-process worker. */
   sweepIntervalMs: number;
+  /** The demo users who may use the operator page (DEMO_OPERATORS, comma-separated ids). */
+  operators: readonly string[];
   /** Run the in-process sweep worker (SWEEP_WORKER=off: another instance or the sweep job sweeps). */
   sweepWorker: boolean;
   /** Port of the bundled emulator (only when verifyBaseUrl is undefined). */
@@ -133,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     databaseUrl,
     sessionSecret,
     trustProxy: parseTrustProxy(text(env, 'TRUST_PROXY')),
+    operators: readOperators(env),
     sweepIntervalMs,
     sweepWorker: onOff(env, 'SWEEP_WORKER', true),
     emulatorPort,
@@ -208,6 +213,21 @@ function readSessionSecret(env: NodeJS.ProcessEnv, verifyBaseUrl: string | undef
   return sessionSecret;
 }
 
+/** Seeded users' ids, comma-separated: the operator page is theirs alone. */
+function readOperators(env: NodeJS.ProcessEnv): readonly string[] {
+  const raw = text(env, 'DEMO_OPERATORS');
+  if (raw === undefined) return DEFAULT_OPERATORS;
+  const ids = raw.split(',').map((id) => id.trim());
+  const seeded = SEEDED_USERS.map((user) => user.id);
+  const unknown = ids.find((id) => !seeded.includes(id));
+  if (unknown !== undefined) {
+    throw new ConfigError(
+      `DEMO_OPERATORS must list demo user ids separated by commas (${seeded.join(', ')}); got "${unknown}".`,
+    );
+  }
+  return ids;
+}
+
 function readEmulatorPageHost(env: NodeJS.ProcessEnv): string {
   const emulatorPageHost = text(env, 'EMULATOR_PAGE_HOST') ?? DEFAULTS.emulatorPageHost;
   if (!/^[a-z0-9.-]+$/i.test(emulatorPageHost)) {
@@ -243,6 +263,7 @@ export function describeConfig(config: DemoConfig): Record<string, unknown> {
     host: config.host,
     database: config.databaseUrl === undefined ? config.databasePath : withoutPassword(config.databaseUrl),
     trustProxy: config.trustProxy,
+    operators: config.operators,
     sweepIntervalMs: config.sweepIntervalMs,
     sweepWorker: config.sweepWorker,
   };

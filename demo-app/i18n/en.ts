@@ -136,6 +136,11 @@ export const en: DemoTexts = {
     signoutRefused: { title: 'Sign-out refused', message: 'The form expired; go back and try again.' },
     notFound: { title: 'Page not found', message: 'There is nothing at this address.' },
     badRequest: { title: 'That request could not be read', message: 'Go back and try again.' },
+    operatorOnly: {
+      title: 'For operators only',
+      message:
+        "This page is for the demo's operators (DEMO_OPERATORS; by default Alice Moreau). Nothing was shown or changed.",
+    },
     server: { title: 'Something went wrong', message: 'Nothing was changed. Please try again in a moment.' },
   },
   kit: {
@@ -150,7 +155,8 @@ export const en: DemoTexts = {
     title: 'Operator',
     lead:
       'SMS pumping, as the kit counts it: texts sent and verified per country, the rules that trip now, and ' +
-      'the decisions they made. In the demo every signed-in user may open this page; a real app keeps it for its staff.',
+      "the decisions they made. Only the demo's operators (DEMO_OPERATORS; by default Alice Moreau) may open this " +
+      'page or use its form: anyone else gets 403. A real app keeps it for its staff, by a role of its own.',
     off: "The kit's SMS pumping rules are off in this demo (pumping.mode 'off'): nothing is counted, so there is nothing to show.",
     chartTitle: 'Texts by country',
     chartLead: (days) => `Texts sent and verified per country, each of the last ${days} days.`,

@@ -148,6 +148,12 @@ export const fr: DemoTexts = {
     },
     notFound: { title: 'Page introuvable', message: 'Il n’y a rien à cette adresse.' },
     badRequest: { title: 'Cette requête n’a pas pu être lue', message: 'Revenez en arrière et réessayez.' },
+    operatorOnly: {
+      title: 'Réservé aux opérateurs',
+      message:
+        'Cette page est réservée aux opérateurs de la démo (DEMO_OPERATORS ; par défaut Alice Moreau). Rien n’a été ' +
+        'montré ni modifié.',
+    },
     server: { title: 'Une erreur s’est produite', message: 'Rien n’a été modifié. Réessayez dans un instant.' },
   },
   kit: {
@@ -164,8 +170,9 @@ export const fr: DemoTexts = {
     title: 'Opérateur',
     lead:
       'Le pompage de SMS, tel que le kit le compte : les SMS envoyés et vérifiés par pays, les règles qui se ' +
-      'déclenchent maintenant et les décisions qu’elles ont prises. Dans la démo, tout utilisateur connecté peut ' +
-      'ouvrir cette page ; une vraie application la réserve à son équipe.',
+      'déclenchent maintenant et les décisions qu’elles ont prises. Seuls les opérateurs de la démo (DEMO_OPERATORS ; ' +
+      'par défaut Alice Moreau) peuvent ouvrir cette page ou utiliser son formulaire : les autres reçoivent une erreur ' +
+      '403. Une vraie application la réserve à son équipe, par un rôle qui lui est propre.',
     off:
       'Les règles anti-pompage de SMS du kit sont désactivées dans cette démo (pumping.mode « off ») : rien n’est ' +
       'compté, il n’y a donc rien à afficher.',

@@ -111,6 +111,8 @@ export interface DemoTexts {
     signoutRefused: { title: string; message: string };
     notFound: { title: string; message: string };
     badRequest: { title: string; message: string };
+    /** A signed-in user who is not an operator, on the operator page or its form (403). */
+    operatorOnly: { title: string; message: string };
     server: { title: string; message: string };
   };
   kit: {

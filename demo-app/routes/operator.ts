@@ -1,7 +1,7 @@
 /**
  * The operator page (GET /operator/pumping) and its form (POST): SMS pumping read through the
- * kit's `kit.pumping`. Signed-in only, as every page of the demo; the demo has no roles, so every
- * demo user is an operator here (a real app keeps the page for its staff).
+ * kit's `kit.pumping`. For the demo's operators alone (operators.ts): anyone else signed in gets
+ * 403 for the page and its form, before anything is read or written.
  */
 import express from 'express';
 import type { Request, Response } from 'express';
@@ -10,6 +10,7 @@ import { demoCsrfValid } from '../csrf.ts';
 import type { DemoReads } from '../data.ts';
 import type { DemoUser } from '../db.ts';
 import { demoTexts } from '../i18n.ts';
+import { isOperator } from '../operators.ts';
 import { errorPage } from '../views/errors.ts';
 import { operatorPage, type PumpingView } from '../views/operator.ts';
 import { viewer, withUser } from './signed-in.ts';
@@ -82,6 +83,18 @@ async function applyForm(
   }
 }
 
+/** The operators' pages: a signed-in user who is not one gets the demo's 403 page, and nothing runs. */
+function withOperator(queries: DemoReads, handler: (req: Request, res: Response, user: DemoUser) => Promise<void>) {
+  return withUser(queries, async (req, res, user) => {
+    if (!isOperator(req, user)) {
+      const t = demoTexts(req);
+      res.status(403).send(errorPage({ t, status: 403, ...t.errors.operatorOnly, viewer: viewer(req, user) }));
+      return;
+    }
+    await handler(req, res, user);
+  });
+}
+
 export function mountOperatorPages(
   app: express.Express,
   queries: DemoReads,
@@ -95,7 +108,7 @@ export function mountOperatorPages(
 
   app.get(
     '/operator/pumping',
-    withUser(queries, async (req, res, user) => {
+    withOperator(queries, async (req, res, user) => {
       const o = demoTexts(req).operator;
       const done = req.query.done;
       const notice =
@@ -111,7 +124,7 @@ export function mountOperatorPages(
   app.post(
     '/operator/pumping',
     express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }),
-    withUser(queries, async (req, res, user) => {
+    withOperator(queries, async (req, res, user) => {
       const t = demoTexts(req);
       if (!demoCsrfValid(req)) {
         res.status(403).send(errorPage({ t, status: 403, ...t.errors.badRequest, viewer: viewer(req, user) }));

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { DemoReads } from '../data.ts';
 import { demoCsrfToken } from '../csrf.ts';
 import type { DemoUser } from '../db.ts';
+import { isOperator } from '../operators.ts';
 import '../session-data.ts';
 import type { Viewer } from '../views/layout.ts';
 
@@ -12,7 +13,7 @@ export async function signedInUser(queries: DemoReads, req: Request): Promise<De
 }
 
 export function viewer(req: Request, user: DemoUser): Viewer {
-  return { name: user.name, csrf: demoCsrfToken(req) };
+  return { name: user.name, csrf: demoCsrfToken(req), operator: isOperator(req, user) };
 }
 
 /** Pages for signed-in users; everyone else goes to the (fixed) sign-in path. */

@@ -13,6 +13,8 @@ export interface Viewer {
   name: string;
   /** Token for the demo's own forms (sign-out). */
   csrf: string;
+  /** May use the operator page: its link is shown to operators alone. */
+  operator: boolean;
 }
 
 export type NavItem = 'home' | 'activity' | 'verifications' | 'security' | 'operator';
@@ -28,7 +30,7 @@ ${
     : html`<nav class="main" aria-label="${t.nav.label}">
 ${link('/', t.nav.home, 'home')}${link('/activity', t.nav.activity, 'activity')}
 ${link('/verifications', t.nav.verifications, 'verifications')}${link('/security', t.nav.security, 'security')}
-${link('/operator/pumping', t.nav.operator, 'operator')}</nav>
+${viewer.operator ? link('/operator/pumping', t.nav.operator, 'operator') : ''}</nav>
 <div class="who"><span><span class="sr-only">${t.signedInAs} </span><strong>${viewer.name}</strong></span>
 <form method="post" action="/signout"><input type="hidden" name="_csrf" value="${viewer.csrf}">
 <button class="btn secondary small" type="submit">${t.signOut}</button></form></div>`

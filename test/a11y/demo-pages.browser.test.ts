@@ -90,6 +90,8 @@ async function waitForHostedPage(page: Page): Promise<string> {
 }
 
 const USER_FOR: Record<DemoLocale, DemoUserKey> = { en: 'alice', fr: 'bob' };
+/** The demo's operator (its default): the operator page is hers alone. */
+const OPERATOR: DemoUserKey = 'alice';
 /** The operator page's French number (the phone change texts it) and its block, one per language. */
 const OPERATOR_NUMBER: Record<DemoLocale, string> = { en: '+33612345678', fr: '+33698765432' };
 const OPERATOR_BLOCK: Record<DemoLocale, string> = { en: '+33612345', fr: '+33698765' };
@@ -150,7 +152,7 @@ for (const locale of ['en', 'fr'] as const) {
     it('the operator page: texts by country (chart and table), a tripped block, a decision, the form and its error', async () => {
       const context = await newContext(locale);
       const page = await context.newPage();
-      await signIn(page, locale, user);
+      await signIn(page, locale, OPERATOR);
       // A text to a French number: the user asks to change their number to it, confirms it's them
       // with the code texted to their own number, then confirms the change, which texts France.
       const messages = completeMessages(locale, demoKitMessages[locale]);
@@ -276,7 +278,7 @@ for (const locale of ['en', 'fr'] as const) {
       await Promise.all([context.close(), other.close()]);
     });
 
-    it('each error: landing 400s, 403, 405, a refused payout number (the demo’s own text)', async () => {
+    it('each error: landing 400s, 403 (a forged start; the operator page to a user who is not an operator), 405, a refused payout number (the demo’s own text)', async () => {
       const context = await newContext(locale);
       const page = await context.newPage();
       await signIn(page, locale, user);
@@ -314,6 +316,14 @@ for (const locale of ['en', 'fr'] as const) {
       expect(badNumber.status()).toBe(400);
       await check(page, locale, 'error 400 invalid_action_params (the demo’s own text)', t.account.digits);
       await context.close();
+
+      const other = await newContext(locale);
+      const otherPage = await other.newPage();
+      await signIn(otherPage, locale, 'chen');
+      const forbidden = await otherPage.goto(`${stack.demoUrl}/operator/pumping`);
+      expect(forbidden?.status()).toBe(403);
+      await check(otherPage, locale, 'error 403 operators only', t.errors.operatorOnly.title);
+      await other.close();
     });
   });
 }

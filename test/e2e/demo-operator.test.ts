@@ -3,8 +3,9 @@
  * emulator: the counts per country appear in the chart and in its table, an operator's block made
  * with the page's form shows among the rules that trip, the start it refuses appears among the
  * decisions with its number masked, and no full number appears anywhere on the page (on SQLite
- * and on PostgreSQL). Signed-out visitors are sent to sign in; a forged or malformed form writes
- * nothing; with the kit's pumping rules off the page says so.
+ * and on PostgreSQL). Signed-out visitors are sent to sign in; a signed-in user who is not an
+ * operator gets 403 for the page and its forms; a forged or malformed form writes nothing; with the
+ * kit's pumping rules off the page says so.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,24 +73,64 @@ describe('the operator page: who may use it', () => {
     expect(await stack.demo.kit.pumping.rules()).toEqual([]);
   });
 
-  it('refuses a forged form (403) and a malformed target (400 with the reason), writing nothing', async () => {
-    const bob = await new Agent(demoSite(stack)).signIn('bob');
+  it('is for operators only: a signed-in user who is not one gets 403 (the error page, in their language) for the page and each of its forms, the rules unchanged, and no link to it', async () => {
     const rulesBefore = await stack.demo.kit.pumping.rules();
-    const token = siteToken((await bob.request('/operator/pumping')).body);
-    const forged = await postOperator(bob, { act: 'block', target: 'NG' });
+    for (const name of ['bob', 'chen'] as const) {
+      const user = await new Agent(demoSite(stack)).signIn(name);
+      const home = await user.request('/');
+      const token = siteToken(home.body);
+      for (const [language, acceptLanguage] of [
+        ['en', 'en-GB'],
+        ['fr', 'fr-FR'],
+      ] as const) {
+        const headers = { 'accept-language': acceptLanguage };
+        const page = await user.request('/operator/pumping', { headers });
+        expect(page.status, `GET as ${name} [${language}]`).toBe(403);
+        const refusal = shown(DEMO_TEXTS[language].errors.operatorOnly.title);
+        expect(page.body).toContain(`<html lang="${language}">`);
+        expect(page.body).toContain(refusal);
+        // None of the page's data: no counts, no decisions (addresses, userRefs), no form.
+        for (const id of ['texts-table', 'tripped-table', 'decisions-table', 'act-heading']) {
+          expect(page.body).not.toContain(`id="${id}"`);
+        }
+        for (const act of ['block', 'release', 'clear']) {
+          const post = await user.postForm(
+            '/operator/pumping',
+            { _csrf: token, act, target: 'NG' },
+            { origin: user.origin, 'sec-fetch-site': 'same-origin', ...headers },
+          );
+          expect(post.status, `${act} as ${name} [${language}]`).toBe(403);
+          expect(post.body).toContain(refusal);
+        }
+      }
+      expect(home.body).not.toContain('href="/operator/pumping"');
+    }
+    expect(await stack.demo.kit.pumping.rules()).toEqual(rulesBefore);
+
+    // The operator (Alice, the demo's default) has the link and the page.
+    const alice = await new Agent(demoSite(stack)).signIn('alice');
+    expect((await alice.request('/')).body).toContain('href="/operator/pumping"');
+    expect((await alice.request('/operator/pumping')).status).toBe(200);
+  });
+
+  it('refuses a forged form (403) and a malformed target (400 with the reason), writing nothing', async () => {
+    const alice = await new Agent(demoSite(stack)).signIn('alice');
+    const rulesBefore = await stack.demo.kit.pumping.rules();
+    const token = siteToken((await alice.request('/operator/pumping')).body);
+    const forged = await postOperator(alice, { act: 'block', target: 'NG' });
     expect(forged.status).toBe(403);
-    const crossSite = await bob.postForm(
+    const crossSite = await alice.postForm(
       '/operator/pumping',
       { _csrf: token, act: 'block', target: 'NG' },
       { 'sec-fetch-site': 'cross-site' },
     );
     expect(crossSite.status).toBe(403);
     for (const target of ['Nigeria', '+33 61x', '', '+1']) {
-      const refused = await postOperator(bob, { _csrf: token, act: 'block', target });
+      const refused = await postOperator(alice, { _csrf: token, act: 'block', target });
       expect(refused.status, target).toBe(400);
       expect(refused.body).toContain(shown(en.invalidTarget));
     }
-    const badAct = await postOperator(bob, { _csrf: token, act: 'erase', target: 'NG' });
+    const badAct = await postOperator(alice, { _csrf: token, act: 'erase', target: 'NG' });
     expect(badAct.status).toBe(400);
     expect(badAct.body).toContain(shown(en.invalidAct));
     expect(await stack.demo.kit.pumping.rules()).toEqual(rulesBefore);
@@ -214,7 +255,7 @@ for (const store of ['SQLite', 'PostgreSQL'] as const) {
 }
 
 describe('the operator page with the kit’s pumping rules off', () => {
-  it('says so in a sentence, in both languages, and its form answers 409', async () => {
+  it('says so in a sentence, in both languages, and its form answers 409 (to an operator named in `operators`)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'demo-pumping-off-'));
     const demo = createDemoApp({
       verifyBaseUrl: stack.emulatorUrl,
@@ -225,6 +266,7 @@ describe('the operator page with the kit’s pumping rules off', () => {
       sessionSecret: 'another-long-session-secret-value',
       trustProxy: false,
       pumping: { mode: 'off' },
+      operators: ['usr_chen'],
     });
     try {
       const agent = request.agent(demo.app);

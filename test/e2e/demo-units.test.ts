@@ -40,7 +40,15 @@ describe('demo configuration', () => {
       emulatorPageHost: 'verify.localhost',
       trustProxy: false,
       sweepWorker: true,
+      operators: ['usr_alice'],
     });
+  });
+
+  it('DEMO_OPERATORS names the operator page’s users (seeded ids, comma-separated); an unknown id is refused', () => {
+    expect(loadConfig({ DEMO_OPERATORS: 'usr_bob, usr_chen' }).operators).toEqual(['usr_bob', 'usr_chen']);
+    expect(() => loadConfig({ DEMO_OPERATORS: 'usr_bob,mallory' })).toThrow(
+      'DEMO_OPERATORS must list demo user ids separated by commas (usr_alice, usr_bob, usr_chen); got "mallory".',
+    );
   });
 
   it('SWEEP_WORKER=off runs an instance without its sweep worker; anything but on/off is refused', () => {
