@@ -596,6 +596,95 @@ describe.concurrent('the audit catches: a typed number', () => {
   }, 120_000);
 });
 
+describe.concurrent('the audit catches: the sign-in', () => {
+  it('a sign-in that gives the browser a new session but signs the one it came with in too ("other tabs stay signed in") fails session.fixation, though the cookie changed', async () => {
+    const same = (url: string) => ({ origin: url, 'sec-fetch-site': 'same-origin' });
+    const { failed, table } = await audit(
+      {
+        before: (app, ctx) => {
+          app.post('/login', express.urlencoded({ extended: false }), (req, res, next) => {
+            const user = String((req.body as { user?: unknown }).user);
+            const cameWith = req.sessionID;
+            req.session.regenerate((error) => {
+              if (error) return next(error);
+              sess(req).user = user;
+              const csrf = ctx.kit.csrfToken(req);
+              // The mistake: the session id the browser came with is signed in as this user too.
+              const copy = { cookie: req.session.cookie, user, verifyKitCsrf: csrf };
+              req.sessionStore.set(cameWith, copy as unknown as typeof req.session, (stored) => {
+                if (stored) return next(stored);
+                res.setHeader('Cache-Control', 'no-store');
+                res.json({ csrf });
+              });
+            });
+          });
+        },
+      },
+      ['session.fixation'],
+      async (app) => {
+        // The mistake is real: the victim's sign-in replaced the planted cookie, yet the attacker's
+        // browser, holding only that cookie, starts a verification as the victim.
+        const attacker = new AuditAgent(app.url, () => {});
+        await attacker.postForm('/login', { user: `attacker${randomBytes(3).toString('hex')}` });
+        const planted = new Map(attacker.jar.get(new URL(app.url).origin));
+        const victim = new AuditAgent(app.url, () => {});
+        victim.jar.set(new URL(app.url).origin, new Map(planted));
+        const login = await victim.postForm('/login', { user: `victim${randomBytes(3).toString('hex')}` });
+        const { csrf } = JSON.parse(login.body) as { csrf: string };
+        expect(victim.jar.get(new URL(app.url).origin)?.get('sample.sid')).not.toBe(planted.get('sample.sid'));
+        const start = await attacker.postForm('/verify/start', { _csrf: csrf, action: 'grant' }, same(app.url));
+        const handoff = /name="hx" value="([^"]*)"/.exec(start.body)?.[1] ?? '';
+        const session = await app.emulator.control.sessionByHandoff(handoff);
+        const victimStart = await victim.postForm('/verify/start', { _csrf: csrf, action: 'grant' }, same(app.url));
+        const victimHandoff = /name="hx" value="([^"]*)"/.exec(victimStart.body)?.[1] ?? '';
+        expect(session.userRef).toBe((await app.emulator.control.sessionByHandoff(victimHandoff)).userRef);
+      },
+    );
+    expect(failed, table).toEqual(['session.fixation']);
+  }, 120_000);
+
+  it('a home page that opens a session before sign-in, and a sign-in (refused to a browser already signed in) that signs that session in, fails session.fixation', async () => {
+    const same = (url: string) => ({ origin: url, 'sec-fetch-site': 'same-origin' });
+    const { failed, table } = await audit(
+      {
+        before: (app, ctx) => {
+          app.get('/', (req, res) => {
+            // "Remember the visitor's language": a session before anyone signs in.
+            (req.session as unknown as { language?: string }).language = 'en';
+            res.setHeader('Cache-Control', 'no-store');
+            res.type('html').send('<!doctype html><title>Home</title><h1>Welcome</h1>');
+          });
+          app.post('/login', express.urlencoded({ extended: false }), (req, res) => {
+            // Like the demo, a browser already signed in is not signed in again.
+            if (sess(req).user !== undefined) {
+              res.status(403).json({ error: 'signed_in' });
+              return;
+            }
+            sess(req).user = String((req.body as { user?: unknown }).user);
+            res.setHeader('Cache-Control', 'no-store');
+            res.json({ csrf: ctx.kit.csrfToken(req) });
+          });
+        },
+      },
+      ['session.fixation'],
+      async (app) => {
+        // The mistake is real: the cookie the home page gave the attacker's browser is the victim's
+        // signed-in session once she signs in with it.
+        const origin = new URL(app.url).origin;
+        const attacker = new AuditAgent(app.url, () => {});
+        await attacker.request('/');
+        const victim = new AuditAgent(app.url, () => {});
+        victim.jar.set(origin, new Map(attacker.jar.get(origin)));
+        const login = await victim.postForm('/login', { user: `victim${randomBytes(3).toString('hex')}` });
+        const { csrf } = JSON.parse(login.body) as { csrf: string };
+        const start = await attacker.postForm('/verify/start', { _csrf: csrf, action: 'grant' }, same(app.url));
+        expect(start.body).toContain('verify-kit-handoff');
+      },
+    );
+    expect(failed, table).toEqual(['session.fixation']);
+  }, 120_000);
+});
+
 /** Controls: mistakes the audit caught before these (they must stay caught). */
 describe.concurrent('controls: mistakes the audit catches', () => {
   it('a start that re-serves the same handoff page for 60 s (one session, one state for several attempts) fails some check', async () => {

@@ -101,6 +101,7 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['allowsPremiumRate', ['entered.refused-number']],
   ['numberOnDonePage', ['entered.number-masked']],
   ['unguardedStart', ['step-up.action-start']],
+  ['keepsSessionOnSignIn', ['session.fixation']],
 ];
 
 /** The secret as it could leak: as is, URL-encoded, HTML- and JSON-escaped, in base64 alone and as Basic credentials. */

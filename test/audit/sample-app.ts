@@ -8,6 +8,8 @@
  * - `secretInQuery`: the action's successPath carries the client secret in its query.
  * - `noStartLimits`: the kit's start limits turned off.
  * - `looseCookie`: the session cookie without HttpOnly and with SameSite None.
+ * - `keepsSessionOnSignIn`: the sign-in sets the user on the session the browser came with (no
+ *   regenerate), so a cookie planted before it is signed in as the victim afterwards.
  * - `grantsOnRedirect`: grants when the landing redirects to the success page, not inside fulfil.
  * - `stripsOrigin`: a middleware drops Origin and Sec-Fetch-Site ("our CDN mangles them"); the
  *   step-up guard then keeps no form (403).
@@ -129,7 +131,8 @@ export type Flaw =
   | 'allowsPremiumRate'
   | 'numberOnDonePage'
   | 'remembersTypedNumber'
-  | 'unguardedStart';
+  | 'unguardedStart'
+  | 'keepsSessionOnSignIn';
 
 /** Flaws whose client secret holds characters HTML and JSON escape. */
 const ESCAPED_SECRET_FLAWS: readonly (Flaw | undefined)[] = ['secretInPage', 'secretInLog', 'secretInHeader'];
@@ -625,12 +628,15 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
       res.status(400).json({ error: 'user' });
       return;
     }
-    req.session.regenerate((error) => {
+    const signIn = (error?: unknown) => {
       if (error) return next(error);
       (req.session as { user?: string }).user = user;
       res.setHeader('Cache-Control', 'no-store');
       res.json({ csrf: kit.csrfToken(req) });
-    });
+    };
+    // The flaw sets the user on the session the browser came with.
+    if (flaw === 'keepsSessionOnSignIn') signIn();
+    else req.session.regenerate(signIn);
   });
   if (flaw === 'fillsMissingToken') {
     app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {

@@ -2,6 +2,7 @@
 import type { AuditCheck } from './check.ts';
 import { enteredChecks } from './checks-entered.ts';
 import { exposureChecks } from './checks-exposure.ts';
+import { fixationChecks } from './checks-fixation.ts';
 import { forgedChecks } from './checks-forged.ts';
 import { pageChecks } from './checks-pages.ts';
 import { redirectChecks } from './checks-redirect.ts';
@@ -18,6 +19,7 @@ export const AUDIT_CHECKS: readonly AuditCheck[] = [
   ...redirectChecks,
   ...startChecks,
   ...sessionChecks,
+  ...fixationChecks,
   ...stepUpChecks,
   ...stepUpStartChecks,
   ...enteredChecks,

@@ -1,0 +1,112 @@
+/**
+ * The app's own sign-in must start a new session. The kit keys step-up grants, kept forms and the
+ * start token by the browser session: a sign-in that keeps the session id the browser came with
+ * lets whoever planted that cookie share the victim's signed-in session afterwards.
+ */
+import { parseHandoffPage, type AuditAgent } from './agent.ts';
+import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
+import { describeThrown } from './hooks.ts';
+import type { AuditUser, AuditWorld } from './world.ts';
+
+/** The browser's cookies for the app, by name (values stay here: evidence names cookies only). */
+function cookiesOf(world: AuditWorld, agent: AuditAgent): Map<string, string> {
+  return new Map(agent.jar.get(world.options.appOrigin) ?? []);
+}
+
+function namesOf(cookies: Map<string, string>): string {
+  return [...cookies.keys()].join(', ');
+}
+
+/** The attacker's browser and the cookies it plants; `token` is its own start token, when it signed in. */
+interface Planted {
+  agent: AuditAgent;
+  cookies: Map<string, string>;
+  token?: string;
+}
+
+/**
+ * What an attacker can plant: the cookie the app's first page (the sign-in form's, or `/`) sets
+ * before anyone signs in; when it sets none, his own, from signing in as himself.
+ */
+async function attackersCookie(world: AuditWorld, verdict: Verdict): Promise<Planted> {
+  const { signIn } = world.options;
+  const first = typeof signIn === 'function' ? '/' : signIn.path;
+  const agent = world.agent();
+  await agent.request(first);
+  const cookies = cookiesOf(world, agent);
+  if (cookies.size > 0) {
+    verdict.note(`planted: ${namesOf(cookies)}, as ${first} set it before any sign-in`);
+    return { agent, cookies };
+  }
+  const attacker = await world.signIn();
+  const own = cookiesOf(world, attacker.agent);
+  verdict.note(
+    `${first} set no cookie before sign-in; planted: ${namesOf(own) || 'nothing'}, as the attacker's own sign-in set it`,
+  );
+  return { agent: attacker.agent, cookies: own, token: attacker.csrf };
+}
+
+/**
+ * Starts from the attacker's browser (its planted cookie only) with each token it could read from
+ * a page of that session: true when one started a verification for the victim.
+ */
+async function startsAsVictim(
+  world: AuditWorld,
+  verdict: Verdict,
+  planted: Planted,
+  victim: AuditUser,
+  victimAttempt: { userRef: string; phone: string },
+): Promise<boolean> {
+  const tokens: [string, string][] = [[victim.csrf, "the victim's start token"]];
+  if (planted.token !== undefined) tokens.push([planted.token, 'its own start token']);
+  const attacker: AuditUser = { name: 'attacker', agent: planted.agent, csrf: victim.csrf };
+  for (const [token, whose] of tokens) {
+    const answer = await world.postStart(attacker, undefined, { token, phone: victimAttempt.phone });
+    verdict.note(`the planted cookie's browser, with ${whose}: ${describeAnswer(answer)}`);
+    if (parseHandoffPage(answer.body) === undefined) continue;
+    const attempt = await world.attemptOf(answer);
+    if (attempt.userRef === victimAttempt.userRef) return true;
+    verdict.note('that start was for the attacker, not the victim');
+  }
+  return false;
+}
+
+export const fixationChecks: AuditCheck[] = [
+  {
+    id: 'session.fixation',
+    title: "Signing in starts a new session: a cookie planted before the sign-in is not the victim's session after it",
+    fix: 'In your sign-in, call req.session.regenerate() before setting the user, then req.session.save() before redirecting (express-session), so the session id the browser came with is never signed in.',
+    phase: 'concurrent',
+    async run(world, verdict) {
+      const planted = await attackersCookie(world, verdict);
+      if (planted.cookies.size === 0) {
+        verdict.note('the app set no cookie, before or at sign-in: there is no session cookie to plant');
+        return;
+      }
+      const victimAgent = world.agent();
+      victimAgent.jar.set(world.options.appOrigin, new Map(planted.cookies));
+      let victim: AuditUser;
+      try {
+        victim = await world.signIn(undefined, victimAgent);
+      } catch (error) {
+        // Only the attacker's signed-in cookie was there to plant: an app may refuse to sign in a
+        // browser already signed in, and then nobody's session is shared.
+        if (planted.token === undefined) throw error;
+        verdict.note(`your sign-in refused the browser already signed in as the attacker: ${describeThrown(error)}`);
+        return;
+      }
+      const after = cookiesOf(world, victimAgent);
+      const kept = [...planted.cookies].filter(([name, value]) => after.get(name) === value).map(([name]) => name);
+      verdict.note(`kept as planted by the victim's sign-in: ${kept.join(', ') || 'none'}`);
+      // The same number typed (an action that texts a typed number): the service's userRef may be
+      // bound to the number as well as the user.
+      const phone = world.newNumber();
+      const { userRef } = await world.attemptOf(await world.postStart(victim, undefined, { phone }));
+      const shared = await startsAsVictim(world, verdict, planted, victim, { userRef, phone });
+      verdict.expect(
+        !shared,
+        `a browser holding only the cookie planted before the sign-in started a verification as the user who signed in (the sign-in kept ${kept.join(', ') || 'the planted session'})`,
+      );
+    },
+  },
+];
