@@ -3,7 +3,7 @@
  * it and no others, and the same app without a flaw passes every check.
  */
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   AUDIT_CHECK_IDS,
   auditIntegration,
@@ -146,15 +146,10 @@ function secretIn(report: AuditReport, app: SampleApp): string[] {
   );
 }
 
-/**
- * The sample app for the running test, closed when that test ends: sixty apps (their emulators,
- * databases and sessions) kept open to the end of the file made every garbage collection slower.
- */
-async function sampleAppFor(test: TestContext, ...args: Parameters<typeof startSampleApp>): Promise<SampleApp> {
-  const app = await startSampleApp(...args);
-  test.onTestFinished(() => app.close());
-  return app;
-}
+const apps: SampleApp[] = [];
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.close()));
+});
 
 /**
  * The flaws to audit; all unless AUDIT_FLAWS names some (the Express 4 run, see vitest.config.ts,
@@ -168,8 +163,9 @@ describe.concurrent('the sample app, flaw by flaw', () => {
     expect(chosenFlaws?.filter((flaw) => !EXPECTED.some(([known]) => known === flaw)) ?? []).toEqual([]);
   });
   for (const [flaw, expected] of audited) {
-    it(`${flaw}: fails exactly ${expected.length === 0 ? 'nothing' : expected.join(', ')}`, async (test) => {
-      const app = await sampleAppFor(test, flaw === 'none' ? undefined : flaw);
+    it(`${flaw}: fails exactly ${expected.length === 0 ? 'nothing' : expected.join(', ')}`, async () => {
+      const app = await startSampleApp(flaw === 'none' ? undefined : flaw);
+      apps.push(app);
       const report = await auditIntegration(app.auditOptions);
       expect(failedIds(report).sort(), formatAuditTable(report)).toEqual([...expected].sort());
       // The audit's own output never quotes the secret, and its tour never left the app's origin.
@@ -188,8 +184,9 @@ describe('leak.secret says where the secret is, never the text', () => {
     ['secretInBlob', /^the client secret \(base64\) in GET \/done response header location$/m],
   ];
   for (const [flaw, line] of where) {
-    it(`${flaw}: ${line.source}`, async (test) => {
-      const app = await sampleAppFor(test, flaw);
+    it(`${flaw}: ${line.source}`, async () => {
+      const app = await startSampleApp(flaw);
+      apps.push(app);
       const report = await auditIntegration({ ...app.auditOptions, only: ['leak.secret'] });
       const evidence = report.checks[0]!.evidence.join('\n');
       expect(evidence).toMatch(line);
@@ -199,9 +196,9 @@ describe('leak.secret says where the secret is, never the text', () => {
 });
 
 describe('evidence quoting a page whose title carries the secret', () => {
-  it('keeps no fragment of the secret where the page name is cut short, in the table or the JSON report', async (test) => {
+  it('keeps no fragment of the secret where the page name is cut short, in the table or the JSON report', async () => {
     // An error page echoing what the app sent upstream: the secret straddles the page name's cut.
-    const app = await sampleAppFor(test, {
+    const app = await startSampleApp({
       // Nothing of the page name's own words is part of it.
       secret: `tq${randomBytes(16).toString('hex')}`,
       before: (express, ctx) => {
@@ -218,6 +215,7 @@ describe('evidence quoting a page whose title carries the secret', () => {
         });
       },
     });
+    apps.push(app);
     const report = await auditIntegration({ ...app.auditOptions, only: ['forged.unknown-session'] });
     const evidence = report.checks[0]!.evidence.join('\n');
     // The page name was quoted (so the cut was reached), without what it held of the secret.
@@ -228,16 +226,18 @@ describe('evidence quoting a page whose title carries the secret', () => {
 });
 
 describe("the emulator's hosted page on a host name of its own", () => {
-  it('verify.localhost (as the emulator command serves it) is reached on loopback, as browsers do: every check runs and passes', async (test) => {
-    const app = await sampleAppFor(test, { emulatorPageHost: 'verify.localhost' });
+  it('verify.localhost (as the emulator command serves it) is reached on loopback, as browsers do: every check runs and passes', async () => {
+    const app = await startSampleApp({ emulatorPageHost: 'verify.localhost' });
+    apps.push(app);
     const report = await auditIntegration(app.auditOptions);
     expect(failedIds(report), formatAuditTable(report)).toEqual([]);
     expect(notRunIds(report), formatAuditTable(report)).toEqual([]);
   }, 120_000);
 
-  it('a page host nothing answers on: the checks that need the page are not run, each with the reason, and none fails with a fix', async (test) => {
+  it('a page host nothing answers on: the checks that need the page are not run, each with the reason, and none fails with a fix', async () => {
     // The emulator listens on 127.0.0.1 only: its page at [::1] refuses the connection.
-    const app = await sampleAppFor(test, { emulatorPageHost: '::1' });
+    const app = await startSampleApp({ emulatorPageHost: '::1' });
+    apps.push(app);
     const report = await auditIntegration(app.auditOptions);
     const table = formatAuditTable(report);
     expect(failedIds(report), table).toEqual([]);
@@ -252,8 +252,9 @@ describe("the emulator's hosted page on a host name of its own", () => {
 });
 
 describe('an app that stops answering during the audit', () => {
-  it('fails the check that found it gone: a crashed app is never a check skipped as not run', async (test) => {
-    const app = await sampleAppFor(test);
+  it('fails the check that found it gone: a crashed app is never a check skipped as not run', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
     const signIn = app.auditOptions.signIn as SignInFunction;
     let signIns = 0;
     const report = await auditIntegration({
@@ -276,9 +277,10 @@ describe('an app that stops answering during the audit', () => {
 });
 
 describe('evidence says what was seen, not only the status', () => {
-  it("step-up.expired names the page each answer showed: the guard's Confirm it's you page, or the route's own", async (test) => {
-    const good = await sampleAppFor(test);
-    const unlocked = await sampleAppFor(test, 'accountUnlocked');
+  it("step-up.expired names the page each answer showed: the guard's Confirm it's you page, or the route's own", async () => {
+    const good = await startSampleApp();
+    const unlocked = await startSampleApp('accountUnlocked');
+    apps.push(good, unlocked);
     const only = ['step-up.expired'];
     const [passed, failed] = await Promise.all([
       auditIntegration({ ...good.auditOptions, only }),
@@ -296,8 +298,9 @@ describe('evidence says what was seen, not only the status', () => {
 describe("without a probe: effects counted through the kit's read API", () => {
   const readApi = (app: SampleApp) => ({ ...app.auditOptions, probe: undefined, kit: app.kit });
 
-  it('skipsStateCheck fails its three checks and no other (the kit marks the forged fulfilment)', async (test) => {
-    const app = await sampleAppFor(test, 'skipsStateCheck');
+  it('skipsStateCheck fails its three checks and no other (the kit marks the forged fulfilment)', async () => {
+    const app = await startSampleApp('skipsStateCheck');
+    apps.push(app);
     const report = await auditIntegration(readApi(app));
     expect(report.counting).toBe('read-api');
     expect(failedIds(report).sort()).toEqual(['forged.foreign-session', 'forged.missing-state', 'forged.wrong-state']);
@@ -307,8 +310,9 @@ describe("without a probe: effects counted through the kit's read API", () => {
 describe('the step-up checks need the guarded routes', () => {
   const stepUpIds = AUDIT_CHECK_IDS.filter((id) => id.startsWith('step-up.'));
 
-  it('without `stepUp` (nor an action with requireRecentVerification) they are reported as not run (never passed), with the option to give, and the report is not failed by them', async (test) => {
-    const app = await sampleAppFor(test);
+  it('without `stepUp` (nor an action with requireRecentVerification) they are reported as not run (never passed), with the option to give, and the report is not failed by them', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
     const actions = app.auditOptions.actions.map(({ requireRecentVerification: _, ...action }) => action);
     const report = await auditIntegration({ ...app.auditOptions, stepUp: undefined, actions, only: stepUpIds });
     expect(notRunIds(report)).toEqual(stepUpIds);
@@ -325,8 +329,9 @@ describe('the step-up checks need the guarded routes', () => {
     expect(formatAuditTable(report)).toMatch(/0 passed, 0 failed, 9 not run/);
   }, 60_000);
 
-  it('without a clock (nor sweep.clock) the expired-grant check is not run; with only the POST route, the GET checks are not run', async (test) => {
-    const app = await sampleAppFor(test);
+  it('without a clock (nor sweep.clock) the expired-grant check is not run; with only the POST route, the GET checks are not run', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
     const { clock: _clock, sweep: _sweep, stepUp = [], ...rest } = app.auditOptions;
     const report = await auditIntegration({
       ...rest,
@@ -343,8 +348,9 @@ describe('the step-up checks need the guarded routes', () => {
 describe('the typed-number checks need an action with enteredNumber', () => {
   const enteredIds = AUDIT_CHECK_IDS.filter((id) => id.startsWith('entered.'));
 
-  it('without one they are reported as not run (never passed), with the option to give; a bad enteredNumber is refused with the fix', async (test) => {
-    const app = await sampleAppFor(test);
+  it('without one they are reported as not run (never passed), with the option to give; a bad enteredNumber is refused with the fix', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
     const actions = [{ name: 'grant' }];
     const report = await auditIntegration({ ...app.auditOptions, actions, only: enteredIds });
     expect(enteredIds).toEqual([
@@ -367,8 +373,9 @@ describe('the typed-number checks need an action with enteredNumber', () => {
 });
 
 describe('the step-up start check needs an action with requireRecentVerification', () => {
-  it('without one it is reported as not run (never passed), with the option to give; a bad one is refused with the fix', async (test) => {
-    const app = await sampleAppFor(test);
+  it('without one it is reported as not run (never passed), with the option to give; a bad one is refused with the fix', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
     const only = ['step-up.action-start'];
     const report = await auditIntegration({ ...app.auditOptions, actions: [{ name: 'grant' }], only });
     expect(report.checks.map((c) => [c.id, c.status, c.evidence[0]])).toEqual([
@@ -388,8 +395,9 @@ describe('the step-up start check needs an action with requireRecentVerification
 });
 
 describe('the step-up start check says what it did not try', () => {
-  it('without a GET route of `stepUp` of another scope, its evidence says a grant of another scope was not tried; with one, that it was', async (test) => {
-    const app = await sampleAppFor(test);
+  it('without a GET route of `stepUp` of another scope, its evidence says a grant of another scope was not tried; with one, that it was', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
     const only = ['step-up.action-start'];
     const { stepUp = [] } = app.auditOptions;
     const without = await auditIntegration({
@@ -410,8 +418,9 @@ describe('the step-up start check says what it did not try', () => {
 });
 
 describe('the sweep check needs the sweep', () => {
-  it('without `sweep`, sweep.never-returns is not run (never failed), with the option to give, and the report is not failed by it', async (test) => {
-    const app = await sampleAppFor(test);
+  it('without `sweep`, sweep.never-returns is not run (never failed), with the option to give, and the report is not failed by it', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
     const { sweep: _sweep, ...rest } = app.auditOptions;
     const report = await auditIntegration({ ...rest, only: ['sweep.never-returns'] });
     expect(report.checks.map((c) => [c.id, c.status, c.evidence[0]])).toEqual([
@@ -422,8 +431,9 @@ describe('the sweep check needs the sweep', () => {
 });
 
 describe('options', () => {
-  it('an `only` naming no check is refused, never an audit of nothing that passes', async (test) => {
-    const app = await sampleAppFor(test);
+  it('an `only` naming no check is refused, never an audit of nothing that passes', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
     for (const only of [[], ['']]) {
       await expect(auditIntegration({ ...app.auditOptions, only })).rejects.toThrow(
         '`only` names no check: list check ids (AUDIT_CHECK_IDS), or leave it out to run every check.',
@@ -431,8 +441,9 @@ describe('options', () => {
     }
   }, 60_000);
 
-  it('the guarded routes are checked when called: each problem says how to fix the call', async (test) => {
-    const app = await sampleAppFor(test);
+  it('the guarded routes are checked when called: each problem says how to fix the call', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
     const call = auditIntegration({
       ...app.auditOptions,
       stepUp: [
