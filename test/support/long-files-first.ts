@@ -10,34 +10,33 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * `project:file` of the files that run longest, longest first, with their seconds on the 2-core
- * machine (each measured in a run of its own folder, under the usual load of other work). Re-measure
- * when one of them changes much, or when a file not listed grows past the last of them.
+ * `project:file` of the files that run longest, longest first, with their seconds in a whole run on
+ * the 2-core machine while other work loaded it (load average about 10; a quiet run takes about half).
+ * Re-measure when one of them changes much, or when a file not listed grows past the last of them.
  */
 export const LONG_FILES = [
-  'express5:test/audit/fixtures.test.ts', // 145: the audit against every flaw of the sample app
-  'express5:test/cli/config-never-loads.test.ts', // 120: the audit command's deadline for a configuration, mostly asleep
-  'express5:test/a11y/demo-pages.browser.test.ts', // 115: Chromium through every demo page
-  'express5:test/a11y/kit-pages.browser.test.ts', // 80
-  'express5:test/pumping/fraud-command.test.ts', // 75: the store's 30 s and the close's 10 s deadlines, asleep
-  'express5:test/audit/harm.test.ts', // 50: two full audits of the demo back to back
-  'express5:test/e2e/demo.test.ts', // 45
-  'express5:test/e2e/demo-step-up.browser.test.ts', // 40
-  'express5:test/package/package.test.ts', // 35: packs the tarball and installs it in scratch apps
-  'express5:test/e2e/demo-change-phone.browser.test.ts', // 35
-  'express4:test/audit/fixtures.test.ts', // 35: the sound app and two flaws (AUDIT_FLAWS)
-  'express5:test/sweep/pacing.test.ts', // 30: paced reads in real time
-  'express5:test/store/conformance.test.ts', // 25: four-process races on each store
-  'express5:test/sweep/hung-store.test.ts', // 25
-  'express5:test/store/postgres-store.test.ts', // 25
-  'express5:test/store/ordering-outbox.test.ts', // 20: four-process races on each store
-  'express5:test/audit/false-passes.test.ts', // 20
-  'express5:test/faults/crash.test.ts', // 20: app processes killed and restarted
-  'express5:test/faults/faults.test.ts', // 17
-  'express5:test/property/interleavings.test.ts', // 17
-  'express5:test/kit/pumping.test.ts', // 15
-  'express5:test/audit/node-test-adapter.test.ts', // 15
-  'express5:test/e2e/passkey-destination.browser.test.ts', // 15
+  'express5:test/audit/fixtures.test.ts', // 277: the audit against every flaw of the sample app
+  'express5:test/a11y/demo-pages.browser.test.ts', // 102: Chromium through every demo page
+  'express5:test/package/package.test.ts', // 94: packs the tarball and installs it in scratch apps
+  'express5:test/a11y/kit-pages.browser.test.ts', // 78
+  'express5:test/e2e/demo.test.ts', // 60
+  'express5:test/pumping/fraud-command.test.ts', // 55: the bin, 30 times, on both stores
+  'express5:test/faults/crash.test.ts', // 43: app processes killed and restarted
+  'express4:test/audit/fixtures.test.ts', // 41: the sound app and two flaws (AUDIT_FLAWS)
+  'express5:test/audit/harm.test.ts', // 41: two full audits of the demo back to back
+  'express5:test/e2e/demo-change-phone.browser.test.ts', // 38
+  'express5:test/store/postgres-store.test.ts', // 35
+  'express5:test/sweep/bin.test.ts', // 35
+  'express5:test/sweep/pacing.test.ts', // 29: paced reads in real time
+  'express5:test/e2e/demo-step-up.browser.test.ts', // 28
+  'express5:test/sweep/hung-store.test.ts', // 27
+  'express5:test/kit/pumping.test.ts', // 23
+  'express5:test/pumping/decision-bound.test.ts', // 22
+  'express5:test/multi-instance/postgres-instances.test.ts', // 21
+  'express5:test/store/conformance.test.ts', // 21: four-process races on each store
+  'express5:test/kit/ready-client-answers.test.ts', // 20
+  'express5:test/audit/false-passes.test.ts', // 18
+  'express5:test/faults/faults.test.ts', // 18
 ];
 
 /** Starts the files of LONG_FILES first, in its order; every other file keeps vitest's own order. */
