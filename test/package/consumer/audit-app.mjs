@@ -78,9 +78,13 @@ app.use(
     cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto' },
   }),
 );
-app.post('/login', express.urlencoded({ extended: false }), (req, res) => {
-  req.session.user = String(req.body.user);
-  res.json({ csrf: kit.csrfToken(req) });
+app.post('/login', express.urlencoded({ extended: false }), (req, res, next) => {
+  // A new session id at sign-in: a cookie planted before it never becomes the signed-in session.
+  req.session.regenerate((error) => {
+    if (error) return next(error);
+    req.session.user = String(req.body.user);
+    res.json({ csrf: kit.csrfToken(req) });
+  });
 });
 app.use(kit.router);
 app.get('/done', (_req, res) => res.send('Phone confirmed'));

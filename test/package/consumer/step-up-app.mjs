@@ -47,9 +47,13 @@ app.use(
     cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto' },
   }),
 );
-app.post('/login', express.urlencoded({ extended: false }), (req, res) => {
-  req.session.user = String(req.body.user);
-  res.json({ ok: true });
+app.post('/login', express.urlencoded({ extended: false }), (req, res, next) => {
+  // A new session id at sign-in: a cookie planted before it never becomes the signed-in session.
+  req.session.regenerate((error) => {
+    if (error) return next(error);
+    req.session.user = String(req.body.user);
+    res.json({ ok: true });
+  });
 });
 app.get('/security', kit.requireRecentVerification({ scope: 'security', maxAge: 600 }), (_req, res) =>
   res.send('<h1>Your recovery codes</h1>'),
