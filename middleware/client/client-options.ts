@@ -1,5 +1,7 @@
 /** The client's options: where the service is, the credentials, timeouts and retries. */
+import { carriesSecret, rememberSecret } from '../errors.ts';
 import { checkKnownKeys, isRecord, OptionProblems } from '../options/option-problems.ts';
+import { BASE_URL_CARRIES_SECRET } from '../options/options-urls.ts';
 
 /** Timeouts of every call to the service: whole milliseconds from 1 to 2147483647 (others are refused). */
 export interface VerifyClientTimeouts {
@@ -75,6 +77,8 @@ export function checkSettings(problems: OptionProblems, group: keyof typeof RANG
 /** Every option of createVerifyClient checked when it is called; throws naming each problem and its fix. */
 export function checkClientOptions(options: VerifyClientOptions): void {
   const problems = new OptionProblems('createVerifyClient');
+  checkKnownKeys(problems, '', options as unknown as Record<string, unknown>, CLIENT_OPTION_NAMES);
+  checkServiceBaseUrl(problems, options);
   for (const group of ['timeouts', 'retry'] as const) {
     if (options[group] !== undefined && !isRecord(options[group])) problems.add(`\`${group}\` must be an object.`);
     checkSettings(problems, group, options[group]);
@@ -83,6 +87,49 @@ export function checkClientOptions(options: VerifyClientOptions): void {
   const connections = options.connections === undefined ? undefined : connectionsProblem(options.connections);
   if (connections !== undefined) problems.add(`\`connections\` ${connections}.`);
   problems.throwIfAny();
+}
+
+/** Every option createVerifyClient takes (VerifyClientOptions' keys). */
+const CLIENT_OPTION_NAMES = [
+  'baseUrl',
+  'clientId',
+  'clientSecret',
+  'timeouts',
+  'retry',
+  'statusReadAttempts',
+  'connections',
+] as const satisfies readonly (keyof VerifyClientOptions)[];
+
+/** A baseUrl the client cannot call: absolute http(s), without query, fragment, credentials or the secret. */
+function checkServiceBaseUrl(problems: OptionProblems, { baseUrl, clientId, clientSecret }: VerifyClientOptions): void {
+  // Before any check can quote it: no message ever carries the secret.
+  rememberSecret(clientSecret, clientId);
+  if (carriesSecret(String(baseUrl), clientSecret)) {
+    problems.add(BASE_URL_CARRIES_SECRET);
+    return;
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    // Not quoted: what does not parse cannot be stripped of credentials it may carry.
+    problems.add(
+      '`baseUrl` must be an absolute http(s) URL such as https://verify.example.com; the value given does not parse as a URL ' +
+        '(it is not shown, as it may carry credentials; credentials go in `clientId` and `clientSecret`).',
+    );
+    return;
+  }
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password
+  ) {
+    problems.add(
+      '`baseUrl` must be an http(s) URL without query, fragment or credentials (credentials go in `clientId` and `clientSecret`).',
+    );
+  }
 }
 
 /** The settings given over the defaults (checked by checkClientOptions), one given as undefined keeping its default. */

@@ -11,15 +11,7 @@ import {
   type VerifyClientRetry,
   type VerifyClientTimeouts,
 } from './client-options.ts';
-import {
-  carriesSecret,
-  KitError,
-  KitErrorCode,
-  MIN_SECRET_LENGTH,
-  redactSecretFragments,
-  rememberSecret,
-} from '../errors.ts';
-import { BASE_URL_CARRIES_SECRET } from '../options/options-urls.ts';
+import { KitError, KitErrorCode, MIN_SECRET_LENGTH, redactSecretFragments } from '../errors.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -121,7 +113,7 @@ function busyFailure(headers: Record<string, string | string[] | undefined>): Bu
 
 /** The pool and the one way to call the service; `close` ends the pool. */
 export function createTransport(options: VerifyClientOptions) {
-  const base = parseBaseUrl(options.baseUrl, options.clientId, options.clientSecret);
+  const base = parseBaseUrl(options.baseUrl);
   const callHeaders = headersOfEveryCall(options);
   // Checked by createVerifyClient (checkClientOptions) before the pool is made.
   const timeouts = timeoutsOf(options.timeouts);
@@ -206,34 +198,9 @@ export async function withRetries<T>(retry: Required<VerifyClientRetry>, attempt
   }
 }
 
-function parseBaseUrl(baseUrl: string, clientId: string, clientSecret: string): { origin: string; pathPrefix: string } {
-  // Before any check can quote it: no message ever carries the secret.
-  rememberSecret(clientSecret, clientId);
-  if (carriesSecret(String(baseUrl), clientSecret))
-    throw new KitError(KitErrorCode.InvalidOptions, BASE_URL_CARRIES_SECRET);
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      // Not quoted: what does not parse cannot be stripped of credentials it may carry.
-      '`baseUrl` must be an absolute http(s) URL such as https://verify.example.com; the value given does not parse as a URL ' +
-        '(it is not shown, as it may carry credentials; credentials go in `clientId` and `clientSecret`).',
-    );
-  }
-  if (
-    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
-    url.search ||
-    url.hash ||
-    url.username ||
-    url.password
-  ) {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      '`baseUrl` must be an http(s) URL without query, fragment or credentials (credentials go in `clientId` and `clientSecret`).',
-    );
-  }
+/** The origin and path prefix of a baseUrl createVerifyClient has checked (checkClientOptions). */
+function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
+  const url = new URL(baseUrl);
   return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
 }
 

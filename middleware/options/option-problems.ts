@@ -70,7 +70,7 @@ export function optionGroup(problems: OptionProblems, name: string, value: unkno
   return {};
 }
 
-/** Keys of a group that are not options: each reported with the ones that are. */
+/** Keys of a group (`name` '' for a call's own options) that are not options: each reported, never its value, with the ones that are. */
 export function checkKnownKeys(
   problems: OptionProblems,
   name: string,
@@ -78,7 +78,8 @@ export function checkKnownKeys(
   known: readonly string[],
 ): void {
   for (const key of Object.keys(group)) {
-    if (!known.includes(key)) problems.add(`\`${name}.${key}\` is not an option; use ${known.join(', ')}.`);
+    const shown = name === '' ? key : `${name}.${key}`;
+    if (!known.includes(key)) problems.add(`\`${shown}\` is not an option; use ${known.join(', ')}.`);
   }
 }
 

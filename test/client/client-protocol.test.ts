@@ -599,6 +599,32 @@ describe('settings the client does not know are refused when it is created, with
     expect((refusal as Error).message).toContain('`statusReadAttempts` must be a whole number of tries');
     for (const statusReadAttempts of [1, 1000, undefined]) expect(refusalOf({ statusReadAttempts })).toBeUndefined();
   });
+
+  // A misspelt top-level option did nothing: statusReadAttemps kept the default 2 tries, timeout no timeout.
+  it.each([
+    ['statusReadAttemps', 3],
+    ['timeout', SECRET],
+  ])('an unknown top-level key %s: invalid_options naming it and the known ones, never its value', (key, value) => {
+    const refusal = refusalOf({ [key]: value } as never);
+    expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
+    expect((refusal as Error).message).toBe(
+      `createVerifyClient: \`${key}\` is not an option; use baseUrl, clientId, clientSecret, timeouts, retry, statusReadAttempts, connections.`,
+    );
+  });
+
+  // A wrong baseUrl was thrown alone: the caller fixed it, then met the next problem on the next run.
+  it('lists a baseUrl problem with the other problems of the call', () => {
+    let refusal: unknown;
+    try {
+      createVerifyClient({ baseUrl: 'verify.example.com', clientId: 'c', clientSecret: SECRET, statusReadAttempts: 0 });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
+    expect((refusal as Error).message).toContain('`baseUrl` must be an absolute');
+    expect((refusal as Error).message).toContain('`statusReadAttempts` must be a whole number of tries');
+    expect((refusal as Error).message).not.toContain(SECRET);
+  });
 });
 
 describe('retries the client cannot keep are refused when it is created', () => {
