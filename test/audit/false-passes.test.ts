@@ -596,6 +596,31 @@ describe.concurrent('the audit catches: a typed number', () => {
   }, 120_000);
 });
 
+describe.concurrent('the audit passes: a start form built as a browser builds it', () => {
+  it('a home page whose start form takes its _csrf from an input outside it (joined with form=) passes the checks that start a verification', async () => {
+    const app = await startSampleApp({
+      before: (express5, ctx) => {
+        express5.get('/', (req, res) => {
+          res.setHeader('Cache-Control', 'no-store');
+          // A layout puts the token in a footer apart from its form: a browser still submits it with that form.
+          res.send(
+            '<!doctype html><title>Home</title>' +
+              '<form id=start method=post action=/verify/start><input type=hidden name=action value=grant><button>Verify</button></form>' +
+              `<footer><input type=hidden name=_csrf form=start value="${escapeHtml(ctx.kit.csrfToken(req))}"></footer>`,
+          );
+        });
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({
+      ...app.auditOptions,
+      signIn: { path: '/', action: '/login', fields: (user) => ({ user }), csrfFrom: '/' },
+      only: ['csrf.no-token', 'replay.after-success'],
+    });
+    expect(failedIds(report), formatAuditTable(report)).toEqual([]);
+  }, 120_000);
+});
+
 describe.concurrent('the audit catches: the sign-in', () => {
   it('a sign-in that gives the browser a new session but signs the one it came with in too ("other tabs stay signed in") fails session.fixation, though the cookie changed', async () => {
     const same = (url: string) => ({ origin: url, 'sec-fetch-site': 'same-origin' });

@@ -63,11 +63,14 @@ export function withoutHandoffInput(html: string): string {
 
 /**
  * A field's value in a page, read as a browser reads it (any quoting, order or case): the first
- * input named `field`, or the first inside the first form posting to `formAction`.
+ * input named `field`, or what the first form posting to `formAction` submits under that name (an
+ * input outside it joined with `form=` included).
  */
 export function hiddenField(html: string, field: string, formAction?: string): string | undefined {
-  const scope = formAction === undefined ? html : formsIn(html).find((form) => form.action === formAction)?.body;
-  return scope === undefined ? undefined : inputValue(scope, field);
+  if (formAction === undefined) return inputValue(html, field);
+  return formsIn(html)
+    .find((form) => form.action === formAction)
+    ?.entries.find(([name]) => name === field)?.[1];
 }
 
 /**
