@@ -8,7 +8,8 @@
  * nothing can use them again. A custom step-up store written before grants were purged has no
  * `purgeStaleGrants`: its grants are kept, the run says so, and nothing else changes. A custom
  * store's purge that throws or rejects is housekeeping that failed: logged and counted, never the
- * end of the run that fulfils what users verified.
+ * end of the run that fulfils what users verified; one that returns no count deleted 0 as far as
+ * the run's report says.
  */
 import { withDeadline } from '../deadline.ts';
 import { describeError, type KitLogger } from '../logger.ts';
@@ -69,17 +70,41 @@ export interface StepUpPurges {
   timeoutMs: number;
 }
 
+/** Each step-up store's purges already logged as returning no count: once per store and method, not once per run. */
+const warnedOfNoCount = new WeakMap<object, Set<string>>();
+
+/**
+ * What a purge returned as the rows it deleted: a whole number from 0, or 0 for anything else (a
+ * custom store's undefined, string or object), said once per store and method, never quoted.
+ */
+function deletedCount(stepUp: object, name: string, returned: unknown, logger: KitLogger | undefined): number {
+  if (typeof returned === 'number' && Number.isInteger(returned) && returned >= 0) return returned;
+  const warned = warnedOfNoCount.get(stepUp) ?? new Set<string>();
+  warnedOfNoCount.set(stepUp, warned);
+  if (!warned.has(name)) {
+    warned.add(name);
+    logger?.warn(
+      {},
+      `sweep: the store's stepUp.${name} returned something other than a count of rows deleted; it is counted as 0. ` +
+        'Return the number of rows it deleted (see StepUpStore).',
+    );
+  }
+  return 0;
+}
+
 /** What one step-up purge deleted; one that throws, rejects or is late deleted nothing, and is logged and counted. */
 async function purged(
+  stepUp: object,
   name: string,
-  purge: () => Promise<number | undefined> | undefined,
+  purge: () => Promise<unknown> | undefined,
   failures: { count: number },
   logger: KitLogger | undefined,
   timeoutMs: number | undefined,
 ): Promise<number> {
   try {
     const late = () => new Error(`did not settle within ${timeoutMs} ms (a tenth of the sweep run's time budget)`);
-    return (timeoutMs === undefined ? await purge() : await withDeadline(name, timeoutMs, purge, late)) ?? 0;
+    const returned = timeoutMs === undefined ? await purge() : await withDeadline(name, timeoutMs, purge, late);
+    return deletedCount(stepUp, name, returned, logger);
   } catch (error) {
     failures.count++;
     logger?.error(
@@ -107,24 +132,31 @@ export async function applyRetention(
   const stepUp = purges === undefined ? store.stepUp : purges.stepUp;
   const timeoutMs = purges?.timeoutMs;
   const failures = { count: 0 };
-  const intentsDeleted = await purged(
-    'purgeExpiredIntents',
-    () => stepUp?.purgeExpiredIntents({ now, limit }),
-    failures,
-    logger,
-    timeoutMs,
-  );
+  // A store without step-up has nothing to purge.
+  const intentsDeleted =
+    stepUp === undefined
+      ? 0
+      : await purged(
+          stepUp,
+          'purgeExpiredIntents',
+          () => stepUp.purgeExpiredIntents({ now, limit }),
+          failures,
+          logger,
+          timeoutMs,
+        );
   // Optional: a custom store written against the earlier StepUpStore has none.
   const grantsPurgeSkipped = stepUp !== undefined && typeof stepUp.purgeStaleGrants !== 'function';
-  const grantsDeleted = grantsPurgeSkipped
-    ? 0
-    : await purged(
-        'purgeStaleGrants',
-        () => stepUp?.purgeStaleGrants?.({ startedBefore: now - GRANT_USABLE_MS, limit }),
-        failures,
-        logger,
-        timeoutMs,
-      );
+  const grantsDeleted =
+    stepUp === undefined || grantsPurgeSkipped
+      ? 0
+      : await purged(
+          stepUp,
+          'purgeStaleGrants',
+          () => stepUp.purgeStaleGrants?.({ startedBefore: now - GRANT_USABLE_MS, limit }),
+          failures,
+          logger,
+          timeoutMs,
+        );
   const steppedUp = { intentsDeleted, grantsDeleted, grantsPurgeSkipped, stepUpPurgeErrors: failures.count };
   if (retention === false) return { redacted: 0, deleted: 0, ...steppedUp };
   const attempts = await store.applyRetention({

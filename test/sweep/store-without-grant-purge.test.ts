@@ -118,4 +118,32 @@ describeEachStore('a sweep over a step-up store without purgeStaleGrants', (kind
     expect(await h.countEffects()).toBe(2);
     expect(errors.some((line) => line.includes('stepUp.purgeExpiredIntents'))).toBe(true);
   });
+
+  // A custom purge's undefined, "3" or { rows: 3 } went into the run's report and the job's JSON line as it was.
+  it.each([
+    ['undefined', undefined],
+    ['a string', '3'],
+    ['an object', { rows: 3 }],
+    ['a negative number', -1],
+    ['a fraction', 2.5],
+  ])(
+    'a custom purge that returns %s: counted as 0 deleted, the run goes on, and logged once for the store',
+    async (_, returned) => {
+      const h = await suite.open();
+      await verifiedAttempts(emu, h.store, suite.client, 2);
+      const odd = () => Promise.resolve(returned);
+      const store = withStepUp(h.store, { purgeStaleGrants: odd, purgeExpiredIntents: odd });
+      const { warnings, logger } = recordingLogger();
+      const deps = { ...sweepDeps(h, store, suite.client, 'sweep'), logger };
+      const first = await runSweep(deps, { timeBudgetMs: 2000 });
+      const second = await runSweep(deps, { timeBudgetMs: 2000 });
+      for (const report of [first, second])
+        expect(report).toMatchObject({ intentsDeleted: 0, grantsDeleted: 0, stepUpPurgeErrors: 0 });
+      expect(first.fulfilled).toBe(2);
+      const notACount = warnings.filter((message) => message.includes('other than a count'));
+      expect(notACount).toHaveLength(2);
+      expect(notACount.some((message) => message.includes('stepUp.purgeExpiredIntents'))).toBe(true);
+      expect(notACount.some((message) => message.includes('stepUp.purgeStaleGrants'))).toBe(true);
+    },
+  );
 });
