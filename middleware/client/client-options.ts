@@ -1,7 +1,6 @@
 /** The client's options: where the service is, the credentials, timeouts and retries. */
 import { carriesSecret, rememberSecret } from '../errors.ts';
-import { checkKnownKeys, isRecord, OptionProblems } from '../options/option-problems.ts';
-import { BASE_URL_CARRIES_SECRET } from '../options/options-urls.ts';
+import { BASE_URL_CARRIES_SECRET, checkKnownKeys, isRecord, OptionProblems } from '../options/option-problems.ts';
 
 /** Timeouts of every call to the service: whole milliseconds from 1 to 2147483647 (others are refused). */
 export interface VerifyClientTimeouts {

@@ -5,6 +5,13 @@
  */
 import { KitError, KitErrorCode, redactSecrets } from '../errors.ts';
 
+/**
+ * The problem of a baseUrl that carries the client secret anywhere (userinfo, path, query): one
+ * sentence for the kit's options and the client's, which both check it.
+ */
+export const BASE_URL_CARRIES_SECRET =
+  '`baseUrl` must not carry the client secret (it is not shown): pass it only as `clientSecret`, sent only in the Authorization header.';
+
 export class OptionProblems {
   readonly #problems: string[] = [];
 

@@ -4,7 +4,7 @@
  */
 import { carriesSecret } from '../errors.ts';
 import type { Platform } from '../types.ts';
-import { checkKnownKeys, optionGroup, quote, type OptionProblems } from './option-problems.ts';
+import { BASE_URL_CARRIES_SECRET, checkKnownKeys, optionGroup, quote, type OptionProblems } from './option-problems.ts';
 import type { ResolvedRoutes } from './options.ts';
 
 const ROUTE_PATH = /^\/[A-Za-z0-9._~\-/]*$/;
@@ -25,10 +25,6 @@ export const DEFAULT_ROUTES = {
   mobileComplete: '/verify/mobile/complete',
   stepUp: '/verify/step-up',
 } as const;
-
-/** The problem of a baseUrl that carries the client secret anywhere (userinfo, path, query). */
-export const BASE_URL_CARRIES_SECRET =
-  '`baseUrl` must not carry the client secret (it is not shown): pass it only as `clientSecret`, sent only in the Authorization header.';
 
 export function checkBaseUrl(problems: OptionProblems, value: unknown, clientSecret: unknown): void {
   if (typeof value !== 'string' || value === '') {
