@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SoftAuthenticator } from '../emulator/passkeys/soft-authenticator.ts';
-import { formsIn, type FormEntry } from './html-forms.ts';
+import { formsIn, type FormEntry, type HtmlForm } from './html-forms.ts';
 import { pageExcerpt } from './html.ts';
 import { namedUrl } from './named-url.ts';
 
@@ -53,19 +53,8 @@ export interface TestBrowser {
   hasPasskey(rpId: string): boolean;
 }
 
-export interface ParsedForm {
-  action: string;
-  /** `get`, `post` or `dialog`. */
-  method: string;
-  /** How a `post` body is encoded (urlencoded, `multipart/form-data` or `text/plain`). */
-  enctype: string;
-  attributes: string;
-  body: string;
-  /** Every entry submitted, in document order. */
-  entries: FormEntry[];
-  /** The first value of each name. */
-  fields: Record<string, string>;
-}
+/** A form of a page as a browser submits it on its first submit button (html-forms.ts); formsOf resolves its action. */
+export type ParsedForm = HtmlForm;
 
 /** The page's forms, with their actions resolved against the page URL and their submitted entries. */
 export function formsOf(page: TestPage): ParsedForm[] {
