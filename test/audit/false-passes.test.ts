@@ -478,31 +478,37 @@ describe.concurrent('the audit catches: the handoff and the secret', () => {
   }, 120_000);
 });
 
+/**
+ * A flaw whose success page is `page(typed)`: the number the user typed into change_phone's start,
+ * remembered in the session ("so the success page can say which number was added"), escaped.
+ */
+function showingTypedNumber(page: (typed: string) => string): CustomFlaw {
+  return {
+    before: (app) => {
+      app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
+        const { action, phone } = req.body as Record<string, unknown>;
+        if (action === 'change_phone' && typeof phone === 'string') (req.session as { typed?: string }).typed = phone;
+        next();
+      });
+    },
+    done: (req, res) => {
+      res.setHeader('Cache-Control', 'no-store');
+      res.send(page((req.session as { typed?: string }).typed ?? ''));
+      return true;
+    },
+  };
+}
+
 describe.concurrent('the audit catches: a typed number', () => {
   it('a success page holding the number form that also says the typed number in full outside it fails entered.number-masked', async () => {
-    const typed = (req: Request) => (req.session as { typed?: string }).typed;
     const { failed, table } = await audit(
-      {
-        before: (app) => {
-          // "So the success page can say which number was added."
-          app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
-            const { action, phone } = req.body as Record<string, unknown>;
-            if (action === 'change_phone' && typeof phone === 'string')
-              (req.session as { typed?: string }).typed = phone;
-            next();
-          });
-        },
-        done: (req, res) => {
-          res.setHeader('Cache-Control', 'no-store');
-          const number = typed(req) ?? '';
-          res.send(
-            `<!doctype html><title>Done</title><p>Your number is now ${escapeHtml(number)}.</p>` +
-              '<form method="post" action="/verify/start"><input name="action" type="hidden" value="change_phone">' +
-              '<label>New number <input name="phone"></label><button>Change it again</button></form>',
-          );
-          return true;
-        },
-      },
+      showingTypedNumber((typed) => {
+        return (
+          `<!doctype html><title>Done</title><p>Your number is now ${escapeHtml(typed)}.</p>` +
+          '<form method="post" action="/verify/start"><input name="action" type="hidden" value="change_phone">' +
+          '<label>New number <input name="phone"></label><button>Change it again</button></form>'
+        );
+      }),
       ['entered.number-masked'],
     );
     expect(failed, table).toEqual(['entered.number-masked']);
@@ -510,29 +516,16 @@ describe.concurrent('the audit catches: a typed number', () => {
   }, 120_000);
 
   it('an old number form left in an HTML comment, still filled with the typed number, fails entered.number-masked: a comment holds no form', async () => {
-    const typed = (req: Request) => (req.session as { typed?: string }).typed;
     const { failed, table } = await audit(
-      {
-        before: (app) => {
-          app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
-            const { action, phone } = req.body as Record<string, unknown>;
-            if (action === 'change_phone' && typeof phone === 'string')
-              (req.session as { typed?: string }).typed = phone;
-            next();
-          });
-        },
-        done: (req, res) => {
-          res.setHeader('Cache-Control', 'no-store');
-          // The page's source carries the number in full, though no browser shows or submits that form.
-          res.send(
-            `<!doctype html><title>Done</title><p>Your number was changed.</p>` +
-              `<!-- old form: <form method="post" action="/verify/start"><input name="phone" value="${escapeHtml(typed(req) ?? '')}"></form> -->` +
-              '<form method="post" action="/verify/start"><input name="action" type="hidden" value="change_phone">' +
-              '<label>New number <input name="phone"></label><button>Change it again</button></form>',
-          );
-          return true;
-        },
-      },
+      showingTypedNumber((typed) => {
+        // The page's source carries the number in full, though no browser shows or submits that form.
+        return (
+          `<!doctype html><title>Done</title><p>Your number was changed.</p>` +
+          `<!-- old form: <form method="post" action="/verify/start"><input name="phone" value="${escapeHtml(typed)}"></form> -->` +
+          '<form method="post" action="/verify/start"><input name="action" type="hidden" value="change_phone">' +
+          '<label>New number <input name="phone"></label><button>Change it again</button></form>'
+        );
+      }),
       ['entered.number-masked'],
     );
     expect(failed, table).toEqual(['entered.number-masked']);
@@ -540,56 +533,30 @@ describe.concurrent('the audit catches: a typed number', () => {
   }, 120_000);
 
   it('a number form written with single quotes or none, showing the typed number back in its field, passes entered.number-masked', async () => {
-    const typed = (req: Request) => (req.session as { typed?: string }).typed;
     const { failed, table } = await audit(
-      {
-        before: (app) => {
-          app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
-            const { action, phone } = req.body as Record<string, unknown>;
-            if (action === 'change_phone' && typeof phone === 'string')
-              (req.session as { typed?: string }).typed = phone;
-            next();
-          });
-        },
-        done: (req, res) => {
-          res.setHeader('Cache-Control', 'no-store');
-          // The number shown back only in the number form's own field, as a template writes it.
-          res.send(
-            `<!doctype html><title>Done</title><p>Your number was changed.</p>` +
-              "<form method=post action='/verify/start'><input name=action type=hidden value=change_phone>" +
-              `<label>New number <input name=phone value='${escapeHtml(typed(req) ?? '')}'></label><button>Change it again</button></form>`,
-          );
-          return true;
-        },
-      },
+      showingTypedNumber((typed) => {
+        // The number shown back only in the number form's own field, as a template writes it.
+        return (
+          `<!doctype html><title>Done</title><p>Your number was changed.</p>` +
+          "<form method=post action='/verify/start'><input name=action type=hidden value=change_phone>" +
+          `<label>New number <input name=phone value='${escapeHtml(typed)}'></label><button>Change it again</button></form>`
+        );
+      }),
       ['entered.number-masked'],
     );
     expect(failed, table).toEqual([]);
   }, 120_000);
 
   it('a number form whose phone field sits outside the form element (joined with form=), showing the typed number back there, passes entered.number-masked', async () => {
-    const typed = (req: Request) => (req.session as { typed?: string }).typed;
     const { failed, table } = await audit(
-      {
-        before: (app) => {
-          app.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
-            const { action, phone } = req.body as Record<string, unknown>;
-            if (action === 'change_phone' && typeof phone === 'string')
-              (req.session as { typed?: string }).typed = phone;
-            next();
-          });
-        },
-        done: (req, res) => {
-          res.setHeader('Cache-Control', 'no-store');
-          // A layout puts the field in a table cell apart from its form: a browser still submits it with that form.
-          res.send(
-            `<!doctype html><title>Done</title><p>Your number was changed.</p>` +
-              '<form id=number method=post action=/verify/start><input name=action type=hidden value=change_phone><button>Change it again</button></form>' +
-              `<table><tr><td><label>New number <input name=phone form=number value="${escapeHtml(typed(req) ?? '')}"></label></td></tr></table>`,
-          );
-          return true;
-        },
-      },
+      showingTypedNumber((typed) => {
+        // A layout puts the field in a table cell apart from its form: a browser still submits it with that form.
+        return (
+          `<!doctype html><title>Done</title><p>Your number was changed.</p>` +
+          '<form id=number method=post action=/verify/start><input name=action type=hidden value=change_phone><button>Change it again</button></form>' +
+          `<table><tr><td><label>New number <input name=phone form=number value="${escapeHtml(typed)}"></label></td></tr></table>`
+        );
+      }),
       ['entered.number-masked'],
     );
     expect(failed, table).toEqual([]);
