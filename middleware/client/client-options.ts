@@ -1,6 +1,7 @@
 /** The client's options: where the service is, the credentials, timeouts and retries. */
-import { carriesSecret, rememberSecret } from '../errors.ts';
-import { BASE_URL_CARRIES_SECRET, checkKnownKeys, isRecord, OptionProblems } from '../options/option-problems.ts';
+import { rememberSecret } from '../errors.ts';
+import { checkKnownKeys, isRecord, OptionProblems } from '../options/option-problems.ts';
+import { checkBaseUrl } from '../options/service-base-url.ts';
 
 /** Timeouts of every call to the service: whole milliseconds from 1 to 2147483647 (others are refused). */
 export interface VerifyClientTimeouts {
@@ -99,36 +100,11 @@ const CLIENT_OPTION_NAMES = [
   'connections',
 ] as const satisfies readonly (keyof VerifyClientOptions)[];
 
-/** A baseUrl the client cannot call: absolute http(s), without query, fragment, credentials or the secret. */
+/** A baseUrl the client cannot call, by the kit's own rule (https, or http to a loopback emulator). */
 function checkServiceBaseUrl(problems: OptionProblems, { baseUrl, clientId, clientSecret }: VerifyClientOptions): void {
   // Before any check can quote it: no message ever carries the secret.
   rememberSecret(clientSecret, clientId);
-  if (carriesSecret(String(baseUrl), clientSecret)) {
-    problems.add(BASE_URL_CARRIES_SECRET);
-    return;
-  }
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    // Not quoted: what does not parse cannot be stripped of credentials it may carry.
-    problems.add(
-      '`baseUrl` must be an absolute http(s) URL such as https://verify.example.com; the value given does not parse as a URL ' +
-        '(it is not shown, as it may carry credentials; credentials go in `clientId` and `clientSecret`).',
-    );
-    return;
-  }
-  if (
-    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
-    url.search ||
-    url.hash ||
-    url.username ||
-    url.password
-  ) {
-    problems.add(
-      '`baseUrl` must be an http(s) URL without query, fragment or credentials (credentials go in `clientId` and `clientSecret`).',
-    );
-  }
+  checkBaseUrl(problems, baseUrl, clientSecret);
 }
 
 /** The settings given over the defaults (checked by checkClientOptions), one given as undefined keeping its default. */

@@ -1,23 +1,14 @@
 /**
- * Checks of the kit's addresses: the service's baseUrl, the registered returnUrl (whose path is
- * the landing's) and the routes' paths. Messages quote URLs without their credentials.
+ * Checks of the kit's own addresses: the registered returnUrl (whose path is the landing's) and
+ * the routes' paths. Messages quote URLs without their credentials.
  */
-import { carriesSecret } from '../errors.ts';
 import type { Platform } from '../types.ts';
-import { BASE_URL_CARRIES_SECRET, checkKnownKeys, optionGroup, quote, type OptionProblems } from './option-problems.ts';
+import { checkKnownKeys, optionGroup, quote, type OptionProblems } from './option-problems.ts';
 import type { ResolvedRoutes } from './options.ts';
+import { isLoopbackHostname } from './service-base-url.ts';
 
 const ROUTE_PATH = /^\/[A-Za-z0-9._~\-/]*$/;
 export const CONTROL = /[\u0000-\u001f\u007f]/;
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/**
- * A URL hostname plain http may use: the loopback names (`localhost`, `*.localhost`, which
- * browsers resolve to loopback themselves, `127.0.0.1`, `[::1]`). Anywhere else it must be https.
- */
-export function isLoopbackHostname(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || hostname.endsWith('.localhost');
-}
 
 export const DEFAULT_ROUTES = {
   start: '/verify/start',
@@ -25,41 +16,6 @@ export const DEFAULT_ROUTES = {
   mobileComplete: '/verify/mobile/complete',
   stepUp: '/verify/step-up',
 } as const;
-
-export function checkBaseUrl(problems: OptionProblems, value: unknown, clientSecret: unknown): void {
-  if (typeof value !== 'string' || value === '') {
-    problems.add('`baseUrl` must be the service\'s base address, e.g. "https://verify.example.com".');
-    return;
-  }
-  if (carriesSecret(value, clientSecret)) {
-    problems.add(BASE_URL_CARRIES_SECRET);
-    return;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    // Not quoted: what does not parse cannot be stripped of credentials it may carry.
-    problems.add(
-      '`baseUrl` must be an absolute URL such as "https://verify.example.com": the value given does not parse as a URL ' +
-        '(it is not shown, as it may carry credentials; credentials go in `clientId` and `clientSecret`).',
-    );
-    return;
-  }
-  // Its query and fragment are never quoted: they may carry a credential in any spelling.
-  const shown = quote(`${url.protocol}//${url.host}${url.pathname}`);
-  if (url.username !== '' || url.password !== '') {
-    problems.add(
-      '`baseUrl` must not carry credentials: pass them as `clientId` and `clientSecret` (sent only in the Authorization header).',
-    );
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHostname(url.hostname))) {
-    problems.add(`\`baseUrl\` must use https (http is allowed only for a loopback emulator): got ${shown}.`);
-  }
-  if (url.search !== '' || url.hash !== '') {
-    problems.add(`\`baseUrl\` must have no query or fragment (not shown): did you mean ${shown}?`);
-  }
-}
 
 /** The returnUrl's parts the kit uses; both null for a mobile deep link or a wrong returnUrl. */
 export interface ReturnUrlParts {

@@ -269,7 +269,7 @@ describe('backend client protocol', () => {
     ).toThrow(/`baseUrl` must not carry the client secret/);
     expect(() =>
       createVerifyClient({ baseUrl: 'https://c:other@verify.example', clientId: 'c', clientSecret: SECRET }),
-    ).toThrow(/without query, fragment or credentials/);
+    ).toThrow(/`baseUrl` must not carry credentials/);
     expect(() =>
       createVerifyClient({ baseUrl: 'https://verify.example', clientId: 'a:b', clientSecret: SECRET }),
     ).toThrow(/`clientId`/);
@@ -285,6 +285,19 @@ describe('backend client protocol', () => {
     // Checked outside the catch: a client built without refusing would otherwise pass unseen.
     expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
     expect(everythingAbout(refusal)).not.toContain(SECRET);
+  });
+
+  // Every call carries the secret in its Authorization header: in clear across a network, anyone
+  // on the path could read it. The kit's own options already refused this; the client took it.
+  it('refuses plain http to any host but a loopback emulator, as the kit does', () => {
+    for (const baseUrl of ['http://verify.example.com', 'http://10.0.0.7:4000', 'http://emulator:4000/v1']) {
+      expect(() => createVerifyClient({ baseUrl, clientId: 'c', clientSecret: SECRET }), baseUrl).toThrow(
+        /`baseUrl` must use https \(http is allowed only for a loopback emulator\)/,
+      );
+    }
+    for (const baseUrl of ['http://127.0.0.1:4000', 'http://localhost:4000/v1', 'http://emulator.localhost', 'http://[::1]:9']) {
+      expect(() => createVerifyClient({ baseUrl, clientId: 'c', clientSecret: SECRET }), baseUrl).not.toThrow();
+    }
   });
 });
 
