@@ -37,6 +37,7 @@ import { handOverWithin } from './hand-over.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
 import { keepIntentWithinLimit } from './intent-limit.ts';
 import { labelFor } from './labels.ts';
+import { boundResourceKey } from './resource-key.ts';
 import { isNavigationFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
 import { browserSessionOf, findKeptIntent, INTENT_FIELD, INTENT_TTL_MS, intentIsUsable } from './scope-actions.ts';
 
@@ -82,7 +83,7 @@ async function resourceKeyOf<Tx>({ context, guard }: Guarded<Tx>, req: Request):
   }
   // Read from the request (`%00` in a path), and PostgreSQL cannot keep it: refused on every store alike.
   if (key.includes('\0')) throw unconfirmable();
-  return key;
+  return boundResourceKey(key);
 }
 
 /** The grants this guard reads: the user's, of its scope, in this browser session. */

@@ -1,0 +1,51 @@
+/**
+ * A resource key as bindTo reads it from the request, however long: a path segment of a few
+ * thousand characters (an id the app accepts, or a user's own long URL) is bound, kept and granted
+ * on every store alike. PostgreSQL's index on the grants cannot hold a key that long, so the grant
+ * the landing writes failed there after the user had been texted and had entered the code.
+ */
+import { randomBytes } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { describeEachAppStore } from '../support/app-stores.ts';
+import { confirmForm, useStepUpApp } from '../support/step-up.ts';
+import { userNamed } from '../support/users.ts';
+
+describeEachAppStore('a long resource key', (_store, storeOptions) => {
+  const suite = useStepUpApp(storeOptions);
+
+  it('a kept form for an account id of 4000 characters (as bindTo reads it from the path) is granted at the landing and runs once, for that account only', async () => {
+    const user = await suite.app.agent().signIn('long-account');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    // Random, so PostgreSQL cannot compress it below its index's limit.
+    const account = randomBytes(3000).toString('base64url');
+    const kept = await user.postForm(`/accounts/${account}/payee`, { iban: 'LONG-1' }, sameSite);
+    expect(kept.status).toBe(200);
+    const form = confirmForm(kept.body);
+    const started = await user.start(form.action, { intent: form.intent });
+    const landing = await user.request(await user.verifyOnHostedPage(started));
+    expect(landing.status).toBe(303);
+    const confirm = await user.request(landing.location!);
+    const intentId = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirm.body)![1]!;
+    const ran = await user.postForm(
+      `/accounts/${account}/payee`,
+      { _csrf: user.csrf, _verify_kit_intent: intentId },
+      sameSite,
+    );
+    expect(ran.status).toBe(200);
+    expect(ran.body).toContain('payee saved');
+    expect(suite.ran.filter((r) => r.user === 'long-account')).toEqual([
+      { route: 'payee', user: 'long-account', fields: { iban: 'LONG-1' } },
+    ]);
+    // The grant opens that account alone: one differing in its last character is asked again.
+    const other = await user.postForm(`/accounts/${account.slice(0, -1)}X/payee`, { iban: 'LONG-2' }, sameSite);
+    expect(other.body).toContain('Confirm it’s you');
+    const direct = await user.postForm(`/accounts/${account}/payee`, { iban: 'LONG-3' }, sameSite);
+    expect(direct.body).toContain('payee saved');
+    // The grant is bound to the key's digest; an account id spelt as that digest is another key.
+    const [grant] = await suite.app.kit.grants.list({ userRef: userNamed('long-account').userRef, scope: 'payout' });
+    expect(grant!.resourceKey).toMatch(/^sha256:[A-Za-z0-9_-]{43}$/);
+    const spelt = await user.postForm(`/accounts/${grant!.resourceKey}/payee`, { iban: 'LONG-4' }, sameSite);
+    expect(spelt.body).toContain('Confirm it’s you');
+    expect(suite.ran.filter((r) => r.user === 'long-account')).toHaveLength(2);
+  });
+});
