@@ -677,6 +677,51 @@ describe.concurrent('the audit catches: the sign-in', () => {
   }, 120_000);
 });
 
+describe.concurrent('the audit catches: the sign-in, with a cookie on the home page', () => {
+  it('a home page that sets a cookie of its own (a language), and a sign-in that keeps the session the browser came with, fails session.fixation', async () => {
+    const same = (url: string) => ({ origin: url, 'sec-fetch-site': 'same-origin' });
+    const { failed, table } = await audit(
+      {
+        before: (app, ctx) => {
+          app.get('/', (_req, res) => {
+            // "Remember the visitor's language": a cookie of its own, no session before sign-in.
+            res.cookie('lang', 'en', { httpOnly: true, sameSite: 'lax' });
+            res.setHeader('Cache-Control', 'no-store');
+            res.type('html').send('<!doctype html><title>Home</title><h1>Welcome</h1>');
+          });
+          app.post('/login', express.urlencoded({ extended: false }), (req, res) => {
+            // The mistake: the user is set on the session the browser came with (no regenerate).
+            sess(req).user = String((req.body as { user?: unknown }).user);
+            res.setHeader('Cache-Control', 'no-store');
+            res.json({ csrf: ctx.kit.csrfToken(req) });
+          });
+        },
+      },
+      ['session.fixation'],
+      async (app) => {
+        // The mistake is real: the attacker's own signed-in cookie, planted in the victim's
+        // browser, is the victim's signed-in session once she signs in with it.
+        const origin = new URL(app.url).origin;
+        const attacker = new AuditAgent(app.url, () => {});
+        await attacker.postForm('/login', { user: `attacker${randomBytes(3).toString('hex')}` });
+        const victim = new AuditAgent(app.url, () => {});
+        victim.jar.set(origin, new Map(attacker.jar.get(origin)));
+        const login = await victim.postForm('/login', { user: `victim${randomBytes(3).toString('hex')}` });
+        const { csrf } = JSON.parse(login.body) as { csrf: string };
+        const start = await attacker.postForm('/verify/start', { _csrf: csrf, action: 'grant' }, same(app.url));
+        const handoff = /name="hx" value="([^"]*)"/.exec(start.body)?.[1] ?? '';
+        const victimStart = await victim.postForm('/verify/start', { _csrf: csrf, action: 'grant' }, same(app.url));
+        const victimHandoff = /name="hx" value="([^"]*)"/.exec(victimStart.body)?.[1] ?? '';
+        const control = app.emulator.control;
+        expect((await control.sessionByHandoff(handoff)).userRef).toBe(
+          (await control.sessionByHandoff(victimHandoff)).userRef,
+        );
+      },
+    );
+    expect(failed, table).toEqual(['session.fixation']);
+  }, 120_000);
+});
+
 /** Controls: mistakes the audit caught before these (they must stay caught). */
 describe.concurrent('controls: mistakes the audit catches', () => {
   it('a start that re-serves the same handoff page for 60 s (one session, one state for several attempts) fails some check', async () => {

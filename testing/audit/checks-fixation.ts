@@ -22,28 +22,32 @@ interface Planted {
   agent: AuditAgent;
   cookies: Map<string, string>;
   token?: string;
+  /** Which cookies these are, for evidence. */
+  what: string;
 }
 
 /**
- * What an attacker can plant: the cookie the app's first page (the sign-in form's, or `/`) sets
- * before anyone signs in; when it sets none, his own, from signing in as himself.
+ * What an attacker can plant: the cookies the app's first page (the sign-in form's, or `/`) sets
+ * before anyone signs in, and his own, from signing in as himself. Both are tried: a first page
+ * that sets a cookie of its own (a language, a consent) says nothing of the session cookie, which
+ * the sign-in may keep as the attacker's planted one.
  */
-async function attackersCookie(world: AuditWorld, verdict: Verdict): Promise<Planted> {
+async function attackersCookies(world: AuditWorld, verdict: Verdict): Promise<Planted[]> {
   const { signIn } = world.options;
   const first = typeof signIn === 'function' ? '/' : signIn.path;
   const agent = world.agent();
   await agent.request(first);
-  const cookies = cookiesOf(world, agent);
-  if (cookies.size > 0) {
-    verdict.note(`planted: ${namesOf(cookies)}, as ${first} set it before any sign-in`);
-    return { agent, cookies };
-  }
+  const before = cookiesOf(world, agent);
+  verdict.note(`${first} set ${namesOf(before) || 'no cookie'} before any sign-in`);
   const attacker = await world.signIn();
   const own = cookiesOf(world, attacker.agent);
-  verdict.note(
-    `${first} set no cookie before sign-in; planted: ${namesOf(own) || 'nothing'}, as the attacker's own sign-in set it`,
-  );
-  return { agent: attacker.agent, cookies: own, token: attacker.csrf };
+  verdict.note(`the attacker's own sign-in left ${namesOf(own) || 'no cookie'}`);
+  return [
+    ...(before.size > 0 ? [{ agent, cookies: before, what: `the cookies ${first} set before any sign-in` }] : []),
+    ...(own.size > 0
+      ? [{ agent: attacker.agent, cookies: own, token: attacker.csrf, what: "the attacker's signed-in cookies" }]
+      : []),
+  ];
 }
 
 /**
@@ -71,6 +75,34 @@ async function startsAsVictim(
   return false;
 }
 
+/** The victim signs in on a browser holding `planted`; fails the check when that cookie then starts as her. */
+async function plantAndSignIn(world: AuditWorld, verdict: Verdict, planted: Planted): Promise<void> {
+  const victimAgent = world.agent();
+  victimAgent.jar.set(world.options.appOrigin, new Map(planted.cookies));
+  let victim: AuditUser;
+  try {
+    victim = await world.signIn(undefined, victimAgent);
+  } catch (error) {
+    // Only the attacker's signed-in cookie was there to plant: an app may refuse to sign in a
+    // browser already signed in, and then nobody's session is shared.
+    if (planted.token === undefined) throw error;
+    verdict.note(`your sign-in refused the browser already signed in as the attacker: ${describeThrown(error)}`);
+    return;
+  }
+  const after = cookiesOf(world, victimAgent);
+  const kept = [...planted.cookies].filter(([name, value]) => after.get(name) === value).map(([name]) => name);
+  verdict.note(`${planted.what}: kept as planted by the victim's sign-in: ${kept.join(', ') || 'none'}`);
+  // The same number typed (an action that texts a typed number): the service's userRef may be
+  // bound to the number as well as the user.
+  const phone = world.newNumber();
+  const { userRef } = await world.attemptOf(await world.postStart(victim, undefined, { phone }));
+  const shared = await startsAsVictim(world, verdict, planted, victim, { userRef, phone });
+  verdict.expect(
+    !shared,
+    `a browser holding only ${planted.what} started a verification as the user who signed in (the sign-in kept ${kept.join(', ') || 'the planted session'})`,
+  );
+}
+
 export const fixationChecks: AuditCheck[] = [
   {
     id: 'session.fixation',
@@ -78,35 +110,12 @@ export const fixationChecks: AuditCheck[] = [
     fix: 'In your sign-in, call req.session.regenerate() before setting the user, then req.session.save() before redirecting (express-session), so the session id the browser came with is never signed in.',
     phase: 'concurrent',
     async run(world, verdict) {
-      const planted = await attackersCookie(world, verdict);
-      if (planted.cookies.size === 0) {
+      const plants = await attackersCookies(world, verdict);
+      if (plants.length === 0) {
         verdict.note('the app set no cookie, before or at sign-in: there is no session cookie to plant');
         return;
       }
-      const victimAgent = world.agent();
-      victimAgent.jar.set(world.options.appOrigin, new Map(planted.cookies));
-      let victim: AuditUser;
-      try {
-        victim = await world.signIn(undefined, victimAgent);
-      } catch (error) {
-        // Only the attacker's signed-in cookie was there to plant: an app may refuse to sign in a
-        // browser already signed in, and then nobody's session is shared.
-        if (planted.token === undefined) throw error;
-        verdict.note(`your sign-in refused the browser already signed in as the attacker: ${describeThrown(error)}`);
-        return;
-      }
-      const after = cookiesOf(world, victimAgent);
-      const kept = [...planted.cookies].filter(([name, value]) => after.get(name) === value).map(([name]) => name);
-      verdict.note(`kept as planted by the victim's sign-in: ${kept.join(', ') || 'none'}`);
-      // The same number typed (an action that texts a typed number): the service's userRef may be
-      // bound to the number as well as the user.
-      const phone = world.newNumber();
-      const { userRef } = await world.attemptOf(await world.postStart(victim, undefined, { phone }));
-      const shared = await startsAsVictim(world, verdict, planted, victim, { userRef, phone });
-      verdict.expect(
-        !shared,
-        `a browser holding only the cookie planted before the sign-in started a verification as the user who signed in (the sign-in kept ${kept.join(', ') || 'the planted session'})`,
-      );
+      for (const planted of plants) await plantAndSignIn(world, verdict, planted);
     },
   },
 ];
