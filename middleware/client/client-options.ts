@@ -1,7 +1,7 @@
 /** The client's options: where the service is, the credentials, timeouts and retries. */
 import { rememberSecret } from '../errors.ts';
 import { checkKnownKeys, isRecord, OptionProblems } from '../options/option-problems.ts';
-import { checkBaseUrl } from '../options/service-base-url.ts';
+import { checkBaseUrl, checkCredentials } from '../options/service-access.ts';
 
 /** Timeouts of every call to the service: whole milliseconds from 1 to 2147483647 (others are refused). */
 export interface VerifyClientTimeouts {
@@ -78,7 +78,7 @@ export function checkSettings(problems: OptionProblems, group: keyof typeof RANG
 export function checkClientOptions(options: VerifyClientOptions): void {
   const problems = new OptionProblems('createVerifyClient');
   checkKnownKeys(problems, '', options as unknown as Record<string, unknown>, CLIENT_OPTION_NAMES);
-  checkServiceBaseUrl(problems, options);
+  checkServiceAccess(problems, options);
   for (const group of ['timeouts', 'retry'] as const) {
     if (options[group] !== undefined && !isRecord(options[group])) problems.add(`\`${group}\` must be an object.`);
     checkSettings(problems, group, options[group]);
@@ -100,11 +100,12 @@ const CLIENT_OPTION_NAMES = [
   'connections',
 ] as const satisfies readonly (keyof VerifyClientOptions)[];
 
-/** A baseUrl the client cannot call, by the kit's own rule (https, or http to a loopback emulator). */
-function checkServiceBaseUrl(problems: OptionProblems, { baseUrl, clientId, clientSecret }: VerifyClientOptions): void {
+/** The service's address and credentials, by the kit's own rules (https, or http to a loopback emulator). */
+function checkServiceAccess(problems: OptionProblems, { baseUrl, clientId, clientSecret }: VerifyClientOptions): void {
   // Before any check can quote it: no message ever carries the secret.
   rememberSecret(clientSecret, clientId);
   checkBaseUrl(problems, baseUrl, clientSecret);
+  checkCredentials(problems, clientId, clientSecret);
 }
 
 /** The settings given over the defaults (checked by checkClientOptions), one given as undefined keeping its default. */

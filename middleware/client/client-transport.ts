@@ -11,7 +11,7 @@ import {
   type VerifyClientRetry,
   type VerifyClientTimeouts,
 } from './client-options.ts';
-import { KitError, KitErrorCode, MIN_SECRET_LENGTH, redactSecretFragments } from '../errors.ts';
+import { KitError, KitErrorCode, redactSecretFragments } from '../errors.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -214,25 +214,8 @@ function headersOfEveryCall(options: VerifyClientOptions): Record<string, string
   return { authorization: basicAuthorization(options.clientId, options.clientSecret), accept: 'application/json' };
 }
 
+/** The Basic credentials of a clientId and clientSecret createVerifyClient has checked (checkClientOptions). */
 function basicAuthorization(clientId: string, clientSecret: string): string {
-  if (typeof clientId !== 'string' || clientId.length === 0 || clientId.includes(':')) {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      '`clientId` must be the non-empty client id issued by the portal, without ":".',
-    );
-  }
-  if (typeof clientSecret !== 'string' || clientSecret.length === 0) {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      '`clientSecret` must be the non-empty secret issued by the portal (read it from the server environment).',
-    );
-  }
-  if (clientSecret.length < MIN_SECRET_LENGTH) {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      `\`clientSecret\` is shorter than ${MIN_SECRET_LENGTH} characters, so it is not a secret the portal issued (a placeholder?): pass the issued secret.`,
-    );
-  }
   return `Basic ${Buffer.from(`${clientId}:${clientSecret}`, 'utf8').toString('base64')}`;
 }
 

@@ -12,6 +12,9 @@ import { KitError, KitErrorCode, redactSecrets } from '../errors.ts';
 export const BASE_URL_CARRIES_SECRET =
   '`baseUrl` must not carry the client secret (it is not shown): pass it only as `clientSecret`, sent only in the Authorization header.';
 
+/** A control character, refused in names, keys and credentials. */
+export const CONTROL = /[\u0000-\u001f\u007f]/;
+
 export class OptionProblems {
   readonly #problems: string[] = [];
 

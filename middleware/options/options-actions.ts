@@ -3,8 +3,7 @@
  * Every problem of every action is reported, a bad name included, and an `async` fulfil is refused
  * when the store's transaction cannot span a promise (SQLite).
  */
-import { isFunction, isRecord, quote, type OptionProblems } from './option-problems.ts';
-import { CONTROL } from './options-urls.ts';
+import { CONTROL, isFunction, isRecord, quote, type OptionProblems } from './option-problems.ts';
 import type { VerifyStore } from '../store/types.ts';
 import type { ActionDefinition } from '../types.ts';
 

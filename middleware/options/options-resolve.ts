@@ -3,7 +3,7 @@
  * problems reported at once. No side effects: the factory builds the client and the start limits
  * from the result. The client secret's value is never quoted, not even in part.
  */
-import { KitError, KitErrorCode, MIN_SECRET_LENGTH, rememberSecret } from '../errors.ts';
+import { KitError, KitErrorCode, rememberSecret } from '../errors.ts';
 import { defaultLogger, safeLogger } from '../logger.ts';
 import { createMessageCatalog } from '../pages/messages.ts';
 import {
@@ -24,8 +24,8 @@ import { checkActionStepUps } from './options-action-step-up.ts';
 import { checkActions } from './options-actions.ts';
 import { checkScopes } from './options-scopes.ts';
 import { checkNumberOptions } from './options-numbers.ts';
-import { checkReturnUrl, checkRoutes, CONTROL } from './options-urls.ts';
-import { checkBaseUrl } from './service-base-url.ts';
+import { checkReturnUrl, checkRoutes } from './options-urls.ts';
+import { checkBaseUrl, checkCredentials } from './service-access.ts';
 import type { ClientSettings, ResolvedKitOptions, VerificationKitOptions } from './options.ts';
 import type { PageRenderers } from '../pages/pages.ts';
 import { guardLocale, guardMessages, guardPages } from '../pages/guard.ts';
@@ -40,28 +40,6 @@ const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
 /** A ready client has the client's methods; anything else passed as `client` is settings. */
 export function isVerifyClient(value: VerifyClient | ClientSettings): value is VerifyClient {
   return hasMethods(value, ['createSession', 'getSession', 'close']);
-}
-
-function checkCredentials(problems: OptionProblems, clientId: unknown, clientSecret: unknown): void {
-  if (typeof clientId !== 'string' || clientId === '' || clientId.includes(':') || CONTROL.test(clientId)) {
-    problems.add(
-      `\`clientId\` must be the client id issued by the portal (non-empty, no ":" or control characters): got ${quote(clientId)}.`,
-    );
-  }
-  if (typeof clientSecret !== 'string' || clientSecret === '') {
-    problems.add(
-      "`clientSecret` must be the secret issued by the portal, read from the server's environment (e.g. process.env.VERIFY_CLIENT_SECRET); it is missing or not a string.",
-    );
-  } else if (CONTROL.test(clientSecret) || clientSecret.trim() !== clientSecret) {
-    problems.add(
-      '`clientSecret` contains whitespace or control characters (a trailing newline from a file?); trim it.',
-    );
-  } else if (clientSecret.length < MIN_SECRET_LENGTH) {
-    // Too short for its base64 to be recognised at every offset (a Basic header), so no message could be kept free of it.
-    problems.add(
-      `\`clientSecret\` is shorter than ${MIN_SECRET_LENGTH} characters, so it is not a secret the portal issued (a placeholder?): pass the issued secret.`,
-    );
-  }
 }
 
 function checkPlatform(problems: OptionProblems, value: unknown): Platform {

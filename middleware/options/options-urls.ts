@@ -3,13 +3,11 @@
  * the routes' paths. Messages quote URLs without their credentials.
  */
 import type { Platform } from '../types.ts';
-import { checkKnownKeys, optionGroup, quote, type OptionProblems } from './option-problems.ts';
+import { checkKnownKeys, CONTROL, optionGroup, quote, type OptionProblems } from './option-problems.ts';
 import type { ResolvedRoutes } from './options.ts';
-import { isLoopbackHostname } from './service-base-url.ts';
+import { isLoopbackHostname } from './service-access.ts';
 
 const ROUTE_PATH = /^\/[A-Za-z0-9._~\-/]*$/;
-export const CONTROL = /[\u0000-\u001f\u007f]/;
-
 export const DEFAULT_ROUTES = {
   start: '/verify/start',
   startAgain: '/verify/start-again',

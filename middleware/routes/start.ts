@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { KitContext } from '../context.ts';
 import type { ResolvedUser } from '../options/options.ts';
-import { isLoopbackHostname } from '../options/service-base-url.ts';
+import { isLoopbackHostname } from '../options/service-access.ts';
 import { verifyCsrf } from './csrf.ts';
 import { withDeadline } from '../deadline.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';

@@ -295,7 +295,12 @@ describe('backend client protocol', () => {
         /`baseUrl` must use https \(http is allowed only for a loopback emulator\)/,
       );
     }
-    for (const baseUrl of ['http://127.0.0.1:4000', 'http://localhost:4000/v1', 'http://emulator.localhost', 'http://[::1]:9']) {
+    for (const baseUrl of [
+      'http://127.0.0.1:4000',
+      'http://localhost:4000/v1',
+      'http://emulator.localhost',
+      'http://[::1]:9',
+    ]) {
       expect(() => createVerifyClient({ baseUrl, clientId: 'c', clientSecret: SECRET }), baseUrl).not.toThrow();
     }
   });
@@ -636,6 +641,27 @@ describe('settings the client does not know are refused when it is created, with
     expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
     expect((refusal as Error).message).toContain('`baseUrl` must be an absolute');
     expect((refusal as Error).message).toContain('`statusReadAttempts` must be a whole number of tries');
+    expect((refusal as Error).message).not.toContain(SECRET);
+  });
+
+  // The credentials were checked alone when the transport was built, by rules of their own: a
+  // secret read from a file with its trailing newline was taken and sent, and the service
+  // answered 401 on every call, with nothing saying why.
+  it("lists credential problems with the other problems of the call, by the kit's rules", () => {
+    let refusal: unknown;
+    try {
+      createVerifyClient({
+        baseUrl: 'https://verify.example',
+        clientId: 'c',
+        clientSecret: `${SECRET}\n`,
+        retry: { maxAttempts: 0 },
+      });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
+    expect((refusal as Error).message).toContain('`clientSecret` contains whitespace or control characters');
+    expect((refusal as Error).message).toContain('`retry.maxAttempts` must be a whole number of tries');
     expect((refusal as Error).message).not.toContain(SECRET);
   });
 });

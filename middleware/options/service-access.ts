@@ -1,10 +1,11 @@
 /**
- * The service's address, one rule for the kit's options and createVerifyClient's: every call
- * carries the client secret in its Authorization header, so it goes over https, or plain http only
- * to an emulator on loopback. Messages quote the URL without its credentials, query or fragment.
+ * The service's address and credentials, one rule for the kit's options and createVerifyClient's:
+ * every call carries the client secret in its Authorization header, so it goes over https, or
+ * plain http only to an emulator on loopback. Messages quote the URL without its credentials,
+ * query or fragment, and never the secret.
  */
-import { carriesSecret } from '../errors.ts';
-import { BASE_URL_CARRIES_SECRET, quote, type OptionProblems } from './option-problems.ts';
+import { carriesSecret, MIN_SECRET_LENGTH } from '../errors.ts';
+import { BASE_URL_CARRIES_SECRET, CONTROL, quote, type OptionProblems } from './option-problems.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -48,5 +49,27 @@ export function checkBaseUrl(problems: OptionProblems, value: unknown, clientSec
   }
   if (url.search !== '' || url.hash !== '') {
     problems.add(`\`baseUrl\` must have no query or fragment (not shown): did you mean ${shown}?`);
+  }
+}
+
+export function checkCredentials(problems: OptionProblems, clientId: unknown, clientSecret: unknown): void {
+  if (typeof clientId !== 'string' || clientId === '' || clientId.includes(':') || CONTROL.test(clientId)) {
+    problems.add(
+      `\`clientId\` must be the client id issued by the portal (non-empty, no ":" or control characters): got ${quote(clientId)}.`,
+    );
+  }
+  if (typeof clientSecret !== 'string' || clientSecret === '') {
+    problems.add(
+      "`clientSecret` must be the secret issued by the portal, read from the server's environment (e.g. process.env.VERIFY_CLIENT_SECRET); it is missing or not a string.",
+    );
+  } else if (CONTROL.test(clientSecret) || clientSecret.trim() !== clientSecret) {
+    problems.add(
+      '`clientSecret` contains whitespace or control characters (a trailing newline from a file?); trim it.',
+    );
+  } else if (clientSecret.length < MIN_SECRET_LENGTH) {
+    // Too short for its base64 to be recognised at every offset (a Basic header), so no message could be kept free of it.
+    problems.add(
+      `\`clientSecret\` is shorter than ${MIN_SECRET_LENGTH} characters, so it is not a secret the portal issued (a placeholder?): pass the issued secret.`,
+    );
   }
 }
