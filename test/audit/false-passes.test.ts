@@ -792,6 +792,37 @@ describe.concurrent('controls: mistakes the audit catches', () => {
     expect(failed, table).toContain('headers.kit-pages');
   }, 120_000);
 
+  it('the first 16 characters of the client secret in the app\'s log ("masked" as a hint) fail leak.secret', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (_app, ctx) => {
+          // "Which secret is loaded? Its start is enough to tell."
+          ctx.logs.push(
+            JSON.stringify({ level: 'info', msg: 'config', clientSecret: `${ctx.clientSecret.slice(0, 16)}…` }),
+          );
+        },
+      },
+      ['leak.secret'],
+    );
+    expect(failed, table).toContain('leak.secret');
+  }, 120_000);
+
+  it('the client secret split across two lines of a page fails leak.secret', async () => {
+    const { failed, table } = await audit(
+      {
+        done: (_req, res, ctx) => {
+          res.setHeader('Cache-Control', 'no-store');
+          const half = Math.ceil(ctx.clientSecret.length / 2);
+          const [head, tail] = [ctx.clientSecret.slice(0, half), ctx.clientSecret.slice(half)];
+          res.send(`<!doctype html><title>Done</title><pre>client secret:\n${head}\n${tail}</pre>`);
+          return true;
+        },
+      },
+      ['leak.secret'],
+    );
+    expect(failed, table).toContain('leak.secret');
+  }, 120_000);
+
   it('the client secret in base64 (no padding, inside a longer value) in a page fails leak.secret', async () => {
     const { failed, table } = await audit(
       {

@@ -5,7 +5,7 @@
  */
 import { withoutHandoffInput, type Exchange } from './agent.ts';
 import type { AuditCheck, Verdict } from './check.ts';
-import { findSecret, type SecretForm } from './secret.ts';
+import { findSecret, findSecretPart, MIN_LEAKED_PART, type SecretForm } from './secret.ts';
 import type { AuditWorld } from './world.ts';
 
 /**
@@ -98,22 +98,40 @@ function places(world: AuditWorld, x: Exchange): { where: string; text: string; 
 }
 
 /**
- * Searches every exchange and log line for `forms`; evidence says where (the exchange's place, the
- * log line's number) and which spelling, never the text around it.
+ * Which spelling of `forms` `text` holds: whole, or (`parts`) as MIN_LEAKED_PART characters in a
+ * row of one, named so.
  */
-async function searchAll(world: AuditWorld, verdict: Verdict, forms: SecretForm[], what: string, handoff: boolean) {
+function spellingIn(forms: SecretForm[], text: string, parts: boolean): string | undefined {
+  const whole = findSecret(forms, text);
+  if (whole !== undefined || !parts) return whole?.name;
+  const part = findSecretPart(forms, text);
+  return part === undefined ? undefined : `${MIN_LEAKED_PART} characters or more of it, ${part.name}`;
+}
+
+/**
+ * Searches every exchange and log line for `forms` (and, with `parts`, for a part of one);
+ * evidence says where (the exchange's place, the log line's number) and which spelling, never the
+ * text around it.
+ */
+async function searchAll(
+  world: AuditWorld,
+  verdict: Verdict,
+  forms: SecretForm[],
+  what: string,
+  { handoff, parts }: { handoff: boolean; parts: boolean },
+) {
   let searched = 0;
   for (const x of world.exchanges) {
     for (const place of places(world, x)) {
       searched += 1;
-      const hit = findSecret(forms, handoff ? (place.handoffText ?? place.text) : place.text);
-      verdict.expect(hit === undefined, `${what} (${hit?.name}) in ${place.where}`);
+      const hit = spellingIn(forms, handoff ? (place.handoffText ?? place.text) : place.text, parts);
+      verdict.expect(hit === undefined, `${what} (${hit}) in ${place.where}`);
     }
   }
   const lines = await world.logLines();
   for (const [index, line] of lines.entries()) {
-    const hit = findSecret(forms, line);
-    verdict.expect(hit === undefined, `${what} (${hit?.name}) in log line ${index + 1} of ${lines.length}`);
+    const hit = spellingIn(forms, line, parts);
+    verdict.expect(hit === undefined, `${what} (${hit}) in log line ${index + 1} of ${lines.length}`);
   }
   verdict.note(
     `${world.exchanges.length} exchanges (${searched} places) and ${lines.length} log lines searched${world.options.logs === undefined ? ' (no `logs` given)' : ''}`,
@@ -148,12 +166,12 @@ export const exposureChecks: AuditCheck[] = [
   {
     id: 'leak.secret',
     title:
-      'The client secret is in no URL, Referer, page, response header or log line: as is, URL-encoded, HTML- or JSON-escaped, in hex, or in base64 (also URL-encoded)',
+      'The client secret is in no URL, Referer, page, response header or log line, whole or any 12 characters of it in a row: as is, URL-encoded, HTML- or JSON-escaped, in hex, or in base64 (also URL-encoded)',
     fix: "Keep the client secret on the server, in the kit's options only (from your secret store or environment); never render, log or link it.",
     phase: 'last',
     async run(world, verdict) {
       await toured(world);
-      await searchAll(world, verdict, [...world.secretForms], 'the client secret', false);
+      await searchAll(world, verdict, [...world.secretForms], 'the client secret', { handoff: false, parts: true });
     },
   },
   {
@@ -170,7 +188,7 @@ export const exposureChecks: AuditCheck[] = [
       ]);
       verdict.expect(forms.length > 0, 'no handoff was handed out');
       verdict.note(`${world.handoffs.size} handoffs searched for`);
-      await searchAll(world, verdict, forms, 'a handoff', true);
+      await searchAll(world, verdict, forms, 'a handoff', { handoff: true, parts: false });
     },
   },
 ];

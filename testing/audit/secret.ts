@@ -21,6 +21,42 @@ export function findSecret(forms: readonly SecretForm[], text: string): SecretFo
   return forms.find((form) => text.includes(form.text));
 }
 
+/**
+ * A part of the secret this long, in a row, is a leak the leak check reports: a "hint" of its
+ * first characters, or the secret split across lines. Shorter runs of a hex spelling would match
+ * ordinary hex (a nonce, an ETag) by chance.
+ */
+export const MIN_LEAKED_PART = 12;
+
+/** Every MIN_LEAKED_PART characters of every spelling, with the spelling it is part of. */
+const partsByForms = new WeakMap<readonly SecretForm[], Map<string, SecretForm>>();
+
+function partsOf(forms: readonly SecretForm[]): Map<string, SecretForm> {
+  let parts = partsByForms.get(forms);
+  if (parts !== undefined) return parts;
+  parts = new Map<string, SecretForm>();
+  // A part of the Basic credentials may be the client id's alone (public); the base64 spellings
+  // hold every part of them that encodes the secret.
+  for (const form of forms.filter((f) => !f.name.startsWith('base64 as Basic credentials'))) {
+    for (let at = 0; at + MIN_LEAKED_PART <= form.text.length; at++) {
+      const part = form.text.slice(at, at + MIN_LEAKED_PART);
+      if (!parts.has(part)) parts.set(part, form);
+    }
+  }
+  partsByForms.set(forms, parts);
+  return parts;
+}
+
+/** The spelling `text` holds MIN_LEAKED_PART characters in a row of (a part of the secret, or all of it), if any. */
+export function findSecretPart(forms: readonly SecretForm[], text: string): SecretForm | undefined {
+  const parts = partsOf(forms);
+  for (let at = 0; at + MIN_LEAKED_PART <= text.length; at++) {
+    const form = parts.get(text.slice(at, at + MIN_LEAKED_PART));
+    if (form !== undefined) return form;
+  }
+  return undefined;
+}
+
 const MARK = '[client secret]';
 
 /** A fragment shorter than this is not told apart from ordinary text (the tail of a cut value too). */
