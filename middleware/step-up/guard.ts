@@ -23,10 +23,9 @@ import { stepUpFromElsewherePage, stepUpRequiredPage, stepUpUnenrolledPage } fro
 import { answerError } from '../routes/answer-error.ts';
 import { csrfToken, verifyCsrf } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
-import { newNonce, newState } from '../routes/state.ts';
+import { isStateShaped, newNonce, newState } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
 import { countStepUp, type StepUpEvent } from '../telemetry.ts';
-import type { JsonValue } from '../types.ts';
 import {
   GUARDABLE_METHODS,
   resolveGuard,
@@ -36,15 +35,21 @@ import {
 import { handOverWithin } from './hand-over.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
 import { keepIntentWithinLimit } from './intent-limit.ts';
+import { keptFields } from './kept-fields.ts';
 import { labelFor } from './labels.ts';
 import { boundResourceKey } from './resource-key.ts';
 import { isNavigationFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
-import { browserSessionOf, findKeptIntent, INTENT_FIELD, INTENT_TTL_MS, intentIsUsable } from './scope-actions.ts';
+import {
+  browserSessionOf,
+  consumeKeptIntent,
+  findKeptIntent,
+  INTENT_FIELD,
+  INTENT_TTL_MS,
+  intentIsUsable,
+} from './scope-actions.ts';
 
 /** A user back from a verification within this long, still refused, is told why instead of asked again. */
 const JUST_GRANTED_MS = 2 * 60_000;
-/** A kept form is at most this large (as JSON). */
-const KEPT_FIELDS_LIMIT = 64 * 1024;
 
 type Guarded<Tx> = { context: KitContext<Tx>; guard: ResolvedGuard };
 
@@ -91,30 +96,6 @@ function readingOf<Tx>({ guard }: Guarded<Tx>, userRef: string, browserSession: 
   return { stepUp: guard.stepUp, scope: guard.scope.name, userRef, browserSession };
 }
 
-/** The fields a form was sent with, as the kit keeps them (JSON); refuses what cannot be kept. */
-function keptFields(req: Request): JsonValue {
-  if (isPageMethod(methodOf(req))) return {};
-  let nul = false;
-  const text = JSON.stringify(bodyOf(req), (key, value: unknown) => {
-    nul ||= key.includes('\0') || (typeof value === 'string' && value.includes('\0'));
-    return value;
-  });
-  // No form sends one, and PostgreSQL cannot keep it (JSONB): refused on every store alike.
-  if (nul) {
-    throw new KitError(
-      KitErrorCode.InvalidActionParams,
-      'This form holds a character that cannot be kept; go back and try again.',
-    );
-  }
-  if (text.length > KEPT_FIELDS_LIMIT) {
-    throw new KitError(
-      KitErrorCode.InvalidActionParams,
-      'This form is too large to be kept while you confirm it is you.',
-    );
-  }
-  return JSON.parse(text) as JsonValue;
-}
-
 /** Keeps the guarded request server-side: where to return (a page), or the form to run once confirmed. */
 async function keepIntent<Tx>(
   { context, guard }: Guarded<Tx>,
@@ -138,8 +119,9 @@ async function keepIntent<Tx>(
     expiresAt: now + INTENT_TTL_MS,
   };
   // A page asked again (reloads, a link opened twice) keeps its one intent: no row per request.
-  const renewed = kept.method === 'GET' ? await guard.stepUp.renewPageIntent({ ...kept, now }) : undefined;
-  if (renewed !== undefined) return renewed;
+  const renewed: unknown = kept.method === 'GET' ? await guard.stepUp.renewPageIntent({ ...kept, now }) : undefined;
+  // Only an id as the kit makes them: a custom store's `null` for "none renewed" would be the page's intent.
+  if (isStateShaped(renewed)) return renewed;
   const intentId = newState();
   await keepIntentWithinLimit(guard.stepUp, { ...kept, intentId, fields: json ? {} : keptFields(req), createdAt: now });
   return intentId;
@@ -173,7 +155,7 @@ async function answerRequired<Tx>(
   const json = wantsJson(req);
   const intentId = await keepIntent(guarded, req, user.userRef, resourceKey, json);
   // A kept request asked for again moves to its new intent: the old one must never run as well.
-  if (replaces !== undefined && (await guard.stepUp.consumeIntent(replaces, context.now())) === undefined) {
+  if (replaces !== undefined && (await consumeKeptIntent(guard.stepUp, replaces, context.now())) === undefined) {
     await guard.stepUp.consumeIntent(intentId, context.now());
     note(guarded, req, 'denied');
     throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request was already carried out; nothing changed.');
@@ -272,7 +254,7 @@ async function runKeptRequest<Tx>(
     return;
   }
   // One caller, on any instance, gets the intent: a reload, a second tab or a replay runs nothing.
-  if ((await guard.stepUp.consumeIntent(intentId, now)) === undefined) {
+  if ((await consumeKeptIntent(guard.stepUp, intentId, now)) === undefined) {
     note(guarded, req, 'denied');
     throw new KitError(
       KitErrorCode.StepUpIntentUnusable,

@@ -53,7 +53,28 @@ export async function findKeptIntent(
   stepUp: StepUpStore | undefined,
   intentId: unknown,
 ): Promise<StepUpIntent | undefined> {
-  return isStateShaped(intentId) ? stepUp?.findIntent(intentId) : undefined;
+  return isStateShaped(intentId) ? theIntent(await stepUp?.findIntent(intentId), intentId) : undefined;
+}
+
+/**
+ * Consumes the kept request for one caller: the intent when the store gave it back, else undefined
+ * (expired, or another caller, on any process, consumed it first).
+ */
+export async function consumeKeptIntent(
+  stepUp: StepUpStore,
+  intentId: string,
+  now: number,
+): Promise<StepUpIntent | undefined> {
+  return theIntent(await stepUp.consumeIntent(intentId, now), intentId);
+}
+
+/**
+ * What a store answered, when it is the intent asked for. A custom store may answer `null` (or
+ * `false`, or its driver's result) for "none": read as an intent, a null would crash the request,
+ * and a consumption would count as won, so two confirmations racing would both run the form.
+ */
+function theIntent(answer: unknown, intentId: string): StepUpIntent | undefined {
+  return isRecord(answer) && answer.intentId === intentId ? (answer as unknown as StepUpIntent) : undefined;
 }
 
 /** True when `intent` may still be used by this user, in this browser session, for `scope`. */

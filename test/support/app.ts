@@ -78,6 +78,8 @@ export interface TestAppOptions {
   client?: ClientSettings;
   /** Wraps the real client (e.g. to alter the echo the service gives). */
   wrapClient?: (client: VerifyClient) => VerifyClient;
+  /** Wraps the real store the kit is given (e.g. a custom store's odd answers); `store` stays the real one. */
+  wrapStore?: (store: VerifyStore<unknown>) => VerifyStore<unknown>;
   /** See the file comment. */
   blockFlag?: string;
   /** See the file comment. */
@@ -326,7 +328,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     clientSecret: service.clientSecret,
     returnUrl,
     platform: mobile ? 'mobile' : 'web',
-    store,
+    store: options.wrapStore ? options.wrapStore(store) : store,
     actions,
     client: options.wrapClient ? options.wrapClient(realClient) : realClient,
     resolveUser,

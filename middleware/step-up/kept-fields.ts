@@ -1,0 +1,36 @@
+/**
+ * The fields of a guarded form as the kit keeps them while its user confirms it's them (JSON), or a
+ * refusal of what no store can keep: a NUL byte (PostgreSQL's JSONB) or more than 64 KB.
+ */
+import type { Request } from 'express';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { bodyOf } from '../routes/start-request.ts';
+import type { JsonValue } from '../types.ts';
+import { isPageMethod, methodOf } from './request-kind.ts';
+
+/** A kept form is at most this large (as JSON). */
+const KEPT_FIELDS_LIMIT = 64 * 1024;
+
+/** The fields a form was sent with, as the kit keeps them (JSON); refuses what cannot be kept. */
+export function keptFields(req: Request): JsonValue {
+  if (isPageMethod(methodOf(req))) return {};
+  let nul = false;
+  const text = JSON.stringify(bodyOf(req), (key, value: unknown) => {
+    nul ||= key.includes('\0') || (typeof value === 'string' && value.includes('\0'));
+    return value;
+  });
+  // No form sends one, and PostgreSQL cannot keep it (JSONB): refused on every store alike.
+  if (nul) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'This form holds a character that cannot be kept; go back and try again.',
+    );
+  }
+  if (text.length > KEPT_FIELDS_LIMIT) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'This form is too large to be kept while you confirm it is you.',
+    );
+  }
+  return JSON.parse(text) as JsonValue;
+}
