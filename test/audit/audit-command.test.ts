@@ -12,8 +12,14 @@ const ONLY = 'redirect.landing,forged.wrong-state,leak.secret';
 
 async function run(argv: string[], env: Record<string, string> = {}) {
   let out = '';
-  const code = await command.run(argv, env, (text) => (out += text));
-  return { code, out };
+  let err = '';
+  const code = await command.run(
+    argv,
+    env,
+    (text) => (out += text),
+    (text) => (err += text),
+  );
+  return { code, out, err };
 }
 
 describe('hosted-sms-verify-kit audit', () => {
@@ -40,6 +46,15 @@ describe('hosted-sms-verify-kit audit', () => {
     const failed = report.checks[1]!;
     expect(failed.evidence.join('\n')).toContain('evil.example');
     expect(failed.fix).toMatch(/^Never redirect/);
+  }, 60_000);
+
+  it("--json with a close() that fails: the standard output is the JSON report alone, the close's failure said on standard error", async () => {
+    const { code, out, err } = await run(['--config', config, '--only', 'forged.wrong-state', '--json'], {
+      AUDIT_CLOSE_FAILS: 'the test database was already closed',
+    });
+    expect(code).toBe(0);
+    expect((JSON.parse(out) as { ok: boolean }).ok).toBe(true);
+    expect(err).toBe('your close() failed: the test database was already closed\n');
   }, 60_000);
 
   it('usage mistakes are refused before anything runs', async () => {

@@ -75,9 +75,9 @@ describe.concurrent('a configuration that never finishes loading, holding nothin
   it('audit: a close() that never settles still lets the command say why it stopped, after 30 s, exit 1', async () => {
     const result = await run(['audit', '--config', 'closes-never.config.mjs']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe('your close() did not answer within 30000 ms\n');
+    expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
-      /^hosted-sms-verify-kit audit: auditIntegration: \d+ problem\(s\) with the options:\n/,
+      /^your close\(\) did not answer within 30000 ms\nhosted-sms-verify-kit audit: auditIntegration: \d+ problem\(s\) with the options:\n/,
     );
     expect(result.stderr).not.toMatch(/^\s+at /m);
     expect(result.ms).toBeGreaterThanOrEqual(29_000 / TIMER_SCALE);

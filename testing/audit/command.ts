@@ -123,11 +123,15 @@ function scrubbed(config: AuditConfig, text: string): string {
 export const command = {
   summary: "attack your own app's integration (wired to the emulator) and report check by check",
   usage: USAGE,
-  /** Runs the audit; resolves with the exit code. `write` receives what goes to standard output. */
+  /**
+   * Runs the audit; resolves with the exit code. `write` receives what goes to standard output (the
+   * report alone: `--json` output is parsed by CI), `warn` what goes to standard error.
+   */
   async run(
     argv: readonly string[],
     env: CommandEnv,
     write: (text: string) => void = (text) => process.stdout.write(text),
+    warn: (text: string) => void = (text) => process.stderr.write(text),
   ): Promise<number> {
     const { file, json, only } = parseArgs(argv, env);
     const config = await loadConfig(file, env);
@@ -140,7 +144,7 @@ export const command = {
       // the command from answering; callHook's deadline holds the process until it answers.
       await callHook('your close()', 30_000, () => config.close?.call(config)).catch((error: unknown) => {
         // Its error may quote the app's database URL: never its password.
-        write(`${withoutUrlPasswords(scrubbed(config, describeThrown(error)))}\n`);
+        warn(`${withoutUrlPasswords(scrubbed(config, describeThrown(error)))}\n`);
       });
     }
   },
