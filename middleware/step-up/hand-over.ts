@@ -3,7 +3,7 @@
  * outside the kit's trust for liveness: one that throws or rejects is answered with the kit's error
  * page, and one that neither answers nor calls `next()` within `ms` (an enrolment service that
  * never replies, a callback that never fires) gets the kit's error page then, so no user's request
- * stays open. What it writes afterwards is dropped: the answer was sent, and a late `res.redirect`
+ * stays open. What it writes once the answer was sent is dropped: a late `res.redirect`
  * in its own timer would otherwise throw where nothing catches it and end the process. A late
  * `next()` is dropped too: the guarded handler never runs after the user got the error page.
  */
@@ -30,7 +30,7 @@ export function handOverWithin(
         `${name} neither answered nor called next() within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`,
       ),
     );
-    ignoreLateWrites(res);
+    dropWritesOnceAnswered(res);
   }, ms);
   timer.unref();
   // Answered, or the client went away: nothing left to bound.
@@ -51,14 +51,25 @@ export function handOverWithin(
   );
 }
 
-/** Makes the answered response drop what the handler writes late (it would throw: headers sent). */
-function ignoreLateWrites(res: Response): void {
-  const dropped = Object.assign(res, {
-    setHeader: () => dropped,
-    appendHeader: () => dropped,
-    removeHeader: () => undefined,
-    writeHead: () => dropped,
-    write: () => true,
-    end: () => dropped,
+/**
+ * Makes the response drop what is written once it is answered (it would throw: headers sent). The
+ * kit's error page is sent at once; with `errors: 'next'` the app's own error handler may answer
+ * a moment later (after an await), and what comes first goes out: dropping every write from the
+ * deadline on would drop that answer too, and the user's request would never end.
+ */
+function dropWritesOnceAnswered(res: Response): void {
+  const { setHeader, appendHeader, removeHeader, writeHead, write, end } = res;
+  const unlessHeadersSent =
+    <A extends unknown[], R>(method: (...args: A) => R, dropped: () => R) =>
+    (...args: A): R =>
+      res.headersSent ? dropped() : method.apply(res, args);
+  Object.assign(res, {
+    setHeader: unlessHeadersSent(setHeader, () => res),
+    appendHeader: unlessHeadersSent(appendHeader, () => res),
+    removeHeader: unlessHeadersSent(removeHeader, () => undefined),
+    writeHead: unlessHeadersSent(writeHead as (...args: unknown[]) => Response, () => res),
+    write: (...args: unknown[]) =>
+      res.writableEnded ? true : (write as (...a: unknown[]) => boolean).apply(res, args),
+    end: (...args: unknown[]) => (res.writableEnded ? res : (end as (...a: unknown[]) => Response).apply(res, args)),
   });
 }

@@ -6,6 +6,7 @@
  * An `onUnenrolled` that neither answers nor calls next() within `hookTimeouts.onUnenrolled` (a
  * promise that never settles, a callback that never fires) gets the kit's error page then, the
  * guarded handler never runs, and one that answers late changes nothing: the app goes on serving.
+ * With `errors: 'next'` the app's own error handler answers instead, even a moment later.
  */
 import type express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -207,6 +208,46 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
       expect(lateNext).toBe(true);
       expect(ran.handler).toBe(false);
       expect((await nobody.request('/ping')).body).toBe('pong');
+    });
+  });
+});
+
+describe('an onUnenrolled that never answers, in an app with errors: "next"', () => {
+  it('the app’s own error handler, answering a moment later, gets its page to the user: the request never hangs', async () => {
+    const ran = { handler: false };
+    app = await startTestApp({
+      kit: { scopes: [...SCOPES], errors: 'next', hookTimeouts: { onUnenrolled: 200 } },
+      ownRoutes: (routes: express.Express, kit) => {
+        routes.get(
+          '/security',
+          kit.requireRecentVerification({
+            scope: 'security',
+            maxAge: 600,
+            onUnenrolled: (() => new Promise<void>(() => {})) as express.RequestHandler,
+          }),
+          (_req, res) => {
+            ran.handler = true;
+            res.send('codes');
+          },
+        );
+        // An error page drawn after an await (a template rendered asynchronously, an error report).
+        routes.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+          setTimeout(
+            () =>
+              res
+                .status(503)
+                .type('html')
+                .send(`<p>app error page: ${String(error)}</p>`),
+            20,
+          );
+        });
+      },
+    });
+    await asUserWithoutPhone(app!, async (nobody) => {
+      const answer = await nobody.request('/security', { timeoutMs: 4_000 });
+      expect(answer.status).toBe(503);
+      expect(answer.body).toContain('app error page');
+      expect(ran.handler).toBe(false);
     });
   });
 });
