@@ -214,6 +214,18 @@ function hasRouterGetter(app: Express): boolean {
 }
 
 /**
+ * Once mounted, the kit's requests and responses inherit the host app's (Express sets that on
+ * mount), but each still names the kit's own app as `req.app` and `res.app`. Where Express runs the
+ * kit as a mounted app (Express 4), the integrator's hooks would then read the kit's empty
+ * `req.app.locals` and default settings instead of their app's: without those names, `req.app` is
+ * the host app, as on Express 5, which runs the kit's routes on the host's request in place.
+ */
+function showHostApp(kitApp: Express): void {
+  delete (kitApp.request as { app?: unknown }).app;
+  delete (kitApp.response as { app?: unknown }).app;
+}
+
+/**
  * The returnUrl's path as a route both Express majors match literally, whatever it holds: `(`, `*`,
  * `+`, `!`, `:` or `[` are route syntax to Express 4 and refused by Express 5. Case and a trailing
  * slash count, as for the other routes.
@@ -234,6 +246,7 @@ function buildRouter<Tx>(context: KitContext<Tx>): Express {
   router.on('mount', () => {
     const at = router.mountpath;
     if (at !== '/') throw mountedAtWrongPath(routes.landing, Array.isArray(at) ? at.join(', ') : String(at));
+    showHostApp(router);
   });
   // First-request detection: the router reached below a prefix (e.g. inside a mounted sub-app).
   router.use((req, res, next) => {

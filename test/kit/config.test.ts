@@ -408,6 +408,25 @@ describe('mount detection', () => {
     await kit.close();
   });
 
+  it("the integrator's hooks see the host app as req.app (its locals and settings), on Express 4 and 5", async () => {
+    const seen: unknown[] = [];
+    const kit = createVerificationKit(
+      options({
+        resolveUser: (req) => {
+          seen.push({ host: req.app === app, db: req.app.locals.db, env: req.app.get('env') });
+          return null;
+        },
+      }),
+    );
+    const app = express();
+    app.locals.db = 'the host app database';
+    app.set('env', 'staging');
+    app.use(kit.router);
+    expect((await request(app).get('/verify/start-again?action=grant_badge')).status).toBe(200);
+    expect(seen).toEqual([{ host: true, db: 'the host app database', env: 'staging' }]);
+    await kit.close();
+  });
+
   it('kit.router used unmounted, as the server itself, still answers with the full Express request', async () => {
     const kit = createVerificationKit(options());
     const response = await request(kit.router).get('/verify/start-again?action=grant_badge');
