@@ -273,6 +273,33 @@ function release(deps: PumpingGuardDeps, store: PumpingStore, keys: StartKeys['k
   );
 }
 
+/** A read of the pumping store before a text, under hookTimeouts.limits: rejects when late. */
+function checkWithin<T>(deps: PumpingGuardDeps, reading: Promise<T>): Promise<T> {
+  const ms = deps.releaseTimeoutMs;
+  const late = () =>
+    new KitError(
+      KitErrorCode.HookFailed,
+      `The SMS pumping check did not settle within ${ms} ms; the start was not sent (raise hookTimeouts.limits if the store needs longer).`,
+    );
+  return withDeadline('limits', ms, () => reading, late);
+}
+
+/**
+ * Whether an operator blocked one of an allow-listed start's keys: the allow-list lifts the rules
+ * on the counts, never an operator's block (an attack on a block of the app's home country is what
+ * a block answers). Read, not counted: the text is counted once sent, as any allow-listed one.
+ */
+async function operatorBlocked(
+  deps: PumpingGuardDeps,
+  store: PumpingStore,
+  start: StartKeys,
+  hour: number,
+  now: number,
+) {
+  const reading = await checkWithin(deps, store.readPumping({ keys: start.keys, address: start.address, hour, now }));
+  return reading.rules.some((rule) => rule.rule === 'block');
+}
+
 /**
  * The store's reading and count of the start's text (reserveSend), waited on no longer than the
  * start budgets (hookTimeouts.limits): one that rejects or is late fails the start, never lets it
@@ -280,14 +307,8 @@ function release(deps: PumpingGuardDeps, store: PumpingStore, keys: StartKeys['k
  */
 async function reserve(deps: PumpingGuardDeps, store: PumpingStore, start: StartKeys, hour: number, now: number) {
   const reserving = store.reserveSend({ keys: start.keys, address: start.address, hour, now });
-  const ms = deps.releaseTimeoutMs;
-  const late = () =>
-    new KitError(
-      KitErrorCode.HookFailed,
-      `The SMS pumping check did not settle within ${ms} ms; the start was not sent (raise hookTimeouts.limits if the store needs longer).`,
-    );
   try {
-    return await withDeadline('limits', ms, () => reserving, late);
+    return await checkWithin(deps, reserving);
   } catch (error) {
     reserving.then(
       () => release(deps, store, start.keys, hour),
@@ -319,7 +340,11 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
     purge(now);
     bound.turn(now);
     if (deps.pumping.allows({ country: start.country, e164: start.e164, ip, userRef: who.userRef })) {
-      return new CountedPass(deps, store, start.keys);
+      if (!(await operatorBlocked(deps, store, start, hour, now))) return new CountedPass(deps, store, start.keys);
+      // As a judged start's block: the challenge is checked (its answer unread), nothing was counted.
+      await passedChallenge(deps, req);
+      await record(deps, store, bound, start, who.destination, 'refused', ['blocked']);
+      throw refusal();
     }
     const reading = await reserve(deps, store, start, hour, now);
     const pass = new ReservedPass(deps, store, start.keys, hour);

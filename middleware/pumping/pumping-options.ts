@@ -13,7 +13,7 @@ export interface PumpingChallenge {
   verify(req: Request): boolean | Promise<boolean>;
 }
 
-/** Starts the rules never refuse (they are still counted). */
+/** Starts the rules on the counts never refuse (they are still counted); an operator's block still does. */
 export interface PumpingAllowList {
   /** ISO 3166-1 alpha-2 codes, e.g. ['GB']. */
   countries?: readonly string[];

@@ -593,6 +593,28 @@ describeEachAppStore('SMS pumping decisions by mode, allow-list and challenge', 
       expect(refused.status).toBe(429);
     });
   });
+
+  it("an operator's block refuses an allow-listed start too: the allow-list lifts the counts' rules, not the block", async () => {
+    const now = dayOf(8);
+    await challenging.clock.pinned(now, async () => {
+      // GB is allow-listed; an attack on one of its blocks is what the operator answers with a block.
+      await challenging.kit.pumping.block({ block: '+447400125' });
+      const before = await texts(challenging);
+      const refused = await startTo(challenging, '+447400125001', { 'cf-turnstile-response': 'passed' });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('3600');
+      expect(await texts(challenging)).toBe(before);
+      const [decision] = await challenging.store.pumping!.listDecisions({ since: now, limit: 1 });
+      expect(decision).toMatchObject({ decision: 'refused', reasons: ['blocked'], country: 'GB', block: '+447400125' });
+      // A blocked user of an allow-listed country is refused too; the rest of the country is not.
+      const user = challenging.agent();
+      await user.signIn('blocked-allow-listed-user');
+      await challenging.kit.pumping.block({ user: 'user-blocked-allow-listed-user' });
+      expect((await user.tryStartWithNumber('add_phone', '+447400126001')).status).toBe(429);
+      expect((await startTo(challenging, '+447400126002')).status).toBe(200);
+      expect(await texts(challenging)).toBe(before + 1);
+    });
+  });
 });
 
 /** Numbers the app keeps (resolveUser's), in Jamaica (+1 876: its own country, not the US), each in a block of its own. */

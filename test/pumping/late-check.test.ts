@@ -2,7 +2,8 @@
  * The SMS pumping check before a text (the store's reserveSend) never holds a start: a pumping
  * store whose check never settles fails the start within `hookTimeouts.limits`, as late start
  * budgets do, with nothing sent, no budget spent and no stack shown; one that rejects fails it the
- * same way. Never let through unchecked. On SQLite and PostgreSQL.
+ * same way. Never let through unchecked, an allow-listed start (whose check reads only the
+ * operators' blocks) included. On SQLite and PostgreSQL.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PumpingStore } from '../../middleware/store/types.ts';
@@ -24,7 +25,8 @@ describeEachAppStore('the SMS pumping check that never settles', (_store, storeO
       ...(await storeOptions()),
       kit: {
         actions: [addPhoneAction()],
-        pumping: { mode: 'refuse' },
+        // GB allow-listed: its starts are read for an operator's block, not counted by the check.
+        pumping: { mode: 'refuse', alwaysAllow: { countries: ['GB'] } },
         limits: { ...GENEROUS_START_LIMITS, perUser: { points: 1, durationSeconds: 3600 } },
         hookTimeouts: { limits: LIMITS_DEADLINE_MS },
       },
@@ -82,6 +84,22 @@ describeEachAppStore('the SMS pumping check that never settles', (_store, storeO
     expect(answer.status).toBe(500);
     await counted;
     await expect.poll(sentToBlock, { timeout: 2000 }).toBe(before);
+  });
+
+  it('an allow-listed start whose read of the blocks never settles fails within hookTimeouts.limits: nothing sent', async () => {
+    const user = await app.agent().signIn('allowed-check-hangs');
+    const sent = await texts();
+    const answer = await withMethodReplaced(
+      app.store.pumping as PumpingStore,
+      'readPumping',
+      () => new Promise<never>(() => {}),
+      () => user.tryStart('add_phone', { phone: '+447400123451' }, ANSWER_WAIT_MS),
+    );
+    expect(answer.status).toBe(500);
+    expect(answer.ms).toBeLessThan(LIMITS_DEADLINE_MS + 2000);
+    expect(answer.body).not.toMatch(/\n\s+at [^\n]+:\d+:\d+/);
+    expect(await texts()).toBe(sent);
+    expect((await user.tryStartWithNumber('add_phone', '+447400123452')).status).toBe(200);
   });
 
   it('a start whose check rejects fails at once: nothing sent, no budget spent, no stack', async () => {
