@@ -17,12 +17,15 @@ const ON_EXPRESS_4 = [
   'test/kit/start.test.ts',
   'test/kit/mobile.test.ts',
   'test/security/duplicate-params.test.ts',
+  'test/security/malformed-params.test.ts',
   'test/kit/entered-number.test.ts',
   'test/kit/step-up.test.ts',
   'test/kit/step-up-testing-helper.test.ts',
+  'test/kit/step-up-methods.test.ts',
   'test/audit/fixtures.test.ts',
   'test/emulator/testing-entry.test.ts',
   'test/emulator/handler-rejections.test.ts',
+  'test/emulator/hosted-page-flow.test.ts',
 ];
 
 export default defineConfig({
