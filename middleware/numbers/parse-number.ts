@@ -6,6 +6,7 @@
  */
 import {
   isSupportedCountry,
+  parseDigits,
   parsePhoneNumberWithError,
   validatePhoneNumberLength,
   type CountryCode,
@@ -62,11 +63,12 @@ export function readEnteredNumber(typed: unknown, defaultCountry: string | undef
   const input = typed.replace(DIRECTION_MARKS, '').replaceAll('\uff0b', '+');
   const country = isKnownCountry(defaultCountry) ? defaultCountry : undefined;
   const asTyped = readNumber(input, country);
-  if (!LEADING_00.test(input)) return asTyped;
+  const international = afterLeading00(input);
+  if (international === undefined) return asTyped;
   // "00…" is "+…" in most countries, not in all: the US dials 011, Australia 0011, and Singapore
   // 001 to 003, so "0033 6…" is France, or Hungary through carrier 003. Where the two readings
   // are different numbers, the code would go to one the user may not have meant: refused.
-  const dialled = readNumber(input.replace(LEADING_00, '$1+'), undefined);
+  const dialled = readNumber(`+${international}`, undefined);
   if (asTyped === undefined || dialled === undefined) return asTyped ?? dialled;
   return asTyped.e164 === dialled.e164 ? asTyped : undefined;
 }
@@ -78,8 +80,22 @@ export function readEnteredNumber(typed: unknown, defaultCountry: string | undef
  */
 const DIRECTION_MARKS = /[\u200e\u200f\u061c\u202a-\u202c\u2066-\u2069]/g;
 
-/** "00" opening the input (after any spaces): the international call prefix of most countries. */
-const LEADING_00 = /^(\s*)00/;
+/**
+ * The input after the "00" it opens with (the international call prefix of most countries), or
+ * undefined. Read as the parser reads it: zeros in any of its digits (ASCII, full-width as Chinese
+ * and Japanese keyboards type them, Arabic-Indic), after or between any spacing and brackets, so
+ * "（００）33…" is checked as "0033…" is. Anything else before them (a letter, a "+"): no such prefix.
+ */
+function afterLeading00(input: string): string | undefined {
+  const opening = LEADING_00.exec(input);
+  if (opening === null || parseDigits(`${opening[1]}${opening[2]}`) !== '00') return undefined;
+  return input.slice(opening[0].length);
+}
+
+/** Spacing, brackets, dashes, dots and slashes, as the parser skips them between digits. */
+const SPACING =
+  '[\\s()\\[\\]\\uff08\\uff09\\uff3b\\uff3d.\\uff0e/\\uff0f~\\u2053\\u223c\\uff5e\\-\\u2010-\\u2015\\u2212\\u30fc\\uff0d\\u00ad\\u200b\\u2060]*';
+const LEADING_00 = new RegExp(`^${SPACING}(\\p{Nd})${SPACING}(\\p{Nd})`, 'u');
 
 function readNumber(input: string, country: CountryCode | undefined): ReadNumber | undefined {
   try {

@@ -94,6 +94,49 @@ describe('reading typed numbers', () => {
     expect(readEnteredNumber('0033 6 12 34 56 78', 'SG')).toBeUndefined();
   });
 
+  it('the "00" form in the other digits and spacing the parser reads (full-width, Arabic-Indic, a no-break space, brackets) is never read as another number either', () => {
+    // What a phone's keyboard in Chinese, Japanese or Arabic types, or a copy from a web page: the
+    // parser reads these zeros and spaces as "00 ", so the check of the two readings must too.
+    const zero = fc.constantFrom('0', '\uff10', '\u0660', '\u06f0');
+    const opening = fc.constantFrom(
+      ['', ''],
+      [' ', ''],
+      ['\u00a0', ''],
+      ['\u3000', ''],
+      ['(', ')'],
+      ['\uff08', '\uff09'],
+    );
+    const ambiguous = ['SG', 'TH', 'KR', 'NG'] as const;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...NUMBERS),
+        fc.constantFrom('US', 'JP', ...ambiguous),
+        zero,
+        zero,
+        opening,
+        fc.constantFrom('', ' ', '\u00a0', '-'),
+        (number, country, first, second, [open, close], gap) => {
+          const typed = `${open}${first}${second}${close}${gap}${number.code} ${number.nsn}`;
+          const read = readEnteredNumber(typed, country);
+          if (read !== undefined)
+            expect(read, `${JSON.stringify(typed)} (${country})`).toMatchObject({
+              e164: `+${number.code}${number.nsn}`,
+            });
+        },
+      ),
+      { numRuns: 500 },
+    );
+    for (const typed of [
+      '\uff10\uff1033 6 12 34 56 78',
+      '\u0660\u066033612345678',
+      '\u00a00033612345678',
+      '(00)33612345678',
+    ]) {
+      expect(readEnteredNumber(typed, 'SG'), JSON.stringify(typed)).toBeUndefined();
+      expect(readEnteredNumber(typed, 'US'), JSON.stringify(typed)).toMatchObject({ e164: '+33612345678' });
+    }
+  });
+
   it('a number pasted with direction marks around it (as phones copy one from their contacts) or typed with a full-width plus reads as without them', () => {
     // LRM, RLM, ALM, embeddings (LRE, RLE, PDF) and isolates (LRI, RLI, FSI, PDI) only say which way to display it.
     const marks = fc.constantFrom(
