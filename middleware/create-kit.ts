@@ -204,7 +204,23 @@ function dispatchInPlace(kitApp: Express): void {
       Object.getPrototypeOf(req) === Object.getPrototypeOf(app.request) &&
       Object.getPrototypeOf(res) === Object.getPrototypeOf(app.response);
     if (hostShaped && next !== undefined && hasRouterGetter(app)) app.router(req, res, next);
-    else handleAsApp(req, res, next);
+    else if (next === undefined) handleAsApp(req, res);
+    else handleAsApp(req, res, handingBack(req, res, next));
+  };
+}
+
+/**
+ * The `next` of a request the kit's app handled: it goes on with the prototypes it came with. Reached
+ * through a Router's `use` (not app.use), nothing else puts them back, and every later route of the
+ * app would see the kit's app as `req.app` and lose the app's own request and response helpers.
+ */
+function handingBack(req: Request, res: Response, next: NextFunction): NextFunction {
+  const requestShape: unknown = Object.getPrototypeOf(req);
+  const responseShape: unknown = Object.getPrototypeOf(res);
+  return (error?: unknown) => {
+    Object.setPrototypeOf(req, requestShape as object);
+    Object.setPrototypeOf(res, responseShape as object);
+    next(error);
   };
 }
 

@@ -427,6 +427,28 @@ describe('mount detection', () => {
     await kit.close();
   });
 
+  it("kit.router in the app's own express.Router(): the app's routes after it keep the app's request and response", async () => {
+    const kit = createVerificationKit(options());
+    const app = express();
+    app.locals.db = 'the host app database';
+    // What the app's own middleware gives every request (a helper on its request prototype).
+    (app.request as { tenant?: string }).tenant = 'acme';
+    const routes = express.Router();
+    routes.use(kit.router);
+    routes.get('/account', (req, res) => {
+      res.json({ host: req.app === app, db: req.app.locals.db, tenant: (req as { tenant?: string }).tenant });
+    });
+    app.use(routes);
+    expect((await request(app).get('/account')).body).toEqual({
+      host: true,
+      db: 'the host app database',
+      tenant: 'acme',
+    });
+    // The kit's own routes still answer there.
+    expect((await request(app).get('/verify/start-again?action=grant_badge')).status).toBe(200);
+    await kit.close();
+  });
+
   it('kit.router used unmounted, as the server itself, still answers with the full Express request', async () => {
     const kit = createVerificationKit(options());
     const response = await request(kit.router).get('/verify/start-again?action=grant_badge');
