@@ -181,6 +181,8 @@ export interface ActionDefinition<Tx = unknown> {
    * Validates the start request and returns the server-side parameters stored with the attempt
    * (e.g. the new payout account). Throw KitError('invalid_action_params') for bad input. Runs on
    * every start, restarts included (then `context.restartParams` holds the earlier parameters).
+   * What it returns is kept as JSON, and `fulfil` gets it as JSON reads it back; a value JSON
+   * cannot hold (a BigInt, an object holding itself) fails the start before anything is sent.
    */
   prepare?: (req: Request, context: PrepareContext) => JsonValue | Promise<JsonValue>;
   /**

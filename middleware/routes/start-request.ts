@@ -128,5 +128,26 @@ export async function paramsFor<Tx>(
   } catch (error) {
     throw showAsWritten(error);
   }
-  return params === undefined ? null : params;
+  return storedParams(params === undefined ? null : params);
+}
+
+/**
+ * `prepare`'s value as the store keeps it (its JSON, read back), checked before anything is sent
+ * or counted: a value JSON cannot hold (a BigInt, an object holding itself, a function) would
+ * otherwise fail the attempt's insert after the service had texted the code.
+ */
+function storedParams(params: unknown): JsonValue {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(params);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) {
+    throw new KitError(
+      KitErrorCode.HookFailed,
+      '`prepare` returned a value JSON cannot hold (a BigInt, an object holding itself, a function...); return JSON: objects, arrays, strings, numbers, booleans or null.',
+    );
+  }
+  return JSON.parse(text) as JsonValue;
 }

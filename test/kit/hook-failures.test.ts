@@ -154,6 +154,70 @@ describe.each(['sync', 'async'] as const)('a callback that throws (%s)', (how) =
   });
 });
 
+describe('prepare returning what the store cannot keep', () => {
+  const cycle: Record<string, unknown> = {};
+  cycle.self = cycle;
+  it.each([
+    ['a BigInt', () => 10n],
+    ['an object holding itself', () => cycle],
+    ['a function', () => () => 1],
+    [
+      'an object whose toJSON throws',
+      () => ({
+        toJSON: () => {
+          throw new TypeError('toJSON broke');
+        },
+      }),
+    ],
+  ])(
+    '%s: the built-in 500 page before any session is created: nothing texted, no budget spent',
+    async (_what, returned) => {
+      const a = await appWith({
+        actions: [
+          {
+            name: 'grant_badge',
+            operationSensitivity: 'normal',
+            successPath: '/done',
+            prepare: returned as unknown as () => null,
+            fulfil: () => {},
+          },
+        ],
+      });
+      const alice = await a.agent(seen).signIn('alice');
+      const answer = await alice.tryStart('grant_badge');
+      expect(answer.status).toBe(500);
+      expectBuiltInErrorPage(answer.body, 'JSON');
+      expect(await a.emulator.control.stats()).toMatchObject({ creates: 0, smsSent: 0 });
+      expectLogged(a, '`prepare` returned');
+      expect(await a.attemptCount()).toBe(0);
+      const budgets = await a.query<{ n: number | string }>('SELECT count(*) AS n FROM verify_kit_start_budgets');
+      expect(Number(budgets[0]?.n)).toBe(0);
+    },
+  );
+
+  it('a value JSON keeps otherwise (undefined and NaN inside) is stored and handed to fulfil as JSON reads it', async () => {
+    const fulfilled: unknown[] = [];
+    const a = await appWith({
+      actions: [
+        {
+          name: 'grant_badge',
+          operationSensitivity: 'normal',
+          successPath: '/done',
+          prepare: () => ({ kept: 1, dropped: undefined, notANumber: Number.NaN }) as unknown as null,
+          fulfil: (_tx, attempt) => {
+            fulfilled.push(attempt.params);
+          },
+        },
+      ],
+    });
+    const alice = await a.agent(seen).signIn('alice');
+    const started = await alice.start('grant_badge');
+    await a.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+    expect((await alice.landFor(started.sessionId, started.state)).status).toBe(303);
+    expect(fulfilled).toEqual([{ kept: 1, notANumber: null }]);
+  });
+});
+
 describe('start limits of the app’s own that never settle', () => {
   /** A start refused in time: the kit's 500 page, no session, no SMS, the deadline in the log. */
   async function expectRefusedWithinDeadline(a: TestApp): Promise<void> {
