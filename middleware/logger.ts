@@ -4,7 +4,8 @@
  * module uses to log without leaking: errors are described by code and message only.
  */
 import { runDetached } from './deadline.ts';
-import { KitError, redactSecretFragments } from './errors.ts';
+import { environmentSecrets, KitError, redactSecretFragments, redactSecrets } from './errors.ts';
+import { withoutUrlPasswords } from './printable-errors.ts';
 
 /** Pino-compatible: `logger.info({ ...fields }, 'message')`. */
 export interface KitLogger {
@@ -61,10 +62,18 @@ const toConsole: LineWriter = (_level, line) => {
   console.error(line);
 };
 
-/** A logger printing one readable line per event (`formatLogLine`). */
-export function createConsoleLogger(write: LineWriter = toConsole): KitLogger {
+/**
+ * A logger printing one readable line per event (`formatLogLine`). A line never shows a secret of
+ * `env` nor a URL's password: a store's or an action's error may quote the database URL or a
+ * password the environment holds, and a sweep job's stderr goes to the file its JSON lines go to.
+ */
+export function createConsoleLogger(
+  write: LineWriter = toConsole,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): KitLogger {
+  const secrets = environmentSecrets(env);
   const at = (level: Level) => (obj: Record<string, unknown>, msg?: string) =>
-    write(level, formatLogLine(level, obj, msg));
+    write(level, withoutUrlPasswords(redactSecrets(formatLogLine(level, obj, msg), secrets)));
   return { info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -77,7 +86,7 @@ export function defaultLogger(env: NodeJS.ProcessEnv = process.env, write?: Line
   if (switched === 'off' || switched === '0' || switched === 'false') return silentLogger;
   const on = switched === 'console' || switched === 'on' || switched === '1' || switched === 'true';
   if (!on && (env.NODE_ENV === 'production' || env.NODE_ENV === 'test')) return silentLogger;
-  return createConsoleLogger(write);
+  return createConsoleLogger(write, env);
 }
 
 const guarded = new WeakSet<KitLogger>();
@@ -105,7 +114,8 @@ export function safeLogger(logger: KitLogger | undefined): KitLogger | undefined
 
 /**
  * A loggable description of an error: code and message only (never a cause with headers), the
- * client secret redacted, and any part of it a message cut short kept. Never throws, whatever was thrown (an object without a prototype, a
+ * client secret redacted, and any part of it a message cut short kept, and no URL's password (a
+ * store's error may quote the database URL). Never throws, whatever was thrown (an object without a prototype, a
  * throwing getter): the integrator's code may throw anything, and the logging path must hold.
  */
 export function describeError(error: unknown): Record<string, unknown> {
@@ -113,7 +123,7 @@ export function describeError(error: unknown): Record<string, unknown> {
     if (error instanceof KitError) {
       return {
         code: error.code,
-        message: error.message,
+        message: withoutUrlPasswords(error.message),
         ...(error.serviceStatus === undefined ? {} : { serviceStatus: error.serviceStatus }),
       };
     }
@@ -132,5 +142,5 @@ function textOf(value: unknown): string {
   } catch {
     text = Object.prototype.toString.call(value);
   }
-  return redactSecretFragments(text);
+  return withoutUrlPasswords(redactSecretFragments(text));
 }
