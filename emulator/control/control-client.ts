@@ -74,32 +74,93 @@ function matches(query: CodeQuery, message: SmsMessage): boolean {
   return 'sessionId' in query ? message.sessionId === query.sessionId : message.to === query.destination;
 }
 
-/** Control calls for the emulator at `url` (what `startEmulator` returned, or the `hosted-sms-verify-kit emulator` command's). */
-export function emulatorControl(url: string): EmulatorControl {
-  const base = `${url.replace(/\/+$/, '')}/_control`;
+/** Options of emulatorControl. */
+export interface EmulatorControlOptions {
+  /**
+   * Longest wait for one control call's whole answer, in whole milliseconds (default 10000): an
+   * address that takes the connection and never answers (not the emulator, or a stuck one) fails
+   * the call instead of holding a test run for minutes.
+   */
+  timeoutMs?: number;
+}
 
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+const DEFAULT_CONTROL_TIMEOUT_MS = 10_000;
+
+/** The control API at one address, each call within one deadline. */
+interface ControlTarget {
+  url: string;
+  base: string;
+  timeoutMs: number;
+}
+
+function timeoutOf(options: EmulatorControlOptions): number {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CONTROL_TIMEOUT_MS;
+  if (Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= 2_147_483_647) return timeoutMs;
+  throw new TypeError(
+    `emulatorControl: \`timeoutMs\` must be whole milliseconds from 1 to 2147483647: got ${String(timeoutMs)}.`,
+  );
+}
+
+/** The answer's status and text, read within the deadline. */
+async function answerWithin(
+  { url, base, timeoutMs }: ControlTarget,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; ok: boolean; text: string }> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  try {
     const response = await fetch(`${base}${path}`, {
       method,
+      signal: abort.signal,
       // Every control POST carries JSON (the emulator refuses the content types a page on another site could send).
       ...(method === 'GET'
         ? {}
         : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) }),
     });
-    const text = await response.text();
-    const parsed = (text === '' ? {} : JSON.parse(text)) as { errorCode?: string; message?: string };
-    if (!response.ok) {
-      const hint =
-        response.status === 404 ? ' (is the emulator started with control: true, and called over loopback?)' : '';
-      throw new EmulatorControlError(
-        response.status,
-        parsed.errorCode ?? 'control_failed',
-        `Emulator control ${method} ${path} answered ${response.status}: ${parsed.message ?? text}${hint}`,
-      );
-    }
-    return parsed as T;
+    return { status: response.status, ok: response.ok, text: await response.text() };
+  } catch (error) {
+    if (!abort.signal.aborted) throw error;
+    throw new EmulatorControlError(
+      0,
+      'control_timeout',
+      `Emulator control ${method} ${path} did not answer within ${timeoutMs} ms: is ${url} the emulator, started with control: true?`,
+    );
+  } finally {
+    clearTimeout(timer);
   }
+}
 
+async function controlCall<T>(target: ControlTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const response = await answerWithin(target, method, path, body);
+  const { text } = response;
+  let parsed: { errorCode?: string; message?: string };
+  try {
+    parsed = (text === '' ? {} : JSON.parse(text)) as { errorCode?: string; message?: string };
+  } catch {
+    throw new EmulatorControlError(
+      response.status,
+      'control_not_json',
+      `Emulator control ${method} ${path} answered ${response.status} with a body that is not JSON: is ${target.url} the emulator?`,
+    );
+  }
+  if (!response.ok) {
+    const hint =
+      response.status === 404 ? ' (is the emulator started with control: true, and called over loopback?)' : '';
+    throw new EmulatorControlError(
+      response.status,
+      parsed.errorCode ?? 'control_failed',
+      `Emulator control ${method} ${path} answered ${response.status}: ${parsed.message ?? text}${hint}`,
+    );
+  }
+  return parsed as T;
+}
+
+/** Control calls for the emulator at `url` (what `startEmulator` returned, or the `hosted-sms-verify-kit emulator` command's). */
+export function emulatorControl(url: string, options: EmulatorControlOptions = {}): EmulatorControl {
+  const target = { url, base: `${url.replace(/\/+$/, '')}/_control`, timeoutMs: timeoutOf(options) };
+  const call = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => controlCall<T>(target, method, path, body);
   const sentMessages = async () => (await call<{ messages: SmsMessage[] }>('GET', '/outbox')).messages;
 
   return {
