@@ -15,6 +15,7 @@ import { annotateSpan } from '../telemetry.ts';
 import type { Attempt } from '../store/types.ts';
 import type { OutcomeSource } from '../types.ts';
 import { slowTheSweep } from '../sweep/pacing.ts';
+import { SWEEP_WINDOW_MS } from '../sweep/sweep-options.ts';
 import { SESSION_ID_PATTERN } from '../client/client.ts';
 
 const MAX_LENGTH = 512;
@@ -78,6 +79,15 @@ export function readReturnedIds(source: unknown): ReturnedIds {
 }
 
 /**
+ * Still pending at the end of the 24 h window: the service no longer keeps its outcome and the
+ * sweep expires it (recording the expiry and its event) without reading it, so a return neither
+ * reads it nor fulfils it; its user is told it expired and may start again. The sweep's own line.
+ */
+function pastTheWindow<Tx>(context: KitContext<Tx>, attempt: Attempt): boolean {
+  return attempt.outcome === 'pending' && attempt.createdAt <= context.now() - SWEEP_WINDOW_MS;
+}
+
+/**
  * completeAttempt, where a 429 from the service reads as pending: the user sees the pending page
  * (whose own re-check, or the sweep, learns the outcome) and the kit stops reading for this return.
  */
@@ -86,6 +96,7 @@ async function completeUnlessBusy<Tx>(
   attempt: Attempt,
   source: OutcomeSource,
 ): Promise<{ completion: Completion; busy: boolean }> {
+  if (pastTheWindow(context, attempt)) return { completion: { kind: 'expired', attempt, eventIds: [] }, busy: false };
   try {
     return { completion: await completeAttempt(context, attempt, source), busy: false };
   } catch (error) {
