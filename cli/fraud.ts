@@ -8,7 +8,7 @@
 import { createVerificationKit, type VerificationKit } from '../middleware/create-kit.ts';
 import { keepingProcessAlive, withDeadline } from '../middleware/deadline.ts';
 import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
-import { withoutUrlPasswords } from '../middleware/printable-errors.ts';
+import { cutForPrinting, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { VerificationKitOptions } from '../middleware/options/options.ts';
 import { MAX_DAYS, MAX_DECISIONS, MAX_HOURS, type PumpingTarget } from '../middleware/pumping/pumping-operations.ts';
@@ -222,7 +222,9 @@ async function closeWithin(close: () => Promise<void>, env: CommandEnv): Promise
       withDeadline('close', CLOSE_MS, close, () => new Error(`closing did not finish within ${CLOSE_MS} ms`)),
     );
   } catch (error) {
-    const message = withoutUrlPasswords(redactSecrets(String(describeError(error).message), environmentSecrets(env)));
+    const message = cutForPrinting(
+      withoutUrlPasswords(redactSecrets(String(describeError(error).message), environmentSecrets(env))),
+    );
     process.stderr.write(`hosted-sms-verify-kit fraud: could not close what the configuration opened: ${message}\n`);
   }
 }

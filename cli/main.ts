@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
-import { describeQuotingError, withoutUrlPasswords } from '../middleware/printable-errors.ts';
+import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { Command } from './command.ts';
 
@@ -89,11 +89,14 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     // A person reads this: the message and how to fix it, never a stack trace, never a secret
     // (a configuration's own code may quote one it read from the environment, or, pasted without
-    // its quotes, the secret is a name a ReferenceError quotes), never a database URL's password.
-    const message = withoutUrlPasswords(
-      redactSecrets(
-        describeQuotingError(error) ?? String(describeError(error).message),
-        environmentSecrets(process.env),
+    // its quotes, the secret is a name a ReferenceError quotes), never a database URL's password;
+    // cut once redacted: an error of megabytes is no line a log keeps whole.
+    const message = cutForPrinting(
+      withoutUrlPasswords(
+        redactSecrets(
+          describeQuotingError(error) ?? String(describeError(error).message),
+          environmentSecrets(process.env),
+        ),
       ),
     );
     const usage = isUsageError(error) ? `\n${command.usage}` : '';

@@ -5,7 +5,7 @@
  */
 import { runDetached } from './deadline.ts';
 import { environmentSecrets, KitError, redactSecretFragments, redactSecrets } from './errors.ts';
-import { withoutUrlPasswords } from './printable-errors.ts';
+import { cutForPrinting, withoutUrlPasswords } from './printable-errors.ts';
 
 /** Pino-compatible: `logger.info({ ...fields }, 'message')`. */
 export interface KitLogger {
@@ -54,6 +54,9 @@ export function formatLogLine(level: Level, obj: Record<string, unknown>, msg?: 
   return [head, ...(msg === undefined ? [] : [msg]), ...formatFields(obj)].join(' ');
 }
 
+/** The longest line a console logger prints: an error of megabytes is no line a log keeps whole. */
+export const MAX_LOG_LINE = 4_000;
+
 /** Where a console logger's lines go. */
 export type LineWriter = (level: Level, line: string) => void;
 
@@ -73,7 +76,11 @@ export function createConsoleLogger(
 ): KitLogger {
   const secrets = environmentSecrets(env);
   const at = (level: Level) => (obj: Record<string, unknown>, msg?: string) =>
-    write(level, withoutUrlPasswords(redactSecrets(formatLogLine(level, obj, msg), secrets)));
+    // Cut once redacted: a secret cut in two escapes a redaction that looks for it whole.
+    write(
+      level,
+      cutForPrinting(withoutUrlPasswords(redactSecrets(formatLogLine(level, obj, msg), secrets)), MAX_LOG_LINE),
+    );
   return { info: at('info'), warn: at('warn'), error: at('error') };
 }
 

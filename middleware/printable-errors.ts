@@ -47,3 +47,18 @@ export function withoutUrlPasswords(text: string): string {
     PORT_THEN_PATH.test(rest) ? whole : `${head}[redacted]@`,
   );
 }
+
+/** The most a command prints of one text: an error of megabytes would be a line no log keeps whole. */
+export const MAX_PRINTED_TEXT = 2_000;
+
+/**
+ * `text` cut to `max` characters, saying how many were left out. Only text already redacted may be
+ * cut: a secret cut in two escapes a redaction that looks for it whole.
+ */
+export function cutForPrinting(text: string, max = MAX_PRINTED_TEXT): string {
+  if (text.length <= max) return text;
+  // Never half of a character outside the Basic Multilingual Plane.
+  const code = text.charCodeAt(max - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+}

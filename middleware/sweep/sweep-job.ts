@@ -18,7 +18,7 @@
  */
 import { keepingProcessAlive, runDetached, withDeadline } from '../deadline.ts';
 import { environmentSecrets, KitError, KitErrorCode, redactSecrets } from '../errors.ts';
-import { describeQuotingError, withoutUrlPasswords } from '../printable-errors.ts';
+import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../printable-errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import { hasMethods } from '../options/option-problems.ts';
 import { yieldToRequests } from './cpu-priority.ts';
@@ -240,11 +240,11 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
   const given = options.print ?? ((line: string) => void process.stdout.write(`${line}\n`));
   // The integrator's print is outside the kit's trust: one that throws or rejects loses its line, never the run.
   const rawPrint = (line: string) => runDetached(() => given(line), ignorePrintFailure);
-  // Each text redacted as it was written, and the line as printed (where JSON escaped it).
-  const emit = (obj: Record<string, unknown>) =>
-    rawPrint(
-      redact(JSON.stringify(obj, (_key, value: unknown) => (typeof value === 'string' ? redact(value) : value))),
-    );
+  // Each text redacted as it was written, then cut (an error of megabytes is no line a log keeps
+  // whole), and the line as printed (where JSON escaped it).
+  const printable = (_key: string, value: unknown) =>
+    typeof value === 'string' ? cutForPrinting(redact(value)) : value;
+  const emit = (obj: Record<string, unknown>) => rawPrint(redact(JSON.stringify(obj, printable)));
   let stopTimeoutMs = 10_000;
   let config: JobConfig;
   let kit: SweepJobKit<Tx>;

@@ -9,7 +9,7 @@ import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConsoleLogger, createVerificationKit, type VerificationKitOptions } from '../../middleware/index.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
-import { defaultLogger, formatLogLine } from '../../middleware/logger.ts';
+import { defaultLogger, formatLogLine, MAX_LOG_LINE } from '../../middleware/logger.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { startTestEmulator, WEB_CLIENT, type TestEmulator } from '../support/emulator.ts';
 import { newSeen } from '../support/seen.ts';
@@ -57,6 +57,22 @@ describe('the default logger', () => {
     expect(line).toContain('err.message="refused: 400 \\u001b[2J\\u001b[31mfake\\u009b0m"');
     expect(line).toContain('reason="a\\u0007b"');
     expect(line).toContain('note="c\\u007fd"');
+  });
+});
+
+describe("the default logger's line of an error of megabytes", () => {
+  it('is cut once redacted, saying how much was left out (a log keeps no line of megabytes whole)', () => {
+    const lines: string[] = [];
+    const secret = 'line-cut-secret-0123456789';
+    const logger = defaultLogger({ VERIFY_CLIENT_SECRET: secret }, (_level, line) => lines.push(line));
+    // The secret across the cut: cut first, its start would escape the redaction.
+    const head = '[verify-kit] ERROR sweep run failed err.message=';
+    const message = `${'z'.repeat(MAX_LOG_LINE - head.length - 5)}${secret}${'z'.repeat(5_000_000)}`;
+    logger.error({ err: { message } }, 'sweep run failed');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.length).toBeLessThan(MAX_LOG_LINE + 100);
+    expect(lines[0]).toMatch(/^\[verify-kit\] ERROR sweep run failed err\.message=z+\[reda… \(\d+ more characters\)$/);
+    expect(lines[0]).not.toContain(secret.slice(0, 5));
   });
 });
 
