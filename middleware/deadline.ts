@@ -48,7 +48,8 @@ export const DEFAULT_HOOK_TIMEOUTS: HookTimeouts = {
 
 export const HOOK_NAMES = Object.keys(DEFAULT_HOOK_TIMEOUTS) as readonly HookName[];
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+/** True for a promise, or anything `await` would treat as one. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === 'object' || typeof value === 'function') &&
     value !== null &&

@@ -191,8 +191,9 @@ export interface ActionDefinition<Tx = unknown> {
    * pg PoolClient inside BEGIN ... COMMIT and fulfil may be async (await every query on `tx`); on
    * SQLite `tx` is the better-sqlite3 Database and fulfil must be synchronous: createVerificationKit
    * refuses an `async function`, and a plain function that returns a promise is refused when it
-   * runs (the transaction rolls back, nothing is marked, the landing answers 500 and the sweep
-   * tries again later, failing the same way until fulfil is synchronous). What it returns is
+   * runs (the transaction rolls back, nothing is marked, the landing answers 500) and is not called
+   * again by that process: what its promise does after the rollback runs outside any transaction,
+   * once, not at every retry. The attempts stay pending until fulfil is synchronous. What it returns is
    * ignored (a promise is awaited), so one statement may be the whole of it:
    * `(tx, a) => tx.prepare('...').run(a.userRef, a.destination)`.
    */

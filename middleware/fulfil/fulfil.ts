@@ -8,7 +8,8 @@
  * run it once. The same transaction decides the order between attempts of one user and action
  * (the newest started one that is verified wins) and writes the outcome event for onOutcome.
  */
-import { boundIfAsync, DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
+import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
+import { callFulfil } from './call-fulfil.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { describeError } from '../logger.ts';
 import { commitEach, type FulfilCommitter } from './group-commit.ts';
@@ -245,22 +246,23 @@ async function fulfilInTransaction<Tx>(
   try {
     return await committer.fulfil({
       attempt,
-      // Async (PostgreSQL) under its deadline: a late one rolls back and is retried by the sweep.
+      // Async (PostgreSQL) under its deadline: a late one rolls back and is retried by the sweep;
+      // a promise on SQLite is refused, and that fulfil is not called again (call-fulfil.ts).
       // A method, not an arrow: run through tsx, an arrow property is named by a defineProperty per call.
       effect(tx, stored) {
-        return boundIfAsync(
-          'fulfil',
-          deps.hookTimeouts?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil,
-          action.fulfil(tx, {
-            sessionId: stored.sessionId,
-            state: stored.state,
-            userRef: stored.userRef,
-            action: stored.action,
-            params: stored.params,
-            destination: stored.destination,
-            startedAt: stored.createdAt,
-          }),
-        );
+        const verified = {
+          sessionId: stored.sessionId,
+          state: stored.state,
+          userRef: stored.userRef,
+          action: stored.action,
+          params: stored.params,
+          destination: stored.destination,
+          startedAt: stored.createdAt,
+        };
+        return callFulfil(action, tx, verified, {
+          synchronous: deps.store.synchronousTransactions === true,
+          deadlineMs: deps.hookTimeouts?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil,
+        });
       },
       now: deps.now(),
       options: { ordering: action.ordering ?? 'latest', ...(event === undefined ? {} : { event }) },
