@@ -14,6 +14,7 @@ const ON_EXPRESS_4 = [
   'test/kit/config.test.ts',
   'test/kit/flow.test.ts',
   'test/kit/hook-failures.test.ts',
+  'test/kit/late-hook-errors.test.ts',
   'test/kit/start.test.ts',
   'test/kit/mobile.test.ts',
   'test/security/duplicate-params.test.ts',

@@ -72,6 +72,11 @@ export function answerError<Tx>(
   next: NextFunction,
 ): void {
   try {
+    // Not ended here: an answer may still be finishing (express-session holds its end until saved).
+    if (res.headersSent) {
+      logAfterAnswer(context, route, error);
+      return;
+    }
     answerKitError(context, route, format, asKitError(context, route, error), res, next);
   } catch {
     // The error path itself failed (a broken logger, a closed socket): the built-in English page.
@@ -81,6 +86,19 @@ export function answerError<Tx>(
       res.destroy();
     }
   }
+}
+
+/**
+ * An error raised once the request was answered (the integrator's code failing after its own
+ * answer, or after the kit's): the answer stands and the error is logged once, described. It never
+ * goes to `next(err)`: the app's error handler would answer a second time ("headers already
+ * sent"), and Express prints what reaches its own handler with its stack.
+ */
+export function logAfterAnswer<Tx>(context: KitContext<Tx>, route: string, error: unknown): void {
+  context.logger.error(
+    { route, err: describeError(error) },
+    'an error after the request was answered; the answer stands',
+  );
 }
 
 /** The integrator's (or any unexpected) error as the KitError users are answered with; logged here. */
@@ -103,7 +121,7 @@ function answerKitError<Tx>(
   next: NextFunction,
 ): void {
   if (!passOnAsIs.has(error)) logKitError(context, route, error);
-  if (context.errors === 'next' || res.headersSent) {
+  if (context.errors === 'next') {
     next(passOnAsIs.has(error) ? error.cause : error);
     return;
   }

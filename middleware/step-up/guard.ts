@@ -20,7 +20,7 @@ import { readStoredNumber } from '../numbers/parse-number.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { stepUpFromElsewherePage, stepUpRequiredPage, stepUpUnenrolledPage } from '../pages/step-up-pages.ts';
-import { answerError } from '../routes/answer-error.ts';
+import { answerError, logAfterAnswer } from '../routes/answer-error.ts';
 import { csrfToken, verifyCsrf } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
 import { isStateShaped, newNonce, newState } from '../routes/state.ts';
@@ -211,9 +211,10 @@ function answerUnenrolled<Tx>(guarded: Guarded<Tx>, req: Request, res: Response,
   const { onUnenrolled } = guarded.guard;
   if (onUnenrolled !== undefined) {
     const { context } = guarded;
-    handOverWithin('onUnenrolled', context.hookTimeouts.onUnenrolled, onUnenrolled, { req, res, next }, (error) =>
-      answerError(context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next),
-    );
+    handOverWithin('onUnenrolled', context.hookTimeouts.onUnenrolled, onUnenrolled, { req, res, next }, {
+      answer: (error) => answerError(context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next),
+      afterAnswer: (error) => logAfterAnswer(context, 'step-up', error),
+    });
     return;
   }
   const nonce = newNonce();

@@ -5,7 +5,8 @@
  * never replies, a callback that never fires) gets the kit's error page then, so no user's request
  * stays open. What it writes once the answer was sent is dropped: a late `res.redirect`
  * in its own timer would otherwise throw where nothing catches it and end the process. A late
- * `next()` is dropped too: the guarded handler never runs after the user got the error page.
+ * `next()` is dropped too: the guarded handler never runs after the user got the error page. A
+ * throw or rejection once the request was answered, or handed on with `next()`, is only logged.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { runDetached } from '../deadline.ts';
@@ -16,15 +17,16 @@ export function handOverWithin(
   ms: number,
   handler: RequestHandler,
   exchange: { req: Request; res: Response; next: NextFunction },
-  answerError: (error: unknown) => void,
+  failed: { answer(error: unknown): void; afterAnswer(error: unknown): void },
 ): void {
   const { req, res, next } = exchange;
   let passedOn = false;
   let timedOut = false;
+  const endAsked = watchEnd(res);
   const timer = setTimeout(() => {
     if (passedOn || res.headersSent) return;
     timedOut = true;
-    answerError(
+    failed.answer(
       new KitError(
         KitErrorCode.HookFailed,
         `${name} neither answered nor called next() within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`,
@@ -46,9 +48,31 @@ export function handOverWithin(
     () => handler(req, res, onward),
     (error) => {
       clearTimeout(timer);
-      answerError(error);
+      // Answered at its deadline, or handed on to the guarded handler: the request is no longer
+      // this handler's to answer, and an answer now would race the one already under way.
+      if (timedOut || passedOn) failed.afterAnswer(error);
+      else if (!res.headersSent) failed.answer(error);
+      else {
+        failed.afterAnswer(error);
+        // An answer it began and never ended is cut off, as Express does: the user would wait for the rest.
+        if (!endAsked()) res.destroy();
+      }
     },
   );
+}
+
+/**
+ * Whether `res.end` was called. `writableEnded` alone cannot tell: express-session holds the real
+ * end back until the session is saved, so an answer on its way out may not have ended yet.
+ */
+function watchEnd(res: Response): () => boolean {
+  let asked = false;
+  const { end } = res;
+  res.end = function endWatched(this: Response, ...args: unknown[]) {
+    asked = true;
+    return (end as (...a: unknown[]) => Response).apply(this, args);
+  } as Response['end'];
+  return () => asked || res.writableEnded;
 }
 
 /**
