@@ -12,6 +12,10 @@ export function createApp(context: EmulatorContext, options: { control: boolean 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // The service's paths are exact: /SESSION, /session/ or /verify/ do not reach it (an integration
+  // that builds or extends verifyUrl must fail here as it would against the service).
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   // Helmet's defaults for every answer; the hosted page and inbox set their own, tighter CSP.
   app.use(helmet({ strictTransportSecurity: false })); // plain http on loopback
   app.use(apiRouter(context));

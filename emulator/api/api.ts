@@ -12,7 +12,8 @@ import { validateCreateRequest } from './validation.ts';
 const jsonBody = express.json({ type: ['application/json', 'application/*+json'], limit: '16kb' });
 
 export function apiRouter(context: EmulatorContext): express.Router {
-  const router = express.Router();
+  // /session and /session/{id} only: another case or a trailing slash is an unknown path (404).
+  const router = express.Router({ caseSensitive: true, strict: true });
   const auth = requireClient(context.clients);
   const createLimit = rateLimited(context.rateLimits, 'create', () => (context.stats.createsLimited += 1));
   const statusLimit = rateLimited(context.rateLimits, 'status', () => {

@@ -26,14 +26,14 @@ import {
 import { passkeyRoutes } from '../passkeys/passkey-routes.ts';
 import { OTP_MAX_ATTEMPTS } from '../api/sessions.ts';
 import { sendOtpOnce } from '../sms/sms.ts';
-import { forwardingRejections } from '../errors.ts';
+import { forwardingRejections, sendError } from '../errors.ts';
 
 export { returnLocation } from './hosted-responses.ts';
 
 const formBody = express.urlencoded({ extended: false, limit: '8kb', type: FORM_TYPE, parameterLimit: 20 });
 
 export function hostedPageRouter(context: EmulatorContext): express.Router {
-  const router = express.Router();
+  const router = express.Router({ caseSensitive: true, strict: true }); // verifyUrl's paths exactly
   router.use(pageHeadersNoQuery);
   for (const path of ['/', '/code', '/sms', '/continue', '/passkey', '/passkey/enrol']) {
     router.get(path, (_req, res) => {
@@ -74,7 +74,10 @@ export function hostedPageRouter(context: EmulatorContext): express.Router {
   return router;
 }
 
-/** Every answer on this path: no framing, no caching, no referrer, a locked-down CSP; and no query string. */
+/**
+ * Every answer on this path: no framing, no caching, no referrer, a locked-down CSP; no query string;
+ * and verifyUrl exactly as returned (the mount matches /verify/ too, which no route can tell apart).
+ */
 function pageHeadersNoQuery(req: Request, res: Response, next: NextFunction): void {
   res.set({
     'X-Frame-Options': 'DENY',
@@ -90,6 +93,10 @@ function pageHeadersNoQuery(req: Request, res: Response, next: NextFunction): vo
       NOT_FROM_SITE.title,
       'This address must not carry anything after "?". Go back to the site and start again.',
     );
+    return;
+  }
+  if (req.originalUrl === '/verify/') {
+    sendError(res, 404, 'not_found', 'Not found.');
     return;
   }
   next();
