@@ -269,6 +269,7 @@ async function fulfilInTransaction<Tx>(
     });
   } catch (error) {
     if (isKitError(error)) throw error;
+    logFulfilFailure(deps, action, attempt, error);
     throw new KitError(
       KitErrorCode.FulfilFailed,
       `Action "${action.name}" failed; nothing was marked and it will be retried.`,
@@ -277,6 +278,18 @@ async function fulfilInTransaction<Tx>(
       },
     );
   }
+}
+
+/**
+ * Why a fulfilment failed, for the operator: the action's own error (or the store's, when its
+ * transaction did not commit), which the `fulfil_failed` answer and the sweep's line do not carry.
+ */
+function logFulfilFailure<Tx>(deps: FulfilContext<Tx>, action: ActionDefinition<Tx>, attempt: Attempt, error: unknown) {
+  const cause = error instanceof Error && error.cause !== undefined ? { cause: describeError(error.cause) } : {};
+  deps.logger?.error(
+    { sessionId: attempt.sessionId, action: action.name, err: describeError(error), ...cause },
+    `action "${action.name}": the fulfilment failed (fulfil threw, or its transaction did not commit); nothing was marked`,
+  );
 }
 
 /** The completion an attempt already has in the store, if it is no longer pending. */
