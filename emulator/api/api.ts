@@ -33,21 +33,23 @@ export function apiRouter(context: EmulatorContext): express.Router {
     statusLimit,
     forwardingRejections((req, res) => readSession(context, req, res)),
   );
-  // Body-parser errors (bad JSON, too large, bad charset) on this API answer in the service's error shape.
+  // Body-parser errors (bad JSON, too large, bad charset) and an undecodable path on this API answer
+  // in the service's error shape.
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    const status = (error as { status?: unknown }).status;
+    const { status, type } = error as { status?: unknown; type?: unknown };
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      sendError(
-        res,
-        status,
-        'invalid_request',
-        status === 413 ? 'The body is too large.' : 'The body is not valid JSON.',
-      );
+      sendError(res, status, 'invalid_request', clientErrorMessage(status, type));
       return;
     }
     next(error);
   });
   return router;
+}
+
+/** Body-parser's errors carry a `type`; the router's failed decoding of a path parameter does not. */
+function clientErrorMessage(status: number, type: unknown): string {
+  if (typeof type !== 'string') return 'The request path is not valid percent-encoding.';
+  return status === 413 ? 'The body is too large.' : 'The body is not valid JSON.';
 }
 
 async function createSession(context: EmulatorContext, req: Request, res: Response): Promise<void> {

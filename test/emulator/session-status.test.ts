@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OTHER_CLIENT, WEB_CLIENT, newSession, readSession, useTestEmulator } from '../support/emulator.ts';
+import { OTHER_CLIENT, WEB_CLIENT, basicAuth, newSession, readSession, useTestEmulator } from '../support/emulator.ts';
 
 const emulator = useTestEmulator({}, { resetEach: true });
 
@@ -72,6 +72,19 @@ describe('pending for unknown ids and ids of other clients (no 404)', () => {
     expect(JSON.stringify(answer.body)).not.toMatch(/their-user|their-state|verified/);
     // The owner still reads it.
     expect((await readSession(emulator.url, OTHER_CLIENT, theirs.sessionId)).body.status).toBe('verified');
+  });
+});
+
+describe('a session id whose percent-encoding cannot be decoded', () => {
+  it('is 400 invalid_request saying the path is at fault, not a body the GET does not have', async () => {
+    const response = await fetch(`${emulator.url}/session/ses_%E0%A4%A`, {
+      headers: { authorization: basicAuth(WEB_CLIENT) },
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { errorCode?: string; message?: string };
+    expect(body.errorCode).toBe('invalid_request');
+    expect(body.message).toMatch(/path/);
+    expect(body.message).not.toMatch(/body|JSON/);
   });
 });
 
