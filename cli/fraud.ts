@@ -11,6 +11,7 @@ import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
 import { cutForPrinting, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { VerificationKitOptions } from '../middleware/options/options.ts';
+import { flagGivenTwice } from '../middleware/options/command-flags.ts';
 import { MAX_DAYS, MAX_DECISIONS, MAX_HOURS, type PumpingTarget } from '../middleware/pumping/pumping-operations.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
 import { loadConfigModule } from './config-file.ts';
@@ -104,7 +105,13 @@ function parse(argv: readonly string[], env: CommandEnv): Args {
     by: 'country',
     json: false,
   };
-  const given = new Set<string>();
+  // A second one would silently replace the first: the operator meant one of them, and which is unsaid.
+  // (Of the flags this command takes: another is refused below as one it does not take.)
+  const twice = flagGivenTwice(
+    rest,
+    ONCE.filter((flag) => COMMON.includes(flag) || TAKES[args.what].includes(flag)),
+  );
+  if (twice !== undefined) throw new UsageError(twice);
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i] ?? '';
     // A flag this command does not read would be ignored: the operator meant it, and gets something else.
@@ -119,11 +126,6 @@ function parse(argv: readonly string[], env: CommandEnv): Args {
       if (next === undefined || next.startsWith('--')) throw new UsageError(`${flag} needs a value.`);
       return next;
     };
-    // A second one would silently replace the first: the operator meant one of them, and which is unsaid.
-    if (ONCE.includes(flag)) {
-      if (given.has(flag)) throw new UsageError(`${flag} given twice: give it once.`);
-      given.add(flag);
-    }
     const target = TARGET_FLAGS.get(flag);
     if (flag === '--config') args.file = value();
     else if (target !== undefined) {

@@ -12,11 +12,19 @@ import {
   type SweepJobSettings,
   type VerificationKitOptions,
 } from '../middleware/index.ts';
+import { flagGivenTwice } from '../middleware/options/command-flags.ts';
 import { isVerifyClient } from '../middleware/options/options-resolve.ts';
+import { JOB_SETTINGS_SYNOPSIS, JOB_VALUE_FLAGS } from '../middleware/sweep/sweep-job-args.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
 import { loadConfigModule } from './config-file.ts';
 
-const USAGE = `usage: hosted-sms-verify-kit sweep (--once | --loop) --config ./verify.config.js
+/**
+ * The command and every flag it takes, on one line: the first line of --help, and what a mistake
+ * in the job's flags shows.
+ */
+const SYNOPSIS = `usage: hosted-sms-verify-kit sweep (--once | --loop) --config ./verify.config.js ${JOB_SETTINGS_SYNOPSIS}`;
+
+const USAGE = `${SYNOPSIS}
   --once                     one sweep, one JSON line, then exit (cron, a systemd timer, a CronJob)
   --loop                     a sweep every --interval-seconds until SIGTERM/SIGINT
   --config FILE              module whose default export is the kit's options, a kit, { kit, close }
@@ -33,6 +41,8 @@ Exit codes: 0 done, 1 configuration error, 2 the service could not be reached, 3
 
 /** `--config FILE` or `--config=FILE`, and the other arguments for the job. */
 function splitConfig(argv: readonly string[], env: CommandEnv): { file: string; rest: string[] } {
+  const twice = flagGivenTwice(argv, ['--config', ...JOB_VALUE_FLAGS]);
+  if (twice !== undefined) throw new UsageError(twice);
   const rest: string[] = [];
   let file = env.VERIFY_CONFIG;
   for (let i = 0; i < argv.length; i++) {
@@ -126,6 +136,6 @@ export const command: Command = {
   usage: USAGE,
   async run(argv, env) {
     const { file, rest } = splitConfig(argv, env);
-    return runSweepJob({ kit: (jobEnv, job) => kitFromConfig(file, jobEnv, job), argv: rest, env });
+    return runSweepJob({ kit: (jobEnv, job) => kitFromConfig(file, jobEnv, job), argv: rest, env, usage: SYNOPSIS });
   },
 };

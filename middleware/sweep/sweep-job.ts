@@ -23,7 +23,7 @@ import { describeError as describe, type KitLogger } from '../logger.ts';
 import { hasMethods } from '../options/option-problems.ts';
 import { yieldToRequests } from './cpu-priority.ts';
 import type { SweepReport } from './sweep-report.ts';
-import { parseJobConfig, USAGE, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
+import { DEFAULT_JOB_USAGE, parseJobConfig, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
 import {
   DEFAULT_SWEEP_CONCURRENCY,
   DEFAULT_TIME_BUDGET_MS,
@@ -73,6 +73,11 @@ export interface SweepJobOptions<Tx> {
   argv?: readonly string[];
   /** Environment for SWEEP_* settings and the kit factory. Default `process.env`. */
   env?: SweepJobEnv;
+  /**
+   * The usage `--help` prints and a mistake in the flags shows: your command and the job's flags,
+   * e.g. `usage: node sweep.js (--once | --loop) [--batch-size N] …`. Default: the job's flags only.
+   */
+  usage?: string;
   /** Receives each output line (no trailing newline). Default: write to stdout. */
   print?: (line: string) => void;
   /** Defaults for the sweep, overridden by env and then argv (e.g. a shorter lease). */
@@ -251,9 +256,10 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
   let stop: ReturnType<typeof stopSignal> | undefined;
   try {
     stopTimeoutMs = checkStopTimeout(options.stopTimeoutMs);
-    config = parseJobConfig(options.argv ?? process.argv.slice(2), env, options.sweep);
+    const usage = options.usage ?? DEFAULT_JOB_USAGE;
+    config = parseJobConfig(options.argv ?? process.argv.slice(2), env, options.sweep, usage);
     if (config.help) {
-      rawPrint(USAGE);
+      rawPrint(usage);
       return SweepJobExitCode.Ok;
     }
     if (options.handleSignals ?? true) yieldToRequests(config.nice);

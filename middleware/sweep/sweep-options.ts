@@ -20,6 +20,23 @@ export const DEFAULT_SWEEP_CONCURRENCY = 4;
 /** A run's time budget when none is given. */
 export const DEFAULT_TIME_BUDGET_MS = 60_000;
 
+/** Attempts claimed per store call, unless `batchSize` says otherwise. */
+export const DEFAULT_BATCH_SIZE = 50;
+
+/** How long a claim holds, unless `leaseMs` says otherwise. */
+export const DEFAULT_LEASE_MS = 120_000;
+
+/**
+ * The range of each whole-number setting of a run; the sweep job checks its flags against the
+ * same, in the flags' own units.
+ */
+export const SWEEP_RANGES = {
+  batchSize: { min: 1, max: 1000 },
+  concurrency: { min: 1, max: 64 },
+  leaseMs: { min: 1000, max: SWEEP_WINDOW_MS },
+  timeBudgetMs: { min: 100, max: SWEEP_WINDOW_MS },
+} as const;
+
 export interface SweepOptions {
   /** Attempts claimed per store call. Default 50 (1..1000). */
   batchSize?: number;
@@ -99,7 +116,8 @@ function checkBackoff(problems: OptionProblems, value: unknown): readonly number
   return undefined;
 }
 
-const MAX_READS_PER_SECOND = 1_000_000;
+/** The most `maxReadsPerSecond` may say. */
+export const MAX_READS_PER_SECOND = 1_000_000;
 
 /** `maxReadsPerSecond` (a run's, or the kit's `sweep.maxReadsPerSecond`): a positive rate, or undefined. */
 export function checkReadCap(problems: OptionProblems, value: unknown, name = 'maxReadsPerSecond'): number | undefined {
@@ -141,17 +159,23 @@ export function checkSweepOptions(
 ): ResolvedSweepOptions {
   const window = { max: SWEEP_WINDOW_MS, unit: ' ms' };
   return {
-    batchSize: integerInRange(problems, 'batchSize', options.batchSize, { min: 1, max: 1000, fallback: 50 }),
+    batchSize: integerInRange(problems, 'batchSize', options.batchSize, {
+      ...SWEEP_RANGES.batchSize,
+      fallback: DEFAULT_BATCH_SIZE,
+    }),
     concurrency: integerInRange(problems, 'concurrency', options.concurrency, {
-      min: 1,
-      max: 64,
+      ...SWEEP_RANGES.concurrency,
       fallback: DEFAULT_SWEEP_CONCURRENCY,
     }),
-    leaseMs: integerInRange(problems, 'leaseMs', options.leaseMs, { min: 1000, fallback: 120_000, ...window }),
+    leaseMs: integerInRange(problems, 'leaseMs', options.leaseMs, {
+      ...SWEEP_RANGES.leaseMs,
+      fallback: DEFAULT_LEASE_MS,
+      unit: ' ms',
+    }),
     timeBudgetMs: integerInRange(problems, 'timeBudgetMs', options.timeBudgetMs, {
-      min: 100,
+      ...SWEEP_RANGES.timeBudgetMs,
       fallback: DEFAULT_TIME_BUDGET_MS,
-      ...window,
+      unit: ' ms',
     }),
     errorRetryMs: integerInRange(problems, 'errorRetryMs', options.errorRetryMs, {
       min: 1000,

@@ -161,6 +161,51 @@ describe('hosted-sms-verify-kit sweep', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
+  it('a flag given twice exits 1 naming it and saying to give it once, with the usage, and sweeps nothing', async () => {
+    for (const [flag, args] of [
+      ['--config', ['--config', './options.config.mjs', '--config', './open-handle.config.mjs']],
+      ['--config', ['--config=./options.config.mjs', '--config', './open-handle.config.mjs']],
+      ['--batch-size', ['--config', './options.config.mjs', '--batch-size', '5', '--batch-size', '7']],
+      ['--lease-seconds', ['--config', './options.config.mjs', '--lease-seconds=30', '--lease-seconds', '60']],
+    ] as const) {
+      const run = await bin('sweep', '--once', ...args);
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr, args.join(' ')).toContain(`hosted-sms-verify-kit sweep: ${flag} given twice: give it once.`);
+      expect(run.stderr).toContain('usage: hosted-sms-verify-kit sweep (--once | --loop) --config');
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+      expect(run.stdout, args.join(' ')).toBe('');
+    }
+  });
+
+  it('a bad value names the flag typed, its unit and a good value; a mistake shows this command and its flags, as --help does', async () => {
+    const refused = async (...args: string[]) => {
+      const run = await bin('sweep', '--once', '--config', './options.config.mjs', ...args);
+      expect(run.code, args.join(' ')).toBe(1);
+      const line = JSON.parse(run.stdout) as { event: string; message: string };
+      expect(line.event).toBe('sweep_config_error');
+      return line.message;
+    };
+    expect(await refused('--lease-seconds', '0.5')).toBe(
+      'sweep job: --lease-seconds must be a number of seconds from 1 to 86400, e.g. --lease-seconds 120; got "0.5".',
+    );
+    expect(await refused('--batch-size', '5000')).toBe(
+      'sweep job: --batch-size must be a whole number from 1 to 1000, e.g. --batch-size 50; got "5000".',
+    );
+    expect(await refused('--concurrency', '100')).toBe(
+      'sweep job: --concurrency must be a whole number from 1 to 64, e.g. --concurrency 4; got "100".',
+    );
+    expect(await refused('--time-budget-seconds', '0.05')).toBe(
+      'sweep job: --time-budget-seconds must be a number of seconds from 0.1 to 86400, e.g. --time-budget-seconds 60; got "0.05".',
+    );
+    const help = await bin('sweep', '--help');
+    const [synopsis] = help.stdout.split('\n');
+    expect(synopsis).toBe(
+      'usage: hosted-sms-verify-kit sweep (--once | --loop) --config ./verify.config.js [--interval-seconds N] ' +
+        '[--batch-size N] [--concurrency N] [--time-budget-seconds N] [--lease-seconds N] [--max-reads-per-second N] [--nice N]',
+    );
+    expect(await refused('--bacth-size', '5')).toBe(`sweep job: Unknown option '--bacth-size'. ${synopsis}`);
+  });
+
   it('a missing configuration file, or one exporting neither options nor a kit, is a configuration error (exit 1)', async () => {
     const missing = await bin('sweep', '--once', '--config', './nope.mjs');
     expect(missing.code).toBe(1);
