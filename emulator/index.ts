@@ -33,7 +33,7 @@ export interface EmulatorOptions {
   clients?: EmulatorClient[];
   /** Mount /_control and /_dev/inbox (loopback only). Default true unless EMULATOR_CONTROL=off. */
   control?: boolean;
-  /** SMS lines etc.; default console.log. */
+  /** Where each text's line goes (its number masked, e.g. `SMS to •• 23: your code is …`); default console.log. */
   log?: (line: string) => void;
   /**
    * Per-client limits: beyond them a call is answered 429 with `Retry-After` (seconds). Default

@@ -1,6 +1,6 @@
 /**
- * The SMS outbox: every message is logged on the console and kept for the dev inbox and
- * /_control/outbox as long as its session is (24 h on the virtual clock).
+ * The SMS outbox: every message is logged (the number masked) and kept, whole, for the dev inbox
+ * and /_control/outbox as long as its session is (24 h on the virtual clock).
  */
 import { RETENTION_MS } from '../api/sessions.ts';
 import type { TestClock } from '../clock.ts';
@@ -11,6 +11,15 @@ export interface SmsMessage {
   sessionId: string;
   /** ISO time on the virtual clock. */
   sentAt: string;
+}
+
+/**
+ * "+447700900123" -> "•• 23" (a no-break space between), as the kit masks a number: a log line is
+ * copied into terminals, CI output and log stores, where a full number has no place. The developer
+ * reads the whole message in the dev inbox.
+ */
+function maskedForLog(to: string): string {
+  return `••\u00a0${to.slice(-2)}`;
 }
 
 export class Outbox {
@@ -31,7 +40,7 @@ export class Outbox {
     const message = { to, code, sessionId, sentAt: new Date(now).toISOString() };
     this.#messages.push(message);
     this.#sentAtMs.push(now);
-    this.#log(`SMS to ${to}: your code is ${code} (session ${sessionId})`);
+    this.#log(`SMS to ${maskedForLog(to)}: your code is ${code} (session ${sessionId})`);
     return message;
   }
 

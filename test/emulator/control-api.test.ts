@@ -35,9 +35,10 @@ describe('control off (production-like)', () => {
     expect(response.status).toBe(404);
   });
 
-  it('still serves the API and prints each SMS on its log', async () => {
+  it('still serves the API and prints each SMS on its log, the number masked', async () => {
     expect((await createSession(production.url, WEB_CLIENT)).status).toBe(200);
-    expect(production.logLines.at(-1)).toMatch(/^SMS to \+15551234567: your code is \d{6} \(session ses_/);
+    expect(production.logLines.at(-1)).toMatch(/^SMS to ••\u00a067: your code is \d{6} \(session ses_/);
+    expect(production.logLines.join('\n')).not.toContain('5551234567');
   });
 });
 

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { startEmulator } from '../../emulator/index.ts';
 import {
   MOBILE_CLIENT,
   OTHER_CLIENT,
@@ -50,7 +51,7 @@ describe('POST /session success response', () => {
     expect(a.body.handoff).not.toBe(b.body.handoff);
   });
 
-  it('sends an SMS with a 6-digit code to the destination and prints it', async () => {
+  it('sends an SMS with a 6-digit code to the destination and prints it, the number masked', async () => {
     const { body } = await createSession(
       emulator.url,
       WEB_CLIENT,
@@ -65,9 +66,31 @@ describe('POST /session success response', () => {
         sentAt: expect.any(String),
       },
     ]);
+    // The full number is in the outbox (and the dev inbox page), never in a log line.
     expect(emulator.logLines.at(-1)).toBe(
-      `SMS to +447700900123: your code is ${messages[0]?.code} (session ${String(body.sessionId)})`,
+      `SMS to ••\u00a023: your code is ${messages[0]?.code} (session ${String(body.sessionId)})`,
     );
+  });
+
+  it('prints each text on console.log by default, the number masked there too', async () => {
+    const printed: string[] = [];
+    const consoleLog = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+      printed.push(args.map(String).join(' '));
+    });
+    const ownLog = await startEmulator({ port: 0, clients: [WEB_CLIENT], control: false });
+    try {
+      const { body } = await createSession(
+        ownLog.url,
+        WEB_CLIENT,
+        sessionBody(WEB_CLIENT, { destination: '+447700900123' }),
+      );
+      const line = printed.find((text) => text.includes(String(body.sessionId)));
+      expect(line).toMatch(/^SMS to ••\u00a023: your code is \d{6} \(session ses_/);
+      expect(printed.join('\n')).not.toMatch(/7700\s?900\s?123/);
+    } finally {
+      consoleLog.mockRestore();
+      await ownLog.close();
+    }
   });
 });
 
