@@ -1,7 +1,9 @@
 /**
  * The JSON body parser of the kit's own routes (the mobile start and completion). `JSON.parse`
  * keeps the last of a key given twice, while a proxy or a firewall in front may read the first: a
- * body that names a key twice is refused, as the landing refuses a parameter given twice.
+ * body that names a key twice is refused, as the landing refuses a parameter given twice. That
+ * check reads the body as UTF-8, so a body declared in any other charset (which Express's parser
+ * would decode, UTF-16 or UTF-7, hiding a key given twice from it) is refused too.
  */
 import express, { type Request, type RequestHandler } from 'express';
 import { KitError, KitErrorCode } from '../errors.ts';
@@ -25,7 +27,28 @@ function keptText(req: Request): string | undefined {
   return typeof raw === 'string' ? raw : undefined;
 }
 
-const KEY_TWICE = 'a key is given twice';
+/** Why the kit's JSON parser refused a body: said in the log, never to the client. */
+export class BodyRefused extends Error {
+  override readonly name = 'BodyRefused';
+}
+
+const KEY_TWICE = 'The JSON body names a key twice.';
+const NOT_UTF8 = 'The JSON body must be UTF-8 (Content-Type: application/json, with no charset or charset=utf-8).';
+
+/**
+ * Whether every charset the Content-Type names is UTF-8 (none names it: JSON's own, RFC 8259).
+ * Cut at every ";", even one inside quotes: a header this misreads names something else, refused.
+ */
+export function declaresUtf8(contentType: string | undefined): boolean {
+  return (contentType ?? '')
+    .split(';')
+    .slice(1)
+    .every((parameter) => {
+      const at = parameter.indexOf('=');
+      if (at === -1 || parameter.slice(0, at).trim().toLowerCase() !== 'charset') return true;
+      return parameter.slice(at + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase() === 'utf-8';
+    });
+}
 
 /**
  * express.json, strict, that fails (before parsing) on a body naming one key twice in an object.
@@ -36,18 +59,24 @@ export function strictJson(limit: string): RequestHandler {
   const parse = express.json({
     limit,
     strict: true,
-    verify: (_req, _res, raw) => {
-      if (namesAKeyTwice(raw.toString('utf8'))) throw new Error(KEY_TWICE);
+    // `encoding` is the charset the parser decodes with: the text checked must be the text parsed.
+    verify: (_req, _res, raw, encoding) => {
+      if (encoding !== 'utf-8') throw new BodyRefused(NOT_UTF8);
+      if (namesAKeyTwice(raw.toString('utf8'))) throw new BodyRefused(KEY_TWICE);
     },
   });
   return (req, res, next) => {
+    if (req.is('application/json') === 'application/json' && !declaresUtf8(req.get('content-type'))) {
+      next(new BodyRefused(NOT_UTF8));
+      return;
+    }
     if (!readBefore(req)) {
       parse(req, res, next);
       return;
     }
     const kept = keptText(req);
     if (kept !== undefined) {
-      next(namesAKeyTwice(kept) ? new Error(KEY_TWICE) : undefined);
+      next(namesAKeyTwice(kept) ? new BodyRefused(KEY_TWICE) : undefined);
       return;
     }
     next(
@@ -106,4 +135,9 @@ function decoded(literal: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The log's reason for a body the parsers refused: the kit's own refusal, or what failed. */
+export function bodyProblem(error: unknown, otherwise = 'The request body is not valid JSON.'): string {
+  return error instanceof BodyRefused ? error.message : otherwise;
 }

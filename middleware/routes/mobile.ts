@@ -10,7 +10,7 @@ import { setNoStoreHeaders } from '../pages/page-headers.ts';
 import { route } from './answer-error.ts';
 import { currentUser } from './user.ts';
 import { completeReturn } from './complete-return.ts';
-import { strictJson } from './json-body.ts';
+import { bodyProblem, strictJson } from './json-body.ts';
 
 /** The mobile completion's JSON answer. */
 export type MobileOutcome =
@@ -35,7 +35,7 @@ function readJson(req: Request, res: Response): Promise<void> {
       if (error === undefined || error === null) resolve();
       // The kit's own refusal (a body the app's parser read first) as it is; any other is the body's.
       else if (isKitError(error)) reject(error);
-      else reject(new KitError(KitErrorCode.InvalidReturnParams, 'The request body is not valid JSON.'));
+      else reject(new KitError(KitErrorCode.InvalidReturnParams, bodyProblem(error)));
     });
   });
 }

@@ -10,7 +10,7 @@ import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import type { ResolvedUser } from '../options/options.ts';
 import { isRecord } from '../options/option-problems.ts';
 import { showAsWritten } from './answer-error.ts';
-import { strictJson } from './json-body.ts';
+import { bodyProblem, strictJson } from './json-body.ts';
 import { isStateShaped } from './state.ts';
 import { findKeptIntent, INTENT_FIELD } from '../step-up/scope-actions.ts';
 import type { Attempt } from '../store/types.ts';
@@ -33,8 +33,10 @@ export async function readBody(parsers: RequestHandler[], req: Request, res: Res
       parser(req, res, (error?: unknown) => {
         if (error === undefined || error === null) resolve();
         else if (isKitError(error)) reject(error);
-        else
-          reject(new KitError(KitErrorCode.InvalidActionParams, 'The form could not be read; go back and try again.'));
+        else {
+          const problem = bodyProblem(error, 'The form could not be read; go back and try again.');
+          reject(new KitError(KitErrorCode.InvalidActionParams, problem));
+        }
       });
     });
   }

@@ -3,11 +3,13 @@
  * second one hides: past the 1000th pair of the landing's query (node:querystring's default
  * `maxKeys` dropped every pair after it), or as a key given twice in the mobile routes' JSON body
  * (`JSON.parse` keeps the last, a proxy in front may read the first). The scanner that finds a key
- * given twice is pinned on nested objects, arrays, escapes and strings holding braces.
+ * given twice is pinned on nested objects, arrays, escapes and strings holding braces. A JSON body
+ * declared in a charset other than UTF-8 (which the parser would decode, hiding a key given twice
+ * from that scanner) is refused.
  */
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { namesAKeyTwice } from '../../middleware/routes/json-body.ts';
+import { declaresUtf8, namesAKeyTwice } from '../../middleware/routes/json-body.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 const MOBILE_RETURN_URL = 'com.example.review://verify/return';
@@ -18,6 +20,15 @@ function postJson(app: TestApp, path: string, body: string) {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-test-user': 'alice' },
     body,
+  });
+}
+
+/** POSTs bytes to one of the app's routes, as alice on her phone, under the Content-Type given. */
+function postBytes(app: TestApp, path: string, body: Buffer, contentType: string) {
+  return fetch(new URL(path, app.url), {
+    method: 'POST',
+    headers: { 'content-type': contentType, 'x-test-user': 'alice' },
+    body: new Uint8Array(body),
   });
 }
 
@@ -92,6 +103,61 @@ describe('the mobile routes: a key given twice in the JSON body', () => {
   });
 });
 
+describe('the mobile routes: a key given twice in a JSON body that is not UTF-8', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ mobileReturnUrl: MOBILE_RETURN_URL });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  // Express's JSON parser decodes any charset named `utf-…`; the text judged for a key given twice
+  // must be the text JSON.parse reads, so a body in another encoding is refused whole.
+  it.each(['utf-16le', 'UTF-16BE', 'utf-16', 'utf-7'])(
+    'the completion with "state" given twice in %s: 400 invalid_return_params, nothing fulfilled',
+    async (charset) => {
+      const attempt = await verifiedMobileAttempt(app);
+      const text = stateGivenTwice(attempt);
+      const bytes = charset === 'utf-7' ? Buffer.from(text.replaceAll('"', '+ACI-')) : encoded(text, charset);
+      const answer = await postBytes(app, '/verify/mobile/complete', bytes, `application/json; charset=${charset}`);
+      expect(answer.status).toBe(400);
+      expect(((await answer.json()) as { error: string }).error).toBe('invalid_return_params');
+      expect(app.grants(attempt.sessionId)).toBe(0);
+      expect((await app.attempt(attempt.sessionId))?.outcome).toBe('pending');
+      expect(app.logs.some((line) => line.includes('JSON body must be UTF-8'))).toBe(true);
+    },
+  );
+
+  it('the start with "action" given twice in UTF-16: 400, no session created, no SMS sent', async () => {
+    const createsBefore = (await app.emulator.control.stats()).creates;
+    const attemptsBefore = await app.attemptCount();
+    const bytes = encoded(ACTION_GIVEN_TWICE, 'utf-16le');
+    const answer = await postBytes(app, '/verify/start', bytes, 'application/json; charset=utf-16le');
+    expect(answer.status).toBe(400);
+    expect((await app.emulator.control.stats()).creates).toBe(createsBefore);
+    expect(await app.attemptCount()).toBe(attemptsBefore);
+  });
+
+  it('a body declared UTF-8 (any spelling of the name, quoted or not) or naming no charset completes once', async () => {
+    const attempt = await verifiedMobileAttempt(app);
+    const once = Buffer.from(JSON.stringify({ session_id: attempt.sessionId, state: attempt.state }));
+    for (const contentType of ['application/json; charset=UTF-8', 'application/json;charset="utf-8"', 'application/json']) {
+      const answer = await postBytes(app, '/verify/mobile/complete', once, contentType);
+      expect(answer.status).toBe(200);
+    }
+    expect(app.grants(attempt.sessionId)).toBe(1);
+  });
+});
+
+/** The text in a UTF-16 encoding (`utf-16` as Node writes it: little-endian after a byte order mark). */
+function encoded(text: string, charset: string): Buffer {
+  const little = Buffer.from(text, 'utf16le');
+  if (charset.toLowerCase() === 'utf-16le') return little;
+  if (charset.toLowerCase() === 'utf-16') return Buffer.concat([Buffer.from([0xff, 0xfe]), little]);
+  return Buffer.from(little).swap16();
+}
+
 describe("the mobile routes behind the app's own express.json(), mounted before the kit", () => {
   const mountFix = 'mount the kit before express.json()';
   let app: TestApp;
@@ -155,6 +221,15 @@ describe("the mobile routes behind a parser that kept the body's text (req.rawBo
     expect(app.grants(attempt.sessionId)).toBe(1);
   });
 
+  it('the completion refuses a kept text that is not UTF-8, where "state" given twice would not show: 400, nothing fulfilled', async () => {
+    const attempt = await verifiedMobileAttempt(app);
+    const bytes = encoded(stateGivenTwice(attempt), 'utf-16le');
+    const answer = await postBytes(app, '/verify/mobile/complete', bytes, 'application/json; charset=utf-16le');
+    expect(answer.status).toBe(400);
+    expect(app.grants(attempt.sessionId)).toBe(0);
+    expect((await app.attempt(attempt.sessionId))?.outcome).toBe('pending');
+  });
+
   it('the start reads the kept text: "action" given twice is refused (400, no session created)', async () => {
     const createsBefore = (await app.emulator.control.stats()).creates;
     const answer = await postJson(app, '/verify/start', ACTION_GIVEN_TWICE);
@@ -176,5 +251,21 @@ describe('namesAKeyTwice', () => {
     ['{}', false],
   ])('%s: %s', (text, twice) => {
     expect(namesAKeyTwice(text)).toBe(twice);
+  });
+});
+
+describe('declaresUtf8', () => {
+  it.each([
+    [undefined, true],
+    ['application/json', true],
+    ['application/json; charset=UTF-8', true],
+    ['application/json ; Charset = "utf-8"', true],
+    ['application/json; charset=utf8', false],
+    ['application/json; charset=utf-16le', false],
+    ['application/json; charset=utf-8; charset=utf-16le', false],
+    ['application/json; charset="utf\\-16le"', false],
+    ['application/json; x="a;charset=utf-8"; charset=utf-7', false],
+  ])('%s: %s', (contentType, utf8) => {
+    expect(declaresUtf8(contentType)).toBe(utf8);
   });
 });
