@@ -104,9 +104,15 @@ export function createDemoActions(
       // now. (Attempts stored before the kit recorded destinations kept the number in params.)
       const phone = attempt.destination ?? stringParam(attempt.params, 'phone');
       const at = now();
-      return after(writes.confirmPhone(tx, attempt.userRef, phone, at), (changed) => {
-        if (changed !== 1) throw new Error(`User ${attempt.userRef} no longer exists; nothing was changed.`);
-        return recordActivity(tx, attempt, `Confirmed ${maskDestination(phone)}`, at);
+      // Only while it is still the user's number: a confirmation started before a change of number
+      // (a tab left open, a verification the sweep settles later) verifies nothing.
+      return after(writes.confirmPhone(tx, attempt.userRef, phone, at), (done) => {
+        if (done === 'no_user') throw new Error(`User ${attempt.userRef} no longer exists; nothing was changed.`);
+        const detail =
+          done === 'confirmed'
+            ? `Confirmed ${maskDestination(phone)}`
+            : `Not confirmed: ${maskDestination(phone)} is no longer this account’s number`;
+        return recordActivity(tx, attempt, detail, at);
       });
     },
   };

@@ -20,6 +20,7 @@ import {
   type DemoUser,
   type OutboxEntry,
   type PayoutAccount,
+  type PhoneConfirmation,
 } from './db.ts';
 import { openDemoPostgres } from './db-postgres.ts';
 import { createOutboxHook } from './outbox.ts';
@@ -39,8 +40,11 @@ export interface DemoReads {
 
 /** The actions' writes, given the kit's transaction handle. */
 export interface DemoWrites {
-  /** Returns how many users were changed (1, or 0 when the user is gone). */
-  confirmPhone(tx: unknown, userId: string, phone: string, at: number): MaybePromise<number>;
+  /**
+   * `phone` becomes the user's verified number only while it is still their number: a confirmation
+   * started before a change of number must not verify the old one (nor unverify the new one).
+   */
+  confirmPhone(tx: unknown, userId: string, phone: string, at: number): MaybePromise<PhoneConfirmation>;
   /** The user's number becomes `phone`, verified at `at`; returns how many users were changed. */
   changePhone(tx: unknown, userId: string, phone: string, at: number): MaybePromise<number>;
   setPayout(tx: unknown, userId: string, accountNumber: string, at: number, sessionId: string): MaybePromise<void>;
@@ -91,10 +95,14 @@ export function withoutPassword(url: string): string {
 
 /** The actions' writes, on the kit's transaction handle (the shared better-sqlite3 Database). */
 const sqliteWrites: DemoWrites = {
-  confirmPhone: (tx, userId, phone, at) =>
-    (tx as Database)
-      .prepare('UPDATE demo_users SET verified_phone = ?, phone_verified_at = ? WHERE id = ?')
-      .run(phone, at, userId).changes,
+  confirmPhone: (tx, userId, phone, at) => {
+    const db = tx as Database;
+    const user = db.prepare('SELECT phone FROM demo_users WHERE id = ?').get(userId) as { phone: string } | undefined;
+    if (user === undefined) return 'no_user';
+    if (user.phone !== phone) return 'not_current';
+    db.prepare('UPDATE demo_users SET verified_phone = ?, phone_verified_at = ? WHERE id = ?').run(phone, at, userId);
+    return 'confirmed';
+  },
   changePhone: (tx, userId, phone, at) =>
     (tx as Database)
       .prepare('UPDATE demo_users SET phone = ?, verified_phone = ?, phone_verified_at = ? WHERE id = ?')

@@ -7,7 +7,7 @@
  */
 import type { OutcomeEvent } from 'hosted-sms-verify-kit';
 import type pg from 'pg';
-import type { ActivityEntry, DemoUser, OutboxEntry, PayoutAccount } from './db.ts';
+import type { ActivityEntry, DemoUser, OutboxEntry, PayoutAccount, PhoneConfirmation } from './db.ts';
 import { SEEDED_USERS } from './db.ts';
 import { emailFor } from './outbox.ts';
 
@@ -179,10 +179,14 @@ function postgresOutbox(pool: pg.Pool, ready: Promise<void>) {
 
 /** The actions' writes, on the kit's transaction client. */
 const postgresWrites = {
-  async confirmPhone(tx: pg.PoolClient, userId: string, phone: string, at: number): Promise<number> {
-    const sql = 'UPDATE demo_users SET verified_phone = $1, phone_verified_at = $2 WHERE id = $3';
-    const result = await tx.query(sql, [phone, at, userId]);
-    return result.rowCount ?? 0;
+  async confirmPhone(tx: pg.PoolClient, userId: string, phone: string, at: number): Promise<PhoneConfirmation> {
+    // Locked until the commit: a change of number on another instance waits, then finds this one done.
+    const found = await tx.query<{ phone: string }>('SELECT phone FROM demo_users WHERE id = $1 FOR UPDATE', [userId]);
+    const user = found.rows[0];
+    if (user === undefined) return 'no_user';
+    if (user.phone !== phone) return 'not_current';
+    await tx.query('UPDATE demo_users SET verified_phone = $1, phone_verified_at = $2 WHERE id = $3', [phone, at, userId]);
+    return 'confirmed';
   },
   async changePhone(tx: pg.PoolClient, userId: string, phone: string, at: number): Promise<number> {
     const sql = 'UPDATE demo_users SET phone = $1, verified_phone = $1, phone_verified_at = $2 WHERE id = $3';

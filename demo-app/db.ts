@@ -20,6 +20,9 @@ export interface DemoUser {
   phoneVerifiedAt: number | null;
 }
 
+/** What confirming a number did: confirmed it, or nothing (it is no longer the user's; the user is gone). */
+export type PhoneConfirmation = 'confirmed' | 'not_current' | 'no_user';
+
 export interface PayoutAccount {
   accountNumber: string;
   changedAt: number;
