@@ -34,6 +34,8 @@ export interface DemoReads {
   users(): MaybePromise<DemoUser[]>;
   payoutAccount(userId: string): MaybePromise<PayoutAccount | undefined>;
   activity(userId: string, limit?: number): MaybePromise<ActivityEntry[]>;
+  /** How many of the user's activity entries are of `action`: all of them, not a page of the newest. */
+  activityCount(userId: string, action: string): MaybePromise<number>;
   /** The "emails" the onOutcome hook wrote for this user, newest first. */
   outbox(userId: string, limit?: number): MaybePromise<OutboxEntry[]>;
 }

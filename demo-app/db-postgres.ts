@@ -153,6 +153,13 @@ function postgresQueries(rows: Rows) {
       );
       return found.map((entry) => ({ ...entry, at: Number(entry.at) }));
     },
+    async activityCount(userId: string, action: string): Promise<number> {
+      const [row] = await rows<{ n: string }>(
+        'SELECT COUNT(*) AS n FROM demo_activity WHERE user_id = $1 AND action = $2',
+        [userId, action],
+      );
+      return Number(row?.n ?? 0);
+    },
     async outbox(userId: string, limit = 50): Promise<OutboxEntry[]> {
       const found = await rows<OutboxEntry & { at: string }>(
         `SELECT session_id AS "sessionId", outcome, subject, body, at FROM demo_outbox

@@ -146,6 +146,7 @@ export function createQueries(db: Database) {
   const activityByUser = db.prepare(
     'SELECT session_id AS sessionId, action, detail, at FROM demo_activity WHERE user_id = ? ORDER BY at DESC, rowid DESC LIMIT ?',
   );
+  const activityCount = db.prepare('SELECT COUNT(*) AS n FROM demo_activity WHERE user_id = ? AND action = ?');
   const outboxByUser = db.prepare(
     `SELECT session_id AS sessionId, outcome, subject, body, at FROM demo_outbox WHERE user_id = ?
      ORDER BY at DESC, rowid DESC LIMIT ?`,
@@ -163,6 +164,9 @@ export function createQueries(db: Database) {
     },
     activity(userId: string, limit = 100): ActivityEntry[] {
       return activityByUser.all(userId, limit) as ActivityEntry[];
+    },
+    activityCount(userId: string, action: string): number {
+      return (activityCount.get(userId, action) as { n: number }).n;
     },
     /** The "emails" the onOutcome hook wrote for this user, newest first. */
     outbox(userId: string, limit = 50): OutboxEntry[] {

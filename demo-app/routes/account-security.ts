@@ -5,23 +5,16 @@
  * handler once after the user confirms. The guard comes before the demo's CSRF check: a kept form
  * comes back with its original fields (and the demo's token in them) in place of the kit's page.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import express from 'express';
 import type { VerificationKit } from 'hosted-sms-verify-kit';
 import { demoCsrfValid } from '../csrf.ts';
 import type { DemoData, DemoReads } from '../data.ts';
 import { NEW_RECOVERY_CODES, SEE_SECURITY } from '../domain.ts';
 import { demoTexts } from '../i18n.ts';
+import { currentRecoveryCodes, replacementsOf } from '../recovery-codes.ts';
 import { securityPage } from '../views/security.ts';
 import { signedInUser, viewer, withUser } from './signed-in.ts';
-
-const CODES = 8;
-
-/** A user's recovery codes: derived from the server secret and how many times they were replaced. */
-function recoveryCodes(secret: string, userId: string, generation: number): string[] {
-  const digest = createHmac('sha256', secret).update(`recovery codes\0${userId}\0${generation}`).digest('hex');
-  return Array.from({ length: CODES }, (_, i) => digest.slice(i * 8, i * 8 + 8).replace(/(.{4})/, '$1-'));
-}
 
 export function mountSecurityPages(
   app: express.Express,
@@ -30,9 +23,6 @@ export function mountSecurityPages(
   options: { secret: string; now: () => number },
 ): void {
   const queries: DemoReads = data.reads;
-  const generationOf = async (userId: string) =>
-    (await queries.activity(userId)).filter((entry) => entry.action === NEW_RECOVERY_CODES).length;
-
   // Signed-out visitors go to the sign-in page, as on every other page, before the guard asks anything.
   const signedInOnly: express.RequestHandler = (req, res, next) => {
     Promise.resolve(signedInUser(queries, req)).then((user) => {
@@ -46,7 +36,7 @@ export function mountSecurityPages(
     signedInOnly,
     kit.requireRecentVerification({ scope: SEE_SECURITY, maxAge: 10 * 60 }),
     withUser(queries, async (req, res, user) => {
-      const codes = recoveryCodes(options.secret, user.id, await generationOf(user.id));
+      const codes = await currentRecoveryCodes(queries, options.secret, user.id);
       res.send(
         securityPage({ t: demoTexts(req), viewer: viewer(req, user), codes, replaced: req.query.replaced === '1' }),
       );
@@ -69,7 +59,7 @@ export function mountSecurityPages(
         res.status(403).type('text').send('Forbidden');
         return;
       }
-      const generation = (await generationOf(user.id)) + 1;
+      const generation = (await replacementsOf(queries, user.id)) + 1;
       await data.recordOwnActivity({
         userId: user.id,
         sessionId: `codes_${randomUUID()}`,
