@@ -14,7 +14,11 @@
  */
 export { startEmulator, DEFAULT_CLIENT } from '../emulator/index.ts';
 export type { EmulatorClient, EmulatorOptions, Platform, RunningEmulator } from '../emulator/index.ts';
-export { emulatorControl, EmulatorControlError, type EmulatorControlOptions } from '../emulator/control/control-client.ts';
+export {
+  emulatorControl,
+  EmulatorControlError,
+  type EmulatorControlOptions,
+} from '../emulator/control/control-client.ts';
 export type {
   CodeQuery,
   EmulatorControl,

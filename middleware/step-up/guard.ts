@@ -211,10 +211,16 @@ function answerUnenrolled<Tx>(guarded: Guarded<Tx>, req: Request, res: Response,
   const { onUnenrolled } = guarded.guard;
   if (onUnenrolled !== undefined) {
     const { context } = guarded;
-    handOverWithin('onUnenrolled', context.hookTimeouts.onUnenrolled, onUnenrolled, { req, res, next }, {
-      answer: (error) => answerError(context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next),
-      afterAnswer: (error) => logAfterAnswer(context, 'step-up', error),
-    });
+    handOverWithin(
+      'onUnenrolled',
+      context.hookTimeouts.onUnenrolled,
+      onUnenrolled,
+      { req, res, next },
+      {
+        answer: (error) => answerError(context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next),
+        afterAnswer: (error) => logAfterAnswer(context, 'step-up', error),
+      },
+    );
     return;
   }
   const nonce = newNonce();
