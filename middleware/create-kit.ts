@@ -16,6 +16,7 @@ import type { KitContext } from './context.ts';
 import { csrfToken } from './routes/csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
 import { deriveDestinationKey } from './limits/limit-keys.ts';
+import { lateRejectionLogger } from './logger.ts';
 import { landingHandler } from './routes/landing.ts';
 import { mountMobile } from './routes/mobile.ts';
 import { invalidOptions, isFunction, isRecord } from './options/option-problems.ts';
@@ -166,7 +167,7 @@ function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
   const { client, limits: _limits, dangerouslyDisableStartLimits: _off, ...rest } = options;
   const startLimits = buildStartLimits(options);
   const verifyClient = isVerifyClient(client)
-    ? boundedClient(client, options.hookTimeouts.client)
+    ? boundedClient(client, options.hookTimeouts.client, lateRejectionLogger(options.logger))
     : createVerifyClient({
         baseUrl: options.baseUrl,
         clientId: options.clientId,

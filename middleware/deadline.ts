@@ -1,9 +1,11 @@
 /**
  * The integrator's code is outside the kit's trust for liveness: every callback the kit awaits runs
  * here, under a deadline. A callback that throws (synchronously or by rejecting) or does not settle
- * in time rejects with KitError `hook_failed`; whatever it does later is ignored, never an unhandled
- * rejection. Synchronous code cannot be pre-empted, so a callback that never returns (a SQLite
- * fulfil in an endless loop) is the one thing no deadline bounds.
+ * in time rejects with KitError `hook_failed`; whatever it does later changes nothing and is never an
+ * unhandled rejection, but a late rejection's reason goes to the caller's `onLateRejection` (the
+ * kit logs it: the deadline's message alone never says why the callback failed). Synchronous code
+ * cannot be pre-empted, so a callback that never returns (a SQLite fulfil in an endless loop) is
+ * the one thing no deadline bounds.
  */
 import { KitError, KitErrorCode } from './errors.ts';
 
@@ -57,21 +59,29 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
+/** Told of a callback's rejection that came after its deadline had already counted it as failed. */
+export type LateRejectionReporter = (name: string, error: unknown) => void;
+
+export interface DeadlineOptions {
+  /** The error a late callback becomes (default: KitError `hook_failed` naming the hook and the deadline). */
+  late?: () => Error;
+  /** Where the reason of a rejection after the deadline goes, once; it is dropped without one. */
+  onLateRejection?: LateRejectionReporter | undefined;
+}
+
 /**
  * Runs `hook` and waits at most `ms` for it. Its own error is passed on as it is (a KitError it threw
  * keeps its meaning); a late one becomes KitError `hook_failed` naming the hook and the deadline, or
- * what `late` makes.
+ * what `late` makes. `options` may be just the `late` function.
  */
 export function withDeadline<T>(
   name: string,
   ms: number,
   hook: () => T | PromiseLike<T>,
-  late: () => Error = () =>
-    new KitError(
-      KitErrorCode.HookFailed,
-      `${name} did not settle within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`,
-    ),
+  options: DeadlineOptions | (() => Error) = {},
 ): Promise<Awaited<T>> {
+  const { late = () => hookFailedLate(name, ms), onLateRejection } =
+    typeof options === 'function' ? { late: options } : options;
   let result: T | PromiseLike<T>;
   try {
     result = hook();
@@ -81,7 +91,14 @@ export function withDeadline<T>(
   if (!isThenable(result)) return Promise.resolve(result as Awaited<T>);
   const settled = Promise.resolve(result) as Promise<Awaited<T>>;
   return new Promise<Awaited<T>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(late()), Math.max(0, ms));
+    let timedOut = false;
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        reject(late());
+      },
+      Math.max(0, ms),
+    );
     timer.unref();
     settled.then(
       (value) => {
@@ -90,11 +107,24 @@ export function withDeadline<T>(
       },
       (error: unknown) => {
         clearTimeout(timer);
-        reject(error);
+        // The caller was answered at the deadline; this is the one place the real reason is left.
+        if (timedOut && onLateRejection !== undefined) runDetached(() => onLateRejection(name, error), ignore);
+        else reject(error);
       },
     );
   });
 }
+
+function hookFailedLate(name: string, ms: number): KitError {
+  return new KitError(
+    KitErrorCode.HookFailed,
+    `${name} did not settle within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`,
+  );
+}
+
+const ignore = (): void => {
+  // the reporter is the kit's own guarded logger: nothing is left to tell of its failure
+};
 
 /**
  * Runs `work`, holding a command's process open until it settles. The deadlines' timers are
@@ -112,8 +142,15 @@ export async function keepingProcessAlive<T>(work: () => Promise<T>): Promise<T>
 }
 
 /** A callback's result as it is, or, when it is a promise, under the deadline (a sync fulfil stays sync). */
-export function boundIfAsync<T>(name: string, ms: number, result: T): T | Promise<Awaited<T>> {
-  return isThenable(result) ? (withDeadline(name, ms, () => result) as Promise<Awaited<T>>) : result;
+export function boundIfAsync<T>(
+  name: string,
+  ms: number,
+  result: T,
+  onLateRejection?: LateRejectionReporter,
+): T | Promise<Awaited<T>> {
+  return isThenable(result)
+    ? (withDeadline(name, ms, () => result, { onLateRejection }) as Promise<Awaited<T>>)
+    : result;
 }
 
 /** Runs a synchronous callback whose failure must not escape: its throw, or a promise it returned, is reported. */

@@ -3,7 +3,7 @@
  * logger (one readable line per event in development, quiet in production), and the helpers every
  * module uses to log without leaking: errors are described by code and message only.
  */
-import { runDetached } from './deadline.ts';
+import { runDetached, type LateRejectionReporter } from './deadline.ts';
 import { environmentSecrets, KitError, redactSecretFragments, redactSecrets } from './errors.ts';
 import { cutForPrinting, withoutUrlPasswords } from './printable-errors.ts';
 
@@ -117,6 +117,17 @@ export function safeLogger(logger: KitLogger | undefined): KitLogger | undefined
   const safe: KitLogger = { info: guard('info'), warn: guard('warn'), error: guard('error') };
   guarded.add(safe);
   return safe;
+}
+
+/**
+ * Logs, described, why a callback failed after its deadline had already counted it as failed: the
+ * answer (a `hook_failed` page, a refused start) stands, and the deadline's own message never says
+ * what went wrong ("database connection refused").
+ */
+export function lateRejectionLogger(logger: KitLogger): LateRejectionReporter {
+  return (name, error) => {
+    logger.error({ hook: name, err: describeError(error) }, `${name} rejected after its deadline`);
+  };
 }
 
 /**

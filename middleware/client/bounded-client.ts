@@ -4,7 +4,7 @@
  * counts as the service being unreachable, so a start or a landing gets its error page instead of
  * hanging. The kit's own client has connect, headers and body timeouts and is used as it is.
  */
-import { withDeadline } from '../deadline.ts';
+import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import type { VerifyClient } from '../types.ts';
 import { checkedCreatedSession } from './client.ts';
@@ -22,7 +22,7 @@ function asServiceBusy(error: unknown): unknown {
   return new KitError(KitErrorCode.ServiceBusy, error.message, { serviceStatus, serviceErrorCode, retryAfterSeconds });
 }
 
-export function boundedClient(client: VerifyClient, ms: number): VerifyClient {
+export function boundedClient(client: VerifyClient, ms: number, onLateRejection?: LateRejectionReporter): VerifyClient {
   const late = (call: string) => () =>
     new KitError(
       KitErrorCode.ServiceUnavailable,
@@ -31,19 +31,20 @@ export function boundedClient(client: VerifyClient, ms: number): VerifyClient {
   return {
     // Its answer is checked as the service's: no session id, handoff or usable address is no session.
     createSession: async (input, idempotencyKey) => {
-      const created: unknown = await withDeadline(
-        'client',
-        ms,
-        () => client.createSession(input, idempotencyKey),
-        late('createSession'),
-      ).catch((error: unknown) => {
+      const created: unknown = await withDeadline('client', ms, () => client.createSession(input, idempotencyKey), {
+        late: late('createSession'),
+        onLateRejection,
+      }).catch((error: unknown) => {
         throw asServiceBusy(error);
       });
       const body = typeof created === 'object' && created !== null ? (created as Record<string, unknown>) : {};
       return checkedCreatedSession(body, body.replayed === true);
     },
     getSession: (sessionId) =>
-      withDeadline('client', ms, () => client.getSession(sessionId), late('getSession')).catch((error: unknown) => {
+      withDeadline('client', ms, () => client.getSession(sessionId), {
+        late: late('getSession'),
+        onLateRejection,
+      }).catch((error: unknown) => {
         throw asServiceBusy(error);
       }),
     close: () => client.close(),

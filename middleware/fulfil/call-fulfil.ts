@@ -5,7 +5,7 @@
  * so again at every retry (each reload, each sweep run, the sweep's group commit once more). So
  * such a fulfil is refused at its first call and never called again by this process.
  */
-import { boundIfAsync, isThenable } from '../deadline.ts';
+import { boundIfAsync, isThenable, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { ActionDefinition, VerifiedAttempt } from '../types.ts';
 
@@ -25,6 +25,8 @@ export interface FulfilCall {
   synchronous: boolean;
   /** How long an async fulfil may take (hookTimeouts.fulfil). */
   deadlineMs: number;
+  /** Told why an async fulfil rejected after its deadline. */
+  onLateRejection?: LateRejectionReporter | undefined;
 }
 
 /** Calls `action.fulfil`; its result (a promise only where the store awaits one), or a throw. */
@@ -32,9 +34,9 @@ export function callFulfil<Tx>(
   action: ActionDefinition<Tx>,
   tx: Tx,
   attempt: VerifiedAttempt,
-  { synchronous, deadlineMs }: FulfilCall,
+  { synchronous, deadlineMs, onLateRejection }: FulfilCall,
 ): unknown {
-  if (!synchronous) return boundIfAsync('fulfil', deadlineMs, action.fulfil(tx, attempt));
+  if (!synchronous) return boundIfAsync('fulfil', deadlineMs, action.fulfil(tx, attempt), onLateRejection);
   if (refusedOnSynchronousStores.has(action.fulfil)) throw refusal(action.name);
   const result = action.fulfil(tx, attempt);
   if (!isThenable(result)) return result;

@@ -11,7 +11,7 @@
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
 import { callFulfil } from './call-fulfil.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
-import { describeError } from '../logger.ts';
+import { describeError, lateRejectionLogger } from '../logger.ts';
 import { commitEach, type FulfilCommitter } from './group-commit.ts';
 import type { FulfilContext } from '../context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from '../store/types.ts';
@@ -165,7 +165,10 @@ async function countVerifiedText<Tx>(deps: FulfilContext<Tx>, attempt: Attempt):
   const ms = deps.hookTimeouts?.limits ?? DEFAULT_HOOK_TIMEOUTS.limits;
   const late = () => new Error(`counting the verified text did not settle within ${ms} ms`);
   try {
-    await withDeadline('limits', ms, () => deps.store.pumping?.markVerified(attempt.sessionId), late);
+    await withDeadline('limits', ms, () => deps.store.pumping?.markVerified(attempt.sessionId), {
+      late,
+      onLateRejection: deps.logger && lateRejectionLogger(deps.logger),
+    });
   } catch (error) {
     deps.logger?.warn(
       { sessionId: attempt.sessionId, err: describeError(error) },
@@ -262,6 +265,7 @@ async function fulfilInTransaction<Tx>(
         return callFulfil(action, tx, verified, {
           synchronous: deps.store.synchronousTransactions === true,
           deadlineMs: deps.hookTimeouts?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil,
+          onLateRejection: deps.logger && lateRejectionLogger(deps.logger),
         });
       },
       now: deps.now(),

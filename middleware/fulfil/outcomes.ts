@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import type { FulfilContext } from '../context.ts';
 import type { StoredOutcomeEvent, VerifyStore } from '../store/types.ts';
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
-import { describeError } from '../logger.ts';
+import { describeError, lateRejectionLogger } from '../logger.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import type { OutcomeEvent, OutcomeHook } from '../types.ts';
 
@@ -100,7 +100,9 @@ async function deliverOne(
 ): Promise<boolean> {
   const event = toEvent(stored);
   try {
-    await withDeadline('onOutcome', deadlineMs, () => hook(event));
+    await withDeadline('onOutcome', deadlineMs, () => hook(event), {
+      onLateRejection: deps.logger && lateRejectionLogger(deps.logger),
+    });
   } catch (error) {
     // Never undefined: a claimed event has at least one delivery.
     // eslint-disable-next-line @typescript-eslint/no-non-null-assertion

@@ -9,7 +9,7 @@
  */
 import type { Request } from 'express';
 import { withDeadline } from '../deadline.ts';
-import { describeError, type KitLogger } from '../logger.ts';
+import { describeError, lateRejectionLogger, type KitLogger } from '../logger.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import type { ReadNumber } from '../numbers/parse-number.ts';
@@ -65,7 +65,10 @@ async function passedChallenge(deps: PumpingGuardDeps, req: Request): Promise<bo
   const { challenge } = deps.pumping;
   if (challenge === undefined) return false;
   try {
-    return (await withDeadline('challenge', deps.challengeTimeoutMs, () => challenge.verify(req))) === true;
+    const verified = await withDeadline('challenge', deps.challengeTimeoutMs, () => challenge.verify(req), {
+      onLateRejection: lateRejectionLogger(deps.logger),
+    });
+    return verified === true;
   } catch (error) {
     deps.logger.warn(
       { route: 'start', err: describeError(error) },
@@ -138,7 +141,7 @@ function writeWithin(
 ): Promise<void> {
   const ms = deps.releaseTimeoutMs;
   const late = () => new Error(`${what} did not settle within ${ms} ms`);
-  return withDeadline('limits', ms, write, late).then(
+  return withDeadline('limits', ms, write, { late, onLateRejection: lateRejectionLogger(deps.logger) }).then(
     () => undefined,
     (error: unknown) => {
       deps.logger.warn({ route: 'start', err: describeError(error) }, failed);
@@ -281,7 +284,7 @@ function checkWithin<T>(deps: PumpingGuardDeps, reading: Promise<T>): Promise<T>
       KitErrorCode.HookFailed,
       `The SMS pumping check did not settle within ${ms} ms; the start was not sent (raise hookTimeouts.limits if the store needs longer).`,
     );
-  return withDeadline('limits', ms, () => reading, late);
+  return withDeadline('limits', ms, () => reading, { late, onLateRejection: lateRejectionLogger(deps.logger) });
 }
 
 /**

@@ -12,7 +12,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import type { KitContext } from '../context.ts';
-import { withDeadline } from '../deadline.ts';
+import { withHookDeadline } from './hook-deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 
 type SessionBag = Record<string, unknown>;
@@ -94,8 +94,7 @@ export async function verifyCsrf<Tx>(context: KitContext<Tx>, req: Request): Pro
   verifySameSite(context, req);
   if (context.csrf.dangerouslyReplaceTokenCheck !== undefined) {
     const check = context.csrf.dangerouslyReplaceTokenCheck;
-    const { csrfCheck } = context.hookTimeouts;
-    if ((await withDeadline('csrfCheck', csrfCheck, () => check(req))) !== true)
+    if ((await withHookDeadline(context, 'csrfCheck', () => check(req))) !== true)
       refuse('The form could not be verified; reload the page and try again.');
     return;
   }

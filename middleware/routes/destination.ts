@@ -6,7 +6,7 @@
  */
 import type { Request } from 'express';
 import type { KitContext } from '../context.ts';
-import { withDeadline } from '../deadline.ts';
+import { withHookDeadline } from './hook-deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import { refusalOf } from '../numbers/destination-policy.ts';
@@ -28,7 +28,7 @@ import { restartedAttempt } from './start-request.ts';
 async function defaultCountryFor<Tx>(context: KitContext<Tx>, req: Request): Promise<string | undefined> {
   const chooser = context.defaultCountry;
   if (typeof chooser !== 'function') return chooser;
-  const country = await withDeadline('defaultCountry', context.hookTimeouts.defaultCountry, () => chooser(req));
+  const country = await withHookDeadline(context, 'defaultCountry', () => chooser(req));
   if (country === undefined || isKnownCountry(country)) return country;
   throw new KitError(
     KitErrorCode.HookFailed,

@@ -5,7 +5,7 @@
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { KitContext } from '../context.ts';
-import { withDeadline } from '../deadline.ts';
+import { withHookDeadline } from './hook-deadline.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import type { ResolvedUser } from '../options/options.ts';
 import { isRecord } from '../options/option-problems.ts';
@@ -126,7 +126,7 @@ export async function paramsFor<Tx>(
   try {
     // A KitError from prepare carries the integrator's own text for its users: shown as written.
     const { prepare } = action;
-    params = await withDeadline('prepare', context.hookTimeouts.prepare, () => prepare(req, prepareContext));
+    params = await withHookDeadline(context, 'prepare', () => prepare(req, prepareContext));
   } catch (error) {
     throw showAsWritten(error);
   }

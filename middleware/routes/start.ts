@@ -13,7 +13,7 @@ import type { KitContext } from '../context.ts';
 import type { ResolvedUser } from '../options/options.ts';
 import { isLoopbackHostname } from '../options/service-access.ts';
 import { verifyCsrf } from './csrf.ts';
-import { withDeadline } from '../deadline.ts';
+import { withHookDeadline } from './hook-deadline.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import type { StartReceipt } from '../limits/start-limits.ts';
 import { describeError } from '../logger.ts';
@@ -94,14 +94,14 @@ async function allowStart<Tx>(
   const receipt =
     startLimits === undefined
       ? undefined
-      : await withDeadline('limits', context.hookTimeouts.limits, () =>
+      : await withHookDeadline(context, 'limits', () =>
           startLimits.consume(req, { userRef: user.userRef, destination: user.destination }),
         );
   const { beforeCreate } = context;
   if (beforeCreate === undefined) return receipt ?? undefined;
   const attempt = { userRef: user.userRef, destination: user.destination, action: action.name };
   try {
-    await withDeadline('beforeCreate', context.hookTimeouts.beforeCreate, () => beforeCreate(req, attempt));
+    await withHookDeadline(context, 'beforeCreate', () => beforeCreate(req, attempt));
   } catch (error) {
     // Refused before any session existed, so nothing was sent: the number's budget is given back
     // (starts aimed at a number must not lock its owner out); the requester's stay spent.
@@ -124,7 +124,7 @@ async function refundWhenBusy<Tx>(context: KitContext<Tx>, receipt: StartReceipt
 async function giveBack<Tx>(context: KitContext<Tx>, refund: (() => Promise<void>) | undefined): Promise<void> {
   if (refund === undefined) return;
   try {
-    await withDeadline('limits', context.hookTimeouts.limits, refund);
+    await withHookDeadline(context, 'limits', refund);
   } catch (refundError) {
     context.logger.warn({ route: 'start', err: describeError(refundError) }, 'could not give back a start budget');
   }

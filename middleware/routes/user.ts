@@ -1,7 +1,7 @@
 /** The signed-in user, as the integrator's `resolveUser` reports them; null when nobody is signed in. */
 import type { Request } from 'express';
 import type { KitContext } from '../context.ts';
-import { withDeadline } from '../deadline.ts';
+import { withHookDeadline } from './hook-deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { ResolvedUser } from '../options/options.ts';
 
@@ -36,17 +36,16 @@ async function sessionDestroyedMeanwhile(req: Request): Promise<boolean> {
  * Only the store is read: what earlier middleware put in the session stays.
  */
 export async function currentUserNow<Tx>(
-  context: Pick<KitContext<Tx>, 'resolveUser' | 'hookTimeouts'>,
+  context: Pick<KitContext<Tx>, 'resolveUser' | 'hookTimeouts' | 'logger'>,
   req: Request,
 ): Promise<ResolvedUser | null> {
   // The session store is the app's: one that never answers fails this request like a late resolveUser.
-  const { resolveUser: ms } = context.hookTimeouts;
-  if (await withDeadline('resolveUser', ms, () => sessionDestroyedMeanwhile(req))) {
+  if (await withHookDeadline(context, 'resolveUser', () => sessionDestroyedMeanwhile(req))) {
     const { session } = req as Request & ExpressSession;
     // regenerate() destroys the id (already gone) and hands the request a new, empty session.
-    const renewed = await withDeadline(
+    const renewed = await withHookDeadline(
+      context,
       'resolveUser',
-      ms,
       () =>
         new Promise<boolean>((resolve) =>
           session?.regenerate === undefined
@@ -64,10 +63,10 @@ export async function currentUserNow<Tx>(
 }
 
 export async function currentUser<Tx>(
-  context: Pick<KitContext<Tx>, 'resolveUser' | 'hookTimeouts'>,
+  context: Pick<KitContext<Tx>, 'resolveUser' | 'hookTimeouts' | 'logger'>,
   req: Request,
 ): Promise<ResolvedUser | null> {
-  const user = await withDeadline('resolveUser', context.hookTimeouts.resolveUser, () => context.resolveUser(req));
+  const user = await withHookDeadline(context, 'resolveUser', () => context.resolveUser(req));
   if (user === null || user === undefined) return null;
   if (typeof user.userRef !== 'string' || user.userRef === '' || typeof user.destination !== 'string') {
     throw new KitError(

@@ -14,7 +14,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { maskDestination } from '../attempts.ts';
 import type { KitContext } from '../context.ts';
-import { withDeadline } from '../deadline.ts';
+import { withHookDeadline } from '../routes/hook-deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { readStoredNumber } from '../numbers/parse-number.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
@@ -81,7 +81,7 @@ function unconfirmable(): KitError {
 async function resourceKeyOf<Tx>({ context, guard }: Guarded<Tx>, req: Request): Promise<string> {
   const { bindTo } = guard;
   if (bindTo === undefined) return '';
-  const key = await withDeadline('bindTo', context.hookTimeouts.bindTo, () => bindTo(req));
+  const key = await withHookDeadline(context, 'bindTo', () => bindTo(req));
   if (key === undefined) return '';
   if (typeof key !== 'string') {
     throw new KitError(KitErrorCode.HookFailed, 'requireRecentVerification: bindTo must return a string or undefined.');

@@ -213,3 +213,59 @@ describe('an onUnenrolled that rejects after its deadline was answered', () => {
     });
   });
 });
+
+describe('a request hook that rejects after its deadline was answered', () => {
+  const HOOK_MS = 150;
+
+  /** A hook that fails, with a reason naming the client secret, only once the test saw the answer. */
+  function rejectingLate(opened: Promise<void>, reason: () => string): () => Promise<never> {
+    return async () => {
+      await opened;
+      throw new Error(reason());
+    };
+  }
+
+  it.each([
+    ['resolveUser', 'resolveUser'],
+    ['prepare', 'prepare'],
+    ['beforeCreate', 'beforeCreate'],
+    ['limits.consume', 'limits'],
+  ] as const)(
+    '%s: the user had the kit’s 500 page at the deadline; the real reason is then logged once, naming the hook',
+    async (option, hook) => {
+      const seen: Seen = { handler: false, errorHandler: [] };
+      const late = gate();
+      const rejects = rejectingLate(late.opened, () => `database connection refused (${app!.secret})`);
+      const kit =
+        option === 'prepare'
+          ? {
+              actions: [
+                {
+                  name: 'grant_badge',
+                  operationSensitivity: 'normal' as const,
+                  successPath: '/done',
+                  prepare: rejects,
+                  fulfil: () => {},
+                },
+              ],
+            }
+          : option === 'limits.consume'
+            ? { limits: { consume: rejects } }
+            : { [option]: rejects };
+      app = await startTestApp({ kit: { ...kit, hookTimeouts: { [hook]: HOOK_MS } } });
+      const alice = await app.agent().signIn('alice');
+      const answer = await alice.tryStart('grant_badge');
+      expect(answer.status).toBe(500);
+      expect(app.logs.some((line) => line.includes(`${hook} did not settle within ${HOOK_MS} ms`))).toBe(true);
+      late.open();
+      const lines = await lateLines(app, seen, 'database connection refused');
+      expect(seen.errorHandler).toEqual([]);
+      expect(app.errors).toEqual([]);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`${hook} rejected after its deadline`);
+      expect(lines[0]).not.toContain(app.secret);
+      expect(lines[0]).not.toMatch(/at .*\.(ts|js):\d+/);
+      expect(await unhandled.settled()).toEqual([]);
+    },
+  );
+});

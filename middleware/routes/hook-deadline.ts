@@ -1,0 +1,19 @@
+/**
+ * The integrator's request hooks (resolveUser, prepare, beforeCreate, the start limits, csrfCheck,
+ * defaultCountry, bindTo) under their deadlines in `hookTimeouts`, with the kit's logger told why
+ * one that missed its deadline rejected later: the user was answered `hook_failed` at the
+ * deadline, and that message alone never says what went wrong.
+ */
+import type { KitContext } from '../context.ts';
+import { withDeadline, type HookName } from '../deadline.ts';
+import { lateRejectionLogger } from '../logger.ts';
+
+export function withHookDeadline<T>(
+  context: Pick<KitContext, 'hookTimeouts' | 'logger'>,
+  name: HookName,
+  hook: () => T | PromiseLike<T>,
+): Promise<Awaited<T>> {
+  return withDeadline(name, context.hookTimeouts[name], hook, {
+    onLateRejection: lateRejectionLogger(context.logger),
+  });
+}
