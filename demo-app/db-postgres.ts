@@ -192,7 +192,11 @@ const postgresWrites = {
     const user = found.rows[0];
     if (user === undefined) return 'no_user';
     if (user.phone !== phone) return 'not_current';
-    await tx.query('UPDATE demo_users SET verified_phone = $1, phone_verified_at = $2 WHERE id = $3', [phone, at, userId]);
+    await tx.query('UPDATE demo_users SET verified_phone = $1, phone_verified_at = $2 WHERE id = $3', [
+      phone,
+      at,
+      userId,
+    ]);
     return 'confirmed';
   },
   async changePhone(tx: pg.PoolClient, userId: string, phone: string, at: number): Promise<number> {

@@ -46,7 +46,13 @@ export function declaresUtf8(contentType: string | undefined): boolean {
     .every((parameter) => {
       const at = parameter.indexOf('=');
       if (at === -1 || parameter.slice(0, at).trim().toLowerCase() !== 'charset') return true;
-      return parameter.slice(at + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase() === 'utf-8';
+      return (
+        parameter
+          .slice(at + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1')
+          .toLowerCase() === 'utf-8'
+      );
     });
 }
 

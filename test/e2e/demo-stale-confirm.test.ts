@@ -21,7 +21,15 @@ const OLD_NUMBER = '+15550100001';
 const NEW_NUMBER = '+15550100099';
 
 function verified(sessionId: string, action: string, destination: string): VerifiedAttempt {
-  return { sessionId, state: `state-${sessionId}`, userRef: 'usr_alice', action, params: {}, destination, startedAt: 1 };
+  return {
+    sessionId,
+    state: `state-${sessionId}`,
+    userRef: 'usr_alice',
+    action,
+    params: {},
+    destination,
+    startedAt: 1,
+  };
 }
 
 /** Runs an action's fulfil in one transaction of the demo's database, as the kit does. */

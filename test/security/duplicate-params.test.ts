@@ -142,7 +142,11 @@ describe('the mobile routes: a key given twice in a JSON body that is not UTF-8'
   it('a body declared UTF-8 (any spelling of the name, quoted or not) or naming no charset completes once', async () => {
     const attempt = await verifiedMobileAttempt(app);
     const once = Buffer.from(JSON.stringify({ session_id: attempt.sessionId, state: attempt.state }));
-    for (const contentType of ['application/json; charset=UTF-8', 'application/json;charset="utf-8"', 'application/json']) {
+    for (const contentType of [
+      'application/json; charset=UTF-8',
+      'application/json;charset="utf-8"',
+      'application/json',
+    ]) {
       const answer = await postBytes(app, '/verify/mobile/complete', once, contentType);
       expect(answer.status).toBe(200);
     }
