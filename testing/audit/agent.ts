@@ -61,15 +61,32 @@ export function withoutHandoffInput(html: string): string {
   return `${html.slice(0, at)}${input[0].replace(/value="[^"]*"/, 'value=""')}${html.slice(at + input[0].length)}`;
 }
 
+/** Origin and path of `target` read against `base`, as a browser resolves a form's action; undefined when it is no URL. */
+function pathOf(target: string, base: string): string | undefined {
+  try {
+    const url = new URL(target, base);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A field's value in a page, read as a browser reads it (any quoting, order or case): the first
  * input named `field`, or what the first form posting to `formAction` submits under that name (an
- * input outside it joined with `form=` included).
+ * input outside it joined with `form=` included). A form's action is resolved against `pageUrl`,
+ * as the browser posts it: `/verify/start`, `verify/start` and `https://app.example/verify/start`
+ * on that origin are one action.
  */
-export function hiddenField(html: string, field: string, formAction?: string): string | undefined {
+export function hiddenField(
+  html: string,
+  field: string,
+  formAction?: { path: string; pageUrl: string },
+): string | undefined {
   if (formAction === undefined) return inputValue(html, field);
+  const wanted = pathOf(formAction.path, formAction.pageUrl);
   return formsIn(html)
-    .find((form) => form.action === formAction)
+    .find((form) => wanted !== undefined && pathOf(form.action, formAction.pageUrl) === wanted)
     ?.entries.find(([name]) => name === field)?.[1];
 }
 

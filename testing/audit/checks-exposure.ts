@@ -78,6 +78,24 @@ function framed(x: Exchange): boolean {
  * handoff travels in it: nothing of the form POST to verifyUrl, and the start answer without its
  * auto-submit form's `hx` value (a copy anywhere else in that page is a leak).
  */
+/** Statuses a cache may keep without being told to (RFC 9110, 15.1: "heuristically cacheable"). */
+const HEURISTICALLY_CACHEABLE_ERRORS = new Set([404, 405, 410, 414, 501]);
+
+/**
+ * An error answer no cache keeps: a status caches never store on their own, with nothing that
+ * lets them (an app's own error handler, with `errors: 'next'`, need not say no-store). A success,
+ * or an error marked public or given a lifetime, must say no-store.
+ */
+function unstorableError(x: Exchange): boolean {
+  const cacheControl = (x.responseHeaders['cache-control'] ?? '').toLowerCase();
+  return (
+    x.status >= 400 &&
+    !HEURISTICALLY_CACHEABLE_ERRORS.has(x.status) &&
+    !/\b(?:public|max-age|s-maxage)\b/.test(cacheControl) &&
+    x.responseHeaders.expires === undefined
+  );
+}
+
 function places(world: AuditWorld, x: Exchange): { where: string; text: string; handoffText?: string }[] {
   const url = new URL(x.url);
   const at = `${x.method} ${url.origin === world.options.appOrigin ? '' : url.origin}${url.pathname}`;
@@ -141,7 +159,8 @@ async function searchAll(
 export const exposureChecks: AuditCheck[] = [
   {
     id: 'headers.kit-pages',
-    title: "Every answer of the kit's routes is no-store, and every page of them refuses framing",
+    title:
+      "Every answer of the kit's routes is no-store (an error no cache keeps aside), and every page of them refuses framing",
     fix: "Let the kit's pages keep their headers: set nothing after the kit that drops Cache-Control: no-store or X-Frame-Options/frame-ancestors (helmet's defaults are fine).",
     phase: 'last',
     async run(world, verdict) {
@@ -152,7 +171,7 @@ export const exposureChecks: AuditCheck[] = [
       verdict.expect(pages.length > 0, 'no page of the kit was seen');
       const uncached = new Set(
         answers
-          .filter((x) => !/no-store/.test(x.responseHeaders['cache-control'] ?? ''))
+          .filter((x) => !/no-store/.test(x.responseHeaders['cache-control'] ?? '') && !unstorableError(x))
           .map((x) => `${x.method} ${new URL(x.url).pathname} ${x.status}`),
       );
       const framable = new Set(

@@ -208,7 +208,7 @@ export class AuditWorld {
     );
     if (answer.status >= 400) throw new Error(`sign-in as ${user} answered ${answer.status}`);
     const home = await agent.request(form.csrfFrom ?? '/');
-    const csrf = hiddenField(home.body, '_csrf', this.startPath(this.firstAction()));
+    const csrf = hiddenField(home.body, '_csrf', { path: this.startPath(this.firstAction()), pageUrl: home.url });
     if (csrf === undefined) throw new Error(`no start form with a _csrf field on ${form.csrfFrom ?? '/'}`);
     return { csrf };
   }

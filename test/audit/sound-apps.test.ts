@@ -1,0 +1,51 @@
+/**
+ * The audit passes sound apps written the ways integrators write theirs: a check that fails a
+ * sound integration teaches its owner to ignore the audit.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { auditIntegration, failedIds, formatAuditTable } from 'hosted-sms-verify-kit/testing';
+import { startIntegratorApp, type IntegratorApp, type IntegratorChoices } from './integrator-app.ts';
+
+const apps: IntegratorApp[] = [];
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.close()));
+});
+
+async function audit(choices: IntegratorChoices) {
+  const app = await startIntegratorApp(choices);
+  apps.push(app);
+  const report = await auditIntegration(app.auditOptions);
+  return { report, table: formatAuditTable(report) };
+}
+
+const SOUND: [string, IntegratorChoices][] = [
+  ['the start form posting to a full URL of the app', { formAction: 'absolute' }],
+  ['the start form posting to a path relative to its page', { formAction: 'relative' }],
+  ["the app's pages and the kit's routes under /account, the kit's router at '/'", { prefix: '/account' }],
+  ["errors: 'next' with the app's own error page", { errorsNext: true }],
+  ["a rolling session, SameSite Strict, 'trust proxy' 1", { strictRollingSession: true, trustProxy: 1 }],
+  ['sign-in through a JSON API', { jsonSignIn: true }],
+];
+
+describe.concurrent('a sound app', () => {
+  for (const [name, choices] of SOUND) {
+    it(`${name}: runs every check it was given and fails none`, async () => {
+      const { report, table } = await audit(choices);
+      expect(report.stopped, table).toBeUndefined();
+      expect(failedIds(report), table).toEqual([]);
+    }, 120_000);
+  }
+});
+
+describe('the flawed apps beside them', () => {
+  it('a start form posting to another origin is no start form: the run stops, saying so', async () => {
+    const { report } = await audit({ formAction: 'otherOrigin' });
+    expect(report.stopped).toMatch(/no start form with a _csrf field on \/$/);
+  }, 120_000);
+
+  it("errors: 'next' with an error page caches may keep for a minute fails headers.kit-pages", async () => {
+    const { report, table } = await audit({ errorsNext: true, cachedErrorPage: true });
+    expect(failedIds(report), table).toEqual(['headers.kit-pages']);
+    expect(table).toMatch(/POST \/verify\/start 403 is not Cache-Control: no-store/);
+  }, 120_000);
+});
