@@ -30,10 +30,27 @@ export function wantsJson(req: Request): boolean {
   return !navigation || req.is('application/json') === 'application/json';
 }
 
+/** The method the browser sent, before a method override changed it. */
+function sentMethodOf(req: Request): string {
+  return ((req as Request & { originalMethod?: string }).originalMethod ?? req.method).toUpperCase();
+}
+
 /** A request from a browser's form (a POST, or another method a form reached through an override). */
 function isFormRequest(req: Request): boolean {
-  const original = (req as Request & { originalMethod?: string }).originalMethod ?? req.method;
-  return original.toUpperCase() === 'POST' && !isPageMethod(methodOf(req));
+  return sentMethodOf(req) === 'POST' && !isPageMethod(methodOf(req));
+}
+
+/** The body types a form can send, which another site's script may send too without a CORS preflight. */
+const FORM_BODY_TYPES = ['', 'application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
+
+/**
+ * A script's request that needed no CORS preflight: a POST with a form's body type. Any other site
+ * can send one with the user's cookies and any `Accept`, so only its Origin or fetch metadata
+ * can show it came from this site. (A JSON body, or a PUT or DELETE, is preflighted.)
+ */
+function isSimpleScriptPost(req: Request): boolean {
+  const type = (req.get('content-type') ?? '').split(';', 1)[0] ?? '';
+  return isFormRequest(req) && FORM_BODY_TYPES.includes(type.trim().toLowerCase());
 }
 
 /**
@@ -58,7 +75,10 @@ function verifyKeptFormOrigin(req: Request): void {
  */
 export function verifyFromThisSite<Tx>(context: KitContext<Tx>, req: Request): void {
   verifySameSite(context, req);
-  if (wantsJson(req)) return;
+  if (wantsJson(req)) {
+    if (isSimpleScriptPost(req)) verifyKeptFormOrigin(req);
+    return;
+  }
   if (!isFormRequest(req)) {
     throw new KitError(KitErrorCode.InvalidActionParams, 'Send this request from a form, or as JSON.');
   }

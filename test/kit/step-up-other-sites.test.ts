@@ -58,6 +58,30 @@ describeEachAppStore('step-up and other sites', (_store, storeOptions) => {
     expect(payeesOf('granted-cross').map((r) => r.fields.iban)).toEqual(['OWN-2']);
   });
 
+  it('with a fresh grant, another site’s script posting a form body (no preflight) is refused as its form is: the handler never runs', async () => {
+    const user = await suite.app.agent().signIn('granted-script');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const kept = await user.postForm('/accounts/acct-s/payee', { iban: 'OWN-1' }, sameSite);
+    expect(await verifyFrom(user, kept.body)).toMatch(/^\/verify\/step-up\?intent=/);
+    // The site's own script, with the grant fresh, goes straight through.
+    const own = await user.postForm('/accounts/acct-s/payee', { iban: 'OWN-2' }, { ...sameSite, accept: '*/*' });
+    expect(own.body).toContain('payee saved');
+    // `fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', body: form })` from a
+    // sandboxed frame, in a browser without fetch metadata: a simple request, no preflight, and its
+    // Accept is the script's to choose.
+    const forged: [string, Record<string, string>][] = [
+      ['Origin: null, Accept: */*', { origin: 'null', accept: '*/*' }],
+      ['Origin: null, Accept: application/json', { origin: 'null', accept: 'application/json' }],
+      ['no Origin, Accept: */*', { accept: '*/*' }],
+    ];
+    for (const [from, headers] of forged) {
+      const answer = await user.postForm('/accounts/acct-s/payee', { iban: 'ATTACKER' }, headers);
+      expect(answer.status, from).toBe(403);
+      expect(answer.body, from).not.toContain('payee saved');
+    }
+    expect(payeesOf('granted-script').map((r) => r.fields.iban)).toEqual(['OWN-2']);
+  });
+
   it('links from another site keep nothing: they never fill the user’s kept requests, and the user’s own form is still kept', async () => {
     const user = await suite.app.agent().signIn('linked-from-elsewhere');
     const texts = (await suite.app.emulator.control.outbox()).length;
