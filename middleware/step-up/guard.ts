@@ -35,7 +35,7 @@ import {
 import { handOverWithin } from './hand-over.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
 import { keepIntentWithinLimit } from './intent-limit.ts';
-import { keptFields } from './kept-fields.ts';
+import { keptFields, uploadRefused } from './kept-fields.ts';
 import { labelFor } from './labels.ts';
 import { boundResourceKey } from './resource-key.ts';
 import { isNavigationFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
@@ -278,15 +278,10 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
   if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
   const page = isPageMethod(methodOf(req));
   if (!page) {
-    // Kept requests hold form fields only: refused before anything is stored or sent.
-    if (req.is('multipart/form-data') === 'multipart/form-data') {
-      throw new KitError(
-        KitErrorCode.StepUpUploadRefused,
-        'A form with a file cannot be kept while you confirm it is you.',
-      );
-    }
-    await readBody([formParser], req, res);
+    if (!upload) await readBody([formParser], req, res);
     const intentId = bodyOf(req)[INTENT_FIELD];
+  // An upload's body is left to the route's own parser: with a fresh grant it runs as sent.
+  const upload = !page && req.is('multipart/form-data') === 'multipart/form-data';
     if (typeof intentId === 'string') {
       await runKeptRequest(guarded, req, res, next, user, intentId);
       return;
@@ -298,6 +293,8 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
   // A form runs, or is kept, only when it came from this site's own pages: a cross-site post neither.
   if (!page) verifyFromThisSite(context, req);
   if (fresh) {
+      // A confirmation is the kit's own form, never an upload: the kept fields would run with its files.
+      if (upload) throw uploadRefused();
     note(guarded, req, 'granted');
     next();
     return;
@@ -321,6 +318,9 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
 function appliesTo(guard: ResolvedGuard, method: string): boolean {
   return guard.methods.has(method) || !GUARDABLE_METHODS.includes(method);
 }
+  // Kept requests hold form fields only: an upload is refused before anything is stored or sent
+  // (a script's gets the challenge, which keeps none of its body, and sends it again once granted).
+  if (upload && !wantsJson(req)) throw uploadRefused();
 
 /**
  * The step-up an action's start requires (its `requireRecentVerification`), judged as this guard

@@ -34,3 +34,11 @@ export function keptFields(req: Request): JsonValue {
   }
   return JSON.parse(text) as JsonValue;
 }
+
+/** A file upload: kept requests hold form fields only. */
+export function uploadRefused(): KitError {
+  return new KitError(
+    KitErrorCode.StepUpUploadRefused,
+    'A form with a file cannot be kept while you confirm it is you.',
+  );
+}

@@ -381,6 +381,36 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     expect(await smsCount()).toBe(texts);
   });
 
+  it('a file upload reaches its handler once the grant is fresh; without one a script’s upload gets the 401 challenge, nothing of the file kept', async () => {
+    const frank = await suite.app.agent().signIn('frank');
+    const upload = (accept?: string) =>
+      frank.request('/documents', {
+        method: 'POST',
+        headers: {
+          'content-type': 'multipart/form-data; boundary=x',
+          origin: frank.origin,
+          'sec-fetch-site': 'same-origin',
+          ...(accept === undefined ? {} : { accept }),
+        },
+        body: '--x\r\nContent-Disposition: form-data; name="file"; filename="id.txt"\r\n\r\nSECRET-SCAN\r\n--x--\r\n',
+      });
+    // A script (fetch with FormData) is told to step up, as for any request of its own.
+    const challenged = await upload('*/*');
+    expect(challenged.status).toBe(401);
+    expect(await challenged.json()).toMatchObject({ error: 'verification_required', scope: 'security' });
+    expect(await intentsHolding('SECRET-SCAN')).toBe(0);
+    // A form's upload without a grant cannot be kept: refused, as before.
+    expect((await upload()).status).toBe(415);
+    await verifyFrom(frank, (await frank.request('/security')).body);
+    // With the grant fresh, nothing is kept: the upload goes to the handler, body intact.
+    for (const accept of [undefined, '*/*']) {
+      const answer = await upload(accept);
+      expect(answer.status, accept).toBe(200);
+      expect(await answer.json(), accept).toEqual({ uploaded: 91 });
+    }
+    expect(ran.filter((r) => r.route === 'documents' && r.user === 'frank')).toHaveLength(2);
+  });
+
   it('keeps a form with Origin: null or none only when Sec-Fetch-Site says same-origin: otherwise 403, nothing kept', async () => {
     const dana = await suite.app.agent().signIn('dana');
     const keptRows = async () => {
