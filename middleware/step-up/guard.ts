@@ -223,8 +223,18 @@ function answerUnenrolled<Tx>(guarded: Guarded<Tx>, req: Request, res: Response,
     );
     return;
   }
+  const messages = guarded.context.messages.forRequest(req);
+  if (wantsJson(req)) {
+    // A script reads JSON, as from the challenge: no verification can open this route for the user.
+    setNoStoreHeaders(res);
+    res.vary('Accept-Language');
+    res
+      .status(403)
+      .json({ error: 'step_up_unenrolled', scope: guarded.guard.scope.name, message: messages.stepUp.unenrolled });
+    return;
+  }
   const nonce = newNonce();
-  sendPage(res, 403, stepUpUnenrolledPage(nonce, guarded.context.messages.forRequest(req)), nonce);
+  sendPage(res, 403, stepUpUnenrolledPage(nonce, messages), nonce);
 }
 
 /**
@@ -277,12 +287,14 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
   const user = await currentUser(context, req);
   if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
   const page = isPageMethod(methodOf(req));
+  // An upload's body is left to the route's own parser: with a fresh grant it runs as sent.
+  const upload = !page && req.is('multipart/form-data') === 'multipart/form-data';
   if (!page) {
     if (!upload) await readBody([formParser], req, res);
     const intentId = bodyOf(req)[INTENT_FIELD];
-  // An upload's body is left to the route's own parser: with a fresh grant it runs as sent.
-  const upload = !page && req.is('multipart/form-data') === 'multipart/form-data';
     if (typeof intentId === 'string') {
+      // A confirmation is the kit's own form, never an upload: the kept fields would run with its files.
+      if (upload) throw uploadRefused();
       await runKeptRequest(guarded, req, res, next, user, intentId);
       return;
     }
@@ -293,8 +305,6 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
   // A form runs, or is kept, only when it came from this site's own pages: a cross-site post neither.
   if (!page) verifyFromThisSite(context, req);
   if (fresh) {
-      // A confirmation is the kit's own form, never an upload: the kept fields would run with its files.
-      if (upload) throw uploadRefused();
     note(guarded, req, 'granted');
     next();
     return;
@@ -308,6 +318,9 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
     answerFromElsewhere(guarded, req, res);
     return;
   }
+  // Kept requests hold form fields only: an upload is refused before anything is stored or sent
+  // (a script's gets the challenge, which keeps none of its body, and sends it again once granted).
+  if (upload && !wantsJson(req)) throw uploadRefused();
   await answerRequired(guarded, req, res, user, resourceKey);
 }
 
@@ -318,9 +331,6 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
 function appliesTo(guard: ResolvedGuard, method: string): boolean {
   return guard.methods.has(method) || !GUARDABLE_METHODS.includes(method);
 }
-  // Kept requests hold form fields only: an upload is refused before anything is stored or sent
-  // (a script's gets the challenge, which keeps none of its body, and sends it again once granted).
-  if (upload && !wantsJson(req)) throw uploadRefused();
 
 /**
  * The step-up an action's start requires (its `requireRecentVerification`), judged as this guard

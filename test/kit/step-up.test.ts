@@ -453,6 +453,26 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     }
   });
 
+  it('a script’s request of a user without a phone number gets a JSON 403 it can read, never the HTML page', async () => {
+    USERS.nophonejson = { userRef: 'user-nophonejson', destination: '' };
+    try {
+      const nobody = await suite.app.agent().signIn('nophonejson');
+      for (const accept of ['application/json', '*/*']) {
+        const answer = await nobody.request('/export', { headers: { accept } });
+        expect(answer.status, accept).toBe(403);
+        expect(answer.headers.get('content-type'), accept).toMatch(/^application\/json/);
+        expect(answer.headers.get('cache-control'), accept).toBe('no-store');
+        expect(await answer.json(), accept).toEqual({
+          error: 'step_up_unenrolled',
+          scope: 'export',
+          message: expect.stringContaining('no phone number') as unknown,
+        });
+      }
+    } finally {
+      delete USERS.nophonejson;
+    }
+  });
+
   it('a verification the sweep learns of after maxAge grants nothing fresh', async () => {
     const bob = await suite.app.agent().signIn('bob');
     const page = await bob.request('/security');
