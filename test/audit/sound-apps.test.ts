@@ -37,6 +37,32 @@ describe.concurrent('a sound app', () => {
   }
 });
 
+// Which cookie is the session cannot be guessed (a script-readable "remember me" credential would
+// pass): a language cookie set on the way to the sign-in is held to the session's flags, until the
+// app names its session cookie; the failure says how.
+describe('a language cookie beside the session cookie', () => {
+  it('fails cookie.flags, naming sessionCookie as the way to check only the session', async () => {
+    const app = await startIntegratorApp({ languageCookie: true });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: ['cookie.flags'] });
+    const table = formatAuditTable(report);
+    expect(failedIds(report), table).toEqual(['cookie.flags']);
+    expect(table).toMatch(/lang is not HttpOnly/);
+    expect(table).toMatch(
+      /checked every cookie the sign-in set \(.*lang.*\); give `sessionCookie` to check only your session's/,
+    );
+  }, 120_000);
+
+  it('passes cookie.flags once the app names its session cookie', async () => {
+    const app = await startIntegratorApp({ languageCookie: true });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, sessionCookie: 'app.sid', only: ['cookie.flags'] });
+    const table = formatAuditTable(report);
+    expect(failedIds(report), table).toEqual([]);
+    expect(table).not.toMatch(/give `sessionCookie`/);
+  }, 120_000);
+});
+
 describe('the flawed apps beside them', () => {
   it('a start form posting to another origin is no start form: the run stops, saying so', async () => {
     const { report } = await audit({ formAction: 'otherOrigin' });

@@ -40,6 +40,13 @@ export const sessionChecks: AuditCheck[] = [
         new URL(world.options.appUrl).protocol === 'https:' ||
         Object.entries(proxyHeaders).some(([k, v]) => k.toLowerCase() === 'x-forwarded-proto' && v.startsWith('https'));
       verdict.expect(cookies.length > 0, `signing in set no cookie${wanted === undefined ? '' : ` named ${wanted}`}`);
+      // Which cookie is the session cannot be guessed safely (a script-readable "remember me"
+      // credential would pass): the app names it, or every cookie is held to the session's flags.
+      if (wanted === undefined && cookies.length > 1) {
+        verdict.note(
+          `checked every cookie the sign-in set (${cookies.map((c) => c.name).join(', ')}); give \`sessionCookie\` to check only your session's`,
+        );
+      }
       for (const cookie of cookies) {
         verdict.note(
           `${cookie.name}: HttpOnly ${cookie.httpOnly}, Secure ${cookie.secure}, SameSite ${cookie.sameSite ?? '(none)'}`,
