@@ -35,7 +35,7 @@ import {
 import { handOverWithin } from './hand-over.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
 import { keepIntentWithinLimit } from './intent-limit.ts';
-import { keptFields, uploadRefused } from './kept-fields.ts';
+import { bodyTypeRefused, keptFields, uploadRefused } from './kept-fields.ts';
 import { labelFor } from './labels.ts';
 import { boundResourceKey } from './resource-key.ts';
 import { isNavigationFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
@@ -321,6 +321,8 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
   // Kept requests hold form fields only: an upload is refused before anything is stored or sent
   // (a script's gets the challenge, which keeps none of its body, and sends it again once granted).
   if (upload && !wantsJson(req)) throw uploadRefused();
+  // Any other body the kit cannot read as fields would be kept empty and run without them.
+  if (!page && !wantsJson(req) && req.is('application/x-www-form-urlencoded') === false) throw bodyTypeRefused(req);
   await answerRequired(guarded, req, res, user, resourceKey);
 }
 

@@ -42,3 +42,12 @@ export function uploadRefused(): KitError {
     'A form with a file cannot be kept while you confirm it is you.',
   );
 }
+
+/** A body the kit cannot read as form fields (`text/plain`, XML): kept, it would run empty. */
+export function bodyTypeRefused(req: Request): KitError {
+  const type = (req.get('content-type') ?? 'none').split(';', 1)[0]?.slice(0, 100) ?? '';
+  return new KitError(
+    KitErrorCode.InvalidActionParams,
+    `A form sent as ${JSON.stringify(type)} cannot be kept while you confirm it is you: only a urlencoded form can.`,
+  );
+}

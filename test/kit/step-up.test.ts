@@ -411,6 +411,22 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     expect(ran.filter((r) => r.route === 'documents' && r.user === 'frank')).toHaveLength(2);
   });
 
+  it('a form whose body is not a urlencoded form (enctype text/plain) is refused without a grant, nothing kept, rather than kept empty and run without its fields', async () => {
+    const tess = await suite.app.agent().signIn('tess');
+    const sent = await tess.request('/accounts/acct-t/payee', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', origin: tess.origin, 'sec-fetch-site': 'same-origin' },
+      body: 'iban=PLAIN-TEXT-IBAN\r\n',
+    });
+    expect(sent.status).toBe(400);
+    expect(sent.body).not.toContain('Confirm it’s you');
+    const [kept] = await suite.app.query<{ n: number | string }>(
+      'SELECT count(*) AS n FROM verify_kit_intents WHERE user_ref = $1',
+      ['user-tess'],
+    );
+    expect(Number(kept!.n)).toBe(0);
+  });
+
   it('keeps a form with Origin: null or none only when Sec-Fetch-Site says same-origin: otherwise 403, nothing kept', async () => {
     const dana = await suite.app.agent().signIn('dana');
     const keptRows = async () => {
