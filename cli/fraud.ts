@@ -214,20 +214,34 @@ async function load(file: string, env: CommandEnv): Promise<Loaded> {
 /** How long what the configuration opened gets to close (the sweep job's own deadline for it). */
 const CLOSE_MS = BUILD_MS;
 
+/** An error's message as a line of stderr may show it: no secret of the environment, no URL's password, cut. */
+function printable(error: unknown, env: CommandEnv): string {
+  return cutForPrinting(
+    withoutUrlPasswords(redactSecrets(String(describeError(error).message), environmentSecrets(env))),
+  );
+}
+
 /**
  * Closes what the configuration opened: a close of its own that hangs or throws is said on stderr
- * and never holds the command, nor changes what it did (its answer is printed already).
+ * and never holds the command, nor changes what it did (its answer is printed already). One that
+ * fails after the deadline, while the process still runs, says why on a line of its own.
  */
 async function closeWithin(close: () => Promise<void>, env: CommandEnv): Promise<void> {
+  const onLateRejection = (_name: string, error: unknown) =>
+    process.stderr.write(
+      `hosted-sms-verify-kit fraud: closing what the configuration opened failed after its deadline: ${printable(error, env)}\n`,
+    );
   try {
     await keepingProcessAlive(() =>
-      withDeadline('close', CLOSE_MS, close, () => new Error(`closing did not finish within ${CLOSE_MS} ms`)),
+      withDeadline('close', CLOSE_MS, close, {
+        late: () => new Error(`closing did not finish within ${CLOSE_MS} ms`),
+        onLateRejection,
+      }),
     );
   } catch (error) {
-    const message = cutForPrinting(
-      withoutUrlPasswords(redactSecrets(String(describeError(error).message), environmentSecrets(env))),
+    process.stderr.write(
+      `hosted-sms-verify-kit fraud: could not close what the configuration opened: ${printable(error, env)}\n`,
     );
-    process.stderr.write(`hosted-sms-verify-kit fraud: could not close what the configuration opened: ${message}\n`);
   }
 }
 

@@ -308,6 +308,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
       thresholds: context.pumping.thresholds,
       now: context.now,
       timeoutMs: context.hookTimeouts.limits,
+      onLateRejection: lateRejectionLogger(context.logger),
     }),
     serviceUrl: ownsClient ? resolved.baseUrl : undefined,
     async close() {

@@ -4,7 +4,7 @@
  * the recent decisions; and blocks and releases of a country, a number block, an address or a user.
  */
 import { isIP } from 'node:net';
-import { withDeadline } from '../deadline.ts';
+import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
 import { describeStoredNumber, numberLength } from '../numbers/parse-number.ts';
@@ -244,19 +244,22 @@ async function trippedOf(
 /**
  * Each operation waits on the store no longer than the start's own pumping reads do
  * (hookTimeouts.limits): an admin page on a store that stopped answering gets an error, never a
- * request that hangs for good. A write that is late may still be applied: rules() tells.
+ * request that hangs for good. A write that is late may still be applied: rules() tells. A store
+ * that fails after the deadline has its reason told to `onLateRejection` (the kit logs it).
  */
 function bounded<Args extends unknown[], T>(
   name: keyof PumpingOperations,
   timeoutMs: number,
   operation: (...args: Args) => Promise<T>,
+  onLateRejection: LateRejectionReporter | undefined,
 ): (...args: Args) => Promise<T> {
   const late = () =>
     new KitError(
       KitErrorCode.HookFailed,
       `kit.pumping.${name}() did not get the store's answer within ${timeoutMs} ms (raise hookTimeouts.limits if the store needs longer).`,
     );
-  return (...args) => withDeadline('limits', timeoutMs, () => operation(...args), late);
+  return (...args) =>
+    withDeadline(`kit.pumping.${name}()`, timeoutMs, () => operation(...args), { late, onLateRejection });
 }
 
 export function pumpingOperations(deps: {
@@ -265,6 +268,8 @@ export function pumpingOperations(deps: {
   now: () => number;
   /** How long each operation waits on the store: hookTimeouts.limits. */
   timeoutMs: number;
+  /** Told why the store failed after an operation's deadline. */
+  onLateRejection?: LateRejectionReporter;
 }): PumpingOperations {
   const store = (): PumpingStore => deps.store ?? notCounted();
   const setRule = async (target: PumpingTarget, rule: 'allow' | 'block', hours: number) => {
@@ -276,7 +281,7 @@ export function pumpingOperations(deps: {
     return set;
   };
   const within = <Args extends unknown[], T>(name: keyof PumpingOperations, op: (...args: Args) => Promise<T>) =>
-    bounded(name, deps.timeoutMs, op);
+    bounded(name, deps.timeoutMs, op, deps.onLateRejection);
   return {
     tripped: within('tripped', async () => {
       const now = deps.now();

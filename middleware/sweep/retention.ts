@@ -12,7 +12,7 @@
  * the run's report says.
  */
 import { withDeadline } from '../deadline.ts';
-import { describeError, type KitLogger } from '../logger.ts';
+import { describeError, lateRejectionLogger, type KitLogger } from '../logger.ts';
 import type { OptionProblems } from '../options/option-problems.ts';
 import { GRANT_USABLE_MS } from '../step-up/guard-options.ts';
 import type { VerifyStore } from '../store/types.ts';
@@ -103,7 +103,13 @@ async function purged(
 ): Promise<number> {
   try {
     const late = () => new Error(`did not settle within ${timeoutMs} ms (a tenth of the sweep run's time budget)`);
-    const returned = timeoutMs === undefined ? await purge() : await withDeadline(name, timeoutMs, purge, late);
+    const returned =
+      timeoutMs === undefined
+        ? await purge()
+        : await withDeadline(`stepUp.${name}`, timeoutMs, purge, {
+            late,
+            onLateRejection: logger && lateRejectionLogger(logger),
+          });
     return deletedCount(stepUp, name, returned, logger);
   } catch (error) {
     failures.count++;

@@ -16,7 +16,7 @@
  * 1 configuration error, 2 the service could not be reached at all (reads were made and none got
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
-import { keepingProcessAlive, runDetached, withDeadline } from '../deadline.ts';
+import { keepingProcessAlive, runDetached, withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { environmentSecrets, KitError, KitErrorCode, redactSecrets } from '../errors.ts';
 import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../printable-errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
@@ -154,6 +154,7 @@ async function kitOf<Tx>(
   env: SweepJobEnv,
   config: JobConfig,
   ms: number,
+  onLateRejection: LateRejectionReporter,
 ): Promise<SweepJobKit<Tx>> {
   const factory = options.kit;
   if (typeof factory !== 'function') return aKit(factory, 'the `kit` option');
@@ -166,7 +167,9 @@ async function kitOf<Tx>(
   let built: unknown;
   try {
     // Held open: a standalone job reports a factory that never settles.
-    built = await keepingProcessAlive(() => withDeadline('kit', ms, () => building, late));
+    built = await keepingProcessAlive(() =>
+      withDeadline('the kit factory', ms, () => building, { late, onLateRejection }),
+    );
   } catch (error) {
     // A kit built after the deadline is closed when it comes: its pool must not hold the process.
     const closeLate = async (built: SweepJobKit<Tx>) => {
@@ -238,6 +241,15 @@ function stopSignal(options: SweepJobOptions<unknown>, emit: (obj: Record<string
   return { signal: stop.signal, dispose };
 }
 
+/**
+ * An integrator's call (the kit factory, a close, the release of claims, a ready kit's runSweep or
+ * stop) that rejected after the job's deadline for it, whose line could only say it was late: its
+ * reason in a line of its own, once.
+ */
+function lateRejectionLine(emit: (obj: Record<string, unknown>) => void): LateRejectionReporter {
+  return (call, error) => emit({ event: 'sweep_late_rejection', call, error: describe(error) });
+}
+
 /** Runs the job; resolves with the process exit code (it never calls process.exit itself). */
 export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<number> {
   const env = options.env ?? process.env;
@@ -265,7 +277,7 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
     if (options.handleSignals ?? true) yieldToRequests(config.nice);
     // Heard while a factory still builds the kit too: the job then ends by the build's deadline at the latest.
     stop = stopSignal(options, emit);
-    kit = await kitOf(options, env, config, stopTimeoutMs);
+    kit = await kitOf(options, env, config, stopTimeoutMs, lateRejectionLine(emit));
   } catch (error) {
     stop?.dispose();
     // A secret pasted without its quotes is a name "not defined": such errors show where, not what.
@@ -300,7 +312,10 @@ async function closeWithin(
   try {
     // Held open: a close that never settles and holds nothing is reported, the run's exit code kept.
     await keepingProcessAlive(() =>
-      withDeadline(what, ms, close, () => new Error(`closing did not finish within ${ms} ms`)),
+      withDeadline(`${what}.close()`, ms, close, {
+        late: () => new Error(`closing did not finish within ${ms} ms`),
+        onLateRejection: lateRejectionLine(emit),
+      }),
     );
   } catch (error) {
     emit({ event: 'sweep_close_failed', closing: what, error: describe(error) });
@@ -325,13 +340,16 @@ async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<num
   const overrunMs =
     2 * (Number.isSafeInteger(timeBudgetMs) ? Number(timeBudgetMs) : DEFAULT_TIME_BUDGET_MS) + stopTimeoutMs;
   const run = withDeadline(
-    'sweep',
+    'kit.runSweep()',
     overrunMs,
     () => kit.runSweep({ ...config.sweep, owner, signal, ...(logger ? { logger } : {}) }),
-    () =>
-      new Error(
-        `the run did not finish within ${overrunMs} ms (twice its time budget and the stop timeout): does the kit's runSweep wait on something that never answers?`,
-      ),
+    {
+      late: () =>
+        new Error(
+          `the run did not finish within ${overrunMs} ms (twice its time budget and the stop timeout): does the kit's runSweep wait on something that never answers?`,
+        ),
+      onLateRejection: lateRejectionLine(emit),
+    },
   );
   // After a stop, wait at most stopTimeoutMs for in-flight reads, then hand the claims back.
   let timer: NodeJS.Timeout | undefined;
@@ -346,7 +364,7 @@ async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<num
     const outcome = await Promise.race([run, stopped]);
     if (outcome === 'timeout') {
       run.catch(() => {});
-      const release = await releaseClaimsWithin(kit.store, owner, stopTimeoutMs);
+      const release = await releaseClaimsWithin(kit.store, owner, stopTimeoutMs, lateRejectionLine(emit));
       const lapsed = 'lapsed' in release;
       emit({
         event: 'sweep_stopped',
@@ -382,12 +400,10 @@ async function runLoopMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<num
     // job after its stop signal (the kit's own waits for its run, then releases claims, each at most
     // stopTimeoutMs).
     const stopMs = 3 * stopTimeoutMs;
-    await withDeadline(
-      'stop',
-      stopMs,
-      () => worker.stop(),
-      () => new Error(`the worker did not stop within ${stopMs} ms`),
-    );
+    await withDeadline('worker.stop()', stopMs, () => worker.stop(), {
+      late: () => new Error(`the worker did not stop within ${stopMs} ms`),
+      onLateRejection: lateRejectionLine(emit),
+    });
     return SweepJobExitCode.Ok;
   } catch (error) {
     emit({ event: 'sweep_failed', error: describe(error) });

@@ -7,8 +7,9 @@
  * finishing time more (a fulfilment's call runs the action's fulfil); after a late one the run
  * touches the store no more.
  */
-import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
+import { DEFAULT_HOOK_TIMEOUTS, withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { lateRejectionLogger } from '../logger.ts';
 import type { VerifyStore } from '../store/types.ts';
 import type { SweepDeps } from './sweep-report.ts';
 
@@ -47,7 +48,7 @@ export function withinBudget<Tx>(
   const given = deps.hookTimeouts;
   return {
     ...deps,
-    store: storeWithinBudget(deps.store, startedAt, budget, now),
+    store: storeWithinBudget(deps.store, startedAt, budget, now, deps.logger && lateRejectionLogger(deps.logger)),
     get hookTimeouts() {
       const left = timeLeft(startedAt, budget, now);
       // Every other deadline as the kit was given it: the count of a verified text waits `limits`.
@@ -67,13 +68,15 @@ export function withinBudget<Tx>(
  * Pool with no free connection, which waits for ever): a call still unsettled then fails the way a
  * store error fails, and the store is given up for the rest of the run. Every later call fails at
  * once without reaching it, so nothing is marked, rescheduled or released after a late call (the
- * run's claims lapse with their lease). What a late call does when it settles is ignored.
+ * run's claims lapse with their lease). What a late call does when it settles changes nothing; a
+ * late rejection's reason goes to `onLateRejection` (the run logs it).
  */
 export function storeWithinBudget<Tx>(
   store: VerifyStore<Tx>,
   startedAt: number,
   budget: RunBudget,
   now: () => number = monotonicClock,
+  onLateRejection?: LateRejectionReporter,
 ): VerifyStore<Tx> {
   let givenUp: Error | undefined;
   return callsThrough(store, (name, call) => {
@@ -83,7 +86,7 @@ export function storeWithinBudget<Tx>(
       (givenUp = new Error(
         `${name} did not settle within ${ms} ms (what was left of the sweep run's time budget); the run ends, its claims lapse with the lease`,
       ));
-    return withDeadline(name, ms, call, late);
+    return withDeadline(`store.${name}`, ms, call, { late, onLateRejection });
   });
 }
 

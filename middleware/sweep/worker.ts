@@ -7,8 +7,8 @@
  * It is awaitable and idempotent (every call returns the same promise). Timers are unref'd, so
  * the worker never keeps a process alive by itself; errors in a run are logged, never thrown.
  */
-import { describeError as describe, safeLogger, type KitLogger } from '../logger.ts';
-import { runDetached, withDeadline } from '../deadline.ts';
+import { describeError as describe, lateRejectionLogger, safeLogger, type KitLogger } from '../logger.ts';
+import { runDetached, withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { runSweep } from './sweep.ts';
 import type { SweepDeps, SweepReport } from './sweep-report.ts';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type SweepWorkerOptions } from './sweep-options.ts';
@@ -59,16 +59,19 @@ export const CLAIMS_LAPSE = 'could not release claims; they lapse with the lease
 /**
  * Hands the owner's claims back so another worker may take them at once. The store is the
  * integrator's, outside the kit's trust for liveness: a release that fails, or has not settled
- * within `ms`, never holds a stop; it resolves with that failure and the claims lapse instead.
+ * within `ms`, never holds a stop; it resolves with that failure and the claims lapse instead. Its
+ * rejection after the deadline goes to `onLateRejection`.
  */
 export async function releaseClaimsWithin(
   store: { releaseClaims(owner: string): Promise<number> },
   owner: string,
   ms: number,
+  onLateRejection?: LateRejectionReporter,
 ): Promise<{ released: number } | { lapsed: unknown }> {
   try {
     const late = () => new Error(`releaseClaims did not settle within ${ms} ms`);
-    return { released: await withDeadline('releaseClaims', ms, () => store.releaseClaims(owner), late) };
+    const releasing = withDeadline('releaseClaims', ms, () => store.releaseClaims(owner), { late, onLateRejection });
+    return { released: await releasing };
   } catch (error) {
     return { lapsed: error };
   }
@@ -99,7 +102,7 @@ async function finishAndRelease<Tx>(
       );
     }
   }
-  const release = await releaseClaimsWithin(deps.store, owner, stopTimeoutMs);
+  const release = await releaseClaimsWithin(deps.store, owner, stopTimeoutMs, logger && lateRejectionLogger(logger));
   if ('lapsed' in release) logger?.error({ err: describe(release.lapsed) }, `sweep worker: ${CLAIMS_LAPSE}`);
   else if (release.released > 0) logger?.info({ owner, released: release.released }, 'sweep worker: released claims');
 }

@@ -335,6 +335,14 @@ describe('hosted-sms-verify-kit fraud, a configuration whose code hangs or throw
     // Never settles, and keeps a timer that would keep the process alive.
     writeFileSync(join(dir, 'hangs.config.mjs'), config('() => new Promise(() => setInterval(() => {}, 1000))'));
     writeFileSync(join(dir, 'throws.config.mjs'), config("() => { throw new Error('pool.end failed'); }"));
+    // Fails 0.4 s after the close's 10 s deadline (counted from when the kit and its store are closed),
+    // within the 2 s a finished command waits before it exits.
+    writeFileSync(
+      join(dir, 'fails-late.config.mjs'),
+      config(
+        "() => new Promise((_resolve, reject) => setTimeout(() => reject(new Error('pool.end failed: connection to postgres://app:pw-0123@db/app lost (fraud-secret-0123456789abcdef)')), 10_400))",
+      ),
+    );
     // Never settles, and holds nothing at all (a forgotten promise).
     writeFileSync(join(dir, 'closes-never.config.mjs'), config('() => new Promise(() => {})'));
     // A store whose pumping calls never settle, holding nothing (a custom store's forgotten promise).
@@ -368,9 +376,12 @@ describe('hosted-sms-verify-kit fraud, a configuration whose code hangs or throw
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** The bin on a test clock ten times faster: its deadlines (10 s, 30 s) pass in a tenth of that. */
-  function fraud(config: string): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+  function fraud(
+    config: string,
+    scale = TIMER_SCALE,
+  ): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
     const started = Date.now();
-    const env = { PATH: process.env.PATH ?? '', TEST_TIMER_SCALE: String(TIMER_SCALE) };
+    const env = { PATH: process.env.PATH ?? '', TEST_TIMER_SCALE: String(scale) };
     const options = { cwd: dir, env, timeout: 50_000 };
     const argv = ['--import', SCALED_TIMERS, MAIN, 'fraud', 'rules', '--config', config];
     return new Promise((resolve) => {
@@ -439,6 +450,17 @@ describe('hosted-sms-verify-kit fraud, a configuration whose code hangs or throw
       );
       expect(run.ms).toBeLessThan(20_000);
     });
+  });
+
+  it('a close that fails after its deadline: the late close said, then why it failed, once, redacted, without a stack', async () => {
+    // Four times faster, not ten: the kit and the store, closed first, may take 0.4 s and the failure still comes in time.
+    const run = await fraud('fails-late.config.mjs', 4);
+    expect(run).toMatchObject({ code: 0, stdout: 'no rules in force\n' });
+    expect(run.stderr).toBe(
+      'hosted-sms-verify-kit fraud: could not close what the configuration opened: closing did not finish within 10000 ms\n' +
+        'hosted-sms-verify-kit fraud: closing what the configuration opened failed after its deadline: ' +
+        'pool.end failed: connection to postgres://app:[redacted]@db/app lost ([redacted])\n',
+    );
   });
 
   it('a close that throws: the answer printed, exit 0, its failure one line on stderr without a stack', async () => {

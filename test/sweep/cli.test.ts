@@ -277,6 +277,93 @@ describe('runSweepJob', () => {
     ]);
   });
 
+  describe('an integrator call that rejects after the job stopped waiting for it', () => {
+    const REASON = `connection refused (${CLIENT_SECRET})`;
+    /** Rejects with REASON after `ms`: well after the job's deadline for the call. */
+    const failsAfter = (ms: number) => (): Promise<never> =>
+      new Promise((_resolve, reject) => setTimeout(() => reject(new Error(REASON)), ms));
+    const quietClose = async () => {};
+
+    it.each<
+      [string, () => { kit: SweepJobKit<unknown> | (() => SweepJobKit<unknown>); argv: string[]; stops?: boolean }]
+    >([
+      ['the kit factory', () => ({ kit: failsAfter(400) as () => never, argv: ['--once'] })],
+      [
+        'kit.close()',
+        () => ({
+          kit: () => ({ ...jobKit(b.deps), store: { ...b.store, close: quietClose }, close: failsAfter(400) }),
+          argv: ['--once'],
+        }),
+      ],
+      [
+        'store.close()',
+        () => ({ kit: () => ({ ...jobKit(b.deps), store: { ...b.store, close: failsAfter(400) } }), argv: ['--once'] }),
+      ],
+      [
+        'releaseClaims',
+        () => ({
+          kit: {
+            ...jobKit(b.deps),
+            runSweep: () => new Promise<never>(() => {}),
+            store: { ...b.store, releaseClaims: failsAfter(400) },
+          },
+          argv: ['--once'],
+          stops: true,
+        }),
+      ],
+      [
+        'kit.runSweep()',
+        // Given up at twice the 1 s budget and the stop timeout: 2.2 s.
+        () => ({
+          kit: { ...jobKit(b.deps), runSweep: failsAfter(2_500) },
+          argv: ['--once', '--time-budget-seconds', '1'],
+        }),
+      ],
+      [
+        'worker.stop()',
+        // Given up at three stop timeouts: 600 ms.
+        () => ({
+          kit: {
+            ...jobKit(b.deps),
+            startSweepWorker: (o) => ({ ...jobKit(b.deps).startSweepWorker(o), stop: failsAfter(900) }),
+          },
+          argv: ['--loop'],
+          stops: true,
+        }),
+      ],
+    ])(
+      '%s: its late reason is printed once in a sweep_late_rejection line, redacted, without a stack',
+      async (call, make) => {
+        b = await openBench();
+        const { kit, argv, stops } = make();
+        const r = recorder();
+        const stop = new AbortController();
+        const job = runSweepJob({
+          kit,
+          argv,
+          env: {},
+          print: r.print,
+          handleSignals: false,
+          signal: stop.signal,
+          stopTimeoutMs: 200,
+        });
+        if (stops === true) setTimeout(() => stop.abort(), 300);
+        await within(5_000, job);
+        const late = () => r.parsed().filter((l) => l.event === 'sweep_late_rejection');
+        await waitFor(() => late().length > 0, 3_000, 'the late rejection line');
+        expect(late()).toEqual([
+          {
+            event: 'sweep_late_rejection',
+            call,
+            error: { name: 'Error', message: expect.stringContaining('connection refused') },
+          },
+        ]);
+        expect(r.out.join('\n')).not.toContain(CLIENT_SECRET);
+        expect(r.out.join('\n')).not.toMatch(/at .*\.(ts|js):\d+/);
+      },
+    );
+  });
+
   it('exits 1 on a configuration error, with a message that names the fix and never the secret', async () => {
     b = await openBench();
     const cases: [string[], Record<string, string>, RegExp][] = [

@@ -13,7 +13,7 @@ import type { OutcomeEvent } from '../../middleware/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { startSweepWorker } from '../../middleware/sweep/worker.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
-import { sweepDeps, useSweepEmulator, verifiedAttempts } from '../support/sweep-bench.ts';
+import { CLIENT_SECRET, sweepDeps, useSweepEmulator, verifiedAttempts } from '../support/sweep-bench.ts';
 import { useSweepSuite } from '../support/sweep-suite.ts';
 import { watchUnhandledRejections } from '../support/unhandled.ts';
 import { waitFor, within } from '../support/wait-for.ts';
@@ -128,15 +128,29 @@ describeEachStore('a sweep run whose store call never settles', (kind) => {
     expect(await unhandled.settled()).toEqual([]);
   });
 
-  it('a claim that rejects after its deadline: the run has already failed, and the late rejection is never unhandled', async () => {
+  it('a claim that rejects after its deadline: the run has already failed, its reason is logged once naming the call, and the late rejection is never unhandled', async () => {
     const h = await suite.open();
     await verifiedAttempts(emu, h.store, suite.client, 1);
     const store = replacing(h.store, 'claimDueAttempts', () =>
-      after(1000).then(() => Promise.reject(new Error('Connection terminated unexpectedly'))),
+      after(1000).then(() => Promise.reject(new Error(`Connection terminated unexpectedly (${CLIENT_SECRET})`))),
     );
-    const run = runSweep(sweepDeps(h, store, suite.client, 'sweep'), { timeBudgetMs: 500, owner: OWNER });
+    const errors: string[] = [];
+    const logger = {
+      info() {},
+      warn() {},
+      error: (obj: object, msg?: string) => errors.push(`${msg} ${JSON.stringify(obj)}`),
+    };
+    const run = runSweep(
+      { ...sweepDeps(h, store, suite.client, 'sweep'), logger },
+      { timeBudgetMs: 500, owner: OWNER },
+    );
     await expect(within(5000, run)).rejects.toThrow('claimDueAttempts did not settle within');
     await after(800);
+    const late = errors.filter((line) => line.includes('Connection terminated'));
+    expect(late).toHaveLength(1);
+    expect(late[0]).toContain('store.claimDueAttempts rejected after its deadline');
+    expect(late[0]).not.toContain(CLIENT_SECRET);
+    expect(late[0]).not.toMatch(/at .*\.(ts|js):\d+/);
     expect(await unhandled.settled()).toEqual([]);
   });
 

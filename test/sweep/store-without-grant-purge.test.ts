@@ -4,9 +4,10 @@
  * checks, outcomes), deletes no grant, says so in its report, and warns once per store, not once
  * per run. A custom store's purge that throws or rejects (a stub left as "not implemented") is
  * housekeeping that failed: it is logged and counted, and the run fulfils what it reads all the
- * same. Same suite on every store (the real store with those methods hidden or replaced).
+ * same; one that rejects after its deadline has that reason logged once. Same suite on every store
+ * (the real store with those methods hidden or replaced).
  */
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import type { VerifyStore } from '../../middleware/store/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { describeEachStore } from '../support/stores.ts';
@@ -117,6 +118,23 @@ describeEachStore('a sweep over a step-up store without purgeStaleGrants', (kind
     expect(report).toMatchObject({ fulfilled: 2, intentsDeleted: 0, grantsDeleted: 0, stepUpPurgeErrors: 2 });
     expect(await h.countEffects()).toBe(2);
     expect(errors.some((line) => line.includes('stepUp.purgeExpiredIntents'))).toBe(true);
+  });
+
+  it('a custom purge that rejects after its deadline: the run went on without it, and the reason is logged once, naming it', async () => {
+    const h = await suite.open();
+    const failsLate = () =>
+      new Promise<number>((_resolve, reject) => {
+        setTimeout(() => reject(new Error('relation "step_up_intents" does not exist')), 600);
+      });
+    const store = withStepUp(h.store, { purgeExpiredIntents: failsLate });
+    const { errors, logger } = recordingLogger();
+    // A tenth of the budget: the purge is given up at 200 ms.
+    const report = await runSweep({ ...sweepDeps(h, store, suite.client, 'sweep'), logger }, { timeBudgetMs: 2000 });
+    expect(report.stepUpPurgeErrors).toBe(1);
+    const late = () => errors.filter((line) => line.includes('does not exist'));
+    await vi.waitFor(() => expect(late()).toHaveLength(1), { timeout: 3000 });
+    expect(late()[0]).toContain('stepUp.purgeExpiredIntents rejected after its deadline');
+    expect(late()[0]).not.toMatch(/at .*\.(ts|js):\d+/);
   });
 
   // A custom purge's undefined, "3" or { rows: 3 } went into the run's report and the job's JSON line as it was.

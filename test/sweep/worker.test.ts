@@ -132,6 +132,30 @@ describe('startSweepWorker', () => {
     });
   });
 
+  it('a store that rejects the release after stopTimeoutMs: the claims lapse, and the reason is logged once after', async () => {
+    b = await openBench();
+    const { entries, logger } = recordingLogger();
+    const releaseClaims = () =>
+      new Promise<number>((_resolve, reject) => {
+        setTimeout(() => reject(new Error('Connection terminated unexpectedly')), 400);
+      });
+    worker = startSweepWorker(
+      { ...b.deps, store: { ...b.store, releaseClaims } },
+      { intervalMs: 10, stopTimeoutMs: 200, logger },
+    );
+    await waitFor(() => worker!.runs > 0, 5000, 'a first run');
+    await within(5000, worker.stop());
+    const late = () => entries.filter((e) => JSON.stringify(e).includes('Connection terminated'));
+    await waitFor(() => late().length > 0, 3000, 'the late rejection logged');
+    expect(late()).toEqual([
+      {
+        level: 'error',
+        obj: { hook: 'releaseClaims', err: { name: 'Error', message: 'Connection terminated unexpectedly' } },
+        msg: 'releaseClaims rejected after its deadline',
+      },
+    ]);
+  });
+
   it('logs a failed run and carries on at the next interval instead of crashing', async () => {
     b = await openBench();
     const [attempt] = await b.createAttempts(1);
