@@ -16,7 +16,14 @@ import {
   type VerifiedAttempt,
 } from 'hosted-sms-verify-kit';
 import { after, type DemoReads, type DemoWrites } from './data.ts';
-import { CHANGE_PAYOUT, CHANGE_PHONE, CHANGE_PHONE_STEP_UP, CONFIRM_PHONE, maskAccountNumber } from './domain.ts';
+import {
+  CHANGE_PAYOUT,
+  CHANGE_PHONE,
+  CHANGE_PHONE_STEP_UP,
+  CONFIRM_PHONE,
+  maskAccountNumber,
+  notConfirmedDetail,
+} from './domain.ts';
 import { DEMO_TEXTS, demoTexts, type DemoTexts } from './i18n.ts';
 
 /** Account numbers: 8 to 17 digits; spaces and hyphens are ignored. Refusals in the user's language. */
@@ -108,10 +115,8 @@ export function createDemoActions(
       // (a tab left open, a verification the sweep settles later) verifies nothing.
       return after(writes.confirmPhone(tx, attempt.userRef, phone, at), (done) => {
         if (done === 'no_user') throw new Error(`User ${attempt.userRef} no longer exists; nothing was changed.`);
-        const detail =
-          done === 'confirmed'
-            ? `Confirmed ${maskDestination(phone)}`
-            : `Not confirmed: ${maskDestination(phone)} is no longer this account’s number`;
+        const masked = maskDestination(phone);
+        const detail = done === 'confirmed' ? `Confirmed ${masked}` : notConfirmedDetail(masked);
         return recordActivity(tx, attempt, detail, at);
       });
     },

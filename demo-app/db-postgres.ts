@@ -175,7 +175,11 @@ function postgresQueries(rows: Rows) {
 function postgresOutbox(pool: pg.Pool, ready: Promise<void>) {
   return async (event: OutcomeEvent): Promise<void> => {
     await ready;
-    const email = emailFor(event);
+    // Read after the commit: what the fulfil recorded decides what the email may say.
+    const { rows } = await pool.query<{ detail: string }>('SELECT detail FROM demo_activity WHERE session_id = $1', [
+      event.sessionId,
+    ]);
+    const email = emailFor(event, rows[0]?.detail);
     await pool.query(
       `INSERT INTO demo_outbox (event_id, user_id, session_id, outcome, subject, body, at)
        VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (event_id) DO NOTHING`,

@@ -21,6 +21,15 @@ export const ACTION_LABELS: Record<string, string> = {
   [NEW_RECOVERY_CODES]: 'Replaced the recovery codes',
 };
 
+/**
+ * Activity's record of a confirm_phone whose number was no longer the user's when it landed: it
+ * confirmed nothing, and the page it lands on reads this to say so.
+ */
+const NOT_CONFIRMED = 'Not confirmed: ';
+export const notConfirmedDetail = (maskedNumber: string): string =>
+  `${NOT_CONFIRMED}${maskedNumber} is no longer this account’s number`;
+export const confirmedNothing = (detail: string): boolean => detail.startsWith(NOT_CONFIRMED);
+
 /** ••••1234: pages and activity never show a whole account number. */
 export function maskAccountNumber(accountNumber: string): string {
   return `••••${accountNumber.slice(-4)}`;

@@ -8,7 +8,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { OutcomeEvent } from 'hosted-sms-verify-kit';
-import { CHANGE_PAYOUT, CHANGE_PHONE, CONFIRM_PHONE, maskAccountNumber } from './domain.ts';
+import { CHANGE_PAYOUT, CHANGE_PHONE, CONFIRM_PHONE, confirmedNothing, maskAccountNumber } from './domain.ts';
 
 export interface OutboxEmail {
   subject: string;
@@ -36,8 +36,11 @@ function doing(event: OutcomeEvent): string {
   }
 }
 
-/** The email of a fulfilled verification: what changed, or that the user confirmed it's them. */
-function fulfilledEmail(event: OutcomeEvent): OutboxEmail {
+/**
+ * The email of a fulfilled verification: what changed, or that the user confirmed it's them. Never
+ * "with a code": the hosted page may have taken a passkey instead, and the service does not say.
+ */
+function fulfilledEmail(event: OutcomeEvent, applied: string | undefined): OutboxEmail {
   const number = event.destination ?? 'your number';
   switch (event.action) {
     case CHANGE_PAYOUT: {
@@ -45,23 +48,32 @@ function fulfilledEmail(event: OutcomeEvent): OutboxEmail {
       return { subject: 'Your payout account was changed', body };
     }
     case CONFIRM_PHONE:
-      return { subject: 'Phone number confirmed', body: `You confirmed ${number} with a code.` };
+      // Fulfilled after a change of number, it confirmed nothing (Activity says why).
+      return applied !== undefined && confirmedNothing(applied)
+        ? {
+            subject: 'Your phone number was not confirmed',
+            body: `${number} is no longer your number, so nothing was changed.`,
+          }
+        : { subject: 'Phone number confirmed', body: `You confirmed ${number}.` };
     case CHANGE_PHONE:
       return {
         subject: 'Your phone number was changed',
         body: `Codes now go to ${number}. If this was not you, contact us.`,
       };
     default:
-      return { subject: 'You confirmed it’s you', body: `You confirmed it’s you with a code sent to ${number}.` };
+      return { subject: 'You confirmed it’s you', body: 'You confirmed it’s you. If this was not you, contact us.' };
   }
 }
 
-/** The email text for an outcome (no secret, no handoff: only what the user already knows). */
-export function emailFor(event: OutcomeEvent): OutboxEmail {
+/**
+ * The email text for an outcome (no secret, no handoff: only what the user already knows). `applied`:
+ * what the action's fulfil recorded in Activity for this session, if anything.
+ */
+export function emailFor(event: OutcomeEvent, applied?: string): OutboxEmail {
   const what = doing(event);
   switch (event.outcome) {
     case 'fulfilled':
-      return fulfilledEmail(event);
+      return fulfilledEmail(event, applied);
     case 'failed':
       return {
         subject: 'A verification did not succeed',
@@ -86,8 +98,10 @@ export function createOutboxHook(db: Database): (event: OutcomeEvent) => void {
     `INSERT INTO demo_outbox (event_id, user_id, session_id, outcome, subject, body, at) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (event_id) DO NOTHING`,
   );
+  // Read after the commit: what the fulfil recorded decides what the email may say.
+  const applied = db.prepare('SELECT detail FROM demo_activity WHERE session_id = ?');
   return (event) => {
-    const email = emailFor(event);
+    const email = emailFor(event, (applied.get(event.sessionId) as { detail: string } | undefined)?.detail);
     const { eventId, userRef, sessionId, outcome, occurredAt } = event;
     insert.run(eventId, userRef, sessionId, outcome, email.subject, email.body, occurredAt);
   };

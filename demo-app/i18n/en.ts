@@ -116,9 +116,12 @@ export const en: DemoTexts = {
   verified: {
     phoneTitle: 'Phone number confirmed',
     phoneText: (phone) => `You confirmed that ${phone} is yours.`,
+    phoneNotConfirmedTitle: 'Phone number not confirmed',
+    phoneNotConfirmedText: (phone) => `Your number ${phone} is not confirmed yet.`,
     phoneLanded: {
       first: 'Phone confirmed: this verification applied it just now.',
       replay: 'Phone confirmed: this verification had already been applied, so nothing ran twice.',
+      notCurrent: 'Nothing was confirmed: this verification was for a number that is no longer yours.',
     },
     payoutTitle: 'Payout account changed',
     payoutText: (last4) => `Payouts now go to the account ending ${last4}.`,

@@ -124,9 +124,12 @@ export const fr: DemoTexts = {
   verified: {
     phoneTitle: 'Numéro de téléphone confirmé',
     phoneText: (phone) => `Vous avez confirmé que le ${phone} est le vôtre.`,
+    phoneNotConfirmedTitle: 'Numéro de téléphone non confirmé',
+    phoneNotConfirmedText: (phone) => `Votre numéro ${phone} n’est pas encore confirmé.`,
     phoneLanded: {
       first: 'Téléphone confirmé : cette vérification vient de l’appliquer.',
       replay: 'Téléphone confirmé : cette vérification avait déjà été appliquée, rien n’a été exécuté deux fois.',
+      notCurrent: 'Rien n’a été confirmé : cette vérification portait sur un numéro qui n’est plus le vôtre.',
     },
     payoutTitle: 'Compte de versement changé',
     payoutText: (last4) => `Les versements vont désormais sur le compte se terminant par ${last4}.`,

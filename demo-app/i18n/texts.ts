@@ -96,8 +96,14 @@ export interface DemoTexts {
   verified: {
     phoneTitle: string;
     phoneText: (phone: string) => string;
-    /** What the landing just did, read once from the kit (kit.attempts.takeLanded). */
-    phoneLanded: { first: string; replay: string };
+    /** The user's current number has not been confirmed, or the confirmation just landed confirmed nothing. */
+    phoneNotConfirmedTitle: string;
+    phoneNotConfirmedText: (phone: string) => string;
+    /**
+     * What the landing just did, read once from the kit (kit.attempts.takeLanded); `notCurrent`: a
+     * confirmation of a number that was no longer the user's, which changed nothing.
+     */
+    phoneLanded: { first: string; replay: string; notCurrent: string };
     payoutTitle: string;
     payoutText: (last4: string) => string;
     payoutUpdated: string;

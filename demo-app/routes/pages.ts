@@ -2,7 +2,7 @@
 import type express from 'express';
 import { maskDestination, type VerificationKit } from 'hosted-sms-verify-kit';
 import type { DemoReads } from '../data.ts';
-import { CHANGE_PAYOUT, CHANGE_PHONE, CONFIRM_PHONE } from '../domain.ts';
+import { CHANGE_PAYOUT, CHANGE_PHONE, CONFIRM_PHONE, confirmedNothing } from '../domain.ts';
 import { demoTexts } from '../i18n.ts';
 import { activityPage } from '../views/activity.ts';
 import { homePage } from '../views/home.ts';
@@ -57,21 +57,33 @@ export function mountVerifiedPages(app: express.Express, queries: DemoReads, kit
     '/verified/phone',
     withUser(queries, async (req, res, user) => {
       const phoneActions = [CONFIRM_PHONE, CHANGE_PHONE];
-      const latest = (await queries.activity(user.id)).find((entry) => phoneActions.includes(entry.action));
+      const activity = await queries.activity(user.id);
+      const latest = activity.find((entry) => phoneActions.includes(entry.action));
       // The kit's one-time flash: present only on arrival from this user's landing.
       const landed = kit.attempts.takeLanded(req);
+      const arrived = landed !== undefined && phoneActions.includes(landed.action) ? landed : undefined;
+      // A confirmation of a number the user no longer has was fulfilled, yet confirmed nothing.
+      const landedOnNothing =
+        arrived?.action === CONFIRM_PHONE &&
+        activity.some((entry) => entry.sessionId === arrived.sessionId && confirmedNothing(entry.detail));
+      const confirmed = user.verifiedPhone === user.phone && user.phoneVerifiedAt !== null && !landedOnNothing;
       const t = demoTexts(req);
+      // Masked: the number is shown in full only in the form it is typed in.
+      const masked = maskDestination(user.phone);
       res.send(
         verifiedPage({
           t,
           viewer: viewer(req, user),
-          title: t.verified.phoneTitle,
-          // Masked: the number is shown in full only in the form it is typed in.
-          text: t.verified.phoneText(maskDestination(user.verifiedPhone ?? user.phone)),
+          ok: confirmed,
+          title: confirmed ? t.verified.phoneTitle : t.verified.phoneNotConfirmedTitle,
+          text:
+            user.verifiedPhone === user.phone && user.phoneVerifiedAt !== null
+              ? t.verified.phoneText(masked)
+              : t.verified.phoneNotConfirmedText(masked),
           latest,
-          ...(landed !== undefined && phoneActions.includes(landed.action)
-            ? { landed: t.verified.phoneLanded[landed.fulfilment] }
-            : {}),
+          ...(arrived === undefined
+            ? {}
+            : { landed: t.verified.phoneLanded[landedOnNothing ? 'notCurrent' : arrived.fulfilment] }),
         }),
       );
     }),

@@ -5,6 +5,8 @@ import { formatTime, html, page, type DemoTexts, type Viewer } from './layout.ts
 export function verifiedPage(ctx: {
   t: DemoTexts;
   viewer: Viewer;
+  /** false when what the page reports was not done: no check mark, no success styling. */
+  ok?: boolean;
   title: string;
   text: string;
   latest: ActivityEntry | undefined;
@@ -17,8 +19,8 @@ export function verifiedPage(ctx: {
     title: ctx.title,
     viewer: ctx.viewer,
     narrow: true,
-    body: html`<section class="card result ok">
-<div class="icon" aria-hidden="true">✓</div>
+    body: html`<section class="card result${ctx.ok === false ? '' : ' ok'}">
+${ctx.ok === false ? '' : html`<div class="icon" aria-hidden="true">✓</div>`}
 <h1>${ctx.title}</h1>
 ${ctx.landed === undefined ? '' : html`<p id="landed" role="status"><strong>${ctx.landed}</strong></p>`}
 <p>${ctx.text}</p>

@@ -19,6 +19,7 @@ import {
   CHANGE_PHONE_STEP_UP,
   CONFIRM_PHONE,
   NEW_RECOVERY_CODES,
+  notConfirmedDetail,
   SEE_SECURITY,
 } from '../../demo-app/domain.ts';
 import { emailFor } from '../../demo-app/outbox.ts';
@@ -340,6 +341,19 @@ describe("the demo's outcome emails", () => {
     // A revocation that fails fails the delivery, so the kit delivers the event again.
     kit.grants.revoke = () => Promise.reject(new Error('store down'));
     await expect(hook(event(CHANGE_PHONE, 'fulfilled'))).rejects.toThrow('store down');
+  });
+
+  it('a confirmation that confirmed nothing (the number was no longer the user’s) says so, not "confirmed"', () => {
+    const email = emailFor(event(CONFIRM_PHONE, 'fulfilled'), notConfirmedDetail('••\u00a023'));
+    expect(email.subject).toBe('Your phone number was not confirmed');
+    expect(email.body).toBe('••\u00a023 is no longer your number, so nothing was changed.');
+    expect(emailFor(event(CONFIRM_PHONE, 'fulfilled'), 'Confirmed ••\u00a023').subject).toBe('Phone number confirmed');
+  });
+
+  it('no email says a code answered: the hosted page may have taken a passkey instead', () => {
+    for (const action of [CONFIRM_PHONE, CHANGE_PHONE_STEP_UP, SEE_SECURITY, NEW_RECOVERY_CODES]) {
+      expect(emailFor(event(action, 'fulfilled')).body).not.toMatch(/with a code/);
+    }
   });
 
   it('a confirmed phone number and a payout change read as before', () => {
