@@ -31,9 +31,17 @@ export default function verificationOptions(env = process.env) {
         name: 'confirm_phone',
         operationSensitivity: 'normal',
         successPath: '/done',
+        // Marking a number verified needs proof the user holds it: by default a passkey the hosted
+        // page saved for the user (under any earlier number) answers instead of the texted code.
+        proves: 'destination',
         // Runs inside the kit's transaction, exactly once per verified session: synchronous on SQLite.
         fulfil: (tx, attempt) => {
-          tx.prepare('UPDATE users SET phone_verified_at = ? WHERE id = ?').run(Date.now(), attempt.userRef);
+          // The number the code went to, and only while it is still the user's: a confirmation that
+          // lands after a change of number confirms nothing.
+          const confirmed = tx
+            .prepare('UPDATE users SET phone_verified_at = ? WHERE id = ? AND phone = ?')
+            .run(Date.now(), attempt.userRef, attempt.destination).changes;
+          if (confirmed === 0) return;
           tx.prepare('INSERT INTO phone_confirmations VALUES (?, ?, ?)').run(
             attempt.sessionId,
             attempt.userRef,

@@ -33,7 +33,14 @@ before(async () => {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://localhost:${server.address().port}`;
   const returnUrl = `${origin}/verify/return`;
-  emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl }], clock, log: () => {} });
+  // A host name, not an IP, so the hosted page offers passkeys (WebAuthn needs a name).
+  emulator = await startEmulator({
+    port: 0,
+    pageHost: 'localhost',
+    clients: [{ ...CLIENT, returnUrl }],
+    clock,
+    log: () => {},
+  });
   env = {
     VERIFY_BASE_URL: emulator.url,
     VERIFY_CLIENT_ID: CLIENT.clientId,
@@ -139,6 +146,46 @@ test('a closed tab is fulfilled by the sweep once the shared clock passes its fi
   // Landing late changes nothing.
   assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
   assert.equal((await confirmations(browser)).length, before + 1);
+});
+
+test('confirming a number proves that number: a passkey saved while confirming the old one does not confirm a new one', async () => {
+  db ??= new Database(join(dir, 'app.sqlite'));
+  db.prepare("INSERT INTO users (id, phone) VALUES ('carol', '+15550100003')").run();
+  const browser = createTestBrowser();
+  const first = await walkHostedPage(await startConfirming(browser, 'carol'), {
+    emulator,
+    browser,
+    passkeyOffer: 'save',
+  });
+  assert.equal((await browser.get(first.landingUrl)).location, `${origin}/done`);
+  // Carol's number is changed outside this app's change_phone (by support, an import).
+  db.prepare("UPDATE users SET phone = '+15550100033', phone_verified_at = NULL WHERE id = 'carol'").run();
+  const home = await browser.get(`${origin}/`);
+  const second = await walkHostedPage(await browser.submitForm(home, {}, { action: '/verify/start' }), {
+    emulator,
+    browser,
+  });
+  assert.equal(second.via, 'sms'); // the old number's passkey is not taken for the new one
+  const texted = (await emulator.control.sentMessages()).filter((sms) => sms.sessionId === second.sessionId);
+  assert.deepEqual(
+    texted.map((sms) => sms.to),
+    ['+15550100033'],
+  );
+  await browser.get(second.landingUrl);
+  assert.notEqual(db.prepare("SELECT phone_verified_at FROM users WHERE id = 'carol'").get().phone_verified_at, null);
+});
+
+test('a confirmation that lands after the number changed confirms nothing: the new number stays unconfirmed', async () => {
+  db ??= new Database(join(dir, 'app.sqlite'));
+  db.prepare("INSERT INTO users (id, phone) VALUES ('dan', '+15550100004')").run();
+  const browser = createTestBrowser();
+  const walked = await walkHostedPage(await startConfirming(browser, 'dan'), { emulator, browser });
+  db.prepare("UPDATE users SET phone = '+15550100044' WHERE id = 'dan'").run();
+  assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
+  assert.deepEqual(db.prepare("SELECT phone_verified_at FROM users WHERE id = 'dan'").get(), {
+    phone_verified_at: null,
+  });
+  assert.deepEqual(await confirmations(browser), []);
 });
 
 test('a change of number asks the user to confirm it is them first: a start alone texts the new number nothing', async () => {

@@ -72,9 +72,18 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
         name: 'confirm_phone',
         operationSensitivity: 'normal',
         successPath: '/done',
+        // Marking a number verified needs proof the user holds it: by default a passkey the hosted
+        // page saved for the user (under any earlier number) answers instead of the texted code.
+        proves: 'destination',
         // tx is the client inside the kit's BEGIN ... COMMIT: await every query on it, never on the pool.
         fulfil: async (tx, attempt) => {
-          await tx.query('UPDATE users SET phone_verified_at = now() WHERE id = $1', [attempt.userRef]);
+          // The number the code went to, and only while it is still the user's: a confirmation that
+          // lands after a change of number confirms nothing.
+          const confirmed = await tx.query('UPDATE users SET phone_verified_at = now() WHERE id = $1 AND phone = $2', [
+            attempt.userRef,
+            attempt.destination,
+          ]);
+          if (confirmed.rowCount === 0) return;
           await tx.query('INSERT INTO phone_confirmations VALUES ($1, $2, $3)', [
             attempt.sessionId,
             attempt.userRef,

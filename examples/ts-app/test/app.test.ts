@@ -31,7 +31,14 @@ before(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://localhost:${(server.address() as AddressInfo).port}`;
   const returnUrl = `${origin}/verify/return`;
-  emulator = await startEmulator({ port: 0, clients: [{ ...CLIENT, returnUrl }], clock, log: () => {} });
+  // A host name, not an IP, so the hosted page offers passkeys (WebAuthn needs a name).
+  emulator = await startEmulator({
+    port: 0,
+    pageHost: 'localhost',
+    clients: [{ ...CLIENT, returnUrl }],
+    clock,
+    log: () => {},
+  });
   env = {
     VERIFY_BASE_URL: emulator.url,
     VERIFY_CLIENT_ID: CLIENT.clientId,
@@ -132,6 +139,46 @@ test('a closed tab is fulfilled by the sweep once the shared clock passes its fi
   assert.deepEqual(await confirmations(browser), [{ sessionId: walked.sessionId, phone: '••\u00a002' }]);
   assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
   assert.equal((await confirmations(browser)).length, 1);
+});
+
+const verifiedAtOf = async (user: string) =>
+  (await pool.query<{ at: Date | null }>('SELECT phone_verified_at AS at FROM users WHERE id = $1', [user])).rows[0]
+    ?.at;
+
+test('confirming a number proves that number: a passkey saved while confirming the old one does not confirm a new one', async () => {
+  await pool.query("INSERT INTO users (id, phone) VALUES ('carol', '+15550100003') ON CONFLICT DO NOTHING");
+  const browser = createTestBrowser();
+  const first = await walkHostedPage(await startConfirming(browser, 'carol'), {
+    emulator,
+    browser,
+    passkeyOffer: 'save',
+  });
+  assert.equal((await browser.get(first.landingUrl)).location, `${origin}/done`);
+  // Carol's number is changed outside this app's change_phone (by support, an import).
+  await pool.query("UPDATE users SET phone = '+15550100033', phone_verified_at = NULL WHERE id = 'carol'");
+  const home = await browser.get(`${origin}/`);
+  const second = await walkHostedPage(await browser.submitForm(home, {}, { action: '/verify/start' }), {
+    emulator,
+    browser,
+  });
+  assert.equal(second.via, 'sms'); // the old number's passkey is not taken for the new one
+  const texted = (await emulator.control.sentMessages()).filter((sms) => sms.sessionId === second.sessionId);
+  assert.deepEqual(
+    texted.map((sms) => sms.to),
+    ['+15550100033'],
+  );
+  await browser.get(second.landingUrl);
+  assert.notEqual(await verifiedAtOf('carol'), null);
+});
+
+test('a confirmation that lands after the number changed confirms nothing: the new number stays unconfirmed', async () => {
+  await pool.query("INSERT INTO users (id, phone) VALUES ('dan', '+15550100004') ON CONFLICT DO NOTHING");
+  const browser = createTestBrowser();
+  const walked = await walkHostedPage(await startConfirming(browser, 'dan'), { emulator, browser });
+  await pool.query("UPDATE users SET phone = '+15550100044' WHERE id = 'dan'");
+  assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
+  assert.equal(await verifiedAtOf('dan'), null);
+  assert.deepEqual(await confirmations(browser), []);
 });
 
 /** A phone number of the audit's own for each user it signs in. */
