@@ -15,6 +15,7 @@ import {
 import { flagGivenTwice } from '../middleware/options/command-flags.ts';
 import { isVerifyClient } from '../middleware/options/options-resolve.ts';
 import { JOB_SETTINGS_SYNOPSIS, JOB_VALUE_FLAGS } from '../middleware/sweep/sweep-job-args.ts';
+import { poolOf } from '../middleware/sweep/pool-errors.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
 import { loadConfigModule } from './config-file.ts';
 
@@ -73,13 +74,18 @@ function isOwningConfig(value: unknown): value is OwningConfig {
   );
 }
 
-/** The kit, whose store's close also releases what the configuration owns (after the store). */
+/**
+ * The kit, whose store's close also releases what the configuration owns (after the store). Its
+ * store keeps the pool, for the job to hear the connections the database ends.
+ */
 function releasingAfterStore(kit: SweepJobKit, release: () => unknown): SweepJobKit {
+  const pool = poolOf(kit.store);
   return {
     runSweep: (options) => kit.runSweep(options),
     startSweepWorker: (options) => kit.startSweepWorker(options),
     close: () => kit.close(),
     store: {
+      ...(pool === undefined ? {} : { pool }),
       releaseClaims: (owner) => kit.store.releaseClaims(owner),
       async close() {
         try {

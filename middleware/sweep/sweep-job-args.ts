@@ -3,6 +3,7 @@
  * defaults. Every problem is reported at once (one KitError `invalid_options`).
  */
 import { parseArgs } from 'node:util';
+import { KitError, KitErrorCode } from '../errors.ts';
 import { flagGivenTwice } from '../options/command-flags.ts';
 import { OptionProblems } from '../options/option-problems.ts';
 import {
@@ -202,4 +203,14 @@ export function parseJobConfig(
   checkSweepOptions(problems, sweep);
   problems.throwIfAny();
   return { once: values.once === true, help: values.help === true, intervalMs, nice, sweep };
+}
+
+/** `stopTimeoutMs` as given, checked now: a wrong one is a configuration error, not a failed run later. */
+export function checkStopTimeout(value: unknown): number {
+  if (value === undefined) return 10_000;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1) return value;
+  throw new KitError(
+    KitErrorCode.InvalidOptions,
+    `\`stopTimeoutMs\` must be a whole number of milliseconds, at least 0; got ${JSON.stringify(value) ?? typeof value}. For ten seconds pass 10000.`,
+  );
 }

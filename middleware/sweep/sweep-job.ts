@@ -22,8 +22,15 @@ import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../pr
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import { hasMethods } from '../options/option-problems.ts';
 import { yieldToRequests } from './cpu-priority.ts';
+import { reportLostConnections } from './pool-errors.ts';
 import type { SweepReport } from './sweep-report.ts';
-import { DEFAULT_JOB_USAGE, parseJobConfig, type JobConfig, type SweepJobEnv } from './sweep-job-args.ts';
+import {
+  checkStopTimeout,
+  DEFAULT_JOB_USAGE,
+  parseJobConfig,
+  type JobConfig,
+  type SweepJobEnv,
+} from './sweep-job-args.ts';
 import {
   DEFAULT_SWEEP_CONCURRENCY,
   DEFAULT_TIME_BUDGET_MS,
@@ -204,16 +211,6 @@ function aKit<Tx>(value: unknown, from: string): SweepJobKit<Tx> {
   return value as SweepJobKit<Tx>;
 }
 
-/** `stopTimeoutMs` as given, checked now: a wrong one is a configuration error, not a failed run later. */
-function checkStopTimeout(value: unknown): number {
-  if (value === undefined) return 10_000;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1) return value;
-  throw new KitError(
-    KitErrorCode.InvalidOptions,
-    `\`stopTimeoutMs\` must be a whole number of milliseconds, at least 0; got ${JSON.stringify(value) ?? typeof value}. For ten seconds pass 10000.`,
-  );
-}
-
 /** Aborts on SIGTERM/SIGINT (when handled) or the caller's signal; `dispose` removes the listeners. */
 function stopSignal(options: SweepJobOptions<unknown>, emit: (obj: Record<string, unknown>) => void) {
   const stop = new AbortController();
@@ -286,6 +283,9 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
   }
 
   const mode = { config, signal: stop.signal, stopTimeoutMs, emit, logger: options.logger };
+  // Heard until the store and what the configuration owns are closed: a connection the database
+  // ends meanwhile is a line, never the process's end.
+  const stopReporting = reportLostConnections(kit.store, emit);
   try {
     // Held open while it runs: the run's deadlines and the worker's timers are unref'd, so a store
     // call that never settles and holds nothing would end a standalone job with exit 13, unsaid.
@@ -296,6 +296,7 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
       await closeWithin(stopTimeoutMs, 'kit', () => kit.close(), emit);
       await closeWithin(stopTimeoutMs, 'store', () => kit.store.close(), emit);
     }
+    stopReporting();
   }
 }
 
