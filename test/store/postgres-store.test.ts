@@ -332,6 +332,26 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
     expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
   });
 
+  it('a connection the database ends while the action awaits inside the transaction fails that fulfilment, commits nothing and throws no unhandled error; the next commits', async () => {
+    const pool = newPool(1);
+    const single = createPostgresStore({ pool });
+    await single.insertAttempt(attempt(1));
+    const endedByTheDatabase = async (tx: pg.PoolClient) => {
+      await tx.query("INSERT INTO effects (session_id) VALUES ('s')");
+      const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // The action waits on something else (no statement in flight) when the backend is terminated.
+      const ended = new Promise((resolve) => tx.once('end', resolve));
+      await database.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await ended;
+    };
+    await expect(fulfilOnce(single, await storedAttempt(single, 'session-1'), endedByTheDatabase, 5)).rejects.toThrow(
+      'terminating connection due to administrator command',
+    );
+    expect((await database.pool.query('SELECT count(*)::int AS n FROM effects')).rows[0]).toEqual({ n: 0 });
+    // The lost connection left the pool of one: the next fulfilment gets a new one and commits.
+    expect((await fulfilOnce(single, await storedAttempt(single, 'session-1'), () => {}, 6)).kind).toBe('fulfilled');
+  });
+
   it('reports an unreachable database from every call and from ready, without an unhandled rejection', async () => {
     const nowhere = 'postgres://postgres@127.0.0.1:1/nowhere';
     const pool = new pg.Pool({ connectionString: nowhere, connectionTimeoutMillis: 500 });

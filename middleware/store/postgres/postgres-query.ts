@@ -102,6 +102,14 @@ export function transactionOn<T>(
 async function transactionOnce<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, commit: Commit): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A connection the database ends while no statement is in flight (the action awaiting something
+  // else) is reported as an 'error' event, which would end the process unheard: it fails this
+  // transaction instead, and the connection is destroyed rather than pooled.
+  let lost: Error | undefined;
+  const onLost = (error: Error) => {
+    lost ??= error;
+  };
+  client.on('error', onLost);
   try {
     await client.query(BEGIN[commit]);
     const result = await work(client);
@@ -123,8 +131,10 @@ async function transactionOnce<T>(pool: Pool, work: (client: PoolClient) => Prom
       // The action swallowed an SQL error; the kit's next statement found the transaction aborted.
       throw new Error(ABORTED, { cause: error });
     }
-    throw error;
+    // The database's own reason, rather than node-postgres's "not queryable" for the next statement.
+    throw lost ?? error;
   } finally {
-    client.release(broken);
+    client.off('error', onLost);
+    client.release(broken ?? lost);
   }
 }
