@@ -64,7 +64,13 @@ export function createApp({ env = process.env, now } = {}) {
       req.session.save((saveError) => (saveError ? next(saveError) : res.redirect(303, '/')));
     });
   });
-  app.get('/done', (_req, res) => res.type('html').send('<p>Phone confirmed.</p>'));
+  app.get('/done', (req, res) => {
+    // Read back, never assumed: a confirmation that landed after a change of number confirmed nothing.
+    const user = db.prepare('SELECT phone, phone_verified_at FROM users WHERE id = ?').get(req.session.userId ?? '');
+    if (user === undefined) return res.redirect(303, '/');
+    const said = user.phone_verified_at === null ? 'Not confirmed' : 'Confirmed';
+    res.type('html').send(`<p>${said}: your number ${escape(maskDestination(user.phone))}.</p>`);
+  });
   app.get('/me', (req, res) => {
     // Numbers are masked as the kit shows them: a full number appears only in the form it is typed into.
     const confirmations = db

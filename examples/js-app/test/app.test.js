@@ -172,6 +172,7 @@ test('confirming a number proves that number: a passkey saved while confirming t
     ['+15550100033'],
   );
   await browser.get(second.landingUrl);
+  assert.equal((await browser.get(`${origin}/done`)).html, '<p>Confirmed: your number ••\u00a033.</p>');
   assert.notEqual(db.prepare("SELECT phone_verified_at FROM users WHERE id = 'carol'").get().phone_verified_at, null);
 });
 
@@ -182,6 +183,8 @@ test('a confirmation that lands after the number changed confirms nothing: the n
   const walked = await walkHostedPage(await startConfirming(browser, 'dan'), { emulator, browser });
   db.prepare("UPDATE users SET phone = '+15550100044' WHERE id = 'dan'").run();
   assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
+  // The page it lands on reads the number back, and does not say it was confirmed.
+  assert.equal((await browser.get(`${origin}/done`)).html, '<p>Not confirmed: your number ••\u00a044.</p>');
   assert.deepEqual(db.prepare("SELECT phone_verified_at FROM users WHERE id = 'dan'").get(), {
     phone_verified_at: null,
   });

@@ -151,8 +151,18 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
       req.session.save((saveError) => (saveError ? next(saveError) : res.redirect(303, '/')));
     });
   });
-  app.get('/done', (_req, res) => {
-    res.type('html').send('<p>Phone confirmed.</p>');
+  app.get('/done', (req, res, next) => {
+    // Read back, never assumed: a confirmation that landed after a change of number confirmed nothing.
+    pool
+      .query<{ phone: string; verified: Date | null }>(
+        'SELECT phone, phone_verified_at AS verified FROM users WHERE id = $1',
+        [req.session.userId ?? ''],
+      )
+      .then(({ rows: [user] }) => {
+        if (user === undefined) return res.redirect(303, '/');
+        const said = user.verified === null ? 'Not confirmed' : 'Confirmed';
+        res.type('html').send(`<p>${said}: your number ${escape(maskDestination(user.phone))}.</p>`);
+      }, next);
   });
   app.get('/me', (req, res, next) => {
     // A failed query goes to Express's error handler (Express 4 leaves a rejected handler unhandled).

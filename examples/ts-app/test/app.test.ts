@@ -168,6 +168,7 @@ test('confirming a number proves that number: a passkey saved while confirming t
     ['+15550100033'],
   );
   await browser.get(second.landingUrl);
+  assert.equal((await browser.get(`${origin}/done`)).html, '<p>Confirmed: your number ••\u00a033.</p>');
   assert.notEqual(await verifiedAtOf('carol'), null);
 });
 
@@ -177,6 +178,8 @@ test('a confirmation that lands after the number changed confirms nothing: the n
   const walked = await walkHostedPage(await startConfirming(browser, 'dan'), { emulator, browser });
   await pool.query("UPDATE users SET phone = '+15550100044' WHERE id = 'dan'");
   assert.equal((await browser.get(walked.landingUrl)).location, `${origin}/done`);
+  // The page it lands on reads the number back, and does not say it was confirmed.
+  assert.equal((await browser.get(`${origin}/done`)).html, '<p>Not confirmed: your number ••\u00a044.</p>');
   assert.equal(await verifiedAtOf('dan'), null);
   assert.deepEqual(await confirmations(browser), []);
 });
