@@ -5,6 +5,8 @@ import { createApp } from './app.js';
 
 // A request waits at most 5 s for a free connection (pg's default is for ever).
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
+// A restart or failover ends idle connections with an 'error' event: without a listener node ends the process.
+pool.on('error', (err) => console.error('idle PostgreSQL connection lost:', err.message));
 const { app, kit, close } = await createApp({ pool });
 const sweep = kit.startSweepWorker({ intervalMs: 60_000 });
 const server = app.listen(Number(process.env.PORT ?? 3000), () => {
