@@ -7,11 +7,9 @@
  */
 import type express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { SCOPES } from '../support/step-up.ts';
+import { asUserWithoutPhone, SCOPES } from '../support/step-up.ts';
 import { watchUnhandledRejections } from '../support/unhandled.ts';
-import { USERS } from '../support/users.ts';
 
 let app: TestApp | undefined;
 const unhandled = watchUnhandledRejections();
@@ -56,16 +54,6 @@ async function appWith(onUnenrolled: Unenrolled, seen: Seen, kit: { errors?: 'ne
       });
     },
   });
-}
-
-/** Runs `run` signed in as a user without a phone number (known only while it runs). */
-async function asUserWithoutPhone(on: TestApp, run: (nobody: Agent) => Promise<void>): Promise<void> {
-  USERS.nophone = { userRef: 'user-nophone', destination: '' };
-  try {
-    await run(await on.agent().signIn('nophone'));
-  } finally {
-    delete USERS.nophone;
-  }
 }
 
 /** A promise the test settles: the integrator's code fails only once the test saw the answer. */

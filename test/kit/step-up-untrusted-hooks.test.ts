@@ -10,12 +10,10 @@
  */
 import type express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { SCOPES } from '../support/step-up.ts';
+import { asUserWithoutPhone, SCOPES } from '../support/step-up.ts';
 import { watchUnhandledRejections } from '../support/unhandled.ts';
-import { USERS } from '../support/users.ts';
 
 let app: TestApp | undefined;
 const unhandled = watchUnhandledRejections();
@@ -118,16 +116,6 @@ describeEachAppStore('the step-up guard’s callbacks', (_store, storeOptions) =
     expect(await unhandled.settled()).toEqual([]);
   });
 });
-
-/** Runs `run` signed in as a user without a phone number (known only while it runs). */
-async function asUserWithoutPhone(on: TestApp, run: (nobody: Agent) => Promise<void>): Promise<void> {
-  USERS.nophone = { userRef: 'user-nophone', destination: '' };
-  try {
-    await run(await on.agent().signIn('nophone'));
-  } finally {
-    delete USERS.nophone;
-  }
-}
 
 type Unenrolled = (req: express.Request, res: express.Response, next: express.NextFunction) => unknown;
 

@@ -4,8 +4,10 @@
  */
 import express from 'express';
 import { afterAll, beforeAll } from 'vitest';
+import type { Agent } from './agent.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import type { StoreOptions } from './app-stores.ts';
+import { USERS } from './users.ts';
 
 export const TEN_MINUTES = 600;
 
@@ -101,4 +103,14 @@ export function useStepUpApp(storeOptions: StoreOptions): { readonly app: TestAp
       return app;
     },
   };
+}
+
+/** Runs `run` signed in as a user without a phone number (known only while it runs). */
+export async function asUserWithoutPhone(on: TestApp, run: (nobody: Agent) => Promise<void>): Promise<void> {
+  USERS.nophone = { userRef: 'user-nophone', destination: '' };
+  try {
+    await run(await on.agent().signIn('nophone'));
+  } finally {
+    delete USERS.nophone;
+  }
 }
