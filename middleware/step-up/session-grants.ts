@@ -16,8 +16,10 @@ export interface GrantReading {
 /** Which of them (all when left out). */
 type GrantFilter = Pick<SessionGrantQuery, 'resourceKey' | 'startedSince' | 'grantedSince'>;
 
-function matches(grant: StepUpGrant, { scope, browserSession }: GrantReading, filter: GrantFilter): boolean {
+function matches(grant: StepUpGrant, { scope, userRef, browserSession }: GrantReading, filter: GrantFilter): boolean {
   return (
+    // The user too: a browser session the app kept across a sign-in holds the previous user's grants.
+    grant.userRef === userRef &&
     grant.scope === scope &&
     grant.browserSession === browserSession &&
     (filter.resourceKey === undefined || grant.resourceKey === filter.resourceKey) &&
