@@ -19,6 +19,8 @@ const MAIN = builtFile('cli/main.js');
 const SCALED_TIMERS = fileURLToPath(new URL('../fixtures/scaled-timers.mjs', import.meta.url));
 /** How many times faster the commands' timers run: nothing but the deadline is awaited here. */
 const TIMER_SCALE = 20;
+/** The database password a late close()'s error quotes. */
+const LATE_PASSWORD = 'late-close-pw-41';
 
 let dir: string;
 beforeAll(() => {
@@ -27,6 +29,14 @@ beforeAll(() => {
   writeFileSync(join(dir, 'answers-never.config.mjs'), 'export default () => new Promise(() => {});\n');
   // Options the audit refuses, and a close() that never settles.
   writeFileSync(join(dir, 'closes-never.config.mjs'), 'export default { close: () => new Promise(() => {}) };\n');
+  // Options the audit refuses, and a close() that fails half a second after its 30 s.
+  writeFileSync(
+    join(dir, 'closes-late.config.mjs'),
+    `export default {
+       close: () => new Promise((_resolve, reject) =>
+         setTimeout(() => reject(new Error('pool.end failed: postgres://app:${LATE_PASSWORD}@db/app lost')), 30_500)),
+     };\n`,
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -81,6 +91,19 @@ describe.concurrent('a configuration that never finishes loading, holding nothin
     );
     expect(result.stderr).not.toMatch(/^\s+at /m);
     expect(result.ms).toBeGreaterThanOrEqual(29_000 / TIMER_SCALE);
+  });
+
+  it('audit: a close() that fails after its 30 s: the deadline said, then why it failed, once, its URL without the password, no stack', async () => {
+    const result = await run(['audit', '--config', 'closes-late.config.mjs']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^your close\(\) did not answer within 30000 ms\n/);
+    expect(result.stderr).toContain(
+      'your close() failed after its deadline: pool.end failed: postgres://app:[redacted]@db/app lost\n',
+    );
+    expect(result.stderr.match(/failed after its deadline/g)).toHaveLength(1);
+    expect(result.stderr).not.toContain(LATE_PASSWORD);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
   });
 
   it('audit: a top-level await, or a function of env, that never settles ends the command after 120 s, exit 1, saying so', async () => {

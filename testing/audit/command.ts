@@ -58,6 +58,9 @@ function parseArgs(argv: readonly string[], env: CommandEnv) {
   return { file, json, only };
 }
 
+/** How long your close() gets; one that fails later still says why, while the process runs. */
+const CLOSE_MS = 30_000;
+
 /** How long the configuration gets to load and answer (its function of env may start your app and the emulator). */
 const LOAD_MS = 120_000;
 
@@ -142,10 +145,14 @@ export const command = {
     } finally {
       // Your close() is yours: one that hangs or throws (or a `close` getter that throws) never keeps
       // the command from answering; callHook's deadline holds the process until it answers.
-      await callHook('your close()', 30_000, () => config.close?.call(config)).catch((error: unknown) => {
-        // Its error may quote the app's database URL: never its password.
-        warn(`${withoutUrlPasswords(scrubbed(config, describeThrown(error)))}\n`);
-      });
+      // Its error may quote the app's database URL: never its password.
+      const said = (error: unknown) => withoutUrlPasswords(scrubbed(config, describeThrown(error)));
+      await callHook(
+        'your close()',
+        CLOSE_MS,
+        () => config.close?.call(config),
+        (error) => warn(`your close() failed after its deadline: ${said(error)}\n`),
+      ).catch((error: unknown) => warn(`${said(error)}\n`));
     }
   },
 };

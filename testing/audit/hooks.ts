@@ -56,17 +56,36 @@ function isThenable(what: string, result: unknown): boolean {
   }
 }
 
-/** Runs `call` (your `what`) bounded by `timeoutMs`; late results are ignored. */
-export async function callHook<T>(what: string, timeoutMs: number, call: () => T | Promise<T>): Promise<T> {
+/**
+ * Runs `call` (your `what`) bounded by `timeoutMs`; a late result is ignored, and a late rejection's
+ * reason goes to `onLateRejection` when given (the deadline's sentence alone never says why it failed).
+ */
+export async function callHook<T>(
+  what: string,
+  timeoutMs: number,
+  call: () => T | Promise<T>,
+  onLateRejection?: (error: unknown) => void,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let late = false;
   const deadline = new Promise<never>((_resolve, reject) => {
     // Not unref'd (it is cleared as soon as the call settles): a call that never settles and holds
     // nothing else must not let node end the audit's process unsaid.
-    timer = setTimeout(() => reject(new HookError(`${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => {
+      late = true;
+      reject(new HookError(`${what} did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
   });
   try {
     const running = Promise.resolve().then(call);
-    running.catch(() => {});
+    running.catch((error: unknown) => {
+      if (!late || onLateRejection === undefined) return;
+      try {
+        onLateRejection(error);
+      } catch {
+        // The reporter's own failure has nowhere left to go.
+      }
+    });
     return await Promise.race([running, deadline]);
   } catch (error) {
     if (isHookError(error)) throw error;
