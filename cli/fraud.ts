@@ -27,7 +27,8 @@ const USAGE = `usage: hosted-sms-verify-kit fraud <what> --config ./verify.confi
   release <target> [--hours N]   send its starts whatever the counts say (default 24 hours)
   clear   <target>               remove a block or a release
   <target> is one of --country CC, --block +NNN (a number without its last three digits),
-           --address A (IPv4, or an IPv6 /64 as the counters key it), --user REF
+           --address A (IPv4, or IPv6 for its prefix as the counters key it: /64 or
+           limits.ipv6Subnet), --user REF
   --config FILE              module whose default export is the kit's options, a kit, { kit, close },
                              or a function of env returning one (env VERIFY_CONFIG)
   --json                     one JSON document instead of lines

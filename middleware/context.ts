@@ -17,6 +17,8 @@ export interface KitContext<Tx = unknown> extends Omit<
   client: VerifyClient;
   /** undefined only with `dangerouslyDisableStartLimits: true`. */
   startLimits: StartLimits | undefined;
+  /** The prefix length an IPv6 client is counted by, in the start budgets and the SMS pumping rules alike. */
+  ipv6Subnet: number;
   /** The HMAC key of the destination-bound userRef sent for actions that prove the destination. */
   serviceRefKey: Uint8Array;
   /**

@@ -15,14 +15,19 @@ import { coalesceStatusReads } from './client/coalesce.ts';
 import type { KitContext } from './context.ts';
 import { csrfToken } from './routes/csrf.ts';
 import { KitError, KitErrorCode } from './errors.ts';
-import { deriveDestinationKey } from './limits/limit-keys.ts';
+import { DEFAULT_IPV6_SUBNET, deriveDestinationKey } from './limits/limit-keys.ts';
 import { lateRejectionLogger } from './logger.ts';
 import { landingHandler } from './routes/landing.ts';
 import { mountMobile } from './routes/mobile.ts';
 import { invalidOptions, isFunction, isRecord } from './options/option-problems.ts';
 import type { ResolvedKitOptions, VerificationKitOptions } from './options/options.ts';
 import { isVerifyClient, resolveKitOptions } from './options/options-resolve.ts';
-import { createStartLimits, type StartLimits, type StartLimitsOptions } from './limits/start-limits.ts';
+import {
+  checkIpv6Subnet,
+  createStartLimits,
+  type StartLimits,
+  type StartLimitsOptions,
+} from './limits/start-limits.ts';
 import { answerError, route } from './routes/answer-error.ts';
 import { mountStart } from './routes/start.ts';
 import { deriveServiceRefKey } from './routes/service-user-ref.ts';
@@ -140,6 +145,24 @@ function buildStartLimits<Tx>(options: ResolvedKitOptions<Tx>): StartLimits | un
   }
 }
 
+/**
+ * The prefix an IPv6 client is counted by: the start limits' (`limits.ipv6Subnet`, or what limits
+ * of the app's own say), so the SMS pumping rules and an operator's block of an address key a
+ * client as its start budget does. Read from the options too when no start route builds limits
+ * (a kit made for the sweep job and the fraud command).
+ */
+function ipv6SubnetOf<Tx>(options: ResolvedKitOptions<Tx>, startLimits: StartLimits | undefined): number {
+  if (startLimits?.ipv6Subnet !== undefined) return startLimits.ipv6Subnet;
+  const { limits } = options;
+  const given = limits === undefined || isStartLimits(limits) ? undefined : limits.ipv6Subnet;
+  if (given === undefined) return DEFAULT_IPV6_SUBNET;
+  try {
+    return checkIpv6Subnet(given);
+  } catch (error) {
+    throw invalidOptions('createVerificationKit', [`\`limits\`: ${(error as Error).message}`]);
+  }
+}
+
 /** What the kit's `sweep` options give every run of kit.runSweep and kit.startSweepWorker. */
 function kitSweepDefaults<Tx>(context: KitContext<Tx>): Pick<SweepOptions, 'maxReadsPerSecond'> {
   const cap = context.sweep.maxReadsPerSecond;
@@ -183,6 +206,7 @@ function buildContext<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx> {
     actions: withScopeActions(options),
     client: coalesced,
     startLimits,
+    ipv6Subnet: ipv6SubnetOf(options, startLimits),
     serviceRefKey,
     onOwnLanding: ownLandingOf(options),
   };
@@ -306,6 +330,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
     pumping: pumpingOperations({
       store: context.store.pumping,
       thresholds: context.pumping.thresholds,
+      ipv6Subnet: context.ipv6Subnet,
       now: context.now,
       timeoutMs: context.hookTimeouts.limits,
       onLateRejection: lateRejectionLogger(context.logger),

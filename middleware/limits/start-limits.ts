@@ -67,6 +67,11 @@ export interface StartReceipt {
 /** Start limits the kit consumes before every session create. */
 export interface StartLimits {
   /**
+   * The prefix length an IPv6 client is counted by (64 when left out): the SMS pumping rules
+   * count a client's address by the same prefix, so the two never disagree on who one client is.
+   */
+  readonly ipv6Subnet?: number;
+  /**
    * Counts one start; throws KitError `rate_limited` with `retryAfterSeconds` when a budget is
    * spent. May return a receipt: the kit refunds it when the service was too busy to create the
    * session (nothing was sent, so nothing counts against the user).
@@ -111,6 +116,7 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
   };
 
   return {
+    ipv6Subnet,
     async consume(req, who) {
       warnOnce(req);
       const numberKey = destinationBudgetKey(who.destination, destinationKey);
@@ -233,8 +239,8 @@ function checkDestinationKey(key: string | Uint8Array | undefined): Uint8Array {
   return bytes;
 }
 
-function checkIpv6Subnet(bits: number): number {
-  if (!Number.isInteger(bits) || bits < 16 || bits > 128) {
+export function checkIpv6Subnet(bits: unknown): number {
+  if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < 16 || bits > 128) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
       '`ipv6Subnet` must be a whole number of bits from 16 to 128, e.g. 64.',

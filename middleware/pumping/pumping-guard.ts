@@ -34,6 +34,8 @@ export interface PumpingGuardDeps {
   logger: KitLogger;
   now: () => number;
   challengeTimeoutMs: number;
+  /** The prefix an IPv6 client is counted by: the start limits' (`limits.ipv6Subnet`). */
+  ipv6Subnet: number;
   /** How long a start's answer waits on the give-back of its text, or its decision's record (hookTimeouts.limits). */
   releaseTimeoutMs: number;
 }
@@ -336,7 +338,7 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
   const bound = new DecisionBound(deps);
   return async (req, who) => {
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    const start = startKeys(who.destination, ip, who.userRef, who.number);
+    const start = startKeys(who.destination, ip, who.userRef, who.number, deps.ipv6Subnet);
     const now = deps.now();
     const hour = hourOf(now);
     // Allow-listed starts too: an app whose every start is allow-listed still counts them all.

@@ -1,9 +1,9 @@
 /**
  * The counters' keys of one start: the number's country (from the number itself, so +1 876 is
- * Jamaica), its block, the client address (IPv6 per /64, as the start budgets count it), the user,
+ * Jamaica), its block, the client address (IPv6 by the prefix the start budgets count it by), the user,
  * and the address with the country (for the countries one address texts).
  */
-import { ipBudgetKey } from '../limits/limit-keys.ts';
+import { DEFAULT_IPV6_SUBNET, ipBudgetKey } from '../limits/limit-keys.ts';
 import { isCountryOrNone, NO_COUNTRY, readStoredNumber, type ReadNumber } from '../numbers/parse-number.ts';
 import type { PumpingKey } from '../store/types.ts';
 import { BLOCK_DIGITS } from './pumping-rules.ts';
@@ -34,14 +34,21 @@ export function blockOf(e164: string): string {
 
 /**
  * `read` is the destination as readStoredNumber already read it (the start's destination
- * check did): parsing a number with the full metadata is a start's dearest step.
+ * check did): parsing a number with the full metadata is a start's dearest step. `ipv6Subnet`:
+ * the start limits' (`limits.ipv6Subnet`), so both count one client under one address.
  */
-export function startKeys(destination: string, clientIp: string, userRef: string, read?: ReadNumber): StartKeys {
+export function startKeys(
+  destination: string,
+  clientIp: string,
+  userRef: string,
+  read?: ReadNumber,
+  ipv6Subnet = DEFAULT_IPV6_SUBNET,
+): StartKeys {
   const number = read ?? readStoredNumber(destination);
   const e164 = number.e164;
   const country = number.country ?? UNKNOWN_COUNTRY;
   const block = blockOf(e164);
-  const address = ipBudgetKey(clientIp);
+  const address = ipBudgetKey(clientIp, ipv6Subnet);
   return {
     e164,
     country,

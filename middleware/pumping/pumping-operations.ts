@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
-import { ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
+import { DEFAULT_IPV6_SUBNET, ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
 import { describeStoredNumber, numberLength } from '../numbers/parse-number.ts';
 import type {
   PumpingDayCount,
@@ -36,8 +36,8 @@ export interface PumpingTarget {
   /** A number block: the E.164 number without its last three digits, e.g. '+33612345'. */
   block?: string;
   /**
-   * A client address: IPv4, or IPv6 standing for its /64 as the counters key it ('2001:db8:1:2::',
-   * or '2001:db8:1:2::/64').
+   * A client address: IPv4, or IPv6 standing for its prefix as the counters key it (its /64 unless
+   * `limits.ipv6Subnet` says otherwise: '2001:db8:1:2::', or '2001:db8:1:2::/64').
    */
   address?: string;
   user?: string;
@@ -77,18 +77,21 @@ function notCounted(): never {
 }
 
 /**
- * An operator's address as the counters key a start from it: an IPv6 address (or its /64) as its
- * /64, an IPv4-mapped one as its IPv4 address. One that is no address is refused: it would never match.
+ * An operator's address as the counters key a start from it: an IPv6 address (or its prefix) as
+ * its prefix of `ipv6Subnet` bits (the start limits' `limits.ipv6Subnet`, /64 by default), an
+ * IPv4-mapped one as its IPv4 address. One that is no address is refused: it would never match.
  */
-function addressKey(address: string): string {
-  // Only an IPv6 address has a /64: '203.0.113.7/64' is a mistake, not the address.
+function addressKey(address: string, ipv6Subnet: number): string {
+  // Only an IPv6 address has a prefix: '203.0.113.7/64' is a mistake, not the address.
   const trimmed = address.trim();
-  const bare = isIP(trimmed.replace(/\/64$/, '')) === 6 ? trimmed.replace(/\/64$/, '') : trimmed;
-  const key = ipBudgetKey(bare);
+  const suffix = `/${ipv6Subnet}`;
+  const withoutPrefix = trimmed.endsWith(suffix) ? trimmed.slice(0, -suffix.length) : trimmed;
+  const bare = isIP(withoutPrefix) === 6 ? withoutPrefix : trimmed;
+  const key = ipBudgetKey(bare, ipv6Subnet);
   if (key === UNPARSEABLE_IP_KEY || bare.includes('/')) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
-      `address must be an IPv4 address or an IPv6 address (which stands for its /64), such as '203.0.113.7' or '2001:db8:1:2::'; got ${JSON.stringify(address)}.`,
+      `address must be an IPv4 address or an IPv6 address (which stands for its /${ipv6Subnet}), such as '203.0.113.7' or '2001:db8:1:2::'; got ${JSON.stringify(address)}.`,
     );
   }
   return key;
@@ -138,8 +141,11 @@ function checkCountry(country: string): void {
   );
 }
 
-/** The one key a target names; an operator's mistake is refused before anything is written. */
-export function keyOf(target: PumpingTarget): PumpingKey {
+/**
+ * The one key a target names; an operator's mistake is refused before anything is written.
+ * `ipv6Subnet`: the prefix an IPv6 client is counted by (the start limits').
+ */
+export function keyOf(target: PumpingTarget, ipv6Subnet = DEFAULT_IPV6_SUBNET): PumpingKey {
   if (typeof target !== 'object' || target === null) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
@@ -174,7 +180,7 @@ export function keyOf(target: PumpingTarget): PumpingKey {
     checkNotWholeNumber(key);
     checkBlockLength(key);
   }
-  if (dimension === 'address') return { dimension, key: addressKey(key) };
+  if (dimension === 'address') return { dimension, key: addressKey(key, ipv6Subnet) };
   return { dimension, key };
 }
 
@@ -265,6 +271,8 @@ function bounded<Args extends unknown[], T>(
 export function pumpingOperations(deps: {
   store: PumpingStore | undefined;
   thresholds: PumpingThresholds;
+  /** The prefix an IPv6 client is counted by: the start limits' (`limits.ipv6Subnet`); default 64. */
+  ipv6Subnet?: number;
   now: () => number;
   /** How long each operation waits on the store: hookTimeouts.limits. */
   timeoutMs: number;
@@ -273,7 +281,7 @@ export function pumpingOperations(deps: {
 }): PumpingOperations {
   const store = (): PumpingStore => deps.store ?? notCounted();
   const setRule = async (target: PumpingTarget, rule: 'allow' | 'block', hours: number) => {
-    const key = keyOf(target);
+    const key = keyOf(target, deps.ipv6Subnet);
     const now = deps.now();
     // Whole milliseconds: the stores keep times as integers (1.23456789 hours is not one).
     const set: PumpingRule = { ...key, rule, until: now + Math.round(checkHours(hours) * HOUR_MS), setAt: now };
@@ -307,6 +315,6 @@ export function pumpingOperations(deps: {
     rules: within('rules', async () => store().listRules(deps.now())),
     block: within('block', (target: PumpingTarget, hours = 12) => setRule(target, 'block', hours)),
     release: within('release', (target: PumpingTarget, hours = 24) => setRule(target, 'allow', hours)),
-    clear: within('clear', async (target: PumpingTarget) => store().clearRule(keyOf(target))),
+    clear: within('clear', async (target: PumpingTarget) => store().clearRule(keyOf(target, deps.ipv6Subnet))),
   };
 }

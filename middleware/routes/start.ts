@@ -310,6 +310,7 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
     logger: context.logger,
     now: context.now,
     challengeTimeoutMs: context.hookTimeouts.challenge,
+    ipv6Subnet: context.ipv6Subnet,
     releaseTimeoutMs: context.hookTimeouts.limits,
   });
 

@@ -23,6 +23,7 @@ import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { addPhoneAction } from '../support/actions.ts';
+import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -655,6 +656,47 @@ describeEachAppStore('SMS pumping rules on the numbers the app keeps', (_store, 
       expect((await (await app.agent().signIn(JM[4]!)).tryStart('phone_on_file')).status).toBe(429);
       const [decision] = await app.store.pumping!.listDecisions({ since: dayOf(7), limit: 1 });
       expect(decision).toMatchObject({ decision: 'refused', reasons: ['country_hourly'], country: 'JM' });
+    });
+  });
+});
+
+describeEachAppStore('SMS pumping rules with limits.ipv6Subnet', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      // The client's address comes from X-Forwarded-For, as behind a proxy the app trusts.
+      ownRoutes: (host) => host.set('trust proxy', 'loopback'),
+      kit: {
+        actions: [addPhone],
+        limits: { ...GENEROUS_START_LIMITS, ipv6Subnet: 48 },
+        pumping: { mode: 'refuse', thresholds: { address: { dailyFloor: 1000, hourlyFloor: 1000 } } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  /** A start to `phone` from the IPv6 client `ip`. */
+  async function startFrom(ip: string, phone: string): Promise<Answer> {
+    const user = await app.agent().signIn(`subnet-${Math.random()}`);
+    return user.postStart({ _csrf: user.csrf, action: 'add_phone', phone }, { 'x-forwarded-for': ip });
+  }
+
+  it('counts and blocks an IPv6 client by the prefix the start budgets count it by, not by its /64', async () => {
+    await app.clock.pinned(dayOf(1), async () => {
+      const slash48 = '2001:db8:1:0:0:0:0:0/48';
+      // An operator's block of an address stands for the client's /48, as its budget does.
+      expect(await app.kit.pumping.block({ address: '2001:db8:1:ffff::1' })).toMatchObject({ key: slash48 });
+      // Another /64 of the same /48: the same client to the start budgets, so the block refuses it.
+      expect((await startFrom('2001:db8:1:2::9', '+33612399101')).status).toBe(429);
+      const [refused] = await app.store.pumping!.listDecisions({ since: dayOf(1), limit: 1 });
+      expect(refused).toMatchObject({ decision: 'refused', reasons: ['blocked'], address: slash48 });
+      // Another /48 is another client.
+      expect((await startFrom('2001:db8:2:2::9', '+33612399102')).status).toBe(200);
+      expect(await app.kit.pumping.clear({ address: '2001:db8:1::/48' })).toBe(true);
+      expect((await startFrom('2001:db8:1:2::9', '+33612399103')).status).toBe(200);
     });
   });
 });
