@@ -145,11 +145,33 @@ export function describeError(error: unknown): Record<string, unknown> {
         ...(error.serviceStatus === undefined ? {} : { serviceStatus: error.serviceStatus }),
       };
     }
-    if (error instanceof Error) return { name: textOf(error.name), message: textOf(error.message) };
+    if (error instanceof Error) return { name: textOf(error.name), message: messageOf(error) };
     return { message: textOf(error) };
   } catch {
     return { message: 'an error that cannot be read' };
   }
+}
+
+/** How many of an AggregateError's errors a description quotes. */
+const INNER_ERRORS_QUOTED = 3;
+
+/**
+ * An error's message; an empty one told by its code and the errors it gathers. Node's connect to a
+ * host name with two addresses (`localhost` on a dual-stack machine) fails with an AggregateError
+ * whose message is empty: described by its message alone, "the sweep failed" would say nothing.
+ */
+function messageOf(error: Error): string {
+  const own = textOf(error.message);
+  if (own !== '') return own;
+  const { code, errors } = error as { code?: unknown; errors?: unknown };
+  const inner = Array.isArray(errors)
+    ? errors.slice(0, INNER_ERRORS_QUOTED).map((e) => (e instanceof Error ? textOf(e.message) : textOf(e)))
+    : [];
+  if (Array.isArray(errors) && errors.length > INNER_ERRORS_QUOTED) {
+    inner.push(`${errors.length - INNER_ERRORS_QUOTED} more`);
+  }
+  const parts = [typeof code === 'string' ? textOf(code) : '', inner.join('; ')].filter((part) => part !== '');
+  return parts.join(': ');
 }
 
 /** `value` as redacted text; a value String() refuses (no prototype) by its type tag. */
