@@ -4,7 +4,7 @@
  * of the environment returning them (it may start your app and the emulator, and give `close`).
  * Prints the table (or the JSON report); exit code 0 when no check failed (a check may be listed as
  * not run, when an option it needs was not given), 2 when one failed,
- * 1 for a configuration mistake.
+ * 1 for a configuration mistake, 130 or 143 when SIGINT or SIGTERM stopped it (after your close()).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -26,7 +26,8 @@ const USAGE = `usage: hosted-sms-verify-kit audit --config ./audit.config.js [--
                   start your app and the emulator, and return close()) (env VERIFY_AUDIT_CONFIG)
   --json          print the JSON report (for CI) instead of the table
   --only IDS      run only these checks (comma-separated ids)
-Exit codes: 0 no check failed (some may be listed as not run), 1 configuration error, 2 a check failed.`;
+Exit codes: 0 no check failed (some may be listed as not run), 1 configuration error, 2 a check failed,
+  130 or 143 stopped by SIGINT (Ctrl-C) or SIGTERM before it finished (your close() run first).`;
 
 class UsageError extends Error {
   override name = 'UsageError';
@@ -123,6 +124,32 @@ function scrubbed(config: AuditConfig, text: string): string {
   return scrubSecret(secretForms(typeof clientId === 'string' ? clientId : '', clientSecret), text);
 }
 
+/** The signals that stop an audit, and its exit code for each (128 + the signal's number, as a shell reports it). */
+const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143 } as const;
+type StopSignal = keyof typeof STOP_SIGNALS;
+
+/**
+ * Ctrl-C or SIGTERM (a CI job cancelled) while the audit runs: the command stops, says so and runs
+ * your close() before it exits, so an app or emulator your configuration started in another process
+ * is not left running.
+ */
+function stopSignal(): { received: Promise<StopSignal>; dispose: () => void } {
+  const handlers: [StopSignal, () => void][] = [];
+  const received = new Promise<StopSignal>((resolve) => {
+    for (const signal of Object.keys(STOP_SIGNALS) as StopSignal[]) {
+      const handler = () => resolve(signal);
+      handlers.push([signal, handler]);
+      process.once(signal, handler);
+    }
+  });
+  return {
+    received,
+    dispose: () => {
+      for (const [signal, handler] of handlers) process.removeListener(signal, handler);
+    },
+  };
+}
+
 export const command = {
   summary: "attack your own app's integration (wired to the emulator) and report check by check",
   usage: USAGE,
@@ -138,11 +165,23 @@ export const command = {
   ): Promise<number> {
     const { file, json, only } = parseArgs(argv, env);
     const config = await loadConfig(file, env);
+    const stop = stopSignal();
     try {
-      const report = await auditIntegration({ ...config, ...(only === undefined ? {} : { only }) });
-      write(`${json ? formatAuditJson(report) : formatAuditTable(report)}\n`);
-      return report.ok ? 0 : 2;
+      const auditing = auditIntegration({ ...config, ...(only === undefined ? {} : { only }) });
+      // Stopped, its checks' failures are nobody's.
+      auditing.catch(() => {});
+      const outcome = await Promise.race([auditing, stop.received]);
+      if (typeof outcome === 'string') {
+        warn(
+          `the audit was stopped (${outcome}) before it finished: no report; closing what your configuration started\n`,
+        );
+        return STOP_SIGNALS[outcome];
+      }
+      write(`${json ? formatAuditJson(outcome) : formatAuditTable(outcome)}\n`);
+      return outcome.ok ? 0 : 2;
     } finally {
+      // A second signal while closing ends the process at once, as a shell user expects.
+      stop.dispose();
       // Your close() is yours: one that hangs or throws (or a `close` getter that throws) never keeps
       // the command from answering; callHook's deadline holds the process until it answers.
       // Its error may quote the app's database URL: never its password.
