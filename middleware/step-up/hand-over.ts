@@ -3,7 +3,8 @@
  * outside the kit's trust for liveness: one that throws or rejects is answered with the kit's error
  * page, and one that neither answers nor calls `next()` within `ms` (an enrolment service that
  * never replies, a callback that never fires) gets the kit's error page then, so no user's request
- * stays open. What it writes once the answer was sent is dropped: a late `res.redirect`
+ * stays open; one that began its answer and has not ended it then is cut off. What it writes
+ * once the answer was sent is dropped: a late `res.redirect`
  * in its own timer would otherwise throw where nothing catches it and end the process. A late
  * `next()` is dropped too: the guarded handler never runs after the user got the error page. A
  * throw or rejection once the request was answered, or handed on with `next()`, is only logged.
@@ -24,7 +25,21 @@ export function handOverWithin(
   let timedOut = false;
   const endAsked = watchEnd(res);
   const timer = setTimeout(() => {
-    if (passedOn || res.headersSent) return;
+    if (passedOn) return;
+    if (res.headersSent) {
+      if (endAsked()) return;
+      // An answer begun and never ended (a template waiting on a service that never replies) is
+      // cut off, as one it threw in: the user's request must not stay open for good.
+      timedOut = true;
+      failed.afterAnswer(
+        new KitError(
+          KitErrorCode.HookFailed,
+          `${name} began its answer and did not end it within ${ms} ms; it was cut off (raise hookTimeouts.${name} if it needs longer).`,
+        ),
+      );
+      res.destroy();
+      return;
+    }
     timedOut = true;
     failed.answer(
       new KitError(

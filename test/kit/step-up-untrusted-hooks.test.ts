@@ -180,6 +180,34 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
     });
   });
 
+  it('one that begins an answer and never ends it is cut off at hookTimeouts.onUnenrolled: the request never hangs, a later next() runs nothing', async () => {
+    const ran = { handler: false };
+    let passOn: express.NextFunction | undefined;
+    app = await appWith((_req, res, next) => {
+      res.status(200).type('html').write('<p>Set up your phone');
+      // An enrolment template waiting on a service that never answers; it calls next() much later.
+      passOn = next;
+      return new Promise<void>(() => {});
+    }, ran);
+    await asUserWithoutPhone(app!, async (nobody) => {
+      const began = Date.now();
+      const cutOff = await nobody.request('/security', { timeoutMs: 4_000 }).then(
+        () => 'answered whole',
+        (error: Error) => error.message,
+      );
+      expect(cutOff).not.toContain('did not answer within');
+      expect(cutOff).not.toBe('answered whole');
+      expect(Date.now() - began).toBeLessThan(4_000);
+      expect(
+        app!.logs.filter((line) => line.includes('onUnenrolled began its answer and did not end it within 300 ms')),
+      ).toHaveLength(1);
+      passOn!();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(ran.handler).toBe(false);
+      expect((await nobody.request('/ping')).body).toBe('pong');
+    });
+  });
+
   it('one that calls next() after the deadline runs nothing: the user had the error page, the guarded handler never runs', async () => {
     const ran = { handler: false };
     let lateNext = false;
