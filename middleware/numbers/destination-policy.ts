@@ -3,10 +3,12 @@
  * integrator money, and the numbers an attacker is paid for (premium-rate, shared-cost) are ones
  * no person reads a code on. Countries by allow- and refuse-list; types refused by default:
  *   PREMIUM_RATE, SHARED_COST  the caller pays the number's owner: the SMS pumping payout;
+ *   PERSONAL_NUMBER            forwarding numbers (UK 070, DE 0700) whose owner takes a share of
+ *                              what the caller pays: the same payout, and a phone they only forward to;
  *   TOLL_FREE, UAN             service numbers of businesses, not a person's phone;
  *   VOICEMAIL, PAGER           nobody reads a code there in time.
- * FIXED_LINE, VOIP and PERSONAL_NUMBER stay allowed (some landlines read texts aloud, many people
- * live on VoIP numbers): `refuseTypes` adds types, `allowTypes` takes defaults away.
+ * FIXED_LINE and VOIP stay allowed (some landlines read texts aloud, many people live on VoIP
+ * numbers): `refuseTypes` adds types, `allowTypes` takes defaults away.
  * Numbers of no country (satellite phones, international networks: +881, +870, +882, +883) are
  * refused unless `allowCountries` names NO_COUNTRY ('ZZ', as the SMS pumping rules count them):
  * they are among the dearest texts there are, bought by almost no one's users, and a classic
@@ -31,6 +33,7 @@ export const PHONE_NUMBER_TYPES: readonly PhoneNumberType[] = [
 export const DEFAULT_REFUSED_TYPES: readonly PhoneNumberType[] = [
   'PREMIUM_RATE',
   'SHARED_COST',
+  'PERSONAL_NUMBER',
   'TOLL_FREE',
   'UAN',
   'VOICEMAIL',

@@ -167,7 +167,7 @@ export interface VerificationKitOptions<Tx = unknown> {
   /**
    * Which numbers are texted at all, checked before any service call for every action, the user's
    * stored number included: allowed and refused countries, refused number types (by default
-   * premium-rate, shared-cost, toll-free, UAN, voicemail and pager numbers).
+   * premium-rate, shared-cost, personal (forwarding), toll-free, UAN, voicemail and pager numbers).
    */
   destinationPolicy?: DestinationPolicyOptions;
   /** Clock in ms. Default Date.now. */

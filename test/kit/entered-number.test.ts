@@ -135,10 +135,12 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
   it('refuses what the destination policy refuses, before any text, without saying which rule; logged masked and counted by reason', async () => {
     const user = await app.agent().signIn('bob');
     const before = { attempts: await app.attemptCount(), sms: (await sms(app)).length };
-    // Premium-rate (GB 09xx), shared-cost (FR 0810), and a +1 number that is Jamaica's, not the US's.
+    // Premium-rate (GB 09xx), shared-cost (FR 0810), a GB 070 personal number (redirected at the
+    // caller's cost, a pumping payout), and a +1 number that is Jamaica's, not the US's.
     const refused = [
       ['09098 790000', 'type'],
       ['+33 810 12 34 56', 'type'],
+      ['070 1234 5678', 'type'],
       ['+1 876 555 0123', 'country'],
     ] as const;
     for (const [typed] of refused) {
@@ -148,10 +150,10 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
       expect(answer.body).not.toMatch(/premium|shared|Jamaica|polic|allowed/i);
     }
     const lines = app.logs.filter((line) => line.includes('destination refused'));
-    expect(lines.map((line) => (JSON.parse(line) as { reason: string }).reason).slice(-3)).toEqual(
+    expect(lines.map((line) => (JSON.parse(line) as { reason: string }).reason).slice(-refused.length)).toEqual(
       refused.map(([, reason]) => reason),
     );
-    expect(lines.join('\n')).not.toMatch(/9098790000|810123456|8765550123/);
+    expect(lines.join('\n')).not.toMatch(/9098790000|810123456|7012345678|8765550123/);
     expect(await app.attemptCount()).toBe(before.attempts);
     expect((await sms(app)).length).toBe(before.sms);
   });
