@@ -11,9 +11,25 @@ import { isPageMethod, methodOf } from './request-kind.ts';
 /** A kept form is at most this large (as JSON). */
 const KEPT_FIELDS_LIMIT = 64 * 1024;
 
+/** A body parsed into fields (an object of its own, not text, bytes or a list), or none at all. */
+function isFieldsOrNone(body: unknown): boolean {
+  if (body === undefined) return true;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const prototype: unknown = Object.getPrototypeOf(body);
+  return prototype === Object.prototype || prototype === null;
+}
+
 /** The fields a form was sent with, as the kit keeps them (JSON); refuses what cannot be kept. */
 export function keptFields(req: Request): JsonValue {
   if (isPageMethod(methodOf(req))) return {};
+  // Read as text or bytes by the app's own parser (express.text or express.raw for every type): kept
+  // as no fields, the handler would later run with the confirmation's body instead of the form's.
+  if (!isFieldsOrNone(req.body)) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'This form was read by the app before the guard as something other than fields (text or bytes), so it cannot be kept while the user confirms it is them: parse urlencoded forms into fields before the guard.',
+    );
+  }
   let nul = false;
   const text = JSON.stringify(bodyOf(req), (key, value: unknown) => {
     nul ||= key.includes('\0') || (typeof value === 'string' && value.includes('\0'));

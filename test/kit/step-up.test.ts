@@ -427,6 +427,27 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     expect(Number(kept!.n)).toBe(0);
   });
 
+  it('a form the app read as text before the guard is refused without a grant, nothing kept: kept, its fields would be lost and the handler run with the confirmation’s body', async () => {
+    const nora = await suite.app.agent().signIn('nora');
+    const sameSite = { origin: nora.origin, 'sec-fetch-site': 'same-origin' };
+    const sent = await nora.postForm('/notes', { note: 'READ-AS-TEXT' }, sameSite);
+    expect(sent.status).toBe(400);
+    expect(sent.body).not.toContain('Confirm it’s you');
+    const [kept] = await suite.app.query<{ n: number | string }>(
+      'SELECT count(*) AS n FROM verify_kit_intents WHERE user_ref = $1',
+      ['user-nora'],
+    );
+    expect(Number(kept!.n)).toBe(0);
+    expect(suite.app.logs.some((line) => line.includes('read by the app before the guard'))).toBe(true);
+    // With a fresh grant nothing is kept: the handler gets the body as the app read it.
+    await verifyFrom(nora, (await nora.request('/security')).body);
+    const granted = await nora.postForm('/notes', { note: 'WITH-GRANT' }, sameSite);
+    expect(granted.body).toContain('note saved');
+    expect(ran.filter((r) => r.route === 'notes')).toEqual([
+      { route: 'notes', user: 'nora', fields: { body: 'note=WITH-GRANT' } },
+    ]);
+  });
+
   it('keeps a form with Origin: null or none only when Sec-Fetch-Site says same-origin: otherwise 403, nothing kept', async () => {
     const dana = await suite.app.agent().signIn('dana');
     const keptRows = async () => {
