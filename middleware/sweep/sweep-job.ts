@@ -2,7 +2,8 @@
  * The reusable body of the copyable sweep job (cron, a systemd timer, a Kubernetes CronJob).
  *
  *   --once                     one sweep, then exit
- *   --loop (default)           a sweep every --interval-seconds until SIGTERM/SIGINT
+ *   --loop (default)           a sweep every --interval-seconds until SIGTERM/SIGINT (a second one
+ *                              ends the process at once; its claims lapse with their lease)
  *   --interval-seconds N       pause between runs in loop mode (env SWEEP_INTERVAL_SECONDS; default 60)
  *   --batch-size N             attempts claimed per store call (env SWEEP_BATCH_SIZE; default 50)
  *   --concurrency N            status reads in flight (env SWEEP_CONCURRENCY; default 4)
@@ -38,6 +39,7 @@ import {
   type SweepOptions,
   type SweepWorkerOptions,
 } from './sweep-options.ts';
+import { stopSignal } from './stop-signal.ts';
 import { CLAIMS_LAPSE, releaseClaimsWithin, type SweepWorker } from './worker.ts';
 
 /** The sweep job's exit codes. */
@@ -92,8 +94,8 @@ export interface SweepJobOptions<Tx> {
   /** Stop the job (as SIGTERM would). */
   signal?: AbortSignal;
   /**
-   * Stop gracefully on SIGTERM/SIGINT. Default true: the job owns its process, and then also lowers
-   * that process's CPU priority to `--nice` (see yieldToRequests).
+   * Stop gracefully on SIGTERM/SIGINT, and end the process at once on a second one. Default true:
+   * the job owns its process, and then also lowers its CPU priority to `--nice` (see yieldToRequests).
    */
   handleSignals?: boolean;
   /**
@@ -211,33 +213,6 @@ function aKit<Tx>(value: unknown, from: string): SweepJobKit<Tx> {
   return value as SweepJobKit<Tx>;
 }
 
-/** Aborts on SIGTERM/SIGINT (when handled) or the caller's signal; `dispose` removes the listeners. */
-function stopSignal(options: SweepJobOptions<unknown>, emit: (obj: Record<string, unknown>) => void) {
-  const stop = new AbortController();
-  const onSignal = (name: string) => {
-    if (!stop.signal.aborted) emit({ event: 'sweep_stopping', signal: name });
-    stop.abort();
-  };
-  const onTerm = () => onSignal('SIGTERM');
-  const onInt = () => onSignal('SIGINT');
-  const onExternal = () => onSignal('abort');
-  const handleSignals = options.handleSignals ?? true;
-  if (handleSignals) {
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
-  }
-  options.signal?.addEventListener('abort', onExternal, { once: true });
-  if (options.signal?.aborted) onExternal();
-  const dispose = () => {
-    if (handleSignals) {
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-    }
-    options.signal?.removeEventListener('abort', onExternal);
-  };
-  return { signal: stop.signal, dispose };
-}
-
 /**
  * An integrator's call (the kit factory, a close, the release of claims, a ready kit's runSweep or
  * stop) that rejected after the job's deadline for it, whose line could only say it was late: its
@@ -273,7 +248,7 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
     }
     if (options.handleSignals ?? true) yieldToRequests(config.nice);
     // Heard while a factory still builds the kit too: the job then ends by the build's deadline at the latest.
-    stop = stopSignal(options, emit);
+    stop = stopSignal({ handleSignals: options.handleSignals ?? true, signal: options.signal }, emit);
     kit = await kitOf(options, env, config, stopTimeoutMs, lateRejectionLine(emit));
   } catch (error) {
     stop?.dispose();

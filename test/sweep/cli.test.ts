@@ -7,6 +7,7 @@ import type { Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { getPriority } from 'node:os';
 import { DEFAULT_SWEEP_NICE, parseJobConfig } from '../../middleware/sweep/sweep-job-args.ts';
 import { runSweepJob, SweepJobExitCode, type SweepJobKit } from '../../middleware/sweep/sweep-job.ts';
@@ -645,6 +646,45 @@ describe('runSweepJob', () => {
     const lines = jsonLines(stopped.stdout);
     expect(lines).toContainEqual({ event: 'sweep_stopping', signal: 'SIGTERM' });
     expect(stopped.stdout).not.toContain(CLIENT_SECRET);
+  });
+
+  it('as a real process: a second SIGTERM, while the first waits on a read that never answers, ends the process at once by SIGTERM, saying its claims lapse', async () => {
+    b = await openBench();
+    await b.createAttempts(1);
+    // A service that takes the connection and never answers: the run's status read stays in flight.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const loop = spawnSweepProcess(['--loop'], {
+        SWEEP_DB: b.path,
+        VERIFY_BASE_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        VERIFY_CLIENT_ID: CLIENT_ID,
+        VERIFY_CLIENT_SECRET: CLIENT_SECRET,
+        SWEEP_CLIENT_HEADERS_MS: '60000',
+      });
+      let seen = '';
+      loop.child.stdout!.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+      await waitFor(() => sockets.length > 0, 15_000, 'the status read');
+      loop.child.kill('SIGTERM');
+      await waitFor(() => seen.includes('sweep_stopping'), 5_000, 'the stopping line');
+      loop.child.kill('SIGTERM');
+      // The first alone waits up to its 10 s stop timeout for the read, then releases and closes.
+      const ended = await within(3_000, loop.done);
+      expect(ended.signal, ended.stderr).toBe('SIGTERM');
+      expect(jsonLines(ended.stdout)).toEqual([
+        { event: 'sweep_stopping', signal: 'SIGTERM' },
+        {
+          event: 'sweep_stopped',
+          signal: 'SIGTERM',
+          reason: 'a second SIGTERM: ended at once; could not release claims; they lapse with the lease',
+        },
+      ]);
+      expect(ended.stdout + ended.stderr).not.toContain(CLIENT_SECRET);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 
   it('reads --nice and SWEEP_NICE (default 10) and refuses a value outside 0-19, saying the range', () => {
