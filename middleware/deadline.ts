@@ -97,7 +97,7 @@ export function withDeadline<T>(
         timedOut = true;
         reject(late());
       },
-      Math.max(0, ms),
+      Math.min(LONGEST_TIMER_MS, Math.max(0, ms)),
     );
     timer.unref();
     settled.then(
@@ -121,6 +121,12 @@ function hookFailedLate(name: string, ms: number): KitError {
     `${name} did not settle within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`,
   );
 }
+
+/**
+ * The longest delay a timer keeps: node fires a longer one after 1 ms. A deadline computed from
+ * long settings (three stop timeouts, twice a time budget) waits this long instead, about 24 days.
+ */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 const ignore = (): void => {
   // the reporter is the kit's own guarded logger: nothing is left to tell of its failure
