@@ -60,7 +60,7 @@ export function createDemoApp(options: DemoAppOptions): DemoApp {
   mountSecurityHeaders(app, new URL(options.returnUrl).protocol === 'https:');
   mountSessions(app, options.sessionSecret, data.sessionStore);
   mountAssets(app);
-  mountSignIn(app, queries, kit.grants);
+  mountSignIn(app, queries, kit.grants, options.logger);
   mountAccountPages(app, queries, kit, now);
   mountVerifiedPages(app, queries, kit);
   mountSecurityPages(app, data, kit, { secret: options.sessionSecret, now });

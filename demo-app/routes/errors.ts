@@ -19,8 +19,7 @@ export function mountErrorPages(app: express.Express, logger: KitLogger | undefi
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (error as { status?: unknown }).status;
     const clientError = typeof status === 'number' && status >= 400 && status < 500;
-    if (!clientError)
-      logger?.error({ err: error instanceof Error ? error.message : String(error) }, 'demo: unhandled error');
+    if (!clientError) logDemoError(logger, 'demo: unhandled error', error);
     if (res.headersSent) return;
     const code = clientError ? status : 500;
     if (req.path.startsWith('/api/')) {
@@ -30,4 +29,17 @@ export function mountErrorPages(app: express.Express, logger: KitLogger | undefi
     const t = demoTexts(req);
     res.status(code).send(errorPage({ t, status: code, ...(clientError ? t.errors.badRequest : t.errors.server) }));
   });
+}
+
+/**
+ * Logs an error's message on the demo's logger. A logger that throws, or returns a promise that
+ * rejects, loses its line and never the answer: the page is still sent.
+ */
+export function logDemoError(logger: KitLogger | undefined, message: string, error: unknown): void {
+  try {
+    const written: unknown = logger?.error({ err: error instanceof Error ? error.message : String(error) }, message);
+    if (written instanceof Promise) written.catch(() => undefined);
+  } catch {
+    // Logging is best effort.
+  }
 }

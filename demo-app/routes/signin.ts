@@ -1,11 +1,12 @@
 /** The demo's static assets, and its sign-in and sign-out (a pick from the seeded users; no passwords). */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { GrantReader } from 'hosted-sms-verify-kit';
+import type { GrantReader, KitLogger } from 'hosted-sms-verify-kit';
 import { demoCsrfToken, demoCsrfValid } from '../csrf.ts';
 import type { DemoReads } from '../data.ts';
 import { demoTexts } from '../i18n.ts';
 import '../session-data.ts';
 import { errorPage } from '../views/errors.ts';
+import { logDemoError } from './errors.ts';
 import { signinPage } from '../views/signin.ts';
 import { CSS } from '../views/style.ts';
 import { SESSION_COOKIE } from './sessions.ts';
@@ -21,7 +22,12 @@ export function mountAssets(app: express.Express): void {
   });
 }
 
-export function mountSignIn(app: express.Express, queries: DemoReads, grants: GrantReader): void {
+export function mountSignIn(
+  app: express.Express,
+  queries: DemoReads,
+  grants: GrantReader,
+  logger: KitLogger | undefined,
+): void {
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
   app.get('/signin', async (req, res) => {
@@ -40,22 +46,33 @@ export function mountSignIn(app: express.Express, queries: DemoReads, grants: Gr
       res.status(403).send(errorPage({ t: demoTexts(req), status: 403, ...demoTexts(req).errors.signoutRefused }));
       return;
     }
-    signOut(queries, grants, req, res).catch(next);
+    signOut(queries, grants, logger, req, res).catch(next);
   });
 }
 
-/** Ends the user's step-up grants, then the session: a grant must not outlive the sign-out. */
-async function signOut(queries: DemoReads, grants: GrantReader, req: Request, res: Response): Promise<void> {
+/**
+ * Ends the session, then the user's step-up grants. The sign-out never fails on the grants: a grant
+ * is bound to the browser session just ended, so none of this browser's can be used again, and a
+ * revocation that fails (the database is down) is logged instead of keeping the user signed in.
+ */
+async function signOut(
+  queries: DemoReads,
+  grants: GrantReader,
+  logger: KitLogger | undefined,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const user = await signedInUser(queries, req);
-  if (user !== undefined) await grants.revoke({ userRef: user.id });
   await new Promise<void>((resolve, reject) => {
-    req.session.destroy((error) => {
-      if (error) return reject(error);
-      res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax' });
-      res.redirect(303, '/signin');
-      resolve();
-    });
+    req.session.destroy((error) => (error ? reject(error) : resolve()));
   });
+  res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax' });
+  if (user !== undefined) {
+    await grants
+      .revoke({ userRef: user.id })
+      .catch((error: unknown) => logDemoError(logger, 'demo: sign-out could not revoke step-up grants', error));
+  }
+  res.redirect(303, '/signin');
 }
 
 async function signIn(queries: DemoReads, req: Request, res: Response, next: NextFunction): Promise<void> {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { normaliseAccountNumber } from '../../demo-app/actions.ts';
 import { checkReturnUrlServesDemo, ConfigError, loadConfig } from '../../demo-app/config.ts';
 import { openDemoDatabase } from '../../demo-app/db.ts';
@@ -241,6 +241,65 @@ describe("the demo's own forms and API", () => {
     const signoutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
     expect((await agent.post('/signout').type('form').send({ _csrf: signoutToken })).status).toBe(303);
     expect(await stack.demo.kit.grants.list({ userRef: 'usr_chen' })).toEqual([]);
+  });
+
+  it('sign-out signs out even when revoking the step-up grants fails (the database is down): 303, the session gone', async () => {
+    const agent = request.agent(stack.demo.app);
+    const token = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/signin')).text)![1]!;
+    expect((await agent.post('/signin').type('form').send({ _csrf: token, userId: 'usr_chen' })).status).toBe(303);
+    const home = await agent.get('/');
+    const signoutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+    const revoke = vi.spyOn(stack.demo.kit.grants, 'revoke').mockRejectedValue(new Error('database is down'));
+    try {
+      const signedOut = await agent.post('/signout').type('form').send({ _csrf: signoutToken });
+      expect(signedOut.status).toBe(303);
+      expect(signedOut.headers.location).toBe('/signin');
+      expect(revoke).toHaveBeenCalledWith({ userRef: 'usr_chen' });
+    } finally {
+      revoke.mockRestore();
+    }
+    expect((await agent.get('/api/me')).status).toBe(401);
+  });
+
+  it("sign-out with a logger that throws: the revocation's failure loses its line, never the sign-out", async () => {
+    const { createDemoApp } = await import('../../demo-app/app.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'demo-logger-'));
+    const logged: string[] = [];
+    const throwing = () => {
+      throw new Error('logger down');
+    };
+    const demo = createDemoApp({
+      verifyBaseUrl: stack.emulatorUrl,
+      clientId: 'demo-client',
+      clientSecret: 'irrelevant-here',
+      returnUrl: 'http://localhost:3000/verify/return',
+      databasePath: join(dir, 'demo.sqlite'),
+      sessionSecret: 'another-long-session-secret-value',
+      trustProxy: false,
+      logger: {
+        info: throwing,
+        warn: throwing,
+        error: (_obj: unknown, msg?: string) => {
+          logged.push(String(msg));
+          throw new Error('logger down');
+        },
+      },
+    });
+    try {
+      const agent = request.agent(demo.app);
+      const token = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/signin')).text)![1]!;
+      expect((await agent.post('/signin').type('form').send({ _csrf: token, userId: 'usr_chen' })).status).toBe(303);
+      const home = await agent.get('/');
+      const signoutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+      vi.spyOn(demo.kit.grants, 'revoke').mockRejectedValue(new Error('database is down'));
+      expect((await agent.post('/signout').type('form').send({ _csrf: signoutToken })).status).toBe(303);
+      expect(logged).toContain('demo: sign-out could not revoke step-up grants');
+      expect((await agent.get('/api/me')).status).toBe(401);
+    } finally {
+      vi.restoreAllMocks();
+      await demo.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('sets Secure on the cookie when served over https behind a trusted proxy', async () => {
