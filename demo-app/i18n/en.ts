@@ -92,7 +92,7 @@ export const en: DemoTexts = {
     title: 'Verifications',
     lead:
       'Every verification you started, newest first, as the kit keeps it: the number is masked, and ' +
-      'after 30 days the details of a finished verification are removed.',
+      'after 30 days the details of a finished verification are removed. What each one changed is under Activity.',
     empty: 'No verifications yet.',
     started: 'Started',
     action: 'Action',
@@ -102,7 +102,7 @@ export const en: DemoTexts = {
     removed: 'removed',
     outcomes: {
       pending: 'Waiting for the code',
-      fulfilled: 'Verified and applied',
+      fulfilled: 'Verified',
       failed: 'Not verified',
       expired: 'Expired',
       superseded: 'Replaced by a newer request',

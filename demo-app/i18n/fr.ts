@@ -96,7 +96,8 @@ export const fr: DemoTexts = {
     title: 'Vérifications',
     lead:
       'Toutes les vérifications que vous avez lancées, les plus récentes d’abord, telles que le kit les conserve : ' +
-      'le numéro est masqué, et les détails d’une vérification terminée sont supprimés après 30 jours.',
+      'le numéro est masqué, et les détails d’une vérification terminée sont supprimés après 30 jours. ' +
+      'Ce que chacune a changé figure dans Activité.',
     empty: 'Aucune vérification pour l’instant.',
     started: 'Lancée',
     action: 'Action',
@@ -106,7 +107,7 @@ export const fr: DemoTexts = {
     removed: 'supprimé',
     outcomes: {
       pending: 'En attente du code',
-      fulfilled: 'Vérifiée et appliquée',
+      fulfilled: 'Vérifiée',
       failed: 'Non vérifiée',
       expired: 'Expirée',
       superseded: 'Remplacée par une demande plus récente',

@@ -38,7 +38,9 @@ for (const store of ['SQLite', 'PostgreSQL'] as const) {
     }
 
     /** Starts confirm_phone on Alice's old number, then moves her to NEW_NUMBER (verified) before it lands. */
-    async function staleConfirmation(language: string): Promise<{ landed: string; page: string; email: unknown }> {
+    async function staleConfirmation(
+      language: string,
+    ): Promise<{ landed: string; page: string; email: unknown; listed: string }> {
       const agent = await new Agent(demoSite(stack)).signIn('alice');
       // Signed in, the demo's tables exist (on PostgreSQL, its migration has run).
       await sql('UPDATE demo_users SET phone = $1 WHERE id = $2', [OLD_NUMBER, 'usr_alice']);
@@ -59,20 +61,28 @@ for (const store of ['SQLite', 'PostgreSQL'] as const) {
       const page = await agent.request('/verified/phone', { headers: { 'accept-language': language } });
       const landed = /<p id="landed" role="status"><strong>([^<]*)<\/strong>/.exec(page.body)?.[1] ?? '';
       const [email] = await sql('SELECT subject FROM demo_outbox WHERE session_id = $1', [sessionId]);
-      return { landed, page: page.body, email: email?.subject };
+      // Its row on the Verifications page: the kit fulfilled it, and the action changed nothing.
+      const verifications = await agent.request('/verifications', { headers: { 'accept-language': language } });
+      const row = new RegExp(`<tr data-session-id="${sessionId}"[^>]*>([\\s\\S]*?)</tr>`).exec(verifications.body);
+      return { landed, page: page.body, email: email?.subject, listed: row?.[1] ?? '' };
     }
 
     it('a confirmation landing after a change of number says nothing was confirmed, on the page and in its email (English)', async () => {
-      const { landed, page, email } = await staleConfirmation('en');
+      const { landed, page, email, listed } = await staleConfirmation('en');
       expect(landed).toBe('Nothing was confirmed: this verification was for a number that is no longer yours.');
       expect(page).not.toContain('Phone confirmed');
       expect(email).toBe('Your phone number was not confirmed');
+      // The Verifications page says what the verification proved, not that anything was applied.
+      expect(listed).toContain('<td>Verified</td>');
+      expect(listed).not.toMatch(/applied/i);
     });
 
     it('a confirmation landing after a change of number says nothing was confirmed (French)', async () => {
-      const { landed, page } = await staleConfirmation('fr');
+      const { landed, page, listed } = await staleConfirmation('fr');
       expect(landed).toBe('Rien n’a été confirmé : cette vérification portait sur un numéro qui n’est plus le vôtre.');
       expect(page).not.toContain('Téléphone confirmé');
+      expect(listed).toContain('<td>Vérifiée</td>');
+      expect(listed).not.toMatch(/appliqu/i);
     });
 
     it('a number never confirmed: the phone page says it is not confirmed, not that the user confirmed it', async () => {
