@@ -12,6 +12,7 @@ import { createContext } from './context.ts';
 import { relyingPartyOf } from './passkeys/passkeys.ts';
 import type { RateLimitSettings } from './config/rate-limit-settings.ts';
 import type { SmsPrices } from './config/sms-prices.ts';
+import { answerUnparsedRequest } from './unparsed-requests.ts';
 
 export interface ServerSettings {
   port: number;
@@ -43,6 +44,7 @@ export async function listenEmulator(settings: ServerSettings): Promise<Listenin
     settings.smsPrices,
   );
   const server = createServer(createApp(context, { control: settings.control }));
+  server.on('clientError', answerUnparsedRequest);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
