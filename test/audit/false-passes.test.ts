@@ -239,6 +239,66 @@ describe.concurrent('the audit catches: redirects', () => {
     expect(failed, table).toContain('redirect.start');
   }, 120_000);
 
+  it('a success page that sends the user on by script (location.replace) to a remembered ?next= fails redirect.start', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          app.post('/verify/start', (req, _res, next) => {
+            if (typeof req.query.next === 'string') sess(req).next = req.query.next;
+            next();
+          });
+        },
+        done: (req, res) => {
+          const next = sess(req).next;
+          if (next === undefined) return false;
+          delete sess(req).next;
+          res.setHeader('Cache-Control', 'no-store');
+          // JSON in a script, its "<" escaped, as a careful template writes a value there.
+          const target = JSON.stringify(next).replace(/</g, '\\u003c').replace(/\//g, '\\/');
+          res.send(`<!doctype html><title>Done</title><script>location.replace(${target});</script>`);
+          return true;
+        },
+      },
+      ['redirect.start'],
+      async (app) => {
+        const { agent, session } = await attempt(app, `?next=${encodeURIComponent('https://evil.example/x')}`);
+        await land(app, agent, q(session));
+        const done = await agent.request('/done');
+        expect(done.status).toBe(200);
+        expect(done.body).toContain('location.replace("https:\\/\\/evil.example\\/x")');
+      },
+    );
+    expect(failed, table).toContain('redirect.start');
+    expect(table).toMatch(/a <script> of the page carries a planted value/);
+  }, 120_000);
+
+  it('a success page whose "Continue" link to a remembered ?next= a script clicks for the user fails redirect.start', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          app.post('/verify/start', (req, _res, next) => {
+            if (typeof req.query.next === 'string') sess(req).next = req.query.next;
+            next();
+          });
+        },
+        done: (req, res) => {
+          const next = sess(req).next;
+          if (next === undefined) return false;
+          delete sess(req).next;
+          res.setHeader('Cache-Control', 'no-store');
+          res.send(
+            `<!doctype html><title>Done</title><a id=go href="${escapeHtml(next)}">Continue</a>` +
+              '<script>document.getElementById("go").click();</script>',
+          );
+          return true;
+        },
+      },
+      ['redirect.start'],
+    );
+    expect(failed, table).toContain('redirect.start');
+    expect(table).toMatch(/a <a href> of the page carries a planted value/);
+  }, 120_000);
+
   it('a start that remembers a "local" ?next= (starts with / but not //) fails redirect.start: /\\evil.example is an open redirect', async () => {
     const { failed, table } = await audit(
       {
@@ -372,6 +432,30 @@ describe.concurrent('the audit catches: the return after a step-up', () => {
     expect(table).toMatch(
       /after the landing, hop 2: a refresh to https:\/\/evil\.example\/audit leaves the app's origin/,
     );
+  }, 120_000);
+
+  it('a guarded page that, once opened, sends the user on by an onload handler to its ?next= fails step-up.redirect', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          app.get('/account', (req, res, next) => {
+            const wanted = queryValue(req, 'next');
+            if (wanted !== '') {
+              rewriteBody(res, (body) =>
+                body.replace(
+                  '<title>Account</title>',
+                  `<title>Account</title><body onload="location.href='${escapeHtml(wanted)}'">`,
+                ),
+              );
+            }
+            next();
+          });
+        },
+      },
+      ['step-up.redirect'],
+    );
+    expect(failed, table).toEqual(['step-up.redirect']);
+    expect(table).toMatch(/after the landing, hop 2: .*an onload handler of the page carries a planted value/);
   }, 120_000);
 });
 

@@ -2,11 +2,13 @@
  * Open redirects: a URL taken from a query parameter or a header of the start or the landing must
  * never become a Location. Every redirect the app answers (a Location, a Refresh header or a meta
  * refresh, followed on the app's own origin a few hops) must stay on the app's origin and carry none
- * of the planted values.
+ * of the planted values, and no page on the way may carry one in a script, or in a link or form
+ * leaving the origin (a redirect by script).
  */
 import { metaRefreshContent } from '../html.ts';
 import type { Answer, Headers } from './agent.ts';
 import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
+import { plantedExit } from './page-exits.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
 /** The names apps read a "where next" from. */
@@ -49,6 +51,31 @@ function plantedValues(world: AuditWorld): string[] {
     `${appOrigin}@evil.example/audit`,
     `${appOrigin}.evil.example/audit`,
   ];
+}
+
+/**
+ * What a page's script, or a link or form leaving the app, must not carry: each planted value, and
+ * the planted host as a URL names it (a header's evil.example, a value rebuilt around it).
+ */
+export function plantedMarks(world: AuditWorld): string[] {
+  return [...plantedValues(world), '//evil.example'];
+}
+
+/**
+ * Where `answer`'s page sends the browser with a planted value by a script, or by a link or form
+ * off the app's origin (said for evidence), if it does.
+ */
+export function exitWithPlant(world: AuditWorld, answer: Answer): string | undefined {
+  const where = plantedExit(
+    answer.body,
+    answer.headers['content-type'] ?? '',
+    answer.url,
+    world.options.appOrigin,
+    plantedMarks(world),
+  );
+  return where === undefined
+    ? undefined
+    : `${where} of the page carries a planted value: a script or a link sends the browser there as a redirect does`;
 }
 
 /**
@@ -107,15 +134,17 @@ async function judgeRedirects(
   headers: Headers = {},
 ) {
   let answer = first;
-  let target = nextTarget(answer);
-  for (let hop = 0; hop <= MAX_HOPS && target !== undefined; hop++) {
+  for (let hop = 0; hop <= MAX_HOPS; hop++) {
+    const exit = exitWithPlant(world, answer);
+    if (!verdict.expect(exit === undefined, `${what}, hop ${hop + 1}: ${exit} (${describeAnswer(answer)})`)) return;
+    const target = nextTarget(answer);
+    if (target === undefined) return;
     const bad = offending(world, target, answer.url);
     const via = answer.location === target ? '' : ` (refresh to ${target})`;
     if (!verdict.expect(bad === undefined, `${what}, hop ${hop + 1}: ${describeAnswer(answer)}${via} ${bad}`)) return;
     answer = await user.agent.request(world.resolve(target, answer.url).href, {
       headers: { referer: answer.url, ...headers },
     });
-    target = nextTarget(answer);
   }
 }
 

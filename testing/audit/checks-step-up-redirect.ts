@@ -4,7 +4,7 @@
  */
 import { parseHandoffPage, type Answer } from './agent.ts';
 import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
-import { nextTarget, REDIRECT_PARAMS } from './checks-redirect.ts';
+import { exitWithPlant, nextTarget, REDIRECT_PARAMS } from './checks-redirect.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import {
   confirmationForm,
@@ -34,8 +34,9 @@ function plantsOf(value: string): RequestExtras {
 
 /**
  * Follows redirects and refreshes (a Refresh header, `<meta http-equiv="refresh">`) with the user's
- * cookies while they stay on the app's origin; one off it fails. Returns the last answer (undefined
- * when one left the origin).
+ * cookies while they stay on the app's origin; one off it fails, and so does a page on the way whose
+ * script, or link or form off the origin, carries a planted value. Returns the last answer
+ * (undefined when one failed).
  */
 async function followOnOrigin(
   world: AuditWorld,
@@ -46,8 +47,13 @@ async function followOnOrigin(
   what: string,
 ): Promise<Answer | undefined> {
   let answer = first;
-  let next = nextTarget(answer);
-  for (let hop = 0; hop <= MAX_HOPS && next !== undefined; hop++) {
+  for (let hop = 0; hop <= MAX_HOPS; hop++) {
+    const exit = exitWithPlant(world, answer);
+    if (!verdict.expect(exit === undefined, `${what}, hop ${hop + 1}: ${exit} (${describeAnswer(answer)})`)) {
+      return undefined;
+    }
+    const next = nextTarget(answer);
+    if (next === undefined) return answer;
     const target = world.resolve(next, answer.url);
     const how = answer.location === next ? 'a redirect' : 'a refresh';
     if (
@@ -59,7 +65,6 @@ async function followOnOrigin(
       return undefined;
     }
     answer = await user.agent.request(target.href, { headers });
-    next = nextTarget(answer);
   }
   return answer;
 }

@@ -1,0 +1,44 @@
+/**
+ * Where a page sends the browser by script or by a link, as the redirect checks read it: a planted
+ * value in a script, an event handler, or a link, form or frame leaving the app's origin is an exit;
+ * the same value in a link on the app's own origin (its query kept), in a comment, in plain text or
+ * in an answer that is no page is not.
+ */
+import { describe, expect, it } from 'vitest';
+import { plantedExit } from '../../testing/audit/page-exits.ts';
+
+const ORIGIN = 'http://localhost:3000';
+const PAGE = `${ORIGIN}/done`;
+const PLANTED = ['https://evil.example/audit', '//evil.example/audit', 'javascript:alert(1)', '//evil.example'];
+const exit = (html: string, type = 'text/html; charset=utf-8') => plantedExit(html, type, PAGE, ORIGIN, PLANTED);
+
+describe('plantedExit', () => {
+  it.each([
+    ['<script>location.replace("https:\\/\\/evil.example\\/audit")</script>', 'a <script>'],
+    ['<SCRIPT type=module>location = "https:\\u002F\\u002Fevil.example\\u002Faudit"</SCRIPT>', 'a <script>'],
+    [`<body onload="location.href='//evil.example/audit'">`, 'an onload handler'],
+    ['<a id=go href="https://evil.example/audit">Continue</a>', 'a <a href>'],
+    ['<a href="javascript:alert(1)">Continue</a>', 'a <a href>'],
+    ['<form action="https://EVIL.example/audit" method=post></form>', 'a <form action>'],
+    ['<iframe src="//evil.example/audit"></iframe>', 'a <iframe src>'],
+  ])('%s: %s', (html, where) => {
+    expect(exit(html)).toBe(where);
+  });
+
+  it.each([
+    // A language switch keeping the page's query: a link on the app's own origin.
+    '<a href="/done?lang=fr&amp;next=https%3A%2F%2Fevil.example%2Faudit">Français</a>',
+    '<a href="http://localhost:3000/x?next=https://evil.example/audit">x</a>',
+    '<!-- <script>location = "https://evil.example/audit"</script> -->',
+    '<p>You came from https://evil.example/audit</p>',
+    // The request's own URL, as a script may keep it for analytics: percent-encoded.
+    '<script>track("/done?next=https%3A%2F%2Fevil.example%2Faudit")</script>',
+    '<script>location.replace("/start-again")</script><a href="https://docs.example/help">Help</a>',
+  ])('no exit: %s', (html) => {
+    expect(exit(html)).toBeUndefined();
+  });
+
+  it('an answer that is no page (JSON) has no exit', () => {
+    expect(exit('{"next":"https://evil.example/audit"}', 'application/json')).toBeUndefined();
+  });
+});
