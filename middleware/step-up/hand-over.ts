@@ -3,11 +3,11 @@
  * outside the kit's trust for liveness: one that throws or rejects is answered with the kit's error
  * page, and one that neither answers nor calls `next()` within `ms` (an enrolment service that
  * never replies, a callback that never fires) gets the kit's error page then, so no user's request
- * stays open; one that began its answer and has not ended it then is cut off. What it writes
- * once the answer was sent is dropped: a late `res.redirect`
- * in its own timer would otherwise throw where nothing catches it and end the process. A late
- * `next()` is dropped too: the guarded handler never runs after the user got the error page. A
- * throw or rejection once the request was answered, or handed on with `next()`, is only logged.
+ * stays open; one that began its answer and has not ended it then is cut off. What it writes once
+ * the answer was sent is dropped: a late `res.redirect` in its own timer would otherwise throw
+ * where nothing catches it and end the process. A later `next()` is dropped too (after its
+ * deadline, or after it failed): the guarded handler never runs after the user got the error page.
+ * A throw or rejection once the request was answered, or handed on with `next()`, is only logged.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { runDetached } from '../deadline.ts';
@@ -22,7 +22,8 @@ export function handOverWithin(
 ): void {
   const { req, res, next } = exchange;
   let passedOn = false;
-  let timedOut = false;
+  // The kit answered in its place (at its deadline, or for its failure): what it does later counts for nothing.
+  let answeredForIt = false;
   const endAsked = watchEnd(res);
   const timer = setTimeout(() => {
     if (passedOn) return;
@@ -30,7 +31,7 @@ export function handOverWithin(
       if (endAsked()) return;
       // An answer begun and never ended (a template waiting on a service that never replies) is
       // cut off, as one it threw in: the user's request must not stay open for good.
-      timedOut = true;
+      answeredForIt = true;
       failed.afterAnswer(
         new KitError(
           KitErrorCode.HookFailed,
@@ -40,7 +41,7 @@ export function handOverWithin(
       res.destroy();
       return;
     }
-    timedOut = true;
+    answeredForIt = true;
     failed.answer(
       new KitError(
         KitErrorCode.HookFailed,
@@ -54,7 +55,7 @@ export function handOverWithin(
   res.once('close', () => clearTimeout(timer));
   const onward: NextFunction = (error?: unknown) => {
     // Too late: the user was told it failed, so the guarded handler must not run now.
-    if (timedOut) return;
+    if (answeredForIt) return;
     passedOn = true;
     clearTimeout(timer);
     next(error);
@@ -65,9 +66,11 @@ export function handOverWithin(
       clearTimeout(timer);
       // Answered at its deadline, or handed on to the guarded handler: the request is no longer
       // this handler's to answer, and an answer now would race the one already under way.
-      if (timedOut || passedOn) failed.afterAnswer(error);
-      else if (!res.headersSent) failed.answer(error);
-      else {
+      if (answeredForIt || passedOn) failed.afterAnswer(error);
+      else if (!res.headersSent) {
+        answeredForIt = true;
+        failed.answer(error);
+      } else {
         failed.afterAnswer(error);
         // An answer it began and never ended is cut off, as Express does: the user would wait for the rest.
         if (!endAsked()) res.destroy();

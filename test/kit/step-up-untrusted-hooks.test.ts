@@ -228,6 +228,30 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
   });
 });
 
+describe('an onUnenrolled that fails', () => {
+  it('one that rejects and calls next() a moment later runs nothing: the user had the error page, the guarded handler never runs', async () => {
+    const ran = { handler: false };
+    let lateNext = false;
+    app = await appWith(async (_req, _res, next) => {
+      setTimeout(() => {
+        lateNext = true;
+        next();
+      }, 100);
+      throw new Error('enrolment page down');
+    }, ran);
+    await asUserWithoutPhone(app!, async (nobody) => {
+      const answer = await nobody.request('/security');
+      expect(answer.status).toBe(500);
+      expect(answer.body).not.toContain('codes');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(lateNext).toBe(true);
+      expect(ran.handler).toBe(false);
+      expect(app!.errors).toEqual([]); // no handler writing over the error page ("headers already sent")
+      expect((await nobody.request('/ping')).body).toBe('pong');
+    });
+  });
+});
+
 describe('an onUnenrolled that never answers, in an app with errors: "next"', () => {
   it('the app’s own error handler, answering a moment later, gets its page to the user: the request never hangs', async () => {
     const ran = { handler: false };
