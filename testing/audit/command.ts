@@ -3,18 +3,21 @@
  * the command line. The configuration module's default export is the audit's options, or a function
  * of the environment returning them (it may start your app and the emulator, and give `close`).
  * Prints the table (or the JSON report); exit code 0 when no check failed (a check may be listed as
- * not run, when an option it needs was not given), 2 when one failed,
+ * not run, when an option it needs was not given), 2 when one failed (or your code, in this process,
+ * threw or rejected where nothing handled it),
  * 1 for a configuration mistake, 130 or 143 when SIGINT or SIGTERM stopped it (after your close()).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describeQuotingError, withoutUrlPasswords } from '../../middleware/printable-errors.ts';
+import { environmentSecrets, redactSecrets } from '../../middleware/errors.ts';
+import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../../middleware/printable-errors.ts';
 import { callHook, describeThrown } from './hooks.ts';
 import type { AuditOptions } from './options.ts';
 import { formatAuditJson, formatAuditTable } from './report.ts';
 import { scrubSecret, secretForms } from './secret.ts';
 import { auditIntegration } from './runner.ts';
+import { watchUnhandled, type UnhandledErrors } from './unhandled.ts';
 
 export type CommandEnv = Readonly<Record<string, string | undefined>>;
 
@@ -26,7 +29,8 @@ const USAGE = `usage: hosted-sms-verify-kit audit --config ./audit.config.js [--
                   start your app and the emulator, and return close()) (env VERIFY_AUDIT_CONFIG)
   --json          print the JSON report (for CI) instead of the table
   --only IDS      run only these checks (comma-separated ids)
-Exit codes: 0 no check failed (some may be listed as not run), 1 configuration error, 2 a check failed,
+Exit codes: 0 no check failed (some may be listed as not run), 1 configuration error, 2 a check failed
+  (or your code threw or rejected where nothing handled it, each said on standard error),
   130 or 143 stopped by SIGINT (Ctrl-C) or SIGTERM before it finished (your close() run first).`;
 
 class UsageError extends Error {
@@ -164,34 +168,64 @@ export const command = {
     warn: (text: string) => void = (text) => process.stderr.write(text),
   ): Promise<number> {
     const { file, json, only } = parseArgs(argv, env);
-    const config = await loadConfig(file, env);
-    const stop = stopSignal();
+    let loaded: AuditConfig | undefined;
+    const unhandled = watchUnhandled(warn, (error) => printable(loaded, env, error));
     try {
-      const auditing = auditIntegration({ ...config, ...(only === undefined ? {} : { only }) });
-      // Stopped, its checks' failures are nobody's.
-      auditing.catch(() => {});
-      const outcome = await Promise.race([auditing, stop.received]);
-      if (typeof outcome === 'string') {
-        warn(
-          `the audit was stopped (${outcome}) before it finished: no report; closing what your configuration started\n`,
-        );
-        return STOP_SIGNALS[outcome];
-      }
-      write(`${json ? formatAuditJson(outcome) : formatAuditTable(outcome)}\n`);
-      return outcome.ok ? 0 : 2;
+      loaded = await loadConfig(file, env);
+      return await audit(loaded, only, json, write, warn, unhandled);
     } finally {
-      // A second signal while closing ends the process at once, as a shell user expects.
-      stop.dispose();
-      // Your close() is yours: one that hangs or throws (or a `close` getter that throws) never keeps
-      // the command from answering; callHook's deadline holds the process until it answers.
-      // Its error may quote the app's database URL: never its password.
-      const said = (error: unknown) => withoutUrlPasswords(scrubbed(config, describeThrown(error)));
-      await callHook(
-        'your close()',
-        CLOSE_MS,
-        () => config.close?.call(config),
-        (error) => warn(`your close() failed after its deadline: ${said(error)}\n`),
-      ).catch((error: unknown) => warn(`${said(error)}\n`));
+      unhandled.dispose();
     }
   },
 };
+
+/** `error` as a line of standard error may show it: no client secret in any spelling, no URL's password, cut. */
+function printable(config: AuditConfig | undefined, env: CommandEnv, error: unknown): string {
+  const text = describeQuotingError(error) ?? describeThrown(error);
+  const clean = redactSecrets(config === undefined ? text : scrubbed(config, text), environmentSecrets(env));
+  return cutForPrinting(withoutUrlPasswords(clean));
+}
+
+/** Runs the audit the configuration describes, prints its report, and closes what the configuration started. */
+async function audit(
+  config: AuditConfig,
+  only: string[] | undefined,
+  json: boolean,
+  write: (text: string) => void,
+  warn: (text: string) => void,
+  unhandled: UnhandledErrors,
+): Promise<number> {
+  const stop = stopSignal();
+  try {
+    const auditing = auditIntegration({ ...config, ...(only === undefined ? {} : { only }) });
+    // Stopped, its checks' failures are nobody's.
+    auditing.catch(() => {});
+    const outcome = await Promise.race([auditing, stop.received]);
+    if (typeof outcome === 'string') {
+      warn(
+        `the audit was stopped (${outcome}) before it finished: no report; closing what your configuration started\n`,
+      );
+      return STOP_SIGNALS[outcome];
+    }
+    write(`${json ? formatAuditJson(outcome) : formatAuditTable(outcome)}\n`);
+    if (unhandled.count() > 0) {
+      warn(
+        `${unhandled.count()} error(s) of your code went unhandled while the audit ran (said above): a failed audit\n`,
+      );
+    }
+    return outcome.ok && unhandled.count() === 0 ? 0 : 2;
+  } finally {
+    // A second signal while closing ends the process at once, as a shell user expects.
+    stop.dispose();
+    // Your close() is yours: one that hangs or throws (or a `close` getter that throws) never keeps
+    // the command from answering; callHook's deadline holds the process until it answers.
+    // Its error may quote the app's database URL: never its password.
+    const said = (error: unknown) => withoutUrlPasswords(scrubbed(config, describeThrown(error)));
+    await callHook(
+      'your close()',
+      CLOSE_MS,
+      () => config.close?.call(config),
+      (error) => warn(`your close() failed after its deadline: ${said(error)}\n`),
+    ).catch((error: unknown) => warn(`${said(error)}\n`));
+  }
+}
