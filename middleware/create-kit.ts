@@ -30,6 +30,7 @@ import {
 } from './limits/start-limits.ts';
 import { answerError, route } from './routes/answer-error.ts';
 import { mountStart } from './routes/start.ts';
+import { withStoreDeadlines } from './routes/request-store.ts';
 import { deriveServiceRefKey } from './routes/service-user-ref.ts';
 import type { StartBudgetCounter, VerifyStore } from './store/types.ts';
 import { runSweep } from './sweep/sweep.ts';
@@ -298,14 +299,16 @@ function buildRouter<Tx>(context: KitContext<Tx>): Express {
     answerError(context, 'mount', 'html', mountedAtWrongPath(routes.landing, req.baseUrl), res, next);
   });
 
-  if (routes.start !== false) mountStart(router, context, routes.start);
+  // A user's request waits on the kit's store no longer than hookTimeouts.store.
+  const onRequests = withStoreDeadlines(context);
+  if (routes.start !== false) mountStart(router, onRequests, routes.start);
   if (routes.landing !== false) {
     router.get(
       literalRoute(routes.landing),
-      route(context, 'landing', 'html', landingHandler(context, routes.landing)),
+      route(onRequests, 'landing', 'html', landingHandler(onRequests, routes.landing)),
     );
   }
-  if (routes.mobileComplete !== false) mountMobile(router, context, routes.mobileComplete);
+  if (routes.mobileComplete !== false) mountMobile(router, onRequests, routes.mobileComplete);
   const { stepUp } = context.store;
   if (routes.stepUp !== false && context.scopes.size > 0 && stepUp !== undefined) {
     router.get(routes.stepUp, route(context, 'step-up', 'html', stepUpConfirmHandler(context, stepUp)));

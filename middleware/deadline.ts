@@ -22,7 +22,8 @@ export type HookName =
   | 'onUnenrolled'
   | 'client'
   | 'onOutcome'
-  | 'fulfil';
+  | 'fulfil'
+  | 'store';
 
 /** Each callback's deadline in ms. */
 export type HookTimeouts = Readonly<Record<HookName, number>>;
@@ -46,6 +47,9 @@ export const DEFAULT_HOOK_TIMEOUTS: HookTimeouts = {
   client: 30_000,
   onOutcome: 10_000,
   fulfil: 10_000,
+  // Each call of the kit's store on a request (the start's, the landing's, the mobile
+  // completion's): a store of the app's own, or a pool with no free connection, may never answer.
+  store: 10_000,
 };
 
 export const HOOK_NAMES = Object.keys(DEFAULT_HOOK_TIMEOUTS) as readonly HookName[];

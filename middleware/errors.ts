@@ -60,6 +60,12 @@ export const KitErrorCode = {
   StepUpIntentUnusable: 'step_up_intent_unusable',
   /** A guarded form was sent as a file upload: kept requests hold form fields only. */
   StepUpUploadRefused: 'step_up_upload_refused',
+  /**
+   * The kit's store did not answer a call of a request (the start's, the landing's, the mobile
+   * completion's) within `hookTimeouts.store`: the request is answered without it. A late write
+   * may still apply (the landing's reload, or the sweep, then reads what it did).
+   */
+  StoreUnavailable: 'store_unavailable',
 } as const;
 
 export type KitErrorCode = (typeof KitErrorCode)[keyof typeof KitErrorCode];
@@ -86,6 +92,7 @@ const statusByCode: Record<KitErrorCode, number> = {
   hook_failed: 500,
   step_up_intent_unusable: 409,
   step_up_upload_refused: 415,
+  store_unavailable: 503,
 };
 
 /** Details a KitError may carry besides its code and message. */

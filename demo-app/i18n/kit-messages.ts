@@ -154,6 +154,7 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
         'Cette demande a déjà été effectuée, a expiré ou a été commencée dans un autre navigateur. Rien n’a été modifié.',
       step_up_upload_refused:
         'Ce formulaire ne peut pas être confirmé avec un fichier joint. Envoyez-le sans le fichier, ou ajoutez le fichier après avoir confirmé.',
+      store_unavailable: 'Impossible de terminer pour le moment. Réessayez dans un instant.',
       method_not_allowed: 'Une vérification se lance en envoyant un formulaire (POST), pas en ouvrant un lien.',
       client_error: 'Cette requête n’a pas pu être acceptée ; revenez en arrière et réessayez.',
       server_error: SERVER_PROBLEM_FR,

@@ -201,7 +201,9 @@ export interface VerificationKitOptions<Tx = unknown> {
    * resolveUser, prepare, beforeCreate, csrfCheck (csrf.dangerouslyReplaceTokenCheck) and limits
    * (the start limits' consume, which refuses the start when late, and the refund of a start the
    * busy service did not create, then only logged) 5000; onOutcome and fulfil 10000 (fulfil only
-   * where it is async: PostgreSQL; SQLite's runs synchronously inside its transaction).
+   * where it is async: PostgreSQL; SQLite's runs synchronously inside its transaction); store
+   * 10000 (each call of the kit's store for a user's request: late, the request is answered 503
+   * `store_unavailable`; a fulfilment's transaction gets store plus fulfil).
    * Synchronous `locale` and `pages` cannot be pre-empted: when they throw, the kit uses English
    * and its built-in pages.
    */

@@ -200,6 +200,7 @@ export const englishMessages: KitMessages = {
       'This request was already carried out, has expired, or was started in another browser. Nothing was changed now.',
     step_up_upload_refused:
       'This form cannot be confirmed with a file attached. Send it without the file, or upload the file after confirming.',
+    store_unavailable: 'This cannot be completed right now. Please try again in a moment.',
     method_not_allowed: 'Verification is started by submitting a form (POST), not by opening a link.',
     client_error: 'That request could not be accepted; go back and try again.',
     server_error: SERVER_PROBLEM,

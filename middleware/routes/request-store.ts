@@ -1,0 +1,45 @@
+/**
+ * The kit's store as a request calls it (the start, the landing, the mobile completion). The store
+ * is the integrator's code, outside the kit's trust for liveness: a store of the app's own, or a
+ * pg Pool with no free connection, may never answer, and the user's request would stay open for
+ * good. Each call is waited on for `hookTimeouts.store` at most, then the request is answered 503
+ * `store_unavailable`; what the call does later is the store's (a late write may still apply, and
+ * the landing's reload or the sweep then reads it). A fulfilment's transaction runs the action's
+ * fulfil under its own deadline first, so it gets `hookTimeouts.fulfil` on top. The step-up and
+ * SMS pumping stores keep their own deadlines, and the sweep bounds its calls by its time budget.
+ */
+import type { KitContext } from '../context.ts';
+import { withDeadline } from '../deadline.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { lateRejectionLogger } from '../logger.ts';
+import type { VerifyStore } from '../store/types.ts';
+
+/** The context the request routes run on: the same, but for the store's deadlines. */
+export function withStoreDeadlines<Tx>(context: KitContext<Tx>): KitContext<Tx> {
+  return { ...context, store: boundedStore(context) };
+}
+
+function boundedStore<Tx>(context: KitContext<Tx>): VerifyStore<Tx> {
+  const { store, hookTimeouts } = context;
+  const onLateRejection = lateRejectionLogger(context.logger);
+  // Its own target, as the sweep's bounded store: a proxy of a frozen store could not hand out other methods.
+  return new Proxy(Object.create(store) as VerifyStore<Tx>, {
+    get(_, key) {
+      const value: unknown = Reflect.get(store, key, store);
+      // The step-up and SMS pumping stores are bounded where they are called.
+      if (typeof value !== 'function' || key === 'stepUp' || key === 'pumping') return value;
+      const name = `store.${String(key)}`;
+      const ms = key === 'fulfilBatch' ? hookTimeouts.store + hookTimeouts.fulfil : hookTimeouts.store;
+      const late = () =>
+        new KitError(
+          KitErrorCode.StoreUnavailable,
+          `${name} did not answer within ${ms} ms; the request was answered without it (raise hookTimeouts.store if the store needs longer).`,
+        );
+      return (...args: unknown[]) =>
+        withDeadline(name, ms, () => (value as (...a: unknown[]) => unknown).apply(store, args), {
+          late,
+          onLateRejection,
+        });
+    },
+  });
+}
