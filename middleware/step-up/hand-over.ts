@@ -7,7 +7,8 @@
  * the answer was sent is dropped: a late `res.redirect` in its own timer would otherwise throw
  * where nothing catches it and end the process. A later `next()` is dropped too (after its
  * deadline, or after it failed): the guarded handler never runs after the user got the error page.
- * A throw or rejection once the request was answered, or handed on with `next()`, is only logged.
+ * An error it passes to `next(err)` is answered as a throw is. A throw or rejection once the request
+ * was answered, or handed on with `next()`, is only logged.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { runDetached } from '../deadline.ts';
@@ -53,30 +54,40 @@ export function handOverWithin(
   timer.unref();
   // Answered, or the client went away: nothing left to bound.
   res.once('close', () => clearTimeout(timer));
+  /** It threw, rejected or passed an error to next(). */
+  const failedWith = (error: unknown): void => {
+    clearTimeout(timer);
+    // Answered at its deadline, or handed on to the guarded handler: the request is no longer
+    // this handler's to answer, and an answer now would race the one already under way.
+    if (answeredForIt || passedOn) failed.afterAnswer(error);
+    else if (!res.headersSent) {
+      answeredForIt = true;
+      failed.answer(error);
+    } else {
+      failed.afterAnswer(error);
+      // An answer it began and never ended is cut off, as Express does: the user would wait for the rest.
+      if (!endAsked()) res.destroy();
+    }
+  };
   const onward: NextFunction = (error?: unknown) => {
     // Too late: the user was told it failed, so the guarded handler must not run now.
     if (answeredForIt) return;
+    // next(err) is how Express middleware fails: answered as a throw is, never handed to Express's
+    // error handlers, which print its stack (and whatever its message holds).
+    if (isExpressError(error)) {
+      failedWith(error);
+      return;
+    }
     passedOn = true;
     clearTimeout(timer);
     next(error);
   };
-  runDetached(
-    () => handler(req, res, onward),
-    (error) => {
-      clearTimeout(timer);
-      // Answered at its deadline, or handed on to the guarded handler: the request is no longer
-      // this handler's to answer, and an answer now would race the one already under way.
-      if (answeredForIt || passedOn) failed.afterAnswer(error);
-      else if (!res.headersSent) {
-        answeredForIt = true;
-        failed.answer(error);
-      } else {
-        failed.afterAnswer(error);
-        // An answer it began and never ended is cut off, as Express does: the user would wait for the rest.
-        if (!endAsked()) res.destroy();
-      }
-    },
-  );
+  runDetached(() => handler(req, res, onward), failedWith);
+}
+
+/** An argument of next() Express reads as an error: anything truthy but 'route' and 'router'. */
+function isExpressError(error: unknown): boolean {
+  return Boolean(error) && error !== 'route' && error !== 'router';
 }
 
 /**

@@ -250,6 +250,44 @@ describe('an onUnenrolled that fails', () => {
       expect((await nobody.request('/ping')).body).toBe('pong');
     });
   });
+
+  it('one that fails the Express way, next(err), gets the kit’s error page as one that throws: its error is logged described, without the secret, never handed to Express’s error handlers with its stack', async () => {
+    const ran = { handler: false };
+    app = await appWith((_req, _res, next) => {
+      // An enrolment lookup's callback reporting its failure.
+      setImmediate(() => next(new Error(`enrolment lookup failed (${app!.secret})`)));
+    }, ran);
+    await asUserWithoutPhone(app!, async (nobody) => {
+      const answer = await nobody.request('/security');
+      expect(answer.status).toBe(500);
+      expect(answer.body).toMatch(/^<!doctype html>/i); // the kit's page
+      expect(answer.body).not.toContain('enrolment lookup failed');
+      expect(answer.body).not.toMatch(/at .*\.(ts|js):\d+/);
+      expect(app!.errors).toEqual([]); // the app's error handler (and Express's after it) never saw it
+      const lines = app!.logs.filter((line) => line.includes('enrolment lookup failed'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).not.toContain(app!.secret);
+      expect(lines[0]).not.toMatch(/at .*\.(ts|js):\d+/);
+      expect(ran.handler).toBe(false);
+      expect(await unhandled.settled()).toEqual([]);
+    });
+  });
+
+  it('one that answers (a redirect to enrolment) and then calls next(err): the redirect stands, the error is logged once and never reaches the app’s error handler', async () => {
+    const ran = { handler: false };
+    app = await appWith((_req, res, next) => {
+      res.redirect('/enrol');
+      next(new Error('enrolment audit write failed'));
+    }, ran);
+    await asUserWithoutPhone(app!, async (nobody) => {
+      const answer = await nobody.request('/security');
+      expect(answer.status).toBe(302);
+      expect(answer.location).toBe('/enrol');
+      expect(app!.errors).toEqual([]);
+      expect(app!.logs.filter((line) => line.includes('enrolment audit write failed'))).toHaveLength(1);
+      expect(ran.handler).toBe(false);
+    });
+  });
 });
 
 describe('an onUnenrolled that never answers, in an app with errors: "next"', () => {
