@@ -132,13 +132,17 @@ export function describeStoredNumber(destination: string): ReadNumber | undefine
 /**
  * The one reading of a number the app holds: what the destination policy and the SMS pumping rules
  * judge, and what is then texted, stored with the attempt and given to fulfil, so that the number
- * judged is the number sent ("+330612345678" is +33612345678 to all of them). A number the metadata
- * cannot read at all belongs to no country it knows, in its one spelling.
+ * judged is the number sent ("+330612345678" is +33612345678 to all of them). One the metadata cannot
+ * read as written is read in the one spelling it is then texted as ("0044 9098 790000" is sent to
+ * +449098790000, a premium-rate number, and judged as one); one it cannot read at all belongs to no
+ * country it knows, in that spelling.
  */
 export function readStoredNumber(destination: string): ReadNumber {
+  const spelling = normaliseDestination(destination);
   return (
-    describeStoredNumber(destination) ?? {
-      e164: normaliseDestination(destination),
+    describeStoredNumber(destination) ??
+    (spelling === destination ? undefined : describeStoredNumber(spelling)) ?? {
+      e164: spelling,
       country: undefined,
       type: undefined,
       noCountry: true,

@@ -269,6 +269,18 @@ describe('the destination policy', () => {
     expect(refusalOf(resolvePolicy({ refuseCountries: ['ZZ'] }), fictional)).toBe('country');
   });
 
+  it("judges a stored number spelt with the international '00' as the number it is texted as, also where 'ZZ' is allowed", () => {
+    const everywhere = resolvePolicy({ allowCountries: ['GB', 'FR', 'ZZ'] });
+    for (const stored of ['0044 9098 790000', '00449098790000', '(00) 44 9098-790000']) {
+      const number = readStoredNumber(stored);
+      // Texted as +449098790000, a British premium-rate number: judged as one, not as a number of no country.
+      expect(number, stored).toMatchObject({ e164: '+449098790000', country: 'GB', type: 'PREMIUM_RATE' });
+      expect(refusalOf(everywhere, number), stored).toBe('type');
+    }
+    expect(readStoredNumber('0033 6 12 34 56 78')).toMatchObject({ e164: '+33612345678', country: 'FR' });
+    expect(refusalOf(everywhere, readStoredNumber('0033 6 12 34 56 78'))).toBeUndefined();
+  });
+
   it('by default refuses the types no person reads a code on, as documented, and lets the rest through', () => {
     const policy = resolvePolicy();
     // The documented list, written out: a type dropped from the defaults must fail here.
