@@ -153,9 +153,7 @@ function buildStartLimits<Tx>(options: ResolvedKitOptions<Tx>): StartLimits | un
  * (a kit made for the sweep job and the fraud command).
  */
 function ipv6SubnetOf<Tx>(options: ResolvedKitOptions<Tx>, startLimits: StartLimits | undefined): number {
-  if (startLimits?.ipv6Subnet !== undefined) return startLimits.ipv6Subnet;
-  const { limits } = options;
-  const given = limits === undefined || isStartLimits(limits) ? undefined : limits.ipv6Subnet;
+  const given: unknown = startLimits?.ipv6Subnet ?? options.limits?.ipv6Subnet;
   if (given === undefined) return DEFAULT_IPV6_SUBNET;
   try {
     return checkIpv6Subnet(given);

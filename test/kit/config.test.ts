@@ -8,6 +8,7 @@ import session from 'express-session';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  createStartLimits,
   createVerificationKit,
   isKitError,
   KitErrorCode,
@@ -349,6 +350,21 @@ describe('the kit builds what its options ask for', () => {
     const { consumeStartBudgets: _none, ...uncounted } = createSqliteStore({ database: ':memory:' });
     expect(() => createVerificationKit(options({ store: uncounted }))).toThrow(/Start limits need a counter store/);
     expect(() => createVerificationKit(options({ store: uncounted, routes: { start: false } }))).not.toThrow();
+  });
+
+  it("kit.pumping keys an IPv6 address by the start limits' ipv6Subnet, also in a kit without a start route (the sweep job's, the fraud command's)", async () => {
+    const slash48 = { key: '2001:db8:1:0:0:0:0:0/48' };
+    for (const routes of [{}, { start: false as const }]) {
+      const counted = createSqliteStore({ database: ':memory:' });
+      const given = createStartLimits({ store: counted, destinationKey: 'k'.repeat(32), ipv6Subnet: 48 });
+      for (const limits of [{ ipv6Subnet: 48 }, given]) {
+        const kit = createVerificationKit(options({ store: counted, routes, limits }));
+        expect(await kit.pumping.block({ address: '2001:db8:1:2::9' })).toMatchObject(slash48);
+      }
+    }
+    expect(() => createVerificationKit(options({ routes: { start: false }, limits: { ipv6Subnet: 7 } }))).toThrow(
+      /ipv6Subnet/,
+    );
   });
 
   it('kit.runSweep and kit.startSweepWorker check their options like the factory', () => {
