@@ -35,7 +35,7 @@ import {
 import { handOverWithin } from './hand-over.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
 import { keepIntentWithinLimit } from './intent-limit.ts';
-import { bodyTypeRefused, keptFields, uploadRefused } from './kept-fields.ts';
+import { bodyTypeRefused, fieldsToRun, keptFields, uploadRefused } from './kept-fields.ts';
 import { labelFor } from './labels.ts';
 import { boundResourceKey } from './resource-key.ts';
 import { isNavigationFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
@@ -259,7 +259,7 @@ async function runKeptRequest<Tx>(
     note(guarded, req, 'denied');
     throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request can no longer be used; nothing was changed.');
   }
-  req.body = intent.fields;
+  req.body = fieldsToRun(intent);
   const resourceKey = await resourceKeyOf(guarded, req);
   const reading = readingOf(guarded, user.userRef, browserSession);
   const fresh = await hasFreshGrant(reading, resourceKey, now - guard.maxAgeMs);

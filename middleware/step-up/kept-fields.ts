@@ -1,10 +1,13 @@
 /**
  * The fields of a guarded form as the kit keeps them while its user confirms it's them (JSON), or a
- * refusal of what no store can keep: a NUL byte (PostgreSQL's JSONB) or more than 64 KB.
+ * refusal of what no store can keep: a NUL byte (PostgreSQL's JSONB) or more than 64 KB; and the
+ * fields a confirmed form runs with, as the store gives them back.
  */
 import type { Request } from 'express';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { bodyOf } from '../routes/start-request.ts';
+import { isRecord } from '../options/option-problems.ts';
+import type { StepUpIntent } from '../store/types.ts';
 import type { JsonValue } from '../types.ts';
 import { isPageMethod, methodOf } from './request-kind.ts';
 
@@ -49,6 +52,18 @@ export function keptFields(req: Request): JsonValue {
     );
   }
   return JSON.parse(text) as JsonValue;
+}
+
+/**
+ * The fields a confirmed form runs with, as the store gave them back. A store of the app's own may
+ * answer the JSON text it stored: the handler must never run with that as its body.
+ */
+export function fieldsToRun(intent: StepUpIntent): Record<string, unknown> {
+  if (isRecord(intent.fields)) return intent.fields;
+  throw new KitError(
+    KitErrorCode.HookFailed,
+    "The step-up store's findIntent answered a kept form whose fields are not an object (JSON text not parsed?); nothing was run.",
+  );
 }
 
 /** A file upload: kept requests hold form fields only. */

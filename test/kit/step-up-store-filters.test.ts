@@ -1,7 +1,9 @@
 /**
- * A custom store's step-up `listGrants` that applies only part of the guard's query (a data layer
- * that reads a browser session's grants by its digest alone): the guard checks every grant it
- * reads again, so another user's grant in the same browser session never opens a guarded route.
+ * A custom store's step-up answers that are not quite the contract's: a `listGrants` that applies
+ * only part of the guard's query (a data layer that reads a browser session's grants by its digest
+ * alone), and a `findIntent` that gives a kept form's fields back as the JSON text it stored. The
+ * guard checks every grant it reads again, so another user's grant in the same browser session never
+ * opens a guarded route, and it runs a kept form only with fields: never a handler with a text.
  */
 import { expect, it } from 'vitest';
 import type { StepUpGrant, StepUpStore, VerifyStore } from '../../middleware/store/types.ts';
@@ -11,23 +13,22 @@ import { describeEachAppStore } from '../support/app-stores.ts';
 import { confirmForm, guardedRoutes, SCOPES, type Ran } from '../support/step-up.ts';
 import { USERS } from '../support/users.ts';
 
-/** The real store, its listGrants answering every user's grants of the query's browser session. */
-function ignoringUser(store: VerifyStore<unknown>): VerifyStore<unknown> {
+/** The real store, its step-up methods replaced by `changes`. */
+function withStepUp(
+  store: VerifyStore<unknown>,
+  changes: (real: StepUpStore) => Partial<StepUpStore>,
+): VerifyStore<unknown> {
   const real = store.stepUp!;
-  const users = Object.values(USERS).map((user) => user.userRef);
   const stepUp: StepUpStore = {
     insertGrant: (grant) => real.insertGrant(grant),
-    async listGrants(query) {
-      const grants: StepUpGrant[] = [];
-      for (const userRef of users) grants.push(...(await real.listGrants({ ...query, userRef })));
-      return grants;
-    },
+    listGrants: (query) => real.listGrants(query),
     revokeGrants: (query) => real.revokeGrants(query),
     insertIntent: (intent, maxLive) => real.insertIntent(intent, maxLive),
     renewPageIntent: (query) => real.renewPageIntent(query),
     findIntent: (id) => real.findIntent(id),
     consumeIntent: (id, now) => real.consumeIntent(id, now),
     purgeExpiredIntents: (query) => real.purgeExpiredIntents(query),
+    ...changes(real),
   };
   return new Proxy(store, {
     get: (target, key) => {
@@ -38,7 +39,29 @@ function ignoringUser(store: VerifyStore<unknown>): VerifyStore<unknown> {
   });
 }
 
-describeEachAppStore('a custom step-up store whose listGrants leaves out the user', (_store, storeOptions) => {
+/** Its listGrants answering every user's grants of the query's browser session. */
+function ignoringUser(store: VerifyStore<unknown>): VerifyStore<unknown> {
+  const users = Object.values(USERS).map((user) => user.userRef);
+  return withStepUp(store, (real) => ({
+    async listGrants(query) {
+      const grants: StepUpGrant[] = [];
+      for (const userRef of users) grants.push(...(await real.listGrants({ ...query, userRef })));
+      return grants;
+    },
+  }));
+}
+
+/** Its findIntent answering a kept form's fields as the JSON text a TEXT column holds. */
+function fieldsAsText(store: VerifyStore<unknown>): VerifyStore<unknown> {
+  return withStepUp(store, (real) => ({
+    async findIntent(id) {
+      const intent = await real.findIntent(id);
+      return intent === undefined ? undefined : { ...intent, fields: JSON.stringify(intent.fields) };
+    },
+  }));
+}
+
+describeEachAppStore('a custom step-up store', (_store, storeOptions) => {
   /** "Text me a code" on a guard's page, the code entered; the landing's answer. */
   async function verifyFrom(user: Agent, html: string) {
     const form = confirmForm(html);
@@ -46,7 +69,7 @@ describeEachAppStore('a custom step-up store whose listGrants leaves out the use
     return user.request(await user.verifyOnHostedPage(started));
   }
 
-  it('another user signed in in the same browser session is asked to confirm it’s them: the previous user’s grant opens nothing', async () => {
+  it('whose listGrants leaves out the user: another user signed in in the same browser session is asked to confirm it’s them: the previous user’s grant opens nothing', async () => {
     const ran: Ran[] = [];
     const app = await startTestApp({
       ...(await storeOptions()),
@@ -64,6 +87,40 @@ describeEachAppStore('a custom step-up store whose listGrants leaves out the use
       expect(asBob.body).toContain('Confirm it’s you');
       expect(asBob.body).not.toContain('codes for bob');
       expect(ran.filter((r) => r.user === 'bob')).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('whose findIntent gives a kept form’s fields back as text: the confirmation runs nothing (500, logged), the form stays kept', async () => {
+    const ran: Ran[] = [];
+    const app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: guardedRoutes(ran),
+      wrapStore: fieldsAsText,
+    });
+    try {
+      const alice = await app.agent().signIn('alice');
+      const sameSite = { origin: alice.origin, 'sec-fetch-site': 'same-origin' };
+      const kept = await alice.postForm('/accounts/acct-1/payee', { iban: 'AS-TEXT-1' }, sameSite);
+      const confirm = await alice.request((await verifyFrom(alice, kept.body)).location!);
+      const intentId = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirm.body)![1]!;
+      const sent = await alice.postForm(
+        '/accounts/acct-1/payee',
+        { _csrf: alice.csrf, _verify_kit_intent: intentId },
+        sameSite,
+      );
+      expect(sent.status).toBe(500);
+      expect(ran).toEqual([]);
+      expect(
+        app.logs.some((line) => line.includes('findIntent answered a kept form whose fields are not an object')),
+      ).toBe(true);
+      const [row] = await app.query<{ consumed_at: unknown }>(
+        'SELECT consumed_at FROM verify_kit_intents WHERE intent_id = $1',
+        [intentId],
+      );
+      expect(row!.consumed_at).toBeNull();
     } finally {
       await app.close();
     }
