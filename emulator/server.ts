@@ -12,7 +12,7 @@ import { createContext } from './context.ts';
 import { relyingPartyOf } from './passkeys/passkeys.ts';
 import type { RateLimitSettings } from './config/rate-limit-settings.ts';
 import type { SmsPrices } from './config/sms-prices.ts';
-import { answerUnparsedRequest } from './unparsed-requests.ts';
+import { answerUnparsedRequest } from './api/unparsed-requests.ts';
 
 export interface ServerSettings {
   port: number;
