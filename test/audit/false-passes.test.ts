@@ -907,6 +907,57 @@ describe.concurrent('controls: mistakes the audit catches', () => {
     expect(failed, table).toContain('leak.secret');
   }, 120_000);
 
+  it('the client secret in a script the success page loads (/assets/config.js) fails leak.secret', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app, ctx) => {
+          // "The front end needs the config too": the server's settings bundled into a script.
+          app.get('/assets/config.js', (_req, res) => {
+            const config = { clientId: ctx.clientId, clientSecret: ctx.clientSecret };
+            res.type('application/javascript').send(`window.CONFIG = ${JSON.stringify(config)};`);
+          });
+        },
+        done: (_req, res) => {
+          res.setHeader('Cache-Control', 'no-store');
+          res.send('<!doctype html><title>Done</title><script src="/assets/config.js"></script><p>Done.</p>');
+          return true;
+        },
+      },
+      ['leak.secret'],
+      async (app) => {
+        const config = await new AuditAgent(app.url, () => {}).request('/assets/config.js');
+        expect(config.body).toContain(JSON.stringify(app.clientSecret));
+      },
+    );
+    expect(failed, table).toContain('leak.secret');
+    expect(table).toMatch(/GET \/assets\/config\.js response body/);
+  }, 120_000);
+
+  it('the client secret in the source map of a script the success page loads fails leak.secret', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app, ctx) => {
+          app.get('/assets/app.js', (_req, res) => {
+            res.type('application/javascript').send('console.log("ready");\n//# sourceMappingURL=app.js.map\n');
+          });
+          // The map's sourcesContent keeps the server file the bundle was built beside.
+          app.get('/assets/app.js.map', (_req, res) => {
+            const source = `export const clientSecret = ${JSON.stringify(ctx.clientSecret)};`;
+            res.json({ version: 3, sources: ['config.ts'], sourcesContent: [source], mappings: '' });
+          });
+        },
+        done: (_req, res) => {
+          res.setHeader('Cache-Control', 'no-store');
+          res.send('<!doctype html><title>Done</title><script type="module" src="assets/app.js"></script>');
+          return true;
+        },
+      },
+      ['leak.secret'],
+    );
+    expect(failed, table).toContain('leak.secret');
+    expect(table).toMatch(/GET \/assets\/app\.js\.map response body/);
+  }, 120_000);
+
   it('the client secret in base64 (no padding, inside a longer value) in a page fails leak.secret', async () => {
     const { failed, table } = await audit(
       {

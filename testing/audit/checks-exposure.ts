@@ -6,15 +6,22 @@
 import { withoutHandoffInput, type Exchange } from './agent.ts';
 import type { AuditCheck, Verdict } from './check.ts';
 import { findSecret, findSecretPart, MIN_LEAKED_PART, type SecretForm } from './secret.ts';
-import type { AuditWorld } from './world.ts';
+import { fetchSubresources } from './subresources.ts';
+import type { AuditUser, AuditWorld } from './world.ts';
 
 /**
  * One real flow (hosted page walked, success page followed with a browser's Referer) and a forged
- * landing. The tour stays on the app's origin: a Referer carrying session_id and state is never
- * sent anywhere else (the redirect checks judge a landing that leaves it).
+ * landing, then the files the pages seen have the browser load (their scripts and stylesheets). The
+ * tour stays on the app's origin: a Referer carrying session_id and state is never sent anywhere
+ * else (the redirect checks judge a landing that leaves it).
  */
 async function tour(world: AuditWorld): Promise<void> {
   const user = await world.signIn();
+  await walk(world, user);
+  await fetchSubresources(world, user.agent);
+}
+
+async function walk(world: AuditWorld, user: AuditUser): Promise<void> {
   const attempt = await world.start(user);
   const location = await world.walkHostedPage(user, attempt);
   if (world.resolve(location).origin !== world.options.appOrigin) return;
@@ -185,7 +192,7 @@ export const exposureChecks: AuditCheck[] = [
   {
     id: 'leak.secret',
     title:
-      'The client secret is in no URL, Referer, page, response header or log line, whole or any 12 characters of it in a row: as is, URL-encoded, HTML- or JSON-escaped, in hex, or in base64 (also URL-encoded)',
+      'The client secret is in no URL, Referer, page, file a page loads (a script, a stylesheet), response header or log line, whole or any 12 characters of it in a row: as is, URL-encoded, HTML- or JSON-escaped, in hex, or in base64 (also URL-encoded)',
     fix: "Keep the client secret on the server, in the kit's options only (from your secret store or environment); never render, log or link it.",
     phase: 'last',
     async run(world, verdict) {

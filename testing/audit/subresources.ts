@@ -1,0 +1,74 @@
+/**
+ * The files a browser loads with the app's pages (their scripts, stylesheets, preloads and
+ * manifest, and a script's source map): a client secret bundled into one is sent to every visitor
+ * as surely as one written in the page, so the leak checks search them too.
+ */
+import { attribute, TAG_REST } from '../html.ts';
+import type { AuditAgent } from './agent.ts';
+import type { AuditWorld } from './world.ts';
+
+/** A comment (skipped), or a tag: group 1 its name, group 2 its attribute text. */
+const TOKEN = new RegExp(`<!--[\\s\\S]*?(?:-->|$)|<([A-Za-z][^\\s/>]*)${TAG_REST}`, 'g');
+
+/** The `rel` values of a `<link>` whose file the browser loads with the page (or may). */
+const LOADED_LINKS = new Set(['stylesheet', 'preload', 'modulepreload', 'prefetch', 'manifest']);
+
+/** The most files fetched in one run: an app's own, not a crawl. */
+const MOST_FILES = 40;
+
+/** A script's `//# sourceMappingURL=` (or `/*# ... *\/` in a stylesheet), if it names one. */
+const SOURCE_MAP = /[#@]\s*sourceMappingURL\s*=\s*([^\s*'"]+)/;
+
+/** `target` resolved against `base`, when it is a URL on `origin` (a data: URL or another site is not the app's). */
+function onOrigin(target: string, base: string, origin: string): string | undefined {
+  try {
+    const url = new URL(target, base);
+    url.hash = '';
+    return url.origin === origin ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The URLs on `origin` of the files an HTML page at `pageUrl` has the browser load. */
+export function subresourcesOf(html: string, pageUrl: string, origin: string): string[] {
+  const found: string[] = [];
+  for (const [, tag, attributes = ''] of html.matchAll(TOKEN)) {
+    const name = tag?.toLowerCase();
+    let target: string | undefined;
+    if (name === 'script') target = attribute(attributes, 'src');
+    if (name === 'link') {
+      const rels = (attribute(attributes, 'rel') ?? '').toLowerCase().split(/\s+/);
+      if (rels.some((rel) => LOADED_LINKS.has(rel))) target = attribute(attributes, 'href');
+    }
+    const url = target === undefined ? undefined : onOrigin(target.trim(), pageUrl, origin);
+    if (url !== undefined) found.push(url);
+  }
+  return found;
+}
+
+/**
+ * GETs, with `agent`, every file on the app's origin the pages the run saw have the browser load
+ * (and a source map one of them names), once each, up to MOST_FILES: each is then one more
+ * exchange the leak checks search.
+ */
+export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): Promise<void> {
+  const { appOrigin } = world.options;
+  const fetched = new Set(world.exchanges.filter((x) => x.method === 'GET').map((x) => x.url));
+  const queue: string[] = [];
+  const want = (url: string | undefined) => {
+    if (url === undefined || fetched.has(url) || queue.includes(url)) return;
+    queue.push(url);
+  };
+  for (const x of world.exchanges) {
+    if (!x.url.startsWith(appOrigin) || !/text\/html/i.test(x.responseHeaders['content-type'] ?? '')) continue;
+    for (const url of subresourcesOf(x.responseBody, x.url, appOrigin)) want(url);
+  }
+  for (let n = 0; n < MOST_FILES && queue.length > 0; n++) {
+    const url = queue.shift() as string;
+    fetched.add(url);
+    const answer = await agent.request(url);
+    const map = SOURCE_MAP.exec(answer.body.slice(-2_000))?.[1];
+    if (answer.status === 200 && map !== undefined) want(onOrigin(map, url, appOrigin));
+  }
+}
