@@ -20,26 +20,39 @@ export function withStoreDeadlines<Tx>(context: KitContext<Tx>): KitContext<Tx> 
 }
 
 function boundedStore<Tx>(context: KitContext<Tx>): VerifyStore<Tx> {
-  const { store, hookTimeouts } = context;
+  const { store } = context;
   const onLateRejection = lateRejectionLogger(context.logger);
+  // One bounded function per method, made once: every request calls them.
+  const bounded = new Map<string | symbol, { of: unknown; call: (...args: unknown[]) => Promise<unknown> }>();
   // Its own target, as the sweep's bounded store: a proxy of a frozen store could not hand out other methods.
   return new Proxy(Object.create(store) as VerifyStore<Tx>, {
     get(_, key) {
       const value: unknown = Reflect.get(store, key, store);
       // The step-up and SMS pumping stores are bounded where they are called.
       if (typeof value !== 'function' || key === 'stepUp' || key === 'pumping') return value;
-      const name = `store.${String(key)}`;
-      const ms = key === 'fulfilBatch' ? hookTimeouts.store + hookTimeouts.fulfil : hookTimeouts.store;
-      const late = () =>
-        new KitError(
-          KitErrorCode.StoreUnavailable,
-          `${name} did not answer within ${ms} ms; the request was answered without it (raise hookTimeouts.store if the store needs longer).`,
-        );
-      return (...args: unknown[]) =>
-        withDeadline(name, ms, () => (value as (...a: unknown[]) => unknown).apply(store, args), {
-          late,
-          onLateRejection,
-        });
+      const made = bounded.get(key);
+      if (made !== undefined && made.of === value) return made.call;
+      const call = boundedCall(context, key, value as (...a: unknown[]) => unknown, onLateRejection);
+      bounded.set(key, { of: value, call });
+      return call;
     },
   });
+}
+
+/** `method` of the store, waited on for its deadline at most. */
+function boundedCall<Tx>(
+  context: KitContext<Tx>,
+  key: string | symbol,
+  method: (...a: unknown[]) => unknown,
+  onLateRejection: ReturnType<typeof lateRejectionLogger>,
+): (...args: unknown[]) => Promise<unknown> {
+  const { store, hookTimeouts } = context;
+  const name = `store.${String(key)}`;
+  const ms = key === 'fulfilBatch' ? hookTimeouts.store + hookTimeouts.fulfil : hookTimeouts.store;
+  const late = () =>
+    new KitError(
+      KitErrorCode.StoreUnavailable,
+      `${name} did not answer within ${ms} ms; the request was answered without it (raise hookTimeouts.store if the store needs longer).`,
+    );
+  return (...args: unknown[]) => withDeadline(name, ms, () => method.apply(store, args), { late, onLateRejection });
 }
