@@ -249,6 +249,27 @@ describe("the emulator's hosted page on a host name of its own", () => {
     }
     expect(table).not.toMatch(/fix:/);
   }, 120_000);
+
+  it('a page host nothing answers on, and the client secret on the success page: leak.secret fails on what the other checks saw, never not run', async () => {
+    const app = await startSampleApp({
+      emulatorPageHost: '::1',
+      done: (_req, res, ctx) => {
+        res.setHeader('Cache-Control', 'no-store');
+        res.send(`<!doctype html><title>Done</title><meta name="client" content="${ctx.clientSecret}">`);
+        return true;
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: ['redirect.landing', 'leak.secret'] });
+    const leak = report.checks.find((check) => check.id === 'leak.secret');
+    expect(leak?.status, formatAuditTable(report)).toBe('fail');
+    expect(leak?.evidence).toContainEqual(
+      expect.stringMatching(/^the client secret \(as is\) in GET \/done response body$/),
+    );
+    expect(leak?.evidence).toContainEqual(
+      expect.stringMatching(/^not run: could not reach http:\/\/\[::1\]:\d+\/verify/),
+    );
+  }, 120_000);
 });
 
 describe('an app that stops answering during the audit', () => {

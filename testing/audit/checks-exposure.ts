@@ -3,8 +3,9 @@
  * checks mean something when run alone): framing and caching headers on every kit page, and the
  * client secret and the handoffs nowhere but where they must travel.
  */
-import { withoutHandoffInput, type Exchange } from './agent.ts';
+import { UnreachableError, withoutHandoffInput, type Exchange } from './agent.ts';
 import type { AuditCheck, Verdict } from './check.ts';
+import { describeThrown } from './hooks.ts';
 import { findSecret, findSecretPart, MIN_LEAKED_PART, type SecretForm } from './secret.ts';
 import { fetchSubresources } from './subresources.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
@@ -42,6 +43,22 @@ function toured(world: AuditWorld): Promise<void> {
     tours.set(world, done);
   }
   return done;
+}
+
+/**
+ * The tour, for a check that judges everything the run recorded: when it cannot run, what the other
+ * checks recorded is judged all the same (a leak they saw still fails the check). A host other than
+ * the app that could not be reached leaves the check not run if nothing fails; the app failing the
+ * tour fails it.
+ */
+async function tourThen(world: AuditWorld, verdict: Verdict): Promise<void> {
+  try {
+    await toured(world);
+  } catch (error) {
+    if (error instanceof UnreachableError && error.origin !== world.options.appOrigin) verdict.notRun = error.message;
+    else verdict.expect(false, `the tour (a real flow through the hosted page) failed: ${describeThrown(error)}`);
+    verdict.note('the tour did not finish: judged what the other checks recorded');
+  }
 }
 
 function isKitRoute(world: AuditWorld, x: Exchange): boolean {
@@ -171,7 +188,7 @@ export const exposureChecks: AuditCheck[] = [
     fix: "Let the kit's pages keep their headers: set nothing after the kit that drops Cache-Control: no-store or X-Frame-Options/frame-ancestors (helmet's defaults are fine).",
     phase: 'last',
     async run(world, verdict) {
-      await toured(world);
+      await tourThen(world, verdict);
       const answers = world.exchanges.filter((x) => isKitRoute(world, x));
       const pages = answers.filter((x) => (x.responseHeaders['content-type'] ?? '').includes('text/html'));
       verdict.note(`${answers.length} answers of the start and landing routes, ${pages.length} of them pages`);
@@ -196,7 +213,7 @@ export const exposureChecks: AuditCheck[] = [
     fix: "Keep the client secret on the server, in the kit's options only (from your secret store or environment); never render, log or link it.",
     phase: 'last',
     async run(world, verdict) {
-      await toured(world);
+      await tourThen(world, verdict);
       await searchAll(world, verdict, [...world.secretForms], 'the client secret', { handoff: false, parts: true });
     },
   },
@@ -207,7 +224,7 @@ export const exposureChecks: AuditCheck[] = [
     fix: "Let the kit's auto-submit page carry the handoff (it posts it in a form body); never log the start's answer, put the handoff in a link, or redirect with it.",
     phase: 'last',
     async run(world, verdict) {
-      await toured(world);
+      await tourThen(world, verdict);
       const forms = [...world.handoffs].flatMap((h) => [
         { name: 'as is', text: h },
         { name: 'URL-encoded', text: encodeURIComponent(h) },
