@@ -2,6 +2,9 @@
  * The audit command (`hosted-sms-verify-kit audit --config FILE`): loads the configuration module,
  * prints the table or the JSON report, and says by its exit code whether every check passed.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 // The command as the bin runs it: from the build.
@@ -55,6 +58,29 @@ describe('hosted-sms-verify-kit audit', () => {
     expect(code).toBe(0);
     expect((JSON.parse(out) as { ok: boolean }).ok).toBe(true);
     expect(err).toBe('your close() failed: the test database was already closed\n');
+  }, 60_000);
+
+  it('an audit that stopped before its checks (no emulator answers): exit 1, its reason in the report, as a configuration mistake', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verify-audit-stopped-'));
+    try {
+      writeFileSync(
+        join(dir, 'no-emulator.config.mjs'),
+        `export default {
+           appUrl: 'http://127.0.0.1:1', emulatorUrl: 'http://127.0.0.1:1', serviceUrl: 'http://127.0.0.1:1',
+           clientId: 'audit-client', clientSecret: 'no-emulator-secret-0123',
+           signIn: { path: '/login', fields: (user) => ({ user }) },
+           actions: [{ name: 'confirm_phone' }],
+           probe: () => 0,
+         };\n`,
+      );
+      const { code, out } = await run(['--config', join(dir, 'no-emulator.config.mjs'), '--json']);
+      expect(code).toBe(1);
+      expect((JSON.parse(out) as { stopped?: string }).stopped).toMatch(
+        /control API at http:\/\/127\.0\.0\.1:1 did not answer/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('usage mistakes are refused before anything runs', async () => {

@@ -5,7 +5,7 @@
  * Prints the table (or the JSON report); exit code 0 when no check failed (a check may be listed as
  * not run, when an option it needs was not given), 2 when one failed (or your code, in this process,
  * threw or rejected where nothing handled it),
- * 1 for a configuration mistake, 130 or 143 when SIGINT or SIGTERM stopped it (after your close()).
+ * 1 for a configuration mistake (the audit stopped before its checks too), 130 or 143 when SIGINT or SIGTERM stopped it (after your close()).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -29,7 +29,8 @@ const USAGE = `usage: hosted-sms-verify-kit audit --config ./audit.config.js [--
                   start your app and the emulator, and return close()) (env VERIFY_AUDIT_CONFIG)
   --json          print the JSON report (for CI) instead of the table
   --only IDS      run only these checks (comma-separated ids)
-Exit codes: 0 no check failed (some may be listed as not run), 1 configuration error, 2 a check failed
+Exit codes: 0 no check failed (some may be listed as not run), 1 configuration error (or the audit
+  stopped before its checks: the emulator, the wiring or the first sign-in and start), 2 a check failed
   (or your code threw or rejected where nothing handled it, each said on standard error),
   130 or 143 stopped by SIGINT (Ctrl-C) or SIGTERM before it finished (your close() run first).`;
 
@@ -213,6 +214,8 @@ async function audit(
         `${unhandled.count()} error(s) of your code went unhandled while the audit ran (said above): a failed audit\n`,
       );
     }
+    // Stopped before its checks, the audit found nothing of the app: the setup is what to fix.
+    if (outcome.stopped !== undefined) return 1;
     return outcome.ok && unhandled.count() === 0 ? 0 : 2;
   } finally {
     // A second signal while closing ends the process at once, as a shell user expects.
