@@ -37,6 +37,7 @@ import { runSweep } from './sweep/sweep.ts';
 import type { SweepReport } from './sweep/sweep-report.ts';
 import type { SweepOptions, SweepWorkerOptions } from './sweep/sweep-options.ts';
 import { startSweepWorker, type SweepWorker } from './sweep/worker.ts';
+import { boundedStepUp } from './step-up/bounded-step-up.ts';
 import { stepUpConfirmHandler } from './step-up/confirm-route.ts';
 import { createGrantReader, type GrantReader } from './step-up/grants.ts';
 import type { RecentVerificationOptions } from './step-up/guard-options.ts';
@@ -173,7 +174,9 @@ function withScopeActions<Tx>(options: ResolvedKitOptions<Tx>): ReadonlyMap<stri
   const { stepUp } = options.store;
   if (options.scopes.size === 0 || stepUp === undefined || options.routes.stepUp === false) return options.actions;
   const deps = { now: options.now, stepUpPath: options.routes.stepUp };
-  const scoped = [...options.scopes.values()].map((scope) => [scope.name, scopeAction(scope, stepUp, deps)] as const);
+  // A scope's start waits on the step-up store no longer than hookTimeouts.store.
+  const bounded = boundedStepUp(stepUp, options);
+  const scoped = [...options.scopes.values()].map((scope) => [scope.name, scopeAction(scope, bounded, deps)] as const);
   return new Map([...options.actions, ...scoped]);
 }
 
@@ -181,7 +184,7 @@ function withScopeActions<Tx>(options: ResolvedKitOptions<Tx>): ReadonlyMap<stri
 function ownLandingOf<Tx>(options: ResolvedKitOptions<Tx>): KitContext<Tx>['onOwnLanding'] {
   const { stepUp } = options.store;
   if (options.scopes.size === 0 || stepUp === undefined || options.routes.stepUp === false) return async () => {};
-  return grantOnLanding(options.scopes, stepUp, { now: options.now, logger: options.logger });
+  return grantOnLanding(options.scopes, boundedStepUp(stepUp, options), { now: options.now, logger: options.logger });
 }
 
 /** The context every route and the sweep share, built once. */
@@ -309,7 +312,8 @@ function buildRouter<Tx>(context: KitContext<Tx>): Express {
   if (routes.mobileComplete !== false) mountMobile(router, onRequests, routes.mobileComplete);
   const { stepUp } = context.store;
   if (routes.stepUp !== false && context.scopes.size > 0 && stepUp !== undefined) {
-    router.get(routes.stepUp, route(context, 'step-up', 'html', stepUpConfirmHandler(context, stepUp)));
+    const bounded = boundedStepUp(stepUp, context);
+    router.get(routes.stepUp, route(context, 'step-up', 'html', stepUpConfirmHandler(context, bounded)));
   }
   return router;
 }

@@ -4,6 +4,7 @@ import type { KitContext } from '../context.ts';
 import { isFunction, isRecord, OptionProblems, quote } from '../options/option-problems.ts';
 import type { StepUpStore } from '../store/types.ts';
 import type { ScopeDefinition } from '../types.ts';
+import { boundedStepUp } from './bounded-step-up.ts';
 
 /** What a guarded route requires: a verification of `scope`, recent enough, for the same resource. */
 export interface RecentVerificationOptions {
@@ -103,7 +104,8 @@ export function resolveGuard<Tx>(context: KitContext<Tx>, options: RecentVerific
   if (scope === undefined || stepUp === undefined) throw new Error('unreachable: checked above');
   return {
     scope,
-    stepUp,
+    // A request waits on the store no longer than hookTimeouts.store.
+    stepUp: boundedStepUp(stepUp, context),
     maxAgeMs: (maxAge as number) * 1000,
     maxAgeSeconds: maxAge as number,
     bindTo: o.bindTo as RecentVerificationOptions['bindTo'],

@@ -1,0 +1,44 @@
+/**
+ * The step-up store as a user's request calls it: a guarded route, the step-up page, a scope's
+ * start and the landing's grant. The store is the integrator's code (a store of the app's own, or a
+ * pg Pool with no free connection), outside the kit's trust for liveness: each call is waited on for
+ * `hookTimeouts.store` at most, then the request is answered 503 `store_unavailable`, as the other
+ * store calls of a request are. What the call does later is the store's: a kept request or a grant
+ * written late is read by the next request, and the landing's reload writes the grant again.
+ */
+import { withDeadline, type HookTimeouts } from '../deadline.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { lateRejectionLogger, type KitLogger } from '../logger.ts';
+import type { StepUpStore } from '../store/types.ts';
+
+export function boundedStepUp(
+  stepUp: StepUpStore,
+  deps: { hookTimeouts: Pick<HookTimeouts, 'store'>; logger: KitLogger },
+): StepUpStore {
+  const ms = deps.hookTimeouts.store;
+  const onLateRejection = lateRejectionLogger(deps.logger);
+  // One bounded function per method, made once: every request calls them.
+  const bounded = new Map<string | symbol, { of: unknown; call: (...args: unknown[]) => Promise<unknown> }>();
+  // Its own target: a proxy of a frozen store could not hand out other methods.
+  return new Proxy(Object.create(stepUp) as StepUpStore, {
+    get(_, key) {
+      const value: unknown = Reflect.get(stepUp, key, stepUp);
+      if (typeof value !== 'function') return value;
+      const made = bounded.get(key);
+      if (made !== undefined && made.of === value) return made.call;
+      const name = `stepUp.${String(key)}`;
+      const late = () =>
+        new KitError(
+          KitErrorCode.StoreUnavailable,
+          `${name} did not answer within ${ms} ms; the request was answered without it (raise hookTimeouts.store if the store needs longer).`,
+        );
+      const call = (...args: unknown[]) =>
+        withDeadline(name, ms, () => (value as (...a: unknown[]) => unknown).apply(stepUp, args), {
+          late,
+          onLateRejection,
+        });
+      bounded.set(key, { of: value, call });
+      return call;
+    },
+  });
+}
