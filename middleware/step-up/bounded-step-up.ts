@@ -4,7 +4,8 @@
  * pg Pool with no free connection), outside the kit's trust for liveness: each call is waited on for
  * `hookTimeouts.store` at most, then the request is answered 503 `store_unavailable`, as the other
  * store calls of a request are. What the call does later is the store's: a kept request or a grant
- * written late is read by the next request, and the landing's reload writes the grant again.
+ * written late is read by the next request, and the landing's reload writes the grant again; a
+ * kept form consumed late is used up without running (its confirmation then answers 409).
  */
 import { withDeadline, type HookTimeouts } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
