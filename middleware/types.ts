@@ -73,7 +73,9 @@ export type SessionStatus =
 export interface VerifyClient {
   /**
    * POST /session with an Idempotency-Key unique to the logical attempt. Retries network errors,
-   * 5xx and 409 idempotency_request_in_flight with the same key; throws KitError otherwise.
+   * 5xx and 409 idempotency_request_in_flight with the same key; throws KitError otherwise. A
+   * `service_busy`, or a `service_rejected` with a 4xx `serviceStatus` (but 408) and no `cause`,
+   * tells the kit no session was created: the start's budgets and counted text are given back.
    */
   createSession(input: CreateSessionInput, idempotencyKey: string): Promise<CreatedSession>;
   /** GET /session/{id}. Unknown fields and reasons are tolerated; assertionExchanged is ignored. */

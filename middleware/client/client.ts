@@ -54,8 +54,10 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
     }
     const body = JSON.stringify({ ...input, channel: 'sms' });
     const headers = { 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
-    const response = await createWithRetries(call, retry, headers, body);
-    if (response.status !== 200 || response.body.isSuccess !== true) throw rejection('POST /session', response);
+    const { response, mayHaveCreated } = await createWithRetries(call, retry, headers, body);
+    if (response.status !== 200 || response.body.isSuccess !== true) {
+      throw rejection('POST /session', response, mayHaveCreated);
+    }
     return parseCreatedSession(response);
   }
 
@@ -86,7 +88,11 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
   };
 }
 
-function rejection(call: string, response: ServiceResponse): KitError {
+/**
+ * The service's refusal. `mayHaveCreated`: an earlier try of the same create that may have made
+ * the session, kept as the cause, so the refusal is not read as certain that none exists.
+ */
+function rejection(call: string, response: ServiceResponse, mayHaveCreated?: KitError): KitError {
   const serviceErrorCode = errorCodeOf(response.body) ?? 'unknown';
   const why =
     serviceErrorCode === 'idempotency_key_reused'
@@ -98,6 +104,7 @@ function rejection(call: string, response: ServiceResponse): KitError {
     {
       serviceStatus: response.status,
       serviceErrorCode,
+      ...(mayHaveCreated === undefined ? {} : { cause: mayHaveCreated }),
     },
   );
 }
@@ -192,16 +199,17 @@ function parseSessionStatus(body: JsonObject): SessionStatus {
 /**
  * POST /session with its retries. `service_busy` says no session exists (the start is given back),
  * so it is thrown only when every try met a 429; after a try that may have created the session
- * (a lost answer, a 5xx, one still in flight), that try's error is thrown instead.
+ * (a lost answer, a 5xx, one still in flight), that try's error is thrown instead. An answer is
+ * returned with that try's error too: a refusal after it is no proof that nothing was created.
  */
 async function createWithRetries(
   call: ReturnType<typeof createTransport>['call'],
   retry: Required<VerifyClientRetry>,
   headers: Record<string, string>,
   body: string,
-): Promise<ServiceResponse> {
+): Promise<{ response: ServiceResponse; mayHaveCreated: KitError | undefined }> {
   let mayHaveCreated: KitError | undefined;
-  return withRetries(retry, async () => {
+  const response = await withRetries(retry, async () => {
     try {
       const answer = await call('POST', '/session', headers, body);
       if (answer.status === 409 && errorCodeOf(answer.body) === 'idempotency_request_in_flight') {
@@ -221,4 +229,5 @@ async function createWithRetries(
   }).catch((error: unknown) => {
     throw isKitError(error, KitErrorCode.ServiceBusy) && mayHaveCreated !== undefined ? mayHaveCreated : error;
   });
+  return { response, mayHaveCreated };
 }

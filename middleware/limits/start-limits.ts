@@ -54,7 +54,7 @@ export interface StartLimitsOptions {
 
 /** A counted start, which the kit gives back when the service refused to create its session. */
 export interface StartReceipt {
-  /** Gives back what the start spent: the service was too busy to create its session. */
+  /** Gives back what the start spent: the service created no session (busy, or refused the create). */
   refund(): Promise<void>;
   /**
    * Gives back the number's budget only: the app refused the start before any session existed.
@@ -73,8 +73,8 @@ export interface StartLimits {
   readonly ipv6Subnet?: number;
   /**
    * Counts one start; throws KitError `rate_limited` with `retryAfterSeconds` when a budget is
-   * spent. May return a receipt: the kit refunds it when the service was too busy to create the
-   * session (nothing was sent, so nothing counts against the user).
+   * spent. May return a receipt: the kit refunds it when the service created no session (busy, or
+   * a 4xx refusal: nothing was sent, so nothing counts against the user).
    */
   // void: limits of the integrator's own that return nothing stay valid.
   // eslint-disable-next-line @typescript-eslint/no-invalid-void-type

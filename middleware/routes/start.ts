@@ -32,6 +32,7 @@ import type { Attempt } from '../store/types.ts';
 import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
 import { restartFormFor } from './restart-form.ts';
 import { pumpingGuard, type PumpingPass } from '../pumping/pumping-guard.ts';
+import { createdNoSession } from '../client/created-no-session.ts';
 import { serviceUserRefFor } from './service-user-ref.ts';
 import { stepUpBeforeStart } from '../step-up/guard.ts';
 import { INTENT_FIELD } from '../step-up/scope-actions.ts';
@@ -112,12 +113,14 @@ async function allowStart<Tx>(
 }
 
 /**
- * The service stayed busy (429) through the create's retries: no session, no SMS, so the start
- * is not counted against the user; the error then shows "busy, try again shortly". A refund that
- * fails or is late is only logged: the user's answer waits on it no longer than its deadline.
+ * A start the service created no session for (busy through the create's retries, or a definite
+ * refusal): no SMS, so it is not counted against the user, nor its text by the SMS pumping rules;
+ * the error is answered as before. A give-back that fails or is late is only logged: the user's answer
+ * waits on it no longer than its deadline.
  */
-async function refundWhenBusy<Tx>(context: KitContext<Tx>, receipt: StartReceipt | undefined, error: unknown) {
-  if (isKitError(error, KitErrorCode.ServiceBusy)) await giveBack(context, receipt?.refund.bind(receipt));
+async function giveBackUnsent<Tx>(context: KitContext<Tx>, receipt: StartReceipt | undefined, pass?: PumpingPass) {
+  await pass?.unsent();
+  await giveBack(context, receipt?.refund.bind(receipt));
 }
 
 /** Runs a counted start's refund; one that fails or is late is only logged, after its deadline. */
@@ -349,15 +352,14 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
     const { params } = checkedPrepare ?? (await prepared(context, req, action, found));
     // Before the budgets: a start refused as SMS pumping spends none of them.
     const pass = await pumping(req, { ...user, number: stored });
-    // Refused by the budgets or the app's hook, or the service busy: no session, no text, so the
-    // text the pumping check counted is given back. Any other failure may have sent it.
+    // Refused by the budgets or the app's hook, or the service busy or refusing: no session, no
+    // text, so the text the pumping check counted is given back. Any other failure may have sent it.
     const receipt = await allowStart(context, req, user, action).catch(async (error: unknown) => {
       await pass?.unsent();
       throw error;
     });
     const created = await createAttempt(context, user, action, params, originOf, pass).catch(async (error: unknown) => {
-      if (isKitError(error, KitErrorCode.ServiceBusy)) await pass?.unsent();
-      await refundWhenBusy(context, receipt, error);
+      if (createdNoSession(error)) await giveBackUnsent(context, receipt, pass);
       throw error;
     });
     const masked = action.destination === 'entered' ? maskDestination(user.destination) : undefined;
