@@ -135,10 +135,11 @@ export function describeStoredNumber(destination: string): ReadNumber | undefine
  * judged is the number sent ("+330612345678" is +33612345678 to all of them). One the metadata cannot
  * read as written is read in the one spelling it is then texted as ("0044 9098 790000" is sent to
  * +449098790000, a premium-rate number, and judged as one); one it cannot read at all belongs to no
- * country it knows, in that spelling.
+ * country it knows, in that spelling. The full-width plus and digits of Chinese and Japanese
+ * keyboards, and Arabic-Indic digits, are read as the parser reads them ("＋３３…", "００33…").
  */
 export function readStoredNumber(destination: string): ReadNumber {
-  const spelling = normaliseDestination(destination);
+  const spelling = normaliseDestination(destination.replaceAll('\uff0b', '+').replace(/\p{Nd}/gu, asciiDigit));
   return (
     describeStoredNumber(destination) ??
     (spelling === destination ? undefined : describeStoredNumber(spelling)) ?? {
@@ -148,6 +149,11 @@ export function readStoredNumber(destination: string): ReadNumber {
       noCountry: true,
     }
   );
+}
+
+/** A digit of any script the parser reads (full-width, Arabic-Indic) as ASCII; any other as it is. */
+function asciiDigit(digit: string): string {
+  return parseDigits(digit) || digit;
 }
 
 /** Whether an E.164 number's length is one its country's numbers have: undefined when it is, else why not (TOO_SHORT, TOO_LONG, INVALID_COUNTRY...). */

@@ -3,8 +3,9 @@
  * is: its user, number and address budgets are spendable again, and the SMS pumping rules count no
  * text for it, so neither a refused user nor a country's real users are held back by texts never
  * sent. The user's answer stays the refusal's. A create that may have made its session (a 5xx
- * through its retries, a timeout, a retry that then succeeded) stays counted. On SQLite and
- * PostgreSQL.
+ * through its retries, a timeout, a retry that then succeeded) stays counted. A stored number
+ * spelt with a full-width plus is texted as the E.164 the kit judged, not refused by the service
+ * after its budgets were spent. On SQLite and PostgreSQL.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ActionDefinition } from '../../middleware/index.ts';
@@ -130,6 +131,15 @@ describeEachAppStore('a start the service refuses', (_store, storeOptions) => {
       expect((await user.tryStartWithNumber('add_phone', '+33612340004')).status).toBe(200);
       expect(await counted('FR')).toBe(1);
       expect((await user.tryStartWithNumber('add_phone', '+33612340004')).status).toBe(429);
+      expect(await counted('FR')).toBe(1);
+    });
+  });
+
+  it('a stored number spelt with a full-width plus is texted as the E.164 judged, and counted under its country', async () => {
+    await app.clock.pinned(dayOf(9), async () => {
+      const user = await app.agent().signIn('＋33612340005');
+      expect((await user.tryStart('phone_on_file')).status).toBe(200);
+      expect((await app.emulator.control.outbox()).at(-1)?.to).toBe('+33612340005');
       expect(await counted('FR')).toBe(1);
     });
   });

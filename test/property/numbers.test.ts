@@ -281,6 +281,22 @@ describe('the destination policy', () => {
     expect(refusalOf(everywhere, readStoredNumber('0033 6 12 34 56 78'))).toBeUndefined();
   });
 
+  it('reads a stored number spelt with a full-width plus or digits of another script as the E.164 it is texted as', () => {
+    const everywhere = resolvePolicy({ allowCountries: ['GB', 'FR', 'ZZ'] });
+    for (const stored of [
+      '＋33612345678',
+      '＋33 6 12 34 56 78',
+      '＋３３６１２３４５６７８',
+      '００33612345678',
+      '+٣٣٦١٢٣٤٥٦٧٨',
+    ]) {
+      expect(readStoredNumber(stored), stored).toMatchObject({ e164: '+33612345678', country: 'FR', type: 'MOBILE' });
+    }
+    // Judged as the premium-rate number it would be texted as, not passed as a number of no country.
+    expect(readStoredNumber('＋44 9098 790000')).toMatchObject({ e164: '+449098790000', type: 'PREMIUM_RATE' });
+    expect(refusalOf(everywhere, readStoredNumber('００44 9098 790000'))).toBe('type');
+  });
+
   it('by default refuses the types no person reads a code on, as documented, and lets the rest through', () => {
     const policy = resolvePolicy();
     // The documented list, written out: a type dropped from the defaults must fail here.
