@@ -12,6 +12,7 @@ import type { KitContext } from '../context.ts';
 import { withDeadline } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { lateRejectionLogger } from '../logger.ts';
+import { callsThrough } from '../store/calls-through.ts';
 import type { VerifyStore } from '../store/types.ts';
 
 /** The context the request routes run on: the same, but for the store's deadlines. */
@@ -20,39 +21,21 @@ export function withStoreDeadlines<Tx>(context: KitContext<Tx>): KitContext<Tx> 
 }
 
 function boundedStore<Tx>(context: KitContext<Tx>): VerifyStore<Tx> {
-  const { store } = context;
-  const onLateRejection = lateRejectionLogger(context.logger);
-  // One bounded function per method, made once: every request calls them.
-  const bounded = new Map<string | symbol, { of: unknown; call: (...args: unknown[]) => Promise<unknown> }>();
-  // Its own target, as the sweep's bounded store: a proxy of a frozen store could not hand out other methods.
-  return new Proxy(Object.create(store) as VerifyStore<Tx>, {
-    get(_, key) {
-      const value: unknown = Reflect.get(store, key, store);
-      // The step-up and SMS pumping stores are bounded where they are called.
-      if (typeof value !== 'function' || key === 'stepUp' || key === 'pumping') return value;
-      const made = bounded.get(key);
-      if (made !== undefined && made.of === value) return made.call;
-      const call = boundedCall(context, key, value as (...a: unknown[]) => unknown, onLateRejection);
-      bounded.set(key, { of: value, call });
-      return call;
-    },
-  });
-}
-
-/** `method` of the store, waited on for its deadline at most. */
-function boundedCall<Tx>(
-  context: KitContext<Tx>,
-  key: string | symbol,
-  method: (...a: unknown[]) => unknown,
-  onLateRejection: ReturnType<typeof lateRejectionLogger>,
-): (...args: unknown[]) => Promise<unknown> {
   const { store, hookTimeouts } = context;
-  const name = `store.${String(key)}`;
-  const ms = key === 'fulfilBatch' ? hookTimeouts.store + hookTimeouts.fulfil : hookTimeouts.store;
-  const late = () =>
-    new KitError(
-      KitErrorCode.StoreUnavailable,
-      `${name} did not answer within ${ms} ms; the request was answered without it (raise hookTimeouts.store if the store needs longer).`,
-    );
-  return (...args: unknown[]) => withDeadline(name, ms, () => method.apply(store, args), { late, onLateRejection });
+  const onLateRejection = lateRejectionLogger(context.logger);
+  // The step-up and SMS pumping stores are bounded where they are called.
+  return callsThrough(
+    store,
+    (method, call) => {
+      const name = `store.${method}`;
+      const ms = method === 'fulfilBatch' ? hookTimeouts.store + hookTimeouts.fulfil : hookTimeouts.store;
+      const late = () =>
+        new KitError(
+          KitErrorCode.StoreUnavailable,
+          `${name} did not answer within ${ms} ms; the request was answered without it (raise hookTimeouts.store if the store needs longer).`,
+        );
+      return withDeadline(name, ms, call, { late, onLateRejection });
+    },
+    { nested: 'as-is' },
+  );
 }

@@ -10,6 +10,7 @@
 import { withDeadline, type HookTimeouts } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { lateRejectionLogger, type KitLogger } from '../logger.ts';
+import { callsThrough } from '../store/calls-through.ts';
 import type { StepUpStore } from '../store/types.ts';
 
 export function boundedStepUp(
@@ -18,28 +19,16 @@ export function boundedStepUp(
 ): StepUpStore {
   const ms = deps.hookTimeouts.store;
   const onLateRejection = lateRejectionLogger(deps.logger);
-  // One bounded function per method, made once: every request calls them.
-  const bounded = new Map<string | symbol, { of: unknown; call: (...args: unknown[]) => Promise<unknown> }>();
-  // Its own target: a proxy of a frozen store could not hand out other methods.
-  return new Proxy(Object.create(stepUp) as StepUpStore, {
-    get(_, key) {
-      const value: unknown = Reflect.get(stepUp, key, stepUp);
-      if (typeof value !== 'function') return value;
-      const made = bounded.get(key);
-      if (made !== undefined && made.of === value) return made.call;
-      const name = `stepUp.${String(key)}`;
+  return callsThrough(
+    stepUp,
+    (name, call) => {
       const late = () =>
         new KitError(
           KitErrorCode.StoreUnavailable,
           `${name} did not answer within ${ms} ms; the request was answered without it (raise hookTimeouts.store if the store needs longer).`,
         );
-      const call = (...args: unknown[]) =>
-        withDeadline(name, ms, () => (value as (...a: unknown[]) => unknown).apply(stepUp, args), {
-          late,
-          onLateRejection,
-        });
-      bounded.set(key, { of: value, call });
-      return call;
+      return withDeadline(name, ms, call, { late, onLateRejection });
     },
-  });
+    { prefix: 'stepUp.' },
+  );
 }

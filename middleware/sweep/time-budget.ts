@@ -10,6 +10,7 @@
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { lateRejectionLogger } from '../logger.ts';
+import { callsThrough } from '../store/calls-through.ts';
 import type { VerifyStore } from '../store/types.ts';
 import type { SweepDeps } from './sweep-report.ts';
 
@@ -87,29 +88,6 @@ export function storeWithinBudget<Tx>(
         `${name} did not settle within ${ms} ms (what was left of the sweep run's time budget); the run ends, its claims lapse with the lease`,
       ));
     return withDeadline(`store.${name}`, ms, call, { late, onLateRejection });
-  });
-}
-
-/**
- * `target` with every method call made through `bound`, the step-up and pumping stores' too. A proxy, so a
- * method a later store adds is bounded too. Its own target: a proxy of a frozen store could not
- * hand out bounded methods in place of the store's own.
- */
-function callsThrough<T extends object>(
-  target: T,
-  bound: (name: string, call: () => unknown) => unknown,
-  prefix = '',
-): T {
-  return new Proxy(Object.create(target) as T, {
-    get(_, key) {
-      const value: unknown = Reflect.get(target, key, target);
-      if ((key === 'stepUp' || key === 'pumping') && typeof value === 'object' && value !== null) {
-        return callsThrough(value, bound, `${key}.`);
-      }
-      if (typeof value !== 'function') return value;
-      const name = `${prefix}${String(key)}`;
-      return (...args: unknown[]) => bound(name, () => (value as (...a: unknown[]) => unknown).apply(target, args));
-    },
   });
 }
 
