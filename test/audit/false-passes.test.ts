@@ -404,6 +404,36 @@ describe.concurrent('the audit catches: redirects', () => {
     );
     expect(failed, table).toContain('redirect.landing');
   }, 120_000);
+
+  it.each(['redirect_url', 'return_url', 'next_url', 'nextUrl'])(
+    'a landing that honours ?%s= fails redirect.landing',
+    async (name) => {
+      const { failed, table } = await audit(
+        {
+          landing: () => (req, res, next) => {
+            const wanted = req.query[name];
+            if (typeof wanted === 'string') {
+              const location = res.location.bind(res);
+              res.location = () => location(wanted);
+            }
+            next();
+          },
+        },
+        ['redirect.landing'],
+        async (app) => {
+          const { agent, session } = await attempt(app);
+          const answer = await land(
+            app,
+            agent,
+            `${q(session)}&${name}=${encodeURIComponent('https://evil.example/x')}`,
+          );
+          expect(answer.location).toBe('https://evil.example/x');
+        },
+      );
+      expect(failed, table).toContain('redirect.landing');
+    },
+    120_000,
+  );
 });
 
 describe.concurrent('the audit catches: the return after a step-up', () => {
