@@ -17,6 +17,7 @@ import type { AuditOptions } from './options.ts';
 import { formatAuditJson, formatAuditTable } from './report.ts';
 import { scrubSecret, secretForms } from './secret.ts';
 import { auditIntegration } from './runner.ts';
+import { keepStdoutForReport } from './report-output.ts';
 import { watchUnhandled, type UnhandledErrors } from './unhandled.ts';
 
 export type CommandEnv = Readonly<Record<string, string | undefined>>;
@@ -160,22 +161,25 @@ export const command = {
   usage: USAGE,
   /**
    * Runs the audit; resolves with the exit code. `write` receives what goes to standard output (the
-   * report alone: `--json` output is parsed by CI), `warn` what goes to standard error.
+   * report alone: `--json` output is parsed by CI; without `write`, what anything else writes to
+   * standard output meanwhile goes to standard error), `warn` what goes to standard error.
    */
   async run(
     argv: readonly string[],
     env: CommandEnv,
-    write: (text: string) => void = (text) => process.stdout.write(text),
+    write?: (text: string) => void,
     warn: (text: string) => void = (text) => process.stderr.write(text),
   ): Promise<number> {
     const { file, json, only } = parseArgs(argv, env);
+    const output = write === undefined ? keepStdoutForReport() : { report: write, restore: () => {} };
     let loaded: AuditConfig | undefined;
     const unhandled = watchUnhandled(warn, (error) => printable(loaded, env, error));
     try {
       loaded = await loadConfig(file, env);
-      return await audit(loaded, only, json, write, warn, unhandled);
+      return await audit(loaded, only, json, output.report, warn, unhandled);
     } finally {
       unhandled.dispose();
+      output.restore();
     }
   },
 };
