@@ -37,7 +37,7 @@ import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grant
 import { keepIntentWithinLimit } from './intent-limit.ts';
 import { bodyTypeRefused, fieldsToRun, keptFields, uploadRefused } from './kept-fields.ts';
 import { labelFor } from './labels.ts';
-import { boundResourceKey } from './resource-key.ts';
+import { boundResourceKey, refuseIllFormedKey } from './resource-key.ts';
 import { isNavigationFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
 import {
   browserSessionOf,
@@ -88,6 +88,7 @@ async function resourceKeyOf<Tx>({ context, guard }: Guarded<Tx>, req: Request):
   }
   // Read from the request (`%00` in a path), and PostgreSQL cannot keep it: refused on every store alike.
   if (key.includes('\0')) throw unconfirmable();
+  refuseIllFormedKey(key);
   return boundResourceKey(key);
 }
 

@@ -4,10 +4,28 @@
  * at most about 2.7 KB a row: a long key is bound by its digest instead, on every store alike.
  */
 import { createHash } from 'node:crypto';
+import { KitError, KitErrorCode } from '../errors.ts';
 
 /** A key longer than this is bound by its digest (at most 768 bytes as UTF-8: well inside the index). */
 export const RESOURCE_KEY_MAX_LENGTH = 256;
 const DIGEST_PREFIX = 'sha256:';
+
+/** In Unicode mode a surrogate pair is one code point: this matches only a surrogate left alone. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Refuses a key holding a lone UTF-16 surrogate (a JSON body's `"\ud800"`): every store writes it
+ * as replacement characters, so a grant for it would never match the key read again (the user
+ * asked, and texted, again and again), and its digest would be another key's. Refused rather than
+ * replaced, so a key never stands for another one.
+ */
+export function refuseIllFormedKey(key: string): void {
+  if (!LONE_SURROGATE.test(key)) return;
+  throw new KitError(
+    KitErrorCode.InvalidActionParams,
+    'The resource bindTo read from this request is not well-formed Unicode (a lone UTF-16 surrogate): no store keeps it as sent, so a grant for it could never be found again; nothing was kept or sent.',
+  );
+}
 
 /**
  * The key itself, or `sha256:<digest>` for a long one. A short key already spelt `sha256:...` is

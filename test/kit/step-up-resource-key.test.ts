@@ -5,9 +5,12 @@
  * the landing writes failed there after the user had been texted and had entered the code.
  */
 import { randomBytes } from 'node:crypto';
-import { expect, it } from 'vitest';
+import express from 'express';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Agent } from '../support/agent.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { confirmForm, useStepUpApp } from '../support/step-up.ts';
+import { confirmForm, SCOPES, useStepUpApp } from '../support/step-up.ts';
 import { userNamed } from '../support/users.ts';
 
 describeEachAppStore('a long resource key', (_store, storeOptions) => {
@@ -53,5 +56,75 @@ describeEachAppStore('a long resource key', (_store, storeOptions) => {
     const spelt = await user.postForm(`/accounts/${grant!.resourceKey}/payee`, { iban: 'LONG-4' }, sameSite);
     expect(spelt.body).toContain('Confirm it’s you');
     expect(suite.ran.filter((r) => r.user === 'long-account')).toHaveLength(2);
+  });
+});
+
+/**
+ * A resource key read from a JSON body may hold a lone UTF-16 surrogate (`"\ud800"`), which no
+ * store keeps as sent (each writes replacement characters), so the grant the landing wrote never matched the
+ * key read again, and each retry was asked again and texted again. Such a key is refused with a
+ * 400 before anything is kept or texted; a well-formed key (an emoji's surrogate pair) is granted.
+ */
+describeEachAppStore('a resource key that is not well-formed Unicode', (_store, storeOptions) => {
+  let app: TestApp | undefined;
+  const ran: string[] = [];
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: (a, kit) => {
+        a.post(
+          '/transfers',
+          express.json(),
+          kit.requireRecentVerification({
+            scope: 'payout',
+            maxAge: 300,
+            bindTo: (req) => String((req.body as { to?: unknown }).to),
+          }),
+          (req, res) => {
+            ran.push(String((req.body as { to?: unknown }).to));
+            res.json({ sent: true });
+          },
+        );
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const transfer = (user: Agent, json: string) =>
+    user.request('/transfers', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', origin: user.origin },
+      body: json,
+    });
+  const keptIntents = async () =>
+    (await app!.query<{ n: number | string }>('SELECT count(*) AS n FROM verify_kit_intents'))[0]!.n;
+
+  it('a key holding a lone surrogate is refused with 400 before anything is kept or texted; a well-formed one is granted and opens its resource again', async () => {
+    const user = await app!.agent().signIn('surrogate-key');
+    const texts = (await app!.emulator.control.outbox()).length;
+    const intents = await keptIntents();
+    for (const body of ['{"to":"acct-\\ud800"}', '{"to":"acct-\\udc00x"}', '{"to":"\\ude00\\ud83d"}']) {
+      const refused = await transfer(user, body);
+      expect(refused.status, body).toBe(400);
+      expect(await refused.json(), body).toMatchObject({ error: 'invalid_action_params' });
+    }
+    expect(await keptIntents()).toBe(intents);
+    expect((await app!.emulator.control.outbox()).length).toBe(texts);
+    expect(app!.logs.some((line) => line.includes('not well-formed Unicode'))).toBe(true);
+
+    // An emoji is a well-formed pair: kept, granted, and found again as the same key.
+    const emoji = '{"to":"acct-\\ud83d\\ude00"}';
+    const challenge = await transfer(user, emoji);
+    expect(challenge.status).toBe(401);
+    const { intent } = await challenge.json<{ intent: string }>();
+    const started = await user.start('payout', { intent });
+    expect((await user.request(await user.verifyOnHostedPage(started))).status).toBe(303);
+    const retried = await transfer(user, emoji);
+    expect(retried.status).toBe(200);
+    expect(ran).toEqual(['acct-😀']);
+    expect((await app!.emulator.control.outbox()).length).toBe(texts + 1);
   });
 });
