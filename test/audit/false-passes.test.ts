@@ -185,6 +185,40 @@ describe.concurrent('the audit catches: the landing', () => {
   }, 120_000);
 });
 
+describe.concurrent('the audit catches: the pages after a landing', () => {
+  it('a success page that refreshes to a "thanks" page granting the session_id in its URL fails landing.pages', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app, ctx) => {
+          // "Just in case the landing missed it": grants whatever attempt the URL names.
+          app.get('/thanks', async (req, res) => {
+            const attempt = await ctx.kit.store.findAttemptBySessionId(queryValue(req, 'session_id'));
+            if (attempt !== undefined && ctx.grants(attempt.sessionId) === 0)
+              ctx.insert(attempt.sessionId, attempt.userRef);
+            res.setHeader('Cache-Control', 'no-store');
+            res.send('<!doctype html><title>Thanks</title><p>Thanks.</p>');
+          });
+        },
+        done: (req, res) => {
+          // The landing's URL, read from the Referer, names the attempt.
+          const referer = req.get('referer');
+          const sessionId = referer === undefined ? null : new URL(referer).searchParams.get('session_id');
+          if (sessionId === null) return false;
+          res.setHeader('Cache-Control', 'no-store');
+          const thanks = `/thanks?session_id=${encodeURIComponent(sessionId)}`;
+          res.send(
+            `<!doctype html><meta http-equiv="refresh" content="0;url=${escapeHtml(thanks)}"><title>Done</title>`,
+          );
+          return true;
+        },
+      },
+      ['landing.pages'],
+    );
+    expect(failed, table).toEqual(['landing.pages']);
+    expect(table).toMatch(/the pending attempt has 1 effect\(s\)/);
+  }, 120_000);
+});
+
 describe.concurrent('the audit catches: redirects', () => {
   it('a success page that sends the user on with <meta http-equiv=refresh> to a remembered ?next= fails redirect.start', async () => {
     const { failed, table } = await audit(

@@ -5,17 +5,19 @@
  */
 import type { Answer } from './agent.ts';
 import { describeAnswer, MAX_HOPS, randomState, type AuditCheck, type Verdict } from './check.ts';
+import { nextTarget } from './checks-redirect.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
-/** The pages a landing answer sends its browser to, followed on the app's origin. */
+/** The pages a landing answer sends its browser to (by a redirect or a refresh), followed on the app's origin. */
 export async function pagesAfter(world: AuditWorld, user: AuditUser, landing: Answer): Promise<URL[]> {
   const pages: URL[] = [];
   let answer = landing;
-  for (let hop = 0; hop < MAX_HOPS && answer.location !== null && answer.status >= 300 && answer.status < 400; hop++) {
-    const next = world.resolve(answer.location, answer.url);
+  for (let hop = 0, target = nextTarget(answer); hop < MAX_HOPS && target !== undefined; hop++) {
+    const next = world.resolve(target, answer.url);
     if (next.origin !== world.options.appOrigin) break;
     pages.push(next);
     answer = await user.agent.request(next.href, { headers: { referer: answer.url } });
+    target = nextTarget(answer);
   }
   return pages;
 }
