@@ -8,6 +8,7 @@ import { quote } from '../options/option-problems.ts';
 import type { StepUpStore } from '../store/types.ts';
 import type { ScopeDefinition } from '../types.ts';
 import { scopeProblem } from './guard-options.ts';
+import { checkedGrants } from './session-grants.ts';
 
 /** A grant as a support screen sees it (without the browser session it is bound to). */
 export interface GrantSummary {
@@ -89,7 +90,9 @@ export function createGrantReader(
     async list(query) {
       checkQuery('list', query, scopes);
       const { userRef, scope, limit = 50 } = query;
-      const grants = await store().listGrants({ userRef, ...(scope === undefined ? {} : { scope }), limit });
+      const grants = checkedGrants(
+        await store().listGrants({ userRef, ...(scope === undefined ? {} : { scope }), limit }),
+      );
       return grants.map(({ scope: s, resourceKey, sessionId, startedAt, grantedAt }) => ({
         scope: s,
         resourceKey,

@@ -15,6 +15,7 @@ import { isRecord } from '../options/option-problems.ts';
 import type { KitLogger } from '../logger.ts';
 import type { Attempt, StepUpIntent, StepUpStore } from '../store/types.ts';
 import type { ActionDefinition, JsonValue, ScopeDefinition } from '../types.ts';
+import { unreadableStoreAnswer } from './store-answers.ts';
 
 /** The confirmation form's field naming the kept request. */
 export const INTENT_FIELD = '_verify_kit_intent';
@@ -53,7 +54,18 @@ export async function findKeptIntent(
   stepUp: StepUpStore | undefined,
   intentId: unknown,
 ): Promise<StepUpIntent | undefined> {
-  return isStateShaped(intentId) ? theIntent(await stepUp?.findIntent(intentId), intentId) : undefined;
+  const intent = isStateShaped(intentId) ? theIntent(await stepUp?.findIntent(intentId), intentId) : undefined;
+  // Null is unused and a time is used; `undefined` or `false` says neither. Read as unused, a used
+  // form would be offered again, its one run resting on consumeIntent alone: the kit refuses it.
+  if (intent !== undefined && (intent.consumedAt === undefined || (intent.consumedAt as unknown) === false)) {
+    throw unreadableStoreAnswer(
+      'stepUp.findIntent answered an intent whose consumedAt is',
+      intent.consumedAt,
+      'null (not used) or the time it was used',
+      'nothing was run or sent',
+    );
+  }
+  return intent;
 }
 
 /**

@@ -4,6 +4,7 @@
  * the user's newest grants, which other sessions or other resources could fill.
  */
 import type { SessionGrantQuery, StepUpGrant, StepUpStore } from '../store/types.ts';
+import { unreadableStoreAnswer } from './store-answers.ts';
 
 /** Whose grants: the user's, of one scope, in one browser session. */
 export interface GrantReading {
@@ -28,10 +29,24 @@ function matches(grant: StepUpGrant, { scope, userRef, browserSession }: GrantRe
   );
 }
 
+/**
+ * The grants a store listed. Anything but a list cannot be read as "none": the user would be
+ * texted, granted, and asked (and texted) again, never finding the grant.
+ */
+export function checkedGrants(answer: unknown): StepUpGrant[] {
+  if (Array.isArray(answer)) return answer as StepUpGrant[];
+  throw unreadableStoreAnswer(
+    'stepUp.listGrants returned',
+    answer,
+    'a list of grants (an empty one for none)',
+    'nothing was kept or sent',
+  );
+}
+
 /** The grants read, newest first; checked again here, for a store of the app's own that applies no filter. */
 export async function sessionGrants(reading: GrantReading, filter: GrantFilter): Promise<StepUpGrant[]> {
   const { stepUp, scope, userRef, browserSession } = reading;
-  const grants = await stepUp.listGrants({ userRef, scope, browserSession, ...filter, limit: 50 });
+  const grants = checkedGrants(await stepUp.listGrants({ userRef, scope, browserSession, ...filter, limit: 50 }));
   return grants.filter((grant) => matches(grant, reading, filter));
 }
 

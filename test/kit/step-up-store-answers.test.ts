@@ -128,3 +128,110 @@ describeEachAppStore('a custom step-up store answering null', (_store, storeOpti
     }
   });
 });
+
+/** The real store, its step-up methods replaced by `changed` (given the real step-up store). */
+function withStepUp(
+  store: VerifyStore<unknown>,
+  changed: (real: StepUpStore) => Partial<StepUpStore>,
+): VerifyStore<unknown> {
+  const real = store.stepUp!;
+  const stepUp: StepUpStore = {
+    insertGrant: (grant) => real.insertGrant(grant),
+    listGrants: (query) => real.listGrants(query),
+    revokeGrants: (query) => real.revokeGrants(query),
+    insertIntent: (intent, maxLive) => real.insertIntent(intent, maxLive),
+    renewPageIntent: (query) => real.renewPageIntent(query),
+    findIntent: (id) => real.findIntent(id),
+    consumeIntent: (id, now) => real.consumeIntent(id, now),
+    purgeExpiredIntents: (query) => real.purgeExpiredIntents(query),
+    ...changed(real),
+  };
+  return new Proxy(store, {
+    get: (target, key) => {
+      if (key === 'stepUp') return stepUp;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
+ * A custom step-up store answering outside its interface: an unused intent's `consumedAt` as
+ * `undefined` (not `null`), `insertIntent` answering nothing, `listGrants` answering `null`. The
+ * kit cannot read these safely (an intent that may have been used, a request that may not have been
+ * kept, grants it could never find again: asked and texted again and again), so each fails closed:
+ * a 500 whose log line names the store method and what it returned, nothing run or texted, never a
+ * 409 or 429 that blames the user.
+ */
+describeEachAppStore('a custom step-up store answering outside its interface', (_store, storeOptions) => {
+  async function appWith(ran: Ran[], changed: (real: StepUpStore) => Partial<StepUpStore>): Promise<TestApp> {
+    return startTestApp({
+      ...(await storeOptions()),
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: guardedRoutes(ran),
+      wrapStore: (store) => withStepUp(store, changed),
+    });
+  }
+  const logged = (app: TestApp, text: string) => app.logs.some((line) => line.includes(text));
+
+  it('an unused intent whose consumedAt comes back undefined: a 500 naming findIntent, no text sent, nothing run', async () => {
+    const ran: Ran[] = [];
+    const app = await appWith(ran, (real) => ({
+      findIntent: async (id) => {
+        const intent = await real.findIntent(id);
+        return intent === undefined ? undefined : { ...intent, consumedAt: intent.consumedAt ?? undefined! };
+      },
+    }));
+    try {
+      const alice = await app.agent().signIn('alice');
+      const sameSite = { origin: alice.origin, 'sec-fetch-site': 'same-origin' };
+      const kept = await alice.postForm('/accounts/acct-1/payee', { iban: 'UNDEF-1' }, sameSite);
+      expect(kept.status).toBe(200);
+      const form = confirmForm(kept.body);
+      const started = await alice.tryStart(form.action, { intent: form.intent });
+      expect(started.status).toBe(500);
+      expect(logged(app, 'stepUp.findIntent answered an intent whose consumedAt is undefined')).toBe(true);
+      expect(await app.emulator.control.outbox()).toEqual([]);
+      expect(ran).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('insertIntent answering nothing: a 500 naming insertIntent, never a 429, and no text sent', async () => {
+    const ran: Ran[] = [];
+    const app = await appWith(ran, (real) => ({
+      insertIntent: async (intent, maxLive) => {
+        await real.insertIntent(intent, maxLive);
+        return undefined as unknown as boolean;
+      },
+    }));
+    try {
+      const alice = await app.agent().signIn('alice');
+      const page = await alice.request('/security');
+      expect(page.status).toBe(500);
+      const json = await alice.request('/export', { headers: { accept: 'application/json' } });
+      expect(json.status).toBe(500);
+      expect(logged(app, 'stepUp.insertIntent returned undefined')).toBe(true);
+      expect(await app.emulator.control.outbox()).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('listGrants answering null: a 500 naming listGrants, nothing kept and no text sent; kit.grants.list says so too', async () => {
+    const ran: Ran[] = [];
+    const app = await appWith(ran, () => ({ listGrants: async () => null as unknown as [] }));
+    try {
+      const alice = await app.agent().signIn('alice');
+      const page = await alice.request('/security');
+      expect(page.status).toBe(500);
+      expect(logged(app, 'stepUp.listGrants returned null')).toBe(true);
+      expect(await app.query('SELECT intent_id FROM verify_kit_intents')).toEqual([]);
+      expect(await app.emulator.control.outbox()).toEqual([]);
+      await expect(app.kit.grants.list({ userRef: 'user-alice' })).rejects.toThrow('stepUp.listGrants returned null');
+    } finally {
+      await app.close();
+    }
+  });
+});
