@@ -30,6 +30,9 @@ function sameService(a: string, b: string): boolean {
 /** The start form's field a typed number travels in (the kit's ENTERED_NUMBER_FIELD). */
 export const ENTERED_NUMBER_FIELD = 'phone';
 
+/** How many numbers the audit may type (+44 7400 100000 to +44 7400 199999). */
+const NUMBER_RANGE = 100_000;
+
 /** A phone number's digits alone: "+44 7400 100001" and "+447400100001" are one number. */
 export function digitsOf(phone: string): string {
   return phone.replace(/\D/g, '');
@@ -58,6 +61,7 @@ export class AuditWorld {
   #users = 0;
   #starts = 0;
   #numbers = 0;
+  readonly #typedNumbers = new Set<string>();
   /** The landing path, learnt from the first session the emulator shows. */
   returnUrl: string | undefined;
   /** Every spelling of the client secret (searched for, and scrubbed from what the audit reports). */
@@ -245,9 +249,17 @@ export class AuditWorld {
    * UK mobile range): each has its own per-destination budget.
    */
   newNumber(): string {
-    this.#numbers += 1;
-    const tail = (randomInt(0, 10_000) * 10 + (this.#numbers % 10)).toString().padStart(5, '0');
-    return `+44 7400 1${tail}`;
+    // Never one typed before in this run: the entered-number checks search for each number they type.
+    if (this.#typedNumbers.size >= NUMBER_RANGE)
+      throw new Error(`the audit typed all ${NUMBER_RANGE} numbers of its range`);
+    for (;;) {
+      this.#numbers += 1;
+      const tail = (randomInt(0, NUMBER_RANGE / 10) * 10 + (this.#numbers % 10)).toString().padStart(5, '0');
+      const number = `+44 7400 1${tail}`;
+      if (this.#typedNumbers.has(number)) continue;
+      this.#typedNumbers.add(number);
+      return number;
+    }
   }
 
   /** The number the app holds for a user of the audit (the action's `enteredNumber.numberOf`), as digits. */
