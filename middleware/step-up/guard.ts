@@ -103,9 +103,9 @@ async function keepIntent<Tx>(
   req: Request,
   userRef: string,
   resourceKey: string,
-  json: boolean,
+  asScopePage: boolean,
 ): Promise<string> {
-  if (!json && !isSafeSuccessPath(req.originalUrl)) {
+  if (!asScopePage && !isSafeSuccessPath(req.originalUrl)) {
     throw unconfirmable();
   }
   const now = context.now();
@@ -115,8 +115,8 @@ async function keepIntent<Tx>(
     browserSession: browserSessionOf(req),
     resourceKey,
     // A JSON request is retried by its app: the user comes back to the scope's page instead.
-    method: json || methodOf(req) === 'HEAD' ? 'GET' : methodOf(req),
-    path: json ? (guard.scope.successPath ?? '/') : req.originalUrl,
+    method: asScopePage || methodOf(req) === 'HEAD' ? 'GET' : methodOf(req),
+    path: asScopePage ? (guard.scope.successPath ?? '/') : req.originalUrl,
     expiresAt: now + INTENT_TTL_MS,
   };
   // A page asked again (reloads, a link opened twice) keeps its one intent: no row per request.
@@ -124,7 +124,8 @@ async function keepIntent<Tx>(
   // Only an id as the kit makes them: a custom store's `null` for "none renewed" would be the page's intent.
   if (isStateShaped(renewed)) return renewed;
   const intentId = newState();
-  await keepIntentWithinLimit(guard.stepUp, { ...kept, intentId, fields: json ? {} : keptFields(req), createdAt: now });
+  const fields = asScopePage ? {} : keptFields(req);
+  await keepIntentWithinLimit(guard.stepUp, { ...kept, intentId, fields, createdAt: now });
   return intentId;
 }
 
@@ -154,7 +155,9 @@ async function answerRequired<Tx>(
 ): Promise<void> {
   const { context, guard } = guarded;
   const json = wantsJson(req);
-  const intentId = await keepIntent(guarded, req, user.userRef, resourceKey, json);
+  // A kept form asked again stays the form it is, whoever asks (a script too): its fields are the
+  // user's request, and no app holds them to send again.
+  const intentId = await keepIntent(guarded, req, user.userRef, resourceKey, json && replaces === undefined);
   // A kept request asked for again moves to its new intent: the old one must never run as well.
   if (replaces !== undefined && (await consumeKeptIntent(guard.stepUp, replaces, context.now())) === undefined) {
     await guard.stepUp.consumeIntent(intentId, context.now());

@@ -191,6 +191,37 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     });
   });
 
+  it('a kept form confirmed too late by a script (Accept: */*) gets the 401 challenge and stays kept with its fields: verified again and confirmed, it runs once with them', async () => {
+    const user = await suite.app.agent().signIn('script-too-late');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const kept = await user.postForm('/accounts/acct-script/payee', { iban: 'SCRIPT-1' }, sameSite);
+    const started = await user.start(confirmForm(kept.body).action, { intent: confirmForm(kept.body).intent });
+    // Past the payout guard's 300 s, and within the kept form's 15 minutes.
+    await suite.app.clock.shifted(301_000, async () => {
+      const confirm = await user.request((await user.request(await user.verifyOnHostedPage(started))).location!);
+      const first = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirm.body)![1]!;
+      const confirmByScript = (intent: string) =>
+        user.postForm(
+          '/accounts/acct-script/payee',
+          { _csrf: user.csrf, _verify_kit_intent: intent },
+          { ...sameSite, accept: '*/*' },
+        );
+      const challenged = await confirmByScript(first);
+      expect(challenged.status).toBe(401);
+      const { intent } = await challenged.json<{ intent: string }>();
+      const again = await user.start('payout', { intent });
+      const landing = await user.request(await user.verifyOnHostedPage(again));
+      // Back to the kept form's own confirmation, not to a page: its fields are still kept.
+      expect(landing.location).toBe(`/verify/step-up?intent=${intent}`);
+      const confirmed = await confirmByScript(intent);
+      expect(confirmed.status).toBe(200);
+      expect(ran.filter((r) => r.user === 'script-too-late')).toEqual([
+        { route: 'payee', user: 'script-too-late', fields: { iban: 'SCRIPT-1' } },
+      ]);
+      expect((await confirmByScript(first)).status).toBe(409);
+    });
+  });
+
   it('refused within 2 minutes of a grant too old for this resource, the user is told so on a 403 page; from 2 minutes on, the usual page', async () => {
     const user = await suite.app.agent().signIn('just-granted-late');
     const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
