@@ -8,6 +8,7 @@
 import type { Request } from 'express';
 import { safeLogger, silentLogger, type KitLogger } from '../logger.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { checkOptionNames, OptionProblems } from '../options/option-problems.ts';
 import type { StartBudget, StartBudgetCounter } from '../store/types.ts';
 import { DEFAULT_IPV6_SUBNET, destinationBudgetKey, ipBudgetKey } from './limit-keys.ts';
 import { countRefusedStart } from '../telemetry.ts';
@@ -95,8 +96,26 @@ const DEFAULTS = {
 } satisfies Record<string, LimitBudget>;
 
 /** The start limits (per user, destination and IP), for `limits` when the defaults do not fit. */
+/** Every option of createStartLimits: the type says when one is added or renamed. */
+export const START_LIMIT_OPTION_NAMES = Object.keys({
+  store: true,
+  perUser: true,
+  perDestination: true,
+  perUserNumbers: true,
+  perIp: true,
+  ipv6Subnet: true,
+  destinationKey: true,
+  logger: true,
+  now: true,
+} satisfies Record<keyof StartLimitsOptions, true>);
+
 export function createStartLimits(options: StartLimitsOptions = {}): StartLimits {
+  // First: an option of older releases (`database`) is told what replaced it.
   const counter = checkCounter(options);
+  // A misspelt budget (`perUserNumber`) would be left at its default without a word.
+  const names = new OptionProblems('createStartLimits');
+  checkOptionNames(names, options as Record<string, unknown>, START_LIMIT_OPTION_NAMES);
+  names.throwIfAny();
   const user = checkBudget('perUser', options.perUser ?? DEFAULTS.perUser);
   const destination = checkBudget('perDestination', options.perDestination ?? DEFAULTS.perDestination);
   const ip = checkBudget('perIp', options.perIp ?? DEFAULTS.perIp);

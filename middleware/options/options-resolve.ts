@@ -8,6 +8,7 @@ import { defaultLogger, safeLogger } from '../logger.ts';
 import { createMessageCatalog } from '../pages/messages.ts';
 import {
   checkKnownKeys,
+  checkOptionNames,
   hasMethods,
   integerInRange,
   isFunction,
@@ -33,6 +34,7 @@ import { DEFAULT_HOOK_TIMEOUTS, HOOK_NAMES, type HookTimeouts } from '../deadlin
 import type { Platform, VerifyClient } from '../types.ts';
 import { checkReadCap } from '../sweep/sweep-options.ts';
 import { resolvePumping, type ResolvedPumping } from '../pumping/pumping-options.ts';
+import { START_LIMIT_OPTION_NAMES } from '../limits/start-limits.ts';
 
 const PAGE_NAMES = ['complete', 'failed', 'pending', 'startAgain', 'enterNumber', 'error'] as const;
 const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
@@ -93,6 +95,10 @@ function checkLimits(problems: OptionProblems, limits: unknown, disabled: unknow
     problems.add(
       '`limits` must be start limit options ({ perUser, perDestination, perIp, store }) or createStartLimits(...).',
     );
+  } else if (limits !== undefined && typeof limits.consume !== 'function') {
+    // `database`, an option of older releases, is told what replaced it when the limits are built.
+    const named = Object.fromEntries(Object.entries(limits).filter(([key]) => key !== 'database'));
+    checkOptionNames(problems, named, START_LIMIT_OPTION_NAMES, 'limits.');
   }
 }
 
@@ -218,6 +224,49 @@ function checkPumping(problems: OptionProblems, options: { pumping?: unknown; st
 }
 
 /** Checks every option (reporting all problems in one KitError invalid_options) and fills in defaults. */
+/** Every option of createVerificationKit: the type says when one is added or renamed. */
+const KIT_OPTION_NAMES = Object.keys({
+  baseUrl: true,
+  clientId: true,
+  clientSecret: true,
+  returnUrl: true,
+  platform: true,
+  store: true,
+  actions: true,
+  scopes: true,
+  resolveUser: true,
+  client: true,
+  routes: true,
+  csrf: true,
+  limits: true,
+  dangerouslyDisableStartLimits: true,
+  pumping: true,
+  beforeCreate: true,
+  defaultCountry: true,
+  destinationPolicy: true,
+  now: true,
+  logger: true,
+  pages: true,
+  messages: true,
+  locale: true,
+  landing: true,
+  sweep: true,
+  onOutcome: true,
+  hookTimeouts: true,
+  errors: true,
+} satisfies Record<keyof VerificationKitOptions<unknown>, true>);
+
+/** The option names, and what reaching the service takes: its address and the client's credentials. */
+function checkServiceAccess<Tx>(
+  problems: OptionProblems,
+  fields: Record<string, unknown>,
+  options: VerificationKitOptions<Tx>,
+): void {
+  checkOptionNames(problems, fields, KIT_OPTION_NAMES);
+  checkBaseUrl(problems, options.baseUrl, options.clientSecret);
+  checkCredentials(problems, options.clientId, options.clientSecret);
+}
+
 export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): ResolvedKitOptions<Tx> {
   const fields: unknown = options;
   if (!isRecord(fields)) {
@@ -226,8 +275,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   // Before any check can quote it: no message ever carries the secret.
   rememberSecret(options.clientSecret, options.clientId);
   const problems = new OptionProblems('createVerificationKit');
-  checkBaseUrl(problems, options.baseUrl, options.clientSecret);
-  checkCredentials(problems, options.clientId, options.clientSecret);
+  checkServiceAccess(problems, fields, options);
   const platform = checkPlatform(problems, options.platform);
   const returned = checkReturnUrl(problems, options.returnUrl, platform);
   const routes = checkRoutes(problems, options.routes, platform, returned.path);
