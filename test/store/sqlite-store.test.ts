@@ -81,6 +81,16 @@ describe('SQLite store', () => {
     expect(store.db.prepare('SELECT version FROM verify_kit_schema').all()).toEqual([{ version: SCHEMA_VERSION }]);
   });
 
+  it("refuses a busyTimeoutMs SQLite cannot keep ('x', -1, 1.5), which it would take as no wait at all, saying the range", () => {
+    for (const busyTimeoutMs of ['x', -1, 1.5, 2 ** 31]) {
+      expect(() => createSqliteStore({ database: ':memory:', busyTimeoutMs: busyTimeoutMs as number })).toThrow(
+        /^createSqliteStore: `busyTimeoutMs` must be a whole number of milliseconds from 0 to 2147483647/,
+      );
+    }
+    const waiting = createSqliteStore({ database: ':memory:', busyTimeoutMs: 250 });
+    expect(waiting.db.pragma('busy_timeout', { simple: true })).toBe(250);
+  });
+
   it('rejects an option that is not a path or a database, saying what to pass', () => {
     const notADatabase = {} as unknown as string;
     expect(() => createSqliteStore({ database: notADatabase })).toThrow(/file path or an open better-sqlite3 Database/);

@@ -67,6 +67,19 @@ function assertCheckpointsOption(checkpoints: unknown): asserts checkpoints is S
   }
 }
 
+/** A lock wait SQLite can keep: a wrong one ('x', -1) would be taken as no wait, and busy writers fail at once. */
+function assertBusyTimeoutOption(busyTimeoutMs: unknown): asserts busyTimeoutMs is number | undefined {
+  if (
+    busyTimeoutMs !== undefined &&
+    !(Number.isInteger(busyTimeoutMs) && (busyTimeoutMs as number) >= 0 && (busyTimeoutMs as number) <= 2 ** 31 - 1)
+  ) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `createSqliteStore: \`busyTimeoutMs\` must be a whole number of milliseconds from 0 to 2147483647 (or left out for 5000); got ${typeof busyTimeoutMs === 'number' ? String(busyTimeoutMs) : typeof busyTimeoutMs}.`,
+    );
+  }
+}
+
 function openDatabase(database: string | Database, busyTimeoutMs: number): { db: Database; owned: boolean } {
   const owned = typeof database === 'string';
   const db = owned ? new BetterSqlite3(database) : database;
@@ -161,6 +174,7 @@ function sqliteStartBudgets(
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   assertDatabaseOption(options.database);
   assertCheckpointsOption(options.checkpoints);
+  assertBusyTimeoutOption(options.busyTimeoutMs);
   const { db, owned } = openDatabase(options.database, options.busyTimeoutMs ?? 5000);
   migrate(db);
   const statements = prepareAll(db, SQL);
