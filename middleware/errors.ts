@@ -49,8 +49,9 @@ export const KitErrorCode = {
   FulfilFailed: 'fulfil_failed',
   /**
    * One of your callbacks (resolveUser, prepare, beforeCreate, the CSRF check, onOutcome, fulfil)
-   * threw or did not settle within its deadline (`hookTimeouts`); nothing it would have decided
-   * was written, and the sweep retries what it must.
+   * did not settle within its deadline (`hookTimeouts`), or answered what the kit cannot use; one
+   * that throws passes its own error on. Nothing it would have decided was written, and the sweep
+   * retries what it must.
    */
   HookFailed: 'hook_failed',
   /**

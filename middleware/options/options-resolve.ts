@@ -93,7 +93,7 @@ function checkLimits(problems: OptionProblems, limits: unknown, disabled: unknow
   }
   if (limits !== undefined && !isRecord(limits)) {
     problems.add(
-      '`limits` must be start limit options ({ perUser, perDestination, perIp, store }) or createStartLimits(...).',
+      '`limits` must be start limit options ({ perUser, perDestination, perUserNumbers, perIp, store, ... }) or createStartLimits(...).',
     );
   } else if (limits !== undefined && typeof limits.consume !== 'function') {
     // `database`, an option of older releases, is told what replaced it when the limits are built.

@@ -197,15 +197,13 @@ export interface VerificationKitOptions<Tx = unknown> {
   onOutcome?: OutcomeHook;
   /**
    * Deadlines in ms for your callbacks the kit awaits; each one late counts as failed (a request
-   * gets the error page, an onOutcome delivery or a fulfilment is retried later). Defaults:
-   * resolveUser, prepare, beforeCreate, csrfCheck (csrf.dangerouslyReplaceTokenCheck) and limits
-   * (the start limits' consume, which refuses the start when late, and the refund of a start the
-   * busy service did not create, then only logged) 5000; onOutcome and fulfil 10000 (fulfil only
-   * where it is async: PostgreSQL; SQLite's runs synchronously inside its transaction); store
-   * 10000 (each call of the kit's store for a user's request: late, the request is answered 503
-   * `store_unavailable`; a fulfilment's transaction gets store plus fulfil).
-   * Synchronous `locale` and `pages` cannot be pre-empted: when they throw, the kit uses English
-   * and its built-in pages.
+   * gets the error page, an onOutcome delivery or a fulfilment is retried later). Every name and
+   * its default: DEFAULT_HOOK_TIMEOUTS (resolveUser, defaultCountry, prepare, beforeCreate, limits,
+   * challenge, csrfCheck, bindTo and onUnenrolled 5000; client 30000; onOutcome, fulfil and store
+   * 10000). fulfil counts only where it is async (PostgreSQL; SQLite's runs inside its transaction);
+   * store bounds each store call of a user's request (late: 503 `store_unavailable`; a fulfilment's
+   * transaction gets store plus fulfil). Synchronous `locale` and `pages` cannot be pre-empted:
+   * when they throw, the kit uses English and its built-in pages.
    */
   hookTimeouts?: Partial<HookTimeouts>;
   /**
