@@ -3,7 +3,9 @@
  * the message) and the HTTP status the kit's routes answer with. Messages never carry the client
  * secret, an Authorization header or a handoff.
  */
-import { MIN_SECRET_LENGTH, secretSpellings } from './secret-spellings.ts';
+import { MIN_OTHER_SECRET_LENGTH, MIN_SECRET_LENGTH, secretSpellings } from './secret-spellings.ts';
+
+export { environmentSecrets } from './secret-spellings.ts';
 
 export const KitErrorCode = {
   /**
@@ -117,11 +119,6 @@ const MIN_FRAGMENT = 8;
 const secretFragments = new Set<string>();
 
 export { MIN_SECRET_LENGTH };
-/**
- * Other secrets redacted on request (the environment's passwords and tokens) are not checked by
- * the kit: any value long enough to tell apart from ordinary words is removed as far as it can be.
- */
-const MIN_OTHER_SECRET_LENGTH = 4;
 
 /**
  * Remembers a client secret (when the kit or a client is created, before any check can quote
@@ -174,16 +171,6 @@ export function carriesSecret(text: string, secret: unknown): boolean {
   // A secret too short to accept is still looked for: the message refusing it must not quote it either.
   if (typeof secret !== 'string' || secret.length < MIN_OTHER_SECRET_LENGTH) return false;
   return formsOf(secret).some((form) => text.includes(form));
-}
-
-/**
- * Values of `env` whose names say they are secret (…SECRET, …PASSWORD, …TOKEN, …KEY), as set and
- * trimmed (a value read from a file keeps its newline; the configuration trims it, as the kit asks).
- */
-export function environmentSecrets(env: Readonly<Record<string, string | undefined>>): string[] {
-  return Object.entries(env)
-    .filter(([key, value]) => /SECRET|PASSWORD|TOKEN|KEY/i.test(key) && typeof value === 'string')
-    .flatMap(([, value]) => [...new Set([value as string, (value as string).trim()])]);
 }
 
 /**

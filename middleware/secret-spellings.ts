@@ -1,6 +1,7 @@
 /**
  * The client secret as it may be spelt where it leaks: the one list the kit's redaction removes
- * and the integration audit searches for. It imports nothing, so both may import it.
+ * and the integration audit searches for, with the environment's other secrets both remove. It
+ * imports nothing, so both may import it.
  */
 
 /**
@@ -10,6 +11,22 @@
  * redacted wherever it sits. A secret the portal issues is far longer.
  */
 export const MIN_SECRET_LENGTH = 10;
+
+/**
+ * Other secrets redacted on request (the environment's passwords and tokens) are not checked by
+ * the kit: any value long enough to tell apart from ordinary words is removed as far as it can be.
+ */
+export const MIN_OTHER_SECRET_LENGTH = 4;
+
+/**
+ * Values of `env` whose names say they are secret (…SECRET, …PASSWORD, …TOKEN, …KEY), as set and
+ * trimmed (a value read from a file keeps its newline; the configuration trims it, as the kit asks).
+ */
+export function environmentSecrets(env: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.entries(env)
+    .filter(([key, value]) => /SECRET|PASSWORD|TOKEN|KEY/i.test(key) && typeof value === 'string')
+    .flatMap(([, value]) => [...new Set([value as string, (value as string).trim()])]);
+}
 
 /** Base64 characters shorter than this are not distinctive enough to redact without garbling other base64. */
 const MIN_CORE_LENGTH = 8;

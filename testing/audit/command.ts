@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { environmentSecrets, redactSecrets } from '../../middleware/errors.ts';
+import { environmentSecrets, MIN_OTHER_SECRET_LENGTH } from '../../middleware/secret-spellings.ts';
 import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../../middleware/printable-errors.ts';
 import { callHook, describeThrown } from './hooks.ts';
 import type { AuditOptions } from './options.ts';
@@ -187,8 +187,15 @@ export const command = {
 /** `error` as a line of standard error may show it: no client secret in any spelling, no URL's password, cut. */
 function printable(config: AuditConfig | undefined, env: CommandEnv, error: unknown): string {
   const text = describeQuotingError(error) ?? describeThrown(error);
-  const clean = redactSecrets(config === undefined ? text : scrubbed(config, text), environmentSecrets(env));
+  const clean = withoutEnvironmentSecrets(env, config === undefined ? text : scrubbed(config, text));
   return cutForPrinting(withoutUrlPasswords(clean));
+}
+
+/** `text` without the environment's secrets (a client secret, a database password, a token) in any spelling. */
+function withoutEnvironmentSecrets(env: CommandEnv, text: string): string {
+  return environmentSecrets(env)
+    .filter((secret) => secret.length >= MIN_OTHER_SECRET_LENGTH)
+    .reduce((out, secret) => scrubSecret(secretForms('', secret), out), text);
 }
 
 /** Runs the audit the configuration describes, prints its report, and closes what the configuration started. */
