@@ -16,10 +16,10 @@ import type { AuditUser, AuditWorld } from './world.ts';
  * tour stays on the app's origin: a Referer carrying session_id and state is never sent anywhere
  * else (the redirect checks judge a landing that leaves it).
  */
-async function tour(world: AuditWorld): Promise<void> {
+async function tour(world: AuditWorld): Promise<string[]> {
   const user = await world.signIn();
   await walk(world, user);
-  await fetchSubresources(world, user.agent);
+  return fetchSubresources(world, user.agent);
 }
 
 async function walk(world: AuditWorld, user: AuditUser): Promise<void> {
@@ -34,9 +34,10 @@ async function walk(world: AuditWorld, user: AuditUser): Promise<void> {
   await world.land(user, 'session_id=unknown&state=unknown');
 }
 
-const tours = new WeakMap<AuditWorld, Promise<void>>();
+/** Each run's tour, resolving with the files the pages load that were not searched. */
+const tours = new WeakMap<AuditWorld, Promise<string[]>>();
 
-function toured(world: AuditWorld): Promise<void> {
+function toured(world: AuditWorld): Promise<string[]> {
   let done = tours.get(world);
   if (done === undefined) {
     done = tour(world);
@@ -53,7 +54,7 @@ function toured(world: AuditWorld): Promise<void> {
  */
 async function tourThen(world: AuditWorld, verdict: Verdict): Promise<void> {
   try {
-    await toured(world);
+    for (const unread of await toured(world)) verdict.note(unread);
   } catch (error) {
     if (error instanceof UnreachableError && error.origin !== world.options.appOrigin) verdict.notRun = error.message;
     else verdict.expect(false, `the tour (a real flow through the hosted page) failed: ${describeThrown(error)}`);

@@ -4,7 +4,8 @@
  * as surely as one written in the page, so the leak checks search them too.
  */
 import { attribute, TAG_REST } from '../html.ts';
-import type { AuditAgent } from './agent.ts';
+import { UnreachableError, type AuditAgent } from './agent.ts';
+import { describeThrown } from './hooks.ts';
 import type { AuditWorld } from './world.ts';
 
 /** A comment (skipped), or a tag: group 1 its name, group 2 its attribute text. */
@@ -50,10 +51,12 @@ export function subresourcesOf(html: string, pageUrl: string, origin: string): s
 /**
  * GETs, with `agent`, every file on the app's origin the pages the run saw have the browser load
  * (and a source map one of them names), once each, up to MOST_FILES: each is then one more
- * exchange the leak checks search.
+ * exchange the leak checks search. A file that cannot be read (past the size the audit reads, too
+ * slow, reset) is no flaw of the app: it is said, never searched, and the files still waiting when
+ * the audit's `timeoutMs` has gone on them are left. Resolves with what was not searched.
  */
-export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): Promise<void> {
-  const { appOrigin } = world.options;
+export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): Promise<string[]> {
+  const { appOrigin, timeoutMs } = world.options;
   const fetched = new Set(world.exchanges.filter((x) => x.method === 'GET').map((x) => x.url));
   const queue: string[] = [];
   const want = (url: string | undefined) => {
@@ -64,11 +67,24 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
     if (!x.url.startsWith(appOrigin) || !/text\/html/i.test(x.responseHeaders['content-type'] ?? '')) continue;
     for (const url of subresourcesOf(x.responseBody, x.url, appOrigin)) want(url);
   }
+  const unread: string[] = [];
+  const started = Date.now();
   for (let n = 0; n < MOST_FILES && queue.length > 0; n++) {
+    if (Date.now() - started >= timeoutMs) {
+      unread.push(`${queue.length} file(s) the pages load not fetched: the audit's \`timeoutMs\` went on the others`);
+      break;
+    }
     const url = queue.shift() as string;
     fetched.add(url);
-    const answer = await agent.request(url);
-    const map = SOURCE_MAP.exec(answer.body.slice(-2_000))?.[1];
-    if (answer.status === 200 && map !== undefined) want(onOrigin(map, url, appOrigin));
+    try {
+      const answer = await agent.request(url);
+      const map = SOURCE_MAP.exec(answer.body.slice(-2_000))?.[1];
+      if (answer.status === 200 && map !== undefined) want(onOrigin(map, url, appOrigin));
+    } catch (error) {
+      // The app itself gone is the app's failure, not a file left unread.
+      if (error instanceof UnreachableError) throw error;
+      unread.push(`a file a page loads was not searched: ${describeThrown(error)}`);
+    }
   }
+  return unread;
 }

@@ -1,0 +1,71 @@
+/**
+ * The files the app's pages load (scripts, stylesheets, a script's source map), fetched by the leak
+ * checks' tour: one the audit cannot read is no flaw of a sound app.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { auditIntegration, failedIds, formatAuditTable } from 'hosted-sms-verify-kit/testing';
+import { startSampleApp, type SampleApp } from './sample-app.ts';
+
+const apps: SampleApp[] = [];
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.close()));
+});
+
+const TOUR_CHECKS = ['leak.secret', 'leak.handoff', 'headers.kit-pages'];
+
+describe('a sound app whose success page loads a file the audit cannot read', () => {
+  it('a 5 MB source map (past what the audit reads of one answer) fails none of the tour checks, and is said', async () => {
+    const app = await startSampleApp({
+      before: (express) => {
+        express.get('/assets/app.js', (_req, res) => {
+          res.type('application/javascript').send('console.log("ready");\n//# sourceMappingURL=app.js.map\n');
+        });
+        express.get('/assets/app.js.map', (_req, res) => {
+          const source = `// ${'a long bundled library '.repeat(220_000)}`;
+          res.json({ version: 3, sources: ['vendor.js'], sourcesContent: [source], mappings: '' });
+        });
+      },
+      done: (_req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        res.send('<!doctype html><title>Done</title><script src="/assets/app.js"></script><p>Done.</p>');
+        return true;
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: TOUR_CHECKS });
+    const table = formatAuditTable(report);
+    expect(failedIds(report), table).toEqual([]);
+    expect(report.checks.find((check) => check.id === 'leak.secret')?.evidence).toContainEqual(
+      expect.stringMatching(/^a file a page loads was not searched: GET http:\/\/[^ ]+\/assets\/app\.js\.map /),
+    );
+  }, 120_000);
+
+  it('scripts that never finish answering fail none of the tour checks; the ones left once timeoutMs has gone on them are said', async () => {
+    const app = await startSampleApp({
+      before: (express) => {
+        express.get('/assets/slow.js', (_req, res) => {
+          res.type('application/javascript');
+          res.write('// ');
+        });
+      },
+      done: (_req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        const scripts = ['a', 'b', 'c'].map((n) => `<script src="/assets/slow.js?${n}"></script>`).join('');
+        res.send(`<!doctype html><title>Done</title>${scripts}<p>Done.</p>`);
+        return true;
+      },
+    });
+    apps.push(app);
+    const started = Date.now();
+    const report = await auditIntegration({ ...app.auditOptions, timeoutMs: 3_000, only: TOUR_CHECKS });
+    const table = formatAuditTable(report);
+    expect(failedIds(report), table).toEqual([]);
+    // One file's deadline, not one per file.
+    expect(Date.now() - started).toBeLessThan(8_000);
+    const evidence = report.checks.find((check) => check.id === 'leak.secret')?.evidence;
+    expect(evidence).toContainEqual(
+      expect.stringMatching(/^a file a page loads was not searched: GET http:\/\/[^ ]+\/assets\/slow\.js /),
+    );
+    expect(evidence).toContain("2 file(s) the pages load not fetched: the audit's `timeoutMs` went on the others");
+  }, 120_000);
+});
