@@ -1,6 +1,7 @@
 /**
  * The files the app's pages load (scripts, stylesheets, a script's source map), fetched by the leak
- * checks' tour: one the audit cannot read is no flaw of a sound app.
+ * checks' tour: one the audit cannot read is no flaw of a sound app, and a secret in one is found
+ * even when the tour itself could not walk the hosted page.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditIntegration, failedIds, formatAuditTable } from 'hosted-sms-verify-kit/testing';
@@ -67,5 +68,30 @@ describe('a sound app whose success page loads a file the audit cannot read', ()
       expect.stringMatching(/^a file a page loads was not searched: GET http:\/\/[^ ]+\/assets\/slow\.js /),
     );
     expect(evidence).toContain("2 file(s) the pages load not fetched: the audit's `timeoutMs` went on the others");
+  }, 120_000);
+});
+
+describe('a tour that cannot reach the hosted page', () => {
+  it('the client secret in a script the success page loads still fails leak.secret, never not run', async () => {
+    const app = await startSampleApp({
+      emulatorPageHost: '::1',
+      before: (express, ctx) => {
+        express.get('/assets/config.js', (_req, res) => {
+          res.type('application/javascript').send(`window.CONFIG = ${JSON.stringify({ s: ctx.clientSecret })};`);
+        });
+      },
+      done: (_req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        res.send('<!doctype html><title>Done</title><script src="/assets/config.js"></script><p>Done.</p>');
+        return true;
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: ['redirect.landing', 'leak.secret'] });
+    const leak = report.checks.find((check) => check.id === 'leak.secret');
+    expect(leak?.status, formatAuditTable(report)).toBe('fail');
+    expect(leak?.evidence).toContainEqual(
+      expect.stringMatching(/^the client secret \(as is\) in GET \/assets\/config\.js response body$/),
+    );
   }, 120_000);
 });
