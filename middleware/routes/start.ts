@@ -106,7 +106,7 @@ async function allowStart<Tx>(
   } catch (error) {
     // Refused before any session existed, so nothing was sent: the number's budget is given back
     // (starts aimed at a number must not lock its owner out); the requester's stay spent.
-    await giveBack(context, receipt?.refundDestination?.bind(receipt));
+    await giveBack(context, giveBackOf(receipt, 'refundDestination'));
     throw showAsWritten(error);
   }
   return receipt ?? undefined;
@@ -120,7 +120,16 @@ async function allowStart<Tx>(
  */
 async function giveBackUnsent<Tx>(context: KitContext<Tx>, receipt: StartReceipt | undefined, pass?: PumpingPass) {
   await pass?.unsent();
-  await giveBack(context, receipt?.refund.bind(receipt));
+  await giveBack(context, giveBackOf(receipt, 'refund'));
+}
+
+/**
+ * A receipt's give-back, if it has one: limits of the app's own may resolve with anything (a rate
+ * limiter's own result), which gives nothing back rather than failing the answer with a TypeError.
+ */
+function giveBackOf(receipt: unknown, name: keyof StartReceipt): (() => Promise<void>) | undefined {
+  const method: unknown = typeof receipt === 'object' && receipt !== null ? Reflect.get(receipt, name) : undefined;
+  return typeof method === 'function' ? () => (method as () => Promise<void>).call(receipt) : undefined;
 }
 
 /** Runs a counted start's refund; one that fails or is late is only logged, after its deadline. */

@@ -144,3 +144,42 @@ describeEachAppStore('a start the service refuses', (_store, storeOptions) => {
     });
   });
 });
+
+/**
+ * Start limits of the app's own may resolve with something that is no receipt (a rate limiter's
+ * own result, `{ remainingPoints }`): nothing to give back, and the refusal is answered as the
+ * service's refusal, never as the kit's own failure reading `refund` of it.
+ */
+describeEachAppStore(
+  'a start the service refuses, counted by limits of the app that give no receipt',
+  (_store, storeOptions) => {
+    let app: TestApp;
+    let consumed = 0;
+    beforeAll(async () => {
+      app = await startTestApp({
+        ...(await storeOptions()),
+        kit: {
+          actions: [addPhoneAction()],
+          limits: {
+            consume: async () => {
+              consumed += 1;
+              return { remainingPoints: 4, msBeforeNext: 1000 } as never;
+            },
+          },
+        },
+      });
+    });
+    afterAll(async () => {
+      await app?.close();
+    });
+
+    it('a 400 refusal is answered 502 as the refusal, with no TypeError logged', async () => {
+      const user = await app.agent().signIn('refused-no-receipt');
+      await app.emulator.control.injectFaults({ createFailures: 1, createStatus: 400 });
+      const refused = await user.tryStartWithNumber('add_phone', '+33612340011');
+      expect(consumed).toBe(1);
+      expect(refused.status).toBe(502);
+      expect(app.logs.filter((line) => line.includes('TypeError'))).toEqual([]);
+    });
+  },
+);
