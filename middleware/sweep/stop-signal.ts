@@ -16,8 +16,13 @@ export function stopSignal(
     if (!stop.signal.aborted) emit({ event: 'sweep_stopping', signal: name });
     stop.abort();
   };
+  // The caller's own abort is no signal of the operator's: their first one still stops gracefully.
+  let signalHeard = false;
   const onProcessSignal = (name: NodeJS.Signals) => {
-    if (!stop.signal.aborted) return onSignal(name);
+    if (!signalHeard) {
+      signalHeard = true;
+      return onSignal(name);
+    }
     emit({ event: 'sweep_stopped', signal: name, reason: `a second ${name}: ended at once; ${CLAIMS_LAPSE}` });
     dispose();
     // Raised again with the job's listeners gone: the process ends as the signal's default does,
