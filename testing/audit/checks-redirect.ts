@@ -8,7 +8,8 @@
 import { metaRefreshContent } from '../html.ts';
 import type { Answer, Headers } from './agent.ts';
 import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
-import { plantedExit } from './page-exits.ts';
+import { plantedExit, scriptCarries } from './page-exits.ts';
+import { subresourcesOf } from './subresources.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
 /** The names apps read a "where next" from. */
@@ -65,21 +66,38 @@ export function plantedMarks(world: AuditWorld): string[] {
   return [...plantedValues(world), '//evil.example'];
 }
 
+/** The most script files of one page read for a planted value. */
+const MOST_SCRIPTS = 10;
+
 /**
- * Where `answer`'s page sends the browser with a planted value by a script, or by a link or form
- * off the app's origin (said for evidence), if it does.
+ * Where `answer`'s page sends the browser with a planted value by a script (its own, or a script
+ * file on the app's origin it loads, fetched by `user` with `headers`), or by a link or form off
+ * the app's origin (said for evidence), if it does.
  */
-export function exitWithPlant(world: AuditWorld, answer: Answer): string | undefined {
-  const where = plantedExit(
-    answer.body,
-    answer.headers['content-type'] ?? '',
-    answer.url,
-    world.options.appOrigin,
-    plantedMarks(world),
-  );
-  return where === undefined
-    ? undefined
-    : `${where} of the page carries a planted value: a script or a link sends the browser there as a redirect does`;
+export async function exitWithPlant(
+  world: AuditWorld,
+  user: AuditUser,
+  answer: Answer,
+  headers: Headers = {},
+): Promise<string | undefined> {
+  const { appOrigin } = world.options;
+  const contentType = answer.headers['content-type'] ?? '';
+  const marks = plantedMarks(world);
+  const said = (where: string) =>
+    `${where} carries a planted value: a script or a link sends the browser there as a redirect does`;
+  const where = plantedExit(answer.body, contentType, answer.url, appOrigin, marks);
+  if (where !== undefined) return said(`${where} of the page`);
+  if (!/text\/html/i.test(contentType)) return undefined;
+  for (const url of subresourcesOf(answer.body, answer.url, appOrigin, true).slice(0, MOST_SCRIPTS)) {
+    // A script file that cannot be read shows nothing: the next hop says what the app does.
+    const script = await user.agent
+      .request(url, { headers: { referer: answer.url, ...headers } })
+      .catch(() => undefined);
+    if (script?.status === 200 && scriptCarries(script.body, marks)) {
+      return said(`the script ${new URL(url).pathname} the page loads`);
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -139,7 +157,7 @@ async function judgeRedirects(
 ) {
   let answer = first;
   for (let hop = 0; hop <= MAX_HOPS; hop++) {
-    const exit = exitWithPlant(world, answer);
+    const exit = await exitWithPlant(world, user, answer, headers);
     if (!verdict.expect(exit === undefined, `${what}, hop ${hop + 1}: ${exit} (${describeAnswer(answer)})`)) return;
     const target = nextTarget(answer);
     if (target === undefined) return;

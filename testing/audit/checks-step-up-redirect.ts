@@ -48,7 +48,7 @@ async function followOnOrigin(
 ): Promise<Answer | undefined> {
   let answer = first;
   for (let hop = 0; hop <= MAX_HOPS; hop++) {
-    const exit = exitWithPlant(world, answer);
+    const exit = await exitWithPlant(world, user, answer, headers);
     if (!verdict.expect(exit === undefined, `${what}, hop ${hop + 1}: ${exit} (${describeAnswer(answer)})`)) {
       return undefined;
     }

@@ -88,3 +88,8 @@ export function plantedExit(
   }
   return undefined;
 }
+
+/** Whether script text (a file a page loads) carries one of `planted`, as a string literal may spell it. */
+export function scriptCarries(script: string, planted: readonly string[]): boolean {
+  return holds(unescapeScript(script), planted);
+}

@@ -31,14 +31,17 @@ function onOrigin(target: string, base: string, origin: string): string | undefi
   }
 }
 
-/** The URLs on `origin` of the files an HTML page at `pageUrl` has the browser load. */
-export function subresourcesOf(html: string, pageUrl: string, origin: string): string[] {
+/**
+ * The URLs on `origin` of the files an HTML page at `pageUrl` has the browser load (with
+ * `scriptsOnly`, of its `<script src>` alone).
+ */
+export function subresourcesOf(html: string, pageUrl: string, origin: string, scriptsOnly = false): string[] {
   const found: string[] = [];
   for (const [, tag, attributes = ''] of html.matchAll(TOKEN)) {
     const name = tag?.toLowerCase();
     let target: string | undefined;
     if (name === 'script') target = attribute(attributes, 'src');
-    if (name === 'link') {
+    if (name === 'link' && !scriptsOnly) {
       const rels = (attribute(attributes, 'rel') ?? '').toLowerCase().split(/\s+/);
       if (rels.some((rel) => LOADED_LINKS.has(rel))) target = attribute(attributes, 'href');
     }
