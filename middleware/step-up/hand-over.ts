@@ -64,6 +64,8 @@ export function handOverWithin(
       answeredForIt = true;
       failed.answer(error);
     } else {
+      // Failed with its own answer begun: a later next() must not run the guarded handler either.
+      answeredForIt = true;
       failed.afterAnswer(error);
       // An answer it began and never ended is cut off, as Express does: the user would wait for the rest.
       if (!endAsked()) res.destroy();

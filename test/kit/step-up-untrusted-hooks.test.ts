@@ -229,6 +229,30 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
 });
 
 describe('an onUnenrolled that fails', () => {
+  it('one that began its answer, then rejects and calls next() a moment later, runs nothing: its answer is cut off, the guarded handler never runs', async () => {
+    const ran = { handler: false };
+    let lateNext = false;
+    app = await appWith(async (_req, res, next) => {
+      res.status(200).type('html').write('<p>Set up your phone');
+      setTimeout(() => {
+        lateNext = true;
+        next();
+      }, 100);
+      throw new Error('enrolment page down');
+    }, ran);
+    await asUserWithoutPhone(app!, async (nobody) => {
+      const cutOff = await nobody.request('/security', { timeoutMs: 4_000 }).then(
+        () => 'answered whole',
+        (error: Error) => error.message,
+      );
+      expect(cutOff).not.toBe('answered whole');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(lateNext).toBe(true);
+      expect(ran.handler).toBe(false);
+      expect((await nobody.request('/ping')).body).toBe('pong');
+    });
+  });
+
   it('one that rejects and calls next() a moment later runs nothing: the user had the error page, the guarded handler never runs', async () => {
     const ran = { handler: false };
     let lateNext = false;
