@@ -176,9 +176,19 @@ export const command = {
     const unhandled = watchUnhandled(warn, (error) => printable(loaded, env, error));
     try {
       loaded = await loadConfig(file, env);
-      return await audit(loaded, only, json, output.report, warn, unhandled);
+      const code = await audit(loaded, only, json, output.report, warn, unhandled);
+      // One while your close() ran fails the audit too.
+      return code === 0 && unhandled.count() > 0 ? 2 : code;
     } finally {
-      unhandled.dispose();
+      // Run by the bin (standard output its own), the command owns the process until it exits: a
+      // later error of your code would otherwise end it with Node's stack and the error's message.
+      if (write === undefined) {
+        unhandled.outlive(() => {
+          if (!process.exitCode) process.exitCode = 2;
+        });
+      } else {
+        unhandled.dispose();
+      }
       output.restore();
     }
   },

@@ -15,6 +15,11 @@ export interface UnhandledErrors {
   readonly count: () => number;
   /** Stops listening (Node's defaults apply again); says how many were not printed. */
   readonly dispose: () => void;
+  /**
+   * Keeps listening once the command has answered, for the process it owns until it exits (a
+   * promise your close() left rejects later): each is said as before and `then` runs.
+   */
+  readonly outlive: (then: () => void) => void;
 }
 
 /**
@@ -23,8 +28,14 @@ export interface UnhandledErrors {
  */
 export function watchUnhandled(warn: (text: string) => void, describe: (error: unknown) => string): UnhandledErrors {
   let count = 0;
+  let late: (() => void) | undefined;
   const say = (how: string) => (error: unknown) => {
     count += 1;
+    try {
+      late?.();
+    } catch {
+      // Said all the same.
+    }
     if (count > MOST_SAID) return;
     let text: string;
     try {
@@ -38,12 +49,19 @@ export function watchUnhandled(warn: (text: string) => void, describe: (error: u
   const onException = say('threw');
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
+  const unsaid = () => {
+    if (count > MOST_SAID) warn(`... and ${count - MOST_SAID} more such errors of your code\n`);
+  };
   return {
     count: () => count,
     dispose: () => {
       process.removeListener('unhandledRejection', onRejection);
       process.removeListener('uncaughtException', onException);
-      if (count > MOST_SAID) warn(`... and ${count - MOST_SAID} more such errors of your code\n`);
+      unsaid();
+    },
+    outlive: (then) => {
+      unsaid();
+      late = then;
     },
   };
 }
