@@ -53,7 +53,9 @@ export function mountSignIn(
 /**
  * Ends the session, then the user's step-up grants. The sign-out never fails on the grants: a grant
  * is bound to the browser session just ended, so none of this browser's can be used again, and a
- * revocation that fails (the database is down) is logged instead of keeping the user signed in.
+ * revocation that fails (the database is down) is logged instead of keeping the user signed in. A
+ * session the store could not end still has its grants revoked before the error page: a grant must
+ * not outlive a sign-out the user asked for.
  */
 async function signOut(
   queries: DemoReads,
@@ -63,15 +65,16 @@ async function signOut(
   res: Response,
 ): Promise<void> {
   const user = await signedInUser(queries, req);
-  await new Promise<void>((resolve, reject) => {
-    req.session.destroy((error) => (error ? reject(error) : resolve()));
+  const notEnded = await new Promise<unknown>((resolve) => {
+    req.session.destroy((error: unknown) => resolve(error));
   });
-  res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax' });
   if (user !== undefined) {
     await grants
       .revoke({ userRef: user.id })
       .catch((error: unknown) => logDemoError(logger, 'demo: sign-out could not revoke step-up grants', error));
   }
+  if (notEnded) throw notEnded;
+  res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax' });
   res.redirect(303, '/signin');
 }
 

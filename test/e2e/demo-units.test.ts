@@ -243,6 +243,35 @@ describe("the demo's own forms and API", () => {
     expect(await stack.demo.kit.grants.list({ userRef: 'usr_chen' })).toEqual([]);
   });
 
+  it("sign-out whose session store fails to end the session still ends the user's step-up grants", async () => {
+    const agent = request.agent(stack.demo.app);
+    const token = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/signin')).text)![1]!;
+    expect((await agent.post('/signin').type('form').send({ _csrf: token, userId: 'usr_chen' })).status).toBe(303);
+    const startedAt = stack.clock.now();
+    await stack.demo.kit.store.stepUp!.insertGrant({
+      sessionId: 'grant-before-failed-sign-out',
+      userRef: 'usr_chen',
+      scope: 'security',
+      resourceKey: '',
+      browserSession: 'a-browser-session',
+      startedAt,
+      grantedAt: startedAt,
+    });
+    const home = await agent.get('/');
+    const signoutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+    // The session store cannot delete the session (its database is locked): the browser stays signed in.
+    const destroy = vi
+      .spyOn(SqliteSessionStore.prototype, 'destroy')
+      .mockImplementation((_sid, callback) => callback?.(new Error('database is locked')));
+    try {
+      expect((await agent.post('/signout').type('form').send({ _csrf: signoutToken })).status).toBe(500);
+    } finally {
+      destroy.mockRestore();
+    }
+    // A grant must not outlive a sign-out the user asked for, even one that failed.
+    expect(await stack.demo.kit.grants.list({ userRef: 'usr_chen' })).toEqual([]);
+  });
+
   it('sign-out signs out even when revoking the step-up grants fails (the database is down): 303, the session gone', async () => {
     const agent = request.agent(stack.demo.app);
     const token = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/signin')).text)![1]!;
