@@ -176,6 +176,7 @@ export const command = {
     const unhandled = watchUnhandled(warn, (error) => printable(loaded, env, error));
     try {
       loaded = await loadConfig(file, env);
+      unhandled.ready();
       const code = await audit(loaded, only, json, output.report, warn, unhandled);
       // One while your close() ran fails the audit too.
       return code === 0 && unhandled.count() > 0 ? 2 : code;

@@ -13,6 +13,11 @@ const MOST_SAID = 10;
 export interface UnhandledErrors {
   /** How many reached the process since `watchUnhandled`. */
   readonly count: () => number;
+  /**
+   * `describe` can now remove the secret (the configuration naming it has loaded): the errors held
+   * until then are said, and the later ones as they come.
+   */
+  readonly ready: () => void;
   /** Stops listening (Node's defaults apply again); says how many were not printed. */
   readonly dispose: () => void;
   /**
@@ -24,11 +29,31 @@ export interface UnhandledErrors {
 
 /**
  * Listens for what nobody handled: each is written with `warn` as one line, `describe` making the
- * error printable (no secret, no URL password, cut).
+ * error printable (no secret, no URL password, cut). Until `ready()`, `describe` may not know the
+ * secret yet: the errors are held, and said without their message if it never comes.
  */
 export function watchUnhandled(warn: (text: string) => void, describe: (error: unknown) => string): UnhandledErrors {
   let count = 0;
   let late: (() => void) | undefined;
+  let isReady = false;
+  const held: { how: string; error: unknown }[] = [];
+  const line = (how: string, text: string) =>
+    warn(`your code ${how}, and nothing handled it (in production this ends your app): ${text}\n`);
+  const sayNow = (how: string, error: unknown) => {
+    let text: string;
+    try {
+      text = describe(error);
+    } catch {
+      text = 'a value that cannot be read';
+    }
+    line(how, text);
+  };
+  // Never said with a secret `describe` could not yet remove.
+  const sayHeld = () => {
+    for (const { how } of held.splice(0)) {
+      line(how, 'its message is not shown: the configuration did not load, so its client secret is not known');
+    }
+  };
   const say = (how: string) => (error: unknown) => {
     count += 1;
     try {
@@ -37,13 +62,8 @@ export function watchUnhandled(warn: (text: string) => void, describe: (error: u
       // Said all the same.
     }
     if (count > MOST_SAID) return;
-    let text: string;
-    try {
-      text = describe(error);
-    } catch {
-      text = 'a value that cannot be read';
-    }
-    warn(`your code ${how}, and nothing handled it (in production this ends your app): ${text}\n`);
+    if (isReady) sayNow(how, error);
+    else held.push({ how, error });
   };
   const onRejection = say('rejected');
   const onException = say('threw');
@@ -54,12 +74,18 @@ export function watchUnhandled(warn: (text: string) => void, describe: (error: u
   };
   return {
     count: () => count,
+    ready: () => {
+      isReady = true;
+      for (const { how, error } of held.splice(0)) sayNow(how, error);
+    },
     dispose: () => {
       process.removeListener('unhandledRejection', onRejection);
       process.removeListener('uncaughtException', onException);
+      sayHeld();
       unsaid();
     },
     outlive: (then) => {
+      sayHeld();
       unsaid();
       late = then;
     },
