@@ -95,3 +95,44 @@ describe('a tour that cannot reach the hosted page', () => {
     );
   }, 120_000);
 });
+
+describe("a script a page loads that redirects on the app's origin", () => {
+  it('the client secret in the file /assets/config.js redirects to (a hashed name) fails leak.secret', async () => {
+    const app = await startSampleApp({
+      before: (express, ctx) => {
+        express.get('/assets/config.js', (_req, res) => res.redirect(302, '/assets/config.3f2a9c.js'));
+        express.get('/assets/config.3f2a9c.js', (_req, res) => {
+          res.type('application/javascript').send(`window.CONFIG = ${JSON.stringify({ s: ctx.clientSecret })};`);
+        });
+      },
+      done: (_req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        res.send('<!doctype html><title>Done</title><script src="/assets/config.js"></script><p>Done.</p>');
+        return true;
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: ['leak.secret'] });
+    expect(failedIds(report), formatAuditTable(report)).toEqual(['leak.secret']);
+    expect(report.checks[0]?.evidence).toContainEqual(
+      expect.stringMatching(/^the client secret \(as is\) in GET \/assets\/config\.3f2a9c\.js response body$/),
+    );
+  }, 120_000);
+
+  it('files that redirect to each other without end fail none of the tour checks', async () => {
+    const app = await startSampleApp({
+      before: (express) => {
+        express.get('/assets/a.js', (req, res) => res.redirect(302, `/assets/b.js?n=${String(req.query.n ?? 0)}`));
+        express.get('/assets/b.js', (req, res) => res.redirect(302, `/assets/a.js?n=${Number(req.query.n ?? 0) + 1}`));
+      },
+      done: (_req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        res.send('<!doctype html><title>Done</title><script src="/assets/a.js"></script><p>Done.</p>');
+        return true;
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: TOUR_CHECKS });
+    expect(failedIds(report), formatAuditTable(report)).toEqual([]);
+  }, 120_000);
+});

@@ -53,10 +53,11 @@ export function subresourcesOf(html: string, pageUrl: string, origin: string, sc
 
 /**
  * GETs, with `agent`, every file on the app's origin the pages the run saw have the browser load
- * (and a source map one of them names), once each, up to MOST_FILES: each is then one more
- * exchange the leak checks search. A file that cannot be read (past the size the audit reads, too
- * slow, reset) is no flaw of the app: it is said, never searched, and the files still waiting when
- * the audit's `timeoutMs` has gone on them are left. Resolves with what was not searched.
+ * (and a source map one of them names, or where one redirects), once each, up to MOST_FILES:
+ * each is then one more exchange the leak checks search. A file that cannot be read (past the size
+ * the audit reads, too slow, reset) is no flaw of the app: it is said, never searched, and the files
+ * still waiting when the audit's `timeoutMs` has gone on them are left. Resolves with what was not
+ * searched.
  */
 export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): Promise<string[]> {
   const { appOrigin, timeoutMs } = world.options;
@@ -81,6 +82,11 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
     fetched.add(url);
     try {
       const answer = await agent.request(url);
+      // The browser follows a file's redirect (a name without its hash, to the hashed build): so
+      // does the search, on the app's origin, each URL once.
+      if (answer.status >= 300 && answer.status < 400 && answer.location !== null) {
+        want(onOrigin(answer.location, url, appOrigin));
+      }
       const map = SOURCE_MAP.exec(answer.body.slice(-2_000))?.[1];
       if (answer.status === 200 && map !== undefined) want(onOrigin(map, url, appOrigin));
     } catch (error) {
