@@ -38,6 +38,22 @@ describe('plantedExit', () => {
     expect(exit(html)).toBeUndefined();
   });
 
+  it('a page of 20 000 inline scripts is read in one pass (a big server-rendered page never holds the redirect checks)', () => {
+    const html = `${'<script>track(1)</script>'.repeat(20_000)}<script>location = "//evil.example/audit"</script>`;
+    const started = Date.now();
+    expect(exit(html)).toBe('a <script>');
+    // Each script's end searched from its start: once through the page, never once per script.
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('a page of 60 000 script tags never closed is read in one pass, the first holding the rest as its text', () => {
+    const html = `<script>location = "//evil.example/audit"; ${'<script>'.repeat(60_000)}`;
+    const started = Date.now();
+    expect(exit(html)).toBe('a <script>');
+    expect(exit(`<script>track(1); ${'<script>'.repeat(60_000)}`)).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it('an answer that is no page (JSON) has no exit', () => {
     expect(exit('{"next":"https://evil.example/audit"}', 'application/json')).toBeUndefined();
   });

@@ -9,6 +9,9 @@ import { attribute, TAG_REST } from '../html.ts';
 /** A comment (skipped), or a tag: group 1 its name, group 2 its attribute text. */
 const TOKEN = new RegExp(`<!--[\\s\\S]*?(?:-->|$)|<([A-Za-z][^\\s/>]*)${TAG_REST}`, 'g');
 
+/** Where a script element's text ends. */
+const SCRIPT_END = /<\/script/gi;
+
 /** One attribute's name (group 1): event handlers are the names starting with `on`. */
 const ATTRIBUTE_NAME = /(?:^|[\s/])([^\s/>=]+)\s*(?==|[\s/>]|$)/g;
 
@@ -68,10 +71,15 @@ export function plantedExit(
     const name = token[1]?.toLowerCase();
     const attributes = token[2] ?? '';
     if (name === undefined) continue;
+    // A script never closed holds the rest of the page as its text: nothing after it is read again.
+    let restIsScript = false;
     if (name === 'script') {
       const start = (token.index ?? 0) + token[0].length;
-      const end = html.toLowerCase().indexOf('</script', start);
-      if (holds(unescapeScript(html.slice(start, end === -1 ? undefined : end)), planted)) return 'a <script>';
+      // Searched from the script's start: once through the page, not once per script.
+      SCRIPT_END.lastIndex = start;
+      const end = SCRIPT_END.exec(html)?.index;
+      restIsScript = end === undefined;
+      if (holds(unescapeScript(html.slice(start, end)), planted)) return 'a <script>';
     }
     for (const [, written = ''] of attributes.matchAll(ATTRIBUTE_NAME)) {
       const handler = written.toLowerCase();
@@ -85,6 +93,7 @@ export function plantedExit(
         return `a <${name} ${which}>`;
       }
     }
+    if (restIsScript) break;
   }
   return undefined;
 }
