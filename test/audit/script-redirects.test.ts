@@ -89,3 +89,31 @@ describe('a sound success page with links, scripts and forms of other origins', 
     expect(failed, table).toEqual([]);
   }, 120_000);
 });
+
+describe('a sound success page loading a script of the app that never finishes answering', () => {
+  it('the redirect checks wait for it once in the run, not on every visit of the page, and pass', async () => {
+    const app = await startSampleApp({
+      before: (app) => {
+        app.get('/assets/live.js', (_req, res) => {
+          res.type('application/javascript');
+          res.write('// ');
+        });
+      },
+      done: (_req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        res.send('<!doctype html><title>Done</title><script src="/assets/live.js"></script><p>Done.</p>');
+        return true;
+      },
+    });
+    apps.push(app);
+    const started = Date.now();
+    const report = await auditIntegration({
+      ...app.auditOptions,
+      timeoutMs: 2_000,
+      only: ['redirect.start', 'redirect.landing'],
+    });
+    expect(failedIds(report), formatAuditTable(report)).toEqual([]);
+    // The page is visited some 25 times: 2 s each would be near a minute.
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 120_000);
+});

@@ -69,6 +69,9 @@ export function plantedMarks(world: AuditWorld): string[] {
 /** The most script files of one page read for a planted value. */
 const MOST_SCRIPTS = 10;
 
+/** Per run, the script files that could not be read (too slow, too big): waited for once, not on every visit. */
+const unreadScripts = new WeakMap<AuditWorld, Set<string>>();
+
 /**
  * Where `answer`'s page sends the browser with a planted value by a script (its own, or a script
  * file on the app's origin it loads, fetched by `user` with `headers`), or by a link or form off
@@ -88,11 +91,16 @@ export async function exitWithPlant(
   const where = plantedExit(answer.body, contentType, answer.url, appOrigin, marks);
   if (where !== undefined) return said(`${where} of the page`);
   if (!/text\/html/i.test(contentType)) return undefined;
+  const unread = unreadScripts.get(world) ?? new Set<string>();
+  unreadScripts.set(world, unread);
   for (const url of subresourcesOf(answer.body, answer.url, appOrigin, true).slice(0, MOST_SCRIPTS)) {
+    const path = new URL(url).pathname;
+    if (unread.has(path)) continue;
     // A script file that cannot be read shows nothing: the next hop says what the app does.
-    const script = await user.agent
-      .request(url, { headers: { referer: answer.url, ...headers } })
-      .catch(() => undefined);
+    const script = await user.agent.request(url, { headers: { referer: answer.url, ...headers } }).catch(() => {
+      unread.add(path);
+      return undefined;
+    });
     if (script?.status === 200 && scriptCarries(script.body, marks)) {
       return said(`the script ${new URL(url).pathname} the page loads`);
     }
