@@ -11,6 +11,7 @@ import { Agent, formToken } from '../support/agent.ts';
 import { startStack, type Stack } from '../support/demo-stack.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { demoSite, latestAttempt } from '../support/security-stack.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const OLD_NUMBER = '+15550100001';
 const NEW_NUMBER = '+15550100077';
@@ -60,7 +61,16 @@ for (const store of ['SQLite', 'PostgreSQL'] as const) {
       expect(landing.status).toBe(303);
       const page = await agent.request('/verified/phone', { headers: { 'accept-language': language } });
       const landed = /<p id="landed" role="status"><strong>([^<]*)<\/strong>/.exec(page.body)?.[1] ?? '';
-      const [email] = await sql('SELECT subject FROM demo_outbox WHERE session_id = $1', [sessionId]);
+      // The email is written by the after-commit onOutcome hook, which may finish after the landing answered.
+      let email: Record<string, unknown> | undefined;
+      await waitFor(
+        async () => {
+          [email] = await sql('SELECT subject FROM demo_outbox WHERE session_id = $1', [sessionId]);
+          return email !== undefined;
+        },
+        5000,
+        'the outcome email',
+      );
       // Its row on the Verifications page: the kit fulfilled it, and the action changed nothing.
       const verifications = await agent.request('/verifications', { headers: { 'accept-language': language } });
       const row = new RegExp(`<tr data-session-id="${sessionId}"[^>]*>([\\s\\S]*?)</tr>`).exec(verifications.body);
