@@ -11,32 +11,32 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * `project:file` of the files that run longest, longest first, with their seconds in a whole run on
- * the 2-core machine while other work loaded it (load average about 10; a quiet run takes about half).
- * Re-measure when one of them changes much, or when a file not listed grows past the last of them.
+ * the 2-core machine (load average 1 to 5). Re-measure when one of them changes much, or when a
+ * file not listed grows past the last of them.
  */
 export const LONG_FILES = [
-  'express5:test/audit/fixtures.test.ts', // 277: the audit against every flaw of the sample app
-  'express5:test/a11y/demo-pages.browser.test.ts', // 102: Chromium through every demo page
-  'express5:test/package/package.test.ts', // 94: packs the tarball and installs it in scratch apps
-  'express5:test/a11y/kit-pages.browser.test.ts', // 78
-  'express5:test/e2e/demo.test.ts', // 60
-  'express5:test/pumping/fraud-command.test.ts', // 55: the bin, 30 times, on both stores
-  'express5:test/faults/crash.test.ts', // 43: app processes killed and restarted
-  'express4:test/audit/fixtures.test.ts', // 41: the sound app and two flaws (AUDIT_FLAWS)
-  'express5:test/audit/harm.test.ts', // 41: two full audits of the demo back to back
-  'express5:test/e2e/demo-change-phone.browser.test.ts', // 38
-  'express5:test/store/postgres-store.test.ts', // 35
-  'express5:test/sweep/bin.test.ts', // 35
+  'express5:test/audit/fixtures.test.ts', // 140: the audit against every flaw of the sample app
+  'express5:test/package/package.test.ts', // 107: packs the tarball and installs it in scratch apps
+  'express5:test/pumping/fraud-command.test.ts', // 106: the bin, 30 times, on both stores
+  'express5:test/a11y/demo-pages.browser.test.ts', // 66: Chromium through every demo page
+  'express5:test/a11y/kit-pages.browser.test.ts', // 58
+  'express5:test/e2e/demo.test.ts', // 37
+  'express5:test/audit/harm.test.ts', // 36: two full audits of the demo back to back
+  'express5:test/faults/crash.test.ts', // 30: app processes killed and restarted
   'express5:test/sweep/pacing.test.ts', // 29: paced reads in real time
-  'express5:test/e2e/demo-step-up.browser.test.ts', // 28
-  'express5:test/sweep/hung-store.test.ts', // 27
-  'express5:test/kit/pumping.test.ts', // 23
-  'express5:test/pumping/decision-bound.test.ts', // 22
-  'express5:test/multi-instance/postgres-instances.test.ts', // 21
-  'express5:test/store/conformance.test.ts', // 21: four-process races on each store
-  'express5:test/kit/ready-client-answers.test.ts', // 20
-  'express5:test/audit/false-passes.test.ts', // 18
-  'express5:test/faults/faults.test.ts', // 18
+  'express4:test/audit/fixtures.test.ts', // 27: the sound app and two flaws (AUDIT_FLAWS)
+  'express5:test/sweep/bin.test.ts', // 25
+  'express5:test/sweep/hung-store.test.ts', // 25
+  'express5:test/sweep/cli.test.ts', // 18
+  'express5:test/faults/faults.test.ts', // 17
+  'express5:test/store/conformance.test.ts', // 17: four-process races on each store
+  'express5:test/e2e/demo-change-phone.browser.test.ts', // 16
+  'express5:test/audit/sound-apps.test.ts', // 14
+  'express4:test/audit/sound-apps.test.ts', // 12
+  'express5:test/store/ordering-outbox.test.ts', // 13
+  'express5:test/store/postgres-store.test.ts', // 12
+  'express5:test/e2e/demo-step-up.browser.test.ts', // 12
+  'express5:test/kit/pumping.test.ts', // 11
 ];
 
 /** Starts the files of LONG_FILES first, in its order; every other file keeps vitest's own order. */
