@@ -10,7 +10,7 @@ import type { StepUpStore, VerifyStore } from '../../middleware/store/types.ts';
 import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { confirmForm, guardedRoutes, SCOPES, type Ran } from '../support/step-up.ts';
+import { confirmForm, guardedRoutes, SCOPES, withStepUp, type Ran } from '../support/step-up.ts';
 
 /** Holds each consumeIntent until `parties` calls are waiting, so all of them read the intent first. */
 function consumeBarrier(parties: number) {
@@ -128,32 +128,6 @@ describeEachAppStore('a custom step-up store answering null', (_store, storeOpti
     }
   });
 });
-
-/** The real store, its step-up methods replaced by `changed` (given the real step-up store). */
-function withStepUp(
-  store: VerifyStore<unknown>,
-  changed: (real: StepUpStore) => Partial<StepUpStore>,
-): VerifyStore<unknown> {
-  const real = store.stepUp!;
-  const stepUp: StepUpStore = {
-    insertGrant: (grant) => real.insertGrant(grant),
-    listGrants: (query) => real.listGrants(query),
-    revokeGrants: (query) => real.revokeGrants(query),
-    insertIntent: (intent, maxLive) => real.insertIntent(intent, maxLive),
-    renewPageIntent: (query) => real.renewPageIntent(query),
-    findIntent: (id) => real.findIntent(id),
-    consumeIntent: (id, now) => real.consumeIntent(id, now),
-    purgeExpiredIntents: (query) => real.purgeExpiredIntents(query),
-    ...changed(real),
-  };
-  return new Proxy(store, {
-    get: (target, key) => {
-      if (key === 'stepUp') return stepUp;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 
 /**
  * A custom step-up store answering outside its interface: an unused intent's `consumedAt` as

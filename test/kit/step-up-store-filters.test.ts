@@ -6,38 +6,12 @@
  * opens a guarded route, and it runs a kept form only with fields: never a handler with a text.
  */
 import { expect, it } from 'vitest';
-import type { StepUpGrant, StepUpStore, VerifyStore } from '../../middleware/store/types.ts';
+import type { StepUpGrant, VerifyStore } from '../../middleware/store/types.ts';
 import type { Agent } from '../support/agent.ts';
 import { startTestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { confirmForm, guardedRoutes, SCOPES, type Ran } from '../support/step-up.ts';
+import { confirmForm, guardedRoutes, SCOPES, withStepUp, type Ran } from '../support/step-up.ts';
 import { USERS } from '../support/users.ts';
-
-/** The real store, its step-up methods replaced by `changes`. */
-function withStepUp(
-  store: VerifyStore<unknown>,
-  changes: (real: StepUpStore) => Partial<StepUpStore>,
-): VerifyStore<unknown> {
-  const real = store.stepUp!;
-  const stepUp: StepUpStore = {
-    insertGrant: (grant) => real.insertGrant(grant),
-    listGrants: (query) => real.listGrants(query),
-    revokeGrants: (query) => real.revokeGrants(query),
-    insertIntent: (intent, maxLive) => real.insertIntent(intent, maxLive),
-    renewPageIntent: (query) => real.renewPageIntent(query),
-    findIntent: (id) => real.findIntent(id),
-    consumeIntent: (id, now) => real.consumeIntent(id, now),
-    purgeExpiredIntents: (query) => real.purgeExpiredIntents(query),
-    ...changes(real),
-  };
-  return new Proxy(store, {
-    get: (target, key) => {
-      if (key === 'stepUp') return stepUp;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 
 /** Its listGrants answering every user's grants of the query's browser session. */
 function ignoringUser(store: VerifyStore<unknown>): VerifyStore<unknown> {

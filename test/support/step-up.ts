@@ -8,6 +8,7 @@ import type { Agent } from './agent.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import type { StoreOptions } from './app-stores.ts';
 import { USERS } from './users.ts';
+import type { StepUpStore, VerifyStore } from '../../middleware/store/types.ts';
 
 export const TEN_MINUTES = 600;
 
@@ -123,4 +124,33 @@ export async function asUserWithoutPhone(on: TestApp, run: (nobody: Agent) => Pr
   } finally {
     delete USERS.nophone;
   }
+}
+
+/**
+ * The real store, its step-up methods replaced by `changed` (given the real step-up store): a
+ * custom store of the app's own that answers some calls its own way.
+ */
+export function withStepUp(
+  store: VerifyStore<unknown>,
+  changed: (real: StepUpStore) => Partial<StepUpStore>,
+): VerifyStore<unknown> {
+  const real = store.stepUp!;
+  const stepUp: StepUpStore = {
+    insertGrant: (grant) => real.insertGrant(grant),
+    listGrants: (query) => real.listGrants(query),
+    revokeGrants: (query) => real.revokeGrants(query),
+    insertIntent: (intent, maxLive) => real.insertIntent(intent, maxLive),
+    renewPageIntent: (query) => real.renewPageIntent(query),
+    findIntent: (id) => real.findIntent(id),
+    consumeIntent: (id, now) => real.consumeIntent(id, now),
+    purgeExpiredIntents: (query) => real.purgeExpiredIntents(query),
+    ...changed(real),
+  };
+  return new Proxy(store, {
+    get: (target, key) => {
+      if (key === 'stepUp') return stepUp;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
