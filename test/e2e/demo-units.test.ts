@@ -168,6 +168,19 @@ describe('SqliteSessionStore', () => {
   });
 });
 
+/**
+ * A browser signed in to `app` as `userId` through the sign-in form, and a way to read the home
+ * page's sign-out token when it is needed (after what the test does while signed in).
+ */
+async function signedInAs(app: Parameters<typeof request.agent>[0], userId: string) {
+  const agent = request.agent(app);
+  const token = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/signin')).text)![1]!;
+  expect((await agent.post('/signin').type('form').send({ _csrf: token, userId })).status).toBe(303);
+  const signOutToken = async () =>
+    /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec((await agent.get('/')).text)![1]!;
+  return { agent, signOutToken };
+}
+
 describe("the demo's own forms and API", () => {
   let stack: Stack;
   beforeAll(async () => {
@@ -223,9 +236,7 @@ describe("the demo's own forms and API", () => {
   });
 
   it('sign-out ends the user’s step-up grants with the session', async () => {
-    const agent = request.agent(stack.demo.app);
-    const token = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/signin')).text)![1]!;
-    expect((await agent.post('/signin').type('form').send({ _csrf: token, userId: 'usr_chen' })).status).toBe(303);
+    const { agent, signOutToken } = await signedInAs(stack.demo.app, 'usr_chen');
     const startedAt = stack.clock.now();
     await stack.demo.kit.store.stepUp!.insertGrant({
       sessionId: 'grant-before-sign-out',
@@ -237,16 +248,13 @@ describe("the demo's own forms and API", () => {
       grantedAt: startedAt,
     });
     expect(await stack.demo.kit.grants.list({ userRef: 'usr_chen' })).toHaveLength(1);
-    const home = await agent.get('/');
-    const signoutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+    const signoutToken = await signOutToken();
     expect((await agent.post('/signout').type('form').send({ _csrf: signoutToken })).status).toBe(303);
     expect(await stack.demo.kit.grants.list({ userRef: 'usr_chen' })).toEqual([]);
   });
 
   it("sign-out whose session store fails to end the session still ends the user's step-up grants", async () => {
-    const agent = request.agent(stack.demo.app);
-    const token = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/signin')).text)![1]!;
-    expect((await agent.post('/signin').type('form').send({ _csrf: token, userId: 'usr_chen' })).status).toBe(303);
+    const { agent, signOutToken } = await signedInAs(stack.demo.app, 'usr_chen');
     const startedAt = stack.clock.now();
     await stack.demo.kit.store.stepUp!.insertGrant({
       sessionId: 'grant-before-failed-sign-out',
@@ -257,8 +265,7 @@ describe("the demo's own forms and API", () => {
       startedAt,
       grantedAt: startedAt,
     });
-    const home = await agent.get('/');
-    const signoutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+    const signoutToken = await signOutToken();
     // The session store cannot delete the session (its database is locked): the browser stays signed in.
     const destroy = vi
       .spyOn(SqliteSessionStore.prototype, 'destroy')
@@ -273,11 +280,8 @@ describe("the demo's own forms and API", () => {
   });
 
   it('sign-out signs out even when revoking the step-up grants fails (the database is down): 303, the session gone', async () => {
-    const agent = request.agent(stack.demo.app);
-    const token = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/signin')).text)![1]!;
-    expect((await agent.post('/signin').type('form').send({ _csrf: token, userId: 'usr_chen' })).status).toBe(303);
-    const home = await agent.get('/');
-    const signoutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+    const { agent, signOutToken } = await signedInAs(stack.demo.app, 'usr_chen');
+    const signoutToken = await signOutToken();
     const revoke = vi.spyOn(stack.demo.kit.grants, 'revoke').mockRejectedValue(new Error('database is down'));
     try {
       const signedOut = await agent.post('/signout').type('form').send({ _csrf: signoutToken });
@@ -315,11 +319,8 @@ describe("the demo's own forms and API", () => {
       },
     });
     try {
-      const agent = request.agent(demo.app);
-      const token = /name="_csrf" value="([^"]+)"/.exec((await agent.get('/signin')).text)![1]!;
-      expect((await agent.post('/signin').type('form').send({ _csrf: token, userId: 'usr_chen' })).status).toBe(303);
-      const home = await agent.get('/');
-      const signoutToken = /action="\/signout"><input type="hidden" name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+      const { agent, signOutToken } = await signedInAs(demo.app, 'usr_chen');
+      const signoutToken = await signOutToken();
       vi.spyOn(demo.kit.grants, 'revoke').mockRejectedValue(new Error('database is down'));
       expect((await agent.post('/signout').type('form').send({ _csrf: signoutToken })).status).toBe(303);
       expect(logged).toContain('demo: sign-out could not revoke step-up grants');
