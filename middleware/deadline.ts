@@ -119,6 +119,25 @@ export function withDeadline<T>(
   });
 }
 
+/**
+ * A store call of a user's request, waited on for `ms` at most: the store is the integrator's code
+ * (a store of the app's own, a pg Pool with no free connection), and a late call fails with
+ * `store_unavailable`, which answers the request 503.
+ */
+export function withStoreDeadline<T>(
+  name: string,
+  ms: number,
+  call: () => T | PromiseLike<T>,
+  onLateRejection: LateRejectionReporter,
+): Promise<Awaited<T>> {
+  const late = () =>
+    new KitError(
+      KitErrorCode.StoreUnavailable,
+      `${name} did not answer within ${ms} ms; the request was answered without it (raise hookTimeouts.store if the store needs longer).`,
+    );
+  return withDeadline(name, ms, call, { late, onLateRejection });
+}
+
 function hookFailedLate(name: string, ms: number): KitError {
   return new KitError(
     KitErrorCode.HookFailed,

@@ -9,8 +9,7 @@
  * SMS pumping stores keep their own deadlines, and the sweep bounds its calls by its time budget.
  */
 import type { KitContext } from '../context.ts';
-import { withDeadline } from '../deadline.ts';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { withStoreDeadline } from '../deadline.ts';
 import { lateRejectionLogger } from '../logger.ts';
 import { callsThrough } from '../store/calls-through.ts';
 import type { VerifyStore } from '../store/types.ts';
@@ -27,14 +26,8 @@ function boundedStore<Tx>(context: KitContext<Tx>): VerifyStore<Tx> {
   return callsThrough(
     store,
     (method, call) => {
-      const name = `store.${method}`;
       const ms = method === 'fulfilBatch' ? hookTimeouts.store + hookTimeouts.fulfil : hookTimeouts.store;
-      const late = () =>
-        new KitError(
-          KitErrorCode.StoreUnavailable,
-          `${name} did not answer within ${ms} ms; the request was answered without it (raise hookTimeouts.store if the store needs longer).`,
-        );
-      return withDeadline(name, ms, call, { late, onLateRejection });
+      return withStoreDeadline(`store.${method}`, ms, call, onLateRejection);
     },
     { nested: 'as-is' },
   );

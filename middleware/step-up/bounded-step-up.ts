@@ -7,8 +7,7 @@
  * written late is read by the next request, and the landing's reload writes the grant again; a
  * kept form consumed late is used up without running (its confirmation then answers 409).
  */
-import { withDeadline, type HookTimeouts } from '../deadline.ts';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { withStoreDeadline, type HookTimeouts } from '../deadline.ts';
 import { lateRejectionLogger, type KitLogger } from '../logger.ts';
 import { callsThrough } from '../store/calls-through.ts';
 import type { StepUpStore } from '../store/types.ts';
@@ -19,16 +18,7 @@ export function boundedStepUp(
 ): StepUpStore {
   const ms = deps.hookTimeouts.store;
   const onLateRejection = lateRejectionLogger(deps.logger);
-  return callsThrough(
-    stepUp,
-    (name, call) => {
-      const late = () =>
-        new KitError(
-          KitErrorCode.StoreUnavailable,
-          `${name} did not answer within ${ms} ms; the request was answered without it (raise hookTimeouts.store if the store needs longer).`,
-        );
-      return withDeadline(name, ms, call, { late, onLateRejection });
-    },
-    { prefix: 'stepUp.' },
-  );
+  return callsThrough(stepUp, (name, call) => withStoreDeadline(name, ms, call, onLateRejection), {
+    prefix: 'stepUp.',
+  });
 }
