@@ -181,6 +181,20 @@ async function signedInAs(app: Parameters<typeof request.agent>[0], userId: stri
   return { agent, signOutToken };
 }
 
+/** A step-up grant of Chen's in the shared demo stack, as a verification would have written it. */
+async function grantChen(stack: Stack, sessionId: string): Promise<void> {
+  const startedAt = stack.clock.now();
+  await stack.demo.kit.store.stepUp!.insertGrant({
+    sessionId,
+    userRef: 'usr_chen',
+    scope: 'security',
+    resourceKey: '',
+    browserSession: 'a-browser-session',
+    startedAt,
+    grantedAt: startedAt,
+  });
+}
+
 describe("the demo's own forms and API", () => {
   let stack: Stack;
   beforeAll(async () => {
@@ -237,16 +251,7 @@ describe("the demo's own forms and API", () => {
 
   it('sign-out ends the user’s step-up grants with the session', async () => {
     const { agent, signOutToken } = await signedInAs(stack.demo.app, 'usr_chen');
-    const startedAt = stack.clock.now();
-    await stack.demo.kit.store.stepUp!.insertGrant({
-      sessionId: 'grant-before-sign-out',
-      userRef: 'usr_chen',
-      scope: 'security',
-      resourceKey: '',
-      browserSession: 'a-browser-session',
-      startedAt,
-      grantedAt: startedAt,
-    });
+    await grantChen(stack, 'grant-before-sign-out');
     expect(await stack.demo.kit.grants.list({ userRef: 'usr_chen' })).toHaveLength(1);
     const signoutToken = await signOutToken();
     expect((await agent.post('/signout').type('form').send({ _csrf: signoutToken })).status).toBe(303);
@@ -255,16 +260,7 @@ describe("the demo's own forms and API", () => {
 
   it("sign-out whose session store fails to end the session still ends the user's step-up grants", async () => {
     const { agent, signOutToken } = await signedInAs(stack.demo.app, 'usr_chen');
-    const startedAt = stack.clock.now();
-    await stack.demo.kit.store.stepUp!.insertGrant({
-      sessionId: 'grant-before-failed-sign-out',
-      userRef: 'usr_chen',
-      scope: 'security',
-      resourceKey: '',
-      browserSession: 'a-browser-session',
-      startedAt,
-      grantedAt: startedAt,
-    });
+    await grantChen(stack, 'grant-before-failed-sign-out');
     const signoutToken = await signOutToken();
     // The session store cannot delete the session (its database is locked): the browser stays signed in.
     const destroy = vi
