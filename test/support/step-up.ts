@@ -3,7 +3,7 @@
  * (test/support/app.ts `ownRoutes`), and what the guarded handlers ran.
  */
 import express from 'express';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Agent } from './agent.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import type { StoreOptions } from './app-stores.ts';
@@ -153,4 +153,19 @@ export function withStepUp(
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/**
+ * Requests `path` as `agent` and expects its answer begun and then cut off by the kit within 4 s:
+ * neither answered whole nor left open until the client gave up.
+ */
+export async function expectAnswerCutOff(agent: Agent, path: string): Promise<void> {
+  const began = Date.now();
+  const cutOff = await agent.request(path, { timeoutMs: 4_000 }).then(
+    () => 'answered whole',
+    (error: Error) => error.message,
+  );
+  expect(cutOff).not.toContain('did not answer within');
+  expect(cutOff).not.toBe('answered whole');
+  expect(Date.now() - began).toBeLessThan(4_000);
 }
