@@ -51,13 +51,20 @@ function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
-/** Creates `verify_kit_test_<pid>_<random>` and a pool on it. */
-export async function createTestDatabase(options: { max?: number } = {}): Promise<TestDatabase> {
+/**
+ * Creates `verify_kit_test_<pid>_<random>` and a pool on it. `icuLocale`: the database's text
+ * sorts by that ICU locale (as a server set up with en_US.UTF-8 sorts by glibc's), not the server's default.
+ */
+export async function createTestDatabase(options: { max?: number; icuLocale?: string } = {}): Promise<TestDatabase> {
   const name = `verify_kit_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    const locale =
+      options.icuLocale === undefined
+        ? ''
+        : ` LOCALE_PROVIDER icu ICU_LOCALE '${options.icuLocale.replaceAll("'", "''")}' TEMPLATE template0`;
+    await admin.query(`CREATE DATABASE ${name}${locale}`);
   } finally {
     await admin.end();
   }
