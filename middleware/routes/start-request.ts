@@ -12,6 +12,7 @@ import { isRecord } from '../options/option-problems.ts';
 import { showAsWritten } from './answer-error.ts';
 import { bodyProblem, strictJson } from './json-body.ts';
 import { isStateShaped } from './state.ts';
+import { boundedStepUp } from '../step-up/bounded-step-up.ts';
 import { findKeptIntent, INTENT_FIELD } from '../step-up/scope-actions.ts';
 import type { Attempt } from '../store/types.ts';
 import type { ActionDefinition, JsonValue, PrepareContext } from '../types.ts';
@@ -69,7 +70,9 @@ export async function pickStartAction<Tx>(
 ): Promise<ActionDefinition<Tx>> {
   const intentId = body[INTENT_FIELD];
   if (intentId === undefined) return pickAction(context, body.action);
-  const intent = await findKeptIntent(context.store.stepUp, intentId);
+  const { stepUp } = context.store;
+  // Waited on no longer than hookTimeouts.store, as the step-up store is wherever a request calls it.
+  const intent = await findKeptIntent(stepUp && boundedStepUp(stepUp, context), intentId);
   const kept = isRecord(intent?.fields) ? intent.fields.action : undefined;
   const action = typeof kept === 'string' ? context.actions.get(kept) : undefined;
   if (action?.requireRecentVerification === undefined) {

@@ -9,6 +9,7 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { englishMessages } from '../../middleware/pages/messages.ts';
 import type { StepUpStore, VerifyStore } from '../../middleware/store/types.ts';
+import type { ActionDefinition } from '../../middleware/types.ts';
 import type { Agent } from '../support/agent.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -19,6 +20,16 @@ const STORE_MS = 300;
 /** Long enough for the deadline and a loaded machine, far short of a request held open for good. */
 const ANSWERED_WITHIN_MS = 5_000;
 const unhandled = watchUnhandledRejections();
+/** An action whose start requires a step-up: a start without a grant is kept until the user confirms it. */
+const changePhone: ActionDefinition<unknown> = {
+  name: 'change_phone',
+  operationSensitivity: 'sensitive',
+  successPath: '/done/phone',
+  destination: 'entered',
+  proves: 'destination',
+  requireRecentVerification: { scope: 'security', maxAge: 600 },
+  fulfil: () => {},
+};
 
 /** The store, its step-up methods named in `hanging` never settling while they are named there. */
 function hangable(store: VerifyStore<unknown>, hanging: Set<string>): VerifyStore<unknown> {
@@ -48,7 +59,7 @@ describeEachAppStore('a step-up store that stops answering a request', (_store, 
     app = await startTestApp({
       ...(await storeOptions()),
       wrapStore: (store) => hangable(store, hanging),
-      kit: { scopes: [...SCOPES], hookTimeouts: { store: STORE_MS } },
+      kit: { actions: [changePhone], scopes: [...SCOPES], hookTimeouts: { store: STORE_MS } },
       ownRoutes: guardedRoutes(ran),
     });
   });
@@ -121,6 +132,19 @@ describeEachAppStore('a step-up store that stops answering a request', (_store, 
     );
     expectStoreUnavailable(
       await user.request(`/verify/step-up?intent=${form.intent}`, { timeoutMs: ANSWERED_WITHIN_MS }),
+      'findIntent',
+    );
+    expect((await app.emulator.control.outbox()).length).toBe(texts);
+  });
+
+  it('a kept start: its confirmation’s intent lookup that never settles is answered 503, nothing texted', async () => {
+    const user = await app.agent().signIn('step-up-store-hangs-kept-start');
+    const kept = await user.tryStart('change_phone', { phone: '+33612345678' });
+    const form = confirmForm(kept.body);
+    const texts = (await app.emulator.control.outbox()).length;
+    hanging.add('findIntent');
+    expectStoreUnavailable(
+      await user.postStart({ _csrf: user.csrf, _verify_kit_intent: form.intent }, {}, ANSWERED_WITHIN_MS),
       'findIntent',
     );
     expect((await app.emulator.control.outbox()).length).toBe(texts);
