@@ -220,7 +220,9 @@ async function audit(
 ): Promise<number> {
   const stop = stopSignal();
   try {
-    const auditing = auditIntegration({ ...config, ...(only === undefined ? {} : { only }) });
+    // close() is the configuration's, not an option of the audit.
+    const { close: _close, ...options } = config;
+    const auditing = auditIntegration({ ...options, ...(only === undefined ? {} : { only }) });
     // Stopped, its checks' failures are nobody's.
     auditing.catch(() => {});
     const outcome = await Promise.race([auditing, stop.received]);

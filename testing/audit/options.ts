@@ -4,6 +4,8 @@
  */
 import { MIN_SECRET_LENGTH } from '../../middleware/secret-spellings.ts';
 import type { AuditAgent } from './agent.ts';
+import { unknownAuditNames } from './option-names.ts';
+import { scrubSecret, secretForms } from './secret.ts';
 
 /** Signs `user` in on `agent` (creating the test user if your app needs that) and returns the kit's start token. */
 export type SignInFunction = (agent: AuditAgent, user: string) => Promise<{ csrf: string }>;
@@ -269,6 +271,14 @@ function checkStepUp(problems: string[], options: AuditOptions): void {
   for (const [i, route] of stepUp.entries()) checkGuardedRoute(problems, route, i);
 }
 
+/** Removes the client secret given from a text of the options' own (a name the audit does not know). */
+function secretHider(options: AuditOptions): (text: string) => string {
+  const { clientId, clientSecret } = options;
+  if (typeof clientSecret !== 'string' || clientSecret === '') return (text) => text;
+  const forms = secretForms(typeof clientId === 'string' ? clientId : '', clientSecret);
+  return (text) => scrubSecret(forms, text);
+}
+
 /** Checks the options; throws one error listing every problem. */
 export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions {
   const problems: string[] = [];
@@ -311,6 +321,7 @@ export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions
     positive(problems, 'sweep.advanceSeconds', options.sweep.advanceSeconds, 1800, 30 * 86_400);
   }
   checkStepUp(problems, options);
+  problems.push(...unknownAuditNames(options, secretHider(options)));
   const resolved: ResolvedAuditOptions = {
     ...options,
     appOrigin: isUrl(options.appUrl) ? new URL(options.appUrl).origin : '',

@@ -1,0 +1,114 @@
+/**
+ * The names `auditIntegration` knows. A misspelt option (`stepup`, `timeout`, a route's `scopes`,
+ * `proxy` without its `headers`) would be dropped without a word and its checks left not run or run
+ * without it, a pass the app never earned: every name that is none of them is refused, with the
+ * name it most likely meant.
+ */
+
+export const AUDIT_OPTION_NAMES = [
+  'appUrl',
+  'emulatorUrl',
+  'clientId',
+  'clientSecret',
+  'signIn',
+  'actions',
+  'probe',
+  'kit',
+  'serviceUrl',
+  'sweep',
+  'stepUp',
+  'clock',
+  'logs',
+  'proxy',
+  'sessionCookie',
+  'stormSize',
+  'burstSize',
+  'ipBurstSize',
+  'concurrency',
+  'only',
+  'timeoutMs',
+] as const;
+
+export const ACTION_OPTION_NAMES = ['name', 'path', 'fields', 'enteredNumber', 'requireRecentVerification'] as const;
+export const ROUTE_OPTION_NAMES = ['path', 'method', 'scope', 'maxAge', 'fields', 'resource', 'effects'] as const;
+export const SIGN_IN_FORM_NAMES = ['path', 'action', 'fields', 'tokenField', 'csrfFrom'] as const;
+export const SWEEP_OPTION_NAMES = ['run', 'clock', 'advanceSeconds'] as const;
+export const PROXY_OPTION_NAMES = ['headers'] as const;
+
+/** A group of options as an object, or undefined (its own shape is checked beside its names). */
+function group(value: unknown): object | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+}
+
+/** Every name of `options` and of its groups (actions, routes, a sign-in form, sweep, proxy) the audit does not know. */
+export function unknownAuditNames(options: object, hide: (text: string) => string): string[] {
+  const given = options as Record<string, unknown>;
+  const problems = unknownNames('', options, AUDIT_OPTION_NAMES, hide);
+  const nested = (where: string, value: unknown, known: readonly string[]) => {
+    const found = group(value);
+    if (found !== undefined) problems.push(...unknownNames(where, found, known, hide));
+  };
+  if (typeof given.signIn !== 'function') nested('signIn.', given.signIn, SIGN_IN_FORM_NAMES);
+  nested('sweep.', given.sweep, SWEEP_OPTION_NAMES);
+  nested('proxy.', given.proxy, PROXY_OPTION_NAMES);
+  for (const [name, known] of [
+    ['actions', ACTION_OPTION_NAMES],
+    ['stepUp', ROUTE_OPTION_NAMES],
+  ] as const) {
+    const list = given[name];
+    if (Array.isArray(list)) list.forEach((item: unknown, i) => nested(`${name}[${i}].`, item, known));
+  }
+  return problems;
+}
+
+/** The longest unknown name quoted (a key of megabytes is no line an error keeps). */
+const NAME_CHARS = 60;
+
+/**
+ * One problem per key of `group` that is not in `known`, named as `${where}${key}`; `hide` removes
+ * the client secret from a name (a key is the integrator's text and may be anything).
+ */
+export function unknownNames(
+  where: string,
+  group: object,
+  known: readonly string[],
+  hide: (text: string) => string,
+): string[] {
+  const problems: string[] = [];
+  for (const key of Object.keys(group)) {
+    if (known.includes(key)) continue;
+    const shown = hide(key.length > NAME_CHARS ? `${key.slice(0, NAME_CHARS)}...` : key);
+    const meant = closestName(key, known);
+    const hint =
+      meant === undefined ? `the options here are ${known.join(', ')}` : `did you mean \`${where}${meant}\`?`;
+    problems.push(`\`${where}${shown}\` is not an option of the audit: ${hint}`);
+  }
+  return problems;
+}
+
+/** The known name a few letters away from `typed` (a case, a plural, a typo), if one is. */
+function closestName(typed: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const distance = editDistance(typed.toLowerCase(), name.toLowerCase());
+    if (distance <= Math.max(2, Math.floor(name.length / 4)) && (best === undefined || distance < best.distance)) {
+      best = { name, distance };
+    }
+  }
+  return best?.name;
+}
+
+/** Levenshtein distance, for names of a few dozen letters. */
+function editDistance(a: string, b: string): number {
+  if (a.length > 64 || b.length > 64) return Math.abs(a.length - b.length) + 64;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
