@@ -116,15 +116,20 @@ function checkNotWholeNumber(block: string): void {
  * A block too short or too long to be a number of its country without its last three digits would
  * be kept as a rule no start matches ('+336123' for French numbers, which have 9 digits after +33),
  * the operator told it was blocked. A country code no country has is kept: numbers of no country
- * are counted by block too.
+ * are counted by block too. One too long may be a whole number (of a range the metadata does not
+ * hold, as test numbers are): never quoted, its block named when it has a whole number's length.
  */
 function checkBlockLength(block: string): void {
   const length = numberLength(`${block}000`);
   if (length !== 'TOO_SHORT' && length !== 'TOO_LONG') return;
-  throw new KitError(
-    KitErrorCode.InvalidOptions,
-    `block is a number without its last three digits: ${JSON.stringify(block)} is ${length === 'TOO_SHORT' ? 'too short' : 'too long'} for its country's numbers, such as '+33612345' for +33 6 12 34 56 78.`,
-  );
+  const example = "for its country's numbers, such as '+33612345' for +33 6 12 34 56 78";
+  const what =
+    length === 'TOO_SHORT'
+      ? `${JSON.stringify(block)} is too short ${example}`
+      : numberLength(block) === undefined
+        ? `this is a whole number; its block is ${JSON.stringify(blockOf(block))}`
+        : `this is too long ${example}`;
+  throw new KitError(KitErrorCode.InvalidOptions, `block is a number without its last three digits: ${what}.`);
 }
 
 /**
@@ -169,11 +174,12 @@ export function keyOf(target: PumpingTarget, ipv6Subnet = DEFAULT_IPV6_SUBNET): 
   }
   const [dimension, key] = first;
   if (dimension === 'country') checkCountry(key);
-  // An E.164 number's start: its country code never begins with 0.
+  // An E.164 number's start: its country code never begins with 0. What was given is not quoted:
+  // it may be a whole number spelt another way ("+33 6 12 34 56 78", "0033612345678").
   if (dimension === 'block' && !/^\+[1-9]\d{0,13}$/.test(key)) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
-      `block must be "+" and digits, not starting with 0, such as '+33612345'; got ${JSON.stringify(key)}.`,
+      'block must be "+" and digits only (no spaces, dashes or leading 00), not starting with 0, such as \'+33612345\'.',
     );
   }
   if (dimension === 'block') {

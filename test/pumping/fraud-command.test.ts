@@ -204,6 +204,9 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
       // Decimal only: Number() reads 0x10 as 16 hours.
       [['block', '--country', 'GH', '--hours', '0x10'], /--hours needs a positive number/],
       [['block', '--address', 'garbage'], /IPv4 address or an IPv6 address/],
+      // A whole number given as a block is refused without being printed back.
+      [['block', '--block', '+44 7400 123456'], /block must be "\+" and digits only/],
+      [['release', '--block', '+447700900123'], /this is a whole number; its block is "\+447700900"/],
       // A flag the command does not read is refused, not ignored.
       [['tripped', '--country', 'NG'], /tripped does not take --country: it takes only --json/],
       [['decisions', '--days', '3'], /decisions does not take --days: it takes --hours/],
@@ -215,6 +218,7 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
       expect(answer.stderr).toMatch(message);
       expect(answer.stderr).not.toMatch(/\n\s+at /);
       expect(answer.stderr).not.toContain('fraud-secret');
+      expect(answer.stderr).not.toMatch(/7400 ?123456|7700900123/);
     }
   });
 

@@ -49,6 +49,24 @@ describeEachStore('operators’ targets', (kind) => {
     expect(await ops.rules()).toEqual([]);
   });
 
+  it('never quotes a whole number given as a block, however it is spelt or whatever range it is of, and keeps nothing', async () => {
+    const given = [
+      ['+33 6 12 34 56 78', '612345678'],
+      ['0033612345678', '33612345678'],
+      ['+33-6-12-34-56-78', '33612345678'],
+      // A fiction range the metadata holds no type for, and a test number too long for any range.
+      ['+447700900123', '447700900123'],
+      ['+155501000012345', '55501000012345'],
+    ] as const;
+    for (const [block, digits] of given) {
+      const message = await refusal(ops.block({ block }));
+      expect(message).not.toContain(block);
+      expect(message.replace(/\D/g, ''), message).not.toContain(digits);
+    }
+    expect(await refusal(ops.release({ block: '+447700900123' }))).toContain('"+447700900"');
+    expect(await ops.rules()).toEqual([]);
+  });
+
   it('refuses a country no number belongs to (UK for GB, XX), naming the fix, and keeps nothing; ZZ is kept', async () => {
     expect(await refusal(ops.block({ country: 'UK' }))).toContain("'GB'");
     expect(await refusal(ops.release({ country: 'XX' }))).toContain('"XX"');
