@@ -4,9 +4,10 @@
  * page, and one that neither answers nor calls `next()` within `ms` (an enrolment service that
  * never replies, a callback that never fires) gets the kit's error page then, so no user's request
  * stays open; one that began its answer and has not ended it then is cut off. What it writes once
- * the answer was sent is dropped: a late `res.redirect` in its own timer would otherwise throw
- * where nothing catches it and end the process. A later `next()` is dropped too (after its
- * deadline, or after it failed): the guarded handler never runs after the user got the error page.
+ * the kit answered in its place (at its deadline, or for its failure) is dropped: a late
+ * `res.redirect` in its own timer would otherwise throw where nothing catches it and end the
+ * process. A later `next()` is dropped too (after its deadline, or after it failed): the guarded
+ * handler never runs after the user got the error page.
  * An error it passes to `next(err)` is answered as a throw is. A throw or rejection once the request
  * was answered, or handed on with `next()`, is only logged.
  */
@@ -25,6 +26,11 @@ export function handOverWithin(
   let passedOn = false;
   // The kit answered in its place (at its deadline, or for its failure): what it does later counts for nothing.
   let answeredForIt = false;
+  const answerInItsPlace = (): void => {
+    answeredForIt = true;
+    // A callback it set off may still answer (a redirect once a lookup replies): dropped, never thrown.
+    dropWritesOnceAnswered(res);
+  };
   const endAsked = watchEnd(res);
   const timer = setTimeout(() => {
     if (passedOn) return;
@@ -32,24 +38,13 @@ export function handOverWithin(
       if (endAsked()) return;
       // An answer begun and never ended (a template waiting on a service that never replies) is
       // cut off, as one it threw in: the user's request must not stay open for good.
-      answeredForIt = true;
-      failed.afterAnswer(
-        new KitError(
-          KitErrorCode.HookFailed,
-          `${name} began its answer and did not end it within ${ms} ms; it was cut off (raise hookTimeouts.${name} if it needs longer).`,
-        ),
-      );
+      answerInItsPlace();
+      failed.afterAnswer(missedDeadline(name, ms, 'began its answer and did not end it', 'it was cut off'));
       res.destroy();
       return;
     }
-    answeredForIt = true;
-    failed.answer(
-      new KitError(
-        KitErrorCode.HookFailed,
-        `${name} neither answered nor called next() within ${ms} ms; it counts as failed (raise hookTimeouts.${name} if it needs longer).`,
-      ),
-    );
-    dropWritesOnceAnswered(res);
+    answerInItsPlace();
+    failed.answer(missedDeadline(name, ms, 'neither answered nor called next()', 'it counts as failed'));
   }, ms);
   timer.unref();
   // Answered, or the client went away: nothing left to bound.
@@ -61,11 +56,11 @@ export function handOverWithin(
     // this handler's to answer, and an answer now would race the one already under way.
     if (answeredForIt || passedOn) failed.afterAnswer(error);
     else if (!res.headersSent) {
-      answeredForIt = true;
+      answerInItsPlace();
       failed.answer(error);
     } else {
       // Failed with its own answer begun: a later next() must not run the guarded handler either.
-      answeredForIt = true;
+      answerInItsPlace();
       failed.afterAnswer(error);
       // An answer it began and never ended is cut off, as Express does: the user would wait for the rest.
       if (!endAsked()) res.destroy();
@@ -85,6 +80,14 @@ export function handOverWithin(
     next(error);
   };
   runDetached(() => handler(req, res, onward), failedWith);
+}
+
+/** Why the kit answered in a handler's place at its deadline: what it did not do, and what came of it. */
+function missedDeadline(name: string, ms: number, missed: string, outcome: string): KitError {
+  return new KitError(
+    KitErrorCode.HookFailed,
+    `${name} ${missed} within ${ms} ms; ${outcome} (raise hookTimeouts.${name} if it needs longer).`,
+  );
 }
 
 /** An argument of next() Express reads as an error: anything truthy but 'route' and 'router'. */

@@ -264,6 +264,36 @@ describe('an onUnenrolled that fails', () => {
     });
   });
 
+  it.each([
+    ['rejects', 'reject'],
+    ['fails the Express way, next(err),', 'next(err)'],
+  ] as const)(
+    'one that %s and answers a moment later (a callback set off before it failed) changes nothing: the user had the error page, the app goes on serving',
+    async (_what, how) => {
+      const ran = { handler: false };
+      let lateAnswer = false;
+      app = await appWith(async (_req, res, next) => {
+        // An enrolment lookup whose callback redirects, and an audit write that fails first.
+        setTimeout(() => {
+          lateAnswer = true;
+          res.redirect('/enrol');
+        }, 100);
+        const failure = new Error('enrolment audit write failed');
+        if (how === 'reject') throw failure;
+        next(failure);
+      }, ran);
+      await asUserWithoutPhone(app!, async (nobody) => {
+        const answer = await nobody.request('/security');
+        expect(answer.status).toBe(500);
+        expect(answer.body).toContain('</html>');
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        expect(lateAnswer).toBe(true);
+        expect(ran.handler).toBe(false);
+        expect((await nobody.request('/ping')).body).toBe('pong');
+      });
+    },
+  );
+
   it('one that fails the Express way, next(err), gets the kit’s error page as one that throws: its error is logged described, without the secret, never handed to Express’s error handlers with its stack', async () => {
     const ran = { handler: false };
     app = await appWith((_req, _res, next) => {
