@@ -8,6 +8,7 @@ import { emulatorControl, type ControlSession, type EmulatorControl } from '../.
 import { withoutUrlPasswords } from '../../middleware/printable-errors.ts';
 import { AuditAgent, hiddenField, parseHandoffPage, type Answer, type Exchange } from './agent.ts';
 import { callCount, callHook, callSync, describeThrown, linesOf } from './hooks.ts';
+import { NumberMask } from './number-mask.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
 
@@ -62,6 +63,8 @@ export class AuditWorld {
   #starts = 0;
   #numbers = 0;
   readonly #typedNumbers = new Set<string>();
+  /** The numbers typed and held this run, masked in everything the audit reports. */
+  readonly #numberMask = new NumberMask();
   /** The landing path, learnt from the first session the emulator shows. */
   returnUrl: string | undefined;
   /** Every spelling of the client secret (searched for, and scrubbed from what the audit reports). */
@@ -79,10 +82,11 @@ export class AuditWorld {
 
   /**
    * `text` without the client secret in any spelling, nor any URL's password (a `serviceUrl`
-   * through a proxy, a database URL an error quotes): for everything the audit reports.
+   * through a proxy, a database URL an error quotes), nor a number of the run in full: for
+   * everything the audit reports.
    */
   scrub(text: string): string {
-    return withoutUrlPasswords(scrubSecret(this.secretForms, text));
+    return withoutUrlPasswords(this.#numberMask.mask(scrubSecret(this.secretForms, text)));
   }
 
   /**
@@ -258,6 +262,7 @@ export class AuditWorld {
       const number = `+44 7400 1${tail}`;
       if (this.#typedNumbers.has(number)) continue;
       this.#typedNumbers.add(number);
+      this.#numberMask.add(number);
       return number;
     }
   }
@@ -269,7 +274,9 @@ export class AuditWorld {
     const held = await callHook(`your enteredNumber.numberOf('${user.name}')`, this.options.timeoutMs, () =>
       read(user.name),
     );
-    return typeof held === 'string' ? digitsOf(held) : null;
+    if (typeof held !== 'string') return null;
+    this.#numberMask.add(held);
+    return digitsOf(held);
   }
 
   /** POSTs the start form as the app's own page would; `query` is appended to the path. */

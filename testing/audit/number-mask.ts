@@ -1,0 +1,41 @@
+/**
+ * The phone numbers of a run (those it typed, those your app said it holds) are masked in what the
+ * audit reports, as the kit masks them: a number is shown in full only where the user typed it, and
+ * evidence quoting an answer or a URL (a start sent as a GET, its form in the query) may carry one in
+ * any spelling (grouped, URL-encoded, national).
+ */
+
+/** What may stand between a number's digits: a space, a dot, a dash, brackets, `+`, and their encodings. */
+const SEPARATOR = String.raw`(?:[\s.()/+\-]|%20|%2B|%28|%29|%2F|&nbsp;|&#160;|\u00a0)`;
+
+/** A run of digits with separators between them, as long as a phone number may be. */
+const DIGIT_RUN = new RegExp(String.raw`\d(?:${SEPARATOR}*\d){6,}`, 'gi');
+
+const SEPARATORS = new RegExp(SEPARATOR, 'gi');
+
+/** The national digits a number is recognised by (its last ten), however it was written. */
+function nationalDigits(phone: string): string {
+  return phone.replace(/\D/g, '').slice(-10);
+}
+
+export class NumberMask {
+  readonly #known = new Set<string>();
+
+  /** Masks `phone` from now on (one with fewer than seven digits is no number to mask). */
+  add(phone: string): void {
+    const digits = nationalDigits(phone);
+    if (digits.length >= 7) this.#known.add(digits);
+  }
+
+  /** `text` with every known number, in any spelling, shown by its last two digits. */
+  mask(text: string): string {
+    if (this.#known.size === 0) return text;
+    return text.replace(DIGIT_RUN, (run) => {
+      const digits = run.replace(SEPARATORS, '').replace(/\D/g, '');
+      for (const known of this.#known) {
+        if (digits.includes(known)) return `[a number ending ${known.slice(-2)}]`;
+      }
+      return run;
+    });
+  }
+}
