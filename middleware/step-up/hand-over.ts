@@ -7,7 +7,7 @@
  * the kit answered in its place (at its deadline, or for its failure) is dropped: a late
  * `res.redirect` in its own timer would otherwise throw where nothing catches it and end the
  * process. A later `next()` is dropped too (after its deadline, or after it failed): the guarded
- * handler never runs after the user got the error page.
+ * handler never runs after the user got the error page, nor after the handler's own answer.
  * An error it passes to `next(err)` is answered as a throw is. A throw or rejection once the request
  * was answered, or handed on with `next()`, is only logged.
  */
@@ -75,11 +75,25 @@ export function handOverWithin(
       failedWith(error);
       return;
     }
-    passedOn = true;
     clearTimeout(timer);
+    // It answered (a redirect to enrolment) and passed on too: the guarded handler must not run unverified.
+    if (res.headersSent || endAsked()) {
+      answeredForIt = true;
+      failed.afterAnswer(passedOnAfterAnswering(name));
+      return;
+    }
+    passedOn = true;
     next(error);
   };
   runDetached(() => handler(req, res, onward), failedWith);
+}
+
+/** A handler that answered and then called next(): logged, the guarded handler not run. */
+function passedOnAfterAnswering(name: string): KitError {
+  return new KitError(
+    KitErrorCode.HookFailed,
+    `${name} called next() after it answered; the guarded handler was not run.`,
+  );
 }
 
 /** Why the kit answered in a handler's place at its deadline: what it did not do, and what came of it. */

@@ -333,6 +333,33 @@ describe('an onUnenrolled that fails', () => {
   });
 });
 
+describe('an onUnenrolled that answers and calls next()', () => {
+  it.each([
+    ['at once', 0],
+    ['a moment later (a callback set off before it answered)', 100],
+  ])(
+    'one that redirects to enrolment and then calls next() %s: the redirect stands, the guarded handler never runs',
+    async (_when, delayMs) => {
+      const ran = { handler: false };
+      app = await appWith((_req, res, next) => {
+        res.redirect('/enrol');
+        if (delayMs === 0) next();
+        else setTimeout(() => next(), delayMs);
+      }, ran);
+      await asUserWithoutPhone(app!, async (nobody) => {
+        const answer = await nobody.request('/security');
+        expect(answer.status).toBe(302);
+        expect(answer.location).toBe('/enrol');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(ran.handler).toBe(false);
+        expect(app!.errors).toEqual([]);
+        expect(app!.logs.filter((line) => line.includes('called next() after it answered'))).toHaveLength(1);
+        expect((await nobody.request('/ping')).body).toBe('pong');
+      });
+    },
+  );
+});
+
 describe('an onUnenrolled that never answers, in an app with errors: "next"', () => {
   it('the app’s own error handler, answering a moment later, gets its page to the user: the request never hangs', async () => {
     const ran = { handler: false };
