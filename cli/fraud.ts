@@ -141,7 +141,12 @@ function parse(argv: readonly string[], env: CommandEnv): Args {
       if (by !== 'country' && by !== 'block') throw new UsageError('--by is country or block.');
       args.by = by;
     } else if (flag === '--json') args.json = true;
-    else throw new UsageError(`unknown option ${JSON.stringify(flag)}.`);
+    else if (flag.startsWith('-')) throw new UsageError(`unknown option ${JSON.stringify(flag)}.`);
+    // A value without its flag is not printed back: it may be a whole phone number.
+    else
+      throw new UsageError(
+        'a value was given without its flag: name a target with --country, --block, --address or --user.',
+      );
   }
   if (args.file === '') throw new UsageError('--config FILE is required.');
   const acts = args.what === 'block' || args.what === 'release' || args.what === 'clear';

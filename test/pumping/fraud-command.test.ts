@@ -207,6 +207,9 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
       // A whole number given as a block is refused without being printed back.
       [['block', '--block', '+44 7400 123456'], /block must be "\+" and digits only/],
       [['release', '--block', '+447700900123'], /this is a whole number; its block is "\+447700900"/],
+      [['block', '+447700900123'], /a value was given without its flag: name a target with --country, --block/],
+      [['tripped', '--json', '+44 7400 123456'], /a value was given without its flag/],
+      [['tripped', '-x'], /unknown option "-x"/],
       // A flag the command does not read is refused, not ignored.
       [['tripped', '--country', 'NG'], /tripped does not take --country: it takes only --json/],
       [['decisions', '--days', '3'], /decisions does not take --days: it takes --hours/],
