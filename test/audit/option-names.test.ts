@@ -56,7 +56,8 @@ describe('names the audit does not know', () => {
       sweep: { run: async () => {}, clock: { advance: () => {} }, advanceSecond: 60 },
       proxy: { 'x-forwarded-proto': 'https' },
     });
-    expect(message).toMatch(/5 problem\(s\)/);
+    // The proxy without its headers is also of the wrong shape: one more problem.
+    expect(message).toMatch(/6 problem\(s\)/);
     expect(message).toContain('`signIn.tokenfield` is not an option of the audit: did you mean `signIn.tokenField`?');
     expect(message).toContain('`actions[0].feilds` is not an option of the audit: did you mean `actions[0].fields`?');
     expect(message).toContain('`stepUp[0].scopes` is not an option of the audit: did you mean `stepUp[0].scope`?');

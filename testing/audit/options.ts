@@ -5,6 +5,7 @@
 import { MIN_SECRET_LENGTH } from '../../middleware/secret-spellings.ts';
 import type { AuditAgent } from './agent.ts';
 import { unknownAuditNames } from './option-names.ts';
+import { illTypedOptions } from './option-shapes.ts';
 import { scrubSecret, secretForms } from './secret.ts';
 
 /** Signs `user` in on `agent` (creating the test user if your app needs that) and returns the kit's start token. */
@@ -322,6 +323,7 @@ export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions
   }
   checkStepUp(problems, options);
   problems.push(...unknownAuditNames(options, secretHider(options)));
+  problems.push(...illTypedOptions(options as unknown as Record<string, unknown>));
   const resolved: ResolvedAuditOptions = {
     ...options,
     appOrigin: isUrl(options.appUrl) ? new URL(options.appUrl).origin : '',
