@@ -8,6 +8,7 @@
  *   describeAudit({ describe, it, beforeAll }, () => ({ appUrl, emulatorUrl, ... }));
  */
 import { AUDIT_CHECK_IDS } from './catalogue.ts';
+import { unknownNames } from './option-names.ts';
 import type { AuditOptions } from './options.ts';
 import { auditIntegration } from './runner.ts';
 import type { AuditReport } from './report.ts';
@@ -37,12 +38,43 @@ export interface DescribeAuditSettings {
   requireEveryCheck?: boolean;
 }
 
+const SETTING_NAMES = ['name', 'only', 'timeoutMs', 'requireEveryCheck'] as const;
+
+/**
+ * The settings' problems, each saying how to write it: a misspelt `requireEveryCheck` would skip a
+ * check not run (CI green), `only` as one id declared no case at all.
+ */
+function settingProblems(settings: DescribeAuditSettings): string[] {
+  if (typeof settings !== 'object' || settings === null) return ['pass the settings as an object, or leave them out.'];
+  const problems = unknownNames('', settings, SETTING_NAMES, (text) => text, 'a setting of describeAudit');
+  const { name, only, timeoutMs, requireEveryCheck } = settings as Record<string, unknown>;
+  if (name !== undefined && typeof name !== 'string') problems.push("`name` must be the suite's name.");
+  if (only !== undefined && (!Array.isArray(only) || !only.every((id) => typeof id === 'string'))) {
+    problems.push("`only` must be a list of check ids (AUDIT_CHECK_IDS), e.g. ['leak.secret'].");
+  } else if (only !== undefined) {
+    const unknown = only.filter((id: string) => id.trim() !== '' && !AUDIT_CHECK_IDS.includes(id));
+    if (unknown.length > 0)
+      problems.push(`\`only\` names unknown check id(s): ${unknown.join(', ')} (see AUDIT_CHECK_IDS).`);
+  }
+  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 1)) {
+    problems.push("`timeoutMs` must be the whole run's bound in milliseconds, a whole number above 0.");
+  }
+  if (requireEveryCheck !== undefined && typeof requireEveryCheck !== 'boolean') {
+    problems.push('`requireEveryCheck` must be true or false.');
+  }
+  return problems;
+}
+
 /** Registers one test case per check (all of them, or `only`); `options` may be a function called when the suite starts. */
 export function describeAudit(
   runner: TestRunner,
   options: AuditOptions | (() => AuditOptions | Promise<AuditOptions>),
   settings: DescribeAuditSettings = {},
 ): void {
+  const problems = settingProblems(settings);
+  if (problems.length > 0) {
+    throw new TypeError(`describeAudit: ${problems.length} problem(s) with the settings:\n- ${problems.join('\n- ')}`);
+  }
   const ids = settings.only ?? AUDIT_CHECK_IDS;
   // An empty list (an unset variable in CI) would declare no case, and the suite would pass.
   if (ids.every((id) => typeof id === 'string' && id.trim() === '')) {

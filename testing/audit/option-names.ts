@@ -73,6 +73,7 @@ export function unknownNames(
   group: object,
   known: readonly string[],
   hide: (text: string) => string,
+  kind = 'an option of the audit',
 ): string[] {
   const problems: string[] = [];
   for (const key of Object.keys(group)) {
@@ -81,7 +82,7 @@ export function unknownNames(
     const meant = closestName(key, known);
     const hint =
       meant === undefined ? `the options here are ${known.join(', ')}` : `did you mean \`${where}${meant}\`?`;
-    problems.push(`\`${where}${shown}\` is not an option of the audit: ${hint}`);
+    problems.push(`\`${where}${shown}\` is not ${kind}: ${hint}`);
   }
   return problems;
 }
