@@ -44,13 +44,22 @@ function isFormRequest(req: Request): boolean {
 const FORM_BODY_TYPES = ['', 'application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
 
 /**
+ * Whether the browser may have sent it as a POST: a POST, or any method but GET and HEAD that no
+ * override says was sent otherwise (`req.method = req.body._method` keeps no `originalMethod`).
+ */
+function mayBeSentAsPost(req: Request): boolean {
+  const { originalMethod } = req as Request & { originalMethod?: string };
+  return !isPageMethod(methodOf(req)) && (originalMethod === undefined || originalMethod.toUpperCase() === 'POST');
+}
+
+/**
  * A script's request that needed no CORS preflight: a POST with a form's body type. Any other site
  * can send one with the user's cookies and any `Accept`, so only its Origin or fetch metadata
  * can show it came from this site. (A JSON body, or a PUT or DELETE, is preflighted.)
  */
 function isSimpleScriptPost(req: Request): boolean {
   const type = (req.get('content-type') ?? '').split(';', 1)[0] ?? '';
-  return isFormRequest(req) && FORM_BODY_TYPES.includes(type.trim().toLowerCase());
+  return mayBeSentAsPost(req) && FORM_BODY_TYPES.includes(type.trim().toLowerCase());
 }
 
 /**

@@ -55,6 +55,34 @@ describeEachAppStore('step-up and the request method', (_store, storeOptions) =>
     expect(ran.filter((r) => r.startsWith('account'))).toEqual([]);
   });
 
+  it('with a fresh grant, another site’s script posting a form whose `_method` a hand-written override reads is refused as its form is: the handler never runs', async () => {
+    const user = await app!.agent().signIn('override-granted');
+    const sameOrigin = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    // The site's own script asks, gets the challenge, and verifies: a fresh grant of the scope.
+    const challenged = await user.request('/own/account', {
+      method: 'DELETE',
+      headers: { ...sameOrigin, accept: 'application/json' },
+    });
+    const { intent } = await challenged.json<{ intent: string }>();
+    expect((await user.request(await user.verifyOnHostedPage(await user.start('payout', { intent })))).status).toBe(
+      303,
+    );
+    // `fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', body: '_method=delete' })`
+    // from a sandboxed frame, in a browser without fetch metadata: the browser sent a simple POST.
+    for (const [from, headers] of [
+      ['Origin: null', { origin: 'null', accept: '*/*' }],
+      ['no Origin', { accept: '*/*' }],
+    ] as const) {
+      const answer = await user.postForm('/own/account', { _method: 'delete' }, headers);
+      expect(answer.status, from).toBe(403);
+      expect(answer.body, from).not.toContain('account deleted');
+    }
+    expect(ran.filter((r) => r.startsWith('account'))).toEqual([]);
+    // The site's own script, with the grant fresh, goes straight through.
+    const own = await user.request('/own/account', { method: 'DELETE', headers: { ...sameOrigin, accept: '*/*' } });
+    expect(own.body).toContain('account deleted');
+  });
+
   it('a guarded GET page reached as `_method=get` answers "Confirm it’s you", never its content', async () => {
     const alice = await app!.agent().signIn('alice');
     const answer = await alice.postForm(
