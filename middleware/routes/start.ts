@@ -13,15 +13,12 @@ import type { KitContext } from '../context.ts';
 import type { ResolvedUser } from '../options/options.ts';
 import { isLoopbackHostname } from '../options/service-access.ts';
 import { verifyCsrf } from './csrf.ts';
-import { withHookDeadline } from './hook-deadline.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
-import type { StartReceipt } from '../limits/start-limits.ts';
-import { describeError } from '../logger.ts';
 import { handoffPage } from '../pages/handoff-page.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { newNonce, newState } from './state.ts';
 import { queryOf } from './complete-return.ts';
-import { logKitError, route, showAsWritten } from './answer-error.ts';
+import { logKitError, route } from './answer-error.ts';
 import { currentUser } from './user.ts';
 import { annotateSpan, countStart } from '../telemetry.ts';
 import { bodyOf, bodyParsers, paramsFor, pickAction, pickStartAction, readBody } from './start-request.ts';
@@ -33,6 +30,7 @@ import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
 import { restartFormFor } from './restart-form.ts';
 import { pumpingGuard, type PumpingPass } from '../pumping/pumping-guard.ts';
 import { createdNoSession } from '../client/created-no-session.ts';
+import { allowStart, giveBackUnsent } from './start-budgets.ts';
 import { serviceUserRefFor } from './service-user-ref.ts';
 import { stepUpBeforeStart } from '../step-up/guard.ts';
 import { INTENT_FIELD } from '../step-up/scope-actions.ts';
@@ -77,69 +75,6 @@ export function originOfVerifyUrl(): (verifyUrl: string) => string {
 /** Where a used auto-submit page goes instead of re-sending its handoff. */
 export function startAgainUrl(startAgainPath: string, actionName: string): string {
   return `${startAgainPath}?action=${encodeURIComponent(actionName)}`;
-}
-
-/**
- * Limits and the integrator's hook run before any session exists, so a refusal sends no SMS.
- * Returns the start limits' receipt (undefined without limits).
- */
-async function allowStart<Tx>(
-  context: KitContext<Tx>,
-  req: Request,
-  user: ResolvedUser,
-  action: ActionDefinition<Tx>,
-): Promise<StartReceipt | undefined> {
-  const { startLimits } = context;
-  // Limits may be the integrator's own (or count on its store): one that throws or is late refuses
-  // the start, never lets it through unchecked, since they guard the SMS budget.
-  const receipt =
-    startLimits === undefined
-      ? undefined
-      : await withHookDeadline(context, 'limits', () =>
-          startLimits.consume(req, { userRef: user.userRef, destination: user.destination }),
-        );
-  const { beforeCreate } = context;
-  if (beforeCreate === undefined) return receipt ?? undefined;
-  const attempt = { userRef: user.userRef, destination: user.destination, action: action.name };
-  try {
-    await withHookDeadline(context, 'beforeCreate', () => beforeCreate(req, attempt));
-  } catch (error) {
-    // Refused before any session existed, so nothing was sent: the number's budget is given back
-    // (starts aimed at a number must not lock its owner out); the requester's stay spent.
-    await giveBack(context, giveBackOf(receipt, 'refundDestination'));
-    throw showAsWritten(error);
-  }
-  return receipt ?? undefined;
-}
-
-/**
- * A start the service created no session for (busy through the create's retries, or a definite
- * refusal): no SMS, so it is not counted against the user, nor its text by the SMS pumping rules;
- * the error is answered as before. A give-back that fails or is late is only logged: the user's answer
- * waits on it no longer than its deadline.
- */
-async function giveBackUnsent<Tx>(context: KitContext<Tx>, receipt: StartReceipt | undefined, pass?: PumpingPass) {
-  await pass?.unsent();
-  await giveBack(context, giveBackOf(receipt, 'refund'));
-}
-
-/**
- * A receipt's give-back, if it has one: limits of the app's own may resolve with anything (a rate
- * limiter's own result), which gives nothing back rather than failing the answer with a TypeError.
- */
-function giveBackOf(receipt: unknown, name: keyof StartReceipt): (() => Promise<void>) | undefined {
-  const method: unknown = typeof receipt === 'object' && receipt !== null ? Reflect.get(receipt, name) : undefined;
-  return typeof method === 'function' ? () => (method as () => Promise<void>).call(receipt) : undefined;
-}
-
-/** Runs a counted start's refund; one that fails or is late is only logged, after its deadline. */
-async function giveBack<Tx>(context: KitContext<Tx>, refund: (() => Promise<void>) | undefined): Promise<void> {
-  if (refund === undefined) return;
-  try {
-    await withHookDeadline(context, 'limits', refund);
-  } catch (refundError) {
-    context.logger.warn({ route: 'start', err: describeError(refundError) }, 'could not give back a start budget');
-  }
 }
 
 /**
