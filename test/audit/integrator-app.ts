@@ -33,6 +33,11 @@ export interface IntegratorChoices {
   jsonSignIn?: boolean;
   /** Every page of the app's own answers after this many ms. */
   slowMs?: number;
+  /**
+   * The sign-in clears the signed-out visit's cookies (`res.clearCookie`, as an app does with a
+   * pending return path or the old session's cookie) before the new session is set.
+   */
+  clearsCookiesOnSignIn?: boolean;
   /** `trust proxy` as a hop count behind the TLS proxy. */
   trustProxy?: number | string | boolean;
 }
@@ -129,6 +134,10 @@ export async function startIntegratorApp(choices: IntegratorChoices = {}): Promi
     if (typeof user !== 'string' || !/^[a-z0-9]{1,40}$/.test(user)) {
       res.status(400).json({ error: 'user' });
       return;
+    }
+    if (choices.clearsCookiesOnSignIn === true) {
+      res.clearCookie('return_to');
+      res.clearCookie('app.sid');
     }
     req.session.regenerate((error) => {
       if (error) return next(error);

@@ -63,6 +63,25 @@ describe('a language cookie beside the session cookie', () => {
   }, 120_000);
 });
 
+// A Set-Cookie that deletes a cookie (an expiry in the past) leaves the browser nothing to protect:
+// its flags are no cookie's.
+describe('a sign-in that clears cookies before setting the session', () => {
+  it('passes cookie.flags, with every cookie checked and with sessionCookie naming the session', async () => {
+    const app = await startIntegratorApp({ clearsCookiesOnSignIn: true });
+    apps.push(app);
+    for (const sessionCookie of [undefined, 'app.sid']) {
+      const report = await auditIntegration({
+        ...app.auditOptions,
+        ...(sessionCookie === undefined ? {} : { sessionCookie }),
+        only: ['cookie.flags'],
+      });
+      const table = formatAuditTable(report);
+      expect(failedIds(report), table).toEqual([]);
+      expect(report.checks[0]?.evidence.join('\n')).toMatch(/app\.sid: HttpOnly true, Secure true, SameSite lax/);
+    }
+  }, 120_000);
+});
+
 describe('the flawed apps beside them', () => {
   it('a start form posting to another origin is no start form: the run stops, saying so', async () => {
     const { report } = await audit({ formAction: 'otherOrigin' });

@@ -10,6 +10,15 @@ interface CookieFlags {
   httpOnly: boolean;
   secure: boolean;
   sameSite: string | undefined;
+  /** The line deletes the cookie (Max-Age 0 or less, or else an Expires past): the browser keeps nothing. */
+  deletes: boolean;
+}
+
+/** Whether a Set-Cookie's Max-Age, or else its Expires, has the browser drop the cookie at once. */
+function deletes(maxAge: string | undefined, expires: string | undefined): boolean {
+  if (maxAge !== undefined && /^-?\d+$/.test(maxAge.trim())) return Number(maxAge.trim()) <= 0;
+  const at = expires === undefined ? Number.NaN : Date.parse(expires);
+  return !Number.isNaN(at) && at <= Date.now();
 }
 
 function parseCookie(line: string): CookieFlags {
@@ -20,6 +29,7 @@ function parseCookie(line: string): CookieFlags {
     httpOnly: named('httponly') !== undefined,
     secure: named('secure') !== undefined,
     sameSite: named('samesite=')?.slice('samesite='.length).toLowerCase(),
+    deletes: deletes(named('max-age=')?.slice('max-age='.length), named('expires=')?.slice('expires='.length)),
   };
 }
 
@@ -35,7 +45,11 @@ export const sessionChecks: AuditCheck[] = [
       await world.signIn(undefined, agent);
       const lines = agent.exchanges.flatMap((x) => x.setCookies);
       const wanted = world.options.sessionCookie;
-      const cookies = lines.map(parseCookie).filter((c) => wanted === undefined || c.name === wanted);
+      const named = lines.map(parseCookie).filter((c) => wanted === undefined || c.name === wanted);
+      // A line deleting a cookie (res.clearCookie) leaves the browser no cookie whose flags matter.
+      const cleared = named.filter((c) => c.deletes).map((c) => c.name);
+      if (cleared.length > 0) verdict.note(`the sign-in deleted ${[...new Set(cleared)].join(', ')} (not checked)`);
+      const cookies = named.filter((c) => !c.deletes);
       const https =
         new URL(world.options.appUrl).protocol === 'https:' ||
         Object.entries(proxyHeaders).some(([k, v]) => k.toLowerCase() === 'x-forwarded-proto' && v.startsWith('https'));
