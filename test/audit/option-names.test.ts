@@ -73,6 +73,13 @@ describe('names the audit does not know', () => {
     expect(message).not.toContain(SECRET.slice(0, 8));
   });
 
+  it('a long name whose cut falls in the client secret keeps none of it', async () => {
+    // Cut at 60 characters, the name keeps the secret's first seven: too few for a scrub to tell.
+    const message = await refusal({ ...base, [`${'k'.repeat(53)}${SECRET}`]: true });
+    expect(message).toContain('is not an option of the audit');
+    expect(message).not.toContain(SECRET.slice(0, 7));
+  });
+
   it('every option the audit documents is taken (a sign-in function, the optional groups given)', async () => {
     const options: Required<AuditOptions> = {
       ...base,

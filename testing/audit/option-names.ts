@@ -78,7 +78,9 @@ export function unknownNames(
   const problems: string[] = [];
   for (const key of Object.keys(group)) {
     if (known.includes(key)) continue;
-    const shown = hide(key.length > NAME_CHARS ? `${key.slice(0, NAME_CHARS)}...` : key);
+    // Cut once the secret is out: a cut first could keep a few of its characters no scrub tells apart.
+    const hidden = hide(key);
+    const shown = hidden.length > NAME_CHARS ? `${hidden.slice(0, NAME_CHARS)}...` : hidden;
     const meant = closestName(key, known);
     const hint =
       meant === undefined ? `the options here are ${known.join(', ')}` : `did you mean \`${where}${meant}\`?`;
