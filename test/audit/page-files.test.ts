@@ -136,3 +136,32 @@ describe("a script a page loads that redirects on the app's origin", () => {
     expect(failedIds(report), formatAuditTable(report)).toEqual([]);
   }, 120_000);
 });
+
+describe('a source map named by a header', () => {
+  it("the client secret in the source map a script's SourceMap header names fails leak.secret", async () => {
+    const app = await startSampleApp({
+      before: (express, ctx) => {
+        // The bundler keeps the comment out of the file and names the map in a header instead.
+        express.get('/assets/app.js', (_req, res) => {
+          res.setHeader('SourceMap', '/assets/app.js.map');
+          res.type('application/javascript').send('console.log("ready");\n');
+        });
+        express.get('/assets/app.js.map', (_req, res) => {
+          const server = `const client = { secret: ${JSON.stringify(ctx.clientSecret)} };`;
+          res.json({ version: 3, sources: ['server.js'], sourcesContent: [server], mappings: '' });
+        });
+      },
+      done: (_req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        res.send('<!doctype html><title>Done</title><script src="/assets/app.js"></script><p>Done.</p>');
+        return true;
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: ['leak.secret'] });
+    expect(failedIds(report), formatAuditTable(report)).toEqual(['leak.secret']);
+    expect(report.checks[0]?.evidence).toContainEqual(
+      expect.stringMatching(/ in GET \/assets\/app\.js\.map response body$/),
+    );
+  }, 120_000);
+});

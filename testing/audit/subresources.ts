@@ -87,7 +87,10 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
       if (answer.status >= 300 && answer.status < 400 && answer.location !== null) {
         want(onOrigin(answer.location, url, appOrigin));
       }
-      const map = SOURCE_MAP.exec(answer.body.slice(-2_000))?.[1];
+      // Named in the file's last lines, or by its SourceMap (or older X-SourceMap) header.
+      const map =
+        SOURCE_MAP.exec(answer.body.slice(-2_000))?.[1] ??
+        (answer.headers.sourcemap ?? answer.headers['x-sourcemap'])?.trim();
       if (answer.status === 200 && map !== undefined) want(onOrigin(map, url, appOrigin));
     } catch (error) {
       // The app itself gone is the app's failure, not a file left unread.
