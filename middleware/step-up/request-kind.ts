@@ -30,27 +30,30 @@ export function wantsJson(req: Request): boolean {
   return !navigation || req.is('application/json') === 'application/json';
 }
 
-/** The method the browser sent, before a method override changed it. */
-function sentMethodOf(req: Request): string {
-  return ((req as Request & { originalMethod?: string }).originalMethod ?? req.method).toUpperCase();
-}
-
-/** A request from a browser's form (a POST, or another method a form reached through an override). */
-function isFormRequest(req: Request): boolean {
-  return sentMethodOf(req) === 'POST' && !isPageMethod(methodOf(req));
-}
-
-/** The body types a form can send, which another site's script may send too without a CORS preflight. */
-const FORM_BODY_TYPES = ['', 'application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
-
 /**
- * Whether the browser may have sent it as a POST: a POST, or any method but GET and HEAD that no
- * override says was sent otherwise (`req.method = req.body._method` keeps no `originalMethod`).
+ * Whether the browser may have sent it as a POST: any method but GET and HEAD, unless
+ * `originalMethod` says it was sent otherwise (a hand-written override, `req.method =
+ * req.body._method`, keeps none).
  */
 function mayBeSentAsPost(req: Request): boolean {
   const { originalMethod } = req as Request & { originalMethod?: string };
   return !isPageMethod(methodOf(req)) && (originalMethod === undefined || originalMethod.toUpperCase() === 'POST');
 }
+
+/** The methods a form sends, itself or through a method override. */
+const FORM_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * A request from a browser's form: a POST, or another method a form reached through an override
+ * (one that kept no `originalMethod` too, for the methods an override is for).
+ */
+function isFormRequest(req: Request): boolean {
+  const { originalMethod } = req as Request & { originalMethod?: string };
+  return mayBeSentAsPost(req) && (originalMethod !== undefined || FORM_METHODS.includes(methodOf(req)));
+}
+
+/** The body types a form can send, which another site's script may send too without a CORS preflight. */
+const FORM_BODY_TYPES = ['', 'application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
 
 /**
  * A script's request that needed no CORS preflight: a POST with a form's body type. Any other site

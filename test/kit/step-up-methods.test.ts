@@ -44,15 +44,35 @@ describeEachAppStore('step-up and the request method', (_store, storeOptions) =>
     await app?.close();
   });
 
-  it('a DELETE reached as `_method=delete` (lower case) without a grant runs nothing', async () => {
+  it('a DELETE reached as `_method=delete` (lower case) without a grant runs nothing: the user is asked to confirm it’s them', async () => {
     const alice = await app!.agent().signIn('alice');
     const sameSite = { origin: alice.origin, 'sec-fetch-site': 'same-origin' };
     for (const method of ['delete', 'Delete']) {
       const answer = await alice.postForm('/own/account', { _method: method }, sameSite);
-      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.body).toContain('Confirm it’s you');
       expect(answer.body).not.toContain('account deleted');
     }
     expect(ran.filter((r) => r.startsWith('account'))).toEqual([]);
+  });
+
+  it('a DELETE form through a hand-written override is kept, confirmed and run once, as through method-override', async () => {
+    const user = await app!.agent().signIn('override-form');
+    const sameOrigin = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const kept = await user.postForm('/own/account', { _method: 'delete' }, sameOrigin);
+    expect(kept.status).toBe(200);
+    expect(kept.body).toContain('Confirm it’s you');
+    const form = confirmForm(kept.body);
+    const landing = await user.request(
+      await user.verifyOnHostedPage(await user.start(form.action, { intent: form.intent })),
+    );
+    const confirmPage = await user.request(landing.location!);
+    expect(confirmPage.body).toContain('DELETE /own/account');
+    const intentId = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirmPage.body)![1]!;
+    const confirm = () =>
+      user.postForm('/own/account', { _csrf: user.csrf, _verify_kit_intent: intentId, _method: 'DELETE' }, sameOrigin);
+    expect((await confirm()).body).toContain('account deleted');
+    expect((await confirm()).status).toBe(409);
+    expect(ran.filter((r) => r === 'account DELETE')).toHaveLength(1);
   });
 
   it('with a fresh grant, another site’s script posting a form whose `_method` a hand-written override reads is refused as its form is: the handler never runs', async () => {
@@ -67,6 +87,7 @@ describeEachAppStore('step-up and the request method', (_store, storeOptions) =>
     expect((await user.request(await user.verifyOnHostedPage(await user.start('payout', { intent })))).status).toBe(
       303,
     );
+    const deletedBefore = ran.filter((r) => r.startsWith('account')).length;
     // `fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', body: '_method=delete' })`
     // from a sandboxed frame, in a browser without fetch metadata: the browser sent a simple POST.
     for (const [from, headers] of [
@@ -77,7 +98,7 @@ describeEachAppStore('step-up and the request method', (_store, storeOptions) =>
       expect(answer.status, from).toBe(403);
       expect(answer.body, from).not.toContain('account deleted');
     }
-    expect(ran.filter((r) => r.startsWith('account'))).toEqual([]);
+    expect(ran.filter((r) => r.startsWith('account'))).toHaveLength(deletedBefore);
     // The site's own script, with the grant fresh, goes straight through.
     const own = await user.request('/own/account', { method: 'DELETE', headers: { ...sameOrigin, accept: '*/*' } });
     expect(own.body).toContain('account deleted');
