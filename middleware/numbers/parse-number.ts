@@ -60,7 +60,7 @@ export function readEnteredNumber(typed: unknown, defaultCountry: string | undef
   if (typeof typed !== 'string' || typed.length > MAX_ENTERED_LENGTH) return undefined;
   // RFC 3966 parameters: the parser drops a subaddress, and an extension after one, unreported.
   if (typed.includes(';')) return undefined;
-  const input = typed.replace(DIRECTION_MARKS, '').replaceAll('\uff0b', '+');
+  const input = typed.replace(DIRECTION_MARKS, '').replace(SPACE_SEPARATORS, ' ').replaceAll('\uff0b', '+');
   const country = isKnownCountry(defaultCountry) ? defaultCountry : undefined;
   const asTyped = readNumber(input, country);
   const international = afterLeading00(input);
@@ -79,6 +79,13 @@ export function readEnteredNumber(typed: unknown, defaultCountry: string | undef
  * (LRO, RLO) shows the digits in another order than the text holds them: left for the parser to refuse.
  */
 const DIRECTION_MARKS = /[\u200e\u200f\u061c\u202a-\u202c\u2066-\u2069]/g;
+
+/**
+ * Spaces of every width (a narrow no-break space, as French typography and the systems that follow
+ * it group digits with, a thin or figure space): the parser reads only a plain, a no-break and an
+ * ideographic one between digits, and refused a number typed or pasted with the others.
+ */
+const SPACE_SEPARATORS = /\p{Zs}/gu;
 
 /**
  * The input after the "00" it opens with (the international call prefix of most countries), or

@@ -165,6 +165,20 @@ describe('reading typed numbers', () => {
     expect(readEnteredNumber('\u202d+33 6 12 34 56 78', 'FR')).toBeUndefined();
   });
 
+  it('a number whose digits are grouped by spaces of any width (narrow no-break, thin, figure) reads as with plain spaces', () => {
+    const spaces = fc.constantFrom(' ', '\u00a0', '\u202f', '\u2009', '\u2007', '\u2002', '\u200a', '\u205f', '\u3000');
+    fc.assert(
+      fc.property(fc.constantFrom(...NUMBERS), spaces, fc.boolean(), (number, space, national) => {
+        const groups = number.nsn.match(/.{1,2}/g)!.join(space);
+        const typed = national ? `${number.national}${groups}` : `+${number.code}${space}${groups}`;
+        expect(readEnteredNumber(typed, national ? number.country : 'FR'), JSON.stringify(typed)).toMatchObject({
+          e164: `+${number.code}${number.nsn}`,
+          country: number.country,
+        });
+      }),
+    );
+  });
+
   it('text that is not a number (or holds one among other words), digits too short or too long, and input past the cap are refused, never thrown', () => {
     const notNumbers = fc.oneof(
       fc.string({ maxLength: 60 }).filter((s) => !/\d{5}/.test(s)),
