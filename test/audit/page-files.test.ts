@@ -165,3 +165,61 @@ describe('a source map named by a header', () => {
     );
   }, 120_000);
 });
+
+describe('a module a script imports', () => {
+  it('the client secret in a module the page script imports (statically or by import()) fails leak.secret', async () => {
+    for (const imported of [
+      "import { CONFIG } from './config.js';",
+      "const { CONFIG } = await import('./config.js');",
+    ]) {
+      const app = await startSampleApp({
+        before: (express, ctx) => {
+          express.get('/assets/main.js', (_req, res) => {
+            res.type('application/javascript').send(`${imported}\nconsole.log(CONFIG.ready);\n`);
+          });
+          express.get('/assets/config.js', (_req, res) => {
+            res
+              .type('application/javascript')
+              .send(`export const CONFIG = ${JSON.stringify({ s: ctx.clientSecret })};`);
+          });
+        },
+        done: (_req, res) => {
+          res.setHeader('Cache-Control', 'no-store');
+          res.send('<!doctype html><title>Done</title><script type="module" src="/assets/main.js"></script>');
+          return true;
+        },
+      });
+      apps.push(app);
+      const report = await auditIntegration({ ...app.auditOptions, only: ['leak.secret'] });
+      expect(failedIds(report), `${imported}\n${formatAuditTable(report)}`).toEqual(['leak.secret']);
+      expect(report.checks[0]?.evidence).toContainEqual(
+        expect.stringMatching(/ in GET \/assets\/config\.js response body$/),
+      );
+    }
+  }, 120_000);
+});
+
+describe('a module an inline script imports', () => {
+  it('the client secret in a module an inline module script of the page imports fails leak.secret', async () => {
+    const app = await startSampleApp({
+      before: (express, ctx) => {
+        express.get('/assets/config.js', (_req, res) => {
+          res.type('application/javascript').send(`export const CONFIG = ${JSON.stringify({ s: ctx.clientSecret })};`);
+        });
+      },
+      done: (_req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        res.send(
+          '<!doctype html><title>Done</title><script type="module">import { CONFIG } from "/assets/config.js"; console.log(CONFIG.ready);</script>',
+        );
+        return true;
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: ['leak.secret'] });
+    expect(failedIds(report), formatAuditTable(report)).toEqual(['leak.secret']);
+    expect(report.checks[0]?.evidence).toContainEqual(
+      expect.stringMatching(/ in GET \/assets\/config\.js response body$/),
+    );
+  }, 120_000);
+});

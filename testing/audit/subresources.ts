@@ -20,6 +20,22 @@ const MOST_FILES = 40;
 /** A script's `//# sourceMappingURL=` (or `/*# ... *\/` in a stylesheet), if it names one. */
 const SOURCE_MAP = /[#@]\s*sourceMappingURL\s*=\s*([^\s*'"]+)/;
 
+/**
+ * A module's `import ... from '...'`, `export ... from '...'`, `import '...'` and `import('...')`
+ * with a literal specifier (group 2): the browser loads each with the script.
+ */
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)(["'])([^"'\n]{1,500})\1/g;
+
+/** An inline script's text (group 1). */
+const INLINE_SCRIPT = /<script\b[^>]*>([\s\S]*?)<\/script/gi;
+
+/** The specifiers a script imports that name a URL (a path or a full URL; a bare `react` is the bundler's). */
+function importsOf(script: string): string[] {
+  return [...script.matchAll(IMPORT)]
+    .map((match) => match[2] ?? '')
+    .filter((specifier) => /^(?:\.{0,2}\/|https?:)/i.test(specifier));
+}
+
 /** `target` resolved against `base`, when it is a URL on `origin` (a data: URL or another site is not the app's). */
 function onOrigin(target: string, base: string, origin: string): string | undefined {
   try {
@@ -70,6 +86,9 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
   for (const x of world.exchanges) {
     if (!x.url.startsWith(appOrigin) || !/text\/html/i.test(x.responseHeaders['content-type'] ?? '')) continue;
     for (const url of subresourcesOf(x.responseBody, x.url, appOrigin)) want(url);
+    for (const [, inline = ''] of x.responseBody.matchAll(INLINE_SCRIPT)) {
+      for (const specifier of importsOf(inline)) want(onOrigin(specifier, x.url, appOrigin));
+    }
   }
   const unread: string[] = [];
   const started = Date.now();
@@ -92,6 +111,10 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
         SOURCE_MAP.exec(answer.body.slice(-2_000))?.[1] ??
         (answer.headers.sourcemap ?? answer.headers['x-sourcemap'])?.trim();
       if (answer.status === 200 && map !== undefined) want(onOrigin(map, url, appOrigin));
+      // A module's imports load with it (a bundle's config chunk).
+      if (answer.status === 200 && /javascript/i.test(answer.headers['content-type'] ?? '')) {
+        for (const specifier of importsOf(answer.body)) want(onOrigin(specifier, url, appOrigin));
+      }
     } catch (error) {
       // The app itself gone is the app's failure, not a file left unread.
       if (error instanceof UnreachableError) throw error;
