@@ -54,7 +54,10 @@ function guardText(name: string, given: TextFunction, english: TextFunction, log
   };
 }
 
-/** Each locale's text functions (retryAfter, stepUp.text, ...) guarded, top level and one group deep. */
+/**
+ * Each locale's text functions (retryAfter, stepUp.text, ...) guarded, top level and one group deep;
+ * a text of the wrong kind (a text where a function is expected, or the reverse) is logged and left out.
+ */
 export function guardMessages(
   inputs: Readonly<Record<string, KitMessagesInput>> | undefined,
   logger: KitLogger,
@@ -63,13 +66,18 @@ export function guardMessages(
   const log = safeLogger(logger);
   const english = englishMessages as unknown as Record<string, unknown>;
   const guardLevel = (given: Record<string, unknown>, defaults: Record<string, unknown>, path: string) => {
-    const out: Record<string, unknown> = { ...given };
+    const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(given)) {
       const fallback = defaults[key];
       if (typeof value === 'function' && typeof fallback === 'function') {
         out[key] = guardText(`${path}${key}`, value as TextFunction, fallback as TextFunction, log);
       } else if (path === '' && isObject(value) && isObject(fallback)) {
         out[key] = guardLevel(value, fallback, `${key}.`);
+      } else if (isWrongKind(value, fallback)) {
+        // Left out, the default fills it in: a text where a function is called would fail every page showing it.
+        if (value !== undefined) log.error({ text: `${path}${key}` }, wrongKindMessage(`${path}${key}`, fallback));
+      } else {
+        out[key] = value;
       }
     }
     return out;
@@ -80,6 +88,16 @@ export function guardMessages(
       isObject(input) ? (guardLevel(input, english, '') as KitMessagesInput) : input,
     ]),
   );
+}
+
+/** A text given where the English one is a function, or anything but a text where it is a text. */
+function isWrongKind(value: unknown, english: unknown): boolean {
+  return (typeof english === 'function' || typeof english === 'string') && typeof value !== typeof english;
+}
+
+function wrongKindMessage(name: string, english: unknown): string {
+  const kind = typeof english === 'function' ? 'a function returning a text' : 'a text';
+  return `messages: ${name} is not ${kind}; the default text was used`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -117,6 +117,38 @@ describeEachAppStore('the step-up guard’s callbacks', (_store, storeOptions) =
   });
 });
 
+describe('step-up texts of the wrong kind', () => {
+  it("a messages.stepUp.text given as a text, and a title given as a function: the Confirm it's you page shows the English ones, each logged", async () => {
+    app = await startTestApp({
+      kit: {
+        scopes: [...SCOPES],
+        messages: {
+          fr: {
+            stepUp: {
+              text: 'Nous vous envoyons un code.' as unknown as (n: string) => string,
+              title: (() => 'Confirmez') as unknown as string,
+            },
+          },
+        },
+      },
+      ownRoutes: (routes: express.Express, kit) => {
+        routes.get('/security', kit.requireRecentVerification({ scope: 'payout', maxAge: 300 }), (_req, res) => {
+          res.send('security');
+        });
+      },
+    });
+    const alice = await app.agent().signIn('alice');
+    const answer = await alice.request('/security', { headers: { 'accept-language': 'fr' } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatch(/To continue, confirm it’s you with a code we text to your number [^<]*11\./);
+    expect(answer.body).toContain('<h1>Confirm it’s you</h1>');
+    expect(answer.body).not.toContain('=&gt;');
+    for (const text of ['stepUp.text', 'stepUp.title']) {
+      expect(app.logs.filter((line) => line.includes(`messages: ${text} is not`))).toHaveLength(1);
+    }
+  });
+});
+
 type Unenrolled = (req: express.Request, res: express.Response, next: express.NextFunction) => unknown;
 
 async function appWith(onUnenrolled: Unenrolled, ran: { handler: boolean }) {
