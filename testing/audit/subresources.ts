@@ -26,8 +26,28 @@ const SOURCE_MAP = /[#@]\s*sourceMappingURL\s*=\s*([^\s*'"]+)/;
  */
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)(["'])([^"'\n]{1,500})\1/g;
 
-/** An inline script's text (group 1). */
-const INLINE_SCRIPT = /<script\b[^>]*>([\s\S]*?)<\/script/gi;
+/** Where a script element's text ends. */
+const SCRIPT_END = /<\/script/gi;
+
+/**
+ * The text of each inline script of a page, in one pass: each script's end is searched from its
+ * start, and one never closed holds the rest of the page (a page of thousands of unclosed tags
+ * never costs a search per tag to the end).
+ */
+export function inlineScriptsOf(html: string): string[] {
+  const scripts: string[] = [];
+  const tokens = new RegExp(TOKEN.source, 'g');
+  for (let token = tokens.exec(html); token !== null; token = tokens.exec(html)) {
+    if (token[1]?.toLowerCase() !== 'script') continue;
+    const start = token.index + token[0].length;
+    SCRIPT_END.lastIndex = start;
+    const end = SCRIPT_END.exec(html)?.index;
+    scripts.push(html.slice(start, end));
+    if (end === undefined) break;
+    tokens.lastIndex = end;
+  }
+  return scripts;
+}
 
 /** The specifiers a script imports that name a URL (a path or a full URL; a bare `react` is the bundler's). */
 function importsOf(script: string): string[] {
@@ -86,7 +106,7 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
   for (const x of world.exchanges) {
     if (!x.url.startsWith(appOrigin) || !/text\/html/i.test(x.responseHeaders['content-type'] ?? '')) continue;
     for (const url of subresourcesOf(x.responseBody, x.url, appOrigin)) want(url);
-    for (const [, inline = ''] of x.responseBody.matchAll(INLINE_SCRIPT)) {
+    for (const inline of inlineScriptsOf(x.responseBody)) {
       for (const specifier of importsOf(inline)) want(onOrigin(specifier, x.url, appOrigin));
     }
   }
