@@ -223,3 +223,31 @@ describe('a module an inline script imports', () => {
     );
   }, 120_000);
 });
+
+describe('a file a script fetches', () => {
+  it("the client secret in the runtime configuration the page's script fetches fails leak.secret", async () => {
+    const app = await startSampleApp({
+      before: (express, ctx) => {
+        express.get('/assets/main.js', (_req, res) => {
+          res
+            .type('application/javascript')
+            .send("fetch('/api/runtime-config').then((r) => r.json()).then((c) => console.log(c.ready));\n");
+        });
+        express.get('/api/runtime-config', (_req, res) => {
+          res.json({ ready: true, verify: { clientSecret: ctx.clientSecret } });
+        });
+      },
+      done: (_req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        res.send('<!doctype html><title>Done</title><script src="/assets/main.js"></script>');
+        return true;
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: ['leak.secret'] });
+    expect(failedIds(report), formatAuditTable(report)).toEqual(['leak.secret']);
+    expect(report.checks[0]?.evidence).toContainEqual(
+      expect.stringMatching(/ in GET \/api\/runtime-config response body$/),
+    );
+  }, 120_000);
+});

@@ -1,7 +1,8 @@
 /**
  * The files a browser loads with the app's pages (their scripts, stylesheets, preloads and
- * manifest, and a script's source map): a client secret bundled into one is sent to every visitor
- * as surely as one written in the page, so the leak checks search them too.
+ * manifest, a script's source map, the modules and URLs its scripts import or fetch): a client
+ * secret bundled into one is sent to every visitor as surely as one written in the page, so the
+ * leak checks search them too.
  */
 import { attribute, TAG_REST } from '../html.ts';
 import { UnreachableError, type AuditAgent } from './agent.ts';
@@ -49,9 +50,15 @@ export function inlineScriptsOf(html: string): string[] {
   return scripts;
 }
 
-/** The specifiers a script imports that name a URL (a path or a full URL; a bare `react` is the bundler's). */
+/**
+ * A script's request of a literal URL (group 2): `fetch('/api/config')` (a runtime configuration),
+ * `new Worker('...')`, `importScripts('...')`.
+ */
+const FETCH = /\b(?:fetch|Worker|importScripts)\s*\(\s*(["'`])([^"'`\n$]{1,500})\1/g;
+
+/** The URLs a script imports or fetches (a path or a full URL; a bare `react` is the bundler's). */
 function importsOf(script: string): string[] {
-  return [...script.matchAll(IMPORT)]
+  return [...script.matchAll(IMPORT), ...script.matchAll(FETCH)]
     .map((match) => match[2] ?? '')
     .filter((specifier) => /^(?:\.{0,2}\/|https?:)/i.test(specifier));
 }
