@@ -41,6 +41,7 @@ import {
 } from './sweep-options.ts';
 import { stopSignal } from './stop-signal.ts';
 import { CLAIMS_LAPSE, releaseClaimsWithin, type SweepWorker } from './worker.ts';
+import { unhandledErrorEvent, watchUnhandledErrors, type UnhandledErrorWatch } from './unhandled-errors.ts';
 
 /** The sweep job's exit codes. */
 export const SweepJobExitCode = {
@@ -95,7 +96,8 @@ export interface SweepJobOptions<Tx> {
   signal?: AbortSignal;
   /**
    * Stop gracefully on SIGTERM/SIGINT, and end the process at once on a second one. Default true:
-   * the job owns its process, and then also lowers its CPU priority to `--nice` (see yieldToRequests).
+   * the job owns its process, and then also lowers its CPU priority to `--nice` (see yieldToRequests)
+   * and says an error the configuration's code left unhandled in a line, going on (unhandled-errors.ts).
    */
   handleSignals?: boolean;
   /**
@@ -238,6 +240,7 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
   let config: JobConfig;
   let kit: SweepJobKit<Tx>;
   let stop: ReturnType<typeof stopSignal> | undefined;
+  let unhandled: UnhandledErrorWatch | undefined;
   try {
     stopTimeoutMs = checkStopTimeout(options.stopTimeoutMs);
     const usage = options.usage ?? DEFAULT_JOB_USAGE;
@@ -246,12 +249,17 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
       rawPrint(usage);
       return SweepJobExitCode.Ok;
     }
-    if (options.handleSignals ?? true) yieldToRequests(config.nice);
+    const ownsProcess = options.handleSignals ?? true;
+    if (ownsProcess) yieldToRequests(config.nice);
+    // The configuration's code runs in the job's process from its loading on.
+    if (ownsProcess) unhandled = watchUnhandledErrors((line) => emit(unhandledErrorEvent(line)));
     // Heard while a factory still builds the kit too: the job then ends by the build's deadline at the latest.
-    stop = stopSignal({ handleSignals: options.handleSignals ?? true, signal: options.signal }, emit);
+    stop = stopSignal({ handleSignals: ownsProcess, signal: options.signal }, emit);
     kit = await kitOf(options, env, config, stopTimeoutMs, lateRejectionLine(emit));
+    unhandled?.ready();
   } catch (error) {
     stop?.dispose();
+    unhandled?.dispose();
     // A secret pasted without its quotes is a name "not defined": such errors show where, not what.
     emit({ event: 'sweep_config_error', message: describeQuotingError(error) ?? describe(error).message });
     return SweepJobExitCode.ConfigError;
@@ -272,6 +280,7 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
       await closeWithin(stopTimeoutMs, 'store', () => kit.store.close(), emit);
     }
     stopReporting();
+    unhandled?.dispose();
   }
 }
 

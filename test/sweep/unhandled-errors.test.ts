@@ -1,0 +1,100 @@
+/**
+ * The sweep command runs the configuration's code in its process: a promise that code left floating
+ * (a fulfil's or a metrics push's), or a timer of its own that throws, must not end `sweep --loop`
+ * with Node's stack trace and the error's message, which quoted a client secret the configuration
+ * read from a file (not the environment). Each is one line, no secret, no stack, and the job sweeps
+ * on; one that comes before the kit is built is said without its message. Runs the built bin.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtFile } from '../support/built.ts';
+
+const MAIN = builtFile('cli/main.js');
+const SQLITE = builtFile('middleware/store/sqlite/sqlite.js');
+/** Read from a file by the configuration: no environment variable names it. */
+const SECRET = 'from-a-file-secret-0123456789';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'verify-unhandled-'));
+  const options = (extra: string) => `import { createSqliteStore } from ${JSON.stringify(SQLITE)};
+    const secret = ${JSON.stringify(SECRET)};
+    ${extra}
+    export default {
+      baseUrl: 'http://127.0.0.1:9', clientId: 'unhandled-client', clientSecret: secret,
+      returnUrl: 'http://localhost:3998/verify/return',
+      store: createSqliteStore({ database: ${JSON.stringify(join(dir, 'app.sqlite'))} }),
+      actions: [{ name: 'confirm_phone', operationSensitivity: 'normal', successPath: '/', fulfil: () => {} }],
+    };`;
+  writeFileSync(
+    join(dir, 'floating.config.mjs'),
+    options(`setTimeout(() => { Promise.reject(new Error('metrics push failed, auth ' + secret)); }, 300);
+      setTimeout(() => { throw new Error('flush failed, auth ' + secret); }, 600);`),
+  );
+  writeFileSync(
+    join(dir, 'early.config.mjs'),
+    `Promise.reject(new Error('warm-up failed, auth ${SECRET}'));
+     export default () => new Promise((_, reject) => setTimeout(() => reject(new Error('no database')), 200));`,
+  );
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the bin with `args`; sends SIGTERM after `termAfterMs`. */
+function bin(args: string[], termAfterMs?: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [MAIN, ...args],
+      { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 20_000 },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : (child.exitCode ?? null), stdout, stderr }),
+    );
+    if (termAfterMs !== undefined) setTimeout(() => child.kill('SIGTERM'), termAfterMs);
+  });
+}
+
+function events(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('sweep --loop with a configuration whose code leaves an error unhandled', () => {
+  it('says each in a line without the secret or a stack, sweeps on, and stops on SIGTERM with exit 0', async () => {
+    const run = await bin(['sweep', '--loop', '--interval-seconds', '0.5', '--config', './floating.config.mjs'], 2500);
+    const output = run.stdout + run.stderr;
+    expect(output).not.toContain(SECRET);
+    expect(output).not.toMatch(/\n\s+at /);
+    const lines = events(run.stdout);
+    const unhandled = lines.filter((line) => line.event === 'sweep_unhandled_error');
+    expect(unhandled.map((line) => (line.error as { message: string }).message)).toEqual([
+      'metrics push failed, auth [redacted]',
+      'flush failed, auth [redacted]',
+    ]);
+    expect(unhandled.map((line) => line.message)).toEqual([
+      expect.stringContaining('rejected and nothing handled it; the job goes on'),
+      expect.stringContaining('threw and nothing handled it; the job goes on'),
+    ]);
+    // Runs after both errors: the job went on.
+    const runs = lines.filter((line) => line.event === 'sweep');
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+    expect(lines.at(-1)?.event).not.toBe('sweep_unhandled_error');
+    expect(run.code).toBe(0);
+  }, 30_000);
+});
+
+describe('sweep --once with a configuration that leaves an error unhandled while it loads and then fails', () => {
+  it('says it without its message (the secret is not known yet), then the configuration error, exit 1', async () => {
+    const run = await bin(['sweep', '--once', '--config', './early.config.mjs']);
+    const output = run.stdout + run.stderr;
+    expect(output).not.toContain(SECRET);
+    expect(output).not.toMatch(/\n\s+at /);
+    const lines = events(run.stdout);
+    expect(lines.map((line) => line.event)).toEqual(['sweep_unhandled_error', 'sweep_config_error']);
+    expect((lines[0]?.error as { message: string }).message).toMatch(/^not shown: it came before the kit was built/);
+    expect(run.code).toBe(1);
+  }, 30_000);
+});
