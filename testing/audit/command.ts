@@ -17,6 +17,7 @@ import type { AuditOptions } from './options.ts';
 import { formatAuditJson, formatAuditTable } from './report.ts';
 import { scrubSecret, secretForms } from './secret.ts';
 import { auditIntegration } from './runner.ts';
+import { maskTypedRange } from './number-mask.ts';
 import { keepStdoutForReport } from './report-output.ts';
 import { watchUnhandled, type UnhandledErrors } from './unhandled.ts';
 
@@ -195,11 +196,15 @@ export const command = {
   },
 };
 
-/** `error` as a line of standard error may show it: no client secret in any spelling, no URL's password, cut. */
+/**
+ * `error` as a line of standard error may show it: no client secret in any spelling, no URL's
+ * password, no number the audit typed in full, cut.
+ */
 function printable(config: AuditConfig | undefined, env: CommandEnv, error: unknown): string {
   const text = describeQuotingError(error) ?? describeThrown(error);
   const clean = withoutEnvironmentSecrets(env, config === undefined ? text : scrubbed(config, text));
-  return cutForPrinting(withoutUrlPasswords(clean));
+  // Your app's error may quote the number the audit typed: masked, as in the report.
+  return cutForPrinting(maskTypedRange(withoutUrlPasswords(clean)));
 }
 
 /** `text` without the environment's secrets (a client secret, a database password, a token) in any spelling. */

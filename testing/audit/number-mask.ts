@@ -39,3 +39,18 @@ export class NumberMask {
     });
   }
 }
+
+/** The national digits of every number the audit types (+44 7400 1xxxxx): the range it draws from. */
+const TYPED_RANGE = /74001\d{5}/;
+
+/**
+ * `text` with every number of the range the audit types masked, in any spelling: for what is said
+ * outside a run's report (an error of your app that quotes the number it was sent).
+ */
+export function maskTypedRange(text: string): string {
+  return text.replace(DIGIT_RUN, (run) => {
+    const digits = run.replace(SEPARATORS, '').replace(/\D/g, '');
+    const found = TYPED_RANGE.exec(digits);
+    return found === null ? run : `[a number ending ${found[0].slice(-2)}]`;
+  });
+}
