@@ -65,13 +65,33 @@ interface OwningConfig {
   close(): unknown;
 }
 
-function isOwningConfig(value: unknown): value is OwningConfig {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    'kit' in value &&
-    typeof (value as { close?: unknown }).close === 'function'
-  );
+/** What `{ kit, close }` takes. No option of the kit is called `kit`: an object with one is this. */
+const OWNING_KEYS: readonly string[] = ['kit', 'close'];
+
+/**
+ * `value` as `{ kit, close }`, undefined when it is not one (no `kit`). One that also holds a
+ * setting it does not take, or no `close` function, is refused: its settings would be ignored, or
+ * it would be read as the kit's options and refused for want of every one of them.
+ */
+function owningConfig(file: string, value: unknown): OwningConfig | undefined {
+  if (typeof value !== 'object' || value === null || !('kit' in value)) return undefined;
+  const problems: string[] = [];
+  const others = Object.keys(value).filter((key) => !OWNING_KEYS.includes(key));
+  if (others.length > 0) {
+    const named = others.map((key) => JSON.stringify(key.slice(0, 40))).join(', ');
+    problems.push(
+      `${named} ${others.length === 1 ? 'is' : 'are'} not taken there (the job's settings are its flags or SWEEP_* variables, the kit's go in \`kit\`)`,
+    );
+  }
+  if (typeof (value as { close?: unknown }).close !== 'function') {
+    problems.push(
+      '`close` must be a function, what to release at the end (e.g. () => pool.end()); with nothing to release, export the kit or its options alone',
+    );
+  }
+  if (problems.length > 0) {
+    throw new UsageError(`--config ${file}: its default export { kit, close }: ${problems.join('; ')}.`);
+  }
+  return value as OwningConfig;
 }
 
 /**
@@ -110,7 +130,8 @@ async function kitFromConfig(file: string, env: CommandEnv, job: SweepJobSetting
   const exported = await loadConfigModule(file);
   const given: unknown =
     typeof exported === 'function' ? await (exported as (e: CommandEnv) => unknown)(env) : exported;
-  if (isOwningConfig(given)) return releasingAfterStore(await kitOf(file, given.kit, job), () => given.close());
+  const owning = owningConfig(file, given);
+  if (owning !== undefined) return releasingAfterStore(await kitOf(file, owning.kit, job), () => owning.close());
   return kitOf(file, given, job);
 }
 

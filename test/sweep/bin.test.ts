@@ -65,6 +65,17 @@ beforeAll(async () => {
     `import options from './options.config.mjs';
      export default { kit: options, close: () => new Promise(() => {}) };`,
   );
+  // { kit, close } with settings it does not take beside them (read as nothing), and one without its close.
+  writeFileSync(
+    join(dir, 'owning-extra.config.mjs'),
+    `import options from './options.config.mjs';
+     export default { kit: options, close: () => {}, sweep: { batchSize: 5 }, stopTimeoutMs: 500 };`,
+  );
+  writeFileSync(
+    join(dir, 'owning-no-close.config.mjs'),
+    `import options from './options.config.mjs';
+     export default { kit: options };`,
+  );
   // The same options, from a module that leaves a timer running (as a forgotten metrics flush does).
   writeFileSync(
     join(dir, 'open-handle.config.mjs'),
@@ -216,6 +227,25 @@ describe('hosted-sms-verify-kit sweep', () => {
     const number = await bin('sweep', '--once', '--config', './number.config.mjs');
     expect(number.code).toBe(1);
     expect(JSON.parse(number.stdout).message).toContain("its default export must be the kit's options, a kit");
+  });
+
+  it('{ kit, close } with a setting it does not take, or without close, is a configuration error naming the fix (exit 1)', async () => {
+    const extra = await bin('sweep', '--once', '--config', './owning-extra.config.mjs');
+    expect(extra.code).toBe(1);
+    expect(JSON.parse(extra.stdout)).toEqual({
+      event: 'sweep_config_error',
+      message:
+        '--config ./owning-extra.config.mjs: its default export { kit, close }: "sweep", "stopTimeoutMs" are not taken ' +
+        "there (the job's settings are its flags or SWEEP_* variables, the kit's go in `kit`).",
+    });
+    const noClose = await bin('sweep', '--once', '--config', './owning-no-close.config.mjs');
+    expect(noClose.code).toBe(1);
+    expect(JSON.parse(noClose.stdout)).toEqual({
+      event: 'sweep_config_error',
+      message:
+        '--config ./owning-no-close.config.mjs: its default export { kit, close }: `close` must be a function, what to ' +
+        'release at the end (e.g. () => pool.end()); with nothing to release, export the kit or its options alone.',
+    });
   });
 
   it('a configuration whose baseUrl carries the secret is a configuration error whose line never shows it', async () => {
