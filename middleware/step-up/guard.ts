@@ -46,6 +46,7 @@ import {
   INTENT_FIELD,
   INTENT_TTL_MS,
   intentIsUsable,
+  isAnotherScopes,
 } from './scope-actions.ts';
 
 /** A user back from a verification within this long, still refused, is told why instead of asked again. */
@@ -244,6 +245,8 @@ function answerUnenrolled<Tx>(guarded: Guarded<Tx>, req: Request, res: Response,
 /**
  * A kept form coming back from its confirmation page: the original fields replace the page's, and
  * the handler runs once, only for the user, browser session, route and resource it was kept for.
+ * False, nothing done, for a form a stricter guard after this one kept (a route's own, behind an
+ * area's): to this guard, that confirmation is a form as any other.
  */
 async function runKeptRequest<Tx>(
   guarded: Guarded<Tx>,
@@ -252,12 +255,13 @@ async function runKeptRequest<Tx>(
   next: NextFunction,
   user: { userRef: string; destination: string },
   intentId: string,
-): Promise<void> {
+): Promise<boolean> {
   const { context, guard } = guarded;
   await verifyCsrf(context, req);
   const now = context.now();
   const browserSession = browserSessionOf(req);
   const intent = await findKeptIntent(guard.stepUp, intentId);
+  if (isAnotherScopes(intent, guard.scope.name, req)) return false;
   const expected = { scope: guard.scope.name, userRef: user.userRef, browserSession, now };
   if (!intentIsUsable(intent, expected) || intent.method !== methodOf(req) || intent.path !== req.originalUrl) {
     note(guarded, req, 'denied');
@@ -272,7 +276,7 @@ async function runKeptRequest<Tx>(
     // is kept for that one too, and stays kept for its own.
     const same = resourceKey === intent.resourceKey;
     await answerRequired(guarded, req, res, user, resourceKey, same ? intentId : undefined);
-    return;
+    return true;
   }
   // One caller, on any instance, gets the intent: a reload, a second tab or a replay runs nothing.
   if ((await consumeKeptIntent(guard.stepUp, intentId, now)) === undefined) {
@@ -284,6 +288,7 @@ async function runKeptRequest<Tx>(
   }
   note(guarded, req, 'consumed');
   next();
+  return true;
 }
 
 async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, next: NextFunction): Promise<void> {
@@ -299,8 +304,7 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
     if (typeof intentId === 'string') {
       // A confirmation is the kit's own form, never an upload: the kept fields would run with its files.
       if (upload) throw uploadRefused();
-      await runKeptRequest(guarded, req, res, next, user, intentId);
-      return;
+      if (await runKeptRequest(guarded, req, res, next, user, intentId)) return;
     }
   }
   const resourceKey = await resourceKeyOf(guarded, req);

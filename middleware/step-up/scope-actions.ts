@@ -15,6 +15,7 @@ import { isRecord } from '../options/option-problems.ts';
 import type { KitLogger } from '../logger.ts';
 import type { Attempt, StepUpIntent, StepUpStore } from '../store/types.ts';
 import type { ActionDefinition, JsonValue, ScopeDefinition } from '../types.ts';
+import { methodOf } from './request-kind.ts';
 import { unreadableStoreAnswer } from './store-answers.ts';
 
 /** The confirmation form's field naming the kept request. */
@@ -101,6 +102,13 @@ export function intentIsUsable(
     intent.browserSession === expected.browserSession &&
     intent.consumedAt === null &&
     intent.expiresAt > expected.now
+  );
+}
+
+/** True when `intent` is a scope's other than `scope`, kept for this same request (method and path). */
+export function isAnotherScopes(intent: StepUpIntent | undefined, scope: string, req: Request): boolean {
+  return (
+    intent !== undefined && intent.scope !== scope && intent.method === methodOf(req) && intent.path === req.originalUrl
   );
 }
 
