@@ -251,3 +251,35 @@ describe('a file a script fetches', () => {
     );
   }, 120_000);
 });
+
+describe('a frame of the page', () => {
+  it('the client secret in the page a frame of the success page loads (or in its script) fails leak.secret', async () => {
+    for (const where of ['page', 'script'] as const) {
+      const app = await startSampleApp({
+        before: (express, ctx) => {
+          const config = `window.SUPPORT = ${JSON.stringify({ key: ctx.clientSecret })};`;
+          express.get('/support/widget', (_req, res) => {
+            res.send(
+              where === 'page'
+                ? `<!doctype html><title>Help</title><script>${config}</script>`
+                : '<!doctype html><title>Help</title><script src="/support/widget.js"></script>',
+            );
+          });
+          express.get('/support/widget.js', (_req, res) => res.type('application/javascript').send(config));
+        },
+        done: (_req, res) => {
+          res.setHeader('Cache-Control', 'no-store');
+          res.send('<!doctype html><title>Done</title><p>Done.</p><iframe src="/support/widget"></iframe>');
+          return true;
+        },
+      });
+      apps.push(app);
+      const report = await auditIntegration({ ...app.auditOptions, only: ['leak.secret'] });
+      expect(failedIds(report), `${where}\n${formatAuditTable(report)}`).toEqual(['leak.secret']);
+      const file = where === 'page' ? '\\/support\\/widget' : '\\/support\\/widget\\.js';
+      expect(report.checks[0]?.evidence).toContainEqual(
+        expect.stringMatching(new RegExp(` in GET ${file} response body$`)),
+      );
+    }
+  }, 120_000);
+});

@@ -1,8 +1,8 @@
 /**
  * The files a browser loads with the app's pages (their scripts, stylesheets, preloads and
- * manifest, a script's source map, the modules and URLs its scripts import or fetch): a client
- * secret bundled into one is sent to every visitor as surely as one written in the page, so the
- * leak checks search them too.
+ * manifest, a script's source map, the modules and URLs its scripts import or fetch, the pages of
+ * its frames and theirs): a client secret bundled into one is sent to every visitor as surely as
+ * one written in the page, so the leak checks search them too.
  */
 import { attribute, TAG_REST } from '../html.ts';
 import { UnreachableError, type AuditAgent } from './agent.ts';
@@ -14,6 +14,9 @@ const TOKEN = new RegExp(`<!--[\\s\\S]*?(?:-->|$)|<([A-Za-z][^\\s/>]*)${TAG_REST
 
 /** The `rel` values of a `<link>` whose file the browser loads with the page (or may). */
 const LOADED_LINKS = new Set(['stylesheet', 'preload', 'modulepreload', 'prefetch', 'manifest']);
+
+/** The elements whose page or file a browser loads inside the page, by the attribute naming it. */
+const FRAMES: Readonly<Record<string, string>> = { iframe: 'src', frame: 'src', object: 'data', embed: 'src' };
 
 /** The most files fetched in one run: an app's own, not a crawl. */
 const MOST_FILES = 40;
@@ -84,6 +87,8 @@ export function subresourcesOf(html: string, pageUrl: string, origin: string, sc
     const name = tag?.toLowerCase();
     let target: string | undefined;
     if (name === 'script') target = attribute(attributes, 'src');
+    // A frame's page is loaded with the page (a support widget, an embedded form).
+    if (!scriptsOnly && name !== undefined && FRAMES[name] !== undefined) target = attribute(attributes, FRAMES[name]);
     if (name === 'link' && !scriptsOnly) {
       const rels = (attribute(attributes, 'rel') ?? '').toLowerCase().split(/\s+/);
       if (rels.some((rel) => LOADED_LINKS.has(rel))) target = attribute(attributes, 'href');
@@ -110,12 +115,16 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
     if (url === undefined || fetched.has(url) || queue.includes(url)) return;
     queue.push(url);
   };
+  // What a page loads: its files and frames, and what its inline scripts import or fetch.
+  const wantFilesOf = (html: string, pageUrl: string) => {
+    for (const url of subresourcesOf(html, pageUrl, appOrigin)) want(url);
+    for (const inline of inlineScriptsOf(html)) {
+      for (const specifier of importsOf(inline)) want(onOrigin(specifier, pageUrl, appOrigin));
+    }
+  };
   for (const x of world.exchanges) {
     if (!x.url.startsWith(appOrigin) || !/text\/html/i.test(x.responseHeaders['content-type'] ?? '')) continue;
-    for (const url of subresourcesOf(x.responseBody, x.url, appOrigin)) want(url);
-    for (const inline of inlineScriptsOf(x.responseBody)) {
-      for (const specifier of importsOf(inline)) want(onOrigin(specifier, x.url, appOrigin));
-    }
+    wantFilesOf(x.responseBody, x.url);
   }
   const unread: string[] = [];
   const started = Date.now();
@@ -138,10 +147,12 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
         SOURCE_MAP.exec(answer.body.slice(-2_000))?.[1] ??
         (answer.headers.sourcemap ?? answer.headers['x-sourcemap'])?.trim();
       if (answer.status === 200 && map !== undefined) want(onOrigin(map, url, appOrigin));
-      // A module's imports load with it (a bundle's config chunk).
-      if (answer.status === 200 && /javascript/i.test(answer.headers['content-type'] ?? '')) {
+      // A module's imports load with it (a bundle's config chunk); a frame's page loads its own files.
+      const type = answer.status === 200 ? (answer.headers['content-type'] ?? '') : '';
+      if (/javascript/i.test(type)) {
         for (const specifier of importsOf(answer.body)) want(onOrigin(specifier, url, appOrigin));
       }
+      if (/text\/html/i.test(type)) wantFilesOf(answer.body, answer.url);
     } catch (error) {
       // The app itself gone is the app's failure, not a file left unread.
       if (error instanceof UnreachableError) throw error;
