@@ -331,7 +331,10 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
     runSweep: (sweepOptions) => runSweep(context, { ...kitSweepDefaults(context), ...sweepOptions }),
     startSweepWorker: (workerOptions) => startSweepWorker(context, { ...kitSweepDefaults(context), ...workerOptions }),
     requireRecentVerification: (guardOptions) => requireRecentVerification(context, guardOptions),
-    grants: createGrantReader(context.store.stepUp, context.now, context.scopes),
+    grants: createGrantReader(context.store.stepUp, context.now, context.scopes, {
+      timeoutMs: context.hookTimeouts.store,
+      onLateRejection: lateRejectionLogger(context.logger),
+    }),
     pumping: pumpingOperations({
       store: context.store.pumping,
       thresholds: context.pumping.thresholds,

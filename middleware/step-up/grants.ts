@@ -3,6 +3,7 @@
  * checked when it is called: a sign-out handler revoking a misspelt scope would revoke nothing and
  * report success, and a list without a userRef would answer as if the user had no grant.
  */
+import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { quote } from '../options/option-problems.ts';
 import type { StepUpStore } from '../store/types.ts';
@@ -28,7 +29,8 @@ export interface GrantReader {
   /**
    * Revokes a user's grants (of one scope when given): call it on sign-out, a changed phone number
    * or a changed password. A verification started before and completed after it grants nothing.
-   * Returns how many were revoked.
+   * Returns how many were revoked. Like list, it rejects with `store_unavailable` when the store
+   * does not answer within hookTimeouts.store (the revoke may still apply later).
    */
   revoke(query: { userRef: string; scope?: string }): Promise<number>;
 }
@@ -76,10 +78,31 @@ function checkQuery(
   }
 }
 
+/** How long a call waits on the store (hookTimeouts.store), and who is told why it failed after that. */
+export interface GrantStoreDeadline {
+  timeoutMs: number;
+  onLateRejection: LateRejectionReporter;
+}
+
+/**
+ * The store's answer to `call`, waited on for `timeoutMs` at most: the app's sign-out awaits it, and
+ * a store that never answers must not hold that open for good. A late revoke may still apply.
+ */
+function storeAnswer<T>(call: 'list' | 'revoke', deadline: GrantStoreDeadline, ask: () => Promise<T>): Promise<T> {
+  const { timeoutMs, onLateRejection } = deadline;
+  const late = () =>
+    new KitError(
+      KitErrorCode.StoreUnavailable,
+      `kit.grants.${call}() did not get the store's answer within ${timeoutMs} ms (raise hookTimeouts.store if the store needs longer)${call === 'revoke' ? '; the grants may or may not be revoked, so call it again' : ''}.`,
+    );
+  return withDeadline(`kit.grants.${call}()`, timeoutMs, ask, { late, onLateRejection });
+}
+
 export function createGrantReader(
   stepUp: StepUpStore | undefined,
   now: () => number,
   scopes: ReadonlyMap<string, ScopeDefinition>,
+  deadline: GrantStoreDeadline,
 ): GrantReader {
   const store = (): StepUpStore => {
     if (stepUp === undefined)
@@ -91,7 +114,9 @@ export function createGrantReader(
       checkQuery('list', query, scopes);
       const { userRef, scope, limit = 50 } = query;
       const grants = checkedGrants(
-        await store().listGrants({ userRef, ...(scope === undefined ? {} : { scope }), limit }),
+        await storeAnswer('list', deadline, () =>
+          store().listGrants({ userRef, ...(scope === undefined ? {} : { scope }), limit }),
+        ),
       );
       return grants.map(({ scope: s, resourceKey, sessionId, startedAt, grantedAt }) => ({
         scope: s,
@@ -104,7 +129,9 @@ export function createGrantReader(
     async revoke(query) {
       checkQuery('revoke', query, scopes);
       const { userRef, scope } = query;
-      return store().revokeGrants({ userRef, ...(scope === undefined ? {} : { scope }), now: now() });
+      return storeAnswer('revoke', deadline, () =>
+        store().revokeGrants({ userRef, ...(scope === undefined ? {} : { scope }), now: now() }),
+      );
     },
   };
 }
