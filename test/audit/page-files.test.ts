@@ -283,3 +283,27 @@ describe('a frame of the page', () => {
     }
   }, 120_000);
 });
+
+describe('a page loading more files than the audit fetches', () => {
+  it('the files past the cap are said, never left unsaid', async () => {
+    const app = await startSampleApp({
+      before: (express) => {
+        express.get('/assets/chunk-:n.js', (req, res) => {
+          res.type('application/javascript').send(`console.log(${JSON.stringify(req.params.n)});`);
+        });
+      },
+      done: (_req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        const scripts = Array.from({ length: 45 }, (_, n) => `<script src="/assets/chunk-${n}.js"></script>`);
+        res.send(`<!doctype html><title>Done</title>${scripts.join('')}<p>Done.</p>`);
+        return true;
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: ['leak.secret'] });
+    expect(failedIds(report), formatAuditTable(report)).toEqual([]);
+    expect(report.checks[0]?.evidence).toContainEqual(
+      expect.stringMatching(/^\d+ file\(s\) the pages load not fetched: the audit fetches at most 40 in a run$/),
+    );
+  }, 120_000);
+});

@@ -131,7 +131,7 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
   for (let n = 0; n < MOST_FILES && queue.length > 0; n++) {
     if (Date.now() - started >= timeoutMs) {
       unread.push(`${queue.length} file(s) the pages load not fetched: the audit's \`timeoutMs\` went on the others`);
-      break;
+      return unread;
     }
     const url = queue.shift() as string;
     fetched.add(url);
@@ -158,6 +158,10 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
       if (error instanceof UnreachableError) throw error;
       unread.push(`a file a page loads was not searched: ${describeThrown(error)}`);
     }
+  }
+  // Never a silent pass: what the cap left is said.
+  if (queue.length > 0) {
+    unread.push(`${queue.length} file(s) the pages load not fetched: the audit fetches at most ${MOST_FILES} in a run`);
   }
   return unread;
 }
