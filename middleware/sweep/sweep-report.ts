@@ -62,8 +62,11 @@ export interface SweepReport {
    * (every one failed as service_unavailable, service_protocol_error or service_rejected).
    */
   serviceReachable: boolean;
-  /** Why the run ended before the due work was exhausted, if it did. */
-  stoppedBy: 'signal' | 'time_budget' | null;
+  /**
+   * Why the run ended before the due work was exhausted, if it did. `service_unreachable`: its
+   * first reads (twice `concurrency`, at least 10) all went unanswered, so it read no more.
+   */
+  stoppedBy: 'signal' | 'time_budget' | 'service_unreachable' | null;
   /** How overdue the most overdue attempt this run claimed was (0 when none was due): the sweep's lag. */
   oldestDueAgeMs: number;
   /** Settled attempts whose params and destination retention removed in this run. */

@@ -22,17 +22,11 @@ import { SWEEP_WINDOW_MS, type ResolvedSweepOptions, type SweepOptions } from '.
 import { countOutcomes } from '../telemetry.ts';
 import { gatherWindowMs } from './gather-window.ts';
 import { createPacer, type Pacer } from './pacing.ts';
+import { readAnswers, type ReadAnswers } from './read-answers.ts';
 import { deliveryStop, readsCutOff, runBudget, withinBudget, type ReadsCutOff } from './time-budget.ts';
 
 /** Errors worth retrying soon: the service was unreachable or answered garbage. */
 const TRANSIENT: ReadonlySet<string> = new Set([KitErrorCode.ServiceUnavailable, KitErrorCode.ServiceProtocolError]);
-
-/** Errors that mean the read got no usable answer from the service. */
-const UNANSWERED: ReadonlySet<string> = new Set([
-  KitErrorCode.ServiceUnavailable,
-  KitErrorCode.ServiceProtocolError,
-  KitErrorCode.ServiceRejected,
-]);
 
 /**
  * Fulfilments recorded in the background, in batches: reads stop while this many are unsettled.
@@ -79,7 +73,8 @@ interface Run<Tx> {
   leaseEnds: WeakMap<Attempt, number>;
   exhausted: boolean;
   claiming: Promise<void> | undefined;
-  unreachableReads: number;
+  /** Whether the reads reach the service: none answering stops them. */
+  answers: ReadAnswers;
   /** Claimed attempts that crossed the 24 h line before their read: expired after the checks. */
   tooOld: number;
 }
@@ -156,7 +151,7 @@ function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: 
     leaseEnds: new WeakMap(),
     exhausted: false,
     claiming: undefined,
-    unreachableReads: 0,
+    answers: readAnswers(opts.concurrency),
     tooOld: 0,
   };
 }
@@ -166,6 +161,7 @@ function stopReason<Tx>(run: Run<Tx>): SweepReport['stoppedBy'] {
   if (run.report.stoppedBy !== null) return run.report.stoppedBy;
   if (run.signal?.aborted === true) return 'signal';
   if (run.clock() >= run.readsEndAt) return 'time_budget';
+  if (run.answers.nothingAnswers()) return 'service_unreachable';
   return null;
 }
 
@@ -299,9 +295,10 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
     read = await run.readsCutOff.race(readStatus(run.deps, attempt));
   } catch (error) {
     if (isKitError(error, KitErrorCode.ServiceBusy)) await readAgainLater(run, attempt, error);
-    else checkFailed(run, attempt, error);
+    else checkFailed(run, attempt, error, { read: true });
     return;
   }
+  run.answers.answered();
   if (read.kind === 'pending') {
     run.report.pending++;
     reschedule(run, attempt, computeNextCheckAt(attempt, run.deps.now(), run.opts.backoffMs));
@@ -350,12 +347,12 @@ async function applyOne<Tx>(run: Run<Tx>, attempt: Attempt, read: StatusRead<Tx>
   }
 }
 
-/** A read or fulfilment failed: nothing was marked; the attempt is read again later. */
-function checkFailed<Tx>(run: Run<Tx>, attempt: Attempt, error: unknown): void {
+/** A read (`of.read`) or fulfilment failed: nothing was marked; the attempt is read again later. */
+function checkFailed<Tx>(run: Run<Tx>, attempt: Attempt, error: unknown, of = { read: false }): void {
   const { report, deps, opts } = run;
   report.errors++;
   const code = isKitError(error) ? error.code : undefined;
-  if (code !== undefined && UNANSWERED.has(code)) run.unreachableReads++;
+  if (of.read) run.answers.failed(error);
   const transient = code === undefined || TRANSIENT.has(code);
   // Transient: read again soon. Persistent (mismatch, action failed, unknown action): back off.
   const backoff = computeNextCheckAt(attempt, deps.now(), opts.backoffMs);
@@ -411,7 +408,7 @@ async function deliverOutcomes<Tx>(run: Run<Tx>): Promise<void> {
 
 function finishReport<Tx>(run: Run<Tx>): SweepReport {
   const { report } = run;
-  report.serviceReachable = !(report.reads > 0 && run.unreachableReads === report.reads);
+  report.serviceReachable = run.answers.reachable(report.reads);
   report.durationMs = Math.round(run.clock() - run.startedAt);
   return report;
 }
