@@ -37,7 +37,7 @@ import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grant
 import { keepIntentWithinLimit } from './intent-limit.ts';
 import { bodyTypeRefused, fieldsToRun, keptFields, uploadRefused } from './kept-fields.ts';
 import { labelFor } from './labels.ts';
-import { boundResourceKey, refuseIllFormedKey } from './resource-key.ts';
+import { assertResourceKey, boundResourceKey, refuseIllFormedKey } from './resource-key.ts';
 import { isNavigationFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
 import {
   browserSessionOf,
@@ -84,9 +84,7 @@ async function resourceKeyOf<Tx>({ context, guard }: Guarded<Tx>, req: Request):
   if (bindTo === undefined) return '';
   const key = await withHookDeadline(context, 'bindTo', () => bindTo(req));
   if (key === undefined) return '';
-  if (typeof key !== 'string') {
-    throw new KitError(KitErrorCode.HookFailed, 'requireRecentVerification: bindTo must return a string or undefined.');
-  }
+  assertResourceKey(key);
   // Read from the request (`%00` in a path), and PostgreSQL cannot keep it: refused on every store alike.
   if (key.includes('\0')) throw unconfirmable();
   refuseIllFormedKey(key);

@@ -28,6 +28,23 @@ export function refuseIllFormedKey(key: string): void {
 }
 
 /**
+ * What bindTo returned, unless it is no key. A list is the user's input, not a broken hook: a query
+ * or form field sent twice (`?account=a&account=b`) names two resources, and the request cannot be
+ * bound to either (400, nothing kept or sent). Anything else but a string fails closed (500).
+ */
+export function assertResourceKey(key: unknown): asserts key is string {
+  if (Array.isArray(key)) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'The resource bindTo read from this request names more than one resource (a field sent more than once); nothing was kept or sent.',
+    );
+  }
+  if (typeof key !== 'string') {
+    throw new KitError(KitErrorCode.HookFailed, 'requireRecentVerification: bindTo must return a string or undefined.');
+  }
+}
+
+/**
  * The key itself, or `sha256:<digest>` for a long one. A short key already spelt `sha256:...` is
  * digested too, so no key of the app's can pass for another one's digest.
  */
