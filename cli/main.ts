@@ -59,6 +59,15 @@ function isUsageError(error: unknown): boolean {
   }
 }
 
+/**
+ * An unknown command as its refusal quotes it: a word, as a misspelt command is. Anything else (a
+ * value whose flag was left out, a secret pasted where the command goes, megabytes) is not quoted.
+ */
+function quotedCommand(name: string): string {
+  const word = /^-{0,2}[a-z][a-z-]{0,19}$/i.test(name) && redactSecrets(name, environmentSecrets(process.env)) === name;
+  return word ? `"${name}"` : '(the first argument, not shown: a command is a word, such as sweep)';
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -76,7 +85,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (entry === undefined) {
-    process.stderr.write(`Unknown command "${name}".\n${USAGE}\n`);
+    process.stderr.write(`Unknown command ${quotedCommand(name)}.\n${USAGE}\n`);
     return 1;
   }
   const { command } = await entry.load();

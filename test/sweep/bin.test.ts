@@ -285,6 +285,17 @@ describe('hosted-sms-verify-kit sweep', () => {
     expect(run.stderr).toMatch(/Unknown command "sweeep"[\s\S]*\n {2}sweep {6}[\s\S]*\n {2}emulator {3}/);
   });
 
+  it('an unknown command that is no word (a secret, a number, megabytes) exits 1 without quoting it', async () => {
+    const notShown = 'Unknown command (the first argument, not shown: a command is a word, such as sweep).';
+    for (const first of [CLIENT.secret, UNQUOTED_SECRET, '+447700900123', 'x'.repeat(100_000)]) {
+      const run = await bin(first, '--once');
+      expect(run.code).toBe(1);
+      expect(run.stderr.split('\n')[0]).toBe(notShown);
+      expect(run.stderr).not.toContain(first);
+      expect(run.stderr.length).toBeLessThan(2000);
+    }
+  });
+
   describe.skipIf(postgresUnavailable !== undefined)('on PostgreSQL', () => {
     let database: TestDatabase;
     beforeAll(async () => {
