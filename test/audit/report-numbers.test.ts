@@ -45,3 +45,16 @@ describe('the report and a typed number', () => {
     expect(mask.mask('at 1732963200000, 7400 123457 and 12 ms')).toBe('at 1732963200000, 7400 123457 and 12 ms');
   });
 });
+
+describe('the report and the premium-rate numbers typed', () => {
+  it('entered.refused-number on a sound app passes, naming each number it typed without the number in full', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: ['entered.refused-number'] });
+    const json = formatAuditJson(report);
+    expect(report.ok, formatAuditTable(report)).toBe(true);
+    expect(json).not.toMatch(/9098\s?790000/);
+    expect(json).not.toMatch(/900\s?555\s?0123/);
+    expect(json).toContain('the UK premium-rate number (09098 …) answered 4');
+  }, 120_000);
+});

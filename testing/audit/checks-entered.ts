@@ -18,7 +18,11 @@ const NOT_GIVEN =
  * number (09098 790000) and a US 900 number.
  */
 const UK_PREMIUM_RATE = '+44 9098 790000';
-export const PREMIUM_RATE_NUMBERS = [UK_PREMIUM_RATE, '+1 900 555 0123'];
+/** Each with how evidence names it: the report shows no number in full. */
+export const PREMIUM_RATE_NUMBERS = [
+  { phone: UK_PREMIUM_RATE, name: 'the UK premium-rate number (09098 …)' },
+  { phone: '+1 900 555 0123', name: 'the US 900 number (+1 900 …)' },
+];
 
 function enteredActions(world: AuditWorld, verdict: Verdict): AuditAction[] {
   const actions = world.options.actions.filter((action) => action.enteredNumber !== undefined);
@@ -230,28 +234,29 @@ export const enteredChecks: AuditCheck[] = [
   },
   {
     id: 'entered.refused-number',
-    title: 'A premium-rate number typed (UK 09098 790000, US +1 900) is refused with a 4xx before any text or session',
+    title:
+      'A premium-rate number typed (a UK 09098 number, a US +1 900 one) is refused with a 4xx before any text or session',
     fix: "Keep the kit's destinationPolicy defaults (no allowTypes for PREMIUM_RATE or SHARED_COST), and start an entered-number action only through the kit's start.",
     phase: 'alone',
     async run(world, verdict) {
       for (const action of enteredActions(world, verdict)) {
         const user = await signInFor(world, action);
         const held = await world.numberOf(action, user);
-        for (const phone of PREMIUM_RATE_NUMBERS) {
+        for (const { phone, name } of PREMIUM_RATE_NUMBERS) {
           const before = await world.control.stats();
           const answer = await world.postStart(user, action, { phone });
           const after = await world.control.stats();
           const texted = (await world.control.sentMessages()).filter((m) => digitsOf(m.to) === digitsOf(phone));
           const handedOff = answer.status === 200 && parseHandoffPage(answer.body) !== undefined;
-          verdict.note(`${action.name}: ${phone} answered ${answer.status}`);
+          verdict.note(`${action.name}: ${name} answered ${answer.status}`);
           verdict.expect(
             isRefused(answer) && !handedOff,
-            `${action.name}: ${phone} answered ${answer.status}, not a 4xx`,
+            `${action.name}: ${name} answered ${answer.status}, not a 4xx`,
           );
-          verdict.expect(texted.length === 0, `${action.name}: ${phone} was texted ${texted.length} time(s)`);
+          verdict.expect(texted.length === 0, `${action.name}: ${name} was texted ${texted.length} time(s)`);
           verdict.expect(
             after.creates === before.creates && after.smsSent === before.smsSent,
-            `${action.name}: ${phone} created ${after.creates - before.creates} session(s) and sent ${after.smsSent - before.smsSent} SMS`,
+            `${action.name}: ${name} created ${after.creates - before.creates} session(s) and sent ${after.smsSent - before.smsSent} SMS`,
           );
         }
         await expectHeld(world, verdict, action, user, held, 'after the premium-rate numbers were refused');

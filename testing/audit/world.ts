@@ -243,6 +243,8 @@ export class AuditWorld {
     const n = this.#starts;
     const fields =
       typeof given === 'function' ? callSync(`your fields(${n}) of action ${action.name}`, () => given(n)) : given;
+    // A number given (a premium-rate one) is masked in the report as the ones drawn are.
+    if (phone !== undefined) this.#numberMask.add(phone);
     const typed: Record<string, string> =
       action.enteredNumber === undefined ? {} : { [ENTERED_NUMBER_FIELD]: phone ?? this.newNumber() };
     return { action: action.name, ...fields, ...typed };
