@@ -34,7 +34,7 @@ import {
 } from './guard-options.ts';
 import { handOverWithin } from './hand-over.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
-import { keepIntentWithinLimit } from './intent-limit.ts';
+import { keepIntentWithinLimit, replaceKept } from './intent-limit.ts';
 import { bodyTypeRefused, fieldsToRun, keptFields, uploadRefused } from './kept-fields.ts';
 import { labelFor } from './labels.ts';
 import { assertResourceKey, boundResourceKey, refuseIllFormedKey } from './resource-key.ts';
@@ -103,6 +103,7 @@ async function keepIntent<Tx>(
   userRef: string,
   resourceKey: string,
   asScopePage: boolean,
+  replaces?: string,
 ): Promise<string> {
   if (!asScopePage && !isSafeSuccessPath(req.originalUrl)) {
     throw unconfirmable();
@@ -124,7 +125,7 @@ async function keepIntent<Tx>(
   if (isStateShaped(renewed)) return renewed;
   const intentId = newState();
   const fields = asScopePage ? {} : keptFields(req);
-  await keepIntentWithinLimit(guard.stepUp, { ...kept, intentId, fields, createdAt: now });
+  await keepIntentWithinLimit(guard.stepUp, { ...kept, intentId, fields, createdAt: now }, replaces !== undefined);
   return intentId;
 }
 
@@ -156,10 +157,9 @@ async function answerRequired<Tx>(
   const json = wantsJson(req);
   // A kept form asked again stays the form it is, whoever asks (a script too): its fields are the
   // user's request, and no app holds them to send again.
-  const intentId = await keepIntent(guarded, req, user.userRef, resourceKey, json && replaces === undefined);
+  const intentId = await keepIntent(guarded, req, user.userRef, resourceKey, json && replaces === undefined, replaces);
   // A kept request asked for again moves to its new intent: the old one must never run as well.
-  if (replaces !== undefined && (await consumeKeptIntent(guard.stepUp, replaces, context.now())) === undefined) {
-    await guard.stepUp.consumeIntent(intentId, context.now());
+  if (replaces !== undefined && !(await replaceKept(guard.stepUp, replaces, intentId, context.now()))) {
     note(guarded, req, 'denied');
     throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request was already carried out; nothing changed.');
   }

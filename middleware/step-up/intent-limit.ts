@@ -5,15 +5,23 @@
  */
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { NewStepUpIntent, StepUpStore } from '../store/types.ts';
-import { INTENT_TTL_MS } from './scope-actions.ts';
+import { consumeKeptIntent, INTENT_TTL_MS } from './scope-actions.ts';
 import { unreadableStoreAnswer } from './store-answers.ts';
 
 /** Far more than a user confirms at once (a few tabs), and at most about 1.3 MB of kept forms per user. */
 export const LIVE_INTENTS_PER_USER = 20;
 
-/** Stores `intent`, or refuses it with 429 while its user has LIVE_INTENTS_PER_USER live intents. */
-export async function keepIntentWithinLimit(stepUp: StepUpStore, intent: NewStepUpIntent): Promise<void> {
-  const kept: unknown = await stepUp.insertIntent(intent, LIVE_INTENTS_PER_USER);
+/**
+ * Stores `intent`, or refuses it with 429 while its user has LIVE_INTENTS_PER_USER live intents.
+ * One `replacing` a live one of theirs adds none: it has room for one more, as the one it replaces
+ * is used up right after (replaceKept), so a user at the limit is not refused a request already kept.
+ */
+export async function keepIntentWithinLimit(
+  stepUp: StepUpStore,
+  intent: NewStepUpIntent,
+  replacing = false,
+): Promise<void> {
+  const kept: unknown = await stepUp.insertIntent(intent, LIVE_INTENTS_PER_USER + (replacing ? 1 : 0));
   if (kept === true) return;
   // Anything else might be a kept request or one refused at the limit: neither is a 429 to the user.
   if (kept !== false) {
@@ -30,4 +38,27 @@ export async function keepIntentWithinLimit(stepUp: StepUpStore, intent: NewStep
     // At most this long until the oldest of them expires.
     { retryAfterSeconds: INTENT_TTL_MS / 1000 },
   );
+}
+
+/**
+ * Uses up the kept request `replaced` now that `replacement` was kept in its place: true when it
+ * was still unused. Otherwise, or when the store fails, the replacement is used up too, so the user
+ * never holds both (it was kept with room for one more).
+ */
+export async function replaceKept(
+  stepUp: StepUpStore,
+  replaced: string,
+  replacement: string,
+  now: number,
+): Promise<boolean> {
+  let used: unknown;
+  try {
+    used = await consumeKeptIntent(stepUp, replaced, now);
+  } catch (error) {
+    // Not waited on: the store is failing, and the user's answer should not wait on it twice.
+    stepUp.consumeIntent(replacement, now).catch(() => undefined);
+    throw error;
+  }
+  if (used === undefined) await stepUp.consumeIntent(replacement, now);
+  return used !== undefined;
 }
