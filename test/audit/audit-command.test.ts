@@ -51,11 +51,11 @@ describe('hosted-sms-verify-kit audit', () => {
     expect(failed.fix).toMatch(/^Never redirect/);
   }, 60_000);
 
-  it("--json with a close() that fails: the standard output is the JSON report alone, the close's failure said on standard error", async () => {
+  it("--json with a close() that fails: the standard output is the JSON report alone, the close's failure said on standard error (exit 2)", async () => {
     const { code, out, err } = await run(['--config', config, '--only', 'forged.wrong-state', '--json'], {
       AUDIT_CLOSE_FAILS: 'the test database was already closed',
     });
-    expect(code).toBe(0);
+    expect(code).toBe(2);
     expect((JSON.parse(out) as { ok: boolean }).ok).toBe(true);
     expect(err).toBe('your close() failed: the test database was already closed\n');
   }, 60_000);

@@ -2,10 +2,11 @@
  * `hosted-sms-verify-kit audit --config ./audit.config.js [--json] [--only id,id]`: the audit from
  * the command line. The configuration module's default export is the audit's options, or a function
  * of the environment returning them (it may start your app and the emulator, and give `close`).
- * Prints the table (or the JSON report); exit code 0 when no check failed (a check may be listed as
- * not run, when an option it needs was not given), 2 when one failed (or your code, in this process,
- * threw or rejected where nothing handled it),
- * 1 for a configuration mistake (the audit stopped before its checks too), 130 or 143 when SIGINT or SIGTERM stopped it (after your close()).
+ * Prints the table (or the JSON report); exit code 0 when no check failed and at least one ran (a
+ * check may be listed as not run, when an option it needs was not given), 2 when one failed (or your
+ * code, in this process, threw or rejected where nothing handled it, or your close() failed),
+ * 1 for a configuration mistake (the audit stopped before its checks, or no check ran, too), 130 or
+ * 143 when SIGINT or SIGTERM stopped it (after your close()).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -14,7 +15,7 @@ import { environmentSecrets, MIN_OTHER_SECRET_LENGTH } from '../../middleware/se
 import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../../middleware/printable-errors.ts';
 import { callHook, describeThrown } from './hooks.ts';
 import type { AuditOptions } from './options.ts';
-import { formatAuditJson, formatAuditTable } from './report.ts';
+import { formatAuditJson, formatAuditTable, noCheckRan } from './report.ts';
 import { scrubSecret, secretForms } from './secret.ts';
 import { auditIntegration } from './runner.ts';
 import { maskTypedRange } from './number-mask.ts';
@@ -31,9 +32,10 @@ const USAGE = `usage: hosted-sms-verify-kit audit --config ./audit.config.js [--
                   start your app and the emulator, and return close()) (env VERIFY_AUDIT_CONFIG)
   --json          print the JSON report (for CI) instead of the table
   --only IDS      run only these checks (comma-separated ids)
-Exit codes: 0 no check failed (some may be listed as not run), 1 configuration error (or the audit
-  stopped before its checks: the emulator, the wiring or the first sign-in and start), 2 a check failed
-  (or your code threw or rejected where nothing handled it, each said on standard error),
+Exit codes: 0 no check failed and one ran at least (some may be listed as not run), 1 configuration
+  error (or the audit stopped before its checks: the emulator, the wiring or the first sign-in and
+  start; or no check ran, each one's reason said on standard error), 2 a check failed (or your code
+  threw or rejected where nothing handled it, or your close() failed, each said on standard error),
   130 or 143 stopped by SIGINT (Ctrl-C) or SIGTERM before it finished (your close() run first).`;
 
 class UsageError extends Error {
@@ -178,9 +180,17 @@ export const command = {
     try {
       loaded = await loadConfig(file, env);
       unhandled.ready();
-      const code = await audit(loaded, only, json, output.report, warn, unhandled);
-      // One while your close() ran fails the audit too.
-      return code === 0 && unhandled.count() > 0 ? 2 : code;
+      const config = loaded;
+      let closed: boolean;
+      let code: number;
+      try {
+        code = await audit(config, only, json, output.report, warn, unhandled);
+      } finally {
+        closed = await closeConfig(config, warn, (error) => printable(config, env, error));
+      }
+      // The checks' verdict stands; a close() that failed (what it started may be left running), or an
+      // error of your code while it ran, fails a run that passed.
+      return code === 0 && (unhandled.count() > 0 || !closed) ? 2 : code;
     } finally {
       // Run by the bin (standard output its own), the command owns the process until it exits: a
       // later error of your code would otherwise end it with Node's stack and the error's message.
@@ -245,19 +255,39 @@ async function audit(
     }
     // Stopped before its checks, the audit found nothing of the app: the setup is what to fix.
     if (outcome.stopped !== undefined) return 1;
+    // Nothing checked is no pass: the checks chosen need options not given (or hosts not reached).
+    const nothingRan = noCheckRan(outcome);
+    if (nothingRan !== undefined) {
+      warn(`${nothingRan}\n`);
+      return 1;
+    }
     return outcome.ok && unhandled.count() === 0 ? 0 : 2;
   } finally {
     // A second signal while closing ends the process at once, as a shell user expects.
     stop.dispose();
-    // Your close() is yours: one that hangs or throws (or a `close` getter that throws) never keeps
-    // the command from answering; callHook's deadline holds the process until it answers.
-    // Its error may quote the app's database URL: never its password.
-    const said = (error: unknown) => withoutUrlPasswords(scrubbed(config, describeThrown(error)));
+  }
+}
+
+/**
+ * Runs your close(): one that hangs or throws (or a `close` getter that throws) never keeps the
+ * command from answering (callHook's deadline holds the process until it answers). Resolves false
+ * when it failed, said on one line by `printable` (no secret, no URL's password, no stack).
+ */
+async function closeConfig(
+  config: AuditConfig,
+  warn: (text: string) => void,
+  printable: (error: unknown) => string,
+): Promise<boolean> {
+  try {
     await callHook(
       'your close()',
       CLOSE_MS,
       () => config.close?.call(config),
-      (error) => warn(`your close() failed after its deadline: ${said(error)}\n`),
-    ).catch((error: unknown) => warn(`${said(error)}\n`));
+      (error) => warn(`your close() failed after its deadline: ${printable(error)}\n`),
+    );
+    return true;
+  } catch (error) {
+    warn(`${printable(error)}\n`);
+    return false;
   }
 }

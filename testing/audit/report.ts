@@ -36,6 +36,16 @@ export function notRunIds(report: AuditReport): string[] {
   return report.checks.filter((check) => check.status === 'not-run').map((check) => check.id);
 }
 
+/**
+ * When no check ran (each was not run), the line that says so with each one's reason; undefined
+ * when one ran (or the audit stopped before its checks, said by `stopped`).
+ */
+export function noCheckRan(report: AuditReport): string | undefined {
+  if (report.stopped !== undefined || report.checks.some((check) => check.status !== 'not-run')) return undefined;
+  const reasons = report.checks.map((check) => `${check.id} (${(check.evidence[0] ?? '').replace(/^not run: /, '')})`);
+  return `no check ran: ${reasons.join('; ')}`;
+}
+
 const STATUS = { pass: 'pass    ', fail: 'FAIL    ', 'not-run': 'not run ' } as const;
 
 /** A plain-text table: one line per check, and under each failure its evidence and fix. */
