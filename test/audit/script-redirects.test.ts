@@ -64,6 +64,42 @@ describe('a script file of the app sending the user to a remembered ?next=', () 
   }, 120_000);
 });
 
+describe('a module of the app, imported by the success page, sending the user to a remembered ?next=', () => {
+  /** The remembered page written into /assets/return.js, which only an import of the page loads. */
+  const importedReturn = (page: string): CustomFlaw => ({
+    before: (app) => {
+      remembersNext(app);
+      app.get('/assets/main.js', (_req, res) => {
+        res.type('application/javascript').send('import { goBack } from "./return.js";\ngoBack();');
+      });
+      app.get('/assets/return.js', (req, res) => {
+        const next = sess(req).next;
+        res.type('application/javascript').setHeader('Cache-Control', 'no-store');
+        res.send(`export function goBack() { location.assign(${JSON.stringify(next ?? '/')}); }`);
+      });
+    },
+    done: (_req, res) => {
+      res.setHeader('Cache-Control', 'no-store');
+      res.send(`<!doctype html><title>Done</title>${page}<p>Done.</p>`);
+      return true;
+    },
+  });
+
+  it('a module script /assets/main.js importing ./return.js fails redirect.start, naming the module', async () => {
+    const page = '<script type="module" src="/assets/main.js"></script>';
+    const { failed, table } = await audit(importedReturn(page), ['redirect.start']);
+    expect(failed, table).toContain('redirect.start');
+    expect(table).toMatch(/the script \/assets\/return\.js the page loads carries a planted value/);
+  }, 120_000);
+
+  it("an inline module script's import of /assets/return.js fails redirect.start, naming the module", async () => {
+    const page = '<script type="module">import { goBack } from "/assets/return.js"; goBack();</script>';
+    const { failed, table } = await audit(importedReturn(page), ['redirect.start']);
+    expect(failed, table).toContain('redirect.start');
+    expect(table).toMatch(/the script \/assets\/return\.js the page loads carries a planted value/);
+  }, 120_000);
+});
+
 describe('a sound success page with links, scripts and forms of other origins', () => {
   it('a CDN script, a docs link and a payment form fail none of the redirect checks', async () => {
     const { failed, table } = await audit(

@@ -99,6 +99,29 @@ export function subresourcesOf(html: string, pageUrl: string, origin: string, sc
   return found;
 }
 
+/** Each of `targets` resolved against `base`, those on `origin`. */
+function onOriginAll(targets: string[], base: string, origin: string): string[] {
+  return targets.flatMap((target) => onOrigin(target, base, origin) ?? []);
+}
+
+/**
+ * The URLs on `origin` of the files an answer at `url` has the browser load with it: a page's files
+ * (with `scriptsOnly`, the scripts it runs) and what its inline scripts import or fetch; a script's
+ * imports and fetches. The leak checks and the redirect checks read the same files by it.
+ */
+export function filesLoadedBy(
+  body: string,
+  url: string,
+  contentType: string,
+  origin: string,
+  scriptsOnly = false,
+): string[] {
+  if (/javascript/i.test(contentType)) return onOriginAll(importsOf(body), url, origin);
+  if (!/text\/html/i.test(contentType)) return [];
+  const inline = inlineScriptsOf(body).flatMap((script) => importsOf(script));
+  return [...subresourcesOf(body, url, origin, scriptsOnly), ...onOriginAll(inline, url, origin)];
+}
+
 /**
  * GETs, with `agent`, every file on the app's origin the pages the run saw have the browser load
  * (and a source map one of them names, or where one redirects), once each, up to MOST_FILES:
@@ -115,16 +138,10 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
     if (url === undefined || fetched.has(url) || queue.includes(url)) return;
     queue.push(url);
   };
-  // What a page loads: its files and frames, and what its inline scripts import or fetch.
-  const wantFilesOf = (html: string, pageUrl: string) => {
-    for (const url of subresourcesOf(html, pageUrl, appOrigin)) want(url);
-    for (const inline of inlineScriptsOf(html)) {
-      for (const specifier of importsOf(inline)) want(onOrigin(specifier, pageUrl, appOrigin));
-    }
-  };
   for (const x of world.exchanges) {
-    if (!x.url.startsWith(appOrigin) || !/text\/html/i.test(x.responseHeaders['content-type'] ?? '')) continue;
-    wantFilesOf(x.responseBody, x.url);
+    const type = x.responseHeaders['content-type'] ?? '';
+    if (!x.url.startsWith(appOrigin) || !/text\/html/i.test(type)) continue;
+    for (const url of filesLoadedBy(x.responseBody, x.url, type, appOrigin)) want(url);
   }
   const unread: string[] = [];
   const started = Date.now();
@@ -149,10 +166,7 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
       if (answer.status === 200 && map !== undefined) want(onOrigin(map, url, appOrigin));
       // A module's imports load with it (a bundle's config chunk); a frame's page loads its own files.
       const type = answer.status === 200 ? (answer.headers['content-type'] ?? '') : '';
-      if (/javascript/i.test(type)) {
-        for (const specifier of importsOf(answer.body)) want(onOrigin(specifier, url, appOrigin));
-      }
-      if (/text\/html/i.test(type)) wantFilesOf(answer.body, answer.url);
+      for (const loaded of filesLoadedBy(answer.body, answer.url, type, appOrigin)) want(loaded);
     } catch (error) {
       // The app itself gone is the app's failure, not a file left unread.
       if (error instanceof UnreachableError) throw error;
