@@ -8,6 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import { formsIn } from '../html-forms.ts';
 import { decodeHtml, inputValue } from '../html.ts';
 import { namedUrl } from '../named-url.ts';
+import { cookieLineDeletes } from './cookie-lifetime.ts';
 
 export type Headers = Record<string, string>;
 
@@ -279,7 +280,8 @@ export class AuditAgent {
       if (eq <= 0) continue;
       const cookies = this.jar.get(origin) ?? new Map<string, string>();
       const value = pair.slice(eq + 1);
-      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') cookies.delete(pair.slice(0, eq));
+      // A line deleting the cookie (Max-Age 0 or less, an Expires past) leaves the browser none to send.
+      if (cookieLineDeletes(line) || value === '') cookies.delete(pair.slice(0, eq));
       else cookies.set(pair.slice(0, eq), value);
       this.jar.set(origin, cookies);
     }

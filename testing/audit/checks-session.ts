@@ -3,6 +3,7 @@
  * that fulfils the user who verified but never came back, on the clock the kit was given.
  */
 import type { AuditCheck } from './check.ts';
+import { cookieLineDeletes } from './cookie-lifetime.ts';
 import { callHook } from './hooks.ts';
 
 interface CookieFlags {
@@ -14,13 +15,6 @@ interface CookieFlags {
   deletes: boolean;
 }
 
-/** Whether a Set-Cookie's Max-Age, or else its Expires, has the browser drop the cookie at once. */
-function deletes(maxAge: string | undefined, expires: string | undefined): boolean {
-  if (maxAge !== undefined && /^-?\d+$/.test(maxAge.trim())) return Number(maxAge.trim()) <= 0;
-  const at = expires === undefined ? Number.NaN : Date.parse(expires);
-  return !Number.isNaN(at) && at <= Date.now();
-}
-
 function parseCookie(line: string): CookieFlags {
   const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
   const named = (n: string) => attributes.find((a) => a.toLowerCase().startsWith(n));
@@ -29,7 +23,7 @@ function parseCookie(line: string): CookieFlags {
     httpOnly: named('httponly') !== undefined,
     secure: named('secure') !== undefined,
     sameSite: named('samesite=')?.slice('samesite='.length).toLowerCase(),
-    deletes: deletes(named('max-age=')?.slice('max-age='.length), named('expires=')?.slice('expires='.length)),
+    deletes: cookieLineDeletes(line),
   };
 }
 
