@@ -4,8 +4,9 @@
  * the number texted, never a premium-rate one, and it is shown in full only in its own form.
  */
 import { withoutForms } from '../html-forms.ts';
-import { parseHandoffPage, type Answer, type Exchange } from './agent.ts';
+import { parseHandoffPage, type Answer } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
+import { unkeptSaid, type KeptExchange } from './kept-bodies.ts';
 import type { AuditAction } from './options.ts';
 import { confirmItsYouForm, grantBeforeStart } from './step-up-flow.ts';
 import { digitsOf, ENTERED_NUMBER_FIELD, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
@@ -124,7 +125,7 @@ function resolvedUrl(href: string, pageUrl: string): URL | undefined {
 }
 
 /** Every place of the app's exchanges where a typed number must not be, with where it is. */
-function placesOf(world: AuditWorld, x: Exchange): { where: string; text: string }[] {
+function placesOf(world: AuditWorld, x: KeptExchange): { where: string; text: string }[] {
   const url = new URL(x.url);
   if (url.origin !== world.options.appOrigin) return [];
   const at = `${x.method} ${url.pathname}`;
@@ -135,7 +136,10 @@ function placesOf(world: AuditWorld, x: Exchange): { where: string; text: string
     ...Object.entries(x.responseHeaders).map(([n, v]) => ({ where: `${at} response header ${n}`, text: v })),
     // The start's body is where the number is typed; a number form may show it back, the rest of its page not.
     ...(isStart ? [] : [{ where: `${at} request body`, text: x.requestBody }]),
-    { where: `${at} response body (${x.status})`, text: outsideNumberForms(world, x.responseBody, x.url) },
+    // A body past the run's bound is said by the check, not counted as searched.
+    ...(x.unkeptBody === undefined
+      ? [{ where: `${at} response body (${x.status})`, text: outsideNumberForms(world, x.responseBody, x.url) }]
+      : []),
   ];
 }
 
@@ -301,6 +305,11 @@ export const enteredChecks: AuditCheck[] = [
       verdict.note(
         `2 typed numbers (one verified, one failed) searched in ${searched} places of the app's exchanges${world.options.logs === undefined ? ' (no `logs` given)' : ' and its log'}`,
       );
+      const unkept = world.exchanges.flatMap((x) =>
+        x.url.startsWith(world.options.appOrigin) ? (x.unkeptBody ?? []) : [],
+      );
+      const unsaid = unkeptSaid(unkept, 'the typed numbers');
+      if (unsaid !== undefined) verdict.note(unsaid);
     },
   },
 ];

@@ -6,7 +6,8 @@
 import { UnreachableError, withoutHandoffInput, type Exchange } from './agent.ts';
 import type { AuditCheck, Verdict } from './check.ts';
 import { describeThrown } from './hooks.ts';
-import { findSecret, findSecretPart, MIN_LEAKED_PART, type SecretForm } from './secret.ts';
+import { unkeptSaid, type KeptExchange, type UnkeptBody } from './kept-bodies.ts';
+import { secretSpellingIn as spellingIn, type SecretForm } from './secret.ts';
 import { fetchSubresources } from './subresources.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
@@ -125,7 +126,15 @@ function unstorableError(x: Exchange): boolean {
   );
 }
 
-function places(world: AuditWorld, x: Exchange): { where: string; text: string; handoffText?: string }[] {
+interface Place {
+  where: string;
+  text: string;
+  handoffText?: string;
+  /** A body past the run's bound: its text is gone, what was found in it as it was read is here. */
+  unkept?: UnkeptBody;
+}
+
+function places(world: AuditWorld, x: KeptExchange): Place[] {
   const url = new URL(x.url);
   const at = `${x.method} ${url.origin === world.options.appOrigin ? '' : url.origin}${url.pathname}`;
   const isStart = isKitRoute(world, x) && x.method === 'POST' && x.status === 200;
@@ -140,41 +149,40 @@ function places(world: AuditWorld, x: Exchange): { where: string; text: string; 
       where: `${at} response body`,
       text: x.responseBody,
       ...(isStart ? { handoffText: withoutHandoffInput(x.responseBody) } : {}),
+      ...(x.unkeptBody === undefined ? {} : { unkept: x.unkeptBody }),
     },
   ];
 }
 
 /**
- * Which spelling of `forms` `text` holds: whole, or (`parts`) as MIN_LEAKED_PART characters in a
- * row of one, named so.
- */
-function spellingIn(forms: SecretForm[], text: string, parts: boolean): string | undefined {
-  const whole = findSecret(forms, text);
-  if (whole !== undefined || !parts) return whole?.name;
-  const part = findSecretPart(forms, text);
-  return part === undefined ? undefined : `${MIN_LEAKED_PART} characters or more of it, ${part.name}`;
-}
-
-/**
  * Searches every exchange and log line for `forms` (and, with `parts`, for a part of one);
  * evidence says where (the exchange's place, the log line's number) and which spelling, never the
- * text around it.
+ * text around it. A body past the run's bound was searched for the client secret (`secret`) as it
+ * was read; for anything else, the bodies not searched are said.
  */
 async function searchAll(
   world: AuditWorld,
   verdict: Verdict,
   forms: SecretForm[],
   what: string,
-  { handoff, parts }: { handoff: boolean; parts: boolean },
+  { handoff, parts, secret }: { handoff: boolean; parts: boolean; secret: boolean },
 ) {
   let searched = 0;
+  const unsearched: UnkeptBody[] = [];
   for (const x of world.exchanges) {
     for (const place of places(world, x)) {
+      if (place.unkept !== undefined && !secret) {
+        unsearched.push(place.unkept);
+        continue;
+      }
       searched += 1;
-      const hit = spellingIn(forms, handoff ? (place.handoffText ?? place.text) : place.text, parts);
+      const text = handoff ? (place.handoffText ?? place.text) : place.text;
+      const hit = place.unkept === undefined ? spellingIn(forms, text, parts) : place.unkept.secret;
       verdict.expect(hit === undefined, `${what} (${hit}) in ${place.where}`);
     }
   }
+  const unsaid = unkeptSaid(unsearched, what);
+  if (unsaid !== undefined) verdict.note(unsaid);
   const lines = await world.logLines();
   for (const [index, line] of lines.entries()) {
     const hit = spellingIn(forms, line, parts);
@@ -219,7 +227,11 @@ export const exposureChecks: AuditCheck[] = [
     phase: 'last',
     async run(world, verdict) {
       await tourThen(world, verdict);
-      await searchAll(world, verdict, [...world.secretForms], 'the client secret', { handoff: false, parts: true });
+      await searchAll(world, verdict, [...world.secretForms], 'the client secret', {
+        handoff: false,
+        parts: true,
+        secret: true,
+      });
     },
   },
   {
@@ -236,7 +248,7 @@ export const exposureChecks: AuditCheck[] = [
       ]);
       verdict.expect(forms.length > 0, 'no handoff was handed out');
       verdict.note(`${world.handoffs.size} handoffs searched for`);
-      await searchAll(world, verdict, forms, 'a handoff', { handoff: true, parts: false });
+      await searchAll(world, verdict, forms, 'a handoff', { handoff: true, parts: false, secret: false });
     },
   },
 ];

@@ -57,6 +57,17 @@ export function findSecretPart(forms: readonly SecretForm[], text: string): Secr
   return undefined;
 }
 
+/**
+ * Which spelling of `forms` `text` holds: whole, or (`parts`) as MIN_LEAKED_PART characters in a
+ * row of one, named so.
+ */
+export function secretSpellingIn(forms: readonly SecretForm[], text: string, parts: boolean): string | undefined {
+  const whole = findSecret(forms, text);
+  if (whole !== undefined || !parts) return whole?.name;
+  const part = findSecretPart(forms, text);
+  return part === undefined ? undefined : `${MIN_LEAKED_PART} characters or more of it, ${part.name}`;
+}
+
 const MARK = '[client secret]';
 
 /** A fragment shorter than this is not told apart from ordinary text (the tail of a cut value too). */

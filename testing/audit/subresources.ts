@@ -5,9 +5,17 @@
  * one written in the page, so the leak checks search them too.
  */
 import { attribute, TAG_REST } from '../html.ts';
-import { UnreachableError, type AuditAgent } from './agent.ts';
+import { UnreachableError, type AuditAgent, type Exchange } from './agent.ts';
 import { describeThrown } from './hooks.ts';
-import type { AuditWorld } from './world.ts';
+
+/**
+ * What the file search reads of a run: its exchanges (a body past the run's bound with the files
+ * its page loads, listed as it was read), and the app's origin and deadline.
+ */
+interface RecordedRun {
+  readonly exchanges: readonly (Exchange & { unkeptBody?: { files: readonly string[] } })[];
+  readonly options: { readonly appOrigin: string; readonly timeoutMs: number };
+}
 
 /** A comment (skipped), or a tag: group 1 its name, group 2 its attribute text. */
 const TOKEN = new RegExp(`<!--[\\s\\S]*?(?:-->|$)|<([A-Za-z][^\\s/>]*)${TAG_REST}`, 'g');
@@ -122,6 +130,13 @@ export function filesLoadedBy(
   return [...subresourcesOf(body, url, origin, scriptsOnly), ...onOriginAll(inline, url, origin)];
 }
 
+/** The files on `origin` an exchange's page has the browser load: none unless it is one of the app's pages. */
+export function pageFilesOf(x: Exchange, origin: string): string[] {
+  const type = x.responseHeaders['content-type'] ?? '';
+  if (!x.url.startsWith(origin) || !/text\/html/i.test(type)) return [];
+  return filesLoadedBy(x.responseBody, x.url, type, origin);
+}
+
 /**
  * GETs, with `agent`, every file on the app's origin the pages the run saw have the browser load
  * (and a source map one of them names, or where one redirects), once each, up to MOST_FILES:
@@ -130,7 +145,7 @@ export function filesLoadedBy(
  * still waiting when the audit's `timeoutMs` has gone on them are left. Resolves with what was not
  * searched.
  */
-export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): Promise<string[]> {
+export async function fetchSubresources(world: RecordedRun, agent: AuditAgent): Promise<string[]> {
   const { appOrigin, timeoutMs } = world.options;
   const fetched = new Set(world.exchanges.filter((x) => x.method === 'GET').map((x) => x.url));
   const queue: string[] = [];
@@ -138,11 +153,7 @@ export async function fetchSubresources(world: AuditWorld, agent: AuditAgent): P
     if (url === undefined || fetched.has(url) || queue.includes(url)) return;
     queue.push(url);
   };
-  for (const x of world.exchanges) {
-    const type = x.responseHeaders['content-type'] ?? '';
-    if (!x.url.startsWith(appOrigin) || !/text\/html/i.test(type)) continue;
-    for (const url of filesLoadedBy(x.responseBody, x.url, type, appOrigin)) want(url);
-  }
+  for (const x of world.exchanges) for (const url of x.unkeptBody?.files ?? pageFilesOf(x, appOrigin)) want(url);
   const unread: string[] = [];
   const started = Date.now();
   for (let n = 0; n < MOST_FILES && queue.length > 0; n++) {

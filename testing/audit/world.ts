@@ -6,27 +6,13 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import { emulatorControl, type ControlSession, type EmulatorControl } from '../../emulator/control/control-client.ts';
 import { withoutUrlPasswords } from '../../middleware/printable-errors.ts';
-import { AuditAgent, hiddenField, parseHandoffPage, type Answer, type Exchange } from './agent.ts';
+import { AuditAgent, hiddenField, parseHandoffPage, type Answer } from './agent.ts';
 import { callCount, callHook, callSync, describeThrown, linesOf } from './hooks.ts';
+import { BodyBudget, type KeptExchange } from './kept-bodies.ts';
 import { NumberMask } from './number-mask.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
-
-/** `localhost` and 127.0.0.1 are one host to a loopback emulator. */
-function serviceKey(url: string): string {
-  const parsed = new URL(url);
-  const host = parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname;
-  return `${parsed.protocol}//${host}:${parsed.port}${parsed.pathname.replace(/\/+$/, '')}`;
-}
-
-/** True when both URLs name the same service (scheme, host, port and path; a trailing slash aside). */
-function sameService(a: string, b: string): boolean {
-  try {
-    return serviceKey(a) === serviceKey(b);
-  } catch {
-    return false;
-  }
-}
+import { sameService } from './service-url.ts';
 
 /** The start form's field a typed number travels in (the kit's ENTERED_NUMBER_FIELD). */
 export const ENTERED_NUMBER_FIELD = 'phone';
@@ -54,7 +40,7 @@ export interface AuditUser {
 }
 
 export class AuditWorld {
-  readonly exchanges: Exchange[] = [];
+  readonly exchanges: KeptExchange[] = [];
   readonly control: EmulatorControl;
   /** Every handoff the app handed out (from its start answers). */
   readonly handoffs = new Set<string>();
@@ -72,12 +58,15 @@ export class AuditWorld {
   /** The second octet of this run's loopback client addresses, once binding to them was confirmed. */
   #addressBlock: number | undefined;
   #agents = 0;
+  /** Bounds the answers' bodies the run keeps. */
+  readonly #bodies: BodyBudget;
   /** How the audit's browsers reach the app: said in the start-limit checks' evidence. */
   clientAddressNote = 'every browser of the audit connects from one address';
 
   constructor(readonly options: ResolvedAuditOptions) {
     this.control = emulatorControl(options.emulatorUrl);
     this.secretForms = secretForms(options.clientId, options.clientSecret);
+    this.#bodies = new BodyBudget(this.secretForms, options.appOrigin);
   }
 
   /**
@@ -129,7 +118,7 @@ export class AuditWorld {
   agent(defaultHeaders: Record<string, string> = {}, from = this.newClientAddress()): AuditAgent {
     return new AuditAgent(
       this.options.appUrl,
-      (x) => this.exchanges.push(x),
+      (x) => this.exchanges.push(this.#bodies.keep(x)),
       this.options.timeoutMs,
       defaultHeaders,
       from,
