@@ -126,12 +126,23 @@ export { MIN_SECRET_LENGTH };
  * `secretSpellings` lists, and with `clientId` its Basic credentials whole.
  */
 export function rememberSecret(secret: unknown, clientId?: unknown): void {
-  if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return;
-  for (const form of formsOf(secret, typeof clientId === 'string' ? clientId : undefined)) {
-    secretForms.add(form);
-    for (let at = 0; at + MIN_FRAGMENT <= form.length; at++) secretFragments.add(form.slice(at, at + MIN_FRAGMENT));
+  if (typeof secret !== 'string') return;
+  for (const spelling of asGivenAndTrimmed(secret)) {
+    if (spelling.length < MIN_SECRET_LENGTH) continue;
+    for (const form of formsOf(spelling, typeof clientId === 'string' ? clientId : undefined)) {
+      secretForms.add(form);
+      for (let at = 0; at + MIN_FRAGMENT <= form.length; at++) secretFragments.add(form.slice(at, at + MIN_FRAGMENT));
+    }
   }
   longestFirst = byLengthDown([...secretForms]);
+}
+
+/**
+ * A secret as given and trimmed: one read from a file keeps its newline (the kit refuses it), while
+ * the rest of the configuration (a URL built from it, a message) holds it without.
+ */
+function asGivenAndTrimmed(secret: string): string[] {
+  return [...new Set([secret, secret.trim()])];
 }
 
 /**
@@ -169,8 +180,10 @@ function formsOf(secret: string, clientId?: string): string[] {
 /** True when `text` carries `secret` in any of its forms (a baseUrl must not). */
 export function carriesSecret(text: string, secret: unknown): boolean {
   // A secret too short to accept is still looked for: the message refusing it must not quote it either.
-  if (typeof secret !== 'string' || secret.length < MIN_OTHER_SECRET_LENGTH) return false;
-  return formsOf(secret).some((form) => text.includes(form));
+  if (typeof secret !== 'string') return false;
+  return asGivenAndTrimmed(secret).some(
+    (spelling) => spelling.length >= MIN_OTHER_SECRET_LENGTH && formsOf(spelling).some((form) => text.includes(form)),
+  );
 }
 
 /**
