@@ -4,7 +4,7 @@
  * redirect checks; a sound page with ordinary links, scripts and forms of other origins does not.
  */
 import type express from 'express';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditAgent, auditIntegration, failedIds, formatAuditTable } from 'hosted-sms-verify-kit/testing';
 import { startSampleApp, type CustomFlaw, type SampleApp } from './sample-app.ts';
@@ -151,5 +151,107 @@ describe('a sound success page loading a script of the app that never finishes a
     expect(failedIds(report), formatAuditTable(report)).toEqual([]);
     // The page is visited some 25 times: 2 s each would be near a minute.
     expect(Date.now() - started).toBeLessThan(20_000);
+  }, 120_000);
+});
+
+describe('a frame of the app, in a page on the way, sending the top window to a planted ?next=', () => {
+  /** The frame's script: the top window sent to the `next` of a URL it reads. */
+  const sendsTop = (from: string) => `top.location = new URLSearchParams(${from}.search).get('next') || '/';`;
+  const framePage = (script: string) => `<!doctype html><title>Back</title><script>${script}</script>`;
+
+  it.each([
+    ['in the page', (res: Response) => res.send(framePage(sendsTop('location')))],
+    [
+      'in a script file',
+      (res: Response) => res.send('<!doctype html><title>Back</title><script src="/assets/back.js"></script>'),
+    ],
+  ])(
+    "a success page framing /return-frame?next=<the remembered ?next=>, whose script (%s) reads the frame's own URL, fails redirect.start",
+    async (_, serveFrame) => {
+      const { failed, table } = await audit(
+        {
+          before: (app) => {
+            remembersNext(app);
+            app.get('/return-frame', (_req, res) => serveFrame(res));
+            app.get('/assets/back.js', (_req, res) => res.type('application/javascript').send(sendsTop('location')));
+          },
+          done: (req, res) => {
+            const next = sess(req).next ?? '/';
+            res.setHeader('Cache-Control', 'no-store');
+            res.send(
+              `<!doctype html><title>Done</title><p>Done.</p><iframe src="/return-frame?next=${encodeURIComponent(next)}"></iframe>`,
+            );
+            return true;
+          },
+        },
+        ['redirect.start'],
+      );
+      expect(failed, table).toContain('redirect.start');
+      expect(table).toMatch(
+        /of the frame \/return-frame the page loads reads a URL carrying a planted value|the script \/assets\/back\.js a frame of the page runs reads a URL carrying a planted value/,
+      );
+    },
+    120_000,
+  );
+
+  it('a success page framing /return-frame whose page writes the remembered ?next= into its script fails redirect.start', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          remembersNext(app);
+          app.get('/return-frame', (req, res) => {
+            res.setHeader('Cache-Control', 'no-store');
+            res.send(framePage(`top.location = ${JSON.stringify(sess(req).next ?? '/')};`));
+          });
+        },
+        done: (_req, res) => {
+          res.setHeader('Cache-Control', 'no-store');
+          res.send('<!doctype html><title>Done</title><p>Done.</p><iframe src="/return-frame"></iframe>');
+          return true;
+        },
+      },
+      ['redirect.start'],
+    );
+    expect(failed, table).toContain('redirect.start');
+    expect(table).toMatch(/a <script> of the frame \/return-frame the page loads carries a planted value/);
+  }, 120_000);
+
+  it("a landing page framing /return-frame, whose script reads the parent's URL (parent.location), fails redirect.landing", async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          app.get('/return-frame', (_req, res) => res.send(framePage(sendsTop('parent.location'))));
+        },
+        // "Taking you back": a landing with a ?next= shows a page whose frame sends the user on.
+        landing: () => (req, res, next) => {
+          if (typeof req.query.next !== 'string') return next();
+          res.setHeader('Cache-Control', 'no-store');
+          res.send('<!doctype html><title>Taking you back</title><iframe src="/return-frame"></iframe>');
+        },
+      },
+      ['redirect.landing'],
+    );
+    expect(failed, table).toContain('redirect.landing');
+    expect(table).toMatch(/of the frame \/return-frame the page loads reads a URL carrying a planted value/);
+  }, 120_000);
+
+  it('a sound success page framing a widget of the app whose script reads its own URL fails none of the redirect checks', async () => {
+    const { failed, table } = await audit(
+      {
+        before: (app) => {
+          // The widget picks its language from its URL, reloading itself once with one.
+          const script =
+            "if (!new URLSearchParams(location.search).get('lang')) location.replace('/support/widget?lang=en');";
+          app.get('/support/widget', (_req, res) => res.send(framePage(script)));
+        },
+        done: (_req, res) => {
+          res.setHeader('Cache-Control', 'no-store');
+          res.send('<!doctype html><title>Done</title><p>Done.</p><iframe src="/support/widget"></iframe>');
+          return true;
+        },
+      },
+      ['redirect.start', 'redirect.landing'],
+    );
+    expect(failed, table).toEqual([]);
   }, 120_000);
 });

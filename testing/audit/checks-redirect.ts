@@ -8,8 +8,8 @@
 import { metaRefreshContent } from '../html.ts';
 import type { Answer, Headers } from './agent.ts';
 import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
-import { plantedExit, scriptCarries } from './page-exits.ts';
-import { filesLoadedBy } from './subresources.ts';
+import { loadedExitWithPlant } from './loaded-exits.ts';
+import { plantedExit } from './page-exits.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
 /** The names apps read a "where next" from. */
@@ -66,54 +66,10 @@ export function plantedMarks(world: AuditWorld): string[] {
   return [...plantedValues(world), '//evil.example'];
 }
 
-/** The most script files of one page read for a planted value (its own, and the modules they import). */
-const MOST_SCRIPTS = 10;
-
-/** Per run, the script files that could not be read (too slow, too big): waited for once, not on every visit. */
-const unreadScripts = new WeakMap<AuditWorld, Set<string>>();
-
 /**
- * The path of the first script the page at `answer` runs that carries one of `marks`: its script
- * files on the app's origin and the modules and URLs they (or its inline scripts) import or fetch,
- * as the leak checks read them, fetched by `user` with `headers`.
- */
-async function scriptWithPlant(
-  world: AuditWorld,
-  user: AuditUser,
-  answer: Answer,
-  marks: string[],
-  headers: Headers,
-): Promise<string | undefined> {
-  const { appOrigin } = world.options;
-  const unread = unreadScripts.get(world) ?? new Set<string>();
-  unreadScripts.set(world, unread);
-  const contentType = answer.headers['content-type'] ?? '';
-  const queue = filesLoadedBy(answer.body, answer.url, contentType, appOrigin, true);
-  const seen = new Set(queue);
-  for (let read = 0; read < MOST_SCRIPTS && queue.length > 0; read++) {
-    const url = queue.shift() as string;
-    const path = new URL(url).pathname;
-    if (unread.has(path)) continue;
-    // A script file that cannot be read shows nothing: the next hop says what the app does.
-    const script = await user.agent.request(url, { headers: { referer: answer.url, ...headers } }).catch(() => {
-      unread.add(path);
-      return undefined;
-    });
-    if (script?.status !== 200) continue;
-    if (scriptCarries(script.body, marks)) return path;
-    const type = script.headers['content-type'] ?? '';
-    for (const loaded of filesLoadedBy(script.body, url, type, appOrigin, true)) {
-      if (!seen.has(loaded)) queue.push(loaded);
-      seen.add(loaded);
-    }
-  }
-  return undefined;
-}
-
-/**
- * Where `answer`'s page sends the browser with a planted value by a script (its own, or a script
- * file on the app's origin it runs, fetched by `user` with `headers`), or by a link or form off
- * the app's origin (said for evidence), if it does.
+ * Where `answer`'s page sends the browser with a planted value by a script (its own, a script file
+ * on the app's origin it runs, or a frame's page on the app's origin and what that runs, fetched by
+ * `user` with `headers`), or by a link or form off the app's origin (said for evidence), if it does.
  */
 export async function exitWithPlant(
   world: AuditWorld,
@@ -123,13 +79,12 @@ export async function exitWithPlant(
 ): Promise<string | undefined> {
   const contentType = answer.headers['content-type'] ?? '';
   const marks = plantedMarks(world);
-  const said = (where: string) =>
-    `${where} carries a planted value: a script or a link sends the browser there as a redirect does`;
+  const how = ': a script or a link sends the browser there as a redirect does';
   const where = plantedExit(answer.body, contentType, answer.url, world.options.appOrigin, marks);
-  if (where !== undefined) return said(`${where} of the page`);
+  if (where !== undefined) return `${where} of the page carries a planted value${how}`;
   if (!/text\/html/i.test(contentType)) return undefined;
-  const script = await scriptWithPlant(world, user, answer, marks, headers);
-  return script === undefined ? undefined : said(`the script ${script} the page loads`);
+  const loaded = await loadedExitWithPlant(world, user, answer, marks, headers);
+  return loaded === undefined ? undefined : `${loaded}${how}`;
 }
 
 /**

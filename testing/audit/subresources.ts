@@ -87,17 +87,17 @@ function onOrigin(target: string, base: string, origin: string): string | undefi
 
 /**
  * The URLs on `origin` of the files an HTML page at `pageUrl` has the browser load (with
- * `scriptsOnly`, of its `<script src>` alone).
+ * `scriptsAndFrames`, of its `<script src>` and its frames' pages alone: what may run a script).
  */
-export function subresourcesOf(html: string, pageUrl: string, origin: string, scriptsOnly = false): string[] {
+export function subresourcesOf(html: string, pageUrl: string, origin: string, scriptsAndFrames = false): string[] {
   const found: string[] = [];
   for (const [, tag, attributes = ''] of html.matchAll(TOKEN)) {
     const name = tag?.toLowerCase();
     let target: string | undefined;
     if (name === 'script') target = attribute(attributes, 'src');
     // A frame's page is loaded with the page (a support widget, an embedded form).
-    if (!scriptsOnly && name !== undefined && FRAMES[name] !== undefined) target = attribute(attributes, FRAMES[name]);
-    if (name === 'link' && !scriptsOnly) {
+    if (name !== undefined && FRAMES[name] !== undefined) target = attribute(attributes, FRAMES[name]);
+    if (name === 'link' && !scriptsAndFrames) {
       const rels = (attribute(attributes, 'rel') ?? '').toLowerCase().split(/\s+/);
       if (rels.some((rel) => LOADED_LINKS.has(rel))) target = attribute(attributes, 'href');
     }
@@ -114,20 +114,21 @@ function onOriginAll(targets: string[], base: string, origin: string): string[] 
 
 /**
  * The URLs on `origin` of the files an answer at `url` has the browser load with it: a page's files
- * (with `scriptsOnly`, the scripts it runs) and what its inline scripts import or fetch; a script's
- * imports and fetches. The leak checks and the redirect checks read the same files by it.
+ * (with `scriptsAndFrames`, the scripts it runs and the pages of its frames) and what its inline
+ * scripts import or fetch; a script's imports and fetches. The leak checks and the redirect checks
+ * read the same files by it.
  */
 export function filesLoadedBy(
   body: string,
   url: string,
   contentType: string,
   origin: string,
-  scriptsOnly = false,
+  scriptsAndFrames = false,
 ): string[] {
   if (/javascript/i.test(contentType)) return onOriginAll(importsOf(body), url, origin);
   if (!/text\/html/i.test(contentType)) return [];
   const inline = inlineScriptsOf(body).flatMap((script) => importsOf(script));
-  return [...subresourcesOf(body, url, origin, scriptsOnly), ...onOriginAll(inline, url, origin)];
+  return [...subresourcesOf(body, url, origin, scriptsAndFrames), ...onOriginAll(inline, url, origin)];
 }
 
 /** The files on `origin` an exchange's page has the browser load: none unless it is one of the app's pages. */
