@@ -10,6 +10,7 @@ import { AuditAgent, hiddenField, parseHandoffPage, type Answer } from './agent.
 import { callCount, callHook, callSync, describeThrown, linesOf } from './hooks.ts';
 import { BodyBudget, type KeptExchange } from './kept-bodies.ts';
 import { NumberMask } from './number-mask.ts';
+import { TokenMask } from './token-mask.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
 import { sameService } from './service-url.ts';
@@ -60,6 +61,8 @@ export class AuditWorld {
   #agents = 0;
   /** Bounds the answers' bodies the run keeps. */
   readonly #bodies: BodyBudget;
+  /** The tokens this run's users hold (start tokens, intents, session ids, states), masked in everything it reports. */
+  readonly #tokens: TokenMask;
   /** How the audit's browsers reach the app: said in the start-limit checks' evidence. */
   clientAddressNote = 'every browser of the audit connects from one address';
 
@@ -67,15 +70,16 @@ export class AuditWorld {
     this.control = emulatorControl(options.emulatorUrl);
     this.secretForms = secretForms(options.clientId, options.clientSecret);
     this.#bodies = new BodyBudget(this.secretForms, options.appOrigin);
+    this.#tokens = new TokenMask(options.appOrigin);
   }
 
   /**
    * `text` without the client secret in any spelling, nor any URL's password (a `serviceUrl`
-   * through a proxy, a database URL an error quotes), nor a number of the run in full: for
-   * everything the audit reports.
+   * through a proxy, a database URL an error quotes), nor a number of the run in full, nor a token
+   * its users hold: for everything the audit reports.
    */
   scrub(text: string): string {
-    return withoutUrlPasswords(this.#numberMask.mask(scrubSecret(this.secretForms, text)));
+    return withoutUrlPasswords(this.#numberMask.mask(this.#tokens.mask(scrubSecret(this.secretForms, text))));
   }
 
   /**
@@ -118,7 +122,7 @@ export class AuditWorld {
   agent(defaultHeaders: Record<string, string> = {}, from = this.newClientAddress()): AuditAgent {
     return new AuditAgent(
       this.options.appUrl,
-      (x) => this.exchanges.push(this.#bodies.keep(x)),
+      (x) => this.exchanges.push(this.#bodies.keep(this.#tokens.holding(x))),
       this.options.timeoutMs,
       defaultHeaders,
       from,
@@ -155,6 +159,7 @@ export class AuditWorld {
     }
     try {
       const session = await this.control.sessionByHandoff(handoff);
+      this.#tokens.addAttempt(session);
       this.returnUrl ??= session.returnUrl;
       return undefined;
     } catch {
@@ -189,6 +194,7 @@ export class AuditWorld {
           })
         : await this.signInByForm(agent, name, signIn);
     if (typeof csrf !== 'string' || csrf === '') throw new Error(`signIn(${name}) gave no start token (csrf)`);
+    this.#tokens.add('start token', csrf);
     return { name, agent, csrf };
   }
 
@@ -307,6 +313,7 @@ export class AuditWorld {
     }
     this.handoffs.add(page.handoff);
     const session = await this.control.sessionByHandoff(page.handoff);
+    this.#tokens.addAttempt(session);
     this.returnUrl ??= session.returnUrl;
     return { ...session, ...page, answer };
   }
