@@ -16,7 +16,7 @@ import { deliverOutcomeEvents } from '../fulfil/outcomes.ts';
 import { applyRetention, stepUpPurgeMs, warnOfNoGrantPurge } from './retention.ts';
 import type { Attempt, NextCheck, OutcomeRecording } from '../store/types.ts';
 import { describeError as describe, safeLogger, type KitLogger } from '../logger.ts';
-import { computeNextCheckAt } from './schedule.ts';
+import { computeNextCheckAt, nextCheckAfterFailure } from './schedule.ts';
 import { countCompletion, emptyReport, type SweepDeps, type SweepReport } from './sweep-report.ts';
 import { SWEEP_WINDOW_MS, type ResolvedSweepOptions, type SweepOptions } from './sweep-options.ts';
 import { countOutcomes } from '../telemetry.ts';
@@ -25,8 +25,11 @@ import { createPacer, type Pacer } from './pacing.ts';
 import { readAnswers, type ReadAnswers } from './read-answers.ts';
 import { deliveryStop, readsCutOff, runBudget, withinBudget, type ReadsCutOff } from './time-budget.ts';
 
-/** Errors worth retrying soon: the service was unreachable or answered garbage. */
-const TRANSIENT: ReadonlySet<string> = new Set([KitErrorCode.ServiceUnavailable, KitErrorCode.ServiceProtocolError]);
+/** The service's failures (unreachable, or answering outside the spec): warnings, not the kit's errors. */
+const SERVICE_FAILURES: ReadonlySet<string> = new Set([
+  KitErrorCode.ServiceUnavailable,
+  KitErrorCode.ServiceProtocolError,
+]);
 
 /**
  * Fulfilments recorded in the background, in batches: reads stop while this many are unsettled.
@@ -353,11 +356,9 @@ function checkFailed<Tx>(run: Run<Tx>, attempt: Attempt, error: unknown, of = { 
   report.errors++;
   const code = isKitError(error) ? error.code : undefined;
   if (of.read) run.answers.failed(error);
-  const transient = code === undefined || TRANSIENT.has(code);
-  // Transient: read again soon. Persistent (mismatch, action failed, unknown action): back off.
-  const backoff = computeNextCheckAt(attempt, deps.now(), opts.backoffMs);
-  const at = transient ? Math.min(deps.now() + opts.errorRetryMs, backoff) : backoff;
-  run.logger?.[transient ? 'warn' : 'error'](
+  const serviceFailure = code === undefined || SERVICE_FAILURES.has(code);
+  const at = nextCheckAfterFailure(attempt, deps.now(), code, opts);
+  run.logger?.[serviceFailure ? 'warn' : 'error'](
     { sessionId: attempt.sessionId, err: describe(error), nextCheckAt: at },
     'sweep: status check failed; the attempt stays pending and is read again later',
   );
