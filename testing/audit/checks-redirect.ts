@@ -10,6 +10,7 @@ import type { Answer, Headers } from './agent.ts';
 import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
 import { loadedExitWithPlant } from './loaded-exits.ts';
 import { plantedExit } from './page-exits.ts';
+import { pagePlantedUrlRead } from './url-reads.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
 /** The names apps read a "where next" from. */
@@ -69,7 +70,8 @@ export function plantedMarks(world: AuditWorld): string[] {
 /**
  * Where `answer`'s page sends the browser with a planted value by a script (its own, a script file
  * on the app's origin it runs, or a frame's page on the app's origin and what that runs, fetched by
- * `user` with `headers`), or by a link or form off the app's origin (said for evidence), if it does.
+ * `user` with `headers`; one carrying it, or reading it from a URL it runs at), or by a link or
+ * form off the app's origin (said for evidence), if it does.
  */
 export async function exitWithPlant(
   world: AuditWorld,
@@ -83,6 +85,11 @@ export async function exitWithPlant(
   const where = plantedExit(answer.body, contentType, answer.url, world.options.appOrigin, marks);
   if (where !== undefined) return `${where} of the page carries a planted value${how}`;
   if (!/text\/html/i.test(contentType)) return undefined;
+  // The page's URL as requested: a script of its own reading a planted value there redirects to it.
+  const read = pagePlantedUrlRead(answer.body, [answer.url], marks);
+  if (read !== undefined) {
+    return `a <script> of the page reads its URL, which carries a planted value (${read}), and sends the browser on by it${how}`;
+  }
   const loaded = await loadedExitWithPlant(world, user, answer, marks, headers);
   return loaded === undefined ? undefined : `${loaded}${how}`;
 }

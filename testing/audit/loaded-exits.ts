@@ -1,12 +1,14 @@
 /**
  * A redirect by what a page loads: the scripts it runs (its script files on the app's origin, the
  * modules and URLs they or its inline scripts import or fetch) and the pages of its frames on the
- * app's origin with theirs, found by the same reading the leak checks use. A frame's script may
- * send the top window on from its own URL or its parent's, so a planted value in either counts.
+ * app's origin with theirs, found by the same reading the leak checks use. A script may send the
+ * browser on from the URL it runs at (the page's, or a frame's or its parent's), so a planted value
+ * in any of them counts.
  */
 import type { Answer, Headers } from './agent.ts';
-import { plantedExit, scriptCarries, sendsOnFromUrl, urlCarries } from './page-exits.ts';
-import { filesLoadedBy, inlineScriptsOf } from './subresources.ts';
+import { plantedExit, scriptCarries } from './page-exits.ts';
+import { filesLoadedBy } from './subresources.ts';
+import { pagePlantedUrlRead, plantedUrlRead } from './url-reads.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
 /** The most files of one page read for a planted value (its scripts, its frames' pages, and theirs). */
@@ -33,18 +35,20 @@ function plantIn(
   marks: string[],
 ): string | undefined {
   const type = file.headers['content-type'] ?? '';
-  // A frame's script reads its own URL or a parent's: a planted value in any of them is in its reach.
-  const urlPlanted = frames.length > 0 && [page.url, ...frames].some((url) => urlCarries(url, marks));
-  const readsPlantedUrl = 'reads a URL carrying a planted value and sends the browser on by it';
+  // A script reads the URL it runs at (its frame's, innermost first) or a parent's, up to the page's.
+  const urls = [...frames].reverse().concat(page.url);
+  const readsPlantedUrl = (read: string) =>
+    `reads a URL carrying a planted value (${read}) and sends the browser on by it`;
   if (/text\/html/i.test(type)) {
     const exit = plantedExit(file.body, type, file.url, page.origin, marks);
     if (exit !== undefined) return `${exit} of the frame ${path} the page loads carries a planted value`;
-    const sends = urlPlanted && inlineScriptsOf(file.body).some((script) => sendsOnFromUrl(script));
-    return sends ? `a <script> of the frame ${path} the page loads ${readsPlantedUrl}` : undefined;
+    const read = pagePlantedUrlRead(file.body, urls, marks);
+    return read === undefined ? undefined : `a <script> of the frame ${path} the page loads ${readsPlantedUrl(read)}`;
   }
   if (scriptCarries(file.body, marks)) return `the script ${path} the page loads carries a planted value`;
-  if (urlPlanted && sendsOnFromUrl(file.body)) return `the script ${path} a frame of the page runs ${readsPlantedUrl}`;
-  return undefined;
+  const read = plantedUrlRead(file.body, urls, marks);
+  if (read === undefined) return undefined;
+  return `the script ${path} ${frames.length > 0 ? 'a frame of the page runs' : 'the page loads'} ${readsPlantedUrl(read)}`;
 }
 
 /**

@@ -102,33 +102,3 @@ export function plantedExit(
 export function scriptCarries(script: string, planted: readonly string[]): boolean {
   return holds(unescapeScript(script), planted);
 }
-
-/** A script's read of a page's URL (its own, a parent's or the top's): its query or hash, or the URL parsed whole. */
-const READS_URL =
-  /\blocation\s*\.\s*(?:search|hash)\b|\bdocument\s*\.\s*(?:URL|documentURI)\b|\bURL(?:SearchParams)?\s*\(\s*(?:(?:window|self|document|parent|top)\s*\.\s*)?location\b/;
-
-/** A script sending a window somewhere: a location (its own, the parent's or the top's) set, assigned or replaced, or a window opened. */
-const NAVIGATES =
-  /\blocation\s*(?:\.\s*href\s*)?=(?!=)|\blocation\s*\.\s*(?:assign|replace)\s*\(|\bwindow\s*\.\s*open\s*\(/;
-
-/**
- * Whether a script reads a page's URL and sends a window on (`top.location = new
- * URLSearchParams(location.search).get('next')`): run where a URL carries a planted value, it
- * redirects to it though its text carries none.
- */
-export function sendsOnFromUrl(script: string): boolean {
-  return READS_URL.test(script) && NAVIGATES.test(script);
-}
-
-/** Whether the query or hash of `url` carries one of `planted`, once decoded as a script reads it. */
-export function urlCarries(url: string, planted: readonly string[]): boolean {
-  let text = url;
-  try {
-    const parsed = new URL(url);
-    text = `${parsed.search}${parsed.hash}`.replace(/\+/g, ' ');
-    text = decodeURIComponent(text);
-  } catch {
-    // A query no decoder reads is searched as written.
-  }
-  return holds(text, planted);
-}

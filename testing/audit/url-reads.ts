@@ -1,0 +1,111 @@
+/**
+ * A redirect by a script that reads the URL of the page it runs in (or a parent's) and sends the
+ * browser on by it (`location = new URLSearchParams(location.search).get('next')`): its text
+ * carries no planted value, yet run at a URL carrying one it goes there. The audit runs no script,
+ * so the script is read: one judged the same way whether the page is the top window or a frame.
+ */
+import { inlineScriptsOf } from './subresources.ts';
+
+/** A script's read of a page's URL (its own, a parent's or the top's): its query or hash, or the URL parsed whole. */
+const READS_URL =
+  /\blocation\s*\.\s*(?:search|hash)\b|\bdocument\s*\.\s*(?:URL|documentURI)\b|\bURL(?:SearchParams)?\s*\(\s*(?:(?:window|self|document|parent|top)\s*\.\s*)?location\b/;
+
+/** A read of the query as parameters (`new URLSearchParams(location.search)`, `new URL(location).searchParams`). */
+const PARAMETERS_READ =
+  /\bURLSearchParams\s*\(\s*(?:(?:window|self|document|parent|top)\s*\.\s*)?location\s*\.\s*search\s*\)|\bURL\s*\(\s*(?:(?:window|self|document|parent|top)\s*\.\s*)?location(?:\s*\.\s*href)?\s*\)\s*\.\s*searchParams\b/g;
+
+/** A window sent somewhere: a location set, assigned or replaced, or a window opened; what follows is its target. */
+const NAVIGATES =
+  /\blocation\s*(?:\.\s*href\s*)?=(?!=)|\blocation\s*\.\s*(?:assign|replace)\s*\(|\bwindow\s*\.\s*open\s*\(/g;
+
+/** A target written whole as one string literal (`'/help'`): a fixed place, not one read from a URL. */
+const FIXED_TARGET = /^\s*(?:(["'])[^"'\\\n]*\1|`[^`$\\]*`)\s*(?:[;,)}\n]|$)/;
+
+/** A parameter read by a literal name (group 2): `.get('lang')`, `.getAll("tab")`, `.has('x')`. */
+const NAMED_READ = /\.\s*(?:get|getAll|has)\s*\(\s*(["'`])([^"'`\\\n]{1,100})\1\s*\)/g;
+
+/** A parameter read by a name the text does not spell (`.get(name)`). */
+const UNNAMED_READ = /\.\s*(?:get|getAll)\s*\(\s*(?!(["'`])[^"'`\\\n]{1,100}\1\s*\))/;
+
+/** Whether the script sends a window on to anything but a fixed string. */
+function navigatesByValue(script: string): boolean {
+  return [...script.matchAll(NAVIGATES)].some(
+    (match) => !FIXED_TARGET.test(script.slice((match.index ?? 0) + match[0].length)),
+  );
+}
+
+/** Whether `text` holds one of `planted` (case aside). */
+function holds(text: string, planted: readonly string[]): boolean {
+  const lower = text.toLowerCase();
+  return planted.some((value) => lower.includes(value.toLowerCase()));
+}
+
+/**
+ * The names of the query and hash parameters of `url` whose value carries one of `planted`, once
+ * decoded as a script reads them; `undefined` when the query or hash carries one outside any value
+ * (or cannot be read as parameters), so only a script reading no URL at all is clear of it.
+ */
+function plantedNames(url: string, planted: readonly string[]): Set<string> | undefined {
+  const names = new Set<string>();
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return holds(url, planted) ? undefined : names;
+  }
+  for (const part of [parsed.search, parsed.hash]) {
+    const params = new URLSearchParams(part.replace(/^[?#]/, ''));
+    for (const [name, value] of params) if (holds(value, planted)) names.add(name);
+    if ([...params.keys()].some((name) => holds(name, planted))) return undefined;
+  }
+  return names;
+}
+
+/**
+ * Which of `names` `script` reads, said for evidence: one it spells as a string (`.get('next')`,
+ * `'next='`), or, by a read that does not say which parameter it takes (the query or hash as
+ * text, the URL whole, `.get(name)`, parameters read but none by name), any. A script reading
+ * parameters only by names it spells (`.get('lang')`) is judged by those names: undefined.
+ */
+function namedRead(script: string, names: ReadonlySet<string>): string | undefined {
+  const spelt = new Set([...script.matchAll(NAMED_READ)].map((match) => match[2] ?? ''));
+  const unnamed = spelt.size === 0 || UNNAMED_READ.test(script) || READS_URL.test(script.replace(PARAMETERS_READ, ''));
+  if (unnamed) return 'read without naming a parameter';
+  const quoted = (name: string) =>
+    new RegExp(`["'\`][?&#]?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}=?["'\`]`).test(script);
+  const name = [...names].find((planted) => spelt.has(planted) || quoted(planted));
+  return name === undefined ? undefined : `its parameter ${name}`;
+}
+
+/**
+ * What `script`, run in a page at the first of `urls` (its parents' after it), reads to send the
+ * browser on to a planted value, said for evidence: it reads a URL, sends a window on to something
+ * other than a fixed string, and one of `urls` carries one of `planted` where the script reads.
+ */
+export function plantedUrlRead(
+  script: string,
+  urls: readonly string[],
+  planted: readonly string[],
+): string | undefined {
+  if (!READS_URL.test(script) || !navigatesByValue(script)) return undefined;
+  for (const url of urls) {
+    const names = plantedNames(url, planted);
+    if (names === undefined) return 'read as text: the planted value is in no parameter';
+    const read = names.size > 0 ? namedRead(script, names) : undefined;
+    if (read !== undefined) return read;
+  }
+  return undefined;
+}
+
+/** What an inline script of the HTML page `html`, run at `urls` (its own first), reads so (the first found). */
+export function pagePlantedUrlRead(
+  html: string,
+  urls: readonly string[],
+  planted: readonly string[],
+): string | undefined {
+  for (const script of inlineScriptsOf(html)) {
+    const read = plantedUrlRead(script, urls, planted);
+    if (read !== undefined) return read;
+  }
+  return undefined;
+}
