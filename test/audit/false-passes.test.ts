@@ -523,6 +523,52 @@ describe.concurrent('the audit catches: the return after a step-up', () => {
   }, 120_000);
 });
 
+describe.concurrent('the audit catches: a guarded page that does not ask', () => {
+  // "Soft expiry": once the account opened, the session remembers it; later visits show it with a
+  // banner inviting the user to confirm again, instead of the guard's page.
+  const banners: [string, string][] = [
+    ['nothing (the mistake alone, which the check always caught)', ''],
+    [
+      "the app's own form (Remix style: a hidden action, a button named intent)",
+      '<form method="post" action="/account/renew"><input type="hidden" name="action" value="see_account"><button name="intent" value="renew">Confirm it’s you again</button></form>',
+    ],
+    [
+      "the kit's start route with the scope but an intent of the app's own",
+      '<form method="post" action="/verify/start"><input type="hidden" name="_csrf" value="CSRF"><input type="hidden" name="action" value="see_account"><input type="hidden" name="intent" value="renew"><button>Confirm it’s you again</button></form>',
+    ],
+  ];
+  it.each(banners)(
+    'a guarded page that, once opened, stays open past maxAge with a "confirm again" banner holding %s fails step-up.expired',
+    async (_what, banner) => {
+      const { failed, table } = await audit(
+        {
+          before: (app, ctx) => {
+            app.get('/account', (req, res, next) => {
+              const remembered = req.session as unknown as { accountSeen?: boolean };
+              if (remembered.accountSeen === true) {
+                res.setHeader('Cache-Control', 'no-store');
+                res.send(
+                  `<!doctype html><title>Account</title><p>Your account.</p>${banner.replace('CSRF', ctx.kit.csrfToken(req))}`,
+                );
+                return;
+              }
+              rewriteBody(res, (body) => {
+                if (body.includes('<title>Account</title>')) remembered.accountSeen = true;
+                return body;
+              });
+              next();
+            });
+          },
+        },
+        ['step-up.expired'],
+      );
+      expect(failed, table).toEqual(['step-up.expired']);
+      expect(table).toMatch(/s after the grant, GET \/account \(scope see_account\) opened: \/account answered 200/);
+    },
+    120_000,
+  );
+});
+
 describe.concurrent('the audit catches: framing', () => {
   it('kit pages whose Content-Security-Policy allows any frame-ancestors, X-Frame-Options DENY kept, fail headers.kit-pages', async () => {
     // A browser obeys frame-ancestors and ignores X-Frame-Options when a policy has that directive.

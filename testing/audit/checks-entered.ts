@@ -74,7 +74,7 @@ async function startWith(
   phone: string,
 ): Promise<StartedAttempt> {
   const answer = await world.postStart(user, action, { phone });
-  if (action.requireRecentVerification === undefined || confirmItsYouForm(answer) === undefined) {
+  if (action.requireRecentVerification === undefined || confirmItsYouForm(world, answer) === undefined) {
     return world.attemptOf(answer);
   }
   await grantBeforeStart(world, user, action);

@@ -45,7 +45,7 @@ const methodCase: AuditCheck = {
       );
       const what = `${describeRoute(route, 1, 'POST')} with _method=${method}, without a grant`;
       verdict.note(`${what}: ${describeAnswer(answer)}; the handler ran ${ran} time(s)`);
-      verdict.expect(guardAsked(answer), `${what} opened: ${describeAnswer(answer)}`);
+      verdict.expect(guardAsked(world, answer), `${what} opened: ${describeAnswer(answer)}`);
       verdict.expect(ran === 0, `${what}: the handler ran ${ran} time(s)`);
     }
   },
@@ -63,15 +63,16 @@ const otherBrowser: AuditCheck = {
       const elsewhere = await world.signIn(asking.name, world.agent());
       const asked = await requestRoute(world, asking, route, 1);
       const what = describeRoute(route, 1);
-      if (!verdict.expect(guardAsked(asked), `${what} without a grant opened: ${describeAnswer(asked)}`)) continue;
+      if (!verdict.expect(guardAsked(world, asked), `${what} without a grant opened: ${describeAnswer(asked)}`))
+        continue;
       const landing = await world.landOn(elsewhere, await pressAndVerify(world, asking, asked));
       const asker = await requestRoute(world, asking, route, 1);
       const other = await requestRoute(world, elsewhere, route, 1);
       verdict.note(
         `verified and landed in another browser of the user: ${describeAnswer(landing)}; then ${what} in the browser that asked: ${describeAnswer(asker)}; in the other: ${describeAnswer(other)}`,
       );
-      verdict.expect(guardAsked(asker), `the browser that asked opened ${what}: ${describeAnswer(asker)}`);
-      verdict.expect(guardAsked(other), `the browser that landed opened ${what}: ${describeAnswer(other)}`);
+      verdict.expect(guardAsked(world, asker), `the browser that asked opened ${what}: ${describeAnswer(asker)}`);
+      verdict.expect(guardAsked(world, other), `the browser that landed opened ${what}: ${describeAnswer(other)}`);
     }
   },
 };
@@ -111,7 +112,10 @@ const crossSiteWithGrant: AuditCheck = {
         );
         const what = `${describeRoute(route, 1)} sent from ${from} (Origin ${headers.origin})`;
         verdict.note(`${what}: ${describeAnswer(answer)}; the handler ran ${ran} time(s)`);
-        verdict.expect(answer.status >= 400 || guardAsked(answer), `${what} was accepted: ${describeAnswer(answer)}`);
+        verdict.expect(
+          answer.status >= 400 || guardAsked(world, answer),
+          `${what} was accepted: ${describeAnswer(answer)}`,
+        );
         verdict.expect(ran === 0, `${what}: the handler ran ${ran} time(s)`);
       }
     }

@@ -76,7 +76,7 @@ async function walkWithPlants(world: AuditWorld, verdict: Verdict, route: AuditG
   const headers = plants.headers ?? {};
   const what = `${describeRoute(route, 1)} with ${value} planted`;
   const asked = await requestRoute(world, user, route, 1, plants);
-  if (confirmItsYouForm(asked) === undefined && parseHandoffPage(asked.body) === undefined) {
+  if (confirmItsYouForm(world, asked) === undefined && parseHandoffPage(asked.body) === undefined) {
     verdict.note(`${what}: the guard did not ask (${describeAnswer(asked)})`);
     await followOnOrigin(world, verdict, user, asked, headers, what);
     return;

@@ -27,7 +27,8 @@ async function expectStartedNothing(
   const [created, sent] = [after.creates - before.creates, after.smsSent - before.smsSent];
   verdict.note(`${action.name} ${why}: ${describeAnswer(answer)}`);
   verdict.expect(
-    parseHandoffPage(answer.body) === undefined && (confirmItsYouForm(answer) !== undefined || isRefused(answer)),
+    parseHandoffPage(answer.body) === undefined &&
+      (confirmItsYouForm(world, answer) !== undefined || isRefused(answer)),
     `${action.name} started ${why}: ${describeAnswer(answer)}, not the "Confirm it’s you" page or a 4xx`,
   );
   verdict.expect(

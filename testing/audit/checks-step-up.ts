@@ -37,7 +37,7 @@ async function openWithGrant(
   n: number,
 ): Promise<boolean> {
   const { answer, ran } = await countingEffects(world, route, user, () => grantAndOpen(world, user, route, n));
-  const opened = !guardAsked(answer) && answer.status < 400 && (routeMethod(route) === 'GET' || ran === 1);
+  const opened = !guardAsked(world, answer) && answer.status < 400 && (routeMethod(route) === 'GET' || ran === 1);
   verdict.note(`with a fresh grant, ${describeRoute(route, n)}: ${describeAnswer(answer)}`);
   return verdict.expect(
     opened,
@@ -56,7 +56,7 @@ async function expectAsked(
 ): Promise<void> {
   const { answer, ran } = await countingEffects(world, route, user, () => requestRoute(world, user, route, n));
   verdict.note(`${why}, ${describeRoute(route, n)}: ${describeAnswer(answer)}`);
-  verdict.expect(guardAsked(answer), `${why}, ${describeRoute(route, n)} opened: ${describeAnswer(answer)}`);
+  verdict.expect(guardAsked(world, answer), `${why}, ${describeRoute(route, n)} opened: ${describeAnswer(answer)}`);
   verdict.expect(ran === 0, `${why}, the handler of ${describeRoute(route, n)} ran ${ran} time(s)`);
 }
 
@@ -80,7 +80,10 @@ async function confirmTwice(world: AuditWorld, verdict: Verdict, route: AuditGua
   verdict.note(`${what} without a grant: ${describeAnswer(asked)}; the handler ran ${early} time(s)`);
   verdict.expect(early === 0, `${what} ran its handler ${early} time(s) before any verification`);
   if (
-    !verdict.expect(guardAsked(asked), `${what} without a grant was not asked to confirm: ${describeAnswer(asked)}`)
+    !verdict.expect(
+      guardAsked(world, asked),
+      `${what} without a grant was not asked to confirm: ${describeAnswer(asked)}`,
+    )
   ) {
     return;
   }

@@ -34,18 +34,35 @@ export function postFormsOf(html: string): PageForm[] {
     .map(({ action, fields }) => ({ action, fields }));
 }
 
-/** The guard's "Confirm it's you" form (it starts a verification for the kept request), if the page is that. */
-export function confirmItsYouForm(answer: Answer): PageForm | undefined {
-  return postFormsOf(answer.body).find((form) => form.fields.intent !== undefined && form.fields.action !== undefined);
+/** The kit's intent ids: 32 random bytes, base64url (as its states). */
+const INTENT_ID = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether `form` is the kit's start form carrying a kept request (its `_csrf`, scope and intent id). */
+function startsKeptRequest(world: AuditWorld, answer: Answer, form: PageForm): boolean {
+  const target = world.resolve(form.action, answer.url);
+  const starts = world.options.actions.map((action) => world.resolve(world.startPath(action)).href);
+  const { _csrf: token = '', action: scope = '', intent = '' } = form.fields;
+  return (
+    starts.includes(`${target.origin}${target.pathname}`) && token !== '' && scope !== '' && INTENT_ID.test(intent)
+  );
+}
+
+/**
+ * The guard's "Confirm it's you" form (it starts a verification for the kept request), if the page
+ * is that: a form to the kit's start with an intent id the kit made. A page of the app's own with a
+ * form of like fields (an `action`, a button named `intent`) is not the guard asking.
+ */
+export function confirmItsYouForm(world: AuditWorld, answer: Answer): PageForm | undefined {
+  return postFormsOf(answer.body).find((form) => startsKeptRequest(world, answer, form));
 }
 
 /**
  * The guard asked again: its "Confirm it's you" page, a verification already started (the handoff
  * page, from an app that presses the button itself), or a refusal (4xx).
  */
-export function guardAsked(answer: Answer): boolean {
+export function guardAsked(world: AuditWorld, answer: Answer): boolean {
   return (
-    confirmItsYouForm(answer) !== undefined ||
+    confirmItsYouForm(world, answer) !== undefined ||
     parseHandoffPage(answer.body) !== undefined ||
     (answer.status >= 400 && answer.status < 500)
   );
@@ -131,7 +148,7 @@ export async function pressAndVerify(
 ): Promise<StartedAttempt> {
   let handedOff = asked;
   if (parseHandoffPage(asked.body) === undefined) {
-    const form = confirmItsYouForm(asked);
+    const form = confirmItsYouForm(world, asked);
     if (form === undefined) {
       throw new Error(
         `${new URL(asked.url).pathname} answered ${asked.status}, not the guard's "Confirm it's you" page`,
@@ -214,7 +231,7 @@ export async function grantBeforeStart(
 ): Promise<Answer | undefined> {
   if (action.requireRecentVerification === undefined) return undefined;
   const asked = await world.postStart(user, action);
-  const form = confirmItsYouForm(asked);
+  const form = confirmItsYouForm(world, asked);
   if (form === undefined) return asked;
   const pressed = await user.agent.postForm(form.action, form.fields, world.sameOrigin());
   const attempt = await world.attemptOf(pressed);
