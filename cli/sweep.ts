@@ -3,11 +3,10 @@
  * cron, a systemd timer or a Kubernetes CronJob. The configuration module's default export is the
  * kit's options (the same your app passes to createVerificationKit: store, actions, onOutcome),
  * a ready kit, or a function of the environment returning either. The job builds a kit that
- * serves no route, runs `runSweepJob`, and closes the kit and its store when it ends.
+ * serves no route, runs the job (`runSweepJob`), and closes the kit and its store when it ends.
  */
 import {
   createVerificationKit,
-  runSweepJob,
   type SweepJobKit,
   type SweepJobSettings,
   type VerificationKitOptions,
@@ -16,6 +15,7 @@ import { flagGivenTwice } from '../middleware/options/command-flags.ts';
 import { isVerifyClient } from '../middleware/options/options-resolve.ts';
 import { JOB_SETTINGS_SYNOPSIS, JOB_VALUE_FLAGS } from '../middleware/sweep/sweep-job-args.ts';
 import { poolOf } from '../middleware/sweep/pool-errors.ts';
+import { runSweepJobUntilExit } from '../middleware/sweep/sweep-job.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
 import { loadConfigModule } from './config-file.ts';
 
@@ -163,6 +163,8 @@ export const command: Command = {
   usage: USAGE,
   async run(argv, env) {
     const { file, rest } = splitConfig(argv, env);
-    return runSweepJob({ kit: (jobEnv, job) => kitFromConfig(file, jobEnv, job), argv: rest, env, usage: SYNOPSIS });
+    // The process exits shortly after the job (main.ts's exit grace): its errors are said until then.
+    const kit = (jobEnv: CommandEnv, job: SweepJobSettings) => kitFromConfig(file, jobEnv, job);
+    return runSweepJobUntilExit({ kit, argv: rest, env, usage: SYNOPSIS });
   },
 };

@@ -225,7 +225,23 @@ function lateRejectionLine(emit: (obj: Record<string, unknown>) => void): LateRe
 }
 
 /** Runs the job; resolves with the process exit code (it never calls process.exit itself). */
-export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<number> {
+export function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<number> {
+  return runJob(options, { watchUntilExit: false });
+}
+
+/**
+ * The job as the sweep command runs it: its process exits a moment after the job returns, so an
+ * error the configuration's code leaves unhandled meanwhile is said as during the job, never with
+ * Node's stack trace (and its message, which may quote a secret).
+ */
+export function runSweepJobUntilExit<Tx>(options: SweepJobOptions<Tx>): Promise<number> {
+  return runJob(options, { watchUntilExit: true });
+}
+
+async function runJob<Tx>(
+  options: SweepJobOptions<Tx>,
+  { watchUntilExit }: { watchUntilExit: boolean },
+): Promise<number> {
   const env = options.env ?? process.env;
   const redact = redactor(env);
   const given = options.print ?? ((line: string) => void process.stdout.write(`${line}\n`));
@@ -259,7 +275,8 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
     unhandled?.ready();
   } catch (error) {
     stop?.dispose();
-    unhandled?.dispose();
+    if (watchUntilExit) unhandled?.keepUntilExit();
+    else unhandled?.dispose();
     // A secret pasted without its quotes is a name "not defined": such errors show where, not what.
     emit({ event: 'sweep_config_error', message: describeQuotingError(error) ?? describe(error).message });
     return SweepJobExitCode.ConfigError;
@@ -280,7 +297,8 @@ export async function runSweepJob<Tx>(options: SweepJobOptions<Tx>): Promise<num
       await closeWithin(stopTimeoutMs, 'store', () => kit.store.close(), emit);
     }
     stopReporting();
-    unhandled?.dispose();
+    if (watchUntilExit) unhandled?.keepUntilExit();
+    else unhandled?.dispose();
   }
 }
 

@@ -3,7 +3,8 @@
  * (a fulfil's or a metrics push's), or a timer of its own that throws, must not end `sweep --loop`
  * with Node's stack trace and the error's message, which quoted a client secret the configuration
  * read from a file (not the environment). Each is one line, no secret, no stack, and the job sweeps
- * on; one that comes before the kit is built is said without its message. Runs the built bin.
+ * on; one that comes before the kit is built is said without its message. So is one that comes
+ * after the job returned, in the command's exit grace. Runs the built bin.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,15 +21,16 @@ const SECRET = 'from-a-file-secret-0123456789';
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'verify-unhandled-'));
-  const options = (extra: string) => `import { createSqliteStore } from ${JSON.stringify(SQLITE)};
+  const options = (extra: string, exported = 'kit') => `import { createSqliteStore } from ${JSON.stringify(SQLITE)};
     const secret = ${JSON.stringify(SECRET)};
     ${extra}
-    export default {
+    const kit = {
       baseUrl: 'http://127.0.0.1:9', clientId: 'unhandled-client', clientSecret: secret,
       returnUrl: 'http://localhost:3998/verify/return',
       store: createSqliteStore({ database: ${JSON.stringify(join(dir, 'app.sqlite'))} }),
       actions: [{ name: 'confirm_phone', operationSensitivity: 'normal', successPath: '/', fulfil: () => {} }],
-    };`;
+    };
+    export default ${exported};`;
   writeFileSync(
     join(dir, 'floating.config.mjs'),
     options(`setTimeout(() => { Promise.reject(new Error('metrics push failed, auth ' + secret)); }, 300);
@@ -38,6 +40,19 @@ beforeAll(() => {
     join(dir, 'early.config.mjs'),
     `Promise.reject(new Error('warm-up failed, auth ${SECRET}'));
      export default () => new Promise((_, reject) => setTimeout(() => reject(new Error('no database')), 200));`,
+  );
+  // Its close, the job's last call, leaves a timer that fails once the job has returned: in the
+  // command's exit grace, before the process exits.
+  writeFileSync(
+    join(dir, 'late.config.mjs'),
+    options(
+      `const late = () => {
+        setTimeout(() => { Promise.reject(new Error('late metrics push failed, auth ' + secret)); }, 100);
+        setTimeout(() => { throw new Error('late flush failed, auth ' + secret); }, 200);
+        setTimeout(() => {}, 400);
+      };`,
+      '{ kit, close: late }',
+    ),
   );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -96,5 +111,23 @@ describe('sweep --once with a configuration that leaves an error unhandled while
     expect(lines.map((line) => line.event)).toEqual(['sweep_unhandled_error', 'sweep_config_error']);
     expect((lines[0]?.error as { message: string }).message).toMatch(/^not shown: it came before the kit was built/);
     expect(run.code).toBe(1);
+  }, 30_000);
+});
+
+describe('sweep --once with a configuration whose code fails after the job returned, before the process exits', () => {
+  it("says each in a line without the secret or a stack, and exits with the run's code", async () => {
+    const run = await bin(['sweep', '--once', '--config', './late.config.mjs']);
+    const output = run.stdout + run.stderr;
+    expect(output).not.toContain(SECRET);
+    expect(output).not.toMatch(/\n\s+at /);
+    const lines = events(run.stdout);
+    expect(lines.map((line) => line.event)).toEqual(['sweep', 'sweep_unhandled_error', 'sweep_unhandled_error']);
+    expect(lines.slice(1).map((line) => (line.error as { message: string }).message)).toEqual([
+      'late metrics push failed, auth [redacted]',
+      'late flush failed, auth [redacted]',
+    ]);
+    expect(lines[1]?.message).toContain('rejected after the job ended and nothing handled it');
+    // An empty store: nothing to read, the run is done.
+    expect(run.code).toBe(0);
   }, 30_000);
 });
