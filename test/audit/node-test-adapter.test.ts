@@ -1,7 +1,7 @@
 /**
  * The adapter under node:test: every check is a test case of `node --test`, a failing check fails
  * its own case (with its evidence and fix) and no other, and a check not run is a skipped case with
- * its reason, never a pass.
+ * its reason, never a pass; a run in which no check ran fails, saying so.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,17 @@ it('node --test: one case per check; the nextRedirect flaw fails redirect.landin
     ]),
   );
   expect(out).toContain('Never redirect to a URL taken from a parameter');
+}, 150_000);
+
+it('node --test: a run in which no check ran (the step-up checks alone, without `stepUp`) fails its first case saying so with each one’s reason, the others skipped: never a green run of skips', async () => {
+  const stepUp = AUDIT_CHECK_IDS.filter((id) => id.startsWith('step-up.'));
+  const { code, out } = await runNodeTest('', { AUDIT_NO_STEP_UP: '1', AUDIT_ONLY: stepUp.join(',') });
+  expect(code).not.toBe(0);
+  const failed = [...out.matchAll(/^\s*not ok \d+ - (\S+)$/gm)].map((m) => m[1]);
+  const skipped = [...out.matchAll(/^\s*ok \d+ - (\S+) # SKIP/gm)].map((m) => m[1]);
+  expect(failed.filter((name) => name !== 'hosted-sms-verify-kit')).toEqual([stepUp[0]]);
+  expect(skipped).toEqual(stepUp.slice(1));
+  expect(out).toMatch(/no check ran: step-up\.\S+ \(give your guarded routes as `stepUp/);
 }, 150_000);
 
 it('describeAudit with an `only` naming no check throws as the suite is declared, never a suite of no cases that passes', () => {

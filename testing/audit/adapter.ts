@@ -2,7 +2,8 @@
  * Each audit check as a test case of your runner: the audit runs once before the cases, and each
  * case fails with its check's evidence and fix; a check not run (an option it needs was not given)
  * is marked skipped with the reason, or fails with it under `requireEveryCheck` (a CI run whose
- * target gives every option must not lose a check silently).
+ * target gives every option must not lose a check silently). A run in which no check ran fails its
+ * first case, saying so with each check's reason: a suite of skipped cases alone would pass.
  *
  *   import { describe, it, beforeAll } from 'vitest';          // or: from 'node:test' (with `before`)
  *   describeAudit({ describe, it, beforeAll }, () => ({ appUrl, emulatorUrl, ... }));
@@ -11,7 +12,7 @@ import { AUDIT_CHECK_IDS } from './catalogue.ts';
 import { unknownNames } from './option-names.ts';
 import type { AuditOptions } from './options.ts';
 import { auditIntegration } from './runner.ts';
-import type { AuditReport } from './report.ts';
+import { noCheckRan, type AuditReport } from './report.ts';
 
 type Body = () => void | Promise<void>;
 /** What vitest and node:test hand a test case: both can mark it skipped, with a reason. */
@@ -95,23 +96,37 @@ export function describeAudit(
       throw new TypeError(
         'describeAudit: pass { describe, it, beforeAll } (vitest) or { describe, it, before } (node:test).',
       );
-    for (const id of ids) {
+    ids.forEach((id, index) => {
       runner.it(id, async (context) => {
         if (report === undefined) throw new Error('the audit did not run (its before hook failed)');
-        const result = (await report).checks.find((check) => check.id === id);
-        if (result === undefined) throw new Error(`no result for ${id}`);
-        // Shown as skipped with the reason (the option to give), never as passed.
-        if (result.status === 'not-run') {
-          if (settings.requireEveryCheck === true || typeof context?.skip !== 'function') {
-            throw new Error(`${id}: ${result.evidence[0] ?? 'not run'}`);
-          }
-          context.skip(result.evidence[0]);
-          return;
-        }
-        if (result.status === 'fail') {
-          throw new Error(`${id}: ${result.title}\n- ${result.evidence.join('\n- ')}\nfix: ${result.fix}`);
-        }
+        judgeCase(await report, id, index === 0, settings, context);
       });
-    }
+    });
   });
+}
+
+/** One case's verdict: throws its check's failure, or skips it with the reason it was not run. */
+function judgeCase(
+  report: AuditReport,
+  id: string,
+  first: boolean,
+  settings: DescribeAuditSettings,
+  context: CaseContext,
+): void {
+  // Every case skipped would leave the suite green with nothing checked: one case says so.
+  const nothingRan = first ? noCheckRan(report) : undefined;
+  if (nothingRan !== undefined) throw new Error(nothingRan);
+  const result = report.checks.find((check) => check.id === id);
+  if (result === undefined) throw new Error(`no result for ${id}`);
+  // Shown as skipped with the reason (the option to give), never as passed.
+  if (result.status === 'not-run') {
+    if (settings.requireEveryCheck === true || typeof context?.skip !== 'function') {
+      throw new Error(`${id}: ${result.evidence[0] ?? 'not run'}`);
+    }
+    context.skip(result.evidence[0]);
+    return;
+  }
+  if (result.status === 'fail') {
+    throw new Error(`${id}: ${result.title}\n- ${result.evidence.join('\n- ')}\nfix: ${result.fix}`);
+  }
 }

@@ -16,7 +16,10 @@ export interface CheckResult {
 }
 
 export interface AuditReport {
-  /** True when no check failed (a check not run is listed as such, and is no failure). */
+  /**
+   * True when no check failed and at least one ran: a check not run is listed as such and is no
+   * failure, but a run in which none ran (`noCheckRan` says why) is not ok.
+   */
   ok: boolean;
   /** Why the audit stopped before its checks (they are then all failed with this reason), if it did. */
   stopped?: string;

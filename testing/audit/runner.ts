@@ -98,7 +98,7 @@ function selected(only: string[] | undefined): AuditCheck[] {
   return AUDIT_CHECKS.filter((check) => only.includes(check.id));
 }
 
-/** Runs the audit; resolves with the report (a failed check does not reject: read `report.ok`). */
+/** Runs the audit; resolves with the report (a failed check, or no check run, does not reject: read `report.ok`). */
 export async function auditIntegration(options: AuditOptions): Promise<AuditReport> {
   const resolved = resolveAuditOptions(options);
   const checks = selected(resolved.only);
@@ -114,7 +114,8 @@ export async function auditIntegration(options: AuditOptions): Promise<AuditRepo
   const order = (id: string) => checks.findIndex((check) => check.id === id);
   results.sort((a, b) => order(a.id) - order(b.id));
   return {
-    ok: results.every((result) => result.status !== 'fail'),
+    // Nothing checked is no pass: every check chosen needed an option not given (or an unreachable host).
+    ok: results.every((result) => result.status !== 'fail') && results.some((result) => result.status === 'pass'),
     counting: resolved.probe === undefined ? 'read-api' : 'probe',
     checks: results,
     ms: Date.now() - started,
