@@ -28,9 +28,27 @@ export function computeNextCheckAt(
 }
 
 /**
- * When to read an attempt again after its check failed with `code` (undefined: not a kit error).
- * A read the service did not answer (unreachable, a 5xx, a timeout, the connection lost mid-body) is read again
- * after `errorRetryMs`, or at its scheduled time if sooner: the answer may well come next time.
+ * Reads failing with a plain error (not the kit's) that are read again after `errorRetryMs`: only
+ * while the attempt has had fewer reads than this. A ready client's own throw may be "no answer" or
+ * an answer it could not use, and the kit cannot tell which: one that throws on every read would
+ * otherwise be read every errorRetryMs for the whole 24 h (some 2,800 paid reads). The first reads
+ * are when the user most likely just finished, so a blip there is still read again soon; later the
+ * schedule, so such a client costs at most this many reads more than the schedule.
+ */
+export const PLAIN_ERROR_QUICK_READS = 3;
+
+/** A failed check: the kit error's code (undefined: a plain error), and whether the read failed (else the fulfilment). */
+export interface CheckFailure {
+  code: string | undefined;
+  read: boolean;
+}
+
+/**
+ * When to read an attempt again after its check failed. A read the service did not answer
+ * (unreachable, a 5xx, a timeout, the connection lost mid-body: service_unavailable) is read again
+ * after `errorRetryMs`, or at its scheduled time if sooner: the answer may well come next time. So
+ * is a fulfilment the store failed (the service answered; only the write is missing), and a ready
+ * client's plain error in the attempt's first reads (PLAIN_ERROR_QUICK_READS).
  * Anything else waits for the schedule, an answer the service gave but the kit cannot use (a
  * status it does not know, a body outside the spec) included: asked again, the service most likely
  * gives the same answer, and each read is paid for. The schedule, not a growing retry, because it
@@ -40,11 +58,14 @@ export function computeNextCheckAt(
 export function nextCheckAfterFailure(
   attempt: Pick<Attempt, 'createdAt' | 'sweepChecks'>,
   now: number,
-  code: string | undefined,
+  failure: CheckFailure,
   opts: { backoffMs?: readonly number[] | undefined; errorRetryMs: number },
 ): number {
   const scheduled = computeNextCheckAt(attempt, now, opts.backoffMs);
-  // Not a kit error (a ready client's own throw, a store failure): whether anything answered is unknown.
-  const unanswered = code === undefined || code === KitErrorCode.ServiceUnavailable;
-  return unanswered ? Math.min(now + opts.errorRetryMs, scheduled) : scheduled;
+  return readAgainSoon(attempt, failure) ? Math.min(now + opts.errorRetryMs, scheduled) : scheduled;
+}
+
+function readAgainSoon(attempt: Pick<Attempt, 'sweepChecks'>, { code, read }: CheckFailure): boolean {
+  if (code !== undefined) return code === KitErrorCode.ServiceUnavailable;
+  return !read || attempt.sweepChecks < PLAIN_ERROR_QUICK_READS;
 }
