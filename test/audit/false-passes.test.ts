@@ -812,12 +812,13 @@ describe.concurrent('the audit catches: the sign-in', () => {
         // browser, holding only that cookie, starts a verification as the victim.
         const attacker = new AuditAgent(app.url, () => {});
         await attacker.postForm('/login', { user: `attacker${randomBytes(3).toString('hex')}` });
-        const planted = new Map(attacker.jar.get(new URL(app.url).origin));
+        const planted = attacker.jar.heldFor(new URL(app.url));
         const victim = new AuditAgent(app.url, () => {});
-        victim.jar.set(new URL(app.url).origin, new Map(planted));
+        victim.jar.plant(planted);
         const login = await victim.postForm('/login', { user: `victim${randomBytes(3).toString('hex')}` });
         const { csrf } = JSON.parse(login.body) as { csrf: string };
-        expect(victim.jar.get(new URL(app.url).origin)?.get('sample.sid')).not.toBe(planted.get('sample.sid'));
+        const sid = (cookies: { name: string; value: string }[]) => cookies.find((c) => c.name === 'sample.sid')?.value;
+        expect(sid(victim.jar.heldFor(new URL(app.url)))).not.toBe(sid(planted));
         const start = await attacker.postForm('/verify/start', { _csrf: csrf, action: 'grant' }, same(app.url));
         const handoff = /name="hx" value="([^"]*)"/.exec(start.body)?.[1] ?? '';
         const session = await app.emulator.control.sessionByHandoff(handoff);
@@ -860,7 +861,7 @@ describe.concurrent('the audit catches: the sign-in', () => {
         const attacker = new AuditAgent(app.url, () => {});
         await attacker.request('/');
         const victim = new AuditAgent(app.url, () => {});
-        victim.jar.set(origin, new Map(attacker.jar.get(origin)));
+        victim.jar.plant(attacker.jar.heldFor(new URL(origin)));
         const login = await victim.postForm('/login', { user: `victim${randomBytes(3).toString('hex')}` });
         const { csrf } = JSON.parse(login.body) as { csrf: string };
         const start = await attacker.postForm('/verify/start', { _csrf: csrf, action: 'grant' }, same(app.url));
@@ -899,7 +900,7 @@ describe.concurrent('the audit catches: the sign-in, with a cookie on the home p
         const attacker = new AuditAgent(app.url, () => {});
         await attacker.postForm('/login', { user: `attacker${randomBytes(3).toString('hex')}` });
         const victim = new AuditAgent(app.url, () => {});
-        victim.jar.set(origin, new Map(attacker.jar.get(origin)));
+        victim.jar.plant(attacker.jar.heldFor(new URL(origin)));
         const login = await victim.postForm('/login', { user: `victim${randomBytes(3).toString('hex')}` });
         const { csrf } = JSON.parse(login.body) as { csrf: string };
         const start = await attacker.postForm('/verify/start', { _csrf: csrf, action: 'grant' }, same(app.url));

@@ -1,14 +1,14 @@
 /**
- * The audit's browser-less user agent: real HTTP (node:http or node:https), one cookie jar per
- * origin, redirects never followed unless asked, every request bounded in time, and every exchange
- * kept by the run's recorder (the leak and header checks read them afterwards).
+ * The audit's browser-less user agent: real HTTP (node:http or node:https), a cookie jar kept as a
+ * browser keeps one, redirects never followed unless asked, every request bounded in time, and
+ * every exchange kept by the run's recorder (the leak and header checks read them afterwards).
  */
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { formsIn } from '../html-forms.ts';
 import { decodeHtml, inputValue } from '../html.ts';
 import { namedUrl } from '../named-url.ts';
-import { cookieLineDeletes } from './cookie-lifetime.ts';
+import { CookieJar } from './cookie-jar.ts';
 
 export type Headers = Record<string, string>;
 
@@ -208,8 +208,7 @@ function exchange(
 }
 
 export class AuditAgent {
-  /** origin -> cookie name -> value */
-  readonly jar = new Map<string, Map<string, string>>();
+  readonly jar = new CookieJar();
   /** This agent's own exchanges (the run's recorder has everyone's). */
   readonly exchanges: Exchange[] = [];
 
@@ -229,14 +228,12 @@ export class AuditAgent {
     const url = new URL(target, this.baseUrl);
     const method = init.method ?? 'GET';
     const headers: Headers = { ...this.defaultHeaders, ...init.headers };
-    const cookies = this.jar.get(url.origin);
-    if (cookies !== undefined && cookies.size > 0 && headers.cookie === undefined) {
-      headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    }
+    const cookie = this.jar.headerFor(url);
+    if (cookie !== undefined && headers.cookie === undefined) headers.cookie = cookie;
     const from = url.origin === new URL(this.baseUrl).origin ? this.localAddress : undefined;
     const raw = await exchange(url, method, headers, init.body, this.timeoutMs, from);
     const setCookie = raw.headers['set-cookie'] ?? [];
-    this.keepCookies(url.origin, setCookie);
+    this.jar.keep(url, setCookie);
     const responseHeaders = flat(raw.headers);
     this.remember({
       method,
@@ -271,19 +268,5 @@ export class AuditAgent {
   private remember(exchange: Exchange): void {
     this.exchanges.push(exchange);
     this.record(exchange);
-  }
-
-  private keepCookies(origin: string, lines: string[]): void {
-    for (const line of lines) {
-      const pair = line.split(';')[0] ?? '';
-      const eq = pair.indexOf('=');
-      if (eq <= 0) continue;
-      const cookies = this.jar.get(origin) ?? new Map<string, string>();
-      const value = pair.slice(eq + 1);
-      // A line deleting the cookie (Max-Age 0 or less, an Expires past) leaves the browser none to send.
-      if (cookieLineDeletes(line) || value === '') cookies.delete(pair.slice(0, eq));
-      else cookies.set(pair.slice(0, eq), value);
-      this.jar.set(origin, cookies);
-    }
   }
 }

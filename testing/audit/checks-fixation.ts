@@ -5,22 +5,24 @@
  */
 import { parseHandoffPage, type AuditAgent } from './agent.ts';
 import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
+import { sameCookieAndValue, type StoredCookie } from './cookie-jar.ts';
 import { describeThrown } from './hooks.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
-/** The browser's cookies for the app, by name (values stay here: evidence names cookies only). */
-function cookiesOf(world: AuditWorld, agent: AuditAgent): Map<string, string> {
-  return new Map(agent.jar.get(world.options.appOrigin) ?? []);
+/** The browser's cookies for the app, whatever their path (values stay here: evidence names cookies only). */
+function cookiesOf(world: AuditWorld, agent: AuditAgent): StoredCookie[] {
+  return agent.jar.heldFor(new URL(world.options.appOrigin));
 }
 
-function namesOf(cookies: Map<string, string>): string {
-  return [...cookies.keys()].join(', ');
+/** Names, with the path where it is not `/` (two cookies may share a name). */
+function namesOf(cookies: StoredCookie[]): string {
+  return cookies.map((c) => (c.path === '/' ? c.name : `${c.name} (Path=${c.path})`)).join(', ');
 }
 
 /** The attacker's browser and the cookies it plants; `token` is its own start token, when it signed in. */
 interface Planted {
   agent: AuditAgent;
-  cookies: Map<string, string>;
+  cookies: StoredCookie[];
   token?: string;
   /** Which cookies these are, for evidence. */
   what: string;
@@ -43,8 +45,8 @@ async function attackersCookies(world: AuditWorld, verdict: Verdict): Promise<Pl
   const own = cookiesOf(world, attacker.agent);
   verdict.note(`the attacker's own sign-in left ${namesOf(own) || 'no cookie'}`);
   return [
-    ...(before.size > 0 ? [{ agent, cookies: before, what: `the cookies ${first} set before any sign-in` }] : []),
-    ...(own.size > 0
+    ...(before.length > 0 ? [{ agent, cookies: before, what: `the cookies ${first} set before any sign-in` }] : []),
+    ...(own.length > 0
       ? [{ agent: attacker.agent, cookies: own, token: attacker.csrf, what: "the attacker's signed-in cookies" }]
       : []),
   ];
@@ -78,7 +80,7 @@ async function startsAsVictim(
 /** The victim signs in on a browser holding `planted`; fails the check when that cookie then starts as her. */
 async function plantAndSignIn(world: AuditWorld, verdict: Verdict, planted: Planted): Promise<void> {
   const victimAgent = world.agent();
-  victimAgent.jar.set(world.options.appOrigin, new Map(planted.cookies));
+  victimAgent.jar.plant(planted.cookies);
   let victim: AuditUser;
   try {
     victim = await world.signIn(undefined, victimAgent);
@@ -90,8 +92,8 @@ async function plantAndSignIn(world: AuditWorld, verdict: Verdict, planted: Plan
     return;
   }
   const after = cookiesOf(world, victimAgent);
-  const kept = [...planted.cookies].filter(([name, value]) => after.get(name) === value).map(([name]) => name);
-  verdict.note(`${planted.what}: kept as planted by the victim's sign-in: ${kept.join(', ') || 'none'}`);
+  const kept = namesOf(planted.cookies.filter((cookie) => after.some((held) => sameCookieAndValue(held, cookie))));
+  verdict.note(`${planted.what}: kept as planted by the victim's sign-in: ${kept || 'none'}`);
   // The same number typed (an action that texts a typed number): the service's userRef may be
   // bound to the number as well as the user.
   const phone = world.newNumber();
@@ -99,7 +101,7 @@ async function plantAndSignIn(world: AuditWorld, verdict: Verdict, planted: Plan
   const shared = await startsAsVictim(world, verdict, planted, victim, { userRef, phone });
   verdict.expect(
     !shared,
-    `a browser holding only ${planted.what} started a verification as the user who signed in (the sign-in kept ${kept.join(', ') || 'the planted session'})`,
+    `a browser holding only ${planted.what} started a verification as the user who signed in (the sign-in kept ${kept || 'the planted session'})`,
   );
 }
 
