@@ -5,7 +5,7 @@
  * again; a cookie whose Max-Age keeps it is kept even beside an Expires past. A cookie is known by
  * its name, domain and path (RFC 6265 §5.3): it goes only to the paths its path covers, longer paths
  * first, and to its own host unless a Domain of that site widens it to the names under it; a Domain
- * of another site, or a public suffix, has the line ignored.
+ * of another site, or a public suffix, has the line ignored; an empty value is a cookie sent as `name=`.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -98,6 +98,10 @@ describe("the audit's cookie jar keeps each cookie where the app put it", () => 
       '',
       'bare=1; relative=1',
     ]);
+  });
+
+  it('a cookie set with an empty value is kept and sent as name=', async () => {
+    expect(await cookiesSentAfter('sid=; Path=/')).toBe('sid=; other=1');
   });
 
   it('a cookie without a Domain goes to its own host only; with Domain of its own site, to the names under it too', async () => {

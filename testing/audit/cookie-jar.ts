@@ -10,6 +10,7 @@ import { cookieLineDeletes } from './cookie-lifetime.ts';
 
 export interface StoredCookie {
   name: string;
+  /** May be empty: `name=` is a cookie, and the browser sends it back as `name=`. */
   value: string;
   domain: string;
   path: string;
@@ -97,7 +98,7 @@ export class CookieJar {
       if (cookie === undefined) continue;
       const at = this.#cookies.findIndex((held) => sameCookie(held, cookie));
       // A line deleting the cookie (Max-Age 0 or less, an Expires past) leaves the browser none to send.
-      if (cookieLineDeletes(line) || cookie.value === '') {
+      if (cookieLineDeletes(line)) {
         if (at !== -1) this.#cookies.splice(at, 1);
       } else if (at === -1) {
         this.#cookies.push(cookie);
