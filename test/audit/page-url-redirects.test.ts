@@ -113,3 +113,37 @@ describe('a sound page reading its own URL for something else', () => {
     120_000,
   );
 });
+
+describe("a page whose event handler attribute sends the browser on to a parameter of the page's URL", () => {
+  it.each([
+    [
+      'body onload handler',
+      `<body onload="location = new URLSearchParams(location.search).get('next') || '/'">`,
+      'onload',
+    ],
+    // Written with entities, as a template escaping the attribute writes it.
+    [
+      "link's onclick handler",
+      '<a href="/" onclick="location.href = new URLSearchParams(location.search).get(&quot;next&quot;) || &#39;/&#39;; return false">Continue</a>',
+      'onclick',
+    ],
+  ])(
+    'a landing page whose %s sets location to its ?next= fails redirect.landing, naming the handler',
+    async (_, html, name) => {
+      const { failed, table } = await audit({ landing: landingPage(html) }, ['redirect.landing']);
+      expect(failed, table).toEqual(['redirect.landing']);
+      expect(table).toContain(
+        `an ${name} handler of the page reads its URL, which carries a planted value (its parameter next), and sends the browser on`,
+      );
+    },
+    120_000,
+  );
+
+  it('a sound landing page whose onclick goes to a fixed path, beside an onload reading ?lang=, fails none of the redirect checks', async () => {
+    const html =
+      `<body onload="document.title = new URLSearchParams(location.search).get('lang') || 'Done'">` +
+      `<a href="/account" onclick="location.href = '/account'; return false">Your account</a>`;
+    const { failed, table } = await audit({ landing: landingPage(html) }, ['redirect.start', 'redirect.landing']);
+    expect(failed, table).toEqual([]);
+  }, 120_000);
+});

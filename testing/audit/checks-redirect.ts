@@ -88,7 +88,7 @@ export async function exitWithPlant(
   // The page's URL as requested: a script of its own reading a planted value there redirects to it.
   const read = pagePlantedUrlRead(answer.body, [answer.url], marks);
   if (read !== undefined) {
-    return `a <script> of the page reads its URL, which carries a planted value (${read}), and sends the browser on by it${how}`;
+    return `${read.by} of the page reads its URL, which carries a planted value (${read.read}), and sends the browser on by it${how}`;
   }
   const loaded = await loadedExitWithPlant(world, user, answer, marks, headers);
   return loaded === undefined ? undefined : `${loaded}${how}`;

@@ -43,7 +43,9 @@ function plantIn(
     const exit = plantedExit(file.body, type, file.url, page.origin, marks);
     if (exit !== undefined) return `${exit} of the frame ${path} the page loads carries a planted value`;
     const read = pagePlantedUrlRead(file.body, urls, marks);
-    return read === undefined ? undefined : `a <script> of the frame ${path} the page loads ${readsPlantedUrl(read)}`;
+    return read === undefined
+      ? undefined
+      : `${read.by} of the frame ${path} the page loads ${readsPlantedUrl(read.read)}`;
   }
   if (scriptCarries(file.body, marks)) return `the script ${path} the page loads carries a planted value`;
   const read = plantedUrlRead(file.body, urls, marks);

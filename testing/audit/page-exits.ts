@@ -98,6 +98,30 @@ export function plantedExit(
   return undefined;
 }
 
+/**
+ * The page's event handler attributes (`<body onload="...">`, `<a onclick="...">`): each one's name
+ * and its code, decoded as the browser runs it. A script element's text is skipped: a tag written
+ * in a script's string is no element.
+ */
+export function handlersOf(html: string): { name: string; code: string }[] {
+  const handlers: { name: string; code: string }[] = [];
+  const tokens = new RegExp(TOKEN.source, 'g');
+  for (let token = tokens.exec(html); token !== null; token = tokens.exec(html)) {
+    if (token[1] === undefined) continue;
+    const attributes = token[2] ?? '';
+    for (const [, written = ''] of attributes.matchAll(ATTRIBUTE_NAME)) {
+      const name = written.toLowerCase();
+      if (name.startsWith('on')) handlers.push({ name, code: attribute(attributes, name) ?? '' });
+    }
+    if (token[1].toLowerCase() !== 'script') continue;
+    SCRIPT_END.lastIndex = tokens.lastIndex;
+    const end = SCRIPT_END.exec(html)?.index;
+    if (end === undefined) break;
+    tokens.lastIndex = end;
+  }
+  return handlers;
+}
+
 /** Whether script text (a file a page loads) carries one of `planted`, as a string literal may spell it. */
 export function scriptCarries(script: string, planted: readonly string[]): boolean {
   return holds(unescapeScript(script), planted);

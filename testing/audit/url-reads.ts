@@ -2,8 +2,10 @@
  * A redirect by a script that reads the URL of the page it runs in (or a parent's) and sends the
  * browser on by it (`location = new URLSearchParams(location.search).get('next')`): its text
  * carries no planted value, yet run at a URL carrying one it goes there. The audit runs no script,
- * so the script is read: one judged the same way whether the page is the top window or a frame.
+ * so the script is read: one judged the same way whether the page is the top window or a frame, and
+ * whether it is a script element or an event handler attribute (`<body onload="...">`).
  */
+import { handlersOf } from './page-exits.ts';
 import { inlineScriptsOf } from './subresources.ts';
 
 /** A script's read of a page's URL (its own, a parent's or the top's): its query or hash, or the URL parsed whole. */
@@ -97,15 +99,26 @@ export function plantedUrlRead(
   return undefined;
 }
 
-/** What an inline script of the HTML page `html`, run at `urls` (its own first), reads so (the first found). */
+/** The code an HTML page runs of itself: its inline scripts, and its event handler attributes' code. */
+function inlineCodeOf(html: string): { by: string; code: string }[] {
+  return [
+    ...inlineScriptsOf(html).map((code) => ({ by: 'a <script>', code })),
+    ...handlersOf(html).map(({ name, code }) => ({ by: `an ${name} handler`, code })),
+  ];
+}
+
+/**
+ * What of the HTML page `html`, run at `urls` (its own first), reads so (the first found): which
+ * inline code (`a <script>`, `an onload handler`), and what it reads.
+ */
 export function pagePlantedUrlRead(
   html: string,
   urls: readonly string[],
   planted: readonly string[],
-): string | undefined {
-  for (const script of inlineScriptsOf(html)) {
-    const read = plantedUrlRead(script, urls, planted);
-    if (read !== undefined) return read;
+): { by: string; read: string } | undefined {
+  for (const { by, code } of inlineCodeOf(html)) {
+    const read = plantedUrlRead(code, urls, planted);
+    if (read !== undefined) return { by, read };
   }
   return undefined;
 }
