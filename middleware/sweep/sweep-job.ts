@@ -41,6 +41,7 @@ import {
 } from './sweep-options.ts';
 import { stopSignal } from './stop-signal.ts';
 import { CLAIMS_LAPSE, releaseClaimsWithin, type SweepWorker } from './worker.ts';
+import { startWorker, stopWorker } from './job-worker.ts';
 import { unhandledErrorEvent, watchUnhandledErrors, type UnhandledErrorWatch } from './unhandled-errors.ts';
 
 /** The sweep job's exit codes. */
@@ -55,7 +56,8 @@ export type { SweepJobEnv } from './sweep-job-args.ts';
 
 /**
  * What the job uses of a kit: its sweep, its store (to hand claims back and close) and close.
- * A structural type, so the job does not depend on the factory: a VerificationKit is one.
+ * A structural type, so the job does not depend on the factory: a VerificationKit is one. A kit
+ * written by hand (JavaScript) may give its worker through a promise: the job awaits it.
  */
 export interface SweepJobKit<_Tx = unknown> {
   runSweep(options?: SweepOptions): Promise<SweepReport>;
@@ -390,23 +392,20 @@ async function runLoopMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Promise<num
   const { config, signal, stopTimeoutMs, emit, logger } = mode;
   if (signal.aborted) return SweepJobExitCode.Ok;
   try {
-    const worker = kit.startSweepWorker({
+    const workerOptions: SweepWorkerOptions = {
       ...config.sweep,
       intervalMs: config.intervalMs,
       stopTimeoutMs,
       ...(logger ? { logger } : {}),
       onReport: (report) => emit(sweepLine(report, 'loop')),
       onError: (error) => emit({ event: 'sweep_failed', error: describe(error) }),
-    });
-    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    // A ready kit's worker is the configuration's code: a stop that never settles must not hold the
-    // job after its stop signal (the kit's own waits for its run, then releases claims, each at most
-    // stopTimeoutMs).
-    const stopMs = 3 * stopTimeoutMs;
-    await withDeadline('worker.stop()', stopMs, () => worker.stop(), {
-      late: () => new Error(`the worker did not stop within ${stopMs} ms`),
-      onLateRejection: lateRejectionLine(emit),
-    });
+    };
+    const worker = await startWorker(() => kit.startSweepWorker(workerOptions), stopTimeoutMs, lateRejectionLine(emit));
+    // A signal may have come while an async start was awaited.
+    if (!signal.aborted) {
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    }
+    await stopWorker(worker, stopTimeoutMs, lateRejectionLine(emit));
     return SweepJobExitCode.Ok;
   } catch (error) {
     emit({ event: 'sweep_failed', error: describe(error) });
