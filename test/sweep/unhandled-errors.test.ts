@@ -57,8 +57,11 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the bin with `args`; sends SIGTERM after `termAfterMs`. */
-function bin(args: string[], termAfterMs?: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs the bin with `args`; sends SIGTERM once what it printed so far satisfies `termWhen`. */
+function bin(
+  args: string[],
+  termWhen?: (printed: Record<string, unknown>[]) => boolean,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
@@ -66,7 +69,16 @@ function bin(args: string[], termAfterMs?: number): Promise<{ code: number | nul
       { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 20_000 },
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : (child.exitCode ?? null), stdout, stderr }),
     );
-    if (termAfterMs !== undefined) setTimeout(() => child.kill('SIGTERM'), termAfterMs);
+    if (termWhen === undefined) return;
+    let printed = '';
+    // Once: a second SIGTERM ends the job at once.
+    const onData = (chunk: Buffer) => {
+      printed += chunk.toString();
+      if (!termWhen(events(printed.slice(0, printed.lastIndexOf('\n') + 1)))) return;
+      child.stdout?.off('data', onData);
+      child.kill('SIGTERM');
+    };
+    child.stdout?.on('data', onData);
   });
 }
 
@@ -79,7 +91,20 @@ function events(stdout: string): Record<string, unknown>[] {
 
 describe('sweep --loop with a configuration whose code leaves an error unhandled', () => {
   it('says each in a line without the secret or a stack, sweeps on, and stops on SIGTERM with exit 0', async () => {
-    const run = await bin(['sweep', '--loop', '--interval-seconds', '0.5', '--config', './floating.config.mjs'], 2500);
+    // Stopped once both errors were said and a run came after them (however slow the machine).
+    const sweptOnAfterBoth = (printed: Record<string, unknown>[]) => {
+      const said = printed.filter((line) => line.event === 'sweep_unhandled_error').length;
+      const runsAfter = printed.slice(printed.findLastIndex((line) => line.event === 'sweep_unhandled_error'));
+      return (
+        said >= 2 &&
+        printed.filter((line) => line.event === 'sweep').length >= 3 &&
+        runsAfter.some((line) => line.event === 'sweep')
+      );
+    };
+    const run = await bin(
+      ['sweep', '--loop', '--interval-seconds', '0.5', '--config', './floating.config.mjs'],
+      sweptOnAfterBoth,
+    );
     const output = run.stdout + run.stderr;
     expect(output).not.toContain(SECRET);
     expect(output).not.toMatch(/\n\s+at /);
