@@ -41,6 +41,14 @@ beforeAll(() => {
     `Promise.reject(new Error('warm-up failed, auth ${SECRET}'));
      export default () => new Promise((_, reject) => setTimeout(() => reject(new Error('no database')), 200));`,
   );
+  // Its factory fails; a timer of its own throws once the job has returned, quoting the secret.
+  writeFileSync(
+    join(dir, 'failing-late.config.mjs'),
+    `export default () => {
+       setTimeout(() => { throw new Error('late warm-up failed, auth ${SECRET}'); }, 300);
+       return Promise.reject(new Error('no database'));
+     };`,
+  );
   // Its close, the job's last call, leaves a timer that fails once the job has returned: in the
   // command's exit grace, before the process exits.
   writeFileSync(
@@ -154,5 +162,21 @@ describe('sweep --once with a configuration whose code fails after the job retur
     expect(lines[1]?.message).toContain('rejected after the job ended and nothing handled it');
     // An empty store: nothing to read, the run is done.
     expect(run.code).toBe(0);
+  }, 30_000);
+});
+
+describe('sweep --once with a configuration that fails, then throws before the process exits', () => {
+  it('says it without its message (the kit was never built), after the configuration error, exit 1', async () => {
+    const run = await bin(['sweep', '--once', '--config', './failing-late.config.mjs']);
+    const output = run.stdout + run.stderr;
+    expect(output).not.toContain(SECRET);
+    expect(output).not.toMatch(/\n\s+at /);
+    const lines = events(run.stdout);
+    expect(lines.map((line) => line.event)).toEqual(['sweep_config_error', 'sweep_unhandled_error']);
+    expect(lines[1]).toMatchObject({
+      message: expect.stringContaining('threw after the job ended'),
+      error: { message: expect.stringMatching(/^not shown: it came before the kit was built/) },
+    });
+    expect(run.code).toBe(1);
   }, 30_000);
 });
