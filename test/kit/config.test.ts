@@ -204,7 +204,8 @@ describe('option validation', () => {
       returnUrl: 'nope',
       resolveUser: undefined as never,
     });
-    expect(message).toContain('`baseUrl` must not carry credentials');
+    // The URL's password is the secret as given less its newline: it is said to carry the secret.
+    expect(message).toContain('`baseUrl` must not carry the client secret');
     expect(message).toContain('`clientSecret` contains whitespace');
     expect(message).toContain('`returnUrl` must be absolute');
     expect(message).toContain('`resolveUser` must be a function');
