@@ -28,27 +28,39 @@ export function computeNextCheckAt(
 }
 
 /**
- * Reads failing with a plain error (not the kit's) that are read again after `errorRetryMs`: only
- * while the attempt has had fewer reads than this. A ready client's own throw may be "no answer" or
- * an answer it could not use, and the kit cannot tell which: one that throws on every read would
- * otherwise be read every errorRetryMs for the whole 24 h (some 2,800 paid reads). The first reads
- * are when the user most likely just finished, so a blip there is still read again soon; later the
- * schedule, so such a client costs at most this many reads more than the schedule.
+ * Failures read again after `errorRetryMs` only while the attempt has had fewer reads than this:
+ * those that may pass by the next read, though the kit cannot tell whether they will
+ * (MAY_PASS_SOON). Each read is paid for: one failing that way on every read would otherwise be
+ * read every errorRetryMs for the whole 24 h (some 2,800 reads). The first reads are when the user
+ * most likely just finished, so a blip there is still retried soon; later the schedule, so such a
+ * failure costs at most this many reads more than the schedule.
  */
-export const PLAIN_ERROR_QUICK_READS = 3;
+export const QUICK_RETRY_READS = 3;
 
-/** A failed check: the kit error's code (undefined: a plain error), and whether the read failed (else the fulfilment). */
+/**
+ * Failures that may pass by the next read: a plain error (a ready client's own throw, which may be
+ * "no answer" or an answer it could not use; a store call that failed), an action whose fulfil
+ * threw or whose commit failed (fulfil_failed: a lock timeout looks the same as a constraint the
+ * row always breaks), and a store that did not answer in time (store_unavailable). The last is
+ * bounded too: the kit cannot tell a store down for a minute from one down for hours, and every
+ * retry of the write pays for another read first.
+ */
+const MAY_PASS_SOON: ReadonlySet<string | undefined> = new Set([
+  undefined,
+  KitErrorCode.FulfilFailed,
+  KitErrorCode.StoreUnavailable,
+]);
+
+/** A failed check: the kit error's code (undefined: a plain error). */
 export interface CheckFailure {
   code: string | undefined;
-  read: boolean;
 }
 
 /**
  * When to read an attempt again after its check failed. A read the service did not answer
  * (unreachable, a 5xx, a timeout, the connection lost mid-body: service_unavailable) is read again
  * after `errorRetryMs`, or at its scheduled time if sooner: the answer may well come next time. So
- * is a fulfilment the store failed (the service answered; only the write is missing), and a ready
- * client's plain error in the attempt's first reads (PLAIN_ERROR_QUICK_READS).
+ * is a failure that may pass (MAY_PASS_SOON), in the attempt's first reads (QUICK_RETRY_READS).
  * Anything else waits for the schedule, an answer the service gave but the kit cannot use (a
  * status it does not know, a body outside the spec) included: asked again, the service most likely
  * gives the same answer, and each read is paid for. The schedule, not a growing retry, because it
@@ -65,7 +77,7 @@ export function nextCheckAfterFailure(
   return readAgainSoon(attempt, failure) ? Math.min(now + opts.errorRetryMs, scheduled) : scheduled;
 }
 
-function readAgainSoon(attempt: Pick<Attempt, 'sweepChecks'>, { code, read }: CheckFailure): boolean {
-  if (code !== undefined) return code === KitErrorCode.ServiceUnavailable;
-  return !read || attempt.sweepChecks < PLAIN_ERROR_QUICK_READS;
+function readAgainSoon(attempt: Pick<Attempt, 'sweepChecks'>, { code }: CheckFailure): boolean {
+  if (code === KitErrorCode.ServiceUnavailable) return true;
+  return MAY_PASS_SOON.has(code) && attempt.sweepChecks < QUICK_RETRY_READS;
 }

@@ -357,7 +357,7 @@ function checkFailed<Tx>(run: Run<Tx>, attempt: Attempt, error: unknown, of = { 
   const code = isKitError(error) ? error.code : undefined;
   if (of.read) run.answers.failed(error);
   const serviceFailure = code === undefined || SERVICE_FAILURES.has(code);
-  const at = nextCheckAfterFailure(attempt, deps.now(), { code, read: of.read }, opts);
+  const at = nextCheckAfterFailure(attempt, deps.now(), { code }, opts);
   run.logger?.[serviceFailure ? 'warn' : 'error'](
     { sessionId: attempt.sessionId, err: describe(error), nextCheckAt: at },
     'sweep: status check failed; the attempt stays pending and is read again later',
