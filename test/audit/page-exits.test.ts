@@ -21,6 +21,10 @@ describe('plantedExit', () => {
     ['<a href="javascript:alert(1)">Continue</a>', 'a <a href>'],
     ['<form action="https://EVIL.example/audit" method=post></form>', 'a <form action>'],
     ['<iframe src="//evil.example/audit"></iframe>', 'a <iframe src>'],
+    // A script's text is text: a `<!--` in it hides nothing after the script.
+    ['<script>if (seen<!--once) go()</script><a href="https://evil.example/audit">Continue</a>', 'a <a href>'],
+    // A tag a script writes into the page, its value in entities.
+    [`<script>el.innerHTML = '<a href="https:&#x2F;&#x2F;evil.example/audit">x</a>'</script>`, 'a <script>'],
   ])('%s: %s', (html, where) => {
     expect(exit(html)).toBe(where);
   });

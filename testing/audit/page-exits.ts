@@ -4,7 +4,7 @@
  * submit for the user. The audit runs no script; a planted value written into one is a redirect
  * taken from a parameter all the same ("never redirect to a URL taken from a parameter").
  */
-import { attribute, TAG_REST } from '../html.ts';
+import { attribute, decodeHtml, TAG_REST } from '../html.ts';
 
 /** A comment (skipped), or a tag: group 1 its name, group 2 its attribute text. */
 const TOKEN = new RegExp(`<!--[\\s\\S]*?(?:-->|$)|<([A-Za-z][^\\s/>]*)${TAG_REST}`, 'g');
@@ -53,6 +53,52 @@ function leaves(target: string, pageUrl: string, origin: string): boolean {
   }
 }
 
+/** One opening tag of a page: its name (lower case), its attribute text, and a script element's text. */
+interface Tag {
+  name: string;
+  attributes: string;
+  script?: string;
+}
+
+/**
+ * The page's tags in order, as a browser's tokenizer reads them: a script element's text is text
+ * (a tag written in a script's string is no element), and a script never closed holds the rest of
+ * the page. Each script's end is searched from its start: once through the page, not once per script.
+ */
+function* tagsOf(html: string): Generator<Tag> {
+  const tokens = new RegExp(TOKEN.source, 'g');
+  for (let token = tokens.exec(html); token !== null; token = tokens.exec(html)) {
+    const name = token[1]?.toLowerCase();
+    if (name === undefined) continue;
+    const attributes = token[2] ?? '';
+    if (name !== 'script') {
+      yield { name, attributes };
+      continue;
+    }
+    SCRIPT_END.lastIndex = tokens.lastIndex;
+    const end = SCRIPT_END.exec(html)?.index;
+    yield { name, attributes, script: html.slice(tokens.lastIndex, end) };
+    if (end === undefined) return;
+    tokens.lastIndex = end;
+  }
+}
+
+/** One tag's event handler attributes (`onload`, `onclick`): each one's name and its code, decoded. */
+function handlersIn(attributes: string): { name: string; code: string }[] {
+  return [...attributes.matchAll(ATTRIBUTE_NAME)]
+    .map(([, written = '']) => written.toLowerCase())
+    .filter((name) => name.startsWith('on'))
+    .map((name) => ({ name, code: attribute(attributes, name) ?? '' }));
+}
+
+/** One tag's links, form targets and frame sources (`<a href>`) and where each goes, decoded. */
+function targetsIn(tag: Tag): { where: string; target: string }[] {
+  return (TARGETS[tag.name] ?? []).flatMap((which) => {
+    const target = attribute(tag.attributes, which);
+    return target === undefined ? [] : [{ where: `<${tag.name} ${which}>`, target }];
+  });
+}
+
 /**
  * What on an HTML page at `pageUrl` carries one of `planted` to where a browser goes from it: a
  * script, an event handler, or a link, form or frame leaving `origin` (the first found, said for
@@ -67,59 +113,26 @@ export function plantedExit(
   planted: readonly string[],
 ): string | undefined {
   if (!/text\/html/i.test(contentType)) return undefined;
-  for (const token of html.matchAll(TOKEN)) {
-    const name = token[1]?.toLowerCase();
-    const attributes = token[2] ?? '';
-    if (name === undefined) continue;
-    // A script never closed holds the rest of the page as its text: nothing after it is read again.
-    let restIsScript = false;
-    if (name === 'script') {
-      const start = (token.index ?? 0) + token[0].length;
-      // Searched from the script's start: once through the page, not once per script.
-      SCRIPT_END.lastIndex = start;
-      const end = SCRIPT_END.exec(html)?.index;
-      restIsScript = end === undefined;
-      if (holds(unescapeScript(html.slice(start, end)), planted)) return 'a <script>';
-    }
-    for (const [, written = ''] of attributes.matchAll(ATTRIBUTE_NAME)) {
-      const handler = written.toLowerCase();
-      if (!handler.startsWith('on')) continue;
-      if (holds(unescapeScript(attribute(attributes, handler) ?? ''), planted)) return `an ${handler} handler`;
-    }
-    for (const which of TARGETS[name] ?? []) {
-      const target = attribute(attributes, which);
-      if (target === undefined || !holds(target, planted)) continue;
-      if (/^\s*javascript:/i.test(target) || leaves(target, pageUrl, origin)) {
-        return `a <${name} ${which}>`;
-      }
-    }
-    if (restIsScript) break;
+  const carries = (code: string) => holds(unescapeScript(code), planted);
+  for (const tag of tagsOf(html)) {
+    // A script may write its strings into the page as HTML (innerHTML, document.write), entities decoded.
+    const script = tag.script ?? '';
+    if (carries(script) || holds(decodeHtml(script), planted)) return 'a <script>';
+    const handler = handlersIn(tag.attributes).find(({ code }) => carries(code));
+    if (handler !== undefined) return `an ${handler.name} handler`;
+    // A javascript: URL leaves it too.
+    const exit = targetsIn(tag).find(({ target }) => holds(target, planted) && leaves(target, pageUrl, origin));
+    if (exit !== undefined) return `a ${exit.where}`;
   }
   return undefined;
 }
 
 /**
  * The page's event handler attributes (`<body onload="...">`, `<a onclick="...">`): each one's name
- * and its code, decoded as the browser runs it. A script element's text is skipped: a tag written
- * in a script's string is no element.
+ * and its code, decoded as the browser runs it.
  */
 export function handlersOf(html: string): { name: string; code: string }[] {
-  const handlers: { name: string; code: string }[] = [];
-  const tokens = new RegExp(TOKEN.source, 'g');
-  for (let token = tokens.exec(html); token !== null; token = tokens.exec(html)) {
-    if (token[1] === undefined) continue;
-    const attributes = token[2] ?? '';
-    for (const [, written = ''] of attributes.matchAll(ATTRIBUTE_NAME)) {
-      const name = written.toLowerCase();
-      if (name.startsWith('on')) handlers.push({ name, code: attribute(attributes, name) ?? '' });
-    }
-    if (token[1].toLowerCase() !== 'script') continue;
-    SCRIPT_END.lastIndex = tokens.lastIndex;
-    const end = SCRIPT_END.exec(html)?.index;
-    if (end === undefined) break;
-    tokens.lastIndex = end;
-  }
-  return handlers;
+  return [...tagsOf(html)].flatMap((tag) => handlersIn(tag.attributes));
 }
 
 /** Whether script text (a file a page loads) carries one of `planted`, as a string literal may spell it. */
