@@ -25,6 +25,12 @@ describe('plantedExit', () => {
     ['<script>if (seen<!--once) go()</script><a href="https://evil.example/audit">Continue</a>', 'a <a href>'],
     // A tag a script writes into the page, its value in entities.
     [`<script>el.innerHTML = '<a href="https:&#x2F;&#x2F;evil.example/audit">x</a>'</script>`, 'a <script>'],
+    // The browser percent-decodes a javascript: URL before it runs it.
+    [`<a href="javascript:location='https:%2F%2Fevil.example%2Faudit'">Continue</a>`, 'a <a href>'],
+    [
+      `<button formaction="javascript:location.replace('%2F%2Fevil.example%2Faudit')">Go</button>`,
+      'a <button formaction>',
+    ],
   ])('%s: %s', (html, where) => {
     expect(exit(html)).toBe(where);
   });
@@ -38,6 +44,7 @@ describe('plantedExit', () => {
     // The request's own URL, as a script may keep it for analytics: percent-encoded.
     '<script>track("/done?next=https%3A%2F%2Fevil.example%2Faudit")</script>',
     '<script>location.replace("/start-again")</script><a href="https://docs.example/help">Help</a>',
+    '<a href="javascript:void(0)">Menu</a><a href="javascript:history.back()">Back</a>',
   ])('no exit: %s', (html) => {
     expect(exit(html)).toBeUndefined();
   });

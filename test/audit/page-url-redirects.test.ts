@@ -147,3 +147,46 @@ describe("a page whose event handler attribute sends the browser on to a paramet
     expect(failed, table).toEqual([]);
   }, 120_000);
 });
+
+describe("a page whose javascript: URL sends the browser on to a parameter of the page's URL", () => {
+  it.each([
+    [
+      '<a href>',
+      `<a href="javascript:location=new URLSearchParams(location.search).get('next')">Continue</a>`,
+      'a javascript: URL in <a href>',
+    ],
+    // Percent-encoded and written with entities: the browser decodes both before it runs the code.
+    [
+      '<form action>',
+      '<form method=post action="javascript:location.replace(new%20URLSearchParams(location.search).get(&quot;next&quot;))"><button>Go</button></form>',
+      'a javascript: URL in <form action>',
+    ],
+    [
+      '<button formaction>',
+      `<form method=post action="/done"><button formaction="javascript:location.href=new URL(location).searchParams.get('next')">Go</button></form>`,
+      'a javascript: URL in <button formaction>',
+    ],
+    [
+      '<iframe src>',
+      `<iframe src="javascript:top.location=new URLSearchParams(parent.location.search).get('next')"></iframe>`,
+      'a javascript: URL in <iframe src>',
+    ],
+  ])(
+    'a landing page whose %s runs code setting location to its ?next= fails redirect.landing, naming it',
+    async (_, html, by) => {
+      const { failed, table } = await audit({ landing: landingPage(html) }, ['redirect.landing']);
+      expect(failed, table).toEqual(['redirect.landing']);
+      expect(table).toContain(
+        `${by} of the page reads its URL, which carries a planted value (its parameter next), and sends the browser on`,
+      );
+    },
+    120_000,
+  );
+
+  it('a sound landing page whose links run javascript:void(0) and javascript:history.back() fails none of the redirect checks', async () => {
+    const html =
+      '<a href="javascript:void(0)" onclick="return false">Menu</a> <a href="javascript:history.back()">Back</a>';
+    const { failed, table } = await audit({ landing: landingPage(html) }, ['redirect.start', 'redirect.landing']);
+    expect(failed, table).toEqual([]);
+  }, 120_000);
+});

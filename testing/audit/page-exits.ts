@@ -91,6 +91,28 @@ function handlersIn(attributes: string): { name: string; code: string }[] {
     .map((name) => ({ name, code: attribute(attributes, name) ?? '' }));
 }
 
+/** Runs of percent-encoded bytes. */
+const PERCENT_ENCODED = /(?:%[0-9a-fA-F]{2})+/g;
+
+/**
+ * The code a `javascript:` URL runs (its decoded attribute value), as the browser reads it: the URL
+ * parsed (tabs and newlines dropped), then percent-decoded as UTF-8; undefined for any other URL.
+ */
+function javascriptCode(target: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'javascript:') return undefined;
+  return url.href
+    .slice('javascript:'.length)
+    .replace(PERCENT_ENCODED, (run) =>
+      new TextDecoder().decode(Uint8Array.from(run.slice(1).split('%'), (hex) => Number.parseInt(hex, 16))),
+    );
+}
+
 /** One tag's links, form targets and frame sources (`<a href>`) and where each goes, decoded. */
 function targetsIn(tag: Tag): { where: string; target: string }[] {
   return (TARGETS[tag.name] ?? []).flatMap((which) => {
@@ -101,9 +123,9 @@ function targetsIn(tag: Tag): { where: string; target: string }[] {
 
 /**
  * What on an HTML page at `pageUrl` carries one of `planted` to where a browser goes from it: a
- * script, an event handler, or a link, form or frame leaving `origin` (the first found, said for
- * evidence), or undefined. A link on `origin` holding it in its query is no exit (a page keeping
- * its query in a language switch).
+ * script, an event handler, a `javascript:` URL (its code decoded as the browser runs it), or a
+ * link, form or frame leaving `origin` (the first found, said for evidence), or undefined. A link
+ * on `origin` holding it in its query is no exit (a page keeping its query in a language switch).
  */
 export function plantedExit(
   html: string,
@@ -120,8 +142,10 @@ export function plantedExit(
     if (carries(script) || holds(decodeHtml(script), planted)) return 'a <script>';
     const handler = handlersIn(tag.attributes).find(({ code }) => carries(code));
     if (handler !== undefined) return `an ${handler.name} handler`;
-    // A javascript: URL leaves it too.
-    const exit = targetsIn(tag).find(({ target }) => holds(target, planted) && leaves(target, pageUrl, origin));
+    const exit = targetsIn(tag).find(({ target }) => {
+      const code = javascriptCode(target);
+      return (holds(target, planted) && leaves(target, pageUrl, origin)) || (code !== undefined && carries(code));
+    });
     if (exit !== undefined) return `a ${exit.where}`;
   }
   return undefined;
@@ -133,6 +157,20 @@ export function plantedExit(
  */
 export function handlersOf(html: string): { name: string; code: string }[] {
   return [...tagsOf(html)].flatMap((tag) => handlersIn(tag.attributes));
+}
+
+/**
+ * The page's `javascript:` URLs in a link, a form's or button's target or a frame's source
+ * (`<a href="javascript:...">`): where each is (`<a href>`) and the code it runs, decoded as the
+ * browser runs it.
+ */
+export function javascriptUrlsOf(html: string): { where: string; code: string }[] {
+  return [...tagsOf(html)].flatMap((tag) =>
+    targetsIn(tag).flatMap(({ where, target }) => {
+      const code = javascriptCode(target);
+      return code === undefined ? [] : [{ where, code }];
+    }),
+  );
 }
 
 /** Whether script text (a file a page loads) carries one of `planted`, as a string literal may spell it. */

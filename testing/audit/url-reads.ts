@@ -3,9 +3,10 @@
  * browser on by it (`location = new URLSearchParams(location.search).get('next')`): its text
  * carries no planted value, yet run at a URL carrying one it goes there. The audit runs no script,
  * so the script is read: one judged the same way whether the page is the top window or a frame, and
- * whether it is a script element or an event handler attribute (`<body onload="...">`).
+ * whether it is a script element, an event handler attribute (`<body onload="...">`) or a
+ * `javascript:` URL (`<a href="javascript:...">`).
  */
-import { handlersOf } from './page-exits.ts';
+import { handlersOf, javascriptUrlsOf } from './page-exits.ts';
 import { inlineScriptsOf } from './subresources.ts';
 
 /** A script's read of a page's URL (its own, a parent's or the top's): its query or hash, or the URL parsed whole. */
@@ -99,17 +100,18 @@ export function plantedUrlRead(
   return undefined;
 }
 
-/** The code an HTML page runs of itself: its inline scripts, and its event handler attributes' code. */
+/** The code an HTML page runs of itself: its inline scripts, its event handler attributes' code and its `javascript:` URLs'. */
 function inlineCodeOf(html: string): { by: string; code: string }[] {
   return [
     ...inlineScriptsOf(html).map((code) => ({ by: 'a <script>', code })),
     ...handlersOf(html).map(({ name, code }) => ({ by: `an ${name} handler`, code })),
+    ...javascriptUrlsOf(html).map(({ where, code }) => ({ by: `a javascript: URL in ${where}`, code })),
   ];
 }
 
 /**
  * What of the HTML page `html`, run at `urls` (its own first), reads so (the first found): which
- * inline code (`a <script>`, `an onload handler`), and what it reads.
+ * inline code (`a <script>`, `an onload handler`, `a javascript: URL in <a href>`), and what it reads.
  */
 export function pagePlantedUrlRead(
   html: string,
