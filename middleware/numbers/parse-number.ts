@@ -158,6 +158,19 @@ export function readStoredNumber(destination: string): ReadNumber {
   );
 }
 
+/**
+ * The shortest start of `e164`, itself not a number the metadata holds, that is one (a real number
+ * with digits after it, as "+447400123456" in "+447400123456999"), or undefined.
+ */
+export function numberStartingIt(e164: string): ReadNumber | undefined {
+  // "+" and 6 digits: the shortest numbers of any country (Austria's, Germany's).
+  for (let end = 7; end < e164.length; end++) {
+    const start = describeStoredNumber(e164.slice(0, end));
+    if (start?.type !== undefined) return start;
+  }
+  return undefined;
+}
+
 /** A digit of any script the parser reads (full-width, Arabic-Indic) as ASCII; any other as it is. */
 function asciiDigit(digit: string): string {
   return parseDigits(digit) || digit;

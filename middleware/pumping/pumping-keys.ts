@@ -4,7 +4,14 @@
  * and the address with the country (for the countries one address texts).
  */
 import { DEFAULT_IPV6_SUBNET, ipBudgetKey } from '../limits/limit-keys.ts';
-import { isCountryOrNone, NO_COUNTRY, readStoredNumber, type ReadNumber } from '../numbers/parse-number.ts';
+import {
+  isCountryOrNone,
+  NO_COUNTRY,
+  numberLength,
+  numberStartingIt,
+  readStoredNumber,
+  type ReadNumber,
+} from '../numbers/parse-number.ts';
 import type { PumpingKey } from '../store/types.ts';
 import { BLOCK_DIGITS } from './pumping-rules.ts';
 
@@ -32,6 +39,34 @@ export function blockOf(e164: string): string {
   return e164.slice(0, Math.max(2, e164.length - BLOCK_DIGITS));
 }
 
+/** E.164 numbers have at most 15 digits. */
+const MAX_DIGITS = 15;
+
+/**
+ * "+" and five digits: shorter than any country's numbers (Austria's and Germany's shortest have
+ * six digits with their calling code), so it never holds a whole number.
+ */
+const SHORT_BLOCK_LENGTH = 6;
+
+/**
+ * The block a start is counted by. A stored number the metadata does not hold may be a real number
+ * with digits after it ("+447400123456999999"): its block without its last three digits would hold
+ * the real number whole. It is counted by the block of the real number it starts with (so its
+ * texts count where that number's do); failing one, by its own block if it has the length of its
+ * country's numbers (fictional ranges, ranges newer than the metadata) or a calling code the metadata
+ * does not know, within E.164's 15 digits; else by its first five digits.
+ */
+export function blockOfNumber(number: ReadNumber): string {
+  if (number.type !== undefined) return blockOf(number.e164);
+  const start = numberStartingIt(number.e164);
+  if (start !== undefined) return blockOf(start.e164);
+  const digits = number.e164.replace(/\D/g, '').length;
+  const length = numberLength(number.e164);
+  // A calling code the metadata does not know has no lengths to judge by: its own block, as operators name it.
+  if (digits <= MAX_DIGITS && (length === undefined || length === 'INVALID_COUNTRY')) return blockOf(number.e164);
+  return number.e164.slice(0, SHORT_BLOCK_LENGTH);
+}
+
 /**
  * `read` is the destination as readStoredNumber already read it (the start's destination
  * check did): parsing a number with the full metadata is a start's dearest step. `ipv6Subnet`:
@@ -47,7 +82,7 @@ export function startKeys(
   const number = read ?? readStoredNumber(destination);
   const e164 = number.e164;
   const country = number.country ?? UNKNOWN_COUNTRY;
-  const block = blockOf(e164);
+  const block = blockOfNumber(number);
   const address = ipBudgetKey(clientIp, ipv6Subnet);
   return {
     e164,
