@@ -117,6 +117,7 @@ const TOP = [
   'attempts.ts',
   'secret-spellings.ts',
   'printable-errors.ts',
+  'closest-name.ts',
 ];
 
 const emulator = importGraph('emulator');
@@ -242,12 +243,14 @@ describe('module map', () => {
     ).toEqual([]);
   });
 
-  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings and printable errors", () => {
+  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings, printable errors and the closest name", () => {
     expect(importsBetween(emulator, 'emulator/', ['testing/', 'middleware/'])).toEqual([]);
     expect(
       importsBetween(testing, 'testing/', ['middleware/']).filter(
         (edge) =>
-          !edge.endsWith(' -> middleware/secret-spellings.ts') && !edge.endsWith(' -> middleware/printable-errors.ts'),
+          !edge.endsWith(' -> middleware/secret-spellings.ts') &&
+          !edge.endsWith(' -> middleware/printable-errors.ts') &&
+          !edge.endsWith(' -> middleware/closest-name.ts'),
       ),
     ).toEqual([]);
   });
@@ -260,6 +263,11 @@ describe('module map', () => {
   it('what a command may print of an error is a leaf: the commands, the sweep job and the audit share it', () => {
     expect(kit.get('middleware/printable-errors.ts')).toEqual([]);
     expect(statements('middleware/printable-errors.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
+  });
+
+  it("the name an option's error suggests is a leaf: the kit's option checks and the audit's share it", () => {
+    expect(kit.get('middleware/closest-name.ts')).toEqual([]);
+    expect(statements('middleware/closest-name.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
   });
 
   it('the whole house has no import circles: kit, emulator, testing, CLI and demo together', () => {
