@@ -7,7 +7,6 @@
  * not answer in time (`store_unavailable`) is read again soon whenever it comes. Simulated day on
  * the test clock; same suite on every store.
  */
-import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { KitError, KitErrorCode } from '../../middleware/errors.ts';
 import { SWEEP_WINDOW_MS } from '../../middleware/sweep/sweep-options.ts';
@@ -17,12 +16,10 @@ import type { Attempt, FulfilRequest, VerifyStore } from '../../middleware/store
 import type { ActionDefinition, SessionStatus, VerifiedAttempt, VerifyClient } from '../../middleware/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 import { useSweepEmulator } from '../support/sweep-bench.ts';
+import { insertDueAttempt, MIN, READ_AGES, sweepEachDueTime } from '../support/sweep-day.ts';
 import { useSweepSuite } from '../support/sweep-suite.ts';
 
-const MIN = 60_000;
 const SEC = 1000;
-/** The default schedule's read ages of an attempt nobody finishes (read-schedule.test.ts). */
-const READ_AGES = [3, 4.5, 6.5, 9, 12, 16, 22, 30, 45, 75, 120, 210, 360, 600, 960, 24 * 60 - 1].map((m) => m * MIN);
 const ERROR_RETRY_MS = 30 * SEC;
 
 /** How each session's fulfilment goes, by its number (0 the first). */
@@ -65,26 +62,16 @@ function failingWrites(
 async function insertVerified(h: StoreUnderTest, createdAt: number): Promise<Map<string, SessionStatus>> {
   const answers = new Map<string, SessionStatus>();
   for (const sessionId of [...Object.keys(FULFILMENTS), RECORD_FAILS]) {
-    const state = randomBytes(16).toString('base64url');
-    const userRef = `user-${sessionId}`;
+    const state = await insertDueAttempt(h.store, sessionId, createdAt, {
+      action: `grant_${sessionId.replaceAll('-', '_')}`,
+    });
     const failed = sessionId === RECORD_FAILS;
     answers.set(
       sessionId,
-      failed ? { status: 'failed', reason: 'max_attempts', state } : { status: 'verified', state, userRef },
+      failed
+        ? { status: 'failed', reason: 'max_attempts', state }
+        : { status: 'verified', state, userRef: `user-${sessionId}` },
     );
-    await h.store.insertAttempt({
-      destination: '+15550100001',
-      userRef,
-      state,
-      platform: 'web',
-      sessionId,
-      action: `grant_${sessionId.replaceAll('-', '_')}`,
-      params: {},
-      returnTo: '/done',
-      sensitivity: 'normal',
-      createdAt,
-      nextCheckAt: createdAt + 3 * MIN,
-    });
   }
   return answers;
 }
@@ -148,12 +135,15 @@ describeEachStore('a verified attempt whose fulfilment fails', (kind) => {
     // Each run at the next time an attempt is due, for the whole day (at most 60 runs: the
     // schedule and its retries need about 25; a read every 30 s would need thousands).
     let errors = 0;
-    for (let runs = 0; runs < 60; runs++) {
-      const due = await nextDue();
-      if (due >= createdAt + SWEEP_WINDOW_MS) break;
-      now = due;
-      errors += (await runSweep(deps, { errorRetryMs: ERROR_RETRY_MS })).errors;
-    }
+    await sweepEachDueTime({
+      nextDue,
+      end: createdAt + SWEEP_WINDOW_MS,
+      setNow: (due) => (now = due),
+      sweep: async () => {
+        errors += (await runSweep(deps, { errorRetryMs: ERROR_RETRY_MS })).errors;
+      },
+      most: 60,
+    });
     const quick = [3 * MIN, 3.5 * MIN, 4 * MIN];
     expect(Object.fromEntries(readAges)).toEqual({
       // 3:00, 3:30 and 4:00, its first three reads, failed: read again after 30 s; from its fourth (4:30) on, the schedule.

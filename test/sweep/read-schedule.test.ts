@@ -14,12 +14,10 @@ import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
 import type { ActionDefinition } from '../../middleware/types.ts';
 import { describeEachStore } from '../support/stores.ts';
 import { ACTION, RETURN_URL, useSweepEmulator } from '../support/sweep-bench.ts';
+import { MIN, READ_AGES } from '../support/sweep-day.ts';
 import { useSweepSuite } from '../support/sweep-suite.ts';
 
-const MIN = 60_000;
 const HOUR = 60 * MIN;
-/** Every read of an attempt nobody finishes, as its age (the first at `sweep.firstCheckAfterMs`). */
-const READ_AGES = [3, 4.5, 6.5, 9, 12, 16, 22, 30, 45, 75, 120, 210, 360, 600, 960, 24 * 60 - 1].map((m) => m * MIN);
 
 describe('the default read ages', () => {
   it('are 16 reads from 3 min to a minute before the window closes, and the next is the window end', () => {

@@ -7,7 +7,6 @@
  * KitError `service_unavailable` (the client's way to say nothing answered) after `errorRetryMs`
  * whenever it comes. Simulated day on the test clock; same suite on every store.
  */
-import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { KitError, KitErrorCode } from '../../middleware/errors.ts';
 import { SWEEP_WINDOW_MS } from '../../middleware/sweep/sweep-options.ts';
@@ -16,12 +15,10 @@ import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
 import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
 import { describeEachStore } from '../support/stores.ts';
 import { ACTION, useSweepEmulator } from '../support/sweep-bench.ts';
+import { insertDueAttempt, MIN, READ_AGES, sweepEachDueTime } from '../support/sweep-day.ts';
 import { useSweepSuite } from '../support/sweep-suite.ts';
 
-const MIN = 60_000;
 const SEC = 1000;
-/** The default schedule's read ages of an attempt nobody finishes (read-schedule.test.ts). */
-const READ_AGES = [3, 4.5, 6.5, 9, 12, 16, 22, 30, 45, 75, 120, 210, 360, 600, 960, 24 * 60 - 1].map((m) => m * MIN);
 const ERROR_RETRY_MS = 30 * SEC;
 
 /** How the app's client answers each session's reads, by the read's number (0 the first). */
@@ -58,23 +55,7 @@ describeEachStore('a ready client that throws plain errors', (kind) => {
       close: () => Promise.resolve(),
     };
     const states: string[] = [];
-    for (const sessionId of Object.keys(ANSWERS)) {
-      const state = randomBytes(16).toString('base64url');
-      states.push(state);
-      await h.store.insertAttempt({
-        destination: '+15550100001',
-        userRef: `user-${sessionId}`,
-        state,
-        platform: 'web',
-        sessionId,
-        action: ACTION,
-        params: {},
-        returnTo: '/done',
-        sensitivity: 'normal',
-        createdAt,
-        nextCheckAt: createdAt + 3 * MIN,
-      });
-    }
+    for (const sessionId of Object.keys(ANSWERS)) states.push(await insertDueAttempt(h.store, sessionId, createdAt));
     const action: ActionDefinition<unknown> = {
       name: ACTION,
       operationSensitivity: 'normal',
@@ -94,12 +75,13 @@ describeEachStore('a ready client that throws plain errors', (kind) => {
 
     // Each run at the next time an attempt is due, for the whole day (at most 60 runs: the
     // schedule and its retries need 20; a read every 30 s would need thousands).
-    for (let runs = 0; runs < 60; runs++) {
-      const due = await nextDue();
-      if (due >= createdAt + SWEEP_WINDOW_MS) break;
-      now = due;
-      await runSweep(deps, { errorRetryMs: ERROR_RETRY_MS });
-    }
+    await sweepEachDueTime({
+      nextDue,
+      end: createdAt + SWEEP_WINDOW_MS,
+      setNow: (due) => (now = due),
+      sweep: () => runSweep(deps, { errorRetryMs: ERROR_RETRY_MS }),
+      most: 60,
+    });
     expect(Object.fromEntries(readAges)).toEqual({
       // 3:00, 3:30 and 4:00, its first three reads, threw: read again after 30 s; from its fourth (4:30) on, the schedule.
       'always-throws': [3 * MIN, 3.5 * MIN, 4 * MIN, ...READ_AGES.slice(1)],

@@ -6,7 +6,6 @@
  * did not answer (a 503, a connection lost mid-body) is still read again after `errorRetryMs`.
  * Simulated day on the test clock, against a service on loopback; same suite on every store.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -16,12 +15,10 @@ import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
 import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
 import { describeEachStore } from '../support/stores.ts';
 import { ACTION, client, useSweepEmulator } from '../support/sweep-bench.ts';
+import { insertDueAttempt, MIN, READ_AGES, sweepEachDueTime } from '../support/sweep-day.ts';
 import { useSweepSuite } from '../support/sweep-suite.ts';
 
-const MIN = 60_000;
 const SEC = 1000;
-/** The default schedule's read ages of an attempt nobody finishes (read-schedule.test.ts). */
-const READ_AGES = [3, 4.5, 6.5, 9, 12, 16, 22, 30, 45, 75, 120, 210, 360, 600, 960, 24 * 60 - 1].map((m) => m * MIN);
 const ERROR_RETRY_MS = 20 * SEC;
 
 /** How the service answers each session's reads, by the read's number (0 the first). */
@@ -80,21 +77,7 @@ describeEachStore('answers the kit cannot use, and no answer', (kind) => {
     now = createdAt;
     const states = new Map<string, string>();
     for (const sessionId of Object.keys(ANSWERS)) {
-      const state = randomBytes(16).toString('base64url');
-      states.set(sessionId, state);
-      await h.store.insertAttempt({
-        destination: '+15550100001',
-        userRef: `user-${sessionId}`,
-        state,
-        platform: 'web',
-        sessionId,
-        action: ACTION,
-        params: {},
-        returnTo: '/done',
-        sensitivity: 'normal',
-        createdAt,
-        nextCheckAt: createdAt + 3 * MIN,
-      });
+      states.set(sessionId, await insertDueAttempt(h.store, sessionId, createdAt));
     }
     const action: ActionDefinition<unknown> = {
       name: ACTION,
@@ -127,12 +110,13 @@ describeEachStore('answers the kit cannot use, and no answer', (kind) => {
 
     // The rest of the day, each run at the next time an attempt is due (at most 40 runs: the
     // schedule needs 17; before, a read every 20 s would have needed thousands).
-    for (let runs = 0; runs < 40; runs++) {
-      const due = await nextDue();
-      if (due >= createdAt + SWEEP_WINDOW_MS) break;
-      now = due;
-      await runSweep(deps, { errorRetryMs: ERROR_RETRY_MS });
-    }
+    await sweepEachDueTime({
+      nextDue,
+      end: createdAt + SWEEP_WINDOW_MS,
+      setNow: (due) => (now = due),
+      sweep: () => runSweep(deps, { errorRetryMs: ERROR_RETRY_MS }),
+      most: 40,
+    });
     // The reads each attempt cost over its day: 16 on the schedule, and the retries of the unanswered ones.
     const reads = Object.fromEntries([...readAges].map(([id, ages]) => [id, ages.length]));
     expect(reads).toEqual({ 'unknown-status': 16, 'not-json': 16, down: 18, 'cut-short': 17 });
