@@ -58,10 +58,14 @@ export function ipBudgetKey(ip: string, ipv6Subnet = DEFAULT_IPV6_SUBNET): strin
   if (parsed === undefined) return UNPARSEABLE_IP_KEY;
   // A zone id names the host's interface, not the client: any text there must not key another budget.
   const address = parsed.split('%')[0] ?? '';
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped !== undefined) return mapped;
   if (isIP(address) !== 6) return address;
-  const masked = ipv6Groups(address).map((group, index) => {
+  const groups = ipv6Groups(address);
+  // An IPv4-mapped address (::ffff:a.b.c.d, also written in hex or in full) is its IPv4 client.
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+    const [high = 0, low = 0] = groups.slice(6);
+    return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+  }
+  const masked = groups.map((group, index) => {
     const keep = Math.min(16, Math.max(0, ipv6Subnet - index * 16));
     return keep === 0 ? 0 : group & ((0xffff << (16 - keep)) & 0xffff);
   });
