@@ -168,7 +168,7 @@ export const redirectChecks: AuditCheck[] = [
   {
     id: 'redirect.start',
     title:
-      "No parameter of the start (its query or its form's fields), of a page visited before it, or header of the start (X-Forwarded-Host, Referer) becomes a redirect or a refresh at any hop after the landing",
+      "No parameter of the start (its query or its form's fields), of a page visited before it, or header of the start (X-Forwarded-Host, Referer) becomes a redirect or a refresh: on that page, or at any hop after the landing",
     fix: "Never redirect to a URL taken from a parameter, a header or state, nor to one your session remembered from such a parameter: the kit posts to the service's verifyUrl and lands at fixed successPaths.",
     phase: 'concurrent',
     async run(world, verdict) {
@@ -178,7 +178,17 @@ export const redirectChecks: AuditCheck[] = [
         [
           'a page visited before it',
           async (user, value) => {
-            for (const path of pagesBeforeStart(world)) await user.agent.request(`${path}?${plantedQuery(value)}`);
+            for (const path of pagesBeforeStart(world)) {
+              // The page itself may send a signed-in user on to its ?next= (a sign-in page does).
+              const page = await user.agent.request(`${path}?${plantedQuery(value)}`);
+              await judgeRedirects(
+                world,
+                verdict,
+                user,
+                page,
+                `${path} with ${REDIRECT_PARAMS.length} names = ${value}`,
+              );
+            }
             return world.postStart(user);
           },
         ],
