@@ -30,6 +30,37 @@ const NAMED_READ = /\.\s*(?:get|getAll|has)\s*\(\s*(["'`])([^"'`\\\n]{1,100})\1\
 /** A parameter read by a name the text does not spell (`.get(name)`). */
 const UNNAMED_READ = /\.\s*(?:get|getAll)\s*\(\s*(?!(["'`])[^"'`\\\n]{1,100}\1\s*\))/;
 
+/** A read by a literal name right where it starts: `.get('lang')`. */
+const NAMED_HERE = /^\s*\.\s*(?:get|getAll|has)\s*\(\s*(["'`])[^"'`\\\n]{1,100}\1\s*\)/;
+
+/** The name a parameters read is kept in, at the end of what precedes it (`const q = new `). */
+const KEPT_IN = /(?:^|[^.\w$])([A-Za-z_$][\w$]*)\s*=\s*new\s+$/;
+
+/** Whether every use of `name` (a spread too, not a property of that name) but its declaration reads one parameter by a literal name. */
+function usedOnlyByName(script: string, name: string): boolean {
+  const uses = [
+    ...script.matchAll(new RegExp(`(?<![\\w$])(?<!(?:^|[^.])\\.)${name.replace(/\$/g, '\\$')}(?![\\w$])`, 'g')),
+  ];
+  return uses.every((use) => {
+    const after = script.slice((use.index ?? 0) + use[0].length);
+    return NAMED_HERE.test(after) || /^\s*=(?!=)/.test(after);
+  });
+}
+
+/**
+ * Whether each read of the query as parameters is read only by names the text spells, at once or
+ * through the name it is kept in: one taken whole (`Object.fromEntries(...)`, iterated, spread)
+ * reads every parameter, whatever other reads name.
+ */
+function parametersReadByName(script: string): boolean {
+  return [...script.matchAll(PARAMETERS_READ)].every((match) => {
+    const at = match.index ?? 0;
+    if (NAMED_HERE.test(script.slice(at + match[0].length))) return true;
+    const kept = KEPT_IN.exec(script.slice(Math.max(0, at - 200), at))?.[1];
+    return kept !== undefined && usedOnlyByName(script, kept);
+  });
+}
+
 /** Whether the script sends a window on to anything but a fixed string. */
 function navigatesByValue(script: string): boolean {
   return [...script.matchAll(NAVIGATES)].some(
@@ -72,7 +103,11 @@ function plantedNames(url: string, planted: readonly string[]): Set<string> | un
  */
 function namedRead(script: string, names: ReadonlySet<string>): string | undefined {
   const spelt = new Set([...script.matchAll(NAMED_READ)].map((match) => match[2] ?? ''));
-  const unnamed = spelt.size === 0 || UNNAMED_READ.test(script) || READS_URL.test(script.replace(PARAMETERS_READ, ''));
+  const unnamed =
+    spelt.size === 0 ||
+    UNNAMED_READ.test(script) ||
+    READS_URL.test(script.replace(PARAMETERS_READ, '')) ||
+    !parametersReadByName(script);
   if (unnamed) return 'read without naming a parameter';
   const quoted = (name: string) =>
     new RegExp(`["'\`][?&#]?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}=?["'\`]`).test(script);

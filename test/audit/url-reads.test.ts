@@ -1,0 +1,49 @@
+/**
+ * A script reading the page's query as parameters and sending the browser on: one that takes the
+ * parameters whole (`Object.fromEntries`, a loop over them, a spread) reads the planted ?next= even
+ * when it also reads another parameter by name, and is an exit; one that reads each parameter by a
+ * name it spells (`.get('lang')`), at once or through the name it keeps them in, is judged by
+ * those names alone.
+ */
+import { describe, expect, it } from 'vitest';
+import { plantedUrlRead } from '../../testing/audit/url-reads.ts';
+
+const URL_WITH_PLANT = 'http://localhost:3000/done?next=https%3A%2F%2Fevil.example%2Faudit&lang=en';
+const PLANTED = ['https://evil.example/audit', '//evil.example'];
+const read = (script: string) => plantedUrlRead(script, [URL_WITH_PLANT], PLANTED);
+
+describe('plantedUrlRead and parameters taken whole', () => {
+  it.each([
+    [
+      'Object.fromEntries of the query, beside a read of ?lang= by name',
+      "const p = Object.fromEntries(new URLSearchParams(location.search)); document.documentElement.lang = new URLSearchParams(location.search).get('lang'); if (p.next) location = p.next;",
+    ],
+    [
+      'Object.fromEntries of the parameters kept in a name also read by name',
+      "const q = new URLSearchParams(location.search); const lang = q.get('lang'); const all = Object.fromEntries(q); location.assign(all.next);",
+    ],
+    [
+      'a destructured Object.fromEntries of the URL parsed whole',
+      "const { next } = Object.fromEntries(new URL(location.href).searchParams); document.title = new URLSearchParams(location.search).get('lang'); location.href = next;",
+    ],
+    [
+      'a spread of the parameters into an array',
+      "const q = new URLSearchParams(location.search); const lang = q.get('lang'); const pairs = [...q]; location.replace(pairs[0][1]);",
+    ],
+  ])('%s is read as every parameter', (_, script) => {
+    expect(read(script)).toBe('read without naming a parameter');
+  });
+
+  it.each([
+    [
+      'read by name at once',
+      "const lang = new URLSearchParams(location.search).get('lang') || 'en'; location.replace('/' + lang + '/done');",
+    ],
+    [
+      'kept in a name whose every use reads ?lang= by name',
+      "const q = new URLSearchParams(location.search); document.title = q.get('lang'); if (q.has('lang')) location.replace('/' + q.get('lang'));",
+    ],
+  ])('a script reading only ?lang= (%s) sends the browser on by no planted value', (_, script) => {
+    expect(read(script)).toBeUndefined();
+  });
+});
