@@ -285,6 +285,9 @@ async function runKeptRequest<Tx>(
     );
   }
   note(guarded, req, 'consumed');
+  // What the handler serves is what the step-up protects: no history or cache keeps it past the
+  // grant (Back after a sign-out). The handler may still set its own Cache-Control.
+  res.setHeader('Cache-Control', 'no-store');
   next();
   return true;
 }
@@ -312,6 +315,8 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
   if (!page) verifyFromThisSite(context, req);
   if (fresh) {
     note(guarded, req, 'granted');
+    // As for a kept form confirmed: what the step-up protects is never stored.
+    res.setHeader('Cache-Control', 'no-store');
     next();
     return;
   }

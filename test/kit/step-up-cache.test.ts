@@ -1,0 +1,86 @@
+/**
+ * What a guarded route serves once the guard lets it through is the content the step-up protects
+ * (recovery codes, an export, the result of a confirmed form): the guard marks it `no-store`, so no
+ * browser's history or shared cache keeps it to be shown again after the grant expired or the user
+ * signed out. A handler that wants its own caching still sets it. On SQLite and PostgreSQL.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Agent } from '../support/agent.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { describeEachAppStore } from '../support/app-stores.ts';
+import { confirmForm, guardedRoutes, SCOPES, TEN_MINUTES, type Ran } from '../support/step-up.ts';
+
+describeEachAppStore('what a guarded route serves is never stored', (_store, storeOptions) => {
+  let app: TestApp | undefined;
+  const ran: Ran[] = [];
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: (a, kit) => {
+        guardedRoutes(ran)(a, kit);
+        a.get('/statement', kit.requireRecentVerification({ scope: 'export', maxAge: TEN_MINUTES }), (_req, res) => {
+          res.set('Cache-Control', 'private, max-age=60').send('statement');
+        });
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  const suite = {
+    get app(): TestApp {
+      return app!;
+    },
+  };
+
+  async function verifyFrom(user: Agent, html: string) {
+    const form = confirmForm(html);
+    const started = await user.start(form.action, { intent: form.intent });
+    return user.request(await user.verifyOnHostedPage(started));
+  }
+
+  it('a guarded page opened with a fresh grant is sent no-store', async () => {
+    const alice = await suite.app.agent().signIn('cache-page');
+    await verifyFrom(alice, (await alice.request('/security')).body);
+    const opened = await alice.request('/security');
+    expect(opened.body).toContain('codes for cache-page');
+    expect(opened.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('a kept form confirmed after the verification runs its handler, whose answer is sent no-store', async () => {
+    const bob = await suite.app.agent().signIn('cache-form');
+    const kept = await bob.request('/accounts/acct-9/payee', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: bob.origin,
+        'sec-fetch-site': 'same-origin',
+      },
+      body: 'iban=DE009',
+    });
+    const landing = await verifyFrom(bob, kept.body);
+    const confirmPage = await bob.request(landing.location!);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(confirmPage.body)![1]!;
+    const intent = /name="_verify_kit_intent" value="([^"]+)"/.exec(confirmPage.body)![1]!;
+    const ran = await bob.request('/accounts/acct-9/payee', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: bob.origin,
+        'sec-fetch-site': 'same-origin',
+      },
+      body: new URLSearchParams({ _csrf: csrf, _verify_kit_intent: intent }).toString(),
+    });
+    expect(ran.body).toContain('payee saved');
+    expect(ran.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('a handler that sets its own Cache-Control keeps it', async () => {
+    const carol = await suite.app.agent().signIn('cache-export');
+    await verifyFrom(carol, (await carol.request('/statement')).body);
+    const opened = await carol.request('/statement');
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('cache-control')).toBe('private, max-age=60');
+  });
+});
