@@ -7,3 +7,22 @@
 export function maskDestination(destination: string): string {
   return `••\u00a0${destination.slice(-2)}`;
 }
+
+/** The fewest digits a phone number has with its country code (Niue's +683 4002). */
+const FEWEST_NUMBER_DIGITS = 7;
+
+/** An IPv4 or IPv6 address, or a start of one, with a prefix, a zone or a port: never a phone number's spelling. */
+const ADDRESS_LIKE =
+  /^\[?(?:\d{1,3}(?:\.\d{1,3}){0,3}|[\da-f]{0,4}(?::[\da-f]{0,4}){1,7}(?:\.\d{1,3}){0,3})(?:%[\w.-]*)?\]?(?::\d{1,5}|\/\d{1,3})?$/i;
+
+/**
+ * A value an error message names back (a country, an address), quoted, unless it may be a phone
+ * number (as many digits as one, and no address): a number typed where another value goes is
+ * never repeated.
+ */
+export function quotedUnlessNumber(value: string): string {
+  const digits = value.match(/\p{Nd}/gu)?.length ?? 0;
+  return digits < FEWEST_NUMBER_DIGITS || ADDRESS_LIKE.test(value)
+    ? JSON.stringify(value)
+    : 'a value not repeated here, as it may be a phone number';
+}

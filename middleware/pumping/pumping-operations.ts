@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { DEFAULT_IPV6_SUBNET, ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
+import { quotedUnlessNumber } from '../numbers/mask-number.ts';
 import { describeStoredNumber, numberLength } from '../numbers/parse-number.ts';
 import type {
   PumpingDayCount,
@@ -91,7 +92,7 @@ function addressKey(address: string, ipv6Subnet: number): string {
   if (key === UNPARSEABLE_IP_KEY || bare.includes('/')) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
-      `address must be an IPv4 address or an IPv6 address (which stands for its /${ipv6Subnet}), such as '203.0.113.7' or '2001:db8:1:2::'; got ${JSON.stringify(address)}.`,
+      `address must be an IPv4 address or an IPv6 address (which stands for its /${ipv6Subnet}), such as '203.0.113.7' or '2001:db8:1:2::'; got ${quotedUnlessNumber(address)}.`,
     );
   }
   return key;
@@ -142,7 +143,7 @@ function checkCountry(country: string): void {
   const hint = country === 'UK' ? " (the United Kingdom is 'GB')" : '';
   throw new KitError(
     KitErrorCode.InvalidOptions,
-    `country must be the ISO 3166-1 alpha-2 code of a country with phone numbers, such as 'NG', or 'ZZ' for numbers of none${hint}; got ${JSON.stringify(country)}.`,
+    `country must be the ISO 3166-1 alpha-2 code of a country with phone numbers, such as 'NG', or 'ZZ' for numbers of none${hint}; got ${quotedUnlessNumber(country)}.`,
   );
 }
 

@@ -76,6 +76,32 @@ describeEachStore('operators’ targets', (kind) => {
     expect(rule.key).toBe(startKeys('+8821234567', '192.0.2.1', 'u').country);
   });
 
+  it('never repeats a phone number given as a country or an address, however it is spelt, and keeps nothing', async () => {
+    const digitsOf = (text: string) => text.replace(/\P{Nd}/gu, '');
+    const spellings = [
+      '+447400123456',
+      '07400 123456',
+      '+33 6 12 34 56 78',
+      '06.12.34.56.78',
+      '００３３６１２３４５６７８',
+    ];
+    for (const value of spellings) {
+      for (const target of [{ country: value }, { address: value }]) {
+        const message = await refusal(ops.block(target));
+        expect(message).toMatch(/^(country|address) must be/);
+        expect(digitsOf(message), message).not.toContain(digitsOf(value));
+        expect(message).toContain('not repeated here');
+      }
+    }
+    // A value that cannot be a number is named back, so the operator sees the mistake.
+    expect(await refusal(ops.block({ address: '203.0.113' }))).toContain('got "203.0.113"');
+    expect(await refusal(ops.block({ address: '2001:db8::1/129' }))).toContain('got "2001:db8::1/129"');
+    expect(await refusal(ops.block({ address: '[::ffff:203.0.113.7]:99999' }))).toContain(
+      'got "[::ffff:203.0.113.7]:99999"',
+    );
+    expect(await ops.rules()).toEqual([]);
+  });
+
   it('refuses a block too short or too long to be any number of its country without its last three digits, and keeps nothing', async () => {
     // French numbers have 9 digits after +33: a block has 6.
     expect(await refusal(ops.block({ block: '+336123' }))).toContain('too short');
