@@ -27,12 +27,20 @@ export function refuseIllFormedKey(key: string): void {
   );
 }
 
+/** What a value is, said without the value: a key read from the request may be an account id or a number. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
 /**
  * What bindTo returned, unless it is no key. A list is the user's input, not a broken hook: a query
  * or form field sent twice (`?account=a&account=b`) names two resources, and the request cannot be
- * bound to either (400, nothing kept or sent). Anything else but a string fails closed (500).
+ * bound to either (400, nothing kept or sent). Anything else but a string is the app's code to fix,
+ * not the user's input: it fails closed (500), the log naming the guard and the fix.
  */
-export function assertResourceKey(key: unknown): asserts key is string {
+export function assertResourceKey(key: unknown, scope: string): asserts key is string {
   if (Array.isArray(key)) {
     throw new KitError(
       KitErrorCode.InvalidActionParams,
@@ -40,7 +48,10 @@ export function assertResourceKey(key: unknown): asserts key is string {
     );
   }
   if (typeof key !== 'string') {
-    throw new KitError(KitErrorCode.HookFailed, 'requireRecentVerification: bindTo must return a string or undefined.');
+    throw new KitError(
+      KitErrorCode.HookFailed,
+      `requireRecentVerification({ scope: '${scope}' }): bindTo returned ${kindOf(key)}, so the request could not be bound to a resource; nothing was kept, sent or run. Return the resource key as a string (e.g. String(req.params.account)), or undefined to bind to no resource.`,
+    );
   }
 }
 

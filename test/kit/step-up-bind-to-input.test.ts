@@ -50,6 +50,23 @@ describeEachAppStore('a resource field sent twice to a guard', (_store, storeOpt
             res.json({ sent: true });
           },
         );
+        // An app's slip: the account id as a number, or the account record itself, where a key is asked for.
+        a.post(
+          '/numbered',
+          guard((req) => Number(accountIn(req.body)) as unknown as string),
+          (_req, res) => {
+            ran.push('numbered');
+            res.send('ran');
+          },
+        );
+        a.post(
+          '/record',
+          guard((req) => ({ account: accountIn(req.body) }) as unknown as string),
+          (_req, res) => {
+            ran.push('record');
+            res.send('ran');
+          },
+        );
         a.post(
           '/broken',
           guard(() => {
@@ -109,6 +126,23 @@ describeEachAppStore('a resource field sent twice to a guard', (_store, storeOpt
     );
     expect(JSON.parse(json.body)).toMatchObject({ error: 'invalid_action_params' });
     expect((await user.postForm('/payees', 'account=acct-a&iban=ONCE-1', sameSite)).body).toContain('Confirm it’s you');
+  });
+
+  it('a bindTo that returns a number or an object fails closed (500, nothing kept or run), its log line naming the guard, what it returned and the fix, never the value', async () => {
+    const user = await app!.agent().signIn('bind-junk');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    for (const [path, kind] of [
+      ['/numbered', 'a number'],
+      ['/record', 'an object'],
+    ] as const) {
+      const failed = await expectNothingDone(() => user.postForm(path, 'account=4471&iban=JUNK-1', sameSite), 500);
+      expect(failed.body).toContain(englishMessages.errors.hook_failed);
+      expect(failed.body).not.toMatch(/\n\s+at /);
+      const line = app!.logs.find((l) => l.includes('"level":"error"') && l.includes(`bindTo returned ${kind}`));
+      expect(line).toContain("requireRecentVerification({ scope: 'payout' })");
+      expect(line).toContain('String(req.params.account)');
+      expect(line).not.toContain('4471');
+    }
   });
 
   it('a bindTo that throws still fails closed: 500, its error logged, nothing kept or run', async () => {
