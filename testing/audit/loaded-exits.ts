@@ -7,7 +7,7 @@
  */
 import type { Answer, Headers } from './agent.ts';
 import { plantedExit, scriptCarries } from './page-exits.ts';
-import { filesLoadedBy } from './subresources.ts';
+import { filesLoadedBy, onOrigin } from './subresources.ts';
 import { pagePlantedUrlRead, plantedUrlRead } from './url-reads.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
@@ -82,6 +82,14 @@ export async function loadedExitWithPlant(
       unread.add(path);
       return undefined;
     });
+    // The browser follows a file's redirect (a name without its hash, to the hashed build), and a
+    // frame's: what it runs is the file redirected to.
+    const moved = file !== undefined && file.status >= 300 && file.status < 400 ? file.location : null;
+    const target = moved === null ? undefined : onOrigin(moved, loaded.url, appOrigin);
+    if (target !== undefined && !seen.has(target)) {
+      seen.add(target);
+      queue.push({ url: target, frames: loaded.frames });
+    }
     if (file?.status !== 200) continue;
     const type = file.headers['content-type'] ?? '';
     // A frame's page runs itself and its files inside that frame; a script's imports run where it does.

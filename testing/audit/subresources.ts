@@ -75,7 +75,7 @@ function importsOf(script: string): string[] {
 }
 
 /** `target` resolved against `base`, when it is a URL on `origin` (a data: URL or another site is not the app's). */
-function onOrigin(target: string, base: string, origin: string): string | undefined {
+export function onOrigin(target: string, base: string, origin: string): string | undefined {
   try {
     const url = new URL(target, base);
     url.hash = '';
