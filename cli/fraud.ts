@@ -10,6 +10,7 @@ import { keepingProcessAlive, withDeadline } from '../middleware/deadline.ts';
 import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
 import { cutForPrinting, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
+import { mayBePhoneNumber, NOT_REPEATED, quotedUnlessNumber } from '../middleware/numbers/mask-number.ts';
 import type { VerificationKitOptions } from '../middleware/options/options.ts';
 import { flagGivenTwice } from '../middleware/options/command-flags.ts';
 import { MAX_DAYS, MAX_DECISIONS, MAX_HOURS, type PumpingTarget } from '../middleware/pumping/pumping-operations.ts';
@@ -65,7 +66,9 @@ function number(flag: string, value: string | undefined): number {
   // Said, never capped: an operator who asked for 30 days must not read 15 as all of them.
   const most = MOST[flag];
   if (most !== undefined && parsed > most.max) {
-    throw new UsageError(`${flag} is at most ${most.max}${most.why}; got ${value}.`);
+    throw new UsageError(
+      `${flag} is at most ${most.max}${most.why}; got ${mayBePhoneNumber(value ?? '') ? NOT_REPEATED : value}.`,
+    );
   }
   return parsed;
 }
@@ -141,7 +144,8 @@ function parse(argv: readonly string[], env: CommandEnv): Args {
       if (by !== 'country' && by !== 'block') throw new UsageError('--by is country or block.');
       args.by = by;
     } else if (flag === '--json') args.json = true;
-    else if (flag.startsWith('-')) throw new UsageError(`unknown option ${JSON.stringify(flag)}.`);
+    // Quoted unless it may hold a number: `--block=+447400123456` is an unknown option too.
+    else if (flag.startsWith('-')) throw new UsageError(`unknown option ${quotedUnlessNumber(flag)}.`);
     // A value without its flag is not printed back: it may be a whole phone number.
     else
       throw new UsageError(

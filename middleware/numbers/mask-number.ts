@@ -15,14 +15,19 @@ const FEWEST_NUMBER_DIGITS = 7;
 const ADDRESS_LIKE =
   /^\[?(?:\d{1,3}(?:\.\d{1,3}){0,3}|[\da-f]{0,4}(?::[\da-f]{0,4}){1,7}(?:\.\d{1,3}){0,3})(?:%[\w.-]*)?\]?(?::\d{1,5}|\/\d{1,3})?$/i;
 
+/** Whether a value may be a phone number: as many digits as one, and no IP address. */
+export function mayBePhoneNumber(value: string): boolean {
+  const digits = value.match(/\p{Nd}/gu)?.length ?? 0;
+  return digits >= FEWEST_NUMBER_DIGITS && !ADDRESS_LIKE.test(value);
+}
+
+/** What a message says instead of a value that may be a phone number. */
+export const NOT_REPEATED = 'a value not repeated here, as it may be a phone number';
+
 /**
  * A value an error message names back (a country, an address), quoted, unless it may be a phone
- * number (as many digits as one, and no address): a number typed where another value goes is
- * never repeated.
+ * number: a number typed where another value goes is never repeated.
  */
 export function quotedUnlessNumber(value: string): string {
-  const digits = value.match(/\p{Nd}/gu)?.length ?? 0;
-  return digits < FEWEST_NUMBER_DIGITS || ADDRESS_LIKE.test(value)
-    ? JSON.stringify(value)
-    : 'a value not repeated here, as it may be a phone number';
+  return mayBePhoneNumber(value) ? NOT_REPEATED : JSON.stringify(value);
 }
