@@ -25,13 +25,13 @@ import { csrfToken, verifyCsrf } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
 import { isStateShaped, newNonce, newState } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
-import { countStepUp, type StepUpEvent } from '../telemetry.ts';
 import {
   GUARDABLE_METHODS,
   resolveGuard,
   type RecentVerificationOptions,
   type ResolvedGuard,
 } from './guard-options.ts';
+import { note, type Guarded } from './guard-note.ts';
 import { handOverWithin } from './hand-over.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
 import { keepIntentWithinLimit, replaceKept } from './intent-limit.ts';
@@ -51,25 +51,6 @@ import {
 
 /** A user back from a verification within this long, still refused, is told why instead of asked again. */
 const JUST_GRANTED_MS = 2 * 60_000;
-
-type Guarded<Tx> = { context: KitContext<Tx>; guard: ResolvedGuard };
-
-/**
- * The route's pattern (`/accounts/:account/payee`), not the requested path: few values, and no ids
- * or tokens. A mount's path (`app.use('/accounts/:account', router)`) reaches the guard only as the
- * path requested (`req.baseUrl`), so a mount is counted as `*`.
- */
-function routePattern(req: Request): string {
-  const pattern = (req.route as { path?: unknown } | undefined)?.path;
-  return `${req.baseUrl === '' ? '' : '*'}${typeof pattern === 'string' ? pattern : ''}` || '/';
-}
-
-function note<Tx>({ context, guard }: Guarded<Tx>, req: Request, event: StepUpEvent): void {
-  const pattern = routePattern(req);
-  countStepUp(event, guard.scope.name, pattern);
-  // The pattern, as counted: a requested path may hold account ids, a query the integrator's tokens.
-  context.logger.info({ route: 'step-up', scope: guard.scope.name, event, routePattern: pattern }, `step-up ${event}`);
-}
 
 /** A guarded address the guard cannot keep: not a same-origin path, or naming a resource no store can keep. */
 function unconfirmable(): KitError {
