@@ -30,10 +30,13 @@ async function readPumping(kit: VerificationKit<unknown>): Promise<PumpingView> 
   return { days: DAYS, counts, tripped, decisions, rules };
 }
 
-/** "NG" or "ng" is a country; "+33 612 345" a number block; anything else is refused. */
+/**
+ * "NG" or "ng" is a country; "+33 612 345" a number block, also as the page shows one
+ * ("+33612345•••", copied from its tables); anything else is refused.
+ */
 export function targetOf(typed: unknown): PumpingTarget | undefined {
   if (typeof typed !== 'string') return undefined;
-  const value = typed.replace(/[\s.-]/g, '');
+  const value = typed.replace(/[\s.-]/g, '').replace(/(?<=\d)•••$/u, '');
   if (/^[A-Za-z]{2}$/.test(value)) return { country: value.toUpperCase() };
   if (/^\+\d{2,14}$/.test(value)) return { block: value };
   return undefined;

@@ -135,6 +135,19 @@ describe('the operator page: who may use it', () => {
     expect(badAct.body).toContain(shown(en.invalidAct));
     expect(await stack.demo.kit.pumping.rules()).toEqual(rulesBefore);
   });
+
+  it('takes a number block as the page shows it (copied with its masked digits), and blocks and clears that block', async () => {
+    const alice = await new Agent(demoSite(stack)).signIn('alice');
+    const token = siteToken((await alice.request('/operator/pumping')).body);
+    const blocked = await postOperator(alice, { _csrf: token, act: 'block', target: `${FRENCH_BLOCK}•••` });
+    expect(blocked.status).toBe(303);
+    expect((await stack.demo.kit.pumping.rules()).map((rule) => [rule.dimension, rule.key])).toEqual([
+      ['block', FRENCH_BLOCK],
+    ]);
+    const cleared = await postOperator(alice, { _csrf: token, act: 'clear', target: ` ${FRENCH_BLOCK}••• ` });
+    expect(cleared.location).toBe('/operator/pumping?done=cleared');
+    expect(await stack.demo.kit.pumping.rules()).toEqual([]);
+  });
 });
 
 // The page's reads on both of the kit's stores (the demo's DATABASE_PATH or DATABASE_URL).
