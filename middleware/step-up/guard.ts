@@ -250,11 +250,18 @@ async function runKeptRequest<Tx>(
   const resourceKey = await resourceKeyOf(guarded, req);
   const reading = readingOf(guarded, user.userRef, browserSession);
   const fresh = await hasFreshGrant(reading, resourceKey, now - guard.maxAgeMs);
-  if (resourceKey !== intent.resourceKey || !fresh) {
-    // The same request asked again is kept anew in its place; one sent back for another resource
-    // is kept for that one too, and stays kept for its own.
-    const same = resourceKey === intent.resourceKey;
-    await answerRequired(guarded, req, res, user, resourceKey, same ? intentId : undefined);
+  // Sent back under another resource (the user switched workspace since): its fields were never
+  // sent for that one, so it is not kept for it, as one sent to another path is not; it stays kept for its own.
+  if (resourceKey !== intent.resourceKey) {
+    note(guarded, req, 'denied');
+    throw new KitError(
+      KitErrorCode.StepUpIntentUnusable,
+      'This request was kept for another resource than the one it was sent back for (bindTo reads another key now); nothing was kept or changed.',
+    );
+  }
+  if (!fresh) {
+    // The same request asked again is kept anew in its place.
+    await answerRequired(guarded, req, res, user, resourceKey, intentId);
     return true;
   }
   // One caller, on any instance, gets the intent: a reload, a second tab or a replay runs nothing.
