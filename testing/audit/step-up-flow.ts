@@ -58,14 +58,20 @@ export function confirmItsYouForm(world: AuditWorld, answer: Answer): PageForm |
 
 /**
  * The guard asked again: its "Confirm it's you" page, a verification already started (the handoff
- * page, from an app that presses the button itself), or a refusal (4xx).
+ * page, from an app that presses the button itself), or its 401 challenge to a script. Any other
+ * 4xx may be the route's own handler answering (a 409 for a payee it already has): not the guard.
  */
 export function guardAsked(world: AuditWorld, answer: Answer): boolean {
   return (
     confirmItsYouForm(world, answer) !== undefined ||
     parseHandoffPage(answer.body) !== undefined ||
-    (answer.status >= 400 && answer.status < 500)
+    (answer.status === 401 && /^\s*VerifyKit\b/i.test(answer.headers['www-authenticate'] ?? ''))
   );
+}
+
+/** The route did not open: the guard asked, or the request was refused (a 4xx: no route has that method). */
+export function guardAskedOrRefused(world: AuditWorld, answer: Answer): boolean {
+  return guardAsked(world, answer) || (answer.status >= 400 && answer.status < 500);
 }
 
 export function routeMethod(route: AuditGuardedRoute): 'GET' | 'POST' {
