@@ -47,8 +47,11 @@ export function handOverWithin(
     failed.answer(missedDeadline(name, ms, 'neither answered nor called next()', 'it counts as failed'));
   }, ms);
   timer.unref();
-  // Answered, or the client went away: nothing left to bound.
-  res.once('close', () => clearTimeout(timer));
+  // Answered, or handed on: nothing left to bound. A client that went away first leaves the
+  // deadline standing, so a next() past it runs nothing whether or not anyone still listens.
+  res.once('close', () => {
+    if (passedOn || endAsked()) clearTimeout(timer);
+  });
   /** It threw, rejected or passed an error to next(). */
   const failedWith = (error: unknown): void => {
     clearTimeout(timer);

@@ -251,6 +251,29 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
       expect((await nobody.request('/ping')).body).toBe('pong');
     });
   });
+
+  it('one that calls next() after the deadline runs nothing when its client went away before it: the deadline holds without a listener', async () => {
+    const ran = { handler: false };
+    let lateNext = false;
+    app = await appWith((_req, _res, next) => {
+      setTimeout(() => {
+        lateNext = true;
+        next();
+      }, 800);
+    }, ran);
+    await asUserWithoutPhone(app!, async (nobody) => {
+      // The user gives up (closes the tab) 100 ms in, before the deadline.
+      const gaveUp = await nobody.request('/security', { timeoutMs: 100 }).catch((error: Error) => error.message);
+      expect(gaveUp).toContain('did not answer within 100 ms');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(lateNext).toBe(true);
+      expect(ran.handler).toBe(false);
+      expect(
+        app!.logs.some((line) => line.includes('onUnenrolled neither answered nor called next() within 300 ms')),
+      ).toBe(true);
+      expect((await nobody.request('/ping')).body).toBe('pong');
+    });
+  });
 });
 
 describe('an onUnenrolled that fails', () => {
