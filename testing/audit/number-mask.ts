@@ -54,3 +54,15 @@ export function maskTypedRange(text: string): string {
     return found === null ? run : `[a number ending ${found[0].slice(-2)}]`;
   });
 }
+
+/** A number in international form after its `+` (or `%2B`): 8 to 15 digits, separators between. */
+const INTERNATIONAL = new RegExp(String.raw`(?<=\+|%2B)\d(?:${SEPARATOR}*\d){7,14}(?!\d)`, 'gi');
+
+/**
+ * `text` with every number written in international form masked, whoever holds it: for what is
+ * said outside a run's report (an error of your app quoting a user's own number, one the audit
+ * never typed nor knows).
+ */
+export function maskInternational(text: string): string {
+  return text.replace(INTERNATIONAL, (run) => `[a number ending ${run.replace(/\D/g, '').slice(-2)}]`);
+}
