@@ -142,7 +142,9 @@ type StopSignal = keyof typeof STOP_SIGNALS;
  * your close() before it exits, so an app or emulator your configuration started in another process
  * is not left running.
  */
-function stopSignal(): { received: Promise<StopSignal>; dispose: () => void } {
+type StopWatch = { received: Promise<StopSignal>; dispose: () => void };
+
+function stopSignal(): StopWatch {
   const handlers: [StopSignal, () => void][] = [];
   const received = new Promise<StopSignal>((resolve) => {
     for (const signal of Object.keys(STOP_SIGNALS) as StopSignal[]) {
@@ -177,14 +179,23 @@ export const command = {
     const output = write === undefined ? keepStdoutForReport() : { report: write, restore: () => {} };
     let loaded: AuditConfig | undefined;
     const unhandled = watchUnhandled(warn, (error) => printable(loaded, env, error));
+    // Listened for from the start: a signal while the configuration loads would otherwise end the
+    // process at once, saying nothing, and leave what the configuration is starting running.
+    const stop = stopSignal();
     try {
-      loaded = await loadConfig(file, env);
+      const loadedOrStopped = await loadUnlessStopped(file, env, stop, warn);
+      if (typeof loadedOrStopped === 'number') return loadedOrStopped;
+      loaded = loadedOrStopped.config;
       unhandled.ready();
       const config = loaded;
+      if (loadedOrStopped.stopped !== undefined) {
+        await closeConfig(config, warn, (error) => printable(config, env, error));
+        return STOP_SIGNALS[loadedOrStopped.stopped];
+      }
       let closed: boolean;
       let code: number;
       try {
-        code = await audit(config, only, json, output.report, warn, unhandled);
+        code = await audit(config, only, json, output.report, warn, unhandled, stop);
       } finally {
         closed = await closeConfig(config, warn, (error) => printable(config, env, error));
       }
@@ -192,6 +203,7 @@ export const command = {
       // error of your code while it ran, fails a run that passed.
       return code === 0 && (unhandled.count() > 0 || !closed) ? 2 : code;
     } finally {
+      stop.dispose();
       // Run by the bin (standard output its own), the command owns the process until it exits: a
       // later error of your code would otherwise end it with Node's stack and the error's message.
       if (write === undefined) {
@@ -224,6 +236,30 @@ function withoutEnvironmentSecrets(env: CommandEnv, text: string): string {
     .reduce((out, secret) => scrubSecret(secretForms('', secret), out), text);
 }
 
+/**
+ * The configuration, loaded; or, when SIGINT or SIGTERM came first, said at once, then waited for
+ * (a second signal ends the process) so its close() can stop what it started: `stopped` names the
+ * signal, and a configuration that then fails to load leaves only the signal's exit code.
+ */
+async function loadUnlessStopped(
+  file: string,
+  env: CommandEnv,
+  stop: StopWatch,
+  warn: (text: string) => void,
+): Promise<{ config: AuditConfig; stopped?: StopSignal } | number> {
+  const loading = loadConfig(file, env);
+  // Stopped, its failure is nobody's.
+  loading.catch(() => {});
+  const first = await Promise.race([loading, stop.received]);
+  if (typeof first !== 'string') return { config: first };
+  stop.dispose();
+  warn(
+    `the audit was stopped (${first}) while your configuration loaded: no report; closing what it started once it has loaded (again to end at once)\n`,
+  );
+  const config = await loading.catch(() => undefined);
+  return config === undefined ? STOP_SIGNALS[first] : { config, stopped: first };
+}
+
 /** Runs the audit the configuration describes, prints its report, and closes what the configuration started. */
 async function audit(
   config: AuditConfig,
@@ -232,8 +268,8 @@ async function audit(
   write: (text: string) => void,
   warn: (text: string) => void,
   unhandled: UnhandledErrors,
+  stop: StopWatch,
 ): Promise<number> {
-  const stop = stopSignal();
   try {
     // close() is the configuration's, not an option of the audit.
     const { close: _close, ...options } = config;
