@@ -26,6 +26,8 @@ const ON_EXPRESS_4 = [
   'test/kit/step-up-cache.test.ts',
   'test/kit/step-up-bind-to-input.test.ts',
   'test/kit/step-up-untrusted-hooks.test.ts',
+  'test/kit/step-up-stacked.test.ts',
+  'test/kit/step-up-bypasses.test.ts',
   'test/audit/fixtures.test.ts',
   'test/audit/sound-apps.test.ts',
   'test/emulator/testing-entry.test.ts',

@@ -46,7 +46,7 @@ import {
   INTENT_FIELD,
   INTENT_TTL_MS,
   intentIsUsable,
-  isAnotherScopes,
+  isAnotherGuards,
 } from './scope-actions.ts';
 
 /** A user back from a verification within this long, still refused, is told why instead of asked again. */
@@ -240,7 +240,8 @@ async function runKeptRequest<Tx>(
   const now = context.now();
   const browserSession = browserSessionOf(req);
   const intent = await findKeptIntent(guard.stepUp, intentId);
-  if (isAnotherScopes(intent, guard.scope.name, req)) return false;
+  if (isAnotherGuards(intent, { scope: guard.scope.name, bindsResource: guard.bindTo !== undefined }, req))
+    return false;
   const expected = { scope: guard.scope.name, userRef: user.userRef, browserSession, now };
   if (!intentIsUsable(intent, expected) || intent.method !== methodOf(req) || intent.path !== req.originalUrl) {
     note(guarded, req, 'denied');
@@ -256,7 +257,7 @@ async function runKeptRequest<Tx>(
     note(guarded, req, 'denied');
     throw new KitError(
       KitErrorCode.StepUpIntentUnusable,
-      'This request was kept for another resource than the one it was sent back for (bindTo reads another key now); nothing was kept or changed.',
+      'This request was kept for another resource than bindTo reads now (the user switched resource, or two guards of one scope bind different keys: give one its own scope); nothing was kept or changed.',
     );
   }
   if (!fresh) {

@@ -105,11 +105,17 @@ export function intentIsUsable(
   );
 }
 
-/** True when `intent` is a scope's other than `scope`, kept for this same request (method and path). */
-export function isAnotherScopes(intent: StepUpIntent | undefined, scope: string, req: Request): boolean {
-  return (
-    intent !== undefined && intent.scope !== scope && intent.method === methodOf(req) && intent.path === req.originalUrl
-  );
+/**
+ * True when `intent`, kept for this same request (method and path), is another guard's: of another
+ * scope, or bound to a resource while this guard binds none (its own are all bound to '').
+ */
+export function isAnotherGuards(
+  intent: StepUpIntent | undefined,
+  guard: { scope: string; bindsResource: boolean },
+  req: Request,
+): boolean {
+  if (intent === undefined || intent.method !== methodOf(req) || intent.path !== req.originalUrl) return false;
+  return intent.scope !== guard.scope || (!guard.bindsResource && intent.resourceKey !== '');
 }
 
 function isScopeParams(value: unknown): value is ScopeParams {

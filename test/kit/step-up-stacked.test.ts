@@ -35,6 +35,22 @@ describeEachAppStore('an area’s step-up guard before a route’s stricter one'
           res.type('html').send('<h1>payee saved</h1>');
         });
         routes.use('/admin', admin);
+        // One scope twice: the area's guard binds no resource, the route's binds the account.
+        const team = express.Router();
+        team.use(
+          express.urlencoded({ extended: false }),
+          kit.requireRecentVerification({ scope: 'payout', maxAge: 600 }),
+        );
+        team.post(
+          '/:account/payee',
+          kit.requireRecentVerification({ scope: 'payout', maxAge: 300, bindTo: (req) => String(req.params.account) }),
+          (req, res) => {
+            const user = String((req.session as { user?: string }).user);
+            saved.push({ user, iban: `${req.params.account} ${String((req.body as { iban?: unknown }).iban)}` });
+            res.type('html').send('<h1>payee saved</h1>');
+          },
+        );
+        routes.use('/team', team);
       },
     });
   });
@@ -80,6 +96,22 @@ describeEachAppStore('an area’s step-up guard before a route’s stricter one'
     expect((await confirm(user, intent)).body).toContain('payee saved');
     expect((await confirm(user, intent)).status).toBe(409);
     expect(savedBy('stacked-fresh')).toEqual(['STACKED-1']);
+  });
+
+  it('an area’s guard of the same scope binding no resource hands the route’s kept form (bound to its account) on to the route’s guard, which runs it once', async () => {
+    const user = await app!.agent().signIn('stacked-same-scope');
+    const sameOrigin = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    // The area's guard keeps the form first, then, once confirmed, the route's guard for the account.
+    const areaKept = await user.postForm('/team/acct-5/payee', { iban: 'SAME-1' }, sameOrigin);
+    const areaIntent = await keptIntentAt(user, await verifyFrom(user, areaKept.body));
+    const confirmTo = (intent: string) =>
+      user.postForm('/team/acct-5/payee', { _csrf: user.csrf, _verify_kit_intent: intent }, sameOrigin);
+    const routeKept = await confirmTo(areaIntent);
+    expect(routeKept.body).toContain('Confirm it’s you');
+    const routeIntent = await keptIntentAt(user, await verifyFrom(user, routeKept.body));
+    expect((await confirmTo(routeIntent)).body).toContain('payee saved');
+    expect((await confirmTo(routeIntent)).status).toBe(409);
+    expect(savedBy('stacked-same-scope')).toEqual(['acct-5 SAME-1']);
   });
 
   it('with the area’s grant grown too old, its guard asks first for the route’s confirmation, and the form then runs once', async () => {
