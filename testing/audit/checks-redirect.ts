@@ -47,7 +47,7 @@ export const REDIRECT_PARAMS = [
  * reads as a slash), a script URL, and two that start with the app's own origin yet name another
  * host (a "starts with our origin" test lets them through).
  */
-function plantedValues(world: AuditWorld): string[] {
+export function plantedValues(world: AuditWorld): string[] {
   const { appOrigin } = world.options;
   return [
     'https://evil.example/audit',

@@ -4,7 +4,7 @@
  */
 import { parseHandoffPage, type Answer } from './agent.ts';
 import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
-import { exitWithPlant, nextTarget, REDIRECT_PARAMS } from './checks-redirect.ts';
+import { exitWithPlant, nextTarget, plantedValues, REDIRECT_PARAMS } from './checks-redirect.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import {
   confirmationForm,
@@ -20,7 +20,6 @@ import {
 } from './step-up-flow.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
-const PLANTED = ['https://evil.example/audit', '//evil.example/audit'];
 /** Few names in a form: a form parser of yours may allow only a few fields. */
 const FORM_NAMES = ['next', 'return_to', 'returnTo', 'redirect', 'redirect_uri', 'continue'];
 
@@ -120,7 +119,8 @@ export const stepUpRedirectCheck: AuditCheck = {
   phase: 'concurrent',
   async run(world, verdict) {
     for (const route of guardedRoutes(world, verdict)) {
-      for (const value of PLANTED) await walkWithPlants(world, verdict, route, value);
+      // Every spelling the start's and the landing's checks plant: a "local path" test lets `/\` through.
+      for (const value of plantedValues(world)) await walkWithPlants(world, verdict, route, value);
     }
   },
 };
