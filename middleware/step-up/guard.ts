@@ -32,6 +32,7 @@ import {
   type ResolvedGuard,
 } from './guard-options.ts';
 import { note, type Guarded } from './guard-note.ts';
+import { markGuardedAnswer } from './guarded-answer.ts';
 import { handOverWithin } from './hand-over.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
 import { keepIntentWithinLimit, replaceKept } from './intent-limit.ts';
@@ -274,9 +275,7 @@ async function runKeptRequest<Tx>(
     );
   }
   note(guarded, req, 'consumed');
-  // What the handler serves is what the step-up protects: no history or cache keeps it past the
-  // grant (Back after a sign-out). The handler may still set its own Cache-Control.
-  res.setHeader('Cache-Control', 'no-store');
+  markGuardedAnswer(res);
   next();
   return true;
 }
@@ -304,8 +303,7 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
   if (!page) verifyFromThisSite(context, req);
   if (fresh) {
     note(guarded, req, 'granted');
-    // As for a kept form confirmed: what the step-up protects is never stored.
-    res.setHeader('Cache-Control', 'no-store');
+    markGuardedAnswer(res);
     next();
     return;
   }

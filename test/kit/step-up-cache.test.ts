@@ -2,8 +2,11 @@
  * What a guarded route serves once the guard lets it through is the content the step-up protects
  * (recovery codes, an export, the result of a confirmed form): the guard marks it `no-store`, so no
  * browser's history or shared cache keeps it to be shown again after the grant expired or the user
- * signed out. A handler that wants its own caching still sets it. On SQLite and PostgreSQL.
+ * signed out, and `X-Frame-Options: SAMEORIGIN` unless the app set its own framing policy, so no
+ * other site (a sibling subdomain) frames it for a click that rides the grant. A handler that
+ * wants its own caching still sets it. On SQLite and PostgreSQL.
  */
+import type express from 'express';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -22,6 +25,28 @@ describeEachAppStore('what a guarded route serves is never stored', (_store, sto
         a.get('/statement', kit.requireRecentVerification({ scope: 'export', maxAge: TEN_MINUTES }), (_req, res) => {
           res.set('Cache-Control', 'private, max-age=60').send('statement');
         });
+        // An app without helmet (the test app's is taken off), and one with a framing policy of its own.
+        const withoutHelmet: express.RequestHandler = (_req, res, next) => {
+          res.removeHeader('X-Frame-Options');
+          res.removeHeader('Content-Security-Policy');
+          next();
+        };
+        const codes = kit.requireRecentVerification({ scope: 'security', maxAge: TEN_MINUTES });
+        a.get('/plain/codes', withoutHelmet, codes, (_req, res) => {
+          res.send('plain codes');
+        });
+        a.get(
+          '/framed-by-app/codes',
+          withoutHelmet,
+          (_req, res, next) => {
+            res.setHeader('X-Frame-Options', 'DENY');
+            next();
+          },
+          codes,
+          (_req, res) => {
+            res.send('own framing');
+          },
+        );
       },
     });
   });
@@ -74,6 +99,19 @@ describeEachAppStore('what a guarded route serves is never stored', (_store, sto
     });
     expect(ran.body).toContain('payee saved');
     expect(ran.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('a guarded page of an app without a framing policy is sent X-Frame-Options: SAMEORIGIN; an app’s own policy stands', async () => {
+    const dave = await suite.app.agent().signIn('frame-page');
+    const asked = await dave.request('/plain/codes');
+    expect(asked.headers.get('x-frame-options')).toBe('DENY'); // the kit's own page
+    await verifyFrom(dave, asked.body);
+    const opened = await dave.request('/plain/codes');
+    expect(opened.body).toBe('plain codes');
+    expect(opened.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    const own = await dave.request('/framed-by-app/codes');
+    expect(own.body).toBe('own framing');
+    expect(own.headers.get('x-frame-options')).toBe('DENY');
   });
 
   it('a handler that sets its own Cache-Control keeps it', async () => {
