@@ -198,6 +198,27 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
     expect((await alice.tryStart('set_note')).status).toBe(200);
   });
 
+  it('polices a stored number the metadata cannot read as the real number it starts with: a premium-rate or refused-country number with digits after it is not texted', async () => {
+    const alice = await app.agent().signIn('alice');
+    // +44 909 879 0000 is premium-rate, +1 876 555 0123 Jamaica (refused here): three digits more
+    // make each unreadable as a whole, and the SMS pumping rules count them as those numbers.
+    for (const destination of ['+449098790000999', '+18765550123999']) {
+      USERS.pat = { userRef: 'user-pat', destination };
+      const pat = await app.agent().signIn('pat');
+      const before = (await sms(app)).length;
+      const answer = await pat.tryStart('set_note');
+      expect(answer.status, destination).toBe(422);
+      expect(answer.body).toContain('We cannot send a code to this number.');
+      expect((await sms(app)).length).toBe(before);
+    }
+    // A number with digits after a mobile of a country the policy takes is still texted as stored.
+    USERS.pat = { userRef: 'user-pat', destination: `${GB_MOBILE}999` };
+    const pat = await app.agent().signIn('pat');
+    expect((await pat.tryStart('set_note')).status).toBe(200);
+    expect(await sms(app)).toContain(`${GB_MOBILE}999`);
+    expect((await alice.tryStart('set_note')).status).toBe(200);
+  });
+
   it("texts a stored number exactly as the policy and the pumping rules read it: the service, the attempt and fulfil get that E.164, and the bound userRef is the number's own", async () => {
     const key = deriveServiceRefKey(app.secret);
     const bound = destinationBoundRef(key, { userRef: 'user-pat', destination: '+33612345679' });
