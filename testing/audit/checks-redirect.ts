@@ -117,9 +117,9 @@ function pagesBeforeStart(world: AuditWorld): string[] {
 }
 
 function offending(world: AuditWorld, location: string, base: string): string | undefined {
-  if (/evil\.example|javascript:/i.test(location)) return `carries a planted value: ${location}`;
+  if (/evil\.example|javascript:/i.test(location)) return 'carries a planted value';
   const target = world.resolve(location, base);
-  if (target.origin !== world.options.appOrigin) return `leaves the app's origin: ${location}`;
+  if (target.origin !== world.options.appOrigin) return "leaves the app's origin";
   return undefined;
 }
 
@@ -156,8 +156,10 @@ async function judgeRedirects(
     const target = nextTarget(answer);
     if (target === undefined) return;
     const bad = offending(world, target, answer.url);
-    const via = answer.location === target ? '' : ` (refresh to ${target})`;
-    if (!verdict.expect(bad === undefined, `${what}, hop ${hop + 1}: ${describeAnswer(answer)}${via} ${bad}`)) return;
+    const how = answer.location === target ? 'a redirect' : 'a refresh';
+    // Why first: the answer's URL carries every planted name, and evidence lines are cut.
+    const why = `${what}, hop ${hop + 1}: ${how} to ${target} ${bad} (${describeAnswer(answer)})`;
+    if (!verdict.expect(bad === undefined, why)) return;
     answer = await user.agent.request(world.resolve(target, answer.url).href, {
       headers: { referer: answer.url, ...headers },
     });
