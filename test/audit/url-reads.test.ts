@@ -12,6 +12,28 @@ const URL_WITH_PLANT = 'http://localhost:3000/done?next=https%3A%2F%2Fevil.examp
 const PLANTED = ['https://evil.example/audit', '//evil.example'];
 const read = (script: string) => plantedUrlRead(script, [URL_WITH_PLANT], PLANTED);
 
+describe('plantedUrlRead and the ways a script sends the browser on', () => {
+  it.each([
+    ['window.open', "const to = new URLSearchParams(location.search).get('next'); if (to) window.open(to, '_self');"],
+    [
+      'open, the window implied',
+      "const to = new URLSearchParams(location.search).get('next'); if (to) open(to, '_self');",
+    ],
+    [
+      'navigation.navigate',
+      "const to = new URLSearchParams(location.search).get('next'); if (to) navigation.navigate(to);",
+    ],
+  ])("%s to the page's ?next= reads the planted parameter", (_, script) => {
+    expect(read(script)).toBe('its parameter next');
+  });
+
+  it('a request opened with xhr.open, beside a read of ?next=, sends the browser nowhere', () => {
+    const script =
+      "const to = new URLSearchParams(location.search).get('next'); const x = new XMLHttpRequest(); x.open('GET', to);";
+    expect(read(script)).toBeUndefined();
+  });
+});
+
 describe('plantedUrlRead and parameters taken whole', () => {
   it.each([
     [

@@ -17,9 +17,12 @@ const READS_URL =
 const PARAMETERS_READ =
   /\bURLSearchParams\s*\(\s*(?:(?:window|self|document|parent|top)\s*\.\s*)?location\s*\.\s*search\s*\)|\bURL\s*\(\s*(?:(?:window|self|document|parent|top)\s*\.\s*)?location(?:\s*\.\s*href)?\s*\)\s*\.\s*searchParams\b/g;
 
-/** A window sent somewhere: a location set, assigned or replaced, or a window opened; what follows is its target. */
+/**
+ * A window sent somewhere: a location set, assigned or replaced, a window opened (`open(...)` is
+ * `window.open`), or the Navigation API's `navigation.navigate(...)`; what follows is its target.
+ */
 const NAVIGATES =
-  /\blocation\s*(?:\.\s*href\s*)?=(?!=)|\blocation\s*\.\s*(?:assign|replace)\s*\(|\bwindow\s*\.\s*open\s*\(/g;
+  /\blocation\s*(?:\.\s*href\s*)?=(?!=)|\blocation\s*\.\s*(?:assign|replace)\s*\(|(?:\b(?:window|self|top|parent|globalThis)\s*\.\s*|(?<![.\w$]))open\s*\(|\bnavigation\s*\.\s*navigate\s*\(/g;
 
 /** A target written whole as one string literal (`'/help'`): a fixed place, not one read from a URL. */
 const FIXED_TARGET = /^\s*(?:(["'])[^"'\\\n]*\1|`[^`$\\]*`)\s*(?:[;,)}\n]|$)/;
