@@ -18,7 +18,11 @@ export function authenticate(
   // One or more spaces after the scheme (RFC 7235's credentials grammar).
   const match = /^Basic +([A-Za-z0-9+/]+=*)$/i.exec(header?.trim() ?? '');
   if (!match?.[1]) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const bytes = Buffer.from(match[1], 'base64');
+  // Only BASE64(client_id:secret) itself: node decodes a token without its padding, with extra "="
+  // or with stray low bits too, which a strict service refuses.
+  if (bytes.toString('base64') !== match[1]) return undefined;
+  const decoded = bytes.toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
   const clientId = decoded.slice(0, colon);
