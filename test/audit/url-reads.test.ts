@@ -34,6 +34,29 @@ describe('plantedUrlRead and the ways a script sends the browser on', () => {
   });
 });
 
+describe('plantedUrlRead and the URL read as text', () => {
+  it.each([
+    [
+      'location.href split',
+      "const next = location.href.split('next=')[1]; if (next) location.assign(decodeURIComponent(next));",
+    ],
+    [
+      'location.toString() matched',
+      'const m = /next=([^&]*)/.exec(location.toString()); if (m) location = decodeURIComponent(m[1]);',
+    ],
+    [
+      'String(location) matched',
+      'const m = String(window.location).match(/next=([^&]*)/); if (m) location.replace(decodeURIComponent(m[1]));',
+    ],
+  ])('%s is a read of every parameter', (_, script) => {
+    expect(read(script)).toBe('read without naming a parameter');
+  });
+
+  it('a location.href set from a value of the page, the URL never read, sends the browser on by no planted value', () => {
+    expect(read('const to = document.body.dataset.next; if (to) location.href = to;')).toBeUndefined();
+  });
+});
+
 describe('plantedUrlRead and parameters taken whole', () => {
   it.each([
     [

@@ -9,9 +9,12 @@
 import { handlersOf, javascriptUrlsOf } from './page-exits.ts';
 import { inlineScriptsOf } from './subresources.ts';
 
-/** A script's read of a page's URL (its own, a parent's or the top's): its query or hash, or the URL parsed whole. */
+/**
+ * A script's read of a page's URL (its own, a parent's or the top's): its query or hash, or the URL
+ * whole (parsed, or as text: `location.href` read, not set, `location.toString()`, `String(location)`).
+ */
 const READS_URL =
-  /\blocation\s*\.\s*(?:search|hash)\b|\bdocument\s*\.\s*(?:URL|documentURI)\b|\bURL(?:SearchParams)?\s*\(\s*(?:(?:window|self|document|parent|top)\s*\.\s*)?location\b/;
+  /\blocation\s*\.\s*(?:search|hash)\b|\bdocument\s*\.\s*(?:URL|documentURI)\b|\bURL(?:SearchParams)?\s*\(\s*(?:(?:window|self|document|parent|top)\s*\.\s*)?location\b|\blocation\s*\.\s*href\b(?!\s*=(?!=))|\blocation\s*\.\s*toString\s*\(|\bString\s*\(\s*(?:(?:window|self|document|parent|top)\s*\.\s*)?location\s*\)/;
 
 /** A read of the query as parameters (`new URLSearchParams(location.search)`, `new URL(location).searchParams`). */
 const PARAMETERS_READ =
