@@ -9,6 +9,14 @@ import { HANDOFF_TTL_SECONDS, type Session } from './sessions.ts';
 import { sendOtpOnce, smsDeferredAtCreate } from '../sms/sms.ts';
 import { validateCreateRequest } from './validation.ts';
 
+/** The create errors the spec names, whose HTTP status it leaves open (a test may vary it: `validationStatus`). */
+const SPEC_VALIDATION_CODES: ReadonlySet<string> = new Set([
+  'invalid_return_url',
+  'invalid_channel',
+  'destination_required',
+  'invalid_operation_sensitivity',
+]);
+
 const jsonBody = express.json({ type: ['application/json', 'application/*+json'], limit: '16kb' });
 
 export function apiRouter(context: EmulatorContext): express.Router {
@@ -63,7 +71,8 @@ async function createSession(context: EmulatorContext, req: Request, res: Respon
     if (!(await pause(context, context.faults.settings.createDelayMs))) return;
     const validation = validateCreateRequest(req.body, client);
     if (!validation.ok) {
-      sendError(res, 400, validation.errorCode, validation.message);
+      const status = SPEC_VALIDATION_CODES.has(validation.errorCode) ? context.faults.settings.validationStatus : 400;
+      sendError(res, status, validation.errorCode, validation.message);
       return;
     }
     const session = context.sessions.create({ ...validation.value, clientId: client.clientId });

@@ -16,6 +16,8 @@ export interface FaultSettings {
   statusStatus: number;
   /** Every GET /session/{id} waits this long. */
   statusDelayMs: number;
+  /** The HTTP status of the four create validation errors (the spec does not state it; default 400). */
+  validationStatus: number;
 }
 
 const NO_FAULTS: FaultSettings = {
@@ -27,6 +29,7 @@ const NO_FAULTS: FaultSettings = {
   statusFailures: 0,
   statusStatus: 503,
   statusDelayMs: 0,
+  validationStatus: 400,
 };
 
 const COUNTS = ['createFailures', 'createDelayMs', 'resetConnections', 'statusFailures', 'statusDelayMs'] as const;
@@ -51,6 +54,10 @@ export function parseFaultUpdate(body: unknown): Partial<FaultSettings> | string
       if (!Number.isInteger(value) || (value as number) < 400 || (value as number) > 599)
         return `${name} must be an HTTP error status (400-599).`;
       update[name as (typeof STATUSES)[number]] = value as number;
+    } else if (name === 'validationStatus') {
+      if (!Number.isInteger(value) || (value as number) < 400 || (value as number) > 499)
+        return 'validationStatus must be a client error status (400-499).';
+      update.validationStatus = value as number;
     } else if (name === 'resetPhase') {
       if (value !== 'before' && value !== 'after') return 'resetPhase must be "before" or "after".';
       update.resetPhase = value;
