@@ -166,10 +166,11 @@ async function readSession(context: EmulatorContext, req: Request, res: Response
   const session = context.sessions.get(String(req.params.sessionId));
   // Unknown, expired and other clients' ids read identically: pending, and nothing else.
   if (session === undefined || session.clientId !== clientOf(res).clientId) {
-    res.json({ isSuccess: true, status: 'pending' });
+    res.json({ isSuccess: true, status: 'pending', ...unknownFields(context) });
     return;
   }
   res.json({
+    ...unknownFields(context),
     isSuccess: true,
     status: session.status,
     ...(session.status === 'failed' ? { reason: session.reason } : {}),
@@ -179,8 +180,14 @@ async function readSession(context: EmulatorContext, req: Request, res: Response
   });
 }
 
+/** A field no client knows, first in the body, when a test asked for it: a client must ignore it. */
+function unknownFields(context: EmulatorContext): object {
+  return context.faults.settings.unknownFields ? { serviceDetail: { kind: 'unknown', note: 'ignore me' } } : {};
+}
+
 function createdBody(context: EmulatorContext, session: Session): object {
   return {
+    ...unknownFields(context),
     isSuccess: true,
     sessionId: session.id,
     verifyUrl: `${context.pageOrigin}/verify`,

@@ -18,6 +18,8 @@ export interface FaultSettings {
   statusDelayMs: number;
   /** The HTTP status of the four create validation errors (the spec does not state it; default 400). */
   validationStatus: number;
+  /** Create and status read answers carry one more field no client knows (the spec shows no full field list). */
+  unknownFields: boolean;
 }
 
 const NO_FAULTS: FaultSettings = {
@@ -30,6 +32,7 @@ const NO_FAULTS: FaultSettings = {
   statusStatus: 503,
   statusDelayMs: 0,
   validationStatus: 400,
+  unknownFields: false,
 };
 
 const COUNTS = ['createFailures', 'createDelayMs', 'resetConnections', 'statusFailures', 'statusDelayMs'] as const;
@@ -58,6 +61,9 @@ export function parseFaultUpdate(body: unknown): Partial<FaultSettings> | string
       if (!Number.isInteger(value) || (value as number) < 400 || (value as number) > 499)
         return 'validationStatus must be a client error status (400-499).';
       update.validationStatus = value as number;
+    } else if (name === 'unknownFields') {
+      if (typeof value !== 'boolean') return 'unknownFields must be true or false.';
+      update.unknownFields = value;
     } else if (name === 'resetPhase') {
       if (value !== 'before' && value !== 'after') return 'resetPhase must be "before" or "after".';
       update.resetPhase = value;
