@@ -4,9 +4,10 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditIntegration, failedIds, formatAuditTable } from 'hosted-sms-verify-kit/testing';
-import { startIntegratorApp, type IntegratorApp, type IntegratorChoices } from './integrator-app.ts';
+import { startIntegratorApp, type IntegratorChoices } from './integrator-app.ts';
+import { startSampleApp } from './sample-app.ts';
 
-const apps: IntegratorApp[] = [];
+const apps: { close: () => Promise<void> }[] = [];
 afterAll(async () => {
   await Promise.all(apps.map((app) => app.close()));
 });
@@ -35,6 +36,23 @@ describe.concurrent('a sound app', () => {
       expect(failedIds(report), table).toEqual([]);
     }, 120_000);
   }
+});
+
+// A change of phone number is the action the recipes guard with a step-up on the action itself: an
+// app whose only action is one such is audited through the grant a user gets first, not stopped.
+describe('an app whose only action requires a step-up', () => {
+  it('is audited: every check that starts the action gets the grant first, and none fails', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const report = await auditIntegration({
+      ...app.auditOptions,
+      actions: [{ name: 'close_account', requireRecentVerification: { scope: 'account_closing', maxAge: 600 } }],
+    });
+    const table = formatAuditTable(report);
+    expect(report.stopped, table).toBeUndefined();
+    expect(failedIds(report), table).toEqual([]);
+    expect(report.checks.find((c) => c.id === 'replay.storm')?.status, table).toBe('pass');
+  }, 120_000);
 });
 
 // Which cookie is the session cannot be guessed (a script-readable "remember me" credential would

@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto';
 import type { Answer } from './agent.ts';
 import { describeAnswer, isRefused, type AuditCheck, type Verdict } from './check.ts';
 import { parseHandoffPage } from './agent.ts';
+import { grantBeforeStart } from './step-up-flow.ts';
 import type { AuditWorld } from './world.ts';
 
 const CSRF_FIX =
@@ -147,6 +148,8 @@ export const startChecks: AuditCheck[] = [
       const users = [];
       for (let i = 0; i < Math.ceil(size / STARTS_PER_USER); i++)
         users.push(await world.signIn(undefined, world.agent({}, proxy)));
+      // A start that requires a step-up gets its grant first, so only the burst is counted.
+      for (const user of users) await grantBeforeStart(world, user, world.firstAction());
       const before = await world.control.stats();
       const answers: Answer[] = [];
       for (const [i, user] of users.flatMap((u) => Array.from({ length: STARTS_PER_USER }, () => u)).entries()) {
@@ -179,6 +182,7 @@ export const startChecks: AuditCheck[] = [
     phase: 'alone',
     async run(world, verdict) {
       const user = await world.signIn();
+      await grantBeforeStart(world, user, world.firstAction());
       const before = await world.control.stats();
       const answers = await Promise.all(Array.from({ length: world.options.burstSize }, () => world.postStart(user)));
       const after = await world.control.stats();

@@ -222,6 +222,55 @@ export async function grantAndOpen(
   return submitConfirmation(world, user, form);
 }
 
+/** How a check posts the start form. */
+export interface StartInit {
+  token?: string | null;
+  headers?: Record<string, string>;
+  query?: string;
+  /** More fields of the form (besides the token, the action and its own fields). */
+  fields?: Record<string, string>;
+  /** The number typed (an action with an entered destination); default a new one. */
+  phone?: string;
+  /** The first answer as it is, a "Confirm it's you" page included: no grant is got for it. */
+  asIs?: boolean;
+}
+
+/** Presses the "Confirm it's you" button, enters the code texted to the user's number and lands: the grant. */
+async function pressAndLand(world: AuditWorld, user: AuditUser, action: AuditAction, form: PageForm): Promise<void> {
+  const pressed = await user.agent.postForm(form.action, form.fields, world.sameOrigin());
+  const attempt = await world.attemptOf(pressed);
+  const landing = await user.agent.request(world.resolve(await world.walkHostedPage(user, attempt)).href);
+  if (landing.location === null) {
+    throw new Error(`the landing of ${action.name}'s step-up answered ${landing.status} without sending the user back`);
+  }
+}
+
+/** The grant each browser is getting: starts asked to confirm at once (a burst) share one. */
+const granting = new WeakMap<AuditUser['agent'], Promise<void>>();
+
+/**
+ * When a start of an action that requires a step-up was answered with "Confirm it's you", gets the
+ * user a grant of its scope in this browser as a user does (once for starts asked at once) and
+ * says so; otherwise false.
+ */
+export async function grantWhenAsked(
+  world: AuditWorld,
+  user: AuditUser,
+  action: AuditAction,
+  answer: Answer,
+): Promise<boolean> {
+  if (action.requireRecentVerification === undefined) return false;
+  const form = confirmItsYouForm(world, answer);
+  if (form === undefined) return false;
+  let pending = granting.get(user.agent);
+  if (pending === undefined) {
+    pending = pressAndLand(world, user, action, form).finally(() => granting.delete(user.agent));
+    granting.set(user.agent, pending);
+  }
+  await pending;
+  return true;
+}
+
 /**
  * For an action whose start requires a step-up (its `requireRecentVerification`): gets `user` a
  * grant of its scope in this browser as a user does. The start answers "Confirm it's you", its
@@ -236,14 +285,7 @@ export async function grantBeforeStart(
   action: AuditAction,
 ): Promise<Answer | undefined> {
   if (action.requireRecentVerification === undefined) return undefined;
-  const asked = await world.postStart(user, action);
-  const form = confirmItsYouForm(world, asked);
-  if (form === undefined) return asked;
-  const pressed = await user.agent.postForm(form.action, form.fields, world.sameOrigin());
-  const attempt = await world.attemptOf(pressed);
-  const landing = await user.agent.request(world.resolve(await world.walkHostedPage(user, attempt)).href);
-  if (landing.location === null) {
-    throw new Error(`the landing of ${action.name}'s step-up answered ${landing.status} without sending the user back`);
-  }
+  const asked = await world.postStart(user, action, { asIs: true });
+  await grantWhenAsked(world, user, action, asked);
   return asked;
 }

@@ -14,6 +14,7 @@ import { TokenMask } from './token-mask.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
 import { sameService } from './service-url.ts';
+import { grantWhenAsked, type StartInit } from './step-up-flow.ts';
 
 /** The start form's field a typed number travels in (the kit's ENTERED_NUMBER_FIELD). */
 export const ENTERED_NUMBER_FIELD = 'phone';
@@ -276,20 +277,18 @@ export class AuditWorld {
     return digitsOf(held);
   }
 
-  /** POSTs the start form as the app's own page would; `query` is appended to the path. */
-  postStart(
-    user: AuditUser,
-    action: AuditAction = this.firstAction(),
-    init: {
-      token?: string | null;
-      headers?: Record<string, string>;
-      query?: string;
-      /** More fields of the form (besides the token, the action and its own fields). */
-      fields?: Record<string, string>;
-      /** The number typed (an action with an entered destination); default a new one. */
-      phone?: string;
-    } = {},
-  ): Promise<Answer> {
+  /**
+   * POSTs the start form as the app's own page would; `query` is appended to the path. A start the
+   * app asks to confirm (an action whose start requires a step-up) gets the grant as a user does and
+   * is posted again, as every check but those of the requirement itself (`asIs`) starts it.
+   */
+  async postStart(user: AuditUser, action: AuditAction = this.firstAction(), init: StartInit = {}): Promise<Answer> {
+    const answer = await this.postStartOnce(user, action, init);
+    if (init.asIs === true || !(await grantWhenAsked(this, user, action, answer))) return answer;
+    return this.postStartOnce(user, action, init);
+  }
+
+  private postStartOnce(user: AuditUser, action: AuditAction, init: StartInit): Promise<Answer> {
     const token = init.token === undefined ? user.csrf : init.token;
     const fields = {
       ...init.fields,
