@@ -193,6 +193,6 @@ function createdBody(context: EmulatorContext, session: Session): object {
     verifyUrl: `${context.pageOrigin}/verify`,
     handoff: session.handoff,
     expiresInSeconds: HANDOFF_TTL_SECONDS,
-    binding: 'form_post',
+    [context.faults.settings.bindingField]: 'form_post',
   };
 }

@@ -20,6 +20,8 @@ export interface FaultSettings {
   validationStatus: number;
   /** Create and status read answers carry one more field no client knows (the spec shows no full field list). */
   unknownFields: boolean;
+  /** The create answer's name for the field whose value is `form_post` (the spec does not name it). */
+  bindingField: string;
 }
 
 const NO_FAULTS: FaultSettings = {
@@ -33,6 +35,7 @@ const NO_FAULTS: FaultSettings = {
   statusDelayMs: 0,
   validationStatus: 400,
   unknownFields: false,
+  bindingField: 'binding',
 };
 
 const COUNTS = ['createFailures', 'createDelayMs', 'resetConnections', 'statusFailures', 'statusDelayMs'] as const;
@@ -40,6 +43,15 @@ const STATUSES = ['createStatus', 'statusStatus'] as const;
 const DELAYS: readonly string[] = ['createDelayMs', 'statusDelayMs'];
 /** The longest a timer waits: node waits 1 ms for a longer delay. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
+
+/** A JSON field name the create answer does not already use. */
+const BINDING_FIELD = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+const CREATE_FIELDS: readonly string[] = ['isSuccess', 'sessionId', 'verifyUrl', 'handoff', 'expiresInSeconds'];
+
+function bindingFieldError(value: unknown): string | undefined {
+  if (typeof value === 'string' && BINDING_FIELD.test(value) && !CREATE_FIELDS.includes(value)) return undefined;
+  return `bindingField must be a field name (a letter, then letters, digits or _) other than ${CREATE_FIELDS.join(', ')}.`;
+}
 
 /** Validates a faults update; returns the update or a message saying what is wrong. */
 export function parseFaultUpdate(body: unknown): Partial<FaultSettings> | string {
@@ -64,6 +76,10 @@ export function parseFaultUpdate(body: unknown): Partial<FaultSettings> | string
     } else if (name === 'unknownFields') {
       if (typeof value !== 'boolean') return 'unknownFields must be true or false.';
       update.unknownFields = value;
+    } else if (name === 'bindingField') {
+      const error = bindingFieldError(value);
+      if (error !== undefined) return error;
+      update.bindingField = value as string;
     } else if (name === 'resetPhase') {
       if (value !== 'before' && value !== 'after') return 'resetPhase must be "before" or "after".';
       update.resetPhase = value;
