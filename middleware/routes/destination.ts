@@ -54,9 +54,13 @@ async function enteredNumber<Tx>(context: KitContext<Tx>, req: Request, body: Re
 function police<Tx>(context: KitContext<Tx>, action: ActionDefinition<Tx>, number: ReadNumber, entered: boolean): void {
   const reason = refusalOf(context.destinationPolicy, number);
   if (reason === undefined) return;
+  // A national number from the app's records ("07400 123456") names no country: say how to give it.
+  const national = !entered && !number.e164.startsWith('+');
   context.logger.warn(
     { route: 'start', action: action.name, destination: maskDestination(number.e164), reason, entered },
-    'destination refused by the destination policy; nothing was sent',
+    national
+      ? "destination refused by the destination policy; nothing was sent: resolveUser(req).destination has no '+' and country code, so it names no country; give your users' numbers in international form (E.164)"
+      : 'destination refused by the destination policy; nothing was sent',
   );
   countRefusedDestination(reason, entered);
   // One message whatever the reason: with `errors: 'next'` it reaches the app, which may show it.

@@ -184,6 +184,21 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
     expect({ attempts: await app.attemptCount(), sms: (await sms(app)).length }).toEqual(before);
   });
 
+  it("says how to fix a stored number in national form (resolveUser's '07400 123456'): give it in international form", async () => {
+    const refusalsBefore = app.logs.filter((line) => line.includes('destination refused')).length;
+    for (const destination of ['07400 123456', '+881612345678']) {
+      USERS.pat = { userRef: 'user-pat', destination };
+      const answer = await (await app.agent().signIn('pat')).tryStart('set_note');
+      expect(answer.status, destination).toBe(422);
+    }
+    const [national, satellite] = app.logs.filter((line) => line.includes('destination refused')).slice(refusalsBefore);
+    expect(national).toMatch(/resolveUser\(req\)\.destination has no '\+' and country code.*international form/);
+    expect(national).toContain('"reason":"no_country"');
+    // A number in international form of no country (a satellite phone) is refused without that advice.
+    expect(satellite).toContain('"reason":"no_country"');
+    expect(satellite).not.toMatch(/international form/);
+  });
+
   it("polices the user's stored number too (premium-rate refused), while fictional test numbers still pass", async () => {
     USERS.pat = { userRef: 'user-pat', destination: '+19005550123' };
     const pat = await app.agent().signIn('pat');
