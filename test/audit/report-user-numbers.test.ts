@@ -1,0 +1,41 @@
+/**
+ * A guarded page whose title names the signed-in user's own phone number ("Account of +1 555 …"),
+ * a number the audit never typed: the step-up checks quote that page's title in their evidence,
+ * and the report shows the number masked (`+[a number ending 11]`), never in full.
+ */
+import type { Request } from 'express';
+import { afterAll, describe, expect, it } from 'vitest';
+import { auditIntegration, formatAuditJson, formatAuditTable } from 'hosted-sms-verify-kit/testing';
+import { userNamed } from '../support/users.ts';
+import { startSampleApp, type SampleApp } from './sample-app.ts';
+
+const apps: SampleApp[] = [];
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.close()));
+});
+
+describe("the report and a user's own number on a page", () => {
+  it('step-up.bound quotes the account page by its title, the number in it masked', async () => {
+    const numbers: string[] = [];
+    const app = await startSampleApp({
+      before: (app, ctx) => {
+        const guard = ctx.kit.requireRecentVerification({ scope: 'see_account', maxAge: 600 });
+        app.get('/account', guard, (req: Request, res) => {
+          const user = (req.session as { user?: string }).user ?? '';
+          const number = userNamed(user).destination;
+          numbers.push(number);
+          res.setHeader('Cache-Control', 'no-store');
+          res.send(`<!doctype html><title>Account of ${number}</title><p>Your account.</p>`);
+        });
+      },
+    });
+    apps.push(app);
+    const report = await auditIntegration({ ...app.auditOptions, only: ['step-up.bound'] });
+    const json = formatAuditJson(report);
+    expect(report.ok, formatAuditTable(report)).toBe(true);
+    // The page was shown and quoted: with its number masked.
+    expect(numbers.length).toBeGreaterThan(0);
+    expect(json).toMatch(/page \\"Account of \+\[a number ending \d\d\]\\"/);
+    for (const number of new Set(numbers)) expect(json).not.toContain(number.slice(1));
+  }, 120_000);
+});
