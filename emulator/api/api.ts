@@ -176,7 +176,7 @@ async function readSession(context: EmulatorContext, req: Request, res: Response
     ...(session.status === 'failed' ? { reason: session.reason } : {}),
     state: session.echo?.state ?? session.state,
     userRef: session.echo?.userRef ?? session.userRef,
-    assertionExchanged: false,
+    assertionExchanged: context.faults.settings.assertionExchanged,
   });
 }
 

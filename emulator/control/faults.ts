@@ -22,6 +22,8 @@ export interface FaultSettings {
   unknownFields: boolean;
   /** The create answer's name for the field whose value is `form_post` (the spec does not name it). */
   bindingField: string;
+  /** What status reads answer in the legacy `assertionExchanged`, a field clients ignore (default false). */
+  assertionExchanged: boolean;
 }
 
 const NO_FAULTS: FaultSettings = {
@@ -36,6 +38,7 @@ const NO_FAULTS: FaultSettings = {
   validationStatus: 400,
   unknownFields: false,
   bindingField: 'binding',
+  assertionExchanged: false,
 };
 
 const COUNTS = ['createFailures', 'createDelayMs', 'resetConnections', 'statusFailures', 'statusDelayMs'] as const;
@@ -73,9 +76,9 @@ export function parseFaultUpdate(body: unknown): Partial<FaultSettings> | string
       if (!Number.isInteger(value) || (value as number) < 400 || (value as number) > 499)
         return 'validationStatus must be a client error status (400-499).';
       update.validationStatus = value as number;
-    } else if (name === 'unknownFields') {
-      if (typeof value !== 'boolean') return 'unknownFields must be true or false.';
-      update.unknownFields = value;
+    } else if (name === 'unknownFields' || name === 'assertionExchanged') {
+      if (typeof value !== 'boolean') return `${name} must be true or false.`;
+      update[name] = value;
     } else if (name === 'bindingField') {
       const error = bindingFieldError(value);
       if (error !== undefined) return error;
