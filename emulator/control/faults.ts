@@ -135,8 +135,10 @@ export interface Stats {
   /** POST /session answered by replaying a stored response. */
   replays: number;
   smsSent: number;
-  /** SMS sent per Idempotency-Key (creates without a key are not listed). */
+  /** SMS sent per Idempotency-Key text, every client's uses of it added up (creates without a key are not listed). */
   smsByIdempotencyKey: Record<string, number>;
+  /** SMS sent per client and its Idempotency-Key: keys are the client's own, as the service scopes them. */
+  smsByClientIdempotencyKey: Record<string, Record<string, number>>;
   /** Authenticated GET /session/{id} calls, including failed, delayed and rate-limited ones. */
   statusReads: number;
   /** GET /session/{id} answered 429 (beyond `statusReadsPerSecond`). */
@@ -157,6 +159,7 @@ export function emptyStats(): Stats {
     replays: 0,
     smsSent: 0,
     smsByIdempotencyKey: Object.create(null) as Record<string, number>,
+    smsByClientIdempotencyKey: Object.create(null) as Record<string, Record<string, number>>,
     statusReads: 0,
     statusReadsLimited: 0,
     createsLimited: 0,

@@ -10,6 +10,10 @@ import { priceOf } from './price.ts';
 /** Sums of prices stay exact to a millionth (no floating-point drift over a month of texts). */
 const round = (amount: number) => Math.round(amount * 1e6) / 1e6;
 
+function countOne(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+
 export function sendOtpOnce(context: EmulatorContext, session: Session): void {
   if (session.otpSentAt !== undefined) return; // no resend: one code per session
   session.otpSentAt = context.clock.now();
@@ -21,7 +25,10 @@ export function sendOtpOnce(context: EmulatorContext, session: Session): void {
   byCountry.cost = round(byCountry.cost + price);
   context.stats.smsCost = round(context.stats.smsCost + price);
   const key = session.idempotencyKey;
-  if (key !== undefined) context.stats.smsByIdempotencyKey[key] = (context.stats.smsByIdempotencyKey[key] ?? 0) + 1;
+  if (key === undefined) return;
+  countOne(context.stats.smsByIdempotencyKey, key);
+  const byClient = context.stats.smsByClientIdempotencyKey;
+  countOne((byClient[session.clientId] ??= Object.create(null) as Record<string, number>), key);
 }
 
 /** At create: a passkey user gets the choice on the hosted page instead of an SMS they may not need. */

@@ -302,6 +302,7 @@ describe('stats', () => {
       replays: 1,
       smsSent: 2,
       smsByIdempotencyKey: { 'stats-key': 1 },
+      smsByClientIdempotencyKey: { [WEB_CLIENT.clientId]: { 'stats-key': 1 } },
       statusReads: 1,
       statusReadsLimited: 0,
       createsLimited: 0,
