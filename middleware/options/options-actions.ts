@@ -3,12 +3,25 @@
  * Every problem of every action is reported, a bad name included, and an `async` fulfil is refused
  * when the store's transaction cannot span a promise (SQLite).
  */
+import { closestName } from '../closest-name.ts';
 import { CONTROL, isFunction, isRecord, quote, type OptionProblems } from './option-problems.ts';
 import type { VerifyStore } from '../store/types.ts';
 import type { ActionDefinition } from '../types.ts';
 
 export const ACTION_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 const SHAPE = '{ name, operationSensitivity, successPath, prepare?, fulfil }';
+/** Every key an action has: a misspelt one (`requireRecentVerifcation`) would drop its setting without a word. */
+const ACTION_OPTION_NAMES = [
+  'name',
+  'operationSensitivity',
+  'successPath',
+  'ordering',
+  'destination',
+  'proves',
+  'requireRecentVerification',
+  'prepare',
+  'fulfil',
+];
 
 /** A same-origin path with a single leading "/": never a URL another site could be reached by. */
 export function isSafeSuccessPath(path: unknown): path is string {
@@ -61,6 +74,12 @@ function checkAction(
   action: Record<string, unknown>,
   syncStore: boolean,
 ): void {
+  for (const key of Object.keys(action).filter((k) => !ACTION_OPTION_NAMES.includes(k))) {
+    const meant = closestName(key, ACTION_OPTION_NAMES);
+    const hint =
+      meant === undefined ? `an action's are ${ACTION_OPTION_NAMES.join(', ')}` : `did you mean \`${meant}\`?`;
+    problems.add(`\`${named}.${key}\` is not an option: ${hint}`);
+  }
   if (action.operationSensitivity !== 'normal' && action.operationSensitivity !== 'sensitive') {
     problems.add(
       `\`${named}.operationSensitivity\` must be 'normal' or 'sensitive': got ${quote(action.operationSensitivity)}.`,

@@ -197,6 +197,23 @@ describe('option validation', () => {
     expect(configError({ onOutcome: 'https://hooks.example/' as never })).toContain('`onOutcome` must be a function');
   });
 
+  it('actions: a misspelt key (requireRecentVerifcation) is refused with the name it meant, not dropped with its step-up', () => {
+    const fulfil = () => {};
+    const typo = { scope: 'account', maxAge: 600 };
+    const actions = [
+      {
+        name: 'change_phone',
+        operationSensitivity: 'sensitive' as const,
+        successPath: '/x',
+        fulfil,
+        requireRecentVerifcation: typo,
+      },
+    ];
+    expect(configError({ actions } as never)).toContain(
+      '`actions[0] ("change_phone").requireRecentVerifcation` is not an option: did you mean `requireRecentVerification`?',
+    );
+  });
+
   it('reports every problem at once and never quotes the secret or URL credentials', () => {
     const message = configError({
       baseUrl: `https://client-1:${SECRET}@verify.example.com/?q=1`,
