@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { clientOf, requireClient } from './auth.ts';
 import { pause, type EmulatorContext } from '../context.ts';
 import { forwardingRejections, sendError } from '../errors.ts';
-import { MAX_IDEMPOTENCY_KEY_LENGTH, type Claim } from './idempotency.ts';
+import { idempotencyKeyLength, MAX_IDEMPOTENCY_KEY_LENGTH, type Claim } from './idempotency.ts';
 import { rateLimited } from './rate-limits.ts';
 import { HANDOFF_TTL_SECONDS, type Session } from './sessions.ts';
 import { sendOtpOnce, smsDeferredAtCreate } from '../sms/sms.ts';
@@ -111,7 +111,7 @@ function refusedBeforeClaim(context: EmulatorContext, req: Request, res: Respons
     sendError(res, 400, 'invalid_request', 'Send a JSON object with Content-Type: application/json.');
     return true;
   }
-  if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
+  if (key !== undefined && (key.length === 0 || idempotencyKeyLength(key) > MAX_IDEMPOTENCY_KEY_LENGTH)) {
     sendError(
       res,
       400,

@@ -9,6 +9,14 @@ import { RETENTION_MS } from './sessions.ts';
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
+/**
+ * A key's length in characters, as the limit counts it. Node hands a header over byte by byte (one
+ * latin1 character per byte), so a key sent as UTF-8 is decoded first: "é" is one character, not two.
+ */
+export function idempotencyKeyLength(key: string): number {
+  return [...Buffer.from(key, 'latin1').toString('utf8')].length;
+}
+
 type Entry =
   | { phase: 'in_flight'; fingerprint: string }
   | { phase: 'stored'; fingerprint: string; storedAt: number; body: object };
