@@ -1,8 +1,12 @@
-/** The service's error body: `{ isSuccess: false, errorCode, message }`. Messages never carry a secret. */
+/**
+ * The service's error body: `{ isSuccess: false, errorCode, message }`, or only `{ errorCode }` where
+ * the answer's `res.locals.bareErrors` is set (a test's `bareErrors` fault, on the backend API).
+ * Messages never carry a secret.
+ */
 import type { Request, RequestHandler, Response } from 'express';
 
 export function sendError(res: Response, status: number, errorCode: string, message: string): void {
-  res.status(status).json({ isSuccess: false, errorCode, message });
+  res.status(status).json(res.locals.bareErrors === true ? { errorCode } : { isSuccess: false, errorCode, message });
 }
 
 /**

@@ -24,6 +24,8 @@ export interface FaultSettings {
   bindingField: string;
   /** What status reads answer in the legacy `assertionExchanged`, a field clients ignore (default false). */
   assertionExchanged: boolean;
+  /** The backend API's error bodies carry only `errorCode` (the spec states nothing beyond it). */
+  bareErrors: boolean;
 }
 
 const NO_FAULTS: FaultSettings = {
@@ -39,6 +41,7 @@ const NO_FAULTS: FaultSettings = {
   unknownFields: false,
   bindingField: 'binding',
   assertionExchanged: false,
+  bareErrors: false,
 };
 
 const COUNTS = ['createFailures', 'createDelayMs', 'resetConnections', 'statusFailures', 'statusDelayMs'] as const;
@@ -76,7 +79,7 @@ export function parseFaultUpdate(body: unknown): Partial<FaultSettings> | string
       if (!Number.isInteger(value) || (value as number) < 400 || (value as number) > 499)
         return 'validationStatus must be a client error status (400-499).';
       update.validationStatus = value as number;
-    } else if (name === 'unknownFields' || name === 'assertionExchanged') {
+    } else if (name === 'unknownFields' || name === 'assertionExchanged' || name === 'bareErrors') {
       if (typeof value !== 'boolean') return `${name} must be true or false.`;
       update[name] = value;
     } else if (name === 'bindingField') {
