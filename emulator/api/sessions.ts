@@ -149,6 +149,13 @@ export class SessionStore {
     else session.verifiedBy = verifiedBy;
   }
 
+  /** Control API only: an ended session moved to another end, a move the interface leaves open. */
+  moveEnded(session: Session, status: 'verified' | 'failed', reason?: string): void {
+    session.status = status;
+    session.reason = status === 'failed' ? reason : undefined;
+    session.passkeyChallenge = undefined;
+  }
+
   otpExpired(session: Session): boolean {
     return session.otpSentAt !== undefined && this.#clock.now() - session.otpSentAt > OTP_VALIDITY_MS;
   }

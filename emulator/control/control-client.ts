@@ -34,6 +34,11 @@ export interface EmulatorControl {
   completeSession(sessionId: string, outcome: 'verified'): Promise<void>;
   /** Ends a pending session as `failed` with `reason`. */
   completeSession(sessionId: string, outcome: 'failed', reason: FailureReason): Promise<void>;
+  /**
+   * Moves a session that already ended to another end (`verified` to `failed` or back, or another
+   * reason), a move the service's interface leaves open; a pending session ends as `completeSession`.
+   */
+  moveEndedSession(sessionId: string, outcome: 'verified' | 'failed', reason?: FailureReason): Promise<void>;
   /** The session a handoff was issued for (the handoff goes in the request body); throws when none. */
   sessionByHandoff(handoff: string): Promise<ControlSession>;
   /** From now on this session's status reads echo `echo`'s state and/or userRef instead of the stored ones. */
@@ -166,6 +171,10 @@ export function emulatorControl(url: string, options: EmulatorControlOptions = {
   return {
     async completeSession(sessionId: string, outcome: 'verified' | 'failed', reason?: FailureReason) {
       await call('POST', `/sessions/${encodeURIComponent(sessionId)}/complete`, { outcome, reason });
+    },
+    async moveEndedSession(sessionId, outcome, reason) {
+      const path = `/sessions/${encodeURIComponent(sessionId)}/complete`;
+      await call('POST', path, { outcome, reason, moveEnded: true });
     },
     sessionByHandoff: (handoff) => call<ControlSession>('POST', '/sessions/lookup', { handoff }),
     tamperEcho: (sessionId, echo) =>

@@ -171,7 +171,11 @@ function mountRateLimits(router: express.Router, context: EmulatorContext): void
 
 /** Ends a pending session as if on the hosted page. */
 function completeSession(context: EmulatorContext, req: Request<{ sessionId: string }>, res: Response): void {
-  const { outcome, reason } = (req.body ?? {}) as { outcome?: unknown; reason?: unknown };
+  const { outcome, reason, moveEnded } = (req.body ?? {}) as {
+    outcome?: unknown;
+    reason?: unknown;
+    moveEnded?: unknown;
+  };
   if (outcome !== 'verified' && outcome !== 'failed') {
     sendError(res, 400, 'invalid_request', 'outcome must be "verified" or "failed".');
     return;
@@ -185,15 +189,27 @@ function completeSession(context: EmulatorContext, req: Request<{ sessionId: str
     );
     return;
   }
+  if (moveEnded !== undefined && typeof moveEnded !== 'boolean') {
+    sendError(res, 400, 'invalid_request', 'moveEnded must be true or false.');
+    return;
+  }
   const session = context.sessions.get(req.params.sessionId);
   if (session === undefined) {
     sendError(res, 404, 'unknown_session', 'No such session (or it is older than 24 h).');
     return;
   }
+  const given = typeof reason === 'string' ? reason : undefined;
   if (session.status !== 'pending') {
-    sendError(res, 409, 'session_already_ended', `The session already ended as ${session.status}.`);
-    return;
-  }
-  context.sessions.end(session, outcome, typeof reason === 'string' ? reason : undefined);
+    if (moveEnded !== true) {
+      sendError(
+        res,
+        409,
+        'session_already_ended',
+        `The session already ended as ${session.status} (send moveEnded: true to move it to another end).`,
+      );
+      return;
+    }
+    context.sessions.moveEnded(session, outcome, given);
+  } else context.sessions.end(session, outcome, given);
   res.json({ isSuccess: true, status: session.status, ...(session.reason ? { reason: session.reason } : {}) });
 }
