@@ -8,7 +8,8 @@ import { parseHandoffPage, type Answer } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
 import { unkeptSaid, type KeptExchange } from './kept-bodies.ts';
 import type { AuditAction } from './options.ts';
-import { confirmItsYouForm, grantBeforeStart } from './step-up-flow.ts';
+import { confirmItsYouForm } from './start-grant.ts';
+import { grantBeforeStart } from './step-up-flow.ts';
 import { digitsOf, ENTERED_NUMBER_FIELD, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
 
 const NOT_GIVEN =

@@ -8,7 +8,6 @@ import { exitWithPlant, nextTarget, plantedValues, REDIRECT_PARAMS } from './che
 import type { AuditGuardedRoute } from './options.ts';
 import {
   confirmationForm,
-  confirmItsYouForm,
   describeRoute,
   guardedRoutes,
   pressAndVerify,
@@ -18,6 +17,7 @@ import {
   submitConfirmation,
   type RequestExtras,
 } from './step-up-flow.ts';
+import { confirmItsYouForm } from './start-grant.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
 /** Few names in a form: a form parser of yours may allow only a few fields. */

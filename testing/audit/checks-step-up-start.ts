@@ -7,7 +7,8 @@ import { parseHandoffPage } from './agent.ts';
 import { describeAnswer, isRefused, type AuditCheck, type Verdict } from './check.ts';
 import { callHook } from './hooks.ts';
 import type { AuditAction } from './options.ts';
-import { confirmItsYouForm, grantAndOpen, grantBeforeStart, routeMethod } from './step-up-flow.ts';
+import { confirmItsYouForm } from './start-grant.ts';
+import { grantAndOpen, grantBeforeStart, routeMethod } from './step-up-flow.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
 const NOT_GIVEN =

@@ -3,12 +3,12 @@
  * the "Confirm it's you" button, verify, land, and (for a form) confirm the kept request. Each step
  * returns what the app answered; the checks judge it.
  */
-import { formsIn } from '../html-forms.ts';
 import { parseHandoffPage, type Answer } from './agent.ts';
 import { callCount, callHook, callSync } from './hooks.ts';
 import type { Verdict } from './check.ts';
 import type { AuditAction, AuditGuardedRoute } from './options.ts';
 import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';
+import { confirmItsYouForm, grantWhenAsked, postFormsOf, type PageForm } from './start-grant.ts';
 
 const NO_ROUTES = 'give your guarded routes as `stepUp: [{ path, method?, scope, maxAge, ... }]` to run this check';
 
@@ -19,41 +19,6 @@ export function guardedRoutes(world: AuditWorld, verdict: Verdict, which?: 'GET'
   if (all.length === 0) verdict.notRun = NO_ROUTES;
   else if (routes.length === 0) verdict.notRun = `no route of \`stepUp\` has method '${which}'`;
   return routes;
-}
-
-/** A form of a page: where it posts and its hidden fields. */
-export interface PageForm {
-  action: string;
-  fields: Record<string, string>;
-}
-
-/** Every POST form of a page, with its hidden fields (and its button's). */
-export function postFormsOf(html: string): PageForm[] {
-  return formsIn(html)
-    .filter((form) => form.method === 'post')
-    .map(({ action, fields }) => ({ action, fields }));
-}
-
-/** The kit's intent ids: 32 random bytes, base64url (as its states). */
-const INTENT_ID = /^[A-Za-z0-9_-]{43}$/;
-
-/** Whether `form` is the kit's start form carrying a kept request (its `_csrf`, scope and intent id). */
-function startsKeptRequest(world: AuditWorld, answer: Answer, form: PageForm): boolean {
-  const target = world.resolve(form.action, answer.url);
-  const starts = world.options.actions.map((action) => world.resolve(world.startPath(action)).href);
-  const { _csrf: token = '', action: scope = '', intent = '' } = form.fields;
-  return (
-    starts.includes(`${target.origin}${target.pathname}`) && token !== '' && scope !== '' && INTENT_ID.test(intent)
-  );
-}
-
-/**
- * The guard's "Confirm it's you" form (it starts a verification for the kept request), if the page
- * is that: a form to the kit's start with an intent id the kit made. A page of the app's own with a
- * form of like fields (an `action`, a button named `intent`) is not the guard asking.
- */
-export function confirmItsYouForm(world: AuditWorld, answer: Answer): PageForm | undefined {
-  return postFormsOf(answer.body).find((form) => startsKeptRequest(world, answer, form));
 }
 
 /**
@@ -220,55 +185,6 @@ export async function grantAndOpen(
     throw new Error(`${new URL(page.url).pathname} answered ${page.status} without the confirmation of the kept form`);
   }
   return submitConfirmation(world, user, form);
-}
-
-/** How a check posts the start form. */
-export interface StartInit {
-  token?: string | null;
-  headers?: Record<string, string>;
-  query?: string;
-  /** More fields of the form (besides the token, the action and its own fields). */
-  fields?: Record<string, string>;
-  /** The number typed (an action with an entered destination); default a new one. */
-  phone?: string;
-  /** The first answer as it is, a "Confirm it's you" page included: no grant is got for it. */
-  asIs?: boolean;
-}
-
-/** Presses the "Confirm it's you" button, enters the code texted to the user's number and lands: the grant. */
-async function pressAndLand(world: AuditWorld, user: AuditUser, action: AuditAction, form: PageForm): Promise<void> {
-  const pressed = await user.agent.postForm(form.action, form.fields, world.sameOrigin());
-  const attempt = await world.attemptOf(pressed);
-  const landing = await user.agent.request(world.resolve(await world.walkHostedPage(user, attempt)).href);
-  if (landing.location === null) {
-    throw new Error(`the landing of ${action.name}'s step-up answered ${landing.status} without sending the user back`);
-  }
-}
-
-/** The grant each browser is getting: starts asked to confirm at once (a burst) share one. */
-const granting = new WeakMap<AuditUser['agent'], Promise<void>>();
-
-/**
- * When a start of an action that requires a step-up was answered with "Confirm it's you", gets the
- * user a grant of its scope in this browser as a user does (once for starts asked at once) and
- * says so; otherwise false.
- */
-export async function grantWhenAsked(
-  world: AuditWorld,
-  user: AuditUser,
-  action: AuditAction,
-  answer: Answer,
-): Promise<boolean> {
-  if (action.requireRecentVerification === undefined) return false;
-  const form = confirmItsYouForm(world, answer);
-  if (form === undefined) return false;
-  let pending = granting.get(user.agent);
-  if (pending === undefined) {
-    pending = pressAndLand(world, user, action, form).finally(() => granting.delete(user.agent));
-    granting.set(user.agent, pending);
-  }
-  await pending;
-  return true;
 }
 
 /**

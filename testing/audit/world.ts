@@ -14,7 +14,7 @@ import { TokenMask } from './token-mask.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
 import { sameService } from './service-url.ts';
-import { grantWhenAsked, type StartInit } from './step-up-flow.ts';
+import { grantWhenAsked, type StartInit } from './start-grant.ts';
 
 /** The start form's field a typed number travels in (the kit's ENTERED_NUMBER_FIELD). */
 export const ENTERED_NUMBER_FIELD = 'phone';
