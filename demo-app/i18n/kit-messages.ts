@@ -138,6 +138,9 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       invalid_phone_number:
         'Ce numéro ne peut pas recevoir de SMS. Vérifiez-le ; pour un numéro d’un autre pays, commencez par + et son indicatif.',
       phone_number_refused: 'Nous ne pouvons pas envoyer de code à ce numéro. Saisissez un autre numéro de mobile.',
+      stored_number_refused:
+        'Nous ne pouvons pas envoyer de code au numéro de téléphone de votre compte. Changez ce numéro dans votre ' +
+        'compte, ou contactez l’assistance.',
       rate_limited: 'Trop de tentatives de vérification.',
       invalid_return_params: `Ce lien de vérification est incomplet ou mal formé. ${START_AGAIN_FR}`,
       unknown_attempt: `Aucune tentative de vérification ne correspond à ce lien. ${START_AGAIN_FR}`,

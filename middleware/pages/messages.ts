@@ -19,8 +19,12 @@ export interface TitledText {
  */
 export type FailureTextKey = KnownFailureReason | 'expired' | 'superseded' | 'generic';
 
-/** Error texts by KitError code, plus the start route's 405 and the fallbacks for unlisted codes. */
-export type ErrorTextKey = KitErrorCode | 'method_not_allowed' | 'client_error' | 'server_error';
+/**
+ * Error texts by KitError code, plus the start route's 405, the refusal of the number the app holds
+ * for the user (`phone_number_refused` where no number can be typed) and the fallbacks for unlisted codes.
+ */
+export type ErrorTextKey =
+  KitErrorCode | 'method_not_allowed' | 'stored_number_refused' | 'client_error' | 'server_error';
 
 /** Every text of the kit's pages, in one language. */
 export interface KitMessages {
@@ -185,6 +189,8 @@ export const englishMessages: KitMessages = {
     invalid_phone_number:
       'This is not a phone number we can text. Check it; for a number of another country, start with + and its country code.',
     phone_number_refused: 'We cannot send a code to this number. Enter another mobile number.',
+    stored_number_refused:
+      'We cannot send a code to the phone number on your account. Change the number in your account, or contact support.',
     rate_limited: 'Too many verification attempts.',
     invalid_return_params: `This verification link is incomplete or malformed. ${START_AGAIN}`,
     unknown_attempt: `No verification attempt matches this link. ${START_AGAIN}`,

@@ -8,7 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { describeError } from '../logger.ts';
-import { englishMessages, errorText, type KitMessages } from '../pages/messages.ts';
+import { englishMessages, errorText, type ErrorTextKey, type KitMessages } from '../pages/messages.ts';
 import { defaultPages } from '../pages/pages.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { newNonce } from './state.ts';
@@ -24,13 +24,23 @@ export function showAsWritten(error: unknown): unknown {
   return error;
 }
 
+/** KitErrors users are shown another text than their code's; the code answered stays theirs. */
+const shownWithText = new WeakMap<KitError, ErrorTextKey>();
+
+/** Shows a KitError with the text for `key` (a refusal whose usual text asks for what the page cannot take). */
+export function showWithText(error: KitError, key: ErrorTextKey): KitError {
+  shownWithText.set(error, key);
+  return error;
+}
+
 /**
- * The text users see for an error, in the request's language: the kit's text for the code (the
- * real message goes to the logger), or the integrator's own text for errors its hooks threw.
+ * The text users see for an error, in the request's language: the kit's text for the code (or the
+ * one showWithText chose; the real message goes to the logger), or the integrator's own text for
+ * errors its hooks threw.
  */
 export function userMessage(error: KitError, messages: KitMessages): string {
   if (writtenForUsers.has(error)) return error.message;
-  const text = errorText(messages, error.code, error.status);
+  const text = errorText(messages, shownWithText.get(error) ?? error.code, error.status);
   if (saysWhenToRetry(error)) {
     return `${text} ${messages.retryAfter(Math.max(1, Math.ceil(error.retryAfterSeconds)))}`;
   }

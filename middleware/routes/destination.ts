@@ -8,6 +8,7 @@ import type { Request } from 'express';
 import type { KitContext } from '../context.ts';
 import { withHookDeadline } from './hook-deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { showWithText } from './answer-error.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import { refusalOf } from '../numbers/destination-policy.ts';
 import {
@@ -64,7 +65,9 @@ function police<Tx>(context: KitContext<Tx>, action: ActionDefinition<Tx>, numbe
   );
   countRefusedDestination(reason, entered);
   // One message whatever the reason: with `errors: 'next'` it reaches the app, which may show it.
-  throw new KitError(KitErrorCode.PhoneNumberRefused, 'The destination policy refuses this number.');
+  const refused = new KitError(KitErrorCode.PhoneNumberRefused, 'The destination policy refuses this number.');
+  // The number the app holds cannot be retyped on the error page: its own text says what can be done.
+  throw entered ? refused : showWithText(refused, 'stored_number_refused');
 }
 
 /** Who the attempt is for (its destination as texted), and its number as read from the store (undefined for a typed one). */

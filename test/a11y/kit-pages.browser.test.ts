@@ -261,10 +261,13 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
 });
 
 describe('every error code’s page passes axe, default look and the demo’s, English and French', () => {
-  const codes: Array<[string, number]> = [
+  // [code, status, the text shown when not the code's own]
+  const codes: Array<[string, number, string?]> = [
     ...Object.values(KitErrorCode).map((code): [string, number] => [code, new KitError(code, 'x').status]),
     ['method_not_allowed', 405],
     ['a_code_from_a_future_version', 409],
+    // The refusal of the number the app holds: no number field on its page.
+    [KitErrorCode.PhoneNumberRefused, 422, 'stored_number_refused'],
   ];
   const looks = [
     { name: 'default', renderers: defaultPages, messages: englishMessages, lang: 'en' },
@@ -274,11 +277,11 @@ describe('every error code’s page passes axe, default look and the demo’s, E
   for (const look of looks) {
     it(`${look.name} look, ${look.lang}`, async () => {
       const page = await browser.newPage();
-      for (const [code, status] of codes) {
+      for (const [code, status, textKey] of codes) {
         const nonce = newNonce();
-        const message = errorText(look.messages, code, status);
+        const message = errorText(look.messages, textKey ?? code, status);
         const body = look.renderers.error({ status, code, message }, nonce, look.messages);
-        const url = `http://localhost/error/${code}`;
+        const url = `http://localhost/error/${textKey ?? code}`;
         await page.route(url, (route) =>
           route.fulfill({
             status,
@@ -290,7 +293,7 @@ describe('every error code’s page passes axe, default look and the demo’s, E
         await page.goto(url);
         await expectLang(page, look.lang);
         expect(await page.locator('main').innerText()).toContain(message);
-        await expectNoAxeViolations(page, `error page ${status} ${code} (${look.name}, ${look.lang})`);
+        await expectNoAxeViolations(page, `error page ${status} ${textKey ?? code} (${look.name}, ${look.lang})`);
       }
       await page.close();
     });

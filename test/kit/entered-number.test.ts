@@ -21,10 +21,20 @@ import { newSeen } from '../support/seen.ts';
 import { USERS } from '../support/users.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { addPhoneAction } from '../support/actions.ts';
+import { demoKitMessages } from '../../demo-app/i18n.ts';
 
 const FR_MOBILE = '+33612345678';
 const DE_MOBILE = '+4915123456780';
 const GB_MOBILE = '+447400123456';
+
+/** Premium-rate (+1 900): refused by the default policy. */
+const PREMIUM = '+19005550123';
+/** The kit's text for a refused stored number: no number field on its page, so it asks for none. */
+const STORED_REFUSED =
+  'We cannot send a code to the phone number on your account. Change the number in your account, or contact support.';
+/** What a refusal page must not say: the rule, or a request for a number it cannot take. */
+const TEACHES_OR_ASKS = /premium|country|pays|type|polic|allowed|Enter another|Saisissez un autre|name="phone"/i;
+const mainOf = (html: string) => /<main[^>]*>([\s\S]*)<\/main>/.exec(html)?.[1] ?? html;
 
 const fulfilled: VerifiedAttempt[] = [];
 const events: OutcomeEvent[] = [];
@@ -168,7 +178,7 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
       USERS.pat = { userRef: 'user-pat', destination };
       const answer = await (await app.agent().signIn('pat')).tryStart('set_note');
       expect(answer.status, destination).toBe(422);
-      expect(answer.body).toContain('We cannot send a code to this number.');
+      expect(answer.body).toContain(STORED_REFUSED);
     }
     const typed = await (await app.agent().signIn('bob')).tryStartWithNumber('add_phone', '+881 6 1234 5678');
     expect(typed.status).toBe(422);
@@ -205,7 +215,7 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
     const before = (await sms(app)).length;
     const answer = await pat.tryStart('set_note');
     expect(answer.status).toBe(422);
-    expect(answer.body).toContain('We cannot send a code to this number.');
+    expect(answer.body).toContain(STORED_REFUSED);
     // Not the number form: set_note texts the stored number, so a number typed there would change nothing.
     expect(answer.body).not.toContain('name="phone"');
     expect((await sms(app)).length).toBe(before);
@@ -223,7 +233,7 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
       const before = (await sms(app)).length;
       const answer = await pat.tryStart('set_note');
       expect(answer.status, destination).toBe(422);
-      expect(answer.body).toContain('We cannot send a code to this number.');
+      expect(answer.body).toContain(STORED_REFUSED);
       expect((await sms(app)).length).toBe(before);
     }
     // A number with digits after a mobile of a country the policy takes is still texted as stored.
@@ -593,5 +603,63 @@ describe('typed number options', () => {
     expect(message).toContain('`destinationPolicy.allowCountries` must be an array');
     expect(message).toContain('`destinationPolicy.refuseTypes` must be an array of number types');
     expect(message).toContain('`destinationPolicy.blockTypes` is not an option');
+  });
+});
+
+describe('a stored number the destination policy refuses (resolveUser(req).destination, not typed)', () => {
+  let web: TestApp;
+  let mobile: TestApp;
+  /** An app's own wording, given through the `messages` option. */
+  const appText = 'Your account’s number cannot get codes from us. Update it under Settings or call us.';
+  beforeAll(async () => {
+    [web, mobile] = await Promise.all([
+      startTestApp({
+        kit: {
+          actions: [setNote, addPhone],
+          messages: { en: { errors: { stored_number_refused: appText } }, fr: demoKitMessages.fr },
+        },
+      }),
+      startTestApp({ mobileReturnUrl: 'com.example.kit://verify/return', kit: { actions: [setNote] } }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([web?.close(), mobile?.close()]);
+  });
+  afterEach(() => {
+    delete USERS.pat;
+  });
+
+  it('says what the user can do (the app’s own text, or the French), not to type another number, and sends nothing', async () => {
+    USERS.pat = { userRef: 'user-pat', destination: PREMIUM };
+    const pat = await web.agent().signIn('pat');
+    const english = await pat.tryStart('set_note');
+    expect(english.status).toBe(422);
+    expect(mainOf(english.body)).toContain(appText);
+    expect(mainOf(english.body)).not.toMatch(TEACHES_OR_ASKS);
+    const french = await pat.postStart({ _csrf: pat.csrf, action: 'set_note' }, { 'accept-language': 'fr' });
+    expect(french.status).toBe(422);
+    expect(mainOf(french.body)).toContain(
+      'Nous ne pouvons pas envoyer de code au numéro de téléphone de votre compte. Changez ce numéro dans votre ' +
+        'compte, ou contactez l’assistance.',
+    );
+    expect(mainOf(french.body)).not.toMatch(TEACHES_OR_ASKS);
+    // A typed number refused keeps the number form and its own text.
+    const typed = await (await web.agent().signIn('alice')).tryStartWithNumber('add_phone', PREMIUM);
+    expect(typed.status).toBe(422);
+    expect(typed.body).toContain('name="phone"');
+    expect(typed.body).toContain('We cannot send a code to this number. Enter another mobile number.');
+    expect(await sms(web)).toEqual([]);
+  });
+
+  it('keeps the code phone_number_refused on the mobile start, with the kit’s text for the account’s number', async () => {
+    USERS.pat = { userRef: 'user-pat', destination: PREMIUM };
+    const answer = await mobile.agent().request('/verify/start', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-user': 'pat' },
+      body: JSON.stringify({ action: 'set_note' }),
+    });
+    expect(answer.status).toBe(422);
+    expect(await answer.json()).toEqual({ error: 'phone_number_refused', message: STORED_REFUSED });
+    expect(await sms(mobile)).toEqual([]);
   });
 });
