@@ -159,28 +159,17 @@ export function readStoredNumber(destination: string): ReadNumber {
 }
 
 /**
- * The starts last read (null: none), oldest first: a start's destination policy and its SMS
- * pumping keys both ask, and each answer costs a dozen parses.
- */
-const startsRead = new Map<string, Readonly<ReadNumber> | null>();
-const STARTS_KEPT = 256;
-
-/**
  * The shortest start of `e164`, itself not a number the metadata holds, that is one (a real number
- * with digits after it, as "+447400123456" in "+447400123456999"), or undefined.
+ * with digits after it, as "+447400123456" in "+447400123456999"), or undefined. Never remembered
+ * past the call: a cache would keep users' whole numbers for the life of the process.
  */
 export function numberStartingIt(e164: string): ReadNumber | undefined {
-  const known = startsRead.get(e164);
-  if (known !== undefined) return known ?? undefined;
-  let found: ReadNumber | undefined;
   // "+" and 6 digits: the shortest numbers of any country (Austria's, Germany's).
-  for (let end = 7; end < e164.length && found === undefined; end++) {
+  for (let end = 7; end < e164.length; end++) {
     const start = describeStoredNumber(e164.slice(0, end));
-    if (start?.type !== undefined) found = Object.freeze(start);
+    if (start?.type !== undefined) return start;
   }
-  if (startsRead.size >= STARTS_KEPT) startsRead.delete(startsRead.keys().next().value as string);
-  startsRead.set(e164, found ?? null);
-  return found;
+  return undefined;
 }
 
 /** A digit of any script the parser reads (full-width, Arabic-Indic) as ASCII; any other as it is. */
