@@ -11,9 +11,17 @@ export function maskDestination(destination: string): string {
 /** The fewest digits a phone number has with its country code (Niue's +683 4002). */
 const FEWEST_NUMBER_DIGITS = 7;
 
+/**
+ * An IPv4 part, 0 to 255 without a leading zero: "079.123.45.67" (a Swiss number) or "612.345.678"
+ * (a Spanish one) is grouped as an address is, but holds a part no address has.
+ */
+const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`;
+
 /** An IPv4 or IPv6 address, or a start of one, with a prefix, a zone or a port: never a phone number's spelling. */
-const ADDRESS_LIKE =
-  /^\[?(?:\d{1,3}(?:\.\d{1,3}){0,3}|[\da-f]{0,4}(?::[\da-f]{0,4}){1,7}(?:\.\d{1,3}){0,3})(?:%[\w.-]*)?\]?(?::\d{1,5}|\/\d{1,3})?$/i;
+const ADDRESS_LIKE = new RegExp(
+  String.raw`^\[?(?:${OCTET}(?:\.${OCTET}){0,3}|[\da-f]{0,4}(?::[\da-f]{0,4}){1,7}(?:\.${OCTET}){0,3})(?:%[\w.-]*)?\]?(?::\d{1,5}|\/\d{1,3})?$`,
+  'i',
+);
 
 /** Whether a value may be a phone number: as many digits as one, and no IP address. */
 export function mayBePhoneNumber(value: string): boolean {

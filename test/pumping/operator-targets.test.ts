@@ -84,6 +84,9 @@ describeEachStore('operators’ targets', (kind) => {
       '+33 6 12 34 56 78',
       '06.12.34.56.78',
       '００３３６１２３４５６７８',
+      // Grouped by dots as an address is (Swiss, Spanish), with a part no address has.
+      '079.123.45.67',
+      '612.345.678',
     ];
     for (const value of spellings) {
       for (const target of [{ country: value }, { address: value }]) {
