@@ -39,3 +39,9 @@ export const NOT_REPEATED = 'a value not repeated here, as it may be a phone num
 export function quotedUnlessNumber(value: string): string {
   return mayBePhoneNumber(value) ? NOT_REPEATED : JSON.stringify(value);
 }
+
+/** A value an error message names back unquoted (a count, hours), unless it may be a phone number. */
+export function namedUnlessNumber(value: unknown): string {
+  const text = String(value);
+  return mayBePhoneNumber(text) ? NOT_REPEATED : text;
+}

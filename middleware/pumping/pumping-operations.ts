@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { DEFAULT_IPV6_SUBNET, ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
-import { quotedUnlessNumber } from '../numbers/mask-number.ts';
+import { namedUnlessNumber, quotedUnlessNumber } from '../numbers/mask-number.ts';
 import { describeStoredNumber, numberLength } from '../numbers/parse-number.ts';
 import type {
   PumpingDayCount,
@@ -195,7 +195,7 @@ function checkHours(hours: number): number {
   if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > MAX_HOURS) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
-      `hours must be a positive number of hours, at most a year; got ${String(hours)}.`,
+      `hours must be a positive number of hours, at most a year; got ${namedUnlessNumber(hours)}.`,
     );
   }
   return hours;
@@ -207,7 +207,10 @@ function checkHours(hours: number): number {
  */
 function checkCount(name: string, value: number, max: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > max) {
-    throw new KitError(KitErrorCode.InvalidOptions, `${name} must be a number from 1 to ${max}; got ${String(value)}.`);
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `${name} must be a number from 1 to ${max}; got ${namedUnlessNumber(value)}.`,
+    );
   }
   return Math.trunc(value);
 }

@@ -151,4 +151,23 @@ describeEachStore('operators’ targets', (kind) => {
     expect(await ops.countsByDay({ by: 'country', days: 15 })).toEqual([]);
     expect(await ops.decisions({ hours: 24, limit: 10_000 })).toEqual([]);
   });
+
+  it('never repeats a phone number given as hours, days or a limit (a form field pasted into), and keeps nothing', async () => {
+    const digits = '447400123456';
+    const given = [
+      ops.block({ country: 'NG' }, Number(digits)),
+      ops.release({ country: 'NG' }, `+${digits}` as unknown as number),
+      ops.decisions({ hours: Number(digits) }),
+      ops.decisions({ hours: 24, limit: Number(digits) }),
+      ops.countsByDay({ by: 'country', days: `+44 7400 123456` as unknown as number }),
+    ];
+    for (const refused of given) {
+      const message = await refusal(refused);
+      expect(message).toMatch(/^(hours|days|limit) must be/);
+      expect(message.replace(/\D/g, ''), message).not.toContain(digits);
+    }
+    // A value that cannot be a number is named back, so the operator sees the mistake.
+    expect(await refusal(ops.decisions({ hours: 24, limit: 10_001 }))).toContain('got 10001');
+    expect(await ops.rules()).toEqual([]);
+  });
 });
