@@ -352,6 +352,18 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
       expect(report.checks.map((check) => check.id).sort()).toEqual([...AUDIT_CHECK_IDS].sort());
       expect(failedIds(report)).toEqual([]);
       expect(logs.length).toBeGreaterThan(0);
+
+      // The sign-in keeps the number in E.164, as the kit texts it: a national number (which names no
+      // country, so every start would be refused) is refused there and signs nobody in; one written
+      // with separators is kept and texted.
+      const national = createTestBrowser();
+      const refused = await national.post(`${origin}/login`, { user: 'nat', phone: '07400 123456' }, origin);
+      expect(refused.status).toBe(422);
+      expect((await national.get(`${origin}/`)).html).toContain('<form method="post" action="/login">');
+      const spaced = createTestBrowser();
+      await spaced.post(`${origin}/login`, { user: 'gb', phone: '+44 7400 123456' }, origin);
+      const started = await spaced.submitForm(await spaced.get(`${origin}/`), {}, { action: '/verify/start' });
+      expect(started.status).toBe(200);
     } finally {
       consoleError.mockRestore();
       vi.unstubAllEnvs();
