@@ -30,6 +30,7 @@ const ON_EXPRESS_4 = [
   'test/kit/step-up-bypasses.test.ts',
   'test/audit/fixtures.test.ts',
   'test/audit/sound-apps.test.ts',
+  'test/audit/step-up-cross-site-bound.test.ts',
   'test/emulator/testing-entry.test.ts',
   'test/emulator/handler-rejections.test.ts',
   'test/emulator/hosted-page-flow.test.ts',

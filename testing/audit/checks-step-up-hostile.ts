@@ -98,6 +98,49 @@ async function grantedOnce(world: AuditWorld, verdict: Verdict, user: AuditUser,
   );
 }
 
+/**
+ * Gets `user` (holding no grant) a grant for the route's resource n and leaves its kept form
+ * unconfirmed: a grant the handler never ran under, so another site's form for n is new to it (a
+ * handler may refuse a repeat).
+ */
+async function grantedUnused(
+  world: AuditWorld,
+  verdict: Verdict,
+  user: AuditUser,
+  route: AuditGuardedRoute,
+  n: number,
+) {
+  const asked = await requestRoute(world, user, route, n);
+  if (!guardAsked(world, asked)) {
+    // An open route without a grant is step-up.expired's to fail: no grant to try here.
+    verdict.note(`${describeRoute(route, n)} without a grant did not ask: ${describeAnswer(asked)}`);
+    return false;
+  }
+  const landing = await world.landOn(user, await pressAndVerify(world, user, asked));
+  return verdict.expect(
+    landing.location !== null,
+    `the landing for ${describeRoute(route, n)} answered ${landing.status} without sending the user back`,
+  );
+}
+
+/** Sends the route's request n from another site's form and expects it refused, its handler not run. */
+async function expectForeignRefused(
+  world: AuditWorld,
+  verdict: Verdict,
+  user: AuditUser,
+  route: AuditGuardedRoute,
+  n: number,
+  [from, headers]: [string, Record<string, string>],
+): Promise<void> {
+  const { answer, ran } = await countingEffects(world, route, user, () =>
+    requestRoute(world, user, route, n, { headers }),
+  );
+  const what = `${describeRoute(route, n)} sent from ${from} (Origin ${headers.origin})`;
+  verdict.note(`${what}: ${describeAnswer(answer)}; the handler ran ${ran} time(s)`);
+  verdict.expect(answer.status >= 400 || guardAsked(world, answer), `${what} was accepted: ${describeAnswer(answer)}`);
+  verdict.expect(ran === 0, `${what}: the handler ran ${ran} time(s)`);
+}
+
 const crossSiteWithGrant: AuditCheck = {
   id: 'step-up.cross-site',
   title:
@@ -108,20 +151,20 @@ const crossSiteWithGrant: AuditCheck = {
     for (const route of guardedRoutes(world, verdict, 'POST')) {
       const user = await world.signIn();
       if (!(await grantedOnce(world, verdict, user, route))) continue;
-      for (const [i, [from, headers]] of foreignSenders(world).entries()) {
-        // Something new, as an attacker's form asks: a grant of a route bound to no resource opens
-        // any request of it, and a handler may refuse one it already carried out (409).
-        const n = route.resource === true ? 1 : 2 + i;
-        const { answer, ran } = await countingEffects(world, route, user, () =>
-          requestRoute(world, user, route, n, { headers }),
-        );
-        const what = `${describeRoute(route, n)} sent from ${from} (Origin ${headers.origin})`;
-        verdict.note(`${what}: ${describeAnswer(answer)}; the handler ran ${ran} time(s)`);
-        verdict.expect(
-          answer.status >= 400 || guardAsked(world, answer),
-          `${what} was accepted: ${describeAnswer(answer)}`,
-        );
-        verdict.expect(ran === 0, `${what}: the handler ran ${ran} time(s)`);
+      for (const [i, sender] of foreignSenders(world).entries()) {
+        // Something new, as an attacker's form asks: a handler may refuse one it already carried out
+        // (409). A grant of a route bound to no resource opens any request of it.
+        if (route.resource !== true) {
+          await expectForeignRefused(world, verdict, user, route, 2 + i, sender);
+          continue;
+        }
+        // A bound route's grant is its resource's: resource 1's, used once; and another user's for a
+        // resource the handler has not run for (that user holds no grant of resource 1 to open it).
+        await expectForeignRefused(world, verdict, user, route, 1, sender);
+        const other = await world.signIn();
+        if (await grantedUnused(world, verdict, other, route, 2 + i)) {
+          await expectForeignRefused(world, verdict, other, route, 2 + i, sender);
+        }
       }
     }
   },
