@@ -81,7 +81,11 @@ export function optionGroup(problems: OptionProblems, name: string, value: unkno
   return {};
 }
 
-/** Keys of a group (`name` '' for a call's own options) that are not options: each reported, never its value, with the ones that are. */
+/**
+ * Keys of a group (`name` '' for a call's own options) that are not options: each reported, never
+ * its value, with the name it most likely meant (a misspelt one would drop its setting without a
+ * word) or else the ones that are.
+ */
 export function checkKnownKeys(
   problems: OptionProblems,
   name: string,
@@ -89,8 +93,12 @@ export function checkKnownKeys(
   known: readonly string[],
 ): void {
   for (const key of Object.keys(group)) {
-    const shown = name === '' ? key : `${name}.${key}`;
-    if (!known.includes(key)) problems.add(`\`${shown}\` is not an option; use ${known.join(', ')}.`);
+    if (known.includes(key)) continue;
+    // A key is the app's text: shown as written only when plain and short.
+    const plain = !CONTROL.test(key) && key.length <= 64 ? redactSecrets(key) : quote(key);
+    const meant = closestName(key, known);
+    const hint = meant === undefined ? `; use ${known.join(', ')}.` : `: did you mean \`${meant}\`?`;
+    problems.add(`\`${name === '' ? plain : `${name}.${plain}`}\` is not an option${hint}`);
   }
 }
 

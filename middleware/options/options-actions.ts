@@ -3,8 +3,7 @@
  * Every problem of every action is reported, a bad name included, and an `async` fulfil is refused
  * when the store's transaction cannot span a promise (SQLite).
  */
-import { closestName } from '../closest-name.ts';
-import { CONTROL, isFunction, isRecord, quote, type OptionProblems } from './option-problems.ts';
+import { checkKnownKeys, CONTROL, isFunction, isRecord, quote, type OptionProblems } from './option-problems.ts';
 import type { VerifyStore } from '../store/types.ts';
 import type { ActionDefinition } from '../types.ts';
 
@@ -74,12 +73,7 @@ function checkAction(
   action: Record<string, unknown>,
   syncStore: boolean,
 ): void {
-  for (const key of Object.keys(action).filter((k) => !ACTION_OPTION_NAMES.includes(k))) {
-    const meant = closestName(key, ACTION_OPTION_NAMES);
-    const hint =
-      meant === undefined ? `an action's are ${ACTION_OPTION_NAMES.join(', ')}` : `did you mean \`${meant}\`?`;
-    problems.add(`\`${named}.${key}\` is not an option: ${hint}`);
-  }
+  checkKnownKeys(problems, named, action, ACTION_OPTION_NAMES);
   if (action.operationSensitivity !== 'normal' && action.operationSensitivity !== 'sensitive') {
     problems.add(
       `\`${named}.operationSensitivity\` must be 'normal' or 'sensitive': got ${quote(action.operationSensitivity)}.`,

@@ -212,6 +212,11 @@ describe('option validation', () => {
     expect(configError({ actions } as never)).toContain(
       '`actions[0] ("change_phone").requireRecentVerifcation` is not an option: did you mean `requireRecentVerification`?',
     );
+    // A key is the app's own text: one with a line break is quoted, never written into the message as it is.
+    const odd = [{ ...actions[0], ['x\nforged: line']: true }];
+    const said = configError({ actions: odd } as never);
+    expect(said).toContain('."x\\nforged: line"` is not an option');
+    expect(said).not.toContain('x\nforged');
   });
 
   it('reports every problem at once and never quotes the secret or URL credentials', () => {
@@ -282,7 +287,7 @@ describe('grouped options', () => {
       '`client.timeouts.statsRead` is not an option; use connectMs, headersMs, bodyMs.',
     );
     expect(configError({ client: { retry: { maxAttempt: 1 } } as never })).toContain(
-      '`client.retry.maxAttempt` is not an option; use maxAttempts, baseDelayMs, maxDelayMs, budgetMs, busyBudgetMs.',
+      '`client.retry.maxAttempt` is not an option: did you mean `maxAttempts`?',
     );
     expect(configError({ client: { connections: 0 } })).toContain('`client.connections` must be a whole number');
     const built = createVerificationKit(
