@@ -31,6 +31,7 @@ const ON_EXPRESS_4 = [
   'test/audit/fixtures.test.ts',
   'test/audit/sound-apps.test.ts',
   'test/audit/step-up-cross-site-bound.test.ts',
+  'test/audit/redirect-before-start.test.ts',
   'test/emulator/testing-entry.test.ts',
   'test/emulator/handler-rejections.test.ts',
   'test/emulator/hosted-page-flow.test.ts',

@@ -2,7 +2,7 @@
  * The pages a user sees before the start (home, the sign-in page) are opened by redirect.start with
  * a planted "where next" in their query: one that sends a signed-in user straight on to its ?next=
  * is an open redirect of its own, and fails the check; a home page that sends the user to a fixed
- * page of the app does not.
+ * page of the app does not, nor one sending it to another page of the app with its query kept.
  */
 import type express from 'express';
 import type { Request } from 'express';
@@ -57,5 +57,31 @@ describe('redirect.start and the pages visited before the start', () => {
     });
     expect(failed, table).toEqual([]);
     expect(table).toMatch(/redirect\.start\s+pass/i);
+  }, 120_000);
+
+  it('a home page sending the user to its own language, its query kept (/ to /en/?next=...), passes redirect.start', async () => {
+    const { failed, table } = await audit((app) => {
+      app.get('/', (req, res) => {
+        const query = req.originalUrl.indexOf('?');
+        res.redirect(302, `/en/${query < 0 ? '' : req.originalUrl.slice(query)}`);
+      });
+      app.get('/en/', (_req, res) => {
+        res.send('<!doctype html><title>Home</title><p>Home.</p>');
+      });
+    });
+    expect(failed, table).toEqual([]);
+    expect(table).toMatch(/redirect\.start\s+pass/i);
+  }, 120_000);
+
+  it('a home page redirecting on its own origin, the query kept, past the hops followed fails redirect.start', async () => {
+    const { failed, table } = await audit((app) => {
+      // Each hop another page of the app, the planted ?next= carried on: a browser would follow it further.
+      app.get(['/', '/hop/:n'], (req, res) => {
+        const query = req.originalUrl.indexOf('?');
+        res.redirect(302, `/hop/${Number(req.params.n ?? 0) + 1}${query < 0 ? '' : req.originalUrl.slice(query)}`);
+      });
+    });
+    expect(failed, table).toEqual(['redirect.start']);
+    expect(table).toMatch(/still redirecting after \d+ hops, to \/hop\/\d+\?next=/);
   }, 120_000);
 });

@@ -116,11 +116,17 @@ function pagesBeforeStart(world: AuditWorld): string[] {
   return [...new Set(paths)];
 }
 
+const PLANT = /evil\.example|javascript:/i;
+
+/**
+ * Why a redirect to `location` is an exit, if it is: one off the app's origin. One on it carrying a
+ * planted value along (a language or trailing-slash redirect keeping the query) is followed: where
+ * it leads is judged.
+ */
 function offending(world: AuditWorld, location: string, base: string): string | undefined {
-  if (/evil\.example|javascript:/i.test(location)) return 'carries a planted value';
   const target = world.resolve(location, base);
-  if (target.origin !== world.options.appOrigin) return "leaves the app's origin";
-  return undefined;
+  if (target.origin === world.options.appOrigin) return undefined;
+  return PLANT.test(location) ? 'carries a planted value' : "leaves the app's origin";
 }
 
 /** The URL a Refresh header or `<meta http-equiv="refresh">` sends the browser on to, if it names one. */
@@ -164,6 +170,12 @@ async function judgeRedirects(
       headers: { referer: answer.url, ...headers },
     });
   }
+  // Past the hops followed, a redirect still carrying a planted value may yet leave (a browser follows on).
+  const still = nextTarget(answer);
+  verdict.expect(
+    still === undefined || !PLANT.test(still),
+    `${what}: still redirecting after ${MAX_HOPS + 1} hops, to ${still} carrying a planted value`,
+  );
 }
 
 export const redirectChecks: AuditCheck[] = [
