@@ -141,6 +141,8 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       stored_number_refused:
         'Nous ne pouvons pas envoyer de code au numéro de téléphone de votre compte. Changez ce numéro dans votre ' +
         'compte, ou contactez l’assistance.',
+      kept_number_refused:
+        'Nous ne pouvons pas envoyer de code au numéro utilisé par cette vérification. Saisissez un autre numéro de mobile.',
       rate_limited: 'Trop de tentatives de vérification.',
       invalid_return_params: `Ce lien de vérification est incomplet ou mal formé. ${START_AGAIN_FR}`,
       unknown_attempt: `Aucune tentative de vérification ne correspond à ce lien. ${START_AGAIN_FR}`,

@@ -21,10 +21,16 @@ export type FailureTextKey = KnownFailureReason | 'expired' | 'superseded' | 'ge
 
 /**
  * Error texts by KitError code, plus the start route's 405, the refusal of the number the app holds
- * for the user (`phone_number_refused` where no number can be typed) and the fallbacks for unlisted codes.
+ * for the user (`phone_number_refused` where no number can be typed), of a restart's kept number (the
+ * number form back, empty) and the fallbacks for unlisted codes.
  */
 export type ErrorTextKey =
-  KitErrorCode | 'method_not_allowed' | 'stored_number_refused' | 'client_error' | 'server_error';
+  | KitErrorCode
+  | 'method_not_allowed'
+  | 'stored_number_refused'
+  | 'kept_number_refused'
+  | 'client_error'
+  | 'server_error';
 
 /** Every text of the kit's pages, in one language. */
 export interface KitMessages {
@@ -191,6 +197,7 @@ export const englishMessages: KitMessages = {
     phone_number_refused: 'We cannot send a code to this number. Enter another mobile number.',
     stored_number_refused:
       'We cannot send a code to the phone number on your account. Change the number in your account, or contact support.',
+    kept_number_refused: 'We cannot send a code to the number this verification used. Enter another mobile number.',
     rate_limited: 'Too many verification attempts.',
     invalid_return_params: `This verification link is incomplete or malformed. ${START_AGAIN}`,
     unknown_attempt: `No verification attempt matches this link. ${START_AGAIN}`,

@@ -120,7 +120,8 @@ export async function attemptUserFor<Tx>(
 
 /**
  * The finished attempt a restart names and who the attempt is for, from the start's fields;
- * 'answered' when `answered` took a typed number that cannot be texted (the number form back).
+ * 'answered' when `answered` took a typed number that cannot be texted (the number form back),
+ * told whether it was a restart's kept number (a new start then, nothing of it shown back).
  */
 export async function attemptFor<Tx>(
   context: KitContext<Tx>,
@@ -128,13 +129,13 @@ export async function attemptFor<Tx>(
   action: ActionDefinition<Tx>,
   signedIn: ResolvedUser,
   body: Record<string, unknown>,
-  answered: (error: unknown) => boolean,
+  answered: (error: unknown, restarted: boolean) => boolean,
 ): Promise<{ previous: Attempt | undefined; attemptUser: AttemptUser } | 'answered'> {
   const previous = await restartedAttempt(context, action, signedIn.userRef, body.restart);
   try {
     return { previous, attemptUser: await attemptUserFor(context, req, action, signedIn, body, previous) };
   } catch (error) {
-    if (previous === undefined && answered(error)) return 'answered';
+    if (answered(error, previous !== undefined)) return 'answered';
     throw error;
   }
 }

@@ -162,7 +162,8 @@ function answerStart<Tx>(
 
 /**
  * A typed number that cannot be texted, on the web: the kit's number form back (422) with what the
- * user typed and why, so they correct it. False when the error is answered as any other.
+ * user typed and why, so they correct it. A restart's kept number refused now gets the form empty:
+ * a new start, its number typed anew and policed again. False when the error is answered as any other.
  */
 function answeredWithNumberForm<Tx>(
   context: KitContext<Tx>,
@@ -171,6 +172,7 @@ function answeredWithNumberForm<Tx>(
   action: ActionDefinition<Tx>,
   body: Record<string, unknown>,
   error: unknown,
+  restarted: boolean,
 ): boolean {
   const numberProblem =
     isKitError(error, KitErrorCode.InvalidPhoneNumber) || isKitError(error, KitErrorCode.PhoneNumberRefused);
@@ -186,8 +188,10 @@ function answeredWithNumberForm<Tx>(
   const page = context.pages.enterNumber(
     {
       form,
-      entered: typeof typed === 'string' ? typed.slice(0, 64) : '',
-      message: messages.errors[error.code as 'invalid_phone_number' | 'phone_number_refused'],
+      entered: typeof typed === 'string' && !restarted ? typed.slice(0, 64) : '',
+      message: restarted
+        ? messages.errors.kept_number_refused
+        : messages.errors[error.code as 'invalid_phone_number' | 'phone_number_refused'],
     },
     nonce,
     messages,
@@ -277,8 +281,8 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
     const action = await pickStartAction(context, bodyOf(req));
     const stepUp = stepUps.get(action.name);
     const who = (body: Record<string, unknown>) =>
-      attemptFor(context, req, action, signedIn, body, (error) =>
-        answeredWithNumberForm(context, req, res, action, body, error),
+      attemptFor(context, req, action, signedIn, body, (error, restarted) =>
+        answeredWithNumberForm(context, req, res, action, body, error, restarted),
       );
     // Bad input (a number that cannot be texted, a restart of nothing, a start the action's own
     // prepare refuses) is refused before a step-up keeps it: nothing kept, no text to confirm it.

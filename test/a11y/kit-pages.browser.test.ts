@@ -312,11 +312,16 @@ describe('the typed-number pages pass axe, English and French', () => {
     it(`the number form back with each refusal, and a failure naming the number masked (${look} look, ${lang})`, async () => {
       const page = await browser.newPage();
       const pages = [
-        ...(['invalid_phone_number', 'phone_number_refused'] as const).map((code) => ({
+        // A restart's kept number refused: the form back empty, a new start.
+        ...(['invalid_phone_number', 'phone_number_refused', 'kept_number_refused'] as const).map((code) => ({
           name: code,
           text: messages.errors[code],
           render: (nonce: string) =>
-            renderers.enterNumber({ form, entered: '06 12 34', message: messages.errors[code] }, nonce, messages),
+            renderers.enterNumber(
+              { form, entered: code === 'kept_number_refused' ? '' : '06 12 34', message: messages.errors[code] },
+              nonce,
+              messages,
+            ),
         })),
         {
           name: 'failed',

@@ -663,3 +663,67 @@ describe('a stored number the destination policy refuses (resolveUser(req).desti
     expect(await sms(mobile)).toEqual([]);
   });
 });
+
+describe('a restart whose kept typed number the destination policy refuses now', () => {
+  let web: TestApp;
+  const KEPT_REFUSED = 'We cannot send a code to the number this verification used. Enter another mobile number.';
+  const alertOf = (html: string) => /<p id="verify-kit-number-error" role="alert">([^<]*)<\/p>/.exec(html)?.[1];
+  beforeAll(async () => {
+    web = await startTestApp({ kit: { actions: [addPhone], messages: { fr: demoKitMessages.fr } } });
+  });
+  afterAll(async () => {
+    await web?.close();
+  });
+
+  /** An expired add_phone attempt of `name`, its number typed before the policy refused it (premium-rate). */
+  async function keptPremiumAttempt(name: string): Promise<string> {
+    const createdAt = Date.now() - 25 * 3_600_000;
+    const state = `keptPremium_${name}_`.padEnd(43, 'x');
+    await web.store.insertAttempt({
+      state,
+      sessionId: `session-${state}`,
+      userRef: `user-${name}`,
+      action: 'add_phone',
+      params: {},
+      destination: PREMIUM,
+      returnTo: '/done/phone',
+      sensitivity: 'normal',
+      platform: 'web',
+      createdAt,
+      nextCheckAt: createdAt,
+    });
+    expect(await web.store.expireAttempts(Date.now(), 24 * 3_600_000)).toBeGreaterThanOrEqual(1);
+    return state;
+  }
+
+  it('gets the empty number form (a new start), says the kept number cannot be used, names no rule, and sends nothing', async () => {
+    const alice = await web.agent().signIn('alice');
+    const state = await keptPremiumAttempt('alice');
+    const before = await web.attemptCount();
+    // A number sent with the restart swaps nothing and is not shown back.
+    const answer = await alice.tryStart('add_phone', { restart: state, phone: GB_MOBILE });
+    expect(answer.status).toBe(422);
+    expect(alertOf(answer.body)).toBe(KEPT_REFUSED);
+    expect(answer.body).toContain('name="phone" type="tel" autocomplete="tel" value=""');
+    expect(answer.body).not.toContain('name="restart"');
+    expect(answer.body).not.toContain('9005550123');
+    expect(answer.body).not.toContain('7400123456');
+    const french = await alice.postStart(
+      { _csrf: alice.csrf, action: 'add_phone', restart: state },
+      { 'accept-language': 'fr' },
+    );
+    expect(french.status).toBe(422);
+    expect(alertOf(french.body)).toBe(
+      'Nous ne pouvons pas envoyer de code au numéro utilisé par cette vérification. Saisissez un autre numéro de mobile.',
+    );
+    expect({ attempts: await web.attemptCount(), sms: await sms(web) }).toEqual({ attempts: before, sms: [] });
+    // The form is a new start: the number typed there is policed again, and an allowed one is texted.
+    const retyped = await alice.tryStartWithNumber('add_phone', PREMIUM);
+    expect(retyped.status).toBe(422);
+    expect(alertOf(retyped.body)).toBe('We cannot send a code to this number. Enter another mobile number.');
+    expect(await sms(web)).toEqual([]);
+    const started = await alice.startWithNumber('add_phone', GB_MOBILE);
+    expect((await web.attempt(started.sessionId))?.destination).toBe(GB_MOBILE);
+    expect(await sms(web)).toEqual([GB_MOBILE]);
+  });
+});
