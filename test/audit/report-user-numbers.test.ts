@@ -6,6 +6,7 @@
 import type { Request } from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditIntegration, formatAuditJson, formatAuditTable } from 'hosted-sms-verify-kit/testing';
+import { maskInternational } from '../../testing/audit/number-mask.ts';
 import { userNamed } from '../support/users.ts';
 import { startSampleApp, type SampleApp } from './sample-app.ts';
 
@@ -38,4 +39,15 @@ describe("the report and a user's own number on a page", () => {
     expect(json).toMatch(/page \\"Account of \+\[a number ending \d\d\]\\"/);
     for (const number of new Set(numbers)) expect(json).not.toContain(number.slice(1));
   }, 120_000);
+
+  it('a number in a URL inside a parameter, encoded again (%252B44%25207400...), is masked as well', () => {
+    // A redirect's Location sending the user on with a URL of the app as ?next= carries it so.
+    const location = '/login?next=%2Fprofile%3Fphone%3D%252B44%25207400%2520123456%26tab%3D2';
+    const said = maskInternational(`GET /profile answered 302 -> ${location}`);
+    // Decoded as the browser and the app would, no digits of the whole number remain.
+    expect(decodeURIComponent(decodeURIComponent(said)).replace(/\D/g, '')).not.toContain('447400123456');
+    expect(said).toContain('%252B[a number ending 56]%26tab%3D2');
+    for (const spelt of ['%252B447400123456', '%25252B447400123456', '%2B44+7400+123456', '+44 7400 123456'])
+      expect(maskInternational(spelt)).toMatch(/^(?:%(?:25)*2B|\+)\[a number ending 56\]$/);
+  });
 });

@@ -55,8 +55,17 @@ export function maskTypedRange(text: string): string {
   });
 }
 
-/** A number in international form after its `+` (or `%2B`): 8 to 15 digits, separators between. */
-const INTERNATIONAL = new RegExp(String.raw`(?<=\+|%2B)\d(?:${SEPARATOR}*\d){7,14}(?!\d)`, 'gi');
+/** A separator encoded once more, as in a URL inside a parameter (`%2520`). */
+const REENCODED_SEPARATOR = String.raw`%25(?:25)*(?:20|2B|28|29|2F)`;
+
+/**
+ * A number in international form after its `+`, or `%2B` (`%252B` in a URL inside a parameter,
+ * encoded again): 8 to 15 digits, separators between.
+ */
+const INTERNATIONAL = new RegExp(
+  String.raw`(?<=\+|%(?:25)*2B)\d(?:(?:${SEPARATOR}|${REENCODED_SEPARATOR})*\d){7,14}(?!\d)`,
+  'gi',
+);
 
 /**
  * `text` with every number written in international form masked, whoever holds it: for what is
