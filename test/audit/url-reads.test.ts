@@ -55,6 +55,31 @@ describe('plantedUrlRead and the URL read as text', () => {
   it('a location.href set from a value of the page, the URL never read, sends the browser on by no planted value', () => {
     expect(read('const to = document.body.dataset.next; if (to) location.href = to;')).toBeUndefined();
   });
+
+  it.each([
+    [
+      'a share button opening another site with the page URL',
+      "share.onclick = () => window.open('https://twitter.com/intent/tweet?url=' + encodeURIComponent(location.href), '_blank');",
+    ],
+    [
+      'a share button as a template literal',
+      'share.onclick = () => open(`https://www.facebook.com/sharer.php?u=${encodeURIComponent(location.href)}`);',
+    ],
+    [
+      'a search of the app with the page URL',
+      "location.assign('/search?from=' + encodeURIComponent(location.href) + '&q=' + box.value);",
+    ],
+  ])('%s, its origin written first, sends the browser to no planted value', (_, script) => {
+    expect(read(script)).toBeUndefined();
+  });
+
+  it.each([
+    ["a path's slash alone written first", "location.assign('/' + location.href.split('next=')[1]);"],
+    ['a scheme without its host written first', "location.assign('https:' + location.href.split('next=/')[1]);"],
+    ['a host not ended in the text', "location.assign('https://app.example' + location.href.split('next=')[1]);"],
+  ])('%s still sends the browser on by a planted value', (_, script) => {
+    expect(read(script)).toBe('read without naming a parameter');
+  });
 });
 
 describe('plantedUrlRead and parameters taken whole', () => {

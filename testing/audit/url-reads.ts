@@ -67,11 +67,19 @@ function parametersReadByName(script: string): boolean {
   });
 }
 
-/** Whether the script sends a window on to anything but a fixed string. */
+/**
+ * A target whose text starts with its origin written out: a literal holding a host ended by `/`,
+ * `?` or `#` (a share link, `'https://twitter.com/intent/tweet?url=' + ...`), or a path beyond its
+ * first slash (`'/search?q=' + ...`). What follows cannot move it to another site.
+ */
+const FIXED_ORIGIN = /^\s*(["'`])(?:https?:\/\/[^\s"'`\\/?#@$]+[/?#]|\/[^\s"'`\\/$])/i;
+
+/** Whether the script sends a window on to anything but a fixed string or its origin written first. */
 function navigatesByValue(script: string): boolean {
-  return [...script.matchAll(NAVIGATES)].some(
-    (match) => !FIXED_TARGET.test(script.slice((match.index ?? 0) + match[0].length)),
-  );
+  return [...script.matchAll(NAVIGATES)].some((match) => {
+    const target = script.slice((match.index ?? 0) + match[0].length);
+    return !FIXED_TARGET.test(target) && !FIXED_ORIGIN.test(target);
+  });
 }
 
 /** Whether `text` holds one of `planted` (case aside). */
