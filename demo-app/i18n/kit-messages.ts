@@ -157,6 +157,9 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       hook_failed: SERVER_PROBLEM_FR,
       step_up_intent_unusable:
         'Cette demande a déjà été effectuée, a expiré ou a été commencée dans un autre navigateur. Rien n’a été modifié.',
+      step_up_intent_other_resource:
+        'Cette demande a été faite pour un autre compte ou espace de travail que celui ouvert maintenant. Revenez-y ' +
+        'pour la confirmer. Rien n’a été modifié.',
       step_up_upload_refused:
         'Ce formulaire ne peut pas être confirmé avec un fichier joint. Envoyez-le sans le fichier, ou ajoutez le fichier après avoir confirmé.',
       store_unavailable: 'Impossible de terminer pour le moment. Réessayez dans un instant.',

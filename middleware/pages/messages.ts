@@ -22,13 +22,15 @@ export type FailureTextKey = KnownFailureReason | 'expired' | 'superseded' | 'ge
 /**
  * Error texts by KitError code, plus the start route's 405, the refusal of the number the app holds
  * for the user (`phone_number_refused` where no number can be typed), of a restart's kept number (the
- * number form back, empty) and the fallbacks for unlisted codes.
+ * number form back, empty), a kept form sent back under another resource than its own (a
+ * `step_up_intent_unusable` still open there) and the fallbacks for unlisted codes.
  */
 export type ErrorTextKey =
   | KitErrorCode
   | 'method_not_allowed'
   | 'stored_number_refused'
   | 'kept_number_refused'
+  | 'step_up_intent_other_resource'
   | 'client_error'
   | 'server_error';
 
@@ -211,6 +213,8 @@ export const englishMessages: KitMessages = {
     hook_failed: SERVER_PROBLEM,
     step_up_intent_unusable:
       'This request was already carried out, has expired, or was started in another browser. Nothing was changed now.',
+    step_up_intent_other_resource:
+      'This request was made for another account or workspace than the one open now. Switch back to that one to confirm it. Nothing was changed.',
     step_up_upload_refused:
       'This form cannot be confirmed with a file attached. Send it without the file, or upload the file after confirming.',
     store_unavailable: 'This cannot be completed right now. Please try again in a moment.',

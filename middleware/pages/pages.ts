@@ -8,7 +8,7 @@
  * cache or leaked in a Referer. Integrators may override any page but the auto-submit one (`pages`).
  */
 import { html, scriptJson, type SafeHtml } from './html.ts';
-import { failureText, type KitMessages } from './messages.ts';
+import { failureText, type ErrorTextKey, type KitMessages } from './messages.ts';
 
 /** A POST form back to the start route: a new session and a new state. */
 export interface RestartForm {
@@ -79,6 +79,8 @@ export interface ErrorPage {
   code: string;
   /** In the request's language; never carries a secret, a handoff or a service response body. */
   message: string;
+  /** The `messages.errors` key of `message` when not the code's own (`step_up_intent_other_resource`). */
+  text?: ErrorTextKey;
 }
 
 /**
@@ -278,11 +280,14 @@ ${restartForm(ctx.restart, messages.startNew)}`,
     });
   },
   error(ctx, nonce, messages) {
-    // A kept request replayed, expired or from another browser: nothing went wrong.
-    const settled = ctx.code === 'step_up_intent_unusable';
-    const heading = settled ? messages.stepUp.unusableTitle : messages.error.heading;
+    // A kept request replayed, expired or from another browser: nothing went wrong. One sent back
+    // under another resource is still open for its own: confirmed there.
+    const otherResource = ctx.text === 'step_up_intent_other_resource';
+    const settled = ctx.code === 'step_up_intent_unusable' && !otherResource;
+    const title = otherResource ? messages.stepUp.confirmTitle : settled ? messages.stepUp.unusableTitle : undefined;
+    const heading = title ?? messages.error.heading;
     return layout({
-      title: settled ? messages.stepUp.unusableTitle : messages.error.title,
+      title: title ?? messages.error.title,
       nonce,
       messages,
       body: html`<h1>${heading}</h1>

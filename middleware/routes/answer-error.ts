@@ -147,7 +147,9 @@ function answerKitError<Tx>(
     return;
   }
   const nonce = newNonce();
-  const page = context.pages.error({ status: error.status, code: error.code, message }, nonce, messages);
+  const text = shownWithText.get(error);
+  const shown = { status: error.status, code: error.code, message, ...(text === undefined ? {} : { text }) };
+  const page = context.pages.error(shown, nonce, messages);
   sendPage(res, error.status, page, nonce);
 }
 

@@ -20,7 +20,7 @@ import { readStoredNumber } from '../numbers/parse-number.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { stepUpFromElsewherePage, stepUpRequiredPage, stepUpUnenrolledPage } from '../pages/step-up-pages.ts';
-import { answerError, logAfterAnswer } from '../routes/answer-error.ts';
+import { answerError, logAfterAnswer, showWithText } from '../routes/answer-error.ts';
 import { csrfToken, verifyCsrf } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
 import { isStateShaped, newNonce, newState } from '../routes/state.ts';
@@ -256,10 +256,12 @@ async function runKeptRequest<Tx>(
   // sent for that one, so it is not kept for it, as one sent to another path is not; it stays kept for its own.
   if (resourceKey !== intent.resourceKey) {
     note(guarded, req, 'denied');
-    throw new KitError(
+    const refused = new KitError(
       KitErrorCode.StepUpIntentUnusable,
       'This request was kept for another resource than bindTo reads now (the user switched resource, or two guards of one scope bind different keys: give one its own scope); nothing was kept or changed.',
     );
+    // Still open for its own resource: the user is told to go back there, not that nothing is left.
+    throw showWithText(refused, 'step_up_intent_other_resource');
   }
   if (!fresh) {
     // The same request asked again is kept anew in its place.

@@ -17,7 +17,7 @@ import {
   KitErrorCode,
   type StartLimits,
 } from '../../middleware/index.ts';
-import { completeMessages } from '../../middleware/pages/messages.ts';
+import { completeMessages, type ErrorTextKey } from '../../middleware/pages/messages.ts';
 import { newNonce } from '../../middleware/routes/state.ts';
 import { DAY_MS } from '../support/clock.ts';
 import { launchBrowser } from '../support/browser.ts';
@@ -262,12 +262,14 @@ describe('kit pages pass axe (WCAG 2.1 A/AA) in Chromium', () => {
 
 describe('every error code’s page passes axe, default look and the demo’s, English and French', () => {
   // [code, status, the text shown when not the code's own]
-  const codes: Array<[string, number, string?]> = [
+  const codes: Array<[string, number, ErrorTextKey?]> = [
     ...Object.values(KitErrorCode).map((code): [string, number] => [code, new KitError(code, 'x').status]),
     ['method_not_allowed', 405],
     ['a_code_from_a_future_version', 409],
     // The refusal of the number the app holds: no number field on its page.
     [KitErrorCode.PhoneNumberRefused, 422, 'stored_number_refused'],
+    // A kept form sent back under another resource: still open for its own.
+    [KitErrorCode.StepUpIntentUnusable, 409, 'step_up_intent_other_resource'],
   ];
   const looks = [
     { name: 'default', renderers: defaultPages, messages: englishMessages, lang: 'en' },
@@ -280,7 +282,8 @@ describe('every error code’s page passes axe, default look and the demo’s, E
       for (const [code, status, textKey] of codes) {
         const nonce = newNonce();
         const message = errorText(look.messages, textKey ?? code, status);
-        const body = look.renderers.error({ status, code, message }, nonce, look.messages);
+        const shown = { status, code, message, ...(textKey === undefined ? {} : { text: textKey }) };
+        const body = look.renderers.error(shown, nonce, look.messages);
         const url = `http://localhost/error/${textKey ?? code}`;
         await page.route(url, (route) =>
           route.fulfill({

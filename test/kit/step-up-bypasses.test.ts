@@ -12,6 +12,7 @@ import type { Agent } from '../support/agent.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { confirmForm, methodOverride, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
+import { demoKitMessages } from '../../demo-app/i18n.ts';
 
 /** The hidden fields of the kit's confirmation page (GET /verify/step-up?intent=...). */
 function confirmationFields(html: string): Record<string, string> {
@@ -229,7 +230,10 @@ describeEachAppStore('step-up: a kept form runs only for the resource it was kep
   beforeAll(async () => {
     app = await startTestApp({
       ...(await storeOptions()),
-      kit: { scopes: [{ name: 'payout', operationSensitivity: 'sensitive', label: 'change the payout account' }] },
+      kit: {
+        scopes: [{ name: 'payout', operationSensitivity: 'sensitive', label: 'change the payout account' }],
+        messages: { fr: demoKitMessages.fr },
+      },
       ownRoutes: (a, kit) => {
         // The workspace the user switched to: one path for every workspace, the resource in the session.
         a.post('/workspace', express.urlencoded({ extended: false }), (req, res) => {
@@ -274,6 +278,18 @@ describeEachAppStore('step-up: a kept form runs only for the resource it was kep
     // Kept for beta, it would run alpha's payee in beta after one more code: the user never sent it there.
     const inBeta = await alice.postForm('/payee', alphaForm, headers);
     expect(inBeta.status).toBe(409);
+    // Still kept for alpha: the page says where it can be confirmed, not that nothing is left to do.
+    expect(inBeta.body).toContain('<h1>Confirm your request</h1>');
+    expect(inBeta.body).toContain(
+      'This request was made for another account or workspace than the one open now. Switch back to that one to confirm it. Nothing was changed.',
+    );
+    expect(inBeta.body).not.toMatch(/already carried out|no longer open|bindTo|resource|beta|alpha/i);
+    const french = await alice.postForm('/payee', alphaForm, { ...headers, 'accept-language': 'fr' });
+    expect(french.status).toBe(409);
+    expect(french.body).toContain(
+      'Cette demande a été faite pour un autre compte ou espace de travail que celui ouvert maintenant. Revenez-y ' +
+        'pour la confirmer. Rien n’a été modifié.',
+    );
     expect(await intents()).toBe(keptBefore);
     expect((await app!.emulator.control.outbox()).length).toBe(texts);
     expect(ran).toEqual([]);
