@@ -50,4 +50,11 @@ describe("the report and a user's own number on a page", () => {
     for (const spelt of ['%252B447400123456', '%25252B447400123456', '%2B44+7400+123456', '+44 7400 123456'])
       expect(maskInternational(spelt)).toMatch(/^(?:%(?:25)*2B|\+)\[a number ending 56\]$/);
   });
+
+  it("the shortest real numbers, 7 digits with their country code (Niue's +683 4002), are masked too", () => {
+    expect(maskInternational('Account of +683 4002')).toBe('Account of +[a number ending 02]');
+    expect(maskInternational('Account of +6834002.')).toBe('Account of +[a number ending 02].');
+    // Six digits are no phone number: left as written.
+    expect(maskInternational('build +123456')).toBe('build +123456');
+  });
 });

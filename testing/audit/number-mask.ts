@@ -60,10 +60,11 @@ const REENCODED_SEPARATOR = String.raw`%25(?:25)*(?:20|2B|28|29|2F)`;
 
 /**
  * A number in international form after its `+`, or `%2B` (`%252B` in a URL inside a parameter,
- * encoded again): 8 to 15 digits, separators between.
+ * encoded again): 7 to 15 digits, separators between, as the shortest real numbers have 7 with
+ * their country code (Niue's +683 4002).
  */
 const INTERNATIONAL = new RegExp(
-  String.raw`(?<=\+|%(?:25)*2B)\d(?:(?:${SEPARATOR}|${REENCODED_SEPARATOR})*\d){7,14}(?!\d)`,
+  String.raw`(?<=\+|%(?:25)*2B)\d(?:(?:${SEPARATOR}|${REENCODED_SEPARATOR})*\d){6,14}(?!\d)`,
   'gi',
 );
 
