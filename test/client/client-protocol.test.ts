@@ -591,16 +591,15 @@ describe('settings the client does not know are refused when it is created, with
   // A typo did nothing: the call waited the default 10 s, or retried 5 times, as if it were not there.
   it.each([
     ['timeouts', { statsRead: 2000 }, '`timeouts.statsRead` is not an option; use connectMs, headersMs, bodyMs.'],
-    [
-      'retry',
-      { maxAttempt: 1 },
-      '`retry.maxAttempt` is not an option; use maxAttempts, baseDelayMs, maxDelayMs, budgetMs, busyBudgetMs.',
-    ],
-  ])('an unknown key in %s: invalid_options naming it and the known ones', (group, settings, problem) => {
-    const refusal = refusalOf({ [group]: settings });
-    expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
-    expect((refusal as Error).message).toBe(`createVerifyClient: ${problem}`);
-  });
+    ['retry', { maxAttempt: 1 }, '`retry.maxAttempt` is not an option: did you mean `maxAttempts`?'],
+  ])(
+    'an unknown key in %s: invalid_options naming it and the one it likely meant, or the known ones',
+    (group, settings, problem) => {
+      const refusal = refusalOf({ [group]: settings });
+      expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
+      expect((refusal as Error).message).toBe(`createVerifyClient: ${problem}`);
+    },
+  );
 
   // 0 never read a status at all; NaN or 2.5 never stopped retrying as intended.
   it.each([0, 1001, 2.5, Number.NaN, '2'])('statusReadAttempts = %s: invalid_options with its range', (value) => {
@@ -620,13 +619,23 @@ describe('settings the client does not know are refused when it is created, with
 
   // A misspelt top-level option did nothing: statusReadAttemps kept the default 2 tries, timeout no timeout.
   it.each([
-    ['statusReadAttemps', 3],
-    ['timeout', SECRET],
-  ])('an unknown top-level key %s: invalid_options naming it and the known ones, never its value', (key, value) => {
-    const refusal = refusalOf({ [key]: value } as never);
-    expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
+    ['statusReadAttemps', 3, 'statusReadAttempts'],
+    ['timeout', SECRET, 'timeouts'],
+  ])(
+    'an unknown top-level key %s: invalid_options naming it and the one it likely meant, never its value',
+    (key, value, meant) => {
+      const refusal = refusalOf({ [key]: value } as never);
+      expect(isKitError(refusal, KitErrorCode.InvalidOptions)).toBe(true);
+      expect((refusal as Error).message).toBe(
+        `createVerifyClient: \`${key}\` is not an option: did you mean \`${meant}\`?`,
+      );
+    },
+  );
+
+  it('an unknown top-level key like none of them: invalid_options naming it and the known ones', () => {
+    const refusal = refusalOf({ webhookUrl: 'https://hooks.example/' } as never);
     expect((refusal as Error).message).toBe(
-      `createVerifyClient: \`${key}\` is not an option; use baseUrl, clientId, clientSecret, timeouts, retry, statusReadAttempts, connections.`,
+      'createVerifyClient: `webhookUrl` is not an option; use baseUrl, clientId, clientSecret, timeouts, retry, statusReadAttempts, connections.',
     );
   });
 
