@@ -83,26 +83,30 @@ function settingsOf(argv: readonly string[], env: CommandEnv): EmulatorSettings 
   };
 }
 
+/** Where the integrator reads the built-in test client's secret: the command prints no secret, not even this public one. */
+const BUILT_IN_SECRET_SOURCE =
+  'the built-in test client\'s, in the kit\'s emulator/README.md ("The built-in test client")';
+
 /**
- * The built-in test client is public, like a test key: its values, ready to paste into the app's
- * .env. Only when it is the one registered: a secret the emulator was configured with is never printed.
+ * The built-in test client's values to paste into the app's .env, all but its secret: only when
+ * it is the one registered.
  */
 function builtInClientEnv(settings: EmulatorSettings, url: string): string[] {
   const [only] = settings.clients;
   const builtIn = settings.clientsFrom === '' && settings.clients.length === 1 && only === DEFAULT_CLIENT;
   if (!builtIn) return [];
   return [
-    "  The built-in test client (public, like a test key). Paste into your app's .env (then: node --env-file=.env server.mjs):",
+    "  The built-in test client. Paste into your app's .env (then: node --env-file=.env server.mjs):",
     `    VERIFY_BASE_URL=${url}`,
     `    VERIFY_CLIENT_ID=${DEFAULT_CLIENT.clientId}`,
-    `    VERIFY_CLIENT_SECRET=${DEFAULT_CLIENT.secret}`,
     `    VERIFY_RETURN_URL=${DEFAULT_CLIENT.returnUrl}`,
+    `  and set VERIFY_CLIENT_SECRET to ${BUILT_IN_SECRET_SOURCE}.`,
   ];
 }
 
 function banner(settings: EmulatorSettings, url: string, pageOrigin: string): string {
-  // A configured secret is never printed: say where it is configured instead.
-  const secretSource = settings.clientsFrom || 'the built-in test secret (below)';
+  // No secret is printed: say where it is configured instead.
+  const secretSource = settings.clientsFrom || BUILT_IN_SECRET_SOURCE;
   return [
     `Hosted SMS verification emulator listening on ${url}`,
     `  POST ${url}/session · GET ${url}/session/{id} · verifyUrl ${pageOrigin}/verify`,

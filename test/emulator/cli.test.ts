@@ -6,10 +6,11 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CLIENT } from '../../emulator/config/config.ts';
 import { builtFile } from '../support/built.ts';
 
 // Plain node starts the built bin in under half of what loading the TypeScript through tsx takes.
@@ -130,7 +131,7 @@ describe('npm run emulator', () => {
     expect(run.output()).toMatch(/SMS to ••\u00a001: your code is \d{6}/);
   });
 
-  it('with the built-in test client, prints ready-to-paste .env lines for it (a public test key)', async () => {
+  it('with the built-in test client, prints its .env lines to paste but its secret, and says where that is', async () => {
     const run = runEmulator({ EMULATOR_PORT: '0' });
     const banner = await run.banner;
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
@@ -140,12 +141,19 @@ describe('npm run emulator', () => {
       expect.arrayContaining([
         `VERIFY_BASE_URL=${url}`,
         'VERIFY_CLIENT_ID=demo-client',
-        'VERIFY_CLIENT_SECRET=demo-secret-change-me',
         'VERIFY_RETURN_URL=http://localhost:3000/verify/return',
       ]),
     );
+    expect(banner).toContain("set VERIFY_CLIENT_SECRET to the built-in test client's, in the kit's emulator/README.md");
+    // The README section the banner names holds the secret, so the lines pasted work.
+    const readme = readFileSync(new URL('../../emulator/README.md', import.meta.url), 'utf8');
+    expect(readme).toContain('### The built-in test client');
+    expect(readme).toContain(`| \`VERIFY_CLIENT_SECRET\` | \`${DEFAULT_CLIENT.secret}\` |`);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
+    // No secret in the command's output, the public one neither (nor its Basic token's spelling).
+    expect(run.output()).not.toContain(DEFAULT_CLIENT.secret);
+    expect(run.output()).not.toContain(Buffer.from(`demo-client:${DEFAULT_CLIENT.secret}`).toString('base64'));
   });
 
   it('with a configured client, prints no .env lines and never its secret', async () => {
