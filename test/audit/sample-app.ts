@@ -157,6 +157,8 @@ export interface CustomFlaw {
   emulatorPageHost?: string;
   /** The action's fulfil() writes no grant (the mistake writes it elsewhere). */
   noFulfilEffect?: boolean;
+  /** The kit's start limits turned off, as the `noStartLimits` flaw has them. */
+  noStartLimits?: boolean;
   /** Mounted right after the session middleware, before sign-in, the start and the kit. */
   before?: (app: express.Express, ctx: SampleContext) => void;
   /** Mounted at the landing path before the kit. */
@@ -504,7 +506,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     now: clock.now,
     logger: { info: line('info'), warn: line('warn'), error: line('error') },
     landing: { pendingRechecks: 0, pendingRecheckIntervalMs: 0 },
-    ...(flaw === 'noStartLimits' ? { dangerouslyDisableStartLimits: true } : {}),
+    ...(flaw === 'noStartLimits' || custom.noStartLimits === true ? { dangerouslyDisableStartLimits: true } : {}),
     ...(flaw === 'allowsPremiumRate' ? { destinationPolicy: { allowTypes: ['PREMIUM_RATE', 'SHARED_COST'] } } : {}),
     resolveUser: (req) => {
       const name = (req.session as { user?: string } | undefined)?.user;
