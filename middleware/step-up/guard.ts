@@ -19,8 +19,8 @@ import { KitError, KitErrorCode } from '../errors.ts';
 import { readStoredNumber } from '../numbers/parse-number.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
-import { stepUpFromElsewherePage, stepUpRequiredPage, stepUpUnenrolledPage } from '../pages/step-up-pages.ts';
-import { answerError, logAfterAnswer, showWithText } from '../routes/answer-error.ts';
+import { stepUpFromElsewherePage, stepUpRequiredPage } from '../pages/step-up-pages.ts';
+import { answerError, showWithText } from '../routes/answer-error.ts';
 import { csrfToken, verifyCsrf } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
 import { isStateShaped, newNonce, newState } from '../routes/state.ts';
@@ -33,13 +33,13 @@ import {
 } from './guard-options.ts';
 import { note, type Guarded } from './guard-note.ts';
 import { markGuardedAnswer } from './guarded-answer.ts';
-import { handOverWithin } from './hand-over.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
 import { keepIntentWithinLimit, replaceKept } from './intent-limit.ts';
 import { bodyTypeRefused, fieldsToRun, keptFields, uploadRefused } from './kept-fields.ts';
 import { labelFor } from './labels.ts';
 import { assertResourceKey, boundResourceKey, refuseIllFormedKey } from './resource-key.ts';
 import { isNavigationFromElsewhere, isPageMethod, methodOf, verifyFromThisSite, wantsJson } from './request-kind.ts';
+import { answerUnenrolled } from './unenrolled.ts';
 import {
   browserSessionOf,
   consumeKeptIntent,
@@ -189,37 +189,6 @@ function answerFromElsewhere<Tx>(guarded: Guarded<Tx>, req: Request, res: Respon
   const nonce = newNonce();
   const label = labelFor(guarded.guard.scope, messages.lang);
   sendPage(res, 200, stepUpFromElsewherePage({ path: req.originalUrl, label }, nonce, messages), nonce);
-}
-
-function answerUnenrolled<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, next: NextFunction): void {
-  note(guarded, req, 'denied');
-  const { onUnenrolled } = guarded.guard;
-  if (onUnenrolled !== undefined) {
-    const { context } = guarded;
-    handOverWithin(
-      'onUnenrolled',
-      context.hookTimeouts.onUnenrolled,
-      onUnenrolled,
-      { req, res, next },
-      {
-        answer: (error) => answerError(context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next),
-        afterAnswer: (error) => logAfterAnswer(context, 'step-up', error),
-      },
-    );
-    return;
-  }
-  const messages = guarded.context.messages.forRequest(req);
-  if (wantsJson(req)) {
-    // A script reads JSON, as from the challenge: no verification can open this route for the user.
-    setNoStoreHeaders(res);
-    res.vary('Accept-Language');
-    res
-      .status(403)
-      .json({ error: 'step_up_unenrolled', scope: guarded.guard.scope.name, message: messages.stepUp.unenrolled });
-    return;
-  }
-  const nonce = newNonce();
-  sendPage(res, 403, stepUpUnenrolledPage(nonce, messages), nonce);
 }
 
 /**
