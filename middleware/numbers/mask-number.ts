@@ -1,4 +1,5 @@
 /** The one way the kit shows a number anywhere but the form it was typed into. */
+import { isIP } from 'node:net';
 
 /**
  * "+15550100001" -> "•• 01" (a no-break space between): its last two digits, as people read a
@@ -17,16 +18,24 @@ const FEWEST_NUMBER_DIGITS = 7;
  */
 const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`;
 
-/** An IPv4 or IPv6 address, or a start of one, with a prefix, a zone or a port: never a phone number's spelling. */
-const ADDRESS_LIKE = new RegExp(
-  String.raw`^\[?(?:${OCTET}(?:\.${OCTET}){0,3}|[\da-f]{0,4}(?::[\da-f]{0,4}){1,7}(?:\.${OCTET}){0,3})(?:%[\w.-]*)?\]?(?::\d{1,5}|\/\d{1,3})?$`,
-  'i',
-);
+/** An IPv4 address or a start of one ("203.0.113"), with a port or a prefix. */
+const IPV4_LIKE = new RegExp(String.raw`^${OCTET}(?:\.${OCTET}){0,3}(?::\d{1,5}|\/\d{1,3})?$`);
+
+/**
+ * Whether a value is an IP address, with a zone, a port or a prefix: never a phone number's
+ * spelling. IPv6 only whole, `[v6]` or bare: its start ("0740:0123:456") is a number's grouping.
+ */
+function isAddress(value: string): boolean {
+  if (IPV4_LIKE.test(value)) return true;
+  const bracketed = /^\[([^\]]*)\](?::\d{1,5})?$/.exec(value)?.[1];
+  const bare = bracketed ?? value.replace(/\/\d{1,3}$/, '');
+  return isIP(bare.replace(/%[\w.-]*$/, '')) !== 0;
+}
 
 /** Whether a value may be a phone number: as many digits as one, and no IP address. */
 export function mayBePhoneNumber(value: string): boolean {
   const digits = value.match(/\p{Nd}/gu)?.length ?? 0;
-  return digits >= FEWEST_NUMBER_DIGITS && !ADDRESS_LIKE.test(value);
+  return digits >= FEWEST_NUMBER_DIGITS && !isAddress(value);
 }
 
 /** What a message says instead of a value that may be a phone number. */

@@ -87,6 +87,9 @@ describeEachStore('operators’ targets', (kind) => {
       // Grouped by dots as an address is (Swiss, Spanish), with a part no address has.
       '079.123.45.67',
       '612.345.678',
+      // Grouped by colons as an IPv6 address is, but too few groups to be one.
+      '0740:0123:456',
+      '[0740:0123:456]:80',
     ];
     for (const value of spellings) {
       for (const target of [{ country: value }, { address: value }]) {
