@@ -217,6 +217,7 @@ async function runKeptRequest<Tx>(
     note(guarded, req, 'denied');
     throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request can no longer be used; nothing was changed.');
   }
+  const confirmation: unknown = req.body;
   req.body = fieldsToRun(intent);
   const resourceKey = await resourceKeyOf(guarded, req);
   const reading = readingOf(guarded, user.userRef, browserSession);
@@ -233,6 +234,12 @@ async function runKeptRequest<Tx>(
     throw showWithText(refused, 'step_up_intent_other_resource');
   }
   if (!fresh) {
+    // No number to text since it was kept: refused as any request of theirs, the form left kept.
+    if (user.destination === '') {
+      req.body = confirmation;
+      answerUnenrolled(guarded, req, res, next);
+      return true;
+    }
     // The same request asked again is kept anew in its place.
     await answerRequired(guarded, req, res, user, resourceKey, intentId);
     return true;

@@ -541,6 +541,41 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     }
   });
 
+  it('a kept form confirmed by a user whose number is gone since is refused as unenrolled, never asked for a code; it stays kept', async () => {
+    USERS.numberGone = { userRef: 'user-numberGone', destination: '+15550009911' };
+    try {
+      const user = await suite.app.agent().signIn('numberGone');
+      const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+      const kept = confirmForm((await user.postForm('/accounts/acct-gone/payee', { iban: 'GONE-1' }, sameSite)).body);
+      // The number removed from the account before the user pressed the kept form's button.
+      USERS.numberGone.destination = '';
+      const texts = await smsCount();
+      const confirm = (accept: string) =>
+        user.postForm(
+          '/accounts/acct-gone/payee',
+          { _csrf: user.csrf, _verify_kit_intent: kept.intent },
+          { ...sameSite, accept },
+        );
+      const page = await confirm('text/html');
+      expect(page.status).toBe(403);
+      expect(page.body).toContain('no phone number');
+      expect(page.body).not.toContain('Confirm it’s you');
+      const json = await confirm('application/json');
+      expect(json.status).toBe(403);
+      expect(await json.json()).toMatchObject({ error: 'step_up_unenrolled', scope: 'payout' });
+      expect(await smsCount()).toBe(texts);
+      expect(ran.filter((r) => r.user === 'numberGone')).toEqual([]);
+      // Nothing kept anew, nothing used up: the form is still there once the user has a number again.
+      const rows = await suite.app.query<{ intent_id: string; consumed_at: unknown }>(
+        'SELECT intent_id, consumed_at FROM verify_kit_intents WHERE user_ref = $1',
+        ['user-numberGone'],
+      );
+      expect(rows).toEqual([{ intent_id: kept.intent, consumed_at: null }]);
+    } finally {
+      delete USERS.numberGone;
+    }
+  });
+
   it('a verification the sweep learns of after maxAge grants nothing fresh', async () => {
     const bob = await suite.app.agent().signIn('bob');
     const page = await bob.request('/security');
