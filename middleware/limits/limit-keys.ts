@@ -26,6 +26,21 @@ function ipv6Groups(address: string): number[] {
   return [...first, ...new Array<number>(8 - first.length - last.length).fill(0), ...last];
 }
 
+/**
+ * The IPv4 client an IPv6 address stands for, in any spelling (dotted, hex, in full): IPv4-mapped
+ * (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d) and IPv4-compatible (::a.b.c.d, whose
+ * last 32 bits exceed 0xffff, so :: and ::1 stay IPv6). Keyed by /64, they all shared one budget.
+ */
+function embeddedIpv4(groups: number[]): string | undefined {
+  const zeros = (count: number) => groups.slice(0, count).every((group) => group === 0);
+  const mapped = zeros(5) && groups[5] === 0xffff;
+  const translated = zeros(4) && groups[4] === 0xffff && groups[5] === 0;
+  const compatible = zeros(6) && groups[6] !== 0;
+  if (!mapped && !translated && !compatible) return undefined;
+  const [high = 0, low = 0] = groups.slice(6);
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
 /** Every client address that does not parse shares this one budget: its raw text never keys a counter. */
 export const UNPARSEABLE_IP_KEY = 'unparseable';
 
@@ -50,7 +65,7 @@ export function clientAddress(value: string): string | undefined {
 }
 
 /**
- * The client's IP budget key: IPv4 (also IPv4-mapped IPv6) as is, IPv6 as its `/ipv6Subnet` prefix,
+ * The client's IP budget key: IPv4 (also an IPv6 spelling of one) as is, IPv6 as its `/ipv6Subnet` prefix,
  * a port and a zone id dropped; anything that does not parse shares one bucket.
  */
 export function ipBudgetKey(ip: string, ipv6Subnet = DEFAULT_IPV6_SUBNET): string {
@@ -60,11 +75,8 @@ export function ipBudgetKey(ip: string, ipv6Subnet = DEFAULT_IPV6_SUBNET): strin
   const address = parsed.split('%')[0] ?? '';
   if (isIP(address) !== 6) return address;
   const groups = ipv6Groups(address);
-  // An IPv4-mapped address (::ffff:a.b.c.d, also written in hex or in full) is its IPv4 client.
-  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
-    const [high = 0, low = 0] = groups.slice(6);
-    return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-  }
+  const ipv4 = embeddedIpv4(groups);
+  if (ipv4 !== undefined) return ipv4;
   const masked = groups.map((group, index) => {
     const keep = Math.min(16, Math.max(0, ipv6Subnet - index * 16));
     return keep === 0 ? 0 : group & ((0xffff << (16 - keep)) & 0xffff);

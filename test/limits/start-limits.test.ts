@@ -204,6 +204,22 @@ describe('budget keys an attacker cannot multiply', () => {
     }
   });
 
+  it('an IPv4 client written as IPv6 (mapped, translated, compatible) spends its IPv4 budget, not one shared by all such clients', async () => {
+    const limits = createStartLimits({
+      store: createSqliteStore({ database: db }),
+      destinationKey: KEY,
+      perIp: { points: 1, durationSeconds: 3600 },
+    });
+    const start = (ip: string, i: number) =>
+      outcome(limits.consume(fromIp(ip), { userRef: `u${i}`, destination: `+1555030200${i}` }));
+    // Two clients, each written the way a translating proxy may: one budget each.
+    expect(await start('::ffff:0:203.0.113.9', 0)).toBe('allowed');
+    expect(await start('::198.51.100.9', 1)).toBe('allowed');
+    // The same clients in another spelling: their budgets are spent.
+    expect(await start('203.0.113.9', 2)).toMatch(/^rate_limited /);
+    expect(await start('::ffff:c633:6409', 3)).toMatch(/^rate_limited /);
+  });
+
   it.each([
     ['203.0.113.7', '203.0.113.7'],
     ['::ffff:203.0.113.7', '203.0.113.7'],
@@ -219,6 +235,14 @@ describe('budget keys an attacker cannot multiply', () => {
     ['[::ffff:c000:201]:443', '192.0.2.1'],
     ['::ffff:c000:201%eth0', '192.0.2.1'],
     ['::ffff:1:2:3', '0:0:0:0:0:0:0:0/64'],
+    // IPv4-translated and IPv4-compatible: each its IPv4 client, not one ::/64 for all of them.
+    ['::ffff:0:203.0.113.7', '203.0.113.7'],
+    ['[::ffff:0:c000:201]:443', '192.0.2.1'],
+    ['::203.0.113.7', '203.0.113.7'],
+    ['::c000:201', '192.0.2.1'],
+    ['0:0:0:0:0:0:198.51.100.7', '198.51.100.7'],
+    ['::', '0:0:0:0:0:0:0:0/64'],
+    ['::ffff', '0:0:0:0:0:0:0:0/64'],
     ['203.0.113.7%eth0', '203.0.113.7'],
     ['64:ff9b::192.0.2.1', '64:ff9b:0:0:0:0:0:0/64'],
     ['::1', '0:0:0:0:0:0:0:0/64'],
