@@ -65,18 +65,27 @@ export function clientAddress(value: string): string | undefined {
 }
 
 /**
- * The client's IP budget key: IPv4 (also an IPv6 spelling of one) as is, IPv6 as its `/ipv6Subnet` prefix,
- * a port and a zone id dropped; anything that does not parse shares one bucket.
+ * The address a client IP stands for: a port and a zone id dropped (a zone names the host's
+ * interface, not the client), an IPv6 spelling of an IPv4 client as that IPv4 address; undefined
+ * when it does not parse. The budgets and the pumping allow-list both read a client by it.
  */
-export function ipBudgetKey(ip: string, ipv6Subnet = DEFAULT_IPV6_SUBNET): string {
+export function clientIpAddress(ip: string): string | undefined {
   const parsed = clientAddress(ip);
-  if (parsed === undefined) return UNPARSEABLE_IP_KEY;
-  // A zone id names the host's interface, not the client: any text there must not key another budget.
+  if (parsed === undefined) return undefined;
   const address = parsed.split('%')[0] ?? '';
   if (isIP(address) !== 6) return address;
+  return embeddedIpv4(ipv6Groups(address)) ?? address;
+}
+
+/**
+ * The client's IP budget key: IPv4 (also an IPv6 spelling of one) as is, IPv6 as its `/ipv6Subnet`
+ * prefix, a port and a zone id dropped; anything that does not parse shares one bucket.
+ */
+export function ipBudgetKey(ip: string, ipv6Subnet = DEFAULT_IPV6_SUBNET): string {
+  const address = clientIpAddress(ip);
+  if (address === undefined) return UNPARSEABLE_IP_KEY;
+  if (isIP(address) !== 6) return address;
   const groups = ipv6Groups(address);
-  const ipv4 = embeddedIpv4(groups);
-  if (ipv4 !== undefined) return ipv4;
   const masked = groups.map((group, index) => {
     const keep = Math.min(16, Math.max(0, ipv6Subnet - index * 16));
     return keep === 0 ? 0 : group & ((0xffff << (16 - keep)) & 0xffff);

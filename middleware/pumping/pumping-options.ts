@@ -4,6 +4,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import type { Request } from 'express';
+import { clientIpAddress } from '../limits/limit-keys.ts';
 import { isCountedCountry } from './pumping-keys.ts';
 import { DEFAULT_THRESHOLDS, type PumpingThresholds, type Thresholds } from './pumping-rules.ts';
 
@@ -110,9 +111,9 @@ function allowList(problems: string[], given: unknown): ResolvedPumping['allows'
   }
   return ({ country, e164, ip, userRef }) => {
     if (countries.has(country) || users.has(userRef) || prefixes.some((p) => e164.startsWith(p))) return true;
-    const plain = ip.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
-    const version = isIP(plain);
-    return version !== 0 && blockList.check(plain, version === 4 ? 'ipv4' : 'ipv6');
+    // The address the rules count the client by: with a port, a zone or as IPv6 spelling an IPv4 client.
+    const address = clientIpAddress(ip);
+    return address !== undefined && blockList.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6');
   };
 }
 

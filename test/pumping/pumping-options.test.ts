@@ -118,3 +118,22 @@ it('refuses an address range whose prefix is not digits (a trailing slash read a
   expect(allows({ ...start, ip: '2001:db8:5::1' })).toBe(true);
   expect(allows({ ...start, ip: '198.51.100.1' })).toBe(false);
 });
+
+it('allows a listed client however its address arrives, as the rules count it: with a port, a zone, or IPv6 spelling IPv4', () => {
+  const { allows } = resolvePumping({ alwaysAllow: { addresses: ['203.0.113.0/24', '2001:db8::/32'] } }).resolved;
+  const start = { country: 'NG', e164: '+2348031000001', userRef: 'u' };
+  for (const ip of [
+    '203.0.113.9:5555',
+    '[::ffff:203.0.113.9]:443',
+    '::ffff:cb00:7109',
+    '::ffff:0:203.0.113.9',
+    '::203.0.113.9',
+    '[2001:db8:5::1]:443',
+    '2001:db8:5::1%eth0',
+  ]) {
+    expect(allows({ ...start, ip }), ip).toBe(true);
+  }
+  for (const ip of ['198.51.100.1:203', '[::ffff:198.51.100.1]:80', 'unknown', '203.0.113.9:99999']) {
+    expect(allows({ ...start, ip }), ip).toBe(false);
+  }
+});
