@@ -66,7 +66,7 @@ async function resourceKeyOf<Tx>({ context, guard }: Guarded<Tx>, req: Request):
   if (bindTo === undefined) return '';
   const key = await withHookDeadline(context, 'bindTo', () => bindTo(req));
   if (key === undefined) return '';
-  assertResourceKey(key, guard.scope.name);
+  assertResourceKey(key, guard.scope.name, req);
   // Read from the request (`%00` in a path), and PostgreSQL cannot keep it: refused on every store alike.
   if (key.includes('\0')) throw unconfirmable();
   refuseIllFormedKey(key);

@@ -35,16 +35,45 @@ function kindOf(value: unknown): string {
 }
 
 /**
- * What bindTo returned, unless it is no key. A list is the user's input, not a broken hook: a query
- * or form field sent twice (`?account=a&account=b`) names two resources, and the request cannot be
- * bound to either (400, nothing kept or sent). Anything else but a string is the app's code to fix,
- * not the user's input: it fails closed (500), the log naming the guard and the fix.
+ * Whether `value` is one of the request's own fields as sent (a query's or a body's): an object
+ * there is how a parser reads brackets (`?account[x]=1` under Express 4's query parser, an
+ * extended form, a JSON body's `{ "account": {...} }`), the user's input and not a hook's slip.
+ * Compared as JSON too: Express 5 parses `req.query` anew at each read.
  */
-export function assertResourceKey(key: unknown, scope: string): asserts key is string {
+function isSentField(value: object, sent: readonly unknown[]): boolean {
+  const text = JSON.stringify(value);
+  return sent.some(
+    (fields) =>
+      typeof fields === 'object' &&
+      fields !== null &&
+      Object.values(fields).some(
+        (field) => field === value || (typeof field === 'object' && JSON.stringify(field) === text),
+      ),
+  );
+}
+
+/**
+ * What bindTo returned, unless it is no key. A list, or an object that is a field as sent, is the
+ * user's input, not a broken hook: a query or form field sent twice (`?account=a&account=b`) names
+ * two resources, one sent with brackets (`?account[x]=1`) none, and the request cannot be bound
+ * (400, nothing kept or sent). Anything else but a string is the app's code to fix, not the user's
+ * input: it fails closed (500), the log naming the guard and the fix.
+ */
+export function assertResourceKey(
+  key: unknown,
+  scope: string,
+  sent: { query: unknown; body: unknown },
+): asserts key is string {
   if (Array.isArray(key)) {
     throw new KitError(
       KitErrorCode.InvalidActionParams,
       'The resource bindTo read from this request names more than one resource (a field sent more than once); nothing was kept or sent.',
+    );
+  }
+  if (typeof key === 'object' && key !== null && isSentField(key, [sent.query, sent.body])) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'The resource bindTo read from this request is a field sent with brackets (read as an object), which names no resource; nothing was kept or sent.',
     );
   }
   if (typeof key !== 'string') {

@@ -50,6 +50,16 @@ describeEachAppStore('a resource field sent twice to a guard', (_store, storeOpt
             res.json({ sent: true });
           },
         );
+        // A form read with brackets as objects (qs), as Express 4 reads every query by default.
+        a.post(
+          '/payees-extended',
+          express.urlencoded({ extended: true }),
+          guard((req) => accountIn(req.body)),
+          (_req, res) => {
+            ran.push('payee extended');
+            res.send('payee saved');
+          },
+        );
         // An app's slip: the account id as a number, or the account record itself, where a key is asked for.
         a.post(
           '/numbered',
@@ -126,6 +136,31 @@ describeEachAppStore('a resource field sent twice to a guard', (_store, storeOpt
     );
     expect(JSON.parse(json.body)).toMatchObject({ error: 'invalid_action_params' });
     expect((await user.postForm('/payees', 'account=acct-a&iban=ONCE-1', sameSite)).body).toContain('Confirm it’s you');
+  });
+
+  it('a field sent with brackets, read as an object (account[x]=1 in an extended form, a JSON body’s object), is refused with 400 and keeps nothing, as one sent twice', async () => {
+    const user = await app!.agent().signIn('bind-object');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const refused = await expectNothingDone(
+      () => user.postForm('/payees-extended', 'account[x]=acct-a&iban=OBJECT-1', sameSite),
+      400,
+    );
+    expect(refused.body).toContain(englishMessages.errors.invalid_action_params);
+    const json = await expectNothingDone(
+      () =>
+        user.request('/transfers', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', origin: user.origin },
+          body: '{"account":{"x":"acct-a"}}',
+        }),
+      400,
+    );
+    expect(JSON.parse(json.body)).toMatchObject({ error: 'invalid_action_params' });
+    expect(
+      app!.logs.some((line) => line.includes('"level":"error"') && line.includes('bindTo returned an object')),
+    ).toBe(false);
+    const asked = await user.postForm('/payees-extended', 'account=acct-a&iban=ONCE-2', sameSite);
+    expect(asked.body).toContain('Confirm it’s you');
   });
 
   it('a bindTo that returns a number or an object fails closed (500, nothing kept or run), its log line naming the guard, what it returned and the fix, never the value', async () => {
