@@ -33,7 +33,7 @@ import { guardLocale, guardMessages, guardPages } from '../pages/guard.ts';
 import { DEFAULT_HOOK_TIMEOUTS, HOOK_NAMES, type HookTimeouts } from '../deadline.ts';
 import type { Platform, VerifyClient } from '../types.ts';
 import { checkReadCap } from '../sweep/sweep-options.ts';
-import { resolvePumping, type ResolvedPumping } from '../pumping/pumping-options.ts';
+import { checkPumping } from './options-pumping.ts';
 import { START_LIMIT_OPTION_NAMES } from '../limits/start-limits.ts';
 
 const PAGE_NAMES = ['complete', 'failed', 'pending', 'startAgain', 'enterNumber', 'error'] as const;
@@ -212,15 +212,6 @@ function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 
       maxReadsPerSecond: checkReadCap(problems, sweep.maxReadsPerSecond, 'sweep.maxReadsPerSecond'),
     },
   };
-}
-
-/** The SMS pumping rules' options, resolved; their problems join the others. */
-function checkPumping(problems: OptionProblems, options: { pumping?: unknown; store?: unknown }): ResolvedPumping {
-  // A mode named on a store without the counters would protect nothing.
-  const counted = isRecord(options.store) && isRecord(options.store.pumping);
-  const { resolved, problems: found } = resolvePumping(options.pumping, counted);
-  for (const problem of found) problems.add(problem);
-  return resolved;
 }
 
 /** Checks every option (reporting all problems in one KitError invalid_options) and fills in defaults. */

@@ -56,14 +56,20 @@ export interface ResolvedPumping {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A key that is no option would be ignored (a misspelt allow-list allows nothing): each is reported. */
-function unknownKeys(problems: string[], name: string, group: Record<string, unknown>, known: readonly string[]): void {
-  for (const key of Object.keys(group)) {
-    if (!known.includes(key)) problems.push(`\`${name}.${key}\` is not an option; use ${known.join(', ')}.`);
-  }
-}
+/**
+ * The keys of each group of `pumping`. A key that is no option would be ignored (a misspelt
+ * allow-list allows nothing): the options' own check reports any other (options/options-pumping.ts).
+ */
+export const PUMPING_OPTION_KEYS = {
+  pumping: ['mode', 'alwaysAllow', 'thresholds', 'challenge'],
+  alwaysAllow: ['countries', 'numberPrefixes', 'addresses', 'users'],
+  thresholds: ['country', 'block', 'address', 'addressCountries'],
+  /** Of each kind of thresholds: `country`, `block`, `address`. */
+  kind: ['dailyFloor', 'hourlyFloor', 'unverifiedPerVerified'],
+} as const;
 
-const THRESHOLD_KEYS = ['dailyFloor', 'hourlyFloor', 'unverifiedPerVerified'] as const;
+/** The kinds of thresholds, each a group of PUMPING_OPTION_KEYS.kind. */
+export const THRESHOLD_KINDS = ['country', 'block', 'address'] as const;
 
 function stringList(problems: string[], name: string, value: unknown, valid: (s: string) => boolean): string[] {
   if (value === undefined) return [];
@@ -100,7 +106,6 @@ function allowList(problems: string[], given: unknown): ResolvedPumping['allows'
     problems.push('`pumping.alwaysAllow` must be { countries, numberPrefixes, addresses, users }.');
     return () => false;
   }
-  unknownKeys(problems, 'pumping.alwaysAllow', given, Object.keys(EXAMPLES));
   const countries = new Set(stringList(problems, 'countries', given.countries, isCountedCountry));
   const prefixes = stringList(problems, 'numberPrefixes', given.numberPrefixes, (s) => /^\+\d{1,14}$/.test(s));
   const ranges = stringList(problems, 'addresses', given.addresses, (s) => addressRange(s) !== undefined);
@@ -123,16 +128,14 @@ function thresholds(problems: string[], given: unknown): PumpingThresholds {
     problems.push('`pumping.thresholds` must be { country, block, address, addressCountries }.');
     return DEFAULT_THRESHOLDS;
   }
-  unknownKeys(problems, 'pumping.thresholds', given, ['country', 'block', 'address', 'addressCountries']);
   const positive = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0;
-  const one = (kind: 'country' | 'block' | 'address'): Thresholds => {
+  const one = (kind: (typeof THRESHOLD_KINDS)[number]): Thresholds => {
     const own = given[kind];
     if (own !== undefined && !isRecord(own)) {
       problems.push(
         `\`pumping.thresholds.${kind}\` must be { dailyFloor, hourlyFloor, unverifiedPerVerified }, or omitted.`,
       );
     }
-    if (isRecord(own)) unknownKeys(problems, `pumping.thresholds.${kind}`, own, THRESHOLD_KEYS);
     const merged = { ...DEFAULT_THRESHOLDS[kind], ...(isRecord(own) ? own : {}) };
     if (![merged.dailyFloor, merged.hourlyFloor, merged.unverifiedPerVerified].every(positive)) {
       problems.push(
@@ -163,7 +166,6 @@ export function resolvePumping(given: unknown, counted = true): { resolved: Reso
     problems.push("`pumping` must be { mode, alwaysAllow, thresholds, challenge }, e.g. { mode: 'refuse' }.");
   }
   const record = isRecord(options) ? options : {};
-  unknownKeys(problems, 'pumping', record, ['mode', 'alwaysAllow', 'thresholds', 'challenge']);
   const mode = record.mode ?? 'record';
   if (mode !== 'record' && mode !== 'refuse' && mode !== 'off') {
     problems.push(`\`pumping.mode\` must be 'record', 'refuse' or 'off'.`);

@@ -25,19 +25,48 @@ it('reports an allow-listed country no number belongs to (UK for GB): it would a
   expect(problems({ alwaysAllow: { countries: ['GB', 'ZZ'] } })).toEqual([]);
 });
 
-it('reports a key that is no option, at every level, with the ones that are', () => {
-  expect(problems({ mode: 'refuse', allowList: { countries: ['GB'] } })).toEqual([
-    '`pumping.allowList` is not an option; use mode, alwaysAllow, thresholds, challenge.',
-  ]);
-  expect(problems({ alwaysAllow: { country: ['GB'] } })).toEqual([
-    '`pumping.alwaysAllow.country` is not an option; use countries, numberPrefixes, addresses, users.',
-  ]);
-  expect(problems({ thresholds: { countries: { dailyFloor: 50 } } })).toEqual([
-    '`pumping.thresholds.countries` is not an option; use country, block, address, addressCountries.',
-  ]);
-  expect(problems({ thresholds: { block: { dailyfloor: 50 } } })).toEqual([
-    '`pumping.thresholds.block.dailyfloor` is not an option; use dailyFloor, hourlyFloor, unverifiedPerVerified.',
-  ]);
+// The kit's options check every group's keys with one function (options/option-problems.ts checkKnownKeys).
+const keyProblem = (pumping: unknown) => (kitError(pumping as PumpingOptions) as Error | undefined)?.message;
+
+it('reports a key that is no option, at every level, with the name it likely meant, as every option group does', () => {
+  const cases: [unknown, string][] = [
+    [{ mdoe: 'refuse' }, '`pumping.mdoe` is not an option: did you mean `mode`?'],
+    [
+      { alwaysAllow: { adresses: ['203.0.113.0/24'] } },
+      '`pumping.alwaysAllow.adresses` is not an option: did you mean `addresses`?',
+    ],
+    [
+      { thresholds: { Block: { dailyFloor: 50 } } },
+      '`pumping.thresholds.Block` is not an option: did you mean `block`?',
+    ],
+    [
+      { thresholds: { block: { dailyfloor: 50 } } },
+      '`pumping.thresholds.block.dailyfloor` is not an option: did you mean `dailyFloor`?',
+    ],
+  ];
+  for (const [pumping, problem] of cases) expect(keyProblem(pumping)).toBe(`createVerificationKit: ${problem}`);
+});
+
+it('reports a key like no option with the ones that are, and a key with a control character quoted', () => {
+  const cases: [unknown, string][] = [
+    [
+      { mode: 'refuse', allowList: { countries: ['GB'] } },
+      '`pumping.allowList` is not an option; use mode, alwaysAllow, thresholds, challenge.',
+    ],
+    [
+      { alwaysAllow: { country: ['GB'] } },
+      '`pumping.alwaysAllow.country` is not an option; use countries, numberPrefixes, addresses, users.',
+    ],
+    [
+      { thresholds: { countries: { dailyFloor: 50 } } },
+      '`pumping.thresholds.countries` is not an option; use country, block, address, addressCountries.',
+    ],
+    [
+      { alwaysAllow: { 'ip\nranges': [] } },
+      '`pumping.alwaysAllow."ip\\nranges"` is not an option; use countries, numberPrefixes, addresses, users.',
+    ],
+  ];
+  for (const [pumping, problem] of cases) expect(keyProblem(pumping)).toBe(`createVerificationKit: ${problem}`);
 });
 
 it('reports a kind of thresholds that is not an object', () => {
@@ -102,7 +131,9 @@ it("a store without the counters: a mode asked for by name is refused, naming 'o
 it('the kit is not created with a misspelt allow-list', () => {
   const error = kitError({ mode: 'refuse', alwaysAllow: { country: ['GB'] } } as PumpingOptions);
   expect(isKitError(error, KitErrorCode.InvalidOptions)).toBe(true);
-  expect((error as Error).message).toContain('`pumping.alwaysAllow.country` is not an option');
+  expect((error as Error).message).toContain(
+    '`pumping.alwaysAllow.country` is not an option; use countries, numberPrefixes, addresses, users.',
+  );
 });
 
 it('refuses an address range whose prefix is not digits (a trailing slash read as /0 allowed every address)', () => {
