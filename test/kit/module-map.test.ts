@@ -243,14 +243,15 @@ describe('module map', () => {
     ).toEqual([]);
   });
 
-  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings, printable errors and the closest name", () => {
+  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings, printable errors, the closest name and what may be a phone number", () => {
     expect(importsBetween(emulator, 'emulator/', ['testing/', 'middleware/'])).toEqual([]);
     expect(
       importsBetween(testing, 'testing/', ['middleware/']).filter(
         (edge) =>
           !edge.endsWith(' -> middleware/secret-spellings.ts') &&
           !edge.endsWith(' -> middleware/printable-errors.ts') &&
-          !edge.endsWith(' -> middleware/closest-name.ts'),
+          !edge.endsWith(' -> middleware/closest-name.ts') &&
+          !edge.endsWith(' -> middleware/numbers/mask-number.ts'),
       ),
     ).toEqual([]);
   });
@@ -268,6 +269,10 @@ describe('module map', () => {
   it("the name an option's error suggests is a leaf: the kit's option checks and the audit's share it", () => {
     expect(kit.get('middleware/closest-name.ts')).toEqual([]);
     expect(statements('middleware/closest-name.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
+  });
+
+  it("what may be a phone number is a leaf: the kit's messages and the audit's masking count a number alike", () => {
+    expect(kit.get('middleware/numbers/mask-number.ts')).toEqual([]);
   });
 
   it('the whole house has no import circles: kit, emulator, testing, CLI and demo together', () => {

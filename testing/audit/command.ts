@@ -18,7 +18,7 @@ import type { AuditOptions } from './options.ts';
 import { formatAuditJson, formatAuditTable, noCheckRan } from './report.ts';
 import { scrubSecret, secretForms } from './secret.ts';
 import { auditIntegration } from './runner.ts';
-import { maskInternational, maskTypedRange } from './number-mask.ts';
+import { maskEveryNumber, maskTypedRange } from './number-mask.ts';
 import { keepStdoutForReport } from './report-output.ts';
 import { watchUnhandled, type UnhandledErrors } from './unhandled.ts';
 
@@ -220,13 +220,13 @@ export const command = {
 
 /**
  * `error` as a line of standard error may show it: no client secret in any spelling, no URL's
- * password, no number the audit typed nor one in international form in full, cut.
+ * password, no number the audit typed nor any other in full, cut.
  */
 function printable(config: AuditConfig | undefined, env: CommandEnv, error: unknown): string {
   const text = describeQuotingError(error) ?? describeThrown(error);
   const clean = withoutEnvironmentSecrets(env, config === undefined ? text : scrubbed(config, text));
-  // Your app's error may quote the number the audit typed, or a user's own: masked, as in the report.
-  return cutForPrinting(maskInternational(maskTypedRange(withoutUrlPasswords(clean))));
+  // Your app's error may quote the number the audit typed, or a user's own in any form: masked, as in the report.
+  return cutForPrinting(maskEveryNumber(maskTypedRange(withoutUrlPasswords(clean))));
 }
 
 /** `text` without the environment's secrets (a client secret, a database password, a token) in any spelling. */

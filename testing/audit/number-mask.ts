@@ -4,6 +4,7 @@
  * evidence quoting an answer or a URL (a start sent as a GET, its form in the query) may carry one in
  * any spelling (grouped, URL-encoded, national).
  */
+import { mayBePhoneNumber } from '../../middleware/numbers/mask-number.ts';
 
 /** What may stand between a number's digits: a space, a dot, a dash, brackets, `+`, and their encodings. */
 const SEPARATOR = String.raw`(?:[\s.()/+\-]|%20|%2B|%28|%29|%2F|&nbsp;|&#160;|\u00a0)`;
@@ -75,4 +76,22 @@ const INTERNATIONAL = new RegExp(
  */
 export function maskInternational(text: string): string {
   return text.replace(INTERNATIONAL, (run) => `[a number ending ${run.replace(/\D/g, '').slice(-2)}]`);
+}
+
+/** A run of digits with separators between them, encoded once or again, as long as a phone number may be. */
+const ANY_RUN = new RegExp(String.raw`\d(?:(?:${SEPARATOR}|${REENCODED_SEPARATOR})*\d){6,}`, 'gi');
+
+/** A separator written as an entity or percent-encoded, once or again: its digits are none of the number's. */
+const ENCODED_SEPARATORS = /%(?:25)*(?:20|2B|28|29|2F)|&nbsp;|&#160;/gi;
+
+/**
+ * `text` with every number masked, whoever holds it and however it is written: in international
+ * form, and in a national one ("07700 900123", "(202) 555-0143") as a run of digits the kit counts
+ * as a phone number (seven digits or more, and no IP address).
+ */
+export function maskEveryNumber(text: string): string {
+  return maskInternational(text).replace(ANY_RUN, (run) => {
+    const plain = run.replace(ENCODED_SEPARATORS, ' ');
+    return mayBePhoneNumber(plain) ? `[a number ending ${plain.replace(/\D/g, '').slice(-2)}]` : run;
+  });
 }

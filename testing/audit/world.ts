@@ -9,7 +9,7 @@ import { withoutUrlPasswords } from '../../middleware/printable-errors.ts';
 import { AuditAgent, hiddenField, parseHandoffPage, type Answer } from './agent.ts';
 import { callCount, callHook, callSync, describeThrown, linesOf } from './hooks.ts';
 import { BodyBudget, type KeptExchange } from './kept-bodies.ts';
-import { maskInternational, NumberMask } from './number-mask.ts';
+import { maskEveryNumber, NumberMask } from './number-mask.ts';
 import { TokenMask } from './token-mask.ts';
 import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
@@ -76,12 +76,12 @@ export class AuditWorld {
 
   /**
    * `text` without the client secret in any spelling, nor any URL's password (a `serviceUrl`
-   * through a proxy, a database URL an error quotes), nor a number of the run or one in
-   * international form in full, nor a token its users hold: for everything the audit reports.
+   * through a proxy, a database URL an error quotes), nor a number of the run or any other in
+   * full, nor a token its users hold: for everything the audit reports.
    */
   scrub(text: string): string {
-    // A number in international form is masked whoever holds it: a page may show a user's own.
-    const numbers = maskInternational(this.#numberMask.mask(this.#tokens.mask(scrubSecret(this.secretForms, text))));
+    // Any number is masked whoever holds it, in any form: a page may show a user's own.
+    const numbers = maskEveryNumber(this.#numberMask.mask(this.#tokens.mask(scrubSecret(this.secretForms, text))));
     return withoutUrlPasswords(numbers);
   }
 
