@@ -22,11 +22,13 @@ const jsonBody = express.json({ type: ['application/json', 'application/*+json']
 export function apiRouter(context: EmulatorContext): express.Router {
   // /session and /session/{id} only: another case or a trailing slash is an unknown path (404).
   const router = express.Router({ caseSensitive: true, strict: true });
-  // Read per request, so a test's bareErrors fault shapes this answer's errors (errors.ts).
-  const errorShape = (_req: Request, res: Response, next: NextFunction) => {
+  // Read per request, so a test's bareErrors fault shapes this answer's errors (errors.ts). Set for
+  // every path under /session before any route: a path it cannot decode, or does not have, is
+  // refused before a route's own handlers run.
+  router.use('/session', (_req: Request, res: Response, next: NextFunction) => {
     res.locals.bareErrors = context.faults.settings.bareErrors;
     next();
-  };
+  });
   const auth = requireClient(context.clients);
   const createLimit = rateLimited(context.rateLimits, 'create', () => (context.stats.createsLimited += 1));
   const statusLimit = rateLimited(context.rateLimits, 'status', () => {
@@ -35,7 +37,6 @@ export function apiRouter(context: EmulatorContext): express.Router {
   });
   router.post(
     '/session',
-    errorShape,
     auth,
     createLimit,
     jsonBody,
@@ -43,7 +44,6 @@ export function apiRouter(context: EmulatorContext): express.Router {
   );
   router.get(
     '/session/:sessionId',
-    errorShape,
     auth,
     statusLimit,
     forwardingRejections((req, res) => readSession(context, req, res)),

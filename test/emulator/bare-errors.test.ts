@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   WEB_CLIENT,
+  basicAuth,
   createSession,
   newSession,
   readSession,
@@ -39,6 +40,15 @@ describe('error bodies beyond errorCode, which the spec leaves open', () => {
     expect([failedRead.status, failedRead.body]).toEqual([503, { errorCode: 'service_unavailable' }]);
     const read = await readSession(emulator.url, WEB_CLIENT, sessionId);
     expect(read.body).toMatchObject({ isSuccess: true, status: 'pending' }); // successes keep isSuccess
+  });
+
+  it('carry errorCode alone also where the API answers before its route runs: a path not valid percent-encoding, a path under /session it does not have', async () => {
+    await emulator.control.injectFaults({ bareErrors: true });
+    const headers = { authorization: basicAuth(WEB_CLIENT) };
+    const undecodable = await fetch(`${emulator.url}/session/%E0%A4%A`, { headers });
+    expect([undecodable.status, await undecodable.json()]).toEqual([400, { errorCode: 'invalid_request' }]);
+    const trailingSlash = await fetch(`${emulator.url}/session/`, { headers });
+    expect([trailingSlash.status, await trailingSlash.json()]).toEqual([404, { errorCode: 'not_found' }]);
   });
 
   it('leaves the control API and unknown paths as they were, and reset restores the full body', async () => {
