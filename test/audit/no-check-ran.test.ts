@@ -2,10 +2,19 @@
  * A run in which no check ran is no pass, from the library as from the command: `report.ok` is
  * false and describeAudit fails one case saying no check ran with each one's reason (the step-up
  * checks chosen for an app without `stepUp`), so an integrator's CI is never green with nothing
- * checked. A run where some ran and others were not run is ok, its cases not run skipped.
+ * checked. A run where some ran and others were not run is ok, its cases not run skipped. A run
+ * stopped before its checks (no emulator answering) lists each check as not run, never as a
+ * failure with a fix to apply, and describeAudit fails every case with the reason it stopped.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { AUDIT_CHECK_IDS, auditIntegration, describeAudit, type AuditOptions } from 'hosted-sms-verify-kit/testing';
+import {
+  AUDIT_CHECK_IDS,
+  auditIntegration,
+  describeAudit,
+  formatAuditTable,
+  type AuditOptions,
+} from 'hosted-sms-verify-kit/testing';
+import { freePort } from '../support/listen.ts';
 import { startSampleApp, type SampleApp } from './sample-app.ts';
 
 const apps: SampleApp[] = [];
@@ -94,4 +103,34 @@ describe('a run where some checks ran and others were not run', () => {
       ['cookie.flags', 'passed', ''],
     ]);
   }, 90_000);
+});
+
+describe('a run stopped before its checks (its emulator does not answer)', () => {
+  const only = ['cookie.flags', 'leak.secret', 'limits.burst'];
+  async function unreachableEmulator(): Promise<AuditOptions> {
+    const app = await startSampleApp();
+    apps.push(app);
+    return { ...app.auditOptions, emulatorUrl: `http://127.0.0.1:${await freePort()}` };
+  }
+
+  it('lists every check as not run with the reason, and its table prints no FAIL line nor a fix', async () => {
+    const report = await auditIntegration({ ...(await unreachableEmulator()), only });
+    const table = formatAuditTable(report);
+    expect(report.ok).toBe(false);
+    expect(report.stopped).toMatch(/control API at .* did not answer/);
+    expect(
+      report.checks.map((check) => check.status),
+      table,
+    ).toEqual(only.map(() => 'not-run'));
+    expect(table).not.toMatch(/FAIL|fix:/);
+    expect(table).toMatch(/^0 passed, 0 failed, 3 not run in \d+ ms/m);
+    expect(table).toMatch(/^The audit stopped before its checks: the emulator's control API at /m);
+  }, 60_000);
+
+  it('describeAudit fails every case with the reason it stopped, even where the runner can skip', async () => {
+    const outcomes = await runSuite(await unreachableEmulator(), only, true);
+    expect(outcomes).toEqual(
+      only.map((id) => [id, 'failed', expect.stringMatching(/the audit stopped before its checks: .*did not answer/)]),
+    );
+  }, 60_000);
 });

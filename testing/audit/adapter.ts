@@ -3,7 +3,8 @@
  * case fails with its check's evidence and fix; a check not run (an option it needs was not given)
  * is marked skipped with the reason, or fails with it under `requireEveryCheck` (a CI run whose
  * target gives every option must not lose a check silently). A run in which no check ran fails its
- * first case, saying so with each check's reason: a suite of skipped cases alone would pass.
+ * first case, saying so with each check's reason: a suite of skipped cases alone would pass. A run
+ * stopped before its checks (`report.stopped`) fails every case with the reason.
  *
  *   import { describe, it, beforeAll } from 'vitest';          // or: from 'node:test' (with `before`)
  *   describeAudit({ describe, it, beforeAll }, () => ({ appUrl, emulatorUrl, ... }));
@@ -113,6 +114,9 @@ function judgeCase(
   settings: DescribeAuditSettings,
   context: CaseContext,
 ): void {
+  // A run stopped before its checks checked nothing: every case fails with the reason, never skipped.
+  if (report.stopped !== undefined)
+    throw new Error(`${id}: not run, the audit stopped before its checks: ${report.stopped}`);
   // Every case skipped would leave the suite green with nothing checked: one case says so.
   const nothingRan = first ? noCheckRan(report) : undefined;
   if (nothingRan !== undefined) throw new Error(nothingRan);

@@ -4,8 +4,9 @@ export interface CheckResult {
   id: string;
   title: string;
   /**
-   * 'not-run' when an option the check needs was not given, or a host it must reach could not be
-   * reached (its evidence says which): never a pass, and never a failure with a fix.
+   * 'not-run' when an option the check needs was not given, a host it must reach could not be
+   * reached, or the audit stopped before its checks (its evidence says which): never a pass, and
+   * never a failure with a fix.
    */
   status: 'pass' | 'fail' | 'not-run';
   /** What the check saw: its failed expectations first, then its notes. */
@@ -21,7 +22,7 @@ export interface AuditReport {
    * failure, but a run in which none ran (`noCheckRan` says why) is not ok.
    */
   ok: boolean;
-  /** Why the audit stopped before its checks (they are then all failed with this reason), if it did. */
+  /** Why the audit stopped before its checks (they are then all not run, with this reason; `ok` is false), if it did. */
   stopped?: string;
   /** How effects were counted: your probe, or the kit's fulfilment mark through its read API (0 or 1 per attempt). */
   counting: 'probe' | 'read-api';

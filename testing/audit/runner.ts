@@ -52,7 +52,7 @@ async function runCheck(world: AuditWorld, check: AuditCheck): Promise<CheckResu
   };
 }
 
-/** Every check failed with the reason the run stopped before them. */
+/** Every check not run, with the reason the run stopped before them: the setup failed, not the checks. */
 function stoppedReport(world: AuditWorld, checks: AuditCheck[], reason: string, started: number): AuditReport {
   const [why = ''] = evidenceOf(world, [reason]);
   return {
@@ -62,7 +62,7 @@ function stoppedReport(world: AuditWorld, checks: AuditCheck[], reason: string, 
     checks: checks.map((check) => ({
       id: check.id,
       title: check.title,
-      status: 'fail',
+      status: 'not-run',
       evidence: [`not run: the audit stopped first: ${why}`],
       fix: check.fix,
       ms: 0,
