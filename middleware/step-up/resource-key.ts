@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { isRecord } from '../options/option-problems.ts';
 
 /** A key longer than this is bound by its digest (at most 768 bytes as UTF-8: well inside the index). */
 export const RESOURCE_KEY_MAX_LENGTH = 256;
@@ -62,8 +63,15 @@ function isSentField(value: object, sent: readonly unknown[]): boolean {
 export function assertResourceKey(
   key: unknown,
   scope: string,
-  sent: { query: unknown; body: unknown },
+  sent: { query: unknown; body: unknown; params: unknown },
 ): asserts key is string {
+  // Express 5 reads a wildcard (`/files/*path`) as a list of segments: the app's code to fix.
+  if (Array.isArray(key) && isRecord(sent.params) && Object.values(sent.params).includes(key)) {
+    throw new KitError(
+      KitErrorCode.HookFailed,
+      `requireRecentVerification({ scope: '${scope}' }): bindTo returned a list read from req.params (Express 5 reads a wildcard, /*name, as a list of path segments), so the request could not be bound to a resource; nothing was kept, sent or run. Return the path as one string (e.g. req.params.name.join('/')).`,
+    );
+  }
   if (Array.isArray(key)) {
     throw new KitError(
       KitErrorCode.InvalidActionParams,

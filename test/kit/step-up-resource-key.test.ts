@@ -128,3 +128,49 @@ describeEachAppStore('a resource key that is not well-formed Unicode', (_store, 
     expect((await app!.emulator.control.outbox()).length).toBe(texts + 1);
   });
 });
+
+/**
+ * Express 5 reads a wildcard parameter (`/files/*path`) as a list of path segments, where Express 4
+ * read a string: a bindTo returning it as it is binds nothing. It is the app's code to fix, not the
+ * user's input: a 500 whose log names the fix, never a 400 blaming a field sent twice.
+ */
+describeEachAppStore('an Express 5 wildcard parameter as a resource key', (_store, storeOptions) => {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { scopes: [...SCOPES] },
+      ownRoutes: (a, kit) => {
+        a.get(
+          '/files/*path',
+          kit.requireRecentVerification({
+            scope: 'security',
+            maxAge: 600,
+            bindTo: (req) => (req.params as Record<string, unknown>).path as string,
+          }),
+          (_req, res) => {
+            res.send('file shown');
+          },
+        );
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('a bindTo returning the wildcard’s list fails closed (500, nothing kept), its log naming the fix, not a field sent twice', async () => {
+    const user = await app!.agent().signIn('wildcard');
+    const kept = async () =>
+      Number((await app!.query<{ n: number | string }>('SELECT count(*) AS n FROM verify_kit_intents'))[0]!.n);
+    const before = await kept();
+    const answer = await user.request('/files/reports/2026.pdf');
+    expect(answer.status).toBe(500);
+    expect(answer.body).not.toContain('file shown');
+    expect(await kept()).toBe(before);
+    const line = app!.logs.find((l) => l.includes('"level":"error"') && l.includes('bindTo returned a list'));
+    expect(line).toContain("req.params.name.join('/')");
+    expect(line).not.toContain('2026.pdf');
+    expect(app!.logs.some((l) => l.includes('a field sent more than once'))).toBe(false);
+  });
+});
