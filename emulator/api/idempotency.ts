@@ -10,11 +10,20 @@ import { RETENTION_MS } from './sessions.ts';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /**
- * A key's length in characters, as the limit counts it. Node hands a header over byte by byte (one
- * latin1 character per byte), so a key sent as UTF-8 is decoded first: "é" is one character, not two.
+ * A key's text. Node hands a header over byte by byte (one latin1 character per byte), so a key
+ * sent as UTF-8 is decoded: "é" is one character, not two. One that is not UTF-8 stays as its bytes.
  */
+export function idempotencyKeyText(key: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.from(key, 'latin1'));
+  } catch {
+    return key;
+  }
+}
+
+/** A key's length in characters of its text, as the limit counts it. */
 export function idempotencyKeyLength(key: string): number {
-  return [...Buffer.from(key, 'latin1').toString('utf8')].length;
+  return [...idempotencyKeyText(key)].length;
 }
 
 type Entry =

@@ -4,6 +4,7 @@
  * code on the hosted page, so a passkey verification sends no SMS at all (see README.md).
  */
 import type { EmulatorContext } from '../context.ts';
+import { idempotencyKeyText } from '../api/idempotency.ts';
 import type { Session } from '../api/sessions.ts';
 import { priceOf } from './price.ts';
 
@@ -24,8 +25,9 @@ export function sendOtpOnce(context: EmulatorContext, session: Session): void {
   byCountry.sent += 1;
   byCountry.cost = round(byCountry.cost + price);
   context.stats.smsCost = round(context.stats.smsCost + price);
-  const key = session.idempotencyKey;
-  if (key === undefined) return;
+  if (session.idempotencyKey === undefined) return;
+  // Counted under the key's text, as a test names it: a UTF-8 key arrives as one character per byte.
+  const key = idempotencyKeyText(session.idempotencyKey);
   countOne(context.stats.smsByIdempotencyKey, key);
   const byClient = context.stats.smsByClientIdempotencyKey;
   countOne((byClient[session.clientId] ??= Object.create(null) as Record<string, number>), key);

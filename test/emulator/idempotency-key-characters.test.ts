@@ -42,3 +42,13 @@ describe('an Idempotency-Key is at most 255 characters, counted as characters', 
     expect((await emulator.control.stats()).smsSent).toBe(0);
   });
 });
+
+describe('the SMS stats name a key by its text', () => {
+  it('count a key sent as UTF-8 under the key as written, for every client and for its own', async () => {
+    const key = 'clé-🔑';
+    expect(await createWithKey(key)).toMatchObject({ status: 200 });
+    const stats = await emulator.control.stats();
+    expect(stats.smsByIdempotencyKey).toEqual({ [key]: 1 });
+    expect(stats.smsByClientIdempotencyKey).toEqual({ [WEB_CLIENT.clientId]: { [key]: 1 } });
+  });
+});
