@@ -42,15 +42,20 @@ function kindOf(value: unknown): string {
  * Compared as JSON too: Express 5 parses `req.query` anew at each read.
  */
 function isSentField(value: object, sent: readonly unknown[]): boolean {
-  const text = JSON.stringify(value);
-  return sent.some(
-    (fields) =>
-      typeof fields === 'object' &&
-      fields !== null &&
-      Object.values(fields).some(
-        (field) => field === value || (typeof field === 'object' && JSON.stringify(field) === text),
-      ),
-  );
+  const fields = sent.flatMap((source) => (isRecord(source) ? Object.values(source) : []));
+  if (fields.includes(value)) return true;
+  const objects = fields.filter((field) => typeof field === 'object' && field !== null);
+  const text = objects.length === 0 ? undefined : jsonOf(value);
+  return text !== undefined && objects.some((field) => jsonOf(field) === text);
+}
+
+/** JSON text, or undefined for what has none (a circular record of the app's: its slip, not input). */
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

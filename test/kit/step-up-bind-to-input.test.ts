@@ -77,6 +77,19 @@ describeEachAppStore('a resource field sent twice to a guard', (_store, storeOpt
             res.send('ran');
           },
         );
+        // The account's record where its id is asked for, one that refers to itself (as an ORM's may).
+        a.post(
+          '/circular',
+          guard((req) => {
+            const record: Record<string, unknown> = { account: accountIn(req.body) };
+            record.self = record;
+            return record as unknown as string;
+          }),
+          (_req, res) => {
+            ran.push('circular');
+            res.send('ran');
+          },
+        );
         a.post(
           '/broken',
           guard(() => {
@@ -178,6 +191,18 @@ describeEachAppStore('a resource field sent twice to a guard', (_store, storeOpt
       expect(line).toContain('String(req.params.account)');
       expect(line).not.toContain('4471');
     }
+  });
+
+  it('a bindTo returning a record that refers to itself fails closed as any object does, its log line naming the fix', async () => {
+    const user = await app!.agent().signIn('bind-circular');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const namingTheFix = () =>
+      app!.logs.filter((l) => l.includes('"level":"error"') && l.includes('bindTo returned an object')).length;
+    const before = namingTheFix();
+    const failed = await expectNothingDone(() => user.postForm('/circular', 'account=4472&iban=LOOP-1', sameSite), 500);
+    expect(failed.body).toContain(englishMessages.errors.hook_failed);
+    expect(namingTheFix()).toBe(before + 1);
+    expect(app!.logs.some((l) => l.includes('circular structure'))).toBe(false);
   });
 
   it('a bindTo that throws still fails closed: 500, its error logged, nothing kept or run', async () => {
