@@ -1,9 +1,10 @@
 /**
- * The pumping phase: a simulated month (pumping-model.ts) through three policies, each behind
+ * The pumping phase: a simulated month (pumping-model.ts) through four policies, each behind
  * today's start budgets: the budgets alone (today's kit), Authgear's published rules as written
  * (unverified per phone country and per IP against thresholds of 0.2 x verified, floors 20 a day
- * and 3 an hour per country, 10 and 5 per IP, more than 3 countries per IP), and the kit's rules
- * (its own decision code, `judge`, on the same counts). Counters are hourly buckets as the stores
+ * and 3 an hour per country, 10 and 5 per IP, more than 3 countries per IP), the kit's rules
+ * (its own decision code, `judge`, on the same counts), and the kit's rules with the app's
+ * challenge, which every attack start passes (a solving service) and real users pass 95 % of the time. Counters are hourly buckets as the stores
  * keep them, in memory so the month runs in seconds; a code entered counts 90 s after its text.
  * Figures per attack: texts and cost spent on attack numbers, time to contain, legitimate starts
  * refused (overall and in the attacked country or block). Run twice: the figures must be equal.
@@ -11,7 +12,7 @@
 import { DEFAULT_SMS_PRICES } from '../../emulator/config/sms-prices.ts';
 import { judge, keysRefusedBy } from '../../middleware/pumping/pumping-decision.ts';
 import { blockOf, type StartKeys } from '../../middleware/pumping/pumping-keys.ts';
-import { DEFAULT_THRESHOLDS, type Thresholds } from '../../middleware/pumping/pumping-rules.ts';
+import { DEFAULT_THRESHOLDS, isHold, type Thresholds } from '../../middleware/pumping/pumping-rules.ts';
 import type { PumpingCount, PumpingKey } from '../../middleware/store/types.ts';
 import { log } from '../measure.ts';
 import { Budgets, Counters } from './pumping-counters.ts';
@@ -19,6 +20,7 @@ import {
   attacks,
   HOUR_MS,
   legitimateTraffic,
+  random,
   VERIFY_LAG_MS,
   type AttackShape,
   type StartEvent,
@@ -28,8 +30,13 @@ export const SEED = 61;
 /** A Monday at midnight UTC: the month's first day. */
 export const START = Date.UTC(2026, 0, 5);
 
-export type Policy = 'budgets' | 'authgear' | 'kit';
-const POLICIES: readonly Policy[] = ['budgets', 'authgear', 'kit'];
+export type Policy = 'budgets' | 'authgear' | 'kit' | 'challenge';
+const POLICIES: readonly Policy[] = ['budgets', 'authgear', 'kit', 'challenge'];
+/**
+ * Real users who pass the app's challenge (a CAPTCHA's own failures and people who give up are the
+ * rest). The attack passes every one: a solving service costs it a fraction of a cent a start.
+ */
+const REAL_USERS_PASS = 0.95;
 
 const AUTHGEAR = {
   country: { dailyFloor: 20, hourlyFloor: 3, unverifiedPerVerified: 0.2 } satisfies Thresholds,
@@ -92,6 +99,12 @@ function refusals(policy: Policy, counters: Counters, event: StartEvent, start: 
   return judge({ counts, unverifiedCountries, rules: [] }, start, DEFAULT_THRESHOLDS, event.at).reasons;
 }
 
+/** Whether the challenge lets a start the rules tripped on through: never on a held key, as the kit's guard. */
+function passesChallenge(policy: Policy, event: StartEvent, reasons: string[], passes: () => number): boolean {
+  if (policy !== 'challenge' || reasons.some(isHold)) return false;
+  return event.attack || passes() < REAL_USERS_PASS;
+}
+
 interface RunFigures {
   attackTexts: number;
   attackCost: number;
@@ -99,6 +112,8 @@ interface RunFigures {
   minutesToContain: number | null;
   legitimate: number;
   legitimateRefused: number;
+  /** Legitimate starts offered the challenge (passed or not). */
+  legitimateChallenged: number;
   /** In the attacked country (and, for a block attack, in its block). */
   attackedCountryRefused: number;
   attackedBlockRefused: number;
@@ -123,6 +138,7 @@ export function runPolicy(
 ): RunFigures {
   const counters = new Counters();
   const budgets = new Budgets();
+  const passes = random(SEED ^ 0xc4a1);
   const pending: { at: number; verify: () => void }[] = [];
   let next = 0;
   const attackEvents: StartEvent[] = [];
@@ -132,6 +148,7 @@ export function runPolicy(
     attackCost: 0,
     legitimate: 0,
     legitimateRefused: 0,
+    legitimateChallenged: 0,
     attackedCountryRefused: 0,
     attackedBlockRefused: 0,
   };
@@ -142,9 +159,10 @@ export function runPolicy(
     const start = keysOf(event);
     const reasons = refusals(policy, counters, event, start, hour);
     observe?.(reasons);
-    const sent = reasons.length === 0 && budgets.allows(event);
-    // As the kit's stores do: a refusal counts under the keys whose own rules refused it.
-    if (policy === 'kit') {
+    const challenged = reasons.length > 0 && policy === 'challenge';
+    const sent = (reasons.length === 0 || passesChallenge(policy, event, reasons, passes)) && budgets.allows(event);
+    // As the kit's stores do: a refusal, or a challenge, counts under the keys whose own rules tripped.
+    if (policy === 'kit' || policy === 'challenge') {
       for (const key of keysRefusedBy(start, reasons)) counters.buckets(counterOf(key), hour).at(hour).refused += 1;
     }
     if (sent) {
@@ -161,6 +179,7 @@ export function runPolicy(
       continue;
     }
     figures.legitimate += 1;
+    if (challenged) figures.legitimateChallenged += 1;
     if (sent) continue;
     figures.legitimateRefused += 1;
     if (shape !== undefined && event.country === shape.country) figures.attackedCountryRefused += 1;
@@ -247,7 +266,7 @@ function judgeTargets(scenarios: PumpingScenario[]): PumpingFigures['targets'] {
 }
 
 export function pumpingPhase(): PumpingFigures {
-  log('pumping: a simulated month, five attacks, three policies (twice, to check the figures repeat)');
+  log('pumping: a simulated month, five attacks, four policies (twice, to check the figures repeat)');
   const scenarios = simulate();
   const repeatable = JSON.stringify(simulate()) === JSON.stringify(scenarios);
   return { seed: SEED, scenarios, targets: judgeTargets(scenarios), repeatable };
@@ -258,7 +277,9 @@ export function pumpingLines(figures: PumpingFigures): string[] {
   const lines = [
     `SMS pumping (simulated month, seed ${figures.seed}; figures repeat across runs: ${figures.repeatable ? 'yes' : 'NO'})`,
   ];
-  lines.push('  attack policy    attack texts   cost     first refusal  legit refused  in attacked country  in block');
+  lines.push(
+    '  attack policy    attack texts   cost     first refusal  legit refused  in attacked country  in block  legit challenged',
+  );
   for (const { attack, byPolicy } of figures.scenarios) {
     for (const policy of POLICIES) {
       const f = byPolicy[policy];
@@ -266,7 +287,8 @@ export function pumpingLines(figures: PumpingFigures): string[] {
       lines.push(
         `  ${attack.padEnd(6)} ${policy.padEnd(9)} ${String(f.attackTexts).padStart(12)} ${f.attackCost.toFixed(2).padStart(7)} ` +
           `${contained.padStart(16)} ${`${f.legitimateRefused} (${round((100 * f.legitimateRefused) / f.legitimate)} %)`.padStart(14)} ` +
-          `${String(f.attackedCountryRefused).padStart(20)} ${String(f.attackedBlockRefused).padStart(9)}`,
+          `${String(f.attackedCountryRefused).padStart(20)} ${String(f.attackedBlockRefused).padStart(9)} ` +
+          `${String(f.legitimateChallenged).padStart(17)}`,
       );
     }
   }

@@ -18,7 +18,7 @@ import type { PumpingDecisionRecord, PumpingStore } from '../store/types.ts';
 import { judge, keysRefusedBy } from './pumping-decision.ts';
 import { startKeys, type StartKeys } from './pumping-keys.ts';
 import type { ResolvedPumping } from './pumping-options.ts';
-import { hourOf } from './pumping-rules.ts';
+import { hourOf, isHold } from './pumping-rules.ts';
 
 /** What the start does once its session exists, or when it ends before one exists. Neither rejects. */
 export interface PumpingPass {
@@ -167,11 +167,12 @@ async function record(
   const { country, block, address, userRef } = start;
   countPumpingDecision(decision, reasons, country);
   const decidedAt = deps.now();
-  const refused = decision === 'refused' ? { keys: keysRefusedBy(start, reasons), hour: hourOf(decidedAt) } : undefined;
+  // A start challenged presses on its keys as a refused one does: what holds a key counts both.
+  const pressed = decision === 'warned' ? undefined : { keys: keysRefusedBy(start, reasons), hour: hourOf(decidedAt) };
   if (!bound.take(decision, decidedAt)) {
-    // Past the bound a refusal is only counted under the keys that refused it.
-    if (refused !== undefined) {
-      await writeWithin(deps, 'counting the refusal', () => store.countRefused(refused), COUNT_REFUSAL_FAILED);
+    // Past the bound a refusal (or a challenge) is only counted under the keys that tripped.
+    if (pressed !== undefined) {
+      await writeWithin(deps, 'counting the refusal', () => store.countRefused(pressed), COUNT_REFUSAL_FAILED);
     }
     return;
   }
@@ -185,7 +186,7 @@ async function record(
   await writeWithin(
     deps,
     'recording the decision',
-    () => store.recordDecision(recorded, refused),
+    () => store.recordDecision(recorded, pressed),
     'could not record an SMS pumping decision',
   );
 }
@@ -359,10 +360,12 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
       await record(deps, store, bound, start, who.destination, 'warned', verdict.reasons);
       return pass;
     }
-    // Checked for a blocked start too, which no challenge lifts: its refusal then takes as long as
-    // one by the counts, so the timing does not tell an operator's block from the rules.
+    // Checked for a blocked or held start too, which no challenge lifts: its refusal then takes as
+    // long as one by the counts, so the timing does not tell them from the rules. A held key is one
+    // an attack keeps pressing on, and a solving service passes most challenges for a fraction of
+    // a cent: passing one must not reopen it.
     const passed = await passedChallenge(deps, req);
-    if (!verdict.blocked && passed) {
+    if (!verdict.blocked && !verdict.reasons.some(isHold) && passed) {
       await record(deps, store, bound, start, who.destination, 'challenged', verdict.reasons);
       return pass;
     }

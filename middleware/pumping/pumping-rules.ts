@@ -49,11 +49,12 @@ export const DEFAULT_THRESHOLDS: PumpingThresholds = {
 };
 
 /**
- * A key stays refused while starts to it are refused at this multiple of its hourly threshold
- * (over the last 60 minutes). Its real users are refused at most at their own pace, which the
- * threshold is already a share of (a half of those verified, and no less than a sixth of a day's):
- * only an attack presses this hard. Without it a tripped key reopens as its hour slides by, and an
- * attack gets a few texts through each time.
+ * A key stays refused while starts to it are refused or challenged at this multiple of its hourly
+ * threshold (over the last 60 minutes). Its real users are held back at most at their own pace,
+ * which the threshold is already a share of (a half of those verified, and no less than a sixth of
+ * a day's): only an attack presses this hard. Without it a tripped key reopens as its hour slides
+ * by, and an attack gets a few texts through each time. A held key is refused without the
+ * challenge: one an attacker passes (a solving service) must not reopen it.
  */
 const HOLD_PRESSURE = 3;
 
@@ -92,7 +93,7 @@ export function unverifiedOf(count: PumpingCount, now: number): { daily: number;
 
 /**
  * Which of a key's rules one more text would break: `<kind>_daily` when its unverified texts of
- * the last 24 hours have reached the daily threshold, `<kind>_hourly` for the last 60 minutes.
+ * the last 24 hours have reached the daily threshold, `<kind>_hourly` for the last 60 minutes, `<kind>_held` while starts press on it (HOLD_PRESSURE).
  */
 export function trippedBy(kind: string, count: PumpingCount, rule: Thresholds, now: number): string[] {
   const limit = thresholdsOf(count, rule, now);
@@ -103,4 +104,9 @@ export function trippedBy(kind: string, count: PumpingCount, rule: Thresholds, n
   if (unverified.daily >= limit.daily) reasons.push(`${kind}_daily`);
   if (refused >= HOLD_PRESSURE * limit.hourly) reasons.push(`${kind}_held`);
   return reasons;
+}
+
+/** A reason that holds its key (`<kind>_held`): no challenge lets such a start through. */
+export function isHold(reason: string): boolean {
+  return reason.endsWith('_held');
 }

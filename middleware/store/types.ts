@@ -387,7 +387,7 @@ export interface PumpingCount {
   verifiedLastDay: number;
   /** The most verified in any of the last 14 rolling days (24 buckets each, this one included). */
   maxVerifiedDay: number;
-  /** Starts refused because this key's rules tripped, this hour and the one before. */
+  /** Starts refused, or let through only by the challenge, because this key's rules tripped, this hour and the one before. */
   refusedThisHour: number;
   refusedLastHour: number;
 }
@@ -464,7 +464,7 @@ export interface PumpingStore {
   recordSend(send: { sessionId: string; keys: readonly PumpingKey[]; hour: number }): Promise<void>;
   /** The session's text was verified: counted under the keys and hour of its send, once. True when this call counted it. */
   markVerified(sessionId: string): Promise<boolean>;
-  /** Records a decision; a refusal also counts under `refused.keys` (the keys whose rules refused it) in `refused.hour`. */
+  /** Records a decision; a refusal or a challenge also counts under `refused.keys` (the keys whose rules tripped) in `refused.hour`. */
   recordDecision(
     decision: PumpingDecisionRecord,
     refused?: { keys: readonly PumpingKey[]; hour: number },
