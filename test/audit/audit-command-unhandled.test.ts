@@ -1,9 +1,10 @@
 /**
  * The audit command against an app (in its process) whose own code throws or rejects where nothing
  * handles it, as the audit's forged requests reach it: each error is said on standard error as one
- * line, without the client secret in any spelling and without a stack; the audit goes on to print
- * its report, closes what the configuration started, and exits 2 (in production each would end the
- * app). Runs the bin as built (needs `npm run build`), with tsx for the TypeScript configuration.
+ * line, without the client secret in any spelling and without a stack (not even one its message
+ * quotes); the audit goes on to print its report, closes what the configuration started, and exits
+ * 2 (in production each would end the app). Runs the bin as built (needs `npm run build`), with
+ * tsx for the TypeScript configuration.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +38,9 @@ describe('hosted-sms-verify-kit audit, an app whose code throws and rejects unha
     );
     expect(run.stderr).toMatch(
       /^\d+ error\(s\) of your code went unhandled while the audit ran \(said above\): a failed audit$/m,
+    );
+    expect(run.stderr).toMatch(
+      /^your code rejected, and nothing handled it \(in production this ends your app\): could not keep next Error: session store closed$/m,
     );
     expect(run.stderr).not.toMatch(/^\s+at /m);
     expect(run.stderr).not.toContain('sample-');

@@ -144,6 +144,25 @@ describe("an integrator's function that hangs or throws fails its check, never t
     expect(evidence).not.toMatch(/\n\s+at /);
   }, 60_000);
 
+  it("an error of yours quoting another error's stack fails its check in one line, the stack left out", async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const cause = new Error('connection reset');
+    const report = await auditIntegration({
+      ...app.auditOptions,
+      logs: () => {
+        throw new Error(`log store offline\n${cause.stack ?? ''}`);
+      },
+      only: ['leak.secret'],
+    });
+    const evidence = report.checks.flatMap((c) => c.evidence);
+    expect(evidence.join('\n')).toContain('your logs() failed: log store offline Error: connection reset');
+    for (const line of evidence) {
+      expect(line).not.toMatch(/[\n\r]/);
+      expect(line).not.toMatch(/\bat .*:\d+:\d+/);
+    }
+  }, 60_000);
+
   it('a sign-in that never answers stops the run with the reason', async () => {
     const app = await startSampleApp();
     apps.push(app);

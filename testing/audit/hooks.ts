@@ -17,17 +17,33 @@ export class HookError extends Error {
   override name = 'HookError';
 }
 
+/** A line of a stack trace (`    at handler (/app/routes.js:12:5)`), as a message may quote one it wraps. */
+const STACK_FRAME = /^\s+at \S/;
+
+/** `text` as one line: the stack frames it quotes left out, its other lines joined by a space. */
+function oneLine(text: string): string {
+  return text
+    .split(/\r\n|[\n\r\u2028\u2029]/)
+    .filter((line) => !STACK_FRAME.test(line))
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(' ');
+}
+
 /**
- * Any thrown value as one line, and never a throw itself: a getter, a toPrimitive or a revoked Proxy
- * may refuse `instanceof`, String() and even Object.prototype.toString.
+ * Any thrown value as one line, without a stack its message quotes, and never a throw itself: a
+ * getter, a toPrimitive or a revoked Proxy may refuse `instanceof`, String() and even
+ * Object.prototype.toString.
  */
 export function describeThrown(error: unknown): string {
   try {
     // A HookError's message is already the sentence; another error's name says what kind it was.
     if (error instanceof Error) {
-      return `${error.name === 'Error' || error instanceof HookError ? '' : `${error.name}: `}${error.message}`;
+      return oneLine(
+        `${error.name === 'Error' || error instanceof HookError ? '' : `${error.name}: `}${error.message}`,
+      );
     }
-    return String(error);
+    return oneLine(String(error));
   } catch {
     try {
       // A value String() refuses (an object without a prototype).
