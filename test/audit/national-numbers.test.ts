@@ -64,6 +64,12 @@ describe('numbers in national form in what the audit says', () => {
     }
   });
 
+  it('masks a number written in the digits of another script, as the kit reads them', () => {
+    // Arabic-Indic digits (an Arabic page) and full-width ones (a Japanese page).
+    expect(maskEveryNumber('Account of ٠٧٧٠٠ ٩٠٠١٢٣')).toBe('Account of [a number ending ٢٣]');
+    expect(maskEveryNumber('Account of ０７７００ ９００１２３')).toBe('Account of [a number ending ２３]');
+  });
+
   it('leaves what the kit counts as no phone number as written: IP addresses, fewer than seven digits', () => {
     for (const said of [
       'each browser connects from its own address in 127.213.0.0/16, never 127.0.0.1',

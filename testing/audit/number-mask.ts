@@ -78,8 +78,12 @@ export function maskInternational(text: string): string {
   return text.replace(INTERNATIONAL, (run) => `[a number ending ${run.replace(/\D/g, '').slice(-2)}]`);
 }
 
-/** A run of digits with separators between them, encoded once or again, as long as a phone number may be. */
-const ANY_RUN = new RegExp(String.raw`\d(?:(?:${SEPARATOR}|${REENCODED_SEPARATOR})*\d){6,}`, 'gi');
+/**
+ * A run of digits of any script (the full-width digits of Chinese and Japanese pages, Arabic-Indic
+ * ones, as the kit reads them) with separators between them, encoded once or again, as long as a
+ * phone number may be.
+ */
+const ANY_RUN = new RegExp(String.raw`\p{Nd}(?:(?:${SEPARATOR}|${REENCODED_SEPARATOR})*\p{Nd}){6,}`, 'giu');
 
 /** A separator written as an entity or percent-encoded, once or again: its digits are none of the number's. */
 const ENCODED_SEPARATORS = /%(?:25)*(?:20|2B|28|29|2F)|&nbsp;|&#160;/gi;
@@ -92,6 +96,7 @@ const ENCODED_SEPARATORS = /%(?:25)*(?:20|2B|28|29|2F)|&nbsp;|&#160;/gi;
 export function maskEveryNumber(text: string): string {
   return maskInternational(text).replace(ANY_RUN, (run) => {
     const plain = run.replace(ENCODED_SEPARATORS, ' ');
-    return mayBePhoneNumber(plain) ? `[a number ending ${plain.replace(/\D/g, '').slice(-2)}]` : run;
+    const digits = plain.match(/\p{Nd}/gu) ?? [];
+    return mayBePhoneNumber(plain) ? `[a number ending ${digits.slice(-2).join('')}]` : run;
   });
 }
