@@ -70,6 +70,13 @@ describe('numbers in national form in what the audit says', () => {
     expect(maskEveryNumber('Account of ０７７００ ９００１２３')).toBe('Account of [a number ending ２３]');
   });
 
+  it('masks a number grouped with typographic dashes, as a typeset page writes it', () => {
+    // An en dash (U+2013), a non-breaking hyphen (U+2011), a minus sign (U+2212).
+    expect(maskEveryNumber('Call (202) 555\u20130143')).toBe('Call ([a number ending 43]');
+    expect(maskEveryNumber('Call 07700\u2011900123')).toBe('Call [a number ending 23]');
+    expect(maskEveryNumber('Call +44 7400\u2212123456')).toBe('Call +[a number ending 56]');
+  });
+
   it('leaves what the kit counts as no phone number as written: IP addresses, fewer than seven digits', () => {
     for (const said of [
       'each browser connects from its own address in 127.213.0.0/16, never 127.0.0.1',
