@@ -8,10 +8,11 @@
  * run it once. The same transaction decides the order between attempts of one user and action
  * (the newest started one that is verified wins) and writes the outcome event for onOutcome.
  */
-import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
+import { DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
 import { callFulfil } from './call-fulfil.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { describeError, lateRejectionLogger } from '../logger.ts';
+import { countVerifiedText } from './count-verified.ts';
 import { commitEach, type FulfilCommitter } from './group-commit.ts';
 import type { FulfilContext } from '../context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from '../store/types.ts';
@@ -126,8 +127,13 @@ export async function applyStatus<Tx>(
   committer: FulfilCommitter<Tx> = commitEach(deps.store),
 ): Promise<Completion> {
   const event: OutcomeRecording | undefined = deps.onOutcome === undefined ? undefined : { source };
+  // With the rules off nothing was counted at the start either: nothing to write, nothing to wait for.
+  const counting = deps.pumping?.mode !== 'off' && deps.store.pumping !== undefined;
   switch (read.kind) {
     case 'settled':
+      // A fulfilled attempt read again (a reload, the mobile completion posted again): the first
+      // read's count may have failed, and markVerified counts once, so it is made again here.
+      if (counting && read.completion.kind === 'fulfilled') await countVerifiedText(deps, attempt);
       return read.completion;
     case 'pending':
       return { kind: 'pending', attempt, eventIds: [] };
@@ -136,8 +142,7 @@ export async function applyStatus<Tx>(
     case 'verified':
       break;
   }
-  // With the rules off nothing was counted at the start either: nothing to write, nothing to wait for.
-  if (deps.pumping?.mode !== 'off' && deps.store.pumping !== undefined) await countVerifiedText(deps, attempt);
+  if (counting) await countVerifiedText(deps, attempt);
   const result = await runFulfilment(deps, committer, read.action, attempt, event);
   switch (result.kind) {
     case 'fulfilled':
@@ -153,27 +158,6 @@ export async function applyStatus<Tx>(
       return { kind: 'fulfilled', attempt: result.attempt, firstTime: false, eventIds: [] };
     case 'not_pending':
       return settledCompletion(result.attempt ?? attempt) ?? { kind: 'pending', attempt, eventIds: [] };
-  }
-}
-
-/**
- * The text reached its owner: the SMS pumping counters count it verified (once, whoever reads it
- * first). A count that fails, or is late (hookTimeouts.limits, as the start's own pumping writes),
- * is only logged: the fulfilment does not wait on the counters.
- */
-async function countVerifiedText<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<void> {
-  const ms = deps.hookTimeouts?.limits ?? DEFAULT_HOOK_TIMEOUTS.limits;
-  const late = () => new Error(`counting the verified text did not settle within ${ms} ms`);
-  try {
-    await withDeadline('limits', ms, () => deps.store.pumping?.markVerified(attempt.sessionId), {
-      late,
-      onLateRejection: deps.logger && lateRejectionLogger(deps.logger),
-    });
-  } catch (error) {
-    deps.logger?.warn(
-      { sessionId: attempt.sessionId, err: describeError(error) },
-      'could not count a verified text for the SMS pumping rules',
-    );
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * Counting a verified text for the SMS pumping rules never holds the user's return: a pumping store
  * whose markVerified never settles delays the landing (or a sweep run) by at most `hookTimeouts.limits`,
- * the attempt is fulfilled, and the lateness is only logged (the text stays counted unverified, so the rules
- * refuse sooner, never later). On SQLite and PostgreSQL.
+ * the attempt is fulfilled, and the lateness is only logged. A count that failed is made again the next
+ * time the fulfilled attempt is read (a reload, the mobile completion posted again), so a real user's
+ * verification does not stay counted unverified. On SQLite and PostgreSQL.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PumpingStore } from '../../middleware/store/types.ts';
@@ -74,5 +75,33 @@ describeEachAppStore('the count of a verified text that never settles', (_store,
     });
     expect((await app.store.findAttemptByState(started.state))?.outcome).toBe('fulfilled');
     expect(lateLogged()).toBe(logged + 1);
+  });
+
+  /** The counts of the user's country in the hour the text was sent. */
+  const franceNow = async () =>
+    (
+      await app.store.pumping!.readPumping({
+        keys: [{ dimension: 'country', key: 'FR' }],
+        address: '127.0.0.1',
+        hour: Math.floor(app.clock.now() / 3_600_000),
+        now: app.clock.now(),
+      })
+    ).counts[0]!;
+
+  it('a count that failed at the landing is made on the next read of the fulfilled attempt, once', async () => {
+    const user = await app.agent().signIn('count-fails');
+    const started = await user.start('add_phone', { phone: '+33612345673' });
+    await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+    const before = await franceNow();
+    const fails = () => Promise.reject(new Error('connection reset'));
+    await withMethodReplaced(app.store.pumping as PumpingStore, 'markVerified', fails, async () => {
+      expect((await user.landFor(started.sessionId, started.state)).status).toBe(303);
+    });
+    expect((await app.store.findAttemptByState(started.state))?.outcome).toBe('fulfilled');
+    expect((await franceNow()).verifiedThisHour).toBe(before.verifiedThisHour);
+    expect((await user.landFor(started.sessionId, started.state)).status).toBe(303);
+    expect((await franceNow()).verifiedThisHour).toBe(before.verifiedThisHour + 1);
+    expect((await user.landFor(started.sessionId, started.state)).status).toBe(303);
+    expect((await franceNow()).verifiedThisHour).toBe(before.verifiedThisHour + 1);
   });
 });
