@@ -8,6 +8,7 @@ import { parseHandoffPage, type Answer } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
 import { unkeptSaid, type KeptExchange } from './kept-bodies.ts';
 import type { AuditAction } from './options.ts';
+import { anySpellingOf } from './number-mask.ts';
 import { confirmItsYouForm } from './start-grant.ts';
 import { grantBeforeStart } from './step-up-flow.ts';
 import { digitsOf, ENTERED_NUMBER_FIELD, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
@@ -89,13 +90,9 @@ async function follow(world: AuditWorld, user: AuditUser, answer: Answer): Promi
   if (next.origin === world.options.appOrigin) await user.agent.request(next.href);
 }
 
-/**
- * A pattern for a number's national digits in any spelling: grouped with spaces, dots, dashes or
- * brackets, URL-encoded, or HTML's non-breaking space between them.
- */
+/** A pattern for a number's national digits in any spelling the report's masking reads. */
 function numberPattern(phone: string): RegExp {
-  const national = digitsOf(phone).slice(-10);
-  return new RegExp(national.split('').join('(?:[\\s.()/+-]|%20|%2B|&nbsp;|&#160;|\\u00a0)*'), 'i');
+  return anySpellingOf(digitsOf(phone).slice(-10));
 }
 
 /**

@@ -18,6 +18,17 @@ const DIGIT_RUN = new RegExp(String.raw`\d(?:${SEPARATOR}*\d){6,}`, 'gi');
 
 const SEPARATORS = new RegExp(SEPARATOR, 'gi');
 
+/** A separator encoded once more, as in a URL inside a parameter (`%2520`). */
+const REENCODED_SEPARATOR = String.raw`%25(?:25)*(?:20|2B|28|29|2F)`;
+
+/**
+ * A pattern finding `digits` (a number's national digits) in any spelling the masking reads:
+ * grouped by any separator, URL-encoded once or twice, HTML's non-breaking space between them.
+ */
+export function anySpellingOf(digits: string): RegExp {
+  return new RegExp(digits.split('').join(`(?:${SEPARATOR}|${REENCODED_SEPARATOR})*`), 'i');
+}
+
 /** The national digits a number is recognised by (its last ten), however it was written. */
 function nationalDigits(phone: string): string {
   return phone.replace(/\D/g, '').slice(-10);
@@ -59,9 +70,6 @@ export function maskTypedRange(text: string): string {
     return found === null ? run : `[a number ending ${found[0].slice(-2)}]`;
   });
 }
-
-/** A separator encoded once more, as in a URL inside a parameter (`%2520`). */
-const REENCODED_SEPARATOR = String.raw`%25(?:25)*(?:20|2B|28|29|2F)`;
 
 /**
  * A number in international form after its `+`, or `%2B` (`%252B` in a URL inside a parameter,
