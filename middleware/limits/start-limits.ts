@@ -116,14 +116,18 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
   const names = new OptionProblems('createStartLimits');
   checkOptionNames(names, options as Record<string, unknown>, START_LIMIT_OPTION_NAMES);
   names.throwIfAny();
-  const user = checkBudget('perUser', options.perUser ?? DEFAULTS.perUser);
-  const destination = checkBudget('perDestination', options.perDestination ?? DEFAULTS.perDestination);
-  const ip = checkBudget('perIp', options.perIp ?? DEFAULTS.perIp);
-  const userNumbers = checkBudget('perUserNumbers', options.perUserNumbers ?? DEFAULTS.perUserNumbers);
-  const destinationKey = checkDestinationKey(options.destinationKey);
-  const ipv6Subnet = checkIpv6Subnet(options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
+  // Every bad value in one error, each with its fix.
+  const problems = new OptionProblems('createStartLimits');
+  const user = checkBudget(problems, 'perUser', options.perUser ?? DEFAULTS.perUser);
+  const destination = checkBudget(problems, 'perDestination', options.perDestination ?? DEFAULTS.perDestination);
+  const ip = checkBudget(problems, 'perIp', options.perIp ?? DEFAULTS.perIp);
+  const userNumbers = checkBudget(problems, 'perUserNumbers', options.perUserNumbers ?? DEFAULTS.perUserNumbers);
+  const destinationKey = checkDestinationKey(problems, options.destinationKey);
+  const ipv6Subnet = options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
+  if (!isIpv6Subnet(ipv6Subnet)) problems.add(IPV6_SUBNET_PROBLEM);
+  const now = checkClock(problems, options.now);
+  problems.throwIfAny();
   const warnOnce = proxyWarning(options.logger);
-  const now = checkClock(options.now);
   const budget = (name: (typeof BUDGET_NAMES)[number], limit: LimitBudget, key: string, member?: string) => {
     const counted: StartBudget = {
       key: `${budgetKeyPrefix(name)}${key}`,
@@ -214,22 +218,18 @@ function checkCounter(options: StartLimitsOptions): StartBudgetCounter {
   );
 }
 
-function checkClock(now: unknown): () => number {
+function checkClock(problems: OptionProblems, now: unknown): () => number {
   if (now === undefined) return Date.now;
-  if (typeof now !== 'function') {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      'Start limits: `now` must be a function returning ms, like Date.now.',
-    );
-  }
-  return now as () => number;
+  if (typeof now === 'function') return now as () => number;
+  problems.add('Start limits: `now` must be a function returning ms, like Date.now.');
+  return Date.now;
 }
 
 /** Counters are 32-bit integers in the stores; a year is the longest window. */
 const MAX_POINTS = 1_000_000_000;
 const MAX_DURATION_SECONDS = 366 * 24 * 60 * 60;
 
-function checkBudget(name: string, budget: LimitBudget): LimitBudget {
+function checkBudget(problems: OptionProblems, name: string, budget: LimitBudget): LimitBudget {
   const ok = (n: unknown, max: number) => typeof n === 'number' && Number.isInteger(n) && n > 0 && n <= max;
   if (
     typeof budget !== 'object' ||
@@ -237,8 +237,7 @@ function checkBudget(name: string, budget: LimitBudget): LimitBudget {
     !ok(budget.points, MAX_POINTS) ||
     !ok(budget.durationSeconds, MAX_DURATION_SECONDS)
   ) {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
+    problems.add(
       `Start limit for ${name} needs positive whole \`points\` (at most ${MAX_POINTS}) and \`durationSeconds\` ` +
         `(at most ${MAX_DURATION_SECONDS}, a year), e.g. { points: 5, durationSeconds: 900 }.`,
     );
@@ -246,25 +245,24 @@ function checkBudget(name: string, budget: LimitBudget): LimitBudget {
   return budget;
 }
 
-function checkDestinationKey(key: string | Uint8Array | undefined): Uint8Array {
+function checkDestinationKey(problems: OptionProblems, key: string | Uint8Array | undefined): Uint8Array {
   const bytes = typeof key === 'string' ? new TextEncoder().encode(key) : key;
-  if (!(bytes instanceof Uint8Array) || bytes.length < 32) {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      'Start limits need `destinationKey`: a server-side secret of at least 32 characters that keys destination counters ' +
-        '(e.g. crypto.randomBytes(32) kept in your secrets, the same on every instance).',
-    );
-  }
-  return bytes;
+  if (bytes instanceof Uint8Array && bytes.length >= 32) return bytes;
+  problems.add(
+    'Start limits need `destinationKey`: a server-side secret of at least 32 characters that keys destination counters ' +
+      '(e.g. crypto.randomBytes(32) kept in your secrets, the same on every instance).',
+  );
+  return new Uint8Array();
+}
+
+const IPV6_SUBNET_PROBLEM = '`ipv6Subnet` must be a whole number of bits from 16 to 128, e.g. 64.';
+
+function isIpv6Subnet(bits: unknown): bits is number {
+  return typeof bits === 'number' && Number.isInteger(bits) && bits >= 16 && bits <= 128;
 }
 
 export function checkIpv6Subnet(bits: unknown): number {
-  if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < 16 || bits > 128) {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      '`ipv6Subnet` must be a whole number of bits from 16 to 128, e.g. 64.',
-    );
-  }
+  if (!isIpv6Subnet(bits)) throw new KitError(KitErrorCode.InvalidOptions, IPV6_SUBNET_PROBLEM);
   return bits;
 }
 

@@ -154,6 +154,27 @@ describe('start limits against SMS pumping', () => {
       }),
     ).toThrow(/at most 1000000000/);
   });
+
+  it('lists every problem of its options in one error, each with its fix', () => {
+    let message = '';
+    try {
+      createStartLimits({
+        store: createSqliteStore({ database: db }),
+        destinationKey: 'too-short',
+        ipv6Subnet: 8,
+        perUser: { points: 0, durationSeconds: 60 },
+        perIp: { points: 5, durationSeconds: -1 },
+        now: 'yesterday' as never,
+      });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/Start limit for perUser needs positive whole `points`/);
+    expect(message).toMatch(/Start limit for perIp needs positive whole `points`/);
+    expect(message).toMatch(/`destinationKey`: a server-side secret of at least 32 characters/);
+    expect(message).toMatch(/`ipv6Subnet` must be a whole number of bits from 16 to 128/);
+    expect(message).toMatch(/`now` must be a function returning ms/);
+  });
 });
 
 describe('budget keys an attacker cannot multiply', () => {
