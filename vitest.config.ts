@@ -28,6 +28,7 @@ const ON_EXPRESS_4 = [
   'test/kit/step-up-untrusted-hooks.test.ts',
   'test/kit/step-up-stacked.test.ts',
   'test/kit/step-up-bypasses.test.ts',
+  'test/kit/step-up-revoke-kept.test.ts',
   'test/audit/fixtures.test.ts',
   'test/audit/sound-apps.test.ts',
   'test/audit/step-up-cross-site-bound.test.ts',

@@ -28,7 +28,8 @@ export interface GrantReader {
   list(query: { userRef: string; scope?: string; limit?: number }): Promise<GrantSummary[]>;
   /**
    * Revokes a user's grants (of one scope when given): call it on sign-out, a changed phone number
-   * or a changed password. A verification started before and completed after it grants nothing.
+   * or a changed password. A verification started before and completed after it grants nothing, and
+   * the user's kept requests (of that scope) are deleted with their fields: none runs afterwards.
    * Returns how many were revoked. Like list, it rejects with `store_unavailable` when the store
    * does not answer within hookTimeouts.store (the revoke may still apply later).
    */

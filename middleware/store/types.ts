@@ -326,8 +326,9 @@ export interface StepUpStore {
   listGrants(query: GrantQuery): Promise<StepUpGrant[]>;
   /**
    * Deletes a user's grants (of one scope when given) and records the revocation at `now` in the
-   * same transaction, so a verification in flight that writes its grant later grants nothing.
-   * Returns how many were deleted.
+   * same transaction, so a verification in flight that writes its grant later grants nothing. The
+   * user's kept requests (intents, of that scope) are deleted in it too, with their fields: none can
+   * be confirmed after a sign-out. Returns how many grants were deleted.
    */
   revokeGrants(query: { userRef: string; scope?: string; now: number }): Promise<number>;
   /**

@@ -149,10 +149,12 @@ const STEP_UP_SQL = {
      WHERE g.user_ref = $1 AND g.scope = $2 AND g.browser_session = $3
        AND g.started_at >= $4 AND g.granted_at >= $5 AND ${NOT_REVOKED}
      ORDER BY g.started_at DESC, g.granted_at DESC LIMIT $6`,
-  // The revocation is recorded by the same statement that deletes the grants.
+  // The revocation is recorded, and the user's kept requests (of the scope) deleted, by the same
+  // statement that deletes the grants: none runs after sign-out, no field stays.
   revokeGrants: `WITH revocation AS (
        INSERT INTO verify_kit_grant_revocations AS r (user_ref, scope, revoked_at) VALUES ($1, coalesce($2, ''), $3)
-       ON CONFLICT (user_ref, scope) DO UPDATE SET revoked_at = GREATEST(r.revoked_at, EXCLUDED.revoked_at))
+       ON CONFLICT (user_ref, scope) DO UPDATE SET revoked_at = GREATEST(r.revoked_at, EXCLUDED.revoked_at)),
+     kept AS (DELETE FROM verify_kit_intents WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2))
      DELETE FROM verify_kit_grants WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2)`,
   // Taken before insertIntent, in its transaction: one user's keeps queue, so each counts the ones
   // committed before it (the two-key form: a key space apart from the fulfilments' locks).

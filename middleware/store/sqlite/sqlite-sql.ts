@@ -156,6 +156,8 @@ export const STEP_UP_SQL = {
        AND g.started_at >= @startedSince AND g.granted_at >= @grantedSince AND ${NOT_REVOKED}
      ORDER BY g.started_at DESC, g.granted_at DESC LIMIT @limit`,
   revokeGrants: 'DELETE FROM verify_kit_grants WHERE user_ref = @userRef AND (@scope IS NULL OR scope = @scope)',
+  // The user's kept requests (of the scope) go with their grants: none runs after sign-out, no field stays.
+  revokeIntents: 'DELETE FROM verify_kit_intents WHERE user_ref = @userRef AND (@scope IS NULL OR scope = @scope)',
   recordRevocation: `INSERT INTO verify_kit_grant_revocations (user_ref, scope, revoked_at)
      VALUES (@userRef, coalesce(@scope, ''), @now)
      ON CONFLICT (user_ref, scope) DO UPDATE SET revoked_at = max(revoked_at, excluded.revoked_at)`,

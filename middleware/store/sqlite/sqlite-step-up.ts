@@ -86,6 +86,7 @@ export function sqliteStepUp(db: Database): StepUpStore {
   });
   const revoke = db.transaction((query: { userRef: string; scope: string | null; now: number }) => {
     statements.recordRevocation.run(query);
+    statements.revokeIntents.run(query);
     return statements.revokeGrants.run(query).changes;
   });
   // RETURNING gives the values after the UPDATE: the fields it clears are read first, in the same transaction.
