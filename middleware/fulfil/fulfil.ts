@@ -13,6 +13,7 @@ import { callFulfil } from './call-fulfil.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { describeError, lateRejectionLogger } from '../logger.ts';
 import { countVerifiedText } from './count-verified.ts';
+import { noteLateCommit } from './late-commit.ts';
 import { commitEach, type FulfilCommitter } from './group-commit.ts';
 import type { FulfilContext } from '../context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from '../store/types.ts';
@@ -256,6 +257,7 @@ async function fulfilInTransaction<Tx>(
       options: { ordering: action.ordering ?? 'latest', ...(event === undefined ? {} : { event }) },
     });
   } catch (error) {
+    noteLateCommit(error);
     if (isKitError(error)) throw error;
     logFulfilFailure(deps, action, attempt, error);
     throw new KitError(

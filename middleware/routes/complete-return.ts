@@ -10,6 +10,7 @@ import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { completeAttempt, findReturnedAttempt, startedByAnotherClient, type Completion } from '../fulfil/fulfil.ts';
 import { deliverAfterResponse } from '../fulfil/outcomes.ts';
 import { logCompletion } from '../fulfil/completion-log.ts';
+export { isLateCommit } from '../fulfil/late-commit.ts';
 import { STATE_PATTERN } from './state.ts';
 import { annotateSpan } from '../telemetry.ts';
 import type { Attempt } from '../store/types.ts';

@@ -12,7 +12,7 @@ import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { newNonce } from './state.ts';
 import type { KitMessages } from '../pages/messages.ts';
 import { BACKGROUND_CHECK_HEADER, PENDING_HEADER, pendingScript, type PendingPage } from '../pages/pages.ts';
-import { completeReturn, queryOf } from './complete-return.ts';
+import { completeReturn, isLateCommit, queryOf, readReturnedIds } from './complete-return.ts';
 import type { Attempt } from '../store/types.ts';
 import { currentUserNow } from './user.ts';
 import { restartFormFor } from './restart-form.ts';
@@ -108,7 +108,11 @@ export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string)
     // The pending page's own check: the page checks again by itself, so one read here.
     const background = req.get(BACKGROUND_CHECK_HEADER) === 'background';
     const rechecks = background ? 0 : context.landing.pendingRechecks;
-    const completion = await completeReturn(context, queryOf(req), 'landing', res, rechecks);
+    const completion = await completeReturn(context, queryOf(req), 'landing', res, rechecks).catch((error: unknown) => {
+      // Answered 503, its fulfilment may still commit: the arrival after it is the user's first sight.
+      if (isLateCommit(error)) rememberUnseenFirst(req, readReturnedIds(queryOf(req)).sessionId);
+      throw error;
+    });
     const { attempt } = completion;
     const user = await currentUserNow(context, req);
     const isOwner = user !== null && user.userRef === attempt.userRef;

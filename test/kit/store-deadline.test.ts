@@ -19,30 +19,43 @@ const FULFIL_MS = 300;
 const ANSWERED_WITHIN_MS = 5_000;
 const unhandled = watchUnhandledRejections();
 
-/** The store's methods named in `hanging` never settle while they are named there. */
-function hangable(store: VerifyStore<unknown>, hanging: Set<string>): VerifyStore<unknown> {
+/**
+ * The store's methods named in `hanging` never settle while they are named there; those named in
+ * `late` run `LATE_MS` late, then do their work (a write that commits after the answer gave up).
+ */
+function hangable(store: VerifyStore<unknown>, hanging: Set<string>, late: Set<string>): VerifyStore<unknown> {
   return new Proxy(store, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key, target);
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) =>
-        hanging.has(String(key)) ? new Promise(() => {}) : (value as (...a: unknown[]) => unknown).apply(target, args);
+      const call = (args: unknown[]) => (value as (...a: unknown[]) => unknown).apply(target, args);
+      return (...args: unknown[]) => {
+        if (hanging.has(String(key))) return new Promise(() => {});
+        if (!late.has(String(key))) return call(args);
+        const done = new Promise((resolve) => setTimeout(resolve, LATE_MS)).then(() => call(args));
+        lateWrites.push(done);
+        return done;
+      };
     },
   });
 }
+const LATE_MS = STORE_MS + FULFIL_MS + 300;
+const lateWrites: Promise<unknown>[] = [];
 
 describeEachAppStore('a kit store that stops answering a request', (_store, storeOptions) => {
   const hanging = new Set<string>();
+  const late = new Set<string>();
   let app: TestApp;
   beforeAll(async () => {
     app = await startTestApp({
       ...(await storeOptions()),
-      wrapStore: (store) => hangable(store, hanging),
+      wrapStore: (store) => hangable(store, hanging, late),
       kit: { hookTimeouts: { store: STORE_MS, fulfil: FULFIL_MS } },
     });
   });
   afterEach(async () => {
     hanging.clear();
+    late.clear();
     expect(await unhandled.settled()).toEqual([]);
   });
   afterAll(async () => {
@@ -79,6 +92,22 @@ describeEachAppStore('a kit store that stops answering a request', (_store, stor
     hanging.clear();
     expect((await user.request(location)).status).toBe(303);
     expect((await app.attempt(started.sessionId))?.outcome).toBe('fulfilled');
+  });
+
+  it("the landing: a fulfilment committed after its 503 is the user's first on the next arrival, then a replay", async () => {
+    const user = await app.agent().signIn('store-late-fulfil');
+    const started = await user.start('grant');
+    const location = await user.verifyOnHostedPage(started);
+    late.add('fulfilBatch');
+    expectStoreUnavailable(await user.request(location, { timeoutMs: ANSWERED_WITHIN_MS }));
+    late.clear();
+    await Promise.all(lateWrites.splice(0));
+    expect((await app.attempt(started.sessionId))?.outcome).toBe('fulfilled');
+    const landed = async () => JSON.parse((await user.request('/test/landed')).body) as { landed: unknown };
+    expect((await user.request(location)).status).toBe(303);
+    expect(await landed()).toEqual({ landed: { sessionId: started.sessionId, action: 'grant', fulfilment: 'first' } });
+    expect((await user.request(location)).status).toBe(303);
+    expect(await landed()).toEqual({ landed: { sessionId: started.sessionId, action: 'grant', fulfilment: 'replay' } });
   });
 
   it("the start: an attempt's insert that never settles is answered 503 within hookTimeouts.store", async () => {
