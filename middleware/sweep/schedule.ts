@@ -41,13 +41,15 @@ export const QUICK_RETRY_READS = 3;
  * Failures that may pass by the next read: a plain error (a ready client's own throw, which may be
  * "no answer" or an answer it could not use; a store call that failed), an action whose fulfil
  * threw or whose commit failed (fulfil_failed: a lock timeout looks the same as a constraint the
- * row always breaks), and a store that did not answer in time (store_unavailable). The last is
+ * row always breaks), an async fulfil that was late and rolled back (hook_failed: a lock wait, a
+ * slow database), and a store that did not answer in time (store_unavailable). The last is
  * bounded too: the kit cannot tell a store down for a minute from one down for hours, and every
  * retry of the write pays for another read first.
  */
 const MAY_PASS_SOON: ReadonlySet<string | undefined> = new Set([
   undefined,
   KitErrorCode.FulfilFailed,
+  KitErrorCode.HookFailed,
   KitErrorCode.StoreUnavailable,
 ]);
 

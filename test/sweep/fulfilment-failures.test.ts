@@ -14,8 +14,8 @@ import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
 import type { Attempt, FulfilRequest, VerifyStore } from '../../middleware/store/types.ts';
 import type { ActionDefinition, SessionStatus, VerifiedAttempt, VerifyClient } from '../../middleware/types.ts';
-import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
-import { useSweepEmulator } from '../support/sweep-bench.ts';
+import { describeEachStore, POSTGRES, type StoreUnderTest } from '../support/stores.ts';
+import { ACTION, useSweepEmulator } from '../support/sweep-bench.ts';
 import { insertDueAttempt, MIN, READ_AGES, sweepEachDueTime } from '../support/sweep-day.ts';
 import { useSweepSuite } from '../support/sweep-suite.ts';
 
@@ -175,3 +175,56 @@ describeEachStore('a verified attempt whose fulfilment fails', (kind) => {
     expect(reasons).toContain('could not extend file "base/16384/2619"');
   });
 });
+
+describeEachStore(
+  'an async fulfil that is late (hook_failed)',
+  (kind) => {
+    const suite = useSweepSuite(emu, kind);
+
+    it('rolls back and is read again soon, as a fulfil that throws: fulfilled at the quick retry, once', async () => {
+      const h = await suite.open();
+      const createdAt = Date.now();
+      let now = createdAt;
+      const state = await insertDueAttempt(h.store, 'fulfil-late-once', createdAt);
+      const readAges: number[] = [];
+      const appClient: VerifyClient = {
+        createSession: () => Promise.reject(new Error('not used by the sweep')),
+        getSession: () => {
+          readAges.push(now - createdAt);
+          return Promise.resolve({ status: 'verified', state, userRef: 'user-fulfil-late-once' });
+        },
+        close: () => Promise.resolve(),
+      };
+      const effect = h.effect('sweep');
+      let calls = 0;
+      // Late on its first call (past hookTimeouts.fulfil), on time afterwards.
+      const fulfil = async (tx: unknown, attempt: VerifiedAttempt) => {
+        if (calls++ === 0) await new Promise((resolve) => setTimeout(resolve, 400));
+        await effect(tx, attempt as unknown as Attempt);
+      };
+      const actions = new Map<string, ActionDefinition<unknown>>([
+        [ACTION, { name: ACTION, operationSensitivity: 'normal', successPath: '/done', fulfil }],
+      ]);
+      const deps: SweepDeps<unknown> = {
+        client: appClient,
+        store: h.store,
+        actions,
+        now: () => now,
+        hookTimeouts: { fulfil: 100 },
+      };
+      const stored = () => h.store.findAttemptByState(state);
+      await sweepEachDueTime({
+        nextDue: async () => ((await stored())!.outcome === 'pending' ? (await stored())!.nextCheckAt : Infinity),
+        end: createdAt + SWEEP_WINDOW_MS,
+        setNow: (due) => (now = due),
+        sweep: () => runSweep(deps, { errorRetryMs: ERROR_RETRY_MS }),
+        most: 60,
+      });
+      // Late at 3:00 and rolled back; read again 30 s later, not at the schedule's 4:30.
+      expect(readAges).toEqual([3 * MIN, 3.5 * MIN]);
+      expect((await stored())!.outcome).toBe('fulfilled');
+      expect(await h.effectsBy()).toEqual({ sweep: 1 });
+    });
+  },
+  [POSTGRES],
+);
