@@ -34,7 +34,7 @@ import {
 import { note, type Guarded } from './guard-note.ts';
 import { markGuardedAnswer } from './guarded-answer.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
-import { keepIntentWithinLimit, replaceKept } from './intent-limit.ts';
+import { keepInPlaceOf, keepIntentWithinLimit } from './intent-limit.ts';
 import { bodyTypeRefused, fieldsToRun, keptFields, uploadRefused } from './kept-fields.ts';
 import { labelFor } from './labels.ts';
 import { assertResourceKey, boundResourceKey, refuseIllFormedKey } from './resource-key.ts';
@@ -80,7 +80,7 @@ function readingOf<Tx>({ guard }: Guarded<Tx>, userRef: string, browserSession: 
 
 /** Keeps the guarded request server-side: where to return (a page), or the form to run once confirmed. */
 async function keepIntent<Tx>(
-  { context, guard }: Guarded<Tx>,
+  guarded: Guarded<Tx>,
   req: Request,
   userRef: string,
   resourceKey: string,
@@ -90,6 +90,7 @@ async function keepIntent<Tx>(
   if (!asScopePage && !isSafeSuccessPath(req.originalUrl)) {
     throw unconfirmable();
   }
+  const { context, guard } = guarded;
   const now = context.now();
   const kept = {
     userRef,
@@ -106,8 +107,13 @@ async function keepIntent<Tx>(
   // Only an id as the kit makes them: a custom store's `null` for "none renewed" would be the page's intent.
   if (isStateShaped(renewed)) return renewed;
   const intentId = newState();
-  const fields = asScopePage ? {} : keptFields(req);
-  await keepIntentWithinLimit(guard.stepUp, { ...kept, intentId, fields, createdAt: now }, replaces !== undefined);
+  const intent = { ...kept, intentId, fields: asScopePage ? {} : keptFields(req), createdAt: now };
+  if (replaces === undefined) await keepIntentWithinLimit(guard.stepUp, intent);
+  // A kept request asked for again moves to its new intent: the old one must never run as well.
+  else if (!(await keepInPlaceOf(guard.stepUp, intent, replaces))) {
+    note(guarded, req, 'denied');
+    throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request was already carried out; nothing changed.');
+  }
   return intentId;
 }
 
@@ -140,11 +146,6 @@ async function answerRequired<Tx>(
   // A kept form asked again stays the form it is, whoever asks (a script too): its fields are the
   // user's request, and no app holds them to send again.
   const intentId = await keepIntent(guarded, req, user.userRef, resourceKey, json && replaces === undefined, replaces);
-  // A kept request asked for again moves to its new intent: the old one must never run as well.
-  if (replaces !== undefined && !(await replaceKept(guard.stepUp, replaces, intentId, context.now()))) {
-    note(guarded, req, 'denied');
-    throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request was already carried out; nothing changed.');
-  }
   const reading = readingOf(guarded, user.userRef, browserSessionOf(req));
   const tooOld = await sessionGrants(reading, { resourceKey });
   note(guarded, req, tooOld.length > 0 ? 'expired' : 'required');

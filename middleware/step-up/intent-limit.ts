@@ -32,7 +32,11 @@ export async function keepIntentWithinLimit(
       'whether the request was kept is unknown, so nothing was offered to confirm or sent',
     );
   }
-  throw new KitError(
+  throw limitReached();
+}
+
+function limitReached(): KitError {
+  return new KitError(
     KitErrorCode.RateLimited,
     `This user already has ${LIVE_INTENTS_PER_USER} requests waiting to be confirmed; nothing was kept.`,
     // At most this long until the oldest of them expires.
@@ -41,16 +45,32 @@ export async function keepIntentWithinLimit(
 }
 
 /**
+ * Keeps `replacement` in place of the kept request `replaced`: true when that one was still unused
+ * (it is used up now), false when it was not (nothing is kept). In one transaction when the store
+ * can (replaceIntent): replacements sent at once by a user at the limit then each find room.
+ */
+export async function keepInPlaceOf(stepUp: StepUpStore, replacement: NewStepUpIntent, replaced: string) {
+  if (typeof stepUp.replaceIntent !== 'function') {
+    await keepIntentWithinLimit(stepUp, replacement, true);
+    return replaceKept(stepUp, replaced, replacement.intentId, replacement.createdAt);
+  }
+  const answer: unknown = await stepUp.replaceIntent(replacement, replaced, LIVE_INTENTS_PER_USER);
+  if (answer === 'replaced' || answer === 'used') return answer === 'replaced';
+  if (answer === 'refused') throw limitReached();
+  throw unreadableStoreAnswer(
+    'stepUp.replaceIntent returned',
+    answer,
+    "'replaced', 'used' or 'refused'",
+    'whether the request was kept is unknown, so nothing was offered to confirm or sent',
+  );
+}
+
+/**
  * Uses up the kept request `replaced` now that `replacement` was kept in its place: true when it
  * was still unused. Otherwise, or when the store fails, the replacement is used up too, so the user
  * never holds both (it was kept with room for one more).
  */
-export async function replaceKept(
-  stepUp: StepUpStore,
-  replaced: string,
-  replacement: string,
-  now: number,
-): Promise<boolean> {
+async function replaceKept(stepUp: StepUpStore, replaced: string, replacement: string, now: number): Promise<boolean> {
   let used: unknown;
   try {
     used = await consumeKeptIntent(stepUp, replaced, now);

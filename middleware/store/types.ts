@@ -309,6 +309,9 @@ export interface SessionGrantQuery extends UserGrantQuery {
 
 export type GrantQuery = UserGrantQuery | SessionGrantQuery;
 
+/** What StepUpStore.replaceIntent did. */
+export type IntentReplacement = 'replaced' | 'used' | 'refused';
+
 /** The step-up part of a store: grants and intents. */
 export interface StepUpStore {
   /**
@@ -336,6 +339,16 @@ export interface StepUpStore {
    * true when it was stored. The user's expired intents are deleted in the same write.
    */
   insertIntent(intent: NewStepUpIntent, maxLive: number): Promise<boolean>;
+  /**
+   * Keeps `replacement` in place of the user's intent `replacedId`, in one transaction: uses that
+   * one up (as consumeIntent, at `replacement.createdAt`) and stores the replacement unless the user
+   * then has `maxLive` live ones. 'replaced' when both were done; 'used' when the replaced intent was
+   * no longer live (consumed or expired) and 'refused' at the limit, nothing changed for either.
+   * Optional (a store written before it): without it the replacement is kept with room for one
+   * more and the replaced one used up after, so concurrent replacements by a user at the limit
+   * may be refused; both of the kit's stores have it.
+   */
+  replaceIntent?(replacement: NewStepUpIntent, replacedId: string, maxLive: number): Promise<IntentReplacement>;
   /**
    * The unconsumed, unexpired page intent (method GET) of this user, scope, resource, browser
    * session and path, its expiry moved to `expiresAt`: its id, or undefined. A page requested again

@@ -193,6 +193,31 @@ describeEachAppStore('a custom step-up store answering outside its interface', (
     }
   });
 
+  it('replaceIntent answering true (as insertIntent would): a 500 naming replaceIntent, never "asked again", nothing run', async () => {
+    const ran: Ran[] = [];
+    const app = await appWith(ran, (real) => ({
+      replaceIntent: async (replacement, replacedId, maxLive) => {
+        await real.replaceIntent!(replacement, replacedId, maxLive);
+        return true as unknown as 'replaced';
+      },
+    }));
+    try {
+      const alice = await app.agent().signIn('alice');
+      const sameSite = { origin: alice.origin, 'sec-fetch-site': 'same-origin' };
+      const kept = confirmForm((await alice.postForm('/accounts/acct-1/payee', { iban: 'TRUE-1' }, sameSite)).body);
+      const confirmed = await alice.postForm(
+        '/accounts/acct-1/payee',
+        { _csrf: alice.csrf, _verify_kit_intent: kept.intent },
+        sameSite,
+      );
+      expect(confirmed.status).toBe(500);
+      expect(logged(app, 'stepUp.replaceIntent returned true')).toBe(true);
+      expect(ran).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('listGrants answering null: a 500 naming listGrants, nothing kept and no text sent; kit.grants.list says so too', async () => {
     const ran: Ran[] = [];
     const app = await appWith(ran, () => ({ listGrants: async () => null as unknown as [] }));

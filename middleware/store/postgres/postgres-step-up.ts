@@ -6,7 +6,15 @@
  */
 import type { PoolClient } from 'pg';
 import { inTransaction, query, queryOn, type PostgresDb } from './postgres-query.ts';
-import type { SessionGrantQuery, StepUpGrant, StepUpIntent, StepUpStore, UserGrantQuery } from '../types.ts';
+import type {
+  IntentReplacement,
+  NewStepUpIntent,
+  SessionGrantQuery,
+  StepUpGrant,
+  StepUpIntent,
+  StepUpStore,
+  UserGrantQuery,
+} from '../types.ts';
 
 /** A time bound left out: every grant's start and grant time is at or after it. */
 const NO_BOUND = Number.MIN_SAFE_INTEGER;
@@ -69,6 +77,27 @@ async function replaceOlderGrants(client: PoolClient, grant: StepUpGrant): Promi
   await queryOn(client, 'insertGrant', [sessionId, userRef, scope, resourceKey, browserSession, startedAt, grantedAt]);
 }
 
+/** Stores `intent` unless its user has `maxLive` live ones (under lockUserIntents): true when stored. */
+async function keptIntent(client: PoolClient, intent: NewStepUpIntent, maxLive: number): Promise<boolean> {
+  const inserted = await queryOn(client, 'insertIntent', [
+    intent.intentId,
+    intent.userRef,
+    intent.scope,
+    intent.browserSession,
+    intent.resourceKey,
+    intent.method,
+    intent.path,
+    JSON.stringify(intent.fields),
+    intent.createdAt,
+    intent.expiresAt,
+    maxLive,
+  ]);
+  return inserted.rowCount === 1;
+}
+
+/** Thrown to roll back a replacement refused at the limit. */
+const REFUSED = new Error('refused at the limit');
+
 function userGrants(db: PostgresDb, { userRef, scope, limit }: UserGrantQuery) {
   return query<GrantRow>(db, 'listGrants', [userRef, scope ?? null, limit]);
 }
@@ -95,21 +124,23 @@ export function postgresStepUp(db: PostgresDb): StepUpStore {
       // Under the user's lock: without it, concurrent keeps each count the same rows and all insert.
       return inTransaction(db, async (client) => {
         await queryOn(client, 'lockUserIntents', [intent.userRef]);
-        const inserted = await queryOn(client, 'insertIntent', [
-          intent.intentId,
-          intent.userRef,
-          intent.scope,
-          intent.browserSession,
-          intent.resourceKey,
-          intent.method,
-          intent.path,
-          JSON.stringify(intent.fields),
-          intent.createdAt,
-          intent.expiresAt,
-          maxLive,
-        ]);
-        return inserted.rowCount === 1;
+        return keptIntent(client, intent, maxLive);
       });
+    },
+    async replaceIntent(replacement, replacedId, maxLive) {
+      try {
+        return await inTransaction(db, async (client): Promise<IntentReplacement> => {
+          await queryOn(client, 'lockUserIntents', [replacement.userRef]);
+          const used = await queryOn(client, 'consumeIntent', [replacedId, replacement.createdAt]);
+          if (used.rowCount === 0) return 'used';
+          // Refused at the limit: the throw rolls back the use of the replaced one.
+          if (!(await keptIntent(client, replacement, maxLive))) throw REFUSED;
+          return 'replaced';
+        });
+      } catch (error) {
+        if (error === REFUSED) return 'refused';
+        throw error;
+      }
     },
     async renewPageIntent({ userRef, scope, browserSession, resourceKey, path, now, expiresAt }) {
       const values = [userRef, scope, browserSession, resourceKey, path, now, expiresAt];

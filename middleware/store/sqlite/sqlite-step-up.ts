@@ -6,7 +6,17 @@
  */
 import type { Database } from 'better-sqlite3';
 import { prepareAll, STEP_UP_SQL } from './sqlite-sql.ts';
-import type { SessionGrantQuery, StepUpGrant, StepUpIntent, StepUpStore, UserGrantQuery } from '../types.ts';
+import type {
+  IntentReplacement,
+  SessionGrantQuery,
+  StepUpGrant,
+  StepUpIntent,
+  StepUpStore,
+  UserGrantQuery,
+} from '../types.ts';
+
+/** Thrown to roll back a replacement refused at the limit. */
+const REFUSED = Symbol('refused at the limit');
 
 /** A time bound left out: every grant's start and grant time is at or after it. */
 const NO_BOUND = Number.MIN_SAFE_INTEGER;
@@ -78,12 +88,32 @@ function sessionGrants(statements: StepUpStatements, query: SessionGrantQuery) {
     : statements.listResourceGrants.all({ ...row, resourceKey });
 }
 
-export function sqliteStepUp(db: Database): StepUpStore {
-  const statements = prepareAll(db, STEP_UP_SQL);
+/** An intent's keeping, and its keeping in place of another (as IMMEDIATE transactions, with `.immediate`). */
+function intentWrites(db: Database, statements: StepUpStatements) {
   const writeIntent = db.transaction((row: Record<string, unknown>) => {
     statements.deleteExpiredIntents.run({ userRef: row.userRef, createdAt: row.createdAt });
     return statements.insertIntent.run(row).changes === 1;
   });
+  // A replacement refused at the limit rolls back the use of the one it replaces.
+  const replace = db.transaction((row: Record<string, unknown>, replacedId: string): IntentReplacement => {
+    if (statements.consumeIntent.run({ intentId: replacedId, now: row.createdAt }).changes === 0) return 'used';
+    if (!writeIntent(row)) throw REFUSED;
+    return 'replaced';
+  });
+  const replaceIntent: StepUpStore['replaceIntent'] = async (replacement, replacedId, maxLive) => {
+    try {
+      return replace.immediate({ ...replacement, fields: JSON.stringify(replacement.fields), maxLive }, replacedId);
+    } catch (error) {
+      if (error === REFUSED) return 'refused';
+      throw error;
+    }
+  };
+  return { writeIntent, replaceIntent };
+}
+
+export function sqliteStepUp(db: Database): StepUpStore {
+  const statements = prepareAll(db, STEP_UP_SQL);
+  const { writeIntent, replaceIntent } = intentWrites(db, statements);
   const revoke = db.transaction((query: { userRef: string; scope: string | null; now: number }) => {
     statements.recordRevocation.run(query);
     statements.revokeIntents.run(query);
@@ -115,6 +145,7 @@ export function sqliteStepUp(db: Database): StepUpStore {
     async insertIntent(intent, maxLive) {
       return writeIntent.immediate({ ...intent, fields: JSON.stringify(intent.fields), maxLive });
     },
+    replaceIntent,
     async renewPageIntent(query) {
       const row = statements.renewPageIntent.get(query) as { intent_id: string } | undefined;
       return row?.intent_id;
