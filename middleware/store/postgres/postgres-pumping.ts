@@ -4,7 +4,7 @@
  * statement (a conditional UPDATE: it counts once, whichever instance reads the outcome first).
  */
 import { pastDaysCache, type PastDaysCache } from '../past-days-cache.ts';
-import { inTransaction, query, queryOn, type PostgresDb } from './postgres-query.ts';
+import { query, type PostgresDb } from './postgres-query.ts';
 import type {
   PumpingCount,
   PumpingDecisionRecord,
@@ -190,11 +190,7 @@ export function postgresPumping(db: PostgresDb): PumpingStore {
       await query(db, 'attachSend', [sessionId, hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)]);
     },
     async markVerified(sessionId) {
-      const { rows } = await inTransaction(
-        db,
-        (client) => queryOn<{ marked: number }>(client, 'markVerified', [sessionId]),
-        'unflushed',
-      );
+      const { rows } = await query<{ marked: number }>(db, 'markVerified', [sessionId]);
       return rows[0]?.marked === 1;
     },
     async recordDecision(d, refused) {

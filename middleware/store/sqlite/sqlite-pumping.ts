@@ -214,7 +214,9 @@ export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
       });
     },
     // With the start's writes in one commit: a sweep's verified reads of one tick share it.
+    // A send counted already asks for no write: every reload of a fulfilled attempt asks again.
     async markVerified(sessionId) {
+      if (sql.sendToCount.get(sessionId) === undefined) return false;
       return write(() => countVerifiedOnce(sessionId));
     },
     async recordDecision(decision, refused) {

@@ -239,6 +239,8 @@ export const PUMPING_SQL = {
   countRefused: `INSERT INTO verify_kit_pumping_counts (dimension, key, hour, refused)
      SELECT value ->> 'dimension', value ->> 'key', @hour, 1 FROM json_each(@keys) WHERE true
      ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = refused + 1`,
+  // Read before the write: a send counted already (or none) needs no write lock.
+  sendToCount: 'SELECT 1 AS n FROM verify_kit_pumping_sends WHERE session_id = ? AND verified = 0',
   markSendVerified: `UPDATE verify_kit_pumping_sends SET verified = 1 WHERE session_id = ? AND verified = 0
      RETURNING hour, keys`,
   countVerified: `UPDATE verify_kit_pumping_counts SET verified = verified + 1
