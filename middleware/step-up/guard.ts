@@ -34,7 +34,7 @@ import {
 import { note, type Guarded } from './guard-note.ts';
 import { markGuardedAnswer } from './guarded-answer.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
-import { keepInPlaceOf, keepIntentWithinLimit } from './intent-limit.ts';
+import { keepInPlaceOf, keepIntentWithinLimit, replacedUnusable } from './intent-limit.ts';
 import { bodyTypeRefused, fieldsToRun, keptFields, uploadRefused } from './kept-fields.ts';
 import { labelFor } from './labels.ts';
 import { assertResourceKey, boundResourceKey, refuseIllFormedKey } from './resource-key.ts';
@@ -112,7 +112,7 @@ async function keepIntent<Tx>(
   // A kept request asked for again moves to its new intent: the old one must never run as well.
   else if (!(await keepInPlaceOf(guard.stepUp, intent, replaces))) {
     note(guarded, req, 'denied');
-    throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request was already carried out; nothing changed.');
+    throw await replacedUnusable(guard.stepUp, replaces);
   }
   return intentId;
 }

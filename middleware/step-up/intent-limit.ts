@@ -5,7 +5,7 @@
  */
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { NewStepUpIntent, StepUpStore } from '../store/types.ts';
-import { consumeKeptIntent, INTENT_TTL_MS } from './scope-actions.ts';
+import { consumeKeptIntent, findKeptIntent, INTENT_TTL_MS } from './scope-actions.ts';
 import { unreadableStoreAnswer } from './store-answers.ts';
 
 /** Far more than a user confirms at once (a few tabs), and at most about 1.3 MB of kept forms per user. */
@@ -81,4 +81,19 @@ async function replaceKept(stepUp: StepUpStore, replaced: string, replacement: s
   }
   if (used === undefined) await stepUp.consumeIntent(replacement, now);
   return used !== undefined;
+}
+
+/**
+ * Why the kept request `replaced` could not be kept anew: it may have expired since the guard
+ * checked it, and one that never ran must not be said to have been carried out.
+ */
+export async function replacedUnusable(stepUp: StepUpStore, replaced: string): Promise<KitError> {
+  const intent = await findKeptIntent(stepUp, replaced);
+  const why =
+    intent === undefined
+      ? 'This request can no longer be used'
+      : intent.consumedAt === null
+        ? 'This request expired before it was confirmed'
+        : 'This request was already carried out';
+  return new KitError(KitErrorCode.StepUpIntentUnusable, `${why}; nothing changed.`);
 }
