@@ -31,6 +31,7 @@ const ON_EXPRESS_4 = [
   'test/kit/step-up-revoke-kept.test.ts',
   'test/kit/step-up-replace-race.test.ts',
   'test/kit/step-up-replace-expired.test.ts',
+  'test/kit/step-up-allowed-origins.test.ts',
   'test/audit/fixtures.test.ts',
   'test/audit/sound-apps.test.ts',
   'test/audit/step-up-cross-site-bound.test.ts',
