@@ -156,8 +156,9 @@ const STEP_UP_SQL = {
        ON CONFLICT (user_ref, scope) DO UPDATE SET revoked_at = GREATEST(r.revoked_at, EXCLUDED.revoked_at)),
      kept AS (DELETE FROM verify_kit_intents WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2))
      DELETE FROM verify_kit_grants WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2)`,
-  // Taken before insertIntent, in its transaction: one user's keeps queue, so each counts the ones
-  // committed before it (the two-key form: a key space apart from the fulfilments' locks).
+  // Taken before insertIntent and revokeGrants, in their transactions: one user's keeps queue, so each
+  // counts the ones committed before it, and a revocation deletes every form kept before it (the
+  // two-key form: a key space apart from the fulfilments' locks).
   lockUserIntents: `SELECT pg_advisory_xact_lock(hashtext('verify_kit_intents'), hashtext($1))`,
   // Nothing is stored (rowCount 0) while the user has $11 live intents (under lockUserIntents).
   insertIntent: `WITH expired AS (DELETE FROM verify_kit_intents WHERE user_ref = $2 AND expires_at <= $9)

@@ -2,7 +2,8 @@
  * Step-up grants and intents in PostgreSQL. A grant replaces the older ones of its user, scope,
  * resource and browser session in one BEGIN ... COMMIT (the caller's client, or its own); an intent is
  * consumed (its fields cleared) by one conditional UPDATE on the row it locks, so only one caller
- * on any instance gets it; a user's intents are kept one at a time (an advisory lock), so the cap holds.
+ * on any instance gets it; a user's intents are kept one at a time (an advisory lock), so the cap holds,
+ * and a revocation takes the same lock, so no form kept before it returns outlives it.
  */
 import type { PoolClient } from 'pg';
 import { inTransaction, query, queryOn, type PostgresDb } from './postgres-query.ts';
@@ -117,8 +118,12 @@ export function postgresStepUp(db: PostgresDb): StepUpStore {
       const { rows } = await ('browserSession' in grants ? sessionGrants(db, grants) : userGrants(db, grants));
       return rows.map(toGrant);
     },
-    async revokeGrants({ userRef, scope, now }) {
-      return (await query(db, 'revokeGrants', [userRef, scope ?? null, now])).rowCount ?? 0;
+    revokeGrants({ userRef, scope, now }) {
+      // Under the user's lock, as a keep takes it: a keep under way commits first, and its form goes too.
+      return inTransaction(db, async (client) => {
+        await queryOn(client, 'lockUserIntents', [userRef]);
+        return (await queryOn(client, 'revokeGrants', [userRef, scope ?? null, now])).rowCount ?? 0;
+      });
     },
     insertIntent(intent, maxLive) {
       // Under the user's lock: without it, concurrent keeps each count the same rows and all insert.
