@@ -38,6 +38,11 @@ export function mayBePhoneNumber(value: string): boolean {
   return digits >= FEWEST_NUMBER_DIGITS && !isAddress(value);
 }
 
+/** A request path shown on a page, each part that may be a phone number masked ("/phones/•• 23"). */
+export function maskNumbersInPath(path: string): string {
+  return path.replace(/[^/?&=;]+/g, (part) => (mayBePhoneNumber(part) ? maskDestination(part) : part));
+}
+
 /** What a message says instead of a value that may be a phone number. */
 export const NOT_REPEATED = 'a value not repeated here, as it may be a phone number';
 

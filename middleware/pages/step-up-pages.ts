@@ -3,6 +3,7 @@
  * you" (one button that starts a verification: a GET never sends a text), the confirmation of a
  * kept form, and the refusals. Rendering only: the guard hands over every value.
  */
+import { maskNumbersInPath } from '../numbers/mask-number.ts';
 import { html } from './html.ts';
 import type { KitMessages } from './messages.ts';
 import { layout } from './pages.ts';
@@ -23,13 +24,17 @@ export interface StepUpRequiredPage {
 
 /** The kept form, shown after the verification; confirming posts it back to its own path. */
 export interface StepUpConfirmPage {
-  /** The kept request's method and path, named so the user does not confirm blind (never its fields). */
+  /**
+   * The kept request's method and path, named so the user does not confirm blind (never its fields);
+   * the path is shown with any phone number in it masked (the user did not type it here).
+   */
   method: string;
   path: string;
   csrfToken: string;
   intentField: string;
   intentId: string;
-  label: string;
+  /** What the guarded route does (the scope's label in the page's language); else its masked path. */
+  label: string | undefined;
   /** The kept method when a form cannot send it (not POST), as `_method`: the usual method override. */
   methodOverride: string | undefined;
 }
@@ -55,13 +60,14 @@ ${ctx.label === undefined ? '' : html`<p>${t.purpose(ctx.label)}</p>`}
 
 export function stepUpConfirmPage(ctx: StepUpConfirmPage, nonce: string, messages: KitMessages): string {
   const t = messages.stepUp;
+  const shownPath = maskNumbersInPath(ctx.path);
   return layout({
     title: t.confirmTitle,
     nonce,
     messages,
     body: html`<h1>${t.confirmTitle}</h1>
-<p>${t.confirmText(ctx.label)}</p>
-<p><code>${ctx.method} ${ctx.path}</code></p>
+<p>${t.confirmText(ctx.label ?? shownPath)}</p>
+<p><code>${ctx.method} ${shownPath}</code></p>
 <form method="post" action="${ctx.path}">
 <input type="hidden" name="_csrf" value="${ctx.csrfToken}">
 <input type="hidden" name="${ctx.intentField}" value="${ctx.intentId}">

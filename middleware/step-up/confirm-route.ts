@@ -41,7 +41,7 @@ export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>, stepUp: StepUp
         csrfToken: csrfToken(context, req),
         intentField: INTENT_FIELD,
         intentId: intent.intentId,
-        label: labelFor(scope, messages.lang) ?? intent.path,
+        label: labelFor(scope, messages.lang),
         // The kept method itself, not the form's `_method`: an app's override may take that field out.
         methodOverride: intent.method === 'POST' ? undefined : intent.method,
       },

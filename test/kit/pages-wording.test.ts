@@ -1,11 +1,13 @@
 /**
  * Pages say what happened in the words people use: a kept request that was already run (a replayed
- * confirmation) is not titled as a failure, and a number is shown by its last two digits.
+ * confirmation) is not titled as a failure, and a number is shown by its last two digits, also
+ * one in the path of a kept request the confirmation page names.
  */
 import { describe, expect, it } from 'vitest';
 import { maskDestination } from '../../middleware/attempts.ts';
 import { completeMessages, englishMessages } from '../../middleware/pages/messages.ts';
 import { defaultPages } from '../../middleware/pages/pages.ts';
+import { stepUpConfirmPage } from '../../middleware/pages/step-up-pages.ts';
 import { demoKitMessages } from '../../demo-app/i18n/kit-messages.ts';
 
 const titleOf = (page: string) => /<title>([^<]*)<\/title>/.exec(page)?.[1];
@@ -38,4 +40,30 @@ describe('a masked number', () => {
     expect(maskDestination('+15550100001')).toBe('••\u00a001');
     expect(englishMessages.stepUp.text(maskDestination('+15550100001'))).toContain('your number ••\u00a001.');
   });
+});
+
+describe('the confirmation of a kept request whose path holds a phone number', () => {
+  const kept = {
+    method: 'POST',
+    path: '/phones/+447700900123/remove',
+    csrfToken: 'csrf',
+    intentField: 'intent',
+    intentId: 'intent-1',
+    methodOverride: undefined,
+  };
+  for (const [lang, messages] of [
+    ['en', englishMessages],
+    ['fr (the demo)', completeMessages('fr', demoKitMessages.fr)],
+  ] as const) {
+    it(`${lang}: names the path with the number masked, with or without a label for the scope`, () => {
+      for (const label of [undefined, 'remove a phone number']) {
+        const page = stepUpConfirmPage({ ...kept, label }, 'nonce', messages);
+        const shown = page.replace(/<form[^>]*>/, '');
+        expect(shown).not.toMatch(/447700900123/);
+        expect(page).toContain('<code>POST /phones/••\u00a023/remove</code>');
+      }
+      const unlabelled = stepUpConfirmPage({ ...kept, label: undefined }, 'nonce', messages);
+      expect(unlabelled).toContain(messages.stepUp.confirmText('/phones/••\u00a023/remove'));
+    });
+  }
 });
