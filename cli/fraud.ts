@@ -10,7 +10,7 @@ import { keepingProcessAlive, withDeadline } from '../middleware/deadline.ts';
 import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
 import { cutForPrinting, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
-import { mayBePhoneNumber, NOT_REPEATED, quotedUnlessNumber } from '../middleware/numbers/mask-number.ts';
+import { namedUnlessNumber, quotedUnlessNumber } from '../middleware/numbers/mask-number.ts';
 import type { VerificationKitOptions } from '../middleware/options/options.ts';
 import { flagGivenTwice } from '../middleware/options/command-flags.ts';
 import { MAX_DAYS, MAX_DECISIONS, MAX_HOURS, type PumpingTarget } from '../middleware/pumping/pumping-operations.ts';
@@ -66,9 +66,7 @@ function number(flag: string, value: string | undefined): number {
   // Said, never capped: an operator who asked for 30 days must not read 15 as all of them.
   const most = MOST[flag];
   if (most !== undefined && parsed > most.max) {
-    throw new UsageError(
-      `${flag} is at most ${most.max}${most.why}; got ${mayBePhoneNumber(value ?? '') ? NOT_REPEATED : value}.`,
-    );
+    throw new UsageError(`${flag} is at most ${most.max}${most.why}; got ${namedUnlessNumber(value)}.`);
   }
   return parsed;
 }
