@@ -225,7 +225,7 @@ describe('budget keys an attacker cannot multiply', () => {
     }
   });
 
-  it('an IPv4 client written as IPv6 (mapped, translated, compatible) spends its IPv4 budget, not one shared by all such clients', async () => {
+  it('an IPv4 client written as IPv6 (mapped, translated, compatible, NAT64) spends its IPv4 budget, not one shared by all such clients', async () => {
     const limits = createStartLimits({
       store: createSqliteStore({ database: db }),
       destinationKey: KEY,
@@ -239,6 +239,10 @@ describe('budget keys an attacker cannot multiply', () => {
     // The same clients in another spelling: their budgets are spent.
     expect(await start('203.0.113.9', 2)).toMatch(/^rate_limited /);
     expect(await start('::ffff:c633:6409', 3)).toMatch(/^rate_limited /);
+    // Two IPv4 clients behind one NAT64 gateway: one budget each, not the gateway's /64.
+    expect(await start('64:ff9b::192.0.2.44', 4)).toBe('allowed');
+    expect(await start('64:ff9b::192.0.2.45', 5)).toBe('allowed');
+    expect(await start('192.0.2.44', 6)).toMatch(/^rate_limited /);
   });
 
   it.each([
@@ -265,7 +269,12 @@ describe('budget keys an attacker cannot multiply', () => {
     ['::', '0:0:0:0:0:0:0:0/64'],
     ['::ffff', '0:0:0:0:0:0:0:0/64'],
     ['203.0.113.7%eth0', '203.0.113.7'],
-    ['64:ff9b::192.0.2.1', '64:ff9b:0:0:0:0:0:0/64'],
+    // NAT64's well-known prefix (64:ff9b::/96): each IPv4 client behind the gateway, not its /64.
+    ['64:ff9b::192.0.2.1', '192.0.2.1'],
+    ['64:ff9b::c633:6407', '198.51.100.7'],
+    ['[64:FF9B:0:0:0:0:cb00:7107]:443', '203.0.113.7'],
+    ['64:ff9b:0:0:1::c000:201', '64:ff9b:0:0:0:0:0:0/64'],
+    ['64:ff9b:1::c000:201', '64:ff9b:1:0:0:0:0:0/64'],
     ['::1', '0:0:0:0:0:0:0:0/64'],
     ['unknown', 'unparseable'],
     ['203.0.113.7:5678', '203.0.113.7'],
