@@ -80,12 +80,27 @@ async function pressAndLand<A>(
   }
 }
 
-/** The grant each browser is getting: starts asked to confirm at once (a burst) share one. */
-const granting = new WeakMap<AuditAgent, Promise<void>>();
+/**
+ * The grants each browser is getting, by scope: starts of one scope asked to confirm at once (a
+ * burst) share one; a start of another scope gets its own, as a grant opens only its scope.
+ */
+const granting = new WeakMap<AuditAgent, Map<string, Promise<void>>>();
+
+/** The grant of `scope` this browser is getting, begun by `begin` unless one is under way. */
+function grantOnce(agent: AuditAgent, scope: string, begin: () => Promise<void>): Promise<void> {
+  const scopes = granting.get(agent) ?? new Map<string, Promise<void>>();
+  granting.set(agent, scopes);
+  let pending = scopes.get(scope);
+  if (pending === undefined) {
+    pending = begin().finally(() => scopes.delete(scope));
+    scopes.set(scope, pending);
+  }
+  return pending;
+}
 
 /**
  * When a start of an action that requires a step-up was answered with "Confirm it's you", gets the
- * user a grant of its scope in this browser as a user does (once for starts asked at once) and
+ * user a grant of its scope in this browser as a user does (once for starts of it asked at once) and
  * says so; otherwise false.
  */
 export async function grantWhenAsked<A>(
@@ -95,13 +110,9 @@ export async function grantWhenAsked<A>(
   answer: Answer,
 ): Promise<boolean> {
   if (action.requireRecentVerification === undefined) return false;
+  const { scope } = action.requireRecentVerification;
   const form = confirmItsYouForm(world, answer);
   if (form === undefined) return false;
-  let pending = granting.get(user.agent);
-  if (pending === undefined) {
-    pending = pressAndLand(world, user, action, form).finally(() => granting.delete(user.agent));
-    granting.set(user.agent, pending);
-  }
-  await pending;
+  await grantOnce(user.agent, scope, () => pressAndLand(world, user, action, form));
   return true;
 }
