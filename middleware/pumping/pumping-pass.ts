@@ -1,0 +1,118 @@
+/**
+ * What a start that passed the SMS pumping check does with its text: a judged start's text was
+ * counted by the check and its send is recorded once the session exists (or the text given back
+ * when the start ends before one exists); an allow-listed start's text is counted once sent.
+ * Every write here waits no longer than a budget's refund and never fails the start.
+ */
+import { withDeadline } from '../deadline.ts';
+import { describeError, lateRejectionLogger, type KitLogger } from '../logger.ts';
+import type { PumpingStore } from '../store/types.ts';
+import type { StartKeys } from './pumping-keys.ts';
+import { hourOf } from './pumping-rules.ts';
+
+/** What the start does once its session exists, or when it ends before one exists. Neither rejects. */
+export interface PumpingPass {
+  /** The session exists: its text is counted under the start's keys. */
+  sent(sessionId: string): Promise<void>;
+  /** The start ended before any session existed (nothing was sent): its text is given back. */
+  unsent(): Promise<void>;
+}
+
+/** What a pumping store write of a start needs. */
+export interface PumpingWriteDeps {
+  logger: KitLogger;
+  now: () => number;
+  /** How long a start's answer waits on the give-back of its text, or its decision's record (hookTimeouts.limits). */
+  releaseTimeoutMs: number;
+}
+
+/**
+ * A pumping store write the start's answer waits on no longer than on a budget's refund
+ * (hookTimeouts.limits): a store that fails or hangs only costs that write, which is logged. Never
+ * rejects.
+ */
+export function writeWithin(
+  deps: PumpingWriteDeps,
+  what: string,
+  write: () => Promise<unknown>,
+  failed: string,
+): Promise<void> {
+  const ms = deps.releaseTimeoutMs;
+  const late = () => new Error(`${what} did not settle within ${ms} ms`);
+  return withDeadline('limits', ms, write, { late, onLateRejection: lateRejectionLogger(deps.logger) }).then(
+    () => undefined,
+    (error: unknown) => {
+      deps.logger.warn({ route: 'start', err: describeError(error) }, failed);
+    },
+  );
+}
+
+const COUNT_SEND_FAILED = 'could not count a text for the SMS pumping rules';
+
+/**
+ * The pass of a start the rules let through unjudged (the app's allow-list): its text is counted
+ * once sent. A class, not an object with a closure made at every start: run through tsx, each
+ * named closure costs a defineProperty.
+ */
+export class CountedPass implements PumpingPass {
+  constructor(
+    protected readonly deps: PumpingWriteDeps,
+    protected readonly store: PumpingStore,
+    protected readonly keys: StartKeys['keys'],
+  ) {}
+
+  // The text is on its way: a count that fails to be written, or is late, is only logged.
+  sent(sessionId: string): Promise<void> {
+    const { deps, keys } = this;
+    const write = () => this.store.recordSend({ sessionId, keys, hour: hourOf(deps.now()) });
+    return writeWithin(deps, 'recording the send', write, COUNT_SEND_FAILED);
+  }
+
+  unsent(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** The pass of a judged start: its text was counted by the check, in `hour`. */
+export class ReservedPass extends CountedPass {
+  constructor(
+    deps: PumpingWriteDeps,
+    store: PumpingStore,
+    keys: StartKeys['keys'],
+    private readonly hour: number,
+  ) {
+    super(deps, store, keys);
+  }
+
+  // Recorded in the hour it was counted in, so its verification counts there too.
+  override sent(sessionId: string): Promise<void> {
+    const { keys, hour } = this;
+    return writeWithin(
+      this.deps,
+      'recording the send',
+      () => this.store.attachSend({ sessionId, keys, hour }),
+      COUNT_SEND_FAILED,
+    );
+  }
+
+  // A text counted and never sent only makes the rules refuse sooner: a failure is only logged.
+  override unsent(): Promise<void> {
+    return release(this.deps, this.store, this.keys, this.hour);
+  }
+}
+
+// The answer waits on the give-back no longer than a budget's refund: a store that hangs only costs a count.
+export function release(
+  deps: PumpingWriteDeps,
+  store: PumpingStore,
+  keys: StartKeys['keys'],
+  hour: number,
+): Promise<void> {
+  const give = () => store.releaseSend({ keys, hour });
+  return writeWithin(
+    deps,
+    'giving back the text',
+    give,
+    'could not give back a text counted for the SMS pumping rules',
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * The record of an SMS pumping decision: counted (telemetry), then stored and logged with the
+ * number masked, at most PUMPING_DECISIONS_RECORDED_PER_MINUTE a minute per instance; past that a
+ * refusal or a challenge is only counted under the keys that tripped, which the rules read.
+ */
+import { maskDestination } from '../numbers/mask-number.ts';
+import { countPumpingDecision } from '../telemetry.ts';
+import type { PumpingDecisionRecord, PumpingStore } from '../store/types.ts';
+import { keysRefusedBy } from './pumping-decision.ts';
+import type { StartKeys } from './pumping-keys.ts';
+import { writeWithin, type PumpingWriteDeps } from './pumping-pass.ts';
+import { hourOf } from './pumping-rules.ts';
+
+/**
+ * Decisions stored and logged per minute per instance. A refusal spends no text, so without a
+ * bound an attacker could grow the decisions table and the logs as fast as it can post; past it a
+ * decision is only counted (telemetry, and a refusal's count under its keys, which the rules read).
+ */
+export const PUMPING_DECISIONS_RECORDED_PER_MINUTE = 60;
+const MINUTE_MS = 60_000;
+
+type Decision = PumpingDecisionRecord['decision'];
+
+/**
+ * The bound on what decisions write, by the kit's clock: a fixed number of fields, whatever the
+ * traffic. A minute that left decisions unwritten is told in one log line at the next start.
+ */
+export class DecisionBound {
+  private minute = Number.NEGATIVE_INFINITY;
+  private written = 0;
+  private unwritten: Record<Decision, number> = { warned: 0, refused: 0, challenged: 0 };
+
+  constructor(private readonly deps: PumpingWriteDeps) {}
+
+  /** Logs the last minute's unwritten decisions once a new minute has begun. */
+  turn(now: number): void {
+    const minute = Math.floor(now / MINUTE_MS);
+    if (minute === this.minute) return;
+    const { unwritten } = this;
+    const total = unwritten.warned + unwritten.refused + unwritten.challenged;
+    if (total > 0) {
+      this.deps.logger.warn(
+        { route: 'start', pumping: 'unrecorded', unrecorded: { ...unwritten }, minute: this.minute * MINUTE_MS },
+        `${total} SMS pumping decisions of the minute from ${new Date(this.minute * MINUTE_MS).toISOString()} were counted but not stored or logged (at most ${PUMPING_DECISIONS_RECORDED_PER_MINUTE} a minute are)`,
+      );
+    }
+    this.minute = minute;
+    this.written = 0;
+    this.unwritten = { warned: 0, refused: 0, challenged: 0 };
+  }
+
+  /** True when this decision is stored and logged; false when the minute's bound is reached (it is counted as unwritten). */
+  take(decision: Decision, now: number): boolean {
+    this.turn(now);
+    if (this.written < PUMPING_DECISIONS_RECORDED_PER_MINUTE) {
+      this.written += 1;
+      return true;
+    }
+    this.unwritten[decision] += 1;
+    return false;
+  }
+}
+
+const COUNT_REFUSAL_FAILED = 'could not count an SMS pumping refusal';
+
+/**
+ * Counted, then stored and logged (the number masked) within the bound; a store that fails here
+ * never fails the start.
+ */
+export async function record(
+  deps: PumpingWriteDeps,
+  store: PumpingStore,
+  bound: DecisionBound,
+  start: StartKeys,
+  destination: string,
+  decision: Decision,
+  reasons: string[],
+): Promise<void> {
+  const { country, block, address, userRef } = start;
+  countPumpingDecision(decision, reasons, country);
+  const decidedAt = deps.now();
+  // A start challenged presses on its keys as a refused one does: what holds a key counts both.
+  const pressed = decision === 'warned' ? undefined : { keys: keysRefusedBy(start, reasons), hour: hourOf(decidedAt) };
+  if (!bound.take(decision, decidedAt)) {
+    // Past the bound a refusal (or a challenge) is only counted under the keys that tripped.
+    if (pressed !== undefined) {
+      await writeWithin(deps, 'counting the refusal', () => store.countRefused(pressed), COUNT_REFUSAL_FAILED);
+    }
+    return;
+  }
+  deps.logger.warn(
+    { route: 'start', pumping: decision, reasons, country, destination: maskDestination(destination) },
+    decision === 'refused'
+      ? 'start refused: it matches SMS pumping (texts never verified); nothing was sent'
+      : `start ${decision === 'warned' ? 'sent' : 'sent after the challenge'} although it matches SMS pumping (texts never verified)`,
+  );
+  const recorded = { decidedAt, decision, reasons, country, block, address, userRef };
+  await writeWithin(
+    deps,
+    'recording the decision',
+    () => store.recordDecision(recorded, pressed),
+    'could not record an SMS pumping decision',
+  );
+}
