@@ -3,15 +3,14 @@
  * `enteredNumber`): the number becomes the user's only through its own verification, exactly
  * the number texted, never a premium-rate one, and it is shown in full only in its own form.
  */
-import { withoutForms } from '../html-forms.ts';
 import { parseHandoffPage, type Answer } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
-import { unkeptSaid, type KeptExchange } from './kept-bodies.ts';
+import { unkeptSaid } from './kept-bodies.ts';
 import type { AuditAction } from './options.ts';
-import { anySpellingOf } from './number-mask.ts';
 import { confirmItsYouForm } from './start-grant.ts';
 import { grantBeforeStart } from './step-up-flow.ts';
-import { digitsOf, ENTERED_NUMBER_FIELD, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
+import { numberPattern, placesOf } from './typed-number-places.ts';
+import { digitsOf, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
 
 const NOT_GIVEN =
   "no action of `actions` has `enteredNumber`: give it for your actions with destination 'entered', e.g. { name: 'change_phone', enteredNumber: { numberOf: (user) => SELECT phone ... } }";
@@ -88,57 +87,6 @@ async function follow(world: AuditWorld, user: AuditUser, answer: Answer): Promi
   if (answer.location === null) return;
   const next = world.resolve(answer.location, answer.url);
   if (next.origin === world.options.appOrigin) await user.agent.request(next.href);
-}
-
-/** A pattern for a number's national digits in any spelling the report's masking reads. */
-function numberPattern(phone: string): RegExp {
-  return anySpellingOf(digitsOf(phone).slice(-10));
-}
-
-/**
- * A page's body without its number forms (each form posting to a start path that submits the
- * typed-number field, wherever the page writes that field): the number may be typed, or shown back,
- * there and only there; the rest of that page is searched like any other.
- */
-function outsideNumberForms(world: AuditWorld, body: string, pageUrl: string): string {
-  const starts = world.options.actions.map((a) => world.startPath(a));
-  // Read as a browser submits the form: its action resolved, its field inside it or joined with form=.
-  return withoutForms(body, (form) => {
-    const action = resolvedUrl(form.action, pageUrl);
-    return (
-      action?.origin === world.options.appOrigin &&
-      starts.includes(action.pathname) &&
-      form.entries.some(([name]) => name === ENTERED_NUMBER_FIELD)
-    );
-  });
-}
-
-/** `href` resolved against the page it is on, or undefined when it is no URL. */
-function resolvedUrl(href: string, pageUrl: string): URL | undefined {
-  try {
-    return new URL(href, pageUrl);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Every place of the app's exchanges where a typed number must not be, with where it is. */
-function placesOf(world: AuditWorld, x: KeptExchange): { where: string; text: string }[] {
-  const url = new URL(x.url);
-  if (url.origin !== world.options.appOrigin) return [];
-  const at = `${x.method} ${url.pathname}`;
-  const isStart = x.method === 'POST' && world.options.actions.some((a) => world.startPath(a) === url.pathname);
-  return [
-    { where: `${at} (URL)`, text: x.url },
-    ...Object.entries(x.requestHeaders).map(([n, v]) => ({ where: `${at} request header ${n}`, text: v })),
-    ...Object.entries(x.responseHeaders).map(([n, v]) => ({ where: `${at} response header ${n}`, text: v })),
-    // The start's body is where the number is typed; a number form may show it back, the rest of its page not.
-    ...(isStart ? [] : [{ where: `${at} request body`, text: x.requestBody }]),
-    // A body past the run's bound is said by the check, not counted as searched.
-    ...(x.unkeptBody === undefined
-      ? [{ where: `${at} response body (${x.status})`, text: outsideNumberForms(world, x.responseBody, x.url) }]
-      : []),
-  ];
 }
 
 export const enteredChecks: AuditCheck[] = [

@@ -8,13 +8,10 @@
  * 1 for a configuration mistake (the audit stopped before its checks, or no check ran, too), 130 or
  * 143 when SIGINT or SIGTERM stopped it (after your close()).
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { environmentSecrets, MIN_OTHER_SECRET_LENGTH } from '../../middleware/secret-spellings.ts';
 import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../../middleware/printable-errors.ts';
-import { callHook, describeThrown } from './hooks.ts';
-import type { AuditOptions } from './options.ts';
+import { closeConfig, loadConfig, UsageError, type AuditConfig, type CommandEnv } from './command-config.ts';
+import { describeThrown } from './hooks.ts';
 import { formatAuditJson, formatAuditTable, noCheckRan } from './report.ts';
 import { scrubSecret, secretForms } from './secret.ts';
 import { auditIntegration } from './runner.ts';
@@ -22,10 +19,7 @@ import { maskEveryNumber, maskTypedRange } from './number-mask.ts';
 import { keepStdoutForReport } from './report-output.ts';
 import { watchUnhandled, type UnhandledErrors } from './unhandled.ts';
 
-export type CommandEnv = Readonly<Record<string, string | undefined>>;
-
-/** What the configuration module gives: the options, and how to stop what it started. */
-export type AuditConfig = AuditOptions & { close?: () => Promise<void> };
+export type { AuditConfig, CommandEnv } from './command-config.ts';
 
 const USAGE = `usage: hosted-sms-verify-kit audit --config ./audit.config.js [--json] [--only ID,ID]
   --config FILE   module whose default export is the audit's options, or (env) => options (it may
@@ -37,10 +31,6 @@ Exit codes: 0 no check failed and one ran at least (some may be listed as not ru
   start; or no check ran, each one's reason said on standard error), 2 a check failed (or your code
   threw or rejected where nothing handled it, or your close() failed, each said on standard error),
   130 or 143 stopped by SIGINT (Ctrl-C) or SIGTERM before it finished (your close() run first).`;
-
-class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 function parseArgs(argv: readonly string[], env: CommandEnv) {
   let file = env.VERIFY_AUDIT_CONFIG;
@@ -66,64 +56,6 @@ function parseArgs(argv: readonly string[], env: CommandEnv) {
   }
   if (file === undefined || file === '') throw new UsageError('--config FILE is required.');
   return { file, json, only };
-}
-
-/** How long your close() gets; one that fails later still says why, while the process runs. */
-const CLOSE_MS = 30_000;
-
-/** How long the configuration gets to load and answer (its function of env may start your app and the emulator). */
-const LOAD_MS = 120_000;
-
-/**
- * The configuration within LOAD_MS: one whose top-level code or function of env waits on something
- * that never answers ends the command with that said, never holds it (nor, holding nothing, lets
- * node end it with nothing said).
- */
-async function loadConfig(file: string, env: CommandEnv): Promise<AuditConfig> {
-  const path = resolve(file);
-  if (!existsSync(path)) throw new UsageError(`--config ${file}: no such file (looked at ${path}).`);
-  const loading = configOf(path, file, env);
-  // Its failure after the deadline is nobody's.
-  loading.catch(() => {});
-  // Not unref'd: holding nothing else, the command still lives to say so.
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new Error(
-            `--config ${file}: loading it and its function of env did not finish within ${LOAD_MS} ms: does it wait on something that never answers?`,
-          ),
-        ),
-      LOAD_MS,
-    );
-  });
-  try {
-    return await Promise.race([loading, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function configOf(path: string, file: string, env: CommandEnv): Promise<AuditConfig> {
-  const loaded = (await import(pathToFileURL(path).href)) as { default?: unknown };
-  const exported = loaded.default ?? loaded;
-  const config =
-    typeof exported === 'function'
-      ? await callHook(`--config ${file}'s default export`, LOAD_MS, () =>
-          Promise.resolve()
-            .then(() => (exported as (env: CommandEnv) => unknown)(env))
-            .catch((error: unknown) => {
-              // A message quoting the code's text (a secret pasted without quotes) is not passed on.
-              const quoting = describeQuotingError(error);
-              throw quoting === undefined ? error : new Error(quoting);
-            }),
-        )
-      : exported;
-  if (typeof config !== 'object' || config === null) {
-    throw new UsageError(`--config ${file}: export the audit's options (or a function returning them) as default.`);
-  }
-  return config as AuditConfig;
 }
 
 /** `text` without the configuration's client secret, in any of its spellings. */
@@ -301,29 +233,5 @@ async function audit(
   } finally {
     // A second signal while closing ends the process at once, as a shell user expects.
     stop.dispose();
-  }
-}
-
-/**
- * Runs your close(): one that hangs or throws (or a `close` getter that throws) never keeps the
- * command from answering (callHook's deadline holds the process until it answers). Resolves false
- * when it failed, said on one line by `printable` (no secret, no URL's password, no stack).
- */
-async function closeConfig(
-  config: AuditConfig,
-  warn: (text: string) => void,
-  printable: (error: unknown) => string,
-): Promise<boolean> {
-  try {
-    await callHook(
-      'your close()',
-      CLOSE_MS,
-      () => config.close?.call(config),
-      (error) => warn(`your close() failed after its deadline: ${printable(error)}\n`),
-    );
-    return true;
-  } catch (error) {
-    warn(`${printable(error)}\n`);
-    return false;
   }
 }

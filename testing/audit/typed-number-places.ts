@@ -1,0 +1,59 @@
+/**
+ * Where the entered-number checks search for a typed number shown in full: every place of the
+ * app's exchanges but the form it is typed in, in any spelling the report's masking reads.
+ */
+import { withoutForms } from '../html-forms.ts';
+import type { KeptExchange } from './kept-bodies.ts';
+import { anySpellingOf } from './number-mask.ts';
+import { digitsOf, ENTERED_NUMBER_FIELD, type AuditWorld } from './world.ts';
+
+/** A pattern for a number's national digits in any spelling the report's masking reads. */
+export function numberPattern(phone: string): RegExp {
+  return anySpellingOf(digitsOf(phone).slice(-10));
+}
+
+/**
+ * A page's body without its number forms (each form posting to a start path that submits the
+ * typed-number field, wherever the page writes that field): the number may be typed, or shown back,
+ * there and only there; the rest of that page is searched like any other.
+ */
+function outsideNumberForms(world: AuditWorld, body: string, pageUrl: string): string {
+  const starts = world.options.actions.map((a) => world.startPath(a));
+  // Read as a browser submits the form: its action resolved, its field inside it or joined with form=.
+  return withoutForms(body, (form) => {
+    const action = resolvedUrl(form.action, pageUrl);
+    return (
+      action?.origin === world.options.appOrigin &&
+      starts.includes(action.pathname) &&
+      form.entries.some(([name]) => name === ENTERED_NUMBER_FIELD)
+    );
+  });
+}
+
+/** `href` resolved against the page it is on, or undefined when it is no URL. */
+function resolvedUrl(href: string, pageUrl: string): URL | undefined {
+  try {
+    return new URL(href, pageUrl);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every place of the app's exchanges where a typed number must not be, with where it is. */
+export function placesOf(world: AuditWorld, x: KeptExchange): { where: string; text: string }[] {
+  const url = new URL(x.url);
+  if (url.origin !== world.options.appOrigin) return [];
+  const at = `${x.method} ${url.pathname}`;
+  const isStart = x.method === 'POST' && world.options.actions.some((a) => world.startPath(a) === url.pathname);
+  return [
+    { where: `${at} (URL)`, text: x.url },
+    ...Object.entries(x.requestHeaders).map(([n, v]) => ({ where: `${at} request header ${n}`, text: v })),
+    ...Object.entries(x.responseHeaders).map(([n, v]) => ({ where: `${at} response header ${n}`, text: v })),
+    // The start's body is where the number is typed; a number form may show it back, the rest of its page not.
+    ...(isStart ? [] : [{ where: `${at} request body`, text: x.requestBody }]),
+    // A body past the run's bound is said by the check, not counted as searched.
+    ...(x.unkeptBody === undefined
+      ? [{ where: `${at} response body (${x.status})`, text: outsideNumberForms(world, x.responseBody, x.url) }]
+      : []),
+  ];
+}
