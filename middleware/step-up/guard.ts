@@ -23,7 +23,7 @@ import { stepUpFromElsewherePage, stepUpRequiredPage } from '../pages/step-up-pa
 import { answerError, showWithText } from '../routes/answer-error.ts';
 import { csrfToken, verifyCsrf } from '../routes/csrf.ts';
 import { bodyOf, readBody } from '../routes/start-request.ts';
-import { isStateShaped, newNonce, newState } from '../routes/state.ts';
+import { newNonce, newState } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
 import {
   GUARDABLE_METHODS,
@@ -34,7 +34,7 @@ import {
 import { note, type Guarded } from './guard-note.ts';
 import { markGuardedAnswer } from './guarded-answer.ts';
 import { hasFreshGrant, sessionGrants, type GrantReading } from './session-grants.ts';
-import { keepInPlaceOf, keepIntentWithinLimit, replacedUnusable } from './intent-limit.ts';
+import { keepInPlaceOf, keepIntentWithinLimit, keepPageWithinLimit, replacedUnusable } from './intent-limit.ts';
 import { bodyTypeRefused, fieldsToRun, keptFields, uploadRefused } from './kept-fields.ts';
 import { labelFor } from './labels.ts';
 import { assertResourceKey, boundResourceKey, refuseIllFormedKey } from './resource-key.ts';
@@ -102,12 +102,10 @@ async function keepIntent<Tx>(
     path: asScopePage ? (guard.scope.successPath ?? '/') : req.originalUrl,
     expiresAt: now + INTENT_TTL_MS,
   };
-  // A page asked again (reloads, a link opened twice) keeps its one intent: no row per request.
-  const renewed: unknown = kept.method === 'GET' ? await guard.stepUp.renewPageIntent({ ...kept, now }) : undefined;
-  // Only an id as the kit makes them: a custom store's `null` for "none renewed" would be the page's intent.
-  if (isStateShaped(renewed)) return renewed;
   const intentId = newState();
   const intent = { ...kept, intentId, fields: asScopePage ? {} : keptFields(req), createdAt: now };
+  // A page asked again (reloads, a link opened twice) keeps its one intent: no row per request.
+  if (kept.method === 'GET') return keepPageWithinLimit(guard.stepUp, intent);
   if (replaces === undefined) await keepIntentWithinLimit(guard.stepUp, intent);
   // A kept request asked for again moves to its new intent: the old one must never run as well.
   else if (!(await keepInPlaceOf(guard.stepUp, intent, replaces))) {

@@ -5,6 +5,7 @@
  */
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { NewStepUpIntent, StepUpStore } from '../store/types.ts';
+import { isStateShaped } from '../routes/state.ts';
 import { consumeKeptIntent, findKeptIntent, INTENT_TTL_MS } from './scope-actions.ts';
 import { unreadableStoreAnswer } from './store-answers.ts';
 
@@ -33,6 +34,29 @@ export async function keepIntentWithinLimit(
     );
   }
   throw limitReached();
+}
+
+/**
+ * Keeps a page's `intent` (method GET): the one already kept for the same page renewed instead (a
+ * reload, a link opened twice, tabs restored at once), so a page holds one intent. Its id.
+ */
+export async function keepPageWithinLimit(stepUp: StepUpStore, intent: NewStepUpIntent): Promise<string> {
+  if (typeof stepUp.keepPageIntent !== 'function') {
+    const renewed: unknown = await stepUp.renewPageIntent({ ...intent, now: intent.createdAt });
+    // Only an id as the kit makes them: a custom store's `null` for "none renewed" would be the page's intent.
+    if (isStateShaped(renewed)) return renewed;
+    await keepIntentWithinLimit(stepUp, intent);
+    return intent.intentId;
+  }
+  const kept: unknown = await stepUp.keepPageIntent(intent, LIVE_INTENTS_PER_USER);
+  if (isStateShaped(kept)) return kept;
+  if (kept === false) throw limitReached();
+  throw unreadableStoreAnswer(
+    'stepUp.keepPageIntent returned',
+    kept,
+    'the id of the intent kept or false (refused at the limit)',
+    'whether the request was kept is unknown, so nothing was offered to confirm or sent',
+  );
 }
 
 function limitReached(): KitError {

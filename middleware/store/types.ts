@@ -350,6 +350,15 @@ export interface StepUpStore {
    */
   replaceIntent?(replacement: NewStepUpIntent, replacedId: string, maxLive: number): Promise<IntentReplacement>;
   /**
+   * Keeps a page's intent (method GET) in one transaction: the user's live page intent of the same
+   * scope, browser session, resource and path, its expiry moved to `intent.expiresAt` (its id), or
+   * else `intent`, stored unless the user has `maxLive` live ones (its id; false when refused).
+   * Optional (a store written before it): without it the kit calls renewPageIntent, then
+   * insertIntent, so a page asked for several times at once may keep one intent per request; both
+   * of the kit's stores have it.
+   */
+  keepPageIntent?(intent: NewStepUpIntent, maxLive: number): Promise<string | false>;
+  /**
    * The unconsumed, unexpired page intent (method GET) of this user, scope, resource, browser
    * session and path, its expiry moved to `expiresAt`: its id, or undefined. A page requested again
    * and again keeps one intent instead of a row per request.

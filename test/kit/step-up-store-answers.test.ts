@@ -218,6 +218,26 @@ describeEachAppStore('a custom step-up store answering outside its interface', (
     }
   });
 
+  it('keepPageIntent answering true (as insertIntent would): a 500 naming keepPageIntent, no page offering an intent', async () => {
+    const ran: Ran[] = [];
+    const app = await appWith(ran, (real) => ({
+      keepPageIntent: async (intent, maxLive) => {
+        await real.keepPageIntent!(intent, maxLive);
+        return true as unknown as string;
+      },
+    }));
+    try {
+      const alice = await app.agent().signIn('alice');
+      const page = await alice.request('/security');
+      expect(page.status).toBe(500);
+      expect(page.body).not.toContain('Confirm it’s you');
+      expect(logged(app, 'stepUp.keepPageIntent returned true')).toBe(true);
+      expect(ran).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('listGrants answering null: a 500 naming listGrants, nothing kept and no text sent; kit.grants.list says so too', async () => {
     const ran: Ran[] = [];
     const app = await appWith(ran, () => ({ listGrants: async () => null as unknown as [] }));

@@ -111,6 +111,38 @@ function sessionGrants(db: PostgresDb, grants: SessionGrantQuery) {
     : query<GrantRow>(db, 'listResourceGrants', [userRef, scope, browserSession, resourceKey, ...bounds, limit]);
 }
 
+/** An intent's keeping in place of another, and a page's, each one transaction under the user's lock. */
+function intentWrites(db: PostgresDb): Pick<StepUpStore, 'replaceIntent' | 'keepPageIntent'> {
+  return {
+    async replaceIntent(replacement, replacedId, maxLive) {
+      try {
+        return await inTransaction(db, async (client): Promise<IntentReplacement> => {
+          await queryOn(client, 'lockUserIntents', [replacement.userRef]);
+          const used = await queryOn(client, 'consumeIntent', [replacedId, replacement.createdAt]);
+          if (used.rowCount === 0) return 'used';
+          // Refused at the limit: the throw rolls back the use of the replaced one.
+          if (!(await keptIntent(client, replacement, maxLive))) throw REFUSED;
+          return 'replaced';
+        });
+      } catch (error) {
+        if (error === REFUSED) return 'refused';
+        throw error;
+      }
+    },
+    keepPageIntent(intent, maxLive) {
+      // Under the user's lock, as a keep takes it: the same page asked for at once keeps one intent.
+      return inTransaction(db, async (client) => {
+        await queryOn(client, 'lockUserIntents', [intent.userRef]);
+        const { userRef, scope, browserSession, resourceKey, path, createdAt, expiresAt } = intent;
+        const values = [userRef, scope, browserSession, resourceKey, path, createdAt, expiresAt];
+        const { rows } = await queryOn<{ intent_id: string }>(client, 'renewPageIntent', values);
+        if (rows[0] !== undefined) return rows[0].intent_id;
+        return (await keptIntent(client, intent, maxLive)) ? intent.intentId : false;
+      });
+    },
+  };
+}
+
 export function postgresStepUp(db: PostgresDb): StepUpStore {
   return {
     insertGrant: (grant) => inTransaction(db, (client) => replaceOlderGrants(client, grant)),
@@ -132,21 +164,7 @@ export function postgresStepUp(db: PostgresDb): StepUpStore {
         return keptIntent(client, intent, maxLive);
       });
     },
-    async replaceIntent(replacement, replacedId, maxLive) {
-      try {
-        return await inTransaction(db, async (client): Promise<IntentReplacement> => {
-          await queryOn(client, 'lockUserIntents', [replacement.userRef]);
-          const used = await queryOn(client, 'consumeIntent', [replacedId, replacement.createdAt]);
-          if (used.rowCount === 0) return 'used';
-          // Refused at the limit: the throw rolls back the use of the replaced one.
-          if (!(await keptIntent(client, replacement, maxLive))) throw REFUSED;
-          return 'replaced';
-        });
-      } catch (error) {
-        if (error === REFUSED) return 'refused';
-        throw error;
-      }
-    },
+    ...intentWrites(db),
     async renewPageIntent({ userRef, scope, browserSession, resourceKey, path, now, expiresAt }) {
       const values = [userRef, scope, browserSession, resourceKey, path, now, expiresAt];
       const { rows } = await query<{ intent_id: string }>(db, 'renewPageIntent', values);

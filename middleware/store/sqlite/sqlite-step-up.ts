@@ -88,7 +88,7 @@ function sessionGrants(statements: StepUpStatements, query: SessionGrantQuery) {
     : statements.listResourceGrants.all({ ...row, resourceKey });
 }
 
-/** An intent's keeping, and its keeping in place of another (as IMMEDIATE transactions, with `.immediate`). */
+/** An intent's keeping, in place of another or as a page's (as IMMEDIATE transactions, with `.immediate`). */
 function intentWrites(db: Database, statements: StepUpStatements) {
   const writeIntent = db.transaction((row: Record<string, unknown>) => {
     statements.deleteExpiredIntents.run({ userRef: row.userRef, createdAt: row.createdAt });
@@ -108,12 +108,22 @@ function intentWrites(db: Database, statements: StepUpStatements) {
       throw error;
     }
   };
-  return { writeIntent, replaceIntent };
+  // The page's intent renewed, or one kept, in one IMMEDIATE transaction: requests at once keep one.
+  const keepPage = db.transaction((row: Record<string, unknown>): string | false => {
+    const { userRef, scope, browserSession, resourceKey, path, createdAt, expiresAt } = row;
+    const query = { userRef, scope, browserSession, resourceKey, path, now: createdAt, expiresAt };
+    const renewed = statements.renewPageIntent.get(query) as { intent_id: string } | undefined;
+    if (renewed !== undefined) return renewed.intent_id;
+    return writeIntent(row) ? (row.intentId as string) : false;
+  });
+  const keepPageIntent: StepUpStore['keepPageIntent'] = async (intent, maxLive) =>
+    keepPage.immediate({ ...intent, fields: JSON.stringify(intent.fields), maxLive });
+  return { writeIntent, replaceIntent, keepPageIntent };
 }
 
 export function sqliteStepUp(db: Database): StepUpStore {
   const statements = prepareAll(db, STEP_UP_SQL);
-  const { writeIntent, replaceIntent } = intentWrites(db, statements);
+  const { writeIntent, replaceIntent, keepPageIntent } = intentWrites(db, statements);
   const revoke = db.transaction((query: { userRef: string; scope: string | null; now: number }) => {
     statements.recordRevocation.run(query);
     statements.revokeIntents.run(query);
@@ -146,6 +156,7 @@ export function sqliteStepUp(db: Database): StepUpStore {
       return writeIntent.immediate({ ...intent, fields: JSON.stringify(intent.fields), maxLive });
     },
     replaceIntent,
+    keepPageIntent,
     async renewPageIntent(query) {
       const row = statements.renewPageIntent.get(query) as { intent_id: string } | undefined;
       return row?.intent_id;
