@@ -134,6 +134,10 @@ export const command = {
       // The checks' verdict stands; a close() that failed (what it started may be left running), or an
       // error of your code while it ran, fails a run that passed.
       return code === 0 && (unhandled.count() > 0 || !closed) ? 2 : code;
+    } catch (error) {
+      // Your configuration's failure (its function of env, its options) is said as every other line
+      // of the command is: the dispatcher would print it with whole environment secrets alone removed.
+      throw isUsageError(error) ? error : new Error(printable(loaded, env, error));
     } finally {
       stop.dispose();
       // Run by the bin (standard output its own), the command owns the process until it exits: a
@@ -149,6 +153,15 @@ export const command = {
     }
   },
 };
+
+/** Whether the command refused its arguments; a value `instanceof` throws on (a revoked Proxy) did not. */
+function isUsageError(error: unknown): boolean {
+  try {
+    return error instanceof UsageError;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * `error` as a line of standard error may show it: no client secret in any spelling, no URL's
