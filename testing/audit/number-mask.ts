@@ -116,7 +116,19 @@ function isIpv4Address(run: string): boolean {
  * that is no IPv4 address.
  */
 export function maskEveryNumber(text: string): string {
-  return maskInternational(text).replace(ANY_RUN, (run) => {
+  // A mark's digits (and its bracket, a separator) are no part of a number written after it.
+  return maskInternational(text)
+    .split(MARK)
+    .map((part, index) => (index % 2 === 1 ? part : maskNationalRuns(part)))
+    .join('');
+}
+
+/** A number's mark, as the masking writes it: two digits at most (an app's look-alike holding more is no mark). */
+const MARK = /(\[a number ending \p{Nd}{0,2}\])/u;
+
+/** `text` with every run of seven digits or more that is no IPv4 address masked. */
+function maskNationalRuns(text: string): string {
+  return text.replace(ANY_RUN, (run) => {
     const plain = run.replace(ENCODED_SEPARATORS, ' ');
     const digits = plain.match(/\p{Nd}/gu) ?? [];
     return isIpv4Address(plain) ? run : `[a number ending ${digits.slice(-2).join('')}]`;
