@@ -22,6 +22,7 @@ export async function keepIntentWithinLimit(
   intent: NewStepUpIntent,
   replacing = false,
 ): Promise<void> {
+  await retireLeftovers(stepUp, intent.userRef, intent.createdAt);
   const kept: unknown = await stepUp.insertIntent(intent, LIVE_INTENTS_PER_USER + (replacing ? 1 : 0));
   if (kept === true) return;
   // Anything else might be a kept request or one refused at the limit: neither is a 429 to the user.
@@ -41,6 +42,7 @@ export async function keepIntentWithinLimit(
  * reload, a link opened twice, tabs restored at once), so a page holds one intent. Its id.
  */
 export async function keepPageWithinLimit(stepUp: StepUpStore, intent: NewStepUpIntent): Promise<string> {
+  await retireLeftovers(stepUp, intent.userRef, intent.createdAt);
   if (typeof stepUp.keepPageIntent !== 'function') {
     const renewed: unknown = await stepUp.renewPageIntent({ ...intent, now: intent.createdAt });
     // Only an id as the kit makes them: a custom store's `null` for "none renewed" would be the page's intent.
@@ -76,7 +78,7 @@ function limitReached(): KitError {
 export async function keepInPlaceOf(stepUp: StepUpStore, replacement: NewStepUpIntent, replaced: string) {
   if (typeof stepUp.replaceIntent !== 'function') {
     await keepIntentWithinLimit(stepUp, replacement, true);
-    return replaceKept(stepUp, replaced, replacement.intentId, replacement.createdAt);
+    return replaceKept(stepUp, replaced, replacement);
   }
   const answer: unknown = await stepUp.replaceIntent(replacement, replaced, LIVE_INTENTS_PER_USER);
   if (answer === 'replaced' || answer === 'used') return answer === 'replaced';
@@ -94,17 +96,54 @@ export async function keepInPlaceOf(stepUp: StepUpStore, replacement: NewStepUpI
  * was still unused. Otherwise, or when the store fails, the replacement is used up too, so the user
  * never holds both (it was kept with room for one more).
  */
-async function replaceKept(stepUp: StepUpStore, replaced: string, replacement: string, now: number): Promise<boolean> {
+async function replaceKept(stepUp: StepUpStore, replaced: string, replacement: NewStepUpIntent): Promise<boolean> {
   let used: unknown;
   try {
-    used = await consumeKeptIntent(stepUp, replaced, now);
+    used = await consumeKeptIntent(stepUp, replaced, replacement.createdAt);
   } catch (error) {
-    // Not waited on: the store is failing, and the user's answer should not wait on it twice.
-    stepUp.consumeIntent(replacement, now).catch(() => undefined);
+    await retire(stepUp, replacement);
     throw error;
   }
-  if (used === undefined) await stepUp.consumeIntent(replacement, now);
+  if (used === undefined) await retire(stepUp, replacement);
   return used !== undefined;
+}
+
+/**
+ * Replacements no one was shown that the store failed to use up (its second failure in a row), by
+ * store and user: still live, each would hold its user one over the limit, and refuse their kept
+ * forms as one too many, until it expired. Used up before that user's next keep on this instance.
+ */
+const leftovers = new WeakMap<StepUpStore, Map<string, Set<string>>>();
+/** Users with leftovers remembered per store: past it, a leftover is left to expire (15 minutes). */
+const LEFTOVER_USERS = 1000;
+
+/** Uses up `replacement`, never shown to anyone; remembered as a leftover when the store fails. */
+async function retire(stepUp: StepUpStore, replacement: NewStepUpIntent): Promise<void> {
+  try {
+    await stepUp.consumeIntent(replacement.intentId, replacement.createdAt);
+  } catch {
+    const byUser = leftovers.get(stepUp) ?? new Map<string, Set<string>>();
+    leftovers.set(stepUp, byUser);
+    const ids = byUser.get(replacement.userRef) ?? new Set<string>();
+    if (byUser.size < LEFTOVER_USERS || byUser.has(replacement.userRef)) {
+      byUser.set(replacement.userRef, ids.add(replacement.intentId));
+    }
+  }
+}
+
+/** Uses up the user's leftovers before a keep counts their live requests; one the store fails again stays. */
+async function retireLeftovers(stepUp: StepUpStore, userRef: string, now: number): Promise<void> {
+  const ids = leftovers.get(stepUp)?.get(userRef);
+  if (ids === undefined) return;
+  for (const id of ids) {
+    try {
+      await stepUp.consumeIntent(id, now);
+      ids.delete(id);
+    } catch {
+      return;
+    }
+  }
+  leftovers.get(stepUp)?.delete(userRef);
 }
 
 /**
