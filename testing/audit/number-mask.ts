@@ -29,6 +29,21 @@ export function anySpellingOf(digits: string): RegExp {
   return new RegExp(digits.split('').join(`(?:${SEPARATOR}|${REENCODED_SEPARATOR})*`), 'i');
 }
 
+const DIGIT = /\p{Nd}/u;
+
+/**
+ * `text` with the digits of every script written as ASCII ones ("٠٧٧٠٠" as "07700"). Unicode
+ * keeps each script's digits in runs of 0 to 9 in order: a digit's value is its place in its run.
+ */
+export function asciiDigits(text: string): string {
+  return text.replace(/(?![0-9])\p{Nd}/gu, (digit) => {
+    const at = digit.codePointAt(0) ?? 0;
+    let zero = at;
+    while (DIGIT.test(String.fromCodePoint(zero - 1))) zero -= 1;
+    return String((at - zero) % 10);
+  });
+}
+
 /** The national digits a number is recognised by (its last ten), however it was written. */
 function nationalDigits(phone: string): string {
   return phone.replace(/\D/g, '').slice(-10);

@@ -4,12 +4,16 @@
  */
 import { withoutForms } from '../html-forms.ts';
 import type { KeptExchange } from './kept-bodies.ts';
-import { anySpellingOf } from './number-mask.ts';
+import { anySpellingOf, asciiDigits } from './number-mask.ts';
 import { digitsOf, ENTERED_NUMBER_FIELD, type AuditWorld } from './world.ts';
 
-/** A pattern for a number's national digits in any spelling the report's masking reads. */
-export function numberPattern(phone: string): RegExp {
-  return anySpellingOf(digitsOf(phone).slice(-10));
+/**
+ * Whether a text shows `phone`'s national digits, in any spelling the report's masking reads: in
+ * the digits of any script too (Arabic-Indic, full-width), as the kit reads them.
+ */
+export function showsNumber(phone: string): (text: string) => boolean {
+  const pattern = anySpellingOf(digitsOf(phone).slice(-10));
+  return (text) => pattern.test(asciiDigits(text));
 }
 
 /**
