@@ -323,6 +323,11 @@ const MIGRATIONS: readonly Migration[] = [
   // up with en_US.UTF-8, which skips spaces and punctuation, the range that finds an address's
   // "<address> <country>" keys found none of them.
   additive(`ALTER TABLE verify_kit_pumping_counts ALTER COLUMN key TYPE TEXT COLLATE "C";`),
+
+  // 18: where each revocation falls in the attempts' start order (start_seq's sequence, read when
+  // it is recorded): a verification started before it grants nothing, whatever the clocks of the
+  // instances that started it and revoked say. No default: adding the column rewrites nothing.
+  additive(`ALTER TABLE verify_kit_grant_revocations ADD COLUMN revoked_seq BIGINT;`),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

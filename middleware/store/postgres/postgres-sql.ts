@@ -123,8 +123,12 @@ BEGIN
 END`;
 
 const GRANT_COLUMNS = 'session_id, user_ref, scope, resource_key, browser_session, started_at, granted_at';
+// Started at or before a revocation by the clocks, or before it in the store's start order: an
+// instance whose clock runs ahead of the revoking one's gives a verification started before it a
+// later start time. (A revocation an older kit recorded has no place in that order: its time alone.)
 const NOT_REVOKED = `NOT EXISTS (SELECT 1 FROM verify_kit_grant_revocations AS r
-         WHERE r.user_ref = g.user_ref AND r.scope IN (g.scope, '') AND r.revoked_at >= g.started_at)`;
+         WHERE r.user_ref = g.user_ref AND r.scope IN (g.scope, '') AND (r.revoked_at >= g.started_at
+           OR r.revoked_seq >= (SELECT a.start_seq FROM verify_kit_attempts AS a WHERE a.session_id = g.session_id)))`;
 const INTENT_COLUMNS = `intent_id, user_ref, scope, browser_session, resource_key, method, path, fields, created_at,
   expires_at, consumed_at`;
 
@@ -152,8 +156,11 @@ const STEP_UP_SQL = {
   // The revocation is recorded, and the user's kept requests (of the scope) deleted, by the same
   // statement that deletes the grants: none runs after sign-out, no field stays.
   revokeGrants: `WITH revocation AS (
-       INSERT INTO verify_kit_grant_revocations AS r (user_ref, scope, revoked_at) VALUES ($1, coalesce($2, ''), $3)
-       ON CONFLICT (user_ref, scope) DO UPDATE SET revoked_at = GREATEST(r.revoked_at, EXCLUDED.revoked_at)),
+       INSERT INTO verify_kit_grant_revocations AS r (user_ref, scope, revoked_at, revoked_seq)
+       SELECT $1, coalesce($2, ''), $3, CASE WHEN s.is_called THEN s.last_value ELSE 0 END
+       FROM verify_kit_attempts_start_seq_seq AS s
+       ON CONFLICT (user_ref, scope) DO UPDATE SET revoked_at = GREATEST(r.revoked_at, EXCLUDED.revoked_at),
+         revoked_seq = GREATEST(r.revoked_seq, EXCLUDED.revoked_seq)),
      kept AS (DELETE FROM verify_kit_intents WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2))
      DELETE FROM verify_kit_grants WHERE user_ref = $1 AND ($2::text IS NULL OR scope = $2)`,
   // Taken before insertIntent and revokeGrants, in their transactions: one user's keeps queue, so each
