@@ -1,6 +1,7 @@
 /**
  * The SMS pumping counters' side of a verified read: the text counted verified under its send's
- * keys and hour. Shared by a first read and a read of an attempt already fulfilled.
+ * keys and hour. Shared by a first read and a read of an attempt already fulfilled; the sweep
+ * counts those whose count failed.
  */
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
 import { describeError, lateRejectionLogger } from '../logger.ts';
@@ -25,5 +26,34 @@ export async function countVerifiedText<Tx>(deps: FulfilContext<Tx>, attempt: At
       { sessionId: attempt.sessionId, err: describeError(error) },
       'could not count a verified text for the SMS pumping rules',
     );
+  }
+}
+
+/** How far back the sweep looks for a fulfilled attempt whose count failed: past what the hourly rules read. */
+export const RECOUNT_WINDOW_MS = 2 * 3_600_000;
+const RECOUNT_BATCH = 200;
+
+/**
+ * The sweep's repair: a text whose count failed when its attempt was fulfilled (a store error at
+ * the landing, the mobile completion or the sweep), and whose user never came back, is counted
+ * verified now, once. Under hookTimeouts.limits; a failure is only logged. Returns how many.
+ */
+export async function countFulfilledTexts<Tx>(deps: FulfilContext<Tx>): Promise<number> {
+  const count = deps.store.pumping?.countFulfilledSends?.bind(deps.store.pumping);
+  if (deps.pumping?.mode === 'off' || count === undefined) return 0;
+  const ms = deps.hookTimeouts?.limits ?? DEFAULT_HOOK_TIMEOUTS.limits;
+  const query = { since: deps.now() - RECOUNT_WINDOW_MS, limit: RECOUNT_BATCH };
+  try {
+    const counted = await withDeadline('limits', ms, () => count(query), {
+      late: () => new Error(`counting the verified texts of fulfilled attempts did not settle within ${ms} ms`),
+      onLateRejection: deps.logger && lateRejectionLogger(deps.logger),
+    });
+    return typeof counted === 'number' ? counted : 0;
+  } catch (error) {
+    deps.logger?.warn(
+      { err: describeError(error) },
+      'could not count the verified texts of fulfilled attempts for the SMS pumping rules',
+    );
+    return 0;
   }
 }

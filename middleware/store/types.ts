@@ -487,6 +487,12 @@ export interface PumpingStore {
   recordSend(send: { sessionId: string; keys: readonly PumpingKey[]; hour: number }): Promise<void>;
   /** The session's text was verified: counted under the keys and hour of its send, once. True when this call counted it. */
   markVerified(sessionId: string): Promise<boolean>;
+  /**
+   * Counts verified, as markVerified would, the texts of attempts fulfilled at or after `since`
+   * that are still counted unverified (their count failed), at most `limit`; returns how many. The
+   * sweep's repair of a count a store error lost. Left out: such a text stays unverified.
+   */
+  countFulfilledSends?(query: { since: number; limit: number }): Promise<number>;
   /** Records a decision; a refusal or a challenge also counts under `refused.keys` (the keys whose rules tripped) in `refused.hour`. */
   recordDecision(
     decision: PumpingDecisionRecord,

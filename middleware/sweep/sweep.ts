@@ -10,11 +10,13 @@
  * The run's steps are in sweep-run.ts, when to read again in schedule.ts.
  *
  * Last, it delivers outcome events the onOutcome hook has not acknowledged yet (a hook that threw,
- * or a process that died between commit and delivery), leased like claims.
+ * or a process that died between commit and delivery), leased like claims, and counts verified
+ * for the SMS pumping rules the texts of fulfilled attempts whose count failed.
  *
  * Work is bounded per run (batch size, concurrency, time budget), and at most one batch is held
  * in memory at a time, so memory does not grow with the number of unfinished attempts.
  */
+import { countFulfilledTexts } from '../fulfil/count-verified.ts';
 import { resolveSweepOptions, type SweepOptions } from './sweep-options.ts';
 import type { SweepDeps, SweepReport } from './sweep-report.ts';
 import { sweepOnce } from './sweep-run.ts';
@@ -40,6 +42,8 @@ export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = 
   const opts = resolveSweepOptions(options, 'runSweep', deps.monotonicNow);
   return inSpan(SpanName.Sweep, { 'verify_kit.sweep.owner': opts.owner }, async (span) => {
     const report = await sweepOnce(deps, opts, options);
+    // A user who never comes back never reads the attempt again: its lost count is made here.
+    await countFulfilledTexts({ ...deps, logger: safeLogger(options.logger ?? deps.logger) });
     const { claimed, fulfilled, failed, pending, expired, superseded, errors, oldestDueAgeMs } = report;
     span.setAttributes({
       'verify_kit.sweep.claimed': claimed,

@@ -2,8 +2,9 @@
  * Counting a verified text for the SMS pumping rules never holds the user's return: a pumping store
  * whose markVerified never settles delays the landing (or a sweep run) by at most `hookTimeouts.limits`,
  * the attempt is fulfilled, and the lateness is only logged. A count that failed is made again the next
- * time the fulfilled attempt is read (a reload, the mobile completion posted again), so a real user's
- * verification does not stay counted unverified. On SQLite and PostgreSQL.
+ * time the fulfilled attempt is read (a reload, the mobile completion posted again), or by the next
+ * sweep run when its user never comes back, so a real user's verification does not stay counted
+ * unverified. On SQLite and PostgreSQL.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PumpingStore } from '../../middleware/store/types.ts';
@@ -102,6 +103,42 @@ describeEachAppStore('the count of a verified text that never settles', (_store,
     expect((await user.landFor(started.sessionId, started.state)).status).toBe(303);
     expect((await franceNow()).verifiedThisHour).toBe(before.verifiedThisHour + 1);
     expect((await user.landFor(started.sessionId, started.state)).status).toBe(303);
+    expect((await franceNow()).verifiedThisHour).toBe(before.verifiedThisHour + 1);
+  });
+
+  it('counts that failed at the landing, whose users never come back, are made by the next sweep run, once each', async () => {
+    const before = await franceNow();
+    const fails = () => Promise.reject(new Error('connection reset'));
+    // Two users of one country and hour: both texts add to the same counters.
+    for (const [name, phone] of [
+      ['count-fails-gone', '+33612345674'],
+      ['count-fails-gone-too', '+33612345676'],
+    ] as const) {
+      const user = await app.agent().signIn(name);
+      const started = await user.start('add_phone', { phone });
+      await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+      await withMethodReplaced(app.store.pumping as PumpingStore, 'markVerified', fails, async () => {
+        expect((await user.landFor(started.sessionId, started.state)).status).toBe(303);
+      });
+    }
+    expect((await franceNow()).verifiedThisHour).toBe(before.verifiedThisHour);
+    await app.kit.runSweep();
+    expect((await franceNow()).verifiedThisHour).toBe(before.verifiedThisHour + 2);
+    await app.kit.runSweep();
+    expect((await franceNow()).verifiedThisHour).toBe(before.verifiedThisHour + 2);
+  });
+
+  it('a count that failed when the sweep fulfilled the attempt is made by the same run', async () => {
+    const user = await app.agent().signIn('count-fails-swept');
+    const started = await user.start('add_phone', { phone: '+33612345675' });
+    await app.emulator.control.complete(started.sessionId, { outcome: 'verified' });
+    const before = await franceNow();
+    const fails = () => Promise.reject(new Error('connection reset'));
+    await withMethodReplaced(app.store.pumping as PumpingStore, 'markVerified', fails, async () => {
+      const report = await app.clock.shifted(181_000, () => app.kit.runSweep());
+      expect(report.fulfilled).toBe(1);
+    });
+    expect((await app.store.findAttemptByState(started.state))?.outcome).toBe('fulfilled');
     expect((await franceNow()).verifiedThisHour).toBe(before.verifiedThisHour + 1);
   });
 });

@@ -193,6 +193,10 @@ export function postgresPumping(db: PostgresDb): PumpingStore {
       const { rows } = await query<{ marked: number }>(db, 'markVerified', [sessionId]);
       return rows[0]?.marked === 1;
     },
+    async countFulfilledSends({ since, limit }) {
+      const { rows } = await query<{ marked: number }>(db, 'countFulfilledSends', [since, limit]);
+      return rows[0]?.marked ?? 0;
+    },
     async recordDecision(d, refused) {
       const under = sortedKeys(refused?.keys ?? []);
       await query(db, 'insertDecision', [

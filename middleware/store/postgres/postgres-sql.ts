@@ -286,6 +286,24 @@ export const ROUTINES = [READ_PUMPING, RESERVE_PUMPING, CONSUME_BUDGETS, MARK_ON
 export const SQL = {
   ...STEP_UP_SQL,
   ...PUMPING_SQL,
+  // The SMS pumping counters' repair (postgres-pumping.ts): the texts of attempts fulfilled since
+  // $1 still counted unverified (their count failed), at most $2, counted as markVerified does: a
+  // send another caller counts meanwhile is read again once locked, and skipped. Several sends of
+  // one key and hour add up in one update of its row.
+  countFulfilledSends: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
+     done AS (
+       UPDATE verify_kit_pumping_sends AS s SET verified = TRUE FROM unflushed
+       WHERE NOT s.verified AND s.session_id IN (
+         SELECT a.session_id FROM verify_kit_attempts a JOIN verify_kit_pumping_sends p ON p.session_id = a.session_id
+         WHERE a.outcome <> 'pending' AND a.finished_at >= $1 AND a.outcome = 'fulfilled' AND NOT p.verified LIMIT $2)
+       RETURNING s.hour, s.dimensions, s.keys),
+     counted AS (
+       UPDATE verify_kit_pumping_counts AS c SET verified = c.verified + t.n
+       FROM (SELECT k.dimension, k.key, done.hour, count(*)::integer AS n
+             FROM done CROSS JOIN LATERAL unnest(done.dimensions, done.keys) AS k(dimension, key)
+             GROUP BY k.dimension, k.key, done.hour) t
+       WHERE c.dimension = t.dimension AND c.key = t.key AND c.hour = t.hour)
+     SELECT count(*)::integer AS marked FROM done`,
   insert: `INSERT INTO verify_kit_attempts
       (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
        destination, service_user_ref, client_id)

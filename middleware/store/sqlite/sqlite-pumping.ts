@@ -219,6 +219,14 @@ export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
       if (sql.sendToCount.get(sessionId) === undefined) return false;
       return write(() => countVerifiedOnce(sessionId));
     },
+    // Read first: a run with nothing to repair takes no write lock.
+    async countFulfilledSends({ since, limit }) {
+      if (sql.fulfilledUncounted.get({ since, limit }) === undefined) return 0;
+      return write(() => {
+        const sessions = sql.fulfilledUncounted.all({ since, limit }) as { session_id: string }[];
+        return sessions.filter((send) => countVerifiedOnce(send.session_id)).length;
+      });
+    },
     async recordDecision(decision, refused) {
       await write(() => {
         sql.insertDecision.run({ ...decision, reasons: decision.reasons.join(',') });

@@ -245,6 +245,9 @@ export const PUMPING_SQL = {
      RETURNING hour, keys`,
   countVerified: `UPDATE verify_kit_pumping_counts SET verified = verified + 1
      WHERE dimension = @dimension AND key = @key AND hour = @hour`,
+  // Attempts fulfilled since @since whose text is still counted unverified (through the settled index).
+  fulfilledUncounted: `SELECT s.session_id FROM verify_kit_attempts a JOIN verify_kit_pumping_sends s ON s.session_id = a.session_id
+     WHERE a.outcome != 'pending' AND a.finished_at >= @since AND a.outcome = 'fulfilled' AND s.verified = 0 LIMIT @limit`,
   insertDecision: `INSERT INTO verify_kit_pumping_decisions (decided_at, decision, reasons, country, block, address, user_ref)
      VALUES (@decidedAt, @decision, @reasons, @country, @block, @address, @userRef)`,
   listDecisions: `SELECT decided_at, decision, reasons, country, block, address, user_ref FROM verify_kit_pumping_decisions
