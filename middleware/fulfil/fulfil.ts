@@ -18,22 +18,10 @@ import { commitEach, type FulfilCommitter } from './group-commit.ts';
 import type { FulfilContext } from '../context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from '../store/types.ts';
 import { countOutcomes, inResultSpan, SpanName } from '../telemetry.ts';
-import type { ActionDefinition, OutcomeSource, SessionStatus } from '../types.ts';
-import { reasonOf } from '../client/client.ts';
+import type { ActionDefinition, OutcomeSource } from '../types.ts';
+import { readStatus, settledCompletion, type Completion, type StatusRead } from './read-status.ts';
 
-export type Completion =
-  /** `firstTime` is true only for the caller whose transaction ran the action. */
-  (
-    | { kind: 'fulfilled'; attempt: Attempt; firstTime: boolean }
-    | { kind: 'failed'; attempt: Attempt; reason: string }
-    | { kind: 'pending'; attempt: Attempt }
-    | { kind: 'expired'; attempt: Attempt }
-    /** Never applied: a newer attempt of the same user and action was (attempt.supersededBy). */
-    | { kind: 'superseded'; attempt: Attempt }
-  ) & {
-    /** Outcome events this call recorded (deliver them after the response: deliverAfterResponse). */
-    eventIds: readonly string[];
-  };
+export { readStatus, startedByAnotherClient, type Completion, type StatusRead } from './read-status.ts';
 
 /**
  * Looks up the attempt a return (landing or mobile completion) refers to: resolved by `state`,
@@ -56,14 +44,6 @@ export async function findReturnedAttempt<Tx>(
   return attempt;
 }
 
-/** What a status read found: what is stored already settles it, or the service's answer, checked. */
-export type StatusRead<Tx> =
-  | { kind: 'settled'; completion: Completion }
-  | { kind: 'pending' }
-  | { kind: 'failed'; reason: string }
-  /** Verified, with the echoed state and userRef equal to the stored ones, and its action registered. */
-  | { kind: 'verified'; action: ActionDefinition<Tx> };
-
 /**
  * Re-reads the session and fulfils, records the failure, or reports it still pending. `source`
  * names the caller in outcome events and log lines.
@@ -74,46 +54,6 @@ export async function completeAttempt<Tx>(
   source: OutcomeSource,
 ): Promise<Completion> {
   return applyStatus(deps, attempt, await readStatus(deps, attempt), source);
-}
-
-/**
- * The read half of completeAttempt: the session's status from the service. Writes nothing; throws
- * when the service's answer does not match the attempt or its action is no longer registered.
- * An attempt started under another client id is not read: the service answers `pending` for
- * another client's sessions whatever happened, so the read would only spend the service's limit.
- */
-export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<StatusRead<Tx>> {
-  const settled = settledCompletion(attempt);
-  if (settled !== undefined) return { kind: 'settled', completion: settled };
-  if (startedByAnotherClient(deps, attempt)) {
-    logNotRead(deps, attempt);
-    return { kind: 'pending' };
-  }
-  // A ready client is the app's code: its answer is checked as the kit's own client checks the service's.
-  const status: Partial<SessionStatus> | undefined = await deps.client.getSession(attempt.sessionId);
-  if (status?.status === 'pending') return { kind: 'pending' };
-  if (status?.status === 'failed') return { kind: 'failed', reason: reasonOf(status.reason) };
-  if (status?.status !== 'verified') {
-    throw new KitError(
-      KitErrorCode.ServiceProtocolError,
-      'The verification client answered a status other than pending, verified or failed; nothing was fulfilled.',
-    );
-  }
-  // The userRef the service was sent: for an action that proves the destination, bound to the number.
-  if (status.state !== attempt.state || status.userRef !== (attempt.serviceUserRef ?? attempt.userRef)) {
-    throw new KitError(
-      KitErrorCode.ServiceResponseMismatch,
-      'The verification service reported a state or user other than the ones this attempt was started with; nothing was fulfilled.',
-    );
-  }
-  const action = deps.actions.get(attempt.action);
-  if (action === undefined) {
-    throw new KitError(
-      KitErrorCode.UnknownAction,
-      `Attempt uses action "${attempt.action}", which is no longer registered; register it again to fulfil it.`,
-    );
-  }
-  return { kind: 'verified', action };
 }
 
 /**
@@ -178,22 +118,6 @@ async function recordFailed<Tx>(
   const failed: Completion = { kind: 'failed', attempt, reason, eventIds: [] };
   const stored = settledCompletion(current ?? attempt) ?? failed;
   return { ...stored, eventIds };
-}
-
-/**
- * True when the attempt records a client id other than this kit's: only that client can read its
- * session, so nothing this kit reads or waits for can settle it.
- */
-export function startedByAnotherClient(deps: { clientId?: string }, attempt: Pick<Attempt, 'clientId'>): boolean {
-  return attempt.clientId !== null && deps.clientId !== undefined && attempt.clientId !== deps.clientId;
-}
-
-function logNotRead<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): void {
-  deps.logger?.warn(
-    { sessionId: attempt.sessionId, action: attempt.action, startedWithClientId: attempt.clientId },
-    'verification not read: it was started under another client id, and the service answers pending for ' +
-      "another client's sessions; a kit with that client id, or the expiry after 24 h, settles it",
-  );
 }
 
 function logSuperseded<Tx>(deps: FulfilContext<Tx>, attempt: Attempt, source: OutcomeSource): void {
@@ -280,20 +204,4 @@ function logFulfilFailure<Tx>(deps: FulfilContext<Tx>, action: ActionDefinition<
     { sessionId: attempt.sessionId, action: action.name, err: describeError(error), ...cause },
     `action "${action.name}": the fulfilment failed (fulfil threw, or its transaction did not commit); nothing was marked`,
   );
-}
-
-/** The completion an attempt already has in the store, if it is no longer pending. */
-function settledCompletion(attempt: Attempt): Completion | undefined {
-  switch (attempt.outcome) {
-    case 'fulfilled':
-      return { kind: 'fulfilled', attempt, firstTime: false, eventIds: [] };
-    case 'failed':
-      return { kind: 'failed', attempt, reason: attempt.failureReason ?? 'unknown', eventIds: [] };
-    case 'expired':
-      return { kind: 'expired', attempt, eventIds: [] };
-    case 'superseded':
-      return { kind: 'superseded', attempt, eventIds: [] };
-    case 'pending':
-      return undefined;
-  }
 }

@@ -1,0 +1,103 @@
+/**
+ * The read half of the one fulfil path (fulfil.ts): what is stored already settles an attempt, or
+ * the service's answer, checked against what was stored for it. Writes nothing.
+ */
+import { KitError, KitErrorCode } from '../errors.ts';
+import type { FulfilContext } from '../context.ts';
+import type { Attempt } from '../store/types.ts';
+import type { ActionDefinition, SessionStatus } from '../types.ts';
+import { reasonOf } from '../client/client.ts';
+
+export type Completion =
+  /** `firstTime` is true only for the caller whose transaction ran the action. */
+  (
+    | { kind: 'fulfilled'; attempt: Attempt; firstTime: boolean }
+    | { kind: 'failed'; attempt: Attempt; reason: string }
+    | { kind: 'pending'; attempt: Attempt }
+    | { kind: 'expired'; attempt: Attempt }
+    /** Never applied: a newer attempt of the same user and action was (attempt.supersededBy). */
+    | { kind: 'superseded'; attempt: Attempt }
+  ) & {
+    /** Outcome events this call recorded (deliver them after the response: deliverAfterResponse). */
+    eventIds: readonly string[];
+  };
+
+/** What a status read found: what is stored already settles it, or the service's answer, checked. */
+export type StatusRead<Tx> =
+  | { kind: 'settled'; completion: Completion }
+  | { kind: 'pending' }
+  | { kind: 'failed'; reason: string }
+  /** Verified, with the echoed state and userRef equal to the stored ones, and its action registered. */
+  | { kind: 'verified'; action: ActionDefinition<Tx> };
+
+/**
+ * The read half of completeAttempt: the session's status from the service. Writes nothing; throws
+ * when the service's answer does not match the attempt or its action is no longer registered.
+ * An attempt started under another client id is not read: the service answers `pending` for
+ * another client's sessions whatever happened, so the read would only spend the service's limit.
+ */
+export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<StatusRead<Tx>> {
+  const settled = settledCompletion(attempt);
+  if (settled !== undefined) return { kind: 'settled', completion: settled };
+  if (startedByAnotherClient(deps, attempt)) {
+    logNotRead(deps, attempt);
+    return { kind: 'pending' };
+  }
+  // A ready client is the app's code: its answer is checked as the kit's own client checks the service's.
+  const status: Partial<SessionStatus> | undefined = await deps.client.getSession(attempt.sessionId);
+  if (status?.status === 'pending') return { kind: 'pending' };
+  if (status?.status === 'failed') return { kind: 'failed', reason: reasonOf(status.reason) };
+  if (status?.status !== 'verified') {
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      'The verification client answered a status other than pending, verified or failed; nothing was fulfilled.',
+    );
+  }
+  // The userRef the service was sent: for an action that proves the destination, bound to the number.
+  if (status.state !== attempt.state || status.userRef !== (attempt.serviceUserRef ?? attempt.userRef)) {
+    throw new KitError(
+      KitErrorCode.ServiceResponseMismatch,
+      'The verification service reported a state or user other than the ones this attempt was started with; nothing was fulfilled.',
+    );
+  }
+  const action = deps.actions.get(attempt.action);
+  if (action === undefined) {
+    throw new KitError(
+      KitErrorCode.UnknownAction,
+      `Attempt uses action "${attempt.action}", which is no longer registered; register it again to fulfil it.`,
+    );
+  }
+  return { kind: 'verified', action };
+}
+
+/**
+ * True when the attempt records a client id other than this kit's: only that client can read its
+ * session, so nothing this kit reads or waits for can settle it.
+ */
+export function startedByAnotherClient(deps: { clientId?: string }, attempt: Pick<Attempt, 'clientId'>): boolean {
+  return attempt.clientId !== null && deps.clientId !== undefined && attempt.clientId !== deps.clientId;
+}
+
+function logNotRead<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): void {
+  deps.logger?.warn(
+    { sessionId: attempt.sessionId, action: attempt.action, startedWithClientId: attempt.clientId },
+    'verification not read: it was started under another client id, and the service answers pending for ' +
+      "another client's sessions; a kit with that client id, or the expiry after 24 h, settles it",
+  );
+}
+
+/** The completion an attempt already has in the store, if it is no longer pending. */
+export function settledCompletion(attempt: Attempt): Completion | undefined {
+  switch (attempt.outcome) {
+    case 'fulfilled':
+      return { kind: 'fulfilled', attempt, firstTime: false, eventIds: [] };
+    case 'failed':
+      return { kind: 'failed', attempt, reason: attempt.failureReason ?? 'unknown', eventIds: [] };
+    case 'expired':
+      return { kind: 'expired', attempt, eventIds: [] };
+    case 'superseded':
+      return { kind: 'superseded', attempt, eventIds: [] };
+    case 'pending':
+      return undefined;
+  }
+}
