@@ -5,7 +5,10 @@
  * prefix, so +1 876 is Jamaica, not the US) and its type.
  */
 import {
+  getCountries,
+  getCountryCallingCode,
   isSupportedCountry,
+  Metadata,
   parseDigits,
   parsePhoneNumberWithError,
   validatePhoneNumberLength,
@@ -166,10 +169,67 @@ export function readStoredNumber(destination: string): ReadNumber {
 export function numberStartingIt(e164: string): ReadNumber | undefined {
   // "+" and 6 digits: the shortest numbers of any country (Austria's, Germany's).
   for (let end = 7; end < e164.length; end++) {
-    const start = describeStoredNumber(e164.slice(0, end));
-    if (start?.type !== undefined) return start;
+    const start = e164.slice(0, end);
+    if (!mayBeWholeNumber(start)) continue;
+    const read = describeStoredNumber(start);
+    if (read?.type !== undefined) return read;
   }
   return undefined;
+}
+
+/** What a calling code's countries' numbers can be: their national lengths, and how a national prefix opens them. */
+interface CallingCodePlan {
+  lengths: Set<number>;
+  /** Each country's national prefix for parsing, anchored: the parser strips or rewrites what it matches. */
+  prefixes: RegExp[];
+  /** The metadata did not say (a library version without it): every start is parsed. */
+  unknown: boolean;
+}
+
+/** Per calling code ("1", "44"); built once, when first read. */
+let plans: Map<string, CallingCodePlan> | undefined;
+
+function plansByCallingCode(): Map<string, CallingCodePlan> {
+  if (plans !== undefined) return plans;
+  const metadata = new Metadata();
+  const built = new Map<string, CallingCodePlan>();
+  for (const country of getCountries()) {
+    metadata.selectNumberingPlan(country);
+    const code = getCountryCallingCode(country);
+    const plan = built.get(code) ?? { lengths: new Set<number>(), prefixes: [], unknown: false };
+    const numbering = metadata.numberingPlan as
+      (NonNullable<Metadata['numberingPlan']> & { nationalPrefixForParsing?: () => string | undefined }) | undefined;
+    if (numbering === undefined || typeof numbering.nationalPrefixForParsing !== 'function') plan.unknown = true;
+    else {
+      for (const length of numbering.possibleLengths()) plan.lengths.add(length);
+      const prefix = numbering.nationalPrefixForParsing();
+      // One per spelling: the 25 countries of +1 share theirs.
+      if (prefix && !plan.prefixes.some((known) => known.source === `^(?:${prefix})`))
+        plan.prefixes.push(new RegExp(`^(?:${prefix})`));
+    }
+    built.set(code, plan);
+  }
+  plans = built;
+  return built;
+}
+
+/**
+ * False when `e164` cannot be a number its metadata types: no country of its calling code has
+ * numbers of its length, and no national prefix opens it (the parser would strip or rewrite one,
+ * "+41 0 55..." or San Marino's, changing the length). The parse it spares costs tens of
+ * microseconds with the `max` metadata. A calling code of no country (+800, +881) is parsed as before.
+ */
+function mayBeWholeNumber(e164: string): boolean {
+  if (!e164.startsWith('+')) return true;
+  // Calling codes are prefix-free: the first one found is the number's.
+  for (let length = 1; length <= 3; length++) {
+    const plan = plansByCallingCode().get(e164.slice(1, 1 + length));
+    if (plan === undefined) continue;
+    const national = e164.slice(1 + length);
+    if (plan.unknown || plan.prefixes.some((prefix) => prefix.test(national))) return true;
+    return plan.lengths.has(national.length);
+  }
+  return true;
 }
 
 /** A digit of any script the parser reads (full-width, Arabic-Indic) as ASCII; any other as it is. */
