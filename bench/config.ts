@@ -105,6 +105,12 @@ export const config = {
 };
 export const sweepConcurrency = config.sweepConcurrency ?? config.kitDefaultSweepConcurrency;
 
+/** What the baseline start spends before its text (bench/children/app/baseline-budgets.ts reads the same variable). */
+export const BASELINE_BUDGETS =
+  process.env.BENCH_BASELINE_BUDGETS === 'off'
+    ? 'baseline start budgets OFF (BENCH_BASELINE_BUDGETS=off)'
+    : 'the baseline spends the same budgets by hand (one transaction before the text)';
+
 /** The configuration and the machine, as the run's first log line. */
 export function configLine(): string {
   const load = loadavg()

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { config, PHASES, sweepConcurrency } from './config.ts';
+import { BASELINE_BUDGETS, config, PHASES, sweepConcurrency } from './config.ts';
 import { log, pad, round2, showSpread } from './measure.ts';
 import { dayLines } from './phases/day-lines.ts';
 import { pumpingSections } from './phases/pumping-lines.ts';
@@ -54,7 +54,7 @@ function phaseSections(results: BenchResults): string[][] {
     sections.push([
       comparisonTable(
         results.start,
-        `Start: POST /verify/start (CSRF token, one user per connection) -> 200 auto-submit page; concurrency ${config.concurrency}, ${config.rounds} rounds x ${config.roundRequests} per side, ABBA-interleaved, samples pooled; kit start limits ${process.env.BENCH_KIT_START_LIMITS === 'off' ? 'OFF (BENCH_KIT_START_LIMITS=off)' : 'on (its default) with generous budgets: counted, never hit'}`,
+        `Start: POST /verify/start (CSRF token, one user per connection) -> 200 auto-submit page; concurrency ${config.concurrency}, ${config.rounds} rounds x ${config.roundRequests} per side, ABBA-interleaved, samples pooled; kit start limits ${process.env.BENCH_KIT_START_LIMITS === 'off' ? 'OFF (BENCH_KIT_START_LIMITS=off)' : 'on (its default) with generous budgets: counted, never hit'}; ${BASELINE_BUDGETS}`,
       ),
     ]);
   }
@@ -80,7 +80,7 @@ function startEnteredLines({ startEntered, numberLibrary }: BenchResults): strin
   const title =
     `Start with a typed number: POST /verify/start with a new number in the form's phone field each request (half ` +
     `national UK, half international French mobiles) -> 200 auto-submit page; the baseline parses with libphonenumber-js/max ` +
-    `as the kit does; concurrency ${config.concurrency}, ${config.rounds} rounds x ${config.roundRequests} per side, ABBA-interleaved`;
+    `as the kit does; ${BASELINE_BUDGETS}; concurrency ${config.concurrency}, ${config.rounds} rounds x ${config.roundRequests} per side, ABBA-interleaved`;
   return [
     ...(startEntered === undefined ? [title] : [comparisonTable(startEntered, title)]),
     ...(numberLibrary === undefined ? [] : [numberLibraryLine(numberLibrary)]),
@@ -222,6 +222,7 @@ export function writeResults(results: BenchResults, targets: Target[], runSecond
       ...config,
       sweepConcurrencyUsed: sweepConcurrency,
       kitStartLimits: process.env.BENCH_KIT_START_LIMITS === 'off' ? 'off' : 'on, generous budgets',
+      baselineStartBudgets: BASELINE_BUDGETS,
     },
     runSeconds,
     ...results,

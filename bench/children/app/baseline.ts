@@ -1,9 +1,10 @@
 /**
- * What an integrator would write by hand from the spec: start = CSRF token check, fresh state,
- * POST /session with an Idempotency-Key, one INSERT, an auto-submit form page; landing = look up
- * the attempt by state (session_id must match), GET /session, check verified + state + userRef,
- * one IMMEDIATE transaction (conditional mark + the action's INSERT), 303 to the stored path. Its
- * table has the index the spec's sweep of pending attempts needs, as the kit's has.
+ * What an integrator would write by hand from the spec: start = CSRF token check, fresh state, the
+ * start budgets (baseline-budgets.ts), POST /session with an Idempotency-Key, one INSERT, an
+ * auto-submit form page; landing = look up the attempt by state (session_id must match), GET
+ * /session, check verified + state + userRef, one IMMEDIATE transaction (conditional mark + the
+ * action's INSERT), 303 to the stored path. Its table has the index the spec's sweep of pending
+ * attempts needs, as the kit's has.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
@@ -21,6 +22,7 @@ import {
 } from '../../common.ts';
 import { configureBaselinePostgres } from './baseline-postgres.ts';
 import { bag, baseApp, readStatus, type ConfiguredApp, type Counts } from './shared.ts';
+import { baselineBudgets, type BaselineBudgets } from './baseline-budgets.ts';
 import { numberBoundRef, readTypedNumber } from './typed-number.ts';
 
 function safeEqual(a: string, b: string): boolean {
@@ -59,7 +61,7 @@ function openBaselineSqlite(path: string) {
   const fulfil = bdb.transaction((sessionId: string, userRef: string) => {
     if (mark.run(Date.now(), sessionId).changes === 1) insertGrant.run(sessionId, userRef);
   });
-  return { bdb, insertAttempt, insertEnteredAttempt, byState, fulfil };
+  return { bdb, insertAttempt, insertEnteredAttempt, byState, fulfil, budgets: baselineBudgets(bdb) };
 }
 
 type BaselineDb = ReturnType<typeof openBaselineSqlite>;
@@ -110,7 +112,7 @@ function sqliteCounts(bdb: Database): () => Counts {
 }
 
 interface Deps {
-  sql: BaselineDb;
+  sql: BaselineDb & { budgets?: BaselineBudgets | undefined };
   pool: Pool;
   authorization: string;
 }
@@ -146,6 +148,11 @@ async function start(req: Request, res: Response, deps: Deps & { args: Configure
     typed === undefined
       ? { serviceRef: s.user, destination: destinationOf(s.user) }
       : { serviceRef: numberBoundRef(s.user, typed), destination: typed };
+  // Spent before the text, as the kit's start limits are.
+  if (deps.sql.budgets !== undefined && !deps.sql.budgets.spend(s.user, recipient.destination, req.ip ?? '')) {
+    res.status(429).send('too many starts');
+    return;
+  }
   const state = randomBytes(32).toString('base64url');
   const created = await createSession(deps, recipient, state);
   if (created === undefined) {
