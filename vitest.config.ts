@@ -31,6 +31,7 @@ const ON_EXPRESS_4 = [
   'test/kit/step-up-revoke-kept.test.ts',
   'test/kit/step-up-replace-race.test.ts',
   'test/kit/step-up-page-at-once.test.ts',
+  'test/kit/step-up-keep-after-reads.test.ts',
   'test/kit/step-up-replace-expired.test.ts',
   'test/kit/step-up-allowed-origins.test.ts',
   'test/audit/fixtures.test.ts',

@@ -131,6 +131,17 @@ function answerJsonChallenge<Tx>({ context, guard }: Guarded<Tx>, res: Response,
   });
 }
 
+/** Why a user just back from a verification is still refused (its grant too old, or for another resource), if they are. */
+async function explanationOf<Tx>(
+  { context }: Guarded<Tx>,
+  reading: GrantReading,
+  resourceKey: string,
+): Promise<'tooOld' | 'otherResource' | undefined> {
+  const [justGranted] = await sessionGrants(reading, { grantedSince: context.now() - JUST_GRANTED_MS });
+  if (justGranted === undefined) return undefined;
+  return justGranted.resourceKey === resourceKey ? 'tooOld' : 'otherResource';
+}
+
 async function answerRequired<Tx>(
   guarded: Guarded<Tx>,
   req: Request,
@@ -141,21 +152,19 @@ async function answerRequired<Tx>(
 ): Promise<void> {
   const { context, guard } = guarded;
   const json = wantsJson(req);
+  const reading = readingOf(guarded, user.userRef, browserSessionOf(req));
+  // Read before anything is kept: a read that fails then leaves a kept form as it was, not used up
+  // for a new one nobody is shown.
+  const tooOld = await sessionGrants(reading, { resourceKey });
+  const explanation = json ? undefined : await explanationOf(guarded, reading, resourceKey);
   // A kept form asked again stays the form it is, whoever asks (a script too): its fields are the
   // user's request, and no app holds them to send again.
   const intentId = await keepIntent(guarded, req, user.userRef, resourceKey, json && replaces === undefined, replaces);
-  const reading = readingOf(guarded, user.userRef, browserSessionOf(req));
-  const tooOld = await sessionGrants(reading, { resourceKey });
   note(guarded, req, tooOld.length > 0 ? 'expired' : 'required');
   if (json) {
     answerJsonChallenge(guarded, res, intentId);
     return;
   }
-  const now = context.now();
-  const grantedSince = now - JUST_GRANTED_MS;
-  const [justGranted] = await sessionGrants(reading, { grantedSince });
-  const explanation =
-    justGranted === undefined ? undefined : justGranted.resourceKey === resourceKey ? 'tooOld' : 'otherResource';
   const messages = context.messages.forRequest(req);
   const nonce = newNonce();
   const page = stepUpRequiredPage(
