@@ -8,6 +8,11 @@ import { describeError, lateRejectionLogger } from '../logger.ts';
 import type { FulfilContext } from '../context.ts';
 import type { Attempt } from '../store/types.ts';
 
+/** With the rules off nothing was counted at the start either: nothing to count, nothing to wait for. */
+export function countsTexts<Tx>(deps: FulfilContext<Tx>): boolean {
+  return deps.pumping?.mode !== 'off' && deps.store.pumping !== undefined;
+}
+
 /**
  * The text reached its owner: the SMS pumping counters count it verified (once, whoever reads it
  * first). A count that fails, or is late (hookTimeouts.limits, as the start's own pumping writes),

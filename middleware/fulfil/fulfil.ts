@@ -12,7 +12,7 @@ import { DEFAULT_HOOK_TIMEOUTS } from '../deadline.ts';
 import { callFulfil } from './call-fulfil.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
 import { describeError, lateRejectionLogger } from '../logger.ts';
-import { countVerifiedText } from './count-verified.ts';
+import { countsTexts, countVerifiedText } from './count-verified.ts';
 import { noteLateCommit } from './late-commit.ts';
 import { commitEach, type FulfilCommitter } from './group-commit.ts';
 import type { FulfilContext } from '../context.ts';
@@ -68,13 +68,15 @@ export async function applyStatus<Tx>(
   committer: FulfilCommitter<Tx> = commitEach(deps.store),
 ): Promise<Completion> {
   const event: OutcomeRecording | undefined = deps.onOutcome === undefined ? undefined : { source };
-  // With the rules off nothing was counted at the start either: nothing to write, nothing to wait for.
-  const counting = deps.pumping?.mode !== 'off' && deps.store.pumping !== undefined;
+  const counting = countsTexts(deps);
   switch (read.kind) {
     case 'settled':
       // A fulfilled attempt read again (a reload, the mobile completion posted again): the first
-      // read's count may have failed, and markVerified counts once, so it is made again here.
-      if (counting && read.completion.kind === 'fulfilled') await countVerifiedText(deps, attempt);
+      // read's count may have failed, and markVerified counts once, so it is made again here. A
+      // superseded one its user verified all the same is a real user's text too.
+      if (counting && (read.completion.kind === 'fulfilled' || read.textVerified === true)) {
+        await countVerifiedText(deps, attempt);
+      }
       return read.completion;
     case 'pending':
       return { kind: 'pending', attempt, eventIds: [] };
@@ -83,7 +85,14 @@ export async function applyStatus<Tx>(
     case 'verified':
       break;
   }
+  // Verified by its user whatever follows: counted even when its action is gone or a newer one wins.
   if (counting) await countVerifiedText(deps, attempt);
+  if (read.action === undefined) {
+    throw new KitError(
+      KitErrorCode.UnknownAction,
+      `Attempt uses action "${attempt.action}", which is no longer registered; register it again to fulfil it.`,
+    );
+  }
   const result = await runFulfilment(deps, committer, read.action, attempt, event);
   switch (result.kind) {
     case 'fulfilled':

@@ -7,6 +7,7 @@ import type { FulfilContext } from '../context.ts';
 import type { Attempt } from '../store/types.ts';
 import type { ActionDefinition, SessionStatus } from '../types.ts';
 import { reasonOf } from '../client/client.ts';
+import { countsTexts } from './count-verified.ts';
 
 export type Completion =
   /** `firstTime` is true only for the caller whose transaction ran the action. */
@@ -24,20 +25,28 @@ export type Completion =
 
 /** What a status read found: what is stored already settles it, or the service's answer, checked. */
 export type StatusRead<Tx> =
-  | { kind: 'settled'; completion: Completion }
+  /** `textVerified`: a superseded attempt whose user verified its text all the same (never applied). */
+  | { kind: 'settled'; completion: Completion; textVerified?: boolean }
   | { kind: 'pending' }
   | { kind: 'failed'; reason: string }
-  /** Verified, with the echoed state and userRef equal to the stored ones, and its action registered. */
-  | { kind: 'verified'; action: ActionDefinition<Tx> };
+  /**
+   * Verified, with the echoed state and userRef equal to the stored ones. `action` is undefined
+   * when it is no longer registered: the text is counted verified, nothing is fulfilled.
+   */
+  | { kind: 'verified'; action: ActionDefinition<Tx> | undefined };
 
 /**
  * The read half of completeAttempt: the session's status from the service. Writes nothing; throws
- * when the service's answer does not match the attempt or its action is no longer registered.
+ * when the service's answer does not match the attempt. A superseded attempt is read only for the
+ * SMS pumping rules (supersededTextVerified).
  * An attempt started under another client id is not read: the service answers `pending` for
  * another client's sessions whatever happened, so the read would only spend the service's limit.
  */
 export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<StatusRead<Tx>> {
   const settled = settledCompletion(attempt);
+  if (settled?.kind === 'superseded') {
+    return { kind: 'settled', completion: settled, textVerified: await supersededTextVerified(deps, attempt) };
+  }
   if (settled !== undefined) return { kind: 'settled', completion: settled };
   if (startedByAnotherClient(deps, attempt)) {
     logNotRead(deps, attempt);
@@ -53,21 +62,33 @@ export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt):
       'The verification client answered a status other than pending, verified or failed; nothing was fulfilled.',
     );
   }
-  // The userRef the service was sent: for an action that proves the destination, bound to the number.
-  if (status.state !== attempt.state || status.userRef !== (attempt.serviceUserRef ?? attempt.userRef)) {
+  if (!echoesAttempt(status, attempt)) {
     throw new KitError(
       KitErrorCode.ServiceResponseMismatch,
       'The verification service reported a state or user other than the ones this attempt was started with; nothing was fulfilled.',
     );
   }
-  const action = deps.actions.get(attempt.action);
-  if (action === undefined) {
-    throw new KitError(
-      KitErrorCode.UnknownAction,
-      `Attempt uses action "${attempt.action}", which is no longer registered; register it again to fulfil it.`,
-    );
+  return { kind: 'verified', action: deps.actions.get(attempt.action) };
+}
+
+/** The echoed state and userRef are the attempt's: the userRef the service was sent (bound to the number for an action that proves it). */
+function echoesAttempt(status: Partial<SessionStatus>, attempt: Attempt): boolean {
+  return status.state === attempt.state && status.userRef === (attempt.serviceUserRef ?? attempt.userRef);
+}
+
+/**
+ * Whether a superseded attempt's text was verified all the same (its user finished it after a
+ * newer attempt was applied): a real user's text, counted for the SMS pumping rules, never applied.
+ * Read only with the rules counting; a read that fails, or is not the attempt's, counts nothing.
+ */
+async function supersededTextVerified<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<boolean> {
+  if (!countsTexts(deps) || startedByAnotherClient(deps, attempt)) return false;
+  try {
+    const status: Partial<SessionStatus> | undefined = await deps.client.getSession(attempt.sessionId);
+    return status?.status === 'verified' && echoesAttempt(status, attempt);
+  } catch {
+    return false;
   }
-  return { kind: 'verified', action };
 }
 
 /**
