@@ -18,6 +18,7 @@ import { startKeys, type StartKeys } from './pumping-keys.ts';
 import type { ResolvedPumping } from './pumping-options.ts';
 import { CountedPass, release, ReservedPass, type PumpingPass, type PumpingWriteDeps } from './pumping-pass.ts';
 import { DecisionBound, record } from './pumping-record.ts';
+import { UnrecordedSends } from './pumping-unrecorded.ts';
 import { hourOf, isHold } from './pumping-rules.ts';
 
 export type { PumpingPass } from './pumping-pass.ts';
@@ -151,6 +152,7 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
     };
   }
   const bound = new DecisionBound(deps);
+  const unrecorded = new UnrecordedSends(deps, store);
   return async (req, who) => {
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const start = startKeys(who.destination, ip, who.userRef, who.number, deps.ipv6Subnet);
@@ -158,6 +160,7 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
     const hour = hourOf(now);
     // Allow-listed starts too: an app whose every start is allow-listed still counts them all.
     purge(now);
+    unrecorded.recordAgain(now);
     bound.turn(now);
     if (deps.pumping.allows({ country: start.country, e164: start.e164, ip, userRef: who.userRef })) {
       if (!(await operatorBlocked(deps, store, start, hour, now))) return new CountedPass(deps, store, start.keys);
@@ -167,7 +170,7 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
       throw refusal();
     }
     const reading = await reserve(deps, store, start, hour, now);
-    const pass = new ReservedPass(deps, store, start.keys, hour);
+    const pass = new ReservedPass(deps, store, start.keys, hour, unrecorded);
     const verdict = judge(reading, start, deps.pumping.thresholds, now);
     if (verdict.reasons.length === 0) return pass;
     if (deps.pumping.mode === 'record' && !verdict.blocked) {

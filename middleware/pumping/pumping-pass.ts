@@ -28,14 +28,15 @@ export interface PumpingWriteDeps {
 
 /**
  * A pumping store write the start's answer waits on no longer than on a budget's refund
- * (hookTimeouts.limits): a store that fails or hangs only costs that write, which is logged. Never
- * rejects.
+ * (hookTimeouts.limits): a store that fails or hangs only costs that write, which is logged (and
+ * told to `onFailure`). Never rejects.
  */
 export function writeWithin(
   deps: PumpingWriteDeps,
   what: string,
   write: () => Promise<unknown>,
   failed: string,
+  onFailure?: () => void,
 ): Promise<void> {
   const ms = deps.releaseTimeoutMs;
   const late = () => new Error(`${what} did not settle within ${ms} ms`);
@@ -43,11 +44,25 @@ export function writeWithin(
     () => undefined,
     (error: unknown) => {
       deps.logger.warn({ route: 'start', err: describeError(error) }, failed);
+      onFailure?.();
     },
   );
 }
 
+/** A reserved text's send, as attachSend records it. */
+export interface SendRecord {
+  sessionId: string;
+  keys: StartKeys['keys'];
+  hour: number;
+}
+
+/** Where a send whose record failed is kept, to be recorded again (pumping-unrecorded.ts). */
+export interface UnrecordedKeeper {
+  keep(send: SendRecord): void;
+}
+
 const COUNT_SEND_FAILED = 'could not count a text for the SMS pumping rules';
+const RECORD_SEND_FAILED = `${COUNT_SEND_FAILED}; its record is written again at a later start`;
 
 /**
  * The pass of a start the rules let through unjudged (the app's allow-list): its text is counted
@@ -80,19 +95,17 @@ export class ReservedPass extends CountedPass {
     store: PumpingStore,
     keys: StartKeys['keys'],
     private readonly hour: number,
+    private readonly unrecorded: UnrecordedKeeper,
   ) {
     super(deps, store, keys);
   }
 
-  // Recorded in the hour it was counted in, so its verification counts there too.
+  // Recorded in the hour it was counted in, so its verification counts there too. A record that
+  // fails is kept and written again: without it, its verification could never count.
   override sent(sessionId: string): Promise<void> {
-    const { keys, hour } = this;
-    return writeWithin(
-      this.deps,
-      'recording the send',
-      () => this.store.attachSend({ sessionId, keys, hour }),
-      COUNT_SEND_FAILED,
-    );
+    const send: SendRecord = { sessionId, keys: this.keys, hour: this.hour };
+    const write = () => this.store.attachSend(send);
+    return writeWithin(this.deps, 'recording the send', write, RECORD_SEND_FAILED, () => this.unrecorded.keep(send));
   }
 
   // A text counted and never sent only makes the rules refuse sooner: a failure is only logged.
