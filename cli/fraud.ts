@@ -7,7 +7,7 @@
  */
 import { createVerificationKit, type VerificationKit } from '../middleware/create-kit.ts';
 import { keepingProcessAlive, withDeadline } from '../middleware/deadline.ts';
-import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
+import { environmentSecrets, redactSecretFragments } from '../middleware/errors.ts';
 import { cutForPrinting, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import { namedUnlessNumber, quotedUnlessNumber } from '../middleware/numbers/mask-number.ts';
@@ -225,7 +225,7 @@ const CLOSE_MS = BUILD_MS;
 /** An error's message as a line of stderr may show it: no secret of the environment, no URL's password, cut. */
 function printable(error: unknown, env: CommandEnv): string {
   return cutForPrinting(
-    withoutUrlPasswords(redactSecrets(String(describeError(error).message), environmentSecrets(env))),
+    withoutUrlPasswords(redactSecretFragments(String(describeError(error).message), environmentSecrets(env))),
   );
 }
 

@@ -5,7 +5,7 @@
  * command is one line in COMMANDS.
  */
 import { readFileSync } from 'node:fs';
-import { environmentSecrets, redactSecrets } from '../middleware/errors.ts';
+import { environmentSecrets, redactSecretFragments, redactSecrets } from '../middleware/errors.ts';
 import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { Command } from './command.ts';
@@ -102,7 +102,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // cut once redacted: an error of megabytes is no line a log keeps whole.
     const message = cutForPrinting(
       withoutUrlPasswords(
-        redactSecrets(
+        redactSecretFragments(
           describeQuotingError(error) ?? String(describeError(error).message),
           environmentSecrets(process.env),
         ),

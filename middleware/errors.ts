@@ -148,14 +148,17 @@ function asGivenAndTrimmed(secret: string): string[] {
 /**
  * Text from outside (the service's error code, which a proxy in front of it may fill with the
  * start of the Authorization header it refused) redacted, and any run of MIN_FRAGMENT characters
- * or more of a remembered form too: a value cut short keeps a part no whole form matches.
+ * or more of a remembered form too: a value cut short keeps a part no whole form matches. The same
+ * for each of `alsoSecrets` (e.g. `environmentSecrets`: a command's configuration may quote the start
+ * of one it read).
  */
-export function redactSecretFragments(text: string): string {
-  const out = redactSecrets(text);
-  if (secretFragments.size === 0 || out.length < MIN_FRAGMENT) return out;
+export function redactSecretFragments(text: string, alsoSecrets: readonly string[] = []): string {
+  const out = redactSecrets(text, alsoSecrets);
+  const fragments = alsoSecrets.length === 0 ? secretFragments : withFragmentsOf(alsoSecrets);
+  if (fragments.size === 0 || out.length < MIN_FRAGMENT) return out;
   let covered: Uint8Array | undefined;
   for (let at = 0; at + MIN_FRAGMENT <= out.length; at++) {
-    if (!secretFragments.has(out.slice(at, at + MIN_FRAGMENT))) continue;
+    if (!fragments.has(out.slice(at, at + MIN_FRAGMENT))) continue;
     covered ??= new Uint8Array(out.length);
     covered.fill(1, at, at + MIN_FRAGMENT);
   }
@@ -166,6 +169,17 @@ export function redactSecretFragments(text: string): string {
     else if (at === 0 || covered[at - 1] === 0) redacted += '[redacted]';
   }
   return redacted;
+}
+
+/** The remembered fragments and every MIN_FRAGMENT characters of each form of `secrets` (long enough to be one). */
+function withFragmentsOf(secrets: readonly string[]): Set<string> {
+  const fragments = new Set(secretFragments);
+  for (const secret of secrets) {
+    if (secret.length < MIN_OTHER_SECRET_LENGTH) continue;
+    for (const form of formsOf(secret))
+      for (let at = 0; at + MIN_FRAGMENT <= form.length; at++) fragments.add(form.slice(at, at + MIN_FRAGMENT));
+  }
+  return fragments;
 }
 
 function byLengthDown(forms: string[]): string[] {

@@ -18,7 +18,7 @@
  * a usable answer), 3 the sweep itself failed (e.g. the database). Never prints the client secret.
  */
 import { keepingProcessAlive, runDetached, withDeadline, type LateRejectionReporter } from '../deadline.ts';
-import { environmentSecrets, KitError, KitErrorCode, redactSecrets } from '../errors.ts';
+import { environmentSecrets, KitError, KitErrorCode, redactSecretFragments } from '../errors.ts';
 import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../printable-errors.ts';
 import { describeError as describe, type KitLogger } from '../logger.ts';
 import { hasMethods } from '../options/option-problems.ts';
@@ -121,8 +121,9 @@ const ignorePrintFailure = () => {
 function redactor(env: SweepJobEnv): (line: string) => string {
   const secrets = environmentSecrets(env);
   // In every form, with every client secret a kit or a client of this process was given (a --config may
-  // hold one), and a database URL's password (a configuration's error may quote its URL).
-  return (line) => withoutUrlPasswords(redactSecrets(line, secrets));
+  // hold one), any run of 8 characters of one (a configuration's error may quote a secret's start),
+  // and a database URL's password (or its URL).
+  return (line) => withoutUrlPasswords(redactSecretFragments(line, secrets));
 }
 
 export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<string, unknown> {
