@@ -30,14 +30,15 @@ function ipv6Groups(address: string): number[] {
  * The IPv4 client an IPv6 address stands for, in any spelling (dotted, hex, in full): IPv4-mapped
  * (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d, whose
  * last 32 bits exceed 0xffff, so :: and ::1 stay IPv6) and NAT64's well-known prefix
- * (64:ff9b::a.b.c.d, RFC 6052). Keyed by /64, they all shared one budget.
+ * (64:ff9b::a.b.c.d, RFC 6052; as compatible ones, so the prefix 64:ff9b:: an operator names stays
+ * IPv6). Keyed by /64, they all shared one budget.
  */
 function embeddedIpv4(groups: number[]): string | undefined {
   const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
   const mapped = zeros(0, 5) && groups[5] === 0xffff;
   const translated = zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0;
   const compatible = zeros(0, 6) && groups[6] !== 0;
-  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6);
+  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6) && groups[6] !== 0;
   if (!mapped && !translated && !compatible && !nat64) return undefined;
   const [high = 0, low = 0] = groups.slice(6);
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');

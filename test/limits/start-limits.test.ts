@@ -275,6 +275,9 @@ describe('budget keys an attacker cannot multiply', () => {
     ['[64:FF9B:0:0:0:0:cb00:7107]:443', '203.0.113.7'],
     ['64:ff9b:0:0:1::c000:201', '64:ff9b:0:0:0:0:0:0/64'],
     ['64:ff9b:1::c000:201', '64:ff9b:1:0:0:0:0:0/64'],
+    // The gateway's prefix itself, as an operator may name it, is no IPv4 client (no 0.0.0.0).
+    ['64:ff9b::', '64:ff9b:0:0:0:0:0:0/64'],
+    ['64:ff9b::1', '64:ff9b:0:0:0:0:0:0/64'],
     ['::1', '0:0:0:0:0:0:0:0/64'],
     ['unknown', 'unparseable'],
     ['203.0.113.7:5678', '203.0.113.7'],
