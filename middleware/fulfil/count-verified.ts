@@ -16,9 +16,9 @@ export function countsTexts<Tx>(deps: FulfilContext<Tx>): boolean {
 /**
  * The text reached its owner: the SMS pumping counters count it verified (once, whoever reads it
  * first). A count that fails, or is late (hookTimeouts.limits, as the start's own pumping writes),
- * is only logged: the fulfilment does not wait on the counters.
+ * is only logged: the fulfilment does not wait on the counters. True when the store answered.
  */
-export async function countVerifiedText<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<void> {
+export async function countVerifiedText<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<boolean> {
   const ms = deps.hookTimeouts?.limits ?? DEFAULT_HOOK_TIMEOUTS.limits;
   const late = () => new Error(`counting the verified text did not settle within ${ms} ms`);
   try {
@@ -26,11 +26,13 @@ export async function countVerifiedText<Tx>(deps: FulfilContext<Tx>, attempt: At
       late,
       onLateRejection: deps.logger && lateRejectionLogger(deps.logger),
     });
+    return true;
   } catch (error) {
     deps.logger?.warn(
       { sessionId: attempt.sessionId, err: describeError(error) },
       'could not count a verified text for the SMS pumping rules',
     );
+    return false;
   }
 }
 

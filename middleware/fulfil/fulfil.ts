@@ -19,7 +19,13 @@ import type { FulfilContext } from '../context.ts';
 import type { Attempt, OutcomeRecording, VerifyStore } from '../store/types.ts';
 import { countOutcomes, inResultSpan, SpanName } from '../telemetry.ts';
 import type { ActionDefinition, OutcomeSource } from '../types.ts';
-import { readStatus, settledCompletion, type Completion, type StatusRead } from './read-status.ts';
+import {
+  noteSupersededCounted,
+  readStatus,
+  settledCompletion,
+  type Completion,
+  type StatusRead,
+} from './read-status.ts';
 
 export { readStatus, startedByAnotherClient, type Completion, type StatusRead } from './read-status.ts';
 
@@ -74,8 +80,9 @@ export async function applyStatus<Tx>(
       // A fulfilled attempt read again (a reload, the mobile completion posted again): the first
       // read's count may have failed, and markVerified counts once, so it is made again here. A
       // superseded one its user verified all the same is a real user's text too.
-      if (counting && (read.completion.kind === 'fulfilled' || read.textVerified === true)) {
-        await countVerifiedText(deps, attempt);
+      if (counting && read.completion.kind === 'fulfilled') await countVerifiedText(deps, attempt);
+      if (counting && read.textVerified === true && (await countVerifiedText(deps, attempt))) {
+        noteSupersededCounted(attempt.sessionId);
       }
       return read.completion;
     case 'pending':

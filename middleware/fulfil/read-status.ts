@@ -77,12 +77,27 @@ function echoesAttempt(status: Partial<SessionStatus>, attempt: Attempt): boolea
 }
 
 /**
+ * Superseded attempts whose verified text this process counted: a reload of their landing reads
+ * the service no more (each read costs the integrator; a verified answer is never reused).
+ * Bounded: emptied past SUPERSEDED_COUNTED_KEPT.
+ */
+const supersededCounted = new Set<string>();
+const SUPERSEDED_COUNTED_KEPT = 10_000;
+
+export function noteSupersededCounted(sessionId: string): void {
+  if (supersededCounted.size >= SUPERSEDED_COUNTED_KEPT) supersededCounted.clear();
+  supersededCounted.add(sessionId);
+}
+
+/**
  * Whether a superseded attempt's text was verified all the same (its user finished it after a
  * newer attempt was applied): a real user's text, counted for the SMS pumping rules, never applied.
  * Read only with the rules counting; a read that fails, or is not the attempt's, counts nothing.
  */
 async function supersededTextVerified<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): Promise<boolean> {
-  if (!countsTexts(deps) || startedByAnotherClient(deps, attempt)) return false;
+  if (!countsTexts(deps) || startedByAnotherClient(deps, attempt) || supersededCounted.has(attempt.sessionId)) {
+    return false;
+  }
   try {
     const status: Partial<SessionStatus> | undefined = await deps.client.getSession(attempt.sessionId);
     return status?.status === 'verified' && echoesAttempt(status, attempt);

@@ -1,8 +1,9 @@
 /**
  * A text its user verified is counted verified for the SMS pumping rules even when nothing is
  * applied: its action is no longer registered (a kit restarted without it reads it), or a newer
- * attempt of the same user and action was applied first (the older one's landing reads it). A
- * superseded attempt its user never verified counts nothing. On SQLite and PostgreSQL.
+ * attempt of the same user and action was applied first (the older one's landing reads it, until
+ * it is counted). A superseded attempt its user never verified counts nothing. On SQLite and
+ * PostgreSQL.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { contextOf } from '../../middleware/create-kit.ts';
@@ -11,6 +12,7 @@ import { describeEachAppStore } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { addPhoneAction } from '../support/actions.ts';
+import { withMethodReplaced } from '../support/replaced-method.ts';
 
 describeEachAppStore('a verified text that is never applied', (_store, storeOptions) => {
   let app: TestApp;
@@ -62,7 +64,19 @@ describeEachAppStore('a verified text that is never applied', (_store, storeOpti
     await app.emulator.control.complete(older.sessionId, { outcome: 'verified' });
     expect((await user.landFor(older.sessionId, older.state)).status).toBe(200);
     expect(await verifiedInFrance()).toBe(before + 1);
-    expect((await user.landFor(older.sessionId, older.state)).status).toBe(200);
+    // Counted: its reloads read the service no more (each read costs the integrator).
+    const client = contextOf(app.kit).client;
+    const getSession = client.getSession.bind(client);
+    let reads = 0;
+    const counted = (sessionId: string) => {
+      reads += 1;
+      return getSession(sessionId);
+    };
+    await withMethodReplaced(client, 'getSession', counted, async () => {
+      expect((await user.landFor(older.sessionId, older.state)).status).toBe(200);
+      expect((await user.landFor(older.sessionId, older.state)).status).toBe(200);
+    });
+    expect(reads).toBe(0);
     expect(await verifiedInFrance()).toBe(before + 1);
     expect((await app.store.findAttemptByState(older.state))?.outcome).toBe('superseded');
   });
