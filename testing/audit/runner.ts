@@ -9,6 +9,7 @@ import { UnreachableError } from './agent.ts';
 import type { AuditCheck } from './check.ts';
 import { Verdict } from './check.ts';
 import { AUDIT_CHECKS } from './catalogue.ts';
+import { confirmEmulator } from './emulator-wiring.ts';
 import { describeThrown } from './hooks.ts';
 import { resolveAuditOptions, type AuditOptions } from './options.ts';
 import type { AuditReport, CheckResult } from './report.ts';
@@ -105,7 +106,7 @@ export async function auditIntegration(options: AuditOptions): Promise<AuditRepo
   const world = new AuditWorld(resolved);
   const started = Date.now();
   await world.chooseClientAddresses();
-  const stop = await world.confirmEmulator();
+  const stop = await confirmEmulator(world);
   if (stop !== undefined) return stoppedReport(world, checks, stop, started);
   const results: CheckResult[] = [];
   const phase = (name: AuditCheck['phase']) => checks.filter((check) => check.phase === name);

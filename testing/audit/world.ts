@@ -2,30 +2,26 @@
  * What every check shares during one run: the recorder, fresh users, the scripted flow (sign in,
  * start, verify on the hosted page or through the emulator, land) and the effect counter.
  */
-import { randomBytes, randomInt } from 'node:crypto';
-import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { emulatorControl, type ControlSession, type EmulatorControl } from '../../emulator/control/control-client.ts';
 import { withoutUrlPasswords } from '../../middleware/printable-errors.ts';
-import { AuditAgent, hiddenField, parseHandoffPage, type Answer } from './agent.ts';
-import { callCount, callHook, callSync, describeThrown, linesOf } from './hooks.ts';
+import { AuditAgent, parseHandoffPage, type Answer } from './agent.ts';
+import { callCount, callHook, callSync, linesOf } from './hooks.ts';
+import { loopbackBlock } from './client-addresses.ts';
+import { walkHostedPage } from './hosted-page.ts';
 import { BodyBudget, type KeptExchange } from './kept-bodies.ts';
 import { maskEveryNumber, NumberMask } from './number-mask.ts';
 import { TokenMask } from './token-mask.ts';
-import type { AuditAction, ResolvedAuditOptions, SignInForm } from './options.ts';
+import type { AuditAction, ResolvedAuditOptions } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
-import { sameService } from './service-url.ts';
+import { signInByForm } from './sign-in-form.ts';
 import { grantWhenAsked, type StartInit } from './start-grant.ts';
+import { digitsOf, TypedNumberRange } from './typed-number-range.ts';
 
 /** The start form's field a typed number travels in (the kit's ENTERED_NUMBER_FIELD). */
 export const ENTERED_NUMBER_FIELD = 'phone';
 
-/** How many numbers the audit may type (+44 7400 100000 to +44 7400 199999). */
-const NUMBER_RANGE = 100_000;
-
-/** A phone number's digits alone: "+44 7400 100001" and "+447400100001" are one number. */
-export function digitsOf(phone: string): string {
-  return phone.replace(/\D/g, '');
-}
+export { digitsOf };
 
 /** An attempt the audit started: the handoff page's values and the session as the emulator has it. */
 export interface StartedAttempt extends ControlSession {
@@ -49,8 +45,7 @@ export class AuditWorld {
   readonly runId = randomBytes(3).toString('hex');
   #users = 0;
   #starts = 0;
-  #numbers = 0;
-  readonly #typedNumbers = new Set<string>();
+  readonly #typedNumbers = new TypedNumberRange();
   /** The numbers typed and held this run, masked in everything the audit reports. */
   readonly #numberMask = new NumberMask();
   /** The landing path, learnt from the first session the emulator shows. */
@@ -87,30 +82,13 @@ export class AuditWorld {
   }
 
   /**
-   * Each browser of the audit connects from its own loopback address (127.x.y.z), so the app's
-   * per-IP start budget it spends is its own and never a real user's: whatever the app's
-   * `trust proxy`, a direct connection's address is the client's. Falls back to the system's
-   * address when the app is not on loopback or the system cannot bind 127.0.0.0/8.
+   * Each browser of the audit connects from its own loopback address (127.x.y.z) when the system
+   * can bind them, so the app's per-IP start budget it spends is never a real user's.
    */
   async chooseClientAddresses(): Promise<void> {
-    const host = new URL(this.options.appUrl).hostname;
-    if (host !== 'localhost' && !/^127\.\d+\.\d+\.\d+$/.test(host)) {
-      this.clientAddressNote = `the app is not on loopback: every browser of the audit connects from this host's address, whose per-IP start budget it spends`;
-      return;
-    }
-    const block = randomInt(1, 255);
-    const probe = `127.${block}.0.1`;
-    const bound = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(0, probe, () => server.close(() => resolve(true)));
-    });
-    if (!bound) {
-      this.clientAddressNote = `this system cannot connect from ${probe}: every browser of the audit connects from 127.0.0.1, whose per-IP start budget it spends`;
-      return;
-    }
+    const { block, note } = await loopbackBlock(this.options.appUrl);
     this.#addressBlock = block;
-    this.clientAddressNote = `each browser of the audit connects from its own address in 127.${block}.0.0/16, never 127.0.0.1`;
+    this.clientAddressNote = note;
   }
 
   /** A loopback address no browser of this run used yet (undefined when the system's own is used). */
@@ -133,52 +111,10 @@ export class AuditWorld {
     );
   }
 
-  /**
-   * Before anything else: the emulator's control API answers (only an emulator has one), and the
-   * app's kit calls that emulator (its `serviceUrl`), both before any start, so a miswired app never
-   * creates a session or sends a text anywhere. Then one user signs in and starts one attempt, and
-   * the emulator must know it. Otherwise the run stops (returns why).
-   */
-  async confirmEmulator(): Promise<string | undefined> {
-    const { emulatorUrl } = this.options;
-    try {
-      await this.control.stats();
-    } catch (error) {
-      return `the emulator's control API at ${emulatorUrl} did not answer (${describeThrown(error)}); start the emulator with control on and pass its url as \`emulatorUrl\``;
-    }
-    const miswired = this.kitCallsAnotherService();
-    if (miswired !== undefined) return miswired;
-    let handoff: string;
-    try {
-      const user = await this.signIn();
-      const answer = await this.postStart(user);
-      const page = parseHandoffPage(answer.body);
-      if (answer.status !== 200 || page === undefined) {
-        return `the first start answered ${answer.status}, not the kit's handoff page; check \`signIn\` and \`actions\``;
-      }
-      handoff = page.handoff;
-      this.handoffs.add(handoff);
-    } catch (error) {
-      return `the first sign-in and start failed: ${describeThrown(error)}`;
-    }
-    try {
-      const session = await this.control.sessionByHandoff(handoff);
-      this.#tokens.addAttempt(session);
-      this.returnUrl ??= session.returnUrl;
-      return undefined;
-    } catch {
-      return `the emulator at ${emulatorUrl} does not know the attempt your app just started: your app's kit talks to another service (its \`baseUrl\`); point the kit at this emulator, or \`emulatorUrl\` at the one the kit uses. Nothing else was sent`;
-    }
-  }
-
-  /** Why the app's kit is not known to call the emulator given (nothing was started), if so. */
-  private kitCallsAnotherService(): string | undefined {
-    const { kit, serviceUrl = kit?.serviceUrl, emulatorUrl } = this.options;
-    if (typeof serviceUrl !== 'string') {
-      return "the audit cannot tell which service your app's kit calls: pass `kit` (your app's kit) or `serviceUrl` (the baseUrl your kit was given). Nothing was started";
-    }
-    if (sameService(serviceUrl, emulatorUrl)) return undefined;
-    return `your app's kit calls the service at ${serviceUrl}, not the emulator at ${emulatorUrl}: point the kit's baseUrl at this emulator, or \`emulatorUrl\` at the one the kit uses. Nothing was started`;
+  /** Keeps what an attempt's tokens are (masked in the report) and learns the landing path from the first. */
+  recordAttempt(session: ControlSession): void {
+    this.#tokens.addAttempt(session);
+    this.returnUrl ??= session.returnUrl;
   }
 
   /** A user name no check used before (each user has its own start budget). */
@@ -196,28 +132,14 @@ export class AuditWorld {
             const { csrf } = await signIn(agent, name);
             return { csrf };
           })
-        : await this.signInByForm(agent, name, signIn);
+        : await signInByForm(agent, name, signIn, {
+            timeoutMs: this.options.timeoutMs,
+            sameOrigin: this.sameOrigin(),
+            startPath: this.startPath(this.firstAction()),
+          });
     if (typeof csrf !== 'string' || csrf === '') throw new Error(`signIn(${name}) gave no start token (csrf)`);
     this.#tokens.add('start token', csrf);
     return { name, agent, csrf };
-  }
-
-  private async signInByForm(agent: AuditAgent, user: string, form: SignInForm): Promise<{ csrf: string }> {
-    const page = await agent.request(form.path);
-    const token = hiddenField(page.body, form.tokenField ?? '_csrf');
-    const answer = await agent.postForm(
-      form.action ?? form.path,
-      {
-        ...(token === undefined ? {} : { [form.tokenField ?? '_csrf']: token }),
-        ...(await callHook(`your signIn form's fields('${user}')`, this.options.timeoutMs, () => form.fields(user))),
-      },
-      this.sameOrigin(),
-    );
-    if (answer.status >= 400) throw new Error(`sign-in as ${user} answered ${answer.status}`);
-    const home = await agent.request(form.csrfFrom ?? '/');
-    const csrf = hiddenField(home.body, '_csrf', { path: this.startPath(this.firstAction()), pageUrl: home.url });
-    if (csrf === undefined) throw new Error(`no start form with a _csrf field on ${form.csrfFrom ?? '/'}`);
-    return { csrf };
   }
 
   /** The action the stale-intent and sweep checks use (the options guarantee there is one). */
@@ -254,18 +176,9 @@ export class AuditWorld {
    * UK mobile range): each has its own per-destination budget.
    */
   newNumber(): string {
-    // Never one typed before in this run: the entered-number checks search for each number they type.
-    if (this.#typedNumbers.size >= NUMBER_RANGE)
-      throw new Error(`the audit typed all ${NUMBER_RANGE} numbers of its range`);
-    for (;;) {
-      this.#numbers += 1;
-      const tail = (randomInt(0, NUMBER_RANGE / 10) * 10 + (this.#numbers % 10)).toString().padStart(5, '0');
-      const number = `+44 7400 1${tail}`;
-      if (this.#typedNumbers.has(number)) continue;
-      this.#typedNumbers.add(number);
-      this.#numberMask.add(number);
-      return number;
-    }
+    const number = this.#typedNumbers.next();
+    this.#numberMask.add(number);
+    return number;
   }
 
   /** The number the app holds for a user of the audit (the action's `enteredNumber.numberOf`), as digits. */
@@ -315,8 +228,7 @@ export class AuditWorld {
     }
     this.handoffs.add(page.handoff);
     const session = await this.control.sessionByHandoff(page.handoff);
-    this.#tokens.addAttempt(session);
-    this.returnUrl ??= session.returnUrl;
+    this.recordAttempt(session);
     return { ...session, ...page, answer };
   }
 
@@ -335,19 +247,8 @@ export class AuditWorld {
    * The hosted page for real: redeems the handoff, types the texted code, returns where the service
    * sends the browser back (the enrol offer, if shown, is declined).
    */
-  async walkHostedPage(user: AuditUser, attempt: StartedAttempt): Promise<string> {
-    const page = await user.agent.postForm(attempt.verifyUrl, { hx: attempt.handoff });
-    const binding = hiddenField(page.body, 'page_binding');
-    if (page.status !== 200 || binding === undefined) throw new Error(`the hosted page answered ${page.status}`);
-    const code = await this.control.latestCode({ sessionId: attempt.sessionId });
-    const answer = await user.agent.postForm(`${attempt.verifyUrl}/code`, { page_binding: binding, code });
-    if (answer.status === 303 && answer.location !== null) return answer.location;
-    const next = hiddenField(answer.body, 'page_binding') ?? binding;
-    const done = await user.agent.postForm(`${attempt.verifyUrl}/continue`, { page_binding: next });
-    if (done.status !== 303 || done.location === null) {
-      throw new Error(`the hosted page's continue answered ${done.status}`);
-    }
-    return done.location;
+  walkHostedPage(user: AuditUser, attempt: StartedAttempt): Promise<string> {
+    return walkHostedPage(this.control, user.agent, attempt);
   }
 
   /** GET the landing with exactly this query string. */

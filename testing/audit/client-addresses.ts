@@ -1,0 +1,41 @@
+/**
+ * Where the audit's browsers connect from. Each from its own loopback address (127.x.y.z), so the
+ * app's per-IP start budget it spends is its own and never a real user's: whatever the app's
+ * `trust proxy`, a direct connection's address is the client's. The system's own address when the
+ * app is not on loopback or the system cannot bind 127.0.0.0/8.
+ */
+import { randomInt } from 'node:crypto';
+import { createServer } from 'node:net';
+
+/** The second octet of the run's loopback client addresses (undefined: the system's own), and how evidence says it. */
+export interface ClientAddresses {
+  block: number | undefined;
+  note: string;
+}
+
+export async function loopbackBlock(appUrl: string): Promise<ClientAddresses> {
+  const host = new URL(appUrl).hostname;
+  if (host !== 'localhost' && !/^127\.\d+\.\d+\.\d+$/.test(host)) {
+    return {
+      block: undefined,
+      note: `the app is not on loopback: every browser of the audit connects from this host's address, whose per-IP start budget it spends`,
+    };
+  }
+  const block = randomInt(1, 255);
+  const probe = `127.${block}.0.1`;
+  const bound = await new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(0, probe, () => server.close(() => resolve(true)));
+  });
+  if (!bound) {
+    return {
+      block: undefined,
+      note: `this system cannot connect from ${probe}: every browser of the audit connects from 127.0.0.1, whose per-IP start budget it spends`,
+    };
+  }
+  return {
+    block,
+    note: `each browser of the audit connects from its own address in 127.${block}.0.0/16, never 127.0.0.1`,
+  };
+}
