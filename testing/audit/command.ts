@@ -137,7 +137,9 @@ export const command = {
     } catch (error) {
       // Your configuration's failure (its function of env, its options) is said as every other line
       // of the command is: the dispatcher would print it with whole environment secrets alone removed.
-      throw isUsageError(error) ? error : new Error(printable(loaded, env, error));
+      throw isUsageError(error)
+        ? error
+        : new Error(printableText(loaded, env, describeQuotingError(error) ?? messageOf(error)));
     } finally {
       stop.dispose();
       // Run by the bin (standard output its own), the command owns the process until it exits: a
@@ -168,10 +170,24 @@ function isUsageError(error: unknown): boolean {
  * password, no number the audit typed nor any other in full, cut.
  */
 function printable(config: AuditConfig | undefined, env: CommandEnv, error: unknown): string {
-  const text = describeQuotingError(error) ?? describeThrown(error);
+  return printableText(config, env, describeQuotingError(error) ?? describeThrown(error));
+}
+
+/** `text` as standard error may show it: no client secret in any spelling, no URL's password, no number in full, cut. */
+function printableText(config: AuditConfig | undefined, env: CommandEnv, text: string): string {
   const clean = withoutEnvironmentSecrets(env, config === undefined ? text : scrubbed(config, text));
   // Your app's error may quote the number the audit typed, or a user's own in any form: masked, as in the report.
   return cutForPrinting(maskEveryNumber(maskTypedRange(withoutUrlPasswords(clean))));
+}
+
+/** What ended the command, as the dispatcher says it: the error's message (a list of problems keeps its lines). */
+function messageOf(error: unknown): string {
+  try {
+    if (error instanceof Error) return String(error.message);
+  } catch {
+    // A value `instanceof` throws on (a revoked Proxy) is described below.
+  }
+  return describeThrown(error);
 }
 
 /** `text` without the environment's secrets (a client secret, a database password, a token) in any spelling. */
