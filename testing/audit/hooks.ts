@@ -73,6 +73,14 @@ function isThenable(what: string, result: unknown): boolean {
 }
 
 /**
+ * A deadline as a sentence says it: in seconds from 100 s on, so that no deadline is seven digits
+ * in a row, which the report masks as a phone number (three times a `timeoutMs` of 400 s).
+ */
+function deadline(ms: number): string {
+  return ms < 100_000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
+/**
  * Runs `call` (your `what`) bounded by `timeoutMs`; a late result is ignored, and a late rejection's
  * reason goes to `onLateRejection` when given (the deadline's sentence alone never says why it failed).
  */
@@ -84,12 +92,12 @@ export async function callHook<T>(
 ): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let late = false;
-  const deadline = new Promise<never>((_resolve, reject) => {
+  const expiry = new Promise<never>((_resolve, reject) => {
     // Not unref'd (it is cleared as soon as the call settles): a call that never settles and holds
     // nothing else must not let node end the audit's process unsaid.
     timer = setTimeout(() => {
       late = true;
-      reject(new HookError(`${what} did not answer within ${timeoutMs} ms`));
+      reject(new HookError(`${what} did not answer within ${deadline(timeoutMs)}`));
     }, timeoutMs);
   });
   try {
@@ -102,7 +110,7 @@ export async function callHook<T>(
         // The reporter's own failure has nowhere left to go.
       }
     });
-    return await Promise.race([running, deadline]);
+    return await Promise.race([running, expiry]);
   } catch (error) {
     if (isHookError(error)) throw error;
     throw new HookError(`${what} failed: ${theirs(error)}`);
