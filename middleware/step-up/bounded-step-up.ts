@@ -12,13 +12,22 @@ import { lateRejectionLogger, type KitLogger } from '../logger.ts';
 import { callsThrough } from '../store/calls-through.ts';
 import type { StepUpStore } from '../store/types.ts';
 
+/** One bounded store per store and kit: every guard of a kit calls the same one, as intent-limit remembers by it. */
+const made = new WeakMap<StepUpStore, WeakMap<object, StepUpStore>>();
+
 export function boundedStepUp(
   stepUp: StepUpStore,
   deps: { hookTimeouts: Pick<HookTimeouts, 'store'>; logger: KitLogger },
 ): StepUpStore {
+  const ofStore = made.get(stepUp) ?? new WeakMap<object, StepUpStore>();
+  made.set(stepUp, ofStore);
+  const known = ofStore.get(deps);
+  if (known !== undefined) return known;
   const ms = deps.hookTimeouts.store;
   const onLateRejection = lateRejectionLogger(deps.logger);
-  return callsThrough(stepUp, (name, call) => withStoreDeadline(name, ms, call, onLateRejection), {
+  const bounded = callsThrough(stepUp, (name, call) => withStoreDeadline(name, ms, call, onLateRejection), {
     prefix: 'stepUp.',
   });
+  ofStore.set(deps, bounded);
+  return bounded;
 }

@@ -110,8 +110,8 @@ async function replaceKept(stepUp: StepUpStore, replaced: string, replacement: N
 
 /**
  * Replacements no one was shown that the store failed to use up (its second failure in a row), by
- * store and user: still live, each would hold its user one over the limit, and refuse their kept
- * forms as one too many, until it expired. Used up before that user's next keep on this instance.
+ * kit's store and user: still live, each would hold its user one over the limit, and refuse their
+ * kept forms as one too many, until it expired. Used up before that user's next keep on this instance.
  */
 const leftovers = new WeakMap<StepUpStore, Map<string, Set<string>>>();
 /** Users with leftovers remembered per store: past it, a leftover is left to expire (15 minutes). */

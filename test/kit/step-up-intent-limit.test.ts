@@ -18,6 +18,7 @@ async function intentsOf(app: TestApp, userRef: string): Promise<{ live: string[
 }
 
 const intentOnPage = (html: string) => /name="_verify_kit_intent" value="([^"]+)"/.exec(html)![1]!;
+import express from 'express';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LIVE_INTENTS_PER_USER } from '../../middleware/step-up/intent-limit.ts';
 import type { Agent } from '../support/agent.ts';
@@ -136,61 +137,84 @@ describeEachAppStore('a kept form kept anew when the store fails to use up the o
   });
 });
 
+/** The payee route with its guard made anew for each request (its maxAge read per request, say). */
+function payeeGuardedPerRequest(ran: Ran[]) {
+  return (app: express.Express, kit: TestApp['kit']) => {
+    const guardNow = () =>
+      kit.requireRecentVerification({ scope: 'payout', maxAge: 300, bindTo: (req) => String(req.params.account) });
+    app.post(
+      '/accounts/:account/payee',
+      express.urlencoded({ extended: false }),
+      (req, res, next) => guardNow()(req, res, next),
+      (req, res) => {
+        ran.push({ route: 'payee', user: 'per-request', fields: { ...(req.body as Record<string, unknown>) } });
+        res.type('html').send('<!doctype html><title>Saved</title><h1 id="saved">payee saved</h1>');
+      },
+    );
+  };
+}
+
 /**
  * A user at the limit whose kept form is kept anew while the store fails twice in a row (using up
  * the old one, then the replacement, which nobody was shown): once the store answers again, the
- * kept form is asked again, never refused as one too many, and the user holds the limit, not one more.
+ * kept form is asked again, never refused as one too many, and the user holds the limit, not one
+ * more; also when the app makes the route's guard anew for each request.
  */
-describeEachAppStore(
-  'a kept form kept anew at the limit while the store fails twice in a row',
-  (_store, storeOptions) => {
-    let failing = false;
-    const ran: Ran[] = [];
-    let app: TestApp;
-    beforeAll(async () => {
-      app = await startTestApp({
-        ...(await storeOptions()),
-        wrapStore: (store) =>
-          withStepUp(store, (real) => ({
-            consumeIntent: async (id, now) => {
-              if (failing) throw new Error('the database went away');
-              return real.consumeIntent(id, now);
-            },
-          })),
-        kit: { scopes: [...SCOPES] },
-        ownRoutes: guardedRoutes(ran),
+for (const [how, routes] of [
+  ['made once', guardedRoutes],
+  ['made for each request', payeeGuardedPerRequest],
+] as const) {
+  describeEachAppStore(
+    `a kept form kept anew at the limit while the store fails twice in a row (its guard ${how})`,
+    (_store, storeOptions) => {
+      let failing = false;
+      const ran: Ran[] = [];
+      let app: TestApp;
+      beforeAll(async () => {
+        app = await startTestApp({
+          ...(await storeOptions()),
+          wrapStore: (store) =>
+            withStepUp(store, (real) => ({
+              consumeIntent: async (id, now) => {
+                if (failing) throw new Error('the database went away');
+                return real.consumeIntent(id, now);
+              },
+            })),
+          kit: { scopes: [...SCOPES] },
+          ownRoutes: routes(ran),
+        });
       });
-    });
-    afterAll(async () => {
-      await app?.close();
-    });
+      afterAll(async () => {
+        await app?.close();
+      });
 
-    it(`is asked again once the store answers, and the user holds ${LIVE_INTENTS_PER_USER} kept requests`, async () => {
-      const user = await app.agent().signIn('replace-fails-twice');
-      const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
-      const pages: string[] = [];
-      for (let i = 0; i < LIVE_INTENTS_PER_USER; i++) {
-        pages.push((await user.postForm(`/accounts/acct-${i}/payee`, { iban: `TWICE-${i}` }, sameSite)).body);
-      }
-      const kept = confirmForm(pages[0]!).intent;
-      const started = await user.start(confirmForm(pages[0]!).action, { intent: kept });
-      await app.clock.shifted(301_000, async () => {
-        const landing = await user.request(await user.verifyOnHostedPage(started));
-        await user.request(landing.location!);
-        const confirm = () =>
-          user.postForm('/accounts/acct-0/payee', { _csrf: user.csrf, _verify_kit_intent: kept }, sameSite);
-        failing = true;
-        expect((await confirm()).status).toBe(500);
-        failing = false;
-        const askedAgain = await confirm();
-        expect(askedAgain.status).toBe(403);
-        expect(askedAgain.body).toContain('Confirm it’s you');
-        const { live, consumed } = await intentsOf(app, 'user-replace-fails-twice');
-        expect(live.length).toBe(LIVE_INTENTS_PER_USER);
-        expect(live).toContain(confirmForm(askedAgain.body).intent);
-        expect(consumed).toContain(kept);
+      it(`is asked again once the store answers, and the user holds ${LIVE_INTENTS_PER_USER} kept requests`, async () => {
+        const user = await app.agent().signIn('replace-fails-twice');
+        const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+        const pages: string[] = [];
+        for (let i = 0; i < LIVE_INTENTS_PER_USER; i++) {
+          pages.push((await user.postForm(`/accounts/acct-${i}/payee`, { iban: `TWICE-${i}` }, sameSite)).body);
+        }
+        const kept = confirmForm(pages[0]!).intent;
+        const started = await user.start(confirmForm(pages[0]!).action, { intent: kept });
+        await app.clock.shifted(301_000, async () => {
+          const landing = await user.request(await user.verifyOnHostedPage(started));
+          await user.request(landing.location!);
+          const confirm = () =>
+            user.postForm('/accounts/acct-0/payee', { _csrf: user.csrf, _verify_kit_intent: kept }, sameSite);
+          failing = true;
+          expect((await confirm()).status).toBe(500);
+          failing = false;
+          const askedAgain = await confirm();
+          expect(askedAgain.status).toBe(403);
+          expect(askedAgain.body).toContain('Confirm it’s you');
+          const { live, consumed } = await intentsOf(app, 'user-replace-fails-twice');
+          expect(live.length).toBe(LIVE_INTENTS_PER_USER);
+          expect(live).toContain(confirmForm(askedAgain.body).intent);
+          expect(consumed).toContain(kept);
+        });
+        expect(ran).toEqual([]);
       });
-      expect(ran).toEqual([]);
-    });
-  },
-);
+    },
+  );
+}
