@@ -9,12 +9,19 @@ import { digitsOf, ENTERED_NUMBER_FIELD, type AuditWorld } from './world.ts';
 
 /**
  * Whether a text shows `phone`'s national digits, in any spelling the report's masking reads: in
- * the digits of any script too (Arabic-Indic, full-width), as the kit reads them.
+ * the digits of any script too (Arabic-Indic, full-width), as the kit reads them, and as a page
+ * shows them when its markup splits them (each group in an element of its own).
  */
 export function showsNumber(phone: string): (text: string) => boolean {
   const pattern = anySpellingOf(digitsOf(phone).slice(-10));
-  return (text) => pattern.test(asciiDigits(text));
+  return (text) => {
+    const digits = asciiDigits(text);
+    return pattern.test(digits) || pattern.test(digits.replace(MARKUP, ''));
+  };
 }
+
+/** A tag or a comment of a page: what its reader never sees between the digits it shows. */
+const MARKUP = /<[^>]*>/g;
 
 /**
  * A page's body without its number forms (each form posting to a start path that submits the
