@@ -101,7 +101,10 @@ async function trippedOf(
 ): Promise<TrippedKey[]> {
   const hour = hourOf(now);
   const active = await store.countsByDay({ dimension, hour, days: 1 });
-  const keys = [...new Set(active.filter((c) => c.sent > c.verified).map((c) => c.key))].map((key) => ({
+  // A key all of whose texts were verified trips no rule; one with no text left (refused starts give
+  // theirs back) is one only refusals press on, and may be held.
+  const mayTrip = (c: PumpingDayCount) => c.sent > c.verified || c.sent === 0;
+  const keys = [...new Set(active.filter(mayTrip).map((c) => c.key))].map((key) => ({
     dimension: dimension as PumpingDimension,
     key,
   }));

@@ -1,0 +1,38 @@
+/**
+ * A key held by refusals alone (an attack pressing on it with starts that are refused, so that no
+ * text of it is sent any more) keeps refusing every start; operators must see it among the keys that
+ * trip now, to release it. On SQLite and PostgreSQL.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachAppStore } from '../support/app-stores.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { GENEROUS_START_LIMITS } from '../support/limits.ts';
+import { addPhoneAction } from '../support/actions.ts';
+
+describeEachAppStore('a key held by refusals alone', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { actions: [addPhoneAction()], pumping: { mode: 'refuse' }, limits: GENEROUS_START_LIMITS },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('is listed by tripped() while it refuses a start', async () => {
+    const hour = Math.floor(app.clock.now() / 3_600_000);
+    // More than three times Nigeria's hourly threshold (a sixth of its daily floor of 20) of
+    // refusals, and no text sent in 24 hours.
+    for (let i = 0; i < 12; i++) {
+      await app.store.pumping!.countRefused({ keys: [{ dimension: 'country', key: 'NG' }], hour });
+    }
+    const user = await app.agent().signIn('nigerian-user');
+    expect((await user.tryStartWithNumber('add_phone', '+2348031234567')).status).toBe(429);
+    const tripped = await app.kit.pumping.tripped();
+    expect(tripped).toContainEqual(
+      expect.objectContaining({ dimension: 'country', key: 'NG', reasons: expect.arrayContaining(['country_held']) }),
+    );
+  });
+});
