@@ -1,5 +1,5 @@
 /** The one way the kit shows a number anywhere but the form it was typed into. */
-import { isIP } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
 
 /**
  * "+15550100001" -> "•• 01" (a no-break space between): its last two digits, as people read a
@@ -12,30 +12,33 @@ export function maskDestination(destination: string): string {
 /** The fewest digits a phone number has with its country code (Niue's +683 4002). */
 const FEWEST_NUMBER_DIGITS = 7;
 
-/**
- * An IPv4 part, 0 to 255 without a leading zero: "079.123.45.67" (a Swiss number) or "612.345.678"
- * (a Spanish one) is grouped as an address is, but holds a part no address has.
- */
-const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`;
-
-/** An IPv4 address or a start of one ("203.0.113"), with a port or a prefix. */
-const IPV4_LIKE = new RegExp(String.raw`^${OCTET}(?:\.${OCTET}){0,3}(?::\d{1,5}|\/\d{1,3})?$`);
+/** A prefix an IPv4 address may have: 0 to 32, without a leading zero. */
+const IPV4_PREFIX = /^(?:[12]?\d|3[0-2])$/;
 
 /**
- * Whether a value is an IP address, with a zone, a port or a prefix: never a phone number's
- * spelling. IPv6 only whole, `[v6]` or bare: its start ("0740:0123:456") is a number's grouping.
+ * Whether a value is a whole IPv4 address (four parts of 0 to 255), with a prefix of one (`/16`).
+ * Its start ("203.0.113"), a part past 255 ("612.345.678") or a prefix past 32 is no address: the
+ * grouping of a number the kit reads ("251.23.45", a German one). The audit's masking spares the same.
  */
-function isAddress(value: string): boolean {
-  if (IPV4_LIKE.test(value)) return true;
-  const bracketed = /^\[([^\]]*)\](?::\d{1,5})?$/.exec(value)?.[1];
-  const bare = bracketed ?? value.replace(/\/\d{1,3}$/, '');
-  return isIP(bare.replace(/%[\w.-]*$/, '')) !== 0;
+export function isIpv4Address(value: string): boolean {
+  const [address = '', prefix, ...more] = value.split('/');
+  return more.length === 0 && isIPv4(address) && (prefix === undefined || IPV4_PREFIX.test(prefix));
 }
 
-/** Whether a value may be a phone number: as many digits as one, and no IP address. */
+/**
+ * Whether a value is a whole IPv6 address, `[v6]` with a port or bare with a zone or a prefix:
+ * its start ("0740:0123:456") is a number's grouping.
+ */
+function isIpv6Address(value: string): boolean {
+  const bracketed = /^\[([^\]]*)\](?::\d{1,5})?$/.exec(value)?.[1];
+  const bare = bracketed ?? value.replace(/\/\d{1,3}$/, '');
+  return isIPv6(bare.replace(/%[\w.-]*$/, ''));
+}
+
+/** Whether a value may be a phone number: as many digits as one, and no whole IP address. */
 export function mayBePhoneNumber(value: string): boolean {
   const digits = value.match(/\p{Nd}/gu)?.length ?? 0;
-  return digits >= FEWEST_NUMBER_DIGITS && !isAddress(value);
+  return digits >= FEWEST_NUMBER_DIGITS && !isIpv4Address(value) && !isIpv6Address(value);
 }
 
 /** A request path shown on a page, each part that may be a phone number masked ("/phones/•• 23"). */

@@ -4,7 +4,7 @@
  * evidence quoting an answer or a URL (a start sent as a GET, its form in the query) may carry one in
  * any spelling (grouped, URL-encoded, national).
  */
-import { isIPv4 } from 'node:net';
+import { isIpv4Address } from '../../middleware/numbers/mask-number.ts';
 
 /**
  * What may stand between a number's digits: a space, a dot, a dash (a typographic one too, as the
@@ -116,19 +116,9 @@ const ANY_RUN = new RegExp(String.raw`\p{Nd}(?:(?:${SEPARATOR}|${REENCODED_SEPAR
 const ENCODED_SEPARATORS = /%(?:25)*(?:20|2B|28|29|2F)|&nbsp;|&#160;/gi;
 
 /**
- * Whether a run is an IPv4 address (four parts of 0 to 255), with a prefix of one (`/16`). Its
- * start ("203.0.113"), a part past 255 or a prefix past 32 is no address: the grouping of a
- * number the kit reads ("251.23.45", a German one).
- */
-function isIpv4Address(run: string): boolean {
-  const [address = '', prefix, ...more] = run.split('/');
-  return more.length === 0 && isIPv4(address) && (prefix === undefined || /^(?:[12]?\d|3[0-2])$/.test(prefix));
-}
-
-/**
  * `text` with every number masked, whoever holds it and however it is written: in international
  * form, and in a national one ("07700 900123", "(202) 555-0143") as a run of seven digits or more
- * that is no IPv4 address.
+ * that is no whole IPv4 address (the one the kit spares too).
  */
 export function maskEveryNumber(text: string): string {
   // A mark's digits (and its bracket, a separator) are no part of a number written after it.

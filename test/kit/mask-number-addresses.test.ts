@@ -1,0 +1,69 @@
+/**
+ * The kit spares a whole IPv4 address (four parts of 0 to 255, a prefix of at most 32) among the
+ * values it masks, and nothing else grouped like one: three dotted groups ("251.23.45") or a
+ * prefix past 32 is a number's grouping the kit reads, so a confirmation page's path and a message
+ * show it masked, as the audit's report does.
+ */
+import { describe, expect, it } from 'vitest';
+import { readEnteredNumber } from '../../middleware/numbers/parse-number.ts';
+import { maskNumbersInPath, NOT_REPEATED, quotedUnlessNumber } from '../../middleware/numbers/mask-number.ts';
+import { englishMessages } from '../../middleware/pages/messages.ts';
+import { stepUpConfirmPage } from '../../middleware/pages/step-up-pages.ts';
+import { maskEveryNumber } from '../../testing/audit/number-mask.ts';
+
+/** Grouped as an address is, but none: each a number the kit reads in that country. */
+const NUMBERS_GROUPED_AS_ADDRESSES = [
+  ['251.23.45', 'DE'],
+  ['203.0.113', 'DE'],
+  ['12.34.56.78/901', 'CA'],
+  ['12.34.56.78/33', 'GB'],
+] as const;
+
+const WHOLE_ADDRESSES = ['203.0.113.7', '127.213.0.0/16', '198.18.255.254/32', '10.0.0.0/0'];
+
+describe('values grouped as an IPv4 address is, in what the kit shows', () => {
+  it('masks in a confirmation page a path part that is no address, which the kit reads as a number', () => {
+    // A path's slashes part it: a number in one part has none.
+    for (const [number, country] of NUMBERS_GROUPED_AS_ADDRESSES.filter(([value]) => !value.includes('/'))) {
+      expect(readEnteredNumber(number, country), number).toBeDefined();
+      const path = `/accounts/${number}/close`;
+      expect(maskNumbersInPath(path)).toBe(`/accounts/••\u00a0${number.slice(-2)}/close`);
+      const page = stepUpConfirmPage(
+        {
+          method: 'POST',
+          path,
+          label: undefined,
+          csrfToken: 'csrf',
+          intentField: 'intent',
+          intentId: 'intent-1',
+          methodOverride: undefined,
+        },
+        'nonce',
+        englishMessages,
+      );
+      expect(page.replace(/<form[^>]*>/, ''), number).not.toContain(number);
+    }
+  });
+
+  it('does not repeat such a value in a message, with a prefix past 32 too', () => {
+    for (const [number, country] of NUMBERS_GROUPED_AS_ADDRESSES) {
+      expect(readEnteredNumber(number, country), number).toBeDefined();
+      expect(quotedUnlessNumber(number), number).toBe(NOT_REPEATED);
+    }
+  });
+
+  it('leaves a whole IPv4 address as written, with a prefix of an address', () => {
+    for (const address of WHOLE_ADDRESSES) {
+      expect(maskNumbersInPath(`/hosts/${address}`)).toBe(`/hosts/${address}`);
+      expect(quotedUnlessNumber(address)).toBe(JSON.stringify(address));
+    }
+  });
+
+  it('spares exactly what the audit spares', () => {
+    for (const value of [...NUMBERS_GROUPED_AS_ADDRESSES.map(([number]) => number), ...WHOLE_ADDRESSES]) {
+      const kitSpares = quotedUnlessNumber(value) !== NOT_REPEATED;
+      const auditSpares = maskEveryNumber(value) === value;
+      expect(kitSpares, value).toBe(auditSpares);
+    }
+  });
+});
