@@ -1,8 +1,9 @@
 /**
  * Whether a failed create certainly made no session, so sent no text: the start is then given
  * back (its budgets and the text the SMS pumping check counted). Only answers that say so count:
- * a 429 through every try, or a definite refusal. A timeout, a lost answer or a 5xx may have come
- * after the service acted, so such a start stays counted.
+ * a 429 through every try, or a definite refusal (a 4xx, or a create validation error under any
+ * status). A timeout, a lost answer or a 5xx may have come after the service acted, so such a
+ * start stays counted.
  */
 import { isKitError, KitErrorCode } from '../errors.ts';
 
@@ -16,12 +17,22 @@ function isRefusalStatus(status: number | undefined): boolean {
 }
 
 /**
+ * The create validation errors the interface names. It leaves their HTTP status open (a service
+ * may answer them 200 with isSuccess false), so their code, not their status, says nothing was created.
+ */
+const VALIDATION_CODES: ReadonlySet<string> = new Set([
+  'invalid_return_url',
+  'invalid_channel',
+  'destination_required',
+  'invalid_operation_sensitivity',
+]);
+
+/**
  * True when the create's failure says no session exists. A refusal the kit's client met after a
  * try that may have created the session carries that try's failure as its `cause`: not certain.
  */
 export function createdNoSession(error: unknown): boolean {
   if (isKitError(error, KitErrorCode.ServiceBusy)) return true;
-  return (
-    isKitError(error, KitErrorCode.ServiceRejected) && isRefusalStatus(error.serviceStatus) && error.cause === undefined
-  );
+  if (!isKitError(error, KitErrorCode.ServiceRejected) || error.cause !== undefined) return false;
+  return isRefusalStatus(error.serviceStatus) || VALIDATION_CODES.has(error.serviceErrorCode ?? '');
 }

@@ -1,8 +1,9 @@
 /**
  * Which failed creates certainly made no session (so the start is given back), against a scripted
- * service on loopback: a definite 4xx refusal and a 429 through every try do; a 408, a 5xx, a
- * refusal with isSuccess false under 200, and a refusal met on a retry after a try that may have
- * created the session (a 5xx, one still in flight) do not.
+ * service on loopback: a definite 4xx refusal, a create validation error under any status, and a
+ * 429 through every try do; a 408, a 5xx, a refusal with isSuccess false under 200 whose code the
+ * interface does not name, and a refusal met on a retry after a try that may have created the
+ * session (a 5xx, one still in flight) do not.
  */
 import http from 'node:http';
 import { afterEach, expect, it } from 'vitest';
@@ -79,7 +80,22 @@ it('a 429 through every try made no session', async () => {
   expect(createdNoSession(error)).toBe(true);
 });
 
-it('a 408, a 5xx through every try, or a refusal under 200 may have made one', async () => {
+it('a create validation error under any status the service may give it made no session: the interface leaves its status open', async () => {
+  for (const status of [200, 400, 409, 422]) {
+    for (const errorCode of [
+      'invalid_return_url',
+      'invalid_channel',
+      'destination_required',
+      'invalid_operation_sensitivity',
+    ]) {
+      const error = await createFailure([refusal(status, errorCode)]);
+      expect(error, `${status} ${errorCode}`).toMatchObject({ serviceStatus: status, serviceErrorCode: errorCode });
+      expect(createdNoSession(error), `${status} ${errorCode}`).toBe(true);
+    }
+  }
+});
+
+it('a 408, a 5xx through every try, or a refusal under 200 whose code the interface does not name may have made one', async () => {
   for (const answers of [[refusal(408, 'timeout')], [refusal(503, 'service_unavailable')], [refusal(200, 'odd')]]) {
     const error = await createFailure(answers);
     expect(createdNoSession(error), JSON.stringify(answers)).toBe(false);
