@@ -10,6 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createConsoleLogger, createVerificationKit, type VerificationKitOptions } from '../../middleware/index.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { defaultLogger, formatLogLine, MAX_LOG_LINE } from '../../middleware/logger.ts';
+import { KitError, KitErrorCode } from '../../middleware/errors.ts';
+import { serviceRefusalFix } from '../../middleware/routes/service-refusal.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { startTestEmulator, WEB_CLIENT, type TestEmulator } from '../support/emulator.ts';
 import { newSeen } from '../support/seen.ts';
@@ -213,6 +215,29 @@ describe('the service refusing a start is logged at error level, with the fix', 
         ),
       },
     ]);
+  });
+
+  it('a validation error is told by its code, whatever status the service gives it (the interface states none)', async () => {
+    const returnUrl = 'http://localhost:3999/verify/return/';
+    for (const validationStatus of [401, 404]) {
+      await emulator.control.injectFaults({ validationStatus });
+      try {
+        const { lines } = await startWith({ returnUrl });
+        const printed = lines.map((entry) => entry.line).join('\n');
+        expect(printed, String(validationStatus)).toContain(
+          `${validationStatus} invalid_return_url. Fix: returnUrl "${returnUrl}" is not registered for this client.`,
+        );
+        expect(printed, String(validationStatus)).not.toMatch(/client credentials|base address/);
+      } finally {
+        await emulator.control.reset();
+      }
+    }
+    // A refusal of the number under 404 is no sign of a wrong baseUrl either.
+    const refused = new KitError(KitErrorCode.ServiceRejected, 'refused', {
+      serviceStatus: 404,
+      serviceErrorCode: 'destination_required',
+    });
+    expect(serviceRefusalFix({ baseUrl: emulator.url, returnUrl }, refused)).toBeUndefined();
   });
 
   it('a baseUrl ending in /session (404): the base address, which the fix names', async () => {
