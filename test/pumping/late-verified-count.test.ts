@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PumpingStore } from '../../middleware/store/types.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { countryCountsNow } from '../support/pumping-counts.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { addPhoneAction } from '../support/actions.ts';
 import { withMethodReplaced } from '../support/replaced-method.ts';
@@ -79,15 +80,7 @@ describeEachAppStore('the count of a verified text that never settles', (_store,
   });
 
   /** The counts of the user's country in the hour the text was sent. */
-  const franceNow = async () =>
-    (
-      await app.store.pumping!.readPumping({
-        keys: [{ dimension: 'country', key: 'FR' }],
-        address: '127.0.0.1',
-        hour: Math.floor(app.clock.now() / 3_600_000),
-        now: app.clock.now(),
-      })
-    ).counts[0]!;
+  const franceNow = () => countryCountsNow(app, 'FR');
 
   it('a count that failed at the landing is made on the next read of the fulfilled attempt, once', async () => {
     const user = await app.agent().signIn('count-fails');

@@ -8,6 +8,7 @@ import { RECORD_AGAIN_EVERY_MS } from '../../middleware/pumping/pumping-unrecord
 import type { PumpingStore } from '../../middleware/store/types.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { countryCountsNow } from '../support/pumping-counts.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { addPhoneAction } from '../support/actions.ts';
 import { withMethodReplaced } from '../support/replaced-method.ts';
@@ -25,15 +26,7 @@ describeEachAppStore('a send whose record failed', (_store, storeOptions) => {
   });
 
   /** The texts to France of the current hour: sent, and verified. */
-  const franceNow = async () =>
-    (
-      await app.store.pumping!.readPumping({
-        keys: [{ dimension: 'country', key: 'FR' }],
-        address: '127.0.0.1',
-        hour: Math.floor(app.clock.now() / 3_600_000),
-        now: app.clock.now(),
-      })
-    ).counts[0]!;
+  const franceNow = () => countryCountsNow(app, 'FR');
 
   it('is recorded again at a later start, and its verification then counts', async () => {
     const before = await franceNow();

@@ -10,6 +10,7 @@ import { contextOf } from '../../middleware/create-kit.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { countryCountsNow } from '../support/pumping-counts.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { addPhoneAction } from '../support/actions.ts';
 import { withMethodReplaced } from '../support/replaced-method.ts';
@@ -27,15 +28,7 @@ describeEachAppStore('a verified text that is never applied', (_store, storeOpti
   });
 
   /** The texts verified to France in the hour they were sent. */
-  const verifiedInFrance = async () =>
-    (
-      await app.store.pumping!.readPumping({
-        keys: [{ dimension: 'country', key: 'FR' }],
-        address: '127.0.0.1',
-        hour: Math.floor(app.clock.now() / 3_600_000),
-        now: app.clock.now(),
-      })
-    ).counts[0]!.verifiedThisHour;
+  const verifiedInFrance = async () => (await countryCountsNow(app, 'FR')).verifiedThisHour;
 
   it('is counted when its action is no longer registered, and nothing is fulfilled', async () => {
     const user = await app.agent().signIn('action-gone');
