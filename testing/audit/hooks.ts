@@ -143,6 +143,19 @@ export async function callCount(what: string, timeoutMs: number, call: () => unk
   return countOf(what, await callHook(what, timeoutMs, call));
 }
 
+/**
+ * What `what` (`kit.attempts.get`) answered, as a count of the attempt's effect: 1 once the kit
+ * marked it fulfilled (`fulfilledAt` a time), 0 while not, or for an attempt it does not know
+ * (undefined, or null as a read relayed as JSON says it). Anything else is a HookError.
+ */
+export function fulfilmentsOf(what: string, summary: unknown): number {
+  if (summary === undefined || summary === null) return 0;
+  const fulfilledAt = typeof summary === 'object' ? (summary as { fulfilledAt?: unknown }).fulfilledAt : undefined;
+  if (fulfilledAt === null) return 0;
+  if (typeof fulfilledAt === 'number') return 1;
+  throw new HookError(`${what} answered ${kindOf(summary)}, not an attempt (its fulfilledAt a time, or null)`);
+}
+
 /** The log `what` answered as lines: an array of strings, or the log as one text. Anything else is a HookError. */
 export function linesOf(what: string, value: unknown): readonly string[] {
   if (typeof value === 'string') return value.split(/\r?\n/);

@@ -103,7 +103,8 @@ export interface AuditOptions {
    */
   kit?: {
     serviceUrl?: string | undefined;
-    attempts?: { get(sessionId: string): Promise<{ fulfilledAt: number | null } | undefined> };
+    /** An attempt it does not know: undefined, or null (as a read relayed as JSON says it). */
+    attempts?: { get(sessionId: string): Promise<{ fulfilledAt: number | null } | undefined | null> };
   };
   /**
    * Where your app's kit calls the service (its `baseUrl`, e.g. process.env.VERIFY_BASE_URL), when the

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { emulatorControl, type ControlSession, type EmulatorControl } from '../../emulator/control/control-client.ts';
 import { withoutUrlPasswords } from '../../middleware/printable-errors.ts';
 import { AuditAgent, parseHandoffPage, type Answer } from './agent.ts';
-import { callCount, callHook, callSync, linesOf } from './hooks.ts';
+import { callCount, callHook, callSync, fulfilmentsOf, linesOf } from './hooks.ts';
 import { loopbackBlock } from './client-addresses.ts';
 import { walkHostedPage } from './hosted-page.ts';
 import { BodyBudget, type KeptExchange } from './kept-bodies.ts';
@@ -281,8 +281,8 @@ export class AuditWorld {
   async effects(sessionId: string): Promise<number> {
     const { probe, kit, timeoutMs } = this.options;
     if (probe !== undefined) return callCount(`your probe('${sessionId}')`, timeoutMs, () => probe(sessionId));
-    const summary = await callHook(`kit.attempts.get('${sessionId}')`, timeoutMs, () => kit?.attempts?.get(sessionId));
-    return summary?.fulfilledAt === null || summary === undefined ? 0 : 1;
+    const what = `kit.attempts.get('${sessionId}')`;
+    return fulfilmentsOf(what, await callHook(what, timeoutMs, () => kit?.attempts?.get(sessionId)));
   }
 
   /** Your app's log lines so far (`logs`), none when it was not given. */
