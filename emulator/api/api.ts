@@ -68,6 +68,8 @@ function clientErrorMessage(status: number, type: unknown): string {
 }
 
 async function createSession(context: EmulatorContext, req: Request, res: Response): Promise<void> {
+  // Its answer (and a replay of it) carries the handoff, a single-use capability: no cache keeps it.
+  res.set('Cache-Control', 'no-store');
   const key = req.get('idempotency-key');
   if (refusedBeforeClaim(context, req, res, key)) return;
   const client = clientOf(res);

@@ -89,6 +89,17 @@ describe('spec Idempotency rule 4: same key and payload after a success replays 
   });
 });
 
+describe('the create answer carries the handoff, a single-use capability', () => {
+  it('is never stored by a cache: Cache-Control no-store on the answer and on its replay', async () => {
+    const first = await create('store-key');
+    const replayed = await create('store-key');
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body.handoff).toBe(first.body.handoff);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect(replayed.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
 describe('spec Idempotency rule 5: the same key while the first request runs gives 409', () => {
   it('answers 409 idempotency_request_in_flight, then the first completes and a retry replays it', async () => {
     await emulator.control.setFaults({ createDelayMs: 600 });
