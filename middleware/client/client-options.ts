@@ -15,7 +15,10 @@ export interface VerifyClientTimeouts {
 
 /** Retries of a session create (same Idempotency-Key each time). */
 export interface VerifyClientRetry {
-  /** Tries of one createSession, the first included. Default 5. */
+  /**
+   * Tries of one createSession, the first included. Default 5. A 409 `idempotency_request_in_flight`
+   * (the first try still running at the service) uses none: it is waited out within `budgetMs`.
+   */
   maxAttempts?: number;
   /** First backoff; doubles each retry, with full jitter. Default 200 ms. */
   baseDelayMs?: number;

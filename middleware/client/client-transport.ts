@@ -42,6 +42,13 @@ export class BusyFailure extends RetryableFailure {
 }
 
 /**
+ * The service answered 409 `idempotency_request_in_flight`: the first try of this create is still
+ * running there. The client waits and asks again with the same key; such an answer is no failed
+ * try, so only `budgetMs` bounds the waiting, never `maxAttempts`.
+ */
+export class InFlightFailure extends RetryableFailure {}
+
+/**
  * The most a service answer may hold: a status or a create answer is well under 1 KiB, so a larger
  * one is not the service's, and is never buffered (a hostile service or proxy could fill memory).
  */
@@ -178,21 +185,23 @@ export function createTransport(options: VerifyClientOptions) {
 /**
  * Tries `attempt` again after retryable failures, with jittered exponential backoff, within
  * `maxAttempts` and `budgetMs`. A 429 waits at least its Retry-After and only within `busyBudgetMs`
- * (0: never retried).
+ * (0: never retried). An answer that the first try is still running uses no try: within `budgetMs`.
  */
 export async function withRetries<T>(retry: Required<VerifyClientRetry>, attempt: () => Promise<T>): Promise<T> {
   const startedAt = Date.now();
+  let failedTries = 0;
   for (let tries = 1; ; tries++) {
     try {
       return await attempt();
     } catch (error) {
       if (!(error instanceof RetryableFailure)) throw error;
+      if (!(error instanceof InFlightFailure)) failedTries++;
       const backoff = Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (tries - 1));
       const busy = error instanceof BusyFailure;
       const delay = busy ? Math.max(backoff, error.retryAfterMs) : backoff;
       const budget = busy ? Math.min(retry.budgetMs, retry.busyBudgetMs) : retry.budgetMs;
       const outOfTime = Date.now() - startedAt + delay > budget;
-      if (tries >= retry.maxAttempts || outOfTime) throw error.failure;
+      if (failedTries >= retry.maxAttempts || outOfTime) throw error.failure;
       await sleep(delay);
     }
   }

@@ -9,6 +9,7 @@ import {
   BusyFailure,
   createTransport,
   errorCodeOf,
+  InFlightFailure,
   RetryableFailure,
   withRetries,
   type JsonObject,
@@ -214,7 +215,7 @@ async function createWithRetries(
       const answer = await call('POST', '/session', headers, body);
       if (answer.status === 409 && errorCodeOf(answer.body) === 'idempotency_request_in_flight') {
         // The first try is still running on the service: wait and ask again with the same key.
-        throw new RetryableFailure(
+        throw new InFlightFailure(
           new KitError(KitErrorCode.ServiceUnavailable, 'The verification service was still processing this attempt.', {
             serviceStatus: 409,
             serviceErrorCode: 'idempotency_request_in_flight',
