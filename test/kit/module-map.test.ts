@@ -6,7 +6,7 @@
  *   it, and each store's dialect folder imports only its own files and the shared contract;
  * - no import circles, in the kit or in the demo;
  * - the landing reaches the rest of the kit only through the return handling, the pages and the
- *   user lookup; each store keeps its SQL text in one module (and its migrations in another);
+ *   user lookup; each store keeps its SQL text in its SQL modules (and its migrations in another);
  * - the emulator keeps a short top (composition, context, errors, clock) and a folder per concern;
  *   its configuration is pure parsing that imports nothing else of it; it never imports what
  *   `/testing` offers integrators, and neither it nor `testing/` imports the kit (but for the
@@ -217,13 +217,20 @@ describe('module map', () => {
     ]);
   });
 
-  it("names the kit's tables only in each store's SQL module and its migrations", () => {
+  it("names the kit's tables only in each store's SQL modules and its migrations", () => {
     const naming = [...kit.keys()].filter((file) =>
       /verify_kit_(attempts|outcome_events|start_budgets)/.test(readFileSync(path.join(repo, file), 'utf8')),
     );
     expect(naming.sort()).toEqual([
+      'middleware/store/postgres/postgres-budgets-sql.ts',
+      'middleware/store/postgres/postgres-fulfil-sql.ts',
+      'middleware/store/postgres/postgres-outbox-sql.ts',
+      'middleware/store/postgres/postgres-pumping-sql.ts',
+      'middleware/store/postgres/postgres-reads-and-retention-sql.ts',
       'middleware/store/postgres/postgres-schema.ts',
       'middleware/store/postgres/postgres-sql.ts',
+      'middleware/store/postgres/postgres-step-up-sql.ts',
+      'middleware/store/postgres/postgres-sweep-sql.ts',
       'middleware/store/sqlite/sqlite-schema.ts',
       'middleware/store/sqlite/sqlite-sql.ts',
     ]);

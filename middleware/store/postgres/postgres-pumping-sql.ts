@@ -182,4 +182,22 @@ export const PUMPING_SQL = {
        rules AS (DELETE FROM verify_kit_pumping_rules WHERE until <= $3 RETURNING 1)
      SELECT ((SELECT count(*) FROM counts) + (SELECT count(*) FROM sends) + (SELECT count(*) FROM decisions)
        + (SELECT count(*) FROM rules))::integer AS purged`,
+  // The SMS pumping counters' repair (postgres-pumping.ts): the texts of attempts fulfilled since
+  // $1 still counted unverified (their count failed), at most $2, counted as markVerified does: a
+  // send another caller counts meanwhile is read again once locked, and skipped. Several sends of
+  // one key and hour add up in one update of its row.
+  countFulfilledSends: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
+     done AS (
+       UPDATE verify_kit_pumping_sends AS s SET verified = TRUE FROM unflushed
+       WHERE NOT s.verified AND s.session_id IN (
+         SELECT a.session_id FROM verify_kit_attempts a JOIN verify_kit_pumping_sends p ON p.session_id = a.session_id
+         WHERE a.outcome <> 'pending' AND a.finished_at >= $1 AND a.outcome = 'fulfilled' AND NOT p.verified LIMIT $2)
+       RETURNING s.hour, s.dimensions, s.keys),
+     counted AS (
+       UPDATE verify_kit_pumping_counts AS c SET verified = c.verified + t.n
+       FROM (SELECT k.dimension, k.key, done.hour, count(*)::integer AS n
+             FROM done CROSS JOIN LATERAL unnest(done.dimensions, done.keys) AS k(dimension, key)
+             GROUP BY k.dimension, k.key, done.hour) t
+       WHERE c.dimension = t.dimension AND c.key = t.key AND c.hour = t.hour)
+     SELECT count(*)::integer AS marked FROM done`,
 } as const;

@@ -1,4 +1,4 @@
-/** How the PostgreSQL store names the routines it creates (postgres-sql.ts, postgres-pumping-sql.ts). */
+/** How the PostgreSQL store names the routines it creates (listed in ROUTINES, postgres-sql.ts). */
 import { createHash } from 'node:crypto';
 
 /** A routine the store creates when it starts, if missing: its signature (to look it up) and its CREATE. */

@@ -25,7 +25,7 @@ import { postgresPumping } from './postgres-pumping.ts';
 import { query, type PostgresDb } from './postgres-query.ts';
 import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
 import { migrate } from './postgres-schema.ts';
-import { ENDED_BUDGETS_PER_CLEANUP } from './postgres-sql.ts';
+import { ENDED_BUDGETS_PER_CLEANUP } from './postgres-budgets-sql.ts';
 import { postgresSweepWrites } from './postgres-sweep.ts';
 import { postgresStepUp } from './postgres-step-up.ts';
 import { postgresSweepPace } from './postgres-sweep-pace.ts';
