@@ -16,7 +16,7 @@ export interface FaultSettings {
   statusStatus: number;
   /** Every GET /session/{id} waits this long. */
   statusDelayMs: number;
-  /** The HTTP status of the four create validation errors (the spec does not state it; default 400). */
+  /** The HTTP status of the four create validation errors (the spec does not state it; default 400; 200 or a 4xx). */
   validationStatus: number;
   /** Create and status read answers carry one more field no client knows (the spec shows no full field list). */
   unknownFields: boolean;
@@ -76,8 +76,9 @@ export function parseFaultUpdate(body: unknown): Partial<FaultSettings> | string
         return `${name} must be an HTTP error status (400-599).`;
       update[name as (typeof STATUSES)[number]] = value as number;
     } else if (name === 'validationStatus') {
-      if (!Number.isInteger(value) || (value as number) < 400 || (value as number) > 499)
-        return 'validationStatus must be a client error status (400-499).';
+      // 200 too: the service's successes are told by isSuccess, so its refusals may share their status.
+      if (!Number.isInteger(value) || (value !== 200 && ((value as number) < 400 || (value as number) > 499)))
+        return 'validationStatus must be 200 (a refusal told by isSuccess false) or a client error status (400-499).';
       update.validationStatus = value as number;
     } else if (name === 'unknownFields' || name === 'assertionExchanged' || name === 'bareErrors') {
       if (typeof value !== 'boolean') return `${name} must be true or false.`;

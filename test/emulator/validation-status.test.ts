@@ -1,8 +1,9 @@
 /**
  * The spec names four create errors (invalid_return_url, invalid_channel, destination_required,
  * invalid_operation_sensitivity) but not their HTTP status. The emulator answers 400, and a test
- * can make it answer another 4xx (`injectFaults({ validationStatus })`), so an integration that
- * keys on 400 rather than on the errorCode is found here rather than against the service.
+ * can make it answer another 4xx, or 200 with `isSuccess: false` (`injectFaults({ validationStatus })`),
+ * so an integration that keys on 400, or on any 4xx, rather than on the errorCode is found here
+ * rather than against the service.
  */
 import { describe, expect, it } from 'vitest';
 import { WEB_CLIENT, createSession, sessionBody, useTestEmulator } from '../support/emulator.ts';
@@ -41,7 +42,27 @@ describe('the HTTP status of the spec’s create errors, which the spec leaves o
     expect(answer.status).toBe(400);
   });
 
-  it.each([200, 399, 500, 422.5, '422'])(
+  it.each(specErrors)(
+    '%s answers 200 with isSuccess false when a test chose 200: a refusal told by its body alone',
+    async (errorCode, override) => {
+      expect((await emulator.control.injectFaults({ validationStatus: 200 })).validationStatus).toBe(200);
+      const answer = await createSession(emulator.url, WEB_CLIENT, sessionBody(WEB_CLIENT, override), {
+        idempotencyKey: `key-${errorCode}`,
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ isSuccess: false, errorCode, message: expect.any(String) });
+      expect(answer.headers.get('idempotent-replayed')).toBeNull();
+      expect(await emulator.control.stats()).toMatchObject({ creates: 0, smsSent: 0 });
+      // Not stored as a success: the key is free for a valid create.
+      const created = await createSession(emulator.url, WEB_CLIENT, sessionBody(WEB_CLIENT), {
+        idempotencyKey: `key-${errorCode}`,
+      });
+      expect(created.body).toMatchObject({ isSuccess: true });
+      expect(created.headers.get('idempotent-replayed')).toBeNull();
+    },
+  );
+
+  it.each([201, 299, 399, 500, 422.5, '422'])(
     'refuses validationStatus %j with 400 and keeps the one in force',
     async (value) => {
       expect((await emulator.control.setFaults({ validationStatus: value })).status).toBe(400);

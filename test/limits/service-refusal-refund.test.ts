@@ -148,6 +148,21 @@ describeEachAppStore('a start the service refuses', (_store, storeOptions) => {
       expect(await counted('FR')).toBe(1);
     });
   });
+
+  it('a number the service calls unusable, answered 200 with isSuccess false (its status is not stated), spends nothing either', async () => {
+    await app.clock.pinned(dayOf(10), async () => {
+      const user = await app.agent().signIn('+012345679');
+      const sent = await texts();
+      await app.emulator.control.injectFaults({ validationStatus: 200 });
+      try {
+        for (let i = 0; i < 3; i++) expect((await user.tryStart('phone_on_file')).status).toBe(502);
+      } finally {
+        await app.emulator.control.injectFaults({ validationStatus: 400 });
+      }
+      expect(await texts()).toBe(sent);
+      expect(await counted('ZZ')).toBe(0);
+    });
+  });
 });
 
 /**
