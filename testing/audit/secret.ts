@@ -57,11 +57,22 @@ export function findSecretPart(forms: readonly SecretForm[], text: string): Secr
   return undefined;
 }
 
+/** A tag or a comment, with the spaces and line breaks beside it: what a page's reader never sees. */
+const MARKUP = /\s*<[^>]*>\s*/g;
+
 /**
  * Which spelling of `forms` `text` holds: whole, or (`parts`) as MIN_LEAKED_PART characters in a
- * row of one, named so.
+ * row of one, named so; as written, or as a page's reader sees it (its tags removed), for a
+ * template that cut it into elements each shorter than a part.
  */
 export function secretSpellingIn(forms: readonly SecretForm[], text: string, parts: boolean): string | undefined {
+  const written = spellingAsWritten(forms, text, parts);
+  if (written !== undefined) return written;
+  const seen = spellingAsWritten(forms, text.replace(MARKUP, ''), parts);
+  return seen === undefined ? undefined : `${seen}, split by a page's tags`;
+}
+
+function spellingAsWritten(forms: readonly SecretForm[], text: string, parts: boolean): string | undefined {
   const whole = findSecret(forms, text);
   if (whole !== undefined || !parts) return whole?.name;
   const part = findSecretPart(forms, text);
