@@ -222,6 +222,7 @@ describe('module map', () => {
       /verify_kit_(attempts|outcome_events|start_budgets)/.test(readFileSync(path.join(repo, file), 'utf8')),
     );
     expect(naming.sort()).toEqual([
+      'middleware/store/postgres/postgres-budget-migrations.ts',
       'middleware/store/postgres/postgres-budgets-sql.ts',
       'middleware/store/postgres/postgres-fulfil-sql.ts',
       'middleware/store/postgres/postgres-outbox-sql.ts',
