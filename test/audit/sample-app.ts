@@ -146,6 +146,8 @@ export interface SampleContext {
   /** Inserts one row in `grants` (the probe counts them per session id). */
   insert(sessionId: string, userRef: string): void;
   grants(sessionId: string): number;
+  /** Makes `phone` the user's number (what change_phone's fulfil writes). */
+  savePhone(userRef: string, phone: string): void;
   logs: string[];
 }
 
@@ -558,6 +560,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     clientSecret,
     insert: (sessionId, userRef) => void insert.run(sessionId, userRef),
     grants,
+    savePhone: (userRef, phone) => void savePhone.run(userRef, phone),
     logs,
   };
   const app = express();

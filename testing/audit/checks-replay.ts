@@ -1,9 +1,24 @@
 /**
  * Landings that are real but repeated, moved or late: a replay after success, the link opened in
  * another browser, a reload storm of concurrent landings, and an older verified attempt arriving
- * after a newer one. The action runs exactly once for its owner, and never for a stale intent.
+ * after a newer one. The action runs exactly once, for its owner (as far as an entered number shows
+ * whose it is), and never for a stale intent; another browser is shown nothing of the owner.
  */
 import { describeAnswer, type AuditCheck } from './check.ts';
+import { showsNumber } from './typed-number-places.ts';
+import { digitsOf } from './world.ts';
+
+/**
+ * What `text` shows of an attempt's owner, named for evidence: the name they signed in with (as a
+ * word: `audit…1` is not in `audit…12`), or the number they typed in any spelling; else undefined.
+ */
+function ownerShown(name: string, phone: string | undefined): (text: string) => string | undefined {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const asWord = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'iu');
+  const showsTyped = phone === undefined ? () => false : showsNumber(phone);
+  return (text) =>
+    asWord.test(text) ? "its owner's name" : showsTyped(text) ? 'the number its owner typed' : undefined;
+}
 
 const ONCE_FIX =
   "Put the action's effect inside the kit's fulfil(tx, attempt) on the transaction handle it gets, so the effect and the kit's mark commit together once per sessionId; do not act in a success page or a hook.";
@@ -36,18 +51,20 @@ export const replayChecks: AuditCheck[] = [
   {
     id: 'replay.other-browser',
     title:
-      'The return link opened in another browser (another user, or nobody signed in) shows nothing and runs the action once, for its owner',
+      "The return link opened in another browser (another user, or nobody signed in) is not sent on and shows nothing of its owner (their name, the number they typed), and runs the action once; a typed number becomes its owner's, never that browser's user's",
     fix: "Show the outcome only to the attempt's own user (the kit's landing does); run the action for attempt.userRef, never for whoever is signed in.",
     phase: 'concurrent',
     async run(world, verdict) {
+      const action = world.firstAction();
       const owner = await world.signIn();
-      const attempt = await world.start(owner);
+      const phone = action.enteredNumber === undefined ? undefined : world.newNumber();
+      const attempt = await world.attemptOf(await world.postStart(owner, action, { phone }));
       const location = await world.walkHostedPage(owner, attempt);
       const other = await world.signIn();
-      const nobody = world.agent();
+      const shown = ownerShown(owner.name, phone);
       for (const [label, agent] of [
         ['another user', other.agent],
-        ['no session', nobody],
+        ['no session', world.agent()],
       ] as const) {
         const answer = await agent.request(location);
         verdict.note(`${label}: ${describeAnswer(answer)}`);
@@ -55,6 +72,8 @@ export const replayChecks: AuditCheck[] = [
           answer.status < 300 || answer.status >= 400,
           `${label}'s browser was redirected to ${answer.location}`,
         );
+        const what = shown(answer.body);
+        verdict.expect(what === undefined, `${label}'s browser was shown ${what}`);
       }
       const own = await owner.agent.request(location);
       verdict.note(`owner: ${describeAnswer(own)}`);
@@ -64,6 +83,15 @@ export const replayChecks: AuditCheck[] = [
       );
       const count = await world.effects(attempt.sessionId);
       verdict.expect(count === 1, `the action ran ${count} times after landings in three browsers (expected 1)`);
+      if (phone === undefined) {
+        verdict.note(`who the action ran for is not seen: ${action.name} has no enteredNumber`);
+        return;
+      }
+      const typed = digitsOf(phone);
+      const othersNumber = await world.numberOf(action, other);
+      verdict.expect(othersNumber !== typed, `${action.name} made the owner's typed number the other user's`);
+      const ownersNumber = await world.numberOf(action, owner);
+      verdict.expect(ownersNumber === typed, `${action.name} did not make the typed number its owner's`);
     },
   },
   {
