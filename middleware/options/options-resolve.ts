@@ -1,7 +1,8 @@
 /**
  * `resolveKitOptions`: every option of createVerificationKit checked, defaults filled in, all
  * problems reported at once. No side effects: the factory builds the client and the start limits
- * from the result. The client secret's value is never quoted, not even in part.
+ * from the result. The client secret's value is never quoted, not even in part. The objects the
+ * app hands the kit are checked in options-collaborators.ts, its timings in options-timings.ts.
  */
 import { KitError, KitErrorCode, rememberSecret } from '../errors.ts';
 import { defaultLogger, safeLogger } from '../logger.ts';
@@ -9,97 +10,36 @@ import { createMessageCatalog } from '../pages/messages.ts';
 import {
   checkKnownKeys,
   checkOptionNames,
-  hasMethods,
-  integerInRange,
   isFunction,
   isRecord,
-  nonNegative,
   optionalFunction,
   optionGroup,
   OptionProblems,
   quote,
 } from './option-problems.ts';
-import { PENDING_REUSE_MS } from '../client/coalesce.ts';
-import { checkSettings, connectionsProblem } from '../client/client-options.ts';
 import { checkActionStepUps } from './options-action-step-up.ts';
 import { checkActions } from './options-actions.ts';
+import { checkCollaborators, checkLimits } from './options-collaborators.ts';
 import { checkScopes } from './options-scopes.ts';
 import { checkNumberOptions } from './options-numbers.ts';
+import { checkHookTimeouts, checkTimings } from './options-timings.ts';
 import { checkReturnUrl, checkRoutes } from './options-urls.ts';
 import { checkBaseUrl, checkCredentials } from './service-access.ts';
-import type { ClientSettings, ResolvedKitOptions, VerificationKitOptions } from './options.ts';
+import type { ResolvedKitOptions, VerificationKitOptions } from './options.ts';
 import type { PageRenderers } from '../pages/pages.ts';
 import { guardLocale, guardMessages, guardPages } from '../pages/guard.ts';
-import { DEFAULT_HOOK_TIMEOUTS, HOOK_NAMES, type HookTimeouts } from '../deadline.ts';
-import type { Platform, VerifyClient } from '../types.ts';
-import { checkReadCap } from '../sweep/sweep-options.ts';
+import type { Platform } from '../types.ts';
 import { checkPumping } from './options-pumping.ts';
-import { START_LIMIT_OPTION_NAMES } from '../limits/start-limits.ts';
+
+export { isVerifyClient } from './options-collaborators.ts';
 
 const PAGE_NAMES = ['complete', 'failed', 'pending', 'startAgain', 'enterNumber', 'error'] as const;
 const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
-
-/** A ready client has the client's methods; anything else passed as `client` is settings. */
-export function isVerifyClient(value: VerifyClient | ClientSettings): value is VerifyClient {
-  return hasMethods(value, ['createSession', 'getSession', 'close']);
-}
 
 function checkPlatform(problems: OptionProblems, value: unknown): Platform {
   if (value === undefined || value === 'web' || value === 'mobile') return value ?? 'web';
   problems.add(`\`platform\` must be 'web' or 'mobile': got ${quote(value)}.`);
   return 'web';
-}
-
-function checkClient(problems: OptionProblems, value: unknown): void {
-  if (value === undefined) return;
-  if (hasMethods(value, ['createSession', 'getSession', 'close'])) return;
-  if (isRecord(value) && !('createSession' in value) && !('getSession' in value)) {
-    checkKnownKeys(problems, 'client', value, ['timeouts', 'retry', 'connections']);
-    const problem = value.connections === undefined ? undefined : connectionsProblem(value.connections);
-    if (problem !== undefined) problems.add(`\`client.connections\` ${problem}.`);
-    for (const key of ['timeouts', 'retry'] as const) {
-      if (value[key] !== undefined && !isRecord(value[key])) problems.add(`\`client.${key}\` must be an object.`);
-      checkSettings(problems, key, value[key], 'client.');
-    }
-    return;
-  }
-  problems.add(
-    '`client` must be a VerifyClient (createVerifyClient(...)), or settings { timeouts?, retry?, connections? }, or omitted.',
-  );
-}
-
-function checkCollaborators(problems: OptionProblems, o: Record<string, unknown>): void {
-  if (!hasMethods(o.store, ['insertAttempt', 'findAttemptByState', 'fulfilBatch', 'recordFailure'])) {
-    problems.add('`store` must be a VerifyStore, e.g. createSqliteStore({ database: "./data/app.sqlite" }).');
-  }
-  if (!isFunction(o.resolveUser)) {
-    problems.add(
-      "`resolveUser` must be a function (req) => { userRef, destination } | null giving the signed-in user's stable userRef and phone destination.",
-    );
-  }
-  if (o.logger !== undefined && !hasMethods(o.logger, ['info', 'warn', 'error'])) {
-    problems.add('`logger` must have info, warn and error methods (pino-compatible), or be omitted.');
-  }
-  checkClient(problems, o.client);
-}
-
-/** Only the shape: createStartLimits checks the budgets and the counter. */
-function checkLimits(problems: OptionProblems, limits: unknown, disabled: unknown): void {
-  if (disabled !== undefined && typeof disabled !== 'boolean') {
-    problems.add('`dangerouslyDisableStartLimits` must be true or false.');
-  }
-  if (disabled === true && limits !== undefined) {
-    problems.add('Pass either `limits` or `dangerouslyDisableStartLimits: true`, not both.');
-  }
-  if (limits !== undefined && !isRecord(limits)) {
-    problems.add(
-      '`limits` must be start limit options ({ perUser, perDestination, perUserNumbers, perIp, store, ... }) or createStartLimits(...).',
-    );
-  } else if (limits !== undefined && typeof limits.consume !== 'function') {
-    // `database`, an option of older releases, is told what replaced it when the limits are built.
-    const named = Object.fromEntries(Object.entries(limits).filter(([key]) => key !== 'database'));
-    checkOptionNames(problems, named, START_LIMIT_OPTION_NAMES, 'limits.');
-  }
 }
 
 function checkPages(problems: OptionProblems, value: Partial<PageRenderers> | undefined): void {
@@ -111,22 +51,6 @@ function checkPages(problems: OptionProblems, value: Partial<PageRenderers> | un
       );
     } else if (!isFunction(render)) problems.add(`\`pages.${key}\` must be a function returning HTML.`);
   }
-}
-
-/** Each callback's deadline: the defaults, with the given ones over them. */
-function checkHookTimeouts(problems: OptionProblems, value: unknown): HookTimeouts {
-  const given = optionGroup(problems, 'hookTimeouts', value);
-  checkKnownKeys(problems, 'hookTimeouts', given, HOOK_NAMES);
-  const timeouts: Record<string, number> = {};
-  for (const name of HOOK_NAMES) {
-    timeouts[name] = integerInRange(problems, `hookTimeouts.${name}`, given[name], {
-      min: 1,
-      max: 600_000,
-      fallback: DEFAULT_HOOK_TIMEOUTS[name],
-      unit: ' ms',
-    });
-  }
-  return timeouts as HookTimeouts;
 }
 
 function checkMessages(problems: OptionProblems, messages: unknown): void {
@@ -164,54 +88,6 @@ function checkCsrf(problems: OptionProblems, value: VerificationKitOptions['csrf
     'a function (req) => boolean',
   );
   return { allowedOrigins, sessionKey, ...(replace === undefined ? {} : { dangerouslyReplaceTokenCheck: replace }) };
-}
-
-/** A pending answer reused as long as the re-check interval makes every re-check of a landing reuse it. */
-function checkPendingReuse(
-  problems: OptionProblems,
-  landing: { pendingRechecks: number; pendingRecheckIntervalMs: number; pendingReuseMs: number },
-): void {
-  const { pendingRechecks, pendingRecheckIntervalMs: interval, pendingReuseMs: reuse } = landing;
-  if (pendingRechecks === 0 || reuse === 0 || reuse < interval) return;
-  const below = Math.max(0, Math.floor(interval * 0.8));
-  problems.add(
-    `\`landing.pendingReuseMs\` (${reuse} ms) must be below \`landing.pendingRecheckIntervalMs\` (${interval} ms): ` +
-      "otherwise every re-check of a landing reuses the cached 'pending' and never reads the service. " +
-      `Pass e.g. landing: { pendingReuseMs: ${below} }, or 0 to reuse nothing.`,
-  );
-}
-
-function checkTimings(problems: OptionProblems, o: Pick<VerificationKitOptions, 'landing' | 'sweep'>) {
-  const given = optionGroup(problems, 'landing', o.landing);
-  checkKnownKeys(problems, 'landing', given, [
-    'pendingRechecks',
-    'pendingRecheckIntervalMs',
-    'refreshSeconds',
-    'refreshWindowMs',
-    'pendingReuseMs',
-  ]);
-  const sweep = optionGroup(problems, 'sweep', o.sweep);
-  checkKnownKeys(problems, 'sweep', sweep, ['firstCheckAfterMs', 'maxReadsPerSecond']);
-  const landing = {
-    pendingRechecks: nonNegative(problems, 'landing.pendingRechecks', given.pendingRechecks, 3),
-    pendingRecheckIntervalMs: nonNegative(
-      problems,
-      'landing.pendingRecheckIntervalMs',
-      given.pendingRecheckIntervalMs,
-      600,
-    ),
-    refreshSeconds: nonNegative(problems, 'landing.refreshSeconds', given.refreshSeconds, 3, false),
-    refreshWindowMs: nonNegative(problems, 'landing.refreshWindowMs', given.refreshWindowMs, 5 * 60_000),
-    pendingReuseMs: nonNegative(problems, 'landing.pendingReuseMs', given.pendingReuseMs, PENDING_REUSE_MS),
-  };
-  checkPendingReuse(problems, landing);
-  return {
-    landing,
-    sweep: {
-      firstCheckAfterMs: nonNegative(problems, 'sweep.firstCheckAfterMs', sweep.firstCheckAfterMs, 3 * 60_000),
-      maxReadsPerSecond: checkReadCap(problems, sweep.maxReadsPerSecond, 'sweep.maxReadsPerSecond'),
-    },
-  };
 }
 
 /** Checks every option (reporting all problems in one KitError invalid_options) and fills in defaults. */
