@@ -5,77 +5,39 @@
  * (mobile). Nothing the browser sends chooses a URL.
  *
  * Also the start-again page (GET), where a used or restored auto-submit page goes instead of
- * re-sending its handoff.
+ * re-sending its handoff. The start's answers are start-pages.ts; the verifyUrl's check, verify-url.ts.
  */
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { KitContext } from '../context.ts';
 import type { ResolvedUser } from '../options/options.ts';
-import { isLoopbackHostname } from '../options/service-access.ts';
 import { verifyCsrf } from './csrf.ts';
-import { isKitError, KitError, KitErrorCode } from '../errors.ts';
-import { handoffPage } from '../pages/handoff-page.ts';
-import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
-import { newNonce, newState } from './state.ts';
-import { queryOf } from './complete-return.ts';
-import { logKitError, route } from './answer-error.ts';
+import { KitError, KitErrorCode } from '../errors.ts';
+import { newState } from './state.ts';
+import { route } from './answer-error.ts';
 import { currentUser } from './user.ts';
 import { annotateSpan, countStart } from '../telemetry.ts';
-import { bodyOf, bodyParsers, paramsFor, pickAction, pickStartAction, readBody } from './start-request.ts';
+import { bodyOf, bodyParsers, paramsFor, pickStartAction, readBody } from './start-request.ts';
 import { attemptFor, type AttemptUser } from './destination.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
-import { ENTERED_NUMBER_FIELD } from '../pages/pages.ts';
 import type { Attempt } from '../store/types.ts';
 import type { ActionDefinition, CreatedSession, JsonValue } from '../types.ts';
-import { restartFormFor } from './restart-form.ts';
 import { pumpingGuard, type PumpingPass } from '../pumping/pumping-guard.ts';
 import { createdNoSession } from '../client/created-no-session.ts';
 import { allowStart, giveBackUnsent } from './start-budgets.ts';
 import { serviceUserRefFor } from './service-user-ref.ts';
 import { stepUpBeforeStart } from '../step-up/guard.ts';
 import { INTENT_FIELD } from '../step-up/scope-actions.ts';
+import {
+  answeredWithNumberForm,
+  answerStart,
+  methodNotAllowed,
+  startAgainHandler,
+  startAgainUrl,
+} from './start-pages.ts';
+import { originOfVerifyUrl } from './verify-url.ts';
 
-function verifyUrlOrigin(verifyUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(verifyUrl);
-  } catch {
-    throw new KitError(KitErrorCode.ServiceProtocolError, 'The verification service returned an unusable verifyUrl.');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new KitError(
-      KitErrorCode.ServiceProtocolError,
-      'The verification service returned a verifyUrl that is not http(s).',
-    );
-  }
-  // The same rule as baseUrl: the handoff is posted there, so never in clear across a network.
-  if (url.protocol === 'http:' && !isLoopbackHostname(url.hostname)) {
-    throw new KitError(
-      KitErrorCode.ServiceProtocolError,
-      'The verification service returned a plain-http verifyUrl outside loopback; it must use https.',
-    );
-  }
-  return url.origin;
-}
-
-/**
- * verifyUrlOrigin, remembering the last origin: the service's verifyUrls share it, and a URL that
- * starts with "<origin>/" has exactly that origin (the first "/" after the host ends the authority),
- * so most starts skip the URL parse.
- */
-export function originOfVerifyUrl(): (verifyUrl: string) => string {
-  let last: string | undefined;
-  return (verifyUrl) => {
-    if (last !== undefined && verifyUrl.startsWith(`${last}/`)) return last;
-    last = verifyUrlOrigin(verifyUrl);
-    return last;
-  };
-}
-
-/** Where a used auto-submit page goes instead of re-sending its handoff. */
-export function startAgainUrl(startAgainPath: string, actionName: string): string {
-  return `${startAgainPath}?action=${encodeURIComponent(actionName)}`;
-}
+export { originOfVerifyUrl } from './verify-url.ts';
 
 /**
  * A fresh state, a fresh session (its own Idempotency-Key) and the attempt stored; the text the
@@ -136,70 +98,6 @@ async function createAttempt<Tx>(
   return created;
 }
 
-/** The mobile app gets JSON; a browser gets the auto-submit page posting the handoff to verifyUrl. */
-function answerStart<Tx>(
-  context: KitContext<Tx>,
-  res: Response,
-  created: CreatedSession,
-  startAgain: string,
-  originOf: (verifyUrl: string) => string,
-  maskedNumber: string | undefined,
-): void {
-  const { verifyUrl, handoff, expiresInSeconds } = created;
-  if (context.platform === 'mobile') {
-    setNoStoreHeaders(res);
-    res.status(200).json({ verifyUrl, handoff, expiresInSeconds });
-    return;
-  }
-  const nonce = newNonce();
-  const page = handoffPage(
-    { verifyUrl, handoff, startAgainUrl: startAgain, ...(maskedNumber === undefined ? {} : { maskedNumber }) },
-    nonce,
-    context.messages.forRequest(res.req),
-  );
-  sendPage(res, 200, page, nonce, originOf(verifyUrl));
-}
-
-/**
- * A typed number that cannot be texted, on the web: the kit's number form back (422) with what the
- * user typed and why, so they correct it. A restart's kept number refused now gets the form empty:
- * a new start, its number typed anew and policed again. False when the error is answered as any other.
- */
-function answeredWithNumberForm<Tx>(
-  context: KitContext<Tx>,
-  req: Request,
-  res: Response,
-  action: ActionDefinition<Tx>,
-  body: Record<string, unknown>,
-  error: unknown,
-  restarted: boolean,
-): boolean {
-  const numberProblem =
-    isKitError(error, KitErrorCode.InvalidPhoneNumber) || isKitError(error, KitErrorCode.PhoneNumberRefused);
-  // Only a typed number can be corrected in the form: a refused stored one gets the error page.
-  if (!numberProblem || action.destination !== 'entered' || context.platform !== 'web') return false;
-  if (context.errors === 'next') return false;
-  const form = restartFormFor(context, req, action.name);
-  if (form === undefined) return false;
-  logKitError(context, 'start', error);
-  const typed = body[ENTERED_NUMBER_FIELD];
-  const messages = context.messages.forRequest(req);
-  const nonce = newNonce();
-  const page = context.pages.enterNumber(
-    {
-      form,
-      entered: typeof typed === 'string' && !restarted ? typed.slice(0, 64) : '',
-      message: restarted
-        ? messages.errors.kept_number_refused
-        : messages.errors[error.code as 'invalid_phone_number' | 'phone_number_refused'],
-    },
-    nonce,
-    messages,
-  );
-  sendPage(res, error.status, page, nonce);
-  return true;
-}
-
 /** The action's prepared params, boxed (prepare may return null, which is params too). */
 async function prepared<Tx>(
   context: KitContext<Tx>,
@@ -208,44 +106,6 @@ async function prepared<Tx>(
   found: { attemptUser: AttemptUser; previous: Attempt | undefined },
 ): Promise<{ params: JsonValue }> {
   return { params: await paramsFor(context, req, action, found.attemptUser.user, found.previous) };
-}
-
-/** The start route's own 405 for anything but POST, as a page or JSON. */
-function methodNotAllowed<Tx>(context: KitContext<Tx>, format: 'html' | 'json'): RequestHandler {
-  return (req, res, next) => {
-    if (req.method === 'POST') {
-      next();
-      return;
-    }
-    res.setHeader('Allow', 'POST');
-    const messages = context.messages.forRequest(req);
-    const message = messages.errors.method_not_allowed;
-    if (format === 'json') {
-      setNoStoreHeaders(res);
-      res.status(405).json({ error: 'method_not_allowed', message });
-      return;
-    }
-    const nonce = newNonce();
-    sendPage(
-      res,
-      405,
-      context.pages.error({ status: 405, code: 'method_not_allowed', message }, nonce, messages),
-      nonce,
-    );
-  };
-}
-
-/** The start-again page: a fresh start form, where the action can be started from it again. */
-function startAgainHandler<Tx>(context: KitContext<Tx>) {
-  return async (req: Request, res: Response): Promise<void> => {
-    const action = pickAction(context, queryOf(req).action);
-    const user = await currentUser(context, req);
-    // Actions that read form fields (in prepare, or a typed number) are started from a form again.
-    const fromOwnForm = action.prepare !== undefined || action.destination === 'entered';
-    const restart = user !== null && !fromOwnForm ? restartFormFor(context, req, action.name) : undefined;
-    const nonce = newNonce();
-    sendPage(res, 200, context.pages.startAgain({ restart }, nonce, context.messages.forRequest(req)), nonce);
-  };
 }
 
 /** Mounts the start route (and, on the web, the start-again page). */
