@@ -47,12 +47,7 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
   }
 
   async function createSessionOnce(input: CreateSessionInput, idempotencyKey: string): Promise<CreatedSession> {
-    if (idempotencyKey.length === 0 || idempotencyKey.length > 255) {
-      throw new KitError(
-        KitErrorCode.InvalidOptions,
-        'createSession: the Idempotency-Key must be 1 to 255 characters.',
-      );
-    }
+    checkIdempotencyKey(idempotencyKey);
     const body = JSON.stringify({ ...input, channel: 'sms' });
     const headers = { 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
     const { response, mayHaveCreated } = await createWithRetries(call, retry, headers, body);
@@ -87,6 +82,31 @@ export function createVerifyClient(options: VerifyClientOptions): VerifyClient {
     getSession,
     close,
   };
+}
+
+/** An HTTP header value carries, as written, visible ASCII with spaces or tabs between. */
+const HEADER_SAFE_KEY = /^[\x21-\x7e]([\t\x20-\x7e]*[\x21-\x7e])?$/;
+
+/**
+ * A key the header can carry as written, refused before any request: undici refuses a character
+ * past U+00FF (a try that would be retried as a network error), and one from U+0080 goes out as a
+ * byte a service reading UTF-8 reads as another key. The interface counts characters, not UTF-16 units.
+ */
+function checkIdempotencyKey(key: string): void {
+  const characters = [...key].length;
+  if (characters === 0 || characters > 255) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `createSession: the Idempotency-Key must be 1 to 255 characters; it has ${characters}.`,
+    );
+  }
+  if (!HEADER_SAFE_KEY.test(key)) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      'createSession: the Idempotency-Key must hold only what an HTTP header value carries as written: ' +
+        'visible ASCII characters (U+0021 to U+007E), with spaces or tabs only between them.',
+    );
+  }
 }
 
 /**
