@@ -100,6 +100,13 @@ export async function applyStatus<Tx>(
       `Attempt uses action "${attempt.action}", which is no longer registered; register it again to fulfil it.`,
     );
   }
+  if (!provesWhatTheActionNeeds(read.action, attempt)) {
+    throw new KitError(
+      KitErrorCode.ServiceResponseMismatch,
+      `Action "${attempt.action}" proves the destination, but this attempt was started without a userRef bound to ` +
+        'its number (while the action proved only the user), so a passkey may have answered it; nothing was fulfilled.',
+    );
+  }
   const result = await runFulfilment(deps, committer, read.action, attempt, event);
   switch (result.kind) {
     case 'fulfilled':
@@ -116,6 +123,14 @@ export async function applyStatus<Tx>(
     case 'not_pending':
       return settledCompletion(result.attempt ?? attempt) ?? { kind: 'pending', attempt, eventIds: [] };
   }
+}
+
+/**
+ * An action that proves the destination needs the echo of a userRef bound to the number: an attempt
+ * started without one (an older deployment, or another kit on the database) proves only its user.
+ */
+function provesWhatTheActionNeeds<Tx>(action: ActionDefinition<Tx>, attempt: Attempt): boolean {
+  return action.proves !== 'destination' || typeof attempt.serviceUserRef === 'string';
 }
 
 async function recordFailed<Tx>(
