@@ -130,7 +130,10 @@ describeEachStore('operators’ targets', (kind) => {
   });
 
   it('refuses an IPv4 address with a /64 and keeps nothing; an IPv6 /64 is the key a start from it has', async () => {
-    expect(await refusal(ops.block({ address: '203.0.113.7/64' }))).toContain("'203.0.113.7'");
+    // Named by the example the message gives; the value itself (digits the kit may read as a number) is not repeated.
+    expect(await refusal(ops.block({ address: '203.0.113.7/64' }))).toMatch(
+      /such as '203\.0\.113\.7' .*; got a value not repeated here, as it may be a phone number\.$/,
+    );
     expect(await ops.rules()).toEqual([]);
     const rule = await ops.block({ address: '2001:db8:1:2::/64' });
     expect(rule.key).toBe(startKeys('+33612345678', '2001:db8:1:2::99', 'u').address);
