@@ -43,7 +43,16 @@ export function answerStart<Tx>(
     nonce,
     context.messages.forRequest(res.req),
   );
-  sendPage(res, 200, page, nonce, originOf(verifyUrl));
+  sendPage(res, 200, page, nonce, handoffFormAction(originOf(verifyUrl), context.returnOrigin));
+}
+
+/**
+ * Where the handoff form may go: the verify page, and the registered returnUrl's origin (from the
+ * options, never a request), because the verify page answers a session that has already ended with
+ * a redirect there and browsers check form-action on a form's redirects too.
+ */
+function handoffFormAction(verifyOrigin: string, returnOrigin: string | null): string {
+  return returnOrigin === null || returnOrigin === verifyOrigin ? verifyOrigin : `${verifyOrigin} ${returnOrigin}`;
 }
 
 /**

@@ -44,13 +44,13 @@ describe('happy path', () => {
     expect((await app.attempt(attempt.sessionId))?.outcome).toBe('fulfilled');
   });
 
-  it('the auto-submit page is no-store, no-referrer, with its own nonce CSP allowing only the verify page origin', async () => {
+  it('the auto-submit page is no-store, no-referrer, with its own nonce CSP allowing only the verify page origin and the returnUrl origin', async () => {
     const alice = await app.agent(seen).signIn('alice');
     const { handoff } = await startedAttempt(alice);
     const csp = handoff.response.headers.get('content-security-policy') ?? '';
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
     expect(nonce).toBeDefined();
-    expect(csp).toContain(`form-action ${new URL(app.emulator.url).origin}`);
+    expect(csp).toContain(`form-action ${new URL(app.emulator.url).origin} ${new URL(app.returnUrl).origin};`);
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("base-uri 'none'");

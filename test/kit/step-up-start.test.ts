@@ -193,7 +193,9 @@ describeEachAppStore('a start that requires a step-up', (_store, storeOptions) =
     expect(service).toBe(new URL(app.emulator.url).origin);
     expect(ran.headers.get('cache-control')).toBe('no-store');
     expect(ran.headers.get('referrer-policy')).toBe('no-referrer');
-    expect(ran.headers.get('content-security-policy')).toContain(`form-action ${service};`);
+    expect(ran.headers.get('content-security-policy')).toContain(
+      `form-action ${service} ${new URL(app.returnUrl).origin};`,
+    );
     expect((await app.emulator.control.outbox()).slice(sent).map((m) => m.to)).toEqual([NEW_NUMBER]);
   });
 

@@ -400,14 +400,14 @@ describe('CSRF on start: refused with 403, no session created, nothing written',
 });
 
 describe('framing: the handoff page and the hosted page refuse to be framed (headers)', () => {
-  it("the kit's auto-submit page: X-Frame-Options DENY, CSP frame-ancestors 'none', no-store, no-referrer, form-action to the service only", async () => {
+  it("the kit's auto-submit page: X-Frame-Options DENY, CSP frame-ancestors 'none', no-store, no-referrer, form-action to the service and the returnUrl's origin only", async () => {
     const alice = await signedIn('alice');
     const { response: answer, verifyUrl } = await alice.start('confirm_phone');
     expect(answer.headers.get('x-frame-options')).toBe('DENY');
     const csp = answer.headers.get('content-security-policy') ?? '';
     expect(csp.split(',')).toHaveLength(1); // one policy, not helmet's plus the kit's
     expect(csp).toMatch(/(^|;)\s*frame-ancestors 'none'\s*(;|$)/);
-    expect(csp).toContain(`form-action ${new URL(verifyUrl).origin}`);
+    expect(csp).toContain(`form-action ${new URL(verifyUrl).origin} ${new URL(stack.returnUrl).origin};`);
     expect(csp).not.toContain('unsafe-inline');
     expect(answer.headers.get('cache-control')).toContain('no-store');
     expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
