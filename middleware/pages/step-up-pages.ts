@@ -22,7 +22,10 @@ export interface StepUpRequiredPage {
   explanation: 'tooOld' | 'otherResource' | undefined;
 }
 
-/** The kept form, shown after the verification; confirming posts it back to its own path. */
+/**
+ * The kept form, shown after the verification at the kit's step-up page (`?intent=`); confirming
+ * posts to that same address, which sends it on to the path it was kept at.
+ */
 export interface StepUpConfirmPage {
   /**
    * The kept request's method and path, named so the user does not confirm blind (never its fields);
@@ -61,6 +64,8 @@ ${ctx.label === undefined ? '' : html`<p>${t.purpose(ctx.label)}</p>`}
 export function stepUpConfirmPage(ctx: StepUpConfirmPage, nonce: string, messages: KitMessages): string {
   const t = messages.stepUp;
   const shownPath = maskNumbersInPath(ctx.path);
+  // No action: the form posts to this page's own address, the path never repeated (it may hold a
+  // phone number, and a full number appears only where the user typed it).
   return layout({
     title: t.confirmTitle,
     nonce,
@@ -68,7 +73,7 @@ export function stepUpConfirmPage(ctx: StepUpConfirmPage, nonce: string, message
     body: html`<h1>${t.confirmTitle}</h1>
 <p>${t.confirmText(ctx.label ?? shownPath)}</p>
 <p><code>${ctx.method} ${shownPath}</code></p>
-<form method="post" action="${ctx.path}">
+<form method="post">
 <input type="hidden" name="_csrf" value="${ctx.csrfToken}">
 <input type="hidden" name="${ctx.intentField}" value="${ctx.intentId}">
 ${ctx.methodOverride === undefined ? '' : html`<input type="hidden" name="_method" value="${ctx.methodOverride}">`}
@@ -77,15 +82,18 @@ ${ctx.methodOverride === undefined ? '' : html`<input type="hidden" name="_metho
   });
 }
 
-/** A guarded page another site linked to: a link that opens it from this site, where the guard asks. */
+/**
+ * A guarded page another site linked to, served at its own address: a link to that same address
+ * opens it from this site, where the guard asks.
+ */
 export interface StepUpFromElsewherePage {
-  /** The guarded page's own path and query (a same-origin path). */
-  path: string;
   label: string | undefined;
 }
 
 export function stepUpFromElsewherePage(ctx: StepUpFromElsewherePage, nonce: string, messages: KitMessages): string {
   const t = messages.stepUp;
+  // An empty href is this page's own address, query included: its path, which may hold a phone
+  // number, is not repeated in the page.
   return layout({
     title: t.title,
     nonce,
@@ -93,7 +101,7 @@ export function stepUpFromElsewherePage(ctx: StepUpFromElsewherePage, nonce: str
     body: html`<h1>${t.title}</h1>
 ${ctx.label === undefined ? '' : html`<p>${t.purpose(ctx.label)}</p>`}
 <p>${t.fromElsewhere}</p>
-<p><a href="${ctx.path}">${t.continue}</a></p>`,
+<p><a href="">${t.continue}</a></p>`,
   });
 }
 

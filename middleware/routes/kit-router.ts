@@ -6,7 +6,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { KitContext } from '../context.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { boundedStepUp } from '../step-up/bounded-step-up.ts';
-import { stepUpConfirmHandler } from '../step-up/confirm-route.ts';
+import { stepUpConfirmHandler, stepUpConfirmSendHandler } from '../step-up/confirm-route.ts';
 import { answerError, route } from './answer-error.ts';
 import { landingHandler } from './landing.ts';
 import { mountMobile } from './mobile.ts';
@@ -123,6 +123,8 @@ export function buildRouter<Tx>(context: KitContext<Tx>): Express {
   if (routes.stepUp !== false && context.scopes.size > 0 && stepUp !== undefined) {
     const bounded = boundedStepUp(stepUp, context);
     router.get(routes.stepUp, route(context, 'step-up', 'html', stepUpConfirmHandler(context, bounded)));
+    // Any other method: the confirmation's POST, which an app's method override may have renamed.
+    router.all(routes.stepUp, route(context, 'step-up', 'html', stepUpConfirmSendHandler(context, bounded)));
   }
   return router;
 }

@@ -103,5 +103,5 @@ export function answerFromElsewhere<Tx>(guarded: Guarded<Tx>, req: Request, res:
   const messages = guarded.context.messages.forRequest(req);
   const nonce = newNonce();
   const label = labelFor(guarded.guard.scope, messages.lang);
-  sendPage(res, 200, stepUpFromElsewherePage({ path: req.originalUrl, label }, nonce, messages), nonce);
+  sendPage(res, 200, stepUpFromElsewherePage({ label }, nonce, messages), nonce);
 }

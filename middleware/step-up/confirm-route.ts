@@ -1,37 +1,50 @@
 /**
- * The kit's step-up page (GET `routes.stepUp`): where the landing sends a user who verified for a
- * kept form. It names what they are about to do and posts the form back to its own path with a
- * fresh CSRF token; the guard there runs it once. Nothing runs on this GET.
+ * The kit's step-up page (`routes.stepUp?intent=`): where the landing sends a user who verified for
+ * a kept form. Its GET names what they are about to do, with a fresh CSRF token; nothing runs on it.
+ * Its form posts back to that same address, which sends it on, body and all, to the path the form
+ * was kept at: the guard there runs it once. The page never holds that path (it may hold a phone
+ * number, and a full number appears only where the user typed it).
  */
 import type { Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
-import { sendPage } from '../pages/page-headers.ts';
+import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { stepUpConfirmPage } from '../pages/step-up-pages.ts';
 import { queryOf } from '../routes/complete-return.ts';
-import { csrfToken } from '../routes/csrf.ts';
+import { csrfToken, verifyCsrf } from '../routes/csrf.ts';
+import { bodyParsers, readBody } from '../routes/start-request.ts';
 import { newNonce } from '../routes/state.ts';
 import { currentUser } from '../routes/user.ts';
-import type { StepUpStore } from '../store/types.ts';
+import type { ScopeDefinition } from '../types.ts';
+import type { StepUpIntent, StepUpStore } from '../store/types.ts';
 import { labelFor } from './labels.ts';
 import { browserSessionOf, findKeptIntent, INTENT_FIELD, intentIsUsable } from './scope-actions.ts';
 
+/** The kept form `?intent=` names, when it is still this user's, in this browser session, to confirm. */
+async function keptFormOf<Tx>(
+  context: KitContext<Tx>,
+  stepUp: StepUpStore,
+  req: Request,
+): Promise<{ intent: StepUpIntent; scope: ScopeDefinition }> {
+  const user = await currentUser(context, req);
+  if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
+  const intent = await findKeptIntent(stepUp, queryOf(req).intent);
+  const scope = intent === undefined ? undefined : context.scopes.get(intent.scope);
+  const expected = {
+    scope: intent?.scope ?? '',
+    userRef: user.userRef,
+    browserSession: browserSessionOf(req),
+    now: context.now(),
+  };
+  if (scope === undefined || !intentIsUsable(intent, expected) || intent.method === 'GET') {
+    throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request can no longer be used; nothing was changed.');
+  }
+  return { intent, scope };
+}
+
 export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>, stepUp: StepUpStore) {
   return async (req: Request, res: Response): Promise<void> => {
-    const user = await currentUser(context, req);
-    if (user === null) throw new KitError(KitErrorCode.NotSignedIn, 'Sign in to continue.');
-    const intentId = queryOf(req).intent;
-    const intent = await findKeptIntent(stepUp, intentId);
-    const scope = intent === undefined ? undefined : context.scopes.get(intent.scope);
-    const expected = {
-      scope: intent?.scope ?? '',
-      userRef: user.userRef,
-      browserSession: browserSessionOf(req),
-      now: context.now(),
-    };
-    if (scope === undefined || !intentIsUsable(intent, expected) || intent.method === 'GET') {
-      throw new KitError(KitErrorCode.StepUpIntentUnusable, 'This request can no longer be used; nothing was changed.');
-    }
+    const { intent, scope } = await keptFormOf(context, stepUp, req);
     const messages = context.messages.forRequest(req);
     const nonce = newNonce();
     const page = stepUpConfirmPage(
@@ -49,5 +62,21 @@ export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>, stepUp: StepUp
       messages,
     );
     sendPage(res, 200, page, nonce);
+  };
+}
+
+/**
+ * The confirmation page's form, sent to the page's own address: on, with a 307 (the browser sends
+ * the same body again), to the path the form was kept at, read from the store by the kept form's id,
+ * never from a parameter or a header. Only this site's page sends it on; the guard there judges it.
+ */
+export function stepUpConfirmSendHandler<Tx>(context: KitContext<Tx>, stepUp: StepUpStore) {
+  const parsers = bodyParsers(context);
+  return async (req: Request, res: Response): Promise<void> => {
+    await readBody(parsers, req, res);
+    await verifyCsrf(context, req);
+    const { intent } = await keptFormOf(context, stepUp, req);
+    setNoStoreHeaders(res);
+    res.redirect(307, intent.path);
   };
 }
