@@ -41,9 +41,46 @@ export function mayBePhoneNumber(value: string): boolean {
   return digits >= FEWEST_NUMBER_DIGITS && !isIpv4Address(value) && !isIpv6Address(value);
 }
 
-/** A request path shown on a page, each part that may be a phone number masked ("/phones/•• 23"). */
+/** A path part that may be one group of a number: digits, a leading `+`, the marks between groups. */
+const NUMBER_GROUP = /^(?:[\p{Nd} ().+-]|%20|%2B|%28|%29)+$/iu;
+
+/** A number's marks percent-encoded in a path: their digits are none of the number's. */
+const ENCODED_MARKS = /%(?:20|2B|28|29)/gi;
+
+/**
+ * A path with each run of adjacent parts that together may be a phone number masked whole: a number
+ * grouped by slashes ("/call/07400/123456") leaves each part too short to be one. Runs of fewer
+ * digits than a number stay as written ("/orders/2024/11"), as parts between words do.
+ */
+function maskGroupsAcrossSlashes(pathname: string): string {
+  const shown: string[] = [];
+  let run: string[] = [];
+  const endRun = () => {
+    const joined = run.join('/');
+    if (run.length > 1 && mayBePhoneNumber(joined.replace(ENCODED_MARKS, ' '))) shown.push(maskDestination(joined));
+    else shown.push(...run);
+    run = [];
+  };
+  for (const part of pathname.split('/')) {
+    if (NUMBER_GROUP.test(part) && /\p{Nd}/u.test(part)) {
+      run.push(part);
+      continue;
+    }
+    endRun();
+    shown.push(part);
+  }
+  endRun();
+  return shown.join('/');
+}
+
+/**
+ * A request path shown on a page, each part that may be a phone number masked ("/phones/•• 23"),
+ * and each number grouped across parts: a full number appears only where the user typed it.
+ */
 export function maskNumbersInPath(path: string): string {
-  return path.replace(/[^/?&=;]+/g, (part) => (mayBePhoneNumber(part) ? maskDestination(part) : part));
+  const queryAt = path.includes('?') ? path.indexOf('?') : path.length;
+  const grouped = maskGroupsAcrossSlashes(path.slice(0, queryAt)) + path.slice(queryAt);
+  return grouped.replace(/[^/?&=;]+/g, (part) => (mayBePhoneNumber(part) ? maskDestination(part) : part));
 }
 
 /** What a message says instead of a value that may be a phone number. */

@@ -1,0 +1,56 @@
+/**
+ * A phone number grouped with slashes in a request path ("/call/07400/123456") is masked on the
+ * confirmation page as one typed in a single part is: its groups are read together. Ids a reader
+ * needs stay as written: a year and a month, ids between words, a whole IPv4 address with its prefix.
+ */
+import { describe, expect, it } from 'vitest';
+import { maskNumbersInPath } from '../../middleware/numbers/mask-number.ts';
+import { readEnteredNumber } from '../../middleware/numbers/parse-number.ts';
+import { englishMessages } from '../../middleware/pages/messages.ts';
+import { stepUpConfirmPage } from '../../middleware/pages/step-up-pages.ts';
+
+/** A path holding a number grouped by slashes, the number as the kit reads it, and the path as shown. */
+const GROUPED_BY_SLASHES = [
+  ['/call/07400/123456/', '07400 123456', 'GB', '/call/••\u00a056/'],
+  ['/n/+44/7400/123456', '+44 7400 123456', 'GB', '/n/••\u00a056'],
+  ['/n/%2B44/7400/123456?tab=calls', '+44 7400 123456', 'GB', '/n/••\u00a056?tab=calls'],
+  ['/to/(020)/7946/0958/close', '(020) 7946 0958', 'GB', '/to/••\u00a058/close'],
+  ['/lines/+683/4002', '+683 4002', 'GB', '/lines/••\u00a002'],
+] as const;
+
+const READABLE = ['/orders/2024/11', '/users/42/posts/7', '/hosts/127.213.0.0/16', '/v2/teams/15/3?page=2'];
+
+function confirmPageFor(path: string): string {
+  return stepUpConfirmPage(
+    {
+      method: 'POST',
+      path,
+      label: undefined,
+      csrfToken: 'csrf',
+      intentField: 'intent',
+      intentId: 'intent-1',
+      methodOverride: undefined,
+    },
+    'nonce',
+    englishMessages,
+  );
+}
+
+describe('a phone number grouped by slashes in a path the kit shows', () => {
+  it('is masked whole on the confirmation page: no group of it shown', () => {
+    for (const [path, number, country, shown] of GROUPED_BY_SLASHES) {
+      expect(readEnteredNumber(number, country), number).toBeDefined();
+      expect(maskNumbersInPath(path), path).toBe(shown);
+      const page = confirmPageFor(path);
+      const groups = number.match(/\d+/g)!.filter((group) => group.length >= 3);
+      for (const group of groups) expect(page, `${path}: ${group}`).not.toContain(group);
+    }
+  });
+
+  it('leaves a year and a month, ids between words and a whole address with its prefix as written', () => {
+    for (const path of READABLE) {
+      expect(maskNumbersInPath(path)).toBe(path);
+      expect(confirmPageFor(path)).toContain(`<code>POST ${path.replace('&', '&amp;')}</code>`);
+    }
+  });
+});
