@@ -24,6 +24,7 @@ import type { SweepReport } from '../../middleware/sweep/sweep-report.ts';
 import { ACTION, basicAuthorization, PG_INSERT_GRANT, SUCCESS_PATH } from '../common.ts';
 import { closedLoop, loadPool, percentile, sortedCopy } from '../load.ts';
 import { peakRssKiB, serve } from '../ipc.ts';
+import { untilQuiet } from './until-quiet.ts';
 
 export interface SweepArgs {
   dbPath: string;
@@ -143,6 +144,8 @@ serve({
     const target =
       args.databaseUrl !== undefined ? postgresTarget({ ...args, databaseUrl: args.databaseUrl }) : sqliteTarget(args);
     const { action, countGrants, pool } = target;
+    // The store's opening (its checkpoint worker booting) is not the run's work per attempt.
+    await untilQuiet();
     let store = target.store;
     // As the sweep job builds its kit's client: a connection per status read in flight.
     let client = createVerifyClient({
