@@ -157,6 +157,8 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       hook_failed: SERVER_PROBLEM_FR,
       step_up_intent_unusable:
         'Cette demande a déjà été effectuée, a expiré ou a été commencée dans un autre navigateur. Rien n’a été modifié.',
+      step_up_intent_sent_elsewhere:
+        'Cette demande a déjà été envoyée depuis un autre onglet ou une autre fenêtre : continuez-y. Rien n’a été modifié ici.',
       step_up_intent_other_resource:
         'Cette demande a été faite pour un autre compte ou espace de travail que celui ouvert maintenant. Revenez-y ' +
         'pour la confirmer. Rien n’a été modifié.',

@@ -106,6 +106,8 @@ export const englishMessages: KitMessages = {
     hook_failed: SERVER_PROBLEM,
     step_up_intent_unusable:
       'This request was already carried out, has expired, or was started in another browser. Nothing was changed now.',
+    step_up_intent_sent_elsewhere:
+      'This request was already sent from another tab or window: continue there. Nothing was changed here.',
     step_up_intent_other_resource:
       'This request was made for another account or workspace than the one open now. Switch back to that one to confirm it. Nothing was changed.',
     step_up_upload_refused:

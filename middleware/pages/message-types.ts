@@ -17,7 +17,8 @@ export type FailureTextKey = KnownFailureReason | 'expired' | 'superseded' | 'ge
  * Error texts by KitError code, plus the start route's 405, the refusal of the number the app holds
  * for the user (`phone_number_refused` where no number can be typed), of a restart's kept number (the
  * number form back, empty), a kept form sent back under another resource than its own (a
- * `step_up_intent_unusable` still open there) and the fallbacks for unlisted codes.
+ * `step_up_intent_unusable` still open there), one another tab sent at the same moment (kept anew
+ * or run there) and the fallbacks for unlisted codes.
  */
 export type ErrorTextKey =
   | KitErrorCode
@@ -25,6 +26,7 @@ export type ErrorTextKey =
   | 'stored_number_refused'
   | 'kept_number_refused'
   | 'step_up_intent_other_resource'
+  | 'step_up_intent_sent_elsewhere'
   | 'client_error'
   | 'server_error';
 

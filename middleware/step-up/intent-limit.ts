@@ -4,6 +4,7 @@
  * Beyond it the request is refused and nothing is stored; none of the kept ones is dropped.
  */
 import { KitError, KitErrorCode } from '../errors.ts';
+import { showWithText } from '../routes/answer-error.ts';
 import type { NewStepUpIntent, StepUpStore } from '../store/types.ts';
 import { isStateShaped } from '../routes/state.ts';
 import { consumeKeptIntent, findKeptIntent, INTENT_TTL_MS } from './scope-actions.ts';
@@ -148,15 +149,19 @@ async function retireLeftovers(stepUp: StepUpStore, userRef: string, now: number
 
 /**
  * Why the kept request `replaced` could not be kept anew: it may have expired since the guard
- * checked it, and one that never ran must not be said to have been carried out.
+ * checked it, or another tab sent it at the same moment, where it was kept anew (or ran). One that
+ * never ran here must not be said to have been carried out: the user is told where it went.
  */
 export async function replacedUnusable(stepUp: StepUpStore, replaced: string): Promise<KitError> {
   const intent = await findKeptIntent(stepUp, replaced);
+  if (intent !== undefined && intent.consumedAt !== null) {
+    const sentElsewhere = new KitError(
+      KitErrorCode.StepUpIntentUnusable,
+      'This request was sent from another tab or window at the same moment, and kept anew or carried out there; nothing changed here.',
+    );
+    return showWithText(sentElsewhere, 'step_up_intent_sent_elsewhere');
+  }
   const why =
-    intent === undefined
-      ? 'This request can no longer be used'
-      : intent.consumedAt === null
-        ? 'This request expired before it was confirmed'
-        : 'This request was already carried out';
+    intent === undefined ? 'This request can no longer be used' : 'This request expired before it was confirmed';
   return new KitError(KitErrorCode.StepUpIntentUnusable, `${why}; nothing changed.`);
 }
