@@ -100,11 +100,9 @@ async function trippedOf(
   dimension: (typeof JUDGED)[number],
 ): Promise<TrippedKey[]> {
   const hour = hourOf(now);
-  const active = await store.countsByDay({ dimension, hour, days: 1 });
-  // A key all of whose texts were verified trips no rule; one with no text left (refused starts give
-  // theirs back) is one only refusals press on, and may be held.
-  const mayTrip = (c: PumpingDayCount) => c.sent > c.verified || c.sent === 0;
-  const keys = [...new Set(active.filter(mayTrip).map((c) => c.key))].map((key) => ({
+  // Only these can trip: a key whose texts were all verified and that no refusal presses on trips no
+  // rule, while one held by refusals refuses every start whatever its texts, and operators must see it.
+  const keys = (await store.keysThatMayTrip({ dimension, hour })).map((key) => ({
     dimension: dimension as PumpingDimension,
     key,
   }));

@@ -118,6 +118,12 @@ export interface PumpingStore {
   clearRule(key: PumpingKey): Promise<boolean>;
   /** The live rules (until after `now`). */
   listRules(now: number): Promise<PumpingRule[]>;
+  /**
+   * The keys of `dimension` whose rules may trip at `hour`: a text of the last 24 hours not verified,
+   * a start refused in this hour or the one before (what holds a key, its texts verified or not), or
+   * no text left. The others trip nothing, so operators' reads judge only these.
+   */
+  keysThatMayTrip(query: { dimension: PumpingDimension; hour: number }): Promise<string[]>;
   /** Sent and verified per key of `dimension` and day, over `days` days back from `hour`. */
   countsByDay(query: { dimension: PumpingDimension; hour: number; days: number }): Promise<PumpingDayCount[]>;
   /** Deletes counts and sends from hours before `beforeHour`, decisions before `decisionsBefore`, ended rules; up to `limit` rows of each. */

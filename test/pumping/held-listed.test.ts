@@ -1,7 +1,8 @@
 /**
- * A key held by refusals alone (an attack pressing on it with starts that are refused, so that no
- * text of it is sent any more) keeps refusing every start; operators must see it among the keys that
- * trip now, to release it. On SQLite and PostgreSQL.
+ * A key held by refusals (an attack pressing on it with starts that are refused, so that no text of
+ * it is sent any more) keeps refusing every start, whether it has no text left or all of its texts
+ * were verified; operators must see it among the keys that trip now, to release it. On SQLite and
+ * PostgreSQL.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachAppStore } from '../support/app-stores.ts';
@@ -33,6 +34,37 @@ describeEachAppStore('a key held by refusals alone', (_store, storeOptions) => {
     const tripped = await app.kit.pumping.tripped();
     expect(tripped).toContainEqual(
       expect.objectContaining({ dimension: 'country', key: 'NG', reasons: expect.arrayContaining(['country_held']) }),
+    );
+  });
+});
+
+describeEachAppStore('a key held by refusals while all of its texts were verified', (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { actions: [addPhoneAction()], pumping: { mode: 'refuse' }, limits: GENEROUS_START_LIMITS },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('is listed by tripped() while it refuses a start', async () => {
+    const hour = Math.floor(app.clock.now() / 3_600_000);
+    const country = [{ dimension: 'country' as const, key: 'NG' }];
+    // Two texts of the last hour, both verified: no rule of the key counts them against it.
+    for (const sessionId of ['held-verified-1', 'held-verified-2']) {
+      await app.store.pumping!.recordSend({ sessionId, keys: country, hour });
+      expect(await app.store.pumping!.markVerified(sessionId)).toBe(true);
+    }
+    // More than three times Nigeria's hourly threshold (a sixth of its daily floor of 20) of refusals.
+    for (let i = 0; i < 12; i++) await app.store.pumping!.countRefused({ keys: country, hour });
+    const user = await app.agent().signIn('nigerian-user');
+    expect((await user.tryStartWithNumber('add_phone', '+2348031234567')).status).toBe(429);
+    const tripped = await app.kit.pumping.tripped();
+    expect(tripped).toContainEqual(
+      expect.objectContaining({ dimension: 'country', key: 'NG', reasons: ['country_held'], unverifiedLastDay: 0 }),
     );
   });
 });

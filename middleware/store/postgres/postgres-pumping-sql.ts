@@ -168,6 +168,10 @@ export const PUMPING_SQL = {
   clearRule: 'DELETE FROM verify_kit_pumping_rules WHERE dimension = $1 AND key = $2',
   listRules:
     'SELECT dimension, key, rule, until, set_at FROM verify_kit_pumping_rules WHERE until > $1 ORDER BY set_at DESC',
+  keysThatMayTrip: `SELECT key FROM verify_kit_pumping_counts
+     WHERE dimension = $1 AND hour > $2 - 24 AND hour <= $2 GROUP BY key
+     HAVING sum(sent) > sum(verified) OR sum(sent) = 0 OR coalesce(sum(refused) FILTER (WHERE hour >= $2 - 1), 0) > 0
+     ORDER BY key`,
   countsByDay: `SELECT key, ($2 - hour) / 24 AS days_ago, sum(sent)::integer AS sent, sum(verified)::integer AS verified
      FROM verify_kit_pumping_counts WHERE dimension = $1 AND hour > $2 - 24 * $3 AND hour <= $2
      GROUP BY key, days_ago ORDER BY key, days_ago`,

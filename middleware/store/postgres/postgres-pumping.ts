@@ -130,7 +130,10 @@ function rulesOf(row: ReadingRow): PumpingRule[] {
 /** What operators and the check before a text read; the check's reading may count its text too. */
 function pumpingReads(
   db: PostgresDb,
-): Pick<PumpingStore, 'readPumping' | 'reserveSend' | 'listDecisions' | 'listRules' | 'countsByDay'> {
+): Pick<
+  PumpingStore,
+  'readPumping' | 'reserveSend' | 'listDecisions' | 'listRules' | 'keysThatMayTrip' | 'countsByDay'
+> {
   const pastDays = pastDaysCache();
   return {
     readPumping: (reading) => read(db, pastDays, 'readPumping', reading),
@@ -156,6 +159,10 @@ function pumpingReads(
         until: Number(row.until),
         setAt: Number(row.set_at),
       }));
+    },
+    async keysThatMayTrip({ dimension, hour }) {
+      const { rows } = await query<{ key: string }>(db, 'keysThatMayTrip', [dimension, hour]);
+      return rows.map((row) => row.key);
     },
     async countsByDay({ dimension, hour, days }) {
       const { rows } = await query<{ key: string; days_ago: number; sent: number; verified: number }>(

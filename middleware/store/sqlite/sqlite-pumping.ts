@@ -93,7 +93,10 @@ type Sql = PumpingStatements;
 type ReadingQuery = Parameters<PumpingStore['readPumping']>[0];
 
 /** What operators and the check before a text read; `readNow` reads synchronously, for a write to read in. */
-function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisions' | 'listRules' | 'countsByDay'> & {
+function pumpingReads(sql: Sql): Pick<
+  PumpingStore,
+  'readPumping' | 'listDecisions' | 'listRules' | 'keysThatMayTrip' | 'countsByDay'
+> & {
   readNow(query: ReadingQuery): PumpingReading;
 } {
   const pastDays = pastDaysCache();
@@ -124,6 +127,7 @@ function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisio
   };
   return {
     readNow,
+    ...operatorCounts(sql),
     async readPumping(query) {
       return readNow(query);
     },
@@ -140,6 +144,15 @@ function pumpingReads(sql: Sql): Pick<PumpingStore, 'readPumping' | 'listDecisio
     },
     async listRules(now) {
       return (sql.listRules.all(now) as RuleRow[]).map(toRule);
+    },
+  };
+}
+
+/** The counts per key operators read: which keys may trip now, and texts sent and verified per day. */
+function operatorCounts(sql: Sql): Pick<PumpingStore, 'keysThatMayTrip' | 'countsByDay'> {
+  return {
+    async keysThatMayTrip({ dimension, hour }) {
+      return (sql.keysThatMayTrip.all({ dimension, hour }) as { key: string }[]).map((row) => row.key);
     },
     async countsByDay({ dimension, hour, days }) {
       const rows = sql.countsByDay.all({ dimension, hour, days }) as {

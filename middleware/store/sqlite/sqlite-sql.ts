@@ -258,6 +258,10 @@ export const PUMPING_SQL = {
   clearRule: 'DELETE FROM verify_kit_pumping_rules WHERE dimension = @dimension AND key = @key',
   listRules: `SELECT dimension, key, rule, until, set_at FROM verify_kit_pumping_rules WHERE until > ?
      ORDER BY set_at DESC`,
+  keysThatMayTrip: `SELECT key FROM verify_kit_pumping_counts
+     WHERE dimension = @dimension AND hour > @hour - 24 AND hour <= @hour GROUP BY key
+     HAVING sum(sent) > sum(verified) OR sum(sent) = 0 OR coalesce(sum(refused) FILTER (WHERE hour >= @hour - 1), 0) > 0
+     ORDER BY key`,
   countsByDay: `SELECT key, (CAST(@hour AS INTEGER) - hour) / 24 AS days_ago, sum(sent) AS sent, sum(verified) AS verified
      FROM verify_kit_pumping_counts WHERE dimension = @dimension AND hour > @hour - 24 * @days AND hour <= @hour
      GROUP BY key, days_ago ORDER BY key, days_ago`,
