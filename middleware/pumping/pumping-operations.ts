@@ -93,6 +93,14 @@ function checkBy(by: unknown): 'country' | 'block' {
   throw new KitError(KitErrorCode.InvalidOptions, `by must be 'country' or 'block'; got ${JSON.stringify(by)}.`);
 }
 
+/** The store's own list, or, from a store of the app's own without one, the keys with a text not verified or none left. */
+async function keysThatMayTrip(store: PumpingStore, dimension: PumpingDimension, hour: number): Promise<string[]> {
+  if (store.keysThatMayTrip !== undefined) return store.keysThatMayTrip({ dimension, hour });
+  const active = await store.countsByDay({ dimension, hour, days: 1 });
+  const mayTrip = (c: PumpingDayCount) => c.sent > c.verified || c.sent === 0;
+  return [...new Set(active.filter(mayTrip).map((c) => c.key))];
+}
+
 async function trippedOf(
   store: PumpingStore,
   thresholds: PumpingThresholds,
@@ -102,7 +110,7 @@ async function trippedOf(
   const hour = hourOf(now);
   // Only these can trip: a key whose texts were all verified and that no refusal presses on trips no
   // rule, while one held by refusals refuses every start whatever its texts, and operators must see it.
-  const keys = (await store.keysThatMayTrip({ dimension, hour })).map((key) => ({
+  const keys = (await keysThatMayTrip(store, dimension, hour)).map((key) => ({
     dimension: dimension as PumpingDimension,
     key,
   }));

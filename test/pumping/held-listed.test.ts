@@ -68,3 +68,30 @@ describeEachAppStore('a key held by refusals while all of its texts were verifie
     );
   });
 });
+
+describeEachAppStore("a pumping store of the app's own without keysThatMayTrip", (_store, storeOptions) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({
+      ...(await storeOptions()),
+      kit: { actions: [addPhoneAction()], pumping: { mode: 'refuse' }, limits: GENEROUS_START_LIMITS },
+    });
+    // As a store written before the method existed: the operators' reads fall back on the day's counts.
+    delete (app.store.pumping as { keysThatMayTrip?: unknown }).keysThatMayTrip;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('still has tripped() list a key held with no text left', async () => {
+    const hour = Math.floor(app.clock.now() / 3_600_000);
+    for (let i = 0; i < 12; i++) {
+      await app.store.pumping!.countRefused({ keys: [{ dimension: 'country', key: 'NG' }], hour });
+    }
+    const user = await app.agent().signIn('nigerian-user');
+    expect((await user.tryStartWithNumber('add_phone', '+2348031234567')).status).toBe(429);
+    expect(await app.kit.pumping.tripped()).toContainEqual(
+      expect.objectContaining({ dimension: 'country', key: 'NG', reasons: expect.arrayContaining(['country_held']) }),
+    );
+  });
+});
