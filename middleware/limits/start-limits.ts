@@ -1,9 +1,10 @@
 /**
  * Limits on starting a verification, against SMS pumping (toll fraud): every start sends a text
  * at the integrator's cost. Four budgets, each checked before a session is created: per signed-in
- * user, per destination number (E.164), per client IP, and the distinct numbers one user tried. The store counts all three in one transaction
- * (`consumeStartBudgets`), in its own database (SQLite, or PostgreSQL shared by every instance), so
- * a restart does not reset them and a refused start spends nothing.
+ * user, per destination number (E.164), per client IP, and the distinct numbers one user tried.
+ * The store counts all four in one transaction (`consumeStartBudgets`), in its own database
+ * (SQLite, or PostgreSQL shared by every instance), so a restart does not reset them and a refused
+ * start spends nothing.
  */
 import type { Request } from 'express';
 import { safeLogger, silentLogger, type KitLogger } from '../logger.ts';
