@@ -34,3 +34,16 @@ export function sendPage(res: Response, status: number, body: string, nonce: str
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);
 }
+
+/**
+ * A redirect to one of the app's own paths, without a body. Express's res.redirect negotiates a
+ * "Redirecting to <path>" body by Accept that browsers never show: work for nothing, and the path
+ * (which may hold a phone number) repeated outside the Location. A full number appears only where
+ * the user typed it.
+ */
+export function redirectWithoutBody(res: Response, status: 303 | 307, path: string): void {
+  res.location(path);
+  res.statusCode = status;
+  res.setHeader('Content-Length', '0');
+  res.end();
+}

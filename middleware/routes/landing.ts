@@ -8,7 +8,7 @@
 import type { Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
 import type { Completion } from '../fulfil/fulfil.ts';
-import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
+import { redirectWithoutBody, sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { newNonce } from './state.ts';
 import type { KitMessages } from '../pages/messages.ts';
 import { BACKGROUND_CHECK_HEADER, PENDING_HEADER, pendingScript, type PendingPage } from '../pages/pages.ts';
@@ -76,17 +76,6 @@ function ownerPage<Tx>(
 }
 
 /**
- * A 303 to `path` without a body. Express's res.redirect negotiates a "Redirecting to" body by
- * Accept that browsers never show, work on every landing for nothing; the Location is the same.
- */
-function seeOther(res: Response, path: string): void {
-  res.location(path);
-  res.statusCode = 303;
-  res.setHeader('Content-Length', '0');
-  res.end();
-}
-
-/**
  * Whether the attempt's own user meets its fulfilment for the first time: this landing ran the
  * action, or the pending page's own check (a fetch the user never sees) ran it and this is the
  * arrival it opened, once per browser session. The action ran once either way.
@@ -123,7 +112,7 @@ export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string)
       // The page's own check: its answer is never shown, the page opens the landing next. Only that
       // arrival asks the successPath and leaves the flash, so the app is told 'first' once.
       setNoStoreHeaders(res);
-      seeOther(res, ownLandingUrl(landingPath, attempt));
+      redirectWithoutBody(res, 303, ownLandingUrl(landingPath, attempt));
       return;
     }
     // Decided on the server and checked as a same-origin path: never a URL from a parameter, a header or state.
@@ -133,7 +122,7 @@ export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string)
       // The success page reads the outcome once: kit.attempts.takeLanded(req).
       leaveLandedFlash(req, { sessionId: attempt.sessionId, action: attempt.action, fulfilment });
       setNoStoreHeaders(res);
-      seeOther(res, successPath);
+      redirectWithoutBody(res, 303, successPath);
       return;
     }
     if (!isOwner || completion.kind === 'fulfilled') {

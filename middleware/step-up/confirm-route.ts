@@ -8,7 +8,7 @@
 import type { Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
-import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
+import { redirectWithoutBody, sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { stepUpConfirmPage } from '../pages/step-up-pages.ts';
 import { queryOf } from '../routes/complete-return.ts';
 import { csrfToken, verifyCsrf } from '../routes/csrf.ts';
@@ -77,6 +77,6 @@ export function stepUpConfirmSendHandler<Tx>(context: KitContext<Tx>, stepUp: St
     await verifyCsrf(context, req);
     const { intent } = await keptFormOf(context, stepUp, req);
     setNoStoreHeaders(res);
-    res.redirect(307, intent.path);
+    redirectWithoutBody(res, 307, intent.path);
   };
 }
