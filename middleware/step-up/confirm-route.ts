@@ -8,6 +8,7 @@
 import type { Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { isSafeSuccessPath } from '../options/options-actions.ts';
 import { redirectWithoutBody, sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { stepUpConfirmPage } from '../pages/step-up-pages.ts';
 import { queryOf } from '../routes/complete-return.ts';
@@ -18,6 +19,7 @@ import { currentUser } from '../routes/user.ts';
 import type { ScopeDefinition } from '../types.ts';
 import type { StepUpIntent, StepUpStore } from '../store/types.ts';
 import { labelFor } from './labels.ts';
+import { unreadableStoreAnswer } from './store-answers.ts';
 import { browserSessionOf, findKeptIntent, INTENT_FIELD, intentIsUsable } from './scope-actions.ts';
 
 /** The kept form `?intent=` names, when it is still this user's, in this browser session, to confirm. */
@@ -76,6 +78,16 @@ export function stepUpConfirmSendHandler<Tx>(context: KitContext<Tx>, stepUp: St
     await readBody(parsers, req, res);
     await verifyCsrf(context, req);
     const { intent } = await keptFormOf(context, stepUp, req);
+    // Never a redirect to a URL from stored state: the path as the store answers it (a store of the
+    // app's own may answer anything) is sent on only as a same-origin path, as the guard kept it.
+    if (!isSafeSuccessPath(intent.path)) {
+      throw unreadableStoreAnswer(
+        'stepUp.findIntent answered an intent whose path is',
+        intent.path,
+        'a same-origin path (one "/", no "\\")',
+        'nothing was sent on or run',
+      );
+    }
     setNoStoreHeaders(res);
     redirectWithoutBody(res, 307, intent.path);
   };
