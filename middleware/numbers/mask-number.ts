@@ -75,11 +75,13 @@ function maskGroupsAcrossSlashes(pathname: string): string {
 
 /**
  * A request path shown on a page, each part that may be a phone number masked ("/phones/•• 23"),
- * and each number grouped across parts: a full number appears only where the user typed it.
+ * and each number grouped across parts, in the path or in a value of its query ("?to=07400/123456"):
+ * a full number appears only where the user typed it.
  */
 export function maskNumbersInPath(path: string): string {
   const queryAt = path.includes('?') ? path.indexOf('?') : path.length;
-  const grouped = maskGroupsAcrossSlashes(path.slice(0, queryAt)) + path.slice(queryAt);
+  const query = path.slice(queryAt).replace(/[^?&=;]+/g, maskGroupsAcrossSlashes);
+  const grouped = maskGroupsAcrossSlashes(path.slice(0, queryAt)) + query;
   return grouped.replace(/[^/?&=;]+/g, (part) => (mayBePhoneNumber(part) ? maskDestination(part) : part));
 }
 

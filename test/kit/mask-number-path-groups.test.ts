@@ -1,7 +1,8 @@
 /**
- * A phone number grouped with slashes in a request path ("/call/07400/123456") is masked on the
- * confirmation page as one typed in a single part is: its groups are read together. Ids a reader
- * needs stay as written: a year and a month, ids between words, a whole IPv4 address with its prefix.
+ * A phone number grouped with slashes in a request path ("/call/07400/123456") or in a value of its
+ * query ("/call?to=07400/123456") is masked on the confirmation page as one typed in a single part
+ * is: its groups are read together. Ids a reader needs stay as written: a year and a month, ids
+ * between words, a whole IPv4 address with its prefix.
  */
 import { describe, expect, it } from 'vitest';
 import { maskNumbersInPath } from '../../middleware/numbers/mask-number.ts';
@@ -16,9 +17,17 @@ const GROUPED_BY_SLASHES = [
   ['/n/%2B44/7400/123456?tab=calls', '+44 7400 123456', 'GB', '/n/••\u00a056?tab=calls'],
   ['/to/(020)/7946/0958/close', '(020) 7946 0958', 'GB', '/to/••\u00a058/close'],
   ['/lines/+683/4002', '+683 4002', 'GB', '/lines/••\u00a002'],
+  ['/call?to=07400/123456', '07400 123456', 'GB', '/call?to=••\u00a056'],
+  ['/send?lang=en&to=+44/7400/123456', '+44 7400 123456', 'GB', '/send?lang=en&to=••\u00a056'],
 ] as const;
 
-const READABLE = ['/orders/2024/11', '/users/42/posts/7', '/hosts/127.213.0.0/16', '/v2/teams/15/3?page=2'];
+const READABLE = [
+  '/orders/2024/11',
+  '/users/42/posts/7',
+  '/hosts/127.213.0.0/16',
+  '/v2/teams/15/3?page=2',
+  '/reports?month=2024/11',
+];
 
 function confirmPageFor(path: string): string {
   return stepUpConfirmPage(
