@@ -31,7 +31,10 @@ export interface TrippedKey extends PumpingKey {
 }
 
 export interface PumpingOperations {
-  /** Countries, blocks and addresses whose rules trip now (texted in the last 24 hours). */
+  /**
+   * Countries, blocks and addresses whose rules trip now (texted in the last 24 hours). An
+   * operator's block of a key with no recent traffic is listed by rules(), not here.
+   */
   tripped(): Promise<TrippedKey[]>;
   /** Texts sent and verified per country (or block) and day, over the last `days` days (default 14). */
   countsByDay(query?: { by?: 'country' | 'block'; days?: number }): Promise<PumpingDayCount[]>;
