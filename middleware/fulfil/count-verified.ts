@@ -44,12 +44,20 @@ const RECOUNT_BATCH = 200;
  * The sweep's repair: a text whose count failed when its attempt was fulfilled (a store error at
  * the landing, the mobile completion or the sweep), and whose user never came back, is counted
  * verified now, once. Under hookTimeouts.limits, and `withinMs` when shorter (what is left of the
- * sweep run's budget); a failure is only logged, a later run counts it. Returns how many.
+ * sweep run's time; none left, it is not asked); a failure is only logged. A later run counts
+ * what this one did not. Returns how many.
  */
 export async function countFulfilledTexts<Tx>(deps: FulfilContext<Tx>, withinMs = Infinity): Promise<number> {
   const count = deps.store.pumping?.countFulfilledSends?.bind(deps.store.pumping);
   if (deps.pumping?.mode === 'off' || count === undefined) return 0;
   const ms = Math.min(deps.hookTimeouts?.limits ?? DEFAULT_HOOK_TIMEOUTS.limits, withinMs);
+  if (ms <= 0) {
+    deps.logger?.info(
+      {},
+      'no time was left in the sweep run to count the verified texts of fulfilled attempts; a later run counts them',
+    );
+    return 0;
+  }
   const query = { since: deps.now() - RECOUNT_WINDOW_MS, limit: RECOUNT_BATCH };
   try {
     const counted = await withDeadline('limits', ms, () => count(query), {

@@ -20,7 +20,7 @@ import { countFulfilledTexts } from '../fulfil/count-verified.ts';
 import { resolveSweepOptions, type SweepOptions } from './sweep-options.ts';
 import type { SweepDeps, SweepReport } from './sweep-report.ts';
 import { sweepOnce } from './sweep-run.ts';
-import { runBudget, timeLeft } from './time-budget.ts';
+import { runBudget, untilRunEnds } from './time-budget.ts';
 import { inSpan, recordSweepLag, SpanName } from '../telemetry.ts';
 import { safeLogger, type KitLogger } from '../logger.ts';
 
@@ -45,8 +45,8 @@ export async function runSweep<Tx>(deps: SweepDeps<Tx>, options: SweepOptions = 
     const startedAt = opts.monotonicNow();
     const report = await sweepOnce(deps, opts, options);
     // A user who never comes back never reads the attempt again: its lost count is made here,
-    // within the run's budget as its other steps (a job fails a run well past it).
-    const withinMs = timeLeft(startedAt, runBudget(opts.timeBudgetMs, deps.hookTimeouts), opts.monotonicNow);
+    // by the end the run keeps to (a job fails a run well past it), else by a later run.
+    const withinMs = untilRunEnds(startedAt, runBudget(opts.timeBudgetMs, deps.hookTimeouts), opts.monotonicNow);
     await countFulfilledTexts({ ...deps, logger: safeLogger(options.logger ?? deps.logger) }, withinMs);
     const { claimed, fulfilled, failed, pending, expired, superseded, errors, oldestDueAgeMs } = report;
     span.setAttributes({

@@ -100,6 +100,14 @@ export function timeLeft(startedAt: number, budget: RunBudget, now: () => number
   return Math.max(budget.finishingMs, Math.ceil(endsAt - now()));
 }
 
+/**
+ * What is left (by the run's clock) until the end the run keeps to, its budget and one finishing
+ * time, for a step that can wait for a later run; 0 or less once past it.
+ */
+export function untilRunEnds(startedAt: number, budget: RunBudget, now: () => number = monotonicClock): number {
+  return Math.floor(startedAt + budget.readingMs + 2 * budget.finishingMs - now());
+}
+
 /** When outcome delivery stops claiming: never before its first batch (unless stopped by a signal), then at the budget's end. */
 export function deliveryStop(
   endsAt: number,
