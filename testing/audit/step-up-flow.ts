@@ -136,7 +136,12 @@ export async function pressAndVerify(
   return attempt;
 }
 
-/** The kit's confirmation of a kept form, as the landing's Location leads to it. */
+/**
+ * The kit's confirmation of a kept form, as the landing's Location leads to it: the page's form
+ * that posts to the guarded path, or back to the page's own address (the kit's step-up page, which
+ * sends it on with a 307 so the page never repeats a path that may hold a phone number). Its
+ * action comes back resolved against the page, as a browser resolves it.
+ */
 export async function confirmationForm(
   user: AuditUser,
   route: AuditGuardedRoute,
@@ -146,18 +151,34 @@ export async function confirmationForm(
 ): Promise<{ page: Answer; form: PageForm | undefined }> {
   const page = await user.agent.request(location, { headers });
   const pathname = new URL(routePath(route, n), 'http://x').pathname;
-  const form = postFormsOf(page.body).find((f) => new URL(f.action, 'http://x').pathname === pathname);
+  const form = postFormsOf(page.body)
+    .map((f) => ({ ...f, action: new URL(f.action, page.url).href }))
+    .find((f) => f.action === page.url || new URL(f.action).pathname === pathname);
   return { page, form };
 }
 
-/** Posts a confirmation form back (as the kit's page does). */
-export function submitConfirmation(
+/** The most 307s or 308s on the app's own origin a confirmation is followed through, as a browser would. */
+const CONFIRMATION_HOPS = 3;
+
+/**
+ * Posts a confirmation form back (as the kit's page does), and again with the same body to where a
+ * 307 or 308 on the app's own origin sends it, as a browser does; a redirect elsewhere is answered as it is.
+ */
+export async function submitConfirmation(
   world: AuditWorld,
   user: AuditUser,
   form: PageForm,
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  return user.agent.postForm(form.action, form.fields, { ...world.sameOrigin(), ...headers });
+  const sent = { ...world.sameOrigin(), ...headers };
+  let answer = await user.agent.postForm(form.action, form.fields, sent);
+  for (let hop = 0; hop < CONFIRMATION_HOPS && (answer.status === 307 || answer.status === 308); hop++) {
+    if (answer.location === null) break;
+    const next = world.resolve(answer.location, answer.url);
+    if (next.origin !== world.options.appOrigin) break;
+    answer = await user.agent.postForm(next.href, form.fields, sent);
+  }
+  return answer;
 }
 
 /**
