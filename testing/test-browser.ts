@@ -1,8 +1,10 @@
 /**
  * A browser for integration tests, over real HTTP: a cookie jar per host, no redirect followed
- * (each answer is a page to look at), and forms submitted as a browser submits them when the user
- * presses the first submit button (html-forms.ts), with `Origin` and `Sec-Fetch-Site`. Host names under
- * `.localhost` (the hosted page's `verify.localhost`) are reached on loopback, as browsers do.
+ * (each answer is a page to look at) but the 307 or 308 a submitted form's POST gets on its own
+ * origin, which a browser sends the same body on to by itself; forms submitted as a browser
+ * submits them when the user presses the first submit button (html-forms.ts), with `Origin` and
+ * `Sec-Fetch-Site`. Host names under `.localhost` (the hosted page's `verify.localhost`) are
+ * reached on loopback, as browsers do.
  */
 import { randomUUID } from 'node:crypto';
 import { SoftAuthenticator } from '../emulator/passkeys/soft-authenticator.ts';
@@ -41,8 +43,9 @@ export interface TestBrowser {
    * name of `fields` replacing every entry of that name or added at the end; to that button's
    * `formaction`, with its `formmethod` and `formenctype` when it has them. A `post` body is
    * URL-encoded, `multipart/form-data` or `text/plain` as the form's `enctype` says; a `get` form is
-   * a navigation to its action with the entries as the query. A `method=dialog` form is refused: a
-   * browser only closes its dialog.
+   * a navigation to its action with the entries as the query. A `post` answered with a 307 or 308
+   * on its action's origin is sent on with the same body, as a browser does. A `method=dialog` form
+   * is refused: a browser only closes its dialog.
    */
   submitForm(page: TestPage, fields?: Record<string, string>, options?: SubmitOptions): Promise<TestPage>;
   /** POSTs a urlencoded body as a form on `from` (an origin or page URL) would. */
@@ -164,13 +167,37 @@ async function browserRequest(jars: CookieJars, url: string, init: BrowserReques
   };
 }
 
+/** The most 307s or 308s one form's POST is sent on through (browsers stop at about 20; a loop fails sooner). */
+const MOST_RESENDS = 5;
+
+type EncodedBody = { type: string; body: string };
+
+/**
+ * A form's POST and, where the answer is a 307 or 308 on the action's own origin (the kit's step-up
+ * page sends its confirmation on so), the same body sent on as a browser sends it: the test only
+ * ever holds the answer, never the body.
+ */
+async function postFollowingResends(
+  postEncoded: (url: string, from: string, body: EncodedBody) => Promise<TestPage>,
+  url: string,
+  from: string,
+  body: EncodedBody,
+): Promise<TestPage> {
+  let answer = await postEncoded(url, from, body);
+  for (let hop = 0; hop < MOST_RESENDS && (answer.status === 307 || answer.status === 308); hop++) {
+    if (answer.location === undefined || new URL(answer.location).origin !== new URL(url).origin) break;
+    answer = await postEncoded(answer.location, from, body);
+  }
+  return answer;
+}
+
 export function createTestBrowser(): TestBrowser {
   const jars: CookieJars = new Map();
   const passkeys = new Map<string, SoftAuthenticator>();
   const request = (url: string, init: BrowserRequestInit) => browserRequest(jars, url, init);
 
   /** A form's POST, as a browser navigates with it. */
-  const postEncoded = (url: string, from: string, { type, body }: { type: string; body: string }) =>
+  const postEncoded = (url: string, from: string, { type, body }: EncodedBody) =>
     request(url, {
       method: 'POST',
       headers: {
@@ -212,7 +239,8 @@ export function createTestBrowser(): TestBrowser {
         );
       }
       const submitted = withGiven(form.entries, fields);
-      if (form.method === 'post') return postEncoded(form.action, page.url, encodedBody(submitted, form.enctype));
+      if (form.method === 'post')
+        return postFollowingResends(postEncoded, form.action, page.url, encodedBody(submitted, form.enctype));
       // A GET form replaces its action's query with its entries.
       const target = new URL(form.action);
       target.search = new URLSearchParams(asText(submitted)).toString();
