@@ -4,7 +4,7 @@
  */
 import { DEFAULT_SWEEP_READ_AGES_MS } from '../../middleware/sweep/read-ages.ts';
 import type { Database } from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
@@ -33,6 +33,7 @@ const { emu, openBench } = useSweepBench();
 let b: Bench;
 
 afterEach(async () => {
+  vi.useRealTimers();
   killSweepProcesses();
 });
 
@@ -188,21 +189,23 @@ describe('runSweepJob', () => {
     // A ready kit of the integrator's, wrapping runSweep (metrics, say) around a call that never answers.
     const kit = { ...jobKit(b.deps), runSweep: () => new Promise<never>(() => {}) };
     const r = recorder();
-    const started = performance.now();
-    const code = await within(
-      10_000,
-      runSweepJob({
-        kit,
-        argv: ['--once', '--time-budget-seconds', '1'],
-        env: {},
-        print: r.print,
-        handleSignals: false,
-        stopTimeoutMs: 200,
-      }),
-    );
+    // On the test clock (put back after each test): the job's deadline is twice the budget and the stop timeout.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    let code: number | undefined;
+    void runSweepJob({
+      kit,
+      argv: ['--once', '--time-budget-seconds', '1'],
+      env: {},
+      print: r.print,
+      handleSignals: false,
+      stopTimeoutMs: 200,
+    }).then((exit) => (code = exit));
+    // 2.2 s, and not a millisecond sooner.
+    await vi.advanceTimersByTimeAsync(2_199);
+    expect(code).toBeUndefined();
+    expect(r.out).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
     expect(code).toBe(SweepJobExitCode.SweepFailed);
-    // Twice the budget and the stop timeout: 2.2 s.
-    expect(performance.now() - started).toBeGreaterThanOrEqual(2_000);
     expect(r.parsed()).toEqual([expect.objectContaining({ event: 'sweep_failed' })]);
     expect(JSON.stringify(r.parsed())).toContain('did not finish within 2200 ms');
   });
@@ -314,10 +317,10 @@ describe('runSweepJob', () => {
       ],
       [
         'kit.runSweep()',
-        // Given up at twice the 1 s budget and the stop timeout: 2.2 s.
+        // Given up at twice the smallest budget (0.1 s) and the stop timeout: 0.4 s.
         () => ({
-          kit: { ...jobKit(b.deps), runSweep: failsAfter(2_500) },
-          argv: ['--once', '--time-budget-seconds', '1'],
+          kit: { ...jobKit(b.deps), runSweep: failsAfter(600) },
+          argv: ['--once', '--time-budget-seconds', '0.1'],
         }),
       ],
       [
