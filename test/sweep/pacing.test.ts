@@ -273,17 +273,19 @@ describeEachStore('sweep pacing', (kind) => {
   it('the slow-down one process records is what another store handle sees and waits out', async () => {
     h = await kind.open();
     const other = await h.openAnother();
-    const first = createPacer({ store: h.store });
-    expect(await first.acquire()).toBe(true);
+    // Both processes on the test clock: the other one's wait moves it instead of sleeping the second.
+    const time = virtualTime();
+    const first = createPacer({ store: h.store, now: time.now, wait: time.wait });
+    for (let i = 0; i < 50; i++) expect(await first.acquire()).toBe(true);
     await first.limited(busy(1));
+    // Cut to 40 reads a second, which alone would let a read through in 50 ms: only the pause holds for 1 s.
     const seen = await other.updateSweepPace!(() => undefined);
-    expect(seen.ratePerSecond).toBeGreaterThan(0);
-    expect(seen.pausedUntil).toBeGreaterThan(Date.now());
+    expect(seen).toMatchObject({ ratePerSecond: 40, pausedUntil: T0 + 1000 });
     // A sweep in the other process reads nothing before the Retry-After has passed.
-    const began = Date.now();
-    expect(await createPacer({ store: other }).acquire()).toBe(true);
-    expect(Date.now()).toBeGreaterThanOrEqual(seen.pausedUntil);
-    expect(Date.now() - began).toBeGreaterThan(500);
+    let readAt: number | undefined;
+    const otherSweep = createPacer({ store: other, now: time.now, wait: time.wait });
+    await time.runUntil(otherSweep.acquire().then((granted) => granted && (readAt = time.now())));
+    expect(readAt).toBeGreaterThanOrEqual(seen.pausedUntil);
   });
 
   it('backs off on 429 and still fulfils every verified attempt exactly once', async () => {
