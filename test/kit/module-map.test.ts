@@ -134,6 +134,8 @@ const TESTING_TOP = [
   'app-and-emulator.ts',
   'html.ts',
   'html-forms.ts',
+  'html-page-controls.ts',
+  'html-form-entries.ts',
   'named-url.ts',
 ];
 const TESTING_CONCERNS = ['audit'];
