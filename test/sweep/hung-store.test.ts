@@ -25,7 +25,14 @@ const OWNER = 'hung-store-sweep';
 type RealCall = (...args: unknown[]) => Promise<unknown>;
 
 const never = (): Promise<never> => new Promise(() => {});
-const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A promise the test settles itself (`open()`), in place of a call that answers after some sleep. */
+function gate(): Promise<void> & { open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return Object.assign(opened, { open });
+}
+/** Lets what reacted to a settled call run: its callbacks, and the timers and I/O they set for at once. */
+const nextTurn = () => new Promise((resolve) => setTimeout(() => setImmediate(resolve), 0));
 
 /** The store with one call (`stepUp.x` for the step-up store's) made through `replace`, which gets the real one. */
 function replacing<T extends object>(
@@ -118,11 +125,21 @@ describeEachStore('a sweep run whose store call never settles', (kind) => {
   it('a claim answered after its deadline: the run has already failed, nothing releases what it claimed (the claims lapse with the lease), and no rejection goes unhandled', async () => {
     const h = await suite.open();
     await verifiedAttempts(emu, h.store, suite.client, 2);
-    const store = replacing(h.store, 'claimDueAttempts', (real, args) => after(1500).then(() => real(...args)));
+    // The claim answers when the test says, once the run has failed: after its deadline, by no sleep.
+    const deadlinePassed = gate();
+    let lateClaim: Promise<unknown> | undefined;
+    const releases: unknown[] = [];
+    const store = replacing(
+      replacing(h.store, 'claimDueAttempts', (real, args) => (lateClaim = deadlinePassed.then(() => real(...args)))),
+      'releaseClaims',
+      (real, args) => releases.push(args) && real(...args),
+    );
     const run = runSweep(sweepDeps(h, store, suite.client, 'sweep'), { timeBudgetMs: 500, owner: OWNER });
-    await expect(within(1400, run)).rejects.toThrow('claimDueAttempts did not settle within');
-    await waitFor(async () => (await leaseOwners(h)).every((owner) => owner === OWNER), 3000, 'the late claim');
-    await after(200);
+    await expect(within(5000, run)).rejects.toThrow('claimDueAttempts did not settle within');
+    deadlinePassed.open();
+    await lateClaim;
+    await nextTurn();
+    expect(releases).toEqual([]);
     expect(await leaseOwners(h)).toEqual([OWNER, OWNER]);
     expect(await outcomes(h)).toEqual({ pending: 2 });
     expect(await unhandled.settled()).toEqual([]);
@@ -131,8 +148,9 @@ describeEachStore('a sweep run whose store call never settles', (kind) => {
   it('a claim that rejects after its deadline: the run has already failed, its reason is logged once naming the call, and the late rejection is never unhandled', async () => {
     const h = await suite.open();
     await verifiedAttempts(emu, h.store, suite.client, 1);
+    const deadlinePassed = gate();
     const store = replacing(h.store, 'claimDueAttempts', () =>
-      after(1000).then(() => Promise.reject(new Error(`Connection terminated unexpectedly (${CLIENT_SECRET})`))),
+      deadlinePassed.then(() => Promise.reject(new Error(`Connection terminated unexpectedly (${CLIENT_SECRET})`))),
     );
     const errors: string[] = [];
     const logger = {
@@ -145,7 +163,8 @@ describeEachStore('a sweep run whose store call never settles', (kind) => {
       { timeBudgetMs: 500, owner: OWNER },
     );
     await expect(within(5000, run)).rejects.toThrow('claimDueAttempts did not settle within');
-    await after(800);
+    deadlinePassed.open();
+    await nextTurn();
     const late = errors.filter((line) => line.includes('Connection terminated'));
     expect(late).toHaveLength(1);
     expect(late[0]).toContain('store.claimDueAttempts rejected after its deadline');
