@@ -14,6 +14,7 @@ import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { asUserWithoutPhone, expectAnswerCutOff, SCOPES } from '../support/step-up.ts';
 import { watchUnhandledRejections } from '../support/unhandled.ts';
+import { nextTurn, waitFor } from '../support/wait-for.ts';
 
 let app: TestApp | undefined;
 const unhandled = watchUnhandledRejections();
@@ -172,6 +173,22 @@ async function appWith(onUnenrolled: Unenrolled, ran: { handler: boolean }) {
   });
 }
 
+/**
+ * A callback an onUnenrolled sets off (a lookup's, a timer's), run when the test says: once the user
+ * has had the kit's answer, so late by construction, where a sleep used to make it late.
+ */
+function setOff() {
+  let callback: (() => void) | undefined;
+  return {
+    later: (run: () => void) => void (callback = run),
+    /** Runs it on a turn of its own, then lets what it set off run. */
+    now: async () => {
+      setImmediate(callback!);
+      await nextTurn();
+    },
+  };
+}
+
 describe('an onUnenrolled that neither answers nor calls next()', () => {
   it.each([
     ['returns a promise that never settles', (() => new Promise<void>(() => {})) as Unenrolled],
@@ -199,14 +216,13 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
 
   it('one that answers after the deadline changes nothing: the user had the error page, the app goes on serving', async () => {
     const ran = { handler: false };
-    app = await appWith((_req, res) => {
-      setTimeout(() => res.redirect('/enrol'), 800);
-    }, ran);
+    const lookup = setOff();
+    app = await appWith((_req, res) => lookup.later(() => res.redirect('/enrol')), ran);
     await asUserWithoutPhone(app!, async (nobody) => {
       const answer = await nobody.request('/security');
       expect(answer.status).toBe(500);
       expect(answer.body).toContain('</html>');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await lookup.now();
       expect((await nobody.request('/ping')).body).toBe('pong');
       expect(ran.handler).toBe(false);
     });
@@ -227,7 +243,7 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
         app!.logs.filter((line) => line.includes('onUnenrolled began its answer and did not end it within 300 ms')),
       ).toHaveLength(1);
       passOn!();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await nextTurn();
       expect(ran.handler).toBe(false);
       expect((await nobody.request('/ping')).body).toBe('pong');
     });
@@ -236,16 +252,17 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
   it('one that calls next() after the deadline runs nothing: the user had the error page, the guarded handler never runs', async () => {
     const ran = { handler: false };
     let lateNext = false;
+    const lookup = setOff();
     app = await appWith((_req, _res, next) => {
-      setTimeout(() => {
+      lookup.later(() => {
         lateNext = true;
         next();
-      }, 800);
+      });
     }, ran);
     await asUserWithoutPhone(app!, async (nobody) => {
       const answer = await nobody.request('/security');
       expect(answer.status).toBe(500);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await lookup.now();
       expect(lateNext).toBe(true);
       expect(ran.handler).toBe(false);
       expect((await nobody.request('/ping')).body).toBe('pong');
@@ -255,22 +272,23 @@ describe('an onUnenrolled that neither answers nor calls next()', () => {
   it('one that calls next() after the deadline runs nothing when its client went away before it: the deadline holds without a listener', async () => {
     const ran = { handler: false };
     let lateNext = false;
+    const lookup = setOff();
     app = await appWith((_req, _res, next) => {
-      setTimeout(() => {
+      lookup.later(() => {
         lateNext = true;
         next();
-      }, 800);
+      });
     }, ran);
     await asUserWithoutPhone(app!, async (nobody) => {
       // The user gives up (closes the tab) 100 ms in, before the deadline.
       const gaveUp = await nobody.request('/security', { timeoutMs: 100 }).catch((error: Error) => error.message);
       expect(gaveUp).toContain('did not answer within 100 ms');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const cutOff = () =>
+        app!.logs.some((line) => line.includes('onUnenrolled neither answered nor called next() within 300 ms'));
+      await waitFor(cutOff, 5_000, 'the deadline');
+      await lookup.now();
       expect(lateNext).toBe(true);
       expect(ran.handler).toBe(false);
-      expect(
-        app!.logs.some((line) => line.includes('onUnenrolled neither answered nor called next() within 300 ms')),
-      ).toBe(true);
       expect((await nobody.request('/ping')).body).toBe('pong');
     });
   });
@@ -280,17 +298,18 @@ describe('an onUnenrolled that fails', () => {
   it('one that began its answer, then rejects and calls next() a moment later, runs nothing: its answer is cut off, the guarded handler never runs', async () => {
     const ran = { handler: false };
     let lateNext = false;
+    const lookup = setOff();
     app = await appWith(async (_req, res, next) => {
       res.status(200).type('html').write('<p>Set up your phone');
-      setTimeout(() => {
+      lookup.later(() => {
         lateNext = true;
         next();
-      }, 100);
+      });
       throw new Error('enrolment page down');
     }, ran);
     await asUserWithoutPhone(app!, async (nobody) => {
       await expectAnswerCutOff(nobody, '/security');
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await lookup.now();
       expect(lateNext).toBe(true);
       expect(ran.handler).toBe(false);
       expect((await nobody.request('/ping')).body).toBe('pong');
@@ -300,18 +319,19 @@ describe('an onUnenrolled that fails', () => {
   it('one that rejects and calls next() a moment later runs nothing: the user had the error page, the guarded handler never runs', async () => {
     const ran = { handler: false };
     let lateNext = false;
+    const lookup = setOff();
     app = await appWith(async (_req, _res, next) => {
-      setTimeout(() => {
+      lookup.later(() => {
         lateNext = true;
         next();
-      }, 100);
+      });
       throw new Error('enrolment page down');
     }, ran);
     await asUserWithoutPhone(app!, async (nobody) => {
       const answer = await nobody.request('/security');
       expect(answer.status).toBe(500);
       expect(answer.body).not.toContain('codes');
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await lookup.now();
       expect(lateNext).toBe(true);
       expect(ran.handler).toBe(false);
       expect(app!.errors).toEqual([]); // no handler writing over the error page ("headers already sent")
@@ -327,12 +347,13 @@ describe('an onUnenrolled that fails', () => {
     async (_what, how) => {
       const ran = { handler: false };
       let lateAnswer = false;
+      const lookup = setOff();
       app = await appWith(async (_req, res, next) => {
         // An enrolment lookup whose callback redirects, and an audit write that fails first.
-        setTimeout(() => {
+        lookup.later(() => {
           lateAnswer = true;
           res.redirect('/enrol');
-        }, 100);
+        });
         const failure = new Error('enrolment audit write failed');
         if (how === 'reject') throw failure;
         next(failure);
@@ -341,7 +362,7 @@ describe('an onUnenrolled that fails', () => {
         const answer = await nobody.request('/security');
         expect(answer.status).toBe(500);
         expect(answer.body).toContain('</html>');
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        await lookup.now();
         expect(lateAnswer).toBe(true);
         expect(ran.handler).toBe(false);
         expect((await nobody.request('/ping')).body).toBe('pong');
@@ -390,22 +411,24 @@ describe('an onUnenrolled that fails', () => {
 
 describe('an onUnenrolled that answers and calls next()', () => {
   it.each([
-    ['at once', 0],
-    ['a moment later (a callback set off before it answered)', 100],
+    ['at once', false],
+    ['a moment later (a callback set off before it answered)', true],
   ])(
     'one that redirects to enrolment and then calls next() %s: the redirect stands, the guarded handler never runs',
-    async (_when, delayMs) => {
+    async (_when, later) => {
       const ran = { handler: false };
+      const callback = setOff();
       app = await appWith((_req, res, next) => {
         res.redirect('/enrol');
-        if (delayMs === 0) next();
-        else setTimeout(() => next(), delayMs);
+        if (later) callback.later(next);
+        else next();
       }, ran);
       await asUserWithoutPhone(app!, async (nobody) => {
         const answer = await nobody.request('/security');
         expect(answer.status).toBe(302);
         expect(answer.location).toBe('/enrol');
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        if (later) await callback.now();
+        await nextTurn();
         expect(ran.handler).toBe(false);
         expect(app!.errors).toEqual([]);
         expect(app!.logs.filter((line) => line.includes('called next() after it answered'))).toHaveLength(1);

@@ -25,3 +25,6 @@ export async function within<T>(ms: number, run: Promise<T>): Promise<T> {
     clearTimeout(timer);
   }
 }
+
+/** Resolves after a turn of the event loop: callbacks, and the timers and I/O they set for at once, have run. */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(() => setImmediate(resolve), 0));

@@ -16,7 +16,7 @@ import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 import { CLIENT_SECRET, sweepDeps, useSweepEmulator, verifiedAttempts } from '../support/sweep-bench.ts';
 import { useSweepSuite } from '../support/sweep-suite.ts';
 import { watchUnhandledRejections } from '../support/unhandled.ts';
-import { waitFor, within } from '../support/wait-for.ts';
+import { nextTurn, waitFor, within } from '../support/wait-for.ts';
 
 const emu = useSweepEmulator();
 const unhandled = watchUnhandledRejections();
@@ -31,8 +31,6 @@ function gate(): Promise<void> & { open: () => void } {
   const opened = new Promise<void>((resolve) => (open = resolve));
   return Object.assign(opened, { open });
 }
-/** Lets what reacted to a settled call run: its callbacks, and the timers and I/O they set for at once. */
-const nextTurn = () => new Promise((resolve) => setTimeout(() => setImmediate(resolve), 0));
 
 /** The store with one call (`stepUp.x` for the step-up store's) made through `replace`, which gets the real one. */
 function replacing<T extends object>(
