@@ -4,9 +4,10 @@
  * and the stop signal stops it, exit 0. Before, the job took the promise for the worker and at the
  * stop signal failed with `worker.stop is not a function` (exit 3), the worker left running. One
  * that gives no worker, rejects or never settles fails at once, naming the fix, never holding the job;
- * a worker it gives too late is stopped when it comes.
+ * a worker it gives too late is stopped when it comes. On the test clock (fake timers): the job's
+ * stop timeout, the worker's interval and a late worker's coming pass without waiting.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runSweepJob, type SweepJobKit, type SweepWorker, type SweepWorkerOptions } from '../../middleware/index.ts';
 import { emptyReport } from '../../middleware/sweep/sweep-report.ts';
 
@@ -20,7 +21,14 @@ function handWrittenKit(start: (options: SweepWorkerOptions) => unknown): SweepJ
   };
 }
 
-/** Runs `sweep --loop` on `kit`, stopped by its signal after 3 runs were reported (or after 5 s). */
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Runs `sweep --loop` on `kit` (its clock a millisecond at a time), stopped after 3 runs were reported (or 5 s). */
 async function loop(kit: SweepJobKit) {
   const lines: Record<string, unknown>[] = [];
   const ctl = new AbortController();
@@ -38,7 +46,9 @@ async function loop(kit: SweepJobKit) {
     stopTimeoutMs: 300,
   });
   const timer = setTimeout(() => ctl.abort(), 5000);
-  const code = await running;
+  let code: number | undefined;
+  void running.then((exit) => (code = exit));
+  while (code === undefined) await vi.advanceTimersByTimeAsync(1);
   clearTimeout(timer);
   return { code, lines, ms: performance.now() - started };
 }
@@ -100,13 +110,15 @@ describe('sweep --loop with a kit whose startSweepWorker is async', () => {
     let stopped = 0;
     const worker = { owner: 'late', running: false, runs: 0, lastReport: undefined, stop: async () => void stopped++ };
     const late = () => new Promise((resolve) => setTimeout(() => resolve(worker), 600));
-    const { code, lines } = await loop(handWrittenKit(late));
+    const { code, lines, ms } = await loop(handWrittenKit(late));
     expect(code).toBe(3);
     expect(lines).toEqual([
       { event: 'sweep_failed', error: expect.objectContaining({ message: expect.stringContaining('within 300 ms') }) },
     ]);
+    // Not before it comes (600 ms in), and then at once.
+    await vi.advanceTimersByTimeAsync(600 - ms - 1);
     expect(stopped).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await vi.advanceTimersByTimeAsync(1);
     expect(stopped).toBe(1);
   });
 });
