@@ -13,6 +13,7 @@ import { describeEachAppStore } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { SCOPES } from '../support/step-up.ts';
 import { watchUnhandledRejections } from '../support/unhandled.ts';
+import { nextTurn } from '../support/wait-for.ts';
 
 const STORE_MS = 300;
 /** Long enough for the deadline and a loaded machine, far short of a sign-out held open for good. */
@@ -21,6 +22,8 @@ const unhandled = watchUnhandledRejections();
 
 /** How the store's trouble looks for the step-up methods named in it: never settling, or rejecting late. */
 type Trouble = Map<string, 'hangs' | 'rejects late'>;
+/** The rejections of calls that reject late, made when the test says: once their deadline has answered. */
+const lateRejections: (() => void)[] = [];
 
 function troubled(store: VerifyStore<unknown>, trouble: Trouble): VerifyStore<unknown> {
   const real = store.stepUp!;
@@ -32,7 +35,7 @@ function troubled(store: VerifyStore<unknown>, trouble: Trouble): VerifyStore<un
         const how = trouble.get(String(key));
         if (how === 'hangs') return new Promise(() => {});
         if (how === 'rejects late') {
-          return new Promise((_, reject) => setTimeout(() => reject(new Error('database went away')), STORE_MS * 2));
+          return new Promise((_, reject) => lateRejections.push(() => reject(new Error('database went away'))));
         }
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
@@ -130,7 +133,8 @@ describeEachAppStore('kit.grants on a step-up store that stops answering', (_sto
     async (call) => {
       trouble.set(call === 'revoke' ? 'revokeGrants' : 'listGrants', 'rejects late');
       expectStoreUnavailable(await settledWithin(app.kit.grants[call]({ userRef: 'user-grants-late' })), call);
-      await new Promise((resolve) => setTimeout(resolve, STORE_MS * 2));
+      for (const rejectNow of lateRejections.splice(0)) rejectNow();
+      await nextTurn();
       const logged = app.logs.filter((line) => line.includes(`kit.grants.${call}() rejected after its deadline`));
       expect(logged).toHaveLength(1);
       expect(logged[0]).toContain('database went away');
