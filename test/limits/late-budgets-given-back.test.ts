@@ -13,16 +13,23 @@ import { newSeen } from '../support/seen.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const DEADLINE_MS = 200;
-const LATE_MS = 700;
 
-/** The store, its budgets counted LATE_MS late while `slow()` says so; `counted` tells each count that landed. */
-function slowBudgets(store: VerifyStore<unknown>, slow: () => boolean, counted: () => void): VerifyStore<unknown> {
+/**
+ * The store, its budgets counted only once `late` resolves while `slow()` says so (the test resolves
+ * it after the start was refused: past the deadline, by no sleep); `counted` tells each count that landed.
+ */
+function slowBudgets(
+  store: VerifyStore<unknown>,
+  slow: () => boolean,
+  late: Promise<void>,
+  counted: () => void,
+): VerifyStore<unknown> {
   const counter = store as VerifyStore<unknown> & StartBudgetCounter;
   return new Proxy(counter, {
     get(target, name) {
       if (name === 'consumeStartBudgets') {
         return async (query: Parameters<StartBudgetCounter['consumeStartBudgets']>[0]) => {
-          if (slow()) await new Promise((resolve) => setTimeout(resolve, LATE_MS));
+          if (slow()) await late;
           const refusals = await target.consumeStartBudgets(query);
           counted();
           return refusals;
@@ -38,12 +45,15 @@ describeEachAppStore('a start whose budgets are counted after their deadline', (
   it('is refused at the deadline, and what it spent is given back once counted: the same user starts again', async () => {
     let slow = true;
     let landed = 0;
+    let deadlinePassed = () => {};
+    const late = new Promise<void>((resolve) => (deadlinePassed = resolve));
     const app = await startTestApp({
       ...(await storeOptions()),
       wrapStore: (store) =>
         slowBudgets(
           store,
           () => slow,
+          late,
           () => (landed += 1),
         ),
       kit: {
@@ -54,6 +64,7 @@ describeEachAppStore('a start whose budgets are counted after their deadline', (
     try {
       const alice = await app.agent(newSeen()).signIn('alice');
       expect((await alice.tryStart('grant_badge', {}, 5_000)).status).toBe(500);
+      deadlinePassed();
       await waitFor(() => landed === 1, 5_000, 'the late count of the budgets');
       slow = false;
       // The give-back follows the late count; the next start may meet it just before or after.
