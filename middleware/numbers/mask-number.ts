@@ -41,11 +41,23 @@ export function mayBePhoneNumber(value: string): boolean {
   return digits >= FEWEST_NUMBER_DIGITS && !isIpv4Address(value) && !isIpv6Address(value);
 }
 
-/** A path part that may be one group of a number: digits, a leading `+`, the marks between groups. */
-const NUMBER_GROUP = /^(?:[\p{Nd} ().+-]|%20|%2B|%28|%29)+$/iu;
+/** A path part that may be one group of a number, once decoded: digits, a leading `+`, the marks between groups. */
+const NUMBER_GROUP = /^[\p{Nd} ().+-]+$/u;
 
-/** A number's marks percent-encoded in a path: their digits are none of the number's. */
-const ENCODED_MARKS = /%(?:20|2B|28|29)/gi;
+/**
+ * What a path part spells: a browser may send any character percent-encoded ("%30" is "0"), so a
+ * part is judged decoded. A run of escapes that is no UTF-8 keeps its ASCII ones decoded and the
+ * rest as written: a malformed escape never throws.
+ */
+function spelledPart(part: string): string {
+  return part.replace(/(?:%[\da-f]{2})+/gi, (escapes) => {
+    try {
+      return decodeURIComponent(escapes);
+    } catch {
+      return escapes.replace(/%([0-7][\da-f])/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    }
+  });
+}
 
 /**
  * A path with each run of adjacent parts that together may be a phone number masked whole: a number
@@ -56,13 +68,14 @@ function maskGroupsAcrossSlashes(pathname: string): string {
   const shown: string[] = [];
   let run: string[] = [];
   const endRun = () => {
-    const joined = run.join('/');
-    if (run.length > 1 && mayBePhoneNumber(joined.replace(ENCODED_MARKS, ' '))) shown.push(maskDestination(joined));
+    const spelled = run.map(spelledPart).join('/');
+    if (run.length > 1 && mayBePhoneNumber(spelled)) shown.push(maskDestination(spelled));
     else shown.push(...run);
     run = [];
   };
   for (const part of pathname.split('/')) {
-    if (NUMBER_GROUP.test(part) && /\p{Nd}/u.test(part)) {
+    const spelled = spelledPart(part);
+    if (NUMBER_GROUP.test(spelled) && /\p{Nd}/u.test(spelled)) {
       run.push(part);
       continue;
     }
@@ -76,13 +89,17 @@ function maskGroupsAcrossSlashes(pathname: string): string {
 /**
  * A request path shown on a page, each part that may be a phone number masked ("/phones/•• 23"),
  * and each number grouped across parts, in the path or in a value of its query ("?to=07400/123456"):
- * a full number appears only where the user typed it.
+ * a full number appears only where the user typed it. A part is judged by what it spells, and
+ * masked whole as written.
  */
 export function maskNumbersInPath(path: string): string {
   const queryAt = path.includes('?') ? path.indexOf('?') : path.length;
   const query = path.slice(queryAt).replace(/[^?&=;]+/g, maskGroupsAcrossSlashes);
   const grouped = maskGroupsAcrossSlashes(path.slice(0, queryAt)) + query;
-  return grouped.replace(/[^/?&=;]+/g, (part) => (mayBePhoneNumber(part) ? maskDestination(part) : part));
+  return grouped.replace(/[^/?&=;]+/g, (part) => {
+    const spelled = spelledPart(part);
+    return mayBePhoneNumber(spelled) ? maskDestination(spelled) : part;
+  });
 }
 
 /** What a message says instead of a value that may be a phone number. */

@@ -19,6 +19,10 @@ const GROUPED_BY_SLASHES = [
   ['/lines/+683/4002', '+683 4002', 'GB', '/lines/••\u00a002'],
   ['/call?to=07400/123456', '07400 123456', 'GB', '/call?to=••\u00a056'],
   ['/send?lang=en&to=+44/7400/123456', '+44 7400 123456', 'GB', '/send?lang=en&to=••\u00a056'],
+  // Any character may come percent-encoded: a part is judged by what it spells.
+  ['/call/%30%37%34%30%30/123456', '07400 123456', 'GB', '/call/••\u00a056'],
+  ['/call/%2B44/%37400/12345%36', '+44 7400 123456', 'GB', '/call/••\u00a056'],
+  ['/call?to=%2b44%207400/123456', '+44 7400 123456', 'GB', '/call?to=••\u00a056'],
 ] as const;
 
 const READABLE = [
@@ -27,6 +31,10 @@ const READABLE = [
   '/hosts/127.213.0.0/16',
   '/v2/teams/15/3?page=2',
   '/reports?month=2024/11',
+  '/reports/2024-11',
+  // Escapes spell few digits (a space is %20), a malformed one is left as written.
+  '/search/a%20b%20c%20d%20e',
+  '/files/%E0%A4%A/50%25/%ZZ',
 ];
 
 function confirmPageFor(path: string): string {
