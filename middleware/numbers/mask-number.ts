@@ -62,21 +62,30 @@ function spelledPart(part: string): string {
 /**
  * A path with each run of adjacent parts that together may be a phone number masked whole: a number
  * grouped by slashes ("/call/07400/123456") leaves each part too short to be one. Runs of fewer
- * digits than a number stay as written ("/orders/2024/11"), as parts between words do.
+ * digits than a number stay as written ("/orders/2024/11"), as parts between words do. An empty
+ * part (a doubled slash, "/07400//123456") is no word: it ends no run, and a run ends before it.
  */
 function maskGroupsAcrossSlashes(pathname: string): string {
   const shown: string[] = [];
   let run: string[] = [];
+  let emptyAfterRun: string[] = [];
   const endRun = () => {
-    const spelled = run.map(spelledPart).join('/');
+    const spelled = run.filter(Boolean).map(spelledPart).join('/');
     if (run.length > 1 && mayBePhoneNumber(spelled)) shown.push(maskDestination(spelled));
     else shown.push(...run);
+    shown.push(...emptyAfterRun);
     run = [];
+    emptyAfterRun = [];
   };
   for (const part of pathname.split('/')) {
     const spelled = spelledPart(part);
+    if (part === '' && run.length > 0) {
+      emptyAfterRun.push(part);
+      continue;
+    }
     if (NUMBER_GROUP.test(spelled) && /\p{Nd}/u.test(spelled)) {
-      run.push(part);
+      run.push(...emptyAfterRun, part);
+      emptyAfterRun = [];
       continue;
     }
     endRun();

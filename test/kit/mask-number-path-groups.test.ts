@@ -23,6 +23,9 @@ const GROUPED_BY_SLASHES = [
   ['/call/%30%37%34%30%30/123456', '07400 123456', 'GB', '/call/••\u00a056'],
   ['/call/%2B44/%37400/12345%36', '+44 7400 123456', 'GB', '/call/••\u00a056'],
   ['/call?to=%2b44%207400/123456', '+44 7400 123456', 'GB', '/call?to=••\u00a056'],
+  // An empty part between groups (a doubled slash) is no word: the groups are still read together.
+  ['/07400//123456/', '07400 123456', 'GB', '/••\u00a056/'],
+  ['/n/+44/7400///123456', '+44 7400 123456', 'GB', '/n/••\u00a056'],
 ] as const;
 
 const READABLE = [
@@ -32,6 +35,8 @@ const READABLE = [
   '/v2/teams/15/3?page=2',
   '/reports?month=2024/11',
   '/reports/2024-11',
+  '/orders//2024/11/',
+  '/hosts/127.213.0.0//16',
   // Escapes spell few digits (a space is %20), a malformed one is left as written.
   '/search/a%20b%20c%20d%20e',
   '/files/%E0%A4%A/50%25/%ZZ',
