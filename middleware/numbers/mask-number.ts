@@ -60,36 +60,47 @@ function spelledPart(part: string): string {
 }
 
 /**
+ * A number's first group glued to a scheme or a word ("tel:07400", "call+44-7400"), once decoded:
+ * the group after the part's last other character, starting with a `+` or a bracket or holding three
+ * digits, so a version or a quarter ("v2", "q3") is no group.
+ */
+const GLUED_FIRST_GROUP = /[^\p{Nd} ().+-]([ .-]*(?:[+(]|\p{Nd}{3})[\p{Nd} ().+-]*)$/u;
+
+/**
  * A path with each run of adjacent parts that together may be a phone number masked whole: a number
  * grouped by slashes ("/call/07400/123456") leaves each part too short to be one. Runs of fewer
  * digits than a number stay as written ("/orders/2024/11"), as parts between words do. An empty
- * part (a doubled slash, "/07400//123456") is no word: it ends no run, and a run ends before it.
+ * part (a doubled slash, "/07400//123456") is no word: it ends no run, and a run ends before it. A
+ * part with a word glued to a first group ("/tel:07400/123456") starts a run: its group is read.
  */
 function maskGroupsAcrossSlashes(pathname: string): string {
   const shown: string[] = [];
   let run: string[] = [];
+  let spelledRun: string[] = [];
   let emptyAfterRun: string[] = [];
   const endRun = () => {
-    const spelled = run.filter(Boolean).map(spelledPart).join('/');
-    if (run.length > 1 && mayBePhoneNumber(spelled)) shown.push(maskDestination(spelled));
+    const spelled = spelledRun.join('/');
+    if (spelledRun.length > 1 && mayBePhoneNumber(spelled)) shown.push(maskDestination(spelled));
     else shown.push(...run);
     shown.push(...emptyAfterRun);
     run = [];
+    spelledRun = [];
     emptyAfterRun = [];
   };
   for (const part of pathname.split('/')) {
     const spelled = spelledPart(part);
     if (part === '' && run.length > 0) {
       emptyAfterRun.push(part);
-      continue;
-    }
-    if (NUMBER_GROUP.test(spelled) && /\p{Nd}/u.test(spelled)) {
+    } else if (NUMBER_GROUP.test(spelled) && /\p{Nd}/u.test(spelled)) {
       run.push(...emptyAfterRun, part);
+      spelledRun.push(spelled);
       emptyAfterRun = [];
-      continue;
+    } else {
+      endRun();
+      const firstGroup = GLUED_FIRST_GROUP.exec(spelled)?.[1];
+      if (firstGroup === undefined) shown.push(part);
+      else [run, spelledRun] = [[part], [firstGroup]];
     }
-    endRun();
-    shown.push(part);
   }
   endRun();
   return shown.join('/');

@@ -26,6 +26,12 @@ const GROUPED_BY_SLASHES = [
   // An empty part between groups (a doubled slash) is no word: the groups are still read together.
   ['/07400//123456/', '07400 123456', 'GB', '/••\u00a056/'],
   ['/n/+44/7400///123456', '+44 7400 123456', 'GB', '/n/••\u00a056'],
+  // A scheme or a word glued to the first group: that part starts the groups read together.
+  ['/tel:07400/123456', '07400 123456', 'GB', '/••\u00a056'],
+  ['/tel:+44-7400-123456', '+44 7400 123456', 'GB', '/••\u00a056'],
+  ['/n/tel:+44-7400/123456', '+44 7400 123456', 'GB', '/n/••\u00a056'],
+  ['/call07400/123456?tab=calls', '07400 123456', 'GB', '/••\u00a056?tab=calls'],
+  ['/sms:%2B44/7400/123456', '+44 7400 123456', 'GB', '/••\u00a056'],
 ] as const;
 
 const READABLE = [
@@ -37,6 +43,8 @@ const READABLE = [
   '/reports/2024-11',
   '/orders//2024/11/',
   '/hosts/127.213.0.0//16',
+  '/v1/2024/11',
+  '/release-1.2.3/2024/11',
   // Escapes spell few digits (a space is %20), a malformed one is left as written.
   '/search/a%20b%20c%20d%20e',
   '/files/%E0%A4%A/50%25/%ZZ',
