@@ -109,8 +109,9 @@ describe('sweep --loop with a configuration whose code leaves an error unhandled
         runsAfter.some((line) => line.event === 'sweep')
       );
     };
+    // Its own process runs in real time: a run every 0.1 s soon puts one after each error (0.3 s and 0.6 s in).
     const run = await bin(
-      ['sweep', '--loop', '--interval-seconds', '0.5', '--config', './floating.config.mjs'],
+      ['sweep', '--loop', '--interval-seconds', '0.1', '--config', './floating.config.mjs'],
       sweptOnAfterBoth,
     );
     const output = run.stdout + run.stderr;
