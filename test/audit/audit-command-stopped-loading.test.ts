@@ -27,7 +27,8 @@ function isRunning(pid: number): boolean {
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'verify-audit-stopped-loading-'));
-  // Starts "the app" in another process, then takes a second to be ready; close() stops it.
+  // Starts "the app" in another process, then takes 0.6 s to be ready (real time, in the audit's own
+  // process: long enough for the signal sent at "starting" to land first on a loaded machine); close() stops it.
   writeFileSync(
     join(dir, 'slow.config.mjs'),
     `import { spawn } from 'node:child_process';
@@ -36,7 +37,7 @@ beforeAll(() => {
        const app = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
        writeFileSync(env.PID_FILE, String(app.pid));
        process.stderr.write('starting\\n');
-       await new Promise((resolve) => setTimeout(resolve, 1500));
+       await new Promise((resolve) => setTimeout(resolve, 600));
        const url = 'http://127.0.0.1:9';
        return {
          appUrl: url, emulatorUrl: url, serviceUrl: url,
