@@ -47,9 +47,9 @@ const NUMBER_GROUP = /^[\p{Nd} ().+-]+$/u;
 /**
  * What a path part spells: a browser may send any character percent-encoded ("%30" is "0"), so a
  * part is judged decoded. A run of escapes that is no UTF-8 keeps its ASCII ones decoded and the
- * rest as written: a malformed escape never throws.
+ * rest as written: a malformed escape never throws. The audit's masking reads its quotes so too.
  */
-function spelledPart(part: string): string {
+export function spelledPart(part: string): string {
   return part.replace(/(?:%[\da-f]{2})+/gi, (escapes) => {
     try {
       return decodeURIComponent(escapes);

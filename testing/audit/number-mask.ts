@@ -5,6 +5,7 @@
  * any spelling (grouped, URL-encoded, national).
  */
 import { isIpv4Address } from '../../middleware/numbers/mask-number.ts';
+import { replaceInSpelled } from './spelled-text.ts';
 
 /**
  * What may stand between a number's digits: a space, a dot, a dash (a typographic one too, as the
@@ -105,6 +106,11 @@ export function maskInternational(text: string): string {
   return text.replace(INTERNATIONAL, (run) => `[a number ending ${run.replace(/\D/g, '').slice(-2)}]`);
 }
 
+/** `text` with every number written in international form masked, its digits percent-encoded too. */
+function maskInternationalSpelled(text: string): string {
+  return replaceInSpelled(text, INTERNATIONAL, (run) => `[a number ending ${run.replace(/\D/g, '').slice(-2)}]`);
+}
+
 /**
  * A run of digits of any script (the full-width digits of Chinese and Japanese pages, Arabic-Indic
  * ones, as the kit reads them) with separators between them, encoded once or again, as long as a
@@ -121,8 +127,9 @@ const ENCODED_SEPARATORS = /%(?:25)*(?:20|2B|28|29|2F)|&nbsp;|&#160;/gi;
  * that is no whole IPv4 address (the one the kit spares too).
  */
 export function maskEveryNumber(text: string): string {
-  // A mark's digits (and its bracket, a separator) are no part of a number written after it.
-  return maskInternational(text)
+  // A mark's digits (and its bracket, a separator) are no part of a number written after it. A
+  // number is judged by what it spells: a URL or a page may percent-encode its digits.
+  return maskInternationalSpelled(text)
     .split(MARK)
     .map((part, index) => (index % 2 === 1 ? part : maskNationalRuns(part)))
     .join('');
@@ -133,9 +140,9 @@ const MARK = /(\[a number ending \p{Nd}{0,2}\])/u;
 
 /** `text` with every run of seven digits or more that is no IPv4 address masked. */
 function maskNationalRuns(text: string): string {
-  return text.replace(ANY_RUN, (run) => {
+  return replaceInSpelled(text, ANY_RUN, (run) => {
     const plain = run.replace(ENCODED_SEPARATORS, ' ');
     const digits = plain.match(/\p{Nd}/gu) ?? [];
-    return isIpv4Address(plain) ? run : `[a number ending ${digits.slice(-2).join('')}]`;
+    return isIpv4Address(plain) ? undefined : `[a number ending ${digits.slice(-2).join('')}]`;
   });
 }
