@@ -4,8 +4,8 @@
  * the longer) when that is shorter. A read, a fulfilment after a read the run started, and outcome
  * delivery (at least a batch in every run), get at least that finishing time as their deadline, so a run ends
  * within its budget plus that share at most, whatever a callback does. The store's calls get one
- * finishing time more (a fulfilment's call runs the action's fulfil); after a late one the run
- * touches the store no more.
+ * finishing time more (a fulfilment's call runs the action's fulfil), all of them ending by the
+ * budget, that share and most of another; after a late one the run touches the store no more.
  */
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
@@ -15,6 +15,11 @@ import type { VerifyStore } from '../store/types.ts';
 import type { SweepDeps } from './sweep-report.ts';
 
 const FINISH_SHARE = 0.5;
+/**
+ * The store's last call ends by the budget, its finishing time and this much of another: short of
+ * twice the budget, where the sweep job gives up a run as one that never answers.
+ */
+const STORE_SHARE = 0.8;
 
 /** The budget's clock unless the deps give one: monotonic, so a wall clock set back never stretches a run. */
 export const monotonicClock = (): number => performance.now();
@@ -65,6 +70,8 @@ export function withinBudget<Tx>(
 /**
  * The run's store, each call given what is left of the budget plus one finishing time more: a
  * fulfilment's call runs the action's fulfil, whose own deadline (what is left) must answer first.
+ * However slow the store, its calls all end by the store's end (storeCallsEndIn): a call is not made
+ * past it, so a slow store ends the run in time, saying which call and how far into the run.
  * The store is the integrator's code, outside the kit's trust for liveness (a custom store, or a pg
  * Pool with no free connection, which waits for ever): a call still unsettled then fails the way a
  * store error fails, and the store is given up for the rest of the run. Every later call fails at
@@ -82,13 +89,28 @@ export function storeWithinBudget<Tx>(
   let givenUp: Error | undefined;
   return callsThrough(store, (name, call) => {
     if (givenUp !== undefined) return Promise.reject(givenUp);
-    const ms = timeLeft(startedAt, budget, now) + budget.finishingMs;
+    const ms = Math.min(timeLeft(startedAt, budget, now) + budget.finishingMs, storeCallsEndIn(startedAt, budget, now));
+    const into = () => `${Math.round(now() - startedAt)} ms into the run`;
     const late = () =>
       (givenUp = new Error(
-        `${name} did not settle within ${ms} ms (what was left of the sweep run's time budget); the run ends, its claims lapse with the lease`,
+        `${name} did not settle within ${ms} ms (what was left of the sweep run's time for the store), ${into()}; ${STORE_TOO_SLOW}`,
       ));
+    if (ms <= 0) {
+      givenUp = new Error(
+        `${name} was not called: the sweep run's time for the store was over, ${into()}; ${STORE_TOO_SLOW}`,
+      );
+      return Promise.reject(givenUp);
+    }
     return withDeadline(`store.${name}`, ms, call, { late, onLateRejection });
   });
+}
+
+const STORE_TOO_SLOW =
+  'the run ends, its claims lapse with the lease (a larger time budget, or a faster store, lets a run finish)';
+
+/** What is left (by the run's clock) until the store's last call must have ended; 0 or less once past it. */
+export function storeCallsEndIn(startedAt: number, budget: RunBudget, now: () => number = monotonicClock): number {
+  return Math.floor(startedAt + budget.readingMs + (2 + STORE_SHARE) * budget.finishingMs - now());
 }
 
 /**

@@ -4,14 +4,15 @@
  * past twice its time budget and the stop timeout, as a runSweep that never settles, so the recount
  * ends with the run's budget and its finishing share: with a small budget, a slow recount is given
  * up, and one with no time left waits (a later run counts it); the run prints its line and exits 0,
- * never sweep_failed. Driven by fake timers: the store's slowness, the budget and the job's
- * deadline are the test's clock.
+ * never sweep_failed. A store too slow for the run ends it before that deadline, naming its call.
+ * Driven by fake timers: the store's slowness, the budget and the job's deadline are the test's clock.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { callsThrough } from '../../middleware/store/calls-through.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { runSweepJob, SweepJobExitCode } from '../../middleware/sweep/sweep-job.ts';
+import { runBudget, storeWithinBudget } from '../../middleware/sweep/time-budget.ts';
 import { jobKit } from '../support/sweep-bench.ts';
 
 /** The job's flags: a 0.1 s budget, whose finishing share is 0.05 s, and the job's deadline 0.2 s. */
@@ -74,4 +75,40 @@ it('--once with a 0.1 s budget on a store taking 80 ms a call: its steps end pas
   expect(run.code).toBe(SweepJobExitCode.Ok);
   expect(run.recountsAt).toEqual([]);
   expect(run.tookMs).toBeLessThan(200);
+});
+
+it("--once with a 0.1 s budget on a store taking 90 ms a call: its last call is given up before the job's deadline (0.2 s), and the sweep_failed line names that call, how far into the run and what lets a run finish, never a runSweep that never answers", async () => {
+  // Expiry ends at 90 ms, the step-up purges at 110 ms; retention then cannot end by the store's end (190 ms).
+  const run = await runOnce({ callMs: 90, recountMs: 90 });
+  expect(run.lines).toEqual([
+    {
+      event: 'sweep_failed',
+      error: {
+        name: 'Error',
+        message:
+          "applyRetention did not settle within 80 ms (what was left of the sweep run's time for the store), 190 ms into the run; the run ends, its claims lapse with the lease (a larger time budget, or a faster store, lets a run finish)",
+      },
+    },
+  ]);
+  expect(run.code).toBe(SweepJobExitCode.SweepFailed);
+  expect(run.tookMs).toBeLessThan(200);
+});
+
+it("a store call due after the store's end of the run (190 ms into a 0.1 s budget) is not made: it and every later call fail at once, naming the first", async () => {
+  const sqlite = createSqliteStore({ database: ':memory:' });
+  const made: string[] = [];
+  const counted = callsThrough(sqlite, (name, call) => {
+    made.push(name);
+    return call();
+  });
+  let clock = 0;
+  const store = storeWithinBudget(counted, 0, runBudget(100, undefined), () => clock);
+  await expect(store.expireAttempts(Date.now(), 1_000)).resolves.toBe(0);
+  clock = 190;
+  const refused =
+    "expireAttempts was not called: the sweep run's time for the store was over, 190 ms into the run; the run ends, its claims lapse with the lease (a larger time budget, or a faster store, lets a run finish)";
+  await expect(store.expireAttempts(Date.now(), 1_000)).rejects.toThrow(refused);
+  await expect(store.releaseClaims('owner')).rejects.toThrow(refused);
+  expect(made).toEqual(['expireAttempts']);
+  await sqlite.close();
 });
