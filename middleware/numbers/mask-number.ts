@@ -67,11 +67,18 @@ export function spelledPart(part: string): string {
 const GLUED_FIRST_GROUP = /[^\p{Nd} ().+-]([ .-]*(?:[+(]|\p{Nd}{3})[\p{Nd} ().+-]*)$/u;
 
 /**
+ * A number's last group with a word glued after it ("123456.json", "123456).html"), once decoded:
+ * the part's digits and marks up to its first other character.
+ */
+const GLUED_LAST_GROUP = /^([\p{Nd} ().+-]*\p{Nd})[ ().-]*[^\p{Nd} ().+-]/u;
+
+/**
  * A path with each run of adjacent parts that together may be a phone number masked whole: a number
  * grouped by slashes ("/call/07400/123456") leaves each part too short to be one. Runs of fewer
  * digits than a number stay as written ("/orders/2024/11"), as parts between words do. An empty
  * part (a doubled slash, "/07400//123456") is no word: it ends no run, and a run ends before it. A
  * part with a word glued to a first group ("/tel:07400/123456") starts a run: its group is read.
+ * One with a word glued after a last group ("/07400/123456.json") ends a run that is then a number.
  */
 function maskGroupsAcrossSlashes(pathname: string): string {
   const shown: string[] = [];
@@ -87,15 +94,24 @@ function maskGroupsAcrossSlashes(pathname: string): string {
     spelledRun = [];
     emptyAfterRun = [];
   };
+  const addToRun = (part: string, group: string) => {
+    run.push(...emptyAfterRun, part);
+    spelledRun.push(group);
+    emptyAfterRun = [];
+  };
   for (const part of pathname.split('/')) {
     const spelled = spelledPart(part);
     if (part === '' && run.length > 0) {
       emptyAfterRun.push(part);
     } else if (NUMBER_GROUP.test(spelled) && /\p{Nd}/u.test(spelled)) {
-      run.push(...emptyAfterRun, part);
-      spelledRun.push(spelled);
-      emptyAfterRun = [];
+      addToRun(part, spelled);
     } else {
+      const lastGroup = run.length > 0 ? GLUED_LAST_GROUP.exec(spelled)?.[1] : undefined;
+      if (lastGroup !== undefined && mayBePhoneNumber([...spelledRun, lastGroup].join('/'))) {
+        addToRun(part, lastGroup);
+        endRun();
+        continue;
+      }
       endRun();
       const firstGroup = GLUED_FIRST_GROUP.exec(spelled)?.[1];
       if (firstGroup === undefined) shown.push(part);

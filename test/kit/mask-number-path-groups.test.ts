@@ -1,8 +1,9 @@
 /**
  * A phone number grouped with slashes in a request path ("/call/07400/123456") or in a value of its
  * query ("/call?to=07400/123456") is masked on the confirmation page as one typed in a single part
- * is: its groups are read together. Ids a reader needs stay as written: a year and a month, ids
- * between words, a whole IPv4 address with its prefix.
+ * is: its groups are read together, with a word glued before the first or after the last. Ids a
+ * reader needs stay as written: a year and a month, ids between words, a whole IPv4 address with
+ * its prefix, a file named for a year.
  */
 import { describe, expect, it } from 'vitest';
 import { maskNumbersInPath } from '../../middleware/numbers/mask-number.ts';
@@ -32,6 +33,11 @@ const GROUPED_BY_SLASHES = [
   ['/n/tel:+44-7400/123456', '+44 7400 123456', 'GB', '/n/••\u00a056'],
   ['/call07400/123456?tab=calls', '07400 123456', 'GB', '/••\u00a056?tab=calls'],
   ['/sms:%2B44/7400/123456', '+44 7400 123456', 'GB', '/••\u00a056'],
+  // A word glued after the last group (a file's extension): that part ends the groups read together.
+  ['/07400/123456.json', '07400 123456', 'GB', '/••\u00a056'],
+  ['/call/07400/123456.html', '07400 123456', 'GB', '/call/••\u00a056'],
+  ['/n/+44/7400//123456.vcf?tab=calls', '+44 7400 123456', 'GB', '/n/••\u00a056?tab=calls'],
+  ['/call?to=07400/12345%36.vcf', '07400 123456', 'GB', '/call?to=••\u00a056'],
 ] as const;
 
 const READABLE = [
@@ -44,6 +50,9 @@ const READABLE = [
   '/orders//2024/11/',
   '/hosts/127.213.0.0//16',
   '/v1/2024/11',
+  '/v1/2024/11.json',
+  '/files/report-2024.json',
+  '/reports/2024/11.csv?page=2',
   '/release-1.2.3/2024/11',
   // Escapes spell few digits (a space is %20), a malformed one is left as written.
   '/search/a%20b%20c%20d%20e',
