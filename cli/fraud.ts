@@ -33,6 +33,12 @@ hookTimeouts.limits, 5 s by default; 30 s at most for a ready kit's own operatio
 /** How long the store gets to answer what the command asked. */
 const ANSWER_MS = 30_000;
 
+/** That nothing trips, and how many operators' rules are in force (which `tripped` may not show). */
+function nothingTrips(rules: number): string {
+  if (rules === 0) return 'nothing trips now';
+  return `nothing trips now; ${rules} operator ${rules === 1 ? 'rule' : 'rules'} in force: fraud rules lists ${rules === 1 ? 'it' : 'them'}`;
+}
+
 /** What the command prints: a JSON-able value, and its lines for a person. */
 async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ value: unknown; lines: string[] }> {
   const { pumping } = kit;
@@ -44,7 +50,9 @@ async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ val
           `${t.dimension} ${t.key}: ${t.reasons.join(', ') || 'no rule'}${t.rule === undefined ? '' : ` (${t.rule === 'block' ? 'blocked' : 'released'} by an operator)`}; ` +
           `unverified ${t.unverifiedLastHour} in the last hour (threshold ${t.hourlyThreshold}), ${t.unverifiedLastDay} in 24 h (threshold ${t.dailyThreshold})`,
       );
-      return { value: tripped, lines: lines.length === 0 ? ['nothing trips now'] : lines };
+      if (lines.length > 0 || args.json) return { value: tripped, lines };
+      // tripped() lists a block or release only on a key with recent traffic: one in force without it is said here.
+      return { value: tripped, lines: [nothingTrips((await pumping.rules()).length)] };
     }
     case 'rules': {
       const rules = await pumping.rules();

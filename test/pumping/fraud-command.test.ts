@@ -1,8 +1,9 @@
 /**
  * `hosted-sms-verify-kit fraud` on the store the configuration names (the sweep job's module), on
- * SQLite and PostgreSQL: lists what trips now with counts and thresholds, blocks and releases a
- * number block and a country (the next start on that store is refused or sent), lists the rules
- * and the decisions, and refuses a usage mistake with exit code 1, naming the fix, without a stack.
+ * SQLite and PostgreSQL: lists what trips now with counts and thresholds (or that nothing does, and
+ * how many operator rules are in force), blocks and releases a number block and a country (the next
+ * start on that store is refused or sent), lists the rules and the decisions, and refuses a usage
+ * mistake with exit code 1, naming the fix, without a stack.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -158,6 +159,27 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
     expect((await bin('clear', '--block', '+33612345')).stdout).toBe('cleared\n');
     expect((await bin('clear', '--block', '+33612345')).stdout).toBe('there was no block or release on it\n');
     expect((await bin('days', '--json')).stdout).toContain('"key":"NG"');
+  });
+
+  it('says when nothing trips while operator rules are in force on keys with no traffic, and how to list them; its JSON stays the list', async () => {
+    expect(await binWith('empty.config.mjs', 'tripped')).toEqual({
+      code: 0,
+      stdout: 'nothing trips now\n',
+      stderr: '',
+    });
+    await binWith('empty.config.mjs', 'block', '--block', '+33612999');
+    expect(await binWith('empty.config.mjs', 'tripped')).toEqual({
+      code: 0,
+      stdout: 'nothing trips now; 1 operator rule in force: fraud rules lists it\n',
+      stderr: '',
+    });
+    await binWith('empty.config.mjs', 'release', '--country', 'FR');
+    expect((await binWith('empty.config.mjs', 'tripped')).stdout).toBe(
+      'nothing trips now; 2 operator rules in force: fraud rules lists them\n',
+    );
+    expect(await binWith('empty.config.mjs', 'tripped', '--json')).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
+    await binWith('empty.config.mjs', 'clear', '--block', '+33612999');
+    await binWith('empty.config.mjs', 'clear', '--country', 'FR');
   });
 
   it('days where nothing was counted says so (by country and by block), exit 0, not a blank line', async () => {
