@@ -3,6 +3,7 @@
  * app's exchanges but the form it is typed in, in any spelling the report's masking reads.
  */
 import { withoutForms } from '../html-forms.ts';
+import { decodeHtml } from '../html.ts';
 import type { KeptExchange } from './kept-bodies.ts';
 import { anySpellingOf, asciiDigits } from './number-mask.ts';
 import { digitsOf, ENTERED_NUMBER_FIELD, type AuditWorld } from './world.ts';
@@ -10,13 +11,15 @@ import { digitsOf, ENTERED_NUMBER_FIELD, type AuditWorld } from './world.ts';
 /**
  * Whether a text shows `phone`'s national digits, in any spelling the report's masking reads: in
  * the digits of any script too (Arabic-Indic, full-width), as the kit reads them, and as a page
- * shows them when its markup splits them (each group in an element of its own).
+ * shows them when its markup splits them (each group in an element of its own) or writes them as
+ * character references (`&#48;&#55;…`, `&plus;44`): a browser renders the number in full.
  */
 export function showsNumber(phone: string): (text: string) => boolean {
   const pattern = anySpellingOf(digitsOf(phone).slice(-10));
   return (text) => {
-    const digits = asciiDigits(text);
-    return pattern.test(digits) || pattern.test(digits.replace(MARKUP, ''));
+    const seen = text.replace(MARKUP, '');
+    // Tags are read before references, as a browser does: a decoded `&lt;` opens no tag.
+    return [text, seen, decodeHtml(text), decodeHtml(seen)].some((view) => pattern.test(asciiDigits(view)));
   };
 }
 
