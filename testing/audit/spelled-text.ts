@@ -15,6 +15,11 @@ function fullySpelled(escapes: string): string {
   return spelled;
 }
 
+/** `text` as it spells: each percent-encoded character decoded to the end, a malformed escape as written. */
+export function spelledText(text: string): string {
+  return text.replace(ENCODED_CHARACTER, fullySpelled);
+}
+
 /**
  * `text` with each match of `pattern` (a global one) in what the text spells replaced by
  * `replace(match)`, the escapes a match covers replaced whole; a match `replace` spares

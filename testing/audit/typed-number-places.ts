@@ -6,20 +6,26 @@ import { withoutForms } from '../html-forms.ts';
 import { decodeHtml } from '../html.ts';
 import type { KeptExchange } from './kept-bodies.ts';
 import { anySpellingOf, asciiDigits } from './number-mask.ts';
+import { spelledText } from './spelled-text.ts';
 import { digitsOf, ENTERED_NUMBER_FIELD, type AuditWorld } from './world.ts';
 
 /**
  * Whether a text shows `phone`'s national digits, in any spelling the report's masking reads: in
  * the digits of any script too (Arabic-Indic, full-width), as the kit reads them, and as a page
  * shows them when its markup splits them (each group in an element of its own) or writes them as
- * character references (`&#48;&#55;…`, `&plus;44`): a browser renders the number in full.
+ * character references (`&#48;&#55;…`, `&plus;44`): a browser renders the number in full. Digits
+ * percent-encoded (`/call/%30%37…`) are the number in full too, in a URL, a header or a page's
+ * text alike: an address bar, a link's text or a log shows them decoded at a glance.
  */
 export function showsNumber(phone: string): (text: string) => boolean {
   const pattern = anySpellingOf(digitsOf(phone).slice(-10));
   return (text) => {
     const seen = text.replace(MARKUP, '');
-    // Tags are read before references, as a browser does: a decoded `&lt;` opens no tag.
-    return [text, seen, decodeHtml(text), decodeHtml(seen)].some((view) => pattern.test(asciiDigits(view)));
+    // Tags are read before references, as a browser does: a decoded `&lt;` opens no tag; a URL
+    // written with references (`&#37;30`) is decoded as the browser follows it, references first.
+    return [text, seen, decodeHtml(text), decodeHtml(seen)].some(
+      (view) => pattern.test(asciiDigits(view)) || pattern.test(asciiDigits(spelledText(view))),
+    );
   };
 }
 
