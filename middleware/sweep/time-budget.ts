@@ -5,8 +5,8 @@
  * delivery (at least a batch in every run), get at least that finishing time as their deadline, so a run ends
  * within its budget plus that share at most, whatever a callback does. The store's calls get one
  * finishing time more (a fulfilment's call runs the action's fulfil), all of them ending by the
- * budget, that share and most of another; after a late one the run touches the store no more. An
- * action's fulfil answers before that end, even if less than its finishing time is then left.
+ * budget, that share and most of another; after a late one the run touches the store no more. A
+ * fulfil or onOutcome answers before that end, even if less than its finishing time is then left.
  */
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
@@ -21,7 +21,7 @@ const FINISH_SHARE = 0.5;
  * twice the budget, where the sweep job gives up a run as one that never answers.
  */
 const STORE_SHARE = 0.8;
-/** Kept after the last fulfil's deadline for its transaction to roll back before the store's end. */
+/** Kept after the last callback's deadline for the store call after it (a rollback, a mark) before the store's end. */
 const ROLLBACK_SHARE = 0.2;
 
 /** The budget's clock unless the deps give one: monotonic, so a wall clock set back never stretches a run. */
@@ -59,11 +59,11 @@ export function withinBudget<Tx>(
     ...deps,
     store: storeWithinBudget(deps.store, startedAt, budget, now, deps.logger && lateRejectionLogger(deps.logger)),
     get hookTimeouts() {
-      const left = timeLeft(startedAt, budget, now);
+      const left = Math.min(timeLeft(startedAt, budget, now), callbacksEndIn(startedAt, budget, now));
       // Every other deadline as the kit was given it: the count of a verified text waits `limits`.
       return {
         ...given,
-        fulfil: Math.min(given?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil, left, fulfilEndsIn(startedAt, budget, now)),
+        fulfil: Math.min(given?.fulfil ?? DEFAULT_HOOK_TIMEOUTS.fulfil, left),
         onOutcome: Math.min(given?.onOutcome ?? DEFAULT_HOOK_TIMEOUTS.onOutcome, left),
       };
     },
@@ -112,11 +112,12 @@ const STORE_TOO_SLOW =
   'the run ends, its claims lapse with the lease (a larger time budget, or a faster store, lets a run finish)';
 
 /**
- * What is left (by the run's clock) until an action's fulfil must have answered: a fifth of the
- * finishing time before the store's end, so its transaction rolls back, and the run says nothing was
- * marked, before the store call running it is given up (a cut call could still commit afterwards).
+ * What is left (by the run's clock) until a fulfil or onOutcome must have answered: a fifth of the
+ * finishing time before the store's end. A late fulfil's transaction rolls back, and the run says
+ * nothing was marked, before the store call running it is given up (a cut call could still commit
+ * afterwards); a late onOutcome's event is written due again, as an answered one is marked delivered.
  */
-function fulfilEndsIn(startedAt: number, budget: RunBudget, now: () => number): number {
+function callbacksEndIn(startedAt: number, budget: RunBudget, now: () => number): number {
   return storeCallsEndIn(startedAt, budget, now) - Math.ceil(ROLLBACK_SHARE * budget.finishingMs);
 }
 
