@@ -2,11 +2,11 @@
  * A sweep run's time budget (`timeBudgetMs`). The end of the budget is kept for finishing what the
  * run started: no read starts in its last half, or in its last `hookTimeouts.fulfil` (or onOutcome,
  * the longer) when that is shorter. A read, a fulfilment after a read the run started, and outcome
- * delivery (at least a batch in every run), get at least that finishing time as their deadline, so a run ends
- * within its budget plus that share at most, whatever a callback does. The store's calls get one
- * finishing time more (a fulfilment's call runs the action's fulfil), all of them ending by the
- * budget, that share and most of another; after a late one the run touches the store no more. A
- * fulfil or onOutcome answers before that end, even if less than its finishing time is then left.
+ * delivery (at least a batch in every run), get that finishing time as their deadline. The store's
+ * calls get one finishing time more (a fulfilment's call runs the action's fulfil), all of them
+ * ending by the budget, that share and most of another, which is where a run ends at the latest,
+ * whatever a callback does; after a late one the run touches the store no more. A fulfil or
+ * onOutcome answers before that end, even if less than its finishing time is then left.
  */
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
