@@ -44,7 +44,7 @@ export interface SweepOptions {
   concurrency?: number;
   /** How long a claim holds before another worker may take the attempt. Default 120 000 ms (>= 1000). */
   leaseMs?: number;
-  /** Stop claiming after this long; in-flight reads finish. Default 60 000 ms (>= 100). */
+  /** How long a run reads: none starts in its last half, one unanswered at its end is read again later. Default 60 000 ms (>= 100). */
   timeBudgetMs?: number;
   /**
    * Your own delays between reads of a still-pending attempt, by reads so far; the last repeats.
