@@ -222,7 +222,7 @@ export const exposureChecks: AuditCheck[] = [
   {
     id: 'leak.secret',
     title:
-      'The client secret is in no URL, Referer, page, file a page loads (a script, a stylesheet), response header or log line, whole or any 12 characters of it in a row (in a page, also as its reader sees it, without its tags): as is, URL-encoded, HTML- or JSON-escaped, in hex, or in base64 (also URL-encoded)',
+      'The client secret is in no URL, Referer, page, file a page loads (a script, a stylesheet), response header or log line, whole or any 12 characters of it in a row (also as a browser shows it: a page without its tags, character references and percent escapes decoded): as is, URL-encoded, HTML- or JSON-escaped, in hex, or in base64 (also URL-encoded)',
     fix: "Keep the client secret on the server, in the kit's options only (from your secret store or environment); never render, log or link it.",
     phase: 'last',
     async run(world, verdict) {

@@ -4,6 +4,8 @@
  * evidence, report and output never quote it in any encoding either.
  */
 import { secretSpellings, type SecretSpelling } from '../../middleware/secret-spellings.ts';
+import { decodeHtml } from '../html.ts';
+import { spelledText } from './spelled-text.ts';
 
 /** One spelling of the secret: what it is called in evidence, and the text searched for. */
 export type SecretForm = SecretSpelling;
@@ -62,14 +64,40 @@ const MARKUP = /\s*<[^>]*>\s*/g;
 
 /**
  * Which spelling of `forms` `text` holds: whole, or (`parts`) as MIN_LEAKED_PART characters in a
- * row of one, named so; as written, or as a page's reader sees it (its tags removed), for a
- * template that cut it into elements each shorter than a part.
+ * row of one, named so; as written, or as a browser shows it: its tags removed (a template that
+ * cut it into elements each shorter than a part), its character references decoded (`&#x73;&#x6b;…`
+ * renders as the secret), its percent escapes decoded (`%73%6B%5F…` is the secret in an address bar).
  */
 export function secretSpellingIn(forms: readonly SecretForm[], text: string, parts: boolean): string | undefined {
-  const written = spellingAsWritten(forms, text, parts);
-  if (written !== undefined) return written;
-  const seen = spellingAsWritten(forms, text.replace(MARKUP, ''), parts);
-  return seen === undefined ? undefined : `${seen}, split by a page's tags`;
+  const searched = new Set<string>();
+  for (const [view, how] of browserViews(text)) {
+    if (searched.has(view)) continue;
+    searched.add(view);
+    const spelling = spellingAsWritten(forms, view, parts);
+    if (spelling !== undefined) return `${spelling}${how}`;
+  }
+  return undefined;
+}
+
+/**
+ * `text` as written, then as a browser shows it, each view with what its evidence adds: tags read
+ * before references, as a browser does (a decoded `&lt;` opens no tag), and a URL written with
+ * references (`&#37;73`) decoded as the browser follows it, references first.
+ */
+function browserViews(text: string): [string, string][] {
+  const seen = text.replace(MARKUP, '');
+  const views: [string, string][] = [
+    [text, ''],
+    [seen, ", split by a page's tags"],
+  ];
+  if (text.includes('&')) {
+    views.push([decodeHtml(text), ', written as character references']);
+    views.push([decodeHtml(seen), ", split by a page's tags, written as character references"]);
+  }
+  if (text.includes('%')) {
+    for (const [view, how] of [...views]) views.push([spelledText(view), `${how}, percent-encoded`]);
+  }
+  return views;
 }
 
 function spellingAsWritten(forms: readonly SecretForm[], text: string, parts: boolean): string | undefined {
