@@ -5,33 +5,43 @@
  * PostgreSQL.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachAppStore } from '../support/app-stores.ts';
+import { describeEachAppStore, type StoreOptions } from '../support/app-stores.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { addPhoneAction } from '../support/actions.ts';
 
-describeEachAppStore('a key held by refusals alone', (_store, storeOptions) => {
-  let app: TestApp;
+/** An app whose SMS pumping rules refuse, started before the file's tests and closed after: `app()` reads it. */
+function appRefusingStarts(storeOptions: StoreOptions, adjust?: (app: TestApp) => void): () => TestApp {
+  let app: TestApp | undefined;
   beforeAll(async () => {
     app = await startTestApp({
       ...(await storeOptions()),
       kit: { actions: [addPhoneAction()], pumping: { mode: 'refuse' }, limits: GENEROUS_START_LIMITS },
     });
+    adjust?.(app);
   });
   afterAll(async () => {
     await app?.close();
   });
+  return () => {
+    if (app === undefined) throw new Error('the app starts before the tests');
+    return app;
+  };
+}
+
+describeEachAppStore('a key held by refusals alone', (_store, storeOptions) => {
+  const app = appRefusingStarts(storeOptions);
 
   it('is listed by tripped() while it refuses a start', async () => {
-    const hour = Math.floor(app.clock.now() / 3_600_000);
+    const hour = Math.floor(app().clock.now() / 3_600_000);
     // More than three times Nigeria's hourly threshold (a sixth of its daily floor of 20) of
     // refusals, and no text sent in 24 hours.
     for (let i = 0; i < 12; i++) {
-      await app.store.pumping!.countRefused({ keys: [{ dimension: 'country', key: 'NG' }], hour });
+      await app().store.pumping!.countRefused({ keys: [{ dimension: 'country', key: 'NG' }], hour });
     }
-    const user = await app.agent().signIn('nigerian-user');
+    const user = await app().agent().signIn('nigerian-user');
     expect((await user.tryStartWithNumber('add_phone', '+2348031234567')).status).toBe(429);
-    const tripped = await app.kit.pumping.tripped();
+    const tripped = await app().kit.pumping.tripped();
     expect(tripped).toContainEqual(
       expect.objectContaining({ dimension: 'country', key: 'NG', reasons: expect.arrayContaining(['country_held']) }),
     );
@@ -39,30 +49,21 @@ describeEachAppStore('a key held by refusals alone', (_store, storeOptions) => {
 });
 
 describeEachAppStore('a key held by refusals while all of its texts were verified', (_store, storeOptions) => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp({
-      ...(await storeOptions()),
-      kit: { actions: [addPhoneAction()], pumping: { mode: 'refuse' }, limits: GENEROUS_START_LIMITS },
-    });
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
+  const app = appRefusingStarts(storeOptions);
 
   it('is listed by tripped() while it refuses a start', async () => {
-    const hour = Math.floor(app.clock.now() / 3_600_000);
+    const hour = Math.floor(app().clock.now() / 3_600_000);
     const country = [{ dimension: 'country' as const, key: 'NG' }];
     // Two texts of the last hour, both verified: no rule of the key counts them against it.
     for (const sessionId of ['held-verified-1', 'held-verified-2']) {
-      await app.store.pumping!.recordSend({ sessionId, keys: country, hour });
-      expect(await app.store.pumping!.markVerified(sessionId)).toBe(true);
+      await app().store.pumping!.recordSend({ sessionId, keys: country, hour });
+      expect(await app().store.pumping!.markVerified(sessionId)).toBe(true);
     }
     // More than three times Nigeria's hourly threshold (a sixth of its daily floor of 20) of refusals.
-    for (let i = 0; i < 12; i++) await app.store.pumping!.countRefused({ keys: country, hour });
-    const user = await app.agent().signIn('nigerian-user');
+    for (let i = 0; i < 12; i++) await app().store.pumping!.countRefused({ keys: country, hour });
+    const user = await app().agent().signIn('nigerian-user');
     expect((await user.tryStartWithNumber('add_phone', '+2348031234567')).status).toBe(429);
-    const tripped = await app.kit.pumping.tripped();
+    const tripped = await app().kit.pumping.tripped();
     expect(tripped).toContainEqual(
       expect.objectContaining({ dimension: 'country', key: 'NG', reasons: ['country_held'], unverifiedLastDay: 0 }),
     );
@@ -70,27 +71,19 @@ describeEachAppStore('a key held by refusals while all of its texts were verifie
 });
 
 describeEachAppStore("a pumping store of the app's own without keysThatMayTrip", (_store, storeOptions) => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp({
-      ...(await storeOptions()),
-      kit: { actions: [addPhoneAction()], pumping: { mode: 'refuse' }, limits: GENEROUS_START_LIMITS },
-    });
+  const app = appRefusingStarts(storeOptions, (started) => {
     // As a store written before the method existed: the operators' reads fall back on the day's counts.
-    delete (app.store.pumping as { keysThatMayTrip?: unknown }).keysThatMayTrip;
-  });
-  afterAll(async () => {
-    await app?.close();
+    delete (started.store.pumping as { keysThatMayTrip?: unknown }).keysThatMayTrip;
   });
 
   it('still has tripped() list a key held with no text left', async () => {
-    const hour = Math.floor(app.clock.now() / 3_600_000);
+    const hour = Math.floor(app().clock.now() / 3_600_000);
     for (let i = 0; i < 12; i++) {
-      await app.store.pumping!.countRefused({ keys: [{ dimension: 'country', key: 'NG' }], hour });
+      await app().store.pumping!.countRefused({ keys: [{ dimension: 'country', key: 'NG' }], hour });
     }
-    const user = await app.agent().signIn('nigerian-user');
+    const user = await app().agent().signIn('nigerian-user');
     expect((await user.tryStartWithNumber('add_phone', '+2348031234567')).status).toBe(429);
-    expect(await app.kit.pumping.tripped()).toContainEqual(
+    expect(await app().kit.pumping.tripped()).toContainEqual(
       expect.objectContaining({ dimension: 'country', key: 'NG', reasons: expect.arrayContaining(['country_held']) }),
     );
   });
