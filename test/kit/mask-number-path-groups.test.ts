@@ -8,8 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { maskNumbersInPath } from '../../middleware/numbers/mask-number.ts';
 import { readEnteredNumber } from '../../middleware/numbers/parse-number.ts';
-import { englishMessages } from '../../middleware/pages/messages.ts';
-import { stepUpConfirmPage } from '../../middleware/pages/step-up-pages.ts';
+import { confirmPageFor } from '../support/confirm-page.ts';
 
 /** A path holding a number grouped by slashes, the number as the kit reads it, and the path as shown. */
 const GROUPED_BY_SLASHES = [
@@ -58,22 +57,6 @@ const READABLE = [
   '/search/a%20b%20c%20d%20e',
   '/files/%E0%A4%A/50%25/%ZZ',
 ];
-
-function confirmPageFor(path: string): string {
-  return stepUpConfirmPage(
-    {
-      method: 'POST',
-      path,
-      label: undefined,
-      csrfToken: 'csrf',
-      intentField: 'intent',
-      intentId: 'intent-1',
-      methodOverride: undefined,
-    },
-    'nonce',
-    englishMessages,
-  );
-}
 
 describe('a phone number grouped by slashes in a path the kit shows', () => {
   it('is masked whole on the confirmation page: no group of it shown', () => {
