@@ -234,6 +234,10 @@ export interface OutcomeEvent {
   sessionId: string;
   userRef: string;
   action: string;
+  /**
+   * What the action's `prepare` returned. A step-up scope's are the kit's own, with any phone
+   * number its guarded request named (in the path, the query or the resource) masked.
+   */
   params: JsonValue;
   /**
    * The destination the attempt was for (its code went there, unless a passkey answered instead),

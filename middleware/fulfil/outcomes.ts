@@ -17,6 +17,7 @@ import type { StoredOutcomeEvent, VerifyStore } from '../store/types.ts';
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
 import { describeError, lateRejectionLogger } from '../logger.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
+import { eventParamsOf } from '../step-up/scope-event.ts';
 import type { OutcomeEvent, OutcomeHook } from '../types.ts';
 
 /** What delivery reads of the kit's context. */
@@ -51,7 +52,8 @@ function toEvent(stored: StoredOutcomeEvent): OutcomeEvent {
     sessionId: attempt.sessionId,
     userRef: attempt.userRef,
     action: attempt.action,
-    params: attempt.params,
+    // A step-up scope's guarded path and resource may name a number too: masked as the destination.
+    params: eventParamsOf(attempt.params),
     // Events travel to logs and queues: the number masked (fulfil had the full one).
     destination: attempt.destination === null ? null : maskDestination(attempt.destination),
     reason: attempt.failureReason,

@@ -1,0 +1,32 @@
+/**
+ * A step-up scope's attempt parameters as its outcome event carries them. The attempt keeps the
+ * guarded request's path and resource whole (the landing sends the user back there), but events go
+ * to logs and queues: a phone number the request named there is masked, as the event's destination
+ * is. Read by their shape, as the kit's scope writes them: the sweep delivers events too, and a
+ * sweep job's kit may declare no scopes.
+ */
+import { maskDestination, maskNumbersInPath, mayBePhoneNumber } from '../numbers/mask-number.ts';
+import type { JsonValue } from '../types.ts';
+
+/** The keys of a scope's parameters (scope-actions.ts `ScopeParams`), sorted. */
+const SCOPE_PARAM_KEYS = ['browserSession', 'intentId', 'resourceKey', 'returnPath'];
+
+function isScopeShaped(params: JsonValue): params is Record<string, string> {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return false;
+  const keys = Object.keys(params).sort();
+  return (
+    keys.length === SCOPE_PARAM_KEYS.length &&
+    keys.every((key, at) => key === SCOPE_PARAM_KEYS[at] && typeof params[key] === 'string')
+  );
+}
+
+/** The params an event carries: a scope's with any number masked, any other action's as they are. */
+export function eventParamsOf(params: JsonValue): JsonValue {
+  if (!isScopeShaped(params)) return params;
+  const { resourceKey = '', returnPath = '' } = params;
+  return {
+    ...params,
+    resourceKey: mayBePhoneNumber(resourceKey) ? maskDestination(resourceKey) : resourceKey,
+    returnPath: maskNumbersInPath(returnPath),
+  };
+}
