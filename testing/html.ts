@@ -54,6 +54,19 @@ function codePoint(value: number): string {
   return String.fromCodePoint(invalid ? 0xfffd : value);
 }
 
+/** What a browser reads for one match of REFERENCE in `value`: the match as written when it stands for nothing. */
+function referenceText(value: string, found: readonly (string | undefined)[], at: number): string {
+  const [written = '', hex, decimal, name, semicolon] = found;
+  // A number too long to be a character is past U+10FFFF (Infinity too).
+  if (hex !== undefined) return codePoint(Number.parseInt(hex, 16));
+  if (decimal !== undefined) return codePoint(Number(decimal));
+  const character = name === undefined ? undefined : NAMED.get(name);
+  if (character === undefined) return written;
+  if (semicolon === ';') return character;
+  const after = value[at + written.length] ?? '';
+  return LEGACY.has(name as string) && !/[A-Za-z0-9=]/.test(after) ? character : written;
+}
+
 /**
  * An attribute value or text as written in HTML, decoded as a browser decodes it: each character
  * reference once (`&#38;lt;` is the text `&lt;`), numeric or named; an unknown name stays as written.
@@ -61,24 +74,18 @@ function codePoint(value: number): string {
 export function decodeHtml(value: string): string {
   return value.replace(
     REFERENCE,
-    (
-      written,
-      hex: string | undefined,
-      decimal: string | undefined,
-      name: string | undefined,
-      semicolon: string,
-      at: number,
-    ) => {
-      // A number too long to be a character is past U+10FFFF (Infinity too).
-      if (hex !== undefined) return codePoint(Number.parseInt(hex, 16));
-      if (decimal !== undefined) return codePoint(Number(decimal));
-      const character = name === undefined ? undefined : NAMED.get(name);
-      if (character === undefined) return written;
-      if (semicolon === ';') return character;
-      const after = value[at + written.length] ?? '';
-      return LEGACY.has(name as string) && !/[A-Za-z0-9=]/.test(after) ? character : written;
-    },
+    (written: string, hex?: string, decimal?: string, name?: string, semicolon?: string, at = 0) =>
+      referenceText(value, [written, hex, decimal, name, semicolon], at),
   );
+}
+
+/** Each character reference `value` holds as `decodeHtml` reads it: where it is written, as written, and what it stands for. */
+export function htmlReferences(value: string): { at: number; written: string; text: string }[] {
+  return [...value.matchAll(REFERENCE)].map((found) => ({
+    at: found.index,
+    written: found[0],
+    text: referenceText(value, found, found.index),
+  }));
 }
 
 /** An attribute's name as a browser's tokenizer reads it: any first character but a space, `/` or `>`, then up to a space, `/`, `>` or `=`. */

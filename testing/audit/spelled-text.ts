@@ -31,25 +31,7 @@ export function replaceInSpelled(
   replace: (spelled: string) => string | undefined,
 ): string {
   if (!/%[\da-f]{2}/i.test(text)) return text.replace(pattern, (found) => replace(found) ?? found);
-  // For each character spelled, where the characters written for it start and end.
-  const writtenStart: number[] = [];
-  const writtenEnd: number[] = [];
-  let spelled = '';
-  let at = 0;
-  const spell = (characters: string, start: number, end: number) => {
-    for (let i = 0; i < characters.length; i += 1) {
-      writtenStart.push(start);
-      writtenEnd.push(end);
-    }
-    spelled += characters;
-  };
-  for (const escapes of text.matchAll(ENCODED_CHARACTER)) {
-    for (; at < escapes.index; at += 1) spell(text.charAt(at), at, at + 1);
-    at += escapes[0].length;
-    spell(fullySpelled(escapes[0]), escapes.index, at);
-  }
-  for (; at < text.length; at += 1) spell(text.charAt(at), at, at + 1);
-
+  const { text: spelled, start: writtenStart, end: writtenEnd } = spelledPlaces(text);
   let shown = '';
   let written = 0;
   for (const found of spelled.matchAll(pattern)) {
@@ -60,4 +42,59 @@ export function replaceInSpelled(
     written = writtenEnd[found.index + found[0].length - 1] ?? text.length;
   }
   return shown + text.slice(written);
+}
+
+/** A text as it reads, with where the characters written for each of its characters start and end. */
+export interface ReadText {
+  text: string;
+  start: number[];
+  end: number[];
+}
+
+/** One run of `text` read as another: where it is written, as written, and what it reads as. */
+export interface ReadRun {
+  at: number;
+  written: string;
+  text: string;
+}
+
+/** `text` read with each of `runs` (in order, none overlapping) as what it reads as, the rest as written. */
+export function readWith(text: string, runs: Iterable<ReadRun>): ReadText {
+  const read: ReadText = { text: '', start: [], end: [] };
+  const spell = (characters: string, start: number, end: number) => {
+    for (let i = 0; i < characters.length; i += 1) {
+      read.start.push(start);
+      read.end.push(end);
+    }
+    read.text += characters;
+  };
+  let at = 0;
+  for (const run of runs) {
+    for (; at < run.at; at += 1) spell(text.charAt(at), at, at + 1);
+    at = run.at + run.written.length;
+    spell(run.text, run.at, at);
+  }
+  for (; at < text.length; at += 1) spell(text.charAt(at), at, at + 1);
+  return read;
+}
+
+/** `text` as it spells (`spelledText`), with where each character spelled is written. */
+export function spelledPlaces(text: string): ReadText {
+  return readWith(
+    text,
+    [...text.matchAll(ENCODED_CHARACTER)].map((found) => ({
+      at: found.index,
+      written: found[0],
+      text: fullySpelled(found[0]),
+    })),
+  );
+}
+
+/** `outer`, read from `inner.text`, with its places in what `inner` was read from. */
+export function readThrough(inner: ReadText, outer: ReadText): ReadText {
+  return {
+    text: outer.text,
+    start: outer.start.map((at) => inner.start[at] ?? at),
+    end: outer.end.map((at) => inner.end[at - 1] ?? at),
+  };
 }
