@@ -5,7 +5,7 @@
  */
 import { secretSpellings, type SecretSpelling } from '../../middleware/secret-spellings.ts';
 import { decodeHtml, htmlReferences } from '../html.ts';
-import { readThrough, readWith, spelledPlaces, spelledText, type ReadText } from './spelled-text.ts';
+import { readWith, shownPlaces, spelledText, type ReadText } from './spelled-text.ts';
 
 /** One spelling of the secret: what it is called in evidence, and the text searched for. */
 export type SecretForm = SecretSpelling;
@@ -160,8 +160,7 @@ function marked(text: string, covered: Uint8Array): string {
 
 /** `text` as a browser shows it, each character with where it is written: references decoded, then percent escapes too. */
 function shownViews(text: string): ReadText[] {
-  const references = readWith(text, htmlReferences(text));
-  return [references, readThrough(references, spelledPlaces(references.text))];
+  return [readWith(text, htmlReferences(text)), shownPlaces(text)];
 }
 
 /** `text` with what spells the secret (whole or MIN_FRAGMENT characters of it) as a browser shows it replaced as written. */

@@ -1,9 +1,11 @@
 /**
  * What a text the audit quotes spells, its percent-encoded characters decoded as the kit decodes a
- * path part (a URL inside a parameter, encoded again, decoded to the end): a number whose digits
- * are escapes (`%30%37…`) is judged by its digits, and masked as written around it.
+ * path part (a URL inside a parameter, encoded again, decoded to the end), and what it shows, its
+ * character references decoded too: a number whose digits are escapes (`%30%37…`) or references
+ * (`&#48;&#55;…`) is judged by its digits, and masked as written around it.
  */
 import { spelledPart } from '../../middleware/numbers/mask-number.ts';
+import { htmlReferences } from '../html.ts';
 
 /** One character percent-encoded as UTF-8, once or again: "%30", "%EF%BC%90", "%2530". */
 const ENCODED_CHARACTER = /%(?:25)*[\da-f]{2}(?:%(?:25)*[89ab][\da-f])*/gi;
@@ -21,17 +23,18 @@ export function spelledText(text: string): string {
 }
 
 /**
- * `text` with each match of `pattern` (a global one) in what the text spells replaced by
- * `replace(match)`, the escapes a match covers replaced whole; a match `replace` spares
- * (`undefined`) and the rest are kept as written.
+ * `text` with each match of `pattern` (a global one) in what the text shows replaced by
+ * `replace(match)`, the references and escapes a match covers replaced whole; a match `replace`
+ * spares (`undefined`) and the rest are kept as written. What it shows is what a browser shows:
+ * its character references decoded, then its percent escapes (`shownPlaces`).
  */
 export function replaceInSpelled(
   text: string,
   pattern: RegExp,
   replace: (spelled: string) => string | undefined,
 ): string {
-  if (!/%[\da-f]{2}/i.test(text)) return text.replace(pattern, (found) => replace(found) ?? found);
-  const { text: spelled, start: writtenStart, end: writtenEnd } = spelledPlaces(text);
+  if (!/%[\da-f]{2}|&/i.test(text)) return text.replace(pattern, (found) => replace(found) ?? found);
+  const { text: spelled, start: writtenStart, end: writtenEnd } = shownPlaces(text);
   let shown = '';
   let written = 0;
   for (const found of spelled.matchAll(pattern)) {
@@ -97,4 +100,10 @@ export function readThrough(inner: ReadText, outer: ReadText): ReadText {
     start: outer.start.map((at) => inner.start[at] ?? at),
     end: outer.end.map((at) => inner.end[at - 1] ?? at),
   };
+}
+
+/** `text` as a browser shows it, with where each character is written: its character references decoded, then its percent escapes. */
+export function shownPlaces(text: string): ReadText {
+  const references = readWith(text, htmlReferences(text));
+  return readThrough(references, spelledPlaces(references.text));
 }
