@@ -39,6 +39,8 @@ const NAMED: ReadonlyMap<string, string> = new Map(
     grave: '`',
     Hat: '^',
     tilde: '~',
+    zwnj: '\u200c',
+    zwj: '\u200d',
   }),
 );
 

@@ -10,9 +10,11 @@ import { replaceInSpelled } from './spelled-text.ts';
 /**
  * What may stand between a number's digits: a space, a dot, a dash (a typographic one too, as the
  * kit reads them: hyphens, en and em dashes, minus, full-width, a swung dash, a tilde operator), brackets (square and full-width
- * too), a slash, `+`, invisible breaks, the direction marks of a right-to-left page, and their encodings.
+ * too), a slash, `+`, invisible breaks, zero-width (non-)joiners (a page's `&zwnj;` keeping a phone
+ * from linking the number, which its reader sees whole), the direction marks of a right-to-left
+ * page, and their encodings.
  */
-const SEPARATOR = String.raw`(?:[\s.()[\]/+\-\u2010-\u2015\u2053\u223c\u2212\u30fc\uff0d\uff08\uff09\uff3b\uff3d\uff0e\uff0f\u00ad\u200b\u2060\u200e\u200f\u061c\u202a-\u202c\u2066-\u2069]|%20|%2B|%28|%29|%2F|&nbsp;|&#160;|\u00a0)`;
+const SEPARATOR = String.raw`(?:[\s.()[\]/+\-\u2010-\u2015\u2053\u223c\u2212\u30fc\uff0d\uff08\uff09\uff3b\uff3d\uff0e\uff0f\u00ad\u200b-\u200d\u2060\u200e\u200f\u061c\u202a-\u202c\u2066-\u2069]|%20|%2B|%28|%29|%2F|&nbsp;|&#160;|\u00a0)`;
 
 /** A run of digits with separators between them, as long as a phone number may be. */
 const DIGIT_RUN = new RegExp(String.raw`\d(?:${SEPARATOR}*\d){6,}`, 'gi');
