@@ -3,11 +3,12 @@
  * browser keeps one, redirects never followed unless asked, every request bounded in time, and
  * every exchange kept by the run's recorder (the leak and header checks read them afterwards).
  */
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { formsIn } from '../html-forms.ts';
 import { decodeHtml, inputValue } from '../html.ts';
 import { namedUrl } from '../named-url.ts';
+import { readBody } from './answer-body.ts';
 import { CookieJar } from './cookie-jar.ts';
 
 export type Headers = Record<string, string>;
@@ -128,26 +129,6 @@ function flat(headers: IncomingHttpHeaders): Headers {
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join('\n') : String(value);
   }
   return out;
-}
-
-/** The most of one answer the agent reads: an audit compares pages, and a stream never ends. */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
-
-/** Hands `done` the answer's body as text; calls `stop` instead once it passes MAX_BODY_BYTES. */
-function readBody(res: IncomingMessage, stop: (why: string) => void, done: (body: string) => void): void {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  res.on('data', (chunk: Buffer) => {
-    bytes += chunk.length;
-    if (bytes <= MAX_BODY_BYTES) {
-      chunks.push(chunk);
-    } else {
-      stop(
-        `answered more than ${MAX_BODY_BYTES / 1024 / 1024} MB; the audit reads no more of one answer (answer with a page, not a stream)`,
-      );
-    }
-  });
-  res.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
 }
 
 function exchange(
