@@ -8,7 +8,7 @@ import { environmentSecrets, redactSecretFragments } from '../middleware/errors.
 import { cutForPrinting, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { VerificationKitOptions } from '../middleware/options/options.ts';
-import { UsageError, type CommandEnv } from './command.ts';
+import { UsageError, type CommandEnv, type CommandOutput } from './command.ts';
 import { loadConfigModule } from './config-file.ts';
 
 export interface Loaded {
@@ -87,9 +87,13 @@ function printable(error: unknown, env: CommandEnv): string {
  * and never holds the command, nor changes what it did (its answer is printed already). One that
  * fails after the deadline, while the process still runs, says why on a line of its own.
  */
-export async function closeWithin(close: () => Promise<void>, env: CommandEnv): Promise<void> {
+export async function closeWithin(
+  close: () => Promise<void>,
+  env: CommandEnv,
+  warn: CommandOutput['warn'],
+): Promise<void> {
   const onLateRejection = (_name: string, error: unknown) =>
-    process.stderr.write(
+    warn(
       `hosted-sms-verify-kit fraud: closing what the configuration opened failed after its deadline: ${printable(error, env)}\n`,
     );
   try {
@@ -100,8 +104,6 @@ export async function closeWithin(close: () => Promise<void>, env: CommandEnv): 
       }),
     );
   } catch (error) {
-    process.stderr.write(
-      `hosted-sms-verify-kit fraud: could not close what the configuration opened: ${printable(error, env)}\n`,
-    );
+    warn(`hosted-sms-verify-kit fraud: could not close what the configuration opened: ${printable(error, env)}\n`);
   }
 }

@@ -95,7 +95,7 @@ async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ val
 export const command: Command = {
   summary: 'SMS pumping: what trips, the decisions; block or release a country or number block',
   usage: USAGE,
-  async run(argv, env) {
+  async run(argv, env, write = (text) => process.stdout.write(text), warn = (text) => process.stderr.write(text)) {
     const args = parse(argv, env);
     const { kit, close } = await load(args.file, env);
     try {
@@ -108,10 +108,10 @@ export const command: Command = {
           () => new Error(`the store did not answer within ${ANSWER_MS} ms: is its database reachable?`),
         ),
       );
-      process.stdout.write(args.json ? `${JSON.stringify(value)}\n` : `${lines.join('\n')}\n`);
+      write(args.json ? `${JSON.stringify(value)}\n` : `${lines.join('\n')}\n`);
       return 0;
     } finally {
-      await closeWithin(close, env);
+      await closeWithin(close, env, warn);
     }
   },
 };

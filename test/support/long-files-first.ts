@@ -17,7 +17,6 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const LONG_FILES = [
   'express5:test/audit/fixtures.test.ts', // 140: the audit against every flaw of the sample app
   'express5:test/package/package.test.ts', // 107: packs the tarball and installs it in scratch apps
-  'express5:test/pumping/fraud-command.test.ts', // 106: the bin, 30 times, on both stores
   'express5:test/a11y/demo-pages.browser.test.ts', // 66: Chromium through every demo page
   'express5:test/a11y/kit-pages.browser.test.ts', // 58
   'express5:test/e2e/demo.test.ts', // 37
@@ -35,8 +34,10 @@ export const LONG_FILES = [
   'express4:test/audit/sound-apps.test.ts', // 12
   'express5:test/store/ordering-outbox.test.ts', // 13
   'express5:test/store/postgres-store.test.ts', // 12
+  'express5:test/pumping/fraud-command.test.ts', // 12: the bin three times per store, the rest in-process
   'express5:test/e2e/demo-step-up.browser.test.ts', // 12
   'express5:test/kit/pumping.test.ts', // 11
+  'express5:test/pumping/fraud-command-config.test.ts', // 11: the bin 13 times, most at once
 ];
 
 /** Starts the files of LONG_FILES first, in its order; every other file keeps vitest's own order. */
