@@ -7,7 +7,7 @@
 import type { Database } from 'better-sqlite3';
 import { pastDaysCache } from '../past-days-cache.ts';
 import { prepareAll, PUMPING_SQL, type PumpingStatements } from './sqlite-sql.ts';
-import type { StartWrite } from './sqlite-start-writes.ts';
+import type { StartWrites } from './sqlite-start-writes.ts';
 import type {
   PumpingCount,
   PumpingDimension,
@@ -90,6 +90,9 @@ function toRule(row: RuleRow): PumpingRule {
 
 type Sql = PumpingStatements;
 
+/** The start's group commit: a write in a savepoint of its own, or one of a single statement. */
+type PumpingWrites = Pick<StartWrites, 'write' | 'writeStatement'>;
+
 type ReadingQuery = Parameters<PumpingStore['readPumping']>[0];
 
 /** What operators and the check before a text read; `readNow` reads synchronously, for a write to read in. */
@@ -169,14 +172,14 @@ function operatorCounts(sql: Sql): Pick<PumpingStore, 'keysThatMayTrip' | 'count
 /** The check's count of a text (reserveSend), given back when unsent, and the send's record. */
 function reservations(
   sql: Sql,
-  write: StartWrite,
+  { write, writeStatement }: PumpingWrites,
   readNow: (query: ReadingQuery) => PumpingReading,
 ): Pick<PumpingStore, 'reserveSend' | 'releaseSend' | 'attachSend'> {
   return {
     // Read and counted in one write of the group commit (BEGIN IMMEDIATE): no other check, in this
-    // process or another, reads between the two.
+    // process or another, reads between the two. One statement writes: no savepoint of its own.
     async reserveSend(query) {
-      return write(() => {
+      return writeStatement(() => {
         const reading = readNow(query);
         sql.countSent.run({ keys: JSON.stringify(query.keys), hour: query.hour });
         return reading;
@@ -191,13 +194,13 @@ function reservations(
       });
     },
     async attachSend({ sessionId, keys, hour }) {
-      await write(() => sql.insertSend.run({ sessionId, hour, keys: JSON.stringify(keys) }));
+      await writeStatement(() => sql.insertSend.run({ sessionId, hour, keys: JSON.stringify(keys) }));
     },
   };
 }
 
-/** The pumping part of the SQLite store; `write` is the start's group commit. */
-export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
+/** The pumping part of the SQLite store; `starts` is the start's group commit. */
+export function sqlitePumping(db: Database, { write, writeStatement }: PumpingWrites): PumpingStore {
   const sql = prepareAll(db, PUMPING_SQL);
   // Run inside the group commit's savepoint: the mark and its counts commit together, once.
   const countVerifiedOnce = (sessionId: string): boolean => {
@@ -218,7 +221,7 @@ export function sqlitePumping(db: Database, write: StartWrite): PumpingStore {
   const { readNow, ...reads } = pumpingReads(sql);
   return {
     ...reads,
-    ...reservations(sql, write, readNow),
+    ...reservations(sql, { write, writeStatement }, readNow),
     async recordSend({ sessionId, keys, hour }) {
       const listed = JSON.stringify(keys);
       await write(() => {

@@ -204,7 +204,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...sqliteSweepPace(db, statements),
     ...sqliteHousekeeping(db),
     stepUp: sqliteStepUp(db),
-    pumping: sqlitePumping(db, starts.write),
+    pumping: sqlitePumping(db, starts),
     async close() {
       if (db.open) starts.flush();
       await checkpointer?.stop();
