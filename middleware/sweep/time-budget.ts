@@ -3,10 +3,10 @@
  * run started: no read starts in its last half, or in its last `hookTimeouts.fulfil` (or onOutcome,
  * the longer) when that is shorter. A read, a fulfilment after a read the run started, and outcome
  * delivery (at least a batch in every run), get that finishing time as their deadline. The store's
- * calls get one finishing time more (a fulfilment's call runs the action's fulfil), all of them
- * ending by the budget, that share and most of another, which is where a run ends at the latest,
- * whatever a callback does; after a late one the run touches the store no more. A fulfil or
- * onOutcome answers before that end, even if less than its finishing time is then left.
+ * calls get one finishing time more (a group commit's call, its fulfils one after another, up to
+ * the end), all of them ending by the budget, that share and most of another, which is where a run
+ * ends at the latest, whatever a callback does; after a late one the run touches the store no more.
+ * A fulfil or onOutcome answers before that end, even if less than its finishing time is then left.
  */
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
@@ -73,6 +73,8 @@ export function withinBudget<Tx>(
 /**
  * The run's store, each call given what is left of the budget plus one finishing time more: a
  * fulfilment's call runs the action's fulfil, whose own deadline (what is left) must answer first.
+ * A group commit's call (fulfilBatch) runs its fulfils one after another: it is given up to the
+ * store's end, before which each of them answers.
  * However slow the store, its calls all end by the store's end (storeCallsEndIn): a call is not made
  * past it, so a slow store ends the run in time, saying which call and how far into the run.
  * The store is the integrator's code, outside the kit's trust for liveness (a custom store, or a pg
@@ -92,7 +94,10 @@ export function storeWithinBudget<Tx>(
   let givenUp: Error | undefined;
   return callsThrough(store, (name, call) => {
     if (givenUp !== undefined) return Promise.reject(givenUp);
-    const ms = Math.min(timeLeft(startedAt, budget, now) + budget.finishingMs, storeCallsEndIn(startedAt, budget, now));
+    const end = storeCallsEndIn(startedAt, budget, now);
+    // A group commit runs its fulfils one after another, each answering before the store's end
+    // (callbacksEndIn): cut sooner, its transaction would go on and commit after the run said not.
+    const ms = name === 'fulfilBatch' ? end : Math.min(timeLeft(startedAt, budget, now) + budget.finishingMs, end);
     const into = () => `${Math.round(now() - startedAt)} ms into the run`;
     const late = () =>
       (givenUp = new Error(
