@@ -7,7 +7,8 @@
  *   --interval-seconds N       pause between runs in loop mode (env SWEEP_INTERVAL_SECONDS; default 60)
  *   --batch-size N             attempts claimed per store call (env SWEEP_BATCH_SIZE; default 50)
  *   --concurrency N            status reads in flight (env SWEEP_CONCURRENCY; default 4)
- *   --time-budget-seconds N    stop claiming after this long per run (env SWEEP_TIME_BUDGET_SECONDS; default 60)
+ *   --time-budget-seconds N    a run's reading time: no read starts in its last half or its last fulfil timeout,
+ *                              the shorter (env SWEEP_TIME_BUDGET_SECONDS; default 60)
  *   --lease-seconds N          claim lease (env SWEEP_LEASE_SECONDS; default 120)
  *   --max-reads-per-second N   status reads a second, all sweep processes together (env SWEEP_MAX_READS_PER_SECOND)
  *   --nice N                   CPU priority of the job's process, 0-19 (env SWEEP_NICE; default 10; 0 keeps it)
