@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { flagGivenTwice } from '../options/command-flags.ts';
+import { mayBePhoneNumber, NOT_REPEATED, quotedUnlessNumber } from '../numbers/mask-number.ts';
 import { OptionProblems } from '../options/option-problems.ts';
 import {
   checkSweepOptions,
@@ -38,8 +39,14 @@ function example({ name }: Typed, value: number): string {
   return name.startsWith('--') ? `${name} ${value}` : `${name}=${value}`;
 }
 
+/** What was typed, unless it may be a phone number: the job's lines go to its log, where none may be whole. */
 function got({ raw }: Typed): string {
-  return `got ${JSON.stringify(raw)}`;
+  return `got ${quotedUnlessNumber(raw)}`;
+}
+
+/** Node's refusal quotes the argument ('--447400123456', or '+447400123456' without its flag): not a number. */
+function withoutNumbers(message: string): string {
+  return message.replace(/'([^']*)'/g, (quoted, inner: string) => (mayBePhoneNumber(inner) ? NOT_REPEATED : quoted));
 }
 
 /** A range in milliseconds, said in seconds (the flags' unit), with a good value in seconds. */
@@ -140,7 +147,7 @@ function parseFlags(problems: OptionProblems, argv: readonly string[], usage: st
   try {
     return parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: FLAGS }).values;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = withoutNumbers(error instanceof Error ? error.message : String(error));
     problems.add(`${message.endsWith('.') ? message : `${message}.`} ${usage}`);
     return {};
   }

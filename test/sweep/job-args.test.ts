@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isKitError } from '../../middleware/errors.ts';
+import { NOT_REPEATED } from '../../middleware/numbers/mask-number.ts';
 import { parseJobConfig } from '../../middleware/sweep/sweep-job-args.ts';
 
 /** The message parseJobConfig refuses `argv` and `env` with (it fails the test when it accepts them). */
@@ -56,7 +57,7 @@ describe('a bad value is reported as the flag or variable typed, in its unit, wi
     ],
     [
       ['--max-reads-per-second', '2000000'],
-      '--max-reads-per-second must be a positive number of status reads a second, at most 1000000, e.g. --max-reads-per-second 200; got "2000000".',
+      '--max-reads-per-second must be a positive number of status reads a second, at most 1000000, e.g. --max-reads-per-second 200; got a value not repeated here, as it may be a phone number.',
     ],
     [
       ['--interval-seconds', '0.001'],
@@ -132,5 +133,28 @@ describe('a mistake shows the usage the job was given', () => {
     for (const flag of ['--time-budget-seconds N', '--lease-seconds N', '--max-reads-per-second N', '--nice N']) {
       expect(said).toContain(flag);
     }
+  });
+});
+
+describe('a phone number typed where a setting goes is never repeated (the job prints to its log)', () => {
+  it.each([
+    [['--once', '--batch-size', '+447400123456'], '--batch-size must be a whole number'],
+    [['--once', '--lease-seconds=447400123456'], '--lease-seconds must be a number of seconds'],
+    [['--once', '+447400123456'], 'Unexpected argument'],
+    [['--once', '--447400123456'], 'Unknown option'],
+    [['--once', '--time-budget-seconds', '+44 7400 123456'], '--time-budget-seconds must be a number of seconds'],
+  ])('%j: refused, saying %s, without the number', (argv, said) => {
+    const message = refusal(argv);
+    expect(message).toContain(said);
+    expect(message).toContain(NOT_REPEATED);
+    expect(message).not.toMatch(/7400/);
+  });
+
+  it('in a SWEEP_* variable', () => {
+    const message = refusal(['--once'], { SWEEP_CONCURRENCY: '07400 123456' });
+    expect(message).toContain(
+      `SWEEP_CONCURRENCY must be a whole number from 1 to 64, e.g. SWEEP_CONCURRENCY=4; got ${NOT_REPEATED}.`,
+    );
+    expect(message).not.toMatch(/7400/);
   });
 });
