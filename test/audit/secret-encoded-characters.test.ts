@@ -9,23 +9,12 @@ import { AuditAgent, auditIntegration, failedIds, formatAuditTable } from 'hoste
 import { decodeHtml } from '../../testing/html.ts';
 import { secretForms, secretSpellingIn } from '../../testing/audit/secret.ts';
 import { startSampleApp, type SampleApp } from './sample-app.ts';
+import { decimalReferences, everyCharacterEscaped, hexReferences } from './secret-encodings.ts';
 
 const apps: SampleApp[] = [];
 afterAll(async () => {
   await Promise.all(apps.map((app) => app.close()));
 });
-
-const characters = (text: string) => [...text].map((c) => c.codePointAt(0) as number);
-const hexReferences = (text: string) =>
-  characters(text)
-    .map((n) => `&#x${n.toString(16)};`)
-    .join('');
-const decimalReferences = (text: string) =>
-  characters(text)
-    .map((n) => `&#${n};`)
-    .join('');
-const everyCharacterEscaped = (text: string) =>
-  [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 
 describe('the client secret written character by character', () => {
   const secret = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
