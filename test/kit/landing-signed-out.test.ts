@@ -8,35 +8,23 @@ import { MemoryStore, type SessionData } from 'express-session';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { confirmForm, guardedRoutes, SCOPES, type Ran } from '../support/step-up.ts';
+import { confirmForm, useStepUpApp } from '../support/step-up.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describeEachAppStore('a landing in flight at sign-out', (_store, storeOptions) => {
-  let app: TestApp | undefined;
-  const ran: Ran[] = [];
-  beforeAll(async () => {
-    app = await startTestApp({
-      ...(await storeOptions()),
-      kit: { scopes: [...SCOPES] },
-      ownRoutes: (a, kit) => {
-        guardedRoutes(ran)(a, kit);
-        // Sign-out as apps write it: the session is destroyed in its store.
-        a.post('/own/sign-out', (req: express.Request, res) => {
-          req.session.destroy(() => res.json({ signedOut: true }));
-        });
-      },
+  const suite = useStepUpApp(storeOptions, (a) => {
+    // Sign-out as apps write it: the session is destroyed in its store.
+    a.post('/own/sign-out', (req: express.Request, res) => {
+      req.session.destroy(() => res.json({ signedOut: true }));
     });
-  });
-  afterAll(async () => {
-    await app?.close();
   });
 
   it('the session destroyed while the landing read the service stays destroyed: the old cookie opens nothing', async () => {
-    const user = await app!.agent().signIn('signed-out-mid-landing');
+    const user = await suite.app.agent().signIn('signed-out-mid-landing');
     const form = confirmForm((await user.request('/security')).body);
     const started = await user.start(form.action, { intent: form.intent });
     const location = await user.verifyOnHostedPage(started);
-    const { control } = app!.emulator;
+    const { control } = suite.app.emulator;
     const readsBefore = (await control.stats()).statusReads;
     await control.injectFaults({ statusDelayMs: 800 });
     let landed;
@@ -46,7 +34,7 @@ describeEachAppStore('a landing in flight at sign-out', (_store, storeOptions) =
       await waitFor(async () => (await control.stats()).statusReads > readsBefore, 5_000, 'the landing’s read');
       expect((await user.request('/own/sign-out', { method: 'POST' })).status).toBe(200);
       landed = await landing;
-      expect(await app!.kit.attempts.get(started.sessionId)).toMatchObject({ outcome: 'fulfilled' });
+      expect(await suite.app.kit.attempts.get(started.sessionId)).toMatchObject({ outcome: 'fulfilled' });
     } finally {
       await control.injectFaults({ statusDelayMs: 0 });
     }
@@ -54,7 +42,7 @@ describeEachAppStore('a landing in flight at sign-out', (_store, storeOptions) =
     const after = await user.request('/security');
     expect(after.body).not.toContain('codes for signed-out-mid-landing');
     expect(after.status).toBe(401);
-    expect(ran.filter((r) => r.user === 'signed-out-mid-landing')).toEqual([]);
+    expect(suite.ran.filter((r) => r.user === 'signed-out-mid-landing')).toEqual([]);
     // The landing answered as to a signed-out browser: no redirect into the guarded page.
     expect(landed.status).toBe(200);
   });

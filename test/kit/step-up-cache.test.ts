@@ -7,57 +7,39 @@
  * wants its own caching still sets it. On SQLite and PostgreSQL.
  */
 import type express from 'express';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Agent } from '../support/agent.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { confirmForm, guardedRoutes, SCOPES, TEN_MINUTES, type Ran } from '../support/step-up.ts';
+import { confirmForm, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
 
 describeEachAppStore('what a guarded route serves is never stored', (_store, storeOptions) => {
-  let app: TestApp | undefined;
-  const ran: Ran[] = [];
-  beforeAll(async () => {
-    app = await startTestApp({
-      ...(await storeOptions()),
-      kit: { scopes: [...SCOPES] },
-      ownRoutes: (a, kit) => {
-        guardedRoutes(ran)(a, kit);
-        a.get('/statement', kit.requireRecentVerification({ scope: 'export', maxAge: TEN_MINUTES }), (_req, res) => {
-          res.set('Cache-Control', 'private, max-age=60').send('statement');
-        });
-        // An app without helmet (the test app's is taken off), and one with a framing policy of its own.
-        const withoutHelmet: express.RequestHandler = (_req, res, next) => {
-          res.removeHeader('X-Frame-Options');
-          res.removeHeader('Content-Security-Policy');
-          next();
-        };
-        const codes = kit.requireRecentVerification({ scope: 'security', maxAge: TEN_MINUTES });
-        a.get('/plain/codes', withoutHelmet, codes, (_req, res) => {
-          res.send('plain codes');
-        });
-        a.get(
-          '/framed-by-app/codes',
-          withoutHelmet,
-          (_req, res, next) => {
-            res.setHeader('X-Frame-Options', 'DENY');
-            next();
-          },
-          codes,
-          (_req, res) => {
-            res.send('own framing');
-          },
-        );
-      },
+  const suite = useStepUpApp(storeOptions, (a, kit) => {
+    a.get('/statement', kit.requireRecentVerification({ scope: 'export', maxAge: TEN_MINUTES }), (_req, res) => {
+      res.set('Cache-Control', 'private, max-age=60').send('statement');
     });
+    // An app without helmet (the test app's is taken off), and one with a framing policy of its own.
+    const withoutHelmet: express.RequestHandler = (_req, res, next) => {
+      res.removeHeader('X-Frame-Options');
+      res.removeHeader('Content-Security-Policy');
+      next();
+    };
+    const codes = kit.requireRecentVerification({ scope: 'security', maxAge: TEN_MINUTES });
+    a.get('/plain/codes', withoutHelmet, codes, (_req, res) => {
+      res.send('plain codes');
+    });
+    a.get(
+      '/framed-by-app/codes',
+      withoutHelmet,
+      (_req, res, next) => {
+        res.setHeader('X-Frame-Options', 'DENY');
+        next();
+      },
+      codes,
+      (_req, res) => {
+        res.send('own framing');
+      },
+    );
   });
-  afterAll(async () => {
-    await app?.close();
-  });
-  const suite = {
-    get app(): TestApp {
-      return app!;
-    },
-  };
 
   async function verifyFrom(user: Agent, html: string) {
     const form = confirmForm(html);

@@ -5,11 +5,10 @@
  * outside its Location (the app's own address), and still lead there: the form confirmed runs once
  * with its kept fields, the link opens the page from this site.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Agent } from '../support/agent.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { confirmForm, guardedRoutes, SCOPES, TEN_MINUTES, type Ran } from '../support/step-up.ts';
+import { confirmForm, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
 
 const NUMBER = '+447400123456';
 
@@ -38,26 +37,14 @@ function hiddenFields(html: string): Record<string, string> {
 }
 
 describeEachAppStore('step-up: a phone number in the guarded path', (_store, storeOptions) => {
-  let app: TestApp | undefined;
-  const ran: Ran[] = [];
-  beforeAll(async () => {
-    app = await startTestApp({
-      ...(await storeOptions()),
-      kit: { scopes: [...SCOPES] },
-      ownRoutes: (own, kit) => {
-        guardedRoutes(ran)(own, kit);
-        own.get(
-          '/numbers/:number',
-          kit.requireRecentVerification({ scope: 'security', maxAge: TEN_MINUTES }),
-          (_req, res) => {
-            res.type('html').send('<!doctype html><title>Number</title><h1 id="number">number settings</h1>');
-          },
-        );
+  const suite = useStepUpApp(storeOptions, (own, kit) => {
+    own.get(
+      '/numbers/:number',
+      kit.requireRecentVerification({ scope: 'security', maxAge: TEN_MINUTES }),
+      (_req, res) => {
+        res.type('html').send('<!doctype html><title>Number</title><h1 id="number">number settings</h1>');
       },
-    });
-  });
-  afterAll(async () => {
-    await app?.close();
+    );
   });
 
   /**
@@ -78,7 +65,7 @@ describeEachAppStore('step-up: a phone number in the guarded path', (_store, sto
   }
 
   it('the confirmation of a form kept at a path with a number holds no number, and confirming it runs the form once', async () => {
-    const user = await app!.agent().signIn('number-path');
+    const user = await suite.app.agent().signIn('number-path');
     const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
     const kept = await user.postForm(`/accounts/${NUMBER}/payee`, { iban: 'NUM-1' }, sameSite);
     const form = confirmForm(kept.body);
@@ -90,16 +77,16 @@ describeEachAppStore('step-up: a phone number in the guarded path', (_store, sto
     expectNumberNotIn(confirm.body);
     const confirmed = await submitConfirmation(user, landing.location!, confirm.body);
     expect(confirmed.body).toContain('payee saved');
-    expect(ran.filter((r) => r.user === 'number-path')).toEqual([
+    expect(suite.ran.filter((r) => r.user === 'number-path')).toEqual([
       { route: 'payee', user: 'number-path', fields: { iban: 'NUM-1' } },
     ]);
     // Sent again (a reload, the back button), it runs nothing more.
     expect((await submitConfirmation(user, landing.location!, confirm.body)).status).toBe(409);
-    expect(ran.filter((r) => r.user === 'number-path')).toHaveLength(1);
+    expect(suite.ran.filter((r) => r.user === 'number-path')).toHaveLength(1);
   });
 
   it('the page for a link from another site to a path with a number holds no number, and its link opens that page from this site', async () => {
-    const user = await app!.agent().signIn('number-link');
+    const user = await suite.app.agent().signIn('number-link');
     const address = `/numbers/${encodeURIComponent(NUMBER)}?tab=calls`;
     const linked = await user.request(address, {
       headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },

@@ -92,16 +92,23 @@ export function confirmForm(html: string): { action: string; intent: string; csr
 
 /**
  * The step-up suites' app on the suite's store (the SCOPES and guardedRoutes above), from beforeAll
- * to afterAll; `ran` is what its guarded handlers did.
+ * to afterAll; `routes` mounts a suite's own routes after those. `ran` is what its guarded
+ * handlers did.
  */
-export function useStepUpApp(storeOptions: StoreOptions): { readonly app: TestApp; ran: Ran[] } {
+export function useStepUpApp(
+  storeOptions: StoreOptions,
+  routes?: (app: express.Express, kit: TestApp['kit']) => void,
+): { readonly app: TestApp; ran: Ran[] } {
   let app: TestApp | undefined;
   const ran: Ran[] = [];
   beforeAll(async () => {
     app = await startTestApp({
       ...(await storeOptions()),
       kit: { scopes: [...SCOPES] },
-      ownRoutes: guardedRoutes(ran),
+      ownRoutes: (own, kit) => {
+        guardedRoutes(ran)(own, kit);
+        routes?.(own, kit);
+      },
     });
   });
   afterAll(async () => {
