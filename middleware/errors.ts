@@ -4,6 +4,7 @@
  * secret, an Authorization header or a handoff.
  */
 import { MIN_OTHER_SECRET_LENGTH, MIN_SECRET_LENGTH, secretSpellings } from './secret-spellings.ts';
+import { coverShown, replaceCovered } from './shown-text.ts';
 
 export { environmentSecrets } from './secret-spellings.ts';
 
@@ -153,7 +154,8 @@ function asGivenAndTrimmed(secret: string): string[] {
  * of one it read).
  */
 export function redactSecretFragments(text: string, alsoSecrets: readonly string[] = []): string {
-  const out = redactSecrets(text, alsoSecrets);
+  const forms = formsToRedact(alsoSecrets);
+  const out = replaceForms(text, forms);
   const fragments = alsoSecrets.length === 0 ? secretFragments : withFragmentsOf(alsoSecrets);
   if (fragments.size === 0 || out.length < MIN_FRAGMENT) return out;
   let covered: Uint8Array | undefined;
@@ -162,13 +164,9 @@ export function redactSecretFragments(text: string, alsoSecrets: readonly string
     covered ??= new Uint8Array(out.length);
     covered.fill(1, at, at + MIN_FRAGMENT);
   }
-  if (covered === undefined) return out;
-  let redacted = '';
-  for (let at = 0; at < out.length; at++) {
-    if (covered[at] === 0) redacted += out[at];
-    else if (at === 0 || covered[at - 1] === 0) redacted += '[redacted]';
-  }
-  return redacted;
+  // As it shows too: `%73%6B…` and `&#x73;&#x6b;…` spell what they encode (a URL, a page quoted).
+  covered = coverShown(out, forms, { size: MIN_FRAGMENT, pieces: fragments }, covered);
+  return covered === undefined ? out : replaceCovered(out, covered, '[redacted]');
 }
 
 /** The remembered fragments and every MIN_FRAGMENT characters of each form of `secrets` (long enough to be one). */
@@ -191,25 +189,38 @@ function formsOf(secret: string, clientId?: string): string[] {
   return byLengthDown(secretSpellings(secret, clientId).map((spelling) => spelling.text));
 }
 
-/** True when `text` carries `secret` in any of its forms (a baseUrl must not). */
+/** True when `text` carries `secret` in any of its forms, as written or as it shows (a baseUrl must not). */
 export function carriesSecret(text: string, secret: unknown): boolean {
   // A secret too short to accept is still looked for: the message refusing it must not quote it either.
   if (typeof secret !== 'string') return false;
-  return asGivenAndTrimmed(secret).some(
-    (spelling) => spelling.length >= MIN_OTHER_SECRET_LENGTH && formsOf(spelling).some((form) => text.includes(form)),
-  );
+  return asGivenAndTrimmed(secret).some((spelling) => {
+    if (spelling.length < MIN_OTHER_SECRET_LENGTH) return false;
+    const forms = formsOf(spelling);
+    return forms.some((form) => text.includes(form)) || coverShown(text, forms) !== undefined;
+  });
 }
 
 /**
  * `text` with every remembered secret, and each of `alsoSecrets` (e.g. `environmentSecrets`), in
- * every form, replaced by [redacted].
+ * every form, replaced by [redacted]: as written, and where what it shows spells one.
  */
 export function redactSecrets(text: string, alsoSecrets: readonly string[] = []): string {
+  const forms = formsToRedact(alsoSecrets);
+  const out = replaceForms(text, forms);
+  const covered = coverShown(out, forms);
+  return covered === undefined ? out : replaceCovered(out, covered, '[redacted]');
+}
+
+/** The remembered forms with those of `alsoSecrets`, longest first. */
+function formsToRedact(alsoSecrets: readonly string[]): readonly string[] {
   // Every KitError and logged error passes here: the remembered forms are sorted once, not per call.
   const also = alsoSecrets
     .filter((secret) => secret.length >= MIN_OTHER_SECRET_LENGTH)
     .flatMap((secret) => formsOf(secret));
-  const forms = also.length === 0 ? longestFirst : byLengthDown([...secretForms, ...also]);
+  return also.length === 0 ? longestFirst : byLengthDown([...secretForms, ...also]);
+}
+
+function replaceForms(text: string, forms: readonly string[]): string {
   let out = text;
   for (const form of forms) if (out.includes(form)) out = out.split(form).join('[redacted]');
   return out;

@@ -2,93 +2,9 @@
  * Reading the pages under test as a browser would: tags and their attributes as a browser's
  * tokenizer reads them, and attribute values decoded. The forms are read in html-forms.ts.
  */
+import { decodeHtml } from '../middleware/shown-text.ts';
 
-/** Named character references a page may use in a value (a token, a name, a path), and what they stand for. */
-const NAMED: ReadonlyMap<string, string> = new Map(
-  Object.entries({
-    amp: '&',
-    lt: '<',
-    gt: '>',
-    quot: '"',
-    apos: "'",
-    nbsp: '\u00a0',
-    plus: '+',
-    equals: '=',
-    sol: '/',
-    bsol: '\\',
-    num: '#',
-    percnt: '%',
-    colon: ':',
-    semi: ';',
-    comma: ',',
-    period: '.',
-    lowbar: '_',
-    hyphen: '-',
-    excl: '!',
-    quest: '?',
-    commat: '@',
-    dollar: '$',
-    ast: '*',
-    lpar: '(',
-    rpar: ')',
-    lsqb: '[',
-    rsqb: ']',
-    lcub: '{',
-    rcub: '}',
-    verbar: '|',
-    grave: '`',
-    Hat: '^',
-    tilde: '~',
-    zwnj: '\u200c',
-    zwj: '\u200d',
-  }),
-);
-
-/** The references a browser also reads without their `;` (where no letter, digit or `=` follows). */
-const LEGACY = new Set(['amp', 'lt', 'gt', 'quot', 'nbsp']);
-
-/** Numeric, with or without `;`; named, with it or (a legacy name) without. One pass: a result is never read again. */
-const REFERENCE = /&(?:#[xX]([0-9a-fA-F]+);?|#([0-9]+);?|([A-Za-z][A-Za-z0-9]*)(;?))/g;
-
-/** A code point as a browser reads its reference: none, a surrogate or past U+10FFFF is U+FFFD. */
-function codePoint(value: number): string {
-  const invalid = !Number.isFinite(value) || value === 0 || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff);
-  return String.fromCodePoint(invalid ? 0xfffd : value);
-}
-
-/** What a browser reads for one match of REFERENCE in `value`: the match as written when it stands for nothing. */
-function referenceText(value: string, found: readonly (string | undefined)[], at: number): string {
-  const [written = '', hex, decimal, name, semicolon] = found;
-  // A number too long to be a character is past U+10FFFF (Infinity too).
-  if (hex !== undefined) return codePoint(Number.parseInt(hex, 16));
-  if (decimal !== undefined) return codePoint(Number(decimal));
-  const character = name === undefined ? undefined : NAMED.get(name);
-  if (character === undefined) return written;
-  if (semicolon === ';') return character;
-  const after = value[at + written.length] ?? '';
-  return LEGACY.has(name as string) && !/[A-Za-z0-9=]/.test(after) ? character : written;
-}
-
-/**
- * An attribute value or text as written in HTML, decoded as a browser decodes it: each character
- * reference once (`&#38;lt;` is the text `&lt;`), numeric or named; an unknown name stays as written.
- */
-export function decodeHtml(value: string): string {
-  return value.replace(
-    REFERENCE,
-    (written: string, hex?: string, decimal?: string, name?: string, semicolon?: string, at = 0) =>
-      referenceText(value, [written, hex, decimal, name, semicolon], at),
-  );
-}
-
-/** Each character reference `value` holds as `decodeHtml` reads it: where it is written, as written, and what it stands for. */
-export function htmlReferences(value: string): { at: number; written: string; text: string }[] {
-  return [...value.matchAll(REFERENCE)].map((found) => ({
-    at: found.index,
-    written: found[0],
-    text: referenceText(value, found, found.index),
-  }));
-}
+export { decodeHtml, htmlReferences } from '../middleware/shown-text.ts';
 
 /** An attribute's name as a browser's tokenizer reads it: any first character but a space, `/` or `>`, then up to a space, `/`, `>` or `=`. */
 const NAME = '[^\\s/>][^\\s/>=]*';

@@ -9,8 +9,8 @@
  *   user lookup; each store keeps its SQL text in its SQL modules (and its migrations in another);
  * - the emulator keeps a short top (composition, context, errors, clock) and a folder per concern;
  *   its configuration is pure parsing that imports nothing else of it; it never imports what
- *   `/testing` offers integrators, and neither it nor `testing/` imports the kit (but for the
- *   secret's spellings, a leaf the kit's redaction and the audit share);
+ *   `/testing` offers integrators, and neither it nor `testing/` imports the kit (but for leaves:
+ *   the secret's spellings and what a text shows, which the kit's redaction and the audit share);
  * - no import circles anywhere in the house: kit, emulator, testing, CLI and demo together.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -116,6 +116,7 @@ const TOP = [
   'telemetry.ts',
   'attempts.ts',
   'secret-spellings.ts',
+  'shown-text.ts',
   'printable-errors.ts',
   'closest-name.ts',
 ];
@@ -253,12 +254,13 @@ describe('module map', () => {
     ).toEqual([]);
   });
 
-  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings, printable errors, the closest name and what may be a phone number", () => {
+  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings, what a text shows, printable errors, the closest name and what may be a phone number", () => {
     expect(importsBetween(emulator, 'emulator/', ['testing/', 'middleware/'])).toEqual([]);
     expect(
       importsBetween(testing, 'testing/', ['middleware/']).filter(
         (edge) =>
           !edge.endsWith(' -> middleware/secret-spellings.ts') &&
+          !edge.endsWith(' -> middleware/shown-text.ts') &&
           !edge.endsWith(' -> middleware/printable-errors.ts') &&
           !edge.endsWith(' -> middleware/closest-name.ts') &&
           !edge.endsWith(' -> middleware/numbers/mask-number.ts'),
@@ -270,6 +272,9 @@ describe('module map', () => {
     expect(kit.get('middleware/secret-spellings.ts')).toEqual([]);
     expect(statements('middleware/secret-spellings.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
   });
+
+  it("what a text shows is a leaf but for the kit's percent decoding: the redaction and the audit read alike", () =>
+    expect(kit.get('middleware/shown-text.ts')).toEqual(['middleware/numbers/mask-number.ts']));
 
   it('what a command may print of an error is a leaf: the commands, the sweep job and the audit share it', () => {
     expect(kit.get('middleware/printable-errors.ts')).toEqual([]);

@@ -4,8 +4,7 @@
  * evidence, report and output never quote it in any encoding either.
  */
 import { secretSpellings, type SecretSpelling } from '../../middleware/secret-spellings.ts';
-import { decodeHtml, htmlReferences } from '../html.ts';
-import { readWith, shownPlaces, spelledText, type ReadText } from './spelled-text.ts';
+import { coverShown, decodeHtml, replaceCovered, spelledText } from '../../middleware/shown-text.ts';
 
 /** One spelling of the secret: what it is called in evidence, and the text searched for. */
 export type SecretForm = SecretSpelling;
@@ -145,43 +144,12 @@ export function scrubSecret(forms: readonly SecretForm[], text: string): string 
     covered.fill(1, at, at + MIN_FRAGMENT);
     any = true;
   }
-  return scrubShown(forms, any ? marked(out, covered) : out);
-}
-
-/** `text` with each run of characters `covered` marks replaced by one MARK. */
-function marked(text: string, covered: Uint8Array): string {
-  let scrubbed = '';
-  for (let at = 0; at < text.length; at++) {
-    if (covered[at] === 0) scrubbed += text[at];
-    else if (at === 0 || covered[at - 1] === 0) scrubbed += MARK;
-  }
-  return scrubbed;
-}
-
-/** `text` as a browser shows it, each character with where it is written: references decoded, then percent escapes too. */
-function shownViews(text: string): ReadText[] {
-  return [readWith(text, htmlReferences(text)), shownPlaces(text)];
+  return scrubShown(forms, any ? replaceCovered(out, covered, MARK) : out);
 }
 
 /** `text` with what spells the secret (whole or MIN_FRAGMENT characters of it) as a browser shows it replaced as written. */
 function scrubShown(forms: readonly SecretForm[], text: string): string {
-  if (!/[&%]/.test(text)) return text;
-  const pieces = piecesOf(forms);
-  const covered = new Uint8Array(text.length);
-  let any = false;
-  for (const view of shownViews(text)) {
-    if (view.text === text) continue;
-    const cover = (from: number, to: number) => {
-      covered.fill(1, view.start[from], view.end[to - 1]);
-      any = true;
-    };
-    for (const { text: form } of forms) {
-      for (let at = view.text.indexOf(form); at !== -1; at = view.text.indexOf(form, at + 1))
-        cover(at, at + form.length);
-    }
-    for (let at = 0; at + MIN_FRAGMENT <= view.text.length; at++) {
-      if (pieces.has(view.text.slice(at, at + MIN_FRAGMENT))) cover(at, at + MIN_FRAGMENT);
-    }
-  }
-  return any ? marked(text, covered) : text;
+  const texts = forms.map((form) => form.text);
+  const covered = coverShown(text, texts, { size: MIN_FRAGMENT, pieces: piecesOf(forms) });
+  return covered === undefined ? text : replaceCovered(text, covered, MARK);
 }

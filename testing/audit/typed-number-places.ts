@@ -2,11 +2,11 @@
  * Where the entered-number checks search for a typed number shown in full: every place of the
  * app's exchanges but the form it is typed in, in any spelling the report's masking reads.
  */
+import { spelledText } from '../../middleware/shown-text.ts';
 import { withoutForms } from '../html-forms.ts';
 import { decodeHtml } from '../html.ts';
 import type { KeptExchange } from './kept-bodies.ts';
 import { anySpellingOf, asciiDigits } from './number-mask.ts';
-import { spelledText } from './spelled-text.ts';
 import { digitsOf, ENTERED_NUMBER_FIELD, type AuditWorld } from './world.ts';
 
 /**
