@@ -29,7 +29,8 @@ export interface RestartForm {
 export interface FailedPage {
   /**
    * The service's reason (unknown values are a generic failure), 'expired' for an attempt the kit
-   * expired, or 'superseded' for one never applied because a newer one of the same action was.
+   * expired, or 'superseded' for one never applied because a newer one of the same action was. A
+   * service reason spelled 'expired' or 'superseded' arrives as 'generic'.
    */
   reason: string;
   restart: RestartForm | undefined;

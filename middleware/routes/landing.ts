@@ -44,6 +44,18 @@ function pendingPage<Tx>(
   return { ...checking, script: pendingScript(checking, page.nonce, page.messages) };
 }
 
+/**
+ * The service's reason as the failure page takes it. The page's own outcomes share its reasons'
+ * names; a service reason spelled like one is a reason the interface does not name (a generic
+ * failure), not that outcome: the page must not say a newer request was applied, or the attempt
+ * timed out, when the service said neither.
+ */
+const KIT_OUTCOME_REASONS: ReadonlySet<string> = new Set(['expired', 'superseded']);
+
+function pageReasonOf(serviceReason: string): string {
+  return KIT_OUTCOME_REASONS.has(serviceReason) ? 'generic' : serviceReason;
+}
+
 /** The page the attempt's own user sees for an outcome other than fulfilled. */
 function ownerPage<Tx>(
   context: KitContext<Tx>,
@@ -62,7 +74,7 @@ function ownerPage<Tx>(
       return;
     case 'failed':
     case 'expired': {
-      const reason = completion.kind === 'failed' ? completion.reason : 'expired';
+      const reason = completion.kind === 'failed' ? pageReasonOf(completion.reason) : 'expired';
       const restart = restartFormFor(context, req, attempt.action, attempt.state, attempt.destination);
       sendPage(res, 200, context.pages.failed({ reason, restart }, nonce, messages), nonce);
       return;
