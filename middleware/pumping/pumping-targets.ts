@@ -10,6 +10,7 @@ import { quotedUnlessNumber } from '../numbers/mask-number.ts';
 import { describeStoredNumber, numberLength } from '../numbers/parse-number.ts';
 import type { PumpingKey } from '../store/types.ts';
 import { blockOf, isCountedCountry } from './pumping-keys.ts';
+import { BLOCK_DIGITS } from './pumping-rules.ts';
 
 /** One key for an operator's block or release: exactly one of them. */
 export interface PumpingTarget {
@@ -60,6 +61,9 @@ function checkNotWholeNumber(block: string): void {
   );
 }
 
+/** The most digits a block has: E.164's 15 without the last three. */
+const MAX_BLOCK_DIGITS = 15 - BLOCK_DIGITS;
+
 /**
  * A block too short or too long to be a number of its country without its last three digits would
  * be kept as a rule no start matches ('+336123' for French numbers, which have 9 digits after +33),
@@ -68,6 +72,13 @@ function checkNotWholeNumber(block: string): void {
  * hold, as test numbers are): never quoted, its block named when it has a whole number's length.
  */
 function checkBlockLength(block: string): void {
+  // A calling code the metadata does not know has no lengths to judge by, but E.164's bound holds.
+  if (block.length - 1 > MAX_BLOCK_DIGITS) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `block is a number without its last three digits: this is too long; a block has at most ${MAX_BLOCK_DIGITS} digits, as numbers have at most 15.`,
+    );
+  }
   const length = numberLength(`${block}000`);
   if (length !== 'TOO_SHORT' && length !== 'TOO_LONG') return;
   const example = "for its country's numbers, such as '+33612345' for +33 6 12 34 56 78";

@@ -121,6 +121,20 @@ describeEachStore('operators’ targets', (kind) => {
     expect((await ops.block({ block: '+99912345' })).key).toBe(startKeys('+99912345678', '192.0.2.1', 'u').block);
   });
 
+  it('refuses a block of a calling code no country has with more digits than any block holds (15 less 3), not quoting it, and keeps nothing', async () => {
+    // No lengths to judge such a code by: E.164's 15 digits still bound its numbers, so its blocks have 12 at most.
+    for (const block of ['+9991234567890', '+99912345678901']) {
+      const message = await refusal(ops.block({ block }));
+      expect(message).toContain('too long');
+      expect(message.replace(/\D/g, ''), message).not.toContain(block.slice(1));
+    }
+    expect(await ops.rules()).toEqual([]);
+    // Its longest block is kept: the one a number of 15 digits is counted by.
+    expect((await ops.block({ block: '+999123456789' })).key).toBe(
+      startKeys('+999123456789012', '192.0.2.1', 'u').block,
+    );
+  });
+
   it('keeps a block that is a start of numbers, in a country whose numbers vary in length too', async () => {
     await ops.block({ block: '+33612345' });
     await ops.block({ block: '+4930123456' });
