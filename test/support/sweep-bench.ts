@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { afterEach } from 'vitest';
 import { sweepProcessOnBuiltKit } from './built.ts';
+import { dueAttempt } from './due-attempt.ts';
 import { useTestEmulator, type TestEmulator } from './emulator.ts';
 import { createVerifyClient } from '../../middleware/client/client.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
@@ -100,16 +101,7 @@ export async function verifiedAttempts(
     const userRef = `user-${randomBytes(4).toString('hex')}`;
     const input = { returnUrl: RETURN_URL, destination: '+15550100001', userRef, state, platform: 'web' as const };
     const session = await verifyClient.createSession({ ...input, operationSensitivity: 'normal' }, `k-${state}`);
-    await store.insertAttempt({
-      ...input,
-      sessionId: session.sessionId,
-      action: ACTION,
-      params: {},
-      returnTo: '/done',
-      sensitivity: 'normal',
-      createdAt: Date.now(),
-      nextCheckAt: Date.now(),
-    });
+    await store.insertAttempt(dueAttempt({ ...input, sessionId: session.sessionId, action: ACTION }));
     await emu.control.completeSession(session.sessionId, 'verified');
   }
 }

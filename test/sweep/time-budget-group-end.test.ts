@@ -15,6 +15,7 @@ import type { VerifyStore } from '../../middleware/store/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
 import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
 import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
+import { dueAttempt } from '../support/due-attempt.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 import { ACTION } from '../support/sweep-bench.ts';
 
@@ -36,19 +37,9 @@ async function verifiedAttempts(store: VerifyStore<unknown>, n: number): Promise
     const state = randomBytes(16).toString('base64url');
     const userRef = `user-${i}`;
     const sessionId = `ses_${randomBytes(8).toString('hex')}`;
-    await store.insertAttempt({
-      sessionId,
-      state,
-      userRef,
-      destination: '+15550100001',
-      platform: 'web',
-      action: ACTION,
-      params: {},
-      returnTo: '/done',
-      sensitivity: 'normal',
-      createdAt: Date.now(),
-      nextCheckAt: Date.now(),
-    });
+    await store.insertAttempt(
+      dueAttempt({ sessionId, state, userRef, destination: '+15550100001', platform: 'web', action: ACTION }),
+    );
     echoes.set(sessionId, { state, userRef });
   }
   let started = 0;
