@@ -219,6 +219,7 @@ export function createVerificationKit<Tx = unknown>(options: VerificationKitOpti
     pumping: pumpingOperations({
       store: context.store.pumping,
       thresholds: context.pumping.thresholds,
+      mode: context.pumping.mode,
       ipv6Subnet: context.ipv6Subnet,
       now: context.now,
       timeoutMs: context.hookTimeouts.limits,

@@ -66,6 +66,13 @@ function notCounted(): never {
   );
 }
 
+function rulesOff(): never {
+  throw new KitError(
+    KitErrorCode.InvalidOptions,
+    "The SMS pumping rules are off (pumping.mode: 'off'): no start reads a block or a release, so none was written. Turn them on ('record' or 'refuse') first.",
+  );
+}
+
 function checkHours(hours: number): number {
   if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > MAX_HOURS) {
     throw new KitError(
@@ -165,6 +172,8 @@ function bounded<Args extends unknown[], T>(
 export function pumpingOperations(deps: {
   store: PumpingStore | undefined;
   thresholds: PumpingThresholds;
+  /** The rules' mode (`pumping.mode`): with 'off' no start reads an operator's rule. */
+  mode?: 'record' | 'refuse' | 'off';
   /** The prefix an IPv6 client is counted by: the start limits' (`limits.ipv6Subnet`); default 64. */
   ipv6Subnet?: number;
   now: () => number;
@@ -176,6 +185,8 @@ export function pumpingOperations(deps: {
   const store = (): PumpingStore => deps.store ?? notCounted();
   const setRule = async (target: PumpingTarget, rule: 'allow' | 'block', hours: number) => {
     const key = keyOf(target, deps.ipv6Subnet);
+    // Kept, it would be said to be in force while every start to it is sent.
+    if (deps.mode === 'off') rulesOff();
     const now = deps.now();
     // Whole milliseconds: the stores keep times as integers (1.23456789 hours is not one).
     const set: PumpingRule = { ...key, rule, until: now + Math.round(checkHours(hours) * HOUR_MS), setAt: now };
