@@ -7,9 +7,11 @@
  * ending with sweep_failed. Same suite on every store (on SQLite a fulfil is synchronous).
  *
  * Driven by fake timers (the budget, each fulfil's slowness and every deadline are the test's
- * clock), the database answering in real time between the test's steps.
+ * clock), the database answering in real time between the test's steps: the clock moves only while
+ * PostgreSQL answers nothing, so a loaded machine's slow answers never look late to the run.
  */
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterEach, expect, it, vi } from 'vitest';
 import type { VerifyStore } from '../../middleware/store/types.ts';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
@@ -26,6 +28,35 @@ const realPause = () => new Promise((resolve) => realSetTimeout(resolve, 1));
 afterEach(() => {
   vi.useRealTimers();
 });
+
+/** Connections and queries PostgreSQL is answering now (SQLite answers at once). */
+let databaseAnswering = 0;
+
+/** Counts each connection and query of a pg client until it is answered; gives the counting back. */
+function countDatabaseWork(): () => void {
+  const client = pg.Client.prototype as unknown as Record<'connect' | 'query', (...args: unknown[]) => unknown>;
+  const originals = { connect: client.connect, query: client.query };
+  for (const method of ['connect', 'query'] as const) {
+    client[method] = function (this: unknown, ...args: unknown[]) {
+      databaseAnswering += 1;
+      const answered = () => void (databaseAnswering -= 1);
+      const callback = args.at(-1);
+      if (typeof callback === 'function')
+        args[args.length - 1] = (...results: unknown[]) => (answered(), callback(...results));
+      try {
+        const answer = originals[method].apply(this, args) as Promise<unknown> | undefined;
+        if (typeof callback === 'function') return answer;
+        if (typeof answer?.then === 'function') answer.then(answered, answered);
+        else answered();
+        return answer;
+      } catch (error) {
+        answered();
+        throw error;
+      }
+    };
+  }
+  return () => Object.assign(client, originals);
+}
 
 /**
  * `n` pending attempts due now, and a ready client that reads each one verified once all `n` reads
@@ -79,6 +110,8 @@ async function settle<T>(run: Promise<T>): Promise<{ ok: true; value: T } | { ok
   );
   void outcome.then(() => (done = true));
   for (let ms = 0; ms < 300_000 && !done; ms += 100) {
+    // Up to 2 s: a query still unanswered then waits on a lock held across the clock.
+    for (let waited = 0; databaseAnswering > 0 && waited < 2000; waited += 1) await realPause();
     await vi.advanceTimersByTimeAsync(100);
     await realPause();
   }
@@ -88,6 +121,7 @@ async function settle<T>(run: Promise<T>): Promise<{ ok: true; value: T } | { ok
 describeEachStore('a sweep run committing a group of slow fulfils', (kind) => {
   it("a group of 4 fulfils of 25 s each (30 s fulfil timeout, 60 s budget) runs past its call's share of the budget (90 s) and within the store's end (114 s): all 4 commit once and are reported fulfilled, their events delivered", async () => {
     const h = await kind.open();
+    const uncount = countDatabaseWork();
     try {
       const client = await verifiedAttempts(h.store, 4);
       const delivered: string[] = [];
@@ -126,6 +160,7 @@ describeEachStore('a sweep run committing a group of slow fulfils', (kind) => {
       });
     } finally {
       vi.useRealTimers();
+      uncount();
       await h.dispose();
     }
   });
