@@ -8,6 +8,7 @@ import { guardSync } from '../deadline.ts';
 import { redactSecrets } from '../errors.ts';
 import type { Completion } from '../fulfil/fulfil.ts';
 import { describeError } from '../logger.ts';
+import { maskNumbersInPath } from '../numbers/mask-number.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
 
 /**
@@ -47,8 +48,11 @@ export function successPathOf<Tx>(
   if (failed) return undefined;
   if (isSafeSuccessPath(path)) return path;
   context.logger.error(
-    // Redacted before the cut: a cut would leave a part of the secret no redaction recognises.
-    { ...fields, returned: typeof path === 'string' ? redactSecrets(path).slice(0, 200) : typeof path },
+    // Redacted and its numbers masked before the cut: a cut part is recognised by neither.
+    {
+      ...fields,
+      returned: typeof path === 'string' ? maskNumbersInPath(redactSecrets(path)).slice(0, 200) : typeof path,
+    },
     `action "${attempt.action}": successPath returned something other than a same-origin path starting with a single "/"; no redirect`,
   );
   return undefined;

@@ -10,6 +10,7 @@ import type { ActionDefinition, LandedAttempt } from '../../middleware/index.ts'
 import { startTestApp, type TestApp } from '../support/app.ts';
 import type { Agent } from '../support/agent.ts';
 import { newSeen } from '../support/seen.ts';
+import { USERS } from '../support/users.ts';
 import { watchUnhandledRejections } from '../support/unhandled.ts';
 
 let app: TestApp;
@@ -39,6 +40,8 @@ beforeAll(async () => {
         }),
         action('to_other_site', () => '//evil.example/phished'),
         action('to_absolute', () => 'https://evil.example/'),
+        // A common slip: the app's own page as an absolute URL, built from the user's number.
+        action('to_number_url', () => `https://app.example/phones/${USERS.alice!.destination}/verified`),
         action('throws', () => {
           throw new Error('lookup failed');
         }),
@@ -122,6 +125,18 @@ describe('successPath as a function of the landed attempt', () => {
       for (const line of logged) expect(line).toMatch(why);
     });
   }
+
+  it('to_number_url: the refused value is logged with the phone number in it masked', async () => {
+    const alice = await app.agent(seen).signIn('alice');
+    const { sessionId, location } = await land(alice, 'to_number_url');
+    expect((await alice.request(location)).headers.get('location')).toBeNull();
+    const logged = app.logs.filter((line) => line.includes(sessionId) && line.includes('"level":"error"'));
+    expect(logged.map((line) => (JSON.parse(line) as { returned?: unknown }).returned)).toEqual([
+      'https://app.example/phones/••\u00a011/verified',
+    ]);
+    const number = USERS.alice!.destination;
+    for (const line of app.logs) expect(line).not.toContain(number.slice(1));
+  });
 });
 
 describe('the one-time flash: kit.attempts.takeLanded(req) on the success page', () => {
