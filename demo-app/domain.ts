@@ -14,6 +14,17 @@ export const NEW_RECOVERY_CODES = 'new_recovery_codes';
 /** Step-up scope of the phone number change: the current number is verified before a new one is texted. */
 export const CHANGE_PHONE_STEP_UP = 'phone_change';
 
+/** Every action and step-up scope the demo runs: Activity and Verifications name each in the page's language. */
+export const DEMO_ACTION_NAMES = [
+  CONFIRM_PHONE,
+  CHANGE_PAYOUT,
+  CHANGE_PHONE,
+  SEE_SECURITY,
+  NEW_RECOVERY_CODES,
+  CHANGE_PHONE_STEP_UP,
+] as const;
+export type DemoActionName = (typeof DEMO_ACTION_NAMES)[number];
+
 export const ACTION_LABELS: Record<string, string> = {
   [CONFIRM_PHONE]: 'Confirmed phone number',
   [CHANGE_PAYOUT]: 'Changed payout account',

@@ -87,7 +87,14 @@ export const en: DemoTexts = {
       "Sent after each outcome by the kit's onOutcome hook, outside the transaction (at least once; one per outcome).",
     noEmails: 'No emails yet.',
   },
-  actionLabels: { confirm_phone: 'Confirmed phone number', change_payout: 'Changed payout account' },
+  actionLabels: {
+    confirm_phone: 'Confirmed phone number',
+    change_payout: 'Changed payout account',
+    change_phone: 'Changed phone number',
+    see_security: 'Confirmed it’s you to see the recovery codes',
+    new_recovery_codes: 'Replaced the recovery codes',
+    phone_change: 'Confirmed it’s you to change the phone number',
+  },
   verifications: {
     title: 'Verifications',
     lead:

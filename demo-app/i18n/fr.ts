@@ -91,7 +91,14 @@ export const fr: DemoTexts = {
       '(au moins une fois ; un par résultat).',
     noEmails: 'Aucun e-mail pour l’instant.',
   },
-  actionLabels: { confirm_phone: 'Numéro de téléphone confirmé', change_payout: 'Compte de versement changé' },
+  actionLabels: {
+    confirm_phone: 'Numéro de téléphone confirmé',
+    change_payout: 'Compte de versement changé',
+    change_phone: 'Numéro de téléphone changé',
+    see_security: 'Identité confirmée pour voir les codes de secours',
+    new_recovery_codes: 'Codes de secours remplacés',
+    phone_change: 'Identité confirmée pour changer de numéro',
+  },
   verifications: {
     title: 'Vérifications',
     lead:

@@ -1,4 +1,6 @@
 /** The shape of the demo's own texts, one object per language, and the languages it has. */
+import type { DemoActionName } from '../domain.ts';
+
 export const DEMO_LOCALES = ['en', 'fr'] as const;
 export type DemoLocale = (typeof DEMO_LOCALES)[number];
 
@@ -75,7 +77,8 @@ export interface DemoTexts {
     emailsLead: string;
     noEmails: string;
   };
-  actionLabels: Record<string, string>;
+  /** Each action and step-up scope as Activity and Verifications name it. */
+  actionLabels: Record<DemoActionName, string>;
   verifications: {
     title: string;
     lead: string;

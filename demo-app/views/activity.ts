@@ -1,5 +1,5 @@
 import type { ActivityEntry, OutboxEntry } from '../db.ts';
-import { formatTime, html, page, type DemoTexts, type Viewer } from './layout.ts';
+import { actionLabel, formatTime, html, page, type DemoTexts, type Viewer } from './layout.ts';
 
 /** The user's fulfilled actions, newest first: one row per verification session; then the emails sent. */
 export function activityPage(ctx: {
@@ -27,7 +27,7 @@ ${
 <tbody>
 ${ctx.entries.map(
   (entry) => html`<tr data-session-id="${entry.sessionId}">
-<td class="when">${formatTime(entry.at)}</td><td>${ctx.t.actionLabels[entry.action] ?? entry.action}</td>
+<td class="when">${formatTime(entry.at)}</td><td>${actionLabel(ctx.t, entry.action)}</td>
 <td>${entry.detail}</td><td><code>${entry.sessionId}</code></td>
 </tr>`,
 )}

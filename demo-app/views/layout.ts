@@ -2,6 +2,7 @@
  * Page shells. Every interpolated value is escaped by the `html` tag; no inline script anywhere.
  */
 import { html, SafeHtml } from 'hosted-sms-verify-kit';
+import type { DemoActionName } from '../domain.ts';
 import type { DemoTexts } from '../i18n.ts';
 import { CSS } from './style.ts';
 
@@ -114,6 +115,11 @@ export function initials(name: string): string {
 }
 
 export type { DemoTexts };
+
+/** An action's or step-up scope's name in the page's language; its identifier for one the demo does not run. */
+export function actionLabel(t: DemoTexts, action: string): string {
+  return Object.hasOwn(t.actionLabels, action) ? t.actionLabels[action as DemoActionName] : action;
+}
 
 export function formatTime(ms: number): string {
   return `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;

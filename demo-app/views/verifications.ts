@@ -1,5 +1,5 @@
 import type { AttemptSummary } from 'hosted-sms-verify-kit';
-import { formatTime, html, page, type DemoTexts, type Viewer } from './layout.ts';
+import { actionLabel, formatTime, html, page, type DemoTexts, type Viewer } from './layout.ts';
 
 /** "2 min ago", "3 h ago", "5 days ago", in the page's language. */
 export function formatAge(ms: number, t: DemoTexts['verifications']): string {
@@ -38,7 +38,7 @@ ${ctx.attempts.map(
   (attempt) => html`<tr data-session-id="${attempt.sessionId}" data-outcome="${attempt.outcome}">
 <td class="when"><time datetime="${new Date(attempt.createdAt).toISOString()}"
   title="${formatTime(attempt.createdAt)}">${formatAge(ctx.now - attempt.createdAt, v)}</time></td>
-<td>${ctx.t.actionLabels[attempt.action] ?? attempt.action}</td>
+<td>${actionLabel(ctx.t, attempt.action)}</td>
 <td>${v.outcomes[attempt.outcome]}${attempt.reason === null ? '' : html` (${attempt.reason})`}</td>
 <td>${attempt.source === null ? '—' : (v.sources[attempt.source] ?? attempt.source)}</td>
 <td>${attempt.destination ?? v.removed}</td>
