@@ -596,8 +596,8 @@ describe.skipIf(postgresUnavailable !== undefined)(
       // No guarded route: those checks are skipped, with the reason, but for the change of number's
       // start; the typed-number ones run on PostgreSQL.
       const skipped = STEP_UP_CHECKS - 1;
-      // Its seven tests besides the audit's.
-      expect(tests.stdout).toMatch(new RegExp(`# pass ${7 + AUDIT_CHECK_IDS.length - skipped}\\n# fail 0`));
+      // Its eight tests besides the audit's.
+      expect(tests.stdout).toMatch(new RegExp(`# pass ${8 + AUDIT_CHECK_IDS.length - skipped}\\n# fail 0`));
       expect(tests.stdout).toMatch(new RegExp(`# skipped ${skipped}\\n`));
     });
   },

@@ -143,7 +143,9 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
   app.post('/signin', express.urlencoded({ extended: false }), (req, res, next) => {
     // Stands in for your own sign-in. A new session id first: a cookie someone planted before the
     // sign-in must not become the signed-in session (nor hold its step-up grants, kept by session).
-    const userId = String(req.body?.user ?? '');
+    // Express 5 leaves req.body undefined when no form was posted: refused, like an empty name.
+    const userId: unknown = req.body?.user;
+    if (typeof userId !== 'string' || userId === '') return res.status(400).type('text').send('Enter a user name.');
     req.session.regenerate((error) => {
       if (error) return next(error);
       req.session.userId = userId;

@@ -95,6 +95,22 @@ test('signing in starts a new session: a cookie an attacker planted before the s
   assert.equal(await signedInUserOf(victimCookie), 'alice');
 });
 
+test('a sign-in without a user name gets a 400 that says so, and no session', async () => {
+  const posts: RequestInit[] = [
+    {}, // no form at all: Express 5 leaves req.body undefined
+    { headers: { 'content-type': 'application/json' }, body: '{"user":"alice"}' },
+    { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'user=' },
+  ];
+  for (const post of posts) {
+    const answer = await fetch(`${origin}/signin`, { method: 'POST', redirect: 'manual', ...post });
+    const text = await answer.text();
+    assert.equal(answer.status, 400, text);
+    assert.match(text, /user name/);
+    assert.doesNotMatch(text, /Error|at .*\.js/); // no stack
+    assert.equal(sessionCookieOf(answer), undefined);
+  }
+});
+
 test('a change of number asks the user to confirm it is them first: a start alone texts the new number nothing', async () => {
   const browser = createTestBrowser();
   const signedIn = await browser.submitForm(await browser.get(`${origin}/`), { user: 'bob' });
