@@ -70,8 +70,8 @@ function changePhoneAction(
     // texted; only its code, never a passkey of another number, can make it the user's number.
     destination: 'entered',
     proves: 'destination',
-    // A stolen session cannot move the codes to another phone: the current number is verified first,
-    // in this browser, within 10 minutes, whoever posts the start.
+    // A stolen session cannot move the codes to another phone: the user confirms it's them first (a
+    // code to the current number, or their passkey), in this browser, within 10 minutes, whoever posts the start.
     requireRecentVerification: { scope: CHANGE_PHONE_STEP_UP, maxAge: 10 * 60 },
     fulfil(tx, attempt) {
       const phone = stringOf(attempt.destination);

@@ -11,7 +11,7 @@ export const CHANGE_PHONE = 'change_phone';
 /** Step-up scopes: the Security page (a GET guard) and its form that replaces the recovery codes (a POST guard). */
 export const SEE_SECURITY = 'see_security';
 export const NEW_RECOVERY_CODES = 'new_recovery_codes';
-/** Step-up scope of the phone number change: the current number is verified before a new one is texted. */
+/** Step-up scope of the phone number change: the user confirms it's them (a code to the current number, or their passkey) before a new one is texted. */
 export const CHANGE_PHONE_STEP_UP = 'phone_change';
 
 /** Every action and step-up scope the demo runs: Activity and Verifications name each in the page's language. */

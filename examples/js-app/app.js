@@ -24,7 +24,7 @@ export function createApp({ env = process.env, now } = {}) {
   const db = options.store.db;
   const kit = createVerificationKit({
     ...options,
-    // What a user confirms on their current number before it is changed (change_phone requires it).
+    // What a user confirms (a code to their current number, or their passkey) before it is changed (change_phone requires it).
     scopes: [{ name: 'phone_change', operationSensitivity: 'sensitive', label: 'change your phone number' }],
     ...(now === undefined ? {} : { now }),
   });

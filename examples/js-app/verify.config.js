@@ -57,7 +57,8 @@ export default function verificationOptions(env = process.env) {
         destination: 'entered',
         proves: 'destination',
         // A stolen session must not move every later code to another phone: the user first confirms
-        // it's them on their current number (within 10 minutes, in this browser), then the new one.
+        // it's them, by a code to their current number or their passkey (within 10 minutes, in this
+        // browser), then the new one.
         // The app declares the scope (app.js); the sweep job needs none.
         requireRecentVerification: { scope: 'phone_change', maxAge: 600 },
         fulfil: (tx, attempt) => {

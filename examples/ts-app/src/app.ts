@@ -65,7 +65,7 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
       const user = rows[0];
       return user === undefined ? null : { userRef: user.id, destination: user.phone };
     },
-    // What a user confirms on their current number before the number is changed (see change_phone).
+    // What a user confirms (a code to their current number, or their passkey) before the number is changed (see change_phone).
     scopes: [{ name: 'phone_change', operationSensitivity: 'sensitive', label: 'change your phone number' }],
     actions: [
       {
@@ -99,7 +99,8 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
         destination: 'entered',
         proves: 'destination',
         // A stolen session must not move every later code to another phone: the user first confirms
-        // it's them on their current number (within 10 minutes, in this browser), then the new one.
+        // it's them, by a code to their current number or their passkey (within 10 minutes, in this
+        // browser), then the new one.
         requireRecentVerification: { scope: 'phone_change', maxAge: 600 },
         fulfil: async (tx, attempt) => {
           await tx.query('UPDATE users SET phone = $1, phone_verified_at = now() WHERE id = $2', [
