@@ -5,6 +5,7 @@
  */
 import { runDetached, type LateRejectionReporter } from './deadline.ts';
 import { environmentSecrets, KitError, redactSecretFragments, redactSecrets } from './errors.ts';
+import { maskNumbersInText } from './numbers/mask-number.ts';
 import { cutForPrinting, withoutUrlPasswords } from './printable-errors.ts';
 
 /** Pino-compatible: `logger.info({ ...fields }, 'message')`. */
@@ -132,15 +133,18 @@ export function lateRejectionLogger(logger: KitLogger): LateRejectionReporter {
 
 /**
  * A loggable description of an error: code and message only (never a cause with headers), the
- * client secret redacted, and any part of it a message cut short kept, and no URL's password (a
- * store's error may quote the database URL). Never throws, whatever was thrown (an object without a prototype, a
- * throwing getter): the integrator's code may throw anything, and the logging path must hold.
+ * client secret redacted, and any part of it a message cut short kept, no URL's password (a
+ * store's error may quote the database URL), and, in any error but the kit's own, each run that may
+ * be a phone number masked (a hook's may name the user's: "no page for •• 11"). Never throws,
+ * whatever was thrown (an object without a prototype, a throwing getter): the integrator's code may
+ * throw anything, and the logging path must hold.
  */
 export function describeError(error: unknown): Record<string, unknown> {
   try {
     if (error instanceof KitError) {
       return {
         code: error.code,
+        // The kit's own text: it never repeats a number, and states limits ("to 2147483") read as one.
         message: withoutUrlPasswords(error.message),
         ...(error.serviceStatus === undefined ? {} : { serviceStatus: error.serviceStatus }),
       };
@@ -182,5 +186,7 @@ function textOf(value: unknown): string {
   } catch {
     text = Object.prototype.toString.call(value);
   }
-  return withoutUrlPasswords(redactSecretFragments(text));
+  // Masked last: a secret's digits masked first would leave the rest of it unrecognised. Any run of
+  // seven digits may be a number the integrator's code quotes; a long id masked with it is the cost.
+  return maskNumbersInText(withoutUrlPasswords(redactSecretFragments(text)));
 }

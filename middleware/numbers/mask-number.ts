@@ -138,6 +138,21 @@ export function maskNumbersInPath(path: string): string {
   });
 }
 
+/**
+ * A run of a number's characters in a text: a digit, then digits and the marks between groups (a
+ * space, a bracket, a dot, a dash, a slash), ending on a digit; a leading `+` or bracket with it.
+ */
+const NUMBER_RUN = /[+(]?\p{Nd}(?:[\p{Nd}\s().\/+-]*\p{Nd})?/gu;
+
+/**
+ * A text (an error's message) with each run that may be a phone number masked ("no page for •• 11"),
+ * as a path part is: seven digits or more, grouped or not, that are no whole IP address. A long
+ * numeric id or a date in the text is masked too; an address, a port, a count or a duration stays.
+ */
+export function maskNumbersInText(text: string): string {
+  return text.replace(NUMBER_RUN, (run) => (mayBePhoneNumber(run) ? maskDestination(run) : run));
+}
+
 /** What a message says instead of a value that may be a phone number. */
 export const NOT_REPEATED = 'a value not repeated here, as it may be a phone number';
 

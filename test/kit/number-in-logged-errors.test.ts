@@ -1,0 +1,95 @@
+/**
+ * An error of the integrator's code naming a phone number ("no account for +15550001111", "user
+ * 07400 123456 not found") is logged with the number masked, as everywhere but the form it was
+ * typed into: the kit logs what a `fulfil` or a `successPath` throws, and logs are no such form.
+ * What is no number (an address and its port, a count, a duration) stays readable.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ActionDefinition } from '../../middleware/index.ts';
+import { describeError } from '../../middleware/logger.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { newSeen } from '../support/seen.ts';
+import { USERS } from '../support/users.ts';
+
+const alice = USERS.alice!;
+
+const actions: ActionDefinition<unknown>[] = [
+  {
+    name: 'link_payout',
+    operationSensitivity: 'normal',
+    successPath: '/done/payout',
+    fulfil: () => {
+      throw new Error(`no payout account for ${alice.destination}`);
+    },
+  },
+  {
+    name: 'open_profile',
+    operationSensitivity: 'normal',
+    successPath: () => {
+      throw new Error('user 07400 123456 not found');
+    },
+    fulfil: () => undefined,
+  },
+];
+
+let app: TestApp;
+const seen = newSeen();
+beforeAll(async () => {
+  app = await startTestApp({ kit: { actions } });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+/** The messages of the errors logged for the session. */
+function loggedMessages(sessionId: string): unknown[] {
+  return app.logs
+    .map((line) => JSON.parse(line) as { sessionId?: string; err?: { message?: unknown } })
+    .filter((line) => line.sessionId === sessionId && line.err !== undefined)
+    .map((line) => line.err?.message);
+}
+
+describe("an error of the integrator's code naming a phone number, logged by the kit", () => {
+  it('a fulfil that throws naming the user\'s number: logged with it masked ("•• 11")', async () => {
+    const user = await app.agent(seen).signIn('alice');
+    await user.start('link_payout');
+    const row = await app.latestAttempt();
+    await app.emulator.control.complete(row.sessionId, { outcome: 'verified' });
+    expect((await user.landFor(row.sessionId, row.state)).status).toBe(500);
+
+    expect(loggedMessages(row.sessionId)).toEqual(['no payout account for ••\u00a011']);
+    for (const line of app.logs) expect(line).not.toContain(alice.destination.slice(2));
+  });
+
+  it('a successPath that throws naming a national number in groups: logged with it masked', async () => {
+    const user = await app.agent(seen).signIn('alice');
+    const handoff = await user.start('open_profile');
+    const { sessionId } = await app.latestAttempt();
+    const location = await user.verifyOnHostedPage({ ...handoff, sessionId });
+    expect((await user.request(location)).headers.get('location')).toBeNull();
+
+    expect(loggedMessages(sessionId)).toEqual(['user ••\u00a056 not found']);
+    for (const line of app.logs) expect(line).not.toMatch(/07400|123456/);
+  });
+});
+
+describe('describeError: what is no phone number stays readable', () => {
+  for (const message of [
+    'connect ECONNREFUSED 127.0.0.1:5432',
+    'connect ECONNREFUSED ::1:5432; connect ECONNREFUSED 10.20.30.40:5432',
+    'gave up after 3 retries in 120000 ms',
+    'order 123456 not found',
+  ]) {
+    it(message, () => {
+      expect(describeError(new Error(message))).toEqual({ name: 'Error', message });
+    });
+  }
+
+  it('a non-Error thrown, and an AggregateError of empty message, are masked too', () => {
+    expect(describeError('no page for +44 7400 123456')).toEqual({ message: 'no page for ••\u00a056' });
+    const gathered = Object.assign(new AggregateError([new Error('user (020) 7946-0958 locked')], ''), {
+      code: 'E_USERS',
+    });
+    expect(describeError(gathered).message).toBe('E_USERS: user ••\u00a058 locked');
+  });
+});
