@@ -17,6 +17,8 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
+import { KitError, redactSecretFragments } from './errors.ts';
+import { mayBePhoneNumber } from './numbers/mask-number.ts';
 
 /** The instrumentation scope every span and metric is reported under. */
 export const TELEMETRY_SCOPE = 'hosted-sms-verify-kit';
@@ -223,10 +225,25 @@ function startSpan(tracer: Tracer, name: string, attributes: Attributes): Span {
   }
 }
 
+/** What a code looks like: `ECONNREFUSED`, a database's `23505`, `P2002`. */
+const ERROR_CODE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
 /**
- * Runs `work` in an active span. A failure sets the span's status and the KitError code, not the
- * message or the cause (a cause may carry a request's headers). A tracer or span processor that
- * throws loses its span, never the work's result.
+ * A thrown error's code as a span carries it: the kit's own, or another only when it is a code
+ * carrying no part of the secret nor a number. The integrator's code may set any text (an answer's
+ * `errorCode` a proxy filled with the Authorization header).
+ */
+function spanCode(error: unknown): string | undefined {
+  if (error instanceof KitError) return error.code;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !ERROR_CODE.test(code) || mayBePhoneNumber(code)) return undefined;
+  return redactSecretFragments(code) === code ? code : undefined;
+}
+
+/**
+ * Runs `work` in an active span. A failure sets the span's status and the error's code
+ * (`spanCode`), not the message or the cause (a cause may carry a request's headers). A tracer or
+ * span processor that throws loses its span, never the work's result.
  */
 export function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
   const tracer = activeTracer();
@@ -238,9 +255,9 @@ export function inSpan<T>(name: string, attributes: Attributes, work: (span: Spa
     } catch (error) {
       // Guarded: the work may throw anything, and reading it must not replace what it threw.
       quietly(() => {
-        const code = (error as { code?: unknown } | null)?.code;
-        span.setStatus({ code: SpanStatusCode.ERROR, ...(typeof code === 'string' ? { message: code } : {}) });
-        if (typeof code === 'string') span.setAttribute('verify_kit.error_code', code);
+        const code = spanCode(error);
+        span.setStatus({ code: SpanStatusCode.ERROR, ...(code === undefined ? {} : { message: code }) });
+        if (code !== undefined) span.setAttribute('verify_kit.error_code', code);
       });
       throw error;
     } finally {
