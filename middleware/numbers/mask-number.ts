@@ -139,15 +139,19 @@ export function maskNumbersInPath(path: string): string {
 }
 
 /**
- * A run of a number's characters in a text: a digit, then digits and the marks between groups (a
- * space, a bracket, a dot, a dash, a slash), ending on a digit; a leading `+` or bracket with it.
+ * A run of a number's characters in a text, standing as a word of its own: a digit, then digits and
+ * the marks between groups (a space, a bracket, a dot, a dash, a slash), ending on a digit; a
+ * leading `+` or bracket with it. Glued to a letter, a digit, `_`, `-`, `/` or `+` it is part of a
+ * token (a key, a hash, base64): masked, a secret's digits would leave its rest unrecognised by a
+ * redaction that looks for it whole. At most 32 characters, so a text of any size is read once.
  */
-const NUMBER_RUN = /[+(]?\p{Nd}(?:[\p{Nd}\s().\/+-]*\p{Nd})?/gu;
+const NUMBER_RUN = /(?<=^|[\s"'`([{<,;:=])[+(]?\p{Nd}(?:[\p{Nd}\s().\/+-]{0,30}\p{Nd})?(?=$|[\s"'`)\]}>,;:.!?])/gu;
 
 /**
  * A text (an error's message) with each run that may be a phone number masked ("no page for •• 11"),
  * as a path part is: seven digits or more, grouped or not, that are no whole IP address. A long
- * numeric id or a date in the text is masked too; an address, a port, a count or a duration stays.
+ * numeric id or a date with its time in the text is masked too; an address, a port, a count or a
+ * duration stays.
  */
 export function maskNumbersInText(text: string): string {
   return text.replace(NUMBER_RUN, (run) => (mayBePhoneNumber(run) ? maskDestination(run) : run));

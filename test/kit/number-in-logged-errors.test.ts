@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionDefinition } from '../../middleware/index.ts';
-import { describeError } from '../../middleware/logger.ts';
+import { createConsoleLogger, describeError } from '../../middleware/logger.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { newSeen } from '../support/seen.ts';
 import { USERS } from '../support/users.ts';
@@ -92,4 +92,24 @@ describe('describeError: what is no phone number stays readable', () => {
     });
     expect(describeError(gathered).message).toBe('E_USERS: user ••\u00a058 locked');
   });
+});
+
+describe('masking leaves a secret whole for the redaction that knows it', () => {
+  // Secrets of the environment the kit was never given: only the line's redaction knows them.
+  const secrets = [
+    ['an API key', 'sk_AbCd1234567EfGhIjKlMnOpQrSt'],
+    ['hex', '3f9a0c12458877e9d2c1b0a9f8e7d6c5'],
+    ['base64 with "/" and "+"', 'q7/1234567+Zx9PqRsTuVwXyZaBcD'],
+  ];
+
+  for (const [kind, secret] of secrets) {
+    it(`the default logger's line shows no part of a secret (${kind}) with seven digits in a row`, () => {
+      const lines: string[] = [];
+      const logger = createConsoleLogger((_level, line) => lines.push(line), { DATABASE_PASSWORD: secret });
+      logger.error({ err: describeError(new Error(`login failed for app (password ${secret})`)) }, 'store failed');
+      expect(lines).toEqual([
+        '[verify-kit] ERROR store failed err.name=Error err.message="login failed for app (password [redacted])"',
+      ]);
+    });
+  }
 });
