@@ -12,6 +12,7 @@ import {
   type VerifyClientTimeouts,
 } from './client-options.ts';
 import { KitError, KitErrorCode, redactSecretFragments } from '../errors.ts';
+import { maskNumbersInText } from '../numbers/mask-number.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -267,14 +268,17 @@ function parseJsonBody(
   );
 }
 
-/** Text from the service as a message quotes it: short, and without any part of the credentials it may echo. */
+/**
+ * Text from the service as a message quotes it: short, without any part of the credentials it may
+ * echo, and with a number it may quote (the destination it was sent) masked before the cut.
+ */
 function quotedText(value: string | undefined): string {
   if (value === undefined) return 'none';
-  const text = redactSecretFragments(value);
+  const text = maskNumbersInText(redactSecretFragments(value));
   return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
-/** The service's error code, at most 100 characters, with any part of the client secret in it redacted (a proxy may quote the header it refused). */
+/** The service's error code, at most 100 characters, quoted as `quotedText` quotes (a proxy may quote the header it refused). */
 export function errorCodeOf(body: JsonObject | undefined): string | undefined {
   return typeof body?.errorCode === 'string' ? quotedText(body.errorCode) : undefined;
 }
