@@ -3,39 +3,27 @@
  * it hands the app: a service, or a proxy in front of it, refusing a create may quote the number it
  * was sent. That number is masked there, as everywhere but the form it was typed into.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { appOnStubService } from '../support/stub-service.ts';
 import { USERS } from '../support/users.ts';
 
 describe("a refusal whose errorCode quotes the user's number", () => {
-  let app: TestApp | undefined;
-  let service: Server | undefined;
-  afterEach(async () => {
-    await app?.close();
-    service?.closeAllConnections();
-    await new Promise((resolve) => service?.close(resolve));
-    app = undefined;
-    service = undefined;
-  });
+  const startApp = appOnStubService();
 
   it('is logged, and handed to the app, with the number masked', async () => {
     // A service refusing the create, quoting the destination of the body it was sent.
-    service = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        const { destination } = JSON.parse(body) as { destination: string };
-        res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ isSuccess: false, errorCode: `destination_refused: ${destination}` }));
-      });
-    });
-    await new Promise<void>((resolve) => service!.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-    app = await startTestApp({
-      service: async () => ({ baseUrl, clientId: 'acme', clientSecret: 'kit-secret-for-a-refusing-service' }),
-    });
+    const app = await startApp(
+      (req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => {
+          const { destination } = JSON.parse(body) as { destination: string };
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ isSuccess: false, errorCode: `destination_refused: ${destination}` }));
+        });
+      },
+      { clientId: 'acme', clientSecret: 'kit-secret-for-a-refusing-service' },
+    );
     const alice = await app.agent().signIn('alice');
     expect((await alice.tryStart('grant_badge')).status).toBeGreaterThanOrEqual(400);
 

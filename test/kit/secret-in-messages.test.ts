@@ -13,8 +13,6 @@
  * way round, clientId holds the secret).
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createVerificationKit,
@@ -27,6 +25,7 @@ import {
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.ts';
+import { appOnStubService } from '../support/stub-service.ts';
 
 /** The secret as a URL's password spells it (`+` kept, `=` and `/` escaped). */
 function asUserinfo(secret: string): string {
@@ -213,27 +212,19 @@ describe("the client's credentials in the log lines of a failed or refused call"
 });
 
 describe('a service answer that echoes the Authorization header', () => {
-  let app: TestApp | undefined;
-  let service: Server | undefined;
-  afterEach(async () => {
-    await app?.close();
-    service?.closeAllConnections();
-    await new Promise((resolve) => service?.close(resolve));
-    app = undefined;
-    service = undefined;
-  });
+  const startApp = appOnStubService();
 
   it('is logged and answered without the secret: the errorCode field is redacted as the message is', async () => {
     const clientId = 'acme';
     const secret = `kit-secret-${randomBytes(16).toString('hex')}`;
     // A proxy in front of the service refusing the call, quoting what it was sent.
-    service = createServer((req, res) => {
-      res.writeHead(401, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ isSuccess: false, errorCode: `unauthorized: ${req.headers.authorization ?? ''}` }));
-    });
-    await new Promise<void>((resolve) => service!.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-    app = await startTestApp({ service: async () => ({ baseUrl, clientId, clientSecret: secret }) });
+    const app = await startApp(
+      (req, res) => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ isSuccess: false, errorCode: `unauthorized: ${req.headers.authorization ?? ''}` }));
+      },
+      { clientId, clientSecret: secret },
+    );
     const alice = await app.agent().signIn('alice');
     const answer = await alice.tryStart('grant_badge');
     expect(answer.status).toBe(502);
@@ -248,34 +239,26 @@ describe('a service answer that echoes the Authorization header', () => {
 });
 
 describe('a service answer that echoes the Authorization header cut short', () => {
-  let app: TestApp | undefined;
-  let service: Server | undefined;
-  afterEach(async () => {
-    await app?.close();
-    service?.closeAllConnections();
-    await new Promise((resolve) => service?.close(resolve));
-    app = undefined;
-    service = undefined;
-  });
+  const startApp = appOnStubService();
 
   it('is logged and answered with no fragment of the secret: what the cut left of it is redacted too', async () => {
     const clientId = 'acme';
     const secret = `kit-secret-${randomBytes(16).toString('hex')}`;
     const basic = Buffer.from(`${clientId}:${secret}`).toString('base64');
     // A proxy refusing the call, quoting the start of what it was sent and of the secret itself.
-    service = createServer((req, res) => {
-      const authorization = req.headers.authorization ?? '';
-      res.writeHead(401, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          isSuccess: false,
-          errorCode: `unauthorized: ${authorization.slice(0, 40)}... (client secret starts ${secret.slice(0, 24)}...)`,
-        }),
-      );
-    });
-    await new Promise<void>((resolve) => service!.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-    app = await startTestApp({ service: async () => ({ baseUrl, clientId, clientSecret: secret }) });
+    const app = await startApp(
+      (req, res) => {
+        const authorization = req.headers.authorization ?? '';
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            isSuccess: false,
+            errorCode: `unauthorized: ${authorization.slice(0, 40)}... (client secret starts ${secret.slice(0, 24)}...)`,
+          }),
+        );
+      },
+      { clientId, clientSecret: secret },
+    );
     const alice = await app.agent().signIn('alice');
     const answer = await alice.tryStart('grant_badge');
     expect(answer.status).toBe(502);
