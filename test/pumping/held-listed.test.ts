@@ -4,29 +4,20 @@
  * were verified; operators must see it among the keys that trip now, to release it. On SQLite and
  * PostgreSQL.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { appForTests } from '../support/app-for-tests.ts';
 import { describeEachAppStore, type StoreOptions } from '../support/app-stores.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import type { TestApp } from '../support/app.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { addPhoneAction } from '../support/actions.ts';
 
 /** An app whose SMS pumping rules refuse, started before the file's tests and closed after: `app()` reads it. */
 function appRefusingStarts(storeOptions: StoreOptions, adjust?: (app: TestApp) => void): () => TestApp {
-  let app: TestApp | undefined;
-  beforeAll(async () => {
-    app = await startTestApp({
-      ...(await storeOptions()),
-      kit: { actions: [addPhoneAction()], pumping: { mode: 'refuse' }, limits: GENEROUS_START_LIMITS },
-    });
-    adjust?.(app);
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
-  return () => {
-    if (app === undefined) throw new Error('the app starts before the tests');
-    return app;
-  };
+  return appForTests(
+    storeOptions,
+    { actions: [addPhoneAction()], pumping: { mode: 'refuse' }, limits: GENEROUS_START_LIMITS },
+    adjust,
+  );
 }
 
 describeEachAppStore('a key held by refusals alone', (_store, storeOptions) => {

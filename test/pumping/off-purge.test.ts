@@ -3,9 +3,9 @@
  * past keeping, on SQLite and PostgreSQL: decisions hold client addresses and userRefs, and an app
  * that turned the rules off would otherwise keep its last 30 days of them, and its counts, for good.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { appForTests } from '../support/app-for-tests.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
 import { addPhoneAction } from '../support/actions.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -14,20 +14,11 @@ const DAY = 24 * HOUR;
 const NOW = (Math.floor(Date.now() / HOUR) + 1) * HOUR + 10 * 60_000;
 
 describeEachAppStore('the purge with the rules off', (_store, storeOptions) => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp({
-      ...(await storeOptions()),
-      kit: { actions: [addPhoneAction()], pumping: { mode: 'off' } },
-    });
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
+  const app = appForTests(storeOptions, { actions: [addPhoneAction()], pumping: { mode: 'off' } });
 
   it('a start deletes the decisions, counts and sends kept while the rules were on, once past keeping', async () => {
     const hour = Math.floor(NOW / HOUR);
-    const pumping = app.store.pumping!;
+    const pumping = app().store.pumping!;
     await pumping.recordSend({
       sessionId: 'ng-old',
       keys: [{ dimension: 'country', key: 'NG' }],
@@ -48,8 +39,8 @@ describeEachAppStore('the purge with the rules off', (_store, storeOptions) => {
       return counts.filter((d) => d.daysAgo >= 16).length + decisions.length;
     };
     expect(await kept()).toBe(2);
-    await app.clock.pinned(NOW, async () => {
-      const user = await app.agent().signIn('someone-else');
+    await app().clock.pinned(NOW, async () => {
+      const user = await app().agent().signIn('someone-else');
       expect((await user.tryStartWithNumber('add_phone', '+33612345671')).status).toBe(200);
     });
     await waitFor(async () => (await kept()) === 0, 5_000, 'the purge of what was kept past keeping');
