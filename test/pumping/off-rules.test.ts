@@ -4,22 +4,13 @@
  * block kept would refuse nothing while `kit.pumping.block` and `fraud block` said it was in force.
  */
 import { expect, it } from 'vitest';
-import { isKitError, KitErrorCode } from '../../middleware/errors.ts';
 import { appForTests } from '../support/app-for-tests.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { addPhoneAction } from '../support/actions.ts';
+import { optionsRefusal as refusal } from '../support/options-refusal.ts';
 
 describeEachAppStore('operators’ rules with the rules off', (_store, storeOptions) => {
   const app = appForTests(storeOptions, { actions: [addPhoneAction()], pumping: { mode: 'off' } });
-
-  const refusal = async (act: Promise<unknown>): Promise<string> => {
-    const error = await act.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(isKitError(error, KitErrorCode.InvalidOptions), String(error)).toBe(true);
-    return (error as Error).message;
-  };
 
   it('refuses a block and a release, saying the rules are off, and writes nothing; a start to that country is sent', async () => {
     expect(await refusal(app().kit.pumping.block({ country: 'NG' }))).toContain("mode: 'off'");

@@ -8,10 +8,10 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEFAULT_HOOK_TIMEOUTS } from '../../middleware/deadline.ts';
-import { isKitError, KitErrorCode } from '../../middleware/errors.ts';
 import { pumpingOperations, type PumpingOperations } from '../../middleware/pumping/pumping-operations.ts';
 import { startKeys } from '../../middleware/pumping/pumping-keys.ts';
 import { DEFAULT_THRESHOLDS } from '../../middleware/pumping/pumping-rules.ts';
+import { optionsRefusal as refusal } from '../support/options-refusal.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 
 const NOW = Date.UTC(2026, 0, 5, 10);
@@ -31,15 +31,6 @@ describeEachStore('operators’ targets', (kind) => {
   afterEach(async () => {
     await h.dispose();
   });
-
-  const refusal = async (act: Promise<unknown>): Promise<string> => {
-    const error = await act.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(isKitError(error, KitErrorCode.InvalidOptions), String(error)).toBe(true);
-    return (error as Error).message;
-  };
 
   it('refuses a whole number as a block, naming its block and not the number, and keeps nothing', async () => {
     const message = await refusal(ops.block({ block: '+33612345678' }));
