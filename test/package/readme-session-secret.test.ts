@@ -4,23 +4,15 @@
  * Started anyway, every request would get express-session's 500 with its stack on the page.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fencedBlock, README, ROOT } from './scratch.ts';
+import { readmeAppDir } from './scratch.ts';
 
 let dir: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'readme-session-secret-'));
-  // The app's dependencies as an install gives them: the kit itself and the packages the README installs.
-  mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(ROOT, join(dir, 'node_modules', 'hosted-sms-verify-kit'));
-  for (const name of ['express', 'express-session', 'better-sqlite3']) {
-    symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
-  }
-  writeFileSync(join(dir, 'server.mjs'), fencedBlock(README, 'The smallest complete app', 'js'));
+  dir = readmeAppDir('readme-session-secret-');
 });
 
 afterAll(() => {

@@ -4,14 +4,13 @@
  * what to enter, no stack and no session. On Express 5 a POST without a form leaves `req.body`
  * undefined.
  */
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fencedBlock, README, ROOT } from './scratch.ts';
+import { readmeAppDir } from './scratch.ts';
 
 type CreateReadmeApp = (options: { env: Record<string, string> }) => {
   app: RequestListener;
@@ -25,14 +24,7 @@ let readme: ReturnType<CreateReadmeApp>;
 let origin: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'readme-sign-in-'));
-  // The app's dependencies as an install gives them: the kit itself and the packages the README installs.
-  mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(ROOT, join(dir, 'node_modules', 'hosted-sms-verify-kit'));
-  for (const name of ['express', 'express-session', 'better-sqlite3']) {
-    symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
-  }
-  writeFileSync(join(dir, 'server.mjs'), fencedBlock(README, 'The smallest complete app', 'js'));
+  dir = readmeAppDir('readme-sign-in-');
   const { createApp } = (await import(pathToFileURL(join(dir, 'server.mjs')).href)) as { createApp: CreateReadmeApp };
   readme = createApp({
     env: {

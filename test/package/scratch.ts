@@ -5,7 +5,8 @@
  * copied from the repository's (the same version), because building it again needs the network.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -26,6 +27,22 @@ export function fencedBlock(markdown: string, heading: string, language: string)
   const block = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(rest);
   if (block === null) throw new Error(`no \`\`\`${language} block after "${heading}"`);
   return block[1]!;
+}
+
+/**
+ * The README's smallest complete app copied as `server.mjs` into a new temporary directory (named
+ * from `prefix`), its dependencies linked as an install gives them: the kit itself and the packages
+ * the README installs. Returns the directory; the caller removes it.
+ */
+export function readmeAppDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(ROOT, join(dir, 'node_modules', 'hosted-sms-verify-kit'));
+  for (const name of ['express', 'express-session', 'better-sqlite3']) {
+    symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
+  }
+  writeFileSync(join(dir, 'server.mjs'), fencedBlock(README, 'The smallest complete app', 'js'));
+  return dir;
 }
 
 /** The `npm install` commands of a README block, as argument lists. */
