@@ -20,22 +20,27 @@ function appRefusingStarts(storeOptions: StoreOptions, adjust?: (app: TestApp) =
   );
 }
 
+/**
+ * Nigeria held by refusals alone (more than three times its hourly threshold, a sixth of its daily
+ * floor of 20, and no text sent in 24 hours): a start there is refused and tripped() lists the key.
+ */
+async function expectHeldWithNoTextLeftListed(app: TestApp): Promise<void> {
+  const hour = Math.floor(app.clock.now() / 3_600_000);
+  for (let i = 0; i < 12; i++) {
+    await app.store.pumping!.countRefused({ keys: [{ dimension: 'country', key: 'NG' }], hour });
+  }
+  const user = await app.agent().signIn('nigerian-user');
+  expect((await user.tryStartWithNumber('add_phone', '+2348031234567')).status).toBe(429);
+  expect(await app.kit.pumping.tripped()).toContainEqual(
+    expect.objectContaining({ dimension: 'country', key: 'NG', reasons: expect.arrayContaining(['country_held']) }),
+  );
+}
+
 describeEachAppStore('a key held by refusals alone', (_store, storeOptions) => {
   const app = appRefusingStarts(storeOptions);
 
   it('is listed by tripped() while it refuses a start', async () => {
-    const hour = Math.floor(app().clock.now() / 3_600_000);
-    // More than three times Nigeria's hourly threshold (a sixth of its daily floor of 20) of
-    // refusals, and no text sent in 24 hours.
-    for (let i = 0; i < 12; i++) {
-      await app().store.pumping!.countRefused({ keys: [{ dimension: 'country', key: 'NG' }], hour });
-    }
-    const user = await app().agent().signIn('nigerian-user');
-    expect((await user.tryStartWithNumber('add_phone', '+2348031234567')).status).toBe(429);
-    const tripped = await app().kit.pumping.tripped();
-    expect(tripped).toContainEqual(
-      expect.objectContaining({ dimension: 'country', key: 'NG', reasons: expect.arrayContaining(['country_held']) }),
-    );
+    await expectHeldWithNoTextLeftListed(app());
   });
 });
 
@@ -68,14 +73,6 @@ describeEachAppStore("a pumping store of the app's own without keysThatMayTrip",
   });
 
   it('still has tripped() list a key held with no text left', async () => {
-    const hour = Math.floor(app().clock.now() / 3_600_000);
-    for (let i = 0; i < 12; i++) {
-      await app().store.pumping!.countRefused({ keys: [{ dimension: 'country', key: 'NG' }], hour });
-    }
-    const user = await app().agent().signIn('nigerian-user');
-    expect((await user.tryStartWithNumber('add_phone', '+2348031234567')).status).toBe(429);
-    expect(await app().kit.pumping.tripped()).toContainEqual(
-      expect.objectContaining({ dimension: 'country', key: 'NG', reasons: expect.arrayContaining(['country_held']) }),
-    );
+    await expectHeldWithNoTextLeftListed(app());
   });
 });
