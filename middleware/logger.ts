@@ -145,7 +145,7 @@ export function describeError(error: unknown): Record<string, unknown> {
       return {
         code: error.code,
         // The kit's own text: it never repeats a number, and states limits ("to 2147483") read as one.
-        message: withoutUrlPasswords(error.message),
+        message: withoutUrlPasswords(loggedMessage(error)),
         ...(error.serviceStatus === undefined ? {} : { serviceStatus: error.serviceStatus }),
       };
     }
@@ -154,6 +154,24 @@ export function describeError(error: unknown): Record<string, unknown> {
   } catch {
     return { message: 'an error that cannot be read' };
   }
+}
+
+/** KitErrors the integrator's code threw (a hook's refusal in its own words, which may name the user's number). */
+const thrownByIntegrator = new WeakSet<KitError>();
+
+/** Marks a KitError the integrator's code threw, so that it is logged as its other errors are; returns it. */
+export function thrownByIntegratorCode(error: unknown): unknown {
+  if (error instanceof KitError) thrownByIntegrator.add(error);
+  return error;
+}
+
+/**
+ * A KitError's message as logged: the kit's own as written (it never repeats a number, and states
+ * limits a masking would read as one); one the integrator's code threw with each run that may be a
+ * phone number masked, as any error of its code.
+ */
+export function loggedMessage(error: KitError): string {
+  return thrownByIntegrator.has(error) ? maskNumbersInText(error.message) : error.message;
 }
 
 /** How many of an AggregateError's errors a description quotes. */

@@ -7,7 +7,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
-import { describeError } from '../logger.ts';
+import { describeError, loggedMessage } from '../logger.ts';
 import { englishMessages, errorText, type ErrorTextKey, type KitMessages } from '../pages/messages.ts';
 import { defaultPages } from '../pages/pages.ts';
 import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
@@ -63,9 +63,10 @@ export function logKitError<Tx>(context: KitContext<Tx>, route: string, error: K
     serviceStatus: error.serviceStatus,
   };
   const fix = serviceRefusalFix(context, error);
-  if (fix !== undefined) context.logger.error(fields, `${error.message} ${fix}`);
-  else if (error.status >= 500) context.logger.error(fields, error.message);
-  else context.logger.warn(fields, error.message);
+  const message = loggedMessage(error);
+  if (fix !== undefined) context.logger.error(fields, `${message} ${fix}`);
+  else if (error.status >= 500) context.logger.error(fields, message);
+  else context.logger.warn(fields, message);
 }
 
 /**
