@@ -3,7 +3,7 @@
  * that fulfils the user who verified but never came back, on the clock the kit was given.
  */
 import type { AuditCheck } from './check.ts';
-import { cookieLineDeletes } from './cookie-lifetime.ts';
+import { attributeNames, cookieLineDeletes, lastAttribute } from './cookie-lifetime.ts';
 import { callHook } from './hooks.ts';
 
 interface CookieFlags {
@@ -15,14 +15,19 @@ interface CookieFlags {
   deletes: boolean;
 }
 
+/**
+ * A Set-Cookie line's flags as a browser reads them (RFC 6265bis §5.6): each attribute's name
+ * trimmed and matched whole, and of several SameSite attributes the last one (a middleware that
+ * appends `; SameSite=None` to every cookie overrides what the session library wrote).
+ */
 function parseCookie(line: string): CookieFlags {
-  const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
-  const named = (n: string) => attributes.find((a) => a.toLowerCase().startsWith(n));
+  const pair = line.split(';')[0]?.trim() ?? '';
+  const names = attributeNames(line);
   return {
     name: pair.slice(0, pair.indexOf('=')),
-    httpOnly: named('httponly') !== undefined,
-    secure: named('secure') !== undefined,
-    sameSite: named('samesite=')?.slice('samesite='.length).toLowerCase(),
+    httpOnly: names.includes('httponly'),
+    secure: names.includes('secure'),
+    sameSite: lastAttribute(line.split(';').slice(1), 'samesite')?.toLowerCase(),
     deletes: cookieLineDeletes(line),
   };
 }

@@ -5,7 +5,7 @@
  */
 
 /** The value of the last attribute named `name` (case aside) of a Set-Cookie line, if any. */
-function lastAttribute(attributes: string[], name: string): string | undefined {
+export function lastAttribute(attributes: string[], name: string): string | undefined {
   let value: string | undefined;
   for (const attribute of attributes) {
     const eq = attribute.indexOf('=');
@@ -23,4 +23,15 @@ export function cookieLineDeletes(line: string, now = Date.now()): boolean {
   const expires = lastAttribute(attributes, 'expires');
   const at = expires === undefined ? Number.NaN : Date.parse(expires);
   return !Number.isNaN(at) && at <= now;
+}
+
+/** The names of a Set-Cookie line's attributes, trimmed and in lower case (`Secure`, `HttpOnly`, `SameSite = Lax`). */
+export function attributeNames(line: string): string[] {
+  return line
+    .split(';')
+    .slice(1)
+    .map((attribute) => {
+      const eq = attribute.indexOf('=');
+      return (eq === -1 ? attribute : attribute.slice(0, eq)).trim().toLowerCase();
+    });
 }
