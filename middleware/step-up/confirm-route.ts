@@ -9,7 +9,7 @@ import type { Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
-import { redirectWithoutBody, sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
+import { sendPage, setNoStoreHeaders } from '../pages/page-headers.ts';
 import { stepUpConfirmPage } from '../pages/step-up-pages.ts';
 import { queryOf } from '../routes/complete-return.ts';
 import { csrfToken, verifyCsrf } from '../routes/csrf.ts';
@@ -21,6 +21,9 @@ import type { StepUpIntent, StepUpStore } from '../store/types.ts';
 import { labelFor } from './labels.ts';
 import { unreadableStoreAnswer } from './store-answers.ts';
 import { browserSessionOf, findKeptIntent, INTENT_FIELD, intentIsUsable } from './scope-actions.ts';
+
+/** A request target as a Location header holds it unchanged: printable ASCII, or the Latin-1 bytes Node reads. */
+const AS_SENT = /^[\x21-\x7e\x80-\xff]*$/;
 
 /** The kept form `?intent=` names, when it is still this user's, in this browser session, to confirm. */
 async function keptFormOf<Tx>(
@@ -80,15 +83,20 @@ export function stepUpConfirmSendHandler<Tx>(context: KitContext<Tx>, stepUp: St
     const { intent } = await keptFormOf(context, stepUp, req);
     // Never a redirect to a URL from stored state: the path as the store answers it (a store of the
     // app's own may answer anything) is sent on only as a same-origin path, as the guard kept it.
-    if (!isSafeSuccessPath(intent.path)) {
+    if (!isSafeSuccessPath(intent.path) || !AS_SENT.test(intent.path)) {
       throw unreadableStoreAnswer(
         'stepUp.findIntent answered an intent whose path is',
         intent.path,
-        'a same-origin path (one "/", no "\\")',
+        'a same-origin path as a browser sends it (one "/", no "\\", no space)',
         'nothing was sent on or run',
       );
     }
     setNoStoreHeaders(res);
-    redirectWithoutBody(res, 307, intent.path);
+    // The path exactly as the browser sent it when the form was kept: re-encoded (res.location turns
+    // `10%` into `10%25`, `{` into `%7B`), it reaches the guard as another address, which refuses it.
+    res.statusCode = 307;
+    res.setHeader('Location', intent.path);
+    res.setHeader('Content-Length', '0');
+    res.end();
   };
 }
