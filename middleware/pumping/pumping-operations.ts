@@ -5,7 +5,7 @@
  */
 import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
-import { namedUnlessNumber } from '../numbers/mask-number.ts';
+import { namedUnlessNumber, quotedUnlessNumber } from '../numbers/mask-number.ts';
 import type {
   PumpingDayCount,
   PumpingDecisionRecord,
@@ -100,7 +100,9 @@ function checkCount(name: string, value: number, max: number): number {
 /** What counts per day are kept by, for operators: anything else would list nothing, or users and addresses. */
 function checkBy(by: unknown): 'country' | 'block' {
   if (by === 'country' || by === 'block') return by;
-  throw new KitError(KitErrorCode.InvalidOptions, `by must be 'country' or 'block'; got ${JSON.stringify(by)}.`);
+  // A field pasted into may hold a phone number: never repeated. Anything but a string, by its type.
+  const got = typeof by === 'string' ? quotedUnlessNumber(by) : `a value of type ${typeof by}`;
+  throw new KitError(KitErrorCode.InvalidOptions, `by must be 'country' or 'block'; got ${got}.`);
 }
 
 /** The store's own list, or, from a store of the app's own without one, the keys with a text not verified or none left. */

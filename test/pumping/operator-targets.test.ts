@@ -157,6 +157,21 @@ describeEachStore('operators’ targets', (kind) => {
     expect(await ops.countsByDay({ by: 'block' })).toEqual([]);
   });
 
+  it('never repeats a phone number given as what counts per day are by, and refuses any value as invalid_options', async () => {
+    for (const by of ['+447400123456', '07400 123456', '００３３６１２３４５６７８']) {
+      const message = await refusal(ops.countsByDay({ by: by as 'country' }));
+      expect(message).toMatch(/^by must be 'country' or 'block'; got a value not repeated here/);
+      expect(message.replace(/\P{Nd}/gu, ''), message).not.toContain(by.replace(/\P{Nd}/gu, ''));
+    }
+    // Values JSON cannot write (a BigInt, an object holding itself) are refused as any other.
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    expect(await refusal(ops.countsByDay({ by: 447400123456n as unknown as 'country' }))).toContain('type bigint');
+    expect(await refusal(ops.countsByDay({ by: circular as unknown as 'country' }))).toContain('type object');
+    // A value that cannot be a number is named back, so the operator sees the mistake.
+    expect(await refusal(ops.countsByDay({ by: 'Country' as 'country' }))).toContain('got "Country"');
+  });
+
   it('refuses days or a limit past what is kept, naming the most, rather than answering less than asked', async () => {
     // An admin page labelled "the last 30 days" must not show 15 without saying so.
     expect(await refusal(ops.countsByDay({ by: 'country', days: 16 }))).toContain('days must be a number from 1 to 15');
