@@ -1,6 +1,7 @@
 /**
  * An option of the wrong type was taken and found out mid-run, or never: `only: 'leak.secret'`
- * crashed with "only.every is not a function", `proxy: { headers: 'https' }` was sent letter by
+ * crashed with "only.every is not a function", `sweep: null` with "Cannot read properties of null
+ * (reading 'run')", `proxy: { headers: 'https' }` was sent letter by
  * letter, `logs` as an array was read as no log, an action's `fields` as a query string became
  * fields named 0, 1, 2... Each is refused when the audit is called, before any request, saying how
  * to write it; the shapes the docs show are taken.
@@ -36,6 +37,7 @@ describe('options of the wrong type', () => {
     [{ only: 'leak.secret' }, "`only` must be a list of check ids (AUDIT_CHECK_IDS), e.g. ['leak.secret']."],
     [{ logs: ['a line'] }, "`logs` must be a function returning your app's log lines so far"],
     [{ sessionCookie: 5 }, "`sessionCookie` must be your session cookie's name"],
+    [{ sweep: null }, '`sweep` must be { run: () => kit.runSweep(), clock }'],
     [{ proxy: { headers: 'https' } }, "`proxy` must be { headers: { name: 'value' } }"],
     [{ proxy: { headers: { 'x-forwarded-proto': true } } }, "`proxy` must be { headers: { name: 'value' } }"],
     [

@@ -161,9 +161,10 @@ export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions
       "Pass `probe` (counts an attempt's real effect) or `kit` (the kit, for its read API `kit.attempts`).",
     );
   }
+  // `sweep: null` (a sweep left out by a ternary) is said as any other shape, never as a TypeError of its own.
   if (
     options.sweep !== undefined &&
-    (typeof options.sweep.run !== 'function' || typeof options.sweep.clock?.advance !== 'function')
+    (typeof options.sweep?.run !== 'function' || typeof options.sweep.clock?.advance !== 'function')
   ) {
     problems.push(
       '`sweep` must be { run: () => kit.runSweep(), clock } with the clock your kit was given (createTestClock()).',
