@@ -146,5 +146,12 @@ export function keyOf(target: PumpingTarget, ipv6Subnet = DEFAULT_IPV6_SUBNET): 
     checkBlockLength(key);
   }
   if (dimension === 'address') return { dimension, key: addressKey(key, ipv6Subnet) };
+  // PostgreSQL cannot keep a NUL (SQLite kept it): refused on every store alike, before anything is written.
+  if (dimension === 'user' && key.includes('\0')) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      'user must be a userRef as resolveUser returns it, with no NUL character (as "%00" in a form field decodes to).',
+    );
+  }
   return { dimension, key };
 }

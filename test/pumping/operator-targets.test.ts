@@ -144,6 +144,15 @@ describeEachStore('operators’ targets', (kind) => {
     expect(rule.key).toBe(startKeys('+33612345678', '2001:db8:1:2::99', 'u').address);
   });
 
+  it('refuses a user holding a NUL character as invalid_options on every store, and keeps nothing', async () => {
+    // An admin page's field with "%00" in it: PostgreSQL cannot keep it, SQLite kept a rule no start matched.
+    for (const act of [ops.block({ user: 'user-alice\0' }), ops.release({ user: '\0' }), ops.clear({ user: 'a\0b' })]) {
+      expect(await refusal(act)).toContain('user must be a userRef as resolveUser returns it, with no NUL character');
+    }
+    expect(await ops.rules()).toEqual([]);
+    expect((await ops.block({ user: 'user-alice' })).key).toBe('user-alice');
+  });
+
   it('refuses counts per day by anything but country or block, naming the two', async () => {
     await h.store.pumping!.recordSend({
       sessionId: 's',
