@@ -60,4 +60,29 @@ describe("describeAudit's settings", () => {
     });
     expect(cases).toEqual(['leak.secret', 'cookie.flags']);
   });
+
+  // A blank id passed the settings' check, then declared a case named '' and failed the run with
+  // "unknown check id(s) in `only`: .".
+  it('an `only` split from a variable ending in a comma declares one case per check it names, and runs those', async () => {
+    const cases: string[] = [];
+    let run: (() => void | Promise<void>) | undefined;
+    const runner = {
+      describe: (_name: string, body: () => void) => body(),
+      it: (name: string) => void cases.push(name),
+      beforeAll: (body: () => void | Promise<void>) => void (run = body),
+    };
+    const options = {
+      appUrl: 'http://127.0.0.1:1',
+      emulatorUrl: 'http://127.0.0.1:1',
+      clientId: 'audit-client',
+      clientSecret: 'adapter-settings-audit-secret-52c1',
+      signIn: { path: '/login', fields: (user: string) => ({ user }) },
+      actions: [{ name: 'confirm_phone' }],
+      probe: () => 0,
+    };
+    describeAudit(runner, () => options, { only: 'leak.secret, cookie.flags,'.split(',') });
+    expect(cases).toEqual(['leak.secret', 'cookie.flags']);
+    // The run itself takes the ids: it goes on to the emulator (none listens here), not refused.
+    await expect(Promise.resolve(run?.())).resolves.toBeUndefined();
+  });
 });

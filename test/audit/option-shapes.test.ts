@@ -74,4 +74,11 @@ describe('options of the wrong type', () => {
     });
     expect(report.stopped).toMatch(/the emulator's control API/);
   });
+
+  // A list split from a variable ending in a comma was refused as "unknown check id(s) in `only`: ."
+  it('`only` with a blank or padded id (a list split from "cookie.flags, leak.secret,") runs the checks it names', async () => {
+    const report = await auditIntegration({ ...base, only: ['cookie.flags', ' leak.secret', ''] });
+    expect(report.stopped).toMatch(/the emulator's control API/);
+    expect(report.checks.map((check) => check.id)).toEqual(['cookie.flags', 'leak.secret']);
+  });
 });

@@ -54,7 +54,7 @@ function settingProblems(settings: DescribeAuditSettings): string[] {
   if (only !== undefined && (!Array.isArray(only) || !only.every((id) => typeof id === 'string'))) {
     problems.push("`only` must be a list of check ids (AUDIT_CHECK_IDS), e.g. ['leak.secret'].");
   } else if (only !== undefined) {
-    const unknown = only.filter((id: string) => id.trim() !== '' && !AUDIT_CHECK_IDS.includes(id));
+    const unknown = checkIds(only).filter((id) => !AUDIT_CHECK_IDS.includes(id));
     if (unknown.length > 0)
       problems.push(`\`only\` names unknown check id(s): ${unknown.join(', ')} (see AUDIT_CHECK_IDS).`);
   }
@@ -67,6 +67,11 @@ function settingProblems(settings: DescribeAuditSettings): string[] {
   return problems;
 }
 
+/** The ids `only` names, trimmed: a blank one (a list split from a variable ending in a comma) names no case. */
+function checkIds(only: readonly string[]): string[] {
+  return only.map((id) => id.trim()).filter((id) => id !== '');
+}
+
 /** Registers one test case per check (all of them, or `only`); `options` may be a function called when the suite starts. */
 export function describeAudit(
   runner: TestRunner,
@@ -77,9 +82,9 @@ export function describeAudit(
   if (problems.length > 0) {
     throw new TypeError(`describeAudit: ${problems.length} problem(s) with the settings:\n- ${problems.join('\n- ')}`);
   }
-  const ids = settings.only ?? AUDIT_CHECK_IDS;
+  const ids = settings.only === undefined ? AUDIT_CHECK_IDS : checkIds(settings.only);
   // An empty list (an unset variable in CI) would declare no case, and the suite would pass.
-  if (ids.every((id) => typeof id === 'string' && id.trim() === '')) {
+  if (ids.length === 0) {
     throw new TypeError(
       'describeAudit: `only` names no check: list check ids (AUDIT_CHECK_IDS), or leave it out to run every check.',
     );

@@ -84,19 +84,21 @@ async function pool<T, R>(items: readonly T[], size: number, work: (item: T) => 
 
 function selected(only: string[] | undefined): AuditCheck[] {
   if (only === undefined) return [...AUDIT_CHECKS];
+  // A blank id (a list split from a variable ending in a comma) names nothing, as --only reads it.
+  const ids = only.map((id) => id.trim()).filter((id) => id !== '');
   // An empty list (an unset variable in CI) would audit nothing and pass.
-  if (only.every((id) => typeof id === 'string' && id.trim() === '')) {
+  if (ids.length === 0) {
     throw new TypeError(
       'auditIntegration: `only` names no check: list check ids (AUDIT_CHECK_IDS), or leave it out to run every check.',
     );
   }
-  const unknown = only.filter((id) => !AUDIT_CHECKS.some((check) => check.id === id));
+  const unknown = ids.filter((id) => !AUDIT_CHECKS.some((check) => check.id === id));
   if (unknown.length > 0) {
     throw new TypeError(
       `auditIntegration: unknown check id(s) in \`only\`: ${unknown.join(', ')}. Known: ${AUDIT_CHECKS.map((c) => c.id).join(', ')}.`,
     );
   }
-  return AUDIT_CHECKS.filter((check) => only.includes(check.id));
+  return AUDIT_CHECKS.filter((check) => ids.includes(check.id));
 }
 
 /** Runs the audit; resolves with the report (a failed check, or no check run, does not reject: read `report.ok`). */
