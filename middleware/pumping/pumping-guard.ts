@@ -9,7 +9,7 @@
  */
 import type { Request } from 'express';
 import { withDeadline } from '../deadline.ts';
-import { describeError, lateRejectionLogger } from '../logger.ts';
+import { describeError, lateRejectionLogger, thrownByIntegratorCode } from '../logger.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { ReadNumber } from '../numbers/parse-number.ts';
 import type { PumpingStore } from '../store/types.ts';
@@ -54,12 +54,21 @@ function refusal(): KitError {
   );
 }
 
+/** The app's check; a KitError it throws is in the app's words, logged masked as its other errors. */
+async function verifiedBy(challenge: NonNullable<ResolvedPumping['challenge']>, req: Request): Promise<unknown> {
+  try {
+    return await challenge.verify(req);
+  } catch (error) {
+    throw thrownByIntegratorCode(error);
+  }
+}
+
 /** The app's challenge, under its deadline: one that throws, rejects or is late counts as not passed. */
 async function passedChallenge(deps: PumpingGuardDeps, req: Request): Promise<boolean> {
   const { challenge } = deps.pumping;
   if (challenge === undefined) return false;
   try {
-    const verified = await withDeadline('challenge', deps.challengeTimeoutMs, () => challenge.verify(req), {
+    const verified = await withDeadline('challenge', deps.challengeTimeoutMs, () => verifiedBy(challenge, req), {
       onLateRejection: lateRejectionLogger(deps.logger),
     });
     return verified === true;
