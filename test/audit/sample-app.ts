@@ -157,6 +157,8 @@ export interface CustomFlaw {
   secret?: string;
   /** The host name of the emulator's hosted page (`verify.localhost`, as the emulator command has it). */
   emulatorPageHost?: string;
+  /** The host name the app is reached at (`localhost` unless given, e.g. `app.localhost`). */
+  appHost?: string;
   /** The action's fulfil() writes no grant (the mistake writes it elsewhere). */
   noFulfilEffect?: boolean;
   /** The kit's start limits turned off, as the `noStartLimits` flaw has them. */
@@ -446,7 +448,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
   const custom: CustomFlaw = typeof chosen === 'object' ? chosen : {};
   const server: Server = createServer();
   const port = await listen(server);
-  const url = `http://localhost:${port}`;
+  const url = `http://${custom.appHost ?? 'localhost'}:${port}`;
   const clientId = 'sample-client';
   const clientSecret =
     custom.secret ??

@@ -118,7 +118,7 @@ function unreachable(url: URL, error: Error): Error {
 }
 
 /** Browsers resolve `localhost` and every `*.localhost` name to loopback themselves (the emulator's `verify.localhost`); Node's resolver may not. */
-function connectHost(hostname: string): string {
+export function connectHost(hostname: string): string {
   if (hostname === 'localhost' || hostname.endsWith('.localhost')) return '127.0.0.1';
   return hostname.replace(/^\[|\]$/g, '');
 }

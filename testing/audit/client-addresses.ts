@@ -6,6 +6,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
+import { connectHost } from './agent.ts';
 
 /** The second octet of the run's loopback client addresses (undefined: the system's own), and how evidence says it. */
 export interface ClientAddresses {
@@ -14,8 +15,9 @@ export interface ClientAddresses {
 }
 
 export async function loopbackBlock(appUrl: string): Promise<ClientAddresses> {
-  const host = new URL(appUrl).hostname;
-  if (host !== 'localhost' && !/^127\.\d+\.\d+\.\d+$/.test(host)) {
+  // Where the agent connects: `localhost` and every `*.localhost` name are loopback as well.
+  const host = connectHost(new URL(appUrl).hostname);
+  if (!/^127\.\d+\.\d+\.\d+$/.test(host)) {
     return {
       block: undefined,
       note: `the app is not on loopback: every browser of the audit connects from this host's address, whose per-IP start budget it spends`,
