@@ -120,7 +120,7 @@ export async function callHook<T>(
 }
 
 /** A value an integrator's function answered, named without quoting it (it may be anything, of any length). */
-function kindOf(value: unknown): string {
+export function kindOf(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (typeof value === 'number') return String(value);
   if (typeof value === 'string') return 'a string';

@@ -4,7 +4,7 @@
  * returns what the app answered; the checks judge it.
  */
 import { parseHandoffPage, type Answer } from './agent.ts';
-import { callCount, callHook, callSync } from './hooks.ts';
+import { callCount, callHook, callSync, HookError, kindOf } from './hooks.ts';
 import type { Verdict } from './check.ts';
 import type { AuditAction, AuditGuardedRoute } from './options.ts';
 import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';
@@ -43,9 +43,18 @@ export function routeMethod(route: AuditGuardedRoute): 'GET' | 'POST' {
   return route.method ?? 'GET';
 }
 
+/**
+ * The route's path for resource n. What a function of n answers is held to the rule a path given
+ * as a string is held to when the audit is called: a path on your app starting with one "/" (an
+ * answer of undefined was requested as /undefined, one of another host left the app).
+ */
 export function routePath(route: AuditGuardedRoute, n: number): string {
   const { path } = route;
-  return typeof path === 'function' ? callSync(`your stepUp path(${n})`, () => path(n)) : path;
+  if (typeof path !== 'function') return path;
+  const given: unknown = callSync(`your stepUp path(${n})`, () => path(n));
+  if (typeof given === 'string' && given.startsWith('/') && !given.startsWith('//')) return given;
+  const what = typeof given === 'string' ? 'a string not starting with one "/"' : kindOf(given);
+  throw new HookError(`your stepUp path(${n}) answered ${what}, not a path on your app (e.g. '/payees/${n}')`);
 }
 
 /** `route` as said in evidence: `POST /payees (scope payout, resource 2)`. */
