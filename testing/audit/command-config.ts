@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describeQuotingError } from '../../middleware/printable-errors.ts';
 import { callHook } from './hooks.ts';
+import { AUDIT_OPTION_NAMES } from './option-names.ts';
 import type { AuditOptions } from './options.ts';
 
 export type CommandEnv = Readonly<Record<string, string | undefined>>;
@@ -59,6 +60,18 @@ export async function loadConfig(file: string, env: CommandEnv): Promise<AuditCo
 
 async function configOf(path: string, file: string, env: CommandEnv): Promise<AuditConfig> {
   const loaded = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  const names = Object.keys(loaded);
+  // Its exports are read as the options only when they name some (a config of named exports): an
+  // `export const options = {...}` would be read as an audit of no options, each problem listed.
+  if (loaded.default === undefined && !names.some((name) => (AUDIT_OPTION_NAMES as readonly string[]).includes(name))) {
+    const given =
+      names.length === 0
+        ? 'it exports nothing'
+        : `it exports ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''}`;
+    throw new UsageError(
+      `--config ${file} has no default export (${given}): export the audit's options, or a function of env returning them, as default.`,
+    );
+  }
   const exported = loaded.default ?? loaded;
   const config =
     typeof exported === 'function'
