@@ -3,7 +3,7 @@
  * logger (one readable line per event in development, quiet in production), and the helpers every
  * module uses to log without leaking: errors are described by code and message only.
  */
-import { runDetached, type LateRejectionReporter } from './deadline.ts';
+import { isThenable, runDetached, type LateRejectionReporter } from './deadline.ts';
 import { environmentSecrets, KitError, redactSecretFragments, redactSecrets } from './errors.ts';
 import { maskNumbersInText } from './numbers/mask-number.ts';
 import { cutForPrinting, withoutUrlPasswords } from './printable-errors.ts';
@@ -163,6 +163,20 @@ const thrownByIntegrator = new WeakSet<KitError>();
 export function thrownByIntegratorCode(error: unknown): unknown {
   if (error instanceof KitError) thrownByIntegrator.add(error);
   return error;
+}
+
+/** Calls the integrator's code, marking a KitError it throws or rejects with (thrownByIntegratorCode). */
+export function markingErrors<T>(hook: () => T | PromiseLike<T>): T | PromiseLike<T> {
+  let result: T | PromiseLike<T>;
+  try {
+    result = hook();
+  } catch (error) {
+    throw thrownByIntegratorCode(error);
+  }
+  if (!isThenable(result)) return result;
+  return Promise.resolve(result).catch((error: unknown) => {
+    throw thrownByIntegratorCode(error);
+  });
 }
 
 /**

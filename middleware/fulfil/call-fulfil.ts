@@ -7,6 +7,7 @@
  */
 import { boundIfAsync, isThenable, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { markingErrors } from '../logger.ts';
 import type { ActionDefinition, VerifiedAttempt } from '../types.ts';
 
 /** The fulfil functions that returned a promise inside a synchronous transaction. */
@@ -36,9 +37,11 @@ export function callFulfil<Tx>(
   attempt: VerifiedAttempt,
   { synchronous, deadlineMs, onLateRejection }: FulfilCall,
 ): unknown {
-  if (!synchronous) return boundIfAsync('fulfil', deadlineMs, action.fulfil(tx, attempt), onLateRejection);
+  // A KitError it throws is in the integrator's words (it may name the number): logged masked.
+  const fulfil = () => markingErrors(() => action.fulfil(tx, attempt));
+  if (!synchronous) return boundIfAsync('fulfil', deadlineMs, fulfil(), onLateRejection);
   if (refusedOnSynchronousStores.has(action.fulfil)) throw refusal(action.name);
-  const result = action.fulfil(tx, attempt);
+  const result = fulfil();
   if (!isThenable(result)) return result;
   refusedOnSynchronousStores.add(action.fulfil);
   // Its rejection, later, is nobody's to handle: never an unhandled rejection.

@@ -5,8 +5,8 @@
  * deadline, and that message alone never says what went wrong.
  */
 import type { KitContext } from '../context.ts';
-import { isThenable, withDeadline, type HookName } from '../deadline.ts';
-import { lateRejectionLogger, thrownByIntegratorCode } from '../logger.ts';
+import { withDeadline, type HookName } from '../deadline.ts';
+import { lateRejectionLogger, markingErrors } from '../logger.ts';
 
 export function withHookDeadline<T>(
   context: Pick<KitContext, 'hookTimeouts' | 'logger'>,
@@ -18,18 +18,5 @@ export function withHookDeadline<T>(
   const marked = name === 'limits' ? hook : () => markingErrors(hook);
   return withDeadline(name, context.hookTimeouts[name], marked, {
     onLateRejection: lateRejectionLogger(context.logger),
-  });
-}
-
-function markingErrors<T>(hook: () => T | PromiseLike<T>): T | PromiseLike<T> {
-  let result: T | PromiseLike<T>;
-  try {
-    result = hook();
-  } catch (error) {
-    throw thrownByIntegratorCode(error);
-  }
-  if (!isThenable(result)) return result;
-  return Promise.resolve(result).catch((error: unknown) => {
-    throw thrownByIntegratorCode(error);
   });
 }
