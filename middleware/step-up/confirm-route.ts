@@ -83,19 +83,21 @@ export function stepUpConfirmSendHandler<Tx>(context: KitContext<Tx>, stepUp: St
     const { intent } = await keptFormOf(context, stepUp, req);
     // Never a redirect to a URL from stored state: the path as the store answers it (a store of the
     // app's own may answer anything) is sent on only as a same-origin path, as the guard kept it.
-    if (!isSafeSuccessPath(intent.path) || !AS_SENT.test(intent.path)) {
+    if (!isSafeSuccessPath(intent.path)) {
       throw unreadableStoreAnswer(
         'stepUp.findIntent answered an intent whose path is',
         intent.path,
-        'a same-origin path as a browser sends it (one "/", no "\\", no space)',
+        'a same-origin path (one "/", no "\\")',
         'nothing was sent on or run',
       );
     }
     setNoStoreHeaders(res);
     // The path exactly as the browser sent it when the form was kept: re-encoded (res.location turns
     // `10%` into `10%25`, `{` into `%7B`), it reaches the guard as another address, which refuses it.
+    // Only what a header cannot hold as it is (a space) is encoded, as Express does.
+    if (AS_SENT.test(intent.path)) res.setHeader('Location', intent.path);
+    else res.location(intent.path);
     res.statusCode = 307;
-    res.setHeader('Location', intent.path);
     res.setHeader('Content-Length', '0');
     res.end();
   };

@@ -56,4 +56,23 @@ describeEachAppStore('step-up: the 307 to a kept path the store answers', (_stor
     expect(sent.body).not.toContain('evil.example');
     expect(ran).toEqual([]);
   });
+
+  it('a kept path answered with what a header cannot hold as it is (a space) is sent on encoded, never a 500', async () => {
+    answeredPath = undefined;
+    const user = await app!.agent().signIn('header-unsafe');
+    const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
+    const kept = await user.postForm('/accounts/acc-2/payee', { iban: 'SP-1' }, sameSite);
+    const form = confirmForm(kept.body);
+    const started = await user.start(form.action, { intent: form.intent });
+    const landing = await user.request(await user.verifyOnHostedPage(started));
+    const page = await user.request(landing.location!);
+    const fields = Object.fromEntries(
+      [...page.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    answeredPath = '/accounts/acc-2/payee?note=a b';
+    const sent = await user.postForm(landing.location!, fields, { ...sameSite, accept: 'text/html' });
+    answeredPath = undefined;
+    expect(sent.status).toBe(307);
+    expect(sent.location).toBe('/accounts/acc-2/payee?note=a%20b');
+  });
 });
