@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import type { FulfilContext } from '../context.ts';
 import type { StoredOutcomeEvent, VerifyStore } from '../store/types.ts';
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
-import { describeError, lateRejectionLogger } from '../logger.ts';
+import { describeError, lateRejectionLogger, markingErrors } from '../logger.ts';
 import { maskDestination } from '../numbers/mask-number.ts';
 import { eventParamsOf } from '../step-up/scope-event.ts';
 import type { OutcomeEvent, OutcomeHook } from '../types.ts';
@@ -102,7 +102,8 @@ async function deliverOne(
 ): Promise<boolean> {
   const event = toEvent(stored);
   try {
-    await withDeadline('onOutcome', deadlineMs, () => hook(event), {
+    // A KitError the hook throws is in the integrator's words (it may name the number): logged masked.
+    await withDeadline('onOutcome', deadlineMs, () => markingErrors(() => hook(event)), {
       onLateRejection: deps.logger && lateRejectionLogger(deps.logger),
     });
   } catch (error) {
