@@ -7,7 +7,7 @@ export { leaveLandedFlash, rememberUnseenFirst, takeUnseenFirst } from '../attem
 import { guardSync } from '../deadline.ts';
 import { redactSecrets } from '../errors.ts';
 import type { Completion } from '../fulfil/fulfil.ts';
-import { describeError } from '../logger.ts';
+import { describeError, markingErrors } from '../logger.ts';
 import { maskNumbersInPath } from '../numbers/mask-number.ts';
 import { isSafeSuccessPath } from '../options/options-actions.ts';
 
@@ -27,16 +27,19 @@ export function successPathOf<Tx>(
   const fields = { route: 'landing', sessionId: attempt.sessionId, action: attempt.action };
   // The integrator's code: a throw, or a promise (its rejection included), is logged, never thrown.
   let failed = false;
+  // A KitError it throws is in the integrator's words (it may name the number): logged masked.
   const path: unknown = guardSync(
     () =>
-      chosen({
-        sessionId: attempt.sessionId,
-        userRef: attempt.userRef,
-        action: attempt.action,
-        params: attempt.params,
-        outcome: 'fulfilled',
-        fulfilment,
-      }),
+      markingErrors(() =>
+        chosen({
+          sessionId: attempt.sessionId,
+          userRef: attempt.userRef,
+          action: attempt.action,
+          params: attempt.params,
+          outcome: 'fulfilled',
+          fulfilment,
+        }),
+      ),
     (error) => {
       failed = true;
       context.logger.error(
