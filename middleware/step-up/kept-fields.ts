@@ -1,6 +1,6 @@
 /**
  * The fields of a guarded form as the kit keeps them while its user confirms it's them (JSON), or a
- * refusal of what no store can keep: a NUL byte (PostgreSQL's JSONB) or more than 64 KB; and the
+ * refusal of what no store can keep: a NUL byte or a lone surrogate (PostgreSQL's JSONB) or more than 64 KB; and the
  * fields a confirmed form runs with, as the store gives them back.
  */
 import type { Request } from 'express';
@@ -10,6 +10,7 @@ import { isRecord } from '../options/option-problems.ts';
 import type { StepUpIntent } from '../store/types.ts';
 import type { JsonValue } from '../types.ts';
 import { isPageMethod, methodOf } from './request-kind.ts';
+import { LONE_SURROGATE } from './resource-key.ts';
 
 /** A kept form is at most this large (as JSON). */
 const KEPT_FIELDS_LIMIT = 64 * 1024;
@@ -20,6 +21,14 @@ function isFieldsOrNone(body: unknown): boolean {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const prototype: unknown = Object.getPrototypeOf(body);
   return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * A NUL, or a lone UTF-16 surrogate (a latin-1 form's `&#55296;` under a parser that reads numeric
+ * entities): PostgreSQL's JSONB refuses either, so such a form would fail there and be kept elsewhere.
+ */
+function cannotKeep(text: string): boolean {
+  return text.includes('\0') || LONE_SURROGATE.test(text);
 }
 
 /** The fields a form was sent with, as the kit keeps them (JSON); refuses what cannot be kept. */
@@ -33,13 +42,13 @@ export function keptFields(req: Request): JsonValue {
       'This form was read by the app before the guard as something other than fields (text or bytes), so it cannot be kept while the user confirms it is them: parse urlencoded forms into fields before the guard.',
     );
   }
-  let nul = false;
+  let unkeepable = false;
   const text = JSON.stringify(bodyOf(req), (key, value: unknown) => {
-    nul ||= key.includes('\0') || (typeof value === 'string' && value.includes('\0'));
+    unkeepable ||= cannotKeep(key) || (typeof value === 'string' && cannotKeep(value));
     return value;
   });
   // No form sends one, and PostgreSQL cannot keep it (JSONB): refused on every store alike.
-  if (nul) {
+  if (unkeepable) {
     throw new KitError(
       KitErrorCode.InvalidActionParams,
       'This form holds a character that cannot be kept; go back and try again.',

@@ -12,7 +12,7 @@ export const RESOURCE_KEY_MAX_LENGTH = 256;
 const DIGEST_PREFIX = 'sha256:';
 
 /** In Unicode mode a surrogate pair is one code point: this matches only a surrogate left alone. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+export const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
  * Refuses a key holding a lone UTF-16 surrogate (a JSON body's `"\ud800"`): every store writes it
