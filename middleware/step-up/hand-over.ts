@@ -14,6 +14,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { runDetached } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { thrownByIntegratorCode } from '../logger.ts';
 
 export function handOverWithin(
   name: string,
@@ -45,16 +46,16 @@ export function handOverWithin(
     }
     answerInItsPlace();
     failed.answer(missedDeadline(name, ms, 'neither answered nor called next()', 'it counts as failed'));
-  }, ms);
-  timer.unref();
+  }, ms).unref();
   // Answered, or handed on: nothing left to bound. A client that went away first leaves the
   // deadline standing, so a next() past it runs nothing whether or not anyone still listens.
   res.once('close', () => {
     if (passedOn || endAsked()) clearTimeout(timer);
   });
-  /** It threw, rejected or passed an error to next(). */
+  /** It threw, rejected or passed an error to next(); a KitError in its words (a number) is logged masked. */
   const failedWith = (error: unknown): void => {
     clearTimeout(timer);
+    thrownByIntegratorCode(error);
     // Answered at its deadline, or handed on to the guarded handler: the request is no longer
     // this handler's to answer, and an answer now would race the one already under way.
     if (answeredForIt || passedOn) failed.afterAnswer(error);
