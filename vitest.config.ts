@@ -39,6 +39,7 @@ const ON_EXPRESS_4 = [
   'test/kit/step-up-telemetry.test.ts',
   'test/kit/step-up-resource-key.test.ts',
   'test/kit/step-up-kept-path-spelling.test.ts',
+  'test/kit/step-up-kept-size.test.ts',
   'test/audit/fixtures.test.ts',
   'test/audit/sound-apps.test.ts',
   'test/audit/step-up-cross-site-bound.test.ts',

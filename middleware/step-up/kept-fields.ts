@@ -12,7 +12,7 @@ import type { JsonValue } from '../types.ts';
 import { isPageMethod, methodOf } from './request-kind.ts';
 import { LONE_SURROGATE } from './resource-key.ts';
 
-/** A kept form is at most this large (as JSON). */
+/** A kept form is at most this large (as JSON, in the UTF-8 bytes a store keeps). */
 const KEPT_FIELDS_LIMIT = 64 * 1024;
 
 /** A body parsed into fields (an object of its own, not text, bytes or a list), or none at all. */
@@ -54,7 +54,8 @@ export function keptFields(req: Request): JsonValue {
       'This form holds a character that cannot be kept; go back and try again.',
     );
   }
-  if (text.length > KEPT_FIELDS_LIMIT) {
+  // Bytes, not characters: a character may take three (`中`), so 64 K of them would keep 192 KB.
+  if (Buffer.byteLength(text, 'utf8') > KEPT_FIELDS_LIMIT) {
     throw new KitError(
       KitErrorCode.InvalidActionParams,
       'This form is too large to be kept while you confirm it is you.',
