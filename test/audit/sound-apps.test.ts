@@ -67,7 +67,7 @@ describe('a language cookie beside the session cookie', () => {
     expect(failedIds(report), table).toEqual(['cookie.flags']);
     expect(table).toMatch(/lang is not HttpOnly/);
     expect(table).toMatch(
-      /checked every cookie the sign-in set \(.*lang.*\); give `sessionCookie` to check only your session's/,
+      /checked every cookie the sign-in and the verification set \(.*lang.*\); give `sessionCookie` to check only your session's/,
     );
   }, 120_000);
 

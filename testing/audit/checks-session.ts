@@ -1,8 +1,10 @@
 /**
- * The app around the kit: its session cookie's flags (behind the configured proxy), and a sweep
+ * The app around the kit: its session cookie's flags (behind the configured proxy, from the sign-in
+ * through a verification and the page it lands on), and a sweep
  * that fulfils the user who verified but never came back, on the clock the kit was given.
  */
 import type { AuditCheck } from './check.ts';
+import { pagesAfter } from './checks-pages.ts';
 import { attributeNames, cookieLineDeletes, lastAttribute } from './cookie-lifetime.ts';
 import { callHook } from './hooks.ts';
 
@@ -35,41 +37,64 @@ function parseCookie(line: string): CookieFlags {
 export const sessionChecks: AuditCheck[] = [
   {
     id: 'cookie.flags',
-    title: 'The session cookie is HttpOnly, SameSite Lax or Strict, and Secure behind an https proxy',
+    title:
+      'The session cookie is HttpOnly, SameSite Lax or Strict, and Secure behind an https proxy: as the sign-in sets it, and as the start, the landing and the page after it set it again',
     fix: "Set the session cookie's httpOnly: true, sameSite: 'lax', secure: 'auto', and Express's 'trust proxy' to your proxy so req.secure follows X-Forwarded-Proto.",
     phase: 'concurrent',
     async run(world, verdict) {
       const proxyHeaders = world.options.proxy?.headers ?? {};
       const agent = world.agent(proxyHeaders);
-      await world.signIn(undefined, agent);
-      const lines = agent.exchanges.flatMap((x) => x.setCookies);
+      const user = await world.signIn(undefined, agent);
+      const bySignIn = agent.exchanges.length;
+      // A cookie set again later (SameSite=None "for the way back from the service") is the one the browser keeps.
+      const started = await world.postStart(user);
+      const attempt = await world.attemptOf(started).catch(() => undefined);
+      if (attempt === undefined) verdict.note(`the start answered ${started.status}: cookies after it not seen`);
+      else {
+        await world.control.completeSession(attempt.sessionId, 'verified');
+        await pagesAfter(world, user, await world.landOn(user, attempt));
+      }
       const wanted = world.options.sessionCookie;
-      const named = lines.map(parseCookie).filter((c) => wanted === undefined || c.name === wanted);
+      const named = agent.exchanges
+        .flatMap((x, i) => {
+          const later = i >= bySignIn;
+          // After the sign-in, the service's own pages (a step-up walks them) set cookies of their origin.
+          if (later && new URL(x.url).origin !== world.options.appOrigin) return [];
+          return x.setCookies.map((line) => ({ ...parseCookie(line), later }));
+        })
+        .filter((c) => wanted === undefined || c.name === wanted);
       // A line deleting a cookie (res.clearCookie) leaves the browser no cookie whose flags matter.
       const cleared = named.filter((c) => c.deletes).map((c) => c.name);
-      if (cleared.length > 0) verdict.note(`the sign-in deleted ${[...new Set(cleared)].join(', ')} (not checked)`);
-      const cookies = named.filter((c) => !c.deletes);
+      if (cleared.length > 0)
+        verdict.note(`the sign-in or the verification deleted ${[...new Set(cleared)].join(', ')} (not checked)`);
+      // One line per cookie and flags (a rolling session sets it on every answer).
+      const kept = new Map(named.filter((c) => !c.deletes).map((c) => [JSON.stringify(c), c]));
+      const cookies = [...kept.values()];
       const https =
         new URL(world.options.appUrl).protocol === 'https:' ||
         Object.entries(proxyHeaders).some(([k, v]) => k.toLowerCase() === 'x-forwarded-proto' && v.startsWith('https'));
-      verdict.expect(cookies.length > 0, `signing in set no cookie${wanted === undefined ? '' : ` named ${wanted}`}`);
+      verdict.expect(
+        cookies.length > 0,
+        `signing in and verifying set no cookie${wanted === undefined ? '' : ` named ${wanted}`}`,
+      );
       // Which cookie is the session cannot be guessed safely (a script-readable "remember me"
       // credential would pass): the app names it, or every cookie is held to the session's flags.
       if (wanted === undefined && cookies.length > 1) {
         verdict.note(
-          `checked every cookie the sign-in set (${cookies.map((c) => c.name).join(', ')}); give \`sessionCookie\` to check only your session's`,
+          `checked every cookie the sign-in and the verification set (${[...new Set(cookies.map((c) => c.name))].join(', ')}); give \`sessionCookie\` to check only your session's`,
         );
       }
       for (const cookie of cookies) {
+        const name = cookie.later ? `${cookie.name} as set again after the sign-in` : cookie.name;
         verdict.note(
-          `${cookie.name}: HttpOnly ${cookie.httpOnly}, Secure ${cookie.secure}, SameSite ${cookie.sameSite ?? '(none)'}`,
+          `${name}: HttpOnly ${cookie.httpOnly}, Secure ${cookie.secure}, SameSite ${cookie.sameSite ?? '(none)'}`,
         );
-        verdict.expect(cookie.httpOnly, `${cookie.name} is not HttpOnly`);
+        verdict.expect(cookie.httpOnly, `${name} is not HttpOnly`);
         verdict.expect(
           cookie.sameSite === 'lax' || cookie.sameSite === 'strict',
-          `${cookie.name} has SameSite ${cookie.sameSite ?? '(none)'}`,
+          `${name} has SameSite ${cookie.sameSite ?? '(none)'}`,
         );
-        if (https) verdict.expect(cookie.secure, `${cookie.name} is not Secure behind a proxy that says https`);
+        if (https) verdict.expect(cookie.secure, `${name} is not Secure behind a proxy that says https`);
       }
     },
   },
