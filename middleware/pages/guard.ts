@@ -1,10 +1,11 @@
 /**
  * The integrator's page renderers, locale chooser and text functions, guarded: one that throws, or
  * returns a promise where HTML, a tag or a text was expected, is logged with its message and the
- * built-in page (or English) is used instead, so the kit's error path cannot throw.
+ * built-in page (or English) is used instead, so the kit's error path cannot throw. A KitError one
+ * throws is in the integrator's words (it may name a number): logged masked, as its other errors.
  */
 import { guardSync } from '../deadline.ts';
-import { describeError, safeLogger, type KitLogger } from '../logger.ts';
+import { describeError, safeLogger, thrownByIntegratorCode, type KitLogger } from '../logger.ts';
 import { englishMessages, type KitMessagesInput, type LocaleChooser } from './messages.ts';
 import { defaultPages, type PageRenderers } from './pages.ts';
 
@@ -19,7 +20,10 @@ export function guardPages(given: Partial<PageRenderers> | undefined, logger: Ki
     const builtIn = defaultPages[name] as Renderer;
     pages[name] = (ctx, nonce, messages) => {
       const failed = (error: unknown) =>
-        log.error({ page: name, err: describeError(error) }, `pages.${name} failed; the built-in page was shown`);
+        log.error(
+          { page: name, err: describeError(thrownByIntegratorCode(error)) },
+          `pages.${name} failed; the built-in page was shown`,
+        );
       const html = guardSync(() => custom(ctx, nonce, messages), failed);
       if (typeof html === 'string') return html;
       if (html !== undefined) failed(new TypeError(`returned ${typeof html} instead of HTML`));
@@ -36,7 +40,8 @@ export function guardLocale(locale: LocaleChooser | undefined, logger: KitLogger
   return (req) =>
     guardSync(
       () => locale(req),
-      (error) => log.error({ err: describeError(error) }, 'locale failed; the English texts were used'),
+      (error) =>
+        log.error({ err: describeError(thrownByIntegratorCode(error)) }, 'locale failed; the English texts were used'),
     );
 }
 
@@ -46,7 +51,10 @@ type TextFunction = (...args: never[]) => unknown;
 function guardText(name: string, given: TextFunction, english: TextFunction, log: KitLogger): TextFunction {
   return (...args) => {
     const failed = (error: unknown) =>
-      log.error({ text: name, err: describeError(error) }, `messages: ${name} failed; the English text was used`);
+      log.error(
+        { text: name, err: describeError(thrownByIntegratorCode(error)) },
+        `messages: ${name} failed; the English text was used`,
+      );
     const text = guardSync(() => given(...args), failed);
     if (typeof text === 'string') return text;
     if (text !== undefined) failed(new TypeError(`returned ${typeof text} instead of a text`));
