@@ -79,7 +79,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import session from 'express-session';
 import helmet from 'helmet';
-import { createVerificationKit, type VerificationKit } from 'hosted-sms-verify-kit';
+import { createVerificationKit, type VerificationKit, type VerificationKitOptions } from 'hosted-sms-verify-kit';
 import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
 import { createTestClock, startEmulator, type AuditOptions, type RunningEmulator } from 'hosted-sms-verify-kit/testing';
 import { closeServer, listen } from '../support/listen.ts';
@@ -163,6 +163,8 @@ export interface CustomFlaw {
   noFulfilEffect?: boolean;
   /** The kit's start limits turned off, as the `noStartLimits` flaw has them. */
   noStartLimits?: boolean;
+  /** The kit's `csrf` options (an app's own token check). */
+  csrf?: VerificationKitOptions<unknown>['csrf'];
   /** Mounted right after the session middleware, before sign-in, the start and the kit. */
   before?: (app: express.Express, ctx: SampleContext) => void;
   /** Mounted at the landing path before the kit. */
@@ -511,6 +513,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     logger: { info: line('info'), warn: line('warn'), error: line('error') },
     landing: { pendingRechecks: 0, pendingRecheckIntervalMs: 0 },
     ...(flaw === 'noStartLimits' || custom.noStartLimits === true ? { dangerouslyDisableStartLimits: true } : {}),
+    ...(custom.csrf === undefined ? {} : { csrf: custom.csrf }),
     ...(flaw === 'allowsPremiumRate' ? { destinationPolicy: { allowTypes: ['PREMIUM_RATE', 'SHARED_COST'] } } : {}),
     resolveUser: (req) => {
       const name = (req.session as { user?: string } | undefined)?.user;

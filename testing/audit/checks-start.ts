@@ -51,7 +51,7 @@ function internetAddress(): string {
 export const startChecks: AuditCheck[] = [
   {
     id: 'csrf.no-token',
-    title: 'A start without the token is refused before any session',
+    title: "A start without its session's token (none, a wrong one, another user's) is refused before any session",
     fix: CSRF_FIX,
     phase: 'alone',
     async run(world, verdict) {
@@ -61,6 +61,11 @@ export const startChecks: AuditCheck[] = [
       );
       await refusedStart(world, verdict, 'a start with a wrong _csrf', () =>
         world.postStart(user, undefined, { token: `${user.csrf}x` }),
+      );
+      // A token genuine for the app but not bound to the session: an attacker signs in to get one.
+      const other = await world.signIn();
+      await refusedStart(world, verdict, "a start with another user's _csrf", () =>
+        world.postStart(user, undefined, { token: other.csrf }),
       );
     },
   },
