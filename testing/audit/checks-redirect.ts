@@ -3,11 +3,13 @@
  * never become a Location. Every redirect the app answers (a Location, a Refresh header or a meta
  * refresh, followed on the app's own origin a few hops) must stay on the app's origin and carry none
  * of the planted values, and no page on the way may carry one in a script, or in a link or form
- * leaving the origin (a redirect by script).
+ * leaving the origin (a redirect by script), nor in a form on the origin whose route, submitted,
+ * redirects off it.
  */
 import { metaRefreshContent } from '../html.ts';
 import type { Answer, Headers } from './agent.ts';
 import { describeAnswer, MAX_HOPS, type AuditCheck, type Verdict } from './check.ts';
+import { submitPlantedForms } from './form-exits.ts';
 import { loadedExitWithPlant } from './loaded-exits.ts';
 import { plantedExit } from './page-exits.ts';
 import { pagePlantedUrlRead } from './url-reads.ts';
@@ -91,7 +93,15 @@ export async function exitWithPlant(
     return `${read.by} of the page reads its URL, which carries a planted value (${read.read}), and sends the browser on by it${how}`;
   }
   const loaded = await loadedExitWithPlant(world, user, answer, marks, headers);
-  return loaded === undefined ? undefined : `${loaded}${how}`;
+  if (loaded !== undefined) return `${loaded}${how}`;
+  for (const { form, answer: submitted } of await submitPlantedForms(world, user, answer, marks, headers)) {
+    const target = nextTarget(submitted);
+    const bad = target === undefined ? undefined : offending(world, target, submitted.url);
+    if (bad !== undefined) {
+      return `${form} of the page carries a planted value, and submitted as a script or the user does, is sent on to ${target}, which ${bad}`;
+    }
+  }
+  return undefined;
 }
 
 /**
