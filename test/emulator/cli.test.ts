@@ -24,16 +24,17 @@ function runEmulator(env: Record<string, string>, args: string[] = []) {
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const banner = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 15 s:\n${output}`)), 15_000);
-    child.stdout.on('data', () => {
-      if (output.includes('Press Ctrl+C')) {
-        clearTimeout(timer);
-        resolve(output);
-      }
-    });
+  let settle = { resolve: (_banner: string) => {}, reject: (_error: Error) => {} };
+  const banner = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+  const timer = setTimeout(() => settle.reject(new Error(`no banner within 15 s:\n${output}`)), 15_000);
+  child.stdout.on('data', () => {
+    if (output.includes('Press Ctrl+C')) settle.resolve(output);
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // A run that exits without its banner (a refused configuration) ends its wait, which a test
+  // expecting that exit never awaits: no timer or rejection outlives the run.
+  child.on('exit', () => settle.reject(new Error(`exited before its banner:\n${output}`)));
+  void banner.catch(() => undefined).finally(() => clearTimeout(timer));
   return { child, banner, exited, output: () => output };
 }
 
