@@ -157,7 +157,7 @@ export interface CustomFlaw {
   secret?: string;
   /** The host name of the emulator's hosted page (`verify.localhost`, as the emulator command has it). */
   emulatorPageHost?: string;
-  /** The host name the app is reached at (`localhost` unless given, e.g. `app.localhost`). */
+  /** The host the app is reached at (`localhost` unless given, e.g. `app.localhost`, or `[::1]`, listened on). */
   appHost?: string;
   /** The action's fulfil() writes no grant (the mistake writes it elsewhere). */
   noFulfilEffect?: boolean;
@@ -449,7 +449,9 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
   const flaw = typeof chosen === 'string' ? chosen : undefined;
   const custom: CustomFlaw = typeof chosen === 'object' ? chosen : {};
   const server: Server = createServer();
-  const port = await listen(server);
+  // An IPv6 literal ([::1]) is listened on as that address; a name is served on 127.0.0.1.
+  const literal = /^\[(.*)\]$/.exec(custom.appHost ?? '')?.[1];
+  const port = await listen(server, literal === undefined ? {} : { host: literal });
   const url = `http://${custom.appHost ?? 'localhost'}:${port}`;
   const clientId = 'sample-client';
   const clientSecret =

@@ -107,8 +107,7 @@ export async function auditIntegration(options: AuditOptions): Promise<AuditRepo
   const checks = selected(resolved.only);
   const world = new AuditWorld(resolved);
   const started = Date.now();
-  await world.chooseClientAddresses();
-  const stop = await confirmEmulator(world);
+  const stop = (await world.chooseClientAddresses()) ?? (await confirmEmulator(world));
   if (stop !== undefined) return stoppedReport(world, checks, stop, started);
   const results: CheckResult[] = [];
   const phase = (name: AuditCheck['phase']) => checks.filter((check) => check.phase === name);

@@ -83,12 +83,14 @@ export class AuditWorld {
 
   /**
    * Each browser of the audit connects from its own loopback address (127.x.y.z) when the system
-   * can bind them, so the app's per-IP start budget it spends is never a real user's.
+   * can bind them, so the app's per-IP start budget it spends is never a real user's. Returns why
+   * the run cannot go on, if so.
    */
-  async chooseClientAddresses(): Promise<void> {
-    const { block, note } = await loopbackBlock(this.options.appUrl);
+  async chooseClientAddresses(): Promise<string | undefined> {
+    const { block, note, stop } = await loopbackBlock(this.options.appUrl);
     this.#addressBlock = block;
     this.clientAddressNote = note;
+    return stop;
   }
 
   /** A loopback address no browser of this run used yet (undefined when the system's own is used). */
