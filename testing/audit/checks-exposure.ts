@@ -92,15 +92,20 @@ function frameAncestors(x: Exchange): string[][] {
 /**
  * Whether a browser refuses to frame the page: a policy's `frame-ancestors` allowing only 'none' or
  * 'self' does; any other frame-ancestors makes the browser ignore X-Frame-Options, which decides
- * only without one.
+ * only without one. X-Frame-Options' values (several lines join with ",") are a set, as HTML reads
+ * them: one value refuses when it is DENY or SAMEORIGIN, several distinct ones when any of them is
+ * DENY, SAMEORIGIN or ALLOWALL.
  */
 function framed(x: Exchange): boolean {
   const directives = frameAncestors(x);
   if (directives.length > 0) {
     return directives.some((sources) => sources.every((source) => source === "'none'" || source === "'self'"));
   }
-  const xfo = (x.responseHeaders['x-frame-options'] ?? '').toUpperCase();
-  return xfo === 'DENY' || xfo === 'SAMEORIGIN';
+  const values = new Set(
+    (x.responseHeaders['x-frame-options'] ?? '').split(',').map((value) => value.trim().toLowerCase()),
+  );
+  if (values.size > 1) return ['deny', 'sameorigin', 'allowall'].some((value) => values.has(value));
+  return values.has('deny') || values.has('sameorigin');
 }
 
 /**
