@@ -131,6 +131,38 @@ function unstorableError(x: Exchange): boolean {
   );
 }
 
+/**
+ * The caching headers a CDN reads instead of Cache-Control (RFC 9213's CDN-Cache-Control, and the
+ * CDNs' own): a page no-store to browsers is kept at the edge when one of these lets it.
+ */
+const CDN_CACHE_HEADERS = [
+  'cdn-cache-control',
+  'cloudflare-cdn-cache-control',
+  'vercel-cdn-cache-control',
+  'surrogate-control',
+  'edge-control',
+];
+
+/**
+ * The CDN caching header that lets a CDN keep the answer (`name: value`), if any: one not saying
+ * no-store (nor private, nor Akamai's bypass-cache). An error caches never keep on their own may
+ * have one that gives it no lifetime.
+ */
+function keptByCdn(x: Exchange): string | undefined {
+  for (const name of CDN_CACHE_HEADERS) {
+    const value = x.responseHeaders[name];
+    if (value === undefined) continue;
+    const directives = value.split(',').map((d) => d.trim().toLowerCase().split('=')[0]?.trim());
+    if (directives.some((d) => d === 'no-store' || d === 'private' || d === 'bypass-cache')) continue;
+    const lifetime = directives.some(
+      (d) => d === 'public' || d === 'max-age' || d === 's-maxage' || d === 'cache-maxage',
+    );
+    if (!lifetime && x.status >= 400 && !HEURISTICALLY_CACHEABLE_ERRORS.has(x.status)) continue;
+    return `${name}: ${value}`;
+  }
+  return undefined;
+}
+
 interface Place {
   where: string;
   text: string;
@@ -202,8 +234,8 @@ export const exposureChecks: AuditCheck[] = [
   {
     id: 'headers.kit-pages',
     title:
-      "Every answer of the kit's routes is no-store (an error no cache keeps aside), and every page of them refuses framing",
-    fix: "Let the kit's pages keep their headers: set nothing after the kit that drops Cache-Control: no-store or X-Frame-Options/frame-ancestors (helmet's defaults are fine).",
+      "Every answer of the kit's routes is no-store (an error no cache keeps aside), to browsers and to CDNs (CDN-Cache-Control, Surrogate-Control), and every page of them refuses framing",
+    fix: "Let the kit's pages keep their headers: set nothing after the kit that drops Cache-Control: no-store or X-Frame-Options/frame-ancestors, nor a CDN-Cache-Control or Surrogate-Control that lets a CDN keep them (helmet's defaults are fine).",
     phase: 'last',
     async run(world, verdict) {
       await tourThen(world, verdict);
@@ -219,7 +251,14 @@ export const exposureChecks: AuditCheck[] = [
       const framable = new Set(
         pages.filter((x) => !framed(x)).map((x) => `${x.method} ${new URL(x.url).pathname} ${x.status}`),
       );
+      const atEdge = new Map(
+        answers.flatMap((x) => {
+          const header = keptByCdn(x);
+          return header === undefined ? [] : [[`${x.method} ${new URL(x.url).pathname} ${x.status}`, header]];
+        }),
+      );
       for (const page of uncached) verdict.expect(false, `${page} is not Cache-Control: no-store`);
+      for (const [page, header] of atEdge) verdict.expect(false, `${page} lets a CDN keep it (${header})`);
       for (const page of framable)
         verdict.expect(false, `${page} may be framed (no X-Frame-Options, no frame-ancestors)`);
     },
