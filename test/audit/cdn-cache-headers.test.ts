@@ -37,7 +37,7 @@ describe("a CDN's own caching header on the kit's pages", () => {
     ['CDN-Cache-Control', 'max-age=60'],
     ['Surrogate-Control', 'max-age=3600'],
     ['Cloudflare-CDN-Cache-Control', 'public, max-age=60'],
-  ]) {
+  ] as const) {
     it(`${name}: ${value} fails headers.kit-pages, naming the header`, async () => {
       const app = await withHeader(name, value);
       apps.push(app);
@@ -52,7 +52,7 @@ describe("a CDN's own caching header on the kit's pages", () => {
     ['CDN-Cache-Control', 'no-store'],
     ['Surrogate-Control', 'no-store'],
     ['CDN-Cache-Control', 'private'],
-  ]) {
+  ] as const) {
     it(`${name}: ${value} passes`, async () => {
       const app = await withHeader(name, value);
       apps.push(app);
