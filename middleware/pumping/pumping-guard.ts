@@ -9,7 +9,8 @@
  */
 import type { Request } from 'express';
 import { withDeadline } from '../deadline.ts';
-import { describeError, lateRejectionLogger, thrownByIntegratorCode } from '../logger.ts';
+import { describeError, lateRejectionLogger, markingErrors, thrownByIntegratorCode } from '../logger.ts';
+import { callsThrough } from '../store/calls-through.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { ReadNumber } from '../numbers/parse-number.ts';
 import type { PumpingStore } from '../store/types.ts';
@@ -149,8 +150,9 @@ async function reserve(deps: PumpingGuardDeps, store: PumpingStore, start: Start
 }
 
 export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
-  const { store } = deps;
-  if (store === undefined) return async () => undefined;
+  if (deps.store === undefined) return async () => undefined;
+  // A KitError of a store of the app's own is in its words (it may name a user): logged masked.
+  const store = callsThrough(deps.store, (_name, call) => markingErrors(call));
   const purge = purger(deps, store);
   // Off, nothing is counted, but what was kept while the rules were on (decisions hold addresses
   // and userRefs) is still deleted past keeping.

@@ -5,6 +5,8 @@
  */
 import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { markingErrors } from '../logger.ts';
+import { callsThrough } from '../store/calls-through.ts';
 import { namedUnlessNumber, quotedUnlessNumber } from '../numbers/mask-number.ts';
 import type {
   PumpingDayCount,
@@ -184,7 +186,9 @@ export function pumpingOperations(deps: {
   /** Told why the store failed after an operation's deadline. */
   onLateRejection?: LateRejectionReporter;
 }): PumpingOperations {
-  const store = (): PumpingStore => deps.store ?? notCounted();
+  // A KitError of a store of the app's own is in its words (it may name a user): logged masked.
+  const marked = deps.store === undefined ? undefined : callsThrough(deps.store, (_name, call) => markingErrors(call));
+  const store = (): PumpingStore => marked ?? notCounted();
   const setRule = async (target: PumpingTarget, rule: 'allow' | 'block', hours: number) => {
     const key = keyOf(target, deps.ipv6Subnet);
     // Kept, it would be said to be in force while every start to it is sent.

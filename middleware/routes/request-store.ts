@@ -10,7 +10,7 @@
  */
 import type { KitContext } from '../context.ts';
 import { withStoreDeadline } from '../deadline.ts';
-import { lateRejectionLogger } from '../logger.ts';
+import { lateRejectionLogger, markingErrors } from '../logger.ts';
 import { callsThrough } from '../store/calls-through.ts';
 import type { VerifyStore } from '../store/types.ts';
 
@@ -27,7 +27,8 @@ function boundedStore<Tx>(context: KitContext<Tx>): VerifyStore<Tx> {
     store,
     (method, call) => {
       const ms = method === 'fulfilBatch' ? hookTimeouts.store + hookTimeouts.fulfil : hookTimeouts.store;
-      return withStoreDeadline(`store.${method}`, ms, call, onLateRejection);
+      // A KitError of a store of the app's own is in its words (it may name the number): logged masked.
+      return withStoreDeadline(`store.${method}`, ms, () => markingErrors(call), onLateRejection);
     },
     { nested: 'as-is' },
   );

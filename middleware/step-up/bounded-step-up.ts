@@ -8,7 +8,7 @@
  * kept form consumed late is used up without running (its confirmation then answers 409).
  */
 import { withStoreDeadline, type HookTimeouts } from '../deadline.ts';
-import { lateRejectionLogger, type KitLogger } from '../logger.ts';
+import { lateRejectionLogger, markingErrors, type KitLogger } from '../logger.ts';
 import { callsThrough } from '../store/calls-through.ts';
 import type { StepUpStore } from '../store/types.ts';
 
@@ -25,9 +25,13 @@ export function boundedStepUp(
   if (known !== undefined) return known;
   const ms = deps.hookTimeouts.store;
   const onLateRejection = lateRejectionLogger(deps.logger);
-  const bounded = callsThrough(stepUp, (name, call) => withStoreDeadline(name, ms, call, onLateRejection), {
-    prefix: 'stepUp.',
-  });
+  const bounded = callsThrough(
+    stepUp,
+    (name, call) => withStoreDeadline(name, ms, () => markingErrors(call), onLateRejection),
+    {
+      prefix: 'stepUp.',
+    },
+  );
   ofStore.set(deps, bounded);
   return bounded;
 }

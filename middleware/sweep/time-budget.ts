@@ -10,7 +10,7 @@
  */
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
-import { lateRejectionLogger } from '../logger.ts';
+import { lateRejectionLogger, markingErrors } from '../logger.ts';
 import { callsThrough } from '../store/calls-through.ts';
 import type { VerifyStore } from '../store/types.ts';
 import type { SweepDeps } from './sweep-report.ts';
@@ -109,7 +109,8 @@ export function storeWithinBudget<Tx>(
       );
       return Promise.reject(givenUp);
     }
-    return withDeadline(`store.${name}`, ms, call, { late, onLateRejection });
+    // A KitError of a store of the app's own is in its words (it may name the number): logged masked.
+    return withDeadline(`store.${name}`, ms, () => markingErrors(call), { late, onLateRejection });
   });
 }
 
