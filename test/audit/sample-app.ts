@@ -171,6 +171,8 @@ export interface CustomFlaw {
   landing?: (ctx: SampleContext) => (req: Request, res: Response, next: NextFunction) => void | Promise<void>;
   /** The success page: true when it answered itself, false for the default page. */
   done?: (req: Request, res: Response, ctx: SampleContext) => boolean;
+  /** The kit's onOutcome. */
+  onOutcome?: VerificationKitOptions<unknown>['onOutcome'];
 }
 
 export interface SampleApp {
@@ -516,6 +518,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     landing: { pendingRechecks: 0, pendingRecheckIntervalMs: 0 },
     ...(flaw === 'noStartLimits' || custom.noStartLimits === true ? { dangerouslyDisableStartLimits: true } : {}),
     ...(custom.csrf === undefined ? {} : { csrf: custom.csrf }),
+    ...(custom.onOutcome === undefined ? {} : { onOutcome: custom.onOutcome }),
     ...(flaw === 'allowsPremiumRate' ? { destinationPolicy: { allowTypes: ['PREMIUM_RATE', 'SHARED_COST'] } } : {}),
     resolveUser: (req) => {
       const name = (req.session as { user?: string } | undefined)?.user;

@@ -8,7 +8,8 @@ import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
 import { stepUpHostileChecks } from './checks-step-up-hostile.ts';
 import { callHook } from './hooks.ts';
 import { stepUpRedirectCheck } from './checks-step-up-redirect.ts';
-import type { AuditGuardedRoute } from './options.ts';
+import { pagesAfter } from './checks-pages.ts';
+import type { AuditAction, AuditGuardedRoute } from './options.ts';
 import {
   confirmationForm,
   countingEffects,
@@ -63,6 +64,28 @@ async function expectAsked(
 /** Ordered pairs of routes of different scopes (a grant for the first, a request for the second). */
 function otherScopePairs(routes: readonly AuditGuardedRoute[]): [AuditGuardedRoute, AuditGuardedRoute][] {
   return routes.flatMap((a) => routes.filter((b) => b.scope !== a.scope).map((b) => [a, b] as [typeof a, typeof b]));
+}
+
+/**
+ * A fresh user per action verifies it (landing, and the pages after it), then requests every
+ * guarded route of another scope than the action's own step-up: a verification made for an action
+ * opens none (an app's onOutcome remembering "just verified" would). All are verified first, so an
+ * onOutcome delivered after the landing's answer has had its time.
+ */
+async function actionsOpenNothing(world: AuditWorld, verdict: Verdict, routes: readonly AuditGuardedRoute[]) {
+  const verified: [AuditUser, AuditAction][] = [];
+  for (const action of world.options.actions) {
+    const user = await world.signIn();
+    const attempt = await world.verified(user, action);
+    await pagesAfter(world, user, await world.landOn(user, attempt));
+    verified.push([user, action]);
+  }
+  for (const [user, action] of verified) {
+    const own = action.requireRecentVerification?.scope;
+    for (const route of routes.filter((r) => r.scope !== own)) {
+      await expectAsked(world, verdict, user, route, 1, `after a verification of action ${action.name}`);
+    }
+  }
 }
 
 /**
@@ -153,19 +176,16 @@ export const stepUpChecks: AuditCheck[] = [
   },
   {
     id: 'step-up.bound',
-    title: 'A grant opens only its own scope and its own resource: another scope or resource key is asked again',
-    fix: "Give each guarded route the scope of what it does, bind routes that act on a resource with bindTo(req) (the account, the payee), and never let one verification open every guarded route (no session-wide 'verified' flag).",
+    title:
+      "A grant opens only its own scope and its own resource: another scope or resource key is asked again, and so is every guarded route after a verification of an action (not the action's own step-up)",
+    fix: "Give each guarded route the scope of what it does, bind routes that act on a resource with bindTo(req) (the account, the payee), and never let one verification open every guarded route (no session-wide 'verified' flag, nothing remembered from onOutcome or an action's verification).",
     phase: 'concurrent',
     async run(world, verdict) {
       const routes = guardedRoutes(world, verdict);
       const pairs = otherScopePairs(routes).slice(0, 4);
       const bound = routes.filter((route) => route.resource === true);
       if (routes.length === 0) return;
-      if (pairs.length === 0 && bound.length === 0) {
-        verdict.notRun =
-          'it needs two guarded routes of different scopes, or one with `resource: true` (its path or fields naming resource n)';
-        return;
-      }
+      await actionsOpenNothing(world, verdict, routes);
       if (pairs.length === 0) verdict.note('scopes: not tried (every route of `stepUp` has the same scope)');
       for (const [granted, other] of pairs) {
         const user = await world.signIn();
