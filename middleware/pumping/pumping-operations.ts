@@ -107,6 +107,20 @@ function checkBy(by: unknown): 'country' | 'block' {
   throw new KitError(KitErrorCode.InvalidOptions, `by must be 'country' or 'block'; got ${got}.`);
 }
 
+/**
+ * A read's options: an object, or nothing for the defaults. Anything else (null, a bare number meant
+ * as the hours) is refused, never read as the defaults: a page asking for 48 hours would list 24.
+ */
+function checkQuery<Q extends object>(name: string, query: unknown, example: string): Partial<Q> {
+  if (query === undefined) return {};
+  if (typeof query === 'object' && query !== null && !Array.isArray(query)) return query as Partial<Q>;
+  const got = query === null ? 'null' : Array.isArray(query) ? 'an array' : `a value of type ${typeof query}`;
+  throw new KitError(
+    KitErrorCode.InvalidOptions,
+    `kit.pumping.${name}() takes an object such as ${example}, or nothing for the defaults; got ${got}.`,
+  );
+}
+
 /** The store's own list, or, from a store of the app's own without one, the keys with a text not verified or none left. */
 async function keysThatMayTrip(store: PumpingStore, dimension: PumpingDimension, hour: number): Promise<string[]> {
   if (store.keysThatMayTrip !== undefined) return store.keysThatMayTrip({ dimension, hour });
@@ -208,21 +222,29 @@ export function pumpingOperations(deps: {
       return found.flat();
     }),
     // Async, so a refused argument rejects as a store's failure would, never throws at the call.
-    countsByDay: within(
-      'countsByDay',
-      async ({ by = 'country', days = 14 }: { by?: 'country' | 'block'; days?: number } = {}) =>
-        store().countsByDay({
-          dimension: checkBy(by),
-          hour: hourOf(deps.now()),
-          days: checkCount('days', days, MAX_DAYS),
-        }),
-    ),
-    decisions: within('decisions', async ({ hours = 24, limit = 100 }: { hours?: number; limit?: number } = {}) =>
-      store().listDecisions({
+    countsByDay: within('countsByDay', async (query?: { by?: 'country' | 'block'; days?: number }) => {
+      const { by = 'country', days = 14 } = checkQuery<NonNullable<typeof query>>(
+        'countsByDay',
+        query,
+        "{ by: 'block', days: 7 }",
+      );
+      return store().countsByDay({
+        dimension: checkBy(by),
+        hour: hourOf(deps.now()),
+        days: checkCount('days', days, MAX_DAYS),
+      });
+    }),
+    decisions: within('decisions', async (query?: { hours?: number; limit?: number }) => {
+      const { hours = 24, limit = 100 } = checkQuery<NonNullable<typeof query>>(
+        'decisions',
+        query,
+        '{ hours: 48, limit: 500 }',
+      );
+      return store().listDecisions({
         since: deps.now() - Math.round(checkHours(hours) * HOUR_MS),
         limit: checkCount('limit', limit, MAX_DECISIONS),
-      }),
-    ),
+      });
+    }),
     rules: within('rules', async () => store().listRules(deps.now())),
     block: within('block', (target: PumpingTarget, hours = 12) => setRule(target, 'block', hours)),
     release: within('release', (target: PumpingTarget, hours = 24) => setRule(target, 'allow', hours)),
