@@ -7,7 +7,7 @@
  * cannot be pre-empted, so a callback that never returns (a SQLite fulfil in an endless loop) is
  * the one thing no deadline bounds.
  */
-import { KitError, KitErrorCode } from './errors.ts';
+import { KitError, KitErrorCode, missedDeadline } from './errors.ts';
 
 /** The callbacks the kit awaits, by the name their deadline has in `hookTimeouts`. */
 export type HookName =
@@ -99,7 +99,7 @@ export function withDeadline<T>(
     const timer = setTimeout(
       () => {
         timedOut = true;
-        reject(late());
+        reject(missedDeadline(late()));
       },
       Math.min(LONGEST_TIMER_MS, Math.max(0, ms)),
     );

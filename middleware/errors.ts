@@ -249,6 +249,24 @@ export class KitError extends Error {
   }
 }
 
+/**
+ * Errors a callback's deadline rejected with (deadline.ts). Told apart by this mark, never by their
+ * code: the integrator's code may throw a KitError `hook_failed` of its own, and that is a failure,
+ * not a callback still running.
+ */
+const missedDeadlines = new WeakSet<object>();
+
+/** Marks the error a deadline rejected with; returns it. */
+export function missedDeadline<E extends Error>(error: E): E {
+  missedDeadlines.add(error);
+  return error;
+}
+
+/** True for an error a callback's deadline rejected with: the callback may still be running. */
+export function isMissedDeadline(value: unknown): value is Error {
+  return typeof value === 'object' && value !== null && missedDeadlines.has(value);
+}
+
 /** True for a KitError (of `code`, when given). */
 export function isKitError(value: unknown, code?: KitErrorCode): value is KitError {
   // Never throws: the integrator's code may throw anything, even a revoked Proxy that `instanceof` throws on.

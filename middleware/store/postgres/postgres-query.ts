@@ -3,7 +3,7 @@
  * each call after the migrations are done, and BEGIN ... COMMIT on one pooled client.
  */
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { isKitError, KitErrorCode } from '../../errors.ts';
+import { isMissedDeadline } from '../../errors.ts';
 import { SQL, type StatementName } from './postgres-sql.ts';
 
 /** The app's Pool, and the store's migrations (every call waits for them). */
@@ -118,7 +118,8 @@ async function transactionOnce<T>(pool: Pool, work: (client: PoolClient) => Prom
     if (committed.command === 'ROLLBACK') throw new Error(ABORTED);
     return result;
   } catch (error) {
-    if (isKitError(error, KitErrorCode.HookFailed)) {
+    // By the deadline's mark, not by code: the action may throw a KitError `hook_failed` of its own.
+    if (isMissedDeadline(error)) {
       // The action missed its deadline and may still be using this client: ending the connection
       // rolls the transaction back on the server, and nothing late can write through it.
       broken = error;
