@@ -148,6 +148,8 @@ export interface SampleContext {
   grants(sessionId: string): number;
   /** Makes `phone` the user's number (what change_phone's fulfil writes). */
   savePhone(userRef: string, phone: string): void;
+  /** The user's number, as change_phone's fulfil wrote it (null before). */
+  phoneOf(userRef: string): string | null;
   logs: string[];
 }
 
@@ -571,6 +573,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     insert: (sessionId, userRef) => void insert.run(sessionId, userRef),
     grants,
     savePhone: (userRef, phone) => void savePhone.run(userRef, phone),
+    phoneOf,
     logs,
   };
   const app = express();

@@ -5,6 +5,7 @@
  */
 import { parseHandoffPage, type Answer } from './agent.ts';
 import { isRefused, type AuditCheck, type Verdict } from './check.ts';
+import { pagesAfter } from './checks-pages.ts';
 import { unkeptSaid } from './kept-bodies.ts';
 import type { AuditAction } from './options.ts';
 import { confirmItsYouForm } from './start-grant.ts';
@@ -82,11 +83,12 @@ async function startWith(
   return world.attemptOf(await world.postStart(user, action, { phone }));
 }
 
-/** Follows the landing's redirect on the app's origin once (the success or failure page). */
+/**
+ * Follows the landing on the app's origin as the browser does (the success or failure page, and
+ * where that sends it on: a profile showing the number is as much a page of the flow).
+ */
 async function follow(world: AuditWorld, user: AuditUser, answer: Answer): Promise<void> {
-  if (answer.location === null) return;
-  const next = world.resolve(answer.location, answer.url);
-  if (next.origin === world.options.appOrigin) await user.agent.request(next.href);
+  await pagesAfter(world, user, answer);
 }
 
 export const enteredChecks: AuditCheck[] = [
