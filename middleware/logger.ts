@@ -159,9 +159,22 @@ export function describeError(error: unknown): Record<string, unknown> {
 /** KitErrors the integrator's code threw (a hook's refusal in its own words, which may name the user's number). */
 const thrownByIntegrator = new WeakSet<KitError>();
 
+/**
+ * KitErrors in the kit's own words that may reach the kit through the integrator's code (the start
+ * limits' refusal, from `createStartLimits` the app may call itself): never masked, as their limits
+ * ("try again in 2592000 s") read as numbers.
+ */
+const writtenByKit = new WeakSet<KitError>();
+
+/** Marks a KitError as the kit's own text, logged as written wherever it is thrown from; returns it. */
+export function inKitWords(error: KitError): KitError {
+  writtenByKit.add(error);
+  return error;
+}
+
 /** Marks a KitError the integrator's code threw, so that it is logged as its other errors are; returns it. */
 export function thrownByIntegratorCode(error: unknown): unknown {
-  if (error instanceof KitError) thrownByIntegrator.add(error);
+  if (error instanceof KitError && !writtenByKit.has(error)) thrownByIntegrator.add(error);
   return error;
 }
 

@@ -7,7 +7,7 @@
  * start spends nothing.
  */
 import type { Request } from 'express';
-import { safeLogger, silentLogger, type KitLogger } from '../logger.ts';
+import { inKitWords, safeLogger, silentLogger, type KitLogger } from '../logger.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { checkOptionNames, OptionProblems } from '../options/option-problems.ts';
 import type { StartBudget, StartBudgetCounter } from '../store/types.ts';
@@ -158,12 +158,10 @@ export function createStartLimits(options: StartLimitsOptions = {}): StartLimits
         if (name !== undefined) countRefusedStart(name);
       }
       const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(...refusals.map((r) => r.retryAfterMs)) / 1000));
-      throw new KitError(
-        KitErrorCode.RateLimited,
-        `Too many verification attempts; try again in ${retryAfterSeconds} s.`,
-        {
+      throw inKitWords(
+        new KitError(KitErrorCode.RateLimited, `Too many verification attempts; try again in ${retryAfterSeconds} s.`, {
           retryAfterSeconds,
-        },
+        }),
       );
     },
   };

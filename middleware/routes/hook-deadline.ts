@@ -13,10 +13,9 @@ export function withHookDeadline<T>(
   name: HookName,
   hook: () => T | PromiseLike<T>,
 ): Promise<Awaited<T>> {
-  // A KitError a hook throws is in the integrator's words: logged masked, as its other errors are.
-  // Not the start limits': the kit's own refuse a start in its words, with a count of seconds.
-  const marked = name === 'limits' ? hook : () => markingErrors(hook);
-  return withDeadline(name, context.hookTimeouts[name], marked, {
+  // A KitError a hook throws is in the integrator's words: logged masked, as its other errors are
+  // (the start limits' own refusal, from createStartLimits, is marked as the kit's: logged as written).
+  return withDeadline(name, context.hookTimeouts[name], () => markingErrors(hook), {
     onLateRejection: lateRejectionLogger(context.logger),
   });
 }
