@@ -18,15 +18,16 @@ interface CookieFlags {
 }
 
 /**
- * A Set-Cookie line's flags as a browser reads them (RFC 6265bis §5.6): each attribute's name
- * trimmed and matched whole, and of several SameSite attributes the last one (a middleware that
- * appends `; SameSite=None` to every cookie overrides what the session library wrote).
+ * A Set-Cookie line's flags as a browser reads them (RFC 6265bis §5.6): the cookie's name trimmed
+ * (a line without `=` sets a nameless cookie), each attribute's name trimmed and matched whole, and
+ * of several SameSite attributes the last one (a middleware that appends `; SameSite=None` to
+ * every cookie overrides what the session library wrote).
  */
 function parseCookie(line: string): CookieFlags {
-  const pair = line.split(';')[0]?.trim() ?? '';
+  const pair = line.split(';')[0] ?? '';
   const names = attributeNames(line);
   return {
-    name: pair.slice(0, pair.indexOf('=')),
+    name: pair.includes('=') ? pair.slice(0, pair.indexOf('=')).trim() : '',
     httpOnly: names.includes('httponly'),
     secure: names.includes('secure'),
     sameSite: lastAttribute(line.split(';').slice(1), 'samesite')?.toLowerCase(),
