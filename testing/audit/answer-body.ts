@@ -18,18 +18,32 @@ const DECOMPRESS: Readonly<Record<string, (body: Buffer, options: { maxOutputLen
   br: brotliDecompressSync,
 };
 
+/** Codings browsers read that the audit cannot: a body in one is not read as if it were text. */
+const UNREADABLE = new Set(['zstd', 'dcb', 'dcz']);
+
 /**
  * The body as a browser reads it: decompressed when its Content-Encoding says so (an app may
- * compress whatever the request accepts), never past MAX_BODY_BYTES however small it came.
+ * compress whatever the request accepts), every coding of a list in turn, the last applied first
+ * (`gzip, br`: a compressed bundle compressed again); never past MAX_BODY_BYTES however small it
+ * came. A list naming a coding no browser knows is read as it came, as browsers read it.
  */
 function decoded(res: IncomingMessage, body: Buffer, stop: (why: string) => void): string | undefined {
-  const encoding = String(res.headers['content-encoding'] ?? '')
-    .trim()
-    .toLowerCase();
-  const decompress = DECOMPRESS[encoding];
-  if (decompress === undefined || body.length === 0) return body.toString('utf8');
+  const codings = String(res.headers['content-encoding'] ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  const encoding = codings.join(', ');
+  const unreadable = codings.find((coding) => UNREADABLE.has(coding));
+  if (unreadable !== undefined) {
+    stop(`answered a body in a Content-Encoding the audit cannot read (${unreadable}), which browsers read`);
+    return undefined;
+  }
+  const steps = codings.flatMap((coding) => DECOMPRESS[coding] ?? []);
+  if (body.length === 0 || steps.length === 0 || steps.length < codings.length) return body.toString('utf8');
   try {
-    return decompress(body, { maxOutputLength: MAX_BODY_BYTES }).toString('utf8');
+    let out = body;
+    for (const decompress of steps.reverse()) out = decompress(out, { maxOutputLength: MAX_BODY_BYTES });
+    return out.toString('utf8');
   } catch (error) {
     const tooLong = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError;
     stop(
