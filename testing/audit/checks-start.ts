@@ -51,50 +51,57 @@ function internetAddress(): string {
 export const startChecks: AuditCheck[] = [
   {
     id: 'csrf.no-token',
-    title: "A start without its session's token (none, a wrong one, another user's) is refused before any session",
+    title:
+      "A start of any action without its session's token (none, a wrong one, another user's) is refused before any session",
     fix: CSRF_FIX,
     phase: 'alone',
     async run(world, verdict) {
       const user = await world.signIn();
-      await refusedStart(world, verdict, 'a start without _csrf', () =>
-        world.postStart(user, undefined, { token: null }),
-      );
-      await refusedStart(world, verdict, 'a start with a wrong _csrf', () =>
-        world.postStart(user, undefined, { token: `${user.csrf}x` }),
-      );
       // A token genuine for the app but not bound to the session: an attacker signs in to get one.
       const other = await world.signIn();
-      await refusedStart(world, verdict, "a start with another user's _csrf", () =>
-        world.postStart(user, undefined, { token: other.csrf }),
-      );
+      for (const action of world.options.actions) {
+        await refusedStart(world, verdict, `${action.name}: a start without _csrf`, () =>
+          world.postStart(user, action, { token: null }),
+        );
+        await refusedStart(world, verdict, `${action.name}: a start with a wrong _csrf`, () =>
+          world.postStart(user, action, { token: `${user.csrf}x` }),
+        );
+        await refusedStart(world, verdict, `${action.name}: a start with another user's _csrf`, () =>
+          world.postStart(user, action, { token: other.csrf }),
+        );
+      }
     },
   },
   {
     id: 'csrf.cross-site',
-    title: 'A cross-site start (Sec-Fetch-Site: cross-site) is refused, even with the right token',
+    title: 'A cross-site start of any action (Sec-Fetch-Site: cross-site) is refused, even with the right token',
     fix: CSRF_FIX,
     phase: 'alone',
     async run(world, verdict) {
       const user = await world.signIn();
-      await refusedStart(world, verdict, 'a cross-site start', () =>
-        world.postStart(user, undefined, {
-          headers: { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
-        }),
-      );
+      for (const action of world.options.actions) {
+        await refusedStart(world, verdict, `${action.name}: a cross-site start`, () =>
+          world.postStart(user, action, {
+            headers: { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+          }),
+        );
+      }
     },
   },
   {
     id: 'csrf.foreign-origin',
-    title: 'A start from a foreign Origin is refused, even with the right token',
+    title: 'A start of any action from a foreign Origin is refused, even with the right token',
     fix: CSRF_FIX,
     phase: 'alone',
     async run(world, verdict) {
       const user = await world.signIn();
       const app = new URL(world.options.appOrigin);
-      for (const origin of ['https://evil.example', `${app.protocol}//${app.host}.evil.example`]) {
-        await refusedStart(world, verdict, `a start from Origin ${origin}`, () =>
-          world.postStart(user, undefined, { headers: { origin, 'sec-fetch-site': 'same-site' } }),
-        );
+      for (const action of world.options.actions) {
+        for (const origin of ['https://evil.example', `${app.protocol}//${app.host}.evil.example`]) {
+          await refusedStart(world, verdict, `${action.name}: a start from Origin ${origin}`, () =>
+            world.postStart(user, action, { headers: { origin, 'sec-fetch-site': 'same-site' } }),
+          );
+        }
       }
     },
   },
