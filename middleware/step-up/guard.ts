@@ -52,7 +52,7 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
   }
   const resourceKey = await resourceKeyOf(guarded, req);
   const reading = readingOf(guarded, user.userRef, browserSessionOf(req));
-  const fresh = await hasFreshGrant(reading, resourceKey, context.now() - guard.maxAgeMs);
+  const fresh = await hasFreshGrant(reading, resourceKey, { now: context.now(), maxAgeMs: guard.maxAgeMs });
   // A form runs, or is kept, only when it came from this site's own pages: a cross-site post neither.
   if (!page) verifyFromThisSite(context, req);
   if (fresh) {

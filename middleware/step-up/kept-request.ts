@@ -52,7 +52,7 @@ export async function runKeptRequest<Tx>(
   req.body = fieldsToRun(intent);
   const resourceKey = await resourceKeyOf(guarded, req);
   const reading = readingOf(guarded, user.userRef, browserSession);
-  const fresh = await hasFreshGrant(reading, resourceKey, now - guard.maxAgeMs);
+  const fresh = await hasFreshGrant(reading, resourceKey, { now, maxAgeMs: guard.maxAgeMs });
   // Sent back under another resource (the user switched workspace since): its fields were never
   // sent for that one, so it is not kept for it, as one sent to another path is not; it stays kept for its own.
   if (resourceKey !== intent.resourceKey) {

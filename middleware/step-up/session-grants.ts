@@ -50,11 +50,16 @@ export async function sessionGrants(reading: GrantReading, filter: GrantFilter):
   return grants.filter((grant) => matches(grant, reading, filter));
 }
 
-/** Whether the session holds a grant for this resource started at or after `startedSince` (now - maxAge). */
+/**
+ * Whether the session holds a grant for this resource started at most `maxAgeMs` before `now`, and
+ * not after it: a start ahead of this clock (another instance's running ahead, or this one's set
+ * back since) gives no age, and counted fresh it would stretch maxAge by however far that clock ran.
+ */
 export async function hasFreshGrant(
   reading: GrantReading,
   resourceKey: string,
-  startedSince: number,
+  { now, maxAgeMs }: { now: number; maxAgeMs: number },
 ): Promise<boolean> {
-  return (await sessionGrants(reading, { resourceKey, startedSince })).length > 0;
+  const grants = await sessionGrants(reading, { resourceKey, startedSince: now - maxAgeMs });
+  return grants.some((grant) => grant.startedAt <= now);
 }
