@@ -139,28 +139,43 @@ export function maskNumbersInPath(path: string): string {
 }
 
 /**
- * What separates a number's groups as the kit reads a typed number: spaces, brackets, dots, slashes,
- * dashes of any width (full-width ones of Chinese and Japanese keyboards too), a plus, and format
- * marks (a soft hyphen, a zero-width space, the direction marks a copied number is wrapped in).
+ * Marks between a number's groups that no key, hash or base64 holds: full-width brackets, dots,
+ * slashes, plus and dashes (as Chinese and Japanese keyboards type them), dashes of any width,
+ * tildes and the katakana long mark, all of which the kit reads between digits.
  */
-const GROUP_MARKS =
-  '\\s().\\/+\\-~\\uff08\\uff09\\uff0e\\uff0f\\uff0b\\u2010-\\u2015\\u2212\\u2053\\u223c\\u30fc\\uff0d\\uff5e\\p{Cf}';
+const WIDE_MARKS =
+  '\\uff08\\uff09\\uff3b\\uff3d\\uff0e\\uff0f\\uff0b\\uff0d\\uff5e\\u2010-\\u2015\\u2212\\u2053\\u223c\\u30fc';
+/**
+ * What separates a number's groups as the kit reads a typed number: spaces, brackets, dots,
+ * slashes, dashes, a plus, WIDE_MARKS, and format marks (a soft hyphen, a zero-width space, the
+ * direction marks a copied number is wrapped in).
+ */
+const GROUP_MARKS = `\\s().\\/+\\-~\\[\\]${WIDE_MARKS}\\p{Cf}`;
 /** CJK punctuation a number is written before or after without a space: 、。，：；！？ */
 const CJK_PUNCTUATION = '\\u3001\\u3002\\uff0c\\uff1a\\uff1b\\uff01\\uff1f';
-/** What a number standing as a word may follow: a space, a quote or an opening bracket of any script, punctuation. */
-const BEFORE_A_NUMBER = `\\s"'\`([{<,;:=|\\p{Ps}\\p{Pi}\\p{Pf}\\p{Cf}${CJK_PUNCTUATION}`;
-/** What it may precede: a space, a quote or a closing bracket of any script, punctuation ending a phrase. */
-const AFTER_A_NUMBER = `\\s"'\`)\\]}>,;:.!?|\\p{Pe}\\p{Pi}\\p{Pf}\\p{Cf}${CJK_PUNCTUATION}`;
+/**
+ * What a number standing as a word may follow: a space, a quote or an opening bracket of any
+ * script, punctuation, a wide mark. Not a letter, a digit, `_`, `-`, `/`, `+` or `.`: a token's.
+ */
+const BEFORE_A_NUMBER = `\\s"'\`([{<,;:=|~\\p{Ps}\\p{Pi}\\p{Pf}\\p{Cf}${WIDE_MARKS}${CJK_PUNCTUATION}`;
+/** What it may precede: a space, a quote or a closing bracket of any script, punctuation ending a phrase, a wide mark. */
+const AFTER_A_NUMBER = `\\s"'\`)\\][}>,;:.!?|~\\p{Pe}\\p{Pi}\\p{Pf}\\p{Cf}${WIDE_MARKS}${CJK_PUNCTUATION}`;
+
+/** How many marks may stand between a number and what it follows or precedes ("+.44…", "…456/ "). */
+const EDGE_MARKS = 4;
 
 /**
  * A run of a number's characters in a text, standing as a word of its own: a digit of any script,
  * then digits and the marks between groups (GROUP_MARKS), ending on a digit; a leading plus or
- * bracket (full-width too) with it. Glued to a letter, a digit, `_`, `-`, `/` or `+` it is part of
- * a token (a key, a hash, base64): masked, a secret's digits would leave its rest unrecognised by a
- * redaction that looks for it whole. At most 32 characters, so a text of any size is read once.
+ * bracket (full-width too) with it, and up to EDGE_MARKS marks on either side. Glued to a letter,
+ * a digit, `_`, `-`, `/`, `+` or `.` it is part of a token (a key, a hash, base64): masked, a
+ * secret's digits would leave its rest unrecognised by a redaction that looks for it whole. At most
+ * 32 characters, so a text of any size is read once.
  */
 const NUMBER_RUN = new RegExp(
-  `(?<=^|[${BEFORE_A_NUMBER}])[+\\uff0b(\\uff08]?\\p{Nd}(?:[\\p{Nd}${GROUP_MARKS}]{0,30}\\p{Nd})?(?=$|[${AFTER_A_NUMBER}])`,
+  `(?<=(?:^|[${BEFORE_A_NUMBER}])[${GROUP_MARKS}]{0,${EDGE_MARKS}})` +
+    `[+\\uff0b(\\uff08]?\\p{Nd}(?:[\\p{Nd}${GROUP_MARKS}]{0,30}\\p{Nd})?` +
+    `(?=[${GROUP_MARKS}]{0,${EDGE_MARKS}}(?:$|[${AFTER_A_NUMBER}]))`,
   'gu',
 );
 

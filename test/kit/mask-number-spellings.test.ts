@@ -21,6 +21,11 @@ const TYPED = [
   '\u200e+447400123456\u200e',
   '\u2068+447400123456\u2069',
   '+44\u200b7400\u200b123456',
+  '۰۷۴۰۰ ۱۲۳۴۵۶',
+  '+44–7400[12\u30003456',
+  // Marks the kit skips at either end.
+  '+.44．7400−123456~',
+  '＋44–7‑400–12 3456/',
 ];
 
 describe('a number the kit reads, quoted by the app in an error, is masked', () => {
