@@ -21,12 +21,29 @@ export interface AuditCheck {
   run(world: AuditWorld, verdict: Verdict): Promise<void>;
 }
 
+/** An attempt whose effects must still be `expected` once the run is over, and what its evidence says of it. */
+export interface LaterCount {
+  sessionId: string;
+  expected: number;
+  what: string;
+}
+
 /** What a check saw: failed expectations, and notes kept as evidence either way. */
 export class Verdict {
   readonly failures: string[] = [];
   readonly notes: string[] = [];
+  /** Counted again when the run is over: an effect a job or a hook makes after the answer counts too. */
+  readonly laterCounts: LaterCount[] = [];
   /** Why the check could not be tried (an option it needs is absent), if so: reported as not run, never as passed. */
   notRun: string | undefined;
+
+  /**
+   * Counts the attempt's effects again once the run is over. Only for an attempt nothing legitimate
+   * will run later: never one verified and not landed, which the sweep fulfils.
+   */
+  countAgainLater(sessionId: string, expected: number, what: string): void {
+    this.laterCounts.push({ sessionId, expected, what });
+  }
 
   expect(ok: boolean, failure: string): boolean {
     if (!ok) this.failures.push(failure);
@@ -83,15 +100,20 @@ export function isRefused(answer: Answer): boolean {
   return answer.status >= 400 && answer.status < 500;
 }
 
-/** Expects a forged or refused landing: a 4xx, no redirect, and no effect for any of `sessionIds`. */
+/**
+ * Expects a forged or refused landing: a 4xx, no redirect, and no effect for any of `sessionIds`;
+ * those of `never` (attempts never verified) are counted again once the run is over.
+ */
 export async function expectNoEffect(
   world: AuditWorld,
   verdict: Verdict,
   sessionIds: string[],
   why: string,
+  never: readonly string[] = [],
 ): Promise<void> {
   for (const sessionId of sessionIds) {
     const count = await world.effects(sessionId);
     verdict.expect(count === 0, `${why}: the action ran ${count} time(s) for ${sessionId}`);
+    if (never.includes(sessionId)) verdict.countAgainLater(sessionId, 0, `${why} (${sessionId})`);
   }
 }

@@ -109,6 +109,7 @@ export const enteredChecks: AuditCheck[] = [
         await expectHeld(world, verdict, action, user, before, 'after a failed verification and its landing');
         const effects = await world.effects(failed.sessionId);
         verdict.expect(effects === 0, `${action.name}: the failed verification ran the action ${effects} time(s)`);
+        verdict.countAgainLater(failed.sessionId, 0, `${action.name}: the failed verification`);
         // The same user verifies another number for real: it becomes theirs, once.
         const typed = world.newNumber();
         const verified = await startWith(world, user, action, typed);

@@ -31,7 +31,7 @@ export const forgedChecks: AuditCheck[] = [
         );
         verdict.expect(isRefused(answer), `an unknown session_id answered ${answer.status}, not a 4xx`);
       }
-      await expectNoEffect(world, verdict, [real.sessionId, unknown], 'after an unknown session landed');
+      await expectNoEffect(world, verdict, [real.sessionId, unknown], 'after an unknown session landed', [unknown]);
     },
   },
   {
@@ -55,7 +55,9 @@ export const forgedChecks: AuditCheck[] = [
           verdict.expect(isRefused(answer), `a crossed session_id/state pair answered ${answer.status}, not a 4xx`);
         }
       }
-      await expectNoEffect(world, verdict, [verified.sessionId, pending.sessionId], 'after a crossed landing');
+      await expectNoEffect(world, verdict, [verified.sessionId, pending.sessionId], 'after a crossed landing', [
+        pending.sessionId,
+      ]);
     },
   },
   {
@@ -140,7 +142,9 @@ export const forgedChecks: AuditCheck[] = [
           answer.status < 300 || answer.status >= 400,
           `the ${label} attempt's landing redirected (${answer.status} -> ${answer.location})`,
         );
-        await expectNoEffect(world, verdict, [attempt.sessionId], `after the ${label} attempt landed`);
+        await expectNoEffect(world, verdict, [attempt.sessionId], `after the ${label} attempt landed`, [
+          attempt.sessionId,
+        ]);
       }
     },
   },

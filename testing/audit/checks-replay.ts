@@ -46,6 +46,7 @@ export const replayChecks: AuditCheck[] = [
       const count = await world.effects(attempt.sessionId);
       verdict.note(`effects after 1 landing and 3 replays: ${count}`);
       verdict.expect(count === 1, `the action ran ${count} times after 3 replays (expected 1)`);
+      verdict.countAgainLater(attempt.sessionId, 1, 'after 1 landing and 3 replays');
     },
   },
   {
@@ -117,6 +118,7 @@ export const replayChecks: AuditCheck[] = [
         count === 1,
         `the action ran ${count} times for ${answers.length} concurrent landings (expected 1)`,
       );
+      verdict.countAgainLater(attempt.sessionId, 1, `after ${answers.length} concurrent landings`);
     },
   },
   {
@@ -134,6 +136,7 @@ export const replayChecks: AuditCheck[] = [
       verdict.expect((await world.effects(newer.sessionId)) === 1, 'the newer attempt did not run once');
       const stale = await world.effects(older.sessionId);
       verdict.expect(stale === 0, `the older attempt ran ${stale} time(s) after the newer one`);
+      verdict.countAgainLater(older.sessionId, 0, 'the older attempt, landed after the newer one');
       verdict.expect(
         landOlder.status < 300 || landOlder.status >= 400,
         `the older attempt's landing redirected to ${landOlder.location}`,

@@ -25,7 +25,14 @@ function evidenceOf(world: AuditWorld, lines: readonly string[]): string[] {
   });
 }
 
-async function runCheck(world: AuditWorld, check: AuditCheck): Promise<CheckResult> {
+/** A check as it ran: its verdict, kept until the run's later counts are in. */
+interface Ran {
+  check: AuditCheck;
+  verdict: Verdict;
+  ms: number;
+}
+
+async function runCheck(world: AuditWorld, check: AuditCheck): Promise<Ran> {
   const started = Date.now();
   const verdict = new Verdict();
   try {
@@ -39,6 +46,39 @@ async function runCheck(world: AuditWorld, check: AuditCheck): Promise<CheckResu
       verdict.expect(false, `the check could not run: ${describeThrown(error)}`);
     }
   }
+  return { check, verdict, ms: Date.now() - started };
+}
+
+/** How long the run waits, once its checks are done, before counting effects again. */
+const SETTLE_MS = 500;
+
+/**
+ * Counts again, once every check ran, the effects checks expected to stay as they were: a job the
+ * app queued, or a hook run after its answer, may have acted since.
+ */
+async function countAgain(world: AuditWorld, ran: readonly Ran[]): Promise<void> {
+  const later = ran.filter(({ verdict }) => verdict.laterCounts.length > 0);
+  if (later.length === 0) return;
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  for (const { verdict } of later) {
+    for (const { sessionId, expected, what } of verdict.laterCounts) {
+      try {
+        const count = await world.effects(sessionId);
+        verdict.expect(
+          count === expected,
+          `${what}: by the end of the run the action had run ${count} time(s) for it (expected ${expected}; an effect your app made after its answer, in a job or a hook, counts too)`,
+        );
+      } catch (error) {
+        verdict.expect(
+          false,
+          `counting ${sessionId}'s effects again at the end of the run failed: ${describeThrown(error)}`,
+        );
+      }
+    }
+  }
+}
+
+function resultOf(world: AuditWorld, { check, verdict, ms }: Ran): CheckResult {
   return {
     id: check.id,
     title: check.title,
@@ -49,7 +89,7 @@ async function runCheck(world: AuditWorld, check: AuditCheck): Promise<CheckResu
       ...verdict.notes,
     ]),
     fix: check.fix,
-    ms: Date.now() - started,
+    ms,
   };
 }
 
@@ -109,10 +149,12 @@ export async function auditIntegration(options: AuditOptions): Promise<AuditRepo
   const started = Date.now();
   const stop = (await world.chooseClientAddresses()) ?? (await confirmEmulator(world));
   if (stop !== undefined) return stoppedReport(world, checks, stop, started);
-  const results: CheckResult[] = [];
+  const ran: Ran[] = [];
   const phase = (name: AuditCheck['phase']) => checks.filter((check) => check.phase === name);
-  results.push(...(await pool(phase('concurrent'), resolved.concurrency, (c) => runCheck(world, c))));
-  for (const check of [...phase('alone'), ...phase('last')]) results.push(await runCheck(world, check));
+  ran.push(...(await pool(phase('concurrent'), resolved.concurrency, (c) => runCheck(world, c))));
+  for (const check of [...phase('alone'), ...phase('last')]) ran.push(await runCheck(world, check));
+  await countAgain(world, ran);
+  const results = ran.map((r) => resultOf(world, r));
   const order = (id: string) => checks.findIndex((check) => check.id === id);
   results.sort((a, b) => order(a.id) - order(b.id));
   return {
