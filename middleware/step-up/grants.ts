@@ -5,6 +5,7 @@
  */
 import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { maskDestination, mayBePhoneNumber } from '../numbers/mask-number.ts';
 import { quote } from '../options/option-problems.ts';
 import type { StepUpStore } from '../store/types.ts';
 import type { ScopeDefinition } from '../types.ts';
@@ -14,7 +15,10 @@ import { checkedGrants } from './session-grants.ts';
 /** A grant as a support screen sees it (without the browser session it is bound to). */
 export interface GrantSummary {
   scope: string;
-  /** '' when the guard binds to no resource. */
+  /**
+   * '' when the guard binds to no resource; a key that may be a phone number masked ("•• 23"), as
+   * the outcome event shows it; a long key's digest as `sha256:<digest>`.
+   */
   resourceKey: string;
   /** The verification that made it. */
   sessionId: string;
@@ -34,6 +38,16 @@ export interface GrantReader {
    * does not answer within hookTimeouts.store (the revoke may still apply later).
    */
   revoke(query: { userRef: string; scope?: string }): Promise<number>;
+}
+
+/**
+ * A resource key as a support screen may show it: the operator reading it did not type a number a
+ * guard was bound to (/phones/:number), so one is masked, as in the outcome event. A key spelt
+ * `sha256:` is a digest (the guard digests any key given so), never a number: shown as bound.
+ */
+function shownResourceKey(key: string): string {
+  if (key.startsWith('sha256:')) return key;
+  return mayBePhoneNumber(key) ? maskDestination(key) : key;
 }
 
 /** The most grants one list returns. */
@@ -121,7 +135,7 @@ export function createGrantReader(
       );
       return grants.map(({ scope: s, resourceKey, sessionId, startedAt, grantedAt }) => ({
         scope: s,
-        resourceKey,
+        resourceKey: shownResourceKey(resourceKey),
         sessionId,
         startedAt,
         grantedAt,
