@@ -75,11 +75,21 @@ function rulesOff(): never {
   );
 }
 
+/**
+ * A value that should have been a number, as an error names it back: a string by its type too (a
+ * query parameter passed as it came reads "got 48" otherwise), anything else by its type alone.
+ */
+function given(value: unknown): string {
+  if (typeof value === 'number') return namedUnlessNumber(value);
+  if (typeof value === 'string') return `the string ${quotedUnlessNumber(value)}`;
+  return value === null ? 'null' : `a value of type ${typeof value}`;
+}
+
 function checkHours(hours: number): number {
   if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > MAX_HOURS) {
     throw new KitError(
       KitErrorCode.InvalidOptions,
-      `hours must be a positive number of hours, at most a year; got ${namedUnlessNumber(hours)}.`,
+      `hours must be a positive number of hours, at most a year; got ${given(hours)}.`,
     );
   }
   return hours;
@@ -91,10 +101,7 @@ function checkHours(hours: number): number {
  */
 function checkCount(name: string, value: number, max: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > max) {
-    throw new KitError(
-      KitErrorCode.InvalidOptions,
-      `${name} must be a number from 1 to ${max}; got ${namedUnlessNumber(value)}.`,
-    );
+    throw new KitError(KitErrorCode.InvalidOptions, `${name} must be a number from 1 to ${max}; got ${given(value)}.`);
   }
   return Math.trunc(value);
 }

@@ -42,3 +42,18 @@ it('reads the defaults with no query, or an empty one', async () => {
     for (const [, call] of calls(query)) await expect(call()).resolves.toEqual([]);
   }
 });
+
+it('names the type of a value that is no number (a query parameter passed as it came): "48" is a string, not 48', async () => {
+  expect(await refusal(ops.decisions({ hours: '48' as never }))).toContain('; got the string "48".');
+  expect(await refusal(ops.decisions({ limit: '500' as never }))).toContain('; got the string "500".');
+  expect(await refusal(ops.countsByDay({ days: '7' as never }))).toContain('; got the string "7".');
+  expect(await refusal(ops.block({ country: 'NG' }, '12' as never))).toContain('; got the string "12".');
+  expect(await refusal(ops.decisions({ hours: null as never }))).toContain('; got null.');
+  expect(await refusal(ops.decisions({ hours: Object.create(null) as never }))).toContain(
+    '; got a value of type object.',
+  );
+  // A number out of range is named as it is.
+  expect(await refusal(ops.decisions({ hours: -1 }))).toContain('; got -1.');
+  // A string that may be a phone number is not repeated.
+  expect(await refusal(ops.decisions({ hours: '+447400123456' as never }))).not.toContain('447400123456');
+});
