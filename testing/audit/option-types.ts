@@ -139,7 +139,7 @@ export interface AuditOptions {
   proxy?: { headers: Record<string, string> };
   /** Your session cookie's name; default every cookie your sign-in sets. */
   sessionCookie?: string;
-  /** Concurrent landings of the reload storm; default 12. */
+  /** Concurrent landings of the reload storm (2 or more); default 12. */
   stormSize?: number;
   /** Starts in the burst of the start-limit check; default 12 (above the kit's default 10 per user). */
   burstSize?: number;

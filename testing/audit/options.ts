@@ -27,10 +27,10 @@ function isUrl(value: unknown): boolean {
   }
 }
 
-function positive(problems: string[], name: string, value: unknown, fallback: number, max: number): number {
+function positive(problems: string[], name: string, value: unknown, fallback: number, max: number, min = 1): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > max) {
-    problems.push(`\`${name}\` must be a whole number from 1 to ${max}.`);
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
+    problems.push(`\`${name}\` must be a whole number from ${min} to ${max}.`);
     return fallback;
   }
   return value as number;
@@ -178,7 +178,8 @@ export function resolveAuditOptions(options: AuditOptions): ResolvedAuditOptions
   const resolved: ResolvedAuditOptions = {
     ...options,
     appOrigin: isUrl(options.appUrl) ? new URL(options.appUrl).origin : '',
-    stormSize: positive(problems, 'stormSize', options.stormSize, 12, 100),
+    // One landing is no storm: nothing would land at once.
+    stormSize: positive(problems, 'stormSize', options.stormSize, 12, 100, 2),
     burstSize: positive(problems, 'burstSize', options.burstSize, 12, 200),
     ipBurstSize: positive(problems, 'ipBurstSize', options.ipBurstSize, 32, 1000),
     concurrency: positive(problems, 'concurrency', options.concurrency, 4, 32),
