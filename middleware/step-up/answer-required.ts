@@ -17,7 +17,8 @@ import { keepIntent } from './keep-intent.ts';
 import { labelFor } from './labels.ts';
 import { wantsJson } from './request-kind.ts';
 import { browserSessionOf } from './scope-actions.ts';
-import { sessionGrants, type GrantReading } from './session-grants.ts';
+import { sessionGrants, type GrantFilter, type GrantReading } from './session-grants.ts';
+import type { StepUpGrant } from '../store/types.ts';
 
 /** A user back from a verification within this long, still refused, is told why instead of asked again. */
 const JUST_GRANTED_MS = 2 * 60_000;
@@ -38,13 +39,21 @@ function answerJsonChallenge<Tx>({ context, guard }: Guarded<Tx>, res: Response,
   });
 }
 
+/**
+ * The session's grants started by `now`: one started later (on a clock ahead of this one's) opens
+ * nothing yet, and is neither too old nor for another resource.
+ */
+async function startedGrants(reading: GrantReading, filter: GrantFilter, now: number): Promise<StepUpGrant[]> {
+  return (await sessionGrants(reading, filter)).filter((grant) => grant.startedAt <= now);
+}
+
 /** Why a user just back from a verification is still refused (its grant too old, or for another resource), if they are. */
-async function explanationOf<Tx>(
-  { context }: Guarded<Tx>,
+async function explanationOf(
   reading: GrantReading,
   resourceKey: string,
+  now: number,
 ): Promise<'tooOld' | 'otherResource' | undefined> {
-  const [justGranted] = await sessionGrants(reading, { grantedSince: context.now() - JUST_GRANTED_MS });
+  const [justGranted] = await startedGrants(reading, { grantedSince: now - JUST_GRANTED_MS }, now);
   if (justGranted === undefined) return undefined;
   return justGranted.resourceKey === resourceKey ? 'tooOld' : 'otherResource';
 }
@@ -62,8 +71,9 @@ export async function answerRequired<Tx>(
   const reading = readingOf(guarded, user.userRef, browserSessionOf(req));
   // Read before anything is kept: a read that fails then leaves a kept form as it was, not used up
   // for a new one nobody is shown.
-  const tooOld = await sessionGrants(reading, { resourceKey });
-  const explanation = json ? undefined : await explanationOf(guarded, reading, resourceKey);
+  const now = context.now();
+  const tooOld = await startedGrants(reading, { resourceKey }, now);
+  const explanation = json ? undefined : await explanationOf(reading, resourceKey, now);
   // A kept form asked again stays the form it is, whoever asks (a script too): its fields are the
   // user's request, and no app holds them to send again.
   const intentId = await keepIntent(guarded, req, user.userRef, resourceKey, json && replaces === undefined, replaces);

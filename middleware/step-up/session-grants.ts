@@ -15,7 +15,7 @@ export interface GrantReading {
 }
 
 /** Which of them (all when left out). */
-type GrantFilter = Pick<SessionGrantQuery, 'resourceKey' | 'startedSince' | 'grantedSince'>;
+export type GrantFilter = Pick<SessionGrantQuery, 'resourceKey' | 'startedSince' | 'grantedSince'>;
 
 function matches(grant: StepUpGrant, { scope, userRef, browserSession }: GrantReading, filter: GrantFilter): boolean {
   return (

@@ -33,6 +33,10 @@ describeEachAppStore('step-up: a grant started ahead of the guard’s clock', (_
     const before = await user.request('/security');
     expect(before.body).not.toContain('codes for clock-ahead');
     expect(before.body).toContain('Confirm it’s you');
+    // Asked as anyone without a grant: its code took no longer than allowed, and no clock can say it did.
+    expect(before.body).not.toContain('took longer');
+    expect(before.status).toBe(200);
+    expect(suite.app.logs.filter((l) => l.includes('"event":"expired"'))).toEqual([]);
     // Once the clock reaches its start it is a grant as any other: fresh for maxAge, then asked again.
     const at = (ms: number) => suite.app.clock.shifted(ms, () => user.request('/security'));
     expect((await at(HOUR_MS + (TEN_MINUTES - 60) * 1000)).body).toContain('codes for clock-ahead');
