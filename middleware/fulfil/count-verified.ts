@@ -4,7 +4,7 @@
  * counts those whose count failed.
  */
 import { DEFAULT_HOOK_TIMEOUTS, withDeadline } from '../deadline.ts';
-import { describeError, lateRejectionLogger } from '../logger.ts';
+import { describeError, lateRejectionLogger, markingErrors } from '../logger.ts';
 import type { FulfilContext } from '../context.ts';
 import type { Attempt } from '../store/types.ts';
 
@@ -22,7 +22,9 @@ export async function countVerifiedText<Tx>(deps: FulfilContext<Tx>, attempt: At
   const ms = deps.hookTimeouts?.limits ?? DEFAULT_HOOK_TIMEOUTS.limits;
   const late = () => new Error(`counting the verified text did not settle within ${ms} ms`);
   try {
-    await withDeadline('limits', ms, () => deps.store.pumping?.markVerified(attempt.sessionId), {
+    // A KitError of a store of the app's own is in its words (it may name the number): logged masked.
+    const count = () => markingErrors(() => deps.store.pumping?.markVerified(attempt.sessionId));
+    await withDeadline('limits', ms, count, {
       late,
       onLateRejection: deps.logger && lateRejectionLogger(deps.logger),
     });
@@ -60,7 +62,7 @@ export async function countFulfilledTexts<Tx>(deps: FulfilContext<Tx>, withinMs 
   }
   const query = { since: deps.now() - RECOUNT_WINDOW_MS, limit: RECOUNT_BATCH };
   try {
-    const counted = await withDeadline('limits', ms, () => count(query), {
+    const counted = await withDeadline('limits', ms, () => markingErrors(() => count(query)), {
       late: () => new Error(`counting the verified texts of fulfilled attempts did not settle within ${ms} ms`),
       onLateRejection: deps.logger && lateRejectionLogger(deps.logger),
     });

@@ -88,3 +88,22 @@ it("a KitError of the app's own store in a sweep worker's run: logged with the n
   expect((JSON.parse(failed()[0]!) as { err?: { message?: string } }).err?.message).toBe('no row for ••\u00a056');
   for (const line of app.logs) expect(line).not.toContain(TYPED.slice(3));
 });
+
+it("a KitError of the app's own store counting a verified text at the landing: logged with the number masked", async () => {
+  const user = await app.agent().signIn('verified-count');
+  const started = await user.startWithNumber('add_phone', '+44 7400 123456');
+  const location = await user.verifyOnHostedPage(started);
+  failing = 'pumping.markVerified';
+  const logged = app.logs.length;
+  try {
+    expect((await user.request(location)).status).toBeLessThan(500);
+  } finally {
+    failing = undefined;
+  }
+  const lines = app.logs
+    .slice(logged)
+    .map((line) => JSON.parse(line) as { msg?: string; err?: { message?: string } })
+    .filter((line) => line.msg === 'could not count a verified text for the SMS pumping rules');
+  expect(lines.map((line) => line.err?.message)).toEqual(['no row for ••\u00a056']);
+  for (const line of app.logs) expect(line).not.toContain(TYPED.slice(3));
+});
