@@ -4,14 +4,14 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { KitError, KitErrorCode } from '../errors.ts';
-import { showWithText } from '../routes/answer-error.ts';
+import { answerError, showWithText } from '../routes/answer-error.ts';
 import { verifyCsrf } from '../routes/csrf.ts';
 import { answerRequired } from './answer-required.ts';
 import { note, type Guarded } from './guard-note.ts';
 import { readingOf, resourceKeyOf } from './guard-request.ts';
 import { markGuardedAnswer } from './guarded-answer.ts';
 import { fieldsToRun } from './kept-fields.ts';
-import { methodOf } from './request-kind.ts';
+import { methodOf, wantsJson } from './request-kind.ts';
 import {
   browserSessionOf,
   consumeKeptIntent,
@@ -65,18 +65,27 @@ export async function runKeptRequest<Tx>(
     throw showWithText(refused, 'step_up_intent_other_resource');
   }
   if (!fresh) {
-    // No number to text since it was kept: refused as any request of theirs, the form left kept.
+    // No number to text since it was kept: answered as any request of theirs, the form left kept
+    // unless the app's onUnenrolled lets them through, when it runs as kept, once.
     if (user.destination === '') {
+      const fields: unknown = req.body;
       req.body = confirmation;
-      answerUnenrolled(guarded, req, res, next);
+      answerUnenrolled(guarded, req, res, passedOnWithFields(guarded, { req, res, next }, intentId, fields));
       return true;
     }
     // The same request asked again is kept anew in its place.
     await answerRequired(guarded, req, res, user, resourceKey, intentId);
     return true;
   }
-  // One caller, on any instance, gets the intent: a reload, a second tab or a replay runs nothing.
-  if ((await consumeKeptIntent(guard.stepUp, intentId, now)) === undefined) {
+  await runOnce(guarded, { req, res, next }, intentId, now);
+  return true;
+}
+
+type Exchange = { req: Request; res: Response; next: NextFunction };
+
+/** Runs the kept form's handler if this caller, on any instance, uses the intent up: a reload, a second tab or a replay runs nothing. */
+async function runOnce<Tx>(guarded: Guarded<Tx>, { req, res, next }: Exchange, intentId: string, now: number) {
+  if ((await consumeKeptIntent(guarded.guard.stepUp, intentId, now)) === undefined) {
     note(guarded, req, 'denied');
     throw new KitError(
       KitErrorCode.StepUpIntentUnusable,
@@ -86,5 +95,23 @@ export async function runKeptRequest<Tx>(
   note(guarded, req, 'consumed');
   markGuardedAnswer(res);
   next();
-  return true;
+}
+
+/**
+ * The next() an app's onUnenrolled calls to let a user without a number through a kept form's
+ * confirmation: the handler runs with the form's own fields (never the confirmation's token and
+ * id), once. `next('route')` and the like skip the handler, the form left kept.
+ */
+function passedOnWithFields<Tx>(guarded: Guarded<Tx>, exchange: Exchange, intentId: string, fields: unknown) {
+  const { req, res, next } = exchange;
+  return ((skip?: unknown) => {
+    if (skip !== undefined) {
+      next(skip);
+      return;
+    }
+    req.body = fields;
+    runOnce(guarded, exchange, intentId, guarded.context.now()).catch((error: unknown) =>
+      answerError(guarded.context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next),
+    );
+  }) as NextFunction;
 }
