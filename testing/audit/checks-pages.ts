@@ -1,25 +1,84 @@
 /**
  * The pages a landing leads to: success pages are where apps add "just in case" grants. Every page
  * the owner's landing sent the browser to is requested again, as is, and with the session id of an
- * unknown attempt, a pending one, a failed one and another user's: no effect may follow.
+ * unknown attempt, a pending one, a failed one and another user's; and so is every form of those
+ * pages carrying the attempt's session id or state (a script submits it): no effect may follow.
  */
+import { formsIn } from '../html-forms.ts';
 import type { Answer } from './agent.ts';
 import { describeAnswer, MAX_HOPS, randomState, type AuditCheck, type Verdict } from './check.ts';
 import { nextTarget } from './checks-redirect.ts';
-import type { AuditUser, AuditWorld } from './world.ts';
+import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';
 
 /** The pages a landing answer sends its browser to (by a redirect or a refresh), followed on the app's origin. */
 export async function pagesAfter(world: AuditWorld, user: AuditUser, landing: Answer): Promise<URL[]> {
-  const pages: URL[] = [];
+  return (await answersAfter(world, user, landing)).map((answer) => new URL(answer.url));
+}
+
+/** What each page a landing answer sends its browser to answered, followed on the app's origin. */
+async function answersAfter(world: AuditWorld, user: AuditUser, landing: Answer): Promise<Answer[]> {
+  const answers: Answer[] = [];
   let answer = landing;
   for (let hop = 0, target = nextTarget(answer); hop < MAX_HOPS && target !== undefined; hop++) {
     const next = world.resolve(target, answer.url);
     if (next.origin !== world.options.appOrigin) break;
-    pages.push(next);
     answer = await user.agent.request(next.href, { headers: { referer: answer.url } });
+    answers.push(answer);
     target = nextTarget(answer);
   }
-  return pages;
+  return answers;
+}
+
+/** The most forms of the pages after a landing sent again. */
+const MOST_FORMS = 3;
+
+/** A form of a page after the landing, on the app's origin, carrying the landed attempt's session id or state. */
+interface AttemptForm {
+  method: string;
+  target: URL;
+  entries: [string, string][];
+}
+
+function attemptForms(world: AuditWorld, answers: readonly Answer[], landed: StartedAttempt): AttemptForm[] {
+  const forms: AttemptForm[] = [];
+  for (const answer of answers) {
+    if (!/text\/html/i.test(answer.headers['content-type'] ?? '')) continue;
+    for (const form of formsIn(answer.body)) {
+      if (form.method === 'dialog') continue;
+      if (!form.entries.some(([, value]) => value === landed.sessionId || value === landed.state)) continue;
+      let target: URL;
+      try {
+        target = world.resolve(form.action === '' ? answer.url : form.action, answer.url);
+      } catch {
+        continue;
+      }
+      const entries = form.entries.map(([name, value]): [string, string] => [name, value]);
+      if (target.origin === world.options.appOrigin) forms.push({ method: form.method, target, entries });
+    }
+  }
+  return forms.slice(0, MOST_FORMS);
+}
+
+/** Sends `form` as a browser submits it, the landed attempt's session id and state in it replaced by `id` and `state`. */
+function submitWith(
+  world: AuditWorld,
+  user: AuditUser,
+  form: AttemptForm,
+  landed: StartedAttempt,
+  id: string,
+  state: string | undefined,
+): Promise<Answer> {
+  const entries = form.entries.map(([name, value]): [string, string] => [
+    name,
+    value === landed.sessionId ? id : value === landed.state && state !== undefined ? state : value,
+  ]);
+  const body = new URLSearchParams(entries).toString();
+  if (form.method !== 'post') return user.agent.request(`${form.target.origin}${form.target.pathname}?${body}`);
+  return user.agent.request(form.target.href, {
+    method: 'POST',
+    headers: { ...world.sameOrigin(), 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
 }
 
 /** The same page with other query values: each of its parameters, and `session_id` (with `state`), set to `id`. */
@@ -52,7 +111,7 @@ export const pageChecks: AuditCheck[] = [
   {
     id: 'landing.pages',
     title:
-      "The pages a landing leads to run nothing: requested again, and with an unknown, a pending, a failed or another user's session id",
+      "The pages a landing leads to, and the forms they submit carrying the attempt, run nothing: requested again, and with an unknown, a pending, a failed or another user's session id",
     fix: "Keep every effect inside the action's fulfil(): a success page only shows what happened (kit.attempts.takeLanded(req)); it never grants, and never acts on a session id from its URL.",
     phase: 'concurrent',
     async run(world, verdict) {
@@ -60,7 +119,11 @@ export const pageChecks: AuditCheck[] = [
       const other = await world.signIn();
       const landed = await world.verified(owner);
       const landing = await world.landOn(owner, landed);
-      const pages = await pagesAfter(world, owner, landing);
+      const answers = await answersAfter(world, owner, landing);
+      const pages = answers.map((answer) => new URL(answer.url));
+      // A page's own form carrying the attempt (a script submits it): sent as the browser sends it.
+      const forms = attemptForms(world, answers, landed);
+      for (const form of forms) await submitWith(world, owner, form, landed, landed.sessionId, landed.state);
       verdict.note(
         `the landing: ${describeAnswer(landing)}; pages after it: ${pages.map((p) => p.pathname + p.search).join(', ') || 'none'}`,
       );
@@ -86,7 +149,16 @@ export const pageChecks: AuditCheck[] = [
           }
         }
       }
-      verdict.note(`${requested} requests of those pages`);
+      for (const form of forms) {
+        for (const [, id, state] of ids) {
+          await submitWith(world, owner, form, landed, id, state);
+          requested += 1;
+        }
+      }
+      const sent = forms.map((form) => `${form.method.toUpperCase()} ${form.target.pathname}`);
+      verdict.note(
+        `${requested} requests of those pages${sent.length === 0 ? '' : ` and of their forms carrying the attempt (${sent.join(', ')})`}`,
+      );
       await expectEffects(world, verdict, [
         ['landed', landed.sessionId, 1, 'later'],
         ['pending', pending.sessionId, 0, 'later'],
