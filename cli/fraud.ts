@@ -30,6 +30,30 @@ const USAGE = `usage: hosted-sms-verify-kit fraud <what> --config ./verify.confi
 Exit codes: 0 done, 1 usage or configuration error, or the store did not answer in time (the kit's
 hookTimeouts.limits, 5 s by default; 30 s at most for a ready kit's own operations).`;
 
+/**
+ * Characters JSON leaves raw that drive a terminal or reorder what it shows: DEL and the C1
+ * controls (\u009b starts an escape sequence), line separators, and the bidi embeddings, overrides
+ * and isolates.
+ */
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** Those, and the C0 controls JSON escapes. */
+const DRIVES_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** JSON with no character left raw that drives a terminal: still JSON (each one a \u escape inside a string). */
+function jsonText(value: unknown): string {
+  return JSON.stringify(value).replace(RAW_IN_JSON, escaped);
+}
+
+/**
+ * A key as a line shows it: as stored, or quoted with its controls escaped. A user's key is the
+ * app's userRef, which a user may choose: it must not clear the operator's terminal or hide a rule.
+ */
+function shown(key: string): string {
+  return DRIVES_TERMINAL.test(key) ? jsonText(key) : key;
+}
+
 /** How long the store gets to answer what the command asked. */
 const ANSWER_MS = 30_000;
 
@@ -47,7 +71,7 @@ async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ val
       const tripped = await pumping.tripped();
       const lines = tripped.map(
         (t) =>
-          `${t.dimension} ${t.key}: ${t.reasons.join(', ') || 'no rule'}${t.rule === undefined ? '' : ` (${t.rule === 'block' ? 'blocked' : 'released'} by an operator)`}; ` +
+          `${t.dimension} ${shown(t.key)}: ${t.reasons.join(', ') || 'no rule'}${t.rule === undefined ? '' : ` (${t.rule === 'block' ? 'blocked' : 'released'} by an operator)`}; ` +
           `unverified ${t.unverifiedLastHour} in the last hour (threshold ${t.hourlyThreshold}), ${t.unverifiedLastDay} in 24 h (threshold ${t.dailyThreshold})`,
       );
       if (lines.length > 0 || args.json) return { value: tripped, lines };
@@ -58,7 +82,7 @@ async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ val
       const rules = await pumping.rules();
       const lines = rules.map(
         (r) =>
-          `${r.rule === 'block' ? 'blocked' : 'released'} ${r.dimension} ${r.key} until ${new Date(r.until).toISOString()}`,
+          `${r.rule === 'block' ? 'blocked' : 'released'} ${r.dimension} ${shown(r.key)} until ${new Date(r.until).toISOString()}`,
       );
       return { value: rules, lines: lines.length === 0 ? ['no rules in force'] : lines };
     }
@@ -67,7 +91,7 @@ async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ val
       const decisions = await pumping.decisions({ hours: args.hours ?? 24, limit });
       const lines = decisions.map(
         (d) =>
-          `${new Date(d.decidedAt).toISOString()} ${d.decision} ${d.country} ${d.block} from ${d.address}: ${d.reasons.join(', ')}`,
+          `${new Date(d.decidedAt).toISOString()} ${d.decision} ${shown(d.country)} ${shown(d.block)} from ${shown(d.address)}: ${shown(d.reasons.join(', '))}`,
       );
       // A full page may not be all of them: said, or an attack's thousands read as a hundred.
       if (decisions.length >= Math.trunc(limit)) lines.push(`the newest ${decisions.length} shown; --limit N for more`);
@@ -75,14 +99,14 @@ async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ val
     }
     case 'days': {
       const days = await pumping.countsByDay({ by: args.by, days: args.days ?? 14 });
-      const lines = days.map((d) => `${d.key} ${d.daysAgo} day(s) ago: ${d.sent} sent, ${d.verified} verified`);
+      const lines = days.map((d) => `${shown(d.key)} ${d.daysAgo} day(s) ago: ${d.sent} sent, ${d.verified} verified`);
       // Said, not a blank line: an operator must not wonder whether the store was read at all.
       return { value: days, lines: lines.length === 0 ? [`no texts counted in those days (by ${args.by})`] : lines };
     }
     case 'block':
     case 'release': {
       const rule = await pumping[args.what](args.target, args.hours);
-      const done = `${args.what === 'block' ? 'blocked' : 'released'} ${rule.dimension} ${rule.key} until ${new Date(rule.until).toISOString()}`;
+      const done = `${args.what === 'block' ? 'blocked' : 'released'} ${rule.dimension} ${shown(rule.key)} until ${new Date(rule.until).toISOString()}`;
       return { value: rule, lines: [done] };
     }
     case 'clear': {
@@ -108,7 +132,7 @@ export const command: Command = {
           () => new Error(`the store did not answer within ${ANSWER_MS} ms: is its database reachable?`),
         ),
       );
-      write(args.json ? `${JSON.stringify(value)}\n` : `${lines.join('\n')}\n`);
+      write(args.json ? `${jsonText(value)}\n` : `${lines.join('\n')}\n`);
       return 0;
     } finally {
       await closeWithin(close, env, warn);
