@@ -77,16 +77,19 @@ function isKitRoute(world: AuditWorld, x: Exchange): boolean {
   );
 }
 
-/** The sources of each `frame-ancestors` directive of the answer's policies (several headers join with ","). */
+/**
+ * The sources of the `frame-ancestors` directive of each of the answer's policies (several headers
+ * join with ","): a policy's first one, as browsers enforce it (a later duplicate is dropped).
+ */
 function frameAncestors(x: Exchange): string[][] {
   const policies = (x.responseHeaders['content-security-policy'] ?? '').split(',');
-  return policies.flatMap((policy) =>
-    policy
+  return policies.flatMap((policy) => {
+    const first = policy
       .split(';')
       .map((directive) => directive.trim().split(/\s+/))
-      .filter(([name]) => name?.toLowerCase() === 'frame-ancestors')
-      .map(([, ...sources]) => sources.map((source) => source.toLowerCase())),
-  );
+      .find(([name]) => name?.toLowerCase() === 'frame-ancestors');
+    return first === undefined ? [] : [first.slice(1).map((source) => source.toLowerCase())];
+  });
 }
 
 /**
