@@ -46,7 +46,8 @@ export interface GrantReader {
  * `sha256:` is a digest (the guard digests any key given so), never a number: shown as bound.
  */
 function shownResourceKey(key: string): string {
-  if (key.startsWith('sha256:')) return key;
+  // A store of the app's own may answer something else (null for none): listed as it answered.
+  if (typeof key !== 'string' || key.startsWith('sha256:')) return key;
   return mayBePhoneNumber(key) ? maskDestination(key) : key;
 }
 

@@ -6,6 +6,8 @@
  * as bound.
  */
 import { expect, it } from 'vitest';
+import { createGrantReader } from '../../middleware/step-up/grants.ts';
+import type { StepUpStore } from '../../middleware/store/types.ts';
 import type { Agent } from '../support/agent.ts';
 import { describeEachAppStore } from '../support/app-stores.ts';
 import { confirmForm, TEN_MINUTES, useStepUpApp } from '../support/step-up.ts';
@@ -42,4 +44,19 @@ describeEachAppStore('step-up: kit.grants.list and a resource that is a phone nu
     expect(listed).toEqual(expect.arrayContaining(['••\u00a023', '••\u00a056', 'acct-1']));
     expect(listed.filter((key) => /^sha256:[\w-]{43}$/.test(key))).toHaveLength(1);
   });
+});
+
+it('lists a key a store of the app’s own answers as something other than text (null for none) as it is, never a TypeError', async () => {
+  const grant = {
+    sessionId: 's',
+    userRef: 'u',
+    scope: 'security',
+    resourceKey: null,
+    browserSession: 'b',
+    startedAt: 1,
+    grantedAt: 2,
+  };
+  const store = { listGrants: () => Promise.resolve([grant]) } as unknown as StepUpStore;
+  const reader = createGrantReader(store, () => 0, new Map(), { timeoutMs: 1_000, onLateRejection: () => {} });
+  expect((await reader.list({ userRef: 'u' })).map((listed) => listed.resourceKey)).toEqual([null]);
 });
