@@ -19,10 +19,12 @@ import { startSampleApp, type Flaw, type SampleApp } from './sample-app.ts';
 /** The flaw, and the checks that cover it. */
 export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['none', []],
-  // The flawed landings and success pages grant change_phone's attempts too: a failed or unverified typed number runs it.
+  // The flawed landings and success pages grant change_phone's attempts too: a failed or unverified typed number runs it,
+  // and a landed one (and close_account's) runs twice, its fulfil and the flaw each once.
   [
     'fulfilsOnArrival',
     [
+      'landing.pages',
       'forged.tampered-echo',
       'forged.unverified',
       'stale-intent',
@@ -38,13 +40,21 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ['looseCookie', ['cookie.flags']],
   [
     'grantsOnRedirect',
-    ['replay.after-success', 'replay.storm', 'sweep.never-returns', 'entered.no-early-write', 'entered.no-swap'],
+    [
+      'landing.pages',
+      'replay.after-success',
+      'replay.storm',
+      'sweep.never-returns',
+      'entered.no-early-write',
+      'entered.no-swap',
+    ],
   ],
   // Nothing vouches for a guarded form either: the guard keeps none, so the form checks cannot run;
-  // nor for a start, so an action that requires a step-up never starts, even with a grant.
+  // nor for a start, so an action that requires a step-up never starts, even with a grant (nor lands).
   [
     'stripsOrigin',
     [
+      'landing.pages',
       'csrf.cross-site',
       'csrf.foreign-origin',
       'step-up.bound',

@@ -8,6 +8,7 @@ import { formsIn } from '../html-forms.ts';
 import type { Answer } from './agent.ts';
 import { describeAnswer, MAX_HOPS, randomState, type AuditCheck, type Verdict } from './check.ts';
 import { nextTarget } from './checks-redirect.ts';
+import type { AuditAction } from './options.ts';
 import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';
 
 /** The pages a landing answer sends its browser to (by a redirect or a refresh), followed on the app's origin. */
@@ -97,14 +98,79 @@ function variants(page: URL, id: string, state: string | undefined): URL[] {
 }
 
 /** Expects each attempt's effects; `later` ones (never verified, or landed) are counted again once the run is over. */
-async function expectEffects(world: AuditWorld, verdict: Verdict, expected: [string, string, number, 'later'?][]) {
+async function expectEffects(
+  world: AuditWorld,
+  verdict: Verdict,
+  prefix: string,
+  expected: [string, string, number, 'later'?][],
+) {
   for (const [label, sessionId, want, later] of expected) {
     const count = await world.effects(sessionId);
-    const what = `the ${label} attempt has ${count} effect(s) after its pages were requested (expected ${want})`;
+    const what = `${prefix}the ${label} attempt has ${count} effect(s) after its pages were requested (expected ${want})`;
     verdict.expect(count === want, what);
     if (later !== undefined)
-      verdict.countAgainLater(sessionId, want, `the ${label} attempt, after its pages were requested`);
+      verdict.countAgainLater(sessionId, want, `${prefix}the ${label} attempt, after its pages were requested`);
   }
+}
+
+/**
+ * The action landed by its owner, the pages after its landing and their forms requested as is and
+ * with other attempts' ids: only the landed attempt has its effect, once.
+ */
+async function landAndReplayPages(world: AuditWorld, verdict: Verdict, action: AuditAction): Promise<void> {
+  const owner = await world.signIn();
+  const other = await world.signIn();
+  const landed = await world.verified(owner, action);
+  const landing = await world.landOn(owner, landed);
+  const answers = await answersAfter(world, owner, landing);
+  const pages = answers.map((answer) => new URL(answer.url));
+  // A page's own form carrying the attempt (a script submits it): sent as the browser sends it.
+  const forms = attemptForms(world, answers, landed);
+  for (const form of forms) await submitWith(world, owner, form, landed, landed.sessionId, landed.state);
+  verdict.note(
+    `${action.name}: the landing: ${describeAnswer(landing)}; pages after it: ${pages.map((p) => p.pathname + p.search).join(', ') || 'none'}`,
+  );
+  const pending = await world.start(owner, action);
+  const failed = await world.start(owner, action);
+  await world.control.completeSession(failed.sessionId, 'failed', 'otp_locked');
+  const foreign = await world.verified(other, action);
+  const unknown = `ses_${randomState()}`;
+  const ids: [string, string, string | undefined][] = [
+    ['unknown', unknown, randomState()],
+    ['pending', pending.sessionId, pending.state],
+    ['failed', failed.sessionId, failed.state],
+    ["another user's", foreign.sessionId, foreign.state],
+  ];
+  let requested = 0;
+  for (const page of pages) {
+    await owner.agent.request(page.href);
+    requested += 1;
+    for (const [, id, state] of ids) {
+      for (const url of variants(page, id, state)) {
+        await owner.agent.request(url.href);
+        requested += 1;
+      }
+    }
+  }
+  for (const form of forms) {
+    for (const [, id, state] of ids) {
+      await submitWith(world, owner, form, landed, id, state);
+      requested += 1;
+    }
+  }
+  const sent = forms.map((form) => `${form.method.toUpperCase()} ${form.target.pathname}`);
+  verdict.note(
+    `${action.name}: ${requested} requests of those pages${sent.length === 0 ? '' : ` and of their forms carrying the attempt (${sent.join(', ')})`}`,
+  );
+  await expectEffects(world, verdict, `${action.name}: `, [
+    ['landed', landed.sessionId, 1, 'later'],
+    ['pending', pending.sessionId, 0, 'later'],
+    ['failed', failed.sessionId, 0, 'later'],
+    // The sweep fulfils it later, as it should.
+    ["another user's (verified, never landed)", foreign.sessionId, 0],
+    // An app may write its effect under whatever id the URL names.
+    ['unknown', unknown, 0, 'later'],
+  ]);
 }
 
 export const pageChecks: AuditCheck[] = [
@@ -115,59 +181,8 @@ export const pageChecks: AuditCheck[] = [
     fix: "Keep every effect inside the action's fulfil(): a success page only shows what happened (kit.attempts.takeLanded(req)); it never grants, and never acts on a session id from its URL.",
     phase: 'concurrent',
     async run(world, verdict) {
-      const owner = await world.signIn();
-      const other = await world.signIn();
-      const landed = await world.verified(owner);
-      const landing = await world.landOn(owner, landed);
-      const answers = await answersAfter(world, owner, landing);
-      const pages = answers.map((answer) => new URL(answer.url));
-      // A page's own form carrying the attempt (a script submits it): sent as the browser sends it.
-      const forms = attemptForms(world, answers, landed);
-      for (const form of forms) await submitWith(world, owner, form, landed, landed.sessionId, landed.state);
-      verdict.note(
-        `the landing: ${describeAnswer(landing)}; pages after it: ${pages.map((p) => p.pathname + p.search).join(', ') || 'none'}`,
-      );
-      const pending = await world.start(owner);
-      const failed = await world.start(owner);
-      await world.control.completeSession(failed.sessionId, 'failed', 'otp_locked');
-      const foreign = await world.verified(other);
-      const unknown = `ses_${randomState()}`;
-      const ids: [string, string, string | undefined][] = [
-        ['unknown', unknown, randomState()],
-        ['pending', pending.sessionId, pending.state],
-        ['failed', failed.sessionId, failed.state],
-        ["another user's", foreign.sessionId, foreign.state],
-      ];
-      let requested = 0;
-      for (const page of pages) {
-        await owner.agent.request(page.href);
-        requested += 1;
-        for (const [, id, state] of ids) {
-          for (const url of variants(page, id, state)) {
-            await owner.agent.request(url.href);
-            requested += 1;
-          }
-        }
-      }
-      for (const form of forms) {
-        for (const [, id, state] of ids) {
-          await submitWith(world, owner, form, landed, id, state);
-          requested += 1;
-        }
-      }
-      const sent = forms.map((form) => `${form.method.toUpperCase()} ${form.target.pathname}`);
-      verdict.note(
-        `${requested} requests of those pages${sent.length === 0 ? '' : ` and of their forms carrying the attempt (${sent.join(', ')})`}`,
-      );
-      await expectEffects(world, verdict, [
-        ['landed', landed.sessionId, 1, 'later'],
-        ['pending', pending.sessionId, 0, 'later'],
-        ['failed', failed.sessionId, 0, 'later'],
-        // The sweep fulfils it later, as it should.
-        ["another user's (verified, never landed)", foreign.sessionId, 0],
-        // An app may write its effect under whatever id the URL names.
-        ['unknown', unknown, 0, 'later'],
-      ]);
+      // Each action has its own success page (its successPath).
+      for (const action of world.options.actions) await landAndReplayPages(world, verdict, action);
     },
   },
 ];
