@@ -48,6 +48,13 @@ async function decide<Tx>(guarded: Guarded<Tx>, req: Request, res: Response, nex
       // A confirmation is the kit's own form, never an upload: the kept fields would run with its files.
       if (upload) throw uploadRefused();
       if (await runKeptRequest(guarded, req, res, next, user, intentId)) return;
+    } else if (intentId !== undefined) {
+      // Only the kit's confirmation sends it, once: sent twice (a list) or with brackets (an
+      // object) it names no kept form, and kept as a form of its own it would run with that list.
+      throw new KitError(
+        KitErrorCode.InvalidActionParams,
+        `This form names the request to confirm (${INTENT_FIELD}) more than once or as a list; nothing was kept or sent.`,
+      );
     }
   }
   const resourceKey = await resourceKeyOf(guarded, req);
