@@ -5,6 +5,7 @@
  */
 import { closestName } from '../closest-name.ts';
 import { KitError, KitErrorCode, redactSecrets } from '../errors.ts';
+import { maskNumbersInPath, maskNumbersInText } from '../numbers/mask-number.ts';
 
 /**
  * The problem of a baseUrl that carries the client secret anywhere (userinfo, path, query): one
@@ -43,17 +44,22 @@ export function invalidOptions(where: string, problems: readonly string[]): KitE
 }
 
 /**
- * A value as it may appear in a message: strings quoted (the client secret redacted before the
- * cut, which would leave a part of it no redaction recognises), anything else by its type.
+ * A value as it may appear in a message: strings quoted (the client secret redacted and any phone
+ * number masked before the cut, which would leave a part of either unrecognised), anything else by its type.
  */
 export function quote(value: unknown): string {
   if (typeof value === 'string') {
-    const text = redactSecrets(value);
+    const text = shownText(value);
     return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
   }
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
   return typeof value;
+}
+
+/** A text of the app's as a message shows it: a number as a word, or as a part of a path or a URL's query, masked. */
+function shownText(value: string): string {
+  return maskNumbersInText(maskNumbersInPath(redactSecrets(value)));
 }
 
 export function isFunction(value: unknown): value is (...args: never[]) => unknown {
@@ -95,7 +101,7 @@ export function checkKnownKeys(
   for (const key of Object.keys(group)) {
     if (known.includes(key)) continue;
     // A key is the app's text: shown as written only when plain and short.
-    const plain = !CONTROL.test(key) && key.length <= 64 ? redactSecrets(key) : quote(key);
+    const plain = !CONTROL.test(key) && key.length <= 64 ? shownText(key) : quote(key);
     const meant = closestName(key, known);
     const hint = meant === undefined ? `; use ${known.join(', ')}.` : `: did you mean \`${meant}\`?`;
     problems.add(`\`${name === '' ? plain : `${name}.${plain}`}\` is not an option${hint}`);
