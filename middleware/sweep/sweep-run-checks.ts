@@ -129,11 +129,21 @@ async function applyOne<Tx>(run: Run<Tx>, attempt: Attempt, read: StatusRead<Tx>
   }
 }
 
+/**
+ * The code a failed check is scheduled and logged by. A fulfilment calls no service: a service's
+ * code there is the action's own KitError (its ledger's service down), a failed fulfilment like
+ * any other, never a read the service left unanswered, which is read again soon every time.
+ */
+function failureCode(error: unknown, of: { read: boolean }): string | undefined {
+  if (!isKitError(error)) return undefined;
+  return !of.read && SERVICE_FAILURES.has(error.code) ? KitErrorCode.FulfilFailed : error.code;
+}
+
 /** A read (`of.read`) or fulfilment failed: nothing was marked; the attempt is read again later. */
 function checkFailed<Tx>(run: Run<Tx>, attempt: Attempt, error: unknown, of = { read: false }): void {
   const { report, deps, opts } = run;
   report.errors++;
-  const code = isKitError(error) ? error.code : undefined;
+  const code = failureCode(error, of);
   if (of.read) run.answers.failed(error);
   const serviceFailure = code === undefined || SERVICE_FAILURES.has(code);
   const at = nextCheckAfterFailure(attempt, deps.now(), { code }, opts);
