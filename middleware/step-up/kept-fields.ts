@@ -6,6 +6,7 @@
 import type { Request } from 'express';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { bodyOf } from '../routes/start-request.ts';
+import { mayBePhoneNumber } from '../numbers/mask-number.ts';
 import { isRecord } from '../options/option-problems.ts';
 import type { StepUpIntent } from '../store/types.ts';
 import type { JsonValue } from '../types.ts';
@@ -84,11 +85,15 @@ export function uploadRefused(): KitError {
   );
 }
 
-/** A body the kit cannot read as form fields (`text/plain`, XML): kept, it would run empty. */
+/**
+ * A body the kit cannot read as form fields (`text/plain`, XML): kept, it would run empty. Its type
+ * is the sender's text, named back unless it may hold a number.
+ */
 export function bodyTypeRefused(req: Request): KitError {
   const type = (req.get('content-type') ?? 'none').split(';', 1)[0]?.slice(0, 100) ?? '';
+  const sentAs = mayBePhoneNumber(type) ? 'with a body type that may hold a number' : `as ${JSON.stringify(type)}`;
   return new KitError(
     KitErrorCode.InvalidActionParams,
-    `A form sent as ${JSON.stringify(type)} cannot be kept while you confirm it is you: only a urlencoded form can.`,
+    `A form sent ${sentAs} cannot be kept while you confirm it is you: only a urlencoded form can.`,
   );
 }
