@@ -14,6 +14,7 @@ import type { Request } from 'express';
 import type { KitContext } from '../context.ts';
 import { withHookDeadline } from './hook-deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { mayBePhoneNumber, NOT_REPEATED } from '../numbers/mask-number.ts';
 
 type SessionBag = Record<string, unknown>;
 
@@ -73,11 +74,27 @@ export function verifySameSite(context: Pick<KitContext, 'csrf' | 'returnOrigin'
  */
 function refuseOrigin(context: Pick<KitContext, 'csrf' | 'returnOrigin'>, origin: string): never {
   const expected = [context.returnOrigin ?? '(none: mobile)', ...context.csrf.allowedOrigins];
+  const quoted = quotedOrigin(origin.slice(0, 200));
   refuse(
-    `This request came from another origin and was refused: its Origin ${JSON.stringify(origin.slice(0, 200))} is not this app's origin ` +
+    `This request came from another origin and was refused: its Origin ${quoted} is not this app's origin ` +
       `${JSON.stringify(context.returnOrigin)} (the returnUrl's)${expected.length > 1 ? ` or one of csrf.allowedOrigins (${expected.slice(1).join(', ')})` : ''}. ` +
-      `Open the app at ${expected[0]}, the returnUrl's origin, or list ${JSON.stringify(origin.slice(0, 200))} in csrf.allowedOrigins.`,
+      `Open the app at ${expected[0]}, the returnUrl's origin, or list ${quoted} in csrf.allowedOrigins.`,
   );
+}
+
+/**
+ * The sender's Origin, quoted unless it may hold a number: an origin is judged by its host (an IP
+ * address with a port holds as many digits as a number), anything else it says whole.
+ */
+function quotedOrigin(origin: string): string {
+  let judged = origin;
+  try {
+    const url = new URL(origin);
+    if (url.origin === origin) judged = url.hostname;
+  } catch {
+    // No URL: judged whole.
+  }
+  return mayBePhoneNumber(judged) ? NOT_REPEATED : JSON.stringify(origin);
 }
 
 function submittedToken(req: Request): string | undefined {
