@@ -15,7 +15,7 @@ import { TokenMask } from './token-mask.ts';
 import type { AuditAction, ResolvedAuditOptions } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
 import { signInByForm } from './sign-in-form.ts';
-import { grantWhenAsked, type StartInit } from './start-grant.ts';
+import { confirmItsYouForm, grantWhenAsked, type StartInit } from './start-grant.ts';
 import { digitsOf, TypedNumberRange } from './typed-number-range.ts';
 
 /** The start form's field a typed number travels in (the kit's ENTERED_NUMBER_FIELD). */
@@ -221,6 +221,11 @@ export class AuditWorld {
   async attemptOf(answer: Answer): Promise<StartedAttempt> {
     const page = parseHandoffPage(answer.body);
     if (answer.status !== 200 || page === undefined) {
+      if (confirmItsYouForm(this, answer) !== undefined) {
+        throw new Error(
+          'the start answered the step-up\'s "Confirm it\'s you" page: give the action `requireRecentVerification: { scope, maxAge }` in `actions`, as your kit has it',
+        );
+      }
       // The app's page is not quoted: it may hold the secret in a spelling no search knows.
       const type = this.scrub(answer.headers['content-type'] ?? 'no content type');
       const location = answer.location === null ? '' : `, Location ${this.scrub(answer.location)}`;
