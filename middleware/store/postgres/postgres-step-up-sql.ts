@@ -15,8 +15,9 @@ const INTENT_COLUMNS = `intent_id, user_ref, scope, browser_session, resource_ke
 
 /** Step-up grants and intents (postgres-step-up.ts). */
 export const STEP_UP_SQL = {
+  // Never the grant's own row: its landing reloaded writes it again, and it is kept as it is.
   deleteOlderGrants: `DELETE FROM verify_kit_grants WHERE user_ref = $1 AND scope = $2 AND resource_key = $3
-     AND browser_session = $4 AND started_at <= $5`,
+     AND browser_session = $4 AND started_at <= $5 AND session_id <> $6`,
   insertGrant: `INSERT INTO verify_kit_grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (session_id) DO NOTHING`,
   // Never a grant started at or before a revocation of its user and scope, or of all scopes (''):

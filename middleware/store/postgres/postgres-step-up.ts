@@ -74,7 +74,7 @@ function toIntent(row: IntentRow): StepUpIntent {
 
 async function replaceOlderGrants(client: PoolClient, grant: StepUpGrant): Promise<void> {
   const { sessionId, userRef, scope, resourceKey, browserSession, startedAt, grantedAt } = grant;
-  await queryOn(client, 'deleteOlderGrants', [userRef, scope, resourceKey, browserSession, startedAt]);
+  await queryOn(client, 'deleteOlderGrants', [userRef, scope, resourceKey, browserSession, startedAt, sessionId]);
   await queryOn(client, 'insertGrant', [sessionId, userRef, scope, resourceKey, browserSession, startedAt, grantedAt]);
 }
 

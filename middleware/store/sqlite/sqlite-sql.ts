@@ -134,8 +134,10 @@ const INTENT = `intent_id, user_ref, scope, browser_session, resource_key, metho
 
 /** Step-up grants and intents (sqlite-step-up.ts). */
 export const STEP_UP_SQL = {
+  // Never the grant's own row: its landing reloaded writes it again, and it is kept as it is.
   deleteOlderGrants: `DELETE FROM verify_kit_grants WHERE user_ref = @userRef AND scope = @scope
-       AND resource_key = @resourceKey AND browser_session = @browserSession AND started_at <= @startedAt`,
+       AND resource_key = @resourceKey AND browser_session = @browserSession AND started_at <= @startedAt
+       AND session_id <> @sessionId`,
   insertGrant: `INSERT INTO verify_kit_grants (session_id, user_ref, scope, resource_key, browser_session, started_at, granted_at)
      VALUES (@sessionId, @userRef, @scope, @resourceKey, @browserSession, @startedAt, @grantedAt)
      ON CONFLICT (session_id) DO NOTHING`,
