@@ -5,8 +5,9 @@
 import { createVerificationKit, type VerificationKit } from '../middleware/create-kit.ts';
 import { keepingProcessAlive, withDeadline } from '../middleware/deadline.ts';
 import { environmentSecrets, redactSecretFragments } from '../middleware/errors.ts';
-import { cutForPrinting, withoutUrlPasswords } from '../middleware/printable-errors.ts';
+import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
+import { watchUnhandledErrors, type UnhandledErrorWatch } from '../middleware/sweep/unhandled-errors.ts';
 import type { VerificationKitOptions } from '../middleware/options/options.ts';
 import { UsageError, type CommandEnv, type CommandOutput } from './command.ts';
 import { loadConfigModule } from './config-file.ts';
@@ -38,7 +39,7 @@ function built(factory: (env: CommandEnv) => unknown, env: CommandEnv, file: str
 }
 
 /** The kit the configuration names (ready, or built with no route), and how to close what it opened. */
-export async function load(file: string, env: CommandEnv): Promise<Loaded> {
+export async function load(file: string, env: CommandEnv, watch?: UnhandledErrorWatch): Promise<Loaded> {
   const exported = await loadConfigModule(file);
   const given: unknown =
     typeof exported === 'function' ? await built(exported as (e: CommandEnv) => unknown, env, file) : exported;
@@ -62,6 +63,7 @@ export async function load(file: string, env: CommandEnv): Promise<Loaded> {
         resolveUser: options.resolveUser ?? (() => null),
         routes: { start: false, landing: false },
       });
+  watch?.ready();
   return {
     kit,
     async close() {
@@ -75,11 +77,35 @@ export async function load(file: string, env: CommandEnv): Promise<Loaded> {
 /** How long what the configuration opened gets to close (the sweep job's own deadline for it). */
 const CLOSE_MS = BUILD_MS;
 
-/** An error's message as a line of stderr may show it: no secret of the environment, no URL's password, cut. */
+/**
+ * An error's message as a line of stderr may show it: no secret of the environment, no URL's
+ * password, no phone number, cut; of one that quotes the code's text, where it is instead.
+ */
 function printable(error: unknown, env: CommandEnv): string {
-  return cutForPrinting(
-    withoutUrlPasswords(redactSecretFragments(String(describeError(error).message), environmentSecrets(env))),
-  );
+  const message = describeQuotingError(error) ?? String(describeError(error).message);
+  return cutForPrinting(withoutUrlPasswords(redactSecretFragments(message, environmentSecrets(env))));
+}
+
+/**
+ * The configuration's code runs in the command's process: a promise it left floating, or a timer
+ * of its own that throws, would end the command with Node's report (its stack, and its message
+ * whole: the client secret, a number). Each is one line on stderr instead, and the command goes
+ * on; those that come before the kit is built (its secret not yet known to be hidden) are said
+ * once it is, or not shown. Kept until the process exits.
+ */
+export function sayUnhandledErrors(env: CommandEnv, warn: CommandOutput['warn']): UnhandledErrorWatch {
+  return watchUnhandledErrors(({ how, error, unsaid }) => {
+    const head = 'hosted-sms-verify-kit fraud: ';
+    if (how === undefined) {
+      warn(`${head}${unsaid} more errors of the configuration's code nothing handled\n`);
+      return;
+    }
+    const said =
+      error === undefined || error === 'not shown'
+        ? 'not shown: it came before the kit was built, so its client secret is not known to be hidden'
+        : printable(error.value, env);
+    warn(`${head}the configuration's code ${how} and nothing handled it: ${said}\n`);
+  });
 }
 
 /**

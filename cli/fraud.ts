@@ -9,7 +9,7 @@ import type { VerificationKit } from '../middleware/create-kit.ts';
 import { keepingProcessAlive, withDeadline } from '../middleware/deadline.ts';
 import type { Command } from './command.ts';
 import { parse, type Args } from './fraud-args.ts';
-import { closeWithin, load } from './fraud-config.ts';
+import { closeWithin, load, sayUnhandledErrors } from './fraud-config.ts';
 
 const USAGE = `usage: hosted-sms-verify-kit fraud <what> --config ./verify.config.js [options]
   tripped                    countries, number blocks and addresses whose rules trip now, with counts and thresholds
@@ -121,7 +121,15 @@ export const command: Command = {
   usage: USAGE,
   async run(argv, env, write = (text) => process.stdout.write(text), warn = (text) => process.stderr.write(text)) {
     const args = parse(argv, env);
-    const { kit, close } = await load(args.file, env);
+    const unhandled = sayUnhandledErrors(env, warn);
+    let loaded: Awaited<ReturnType<typeof load>>;
+    try {
+      loaded = await load(args.file, env, unhandled);
+    } catch (error) {
+      unhandled.keepUntilExit();
+      throw error;
+    }
+    const { kit, close } = loaded;
     try {
       // A store call that never settles ends the command, exit 1, saying so.
       const { value, lines } = await keepingProcessAlive(() =>
@@ -136,6 +144,7 @@ export const command: Command = {
       return 0;
     } finally {
       await closeWithin(close, env, warn);
+      unhandled.keepUntilExit();
     }
   },
 };
