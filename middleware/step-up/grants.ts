@@ -5,11 +5,11 @@
  */
 import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
-import { maskDestination, mayBePhoneNumber } from '../numbers/mask-number.ts';
 import { quote } from '../options/option-problems.ts';
 import type { StepUpStore } from '../store/types.ts';
 import type { ScopeDefinition } from '../types.ts';
 import { scopeProblem } from './guard-options.ts';
+import { shownResourceKey } from './resource-key.ts';
 import { checkedGrants } from './session-grants.ts';
 
 /** A grant as a support screen sees it (without the browser session it is bound to). */
@@ -38,17 +38,6 @@ export interface GrantReader {
    * does not answer within hookTimeouts.store (the revoke may still apply later).
    */
   revoke(query: { userRef: string; scope?: string }): Promise<number>;
-}
-
-/**
- * A resource key as a support screen may show it: the operator reading it did not type a number a
- * guard was bound to (/phones/:number), so one is masked, as in the outcome event. A key spelt
- * `sha256:` is a digest (the guard digests any key given so), never a number: shown as bound.
- */
-function shownResourceKey(key: string): string {
-  // A store of the app's own may answer something else (null for none): listed as it answered.
-  if (typeof key !== 'string' || key.startsWith('sha256:')) return key;
-  return mayBePhoneNumber(key) ? maskDestination(key) : key;
 }
 
 /** The most grants one list returns. */

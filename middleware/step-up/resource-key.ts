@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { maskDestination, mayBePhoneNumber } from '../numbers/mask-number.ts';
 import { isRecord } from '../options/option-problems.ts';
 
 /** A key longer than this is bound by its digest (at most 768 bytes as UTF-8: well inside the index). */
@@ -104,4 +105,14 @@ export function assertResourceKey(
 export function boundResourceKey(key: string): string {
   if (key.length <= RESOURCE_KEY_MAX_LENGTH && !key.startsWith(DIGEST_PREFIX)) return key;
   return `${DIGEST_PREFIX}${createHash('sha256').update(key).digest('base64url')}`;
+}
+
+/**
+ * A bound key as the kit shows it outside the guard (an outcome event, kit.grants.list): one that
+ * may be a phone number (/phones/:number) masked; a `sha256:` digest never a number, shown as bound
+ * so the two can be matched. A store of the app's own may answer something else: shown as it is.
+ */
+export function shownResourceKey<T>(key: T): T | string {
+  if (typeof key !== 'string' || key.startsWith(DIGEST_PREFIX)) return key;
+  return mayBePhoneNumber(key) ? maskDestination(key) : key;
 }

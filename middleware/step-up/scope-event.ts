@@ -5,8 +5,9 @@
  * is. Read by their shape, as the kit's scope writes them: the sweep delivers events too, and a
  * sweep job's kit may declare no scopes.
  */
-import { maskDestination, maskNumbersInPath, mayBePhoneNumber } from '../numbers/mask-number.ts';
+import { maskNumbersInPath } from '../numbers/mask-number.ts';
 import type { JsonValue } from '../types.ts';
+import { shownResourceKey } from './resource-key.ts';
 
 /** The keys of a scope's parameters (scope-actions.ts `ScopeParams`), sorted. */
 const SCOPE_PARAM_KEYS = ['browserSession', 'intentId', 'resourceKey', 'returnPath'];
@@ -20,13 +21,13 @@ function isScopeShaped(params: JsonValue): params is Record<string, string> {
   );
 }
 
-/** The params an event carries: a scope's with any number masked, any other action's as they are. */
+/** The params an event carries: a scope's with any number masked (its key as kit.grants.list shows it), any other action's as they are. */
 export function eventParamsOf(params: JsonValue): JsonValue {
   if (!isScopeShaped(params)) return params;
   const { resourceKey = '', returnPath = '' } = params;
   return {
     ...params,
-    resourceKey: mayBePhoneNumber(resourceKey) ? maskDestination(resourceKey) : resourceKey,
+    resourceKey: shownResourceKey(resourceKey),
     returnPath: maskNumbersInPath(returnPath),
   };
 }
