@@ -87,12 +87,15 @@ export function withDeadline<T>(
   const { late = () => hookFailedLate(name, ms), onLateRejection } =
     typeof options === 'function' ? { late: options } : options;
   let result: T | PromiseLike<T>;
+  let thenable: boolean;
   try {
     result = hook();
+    // Read here too: what the hook answered may throw when looked at (a revoked Proxy, a `then` getter).
+    thenable = isThenable(result);
   } catch (error) {
     return Promise.reject(error);
   }
-  if (!isThenable(result)) return Promise.resolve(result as Awaited<T>);
+  if (!thenable) return Promise.resolve(result as Awaited<T>);
   const settled = Promise.resolve(result) as Promise<Awaited<T>>;
   return new Promise<Awaited<T>>((resolve, reject) => {
     let timedOut = false;
