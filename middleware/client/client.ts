@@ -16,6 +16,7 @@ import {
   type ServiceResponse,
 } from './client-transport.ts';
 import { isKitError, KitError, KitErrorCode, redactSecretFragments } from '../errors.ts';
+import { mayBePhoneNumber } from '../numbers/mask-number.ts';
 import { inResultSpan, inSpan, SpanName } from '../telemetry.ts';
 import type { CreateSessionInput, CreatedSession, SessionStatus, VerifyClient } from '../types.ts';
 import {
@@ -175,15 +176,18 @@ export function checkedCreatedSession(body: Record<string, unknown>, replayed: b
 
 /**
  * A failure reason as the kit stores, logs, traces and counts it: a code (letters, digits, `_`,
- * `.`, `-`, at most 64) carrying no part of the client secret. Anything else, or none, is `unknown`:
- * the reason is the service's text, and a proxy in front of it may quote the request,
- * Authorization header included.
+ * `.`, `-`, at most 64) carrying no part of the client secret and no run of digits a phone number
+ * may be. Anything else, or none, is `unknown`: the reason is the service's text, and a proxy in
+ * front of it may quote the request, Authorization header included, or the number it texted.
  */
 const REASON_CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 export function reasonOf(value: unknown): string {
   // A secret, and a run of its base64, look like a code too: one carrying any part of them is not kept.
-  return typeof value === 'string' && REASON_CODE.test(value) && redactSecretFragments(value) === value
+  return typeof value === 'string' &&
+    REASON_CODE.test(value) &&
+    redactSecretFragments(value) === value &&
+    !mayBePhoneNumber(value)
     ? value
     : 'unknown';
 }
