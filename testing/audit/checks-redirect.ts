@@ -13,6 +13,7 @@ import { submitPlantedForms } from './form-exits.ts';
 import { loadedExitWithPlant } from './loaded-exits.ts';
 import { plantedExit } from './page-exits.ts';
 import { pagePlantedUrlRead } from './url-reads.ts';
+import type { AuditAction } from './options.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
 /** The names apps read a "where next" from. */
@@ -188,41 +189,48 @@ async function judgeRedirects(
   );
 }
 
+/** A start's plant: where, and how a user's start of the action carries `value` there. */
+type StartPlant = [string, (user: AuditUser, value: string, action: AuditAction) => Promise<Answer>];
+
+/** Where redirect.start plants a value: the start's query, its form's fields, a page visited before it (judged on the way). */
+function startPlants(world: AuditWorld, verdict: Verdict): StartPlant[] {
+  return [
+    ['query', (user, value, action) => world.postStart(user, action, { query: plantedQuery(value) })],
+    ['form fields', (user, value, action) => world.postStart(user, action, { fields: plantedFields(value) })],
+    [
+      'a page visited before it',
+      async (user, value, action) => {
+        for (const path of pagesBeforeStart(world)) {
+          // The page itself may send a signed-in user on to its ?next= (a sign-in page does).
+          const page = await user.agent.request(`${path}?${plantedQuery(value)}`);
+          await judgeRedirects(world, verdict, user, page, `${path} with ${REDIRECT_PARAMS.length} names = ${value}`);
+        }
+        return world.postStart(user, action);
+      },
+    ],
+  ];
+}
+
 export const redirectChecks: AuditCheck[] = [
   {
     id: 'redirect.start',
     title:
-      "No parameter of the start (its query or its form's fields), of a page visited before it, or header of the start (X-Forwarded-Host, Referer) becomes a redirect or a refresh: on that page, or at any hop after the landing",
+      "No parameter of the start of any action (its query or its form's fields), of a page visited before it, or header of the start (X-Forwarded-Host, Referer) becomes a redirect or a refresh: on that page, or at any hop after the landing (each action has its own success page)",
     fix: "Never redirect to a URL taken from a parameter, a header or state, nor to one your session remembered from such a parameter: the kit posts to the service's verifyUrl and lands at fixed successPaths.",
     phase: 'concurrent',
     async run(world, verdict) {
-      const plants: [string, (user: AuditUser, value: string) => Promise<Answer>][] = [
-        ['query', (user, value) => world.postStart(user, undefined, { query: plantedQuery(value) })],
-        ['form fields', (user, value) => world.postStart(user, undefined, { fields: plantedFields(value) })],
-        [
-          'a page visited before it',
-          async (user, value) => {
-            for (const path of pagesBeforeStart(world)) {
-              // The page itself may send a signed-in user on to its ?next= (a sign-in page does).
-              const page = await user.agent.request(`${path}?${plantedQuery(value)}`);
-              await judgeRedirects(
-                world,
-                verdict,
-                user,
-                page,
-                `${path} with ${REDIRECT_PARAMS.length} names = ${value}`,
-              );
-            }
-            return world.postStart(user);
-          },
-        ],
-      ];
+      const plants = startPlants(world, verdict);
       let service: string | undefined;
-      /** One start and the landing after it; `headers` go with every request of both. */
-      const tryStart = async (what: string, send: (user: AuditUser) => Promise<Answer>, headers: Headers = {}) => {
+      /** One start of `action` and the landing after it; `headers` go with every request of both. */
+      const tryStart = async (
+        action: AuditAction,
+        what: string,
+        send: (user: AuditUser) => Promise<Answer>,
+        headers: Headers = {},
+      ) => {
         // One user per try: the kit allows a phone number five texts in ten minutes.
         const user = await world.signIn();
-        service ??= new URL((await world.start(user)).verifyUrl).origin;
+        service ??= new URL((await world.start(user, action)).verifyUrl).origin;
         const answer = await send(user);
         verdict.note(`${what}: answered ${answer.status}`);
         await judgeRedirects(world, verdict, user, answer, `start with ${what}`, headers);
@@ -237,16 +245,23 @@ export const redirectChecks: AuditCheck[] = [
         const landing = await world.landOn(user, started, '', headers);
         await judgeRedirects(world, verdict, user, landing, `the landing after ${what}`, headers);
       };
-      for (const [where, send] of plants) {
-        for (const value of plantedValues(world)) {
-          await tryStart(`${REDIRECT_PARAMS.length} names in the ${where} = ${value}`, (user) => send(user, value));
+      for (const action of world.options.actions) {
+        for (const [where, send] of plants) {
+          for (const value of plantedValues(world)) {
+            await tryStart(
+              action,
+              `${action.name}: ${REDIRECT_PARAMS.length} names in the ${where} = ${value}`,
+              (user) => send(user, value, action),
+            );
+          }
         }
+        await tryStart(
+          action,
+          `${action.name}: X-Forwarded-Host and Referer naming evil.example`,
+          (user) => world.postStart(user, action, { headers: PLANTED_HEADERS }),
+          PLANTED_HEADERS,
+        );
       }
-      await tryStart(
-        'X-Forwarded-Host and Referer naming evil.example',
-        (user) => world.postStart(user, undefined, { headers: PLANTED_HEADERS }),
-        PLANTED_HEADERS,
-      );
     },
   },
   {
