@@ -7,7 +7,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
 import { isKitError, KitError, KitErrorCode } from '../errors.ts';
-import { completeAttempt, findReturnedAttempt, startedByAnotherClient, type Completion } from '../fulfil/fulfil.ts';
+import {
+  applyStatus,
+  findReturnedAttempt,
+  readStatus,
+  startedByAnotherClient,
+  type Completion,
+  type StatusRead,
+} from '../fulfil/fulfil.ts';
 import { deliverAfterResponse } from '../fulfil/outcomes.ts';
 import { logCompletion } from '../fulfil/completion-log.ts';
 export { isLateCommit } from '../fulfil/late-commit.ts';
@@ -89,8 +96,10 @@ function pastTheWindow<Tx>(context: KitContext<Tx>, attempt: Attempt): boolean {
 }
 
 /**
- * completeAttempt, where a 429 from the service reads as pending: the user sees the pending page
- * (whose own re-check, or the sweep, learns the outcome) and the kit stops reading for this return.
+ * The status read and what it found recorded, where a 429 from the service reads as pending: the
+ * user sees the pending page (whose own re-check, or the sweep, learns the outcome) and the kit
+ * stops reading for this return. Only the read's: a `service_busy` the fulfilment throws is the
+ * action's or the app's store's own, and must not pause every sweep process.
  */
 async function completeUnlessBusy<Tx>(
   context: KitContext<Tx>,
@@ -98,8 +107,9 @@ async function completeUnlessBusy<Tx>(
   source: OutcomeSource,
 ): Promise<{ completion: Completion; busy: boolean }> {
   if (pastTheWindow(context, attempt)) return { completion: { kind: 'expired', attempt, eventIds: [] }, busy: false };
+  let read: StatusRead<Tx>;
   try {
-    return { completion: await completeAttempt(context, attempt, source), busy: false };
+    read = await readStatus(context, attempt);
   } catch (error) {
     if (!isKitError(error, KitErrorCode.ServiceBusy)) throw error;
     context.logger.warn(
@@ -109,6 +119,7 @@ async function completeUnlessBusy<Tx>(
     await slowTheSweep(context, error);
     return { completion: { kind: 'pending', attempt, eventIds: [] }, busy: true };
   }
+  return { completion: await applyStatus(context, attempt, read, source), busy: false };
 }
 
 /**
