@@ -114,34 +114,51 @@ export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string)
       if (isLateCommit(error)) rememberUnseenFirst(req, readReturnedIds(queryOf(req)).sessionId);
       throw error;
     });
-    const { attempt } = completion;
-    const user = await currentUserNow(context, req);
-    const isOwner = user !== null && user.userRef === attempt.userRef;
-    if (isOwner && completion.kind === 'fulfilled') await context.onOwnLanding(req, attempt);
-    const fulfilment =
-      isOwner && completion.kind === 'fulfilled' ? ownFulfilment(req, completion, background) : 'replay';
-    if (background && isOwner && completion.kind === 'fulfilled') {
-      // The page's own check: its answer is never shown, the page opens the landing next. Only that
-      // arrival asks the successPath and leaves the flash, so the app is told 'first' once.
-      setNoStoreHeaders(res);
-      redirectWithoutBody(res, 303, ownLandingUrl(landingPath, attempt));
-      return;
+    try {
+      await answerLanding(context, landingPath, completion, { req, res, background });
+    } catch (error) {
+      // This landing ran the action but its user sees an error page: the arrival after it is their first sight.
+      if (completion.kind === 'fulfilled' && completion.firstTime && !res.headersSent) {
+        rememberUnseenFirst(req, completion.attempt.sessionId);
+      }
+      throw error;
     }
-    // Decided on the server and checked as a same-origin path: never a URL from a parameter, a header or state.
-    const successPath =
-      isOwner && completion.kind === 'fulfilled' ? successPathOf(context, completion, fulfilment) : undefined;
-    if (successPath !== undefined) {
-      // The success page reads the outcome once: kit.attempts.takeLanded(req).
-      leaveLandedFlash(req, { sessionId: attempt.sessionId, action: attempt.action, fulfilment });
-      setNoStoreHeaders(res);
-      redirectWithoutBody(res, 303, successPath);
-      return;
-    }
-    if (!isOwner || completion.kind === 'fulfilled') {
-      const nonce = newNonce();
-      sendPage(res, 200, context.pages.complete({}, nonce, context.messages.forRequest(req)), nonce);
-      return;
-    }
-    ownerPage(context, landingPath, completion, req, res);
   };
+}
+
+/** What the landing answers for a completion: who is signed in matters only here. */
+async function answerLanding<Tx>(
+  context: KitContext<Tx>,
+  landingPath: string,
+  completion: Completion,
+  { req, res, background }: { req: Request; res: Response; background: boolean },
+): Promise<void> {
+  const { attempt } = completion;
+  const user = await currentUserNow(context, req);
+  const isOwner = user !== null && user.userRef === attempt.userRef;
+  if (isOwner && completion.kind === 'fulfilled') await context.onOwnLanding(req, attempt);
+  const fulfilment = isOwner && completion.kind === 'fulfilled' ? ownFulfilment(req, completion, background) : 'replay';
+  if (background && isOwner && completion.kind === 'fulfilled') {
+    // The page's own check: its answer is never shown, the page opens the landing next. Only that
+    // arrival asks the successPath and leaves the flash, so the app is told 'first' once.
+    setNoStoreHeaders(res);
+    redirectWithoutBody(res, 303, ownLandingUrl(landingPath, attempt));
+    return;
+  }
+  // Decided on the server and checked as a same-origin path: never a URL from a parameter, a header or state.
+  const successPath =
+    isOwner && completion.kind === 'fulfilled' ? successPathOf(context, completion, fulfilment) : undefined;
+  if (successPath !== undefined) {
+    // The success page reads the outcome once: kit.attempts.takeLanded(req).
+    leaveLandedFlash(req, { sessionId: attempt.sessionId, action: attempt.action, fulfilment });
+    setNoStoreHeaders(res);
+    redirectWithoutBody(res, 303, successPath);
+    return;
+  }
+  if (!isOwner || completion.kind === 'fulfilled') {
+    const nonce = newNonce();
+    sendPage(res, 200, context.pages.complete({}, nonce, context.messages.forRequest(req)), nonce);
+    return;
+  }
+  ownerPage(context, landingPath, completion, req, res);
 }
