@@ -55,6 +55,7 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
     'stripsOrigin',
     [
       'landing.pages',
+      'redirect.landing',
       'csrf.cross-site',
       'csrf.foreign-origin',
       'step-up.bound',

@@ -266,26 +266,30 @@ export const redirectChecks: AuditCheck[] = [
   },
   {
     id: 'redirect.landing',
-    title: 'No query parameter or header (X-Forwarded-Host, Referer) of the landing becomes a redirect',
+    title:
+      'No query parameter or header (X-Forwarded-Host, Referer) of the landing of any action becomes a redirect (each action has its own success page)',
     fix: "Never redirect to a URL taken from a parameter, a header or state: send the user to the action's fixed successPath (the kit does).",
     phase: 'concurrent',
     async run(world, verdict) {
       // Each value on an attempt's first landing, then on it replayed: an app may send the user on
       // to its ?next= only once (its success page reading takeLanded's fulfilment: 'first').
       // One user per value: the kit allows a phone number five texts in ten minutes.
-      const land = async (what: string, extra: string, headers: Headers = {}) => {
+      // Every action: each has its own success page (its successPath).
+      const land = async (action: AuditAction, what: string, extra: string, headers: Headers = {}) => {
         const user = await world.signIn();
-        const attempt = await world.verified(user);
+        const attempt = await world.verified(user, action);
         for (const landing of ['first landing', 'replay']) {
           const answer = await world.landOn(user, attempt, extra, headers);
-          verdict.note(`${what}, ${landing}: answered ${answer.status} -> ${answer.location}`);
-          await judgeRedirects(world, verdict, user, answer, `${landing} with ${what}`, headers);
+          verdict.note(`${action.name}: ${what}, ${landing}: answered ${answer.status} -> ${answer.location}`);
+          await judgeRedirects(world, verdict, user, answer, `${action.name}: ${landing} with ${what}`, headers);
         }
       };
-      for (const value of plantedValues(world)) {
-        await land(`${REDIRECT_PARAMS.length} parameters = ${value}`, `&${plantedQuery(value)}`);
+      for (const action of world.options.actions) {
+        for (const value of plantedValues(world)) {
+          await land(action, `${REDIRECT_PARAMS.length} parameters = ${value}`, `&${plantedQuery(value)}`);
+        }
+        await land(action, 'X-Forwarded-Host and Referer naming evil.example', '', PLANTED_HEADERS);
       }
-      await land('X-Forwarded-Host and Referer naming evil.example', '', PLANTED_HEADERS);
     },
   },
 ];
