@@ -57,6 +57,16 @@ export function quote(value: unknown): string {
   return typeof value;
 }
 
+/**
+ * A value a whole-number check refuses, as its message shows it: a number (or a BigInt) as written
+ * unless it may be a phone number, anything else as `quote` shows it. Never JSON.stringify, which
+ * repeats a string and an object whole and throws on a BigInt.
+ */
+export function shownNumber(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'bigint') return maskNumbersInText(String(value));
+  return quote(value);
+}
+
 /** A text of the app's as a message shows it: a number as a word, or as a part of a path or a URL's query, masked. */
 function shownText(value: string): string {
   return maskNumbersInText(maskNumbersInPath(redactSecrets(value)));
@@ -147,7 +157,7 @@ export function integerInRange(
   if (typeof value === 'number' && Number.isInteger(value) && value >= range.min && value <= range.max) return value;
   const example = range.min === 0 ? range.max : range.min;
   problems.add(
-    `\`${name}\` must be an integer from ${range.min} to ${range.max}${range.unit ?? ''}; got ${JSON.stringify(value)}. ` +
+    `\`${name}\` must be an integer from ${range.min} to ${range.max}${range.unit ?? ''}; got ${shownNumber(value)}. ` +
       `Pass e.g. { ${name}: ${example} } or leave it out for the default.`,
   );
   return range.fallback;

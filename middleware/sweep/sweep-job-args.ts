@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { flagGivenTwice } from '../options/command-flags.ts';
 import { mayBePhoneNumber, NOT_REPEATED, quotedUnlessNumber } from '../numbers/mask-number.ts';
-import { OptionProblems } from '../options/option-problems.ts';
+import { OptionProblems, shownNumber } from '../options/option-problems.ts';
 import {
   checkSweepOptions,
   DEFAULT_BATCH_SIZE,
@@ -218,6 +218,6 @@ export function checkStopTimeout(value: unknown): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1) return value;
   throw new KitError(
     KitErrorCode.InvalidOptions,
-    `\`stopTimeoutMs\` must be a whole number of milliseconds, at least 0; got ${JSON.stringify(value) ?? typeof value}. For ten seconds pass 10000.`,
+    `\`stopTimeoutMs\` must be a whole number of milliseconds, at least 0; got ${shownNumber(value)}. For ten seconds pass 10000.`,
   );
 }

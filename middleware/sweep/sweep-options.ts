@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { KitLogger } from '../logger.ts';
-import { integerInRange, isRecord, OptionProblems } from '../options/option-problems.ts';
+import { integerInRange, isRecord, OptionProblems, shownNumber } from '../options/option-problems.ts';
 import { resolveRetention, type ResolvedRetention, type RetentionOptions } from './retention.ts';
 import type { SweepReport } from './sweep-report.ts';
 import { monotonicClock } from './time-budget.ts';
@@ -230,7 +230,7 @@ export function resolveWorkerOptions(options: SweepWorkerOptions): ResolvedWorke
     if (value === undefined && fallback !== undefined) return fallback;
     if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= 2 ** 31 - 1) return value;
     problems.add(
-      `\`${name}\` must be a whole number of milliseconds, at least ${min}; got ${JSON.stringify(value)}. For one run a minute pass { ${name}: 60000 }.`,
+      `\`${name}\` must be a whole number of milliseconds, at least ${min}; got ${shownNumber(value)}. For one run a minute pass { ${name}: 60000 }.`,
     );
     return fallback ?? min;
   };

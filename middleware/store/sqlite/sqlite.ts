@@ -58,11 +58,16 @@ function assertDatabaseOption(database: unknown): asserts database is string | D
   }
 }
 
+/** A misspelt name quoted; anything else (a phone number given by mistake, an object) by its type. */
+function shownName(value: unknown): string {
+  return typeof value === 'string' && /^[a-z][a-z_-]{0,39}$/i.test(value) ? JSON.stringify(value) : `a ${typeof value}`;
+}
+
 function assertCheckpointsOption(checkpoints: unknown): asserts checkpoints is SqliteStoreOptions['checkpoints'] {
   if (checkpoints !== undefined && checkpoints !== 'background' && checkpoints !== 'on-commit') {
     throw new KitError(
       KitErrorCode.InvalidOptions,
-      `createSqliteStore: \`checkpoints\` must be 'background' or 'on-commit' (or left out); got ${JSON.stringify(checkpoints)}.`,
+      `createSqliteStore: \`checkpoints\` must be 'background' or 'on-commit' (or left out); got ${shownName(checkpoints)}.`,
     );
   }
 }
