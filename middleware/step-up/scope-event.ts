@@ -6,6 +6,7 @@
  * sweep job's kit may declare no scopes.
  */
 import { maskNumbersInPath } from '../numbers/mask-number.ts';
+import { isStateShaped } from '../routes/state.ts';
 import type { JsonValue } from '../types.ts';
 import { shownResourceKey } from './resource-key.ts';
 
@@ -28,6 +29,17 @@ export function eventParamsOf(params: JsonValue): JsonValue {
   return {
     ...params,
     resourceKey: shownResourceKey(resourceKey),
-    returnPath: maskNumbersInPath(returnPath),
+    returnPath: shownReturnPath(returnPath, params.intentId ?? ''),
   };
+}
+
+/**
+ * A kept form's return path (the kit's confirmation, naming the intent by the id the kit drew)
+ * with its id whole, as the event's intentId: an id is no number. Any number before it masked, as
+ * in a kept page's path.
+ */
+function shownReturnPath(returnPath: string, intentId: string): string {
+  const naming = `?intent=${encodeURIComponent(intentId)}`;
+  if (!isStateShaped(intentId) || !returnPath.endsWith(naming)) return maskNumbersInPath(returnPath);
+  return `${maskNumbersInPath(returnPath.slice(0, -naming.length))}${naming}`;
 }
