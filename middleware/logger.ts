@@ -4,7 +4,7 @@
  * module uses to log without leaking: errors are described by code and message only.
  */
 import { isThenable, runDetached, type LateRejectionReporter } from './deadline.ts';
-import { environmentSecrets, KitError, redactSecretFragments, redactSecrets } from './errors.ts';
+import { environmentSecrets, KitError, redactSecretFragments } from './errors.ts';
 import { maskNumbersInText } from './numbers/mask-number.ts';
 import { cutForPrinting, withoutUrlPasswords } from './printable-errors.ts';
 
@@ -68,8 +68,9 @@ const toConsole: LineWriter = (_level, line) => {
 
 /**
  * A logger printing one readable line per event (`formatLogLine`). A line never shows a secret of
- * `env` nor a URL's password: a store's or an action's error may quote the database URL or a
- * password the environment holds, and a sweep job's stderr goes to the file its JSON lines go to.
+ * `env`, nor any run of 8 characters of one, nor a URL's password: a store's, an action's or a ready
+ * client's error may quote the database URL, a password the environment holds or the start of the
+ * client secret, and a sweep job's stderr goes to the file its JSON lines go to.
  */
 export function createConsoleLogger(
   write: LineWriter = toConsole,
@@ -80,7 +81,7 @@ export function createConsoleLogger(
     // Cut once redacted: a secret cut in two escapes a redaction that looks for it whole.
     write(
       level,
-      cutForPrinting(withoutUrlPasswords(redactSecrets(formatLogLine(level, obj, msg), secrets)), MAX_LOG_LINE),
+      cutForPrinting(withoutUrlPasswords(redactSecretFragments(formatLogLine(level, obj, msg), secrets)), MAX_LOG_LINE),
     );
   return { info: at('info'), warn: at('warn'), error: at('error') };
 }
