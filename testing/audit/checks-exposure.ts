@@ -111,6 +111,16 @@ function framed(x: Exchange): boolean {
   return values.has('deny') || values.has('sameorigin');
 }
 
+/** What an answer says of framing, for evidence: its X-Frame-Options and its policies' frame-ancestors, as sent. */
+function framingSaid(x: Exchange): string {
+  const xfo = x.responseHeaders['x-frame-options'];
+  const ancestors = frameAncestors(x).map((sources) => `frame-ancestors ${sources.join(' ')}`.trim());
+  return [
+    xfo === undefined ? 'no X-Frame-Options' : `X-Frame-Options: ${xfo}`,
+    ancestors.length === 0 ? 'no frame-ancestors' : ancestors.join(', '),
+  ].join(', ');
+}
+
 /**
  * Every place a value may be searched, and what the handoff search reads there instead when a
  * handoff travels in it: nothing of the form POST to verifyUrl, and the start answer without its
@@ -251,8 +261,10 @@ export const exposureChecks: AuditCheck[] = [
           .filter((x) => !/no-store/.test(x.responseHeaders['cache-control'] ?? '') && !unstorableError(x))
           .map((x) => `${x.method} ${new URL(x.url).pathname} ${x.status}`),
       );
-      const framable = new Set(
-        pages.filter((x) => !framed(x)).map((x) => `${x.method} ${new URL(x.url).pathname} ${x.status}`),
+      const framable = new Map(
+        pages
+          .filter((x) => !framed(x))
+          .map((x) => [`${x.method} ${new URL(x.url).pathname} ${x.status}`, framingSaid(x)]),
       );
       const atEdge = new Map(
         answers.flatMap((x) => {
@@ -262,8 +274,7 @@ export const exposureChecks: AuditCheck[] = [
       );
       for (const page of uncached) verdict.expect(false, `${page} is not Cache-Control: no-store`);
       for (const [page, header] of atEdge) verdict.expect(false, `${page} lets a CDN keep it (${header})`);
-      for (const page of framable)
-        verdict.expect(false, `${page} may be framed (no X-Frame-Options, no frame-ancestors)`);
+      for (const [page, said] of framable) verdict.expect(false, `${page} may be framed (${said})`);
     },
   },
   {
