@@ -14,7 +14,7 @@ import type { KitMessages } from '../pages/messages.ts';
 import { BACKGROUND_CHECK_HEADER, PENDING_HEADER, pendingScript, type PendingPage } from '../pages/pages.ts';
 import { completeReturn, isLateCommit, queryOf, readReturnedIds } from './complete-return.ts';
 import type { Attempt } from '../store/types.ts';
-import { currentUserNow } from './user.ts';
+import { currentUser, renewSessionIfDestroyed } from './user.ts';
 import { restartFormFor } from './restart-form.ts';
 import { leaveLandedFlash, rememberUnseenFirst, successPathOf, takeUnseenFirst } from './success-path.ts';
 
@@ -114,6 +114,8 @@ export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string)
       if (isLateCommit(error)) rememberUnseenFirst(req, readReturnedIds(queryOf(req)).sessionId);
       throw error;
     });
+    // Before anything is written into the session: a sign-out meanwhile is never undone.
+    await renewSessionIfDestroyed(context, req);
     try {
       await answerLanding(context, landingPath, completion, { req, res, background });
     } catch (error) {
@@ -134,7 +136,7 @@ async function answerLanding<Tx>(
   { req, res, background }: { req: Request; res: Response; background: boolean },
 ): Promise<void> {
   const { attempt } = completion;
-  const user = await currentUserNow(context, req);
+  const user = await currentUser(context, req);
   const isOwner = user !== null && user.userRef === attempt.userRef;
   if (isOwner && completion.kind === 'fulfilled') await context.onOwnLanding(req, attempt);
   const fulfilment = isOwner && completion.kind === 'fulfilled' ? ownFulfilment(req, completion, background) : 'replay';

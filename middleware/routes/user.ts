@@ -29,37 +29,36 @@ async function sessionDestroyedMeanwhile(req: Request): Promise<boolean> {
 }
 
 /**
- * The signed-in user, for a request that worked a while (the landing reads the service first).
- * A sign-out meanwhile destroyed the session in its store, and the copy loaded when the request
- * came in, saved at its end, would bring it back (whatever the store): it is replaced by a new
- * empty one, so this request is answered as signed out and nothing of the old session is written.
- * Only the store is read: what earlier middleware put in the session stays.
+ * For a request that worked a while (the landing reads the service first), before it reads the
+ * signed-in user or writes into the session: a sign-out meanwhile destroyed the session in its
+ * store, and the copy loaded when the request came in, saved at its end, would bring it back
+ * (whatever the store). It is replaced by a new empty one, so this request is answered as signed
+ * out and nothing of the old session is written. Only the store is read: what earlier middleware
+ * put in the session stays.
  */
-export async function currentUserNow<Tx>(
-  context: Pick<KitContext<Tx>, 'resolveUser' | 'hookTimeouts' | 'logger'>,
+export async function renewSessionIfDestroyed<Tx>(
+  context: Pick<KitContext<Tx>, 'hookTimeouts' | 'logger'>,
   req: Request,
-): Promise<ResolvedUser | null> {
+): Promise<void> {
   // The session store is the app's: one that never answers fails this request like a late resolveUser.
-  if (await withHookDeadline(context, 'resolveUser', () => sessionDestroyedMeanwhile(req))) {
-    const { session } = req as Request & ExpressSession;
-    // regenerate() destroys the id (already gone) and hands the request a new, empty session.
-    const renewed = await withHookDeadline(
-      context,
-      'resolveUser',
-      () =>
-        new Promise<boolean>((resolve) =>
-          session?.regenerate === undefined
-            ? resolve(false)
-            : session.regenerate((error) => resolve(error === undefined || error === null)),
-        ),
+  if (!(await withHookDeadline(context, 'resolveUser', () => sessionDestroyedMeanwhile(req)))) return;
+  const { session } = req as Request & ExpressSession;
+  // regenerate() destroys the id (already gone) and hands the request a new, empty session.
+  const renewed = await withHookDeadline(
+    context,
+    'resolveUser',
+    () =>
+      new Promise<boolean>((resolve) =>
+        session?.regenerate === undefined
+          ? resolve(false)
+          : session.regenerate((error) => resolve(error === undefined || error === null)),
+      ),
+  );
+  if (!renewed) {
+    throw new Error(
+      'express-session could not start a new session in place of one its store no longer has; check the session store.',
     );
-    if (!renewed) {
-      throw new Error(
-        'express-session could not start a new session in place of one its store no longer has; check the session store.',
-      );
-    }
   }
-  return currentUser(context, req);
 }
 
 export async function currentUser<Tx>(
