@@ -44,6 +44,23 @@ export { originOfVerifyUrl } from './verify-url.ts';
  * session sent is counted for the SMS pumping rules beside the attempt's write (SQLite: in its
  * group commit; PostgreSQL: at the same time on another connection), not after it.
  */
+/**
+ * Errors the create call itself failed with. Only such a failure may say no session was made: once
+ * it was, the text is on its way, and a store of the app's own failing to keep the attempt with a
+ * KitError `service_busy` or `service_rejected` of its own must not give the start back.
+ */
+const createFailures = new WeakSet<object>();
+
+function failedCreate(error: unknown): unknown {
+  if (typeof error === 'object' && error !== null) createFailures.add(error);
+  return error;
+}
+
+/** Whether a failed start certainly sent no text: its create call failed, and said so. */
+function sentNoText(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && createFailures.has(error) && createdNoSession(error);
+}
+
 async function createAttempt<Tx>(
   context: KitContext<Tx>,
   user: ResolvedUser,
@@ -54,18 +71,23 @@ async function createAttempt<Tx>(
 ): Promise<CreatedSession> {
   const state = newState();
   const serviceUserRef = serviceUserRefFor(context.serviceRefKey, action, user);
-  const created = await context.client.createSession(
-    {
-      returnUrl: context.returnUrl,
-      destination: user.destination,
-      operationSensitivity: action.operationSensitivity,
-      // The service keeps passkeys per userRef: what it is sent decides what `verified` proves.
-      userRef: serviceUserRef ?? user.userRef,
-      state,
-      platform: context.platform,
-    },
-    randomUUID(),
-  );
+  let created: CreatedSession;
+  try {
+    created = await context.client.createSession(
+      {
+        returnUrl: context.returnUrl,
+        destination: user.destination,
+        operationSensitivity: action.operationSensitivity,
+        // The service keeps passkeys per userRef: what it is sent decides what `verified` proves.
+        userRef: serviceUserRef ?? user.userRef,
+        state,
+        platform: context.platform,
+      },
+      randomUUID(),
+    );
+  } catch (error) {
+    throw failedCreate(error);
+  }
   // An unusable verifyUrl is refused before anything is stored.
   originOf(created.verifyUrl);
   const now = context.now();
@@ -167,7 +189,7 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
       throw error;
     });
     const created = await createAttempt(context, user, action, params, originOf, pass).catch(async (error: unknown) => {
-      if (createdNoSession(error)) await giveBackUnsent(context, receipt, pass);
+      if (sentNoText(error)) await giveBackUnsent(context, receipt, pass);
       throw error;
     });
     const masked = action.destination === 'entered' ? maskDestination(user.destination) : undefined;
