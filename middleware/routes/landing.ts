@@ -103,17 +103,33 @@ function ownFulfilment(
   return completion.firstTime ? 'first' : 'replay';
 }
 
+/**
+ * rememberUnseenFirst, unless the session was destroyed while the landing worked (a sign-out), or
+ * its store cannot tell: written into, it would be saved and sign its user in again. The error
+ * the landing answers stays its own.
+ */
+async function rememberUnlessSignedOut<Tx>(context: KitContext<Tx>, req: Request, sessionId: string): Promise<void> {
+  try {
+    await renewSessionIfDestroyed(context, req);
+  } catch {
+    return;
+  }
+  rememberUnseenFirst(req, sessionId);
+}
+
 /** The landing's handler; the router mounts it at the returnUrl's path. */
 export function landingHandler<Tx>(context: KitContext<Tx>, landingPath: string) {
   return async (req: Request, res: Response): Promise<void> => {
     // The pending page's own check: the page checks again by itself, so one read here.
     const background = req.get(BACKGROUND_CHECK_HEADER) === 'background';
     const rechecks = background ? 0 : context.landing.pendingRechecks;
-    const completion = await completeReturn(context, queryOf(req), 'landing', res, rechecks).catch((error: unknown) => {
-      // Answered 503, its fulfilment may still commit: the arrival after it is the user's first sight.
-      if (isLateCommit(error)) rememberUnseenFirst(req, readReturnedIds(queryOf(req)).sessionId);
-      throw error;
-    });
+    const completion = await completeReturn(context, queryOf(req), 'landing', res, rechecks).catch(
+      async (error: unknown) => {
+        // Answered 503, its fulfilment may still commit: the arrival after it is the user's first sight.
+        if (isLateCommit(error)) await rememberUnlessSignedOut(context, req, readReturnedIds(queryOf(req)).sessionId);
+        throw error;
+      },
+    );
     // Before anything is written into the session: a sign-out meanwhile is never undone.
     await renewSessionIfDestroyed(context, req);
     try {
