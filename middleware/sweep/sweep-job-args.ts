@@ -3,7 +3,7 @@
  * defaults. Every problem is reported at once (one KitError `invalid_options`).
  */
 import { parseArgs } from 'node:util';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { KitError, KitErrorCode, MIN_SECRET_LENGTH } from '../errors.ts';
 import { flagGivenTwice } from '../options/command-flags.ts';
 import { mayBePhoneNumber, NOT_REPEATED, quotedUnlessNumber } from '../numbers/mask-number.ts';
 import { OptionProblems, shownNumber } from '../options/option-problems.ts';
@@ -39,14 +39,29 @@ function example({ name }: Typed, value: number): string {
   return name.startsWith('--') ? `${name} ${value}` : `${name}=${value}`;
 }
 
-/** What was typed, unless it may be a phone number: the job's lines go to its log, where none may be whole. */
-function got({ raw }: Typed): string {
-  return `got ${quotedUnlessNumber(raw)}`;
+/**
+ * What a value typed where none of its kind goes may be instead: a secret, pasted on the command
+ * line. The flags are read before the configuration, so no redaction knows it yet: a text as long
+ * as a secret that is no number is not repeated.
+ */
+const NOT_REPEATED_SECRET = 'a value not repeated here, as it may be a secret';
+
+function mayBeSecret(text: string): boolean {
+  return text.length >= MIN_SECRET_LENGTH && !/^[\d\s.,+-]*$/.test(text);
 }
 
-/** Node's refusal quotes the argument ('--447400123456', or '+447400123456' without its flag): not a number. */
+/** What was typed, unless it may be a phone number or a secret: the job's lines go to its log. */
+function got({ raw }: Typed): string {
+  return `got ${mayBeSecret(raw) ? NOT_REPEATED_SECRET : quotedUnlessNumber(raw)}`;
+}
+
+/** Node's refusal quotes the argument ('--447400123456', or '+447400123456' without its flag): not a number, not a secret. */
 function withoutNumbers(message: string): string {
-  return message.replace(/'([^']*)'/g, (quoted, inner: string) => (mayBePhoneNumber(inner) ? NOT_REPEATED : quoted));
+  return message.replace(/'([^']*)'/g, (quoted, inner: string) => {
+    if (mayBePhoneNumber(inner)) return NOT_REPEATED;
+    // An option's name (`--client-secret`, `-s`) is its own; anything else may be what was pasted.
+    return /^--?[a-z][a-z-]*$/i.test(inner) || !mayBeSecret(inner) ? quoted : NOT_REPEATED_SECRET;
+  });
 }
 
 /** A range in milliseconds, said in seconds (the flags' unit), with a good value in seconds. */
