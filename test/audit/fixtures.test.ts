@@ -54,6 +54,7 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   [
     'stripsOrigin',
     [
+      'forged.unverified',
       'landing.pages',
       'redirect.landing',
       'csrf.cross-site',

@@ -124,27 +124,35 @@ export const forgedChecks: AuditCheck[] = [
   },
   {
     id: 'forged.unverified',
-    title: 'The true return link of an attempt still pending, or failed, runs nothing',
+    title: 'The true return link of an attempt of any action still pending, or failed, runs nothing',
     fix: 'Never act on arrival at the return URL: let the kit re-read the session and fulfil only when the service says verified.',
     phase: 'concurrent',
     async run(world, verdict) {
-      const user = await world.signIn();
-      const pending = await world.start(user);
-      const failed = await world.start(user);
-      await world.control.completeSession(failed.sessionId, 'failed', 'otp_locked');
-      for (const [label, attempt] of [
-        ['pending', pending],
-        ['failed', failed],
-      ] as const) {
-        const answer = await world.landOn(user, attempt);
-        verdict.note(`${label}: ${describeAnswer(answer)}`);
-        verdict.expect(
-          answer.status < 300 || answer.status >= 400,
-          `the ${label} attempt's landing redirected (${answer.status} -> ${answer.location})`,
-        );
-        await expectNoEffect(world, verdict, [attempt.sessionId], `after the ${label} attempt landed`, [
-          attempt.sessionId,
-        ]);
+      // Every action: a landing may act on arrival for one of them only.
+      for (const action of world.options.actions) {
+        const user = await world.signIn();
+        const pending = await world.start(user, action);
+        const failed = await world.start(user, action);
+        await world.control.completeSession(failed.sessionId, 'failed', 'otp_locked');
+        for (const [label, attempt] of [
+          ['pending', pending],
+          ['failed', failed],
+        ] as const) {
+          const answer = await world.landOn(user, attempt);
+          const what = `${action.name}: the ${label} attempt`;
+          verdict.note(`${what}: ${describeAnswer(answer)}`);
+          verdict.expect(
+            answer.status < 300 || answer.status >= 400,
+            `${what}'s landing redirected (${answer.status} -> ${answer.location})`,
+          );
+          await expectNoEffect(
+            world,
+            verdict,
+            [attempt.sessionId],
+            `${action.name}: after the ${label} attempt landed`,
+            [attempt.sessionId],
+          );
+        }
       }
     },
   },
