@@ -200,7 +200,10 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
       [['tripped', '--json', '+44 7400 123456'], /a value was given without its flag/],
       [['tripped', '-x'], /unknown option "-x"/],
       // A number given where a flag, a country, an address or a count goes is not printed back either.
-      [['block', '--block=+447400123456'], /unknown option a value not repeated here/],
+      [
+        ['block', '--block=+447400123456'],
+        /unknown option "--block=" \(its value not repeated\): give --block its value after a space/,
+      ],
       [['block', '--country', '+44 7400 123456'], /ISO 3166-1 alpha-2/],
       [['block', '--address', '07400 123456'], /IPv4 address or an IPv6 address/],
       [['block', '--country', 'GH', '--hours', '447400123456'], /--hours is at most 8784/],
