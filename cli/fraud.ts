@@ -119,14 +119,19 @@ async function perform(kit: VerificationKit<unknown>, args: Args): Promise<{ val
 export const command: Command = {
   summary: 'SMS pumping: what trips, the decisions; block or release a country or number block',
   usage: USAGE,
-  async run(argv, env, write = (text) => process.stdout.write(text), warn = (text) => process.stderr.write(text)) {
+  async run(argv, env, givenWrite, givenWarn) {
+    const write = givenWrite ?? ((text: string) => void process.stdout.write(text));
+    const warn = givenWarn ?? ((text: string) => void process.stderr.write(text));
     const args = parse(argv, env);
     const unhandled = sayUnhandledErrors(env, warn);
+    // On the process's own streams the command owns the process: said until it exits. Called in a
+    // process of the caller's (its own streams given), the caller's handlers apply again after it.
+    const done = () => (givenWarn === undefined ? unhandled.keepUntilExit() : unhandled.dispose());
     let loaded: Awaited<ReturnType<typeof load>>;
     try {
       loaded = await load(args.file, env, unhandled);
     } catch (error) {
-      unhandled.keepUntilExit();
+      done();
       throw error;
     }
     const { kit, close } = loaded;
@@ -144,7 +149,7 @@ export const command: Command = {
       return 0;
     } finally {
       await closeWithin(close, env, warn);
-      unhandled.keepUntilExit();
+      done();
     }
   },
 };

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtFile } from '../support/built.ts';
+import { fraudHere, writeFraudConfigs } from '../support/fraud-command.ts';
 
 const MAIN = builtFile('cli/main.js');
 const SQLITE = builtFile('middleware/store/sqlite/sqlite.js');
@@ -78,3 +79,16 @@ await new Promise((resolve) => setTimeout(resolve, 100));
     );
   },
 );
+
+it("run in the caller's process (its own output given): the process's handlers are as they were after each run", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'verify-fraud-in-process-'));
+  try {
+    writeFraudConfigs(dir, 'sqlite', join(dir, 'store.sqlite'), join(dir, 'empty.sqlite'));
+    const counts = () => ['unhandledRejection', 'uncaughtException', 'exit'].map((e) => process.listenerCount(e));
+    const before = counts();
+    for (let run = 0; run < 3; run++) expect((await fraudHere(dir, 'verify.config.mjs', 'rules')).code).toBe(0);
+    expect(counts()).toEqual(before);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
