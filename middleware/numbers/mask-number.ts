@@ -148,9 +148,10 @@ const WIDE_MARKS =
 /**
  * What separates a number's groups as the kit reads a typed number: spaces, brackets, dots,
  * slashes, dashes, a plus, WIDE_MARKS, and format marks (a soft hyphen, a zero-width space, the
- * direction marks a copied number is wrapped in).
+ * direction marks a copied number is wrapped in). The contents of a character class of a `u`
+ * pattern: the audit finds a number shown in full by the same marks.
  */
-const GROUP_MARKS = `\\s().\\/+\\-~\\[\\]${WIDE_MARKS}\\p{Cf}`;
+export const GROUP_MARKS = `\\s().\\/+\\-~\\[\\]${WIDE_MARKS}\\p{Cf}`;
 /** CJK punctuation a number is written before or after without a space: 、。，：；！？ */
 const CJK_PUNCTUATION = '\\u3001\\u3002\\uff0c\\uff1a\\uff1b\\uff01\\uff1f';
 /**

@@ -4,22 +4,21 @@
  * evidence quoting an answer or a URL (a start sent as a GET, its form in the query) may carry one in
  * any spelling (grouped, URL-encoded, national).
  */
-import { isIpv4Address } from '../../middleware/numbers/mask-number.ts';
+import { GROUP_MARKS, isIpv4Address } from '../../middleware/numbers/mask-number.ts';
 import { replaceInSpelled } from './spelled-text.ts';
 
 /**
- * What may stand between a number's digits: a space, a dot, a dash (a typographic one too, as the
- * kit reads them: hyphens, en and em dashes, minus, full-width, a swung dash, a tilde operator), brackets (square and full-width
- * too), a slash, `+`, invisible breaks, zero-width (non-)joiners (a page's `&zwnj;` keeping a phone
- * from linking the number, which its reader sees whole), the direction marks of a right-to-left
- * page, and their encodings.
+ * What may stand between a number's digits: every mark the kit's own masking reads between a
+ * number's groups (spaces, dots, dashes of any width, brackets, slashes, a plus, tildes, their
+ * full-width forms, and every invisible format mark: a zero-width (non-)joiner a page puts in to keep
+ * a phone from linking the number, the direction marks of a right-to-left page), and their encodings.
  */
-const SEPARATOR = String.raw`(?:[\s.()[\]/+\-\u2010-\u2015\u2053\u223c\u2212\u30fc\uff0d\uff08\uff09\uff3b\uff3d\uff0e\uff0f\u00ad\u200b-\u200d\u2060\u200e\u200f\u061c\u202a-\u202c\u2066-\u2069]|%20|%2B|%28|%29|%2F|&nbsp;|&#160;|\u00a0)`;
+const SEPARATOR = String.raw`(?:[${GROUP_MARKS}]|%20|%2B|%28|%29|%2F|&nbsp;|&#160;)`;
 
 /** A run of digits with separators between them, as long as a phone number may be. */
-const DIGIT_RUN = new RegExp(String.raw`\d(?:${SEPARATOR}*\d){6,}`, 'gi');
+const DIGIT_RUN = new RegExp(String.raw`\d(?:${SEPARATOR}*\d){6,}`, 'giu');
 
-const SEPARATORS = new RegExp(SEPARATOR, 'gi');
+const SEPARATORS = new RegExp(SEPARATOR, 'giu');
 
 /** A separator encoded once more, as in a URL inside a parameter (`%2520`). */
 const REENCODED_SEPARATOR = String.raw`%25(?:25)*(?:20|2B|28|29|2F)`;
@@ -29,7 +28,7 @@ const REENCODED_SEPARATOR = String.raw`%25(?:25)*(?:20|2B|28|29|2F)`;
  * grouped by any separator, URL-encoded once or twice, HTML's non-breaking space between them.
  */
 export function anySpellingOf(digits: string): RegExp {
-  return new RegExp(digits.split('').join(`(?:${SEPARATOR}|${REENCODED_SEPARATOR})*`), 'i');
+  return new RegExp(digits.split('').join(`(?:${SEPARATOR}|${REENCODED_SEPARATOR})*`), 'iu');
 }
 
 const DIGIT = /\p{Nd}/u;
@@ -96,7 +95,7 @@ export function maskTypedRange(text: string): string {
  */
 const INTERNATIONAL = new RegExp(
   String.raw`(?<=\+|%(?:25)*2B)\d(?:(?:${SEPARATOR}|${REENCODED_SEPARATOR})*\d){6,14}(?!\d)`,
-  'gi',
+  'giu',
 );
 
 /**
