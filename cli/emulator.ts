@@ -17,6 +17,7 @@ import {
   type EmulatorClient,
 } from '../emulator/config/config.ts';
 import { startEmulator } from '../emulator/index.ts';
+import { flagGivenTwice } from '../middleware/options/command-flags.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
 
 const USAGE = `usage: hosted-sms-verify-kit emulator [--port N] [--clients FILE] [--page-host NAME] [--control on|off]
@@ -51,6 +52,9 @@ function readClients(file: string): EmulatorClient[] {
 
 /** Flags first, then EMULATOR_* variables, then the defaults. */
 function settingsOf(argv: readonly string[], env: CommandEnv): EmulatorSettings {
+  // Node's parser keeps the last of a flag given twice: the operator meant one of them, unsaid which.
+  const twice = flagGivenTwice(argv, ['--port', '--clients', '--page-host', '--control']);
+  if (twice !== undefined) throw new UsageError(twice);
   let values: Record<string, string | undefined>;
   try {
     values = parseArgs({
