@@ -13,112 +13,142 @@ export const forgedChecks: AuditCheck[] = [
   {
     id: 'forged.unknown-session',
     title:
-      "A landing for a session nobody started is refused and runs nothing, even with a verified attempt's true state",
+      "A landing for a session nobody started is refused and runs nothing, even with a verified attempt's true state (of any action)",
     fix: LANDING_FIX,
     phase: 'concurrent',
     async run(world, verdict) {
-      const user = await world.signIn();
-      const real = await world.verified(user);
-      const unknown = `ses_${randomState()}`;
-      // A true state must not "repair" an id the service never issued.
-      for (const state of [randomState(), real.state]) {
-        const answer = await world.land(
-          user,
-          `session_id=${encodeURIComponent(unknown)}&state=${encodeURIComponent(state)}`,
+      for (const action of world.options.actions) {
+        const user = await world.signIn();
+        const real = await world.verified(user, action);
+        const unknown = `ses_${randomState()}`;
+        // A true state must not "repair" an id the service never issued.
+        for (const state of [randomState(), real.state]) {
+          const answer = await world.land(
+            user,
+            `session_id=${encodeURIComponent(unknown)}&state=${encodeURIComponent(state)}`,
+          );
+          verdict.note(
+            `${action.name}: ${state === real.state ? "the verified attempt's state" : 'a random state'}: ${describeAnswer(answer)}`,
+          );
+          verdict.expect(
+            isRefused(answer),
+            `${action.name}: an unknown session_id answered ${answer.status}, not a 4xx`,
+          );
+        }
+        await expectNoEffect(
+          world,
+          verdict,
+          [real.sessionId, unknown],
+          `${action.name}: after an unknown session landed`,
+          [unknown],
         );
-        verdict.note(
-          `${state === real.state ? "the verified attempt's state" : 'a random state'}: ${describeAnswer(answer)}`,
-        );
-        verdict.expect(isRefused(answer), `an unknown session_id answered ${answer.status}, not a 4xx`);
       }
-      await expectNoEffect(world, verdict, [real.sessionId, unknown], 'after an unknown session landed', [unknown]);
     },
   },
   {
     id: 'forged.foreign-session',
     title:
-      "A session_id crossed with another user's attempt's state (either way round) is refused and runs neither attempt",
+      "A session_id crossed with another user's attempt's state (either way round, of any action) is refused and runs neither attempt",
     fix: LANDING_FIX,
     phase: 'concurrent',
     async run(world, verdict) {
-      const owner = await world.signIn();
-      const other = await world.signIn();
-      const verified = await world.verified(owner);
-      const pending = await world.start(other);
       const crossed = (id: StartedAttempt, state: StartedAttempt) =>
         `session_id=${encodeURIComponent(id.sessionId)}&state=${encodeURIComponent(state.state)}`;
-      // Either value may be the one an app trusts to find the attempt.
-      for (const query of [crossed(verified, pending), crossed(pending, verified)]) {
-        for (const who of [other, owner]) {
-          const answer = await world.land(who, query);
-          verdict.note(`${who === owner ? 'owner' : 'other user'}: ${describeAnswer(answer)}`);
-          verdict.expect(isRefused(answer), `a crossed session_id/state pair answered ${answer.status}, not a 4xx`);
+      for (const action of world.options.actions) {
+        const owner = await world.signIn();
+        const other = await world.signIn();
+        const verified = await world.verified(owner, action);
+        const pending = await world.start(other, action);
+        // Either value may be the one an app trusts to find the attempt.
+        for (const query of [crossed(verified, pending), crossed(pending, verified)]) {
+          for (const who of [other, owner]) {
+            const answer = await world.land(who, query);
+            verdict.note(`${action.name}: ${who === owner ? 'owner' : 'other user'}: ${describeAnswer(answer)}`);
+            verdict.expect(
+              isRefused(answer),
+              `${action.name}: a crossed session_id/state pair answered ${answer.status}, not a 4xx`,
+            );
+          }
         }
+        await expectNoEffect(
+          world,
+          verdict,
+          [verified.sessionId, pending.sessionId],
+          `${action.name}: after a crossed landing`,
+          [pending.sessionId],
+        );
       }
-      await expectNoEffect(world, verdict, [verified.sessionId, pending.sessionId], 'after a crossed landing', [
-        pending.sessionId,
-      ]);
     },
   },
   {
     id: 'forged.wrong-state',
-    title: 'A verified session_id with a wrong state is refused and runs nothing',
+    title: 'A verified session_id (of any action) with a wrong state is refused and runs nothing',
     fix: LANDING_FIX,
     phase: 'concurrent',
     async run(world, verdict) {
-      const user = await world.signIn();
-      const verified = await world.verified(user);
-      const answer = await world.land(
-        user,
-        `session_id=${encodeURIComponent(verified.sessionId)}&state=${randomState()}`,
-      );
-      verdict.note(describeAnswer(answer));
-      verdict.expect(isRefused(answer), `a wrong state answered ${answer.status}, not a 4xx`);
-      await expectNoEffect(world, verdict, [verified.sessionId], 'after a wrong state landed');
+      for (const action of world.options.actions) {
+        const user = await world.signIn();
+        const verified = await world.verified(user, action);
+        const answer = await world.land(
+          user,
+          `session_id=${encodeURIComponent(verified.sessionId)}&state=${randomState()}`,
+        );
+        verdict.note(`${action.name}: ${describeAnswer(answer)}`);
+        verdict.expect(isRefused(answer), `${action.name}: a wrong state answered ${answer.status}, not a 4xx`);
+        await expectNoEffect(world, verdict, [verified.sessionId], `${action.name}: after a wrong state landed`);
+      }
     },
   },
   {
     id: 'forged.missing-state',
     title:
-      'A verified session_id without a well-formed state (absent, empty, the true one cut short, or not a state) is refused and runs nothing',
+      'A verified session_id (of any action) without a well-formed state (absent, empty, the true one cut short, or not a state) is refused and runs nothing',
     fix: LANDING_FIX,
     phase: 'concurrent',
     async run(world, verdict) {
-      const user = await world.signIn();
-      const verified = await world.verified(user);
-      const id = `session_id=${encodeURIComponent(verified.sessionId)}`;
-      // A malformed state must not be "recovered" from the stored one.
-      const malformed = [verified.state.slice(0, -1), 'x'].map((state) => `${id}&state=${encodeURIComponent(state)}`);
-      for (const query of [id, `${id}&state=`, ...malformed]) {
-        const answer = await world.land(user, query);
-        verdict.note(describeAnswer(answer));
-        verdict.expect(isRefused(answer), `a landing without a well-formed state answered ${answer.status}, not a 4xx`);
+      for (const action of world.options.actions) {
+        const user = await world.signIn();
+        const verified = await world.verified(user, action);
+        const id = `session_id=${encodeURIComponent(verified.sessionId)}`;
+        // A malformed state must not be "recovered" from the stored one.
+        const malformed = [verified.state.slice(0, -1), 'x'].map((state) => `${id}&state=${encodeURIComponent(state)}`);
+        for (const query of [id, `${id}&state=`, ...malformed]) {
+          const answer = await world.land(user, query);
+          verdict.note(`${action.name}: ${describeAnswer(answer)}`);
+          verdict.expect(
+            isRefused(answer),
+            `${action.name}: a landing without a well-formed state answered ${answer.status}, not a 4xx`,
+          );
+        }
+        await expectNoEffect(world, verdict, [verified.sessionId], `${action.name}: after a landing without a state`);
       }
-      await expectNoEffect(world, verdict, [verified.sessionId], 'after a landing without a state');
     },
   },
   {
     id: 'forged.tampered-echo',
-    title: 'A verified status whose echoed state or userRef differs from what was stored runs nothing',
+    title: 'A verified status (of any action) whose echoed state or userRef differs from what was stored runs nothing',
     fix: 'Fulfil only through the kit, which compares the re-read state, userRef and session_id with the stored attempt; never on the status alone.',
     phase: 'concurrent',
     async run(world, verdict) {
-      const user = await world.signIn();
-      for (const echo of [{ state: randomState() }, { userRef: `someone-else-${world.runId}` }]) {
-        const attempt = await world.verified(user);
-        await world.control.tamperEcho(attempt.sessionId, echo);
-        const answer = await world.landOn(user, attempt);
-        verdict.note(`echo ${Object.keys(echo)[0]} changed: ${describeAnswer(answer)}`);
-        verdict.expect(
-          answer.status < 300 || answer.status >= 400,
-          `a tampered echo was answered with a redirect (${answer.status})`,
-        );
-        await expectNoEffect(
-          world,
-          verdict,
-          [attempt.sessionId],
-          `after the service echoed another ${Object.keys(echo)[0]}`,
-        );
+      for (const action of world.options.actions) {
+        const user = await world.signIn();
+        for (const echo of [{ state: randomState() }, { userRef: `someone-else-${world.runId}` }]) {
+          const attempt = await world.verified(user, action);
+          await world.control.tamperEcho(attempt.sessionId, echo);
+          const answer = await world.landOn(user, attempt);
+          const field = Object.keys(echo)[0] ?? '';
+          verdict.note(`${action.name}: echo ${field} changed: ${describeAnswer(answer)}`);
+          verdict.expect(
+            answer.status < 300 || answer.status >= 400,
+            `${action.name}: a tampered echo was answered with a redirect (${answer.status})`,
+          );
+          await expectNoEffect(
+            world,
+            verdict,
+            [attempt.sessionId],
+            `${action.name}: after the service echoed another ${field}`,
+          );
+        }
       }
     },
   },
