@@ -17,6 +17,7 @@ import {
   type EmulatorClient,
 } from '../emulator/config/config.ts';
 import { startEmulator } from '../emulator/index.ts';
+import { MIN_SECRET_LENGTH } from '../middleware/errors.ts';
 import { flagGivenTwice } from '../middleware/options/command-flags.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
 
@@ -50,8 +51,36 @@ function readClients(file: string): EmulatorClient[] {
   }
 }
 
-/** Flags first, then EMULATOR_* variables, then the defaults. */
+const NOT_REPEATED_SECRET = 'a value not repeated here, as it may be a secret';
+
+/**
+ * The texts of `argv` that may be a client secret pasted on the command line: the flags are read
+ * before anything knows a secret to hide. A flag's name is its own, and a file name or host name
+ * (it has a dot) is what the flag takes; anything else as long as a secret is not repeated.
+ */
+function pastedSecrets(argv: readonly string[]): string[] {
+  return argv
+    .flatMap((arg) => (/^--?[a-z][a-z-]*=/i.test(arg) ? [arg, arg.slice(arg.indexOf('=') + 1)] : [arg]))
+    .filter((text) => text.length >= MIN_SECRET_LENGTH && !/^--?[a-z][a-z-]*$/i.test(text) && !text.includes('.'))
+    .sort((a, b) => b.length - a.length);
+}
+
+/** Flags first, then EMULATOR_* variables, then the defaults; a refusal never repeats what may be a secret. */
 function settingsOf(argv: readonly string[], env: CommandEnv): EmulatorSettings {
+  try {
+    return readSettings(argv, env);
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    for (const text of pastedSecrets(argv)) {
+      for (const shown of [`"${text}"`, `'${text}'`, text]) {
+        error.message = error.message.replaceAll(shown, NOT_REPEATED_SECRET);
+      }
+    }
+    throw error;
+  }
+}
+
+function readSettings(argv: readonly string[], env: CommandEnv): EmulatorSettings {
   // Node's parser keeps the last of a flag given twice: the operator meant one of them, unsaid which.
   const twice = flagGivenTwice(argv, ['--port', '--clients', '--page-host', '--control']);
   if (twice !== undefined) throw new UsageError(twice);
