@@ -79,7 +79,12 @@ import BetterSqlite3 from 'better-sqlite3';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import session from 'express-session';
 import helmet from 'helmet';
-import { createVerificationKit, type VerificationKit, type VerificationKitOptions } from 'hosted-sms-verify-kit';
+import {
+  createVerificationKit,
+  type ActionDefinition,
+  type VerificationKit,
+  type VerificationKitOptions,
+} from 'hosted-sms-verify-kit';
 import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
 import { createTestClock, startEmulator, type AuditOptions, type RunningEmulator } from 'hosted-sms-verify-kit/testing';
 import { closeServer, listen } from '../support/listen.ts';
@@ -163,6 +168,10 @@ export interface CustomFlaw {
   appHost?: string;
   /** The action's fulfil() writes no grant (the mistake writes it elsewhere). */
   noFulfilEffect?: boolean;
+  /** Actions (by name) whose fulfil() writes no grant, as `noFulfilEffect` has it for `grant`. */
+  noFulfilEffectFor?: string[];
+  /** Actions (by name) given `ordering: 'independent'` in the kit. */
+  independent?: string[];
   /** The kit's start limits turned off, as the `noStartLimits` flaw has them. */
   noStartLimits?: boolean;
   /** The kit's `csrf` options (an app's own token check). */
@@ -531,38 +540,46 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
       { name: 'add_payee', operationSensitivity: 'sensitive', label: 'add a payee' },
       { name: 'account_closing', operationSensitivity: 'sensitive', label: 'close your account' },
     ],
-    actions: [
-      {
-        name: 'grant',
-        operationSensitivity: 'sensitive',
-        successPath,
-        fulfil: (_tx, attempt) => {
-          if (flaw !== 'fulfilsOnArrival' && flaw !== 'grantsOnRedirect' && custom.noFulfilEffect !== true)
+    actions: (
+      [
+        {
+          name: 'grant',
+          operationSensitivity: 'sensitive',
+          successPath,
+          fulfil: (_tx, attempt) => {
+            if (flaw !== 'fulfilsOnArrival' && flaw !== 'grantsOnRedirect' && custom.noFulfilEffect !== true)
+              insert.run(attempt.sessionId, attempt.userRef);
+          },
+        },
+        {
+          name: 'change_phone',
+          operationSensitivity: 'sensitive',
+          successPath: '/done',
+          destination: 'entered',
+          proves: 'destination',
+          fulfil: (_tx, attempt) => {
+            if (attempt.destination === null) throw new Error('no destination');
+            savePhone.run(attempt.userRef, attempt.destination);
             insert.run(attempt.sessionId, attempt.userRef);
+          },
         },
-      },
-      {
-        name: 'change_phone',
-        operationSensitivity: 'sensitive',
-        successPath: '/done',
-        destination: 'entered',
-        proves: 'destination',
-        fulfil: (_tx, attempt) => {
-          if (attempt.destination === null) throw new Error('no destination');
-          savePhone.run(attempt.userRef, attempt.destination);
-          insert.run(attempt.sessionId, attempt.userRef);
+        {
+          name: 'close_account',
+          operationSensitivity: 'sensitive',
+          successPath: '/done',
+          ...(flaw === 'unguardedStart'
+            ? {}
+            : { requireRecentVerification: { scope: 'account_closing', maxAge: 600 } }),
+          fulfil: (_tx, attempt) => {
+            insert.run(attempt.sessionId, attempt.userRef);
+          },
         },
-      },
-      {
-        name: 'close_account',
-        operationSensitivity: 'sensitive',
-        successPath: '/done',
-        ...(flaw === 'unguardedStart' ? {} : { requireRecentVerification: { scope: 'account_closing', maxAge: 600 } }),
-        fulfil: (_tx, attempt) => {
-          insert.run(attempt.sessionId, attempt.userRef);
-        },
-      },
-    ],
+      ] satisfies ActionDefinition<unknown>[]
+    ).map((action) => ({
+      ...action,
+      ...(custom.independent?.includes(action.name) === true ? { ordering: 'independent' as const } : {}),
+      ...(custom.noFulfilEffectFor?.includes(action.name) === true ? { fulfil: () => undefined } : {}),
+    })),
   });
 
   const ctx: SampleContext = {

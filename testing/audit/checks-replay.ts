@@ -123,24 +123,39 @@ export const replayChecks: AuditCheck[] = [
   },
   {
     id: 'stale-intent',
-    title: 'An older verified attempt landing after a newer one of the same action runs nothing',
-    fix: "Keep the action's ordering 'latest' (the default) so the kit supersedes an older attempt once a newer one was fulfilled, and keep the effect inside fulfil().",
+    title:
+      "An older verified attempt landing after a newer one of the same action runs nothing (each action but those of ordering 'independent')",
+    fix: "Keep the action's ordering 'latest' (the default) so the kit supersedes an older attempt once a newer one was fulfilled, and keep the effect inside fulfil(); tell the audit an action's `ordering: 'independent'` only when every verified attempt must apply.",
     phase: 'concurrent',
     async run(world, verdict) {
-      const user = await world.signIn();
-      const older = await world.verified(user);
-      const newer = await world.verified(user);
-      const landNewer = await world.landOn(user, newer);
-      const landOlder = await world.landOn(user, older);
-      verdict.note(`newer: ${describeAnswer(landNewer)}; older: ${describeAnswer(landOlder)}`);
-      verdict.expect((await world.effects(newer.sessionId)) === 1, 'the newer attempt did not run once');
-      const stale = await world.effects(older.sessionId);
-      verdict.expect(stale === 0, `the older attempt ran ${stale} time(s) after the newer one`);
-      verdict.countAgainLater(older.sessionId, 0, 'the older attempt, landed after the newer one');
-      verdict.expect(
-        landOlder.status < 300 || landOlder.status >= 400,
-        `the older attempt's landing redirected to ${landOlder.location}`,
-      );
+      const latest = world.options.actions.filter((action) => action.ordering !== 'independent');
+      for (const action of world.options.actions) {
+        if (action.ordering === 'independent')
+          verdict.note(`${action.name}: ordering 'independent', every verified attempt applies`);
+      }
+      if (latest.length === 0) {
+        verdict.notRun = "every action of `actions` has ordering 'independent': no older attempt is superseded";
+        return;
+      }
+      for (const action of latest) {
+        const user = await world.signIn();
+        const older = await world.verified(user, action);
+        const newer = await world.verified(user, action);
+        const landNewer = await world.landOn(user, newer);
+        const landOlder = await world.landOn(user, older);
+        verdict.note(`${action.name}: newer: ${describeAnswer(landNewer)}; older: ${describeAnswer(landOlder)}`);
+        verdict.expect(
+          (await world.effects(newer.sessionId)) === 1,
+          `${action.name}: the newer attempt did not run once`,
+        );
+        const stale = await world.effects(older.sessionId);
+        verdict.expect(stale === 0, `${action.name}: the older attempt ran ${stale} time(s) after the newer one`);
+        verdict.countAgainLater(older.sessionId, 0, `${action.name}: the older attempt, landed after the newer one`);
+        verdict.expect(
+          landOlder.status < 300 || landOlder.status >= 400,
+          `${action.name}: the older attempt's landing redirected to ${landOlder.location}`,
+        );
+      }
     },
   },
 ];

@@ -30,7 +30,14 @@ export const AUDIT_OPTION_NAMES = [
   'timeoutMs',
 ] as const;
 
-export const ACTION_OPTION_NAMES = ['name', 'path', 'fields', 'enteredNumber', 'requireRecentVerification'] as const;
+export const ACTION_OPTION_NAMES = [
+  'name',
+  'path',
+  'fields',
+  'enteredNumber',
+  'requireRecentVerification',
+  'ordering',
+] as const;
 export const ROUTE_OPTION_NAMES = ['path', 'method', 'scope', 'maxAge', 'fields', 'resource', 'effects'] as const;
 export const SIGN_IN_FORM_NAMES = ['path', 'action', 'fields', 'tokenField', 'csrfFrom'] as const;
 export const SWEEP_OPTION_NAMES = ['run', 'clock', 'advanceSeconds'] as const;

@@ -48,6 +48,11 @@ export interface AuditAction {
    * the same browser must send nothing.
    */
   requireRecentVerification?: { scope: string; maxAge: number };
+  /**
+   * The action's `ordering`, as your kit was given it (default 'latest'). stale-intent lands an older
+   * verified attempt after a newer one of each 'latest' action; an 'independent' one applies both.
+   */
+  ordering?: 'latest' | 'independent';
 }
 
 /**
@@ -93,7 +98,7 @@ export interface AuditOptions {
   clientSecret: string;
   /** Names of users the audit signs in are its own (audit1, audit2, ...): each needs its own phone number. */
   signIn: SignInFunction | SignInForm;
-  /** At least one; the stale-intent and sweep checks use the first (it should keep the default ordering 'latest'). */
+  /** At least one. */
   actions: AuditAction[];
   /** Counts an attempt's real effect. Without it the audit counts the kit's fulfilment mark through `kit.attempts`. */
   probe?: EffectProbe;

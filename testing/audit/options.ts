@@ -59,6 +59,10 @@ function checkActions(problems: string[], actions: unknown): void {
         `\`actions[${i}].enteredNumber\` must be { numberOf: (user) => the number your app holds for that user }, e.g. a SELECT on your users table.`,
       );
     }
+    const ordering = (action as Partial<AuditAction> | undefined)?.ordering;
+    if (ordering !== undefined && ordering !== 'latest' && ordering !== 'independent') {
+      problems.push(`\`actions[${i}].ordering\` must be 'latest' or 'independent', as your kit has it.`);
+    }
     const stepUp = (action as Partial<AuditAction> | undefined)?.requireRecentVerification;
     if (
       stepUp !== undefined &&
