@@ -101,7 +101,7 @@ export const sessionChecks: AuditCheck[] = [
   },
   {
     id: 'sweep.never-returns',
-    title: 'The sweep fulfils a user who verified and never came back, once',
+    title: 'The sweep fulfils a user who verified (in any action) and never came back, once',
     fix: "Run kit.runSweep() on a schedule (kit.startSweepWorker, or the runSweepJob cron job) with the kit's clock, and keep the effect inside fulfil().",
     phase: 'alone',
     async run(world, verdict) {
@@ -111,21 +111,31 @@ export const sessionChecks: AuditCheck[] = [
           'give `sweep` ({ run: () => kit.runSweep(), clock }, on the clock your kit was given) to run this check';
         return;
       }
-      const user = await world.signIn();
-      const attempt = await world.verified(user);
-      verdict.expect((await world.effects(attempt.sessionId)) === 0, 'the action ran before anyone landed or swept');
+      // A verified attempt of every action, nobody landing: an action's effect may be outside fulfil().
+      const attempts = [];
+      for (const action of world.options.actions) {
+        const user = await world.signIn();
+        const attempt = await world.verified(user, action);
+        verdict.expect(
+          (await world.effects(attempt.sessionId)) === 0,
+          `${action.name}: the action ran before anyone landed or swept`,
+        );
+        attempts.push({ action, attempt });
+      }
       const limit = world.options.timeoutMs * 3;
       await callHook('your sweep clock', limit, () => sweep.clock.advance({ seconds: sweep.advanceSeconds ?? 1800 }));
       await callHook('your sweep.run()', limit, () => sweep.run());
-      const once = await world.effects(attempt.sessionId);
+      const once = await Promise.all(attempts.map(({ attempt }) => world.effects(attempt.sessionId)));
       await callHook('your sweep.run()', limit, () => sweep.run());
-      const twice = await world.effects(attempt.sessionId);
-      verdict.note(`effects after one sweep: ${once}; after a second: ${twice}`);
-      verdict.expect(
-        once === 1,
-        `the sweep ran the action ${once} times for a verified attempt nobody landed (expected 1)`,
-      );
-      verdict.expect(twice === 1, `a second sweep left ${twice} effects (expected 1)`);
+      for (const [i, { action, attempt }] of attempts.entries()) {
+        const twice = await world.effects(attempt.sessionId);
+        verdict.note(`${action.name}: effects after one sweep: ${once[i]}; after a second: ${twice}`);
+        verdict.expect(
+          once[i] === 1,
+          `${action.name}: the sweep ran the action ${once[i]} times for a verified attempt nobody landed (expected 1)`,
+        );
+        verdict.expect(twice === 1, `${action.name}: a second sweep left ${twice} effects (expected 1)`);
+      }
     },
   },
 ];
