@@ -1,10 +1,12 @@
 /**
- * One mobile attempt on one PostgreSQL database, raced by PROCESSES: its mobile completions spread
- * over three app instances (the fixture app with a mobile kit beside the web one,
- * test/fixtures/crash-app.ts), landings on the same attempt's session_id and state at those
- * instances' web return URL, and a sweep job process (test/fixtures/sweep-process.mjs, on the kit
- * as built: needs `npm run build`). Whichever wins, the action runs exactly once: one effect row
- * across the app's table and the sweep's, the attempt fulfilled.
+ * One attempt on one PostgreSQL database, raced by PROCESSES: three app instances (the fixture app
+ * with a mobile kit beside the web one, test/fixtures/crash-app.ts) and a sweep job process
+ * (test/fixtures/sweep-process.mjs, on the kit as built: needs `npm run build`), the sweep and the
+ * apps' fulfilments waiting on the attempt's row at once. A mobile attempt: its mobile completions
+ * spread over the instances, and landings on its session_id and state at their web return URL
+ * (read with the web client, which the service answers `pending`: they fulfil nothing). A web
+ * attempt: its landings spread over the instances. Whichever wins, the action runs exactly once:
+ * one effect row across the app's table and the sweep's, the attempt fulfilled.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -82,18 +84,19 @@ async function startInstance(n: number): Promise<string> {
   return (JSON.parse(line) as { ready: string }).ready;
 }
 
-function startSweep() {
+function startSweep(platform: 'web' | 'mobile') {
+  const client = platform === 'mobile' ? MOBILE : WEB;
   const child = spawn(process.execPath, [sweepProcessOnBuiltKit(), '--once'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       SWEEP_DATABASE_URL: named(database.url, 'race-sweep'),
       VERIFY_BASE_URL: emulator.url,
-      VERIFY_CLIENT_ID: MOBILE.clientId,
-      VERIFY_CLIENT_SECRET: MOBILE.secret,
+      VERIFY_CLIENT_ID: client.clientId,
+      VERIFY_CLIENT_SECRET: client.secret,
       SWEEP_WORKER_NAME: 'race-sweep',
       SWEEP_ACTION: 'grant',
-      SWEEP_PLATFORM: 'mobile',
+      SWEEP_PLATFORM: platform,
       // The attempt is due at once for this sweep, as for one running minutes after the start.
       SWEEP_CLOCK_OFFSET_MS: String(5 * 60_000),
     },
@@ -104,7 +107,7 @@ function startSweep() {
 
 const count = async (sql: string, values: unknown[] = []) => Number((await database.pool.query(sql, values)).rows[0].n);
 
-describe.skipIf(postgresUnavailable !== undefined)('a mobile attempt raced across processes on PostgreSQL', () => {
+describe.skipIf(postgresUnavailable !== undefined)('one attempt raced across processes on PostgreSQL', () => {
   let instances: string[];
 
   beforeAll(async () => {
@@ -127,23 +130,26 @@ describe.skipIf(postgresUnavailable !== undefined)('a mobile attempt raced acros
     await database?.drop();
   });
 
-  /** One round: returns who fulfilled the attempt ('mobile' or 'sweep'). */
-  async function race(round: number): Promise<string> {
-    const owner = await new Agent(testAppSite(instances[0]!, PUBLIC_URL)).signIn(`racer${round}`);
-    const started = await owner.request('/m/verify/start', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ action: 'grant' }),
-    });
+  /** One round: returns who fulfilled the attempt ('app' or 'sweep'). */
+  async function race(user: string, platform: 'web' | 'mobile'): Promise<string> {
+    const owner = await new Agent(testAppSite(instances[0]!, PUBLIC_URL)).signIn(user);
+    const started =
+      platform === 'mobile'
+        ? await owner.request('/m/verify/start', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ action: 'grant' }),
+          })
+        : await owner.tryStart('grant');
     expect(started.status, started.body).toBe(200);
-    const [attempt] = await store.listAttempts({ userRef: `user-racer${round}`, limit: 1 });
+    const [attempt] = await store.listAttempts({ userRef: `user-${user}`, limit: 1 });
     const { sessionId, state } = attempt!;
-    expect(attempt!.platform).toBe('mobile');
+    expect(attempt!.platform).toBe(platform);
     expect((await emulator.control.complete(sessionId, { outcome: 'verified' })).status).toBe(200);
     await emulator.control.setFaults({ statusDelayMs: READ_DELAY_MS });
 
     // The sweep claims the attempt first (its lease), then reads its status slowly.
-    const sweep = startSweep();
+    const sweep = startSweep(platform);
     const leased = 'SELECT count(*) AS n FROM verify_kit_attempts WHERE session_id = $1 AND lease_owner IS NOT NULL';
     await waitFor(
       async () => (await count(leased, [sessionId])) === 1,
@@ -158,7 +164,7 @@ describe.skipIf(postgresUnavailable !== undefined)('a mobile attempt raced acros
     const body = JSON.stringify({ session_id: sessionId, state });
     const landing = `/verify/return?session_id=${encodeURIComponent(sessionId)}&state=${encodeURIComponent(state)}`;
     const racers = Promise.all([
-      ...Array.from({ length: RACERS_PER_ROUTE }, async (_, i) => {
+      ...Array.from({ length: platform === 'mobile' ? RACERS_PER_ROUTE : 0 }, async (_, i) => {
         const answer = await fetch(`${instances[i % 3]!}/verify/mobile/complete`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -185,13 +191,15 @@ describe.skipIf(postgresUnavailable !== undefined)('a mobile attempt raced acros
     }
     const answers = await racers;
     expect(await sweep.exited, sweep.stderr()).toBe(0);
-    // Strangers' completions are told `processed`, whoever won; a landing at the web return URL
-    // reads the session with the web client, which the service answers `pending`: it fulfils nothing.
+    // Strangers' completions are told `processed`, whoever won; strangers' landings get the neutral
+    // page (200). A landing of a mobile attempt at the web return URL reads the session with the web
+    // client, which the service answers `pending`: it fulfils nothing.
     for (const answer of answers.filter((a) => a.route === 'mobile')) {
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.body)).toEqual({ outcome: 'processed' });
     }
     expect(answers.filter((a) => a.route === 'landing' && a.status !== 200)).toEqual([]);
+    expect(answers.filter((a) => a.route === 'landing')).toHaveLength(RACERS_PER_ROUTE);
     const byApp = await count('SELECT count(*) AS n FROM test_effects WHERE session_id = $1', [sessionId]);
     const bySweep = await count('SELECT count(*) AS n FROM sweep_effects WHERE session_id = $1', [sessionId]);
     expect(byApp + bySweep).toBe(1);
@@ -200,12 +208,18 @@ describe.skipIf(postgresUnavailable !== undefined)('a mobile attempt raced acros
     const [report] = jsonLines(sweep.stdout());
     expect(Number(report!.fulfilled) + Number(report!.alreadyFulfilled ?? 0)).toBeLessThanOrEqual(1);
     expect(Number(report!.fulfilled)).toBe(bySweep);
-    return bySweep === 1 ? 'sweep' : 'mobile';
+    return bySweep === 1 ? 'sweep' : 'app';
   }
 
-  it('its completions on three instances, landings on them and a sweep process, all waiting on it at once, fulfil it exactly once', async () => {
+  it('a mobile attempt: its completions on three instances, landings on them and a sweep process, the sweep and two completions waiting on it at once, fulfil it exactly once', async () => {
     const winners: string[] = [];
-    for (let round = 0; round < 3; round++) winners.push(await race(round));
+    for (let round = 0; round < 3; round++) winners.push(await race(`mobile${round}`, 'mobile'));
     console.info(`mobile attempt races on PostgreSQL, won by: ${winners.join(', ')}`);
+  }, 120_000);
+
+  it('a web attempt: its landings on three instances and a sweep process, the sweep and two landings waiting on it at once, fulfil it exactly once', async () => {
+    const winners: string[] = [];
+    for (let round = 0; round < 3; round++) winners.push(await race(`web${round}`, 'web'));
+    console.info(`web attempt races on PostgreSQL, won by: ${winners.join(', ')}`);
   }, 120_000);
 });
