@@ -89,6 +89,10 @@ export function withoutPassword(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
+    // PostgreSQL also takes the password, and a client key's passphrase, as query parameters.
+    for (const name of new Set(parsed.searchParams.keys())) {
+      if (/^(ssl)?password$/i.test(name)) parsed.searchParams.set(name, '***');
+    }
     return parsed.toString();
   } catch {
     return '(unparsable DATABASE_URL)';
