@@ -17,6 +17,13 @@ function sessionSecret(env) {
   return secret;
 }
 
+/** TRUST_PROXY as Express takes it: a hop count, or addresses (`loopback`); unset, no proxy is trusted. */
+function trustProxy(env) {
+  const value = env.TRUST_PROXY?.trim();
+  if (!value) return false;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
 /** `now` is for tests: the clock they share with the emulator (createTestClock). */
 export function createApp({ env = process.env, now } = {}) {
   const secret = sessionSecret(env); // before anything is opened
@@ -30,13 +37,17 @@ export function createApp({ env = process.env, now } = {}) {
   });
 
   const app = express();
+  // Behind a TLS proxy, its hop count or address (TRUST_PROXY=1, or loopback): req.secure then
+  // follows its X-Forwarded-Proto. Unset, nothing a client sends is believed.
+  app.set('trust proxy', trustProxy(env));
   app.use(
     session({
       name: 'app.sid',
       secret,
       resave: false,
       saveUninitialized: false,
-      cookie: { sameSite: 'lax', httpOnly: true },
+      // Secure whenever the request came over https (behind a TLS proxy: once TRUST_PROXY names it).
+      cookie: { sameSite: 'lax', httpOnly: true, secure: 'auto' },
     }),
   );
   app.use(kit.router); // POST /verify/start (parses its own form body) and GET /verify/return

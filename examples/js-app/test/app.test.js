@@ -98,6 +98,29 @@ test('signing in starts a new session: a cookie an attacker planted before the s
   assert.equal(await signedInUserOf(victimCookie), 'alice');
 });
 
+test("behind a TLS proxy the app trusts (TRUST_PROXY), the session cookie is Secure; a client's own X-Forwarded-Proto changes nothing", async () => {
+  const signInVia = async (appEnv) => {
+    const proxied = createApp({ env: appEnv, now: clock.now });
+    const front = createServer(proxied);
+    await new Promise((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const answer = await fetch(`http://127.0.0.1:${front.address().port}/signin`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-proto': 'https' },
+        body: new URLSearchParams({ user: 'alice' }),
+      });
+      return answer.headers.getSetCookie().find((line) => line.startsWith('app.sid='));
+    } finally {
+      await proxied.locals.close();
+      front.closeAllConnections();
+      await new Promise((resolve) => front.close(resolve));
+    }
+  };
+  assert.match(await signInVia({ ...env, TRUST_PROXY: 'loopback' }), /;\s*Secure/i);
+  assert.doesNotMatch(await signInVia(env), /;\s*Secure/i);
+});
+
 test('a sign-in without a user name gets a 400 that says so, and no session', async () => {
   const posts = [
     { headers: {} }, // no form at all: Express 5 leaves req.body undefined

@@ -44,6 +44,13 @@ function sessionSecret(env: NodeJS.ProcessEnv): string {
   return secret;
 }
 
+/** TRUST_PROXY as Express takes it: a hop count, or addresses (`loopback`); unset, no proxy is trusted. */
+function trustProxy(env: NodeJS.ProcessEnv): number | string | false {
+  const value = env.TRUST_PROXY?.trim();
+  if (!value) return false;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
 export async function createApp({ pool, env = process.env, now }: AppOptions): Promise<App> {
   const secret = sessionSecret(env); // before anything is written
   await pool.query(`CREATE TABLE IF NOT EXISTS users (id text PRIMARY KEY, phone text NOT NULL, phone_verified_at timestamptz);
@@ -118,6 +125,9 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
   });
 
   const app = express();
+  // Behind a TLS proxy, its hop count or address (TRUST_PROXY=1, or loopback): req.secure then
+  // follows its X-Forwarded-Proto. Unset, nothing a client sends is believed.
+  app.set('trust proxy', trustProxy(env));
   // Several instances need a session store they share (e.g. connect-pg-simple); the memory store is for one.
   app.use(
     session({
@@ -125,7 +135,8 @@ export async function createApp({ pool, env = process.env, now }: AppOptions): P
       secret,
       resave: false,
       saveUninitialized: false,
-      cookie: { sameSite: 'lax', httpOnly: true },
+      // Secure whenever the request came over https (behind a TLS proxy: once TRUST_PROXY names it).
+      cookie: { sameSite: 'lax', httpOnly: true, secure: 'auto' },
     }),
   );
   app.use(kit.router); // POST /verify/start (parses its own form body) and GET /verify/return
