@@ -27,6 +27,9 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
       'landing.pages',
       'forged.tampered-echo',
       'forged.unverified',
+      'replay.after-success',
+      'replay.other-browser',
+      'replay.storm',
       'stale-intent',
       'sweep.never-returns',
       'entered.no-early-write',
@@ -43,18 +46,31 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
     [
       'landing.pages',
       'replay.after-success',
+      'replay.other-browser',
       'replay.storm',
+      'stale-intent',
       'sweep.never-returns',
       'entered.no-early-write',
       'entered.no-swap',
     ],
   ],
   // Nothing vouches for a guarded form either: the guard keeps none, so the form checks cannot run;
-  // nor for a start, so an action that requires a step-up never starts, even with a grant (nor lands).
+  // nor for a start, so an action that requires a step-up never starts, even with a grant (nor lands):
+  // every check that starts each action says it could not run.
   [
     'stripsOrigin',
     [
+      'forged.unknown-session',
+      'forged.foreign-session',
+      'forged.wrong-state',
+      'forged.missing-state',
+      'forged.tampered-echo',
       'forged.unverified',
+      'replay.after-success',
+      'replay.other-browser',
+      'replay.storm',
+      'stale-intent',
+      'sweep.never-returns',
       'landing.pages',
       'redirect.landing',
       'csrf.cross-site',

@@ -109,7 +109,7 @@ describe('replay.other-browser', () => {
   it("passes the kit's own landing, and says when who the action ran for cannot be seen", async () => {
     const entered = await audit(undefined, 'change_phone');
     expect(entered.failed, entered.table).toEqual([]);
-    expect(entered.evidence).not.toContain('who the action ran for is not seen');
+    expect(entered.evidence).not.toContain('who the action ran for is not seen: change_phone');
     const plain = await audit(undefined);
     expect(plain.failed, plain.table).toEqual([]);
     expect(plain.evidence).toContain('who the action ran for is not seen: grant has no enteredNumber');

@@ -4,9 +4,10 @@
  * after a newer one. The action runs exactly once, for its owner (as far as an entered number shows
  * whose it is), and never for a stale intent; another browser is shown nothing of the owner.
  */
-import { describeAnswer, type AuditCheck } from './check.ts';
+import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
+import type { AuditAction } from './options.ts';
 import { showsNumber } from './typed-number-places.ts';
-import { digitsOf } from './world.ts';
+import { digitsOf, type AuditWorld } from './world.ts';
 
 /**
  * What `text` shows of an attempt's owner, named for evidence: the name they signed in with (as a
@@ -26,99 +27,70 @@ const ONCE_FIX =
 export const replayChecks: AuditCheck[] = [
   {
     id: 'replay.after-success',
-    title: 'A landing replayed after success runs nothing more',
+    title: 'A landing replayed after success (of any action) runs nothing more',
     fix: ONCE_FIX,
     phase: 'concurrent',
     async run(world, verdict) {
-      const user = await world.signIn();
-      const attempt = await world.verified(user);
-      const first = await world.landOn(user, attempt);
-      verdict.note(`first: ${describeAnswer(first)}`);
-      verdict.expect(
-        first.status >= 300 && first.status < 400,
-        `the first landing answered ${first.status}, not a redirect to the action's page`,
-      );
-      verdict.expect((await world.effects(attempt.sessionId)) === 1, 'the first landing did not run the action once');
-      for (let i = 0; i < 3; i++) {
-        const again = await world.landOn(user, attempt);
-        verdict.expect(again.status < 500, `replay ${i + 1} answered ${again.status}`);
+      for (const action of world.options.actions) {
+        const user = await world.signIn();
+        const attempt = await world.verified(user, action);
+        const first = await world.landOn(user, attempt);
+        verdict.note(`${action.name}: first: ${describeAnswer(first)}`);
+        verdict.expect(
+          first.status >= 300 && first.status < 400,
+          `${action.name}: the first landing answered ${first.status}, not a redirect to the action's page`,
+        );
+        verdict.expect(
+          (await world.effects(attempt.sessionId)) === 1,
+          `${action.name}: the first landing did not run the action once`,
+        );
+        for (let i = 0; i < 3; i++) {
+          const again = await world.landOn(user, attempt);
+          verdict.expect(again.status < 500, `${action.name}: replay ${i + 1} answered ${again.status}`);
+        }
+        const count = await world.effects(attempt.sessionId);
+        verdict.note(`${action.name}: effects after 1 landing and 3 replays: ${count}`);
+        verdict.expect(count === 1, `${action.name}: the action ran ${count} times after 3 replays (expected 1)`);
+        verdict.countAgainLater(attempt.sessionId, 1, `${action.name}: after 1 landing and 3 replays`);
       }
-      const count = await world.effects(attempt.sessionId);
-      verdict.note(`effects after 1 landing and 3 replays: ${count}`);
-      verdict.expect(count === 1, `the action ran ${count} times after 3 replays (expected 1)`);
-      verdict.countAgainLater(attempt.sessionId, 1, 'after 1 landing and 3 replays');
     },
   },
   {
     id: 'replay.other-browser',
     title:
-      "The return link opened in another browser (another user, or nobody signed in) is not sent on and shows nothing of its owner (their name, the number they typed), and runs the action once; a typed number becomes its owner's, never that browser's user's",
+      "The return link of any action opened in another browser (another user, or nobody signed in) is not sent on and shows nothing of its owner (their name, the number they typed), and runs the action once; a typed number becomes its owner's, never that browser's user's",
     fix: "Show the outcome only to the attempt's own user (the kit's landing does); run the action for attempt.userRef, never for whoever is signed in.",
     phase: 'concurrent',
     async run(world, verdict) {
-      const action = world.firstAction();
-      const owner = await world.signIn();
-      const phone = action.enteredNumber === undefined ? undefined : world.newNumber();
-      const attempt = await world.attemptOf(await world.postStart(owner, action, { phone }));
-      const location = await world.walkHostedPage(owner, attempt);
-      const other = await world.signIn();
-      const shown = ownerShown(owner.name, phone);
-      for (const [label, agent] of [
-        ['another user', other.agent],
-        ['no session', world.agent()],
-      ] as const) {
-        const answer = await agent.request(location);
-        verdict.note(`${label}: ${describeAnswer(answer)}`);
-        verdict.expect(
-          answer.status < 300 || answer.status >= 400,
-          `${label}'s browser was redirected to ${answer.location}`,
-        );
-        const what = shown(answer.body);
-        verdict.expect(what === undefined, `${label}'s browser was shown ${what}`);
-      }
-      const own = await owner.agent.request(location);
-      verdict.note(`owner: ${describeAnswer(own)}`);
-      verdict.expect(
-        own.status >= 300 && own.status < 400,
-        `the owner's own landing answered ${own.status}, not the redirect to the action's page`,
-      );
-      const count = await world.effects(attempt.sessionId);
-      verdict.expect(count === 1, `the action ran ${count} times after landings in three browsers (expected 1)`);
-      if (phone === undefined) {
-        verdict.note(`who the action ran for is not seen: ${action.name} has no enteredNumber`);
-        return;
-      }
-      const typed = digitsOf(phone);
-      const othersNumber = await world.numberOf(action, other);
-      verdict.expect(othersNumber !== typed, `${action.name} made the owner's typed number the other user's`);
-      const ownersNumber = await world.numberOf(action, owner);
-      verdict.expect(ownersNumber === typed, `${action.name} did not make the typed number its owner's`);
+      for (const action of world.options.actions) await otherBrowser(world, verdict, action);
     },
   },
   {
     id: 'replay.storm',
-    title: 'A reload storm (concurrent landings of one verified attempt) runs the action exactly once',
+    title: 'A reload storm (concurrent landings of one verified attempt, of any action) runs the action exactly once',
     fix: ONCE_FIX,
     phase: 'concurrent',
     async run(world, verdict) {
-      const user = await world.signIn();
-      const attempt = await world.verified(user);
-      const answers = await Promise.all(
-        Array.from({ length: world.options.stormSize }, () => world.landOn(user, attempt)),
-      );
-      const statuses = [...new Set(answers.map((a) => a.status))].join(', ');
-      verdict.note(`${answers.length} concurrent landings answered ${statuses}`);
-      verdict.expect(
-        answers.every((a) => a.status < 500),
-        `some concurrent landings answered ${statuses}`,
-      );
-      const count = await world.effects(attempt.sessionId);
-      verdict.note(`effects: ${count}`);
-      verdict.expect(
-        count === 1,
-        `the action ran ${count} times for ${answers.length} concurrent landings (expected 1)`,
-      );
-      verdict.countAgainLater(attempt.sessionId, 1, `after ${answers.length} concurrent landings`);
+      for (const action of world.options.actions) {
+        const user = await world.signIn();
+        const attempt = await world.verified(user, action);
+        const answers = await Promise.all(
+          Array.from({ length: world.options.stormSize }, () => world.landOn(user, attempt)),
+        );
+        const statuses = [...new Set(answers.map((a) => a.status))].join(', ');
+        verdict.note(`${action.name}: ${answers.length} concurrent landings answered ${statuses}`);
+        verdict.expect(
+          answers.every((a) => a.status < 500),
+          `${action.name}: some concurrent landings answered ${statuses}`,
+        );
+        const count = await world.effects(attempt.sessionId);
+        verdict.note(`${action.name}: effects: ${count}`);
+        verdict.expect(
+          count === 1,
+          `${action.name}: the action ran ${count} times for ${answers.length} concurrent landings (expected 1)`,
+        );
+        verdict.countAgainLater(attempt.sessionId, 1, `${action.name}: after ${answers.length} concurrent landings`);
+      }
     },
   },
   {
@@ -159,3 +131,46 @@ export const replayChecks: AuditCheck[] = [
     },
   },
 ];
+
+/** replay.other-browser for one action: its return link opened by another user and by nobody, then its owner. */
+async function otherBrowser(world: AuditWorld, verdict: Verdict, action: AuditAction): Promise<void> {
+  const owner = await world.signIn();
+  const phone = action.enteredNumber === undefined ? undefined : world.newNumber();
+  const attempt = await world.attemptOf(await world.postStart(owner, action, { phone }));
+  const location = await world.walkHostedPage(owner, attempt);
+  const other = await world.signIn();
+  const shown = ownerShown(owner.name, phone);
+  for (const [label, agent] of [
+    ['another user', other.agent],
+    ['no session', world.agent()],
+  ] as const) {
+    const answer = await agent.request(location);
+    verdict.note(`${action.name}: ${label}: ${describeAnswer(answer)}`);
+    verdict.expect(
+      answer.status < 300 || answer.status >= 400,
+      `${action.name}: ${label}'s browser was redirected to ${answer.location}`,
+    );
+    const what = shown(answer.body);
+    verdict.expect(what === undefined, `${action.name}: ${label}'s browser was shown ${what}`);
+  }
+  const own = await owner.agent.request(location);
+  verdict.note(`${action.name}: owner: ${describeAnswer(own)}`);
+  verdict.expect(
+    own.status >= 300 && own.status < 400,
+    `${action.name}: the owner's own landing answered ${own.status}, not the redirect to the action's page`,
+  );
+  const count = await world.effects(attempt.sessionId);
+  verdict.expect(
+    count === 1,
+    `${action.name}: the action ran ${count} times after landings in three browsers (expected 1)`,
+  );
+  if (phone === undefined) {
+    verdict.note(`who the action ran for is not seen: ${action.name} has no enteredNumber`);
+    return;
+  }
+  const typed = digitsOf(phone);
+  const othersNumber = await world.numberOf(action, other);
+  verdict.expect(othersNumber !== typed, `${action.name} made the owner's typed number the other user's`);
+  const ownersNumber = await world.numberOf(action, owner);
+  verdict.expect(ownersNumber === typed, `${action.name} did not make the typed number its owner's`);
+}
