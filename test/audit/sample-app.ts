@@ -172,6 +172,8 @@ export interface CustomFlaw {
   noFulfilEffectFor?: string[];
   /** Actions (by name) given `ordering: 'independent'` in the kit. */
   independent?: string[];
+  /** A second action with `destination: 'entered'` (writing the number as change_phone does), last of `actions`. */
+  secondEntered?: string;
   /** The kit's start limits turned off, as the `noStartLimits` flaw has them. */
   noStartLimits?: boolean;
   /** The kit's `csrf` options (an app's own token check). */
@@ -574,6 +576,22 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
             insert.run(attempt.sessionId, attempt.userRef);
           },
         },
+        ...(custom.secondEntered === undefined
+          ? []
+          : [
+              {
+                name: custom.secondEntered,
+                operationSensitivity: 'sensitive' as const,
+                successPath: '/done',
+                destination: 'entered' as const,
+                proves: 'destination' as const,
+                fulfil: (_tx: unknown, attempt: { sessionId: string; userRef: string; destination: string | null }) => {
+                  if (attempt.destination === null) throw new Error('no destination');
+                  savePhone.run(attempt.userRef, attempt.destination);
+                  insert.run(attempt.sessionId, attempt.userRef);
+                },
+              },
+            ]),
       ] satisfies ActionDefinition<unknown>[]
     ).map((action) => ({
       ...action,
@@ -823,6 +841,14 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
       { name: 'grant' },
       { name: 'change_phone', enteredNumber: { numberOf: (user) => phoneOf(userNamed(user).userRef) } },
       { name: 'close_account', requireRecentVerification: { scope: 'account_closing', maxAge: 600 } },
+      ...(custom.secondEntered === undefined
+        ? []
+        : [
+            {
+              name: custom.secondEntered,
+              enteredNumber: { numberOf: (user: string) => phoneOf(userNamed(user).userRef) },
+            },
+          ]),
     ],
     kit,
     stepUp: [
