@@ -37,4 +37,17 @@ describe('an app whose change_phone has ordering independent', () => {
     expect(check?.evidence.join('\n')).toMatch(/change_phone: ordering 'independent'/);
     expect(check?.evidence.join('\n')).toMatch(/close_account: newer: /);
   }, 120_000);
+  it('is not run when every action is independent, and an ordering the kit has not is refused', async () => {
+    const app = await startSampleApp();
+    apps.push(app);
+    const independent = app.auditOptions.actions.map((action) => ({ ...action, ordering: 'independent' as const }));
+    const report = await auditIntegration({ ...app.auditOptions, actions: independent, only: ['stale-intent'] });
+    const check = report.checks.find((c) => c.id === 'stale-intent');
+    expect(check?.status).toBe('not-run');
+    expect(check?.evidence[0]).toMatch(/every action of `actions` has ordering 'independent'/);
+    const newest = [{ name: 'grant', ordering: 'newest' as 'latest' }];
+    await expect(auditIntegration({ ...app.auditOptions, actions: newest })).rejects.toThrow(
+      "`actions[0].ordering` must be 'latest' or 'independent'",
+    );
+  }, 120_000);
 });
