@@ -136,6 +136,28 @@ async function keysThatMayTrip(store: PumpingStore, dimension: PumpingDimension,
   return [...new Set(active.filter(mayTrip).map((c) => c.key))];
 }
 
+/**
+ * Per address, the countries it texted in the last 24 hours with none verified from it, as the
+ * check before a text counts them for `address_countries`: only addresses with one or more.
+ */
+async function unverifiedCountries(store: PumpingStore, hour: number, now: number): Promise<Map<string, number>> {
+  const keys = (await keysThatMayTrip(store, 'address_country', hour)).map((key) => ({
+    dimension: 'address_country' as const,
+    key,
+  }));
+  const byAddress = new Map<string, number>();
+  if (keys.length === 0) return byAddress;
+  const reading = await store.readPumping({ keys, address: '', hour, now });
+  keys.forEach(({ key }, index) => {
+    const count = reading.counts[index];
+    if (count === undefined || count.sentLastDay === 0 || count.verifiedLastDay > 0) return;
+    // "<address> <country>": a country code holds no space.
+    const address = key.slice(0, key.lastIndexOf(' '));
+    byAddress.set(address, (byAddress.get(address) ?? 0) + 1);
+  });
+  return byAddress;
+}
+
 async function trippedOf(
   store: PumpingStore,
   thresholds: PumpingThresholds,
@@ -145,16 +167,18 @@ async function trippedOf(
   const hour = hourOf(now);
   // Only these can trip: a key whose texts were all verified and that no refusal presses on trips no
   // rule, while one held by refusals refuses every start whatever its texts, and operators must see it.
-  const keys = (await keysThatMayTrip(store, dimension, hour)).map((key) => ({
-    dimension: dimension as PumpingDimension,
-    key,
-  }));
+  const names = new Set(await keysThatMayTrip(store, dimension, hour));
+  // An address past `addressCountries` refuses every start from it, however few its texts.
+  const countries = dimension === 'address' ? await unverifiedCountries(store, hour, now) : new Map<string, number>();
+  for (const [address, many] of countries) if (many > thresholds.addressCountries) names.add(address);
+  const keys = [...names].map((key) => ({ dimension: dimension as PumpingDimension, key }));
   if (keys.length === 0) return [];
   const reading = await store.readPumping({ keys, address: '', hour, now });
   return keys.flatMap((key, index) => {
     const count = reading.counts[index];
     if (count === undefined) return [];
     const reasons = trippedBy(dimension, count, thresholds[dimension], now);
+    if ((countries.get(key.key) ?? 0) > thresholds.addressCountries) reasons.push('address_countries');
     const rule = reading.rules.find((r) => r.key === key.key)?.rule;
     if (reasons.length === 0 && rule !== 'block') return [];
     const limit = thresholdsOf(count, thresholds[dimension], now);
