@@ -134,6 +134,14 @@ function checkServiceAccess<Tx>(
   checkCredentials(problems, options.clientId, options.clientSecret);
 }
 
+/**
+ * The app's clock, in whole milliseconds: one built on `performance.now()` answers fractions, which
+ * the stores' integer columns refuse (every start failed on them).
+ */
+function inWholeMilliseconds(clock: (() => number) | undefined): (() => number) | undefined {
+  return clock === undefined ? undefined : () => Math.floor(clock());
+}
+
 export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): ResolvedKitOptions<Tx> {
   const fields: unknown = options;
   if (!isRecord(fields)) {
@@ -153,7 +161,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   checkLimits(problems, options.limits, options.dangerouslyDisableStartLimits);
   const beforeCreate = optionalFunction(problems, 'beforeCreate', options.beforeCreate);
   const numbers = checkNumberOptions(problems, options.defaultCountry, options.destinationPolicy);
-  const now = optionalFunction(problems, 'now', options.now) ?? Date.now;
+  const now = inWholeMilliseconds(optionalFunction(problems, 'now', options.now)) ?? Date.now;
   const onOutcome = optionalFunction(problems, 'onOutcome', options.onOutcome);
   const locale = optionalFunction(problems, 'locale', options.locale, 'a function (req) => locale tag such as "fr"');
   checkPages(problems, options.pages);
