@@ -15,6 +15,13 @@ function verifyUrlOrigin(verifyUrl: string): string {
       'The verification service returned a verifyUrl that is not http(s).',
     );
   }
+  // Shown in the page's form and posted to: a userinfo would be shown, sent, or hide the real host.
+  if (url.username !== '' || url.password !== '') {
+    throw new KitError(
+      KitErrorCode.ServiceProtocolError,
+      'The verification service returned a verifyUrl carrying credentials; it is not used.',
+    );
+  }
   // The same rule as baseUrl: the handoff is posted there, so never in clear across a network.
   if (url.protocol === 'http:' && !isLoopbackHostname(url.hostname)) {
     throw new KitError(

@@ -24,6 +24,15 @@ describe('the origin of the service verifyUrl', () => {
     expect(() => originOf('not a url')).toThrow(/unusable verifyUrl/);
   });
 
+  it('refuses a verifyUrl carrying credentials: the page would show them and post the handoff with them', () => {
+    const originOf = originOfVerifyUrl();
+    expect(originOf('https://verify.example.com/v/1')).toBe('https://verify.example.com');
+    expect(() => originOf('https://user:pass@verify.example.com/v/2')).toThrow(/credentials/);
+    // A userinfo spelled as the service's host, hiding another host.
+    expect(() => originOf('https://verify.example.com@evil.test/v/3')).toThrow(/credentials/);
+    expect(() => originOf('https://:pass@verify.example.com/v/4')).toThrow(/credentials/);
+  });
+
   it('refuses a plain-http verifyUrl outside loopback (the handoff would cross the network in clear), as baseUrl is', () => {
     const originOf = originOfVerifyUrl();
     expect(() => originOf('http://verify.example.com/v/1')).toThrow(/https/);
