@@ -96,9 +96,18 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
   const value = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
   let ms = Number.NaN;
   if (/^\d+$/.test(value)) ms = Number(value) * 1000;
-  else if (value !== '') ms = Date.parse(value) - now;
+  else if (IMF_OR_RFC850_DATE.test(value)) ms = Date.parse(value) - now;
+  // asctime names no zone; it is GMT (Date.parse would read it in the local zone).
+  else if (ASCTIME_DATE.test(value)) ms = Date.parse(`${value} GMT`) - now;
   return boundedRetryAfterMs(ms);
 }
+
+/**
+ * The HTTP-date formats: only these are read as dates, as Date.parse reads "-5" or "1.5" as a
+ * date long past, which would be no wait at all.
+ */
+const IMF_OR_RFC850_DATE = /^[a-z]{3,9}, \d{2}[ -][a-z]{3}[ -]\d{2}(\d{2})? \d{2}:\d{2}:\d{2} GMT$/i;
+const ASCTIME_DATE = /^[a-z]{3} [a-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/i;
 
 /**
  * A wait the service (or a ready client, the app's code) named, as the kit waits it: from 0 to an
