@@ -38,8 +38,8 @@ it("the default logger's line, a cut Basic header of the client secret: at most 
   const lines: string[] = [];
   const logger = createConsoleLogger((_level, line) => lines.push(line), { VERIFY_CLIENT_SECRET: SECRET });
   logger.warn({ err: describeError(new Error(`refused Basic ${basic.slice(0, 28)}`)) }, 'status check failed');
-  // "bXktY2xpZW50OlZ0" is "my-client:Vt": what encodes the secret's third character on is gone
-  // (a secret another kit of this process was given may take more of it).
-  expect(lines[0]).toMatch(/refused Basic (bXktY2xpZW50OlZ0)?\[redacted\]/);
+  // What encodes the secret's third character on is gone. What shows of "bXktY2xpZW50OlZ0"
+  // ("my-client:Vt") depends on the other secrets this process remembers (a shared test worker's).
+  expect(lines[0]).toMatch(/refused Basic [A-Za-z0-9+/]*\[redacted\]/);
   expect(runsOf(basic.slice(12), lines[0]!)).toEqual([]);
 });
