@@ -40,11 +40,6 @@ import { originOfVerifyUrl } from './verify-url.ts';
 export { originOfVerifyUrl } from './verify-url.ts';
 
 /**
- * A fresh state, a fresh session (its own Idempotency-Key) and the attempt stored; the text the
- * session sent is counted for the SMS pumping rules beside the attempt's write (SQLite: in its
- * group commit; PostgreSQL: at the same time on another connection), not after it.
- */
-/**
  * Errors the create call itself failed with. Only such a failure may say no session was made: once
  * it was, the text is on its way, and a store of the app's own failing to keep the attempt with a
  * KitError `service_busy` or `service_rejected` of its own must not give the start back.
@@ -61,6 +56,11 @@ function sentNoText(error: unknown): boolean {
   return typeof error === 'object' && error !== null && createFailures.has(error) && createdNoSession(error);
 }
 
+/**
+ * A fresh state, a fresh session (its own Idempotency-Key) and the attempt stored; the text the
+ * session sent is counted for the SMS pumping rules beside the attempt's write (SQLite: in its
+ * group commit; PostgreSQL: at the same time on another connection), not after it.
+ */
 async function createAttempt<Tx>(
   context: KitContext<Tx>,
   user: ResolvedUser,
