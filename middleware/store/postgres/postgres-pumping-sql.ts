@@ -6,24 +6,15 @@
 import { routine } from './postgres-routine.ts';
 
 /**
- * The reading before a text in one statement: every key's counts ($1 dimensions, $2 keys, $3
- * hour), the most verified in one of days 1 to 13 of the keys flagged in $7 (null for the others:
- * read earlier this hour), the address's countries without a verification ($4 "<address> ", $5
- * "<address>!"), the live rules ($6 now). In a routine so that its plan is made once per
- * connection: as a prepared statement, PostgreSQL planned it again at every start (the plan for
- * five keys looked cheaper than the generic one, estimated for ten), about two thirds of its time
- * on the server; the plan is the same either way.
+ * Each key's counts ($1 dimensions, $2 keys, $3 hour) as one JSON array of nine numbers (sent and
+ * verified this hour, the hour before, the last 24 hours; the most verified in one of days 1 to 13,
+ * for the keys flagged in $7, else null: read earlier this hour; refused this hour and the hour
+ * before), in the keys' order: arrays, not objects, as PostgreSQL builds and the app parses them
+ * faster (postgres-pumping.ts reads them by position).
  */
-const READ_PUMPING_BODY = `
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY SELECT
-       (SELECT coalesce(json_agg(json_build_object(
-           'sentThisHour', c.sent_this_hour, 'verifiedThisHour', c.verified_this_hour,
-           'sentLastHour', c.sent_last_hour, 'verifiedLastHour', c.verified_last_hour,
-           'sentLastDay', c.sent_last_day, 'verifiedLastDay', c.verified_last_day,
-           'maxVerifiedPastDay', m.max_day, 'refusedThisHour', c.refused_this_hour,
-           'refusedLastHour', c.refused_last_hour) ORDER BY k.ord), '[]'::json)
+const KEY_COUNTS = `(SELECT coalesce(json_agg(json_build_array(c.sent_this_hour, c.verified_this_hour,
+           c.sent_last_hour, c.verified_last_hour, c.sent_last_day, c.verified_last_day, m.max_day,
+           c.refused_this_hour, c.refused_last_hour) ORDER BY k.ord), '[]'::json)
         FROM unnest($1::text[], $2::text[], $7::boolean[]) WITH ORDINALITY AS k(dimension, key, need, ord)
         CROSS JOIN LATERAL (SELECT
             coalesce(sum(p.sent) FILTER (WHERE p.hour = $3), 0) AS sent_this_hour,
@@ -39,15 +30,29 @@ BEGIN
         CROSS JOIN LATERAL (SELECT CASE WHEN k.need THEN coalesce(max(d.v), 0) END AS max_day
           FROM (SELECT sum(p.verified) AS v FROM verify_kit_pumping_counts p
             WHERE k.need AND p.dimension = k.dimension AND p.key = k.key AND p.hour > $3 - 336 AND p.hour <= $3 - 24
-            GROUP BY ($3 - p.hour) / 24) d) m) AS counts,
-       (SELECT count(*) FROM (SELECT p.key FROM verify_kit_pumping_counts p
+            GROUP BY ($3 - p.hour) / 24) d) m)`;
+
+/** The address's countries without a verification ($4 "<address> ", $5 "<address>!"), and the live rules ($6 now). */
+const COUNTRIES_AND_RULES = `(SELECT count(*) FROM (SELECT p.key FROM verify_kit_pumping_counts p
           WHERE p.dimension = 'address_country' AND p.key > $4 AND p.key < $5 AND p.hour > $3 - 24 AND p.hour <= $3
-          GROUP BY p.key HAVING sum(p.verified) = 0 AND sum(p.sent) > 0) u)::integer AS unverified_countries,
+          GROUP BY p.key HAVING sum(p.verified) = 0 AND sum(p.sent) > 0) u)::integer,
        (SELECT coalesce(json_agg(json_build_object('dimension', r.dimension, 'key', r.key, 'rule', r.rule,
            'until', r.until, 'setAt', r.set_at)), '[]'::json)
         FROM verify_kit_pumping_rules r JOIN unnest($1::text[], $2::text[]) AS k(dimension, key)
           ON r.dimension = k.dimension AND r.key = k.key
-        WHERE r.until > $6) AS rules;
+        WHERE r.until > $6)`;
+
+/**
+ * The reading before a text in one statement: the keys' counts, the address's countries without a
+ * verification, the live rules. In a routine so that its plan is made once per connection: as a
+ * prepared statement, PostgreSQL planned it again at every start (the plan for five keys looked
+ * cheaper than the generic one, estimated for ten), about two thirds of its time on the server;
+ * the plan is the same either way.
+ */
+const READ_PUMPING_BODY = `
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY SELECT ${KEY_COUNTS}, ${COUNTRIES_AND_RULES};
 END`;
 /** The reading's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
 export const READ_PUMPING = routine(
@@ -61,20 +66,25 @@ export const READ_PUMPING = routine(
 const READ_PUMPING_ROUTINE = READ_PUMPING.name;
 
 /**
- * The check before a text ($1 to $7, as the reading): one text counted under every key in hour $3,
- * then the reading. The upserts (in one sorted order, so two checks lock shared counters in the
- * same order) wait on each other's row locks and return each key's count with this text. The
- * reading is a query of its own, so it takes a snapshot after those locks: concurrent checks from
- * one address (they share its counter) each read the countries of those before them, which a
- * reading in the upserts' statement missed. It holds this text too (postgres-pumping.ts takes it
- * out). Unflushed, as recordSend.
+ * The check before a text ($1 to $7, as the reading): the keys' counts, then one text counted
+ * under every key in hour $3, then the address's countries and the rules. The upserts (in one
+ * sorted order, so two checks lock shared counters in the same order) wait on each other's row
+ * locks and return each key's count this hour with this text: that count, not the one read
+ * before the locks, is this hour's (postgres-pumping.ts puts it in place of the one read, in the
+ * last 24 hours too), so concurrent checks each read the texts of those before them, and the
+ * locks are held for the end of the check alone, not its 24-hour sums. The countries are a query
+ * after the upserts, so they take a snapshot after those locks: concurrent checks from one address
+ * (they share its counter) each read the countries of those before them, which a reading in the
+ * upserts' statement missed. Unflushed, as recordSend.
  */
 const RESERVE_PUMPING_BODY = `
 #variable_conflict use_column
 DECLARE
+  v_counts JSON;
   v_sent JSON;
 BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
+  v_counts := ${KEY_COUNTS};
   WITH counted AS (
     INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent)
     SELECT k.dimension, k.key, $3, 1 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
@@ -84,16 +94,15 @@ BEGIN
   SELECT coalesce(json_agg(c.sent ORDER BY k.ord), '[]'::json) INTO v_sent
     FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(dimension, key, ord)
     JOIN counted c ON c.dimension = k.dimension AND c.key = k.key;
-  RETURN QUERY SELECT r.counts, r.unverified_countries, r.rules, v_sent
-    FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7) r;
+  RETURN QUERY SELECT v_counts, ${COUNTRIES_AND_RULES}, v_sent;
 END`;
-/** The check's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
+/** The check's routine, created by the store with its others (ROUTINES, postgres-sql.ts); its plans made once per connection, as the reading's. */
 export const RESERVE_PUMPING = routine(
   'verify_kit_reserve_pumping',
   'text[], text[], integer, text, text, bigint, boolean[]',
   `(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[])
       RETURNS TABLE (counts JSON, unverified_countries INTEGER, rules JSON, sent JSON) LANGUAGE plpgsql VOLATILE
-      AS $fn$${RESERVE_PUMPING_BODY}
+      SET plan_cache_mode = force_generic_plan AS $fn$${RESERVE_PUMPING_BODY}
       $fn$`,
 );
 const RESERVE_PUMPING_ROUTINE = RESERVE_PUMPING.name;

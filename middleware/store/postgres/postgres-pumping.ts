@@ -40,38 +40,56 @@ function sortedKeys(keys: readonly PumpingKey[]): PumpingKey[] {
   );
 }
 
+/**
+ * One key's counts as the routines return them (postgres-pumping-sql.ts, KEY_COUNTS): sent and
+ * verified this hour, the hour before, the last 24 hours; the most verified in one of days 1 to 13
+ * (null when not asked for: kept from earlier this hour); refused this hour and the hour before.
+ */
+type KeyCounts = [number, number, number, number, number, number, number | null, number, number];
+
 type ReadingRow = {
-  /** The most verified in one of days 1 to 13; null when not asked for (kept from earlier this hour). */
-  counts: (Omit<PumpingCount, 'maxVerifiedDay'> & { maxVerifiedPastDay: number | null })[];
+  counts: KeyCounts[];
   unverified_countries: number;
   rules: (Omit<PumpingRule, 'until' | 'setAt'> & { until: number | string; setAt: number | string })[];
+  /** reserveSend's alone: each key's count this hour, this text included, as its upsert returned it. */
+  sent?: number[];
 };
 
-/** Each count's 14-day maximum: days 1 to 13 as read now or earlier this hour, and the last 24 hours. */
-function withPastDays(
+/**
+ * Each count as read, its 14-day maximum from days 1 to 13 as read now or earlier this hour and
+ * the last 24 hours. With `sent` (reserveSend), this hour's texts are each key's count as its own
+ * upsert returned it, less the reserved text: the last 24 hours move by as much, as they hold this
+ * hour. Built in one pass, field by field: a start reads five keys.
+ */
+function countsOf(
   pastDays: PastDaysCache,
   keys: readonly PumpingKey[],
   hour: number,
   kept: (number | undefined)[],
-  counts: ReadingRow['counts'],
+  rows: readonly KeyCounts[],
+  sent: readonly number[] | undefined,
 ): PumpingCount[] {
-  return counts.map(({ maxVerifiedPastDay, ...count }, i) => {
+  const counts: PumpingCount[] = [];
+  for (const [i, row] of rows.entries()) {
+    const [sentThisHour, verifiedThisHour, sentLastHour, verifiedLastHour, sentLastDay, verifiedLastDay] = row;
+    const [, , , , , , maxVerifiedPastDay, refusedThisHour, refusedLastHour] = row;
     const past = kept[i] ?? maxVerifiedPastDay ?? 0;
     const key = keys[i];
     if (kept[i] === undefined && key !== undefined) pastDays.set(key.dimension, key.key, hour, past);
-    return { ...count, maxVerifiedDay: Math.max(past, count.verifiedLastDay) };
-  });
-}
-
-/**
- * Each key's count of this hour as its own upsert returned it, less the reserved text (the reading
- * holds it). The last 24 hours move by as much, as they hold this hour.
- */
-function withReserved(counts: PumpingCount[], sent: number[]): PumpingCount[] {
-  return counts.map((count, i) => {
-    const before = (sent[i] ?? count.sentThisHour) - 1;
-    return { ...count, sentThisHour: before, sentLastDay: count.sentLastDay - count.sentThisHour + before };
-  });
+    const before = sent === undefined ? sentThisHour : (sent[i] ?? sentThisHour) - 1;
+    counts.push({
+      sentThisHour: before,
+      verifiedThisHour,
+      sentLastHour,
+      verifiedLastHour,
+      sentLastDay: sentLastDay - sentThisHour + before,
+      verifiedLastDay,
+      maxVerifiedDay: Math.max(past, verifiedLastDay),
+      refusedThisHour,
+      refusedLastHour,
+    });
+  }
+  return counts;
 }
 
 /**
@@ -100,7 +118,7 @@ async function read(
   const dimensions = keys.map((k) => k.dimension);
   const names = keys.map((k) => k.key);
   const kept = keys.map((k) => pastDays.get(k.dimension, k.key, hour));
-  const { rows } = await query<ReadingRow & { sent?: number[] }>(db, name, [
+  const { rows } = await query<ReadingRow>(db, name, [
     dimensions,
     names,
     hour,
@@ -111,16 +129,12 @@ async function read(
   ]);
   const [row] = rows;
   if (row === undefined) throw new Error('The pumping counters returned no row.');
-  const counts = withPastDays(pastDays, keys, hour, kept, row.counts);
-  if (row.sent === undefined) {
-    return { counts, unverifiedCountries: row.unverified_countries, rules: rulesOf(row) };
-  }
-  const before = withReserved(counts, row.sent);
-  return {
-    counts: before,
-    unverifiedCountries: countriesBefore(keys, address, before, row.unverified_countries),
-    rules: rulesOf(row),
-  };
+  const counts = countsOf(pastDays, keys, hour, kept, row.counts, row.sent);
+  const unverifiedCountries =
+    row.sent === undefined
+      ? row.unverified_countries
+      : countriesBefore(keys, address, counts, row.unverified_countries);
+  return { counts, unverifiedCountries, rules: rulesOf(row) };
 }
 
 function rulesOf(row: ReadingRow): PumpingRule[] {
