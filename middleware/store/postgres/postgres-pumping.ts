@@ -5,6 +5,7 @@
  */
 import { pastDaysCache, type PastDaysCache } from '../past-days-cache.ts';
 import { query, type PostgresDb } from './postgres-query.ts';
+import type { StartWrites } from './postgres-start-writes.ts';
 import type {
   PumpingCount,
   PumpingDecisionRecord,
@@ -189,8 +190,8 @@ function pumpingReads(
   };
 }
 
-/** The pumping part of the PostgreSQL store. */
-export function postgresPumping(db: PostgresDb): PumpingStore {
+/** The pumping part of the PostgreSQL store; `attachSend` writes a send's record (startWrites). */
+export function postgresPumping(db: PostgresDb, attachSend: StartWrites['attachSend']): PumpingStore {
   return {
     ...pumpingReads(db),
     // Counts may be set back by a fraction of a second in a crash, at no cost but a few texts
@@ -206,9 +207,10 @@ export function postgresPumping(db: PostgresDb): PumpingStore {
       await query(db, 'releaseSend', values);
       await query(db, 'dropEmptyCounts', values);
     },
-    async attachSend({ sessionId, keys, hour }) {
+    // With its attempt's insert when the start asks for both in one turn (postgres-start-writes.ts).
+    attachSend({ sessionId, keys, hour }) {
       const sorted = sortedKeys(keys);
-      await query(db, 'attachSend', [sessionId, hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)]);
+      return attachSend([sessionId, hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)]);
     },
     async markVerified(sessionId) {
       const { rows } = await query<{ marked: number }>(db, 'markVerified', [sessionId]);

@@ -23,13 +23,21 @@ import { SWEEP_SQL } from './postgres-sweep-sql.ts';
  */
 export const ROUTINES = [READ_PUMPING, RESERVE_PUMPING, CONSUME_BUDGETS, MARK_ONE, MARK_GROUP] as const;
 
+const INSERT_ATTEMPT = `INSERT INTO verify_kit_attempts
+      (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
+       destination, service_user_ref, client_id)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
+
 export const SQL = {
   ...STEP_UP_SQL,
   ...PUMPING_SQL,
-  insert: `INSERT INTO verify_kit_attempts
-      (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
-       destination, service_user_ref, client_id)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+  insert: INSERT_ATTEMPT,
+  // The attempt and the record of its text's send ($14 hour, $15 dimensions, $16 keys, sorted), as
+  // attachSend writes it, in one statement (postgres-start-writes.ts).
+  insertWithSend: `WITH send AS (
+      INSERT INTO verify_kit_pumping_sends (session_id, hour, dimensions, keys) VALUES ($2, $14, $15, $16)
+      ON CONFLICT (session_id) DO NOTHING)
+    ${INSERT_ATTEMPT}`,
   byState: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE state = $1`,
   bySession: `SELECT ${ATTEMPT} FROM verify_kit_attempts WHERE session_id = $1`,
   ...FULFIL_SQL,

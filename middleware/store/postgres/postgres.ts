@@ -22,6 +22,7 @@ import { postgresFulfil } from './postgres-fulfil.ts';
 import { postgresHousekeeping } from './postgres-reads-and-retention.ts';
 import { postgresOutbox } from './postgres-outbox.ts';
 import { postgresPumping } from './postgres-pumping.ts';
+import { startWrites } from './postgres-start-writes.ts';
 import { query, type PostgresDb } from './postgres-query.ts';
 import { fromAttemptJson, type AttemptJsonRow } from './postgres-rows.ts';
 import { migrate } from './postgres-schema.ts';
@@ -29,7 +30,7 @@ import { ENDED_BUDGETS_PER_CLEANUP } from './postgres-budgets-sql.ts';
 import { postgresSweepWrites } from './postgres-sweep.ts';
 import { postgresStepUp } from './postgres-step-up.ts';
 import { postgresSweepPace } from './postgres-sweep-pace.ts';
-import type { NewAttempt, PumpingStore, StartBudgetCounter, StepUpStore, VerifyStore } from '../types.ts';
+import type { PumpingStore, StartBudgetCounter, StepUpStore, VerifyStore } from '../types.ts';
 
 /** Options of createPostgresStore. */
 export interface PostgresStoreOptions {
@@ -73,25 +74,6 @@ function assertPoolOption(options: unknown): asserts options is PostgresStoreOpt
         'e.g. new pg.Pool({ connectionString: process.env.DATABASE_URL }).',
     );
   }
-}
-
-/** The insert statement's values, in its column order. */
-function insertValues(attempt: NewAttempt): unknown[] {
-  return [
-    attempt.state,
-    attempt.sessionId,
-    attempt.userRef,
-    attempt.action,
-    JSON.stringify(attempt.params),
-    attempt.returnTo,
-    attempt.sensitivity,
-    attempt.platform,
-    attempt.createdAt,
-    attempt.nextCheckAt,
-    attempt.destination,
-    attempt.serviceUserRef ?? null,
-    attempt.clientId ?? null,
-  ];
 }
 
 interface RefusalRow {
@@ -157,13 +139,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   assertPoolOption(options);
   const { pool } = options;
   const { db, first: ready } = migratedPool(pool);
+  const writes = startWrites(db);
   return {
     kind: 'postgres',
     pool,
     ready,
-    async insertAttempt(attempt) {
-      await query(db, 'insert', insertValues(attempt));
-    },
+    // With the record of its text's send, when the start asks for both in one turn.
+    insertAttempt: writes.insertAttempt,
     async findAttemptByState(state) {
       const { rows } = await query<AttemptJsonRow>(db, 'byState', [state]);
       return rows[0] === undefined ? undefined : fromAttemptJson(rows[0].attempt);
@@ -175,7 +157,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...postgresSweepPace(db),
     ...postgresHousekeeping(db),
     stepUp: postgresStepUp(db),
-    pumping: postgresPumping(db),
+    pumping: postgresPumping(db, writes.attachSend),
     async close() {
       // The pool belongs to the app; only wait for a migration still running.
       await ready.catch(() => {});
