@@ -3,12 +3,12 @@
  * asked for in one turn as the start asks for them, go in one statement; each still settles as its
  * own when that statement fails, and a send no attempt takes is written alone.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import type { PumpingKey } from '../../middleware/store/types.ts';
 import { newAttempt } from '../support/attempts.ts';
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { createTestDatabase, postgresUnavailable, recordingPool, type TestDatabase } from '../support/postgres.ts';
 
 const keys: PumpingKey[] = [
   { dimension: 'country', key: 'GB' },
@@ -22,15 +22,7 @@ let sent: string[];
 
 /** A store on a pool of one connection that records every statement sent on it. */
 async function recordingStore(): Promise<PostgresStore> {
-  pool = new pg.Pool({ connectionString: database.url, max: 1 });
-  sent = [];
-  pool.on('connect', (client) => {
-    const send = client.query.bind(client) as (...args: unknown[]) => unknown;
-    client.query = ((config: unknown, ...rest: unknown[]) => {
-      sent.push(typeof config === 'string' ? config : (config as { text: string }).text);
-      return send(config, ...rest);
-    }) as typeof client.query;
-  });
+  ({ pool, sent } = recordingPool(database.url));
   const recording = createPostgresStore({ pool });
   await recording.ready;
   sent.length = 0;

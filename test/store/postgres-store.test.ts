@@ -11,7 +11,7 @@ import { migrate, SCHEMA_VERSION } from '../../middleware/store/postgres/postgre
 import { ROUTINES, SQL } from '../../middleware/store/postgres/postgres-sql.ts';
 import { UNPACED } from '../../middleware/sweep/pacing.ts';
 import { newSweepOwner } from '../../middleware/sweep/sweep-options.ts';
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { createTestDatabase, postgresUnavailable, recordingPool, type TestDatabase } from '../support/postgres.ts';
 import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -36,18 +36,11 @@ function newPool(max = 5): pg.Pool {
   return pool;
 }
 
-/** A pool of one connection that records the text of every statement sent on it. */
-function recordingPool(): { pool: pg.Pool; sent: string[] } {
-  const pool = newPool(1);
-  const sent: string[] = [];
-  pool.on('connect', (client) => {
-    const send = client.query.bind(client) as (...args: unknown[]) => unknown;
-    client.query = ((config: unknown, ...rest: unknown[]) => {
-      sent.push(typeof config === 'string' ? config : (config as { text: string }).text);
-      return send(config, ...rest);
-    }) as typeof client.query;
-  });
-  return { pool, sent };
+/** A recording pool (test/support/postgres.ts) closed with the others after each test. */
+function recordingPoolClosedAfter(): { pool: pg.Pool; sent: string[] } {
+  const recording = recordingPool(database.url);
+  pools.push(recording.pool);
+  return recording;
 }
 
 /** The connection's synchronous_commit, as the next COMMIT on it would use it. */
@@ -94,7 +87,7 @@ describe.skipIf(postgresUnavailable !== undefined)('PostgreSQL store', () => {
   });
 
   it('commits the sweep pace without waiting for a disk flush, and every fulfilment waiting for one', async () => {
-    const { pool, sent } = recordingPool();
+    const { pool, sent } = recordingPoolClosedAfter();
     const single = createPostgresStore({ pool });
     await single.insertAttempt(attempt(1));
     sent.length = 0;

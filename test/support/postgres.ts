@@ -99,3 +99,20 @@ export async function createTestDatabase(options: { max?: number; icuLocale?: st
     },
   };
 }
+
+/**
+ * A pool of one connection that records the text of every statement sent on it, so a test can
+ * count the round trips a store call makes.
+ */
+export function recordingPool(url: string): { pool: pg.Pool; sent: string[] } {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const sent: string[] = [];
+  pool.on('connect', (client) => {
+    const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((config: unknown, ...rest: unknown[]) => {
+      sent.push(typeof config === 'string' ? config : (config as { text: string }).text);
+      return send(config, ...rest);
+    }) as typeof client.query;
+  });
+  return { pool, sent };
+}
