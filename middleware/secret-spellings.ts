@@ -19,12 +19,20 @@ export const MIN_SECRET_LENGTH = 10;
 export const MIN_OTHER_SECRET_LENGTH = 4;
 
 /**
- * Values of `env` whose names say they are secret (…SECRET, …PASSWORD, …TOKEN, …KEY), as set and
- * trimmed (a value read from a file keeps its newline; the configuration trims it, as the kit asks).
+ * Names that say a variable holds a secret: …SECRET, …PASSWORD (and PASSWD, PASSPHRASE), …TOKEN,
+ * …KEY, …CREDENTIAL(S), and PASS or PWD as a word of their own (`DB_PASS`, `MYSQL_PWD`). Not the
+ * shell's PWD and OLDPWD (the working directory: every path printed would be garbled), nor a
+ * word that merely starts so (`PGPASSFILE` names a file).
+ */
+const SECRET_NAME = /SECRET|PASSWORD|PASSWD|PASSPHRASE|TOKEN|KEY|CREDENTIAL|(?:^|_)PASS(?:_|$)|_PWD(?:_|$)/i;
+
+/**
+ * Values of `env` whose names say they are secret (SECRET_NAME), as set and trimmed (a value read
+ * from a file keeps its newline; the configuration trims it, as the kit asks).
  */
 export function environmentSecrets(env: Readonly<Record<string, string | undefined>>): string[] {
   return Object.entries(env)
-    .filter(([key, value]) => /SECRET|PASSWORD|TOKEN|KEY/i.test(key) && typeof value === 'string')
+    .filter(([key, value]) => SECRET_NAME.test(key) && typeof value === 'string')
     .flatMap(([, value]) => [...new Set([value as string, (value as string).trim()])]);
 }
 
