@@ -35,10 +35,19 @@ function isIpv6Address(value: string): boolean {
   return isIPv6(bare.replace(/%[\w.-]*$/, ''));
 }
 
-/** Whether a value may be a phone number: as many digits as one, and no whole IP address. */
+/**
+ * Whether a value is an IPv4 address and a port ("0.0.0.0:43159", a URL's host): the kit reads no
+ * number with a colon, and a message quoting an app's address must show it as written.
+ */
+function isIpv4WithPort(value: string): boolean {
+  const [, address = '', port] = /^(.+):(\d{1,5})$/.exec(value) ?? [];
+  return port !== undefined && isIPv4(address) && Number(port) <= 65535;
+}
+
+/** Whether a value may be a phone number: as many digits as one, and no whole IP address (with a port or not). */
 export function mayBePhoneNumber(value: string): boolean {
   const digits = value.match(/\p{Nd}/gu)?.length ?? 0;
-  return digits >= FEWEST_NUMBER_DIGITS && !isIpv4Address(value) && !isIpv6Address(value);
+  return digits >= FEWEST_NUMBER_DIGITS && !isIpv4Address(value) && !isIpv4WithPort(value) && !isIpv6Address(value);
 }
 
 /** A path part that may be one group of a number, once decoded: digits, a leading `+`, the marks between groups. */
