@@ -31,7 +31,7 @@ export { readStatus, startedByAnotherClient, type Completion, type StatusRead } 
 
 /**
  * Looks up the attempt a return (landing or mobile completion) refers to: resolved by `state`,
- * then the `session_id` must be the one stored for it. Writes nothing.
+ * then the `session_id` (and the state) must be the ones stored for it. Writes nothing.
  */
 export async function findReturnedAttempt<Tx>(
   store: VerifyStore<Tx>,
@@ -41,7 +41,8 @@ export async function findReturnedAttempt<Tx>(
   if (attempt === undefined) {
     throw new KitError(KitErrorCode.UnknownAttempt, 'No verification attempt matches this link; start again.');
   }
-  if (attempt.sessionId !== returned.sessionId) {
+  // The store's answer is checked too: a store of the app's own may answer another attempt.
+  if (attempt.sessionId !== returned.sessionId || attempt.state !== returned.state) {
     throw new KitError(
       KitErrorCode.SessionMismatch,
       'This link does not belong to the verification it names; start again.',

@@ -55,25 +55,42 @@ export async function readStatus<Tx>(deps: FulfilContext<Tx>, attempt: Attempt):
   // A ready client is the app's code: its answer is checked as the kit's own client checks the service's.
   const status: Partial<SessionStatus> | undefined = await deps.client.getSession(attempt.sessionId);
   if (status?.status === 'pending') return { kind: 'pending' };
-  if (status?.status === 'failed') return { kind: 'failed', reason: reasonOf(status.reason) };
+  if (status?.status === 'failed') {
+    // Another session's failure must not end this attempt: its user may have verified.
+    if (echoContradicts(status, attempt)) throw mismatchedAnswer();
+    return { kind: 'failed', reason: reasonOf(status.reason) };
+  }
   if (status?.status !== 'verified') {
     throw new KitError(
       KitErrorCode.ServiceProtocolError,
       'The verification client answered a status other than pending, verified or failed; nothing was fulfilled.',
     );
   }
-  if (!echoesAttempt(status, attempt)) {
-    throw new KitError(
-      KitErrorCode.ServiceResponseMismatch,
-      'The verification service reported a state or user other than the ones this attempt was started with; nothing was fulfilled.',
-    );
-  }
+  if (!echoesAttempt(status, attempt)) throw mismatchedAnswer();
   return { kind: 'verified', action: deps.actions.get(attempt.action) };
+}
+
+function mismatchedAnswer(): KitError {
+  return new KitError(
+    KitErrorCode.ServiceResponseMismatch,
+    'The verification service reported a state or user other than the ones this attempt was started with; nothing was fulfilled or recorded.',
+  );
 }
 
 /** The echoed state and userRef are the attempt's: the userRef the service was sent (bound to the number for an action that proves it). */
 function echoesAttempt(status: Partial<SessionStatus>, attempt: Attempt): boolean {
   return status.state === attempt.state && status.userRef === (attempt.serviceUserRef ?? attempt.userRef);
+}
+
+/**
+ * A failure echoing a state or userRef other than the attempt's. One echoing none is taken as the
+ * attempt's (a ready client of the app's may leave them out, as its type allows).
+ */
+function echoContradicts(status: Partial<SessionStatus>, attempt: Attempt): boolean {
+  return (
+    (status.state !== undefined && status.state !== attempt.state) ||
+    (status.userRef !== undefined && status.userRef !== (attempt.serviceUserRef ?? attempt.userRef))
+  );
 }
 
 /**

@@ -142,7 +142,8 @@ export async function completeReturn<Tx>(
   const readable = !startedByAnotherClient(context, attempt);
   for (let i = 0; completion.kind === 'pending' && !busy && readable && i < rechecks; i++) {
     await sleep(context.landing.pendingRecheckIntervalMs);
-    attempt = (await context.store.findAttemptByState(ids.state)) ?? attempt;
+    // Read again as at first: the attempt the link names, or the link's error (a store of the app's own may err).
+    attempt = await findReturnedAttempt(context.store, ids);
     ({ completion, busy } = await completeUnlessBusy(context, attempt, outcomeSource));
   }
   const { sessionId, action } = completion.attempt;

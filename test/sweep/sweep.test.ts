@@ -257,6 +257,20 @@ describe('runSweep', () => {
     expect(JSON.stringify(logged)).not.toContain('demo-secret-change-me');
   });
 
+  it("does not mark the attempt failed when the service's failure echoes another user: its user may have verified", async () => {
+    await setUp();
+    const [attempt] = await b.createAttempts(1, { storedUserRef: 'someone-else' });
+    await emu.control.completeSession(attempt!.sessionId, 'failed', 'otp_locked');
+    const errors: unknown[] = [];
+    const logger: KitLogger = { info: () => {}, warn: () => {}, error: (obj) => errors.push(obj) };
+    const report = await runSweep(b.deps, { logger });
+    expect(report).toMatchObject({ reads: 1, errors: 1, failed: 0, fulfilled: 0 });
+    expect(await b.attempt(attempt!.state)).toMatchObject({ outcome: 'pending', failureReason: null, sweepChecks: 1 });
+    expect(errors).toContainEqual(
+      expect.objectContaining({ err: expect.objectContaining({ code: 'service_response_mismatch' }) }),
+    );
+  });
+
   it('keeps sweeping when the logger itself throws: failed reads are still rescheduled, nothing stays leased', async () => {
     await setUp({ statusReadAttempts: 1 });
     const attempts = await b.createAttempts(3);
