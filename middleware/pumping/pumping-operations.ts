@@ -7,7 +7,7 @@ import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { markingErrors } from '../logger.ts';
 import { callsThrough } from '../store/calls-through.ts';
-import { namedUnlessNumber, quotedUnlessNumber } from '../numbers/mask-number.ts';
+import { maskNumbersInText, namedUnlessNumber, quotedUnlessNumber } from '../numbers/mask-number.ts';
 import type {
   PumpingDayCount,
   PumpingDecisionRecord,
@@ -40,11 +40,17 @@ export interface PumpingOperations {
   tripped(): Promise<TrippedKey[]>;
   /** Texts sent and verified per country (or block) and day, over the last `days` days (default 14). */
   countsByDay(query?: { by?: 'country' | 'block'; days?: number }): Promise<PumpingDayCount[]>;
-  /** Decisions of the last `hours` hours (default 24), newest first, at most `limit` (default 100). */
+  /**
+   * Decisions of the last `hours` hours (default 24), newest first, at most `limit` (default 100).
+   * A userRef that is or holds a phone number is shown masked ("•• 23").
+   */
   decisions(query?: { hours?: number; limit?: number }): Promise<PumpingDecisionRecord[]>;
-  /** The operators' rules in force. */
+  /** The operators' rules in force; a user's key that is or holds a phone number is shown masked. */
   rules(): Promise<PumpingRule[]>;
-  /** Refuses every start to the target for `hours` (default 12, as a hosted service's prefix block lasts). */
+  /**
+   * Refuses every start to the target for `hours` (default 12, as a hosted service's prefix block
+   * lasts). The rule returned shows a user's key as rules() does.
+   */
   block(target: PumpingTarget, hours?: number): Promise<PumpingRule>;
   /** Lifts the rules of the target for `hours` (default 24): its starts are sent whatever the counts say. */
   release(target: PumpingTarget, hours?: number): Promise<PumpingRule>;
@@ -198,6 +204,24 @@ async function trippedOf(
 }
 
 /**
+ * A userRef as operators are shown it. An app may key users by their phone number (a sign-up by
+ * number): a full number appears only where the user typed it, so one standing in the ref is
+ * masked, while an id that merely holds digits (a UUID) is shown whole. A store of the app's own
+ * may answer something else: shown as it is.
+ */
+function shownUserRef<T>(userRef: T): T | string {
+  return typeof userRef === 'string' ? maskNumbersInText(userRef) : userRef;
+}
+
+function shownRule(rule: PumpingRule): PumpingRule {
+  return rule.dimension === 'user' ? { ...rule, key: shownUserRef(rule.key) } : rule;
+}
+
+function shownDecision(decision: PumpingDecisionRecord): PumpingDecisionRecord {
+  return { ...decision, userRef: shownUserRef(decision.userRef) };
+}
+
+/**
  * Each operation waits on the store no longer than the start's own pumping reads do
  * (hookTimeouts.limits): an admin page on a store that stopped answering gets an error, never a
  * request that hangs for good. A write that is late may still be applied: rules() tells. A store
@@ -242,7 +266,7 @@ export function pumpingOperations(deps: {
     // Whole milliseconds: the stores keep times as integers (1.23456789 hours is not one).
     const set: PumpingRule = { ...key, rule, until: now + Math.round(checkHours(hours) * HOUR_MS), setAt: now };
     await store().setRule(set);
-    return set;
+    return shownRule(set);
   };
   const within = <Args extends unknown[], T>(name: keyof PumpingOperations, op: (...args: Args) => Promise<T>) =>
     bounded(name, deps.timeoutMs, op, deps.onLateRejection);
@@ -271,12 +295,13 @@ export function pumpingOperations(deps: {
         query,
         '{ hours: 48, limit: 500 }',
       );
-      return store().listDecisions({
+      const decisions = await store().listDecisions({
         since: deps.now() - Math.round(checkHours(hours) * HOUR_MS),
         limit: checkCount('limit', limit, MAX_DECISIONS),
       });
+      return decisions.map(shownDecision);
     }),
-    rules: within('rules', async () => store().listRules(deps.now())),
+    rules: within('rules', async () => (await store().listRules(deps.now())).map(shownRule)),
     block: within('block', (target: PumpingTarget, hours = 12) => setRule(target, 'block', hours)),
     release: within('release', (target: PumpingTarget, hours = 24) => setRule(target, 'allow', hours)),
     clear: within('clear', async (target: PumpingTarget) => store().clearRule(keyOf(target, deps.ipv6Subnet))),

@@ -184,6 +184,39 @@ describe.each(KINDS)('hosted-sms-verify-kit fraud on $name', { timeout: 120_000 
     expect(all).not.toContain('--limit N for more');
   });
 
+  it('shows a userRef that is a phone number masked, in decisions and rules, as lines and as JSON; an id with digits whole', async () => {
+    // An app that keys users by the number they signed up with: the number is the userRef.
+    await store.pumping!.recordDecision({
+      decision: 'refused',
+      reasons: ['country_hourly'],
+      country: 'GB',
+      block: '+447700900',
+      decidedAt: Date.now(),
+      address: '192.0.2.77',
+      userRef: '+447700900123',
+    });
+    const uuid = '550e8400-e29b-41d4-a716-446655440000';
+    const blocked = await run('block', '--user', '+447700900456', '--hours', '1');
+    expect(blocked).toMatchObject({ code: 0, stderr: '' });
+    expect(blocked.stdout).toMatch(/^blocked user ••\u00a056 until /);
+    await run('block', '--user', uuid, '--hours', '1');
+    const shown = [
+      (await run('decisions', '--json')).stdout,
+      (await run('rules')).stdout,
+      (await run('rules', '--json')).stdout,
+      (await run('release', '--user', '+447700900456', '--json')).stdout,
+    ].join('\n');
+    expect(shown).not.toMatch(/7700 ?900 ?(123|456)/);
+    expect(JSON.parse((await run('decisions', '--json')).stdout)).toContainEqual(
+      expect.objectContaining({ address: '192.0.2.77', userRef: '••\u00a023' }),
+    );
+    expect(shown).toMatch(/blocked user ••\u00a056 until /);
+    expect(shown).toContain(`blocked user ${uuid} until `);
+    await run('clear', '--user', '+447700900456');
+    await run('clear', '--user', uuid);
+    expect((await run('rules', '--json')).stdout).not.toMatch(/"user"/);
+  });
+
   it('refuses a usage mistake with exit code 1, naming the fix, without a stack trace', async () => {
     for (const [args, message] of [
       [['block'], /needs exactly one target/],
