@@ -77,9 +77,14 @@ function mismatchedAnswer(): KitError {
   );
 }
 
-/** The echoed state and userRef are the attempt's: the userRef the service was sent (bound to the number for an action that proves it). */
+/** The userRef the service was sent for the attempt: bound to the number for an action that proves it, else the user's. */
+function sentUserRef(attempt: Attempt): string {
+  return attempt.serviceUserRef ?? attempt.userRef;
+}
+
+/** The echoed state and userRef are the attempt's. */
 function echoesAttempt(status: Partial<SessionStatus>, attempt: Attempt): boolean {
-  return status.state === attempt.state && status.userRef === (attempt.serviceUserRef ?? attempt.userRef);
+  return status.state === attempt.state && status.userRef === sentUserRef(attempt);
 }
 
 /**
@@ -89,7 +94,7 @@ function echoesAttempt(status: Partial<SessionStatus>, attempt: Attempt): boolea
 function echoContradicts(status: Partial<SessionStatus>, attempt: Attempt): boolean {
   return (
     (status.state !== undefined && status.state !== attempt.state) ||
-    (status.userRef !== undefined && status.userRef !== (attempt.serviceUserRef ?? attempt.userRef))
+    (status.userRef !== undefined && status.userRef !== sentUserRef(attempt))
   );
 }
 
