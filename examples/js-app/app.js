@@ -17,6 +17,24 @@ function sessionSecret(env) {
   return secret;
 }
 
+/**
+ * Login CSRF: another site's form must not sign the browser in as a user of its choosing, whose
+ * number the victim would then confirm. Browsers say where a POST comes from (Sec-Fetch-Site, or
+ * Origin); one from anywhere else is refused. A client that says neither is no browser: no victim's
+ * cookie rides on it.
+ */
+function postedFromThisSite(req) {
+  const site = req.get('sec-fetch-site');
+  if (site !== undefined) return site === 'same-origin' || site === 'none';
+  const origin = req.get('origin');
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === req.get('host');
+  } catch {
+    return false; // "null" (a sandboxed frame, a redirect from elsewhere)
+  }
+}
+
 /** TRUST_PROXY as Express takes it: a hop count, or addresses (`loopback`); unset, no proxy is trusted. */
 function trustProxy(env) {
   const value = env.TRUST_PROXY?.trim();
@@ -67,6 +85,7 @@ export function createApp({ env = process.env, now } = {}) {
   app.post('/signin', express.urlencoded({ extended: false }), (req, res, next) => {
     // Stands in for your own sign-in. A new session id first: a cookie someone planted before the
     // sign-in must not become the signed-in session (nor hold its step-up grants, kept by session).
+    if (!postedFromThisSite(req)) return res.status(403).type('text').send('Sign in from this site.');
     // Express 5 leaves req.body undefined when no form was posted: refused, like an empty name.
     const userId = req.body?.user;
     if (typeof userId !== 'string' || userId === '') return res.status(400).type('text').send('Enter a user name.');

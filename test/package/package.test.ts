@@ -385,9 +385,9 @@ describe('a SQLite app installed as the README says', { timeout: SLOW }, () => {
 
   it("passes the JavaScript example's tests (its integration audit included, one case per check) and the sweep job's (`node --test`, with only the public testing entry)", async () => {
     const app = await node(['--test'], join(sqliteApp, 'examples', 'js-app'));
-    // Its twelve tests, and every check but the step-up ones of guarded routes: it guards no route of
+    // Its thirteen tests, and every check but the step-up ones of guarded routes: it guards no route of
     // its own (no `stepUp`), so those are skipped, with the reason; its change of number's start is.
-    expect(app.stdout).toMatch(new RegExp(`# pass ${12 + AUDIT_CHECK_IDS.length - STEP_UP_CHECKS}\\n# fail 0`));
+    expect(app.stdout).toMatch(new RegExp(`# pass ${13 + AUDIT_CHECK_IDS.length - STEP_UP_CHECKS}\\n# fail 0`));
     expect(app.stdout).toMatch(new RegExp(`# skipped ${STEP_UP_CHECKS - 1}\\n`));
     const job = await node(['--test'], join(sqliteApp, 'examples', 'sweep-job'));
     expect(job.stdout).toMatch(/# pass 2\n# fail 0/);
@@ -596,8 +596,8 @@ describe.skipIf(postgresUnavailable !== undefined)(
       // No guarded route: those checks are skipped, with the reason, but for the change of number's
       // start; the typed-number ones run on PostgreSQL.
       const skipped = STEP_UP_CHECKS - 1;
-      // Its nine tests besides the audit's.
-      expect(tests.stdout).toMatch(new RegExp(`# pass ${9 + AUDIT_CHECK_IDS.length - skipped}\\n# fail 0`));
+      // Its ten tests besides the audit's.
+      expect(tests.stdout).toMatch(new RegExp(`# pass ${10 + AUDIT_CHECK_IDS.length - skipped}\\n# fail 0`));
       expect(tests.stdout).toMatch(new RegExp(`# skipped ${skipped}\\n`));
     });
   },

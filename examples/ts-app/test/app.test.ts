@@ -95,6 +95,35 @@ test('signing in starts a new session: a cookie an attacker planted before the s
   assert.equal(await signedInUserOf(victimCookie), 'alice');
 });
 
+test("a sign-in posted from another site's page is refused with 403 and signs no one in (login CSRF); one from the app's own page signs in", async () => {
+  const signInAsMallory = (headers: Record<string, string>) =>
+    fetch(`${origin}/signin`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams({ user: 'mallory' }),
+    });
+  const fromElsewhere: Record<string, string>[] = [
+    { origin: 'https://attacker.example' },
+    { origin: 'null' },
+    { 'sec-fetch-site': 'cross-site', origin: 'https://attacker.example' },
+    { 'sec-fetch-site': 'same-site', origin: 'http://other.localhost' },
+  ];
+  for (const headers of fromElsewhere) {
+    const answer = await signInAsMallory(headers);
+    assert.equal(answer.status, 403, JSON.stringify(headers));
+    assert.equal(sessionCookieOf(answer), undefined, JSON.stringify(headers));
+  }
+  const fromItsOwnPage: Record<string, string>[] = [{ origin }, { 'sec-fetch-site': 'same-origin', origin }];
+  for (const headers of fromItsOwnPage) {
+    const answer = await signInAsMallory(headers);
+    assert.equal(answer.status, 303, JSON.stringify(headers));
+    const cookie = sessionCookieOf(answer);
+    assert.ok(cookie);
+    assert.equal(await signedInUserOf(cookie), 'mallory');
+  }
+});
+
 test("behind a TLS proxy the app trusts (TRUST_PROXY), the session cookie is Secure; a client's own X-Forwarded-Proto changes nothing", async () => {
   const signInVia = async (appEnv: NodeJS.ProcessEnv) => {
     const proxied = await createApp({ pool, env: appEnv, now: clock.now });
