@@ -64,6 +64,24 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/** As long as the shortest client secret the kit takes. */
+const SECRET_LENGTH = 10;
+/** The fewest digits a phone number has with its country code. */
+const NUMBER_DIGITS = 7;
+
+/**
+ * A refused value as a message quotes it back. One as long as a secret (and no host name: it has no
+ * dot), or with a phone number's digits, may be the client secret or a number pasted into the wrong
+ * variable: the message, printed on the terminal and kept in logs, does not repeat it.
+ */
+function quoted(raw: string): string {
+  const digits = raw.replace(/\D/g, '').length;
+  if ((raw.length >= SECRET_LENGTH && !raw.includes('.')) || digits >= NUMBER_DIGITS) {
+    return 'a value not repeated here, as it may be a secret or a phone number';
+  }
+  return `"${raw}"`;
+}
+
 function text(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === undefined || value === '' ? undefined : value;
@@ -73,7 +91,7 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   const raw = text(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}".`);
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got ${quoted(raw)}.`);
   }
   return Number(raw);
 }
@@ -89,7 +107,7 @@ function httpUrl(name: string, value: string): URL {
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${name} must use http or https; got "${url.protocol}".`);
+    throw new ConfigError(`${name} must use http or https; got ${quoted(url.protocol)}.`);
   }
   if (url.username !== '' || url.password !== '') {
     throw new ConfigError(`${name} must not carry credentials; put them in VERIFY_CLIENT_ID and VERIFY_CLIENT_SECRET.`);
@@ -102,7 +120,7 @@ function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean
   if (raw === undefined) return fallback;
   if (raw === 'on' || raw === 'true' || raw === '1') return true;
   if (raw === 'off' || raw === 'false' || raw === '0') return false;
-  throw new ConfigError(`${name} must be "on" or "off"; got "${raw}".`);
+  throw new ConfigError(`${name} must be "on" or "off"; got ${quoted(raw)}.`);
 }
 
 function parseTrustProxy(raw: string | undefined): boolean | number | string {
@@ -222,7 +240,7 @@ function readOperators(env: NodeJS.ProcessEnv): readonly string[] {
   const unknown = ids.find((id) => !seeded.includes(id));
   if (unknown !== undefined) {
     throw new ConfigError(
-      `DEMO_OPERATORS must list demo user ids separated by commas (${seeded.join(', ')}); got "${unknown}".`,
+      `DEMO_OPERATORS must list demo user ids separated by commas (${seeded.join(', ')}); got ${quoted(unknown)}.`,
     );
   }
   return ids;
@@ -232,7 +250,7 @@ function readEmulatorPageHost(env: NodeJS.ProcessEnv): string {
   const emulatorPageHost = text(env, 'EMULATOR_PAGE_HOST') ?? DEFAULTS.emulatorPageHost;
   if (!/^[a-z0-9.-]+$/i.test(emulatorPageHost)) {
     throw new ConfigError(
-      `EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost; got "${emulatorPageHost}".`,
+      `EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost; got ${quoted(emulatorPageHost)}.`,
     );
   }
   return emulatorPageHost;

@@ -93,6 +93,26 @@ describe('demo configuration', () => {
     },
   );
 
+  it.each([
+    ['PORT', 'demo-secret-Zm9vYmFy'],
+    ['SWEEP_WORKER', 'demo-secret-Zm9vYmFy'],
+    ['DEMO_OPERATORS', 'usr_bob,demo-secret-Zm9vYmFy'],
+    ['EMULATOR_PAGE_HOST', 'demo-secret-Zm9vYmFy/x'],
+    ['PORT', '+44 7700 900123'],
+    ['SWEEP_WORKER', '07700900123'],
+  ])('never repeats a secret or a phone number pasted into %s; a short mistake is still quoted', (name, value) => {
+    let refusal: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ConfigError);
+    expect(String(refusal)).toContain(`${name} must`);
+    expect(String(refusal)).toContain('a value not repeated here, as it may be a secret or a phone number');
+    expect(String(refusal)).not.toMatch(/Zm9vYmFy|7700 ?900123/);
+  });
+
   it('with the emulator, the return URL must reach this demo', () => {
     const config = loadConfig({ PORT: '3001', VERIFY_RETURN_URL: 'http://localhost:3000/verify/return' });
     expect(() => checkReturnUrlServesDemo(config, 3001)).toThrow(
