@@ -26,6 +26,7 @@ const ON_EXPRESS_4 = [
   'test/kit/step-up-cache.test.ts',
   'test/kit/step-up-bind-to-input.test.ts',
   'test/kit/step-up-untrusted-hooks.test.ts',
+  'test/kit/step-up-unenrolled-next.test.ts',
   'test/kit/step-up-stacked.test.ts',
   'test/kit/step-up-bypasses.test.ts',
   'test/kit/step-up-revoke-kept.test.ts',

@@ -33,15 +33,19 @@ export function handOverWithin(
     dropWritesOnceAnswered(res);
   };
   const endAsked = watchEnd(res);
+  // Answered in its place after it began its own answer: one it never ended is cut off, as Express
+  // does at a failure: the user's request must not stay open for good.
+  const cutOff = (error: unknown): void => {
+    answerInItsPlace();
+    failed.afterAnswer(error);
+    if (!endAsked()) res.destroy();
+  };
   const timer = setTimeout(() => {
     if (passedOn) return;
     if (res.headersSent) {
       if (endAsked()) return;
-      // An answer begun and never ended (a template waiting on a service that never replies) is
-      // cut off, as one it threw in: the user's request must not stay open for good.
-      answerInItsPlace();
-      failed.afterAnswer(missedDeadline(name, ms, 'began its answer and did not end it', 'it was cut off'));
-      res.destroy();
+      // An answer begun and never ended: a template waiting on a service that never replies.
+      cutOff(missedDeadline(name, ms, 'began its answer and did not end it', 'it was cut off'));
       return;
     }
     answerInItsPlace();
@@ -64,10 +68,7 @@ export function handOverWithin(
       failed.answer(error);
     } else {
       // Failed with its own answer begun: a later next() must not run the guarded handler either.
-      answerInItsPlace();
-      failed.afterAnswer(error);
-      // An answer it began and never ended is cut off, as Express does: the user would wait for the rest.
-      if (!endAsked()) res.destroy();
+      cutOff(error);
     }
   };
   const onward: NextFunction = (error?: unknown) => {
@@ -82,8 +83,7 @@ export function handOverWithin(
     clearTimeout(timer);
     // It answered (a redirect to enrolment) and passed on too: the guarded handler must not run unverified.
     if (res.headersSent || endAsked()) {
-      answeredForIt = true;
-      failed.afterAnswer(passedOnAfterAnswering(name));
+      cutOff(passedOnAfterAnswering(name));
       return;
     }
     passedOn = true;

@@ -100,12 +100,14 @@ async function runOnce<Tx>(guarded: Guarded<Tx>, { req, res, next }: Exchange, i
 /**
  * The next() an app's onUnenrolled calls to let a user without a number through a kept form's
  * confirmation: the handler runs with the form's own fields (never the confirmation's token and
- * id), once. `next('route')` and the like skip the handler, the form left kept.
+ * id), once. `next('route')` and `next('router')` skip the handler, the form left kept. Anything
+ * else passes on, as Express reads it: `next(null)` is how a Node-style callback says "no error"
+ * (an error never reaches here: the hand-over answers it).
  */
 function passedOnWithFields<Tx>(guarded: Guarded<Tx>, exchange: Exchange, intentId: string, fields: unknown) {
   const { req, res, next } = exchange;
   return ((skip?: unknown) => {
-    if (skip !== undefined) {
+    if (skip === 'route' || skip === 'router') {
       next(skip);
       return;
     }
