@@ -18,7 +18,7 @@ const USAGE = `usage: hosted-sms-verify-kit fraud <what> --config ./verify.confi
                              newest first, the newest --limit of them (default 100, up to 10000)
   days [--by country|block] [--days N]   texts sent and verified per day (default by country, 14 days,
                              up to 15)
-  block   <target> [--hours N]   refuse every start to it (default 12 hours, up to a year)
+  block   <target> [--hours N]   refuse every start to it (default 12 hours; a minute to a year)
   release <target> [--hours N]   send its starts whatever the counts say (default 24 hours)
   clear   <target>               remove a block or a release
   <target> is one of --country CC, --block +NNN (a number without its last three digits),

@@ -168,8 +168,12 @@ const CJK_PUNCTUATION = '\\u3001\\u3002\\uff0c\\uff1a\\uff1b\\uff01\\uff1f';
  * script, punctuation, a wide mark. Not a letter, a digit, `_`, `-`, `/`, `+` or `.`: a token's.
  */
 const BEFORE_A_NUMBER = `\\s"'\`([{<,;:=|~\\p{Ps}\\p{Pi}\\p{Pf}\\p{Cf}${WIDE_MARKS}${CJK_PUNCTUATION}`;
-/** What it may precede: a space, a quote or a closing bracket of any script, punctuation ending a phrase, a wide mark. */
-const AFTER_A_NUMBER = `\\s"'\`)\\][}>,;:.!?|~\\p{Pe}\\p{Pi}\\p{Pf}\\p{Cf}${WIDE_MARKS}${CJK_PUNCTUATION}`;
+/**
+ * What it may precede: a space, a quote or a closing bracket of any script, punctuation ending a
+ * phrase, a wide mark; and `@`, as an address keyed by a number is written (a WhatsApp id
+ * "447700900123@s.whatsapp.net", "sip:+447700900123@carrier").
+ */
+const AFTER_A_NUMBER = `\\s"'\`)\\][}>,;:.!?|~@\\p{Pe}\\p{Pi}\\p{Pf}\\p{Cf}${WIDE_MARKS}${CJK_PUNCTUATION}`;
 
 /** How many marks may stand between a number and what it follows or precedes ("+.44…", "…456/ "). */
 const EDGE_MARKS = 4;

@@ -7,7 +7,7 @@ import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { markingErrors } from '../logger.ts';
 import { callsThrough } from '../store/calls-through.ts';
-import { maskNumbersInText, namedUnlessNumber, quotedUnlessNumber } from '../numbers/mask-number.ts';
+import { maskDestination, maskNumbersInText, namedUnlessNumber, quotedUnlessNumber } from '../numbers/mask-number.ts';
 import type {
   PumpingDayCount,
   PumpingDecisionRecord,
@@ -99,6 +99,21 @@ function checkHours(hours: number): number {
     );
   }
   return hours;
+}
+
+/** The shortest block or release: one shorter would be said done and never be read by a start. */
+const SHORTEST_RULE_MS = 60_000;
+
+/** A rule's duration in whole milliseconds (the stores keep times as integers), at least a minute. */
+function ruleDurationMs(hours: number): number {
+  const ms = Math.round(checkHours(hours) * HOUR_MS);
+  if (ms < SHORTEST_RULE_MS) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `A block or a release lasts at least a minute (hours at least 1/60, about 0.017); got ${given(hours)}.`,
+    );
+  }
+  return ms;
 }
 
 /**
@@ -203,14 +218,21 @@ async function trippedOf(
   });
 }
 
+/** A UUID: an id whose digits, even a group of twelve, are no phone number. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A run of a number's digits glued to the rest of a key ("user_447700900123", "sms-+4477…"). */
+const GLUED_DIGITS = /\+?\p{Nd}{7,}/gu;
+
 /**
  * A userRef as operators are shown it. An app may key users by their phone number (a sign-up by
- * number): a full number appears only where the user typed it, so one standing in the ref is
- * masked, while an id that merely holds digits (a UUID) is shown whole. A store of the app's own
- * may answer something else: shown as it is.
+ * number, a WhatsApp id, "user_<number>"): a full number appears only where the user typed it, so
+ * every run of a number's digits in the ref is masked, standing alone or glued to the rest, while a
+ * UUID is shown whole. A store of the app's own may answer something else: shown as it is.
  */
 function shownUserRef<T>(userRef: T): T | string {
-  return typeof userRef === 'string' ? maskNumbersInText(userRef) : userRef;
+  if (typeof userRef !== 'string' || UUID.test(userRef)) return userRef;
+  return maskNumbersInText(userRef).replace(GLUED_DIGITS, (run) => maskDestination(run));
 }
 
 function shownRule(rule: PumpingRule): PumpingRule {
@@ -263,8 +285,7 @@ export function pumpingOperations(deps: {
     // Kept, it would be said to be in force while every start to it is sent.
     if (deps.mode === 'off') rulesOff();
     const now = deps.now();
-    // Whole milliseconds: the stores keep times as integers (1.23456789 hours is not one).
-    const set: PumpingRule = { ...key, rule, until: now + Math.round(checkHours(hours) * HOUR_MS), setAt: now };
+    const set: PumpingRule = { ...key, rule, until: now + ruleDurationMs(hours), setAt: now };
     await store().setRule(set);
     return shownRule(set);
   };
