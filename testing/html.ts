@@ -3,6 +3,7 @@
  * tokenizer reads them, and attribute values decoded. The forms are read in html-forms.ts.
  */
 import { decodeHtml } from '../middleware/shown-text.ts';
+import { maskEveryNumber } from './audit/number-mask.ts';
 
 export { decodeHtml, htmlReferences } from '../middleware/shown-text.ts';
 
@@ -82,7 +83,8 @@ function withoutValueOf(tag: string, element: string, attributes: string, name: 
  * The start of a page for an error message, with every hidden field's value left out, and the
  * content of a meta tag that carries a CSRF token: a handoff travels only in a request body, and
  * a CSRF token is no business of a test log either. A field is hidden however the app writes it
- * (quotes, order, case), as a browser reads it.
+ * (quotes, order, case), as a browser reads it. Every phone number the page shows is masked as the
+ * audit's report masks it (a page quoting the user's own number would put it in the log in full).
  */
 export function pageExcerpt(html: string, length: number): string {
   const masked = html
@@ -97,5 +99,6 @@ export function pageExcerpt(html: string, length: number): string {
     .replace(META_TAG, (tag, attributes: string) =>
       TOKEN_META.test(attribute(attributes, 'name') ?? '') ? withoutValueOf(tag, 'meta', attributes, 'content') : tag,
     );
-  return masked.slice(0, length);
+  // Masked before the cut, so a number the cut splits is masked whole.
+  return maskEveryNumber(masked).slice(0, length);
 }

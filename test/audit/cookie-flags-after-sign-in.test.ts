@@ -2,9 +2,11 @@
  * cookie.flags judges the session cookie the browser holds through a whole verification, not only
  * the one the sign-in sets: an app that re-issues its session cookie at the start with SameSite=None
  * ("the hosted page sends the user back from another site") leaves every later request of that
- * browser open to cross-site use, whatever the sign-in wrote.
+ * browser open to cross-site use, whatever the sign-in wrote. It judges the cookie as every action's
+ * start sets it: an app loosening it for its second action only ("the phone change comes back from
+ * the service on another site") passed when the first action alone was started.
  */
-import type { Request } from 'express';
+import express, { type Request } from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditAgent, auditIntegration, failedIds, formatAuditTable } from 'hosted-sms-verify-kit/testing';
 import { startSampleApp, type SampleApp } from './sample-app.ts';
@@ -16,11 +18,16 @@ afterAll(async () => {
 
 type Session = Request['session'] & { verifying?: boolean };
 
-/** The sample app whose start re-issues the session cookie SameSite=None for the way back from the service. */
-async function appLooseningAtStart(): Promise<SampleApp> {
+/**
+ * The sample app whose start re-issues the session cookie SameSite=None for the way back from the
+ * service: every start, or only the start of `onlyFor` (an action's name).
+ */
+async function appLooseningAtStart(onlyFor?: string): Promise<SampleApp> {
   const app = await startSampleApp({
-    before: (express) => {
-      express.post('/verify/start', (req, _res, next) => {
+    before: (server) => {
+      server.post('/verify/start', express.urlencoded({ extended: false }), (req, _res, next) => {
+        const { action } = req.body as { action?: unknown };
+        if (onlyFor !== undefined && action !== onlyFor) return next();
         const session = req.session as Session;
         session.cookie.sameSite = 'none';
         session.cookie.maxAge = 30 * 60 * 1000;
@@ -53,6 +60,24 @@ describe.concurrent('cookie.flags follows the session cookie past the sign-in', 
     );
     expect(start.status).toBe(200);
     expect(start.setCookies.join('\n')).toMatch(/sample\.sid=.*Secure; SameSite=None/);
+    const { failed, table } = await cookieFlags(app);
+    expect(failed, table).toEqual(['cookie.flags']);
+    expect(table).toMatch(/sample\.sid as set again after the sign-in has SameSite none/);
+  }, 60_000);
+
+  it("fails a session cookie re-issued with SameSite=None by the second action's start only", async () => {
+    const app = await appLooseningAtStart('change_phone');
+    // The mistake is real: behind the https proxy, change_phone's start sets the cookie None, grant's does not.
+    const agent = new AuditAgent(app.url, () => {}, 10_000, { 'x-forwarded-proto': 'https' });
+    const login = await agent.postForm('/login', { user: 'loosenedsecond' });
+    const { csrf } = JSON.parse(login.body) as { csrf: string };
+    const start = (fields: Record<string, string>) =>
+      agent.postForm('/verify/start', { _csrf: csrf, ...fields }, { origin: app.url, 'sec-fetch-site': 'same-origin' });
+    const first = await start({ action: 'grant' });
+    expect(first.setCookies.join('\n')).not.toMatch(/SameSite=None/);
+    const second = await start({ action: 'change_phone', phone: '+447400199991' });
+    expect(second.status).toBe(200);
+    expect(second.setCookies.join('\n')).toMatch(/sample\.sid=.*Secure; SameSite=None/);
     const { failed, table } = await cookieFlags(app);
     expect(failed, table).toEqual(['cookie.flags']);
     expect(table).toMatch(/sample\.sid as set again after the sign-in has SameSite none/);

@@ -3,12 +3,13 @@
  * checks mean something when run alone): framing and caching headers on every kit page, and the
  * client secret and the handoffs nowhere but where they must travel.
  */
-import { UnreachableError, withoutHandoffInput, type Exchange } from './agent.ts';
+import { UnreachableError, withoutHandoffInput, type Answer, type Exchange } from './agent.ts';
 import type { AuditCheck, Verdict } from './check.ts';
 import { describeThrown } from './hooks.ts';
 import { unkeptSaid, type KeptExchange, type UnkeptBody } from './kept-bodies.ts';
 import { secretSpellingIn as spellingIn, type SecretForm } from './secret.ts';
-import { fetchSubresources } from './subresources.ts';
+import { confirmItsYouForm } from './start-grant.ts';
+import { fetchSubresources, onOrigin } from './subresources.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
 /**
@@ -67,14 +68,79 @@ async function tourThen(world: AuditWorld, verdict: Verdict): Promise<void> {
   }
 }
 
-function isKitRoute(world: AuditWorld, x: Exchange): boolean {
+/** Whether the exchange is a start: a POST to the start path of an action. */
+function isStart(world: AuditWorld, x: Exchange): boolean {
   const url = new URL(x.url);
-  if (url.origin !== world.options.appOrigin) return false;
   const starts = world.options.actions.map((a) => world.startPath(a));
-  return (
-    (x.method === 'POST' && starts.includes(url.pathname)) ||
-    (x.method === 'GET' && url.pathname === world.returnUrlPath())
+  return url.origin === world.options.appOrigin && x.method === 'POST' && starts.includes(url.pathname);
+}
+
+/** Whether the exchange is a landing: a GET of the returnUrl's path. */
+function isLanding(world: AuditWorld, x: Exchange): boolean {
+  const url = new URL(x.url);
+  return url.origin === world.options.appOrigin && x.method === 'GET' && url.pathname === world.returnUrlPath();
+}
+
+/** The start-again URL the kit's handoff page sends a copy of itself shown again to (`var again = "…"`). */
+const START_AGAIN = /\bvar again = ("(?:[^"\\\n]|\\.)*");/;
+
+/** The path of the start-again page a start's handoff page names, if it names one on the app. */
+function startAgainPath(world: AuditWorld, x: Exchange): string | undefined {
+  const again = isStart(world, x) ? START_AGAIN.exec(x.responseBody)?.[1] : undefined;
+  if (again === undefined) return undefined;
+  try {
+    return pathOnApp(world, JSON.parse(again) as string, x.url);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The path of the kit's step-up page a landing sends a kept form's confirmation to (its Location carries the `intent`). */
+function stepUpPagePath(world: AuditWorld, x: Exchange): string | undefined {
+  const location = isLanding(world, x) ? x.responseHeaders.location : undefined;
+  const next = location === undefined ? undefined : onOrigin(location, x.url, world.options.appOrigin);
+  if (next === undefined) return undefined;
+  const url = new URL(next);
+  return url.searchParams.has('intent') ? url.pathname : undefined;
+}
+
+/** The path `target` names, resolved against `base`, when it is on the app's origin. */
+function pathOnApp(world: AuditWorld, target: string, base: string): string | undefined {
+  const url = onOrigin(target, base, world.options.appOrigin);
+  return url === undefined ? undefined : new URL(url).pathname;
+}
+
+/** The paths of the kit's other pages, as its own answers name them (an app may rename its routes). */
+function kitPagePaths(world: AuditWorld): Set<string> {
+  const paths = world.exchanges.flatMap((x) => [startAgainPath(world, x), stepUpPagePath(world, x)]);
+  return new Set(paths.filter((path) => path !== undefined));
+}
+
+/** The exchange as the answer its browser got, for the page readers written for answers. */
+function answerOf(x: Exchange): Answer {
+  const { status, url, setCookies, responseHeaders: headers, responseBody: body } = x;
+  return { status, url, setCookies, headers, body, location: headers.location ?? null };
+}
+
+/**
+ * The answers of the kit's routes the run saw: its start, its landing, its start-again and step-up
+ * pages (GET and POST), and the guard's "Confirm it's you" page, at whichever route it asks.
+ */
+function kitAnswers(world: AuditWorld): Exchange[] {
+  const pages = kitPagePaths(world);
+  const onKitPage = (x: Exchange) => {
+    const url = new URL(x.url);
+    return url.origin === world.options.appOrigin && pages.has(url.pathname);
+  };
+  return world.exchanges.filter(
+    (x) => isStart(world, x) || isLanding(world, x) || onKitPage(x) || asksToConfirm(world, x),
   );
+}
+
+/** Whether the answer is the guard's "Confirm it's you" page (its form carries an `intent`: read only then). */
+function asksToConfirm(world: AuditWorld, x: Exchange): boolean {
+  if (!x.url.startsWith(world.options.appOrigin) || !x.responseBody.includes('intent')) return false;
+  return confirmItsYouForm(world, answerOf(x)) !== undefined;
 }
 
 /**
@@ -187,7 +253,7 @@ interface Place {
 function places(world: AuditWorld, x: KeptExchange): Place[] {
   const url = new URL(x.url);
   const at = `${x.method} ${url.origin === world.options.appOrigin ? '' : url.origin}${url.pathname}`;
-  const isStart = isKitRoute(world, x) && x.method === 'POST' && x.status === 200;
+  const isStartPage = isStart(world, x) && x.status === 200;
   const isRedeem =
     x.method === 'POST' && !x.url.startsWith(world.options.appOrigin) && /\/verify$/.test(new URL(x.url).pathname);
   return [
@@ -198,7 +264,7 @@ function places(world: AuditWorld, x: KeptExchange): Place[] {
     {
       where: `${at} response body`,
       text: x.responseBody,
-      ...(isStart ? { handoffText: withoutHandoffInput(x.responseBody) } : {}),
+      ...(isStartPage ? { handoffText: withoutHandoffInput(x.responseBody) } : {}),
       ...(x.unkeptBody === undefined ? {} : { unkept: x.unkeptBody }),
     },
   ];
@@ -252,9 +318,12 @@ export const exposureChecks: AuditCheck[] = [
     phase: 'last',
     async run(world, verdict) {
       await tourThen(world, verdict);
-      const answers = world.exchanges.filter((x) => isKitRoute(world, x));
+      const answers = kitAnswers(world);
       const pages = answers.filter((x) => (x.responseHeaders['content-type'] ?? '').includes('text/html'));
-      verdict.note(`${answers.length} answers of the start and landing routes, ${pages.length} of them pages`);
+      const paths = [...new Set(answers.map((x) => `${x.method} ${new URL(x.url).pathname}`))];
+      verdict.note(
+        `${answers.length} answers of the kit's routes (${paths.join(', ')}), ${pages.length} of them pages`,
+      );
       verdict.expect(pages.length > 0, 'no page of the kit was seen');
       const uncached = new Set(
         answers

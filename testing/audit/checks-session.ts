@@ -1,12 +1,13 @@
 /**
  * The app around the kit: its session cookie's flags (behind the configured proxy, from the sign-in
- * through a verification and the page it lands on), and a sweep
+ * through a verification of each action and the page it lands on), and a sweep
  * that fulfils the user who verified but never came back, on the clock the kit was given.
  */
-import type { AuditCheck } from './check.ts';
+import type { AuditCheck, Verdict } from './check.ts';
 import { pagesAfter } from './checks-pages.ts';
 import { attributeNames, cookieLineDeletes, lastAttribute } from './cookie-lifetime.ts';
 import { callHook } from './hooks.ts';
+import type { AuditUser, AuditWorld } from './world.ts';
 
 interface CookieFlags {
   name: string;
@@ -35,11 +36,29 @@ function parseCookie(line: string): CookieFlags {
   };
 }
 
+/**
+ * Starts, verifies and lands one attempt of each action as `user`, following the pages after each
+ * landing. A cookie set again later (SameSite=None "for the way back from the service", by one
+ * action's start only) is the one the browser keeps.
+ */
+async function verifyEveryAction(world: AuditWorld, verdict: Verdict, user: AuditUser): Promise<void> {
+  for (const action of world.options.actions) {
+    const started = await world.postStart(user, action);
+    const attempt = await world.attemptOf(started).catch(() => undefined);
+    if (attempt === undefined) {
+      verdict.note(`${action.name}: the start answered ${started.status}: cookies after it not seen`);
+      continue;
+    }
+    await world.control.completeSession(attempt.sessionId, 'verified');
+    await pagesAfter(world, user, await world.landOn(user, attempt));
+  }
+}
+
 export const sessionChecks: AuditCheck[] = [
   {
     id: 'cookie.flags',
     title:
-      'The session cookie is HttpOnly, SameSite Lax or Strict, and Secure behind an https proxy: as the sign-in sets it, and as the start, the landing and the page after it set it again',
+      'The session cookie is HttpOnly, SameSite Lax or Strict, and Secure behind an https proxy: as the sign-in sets it, and as the start, the landing and the page after it set it again in every action',
     fix: "Set the session cookie's httpOnly: true, sameSite: 'lax', secure: 'auto', and Express's 'trust proxy' to your proxy so req.secure follows X-Forwarded-Proto.",
     phase: 'concurrent',
     async run(world, verdict) {
@@ -47,14 +66,7 @@ export const sessionChecks: AuditCheck[] = [
       const agent = world.agent(proxyHeaders);
       const user = await world.signIn(undefined, agent);
       const bySignIn = agent.exchanges.length;
-      // A cookie set again later (SameSite=None "for the way back from the service") is the one the browser keeps.
-      const started = await world.postStart(user);
-      const attempt = await world.attemptOf(started).catch(() => undefined);
-      if (attempt === undefined) verdict.note(`the start answered ${started.status}: cookies after it not seen`);
-      else {
-        await world.control.completeSession(attempt.sessionId, 'verified');
-        await pagesAfter(world, user, await world.landOn(user, attempt));
-      }
+      await verifyEveryAction(world, verdict, user);
       const wanted = world.options.sessionCookie;
       const named = agent.exchanges
         .flatMap((x, i) => {
@@ -135,6 +147,8 @@ export const sessionChecks: AuditCheck[] = [
           `${action.name}: the sweep ran the action ${once[i]} times for a verified attempt nobody landed (expected 1)`,
         );
         verdict.expect(twice === 1, `${action.name}: a second sweep left ${twice} effects (expected 1)`);
+        // Swept, then nothing legitimate runs again: a job or a hook the sweep set off counts too.
+        verdict.countAgainLater(attempt.sessionId, 1, `${action.name}: the attempt swept twice`);
       }
     },
   },

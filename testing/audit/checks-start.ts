@@ -8,7 +8,8 @@ import type { Answer } from './agent.ts';
 import { describeAnswer, isRefused, type AuditCheck, type Verdict } from './check.ts';
 import { parseHandoffPage } from './agent.ts';
 import { grantBeforeStart } from './step-up-flow.ts';
-import type { AuditWorld } from './world.ts';
+import type { AuditAction } from './options.ts';
+import type { AuditUser, AuditWorld } from './world.ts';
 
 const CSRF_FIX =
   "Keep the kit's start route as it is: send its token (kit.csrfToken(req)) in the form's hidden _csrf field, and never put a route before it that starts a verification itself.";
@@ -40,12 +41,29 @@ async function startedNothing(world: AuditWorld, verdict: Verdict, what: string,
 const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const WITHOUT_BODY = new Set<string>(['GET', 'HEAD', 'OPTIONS']);
 
-/** Starts per user in the forwarded-address burst: under the kit's default five texts per number in ten minutes. */
-const STARTS_PER_USER = 4;
-
 /** An address on the internet (198.18.0.0/15, set aside for tests): never a real user's. */
 function internetAddress(): string {
   return `198.${18 + randomInt(2)}.${randomInt(256)}.${randomInt(1, 255)}`;
+}
+
+/** The action the forwarded-address burst starts: one needing no grant when there is one, so no user verifies first. */
+function burstAction(world: AuditWorld): AuditAction {
+  return world.options.actions.find((action) => action.requireRecentVerification === undefined) ?? world.firstAction();
+}
+
+/**
+ * `count` users reaching the app through `proxy`, each with the grant a start of `action` needs.
+ * Each signs in and verifies from an address of its own (as the proxy appends it), so none of this
+ * spends the per-IP budget the burst's client meets.
+ */
+async function usersBehindProxy(world: AuditWorld, proxy: string | undefined, action: AuditAction, count: number) {
+  const users: AuditUser[] = [];
+  for (let i = 0; i < count; i++) {
+    const user = await world.signIn(undefined, world.agent({ 'x-forwarded-for': internetAddress() }, proxy));
+    await grantBeforeStart(world, user, action);
+    users.push(user);
+  }
+  return users;
 }
 
 export const startChecks: AuditCheck[] = [
@@ -154,21 +172,18 @@ export const startChecks: AuditCheck[] = [
       const size = world.options.ipBurstSize;
       // This check plays one client on the internet behind your proxy (on loopback): the proxy
       // appends the client's address to what the client sent, and every browser of the check
-      // reaches the app through that one proxy address.
+      // reaches the app through that one proxy address. A 429 does not say which budget refused
+      // it: each start is its own user's first, to its own number, so only the per-IP budget can.
       const client = internetAddress();
       const proxy = world.newClientAddress();
-      const users = [];
-      for (let i = 0; i < Math.ceil(size / STARTS_PER_USER); i++)
-        users.push(await world.signIn(undefined, world.agent({}, proxy)));
-      // A start that requires a step-up gets its grant first, so only the burst is counted.
-      for (const user of users) await grantBeforeStart(world, user, world.firstAction());
+      const action = burstAction(world);
+      const users = await usersBehindProxy(world, proxy, action, size);
       const before = await world.control.stats();
       const answers: Answer[] = [];
-      for (const [i, user] of users.flatMap((u) => Array.from({ length: STARTS_PER_USER }, () => u)).entries()) {
-        if (i >= size) break;
+      for (const user of users) {
         const claimed = internetAddress();
         answers.push(
-          await world.postStart(user, undefined, {
+          await world.postStart(user, action, {
             headers: { 'x-forwarded-for': `${claimed}, ${client}`, forwarded: `for=${claimed}`, 'x-real-ip': claimed },
           }),
         );
@@ -178,7 +193,7 @@ export const startChecks: AuditCheck[] = [
       const refused = answers.filter((a) => a.status === 429).length;
       const sms = after.smsSent - before.smsSent;
       verdict.note(
-        `${size} starts by ${users.length} users of one client (${client}), each start claiming another address: ${accepted} handed off, ${refused} refused with 429, ${sms} SMS sent`,
+        `${size} starts of ${action.name} by ${size} users of one client (${client}), one each, each claiming another address: ${accepted} handed off, ${refused} refused with 429, ${sms} SMS sent`,
       );
       verdict.expect(
         refused > 0,

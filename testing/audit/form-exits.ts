@@ -3,6 +3,7 @@
  * remembered ?next= in a hidden input) leads wherever the route it submits to redirects: a script
  * may submit it, or the user press it. Each such form is submitted as the browser does.
  */
+import { spelledText } from '../../middleware/shown-text.ts';
 import { formsIn } from '../html-forms.ts';
 import type { Answer, Headers } from './agent.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
@@ -30,7 +31,9 @@ export async function submitPlantedForms(
 ): Promise<Submitted[]> {
   if (!/text\/html/i.test(page.headers['content-type'] ?? '')) return [];
   const lower = marks.map((mark) => mark.toLowerCase());
-  const carries = (value: string) => lower.some((mark) => value.toLowerCase().includes(mark));
+  // A field may keep the value percent-encoded: the route it posts to decodes it and redirects there all the same.
+  const carries = (value: string) =>
+    [value, spelledText(value)].some((view) => lower.some((mark) => view.toLowerCase().includes(mark)));
   const submitted: Submitted[] = [];
   for (const form of formsIn(page.body)) {
     if (submitted.length >= MOST_FORMS) break;

@@ -1,6 +1,7 @@
 /**
  * The files a browser loads with the app's pages (their scripts, stylesheets, preloads and
- * manifest, a script's source map, the modules and URLs its scripts import or fetch, the pages of
+ * manifest, a script's source map, the modules and URLs its scripts import, fetch or request with
+ * XMLHttpRequest, the pages of
  * its frames and theirs): a client secret bundled into one is sent to every visitor as surely as
  * one written in the page, so the leak checks search them too.
  */
@@ -67,9 +68,15 @@ export function inlineScriptsOf(html: string): string[] {
  */
 const FETCH = /\b(?:fetch|Worker|importScripts)\s*\(\s*(["'`])([^"'`\n$]{1,500})\1/g;
 
-/** The URLs a script imports or fetches (a path or a full URL; a bare `react` is the bundler's). */
+/**
+ * An XMLHttpRequest's `xhr.open('GET', '/api/settings')` with a literal method and URL (group 2):
+ * what axios and jQuery send underneath, a runtime configuration loaded as surely as by fetch.
+ */
+const XHR_OPEN = /\.open\s*\(\s*["'`][A-Za-z]{1,10}["'`]\s*,\s*(["'`])([^"'`\n$]{1,500})\1/g;
+
+/** The URLs a script imports, fetches or opens (a path or a full URL; a bare `react` is the bundler's). */
 function importsOf(script: string): string[] {
-  return [...script.matchAll(IMPORT), ...script.matchAll(FETCH)]
+  return [...script.matchAll(IMPORT), ...script.matchAll(FETCH), ...script.matchAll(XHR_OPEN)]
     .map((match) => match[2] ?? '')
     .filter((specifier) => /^(?:\.{0,2}\/|https?:)/i.test(specifier));
 }
