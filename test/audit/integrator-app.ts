@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import session from 'express-session';
 import helmet from 'helmet';
-import { createVerificationKit } from 'hosted-sms-verify-kit';
+import { createVerificationKit, type VerificationKitOptions } from 'hosted-sms-verify-kit';
 import { createSqliteStore } from 'hosted-sms-verify-kit/sqlite';
 import { createTestClock, startEmulator, type AuditOptions } from 'hosted-sms-verify-kit/testing';
 import { closeServer, listen } from '../support/listen.ts';
@@ -40,6 +40,8 @@ export interface IntegratorChoices {
   clearsCookiesOnSignIn?: boolean;
   /** `trust proxy` as a hop count behind the TLS proxy. */
   trustProxy?: number | string | boolean;
+  /** The kit's start budgets (`limits`), when not its defaults. */
+  limits?: VerificationKitOptions['limits'];
 }
 
 export interface IntegratorApp {
@@ -79,6 +81,7 @@ export async function startIntegratorApp(choices: IntegratorChoices = {}): Promi
     logger: { info: line('info'), warn: line('warn'), error: line('error') },
     landing: { pendingRechecks: 0, pendingRecheckIntervalMs: 0 },
     ...(choices.errorsNext === true ? { errors: 'next' as const } : {}),
+    ...(choices.limits === undefined ? {} : { limits: choices.limits }),
     ...(choices.french === true
       ? { locale: () => 'fr', messages: { fr: { complete: { title: 'Numéro confirmé' } } } as never }
       : {}),
