@@ -87,31 +87,32 @@ async function continueAfterPlant(
 }
 
 describe.concurrent('redirect.start: a form the page submits', () => {
-  it('fails a success page whose script submits a form carrying a remembered ?next= to a route redirecting there', async () => {
-    const app = await appContinuingByForm();
-    // The mistake is real: the success page's form, posted as its script does, is redirected to the plant.
-    expect(await continueAfterPlant(app, 'continueform')).toEqual({
-      field: 'https://evil.example/x',
-      location: 'https://evil.example/x',
-    });
-    const report = await auditIntegration({ ...app.auditOptions, only: ['redirect.start'] });
-    const table = formatAuditTable(report);
-    expect(failedIds(report), table).toEqual(['redirect.start']);
-    expect(table).toMatch(/a <form> \(POST \/continue\) of the page carries a planted value/);
-  }, 120_000);
-
-  it('fails the same form keeping ?next= percent-encoded in its field, decoded by /continue', async () => {
-    const app = await appContinuingByForm({ encoded: true });
-    // The mistake is real: the field holds the plant encoded, and posting it redirects to the plant.
-    expect(await continueAfterPlant(app, 'continueencoded')).toEqual({
-      field: 'https%3A%2F%2Fevil.example%2Fx',
-      location: 'https://evil.example/x',
-    });
-    const report = await auditIntegration({ ...app.auditOptions, only: ['redirect.start'] });
-    const table = formatAuditTable(report);
-    expect(failedIds(report), table).toEqual(['redirect.start']);
-    expect(table).toMatch(/a <form> \(POST \/continue\) of the page carries a planted value/);
-  }, 120_000);
+  it.each([
+    [
+      'a success page whose script submits a form carrying a remembered ?next= to a route redirecting there',
+      false,
+      'continueform',
+      'https://evil.example/x',
+    ],
+    [
+      'the same form keeping ?next= percent-encoded in its field, decoded by /continue',
+      true,
+      'continueencoded',
+      'https%3A%2F%2Fevil.example%2Fx',
+    ],
+  ])(
+    'fails %s',
+    async (_case, encoded, plant, field) => {
+      const app = await appContinuingByForm({ encoded });
+      // The mistake is real: the success page's form, posted as its script does, is redirected to the plant.
+      expect(await continueAfterPlant(app, plant)).toEqual({ field, location: 'https://evil.example/x' });
+      const report = await auditIntegration({ ...app.auditOptions, only: ['redirect.start'] });
+      const table = formatAuditTable(report);
+      expect(failedIds(report), table).toEqual(['redirect.start']);
+      expect(table).toMatch(/a <form> \(POST \/continue\) of the page carries a planted value/);
+    },
+    120_000,
+  );
 
   it('passes the same form when /continue redirects only to a path of the app', async () => {
     const app = await appContinuingByForm({ localOnly: true });
