@@ -70,13 +70,14 @@ const SECRET_LENGTH = 10;
 const NUMBER_DIGITS = 7;
 
 /**
- * A refused value as a message quotes it back. One as long as a secret (and no host name: it has no
- * dot), or with a phone number's digits, may be the client secret or a number pasted into the wrong
- * variable: the message, printed on the terminal and kept in logs, does not repeat it.
+ * A refused value as a message quotes it back. One as long as a secret (a secret may hold a dot,
+ * as a host name does), or with a phone number's digits, may be the client secret or a number
+ * pasted into the wrong variable: the message, printed on the terminal and kept in logs, does not
+ * repeat it.
  */
 function quoted(raw: string): string {
   const digits = raw.replace(/\D/g, '').length;
-  if ((raw.length >= SECRET_LENGTH && !raw.includes('.')) || digits >= NUMBER_DIGITS) {
+  if (raw.length >= SECRET_LENGTH || digits >= NUMBER_DIGITS) {
     return 'a value not repeated here, as it may be a secret or a phone number';
   }
   return `"${raw}"`;
@@ -250,7 +251,7 @@ function readEmulatorPageHost(env: NodeJS.ProcessEnv): string {
   const emulatorPageHost = text(env, 'EMULATOR_PAGE_HOST') ?? DEFAULTS.emulatorPageHost;
   if (!/^[a-z0-9.-]+$/i.test(emulatorPageHost)) {
     throw new ConfigError(
-      `EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost; got ${quoted(emulatorPageHost)}.`,
+      `EMULATOR_PAGE_HOST must be a bare host name such as verify.localhost (no scheme, port or path); got ${quoted(emulatorPageHost)}.`,
     );
   }
   return emulatorPageHost;

@@ -98,6 +98,11 @@ describe('demo configuration', () => {
     ['SWEEP_WORKER', 'demo-secret-Zm9vYmFy'],
     ['DEMO_OPERATORS', 'usr_bob,demo-secret-Zm9vYmFy'],
     ['EMULATOR_PAGE_HOST', 'demo-secret-Zm9vYmFy/x'],
+    // A secret may hold a dot, as a host name does.
+    ['PORT', 'sk_live.Zm9vYmFy'],
+    ['SWEEP_WORKER', 'sk_live.Zm9vYmFy'],
+    ['EMULATOR_PORT', 'sk_live.Zm9vYmFy'],
+    ['EMULATOR_PAGE_HOST', 'sk_live.Zm9vYmFy'],
     ['PORT', '+44 7700 900123'],
     ['SWEEP_WORKER', '07700900123'],
   ])('never repeats a secret or a phone number pasted into %s; a short mistake is still quoted', (name, value) => {
