@@ -7,7 +7,7 @@
  * action and mark together in the group (they commit together or not at all), and the
  * store's pending guard still decides who fulfils an attempt that a landing reaches at the same time.
  */
-import { onlySettlement } from '../store/batch.ts';
+import { onlySettlement, settlementAt } from '../store/batch.ts';
 import type { FulfilOnceResult, FulfilRequest, VerifyStore } from '../store/types.ts';
 
 export interface FulfilCommitter<Tx> {
@@ -47,7 +47,7 @@ export interface GroupCommitOptions {
 
 /** Commits a group and answers each request; a group that fails as a whole is retried one by one. */
 async function settleGroup<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>, group: Queued<Tx>[]): Promise<void> {
-  let settlements;
+  let settlements: unknown;
   try {
     settlements = await store.fulfilBatch(group.map((q) => q.request));
   } catch (error) {
@@ -56,9 +56,10 @@ async function settleGroup<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>, grou
     return;
   }
   group.forEach((q, i) => {
-    const settlement = settlements[i];
-    if (settlement?.ok === true) q.resolve(settlement.result);
-    else q.reject(settlement === undefined ? new Error('fulfilBatch returned too few results') : settlement.error);
+    const settlement = settlementAt(settlements, i);
+    if (settlement instanceof Error) q.reject(settlement);
+    else if (settlement.ok) q.resolve(settlement.result);
+    else q.reject(settlement.error);
   });
 }
 

@@ -4,10 +4,22 @@
  */
 import type { FulfilOnceResult, FulfilSettlement } from './types.ts';
 
+/**
+ * The i-th request's settlement as fulfilBatch answered it, or why there is none: a store of the
+ * app's own may answer anything (an async fulfilBatch that forgot its return), and that must fail
+ * the requests, never throw where nothing catches it.
+ */
+export function settlementAt(settlements: unknown, i: number): FulfilSettlement | Error {
+  if (!Array.isArray(settlements)) return new Error('fulfilBatch returned no list of results');
+  const settlement: unknown = settlements[i];
+  if (typeof settlement !== 'object' || settlement === null) return new Error('fulfilBatch returned too few results');
+  return settlement as FulfilSettlement;
+}
+
 /** The result of a batch of one: its result, or the error its effect threw. */
-export function onlySettlement(settlements: readonly FulfilSettlement[]): FulfilOnceResult {
-  const [settlement] = settlements;
-  if (settlement === undefined) throw new Error('fulfilBatch returned no result for a batch of one');
+export function onlySettlement(settlements: unknown): FulfilOnceResult {
+  const settlement = settlementAt(settlements, 0);
+  if (settlement instanceof Error) throw settlement;
   if (!settlement.ok) throw settlement.error;
   return settlement.result;
 }
