@@ -48,7 +48,8 @@ export interface SweepReport {
   released: number;
   /**
    * Claimed attempts not read because their claim's lease was running out (a slow pace): left to
-   * lapse, so that the next claim reads them, and never two processes at once.
+   * lapse, so that the next claim reads them, and never two processes at once (while a read ends
+   * within its lease: see `leaseMs`).
    */
   leftToLapse: number;
   /**
