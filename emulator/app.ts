@@ -8,6 +8,22 @@ import { sendError } from './errors.ts';
 import { hostedPageRouter } from './hosted/hosted-page.ts';
 import { inboxRouter } from './sms/inbox.ts';
 
+/**
+ * With a page host of its own, the hosted page answers there only, and the API never there: an
+ * integration that builds the page's address from the API's (`${baseUrl}/verify`) instead of
+ * using `verifyUrl` as returned fails here as against the service, its handoff unspent.
+ */
+function onlyOnItsHost(context: EmulatorContext): express.RequestHandler {
+  return (req, res, next) => {
+    const pageHost = new URL(context.pageOrigin).host;
+    if (pageHost === new URL(context.origin).host) return next();
+    const onPageHost = req.get('host')?.toLowerCase() === pageHost;
+    const forPage = req.path === '/verify' || req.path.startsWith('/verify/');
+    if (forPage === onPageHost) return next();
+    sendError(res, 404, 'not_found', 'Not found.');
+  };
+}
+
 export function createApp(context: EmulatorContext, options: { control: boolean }): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -18,6 +34,7 @@ export function createApp(context: EmulatorContext, options: { control: boolean 
   app.set('strict routing', true);
   // Helmet's defaults for every answer; the hosted page and inbox set their own, tighter CSP.
   app.use(helmet({ strictTransportSecurity: false })); // plain http on loopback
+  app.use(onlyOnItsHost(context));
   app.use(apiRouter(context));
   app.use('/verify', hostedPageRouter(context));
   if (options.control) {

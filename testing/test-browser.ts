@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { SoftAuthenticator } from '../emulator/passkeys/soft-authenticator.ts';
 import { formsIn, type FormEntry, type HtmlForm } from './html-forms.ts';
+import { loopbackFetch } from './loopback-fetch.ts';
 import { pageExcerpt } from './html.ts';
 import { namedUrl } from './named-url.ts';
 
@@ -117,14 +118,6 @@ function encodedBody(entries: FormEntry[], enctype: string): { type: string; bod
   return { type: 'application/x-www-form-urlencoded', body: new URLSearchParams(asText(entries)).toString() };
 }
 
-/** Browsers resolve *.localhost to loopback themselves; Node does not. */
-function onLoopback(url: URL): URL {
-  if (!url.hostname.endsWith('.localhost')) return url;
-  const reached = new URL(url);
-  reached.hostname = '127.0.0.1';
-  return reached;
-}
-
 function fetchSite(from: URL, to: URL): string {
   if (from.origin === to.origin) return 'same-origin';
   const site = (url: URL) => `${url.protocol}${url.hostname.split('.').slice(-2).join('.')}`;
@@ -155,7 +148,7 @@ async function browserRequest(jars: CookieJars, url: string, init: BrowserReques
   const headers = new Headers(init.headers);
   const jar = jars.get(target.host);
   if (jar !== undefined && jar.size > 0) headers.set('cookie', [...jar.values()].join('; '));
-  const response = await fetch(onLoopback(target), { ...init, headers, redirect: 'manual' });
+  const response = await loopbackFetch(target, { ...init, headers });
   storeCookies(jars, target.host, response);
   const location = response.headers.get('location');
   return {

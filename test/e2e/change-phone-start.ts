@@ -31,8 +31,7 @@ export async function changePhoneAfterStepUp(agent: Agent, phone: string): Promi
 
 /** The hosted page as a user answers it: the code texted, then "Not now" to the passkey offer; where it sends them. */
 async function enterTextedCode(agent: Agent, started: Started): Promise<string> {
-  // verify.localhost is this machine, as a browser resolves it.
-  const verifyUrl = started.verifyUrl.replace('//verify.localhost:', '//127.0.0.1:');
+  const { verifyUrl } = started;
   const page = await agent.postForm(verifyUrl, { hx: started.handoff });
   const codeForm = formsIn(page.body).find((form) => form.action.endsWith('/verify/code'));
   expect(codeForm, `the hosted page answered ${page.status} without its code form`).toBeDefined();

@@ -55,7 +55,6 @@ async function passkeys(): Promise<Array<{ userRef: string; uses: number }>> {
 }
 
 /** Node cannot resolve *.localhost: the hosted page's own address on the emulator's loopback listener. */
-const onLoopback = (url: string) => url.replace('//verify.localhost:', '//127.0.0.1:');
 
 describe('confirm_phone proves the destination: a passkey saved for one number never confirms another', () => {
   it('Alice confirms ...0001 by SMS and saves a passkey', async () => {
@@ -87,7 +86,7 @@ describe('confirm_phone proves the destination: a passkey saved for one number n
     const device = (await context.cookies()).find((cookie) => cookie.name === `emu_device_${sms!.sessionId}`);
     const binding = await page.locator('input[name="page_binding"]').first().inputValue();
     const forced = await postForm(
-      onLoopback(`${stack.verifyUrl}/passkey`),
+      `${stack.verifyUrl}/passkey`,
       { page_binding: binding, credential: '{}' },
       `${device?.name}=${device?.value}`,
     );

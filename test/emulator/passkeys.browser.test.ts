@@ -77,7 +77,6 @@ const statusOf = async (owner: EmulatorClient, sessionId: string) =>
   (await readSession(emulator.url, owner, sessionId)).body;
 
 /** The hosted page's own URL on the emulator's listening address (Node cannot resolve *.localhost). */
-const onLoopback = (url: string) => url.replace(`//${PAGE_HOST}:`, '//127.0.0.1:');
 
 describe('passkeys on the hosted page (Chromium, virtual authenticator)', () => {
   it('the page host is another site: the handoff POST and the return are cross-site, cookies stay home', async () => {
@@ -183,7 +182,7 @@ describe('passkeys on the hosted page (Chromium, virtual authenticator)', () => 
     const device = (await context.cookies()).find((cookie) => cookie.name === `emu_device_${session.sessionId}`);
     const fields = Object.fromEntries(new URLSearchParams(original));
     const cookie = `${device?.name}=${device?.value}`;
-    const replay = await postForm(onLoopback(`${session.verifyUrl}/passkey`), fields, cookie);
+    const replay = await postForm(`${session.verifyUrl}/passkey`, fields, cookie);
     expect(replay.status).toBe(400);
     expect(await replay.text()).toContain('That passkey could not be verified'); // it signed the spent challenge
     expect(await statusOf(client, session.sessionId)).toMatchObject({ status: 'pending' });
@@ -204,7 +203,7 @@ describe('passkeys on the hosted page (Chromium, virtual authenticator)', () => 
     const session = await openHostedPage(client, USER);
     const binding = await page.locator('#passkey-form input[name="page_binding"]').inputValue();
     const fields = { page_binding: binding, credential: '{}' };
-    const response = await postForm(onLoopback(`${session.verifyUrl}/passkey`), fields);
+    const response = await postForm(`${session.verifyUrl}/passkey`, fields);
     expect(response.status).toBe(303);
     expect(await statusOf(client, session.sessionId)).toMatchObject({ status: 'failed', reason: 'device_changed' });
   });

@@ -138,6 +138,7 @@ const TESTING_TOP = [
   'html-page-controls.ts',
   'html-form-entries.ts',
   'named-url.ts',
+  'loopback-fetch.ts',
 ];
 const TESTING_CONCERNS = ['audit'];
 const HOUSE = ['middleware', 'emulator', 'testing', 'cli', 'demo-app'];

@@ -75,7 +75,6 @@ function dana(destination: string) {
   return USERS.dana;
 }
 
-const onLoopback = (url: string) => url.replace(`//${RP_ID}:`, '//127.0.0.1:');
 const statusOf = async (sessionId: string) => (await readSession(emulator.url, client, sessionId)).body;
 const smsFor = async (sessionId: string) =>
   (await emulator.control.outbox()).filter((message) => message.sessionId === sessionId);
@@ -92,7 +91,7 @@ function challengeOf(html: string): string {
 async function startAndOpen(action: string, fields: Record<string, string> = {}) {
   const agent = await app.agent().signIn('dana');
   const started = await agent.start(action, fields);
-  const verifyUrl = onLoopback(started.verifyUrl);
+  const verifyUrl = started.verifyUrl;
   const page = await openHostedPage(verifyUrl, started.handoff);
   expect(page.response.status).toBe(200);
   const post = (path: string, fields: Record<string, string>) =>

@@ -116,7 +116,8 @@ export function rawRequest(
     const hostHeader = Object.keys(headers).some((h) => h.toLowerCase() === 'host');
     const req = httpRequest(
       {
-        host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname,
+        // As browsers resolve them: localhost and every *.localhost name (the emulator's page host).
+        host: url.hostname === 'localhost' || url.hostname.endsWith('.localhost') ? '127.0.0.1' : url.hostname,
         port: url.port,
         method,
         path: `${url.pathname}${url.search}`,

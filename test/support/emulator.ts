@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { emulatorControl, type EmulatorControl, type SmsMessage } from '../../emulator/control/control-client.ts';
 import { startEmulator, type EmulatorClient, type EmulatorOptions } from '../../emulator/index.ts';
+import { loopbackFetch } from '../../testing/loopback-fetch.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -159,13 +160,12 @@ export async function readSession(
   return jsonAnswer(await fetch(`${url}/session/${encodeURIComponent(sessionId)}`, { headers }));
 }
 
-/** POSTs a form without following redirects, optionally with the device cookie. */
+/** POSTs a form without following redirects, optionally with the device cookie; a `*.localhost` page as a browser reaches it. */
 export async function postForm(target: string, fields: Record<string, string>, cookie?: string): Promise<Response> {
-  return fetch(target, {
+  return loopbackFetch(target, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
     body: new URLSearchParams(fields).toString(),
-    redirect: 'manual',
   });
 }
 
