@@ -63,8 +63,10 @@ function guardText(name: string, given: TextFunction, english: TextFunction, log
 }
 
 /**
- * Each locale's text functions (retryAfter, stepUp.text, ...) guarded, top level and one group deep;
- * a text of the wrong kind (a text where a function is expected, or the reverse) is logged and left out.
+ * Each locale's texts guarded at every depth (retryAfter, stepUp.text, failures.otp_locked.title):
+ * each is read once, a getter that throws (a lazy translation) is logged and left out, a text
+ * function is guarded, and a text of the wrong kind (a text where a function is expected, or the
+ * reverse) is logged and left out; what is left out, the English text fills in.
  */
 export function guardMessages(
   inputs: Readonly<Record<string, KitMessagesInput>> | undefined,
@@ -75,12 +77,26 @@ export function guardMessages(
   const english = englishMessages as unknown as Record<string, unknown>;
   const guardLevel = (given: Record<string, unknown>, defaults: Record<string, unknown>, path: string) => {
     const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(given)) {
+    for (const key of Object.keys(given)) {
       const fallback = defaults[key];
+      let unread = false;
+      const value = guardSync(
+        () => given[key],
+        (error) => {
+          unread = true;
+          log.error(
+            { text: `${path}${key}`, err: describeError(thrownByIntegratorCode(error)) },
+            `messages: ${path}${key} could not be read; the English text was used`,
+          );
+        },
+      );
+      if (unread) continue;
       if (typeof value === 'function' && typeof fallback === 'function') {
         out[key] = guardText(`${path}${key}`, value as TextFunction, fallback as TextFunction, log);
-      } else if (path === '' && isObject(value) && isObject(fallback)) {
-        out[key] = guardLevel(value, fallback, `${key}.`);
+      } else if (isObject(value) && isObject(fallback)) {
+        const guarded = guardLevel(value, fallback, `${path}${key}.`);
+        // A group is completed by completeMessages; a titled text below one (a failure's) here.
+        out[key] = path === '' ? guarded : { ...fallback, ...guarded };
       } else if (isWrongKind(value, fallback)) {
         // Left out, the default fills it in: a text where a function is called would fail every page showing it.
         if (value !== undefined) log.error({ text: `${path}${key}` }, wrongKindMessage(`${path}${key}`, fallback));

@@ -282,3 +282,34 @@ describe('the process survives', () => {
     }
   });
 });
+
+describe('a failure text of the app’s own that cannot be read', () => {
+  it('a getter that throws (a lazy translation): the failed landing shows the English title, logged', async () => {
+    const message = 'i18n: missing key failures.otp_locked.title';
+    const a = await appWith({
+      messages: {
+        en: {
+          failures: {
+            otp_locked: {
+              get title(): string {
+                throw new Error(message);
+              },
+              text: 'Too many wrong codes, in the app’s words.',
+            },
+          },
+        },
+      },
+    });
+    const alice = await a.agent(seen).signIn('alice');
+    await alice.start('grant_badge');
+    const row = await a.latestAttempt();
+    await a.emulator.control.complete(row.sessionId, { outcome: 'failed', reason: 'otp_locked' });
+    const landing = await alice.landFor(row.sessionId, row.state);
+    const body = await landing.text();
+    expect(landing.status).toBe(200);
+    expect(body).toContain(englishMessages.failures.otp_locked.title);
+    expect(body).toContain('Too many wrong codes, in the app’s words.');
+    expect(body).not.toMatch(STACK_LINE);
+    expectLogged(a, message);
+  });
+});
