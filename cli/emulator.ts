@@ -53,15 +53,31 @@ function readClients(file: string): EmulatorClient[] {
 
 const NOT_REPEATED_SECRET = 'a value not repeated here, as it may be a secret';
 
+/** The variables the command reads a port, a switch or a host from: a secret may be pasted there too. */
+const SETTING_VARIABLES = ['EMULATOR_PORT', 'EMULATOR_CONTROL', 'EMULATOR_PAGE_HOST'] as const;
+
+/** The file names given to `--clients`: its own refusal names the file it could not read. */
+function clientsFiles(argv: readonly string[]): string[] {
+  return argv.flatMap((arg, i) =>
+    arg === '--clients' ? [argv[i + 1] ?? ''] : arg.startsWith('--clients=') ? [arg.slice('--clients='.length)] : [],
+  );
+}
+
 /**
- * The texts of `argv` that may be a client secret pasted on the command line: the flags are read
- * before anything knows a secret to hide. A flag's name is its own, and a file name or host name
- * (it has a dot) is what the flag takes; anything else as long as a secret is not repeated.
+ * The texts of `argv` and of the setting variables that may be a client secret pasted there: the
+ * flags are read before anything knows a secret to hide. A flag's name is its own, and a file name
+ * is what `--clients` takes; anything else as long as a secret is not repeated, one holding a dot
+ * too (a secret may hold one, as a host name does).
  */
-function pastedSecrets(argv: readonly string[]): string[] {
-  return argv
+function pastedSecrets(argv: readonly string[], env: CommandEnv): string[] {
+  const files = new Set(clientsFiles(argv));
+  const fromEnv = SETTING_VARIABLES.flatMap((name) => {
+    const value = env[name];
+    return value === undefined ? [] : [value, value.trim()];
+  });
+  return [...argv, ...fromEnv]
     .flatMap((arg) => (/^--?[a-z][a-z-]*=/i.test(arg) ? [arg, arg.slice(arg.indexOf('=') + 1)] : [arg]))
-    .filter((text) => text.length >= MIN_SECRET_LENGTH && !/^--?[a-z][a-z-]*$/i.test(text) && !text.includes('.'))
+    .filter((text) => text.length >= MIN_SECRET_LENGTH && !/^--?[a-z][a-z-]*$/i.test(text) && !files.has(text))
     .sort((a, b) => b.length - a.length);
 }
 
@@ -71,7 +87,7 @@ function settingsOf(argv: readonly string[], env: CommandEnv): EmulatorSettings 
     return readSettings(argv, env);
   } catch (error) {
     if (!(error instanceof Error)) throw error;
-    for (const text of pastedSecrets(argv)) {
+    for (const text of pastedSecrets(argv, env)) {
       for (const shown of [`"${text}"`, `'${text}'`, text]) {
         error.message = error.message.replaceAll(shown, NOT_REPEATED_SECRET);
       }
@@ -100,6 +116,9 @@ function readSettings(argv: readonly string[], env: CommandEnv): EmulatorSetting
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  // `--port=$PORT` with PORT unset: the operator meant a value, so no default stands in for it.
+  const blank = Object.entries(values).find(([, value]) => value !== undefined && value.trim() === '');
+  if (blank !== undefined) throw new UsageError(`--${blank[0]} was given no value; give one, or leave the flag out.`);
   const fromEnv = loadEnvConfig(env as NodeJS.ProcessEnv);
   const clientsFile = values.clients;
   return {

@@ -235,7 +235,9 @@ export function parseClients(raw: string | undefined): EmulatorClient[] {
 }
 
 /** Clients given as JSON text (EMULATOR_CLIENTS, a --clients file); `source` names it in the message. */
-export function parseClientsJson(raw: string, source: string): EmulatorClient[] {
+export function parseClientsJson(given: string, source: string): EmulatorClient[] {
+  // A byte order mark, as some editors save a file: JSON readers may ignore it (RFC 8259).
+  const raw = given.replace(/^\uFEFF/, '');
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);

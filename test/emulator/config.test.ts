@@ -1,9 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLIENT, loadEnvConfig, parseClients, validateClients } from '../../emulator/config/config.ts';
+import {
+  DEFAULT_CLIENT,
+  loadEnvConfig,
+  parseClients,
+  parseClientsJson,
+  validateClients,
+} from '../../emulator/config/config.ts';
 import { startEmulator } from '../../emulator/index.ts';
 import { WEB_CLIENT, createSession, startTestEmulator } from '../support/emulator.ts';
 
 describe('emulator configuration from the environment', () => {
+  it('reads a clients file saved with a byte order mark, as some editors save one', () => {
+    const clients = [
+      { clientId: 'bom-app', secret: 'bom-secret-0123456789', returnUrl: 'http://localhost:3000/verify/return' },
+    ];
+    expect(parseClientsJson(`\uFEFF${JSON.stringify(clients)}`, '--clients clients.json')).toMatchObject(clients);
+  });
+
   it('defaults to port 4010, the .env.example client and control on', () => {
     expect(loadEnvConfig({})).toEqual({ port: 4010, clients: [DEFAULT_CLIENT], control: true });
     expect(DEFAULT_CLIENT).toMatchObject({
