@@ -237,8 +237,9 @@ export class KitError extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(code: KitErrorCode, message: string, options: KitErrorOptions = {}) {
-    // Every message the kit raises passes here: the client secret never leaves in one.
-    super(redactSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
+    // Every message the kit raises passes here: the client secret never leaves in one, nor a part
+    // of it (an app's KitError quoting a key cut short).
+    super(redactSecretFragments(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = statusByCode[code];
     // The service's own text, logged beside the message: a proxy in front of it may quote the request.

@@ -79,7 +79,7 @@ export function checkSettings(problems: OptionProblems, group: keyof typeof RANG
 
 /** Every option of createVerifyClient checked when it is called; throws naming each problem and its fix. */
 export function checkClientOptions(options: VerifyClientOptions): void {
-  const problems = new OptionProblems('createVerifyClient');
+  const problems = new OptionProblems('createVerifyClient', isRecord(options) ? options.clientSecret : undefined);
   checkKnownKeys(problems, '', options as unknown as Record<string, unknown>, CLIENT_OPTION_NAMES);
   checkServiceAccess(problems, options);
   for (const group of ['timeouts', 'retry'] as const) {

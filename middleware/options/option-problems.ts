@@ -19,9 +19,19 @@ export const CONTROL = /[\u0000-\u001f\u007f]/;
 
 export class OptionProblems {
   readonly #problems: string[] = [];
+  readonly #secret: string[];
 
-  /** `where` names the call in the error, e.g. "createVerificationKit". */
-  constructor(readonly where: string) {}
+  /**
+   * `where` names the call in the error, e.g. "createVerificationKit". `secret` is the client
+   * secret the call was given: one too short to accept is not remembered as a secret, yet the
+   * message refusing it must not quote it through another option either.
+   */
+  constructor(
+    readonly where: string,
+    secret?: unknown,
+  ) {
+    this.#secret = typeof secret === 'string' ? [secret, secret.trim()] : [];
+  }
 
   add(problem: string): void {
     this.#problems.push(problem);
@@ -33,7 +43,11 @@ export class OptionProblems {
 
   /** Throws KitError invalid_options listing every problem, if there is any. */
   throwIfAny(): void {
-    if (this.#problems.length > 0) throw invalidOptions(this.where, this.#problems);
+    if (this.#problems.length === 0) return;
+    throw invalidOptions(
+      this.where,
+      this.#problems.map((problem) => redactSecrets(problem, this.#secret)),
+    );
   }
 }
 

@@ -149,7 +149,7 @@ export function resolveKitOptions<Tx>(options: VerificationKitOptions<Tx>): Reso
   }
   // Before any check can quote it: no message ever carries the secret.
   rememberSecret(options.clientSecret, options.clientId);
-  const problems = new OptionProblems('createVerificationKit');
+  const problems = new OptionProblems('createVerificationKit', options.clientSecret);
   checkServiceAccess(problems, fields, options);
   const platform = checkPlatform(problems, options.platform);
   const returned = checkReturnUrl(problems, options.returnUrl, platform);
