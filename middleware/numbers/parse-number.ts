@@ -16,6 +16,7 @@ import {
   type NumberType,
   type PhoneNumber,
 } from 'libphonenumber-js/max';
+import { maskNumbersInText } from './mask-number.ts';
 import { normaliseDestination } from './number-spelling.ts';
 import { isUnplacedNumber } from './unplaced-number.ts';
 
@@ -56,6 +57,11 @@ export function isKnownCountry(value: unknown): value is CountryCode {
   return typeof value === 'string' && /^[A-Z]{2}$/.test(value) && isSupportedCountry(value);
 }
 
+/** Whether the masking of texts (error messages, log lines) leaves at most a masked number's two digits of `typed`. */
+function maskedWhole(typed: string): boolean {
+  return maskNumbersInText(typed).replace(/\P{Nd}/gu, '').length <= 2;
+}
+
 /**
  * A number a person typed ("07700 900123" with GB, "+33 6 12 34 56 78"), or undefined when it
  * cannot be a real number: not a number, too short or long, or outside every range in use.
@@ -64,6 +70,9 @@ export function readEnteredNumber(typed: unknown, defaultCountry: string | undef
   if (typeof typed !== 'string' || typed.length > MAX_ENTERED_LENGTH) return undefined;
   // RFC 3966 parameters: the parser drops a subaddress, and an extension after one, unreported.
   if (typed.includes(';')) return undefined;
+  // A spelling the kit's masking of texts leaves whole (marks heaped at its ends, groups spread
+  // wide) would be logged whole where an error quotes what the user typed: never read as a number.
+  if (!maskedWhole(typed)) return undefined;
   const input = typed.replace(DIRECTION_MARKS, '').replace(SPACE_SEPARATORS, ' ').replaceAll('\uff0b', '+');
   const country = isKnownCountry(defaultCountry) ? defaultCountry : undefined;
   const asTyped = readNumber(input, country);
