@@ -163,17 +163,22 @@ const WIDE_MARKS =
 export const GROUP_MARKS = `\\s().\\/+\\-~\\[\\]${WIDE_MARKS}\\p{Cf}`;
 /** CJK punctuation a number is written before or after without a space: 、。，：；！？ */
 const CJK_PUNCTUATION = '\\u3001\\u3002\\uff0c\\uff1a\\uff1b\\uff01\\uff1f';
+/** Scripts written without spaces, whose words a number is glued to ("手机号15550001111未注册"); no key holds them. */
+const UNSPACED_SCRIPTS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\p{Script=Thai}';
+/** Where a URL's part or a query's value starts or ends (`/users/+1555…`, `?phone=1555…&region=`), and `#` (customer #1555…). */
+const URL_PARTS = '\\/?&#';
 /**
  * What a number standing as a word may follow: a space, a quote or an opening bracket of any
- * script, punctuation, a wide mark. Not a letter, a digit, `_`, `-`, `/`, `+` or `.`: a token's.
+ * script, punctuation, a wide mark, a URL's part, a word of a script written without spaces. Not a
+ * Latin letter, a digit, `_`, `-`, `+` or `.`: a token's.
  */
-const BEFORE_A_NUMBER = `\\s"'\`([{<,;:=|~\\p{Ps}\\p{Pi}\\p{Pf}\\p{Cf}${WIDE_MARKS}${CJK_PUNCTUATION}`;
+const BEFORE_A_NUMBER = `\\s"'\`([{<,;:=|~\\p{Ps}\\p{Pi}\\p{Pf}\\p{Cf}${WIDE_MARKS}${CJK_PUNCTUATION}${UNSPACED_SCRIPTS}${URL_PARTS}`;
 /**
  * What it may precede: a space, a quote or a closing bracket of any script, punctuation ending a
  * phrase, a wide mark; and `@`, as an address keyed by a number is written (a WhatsApp id
  * "447700900123@s.whatsapp.net", "sip:+447700900123@carrier").
  */
-const AFTER_A_NUMBER = `\\s"'\`)\\][}>,;:.!?|~@\\p{Pe}\\p{Pi}\\p{Pf}\\p{Cf}${WIDE_MARKS}${CJK_PUNCTUATION}`;
+const AFTER_A_NUMBER = `\\s"'\`)\\][}>,;:.!?|~@\\p{Pe}\\p{Pi}\\p{Pf}\\p{Cf}${WIDE_MARKS}${CJK_PUNCTUATION}${UNSPACED_SCRIPTS}${URL_PARTS}`;
 
 /** How many marks may stand between a number and what it follows or precedes ("+.44…", "…456/ "). */
 const EDGE_MARKS = 4;
@@ -181,13 +186,14 @@ const EDGE_MARKS = 4;
 /**
  * A run of a number's characters in a text, standing as a word of its own: a digit of any script,
  * then digits and the marks between groups (GROUP_MARKS), ending on a digit; a leading plus or
- * bracket (full-width too) with it, and up to EDGE_MARKS marks on either side. Glued to a letter,
- * a digit, `_`, `-`, `/`, `+` or `.` it is part of a token (a key, a hash, base64): masked, a
+ * bracket (full-width too) with it, and up to EDGE_MARKS marks on either side. Glued to a Latin
+ * letter, a digit, `_`, `-`, `+` or `.` it is part of a token (a key, a hash, base64): masked, a
  * secret's digits would leave its rest unrecognised by a redaction that looks for it whole. At most
  * 32 characters, so a text of any size is read once.
  */
 const NUMBER_RUN = new RegExp(
-  `(?<=(?:^|[${BEFORE_A_NUMBER}])[${GROUP_MARKS}]{0,${EDGE_MARKS}})` +
+  // A plus or a space percent-encoded in a URL's query (`?phone=%2B1555…`) stands before one too.
+  `(?<=(?:^|[${BEFORE_A_NUMBER}]|%2[Bb]|%20)[${GROUP_MARKS}]{0,${EDGE_MARKS}})` +
     `[+\\uff0b(\\uff08]?\\p{Nd}(?:[\\p{Nd}${GROUP_MARKS}]{0,30}\\p{Nd})?` +
     `(?=[${GROUP_MARKS}]{0,${EDGE_MARKS}}(?:$|[${AFTER_A_NUMBER}]))`,
   'gu',
