@@ -29,7 +29,7 @@ describe('what the reader takes, the masking masks', () => {
 
   it.each(READ)('%j is read, and quoted in an error it is logged masked', (typed) => {
     expect(readEnteredNumber(typed, 'GB')?.e164).toBe('+447400123456');
-    expect(digitsLeft(describeError(new Error(`no account for ${typed}`)).message)).not.toMatch(/\d{3}/);
+    expect(digitsLeft(String(describeError(new Error(`no account for ${typed}`)).message))).not.toMatch(/\d{3}/);
   });
 });
 
