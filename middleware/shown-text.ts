@@ -7,15 +7,33 @@
  */
 import { spelledPart } from './numbers/mask-number.ts';
 
+/**
+ * HTML's names for U+00A0 to U+00FF, in order (`&eacute;`, `&copy;`): a French page writes its
+ * accents so. A browser reads each of them without its `;` too.
+ */
+const LATIN_1 = (
+  'nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn ' +
+  'sup2 sup3 acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest Agrave ' +
+  'Aacute Acirc Atilde Auml Aring AElig Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ' +
+  'ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash Ugrave Uacute Ucirc Uuml Yacute THORN ' +
+  'szlig agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute ' +
+  'icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml ' +
+  'yacute thorn yuml'
+).split(' ');
+
+/** ASCII's own names a browser also reads in capitals, and without their `;`. */
+const ASCII_LEGACY = { AMP: '&', LT: '<', GT: '>', QUOT: '"', COPY: '\u00a9', REG: '\u00ae' };
+
 /** Named character references a page may use in a value (a token, a name, a path), and what they stand for. */
 const NAMED: ReadonlyMap<string, string> = new Map(
   Object.entries({
+    ...Object.fromEntries(LATIN_1.map((name, i) => [name, String.fromCodePoint(0xa0 + i)])),
+    ...ASCII_LEGACY,
     amp: '&',
     lt: '<',
     gt: '>',
     quot: '"',
     apos: "'",
-    nbsp: '\u00a0',
     plus: '+',
     equals: '=',
     sol: '/',
@@ -67,7 +85,7 @@ const NAMED: ReadonlyMap<string, string> = new Map(
 );
 
 /** The references a browser also reads without their `;` (where no letter, digit or `=` follows). */
-const LEGACY = new Set(['amp', 'lt', 'gt', 'quot', 'nbsp']);
+const LEGACY = new Set(['amp', 'lt', 'gt', 'quot', ...LATIN_1, ...Object.keys(ASCII_LEGACY)]);
 
 /** Numeric, with or without `;`; named, with it or (a legacy name) without. One pass: a result is never read again. */
 const REFERENCE = /&(?:#[xX]([0-9a-fA-F]+);?|#([0-9]+);?|([A-Za-z][A-Za-z0-9]*)(;?))/g;

@@ -19,6 +19,11 @@ describe('character references in attribute values', () => {
     expect(decodeHtml('it&apos;s&nbsp;a&plus;b&equals;&sol;')).toBe("it's\u00a0a+b=/");
   });
 
+  it('the Latin-1 names (&eacute;, &copy;, a French page’s accents) and the capital legacy ones are read as the character, with or without their ;', () => {
+    expect(decodeHtml('Num&eacute;ro &copy; &AMP; &Agrave;&yuml;&nbsp;&eacute x&COPY')).toBe('Numéro © & Àÿ\u00a0é x©');
+    expect(decodeHtml('&eacutex &notit;')).toBe('&eacutex &notit;');
+  });
+
   it('a reference no character has (past U+10FFFF, a surrogate, zero) is U+FFFD, and a name an object has is no reference', () => {
     expect(decodeHtml('&#x110000;&#99999999999999999999;&#xD800;&#0;&constructor;&__proto__;')).toBe(
       '\ufffd\ufffd\ufffd\ufffd&constructor;&__proto__;',
