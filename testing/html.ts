@@ -2,6 +2,7 @@
  * Reading the pages under test as a browser would: tags and their attributes as a browser's
  * tokenizer reads them, and attribute values decoded. The forms are read in html-forms.ts.
  */
+import { GROUP_MARKS } from '../middleware/numbers/mask-number.ts';
 import { decodeHtml } from '../middleware/shown-text.ts';
 import { maskEveryNumber } from './audit/number-mask.ts';
 
@@ -100,5 +101,22 @@ export function pageExcerpt(html: string, length: number): string {
       TOKEN_META.test(attribute(attributes, 'name') ?? '') ? withoutValueOf(tag, 'meta', attributes, 'content') : tag,
     );
   // Masked before the cut, so a number the cut splits is masked whole.
-  return maskEveryNumber(masked).slice(0, length);
+  return maskEveryNumber(maskTagSplitNumbers(masked)).slice(0, length);
+}
+
+/** Digits a page splits with tags (`<span>07400</span> <span>123456</span>`), as many as a number's. */
+const TAG_SPLIT_DIGITS = new RegExp(
+  String.raw`\p{Nd}(?:(?:<[^<>]{0,200}>|[${GROUP_MARKS}]|&nbsp;|&#160;)*\p{Nd}){6,}`,
+  'gu',
+);
+
+/** Each number a page shows split by tags masked as one: a reader sees it whole. */
+function maskTagSplitNumbers(html: string): string {
+  return html.replace(TAG_SPLIT_DIGITS, (run) => {
+    if (!run.includes('<')) return run;
+    return `[a number ending ${run
+      .replace(/<[^<>]*>/g, '')
+      .replace(/\P{Nd}/gu, '')
+      .slice(-2)}]`;
+  });
 }

@@ -38,4 +38,12 @@ describe("the test helpers' error messages", () => {
     );
     expect(failed.message.replace(/\D/g, '')).not.toMatch(/7700900123|7700900456/);
   });
+
+  it('mask a number the page splits with tags, as a reader sees it whole', async () => {
+    const failed = await errorOnPage(
+      '<main><p>We cannot text <span class="g">07400</span> <span class="g">123456</span>.</p></main>',
+    );
+    expect(failed.message).toContain('We cannot text <span class="g">[a number ending 56]</span>.');
+    expect(failed.message.replace(/<[^>]*>/g, '').replace(/\D/g, '')).not.toContain('7400123456');
+  });
 });
