@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 
 export interface LoopbackInit {
   method: string;
-  headers?: HeadersInit;
+  headers?: Headers | Record<string, string>;
   body?: string;
 }
 
