@@ -73,6 +73,21 @@ describe("an error of the integrator's code naming a phone number, logged by the
   });
 });
 
+describe('describeError: a number is masked wherever the message puts it', () => {
+  const digits = alice.destination.slice(1);
+  it.each([
+    ['in a URL path', `GET https://crm.example.com/users/${alice.destination} answered 404`],
+    ['a plus percent-encoded in a query', `GET https://crm.example.com/users?phone=%2B${digits} answered 404`],
+    ['a query value followed by &', `GET https://crm.example.com/users?phone=${digits}&region=us answered 404`],
+    ['glued to a word of a script written without spaces', `手机号${digits}未注册`],
+    ['after #', `no payout account for customer #${digits}`],
+  ])('%s', (_where, message) => {
+    const logged = String(describeError(new Error(message)).message);
+    expect(logged).toContain('••\u00a011');
+    expect(logged).not.toContain(digits);
+  });
+});
+
 describe('describeError: what is no phone number stays readable', () => {
   for (const message of [
     'connect ECONNREFUSED 127.0.0.1:5432',
