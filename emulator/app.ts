@@ -14,9 +14,15 @@ import { inboxRouter } from './sms/inbox.ts';
  * using `verifyUrl` as returned fails here as against the service, its handoff unspent.
  */
 function onlyOnItsHost(context: EmulatorContext): express.RequestHandler {
+  // Read at the first request: the origins are known once the server listens.
+  let pageHost: string | undefined;
+  let ownPageHost = false;
   return (req, res, next) => {
-    const pageHost = new URL(context.pageOrigin).host;
-    if (pageHost === new URL(context.origin).host) return next();
+    if (pageHost === undefined) {
+      pageHost = new URL(context.pageOrigin).host;
+      ownPageHost = pageHost !== new URL(context.origin).host;
+    }
+    if (!ownPageHost) return next();
     const onPageHost = req.get('host')?.toLowerCase() === pageHost;
     const forPage = req.path === '/verify' || req.path.startsWith('/verify/');
     if (forPage === onPageHost) return next();
