@@ -74,6 +74,8 @@ export default defineConfig({
     // once per worker, not once per file (most of a short file's time). Each file closes what it
     // opens and restores what it changes (servers, timers, env, telemetry providers).
     isolate: false,
+    // What the kit keeps per process (the secrets it redacts) starts empty in each file.
+    setupFiles: ['test/support/secrets-per-file.ts'],
     // The long files start first, so no worker waits at the end (the list and why: the sequencer's module).
     sequence: { sequencer: LongFilesFirst },
     reporters: jsonReport ? ['default', 'json'] : ['default'],

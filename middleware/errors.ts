@@ -139,6 +139,17 @@ export function rememberSecret(secret: unknown, clientId?: unknown): void {
 }
 
 /**
+ * Forgets every remembered secret. For a test runner alone, which runs many files' kits in one
+ * process, each with secrets of its own: a word of one file's secret would be redacted from the
+ * next file's messages. A production process never forgets one; the package does not export it.
+ */
+export function forgetRememberedSecrets(): void {
+  secretForms.clear();
+  secretFragments.clear();
+  longestFirst = [];
+}
+
+/**
  * A secret as given and trimmed: one read from a file keeps its newline (the kit refuses it), while
  * the rest of the configuration (a URL built from it, a message) holds it without.
  */
