@@ -53,7 +53,7 @@ function failingWrites(
   };
   const recordFailure: VerifyStore<unknown>['recordFailure'] = (sessionId, ...rest) =>
     sessionId === RECORD_FAILS
-      ? Promise.reject(new Error('could not extend file "base/16384/2619"'))
+      ? Promise.reject(new Error('could not write to file "pg_wal/xlogtemp": No space left on device'))
       : store.recordFailure(sessionId, ...rest);
   const overrides: Record<string | symbol, unknown> = { fulfilBatch, recordFailure };
   return new Proxy(store, { get: (target, name) => overrides[name] ?? (Reflect.get(target, name) as unknown) });
@@ -172,7 +172,7 @@ describeEachStore('a verified attempt whose fulfilment fails', (kind) => {
     const reasons = new Set(lines.map((l) => l.err?.message));
     expect(reasons).toContain('the ledger refused the grant');
     expect(reasons).toContain('new row violates check constraint "grants_positive"');
-    expect(reasons).toContain('could not extend file "base/16384/2619"');
+    expect(reasons).toContain('could not write to file "pg_wal/xlogtemp": No space left on device');
   });
 });
 
