@@ -217,9 +217,13 @@ function checkCounter(options: StartLimitsOptions): StartBudgetCounter {
   );
 }
 
+/**
+ * The limits' clock in whole milliseconds: one built on `performance.now()` answers fractions,
+ * which the stores' integer columns refuse (every start failed on them).
+ */
 function checkClock(problems: OptionProblems, now: unknown): () => number {
   if (now === undefined) return Date.now;
-  if (typeof now === 'function') return now as () => number;
+  if (typeof now === 'function') return () => Math.floor((now as () => number)());
   problems.add('Start limits: `now` must be a function returning ms, like Date.now.');
   return Date.now;
 }

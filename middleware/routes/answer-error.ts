@@ -41,16 +41,25 @@ export function showWithText(error: KitError, key: ErrorTextKey): KitError {
 export function userMessage(error: KitError, messages: KitMessages): string {
   if (writtenForUsers.has(error)) return error.message;
   const text = errorText(messages, shownWithText.get(error) ?? error.code, error.status);
-  if (saysWhenToRetry(error)) {
-    return `${text} ${messages.retryAfter(Math.max(1, Math.ceil(error.retryAfterSeconds)))}`;
-  }
-  return text;
+  const seconds = secondsToWait(error);
+  return seconds === undefined ? text : `${text} ${messages.retryAfter(Math.max(1, seconds))}`;
 }
 
-/** A refusal that knows when to try again (start budgets, or the service's own 429). */
-function saysWhenToRetry(error: KitError): error is KitError & { retryAfterSeconds: number } {
+/** The longest wait said: a year, the longest window a start budget may have. */
+const LONGEST_WAIT_SECONDS = 366 * 24 * 60 * 60;
+
+/**
+ * Whole seconds until a refusal (start budgets, the service's own 429) may be tried again, or
+ * undefined when it names no usable wait: an app's own limits may throw a KitError whose
+ * `retryAfterSeconds` is NaN, Infinity, a word or 1e21, and neither `Retry-After` (whole
+ * delta-seconds) nor the page may say "NaN" or "1e+21".
+ */
+function secondsToWait(error: KitError): number | undefined {
   const retryable = error.code === KitErrorCode.RateLimited || error.code === KitErrorCode.ServiceBusy;
-  return retryable && error.retryAfterSeconds !== undefined;
+  if (!retryable || error.retryAfterSeconds === undefined) return undefined;
+  const seconds = Number(error.retryAfterSeconds);
+  if (!Number.isFinite(seconds)) return undefined;
+  return Math.min(LONGEST_WAIT_SECONDS, Math.max(0, Math.ceil(seconds)));
 }
 
 /** One line: errors at error level (a refusal caused by the kit's set-up says how to fix it), the rest at warn. */
@@ -136,9 +145,8 @@ function answerKitError<Tx>(
     next(passOnAsIs.has(error) ? error.cause : error);
     return;
   }
-  if (saysWhenToRetry(error)) {
-    res.setHeader('Retry-After', String(Math.max(0, Math.ceil(error.retryAfterSeconds))));
-  }
+  const seconds = secondsToWait(error);
+  if (seconds !== undefined) res.setHeader('Retry-After', String(seconds));
   const messages = context.messages.forRequest(res.req);
   const message = userMessage(error, messages);
   if (format === 'json') {

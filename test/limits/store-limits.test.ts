@@ -59,6 +59,15 @@ describeEachStore('start limits in the store database', (kind) => {
     expect(await startFrom(start, '10.0.0.9', 'u2', '+15550100009')).toBe('allowed');
   });
 
+  it('counts on a clock answering fractions of a millisecond (built on performance.now()), as on Date.now', async () => {
+    // The counters' columns hold whole ms: each start failed before the limits cut their clock's time.
+    const fractional = () => performance.timeOrigin + performance.now();
+    const start = createStartLimits({ store: h.store as StartBudgetCounter, destinationKey: KEY, now: fractional });
+    const results = [];
+    for (let i = 0; i < 2; i++) results.push(await startFrom(start, '10.0.0.1', 'u1', '+15550100001'));
+    expect(results).toEqual(['allowed', 'allowed']);
+  });
+
   it('stops texts to one destination whoever asks, and keeps no phone number in clear', async () => {
     const start = limits({ perDestination: { points: 3, durationSeconds: 3600 } });
     const results = [];
