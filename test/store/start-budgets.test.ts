@@ -166,6 +166,36 @@ describeEachStore(
       // The instance on time is refused too: the counter it spent is still there.
       expect(await h.store.consumeStartBudgets!({ budgets: [destination], now: now + 1000 })).toHaveLength(1);
     });
+
+    const spentOf = async (key: string) =>
+      (await h.query<{ spent: number }>(`SELECT spent FROM verify_kit_start_budgets WHERE key = '${key}'`)).map(
+        (row) => row.spent,
+      );
+
+    it('gives back a start an instance an hour ahead counted, the service having refused its create', async () => {
+      const now = Date.now();
+      const ahead = await h.openAnother();
+      const budgets = [{ ...destination, key: 'start_destination:ahead' }];
+      // Counted at the database's time plus a second, not at its own (an hour on).
+      expect(await ahead.consumeStartBudgets!({ budgets, now: now + HOUR })).toEqual([]);
+      await ahead.refundStartBudgets!({ budgets, spentAt: now + HOUR });
+      expect(await spentOf('start_destination:ahead'), 'the refused start is still counted').toEqual([0]);
+      // The number's owner, on an instance on time, can start.
+      expect(await h.store.consumeStartBudgets!({ budgets, now: now + 1000 })).toEqual([]);
+    });
+
+    it('gives back a start counted in a window an instance half a second ahead opened', async () => {
+      const now = Date.now();
+      const ahead = await h.openAnother();
+      const user = { key: 'start_user:ahead', points: 2, durationMs: 10 * MINUTE };
+      // Another user's start on the instance ahead opens the shared window (it ends at now + 500 + 10 min).
+      expect(await ahead.consumeStartBudgets!({ budgets: [{ ...user }], now: now + 500 })).toEqual([]);
+      // A start on time, 100 ms on; the service refused its create.
+      const budgets = [{ ...user }];
+      expect(await h.store.consumeStartBudgets!({ budgets, now: now + 100 })).toEqual([]);
+      await h.store.refundStartBudgets!({ budgets, spentAt: now + 100 });
+      expect(await spentOf('start_user:ahead'), 'the refunded start is still counted').toEqual([1]);
+    });
   },
   [POSTGRES],
 );

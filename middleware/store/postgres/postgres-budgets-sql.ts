@@ -70,8 +70,11 @@ BEGIN
     FROM unnest(c_key, c_member, c_ends, c_counted) AS x(key, member, ends, counted)
     WHERE x.member IS NOT NULL AND NOT x.counted
     ON CONFLICT (key) DO UPDATE SET spent = 1, window_ends_at = excluded.window_ends_at;
+    -- Counted: the window each budget was counted in, by its end (a refund gives back that one only).
+    RETURN QUERY SELECT x.budget, NULL::BIGINT, x.ends
+      FROM unnest(c_budget, c_ends) AS x(budget, ends) ORDER BY x.budget;
   END IF;
-  RETURN QUERY SELECT x.budget, x.ends - p_now
+  RETURN QUERY SELECT x.budget, x.ends - p_now, x.ends
     FROM unnest(c_budget, c_spent, c_points, c_ends, c_counted) AS x(budget, spent, points, ends, counted)
     WHERE x.spent >= x.points AND NOT x.counted ORDER BY x.budget;
 END`;
@@ -80,22 +83,28 @@ export const CONSUME_BUDGETS = routine(
   'text[], integer[], bigint[], text[], bigint',
   `(p_keys TEXT[], p_points INTEGER[], p_durations_ms BIGINT[],
       p_members TEXT[], p_now BIGINT)
-      RETURNS TABLE (refused_budget INTEGER, retry_after_ms BIGINT) LANGUAGE plpgsql VOLATILE AS $fn$${CONSUME_BUDGETS_BODY}
+      RETURNS TABLE (budget_index INTEGER, retry_after_ms BIGINT, window_ends_at BIGINT)
+      LANGUAGE plpgsql VOLATILE AS $fn$${CONSUME_BUDGETS_BODY}
       $fn$`,
 );
 const CONSUME_BUDGETS_ROUTINE = CONSUME_BUDGETS.name;
 
 export const BUDGETS_SQL = {
-  // One call, one transaction (the statement's): see CONSUME_BUDGETS_BODY.
-  consumeStartBudgets: `SELECT refused_budget, retry_after_ms
+  // One call, one transaction (the statement's): see CONSUME_BUDGETS_BODY. A row per refused
+  // budget (its retry_after_ms), or, when counted, a row per budget with the end of its window.
+  consumeStartBudgets: `SELECT budget_index, retry_after_ms, window_ends_at
     FROM ${CONSUME_BUDGETS_ROUTINE}($1, $2, $3, $4, ${budgetNow(5)})`,
   // SKIP LOCKED: never waits on a counter a start holds, so it cannot deadlock with one.
   // Counters locked in key order, as the consume routine locks them; only the window the refunded
-  // start was counted in (it ends after spentAt, and at most one duration after it).
+  // start was counted in: the one ending when consume said ($3), or, where not known (null), the
+  // one ending after spentAt ($4) and at most one duration after it. An instance whose clock runs
+  // ahead is counted at the database's time plus a second, not at its spentAt: only the window's
+  // end names the window it was counted in.
   refundStartBudgets: `WITH refund AS (
        SELECT b.key FROM verify_kit_start_budgets AS b
-       JOIN unnest($1::text[], $2::bigint[]) AS x(key, duration_ms) ON x.key = b.key
-       WHERE b.spent > 0 AND b.window_ends_at > $3 AND b.window_ends_at <= $3 + x.duration_ms
+       JOIN unnest($1::text[], $2::bigint[], $3::bigint[]) AS x(key, duration_ms, ends) ON x.key = b.key
+       WHERE b.spent > 0 AND CASE WHEN x.ends IS NOT NULL THEN b.window_ends_at = x.ends
+         ELSE b.window_ends_at > $4 AND b.window_ends_at <= $4 + x.duration_ms END
        ORDER BY b.key FOR UPDATE OF b)
      UPDATE verify_kit_start_budgets AS b SET spent = b.spent - 1 FROM refund WHERE b.key = refund.key`,
   deleteEndedBudgets: `DELETE FROM verify_kit_start_budgets WHERE key IN (

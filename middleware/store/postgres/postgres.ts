@@ -30,7 +30,7 @@ import { ENDED_BUDGETS_PER_CLEANUP } from './postgres-budgets-sql.ts';
 import { postgresSweepWrites } from './postgres-sweep.ts';
 import { postgresStepUp } from './postgres-step-up.ts';
 import { postgresSweepPace } from './postgres-sweep-pace.ts';
-import type { PumpingStore, StartBudgetCounter, StepUpStore, VerifyStore } from '../types.ts';
+import type { PumpingStore, StartBudget, StartBudgetCounter, StepUpStore, VerifyStore } from '../types.ts';
 
 /** Options of createPostgresStore. */
 export interface PostgresStoreOptions {
@@ -76,14 +76,22 @@ function assertPoolOption(options: unknown): asserts options is PostgresStoreOpt
   }
 }
 
-interface RefusalRow {
-  refused_budget: number;
-  retry_after_ms: string;
+/** A budget consume refused (its retry_after_ms), or, when it counted the start, one it counted. */
+interface ConsumeRow {
+  budget_index: number;
+  retry_after_ms: string | null;
+  window_ends_at: string;
 }
 
-/** consumeStartBudgets: one statement (one transaction) per start, with the ended counters cleaned now and then. */
+/**
+ * consumeStartBudgets: one statement (one transaction) per start, with the ended counters cleaned
+ * now and then. A refund names the window each budget was counted in by its end, kept by the budget
+ * objects the start limits passed (their receipt gives the same back): on an instance whose clock
+ * runs ahead, the start was counted at the database's time plus a second, not at its `spentAt`.
+ */
 function postgresStartBudgets(db: PostgresDb): StartBudgetCounter {
   let nextBudgetCleanupAt = 0;
+  const countedIn = new WeakMap<StartBudget, { now: number; windowEndsAt: string }>();
   return {
     async consumeStartBudgets({ budgets, now }) {
       const values = [
@@ -93,16 +101,33 @@ function postgresStartBudgets(db: PostgresDb): StartBudgetCounter {
         budgets.map((b) => b.member ?? null),
         now,
       ];
-      const { rows } = await query<RefusalRow>(db, 'consumeStartBudgets', values);
+      const { rows } = await query<ConsumeRow>(db, 'consumeStartBudgets', values);
       if (now >= nextBudgetCleanupAt) {
         const deleted = (await query(db, 'deleteEndedBudgets', [now])).rowCount ?? 0;
         // A full batch means more are waiting: clean again on the next start.
         nextBudgetCleanupAt = deleted < ENDED_BUDGETS_PER_CLEANUP ? now + BUDGET_CLEANUP_INTERVAL_MS : now;
       }
-      return rows.map((row) => ({ budget: row.refused_budget, retryAfterMs: Number(row.retry_after_ms) }));
+      const refusals = [];
+      for (const row of rows) {
+        const budget = budgets[row.budget_index];
+        if (row.retry_after_ms !== null)
+          refusals.push({ budget: row.budget_index, retryAfterMs: Number(row.retry_after_ms) });
+        else if (budget !== undefined) countedIn.set(budget, { now, windowEndsAt: row.window_ends_at });
+      }
+      return refusals;
     },
     async refundStartBudgets({ budgets, spentAt }) {
-      await query(db, 'refundStartBudgets', [budgets.map((b) => b.key), budgets.map((b) => b.durationMs), spentAt]);
+      // The window of the start counted at spentAt: known when this store counted it with these budgets.
+      const ends = budgets.map((b) => {
+        const counted = countedIn.get(b);
+        return counted?.now === spentAt ? counted.windowEndsAt : null;
+      });
+      await query(db, 'refundStartBudgets', [
+        budgets.map((b) => b.key),
+        budgets.map((b) => b.durationMs),
+        ends,
+        spentAt,
+      ]);
     },
   };
 }
