@@ -196,10 +196,12 @@ export function markingErrors<T>(hook: () => T | PromiseLike<T>): T | PromiseLik
 /**
  * A KitError's message as logged: the kit's own as written (it never repeats a number, and states
  * limits a masking would read as one); one the integrator's code threw with each run that may be a
- * phone number masked, as any error of its code.
+ * phone number masked, as any error of its code. Redacted again: a message completed after the
+ * constructor redacted it (`error.message += key`, a subclass setting its own) may quote the secret.
  */
 export function loggedMessage(error: KitError): string {
-  return thrownByIntegrator.has(error) ? maskNumbersInText(error.message) : error.message;
+  const message = redactSecretFragments(String(error.message));
+  return thrownByIntegrator.has(error) ? maskNumbersInText(message) : message;
 }
 
 /** How many of an AggregateError's errors a description quotes. */

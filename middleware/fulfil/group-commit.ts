@@ -55,12 +55,23 @@ async function settleGroup<Tx>(store: Pick<VerifyStore<Tx>, 'fulfilBatch'>, grou
     else await Promise.all(group.map((q) => settleGroup(store, [q])));
     return;
   }
-  group.forEach((q, i) => {
+  group.forEach((q, i) => settleOne(q, settlements, i));
+}
+
+/**
+ * Answers one request from the group's settlements. A store of the app's own may answer anything
+ * (a getter that throws): reading it is its code, and one that fails fails that request alone,
+ * never the rest of the group left waiting.
+ */
+function settleOne<Tx>(q: Queued<Tx>, settlements: unknown, i: number): void {
+  try {
     const settlement = settlementAt(settlements, i);
     if (settlement instanceof Error) q.reject(settlement);
     else if (settlement.ok) q.resolve(settlement.result);
     else q.reject(settlement.error);
-  });
+  } catch (error) {
+    q.reject(error);
+  }
 }
 
 /**

@@ -46,9 +46,25 @@ export class OptionProblems {
     if (this.#problems.length === 0) return;
     throw invalidOptions(
       this.where,
-      this.#problems.map((problem) => redactSecrets(problem, this.#secret)),
+      this.#problems.map((problem) => withoutStartsAtCuts(redactSecrets(problem, this.#secret), this.#secret)),
     );
   }
+}
+
+/**
+ * `problem` without a start of any of `secrets` left where `quote` cut a value ("…:Sh0rtS3c…"): a
+ * secret too short to be remembered is redacted whole only, and the cut leaves a part of it.
+ */
+function withoutStartsAtCuts(problem: string, secrets: readonly string[]): string {
+  let out = problem;
+  for (const secret of secrets) {
+    const quoted = JSON.stringify(secret).slice(1, -1);
+    for (let length = quoted.length - 1; length > 0; length--) {
+      const cut = `${quoted.slice(0, length)}…`;
+      if (out.includes(cut)) out = out.split(cut).join('[redacted]…');
+    }
+  }
+  return out;
 }
 
 /** One KitError for a list of option problems (one line, or one bullet each). */

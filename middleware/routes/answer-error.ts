@@ -6,7 +6,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
-import { isKitError, KitError, KitErrorCode } from '../errors.ts';
+import { isKitError, KitError, KitErrorCode, redactSecretFragments } from '../errors.ts';
 import { describeError, loggedMessage } from '../logger.ts';
 import { englishMessages, errorText, type ErrorTextKey, type KitMessages } from '../pages/messages.ts';
 import { defaultPages } from '../pages/pages.ts';
@@ -39,7 +39,8 @@ export function showWithText(error: KitError, key: ErrorTextKey): KitError {
  * errors its hooks threw.
  */
 export function userMessage(error: KitError, messages: KitMessages): string {
-  if (writtenForUsers.has(error)) return error.message;
+  // Redacted again: the app may have completed its message after the constructor redacted it.
+  if (writtenForUsers.has(error)) return redactSecretFragments(String(error.message));
   const text = errorText(messages, shownWithText.get(error) ?? error.code, error.status);
   const seconds = secondsToWait(error);
   return seconds === undefined ? text : `${text} ${messages.retryAfter(Math.max(1, seconds))}`;

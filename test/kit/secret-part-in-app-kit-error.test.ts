@@ -25,8 +25,21 @@ const actions: ActionDefinition<unknown>[] = [
   },
 ];
 
+actions.push({ name: 'refused', operationSensitivity: 'normal', successPath: '/done', fulfil: () => undefined });
+
 beforeAll(async () => {
-  app = await startTestApp({ kit: { actions } });
+  app = await startTestApp({
+    kit: {
+      actions,
+      // A refusal in the app's words, shown to the user as written: completed after it was made.
+      beforeCreate: (_req, who) => {
+        if (who.action !== 'refused') return;
+        const refusal = new KitError(KitErrorCode.InvalidActionParams, 'We cannot start this now');
+        refusal.message += ` (key ${part}…)`;
+        throw refusal;
+      },
+    },
+  });
   part = app.secret.slice(0, 30);
 });
 afterAll(async () => {
@@ -40,6 +53,28 @@ describe('a KitError thrown by the integrator quoting the start of the client se
   it('... and from a KitError', () => {
     const message = String(describeError(new KitError(KitErrorCode.FulfilFailed, `key ${part}…`)).message);
     expect(message).not.toContain(part);
+  });
+  it('... and from a KitError whose message was completed after it was made (the constructor redacted only its own)', () => {
+    const error = new KitError(KitErrorCode.FulfilFailed, 'payout API refused');
+    error.message += `: key ${part}…`;
+    class PayoutError extends KitError {
+      constructor(key: string) {
+        super(KitErrorCode.FulfilFailed, 'payout API refused');
+        this.message = `payout API refused key ${key}`;
+      }
+    }
+    for (const made of [error, new PayoutError(part)]) {
+      const message = String(describeError(made).message);
+      expect(message, message).not.toContain(part.slice(8, 16));
+    }
+  });
+  it("the page showing the app's refusal as written, completed after it was made, without the part", async () => {
+    const user = await app.agent(seen).signIn('alice');
+    const answer = await user.tryStart('refused');
+    expect(answer.status).toBe(400);
+    const page = await answer.text();
+    expect(page).toContain('We cannot start this now');
+    expect(page, page).not.toContain(part.slice(8, 16));
   });
   it('the kit logs the fulfil KitError without the part', async () => {
     const user = await app.agent(seen).signIn('alice');

@@ -56,4 +56,24 @@ describe('a short client secret echoed through another option', () => {
     expect(message).toContain('clientSecret');
     expect(message, message).not.toContain(secret);
   });
+  // A long clientId quoting the pair is cut at 200 characters: on the secret's last character.
+  const cutOnTheSecret = `${'a'.repeat(191)}:Sh0rtS3c!`;
+  it('a clientId cut where it quotes the secret: no start of it left at the cut (createVerificationKit)', () => {
+    const message = messageOf(() =>
+      createVerificationKit(options({ clientId: cutOnTheSecret, clientSecret: 'Sh0rtS3c!' })),
+    );
+    expect(message).toContain('clientSecret');
+    expect(message, message).not.toContain('Sh0rt');
+  });
+  it('the same (createVerifyClient)', () => {
+    const message = messageOf(() =>
+      createVerifyClient({
+        baseUrl: 'https://verify.example.com',
+        clientId: cutOnTheSecret,
+        clientSecret: 'Sh0rtS3c!',
+      }),
+    );
+    expect(message).toContain('clientSecret');
+    expect(message, message).not.toContain('Sh0rt');
+  });
 });

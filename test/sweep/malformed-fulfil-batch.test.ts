@@ -1,9 +1,10 @@
 /**
  * A store of the app's own is the integrator's code, outside the kit's trust for liveness: a
  * `fulfilBatch` that answers no list of results (an async one that forgot its `return`), or a
- * list with holes, fails the fulfilments it was given, as a store error does. It never throws
- * where nothing catches it (an unhandled rejection ends a Node process) and never leaves a queued
- * fulfilment unsettled (the sweep would wait on it until its time budget, and past it).
+ * list with holes, fails the fulfilments it was given, as a store error does (a result that throws
+ * when read, the fulfilment it answers). It never throws where nothing catches it (an unhandled
+ * rejection ends a Node process) and never leaves a queued fulfilment unsettled (the sweep would
+ * wait on it until its time budget, and past it).
  */
 import { expect, it } from 'vitest';
 import { commitEach, groupCommitter } from '../../middleware/fulfil/group-commit.ts';
@@ -45,6 +46,23 @@ it.each([
     });
   },
 );
+
+it('a group whose fulfilBatch answers a result that throws when read: that fulfilment is refused, the next answered', async () => {
+  const lazy = {
+    get ok(): boolean {
+      throw new Error('lazy row not loaded');
+    },
+  };
+  const answer = [lazy, { ok: true, result: { kind: 'fulfilled' } }];
+  const committer = groupCommitter(answering(answer), { maxGroup: 10, parallel: 1 });
+  const outcomes = await Promise.all(
+    [committer.fulfil(request('ses_a')), committer.fulfil(request('ses_b'))].map(outcomeOf),
+  );
+  expect({ outcomes, unhandled: (await unhandled.settled()).map(String) }).toEqual({
+    outcomes: ['rejected: lazy row not loaded', 'resolved'],
+    unhandled: [],
+  });
+});
 
 it("a landing's fulfilment alone, answered no list, is refused saying so", async () => {
   expect(await outcomeOf(commitEach(answering(undefined)).fulfil(request('ses_a')))).toBe(
