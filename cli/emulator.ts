@@ -53,14 +53,28 @@ function readClients(file: string): EmulatorClient[] {
 
 const NOT_REPEATED_SECRET = 'a value not repeated here, as it may be a secret';
 
-/** The variables the command reads a port, a switch or a host from: a secret may be pasted there too. */
-const SETTING_VARIABLES = ['EMULATOR_PORT', 'EMULATOR_CONTROL', 'EMULATOR_PAGE_HOST'] as const;
+/** The variables the command reads a port, a switch, a host or a rate from: a secret may be pasted there too. */
+const SETTING_VARIABLES = [
+  'EMULATOR_PORT',
+  'EMULATOR_CONTROL',
+  'EMULATOR_PAGE_HOST',
+  'EMULATOR_STATUS_READS_PER_SECOND',
+  'EMULATOR_CREATES_PER_SECOND',
+] as const;
 
-/** The file names given to `--clients`: its own refusal names the file it could not read. */
+/** A file name as written: a path (`./clients.json`, `conf/clients`) or a `.json` file. A secret is neither. */
+const FILE_NAME = /[\\/]|\.json$/i;
+
+/**
+ * The file names given to `--clients`: its own refusal names the file it could not read. Only one
+ * written as a file name: a secret pasted there is not repeated.
+ */
 function clientsFiles(argv: readonly string[]): string[] {
-  return argv.flatMap((arg, i) =>
-    arg === '--clients' ? [argv[i + 1] ?? ''] : arg.startsWith('--clients=') ? [arg.slice('--clients='.length)] : [],
-  );
+  return argv
+    .flatMap((arg, i) =>
+      arg === '--clients' ? [argv[i + 1] ?? ''] : arg.startsWith('--clients=') ? [arg.slice('--clients='.length)] : [],
+    )
+    .filter((file) => FILE_NAME.test(file));
 }
 
 /**

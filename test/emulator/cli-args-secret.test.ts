@@ -3,7 +3,7 @@
  * secret to hide yet: one pasted on the command line (as an argument without a flag, as an unknown
  * option's value or as a flag's value, holding a dot or not) or into an EMULATOR_* setting is
  * refused without being repeated on stderr. A short mistake, a flag's own name, or the file name
- * given to --clients is still quoted back.
+ * given to --clients (a path, or a `.json` file: a secret is neither) is still quoted back.
  */
 import { expect, it } from 'vitest';
 import { runCli } from '../../cli/dispatch.ts';
@@ -32,6 +32,8 @@ it.each([
   [['--port', DOTTED_SECRET]],
   [['--control', DOTTED_SECRET]],
   [[`--page-host=${DOTTED_SECRET}`]],
+  [['--clients', SECRET]],
+  [[`--clients=${DOTTED_SECRET}`]],
 ])('%j: refused, the secret not repeated', async (argv) => {
   const message = await refusal(argv);
   for (const secret of [SECRET, DOTTED_SECRET]) {
@@ -40,17 +42,20 @@ it.each([
   }
 });
 
-it.each(['EMULATOR_PORT', 'EMULATOR_CONTROL', 'EMULATOR_PAGE_HOST'])(
-  '%s holding a secret: refused, exit 1, the secret not repeated on stderr',
-  async (name) => {
-    let printed = '';
-    const print = (text: string) => void (printed += text);
-    const code = await runCli(['emulator'], { [name]: ` ${SECRET}` }, { write: print, warn: print });
-    expect(code).toBe(1);
-    expect(printed).toContain(name);
-    expect(printed).not.toContain(SECRET.slice(-8));
-  },
-);
+it.each([
+  'EMULATOR_PORT',
+  'EMULATOR_CONTROL',
+  'EMULATOR_PAGE_HOST',
+  'EMULATOR_STATUS_READS_PER_SECOND',
+  'EMULATOR_CREATES_PER_SECOND',
+])('%s holding a secret: refused, exit 1, the secret not repeated on stderr', async (name) => {
+  let printed = '';
+  const print = (text: string) => void (printed += text);
+  const code = await runCli(['emulator'], { [name]: ` ${SECRET}` }, { write: print, warn: print });
+  expect(code).toBe(1);
+  expect(printed).toContain(name);
+  expect(printed).not.toContain(SECRET.slice(-8));
+});
 
 it('the file name given to --clients is named when it cannot be read', async () => {
   expect(await refusal(['--clients', './no-such-clients.json'])).toContain(
