@@ -180,6 +180,16 @@ const BEFORE_A_NUMBER = `\\s"'\`([{<,;:=|~\\p{Ps}\\p{Pi}\\p{Pf}\\p{Cf}${WIDE_MAR
  */
 const AFTER_A_NUMBER = `\\s"'\`)\\][}>,;:.!?|~@\\p{Pe}\\p{Pi}\\p{Pf}\\p{Cf}${WIDE_MARKS}${CJK_PUNCTUATION}${UNSPACED_SCRIPTS}${URL_PARTS}`;
 
+/**
+ * A group mark percent-encoded, as `encodeURIComponent` and URLSearchParams write a number in a URL
+ * (`%2B44%207400%20123456`): a space, a plus, brackets, a dash, a slash.
+ */
+const ENCODED_MARK = '%2[0BbDdFf89]';
+/** A space or punctuation percent-encoded (`%20` to `%2F`, `%3A` to `%3F`): what a number stands beside in a URL. */
+const ENCODED_PUNCTUATION = '%2[0-9A-Fa-f]|%3[A-Fa-f]';
+const ENCODED_MARKS = /%2[0BbDdFf89]/g;
+const DECODED_MARK: Record<string, string> = { '0': ' ', b: '+', d: '-', f: '/', '8': '(', '9': ')' };
+
 /** How many marks may stand between a number and what it follows or precedes ("+.44…", "…456/ "). */
 const EDGE_MARKS = 4;
 
@@ -192,10 +202,10 @@ const EDGE_MARKS = 4;
  * 32 characters, so a text of any size is read once.
  */
 const NUMBER_RUN = new RegExp(
-  // A plus or a space percent-encoded in a URL's query (`?phone=%2B1555…`) stands before one too.
-  `(?<=(?:^|[${BEFORE_A_NUMBER}]|%2[Bb]|%20)[${GROUP_MARKS}]{0,${EDGE_MARKS}})` +
-    `[+\\uff0b(\\uff08]?\\p{Nd}(?:[\\p{Nd}${GROUP_MARKS}]{0,30}\\p{Nd})?` +
-    `(?=[${GROUP_MARKS}]{0,${EDGE_MARKS}}(?:$|[${AFTER_A_NUMBER}]))`,
+  // Punctuation or a space percent-encoded in a URL (`?phone%3D%2B1555…%20was`) stands around one too.
+  `(?<=(?:^|[${BEFORE_A_NUMBER}]|${ENCODED_PUNCTUATION})[${GROUP_MARKS}]{0,${EDGE_MARKS}})` +
+    `(?:[+\\uff0b(\\uff08]|${ENCODED_MARK})?\\p{Nd}(?:(?:[\\p{Nd}${GROUP_MARKS}]|${ENCODED_MARK}){0,30}\\p{Nd})?` +
+    `(?=[${GROUP_MARKS}]{0,${EDGE_MARKS}}(?:$|[${AFTER_A_NUMBER}]|${ENCODED_PUNCTUATION}))`,
   'gu',
 );
 
@@ -206,7 +216,11 @@ const NUMBER_RUN = new RegExp(
  * duration stays.
  */
 export function maskNumbersInText(text: string): string {
-  return text.replace(NUMBER_RUN, (run) => (mayBePhoneNumber(run) ? maskDestination(run) : run));
+  return text.replace(NUMBER_RUN, (run) => {
+    // Read with its percent-encoded marks decoded: their hex digits are none of the number's.
+    const read = run.replace(ENCODED_MARKS, (mark) => DECODED_MARK[mark.slice(2).toLowerCase()] ?? ' ');
+    return mayBePhoneNumber(read) ? maskDestination(read) : run;
+  });
 }
 
 /** What a message says instead of a value that may be a phone number. */

@@ -86,6 +86,27 @@ describe('describeError: a number is masked wherever the message puts it', () =>
     expect(logged).toContain('••\u00a011');
     expect(logged).not.toContain(digits);
   });
+
+  // As encodeURIComponent and URLSearchParams write "+44 7400 123456": the groups' spaces as %20.
+  it.each([
+    [
+      'in a query, its groups percent-encoded',
+      `GET https://crm.example/users?phone=${encodeURIComponent('+44 7400 123456')} answered 404`,
+    ],
+    ['national, in a query', `GET https://crm.example/users?phone=${encodeURIComponent('07400 123456')} answered 404`],
+    [
+      'in a path part, then an encoded space',
+      `GET https://crm.example/users/${encodeURIComponent('+44 7400 123456 ')}x answered 404`,
+    ],
+    [
+      'the whole query encoded',
+      `GET https://crm.example/users?q=${encodeURIComponent('phone=+44 (7400) 123-456')} answered 404`,
+    ],
+  ])('%s', (_where, message) => {
+    const logged = String(describeError(new Error(message)).message);
+    expect(logged).toContain('••\u00a056');
+    expect(decodeURIComponent(logged.replace(/%(?![0-9A-F]{2})/gi, '%25')), logged).not.toMatch(/7400\D*123/);
+  });
 });
 
 describe('describeError: what is no phone number stays readable', () => {
@@ -94,6 +115,7 @@ describe('describeError: what is no phone number stays readable', () => {
     'connect ECONNREFUSED ::1:5432; connect ECONNREFUSED 10.20.30.40:5432',
     'gave up after 3 retries in 120000 ms',
     'order 123456 not found',
+    'GET /files/report%20final.pdf?v=2%2B1 answered 404',
   ]) {
     it(message, () => {
       expect(describeError(new Error(message))).toEqual({ name: 'Error', message });
