@@ -2,8 +2,8 @@
  * Reading the pages under test as a browser would: tags and their attributes as a browser's
  * tokenizer reads them, and attribute values decoded. The forms are read in html-forms.ts.
  */
-import { GROUP_MARKS } from '../middleware/numbers/mask-number.ts';
-import { decodeHtml } from '../middleware/shown-text.ts';
+import { GROUP_MARKS, isIpv4Address } from '../middleware/numbers/mask-number.ts';
+import { decodeHtml, htmlReferences, readWith, type ReadText } from '../middleware/shown-text.ts';
 import { maskEveryNumber } from './audit/number-mask.ts';
 
 export { decodeHtml, htmlReferences } from '../middleware/shown-text.ts';
@@ -104,19 +104,58 @@ export function pageExcerpt(html: string, length: number): string {
   return maskEveryNumber(maskTagSplitNumbers(masked)).slice(0, length);
 }
 
-/** Digits a page splits with tags (`<span>07400</span> <span>123456</span>`), as many as a number's. */
-const TAG_SPLIT_DIGITS = new RegExp(
-  String.raw`\p{Nd}(?:(?:<[^<>]{0,200}>|[${GROUP_MARKS}]|&nbsp;|&#160;)*\p{Nd}){6,}`,
-  'gu',
-);
+/**
+ * A comment, or a tag as a browser's tokenizer ends it (a quoted value may hold a `>`, a tag may
+ * be any length): its name is group 2.
+ */
+const TAG = new RegExp(`<!--[\\s\\S]*?(?:-->|$)|<(/?)([a-zA-Z][^\\s/>]*)${TAG_REST}`, 'g');
 
-/** Each number a page shows split by tags masked as one: a reader sees it whole. */
+/** Elements a line of text runs through: a number split by them still reads as one. */
+const INLINE = new Set([
+  ...['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'del', 'dfn', 'em', 'font', 'i', 'ins', 'kbd'],
+  ...['mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'wbr'],
+]);
+
+/** What a tag that is not inline reads as: no mark between a number's groups, so it ends a number. */
+const BLOCK_BREAK = '\u0001';
+
+/** A number as a reader sees it: seven digits or more, marks (spaces of any width too) between them. */
+const SHOWN_NUMBER = new RegExp(`\\p{Nd}(?:[${GROUP_MARKS}]*\\p{Nd}){6,}`, 'gu');
+
+/**
+ * The page's text as a reader sees it (inline tags read as nothing, other tags as a break,
+ * character references decoded), with where each of its characters is written.
+ */
+function shownTextOf(html: string): ReadText {
+  const tags = [...html.matchAll(TAG)].map((found) => ({
+    at: found.index,
+    written: found[0],
+    // A comment shows nothing; an inline element's tag neither.
+    text: found[2] === undefined || INLINE.has(found[2].toLowerCase()) ? '' : BLOCK_BREAK,
+  }));
+  const inTag = (at: number) => tags.some((tag) => at >= tag.at && at < tag.at + tag.written.length);
+  const references = htmlReferences(html).filter((reference) => !inTag(reference.at));
+  return readWith(
+    html,
+    [...tags, ...references].sort((a, b) => a.at - b.at),
+  );
+}
+
+/**
+ * Each number a page shows split by inline tags or spelt with character references
+ * (`<span>07400</span>&#xA0;<span>123456</span>`) masked as one: a reader sees it whole. The tags
+ * around it stay, and those of other elements too (a number never runs through a form or a cell).
+ */
 function maskTagSplitNumbers(html: string): string {
-  return html.replace(TAG_SPLIT_DIGITS, (run) => {
-    if (!run.includes('<')) return run;
-    return `[a number ending ${run
-      .replace(/<[^<>]*>/g, '')
-      .replace(/\P{Nd}/gu, '')
-      .slice(-2)}]`;
-  });
+  const shown = shownTextOf(html);
+  let out = html;
+  for (const found of [...shown.text.matchAll(SHOWN_NUMBER)].reverse()) {
+    const start = shown.start[found.index] ?? 0;
+    const end = shown.end[found.index + found[0].length - 1] ?? start;
+    const written = html.slice(start, end);
+    if (written === found[0] || isIpv4Address(found[0])) continue;
+    const digits = found[0].replace(/\P{Nd}/gu, '');
+    out = `${out.slice(0, start)}[a number ending ${digits.slice(-2)}]${out.slice(end)}`;
+  }
+  return out;
 }
