@@ -7,6 +7,7 @@ import { UnreachableError, withoutHandoffInput, type Answer, type Exchange } fro
 import type { AuditCheck, Verdict } from './check.ts';
 import { describeThrown } from './hooks.ts';
 import { unkeptSaid, type KeptExchange, type UnkeptBody } from './kept-bodies.ts';
+import { secretSpellings } from '../../middleware/secret-spellings.ts';
 import { secretSpellingIn as spellingIn, type SecretForm } from './secret.ts';
 import { confirmItsYouForm } from './start-grant.ts';
 import { fetchSubresources, onOrigin } from './subresources.ts';
@@ -364,15 +365,13 @@ export const exposureChecks: AuditCheck[] = [
   {
     id: 'leak.handoff',
     title:
-      "Each handoff is only in the start answer's auto-submit form and its POST to verifyUrl: no URL, link, Referer, other page, header or log line",
+      "Each handoff is only in the start answer's auto-submit form and its POST to verifyUrl: no URL, link, Referer, other page, header or log line, in any spelling the client secret is searched in (URL-encoded, HTML- or JSON-escaped, hex, base64 at any offset of a longer text)",
     fix: "Let the kit's auto-submit page carry the handoff (it posts it in a form body); never log the start's answer, put the handoff in a link, or redirect with it.",
     phase: 'last',
     async run(world, verdict) {
       await tourThen(world, verdict);
-      const forms = [...world.handoffs].flatMap((h) => [
-        { name: 'as is', text: h },
-        { name: 'URL-encoded', text: encodeURIComponent(h) },
-      ]);
+      // As the secret: a log of response bodies in base64, or a link carrying it encoded, hands it on too.
+      const forms = [...world.handoffs].flatMap((h) => secretSpellings(h));
       verdict.expect(forms.length > 0, 'no handoff was handed out');
       verdict.note(`${world.handoffs.size} handoffs searched for`);
       await searchAll(world, verdict, forms, 'a handoff', { handoff: true, parts: false, secret: false });

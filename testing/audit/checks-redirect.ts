@@ -43,6 +43,15 @@ export const REDIRECT_PARAMS = [
   'callback',
   'from',
   'success_url',
+  // Names frameworks read (Auth.js, Supabase and Remix, ASP.NET); Express's query names are case-sensitive.
+  'callbackUrl',
+  'callback_url',
+  'redirectTo',
+  'ReturnUrl',
+  'returnPath',
+  'continueUrl',
+  'successUrl',
+  'next_page',
 ];
 
 /**
