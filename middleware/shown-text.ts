@@ -206,17 +206,40 @@ export function shownPlaces(text: string): ReadText {
   return readThrough(references, spelledPlaces(references.text));
 }
 
-/** `text` with its character references decoded, then with its percent escapes decoded too: each reading a browser gives it. */
+/**
+ * Characters a browser shows as nothing: a soft hyphen (where the line does not break there),
+ * zero-width spaces and joiners, a word joiner, a byte order mark. A template that breaks long
+ * words puts them in a value; its reader still sees it whole.
+ */
+const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/g;
+
+/** `text` without the characters a browser shows as nothing (INVISIBLE). */
+export function withoutInvisible(text: string): string {
+  return text.replace(INVISIBLE, '');
+}
+
+/** `read` without the characters a browser shows as nothing, each character still placed where it is written. */
+function invisibleLeftOut(read: ReadText): ReadText {
+  const runs = [...read.text.matchAll(INVISIBLE)].map((found) => ({ at: found.index, written: found[0], text: '' }));
+  return runs.length === 0 ? read : readThrough(read, readWith(read.text, runs));
+}
+
+/**
+ * `text` with its character references decoded, then with its percent escapes decoded too, then
+ * without the characters a browser shows as nothing: each reading a browser gives it.
+ */
 export function shownReadings(text: string): ReadText[] {
   const references = readWith(text, htmlReferences(text));
-  return [references, readThrough(references, spelledPlaces(references.text))];
+  const spelled = readThrough(references, spelledPlaces(references.text));
+  const seen = invisibleLeftOut(spelled);
+  return seen === spelled ? [references, spelled] : [references, spelled, seen];
 }
 
 /**
  * A percent escape or a character reference: only a text holding one shows more than it writes.
  * The kit redacts every KitError and log line, most of which hold neither: those are not read again.
  */
-const MAY_SHOW_OTHERWISE = /%[\da-f]{2}|&#?[a-z\d]/i;
+const MAY_SHOW_OTHERWISE = /%[\da-f]{2}|&#?[a-z\d]|[\u00ad\u200b-\u200d\u2060\ufeff]/i;
 
 /** Runs of this many characters, looked up among `pieces`. */
 export interface Pieces {
@@ -241,7 +264,8 @@ export function coverShown(
   const holds = (shown: string) =>
     shown !== text &&
     (texts.some((form) => shown.includes(form)) || (pieces !== undefined && holdsPiece(shown, pieces)));
-  if (!holds(references) && !holds(spelledText(references))) return covered;
+  const spelled = spelledText(references);
+  if (!holds(references) && !holds(spelled) && !holds(withoutInvisible(spelled))) return covered;
   for (const shown of shownReadings(text)) {
     if (shown.text === text) continue;
     const cover = (from: number, to: number) => {

@@ -44,6 +44,15 @@ describe('redaction of the secret written character by character', () => {
     expect(redactSecretFragments(text)).toBe(text.replace(encodedRun(text), '[redacted]'));
   });
 
+  it('replaces it cut by characters a browser shows as nothing (zero-width spaces, soft hyphens), as written', () => {
+    const breakEvery4 = (mark: string) => (secret.match(/.{1,4}/g) ?? []).join(mark);
+    for (const mark of ['\u200b', '\u00ad', '&#8203;', '&shy;']) {
+      const text = `payout refused key ${breakEvery4(mark)} today`;
+      expect(redactSecrets(text), text).toBe('payout refused key [redacted] today');
+      expect(redactSecretFragments(text), text).toBe('payout refused key [redacted] today');
+    }
+  });
+
   it('keeps ordinary escapes and references as written', () => {
     for (const text of [
       'GET /search?q=red%20shoes&amp;page=2 failed: 50%25 of &lt;items&gt; &#39;gone&#39;',

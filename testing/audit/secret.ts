@@ -4,7 +4,7 @@
  * evidence, report and output never quote it in any encoding either.
  */
 import { secretSpellings, type SecretSpelling } from '../../middleware/secret-spellings.ts';
-import { coverShown, decodeHtml, replaceCovered, spelledText } from '../../middleware/shown-text.ts';
+import { coverShown, decodeHtml, replaceCovered, spelledText, withoutInvisible } from '../../middleware/shown-text.ts';
 
 /** One spelling of the secret: what it is called in evidence, and the text searched for. */
 export type SecretForm = SecretSpelling;
@@ -95,6 +95,11 @@ function browserViews(text: string): [string, string][] {
   }
   if (text.includes('%')) {
     for (const [view, how] of [...views]) views.push([spelledText(view), `${how}, percent-encoded`]);
+  }
+  // A template breaking long words (zero-width spaces, soft hyphens): its reader sees the value whole.
+  for (const [view, how] of [...views]) {
+    const visible = withoutInvisible(view);
+    if (visible !== view) views.push([visible, `${how}, cut by characters a browser shows as nothing`]);
   }
   return views;
 }
