@@ -39,11 +39,11 @@ function decoded(res: IncomingMessage, body: Buffer, stop: (why: string) => void
     return undefined;
   }
   const steps = codings.flatMap((coding) => DECOMPRESS[coding] ?? []);
-  if (body.length === 0 || steps.length === 0 || steps.length < codings.length) return body.toString('utf8');
+  if (body.length === 0 || steps.length === 0 || steps.length < codings.length) return asText(res, body);
   try {
     let out = body;
     for (const decompress of steps.reverse()) out = decompress(out, { maxOutputLength: MAX_BODY_BYTES });
-    return out.toString('utf8');
+    return asText(res, out);
   } catch (error) {
     const tooLong = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError;
     stop(
@@ -52,6 +52,30 @@ function decoded(res: IncomingMessage, body: Buffer, stop: (why: string) => void
         : `answered a body its Content-Encoding (${encoding}) does not decode`,
     );
     return undefined;
+  }
+}
+
+/** A byte order mark, and the encoding a browser reads a body that starts with it in, whatever its header says. */
+const BYTE_ORDER_MARKS: readonly [readonly number[], string][] = [
+  [[0xef, 0xbb, 0xbf], 'utf-8'],
+  [[0xff, 0xfe], 'utf-16le'],
+  [[0xfe, 0xff], 'utf-16be'],
+];
+
+/**
+ * The bytes as text, as a browser decodes them: in the encoding a byte order mark names, else the
+ * charset the Content-Type names (a page in UTF-16 shows its reader what UTF-8 would hide), else
+ * UTF-8; a charset no decoder knows is read as UTF-8, as browsers fall back.
+ */
+function asText(res: IncomingMessage, bytes: Buffer): string {
+  const marked = BYTE_ORDER_MARKS.find(([mark]) => mark.every((byte, i) => bytes[i] === byte));
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(String(res.headers['content-type'] ?? ''))?.[1];
+  const label = marked?.[1] ?? charset ?? 'utf-8';
+  try {
+    // The mark is no part of the text; a browser drops it.
+    return new TextDecoder(label, { ignoreBOM: false }).decode(bytes);
+  } catch {
+    return bytes.toString('utf8');
   }
 }
 
