@@ -1,6 +1,7 @@
 /** The kit a sweep job runs: the one given, or the one the integrator's factory builds within its deadline. */
 import { keepingProcessAlive, runDetached, withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
+import { markingErrors } from '../logger.ts';
 import { hasMethods } from '../options/option-problems.ts';
 import type { JobConfig, SweepJobEnv } from './sweep-job-args.ts';
 import type { SweepJobKit, SweepJobOptions } from './sweep-job-options.ts';
@@ -24,7 +25,8 @@ export async function kitOf<Tx>(
     new Error(
       `building the kit did not finish within ${ms} ms: does the configuration wait on something that never answers?`,
     );
-  const building = Promise.resolve().then(() => factory(env, settings));
+  // The configuration's code: a KitError it throws may name a number, logged masked as its others.
+  const building = Promise.resolve().then(() => markingErrors(() => factory(env, settings)));
   let built: unknown;
   try {
     // Held open: a standalone job reports a factory that never settles.

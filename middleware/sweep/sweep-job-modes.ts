@@ -3,7 +3,7 @@
  * stop (`--loop`); and the lines they print.
  */
 import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
-import { describeError as describe, type KitLogger } from '../logger.ts';
+import { describeError as describe, markingErrors, type KitLogger } from '../logger.ts';
 import { startWorker, stopWorker } from './job-worker.ts';
 import type { JobConfig } from './sweep-job-args.ts';
 import { SweepJobExitCode, type SweepJobKit } from './sweep-job-options.ts';
@@ -73,7 +73,8 @@ export async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Prom
   const run = withDeadline(
     'kit.runSweep()',
     overrunMs,
-    () => kit.runSweep({ ...config.sweep, owner, signal, ...(logger ? { logger } : {}) }),
+    // The configuration's code: a KitError it throws may name a number, logged masked as its others.
+    () => markingErrors(() => kit.runSweep({ ...config.sweep, owner, signal, ...(logger ? { logger } : {}) })),
     {
       late: () =>
         new Error(
@@ -104,6 +105,13 @@ export async function runOnceMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Prom
       });
       return SweepJobExitCode.Ok;
     }
+    // A ready kit's runSweep is the configuration's code: an answer that is no report is a failed
+    // run, never "the service could not be reached" (2) nor a run that went well (0).
+    if (typeof (outcome as Partial<SweepReport> | null)?.serviceReachable !== 'boolean') {
+      throw new Error(
+        "kit.runSweep() answered no sweep report (it has no `serviceReachable`): is the kit's runSweep the kit's own?",
+      );
+    }
     emit(sweepLine(outcome, 'once'));
     return outcome.serviceReachable ? SweepJobExitCode.Ok : SweepJobExitCode.ServiceUnreachable;
   } catch (error) {
@@ -126,7 +134,11 @@ export async function runLoopMode<Tx>(kit: SweepJobKit<Tx>, mode: JobMode): Prom
       onReport: (report) => emit(sweepLine(report, 'loop')),
       onError: (error) => emit({ event: 'sweep_failed', error: describe(error) }),
     };
-    const worker = await startWorker(() => kit.startSweepWorker(workerOptions), stopTimeoutMs, lateRejectionLine(emit));
+    const worker = await startWorker(
+      () => markingErrors(() => kit.startSweepWorker(workerOptions)),
+      stopTimeoutMs,
+      lateRejectionLine(emit),
+    );
     // A signal may have come while an async start was awaited.
     if (!signal.aborted) {
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));

@@ -24,7 +24,7 @@
 import { keepingProcessAlive, runDetached, withDeadline } from '../deadline.ts';
 import { environmentSecrets, redactSecretFragments } from '../errors.ts';
 import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../printable-errors.ts';
-import { describeError as describe } from '../logger.ts';
+import { describeError as describe, markingErrors } from '../logger.ts';
 import { yieldToRequests } from './cpu-priority.ts';
 import { reportLostConnections } from './pool-errors.ts';
 import {
@@ -130,8 +130,8 @@ async function runJob<Tx>(
   } finally {
     stop.dispose();
     if (typeof options.kit === 'function') {
-      await closeWithin(stopTimeoutMs, 'kit', () => kit.close(), emit);
-      await closeWithin(stopTimeoutMs, 'store', () => kit.store.close(), emit);
+      await closeWithin(stopTimeoutMs, 'kit', async () => markingErrors(() => kit.close()), emit);
+      await closeWithin(stopTimeoutMs, 'store', async () => markingErrors(() => kit.store.close()), emit);
     }
     stopReporting();
     if (watchUntilExit) unhandled?.keepUntilExit();
