@@ -71,6 +71,7 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
   // The wait for a permit may have outlasted the claim (a slow pace).
   if (leaseRunningOut(run, attempt)) return;
   run.report.reads++;
+  run.readThisRun.add(attempt.sessionId);
   let read: StatusRead<Tx>;
   try {
     // A ready client is the app's code: a read that never settles must not hold the run open.

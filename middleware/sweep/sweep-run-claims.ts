@@ -69,12 +69,16 @@ async function claimBatch<Tx>(run: Run<Tx>): Promise<void> {
   });
   // Claims come most overdue first, so the run's first claim holds its oldest due attempt.
   if (report.claimed === 0 && batch[0] !== undefined) report.oldestDueAgeMs = claimedAt - batch[0].nextCheckAt;
-  report.claimed += batch.length;
-  for (const attempt of batch) run.leaseEnds.set(attempt, claimedAt + opts.leaseMs);
   if (batch.length < opts.batchSize) run.exhausted = true;
+  // "Each claimed attempt is read at most once per run": one read already, due again, stays leased
+  // (no other process reads it meanwhile) and is handed back at the end, for the next run to read.
+  const unread = batch.filter((attempt) => !run.readThisRun.has(attempt.sessionId));
+  run.setAside += batch.length - unread.length;
+  report.claimed += unread.length;
+  for (const attempt of unread) run.leaseEnds.set(attempt, claimedAt + opts.leaseMs);
   // RETURNING gives rows in table order, not the claim's ORDER BY: sort so pop() takes the most overdue
   // first; the previous batch's last attempts (more overdue still) stay at the end.
-  run.claimed = [...batch.sort((a, b) => b.nextCheckAt - a.nextCheckAt), ...run.claimed];
+  run.claimed = [...unread.sort((a, b) => b.nextCheckAt - a.nextCheckAt), ...run.claimed];
 }
 
 /**
@@ -106,9 +110,9 @@ export async function writeReschedules<Tx>(run: Run<Tx>): Promise<void> {
   }
 }
 
-/** Stopped or out of time with claimed attempts not started: hand them back now. */
+/** Stopped or out of time with claimed attempts not started, or some set aside: hand them back now. */
 export async function releaseUnstarted<Tx>(run: Run<Tx>): Promise<void> {
-  if (run.claimed.length === 0) return;
+  if (run.claimed.length === 0 && run.setAside === 0) return;
   run.report.released = run.claimed.length;
   run.claimed = [];
   try {

@@ -55,6 +55,13 @@ export interface Run<Tx> {
   answers: ReadAnswers;
   /** Claimed attempts that crossed the 24 h line before their read: expired after the checks. */
   tooOld: number;
+  /**
+   * The sessions this run read. One due again before the run ends (a short backoff, the quick
+   * retry) is claimed again once its reschedule is written: it is set aside, never read twice.
+   */
+  readThisRun: Set<string>;
+  /** Claimed attempts set aside as read already: still leased, handed back at the run's end. */
+  setAside: number;
 }
 
 export function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, options: SweepOptions): Run<Tx> {
@@ -98,6 +105,8 @@ export function startRun<Tx>(deps: SweepDeps<Tx>, opts: ResolvedSweepOptions, op
     exhausted: false,
     claiming: undefined,
     answers: readAnswers(opts.concurrency),
+    readThisRun: new Set(),
+    setAside: 0,
     tooOld: 0,
   };
 }
