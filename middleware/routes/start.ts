@@ -156,6 +156,7 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
   );
 
   const start = async (req: Request, res: Response): Promise<void> => {
+    keepClientAddress(req);
     await readBody(parsers, req, res);
     await verifyCsrf(context, req);
     const signedIn = await currentUser(context, req);
@@ -201,4 +202,15 @@ export function mountStart<Tx>(router: Router, context: KitContext<Tx>, startPat
   if (context.platform === 'web') {
     router.get(startAgainPath, route(context, 'start-again', 'html', startAgainHandler(context)));
   }
+}
+
+/**
+ * The client's address as the start arrived, kept for the whole start. The SMS pumping rules and
+ * the start budgets read `req.ip` after the body, the session and `prepare` were awaited, and a
+ * client that hangs up meanwhile leaves a socket with no address: its start was counted as no one's
+ * (one shared key), out of reach of its address's rules and of an operator's block of it.
+ */
+function keepClientAddress(req: Request): void {
+  const ip = req.ip ?? req.socket.remoteAddress;
+  if (ip !== undefined) Object.defineProperty(req, 'ip', { value: ip, configurable: true, enumerable: true });
 }
