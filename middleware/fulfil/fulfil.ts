@@ -28,6 +28,7 @@ import {
 } from './read-status.ts';
 
 export { readStatus, startedByAnotherClient, type Completion, type StatusRead } from './read-status.ts';
+export { countsTexts } from './count-verified.ts';
 
 /**
  * Looks up the attempt a return (landing or mobile completion) refers to: resolved by `state`,
@@ -124,6 +125,15 @@ export async function applyStatus<Tx>(
     case 'not_pending':
       return settledCompletion(result.attempt ?? attempt) ?? { kind: 'pending', attempt, eventIds: [] };
   }
+}
+
+/**
+ * Whether a verified read could fulfil the attempt: its action is registered and it proves what the
+ * action needs. The sweep spends no read on one that could not, unless the read counts its text.
+ */
+export function fulfillable<Tx>(deps: FulfilContext<Tx>, attempt: Attempt): boolean {
+  const action = deps.actions.get(attempt.action);
+  return action !== undefined && provesWhatTheActionNeeds(action, attempt);
 }
 
 /**

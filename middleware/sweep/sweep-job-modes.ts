@@ -29,6 +29,7 @@ export function sweepLine(report: SweepReport, mode: 'once' | 'loop'): Record<st
     released: report.released,
     leftToLapse: report.leftToLapse,
     otherClient: report.otherClient,
+    unfulfillable: report.unfulfillable,
     reads: report.reads,
     rateLimited: report.rateLimited,
     oldestDueAgeMs: report.oldestDueAgeMs,

@@ -57,6 +57,13 @@ export interface SweepReport {
    * for another client's sessions whatever happened), moved on in the schedule as if read pending.
    */
   otherClient: number;
+  /**
+   * Claimed attempts no read could fulfil (their action is no longer registered, or it proves the
+   * destination and the attempt was started without a userRef bound to its number), with the SMS
+   * pumping rules off (then no read counts a verified text either): not read, moved on in the
+   * schedule as if read pending. The landing still reads one its user comes back to.
+   */
+  unfulfillable: number;
   durationMs: number;
   /**
    * False when at least one read was made and none got a usable answer from the service
@@ -103,6 +110,7 @@ export function emptyReport(owner: string): SweepReport {
     released: 0,
     leftToLapse: 0,
     otherClient: 0,
+    unfulfillable: 0,
     durationMs: 0,
     serviceReachable: true,
     stoppedBy: null,

@@ -5,7 +5,14 @@
  */
 import { isKitError, type KitError, KitErrorCode } from '../errors.ts';
 import { logCompletion } from '../fulfil/completion-log.ts';
-import { applyStatus, readStatus, startedByAnotherClient, type StatusRead } from '../fulfil/fulfil.ts';
+import {
+  applyStatus,
+  countsTexts,
+  fulfillable,
+  readStatus,
+  startedByAnotherClient,
+  type StatusRead,
+} from '../fulfil/fulfil.ts';
 import { describeError as describe } from '../logger.ts';
 import type { Attempt } from '../store/types.ts';
 import { computeNextCheckAt, nextCheckAfterFailure } from './schedule.ts';
@@ -59,6 +66,13 @@ async function checkOne<Tx>(run: Run<Tx>, attempt: Attempt): Promise<void> {
     // Only that client can read it. Moved on in the schedule as if read pending: left due, it
     // would stay the most overdue, and every claim would take it first again.
     run.report.otherClient++;
+    reschedule(run, attempt, computeNextCheckAt(attempt, now, run.opts.backoffMs));
+    return;
+  }
+  if (!countsTexts(run.deps) && !fulfillable(run.deps, attempt)) {
+    // A paid read that could change nothing: its action is gone, or it cannot prove what the
+    // action needs. Moved on as if read pending; the 24 h line expires it.
+    run.report.unfulfillable++;
     reschedule(run, attempt, computeNextCheckAt(attempt, now, run.opts.backoffMs));
     return;
   }
