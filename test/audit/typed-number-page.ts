@@ -8,8 +8,11 @@ import { afterAll } from 'vitest';
 import { auditIntegration, formatAuditTable } from 'hosted-sms-verify-kit/testing';
 import { startSampleApp, type SampleApp } from './sample-app.ts';
 
-/** The page's answer: a redirect to `location`, or `html`. */
-export type TypedNumberPage = (typed: string, req: Request) => { location?: string; html?: string };
+/** The page's answer: a redirect to `location`, `html`, or a `body` of bytes in the `charset` it names. */
+export type TypedNumberPage = (
+  typed: string,
+  req: Request,
+) => { location?: string; html?: string; body?: Buffer; charset?: string };
 
 /** Starts such apps for one test file, each closed after it. */
 export function typedNumberPages(): (page: TypedNumberPage) => Promise<{
@@ -36,6 +39,8 @@ export function typedNumberPages(): (page: TypedNumberPage) => Promise<{
         const answer = page(phone, req);
         res.setHeader('Cache-Control', 'no-store');
         if (answer.location !== undefined) res.redirect(303, answer.location);
+        else if (answer.body !== undefined)
+          res.setHeader('Content-Type', `text/html; charset=${answer.charset ?? 'utf-8'}`).end(answer.body);
         else res.send(answer.html ?? '');
         return true;
       },
