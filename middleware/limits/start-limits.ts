@@ -230,7 +230,7 @@ function checkClock(problems: OptionProblems, now: unknown): () => number {
 
 /** Counters are 32-bit integers in the stores; a year is the longest window. */
 const MAX_POINTS = 1_000_000_000;
-const MAX_DURATION_SECONDS = 366 * 24 * 60 * 60;
+export const MAX_DURATION_SECONDS = 366 * 24 * 60 * 60;
 
 function checkBudget(problems: OptionProblems, name: string, budget: LimitBudget): LimitBudget {
   const ok = (n: unknown, max: number) => typeof n === 'number' && Number.isInteger(n) && n > 0 && n <= max;

@@ -7,6 +7,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { KitContext } from '../context.ts';
 import { isKitError, KitError, KitErrorCode, redactSecretFragments } from '../errors.ts';
+import { MAX_DURATION_SECONDS } from '../limits/start-limits.ts';
 import { describeError, loggedMessage } from '../logger.ts';
 import { englishMessages, errorText, type ErrorTextKey, type KitMessages } from '../pages/messages.ts';
 import { defaultPages } from '../pages/pages.ts';
@@ -46,9 +47,6 @@ export function userMessage(error: KitError, messages: KitMessages): string {
   return seconds === undefined ? text : `${text} ${messages.retryAfter(Math.max(1, seconds))}`;
 }
 
-/** The longest wait said: a year, the longest window a start budget may have. */
-const LONGEST_WAIT_SECONDS = 366 * 24 * 60 * 60;
-
 /**
  * Whole seconds until a refusal (start budgets, the service's own 429) may be tried again, or
  * undefined when it names no usable wait: an app's own limits may throw a KitError whose
@@ -60,7 +58,8 @@ function secondsToWait(error: KitError): number | undefined {
   if (!retryable || error.retryAfterSeconds === undefined) return undefined;
   const seconds = Number(error.retryAfterSeconds);
   if (!Number.isFinite(seconds)) return undefined;
-  return Math.min(LONGEST_WAIT_SECONDS, Math.max(0, Math.ceil(seconds)));
+  // At most the longest window a start budget may have (a year).
+  return Math.min(MAX_DURATION_SECONDS, Math.max(0, Math.ceil(seconds)));
 }
 
 /** One line: errors at error level (a refusal caused by the kit's set-up says how to fix it), the rest at warn. */
