@@ -211,7 +211,8 @@ export function shownPlaces(text: string): ReadText {
  * zero-width spaces and joiners, a word joiner, a byte order mark. A template that breaks long
  * words puts them in a value; its reader still sees it whole.
  */
-const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/g;
+const INVISIBLE_CHARACTER = '[\\u00ad\\u200b-\\u200d\\u2060\\ufeff]';
+const INVISIBLE = new RegExp(INVISIBLE_CHARACTER, 'g');
 
 /** `text` without the characters a browser shows as nothing (INVISIBLE). */
 export function withoutInvisible(text: string): string {
@@ -236,10 +237,11 @@ export function shownReadings(text: string): ReadText[] {
 }
 
 /**
- * A percent escape or a character reference: only a text holding one shows more than it writes.
- * The kit redacts every KitError and log line, most of which hold neither: those are not read again.
+ * A percent escape, a character reference or a character shown as nothing: only a text holding
+ * one shows other than it writes. The kit redacts every KitError and log line, most of which hold
+ * none: those are not read again.
  */
-const MAY_SHOW_OTHERWISE = /%[\da-f]{2}|&#?[a-z\d]|[\u00ad\u200b-\u200d\u2060\ufeff]/i;
+const MAY_SHOW_OTHERWISE = new RegExp(`%[\\da-f]{2}|&#?[a-z\\d]|${INVISIBLE_CHARACTER}`, 'i');
 
 /** Runs of this many characters, looked up among `pieces`. */
 export interface Pieces {

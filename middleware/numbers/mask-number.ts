@@ -187,7 +187,7 @@ const AFTER_A_NUMBER = `\\s"'\`)\\][}>,;:.!?|~@\\p{Pe}\\p{Pi}\\p{Pf}\\p{Cf}${WID
 const ENCODED_MARK = '%2[0BbDdFf89]';
 /** A space or punctuation percent-encoded (`%20` to `%2F`, `%3A` to `%3F`): what a number stands beside in a URL. */
 const ENCODED_PUNCTUATION = '%2[0-9A-Fa-f]|%3[A-Fa-f]';
-const ENCODED_MARKS = /%2[0BbDdFf89]/g;
+const ENCODED_MARKS = new RegExp(ENCODED_MARK, 'g');
 const DECODED_MARK: Record<string, string> = { '0': ' ', b: '+', d: '-', f: '/', '8': '(', '9': ')' };
 
 /** How many marks may stand between a number and what it follows or precedes ("+.44…", "…456/ "). */
