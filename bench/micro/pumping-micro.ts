@@ -1,8 +1,9 @@
 /**
  * Diagnostic (not part of npm run bench): what the SMS pumping rules add to a start's store work,
  * on a store holding a month of counters. Without the rules a start's store work is its budgets
- * (`consumeStartBudgets`) and its attempt (`insertAttempt`); with them, the reading before the text,
- * which counts it in the same step (`reserveSend`: five keys in one call), and the send's record
+ * (`consumeStartBudgets`) and its attempt (`insertAttempt`); with them, the check before the text,
+ * which reads, decides and counts it in one atomic step (`reserveSend`: five keys; on PostgreSQL a
+ * reading and a conditional count), and the send's record
  * once its session exists (`attachSend`) come on top, as the start's check makes them. Each
  * variant runs on SQLite and on PostgreSQL (TEST_POSTGRES_URL), one start at a time, in
  * alternating rounds; p50 and p99 in ms, and their ratios. A whole start also waits on the
@@ -52,7 +53,10 @@ async function oneStart(store: VerifyStore<unknown>, rules: boolean): Promise<nu
   const { number, ip, user } = aStart();
   const began = performance.now();
   const keys = startKeys(number, ip, user);
-  if (rules) await store.pumping!.reserveSend({ keys: keys.keys, address: keys.address, hour: hourOf(NOW), now: NOW });
+  if (rules) {
+    const query = { keys: keys.keys, address: keys.address, hour: hourOf(NOW), now: NOW };
+    await store.pumping!.reserveSend(query, () => ({ count: 'text' }));
+  }
   await store.consumeStartBudgets!({
     budgets: [
       { key: `start_user:${user}`, points: 10, durationMs: 3_600_000 },

@@ -1,9 +1,9 @@
 /**
  * The pumping phase's fidelity check (BENCH_ONLY=pumping-replay): the month's figures come from
  * in-memory counters; this replays a slice of the same month through the kit's real stores, SQLite
- * and PostgreSQL, as the start's check does (pumping-guard.ts: reserveSend, judge, recordDecision
- * with the keys that refused and releaseSend for a refusal, releaseSend for a start the budgets
- * refuse, attachSend once sent, markVerified when the code is entered, and the purge every five
+ * and PostgreSQL, as the start's check does (pumping-guard.ts: reserveSend judging in its step and
+ * counting the text, or a refusal under the keys that refused it; recordDecision for a refusal,
+ * releaseSend for a start the budgets refuse, attachSend once sent, markVerified when the code is entered, and the purge every five
  * minutes), on the events' own clock, and checks that every decision equals the
  * model's on the same events. A difference throws: the month's figures would not be the kit's.
  *
@@ -78,7 +78,12 @@ export async function replayOn(
     while (next < entered.length && entered[next]!.at <= event.at) await store.markVerified(entered[next++]!.sessionId);
     const start = keysOf(event);
     const hour = hourOf(event.at);
-    const reading = await store.reserveSend({ keys: start.keys, address: start.address, hour, now: event.at });
+    let reasons: string[] = [];
+    // As the guard: judged in the store's check, which counts the text, or the refusal under the keys that refused it.
+    await store.reserveSend({ keys: start.keys, address: start.address, hour, now: event.at }, (reading) => {
+      reasons = judge(reading, start, DEFAULT_THRESHOLDS, event.at).reasons;
+      return reasons.length === 0 ? { count: 'text' } : { count: 'refusal', keys: keysRefusedBy(start, reasons) };
+    });
     if (event.at >= purgeAt) {
       purgeAt = event.at + PURGE_EVERY_MS;
       await store.purgePumping({
@@ -88,7 +93,6 @@ export async function replayOn(
         limit: PURGE_BATCH,
       });
     }
-    const { reasons } = judge(reading, start, DEFAULT_THRESHOLDS, event.at);
     const model = expected[index]!;
     if (!same(reasons, model)) {
       const when = new Date(event.at).toISOString();
@@ -99,13 +103,15 @@ export async function replayOn(
     }
     if (reasons.length > 0) {
       const { country, block, address, userRef } = start;
-      await Promise.all([
-        store.recordDecision(
-          { decidedAt: event.at, decision: 'refused', reasons, country, block, address, userRef },
-          { keys: keysRefusedBy(start, reasons), hour },
-        ),
-        store.releaseSend({ keys: start.keys, hour }),
-      ]);
+      await store.recordDecision({
+        decidedAt: event.at,
+        decision: 'refused',
+        reasons,
+        country,
+        block,
+        address,
+        userRef,
+      });
       continue;
     }
     if (!budgets.allows(event)) {

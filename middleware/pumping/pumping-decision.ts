@@ -65,3 +65,26 @@ export function keysRefusedBy(start: StartKeys, reasons: readonly string[]): Pum
       reasons.some((reason) => reason.startsWith(`${key.dimension}_`)),
   );
 }
+
+/**
+ * The reading less the one refusal a start's own check counted under `keys` in `hour` (now
+ * `hourNow`): what that start's second check judges, so its own press does not hold the key it
+ * passed the challenge on. Only the others' presses since can.
+ */
+export function withoutOwnPress(
+  reading: PumpingReading,
+  start: StartKeys,
+  keys: readonly PumpingKey[],
+  hour: number,
+  hourNow: number,
+): PumpingReading {
+  if (keys.length === 0 || hourNow - hour > 1) return reading;
+  const counts = reading.counts.map((count, i) => {
+    const key = start.keys[i];
+    if (key === undefined || !keys.includes(key)) return count;
+    return hour === hourNow
+      ? { ...count, refusedThisHour: Math.max(0, count.refusedThisHour - 1) }
+      : { ...count, refusedLastHour: Math.max(0, count.refusedLastHour - 1) };
+  });
+  return { ...reading, counts };
+}

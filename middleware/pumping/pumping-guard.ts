@@ -1,11 +1,13 @@
 /**
  * The SMS pumping check of a start, before its text and before its budgets (a refusal spends
- * none): read the counters of the start's keys and count its text in the same atomic step (so
- * concurrent starts, on any instance, each read the texts of those before them), judge on the
- * counts before it, record the decision, and then let the start go on, offer the app's challenge,
- * or refuse it with the same 429 as a spent budget (the answer never names the rule). A refused
- * start gives its text back, as does a start that ends before its session exists; once the
- * session exists, its send is recorded for the verification to count under.
+ * none): the store reads the counters of the start's keys, the rules judge the reading, and the
+ * store counts what the verdict says in the same atomic step (the text of a start that goes on, or
+ * a refusal under the keys that refused it), so concurrent starts, on any instance, each read the
+ * texts of those before them and none of a refused start. Then the decision is recorded and the
+ * start goes on, is offered the app's challenge (a passed one counts its text in a check of its
+ * own), or is refused with the same 429 as a spent budget (the answer never names the rule). A
+ * start that ends before its session exists gives its text back; once the session exists, its send
+ * is recorded for the verification to count under.
  */
 import type { Request } from 'express';
 import { withDeadline } from '../deadline.ts';
@@ -13,8 +15,8 @@ import { describeError, lateRejectionLogger, markingErrors, thrownByIntegratorCo
 import { callsThrough } from '../store/calls-through.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { ReadNumber } from '../numbers/parse-number.ts';
-import type { PumpingStore } from '../store/types.ts';
-import { judge } from './pumping-decision.ts';
+import type { CountedByCheck, PumpingKey, PumpingReading, PumpingStore } from '../store/types.ts';
+import { judge, keysRefusedBy, withoutOwnPress, type Verdict } from './pumping-decision.ts';
 import { startKeys, type StartKeys } from './pumping-keys.ts';
 import type { ResolvedPumping } from './pumping-options.ts';
 import { CountedPass, release, ReservedPass, type PumpingPass, type PumpingWriteDeps } from './pumping-pass.ts';
@@ -132,21 +134,64 @@ async function operatorBlocked(
 }
 
 /**
- * The store's reading and count of the start's text (reserveSend), waited on no longer than the
- * start budgets (hookTimeouts.limits): one that rejects or is late fails the start, never lets it
- * through unchecked. A late one that counts the text after all gives it back.
+ * The store's check (reserveSend): the reading, `decide` on it and what it counts, waited on no
+ * longer than the start budgets (hookTimeouts.limits): one that rejects or is late fails the start,
+ * never lets it through unchecked. A late one that counts the text after all gives it back.
  */
-async function reserve(deps: PumpingGuardDeps, store: PumpingStore, start: StartKeys, hour: number, now: number) {
-  const reserving = store.reserveSend({ keys: start.keys, address: start.address, hour, now });
+async function reserve(
+  deps: PumpingGuardDeps,
+  store: PumpingStore,
+  start: StartKeys,
+  when: { hour: number; now: number },
+  decide: (reading: PumpingReading) => CountedByCheck,
+): Promise<void> {
+  let counted: CountedByCheck | undefined;
+  const query = { keys: start.keys, address: start.address, hour: when.hour, now: when.now };
+  const reserving = store.reserveSend(query, (reading) => (counted = decide(reading)));
   try {
-    return await checkWithin(deps, reserving);
+    await checkWithin(deps, reserving);
   } catch (error) {
     reserving.then(
-      () => release(deps, store, start.keys, hour),
+      () => (counted?.count === 'text' ? release(deps, store, start.keys, when.hour) : undefined),
       () => undefined,
     );
     throw error;
   }
+}
+
+const TEXT: CountedByCheck = { count: 'text' };
+const NOTHING: CountedByCheck = { count: 'refusal', keys: [] };
+
+/** A start that goes on without the challenge: no rule tripped, or only warned of (record mode, no operator's block). */
+function goesOn(verdict: Verdict, mode: ResolvedPumping['mode']): boolean {
+  return verdict.reasons.length === 0 || (mode === 'record' && !verdict.blocked);
+}
+
+/** Whether passing the challenge lets the start through: not for an operator's block, nor for a key held. */
+function liftedByChallenge(verdict: Verdict): boolean {
+  return !verdict.blocked && !verdict.reasons.some(isHold);
+}
+
+/**
+ * The check of a start that passed the challenge: its text is counted in a check of its own, judged
+ * again (less the start's own press), as concurrent challenged starts may have held its keys, or an
+ * operator blocked one, while it solved the challenge. Its verdict, and the hour it counted in.
+ */
+async function checkAfterChallenge(
+  deps: PumpingGuardDeps,
+  store: PumpingStore,
+  start: StartKeys,
+  first: { hour: number; pressed: readonly PumpingKey[] },
+): Promise<{ verdict: Verdict; hour: number }> {
+  const now = deps.now();
+  const hour = hourOf(now);
+  let verdict: Verdict = { reasons: [], blocked: false };
+  await reserve(deps, store, start, { hour, now }, (reading) => {
+    const others = withoutOwnPress(reading, start, first.pressed, first.hour, hour);
+    verdict = judge(others, start, deps.pumping.thresholds, now);
+    return liftedByChallenge(verdict) ? TEXT : NOTHING;
+  });
+  return { verdict, hour };
 }
 
 export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
@@ -180,28 +225,37 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
       await record(deps, store, bound, start, who.destination, 'refused', ['blocked']);
       throw refusal();
     }
-    const reading = await reserve(deps, store, start, hour, now);
-    const pass = new ReservedPass(deps, store, start.keys, hour, unrecorded);
-    const verdict = judge(reading, start, deps.pumping.thresholds, now);
-    if (verdict.reasons.length === 0) return pass;
-    if (deps.pumping.mode === 'record' && !verdict.blocked) {
+    const { thresholds, mode } = deps.pumping;
+    // Judged and counted in the store's one atomic step: a start that goes on counts its text, one
+    // offered the challenge or refused counts a refusal under the keys that refused it (what holds
+    // a key) and no text, so concurrent starts read every text sent before theirs and no refused one.
+    let verdict: Verdict = { reasons: [], blocked: false };
+    let pressed: readonly PumpingKey[] = [];
+    await reserve(deps, store, start, { hour, now }, (reading) => {
+      verdict = judge(reading, start, thresholds, now);
+      pressed = goesOn(verdict, mode) ? [] : keysRefusedBy(start, verdict.reasons);
+      return goesOn(verdict, mode) ? TEXT : { count: 'refusal', keys: pressed };
+    });
+    const pass = (inHour: number) => new ReservedPass(deps, store, start.keys, inHour, unrecorded);
+    if (verdict.reasons.length === 0) return pass(hour);
+    if (goesOn(verdict, mode)) {
       await record(deps, store, bound, start, who.destination, 'warned', verdict.reasons);
-      return pass;
+      return pass(hour);
     }
     // Checked for a blocked or held start too, which no challenge lifts: its refusal then takes as
     // long as one by the counts, so the timing does not tell them from the rules. A held key is one
     // an attack keeps pressing on, and a solving service passes most challenges for a fraction of
     // a cent: passing one must not reopen it.
     const passed = await passedChallenge(deps, req);
-    if (!verdict.blocked && !verdict.reasons.some(isHold) && passed) {
-      await record(deps, store, bound, start, who.destination, 'challenged', verdict.reasons);
-      return pass;
+    if (passed && liftedByChallenge(verdict)) {
+      const second = await checkAfterChallenge(deps, store, start, { hour, pressed });
+      if (liftedByChallenge(second.verdict)) {
+        await record(deps, store, bound, start, who.destination, 'challenged', verdict.reasons);
+        return pass(second.hour);
+      }
+      verdict = second.verdict;
     }
-    // Counters as if the start never came, but for its refusal.
-    await Promise.all([
-      record(deps, store, bound, start, who.destination, 'refused', verdict.reasons),
-      release(deps, store, start.keys, hour),
-    ]);
+    await record(deps, store, bound, start, who.destination, 'refused', verdict.reasons);
     throw refusal();
   };
 }

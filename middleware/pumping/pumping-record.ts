@@ -1,20 +1,18 @@
 /**
  * The record of an SMS pumping decision: counted (telemetry), then stored and logged with the
- * number masked, at most PUMPING_DECISIONS_RECORDED_PER_MINUTE a minute per instance; past that a
- * refusal or a challenge is only counted under the keys that tripped, which the rules read.
+ * number masked, at most PUMPING_DECISIONS_RECORDED_PER_MINUTE a minute per instance; past that it
+ * is only counted (the check counted a refusal under the keys that tripped, which the rules read).
  */
 import { maskDestination } from '../numbers/mask-number.ts';
 import { countPumpingDecision } from '../telemetry.ts';
 import type { PumpingDecisionRecord, PumpingStore } from '../store/types.ts';
-import { keysRefusedBy } from './pumping-decision.ts';
 import type { StartKeys } from './pumping-keys.ts';
 import { writeWithin, type PumpingWriteDeps } from './pumping-pass.ts';
-import { hourOf } from './pumping-rules.ts';
 
 /**
  * Decisions stored and logged per minute per instance. A refusal spends no text, so without a
  * bound an attacker could grow the decisions table and the logs as fast as it can post; past it a
- * decision is only counted (telemetry, and a refusal's count under its keys, which the rules read).
+ * decision is only counted (telemetry; the check counted a refusal under its keys).
  */
 export const PUMPING_DECISIONS_RECORDED_PER_MINUTE = 60;
 const MINUTE_MS = 60_000;
@@ -61,8 +59,6 @@ export class DecisionBound {
   }
 }
 
-const COUNT_REFUSAL_FAILED = 'could not count an SMS pumping refusal';
-
 /**
  * Counted, then stored and logged (the number masked) within the bound; a store that fails here
  * never fails the start.
@@ -79,15 +75,7 @@ export async function record(
   const { country, block, address, userRef } = start;
   countPumpingDecision(decision, reasons, country);
   const decidedAt = deps.now();
-  // A start challenged presses on its keys as a refused one does: what holds a key counts both.
-  const pressed = decision === 'warned' ? undefined : { keys: keysRefusedBy(start, reasons), hour: hourOf(decidedAt) };
-  if (!bound.take(decision, decidedAt)) {
-    // Past the bound a refusal (or a challenge) is only counted under the keys that tripped.
-    if (pressed !== undefined) {
-      await writeWithin(deps, 'counting the refusal', () => store.countRefused(pressed), COUNT_REFUSAL_FAILED);
-    }
-    return;
-  }
+  if (!bound.take(decision, decidedAt)) return;
   deps.logger.warn(
     { route: 'start', pumping: decision, reasons, country, destination: maskDestination(destination) },
     decision === 'refused'
@@ -98,7 +86,7 @@ export async function record(
   await writeWithin(
     deps,
     'recording the decision',
-    () => store.recordDecision(recorded, pressed),
+    () => store.recordDecision(recorded),
     'could not record an SMS pumping decision',
   );
 }

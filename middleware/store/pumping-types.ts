@@ -42,6 +42,12 @@ export interface PumpingReading {
   rules: PumpingRule[];
 }
 
+/**
+ * What a check counts with its reading: the start's text (it goes on), or a refusal under the keys
+ * whose rules refused it or that its challenge presses on (none: nothing is counted).
+ */
+export type CountedByCheck = { count: 'text' } | { count: 'refusal'; keys: readonly PumpingKey[] };
+
 /** One pumping decision, recorded for operators. */
 export interface PumpingDecisionRecord {
   decidedAt: number;
@@ -79,16 +85,23 @@ export interface PumpingStore {
     now: number;
   }): Promise<PumpingReading>;
   /**
-   * The check before a text: reads as readPumping does and, in the same atomic unit, counts one
-   * text under every key in `hour`. The reading is as it was just before this text: concurrent
-   * callers, on any instance, are serialised, so two never read the same `sentThisHour`.
+   * The check before a text: reads as readPumping does, asks `decide` what the reading counts, and
+   * counts it in the same atomic unit: the start's text under every key in `hour` when it goes on,
+   * else one refusal under each key `decide` names (what holds a key). Concurrent callers, on any
+   * instance, are serialised, so each reads what those before it counted, and a start refused
+   * counts no text another could read. `decide` is pure and may be called again with a newer
+   * reading (a store that retries when a concurrent check counted first); the reading returned is
+   * the one its last answer was counted on.
    */
-  reserveSend(query: {
-    keys: readonly PumpingKey[];
-    address: string;
-    hour: number;
-    now: number;
-  }): Promise<PumpingReading>;
+  reserveSend(
+    query: {
+      keys: readonly PumpingKey[];
+      address: string;
+      hour: number;
+      now: number;
+    },
+    decide: (reading: PumpingReading) => CountedByCheck,
+  ): Promise<PumpingReading>;
   /** Gives back a text reserveSend counted and that was never sent (never below 0). */
   releaseSend(send: { keys: readonly PumpingKey[]; hour: number }): Promise<void>;
   /** Records the send of a reserved text (its session), so markVerified counts under its keys and hour; counts nothing. */
@@ -103,13 +116,8 @@ export interface PumpingStore {
    * sweep's repair of a count a store error lost. Left out: such a text stays unverified.
    */
   countFulfilledSends?(query: { since: number; limit: number }): Promise<number>;
-  /** Records a decision; a refusal or a challenge also counts under `refused.keys` (the keys whose rules tripped) in `refused.hour`. */
-  recordDecision(
-    decision: PumpingDecisionRecord,
-    refused?: { keys: readonly PumpingKey[]; hour: number },
-  ): Promise<void>;
-  /** Counts a refusal under `keys` in `hour`, as recordDecision does, with no decision row (one past the decisions' bound). */
-  countRefused(refused: { keys: readonly PumpingKey[]; hour: number }): Promise<void>;
+  /** Records a decision (the check counted its refusal, if any). */
+  recordDecision(decision: PumpingDecisionRecord): Promise<void>;
   /** Decisions at or after `since`, newest first. */
   listDecisions(query: { since: number; limit: number }): Promise<PumpingDecisionRecord[]>;
   /** Sets (or replaces) an operator's rule on one key. */

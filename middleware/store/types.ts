@@ -41,6 +41,7 @@ export type {
   StartBudgetRefusal,
 } from './budget-types.ts';
 export type {
+  CountedByCheck,
   PumpingCount,
   PumpingDayCount,
   PumpingDecisionRecord,

@@ -8,6 +8,7 @@ import { expect, it } from 'vitest';
 import { appForTests } from '../support/app-for-tests.ts';
 import { describeEachAppStore, type StoreOptions } from '../support/app-stores.ts';
 import type { TestApp } from '../support/app.ts';
+import type { PumpingKey } from '../../middleware/store/types.ts';
 import { GENEROUS_START_LIMITS } from '../support/limits.ts';
 import { addPhoneAction } from '../support/actions.ts';
 
@@ -20,15 +21,19 @@ function appRefusingStarts(storeOptions: StoreOptions, adjust?: (app: TestApp) =
   );
 }
 
+/** Counts `times` refusals under `keys` this hour, as the start's check counts a refused start's. */
+async function countRefusals(app: TestApp, keys: PumpingKey[], times: number): Promise<void> {
+  const now = app.clock.now();
+  const query = { keys, address: '', hour: Math.floor(now / 3_600_000), now };
+  for (let i = 0; i < times; i++) await app.store.pumping!.reserveSend(query, () => ({ count: 'refusal', keys }));
+}
+
 /**
  * Nigeria held by refusals alone (more than three times its hourly threshold, a sixth of its daily
  * floor of 20, and no text sent in 24 hours): a start there is refused and tripped() lists the key.
  */
 async function expectHeldWithNoTextLeftListed(app: TestApp): Promise<void> {
-  const hour = Math.floor(app.clock.now() / 3_600_000);
-  for (let i = 0; i < 12; i++) {
-    await app.store.pumping!.countRefused({ keys: [{ dimension: 'country', key: 'NG' }], hour });
-  }
+  await countRefusals(app, [{ dimension: 'country', key: 'NG' }], 12);
   const user = await app.agent().signIn('nigerian-user');
   expect((await user.tryStartWithNumber('add_phone', '+2348031234567')).status).toBe(429);
   expect(await app.kit.pumping.tripped()).toContainEqual(
@@ -56,7 +61,7 @@ describeEachAppStore('a key held by refusals while all of its texts were verifie
       expect(await app().store.pumping!.markVerified(sessionId)).toBe(true);
     }
     // More than three times Nigeria's hourly threshold (a sixth of its daily floor of 20) of refusals.
-    for (let i = 0; i < 12; i++) await app().store.pumping!.countRefused({ keys: country, hour });
+    await countRefusals(app(), country, 12);
     const user = await app().agent().signIn('nigerian-user');
     expect((await user.tryStartWithNumber('add_phone', '+2348031234567')).status).toBe(429);
     const tripped = await app().kit.pumping.tripped();

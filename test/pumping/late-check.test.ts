@@ -74,10 +74,10 @@ describeEachAppStore('the SMS pumping check that never settles', (_store, storeO
     const answered = new Promise<void>((resolve) => (deadlinePassed = resolve));
     const reserveSend = pumping.reserveSend.bind(pumping);
     const answer = await whileCheckIs(
-      async (query) => {
+      async (query, decide) => {
         await answered;
         try {
-          return await reserveSend(query);
+          return await reserveSend(query, decide);
         } finally {
           settled();
         }

@@ -1,7 +1,7 @@
 /**
  * The pumping counters' reservation (store/types.ts PumpingStore), the same suite on SQLite and
- * PostgreSQL: reserveSend reads the counts as they were before its text and counts it, concurrent
- * calls each reading a different count; releaseSend gives it back, never below 0; attachSend counts
+ * PostgreSQL: reserveSend, its check deciding to send, reads the counts as they were before its text
+ * and counts it, concurrent calls each reading a different count; releaseSend gives it back, never below 0; attachSend counts
  * nothing more, and the verification of the send counts in the reservation's hour.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ describeEachStore('pumping reservations', (kind) => {
   });
 
   const reserve = (n: number, hour = H0) =>
-    pumping.reserveSend({ keys: keysOf(n), address: ADDRESS, hour, now: hour * HOUR });
+    pumping.reserveSend({ keys: keysOf(n), address: ADDRESS, hour, now: hour * HOUR }, () => ({ count: 'text' }));
   const country = async (hour = H0) =>
     (await pumping.readPumping({ keys: keysOf(0), address: ADDRESS, hour, now: hour * HOUR })).counts[0]!;
 

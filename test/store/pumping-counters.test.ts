@@ -5,7 +5,7 @@
  * countries without a verification, the operators' rules, the decisions, and the purge.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { PumpingKey, PumpingStore, VerifyStore } from '../../middleware/store/types.ts';
+import type { PumpingKey, PumpingReading, PumpingStore, VerifyStore } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
 
 const HOUR = 3_600_000;
@@ -157,19 +157,22 @@ describeEachStore('pumping counters', (kind) => {
     expect((await h.query<{ n: number }>('SELECT count(*) AS n FROM verify_kit_pumping_counts'))[0]!.n).toBe(0);
   });
 
-  it('counts a refusal under the keys that refused it, in its hour, on any instance, with its decision', async () => {
+  it('counts a refusal under the keys the check names, in its hour, on any instance, and no text', async () => {
     const other: VerifyStore<unknown> = await h.openAnother();
     const keys = keysOf('NG', '+2348031234', '198.51.100.7');
     const [country, block] = keys;
-    const decision = { country: 'NG', block: '+2348031234', address: '198.51.100.7', userRef: 'u1' };
-    const refusal = { ...decision, decidedAt: T0, decision: 'refused' as const, reasons: ['country_hourly'] };
+    const refusedUnder = (under: PumpingKey[]) => () => ({ count: 'refusal' as const, keys: under });
+    const check = (store: PumpingStore, hour: number, under: PumpingKey[]) =>
+      store.reserveSend({ keys, address: '198.51.100.7', hour, now: hour * HOUR }, refusedUnder(under));
     await Promise.all([
-      pumping.recordDecision(refusal, { keys: [country!], hour: H0 }),
-      other.pumping!.recordDecision(refusal, { keys: [country!, block!], hour: H0 }),
-      pumping.recordDecision(refusal, { keys: [country!], hour: H0 + 1 }),
-      // A warning refuses nothing and counts nothing.
-      pumping.recordDecision({ ...refusal, decision: 'warned' }),
+      check(pumping, H0, [country!]),
+      check(other.pumping!, H0, [country!, block!]),
+      check(pumping, H0 + 1, [country!]),
+      // A refusal under no key counts nothing.
+      check(pumping, H0 + 1, []),
     ]);
+    const decision = { country: 'NG', block: '+2348031234', address: '198.51.100.7', userRef: 'u1' };
+    await pumping.recordDecision({ ...decision, decidedAt: T0, decision: 'refused', reasons: ['country_hourly'] });
     const reading = await read(keys, '198.51.100.7', H0 + 1);
     expect(reading.counts.map((c) => [c.refusedThisHour, c.refusedLastHour])).toEqual([
       [1, 2],
@@ -180,7 +183,32 @@ describeEachStore('pumping counters', (kind) => {
     ]);
     // A refusal is no text: nothing sent, nothing unverified.
     expect(reading.counts[0]).toMatchObject({ sentLastDay: 0, verifiedLastDay: 0 });
-    expect(await pumping.listDecisions({ since: 0, limit: 10 })).toHaveLength(4);
+    expect(await pumping.listDecisions({ since: 0, limit: 10 })).toHaveLength(1);
+  });
+
+  it('counts a text only when the check decides so, each concurrent check deciding on every text counted before its own', async () => {
+    const other: VerifyStore<unknown> = await h.openAnother();
+    const keys = keysOf('GB', '+447400123', '203.0.113.9');
+    const [country] = keys;
+    // At most five texts this hour; past them each check counts a refusal under the country.
+    const fiveTexts = (reading: PumpingReading) =>
+      reading.counts[0]!.sentThisHour < 5
+        ? { count: 'text' as const }
+        : { count: 'refusal' as const, keys: [country!] };
+    const seen: number[] = [];
+    await Promise.all(
+      Array.from({ length: 24 }, async (_, n) => {
+        const store = n % 2 === 0 ? pumping : other.pumping!;
+        const reading = await store.reserveSend({ keys, address: '203.0.113.9', hour: H0, now: T0 }, fiveTexts);
+        seen.push(reading.counts[0]!.sentThisHour);
+      }),
+    );
+    const reading = await read(keys, '203.0.113.9', H0);
+    expect(reading.counts[0]).toMatchObject({ sentThisHour: 5, refusedThisHour: 19 });
+    // The refused checks counted no text another could read: the other keys hold the five alone.
+    for (const count of reading.counts) expect(count.sentThisHour).toBe(5);
+    // Each check returned the reading it decided on: five read 0 to 4 texts before theirs, the others five.
+    expect(seen.sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, ...Array<number>(19).fill(5)]);
   });
 
   it('two instances share the counters: a verification read by one moves the counts the other sent', async () => {

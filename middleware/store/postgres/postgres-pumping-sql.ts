@@ -65,56 +65,69 @@ export const READ_PUMPING = routine(
 );
 const READ_PUMPING_ROUTINE = READ_PUMPING.name;
 
+/** This hour's counters of the keys ($1 dimensions, $2 keys, $3 hour) that count nothing: deleted. */
+const DROP_EMPTY = `DELETE FROM verify_kit_pumping_counts AS c USING unnest($1::text[], $2::text[]) AS k(dimension, key)
+    WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = $3
+      AND c.sent = 0 AND c.verified = 0 AND c.refused = 0`;
+
 /**
- * The check before a text ($1 to $7, as the reading): the keys' counts, then one text counted
- * under every key in hour $3, then the address's countries and the rules. The upserts (in one
- * sorted order, so two checks lock shared counters in the same order) wait on each other's row
- * locks and return each key's count this hour with this text: that count, not the one read
- * before the locks, is this hour's (postgres-pumping.ts puts it in place of the one read, in the
- * last 24 hours too), so concurrent checks each read the texts of those before them, and the
- * locks are held for the end of the check alone, not its 24-hour sums. The countries are a query
- * after the upserts, so they take a snapshot after those locks: concurrent checks from one address
- * (they share its counter) each read the countries of those before them, which a reading in the
- * upserts' statement missed. Unflushed, as recordSend.
+ * The count of a check, once the app has decided on its reading ($1 to $7, as the reading; $8 and
+ * $9 each key's texts and refusals this hour as read; $10 true to count the text under every key;
+ * $11 and $12 the keys to count a refusal under). This hour's counters of the keys are locked in
+ * one sorted order (a missing one made at zero, and locked too), so two checks never lock shared
+ * counters in opposite orders. When a concurrent check counted under one of them after the
+ * reading, nothing is counted and the routine returns the reading as it is now (the counters
+ * locked: exact for this hour), for the app to decide again; else it counts and returns `counted`.
+ * A refused start so counts no text another could read, and one that goes on was judged on every
+ * text counted before its own. Unflushed, as recordSend.
  */
-const RESERVE_PUMPING_BODY = `
+const COUNT_PUMPING_BODY = `
 #variable_conflict use_column
-DECLARE
-  v_counts JSON;
-  v_sent JSON;
 BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
-  v_counts := ${KEY_COUNTS};
-  WITH counted AS (
-    INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent)
-    SELECT k.dimension, k.key, $3, 1 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
-      ORDER BY k.dimension, k.key
-    ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent + 1
-    RETURNING c.dimension, c.key, c.sent)
-  SELECT coalesce(json_agg(c.sent ORDER BY k.ord), '[]'::json) INTO v_sent
-    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(dimension, key, ord)
-    JOIN counted c ON c.dimension = k.dimension AND c.key = k.key;
-  RETURN QUERY SELECT v_counts, ${COUNTRIES_AND_RULES}, v_sent;
+  INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour)
+  SELECT k.dimension, k.key, $3 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
+    ORDER BY k.dimension, k.key
+  ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent;
+  IF EXISTS (SELECT 1 FROM verify_kit_pumping_counts c
+      JOIN unnest($1::text[], $2::text[], $8::integer[], $9::integer[]) AS k(dimension, key, sent, refused)
+        ON c.dimension = k.dimension AND c.key = k.key
+      WHERE c.hour = $3 AND (c.sent > k.sent OR c.refused > k.refused)) THEN
+    ${DROP_EMPTY};
+    RETURN QUERY SELECT false, ${KEY_COUNTS}, ${COUNTRIES_AND_RULES};
+    RETURN;
+  END IF;
+  IF $10 THEN
+    UPDATE verify_kit_pumping_counts AS c SET sent = c.sent + 1 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
+      WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = $3;
+  END IF;
+  INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, refused)
+  SELECT k.dimension, k.key, $3, 1 FROM unnest($11::text[], $12::text[]) AS k(dimension, key)
+    ORDER BY k.dimension, k.key
+  ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = c.refused + 1;
+  ${DROP_EMPTY};
+  RETURN QUERY SELECT true, NULL::json, NULL::integer, NULL::json;
 END`;
-/** The check's routine, created by the store with its others (ROUTINES, postgres-sql.ts); its plans made once per connection, as the reading's. */
-export const RESERVE_PUMPING = routine(
-  'verify_kit_reserve_pumping',
-  'text[], text[], integer, text, text, bigint, boolean[]',
-  `(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[])
-      RETURNS TABLE (counts JSON, unverified_countries INTEGER, rules JSON, sent JSON) LANGUAGE plpgsql VOLATILE
-      SET plan_cache_mode = force_generic_plan AS $fn$${RESERVE_PUMPING_BODY}
+/** The count's routine, created by the store with its others (ROUTINES, postgres-sql.ts); its plans made once per connection, as the reading's. */
+export const COUNT_PUMPING = routine(
+  'verify_kit_count_pumping',
+  'text[], text[], integer, text, text, bigint, boolean[], integer[], integer[], boolean, text[], text[]',
+  `(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[], INTEGER[], INTEGER[], BOOLEAN, TEXT[], TEXT[])
+      RETURNS TABLE (counted BOOLEAN, counts JSON, unverified_countries INTEGER, rules JSON) LANGUAGE plpgsql VOLATILE
+      SET plan_cache_mode = force_generic_plan AS $fn$${COUNT_PUMPING_BODY}
       $fn$`,
 );
-const RESERVE_PUMPING_ROUTINE = RESERVE_PUMPING.name;
+const COUNT_PUMPING_ROUTINE = COUNT_PUMPING.name;
 
 /** The SMS pumping counters (postgres-pumping.ts); an hour is ms since the epoch / 3,600,000. */
 export const PUMPING_SQL = {
   // Through its routine (READ_PUMPING_ROUTINE), which keeps one plan per connection.
   readPumping: `SELECT counts, unverified_countries, rules FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
-  // The check before a text, through its routine (RESERVE_PUMPING_ROUTINE).
-  reserveSend: `SELECT counts, unverified_countries, rules, sent FROM ${RESERVE_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
+  // The count of a check on its reading, through its routine (COUNT_PUMPING_ROUTINE).
+  countPumping: `SELECT counted, counts, unverified_countries, rules
+     FROM ${COUNT_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
   // A reserved text never sent, given back ($1 hour, $2 dimensions, $3 keys): an upsert in sorted
-  // order, as reserveSend, so the two never lock shared counters in opposite orders.
+  // order, as the check's count, so the two never lock shared counters in opposite orders.
   releaseSend: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true))
      INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent)
      SELECT k.dimension, k.key, $1, 0 FROM unflushed, unnest($2::text[], $3::text[]) AS k(dimension, key)
@@ -158,18 +171,8 @@ export const PUMPING_SQL = {
        FROM done CROSS JOIN LATERAL unnest(done.dimensions, done.keys) AS k(dimension, key)
        WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = done.hour)
      SELECT count(*)::integer AS marked FROM done`,
-  // The decision and, for a refusal, a count under each key whose rules refused it ($8 hour,
-  // $9 dimensions, $10 keys, sorted), in one statement.
-  insertDecision: `WITH decision AS (
-       INSERT INTO verify_kit_pumping_decisions (decided_at, decision, reasons, country, block, address, user_ref)
-       VALUES ($1, $2, $3, $4, $5, $6, $7))
-     INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, refused)
-     SELECT k.dimension, k.key, $8, 1 FROM unnest($9::text[], $10::text[]) AS k(dimension, key)
-     ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = c.refused + 1`,
-  // A refusal past the decisions' bound: its count alone ($1 hour, $2 dimensions, $3 keys, sorted).
-  countRefused: `INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, refused)
-     SELECT k.dimension, k.key, $1, 1 FROM unnest($2::text[], $3::text[]) AS k(dimension, key)
-     ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = c.refused + 1`,
+  insertDecision: `INSERT INTO verify_kit_pumping_decisions (decided_at, decision, reasons, country, block, address, user_ref)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
   listDecisions: `SELECT decided_at, decision, reasons, country, block, address, user_ref FROM verify_kit_pumping_decisions
      WHERE decided_at >= $1 ORDER BY decided_at DESC, id DESC LIMIT $2`,
   setRule: `INSERT INTO verify_kit_pumping_rules (dimension, key, rule, until, set_at) VALUES ($1, $2, $3, $4, $5)

@@ -1,7 +1,8 @@
 /**
- * The SMS pumping counters in PostgreSQL, shared by every instance: the reading before a text and
- * its count are one statement, a send and its counts one statement, a verification's mark and its counts one
- * statement (a conditional UPDATE: it counts once, whichever instance reads the outcome first).
+ * The SMS pumping counters in PostgreSQL, shared by every instance: the reading before a text, then
+ * its count once decided, only if no concurrent check counted meanwhile; a send and its counts one
+ * statement, a verification's mark and its counts one statement (a conditional UPDATE: it counts
+ * once, whichever instance reads the outcome first).
  */
 import { pastDaysCache, type PastDaysCache } from '../past-days-cache.ts';
 import { query, type PostgresDb } from './postgres-query.ts';
@@ -52,23 +53,18 @@ type ReadingRow = {
   counts: KeyCounts[];
   unverified_countries: number;
   rules: (Omit<PumpingRule, 'until' | 'setAt'> & { until: number | string; setAt: number | string })[];
-  /** reserveSend's alone: each key's count this hour, this text included, as its upsert returned it. */
-  sent?: number[];
 };
 
-/**
- * Each count as read, its 14-day maximum from days 1 to 13 as read now or earlier this hour and
- * the last 24 hours. With `sent` (reserveSend), this hour's texts are each key's count as its own
- * upsert returned it, less the reserved text: the last 24 hours move by as much, as they hold this
- * hour. Built in one pass, field by field: a start reads five keys.
- */
+/** The check's count (countPumping): `counted`, or the reading as it is now when a concurrent check counted first. */
+type CountRow = { counted: true } | ({ counted: false } & ReadingRow);
+
+/** Each count as read, its 14-day maximum from days 1 to 13 as read now or earlier this hour. Built in one pass: a start reads five keys. */
 function countsOf(
   pastDays: PastDaysCache,
   keys: readonly PumpingKey[],
   hour: number,
   kept: (number | undefined)[],
   rows: readonly KeyCounts[],
-  sent: readonly number[] | undefined,
 ): PumpingCount[] {
   const counts: PumpingCount[] = [];
   for (const [i, row] of rows.entries()) {
@@ -77,13 +73,12 @@ function countsOf(
     const past = kept[i] ?? maxVerifiedPastDay ?? 0;
     const key = keys[i];
     if (kept[i] === undefined && key !== undefined) pastDays.set(key.dimension, key.key, hour, past);
-    const before = sent === undefined ? sentThisHour : (sent[i] ?? sentThisHour) - 1;
     counts.push({
-      sentThisHour: before,
+      sentThisHour,
       verifiedThisHour,
       sentLastHour,
       verifiedLastHour,
-      sentLastDay: sentLastDay - sentThisHour + before,
+      sentLastDay,
       verifiedLastDay,
       maxVerifiedDay: Math.max(past, verifiedLastDay),
       refusedThisHour,
@@ -93,56 +88,90 @@ function countsOf(
   return counts;
 }
 
-/**
- * The address's countries without a verification, less this text's country when this text alone
- * put it there: its address-with-country key had no other text in 24 hours, and no verification.
- */
-function countriesBefore(
-  keys: readonly PumpingKey[],
-  address: string,
-  counts: readonly PumpingCount[],
-  unverifiedCountries: number,
-): number {
-  const index = keys.findIndex((k) => k.dimension === 'address_country' && k.key.startsWith(`${address} `));
-  const own = counts[index];
-  if (own === undefined || own.sentLastDay > 0 || own.verifiedLastDay > 0) return unverifiedCountries;
-  return Math.max(0, unverifiedCountries - 1);
-}
+type ReadingQuery = Parameters<PumpingStore['readPumping']>[0];
 
-/** One reading (readPumping), or one reading with the text counted (reserveSend), as before that text. */
-async function read(
-  db: PostgresDb,
-  pastDays: PastDaysCache,
-  name: 'readPumping' | 'reserveSend',
-  { keys, address, hour, now }: Parameters<PumpingStore['readPumping']>[0],
-): Promise<PumpingReading> {
-  const dimensions = keys.map((k) => k.dimension);
-  const names = keys.map((k) => k.key);
+/** The reading's parameters ($1 to $7), and each key's 14-day maximum kept from earlier this hour. */
+function readingParameters(pastDays: PastDaysCache, { keys, address, hour, now }: ReadingQuery) {
   const kept = keys.map((k) => pastDays.get(k.dimension, k.key, hour));
-  const { rows } = await query<ReadingRow>(db, name, [
-    dimensions,
-    names,
+  const values: unknown[] = [
+    keys.map((k) => k.dimension),
+    keys.map((k) => k.key),
     hour,
     `${address} `,
     `${address}!`,
     now,
     kept.map((most) => most === undefined),
-  ]);
+  ];
+  return { values, kept };
+}
+
+function readingOf(
+  pastDays: PastDaysCache,
+  { keys, hour }: ReadingQuery,
+  kept: (number | undefined)[],
+  row: ReadingRow,
+): PumpingReading {
+  const counts = countsOf(pastDays, keys, hour, kept, row.counts);
+  return { counts, unverifiedCountries: row.unverified_countries, rules: rulesOf(row) };
+}
+
+async function read(db: PostgresDb, pastDays: PastDaysCache, reading: ReadingQuery): Promise<PumpingReading> {
+  const { values, kept } = readingParameters(pastDays, reading);
+  const { rows } = await query<ReadingRow>(db, 'readPumping', values);
   const [row] = rows;
   if (row === undefined) throw new Error('The pumping counters returned no row.');
-  const counts = countsOf(pastDays, keys, hour, kept, row.counts, row.sent);
-  const unverifiedCountries =
-    row.sent === undefined
-      ? row.unverified_countries
-      : countriesBefore(keys, address, counts, row.unverified_countries);
-  return { counts, unverifiedCountries, rules: rulesOf(row) };
+  return readingOf(pastDays, reading, kept, row);
+}
+
+/**
+ * Tries of a check whose counters concurrent checks keep counting under between its reading and
+ * its count: each try reads them as they are once locked, so one of the checks that meet counts at
+ * every try; past this many the start fails, as when the store fails.
+ */
+const CHECK_TRIES = 50;
+
+/**
+ * The check before a text: the reading, the app's decision on it, and its count only if no
+ * concurrent check counted under its keys since (countPumping; else decided again on the reading
+ * as it is now). Two round trips, and no lock held while the app decides.
+ */
+async function reserve(
+  db: PostgresDb,
+  pastDays: PastDaysCache,
+  asked: ReadingQuery,
+  decide: Parameters<PumpingStore['reserveSend']>[1],
+): Promise<PumpingReading> {
+  let reading = await read(db, pastDays, asked);
+  for (let tries = 1; ; tries++) {
+    const counted = decide(reading);
+    const pressed = counted.count === 'refusal' ? counted.keys : [];
+    if (counted.count === 'refusal' && pressed.length === 0) return reading;
+    const { values, kept } = readingParameters(pastDays, asked);
+    const { rows } = await query<CountRow>(db, 'countPumping', [
+      ...values,
+      reading.counts.map((c) => c.sentThisHour),
+      reading.counts.map((c) => c.refusedThisHour),
+      counted.count === 'text',
+      pressed.map((k) => k.dimension),
+      pressed.map((k) => k.key),
+    ]);
+    const [row] = rows;
+    if (row === undefined) throw new Error('The pumping counters returned no row.');
+    if (row.counted) return reading;
+    if (tries >= CHECK_TRIES) {
+      throw new Error(
+        `The SMS pumping check met ${CHECK_TRIES} concurrent checks in a row on its counters; nothing was counted.`,
+      );
+    }
+    reading = readingOf(pastDays, asked, kept, row);
+  }
 }
 
 function rulesOf(row: ReadingRow): PumpingRule[] {
   return row.rules.map((r) => ({ ...r, until: Number(r.until), setAt: Number(r.setAt) }));
 }
 
-/** What operators and the check before a text read; the check's reading may count its text too. */
+/** What operators and the check before a text read, and the check's count on its reading. */
 function pumpingReads(
   db: PostgresDb,
 ): Pick<
@@ -151,8 +180,8 @@ function pumpingReads(
 > {
   const pastDays = pastDaysCache();
   return {
-    readPumping: (reading) => read(db, pastDays, 'readPumping', reading),
-    reserveSend: (reading) => read(db, pastDays, 'reserveSend', reading),
+    readPumping: (reading) => read(db, pastDays, reading),
+    reserveSend: (reading, decide) => reserve(db, pastDays, reading, decide),
     async listDecisions({ since, limit }) {
       const { rows } = await query<DecisionRow>(db, 'listDecisions', [since, limit]);
       return rows.map((row) => ({
@@ -220,24 +249,8 @@ export function postgresPumping(db: PostgresDb, attachSend: StartWrites['attachS
       const { rows } = await query<{ marked: number }>(db, 'countFulfilledSends', [since, limit]);
       return rows[0]?.marked ?? 0;
     },
-    async recordDecision(d, refused) {
-      const under = sortedKeys(refused?.keys ?? []);
-      await query(db, 'insertDecision', [
-        d.decidedAt,
-        d.decision,
-        d.reasons,
-        d.country,
-        d.block,
-        d.address,
-        d.userRef,
-        refused?.hour ?? 0,
-        under.map((k) => k.dimension),
-        under.map((k) => k.key),
-      ]);
-    },
-    async countRefused({ keys, hour }) {
-      const sorted = sortedKeys(keys);
-      await query(db, 'countRefused', [hour, sorted.map((k) => k.dimension), sorted.map((k) => k.key)]);
+    async recordDecision(d) {
+      await query(db, 'insertDecision', [d.decidedAt, d.decision, d.reasons, d.country, d.block, d.address, d.userRef]);
     },
     async setRule(rule) {
       await query(db, 'setRule', [rule.dimension, rule.key, rule.rule, rule.until, rule.setAt]);

@@ -1,6 +1,6 @@
 /**
- * The SMS pumping counters in SQLite. The check before a text reads and counts it in one write of
- * the start's group commit; the send's record follows once its session exists. A verification
+ * The SMS pumping counters in SQLite. The check before a text reads, decides and counts in one write
+ * of the start's group commit; the send's record follows once its session exists. A verification
  * marks its send and counts under the send's keys in one savepoint of that group commit, so it
  * counts once whatever calls it (landing, sweep, another process).
  */
@@ -176,12 +176,16 @@ function reservations(
   readNow: (query: ReadingQuery) => PumpingReading,
 ): Pick<PumpingStore, 'reserveSend' | 'releaseSend' | 'attachSend'> {
   return {
-    // Read and counted in one write of the group commit (BEGIN IMMEDIATE): no other check, in this
-    // process or another, reads between the two. One statement writes: no savepoint of its own.
-    async reserveSend(query) {
+    // Read, decided and counted in one write of the group commit (BEGIN IMMEDIATE): no other check,
+    // in this process or another, reads between the three. One statement writes, or none: no
+    // savepoint of its own.
+    async reserveSend(query, decide) {
       return writeStatement(() => {
         const reading = readNow(query);
-        sql.countSent.run({ keys: JSON.stringify(query.keys), hour: query.hour });
+        const counted = decide(reading);
+        const hour = query.hour;
+        if (counted.count === 'text') sql.countSent.run({ keys: JSON.stringify(query.keys), hour });
+        else if (counted.keys.length > 0) sql.countRefused.run({ keys: JSON.stringify(counted.keys), hour });
         return reading;
       });
     },
@@ -243,15 +247,8 @@ export function sqlitePumping(db: Database, { write, writeStatement }: PumpingWr
         return sessions.filter((send) => countVerifiedOnce(send.session_id)).length;
       });
     },
-    async recordDecision(decision, refused) {
-      await write(() => {
-        sql.insertDecision.run({ ...decision, reasons: decision.reasons.join(',') });
-        if (refused === undefined) return;
-        sql.countRefused.run({ keys: JSON.stringify(refused.keys), hour: refused.hour });
-      });
-    },
-    async countRefused({ keys, hour }) {
-      await write(() => sql.countRefused.run({ keys: JSON.stringify(keys), hour }));
+    async recordDecision(decision) {
+      await writeStatement(() => sql.insertDecision.run({ ...decision, reasons: decision.reasons.join(',') }));
     },
     async setRule(rule) {
       await write(() => sql.setRule.run(rule));
