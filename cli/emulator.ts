@@ -18,7 +18,7 @@ import {
 } from '../emulator/config/config.ts';
 import { startEmulator } from '../emulator/index.ts';
 import { MIN_SECRET_LENGTH } from '../middleware/errors.ts';
-import { flagGivenTwice } from '../middleware/options/command-flags.ts';
+import { flagGivenTwice, NOT_REPEATED_SECRET } from '../middleware/options/command-flags.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
 
 const USAGE = `usage: hosted-sms-verify-kit emulator [--port N] [--clients FILE] [--page-host NAME] [--control on|off]
@@ -50,8 +50,6 @@ function readClients(file: string): EmulatorClient[] {
     throw new UsageError((error as Error).message);
   }
 }
-
-const NOT_REPEATED_SECRET = 'a value not repeated here, as it may be a secret';
 
 /** The variables the command reads a port, a switch, a host or a rate from: a secret may be pasted there too. */
 const SETTING_VARIABLES = [

@@ -2,9 +2,8 @@
  * What `hosted-sms-verify-kit fraud` was asked: the command, its target and its flags, each flag
  * checked against what that command reads (a flag given twice, out of range or not taken is refused).
  */
-import { MIN_SECRET_LENGTH } from '../middleware/errors.ts';
-import { namedUnlessNumber, quotedUnlessNumber } from '../middleware/numbers/mask-number.ts';
-import { flagGivenTwice } from '../middleware/options/command-flags.ts';
+import { namedUnlessNumber } from '../middleware/numbers/mask-number.ts';
+import { flagGivenTwice, shownArgument } from '../middleware/options/command-flags.ts';
 import { MAX_DAYS, MAX_DECISIONS, MAX_HOURS, type PumpingTarget } from '../middleware/pumping/pumping-operations.ts';
 import { UsageError, type CommandEnv } from './command.ts';
 
@@ -66,23 +65,6 @@ const ALL_FLAGS = new Set([...COMMON, ...Object.values(TAKES).flat()]);
 /** The flags that take one value (a target named twice is refused on its own). */
 const ONCE = ['--config', '--hours', '--days', '--limit', '--by'];
 
-/**
- * An unknown option as its refusal quotes it: its name, never a value given with it. The arguments
- * are read before the configuration, so no redaction knows the client secret yet: `--block=+447400123456`
- * and `--client-secret=<secret>` are unknown options too. Anything but a name is quoted only when
- * short, and unless it may hold a number.
- */
-function shownOption(arg: string): string {
-  const equals = arg.indexOf('=');
-  const name = equals === -1 ? arg : arg.slice(0, equals);
-  if (/^--?[a-z][a-z-]{0,30}$/i.test(name)) {
-    if (equals === -1) return `"${name}"`;
-    const taken = ALL_FLAGS.has(name) ? `: give ${name} its value after a space` : '';
-    return `"${name}=" (its value not repeated)${taken}`;
-  }
-  return arg.length < MIN_SECRET_LENGTH ? quotedUnlessNumber(arg) : 'a value not repeated here, as it may be a secret';
-}
-
 export function parse(argv: readonly string[], env: CommandEnv): Args {
   const [what, ...rest] = argv;
   if (!WHATS.includes(what as What)) throw new UsageError(`say what: one of ${WHATS.join(', ')}.`);
@@ -131,7 +113,7 @@ export function parse(argv: readonly string[], env: CommandEnv): Args {
       if (by !== 'country' && by !== 'block') throw new UsageError('--by is country or block.');
       args.by = by;
     } else if (flag === '--json') args.json = true;
-    else if (flag.startsWith('-')) throw new UsageError(`unknown option ${shownOption(flag)}.`);
+    else if (flag.startsWith('-')) throw new UsageError(`unknown option ${shownArgument(flag, ALL_FLAGS)}.`);
     // A value without its flag is not printed back: it may be a whole phone number.
     else
       throw new UsageError(

@@ -2,6 +2,7 @@
  * Reading the pages under test as a browser would: tags and their attributes as a browser's
  * tokenizer reads them, and attribute values decoded. The forms are read in html-forms.ts.
  */
+import { redactSecretFragments } from '../middleware/errors.ts';
 import { GROUP_MARKS, isIpv4Address } from '../middleware/numbers/mask-number.ts';
 import { decodeHtml, htmlReferences, readWith, type ReadText } from '../middleware/shown-text.ts';
 import { maskEveryNumber } from './audit/number-mask.ts';
@@ -85,7 +86,8 @@ function withoutValueOf(tag: string, element: string, attributes: string, name: 
  * content of a meta tag that carries a CSRF token: a handoff travels only in a request body, and
  * a CSRF token is no business of a test log either. A field is hidden however the app writes it
  * (quotes, order, case), as a browser reads it. Every phone number the page shows is masked as the
- * audit's report masks it (a page quoting the user's own number would put it in the log in full).
+ * audit's report masks it (a page quoting the user's own number would put it in the log in full),
+ * and every client secret a kit of this process was given is redacted, in any spelling.
  */
 export function pageExcerpt(html: string, length: number): string {
   const masked = html
@@ -100,8 +102,9 @@ export function pageExcerpt(html: string, length: number): string {
     .replace(META_TAG, (tag, attributes: string) =>
       TOKEN_META.test(attribute(attributes, 'name') ?? '') ? withoutValueOf(tag, 'meta', attributes, 'content') : tag,
     );
-  // Masked before the cut, so a number the cut splits is masked whole.
-  return maskEveryNumber(maskTagSplitNumbers(masked)).slice(0, length);
+  // Masked and redacted before the cut, so a number or a secret the cut splits goes whole. A page
+  // showing the client secret is the flaw the audit looks for: the test log must not copy it.
+  return redactSecretFragments(maskEveryNumber(maskTagSplitNumbers(masked))).slice(0, length);
 }
 
 /**

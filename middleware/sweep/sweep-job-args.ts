@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { KitError, KitErrorCode, MIN_SECRET_LENGTH } from '../errors.ts';
-import { flagGivenTwice } from '../options/command-flags.ts';
+import { flagGivenTwice, NOT_REPEATED_SECRET } from '../options/command-flags.ts';
 import { mayBePhoneNumber, NOT_REPEATED, quotedUnlessNumber } from '../numbers/mask-number.ts';
 import { OptionProblems, shownNumber } from '../options/option-problems.ts';
 import {
@@ -44,7 +44,6 @@ function example({ name }: Typed, value: number): string {
  * line. The flags are read before the configuration, so no redaction knows it yet: a text as long
  * as a secret that is no number is not repeated.
  */
-const NOT_REPEATED_SECRET = 'a value not repeated here, as it may be a secret';
 
 function mayBeSecret(text: string): boolean {
   return text.length >= MIN_SECRET_LENGTH && !/^[\d\s.,+-]*$/.test(text);

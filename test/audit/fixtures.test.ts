@@ -109,7 +109,7 @@ export const EXPECTED: [Flaw | 'none', string[]][] = [
   ],
   ['accountUnlocked', ['step-up.expired']],
   // The session's flag lets another site's form through too.
-  ['sudoMode', ['step-up.bound', 'step-up.cross-site']],
+  ['sudoMode', ['step-up.bound', 'step-up.cross-site', 'step-up.expired']],
   ['noBindTo', ['step-up.bound']],
   [
     'writesBeforeGuard',

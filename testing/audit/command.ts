@@ -8,6 +8,7 @@
  * 1 for a configuration mistake (the audit stopped before its checks, or no check ran, too), 130 or
  * 143 when SIGINT or SIGTERM stopped it (after your close()).
  */
+import { shownArgument } from '../../middleware/options/command-flags.ts';
 import { environmentSecrets, MIN_OTHER_SECRET_LENGTH } from '../../middleware/secret-spellings.ts';
 import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../../middleware/printable-errors.ts';
 import { closeConfig, loadConfig, UsageError, type AuditConfig, type CommandEnv } from './command-config.ts';
@@ -52,7 +53,7 @@ function parseArgs(argv: readonly string[], env: CommandEnv) {
           '--only names no check: give check ids (comma-separated), or leave --only out to run every check.',
         );
       }
-    } else throw new UsageError(`unknown argument "${arg}".`);
+    } else throw new UsageError(`unknown argument ${shownArgument(arg)}.`);
   }
   if (file === undefined || file === '') throw new UsageError('--config FILE is required.');
   return { file, json, only };
