@@ -7,7 +7,8 @@
  * the kit answered in its place (at its deadline, or for its failure) is dropped: a late
  * `res.redirect` in its own timer would otherwise throw where nothing catches it and end the
  * process. A later `next()` is dropped too (after its deadline, or after it failed): the guarded
- * handler never runs after the user got the error page, nor after the handler's own answer.
+ * handler never runs after the user got the error page, nor after the handler's own answer; and a
+ * second `next()` is dropped, so the guarded handler runs once and its answer is the user's.
  * An error it passes to `next(err)` is answered as a throw is. A throw or rejection once the request
  * was answered, or handed on with `next()`, is only logged.
  */
@@ -76,10 +77,10 @@ export function handOverWithin(
     if (answeredForIt) return;
     // next(err) is how Express middleware fails: answered as a throw is, never handed to Express's
     // error handlers, which print its stack (and whatever its message holds).
-    if (isExpressError(error)) {
-      failedWith(error);
-      return;
-    }
+    if (isExpressError(error)) return failedWith(error);
+    // Handed on already: a second next() would move Express past the guarded handler (its 404)
+    // while that handler answers, or run a kept form again. Only logged.
+    if (passedOn) return failed.afterAnswer(passedOnTwice(name));
     clearTimeout(timer);
     // It answered (a redirect to enrolment) and passed on too: the guarded handler must not run unverified.
     if (res.headersSent || endAsked()) {
@@ -98,6 +99,11 @@ function passedOnAfterAnswering(name: string): KitError {
     KitErrorCode.HookFailed,
     `${name} called next() after it answered; the guarded handler was not run.`,
   );
+}
+
+/** A handler that called next() a second time: logged, nothing more run. */
+function passedOnTwice(name: string): KitError {
+  return new KitError(KitErrorCode.HookFailed, `${name} called next() more than once; the later calls were ignored.`);
 }
 
 /** Why the kit answered in a handler's place at its deadline: what it did not do, and what came of it. */
