@@ -72,8 +72,8 @@ const DROP_EMPTY = `DELETE FROM verify_kit_pumping_counts AS c USING unnest($1::
 
 /**
  * The count of a check, once the app has decided on its reading ($1 to $7, as the reading; $8 and
- * $9 each key's texts and refusals this hour as read; $10 true to count the text under every key;
- * $11 and $12 the keys to count a refusal under). This hour's counters of the keys are locked in
+ * $9 each key's texts and refusals this hour as read; $10 true to count the text under every key,
+ * else $11 and $12 the keys to count a refusal under). This hour's counters of the keys are locked in
  * one sorted order (a missing one made at zero, and locked too), so two checks never lock shared
  * counters in opposite orders. When a concurrent check counted under one of them after the
  * reading, nothing is counted and the routine returns the reading as it is now (the counters
@@ -100,12 +100,14 @@ BEGIN
   IF $10 THEN
     UPDATE verify_kit_pumping_counts AS c SET sent = c.sent + 1 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
       WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = $3;
+  ELSE
+    INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, refused)
+    SELECT k.dimension, k.key, $3, 1 FROM unnest($11::text[], $12::text[]) AS k(dimension, key)
+      ORDER BY k.dimension, k.key
+    ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = c.refused + 1;
+    -- A refused start adds no row but its refusal's: the rows locked for it alone go.
+    ${DROP_EMPTY};
   END IF;
-  INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, refused)
-  SELECT k.dimension, k.key, $3, 1 FROM unnest($11::text[], $12::text[]) AS k(dimension, key)
-    ORDER BY k.dimension, k.key
-  ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = c.refused + 1;
-  ${DROP_EMPTY};
   RETURN QUERY SELECT true, NULL::json, NULL::integer, NULL::json;
 END`;
 /** The count's routine, created by the store with its others (ROUTINES, postgres-sql.ts); its plans made once per connection, as the reading's. */
