@@ -157,6 +157,15 @@ async function reserve(
     );
     throw error;
   }
+  // A store written for an earlier kit reads and counts the text without asking: never let
+  // through unjudged (an operator's block included). Its count is given back.
+  if (counted === undefined) {
+    await release(deps, store, start.keys, when.hour);
+    throw new KitError(
+      KitErrorCode.HookFailed,
+      "The pumping store's reserveSend did not call decide with its reading (a store written for an earlier kit); the start was not sent. Pass decide's answer to the count (see PumpingStore.reserveSend).",
+    );
+  }
 }
 
 const TEXT: CountedByCheck = { count: 'text' };

@@ -71,63 +71,87 @@ const DROP_EMPTY = `DELETE FROM verify_kit_pumping_counts AS c USING unnest($1::
       AND c.sent = 0 AND c.verified = 0 AND c.refused = 0`;
 
 /**
- * The count of a check, once the app has decided on its reading ($1 to $7, as the reading; $8 and
- * $9 each key's texts and refusals this hour as read; $10 true to count the text under every key,
- * else $11 and $12 the keys to count a refusal under). This hour's counters of the keys are locked in
+ * The count of a check, once the app has decided on its reading ($1 to $3 as the reading; $4 and
+ * $5 each key's texts and refusals this hour as read; $6 true to count the text under every key,
+ * else $7 and $8 the keys to count a refusal under). This hour's counters of the keys are locked in
  * one sorted order (a missing one made at zero, and locked too), so two checks never lock shared
  * counters in opposite orders. When a concurrent check counted under one of them after the
- * reading, nothing is counted and the routine returns the reading as it is now (the counters
- * locked: exact for this hour), for the app to decide again; else it counts and returns `counted`.
- * A refused start so counts no text another could read, and one that goes on was judged on every
- * text counted before its own. Unflushed, as recordSend.
+ * reading, nothing is counted and it returns false; else it counts and returns true. A refused
+ * start so counts no text another could read, and one that goes on was judged on every text
+ * counted before its own. Unflushed, as recordSend.
  */
+/** This hour's counters of the keys ($1 dimensions, $2 keys, $3 hour) locked, in one sorted order; a missing one made at zero. */
+const LOCK_COUNTS = `INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour)
+  SELECT k.dimension, k.key, $3 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
+    ORDER BY k.dimension, k.key
+  ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent`;
+
 const COUNT_PUMPING_BODY = `
 #variable_conflict use_column
 BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
-  INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour)
-  SELECT k.dimension, k.key, $3 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
-    ORDER BY k.dimension, k.key
-  ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent;
+  ${LOCK_COUNTS};
   IF EXISTS (SELECT 1 FROM verify_kit_pumping_counts c
-      JOIN unnest($1::text[], $2::text[], $8::integer[], $9::integer[]) AS k(dimension, key, sent, refused)
+      JOIN unnest($1::text[], $2::text[], $4::integer[], $5::integer[]) AS k(dimension, key, sent, refused)
         ON c.dimension = k.dimension AND c.key = k.key
       WHERE c.hour = $3 AND (c.sent > k.sent OR c.refused > k.refused)) THEN
     ${DROP_EMPTY};
-    RETURN QUERY SELECT false, ${KEY_COUNTS}, ${COUNTRIES_AND_RULES};
-    RETURN;
+    RETURN false;
   END IF;
-  IF $10 THEN
+  IF $6 THEN
     UPDATE verify_kit_pumping_counts AS c SET sent = c.sent + 1 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
       WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = $3;
   ELSE
     INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, refused)
-    SELECT k.dimension, k.key, $3, 1 FROM unnest($11::text[], $12::text[]) AS k(dimension, key)
+    SELECT k.dimension, k.key, $3, 1 FROM unnest($7::text[], $8::text[]) AS k(dimension, key)
       ORDER BY k.dimension, k.key
     ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = c.refused + 1;
     -- A refused start adds no row but its refusal's: the rows locked for it alone go.
     ${DROP_EMPTY};
   END IF;
-  RETURN QUERY SELECT true, NULL::json, NULL::integer, NULL::json;
+  RETURN true;
 END`;
-/** The count's routine, created by the store with its others (ROUTINES, postgres-sql.ts); its plans made once per connection, as the reading's. */
+/** The count's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
 export const COUNT_PUMPING = routine(
   'verify_kit_count_pumping',
-  'text[], text[], integer, text, text, bigint, boolean[], integer[], integer[], boolean, text[], text[]',
-  `(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[], INTEGER[], INTEGER[], BOOLEAN, TEXT[], TEXT[])
-      RETURNS TABLE (counted BOOLEAN, counts JSON, unverified_countries INTEGER, rules JSON) LANGUAGE plpgsql VOLATILE
+  'text[], text[], integer, integer[], integer[], boolean, text[], text[]',
+  `(TEXT[], TEXT[], INTEGER, INTEGER[], INTEGER[], BOOLEAN, TEXT[], TEXT[])
+      RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE
       SET plan_cache_mode = force_generic_plan AS $fn$${COUNT_PUMPING_BODY}
       $fn$`,
 );
 const COUNT_PUMPING_ROUTINE = COUNT_PUMPING.name;
+
+/**
+ * The reading of a check that concurrent checks keep counting under its keys between its reading
+ * and its count ($1 to $7, as the reading): this hour's counters locked first, in a transaction the
+ * count then ends, so it waits its turn behind the others instead of losing every race to a burst.
+ */
+const LOCK_PUMPING_BODY = `
+#variable_conflict use_column
+BEGIN
+  ${LOCK_COUNTS};
+  RETURN QUERY SELECT ${KEY_COUNTS}, ${COUNTRIES_AND_RULES};
+END`;
+/** The locked reading's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
+export const LOCK_PUMPING = routine(
+  'verify_kit_lock_pumping',
+  'text[], text[], integer, text, text, bigint, boolean[]',
+  `(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[])
+      RETURNS TABLE (counts JSON, unverified_countries INTEGER, rules JSON) LANGUAGE plpgsql VOLATILE
+      SET plan_cache_mode = force_generic_plan AS $fn$${LOCK_PUMPING_BODY}
+      $fn$`,
+);
+const LOCK_PUMPING_ROUTINE = LOCK_PUMPING.name;
 
 /** The SMS pumping counters (postgres-pumping.ts); an hour is ms since the epoch / 3,600,000. */
 export const PUMPING_SQL = {
   // Through its routine (READ_PUMPING_ROUTINE), which keeps one plan per connection.
   readPumping: `SELECT counts, unverified_countries, rules FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
   // The count of a check on its reading, through its routine (COUNT_PUMPING_ROUTINE).
-  countPumping: `SELECT counted, counts, unverified_countries, rules
-     FROM ${COUNT_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+  countPumping: `SELECT ${COUNT_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7, $8) AS counted`,
+  // The reading with this hour's counters locked, in the check's transaction (LOCK_PUMPING_ROUTINE).
+  lockPumping: `SELECT counts, unverified_countries, rules FROM ${LOCK_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
   // A reserved text never sent, given back ($1 hour, $2 dimensions, $3 keys): an upsert in sorted
   // order, as the check's count, so the two never lock shared counters in opposite orders.
   releaseSend: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true))
@@ -163,15 +187,22 @@ export const PUMPING_SQL = {
        ORDER BY k.dimension, k.key
      ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent + 1`,
   // One statement whose commit does not wait for the disk, as recordSend: a send counted already
-  // matches no row, so a reload of a fulfilled attempt writes nothing and costs one round trip.
+  // matches no row, so a reload of a fulfilled attempt writes nothing and costs one round trip. Its
+  // counters are locked in the sorted order of the upserts (`locked`): in the join's own order, a
+  // send's upsert and a verification of the same keys could each wait on the other.
   markVerified: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
      done AS (
        UPDATE verify_kit_pumping_sends SET verified = TRUE FROM unflushed WHERE session_id = $1 AND NOT verified
        RETURNING hour, dimensions, keys),
+     locked AS (
+       SELECT c.dimension, c.key, c.hour FROM verify_kit_pumping_counts c
+       JOIN (SELECT done.hour, k.dimension, k.key
+             FROM done CROSS JOIN LATERAL unnest(done.dimensions, done.keys) AS k(dimension, key)) k
+         ON c.dimension = k.dimension AND c.key = k.key AND c.hour = k.hour
+       ORDER BY c.dimension, c.key FOR UPDATE OF c),
      counted AS (
        UPDATE verify_kit_pumping_counts AS c SET verified = c.verified + 1
-       FROM done CROSS JOIN LATERAL unnest(done.dimensions, done.keys) AS k(dimension, key)
-       WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = done.hour)
+       FROM locked l WHERE c.dimension = l.dimension AND c.key = l.key AND c.hour = l.hour)
      SELECT count(*)::integer AS marked FROM done`,
   insertDecision: `INSERT INTO verify_kit_pumping_decisions (decided_at, decision, reasons, country, block, address, user_ref)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,

@@ -5,9 +5,12 @@
  * once, whichever instance reads the outcome first).
  */
 import { pastDaysCache, type PastDaysCache } from '../past-days-cache.ts';
-import { query, type PostgresDb } from './postgres-query.ts';
+import type { QueryResult, QueryResultRow } from 'pg';
+import { inTransaction, query, queryOn, type PostgresDb } from './postgres-query.ts';
+import type { StatementName } from './postgres-sql.ts';
 import type { StartWrites } from './postgres-start-writes.ts';
 import type {
+  CountedByCheck,
   PumpingCount,
   PumpingDecisionRecord,
   PumpingDimension,
@@ -54,9 +57,6 @@ type ReadingRow = {
   unverified_countries: number;
   rules: (Omit<PumpingRule, 'until' | 'setAt'> & { until: number | string; setAt: number | string })[];
 };
-
-/** The check's count (countPumping): `counted`, or the reading as it is now when a concurrent check counted first. */
-type CountRow = { counted: true } | ({ counted: false } & ReadingRow);
 
 /** Each count as read, its 14-day maximum from days 1 to 13 as read now or earlier this hour. Built in one pass: a start reads five keys. */
 function countsOf(
@@ -115,56 +115,74 @@ function readingOf(
   return { counts, unverifiedCountries: row.unverified_countries, rules: rulesOf(row) };
 }
 
-async function read(db: PostgresDb, pastDays: PastDaysCache, reading: ReadingQuery): Promise<PumpingReading> {
-  const { values, kept } = readingParameters(pastDays, reading);
-  const { rows } = await query<ReadingRow>(db, 'readPumping', values);
+/** Runs one statement: on the pool, or on a transaction's client. */
+type Run = <Row extends QueryResultRow>(name: StatementName, values: unknown[]) => Promise<QueryResult<Row>>;
+
+/** A reading through `name` (readPumping; lockPumping in the check's transaction). */
+async function read(
+  run: Run,
+  pastDays: PastDaysCache,
+  name: 'readPumping' | 'lockPumping',
+  asked: ReadingQuery,
+): Promise<PumpingReading> {
+  const { values, kept } = readingParameters(pastDays, asked);
+  const { rows } = await run<ReadingRow>(name, values);
   const [row] = rows;
   if (row === undefined) throw new Error('The pumping counters returned no row.');
-  return readingOf(pastDays, reading, kept, row);
+  return readingOf(pastDays, asked, kept, row);
+}
+
+/** Counts what the check decided on `reading`, unless a concurrent check counted under its keys since: true when counted. */
+async function countIfUnchanged(
+  run: Run,
+  { keys, hour }: ReadingQuery,
+  reading: PumpingReading,
+  counted: CountedByCheck,
+): Promise<boolean> {
+  const pressed = counted.count === 'refusal' ? counted.keys : [];
+  const { rows } = await run<{ counted: boolean }>('countPumping', [
+    keys.map((k) => k.dimension),
+    keys.map((k) => k.key),
+    hour,
+    reading.counts.map((c) => c.sentThisHour),
+    reading.counts.map((c) => c.refusedThisHour),
+    counted.count === 'text',
+    pressed.map((k) => k.dimension),
+    pressed.map((k) => k.key),
+  ]);
+  return rows[0]?.counted === true;
 }
 
 /**
- * Tries of a check whose counters concurrent checks keep counting under between its reading and
- * its count: each try reads them as they are once locked, so one of the checks that meet counts at
- * every try; past this many the start fails, as when the store fails.
- */
-const CHECK_TRIES = 50;
-
-/**
- * The check before a text: the reading, the app's decision on it, and its count only if no
- * concurrent check counted under its keys since (countPumping; else decided again on the reading
- * as it is now). Two round trips, and no lock held while the app decides.
+ * The check before a text: the reading, the app's decision on it, and its count if no concurrent
+ * check counted under its keys since (two round trips, no lock held while the app decides). Else
+ * it is read again with the counters locked, in a transaction its count ends: it waits its turn
+ * behind the others, so a burst on one country never starves a check.
  */
 async function reserve(
   db: PostgresDb,
   pastDays: PastDaysCache,
   asked: ReadingQuery,
-  decide: Parameters<PumpingStore['reserveSend']>[1],
+  decide: (reading: PumpingReading) => CountedByCheck,
 ): Promise<PumpingReading> {
-  let reading = await read(db, pastDays, asked);
-  for (let tries = 1; ; tries++) {
-    const counted = decide(reading);
-    const pressed = counted.count === 'refusal' ? counted.keys : [];
-    if (counted.count === 'refusal' && pressed.length === 0) return reading;
-    const { values, kept } = readingParameters(pastDays, asked);
-    const { rows } = await query<CountRow>(db, 'countPumping', [
-      ...values,
-      reading.counts.map((c) => c.sentThisHour),
-      reading.counts.map((c) => c.refusedThisHour),
-      counted.count === 'text',
-      pressed.map((k) => k.dimension),
-      pressed.map((k) => k.key),
-    ]);
-    const [row] = rows;
-    if (row === undefined) throw new Error('The pumping counters returned no row.');
-    if (row.counted) return reading;
-    if (tries >= CHECK_TRIES) {
-      throw new Error(
-        `The SMS pumping check met ${CHECK_TRIES} concurrent checks in a row on its counters; nothing was counted.`,
-      );
-    }
-    reading = readingOf(pastDays, asked, kept, row);
-  }
+  const onPool: Run = (name, values) => query(db, name, values);
+  const reading = await read(onPool, pastDays, 'readPumping', asked);
+  const counted = decide(reading);
+  // Nothing to count: no write, no row locked.
+  if (counted.count === 'refusal' && counted.keys.length === 0) return reading;
+  if (await countIfUnchanged(onPool, asked, reading, counted)) return reading;
+  return inTransaction(
+    db,
+    async (client) => {
+      const onClient: Run = (name, values) => queryOn(client, name, values);
+      const locked = await read(onClient, pastDays, 'lockPumping', asked);
+      if (!(await countIfUnchanged(onClient, asked, locked, decide(locked)))) {
+        throw new Error('The SMS pumping counters changed under their locks; nothing was counted.');
+      }
+      return locked;
+    },
+    'unflushed',
+  );
 }
 
 function rulesOf(row: ReadingRow): PumpingRule[] {
@@ -180,7 +198,7 @@ function pumpingReads(
 > {
   const pastDays = pastDaysCache();
   return {
-    readPumping: (reading) => read(db, pastDays, reading),
+    readPumping: (reading) => read((name, values) => query(db, name, values), pastDays, 'readPumping', reading),
     reserveSend: (reading, decide) => reserve(db, pastDays, reading, decide),
     async listDecisions({ since, limit }) {
       const { rows } = await query<DecisionRow>(db, 'listDecisions', [since, limit]);
