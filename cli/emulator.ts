@@ -18,7 +18,8 @@ import {
 } from '../emulator/config/config.ts';
 import { startEmulator } from '../emulator/index.ts';
 import { MIN_SECRET_LENGTH } from '../middleware/errors.ts';
-import { flagGivenTwice, NOT_REPEATED_SECRET } from '../middleware/options/command-flags.ts';
+import { flagGivenTwice } from '../middleware/options/command-flags.ts';
+import { NOT_REPEATED_SECRET } from '../middleware/printable-errors.ts';
 import { UsageError, type Command, type CommandEnv } from './command.ts';
 
 const USAGE = `usage: hosted-sms-verify-kit emulator [--port N] [--clients FILE] [--page-host NAME] [--control on|off]

@@ -3,7 +3,8 @@
  * checked against what that command reads (a flag given twice, out of range or not taken is refused).
  */
 import { namedUnlessNumber } from '../middleware/numbers/mask-number.ts';
-import { flagGivenTwice, shownArgument } from '../middleware/options/command-flags.ts';
+import { flagGivenTwice } from '../middleware/options/command-flags.ts';
+import { shownArgument } from '../middleware/printable-errors.ts';
 import { MAX_DAYS, MAX_DECISIONS, MAX_HOURS, type PumpingTarget } from '../middleware/pumping/pumping-operations.ts';
 import { UsageError, type CommandEnv } from './command.ts';
 

@@ -1,8 +1,11 @@
 /**
  * What a command may print of an error: not the message of one that quotes the code it stopped at,
- * and no URL's password. A leaf: the commands, the sweep job and the audit share it, and it imports
- * nothing.
+ * no URL's password, and no argument it does not take that may be a secret or a phone number. A
+ * leaf but for two leaves (the secret's length, what may be a phone number): the commands, the
+ * sweep job and the audit share it.
  */
+import { quotedUnlessNumber } from './numbers/mask-number.ts';
+import { MIN_SECRET_LENGTH } from './secret-spellings.ts';
 
 /** Errors whose message quotes the text they stopped at: a token, a name, the start of a JSON text. */
 const QUOTING = new Set(['SyntaxError', 'ReferenceError']);
@@ -61,4 +64,25 @@ export function cutForPrinting(text: string, max = MAX_PRINTED_TEXT): string {
   const code = text.charCodeAt(max - 1);
   const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
   return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+}
+
+/** What a refusal says in place of an argument that may be a client secret pasted on the command line. */
+export const NOT_REPEATED_SECRET = 'a value not repeated here, as it may be a secret';
+
+/**
+ * An argument a command does not take, as its refusal quotes it: an option's name, never a value
+ * given with it. The arguments are read before the configuration, so no redaction knows the client
+ * secret yet: `--block=+447400123456` and `--client-secret=<secret>` are unknown options too.
+ * Anything but a name is quoted only when shorter than a secret, and unless it may hold a number.
+ * `takes`: the flags the command takes, told to give their value after a space.
+ */
+export function shownArgument(arg: string, takes: ReadonlySet<string> = new Set()): string {
+  const equals = arg.indexOf('=');
+  const name = equals === -1 ? arg : arg.slice(0, equals);
+  if (/^--?[a-z][a-z-]{0,30}$/i.test(name)) {
+    if (equals === -1) return `"${name}"`;
+    const taken = takes.has(name) ? `: give ${name} its value after a space` : '';
+    return `"${name}=" (its value not repeated)${taken}`;
+  }
+  return arg.length < MIN_SECRET_LENGTH ? quotedUnlessNumber(arg) : NOT_REPEATED_SECRET;
 }

@@ -156,6 +156,8 @@ export function secretSpellings(secret: string, clientId?: string): SecretSpelli
     { name: 'JSON-escaped', text: JSON.stringify(secret).slice(1, -1).replaceAll('/', '\\/') },
     { name: 'hex', text: hex },
     { name: 'hex', text: hex.toUpperCase() },
+    // A Buffer as util.inspect (and so console.log and most loggers) prints it: `<Buffer 73 6b …>`.
+    { name: 'hex bytes', text: hex.replace(/..(?!$)/g, '$& ') },
     ...percentEncoded(base64Spellings(secret, clientId)),
   ]);
   const seen = new Set<string>();

@@ -4,7 +4,8 @@
  */
 import { parseArgs } from 'node:util';
 import { KitError, KitErrorCode, MIN_SECRET_LENGTH } from '../errors.ts';
-import { flagGivenTwice, NOT_REPEATED_SECRET } from '../options/command-flags.ts';
+import { flagGivenTwice } from '../options/command-flags.ts';
+import { NOT_REPEATED_SECRET } from '../printable-errors.ts';
 import { mayBePhoneNumber, NOT_REPEATED, quotedUnlessNumber } from '../numbers/mask-number.ts';
 import { OptionProblems, shownNumber } from '../options/option-problems.ts';
 import {

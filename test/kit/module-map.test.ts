@@ -10,7 +10,8 @@
  * - the emulator keeps a short top (composition, context, errors, clock) and a folder per concern;
  *   its configuration is pure parsing that imports nothing else of it; it never imports what
  *   `/testing` offers integrators, and neither it nor `testing/` imports the kit (but for leaves:
- *   the secret's spellings and what a text shows, which the kit's redaction and the audit share);
+ *   the secret's spellings and what a text shows, which the kit's redaction and the audit share,
+ *   and the remembered secrets, which the testing helpers' page excerpts redact);
  * - no import circles anywhere in the house: kit, emulator, testing, CLI and demo together.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -255,7 +256,7 @@ describe('module map', () => {
     ).toEqual([]);
   });
 
-  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings, what a text shows, printable errors, the closest name and what may be a phone number", () => {
+  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings, what a text shows, printable errors, the closest name, what may be a phone number and the remembered secrets", () => {
     expect(importsBetween(emulator, 'emulator/', ['testing/', 'middleware/'])).toEqual([]);
     expect(
       importsBetween(testing, 'testing/', ['middleware/']).filter(
@@ -264,7 +265,8 @@ describe('module map', () => {
           !edge.endsWith(' -> middleware/shown-text.ts') &&
           !edge.endsWith(' -> middleware/printable-errors.ts') &&
           !edge.endsWith(' -> middleware/closest-name.ts') &&
-          !edge.endsWith(' -> middleware/numbers/mask-number.ts'),
+          !edge.endsWith(' -> middleware/numbers/mask-number.ts') &&
+          !edge.endsWith(' -> middleware/errors.ts'),
       ),
     ).toEqual([]);
   });
@@ -277,9 +279,15 @@ describe('module map', () => {
   it("what a text shows is a leaf but for the kit's percent decoding: the redaction and the audit read alike", () =>
     expect(kit.get('middleware/shown-text.ts')).toEqual(['middleware/numbers/mask-number.ts']));
 
-  it('what a command may print of an error is a leaf: the commands, the sweep job and the audit share it', () => {
-    expect(kit.get('middleware/printable-errors.ts')).toEqual([]);
-    expect(statements('middleware/printable-errors.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
+  it("what a command may print of an error is a leaf but for the secret's length and what may be a phone number: the commands, the sweep job and the audit share it", () => {
+    expect(kit.get('middleware/printable-errors.ts')).toEqual([
+      'middleware/numbers/mask-number.ts',
+      'middleware/secret-spellings.ts',
+    ]);
+  });
+
+  it("the remembered secrets and their redaction import only the secret's spellings and what a text shows: the kit's messages and the testing helpers' page excerpts redact alike", () => {
+    expect(kit.get('middleware/errors.ts')).toEqual(['middleware/secret-spellings.ts', 'middleware/shown-text.ts']);
   });
 
   it("the name an option's error suggests is a leaf: the kit's option checks and the audit's share it", () => {

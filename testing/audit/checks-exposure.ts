@@ -225,10 +225,13 @@ const CDN_CACHE_HEADERS = [
 
 /**
  * The CDN caching header that lets a CDN keep the answer (`name: value`), if any: one not saying
- * no-store (nor private, nor Akamai's bypass-cache). An error caches never keep on their own may
+ * no-store (nor private, nor Akamai's bypass-cache), or nginx's X-Accel-Expires not 0. An error caches never keep on their own may
  * have one that gives it no lifetime.
  */
 function keptByCdn(x: Exchange): string | undefined {
+  // nginx's proxy cache reads X-Accel-Expires over Cache-Control: seconds (0 keeps nothing) or `@` and a time.
+  const accel = x.responseHeaders['x-accel-expires'];
+  if (accel !== undefined && accel.trim() !== '0') return `x-accel-expires: ${accel}`;
   for (const name of CDN_CACHE_HEADERS) {
     const value = x.responseHeaders[name];
     if (value === undefined) continue;

@@ -142,11 +142,14 @@ export const forgedChecks: AuditCheck[] = [
             answer.status < 300 || answer.status >= 400,
             `${action.name}: a tampered echo was answered with a redirect (${answer.status})`,
           );
+          // Counted again at the end of the run too: no one may fulfil it later (a job that grants
+          // on the status alone), as the kit's own sweep refuses a tampered echo as well.
           await expectNoEffect(
             world,
             verdict,
             [attempt.sessionId],
             `${action.name}: after the service echoed another ${field}`,
+            [attempt.sessionId],
           );
         }
       }

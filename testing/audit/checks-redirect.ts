@@ -56,12 +56,15 @@ export const REDIRECT_PARAMS = [
 
 /**
  * The values planted: another site (absolute, scheme-relative, and with the backslash a browser
- * reads as a slash), a script URL, and two that start with the app's own origin yet name another
- * host (a "starts with our origin" test lets them through).
+ * reads as a slash), a script URL, two that start with the app's own origin yet name another host
+ * (a "starts with our origin" test lets them through), and a host that ends with the app's (an
+ * "ends with our host" test lets it through).
  */
 export function plantedValues(world: AuditWorld): string[] {
   const { appOrigin } = world.options;
+  const { protocol, host } = new URL(appOrigin);
   return [
+    `${protocol}//evil${host}/audit`,
     'https://evil.example/audit',
     '//evil.example/audit',
     '/\\evil.example/audit',

@@ -8,9 +8,13 @@
  * 1 for a configuration mistake (the audit stopped before its checks, or no check ran, too), 130 or
  * 143 when SIGINT or SIGTERM stopped it (after your close()).
  */
-import { shownArgument } from '../../middleware/options/command-flags.ts';
 import { environmentSecrets, MIN_OTHER_SECRET_LENGTH } from '../../middleware/secret-spellings.ts';
-import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../../middleware/printable-errors.ts';
+import {
+  cutForPrinting,
+  describeQuotingError,
+  shownArgument,
+  withoutUrlPasswords,
+} from '../../middleware/printable-errors.ts';
 import { closeConfig, loadConfig, UsageError, type AuditConfig, type CommandEnv } from './command-config.ts';
 import { describeThrown } from './hooks.ts';
 import { formatAuditJson, formatAuditTable, noCheckRan } from './report.ts';
