@@ -7,6 +7,7 @@ import { parseHandoffPage, type AuditAgent } from './agent.ts';
 import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
 import { sameCookieAndValue, type StoredCookie } from './cookie-jar.ts';
 import { describeThrown } from './hooks.ts';
+import type { AuditAction } from './options.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
 /** The browser's cookies for the app, whatever their path (values stay here: evidence names cookies only). */
@@ -53,22 +54,23 @@ async function attackersCookies(world: AuditWorld, verdict: Verdict): Promise<Pl
 }
 
 /**
- * Starts from the attacker's browser (its planted cookie only) with each token it could read from
- * a page of that session: true when one started a verification for the victim.
+ * Starts `victimAttempt`'s action (the first one by default) from an attacker's browser (its own
+ * cookies only) with each token it could read from a page of that session: true when one started
+ * a verification for the victim. `label` names the browser in the evidence.
  */
-async function startsAsVictim(
+export async function startsAsVictim(
   world: AuditWorld,
   verdict: Verdict,
-  planted: Planted,
+  browser: { agent: AuditAgent; token?: string; label: string },
   victim: AuditUser,
-  victimAttempt: { userRef: string; phone: string },
+  victimAttempt: { userRef: string; phone?: string; action?: AuditAction },
 ): Promise<boolean> {
   const tokens: [string, string][] = [[victim.csrf, "the victim's start token"]];
-  if (planted.token !== undefined) tokens.push([planted.token, 'its own start token']);
-  const attacker: AuditUser = { name: 'attacker', agent: planted.agent, csrf: victim.csrf };
+  if (browser.token !== undefined) tokens.push([browser.token, 'its own start token']);
+  const attacker: AuditUser = { name: 'attacker', agent: browser.agent, csrf: victim.csrf };
   for (const [token, whose] of tokens) {
-    const answer = await world.postStart(attacker, undefined, { token, phone: victimAttempt.phone });
-    verdict.note(`the planted cookie's browser, with ${whose}: ${describeAnswer(answer)}`);
+    const answer = await world.postStart(attacker, victimAttempt.action, { token, phone: victimAttempt.phone });
+    verdict.note(`${browser.label}, with ${whose}: ${describeAnswer(answer)}`);
     if (parseHandoffPage(answer.body) === undefined) continue;
     const attempt = await world.attemptOf(answer);
     if (attempt.userRef === victimAttempt.userRef) return true;
@@ -98,7 +100,8 @@ async function plantAndSignIn(world: AuditWorld, verdict: Verdict, planted: Plan
   // bound to the number as well as the user.
   const phone = world.newNumber();
   const { userRef } = await world.attemptOf(await world.postStart(victim, undefined, { phone }));
-  const shared = await startsAsVictim(world, verdict, planted, victim, { userRef, phone });
+  const browser = { ...planted, label: "the planted cookie's browser" };
+  const shared = await startsAsVictim(world, verdict, browser, victim, { userRef, phone });
   verdict.expect(
     !shared,
     `a browser holding only ${planted.what} started a verification as the user who signed in (the sign-in kept ${kept || 'the planted session'})`,

@@ -2,9 +2,11 @@
  * Landings that are real but repeated, moved or late: a replay after success, the link opened in
  * another browser, a reload storm of concurrent landings, and an older verified attempt arriving
  * after a newer one. The action runs exactly once, for its owner (as far as an entered number shows
- * whose it is), and never for a stale intent; another browser is shown nothing of the owner.
+ * whose it is), and never for a stale intent; another browser is shown nothing of the owner and is
+ * not signed in as them.
  */
 import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
+import { startsAsVictim } from './checks-fixation.ts';
 import type { AuditAction } from './options.ts';
 import { showsNumber } from './typed-number-places.ts';
 import { digitsOf, type AuditWorld } from './world.ts';
@@ -58,8 +60,8 @@ export const replayChecks: AuditCheck[] = [
   {
     id: 'replay.other-browser',
     title:
-      "The return link of any action opened in another browser (another user, or nobody signed in) is not sent on and shows nothing of its owner (their name, the number they typed), and runs the action once; a typed number becomes its owner's, never that browser's user's",
-    fix: "Show the outcome only to the attempt's own user (the kit's landing does); run the action for attempt.userRef, never for whoever is signed in.",
+      "The return link of any action opened in another browser (another user, or nobody signed in) is not sent on and shows nothing of its owner (their name, the number they typed), does not sign it in as its owner, and runs the action once; a typed number becomes its owner's, never that browser's user's",
+    fix: "Show the outcome only to the attempt's own user (the kit's landing does); run the action for attempt.userRef, never for whoever is signed in; never sign in the browser that lands.",
     phase: 'concurrent',
     async run(world, verdict) {
       for (const action of world.options.actions) await otherBrowser(world, verdict, action);
@@ -132,7 +134,10 @@ export const replayChecks: AuditCheck[] = [
   },
 ];
 
-/** replay.other-browser for one action: its return link opened by another user and by nobody, then its owner. */
+/**
+ * replay.other-browser for one action: its return link opened by another user and by nobody, then
+ * its owner; last, each other browser starts the action, to see whom its landing signed it in as.
+ */
 async function otherBrowser(world: AuditWorld, verdict: Verdict, action: AuditAction): Promise<void> {
   const owner = await world.signIn();
   const phone = action.enteredNumber === undefined ? undefined : world.newNumber();
@@ -140,10 +145,11 @@ async function otherBrowser(world: AuditWorld, verdict: Verdict, action: AuditAc
   const location = await world.walkHostedPage(owner, attempt);
   const other = await world.signIn();
   const shown = ownerShown(owner.name, phone);
-  for (const [label, agent] of [
-    ['another user', other.agent],
-    ['no session', world.agent()],
-  ] as const) {
+  const browsers = [
+    ['another user', other.agent, other.csrf],
+    ['no session', world.agent(), undefined],
+  ] as const;
+  for (const [label, agent] of browsers) {
     const answer = await agent.request(location);
     verdict.note(`${action.name}: ${label}: ${describeAnswer(answer)}`);
     verdict.expect(
@@ -166,11 +172,18 @@ async function otherBrowser(world: AuditWorld, verdict: Verdict, action: AuditAc
   );
   if (phone === undefined) {
     verdict.note(`who the action ran for is not seen: ${action.name} has no enteredNumber`);
-    return;
+  } else {
+    const typed = digitsOf(phone);
+    const othersNumber = await world.numberOf(action, other);
+    verdict.expect(othersNumber !== typed, `${action.name} made the owner's typed number the other user's`);
+    const ownersNumber = await world.numberOf(action, owner);
+    verdict.expect(ownersNumber === typed, `${action.name} did not make the typed number its owner's`);
   }
-  const typed = digitsOf(phone);
-  const othersNumber = await world.numberOf(action, other);
-  verdict.expect(othersNumber !== typed, `${action.name} made the owner's typed number the other user's`);
-  const ownersNumber = await world.numberOf(action, owner);
-  verdict.expect(ownersNumber === typed, `${action.name} did not make the typed number its owner's`);
+  // A landing may sign its browser in once the kit has answered. The starts come after the numbers
+  // are read: an app may keep the number typed at a start.
+  for (const [label, agent, token] of browsers) {
+    const browser = { agent, token, label: `${action.name}: ${label}'s browser, after the landing` };
+    const signedIn = await startsAsVictim(world, verdict, browser, owner, { userRef: attempt.userRef, phone, action });
+    verdict.expect(!signedIn, `${action.name}: the landing signed ${label}'s browser in as the owner`);
+  }
 }
