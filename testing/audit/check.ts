@@ -21,28 +21,60 @@ export interface AuditCheck {
   run(world: AuditWorld, verdict: Verdict): Promise<void>;
 }
 
-/** An attempt whose effects must still be `expected` once the run is over, and what its evidence says of it. */
+/** A count that must still read `expected` once the checks' work has settled (a job or a hook may act after the answer). */
 export interface LaterCount {
-  sessionId: string;
-  expected: number;
+  /** What is counted, for the evidence when it cannot be read again: `s1's effects`. */
   what: string;
+  expected: number;
+  read(world: AuditWorld): Promise<number>;
+  /** The evidence when it reads `count` instead. */
+  failure(count: number): string;
+  /** A count every user adds to (the emulator's): read again before the next check runs, not at the end of the run. */
+  shared?: boolean;
 }
 
 /** What a check saw: failed expectations, and notes kept as evidence either way. */
 export class Verdict {
   readonly failures: string[] = [];
   readonly notes: string[] = [];
-  /** Counted again when the run is over: an effect a job or a hook makes after the answer counts too. */
-  readonly laterCounts: LaterCount[] = [];
+  /** Counted again once the work settled: an effect a job or a hook makes after the answer counts too. */
+  readonly laterCounts: (LaterCount & { readAt: number })[] = [];
   /** Why the check could not be tried (an option it needs is absent), if so: reported as not run, never as passed. */
   notRun: string | undefined;
+
+  /** Reads `count` again once the work settled: at the end of the run, or right after the check for a shared count. */
+  countLater(count: LaterCount): void {
+    // When it was read: the work it waits for was set off before then.
+    this.laterCounts.push({ ...count, readAt: Date.now() });
+  }
 
   /**
    * Counts the attempt's effects again once the run is over. Only for an attempt nothing legitimate
    * will run later: never one verified and not landed, which the sweep fulfils.
    */
   countAgainLater(sessionId: string, expected: number, what: string): void {
-    this.laterCounts.push({ sessionId, expected, what });
+    this.countLater({
+      what: `${sessionId}'s effects`,
+      expected,
+      read: (world) => world.effects(sessionId),
+      failure: (count) =>
+        `${what}: by the end of the run the action had run ${count} time(s) for it (expected ${expected}; an effect your app made after its answer, in a job or a hook, counts too)`,
+    });
+  }
+
+  /**
+   * Reads the emulator's count of SMS sent again once the check is done (and before the next one
+   * runs) and expects it still `sent`: a job or a hook set off by a request may text after its answer.
+   */
+  countTextsAgainLater(sent: number, what: string): void {
+    this.countLater({
+      what: 'the SMS sent',
+      expected: sent,
+      read: async (world) => (await world.control.stats()).smsSent,
+      failure: (count) =>
+        `${what}: ${count - sent} SMS more were sent after their answers (a job or a hook your app ran after the answer counts too)`,
+      shared: true,
+    });
   }
 
   expect(ok: boolean, failure: string): boolean {

@@ -7,6 +7,7 @@ import type { Answer } from './agent.ts';
 import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import {
+  countEffectsAgainLater,
   countingEffects,
   describeRoute,
   grantAndOpen,
@@ -41,7 +42,7 @@ const methodCase: AuditCheck = {
     for (const route of guardedRoutes(world, verdict)) {
       const user = await world.signIn();
       const method = routeMethod(route).toLowerCase();
-      const { answer, ran } = await countingEffects(world, route, user, () =>
+      const { answer, ran, before } = await countingEffects(world, route, user, () =>
         requestThroughOverride(world, user, route, method),
       );
       const what = `${describeRoute(route, 1, 'POST')} with _method=${method}, without a grant`;
@@ -49,6 +50,7 @@ const methodCase: AuditCheck = {
       // Refused is not opened: an app without a method override has no POST route of a page.
       verdict.expect(guardAskedOrRefused(world, answer), `${what} opened: ${describeAnswer(answer)}`);
       verdict.expect(ran === 0, `${what}: the handler ran ${ran} time(s)`);
+      countEffectsAgainLater(verdict, route, user, before + ran, what);
     }
   },
 };
@@ -132,13 +134,14 @@ async function expectForeignRefused(
   n: number,
   [from, headers]: [string, Record<string, string>],
 ): Promise<void> {
-  const { answer, ran } = await countingEffects(world, route, user, () =>
+  const { answer, ran, before } = await countingEffects(world, route, user, () =>
     requestRoute(world, user, route, n, { headers }),
   );
   const what = `${describeRoute(route, n)} sent from ${from} (Origin ${headers.origin})`;
   verdict.note(`${what}: ${describeAnswer(answer)}; the handler ran ${ran} time(s)`);
   verdict.expect(answer.status >= 400 || guardAsked(world, answer), `${what} was accepted: ${describeAnswer(answer)}`);
   verdict.expect(ran === 0, `${what}: the handler ran ${ran} time(s)`);
+  countEffectsAgainLater(verdict, route, user, before + ran, what);
 }
 
 const crossSiteWithGrant: AuditCheck = {

@@ -7,7 +7,7 @@
  */
 import { UnreachableError } from './agent.ts';
 import type { AuditCheck } from './check.ts';
-import { Verdict } from './check.ts';
+import { Verdict, type LaterCount } from './check.ts';
 import { AUDIT_CHECKS } from './catalogue.ts';
 import { confirmEmulator } from './emulator-wiring.ts';
 import { describeThrown } from './hooks.ts';
@@ -49,31 +49,35 @@ async function runCheck(world: AuditWorld, check: AuditCheck): Promise<Ran> {
   return { check, verdict, ms: Date.now() - started };
 }
 
-/** How long the run waits, once its checks are done, before counting effects again. */
-const SETTLE_MS = 500;
+/**
+ * How long after a count was read it is read again: longer than a job queue polling each second
+ * takes to run what a request queued.
+ */
+const SETTLE_MS = 1500;
 
 /**
- * Counts again, once every check ran, the effects checks expected to stay as they were: a job the
- * app queued, or a hook run after its answer, may have acted since.
+ * Counts again, once the checks of `ran` are done, what they expected to stay as it was (those
+ * `which` picks): a job the app queued, or a hook run after its answer, may have acted since.
  */
-async function countAgain(world: AuditWorld, ran: readonly Ran[]): Promise<void> {
-  const later = ran.filter(({ verdict }) => verdict.laterCounts.length > 0);
-  if (later.length === 0) return;
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  for (const { verdict } of later) {
-    for (const { sessionId, expected, what } of verdict.laterCounts) {
+async function countAgain(
+  world: AuditWorld,
+  ran: readonly Ran[],
+  which: (count: LaterCount) => boolean,
+): Promise<void> {
+  const later = ran.map(({ verdict }) => ({ verdict, counts: verdict.laterCounts.filter(which) }));
+  const readAt = later.flatMap(({ counts }) => counts.map((count) => count.readAt));
+  if (readAt.length === 0) return;
+  // The checks that ran since the last read gave the work that much time already.
+  const wait = Math.max(...readAt) + SETTLE_MS - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  for (const { verdict, counts } of later) {
+    for (const { what, expected, read, failure } of counts) {
       try {
-        const count = await world.effects(sessionId);
-        verdict.expect(
-          count === expected,
-          `${what}: by the end of the run the action had run ${count} time(s) for it (expected ${expected}; an effect your app made after its answer, in a job or a hook, counts too)`,
-        );
+        const count = await read(world);
+        verdict.expect(count === expected, failure(count));
       } catch (error) {
         // One failed count ends the recount: a probe that hangs would otherwise hold the run once per attempt.
-        verdict.expect(
-          false,
-          `counting ${sessionId}'s effects again at the end of the run failed: ${describeThrown(error)}`,
-        );
+        verdict.expect(false, `counting ${what} again at the end of the run failed: ${describeThrown(error)}`);
         return;
       }
     }
@@ -154,8 +158,13 @@ export async function auditIntegration(options: AuditOptions): Promise<AuditRepo
   const ran: Ran[] = [];
   const phase = (name: AuditCheck['phase']) => checks.filter((check) => check.phase === name);
   ran.push(...(await pool(phase('concurrent'), resolved.concurrency, (c) => runCheck(world, c))));
-  for (const check of [...phase('alone'), ...phase('last')]) ran.push(await runCheck(world, check));
-  await countAgain(world, ran);
+  for (const check of [...phase('alone'), ...phase('last')]) {
+    const done = await runCheck(world, check);
+    // A count every user adds to is read again before the next check adds to it.
+    await countAgain(world, [done], (count) => count.shared === true);
+    ran.push(done);
+  }
+  await countAgain(world, ran, (count) => count.shared !== true);
   const results = ran.map((r) => resultOf(world, r));
   const order = (id: string) => checks.findIndex((check) => check.id === id);
   results.sort((a, b) => order(a.id) - order(b.id));

@@ -85,6 +85,26 @@ export async function countingEffects(
   return { answer, ran: (await effectsOf(world, route, user)) - before, before };
 }
 
+/**
+ * Expects the route's effects for `user` still to read `count` once the run is over: a write the
+ * app queued (a job, a hook after the answer) lands after the count read at the answer.
+ */
+export function countEffectsAgainLater(
+  verdict: Verdict,
+  route: AuditGuardedRoute,
+  user: AuditUser,
+  count: number,
+  what: string,
+): void {
+  verdict.countLater({
+    what: `your stepUp effects('${user.name}')`,
+    expected: count,
+    read: (world) => effectsOf(world, route, user),
+    failure: (later) =>
+      `${what}: by the end of the run the handler's effects for the user read ${later} (expected ${count}; a write your app made after its answer, in a job or a hook, counts too)`,
+  });
+}
+
 export interface RequestExtras {
   /** Appended to the path's query. */
   query?: string;

@@ -168,8 +168,8 @@ async function reserve(
   const onPool: Run = (name, values) => query(db, name, values);
   const reading = await read(onPool, pastDays, 'readPumping', asked);
   const counted = decide(reading);
-  // Nothing to count: no write, no row locked.
-  if (counted.count === 'refusal' && counted.keys.length === 0) return reading;
+  // Even a refusal that counts nothing (an operator's block) makes the count's round trip: its 429
+  // must take as long as one by the counts, or the timing would tell the attacker which rule refused.
   if (await countIfUnchanged(onPool, asked, reading, counted)) return reading;
   return inTransaction(
     db,
