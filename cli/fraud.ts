@@ -7,6 +7,7 @@
  */
 import type { VerificationKit } from '../middleware/create-kit.ts';
 import { keepingProcessAlive, withDeadline } from '../middleware/deadline.ts';
+import { environmentSecrets, redactSecretFragments } from '../middleware/errors.ts';
 import type { Command } from './command.ts';
 import { parse, type Args } from './fraud-args.ts';
 import { closeWithin, load, sayUnhandledErrors } from './fraud-config.ts';
@@ -145,7 +146,9 @@ export const command: Command = {
           () => new Error(`the store did not answer within ${ANSWER_MS} ms: is its database reachable?`),
         ),
       );
-      write(args.json ? `${jsonText(value)}\n` : `${lines.join('\n')}\n`);
+      // Redacted as its errors are: a rule stored before targets were checked may hold a secret.
+      const text = args.json ? `${jsonText(value)}\n` : `${lines.join('\n')}\n`;
+      write(redactSecretFragments(text, environmentSecrets(env)));
       return 0;
     } finally {
       await closeWithin(close, env, warn);

@@ -176,7 +176,21 @@ export function inKitWords(error: KitError): KitError {
 /** Marks a KitError the integrator's code threw, so that it is logged as its other errors are; returns it. */
 export function thrownByIntegratorCode(error: unknown): unknown {
   if (error instanceof KitError && !writtenByKit.has(error)) thrownByIntegrator.add(error);
+  handleThrownPromise(error);
   return error;
+}
+
+/**
+ * A promise thrown rather than returned (`throw fetch(...)`) is a failure like any thrown value; its
+ * own rejection is handled, as nothing else awaits it and Node would report it unhandled.
+ */
+function handleThrownPromise(error: unknown): void {
+  if (!isThenable(error)) return;
+  try {
+    error.then(undefined, () => undefined);
+  } catch {
+    // A `then` that throws leaves no rejection to handle.
+  }
 }
 
 /** Calls the integrator's code, marking a KitError it throws or rejects with (thrownByIntegratorCode). */

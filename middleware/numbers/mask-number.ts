@@ -10,7 +10,7 @@ export function maskDestination(destination: string): string {
 }
 
 /** The fewest digits a phone number has with its country code (Niue's +683 4002). */
-const FEWEST_NUMBER_DIGITS = 7;
+export const FEWEST_NUMBER_DIGITS = 7;
 
 /** A prefix an IPv4 address may have: 0 to 32, without a leading zero. */
 const IPV4_PREFIX = /^(?:[12]?\d|3[0-2])$/;

@@ -18,9 +18,18 @@ import { BLOCK_DIGITS } from './pumping-rules.ts';
 /** A number no country's ranges hold: the token the destination policy names them by too. */
 export const UNKNOWN_COUNTRY = NO_COUNTRY;
 
-/** A country the counters can key a start by: one numbers belong to, or UNKNOWN_COUNTRY ('UK' is none: 'GB' is). */
+/**
+ * Countries the metadata knows that no number is read as: libphonenumber gives every +212 number,
+ * Western Sahara's 528[89] ranges included, to 'MA', whose leading digits [5-8] are tried first.
+ */
+const COUNTRIES_NO_NUMBER_IS_READ_AS: ReadonlySet<string> = new Set(['EH']);
+
+/**
+ * A country the counters can key a start by: one numbers are read as, or UNKNOWN_COUNTRY ('UK' is
+ * none: 'GB' is; nor is 'EH', whose numbers are counted under 'MA').
+ */
 export function isCountedCountry(code: string): boolean {
-  return isCountryOrNone(code);
+  return isCountryOrNone(code) && !COUNTRIES_NO_NUMBER_IS_READ_AS.has(code);
 }
 
 /** Where one start's text goes and who asked, as the counters key it. */

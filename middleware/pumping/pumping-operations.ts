@@ -7,7 +7,13 @@ import { withDeadline, type LateRejectionReporter } from '../deadline.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import { markingErrors } from '../logger.ts';
 import { callsThrough } from '../store/calls-through.ts';
-import { maskDestination, maskNumbersInText, namedUnlessNumber, quotedUnlessNumber } from '../numbers/mask-number.ts';
+import {
+  FEWEST_NUMBER_DIGITS,
+  maskDestination,
+  maskNumbersInText,
+  namedUnlessNumber,
+  quotedUnlessNumber,
+} from '../numbers/mask-number.ts';
 import type {
   PumpingDayCount,
   PumpingDecisionRecord,
@@ -221,18 +227,28 @@ async function trippedOf(
 /** A UUID: an id whose digits, even a group of twelve, are no phone number. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A run of a number's digits glued to the rest of a key ("user_447700900123", "sms-+4477…"). */
-const GLUED_DIGITS = /\+?\p{Nd}{7,}/gu;
+/**
+ * A run of digits and the marks numbers are grouped with, glued to the rest of a key or not
+ * ("user_447700900123", "user_07700-900123", "tel_+1-555-010-0001", "u.07700.900.123").
+ */
+const DIGIT_RUN = /\+?\p{Nd}(?:[\s.()/-]*\p{Nd})*/gu;
+
+/** A run of digits masked when it holds as many digits as a phone number may. */
+function maskedDigitRun(run: string): string {
+  const digits = run.replace(/\P{Nd}/gu, '');
+  return digits.length >= FEWEST_NUMBER_DIGITS ? maskDestination(digits) : run;
+}
 
 /**
  * A userRef as operators are shown it. An app may key users by their phone number (a sign-up by
  * number, a WhatsApp id, "user_<number>"): a full number appears only where the user typed it, so
- * every run of a number's digits in the ref is masked, standing alone or glued to the rest, while a
- * UUID is shown whole. A store of the app's own may answer something else: shown as it is.
+ * every run of a number's digits in the ref is masked, standing alone or glued to the rest, written
+ * in groups or not, while a UUID is shown whole. A store of the app's own may answer something
+ * else: shown as it is.
  */
 function shownUserRef<T>(userRef: T): T | string {
   if (typeof userRef !== 'string' || UUID.test(userRef)) return userRef;
-  return maskNumbersInText(userRef).replace(GLUED_DIGITS, (run) => maskDestination(run));
+  return maskNumbersInText(userRef).replace(DIGIT_RUN, maskedDigitRun);
 }
 
 function shownRule(rule: PumpingRule): PumpingRule {

@@ -4,12 +4,12 @@
  * rule no start matches, and a value that may be a phone number is never quoted back.
  */
 import { isIP } from 'node:net';
-import { KitError, KitErrorCode } from '../errors.ts';
+import { KitError, KitErrorCode, redactSecretFragments } from '../errors.ts';
 import { DEFAULT_IPV6_SUBNET, ipBudgetKey, UNPARSEABLE_IP_KEY } from '../limits/limit-keys.ts';
 import { quotedUnlessNumber } from '../numbers/mask-number.ts';
-import { describeStoredNumber, numberLength } from '../numbers/parse-number.ts';
+import { describeStoredNumber, numberLength, readStoredNumber } from '../numbers/parse-number.ts';
 import type { PumpingKey } from '../store/types.ts';
-import { blockOf, isCountedCountry } from './pumping-keys.ts';
+import { blockOf, blockOfNumber, isCountedCountry } from './pumping-keys.ts';
 import { BLOCK_DIGITS } from './pumping-rules.ts';
 
 /** One key for an operator's block or release: exactly one of them. */
@@ -92,13 +92,36 @@ function checkBlockLength(block: string): void {
 }
 
 /**
+ * A block one digit too long or too short for its country ('+417812345' for Swiss numbers, which
+ * have 9 digits after +41) passes the length check, as its numbers read as no valid length: each is
+ * counted under the block of the real number it starts with, or of its first five digits, so the
+ * rule would never be read. Refused unless some number of it is counted under it as a start's is
+ * (operators only: up to 10^BLOCK_DIGITS readings, most blocks answered by their first).
+ */
+function checkCountedUnder(block: string): void {
+  for (let last = 0; last < 10 ** BLOCK_DIGITS; last++) {
+    const number = `${block}${String(last).padStart(BLOCK_DIGITS, '0')}`;
+    if (blockOfNumber(readStoredNumber(number)) === block) return;
+  }
+  throw new KitError(
+    KitErrorCode.InvalidOptions,
+    `block is a number without its last three digits: no number of this one is counted under it, as it is a digit too long or too short; a block keeps all of a number's digits but its last ${BLOCK_DIGITS}, such as '+33612345' for +33 6 12 34 56 78.`,
+  );
+}
+
+/**
  * A country a number can belong to, as the counters key it (or ZZ, no country's ranges): any other
  * code would be kept as a rule no start matches ('UK' for the United Kingdom, which is 'GB'), the
  * operator told it was blocked.
  */
 function checkCountry(country: string): void {
   if (isCountedCountry(country)) return;
-  const hint = country === 'UK' ? " (the United Kingdom is 'GB')" : '';
+  const hint =
+    country === 'UK'
+      ? " (the United Kingdom is 'GB')"
+      : country === 'EH'
+        ? " (Western Sahara's +212 numbers are counted under 'MA')"
+        : '';
   throw new KitError(
     KitErrorCode.InvalidOptions,
     `country must be the ISO 3166-1 alpha-2 code of a country with phone numbers, such as 'NG', or 'ZZ' for numbers of none${hint}; got ${quotedUnlessNumber(country)}.`,
@@ -132,6 +155,13 @@ export function keyOf(target: PumpingTarget, ipv6Subnet = DEFAULT_IPV6_SUBNET): 
     );
   }
   const [dimension, key] = first;
+  // A secret pasted where a userRef goes would be stored and shown to every operator who lists rules.
+  if (redactSecretFragments(key) !== key) {
+    throw new KitError(
+      KitErrorCode.InvalidOptions,
+      `${dimension} holds the client secret (or part of a secret the kit keeps out of its output), which is never stored nor shown: name the ${dimension} as the counters key it, e.g. a userRef as resolveUser returns it.`,
+    );
+  }
   if (dimension === 'country') checkCountry(key);
   // An E.164 number's start: its country code never begins with 0. What was given is not quoted:
   // it may be a whole number spelt another way ("+33 6 12 34 56 78", "0033612345678").
@@ -144,6 +174,7 @@ export function keyOf(target: PumpingTarget, ipv6Subnet = DEFAULT_IPV6_SUBNET): 
   if (dimension === 'block') {
     checkNotWholeNumber(key);
     checkBlockLength(key);
+    checkCountedUnder(key);
   }
   if (dimension === 'address') return { dimension, key: addressKey(key, ipv6Subnet) };
   // PostgreSQL cannot keep a NUL (SQLite kept it): refused on every store alike, before anything is written.
