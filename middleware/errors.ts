@@ -165,9 +165,8 @@ function asGivenAndTrimmed(secret: string): string[] {
  * of one it read).
  */
 export function redactSecretFragments(text: string, alsoSecrets: readonly string[] = []): string {
-  const forms = formsToRedact(alsoSecrets);
+  const { forms, fragments } = redactedWith(alsoSecrets);
   const out = replaceForms(text, forms);
-  const fragments = alsoSecrets.length === 0 ? secretFragments : withFragmentsOf(alsoSecrets);
   if (fragments.size === 0 || out.length < MIN_FRAGMENT) return out;
   let covered: Uint8Array | undefined;
   for (let at = 0; at + MIN_FRAGMENT <= out.length; at++) {
@@ -178,6 +177,35 @@ export function redactSecretFragments(text: string, alsoSecrets: readonly string
   // As it shows too: `%73%6B…` and `&#x73;&#x6b;…` spell what they encode (a URL, a page quoted).
   covered = coverShown(out, forms, { size: MIN_FRAGMENT, pieces: fragments }, covered);
   return covered === undefined ? out : replaceCovered(out, covered, '[redacted]');
+}
+
+/** What redaction removes with a list of other secrets: their forms and fragments with the remembered ones. */
+interface Redacted {
+  forms: readonly string[];
+  fragments: ReadonlySet<string>;
+  /** The remembered forms these were worked out with: a secret remembered since makes them stale. */
+  rememberedWith: readonly string[];
+}
+
+const redactedByList = new WeakMap<readonly string[], Redacted>();
+
+/**
+ * The forms and fragments to remove with `alsoSecrets`, worked out once per list: a logger passes
+ * the same list of the environment's secrets with every line it writes, and spelling each secret
+ * every way (hundreds of fragments) per line would cost more than the line.
+ */
+function redactedWith(alsoSecrets: readonly string[]): Redacted {
+  if (alsoSecrets.length === 0)
+    return { forms: longestFirst, fragments: secretFragments, rememberedWith: longestFirst };
+  const known = redactedByList.get(alsoSecrets);
+  if (known !== undefined && known.rememberedWith === longestFirst) return known;
+  const redacted = {
+    forms: formsToRedact(alsoSecrets),
+    fragments: withFragmentsOf(alsoSecrets),
+    rememberedWith: longestFirst,
+  };
+  redactedByList.set(alsoSecrets, redacted);
+  return redacted;
 }
 
 /** The remembered fragments and every MIN_FRAGMENT characters of each form of `secrets` (long enough to be one). */
@@ -216,7 +244,7 @@ export function carriesSecret(text: string, secret: unknown): boolean {
  * every form, replaced by [redacted]: as written, and where what it shows spells one.
  */
 export function redactSecrets(text: string, alsoSecrets: readonly string[] = []): string {
-  const forms = formsToRedact(alsoSecrets);
+  const { forms } = redactedWith(alsoSecrets);
   const out = replaceForms(text, forms);
   const covered = coverShown(out, forms);
   return covered === undefined ? out : replaceCovered(out, covered, '[redacted]');

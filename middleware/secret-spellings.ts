@@ -43,7 +43,16 @@ const MIN_CORE_LENGTH = 8;
 export interface SecretSpelling {
   name: string;
   text: string;
+  /**
+   * The fewest characters in a row of `text` the audit counts as a leak of a part of the secret, when
+   * its default (a few characters) would spell only one or two of the secret's: a spelling writing
+   * each byte long (`\u0073`, `115,`) names this many.
+   */
+  partLength?: number;
 }
+
+/** A part of a spelling writing each byte long counts from this many bytes' worth on (as 12 hex digits spell). */
+const MIN_PART_BYTES = 6;
 
 function htmlEscaped(value: string, quote: string): string {
   return value
@@ -133,11 +142,40 @@ function withLowerCaseEscapes(spellings: SecretSpelling[]): SecretSpelling[] {
 }
 
 /**
+ * A spelling writing each of the secret's `units` (bytes, or UTF-16 characters) long, with the
+ * length of a part of it that counts: MIN_PART_BYTES units' worth, on average.
+ */
+function unitByUnit(name: string, text: string, units: number): SecretSpelling {
+  return { name, text, partLength: Math.ceil((text.length / units) * MIN_PART_BYTES) };
+}
+
+/**
+ * The secret's bytes in decimal: `JSON.stringify` (and so pino and most JSON loggers) writes a
+ * Buffer as `{"type":"Buffer","data":[115,107,…]}`, and an array of them prints `115, 107, …`.
+ */
+function decimalBytes(secret: string): SecretSpelling[] {
+  const bytes = [...Buffer.from(secret, 'utf8')];
+  return [',', ', '].map((separator) => unitByUnit('decimal bytes', bytes.join(separator), bytes.length));
+}
+
+/**
+ * Every character as a `\u` escape, hex digits in either case: an ASCII-only JSON writer escaping
+ * everything (jsesc's `escapeEverything`, a `JSON.stringify` replacer) spells it so.
+ */
+function unicodeEscaped(secret: string): SecretSpelling[] {
+  const units = secret.split('');
+  const lower = units.map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const upper = lower.replace(/[a-f]/g, (digit) => digit.toUpperCase());
+  return [lower, upper].map((text) => unitByUnit('every character a \\u escape', text, units.length));
+}
+
+/**
  * Every spelling of `secret`: as is, URL-encoded (as a component, a whole URL, a form field and a
  * URL's userinfo), HTML-escaped (also as templates escape), JSON-escaped (also for a page), hex,
  * base64 (whole, inside any longer base64 at each alignment, and as the Basic credentials of
- * `clientId` when given), each base64 also URL-encoded; percent escapes in either case. The most
- * common first (the audit names the first it finds); no empty or repeated text.
+ * `clientId` when given), each base64 also URL-encoded; percent escapes in either case; its bytes in
+ * decimal (a Buffer as JSON) and every character a `\u` escape. The most common first (the audit
+ * names the first it finds); no empty or repeated text.
  */
 export function secretSpellings(secret: string, clientId?: string): SecretSpelling[] {
   const hex = Buffer.from(secret, 'utf8').toString('hex');
@@ -160,6 +198,7 @@ export function secretSpellings(secret: string, clientId?: string): SecretSpelli
     { name: 'hex bytes', text: hex.replace(/..(?!$)/g, '$& ') },
     ...percentEncoded(base64Spellings(secret, clientId)),
   ]);
+  spellings.push(...decimalBytes(secret), ...unicodeEscaped(secret));
   const seen = new Set<string>();
   return spellings.filter((spelling) => spelling.text !== '' && !seen.has(spelling.text) && seen.add(spelling.text));
 }

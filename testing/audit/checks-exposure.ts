@@ -7,8 +7,7 @@ import { UnreachableError, withoutHandoffInput, type Answer, type Exchange } fro
 import type { AuditCheck, Verdict } from './check.ts';
 import { describeThrown } from './hooks.ts';
 import { unkeptSaid, type KeptExchange, type UnkeptBody } from './kept-bodies.ts';
-import { secretSpellings } from '../../middleware/secret-spellings.ts';
-import { secretSpellingIn as spellingIn, type SecretForm } from './secret.ts';
+import { handoffForms, secretSpellingIn as spellingIn, type SecretForm } from './secret.ts';
 import { confirmItsYouForm } from './start-grant.ts';
 import { fetchSubresources, onOrigin } from './subresources.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
@@ -275,7 +274,7 @@ function places(world: AuditWorld, x: KeptExchange): Place[] {
 }
 
 /**
- * Searches every exchange and log line for `forms` (and, with `parts`, for a part of one);
+ * Searches every exchange and log line for `forms`, whole or a part of one (as long as each counts);
  * evidence says where (the exchange's place, the log line's number) and which spelling, never the
  * text around it. A body past the run's bound was searched for the client secret (`secret`) as it
  * was read; for anything else, the bodies not searched are said.
@@ -285,7 +284,7 @@ async function searchAll(
   verdict: Verdict,
   forms: SecretForm[],
   what: string,
-  { handoff, parts, secret }: { handoff: boolean; parts: boolean; secret: boolean },
+  { handoff, secret }: { handoff: boolean; secret: boolean },
 ) {
   let searched = 0;
   const unsearched: UnkeptBody[] = [];
@@ -297,7 +296,7 @@ async function searchAll(
       }
       searched += 1;
       const text = handoff ? (place.handoffText ?? place.text) : place.text;
-      const hit = place.unkept === undefined ? spellingIn(forms, text, parts) : place.unkept.secret;
+      const hit = place.unkept === undefined ? spellingIn(forms, text, true) : place.unkept.secret;
       verdict.expect(hit === undefined, `${what} (${hit}) in ${place.where}`);
     }
   }
@@ -305,7 +304,7 @@ async function searchAll(
   if (unsaid !== undefined) verdict.note(unsaid);
   const lines = await world.logLines();
   for (const [index, line] of lines.entries()) {
-    const hit = spellingIn(forms, line, parts);
+    const hit = spellingIn(forms, line, true);
     verdict.expect(hit === undefined, `${what} (${hit}) in log line ${index + 1} of ${lines.length}`);
   }
   verdict.note(
@@ -353,14 +352,13 @@ export const exposureChecks: AuditCheck[] = [
   {
     id: 'leak.secret',
     title:
-      'The client secret is in no URL, Referer, page, file a page loads (a script, a stylesheet), response header or log line, whole or any 12 characters of it in a row (also as a browser shows it: a page without its tags, character references and percent escapes decoded): as is, URL-encoded, HTML- or JSON-escaped, in hex, or in base64 (also URL-encoded)',
+      'The client secret is in no URL, Referer, page, file a page loads (a script, a stylesheet), response header or log line, whole or any 12 characters of it in a row (also as a browser shows it: a page without its tags, character references and percent escapes decoded): as is, URL-encoded, HTML- or JSON-escaped (also every character as \\u), in hex or decimal bytes (a Buffer as JSON), or in base64 (also URL-encoded)',
     fix: "Keep the client secret on the server, in the kit's options only (from your secret store or environment); never render, log or link it.",
     phase: 'last',
     async run(world, verdict) {
       await tourThen(world, verdict);
       await searchAll(world, verdict, [...world.secretForms], 'the client secret', {
         handoff: false,
-        parts: true,
         secret: true,
       });
     },
@@ -368,16 +366,17 @@ export const exposureChecks: AuditCheck[] = [
   {
     id: 'leak.handoff',
     title:
-      "Each handoff is only in the start answer's auto-submit form and its POST to verifyUrl: no URL, link, Referer, other page, header or log line, in any spelling the client secret is searched in (URL-encoded, HTML- or JSON-escaped, hex, base64 at any offset of a longer text)",
+      "Each handoff is only in the start answer's auto-submit form and its POST to verifyUrl: no URL, link, Referer, other page, header or log line, whole or half of it or more in a row (a log cutting it short), in any spelling the client secret is searched in (URL-encoded, HTML- or JSON-escaped, hex, base64 at any offset of a longer text)",
     fix: "Let the kit's auto-submit page carry the handoff (it posts it in a form body); never log the start's answer, put the handoff in a link, or redirect with it.",
     phase: 'last',
     async run(world, verdict) {
       await tourThen(world, verdict);
-      // As the secret: a log of response bodies in base64, or a link carrying it encoded, hands it on too.
-      const forms = [...world.handoffs].flatMap((h) => secretSpellings(h));
+      // As the secret: a log of response bodies in base64, or a link carrying it encoded, hands it on
+      // too; and so does a log cutting it short, keeping half of it or more (handoffForms).
+      const forms = [...world.handoffs].flatMap((h) => handoffForms(h));
       verdict.expect(forms.length > 0, 'no handoff was handed out');
       verdict.note(`${world.handoffs.size} handoffs searched for`);
-      await searchAll(world, verdict, forms, 'a handoff', { handoff: true, parts: false, secret: false });
+      await searchAll(world, verdict, forms, 'a handoff', { handoff: true, secret: false });
     },
   },
 ];

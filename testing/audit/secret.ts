@@ -17,6 +17,20 @@ export function secretForms(clientId: string, secret: string): SecretForm[] {
   return secretSpellings(secret, clientId);
 }
 
+/**
+ * A handoff's spellings (the secret's), a part of each counting from half of it on: a log cutting a
+ * handoff short keeps a single-use bearer credential whose missing rest may be guessed in its 120
+ * seconds when little is missing. A shorter run is not told apart from what every handoff of a
+ * service may share (a version, a signed token's header).
+ */
+export function handoffForms(handoff: string): SecretForm[] {
+  return secretSpellings(handoff).map(({ name, text, partLength }) => ({
+    name,
+    text,
+    partLength: Math.max(partLength ?? MIN_LEAKED_PART, Math.ceil(text.length / 2)),
+  }));
+}
+
 /** The first spelling of the secret found in `text`, if any. */
 export function findSecret(forms: readonly SecretForm[], text: string): SecretForm | undefined {
   return forms.find((form) => text.includes(form.text));
@@ -29,31 +43,69 @@ export function findSecret(forms: readonly SecretForm[], text: string): SecretFo
  */
 export const MIN_LEAKED_PART = 12;
 
-/** Every MIN_LEAKED_PART characters of every spelling, with the spelling it is part of. */
-const partsByForms = new WeakMap<readonly SecretForm[], Map<string, SecretForm>>();
+/** Where each MIN_LEAKED_PART characters of a spelling stand in it. */
+interface PartPlace {
+  form: SecretForm;
+  at: number;
+}
 
-function partsOf(forms: readonly SecretForm[]): Map<string, SecretForm> {
+/**
+ * Every MIN_LEAKED_PART characters of every spelling, with each place it stands in one; and `stride`,
+ * how far apart a text's look-ups may be: a part that counts starts a look-up at each of its first
+ * (its length - MIN_LEAKED_PART + 1) characters, so look-ups that far apart still land in the shortest.
+ */
+interface PartIndex {
+  places: Map<string, PartPlace[]>;
+  stride: number;
+}
+
+const partsByForms = new WeakMap<readonly SecretForm[], PartIndex>();
+
+function partsOf(forms: readonly SecretForm[]): PartIndex {
   let parts = partsByForms.get(forms);
   if (parts !== undefined) return parts;
-  parts = new Map<string, SecretForm>();
+  const places = new Map<string, PartPlace[]>();
   // A part of the Basic credentials may be the client id's alone (public); the base64 spellings
   // hold every part of them that encodes the secret.
-  for (const form of forms.filter((f) => !f.name.startsWith('base64 as Basic credentials'))) {
+  const searched = forms.filter((f) => !f.name.startsWith('base64 as Basic credentials'));
+  for (const form of searched) {
     for (let at = 0; at + MIN_LEAKED_PART <= form.text.length; at++) {
       const part = form.text.slice(at, at + MIN_LEAKED_PART);
-      if (!parts.has(part)) parts.set(part, form);
+      const known = places.get(part);
+      if (known === undefined) places.set(part, [{ form, at }]);
+      else known.push({ form, at });
     }
   }
+  const shortest = Math.min(...searched.map(partLengthOf));
+  parts = { places, stride: Number.isFinite(shortest) ? shortest - MIN_LEAKED_PART + 1 : 1 };
   partsByForms.set(forms, parts);
   return parts;
 }
 
-/** The spelling `text` holds MIN_LEAKED_PART characters in a row of (a part of the secret, or all of it), if any. */
+/** How many characters in a row of a spelling count as a part of it. */
+function partLengthOf(form: SecretForm): number {
+  return Math.max(form.partLength ?? 0, MIN_LEAKED_PART);
+}
+
+/** How long the run of characters both `text` and the spelling hold is, around `text`'s `from` and the spelling's `at`. */
+function runAround(text: string, from: number, { form, at }: PartPlace): number {
+  let before = 0;
+  while (before < Math.min(from, at) && text[from - before - 1] === form.text[at - before - 1]) before++;
+  let after = 0;
+  while (from + after < text.length && text[from + after] === form.text[at + after]) after++;
+  return before + after;
+}
+
+/**
+ * The spelling `text` holds a part of in a row (or all of it), if any: MIN_LEAKED_PART characters,
+ * or more where the spelling names its own `partLength` (one writing each byte long, a handoff's).
+ */
 export function findSecretPart(forms: readonly SecretForm[], text: string): SecretForm | undefined {
-  const parts = partsOf(forms);
-  for (let at = 0; at + MIN_LEAKED_PART <= text.length; at++) {
-    const form = parts.get(text.slice(at, at + MIN_LEAKED_PART));
-    if (form !== undefined) return form;
+  const { places, stride } = partsOf(forms);
+  for (let from = 0; from + MIN_LEAKED_PART <= text.length; from += stride) {
+    for (const place of places.get(text.slice(from, from + MIN_LEAKED_PART)) ?? []) {
+      if (runAround(text, from, place) >= partLengthOf(place.form)) return place.form;
+    }
   }
   return undefined;
 }
@@ -108,7 +160,7 @@ function spellingAsWritten(forms: readonly SecretForm[], text: string, parts: bo
   const whole = findSecret(forms, text);
   if (whole !== undefined || !parts) return whole?.name;
   const part = findSecretPart(forms, text);
-  return part === undefined ? undefined : `${MIN_LEAKED_PART} characters or more of it, ${part.name}`;
+  return part === undefined ? undefined : `${partLengthOf(part)} characters or more of it, ${part.name}`;
 }
 
 const MARK = '[client secret]';
