@@ -5,6 +5,7 @@
  */
 import { UnreachableError, withoutHandoffInput, type Answer, type Exchange } from './agent.ts';
 import type { AuditCheck, Verdict } from './check.ts';
+import { breather } from './breather.ts';
 import { describeThrown } from './hooks.ts';
 import { unkeptSaid, type KeptExchange, type UnkeptBody } from './kept-bodies.ts';
 import { handoffForms, secretSpellingIn as spellingIn, type SecretForm } from './secret.ts';
@@ -288,7 +289,9 @@ async function searchAll(
 ) {
   let searched = 0;
   const unsearched: UnkeptBody[] = [];
+  const breathe = breather();
   for (const x of world.exchanges) {
+    await breathe();
     for (const place of places(world, x)) {
       if (place.unkept !== undefined && !secret) {
         unsearched.push(place.unkept);
@@ -304,6 +307,7 @@ async function searchAll(
   if (unsaid !== undefined) verdict.note(unsaid);
   const lines = await world.logLines();
   for (const [index, line] of lines.entries()) {
+    await breathe();
     const hit = spellingIn(forms, line, true);
     verdict.expect(hit === undefined, `${what} (${hit}) in log line ${index + 1} of ${lines.length}`);
   }

@@ -52,6 +52,17 @@ export const REDIRECT_PARAMS = [
   'continueUrl',
   'successUrl',
   'next_page',
+  // Names link redirectors and sign-in flows read: `to` and `go` (`/out?to=`), `redirectUri`
+  // (MSAL, Keycloak's adapters), SAML's `RelayState`, Redmine's `back_url`, and more in the wild.
+  'to',
+  'go',
+  'redirectUri',
+  'forward',
+  'location',
+  'RelayState',
+  'redir',
+  'return_path',
+  'back_url',
 ];
 
 /**
@@ -279,8 +290,8 @@ export const redirectChecks: AuditCheck[] = [
   {
     id: 'redirect.landing',
     title:
-      'No query parameter or header (X-Forwarded-Host, Referer) of the landing of any action becomes a redirect (each action has its own success page)',
-    fix: "Never redirect to a URL taken from a parameter, a header or state: send the user to the action's fixed successPath (the kit does).",
+      'No query parameter, header (X-Forwarded-Host, Referer) or state of the landing of any action becomes a redirect, whether the landing succeeds or fails (each action has its own success page)',
+    fix: "Never redirect to a URL taken from a parameter, a header or state, whether the verification succeeded or not: send the user to the action's fixed successPath (the kit does), and show a failed or unknown return the kit's page or one at a fixed path.",
     phase: 'concurrent',
     async run(world, verdict) {
       // Each value on an attempt's first landing, then on it replayed: an app may send the user on
@@ -296,11 +307,37 @@ export const redirectChecks: AuditCheck[] = [
           await judgeRedirects(world, verdict, user, answer, `${action.name}: ${landing} with ${what}`, headers);
         }
       };
+      // A landing that fails too: an app may send a failed or unknown return "back where the user
+      // was" (around the kit's failure page, in its error handler), a redirect a verified landing
+      // never shows. One failed attempt per action (its failure page offers that action again),
+      // landed as it returns and with a state no attempt has: the planted value itself.
+      const landFailed = async (action: AuditAction) => {
+        const user = await world.signIn();
+        const attempt = await world.start(user, action);
+        await world.control.completeSession(attempt.sessionId, 'failed', 'otp_locked');
+        const returned = new URL(attempt.returnLocation).search.slice(1);
+        const unknownState = (state: string) =>
+          `session_id=${encodeURIComponent(attempt.sessionId)}&state=${encodeURIComponent(state)}`;
+        const judge = async (what: string, query: string, headers: Headers = {}) => {
+          const answer = await world.land(user, query, headers);
+          verdict.note(`${action.name}: ${what}: answered ${answer.status} -> ${answer.location}`);
+          await judgeRedirects(world, verdict, user, answer, `${action.name}: ${what}`, headers);
+        };
+        for (const value of plantedValues(world)) {
+          const planted = `${REDIRECT_PARAMS.length} parameters = ${value}`;
+          await judge(`failed landing with ${planted}`, `${returned}&${plantedQuery(value)}`);
+          await judge(`landing with state and ${planted}`, `${unknownState(value)}&${plantedQuery(value)}`);
+        }
+        const headers = 'X-Forwarded-Host and Referer naming evil.example';
+        await judge(`failed landing with ${headers}`, returned, PLANTED_HEADERS);
+        await judge(`landing with an unknown state and ${headers}`, unknownState('unknown'), PLANTED_HEADERS);
+      };
       for (const action of world.options.actions) {
         for (const value of plantedValues(world)) {
           await land(action, `${REDIRECT_PARAMS.length} parameters = ${value}`, `&${plantedQuery(value)}`);
         }
         await land(action, 'X-Forwarded-Host and Referer naming evil.example', '', PLANTED_HEADERS);
+        await landFailed(action);
       }
     },
   },
