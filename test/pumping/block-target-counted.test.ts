@@ -5,26 +5,11 @@
  * never be read, yet it was written and said to be in force. The block its numbers are counted
  * under is accepted.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DEFAULT_HOOK_TIMEOUTS } from '../../middleware/deadline.ts';
+import { afterAll, expect, it } from 'vitest';
 import { startKeys } from '../../middleware/pumping/pumping-keys.ts';
-import { pumpingOperations, type PumpingOperations } from '../../middleware/pumping/pumping-operations.ts';
-import { DEFAULT_THRESHOLDS } from '../../middleware/pumping/pumping-rules.ts';
-import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
+import { operationsInMemory } from '../support/pumping-operations.ts';
 
-const NOW = Date.UTC(2026, 0, 5, 10);
-const store = createSqliteStore({ database: ':memory:' });
-let ops: PumpingOperations;
-
-beforeAll(() => {
-  ops = pumpingOperations({
-    store: store.pumping,
-    thresholds: DEFAULT_THRESHOLDS,
-    mode: 'refuse',
-    now: () => NOW,
-    timeoutMs: DEFAULT_HOOK_TIMEOUTS.limits,
-  });
-});
+const { ops, store } = operationsInMemory();
 afterAll(() => store.close());
 
 /** Each block, one digit too long (or short), and the block its numbers are counted under. */

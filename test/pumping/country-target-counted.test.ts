@@ -4,27 +4,12 @@
  * Sahara's 528[89] ranges included, as 'MA' (before, the block was written and said to be in force
  * while no start read it). alwaysAllow.countries refuses it too.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DEFAULT_HOOK_TIMEOUTS } from '../../middleware/deadline.ts';
+import { afterAll, expect, it } from 'vitest';
 import { startKeys } from '../../middleware/pumping/pumping-keys.ts';
 import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
-import { pumpingOperations, type PumpingOperations } from '../../middleware/pumping/pumping-operations.ts';
-import { DEFAULT_THRESHOLDS } from '../../middleware/pumping/pumping-rules.ts';
-import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
+import { operationsInMemory } from '../support/pumping-operations.ts';
 
-const NOW = Date.UTC(2026, 0, 5, 10);
-const store = createSqliteStore({ database: ':memory:' });
-let ops: PumpingOperations;
-
-beforeAll(() => {
-  ops = pumpingOperations({
-    store: store.pumping,
-    thresholds: DEFAULT_THRESHOLDS,
-    mode: 'refuse',
-    now: () => NOW,
-    timeoutMs: DEFAULT_HOOK_TIMEOUTS.limits,
-  });
-});
+const { ops, store } = operationsInMemory();
 afterAll(() => store.close());
 
 // Why 'EH' is refused: should the metadata ever read a number as 'EH', this fails first.
