@@ -106,6 +106,46 @@ export function trippedBy(kind: string, count: PumpingCount, rule: Thresholds, n
   return reasons;
 }
 
+/** The count with `texts` more sent and `refusals` more refused this hour. */
+function withMore(count: PumpingCount, texts: number, refusals: number): PumpingCount {
+  return {
+    ...count,
+    sentThisHour: count.sentThisHour + texts,
+    sentLastDay: count.sentLastDay + texts,
+    refusedThisHour: count.refusedThisHour + refusals,
+  };
+}
+
+/**
+ * The most n (from 0 to one over `estimate`) for which `trips(n)` is false: the estimate is
+ * worked out in fractions, and trippedBy decides, so one step may separate them either way.
+ */
+function mostBelow(estimate: number, trips: (n: number) => boolean): number {
+  let n = Math.max(0, estimate + 1);
+  while (n > 0 && trips(n)) n--;
+  return n;
+}
+
+/**
+ * How many more texts or refusals other checks may count under a key (this hour) with none of its
+ * rules tripping on these counts: a text adds one to both unverified windows, a refusal one to the
+ * press. Verifications only raise the thresholds and lower the unverified counts. 0 when a rule
+ * trips already, or would at one more.
+ */
+export function headroomOf(count: PumpingCount, rule: Thresholds, now: number): number {
+  const limit = thresholdsOf(count, rule, now);
+  const unverified = unverifiedOf(count, now);
+  const refused = lastSixtyMinutes(count.refusedThisHour, count.refusedLastHour, now);
+  const below = (threshold: number, value: number) => Math.ceil(threshold - value) - 1;
+  const trips = (texts: number, refusals: number) =>
+    trippedBy('', withMore(count, texts, refusals), rule, now).length > 0;
+  const texts = mostBelow(Math.min(below(limit.hourly, unverified.hourly), below(limit.daily, unverified.daily)), (n) =>
+    trips(n, 0),
+  );
+  const refusals = mostBelow(below(HOLD_PRESSURE * limit.hourly, refused), (n) => trips(0, n));
+  return Math.min(texts, refusals);
+}
+
 /** A reason that holds its key (`<kind>_held`): no challenge lets such a start through. */
 export function isHold(reason: string): boolean {
   return reason.endsWith('_held');

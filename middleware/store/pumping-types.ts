@@ -44,9 +44,14 @@ export interface PumpingReading {
 
 /**
  * What a check counts with its reading: the start's text (it goes on), or a refusal under the keys
- * whose rules refused it or that its challenge presses on (none: nothing is counted).
+ * whose rules refused it or that its challenge presses on (none: nothing is counted). A text's
+ * `headroom`, in the keys' order, is how many more texts and refusals other checks may count
+ * under each key after the reading with the answer still the one that reading gives (absent, or a
+ * key's 0: none). A store that counts on a reading others may count after may use it, so a check
+ * far below every threshold is not read again because a concurrent one counted first.
  */
-export type CountedByCheck = { count: 'text' } | { count: 'refusal'; keys: readonly PumpingKey[] };
+export type CountedByCheck =
+  { count: 'text'; headroom?: readonly number[] } | { count: 'refusal'; keys: readonly PumpingKey[] };
 
 /** One pumping decision, recorded for operators. */
 export interface PumpingDecisionRecord {
@@ -88,10 +93,10 @@ export interface PumpingStore {
    * The check before a text: reads as readPumping does, asks `decide` what the reading counts, and
    * counts it in the same atomic unit: the start's text under every key in `hour` when it goes on,
    * else one refusal under each key `decide` names (what holds a key). Concurrent callers, on any
-   * instance, are serialised, so each reads what those before it counted, and a start refused
-   * counts no text another could read. `decide` is pure and may be called again with a newer
-   * reading (a store that retries when a concurrent check counted first); the reading returned is
-   * the one its last answer was counted on.
+   * instance, are serialised, so each reads what those before it counted (or, within a text's
+   * `headroom`, what leaves its answer as it is), and a start refused counts no text another could
+   * read. `decide` is pure and may be called again with a newer reading (a store that retries when a
+   * concurrent check counted first); the reading returned is the one its last answer was given on.
    */
   reserveSend(
     query: {

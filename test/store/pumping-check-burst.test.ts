@@ -5,7 +5,9 @@
  * others a refusal under the country, and none rejects (a rejected check fails its start with a
  * 500). Nor does a real user's check among 90 refused attack checks. On PostgreSQL a check whose
  * keys a concurrent check counted under since its reading is read again with the counters locked,
- * so it waits its turn instead of losing every race to the burst.
+ * so it waits its turn instead of losing every race to the burst; unless the others counted within
+ * its answer's headroom: then it counts on its first reading, and a burst far below every threshold
+ * decides each check once, while a headroom that runs out at a limit lets no text past it.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { PumpingKey, PumpingReading, PumpingStore } from '../../middleware/store/types.ts';
@@ -71,5 +73,38 @@ describeEachStore('a burst of checks to one country', (kind) => {
       failedReal.length,
       `real users' checks that failed: ${failedReal.length} of ${real.size} (all checks: ${failedAll})`,
     ).toBe(0);
+  });
+
+  it(`${BURST} concurrent checks each far below every threshold decide once: within their headroom, none is read again`, async () => {
+    let decided = 0;
+    const farBelow = () => {
+      decided++;
+      return { count: 'text' as const, headroom: [1_000, 1_000, 1_000, 1_000, 1_000] };
+    };
+    await Promise.all(
+      Array.from({ length: BURST }, (_, n) =>
+        pumping.reserveSend({ keys: keysOf(n), address: keysOf(n)[2]!.key, hour: H0, now: T0 }, farBelow),
+      ),
+    );
+    expect(decided).toBe(BURST);
+    const reading = await pumping.readPumping({ keys: keysOf(0), address: keysOf(0)[2]!.key, hour: H0, now: T0 });
+    expect(reading.counts[0]).toMatchObject({ sentThisHour: BURST, refusedThisHour: 0 });
+  });
+
+  it(`${BURST} concurrent checks whose headroom runs out at five texts count five texts, not one more`, async () => {
+    const country: PumpingKey = { dimension: 'country', key: 'GB' };
+    // Five texts this hour at most: a check that read `sent` leaves room for 4 - sent more before its own.
+    const fiveTexts = (reading: PumpingReading) => {
+      const sent = reading.counts[0]!.sentThisHour;
+      if (sent >= 5) return { count: 'refusal' as const, keys: [country] };
+      return { count: 'text' as const, headroom: [4 - sent, 1_000, 1_000, 1_000, 1_000] };
+    };
+    await Promise.all(
+      Array.from({ length: BURST }, (_, n) =>
+        pumping.reserveSend({ keys: keysOf(n), address: keysOf(n)[2]!.key, hour: H0, now: T0 }, fiveTexts),
+      ),
+    );
+    const reading = await pumping.readPumping({ keys: keysOf(0), address: keysOf(0)[2]!.key, hour: H0, now: T0 });
+    expect(reading.counts[0]).toMatchObject({ sentThisHour: 5, refusedThisHour: BURST - 5 });
   });
 });

@@ -70,31 +70,34 @@ const DROP_EMPTY = `DELETE FROM verify_kit_pumping_counts AS c USING unnest($1::
     WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = $3
       AND c.sent = 0 AND c.verified = 0 AND c.refused = 0`;
 
-/**
- * The count of a check, once the app has decided on its reading ($1 to $3 as the reading; $4 and
- * $5 each key's texts and refusals this hour as read; $6 true to count the text under every key,
- * else $7 and $8 the keys to count a refusal under). This hour's counters of the keys are locked in
- * one sorted order (a missing one made at zero, and locked too), so two checks never lock shared
- * counters in opposite orders. When a concurrent check counted under one of them after the
- * reading, nothing is counted and it returns false; else it counts and returns true. A refused
- * start so counts no text another could read, and one that goes on was judged on every text
- * counted before its own. Unflushed, as recordSend.
- */
 /** This hour's counters of the keys ($1 dimensions, $2 keys, $3 hour) locked, in one sorted order; a missing one made at zero. */
 const LOCK_COUNTS = `INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour)
   SELECT k.dimension, k.key, $3 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
     ORDER BY k.dimension, k.key
   ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent`;
 
+/**
+ * The count of a check, once the app has decided on its reading ($1 to $3 as the reading; $4 and
+ * $5 each key's texts and refusals this hour as read; $6 true to count the text under every key,
+ * else $7 and $8 the keys to count a refusal under; $9 each key's headroom: how many texts and
+ * refusals others may have counted under it since with the answer unchanged). This hour's counters
+ * of the keys are locked in one sorted order (a missing one made at zero, and locked too), so two
+ * checks never lock shared counters in opposite orders. When concurrent checks counted under one
+ * of them after the reading, beyond its headroom, nothing is counted and it returns false; else it
+ * counts and returns true. A refused start so counts no text another could read, and one that goes
+ * on was judged on every text counted before its own, or on counts they leave its answer to.
+ * Unflushed, as recordSend.
+ */
 const COUNT_PUMPING_BODY = `
 #variable_conflict use_column
 BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
   ${LOCK_COUNTS};
   IF EXISTS (SELECT 1 FROM verify_kit_pumping_counts c
-      JOIN unnest($1::text[], $2::text[], $4::integer[], $5::integer[]) AS k(dimension, key, sent, refused)
+      JOIN unnest($1::text[], $2::text[], $4::integer[], $5::integer[], $9::integer[])
+        AS k(dimension, key, sent, refused, headroom)
         ON c.dimension = k.dimension AND c.key = k.key
-      WHERE c.hour = $3 AND (c.sent > k.sent OR c.refused > k.refused)) THEN
+      WHERE c.hour = $3 AND greatest(c.sent - k.sent, 0) + greatest(c.refused - k.refused, 0) > k.headroom) THEN
     ${DROP_EMPTY};
     RETURN false;
   END IF;
@@ -114,8 +117,8 @@ END`;
 /** The count's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
 export const COUNT_PUMPING = routine(
   'verify_kit_count_pumping',
-  'text[], text[], integer, integer[], integer[], boolean, text[], text[]',
-  `(TEXT[], TEXT[], INTEGER, INTEGER[], INTEGER[], BOOLEAN, TEXT[], TEXT[])
+  'text[], text[], integer, integer[], integer[], boolean, text[], text[], integer[]',
+  `(TEXT[], TEXT[], INTEGER, INTEGER[], INTEGER[], BOOLEAN, TEXT[], TEXT[], INTEGER[])
       RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE
       SET plan_cache_mode = force_generic_plan AS $fn$${COUNT_PUMPING_BODY}
       $fn$`,
@@ -149,7 +152,7 @@ export const PUMPING_SQL = {
   // Through its routine (READ_PUMPING_ROUTINE), which keeps one plan per connection.
   readPumping: `SELECT counts, unverified_countries, rules FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
   // The count of a check on its reading, through its routine (COUNT_PUMPING_ROUTINE).
-  countPumping: `SELECT ${COUNT_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7, $8) AS counted`,
+  countPumping: `SELECT ${COUNT_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7, $8, $9) AS counted`,
   // The reading with this hour's counters locked, in the check's transaction (LOCK_PUMPING_ROUTINE).
   lockPumping: `SELECT counts, unverified_countries, rules FROM ${LOCK_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
   // A reserved text never sent, given back ($1 hour, $2 dimensions, $3 keys): an upsert in sorted

@@ -132,7 +132,16 @@ async function read(
   return readingOf(pastDays, asked, kept, row);
 }
 
-/** Counts what the check decided on `reading`, unless a concurrent check counted under its keys since: true when counted. */
+/** A key's headroom as the store compares it: a whole number from 0 to PostgreSQL's largest integer. */
+function headroomAt(headroom: readonly number[] | undefined, index: number): number {
+  const given = headroom?.[index] ?? 0;
+  return Number.isFinite(given) ? Math.min(Math.max(0, Math.floor(given)), 2_147_483_647) : 0;
+}
+
+/**
+ * Counts what the check decided on `reading`, unless concurrent checks counted under one of its
+ * keys since, more than the answer's headroom on it: true when counted.
+ */
 async function countIfUnchanged(
   run: Run,
   { keys, hour }: ReadingQuery,
@@ -140,6 +149,7 @@ async function countIfUnchanged(
   counted: CountedByCheck,
 ): Promise<boolean> {
   const pressed = counted.count === 'refusal' ? counted.keys : [];
+  const headroom = counted.count === 'text' ? counted.headroom : undefined;
   const { rows } = await run<{ counted: boolean }>('countPumping', [
     keys.map((k) => k.dimension),
     keys.map((k) => k.key),
@@ -149,13 +159,15 @@ async function countIfUnchanged(
     counted.count === 'text',
     pressed.map((k) => k.dimension),
     pressed.map((k) => k.key),
+    keys.map((_, i) => headroomAt(headroom, i)),
   ]);
   return rows[0]?.counted === true;
 }
 
 /**
  * The check before a text: the reading, the app's decision on it, and its count if no concurrent
- * check counted under its keys since (two round trips, no lock held while the app decides). Else
+ * check counted under its keys since, beyond the answer's headroom (two round trips, no lock held
+ * while the app decides: a check far below every threshold counts on the first try). Else
  * it is read again with the counters locked, in a transaction its count ends: it waits its turn
  * behind the others, so a burst on one country never starves a check.
  */
