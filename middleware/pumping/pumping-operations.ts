@@ -280,6 +280,34 @@ function bounded<Args extends unknown[], T>(
     withDeadline(`kit.pumping.${name}()`, timeoutMs, () => operation(...args), { late, onLateRejection });
 }
 
+/** The one key a target names, as given (a non-empty string), or undefined. */
+function keyAsGiven(target: PumpingTarget): PumpingKey | undefined {
+  if (typeof target !== 'object' || target === null) return undefined;
+  const named = (['country', 'block', 'address', 'user'] as const).filter((d) => target[d] !== undefined);
+  const [dimension] = named;
+  const key = dimension === undefined ? undefined : target[dimension];
+  return named.length === 1 && dimension !== undefined && typeof key === 'string' && key !== ''
+    ? { dimension, key }
+    : undefined;
+}
+
+/**
+ * Removes the rule a target names. One kept before the kit refused such a key (a block no start is
+ * counted under, 'EH') is removed by its key as given, so an operator is never left waiting for
+ * its end; a target the checks refuse that names no kept rule is refused as block() refuses it.
+ */
+async function clearNamed(store: PumpingStore, target: PumpingTarget, ipv6Subnet: number | undefined) {
+  let key: PumpingKey;
+  try {
+    key = keyOf(target, ipv6Subnet);
+  } catch (refused) {
+    const given = keyAsGiven(target);
+    if (given !== undefined && (await store.clearRule(given))) return true;
+    throw refused;
+  }
+  return store.clearRule(key);
+}
+
 export function pumpingOperations(deps: {
   store: PumpingStore | undefined;
   thresholds: PumpingThresholds;
@@ -341,6 +369,6 @@ export function pumpingOperations(deps: {
     rules: within('rules', async () => (await store().listRules(deps.now())).map(shownRule)),
     block: within('block', (target: PumpingTarget, hours = 12) => setRule(target, 'block', hours)),
     release: within('release', (target: PumpingTarget, hours = 24) => setRule(target, 'allow', hours)),
-    clear: within('clear', async (target: PumpingTarget) => store().clearRule(keyOf(target, deps.ipv6Subnet))),
+    clear: within('clear', (target: PumpingTarget) => clearNamed(store(), target, deps.ipv6Subnet)),
   };
 }
