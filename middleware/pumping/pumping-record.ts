@@ -78,9 +78,10 @@ export async function record(
   if (!bound.take(decision, decidedAt)) return;
   deps.logger.warn(
     { route: 'start', pumping: decision, reasons, country, destination: maskDestination(destination) },
+    // Let through, not sent: the start budgets, the app's hook or the service may still refuse it.
     decision === 'refused'
       ? 'start refused: it matches SMS pumping (texts never verified); nothing was sent'
-      : `start ${decision === 'warned' ? 'sent' : 'sent after the challenge'} although it matches SMS pumping (texts never verified)`,
+      : `start let through by the SMS pumping rules${decision === 'warned' ? '' : ' after the challenge'} although it matches SMS pumping (texts never verified)`,
   );
   const recorded = { decidedAt, decision, reasons, country, block, address, userRef };
   await writeWithin(
