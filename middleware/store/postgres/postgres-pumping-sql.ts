@@ -76,23 +76,27 @@ const LOCK_COUNTS = `INSERT INTO verify_kit_pumping_counts AS c (dimension, key,
     ORDER BY k.dimension, k.key
   ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent`;
 
-/** Each key's texts and refusals counted since the reading, beyond its headroom ($4, $5, $9), in `seen` (its texts as read now). */
-const BEYOND_HEADROOM = `JOIN unnest($1::text[], $2::text[], $4::integer[], $5::integer[], $9::integer[])
-        AS k(dimension, key, sent, refused, headroom)
-        ON c.dimension = k.dimension AND c.key = k.key
-      WHERE greatest(c.seen - k.sent, 0) + greatest(c.refused - k.refused, 0) > k.headroom`;
+/**
+ * What the check counts under each of its keys ($1, $2): its text ($6), else a refusal under the
+ * keys $7 and $8 name (some of $1 and $2), each key in one sorted order.
+ */
+const ADDED = `SELECT k.dimension, k.key, CASE WHEN $6 THEN 1 ELSE 0 END AS sent,
+        CASE WHEN NOT $6 AND (k.dimension, k.key) IN (SELECT * FROM unnest($7::text[], $8::text[])) THEN 1 ELSE 0 END
+          AS refused
+      FROM unnest($1::text[], $2::text[]) AS k(dimension, key)`;
 
 /**
  * The count of a check, once the app has decided on its reading ($1 to $3 as the reading; $4 and
  * $5 each key's texts and refusals this hour as read; $6 true to count the text under every key,
- * else $7 and $8 the keys to count a refusal under; $9 each key's headroom: how many texts and
- * refusals others may have counted under it since with the answer unchanged). This hour's counters
- * of the keys are locked in one sorted order (a missing one made at zero, and locked too; a text's
- * by its own count, which is undone if it must not stand), so two checks never lock shared counters
- * in opposite orders, and a text holds them one statement long. When concurrent checks counted under one
- * of them after the reading, beyond its headroom, nothing is counted and it returns false; else it
- * counts and returns true. A refused start so counts no text another could read, and one that goes
- * on was judged on every text counted before its own, or on counts they leave its answer to.
+ * else $7 and $8 the keys to count a refusal under, some of the keys read; $9 each key's headroom:
+ * how many texts and refusals others may have counted under it since with the answer unchanged).
+ * One upsert counts it under this hour's counters of the keys and locks them, in one sorted order
+ * (a missing one made), so two checks never lock shared counters in opposite orders, and holds
+ * them one statement long. When concurrent checks counted under one of them after the reading,
+ * beyond its headroom, the count is undone (in its transaction: no other check saw it) and it
+ * returns false; else it stands and it returns true. A refused start so counts no text another
+ * could read, and one that goes on was judged on every text counted before its own, or on counts
+ * they leave its answer to. Rows that count nothing (made for a refusal or an undone count) go.
  * Unflushed, as recordSend.
  */
 const COUNT_PUMPING_BODY = `
@@ -101,37 +105,26 @@ DECLARE
   beyond boolean;
 BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
-  IF $6 THEN
-    -- The text counted and its counters locked in one statement, the lock held no longer than it
-    -- takes; undone (in this transaction: no other check sees it) when others counted beyond.
-    WITH c AS (
-      INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent)
-      SELECT k.dimension, k.key, $3, 1 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
-        ORDER BY k.dimension, k.key
-      ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent + 1
-      RETURNING c.dimension, c.key, c.sent - 1 AS seen, c.refused)
-    SELECT count(*) > 0 INTO beyond FROM c ${BEYOND_HEADROOM};
-    IF beyond THEN
-      UPDATE verify_kit_pumping_counts AS c SET sent = c.sent - 1 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
-        WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = $3;
-      ${DROP_EMPTY};
-      RETURN false;
-    END IF;
-    RETURN true;
+  WITH added AS (${ADDED}),
+    c AS (
+      INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent, refused)
+      SELECT a.dimension, a.key, $3, a.sent, a.refused FROM added a ORDER BY a.dimension, a.key
+      ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent + EXCLUDED.sent, refused = c.refused + EXCLUDED.refused
+      RETURNING c.dimension, c.key, c.sent, c.refused)
+  SELECT count(*) > 0 INTO beyond FROM c
+    JOIN added a ON a.dimension = c.dimension AND a.key = c.key
+    JOIN unnest($1::text[], $2::text[], $4::integer[], $5::integer[], $9::integer[])
+      AS k(dimension, key, sent, refused, headroom) ON k.dimension = c.dimension AND k.key = c.key
+    WHERE greatest(c.sent - a.sent - k.sent, 0) + greatest(c.refused - a.refused - k.refused, 0) > k.headroom;
+  IF beyond THEN
+    UPDATE verify_kit_pumping_counts AS c SET sent = c.sent - a.sent, refused = c.refused - a.refused
+      FROM (${ADDED}) a WHERE c.dimension = a.dimension AND c.key = a.key AND c.hour = $3;
   END IF;
-  ${LOCK_COUNTS};
-  IF EXISTS (SELECT 1 FROM (SELECT c.dimension, c.key, c.sent AS seen, c.refused FROM verify_kit_pumping_counts c
-      WHERE c.hour = $3) c ${BEYOND_HEADROOM}) THEN
+  -- A refused start adds no row but its refusal's: the rows made for it alone go (a text's count none).
+  IF beyond OR NOT $6 THEN
     ${DROP_EMPTY};
-    RETURN false;
   END IF;
-  INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, refused)
-  SELECT k.dimension, k.key, $3, 1 FROM unnest($7::text[], $8::text[]) AS k(dimension, key)
-    ORDER BY k.dimension, k.key
-  ON CONFLICT (dimension, key, hour) DO UPDATE SET refused = c.refused + 1;
-  -- A refused start adds no row but its refusal's: the rows locked for it alone go.
-  ${DROP_EMPTY};
-  RETURN true;
+  RETURN NOT beyond;
 END`;
 /** The count's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
 export const COUNT_PUMPING = routine(
