@@ -1,6 +1,7 @@
 /**
  * The SMS pumping counters in PostgreSQL, shared by every instance: the reading before a text, then
- * its count once decided, only if no concurrent check counted meanwhile; a send and its counts one
+ * its count once decided, only if concurrent checks counted meanwhile no more than the answer's
+ * headroom, else read and decided again with the counters locked; a send and its counts one
  * statement, a verification's mark and its counts one statement (a conditional UPDATE: it counts
  * once, whichever instance reads the outcome first).
  */
