@@ -3,7 +3,7 @@
  * and whether an operator blocked one of its keys. Operators' releases lift a key's rules; their
  * blocks refuse whatever the counts say. Pure.
  */
-import type { PumpingCount, PumpingKey, PumpingReading, PumpingRule } from '../store/types.ts';
+import type { Headroom, PumpingCount, PumpingKey, PumpingReading, PumpingRule } from '../store/types.ts';
 import type { StartKeys } from './pumping-keys.ts';
 import { headroomOf, trippedBy, type PumpingThresholds } from './pumping-rules.ts';
 
@@ -61,40 +61,35 @@ export function judge(reading: PumpingReading, start: StartKeys, thresholds: Pum
 const NO_RULE_READS_IT = 2_147_483_647;
 
 /**
- * Each key's headroom (CountedByCheck) for a start no rule refused on `reading`, in the order of
- * `start.keys`. The country and block count as judged whether or not the user is known; a known
+ * The headroom of a start no rule refused on `reading` (Headroom). Each key's, in the order of
+ * `start.keys`: the country and block count as judged whether or not the user is known; a known
  * user's own key has none (another text of theirs, to any country, makes them unknown and their
- * country's rules apply again); the address also by the countries it may still text unverified (a
- * start from it adds one at most). The address with its country is read by no rule of its own
- * (its starts count under the address too), nor is an unknown user's key (their texts keep them so).
+ * country's rules apply again); the address with its country is read by no rule of its own, nor
+ * is an unknown user's key (their texts keep them so). The countries the address may still text
+ * unverified are the address-countries rule's.
  */
 export function headroomOn(
   reading: PumpingReading,
   start: StartKeys,
   thresholds: PumpingThresholds,
   now: number,
-): number[] {
-  return start.keys.map((key, index) => {
+): Headroom {
+  const keys = start.keys.map((key, index) => {
     const count = reading.counts[index];
     if (count === undefined) return 0;
     switch (key.dimension) {
       case 'country':
       case 'block':
-        return headroomOf(count, thresholds[key.dimension], now);
       case 'address':
-        return Math.max(
-          0,
-          Math.min(
-            headroomOf(count, thresholds.address, now),
-            Math.floor(thresholds.addressCountries - reading.unverifiedCountries),
-          ),
-        );
+        return headroomOf(count, thresholds[key.dimension], now);
       case 'user':
         return knownUser(count) ? 0 : NO_RULE_READS_IT;
       default:
         return NO_RULE_READS_IT;
     }
   });
+  const countries = Math.floor(thresholds.addressCountries - reading.unverifiedCountries);
+  return { keys, countries: Math.min(Math.max(0, countries), NO_RULE_READS_IT) };
 }
 
 /** The start's keys whose own rules refused it: a refusal counts under them, so a key an attack keeps pressing on stays refused. */

@@ -116,14 +116,18 @@ function withMore(count: PumpingCount, texts: number, refusals: number): Pumping
   };
 }
 
+/** More than any check counts in an hour, and less than 2^53 (where n - 1 is still another number). */
+const MOST_HEADROOM = 2_147_483_647;
+
 /**
- * The most n (from 0 to one over `estimate`) for which `trips(n)` is false: the estimate is
- * worked out in fractions, and trippedBy decides, so one step may separate them either way.
+ * The most n (from 0 to one over `estimate`, at most MOST_HEADROOM) for which `trips(n)` is false:
+ * the estimate is worked out in fractions, and trippedBy decides, so one step may separate them
+ * either way; a few steps down bound the search whatever the thresholds (0 past them).
  */
 function mostBelow(estimate: number, trips: (n: number) => boolean): number {
-  let n = Math.max(0, estimate + 1);
-  while (n > 0 && trips(n)) n--;
-  return n;
+  const from = Math.min(Math.max(0, estimate + 1), MOST_HEADROOM);
+  for (let n = from; n > 0 && n >= from - 3; n--) if (!trips(n)) return n;
+  return 0;
 }
 
 /**

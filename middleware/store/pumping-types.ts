@@ -43,15 +43,23 @@ export interface PumpingReading {
 }
 
 /**
+ * How far the counts may move after a reading with a check's answer still the one that reading
+ * gives: what a store that counts on a reading others may count after can accept, so a check far
+ * below every threshold is not read again because a concurrent one counted first.
+ */
+export interface Headroom {
+  /** Per key, in the keys' order: how many more texts and refusals other checks may count under it. */
+  keys: readonly number[];
+  /** How many more countries the address may text without a verification (PumpingReading.unverifiedCountries). */
+  countries: number;
+}
+
+/**
  * What a check counts with its reading: the start's text (it goes on), or a refusal under the keys
  * whose rules refused it or that its challenge presses on (none: nothing is counted). A text's
- * `headroom`, in the keys' order, is how many more texts and refusals other checks may count
- * under each key after the reading with the answer still the one that reading gives (absent, or a
- * key's 0: none). A store that counts on a reading others may count after may use it, so a check
- * far below every threshold is not read again because a concurrent one counted first.
+ * `headroom` is absent (or 0) where any count since the reading may change its answer.
  */
-export type CountedByCheck =
-  { count: 'text'; headroom?: readonly number[] } | { count: 'refusal'; keys: readonly PumpingKey[] };
+export type CountedByCheck = { count: 'text'; headroom?: Headroom } | { count: 'refusal'; keys: readonly PumpingKey[] };
 
 /** One pumping decision, recorded for operators. */
 export interface PumpingDecisionRecord {

@@ -42,6 +42,7 @@ export type {
 } from './budget-types.ts';
 export type {
   CountedByCheck,
+  Headroom,
   PumpingCount,
   PumpingDayCount,
   PumpingDecisionRecord,

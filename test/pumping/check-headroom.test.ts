@@ -3,9 +3,10 @@
  * checks may count under that key after its reading with the start still refused by none. The
  * PostgreSQL store counts on the reading when others counted within it, and reads again otherwise,
  * so a headroom one too large would let a text through that the rules refuse. Over many readings
- * (a fixed seed): any counts within every key's headroom leave the verdict clean, a known user's
- * key has none, and one more than a judged key's headroom (texts, refusals or the address's
- * countries) trips one of its rules, so the headroom is no smaller than it has to be.
+ * (a fixed seed): any counts within every key's headroom, and countries within the address's,
+ * leave the verdict clean, a known user's key has none, and one more than a judged key's headroom
+ * (texts or refusals) or than the countries' trips one of its rules, so the headroom is no smaller
+ * than it has to be.
  */
 import { describe, expect, it } from 'vitest';
 import { headroomOn, judge } from '../../middleware/pumping/pumping-decision.ts';
@@ -105,14 +106,15 @@ describe.each([
     for (const { reading, now } of readings) {
       const headroom = headroomOn(reading, START, thresholds, now);
       for (let trial = 0; trial < 20; trial++) {
-        const added = headroom.map((room) => {
+        const added = headroom.keys.map((room) => {
           const total = random(Math.min(room, CAP) + 1);
           const texts = random(total + 1);
           return { texts, refusals: total - texts };
         });
         const counts = reading.counts.map((count, i) => plus(count, added[i]!.texts, added[i]!.refusals));
-        // Each text from the address may be to a country it had not texted: one more unverified.
-        const later = { ...reading, counts, unverifiedCountries: reading.unverifiedCountries + added[ADDRESS]!.texts };
+        // Texts from the address to countries it had not texted, within the countries' headroom.
+        const countries = random(Math.min(headroom.countries, CAP) + 1);
+        const later = { ...reading, counts, unverifiedCountries: reading.unverifiedCountries + countries };
         const verdict = judge(later, START, thresholds, now);
         expect(verdict.reasons, JSON.stringify({ reading, now, added })).toEqual([]);
         judged++;
@@ -127,7 +129,17 @@ describe.each([
       return user.maxVerifiedDay > 0 && user.sentLastDay === user.verifiedLastDay;
     });
     expect(known.length).toBeGreaterThan(20);
-    for (const { reading, now } of known) expect(headroomOn(reading, START, thresholds, now)[3]).toBe(0);
+    for (const { reading, now } of known) expect(headroomOn(reading, START, thresholds, now).keys[3]).toBe(0);
+  });
+
+  it("trips the address-countries rule at one more country than the countries' headroom", () => {
+    for (const { reading, now } of readings) {
+      const { countries } = headroomOn(reading, START, thresholds, now);
+      const judgedWith = (unverifiedCountries: number) =>
+        judge({ ...reading, unverifiedCountries }, START, thresholds, now).reasons;
+      expect(judgedWith(reading.unverifiedCountries + countries)).not.toContain('address_countries');
+      expect(judgedWith(reading.unverifiedCountries + countries + 1)).toContain('address_countries');
+    }
   });
 
   it('trips a rule of the country, the block or the address at one more than its headroom', () => {
@@ -139,17 +151,13 @@ describe.each([
       for (const index of [0, 1, 2]) {
         // A known user's country and block rules are not read: what trips them is another text of theirs.
         if (known && index !== ADDRESS) continue;
-        const over = headroom[index]! + 1;
+        const over = headroom.keys[index]! + 1;
         const judgedWith = (count: PumpingCount, countries = reading.unverifiedCountries) => {
           const counts = reading.counts.map((c, i) => (i === index ? count : c));
           return judge({ ...reading, counts, unverifiedCountries: countries }, START, thresholds, now).reasons;
         };
         const count = reading.counts[index]!;
-        const tripped = [
-          judgedWith(plus(count, over, 0)),
-          judgedWith(plus(count, 0, over)),
-          index === ADDRESS ? judgedWith(count, reading.unverifiedCountries + over) : [],
-        ];
+        const tripped = [judgedWith(plus(count, over, 0)), judgedWith(plus(count, 0, over))];
         expect(tripped.flat().length, JSON.stringify({ reading, now, index, over })).toBeGreaterThan(0);
         tight++;
       }

@@ -79,7 +79,7 @@ describeEachStore('a burst of checks to one country', (kind) => {
     let decided = 0;
     const farBelow = () => {
       decided++;
-      return { count: 'text' as const, headroom: [1_000, 1_000, 1_000, 1_000, 1_000] };
+      return { count: 'text' as const, headroom: { keys: [1_000, 1_000, 1_000, 1_000, 1_000], countries: 1_000 } };
     };
     await Promise.all(
       Array.from({ length: BURST }, (_, n) =>
@@ -97,7 +97,7 @@ describeEachStore('a burst of checks to one country', (kind) => {
     const fiveTexts = (reading: PumpingReading) => {
       const sent = reading.counts[0]!.sentThisHour;
       if (sent >= 5) return { count: 'refusal' as const, keys: [country] };
-      return { count: 'text' as const, headroom: [4 - sent, 1_000, 1_000, 1_000, 1_000] };
+      return { count: 'text' as const, headroom: { keys: [4 - sent, 1_000, 1_000, 1_000, 1_000], countries: 1_000 } };
     };
     await Promise.all(
       Array.from({ length: BURST }, (_, n) =>

@@ -89,7 +89,10 @@ const ADDED = `SELECT k.dimension, k.key, CASE WHEN $6 THEN 1 ELSE 0 END AS sent
  * The count of a check, once the app has decided on its reading ($1 to $3 as the reading; $4 and
  * $5 each key's texts and refusals this hour as read; $6 true to count the text under every key,
  * else $7 and $8 the keys to count a refusal under, some of the keys read; $9 each key's headroom:
- * how many texts and refusals others may have counted under it since with the answer unchanged).
+ * how many texts and refusals others may have counted under it since with the answer unchanged;
+ * $10 "<address> " and $11 "<address>!", $12 the most countries the address may have texted
+ * unverified, as read, with a text's answer unchanged; $13 and $14 each key's texts and refusals
+ * of the hour before, as read).
  * One upsert counts it under this hour's counters of the keys and locks them, in one sorted order
  * (a missing one made), so two checks never lock shared counters in opposite orders, and holds
  * them one statement long. When concurrent checks counted under one of them after the reading,
@@ -111,11 +114,27 @@ BEGIN
       SELECT a.dimension, a.key, $3, a.sent, a.refused FROM added a ORDER BY a.dimension, a.key
       ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent + EXCLUDED.sent, refused = c.refused + EXCLUDED.refused
       RETURNING c.dimension, c.key, c.sent, c.refused)
+  -- Counted since the reading: this hour, and the hour before (a check that read then and counts
+  -- now is in this one's last 24 hours; one that commits after this comparison comes after it).
   SELECT count(*) > 0 INTO beyond FROM c
     JOIN added a ON a.dimension = c.dimension AND a.key = c.key
-    JOIN unnest($1::text[], $2::text[], $4::integer[], $5::integer[], $9::integer[])
-      AS k(dimension, key, sent, refused, headroom) ON k.dimension = c.dimension AND k.key = c.key
-    WHERE greatest(c.sent - a.sent - k.sent, 0) + greatest(c.refused - a.refused - k.refused, 0) > k.headroom;
+    JOIN unnest($1::text[], $2::text[], $4::integer[], $5::integer[], $9::integer[], $13::integer[], $14::integer[])
+      AS k(dimension, key, sent, refused, headroom, sent_before, refused_before)
+      ON k.dimension = c.dimension AND k.key = c.key
+    LEFT JOIN verify_kit_pumping_counts b ON b.dimension = c.dimension AND b.key = c.key AND b.hour = $3 - 1
+    WHERE greatest(c.sent - a.sent - k.sent, 0) + greatest(c.refused - a.refused - k.refused, 0)
+      + greatest(coalesce(b.sent, 0) - k.sent_before, 0) + greatest(coalesce(b.refused, 0) - k.refused_before, 0)
+      > k.headroom;
+  -- The countries the address texted unverified, its own text left out, once its counter is locked
+  -- (so no other start from it counts a country until this one commits), against the most its
+  -- answer holds with ($12): a text given back elsewhere must not make room for new countries.
+  IF NOT beyond AND $6 THEN
+    SELECT count(*) > $12 INTO beyond FROM (SELECT p.key FROM verify_kit_pumping_counts p
+        WHERE p.dimension = 'address_country' AND p.key > $10 AND p.key < $11 AND p.hour > $3 - 24 AND p.hour <= $3
+        GROUP BY p.key
+        HAVING sum(p.verified) = 0 AND sum(p.sent) > CASE
+          WHEN ('address_country', p.key) IN (SELECT * FROM unnest($1::text[], $2::text[])) THEN 1 ELSE 0 END) u;
+  END IF;
   IF beyond THEN
     UPDATE verify_kit_pumping_counts AS c SET sent = c.sent - a.sent, refused = c.refused - a.refused
       FROM (${ADDED}) a WHERE c.dimension = a.dimension AND c.key = a.key AND c.hour = $3;
@@ -129,8 +148,8 @@ END`;
 /** The count's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
 export const COUNT_PUMPING = routine(
   'verify_kit_count_pumping',
-  'text[], text[], integer, integer[], integer[], boolean, text[], text[], integer[]',
-  `(TEXT[], TEXT[], INTEGER, INTEGER[], INTEGER[], BOOLEAN, TEXT[], TEXT[], INTEGER[])
+  'text[], text[], integer, integer[], integer[], boolean, text[], text[], integer[], text, text, integer, integer[], integer[]',
+  `(TEXT[], TEXT[], INTEGER, INTEGER[], INTEGER[], BOOLEAN, TEXT[], TEXT[], INTEGER[], TEXT, TEXT, INTEGER, INTEGER[], INTEGER[])
       RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE
       SET plan_cache_mode = force_generic_plan AS $fn$${COUNT_PUMPING_BODY}
       $fn$`,
@@ -164,7 +183,7 @@ export const PUMPING_SQL = {
   // Through its routine (READ_PUMPING_ROUTINE), which keeps one plan per connection.
   readPumping: `SELECT counts, unverified_countries, rules FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
   // The count of a check on its reading, through its routine (COUNT_PUMPING_ROUTINE).
-  countPumping: `SELECT ${COUNT_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7, $8, $9) AS counted`,
+  countPumping: `SELECT ${COUNT_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS counted`,
   // The reading with this hour's counters locked, in the check's transaction (LOCK_PUMPING_ROUTINE).
   lockPumping: `SELECT counts, unverified_countries, rules FROM ${LOCK_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
   // A reserved text never sent, given back ($1 hour, $2 dimensions, $3 keys): an upsert in sorted

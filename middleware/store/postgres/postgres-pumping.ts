@@ -133,10 +133,9 @@ async function read(
   return readingOf(pastDays, asked, kept, row);
 }
 
-/** A key's headroom as the store compares it: a whole number from 0 to PostgreSQL's largest integer. */
-function headroomAt(headroom: readonly number[] | undefined, index: number): number {
-  const given = headroom?.[index] ?? 0;
-  return Number.isFinite(given) ? Math.min(Math.max(0, Math.floor(given)), 2_147_483_647) : 0;
+/** A headroom as the store compares it: a whole number from 0 to PostgreSQL's largest integer. */
+function asCompared(given: number | undefined): number {
+  return given !== undefined && Number.isFinite(given) ? Math.min(Math.max(0, Math.floor(given)), 2_147_483_647) : 0;
 }
 
 /**
@@ -145,7 +144,7 @@ function headroomAt(headroom: readonly number[] | undefined, index: number): num
  */
 async function countIfUnchanged(
   run: Run,
-  { keys, hour }: ReadingQuery,
+  { keys, hour, address }: ReadingQuery,
   reading: PumpingReading,
   counted: CountedByCheck,
 ): Promise<boolean> {
@@ -160,7 +159,12 @@ async function countIfUnchanged(
     counted.count === 'text',
     pressed.map((k) => k.dimension),
     pressed.map((k) => k.key),
-    keys.map((_, i) => headroomAt(headroom, i)),
+    keys.map((_, i) => asCompared(headroom?.keys[i])),
+    `${address} `,
+    `${address}!`,
+    reading.unverifiedCountries + asCompared(headroom?.countries),
+    reading.counts.map((c) => c.sentLastHour),
+    reading.counts.map((c) => c.refusedLastHour),
   ]);
   return rows[0]?.counted === true;
 }
