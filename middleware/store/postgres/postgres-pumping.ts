@@ -169,6 +169,9 @@ async function countIfUnchanged(
   return rows[0]?.counted === true;
 }
 
+/** Readings of a check with this hour's counters locked before it gives up (a 500: nothing sent). */
+const LOCKED_READS = 3;
+
 /**
  * The check before a text: the reading, the app's decision on it, and its count if no concurrent
  * check counted under its keys since, beyond the answer's headroom (two round trips, no lock held
@@ -192,11 +195,13 @@ async function reserve(
     db,
     async (client) => {
       const onClient: Run = (name, values) => queryOn(client, name, values);
-      const locked = await read(onClient, pastDays, 'lockPumping', asked);
-      if (!(await countIfUnchanged(onClient, asked, locked, decide(locked)))) {
-        throw new Error('The SMS pumping counters changed under their locks; nothing was counted.');
+      // This hour's counters are locked; the hour before's are not, where a check that read as
+      // the hour turned may still count: read and decided again then.
+      for (let reads = 1; reads <= LOCKED_READS; reads++) {
+        const locked = await read(onClient, pastDays, 'lockPumping', asked);
+        if (await countIfUnchanged(onClient, asked, locked, decide(locked))) return locked;
       }
-      return locked;
+      throw new Error('The SMS pumping counters changed under their locks; nothing was counted.');
     },
     'unflushed',
   );
