@@ -116,13 +116,15 @@ BEGIN
       RETURNING c.dimension, c.key, c.sent, c.refused)
   -- Counted since the reading: this hour, and the hour before (a check that read then and counts
   -- now is in this one's last 24 hours; one that commits after this comparison comes after it).
+  -- Not for a refusal: more texts and refusals never make it a text, and a refusal counted at once
+  -- takes the round trips of one that counts nothing (an operator's block), however busy its keys.
   SELECT count(*) > 0 INTO beyond FROM c
     JOIN added a ON a.dimension = c.dimension AND a.key = c.key
     JOIN unnest($1::text[], $2::text[], $4::integer[], $5::integer[], $9::integer[], $13::integer[], $14::integer[])
       AS k(dimension, key, sent, refused, headroom, sent_before, refused_before)
       ON k.dimension = c.dimension AND k.key = c.key
     LEFT JOIN verify_kit_pumping_counts b ON b.dimension = c.dimension AND b.key = c.key AND b.hour = $3 - 1
-    WHERE greatest(c.sent - a.sent - k.sent, 0) + greatest(c.refused - a.refused - k.refused, 0)
+    WHERE $6 AND greatest(c.sent - a.sent - k.sent, 0) + greatest(c.refused - a.refused - k.refused, 0)
       + greatest(coalesce(b.sent, 0) - k.sent_before, 0) + greatest(coalesce(b.refused, 0) - k.refused_before, 0)
       > k.headroom;
   -- The countries the address texted unverified, its own text left out, once its counter is locked
@@ -157,14 +159,20 @@ export const COUNT_PUMPING = routine(
 const COUNT_PUMPING_ROUTINE = COUNT_PUMPING.name;
 
 /**
- * The reading of a check that concurrent checks keep counting under its keys between its reading
- * and its count ($1 to $7, as the reading): this hour's counters locked first, in a transaction the
- * count then ends, so it waits its turn behind the others instead of losing every race to a burst.
+ * The reading of a text's check that concurrent checks counted under its keys between its reading
+ * and its count, beyond its headroom ($1 to $7, as the reading): this hour's counters and the hour
+ * before's locked first, in a transaction the count then ends, so it waits its turn behind the
+ * others instead of losing every race to a burst.
  */
 const LOCK_PUMPING_BODY = `
 #variable_conflict use_column
 BEGIN
   ${LOCK_COUNTS};
+  -- The hour before's too, where a check that read as the hour turned may still count (after this
+  -- hour's: every locker takes a later hour's counters before an earlier one's).
+  PERFORM 1 FROM verify_kit_pumping_counts c JOIN unnest($1::text[], $2::text[]) AS k(dimension, key)
+      ON c.dimension = k.dimension AND c.key = k.key
+    WHERE c.hour = $3 - 1 ORDER BY c.dimension, c.key FOR UPDATE OF c;
   RETURN QUERY SELECT ${KEY_COUNTS}, ${COUNTRIES_AND_RULES};
 END`;
 /** The locked reading's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
@@ -184,7 +192,7 @@ export const PUMPING_SQL = {
   readPumping: `SELECT counts, unverified_countries, rules FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
   // The count of a check on its reading, through its routine (COUNT_PUMPING_ROUTINE).
   countPumping: `SELECT ${COUNT_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS counted`,
-  // The reading with this hour's counters locked, in the check's transaction (LOCK_PUMPING_ROUTINE).
+  // The reading with its counters locked, in the check's transaction (LOCK_PUMPING_ROUTINE).
   lockPumping: `SELECT counts, unverified_countries, rules FROM ${LOCK_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
   // A reserved text never sent, given back ($1 hour, $2 dimensions, $3 keys): an upsert in sorted
   // order, as the check's count, so the two never lock shared counters in opposite orders.

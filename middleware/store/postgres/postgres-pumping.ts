@@ -169,8 +169,12 @@ async function countIfUnchanged(
   return rows[0]?.counted === true;
 }
 
-/** Readings of a check with this hour's counters locked before it gives up (a 500: nothing sent). */
-const LOCKED_READS = 3;
+/**
+ * Readings of a check with its counters locked before it gives up (a 500: nothing sent). A counter
+ * of the hour before that a check which read as the hour turned makes after the locked reading was
+ * not there to lock: one per key (five) may fail a count, and the next reading locks it.
+ */
+const LOCKED_READS = 7;
 
 /**
  * The check before a text: the reading, the app's decision on it, and its count if no concurrent
@@ -195,8 +199,6 @@ async function reserve(
     db,
     async (client) => {
       const onClient: Run = (name, values) => queryOn(client, name, values);
-      // This hour's counters are locked; the hour before's are not, where a check that read as
-      // the hour turned may still count: read and decided again then.
       for (let reads = 1; reads <= LOCKED_READS; reads++) {
         const locked = await read(onClient, pastDays, 'lockPumping', asked);
         if (await countIfUnchanged(onClient, asked, locked, decide(locked))) return locked;

@@ -1,0 +1,124 @@
+/**
+ * A refusal must not teach the attacker the rule, by its timing either, in a burst too. Two of the
+ * attacker's starts checked at once, the first one's count reaching the database after the second
+ * is done: refused by the counts, the second's refusal presses the key the first read, and the
+ * first's count failed (no headroom) and read again, locked, in a transaction: four more round
+ * trips (BEGIN, lockPumping, countPumping, COMMIT). Refused by an operator's block, the second
+ * counts nothing and the first's count stood: two. A refusal's count now stands whatever others
+ * counted (more counts never make it a text): the same round trips either way.
+ */
+import type { Request } from 'express';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../middleware/logger.ts';
+import { pumpingGuard, type PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
+import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
+import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+
+const NOW = (Math.floor(Date.now() / 3_600_000) + 5) * 3_600_000 + 10 * 60_000;
+
+describe.skipIf(postgresUnavailable !== undefined)('concurrent refusals by block or by count on PostgreSQL', () => {
+  let database: TestDatabase;
+  let pool: pg.Pool;
+  let guard: PumpingGuard;
+  let trips = 0;
+  const log: string[] = [];
+  /** The user whose next count waits for `release`. */
+  let held: { user: string; release: Promise<void> } | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    pool = new pg.Pool({ connectionString: database.url, max: 6 });
+    const store = createPostgresStore({ pool });
+    await store.ready;
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    pool.query = (async (config: unknown, ...rest: unknown[]) => {
+      trips += 1;
+      const c = config as { name?: string; values?: unknown[] };
+      log.push(typeof config === 'string' ? config.slice(0, 20) : (c?.name ?? '?'));
+      if (held && c?.name === 'verify_kit_countPumping' && ((c.values?.[1] ?? []) as string[]).includes(held.user)) {
+        const wait = held.release;
+        held = undefined;
+        await wait;
+      }
+      return query(config, ...rest);
+    }) as typeof pool.query;
+    const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient>;
+    pool.connect = (async (...args: unknown[]) => {
+      if (args.length > 0) return connect(...args);
+      const client = await connect();
+      const q = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      const release = client.release.bind(client);
+      client.release = ((...r: unknown[]) => {
+        client.query = q as typeof client.query;
+        client.release = release;
+        return release(...(r as []));
+      }) as typeof client.release;
+      client.query = (async (...a: unknown[]) => {
+        trips += 1;
+        log.push(
+          'client:' + (typeof a[0] === 'string' ? a[0].slice(0, 20) : ((a[0] as { name?: string })?.name ?? '?')),
+        );
+        return q(...a);
+      }) as typeof client.query;
+      return client;
+    }) as typeof pool.connect;
+    const { resolved } = resolvePumping({
+      mode: 'refuse',
+      thresholds: { address: { dailyFloor: 100_000, hourlyFloor: 100_000 } },
+    });
+    guard = pumpingGuard({
+      pumping: resolved,
+      store: store.pumping,
+      logger: silentLogger,
+      now: () => NOW,
+      challengeTimeoutMs: 5_000,
+      ipv6Subnet: 64,
+      releaseTimeoutMs: 5_000,
+    });
+    await store.pumping!.setRule({
+      dimension: 'country',
+      key: 'GH',
+      rule: 'block',
+      until: NOW + 3_600_000,
+      setAt: NOW,
+    });
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await database?.drop();
+  });
+
+  const req = { ip: '192.0.2.10', socket: {}, body: {} } as unknown as Request;
+  const start = (phone: string, user: string) =>
+    guard(req, { userRef: user, destination: phone }).then(
+      () => 'sent',
+      (error: { code?: string }) => error.code,
+    );
+
+  /** Two starts at once, the first's count held until the second is answered: the pair's round trips. */
+  async function pair(first: string, second: string, tag: string): Promise<number> {
+    let go!: () => void;
+    held = { user: `first-${tag}`, release: new Promise<void>((resolve) => (go = resolve)) };
+    const before = trips;
+    log.length = 0;
+    const one = start(first, `first-${tag}`);
+    // Let the first read and decide before the second starts.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const two = await start(second, `second-${tag}`);
+    go();
+    expect([await one, two]).toEqual(['rate_limited', 'rate_limited']);
+    if (process.env.REV_LOG) console.log(tag, log.join(' '));
+    return trips - before;
+  }
+
+  it('a burst of 429s by the counts makes as many round trips as a burst of 429s by a block', async () => {
+    // Four Nigerian texts never verified trip the country's hourly rule.
+    for (const phone of ['+2348031000001', '+2348032000001', '+2348033000001', '+2348034000001']) {
+      await start(phone, `setup-${phone}`);
+    }
+    const byCount = await pair('+2348035000001', '+2348036000001', 'count');
+    const byBlock = await pair('+233201234567', '+233201234568', 'block');
+    expect(byBlock, `round trips of two concurrent 429s: by count ${byCount}, by block ${byBlock}`).toBe(byCount);
+  });
+});
