@@ -276,7 +276,9 @@ export const PUMPING_SQL = {
   // The SMS pumping counters' repair (postgres-pumping.ts): the texts of attempts fulfilled since
   // $1 still counted unverified (their count failed), at most $2, counted as markVerified does: a
   // send another caller counts meanwhile is read again once locked, and skipped. Several sends of
-  // one key and hour add up in one update of its row.
+  // one key and hour add up in one update of its row. Its counters are locked as every locker of
+  // several hours' takes them (a later hour's first, then by key): in the join's own order it
+  // and a check's locked reading could each wait on the other.
   countFulfilledSends: `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
      done AS (
        UPDATE verify_kit_pumping_sends AS s SET verified = TRUE FROM unflushed
@@ -284,11 +286,17 @@ export const PUMPING_SQL = {
          SELECT a.session_id FROM verify_kit_attempts a JOIN verify_kit_pumping_sends p ON p.session_id = a.session_id
          WHERE a.outcome <> 'pending' AND a.finished_at >= $1 AND a.outcome = 'fulfilled' AND NOT p.verified LIMIT $2)
        RETURNING s.hour, s.dimensions, s.keys),
+     t AS (
+       SELECT k.dimension, k.key, done.hour, count(*)::integer AS n
+       FROM done CROSS JOIN LATERAL unnest(done.dimensions, done.keys) AS k(dimension, key)
+       GROUP BY k.dimension, k.key, done.hour),
+     locked AS (
+       SELECT c.dimension, c.key, c.hour FROM verify_kit_pumping_counts c
+       JOIN t ON c.dimension = t.dimension AND c.key = t.key AND c.hour = t.hour
+       ORDER BY c.hour DESC, c.dimension, c.key FOR UPDATE OF c),
      counted AS (
        UPDATE verify_kit_pumping_counts AS c SET verified = c.verified + t.n
-       FROM (SELECT k.dimension, k.key, done.hour, count(*)::integer AS n
-             FROM done CROSS JOIN LATERAL unnest(done.dimensions, done.keys) AS k(dimension, key)
-             GROUP BY k.dimension, k.key, done.hour) t
+       FROM t JOIN locked l ON l.dimension = t.dimension AND l.key = t.key AND l.hour = t.hour
        WHERE c.dimension = t.dimension AND c.key = t.key AND c.hour = t.hour)
      SELECT count(*)::integer AS marked FROM done`,
 } as const;
