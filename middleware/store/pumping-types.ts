@@ -102,8 +102,8 @@ export interface PumpingStore {
    * counts it in the same atomic unit: the start's text under every key in `hour` when it goes on,
    * else one refusal under each key `decide` names (what holds a key). Concurrent callers, on any
    * instance, are serialised, so each reads what those before it counted (or, within a text's
-   * `headroom`, what leaves its answer as it is), and a start refused counts no text another could
-   * read. `decide` is pure and may be called again with a newer reading (a store that retries when a
+   * `headroom`, what leaves its answer as it is; a refusal may stand on a reading that others'
+   * counts since only made more refused), and a start refused counts no text another could read. `decide` is pure and may be called again with a newer reading (a store that retries when a
    * concurrent check counted first); the reading returned is the one its last answer was given on.
    */
   reserveSend(
