@@ -174,6 +174,13 @@ function secretIn(report: AuditReport, app: SampleApp): string[] {
   );
 }
 
+/**
+ * A bound for a hung audit, not a pace: one flaw's full audit takes 40 to 120 s on two busy cores
+ * with five audited at once, the leak.secret flaws the longest (each answer searched for every
+ * spelling of the secret).
+ */
+const AUDIT_TIMEOUT_MS = 300_000;
+
 const apps: SampleApp[] = [];
 afterAll(async () => {
   await Promise.all(apps.map((app) => app.close()));
@@ -191,15 +198,19 @@ describe.concurrent('the sample app, flaw by flaw', () => {
     expect(chosenFlaws?.filter((flaw) => !EXPECTED.some(([known]) => known === flaw)) ?? []).toEqual([]);
   });
   for (const [flaw, expected] of audited) {
-    it(`${flaw}: fails exactly ${expected.length === 0 ? 'nothing' : expected.join(', ')}`, async () => {
-      const app = await startSampleApp(flaw === 'none' ? undefined : flaw);
-      apps.push(app);
-      const report = await auditIntegration(app.auditOptions);
-      expect(failedIds(report).sort(), formatAuditTable(report)).toEqual([...expected].sort());
-      // The audit's own output never quotes the secret, and its tour never left the app's origin.
-      expect(secretIn(report, app)).toEqual([]);
-      expect(app.elsewhereRequests).toEqual([]);
-    }, 120_000);
+    it(
+      `${flaw}: fails exactly ${expected.length === 0 ? 'nothing' : expected.join(', ')}`,
+      async () => {
+        const app = await startSampleApp(flaw === 'none' ? undefined : flaw);
+        apps.push(app);
+        const report = await auditIntegration(app.auditOptions);
+        expect(failedIds(report).sort(), formatAuditTable(report)).toEqual([...expected].sort());
+        // The audit's own output never quotes the secret, and its tour never left the app's origin.
+        expect(secretIn(report, app)).toEqual([]);
+        expect(app.elsewhereRequests).toEqual([]);
+      },
+      AUDIT_TIMEOUT_MS,
+    );
   }
 });
 
@@ -212,148 +223,184 @@ describe('leak.secret says where the secret is, never the text', () => {
     ['secretInBlob', /^the client secret \(base64\) in GET \/done response header location$/m],
   ];
   for (const [flaw, line] of where) {
-    it(`${flaw}: ${line.source}`, async () => {
-      const app = await startSampleApp(flaw);
-      apps.push(app);
-      const report = await auditIntegration({ ...app.auditOptions, only: ['leak.secret'] });
-      const evidence = report.checks[0]!.evidence.join('\n');
-      expect(evidence).toMatch(line);
-      expect(secretIn(report, app)).toEqual([]);
-    }, 120_000);
+    it(
+      `${flaw}: ${line.source}`,
+      async () => {
+        const app = await startSampleApp(flaw);
+        apps.push(app);
+        const report = await auditIntegration({ ...app.auditOptions, only: ['leak.secret'] });
+        const evidence = report.checks[0]!.evidence.join('\n');
+        expect(evidence).toMatch(line);
+        expect(secretIn(report, app)).toEqual([]);
+      },
+      AUDIT_TIMEOUT_MS,
+    );
   }
 });
 
 describe('evidence quoting a page whose title carries the secret', () => {
-  it('keeps no fragment of the secret where the page name is cut short, in the table or the JSON report', async () => {
-    // An error page echoing what the app sent upstream: the secret straddles the page name's cut.
-    const app = await startSampleApp({
-      // Nothing of the page name's own words is part of it.
-      secret: `tq${randomBytes(16).toString('hex')}`,
-      before: (express, ctx) => {
-        express.use((_req, res, next) => {
-          const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
-          res.end = ((...args: unknown[]) => {
-            const [chunk] = args;
-            if (typeof chunk !== 'string' || !chunk.includes('<title>')) return end(...args);
-            res.removeHeader('Content-Length');
-            const title = `Upstream refused client ${ctx.clientId} with secret ${ctx.clientSecret}`;
-            return end(chunk.replace(/<title>[^<]*<\/title>/, `<title>${title}</title>`));
-          }) as typeof res.end;
-          next();
-        });
-      },
-    });
-    apps.push(app);
-    const report = await auditIntegration({ ...app.auditOptions, only: ['forged.unknown-session'] });
-    const evidence = report.checks[0]!.evidence.join('\n');
-    // The page name was quoted (so the cut was reached), without what it held of the secret.
-    expect(evidence).toMatch(/\(page "Upstream refused client sample-client with secret /);
-    expect(secretIn(report, app)).toEqual([]);
-    expect(evidence).not.toContain(app.clientSecret.slice(0, 8));
-  }, 120_000);
+  it(
+    'keeps no fragment of the secret where the page name is cut short, in the table or the JSON report',
+    async () => {
+      // An error page echoing what the app sent upstream: the secret straddles the page name's cut.
+      const app = await startSampleApp({
+        // Nothing of the page name's own words is part of it.
+        secret: `tq${randomBytes(16).toString('hex')}`,
+        before: (express, ctx) => {
+          express.use((_req, res, next) => {
+            const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+            res.end = ((...args: unknown[]) => {
+              const [chunk] = args;
+              if (typeof chunk !== 'string' || !chunk.includes('<title>')) return end(...args);
+              res.removeHeader('Content-Length');
+              const title = `Upstream refused client ${ctx.clientId} with secret ${ctx.clientSecret}`;
+              return end(chunk.replace(/<title>[^<]*<\/title>/, `<title>${title}</title>`));
+            }) as typeof res.end;
+            next();
+          });
+        },
+      });
+      apps.push(app);
+      const report = await auditIntegration({ ...app.auditOptions, only: ['forged.unknown-session'] });
+      const evidence = report.checks[0]!.evidence.join('\n');
+      // The page name was quoted (so the cut was reached), without what it held of the secret.
+      expect(evidence).toMatch(/\(page "Upstream refused client sample-client with secret /);
+      expect(secretIn(report, app)).toEqual([]);
+      expect(evidence).not.toContain(app.clientSecret.slice(0, 8));
+    },
+    AUDIT_TIMEOUT_MS,
+  );
 });
 
 describe("the emulator's hosted page on a host name of its own", () => {
-  it('verify.localhost (as the emulator command serves it) is reached on loopback, as browsers do: every check runs and passes', async () => {
-    const app = await startSampleApp({ emulatorPageHost: 'verify.localhost' });
-    apps.push(app);
-    const report = await auditIntegration(app.auditOptions);
-    expect(failedIds(report), formatAuditTable(report)).toEqual([]);
-    expect(notRunIds(report), formatAuditTable(report)).toEqual([]);
-  }, 120_000);
+  it(
+    'verify.localhost (as the emulator command serves it) is reached on loopback, as browsers do: every check runs and passes',
+    async () => {
+      const app = await startSampleApp({ emulatorPageHost: 'verify.localhost' });
+      apps.push(app);
+      const report = await auditIntegration(app.auditOptions);
+      expect(failedIds(report), formatAuditTable(report)).toEqual([]);
+      expect(notRunIds(report), formatAuditTable(report)).toEqual([]);
+    },
+    AUDIT_TIMEOUT_MS,
+  );
 
-  it('a page host nothing answers on: the checks that need the page are not run, each with the reason, and none fails with a fix', async () => {
-    // The emulator listens on 127.0.0.1 only: its page at [::1] refuses the connection.
-    const app = await startSampleApp({ emulatorPageHost: '::1' });
-    apps.push(app);
-    const report = await auditIntegration(app.auditOptions);
-    const table = formatAuditTable(report);
-    expect(failedIds(report), table).toEqual([]);
-    expect(notRunIds(report).length, table).toBeGreaterThan(0);
-    for (const check of report.checks.filter((c) => c.status === 'not-run')) {
-      expect(check.evidence[0], check.id).toMatch(
-        /^not run: could not reach http:\/\/\[::1\]:\d+\/verify\S* \(E[A-Z]+\)/,
+  it(
+    'a page host nothing answers on: the checks that need the page are not run, each with the reason, and none fails with a fix',
+    async () => {
+      // The emulator listens on 127.0.0.1 only: its page at [::1] refuses the connection.
+      const app = await startSampleApp({ emulatorPageHost: '::1' });
+      apps.push(app);
+      const report = await auditIntegration(app.auditOptions);
+      const table = formatAuditTable(report);
+      expect(failedIds(report), table).toEqual([]);
+      expect(notRunIds(report).length, table).toBeGreaterThan(0);
+      for (const check of report.checks.filter((c) => c.status === 'not-run')) {
+        expect(check.evidence[0], check.id).toMatch(
+          /^not run: could not reach http:\/\/\[::1\]:\d+\/verify\S* \(E[A-Z]+\)/,
+        );
+      }
+      expect(table).not.toMatch(/fix:/);
+    },
+    AUDIT_TIMEOUT_MS,
+  );
+
+  it(
+    'a page host nothing answers on, and the client secret on the success page: leak.secret fails on what the other checks saw, never not run',
+    async () => {
+      const app = await startSampleApp({
+        emulatorPageHost: '::1',
+        done: (_req, res, ctx) => {
+          res.setHeader('Cache-Control', 'no-store');
+          res.send(`<!doctype html><title>Done</title><meta name="client" content="${ctx.clientSecret}">`);
+          return true;
+        },
+      });
+      apps.push(app);
+      const report = await auditIntegration({ ...app.auditOptions, only: ['redirect.landing', 'leak.secret'] });
+      const leak = report.checks.find((check) => check.id === 'leak.secret');
+      expect(leak?.status, formatAuditTable(report)).toBe('fail');
+      expect(leak?.evidence).toContainEqual(
+        expect.stringMatching(/^the client secret \(as is\) in GET \/done response body$/),
       );
-    }
-    expect(table).not.toMatch(/fix:/);
-  }, 120_000);
-
-  it('a page host nothing answers on, and the client secret on the success page: leak.secret fails on what the other checks saw, never not run', async () => {
-    const app = await startSampleApp({
-      emulatorPageHost: '::1',
-      done: (_req, res, ctx) => {
-        res.setHeader('Cache-Control', 'no-store');
-        res.send(`<!doctype html><title>Done</title><meta name="client" content="${ctx.clientSecret}">`);
-        return true;
-      },
-    });
-    apps.push(app);
-    const report = await auditIntegration({ ...app.auditOptions, only: ['redirect.landing', 'leak.secret'] });
-    const leak = report.checks.find((check) => check.id === 'leak.secret');
-    expect(leak?.status, formatAuditTable(report)).toBe('fail');
-    expect(leak?.evidence).toContainEqual(
-      expect.stringMatching(/^the client secret \(as is\) in GET \/done response body$/),
-    );
-    expect(leak?.evidence).toContainEqual(
-      expect.stringMatching(/^not run: could not reach http:\/\/\[::1\]:\d+\/verify/),
-    );
-  }, 120_000);
+      expect(leak?.evidence).toContainEqual(
+        expect.stringMatching(/^not run: could not reach http:\/\/\[::1\]:\d+\/verify/),
+      );
+    },
+    AUDIT_TIMEOUT_MS,
+  );
 });
 
 describe('an app that stops answering during the audit', () => {
-  it('fails the check that found it gone: a crashed app is never a check skipped as not run', async () => {
-    const app = await startSampleApp();
-    apps.push(app);
-    const signIn = app.auditOptions.signIn as SignInFunction;
-    let signIns = 0;
-    const report = await auditIntegration({
-      ...app.auditOptions,
-      only: ['csrf.no-token'],
-      signIn: async (agent, user) => {
-        const signedIn = await signIn(agent, user);
-        // The first sign-in proves the wiring; the check's own is the second: the app goes away after it.
-        signIns += 1;
-        if (signIns === 2) await app.stopServing();
-        return signedIn;
-      },
-    });
-    const table = formatAuditTable(report);
-    expect(signIns, table).toBe(2);
-    expect(notRunIds(report), table).toEqual([]);
-    expect(failedIds(report), table).toEqual(['csrf.no-token']);
-    expect(table).toMatch(/could not reach http:\/\/\S+ \(ECONNREFUSED\)/);
-  }, 120_000);
+  it(
+    'fails the check that found it gone: a crashed app is never a check skipped as not run',
+    async () => {
+      const app = await startSampleApp();
+      apps.push(app);
+      const signIn = app.auditOptions.signIn as SignInFunction;
+      let signIns = 0;
+      const report = await auditIntegration({
+        ...app.auditOptions,
+        only: ['csrf.no-token'],
+        signIn: async (agent, user) => {
+          const signedIn = await signIn(agent, user);
+          // The first sign-in proves the wiring; the check's own is the second: the app goes away after it.
+          signIns += 1;
+          if (signIns === 2) await app.stopServing();
+          return signedIn;
+        },
+      });
+      const table = formatAuditTable(report);
+      expect(signIns, table).toBe(2);
+      expect(notRunIds(report), table).toEqual([]);
+      expect(failedIds(report), table).toEqual(['csrf.no-token']);
+      expect(table).toMatch(/could not reach http:\/\/\S+ \(ECONNREFUSED\)/);
+    },
+    AUDIT_TIMEOUT_MS,
+  );
 });
 
 describe('evidence says what was seen, not only the status', () => {
-  it("step-up.expired names the page each answer showed: the guard's Confirm it's you page, or the route's own", async () => {
-    const good = await startSampleApp();
-    const unlocked = await startSampleApp('accountUnlocked');
-    apps.push(good, unlocked);
-    const only = ['step-up.expired'];
-    const [passed, failed] = await Promise.all([
-      auditIntegration({ ...good.auditOptions, only }),
-      auditIntegration({ ...unlocked.auditOptions, only }),
-    ]);
-    expect(passed.checks[0]!.evidence.join('\n')).toMatch(
-      /^601 s after the grant, GET \/account[^\n]*: \/account answered 200 \(page "Confirm it’s you"\)$/m,
-    );
-    expect(failed.checks[0]!.evidence.join('\n')).toMatch(
-      /^601 s after the grant, GET \/account[^\n]* opened: \/account answered 200 \(page "Account"\)$/m,
-    );
-  }, 120_000);
+  it(
+    "step-up.expired names the page each answer showed: the guard's Confirm it's you page, or the route's own",
+    async () => {
+      const good = await startSampleApp();
+      const unlocked = await startSampleApp('accountUnlocked');
+      apps.push(good, unlocked);
+      const only = ['step-up.expired'];
+      const [passed, failed] = await Promise.all([
+        auditIntegration({ ...good.auditOptions, only }),
+        auditIntegration({ ...unlocked.auditOptions, only }),
+      ]);
+      expect(passed.checks[0]!.evidence.join('\n')).toMatch(
+        /^601 s after the grant, GET \/account[^\n]*: \/account answered 200 \(page "Confirm it’s you"\)$/m,
+      );
+      expect(failed.checks[0]!.evidence.join('\n')).toMatch(
+        /^601 s after the grant, GET \/account[^\n]* opened: \/account answered 200 \(page "Account"\)$/m,
+      );
+    },
+    AUDIT_TIMEOUT_MS,
+  );
 });
 
 describe("without a probe: effects counted through the kit's read API", () => {
   const readApi = (app: SampleApp) => ({ ...app.auditOptions, probe: undefined, kit: app.kit });
 
-  it('skipsStateCheck fails its three checks and no other (the kit marks the forged fulfilment)', async () => {
-    const app = await startSampleApp('skipsStateCheck');
-    apps.push(app);
-    const report = await auditIntegration(readApi(app));
-    expect(report.counting).toBe('read-api');
-    expect(failedIds(report).sort()).toEqual(['forged.foreign-session', 'forged.missing-state', 'forged.wrong-state']);
-  }, 120_000);
+  it(
+    'skipsStateCheck fails its three checks and no other (the kit marks the forged fulfilment)',
+    async () => {
+      const app = await startSampleApp('skipsStateCheck');
+      apps.push(app);
+      const report = await auditIntegration(readApi(app));
+      expect(report.counting).toBe('read-api');
+      expect(failedIds(report).sort()).toEqual([
+        'forged.foreign-session',
+        'forged.missing-state',
+        'forged.wrong-state',
+      ]);
+    },
+    AUDIT_TIMEOUT_MS,
+  );
 });
 
 describe('the step-up checks need the guarded routes', () => {
