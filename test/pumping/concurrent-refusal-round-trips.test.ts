@@ -24,8 +24,8 @@ describe.skipIf(postgresUnavailable !== undefined)('concurrent refusals by block
   let guard: PumpingGuard;
   let trips = 0;
   const log: string[] = [];
-  /** The user whose next count waits for `release`. */
-  let held: { user: string; release: Promise<void> } | undefined;
+  /** The user whose next count waits for `release`; `reached` once it is sent (its check read and decided). */
+  let held: { user: string; release: Promise<void>; reached: () => void } | undefined;
   beforeAll(async () => {
     database = await createTestDatabase();
     pool = new pg.Pool({ connectionString: database.url, max: 6 });
@@ -37,9 +37,10 @@ describe.skipIf(postgresUnavailable !== undefined)('concurrent refusals by block
       const c = config as { name?: string; values?: unknown[] };
       log.push(typeof config === 'string' ? config.slice(0, 20) : (c?.name ?? '?'));
       if (held && c?.name === 'verify_kit_countPumping' && ((c.values?.[1] ?? []) as string[]).includes(held.user)) {
-        const wait = held.release;
+        const { release, reached } = held;
         held = undefined;
-        await wait;
+        reached();
+        await release;
       }
       return query(config, ...rest);
     }) as typeof pool.query;
@@ -99,16 +100,17 @@ describe.skipIf(postgresUnavailable !== undefined)('concurrent refusals by block
   /** Two starts at once, the first's count held until the second is answered: the pair's round trips. */
   async function pair(first: string, second: string, tag: string): Promise<number> {
     let go!: () => void;
-    held = { user: `first-${tag}`, release: new Promise<void>((resolve) => (go = resolve)) };
+    let reached!: () => void;
+    const counting = new Promise<void>((resolve) => (reached = resolve));
+    held = { user: `first-${tag}`, release: new Promise<void>((resolve) => (go = resolve)), reached };
     const before = trips;
     log.length = 0;
     const one = start(first, `first-${tag}`);
-    // Let the first read and decide before the second starts.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The first has read and decided (its count is sent) before the second starts.
+    await counting;
     const two = await start(second, `second-${tag}`);
     go();
     expect([await one, two]).toEqual(['rate_limited', 'rate_limited']);
-    if (process.env.REV_LOG) console.log(tag, log.join(' '));
     return trips - before;
   }
 
@@ -119,6 +121,9 @@ describe.skipIf(postgresUnavailable !== undefined)('concurrent refusals by block
     }
     const byCount = await pair('+2348035000001', '+2348036000001', 'count');
     const byBlock = await pair('+233201234567', '+233201234568', 'block');
-    expect(byBlock, `round trips of two concurrent 429s: by count ${byCount}, by block ${byBlock}`).toBe(byCount);
+    expect(
+      byBlock,
+      `round trips of two concurrent 429s: by count ${byCount}, by block ${byBlock}: ${log.join(' ')}`,
+    ).toBe(byCount);
   });
 });
