@@ -95,12 +95,13 @@ const ADDED = `SELECT k.dimension, k.key, CASE WHEN $6 THEN 1 ELSE 0 END AS sent
  * of the hour before, as read).
  * One upsert counts it under this hour's counters of the keys and locks them, in one sorted order
  * (a missing one made), so two checks never lock shared counters in opposite orders, and holds
- * them one statement long. When concurrent checks counted under one of them after the reading,
- * beyond its headroom, the count is undone (in its transaction: no other check saw it) and it
- * returns false; else it stands and it returns true. A refused start so counts no text another
- * could read, and one that goes on was judged on every text counted before its own, or on counts
- * they leave its answer to. Rows that count nothing (made for a refusal or an undone count) go.
- * Unflushed, as recordSend.
+ * them one statement long. A text's count, when concurrent checks counted under one of them after
+ * the reading beyond its headroom (this hour or the hour before), or its address has texted more
+ * countries unverified than its answer holds, is undone (in its transaction: no other check saw
+ * it) and it returns false; else, and for a refusal always, it stands and it returns true. A
+ * refused start so counts no text another could read, and one that goes on was judged on every
+ * text counted before its own, or on counts they leave its answer to. Rows that count nothing
+ * (made for a refusal or an undone count) go. Unflushed, as recordSend.
  */
 const COUNT_PUMPING_BODY = `
 #variable_conflict use_column
