@@ -143,8 +143,9 @@ describe('hosted-sms-verify-kit sweep', () => {
 
   it('--once with a store whose claim never settles, holding nothing: the run fails within its time budget, sweep_failed, exit 3', async () => {
     const started = Date.now();
-    // The smallest budget (0.1 s): a process of its own is real time, so the least that still shows it.
-    const run = await bin('sweep', '--once', '--time-budget-seconds', '0.1', '--config', './claim-never.config.mjs');
+    // A process of its own runs on real time: 2 s lets the run reach its first claim on a loaded
+    // machine (with 0.1 s a slow start left no time to claim: nothing called, exit 0).
+    const run = await bin('sweep', '--once', '--time-budget-seconds', '2', '--config', './claim-never.config.mjs');
     expect(run.code).toBe(3);
     const failed = { event: 'sweep_failed', error: { message: expect.stringContaining('claimDueAttempts did not') } };
     expect(JSON.parse(run.stdout.trim())).toMatchObject(failed);
