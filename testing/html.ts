@@ -102,9 +102,11 @@ export function pageExcerpt(html: string, length: number): string {
     .replace(META_TAG, (tag, attributes: string) =>
       TOKEN_META.test(attribute(attributes, 'name') ?? '') ? withoutValueOf(tag, 'meta', attributes, 'content') : tag,
     );
-  // Masked and redacted before the cut, so a number or a secret the cut splits goes whole. A page
+  // Redacted and masked before the cut, so a secret or a number the cut splits goes whole. A page
   // showing the client secret is the flaw the audit looks for: the test log must not copy it.
-  return redactSecretFragments(maskEveryNumber(maskTagSplitNumbers(masked))).slice(0, length);
+  // Redacted first: a secret's run of seven digits reads as a number, and masked it is no longer
+  // whole, so the letters between its runs would stay.
+  return maskEveryNumber(maskTagSplitNumbers(redactSecretFragments(masked))).slice(0, length);
 }
 
 /**
