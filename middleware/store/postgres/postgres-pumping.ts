@@ -162,7 +162,8 @@ async function countIfUnchanged(
     keys.map((_, i) => asCompared(headroom?.keys[i])),
     `${address} `,
     `${address}!`,
-    reading.unverifiedCountries + asCompared(headroom?.countries),
+    // Capped as a whole too: the store compares an integer, and the sum of two may pass its largest.
+    asCompared(reading.unverifiedCountries + asCompared(headroom?.countries)),
     reading.counts.map((c) => c.sentLastHour),
     reading.counts.map((c) => c.refusedLastHour),
   ]);
