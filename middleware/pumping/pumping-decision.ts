@@ -62,11 +62,12 @@ const NO_RULE_READS_IT = 2_147_483_647;
 
 /**
  * The headroom of a start no rule refused on `reading` (Headroom). Each key's, in the order of
- * `start.keys`: the country and block count as judged whether or not the user is known; a known
- * user's own key has none (another text of theirs, to any country, makes them unknown and their
- * country's rules apply again); the address with its country is read by no rule of its own, nor
- * is an unknown user's key (their texts keep them so). The countries the address may still text
- * unverified are the address-countries rule's.
+ * `start.keys`: the country, block and address as judged; none on a key `judge` does not read (one
+ * an operator released, a known user's country and block: what can end them being known is their
+ * own key, which has none: another text of theirs, to any country, makes them unknown); the
+ * address with its country is read by no rule of its own, nor is an unknown user's key (their
+ * texts keep them so). The countries the address may still text unverified are the
+ * address-countries rule's. A released user is judged by no count at all.
  */
 export function headroomOn(
   reading: PumpingReading,
@@ -74,22 +75,37 @@ export function headroomOn(
   thresholds: PumpingThresholds,
   now: number,
 ): Headroom {
+  const { counts, rules } = reading;
+  if (ruleOn(rules, 'user') === 'allow') return anyCount(start);
+  const known = knownUser(counts[USER_INDEX]);
   const keys = start.keys.map((key, index) => {
-    const count = reading.counts[index];
+    const count = counts[index];
     if (count === undefined) return 0;
     switch (key.dimension) {
       case 'country':
       case 'block':
       case 'address':
+        if (ruleOn(rules, key.dimension) === 'allow' || (known && key.dimension !== 'address')) return NO_RULE_READS_IT;
         return headroomOf(count, thresholds[key.dimension], now);
       case 'user':
-        return knownUser(count) ? 0 : NO_RULE_READS_IT;
+        return known ? 0 : NO_RULE_READS_IT;
       default:
         return NO_RULE_READS_IT;
     }
   });
-  const countries = Math.floor(thresholds.addressCountries - reading.unverifiedCountries);
+  const countries =
+    ruleOn(rules, 'address') === 'allow'
+      ? NO_RULE_READS_IT
+      : Math.floor(thresholds.addressCountries - reading.unverifiedCountries);
   return { keys, countries: Math.min(Math.max(0, countries), NO_RULE_READS_IT) };
+}
+
+/**
+ * The headroom of a start whose answer no count can change (a warned start in record mode, a
+ * released user): others may count anything before it counts, and it is not read again for them.
+ */
+export function anyCount(start: StartKeys): Headroom {
+  return { keys: start.keys.map(() => NO_RULE_READS_IT), countries: NO_RULE_READS_IT };
 }
 
 /** The start's keys whose own rules refused it: a refusal counts under them, so a key an attack keeps pressing on stays refused. */

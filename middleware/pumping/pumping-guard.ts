@@ -16,7 +16,7 @@ import { callsThrough } from '../store/calls-through.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { ReadNumber } from '../numbers/parse-number.ts';
 import type { CountedByCheck, PumpingKey, PumpingReading, PumpingStore } from '../store/types.ts';
-import { headroomOn, judge, keysRefusedBy, withoutOwnPress, type Verdict } from './pumping-decision.ts';
+import { anyCount, headroomOn, judge, keysRefusedBy, withoutOwnPress, type Verdict } from './pumping-decision.ts';
 import { startKeys, type StartKeys } from './pumping-keys.ts';
 import type { ResolvedPumping } from './pumping-options.ts';
 import { CountedPass, release, ReservedPass, type PumpingPass, type PumpingWriteDeps } from './pumping-pass.ts';
@@ -244,7 +244,8 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
       verdict = judge(reading, start, thresholds, now);
       pressed = goesOn(verdict, mode) ? [] : keysRefusedBy(start, verdict.reasons);
       if (verdict.reasons.length === 0) return { count: 'text', headroom: headroomOn(reading, start, thresholds, now) };
-      return goesOn(verdict, mode) ? TEXT : { count: 'refusal', keys: pressed };
+      // Warned in record mode: sent whatever the others count (only a block, no count, refuses).
+      return goesOn(verdict, mode) ? { count: 'text', headroom: anyCount(start) } : { count: 'refusal', keys: pressed };
     });
     const pass = (inHour: number) => new ReservedPass(deps, store, start.keys, inHour, unrecorded);
     if (verdict.reasons.length === 0) return pass(hour);

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { headroomOn, judge } from '../../middleware/pumping/pumping-decision.ts';
 import { startKeys, type StartKeys } from '../../middleware/pumping/pumping-keys.ts';
 import { DEFAULT_THRESHOLDS, type PumpingThresholds } from '../../middleware/pumping/pumping-rules.ts';
-import type { PumpingCount, PumpingReading } from '../../middleware/store/types.ts';
+import type { PumpingCount, PumpingDimension, PumpingReading, PumpingRule } from '../../middleware/store/types.ts';
 
 const HOUR = 3_600_000;
 /** Texts a test adds to a key of no rule at most (its headroom is PostgreSQL's largest integer). */
@@ -163,5 +163,59 @@ describe.each([
       }
     }
     expect(tight).toBeGreaterThan(readings.length);
+  });
+});
+
+describe('headroom of a key no rule reads', () => {
+  const LARGEST = 2_147_483_647;
+  const random = generator(11);
+  /** A reading whose every count is far over SMALL's thresholds: judged, each key would trip. */
+  const over = (): PumpingCount => plus(countOf(random), 50, 0);
+  const allow = (dimension: PumpingDimension): PumpingRule => ({
+    dimension,
+    key: 'k',
+    rule: 'allow',
+    until: 1e15,
+    setAt: 0,
+  });
+  const now = 480_000 * HOUR;
+
+  it('gives a key an operator released as many as any check counts, as judge does not read it', () => {
+    for (const [index, dimension] of [
+      [0, 'country'],
+      [1, 'block'],
+      [2, 'address'],
+    ] as const) {
+      const counts = START.keys.map((_, i) => (i === index ? over() : { ...countOf(random), sentThisHour: 0 }));
+      const reading: PumpingReading = { counts, unverifiedCountries: 0, rules: [allow(dimension)] };
+      expect(judge(reading, START, SMALL, now).reasons.filter((r) => r.startsWith(`${dimension}_`))).toEqual([]);
+      expect(headroomOn(reading, START, SMALL, now).keys[index], dimension).toBe(LARGEST);
+    }
+    const released = {
+      counts: START.keys.map(() => countOf(random)),
+      unverifiedCountries: 9,
+      rules: [allow('address')],
+    };
+    expect(headroomOn(released, START, SMALL, now).countries).toBe(LARGEST);
+  });
+
+  it("gives a known user's country and block as many, and their own key none", () => {
+    const known = { ...countOf(random), sentLastDay: 2, verifiedLastDay: 2, maxVerifiedDay: 2 };
+    const reading: PumpingReading = {
+      counts: [over(), over(), countOf(random), known],
+      unverifiedCountries: 0,
+      rules: [],
+    };
+    const { keys } = headroomOn(reading, START, SMALL, now);
+    expect([keys[0], keys[1], keys[3]]).toEqual([LARGEST, LARGEST, 0]);
+  });
+
+  it('gives a released user every key and the countries as many', () => {
+    const reading: PumpingReading = {
+      counts: START.keys.map(() => over()),
+      unverifiedCountries: 9,
+      rules: [allow('user')],
+    };
+    expect(headroomOn(reading, START, SMALL, now)).toEqual({ keys: START.keys.map(() => LARGEST), countries: LARGEST });
   });
 });
