@@ -19,7 +19,7 @@ import type { CountedByCheck, PumpingKey, PumpingReading, PumpingStore } from '.
 import { anyCount, headroomOn, judge, keysRefusedBy, withoutOwnPress, type Verdict } from './pumping-decision.ts';
 import { startKeys, type StartKeys } from './pumping-keys.ts';
 import type { ResolvedPumping } from './pumping-options.ts';
-import { CountedPass, release, ReservedPass, type PumpingPass, type PumpingWriteDeps } from './pumping-pass.ts';
+import { release, ReservedPass, type PumpingPass, type PumpingWriteDeps } from './pumping-pass.ts';
 import { DecisionBound, record } from './pumping-record.ts';
 import { UnrecordedSends } from './pumping-unrecorded.ts';
 import { hourOf, isHold } from './pumping-rules.ts';
@@ -118,22 +118,6 @@ function checkWithin<T>(deps: PumpingGuardDeps, reading: Promise<T>): Promise<T>
 }
 
 /**
- * Whether an operator blocked one of an allow-listed start's keys: the allow-list lifts the rules
- * on the counts, never an operator's block (an attack on a block of the app's home country is what
- * a block answers). Read, not counted: the text is counted once sent, as any allow-listed one.
- */
-async function operatorBlocked(
-  deps: PumpingGuardDeps,
-  store: PumpingStore,
-  start: StartKeys,
-  hour: number,
-  now: number,
-) {
-  const reading = await checkWithin(deps, store.readPumping({ keys: start.keys, address: start.address, hour, now }));
-  return reading.rules.some((rule) => rule.rule === 'block');
-}
-
-/**
  * The store's check (reserveSend): the reading, `decide` on it and what it counts, waited on no
  * longer than the start budgets (hookTimeouts.limits): one that rejects or is late fails the start,
  * never lets it through unchecked. A late one that counts the text after all gives it back.
@@ -228,7 +212,16 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
     unrecorded.recordAgain(now);
     bound.turn(now);
     if (deps.pumping.allows({ country: start.country, e164: start.e164, ip, userRef: who.userRef })) {
-      if (!(await operatorBlocked(deps, store, start, hour, now))) return new CountedPass(deps, store, start.keys);
+      // The allow-list lifts the rules on the counts, never an operator's block. Read and counted as
+      // a judged start is: a blocked start's 429 takes the same round trips whether or not the list
+      // covers it (else its timing tells the attacker what the list lets through), and concurrent
+      // checks read the text as soon as it is decided.
+      let blocked = false;
+      await reserve(deps, store, start, { hour, now }, (reading) => {
+        blocked = reading.rules.some((rule) => rule.rule === 'block');
+        return blocked ? NOTHING : { count: 'text', headroom: anyCount(start) };
+      });
+      if (!blocked) return new ReservedPass(deps, store, start.keys, hour, unrecorded);
       // As a judged start's block: the challenge is checked (its answer unread), nothing was counted.
       await passedChallenge(deps, req);
       await record(deps, store, bound, start, who.destination, 'refused', ['blocked']);

@@ -1,14 +1,13 @@
 /**
- * What a start that passed the SMS pumping check does with its text: a judged start's text was
- * counted by the check and its send is recorded once the session exists (or the text given back
- * when the start ends before one exists); an allow-listed start's text is counted once sent.
- * Every write here waits no longer than a budget's refund and never fails the start.
+ * What a start that passed the SMS pumping check does with its text: the check counted it (judged
+ * or allow-listed), and its send is recorded once the session exists, or the text given back when
+ * the start ends before one exists. Every write here waits no longer than a budget's refund and
+ * never fails the start.
  */
 import { withDeadline } from '../deadline.ts';
 import { describeError, lateRejectionLogger, type KitLogger } from '../logger.ts';
 import type { PumpingStore } from '../store/types.ts';
 import type { StartKeys } from './pumping-keys.ts';
-import { hourOf } from './pumping-rules.ts';
 
 /** What the start does once its session exists, or when it ends before one exists. Neither rejects. */
 export interface PumpingPass {
@@ -61,55 +60,32 @@ export interface UnrecordedKeeper {
   keep(send: SendRecord): void;
 }
 
-const COUNT_SEND_FAILED = 'could not count a text for the SMS pumping rules';
-const RECORD_SEND_FAILED = `${COUNT_SEND_FAILED}; its record is written again at a later start`;
+const RECORD_SEND_FAILED =
+  'could not count a text for the SMS pumping rules; its record is written again at a later start';
 
 /**
- * The pass of a start the rules let through unjudged (the app's allow-list): its text is counted
- * once sent. A class, not an object with a closure made at every start: run through tsx, each
- * named closure costs a defineProperty.
+ * The pass of a start whose text the check counted, in `hour`. A class, not an object with a
+ * closure made at every start: run through tsx, each named closure costs a defineProperty.
  */
-export class CountedPass implements PumpingPass {
+export class ReservedPass implements PumpingPass {
   constructor(
-    protected readonly deps: PumpingWriteDeps,
-    protected readonly store: PumpingStore,
-    protected readonly keys: StartKeys['keys'],
-  ) {}
-
-  // The text is on its way: a count that fails to be written, or is late, is only logged.
-  sent(sessionId: string): Promise<void> {
-    const { deps, keys } = this;
-    const write = () => this.store.recordSend({ sessionId, keys, hour: hourOf(deps.now()) });
-    return writeWithin(deps, 'recording the send', write, COUNT_SEND_FAILED);
-  }
-
-  unsent(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-/** The pass of a judged start: its text was counted by the check, in `hour`. */
-export class ReservedPass extends CountedPass {
-  constructor(
-    deps: PumpingWriteDeps,
-    store: PumpingStore,
-    keys: StartKeys['keys'],
+    private readonly deps: PumpingWriteDeps,
+    private readonly store: PumpingStore,
+    private readonly keys: StartKeys['keys'],
     private readonly hour: number,
     private readonly unrecorded: UnrecordedKeeper,
-  ) {
-    super(deps, store, keys);
-  }
+  ) {}
 
   // Recorded in the hour it was counted in, so its verification counts there too. A record that
   // fails is kept and written again: without it, its verification could never count.
-  override sent(sessionId: string): Promise<void> {
+  sent(sessionId: string): Promise<void> {
     const send: SendRecord = { sessionId, keys: this.keys, hour: this.hour };
     const write = () => this.store.attachSend(send);
     return writeWithin(this.deps, 'recording the send', write, RECORD_SEND_FAILED, () => this.unrecorded.keep(send));
   }
 
   // A text counted and never sent only makes the rules refuse sooner: a failure is only logged.
-  override unsent(): Promise<void> {
+  unsent(): Promise<void> {
     return release(this.deps, this.store, this.keys, this.hour);
   }
 }

@@ -119,7 +119,11 @@ export interface PumpingStore {
   releaseSend(send: { keys: readonly PumpingKey[]; hour: number }): Promise<void>;
   /** Records the send of a reserved text (its session), so markVerified counts under its keys and hour; counts nothing. */
   attachSend(send: { sessionId: string; keys: readonly PumpingKey[]; hour: number }): Promise<void>;
-  /** Counts one text sent (its session) under every key, in the hour given; a session counted already counts nothing more. */
+  /**
+   * Counts one text sent (its session) under every key, in the hour given; a session counted already
+   * counts nothing more. The kit's starts count theirs with reserveSend; this counts a text sent
+   * otherwise (history loaded from elsewhere).
+   */
   recordSend(send: { sessionId: string; keys: readonly PumpingKey[]; hour: number }): Promise<void>;
   /** The session's text was verified: counted under the keys and hour of its send, once. True when this call counted it. */
   markVerified(sessionId: string): Promise<boolean>;

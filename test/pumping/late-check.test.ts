@@ -2,8 +2,8 @@
  * The SMS pumping check before a text (the store's reserveSend) never holds a start: a pumping
  * store whose check never settles fails the start within `hookTimeouts.limits`, as late start
  * budgets do, with nothing sent, no budget spent and no stack shown; one that rejects fails it the
- * same way. Never let through unchecked, an allow-listed start (whose check reads only the
- * operators' blocks) included. On SQLite and PostgreSQL.
+ * same way. Never let through unchecked, an allow-listed start (judged by the operators' blocks
+ * alone) included. On SQLite and PostgreSQL.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PumpingStore } from '../../middleware/store/types.ts';
@@ -90,12 +90,12 @@ describeEachAppStore('the SMS pumping check that never settles', (_store, storeO
     await expect.poll(sentToBlock, { timeout: 2000 }).toBe(before);
   });
 
-  it('an allow-listed start whose read of the blocks never settles fails within hookTimeouts.limits: nothing sent', async () => {
+  it('an allow-listed start whose check never settles fails within hookTimeouts.limits: nothing sent', async () => {
     const user = await app.agent().signIn('allowed-check-hangs');
     const sent = await texts();
     const answer = await withMethodReplaced(
       app.store.pumping as PumpingStore,
-      'readPumping',
+      'reserveSend',
       () => new Promise<never>(() => {}),
       () => user.tryStart('add_phone', { phone: '+447400123451' }, ANSWER_WAIT_MS),
     );

@@ -1,0 +1,82 @@
+/**
+ * A 429 from the SMS pumping check tells nothing by its timing: on PostgreSQL, from an address an
+ * operator blocked, a start the app's allow-list covers (`alwaysAllow.countries: ['GB']`) is
+ * refused after the same round trips as a start to any other country (its reading, its count,
+ * its decision's record). Before, the allow-listed one made no count's round trip, so the
+ * attacker whose address was blocked learned, from which 429s came sooner, which countries
+ * (prefixes, users) the allow-list lets through unjudged: where to pump next.
+ */
+import type { Request } from 'express';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../middleware/logger.ts';
+import { pumpingGuard, type PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
+import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
+import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+
+const NOW = (Math.floor(Date.now() / 3_600_000) + 5) * 3_600_000 + 10 * 60_000;
+
+describe.skipIf(postgresUnavailable !== undefined)('a blocked address, allow-listed or not (PostgreSQL)', () => {
+  let database: TestDatabase;
+  let pool: pg.Pool;
+  let guard: PumpingGuard;
+  let trips = 0;
+  const log: string[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    pool = new pg.Pool({ connectionString: database.url, max: 4 });
+    const store = createPostgresStore({ pool });
+    await store.ready;
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    pool.query = ((config: unknown, ...rest: unknown[]) => {
+      trips += 1;
+      const c = config as { name?: string };
+      log.push(typeof config === 'string' ? config.slice(0, 20) : (c?.name ?? '?'));
+      return query(config, ...rest);
+    }) as typeof pool.query;
+    const { resolved } = resolvePumping({ mode: 'refuse', alwaysAllow: { countries: ['GB'] } });
+    guard = pumpingGuard({
+      pumping: resolved,
+      store: store.pumping,
+      logger: silentLogger,
+      now: () => NOW,
+      challengeTimeoutMs: 5_000,
+      ipv6Subnet: 64,
+      releaseTimeoutMs: 5_000,
+    });
+    await store.pumping!.setRule({
+      dimension: 'address',
+      key: '192.0.2.10',
+      rule: 'block',
+      until: NOW + 3_600_000,
+      setAt: NOW,
+    });
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await database?.drop();
+  });
+
+  const req = { ip: '192.0.2.10', socket: {}, body: {} } as unknown as Request;
+  async function roundTrips(phone: string, user: string): Promise<{ trips: number; log: string }> {
+    const before = trips;
+    log.length = 0;
+    const answer = await guard(req, { userRef: user, destination: phone }).then(
+      () => 'sent',
+      (error: { code?: string }) => error.code,
+    );
+    expect(answer).toBe('rate_limited');
+    return { trips: trips - before, log: log.join(' ') };
+  }
+
+  it('refuses a start the allow-list covers after as many round trips as any other', async () => {
+    await roundTrips('+2348031000001', 'warm-up'); // runs the purge (once per five minutes)
+    const judged = await roundTrips('+2348032000001', 'attacker-1');
+    const allowListed = await roundTrips('+447400123456', 'attacker-2');
+    expect(
+      allowListed.trips,
+      `round trips of the 429 from the blocked address: to NG ${judged.trips} (${judged.log}), to allow-listed GB ${allowListed.trips} (${allowListed.log})`,
+    ).toBe(judged.trips);
+  });
+});
