@@ -229,9 +229,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * A run of digits and the marks numbers are grouped with, glued to the rest of a key or not
- * ("user_447700900123", "user_07700-900123", "tel_+1-555-010-0001", "u.07700.900.123").
+ * ("user_447700900123", "user_07700-900123", "tel_+1-555-010-0001", "u.07700.900.123"); in a key,
+ * an underscore or a comma groups them too ("user_07700_900123", "tel:+44,7700,900,123").
  */
-const DIGIT_RUN = /\+?\p{Nd}(?:[\s.()/-]*\p{Nd})*/gu;
+const DIGIT_RUN = /\+?\p{Nd}(?:[\s.()/_,-]*\p{Nd})*/gu;
 
 /** A run of digits masked when it holds as many digits as a phone number may. */
 function maskedDigitRun(run: string): string {
