@@ -11,6 +11,7 @@ import {
   type SweepJobSettings,
   type VerificationKitOptions,
 } from '../middleware/index.ts';
+import { environmentSecrets, redactSecretFragments } from '../middleware/errors.ts';
 import { flagGivenTwice } from '../middleware/options/command-flags.ts';
 import { isVerifyClient } from '../middleware/options/options-resolve.ts';
 import { JOB_SETTINGS_SYNOPSIS, JOB_VALUE_FLAGS } from '../middleware/sweep/sweep-job-args.ts';
@@ -74,12 +75,14 @@ const OWNING_KEYS: readonly string[] = ['kit', 'close'];
  * setting it does not take, or no `close` function, is refused: its settings would be ignored, or
  * it would be read as the kit's options and refused for want of every one of them.
  */
-function owningConfig(file: string, value: unknown): OwningConfig | undefined {
+function owningConfig(file: string, value: unknown, env: CommandEnv): OwningConfig | undefined {
   if (typeof value !== 'object' || value === null || !('kit' in value)) return undefined;
   const problems: string[] = [];
   const others = Object.keys(value).filter((key) => !OWNING_KEYS.includes(key));
   if (others.length > 0) {
-    const named = others.map((key) => JSON.stringify(key.slice(0, 40))).join(', ');
+    // Cut once redacted: a key cut first could keep a few characters of a secret no redaction tells apart.
+    const secrets = environmentSecrets(env);
+    const named = others.map((key) => JSON.stringify(redactSecretFragments(key, secrets).slice(0, 40))).join(', ');
     problems.push(
       `${named} ${others.length === 1 ? 'is' : 'are'} not taken there (the job's settings are its flags or SWEEP_* variables, the kit's go in \`kit\`)`,
     );
@@ -131,7 +134,7 @@ async function kitFromConfig(file: string, env: CommandEnv, job: SweepJobSetting
   const exported = await loadConfigModule(file);
   const given: unknown =
     typeof exported === 'function' ? await (exported as (e: CommandEnv) => unknown)(env) : exported;
-  const owning = owningConfig(file, given);
+  const owning = owningConfig(file, given, env);
   if (owning !== undefined) return releasingAfterStore(await kitOf(file, owning.kit, job), () => owning.close());
   return kitOf(file, given, job);
 }
