@@ -175,9 +175,8 @@ function secretIn(report: AuditReport, app: SampleApp): string[] {
 }
 
 /**
- * A bound for a hung audit, not a pace: one flaw's full audit takes 40 to 120 s on two busy cores
- * with five audited at once, the leak.secret flaws the longest (each answer searched for every
- * spelling of the secret).
+ * A bound for a hung audit, not a pace: one flaw's full audit took up to 120 s on two busy cores
+ * with five audited at once (25 to 32 s for the leak.secret flaws on a quieter machine).
  */
 const AUDIT_TIMEOUT_MS = 300_000;
 

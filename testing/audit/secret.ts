@@ -43,43 +43,90 @@ export function findSecret(forms: readonly SecretForm[], text: string): SecretFo
  */
 export const MIN_LEAKED_PART = 12;
 
-/** Where each MIN_LEAKED_PART characters of a spelling stand in it. */
-interface PartPlace {
+/** Where a window of the index stands in a spelling, and how long a run of that spelling counts as a part (0: whole only). */
+interface Place {
   form: SecretForm;
+  text: string;
   at: number;
+  partLength: number;
 }
 
 /**
- * Every MIN_LEAKED_PART characters of every spelling, with each place it stands in one; and `stride`,
- * how far apart a text's look-ups may be: a part that counts starts a look-up at each of its first
- * (its length - MIN_LEAKED_PART + 1) characters, so look-ups that far apart still land in the shortest.
+ * Every `size` characters of every spelling, by hash, with each place it stands in one: a text is
+ * read once, whatever the number of spellings (a run's handoffs give thousands). `size` is at most
+ * MIN_LEAKED_PART and no longer than the shortest spelling, so a whole spelling holds a window too;
+ * `stride` is how far apart a text's look-ups may be and still land in the shortest whole spelling
+ * or part that counts. `filter` flags the hashes held, so most look-ups end in one array read.
  */
-interface PartIndex {
-  places: Map<string, PartPlace[]>;
+interface SpellingIndex {
+  size: number;
   stride: number;
+  power: number;
+  places: Map<number, Place[]>;
+  filter: Uint8Array;
+  shift: number;
 }
 
-const partsByForms = new WeakMap<readonly SecretForm[], PartIndex>();
+/** The hash's multiplier: odd, with bits spread, so windows differing in one character differ in hash. */
+const BASE = 0x01000193;
 
-function partsOf(forms: readonly SecretForm[]): PartIndex {
-  let parts = partsByForms.get(forms);
-  if (parts !== undefined) return parts;
-  const places = new Map<string, PartPlace[]>();
-  // A part of the Basic credentials may be the client id's alone (public); the base64 spellings
-  // hold every part of them that encodes the secret.
-  const searched = forms.filter((f) => !f.name.startsWith('base64 as Basic credentials'));
-  for (const form of searched) {
-    for (let at = 0; at + MIN_LEAKED_PART <= form.text.length; at++) {
-      const part = form.text.slice(at, at + MIN_LEAKED_PART);
-      const known = places.get(part);
-      if (known === undefined) places.set(part, [{ form, at }]);
-      else known.push({ form, at });
+/** The hash of `size` characters of `text` from `from` (a polynomial, so the next one is rolled from it). */
+function hashAt(text: string, from: number, size: number): number {
+  let hash = 0;
+  for (let i = from; i < from + size; i++) hash = (Math.imul(hash, BASE) + text.charCodeAt(i)) | 0;
+  return hash;
+}
+
+/** The hash of the window after the one at `from`, from `hash`, that one's (`power`: BASE to the `size` - 1). */
+function rolled(hash: number, text: string, from: number, size: number, power: number): number {
+  return (Math.imul(hash - Math.imul(text.charCodeAt(from), power), BASE) + text.charCodeAt(from + size)) | 0;
+}
+
+/** The filter's slot of `hash`: its top bits after a multiplicative mix (the low bits of a polynomial hash are the weakest). */
+function slotOf(hash: number, shift: number): number {
+  return Math.imul(hash, 0x9e3779b1) >>> shift;
+}
+
+const indexByForms = new WeakMap<readonly SecretForm[], SpellingIndex>();
+
+function indexOf(forms: readonly SecretForm[]): SpellingIndex {
+  let index = indexByForms.get(forms);
+  if (index !== undefined) return index;
+  // Not Math.min(...): a run's handoffs may give more spellings than a call takes arguments.
+  const size = forms.reduce((least, form) => Math.min(least, form.text.length), MIN_LEAKED_PART);
+  let power = 1;
+  for (let i = 1; i < size; i++) power = Math.imul(power, BASE);
+  const places = new Map<number, Place[]>();
+  let shortest = Infinity;
+  for (const form of forms) {
+    const { text } = form;
+    // A part of the Basic credentials may be the client id's alone (public); the base64 spellings
+    // hold every part of them that encodes the secret.
+    const partLength = form.name.startsWith('base64 as Basic credentials') ? 0 : partLengthOf(form);
+    shortest = Math.min(shortest, text.length, partLength === 0 ? Infinity : partLength);
+    let hash = hashAt(text, 0, size);
+    for (let at = 0; at + size <= text.length; at++) {
+      if (at > 0) hash = rolled(hash, text, at - 1, size, power);
+      const place = { form, text, at, partLength };
+      const known = places.get(hash);
+      if (known === undefined) places.set(hash, [place]);
+      else known.push(place);
     }
   }
-  const shortest = Math.min(...searched.map(partLengthOf));
-  parts = { places, stride: Number.isFinite(shortest) ? shortest - MIN_LEAKED_PART + 1 : 1 };
-  partsByForms.set(forms, parts);
-  return parts;
+  const bits = Math.min(24, Math.max(10, Math.ceil(Math.log2(places.size * 8 + 1))));
+  const shift = 32 - bits;
+  const filter = new Uint8Array(2 ** bits);
+  for (const hash of places.keys()) filter[slotOf(hash, shift)] = 1;
+  index = {
+    size,
+    stride: Number.isFinite(shortest) ? shortest - size + 1 : 1,
+    power,
+    places,
+    filter,
+    shift,
+  };
+  indexByForms.set(forms, index);
+  return index;
 }
 
 /** How many characters in a row of a spelling count as a part of it. */
@@ -88,26 +135,44 @@ function partLengthOf(form: SecretForm): number {
 }
 
 /** How long the run of characters both `text` and the spelling hold is, around `text`'s `from` and the spelling's `at`. */
-function runAround(text: string, from: number, { form, at }: PartPlace): number {
+function runAround(text: string, from: number, { text: spelled, at }: Place): number {
   let before = 0;
-  while (before < Math.min(from, at) && text[from - before - 1] === form.text[at - before - 1]) before++;
+  while (before < Math.min(from, at) && text[from - before - 1] === spelled[at - before - 1]) before++;
   let after = 0;
-  while (from + after < text.length && text[from + after] === form.text[at + after]) after++;
+  while (from + after < text.length && text[from + after] === spelled[at + after]) after++;
   return before + after;
 }
 
-/**
- * The spelling `text` holds a part of in a row (or all of it), if any: MIN_LEAKED_PART characters,
- * or more where the spelling names its own `partLength` (one writing each byte long, a handoff's).
- */
-export function findSecretPart(forms: readonly SecretForm[], text: string): SecretForm | undefined {
-  const { places, stride } = partsOf(forms);
-  for (let from = 0; from + MIN_LEAKED_PART <= text.length; from += stride) {
-    for (const place of places.get(text.slice(from, from + MIN_LEAKED_PART)) ?? []) {
-      if (runAround(text, from, place) >= partLengthOf(place.form)) return place.form;
-    }
+/** Whether a whole spelling, or (`parts`) a part of one that counts, stands at one of the places of `text`'s window at `from`. */
+function placeAt(index: SpellingIndex, text: string, from: number, hash: number, parts: boolean): Place | undefined {
+  if (index.filter[slotOf(hash, index.shift)] === 0) return undefined;
+  // Another window with the same hash is told apart here: the characters are compared.
+  for (const place of index.places.get(hash) ?? []) {
+    if (from >= place.at && text.startsWith(place.text, from - place.at)) return place;
+    if (parts && place.partLength > 0 && runAround(text, from, place) >= place.partLength) return place;
   }
   return undefined;
+}
+
+/** The first place of `text` (in its windows `stride` apart) where a whole spelling or (`parts`) a part that counts stands. */
+function firstPlace(index: SpellingIndex, text: string, parts: boolean): Place | undefined {
+  const { size, stride, power } = index;
+  if (text.length < size || index.places.size === 0) return undefined;
+  if (stride > 1) {
+    // Windows this far apart are hashed each on its own rather than rolled through every character.
+    for (let from = 0; from + size <= text.length; from += stride) {
+      const place = placeAt(index, text, from, hashAt(text, from, size), parts);
+      if (place !== undefined) return place;
+    }
+    return undefined;
+  }
+  let hash = hashAt(text, 0, size);
+  for (let from = 0; ; from++) {
+    const place = placeAt(index, text, from, hash, parts);
+    if (place !== undefined) return place;
+    if (from + size >= text.length) return undefined;
+    hash = rolled(hash, text, from, size, power);
+  }
 }
 
 /** A tag or a comment, with the spaces and line breaks beside it: what a page's reader never sees. */
@@ -136,7 +201,8 @@ export function secretSpellingIn(forms: readonly SecretForm[], text: string, par
  * references (`&#37;73`) decoded as the browser follows it, references first.
  */
 function browserViews(text: string): [string, string][] {
-  const seen = text.replace(MARKUP, '');
+  // Most texts hold no tag: the pattern is not tried at each space of theirs.
+  const seen = text.includes('<') ? text.replace(MARKUP, '') : text;
   const views: [string, string][] = [
     [text, ''],
     [seen, ", split by a page's tags"],
@@ -145,7 +211,8 @@ function browserViews(text: string): [string, string][] {
     views.push([decodeHtml(text), ', written as character references']);
     views.push([decodeHtml(seen), ", split by a page's tags, written as character references"]);
   }
-  if (text.includes('%')) {
+  // A reference may spell the escape (`&#37;73`): each view is read for one.
+  if (views.some(([view]) => view.includes('%'))) {
     for (const [view, how] of [...views]) views.push([spelledText(view), `${how}, percent-encoded`]);
   }
   // A template breaking long words (zero-width spaces, soft hyphens): its reader sees the value whole.
@@ -156,11 +223,16 @@ function browserViews(text: string): [string, string][] {
   return views;
 }
 
+/**
+ * The name of the spelling `text` holds whole (the first listed: the most common), else of the one
+ * it holds a part of (`parts`). Only a text the index finds one in is searched for each spelling.
+ */
 function spellingAsWritten(forms: readonly SecretForm[], text: string, parts: boolean): string | undefined {
+  const place = firstPlace(indexOf(forms), text, parts);
+  if (place === undefined) return undefined;
   const whole = findSecret(forms, text);
-  if (whole !== undefined || !parts) return whole?.name;
-  const part = findSecretPart(forms, text);
-  return part === undefined ? undefined : `${partLengthOf(part)} characters or more of it, ${part.name}`;
+  if (whole !== undefined) return whole.name;
+  return `${place.partLength} characters or more of it, ${place.form.name}`;
 }
 
 const MARK = '[client secret]';
