@@ -175,8 +175,11 @@ function firstPlace(index: SpellingIndex, text: string, parts: boolean): Place |
   }
 }
 
-/** A tag or a comment, with the spaces and line breaks beside it: what a page's reader never sees. */
-const MARKUP = /\s*<[^>]*>\s*/g;
+/**
+ * A tag or a comment, with the spaces and line breaks beside it: what a page's reader never sees. A
+ * `<` that opens neither (`< 40`, `<=`) is text a browser shows, not the start of a tag.
+ */
+const MARKUP = /\s*(?:<!--[\s\S]*?-->|<\/?[a-zA-Z][^>]*>)\s*/g;
 
 /**
  * Which spelling of `forms` `text` holds: whole, or (`parts`) as MIN_LEAKED_PART characters in a
