@@ -7,13 +7,14 @@
  * (prefixes, users) the allow-list lets through unjudged: where to pump next.
  */
 import type { Request } from 'express';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../middleware/logger.ts';
 import { pumpingGuard, type PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
 import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { roundTripPool, type RoundTripPool } from '../support/round-trip-pool.ts';
 
 const NOW = (Math.floor(Date.now() / 3_600_000) + 5) * 3_600_000 + 10 * 60_000;
 
@@ -21,20 +22,13 @@ describe.skipIf(postgresUnavailable !== undefined)('a blocked address, allow-lis
   let database: TestDatabase;
   let pool: pg.Pool;
   let guard: PumpingGuard;
-  let trips = 0;
-  const log: string[] = [];
+  let counted: RoundTripPool;
   beforeAll(async () => {
     database = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: 4 });
+    counted = roundTripPool(database.url, 4);
+    pool = counted.pool;
     const store = createPostgresStore({ pool });
     await store.ready;
-    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    pool.query = ((config: unknown, ...rest: unknown[]) => {
-      trips += 1;
-      const c = config as { name?: string };
-      log.push(typeof config === 'string' ? config.slice(0, 20) : (c?.name ?? '?'));
-      return query(config, ...rest);
-    }) as typeof pool.query;
     const { resolved } = resolvePumping({ mode: 'refuse', alwaysAllow: { countries: ['GB'] } });
     guard = pumpingGuard({
       pumping: resolved,
@@ -60,14 +54,14 @@ describe.skipIf(postgresUnavailable !== undefined)('a blocked address, allow-lis
 
   const req = { ip: '192.0.2.10', socket: {}, body: {} } as unknown as Request;
   async function roundTrips(phone: string, user: string): Promise<{ trips: number; log: string }> {
-    const before = trips;
-    log.length = 0;
+    const before = counted.trips();
+    counted.log.length = 0;
     const answer = await guard(req, { userRef: user, destination: phone }).then(
       () => 'sent',
       (error: { code?: string }) => error.code,
     );
     expect(answer).toBe('rate_limited');
-    return { trips: trips - before, log: log.join(' ') };
+    return { trips: counted.trips() - before, log: counted.log.join(' ') };
   }
 
   it('refuses a start the allow-list covers after as many round trips as any other', async () => {

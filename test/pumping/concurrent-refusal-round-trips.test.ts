@@ -8,13 +8,14 @@
  * counted (more counts never make it a text): the same round trips either way.
  */
 import type { Request } from 'express';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../middleware/logger.ts';
 import { pumpingGuard, type PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
 import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { roundTripPool, type RoundTripPool } from '../support/round-trip-pool.ts';
 
 const NOW = (Math.floor(Date.now() / 3_600_000) + 5) * 3_600_000 + 10 * 60_000;
 
@@ -22,48 +23,13 @@ describe.skipIf(postgresUnavailable !== undefined)('concurrent refusals by block
   let database: TestDatabase;
   let pool: pg.Pool;
   let guard: PumpingGuard;
-  let trips = 0;
-  const log: string[] = [];
-  /** The user whose next count waits for `release`; `reached` once it is sent (its check read and decided). */
-  let held: { user: string; release: Promise<void>; reached: () => void } | undefined;
+  let counted: RoundTripPool;
   beforeAll(async () => {
     database = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: 6 });
+    counted = roundTripPool(database.url, 6);
+    pool = counted.pool;
     const store = createPostgresStore({ pool });
     await store.ready;
-    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    pool.query = (async (config: unknown, ...rest: unknown[]) => {
-      trips += 1;
-      const c = config as { name?: string; values?: unknown[] };
-      log.push(typeof config === 'string' ? config.slice(0, 20) : (c?.name ?? '?'));
-      if (held && c?.name === 'verify_kit_countPumping' && ((c.values?.[1] ?? []) as string[]).includes(held.user)) {
-        const { release, reached } = held;
-        held = undefined;
-        reached();
-        await release;
-      }
-      return query(config, ...rest);
-    }) as typeof pool.query;
-    const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient>;
-    pool.connect = (async (...args: unknown[]) => {
-      if (args.length > 0) return connect(...args);
-      const client = await connect();
-      const q = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      const release = client.release.bind(client);
-      client.release = ((...r: unknown[]) => {
-        client.query = q as typeof client.query;
-        client.release = release;
-        return release(...(r as []));
-      }) as typeof client.release;
-      client.query = (async (...a: unknown[]) => {
-        trips += 1;
-        log.push(
-          'client:' + (typeof a[0] === 'string' ? a[0].slice(0, 20) : ((a[0] as { name?: string })?.name ?? '?')),
-        );
-        return q(...a);
-      }) as typeof client.query;
-      return client;
-    }) as typeof pool.connect;
     const { resolved } = resolvePumping({
       mode: 'refuse',
       thresholds: { address: { dailyFloor: 100_000, hourlyFloor: 100_000 } },
@@ -99,19 +65,16 @@ describe.skipIf(postgresUnavailable !== undefined)('concurrent refusals by block
 
   /** Two starts at once, the first's count held until the second is answered: the pair's round trips. */
   async function pair(first: string, second: string, tag: string): Promise<number> {
-    let go!: () => void;
-    let reached!: () => void;
-    const counting = new Promise<void>((resolve) => (reached = resolve));
-    held = { user: `first-${tag}`, release: new Promise<void>((resolve) => (go = resolve)), reached };
-    const before = trips;
-    log.length = 0;
+    const { reached: counting, go } = counted.holdCountOf(`first-${tag}`);
+    const before = counted.trips();
+    counted.log.length = 0;
     const one = start(first, `first-${tag}`);
     // The first has read and decided (its count is sent) before the second starts.
     await counting;
     const two = await start(second, `second-${tag}`);
     go();
     expect([await one, two]).toEqual(['rate_limited', 'rate_limited']);
-    return trips - before;
+    return counted.trips() - before;
   }
 
   it('a burst of 429s by the counts makes as many round trips as a burst of 429s by a block', async () => {
@@ -123,7 +86,7 @@ describe.skipIf(postgresUnavailable !== undefined)('concurrent refusals by block
     const byBlock = await pair('+233201234567', '+233201234568', 'block');
     expect(
       byBlock,
-      `round trips of two concurrent 429s: by count ${byCount}, by block ${byBlock}: ${log.join(' ')}`,
+      `round trips of two concurrent 429s: by count ${byCount}, by block ${byBlock}: ${counted.log.join(' ')}`,
     ).toBe(byCount);
   });
 });

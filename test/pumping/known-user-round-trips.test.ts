@@ -8,13 +8,14 @@
  * Forced: the known user's count is held until an attack start is refused.
  */
 import type { Request } from 'express';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../middleware/logger.ts';
 import { pumpingGuard, type PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
 import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { roundTripPool, type RoundTripPool } from '../support/round-trip-pool.ts';
 
 const NOW = (Math.floor(Date.now() / 3_600_000) + 5) * 3_600_000 + 10 * 60_000;
 
@@ -23,47 +24,13 @@ describe.skipIf(postgresUnavailable !== undefined)('a known user of an attacked 
   let pool: pg.Pool;
   let guard: PumpingGuard;
   let store: ReturnType<typeof createPostgresStore>;
-  let trips = 0;
-  const log: string[] = [];
-  let held: { user: string; release: Promise<void>; reached: () => void } | undefined;
+  let counted: RoundTripPool;
   beforeAll(async () => {
     database = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: 6 });
+    counted = roundTripPool(database.url, 6);
+    pool = counted.pool;
     store = createPostgresStore({ pool });
     await store.ready;
-    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    pool.query = (async (config: unknown, ...rest: unknown[]) => {
-      trips += 1;
-      const c = config as { name?: string; values?: unknown[] };
-      log.push(typeof config === 'string' ? config.slice(0, 20) : (c?.name ?? '?'));
-      if (held && c?.name === 'verify_kit_countPumping' && ((c.values?.[1] ?? []) as string[]).includes(held.user)) {
-        const { release, reached } = held;
-        held = undefined;
-        reached();
-        await release;
-      }
-      return query(config, ...rest);
-    }) as typeof pool.query;
-    const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient>;
-    pool.connect = (async (...args: unknown[]) => {
-      if (args.length > 0) return connect(...args);
-      const client = await connect();
-      const q = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      const release = client.release.bind(client);
-      client.release = ((...r: unknown[]) => {
-        client.query = q as typeof client.query;
-        client.release = release;
-        return release(...(r as []));
-      }) as typeof client.release;
-      client.query = (async (...a: unknown[]) => {
-        trips += 1;
-        log.push(
-          'client:' + (typeof a[0] === 'string' ? a[0].slice(0, 20) : ((a[0] as { name?: string })?.name ?? '?')),
-        );
-        return q(...a);
-      }) as typeof client.query;
-      return client;
-    }) as typeof pool.connect;
     const { resolved } = resolvePumping({
       mode: 'refuse',
       thresholds: { address: { dailyFloor: 100_000, hourlyFloor: 100_000 } },
@@ -101,11 +68,11 @@ describe.skipIf(postgresUnavailable !== undefined)('a known user of an attacked 
     }
     expect(await start('+2348036000001', 'attack-0')).toBe('rate_limited');
     // Alone, the known user's start: its reading and its count.
-    let before = trips;
-    log.length = 0;
+    let before = counted.trips();
+    counted.log.length = 0;
     expect(await start('+2348050000001', 'known')).toBe('sent');
-    const alone = trips - before;
-    const aloneLog = log.join(' ');
+    const alone = counted.trips() - before;
+    const aloneLog = counted.log.join(' ');
     await store.pumping!.releaseSend({
       keys: [
         { dimension: 'country', key: 'NG' },
@@ -118,24 +85,21 @@ describe.skipIf(postgresUnavailable !== undefined)('a known user of an attacked 
     }); // that text never sent: the user is known again
 
     // The known user's start, its count beaten by one attack start refused on NG.
-    let go!: () => void;
-    let reached!: () => void;
-    const counting = new Promise<void>((resolve) => (reached = resolve));
-    held = { user: 'known', release: new Promise<void>((resolve) => (go = resolve)), reached };
-    before = trips;
-    log.length = 0;
+    const { reached: counting, go } = counted.holdCountOf('known');
+    before = counted.trips();
+    counted.log.length = 0;
     const one = start('+2348050000001', 'known');
     await counting;
-    const firstBeforeAttack = trips - before;
+    const firstBeforeAttack = counted.trips() - before;
     expect(await start('+2348037000001', 'attack-1')).toBe('rate_limited');
-    const afterAttack = trips;
-    log.length = 0;
+    const afterAttack = counted.trips();
+    counted.log.length = 0;
     go();
     expect(await one).toBe('sent');
-    const beaten = firstBeforeAttack + (trips - afterAttack);
+    const beaten = firstBeforeAttack + (counted.trips() - afterAttack);
     expect(
       beaten,
-      `round trips of the known user's start: alone ${alone} (${aloneLog}); beaten by one refusal ${beaten} (after it: ${log.join(' ')})`,
+      `round trips of the known user's start: alone ${alone} (${aloneLog}); beaten by one refusal ${beaten} (after it: ${counted.log.join(' ')})`,
     ).toBe(alone);
   });
 });

@@ -9,13 +9,14 @@
  * trips, a beaten one 7). Forced: the first start's count is held until the second is answered.
  */
 import type { Request } from 'express';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../middleware/logger.ts';
 import { pumpingGuard, type PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
 import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { roundTripPool, type RoundTripPool } from '../support/round-trip-pool.ts';
 
 const NOW = (Math.floor(Date.now() / 3_600_000) + 5) * 3_600_000 + 10 * 60_000;
 
@@ -24,47 +25,13 @@ describe.skipIf(postgresUnavailable !== undefined)('record mode on a tripped cou
   let pool: pg.Pool;
   let guard: PumpingGuard;
   let store: ReturnType<typeof createPostgresStore>;
-  let trips = 0;
-  const log: string[] = [];
-  let held: { user: string; release: Promise<void>; reached: () => void } | undefined;
+  let counted: RoundTripPool;
   beforeAll(async () => {
     database = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: 6 });
+    counted = roundTripPool(database.url, 6);
+    pool = counted.pool;
     store = createPostgresStore({ pool });
     await store.ready;
-    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    pool.query = (async (config: unknown, ...rest: unknown[]) => {
-      trips += 1;
-      const c = config as { name?: string; values?: unknown[] };
-      log.push(typeof config === 'string' ? config.slice(0, 20) : (c?.name ?? '?'));
-      if (held && c?.name === 'verify_kit_countPumping' && ((c.values?.[1] ?? []) as string[]).includes(held.user)) {
-        const { release, reached } = held;
-        held = undefined;
-        reached();
-        await release;
-      }
-      return query(config, ...rest);
-    }) as typeof pool.query;
-    const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient>;
-    pool.connect = (async (...args: unknown[]) => {
-      if (args.length > 0) return connect(...args);
-      const client = await connect();
-      const q = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      const release = client.release.bind(client);
-      client.release = ((...r: unknown[]) => {
-        client.query = q as typeof client.query;
-        client.release = release;
-        return release(...(r as []));
-      }) as typeof client.release;
-      client.query = (async (...a: unknown[]) => {
-        trips += 1;
-        log.push(
-          'client:' + (typeof a[0] === 'string' ? a[0].slice(0, 20) : ((a[0] as { name?: string })?.name ?? '?')),
-        );
-        return q(...a);
-      }) as typeof client.query;
-      return client;
-    }) as typeof pool.connect;
     const { resolved } = resolvePumping({
       mode: 'record',
       thresholds: { address: { dailyFloor: 100_000, hourlyFloor: 100_000 } },
@@ -128,31 +95,28 @@ describe.skipIf(postgresUnavailable !== undefined)('record mode on a tripped cou
   /** A lone start's round trips against those of a start whose count one concurrent count beat. */
   async function pairAgainstAlone(lone: string, firstPhone: string, secondPhone: string, tag: string) {
     // A lone warned start: its reading, its count, its decision's record.
-    let before = trips;
-    log.length = 0;
+    let before = counted.trips();
+    counted.log.length = 0;
     expect(await start(`${lone}00001`, `alone-${tag}`)).toBe('sent');
-    const alone = trips - before;
-    const aloneLog = log.join(' ');
+    const alone = counted.trips() - before;
+    const aloneLog = counted.log.join(' ');
 
-    let go!: () => void;
-    let reached!: () => void;
-    const counting = new Promise<void>((resolve) => (reached = resolve));
-    held = { user: `first-${tag}`, release: new Promise<void>((resolve) => (go = resolve)), reached };
-    before = trips;
-    log.length = 0;
+    const { reached: counting, go } = counted.holdCountOf(`first-${tag}`);
+    before = counted.trips();
+    counted.log.length = 0;
     const one = start(`${firstPhone}00001`, `first-${tag}`);
     await counting;
-    const firstBeforeSecond = trips - before;
+    const firstBeforeSecond = counted.trips() - before;
     expect(await start(`${secondPhone}00001`, `second-${tag}`)).toBe('sent');
-    const afterSecond = trips;
-    const secondLog = log.join(' ');
-    log.length = 0;
+    const afterSecond = counted.trips();
+    const secondLog = counted.log.join(' ');
+    counted.log.length = 0;
     go();
     expect(await one).toBe('sent');
-    const first = firstBeforeSecond + (trips - afterSecond);
+    const first = firstBeforeSecond + (counted.trips() - afterSecond);
     expect(
       first,
-      `round trips of a start sent: alone ${alone} (${aloneLog}); beaten by one concurrent count ${first} (after the second: ${log.join(' ')}; up to it: ${secondLog})`,
+      `round trips of a start sent: alone ${alone} (${aloneLog}); beaten by one concurrent count ${first} (after the second: ${counted.log.join(' ')}; up to it: ${secondLog})`,
     ).toBe(alone);
   }
 });
