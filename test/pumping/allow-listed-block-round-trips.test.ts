@@ -9,12 +9,11 @@
 import type { Request } from 'express';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../middleware/logger.ts';
-import { pumpingGuard, type PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
-import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
+import type { PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { roundTripPool, type RoundTripPool } from '../support/round-trip-pool.ts';
+import { testGuard } from '../support/pumping-guard.ts';
 
 const NOW = (Math.floor(Date.now() / 3_600_000) + 5) * 3_600_000 + 10 * 60_000;
 
@@ -29,16 +28,7 @@ describe.skipIf(postgresUnavailable !== undefined)('a blocked address, allow-lis
     pool = counted.pool;
     const store = createPostgresStore({ pool });
     await store.ready;
-    const { resolved } = resolvePumping({ mode: 'refuse', alwaysAllow: { countries: ['GB'] } });
-    guard = pumpingGuard({
-      pumping: resolved,
-      store: store.pumping,
-      logger: silentLogger,
-      now: () => NOW,
-      challengeTimeoutMs: 5_000,
-      ipv6Subnet: 64,
-      releaseTimeoutMs: 5_000,
-    });
+    guard = testGuard(store.pumping, { mode: 'refuse', alwaysAllow: { countries: ['GB'] } }, NOW);
     await store.pumping!.setRule({
       dimension: 'address',
       key: '192.0.2.10',

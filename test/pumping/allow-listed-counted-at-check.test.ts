@@ -7,13 +7,12 @@
  */
 import type { Request } from 'express';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { silentLogger } from '../../middleware/logger.ts';
-import { pumpingGuard, type PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
+import type { PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
 import { startKeys } from '../../middleware/pumping/pumping-keys.ts';
 import { hourOf } from '../../middleware/pumping/pumping-rules.ts';
-import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
 import type { PumpingStore } from '../../middleware/store/types.ts';
 import { describeEachStore, type StoreUnderTest } from '../support/stores.ts';
+import { testGuard } from '../support/pumping-guard.ts';
 
 const NOW = 480_000 * 3_600_000 + 10 * 60_000;
 const PHONE = '+447400123456';
@@ -26,17 +25,7 @@ describeEachStore("an allow-listed start's text", (kind) => {
   beforeEach(async () => {
     h = await kind.open();
     pumping = h.store.pumping!;
-    const { resolved, problems } = resolvePumping({ mode: 'refuse', alwaysAllow: { countries: ['GB'] } });
-    expect(problems).toEqual([]);
-    guard = pumpingGuard({
-      pumping: resolved,
-      store: pumping,
-      logger: silentLogger,
-      now: () => NOW,
-      challengeTimeoutMs: 5_000,
-      ipv6Subnet: 64,
-      releaseTimeoutMs: 5_000,
-    });
+    guard = testGuard(pumping, { mode: 'refuse', alwaysAllow: { countries: ['GB'] } }, NOW);
   });
   afterEach(async () => {
     await h.dispose();

@@ -7,11 +7,10 @@
 import type { Request } from 'express';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../middleware/logger.ts';
-import { pumpingGuard, type PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
-import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
+import type { PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { testGuard } from '../support/pumping-guard.ts';
 
 /** A database a round trip away (another host, another zone). */
 const ROUND_TRIP_MS = 40;
@@ -34,21 +33,16 @@ describe.skipIf(postgresUnavailable !== undefined)('refusal by block or by count
       await new Promise((resolve) => setTimeout(resolve, ROUND_TRIP_MS));
       return query(...args);
     };
-    const { resolved } = resolvePumping({
-      mode: 'refuse',
-      thresholds: { address: { dailyFloor: 100_000, hourlyFloor: 100_000 } },
-      // A CAPTCHA provider's round trip; the attacker's token fails.
-      challenge: { verify: async () => (await new Promise((r) => setTimeout(r, 100)), false) },
-    });
-    guard = pumpingGuard({
-      pumping: resolved,
-      store: store.pumping,
-      logger: silentLogger,
-      now: () => NOW,
-      challengeTimeoutMs: 5_000,
-      ipv6Subnet: 64,
-      releaseTimeoutMs: 5_000,
-    });
+    guard = testGuard(
+      store.pumping,
+      {
+        mode: 'refuse',
+        thresholds: { address: { dailyFloor: 100_000, hourlyFloor: 100_000 } },
+        // A CAPTCHA provider's round trip; the attacker's token fails.
+        challenge: { verify: async () => (await new Promise((r) => setTimeout(r, 100)), false) },
+      },
+      NOW,
+    );
     await store.pumping.setRule({ dimension: 'country', key: 'GH', rule: 'block', until: NOW + 3_600_000, setAt: NOW });
   });
   afterAll(async () => {

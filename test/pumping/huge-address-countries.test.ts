@@ -9,31 +9,24 @@
 import type { Request } from 'express';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../middleware/logger.ts';
-import { pumpingGuard, type PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
-import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
+import type { PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import type { PumpingStore } from '../../middleware/store/types.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
+import { testGuard } from '../support/pumping-guard.ts';
 
 const NOW = (Math.floor(Date.now() / 3_600_000) + 5) * 3_600_000 + 10 * 60_000;
 
 function guardOn(store: PumpingStore | undefined): PumpingGuard {
-  const { resolved, problems } = resolvePumping({
-    mode: 'refuse',
-    thresholds: { addressCountries: Number.MAX_SAFE_INTEGER },
-  });
-  expect(problems).toEqual([]);
-  return pumpingGuard({
-    pumping: resolved,
+  return testGuard(
     store,
-    logger: silentLogger,
-    now: () => NOW,
-    challengeTimeoutMs: 5_000,
-    ipv6Subnet: 64,
-    releaseTimeoutMs: 5_000,
-  });
+    {
+      mode: 'refuse',
+      thresholds: { addressCountries: Number.MAX_SAFE_INTEGER },
+    },
+    NOW,
+  );
 }
 
 const req = { ip: '192.0.2.10', socket: {}, body: {} } as unknown as Request;

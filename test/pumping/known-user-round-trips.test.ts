@@ -10,12 +10,11 @@
 import type { Request } from 'express';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../middleware/logger.ts';
-import { pumpingGuard, type PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
-import { resolvePumping } from '../../middleware/pumping/pumping-options.ts';
+import type { PumpingGuard } from '../../middleware/pumping/pumping-guard.ts';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../support/postgres.ts';
 import { roundTripPool, type RoundTripPool } from '../support/round-trip-pool.ts';
+import { startAnswer, testGuard } from '../support/pumping-guard.ts';
 
 const NOW = (Math.floor(Date.now() / 3_600_000) + 5) * 3_600_000 + 10 * 60_000;
 
@@ -31,19 +30,14 @@ describe.skipIf(postgresUnavailable !== undefined)('a known user of an attacked 
     pool = counted.pool;
     store = createPostgresStore({ pool });
     await store.ready;
-    const { resolved } = resolvePumping({
-      mode: 'refuse',
-      thresholds: { address: { dailyFloor: 100_000, hourlyFloor: 100_000 } },
-    });
-    guard = pumpingGuard({
-      pumping: resolved,
-      store: store.pumping,
-      logger: silentLogger,
-      now: () => NOW,
-      challengeTimeoutMs: 5_000,
-      ipv6Subnet: 64,
-      releaseTimeoutMs: 5_000,
-    });
+    guard = testGuard(
+      store.pumping,
+      {
+        mode: 'refuse',
+        thresholds: { address: { dailyFloor: 100_000, hourlyFloor: 100_000 } },
+      },
+      NOW,
+    );
   });
   afterAll(async () => {
     await pool?.end();
@@ -51,11 +45,7 @@ describe.skipIf(postgresUnavailable !== undefined)('a known user of an attacked 
   });
 
   const req = { ip: '192.0.2.10', socket: {}, body: {} } as unknown as Request;
-  const start = (phone: string, user: string) =>
-    guard(req, { userRef: user, destination: phone }).then(
-      () => 'sent',
-      (error: { code?: string }) => error.code,
-    );
+  const start = (phone: string, user: string) => startAnswer(guard, req, phone, user);
 
   it("a known user's start counts on its first reading while an attack is refused on their country", async () => {
     // The user's first text, verified: a known user.
