@@ -62,11 +62,11 @@ const NO_RULE_READS_IT = 2_147_483_647;
 
 /**
  * The headroom of a start no rule refused on `reading` (Headroom). Each key's, in the order of
- * `start.keys`: the country, block and address as judged; none on a key `judge` does not read (one
- * an operator released, a known user's country and block: what can end them being known is their
- * own key, which has none: another text of theirs, to any country, makes them unknown); the
- * address with its country is read by no rule of its own, nor is an unknown user's key (their
- * texts keep them so). The countries the address may still text unverified are the
+ * `start.keys`: the country, block and address as judged; no limit on a key `judge` does not read
+ * (one an operator released; a known user's country and block, as only their own key can end them
+ * being known, and it has no headroom: another text of theirs, to any country, makes them
+ * unknown); the address with its country is read by no rule of its own, nor is an unknown user's
+ * key (their texts keep them so). The countries the address may still text unverified are the
  * address-countries rule's. A released user is judged by no count at all.
  */
 export function headroomOn(
