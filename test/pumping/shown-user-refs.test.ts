@@ -2,8 +2,8 @@
  * kit.pumping shows operators a userRef that is or holds a phone number masked (so do the demo's
  * operator page and `fraud decisions` / `fraud rules`, built on it): one that holds the number
  * glued to a word or an address, as apps key users by a WhatsApp id, a SIP URI or a prefixed id,
- * or written in groups (`user_07700-900123`), is masked too, in decisions(), rules() and what
- * block() answers; a UUID is shown whole.
+ * or written in groups (`user_07700-900123`, `user_07700_900123`, commas), is masked too, in
+ * decisions(), rules() and what block() answers; a UUID is shown whole.
  */
 import { afterAll, expect, it } from 'vitest';
 import { OPERATIONS_NOW, operationsInMemory } from '../support/pumping-operations.ts';
@@ -24,6 +24,10 @@ const HELD: [string, string][] = [
   ['id-44-7700-900123', '447700900123'],
   ['u.07700.900.123', '07700900123'],
   ['wa07700 900123', '07700900123'],
+  // Grouped with underscores (snake_case ids) or commas.
+  ['user_07700_900123', '07700900123'],
+  ['wa_44_7700_900123', '447700900123'],
+  ['tel:+44,7700,900,123', '447700900123'],
 ];
 
 it.each(HELD)(
@@ -45,7 +49,7 @@ it.each(HELD)(
     await ops.clear({ user: userRef });
     for (const shown of [decision?.userRef, rule?.key, blocked.key]) {
       // Its digits in a row once every other character is dropped: no group mark hides them.
-      expect(String(shown).replace(/\D/g, '')).not.toContain(digits);
+      expect(String(shown).replace(/\D/g, ''), `shown as ${JSON.stringify(shown)}`).not.toContain(digits);
     }
   },
 );
