@@ -4,7 +4,7 @@
  * command is one line in COMMANDS.
  */
 import { readFileSync } from 'node:fs';
-import { environmentSecrets, redactSecretFragments, redactSecrets } from '../middleware/errors.ts';
+import { environmentSecrets, redactSecretFragments } from '../middleware/errors.ts';
 import { cutForPrinting, describeQuotingError, withoutUrlPasswords } from '../middleware/printable-errors.ts';
 import { describeError } from '../middleware/logger.ts';
 import type { Command, CommandEnv, CommandOutput } from './command.ts';
@@ -60,7 +60,7 @@ function isUsageError(error: unknown): boolean {
  * value whose flag was left out, a secret pasted where the command goes, megabytes) is not quoted.
  */
 function quotedCommand(name: string, env: CommandEnv): string {
-  const word = /^-{0,2}[a-z][a-z-]{0,19}$/i.test(name) && redactSecrets(name, environmentSecrets(env)) === name;
+  const word = /^-{0,2}[a-z][a-z-]{0,19}$/i.test(name) && redactSecretFragments(name, environmentSecrets(env)) === name;
   return word ? `"${name}"` : '(the first argument, not shown: a command is a word, such as sweep)';
 }
 

@@ -5,7 +5,7 @@
 import type { KitContext } from '../context.ts';
 export { leaveLandedFlash, rememberUnseenFirst, takeUnseenFirst } from '../attempts.ts';
 import { guardSync } from '../deadline.ts';
-import { redactSecrets } from '../errors.ts';
+import { redactSecretFragments } from '../errors.ts';
 import type { Completion } from '../fulfil/fulfil.ts';
 import { describeError, markingErrors } from '../logger.ts';
 import { maskNumbersInPath } from '../numbers/mask-number.ts';
@@ -51,10 +51,11 @@ export function successPathOf<Tx>(
   if (failed) return undefined;
   if (isSafeSuccessPath(path)) return path;
   context.logger.error(
-    // Redacted and its numbers masked before the cut: a cut part is recognised by neither.
+    // Redacted (pieces too: a URL built from a secret cut short) and its numbers masked before the
+    // cut: a cut part is recognised by neither.
     {
       ...fields,
-      returned: typeof path === 'string' ? maskNumbersInPath(redactSecrets(path)).slice(0, 200) : typeof path,
+      returned: typeof path === 'string' ? maskNumbersInPath(redactSecretFragments(path)).slice(0, 200) : typeof path,
     },
     `action "${attempt.action}": successPath returned something other than a same-origin path starting with a single "/"; no redirect`,
   );
