@@ -214,6 +214,18 @@ export function shownPlaces(text: string): ReadText {
 const INVISIBLE_CHARACTER = '[\\u00ad\\u200b-\\u200d\\u2060\\ufeff]';
 const INVISIBLE = new RegExp(INVISIBLE_CHARACTER, 'g');
 
+/**
+ * A tag or a comment, with the spaces and line breaks beside it: what a page's reader never sees. A
+ * `<` that opens neither (`< 40`, `<=`) is text a browser shows, not the start of a tag.
+ */
+const MARKUP = /\s*(?:<!--[\s\S]*?-->|<\/?[a-zA-Z][^>]*>)\s*/g;
+
+/** `text` without its tags and comments, nor the spaces and line breaks beside them (MARKUP). */
+export function withoutMarkup(text: string): string {
+  // Most texts hold no tag: the pattern is not tried at each space of theirs.
+  return text.includes('<') ? text.replace(MARKUP, '') : text;
+}
+
 /** `text` without the characters a browser shows as nothing (INVISIBLE). */
 export function withoutInvisible(text: string): string {
   return text.replace(INVISIBLE, '');

@@ -4,7 +4,7 @@
  */
 import { redactSecretFragments } from '../middleware/errors.ts';
 import { GROUP_MARKS, isIpv4Address } from '../middleware/numbers/mask-number.ts';
-import { decodeHtml, htmlReferences, readWith, type ReadText } from '../middleware/shown-text.ts';
+import { decodeHtml, htmlReferences, readWith, withoutMarkup, type ReadText } from '../middleware/shown-text.ts';
 import { maskEveryNumber } from './audit/number-mask.ts';
 
 export { decodeHtml, htmlReferences } from '../middleware/shown-text.ts';
@@ -107,14 +107,22 @@ export function pageExcerpt(html: string, length: number): string {
   // Redacted first: a secret's run of seven digits reads as a number, and masked it is no longer
   // whole, so the letters between its runs would stay.
   const redacted = redactSecretFragments(masked);
-  // A secret split by inline tags (`<wbr>` in a long token, `<span>` groups) is whole to a reader,
-  // while each piece is too short to be told apart from other text: such a page is not quoted.
-  const shown = shownTextOf(redacted).text;
-  if (redactSecretFragments(shown) !== shown) return SECRET_SPLIT_BY_TAGS;
+  // A secret split by tags (`<wbr>` in a long token, `<span>` groups, a `<br>` every few
+  // characters) or across lines is whole to a reader, while each piece is too short to be told
+  // apart from other text: such a page is not quoted. Read as a browser shows it, without its
+  // markup (and the line breaks beside it, as the audit's leak.secret reads it), and without any space.
+  if (showsSecretInPieces(redacted)) return SECRET_SPLIT_BY_TAGS;
   return maskEveryNumber(maskTagSplitNumbers(redacted)).slice(0, length);
 }
 
-/** What an excerpt says instead of a page showing a client secret split by inline tags. */
+/** Whether any reading of `html` with its tags and spaces left out holds a piece of a client secret. */
+function showsSecretInPieces(html: string): boolean {
+  const unmarked = withoutMarkup(html);
+  const views = [shownTextOf(html).text, unmarked, unmarked.replace(/\s+/g, '')];
+  return views.some((view) => redactSecretFragments(view) !== view);
+}
+
+/** What an excerpt says instead of a page showing a client secret split by tags or lines. */
 const SECRET_SPLIT_BY_TAGS = '[not quoted: the page shows a client secret split by tags]';
 
 /**

@@ -4,7 +4,14 @@
  * evidence, report and output never quote it in any encoding either.
  */
 import { secretSpellings, type SecretSpelling } from '../../middleware/secret-spellings.ts';
-import { coverShown, decodeHtml, replaceCovered, spelledText, withoutInvisible } from '../../middleware/shown-text.ts';
+import {
+  coverShown,
+  decodeHtml,
+  replaceCovered,
+  spelledText,
+  withoutInvisible,
+  withoutMarkup,
+} from '../../middleware/shown-text.ts';
 
 /** One spelling of the secret: what it is called in evidence, and the text searched for. */
 export type SecretForm = SecretSpelling;
@@ -176,12 +183,6 @@ function firstPlace(index: SpellingIndex, text: string, parts: boolean): Place |
 }
 
 /**
- * A tag or a comment, with the spaces and line breaks beside it: what a page's reader never sees. A
- * `<` that opens neither (`< 40`, `<=`) is text a browser shows, not the start of a tag.
- */
-const MARKUP = /\s*(?:<!--[\s\S]*?-->|<\/?[a-zA-Z][^>]*>)\s*/g;
-
-/**
  * Which spelling of `forms` `text` holds: whole, or (`parts`) as MIN_LEAKED_PART characters in a
  * row of one, named so; as written, or as a browser shows it: its tags removed (a template that
  * cut it into elements each shorter than a part), its character references decoded (`&#x73;&#x6b;…`
@@ -204,8 +205,7 @@ export function secretSpellingIn(forms: readonly SecretForm[], text: string, par
  * references (`&#37;73`) decoded as the browser follows it, references first.
  */
 function browserViews(text: string): [string, string][] {
-  // Most texts hold no tag: the pattern is not tried at each space of theirs.
-  const seen = text.includes('<') ? text.replace(MARKUP, '') : text;
+  const seen = withoutMarkup(text);
   const views: [string, string][] = [
     [text, ''],
     [seen, ", split by a page's tags"],
