@@ -14,7 +14,8 @@ import { isSafeSuccessPath } from '../options/options-actions.ts';
 /**
  * Where the attempt's own user goes after a fulfilment: the action's successPath function, called
  * with the outcome, or the path stored at the start. Undefined (the neutral page, logged) when the
- * function throws, returns a promise or anything but a same-origin path: the same check as a fixed one.
+ * function throws, returns a promise or anything but a same-origin path: the same check as a fixed
+ * one. The stored path too: a store of the app's own may answer anything.
  */
 export function successPathOf<Tx>(
   context: KitContext<Tx>,
@@ -23,8 +24,11 @@ export function successPathOf<Tx>(
 ): string | undefined {
   const { attempt } = completion;
   const chosen = context.actions.get(attempt.action)?.successPath;
-  if (typeof chosen !== 'function') return attempt.returnTo === '' ? chosen : attempt.returnTo;
   const fields = { route: 'landing', sessionId: attempt.sessionId, action: attempt.action };
+  if (typeof chosen !== 'function') {
+    if (attempt.returnTo === '') return chosen;
+    return sameOriginOrLogged(context, fields, attempt.returnTo, 'the path stored at its start is');
+  }
   // The integrator's code: a throw, or a promise (its rejection included), is logged, never thrown.
   let failed = false;
   // A KitError it throws is in the integrator's words (it may name the number): logged masked.
@@ -49,6 +53,16 @@ export function successPathOf<Tx>(
     },
   );
   if (failed) return undefined;
+  return sameOriginOrLogged(context, fields, path, 'successPath returned');
+}
+
+/** `path` when it is a same-origin path, else undefined (no redirect), logged: `what` names where it came from. */
+function sameOriginOrLogged<Tx>(
+  context: KitContext<Tx>,
+  fields: { route: string; sessionId: string; action: string },
+  path: unknown,
+  what: string,
+): string | undefined {
   if (isSafeSuccessPath(path)) return path;
   context.logger.error(
     // Redacted (pieces too: a URL built from a secret cut short) and its numbers masked before the
@@ -57,7 +71,7 @@ export function successPathOf<Tx>(
       ...fields,
       returned: typeof path === 'string' ? maskNumbersInPath(redactSecretFragments(path)).slice(0, 200) : typeof path,
     },
-    `action "${attempt.action}": successPath returned something other than a same-origin path starting with a single "/"; no redirect`,
+    `action "${fields.action}": ${what} something other than a same-origin path starting with a single "/"; no redirect`,
   );
   return undefined;
 }
