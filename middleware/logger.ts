@@ -173,10 +173,19 @@ export function inKitWords(error: KitError): KitError {
   return error;
 }
 
-/** Marks a KitError the integrator's code threw, so that it is logged as its other errors are; returns it. */
+/**
+ * Marks a KitError the integrator's code threw, so that it is logged as its other errors are; returns
+ * it. Never throws: it runs in the kit's failure handlers, and a value that throws at every look (a
+ * revoked Proxy, a `then` getter that throws) would otherwise take the handler down with it (a
+ * request never answered, a rejection nothing handles).
+ */
 export function thrownByIntegratorCode(error: unknown): unknown {
-  if (error instanceof KitError && !writtenByKit.has(error)) thrownByIntegrator.add(error);
-  handleThrownPromise(error);
+  try {
+    if (error instanceof KitError && !writtenByKit.has(error)) thrownByIntegrator.add(error);
+    handleThrownPromise(error);
+  } catch {
+    // Nothing to mark on a value that cannot be looked at: describeError says so when it is logged.
+  }
   return error;
 }
 
