@@ -9,6 +9,7 @@ import { markingErrors } from '../logger.ts';
 import { callsThrough } from '../store/calls-through.ts';
 import {
   FEWEST_NUMBER_DIGITS,
+  GROUP_MARKS,
   maskDestination,
   maskNumbersInText,
   namedUnlessNumber,
@@ -228,11 +229,12 @@ async function trippedOf(
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * A run of digits and the marks numbers are grouped with, glued to the rest of a key or not
- * ("user_447700900123", "user_07700-900123", "tel_+1-555-010-0001", "u.07700.900.123"); in a key,
+ * A run of digits and the marks numbers are grouped with (every mark the kit reads between a typed
+ * number's digits: GROUP_MARKS), glued to the rest of a key or not ("user_447700900123",
+ * "user_07700-900123", "tel_+1-555-010-0001", "u.07700.900.123", "user_07700–900123"); in a key,
  * an underscore or a comma groups them too ("user_07700_900123", "tel:+44,7700,900,123").
  */
-const DIGIT_RUN = /\+?\p{Nd}(?:[\s.()/_,-]*\p{Nd})*/gu;
+const DIGIT_RUN = new RegExp(`\\+?\\p{Nd}(?:[${GROUP_MARKS}_,]*\\p{Nd})*`, 'gu');
 
 /** A run of digits masked when it holds as many digits as a phone number may. */
 function maskedDigitRun(run: string): string {
