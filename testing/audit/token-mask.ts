@@ -19,10 +19,20 @@ const MIN_TOKEN_CHARS = 8;
 const ANCHOR_CHARS = 16;
 
 /** What may follow a token's anchor: the characters of a token, as is or URL-encoded. */
-const TOKEN_REST = String.raw`[\w\-.~%+/=]*`;
+const TOKEN_CHARACTER = /[\w\-.~%+/=]/;
 
-function escaped(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+/** Where the run of token characters from `at` ends. */
+function tokenEnd(text: string, at: number): number {
+  let end = at;
+  while (end < text.length && TOKEN_CHARACTER.test(text[end] as string)) end++;
+  return end;
+}
+
+interface Held {
+  kind: TokenKind;
+  token: string;
+  /** The order it was added in: of two anchors at one place, the first added is the one found. */
+  order: number;
 }
 
 export class TokenMask {
@@ -32,8 +42,9 @@ export class TokenMask {
   ) {}
 
   /** Each spelling's anchor, with what it masks. */
-  readonly #anchors = new Map<string, { kind: TokenKind; token: string }>();
-  #pattern: RegExp | undefined;
+  readonly #anchors = new Map<string, Held>();
+  /** The anchors' lengths, longest first: a text is looked up by its part of each length at each place. */
+  #lengths: number[] = [];
 
   /** Masks `token` from now on, as is and URL-encoded. */
   add(kind: TokenKind, token: string): void {
@@ -41,8 +52,9 @@ export class TokenMask {
     for (const spelling of [token, encodeURIComponent(token), new URLSearchParams({ t: token }).toString().slice(2)]) {
       const anchor = spelling.slice(0, ANCHOR_CHARS);
       if (this.#anchors.has(anchor)) continue;
-      this.#anchors.set(anchor, { kind, token });
-      this.#pattern = undefined;
+      this.#anchors.set(anchor, { kind, token, order: this.#anchors.size });
+      if (!this.#lengths.includes(anchor.length))
+        this.#lengths = [...this.#lengths, anchor.length].sort((a, b) => b - a);
     }
   }
 
@@ -58,21 +70,49 @@ export class TokenMask {
     return exchange;
   }
 
-  /** `text` with every token held, in any of its spellings, shown by its kind and its last two characters. */
+  /**
+   * `text` with every token held, in any of its spellings, shown by its kind and its last two
+   * characters: from the first place an anchor starts at, through the token characters after it.
+   * Each place is looked up in the anchors (one lookup per anchor length), so the cost follows the
+   * text's length, not the number of tokens held (an audit holds a thousand or more).
+   */
   mask(text: string): string {
     if (this.#anchors.size === 0) return text;
-    this.#pattern ??= new RegExp(
-      [...this.#anchors.keys()].map((anchor) => `${escaped(anchor)}${TOKEN_REST}`).join('|'),
-      'g',
-    );
-    return text.replace(this.#pattern, (found) => {
+    let out = '';
+    let from = 0;
+    for (let at = 0; at < text.length;) {
+      const anchor = this.#anchorAt(text, at);
+      if (anchor === undefined) {
+        at++;
+        continue;
+      }
+      const end = tokenEnd(text, at + anchor.length);
+      const found = text.slice(at, end);
       const held = this.#anchors.get(found.slice(0, ANCHOR_CHARS)) ?? this.#heldStarting(found);
-      return held === undefined ? found : `[a ${held.kind} ending ${held.token.slice(-2)}]`;
-    });
+      if (held !== undefined) {
+        out += `${text.slice(from, at)}[a ${held.kind} ending ${held.token.slice(-2)}]`;
+        from = end;
+      }
+      at = end;
+    }
+    return from === 0 ? text : out + text.slice(from);
+  }
+
+  /** The anchor that starts at `at`, the first added of those that do. */
+  #anchorAt(text: string, at: number): string | undefined {
+    let first: { anchor: string; order: number } | undefined;
+    for (const length of this.#lengths) {
+      if (at + length > text.length) continue;
+      const part = text.slice(at, at + length);
+      const held = this.#anchors.get(part);
+      if (held !== undefined && (first === undefined || held.order < first.order))
+        first = { anchor: part, order: held.order };
+    }
+    return first?.anchor;
   }
 
   /** The token a match of a short token's whole spelling (under ANCHOR_CHARS) starts with. */
-  #heldStarting(found: string): { kind: TokenKind; token: string } | undefined {
+  #heldStarting(found: string): Held | undefined {
     for (const [anchor, held] of this.#anchors) if (found.startsWith(anchor)) return held;
     return undefined;
   }
