@@ -23,9 +23,12 @@ export function showsNumber(phone: string): (text: string) => boolean {
     const seen = text.replace(MARKUP, '');
     // Tags are read before references, as a browser does: a decoded `&lt;` opens no tag; a URL
     // written with references (`&#37;30`) is decoded as the browser follows it, references first.
-    return [text, seen, decodeHtml(text), decodeHtml(seen)].some(
-      (view) => pattern.test(asciiDigits(view)) || pattern.test(asciiDigits(spelledText(view))),
-    );
+    // Each view read once (most texts hold no tag, no reference): percent escapes only where one is.
+    for (const view of new Set([text, seen, decodeHtml(text), decodeHtml(seen)])) {
+      if (pattern.test(asciiDigits(view))) return true;
+      if (view.includes('%') && pattern.test(asciiDigits(spelledText(view)))) return true;
+    }
+    return false;
   };
 }
 
