@@ -214,9 +214,10 @@ function browserViews(text: string): [string, string][] {
     views.push([decodeHtml(text), ', written as character references']);
     views.push([decodeHtml(seen), ", split by a page's tags, written as character references"]);
   }
-  // A reference may spell the escape (`&#37;73`): each view is read for one.
-  if (views.some(([view]) => view.includes('%'))) {
-    for (const [view, how] of [...views]) views.push([spelledText(view), `${how}, percent-encoded`]);
+  // A reference may spell the escape (`&#37;73`): each view is read for one (a view without a `%`
+  // spells itself, already listed).
+  for (const [view, how] of [...views]) {
+    if (view.includes('%')) views.push([spelledText(view), `${how}, percent-encoded`]);
   }
   // A template breaking long words (zero-width spaces, soft hyphens): its reader sees the value whole.
   for (const [view, how] of [...views]) {
