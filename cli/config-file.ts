@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { keepingProcessAlive, withDeadline } from '../middleware/deadline.ts';
+import { noSuchConfigFile } from '../middleware/printable-errors.ts';
 import { UsageError } from './command.ts';
 
 /** How long a configuration module's own top-level code gets to load. */
@@ -15,7 +16,7 @@ export const LOAD_MS = 10_000;
  */
 export async function loadConfigModule(file: string, cwd = process.cwd(), ms = LOAD_MS): Promise<unknown> {
   const path = resolve(cwd, file);
-  if (!existsSync(path)) throw new UsageError(`--config ${file}: no such file (looked at ${path}).`);
+  if (!existsSync(path)) throw new UsageError(noSuchConfigFile(file, path));
   if (statSync(path).isDirectory()) {
     throw new UsageError(
       `--config ${file}: is a directory; name the module in it (e.g. --config ${file}/verify.config.js).`,

@@ -86,3 +86,17 @@ export function shownArgument(arg: string, takes: ReadonlySet<string> = new Set(
   }
   return arg.length < MIN_SECRET_LENGTH ? quotedUnlessNumber(arg) : NOT_REPEATED_SECRET;
 }
+
+/** A module's file name as written: it ends in a module's or JSON's extension. */
+const MODULE_FILE = /\.(?:[cm]?js|[cm]?ts|json)$/i;
+
+/**
+ * The refusal of a `--config` (or its variable) naming no file that is there. The flags are read
+ * before anything knows a secret to hide: the value is quoted back only when it is written as a
+ * module's file name (a secret pasted there is not).
+ */
+export function noSuchConfigFile(file: string, path: string): string {
+  return MODULE_FILE.test(file)
+    ? `--config ${file}: no such file (looked at ${path}).`
+    : '--config: no such file (the value given is not shown: name a module by its file, e.g. --config ./verify.config.js).';
+}

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describeQuotingError } from '../../middleware/printable-errors.ts';
+import { describeQuotingError, noSuchConfigFile } from '../../middleware/printable-errors.ts';
 import { callHook } from './hooks.ts';
 import { AUDIT_OPTION_NAMES } from './option-names.ts';
 import type { AuditOptions } from './options.ts';
@@ -34,7 +34,7 @@ const LOAD_MS = 120_000;
  */
 export async function loadConfig(file: string, env: CommandEnv): Promise<AuditConfig> {
   const path = resolve(file);
-  if (!existsSync(path)) throw new UsageError(`--config ${file}: no such file (looked at ${path}).`);
+  if (!existsSync(path)) throw new UsageError(noSuchConfigFile(file, path));
   const loading = configOf(path, file, env);
   // Its failure after the deadline is nobody's.
   loading.catch(() => {});
