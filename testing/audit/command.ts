@@ -8,6 +8,7 @@
  * 1 for a configuration mistake (the audit stopped before its checks, or no check ran, too), 130 or
  * 143 when SIGINT or SIGTERM stopped it (after your close()).
  */
+import { flagGivenTwice } from '../../middleware/options/command-flags.ts';
 import { environmentSecrets, MIN_OTHER_SECRET_LENGTH } from '../../middleware/secret-spellings.ts';
 import {
   cutForPrinting,
@@ -38,6 +39,9 @@ Exit codes: 0 no check failed and one ran at least (some may be listed as not ru
   130 or 143 stopped by SIGINT (Ctrl-C) or SIGTERM before it finished (your close() run first).`;
 
 function parseArgs(argv: readonly string[], env: CommandEnv) {
+  // Kept last, a repeated flag would run the audit on a configuration or checks the operator did not mean.
+  const twice = flagGivenTwice(argv, ['--config', '--only']);
+  if (twice !== undefined) throw new UsageError(twice);
   let file = env.VERIFY_AUDIT_CONFIG;
   let json = false;
   let only: string[] | undefined;
