@@ -43,6 +43,11 @@ export function hostedPageRouter(context: EmulatorContext): express.Router {
   }
   router.post(
     '/',
+    // Counted before its body is read: a post whose form is refused (too many fields, too large) is one too.
+    (_req, _res, next) => {
+      context.stats.verifyPosts += 1;
+      next();
+    },
     formBody,
     forwardingRejections((req, res) => redeemHandoff(context, req, res)),
   );
@@ -104,7 +109,6 @@ function pageHeadersNoQuery(req: Request, res: Response, next: NextFunction): vo
 
 /** POST /verify: redeems the handoff and binds this browser as the session's device. */
 async function redeemHandoff(context: EmulatorContext, req: Request, res: Response): Promise<void> {
-  context.stats.verifyPosts += 1;
   const hx: unknown = req.is(FORM_TYPE) ? req.body?.hx : undefined;
   if (typeof hx !== 'string' || hx === '') {
     sendPage(
