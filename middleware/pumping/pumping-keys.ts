@@ -1,6 +1,6 @@
 /**
  * The counters' keys of one start: the number's country (from the number itself, so +1 876 is
- * Jamaica), its block, the client address (IPv6 by the prefix the start budgets count it by), the user,
+ * Jamaica; a number with digits after a real one, that real number's), its block, the client address (IPv6 by the prefix the start budgets count it by), the user,
  * and the address with the country (for the countries one address texts).
  */
 import { DEFAULT_IPV6_SUBNET, ipBudgetKey } from '../limits/limit-keys.ts';
@@ -58,17 +58,24 @@ const MAX_DIGITS = 15;
 const SHORT_BLOCK_LENGTH = 6;
 
 /**
- * The block a start is counted by. A stored number the metadata does not hold may be a real number
- * with digits after it ("+447400123456999999"): its block without its last three digits would hold
- * the real number whole. It is counted by the block of the real number it starts with (so its
- * texts count where that number's do); failing one, by its own block if it has the length of its
- * country's numbers (fictional ranges, ranges newer than the metadata) or a calling code the metadata
- * does not know, within E.164's 15 digits; else by its first five digits.
+ * The number a start is counted as: a stored number the metadata does not hold may be a real number
+ * with digits after it ("+447400123456999", the UK mobile +447400123456 and three more), which may
+ * still reach it: it is counted as the real number it starts with (its country and its block), so
+ * its texts count where that number's do and an operator's block of that country refuses it.
+ * Undefined when the number is neither one the metadata holds nor starts with one.
  */
-export function blockOfNumber(number: ReadNumber): string {
-  if (number.type !== undefined) return blockOf(number.e164);
-  const start = numberStartingIt(number.e164);
-  if (start !== undefined) return blockOf(start.e164);
+function countedAs(number: ReadNumber): ReadNumber | undefined {
+  return number.type !== undefined ? number : numberStartingIt(number.e164);
+}
+
+/**
+ * The block a start is counted by: the block of the number it is counted as (countedAs), whose
+ * last three digits off never leave a real number whole. Failing one, its own block if it has the
+ * length of its country's numbers (fictional ranges, ranges newer than the metadata) or a calling
+ * code the metadata does not know, within E.164's 15 digits; else its first five digits.
+ */
+export function blockOfNumber(number: ReadNumber, counted = countedAs(number)): string {
+  if (counted !== undefined) return blockOf(counted.e164);
   const digits = number.e164.replace(/\D/g, '').length;
   const length = numberLength(number.e164);
   // A calling code the metadata does not know has no lengths to judge by: its own block, as operators name it.
@@ -90,8 +97,9 @@ export function startKeys(
 ): StartKeys {
   const number = read ?? readStoredNumber(destination);
   const e164 = number.e164;
-  const country = number.country ?? UNKNOWN_COUNTRY;
-  const block = blockOfNumber(number);
+  const counted = countedAs(number);
+  const country = (counted ?? number).country ?? UNKNOWN_COUNTRY;
+  const block = blockOfNumber(number, counted);
   const address = ipBudgetKey(clientIp, ipv6Subnet);
   return {
     e164,
