@@ -31,7 +31,9 @@ export const en: DemoTexts = {
   },
   security: {
     title: 'Security',
-    lead: 'This page shows your recovery codes, so it asks you to confirm it’s you by SMS at most every 10 minutes.',
+    lead:
+      'This page shows your recovery codes, so it asks you to confirm it’s you (a code we text you, or your ' +
+      'passkey) at most every 10 minutes.',
     codes: 'Recovery codes',
     codesNote: 'Each code signs you in once if you lose your phone. Keep them somewhere safe.',
     replace: 'Replace the recovery codes',
@@ -45,8 +47,8 @@ export const en: DemoTexts = {
     title: 'Home',
     welcome: (first) => `Welcome back, ${first}`,
     lead:
-      'Both actions below are confirmed with a one-time code sent by SMS to your phone, ' +
-      "on the verification service's own page.",
+      "Both actions below are confirmed on the verification service's own page: with a one-time code " +
+      'sent by SMS to your phone, or with your passkey.',
     phone: 'Phone number',
     verified: '✓ Verified',
     notVerified: 'Not verified',
@@ -60,7 +62,7 @@ export const en: DemoTexts = {
     addHint: 'Add the account your payouts go to.',
     changedAt: (when) => `Changed ${when}.`,
     newAccount: 'New account number',
-    accountHint: '8 to 17 digits. Applied only after you confirm with an SMS code.',
+    accountHint: '8 to 17 digits. Applied only after you confirm it’s you (a code we text you, or your passkey).',
     accountExample: 'e.g. 0123 4567 8901',
     changePayout: 'Change payout account',
     newPhone: 'New phone number',

@@ -32,7 +32,9 @@ export const fr: DemoTexts = {
   },
   security: {
     title: 'Sécurité',
-    lead: 'Cette page affiche vos codes de secours : elle vous demande de confirmer par SMS que c’est bien vous, au plus toutes les 10 minutes.',
+    lead:
+      'Cette page affiche vos codes de secours : elle vous demande de confirmer que c’est bien vous (un code reçu ' +
+      'par SMS, ou votre clé d’accès), au plus toutes les 10 minutes.',
     codes: 'Codes de secours',
     codesNote: 'Chaque code vous connecte une fois si vous perdez votre téléphone. Gardez-les en lieu sûr.',
     replace: 'Remplacer les codes de secours',
@@ -47,8 +49,8 @@ export const fr: DemoTexts = {
     title: 'Accueil',
     welcome: (first) => `Bon retour, ${first}`,
     lead:
-      'Les deux actions ci-dessous sont confirmées par un code à usage unique envoyé par SMS à votre téléphone, sur ' +
-      'la page du service de vérification.',
+      'Les deux actions ci-dessous sont confirmées sur la page du service de vérification : par un code à usage ' +
+      'unique envoyé par SMS à votre téléphone, ou par votre clé d’accès.',
     phone: 'Numéro de téléphone',
     verified: '✓ Vérifié',
     notVerified: 'Non vérifié',
@@ -62,7 +64,8 @@ export const fr: DemoTexts = {
     addHint: 'Ajoutez le compte qui reçoit vos versements.',
     changedAt: (when) => `Modifié le ${when}.`,
     newAccount: 'Nouveau numéro de compte',
-    accountHint: 'De 8 à 17 chiffres. Appliqué seulement après confirmation par un code SMS.',
+    accountHint:
+      'De 8 à 17 chiffres. Appliqué seulement après confirmation que c’est bien vous (un code reçu par SMS, ou votre clé d’accès).',
     accountExample: 'par ex. 0123 4567 8901',
     changePayout: 'Changer de compte de versement',
     newPhone: 'Nouveau numéro de téléphone',
