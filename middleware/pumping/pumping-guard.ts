@@ -166,25 +166,53 @@ function liftedByChallenge(verdict: Verdict): boolean {
 }
 
 /**
- * The check of a start that passed the challenge: its text is counted in a check of its own, judged
- * again (less the start's own press), as concurrent challenged starts may have held its keys, or an
- * operator blocked one, while it solved the challenge. Its verdict, and the hour it counted in.
+ * The check of a start offered the challenge, made once its answer is in: when the challenge passed
+ * and lifts the first refusal (`lifts`), the start's text is counted in this check of its own,
+ * judged again (less the start's own press), as concurrent challenged starts may have held its
+ * keys, or an operator blocked one, while it solved the challenge. Made all the same, counting
+ * nothing, when the challenge failed or cannot lift the refusal (a block, a hold): a refusal after
+ * the challenge then takes the same round trips whichever rule refused it and whatever the
+ * challenge answered. Its verdict, the hour it counted in, and whether it counted the text.
  */
 async function checkAfterChallenge(
   deps: PumpingGuardDeps,
   store: PumpingStore,
   start: StartKeys,
-  first: { hour: number; pressed: readonly PumpingKey[] },
-): Promise<{ verdict: Verdict; hour: number }> {
+  first: { hour: number; pressed: readonly PumpingKey[]; lifts: boolean },
+): Promise<{ verdict: Verdict; hour: number; counted: boolean }> {
   const now = deps.now();
   const hour = hourOf(now);
   let verdict: Verdict = { reasons: [], blocked: false };
+  let counted = false;
   await reserve(deps, store, start, { hour, now }, (reading) => {
     const others = withoutOwnPress(reading, start, first.pressed, first.hour, hour);
     verdict = judge(others, start, deps.pumping.thresholds, now);
-    return liftedByChallenge(verdict) ? TEXT : NOTHING;
+    counted = first.lifts && liftedByChallenge(verdict);
+    return counted ? TEXT : NOTHING;
   });
-  return { verdict, hour };
+  return { verdict, hour, counted };
+}
+
+/**
+ * A refused start offered the app's challenge, and the check after it (checkAfterChallenge). Checked
+ * for a blocked or held start too, which no challenge lifts: its refusal then takes as long as one
+ * by the counts, so the timing does not tell them from the rules. A held key is one an attack keeps
+ * pressing on, and a solving service passes most challenges for a fraction of a cent: passing one
+ * must not reopen it. The hour its text was counted in when it goes on; else the verdict it is
+ * refused by.
+ */
+async function afterChallenge(
+  deps: PumpingGuardDeps,
+  store: PumpingStore,
+  req: Request,
+  start: StartKeys,
+  first: { hour: number; pressed: readonly PumpingKey[]; verdict: Verdict },
+): Promise<{ countedIn?: number; verdict: Verdict }> {
+  const lifts = (await passedChallenge(deps, req)) && liftedByChallenge(first.verdict);
+  if (deps.pumping.challenge === undefined) return { verdict: first.verdict };
+  const second = await checkAfterChallenge(deps, store, start, { hour: first.hour, pressed: first.pressed, lifts });
+  if (second.counted) return { countedIn: second.hour, verdict: first.verdict };
+  return { verdict: lifts ? second.verdict : first.verdict };
 }
 
 export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
@@ -222,8 +250,9 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
         return blocked ? NOTHING : { count: 'text', headroom: anyCount(start) };
       });
       if (!blocked) return new ReservedPass(deps, store, start.keys, hour, unrecorded);
-      // As a judged start's block: the challenge is checked (its answer unread), nothing was counted.
-      await passedChallenge(deps, req);
+      // As a judged start's block: the challenge is checked and the check after it made, nothing counted.
+      const blockedVerdict = { reasons: ['blocked'], blocked: true };
+      await afterChallenge(deps, store, req, start, { hour, pressed: [], verdict: blockedVerdict });
       await record(deps, store, bound, start, who.destination, 'refused', ['blocked']);
       throw refusal();
     }
@@ -246,20 +275,12 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
       await record(deps, store, bound, start, who.destination, 'warned', verdict.reasons);
       return pass(hour);
     }
-    // Checked for a blocked or held start too, which no challenge lifts: its refusal then takes as
-    // long as one by the counts, so the timing does not tell them from the rules. A held key is one
-    // an attack keeps pressing on, and a solving service passes most challenges for a fraction of
-    // a cent: passing one must not reopen it.
-    const passed = await passedChallenge(deps, req);
-    if (passed && liftedByChallenge(verdict)) {
-      const second = await checkAfterChallenge(deps, store, start, { hour, pressed });
-      if (liftedByChallenge(second.verdict)) {
-        await record(deps, store, bound, start, who.destination, 'challenged', verdict.reasons);
-        return pass(second.hour);
-      }
-      verdict = second.verdict;
+    const after = await afterChallenge(deps, store, req, start, { hour, pressed, verdict });
+    if (after.countedIn !== undefined) {
+      await record(deps, store, bound, start, who.destination, 'challenged', verdict.reasons);
+      return pass(after.countedIn);
     }
-    await record(deps, store, bound, start, who.destination, 'refused', verdict.reasons);
+    await record(deps, store, bound, start, who.destination, 'refused', after.verdict.reasons);
     throw refusal();
   };
 }
