@@ -11,7 +11,7 @@ import type { AuditAction } from './options.ts';
 import { confirmItsYouForm } from './start-grant.ts';
 import { grantBeforeStart } from './step-up-flow.ts';
 import { placesOf, showsNumber } from './typed-number-places.ts';
-import { digitsOf, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
+import { digitsOf, ENTERED_NUMBER_FIELD, type AuditUser, type AuditWorld, type StartedAttempt } from './world.ts';
 
 const NOT_GIVEN =
   "no action of `actions` has `enteredNumber`: give it for your actions with destination 'entered', e.g. { name: 'change_phone', enteredNumber: { numberOf: (user) => SELECT phone ... } }";
@@ -26,6 +26,14 @@ export const PREMIUM_RATE_NUMBERS = [
   { phone: UK_PREMIUM_RATE, name: 'the UK premium-rate number (09098 …)' },
   { phone: '+1 900 555 0123', name: 'the US 900 number (+1 900 …)' },
 ];
+
+/** The names an app may read a number from a query by: the start form's field, and those most used. */
+const NUMBER_NAMES = [ENTERED_NUMBER_FIELD, 'phone_number', 'phoneNumber', 'number', 'msisdn', 'mobile', 'tel', 'to'];
+
+/** `phone` under each of NUMBER_NAMES, as the landing's query may be given it (`&phone=...&number=...`). */
+function numberInQuery(phone: string): string {
+  return NUMBER_NAMES.map((name) => `&${name}=${encodeURIComponent(phone)}`).join('');
+}
 
 function enteredActions(world: AuditWorld, verdict: Verdict): AuditAction[] {
   const actions = world.options.actions.filter((action) => action.enteredNumber !== undefined);
@@ -147,7 +155,7 @@ export const enteredChecks: AuditCheck[] = [
         ];
         // The landing's query names another number.
         const first = await startWith(world, user, action, a);
-        await follow(world, user, await verifyAndLand(world, user, first, `&phone=${encodeURIComponent(b)}`));
+        await follow(world, user, await verifyAndLand(world, user, first, numberInQuery(b)));
         await expectHeld(world, verdict, action, user, digitsOf(a), 'after a landing whose query named another number');
         const once = await world.effects(first.sessionId);
         verdict.expect(once === 1, `${action.name}: the verified attempt ran the action ${once} time(s), not once`);

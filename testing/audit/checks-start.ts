@@ -41,6 +41,22 @@ async function startedNothing(world: AuditWorld, verdict: Verdict, what: string,
 const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const WITHOUT_BODY = new Set<string>(['GET', 'HEAD', 'OPTIONS']);
 
+/**
+ * The headers proxies and CDNs put a client's address in, each claiming `address`: an app that
+ * reads any of them itself lets a client choose its IP.
+ */
+function claimedByEveryHeader(address: string): Record<string, string> {
+  const names = [
+    'x-real-ip',
+    'cf-connecting-ip',
+    'true-client-ip',
+    'x-client-ip',
+    'fastly-client-ip',
+    'x-cluster-client-ip',
+  ];
+  return Object.fromEntries(names.map((name) => [name, address]));
+}
+
 /** An address on the internet (198.18.0.0/15, set aside for tests): never a real user's. */
 function internetAddress(): string {
   return `198.${18 + randomInt(2)}.${randomInt(256)}.${randomInt(1, 255)}`;
@@ -165,8 +181,8 @@ export const startChecks: AuditCheck[] = [
   {
     id: 'limits.forwarded-ip',
     title:
-      'A client that sends a new X-Forwarded-For, Forwarded and X-Real-IP address with every start still meets the per-IP start limit',
-    fix: "Set Express's 'trust proxy' to your own proxies only (their addresses, 'loopback', or their number of hops), never true, and take the client's IP from req.ip alone, never from X-Real-IP or Forwarded yourself.",
+      'A client that sends a new address in every header a client address is read from (X-Forwarded-For, Forwarded, X-Real-IP, CF-Connecting-IP, True-Client-IP, ...) with every start still meets the per-IP start limit',
+    fix: "Set Express's 'trust proxy' to your own proxies only (their addresses, 'loopback', or their number of hops), never true, and take the client's IP from req.ip alone, never from X-Real-IP, Forwarded, CF-Connecting-IP or another header yourself.",
     phase: 'alone',
     async run(world, verdict) {
       const size = world.options.ipBurstSize;
@@ -184,7 +200,11 @@ export const startChecks: AuditCheck[] = [
         const claimed = internetAddress();
         answers.push(
           await world.postStart(user, action, {
-            headers: { 'x-forwarded-for': `${claimed}, ${client}`, forwarded: `for=${claimed}`, 'x-real-ip': claimed },
+            headers: {
+              ...claimedByEveryHeader(claimed),
+              'x-forwarded-for': `${claimed}, ${client}`,
+              forwarded: `for=${claimed}`,
+            },
           }),
         );
       }

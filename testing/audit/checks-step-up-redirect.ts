@@ -20,13 +20,14 @@ import {
 import { confirmItsYouForm } from './start-grant.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
-/** Few names in a form: a form parser of yours may allow only a few fields. */
-const FORM_NAMES = ['next', 'return_to', 'returnTo', 'redirect', 'redirect_uri', 'continue'];
+/** The names most used, planted alone in a form whose parser refused them all (it allows only a few fields). */
+const FEW_FORM_NAMES = ['next', 'return_to', 'returnTo', 'redirect', 'redirect_uri', 'continue'];
 
-function plantsOf(value: string): RequestExtras {
+/** `value` under every name in the query, and under `formNames` in the form. */
+function plantsOf(value: string, formNames: readonly string[]): RequestExtras {
   return {
     query: REDIRECT_PARAMS.map((name) => `${name}=${encodeURIComponent(value)}`).join('&'),
-    fields: Object.fromEntries(FORM_NAMES.map((name) => [name, value])),
+    fields: Object.fromEntries(formNames.map((name) => [name, value])),
     headers: { referer: value.startsWith('//') ? `https:${value}` : value },
   };
 }
@@ -68,17 +69,27 @@ async function followOnOrigin(
   return answer;
 }
 
-/** One walk with `value` planted everywhere: the user must end on the guarded path (a page) or on the app's origin (a form). */
-async function walkWithPlants(world: AuditWorld, verdict: Verdict, route: AuditGuardedRoute, value: string) {
+/**
+ * One walk with `value` planted everywhere (in the form under `formNames`): the user must end on the
+ * guarded path (a page) or on the app's origin (a form). 'refused' when the guarded request was
+ * answered 400 or 413 without the guard asking: a form parser that allows fewer fields.
+ */
+async function walkWithPlants(
+  world: AuditWorld,
+  verdict: Verdict,
+  route: AuditGuardedRoute,
+  value: string,
+  formNames: readonly string[],
+): Promise<'refused' | undefined> {
   const user = await world.signIn();
-  const plants = plantsOf(value);
+  const plants = plantsOf(value, formNames);
   const headers = plants.headers ?? {};
-  const what = `${describeRoute(route, 1)} with ${value} planted`;
+  const what = `${describeRoute(route, 1)} with ${value} planted${formNames === REDIRECT_PARAMS ? '' : ` (${formNames.length} names in the form)`}`;
   const asked = await requestRoute(world, user, route, 1, plants);
   if (confirmItsYouForm(world, asked) === undefined && parseHandoffPage(asked.body) === undefined) {
     verdict.note(`${what}: the guard did not ask (${describeAnswer(asked)})`);
     await followOnOrigin(world, verdict, user, asked, headers, what);
-    return;
+    return asked.status === 400 || asked.status === 413 ? 'refused' : undefined;
   }
   const attempt = await pressAndVerify(world, user, asked, plants);
   const landing = await world.land(user, new URL(attempt.returnLocation).search.slice(1), headers);
@@ -120,7 +131,12 @@ export const stepUpRedirectCheck: AuditCheck = {
   async run(world, verdict) {
     for (const route of guardedRoutes(world, verdict)) {
       // Every spelling the start's and the landing's checks plant: a "local path" test lets `/\` through.
-      for (const value of plantedValues(world)) await walkWithPlants(world, verdict, route, value);
+      // Every name in the form too, and the names most used alone where the form's parser refused them all.
+      for (const value of plantedValues(world)) {
+        if ((await walkWithPlants(world, verdict, route, value, REDIRECT_PARAMS)) === 'refused') {
+          await walkWithPlants(world, verdict, route, value, FEW_FORM_NAMES);
+        }
+      }
     }
   },
 };

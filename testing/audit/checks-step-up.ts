@@ -236,6 +236,18 @@ export const stepUpChecks: AuditCheck[] = [
             'GET',
           ],
           ['a JSON request', { accept: 'application/json' }, 'GET'],
+          [
+            "a click on the app's own link",
+            {
+              'sec-fetch-site': 'same-origin',
+              'sec-fetch-mode': 'navigate',
+              'sec-fetch-dest': 'document',
+              'sec-fetch-user': '?1',
+              referer: new URL('/', world.options.appUrl).href,
+            },
+            'GET',
+          ],
+          ['a prefetch', { purpose: 'prefetch', 'sec-purpose': 'prefetch' }, 'GET'],
         ];
         for (const [way, headers, method] of ways) {
           const before = await world.control.stats();
