@@ -103,13 +103,22 @@ export const enteredChecks: AuditCheck[] = [
   {
     id: 'entered.no-early-write',
     title:
-      "A typed number is not the user's before its verification: unchanged after the start and after a failed verification, and the verified one applied once",
+      "A typed number is not the user's before its verification: unchanged after the start, after a landing before its code was entered and after a failed verification, and the verified one applied once",
     fix: 'Write the typed number only in the action\'s fulfil(tx, attempt), from attempt.destination: never when the form is posted, never as a "pending" number the user already holds.',
     phase: 'concurrent',
     async run(world, verdict) {
       for (const action of enteredActions(world, verdict)) {
         const user = await signInFor(world, action);
         const before = await world.numberOf(action, user);
+        // Landed while the service still says pending (Back on the hosted page, a slow service).
+        const pending = await startWith(world, user, action, world.newNumber());
+        await follow(world, user, await world.landOn(user, pending));
+        await expectHeld(world, verdict, action, user, before, 'after a landing before its code was entered');
+        const early = await world.effects(pending.sessionId);
+        verdict.expect(
+          early === 0,
+          `${action.name}: a landing before the code was entered ran the action ${early} time(s)`,
+        );
         const failed = await startWith(world, user, action, world.newNumber());
         await expectHeld(world, verdict, action, user, before, 'right after the start');
         await world.control.completeSession(failed.sessionId, 'failed', 'otp_locked');
@@ -132,7 +141,7 @@ export const enteredChecks: AuditCheck[] = [
         );
         const once = await world.effects(verified.sessionId);
         verdict.expect(once === 1, `${action.name}: the verified number's action ran ${once} time(s), not once`);
-        verdict.note(`${action.name}: a failed and a verified attempt, each with its own typed number`);
+        verdict.note(`${action.name}: a pending, a failed and a verified attempt, each with its own typed number`);
       }
     },
   },

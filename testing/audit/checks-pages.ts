@@ -1,8 +1,9 @@
 /**
  * The pages a landing leads to: success pages are where apps add "just in case" grants. Every page
  * the owner's landing sent the browser to is requested again, as is, and with the session id of an
- * unknown attempt, a pending one, a failed one and another user's; and so is every form of those
- * pages carrying the attempt's session id or state (a script submits it): no effect may follow.
+ * unknown attempt, a pending one, a failed one and another user's (in its query, and in its path
+ * where the path names the attempt); and so is every form of those pages carrying the attempt's
+ * session id or state, in a field or in its address (a script submits it): no effect may follow.
  */
 import { formsIn } from '../html-forms.ts';
 import type { Answer } from './agent.ts';
@@ -46,13 +47,16 @@ function attemptForms(world: AuditWorld, answers: readonly Answer[], landed: Sta
     if (!/text\/html/i.test(answer.headers['content-type'] ?? '')) continue;
     for (const form of formsIn(answer.body)) {
       if (form.method === 'dialog') continue;
-      if (!form.entries.some(([, value]) => value === landed.sessionId || value === landed.state)) continue;
       let target: URL;
       try {
         target = world.resolve(form.action === '' ? answer.url : form.action, answer.url);
       } catch {
         continue;
       }
+      // The attempt in a field, or in the form's own address (`action="/claim/ses_…"`).
+      const inFields = form.entries.some(([, value]) => value === landed.sessionId || value === landed.state);
+      const inAction = withIds(target, landed, `${landed.sessionId}-`, `${landed.state}-`).href !== target.href;
+      if (!inFields && !inAction) continue;
       const entries = form.entries.map(([name, value]): [string, string] => [name, value]);
       if (target.origin === world.options.appOrigin) forms.push({ method: form.method, target, entries });
     }
@@ -74,17 +78,57 @@ function submitWith(
     value === landed.sessionId ? id : value === landed.state && state !== undefined ? state : value,
   ]);
   const body = new URLSearchParams(entries).toString();
-  if (form.method !== 'post') return user.agent.request(`${form.target.origin}${form.target.pathname}?${body}`);
-  return user.agent.request(form.target.href, {
+  const target = withIds(form.target, landed, id, state);
+  if (form.method !== 'post') return user.agent.request(`${target.origin}${target.pathname}?${body}`);
+  return user.agent.request(target.href, {
     method: 'POST',
     headers: { ...world.sameOrigin(), 'content-type': 'application/x-www-form-urlencoded' },
     body,
   });
 }
 
-/** The same page with other query values: each of its parameters, and `session_id` (with `state`), set to `id`. */
-function variants(page: URL, id: string, state: string | undefined): URL[] {
+/**
+ * `url` with the landed attempt's session id and state, where a part of its path or a value of its
+ * query is one (`/done/ses_…`, `?id=ses_…`), replaced by `id` and `state` (its state kept when
+ * `state` is undefined).
+ */
+function withIds(url: URL, landed: StartedAttempt, id: string, state: string | undefined): URL {
+  const swapped = (part: string) => {
+    const read = decodedPart(part);
+    if (read === landed.sessionId) return encodeURIComponent(id);
+    if (read === landed.state && state !== undefined) return encodeURIComponent(state);
+    return part;
+  };
+  const out = new URL(url);
+  out.pathname = url.pathname.split('/').map(swapped).join('/');
+  for (const [name, value] of url.searchParams) {
+    if (value === landed.sessionId) out.searchParams.set(name, id);
+    else if (value === landed.state && state !== undefined) out.searchParams.set(name, state);
+  }
+  return out;
+}
+
+/** A part of a path as it reads (percent escapes decoded), or as written when one is malformed. */
+function decodedPart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/**
+ * The same page with other values: each of its query's parameters, and `session_id` (with `state`),
+ * set to `id`; and the page whose path names the landed attempt (`/done/ses_…`) naming `id` instead.
+ */
+function variants(page: URL, landed: StartedAttempt, id: string, state: string | undefined): URL[] {
   const out: URL[] = [];
+  const inPath = withIds(new URL(page.pathname, page), landed, id, state);
+  if (inPath.pathname !== page.pathname) {
+    const url = new URL(page);
+    url.pathname = inPath.pathname;
+    out.push(url);
+  }
   for (const name of new Set(page.searchParams.keys())) {
     const url = new URL(page);
     url.searchParams.set(name, id);
@@ -146,7 +190,7 @@ async function landAndReplayPages(world: AuditWorld, verdict: Verdict, action: A
     await owner.agent.request(page.href);
     requested += 1;
     for (const [, id, state] of ids) {
-      for (const url of variants(page, id, state)) {
+      for (const url of variants(page, landed, id, state)) {
         await owner.agent.request(url.href);
         requested += 1;
       }

@@ -74,11 +74,38 @@ function parametersReadByName(script: string): boolean {
  */
 const FIXED_ORIGIN = /^\s*(["'`])(?:https?:\/\/[^\s"'`\\/?#@$]+[/?#]|\/[^\s"'`\\/$])/i;
 
+/** A target that is a name alone (`open(link, ...)`): group 1. */
+const NAMED_TARGET = /^\s*([A-Za-z_$][\w$]*)\s*(?:[;,)}\n]|$)/;
+
+/** Whether `target` (what follows a navigation) is a fixed string or starts with its origin written out. */
+function fixedTarget(target: string): boolean {
+  return FIXED_TARGET.test(target) || FIXED_ORIGIN.test(target);
+}
+
+/**
+ * Whether `name` is given a value in `script` (`var link = ...`, `link = ...`), every time as a
+ * fixed target: a share link built into a variable (`var link = 'https://twitter.com/...?url=' +
+ * ...`). A name never given one here (a function's parameter), or added to, is not.
+ */
+function alwaysFixed(script: string, name: string): boolean {
+  const escaped = name.replace(/\$/g, '\\$');
+  // Added to (`link += ...`, `link ||= ...`): an empty string first would then take anything.
+  if (new RegExp(`(?<![\\w$.])${escaped}\\s*(?:[-+*/%&|^]|\\*\\*|<<|>>>?|&&|\\|\\||\\?\\?)=`).test(script))
+    return false;
+  const assignments = [...script.matchAll(new RegExp(`(?<![\\w$.])${escaped}\\s*=(?![=>])`, 'g'))];
+  return (
+    assignments.length > 0 &&
+    assignments.every((found) => fixedTarget(script.slice((found.index ?? 0) + found[0].length)))
+  );
+}
+
 /** Whether the script sends a window on to anything but a fixed string or its origin written first. */
 function navigatesByValue(script: string): boolean {
   return [...script.matchAll(NAVIGATES)].some((match) => {
     const target = script.slice((match.index ?? 0) + match[0].length);
-    return !FIXED_TARGET.test(target) && !FIXED_ORIGIN.test(target);
+    if (fixedTarget(target)) return false;
+    const name = NAMED_TARGET.exec(target)?.[1];
+    return name === undefined || !alwaysFixed(script, name);
   });
 }
 
