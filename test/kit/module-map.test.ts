@@ -256,7 +256,7 @@ describe('module map', () => {
     ).toEqual([]);
   });
 
-  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings, what a text shows, printable errors, the closest name, what may be a phone number and the remembered secrets", () => {
+  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings, what a text shows, printable errors, the closest name, what may be a phone number, the one-value flags and the remembered secrets", () => {
     expect(importsBetween(emulator, 'emulator/', ['testing/', 'middleware/'])).toEqual([]);
     expect(
       importsBetween(testing, 'testing/', ['middleware/']).filter(
@@ -266,6 +266,7 @@ describe('module map', () => {
           !edge.endsWith(' -> middleware/printable-errors.ts') &&
           !edge.endsWith(' -> middleware/closest-name.ts') &&
           !edge.endsWith(' -> middleware/numbers/mask-number.ts') &&
+          !edge.endsWith(' -> middleware/options/command-flags.ts') &&
           !edge.endsWith(' -> middleware/errors.ts'),
       ),
     ).toEqual([]);
@@ -293,6 +294,11 @@ describe('module map', () => {
   it("the name an option's error suggests is a leaf: the kit's option checks and the audit's share it", () => {
     expect(kit.get('middleware/closest-name.ts')).toEqual([]);
     expect(statements('middleware/closest-name.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
+  });
+
+  it("the flags a command takes once are a leaf: the kit's commands, the sweep job and the audit refuse a repeated flag alike", () => {
+    expect(kit.get('middleware/options/command-flags.ts')).toEqual([]);
+    expect(statements('middleware/options/command-flags.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
   });
 
   it("what may be a phone number is a leaf: the kit's messages and the audit's masking count a number alike", () => {
