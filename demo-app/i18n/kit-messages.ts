@@ -174,7 +174,7 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
     stepUp: {
       title: 'Confirmez que c’est bien vous',
       text: (maskedNumber) =>
-        `Pour continuer, confirmez que c’est bien vous avec un code envoyé par SMS à votre numéro ${maskedNumber}.`,
+        `Pour continuer, confirmez que c’est bien vous avec un code envoyé par SMS à votre numéro ${maskedNumber}, ou avec votre clé d’accès si vous en avez créé une.`,
       purpose: (label) => `Vous avez demandé à : ${label}.`,
       send: 'M’envoyer un code',
       tooOld:

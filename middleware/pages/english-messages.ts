@@ -121,7 +121,8 @@ export const englishMessages: KitMessages = {
     seconds < 90 ? `Try again in ${seconds} seconds.` : `Try again in ${Math.ceil(seconds / 60)} minutes.`,
   stepUp: {
     title: 'Confirm it’s you',
-    text: (maskedNumber) => `To continue, confirm it’s you with a code we text to your number ${maskedNumber}.`,
+    text: (maskedNumber) =>
+      `To continue, confirm it’s you with a code we text to your number ${maskedNumber}, or with your passkey if you set one up.`,
     purpose: (label) => `You asked to: ${label}.`,
     send: 'Text me a code',
     tooOld:

@@ -112,7 +112,9 @@ describeEachAppStore('the step-up guard’s callbacks', (_store, storeOptions) =
     const alice = await app.agent().signIn('alice');
     const answer = await alice.request('/security');
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatch(/To continue, confirm it’s you with a code we text to your number [^<]*11\./);
+    expect(answer.body).toMatch(
+      /To continue, confirm it’s you with a code we text to your number [^<]*11, or with your passkey/,
+    );
     expect(answer.body).not.toContain('[object Promise]');
     expect(await unhandled.settled()).toEqual([]);
   });
@@ -141,7 +143,9 @@ describe('step-up texts of the wrong kind', () => {
     const alice = await app.agent().signIn('alice');
     const answer = await alice.request('/security', { headers: { 'accept-language': 'fr' } });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatch(/To continue, confirm it’s you with a code we text to your number [^<]*11\./);
+    expect(answer.body).toMatch(
+      /To continue, confirm it’s you with a code we text to your number [^<]*11, or with your passkey/,
+    );
     expect(answer.body).toContain('<h1>Confirm it’s you</h1>');
     expect(answer.body).not.toContain('=&gt;');
     for (const text of ['stepUp.text', 'stepUp.title']) {
