@@ -31,7 +31,7 @@ const USAGE = `usage: hosted-sms-verify-kit audit --config ./audit.config.js [--
   --config FILE   module whose default export is the audit's options, or (env) => options (it may
                   start your app and the emulator, and return close()) (env VERIFY_AUDIT_CONFIG)
   --json          print the JSON report (for CI) instead of the table
-  --only IDS      run only these checks (comma-separated ids)
+  --only IDS      run only these checks (comma-separated ids; or --only=IDS)
 Exit codes: 0 no check failed and one ran at least (some may be listed as not run), 1 configuration
   error (or the audit stopped before its checks: the emulator, the wiring or the first sign-in and
   start; or no check ran, each one's reason said on standard error), 2 a check failed (or your code
@@ -50,8 +50,8 @@ function parseArgs(argv: readonly string[], env: CommandEnv) {
     if (arg === '--config') file = argv[++i];
     else if (arg.startsWith('--config=')) file = arg.slice('--config='.length);
     else if (arg === '--json') json = true;
-    else if (arg === '--only') {
-      only = (argv[++i] ?? '')
+    else if (arg === '--only' || arg.startsWith('--only=')) {
+      only = (arg === '--only' ? (argv[++i] ?? '') : arg.slice('--only='.length))
         .split(',')
         .map((id) => id.trim())
         .filter(Boolean);
