@@ -184,6 +184,7 @@ export const demoKitMessages: Record<DemoLocale, KitMessagesInput> = {
       confirmTitle: 'Confirmez votre demande',
       confirmText: (label) =>
         `Vous avez confirmé que c’est bien vous. Confirmez maintenant que vous voulez : ${label}.`,
+      confirmPrompt: (label) => `Confirmez que vous voulez : ${label}.`,
       confirm: 'Confirmer',
       fromElsewhere: 'Vous arrivez d’un autre site. Continuez sur ce site pour confirmer que c’est bien vous.',
       continue: 'Continuer',

@@ -130,6 +130,7 @@ export const englishMessages: KitMessages = {
     otherResource: 'Your confirmation was for something else, so it cannot be used here. Confirm again to continue.',
     confirmTitle: 'Confirm your request',
     confirmText: (label) => `You confirmed it’s you. Now confirm that you want to: ${label}.`,
+    confirmPrompt: (label) => `Confirm that you want to: ${label}.`,
     confirm: 'Confirm',
     fromElsewhere: 'You came here from another site. Continue on this site to confirm it’s you.',
     continue: 'Continue',

@@ -80,6 +80,8 @@ export interface KitMessages {
     /** After the verification: the kept form, shown before it runs. */
     confirmTitle: string;
     confirmText: (label: string) => string;
+    /** The same page opened before any verification for that form: it claims none. */
+    confirmPrompt: (label: string) => string;
     confirm: string;
     /** The guarded page was opened from another site: nothing was kept until the user continues here. */
     fromElsewhere: string;

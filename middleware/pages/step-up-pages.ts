@@ -40,6 +40,8 @@ export interface StepUpConfirmPage {
   label: string | undefined;
   /** The kept method when a form cannot send it (not POST), as `_method`: the usual method override. */
   methodOverride: string | undefined;
+  /** Whether a verification granted this form's scope and resource since it was kept: only then does the page say so. */
+  verified: boolean;
 }
 
 export function stepUpRequiredPage(ctx: StepUpRequiredPage, nonce: string, messages: KitMessages): string {
@@ -71,7 +73,7 @@ export function stepUpConfirmPage(ctx: StepUpConfirmPage, nonce: string, message
     nonce,
     messages,
     body: html`<h1>${t.confirmTitle}</h1>
-<p>${t.confirmText(ctx.label ?? shownPath)}</p>
+<p>${(ctx.verified ? t.confirmText : t.confirmPrompt)(ctx.label ?? shownPath)}</p>
 <p><code>${ctx.method} ${shownPath}</code></p>
 <form method="post">
 <input type="hidden" name="_csrf" value="${ctx.csrfToken}">

@@ -69,11 +69,15 @@ export async function answerRequired<Tx>(
   const { context, guard } = guarded;
   const json = wantsJson(req);
   const reading = readingOf(guarded, user.userRef, browserSessionOf(req));
-  // Read before anything is kept: a read that fails then leaves a kept form as it was, not used up
-  // for a new one nobody is shown.
+  // Read before anything is kept (the grants, the integrator's texts): a read that fails then
+  // leaves a kept form as it was, not used up for a new one nobody is shown.
   const now = context.now();
   const tooOld = await startedGrants(reading, { resourceKey }, now);
   const explanation = json ? undefined : await explanationOf(reading, resourceKey, now);
+  const messages = context.messages.forRequest(req);
+  const label = json ? undefined : labelFor(guard.scope, messages.lang, context.logger);
+  // The number as the start will text it (read once, as the policy judges it), not as stored.
+  const maskedNumber = json ? '' : maskDestination(readStoredNumber(user.destination).e164);
   // A kept form asked again stays the form it is, whoever asks (a script too): its fields are the
   // user's request, and no app holds them to send again.
   const intentId = await keepIntent(guarded, req, user.userRef, resourceKey, json && replaces === undefined, replaces);
@@ -82,7 +86,6 @@ export async function answerRequired<Tx>(
     answerJsonChallenge(guarded, res, intentId);
     return;
   }
-  const messages = context.messages.forRequest(req);
   const nonce = newNonce();
   const page = stepUpRequiredPage(
     {
@@ -90,9 +93,8 @@ export async function answerRequired<Tx>(
       csrfToken: csrfToken(context, req),
       scope: guard.scope.name,
       intentId,
-      // The number as the start will text it (read once, as the policy judges it), not as stored.
-      maskedNumber: maskDestination(readStoredNumber(user.destination).e164),
-      label: labelFor(guard.scope, messages.lang),
+      maskedNumber,
+      label,
       explanation,
     },
     nonce,
@@ -112,6 +114,6 @@ export function answerFromElsewhere<Tx>(guarded: Guarded<Tx>, req: Request, res:
   note(guarded, req, 'required');
   const messages = guarded.context.messages.forRequest(req);
   const nonce = newNonce();
-  const label = labelFor(guarded.guard.scope, messages.lang);
+  const label = labelFor(guarded.guard.scope, messages.lang, guarded.context.logger);
   sendPage(res, 200, stepUpFromElsewherePage({ label }, nonce, messages), nonce);
 }

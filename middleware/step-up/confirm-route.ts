@@ -20,6 +20,7 @@ import type { ScopeDefinition } from '../types.ts';
 import type { StepUpIntent, StepUpStore } from '../store/types.ts';
 import { labelFor } from './labels.ts';
 import { unreadableStoreAnswer } from './store-answers.ts';
+import { sessionGrants } from './session-grants.ts';
 import { browserSessionOf, findKeptIntent, INTENT_FIELD, intentIsUsable } from './scope-actions.ts';
 
 /** A request target as a Location header holds it unchanged: printable ASCII, or the Latin-1 bytes Node reads. */
@@ -47,9 +48,20 @@ async function keptFormOf<Tx>(
   return { intent, scope };
 }
 
+/**
+ * Whether a verification granted the kept form's scope and resource, in its browser session, since
+ * it was kept: the page says "You confirmed it's you" only then (the id alone proves nothing).
+ */
+async function verifiedSinceKept(stepUp: StepUpStore, intent: StepUpIntent, now: number): Promise<boolean> {
+  const reading = { stepUp, scope: intent.scope, userRef: intent.userRef, browserSession: intent.browserSession };
+  const grants = await sessionGrants(reading, { resourceKey: intent.resourceKey, grantedSince: intent.createdAt });
+  return grants.some((grant) => grant.grantedAt <= now);
+}
+
 export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>, stepUp: StepUpStore) {
   return async (req: Request, res: Response): Promise<void> => {
     const { intent, scope } = await keptFormOf(context, stepUp, req);
+    const verified = await verifiedSinceKept(stepUp, intent, context.now());
     const messages = context.messages.forRequest(req);
     const nonce = newNonce();
     const page = stepUpConfirmPage(
@@ -59,9 +71,10 @@ export function stepUpConfirmHandler<Tx>(context: KitContext<Tx>, stepUp: StepUp
         csrfToken: csrfToken(context, req),
         intentField: INTENT_FIELD,
         intentId: intent.intentId,
-        label: labelFor(scope, messages.lang),
+        label: labelFor(scope, messages.lang, context.logger),
         // The kept method itself, not the form's `_method`: an app's override may take that field out.
         methodOverride: intent.method === 'POST' ? undefined : intent.method,
+        verified,
       },
       nonce,
       messages,

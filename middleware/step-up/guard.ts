@@ -120,12 +120,20 @@ export function requireRecentVerification<Tx>(
 ): RequestHandler {
   const guarded: Guarded<Tx> = { context, guard: resolveGuard(context, options) };
   return (req, res, next) => {
-    if (!appliesTo(guarded.guard, methodOf(req))) {
+    const refuse = (error: unknown) =>
+      answerError(context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next);
+    let applies: boolean;
+    try {
+      applies = appliesTo(guarded.guard, methodOf(req));
+    } catch (error) {
+      // Answered here, as decide's errors are: thrown, it would reach the app's error handler (a stack trace).
+      refuse(error);
+      return;
+    }
+    if (!applies) {
       next();
       return;
     }
-    decide(guarded, req, res, next).catch((error: unknown) =>
-      answerError(context, 'step-up', wantsJson(req) ? 'json' : 'html', error, res, next),
-    );
+    decide(guarded, req, res, next).catch(refuse);
   };
 }

@@ -9,10 +9,18 @@ import { verifySameSite } from '../routes/csrf.ts';
 
 /**
  * The request's method as Express routes it: case-insensitively. A hand-written method override
- * (`req.method = req.body._method`) can leave `delete` or `get`, which `app.delete` and `app.get` match.
+ * (`req.method = req.body._method`) can leave `delete` or `get`, which `app.delete` and `app.get`
+ * match, or a list, when a form names `_method` twice: that names no method, so nothing runs.
  */
 export function methodOf(req: Request): string {
-  return req.method.toUpperCase();
+  const method: unknown = req.method;
+  if (typeof method !== 'string') {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'This request names its method more than once or as a list (a form’s _method sent twice); nothing was kept or run.',
+    );
+  }
+  return method.toUpperCase();
 }
 
 /** A page, which the guard answers with "Confirm it's you"; every other method is a form's, or refused. */

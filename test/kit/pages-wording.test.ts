@@ -38,7 +38,7 @@ describe('the page of a kept request that can no longer be used', () => {
 describe('a masked number', () => {
   it('reads as its last two digits, the way people read a number they know', () => {
     expect(maskDestination('+15550100001')).toBe('••\u00a001');
-    expect(englishMessages.stepUp.text(maskDestination('+15550100001'))).toContain('your number ••\u00a001.');
+    expect(englishMessages.stepUp.text(maskDestination('+15550100001'))).toContain('your number ••\u00a001,');
   });
 });
 
@@ -50,6 +50,7 @@ describe('the confirmation of a kept request whose path holds a phone number', (
     intentField: 'intent',
     intentId: 'intent-1',
     methodOverride: undefined,
+    verified: true,
   };
   for (const [lang, messages] of [
     ['en', englishMessages],
@@ -64,6 +65,10 @@ describe('the confirmation of a kept request whose path holds a phone number', (
       }
       const unlabelled = stepUpConfirmPage({ ...kept, label: undefined }, 'nonce', messages);
       expect(unlabelled).toContain(messages.stepUp.confirmText('/phones/••\u00a023/remove'));
+      // Before any verification for the form, the same page claims none.
+      const unverified = stepUpConfirmPage({ ...kept, label: undefined, verified: false }, 'nonce', messages);
+      expect(unverified).toContain(messages.stepUp.confirmPrompt('/phones/••\u00a023/remove'));
+      expect(unverified).not.toContain(messages.stepUp.confirmText('/phones/••\u00a023/remove'));
     });
   }
 });

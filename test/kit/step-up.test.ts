@@ -46,7 +46,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     try {
       const user = await suite.app.agent().signIn('extension');
       const page = await user.request('/security?tab=codes');
-      expect(page.body).toContain('your number ••\u00a044.');
+      expect(page.body).toContain('your number ••\u00a044,');
     } finally {
       delete USERS.extension;
     }
@@ -61,7 +61,7 @@ describeEachAppStore('step-up', (_store, storeOptions) => {
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('no-store');
     expect(first.body).toContain('Confirm it’s you');
-    expect(first.body).toContain('your number ••\u00a011.');
+    expect(first.body).toContain('your number ••\u00a011,');
     expect(first.body).toContain('You asked to: see your recovery codes.');
     expect(ran.filter((r) => r.route === 'security')).toEqual([]);
     expect(await smsCount()).toBe(texts); // GET must stay safe: nothing sent

@@ -15,6 +15,7 @@ export function confirmPageFor(path: string): string {
       intentField: 'intent',
       intentId: 'intent-1',
       methodOverride: undefined,
+      verified: true,
     },
     'nonce',
     englishMessages,
