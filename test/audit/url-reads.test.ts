@@ -117,3 +117,33 @@ describe('plantedUrlRead and parameters taken whole', () => {
     expect(read(script)).toBeUndefined();
   });
 });
+
+describe('plantedUrlRead and a location read through another spelling', () => {
+  it.each([
+    ['taken apart', "const { search } = window.location; location.assign(new URLSearchParams(search).get('next'));"],
+    [
+      'taken apart under another name',
+      "const { search: q = '' } = location; location.assign(new URLSearchParams(q).get('next'));",
+    ],
+    [
+      'kept under another name',
+      "const loc = window.location; loc.assign(new URLSearchParams(loc.search).get('next'));",
+    ],
+    ['in brackets', "location.assign(new URLSearchParams(location['search']).get('next'));"],
+    ['optionally', "location.assign(new URLSearchParams(window.location?.search).get('next'));"],
+  ])("%s, the query's ?next= read sends the browser to the planted value", (_, script) => {
+    expect(read(script)).toBe('its parameter next');
+  });
+
+  it('a rest taken apart from the location is a read of the URL whole', () => {
+    expect(read("const { pathname, ...rest } = location; location.replace(rest.href.split('next=')[1]);")).toBe(
+      'read without naming a parameter',
+    );
+  });
+
+  it('taken apart and read only by a name the planted value is not in, it sends the browser by no planted value', () => {
+    expect(
+      read("const { search } = location; location.assign('/' + new URLSearchParams(search).get('lang'));"),
+    ).toBeUndefined();
+  });
+});

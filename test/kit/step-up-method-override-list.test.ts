@@ -10,7 +10,7 @@ import express from 'express';
 import session from 'express-session';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { Agent, testAppSite } from '../support/agent.ts';
+import { Agent } from '../support/agent.ts';
 import { closeServer, listen } from '../support/listen.ts';
 import { SCOPES, TEN_MINUTES } from '../support/step-up.ts';
 

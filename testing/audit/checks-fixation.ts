@@ -55,8 +55,9 @@ async function attackersCookies(world: AuditWorld, verdict: Verdict): Promise<Pl
 
 /**
  * Starts `victimAttempt`'s action (the first one by default) from an attacker's browser (its own
- * cookies only) with each token it could read from a page of that session: true when one started
- * a verification for the victim. `label` names the browser in the evidence.
+ * cookies only) with each token it could read from a page of that session, the one its start page
+ * shows now too (a sign-in on a new session gives the browser a new one): true when one started a
+ * verification for the victim. `label` names the browser in the evidence.
  */
 export async function startsAsVictim(
   world: AuditWorld,
@@ -67,6 +68,10 @@ export async function startsAsVictim(
 ): Promise<boolean> {
   const tokens: [string, string][] = [[victim.csrf, "the victim's start token"]];
   if (browser.token !== undefined) tokens.push([browser.token, 'its own start token']);
+  const shown = await world.startTokenShownTo(browser.agent, victimAttempt.action);
+  if (shown !== undefined && tokens.every(([token]) => token !== shown)) {
+    tokens.push([shown, 'the start token its page shows now']);
+  }
   const attacker: AuditUser = { name: 'attacker', agent: browser.agent, csrf: victim.csrf };
   for (const [token, whose] of tokens) {
     const answer = await world.postStart(attacker, victimAttempt.action, { token, phone: victimAttempt.phone });

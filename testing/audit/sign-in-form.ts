@@ -32,8 +32,13 @@ export async function signInByForm(
     context.sameOrigin,
   );
   if (answer.status >= 400) throw new Error(`sign-in as ${user} answered ${answer.status}`);
-  const home = await agent.request(form.csrfFrom ?? '/');
-  const csrf = hiddenField(home.body, '_csrf', { path: context.startPath, pageUrl: home.url });
+  const csrf = await startTokenShown(agent, form.csrfFrom ?? '/', context.startPath);
   if (csrf === undefined) throw new Error(`no start form with a _csrf field on ${form.csrfFrom ?? '/'}`);
   return { csrf };
+}
+
+/** The kit's start token the page at `page` shows `agent` now, in its start form (posting to `startPath`). */
+export async function startTokenShown(agent: AuditAgent, page: string, startPath: string): Promise<string | undefined> {
+  const shown = await agent.request(page);
+  return hiddenField(shown.body, '_csrf', { path: startPath, pageUrl: shown.url });
 }

@@ -156,16 +156,73 @@ function namedRead(script: string, names: ReadonlySet<string>): string | undefin
   return name === undefined ? undefined : `its parameter ${name}`;
 }
 
+/** A window's location, named through a window or the global object, or alone. */
+const LOCATION = String.raw`(?:(?:window|self|document|parent|top|globalThis)\s*\??\.\s*)?location\b`;
+
+/** A location kept under another name (`const loc = window.location;`): the name is group 1. */
+const ALIASED = new RegExp(String.raw`(?<![\w$.])([A-Za-z_$][\w$]*)\s*=(?![=>])\s*${LOCATION}(?!\s*(?:\??\.|\[))`, 'g');
+
+/** Parts of a location taken apart (`const { search, hash: h } = window.location`): the pattern is group 1. */
+const DESTRUCTURED = new RegExp(String.raw`\{([^{}]{1,300})\}\s*=(?![=>])\s*${LOCATION}`, 'g');
+
+/** One part of such a pattern: the property (group 1), and the name it is kept in (group 2) when another. */
+const PART = /^\s*([A-Za-z_$][\w$]*)\s*(?::\s*([A-Za-z_$][\w$]*))?\s*(?:=.*)?$/s;
+
+/** The rest of such a pattern (`...rest`): the name is group 1. */
+const REST = /^\s*\.\.\.\s*([A-Za-z_$][\w$]*)\s*$/;
+
+/** A location's part read by a literal in brackets (`location['search']`) or optionally (`location?.search`). */
+const SPELT_OTHERWISE = /\blocation\s*(?:\[\s*(["'`])(search|hash|href)\1\s*\]|\?\.\s*(search|hash|href)\b)/g;
+
+/** `script` with each whole-word use of a name in `renamed` written as what it stands for. */
+function renamedIn(script: string, renamed: ReadonlyMap<string, string>): string {
+  let written = script;
+  for (const [name, part] of renamed) {
+    written = written.replace(new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`, 'g'), part);
+  }
+  return written;
+}
+
+/**
+ * The script with each part of a location spelt `location.search` (or `.hash`, `.href`), however
+ * it was read: through another name the location was kept in, taken apart into names, in brackets
+ * or optionally. A read of the query is then judged by the parameters it names whichever way it was
+ * written; a rest taken apart (`...rest`) is a read of the URL whole.
+ */
+function withLocationPartsSpelt(script: string): string {
+  const aliases = new Map<string, string>();
+  let spelt = script.replace(ALIASED, (_, name: string) => {
+    aliases.set(name, 'location');
+    return 'void 0';
+  });
+  spelt = renamedIn(spelt, aliases);
+  spelt = spelt.replace(SPELT_OTHERWISE, (_, _quote, bracketed, optional) => `location.${bracketed ?? optional}`);
+  const parts = new Map<string, string>();
+  spelt = spelt.replace(DESTRUCTURED, (_, pattern: string) => {
+    for (const entry of pattern.split(',')) {
+      const rest = REST.exec(entry)?.[1];
+      if (rest !== undefined) parts.set(rest, 'String(location)');
+      const [, property, name] = PART.exec(entry) ?? [];
+      if (property === 'search' || property === 'hash' || property === 'href') {
+        parts.set(name ?? property, `location.${property}`);
+      }
+    }
+    return 'void 0';
+  });
+  return renamedIn(spelt, parts);
+}
+
 /**
  * What `script`, run in a page at the first of `urls` (its parents' after it), reads to send the
  * browser on to a planted value, said for evidence: it reads a URL, sends a window on to something
  * other than a fixed string, and one of `urls` carries one of `planted` where the script reads.
  */
 export function plantedUrlRead(
-  script: string,
+  written: string,
   urls: readonly string[],
   planted: readonly string[],
 ): string | undefined {
+  const script = withLocationPartsSpelt(written);
   if (!READS_URL.test(script) || !navigatesByValue(script)) return undefined;
   for (const url of urls) {
     const names = plantedNames(url, planted);

@@ -14,7 +14,7 @@ import { maskEveryNumber, NumberMask } from './number-mask.ts';
 import { TokenMask } from './token-mask.ts';
 import type { AuditAction, ResolvedAuditOptions } from './options.ts';
 import { scrubSecret, secretForms, type SecretForm } from './secret.ts';
-import { signInByForm } from './sign-in-form.ts';
+import { signInByForm, startTokenShown } from './sign-in-form.ts';
 import { confirmItsYouForm, grantWhenAsked, type StartInit } from './start-grant.ts';
 import { digitsOf, TypedNumberRange } from './typed-number-range.ts';
 
@@ -142,6 +142,16 @@ export class AuditWorld {
     if (typeof csrf !== 'string' || csrf === '') throw new Error(`signIn(${name}) gave no start token (csrf)`);
     this.#tokens.add('start token', csrf);
     return { name, agent, csrf };
+  }
+
+  /**
+   * The start token the app's page with the start form shows `agent` now (`signIn.csrfFrom`, or `/`
+   * when signIn is yours): a browser signed in as someone since it last read one holds a new one.
+   */
+  async startTokenShownTo(agent: AuditAgent, action: AuditAction = this.firstAction()): Promise<string | undefined> {
+    const { signIn } = this.options;
+    const page = typeof signIn === 'function' ? '/' : (signIn.csrfFrom ?? '/');
+    return startTokenShown(agent, page, this.startPath(action));
   }
 
   /** The action the stale-intent and sweep checks use (the options guarantee there is one). */
