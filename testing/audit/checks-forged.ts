@@ -1,13 +1,42 @@
 /**
  * Forged landings: arrival proves nothing. Unknown or crossed identifiers, a wrong or missing
  * `state`, a service answer whose echo was tampered with, and a landing for an attempt that was
- * never verified must all leave the action unrun.
+ * never verified (its return link opened, or its values posted to the landing as a form) must all
+ * leave the action unrun.
  */
-import { describeAnswer, expectNoEffect, isRefused, randomState, type AuditCheck } from './check.ts';
-import type { StartedAttempt } from './world.ts';
+import { describeAnswer, expectNoEffect, isRefused, randomState, type AuditCheck, type Verdict } from './check.ts';
+import { pagesAfter } from './checks-pages.ts';
+import type { AuditUser, AuditWorld, StartedAttempt } from './world.ts';
 
 const LANDING_FIX =
   "Mount the kit's landing (app.use(kit.router)) and let nothing before it act on session_id or state: the kit re-reads the session and fulfils only a verified attempt whose state, userRef and session_id match.";
+
+/**
+ * Posts the attempt's true return values (session_id and state) to the landing as a form, as a
+ * service returning by a form post would, follows the answer on the app's origin as the browser
+ * does, and expects no more effects than the attempt had before: an app whose return path also
+ * takes a POST may act there on arrival. A 404 or 405 is fine.
+ */
+async function expectPostedReturnRunsNothing(
+  world: AuditWorld,
+  verdict: Verdict,
+  user: AuditUser,
+  attempt: StartedAttempt,
+  what: string,
+): Promise<void> {
+  const before = await world.effects(attempt.sessionId);
+  const values = Object.fromEntries(new URL(attempt.returnLocation).searchParams);
+  const answer = await user.agent.postForm(world.landingPath(), values, world.sameOrigin());
+  const after = (await pagesAfter(world, user, answer)).map((page) => page.pathname + page.search);
+  verdict.note(
+    `${what}, its session_id and state posted: ${describeAnswer(answer)}; pages after it: ${after.join(', ') || 'none'}`,
+  );
+  const count = await world.effects(attempt.sessionId);
+  verdict.expect(
+    count === before,
+    `${what}: after its session_id and state were posted to the landing, the action ran ${count - before} more time(s) for ${attempt.sessionId}`,
+  );
+}
 
 export const forgedChecks: AuditCheck[] = [
   {
@@ -157,8 +186,9 @@ export const forgedChecks: AuditCheck[] = [
   },
   {
     id: 'forged.unverified',
-    title: 'The true return link of an attempt of any action still pending, or failed, runs nothing',
-    fix: 'Never act on arrival at the return URL: let the kit re-read the session and fulfil only when the service says verified.',
+    title:
+      'The true return link of an attempt of any action still pending, or failed, runs nothing: opened, nor its session_id and state posted to the landing as a form',
+    fix: 'Never act on arrival at the return URL, by GET or by POST: let the kit re-read the session and fulfil only when the service says verified.',
     phase: 'concurrent',
     async run(world, verdict) {
       // Every action: a landing may act on arrival for one of them only.
@@ -185,6 +215,7 @@ export const forgedChecks: AuditCheck[] = [
             `${action.name}: after the ${label} attempt landed`,
             [attempt.sessionId],
           );
+          await expectPostedReturnRunsNothing(world, verdict, user, attempt, what);
         }
       }
     },

@@ -3,7 +3,9 @@
  * the owner's landing sent the browser to is requested again, as is, and with the session id of an
  * unknown attempt, a pending one, a failed one and another user's (in its query, and in its path
  * where the path names the attempt); and so is every form of those pages carrying the attempt's
- * session id or state, in a field or in its address (a script submits it): no effect may follow.
+ * session id or state, in a field or in its address (a script submits it). Then the owner lands
+ * its own pending and failed attempts and opens those pages again (a success page may grant what
+ * the landing last saw, kept in the session): no effect may follow.
  */
 import { formsIn } from '../html-forms.ts';
 import type { Answer } from './agent.ts';
@@ -141,6 +143,24 @@ function variants(page: URL, landed: StartedAttempt, id: string, state: string |
   return out;
 }
 
+/**
+ * Lands the owner's own unverified attempt by its true return link, follows the landing as the
+ * browser does, then opens the pages after the verified landing again in the same browser: a
+ * success page may grant "just in case" the attempt the landing last saw, kept in the user's
+ * session and named nowhere in its URL. Returns how many requests were made.
+ */
+async function landThenReopenPages(
+  world: AuditWorld,
+  owner: AuditUser,
+  attempt: StartedAttempt,
+  pages: readonly URL[],
+): Promise<number> {
+  const landing = await world.landOn(owner, attempt);
+  const followed = await answersAfter(world, owner, landing);
+  for (const page of pages) await owner.agent.request(page.href);
+  return 1 + followed.length + pages.length;
+}
+
 /** Expects each attempt's effects; `later` ones (never verified, or landed) are counted again once the run is over. */
 async function expectEffects(
   world: AuditWorld,
@@ -202,9 +222,10 @@ async function landAndReplayPages(world: AuditWorld, verdict: Verdict, action: A
       requested += 1;
     }
   }
+  for (const attempt of [pending, failed]) requested += await landThenReopenPages(world, owner, attempt, pages);
   const sent = forms.map((form) => `${form.method.toUpperCase()} ${form.target.pathname}`);
   verdict.note(
-    `${action.name}: ${requested} requests of those pages${sent.length === 0 ? '' : ` and of their forms carrying the attempt (${sent.join(', ')})`}`,
+    `${action.name}: ${requested} requests of those pages${sent.length === 0 ? '' : ` and of their forms carrying the attempt (${sent.join(', ')})`}, the user's pending and failed landings among them`,
   );
   await expectEffects(world, verdict, `${action.name}: `, [
     ['landed', landed.sessionId, 1, 'later'],
@@ -221,8 +242,8 @@ export const pageChecks: AuditCheck[] = [
   {
     id: 'landing.pages',
     title:
-      "The pages a landing leads to, and the forms they submit carrying the attempt, run nothing: requested again, and with an unknown, a pending, a failed or another user's session id",
-    fix: "Keep every effect inside the action's fulfil(): a success page only shows what happened (kit.attempts.takeLanded(req)); it never grants, and never acts on a session id from its URL.",
+      "The pages a landing leads to, and the forms they submit carrying the attempt, run nothing: requested again, with an unknown, a pending, a failed or another user's session id, and after the user's own pending or failed attempt landed",
+    fix: "Keep every effect inside the action's fulfil(): a success page only shows what happened (kit.attempts.takeLanded(req)); it never grants, and never acts on a session id from its URL or one a landing kept in the session.",
     phase: 'concurrent',
     async run(world, verdict) {
       // Each action has its own success page (its successPath).

@@ -8,6 +8,7 @@ import type { Answer } from './agent.ts';
 import { describeAnswer, isRefused, type AuditCheck, type Verdict } from './check.ts';
 import { parseHandoffPage } from './agent.ts';
 import { grantBeforeStart } from './step-up-flow.ts';
+import { overrideHeaders } from './method-override.ts';
 import type { AuditAction } from './options.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
@@ -40,6 +41,18 @@ async function startedNothing(world: AuditWorld, verdict: Verdict, what: string,
 /** Every method but the form's POST. */
 const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const WITHOUT_BODY = new Set<string>(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A GET of the start path carrying the form's fields and token, its query (`_method=POST`, as
+ * method-override reads it) and override headers naming POST: a method override that turns it into
+ * the form's POST lets a link text.
+ */
+function getOverriddenToPost(world: AuditWorld, user: AuditUser, action: AuditAction): Promise<Answer> {
+  const query = new URLSearchParams({ _method: 'POST', _csrf: user.csrf, ...world.fieldsOf(action) }).toString();
+  return user.agent.request(`${world.startPath(action)}?${query}`, {
+    headers: { ...world.sameOrigin(), ...overrideHeaders('POST') },
+  });
+}
 
 /**
  * The headers proxies and CDNs put a client's address in, each claiming `address`: an app that
@@ -142,7 +155,7 @@ export const startChecks: AuditCheck[] = [
   {
     id: 'csrf.methods',
     title:
-      'Only the form POST starts: every other method on the start path (even with the token), and a cross-site top-level GET naming each action, creates no session and sends no SMS',
+      'Only the form POST starts: every other method on the start path (even with the token), a GET whose `_method=POST` or X-HTTP-Method-Override names POST, and a cross-site top-level GET naming each action, creates no session and sends no SMS',
     fix: 'Mount nothing else on the start path: no "verify now" GET link, no method override, no route that turns another request into a start; a verification starts only from the kit\'s form POST.',
     phase: 'alone',
     async run(world, verdict) {
@@ -163,6 +176,9 @@ export const startChecks: AuditCheck[] = [
             }),
           );
         }
+        await startedNothing(world, verdict, `GET ${path}?_method=POST (${action.name}, with the token)`, () =>
+          getOverriddenToPost(world, user, action),
+        );
         const link = new URLSearchParams(world.fieldsOf(action)).toString();
         await startedNothing(world, verdict, `a cross-site top-level GET ${path}?action=${action.name}`, () =>
           user.agent.request(`${path}?${link}`, {

@@ -5,6 +5,7 @@
  */
 import type { Answer } from './agent.ts';
 import { describeAnswer, type AuditCheck, type Verdict } from './check.ts';
+import { overrideHeaders } from './method-override.ts';
 import type { AuditGuardedRoute } from './options.ts';
 import {
   countEffectsAgainLater,
@@ -18,39 +19,78 @@ import {
   requestRoute,
   routeMethod,
   routePath,
+  withQuery,
+  type RequestExtras,
 } from './step-up-flow.ts';
 import type { AuditUser, AuditWorld } from './world.ts';
 
-/** The route's own request, sent as a form POST whose `_method` names its method in lower case. */
+/** One request naming another method: the method it is sent with, and where the override goes. */
+interface OverrideRequest {
+  sent: 'GET' | 'POST';
+  how: string;
+  extras: RequestExtras;
+}
+
+/**
+ * Every way the check names `method` through an override: a POST (the method-override package
+ * overrides only POST by default) with `_method` in its form, in its query, or in an override
+ * header; and, for a GET route, a GET with it in its query or headers (a hand-written override may
+ * read any request).
+ */
+function overrideRequests(route: AuditGuardedRoute, method: string): OverrideRequest[] {
+  const query = new URLSearchParams({ _method: method }).toString();
+  const headers = overrideHeaders(method);
+  const sent = [...new Set(['POST', routeMethod(route)] as const)];
+  return [
+    { sent: 'POST', how: `with _method=${method} in the form`, extras: { fields: { _method: method } } },
+    ...sent.flatMap((by): OverrideRequest[] => [
+      { sent: by, how: `with ?_method=${method}`, extras: { query } },
+      {
+        sent: by,
+        how: `with X-HTTP-Method-Override (and X-HTTP-Method, X-Method-Override): ${method}`,
+        extras: { headers },
+      },
+    ]),
+  ];
+}
+
+/** The route's request for resource 1 sent as `request` says: its own request when the method is the route's. */
 function requestThroughOverride(
   world: AuditWorld,
   user: AuditUser,
   route: AuditGuardedRoute,
-  method: string,
+  { sent, extras }: OverrideRequest,
 ): Promise<Answer> {
-  if (routeMethod(route) === 'POST') return requestRoute(world, user, route, 1, { fields: { _method: method } });
-  return user.agent.postForm(routePath(route, 1), { _method: method }, world.sameOrigin());
+  if (sent === routeMethod(route)) return requestRoute(world, user, route, 1, extras);
+  const path = withQuery(routePath(route, 1), extras.query);
+  return user.agent.postForm(path, { ...extras.fields }, { ...world.sameOrigin(), ...extras.headers });
 }
 
 const methodCase: AuditCheck = {
   id: 'step-up.method-case',
   title:
-    'A guarded route reached through a method override in lower case (`_method=get`, `_method=post`) is guarded as its own method: without a grant it never opens',
+    'A guarded route reached through a method override in lower case (`_method=get`, `_method=post`, in a form, in the query or in an X-HTTP-Method-Override header) is guarded as its own method: without a grant it never opens',
   fix: "Let kit.requireRecentVerification see every request of the route, whatever the case of req.method (Express routes `get` as GET): choose nothing by req.method before it, and set a method override's value in upper case.",
   phase: 'concurrent',
   async run(world, verdict) {
     for (const route of guardedRoutes(world, verdict)) {
       const user = await world.signIn();
       const method = routeMethod(route).toLowerCase();
-      const { answer, ran, before } = await countingEffects(world, route, user, () =>
-        requestThroughOverride(world, user, route, method),
-      );
-      const what = `${describeRoute(route, 1, 'POST')} with _method=${method}, without a grant`;
-      verdict.note(`${what}: ${describeAnswer(answer)}; the handler ran ${ran} time(s)`);
-      // Refused is not opened: an app without a method override has no POST route of a page.
-      verdict.expect(guardAskedOrRefused(world, answer), `${what} opened: ${describeAnswer(answer)}`);
-      verdict.expect(ran === 0, `${what}: the handler ran ${ran} time(s)`);
-      countEffectsAgainLater(verdict, route, user, before + ran, what);
+      let count = 0;
+      for (const request of overrideRequests(route, method)) {
+        const { answer, ran, before } = await countingEffects(world, route, user, () =>
+          requestThroughOverride(world, user, route, request),
+        );
+        const what = `${describeRoute(route, 1, request.sent)} ${request.how}, without a grant`;
+        verdict.note(`${what}: ${describeAnswer(answer)}; the handler ran ${ran} time(s)`);
+        // Refused is not opened: an app without a method override has no POST route of a page.
+        verdict.expect(guardAskedOrRefused(world, answer), `${what} opened: ${describeAnswer(answer)}`);
+        verdict.expect(ran === 0, `${what}: the handler ran ${ran} time(s)`);
+        count = before + ran;
+      }
+      // Once per route: a write queued by any of the requests above shows in the one count.
+      const what = `${describeRoute(route, 1)} through a method override in lower case, without a grant`;
+      countEffectsAgainLater(verdict, route, user, count, what);
     }
   },
 };

@@ -113,7 +113,7 @@ export interface RequestExtras {
   headers?: Record<string, string>;
 }
 
-function withQuery(path: string, query: string | undefined): string {
+export function withQuery(path: string, query: string | undefined): string {
   if (query === undefined || query === '') return path;
   return `${path}${path.includes('?') ? '&' : '?'}${query}`;
 }
