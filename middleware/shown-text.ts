@@ -226,6 +226,13 @@ export function withoutMarkup(text: string): string {
   return text.includes('<') ? text.replace(MARKUP, '') : text;
 }
 
+/** `text` without its tags and comments (MARKUP), each character placed where it is written; undefined when it holds none. */
+export function markupLeftOut(text: string): ReadText | undefined {
+  if (!text.includes('<')) return undefined;
+  const runs = [...text.matchAll(MARKUP)].map((found) => ({ at: found.index, written: found[0], text: '' }));
+  return runs.length === 0 ? undefined : readWith(text, runs);
+}
+
 /** `text` without the characters a browser shows as nothing (INVISIBLE). */
 export function withoutInvisible(text: string): string {
   return text.replace(INVISIBLE, '');

@@ -45,9 +45,21 @@ export async function confirmEmulator(world: AuditWorld): Promise<string | undef
   }
 }
 
+/** The service the app's kit calls: the kit is the app's, and its getter may throw (a kit built lazily). */
+function serviceUrlOf(options: ResolvedAuditOptions): unknown {
+  const { kit, serviceUrl = kit?.serviceUrl } = options;
+  return serviceUrl;
+}
+
 /** Why the app's kit is not known to call the emulator given (nothing was started), if so. */
 function kitCallsAnotherService(options: ResolvedAuditOptions): string | undefined {
-  const { kit, serviceUrl = kit?.serviceUrl, emulatorUrl } = options;
+  const { emulatorUrl } = options;
+  let serviceUrl: unknown;
+  try {
+    serviceUrl = serviceUrlOf(options);
+  } catch (error) {
+    return `your kit's serviceUrl could not be read (${describeThrown(error)}); pass \`serviceUrl\` (the baseUrl your kit was given). Nothing was started`;
+  }
   if (typeof serviceUrl !== 'string') {
     return "the audit cannot tell which service your app's kit calls: pass `kit` (your app's kit) or `serviceUrl` (the baseUrl your kit was given). Nothing was started";
   }

@@ -156,10 +156,23 @@ export function fulfilmentsOf(what: string, summary: unknown): number {
   throw new HookError(`${what} answered ${kindOf(summary)}, not an attempt (its fulfilledAt a time, or null)`);
 }
 
+/**
+ * The most lines the audit reads of one answer: read on the event loop, an array claiming more
+ * (a nonsense `length` with no elements) would be walked past any deadline.
+ */
+const MAX_LOG_LINES = 1_000_000;
+
 /** The log `what` answered as lines: an array of strings, or the log as one text. Anything else is a HookError. */
 export function linesOf(what: string, value: unknown): readonly string[] {
   if (typeof value === 'string') return value.split(/\r?\n/);
-  if (Array.isArray(value)) return value.map((line) => String(line));
+  if (Array.isArray(value)) {
+    if (value.length > MAX_LOG_LINES) {
+      throw new HookError(
+        `${what} answered ${value.length} lines; the audit reads at most ${MAX_LOG_LINES}: answer the recent lines`,
+      );
+    }
+    return value.map((line) => String(line));
+  }
   throw new HookError(`${what} answered ${kindOf(value)}, not the log's lines (an array of strings, or one text)`);
 }
 

@@ -7,10 +7,12 @@ import { secretSpellings, type SecretSpelling } from '../../middleware/secret-sp
 import {
   coverShown,
   decodeHtml,
+  markupLeftOut,
   replaceCovered,
   spelledText,
   withoutInvisible,
   withoutMarkup,
+  type Pieces,
 } from '../../middleware/shown-text.ts';
 
 /** One spelling of the secret: what it is called in evidence, and the text searched for. */
@@ -280,9 +282,41 @@ export function scrubSecret(forms: readonly SecretForm[], text: string): string 
   return scrubShown(forms, any ? replaceCovered(out, covered, MARK) : out);
 }
 
-/** `text` with what spells the secret (whole or MIN_FRAGMENT characters of it) as a browser shows it replaced as written. */
+/**
+ * `text` with what spells the secret (whole or MIN_FRAGMENT characters of it) as a browser shows it
+ * replaced as written: its references and escapes decoded, and its tags left out (a template that
+ * cut it into elements each shorter than a piece), as the leak search reads it.
+ */
 function scrubShown(forms: readonly SecretForm[], text: string): string {
   const texts = forms.map((form) => form.text);
-  const covered = coverShown(text, texts, { size: MIN_FRAGMENT, pieces: piecesOf(forms) });
+  const pieces = { size: MIN_FRAGMENT, pieces: piecesOf(forms) };
+  const covered = coverBetweenTags(text, texts, pieces, coverShown(text, texts, pieces));
   return covered === undefined ? text : replaceCovered(text, covered, MARK);
+}
+
+/** `covered` with where `text` writes what spells the secret once its tags are left out, read as written and as shown. */
+function coverBetweenTags(
+  text: string,
+  texts: readonly string[],
+  pieces: Pieces,
+  covered: Uint8Array | undefined,
+): Uint8Array | undefined {
+  const read = markupLeftOut(text);
+  if (read === undefined) return covered;
+  const found = coverShown(read.text, texts, pieces) ?? new Uint8Array(read.text.length);
+  let any = found.includes(1);
+  const mark = (from: number, to: number) => {
+    found.fill(1, from, to);
+    any = true;
+  };
+  for (const form of texts) {
+    for (let at = read.text.indexOf(form); at !== -1; at = read.text.indexOf(form, at + 1)) mark(at, at + form.length);
+  }
+  for (let at = 0; at + pieces.size <= read.text.length; at++) {
+    if (pieces.pieces.has(read.text.slice(at, at + pieces.size))) mark(at, at + pieces.size);
+  }
+  if (!any) return covered;
+  const placed = covered ?? new Uint8Array(text.length);
+  for (let at = 0; at < read.text.length; at++) if (found[at] === 1) placed.fill(1, read.start[at], read.end[at]);
+  return placed;
 }
