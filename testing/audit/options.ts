@@ -127,7 +127,7 @@ function checkStepUp(problems: string[], options: AuditOptions): void {
 }
 
 /** Removes the client secret given from a text of the options' own (a name the audit does not know). */
-function secretHider(options: AuditOptions): (text: string) => string {
+export function secretHider(options: AuditOptions): (text: string) => string {
   const { clientId, clientSecret } = options;
   if (typeof clientSecret !== 'string' || clientSecret === '') return (text) => text;
   const forms = secretForms(typeof clientId === 'string' ? clientId : '', clientSecret);

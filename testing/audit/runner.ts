@@ -11,7 +11,7 @@ import { Verdict, type LaterCount } from './check.ts';
 import { AUDIT_CHECKS } from './catalogue.ts';
 import { confirmEmulator } from './emulator-wiring.ts';
 import { describeThrown } from './hooks.ts';
-import { resolveAuditOptions, type AuditOptions } from './options.ts';
+import { resolveAuditOptions, secretHider, type AuditOptions } from './options.ts';
 import type { AuditReport, CheckResult } from './report.ts';
 import { AuditWorld } from './world.ts';
 
@@ -128,7 +128,10 @@ async function pool<T, R>(items: readonly T[], size: number, work: (item: T) => 
   return results;
 }
 
-function selected(only: string[] | undefined): AuditCheck[] {
+/** The longest unknown id quoted, once the secret is out (an id of megabytes is no line an error keeps). */
+const ID_CHARS = 60;
+
+function selected(only: string[] | undefined, hide: (text: string) => string): AuditCheck[] {
   if (only === undefined) return [...AUDIT_CHECKS];
   // A blank id (a list split from a variable ending in a comma) names nothing, as --only reads it.
   const ids = only.map((id) => id.trim()).filter((id) => id !== '');
@@ -140,8 +143,12 @@ function selected(only: string[] | undefined): AuditCheck[] {
   }
   const unknown = ids.filter((id) => !AUDIT_CHECKS.some((check) => check.id === id));
   if (unknown.length > 0) {
+    // The ids are the integrator's text: a pasted secret is never quoted back.
+    const quoted = unknown
+      .map((id) => hide(id))
+      .map((id) => (id.length > ID_CHARS ? `${id.slice(0, ID_CHARS)}...` : id));
     throw new TypeError(
-      `auditIntegration: unknown check id(s) in \`only\`: ${unknown.join(', ')}. Known: ${AUDIT_CHECKS.map((c) => c.id).join(', ')}.`,
+      `auditIntegration: unknown check id(s) in \`only\`: ${quoted.join(', ')}. Known: ${AUDIT_CHECKS.map((c) => c.id).join(', ')}.`,
     );
   }
   return AUDIT_CHECKS.filter((check) => ids.includes(check.id));
@@ -150,7 +157,7 @@ function selected(only: string[] | undefined): AuditCheck[] {
 /** Runs the audit; resolves with the report (a failed check, or no check run, does not reject: read `report.ok`). */
 export async function auditIntegration(options: AuditOptions): Promise<AuditReport> {
   const resolved = resolveAuditOptions(options);
-  const checks = selected(resolved.only);
+  const checks = selected(resolved.only, secretHider(options));
   const world = new AuditWorld(resolved);
   const started = Date.now();
   const stop = (await world.chooseClientAddresses()) ?? (await confirmEmulator(world));
