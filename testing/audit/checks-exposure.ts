@@ -215,13 +215,16 @@ function unstorableError(x: Exchange): boolean {
  * The caching headers a CDN reads instead of Cache-Control (RFC 9213's CDN-Cache-Control, and the
  * CDNs' own): a page no-store to browsers is kept at the edge when one of these lets it.
  */
-const CDN_CACHE_HEADERS = [
-  'cdn-cache-control',
-  'cloudflare-cdn-cache-control',
-  'vercel-cdn-cache-control',
-  'surrogate-control',
-  'edge-control',
-];
+const CDN_CACHE_HEADERS = ['cdn-cache-control', 'surrogate-control', 'edge-control'];
+
+/** A CDN's own targeted header (RFC 9213 names them `<cdn>-cdn-cache-control`: Cloudflare's, Vercel's, Netlify's, ...). */
+const TARGETED_CDN_HEADER = /^[a-z0-9-]+-cdn-cache-control$/;
+
+/** The CDN caching headers an answer carries, the listed ones first. */
+function cdnCacheHeaders(headers: Readonly<Record<string, string>>): string[] {
+  const targeted = Object.keys(headers).filter((name) => TARGETED_CDN_HEADER.test(name));
+  return [...CDN_CACHE_HEADERS, ...targeted];
+}
 
 /**
  * The CDN caching header that lets a CDN keep the answer (`name: value`), if any: one not saying
@@ -232,7 +235,7 @@ function keptByCdn(x: Exchange): string | undefined {
   // nginx's proxy cache reads X-Accel-Expires over Cache-Control: seconds (0 keeps nothing) or `@` and a time.
   const accel = x.responseHeaders['x-accel-expires'];
   if (accel !== undefined && accel.trim() !== '0') return `x-accel-expires: ${accel}`;
-  for (const name of CDN_CACHE_HEADERS) {
+  for (const name of cdnCacheHeaders(x.responseHeaders)) {
     const value = x.responseHeaders[name];
     if (value === undefined) continue;
     const directives = value.split(',').map((d) => d.trim().toLowerCase().split('=')[0]?.trim());

@@ -43,6 +43,20 @@ const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as co
 const WITHOUT_BODY = new Set<string>(['GET', 'HEAD', 'OPTIONS']);
 
 /**
+ * Origins that are not the app's, with the Sec-Fetch-Site a browser sends from each: another site,
+ * one whose name starts with the app's host name, and a sibling subdomain (a taken-over `www.` or
+ * user content), which an app trusting "our own subdomains" lets start.
+ */
+function foreignOrigins(app: URL): [string, string][] {
+  const port = app.port === '' ? '' : `:${app.port}`;
+  return [
+    ['https://evil.example', 'cross-site'],
+    [`${app.protocol}//${app.hostname}.evil.example${port}`, 'cross-site'],
+    [`${app.protocol}//evil.${app.host}`, 'same-site'],
+  ];
+}
+
+/**
  * A GET of the start path carrying the form's fields and token, its query (`_method=POST`, as
  * method-override reads it) and override headers naming POST: a method override that turns it into
  * the form's POST lets a link text.
@@ -142,11 +156,10 @@ export const startChecks: AuditCheck[] = [
     phase: 'alone',
     async run(world, verdict) {
       const user = await world.signIn();
-      const app = new URL(world.options.appOrigin);
       for (const action of world.options.actions) {
-        for (const origin of ['https://evil.example', `${app.protocol}//${app.host}.evil.example`]) {
+        for (const [origin, site] of foreignOrigins(new URL(world.options.appOrigin))) {
           await refusedStart(world, verdict, `${action.name}: a start from Origin ${origin}`, () =>
-            world.postStart(user, action, { headers: { origin, 'sec-fetch-site': 'same-site' } }),
+            world.postStart(user, action, { headers: { origin, 'sec-fetch-site': site } }),
           );
         }
       }
