@@ -186,6 +186,8 @@ export interface CustomFlaw {
   done?: (req: Request, res: Response, ctx: SampleContext) => boolean;
   /** The kit's onOutcome. */
   onOutcome?: VerificationKitOptions<unknown>['onOutcome'];
+  /** The kit's destinationPolicy (its defaults otherwise). */
+  destinationPolicy?: VerificationKitOptions<unknown>['destinationPolicy'];
 }
 
 export interface SampleApp {
@@ -532,6 +534,7 @@ export async function startSampleApp(chosen?: Flaw | CustomFlaw): Promise<Sample
     ...(flaw === 'noStartLimits' || custom.noStartLimits === true ? { dangerouslyDisableStartLimits: true } : {}),
     ...(custom.csrf === undefined ? {} : { csrf: custom.csrf }),
     ...(custom.onOutcome === undefined ? {} : { onOutcome: custom.onOutcome }),
+    ...(custom.destinationPolicy === undefined ? {} : { destinationPolicy: custom.destinationPolicy }),
     ...(flaw === 'allowsPremiumRate' ? { destinationPolicy: { allowTypes: ['PREMIUM_RATE', 'SHARED_COST'] } } : {}),
     resolveUser: (req) => {
       const name = (req.session as { user?: string } | undefined)?.user;

@@ -22,9 +22,13 @@ const NOT_GIVEN =
  */
 const UK_PREMIUM_RATE = '+44 9098 790000';
 /** Each with how evidence names it: the report shows no number in full. */
+/** Numbers whose caller pays their owner (the pumping payout), and one of no country: the kit refuses each by default. */
 export const PREMIUM_RATE_NUMBERS = [
   { phone: UK_PREMIUM_RATE, name: 'the UK premium-rate number (09098 …)' },
   { phone: '+1 900 555 0123', name: 'the US 900 number (+1 900 …)' },
+  { phone: '+33 810 12 34 56', name: 'the French shared-cost number (0810 …)' },
+  { phone: '+44 70 1234 5678', name: 'the UK personal number (070 …)' },
+  { phone: '+881 2 1234 5678', name: 'the satellite number of no country (+881 …)' },
 ];
 
 /** The names an app may read a number from a query by: the start form's field, and those most used. */
@@ -205,8 +209,8 @@ export const enteredChecks: AuditCheck[] = [
   {
     id: 'entered.refused-number',
     title:
-      'A premium-rate number typed (a UK 09098 number, a US +1 900 one) is refused with a 4xx before any text or session',
-    fix: "Keep the kit's destinationPolicy defaults (no allowTypes for PREMIUM_RATE or SHARED_COST), and start an entered-number action only through the kit's start.",
+      'A number typed whose caller pays its owner (premium-rate UK 09098 and US +1 900, shared-cost FR 0810, a UK 070 personal number) or of no country (+881) is refused with a 4xx before any text or session',
+    fix: "Keep the kit's destinationPolicy defaults (no allowTypes for PREMIUM_RATE, SHARED_COST or PERSONAL_NUMBER, no NO_COUNTRY in allowCountries), and start an entered-number action only through the kit's start.",
     phase: 'alone',
     async run(world, verdict) {
       for (const action of enteredActions(world, verdict)) {
