@@ -7,7 +7,9 @@
  *  - claim: claimDueAttempts in batches of 50 (the sweep's default batch);
  *  - group: fulfilBatch in groups of GROUP (13, the sweep's measured average on PostgreSQL), two
  *    groups at once (the sweep's `parallel` at concurrency 4);
- *  - landing: findAttemptByState then fulfilBatch of one, 8 at once (the landing bench's connections).
+ *  - landing: findAttemptByState then fulfilBatch of one, 8 at once (the landing bench's connections);
+ *  - budgets: consumeStartBudgets of a start's three budgets (user, number, address), each new, 8 at
+ *    once (a start's first store call; with OPS=budgets only, nothing is seeded for the others).
  *
  *   OLD_KIT_DIR=/tmp/old npx tsx bench/micro/pg-store-micro.ts
  *   NEW_DDL='DROP INDEX ...' OLD_KIT_DIR=... npx tsx bench/micro/pg-store-micro.ts   # a schema experiment, new side only
@@ -32,6 +34,7 @@ type Store = {
   fulfilBatch(r: object[]): Promise<{ ok: boolean; result?: { kind: string } }[]>;
   findAttemptByState(state: string): Promise<Attempt | undefined>;
   findAttemptBySessionId(sessionId: string): Promise<Attempt | undefined>;
+  consumeStartBudgets(q: object): Promise<unknown>;
   close(): Promise<void>;
 };
 type Side = { name: string; db: TestDatabase; store: Store; states: string[]; sessions: string[] };
@@ -55,7 +58,8 @@ async function open(name: string, dir: string): Promise<Side> {
   // An experiment's schema change on this side only (e.g. an index dropped), before the seed.
   const ddl = process.env[`${name.toUpperCase()}_DDL`];
   if (ddl !== undefined) await db.pool.query(ddl);
-  const total = (ROUNDS + 1) * PER_ROUND * 3;
+  const seeded = OPS.some((op) => op === 'claim' || op === 'group' || op === 'landing');
+  const total = seeded ? (ROUNDS + 1) * PER_ROUND * 3 : 0;
   const states = Array.from({ length: total }, () => newState());
   const sessions = states.map((_, i) => `ses_${name}_${i}`);
   const now = Date.now();
@@ -157,6 +161,25 @@ async function landingRound(side: Side, from: number): Promise<number> {
   return PER_ROUND;
 }
 
+async function budgetsRound(side: Side, round: number): Promise<number> {
+  let next = 0;
+  const lane = async () => {
+    for (let n = next++; n < PER_ROUND; n = next++) {
+      const who = `${side.name}-${round}-${n}`;
+      await side.store.consumeStartBudgets({
+        budgets: [
+          { key: `start_user:${who}`, points: 10, durationMs: 3_600_000 },
+          { key: `start_destination:+4474009${String(n).padStart(5, '0')}-${round}`, points: 5, durationMs: 600_000 },
+          { key: `start_ip:10.${round}.${n >> 8}.${n & 255}`, points: 30, durationMs: 3_600_000 },
+        ],
+        now: Date.now(),
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, lane));
+  return PER_ROUND;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (xs: number[]) =>
   `${(median(xs) * 1000).toFixed(0)} (${(Math.min(...xs) * 1000).toFixed(0)}-${(Math.max(...xs) * 1000).toFixed(0)})`;
@@ -194,6 +217,8 @@ async function main() {
       }
       const landing = () => landingRound(side, base + PER_ROUND);
       if (OPS.includes('landing')) record(round, 'landing', side.name, await measure(side, landing));
+      if (OPS.includes('budgets'))
+        record(round, 'budgets', side.name, await measure(side, () => budgetsRound(side, round)));
     }
   }
   console.log(`µs per attempt, median (min-max) of ${ROUNDS} rounds x ${PER_ROUND}; group size ${GROUP}`);

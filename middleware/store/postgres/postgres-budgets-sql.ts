@@ -78,13 +78,17 @@ BEGIN
     FROM unnest(c_budget, c_spent, c_points, c_ends, c_counted) AS x(budget, spent, points, ends, counted)
     WHERE x.spent >= x.points AND NOT x.counted ORDER BY x.budget;
 END`;
+/**
+ * The consume's routine, its statements on one generic plan per connection: planned again for
+ * each call's values, they cost the database about a third more (docs/performance.md).
+ */
 export const CONSUME_BUDGETS = routine(
   'verify_kit_consume_start_budgets',
   'text[], integer[], bigint[], text[], bigint',
   `(p_keys TEXT[], p_points INTEGER[], p_durations_ms BIGINT[],
       p_members TEXT[], p_now BIGINT)
       RETURNS TABLE (budget_index INTEGER, retry_after_ms BIGINT, window_ends_at BIGINT)
-      LANGUAGE plpgsql VOLATILE AS $fn$${CONSUME_BUDGETS_BODY}
+      LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $fn$${CONSUME_BUDGETS_BODY}
       $fn$`,
 );
 const CONSUME_BUDGETS_ROUTINE = CONSUME_BUDGETS.name;
