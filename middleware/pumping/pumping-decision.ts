@@ -3,9 +3,9 @@
  * and whether an operator blocked one of its keys. Operators' releases lift a key's rules; their
  * blocks refuse whatever the counts say. Pure.
  */
-import type { Headroom, PumpingCount, PumpingKey, PumpingReading, PumpingRule } from '../store/types.ts';
+import type { Headroom, PumpingCount, PumpingKey, PumpingReading, PumpingRule, SureLimits } from '../store/types.ts';
 import type { StartKeys } from './pumping-keys.ts';
-import { headroomOf, trippedBy, type PumpingThresholds } from './pumping-rules.ts';
+import { headroomOf, sureLimitsOf, trippedBy, type PumpingThresholds } from './pumping-rules.ts';
 
 export interface Verdict {
   /** The rules tripped (country_hourly, block_daily, address_countries, blocked, ...); empty when none. */
@@ -106,6 +106,39 @@ export function headroomOn(
  */
 export function anyCount(start: StartKeys): Headroom {
   return { keys: start.keys.map(() => NO_RULE_READS_IT), countries: NO_RULE_READS_IT };
+}
+
+const NO_LIMIT = { daily: NO_RULE_READS_IT, hourly: NO_RULE_READS_IT, refusals: NO_RULE_READS_IT };
+
+/**
+ * The limits under which `judge` finds no rule tripped for this start, known before its reading
+ * (SureLimits): the country's from its counts read earlier this hour (`countryEarlier`, else its
+ * floors), the block's and the address's floors; no limit on the keys judge reads no rule of. A
+ * released key or a known user only lifts rules, and any live rule sends the start to its reading.
+ */
+export function sureLimitsFor(
+  start: StartKeys,
+  thresholds: PumpingThresholds,
+  countryEarlier: PumpingCount | undefined,
+  now: number,
+): SureLimits {
+  const keys = start.keys.map((key) => {
+    switch (key.dimension) {
+      case 'country':
+        return sureLimitsOf(countryEarlier, thresholds.country, now);
+      case 'block':
+      case 'address':
+        return sureLimitsOf(undefined, thresholds[key.dimension], now);
+      default:
+        return NO_LIMIT;
+    }
+  });
+  return { keys, countries: thresholds.addressCountries };
+}
+
+/** The limits of a start that goes on whatever the counts (record mode, the allow-list): only a live rule sends it to its reading. */
+export function noLimits(start: StartKeys): SureLimits {
+  return { keys: start.keys.map(() => NO_LIMIT), countries: NO_RULE_READS_IT };
 }
 
 /** The start's keys whose own rules refused it: a refusal counts under them, so a key an attack keeps pressing on stays refused. */

@@ -15,8 +15,18 @@ import { describeError, lateRejectionLogger, markingErrors, thrownByIntegratorCo
 import { callsThrough } from '../store/calls-through.ts';
 import { KitError, KitErrorCode } from '../errors.ts';
 import type { ReadNumber } from '../numbers/parse-number.ts';
-import type { CountedByCheck, PumpingKey, PumpingReading, PumpingStore } from '../store/types.ts';
-import { anyCount, headroomOn, judge, keysRefusedBy, withoutOwnPress, type Verdict } from './pumping-decision.ts';
+import type { CountedByCheck, PumpingKey, PumpingReading, PumpingStore, SureLimits } from '../store/types.ts';
+import {
+  anyCount,
+  headroomOn,
+  judge,
+  keysRefusedBy,
+  noLimits,
+  sureLimitsFor,
+  withoutOwnPress,
+  type Verdict,
+} from './pumping-decision.ts';
+import { EarlierCountryCounts } from './pumping-earlier-counts.ts';
 import { startKeys, type StartKeys } from './pumping-keys.ts';
 import type { ResolvedPumping } from './pumping-options.ts';
 import { release, ReservedPass, type PumpingPass, type PumpingWriteDeps } from './pumping-pass.ts';
@@ -120,17 +130,18 @@ function checkWithin<T>(deps: PumpingGuardDeps, reading: Promise<T>): Promise<T>
 /**
  * The store's check (reserveSend): the reading, `decide` on it and what it counts, waited on no
  * longer than the start budgets (hookTimeouts.limits): one that rejects or is late fails the start,
- * never lets it through unchecked. A late one that counts the text after all gives it back.
+ * never lets it through unchecked. A late one that counts the text after all gives it back. With
+ * `sure`, the limits under which decide counts the text, known before the reading.
  */
 async function reserve(
   deps: PumpingGuardDeps,
   store: PumpingStore,
   start: StartKeys,
-  when: { hour: number; now: number },
+  when: { hour: number; now: number; sure?: SureLimits },
   decide: (reading: PumpingReading) => CountedByCheck,
 ): Promise<void> {
   let counted: CountedByCheck | undefined;
-  const query = { keys: start.keys, address: start.address, hour: when.hour, now: when.now };
+  const query = { keys: start.keys, address: start.address, hour: when.hour, now: when.now, sure: when.sure };
   const reserving = store.reserveSend(query, (reading) => (counted = decide(reading)));
   try {
     await checkWithin(deps, reserving);
@@ -230,6 +241,7 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
   }
   const bound = new DecisionBound(deps);
   const unrecorded = new UnrecordedSends(deps, store);
+  const earlier = new EarlierCountryCounts();
   return async (req, who) => {
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const start = startKeys(who.destination, ip, who.userRef, who.number, deps.ipv6Subnet);
@@ -245,7 +257,7 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
       // covers it (else its timing tells the attacker what the list lets through), and concurrent
       // checks read the text as soon as it is decided.
       let blocked = false;
-      await reserve(deps, store, start, { hour, now }, (reading) => {
+      await reserve(deps, store, start, { hour, now, sure: noLimits(start) }, (reading) => {
         blocked = reading.rules.some((rule) => rule.rule === 'block');
         return blocked ? NOTHING : { count: 'text', headroom: anyCount(start) };
       });
@@ -262,7 +274,10 @@ export function pumpingGuard(deps: PumpingGuardDeps): PumpingGuard {
     // a key) and no text, so concurrent starts read every text sent before theirs and no refused one.
     let verdict: Verdict = { reasons: [], blocked: false };
     let pressed: readonly PumpingKey[] = [];
-    await reserve(deps, store, start, { hour, now }, (reading) => {
+    const sure =
+      mode === 'record' ? noLimits(start) : sureLimitsFor(start, thresholds, earlier.get(start.country, hour), now);
+    await reserve(deps, store, start, { hour, now, sure }, (reading) => {
+      earlier.keep(start.country, hour, reading.counts[0]);
       verdict = judge(reading, start, thresholds, now);
       pressed = goesOn(verdict, mode) ? [] : keysRefusedBy(start, verdict.reasons);
       if (verdict.reasons.length === 0) return { count: 'text', headroom: headroomOn(reading, start, thresholds, now) };

@@ -150,6 +150,34 @@ export function headroomOf(count: PumpingCount, rule: Thresholds, now: number): 
   return Math.min(texts, refusals);
 }
 
+/** A key with nothing counted: its thresholds are the floors. */
+const NOTHING_COUNTED: PumpingCount = {
+  sentThisHour: 0,
+  verifiedThisHour: 0,
+  sentLastHour: 0,
+  verifiedLastHour: 0,
+  sentLastDay: 0,
+  verifiedLastDay: 0,
+  maxVerifiedDay: 0,
+  refusedThisHour: 0,
+  refusedLastHour: 0,
+};
+
+/**
+ * Limits under which none of a key's rules trips (SureLimits' per key), from counts of the key read
+ * earlier in the same hour, or none (the floors): within an hour a key's thresholds only grow, as
+ * verifications only add. They bound the last 60 minutes by this hour and the whole hour before,
+ * so they hold at any minute of the hour.
+ */
+export function sureLimitsOf(
+  earlier: PumpingCount | undefined,
+  rule: Thresholds,
+  now: number,
+): { daily: number; hourly: number; refusals: number } {
+  const limit = thresholdsOf(earlier ?? NOTHING_COUNTED, rule, now);
+  return { daily: limit.daily, hourly: limit.hourly, refusals: HOLD_PRESSURE * limit.hourly };
+}
+
 /** A reason that holds its key (`<kind>_held`): no challenge lets such a start through. */
 export function isHold(reason: string): boolean {
   return reason.endsWith('_held');

@@ -61,6 +61,18 @@ export interface Headroom {
  */
 export type CountedByCheck = { count: 'text'; headroom?: Headroom } | { count: 'refusal'; keys: readonly PumpingKey[] };
 
+/**
+ * Limits below which a check's answer is known before it is read: the start's text. They hold when
+ * no live rule names one of its keys, its address has texted at most `countries` countries without
+ * a verification, and under each key (in the keys' order) the texts not verified of the last 24
+ * hours stay below `daily`, those of this hour and the whole hour before below `hourly`, and the
+ * refusals of both hours below `refusals`.
+ */
+export interface SureLimits {
+  keys: readonly { daily: number; hourly: number; refusals: number }[];
+  countries: number;
+}
+
 /** One pumping decision, recorded for operators. */
 export interface PumpingDecisionRecord {
   decidedAt: number;
@@ -105,6 +117,8 @@ export interface PumpingStore {
    * `headroom`, what leaves its answer as it is; a refusal may stand on a reading that others'
    * counts since only made more refused), and a start refused counts no text another could read. `decide` is pure and may be called again with a newer reading (a store that retries when a
    * concurrent check counted first); the reading returned is the one its last answer was given on.
+   * With `sure`, a store a round trip away may count the text in its reading's own step when the
+   * reading is within them; it still asks `decide`, and undoes that count if decide answers otherwise.
    */
   reserveSend(
     query: {
@@ -112,6 +126,7 @@ export interface PumpingStore {
       address: string;
       hour: number;
       now: number;
+      sure?: SureLimits;
     },
     decide: (reading: PumpingReading) => CountedByCheck,
   ): Promise<PumpingReading>;

@@ -51,6 +51,7 @@ export type {
   PumpingReading,
   PumpingRule,
   PumpingStore,
+  SureLimits,
 } from './pumping-types.ts';
 export type { AttemptQuery, AttemptRecord, RetentionBatch, RetentionResult } from './record-types.ts';
 export type {

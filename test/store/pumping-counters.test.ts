@@ -211,6 +211,50 @@ describeEachStore('pumping counters', (kind) => {
     expect(seen.sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, ...Array<number>(19).fill(5)]);
   });
 
+  it('with sure limits, each concurrent check still decides on every text counted before its own', async () => {
+    const other: VerifyStore<unknown> = await h.openAnother();
+    const keys = keysOf('GB', '+447400456', '203.0.113.10');
+    const [country] = keys;
+    const fiveTexts = (reading: PumpingReading) =>
+      reading.counts[0]!.sentThisHour < 5
+        ? { count: 'text' as const }
+        : { count: 'refusal' as const, keys: [country!] };
+    // The same five as limits a store may count within as it reads: fewer than five unverified texts.
+    const open = { daily: 1e9, hourly: 1e9, refusals: 1e9 };
+    const sure = { keys: keys.map((_, i) => (i === 0 ? { ...open, hourly: 5 } : open)), countries: 1e9 };
+    const seen: number[] = [];
+    await Promise.all(
+      Array.from({ length: 24 }, async (_, n) => {
+        const store = n % 2 === 0 ? pumping : other.pumping!;
+        const query = { keys, address: '203.0.113.10', hour: H0, now: T0, sure };
+        seen.push((await store.reserveSend(query, fiveTexts)).counts[0]!.sentThisHour);
+      }),
+    );
+    const reading = await read(keys, '203.0.113.10', H0);
+    expect(reading.counts[0]).toMatchObject({ sentThisHour: 5, refusedThisHour: 19 });
+    for (const count of reading.counts) expect(count.sentThisHour).toBe(5);
+    expect(seen.sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, ...Array<number>(19).fill(5)]);
+  });
+
+  it('a text counted within sure limits that the check then refuses is given back, and the refusal counted', async () => {
+    const keys = keysOf('NG', '+2348031234', '198.51.100.20');
+    const open = { daily: 1e9, hourly: 1e9, refusals: 1e9 };
+    const sure = { keys: keys.map(() => open), countries: 1e9 };
+    const query = { keys, address: '198.51.100.20', hour: H0, now: T0, sure };
+    const reading = await pumping.reserveSend(query, () => ({ count: 'refusal', keys: [keys[0]!] }));
+    // The reading is of the counts before the check: its own text is not in it.
+    expect(reading.counts[0]).toMatchObject({ sentThisHour: 0, sentLastDay: 0 });
+    const after = await read(keys, '198.51.100.20', H0);
+    expect(after.counts.map((c) => [c.sentThisHour, c.refusedThisHour])).toEqual([
+      [0, 1],
+      [0, 0],
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ]);
+    expect(after.unverifiedCountries).toBe(0);
+  });
+
   it('two instances share the counters: a verification read by one moves the counts the other sent', async () => {
     const other: VerifyStore<unknown> = await h.openAnother();
     const keys = keysOf('PK', '+92300123', '203.0.113.5');

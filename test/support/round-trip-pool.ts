@@ -2,7 +2,8 @@
  * A PostgreSQL pool for the round-trip tests of the SMS pumping check: every statement sent, on
  * the pool or on a client checked out for a transaction, is counted and named (a prepared
  * statement by its name, SQL by its start; a client's with `client:` before it), and the next
- * count (countPumping) of the check naming a given user can be held, to force a race.
+ * count of the check naming a given user (countPumping, or sureCountPumping, which counts as it
+ * reads) can be held, to force a race.
  */
 import pg from 'pg';
 
@@ -15,6 +16,9 @@ export interface RoundTripPool {
   /** Holds the next count naming `user`: `reached` once it is sent (its check read and decided), `go()` runs it. */
   holdCountOf(user: string): { reached: Promise<void>; go: () => void };
 }
+
+/** The statements that count a check's text or refusal. */
+const COUNTS = new Set(['verify_kit_countPumping', 'verify_kit_sureCountPumping']);
 
 const nameOf = (config: unknown): string =>
   typeof config === 'string' ? config.slice(0, 20) : ((config as { name?: string } | undefined)?.name ?? '?');
@@ -30,7 +34,7 @@ export function roundTripPool(connectionString: string, max: number): RoundTripP
     trips += 1;
     log.push(nameOf(config));
     const c = config as { name?: string; values?: unknown[] };
-    if (held && c?.name === 'verify_kit_countPumping' && ((c.values?.[1] ?? []) as string[]).includes(held.user)) {
+    if (held && COUNTS.has(c?.name ?? '') && ((c.values?.[1] ?? []) as string[]).includes(held.user)) {
       const { release, reached } = held;
       held = undefined;
       reached();

@@ -32,15 +32,18 @@ const KEY_COUNTS = `(SELECT coalesce(json_agg(json_build_array(c.sent_this_hour,
             WHERE k.need AND p.dimension = k.dimension AND p.key = k.key AND p.hour > $3 - 336 AND p.hour <= $3 - 24
             GROUP BY ($3 - p.hour) / 24) d) m)`;
 
-/** The address's countries without a verification ($4 "<address> ", $5 "<address>!"), and the live rules ($6 now). */
-const COUNTRIES_AND_RULES = `(SELECT count(*) FROM (SELECT p.key FROM verify_kit_pumping_counts p
-          WHERE p.dimension = 'address_country' AND p.key > $4 AND p.key < $5 AND p.hour > $3 - 24 AND p.hour <= $3
-          GROUP BY p.key HAVING sum(p.verified) = 0 AND sum(p.sent) > 0) u)::integer,
-       (SELECT coalesce(json_agg(json_build_object('dimension', r.dimension, 'key', r.key, 'rule', r.rule,
+/** The live rules on the keys ($1, $2; $6 now). */
+const LIVE_RULES = `(SELECT coalesce(json_agg(json_build_object('dimension', r.dimension, 'key', r.key, 'rule', r.rule,
            'until', r.until, 'setAt', r.set_at)), '[]'::json)
         FROM verify_kit_pumping_rules r JOIN unnest($1::text[], $2::text[]) AS k(dimension, key)
           ON r.dimension = k.dimension AND r.key = k.key
         WHERE r.until > $6)`;
+
+/** The address's countries without a verification ($4 "<address> ", $5 "<address>!"), and the live rules ($6 now). */
+const COUNTRIES_AND_RULES = `(SELECT count(*) FROM (SELECT p.key FROM verify_kit_pumping_counts p
+          WHERE p.dimension = 'address_country' AND p.key > $4 AND p.key < $5 AND p.hour > $3 - 24 AND p.hour <= $3
+          GROUP BY p.key HAVING sum(p.verified) = 0 AND sum(p.sent) > 0) u)::integer,
+       ${LIVE_RULES}`;
 
 /**
  * The reading before a text in one statement: the keys' counts, the address's countries without a
@@ -187,12 +190,75 @@ export const LOCK_PUMPING = routine(
 );
 const LOCK_PUMPING_ROUTINE = LOCK_PUMPING.name;
 
+/**
+ * The check of a start whose answer is known below limits (SureLimits: $8 daily, $9 hourly and $10
+ * refusals per key, $11 countries), in one statement: its text counted first under this hour's
+ * counters of the keys, which locks them in one sorted order (a missing one made), the hour
+ * before's locked as the locked reading does, then the reading ($1 to $7 as readPumping; its counts
+ * hold the text, the countries leave it out). Within the limits, the count stands and it returns
+ * true: the start was judged on every text counted before its own. Else the count is undone before
+ * the commit (no other check saw it) and its rows that count nothing go; the app decides on the
+ * reading and counts with countPumping. Unflushed, as recordSend.
+ */
+const SURE_COUNT_PUMPING_BODY = `
+#variable_conflict use_column
+DECLARE
+  r record;
+  within boolean;
+BEGIN
+  PERFORM set_config('synchronous_commit', 'off', true);
+  INSERT INTO verify_kit_pumping_counts AS c (dimension, key, hour, sent)
+  SELECT k.dimension, k.key, $3, 1 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
+    ORDER BY k.dimension, k.key
+  ON CONFLICT (dimension, key, hour) DO UPDATE SET sent = c.sent + 1;
+  PERFORM 1 FROM verify_kit_pumping_counts c JOIN unnest($1::text[], $2::text[]) AS k(dimension, key)
+      ON c.dimension = k.dimension AND c.key = k.key
+    WHERE c.hour = $3 - 1 ORDER BY c.dimension, c.key FOR UPDATE OF c;
+  SELECT ${KEY_COUNTS} AS counts,
+    (SELECT count(*) FROM (SELECT p.key FROM verify_kit_pumping_counts p
+        WHERE p.dimension = 'address_country' AND p.key > $4 AND p.key < $5 AND p.hour > $3 - 24 AND p.hour <= $3
+        GROUP BY p.key
+        HAVING sum(p.verified) = 0 AND sum(p.sent) > CASE
+          WHEN ('address_country', p.key) IN (SELECT * FROM unnest($1::text[], $2::text[])) THEN 1 ELSE 0 END) u)::integer
+      AS countries,
+    ${LIVE_RULES} AS rules
+  INTO r;
+  -- Each key's counts less the text: unverified of the last 24 hours (4, 5), of this hour (0, 1)
+  -- and the whole hour before (2, 3), refusals of both (7, 8).
+  within := json_array_length(r.rules) = 0 AND r.countries <= $11 AND NOT EXISTS (
+    SELECT 1 FROM json_array_elements(r.counts) WITH ORDINALITY AS e(c, ord)
+      JOIN unnest($8::float8[], $9::float8[], $10::float8[]) WITH ORDINALITY AS l(daily, hourly, refusals, ord)
+        ON l.ord = e.ord
+    WHERE (e.c->>4)::bigint - 1 - (e.c->>5)::bigint >= l.daily
+      OR (e.c->>0)::bigint - 1 - (e.c->>1)::bigint + greatest((e.c->>2)::bigint - (e.c->>3)::bigint, 0) >= l.hourly
+      OR (e.c->>7)::bigint + (e.c->>8)::bigint >= l.refusals);
+  IF NOT within THEN
+    UPDATE verify_kit_pumping_counts AS c SET sent = c.sent - 1 FROM unnest($1::text[], $2::text[]) AS k(dimension, key)
+      WHERE c.dimension = k.dimension AND c.key = k.key AND c.hour = $3;
+    ${DROP_EMPTY};
+  END IF;
+  RETURN QUERY SELECT r.counts, r.countries, r.rules, within;
+END`;
+/** The sure check's routine, created by the store with its others (ROUTINES, postgres-sql.ts). */
+export const SURE_COUNT_PUMPING = routine(
+  'verify_kit_sure_count_pumping',
+  'text[], text[], integer, text, text, bigint, boolean[], double precision[], double precision[], double precision[], double precision',
+  `(TEXT[], TEXT[], INTEGER, TEXT, TEXT, BIGINT, BOOLEAN[], FLOAT8[], FLOAT8[], FLOAT8[], FLOAT8)
+      RETURNS TABLE (counts JSON, unverified_countries INTEGER, rules JSON, counted BOOLEAN) LANGUAGE plpgsql VOLATILE
+      SET plan_cache_mode = force_generic_plan AS $fn$${SURE_COUNT_PUMPING_BODY}
+      $fn$`,
+);
+const SURE_COUNT_PUMPING_ROUTINE = SURE_COUNT_PUMPING.name;
+
 /** The SMS pumping counters (postgres-pumping.ts); an hour is ms since the epoch / 3,600,000. */
 export const PUMPING_SQL = {
   // Through its routine (READ_PUMPING_ROUTINE), which keeps one plan per connection.
   readPumping: `SELECT counts, unverified_countries, rules FROM ${READ_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
   // The count of a check on its reading, through its routine (COUNT_PUMPING_ROUTINE).
   countPumping: `SELECT ${COUNT_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS counted`,
+  // The check of a start below its sure limits, read and counted in one (SURE_COUNT_PUMPING_ROUTINE).
+  sureCountPumping: `SELECT counts, unverified_countries, rules, counted
+     FROM ${SURE_COUNT_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
   // The reading with its counters locked, in the check's transaction (LOCK_PUMPING_ROUTINE).
   lockPumping: `SELECT counts, unverified_countries, rules FROM ${LOCK_PUMPING_ROUTINE}($1, $2, $3, $4, $5, $6, $7)`,
   // A reserved text never sent, given back ($1 hour, $2 dimensions, $3 keys): an upsert in sorted

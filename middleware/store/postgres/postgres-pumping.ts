@@ -19,6 +19,7 @@ import type {
   PumpingReading,
   PumpingRule,
   PumpingStore,
+  SureLimits,
 } from '../types.ts';
 
 interface RuleRow {
@@ -59,17 +60,24 @@ type ReadingRow = {
   rules: (Omit<PumpingRule, 'until' | 'setAt'> & { until: number | string; setAt: number | string })[];
 };
 
-/** Each count as read, its 14-day maximum from days 1 to 13 as read now or earlier this hour. Built in one pass: a start reads five keys. */
+/**
+ * Each count as read, less `own` texts this hour (the check's own, when counted before its reading),
+ * its 14-day maximum from days 1 to 13 as read now or earlier this hour. Built in one pass: a start
+ * reads five keys.
+ */
 function countsOf(
   pastDays: PastDaysCache,
   keys: readonly PumpingKey[],
   hour: number,
   kept: (number | undefined)[],
   rows: readonly KeyCounts[],
+  own: number,
 ): PumpingCount[] {
   const counts: PumpingCount[] = [];
   for (const [i, row] of rows.entries()) {
-    const [sentThisHour, verifiedThisHour, sentLastHour, verifiedLastHour, sentLastDay, verifiedLastDay] = row;
+    const [sentWithOwn, verifiedThisHour, sentLastHour, verifiedLastHour, sentLastDayWithOwn, verifiedLastDay] = row;
+    const sentThisHour = sentWithOwn - own;
+    const sentLastDay = sentLastDayWithOwn - own;
     const [, , , , , , maxVerifiedPastDay, refusedThisHour, refusedLastHour] = row;
     const past = kept[i] ?? maxVerifiedPastDay ?? 0;
     const key = keys[i];
@@ -111,8 +119,9 @@ function readingOf(
   { keys, hour }: ReadingQuery,
   kept: (number | undefined)[],
   row: ReadingRow,
+  own = 0,
 ): PumpingReading {
-  const counts = countsOf(pastDays, keys, hour, kept, row.counts);
+  const counts = countsOf(pastDays, keys, hour, kept, row.counts, own);
   return { counts, unverifiedCountries: row.unverified_countries, rules: rulesOf(row) };
 }
 
@@ -171,6 +180,62 @@ async function countIfUnchanged(
 }
 
 /**
+ * The check of a start below its sure limits (sureCountPumping): its text counted and its counters
+ * read in one statement, the count kept only when the reading is within them. The reading is of
+ * the counts before the text.
+ */
+async function countIfSure(
+  run: Run,
+  pastDays: PastDaysCache,
+  asked: ReadingQuery,
+  sure: SureLimits,
+): Promise<{ reading: PumpingReading; counted: boolean }> {
+  const { values, kept } = readingParameters(pastDays, asked);
+  const { rows } = await run<ReadingRow & { counted: boolean }>('sureCountPumping', [
+    ...values,
+    sure.keys.map((k) => k.daily),
+    sure.keys.map((k) => k.hourly),
+    sure.keys.map((k) => k.refusals),
+    sure.countries,
+  ]);
+  const [row] = rows;
+  if (row === undefined) throw new Error('The pumping counters returned no row.');
+  return { reading: readingOf(pastDays, asked, kept, row, 1), counted: row.counted };
+}
+
+/** A text counted and never sent, given back; a row that only held it goes with it. */
+async function giveBack(db: PostgresDb, { keys, hour }: { keys: readonly PumpingKey[]; hour: number }): Promise<void> {
+  const values = [hour, keys.map((k) => k.dimension), keys.map((k) => k.key)];
+  await query(db, 'releaseSend', values);
+  await query(db, 'dropEmptyCounts', values);
+}
+
+/**
+ * The first try of a check: with sure limits, read and counted in one statement (sureCountPumping),
+ * else read. The app decides on the reading; a count that stands is the one it asked for (a text
+ * the sure check counted against the app's answer is given back), else it counts the answer if no
+ * concurrent check counted under its keys since beyond its headroom. Whether it counted, and the reading.
+ */
+async function firstTry(
+  db: PostgresDb,
+  pastDays: PastDaysCache,
+  asked: ReadingQuery & { sure?: SureLimits | undefined },
+  decide: (reading: PumpingReading) => CountedByCheck,
+): Promise<{ counted: boolean; reading: PumpingReading }> {
+  const onPool: Run = (name, values) => query(db, name, values);
+  const sure = asked.sure === undefined ? undefined : await countIfSure(onPool, pastDays, asked, asked.sure);
+  const reading = sure?.reading ?? (await read(onPool, pastDays, 'readPumping', asked));
+  const counted = decide(reading);
+  if (sure?.counted === true) {
+    if (counted.count === 'text') return { counted: true, reading };
+    await giveBack(db, asked);
+  }
+  // Even a refusal that counts nothing (an operator's block) makes the count's round trip: its 429
+  // must take as long as one by the counts, or the timing would tell the attacker which rule refused.
+  return { counted: await countIfUnchanged(onPool, asked, reading, counted), reading };
+}
+
+/**
  * Readings of a check with its counters locked before it gives up (a 500: nothing sent). A counter
  * of the hour before that a check which read as the hour turned makes after the locked reading was
  * not there to lock: one per key (five) may fail a count, and the next reading locks it.
@@ -178,24 +243,19 @@ async function countIfUnchanged(
 const LOCKED_READS = 7;
 
 /**
- * The check before a text: the reading, the app's decision on it, and its count if no concurrent
- * check counted under its keys since, beyond the answer's headroom (two round trips, no lock held
- * while the app decides: a check far below every threshold counts on the first try). Else
- * it is read again with the counters locked, in a transaction its count ends: it waits its turn
- * behind the others, so a burst on one country never starves a check.
+ * The check before a text: its first try (firstTry: one round trip for a start below its sure
+ * limits, two otherwise, no lock held while the app decides: a check far below every threshold
+ * counts on the first try). Else it is read again with the counters locked, in a transaction its
+ * count ends: it waits its turn behind the others, so a burst on one country never starves a check.
  */
 async function reserve(
   db: PostgresDb,
   pastDays: PastDaysCache,
-  asked: ReadingQuery,
+  asked: ReadingQuery & { sure?: SureLimits | undefined },
   decide: (reading: PumpingReading) => CountedByCheck,
 ): Promise<PumpingReading> {
-  const onPool: Run = (name, values) => query(db, name, values);
-  const reading = await read(onPool, pastDays, 'readPumping', asked);
-  const counted = decide(reading);
-  // Even a refusal that counts nothing (an operator's block) makes the count's round trip: its 429
-  // must take as long as one by the counts, or the timing would tell the attacker which rule refused.
-  if (await countIfUnchanged(onPool, asked, reading, counted)) return reading;
+  const first = await firstTry(db, pastDays, asked, decide);
+  if (first.counted) return first.reading;
   return inTransaction(
     db,
     async (client) => {
@@ -274,11 +334,7 @@ export function postgresPumping(db: PostgresDb, attachSend: StartWrites['attachS
       await query(db, 'recordSend', values);
     },
     // A row that only held this text goes with it: refused starts add no rows.
-    async releaseSend({ keys, hour }) {
-      const values = [hour, keys.map((k) => k.dimension), keys.map((k) => k.key)];
-      await query(db, 'releaseSend', values);
-      await query(db, 'dropEmptyCounts', values);
-    },
+    releaseSend: (send) => giveBack(db, send),
     // With its attempt's insert when the start asks for both in one turn (postgres-start-writes.ts).
     attachSend({ sessionId, keys, hour }) {
       const sorted = sortedKeys(keys);

@@ -9,7 +9,7 @@
 import { BUDGETS_SQL, CONSUME_BUDGETS } from './postgres-budgets-sql.ts';
 import { FULFIL_SQL, MARK_GROUP, MARK_ONE } from './postgres-fulfil-sql.ts';
 import { OUTBOX_SQL } from './postgres-outbox-sql.ts';
-import { COUNT_PUMPING, LOCK_PUMPING, PUMPING_SQL, READ_PUMPING } from './postgres-pumping-sql.ts';
+import { COUNT_PUMPING, LOCK_PUMPING, PUMPING_SQL, READ_PUMPING, SURE_COUNT_PUMPING } from './postgres-pumping-sql.ts';
 import { READS_AND_RETENTION_SQL } from './postgres-reads-and-retention-sql.ts';
 import { ATTEMPT } from './postgres-rows.ts';
 import { STEP_UP_SQL } from './postgres-step-up-sql.ts';
@@ -21,7 +21,15 @@ import { SWEEP_SQL } from './postgres-sweep-sql.ts';
  * (postgres-routine.ts). Instances of two kit versions on one
  * database then each call their own, and a routine can never differ from the code that calls it.
  */
-export const ROUTINES = [READ_PUMPING, COUNT_PUMPING, LOCK_PUMPING, CONSUME_BUDGETS, MARK_ONE, MARK_GROUP] as const;
+export const ROUTINES = [
+  READ_PUMPING,
+  COUNT_PUMPING,
+  LOCK_PUMPING,
+  SURE_COUNT_PUMPING,
+  CONSUME_BUDGETS,
+  MARK_ONE,
+  MARK_GROUP,
+] as const;
 
 const INSERT_ATTEMPT = `INSERT INTO verify_kit_attempts
       (state, session_id, user_ref, action, params, return_to, sensitivity, platform, created_at, next_check_at,
