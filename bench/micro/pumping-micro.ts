@@ -2,14 +2,16 @@
  * Diagnostic (not part of npm run bench): what the SMS pumping rules add to a start's store work,
  * on a store holding a month of counters. Without the rules a start's store work is its budgets
  * (`consumeStartBudgets`) and its attempt (`insertAttempt`); with them, the check before the text,
- * which reads, decides and counts it in one atomic step (`reserveSend`: five keys; on PostgreSQL a
- * reading and a conditional count), and the send's record
+ * which reads, decides and counts it in one atomic step (`reserveSend`: five keys, with the limits
+ * the default rules know before the reading, and each country's counts kept from its last reading
+ * as the guard keeps them; on PostgreSQL one statement below those limits, else a reading and a
+ * conditional count), and the send's record
  * once its session exists (`attachSend`) come on top, as the start's check makes them. Each
  * variant runs on SQLite and on PostgreSQL (TEST_POSTGRES_URL), one start at a time, in
  * alternating rounds; p50 and p99 in ms, and their ratios. A whole start also waits on the
  * service's createSession, which this leaves out: the ratios here bound the start's from above.
  *
- *   npx tsx bench/micro/pumping-micro.ts
+ *   npx tsx bench/micro/pumping-micro.ts    (PUMPING_MICRO_ONLY=sqlite or postgres: one store)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +19,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startKeys } from '../../middleware/pumping/pumping-keys.ts';
-import { hourOf } from '../../middleware/pumping/pumping-rules.ts';
+import { sureLimitsFor } from '../../middleware/pumping/pumping-decision.ts';
+import { EarlierCountryCounts } from '../../middleware/pumping/pumping-earlier-counts.ts';
+import { DEFAULT_THRESHOLDS, hourOf } from '../../middleware/pumping/pumping-rules.ts';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import type { VerifyStore } from '../../middleware/store/types.ts';
@@ -49,13 +53,20 @@ async function seedMonth(store: VerifyStore<unknown>): Promise<void> {
   }
 }
 
+const earlier = new EarlierCountryCounts();
+
 async function oneStart(store: VerifyStore<unknown>, rules: boolean): Promise<number> {
   const { number, ip, user } = aStart();
   const began = performance.now();
   const keys = startKeys(number, ip, user);
   if (rules) {
-    const query = { keys: keys.keys, address: keys.address, hour: hourOf(NOW), now: NOW };
-    await store.pumping!.reserveSend(query, () => ({ count: 'text' }));
+    const hour = hourOf(NOW);
+    const sure = sureLimitsFor(keys, DEFAULT_THRESHOLDS, earlier.get(keys.country, hour), NOW);
+    const query = { keys: keys.keys, address: keys.address, hour, now: NOW, sure };
+    await store.pumping!.reserveSend(query, (reading) => {
+      earlier.keep(keys.country, hour, reading.counts[0]);
+      return { count: 'text' };
+    });
   }
   await store.consumeStartBudgets!({
     budgets: [
@@ -114,6 +125,7 @@ async function main(): Promise<void> {
     await sqlite.close();
     rmSync(dir, { recursive: true, force: true });
   }
+  if (process.env.PUMPING_MICRO_ONLY === 'sqlite') return;
   const database = await createTestDatabase();
   const postgres = createPostgresStore({ pool: database.pool });
   try {

@@ -1,8 +1,8 @@
 /**
  * The pumping phase's fidelity check (BENCH_ONLY=pumping-replay): the month's figures come from
  * in-memory counters; this replays a slice of the same month through the kit's real stores, SQLite
- * and PostgreSQL, as the start's check does (pumping-guard.ts: reserveSend judging in its step and
- * counting the text, or a refusal under the keys that refused it; recordDecision for a refusal,
+ * and PostgreSQL, as the start's check does (pumping-guard.ts: reserveSend judging in its step, with
+ * the limits below which it may count in the reading's own (sureLimitsFor), and counting the text, or a refusal under the keys that refused it; recordDecision for a refusal,
  * releaseSend for a start the budgets refuse, attachSend once sent, markVerified when the code is entered, and the purge every five
  * minutes), on the events' own clock, and checks that every decision equals the
  * model's on the same events. A difference throws: the month's figures would not be the kit's.
@@ -16,7 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { judge, keysRefusedBy } from '../../middleware/pumping/pumping-decision.ts';
+import { judge, keysRefusedBy, sureLimitsFor } from '../../middleware/pumping/pumping-decision.ts';
+import { EarlierCountryCounts } from '../../middleware/pumping/pumping-earlier-counts.ts';
 import { DEFAULT_THRESHOLDS, hourOf } from '../../middleware/pumping/pumping-rules.ts';
 import { createPostgresStore } from '../../middleware/store/postgres/postgres.ts';
 import { createSqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
@@ -71,6 +72,7 @@ export async function replayOn(
   expected: readonly string[][],
 ): Promise<string | undefined> {
   const budgets = new Budgets();
+  const earlier = new EarlierCountryCounts();
   const entered: { at: number; sessionId: string }[] = [];
   let next = 0;
   let purgeAt = 0;
@@ -80,7 +82,9 @@ export async function replayOn(
     const hour = hourOf(event.at);
     let reasons: string[] = [];
     // As the guard: judged in the store's check, which counts the text, or the refusal under the keys that refused it.
-    await store.reserveSend({ keys: start.keys, address: start.address, hour, now: event.at }, (reading) => {
+    const sure = sureLimitsFor(start, DEFAULT_THRESHOLDS, earlier.get(start.country, hour), event.at);
+    await store.reserveSend({ keys: start.keys, address: start.address, hour, now: event.at, sure }, (reading) => {
+      earlier.keep(start.country, hour, reading.counts[0]);
       reasons = judge(reading, start, DEFAULT_THRESHOLDS, event.at).reasons;
       return reasons.length === 0 ? { count: 'text' } : { count: 'refusal', keys: keysRefusedBy(start, reasons) };
     });
