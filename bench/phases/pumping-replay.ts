@@ -63,6 +63,27 @@ export function slice(): { events: StartEvent[]; expected: string[][]; describe:
 const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((r, i) => r === b[i]);
 
 /**
+ * As the guard: judged in the store's check, with the limits known before the reading, which counts
+ * the text, or the refusal under the keys that refused it. The rules tripped.
+ */
+async function checkedInStore(
+  store: PumpingStore,
+  start: ReturnType<typeof keysOf>,
+  at: number,
+  earlier: EarlierCountryCounts,
+): Promise<string[]> {
+  const hour = hourOf(at);
+  let reasons: string[] = [];
+  const sure = sureLimitsFor(start, DEFAULT_THRESHOLDS, earlier.get(start.country, hour), at);
+  await store.reserveSend({ keys: start.keys, address: start.address, hour, now: at, sure }, (reading) => {
+    earlier.keep(start.country, hour, reading.counts[0]);
+    reasons = judge(reading, start, DEFAULT_THRESHOLDS, at).reasons;
+    return reasons.length === 0 ? { count: 'text' } : { count: 'refusal', keys: keysRefusedBy(start, reasons) };
+  });
+  return reasons;
+}
+
+/**
  * Replays the starts through one store; the first decision that differs from the model's, as a
  * sentence, or undefined when all are equal.
  */
@@ -80,14 +101,7 @@ export async function replayOn(
     while (next < entered.length && entered[next]!.at <= event.at) await store.markVerified(entered[next++]!.sessionId);
     const start = keysOf(event);
     const hour = hourOf(event.at);
-    let reasons: string[] = [];
-    // As the guard: judged in the store's check, which counts the text, or the refusal under the keys that refused it.
-    const sure = sureLimitsFor(start, DEFAULT_THRESHOLDS, earlier.get(start.country, hour), event.at);
-    await store.reserveSend({ keys: start.keys, address: start.address, hour, now: event.at, sure }, (reading) => {
-      earlier.keep(start.country, hour, reading.counts[0]);
-      reasons = judge(reading, start, DEFAULT_THRESHOLDS, event.at).reasons;
-      return reasons.length === 0 ? { count: 'text' } : { count: 'refusal', keys: keysRefusedBy(start, reasons) };
-    });
+    const reasons = await checkedInStore(store, start, event.at, earlier);
     if (event.at >= purgeAt) {
       purgeAt = event.at + PURGE_EVERY_MS;
       await store.purgePumping({
