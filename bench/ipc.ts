@@ -36,6 +36,8 @@ export function spawnChild(script: string, name: string): Child {
     execArgv: [
       '--import',
       'tsx',
+      // BENCH_TRACE_GC=1: each child prints V8's GC lines (what a mark-compact leaves live, against a peak RSS).
+      ...(process.env.BENCH_TRACE_GC ? ['--trace-gc'] : []),
       ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

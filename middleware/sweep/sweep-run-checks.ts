@@ -137,8 +137,12 @@ async function applyOne<Tx>(run: Run<Tx>, attempt: Attempt, read: StatusRead<Tx>
   try {
     const completion = await applyStatus(run.deps, attempt, read, 'sweep', run.committer);
     countCompletion(run.report, completion);
-    // Still pending is counted in the run's line; anything settled gets its own.
-    if (completion.kind !== 'pending') logCompletion(run.deps.logger, 'sweep', completion);
+    // Still pending is counted in the run's line; anything settled gets its own, and is never
+    // claimed again, so the run need not remember it.
+    if (completion.kind !== 'pending') {
+      logCompletion(run.deps.logger, 'sweep', completion);
+      run.readThisRun.delete(attempt.sessionId);
+    }
   } catch (error) {
     checkFailed(run, attempt, error);
   }

@@ -56,8 +56,10 @@ export interface Run<Tx> {
   /** Claimed attempts that crossed the 24 h line before their read: expired after the checks. */
   tooOld: number;
   /**
-   * The sessions this run read. One due again before the run ends (a short backoff, the quick
-   * retry) is claimed again once its reschedule is written: it is set aside, never read twice.
+   * The sessions this run read that have not settled. One due again before the run ends (a short
+   * backoff, the quick retry) is claimed again once its reschedule is written: it is set aside,
+   * never read twice. A settled one is never claimed again, so it leaves the set: the run's memory
+   * follows what is still pending, not every attempt it read.
    */
   readThisRun: Set<string>;
   /** Claimed attempts set aside as read already: still leased, handed back at the run's end. */

@@ -6,6 +6,9 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runSweep } from '../../middleware/sweep/sweep.ts';
+import { resolveSweepOptions } from '../../middleware/sweep/sweep-options.ts';
+import { checkDueAttempts } from '../../middleware/sweep/sweep-run-checks.ts';
+import { startRun } from '../../middleware/sweep/sweep-run-state.ts';
 import type { SweepDeps } from '../../middleware/sweep/sweep-report.ts';
 import type { ActionDefinition, VerifyClient } from '../../middleware/types.ts';
 import { ACTION } from '../support/sweep-bench.ts';
@@ -52,5 +55,31 @@ describeEachStore('a sweep run and attempts due again before it ends', (kind) =>
     const second = await runSweep(deps, options);
     expect(second.reads).toBe(8);
     expect([...reads.values()]).toEqual(sessions.map(() => 2));
+  });
+
+  it('remembers only the sessions still pending after their read, not every session it read', async () => {
+    // A backlog run over many settled attempts would otherwise hold all their ids until it ends.
+    const now = Date.now();
+    const sessions = Array.from({ length: 12 }, (_, i) => `kept-${i}`);
+    for (const sessionId of sessions) await insertDueAttempt(h.store, sessionId, now - 10 * MIN);
+    const stillPending = new Set(sessions.filter((_, i) => i % 3 === 0));
+    const client: VerifyClient = {
+      createSession: () => Promise.reject(new Error('the sweep creates no session')),
+      getSession: (sessionId) =>
+        Promise.resolve(
+          (stillPending.has(sessionId) ? { status: 'pending' } : { status: 'failed', reason: 'expired' }) as never,
+        ),
+      close: () => Promise.resolve(),
+    };
+    const deps: SweepDeps<unknown> = { client, store: h.store, actions: new Map(), now: () => now };
+    const options = { batchSize: 5, concurrency: 2, timeBudgetMs: 60_000 };
+    const run = startRun(deps, resolveSweepOptions(options), options);
+
+    await checkDueAttempts(run);
+    run.committer.flush();
+    await Promise.all(run.applying);
+
+    expect({ reads: run.report.reads, failed: run.report.failed }).toEqual({ reads: 12, failed: 8 });
+    expect([...run.readThisRun].sort()).toEqual([...stillPending].sort());
   });
 });
