@@ -176,18 +176,24 @@ export function readStoredNumber(destination: string): ReadNumber {
 }
 
 /**
- * The shortest start of `e164`, itself not a number the metadata holds, that is one (a real number
- * with digits after it, as "+447400123456" in "+447400123456999"), or undefined. Never remembered
- * past the call: a cache would keep users' whole numbers for the life of the process.
+ * Every start of `e164`, itself not a number the metadata holds, that is one (a real number with
+ * digits after it, as "+447400123456" in "+447400123456999"), shortest first, read as it is asked
+ * for. Never remembered past the call: a cache would keep users' whole numbers for the life of the
+ * process.
  */
-export function numberStartingIt(e164: string): ReadNumber | undefined {
+export function* numbersStartingIt(e164: string): Generator<ReadNumber> {
   // "+" and 6 digits: the shortest numbers of any country (Austria's, Germany's).
   for (let end = 7; end < e164.length; end++) {
     const start = e164.slice(0, end);
     if (!mayBeWholeNumber(start)) continue;
     const read = describeStoredNumber(start);
-    if (read?.type !== undefined) return read;
+    if (read?.type !== undefined) yield read;
   }
+}
+
+/** The shortest start of `e164` that is a number the metadata holds (numbersStartingIt), or undefined. */
+export function numberStartingIt(e164: string): ReadNumber | undefined {
+  for (const start of numbersStartingIt(e164)) return start;
   return undefined;
 }
 

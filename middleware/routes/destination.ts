@@ -14,7 +14,7 @@ import { refusalOf } from '../numbers/destination-policy.ts';
 import {
   describeStoredNumber,
   isKnownCountry,
-  numberStartingIt,
+  numbersStartingIt,
   readEnteredNumber,
   readStoredNumber,
   type ReadNumber,
@@ -94,10 +94,12 @@ export async function attemptUserFor<Tx>(
     // is of no known country: an allow-list refuses it too. The number policed is the one texted.
     const known = readStoredNumber(user.destination);
     police(context, action, known, false);
-    // Digits after a real number may still reach it (the SMS pumping rules count it there): a
-    // premium-rate number with three more, unreadable as a whole, is judged as what it starts with.
-    const start = known.type === undefined ? numberStartingIt(known.e164) : undefined;
-    if (start !== undefined) police(context, action, start, false);
+    // Digits after a real number may still reach it: a premium-rate number with three more,
+    // unreadable as a whole, is judged as what it starts with. Every such start, not only the
+    // shortest: "+353 1520 123456" (premium-rate) starts with a Dublin landline, "+353 1 520 1234".
+    if (known.type === undefined) {
+      for (const start of numbersStartingIt(known.e164)) police(context, action, start, false);
+    }
     return { user: { userRef: user.userRef, destination: known.e164 }, stored: known };
   }
   if (previous === undefined) {

@@ -227,7 +227,8 @@ describeEachAppStore('typed numbers', (_store, storeOptions) => {
     const alice = await app.agent().signIn('alice');
     // +44 909 879 0000 is premium-rate, +1 876 555 0123 Jamaica (refused here): three digits more
     // make each unreadable as a whole, and the SMS pumping rules count them as those numbers.
-    for (const destination of ['+449098790000999', '+18765550123999']) {
+    // +353 1520 123456 is premium-rate too, though its first digits are a Dublin landline.
+    for (const destination of ['+449098790000999', '+18765550123999', '+35315201234560']) {
       USERS.pat = { userRef: 'user-pat', destination };
       const pat = await app.agent().signIn('pat');
       const before = (await sms(app)).length;

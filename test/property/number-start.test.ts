@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { getCountries, getCountryCallingCode, getExampleNumber } from 'libphonenumber-js/max';
 import examples from 'libphonenumber-js/mobile/examples';
-import { describeStoredNumber, numberStartingIt } from '../../middleware/numbers/parse-number.ts';
+import { describeStoredNumber, numberStartingIt, numbersStartingIt } from '../../middleware/numbers/parse-number.ts';
 
 /** The reading before starts were skipped: every start parsed, shortest first. */
 function everyStartParsed(e164: string) {
@@ -56,5 +56,12 @@ describe('the start of a stored number with digits after a real one', () => {
     expect(numberStartingIt('+3789988127')).toMatchObject({ e164: '+3780549998812', country: 'SM' });
     expect(numberStartingIt('+449098790000123')).toMatchObject({ e164: '+449098790000', type: 'PREMIUM_RATE' });
     expect(numberStartingIt('+15551234567')).toBeUndefined();
+  });
+
+  it('lists every start that is a number, shortest first: the premium-rate number after a landline it starts with', () => {
+    // +353 1520 123456 is Irish premium-rate; +353 1 520 1234 and +353 1 520 12345 Dublin landlines.
+    const starts = [...numbersStartingIt('+35315201234560')].map((n) => `${n.e164} ${n.type}`);
+    expect(starts).toEqual(['+35315201234 FIXED_LINE', '+353152012345 FIXED_LINE', '+3531520123456 PREMIUM_RATE']);
+    expect([...numbersStartingIt('+15551234567')]).toEqual([]);
   });
 });
