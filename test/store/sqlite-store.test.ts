@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, SCHEMA_VERSION } from '../../middleware/store/sqlite/sqlite-schema.ts';
-import { STEP_UP_SQL } from '../../middleware/store/sqlite/sqlite-sql.ts';
+import { PUMPING_SQL, STEP_UP_SQL } from '../../middleware/store/sqlite/sqlite-sql.ts';
 import { createSqliteStore, type SqliteStore } from '../../middleware/store/sqlite/sqlite.ts';
 import { fulfilOnce, newAttempt, storedAttempt } from '../support/attempts.ts';
 
@@ -69,6 +69,44 @@ describe('SQLite store', () => {
         /^SEARCH g USING INDEX verify_kit_grants_session \(user_ref=\? AND scope=\? AND browser_session=\?\)/,
       ),
     );
+  });
+
+  it("gives an SMS pumping text back by the counters' primary key, after an ANALYZE made while the hour was quiet", async () => {
+    // A fortnight of hours, a few keys each, analyzed; then the hour a text is given back in. Over
+    // a JSON array of keys the plan followed the statistics: here each key's every hour, and on a
+    // month of counters the hour's index, every row of the hour read under the write lock.
+    const hour = 500_000;
+    for (let past = 1; past <= 336; past++) {
+      const keys = [
+        { dimension: 'country' as const, key: 'GB' },
+        { dimension: 'block' as const, key: `+447400${past}` },
+        { dimension: 'user' as const, key: `user-${past}` },
+      ];
+      await store.pumping!.recordSend({ sessionId: `session-${past}`, keys, hour: hour - past });
+    }
+    store.db.exec('ANALYZE');
+    const plan = (sql: string) =>
+      (
+        store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ dimension: 'block', key: '+447400123', hour }) as {
+          detail: string;
+        }[]
+      ).map((row) => row.detail);
+    for (const sql of [PUMPING_SQL.uncountSent, PUMPING_SQL.dropEmptyCount]) {
+      expect(plan(sql)).toEqual([
+        'SEARCH verify_kit_pumping_counts USING PRIMARY KEY (dimension=? AND key=? AND hour=?)',
+      ]);
+    }
+    // And it gives back what was counted, deleting a row that then counts nothing.
+    const keys = [
+      { dimension: 'country' as const, key: 'GB' },
+      { dimension: 'block' as const, key: '+447400123' },
+    ];
+    await store.pumping!.recordSend({ sessionId: 'session-now', keys, hour });
+    await store.pumping!.recordSend({ sessionId: 'session-now-2', keys: keys.slice(0, 1), hour });
+    await store.pumping!.releaseSend({ keys, hour });
+    expect(
+      store.db.prepare('SELECT dimension, key, sent FROM verify_kit_pumping_counts WHERE hour = ?').all(hour),
+    ).toEqual([{ dimension: 'country', key: 'GB', sent: 1 }]);
   });
 
   it('starts on an up-to-date file without writing its schema row', async () => {

@@ -191,10 +191,11 @@ function reservations(
     },
     // A row that only held this text goes with it: refused starts add no rows.
     async releaseSend({ keys, hour }) {
-      const listed = JSON.stringify(keys);
       await write(() => {
-        sql.uncountSent.run({ keys: listed, hour });
-        sql.dropEmptyCounts.run({ keys: listed, hour });
+        for (const { dimension, key } of keys) {
+          sql.uncountSent.run({ dimension, key, hour });
+          sql.dropEmptyCount.run({ dimension, key, hour });
+        }
       });
     },
     async attachSend({ sessionId, keys, hour }) {
