@@ -53,10 +53,17 @@ export function checkBaseUrl(problems: OptionProblems, value: unknown, clientSec
 }
 
 export function checkCredentials(problems: OptionProblems, clientId: unknown, clientSecret: unknown): void {
-  if (typeof clientId !== 'string' || clientId === '' || clientId.includes(':') || CONTROL.test(clientId)) {
+  if (typeof clientId !== 'string' || clientId === '') {
     problems.add(
-      `\`clientId\` must be the client id issued by the portal (non-empty, no ":" or control characters): got ${quote(clientId)}.`,
+      `\`clientId\` must be the client id issued by the portal, a non-empty string: got ${quote(clientId)}.`,
     );
+  } else if (clientId.includes(':')) {
+    // Most likely the Basic pair "id:secret" pasted whole: what follows the colon is the secret.
+    problems.add(
+      '`clientId` must be the client id issued by the portal, without ":" (not shown: an "id:secret" pair pasted whole?). Pass the id as `clientId` and the secret as `clientSecret`.',
+    );
+  } else if (CONTROL.test(clientId)) {
+    problems.add('`clientId` contains control characters (not shown; a trailing newline from a file?): trim it.');
   }
   if (typeof clientSecret !== 'string' || clientSecret === '') {
     problems.add(

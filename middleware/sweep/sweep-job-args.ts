@@ -55,9 +55,19 @@ function got({ raw }: Typed): string {
   return `got ${mayBeSecret(raw) ? NOT_REPEATED_SECRET : quotedUnlessNumber(raw)}`;
 }
 
-/** Node's refusal quotes the argument ('--447400123456', or '+447400123456' without its flag): not a number, not a secret. */
-function withoutNumbers(message: string): string {
-  return message.replace(/'([^']*)'/g, (quoted, inner: string) => {
+/**
+ * Node's refusal quotes the argument ('--447400123456', or '+447400123456' without its flag): not a
+ * number, not a secret. Each argument typed is taken out as a whole first: one holding a quote mark
+ * ("sk_live'9f8e…") would otherwise be read as a short quote and the rest of it printed.
+ */
+function withoutNumbers(message: string, argv: readonly string[]): string {
+  let shown = message;
+  for (const arg of argv) {
+    if (mayBePhoneNumber(arg)) shown = shown.replaceAll(arg, NOT_REPEATED);
+    else if (mayBeSecret(arg) && !/^--?[a-z][a-z-]*$/i.test(arg)) shown = shown.replaceAll(arg, NOT_REPEATED_SECRET);
+  }
+  return shown.replace(/'([^']*)'/g, (quoted, inner: string) => {
+    if (inner === NOT_REPEATED || inner === NOT_REPEATED_SECRET) return quoted;
     if (mayBePhoneNumber(inner)) return NOT_REPEATED;
     // An option's name (`--client-secret`, `-s`) is its own; anything else may be what was pasted.
     return /^--?[a-z][a-z-]*$/i.test(inner) || !mayBeSecret(inner) ? quoted : NOT_REPEATED_SECRET;
@@ -162,7 +172,7 @@ function parseFlags(problems: OptionProblems, argv: readonly string[], usage: st
   try {
     return parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: FLAGS }).values;
   } catch (error) {
-    const message = withoutNumbers(error instanceof Error ? error.message : String(error));
+    const message = withoutNumbers(error instanceof Error ? error.message : String(error), argv);
     problems.add(`${message.endsWith('.') ? message : `${message}.`} ${usage}`);
     return {};
   }

@@ -401,6 +401,25 @@ describe('the client secret in an invalid_options message', () => {
     expect(message, message).not.toContain(lower);
   });
 
+  it('is not shown from a clientId holding the Basic pair "id:secret" (the secret option forgotten), nor from one with control characters', () => {
+    const secret = 'Zq8sLw3PmT9vXk2RbN7c';
+    for (const clientId of [`shop:${secret}`, `shop\n${secret}`]) {
+      const fromKit = messageOf(() =>
+        createVerificationKit({ ...kitOptions('https://verify.example.com', ''), clientId }),
+      );
+      const fromClient = messageOf(() =>
+        createVerifyClient({ baseUrl: 'https://verify.example.com', clientId, clientSecret: '' }),
+      );
+      for (const message of [fromKit, fromClient]) {
+        expect(message).toMatch(
+          /`clientId` (must be the client id issued by the portal, without ":"|contains control)/,
+        );
+        for (const form of forms(secret)) expect(message, message).not.toContain(form);
+        expect(message, message).not.toContain(secret.slice(0, 8));
+      }
+    }
+  });
+
   it('is not shown from a baseUrl when shorter than 10 characters, and such a clientSecret is refused', () => {
     const secret = 'Q7z+pL4';
     const message = messageOf(() =>
