@@ -35,6 +35,21 @@ it('--only=IDS names its checks as --only IDS does: an unknown id is named, not 
   }
 }, 60_000);
 
+it('an unknown check id is refused before the configuration is loaded (it may start and seed things), naming the id it likely meant', async () => {
+  for (const argv of [
+    ['--config', unloadable, '--only=leak.secert'],
+    ['--config', unloadable, '--only', 'leak.secret,no.such-check'],
+  ]) {
+    const { code, printed } = await audit(argv);
+    expect(code, argv.join(' ')).toBe(1);
+    expect(printed, argv.join(' ')).toContain('unknown check id(s) in --only');
+    expect(printed).not.toContain('the configuration was loaded');
+  }
+  expect((await audit(['--config', unloadable, '--only=leak.secert'])).printed).toContain(
+    '(did you mean leak.secret?)',
+  );
+});
+
 it('--only= with no id is refused before the configuration is loaded, as --only with an empty value is', async () => {
   for (const argv of [
     ['--config', unloadable, '--only='],

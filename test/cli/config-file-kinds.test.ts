@@ -1,6 +1,7 @@
 /**
  * `--config FILE` naming something node will not load as a module (a TypeScript file, a JSON file,
- * a directory) is refused with a sentence naming what to give instead; node's own words (Unknown
+ * a directory) is refused with a sentence naming what to give instead, by the sweep job and by the
+ * audit; node's own words (Unknown
  * file extension ".ts", needs an import attribute of type "json", Directory import … is not
  * supported resolving ES modules imported from …/config-file.js) name no fix. A module that itself
  * imports such a file keeps node's error, which is about that file. Runs the bin as built (node
@@ -77,5 +78,39 @@ describe('sweep --config naming a file node does not load as a module', () => {
     expect(run.code).toBe(1);
     expect(run.message).toEqual(expect.stringContaining(`file://${join(dir, 'verify.config.json')}`));
     expect(run.message).not.toEqual(expect.stringContaining(FIX));
+  });
+});
+
+/** `audit --config file`: its exit code and what it printed. */
+function auditWith(file: string): Promise<{ code: number; printed: string }> {
+  return new Promise((resolve) => {
+    const options = { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 20_000 };
+    execFile(process.execPath, [MAIN, 'audit', '--config', file], options, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : Number(error.code), printed: `${stdout}${stderr}` });
+    });
+  });
+}
+
+describe('audit --config naming a file node does not load as a module', () => {
+  it('a JSON file, a directory and (where node does not strip types) a TypeScript file: exit 1 naming what to give', async () => {
+    const kinds = [
+      ['./verify.config.json', `--config ./verify.config.json: node does not load a JSON file as a module; ${FIX}`],
+      [
+        './config',
+        '--config ./config: is a directory; name the module in it (e.g. --config ./config/verify.config.js).',
+      ],
+    ];
+    if ((process.features as { typescript?: unknown }).typescript === undefined) {
+      kinds.push([
+        './verify.config.ts',
+        `--config ./verify.config.ts: node does not load a .ts file as a module; ${FIX}`,
+      ]);
+    }
+    for (const [file, said] of kinds) {
+      const run = await auditWith(file!);
+      expect(run.code, file).toBe(1);
+      expect(run.printed, file).toContain(said);
+      expect(run.printed, file).not.toMatch(/command-config\.js|Directory import|import attribute/);
+    }
   });
 });

@@ -3,9 +3,9 @@
  * start your app and the emulator), and its close() run within another, so neither can hold the
  * command for good.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { configIsDirectory, importConfigModule } from '../../middleware/config-module.ts';
 import { describeQuotingError, noSuchConfigFile } from '../../middleware/printable-errors.ts';
 import { callHook } from './hooks.ts';
 import { AUDIT_OPTION_NAMES } from './option-names.ts';
@@ -35,6 +35,7 @@ const LOAD_MS = 120_000;
 export async function loadConfig(file: string, env: CommandEnv): Promise<AuditConfig> {
   const path = resolve(file);
   if (!existsSync(path)) throw new UsageError(noSuchConfigFile(file, path));
+  if (statSync(path).isDirectory()) throw new UsageError(configIsDirectory(file));
   const loading = configOf(path, file, env);
   // Its failure after the deadline is nobody's.
   loading.catch(() => {});
@@ -59,7 +60,7 @@ export async function loadConfig(file: string, env: CommandEnv): Promise<AuditCo
 }
 
 async function configOf(path: string, file: string, env: CommandEnv): Promise<AuditConfig> {
-  const loaded = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  const loaded = await importConfigModule(file, path, (message) => new UsageError(message));
   const names = Object.keys(loaded);
   // Its exports are read as the options only when they name some (a config of named exports): an
   // `export const options = {...}` would be read as an audit of no options, each problem listed.

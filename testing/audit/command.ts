@@ -8,6 +8,7 @@
  * 1 for a configuration mistake (the audit stopped before its checks, or no check ran, too), 130 or
  * 143 when SIGINT or SIGTERM stopped it (after your close()).
  */
+import { closestName } from '../../middleware/closest-name.ts';
 import { flagGivenTwice } from '../../middleware/options/command-flags.ts';
 import { environmentSecrets, MIN_OTHER_SECRET_LENGTH } from '../../middleware/secret-spellings.ts';
 import {
@@ -16,6 +17,7 @@ import {
   shownArgument,
   withoutUrlPasswords,
 } from '../../middleware/printable-errors.ts';
+import { AUDIT_CHECK_IDS } from './catalogue.ts';
 import { closeConfig, loadConfig, UsageError, type AuditConfig, type CommandEnv } from './command-config.ts';
 import { describeThrown } from './hooks.ts';
 import { formatAuditJson, formatAuditTable, noCheckRan } from './report.ts';
@@ -64,7 +66,23 @@ function parseArgs(argv: readonly string[], env: CommandEnv) {
     } else throw new UsageError(`unknown argument ${shownArgument(arg)}.`);
   }
   if (file === undefined || file === '') throw new UsageError('--config FILE is required.');
+  if (only !== undefined) refuseUnknownChecks(only);
   return { file, json, only };
+}
+
+/**
+ * Before the configuration runs (it may start the app and the emulator, and seed a database): a
+ * misspelt id refused after all that would have written for nothing. No secret is known yet, so an
+ * id as long as one is not quoted back; the id it most likely meant is named instead.
+ */
+function refuseUnknownChecks(only: readonly string[]): void {
+  const unknown = only.filter((id) => !AUDIT_CHECK_IDS.includes(id));
+  if (unknown.length === 0) return;
+  const named = unknown.map((id) => {
+    const meant = closestName(id, AUDIT_CHECK_IDS);
+    return meant === undefined ? shownArgument(id) : `${shownArgument(id)} (did you mean ${meant}?)`;
+  });
+  throw new UsageError(`unknown check id(s) in --only: ${named.join(', ')}. Known: ${AUDIT_CHECK_IDS.join(', ')}.`);
 }
 
 /** `text` without the configuration's client secret, in any of its spellings. */
