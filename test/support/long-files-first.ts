@@ -11,33 +11,34 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * `project:file` of the files that run longest, longest first, with their seconds in a whole run on
- * the 2-core machine (load average 1 to 5). Re-measure when one of them changes much, or when a
- * file not listed grows past the last of them.
+ * the 2-core machine (`CI=true bash .ci/run` on a clean clone). Re-measure when one of them changes
+ * much, or when a file not listed grows past the last of them.
  */
 export const LONG_FILES = [
-  'express5:test/audit/fixtures.test.ts', // 140: the audit against every flaw of the sample app
-  'express5:test/package/package.test.ts', // 107: packs the tarball and installs it in scratch apps
-  'express5:test/a11y/demo-pages.browser.test.ts', // 66: Chromium through every demo page
-  'express5:test/a11y/kit-pages.browser.test.ts', // 58
-  'express5:test/e2e/demo.test.ts', // 37
-  'express5:test/audit/harm.test.ts', // 36: two full audits of the demo back to back
-  'express5:test/faults/crash.test.ts', // 30: app processes killed and restarted
-  'express5:test/sweep/pacing.test.ts', // 29: paced reads in real time
-  'express4:test/audit/fixtures.test.ts', // 27: the sound app and two flaws (AUDIT_FLAWS)
-  'express5:test/sweep/bin.test.ts', // 25
-  'express5:test/sweep/hung-store.test.ts', // 25
-  'express5:test/sweep/cli.test.ts', // 18
+  'express5:test/audit/fixtures.test.ts', // 515: the audit against every flaw of the sample app
+  'express5:test/audit/harm.test.ts', // 191: two full audits of the demo back to back
+  'express5:test/a11y/demo-pages.browser.test.ts', // 140: Chromium through every demo page
+  'express5:test/a11y/kit-pages.browser.test.ts', // 108
+  'express5:test/package/package.test.ts', // 100: packs the tarball and installs it in scratch apps
+  'express5:test/e2e/demo.test.ts', // 58
+  'express4:test/audit/fixtures.test.ts', // 52: the sound app and two flaws (AUDIT_FLAWS)
+  'express5:test/audit/script-redirects.test.ts', // 32
+  'express5:test/faults/crash.test.ts', // 32: app processes killed and restarted
+  'express5:test/audit/sound-apps.test.ts', // 31
+  'express5:test/sweep/bin.test.ts', // 29
+  'express5:test/e2e/demo-change-phone.browser.test.ts', // 26
+  'express5:test/sweep/pacing.test.ts', // 24: paced reads in real time
+  'express5:test/e2e/demo-step-up.browser.test.ts', // 22
+  'express4:test/audit/sound-apps.test.ts', // 22
+  'express5:test/audit/page-url-redirects.test.ts', // 22
+  'express5:test/multi-instance/race-instances.test.ts', // 19
+  'express5:test/sweep/hung-store.test.ts', // 19
+  'express5:test/pumping/fraud-command-config.test.ts', // 17: the bin 13 times, most at once
   'express5:test/faults/faults.test.ts', // 17
-  'express5:test/store/conformance.test.ts', // 17: four-process races on each store
-  'express5:test/e2e/demo-change-phone.browser.test.ts', // 16
-  'express5:test/audit/sound-apps.test.ts', // 14
-  'express4:test/audit/sound-apps.test.ts', // 12
-  'express5:test/store/ordering-outbox.test.ts', // 13
-  'express5:test/store/postgres-store.test.ts', // 12
-  'express5:test/pumping/fraud-command.test.ts', // 12: the bin three times per store, the rest in-process
-  'express5:test/e2e/demo-step-up.browser.test.ts', // 12
-  'express5:test/kit/pumping.test.ts', // 11
-  'express5:test/pumping/fraud-command-config.test.ts', // 11: the bin 13 times, most at once
+  'express5:test/store/postgres-store.test.ts', // 17
+  'express5:test/kit/pumping.test.ts', // 16
+  'express5:test/store/conformance.test.ts', // 16: four-process races on each store
+  'express5:test/audit/false-passes.test.ts', // 16
 ];
 
 /** Starts the files of LONG_FILES first, in its order; every other file keeps vitest's own order. */
