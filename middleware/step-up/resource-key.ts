@@ -50,6 +50,24 @@ function isSentField(value: object, sent: readonly unknown[]): boolean {
   return text !== undefined && objects.some((field) => jsonOf(field) === text);
 }
 
+/** How many of the request's values sentScalar looks at: a body of thousands is read no further. */
+const SCALARS_LOOKED_AT = 10_000;
+
+/**
+ * Whether a number, `true`, `false` or null is a value the request sent (a JSON body's
+ * `{ "account": 5 }`, at any depth): the user's input, though not text.
+ */
+function isSentScalar(value: number | boolean | null, sent: readonly unknown[]): boolean {
+  const pending = [...sent];
+  for (let looked = 0; pending.length > 0 && looked < SCALARS_LOOKED_AT; looked++) {
+    const field = pending.pop();
+    if (Object.is(field, value)) return true;
+    if (Array.isArray(field)) pending.push(...field);
+    else if (isRecord(field)) pending.push(...Object.values(field));
+  }
+  return false;
+}
+
 /** JSON text, or undefined for what has none (a circular record of the app's: its slip, not input). */
 function jsonOf(value: unknown): string | undefined {
   try {
@@ -60,10 +78,10 @@ function jsonOf(value: unknown): string | undefined {
 }
 
 /**
- * What bindTo returned, unless it is no key. A list, or an object that is a field as sent, is the
- * user's input, not a broken hook: a query or form field sent twice (`?account=a&account=b`) names
- * two resources, one sent with brackets (`?account[x]=1`) none, and the request cannot be bound
- * (400, nothing kept or sent). Anything else but a string is the app's code to fix, not the user's
+ * What bindTo returned, unless it is no key. A list, or an object, number, boolean or null that is
+ * a value as sent, is the user's input, not a broken hook: a field sent twice
+ * (`?account=a&account=b`) names two resources, one sent with brackets (`?account[x]=1`) or as
+ * JSON's 5, true or null none, and the request cannot be bound (400, nothing kept or sent). Anything else but a string is the app's code to fix, not the user's
  * input: it fails closed (500), the log naming the guard and the fix.
  */
 export function assertResourceKey(
@@ -88,6 +106,13 @@ export function assertResourceKey(
     throw new KitError(
       KitErrorCode.InvalidActionParams,
       'The resource bindTo read from this request is a field sent with brackets (read as an object), which names no resource; nothing was kept or sent.',
+    );
+  }
+  const scalar = key === null || typeof key === 'number' || typeof key === 'boolean';
+  if (scalar && isSentScalar(key, [sent.query, sent.body])) {
+    throw new KitError(
+      KitErrorCode.InvalidActionParams,
+      'The resource bindTo read from this request is not text (a number, true, false or null sent as JSON), which names no resource; nothing was kept or sent.',
     );
   }
   if (typeof key !== 'string') {

@@ -176,6 +176,23 @@ describeEachAppStore('a resource field sent twice to a guard', (_store, storeOpt
     expect(asked.body).toContain('Confirm it’s you');
   });
 
+  it('a JSON body’s field sent as a number, true, false or null is refused with 400 and keeps nothing, as an object is', async () => {
+    const user = await app!.agent().signIn('bind-json-scalar');
+    for (const body of ['{"account":5}', '{"account":true}', '{"account":false}', '{"account":null}']) {
+      const refused = await expectNothingDone(
+        () =>
+          user.request('/transfers', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json', origin: user.origin },
+            body,
+          }),
+        400,
+      );
+      expect(JSON.parse(refused.body), body).toMatchObject({ error: 'invalid_action_params' });
+    }
+    expect(app!.logs.some((line) => line.includes('"level":"error"') && line.includes('bindTo returned'))).toBe(false);
+  });
+
   it('a bindTo that returns a number or an object fails closed (500, nothing kept or run), its log line naming the guard, what it returned and the fix, never the value', async () => {
     const user = await app!.agent().signIn('bind-junk');
     const sameSite = { origin: user.origin, 'sec-fetch-site': 'same-origin' };
