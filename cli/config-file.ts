@@ -1,7 +1,7 @@
 /** Loads the integrator's configuration module (`--config ./verify.config.js`), saying what is wrong with it. */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { configIsDirectory, importConfigModule } from '../middleware/config-module.ts';
+import { configIsDirectory, importConfigModule } from '../middleware/options/config-module.ts';
 import { keepingProcessAlive, withDeadline } from '../middleware/deadline.ts';
 import { noSuchConfigFile } from '../middleware/printable-errors.ts';
 import { UsageError } from './command.ts';

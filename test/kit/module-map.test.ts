@@ -256,7 +256,7 @@ describe('module map', () => {
     ).toEqual([]);
   });
 
-  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings, what a text shows, printable errors, the closest name, what may be a phone number, the one-value flags and the remembered secrets", () => {
+  it("the emulator never imports testing/, and neither imports the kit but for the leaves on the secret's spellings, what a text shows, printable errors, the closest name, what may be a phone number, the one-value flags, the configuration module's loading and the remembered secrets", () => {
     expect(importsBetween(emulator, 'emulator/', ['testing/', 'middleware/'])).toEqual([]);
     expect(
       importsBetween(testing, 'testing/', ['middleware/']).filter(
@@ -267,6 +267,7 @@ describe('module map', () => {
           !edge.endsWith(' -> middleware/closest-name.ts') &&
           !edge.endsWith(' -> middleware/numbers/mask-number.ts') &&
           !edge.endsWith(' -> middleware/options/command-flags.ts') &&
+          !edge.endsWith(' -> middleware/options/config-module.ts') &&
           !edge.endsWith(' -> middleware/errors.ts'),
       ),
     ).toEqual([]);
@@ -294,6 +295,10 @@ describe('module map', () => {
   it("the name an option's error suggests is a leaf: the kit's option checks and the audit's share it", () => {
     expect(kit.get('middleware/closest-name.ts')).toEqual([]);
     expect(statements('middleware/closest-name.ts').filter((s) => /^import\b/.test(s))).toEqual([]);
+  });
+
+  it("loading a command's configuration module is a leaf: the sweep job and the audit refuse a file node does not load alike", () => {
+    expect(kit.get('middleware/options/config-module.ts')).toEqual([]);
   });
 
   it("the flags a command takes once are a leaf: the kit's commands, the sweep job and the audit refuse a repeated flag alike", () => {

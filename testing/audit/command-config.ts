@@ -5,7 +5,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { configIsDirectory, importConfigModule } from '../../middleware/config-module.ts';
+import { configIsDirectory, importConfigModule } from '../../middleware/options/config-module.ts';
 import { describeQuotingError, noSuchConfigFile } from '../../middleware/printable-errors.ts';
 import { callHook } from './hooks.ts';
 import { AUDIT_OPTION_NAMES } from './option-names.ts';
